@@ -1,0 +1,50 @@
+# The two commands a newcomer needs (each does all set-up itself):
+#   make demo   run the main job on the built-in sample character
+#   make test   build (normal and with ASan+UBSan), run every test, fuzz the reader briefly
+# Everything else is CMake: cmake -S . -B build && cmake --build build && ctest --test-dir build
+
+JOBS ?= 2
+FUZZ_SECONDS ?= 60
+BUILD := build
+ASAN := build-asan
+FUZZ := build-fuzz
+OUT := out
+
+.PHONY: setup build demo test test-release test-asan fuzz bench install-check clean
+
+setup:
+	@bash scripts/setup.sh
+
+build: setup
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	cmake --build $(BUILD) -j$(JOBS)
+
+demo: build
+	bash scripts/demo.sh $(BUILD)/tailor $(OUT)
+
+test-release: build
+	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
+
+test-asan: setup
+	CC=clang cmake -S . -B $(ASAN) -DCMAKE_BUILD_TYPE=Debug -DTL_SANITIZE=ON >/dev/null
+	cmake --build $(ASAN) -j$(JOBS)
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		ctest --test-dir $(ASAN) --output-on-failure -j$(JOBS)
+
+fuzz: setup
+	CC=clang cmake -S . -B $(FUZZ) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTL_BUILD_FUZZ=ON -DTL_SANITIZE=ON -DTL_BUILD_TESTS=OFF >/dev/null
+	cmake --build $(FUZZ) -j$(JOBS) --target fuzz_gltf_load
+	bash scripts/fuzz.sh $(FUZZ)/fuzz_gltf_load $(FUZZ_SECONDS)
+
+bench: setup
+	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DTL_BUILD_BENCH=ON -DTL_BUILD_TESTS=OFF >/dev/null
+	cmake --build build-bench -j$(JOBS)
+	bash scripts/bench.sh build-bench
+
+install-check: build
+	bash scripts/install_check.sh $(BUILD)
+
+test: test-release test-asan fuzz install-check
+
+clean:
+	rm -rf $(BUILD) $(ASAN) $(FUZZ) build-bench $(OUT)

@@ -1,0 +1,22 @@
+/* The tailor command: each subcommand is `int tl_cli_NAME(int argc, char** argv)` with argv[0]
+ * the subcommand's name; it prints its own errors to stderr and returns the exit code. */
+#ifndef TL_CLI_H
+#define TL_CLI_H
+
+#include <stdio.h>
+
+#include <tailor/tailor.h>
+
+int tl_cli_inspect(int argc, char** argv);
+int tl_cli_sample(int argc, char** argv);
+int tl_cli_copy(int argc, char** argv);
+
+/* Prints "tailor NAME: message" to stderr and returns 1 (or 2 for usage errors). */
+int tl_cli_fail(const char* command, const char* format, ...);
+
+/* Saves a document for a command: refuses to replace the input unless `force`, writes other
+ * existing outputs over. Prints the error and returns the exit code. */
+int tl_cli_save(const char* command, const tl_gltf* doc, const char* input, const char* output,
+                bool force, bool compact);
+
+#endif

@@ -1,0 +1,13 @@
+/* tailor — bone chains and secondary motion for auto-rigged glTF characters.
+ *
+ * The umbrella header: include this one. Modules, bottom to top:
+ *   base.h    results and errors
+ *   gltf.h    the lossless glTF document (read, edit, write)
+ */
+#ifndef TAILOR_H
+#define TAILOR_H
+
+#include <tailor/base.h>
+#include <tailor/gltf.h>
+
+#endif

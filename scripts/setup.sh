@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what tailor needs to build and test, once; safe to run again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+debs=(build-essential cmake pkg-config clang libclang-rt-dev libjansson-dev libcglm-dev nodejs npm)
+missing=()
+for p in "${debs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+# Node and npm may come from outside Debian's packages (already on PATH): accept them.
+if command -v node >/dev/null && command -v npm >/dev/null; then
+    filtered=()
+    for p in "${missing[@]}"; do [[ "$p" == nodejs || "$p" == npm ]] || filtered+=("$p"); done
+    missing=("${filtered[@]}")
+fi
+if ((${#missing[@]})); then
+    echo "setup: installing ${missing[*]}"
+    sudo_cmd=""
+    [ "$(id -u)" = 0 ] || sudo_cmd=sudo
+    $sudo_cmd apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# npm packages pinned by package-lock.json; reinstall only when the lock changed.
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    npm ci --silent --no-audit --no-fund
+fi

@@ -1,0 +1,345 @@
+/* Writing: the JSON tree as it is (plus what was edited), buffers as GLB chunk, files or data:
+ * URIs, optionally compacted; always through a temporary file renamed into place. */
+#define _POSIX_C_SOURCE 200809L
+#include "internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+tl_gltf_save_def tl_default_gltf_save_def(void) {
+    tl_gltf_save_def def = {0};
+    return def;
+}
+
+/* What is written: a JSON tree (the document's, or a compacted copy) and each buffer's bytes. */
+typedef struct output {
+    json_t* json;        /* owned reference */
+    const uint8_t** data; /* per buffer */
+    size_t* size;
+    uint8_t** owned;     /* compacted copies to free */
+    uint32_t buffer_count;
+} output;
+
+static void output_free(output* o) {
+    json_decref(o->json);
+    for (uint32_t i = 0; o->owned && i < o->buffer_count; ++i) free(o->owned[i]);
+    free(o->owned);
+    free(o->data);
+    free(o->size);
+}
+
+/* Calls fn on every integer under a key named "bufferView" anywhere in the tree: core
+ * accessors and images, and extensions that store binary data the same way. */
+static void foreach_view_ref(json_t* node, void (*fn)(json_t* ref, void* user), void* user) {
+    if (json_is_object(node)) {
+        const char* key;
+        json_t* value;
+        json_object_foreach(node, key, value) {
+            if (!strcmp(key, "bufferView") && json_is_integer(value)) fn(value, user);
+            else foreach_view_ref(value, fn, user);
+        }
+    } else if (json_is_array(node)) {
+        size_t i;
+        json_t* value;
+        json_array_foreach(node, i, value) foreach_view_ref(value, fn, user);
+    }
+}
+
+typedef struct view_marks {
+    uint8_t* used;
+    int64_t* remap;
+    size_t count;
+} view_marks;
+
+static void mark_view(json_t* ref, void* user) {
+    view_marks* m = user;
+    json_int_t v = json_integer_value(ref);
+    if (v >= 0 && (size_t)v < m->count) m->used[v] = 1;
+}
+
+static void remap_view(json_t* ref, void* user) {
+    view_marks* m = user;
+    json_int_t v = json_integer_value(ref);
+    if (v >= 0 && (size_t)v < m->count) json_integer_set(ref, m->remap[v]);
+}
+
+/* Drops bufferViews nothing references and buffer bytes no kept view covers. Kept views keep
+ * their offset modulo 16, so every accessor stays as aligned as it was. */
+static tl_result compact(const tl_gltf* doc, output* o, tl_error* err) {
+    json_t* views = json_object_get(o->json, "bufferViews");
+    size_t n = json_array_size(views);
+    view_marks m = {calloc(n + 1, 1), calloc(n + 1, sizeof(int64_t)), n};
+    o->owned = calloc(o->buffer_count + 1, sizeof *o->owned);
+    if (!m.used || !m.remap || !o->owned) {
+        free(m.used), free(m.remap);
+        return tl_error_set(err, TL_ERROR_MEMORY, "out of memory compacting");
+    }
+    json_t* copy_views = json_array();
+    foreach_view_ref(o->json, mark_view, &m);
+    for (uint32_t b = 0; b < o->buffer_count; ++b) {
+        uint8_t* packed = calloc(doc->buffers[b].size + 16 * (n + 1), 1);
+        size_t cursor = 0;
+        for (size_t v = 0; v < n && packed; ++v) {
+            if (!m.used[v] || doc->views[v].buffer != b) continue;
+            const tl_gltf_buffer_view* view = &doc->views[v];
+            size_t pos = cursor + ((view->byte_offset % 16 + 16 - cursor % 16) % 16);
+            memcpy(packed + pos, doc->buffers[b].data + view->byte_offset, view->byte_length);
+            json_object_set_new(json_array_get(views, v), "byteOffset", json_integer((json_int_t)pos));
+            cursor = pos + view->byte_length;
+        }
+        if (!packed) {
+            free(m.used), free(m.remap), json_decref(copy_views);
+            return tl_error_set(err, TL_ERROR_MEMORY, "out of memory compacting");
+        }
+        o->owned[b] = packed;
+        o->data[b] = packed;
+        o->size[b] = cursor;
+        json_object_set_new(json_array_get(json_object_get(o->json, "buffers"), b), "byteLength",
+                            json_integer((json_int_t)cursor));
+    }
+    size_t next = 0;
+    for (size_t v = 0; v < n; ++v) {
+        m.remap[v] = m.used[v] ? (int64_t)next++ : -1;
+        if (m.used[v]) json_array_append(copy_views, json_array_get(views, v));
+    }
+    foreach_view_ref(o->json, remap_view, &m);
+    json_object_set_new(o->json, "bufferViews", copy_views);
+    free(m.used);
+    free(m.remap);
+    return TL_OK;
+}
+
+static tl_result output_make(const tl_gltf* doc, const tl_gltf_save_def* def, output* o, tl_error* err) {
+    memset(o, 0, sizeof *o);
+    o->buffer_count = doc->buffer_count;
+    o->data = calloc(doc->buffer_count + 1, sizeof *o->data);
+    o->size = calloc(doc->buffer_count + 1, sizeof *o->size);
+    o->json = def->compact ? json_deep_copy(doc->json) : json_incref(doc->json);
+    if (!o->data || !o->size || !o->json) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    for (uint32_t b = 0; b < doc->buffer_count; ++b) {
+        o->data[b] = doc->buffers[b].data;
+        o->size[b] = doc->buffers[b].size;
+    }
+    if (def->compact && doc->view_count == json_array_size(json_object_get(doc->json, "bufferViews")))
+        return compact(doc, o, err);
+    if (def->compact)
+        return tl_error_set(err, TL_ERROR_ARGUMENT, "%s: compacting needs an up-to-date index (call tl_gltf_reindex)",
+                            tl_gltf_label(doc));
+    return TL_OK;
+}
+
+static char* dump_json(json_t* json) {
+    return json_dumps(json, JSON_COMPACT | JSON_REAL_PRECISION(17));
+}
+
+static void put_u32(uint8_t* p, uint32_t v) { memcpy(p, &v, 4); }
+
+/* A GLB image of the output: buffer 0 goes in the BIN chunk when it has no uri. The JSON it
+ * carries gets buffer 0's uri-less byteLength; other uri-less buffers become data: URIs. */
+static tl_result build_glb(const tl_gltf* doc, output* o, uint8_t** out, size_t* out_size, tl_error* err) {
+    json_t* buffers = json_object_get(o->json, "buffers");
+    bool bin = false;
+    json_t* patched = NULL;
+    for (uint32_t b = 0; b < o->buffer_count; ++b) {
+        json_t* jb = json_array_get(buffers, b);
+        if (json_object_get(jb, "uri")) continue;
+        if (b == 0) {
+            bin = true;
+            continue;
+        }
+        /* extra uri-less buffers cannot be chunks: embed them */
+        if (!patched) {
+            patched = json_deep_copy(o->json);
+            buffers = json_object_get(patched, "buffers");
+            jb = json_array_get(buffers, b);
+        }
+        char* b64 = tl_gltf_base64_encode(o->data[b], o->size[b]);
+        if (!b64) return json_decref(patched), tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+        size_t len = strlen(b64) + 64;
+        char* uri = malloc(len);
+        if (uri) snprintf(uri, len, "data:application/octet-stream;base64,%s", b64);
+        free(b64);
+        if (!uri) return json_decref(patched), tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+        json_object_set_new(json_array_get(buffers, b), "uri", json_string(uri));
+        free(uri);
+    }
+    char* text = dump_json(patched ? patched : o->json);
+    json_decref(patched);
+    if (!text) return tl_error_set(err, TL_ERROR_MEMORY, "%s: cannot serialise the JSON", tl_gltf_label(doc));
+    size_t json_len = strlen(text), json_pad = (4 - json_len % 4) % 4;
+    size_t bin_len = bin ? o->size[0] : 0, bin_pad = (4 - bin_len % 4) % 4;
+    size_t total = 12 + 8 + json_len + json_pad + (bin ? 8 + bin_len + bin_pad : 0);
+    if (total > UINT32_MAX) {
+        free(text);
+        return tl_error_set(err, TL_ERROR_LIMIT, "%s: %zu bytes do not fit in a GLB", tl_gltf_label(doc), total);
+    }
+    uint8_t* g = malloc(total);
+    if (!g) {
+        free(text);
+        return tl_error_set(err, TL_ERROR_MEMORY, "out of memory for %zu bytes", total);
+    }
+    put_u32(g, 0x46546C67);
+    put_u32(g + 4, 2);
+    put_u32(g + 8, (uint32_t)total);
+    put_u32(g + 12, (uint32_t)(json_len + json_pad));
+    put_u32(g + 16, 0x4E4F534A);
+    memcpy(g + 20, text, json_len);
+    memset(g + 20 + json_len, ' ', json_pad);
+    free(text);
+    if (bin) {
+        uint8_t* p = g + 20 + json_len + json_pad;
+        put_u32(p, (uint32_t)(bin_len + bin_pad));
+        put_u32(p + 4, 0x004E4942);
+        if (bin_len) memcpy(p + 8, o->data[0], bin_len);
+        memset(p + 8 + bin_len, 0, bin_pad);
+    }
+    *out = g;
+    *out_size = total;
+    return TL_OK;
+}
+
+static bool exists(const char* path) {
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* Writes bytes to path via a temporary file in the same folder and rename(2). */
+static tl_result write_atomic(const char* path, const uint8_t* data, size_t size, bool overwrite,
+                              tl_error* err) {
+    if (!overwrite && exists(path))
+        return tl_error_set(err, TL_ERROR_EXISTS, "%s: exists (overwriting was not asked for)", path);
+    size_t n = strlen(path) + 16;
+    char* tmp = malloc(n);
+    if (!tmp) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    snprintf(tmp, n, "%s.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        tl_error_set(err, TL_ERROR_IO, "%s: cannot create a temporary file: %s", path, strerror(errno));
+        free(tmp);
+        return TL_ERROR_IO;
+    }
+    FILE* f = fdopen(fd, "wb");
+    bool ok = f && fwrite(data, 1, size, f) == size;
+    ok = f && fflush(f) == 0 && ok;
+    int saved = errno;
+    if (f) fclose(f);
+    else close(fd);
+    if (ok) chmod(tmp, 0644);
+    if (!ok || rename(tmp, path) != 0) {
+        if (ok) saved = errno;
+        remove(tmp);
+        tl_error_set(err, TL_ERROR_IO, "%s: cannot write: %s", path, strerror(saved));
+        free(tmp);
+        return TL_ERROR_IO;
+    }
+    free(tmp);
+    return TL_OK;
+}
+
+static bool ends_with(const char* s, const char* suffix) {
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && !strcmp(s + a - b, suffix);
+}
+
+/* True when `path` already holds exactly these bytes (then it need not be written again). */
+static bool same_content(const char* path, const uint8_t* data, size_t size) {
+    FILE* f = fopen(path, "rb");
+    if (!f) return false;
+    bool same = true;
+    uint8_t chunk[65536];
+    size_t off = 0, got;
+    while (same && (got = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        same = off + got <= size && memcmp(chunk, data + off, got) == 0;
+        off += got;
+    }
+    fclose(f);
+    return same && off == size;
+}
+
+/* .gltf output: buffers with a file uri are written beside it; uri-less ones get NAME.bin. */
+static tl_result save_gltf_text(const tl_gltf* doc, output* o, const char* path,
+                                const tl_gltf_save_def* def, tl_error* err) {
+    char dir[4096], stem[1024];
+    const char* slash = strrchr(path, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+    const char* base = slash ? slash + 1 : path;
+    snprintf(stem, sizeof stem, "%.*s", (int)(strlen(base) - 5), base);
+    json_t* buffers = json_object_get(o->json, "buffers");
+    json_t* patched = NULL;
+    for (uint32_t b = 0; b < o->buffer_count; ++b) {
+        json_t* jb = json_array_get(buffers, b);
+        const char* uri = json_string_value(json_object_get(jb, "uri"));
+        char name[1100], file[5200];
+        if (uri && !strncmp(uri, "data:", 5)) continue;
+        if (uri) {
+            snprintf(name, sizeof name, "%s", uri);
+        } else {
+            if (b == 0) snprintf(name, sizeof name, "%s.bin", stem);
+            else snprintf(name, sizeof name, "%s_%u.bin", stem, b);
+            if (!patched) {
+                patched = json_deep_copy(o->json);
+                buffers = json_object_get(patched, "buffers");
+            }
+            json_object_set_new(json_array_get(buffers, b), "uri", json_string(name));
+        }
+        if (strstr(name, "..") || name[0] == '/' || strchr(name, '%')) {
+            json_decref(patched);
+            return tl_error_set(err, TL_ERROR_UNSUPPORTED, "%s: buffer %u: uri \"%s\" cannot be written safely",
+                                path, b, name);
+        }
+        snprintf(file, sizeof file, "%s/%s", dir, name);
+        if (same_content(file, o->data[b], o->size[b])) continue;
+        tl_result r = write_atomic(file, o->data[b], o->size[b], def->overwrite, err);
+        if (r != TL_OK) {
+            json_decref(patched);
+            return r;
+        }
+    }
+    char* text = dump_json(patched ? patched : o->json);
+    json_decref(patched);
+    if (!text) return tl_error_set(err, TL_ERROR_MEMORY, "%s: cannot serialise the JSON", tl_gltf_label(doc));
+    tl_result r = write_atomic(path, (const uint8_t*)text, strlen(text), def->overwrite, err);
+    free(text);
+    return r;
+}
+
+tl_result tl_gltf_save_glb_memory(const tl_gltf* doc, const tl_gltf_save_def* def,
+                                  uint8_t** out_bytes, size_t* out_size, tl_error* err) {
+    tl_gltf_save_def defaults = tl_default_gltf_save_def();
+    if (!def) def = &defaults;
+    output o;
+    tl_result r = output_make(doc, def, &o, err);
+    if (r == TL_OK) r = build_glb(doc, &o, out_bytes, out_size, err);
+    output_free(&o);
+    return r;
+}
+
+tl_result tl_gltf_save(const tl_gltf* doc, const char* path, const tl_gltf_save_def* def, tl_error* err) {
+    tl_gltf_save_def defaults = tl_default_gltf_save_def();
+    if (!def) def = &defaults;
+    if (!def->overwrite && exists(path))
+        return tl_error_set(err, TL_ERROR_EXISTS, "%s: exists (overwriting was not asked for)", path);
+    output o;
+    tl_result r = output_make(doc, def, &o, err);
+    if (r != TL_OK) {
+        output_free(&o);
+        return r;
+    }
+    if (def->force_glb || ends_with(path, ".glb") || ends_with(path, ".vrm") || !ends_with(path, ".gltf")) {
+        uint8_t* bytes;
+        size_t size;
+        r = build_glb(doc, &o, &bytes, &size, err);
+        if (r == TL_OK) {
+            r = write_atomic(path, bytes, size, def->overwrite, err);
+            free(bytes);
+        }
+    } else {
+        r = save_gltf_text(doc, &o, path, def, err);
+    }
+    output_free(&o);
+    return r;
+}
