@@ -3,11 +3,13 @@
  * The umbrella header: include this one. Modules, bottom to top:
  *   base.h    results and errors
  *   gltf.h    the lossless glTF document (read, edit, write)
+ *   scene.h   rest-world frame, joint roles, clips, poses, skinning
  */
 #ifndef TAILOR_H
 #define TAILOR_H
 
 #include <tailor/base.h>
 #include <tailor/gltf.h>
+#include <tailor/scene.h>
 
 #endif

@@ -1,0 +1,275 @@
+/* tailor/scene.h — the evaluated character: rest-world frame, joint roles, clips, poses,
+ * skinning.
+ *
+ * A tl_scene is built once from a tl_gltf and is read-only afterwards. It reads every
+ * accessor it needs at build time (inverse bind matrices, vertex positions, joints and
+ * weights, triangles, animation keys) into plain float/uint arrays, so evaluating a pose
+ * or skinning a mesh never touches JSON and never allocates.
+ *
+ * Frames (see the spec's "Conventions"):
+ *   - Bind space: where mesh POSITIONs and inverse bind matrices (IBMs) live. A joint's
+ *     bind-space matrix is IBM^-1.
+ *   - World: the file's own scene space (node transforms multiplied from the roots).
+ *   - Rest-world: bind space placed in the world by M = W_file(top joint) · IBM(top joint)
+ *     (tl_scene_skin.rest_world). A joint's rest-world matrix is M · IBM^-1. Skinning
+ *     (glTF: v = Σ w · W(joint) · IBM(joint) · p) produces world coordinates; in the rest
+ *     pose (tl_pose_set_rest) W(joint) · IBM(joint) = M for every joint, so the skinned
+ *     bind mesh is exactly M · p: rest-world coordinates and world coordinates are the
+ *     same coordinates, and every pose is measured in that one frame. "Up", "height" and
+ *     the floor are defined there.
+ *   - Rest (neutral) local transforms come from the IBMs, never from the node transforms
+ *     stored in the file (those may be any saved frame of an animation):
+ *     local_rest(j) = W_rest(parent)^-1 · M · IBM(j)^-1, which is IBM(parent) · IBM(j)^-1
+ *     when the parent is a joint of the same skin.
+ *
+ * Indices: a "node" is an index into doc->nodes; a "joint" is an index into one skin's
+ * joint list (tl_scene_skin.joints, the same order as the file's skin.joints). Poses are
+ * per node; roles and landmarks are per joint.
+ *
+ * Ownership: tl_scene_create allocates the scene and everything it points to;
+ * tl_scene_destroy frees it. The scene keeps a pointer to the document (names, node
+ * parents), so the document must outlive the scene and must not be reindexed while the
+ * scene is in use. A tl_pose belongs to the caller (tl_pose_create / tl_pose_destroy)
+ * and may be reused for any number of samples of the scene it was made for.
+ *
+ * Example:
+ *     tl_scene* scene; tl_error err;
+ *     if (tl_scene_create(doc, &scene, &err) != TL_OK) { puts(err.message); return 1; }
+ *     const tl_scene_skin* skin = &scene->skins[0];
+ *     uint32_t clip;
+ *     if (tl_scene_find_clip(scene, "Walk", &clip, &err) != TL_OK) { puts(err.message); ... }
+ *     tl_pose* pose = tl_pose_create(scene);
+ *     float* joints = malloc(sizeof(float) * 16 * skin->joint_count);
+ *     float* positions = malloc(sizeof(float) * 3 * skin->vertex_count);
+ *     for (float t = 0; t <= scene->clips[clip].duration; t += 1.0f / 30) {
+ *         tl_pose_sample(pose, scene, clip, t);
+ *         tl_pose_joint_matrices(pose, scene, 0, joints);
+ *         tl_scene_skin_positions(scene, 0, joints, positions); // world = rest-world
+ *     }
+ *     free(positions); free(joints); tl_pose_destroy(pose); tl_scene_destroy(scene);
+ */
+#ifndef TAILOR_SCENE_H
+#define TAILOR_SCENE_H
+
+#include <tailor/base.h>
+#include <tailor/gltf.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What a joint is in the body. Roles come from names first (Mixamo, Blender .L/.R and
+ * _L/_R, Left/Right, Khronos b_LeftLeg01_015, Quaternius, KayKit, CesiumMan, MakeHuman,
+ * VRM; case-insensitive) and from the skeleton's shape where names say nothing. Several
+ * joints may share a role (twist segments: MakeHuman upperleg01/upperleg02 are both
+ * thigh); tl_scene_body names the one main joint of each. docs/scene.md lists the rules. */
+typedef enum tl_role {
+    TL_ROLE_NONE,      /* anything else: root, tail, ears, fingers, hair, IK/pole/control */
+    TL_ROLE_PELVIS,    /* the joint whose subtree holds both legs and the spine */
+    TL_ROLE_SPINE,     /* torso joints other than pelvis and chest */
+    TL_ROLE_CHEST,     /* the torso joint the arms (front legs) branch from */
+    TL_ROLE_NECK,
+    TL_ROLE_HEAD,
+    TL_ROLE_HIP,       /* a leg-girdle joint between pelvis and thigh (MakeHuman pelvis.L,
+                          Quaternius BackShoulder.L/BackLeg.L) */
+    TL_ROLE_THIGH,     /* upper leg; on quadrupeds the hind upper leg */
+    TL_ROLE_SHIN,      /* lower leg; on quadrupeds the hind lower leg */
+    TL_ROLE_FOOT,
+    TL_ROLE_TOE,
+    TL_ROLE_SHOULDER,  /* clavicle / arm girdle; on quadrupeds the front-leg girdle */
+    TL_ROLE_UPPER_ARM, /* on quadrupeds the front upper leg */
+    TL_ROLE_FOREARM,   /* on quadrupeds the front lower leg */
+    TL_ROLE_HAND,      /* on quadrupeds the front foot */
+    TL_ROLE_COUNT
+} tl_role;
+
+/* The character's own side (its left, not the viewer's). Used to index [2] arrays. */
+typedef enum tl_side {
+    TL_SIDE_LEFT = 0,
+    TL_SIDE_RIGHT = 1,
+    TL_SIDE_NONE = 2,
+} tl_side;
+
+/* Short fixed names: "pelvis", "upper_arm", …; "left", "right", "none". Never NULL. */
+const char* tl_role_string(tl_role role);
+const char* tl_side_string(tl_side side);
+
+/* A local transform: translation, rotation quaternion (x, y, z, w; unit length), scale. */
+typedef struct tl_trs {
+    float translation[3];
+    float rotation[4];
+    float scale[3];
+} tl_trs;
+
+/* Column-major 4×4 matrix (glTF layout) from TRS: T · R · S. */
+void tl_trs_to_matrix(const tl_trs* trs, float out[16]);
+/* TRS from an affine matrix (shear is dropped; a negative determinant flips scale.x). */
+tl_trs tl_trs_from_matrix(const float m[16]);
+
+/* One joint of a skin, with everything derived from its inverse bind matrix. */
+typedef struct tl_scene_joint {
+    uint32_t node;          /* index into doc->nodes */
+    int32_t parent;         /* nearest ancestor that is a joint of this skin, or TL_NONE */
+    const char* name;       /* the node's name, or "" */
+    tl_role role;
+    tl_side side;           /* from the name (.L, _R, Left…), else from the shape */
+    bool deforming;         /* carries skin weight in some primitive bound to this skin */
+    float inverse_bind[16]; /* the IBM (identity when the skin has none) */
+    float rest_world[16];   /* M · IBM^-1: the joint in the rest-world frame */
+    tl_trs rest;            /* neutral local transform (see the top of this file) */
+} tl_scene_joint;
+
+/* The main joint of each role (joint indices, or TL_NONE); arrays are indexed by tl_side. */
+typedef struct tl_scene_body {
+    int32_t pelvis, chest, neck, head;
+    int32_t hip[2], thigh[2], shin[2], foot[2], toe[2];
+    int32_t shoulder[2], upper_arm[2], forearm[2], hand[2];
+    bool quadruped; /* front legs were found and given the arm roles */
+} tl_scene_body;
+
+/* One mesh primitive bound to a skin, and where its vertices and triangles sit in the
+ * skin's union arrays. */
+typedef struct tl_scene_primitive {
+    uint32_t node;           /* the first node that instances the mesh with this skin */
+    uint32_t mesh;
+    uint32_t primitive;      /* index into doc->meshes[mesh].primitives */
+    uint32_t first_vertex;   /* into the skin's vertex arrays */
+    uint32_t vertex_count;
+    uint32_t first_triangle; /* into the skin's triangle array */
+    uint32_t triangle_count;
+} tl_scene_primitive;
+
+/* A skin with the union of every primitive bound to it (a mesh bound by several nodes is
+ * counted once), its rest-world frame, roles and the character's axes. */
+typedef struct tl_scene_skin {
+    uint32_t skin;                 /* index into doc->skins */
+    const tl_scene_joint* joints;  /* joint_count, in the file's order */
+    uint32_t joint_count;
+    uint32_t top;                  /* the joint M comes from: of the joints with no joint
+                                      ancestor, the one with the most joints below it */
+    uint32_t top_count;            /* joints with no joint ancestor (5 on Quaternius animals) */
+    float rest_world[16];          /* M = W_file(top) · IBM(top) */
+
+    const tl_scene_primitive* primitives;
+    uint32_t primitive_count;
+    uint32_t vertex_count;         /* sum over primitives */
+    const float* bind_positions;   /* vertex_count × 3, bind space (POSITION as stored) */
+    const float* rest_positions;   /* vertex_count × 3, rest-world: M · bind position */
+    uint32_t influence_count;      /* influences per vertex: 4 × the most JOINTS_n sets */
+    const uint32_t* influence_joints;  /* vertex_count × influence_count joint indices */
+    const float* influence_weights;    /* the same shape; each vertex sums to 1 (weights
+                                          are normalised as three.js does; a vertex with
+                                          no weight is bound to joint 0) */
+    uint32_t triangle_count;       /* triangles (modes 4, 5, 6) of every primitive */
+    const uint32_t* triangles;     /* triangle_count × 3 indices into the union */
+
+    /* The character's frame in rest-world coordinates (unit vectors, right-handed:
+     * forward = lateral × up). up is a rest-world coordinate axis: +Y, unless the legs
+     * point along another axis (then the axis opposite to them); lateral runs from the
+     * right thigh to the left thigh (upper arms if no thighs; +X if neither), made
+     * perpendicular to up. */
+    float up[3], forward[3], lateral[3];
+    float height;                  /* H: extent of rest_positions along up (0: no mesh) */
+    float floor;                   /* the lowest rest_positions coordinate along up */
+    tl_scene_body body;
+} tl_scene_skin;
+
+/* One animated channel, keys read from the file at build time. */
+typedef struct tl_scene_channel {
+    uint32_t node;
+    tl_gltf_path path;             /* translation, rotation or scale only */
+    tl_gltf_interpolation interpolation;
+    uint32_t key_count;
+    const float* times;            /* key_count seconds, non-decreasing */
+    const float* values;           /* key_count × components, or × 3 × components for
+                                      CUBICSPLINE (in-tangent, value, out-tangent) */
+    uint32_t components;           /* 3, or 4 for rotation */
+} tl_scene_channel;
+
+/* A clip is one glTF animation. Channels targeting morph weights or extensions are
+ * kept in the file but not evaluated. */
+typedef struct tl_scene_clip {
+    const char* name;              /* the animation's name, or "" */
+    uint32_t animation;            /* index into doc->animations */
+    float start;                   /* the earliest key time, seconds */
+    float duration;                /* the latest key time, seconds (glTF clips play 0..duration) */
+    const tl_scene_channel* channels;
+    uint32_t channel_count;
+} tl_scene_clip;
+
+typedef struct tl_scene {
+    const tl_gltf* doc;
+    uint32_t node_count;
+    const uint32_t* node_order;    /* node_count nodes, every parent before its children */
+    const tl_trs* stored;          /* node_count local transforms as the file stores them
+                                      (a "matrix" node decomposed) */
+    const float* stored_world;     /* node_count × 16 world matrices of the stored transforms */
+    const tl_scene_skin* skins;    /* one per doc->skins, same order */
+    uint32_t skin_count;
+    const tl_scene_clip* clips;    /* one per doc->animations, same order */
+    uint32_t clip_count;
+    void* internal;                /* storage; do not touch */
+} tl_scene;
+
+/* Builds the scene view. Fails (with the file, JSON pointer and reason) when an accessor
+ * the scene needs is unreadable or inconsistent: IBM count below the joint count, joint
+ * indices past the skin's joints, key times decreasing or with the wrong count of values. */
+tl_result tl_scene_create(const tl_gltf* doc, tl_scene** out, tl_error* err);
+
+/* Frees the scene. NULL is fine. */
+void tl_scene_destroy(tl_scene* scene);
+
+/* Finds a clip by exact name, else by the part after the last '|' ("AnimalArmature|Walk"
+ * answers to "Walk"). TL_ERROR_NOT_FOUND lists the clip names in the message. */
+tl_result tl_scene_find_clip(const tl_scene* scene, const char* name, uint32_t* out_clip,
+                             tl_error* err);
+
+/* A joint of a skin by exact node name, or TL_NONE. */
+int32_t tl_scene_find_joint(const tl_scene* scene, uint32_t skin, const char* name);
+
+/* Local TRS of every node plus their world matrices. Fields are the caller's to read and
+ * to edit (then call tl_pose_update_world). */
+typedef struct tl_pose {
+    uint32_t node_count;
+    tl_trs* locals;                /* node_count */
+    float* world;                  /* node_count × 16 */
+} tl_pose;
+
+/* Allocates a pose for the scene, set to the stored transforms. NULL when out of memory. */
+tl_pose* tl_pose_create(const tl_scene* scene);
+void tl_pose_destroy(tl_pose* pose);
+
+/* Every node at its stored local transform; world updated. */
+void tl_pose_set_stored(tl_pose* pose, const tl_scene* scene);
+
+/* Every node at its stored transform except the skin's joints, which take their rest
+ * (bind) locals; world updated. Then every joint's W · IBM equals the skin's M. */
+void tl_pose_set_rest(tl_pose* pose, const tl_scene* scene, uint32_t skin);
+
+/* Overwrites the locals the clip animates with their values at `time` (seconds; clamped
+ * to the clip's keys). Other locals are left as they are; world is not updated. */
+void tl_pose_apply_clip(tl_pose* pose, const tl_scene* scene, uint32_t clip, float time);
+
+/* Recomputes world from locals (parents before children). */
+void tl_pose_update_world(tl_pose* pose, const tl_scene* scene);
+
+/* The usual call: stored transforms, then the clip at `time`, then world — what a glTF
+ * player shows at that time. */
+void tl_pose_sample(tl_pose* pose, const tl_scene* scene, uint32_t clip, float time);
+
+/* Joint matrices W(joint) · IBM(joint) of a skin in this pose; `out` holds
+ * joint_count × 16 floats. */
+void tl_pose_joint_matrices(const tl_pose* pose, const tl_scene* scene, uint32_t skin,
+                            float* out);
+
+/* Linear blend skinning of the skin's union of vertices with the given joint matrices:
+ * out[v] = Σ w · J(joint) · bind_position[v], in world (= rest-world) coordinates.
+ * `out` holds vertex_count × 3 floats. Morph targets are not applied. */
+void tl_scene_skin_positions(const tl_scene* scene, uint32_t skin, const float* joint_matrices,
+                             float* out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
