@@ -3,6 +3,7 @@
  * The umbrella header: include this one. Modules, bottom to top:
  *   base.h    results and errors
  *   gltf.h    the lossless glTF document (read, edit, write)
+ *   mesh.h    mesh algorithms on plain arrays (weld, graphs, geodesics, PCA, boxes)
  *   scene.h   rest-world frame, joint roles, clips, poses, skinning
  */
 #ifndef TAILOR_H
@@ -10,6 +11,7 @@
 
 #include <tailor/base.h>
 #include <tailor/gltf.h>
+#include <tailor/mesh.h>
 #include <tailor/scene.h>
 
 #endif

@@ -1,0 +1,46 @@
+/* Helpers shared by the mesh algorithms (not installed). */
+#ifndef TL_MESH_INTERNAL_H
+#define TL_MESH_INTERNAL_H
+
+#include <tailor/mesh.h>
+
+#include <assert.h>
+
+/* The xyz of vertex i in a strided position array. */
+static inline const float* tl__mesh_position(const float* positions, size_t stride, size_t i) {
+    return (const float*)((const char*)positions + i * stride);
+}
+
+/* Union-find stored in one uint32 array, with the invariant parent[x] <= x: a union always
+ * hangs the larger root under the smaller, so every root is its set's lowest index. */
+static inline uint32_t tl__forest_find(uint32_t* parent, uint32_t x) {
+    while (parent[x] != x) {
+        parent[x] = parent[parent[x]]; /* path halving keeps parent[x] <= x */
+        x = parent[x];
+    }
+    return x;
+}
+
+static inline void tl__forest_unite(uint32_t* parent, uint32_t a, uint32_t b) {
+    a = tl__forest_find(parent, a);
+    b = tl__forest_find(parent, b);
+    if (a < b) parent[b] = a;
+    else if (b < a) parent[a] = b;
+}
+
+/* Replaces every parent link by its set's label, 0..count-1 in order of each set's lowest
+ * index, and returns count. Entries equal to UINT32_MAX (not in any set) stay so. Works in
+ * place because parent[i] <= i: scanning upwards, a link's target is always final. */
+static inline size_t tl__forest_label(uint32_t* parent, size_t n) {
+    for (size_t i = 0; i < n; ++i)
+        if (parent[i] != UINT32_MAX) parent[i] = parent[parent[i]]; /* now the root */
+    size_t count = 0;
+    for (size_t i = 0; i < n; ++i) {
+        uint32_t root = parent[i];
+        if (root == UINT32_MAX) continue;
+        parent[i] = root == i ? (uint32_t)count++ : parent[root]; /* root < i: already a label */
+    }
+    return count;
+}
+
+#endif
