@@ -13,6 +13,7 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
+    {"inspect", tl_cli_inspect, "inspect FILE [--json]                 skins, joint trees, meshes, clips and problems"},
     {"copy", tl_cli_copy, "copy IN -o OUT [--compact] [--force]   read and write a glTF, losing nothing"},
 };
 

@@ -1,0 +1,660 @@
+/* tailor inspect: the first look a rigger needs at a glTF file — skins as joint trees, meshes
+ * and the skins that bind them, clips, rigid meshes hung on joints, and cheap structural
+ * problems. The report is built once as JSON (docs/inspect.md); the human view prints that
+ * same report, so the two cannot disagree. */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* A vertex whose weights sum further than this from 1 is reported. Looser than the validator's
+ * float-rounding bound on purpose: the report is for sums an artist would see as shrinking. */
+#define WEIGHT_SUM_TOLERANCE 1e-3
+
+/* What the sections share while the report is built. */
+typedef struct inspect {
+    const tl_gltf* doc;
+    int32_t* joint_skin; /* per node: the first skin listing it as a joint, or TL_NONE */
+    int32_t* joint_local; /* per node: its index in that skin */
+    int32_t* mesh_skin;  /* per mesh: the skin of the first node instancing it with one */
+    uint32_t* stamp;     /* per node: scratch marks for de-duplication */
+    json_t* problems;
+} inspect;
+
+static json_t* string_or_null(const char* s) { return s ? json_string(s) : json_null(); }
+static json_t* index_or_null(int32_t i) { return i == TL_NONE ? json_null() : json_integer(i); }
+
+static void problem(inspect* in, const char* code, const char* format, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static void problem(inspect* in, const char* code, const char* format, ...) {
+    char message[512];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(message, sizeof message, format, args);
+    va_end(args);
+    json_array_append_new(in->problems, json_pack("{s:s, s:s}", "code", code, "message", message));
+}
+
+/* "node 12 'Head'" for messages; `buf` must hold 160 bytes. */
+static const char* node_label(const tl_gltf* doc, uint32_t node, char* buf) {
+    const char* name = doc->nodes[node].name;
+    if (name) snprintf(buf, 160, "node %u '%.120s'", node, name);
+    else snprintf(buf, 160, "node %u", node);
+    return buf;
+}
+
+static bool is_ancestor_or_self(const tl_gltf* doc, uint32_t ancestor, uint32_t node) {
+    for (int32_t k = (int32_t)node; k != TL_NONE; k = doc->nodes[k].parent)
+        if (k == (int32_t)ancestor) return true;
+    return false;
+}
+
+static uint32_t top_ancestor(const tl_gltf* doc, uint32_t node) {
+    while (doc->nodes[node].parent != TL_NONE) node = (uint32_t)doc->nodes[node].parent;
+    return node;
+}
+
+/* The validator's test: a stored matrix must be identity, stored TRS must be the defaults. */
+static bool has_local_transform(const tl_gltf_node* n) {
+    if (n->has_matrix) {
+        for (int i = 0; i < 16; ++i)
+            if (n->matrix[i] != (i % 5 == 0 ? 1.0f : 0.0f)) return true;
+        return false;
+    }
+    return n->translation[0] != 0 || n->translation[1] != 0 || n->translation[2] != 0 ||
+           n->rotation[0] != 0 || n->rotation[1] != 0 || n->rotation[2] != 0 || n->rotation[3] != 1 ||
+           n->scale[0] != 1 || n->scale[1] != 1 || n->scale[2] != 1;
+}
+
+/* ---------------------------------------------------------------- file and scenes */
+
+static void file_section(const tl_gltf* doc, const char* path, json_t* report) {
+    struct stat st;
+    json_t* asset = json_object_get(doc->json, "asset");
+    json_t* used = json_object_get(doc->json, "extensionsUsed");
+    json_t* extensions = json_array();
+    size_t i;
+    json_t* v;
+    json_array_foreach(used, i, v) if (json_is_string(v)) json_array_append(extensions, v);
+    json_object_set_new(report, "file", json_string(path));
+    json_object_set_new(report, "format", json_string(doc->glb ? "glb" : "gltf"));
+    json_object_set_new(report, "size", stat(path, &st) == 0 ? json_integer(st.st_size) : json_null());
+    json_object_set_new(report, "generator",
+                        string_or_null(json_string_value(json_object_get(asset, "generator"))));
+    json_object_set_new(report, "extensions_used", extensions);
+    json_object_set_new(report, "nodes", json_integer(doc->node_count));
+    json_object_set_new(report, "default_scene", index_or_null(doc->scene));
+    json_t* scenes = json_array();
+    for (uint32_t s = 0; s < doc->scene_count; ++s) {
+        json_t* roots = json_array();
+        for (uint32_t k = 0; k < doc->scenes[s].node_count; ++k)
+            json_array_append_new(roots, json_integer(doc->scenes[s].nodes[k]));
+        json_array_append_new(scenes, json_pack("{s:I, s:o, s:o}", "index", (json_int_t)s, "name",
+                                                string_or_null(doc->scenes[s].name), "roots", roots));
+    }
+    json_object_set_new(report, "scenes", scenes);
+}
+
+/* ---------------------------------------------------------------- skins */
+
+static int compare_names(const void* a, const void* b) {
+    return strcmp(*(const char* const*)a, *(const char* const*)b);
+}
+
+/* Joint names a tool would match bones by must be unique within a skin. */
+static void check_duplicate_names(inspect* in, uint32_t s) {
+    const tl_gltf_skin* skin = &in->doc->skins[s];
+    const char** names = malloc(sizeof *names * (skin->joint_count + 1));
+    if (!names) return;
+    uint32_t n = 0;
+    for (uint32_t j = 0; j < skin->joint_count; ++j)
+        if (in->doc->nodes[skin->joints[j]].name) names[n++] = in->doc->nodes[skin->joints[j]].name;
+    qsort(names, n, sizeof *names, compare_names);
+    for (uint32_t j = 1; j < n; ++j)
+        if (!strcmp(names[j], names[j - 1]) && (j == 1 || strcmp(names[j], names[j - 2])))
+            problem(in, "SKIN_DUPLICATE_JOINT_NAME", "skin %u: more than one joint is named '%.200s'", s,
+                    names[j]);
+    free(names);
+}
+
+static void check_skin_roots(inspect* in, uint32_t s) {
+    const tl_gltf* doc = in->doc;
+    const tl_gltf_skin* skin = &doc->skins[s];
+    char a[160], b[160];
+    if (skin->joint_count == 0) return;
+    uint32_t root = top_ancestor(doc, skin->joints[0]);
+    for (uint32_t j = 1; j < skin->joint_count; ++j) {
+        if (top_ancestor(doc, skin->joints[j]) != root) {
+            problem(in, "SKIN_NO_COMMON_ROOT", "skin %u: joints %s and %s are in different trees", s,
+                    node_label(doc, skin->joints[0], a), node_label(doc, skin->joints[j], b));
+            break;
+        }
+    }
+    if (skin->skeleton == TL_NONE) return;
+    for (uint32_t j = 0; j < skin->joint_count; ++j) {
+        if (!is_ancestor_or_self(doc, (uint32_t)skin->skeleton, skin->joints[j])) {
+            problem(in, "SKIN_SKELETON_INVALID",
+                    "skin %u: skeleton %s is not a common root: joint %s is outside it", s,
+                    node_label(doc, (uint32_t)skin->skeleton, a), node_label(doc, skin->joints[j], b));
+            return;
+        }
+    }
+}
+
+static json_t* skins_section(inspect* in) {
+    const tl_gltf* doc = in->doc;
+    json_t* skins = json_array();
+    int32_t* local = malloc(sizeof *local * (doc->node_count + 1));
+    uint32_t* shared = calloc(doc->skin_count + 1, sizeof *shared);
+    if (!local || !shared) {
+        free(local), free(shared);
+        return skins;
+    }
+    for (uint32_t i = 0; i < doc->node_count; ++i) local[i] = TL_NONE;
+    for (uint32_t s = 0; s < doc->skin_count; ++s) {
+        const tl_gltf_skin* skin = &doc->skins[s];
+        memset(shared, 0, sizeof *shared * doc->skin_count);
+        for (uint32_t j = 0; j < skin->joint_count; ++j)
+            if (local[skin->joints[j]] == TL_NONE) local[skin->joints[j]] = (int32_t)j;
+        json_t* joints = json_array();
+        for (uint32_t j = 0; j < skin->joint_count; ++j) {
+            uint32_t node = skin->joints[j];
+            /* The nearest ancestor in this skin, so helper nodes between joints do not break
+             * the tree. */
+            int32_t parent = TL_NONE;
+            for (int32_t p = doc->nodes[node].parent; p != TL_NONE && parent == TL_NONE;
+                 p = doc->nodes[p].parent)
+                parent = local[p];
+            json_array_append_new(joints,
+                                  json_pack("{s:I, s:I, s:o, s:o, s:n}", "index", (json_int_t)j,
+                                            "node", (json_int_t)node, "name",
+                                            string_or_null(doc->nodes[node].name), "parent",
+                                            index_or_null(parent), "role"));
+            if (in->joint_skin[node] == TL_NONE) {
+                in->joint_skin[node] = (int32_t)s;
+                in->joint_local[node] = (int32_t)j;
+            } else if (in->joint_skin[node] != (int32_t)s) {
+                ++shared[in->joint_skin[node]];
+            }
+        }
+        json_array_append_new(skins, json_pack("{s:I, s:o, s:I, s:o, s:o}", "index", (json_int_t)s,
+                                               "name", string_or_null(skin->name), "joint_count",
+                                               (json_int_t)skin->joint_count, "skeleton",
+                                               index_or_null(skin->skeleton), "joints", joints));
+        for (uint32_t t = 0; t < s; ++t)
+            if (shared[t])
+                problem(in, "SKIN_JOINTS_SHARED", "skins %u and %u share %u joints", t, s, shared[t]);
+        check_skin_roots(in, s);
+        check_duplicate_names(in, s);
+        for (uint32_t j = 0; j < skin->joint_count; ++j) local[skin->joints[j]] = TL_NONE;
+    }
+    free(local);
+    free(shared);
+    return skins;
+}
+
+/* ---------------------------------------------------------------- meshes */
+
+static const char* mode_name(uint32_t mode) {
+    static const char* names[] = {"points",    "lines",          "line_loop",     "line_strip",
+                                  "triangles", "triangle_strip", "triangle_fan"};
+    return mode < 7 ? names[mode] : "unknown";
+}
+
+static size_t triangle_count(const tl_gltf* doc, const tl_gltf_primitive* prim) {
+    size_t n = prim->indices != TL_NONE ? doc->accessors[prim->indices].count
+                                        : tl_gltf_primitive_vertex_count(doc, prim);
+    if (prim->mode == 4) return n / 3;
+    if (prim->mode == 5 || prim->mode == 6) return n > 2 ? n - 2 : 0;
+    return 0;
+}
+
+/* The skinning checks that need the data: weight sums, and joint indices inside the skin. */
+static void check_skinning(inspect* in, uint32_t m, uint32_t p) {
+    const tl_gltf* doc = in->doc;
+    const tl_gltf_primitive* prim = &doc->meshes[m].primitives[p];
+    int32_t skin = in->mesh_skin[m];
+    size_t n = doc->accessors[prim->weights[0]].count;
+    float* sum = calloc(n + 1, sizeof *sum);
+    float* weights = malloc(sizeof *weights * 4 * (n + 1));
+    uint32_t* joints = malloc(sizeof *joints * 4 * (n + 1));
+    if (!sum || !weights || !joints) goto done;
+    size_t out_of_range = 0;
+    uint32_t worst_joint = 0;
+    tl_error err;
+    for (uint32_t s = 0; s < prim->joint_set_count; ++s) {
+        if (tl_gltf_accessor_read_float(doc, (uint32_t)prim->weights[s], weights, 4 * n, &err) ||
+            tl_gltf_accessor_read_uint(doc, (uint32_t)prim->joints[s], joints, 4 * n, &err)) {
+            problem(in, "ACCESSOR_UNREADABLE", "mesh %u primitive %u: %s", m, p, err.message);
+            goto done;
+        }
+        for (size_t i = 0; i < 4 * n; ++i) {
+            sum[i / 4] += weights[i];
+            if (skin != TL_NONE && joints[i] >= doc->skins[skin].joint_count) {
+                ++out_of_range;
+                if (joints[i] > worst_joint) worst_joint = joints[i];
+            }
+        }
+    }
+    if (out_of_range)
+        problem(in, "ACCESSOR_JOINTS_INDEX_OOB",
+                "mesh %u primitive %u: %zu joint indices (up to %u) are past skin %d's %u joints", m,
+                p, out_of_range, worst_joint, skin, doc->skins[skin].joint_count);
+    size_t bad = 0;
+    float worst = 1;
+    for (size_t v = 0; v < n; ++v) {
+        if (fabsf(sum[v] - 1) > WEIGHT_SUM_TOLERANCE) {
+            if (!bad || fabsf(sum[v] - 1) > fabsf(worst - 1)) worst = sum[v];
+            ++bad;
+        }
+    }
+    if (bad)
+        problem(in, "ACCESSOR_WEIGHTS_NON_NORMALIZED",
+                "mesh %u primitive %u: %zu of %zu vertices have weights that do not sum to 1 (worst %g)",
+                m, p, bad, n, (double)worst);
+done:
+    free(sum);
+    free(weights);
+    free(joints);
+}
+
+/* Nodes that instance meshes: which skin binds each mesh, and the validator's node checks. */
+static void check_mesh_nodes(inspect* in) {
+    const tl_gltf* doc = in->doc;
+    char label[160];
+    for (uint32_t i = 0; i < doc->node_count; ++i) {
+        const tl_gltf_node* node = &doc->nodes[i];
+        if (node->skin != TL_NONE) {
+            if (node->parent != TL_NONE)
+                problem(in, "NODE_SKINNED_MESH_NON_ROOT",
+                        "%s has skin %d but is not a root: its parents' transforms do not move it",
+                        node_label(doc, i, label), node->skin);
+            if (has_local_transform(node))
+                problem(in, "NODE_SKINNED_MESH_LOCAL_TRANSFORMS",
+                        "%s has skin %d and a local transform, which skinning ignores",
+                        node_label(doc, i, label), node->skin);
+        }
+        if (node->mesh == TL_NONE) continue;
+        const tl_gltf_mesh* mesh = &doc->meshes[node->mesh];
+        bool any_skinned = false, all_skinned = true;
+        for (uint32_t p = 0; p < mesh->primitive_count; ++p) {
+            any_skinned |= mesh->primitives[p].joint_set_count > 0;
+            all_skinned &= mesh->primitives[p].joint_set_count > 0;
+        }
+        if (node->skin != TL_NONE) {
+            if (in->mesh_skin[node->mesh] == TL_NONE) in->mesh_skin[node->mesh] = node->skin;
+            if (!all_skinned)
+                problem(in, "NODE_SKIN_WITH_NON_SKINNED_MESH",
+                        "%s has skin %d but mesh %d has a primitive without JOINTS_0/WEIGHTS_0",
+                        node_label(doc, i, label), node->skin, node->mesh);
+        } else if (any_skinned) {
+            problem(in, "NODE_SKINNED_MESH_WITHOUT_SKIN",
+                    "%s instances mesh %d, which has joint weights, without a skin",
+                    node_label(doc, i, label), node->mesh);
+        }
+    }
+}
+
+static json_t* meshes_section(inspect* in, json_int_t* total_vertices) {
+    const tl_gltf* doc = in->doc;
+    json_t* meshes = json_array();
+    check_mesh_nodes(in);
+    for (uint32_t m = 0; m < doc->mesh_count; ++m) {
+        const tl_gltf_mesh* mesh = &doc->meshes[m];
+        json_t* prims = json_array();
+        for (uint32_t p = 0; p < mesh->primitive_count; ++p) {
+            const tl_gltf_primitive* prim = &mesh->primitives[p];
+            size_t vertices = tl_gltf_primitive_vertex_count(doc, prim);
+            *total_vertices += (json_int_t)vertices;
+            json_array_append_new(
+                prims, json_pack("{s:s, s:I, s:I, s:o, s:I, s:I}", "mode", mode_name(prim->mode),
+                                 "vertices", (json_int_t)vertices, "triangles",
+                                 (json_int_t)triangle_count(doc, prim), "skin",
+                                 index_or_null(in->mesh_skin[m]), "joint_sets",
+                                 (json_int_t)prim->joint_set_count, "morph_targets", (json_int_t)prim->target_count));
+            if (prim->joint_set_count > 0) check_skinning(in, m, p);
+        }
+        json_array_append_new(meshes, json_pack("{s:I, s:o, s:o}", "index", (json_int_t)m, "name",
+                                                string_or_null(mesh->name), "primitives", prims));
+    }
+    return meshes;
+}
+
+/* ---------------------------------------------------------------- animations */
+
+/* An accessor's first min or max: the file's "min"/"max" when given, else read from the data. */
+static double accessor_bound(const tl_gltf* doc, uint32_t a, bool want_max) {
+    json_t* obj = json_array_get(json_object_get(doc->json, "accessors"), a);
+    json_t* stored = json_array_get(json_object_get(obj, want_max ? "max" : "min"), 0);
+    if (json_is_number(stored)) return json_number_value(stored);
+    size_t n = doc->accessors[a].count;
+    float* values = malloc(sizeof *values * (n + 1));
+    double bound = 0;
+    if (values && tl_gltf_accessor_read_float(doc, a, values, n, NULL) == TL_OK && n > 0) {
+        bound = values[0];
+        for (size_t i = 1; i < n; ++i)
+            bound = want_max ? fmax(bound, values[i]) : fmin(bound, values[i]);
+    }
+    free(values);
+    return bound;
+}
+
+static json_t* animations_section(inspect* in) {
+    const tl_gltf* doc = in->doc;
+    json_t* animations = json_array();
+    for (uint32_t a = 0; a < doc->animation_count; ++a) {
+        const tl_gltf_animation* anim = &doc->animations[a];
+        double start = 0, end = 0;
+        for (uint32_t s = 0; s < anim->sampler_count; ++s) {
+            double lo = accessor_bound(doc, anim->samplers[s].input, false);
+            double hi = accessor_bound(doc, anim->samplers[s].input, true);
+            start = s == 0 ? lo : fmin(start, lo);
+            end = s == 0 ? hi : fmax(end, hi);
+        }
+        json_t* joints = json_array();
+        uint32_t nodes_animated = 0;
+        for (uint32_t c = 0; c < anim->channel_count; ++c) {
+            int32_t node = anim->channels[c].node;
+            if (node == TL_NONE || in->stamp[node] == a + 1) continue;
+            in->stamp[node] = a + 1;
+            ++nodes_animated;
+            if (in->joint_skin[node] != TL_NONE)
+                json_array_append_new(joints, string_or_null(doc->nodes[node].name));
+        }
+        json_array_append_new(
+            animations,
+            json_pack("{s:I, s:o, s:f, s:f, s:I, s:I, s:o}", "index", (json_int_t)a, "name",
+                      string_or_null(anim->name), "start", start, "duration", end, "channels",
+                      (json_int_t)anim->channel_count, "nodes_animated", (json_int_t)nodes_animated,
+                      "joints_animated", joints));
+    }
+    return animations;
+}
+
+/* ---------------------------------------------------------------- rigid attachments */
+
+/* Unskinned meshes that ride on a joint (a helmet, a cape, antlers): they move rigidly. */
+static json_t* attachments_section(inspect* in) {
+    const tl_gltf* doc = in->doc;
+    json_t* list = json_array();
+    for (uint32_t i = 0; i < doc->node_count; ++i) {
+        const tl_gltf_node* node = &doc->nodes[i];
+        if (node->mesh == TL_NONE || node->skin != TL_NONE) continue;
+        int32_t joint = node->parent;
+        while (joint != TL_NONE && in->joint_skin[joint] == TL_NONE) joint = doc->nodes[joint].parent;
+        if (joint == TL_NONE) continue;
+        json_array_append_new(
+            list, json_pack("{s:I, s:o, s:I, s:I, s:o, s:I}", "node", (json_int_t)i, "name",
+                            string_or_null(node->name), "mesh", (json_int_t)node->mesh, "joint",
+                            (json_int_t)joint, "joint_name", string_or_null(doc->nodes[joint].name),
+                            "skin", (json_int_t)in->joint_skin[joint]));
+    }
+    return list;
+}
+
+static json_t* build_report(const tl_gltf* doc, const char* path) {
+    inspect in = {doc};
+    size_t nodes = doc->node_count + 1;
+    in.joint_skin = malloc(sizeof *in.joint_skin * nodes);
+    in.joint_local = malloc(sizeof *in.joint_local * nodes);
+    in.mesh_skin = malloc(sizeof *in.mesh_skin * (doc->mesh_count + 1));
+    in.stamp = calloc(nodes, sizeof *in.stamp);
+    json_t* report = json_object();
+    in.problems = json_array();
+    if (!in.joint_skin || !in.joint_local || !in.mesh_skin || !in.stamp || !report || !in.problems) {
+        json_decref(report);
+        json_decref(in.problems);
+        report = NULL;
+        goto done;
+    }
+    for (uint32_t i = 0; i < doc->node_count; ++i) in.joint_skin[i] = in.joint_local[i] = TL_NONE;
+    for (uint32_t i = 0; i < doc->mesh_count; ++i) in.mesh_skin[i] = TL_NONE;
+    file_section(doc, path, report);
+    json_object_set_new(report, "skins", skins_section(&in));
+    json_int_t vertices = 0;
+    json_object_set_new(report, "meshes", meshes_section(&in, &vertices));
+    json_object_set_new(report, "vertices", json_integer(vertices));
+    json_object_set_new(report, "animations", animations_section(&in));
+    json_object_set_new(report, "rigid_attachments", attachments_section(&in));
+    json_object_set_new(report, "problems", in.problems);
+done:
+    free(in.joint_skin);
+    free(in.joint_local);
+    free(in.mesh_skin);
+    free(in.stamp);
+    return report;
+}
+
+/* ---------------------------------------------------------------- the human view */
+
+static const char* str(json_t* obj, const char* key, const char* fallback) {
+    const char* s = json_string_value(json_object_get(obj, key));
+    return s ? s : fallback;
+}
+static json_int_t num(json_t* obj, const char* key) {
+    return json_integer_value(json_object_get(obj, key));
+}
+/* An index, or "-" for null, right-aligned in `width`. */
+static void print_index(json_t* value, int width) {
+    if (json_is_integer(value)) printf("%*lld", width, (long long)json_integer_value(value));
+    else printf("%*s", width, "-");
+}
+
+/* " 'name'", or nothing for a null name. */
+static void print_name(json_t* name) {
+    if (json_is_string(name)) printf(" '%s'", json_string_value(name));
+}
+
+static void print_file(json_t* r) {
+    double size = (double)num(r, "size");
+    printf("%s: %s, %.1f %s, generator \"%s\"\n", str(r, "file", "?"),
+           !strcmp(str(r, "format", ""), "glb") ? "GLB" : "glTF JSON",
+           size >= 1 << 20 ? size / (1 << 20) : size / 1024, size >= 1 << 20 ? "MiB" : "KiB",
+           str(r, "generator", "none"));
+    json_t* ext = json_object_get(r, "extensions_used");
+    printf("extensions used: ");
+    if (!json_array_size(ext)) printf("none");
+    size_t i;
+    json_t* v;
+    json_array_foreach(ext, i, v) printf("%s%s", i ? ", " : "", json_string_value(v));
+    printf("\n%lld nodes, %zu scene(s):", (long long)num(r, "nodes"),
+           json_array_size(json_object_get(r, "scenes")));
+    json_int_t def = json_is_integer(json_object_get(r, "default_scene")) ? num(r, "default_scene") : -1;
+    json_array_foreach(json_object_get(r, "scenes"), i, v) {
+        size_t roots = json_array_size(json_object_get(v, "roots"));
+        printf(" %lld", (long long)num(v, "index"));
+        print_name(json_object_get(v, "name"));
+        printf(" (%zu root%s%s)", roots, roots == 1 ? "" : "s", num(v, "index") == def ? ", default" : "");
+    }
+    printf("\n");
+}
+
+/* Prints a joint and its subtree, children in skin order. */
+static void print_joint(json_t* joints, size_t j, int depth, int width, bool roles) {
+    json_t* joint = json_array_get(joints, j);
+    int indent = 2 * depth;
+    const char* name = str(joint, "name", "(unnamed)");
+    if (roles)
+        printf("  %5lld  %*s%-*s  %s\n", (long long)num(joint, "index"), indent, "", width - indent,
+               name, str(joint, "role", "-"));
+    else printf("  %5lld  %*s%s\n", (long long)num(joint, "index"), indent, "", name);
+    size_t k;
+    json_t* child;
+    json_array_foreach(joints, k, child) {
+        json_t* parent = json_object_get(child, "parent");
+        if (json_is_integer(parent) && (size_t)json_integer_value(parent) == j)
+            print_joint(joints, k, depth + 1, width, roles);
+    }
+}
+
+static int joint_depth(json_t* joints, json_t* joint) {
+    int depth = 0;
+    json_t* parent;
+    while (json_is_integer(parent = json_object_get(joint, "parent")) &&
+           depth < (int)json_array_size(joints)) {
+        joint = json_array_get(joints, (size_t)json_integer_value(parent));
+        ++depth;
+    }
+    return depth;
+}
+
+static void print_skins(json_t* r) {
+    size_t i, j;
+    json_t *skin, *joint;
+    json_array_foreach(json_object_get(r, "skins"), i, skin) {
+        json_t* joints = json_object_get(skin, "joints");
+        json_t* skeleton = json_object_get(skin, "skeleton");
+        printf("\nskin %zu", i);
+        print_name(json_object_get(skin, "name"));
+        printf(": %lld joints, ", (long long)num(skin, "joint_count"));
+        if (json_is_integer(skeleton)) printf("skeleton node %lld", (long long)json_integer_value(skeleton));
+        else printf("no skeleton");
+        bool roles = false;
+        int width = 5;
+        json_array_foreach(joints, j, joint) {
+            int w = 2 * joint_depth(joints, joint) + (int)strlen(str(joint, "name", "(unnamed)"));
+            if (w > width) width = w;
+            roles |= json_is_string(json_object_get(joint, "role"));
+        }
+        if (roles) printf("\n  joint  %-*s  role\n", width, "name");
+        else printf("\n  joint  name\n");
+        json_array_foreach(joints, j, joint) {
+            if (json_is_null(json_object_get(joint, "parent"))) print_joint(joints, j, 0, width, roles);
+        }
+    }
+}
+
+static void print_meshes(json_t* r) {
+    json_t* meshes = json_object_get(r, "meshes");
+    size_t i, p;
+    json_t *mesh, *prim;
+    int width = 4;
+    json_array_foreach(meshes, i, mesh) {
+        int w = (int)strlen(str(mesh, "name", ""));
+        if (w > width) width = w;
+    }
+    printf("\n%zu mesh(es), %lld vertices\n", json_array_size(meshes), (long long)num(r, "vertices"));
+    if (!json_array_size(meshes)) return;
+    printf("  mesh  prim  %-*s  mode            verts     tris  skin  sets  morphs\n", width, "name");
+    json_array_foreach(meshes, i, mesh) {
+        json_array_foreach(json_object_get(mesh, "primitives"), p, prim) {
+            printf("  %4zu  %4zu  %-*s  %-14s %6lld %8lld  ", i, p, width, p ? "" : str(mesh, "name", ""),
+                   str(prim, "mode", ""), (long long)num(prim, "vertices"),
+                   (long long)num(prim, "triangles"));
+            print_index(json_object_get(prim, "skin"), 4);
+            printf("  %4lld  %6lld\n", (long long)num(prim, "joint_sets"),
+                   (long long)num(prim, "morph_targets"));
+        }
+    }
+}
+
+/* ": a, b, c +N more" within about `room` characters; the JSON has every name. */
+static void print_names(json_t* names, int room) {
+    size_t j;
+    json_t* name;
+    json_array_foreach(names, j, name) {
+        const char* s = json_is_string(name) ? json_string_value(name) : "(unnamed)";
+        if ((int)strlen(s) + 2 > room) {
+            printf(" +%zu more", json_array_size(names) - j);
+            return;
+        }
+        printf("%s%s", j ? ", " : ": ", s);
+        room -= (int)strlen(s) + 2;
+    }
+}
+
+static void print_animations(json_t* r) {
+    json_t* animations = json_object_get(r, "animations");
+    size_t i;
+    json_t* anim;
+    int width = 4;
+    json_array_foreach(animations, i, anim) {
+        int w = (int)strlen(str(anim, "name", ""));
+        if (w > width) width = w;
+    }
+    /* With one skin, a clip that moves all of it says so instead of listing every name. */
+    json_t* skins = json_object_get(r, "skins");
+    size_t all = json_array_size(skins) == 1 ? (size_t)num(json_array_get(skins, 0), "joint_count") : 0;
+    printf("\n%zu animation(s)\n", json_array_size(animations));
+    if (!json_array_size(animations)) return;
+    printf("  anim  %-*s  duration  channels  joints animated\n", width, "name");
+    json_array_foreach(animations, i, anim) {
+        json_t* joints = json_object_get(anim, "joints_animated");
+        printf("  %4zu  %-*s  %7.3fs  %8lld  %zu", i, width, str(anim, "name", ""),
+               json_number_value(json_object_get(anim, "duration")), (long long)num(anim, "channels"),
+               json_array_size(joints));
+        if (all && json_array_size(joints) == all) printf(" (all)");
+        else print_names(joints, 60);
+        printf("\n");
+    }
+}
+
+static void print_attachments(json_t* r) {
+    json_t* list = json_object_get(r, "rigid_attachments");
+    size_t i;
+    json_t* a;
+    if (!json_array_size(list)) return;
+    int width = 4;
+    json_array_foreach(list, i, a) {
+        int w = (int)strlen(str(a, "name", ""));
+        if (w > width) width = w;
+    }
+    printf("\n%zu rigid attachment(s): unskinned meshes under a joint\n", json_array_size(list));
+    printf("  node  %-*s  mesh  joint\n", width, "name");
+    json_array_foreach(list, i, a) {
+        printf("  %4lld  %-*s  %4lld  %s (node %lld)\n", (long long)num(a, "node"), width,
+               str(a, "name", ""), (long long)num(a, "mesh"), str(a, "joint_name", "(unnamed)"),
+               (long long)num(a, "joint"));
+    }
+}
+
+static void print_problems(json_t* r) {
+    json_t* list = json_object_get(r, "problems");
+    size_t i;
+    json_t* p;
+    printf("\n%zu problem(s)\n", json_array_size(list));
+    json_array_foreach(list, i, p) printf("  %-34s %s\n", str(p, "code", ""), str(p, "message", ""));
+}
+
+int tl_cli_inspect(int argc, char** argv) {
+    const char* path = NULL;
+    bool as_json = false;
+    for (int i = 1; i < argc; ++i) {
+        if (!strcmp(argv[i], "--json")) as_json = true;
+        else if (!strcmp(argv[i], "--help")) {
+            printf("usage: tailor inspect FILE [--json]\n"
+                   "  Shows a glTF's skins (joint trees), meshes and the skins binding them, clips,\n"
+                   "  unskinned meshes hung on joints, and structural problems.\n"
+                   "  --json  the same as one JSON document (schema: docs/inspect.md)\n");
+            return 0;
+        } else if (argv[i][0] != '-' && !path) path = argv[i];
+        else return tl_cli_fail("inspect", "unknown argument \"%s\" (see --help)", argv[i]), 2;
+    }
+    if (!path) return tl_cli_fail("inspect", "usage: tailor inspect FILE [--json]"), 2;
+    tl_gltf* doc;
+    tl_error err;
+    if (tl_gltf_load(path, &doc, &err) != TL_OK) return tl_cli_fail("inspect", "%s", err.message);
+    json_t* report = build_report(doc, path);
+    tl_gltf_destroy(doc);
+    if (!report) return tl_cli_fail("inspect", "%s: out of memory", path);
+    if (as_json) {
+        json_dumpf(report, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(9));
+        printf("\n");
+    } else {
+        print_file(report);
+        print_skins(report);
+        print_meshes(report);
+        print_animations(report);
+        print_attachments(report);
+        print_problems(report);
+    }
+    json_decref(report);
+    return 0;
+}
