@@ -124,7 +124,6 @@ typedef struct tl_scene_body {
     int32_t pelvis, chest, neck, head;
     int32_t hip[2], thigh[2], shin[2], foot[2], toe[2];
     int32_t shoulder[2], upper_arm[2], forearm[2], hand[2];
-    bool quadruped; /* front legs were found and given the arm roles */
 } tl_scene_body;
 
 /* One mesh primitive bound to a skin, and where its vertices and triangles sit in the
@@ -164,8 +163,10 @@ typedef struct tl_scene_skin {
     const uint32_t* triangles;     /* triangle_count × 3 indices into the union */
 
     /* The character's frame in rest-world coordinates (unit vectors, right-handed:
-     * forward = lateral × up). up is a rest-world coordinate axis: +Y, unless the legs
-     * point along another axis (then the axis opposite to them); lateral runs from the
+     * forward = lateral × up). up is a rest-world coordinate axis: +Y, unless
+     * every leg signal names the same other axis (per leg: the axis nearest to the
+     * direction from its farthest skin vertex to the thigh, and from its farthest joint to
+     * the pelvis). lateral runs from the
      * right thigh to the left thigh (upper arms if no thighs; +X if neither), made
      * perpendicular to up. */
     float up[3], forward[3], lateral[3];
