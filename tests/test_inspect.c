@@ -4,6 +4,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "test.h"
 
+#include <tailor/tailor.h>
+
 #include <dirent.h>
 #include <math.h>
 #include <stdint.h>
@@ -464,7 +466,54 @@ static void broken_input(void) {
     check_broken(cut);
 }
 
+/* The data checks, on the Khronos fox with two values broken through the library: vertex 0's
+ * weights sum to 0.5 and vertex 1 names joint 60000 of 24. The validator must agree. */
+static void damaged_weights(void) {
+    tl_gltf* doc;
+    tl_error err;
+    ENSURE_OK(tl_gltf_load(tl_test_shared("assets/khronos-fox/Fox.glb"), &doc, &err), err);
+    const tl_gltf_primitive* prim = &doc->meshes[0].primitives[0];
+    ENSURE(prim->joint_set_count == 1);
+    const tl_gltf_accessor* w = &doc->accessors[prim->weights[0]];
+    const tl_gltf_accessor* j = &doc->accessors[prim->joints[0]];
+    ENSURE(w->component_type == TL_GLTF_FLOAT && j->component_type == TL_GLTF_UNSIGNED_SHORT);
+    const tl_gltf_buffer_view* wv = &doc->views[w->buffer_view];
+    const tl_gltf_buffer_view* jv = &doc->views[j->buffer_view];
+    uint8_t* wp = doc->buffers[wv->buffer].data + wv->byte_offset + w->byte_offset;
+    uint8_t* jp = doc->buffers[jv->buffer].data + jv->byte_offset + j->byte_offset +
+                  (jv->byte_stride ? jv->byte_stride : 8);
+    const float half[4] = {0.5f, 0, 0, 0};
+    const uint16_t far_joint = 60000;
+    memcpy(wp, half, sizeof half);
+    memcpy(jp, &far_joint, sizeof far_joint);
+    const char* out = tl_test_scratch("Fox-damaged.glb");
+    tl_gltf_save_def def = tl_default_gltf_save_def();
+    def.overwrite = true;
+    tl_result saved = tl_gltf_save(doc, out, &def, &err);
+    tl_gltf_destroy(doc);
+    ENSURE_OK(saved, err);
+    json_t* r = inspect_json(out);
+    ENSURE(r);
+    json_t* problems = json_object_get(r, "problems");
+    char* text = json_dumps(problems, JSON_INDENT(2));
+    bool found = code_count(problems, "ACCESSOR_WEIGHTS_NON_NORMALIZED") == 1 &&
+                 code_count(problems, "ACCESSOR_JOINTS_INDEX_OOB") == 1 && text &&
+                 strstr(text, "1 of 1728 vertices") && strstr(text, "up to 60000");
+    if (!found) fprintf(stderr, "  problems: %s\n", text ? text : "");
+    free(text);
+    json_decref(r);
+    ENSURE(found);
+    json_t* report = tl_test_validate(out);
+    ENSURE(report);
+    json_t* codes = json_object_get(report, "codes");
+    bool agrees = json_integer_value(json_object_get(codes, "ACCESSOR_WEIGHTS_NON_NORMALIZED")) > 0 &&
+                  json_integer_value(json_object_get(codes, "ACCESSOR_JOINTS_INDEX_OOB")) > 0;
+    json_decref(report);
+    ENSURE(agrees);
+}
+
 static const tl_test_case cases[] = {
+    {"damaged_weights", damaged_weights},
     {"matches_source_summaries", matches_source_summaries},
     {"agrees_with_file_and_validator", agrees_with_file_and_validator},
     {"human_view", human_view},
