@@ -147,8 +147,7 @@ void tl_mesh_eigen_symmetric(float values[3], float vectors[9], const float matr
 /* Distance from p to the segment a–b: t = clamp(((p−a)·(b−a)) / |b−a|², 0, 1), distance to
  * a + t(b−a). A zero-length segment is the point a (t = 0). Writes t when t_out is not
  * NULL. */
-float tl_mesh_segment_distance(const float p[3], const float a[3], const float b[3],
-                               float* t_out);
+float tl_mesh_segment_distance(const float p[3], const float a[3], const float b[3], float* t_out);
 
 /* For each of point_count points (byte stride `stride`), the nearest of segment_count
  * segments, given as 6 packed floats each (a then b). Writes distance[i] and, when nearest

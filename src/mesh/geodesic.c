@@ -8,9 +8,9 @@ size_t tl_mesh_geodesic_scratch_size(size_t vertex_count) {
 }
 
 typedef struct heap {
-    uint32_t* items;    /* vertices, a binary min-heap on (distance, vertex) */
-    uint32_t* place;    /* place[v]: v's index in items, UINT32_MAX when not queued */
-    const float* key;   /* the distances */
+    uint32_t* items;  /* vertices, a binary min-heap on (distance, vertex) */
+    uint32_t* place;  /* place[v]: v's index in items, UINT32_MAX when not queued */
+    const float* key; /* the distances */
     uint32_t size;
 } heap;
 

@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-size_t tl_mesh_edges_bound(size_t index_count) { return index_count; }
+size_t tl_mesh_edges_bound(size_t index_count) {
+    return index_count;
+}
 
 static int compare_uint32(const void* a, const void* b) {
     uint32_t x = *(const uint32_t*)a, y = *(const uint32_t*)b;
@@ -21,7 +23,8 @@ static void sort_bucket(uint32_t* v, size_t n) {
     for (size_t i = 1; i < n; ++i) {
         uint32_t x = v[i];
         size_t j = i;
-        for (; j > 0 && v[j - 1] > x; --j) v[j] = v[j - 1];
+        for (; j > 0 && v[j - 1] > x; --j)
+            v[j] = v[j - 1];
         v[j] = x;
     }
 }
@@ -54,12 +57,15 @@ size_t tl_mesh_edges(uint32_t* edges, const uint32_t* indices, size_t index_coun
                     uint32_t swap = a;
                     a = b, b = swap;
                 }
-                if (pass == 0) ++start[a + 1];
-                else higher[start[a]++] = b; /* start[a] runs as a cursor; shifted back below */
+                if (pass == 0)
+                    ++start[a + 1];
+                else
+                    higher[start[a]++] = b; /* start[a] runs as a cursor; shifted back below */
             }
         }
         if (pass == 0)
-            for (uint32_t v = 0; v < vertex_end; ++v) start[v + 1] += start[v];
+            for (uint32_t v = 0; v < vertex_end; ++v)
+                start[v + 1] += start[v];
     }
     memmove(start + 1, start, vertex_end * sizeof *start);
     start[0] = 0;
@@ -93,7 +99,8 @@ size_t tl_mesh_adjacency(uint32_t* offsets, uint32_t* neighbors, float* lengths,
         ++offsets[edges[2 * e] + 1];
         ++offsets[edges[2 * e + 1] + 1];
     }
-    for (size_t v = 0; v < vertex_count; ++v) offsets[v + 1] += offsets[v];
+    for (size_t v = 0; v < vertex_count; ++v)
+        offsets[v + 1] += offsets[v];
 
     /* offsets[v] serves as v's write cursor, which leaves it at the start of v + 1. */
     for (size_t e = 0; e < edge_count; ++e) {

@@ -24,8 +24,10 @@ static inline uint32_t tl__forest_find(uint32_t* parent, uint32_t x) {
 static inline void tl__forest_unite(uint32_t* parent, uint32_t a, uint32_t b) {
     a = tl__forest_find(parent, a);
     b = tl__forest_find(parent, b);
-    if (a < b) parent[b] = a;
-    else if (b < a) parent[a] = b;
+    if (a < b)
+        parent[b] = a;
+    else if (b < a)
+        parent[a] = b;
 }
 
 /* Replaces every parent link by its set's label, 0..count-1 in order of each set's lowest

@@ -27,8 +27,10 @@ void tl_mesh_covariance(float covariance[9], float mean[3], const float* positio
     }
     double scale = n > 0 ? 1.0 / (double)n : 0.0;
     static const int upper[9] = {0, 1, 2, 1, 3, 4, 2, 4, 5};
-    for (int k = 0; k < 9; ++k) covariance[k] = (float)(c[upper[k]] * scale);
-    for (int k = 0; k < 3; ++k) mean[k] = (float)m[k];
+    for (int k = 0; k < 9; ++k)
+        covariance[k] = (float)(c[upper[k]] * scale);
+    for (int k = 0; k < 3; ++k)
+        mean[k] = (float)m[k];
 }
 
 /* One Jacobi rotation in the (p, q) plane that zeroes a[p][q]; v collects the rotations, so
@@ -59,11 +61,13 @@ void tl_mesh_eigen_symmetric(float values[3], float vectors[9], const float matr
     assert(values && vectors && matrix);
     double a[3][3], v[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
     for (int i = 0; i < 3; ++i)
-        for (int j = i; j < 3; ++j) a[i][j] = a[j][i] = matrix[3 * i + j];
+        for (int j = i; j < 3; ++j)
+            a[i][j] = a[j][i] = matrix[3 * i + j];
 
     double norm = 0;
     for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) norm += a[i][j] * a[i][j];
+        for (int j = 0; j < 3; ++j)
+            norm += a[i][j] * a[i][j];
     /* Cyclic sweeps converge quadratically; a dozen is far more than 3×3 ever needs. */
     for (int sweep = 0; sweep < 32; ++sweep) {
         double off = a[0][1] * a[0][1] + a[0][2] * a[0][2] + a[1][2] * a[1][2];
@@ -87,6 +91,7 @@ void tl_mesh_eigen_symmetric(float values[3], float vectors[9], const float matr
         for (int k = 1; k < 3; ++k)
             if (fabs(v[k][col]) > fabs(v[largest][col])) largest = k;
         double sign = v[largest][col] < 0 ? -1.0 : 1.0;
-        for (int k = 0; k < 3; ++k) vectors[3 * i + k] = (float)(sign * v[k][col]);
+        for (int k = 0; k < 3; ++k)
+            vectors[3 * i + k] = (float)(sign * v[k][col]);
     }
 }

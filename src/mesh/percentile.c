@@ -12,22 +12,27 @@ static void select_nth(float* values, size_t count, size_t k) {
         float pivot = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
         size_t i = lo, j = hi;
         for (;;) { /* the pivot value lies in [lo, hi], so both scans stop in range */
-            while (values[i] < pivot) ++i;
-            while (pivot < values[j]) --j;
+            while (values[i] < pivot)
+                ++i;
+            while (pivot < values[j])
+                --j;
             if (i >= j) break;
             float swap = values[i];
             values[i] = values[j], values[j] = swap;
             ++i, --j;
         }
         /* Now values[lo..j] <= pivot <= values[j+1..hi] (Hoare's invariant). */
-        if (k <= j) hi = j;
-        else lo = j + 1;
+        if (k <= j)
+            hi = j;
+        else
+            lo = j + 1;
     }
 }
 
 float tl_mesh_percentile(float* values, size_t count, float p) {
     assert(values && count > 0 && p >= 0.0f && p <= 100.0f);
-    for (size_t i = 0; i < count; ++i) assert(!isnan(values[i]));
+    for (size_t i = 0; i < count; ++i)
+        assert(!isnan(values[i]));
     double rank = (double)p / 100.0 * (double)(count - 1);
     size_t k = (size_t)rank;
     if (k >= count - 1) k = count - 1;

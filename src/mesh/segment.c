@@ -19,8 +19,7 @@ static float segment_distance_squared(const float p[3], const float a[3], const 
     return d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
 }
 
-float tl_mesh_segment_distance(const float p[3], const float a[3], const float b[3],
-                               float* t_out) {
+float tl_mesh_segment_distance(const float p[3], const float a[3], const float b[3], float* t_out) {
     assert(p && a && b);
     return sqrtf(segment_distance_squared(p, a, b, t_out));
 }

@@ -12,7 +12,7 @@ typedef struct weld_cell {
 
 typedef struct weld_grid {
     weld_cell* cells;
-    size_t mask; /* capacity - 1, capacity a power of two */
+    size_t mask;    /* capacity - 1, capacity a power of two */
     uint32_t* next; /* next vertex in the same cell, ascending */
 } weld_grid;
 
@@ -52,7 +52,8 @@ size_t tl_mesh_weld(uint32_t* remap, const float* positions, size_t vertex_count
     if (vertex_count == 0) return 0;
 
     size_t capacity = 16;
-    while (capacity < 2 * vertex_count) capacity *= 2;
+    while (capacity < 2 * vertex_count)
+        capacity *= 2;
     weld_grid grid = {malloc(capacity * sizeof *grid.cells), capacity - 1,
                       malloc(vertex_count * sizeof *grid.next)};
     if (!grid.cells || !grid.next) {
@@ -60,7 +61,8 @@ size_t tl_mesh_weld(uint32_t* remap, const float* positions, size_t vertex_count
         free(grid.next);
         return TL_MESH_OUT_OF_MEMORY;
     }
-    for (size_t i = 0; i < capacity; ++i) grid.cells[i].head = UINT32_MAX;
+    for (size_t i = 0; i < capacity; ++i)
+        grid.cells[i].head = UINT32_MAX;
 
     const double inv_cell = 1.0 / (double)tolerance;
     /* Inserting from the last vertex down leaves every cell's list in ascending order. */
@@ -87,7 +89,8 @@ size_t tl_mesh_weld(uint32_t* remap, const float* positions, size_t vertex_count
             const weld_cell* c = cell_find(&grid, key);
             for (uint32_t j = c->head; j != UINT32_MAX; j = grid.next[j]) {
                 if (d == 13 && j <= i) continue; /* own cell: pairs with earlier ones are done */
-                if (distance_squared(p, tl__mesh_position(positions, stride, j)) < tolerance_squared)
+                if (distance_squared(p, tl__mesh_position(positions, stride, j)) <
+                    tolerance_squared)
                     tl__forest_unite(remap, (uint32_t)i, j);
             }
         }
