@@ -1,0 +1,446 @@
+/* Tests of the scene module: rest pose from inverse bind matrices, joint roles on every
+ * shared skeleton, clip sampling against three.js, STEP and CUBICSPLINE by hand. */
+#define _POSIX_C_SOURCE 200809L
+#include "test.h"
+
+#include <tailor/tailor.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static float max_abs3(const float* a, const float* b) {
+    float m = 0;
+    for (int i = 0; i < 3; ++i) m = fmaxf(m, fabsf(a[i] - b[i]));
+    return m;
+}
+
+/* The character's size for relative tolerances: H, or the joints' extent when there is no
+ * mesh (animation-only files). */
+static float scene_size(const tl_scene_skin* skin) {
+    if (skin->height > 0) return skin->height;
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (uint32_t j = 0; j < skin->joint_count; ++j)
+        for (int i = 0; i < 3; ++i) {
+            lo[i] = fminf(lo[i], skin->joints[j].rest_world[12 + i]);
+            hi[i] = fmaxf(hi[i], skin->joints[j].rest_world[12 + i]);
+        }
+    return fmaxf(hi[0] - lo[0], fmaxf(hi[1] - lo[1], hi[2] - lo[2]));
+}
+
+/* The rest pose (every joint at its local from the IBMs) must give every joint matrix
+ * W · IBM = M, so skinning reproduces M · bind position to float precision. The stored
+ * pose must not (on some file), or this test could not tell rest from stored. */
+static void test_bind_pose_skinning(void) {
+    const char** paths;
+    size_t count = tl_test_shared_files(&paths);
+    ENSURE(count >= 20);
+    int skinned_files = 0, stored_differs = 0;
+    for (size_t f = 0; f < count; ++f) {
+        tl_gltf* doc;
+        tl_scene* scene;
+        tl_error err;
+        ENSURE_OK(tl_gltf_load(paths[f], &doc, &err), err);
+        ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+        tl_pose* pose = tl_pose_create(scene);
+        ENSURE(pose);
+        for (uint32_t s = 0; s < scene->skin_count; ++s) {
+            const tl_scene_skin* skin = &scene->skins[s];
+            if (skin->vertex_count == 0) continue;
+            float size = skin->height;
+            ENSURE_MSG(size > 0, "%s: skin %u has height 0", paths[f], s);
+            float* joints = malloc(sizeof(float) * 16 * skin->joint_count);
+            float* out = malloc(sizeof(float) * 3 * skin->vertex_count);
+            tl_pose_set_rest(pose, scene, s);
+            tl_pose_joint_matrices(pose, scene, s, joints);
+            float scale = 0; /* M's largest column, to compare matrix entries relatively */
+            for (int c = 0; c < 3; ++c)
+                scale = fmaxf(scale, sqrtf(skin->rest_world[4 * c] * skin->rest_world[4 * c] +
+                                           skin->rest_world[4 * c + 1] * skin->rest_world[4 * c + 1] +
+                                           skin->rest_world[4 * c + 2] * skin->rest_world[4 * c + 2]));
+            float worst_m = 0;
+            for (uint32_t j = 0; j < skin->joint_count; ++j)
+                for (int i = 0; i < 16; ++i) {
+                    float tol = i >= 12 ? size : scale;
+                    worst_m = fmaxf(worst_m, fabsf(joints[16 * j + i] - skin->rest_world[i]) / tol);
+                }
+            tl_scene_skin_positions(scene, s, joints, out);
+            float worst = 0;
+            for (uint32_t v = 0; v < skin->vertex_count; ++v)
+                worst = fmaxf(worst, max_abs3(out + 3 * v, skin->rest_positions + 3 * v));
+            /* the same vertices from the stored node transforms */
+            tl_pose_set_stored(pose, scene);
+            tl_pose_joint_matrices(pose, scene, s, joints);
+            tl_scene_skin_positions(scene, s, joints, out);
+            float stored = 0;
+            for (uint32_t v = 0; v < skin->vertex_count; ++v)
+                stored = fmaxf(stored, max_abs3(out + 3 * v, skin->rest_positions + 3 * v));
+            free(joints);
+            free(out);
+            fprintf(stderr, "  %-60s H %-9.4g rest error %.2e H, joint matrices %.2e, stored pose %.2e H\n",
+                    paths[f] + strlen(tl_test_shared("")), size, worst / size, worst_m, stored / size);
+            /* Float precision through the joint chain: ≤ 2.3e-6 and 6e-7 H on every file but
+             * the Quaternius horse, whose tail IBMs are not quite rigid (column lengths off 1
+             * by 5e-6, a shear a TRS local cannot hold): 7.5e-6 and 1.9e-6 H there. */
+            ENSURE_MSG(worst_m < 1e-5f, "%s: W·IBM differs from M by %g (relative)", paths[f], worst_m);
+            ENSURE_MSG(worst < 3e-6f * size, "%s: rest skinning off by %g H", paths[f], worst / size);
+            if (stored > 1e-3f * size) stored_differs++;
+            skinned_files++;
+        }
+        tl_pose_destroy(pose);
+        tl_scene_destroy(scene);
+        tl_gltf_destroy(doc);
+    }
+    ENSURE(skinned_files >= 20);
+    ENSURE_MSG(stored_differs >= 1, "no file's stored pose differs from its bind pose");
+}
+
+/* Expected main joints per skeleton, written by hand from the joint trees (joint names
+ * and bind positions in each SOURCE.md / dumped from the files). */
+typedef struct expected_body {
+    const char* file; /* a suffix of the path */
+    const char *pelvis, *head, *thigh_l, *thigh_r, *shin_l, *shin_r;
+    float forward_z; /* +1: faces +Z in the rest-world frame; -1: faces -Z */
+} expected_body;
+
+static const expected_body expected_bodies[] = {
+    {"kaykit-anim-clips/Med_General.glb", "hips", "head", "upperleg.l", "upperleg.r", "lowerleg.l", "lowerleg.r", 1},
+    {"kaykit-anim-clips/Med_MovementBasic.glb", "hips", "head", "upperleg.l", "upperleg.r", "lowerleg.l", "lowerleg.r", 1},
+    {"kaykit-knight/Knight.glb", "hips", "head", "upperleg.l", "upperleg.r", "lowerleg.l", "lowerleg.r", 1},
+    /* CesiumMan has no head joint: the neck chain's end is the head */
+    {"khronos-cesiumman/CesiumMan.glb", "Skeleton_torso_joint_1", "Skeleton_neck_joint_2", "leg_joint_L_1",
+     "leg_joint_R_1", "leg_joint_L_2", "leg_joint_R_2", 1},
+    {"khronos-fox/Fox.glb", "b_Hip_01", "b_Head_05", "b_LeftLeg01_015", "b_RightLeg01_019", "b_LeftLeg02_016",
+     "b_RightLeg02_020", 1},
+    /* Quaternius animals: the hind legs hang from Back (Body is the root above it) */
+    {"quaternius-fox/Fox.glb", "Back", "Head", "BackUpperLeg.L", "BackUpperLeg.R", "BackLowerLeg.L", "BackLowerLeg.R", 1},
+    {"quaternius-horse/Horse.glb", "Back", "Head", "BackUpperLeg.L", "BackUpperLeg.R", "BackLowerLeg.L", "BackLowerLeg.R", 1},
+    {"quaternius-husky/Husky.glb", "Back", "Head", "BackUpperLeg.L", "BackUpperLeg.R", "BackLowerLeg.L", "BackLowerLeg.R", 1},
+    {"quaternius-stag/Stag.glb", "Back", "Head", "BackUpperLeg.L", "BackUpperLeg.R", "BackLowerLeg.L", "BackLowerLeg.R", 1},
+    /* the knight's legs hang from Body; its "Hips" is a spine joint above them */
+    {"quaternius-knight/KnightCharacter.glb", "Body", "Head", "UpperLeg.L", "UpperLeg.R", "LowerLeg.L", "LowerLeg.R", 1},
+    /* the rat's and the T-rex's legs hang from Body; their "Hips" leads to the torso */
+    {"quaternius-rat/Rat.glb", "Body", "Head", "BackUpLeg.L", "BackUpLeg.R", "BackLowLeg.L", "BackLowLeg.R", 1},
+    {"quaternius-trex/Trex.glb", "Body", "Head", "BackUpLeg.L", "BackUpLeg.R", "BackLowLeg.L", "BackLowLeg.R", 1},
+    /* VRM 0.x faces -Z */
+    {"vrm-godette/Godette_vrm_v4.vrm", "pelvis_Armature", "head_Armature", "thigh.l_Armature", "thigh.r_Armature",
+     "shin.l_Armature", "shin.r_Armature", -1},
+    {"fox-khronos-tailless.glb", "b_Hip_01", "b_Head_05", "b_LeftLeg01_015", "b_RightLeg01_019", "b_LeftLeg02_016",
+     "b_RightLeg02_020", 1},
+    {"fox-quaternius-tailless.glb", "Back", "Head", "BackUpperLeg.L", "BackUpperLeg.R", "BackLowerLeg.L", "BackLowerLeg.R", 1},
+    {"horse-tailless.glb", "Back", "Head", "BackUpperLeg.L", "BackUpperLeg.R", "BackLowerLeg.L", "BackLowerLeg.R", 1},
+    {"husky-tailless.glb", "Back", "Head", "BackUpperLeg.L", "BackUpperLeg.R", "BackLowerLeg.L", "BackLowerLeg.R", 1},
+    {"knight-tailed.glb", "Body", "Head", "UpperLeg.L", "UpperLeg.R", "LowerLeg.L", "LowerLeg.R", 1},
+    {"rat-tailless.glb", "Body", "Head", "BackUpLeg.L", "BackUpLeg.R", "BackLowLeg.L", "BackLowLeg.R", 1},
+    {"trex-tailless.glb", "Body", "Head", "BackUpLeg.L", "BackUpLeg.R", "BackLowLeg.L", "BackLowLeg.R", 1},
+    /* MakeHuman: pelvis.L/.R are hip girdles below root; upperleg02/lowerleg02 are twists */
+    {"cases/mh-", "root", "head", "upperleg01.L", "upperleg01.R", "lowerleg01.L", "lowerleg01.R", 1},
+};
+
+static const char* joint_name(const tl_scene_skin* skin, int32_t j) {
+    return j == TL_NONE ? "(none)" : skin->joints[j].name;
+}
+
+static void test_roles(void) {
+    const char** paths;
+    size_t count = tl_test_shared_files(&paths);
+    size_t n_expected = sizeof expected_bodies / sizeof expected_bodies[0];
+    ENSURE(count >= 20);
+    for (size_t f = 0; f < count; ++f) {
+        const expected_body* e = NULL;
+        for (size_t k = 0; k < n_expected && !e; ++k)
+            if (strstr(paths[f], expected_bodies[k].file)) e = &expected_bodies[k];
+        ENSURE_MSG(e, "%s: no expected roles written for this file", paths[f]);
+        tl_gltf* doc;
+        tl_scene* scene;
+        tl_error err;
+        ENSURE_OK(tl_gltf_load(paths[f], &doc, &err), err);
+        ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+        ENSURE(scene->skin_count >= 1);
+        const tl_scene_skin* skin = &scene->skins[0];
+        const tl_scene_body* b = &skin->body;
+        const char* got[6] = {joint_name(skin, b->pelvis), joint_name(skin, b->head),
+                              joint_name(skin, b->thigh[TL_SIDE_LEFT]), joint_name(skin, b->thigh[TL_SIDE_RIGHT]),
+                              joint_name(skin, b->shin[TL_SIDE_LEFT]), joint_name(skin, b->shin[TL_SIDE_RIGHT])};
+        const char* want[6] = {e->pelvis, e->head, e->thigh_l, e->thigh_r, e->shin_l, e->shin_r};
+        static const char* what[6] = {"pelvis", "head", "left thigh", "right thigh", "left shin", "right shin"};
+        for (int i = 0; i < 6; ++i)
+            ENSURE_MSG(!strcmp(got[i], want[i]), "%s: %s is %s, expected %s", paths[f], what[i], got[i], want[i]);
+        /* the per-joint roles agree with the landmarks */
+        ENSURE(skin->joints[b->pelvis].role == TL_ROLE_PELVIS);
+        ENSURE(skin->joints[b->head].role == TL_ROLE_HEAD);
+        for (int s = 0; s < 2; ++s) {
+            ENSURE(skin->joints[b->thigh[s]].role == TL_ROLE_THIGH && skin->joints[b->thigh[s]].side == (tl_side)s);
+            ENSURE(skin->joints[b->shin[s]].role == TL_ROLE_SHIN && skin->joints[b->shin[s]].side == (tl_side)s);
+        }
+        /* every file here is Y-up in the rest-world frame, left at +X when facing +Z */
+        ENSURE_NEAR(skin->up[1], 1, 1e-6);
+        ENSURE_NEAR(skin->forward[2], e->forward_z, 1e-3);
+        ENSURE_NEAR(skin->lateral[0], e->forward_z, 1e-3);
+        tl_scene_destroy(scene);
+        tl_gltf_destroy(doc);
+    }
+    ENSURE(!strcmp(tl_role_string(TL_ROLE_UPPER_ARM), "upper_arm"));
+    ENSURE(!strcmp(tl_side_string(TL_SIDE_RIGHT), "right"));
+}
+
+/* Runs tests/three_sample.mjs and returns its JSON, or NULL. */
+static json_t* three_sample(const char* path, uint32_t clip, const float* times, int n) {
+    char command[8192];
+    int len = snprintf(command, sizeof command, "node '%s' '%s' %u", tl_test_source("tests/three_sample.mjs"),
+                       path, clip);
+    for (int i = 0; i < n; ++i) len += snprintf(command + len, sizeof command - (size_t)len, " %.9g", times[i]);
+    FILE* p = popen(command, "r");
+    if (!p) return NULL;
+    json_error_t jerr;
+    json_t* out = json_loadf(p, 0, &jerr);
+    int status = pclose(p);
+    if (status != 0 || !out) {
+        fprintf(stderr, "  three_sample.mjs failed on %s clip %u: %s\n", path, clip, out ? "" : jerr.text);
+        json_decref(out);
+        return NULL;
+    }
+    return out;
+}
+
+typedef struct three_case {
+    const char* file;
+    const char* clips[3]; /* names (NULL ends); "*" means every clip */
+} three_case;
+
+/* Samples clips at several times with tailor and with three.js and compares every node's
+ * world matrix: translations within 1e-4 H, the 3×3 part within 1e-4 of its scale. */
+static void test_clips_match_three(void) {
+    static const three_case cases[] = {
+        {"assets/khronos-fox/Fox.glb", {"*"}},
+        {"assets/quaternius-fox/Fox.glb", {"Walk", "Gallop_Jump", "Idle_HitReact_Left"}},
+        {"assets/khronos-cesiumman/CesiumMan.glb", {"*"}},
+        {"assets/kaykit-knight/Knight.glb", {"Walking_A", "Jump_Full_Long", "2H_Melee_Attack_Spin"}},
+        {"cases/mh-body.glb", {"Walk", "HeadTurn", "Jump"}},
+        {"cases/rat-tailless.glb", {"Rat_Walk"}},
+    };
+    int compared = 0;
+    for (size_t f = 0; f < sizeof cases / sizeof cases[0]; ++f) {
+        const char* path = tl_test_shared(cases[f].file);
+        tl_gltf* doc;
+        tl_scene* scene;
+        tl_error err;
+        ENSURE_OK(tl_gltf_load(path, &doc, &err), err);
+        ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+        tl_pose* pose = tl_pose_create(scene);
+        ENSURE(pose);
+        float size = scene_size(&scene->skins[0]);
+        uint32_t clips[64], clip_count = 0;
+        if (!strcmp(cases[f].clips[0], "*"))
+            for (uint32_t c = 0; c < scene->clip_count && c < 64; ++c) clips[clip_count++] = c;
+        else
+            for (int k = 0; k < 3 && cases[f].clips[k]; ++k)
+                ENSURE_OK(tl_scene_find_clip(scene, cases[f].clips[k], &clips[clip_count++], &err), err);
+        for (uint32_t ci = 0; ci < clip_count; ++ci) {
+            const tl_scene_clip* clip = &scene->clips[clips[ci]];
+            ENSURE(clip->duration > 0);
+            /* inside (0, duration): three.js wraps a looping clip at its end */
+            float times[5] = {0, 0.13f * clip->duration, 0.37f * clip->duration, 0.71f * clip->duration,
+                              0.96f * clip->duration};
+            json_t* three = three_sample(path, clips[ci], times, 5);
+            ENSURE_MSG(three, "three.js sampling failed (is node with three installed?)");
+            json_t* worlds = json_object_get(three, "world");
+            ENSURE(json_array_size(worlds) == 5);
+            ENSURE_NEAR(json_number_value(json_object_get(three, "duration")), clip->duration, 1e-6);
+            float worst_t = 0, worst_r = 0;
+            for (int t = 0; t < 5; ++t) {
+                tl_pose_sample(pose, scene, clips[ci], times[t]);
+                json_t* nodes = json_array_get(worlds, (size_t)t);
+                ENSURE(json_array_size(nodes) == scene->node_count);
+                for (uint32_t n = 0; n < scene->node_count; ++n) {
+                    json_t* m = json_array_get(nodes, n);
+                    if (json_is_null(m)) continue;
+                    const float* ours = pose->world + 16 * n;
+                    for (int c = 0; c < 4; ++c) {
+                        float col_scale = c < 3 ? sqrtf(ours[4 * c] * ours[4 * c] + ours[4 * c + 1] * ours[4 * c + 1] +
+                                                        ours[4 * c + 2] * ours[4 * c + 2])
+                                                : size;
+                        for (int r = 0; r < 4; ++r) {
+                            float d = fabsf(ours[4 * c + r] - (float)json_number_value(json_array_get(m, 4 * c + r)));
+                            float rel = d / fmaxf(col_scale, 1e-20f);
+                            if (c < 3) worst_r = fmaxf(worst_r, rel);
+                            else worst_t = fmaxf(worst_t, rel);
+                            ENSURE_MSG(rel <= 1e-4f, "%s clip %s t=%g node %u (%s) m[%d] = %g, three.js %g",
+                                       cases[f].file, clip->name, times[t], n,
+                                       doc->nodes[n].name ? doc->nodes[n].name : "", 4 * c + r, ours[4 * c + r],
+                                       json_number_value(json_array_get(m, 4 * c + r)));
+                        }
+                    }
+                }
+            }
+            fprintf(stderr, "  %-40s %-28s worst translation %.2e H, rotation/scale %.2e\n", cases[f].file,
+                    clip->name, worst_t, worst_r);
+            json_decref(three);
+            compared++;
+        }
+        tl_pose_destroy(pose);
+        tl_scene_destroy(scene);
+        tl_gltf_destroy(doc);
+    }
+    ENSURE(compared >= 12);
+}
+
+/* A document with four nodes and hand-made clips:
+ *   node 0: translation, STEP, keys 0, 1, 2 s: (0,0,0) (1,2,3) (4,5,6)
+ *   node 1: scale, CUBICSPLINE, keys 0, 2 s: value (0,2,0) → (1,2,0),
+ *           out-tangent of key 0 (1,0,3), in-tangent of key 1 (0,-1,3)
+ *   node 2: rotation, CUBICSPLINE, keys 0, 1 s: identity → 90° about Z, tangents 0
+ *   node 3: rotation, LINEAR, keys 0.5, 1 s: identity → −(90° about Z) (the same rotation
+ *           on the far hemisphere: the shorter arc is +45° at the middle)
+ * and a node 4 no clip animates, stored translation (7, 8, 9). */
+static tl_gltf* hand_clips(tl_error* err) {
+    tl_gltf* doc;
+    if (tl_gltf_create(&doc, err) != TL_OK) return NULL;
+    const float h = 0.70710678f;
+    const float t3[] = {0, 1, 2}, t2[] = {0, 2}, r2[] = {0, 1}, l2[] = {0.5f, 1};
+    const float step[] = {0, 0, 0, 1, 2, 3, 4, 5, 6};
+    const float cubic[] = {/* key 0: in, value, out */ 9, 9, 9, 0, 2, 0, 1, 0, 3,
+                           /* key 1 */ 0, -1, 3, 1, 2, 0, 9, 9, 9};
+    const float qcubic[] = {0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, h, h, 0, 0, 0, 0};
+    const float qlinear[] = {0, 0, 0, 1, 0, 0, -h, -h};
+    const void* data[] = {t3, step, t2, cubic, r2, qcubic, l2, qlinear};
+    const size_t counts[] = {3, 3, 2, 6, 2, 6, 2, 2};
+    const tl_gltf_type types[] = {TL_GLTF_SCALAR, TL_GLTF_VEC3, TL_GLTF_SCALAR, TL_GLTF_VEC3,
+                                  TL_GLTF_SCALAR, TL_GLTF_VEC4, TL_GLTF_SCALAR, TL_GLTF_VEC4};
+    uint32_t acc[8];
+    for (int i = 0; i < 8; ++i) {
+        tl_gltf_accessor_def def = tl_default_gltf_accessor_def();
+        def.data = data[i];
+        def.count = counts[i];
+        def.component_type = TL_GLTF_FLOAT;
+        def.type = types[i];
+        def.min_max = types[i] == TL_GLTF_SCALAR; /* animation inputs need min/max */
+        if (tl_gltf_accessor_add(doc, &def, &acc[i], err) != TL_OK) {
+            tl_gltf_destroy(doc);
+            return NULL;
+        }
+    }
+    char json[2048];
+    snprintf(json, sizeof json,
+             "{\"nodes\": [{\"name\": \"step\"}, {\"name\": \"cubic\"}, {\"name\": \"qcubic\"},"
+             " {\"name\": \"qlinear\"}, {\"name\": \"still\", \"translation\": [7, 8, 9]}],"
+             " \"scenes\": [{\"nodes\": [0, 1, 2, 3, 4]}], \"scene\": 0,"
+             " \"animations\": [{\"name\": \"Armature|Hand\", \"samplers\": ["
+             "  {\"input\": %u, \"output\": %u, \"interpolation\": \"STEP\"},"
+             "  {\"input\": %u, \"output\": %u, \"interpolation\": \"CUBICSPLINE\"},"
+             "  {\"input\": %u, \"output\": %u, \"interpolation\": \"CUBICSPLINE\"},"
+             "  {\"input\": %u, \"output\": %u, \"interpolation\": \"LINEAR\"}],"
+             " \"channels\": [{\"sampler\": 0, \"target\": {\"node\": 0, \"path\": \"translation\"}},"
+             "  {\"sampler\": 1, \"target\": {\"node\": 1, \"path\": \"scale\"}},"
+             "  {\"sampler\": 2, \"target\": {\"node\": 2, \"path\": \"rotation\"}},"
+             "  {\"sampler\": 3, \"target\": {\"node\": 3, \"path\": \"rotation\"}}]}]}",
+             acc[0], acc[1], acc[2], acc[3], acc[4], acc[5], acc[6], acc[7]);
+    json_t* parts = json_loads(json, 0, NULL);
+    json_object_update(doc->json, parts);
+    json_decref(parts);
+    if (tl_gltf_reindex(doc, err) != TL_OK) {
+        tl_gltf_destroy(doc);
+        return NULL;
+    }
+    return doc;
+}
+
+static void test_step_and_cubic_by_hand(void) {
+    tl_error err;
+    tl_gltf* doc = hand_clips(&err);
+    ENSURE_MSG(doc, "%s", err.message);
+    tl_scene* scene;
+    ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+    uint32_t clip;
+    ENSURE_OK(tl_scene_find_clip(scene, "Hand", &clip, &err), err);
+    ENSURE(tl_scene_find_clip(scene, "Walk", &clip, &err) == TL_ERROR_NOT_FOUND);
+    ENSURE(strstr(err.message, "Armature|Hand"));
+    ENSURE_OK(tl_scene_find_clip(scene, "Armature|Hand", &clip, &err), err);
+    ENSURE_NEAR(scene->clips[clip].start, 0, 0);
+    ENSURE_NEAR(scene->clips[clip].duration, 2, 0);
+    tl_pose* pose = tl_pose_create(scene);
+    ENSURE(pose);
+    const float tol = 1e-6f;
+    const float h = 0.70710678f;
+    /* STEP holds the earlier key; times outside the keys clamp */
+    static const struct { float t, x, y, z; } steps[] = {
+        {-1, 0, 0, 0}, {0.5f, 0, 0, 0}, {1, 1, 2, 3}, {1.999f, 1, 2, 3}, {2, 4, 5, 6}, {5, 4, 5, 6}};
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; ++i) {
+        tl_pose_sample(pose, scene, clip, steps[i].t);
+        const float* p = pose->locals[0].translation;
+        ENSURE_MSG(fabsf(p[0] - steps[i].x) <= tol && fabsf(p[1] - steps[i].y) <= tol && fabsf(p[2] - steps[i].z) <= tol,
+                   "STEP at %g: (%g %g %g)", steps[i].t, p[0], p[1], p[2]);
+    }
+    /* CUBICSPLINE, dt = 2: at s = 1/2, h = (1/2, 1/8, 1/2, -1/8):
+     *   x = 1/8·2·1 + 1/2·1 = 0.75;  y = 1/2·2 + 1/2·2 + (-1/8)·2·(-1) = 2.25;
+     *   z = 1/8·2·3 + (-1/8)·2·3 = 0
+     * at s = 1/4, h = (27/32, 9/64, 5/32, -3/64):
+     *   x = 9/64·2 + 5/32 = 0.4375;  y = 27/32·2 + 5/32·2 + 3/64·2 = 2.09375;
+     *   z = 9/64·6 − 3/64·6 = 0.5625 */
+    static const struct { float t, x, y, z; } cubics[] = {
+        {1, 0.75f, 2.25f, 0}, {0.5f, 0.4375f, 2.09375f, 0.5625f}, {-1, 0, 2, 0}, {3, 1, 2, 0}};
+    for (size_t i = 0; i < sizeof cubics / sizeof cubics[0]; ++i) {
+        tl_pose_sample(pose, scene, clip, cubics[i].t);
+        const float* p = pose->locals[1].scale;
+        ENSURE_MSG(fabsf(p[0] - cubics[i].x) <= tol && fabsf(p[1] - cubics[i].y) <= tol && fabsf(p[2] - cubics[i].z) <= tol,
+                   "CUBICSPLINE at %g: (%g %g %g)", cubics[i].t, p[0], p[1], p[2]);
+    }
+    /* CUBICSPLINE rotation with zero tangents, normalised after:
+     *   s = 1/2: (0, 0, h/2, 1/2 + h/2) / |…| = 45° about Z = (0, 0, 0.3826834, 0.9238795)
+     *   s = 1/4: (0, 0, 5/32·h, 27/32 + 5/32·h) / |…| = (0, 0, 0.1104854, 0.9542354) / 0.9606103
+     *          = (0, 0, 0.1150159, 0.9933637) */
+    tl_pose_sample(pose, scene, clip, 0.5f);
+    ENSURE_NEAR(pose->locals[2].rotation[2], 0.3826834, tol);
+    ENSURE_NEAR(pose->locals[2].rotation[3], 0.9238795, tol);
+    tl_pose_sample(pose, scene, clip, 0.25f);
+    ENSURE_NEAR(pose->locals[2].rotation[0], 0, tol);
+    ENSURE_NEAR(pose->locals[2].rotation[2], 0.1150159, tol);
+    ENSURE_NEAR(pose->locals[2].rotation[3], 0.9933637, tol);
+    /* LINEAR rotation on the shorter arc: at 0.75 s, 45° about +Z (or its negation) */
+    tl_pose_sample(pose, scene, clip, 0.75f);
+    const float* q = pose->locals[3].rotation;
+    float sign = q[3] < 0 ? -1.0f : 1.0f;
+    ENSURE_NEAR(sign * q[2], 0.3826834, tol);
+    ENSURE_NEAR(sign * q[3], 0.9238795, tol);
+    /* before its first key (0.5 s) the channel holds the first value */
+    tl_pose_sample(pose, scene, clip, 0.1f);
+    ENSURE_NEAR(pose->locals[3].rotation[3], 1, tol);
+    /* the node no clip animates keeps its stored transform; world follows locals */
+    ENSURE_NEAR(pose->locals[4].translation[1], 8, 0);
+    ENSURE_NEAR(pose->world[16 * 4 + 13], 8, 0);
+    tl_pose_sample(pose, scene, clip, 1.0f);
+    ENSURE_NEAR(pose->world[16 * 2 + 0], 0, 1e-6); /* 90° about Z: x axis → +y */
+    ENSURE_NEAR(pose->world[16 * 2 + 1], 1, 1e-6);
+    (void)h;
+    tl_pose_destroy(pose);
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+}
+
+/* TRS ↔ matrix round trip on a rotation with non-uniform scale and a mirror. */
+static void test_trs_matrix(void) {
+    tl_trs a = {{1, -2, 3}, {0.1825742f, 0.3651484f, 0.5477226f, 0.7302967f}, {2, 0.5f, 3}};
+    float m[16];
+    tl_trs_to_matrix(&a, m);
+    /* the x axis: R·(1,0,0)·2, R's first column worked out from the quaternion by hand:
+     * (1 − 2(y² + z²), 2(xy + zw), 2(xz − yw)) = (0.1333333, 0.9333333, −0.3333333) */
+    ENSURE_NEAR(m[0], 2 * 0.1333333, 1e-6);
+    ENSURE_NEAR(m[1], 2 * 0.9333333, 1e-6);
+    ENSURE_NEAR(m[2], 2 * -0.3333333, 1e-6);
+    tl_trs b = tl_trs_from_matrix(m);
+    for (int i = 0; i < 3; ++i) {
+        ENSURE_NEAR(b.translation[i], a.translation[i], 1e-6);
+        ENSURE_NEAR(b.scale[i], a.scale[i], 1e-5);
+    }
+    for (int i = 0; i < 4; ++i) ENSURE_NEAR(b.rotation[i], a.rotation[i], 1e-6);
+}
+
+static const tl_test_case cases[] = {
+    {"trs_matrix", test_trs_matrix},
+    {"step_and_cubic_by_hand", test_step_and_cubic_by_hand},
+    {"bind_pose_skinning", test_bind_pose_skinning},
+    {"roles", test_roles},
+    {"clips_match_three", test_clips_match_three},
+};
+
+int main(int argc, char** argv) { return tl_test_main(argc, argv, cases, sizeof cases / sizeof cases[0]); }
