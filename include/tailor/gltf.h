@@ -271,10 +271,11 @@ typedef struct tl_gltf_save_def {
 tl_gltf_save_def tl_default_gltf_save_def(void);
 
 /* Writes the document to `path` through a temporary file renamed into place, so a failure
- * never leaves a partial file. GLB when the name ends in .glb or .vrm (or force_glb);
- * otherwise JSON with buffers as files beside it (their uri kept; a buffer that had none is
- * written as NAME.bin). Never replaces the file the document was loaded from unless
- * def->overwrite. */
+ * never leaves a partial file. JSON when the name ends in .gltf (and not force_glb), with
+ * buffers as files beside it (their uri kept; a buffer that had none is written as NAME.bin,
+ * data: URIs stay). Otherwise a self-contained GLB: buffer 0 in the BIN chunk (a file uri it
+ * had is dropped), other buffers without a data: URI become data: URIs. Never replaces an
+ * existing file (the loaded one included) unless def->overwrite: TL_ERROR_EXISTS. */
 tl_result tl_gltf_save(const tl_gltf* doc, const char* path, const tl_gltf_save_def* def,
                        tl_error* err);
 

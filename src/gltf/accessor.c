@@ -106,9 +106,22 @@ static void unpack(const tl_gltf_accessor* a, const uint8_t* p, double* out) {
             out[c * rows + r] = component(p + c * col_stride + r * cs, a->component_type, a->normalized);
 }
 
-typedef void store_fn(void* out, size_t index, double value);
-static void store_float(void* out, size_t i, double v) { ((float*)out)[i] = (float)v; }
-static void store_uint(void* out, size_t i, double v) { ((uint32_t*)out)[i] = (uint32_t)v; }
+/* Stores one value; false when it cannot be represented (a negative value read as uint). */
+typedef bool store_fn(void* out, size_t index, double value);
+static bool store_float(void* out, size_t i, double v) {
+    ((float*)out)[i] = (float)v;
+    return true;
+}
+static bool store_uint(void* out, size_t i, double v) {
+    if (v < 0) return false;
+    ((uint32_t*)out)[i] = (uint32_t)v;
+    return true;
+}
+
+static tl_result negative(const tl_gltf* doc, uint32_t accessor, size_t element, tl_error* err) {
+    return tl_error_set(err, TL_ERROR_INVALID, "%s: /accessors/%u: element %zu is negative",
+                        tl_gltf_label(doc), accessor, element);
+}
 
 static tl_result read_values(const tl_gltf* doc, uint32_t accessor, void* out, size_t out_count,
                              store_fn* store, tl_error* err) {
@@ -123,29 +136,32 @@ static tl_result read_values(const tl_gltf* doc, uint32_t accessor, void* out, s
         for (size_t i = 0; i < a->count * n; ++i) store(out, i, 0.0);
     } else {
         const tl_gltf_buffer_view* view = &doc->views[a->buffer_view];
-        const uint8_t* base = doc->buffers[view->buffer].data + view->byte_offset + a->byte_offset;
         size_t stride = view->byte_stride ? view->byte_stride : element_bytes(a);
         for (size_t i = 0; i < a->count; ++i) {
+            /* index checked every element fits in the view, and the view in the buffer */
+            const uint8_t* base = doc->buffers[view->buffer].data + view->byte_offset + a->byte_offset;
             unpack(a, base + i * stride, v);
-            for (size_t k = 0; k < n; ++k) store(out, i * n + k, v[k]);
+            for (size_t k = 0; k < n; ++k)
+                if (!store(out, i * n + k, v[k])) return negative(doc, accessor, i, err);
         }
     }
     if (a->has_sparse) {
         const tl_gltf_sparse* s = &a->sparse;
         const tl_gltf_buffer_view* iv = &doc->views[s->indices_view];
         const tl_gltf_buffer_view* vv = &doc->views[s->values_view];
-        const uint8_t* ip = doc->buffers[iv->buffer].data + iv->byte_offset + s->indices_offset;
-        const uint8_t* vp = doc->buffers[vv->buffer].data + vv->byte_offset + s->values_offset;
         uint32_t isize = tl_gltf_component_size(s->indices_component);
         size_t esize = element_bytes(a);
         for (size_t i = 0; i < s->count; ++i) {
+            const uint8_t* ip = doc->buffers[iv->buffer].data + iv->byte_offset + s->indices_offset;
+            const uint8_t* vp = doc->buffers[vv->buffer].data + vv->byte_offset + s->values_offset;
             size_t target = (size_t)component(ip + i * isize, s->indices_component, false);
             if (target >= a->count)
                 return tl_error_set(err, TL_ERROR_INVALID,
                                     "%s: /accessors/%u/sparse/indices: index %zu at entry %zu is past count %zu",
                                     label, accessor, target, i, a->count);
             unpack(a, vp + i * esize, v);
-            for (size_t k = 0; k < n; ++k) store(out, target * n + k, v[k]);
+            for (size_t k = 0; k < n; ++k)
+                if (!store(out, target * n + k, v[k])) return negative(doc, accessor, target, err);
         }
     }
     return TL_OK;
@@ -206,8 +222,10 @@ tl_result tl_gltf_view_add(tl_gltf* doc, uint32_t buffer, const void* data, size
     size_t offset = (b->size + 15) & ~(size_t)15; /* 16: safe for every component and matrix */
     if (tl_gltf_buffer_reserve(b, offset + size) != TL_OK)
         return tl_error_set(err, TL_ERROR_MEMORY, "out of memory appending %zu bytes", size);
-    memset(b->data + b->size, 0, offset - b->size);
-    memcpy(b->data + offset, data, size);
+    if (size) { /* an empty new buffer has no storage yet */
+        memset(b->data + b->size, 0, offset - b->size);
+        memcpy(b->data + offset, data, size);
+    }
     b->size = offset + size;
     json_t* jb = json_array_get(json_object_get(doc->json, "buffers"), buffer);
     json_object_set_new(jb, "byteLength", json_integer((json_int_t)b->size));

@@ -57,7 +57,10 @@ static tl_result element_object(ctx* c, json_t* array, const char* key, uint32_t
     return TL_OK;
 }
 
-/* An optional non-negative integer field; `limit` (exclusive) bounds indices, 0 for none. */
+#define NO_LIMIT UINT64_MAX
+
+/* An optional non-negative integer field below `limit` (exclusive; NO_LIMIT for none). A limit
+ * of 0 accepts nothing: an index into an empty array is always wrong. */
 static tl_result get_uint(ctx* c, json_t* obj, const char* key, uint64_t limit, bool required,
                           int64_t fallback, int64_t* out, const char* where) {
     json_t* v = json_object_get(obj, key);
@@ -73,8 +76,8 @@ static tl_result get_uint(ctx* c, json_t* obj, const char* key, uint64_t limit, 
     if (n < 0)
         return tl_error_set(c->err, TL_ERROR_INVALID, "%s: %s/%s: %lld is negative", c->label, where,
                             key, (long long)n);
-    if (limit && (uint64_t)n >= limit)
-        return tl_error_set(c->err, TL_ERROR_INVALID, "%s: %s/%s: index %lld out of range (%llu)",
+    if ((uint64_t)n >= limit)
+        return tl_error_set(c->err, TL_ERROR_INVALID, "%s: %s/%s: %lld is not below %llu",
                             c->label, where, key, (long long)n, (unsigned long long)limit);
     *out = n;
     return TL_OK;
@@ -129,15 +132,18 @@ static tl_result index_views(ctx* c) {
         snprintf(where, sizeof where, "/bufferViews/%u", i);
         int64_t buffer, offset, length, stride;
         TRY(get_uint(c, o, "buffer", doc->buffer_count, true, 0, &buffer, where));
-        TRY(get_uint(c, o, "byteOffset", 0, false, 0, &offset, where));
-        TRY(get_uint(c, o, "byteLength", 0, true, 0, &length, where));
-        TRY(get_uint(c, o, "byteStride", 0, false, 0, &stride, where));
+        TRY(get_uint(c, o, "byteOffset", NO_LIMIT, false, 0, &offset, where));
+        TRY(get_uint(c, o, "byteLength", NO_LIMIT, true, 0, &length, where));
+        TRY(get_uint(c, o, "byteStride", NO_LIMIT, false, 0, &stride, where));
         size_t size = doc->buffers[buffer].size;
-        if ((uint64_t)offset > size || (uint64_t)length > size - (size_t)offset)
+        if ((uint64_t)offset > size)
             return tl_error_set(c->err, TL_ERROR_INVALID,
-                                "%s: %s: bytes %lld..%lld are past the end of buffer %lld (%zu bytes)",
-                                c->label, where, (long long)offset, (long long)offset + length,
-                                (long long)buffer, size);
+                                "%s: %s/byteOffset: %lld is past the end of buffer %lld (%zu bytes)",
+                                c->label, where, (long long)offset, (long long)buffer, size);
+        if ((uint64_t)length > size - (size_t)offset)
+            return tl_error_set(c->err, TL_ERROR_INVALID,
+                                "%s: %s/byteLength: %lld bytes from byteOffset %lld run past the end of buffer %lld (%zu bytes)",
+                                c->label, where, (long long)length, (long long)offset, (long long)buffer, size);
         if (stride && (stride < 4 || stride > 252 || stride % 4))
             return tl_error_set(c->err, TL_ERROR_INVALID,
                                 "%s: %s/byteStride: %lld is not a multiple of 4 in 4..252", c->label,
@@ -191,8 +197,8 @@ static tl_result index_accessors(ctx* c) {
         tl_gltf_accessor* a = &acc[i];
         int64_t view, offset, ct, count;
         TRY(get_uint(c, o, "bufferView", doc->view_count, false, TL_NONE, &view, where));
-        TRY(get_uint(c, o, "byteOffset", 0, false, 0, &offset, where));
-        TRY(get_uint(c, o, "componentType", 0, true, 0, &ct, where));
+        TRY(get_uint(c, o, "byteOffset", NO_LIMIT, false, 0, &offset, where));
+        TRY(get_uint(c, o, "componentType", NO_LIMIT, true, 0, &ct, where));
         TRY(get_uint(c, o, "count", TL_GLTF_MAX_FILE_BYTES, true, 0, &count, where));
         if (!tl_gltf_component_size((tl_gltf_component)ct))
             return tl_error_set(c->err, TL_ERROR_INVALID, "%s: %s/componentType: %lld is not a glTF component type",
@@ -207,6 +213,10 @@ static tl_result index_accessors(ctx* c) {
         a->count = (size_t)count;
         a->name = get_string(o, "name");
         size_t esize = element_size(a->component_type, a->type);
+        /* With a bufferView the view bounds the count; without one (zeros, sparse) this does. */
+        if (a->count > TL_GLTF_MAX_FILE_BYTES / esize)
+            return tl_error_set(c->err, TL_ERROR_LIMIT, "%s: %s/count: %zu elements of %zu bytes exceed %llu bytes",
+                                c->label, where, a->count, esize, (unsigned long long)TL_GLTF_MAX_FILE_BYTES);
         if (view != TL_NONE) {
             const tl_gltf_buffer_view* v = &doc->views[view];
             size_t stride = v->byte_stride ? v->byte_stride : esize;
@@ -214,10 +224,15 @@ static tl_result index_accessors(ctx* c) {
                 return tl_error_set(c->err, TL_ERROR_INVALID,
                                     "%s: %s: byteStride %zu of bufferView %lld is smaller than an element (%zu bytes)",
                                     c->label, where, stride, (long long)view, esize);
+            if (a->byte_offset > v->byte_length)
+                return tl_error_set(c->err, TL_ERROR_INVALID,
+                                    "%s: %s/byteOffset: %zu is past the end of bufferView %lld (%zu bytes)",
+                                    c->label, where, a->byte_offset, (long long)view, v->byte_length);
             if (!fits(v->byte_length, a->byte_offset, esize, stride, a->count))
                 return tl_error_set(c->err, TL_ERROR_INVALID,
-                                    "%s: %s: %zu elements from byteOffset %zu do not fit in bufferView %lld (%zu bytes)",
-                                    c->label, where, a->count, a->byte_offset, (long long)view, v->byte_length);
+                                    "%s: %s/count: %zu elements of %zu bytes, %zu apart, from byteOffset %zu do not fit in bufferView %lld (%zu bytes)",
+                                    c->label, where, a->count, esize, stride, a->byte_offset, (long long)view,
+                                    v->byte_length);
         }
         json_t* sparse = json_object_get(o, "sparse");
         if (sparse) {
@@ -233,8 +248,8 @@ static tl_result index_accessors(ctx* c) {
                                     c->label, swhere);
             snprintf(swhere, sizeof swhere, "%s/sparse/indices", where);
             TRY(get_uint(c, ind, "bufferView", doc->view_count, true, 0, &iview, swhere));
-            TRY(get_uint(c, ind, "byteOffset", 0, false, 0, &ioff, swhere));
-            TRY(get_uint(c, ind, "componentType", 0, true, 0, &ict, swhere));
+            TRY(get_uint(c, ind, "byteOffset", NO_LIMIT, false, 0, &ioff, swhere));
+            TRY(get_uint(c, ind, "componentType", NO_LIMIT, true, 0, &ict, swhere));
             if (ict != TL_GLTF_UNSIGNED_BYTE && ict != TL_GLTF_UNSIGNED_SHORT && ict != TL_GLTF_UNSIGNED_INT)
                 return tl_error_set(c->err, TL_ERROR_INVALID, "%s: %s/componentType: must be unsigned",
                                     c->label, swhere);
@@ -244,7 +259,7 @@ static tl_result index_accessors(ctx* c) {
                                     c->label, swhere, (long long)scount, (long long)iview);
             snprintf(swhere, sizeof swhere, "%s/sparse/values", where);
             TRY(get_uint(c, val, "bufferView", doc->view_count, true, 0, &vview, swhere));
-            TRY(get_uint(c, val, "byteOffset", 0, false, 0, &voff, swhere));
+            TRY(get_uint(c, val, "byteOffset", NO_LIMIT, false, 0, &voff, swhere));
             if (!fits(doc->views[vview].byte_length, (size_t)voff, esize, esize, (size_t)scount))
                 return tl_error_set(c->err, TL_ERROR_INVALID, "%s: %s: %lld values do not fit in bufferView %lld",
                                     c->label, swhere, (long long)scount, (long long)vview);
@@ -359,23 +374,33 @@ static tl_result index_nodes(ctx* c) {
             trs_matrix(t, q, s, nd->matrix);
         }
     }
-    /* Cycles: with at most one parent each, a cycle is a parent chain that never ends. */
+    /* Cycles and depth: with at most one parent each, a cycle is a parent chain that never
+     * ends. Each node's depth is found once: walk up to a node already done (or a root), then
+     * number the walked chain downwards. 0 = not seen, 1 = on the current walk, 2 = done. */
     uint8_t* state;
+    uint32_t* depth;
     ALLOC(c, state, n);
+    ALLOC(c, depth, n);
     for (uint32_t i = 0; i < n; ++i) {
-        uint32_t depth = 0;
+        if (state[i] == 2) continue;
+        uint64_t steps = 0;
         int32_t k = (int32_t)i;
         while (k != TL_NONE && state[k] == 0) {
             state[k] = 1;
             k = nodes[k].parent;
-            if (++depth > TL_GLTF_MAX_DEPTH)
-                return tl_error_set(c->err, TL_ERROR_LIMIT, "%s: /nodes/%u: hierarchy deeper than %u",
-                                    c->label, i, TL_GLTF_MAX_DEPTH);
+            ++steps;
         }
         if (k != TL_NONE && state[k] == 1)
             return tl_error_set(c->err, TL_ERROR_INVALID, "%s: /nodes/%d: node hierarchy has a cycle",
                                 c->label, k);
-        for (k = (int32_t)i; k != TL_NONE && state[k] == 1; k = nodes[k].parent) state[k] = 2;
+        uint64_t d = (k == TL_NONE ? 0 : (uint64_t)depth[k] + 1) + steps - 1;
+        if (d >= TL_GLTF_MAX_DEPTH)
+            return tl_error_set(c->err, TL_ERROR_LIMIT, "%s: /nodes/%u: hierarchy deeper than %u",
+                                c->label, i, TL_GLTF_MAX_DEPTH);
+        for (k = (int32_t)i; k != TL_NONE && state[k] == 1; k = nodes[k].parent, --d) {
+            depth[k] = (uint32_t)d;
+            state[k] = 2;
+        }
     }
     doc->nodes = nodes;
     doc->node_count = n;

@@ -19,6 +19,10 @@ const char* tl_gltf_label(const tl_gltf* doc);
 /* Grows a buffer's storage to hold at least `size` bytes (zero-filled). */
 tl_result tl_gltf_buffer_reserve(tl_gltf_buffer* buffer, size_t size);
 
+/* A relative file URI to a relative path: %XX escapes decoded; false for absolute paths,
+ * schemes, ".." segments, NUL escapes or more than `cap` bytes. */
+bool tl_gltf_uri_decode(const char* uri, char* out, size_t cap);
+
 /* Base64 encoding for data: URIs (malloc'd, NUL-terminated). */
 char* tl_gltf_base64_encode(const uint8_t* data, size_t size);
 

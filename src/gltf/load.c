@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 enum { GLB_MAGIC = 0x46546C67, GLB_JSON = 0x4E4F534A, GLB_BIN = 0x004E4942 };
 
@@ -33,6 +34,13 @@ tl_result tl_gltf_buffer_reserve(tl_gltf_buffer* buffer, size_t size) {
     return TL_OK;
 }
 
+static int hex_value(char ch) {
+    if (ch >= '0' && ch <= '9') return ch - '0';
+    if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
+    if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
+    return -1;
+}
+
 static int base64_value(char ch) {
     if (ch >= 'A' && ch <= 'Z') return ch - 'A';
     if (ch >= 'a' && ch <= 'z') return ch - 'a' + 26;
@@ -42,14 +50,21 @@ static int base64_value(char ch) {
     return -1;
 }
 
-size_t tl_gltf_data_uri_decode(const char* uri, uint8_t* out, size_t out_capacity) {
-    if (strncmp(uri, "data:", 5) != 0) return (size_t)-1;
+/* The payload of a base64 data: URI, or NULL when `uri` is not one. */
+static const char* data_uri_payload(const char* uri) {
+    if (strncmp(uri, "data:", 5) != 0) return NULL;
     const char* comma = strchr(uri, ',');
-    if (!comma || comma - uri < 12 || strncmp(comma - 7, ";base64", 7) != 0) return (size_t)-1;
+    if (!comma || comma - uri < 12 || strncmp(comma - 7, ";base64", 7) != 0) return NULL;
+    return comma + 1;
+}
+
+size_t tl_gltf_data_uri_decode(const char* uri, uint8_t* out, size_t out_capacity) {
+    const char* p = data_uri_payload(uri);
+    if (!p) return (size_t)-1;
     size_t n = 0;
     uint32_t acc = 0;
     int bits = 0;
-    for (const char* p = comma + 1; *p && *p != '='; ++p) {
+    for (; *p && *p != '='; ++p) {
         int v = base64_value(*p);
         if (v < 0) return (size_t)-1;
         acc = (acc << 6) | (uint32_t)v;
@@ -60,6 +75,10 @@ size_t tl_gltf_data_uri_decode(const char* uri, uint8_t* out, size_t out_capacit
             out[n++] = (uint8_t)(acc >> bits);
         }
     }
+    /* Up to two '=' of padding and nothing after them; a lone 6-bit group is no byte. */
+    int pad = 0;
+    while (*p == '=' && pad < 2) ++p, ++pad;
+    if (*p || bits == 6) return (size_t)-1;
     return n;
 }
 
@@ -86,6 +105,11 @@ char* tl_gltf_base64_encode(const uint8_t* data, size_t size) {
 static tl_result read_file(const char* path, uint8_t** out, size_t* size, tl_error* err) {
     FILE* f = fopen(path, "rb");
     if (!f) return tl_error_set(err, TL_ERROR_IO, "%s: cannot open: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fclose(f);
+        return tl_error_set(err, TL_ERROR_IO, "%s: not a regular file", path);
+    }
     if (fseek(f, 0, SEEK_END) != 0) {
         fclose(f);
         return tl_error_set(err, TL_ERROR_IO, "%s: cannot seek (not a regular file?)", path);
@@ -113,27 +137,30 @@ static tl_result read_file(const char* path, uint8_t** out, size_t* size, tl_err
     return TL_OK;
 }
 
-/* Decodes %XX escapes of a relative URI; refuses absolute paths, schemes and "..". */
-static bool resolve_uri(const char* base_dir, const char* uri, char* out, size_t cap) {
-    if (uri[0] == '/' || strstr(uri, "://") || strncmp(uri, "file:", 5) == 0) return false;
-    char decoded[4096];
+bool tl_gltf_uri_decode(const char* uri, char* out, size_t cap) {
+    if (cap == 0 || uri[0] == '/' || strstr(uri, "://") || strncmp(uri, "file:", 5) == 0) return false;
     size_t n = 0;
     for (const char* p = uri; *p; ++p) {
-        if (n + 1 >= sizeof decoded) return false;
-        if (*p == '%' && p[1] && p[2]) {
-            char hex[3] = {p[1], p[2], 0};
-            char* end;
-            long v = strtol(hex, &end, 16);
-            if (*end || v == 0) return false;
-            decoded[n++] = (char)v;
+        if (n + 1 >= cap) return false;
+        if (*p == '%') {
+            int hi = hex_value(p[1]), lo = hi < 0 ? -1 : hex_value(p[2]);
+            if (lo < 0 || (hi == 0 && lo == 0)) return false;
+            out[n++] = (char)(hi * 16 + lo);
             p += 2;
         } else {
-            decoded[n++] = *p;
+            out[n++] = *p;
         }
     }
-    decoded[n] = '\0';
-    for (const char* p = decoded; (p = strstr(p, "..")); p += 2)
-        if ((p == decoded || p[-1] == '/') && (p[2] == '/' || p[2] == '\0')) return false;
+    out[n] = '\0';
+    if (out[0] == '/') return false;
+    for (const char* p = out; (p = strstr(p, "..")); p += 2)
+        if ((p == out || p[-1] == '/') && (p[2] == '/' || p[2] == '\0')) return false;
+    return true;
+}
+
+static bool resolve_uri(const char* base_dir, const char* uri, char* out, size_t cap) {
+    char decoded[4096];
+    if (!tl_gltf_uri_decode(uri, decoded, sizeof decoded)) return false;
     return snprintf(out, cap, "%s/%s", base_dir, decoded) < (int)cap;
 }
 
@@ -159,13 +186,15 @@ static tl_result load_buffers(tl_gltf* doc, const uint8_t* bin, size_t bin_size,
             return tl_error_set(err, TL_ERROR_LIMIT, "%s: /buffers/%zu/byteLength: %llu too large", label, i,
                                 (unsigned long long)length);
         tl_gltf_buffer* buf = &doc->buffers[i];
-        if (tl_gltf_buffer_reserve(buf, (size_t)length ? (size_t)length : 1) != TL_OK)
-            return tl_error_set(err, TL_ERROR_MEMORY, "%s: out of memory for buffer %zu", label, i);
-        buf->size = (size_t)length;
         json_t* uri_value = json_object_get(b, "uri");
         const char* uri = json_string_value(uri_value);
         if (uri_value && !uri)
             return tl_error_set(err, TL_ERROR_INVALID, "%s: /buffers/%zu/uri: not a string", label, i);
+        /* Every source is checked to hold byteLength bytes before anything that size is
+         * allocated, so a tiny file cannot ask for gigabytes. */
+        const uint8_t* src = NULL;
+        uint8_t* file_data = NULL;
+        size_t src_size = 0;
         if (!uri) {
             if (i != 0 || !has_bin)
                 return tl_error_set(err, TL_ERROR_INVALID, "%s: /buffers/%zu: no uri and no GLB BIN chunk", label, i);
@@ -173,10 +202,11 @@ static tl_result load_buffers(tl_gltf* doc, const uint8_t* bin, size_t bin_size,
                 return tl_error_set(err, TL_ERROR_INVALID,
                                     "%s: /buffers/0/byteLength: %llu but the BIN chunk has %zu bytes",
                                     label, (unsigned long long)length, bin_size);
-            memcpy(buf->data, bin, (size_t)length);
+            src = bin;
+            src_size = bin_size;
         } else if (strncmp(uri, "data:", 5) == 0) {
-            size_t got = tl_gltf_data_uri_decode(uri, buf->data, buf->capacity);
-            if (got == (size_t)-1 || got < length)
+            const char* payload = data_uri_payload(uri);
+            if (!payload || strlen(payload) / 4 * 3 + 3 < length)
                 return tl_error_set(err, TL_ERROR_INVALID,
                                     "%s: /buffers/%zu/uri: not a base64 data URI of %llu bytes", label, i,
                                     (unsigned long long)length);
@@ -185,19 +215,34 @@ static tl_result load_buffers(tl_gltf* doc, const uint8_t* bin, size_t bin_size,
             if (!base_dir || !resolve_uri(base_dir, uri, path, sizeof path))
                 return tl_error_set(err, TL_ERROR_INVALID,
                                     "%s: /buffers/%zu/uri: \"%.200s\" is not a relative file reference", label, i, uri);
-            uint8_t* data;
-            size_t size;
-            tl_result r = read_file(path, &data, &size, err);
-            if (r != TL_OK) return r;
-            if (size < length) {
-                free(data);
+            tl_error file_err;
+            tl_result r = read_file(path, &file_data, &src_size, &file_err);
+            if (r != TL_OK)
+                return tl_error_set(err, r, "%s: /buffers/%zu/uri: %s", label, i, file_err.message);
+            if (src_size < length) {
+                free(file_data);
                 return tl_error_set(err, TL_ERROR_INVALID,
                                     "%s: /buffers/%zu: %s has %zu bytes, byteLength says %llu", label, i,
-                                    path, size, (unsigned long long)length);
+                                    path, src_size, (unsigned long long)length);
             }
-            memcpy(buf->data, data, (size_t)length);
-            free(data);
+            src = file_data;
             buf->external = true;
+        }
+        size_t reserve = uri && !src ? strlen(uri) / 4 * 3 + 3 : (size_t)length;
+        if (tl_gltf_buffer_reserve(buf, reserve ? reserve : 1) != TL_OK) {
+            free(file_data);
+            return tl_error_set(err, TL_ERROR_MEMORY, "%s: out of memory for buffer %zu", label, i);
+        }
+        buf->size = (size_t)length;
+        if (src) {
+            if (length) memcpy(buf->data, src, (size_t)length);
+            free(file_data);
+        } else {
+            size_t got = tl_gltf_data_uri_decode(uri, buf->data, buf->capacity);
+            if (got == (size_t)-1 || got < length)
+                return tl_error_set(err, TL_ERROR_INVALID,
+                                    "%s: /buffers/%zu/uri: not a base64 data URI of %llu bytes", label, i,
+                                    (unsigned long long)length);
         }
     }
     return TL_OK;

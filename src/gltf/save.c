@@ -81,7 +81,12 @@ static tl_result compact(const tl_gltf* doc, output* o, tl_error* err) {
     json_t* copy_views = json_array();
     foreach_view_ref(o->json, mark_view, &m);
     for (uint32_t b = 0; b < o->buffer_count; ++b) {
-        uint8_t* packed = calloc(doc->buffers[b].size + 16 * (n + 1), 1);
+        /* Kept views are copied one after another, so views that overlap in the input take
+         * their bytes twice: size the copy by the views, not by the buffer. */
+        size_t room = 16;
+        for (size_t v = 0; v < n; ++v)
+            if (m.used[v] && doc->views[v].buffer == b) room += doc->views[v].byte_length + 15;
+        uint8_t* packed = calloc(room, 1);
         size_t cursor = 0;
         for (size_t v = 0; v < n && packed; ++v) {
             if (!m.used[v] || doc->views[v].buffer != b) continue;
@@ -98,8 +103,12 @@ static tl_result compact(const tl_gltf* doc, output* o, tl_error* err) {
         o->owned[b] = packed;
         o->data[b] = packed;
         o->size[b] = cursor;
-        json_object_set_new(json_array_get(json_object_get(o->json, "buffers"), b), "byteLength",
-                            json_integer((json_int_t)cursor));
+        json_t* jb = json_array_get(json_object_get(o->json, "buffers"), b);
+        json_object_set_new(jb, "byteLength", json_integer((json_int_t)cursor));
+        /* A data: URI holds the old bytes: the packed ones are written wherever the output
+         * puts uri-less buffers (GLB chunk, data: URI or a .bin beside a .gltf). */
+        const char* uri = json_string_value(json_object_get(jb, "uri"));
+        if (uri && !strncmp(uri, "data:", 5)) json_object_del(jb, "uri");
     }
     size_t next = 0;
     for (size_t v = 0; v < n; ++v) {
@@ -138,24 +147,27 @@ static char* dump_json(json_t* json) {
 
 static void put_u32(uint8_t* p, uint32_t v) { memcpy(p, &v, 4); }
 
-/* A GLB image of the output: buffer 0 goes in the BIN chunk when it has no uri. The JSON it
- * carries gets buffer 0's uri-less byteLength; other uri-less buffers become data: URIs. */
+/* A GLB image of the output, self-contained: data: URIs stay as they are; buffer 0, when it
+ * has no uri or names a file, goes in the BIN chunk; other buffers without a data: URI become
+ * data: URIs (a GLB has one BIN chunk, and a file reference would break once the GLB moves). */
 static tl_result build_glb(const tl_gltf* doc, output* o, uint8_t** out, size_t* out_size, tl_error* err) {
     json_t* buffers = json_object_get(o->json, "buffers");
     bool bin = false;
     json_t* patched = NULL;
     for (uint32_t b = 0; b < o->buffer_count; ++b) {
         json_t* jb = json_array_get(buffers, b);
-        if (json_object_get(jb, "uri")) continue;
-        if (b == 0) {
-            bin = true;
-            continue;
-        }
-        /* extra uri-less buffers cannot be chunks: embed them */
-        if (!patched) {
+        const char* old_uri = json_string_value(json_object_get(jb, "uri"));
+        if (old_uri && !strncmp(old_uri, "data:", 5)) continue;
+        if (!patched && (old_uri || b > 0)) {
             patched = json_deep_copy(o->json);
+            if (!patched) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
             buffers = json_object_get(patched, "buffers");
             jb = json_array_get(buffers, b);
+        }
+        if (b == 0) {
+            bin = true;
+            if (old_uri) json_object_del(jb, "uri");
+            continue;
         }
         char* b64 = tl_gltf_base64_encode(o->data[b], o->size[b]);
         if (!b64) return json_decref(patched), tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
@@ -260,6 +272,23 @@ static bool same_content(const char* path, const uint8_t* data, size_t size) {
     return same && off == size;
 }
 
+/* A file name as a URI: bytes other than unreserved characters become %XX. `out` holds at
+ * least 3 * strlen(name) + 1 bytes. */
+static void uri_escape(const char* name, char* out) {
+    static const char hex[] = "0123456789ABCDEF";
+    for (const unsigned char* p = (const unsigned char*)name; *p; ++p) {
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+            strchr("-._~", *p)) {
+            *out++ = (char)*p;
+        } else {
+            *out++ = '%';
+            *out++ = hex[*p >> 4];
+            *out++ = hex[*p & 15];
+        }
+    }
+    *out = '\0';
+}
+
 /* .gltf output: buffers with a file uri are written beside it; uri-less ones get NAME.bin. */
 static tl_result save_gltf_text(const tl_gltf* doc, output* o, const char* path,
                                 const tl_gltf_save_def* def, tl_error* err) {
@@ -276,7 +305,11 @@ static tl_result save_gltf_text(const tl_gltf* doc, output* o, const char* path,
         char name[1100], file[5200];
         if (uri && !strncmp(uri, "data:", 5)) continue;
         if (uri) {
-            snprintf(name, sizeof name, "%s", uri);
+            if (!tl_gltf_uri_decode(uri, name, sizeof name)) {
+                json_decref(patched);
+                return tl_error_set(err, TL_ERROR_UNSUPPORTED, "%s: /buffers/%u/uri: \"%.200s\" cannot be written safely",
+                                    path, b, uri);
+            }
         } else {
             if (b == 0) snprintf(name, sizeof name, "%s.bin", stem);
             else snprintf(name, sizeof name, "%s_%u.bin", stem, b);
@@ -284,12 +317,9 @@ static tl_result save_gltf_text(const tl_gltf* doc, output* o, const char* path,
                 patched = json_deep_copy(o->json);
                 buffers = json_object_get(patched, "buffers");
             }
-            json_object_set_new(json_array_get(buffers, b), "uri", json_string(name));
-        }
-        if (strstr(name, "..") || name[0] == '/' || strchr(name, '%')) {
-            json_decref(patched);
-            return tl_error_set(err, TL_ERROR_UNSUPPORTED, "%s: buffer %u: uri \"%s\" cannot be written safely",
-                                path, b, name);
+            char uri_text[3300];
+            uri_escape(name, uri_text);
+            json_object_set_new(json_array_get(buffers, b), "uri", json_string(uri_text));
         }
         snprintf(file, sizeof file, "%s/%s", dir, name);
         if (same_content(file, o->data[b], o->size[b])) continue;
