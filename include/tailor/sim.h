@@ -1,0 +1,219 @@
+/* tailor — the runtime spring-chain solver (tails, hair guide chains).
+ *
+ * A chain is N bones hanging from an attachment joint (usually the hips). Each bone's tip is
+ * a particle on a damped spring in physical units that aims at the chain's rest arc; a rope
+ * constraint keeps every link its length, neighbouring bends are coupled and limited, the
+ * tail stays behind the hips and above the floor. The solver runs at a fixed internal step
+ * and interpolates to the render time, so a clip gives the same motion at 30, 60 or 144 fps.
+ * Specification: spring-chain.md in the shared spec folder; the manual is docs/sim.md.
+ *
+ * Example (one chain, a 60 fps player):
+ *
+ *     tl_chain_def def = tl_default_chain_def();
+ *     def.bone_count = 4;
+ *     def.rest_translations = t;   // 4 x 3 floats: each bone's neutral offset in its parent
+ *     def.rest_rotations = q;      // 4 x 4 floats (x, y, z, w): neutral local rotations
+ *     def.tip_translation = end;   // Tail_End offset in the last bone, or NULL
+ *     def.scale = model_height / 1.8f;
+ *     tl_chain* chain;
+ *     if (tl_chain_create(&def, NULL, &chain, &err) != TL_OK) ...;
+ *     tl_chain_input in = tl_default_chain_input();
+ *     for (each frame) {
+ *         in.start = pose of the attachment joint at the previous frame;
+ *         in.target = pose of the attachment joint now;
+ *         tl_chain_step(chain, &in, 1.0f / 60.0f);
+ *         const float* q = tl_chain_local_rotations(chain);  // put into the bones' pose
+ *     }
+ *     tl_chain_destroy(chain);
+ *
+ * Frames. "World" is whatever frame the caller's poses are in (the rest-world frame of
+ * the character, any up axis, any unit); def.up says which way is up there. Bone geometry
+ * is in the attachment joint's local frame and is mapped to the world by the pose's scale.
+ * Quaternions are (x, y, z, w) as in glTF.
+ *
+ * Ownership. tl_chain_create copies everything it needs from the def; the def's arrays may
+ * be freed after it returns. Every byte a chain uses is allocated by create (through the
+ * optional allocator) and freed by destroy; step never allocates, prints or calls the OS.
+ * Pointers returned by the accessors stay valid until destroy and change on every step.
+ * A chain is not thread-safe; distinct chains may be stepped on distinct threads.
+ */
+#ifndef TAILOR_SIM_H
+#define TAILOR_SIM_H
+
+#include <tailor/base.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The most bones one chain accepts (tails have 3-8, hair guides up to ~32). */
+#define TL_CHAIN_MAX_BONES 64
+
+/* Where a chain's memory comes from. NULL in tl_chain_create means malloc/free. */
+typedef struct tl_allocator {
+    void* (*alloc)(size_t size, void* user); /* returns NULL on failure; 16-byte aligned */
+    void (*free)(void* pointer, void* user);
+    void* user; /* passed back to both */
+} tl_allocator;
+
+/* A rigid transform with uniform scale: world = position + scale * rotate(rotation, local). */
+typedef struct tl_chain_pose {
+    float position[3]; /* world units */
+    float rotation[4]; /* unit quaternion (x, y, z, w); normalised by the solver */
+    float scale;       /* uniform scale from the attachment's local frame to the world; 1 */
+} tl_chain_pose;
+
+/* Decomposes a column-major 4x4 world matrix (glTF layout) with uniform scale into a pose. */
+tl_chain_pose tl_chain_pose_from_matrix(const float matrix[16]);
+
+/* The neutral local transform of a joint from inverse bind matrices (spring-chain.md §5):
+ * L = (W_parent)^-1 W with W = IBM^-1. Writes translation (parent-local units) and rotation;
+ * scale is divided out. Use it to fill rest_translations / rest_rotations. */
+void tl_chain_local_from_binds(const float parent_inverse_bind[16], const float inverse_bind[16],
+                               float translation[3], float rotation[4]);
+
+/* Settings and rest geometry of one chain. Lengths and accelerations are given for a
+ * human of 1.8 m and multiplied by `scale`; frequencies, ratios and angles do not scale. */
+typedef struct tl_chain_def {
+    /* --- rest geometry (copied at create) --- */
+    int bone_count;                 /* N bones = N links, 1..TL_CHAIN_MAX_BONES; typical 4-8 */
+    const float* rest_translations; /* N x 3: bone i's neutral offset in its parent's frame
+                                       (bone 0's parent is the attachment joint), bind units */
+    const float* rest_rotations;    /* N x 4: bone i's neutral local rotation (x, y, z, w),
+                                       from inverse bind matrices, not from the saved nodes */
+    const float* tip_translation;   /* 3: the Tail_End offset in the last bone's frame, or NULL:
+                                       the last link then continues the incoming tangent in the
+                                       last bone's own frame, as long as the link before it */
+    const float* joint_radii;       /* N: skin radius at the head of link i (bind units), for
+                                       the elastic bend limit; NULL or <= 0 means unknown */
+    float hips_lateral[3];          /* the hips' lateral axis (towards the character's left) in
+                                       the attachment frame; (1, 0, 0) */
+    float hips_up[3];               /* the hips' up axis in the attachment frame; (0, 1, 0) */
+    float hips_forward[3];          /* facing direction in the attachment frame; (0, 0, 1) */
+
+    /* --- world --- */
+    float up[3];             /* the world's up axis: gravity points down it, the floor faces it;
+                                (0, 1, 0) for glTF, (0, 0, 1) for Z-up data */
+    float scale;             /* model height / 1.8 m, in world units: 1 for a human in metres,
+                                100 for a human in centimetres, 3.1 for a 5.6-unit knight */
+    bool floor_enabled;      /* a floor plane the tips may touch but not cross; true */
+    float floor_height;      /* the floor's height along `up`, world units; 0 */
+    bool hips_plane_enabled; /* no tip below the tail root may cross the plane through the
+                                root facing forward (no swinging between the legs); true */
+
+    /* --- spring (spring-chain.md §1) --- */
+    float root_frequency; /* natural frequency at the root link, Hz; 0.9 */
+    float tip_frequency;  /* at the tip link (linear in between), Hz; 0.45 */
+    float damping_ratio;  /* zeta, 1 = critical; 0.65 */
+    float gravity;        /* downward acceleration, m/s^2 (x scale); 1, not 9.8: a tail has muscle */
+
+    /* --- rest pose (§3, §6) --- */
+    float carry_deg;  /* the whole tail's rest rises to this angle from hanging straight down,
+                         shared along the chain; degrees; 50 */
+    float rest_curve; /* beta in [0, 1]: 0 aims at the centred rest arc, 1 keeps the authored
+                         sideways curl; 0 */
+
+    /* --- bend (§4) --- */
+    float coupling_rate;  /* k of the neighbour bend coupling alpha = 1 - exp(-k dt), 1/s; 12 */
+    float bend_limit_deg; /* the largest extra bend per joint, degrees; 30 (thick tails get
+                             less: min(limit, 0.15 l / r) with joint_radii) */
+
+    /* --- ground contact (§7) --- */
+    float ground_clearance; /* the centre line stays this far above the floor, m (x scale); 0.025 */
+    float slip_damping;     /* gamma of the touching tips' slip decay, 1/s; 8 */
+
+    /* --- time (§9) --- */
+    float fixed_step;        /* internal step, s; 1/120 */
+    int max_substeps;        /* internal steps one frame may run; a longer frame (a hitch)
+                                simulates only its last max_substeps * fixed_step seconds and
+                                carries the chain rigidly with the root for the rest; 8 */
+    float teleport_distance; /* a root jump longer than this within one frame (or between one
+                                frame's target and the next frame's start) moves the chain
+                                rigidly instead of flinging it, m (x scale); 1 */
+} tl_chain_def;
+
+/* The defaults above (bone_count 0 and NULL geometry: the caller fills those). */
+tl_chain_def tl_default_chain_def(void);
+
+/* One frame's animated input. */
+typedef struct tl_chain_input {
+    tl_chain_pose start;  /* the attachment joint's world pose at the start of the frame */
+    tl_chain_pose target; /* ... at the end of the frame (the render time); sub-steps
+                             interpolate between the two */
+    bool has_hips;        /* the hips frame moves apart from the attachment joint */
+    float hips_start[4];  /* then: the hips frame's world rotation (its x, y, z = lateral, up,
+                             forward) at the start of the frame ... */
+    float hips_target[4]; /* ... and at its end. Otherwise the hips axes ride the attachment. */
+} tl_chain_input;
+
+/* Identity poses with scale 1 and has_hips false. */
+tl_chain_input tl_default_chain_input(void);
+
+/* What a chain has done; counters never reset except by create. */
+typedef struct tl_chain_stats {
+    uint64_t steps;           /* internal steps run */
+    uint32_t nonfinite_inputs; /* frames whose input (pose, dt) had NaN/inf or a zero rotation:
+                                  the chain was reset at the last good pose */
+    uint32_t nonfinite_states; /* internal steps whose result was not finite (reset; never
+                                  expected: a non-zero value is a solver bug) */
+    uint32_t teleports;       /* root jumps beyond teleport_distance (rigid re-base) */
+    uint32_t clamped_frames;  /* frames longer than max_substeps * fixed_step */
+    uint32_t contacts;        /* tips on the floor after the last internal step */
+} tl_chain_stats;
+
+typedef struct tl_chain tl_chain;
+
+/* Validates the def's geometry (untrusted: it comes from a file) and builds a chain:
+ * TL_ERROR_INVALID names the bone whose link has zero length or a non-finite value,
+ * TL_ERROR_MEMORY when the allocator fails. Settings out of range are caller mistakes
+ * (asserts). allocator may be NULL (malloc/free); it is kept for destroy. */
+tl_result tl_chain_create(const tl_chain_def* def, const tl_allocator* allocator, tl_chain** out,
+                          tl_error* err);
+
+/* Frees the chain through the allocator it was created with. NULL is fine. */
+void tl_chain_destroy(tl_chain* chain);
+
+/* Advances the chain by dt seconds (>= 0) of animation: the attachment moves from
+ * input->start to input->target. The first step after create or reset places the chain at
+ * its rest arc. Non-finite input resets the chain and is counted in the stats. */
+void tl_chain_step(tl_chain* chain, const tl_chain_input* input, float dt);
+
+/* Steps count chains, each with its own input, by the same dt. */
+void tl_chain_step_many(tl_chain* const* chains, const tl_chain_input* inputs, int count, float dt);
+
+/* Puts the chain at rest on its rest arc, still, under the given attachment pose. */
+void tl_chain_reset(tl_chain* chain, const tl_chain_pose* attachment);
+
+/* Forgets the state: the next step starts at rest from its input's start pose. */
+void tl_chain_clear(tl_chain* chain);
+
+/* --- output (valid until the next step) --- */
+
+int tl_chain_bone_count(const tl_chain* chain);
+/* N x 4: each bone's local rotation (x, y, z, w) relative to its parent, at the render time,
+ * ready to replace the bone's rotation in a pose (its translation stays the neutral one). */
+const float* tl_chain_local_rotations(const tl_chain* chain);
+/* N x 3: each link's tip in world units at the render time (link i's tip is bone i+1's
+ * origin; the last is the chain's end). */
+const float* tl_chain_tip_positions(const tl_chain* chain);
+/* N x 3 each: the tip particles and their velocities (world units, per second) after the
+ * last internal step, which lags the render time by less than one fixed step. */
+const float* tl_chain_particle_positions(const tl_chain* chain);
+const float* tl_chain_particle_velocities(const tl_chain* chain);
+/* N: each link's length in world units under the last pose. */
+const float* tl_chain_link_lengths(const tl_chain* chain);
+/* N x 3: each link's rest direction in the attachment frame (the centred, carried rest arc
+ * the springs aim at, with the chain at rest). */
+const float* tl_chain_rest_directions(const tl_chain* chain);
+/* N: each joint's bend limit, radians. */
+const float* tl_chain_bend_limits(const tl_chain* chain);
+tl_chain_stats tl_chain_get_stats(const tl_chain* chain);
+
+/* Bytes tl_chain_create allocates for a def (one block). */
+size_t tl_chain_memory_size(int bone_count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,663 @@
+/* The runtime spring chain (spring-chain.md): one damped-spring particle per bone tip in
+ * world space, rope projection, bend coupling and limit in the hips frame, the plane behind
+ * the hips, ground contact; fixed internal step with interpolated input and output. */
+#include <tailor/sim.h>
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_math.h"
+#include "spring_chain_internal.h"
+
+#define PI_F 3.14159265358979f
+#define DEG_TO_RAD (PI_F / 180.0f)
+
+/* What never changes after create, per link (hot: read every internal step). */
+typedef struct link_const {
+    qt hips_from_parent; /* A_i: the parent's corrected rest frame -> hips frame */
+    qt neutral;          /* L_i rotation: bone i's neutral local rotation */
+    qt rest_local;       /* the local rotation that puts the link on its rest arc */
+    v3 rest_dir;         /* r_i: rest arc direction in the parent's frame */
+    v3 rest_dir_hips;    /* u_i: the same in the hips frame */
+    v3 bind_dir;         /* the bind direction in the parent's frame */
+    v3 own_dir;          /* the bind direction in the bone's own frame (FK of the output) */
+    float length;        /* bind units */
+    float omega2;        /* omega^2, 1/s^2 */
+    float damping;       /* 2 zeta omega, 1/s */
+    float limit;         /* theta_max, radians */
+    float cos_half_limit;
+} link_const;
+
+struct tl_chain {
+    tl_allocator allocator;
+    int n;
+    /* settings, in world units for one internal step */
+    float step;            /* fixed internal step, s */
+    float coupling_alpha;  /* 1 - exp(-k step) */
+    float slip_decay;      /* exp(-gamma step) */
+    float gravity;         /* world units / s^2 */
+    float floor_level;     /* F = floor + clearance, along up */
+    float teleport2;       /* squared teleport distance, world units^2 */
+    int max_substeps;
+    bool floor_enabled, plane_enabled;
+    v3 up;
+    v3 root_offset;          /* bone 0's origin in the attachment frame */
+    qt hips_in_attachment;   /* H: hips axes (lateral, up, forward) as a rotation */
+    link_const* links;
+    /* state */
+    float* positions;  /* 3N world */
+    float* velocities; /* 3N world / s */
+    qt* bends;         /* N: last step's bends in the hips frame (the neighbour snapshot) */
+    qt* bends_next;
+    qt* local_prev; /* N: local rotations after the step before the last */
+    qt* local_cur;  /* N: ... after the last internal step */
+    float* out_local;   /* 4N render-time output */
+    float* out_tips;    /* 3N */
+    float* out_lengths; /* N */
+    float* rest_dirs;   /* 3N, attachment frame */
+    float* limits;      /* N */
+    tl_chain_pose solved_pose; /* the attachment pose of the last internal step */
+    tl_chain_pose last_target; /* the previous frame's target */
+    qt solved_hips;            /* the hips frame's world rotation there */
+    double accumulator;        /* simulated time owed, s, in [0, step) */
+    bool placed;
+    bool velocity_feedback;    /* test hook: the article's bug 2 (spring_chain_internal.h) */
+    tl_chain_stats stats;
+};
+
+tl_chain_def tl_default_chain_def(void) {
+    tl_chain_def def;
+    memset(&def, 0, sizeof def);
+    def.hips_lateral[0] = 1;
+    def.hips_up[1] = 1;
+    def.hips_forward[2] = 1;
+    def.up[1] = 1;
+    def.scale = 1;
+    def.floor_enabled = true;
+    def.floor_height = 0;
+    def.hips_plane_enabled = true;
+    def.root_frequency = 0.9f;
+    def.tip_frequency = 0.45f;
+    def.damping_ratio = 0.65f;
+    def.gravity = 1.0f;
+    def.carry_deg = 50;
+    def.rest_curve = 0;
+    def.coupling_rate = 12;
+    def.bend_limit_deg = 30;
+    def.ground_clearance = 0.025f;
+    def.slip_damping = 8;
+    def.fixed_step = 1.0f / 120.0f;
+    def.max_substeps = 8;
+    def.teleport_distance = 1.0f;
+    return def;
+}
+
+static tl_chain_pose identity_pose(void) {
+    tl_chain_pose p = {{0, 0, 0}, {0, 0, 0, 1}, 1};
+    return p;
+}
+
+tl_chain_input tl_default_chain_input(void) {
+    tl_chain_input in;
+    memset(&in, 0, sizeof in);
+    in.start = in.target = identity_pose();
+    in.hips_start[3] = in.hips_target[3] = 1;
+    return in;
+}
+
+/* ---- matrices (only at create and for the caller's convenience) ---- */
+
+static v3 mat_column(const float* m, int c) { return v3_make(m[4 * c], m[4 * c + 1], m[4 * c + 2]); }
+
+tl_chain_pose tl_chain_pose_from_matrix(const float m[16]) {
+    tl_chain_pose pose;
+    v3 x = mat_column(m, 0), y = mat_column(m, 1), z = mat_column(m, 2);
+    float sx = v3_length(x), sy = v3_length(y), sz = v3_length(z);
+    pose.scale = (sx + sy + sz) / 3.0f;
+    x = v3_normalize_or(x, v3_make(1, 0, 0));
+    y = v3_normalize_or(y, v3_make(0, 1, 0));
+    z = v3_normalize_or(z, v3_make(0, 0, 1));
+    qt_store(pose.rotation, qt_from_basis(x, y, z));
+    v3_store(pose.position, mat_column(m, 3));
+    return pose;
+}
+
+/* Inverse of an affine column-major 4x4 whose upper 3x3 is rotation times uniform scale. */
+static void affine_inverse(float out[16], const float m[16]) {
+    v3 x = mat_column(m, 0), y = mat_column(m, 1), z = mat_column(m, 2), t = mat_column(m, 3);
+    float s2 = (v3_dot(x, x) + v3_dot(y, y) + v3_dot(z, z)) / 3.0f;
+    float inv = s2 > 0 ? 1.0f / s2 : 0;
+    /* (sR)^-1 = R^T / s = (sR)^T / s^2 */
+    memset(out, 0, 16 * sizeof(float));
+    for (int c = 0; c < 3; ++c)
+        for (int row = 0; row < 3; ++row) out[4 * c + row] = m[4 * row + c] * inv;
+    for (int row = 0; row < 3; ++row)
+        out[12 + row] = -(out[row] * t.x + out[4 + row] * t.y + out[8 + row] * t.z);
+    out[15] = 1;
+}
+
+static void mat_mul(float out[16], const float a[16], const float b[16]) {
+    for (int c = 0; c < 4; ++c)
+        for (int r = 0; r < 4; ++r) {
+            float s = 0;
+            for (int k = 0; k < 4; ++k) s += a[4 * k + r] * b[4 * c + k];
+            out[4 * c + r] = s;
+        }
+}
+
+void tl_chain_local_from_binds(const float parent_inverse_bind[16], const float inverse_bind[16],
+                               float translation[3], float rotation[4]) {
+    /* L = W_parent^-1 W = IBM_parent * IBM^-1 */
+    float world[16], local[16];
+    affine_inverse(world, inverse_bind);
+    mat_mul(local, parent_inverse_bind, world);
+    tl_chain_pose pose = tl_chain_pose_from_matrix(local);
+    memcpy(translation, pose.position, sizeof pose.position);
+    memcpy(rotation, pose.rotation, sizeof pose.rotation);
+}
+
+/* ---- create ---- */
+
+static size_t align16(size_t n) { return (n + 15) & ~(size_t)15; }
+
+size_t tl_chain_memory_size(int n) {
+    size_t N = (size_t)n;
+    return align16(sizeof(tl_chain)) + align16(N * sizeof(link_const)) +
+           4 * align16(N * sizeof(qt)) + align16(N * 3 * sizeof(float)) * 5 +
+           align16(N * 4 * sizeof(float)) + align16(N * sizeof(float)) * 2;
+}
+
+static void* default_alloc(size_t size, void* user) {
+    (void)user;
+    return malloc(size);
+}
+static void default_free(void* pointer, void* user) {
+    (void)user;
+    free(pointer);
+}
+
+static bool all_finite(const float* values, size_t count) {
+    for (size_t i = 0; i < count; ++i)
+        if (!isfinite(values[i])) return false;
+    return true;
+}
+
+/* The hips axes as an orthonormal right-handed frame built from up and forward
+ * (lateral = up x forward: the character's left when it faces +Z with +Y up). */
+static tl_result hips_frame(const tl_chain_def* def, qt* out, tl_error* err) {
+    v3 lateral = v3_load(def->hips_lateral), up = v3_load(def->hips_up);
+    v3 forward = v3_load(def->hips_forward);
+    if (!v3_finite(lateral) || !v3_finite(up) || !v3_finite(forward))
+        return tl_error_set(err, TL_ERROR_INVALID, "chain: hips axes are not finite");
+    up = v3_normalize_or(up, v3_make(0, 0, 0));
+    forward = v3_normalize_or(v3_madd(forward, up, -v3_dot(forward, up)), v3_make(0, 0, 0));
+    v3 side = v3_cross(up, forward);
+    if (v3_dot(side, side) < 0.5f)
+        return tl_error_set(err, TL_ERROR_INVALID, "chain: hips up and forward are parallel or zero");
+    if (v3_dot(side, lateral) < 0)
+        return tl_error_set(err, TL_ERROR_INVALID,
+                            "chain: hips axes are left-handed (lateral should be up x forward)");
+    *out = qt_from_basis(side, up, forward);
+    return TL_OK;
+}
+
+/* Builds the rest arc (spring-chain.md §3, §6) and every per-link constant. */
+static tl_result build_links(tl_chain* chain, const tl_chain_def* def, tl_error* err) {
+    int n = def->bone_count;
+    link_const* L = chain->links;
+    qt H = chain->hips_in_attachment;
+    /* bind geometry: each bone's own-frame tip direction and length */
+    for (int i = 0; i < n; ++i) {
+        qt q = qt_load(def->rest_rotations + 4 * i);
+        if (qt_dot(q, q) < 1e-12f)
+            return tl_error_set(err, TL_ERROR_INVALID, "chain: bone %d: zero rest rotation", i);
+        L[i].neutral = qt_normalize(q);
+        v3 tip;
+        if (i + 1 < n) {
+            tip = v3_load(def->rest_translations + 3 * (i + 1));
+        } else if (def->tip_translation) {
+            tip = v3_load(def->tip_translation);
+        } else {
+            /* No Tail_End: continue the incoming tangent, expressed in the last bone's own
+             * frame (copying the parent-frame vector is wrong once the bone is rotated). */
+            v3 incoming = v3_load(def->rest_translations + 3 * i);
+            tip = qt_unrotate(L[i].neutral, incoming);
+            if (i > 0) /* as long as the link before it */
+                tip = v3_scale(v3_normalize_or(tip, tip), v3_length(v3_load(def->rest_translations + 3 * i)));
+        }
+        float len = v3_length(tip);
+        if (!(len > 1e-9f))
+            return tl_error_set(err, TL_ERROR_INVALID, "chain: bone %d: link has zero length", i);
+        L[i].length = len;
+        L[i].own_dir = v3_scale(tip, 1.0f / len);
+        L[i].bind_dir = qt_rotate(L[i].neutral, L[i].own_dir);
+    }
+    /* authored directions in hips space (x lateral, y up, z forward) */
+    v3 authored[TL_CHAIN_MAX_BONES] = {{0}}, centred[TL_CHAIN_MAX_BONES] = {{0}};
+    qt G = qt_identity();
+    for (int i = 0; i < n; ++i) {
+        G = qt_mul(G, L[i].neutral);
+        authored[i] = qt_unrotate(H, qt_rotate(G, L[i].own_dir));
+        centred[i] = v3_normalize_or(v3_make(0, authored[i].y, authored[i].z), v3_make(0, -1, 0));
+    }
+    /* The carry lifts the rest to carry_deg from straight down: a tail already further back
+     * (quadrupeds) gets none. phi is signed, positive backwards (-z), in the sagittal plane. */
+    float phi = atan2f(-centred[0].z, -centred[0].y); /* n >= 1 */
+    float carry = def->carry_deg * DEG_TO_RAD - phi;
+    if (carry < 0) carry = 0;
+    /* rest arc and the corrected rest frames A_i */
+    float k_limit = def->bend_limit_deg * DEG_TO_RAD;
+    G = qt_identity();
+    for (int i = 0; i < n; ++i) {
+        qt Q = qt_slerp(qt_identity(), qt_swing(centred[i], authored[i]), def->rest_curve);
+        qt R = qt_axis_angle(v3_make(1, 0, 0), carry * (float)(i + 1) / (float)n);
+        v3 u = qt_rotate(R, qt_rotate(Q, centred[i]));
+        L[i].rest_dir_hips = u;
+        L[i].hips_from_parent = qt_normalize(qt_mul(qt_conj(H), G));
+        L[i].rest_dir = qt_unrotate(G, qt_rotate(H, u));
+        L[i].rest_local = qt_normalize(qt_mul(qt_swing(L[i].bind_dir, L[i].rest_dir), L[i].neutral));
+        G = qt_normalize(qt_mul(G, L[i].rest_local));
+        v3_store(chain->rest_dirs + 3 * i, qt_rotate(H, u));
+
+        float f = def->root_frequency;
+        if (n > 1) f += (def->tip_frequency - def->root_frequency) * (float)i / (float)(n - 1);
+        float omega = 2.0f * PI_F * f;
+        L[i].omega2 = omega * omega;
+        L[i].damping = 2.0f * def->damping_ratio * omega;
+
+        float limit = k_limit;
+        float radius = def->joint_radii ? def->joint_radii[i] : 0;
+        if (radius > 0) {
+            float shortest = i > 0 && L[i - 1].length < L[i].length ? L[i - 1].length : L[i].length;
+            float thick = 0.15f * shortest / radius;
+            if (thick < limit) limit = thick;
+        }
+        L[i].limit = limit;
+        L[i].cos_half_limit = cosf(0.5f * limit);
+        chain->limits[i] = limit;
+    }
+    return TL_OK;
+}
+
+tl_result tl_chain_create(const tl_chain_def* def, const tl_allocator* allocator, tl_chain** out,
+                          tl_error* err) {
+    assert(def && out);
+    *out = NULL;
+    int n = def->bone_count;
+    assert(n >= 1 && n <= TL_CHAIN_MAX_BONES);
+    assert(def->rest_translations && def->rest_rotations);
+    assert(def->root_frequency > 0 && def->tip_frequency > 0 && def->damping_ratio >= 0);
+    assert(def->gravity >= 0 && def->scale > 0 && def->fixed_step > 0 && def->max_substeps >= 1);
+    assert(def->rest_curve >= 0 && def->rest_curve <= 1 && def->coupling_rate >= 0);
+    assert(def->bend_limit_deg > 0 && def->ground_clearance >= 0 && def->slip_damping >= 0);
+    assert(def->teleport_distance > 0);
+    if (!all_finite(def->rest_translations, 3 * (size_t)n) ||
+        !all_finite(def->rest_rotations, 4 * (size_t)n) ||
+        (def->tip_translation && !all_finite(def->tip_translation, 3)) ||
+        (def->joint_radii && !all_finite(def->joint_radii, (size_t)n)))
+        return tl_error_set(err, TL_ERROR_INVALID, "chain: rest geometry has a non-finite value");
+    v3 up = v3_normalize_or(v3_load(def->up), v3_make(0, 0, 0));
+    assert(v3_dot(up, up) > 0.5f && "def.up must be a non-zero vector");
+    qt H;
+    tl_result r = hips_frame(def, &H, err);
+    if (r != TL_OK) return r;
+
+    tl_allocator a = allocator ? *allocator : (tl_allocator){default_alloc, default_free, NULL};
+    unsigned char* block = a.alloc(tl_chain_memory_size(n), a.user);
+    if (!block) return tl_error_set(err, TL_ERROR_MEMORY, "chain: out of memory");
+    memset(block, 0, tl_chain_memory_size(n));
+    tl_chain* c = (tl_chain*)block;
+    size_t at = align16(sizeof(tl_chain)), N = (size_t)n;
+#define CARVE(field, type, count)                                                                  \
+    c->field = (type*)(block + at);                                                                \
+    at += align16((count) * sizeof(type))
+    CARVE(links, link_const, N);
+    CARVE(bends, qt, N);
+    CARVE(bends_next, qt, N);
+    CARVE(local_prev, qt, N);
+    CARVE(local_cur, qt, N);
+    CARVE(positions, float, 3 * N);
+    CARVE(velocities, float, 3 * N);
+    CARVE(out_tips, float, 3 * N);
+    CARVE(rest_dirs, float, 3 * N);
+    CARVE(out_local, float, 4 * N);
+    CARVE(out_lengths, float, N);
+    CARVE(limits, float, N);
+    /* (the fifth 3N slot of tl_chain_memory_size is slack for alignment) */
+#undef CARVE
+    assert(at <= tl_chain_memory_size(n));
+
+    c->allocator = a;
+    c->n = n;
+    c->step = def->fixed_step;
+    c->coupling_alpha = 1.0f - expf(-def->coupling_rate * def->fixed_step);
+    c->slip_decay = expf(-def->slip_damping * def->fixed_step);
+    c->gravity = def->gravity * def->scale;
+    c->floor_level = def->floor_height + def->ground_clearance * def->scale;
+    c->teleport2 = def->teleport_distance * def->scale * def->teleport_distance * def->scale;
+    c->max_substeps = def->max_substeps;
+    c->floor_enabled = def->floor_enabled;
+    c->plane_enabled = def->hips_plane_enabled;
+    c->up = up;
+    c->root_offset = v3_load(def->rest_translations);
+    c->hips_in_attachment = H;
+    r = build_links(c, def, err);
+    if (r != TL_OK) {
+        a.free(block, a.user);
+        return r;
+    }
+    tl_chain_clear(c);
+    *out = c;
+    return TL_OK;
+}
+
+void tl_chain_destroy(tl_chain* chain) {
+    if (chain) chain->allocator.free(chain, chain->allocator.user);
+}
+
+/* ---- poses ---- */
+
+static bool pose_valid(const tl_chain_pose* p) {
+    qt q = qt_load(p->rotation);
+    return all_finite(p->position, 3) && qt_finite(q) && qt_dot(q, q) > 1e-12f &&
+           isfinite(p->scale) && p->scale > 0;
+}
+
+static tl_chain_pose pose_normalized(const tl_chain_pose* p) {
+    tl_chain_pose out = *p;
+    qt_store(out.rotation, qt_normalize(qt_load(p->rotation)));
+    return out;
+}
+
+static tl_chain_pose pose_lerp(const tl_chain_pose* a, const tl_chain_pose* b, float t) {
+    tl_chain_pose out;
+    v3_store(out.position, v3_madd(v3_load(a->position), v3_sub(v3_load(b->position), v3_load(a->position)), t));
+    qt_store(out.rotation, qt_slerp(qt_load(a->rotation), qt_load(b->rotation), t));
+    out.scale = a->scale + (b->scale - a->scale) * t;
+    return out;
+}
+
+/* The hips frame's world rotation under an attachment pose. */
+static qt hips_world(const tl_chain* c, const tl_chain_pose* p) {
+    return qt_mul(qt_load(p->rotation), c->hips_in_attachment);
+}
+
+/* Moves the state rigidly with the root from one pose to another (teleports, hitches). */
+static void rebase(tl_chain* c, const tl_chain_pose* from, const tl_chain_pose* to) {
+    qt delta = qt_normalize(qt_mul(qt_load(to->rotation), qt_conj(qt_load(from->rotation))));
+    float ratio = to->scale / from->scale;
+    v3 a = v3_load(from->position), b = v3_load(to->position);
+    for (int i = 0; i < c->n; ++i) {
+        v3 p = v3_load(c->positions + 3 * i), v = v3_load(c->velocities + 3 * i);
+        v3_store(c->positions + 3 * i, v3_add(b, v3_scale(qt_rotate(delta, v3_sub(p, a)), ratio)));
+        v3_store(c->velocities + 3 * i, v3_scale(qt_rotate(delta, v), ratio));
+    }
+    c->solved_hips = qt_normalize(qt_mul(delta, c->solved_hips));
+    c->solved_pose = *to;
+}
+
+/* World tips by forward kinematics from an attachment pose and local rotations. */
+static void forward_kinematics(const tl_chain* c, const tl_chain_pose* pose, const qt* locals,
+                               float* tips) {
+    qt G = qt_load(pose->rotation);
+    float s = pose->scale;
+    v3 head = v3_madd(v3_load(pose->position), qt_rotate(G, c->root_offset), s);
+    for (int i = 0; i < c->n; ++i) {
+        G = qt_mul(G, locals[i]);
+        head = v3_madd(head, qt_rotate(G, c->links[i].own_dir), s * c->links[i].length);
+        v3_store(tips + 3 * i, head);
+    }
+}
+
+static void place_at_rest(tl_chain* c, const tl_chain_pose* pose, qt hips) {
+    for (int i = 0; i < c->n; ++i) {
+        c->local_prev[i] = c->local_cur[i] = c->links[i].rest_local;
+        c->bends[i] = c->bends_next[i] = qt_identity();
+        c->out_lengths[i] = c->links[i].length * pose->scale;
+    }
+    forward_kinematics(c, pose, c->local_cur, c->positions);
+    memset(c->velocities, 0, 3 * (size_t)c->n * sizeof(float));
+    c->solved_pose = c->last_target = *pose;
+    c->solved_hips = hips;
+    c->accumulator = 0;
+    c->placed = true;
+}
+
+void tl_chain_reset(tl_chain* chain, const tl_chain_pose* attachment) {
+    assert(chain && attachment && pose_valid(attachment));
+    tl_chain_pose pose = pose_normalized(attachment);
+    place_at_rest(chain, &pose, hips_world(chain, &pose));
+    for (int i = 0; i < chain->n; ++i) qt_store(chain->out_local + 4 * i, chain->local_cur[i]);
+    memcpy(chain->out_tips, chain->positions, 3 * (size_t)chain->n * sizeof(float));
+}
+
+void tl_chain_clear(tl_chain* chain) {
+    assert(chain);
+    tl_chain_pose origin = identity_pose();
+    tl_chain_reset(chain, &origin); /* finite outputs even before the first step */
+    chain->placed = false;
+}
+
+/* ---- one internal step (spring-chain.md §1, §3, §4, §7) ---- */
+
+/* The point of the sphere |p - h| = len with dot(n, p) >= c nearest the candidate p: the
+ * circle where the sphere meets the plane. u is clamped, so the link never stretches. */
+static v3 project_onto_circle(v3 h, float len, v3 p, v3 n, float c, v3 fallback) {
+    float u = (c - v3_dot(n, h)) / len;
+    u = u > 1 ? 1 : (u < -1 ? -1 : u);
+    v3 d = v3_sub(p, h);
+    v3 t = v3_madd(d, n, -v3_dot(d, n));
+    v3 tf = v3_madd(fallback, n, -v3_dot(fallback, n));
+    t = v3_normalize_or(t, v3_normalize_or(tf, v3_perpendicular(n)));
+    return v3_add(h, v3_scale(v3_madd(v3_scale(t, sqrtf(1.0f - u * u)), n, u), len));
+}
+
+static void solve_step(tl_chain* c, const tl_chain_pose* pose, qt hips) {
+    const int n = c->n;
+    const float dt = c->step, s = pose->scale;
+    qt G = qt_load(pose->rotation);
+    v3 head = v3_madd(v3_load(pose->position), qt_rotate(G, c->root_offset), s);
+    const v3 root = head, up = c->up;
+    const v3 gravity = v3_scale(up, -c->gravity);
+    const v3 forward = qt_rotate(hips, v3_make(0, 0, 1)), hips_up = qt_rotate(hips, v3_make(0, 1, 0));
+    const float alpha = n > 1 ? c->coupling_alpha : 0;
+    uint32_t contacts = 0;
+    memcpy(c->local_prev, c->local_cur, (size_t)n * sizeof(qt));
+
+    for (int i = 0; i < n; ++i) {
+        const link_const* L = &c->links[i];
+        const float len = L->length * s;
+        float* pp = c->positions + 3 * i;
+        float* vp = c->velocities + 3 * i;
+        v3 p = v3_load(pp), v = v3_load(vp);
+        const v3 p_old = p;
+        v3 rest = qt_rotate(G, L->rest_dir);
+        qt to_world = qt_mul(G, qt_conj(L->hips_from_parent)); /* hips-frame vectors -> world */
+
+        /* damped spring to the rest target, semi-implicit Euler */
+        v3 target = v3_madd(head, rest, len);
+        v3 acc = v3_add(v3_sub(v3_scale(v3_sub(target, p), L->omega2), v3_scale(v, L->damping)), gravity);
+        v = v3_madd(v, acc, dt);
+        p = v3_madd(p, v, dt);
+
+        /* rope: back onto the sphere; a rope cannot stretch, so neither can its velocity */
+        v3 dir = v3_normalize_or(v3_sub(p, head), rest);
+
+        /* bend relative to the rest arc, in the hips frame; coupled to the neighbours'
+         * snapshot from the last step, then limited */
+        qt bend = qt_swing(L->rest_dir_hips, qt_unrotate(to_world, dir));
+        if (alpha > 0) {
+            qt neighbours;
+            if (i == 0) neighbours = qt_midpoint(qt_identity(), c->bends[1]);
+            else if (i == n - 1) neighbours = c->bends[n - 2];
+            else neighbours = qt_midpoint(c->bends[i - 1], c->bends[i + 1]);
+            bend = qt_slerp(bend, neighbours, alpha);
+        }
+        bool limited = fabsf(bend.w) < L->cos_half_limit;
+        if (limited) bend = qt_slerp(qt_identity(), bend, L->limit / qt_angle(bend));
+        dir = qt_rotate(to_world, qt_rotate(bend, L->rest_dir_hips));
+        if (limited) { /* drop the velocity that keeps pushing further into the limit */
+            v3 away = v3_normalize_or(v3_madd(v3_scale(dir, v3_dot(rest, dir)), rest, -1.0f), dir);
+            float into = v3_dot(v, away);
+            if (into > 0) v = v3_madd(v, away, -into);
+        }
+        v = v3_madd(v, dir, -v3_dot(v, dir));
+        p = v3_madd(head, dir, len);
+
+        /* the plane behind the hips, only for tips below the tail root */
+        bool moved = false;
+        if (c->plane_enabled && v3_dot(v3_sub(p, root), hips_up) < 0 &&
+            v3_dot(v3_sub(p, root), forward) > 0) {
+            v3 back = v3_scale(forward, -1.0f);
+            p = project_onto_circle(head, len, p, back, v3_dot(back, root), rest);
+            float into = v3_dot(v, back);
+            if (into < 0) v = v3_madd(v, back, -into);
+            moved = true;
+        }
+        /* ground contact wins over the bend limit */
+        if (c->floor_enabled && v3_dot(p, up) < c->floor_level) {
+            p = project_onto_circle(head, len, p, up, c->floor_level, rest);
+            if (c->plane_enabled && v3_dot(v3_sub(p, root), hips_up) < 0 &&
+                v3_dot(v3_sub(p, root), forward) > 0) {
+                /* keep to the part of the contact circle behind the hips */
+                v3 ahead = v3_normalize_or(v3_madd(forward, up, -v3_dot(forward, up)), forward);
+                v3 beside = v3_madd(p, ahead, -v3_dot(v3_sub(p, head), ahead));
+                p = project_onto_circle(head, len, beside, up, c->floor_level,
+                                        v3_scale(ahead, -1.0f));
+            }
+            dir = v3_scale(v3_sub(p, head), 1.0f / len);
+            v = v3_madd(v, dir, -v3_dot(v, dir));
+            float vy = v3_dot(v, up);
+            v = v3_scale(v3_madd(v, up, vy > 0 ? 0 : -vy), c->slip_decay);
+            moved = true;
+            ++contacts;
+        }
+        if (moved) {
+            dir = v3_scale(v3_sub(p, head), 1.0f / len);
+            v = v3_madd(v, dir, -v3_dot(v, dir));
+            bend = qt_swing(L->rest_dir_hips, qt_unrotate(to_world, dir));
+        }
+        c->bends_next[i] = bend;
+        if (c->velocity_feedback) v = v3_scale(v3_sub(p, p_old), 1.0f / dt); /* every correction / dt */
+
+        /* read back: the rotation carrying the bind direction to the link */
+        qt local = qt_mul(qt_swing(L->bind_dir, qt_unrotate(G, dir)), L->neutral);
+        c->local_cur[i] = local;
+        G = qt_normalize(qt_mul(G, local));
+        v3_store(pp, p);
+        v3_store(vp, v);
+        c->out_lengths[i] = len;
+        head = p;
+    }
+    qt* swap = c->bends;
+    c->bends = c->bends_next;
+    c->bends_next = swap;
+    c->stats.contacts = contacts;
+    c->stats.steps++;
+}
+
+static bool state_finite(const tl_chain* c) {
+    return all_finite(c->positions, 3 * (size_t)c->n) && all_finite(c->velocities, 3 * (size_t)c->n) &&
+           all_finite((const float*)c->local_cur, 4 * (size_t)c->n);
+}
+
+static void write_output(tl_chain* c, const tl_chain_pose* render_pose) {
+    float t = (float)(c->accumulator / c->step);
+    qt locals[TL_CHAIN_MAX_BONES];
+    for (int i = 0; i < c->n; ++i) {
+        locals[i] = qt_nlerp(c->local_prev[i], c->local_cur[i], t);
+        qt_store(c->out_local + 4 * i, locals[i]);
+    }
+    forward_kinematics(c, render_pose, locals, c->out_tips);
+}
+
+void tl_chain_step(tl_chain* c, const tl_chain_input* in, float dt) {
+    assert(c && in);
+    bool finite = isfinite(dt) && pose_valid(&in->start) && pose_valid(&in->target);
+    if (finite && in->has_hips) {
+        qt a = qt_load(in->hips_start), b = qt_load(in->hips_target);
+        finite = qt_finite(a) && qt_finite(b) && qt_dot(a, a) > 1e-12f && qt_dot(b, b) > 1e-12f;
+    }
+    if (!finite) {
+        c->stats.nonfinite_inputs++;
+        tl_chain_pose last = c->last_target;
+        bool placed = c->placed;
+        tl_chain_reset(c, &last);
+        c->placed = placed;
+        return;
+    }
+    assert(dt >= 0 && "dt must not be negative");
+    tl_chain_pose start = pose_normalized(&in->start), target = pose_normalized(&in->target);
+    qt hips_start = in->has_hips ? qt_normalize(qt_load(in->hips_start)) : hips_world(c, &start);
+    qt hips_target = in->has_hips ? qt_normalize(qt_load(in->hips_target)) : hips_world(c, &target);
+
+    if (!c->placed) {
+        place_at_rest(c, &start, hips_start);
+    } else if (v3_dot(v3_sub(v3_load(start.position), v3_load(c->last_target.position)),
+                      v3_sub(v3_load(start.position), v3_load(c->last_target.position))) >
+               c->teleport2) {
+        rebase(c, &c->last_target, &start); /* a cut between frames */
+        c->stats.teleports++;
+    }
+    /* a jump within the frame: carry the chain rigidly, simulate at the target */
+    v3 jump = v3_sub(v3_load(target.position), v3_load(start.position));
+    bool cut = v3_dot(jump, jump) > c->teleport2;
+    if (cut) {
+        rebase(c, &c->solved_pose, &target);
+        c->stats.teleports++;
+    }
+
+    double owed = c->accumulator + (double)dt;
+    long steps = (long)(owed / c->step + 1e-6); /* 1/60 s is two steps, not 1.9999 */
+    double begin = 0; /* fraction of the frame where the simulated window starts */
+    if (steps > c->max_substeps) {
+        /* A hitch: simulate only the frame's last max_substeps steps at the real speed of the
+         * pose and carry the chain rigidly with the root over the rest, so a long frame can
+         * neither explode nor inject energy. */
+        c->stats.clamped_frames++;
+        steps = c->max_substeps;
+        begin = 1.0 - (double)steps * c->step / (double)dt;
+        owed = (double)steps * c->step;
+        tl_chain_pose window = pose_lerp(&start, &target, (float)begin);
+        if (!cut) rebase(c, &c->solved_pose, &window);
+    } else if (steps > 0) {
+        begin = -c->accumulator / (double)dt;
+    }
+    for (long j = 1; j <= steps; ++j) {
+        float t = cut ? 1.0f : (float)(begin + (double)j * c->step / (double)dt);
+        if (t > 1) t = 1;
+        tl_chain_pose pose = pose_lerp(&start, &target, t);
+        qt hips = qt_slerp(hips_start, hips_target, t);
+        solve_step(c, &pose, hips);
+        c->solved_pose = pose;
+        c->solved_hips = hips;
+        owed -= c->step;
+    }
+    c->accumulator = owed < 0 ? 0 : owed;
+    c->last_target = target;
+    if (!state_finite(c)) {
+        c->stats.nonfinite_states++;
+        place_at_rest(c, &target, hips_target);
+    }
+    write_output(c, &target);
+}
+
+void tl_chain_step_many(tl_chain* const* chains, const tl_chain_input* inputs, int count, float dt) {
+    assert(count >= 0 && (count == 0 || (chains && inputs)));
+    for (int i = 0; i < count; ++i) tl_chain_step(chains[i], &inputs[i], dt);
+}
+
+/* ---- output ---- */
+
+int tl_chain_bone_count(const tl_chain* c) { return c->n; }
+const float* tl_chain_local_rotations(const tl_chain* c) { return c->out_local; }
+const float* tl_chain_tip_positions(const tl_chain* c) { return c->out_tips; }
+const float* tl_chain_particle_positions(const tl_chain* c) { return c->positions; }
+const float* tl_chain_particle_velocities(const tl_chain* c) { return c->velocities; }
+const float* tl_chain_link_lengths(const tl_chain* c) { return c->out_lengths; }
+const float* tl_chain_rest_directions(const tl_chain* c) { return c->rest_dirs; }
+const float* tl_chain_bend_limits(const tl_chain* c) { return c->limits; }
+tl_chain_stats tl_chain_get_stats(const tl_chain* c) { return c->stats; }
+
+void tl_chain_debug_velocity_feedback(tl_chain* chain, bool on) { chain->velocity_feedback = on; }

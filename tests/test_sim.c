@@ -1,0 +1,972 @@
+/* Tests of the spring-chain solver (include/tailor/sim.h) on synthetic chains built here:
+ * a human-sized hips frame (Y-up, metres, facing +Z; the hips joint 1 m above the floor)
+ * with a tail of 4 or 8 links, 0.8 m long, hanging from just behind and below the hips:
+ *
+ *          hips (attachment, origin of its frame)
+ *            \
+ *             o  tail root (0, -0.05, -0.12)
+ *             |  link 0
+ *             o
+ *             |  ...            every bone has its own twisted bind orientation, so
+ *             o                 parent frames never coincide with the hips frame
+ *             |  link N-1
+ *             o  Tail_End
+ *    ------------------------- floor y = 0
+ *
+ * Each case prints what it measured; `test_sim NAME` runs one. */
+#include "test.h"
+
+#include <tailor/sim.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/sim_math.h"
+#include "sim/spring_chain_internal.h"
+
+#define PI 3.14159265358979
+#define DEG (PI / 180.0)
+
+/* ---- synthetic chains ---- */
+
+typedef struct rig {
+    int n;
+    float t[3 * TL_CHAIN_MAX_BONES]; /* local rest translations */
+    float q[4 * TL_CHAIN_MAX_BONES]; /* local rest rotations */
+    float tip[3];                    /* Tail_End in the last bone */
+    float length[TL_CHAIN_MAX_BONES];
+    float total;
+    v3 joints[TL_CHAIN_MAX_BONES + 1]; /* bind positions in the attachment frame */
+    qt orient[TL_CHAIN_MAX_BONES];     /* bind orientations in the attachment frame */
+} rig;
+
+/* Bones from joint positions and arbitrary bind orientations (both in the attachment frame). */
+static void rig_from_joints(rig* r, int n) {
+    r->n = n;
+    r->total = 0;
+    qt parent = qt_identity();
+    v3 parent_pos = v3_make(0, 0, 0);
+    for (int i = 0; i <= n; ++i) {
+        v3 local_t = qt_unrotate(parent, v3_sub(r->joints[i], parent_pos));
+        if (i < n) {
+            v3_store(r->t + 3 * i, local_t);
+            qt_store(r->q + 4 * i, qt_normalize(qt_mul(qt_conj(parent), r->orient[i])));
+            parent = r->orient[i];
+            parent_pos = r->joints[i];
+        } else {
+            v3_store(r->tip, local_t);
+        }
+        if (i > 0) {
+            r->length[i - 1] = v3_length(v3_sub(r->joints[i], r->joints[i - 1]));
+            r->total += r->length[i - 1];
+        }
+    }
+}
+
+/* A straight tail of n equal links along dir (attachment frame), bones twisted so that every
+ * parent frame differs. */
+static void rig_straight(rig* r, int n, v3 dir, float total) {
+    v3 root = v3_make(0, -0.05f, -0.12f);
+    dir = v3_normalize_or(dir, v3_make(0, -1, 0));
+    v3 axis = v3_normalize_or(v3_make(0.3f, 0.5f, 0.8f), dir);
+    for (int i = 0; i <= n; ++i) r->joints[i] = v3_madd(root, dir, total * (float)i / (float)n);
+    for (int i = 0; i < n; ++i) r->orient[i] = qt_axis_angle(axis, (float)(40.0 * DEG) * (float)(i + 1));
+    rig_from_joints(r, n);
+}
+
+static tl_chain_def def_for(const rig* r) {
+    tl_chain_def def = tl_default_chain_def();
+    def.bone_count = r->n;
+    def.rest_translations = r->t;
+    def.rest_rotations = r->q;
+    def.tip_translation = r->tip;
+    return def;
+}
+
+static tl_chain* create(const tl_chain_def* def) {
+    tl_chain* chain = NULL;
+    tl_error err = {0};
+    if (tl_chain_create(def, NULL, &chain, &err) != TL_OK) {
+        fprintf(stderr, "  create failed: %s\n", err.message);
+        return NULL;
+    }
+    return chain;
+}
+
+/* ---- clips of the attachment (hips) joint ---- */
+
+typedef tl_chain_pose clip_fn(double t);
+
+static tl_chain_pose pose_make(double x, double y, double z, double yaw) {
+    tl_chain_pose p = {{(float)x, (float)y, (float)z}, {0, 0, 0, 1}, 1};
+    qt_store(p.rotation, qt_axis_angle(v3_make(0, 1, 0), (float)yaw));
+    return p;
+}
+
+static tl_chain_pose clip_still(double t) {
+    (void)t;
+    return pose_make(0, 1, 0, 0);
+}
+
+/* measure.md "Hip shake": x = 0.25 sin(3 pi t) m and +-45 deg yaw at the same rate for 4 s,
+ * then still. */
+static tl_chain_pose clip_shake(double t) {
+    if (t >= 4.0) t = 4.0; /* sin(12 pi) = 0: continuous */
+    return pose_make(0.25 * sin(3 * PI * t), 1, 0, 0.25 * PI * sin(3 * PI * t));
+}
+
+/* A walk: forward 1.2 m/s, a 1 Hz sway, a 2 Hz bob, 10 deg of yaw. */
+static tl_chain_pose clip_walk(double t) {
+    return pose_make(0.05 * sin(2 * PI * t), 1 + 0.03 * sin(4 * PI * t), 1.2 * t,
+                     10 * DEG * sin(2 * PI * t));
+}
+
+static tl_chain_input frame_input(clip_fn* clip, double t0, double t1) {
+    tl_chain_input in = tl_default_chain_input();
+    in.start = clip(t0);
+    in.target = clip(t1);
+    return in;
+}
+
+/* ---- measurements ---- */
+
+static double angle_between(v3 a, v3 b) {
+    double d = v3_dot(v3_normalize_or(a, a), v3_normalize_or(b, b));
+    return acos(d > 1 ? 1 : d < -1 ? -1 : d);
+}
+
+static v3 tip_at(const float* tips, int i) { return v3_load(tips + 3 * i); }
+
+/* World link directions from the render-time tips; the root's head from the pose. */
+static void link_directions(const rig* r, const tl_chain_pose* pose, const float* tips, v3* out) {
+    v3 head = v3_add(v3_load(pose->position), qt_rotate(qt_load(pose->rotation), r->joints[0]));
+    for (int i = 0; i < r->n; ++i) {
+        out[i] = v3_normalize_or(v3_sub(tip_at(tips, i), head), v3_make(0, -1, 0));
+        head = tip_at(tips, i);
+    }
+}
+
+/* Each bone's local rotation read back from tips as the solver does: the swing carrying the
+ * bind direction to the link, in the current parent frame, times the neutral rotation. */
+static void locals_from_tips(const rig* r, const tl_chain_pose* pose, const float* tips, qt* out) {
+    qt G = qt_load(pose->rotation);
+    v3 head = v3_add(v3_load(pose->position), qt_rotate(G, r->joints[0]));
+    for (int i = 0; i < r->n; ++i) {
+        qt neutral = qt_load(r->q + 4 * i);
+        v3 own = i + 1 < r->n ? v3_load(r->t + 3 * (i + 1)) : v3_load(r->tip);
+        v3 bind = qt_rotate(neutral, v3_normalize_or(own, own));
+        v3 d = qt_unrotate(G, v3_normalize_or(v3_sub(tip_at(tips, i), head), bind));
+        out[i] = qt_mul(qt_swing(bind, d), neutral);
+        G = qt_mul(G, out[i]);
+        head = tip_at(tips, i);
+    }
+}
+
+static bool all_finite(const float* v, int count) {
+    for (int i = 0; i < count; ++i)
+        if (!isfinite(v[i])) return false;
+    return true;
+}
+
+/* Zero crossings (linear interpolation) of a sampled signal; returns the period from the first
+ * to the third crossing, or -1. */
+static double period_from_crossings(const double* x, int count, double dt) {
+    double crossings[3];
+    int found = 0;
+    for (int k = 1; k < count && found < 3; ++k) {
+        if ((x[k - 1] < 0) != (x[k] < 0) && x[k - 1] != x[k])
+            crossings[found++] = dt * ((k - 1) + x[k - 1] / (x[k - 1] - x[k]));
+    }
+    return found == 3 ? crossings[2] - crossings[0] : -1;
+}
+
+/* ---- cases ---- */
+
+static void test_defaults(void) {
+    tl_chain_def d = tl_default_chain_def();
+    ENSURE_NEAR(d.root_frequency, 0.9, 1e-6);
+    ENSURE_NEAR(d.tip_frequency, 0.45, 1e-6);
+    ENSURE_NEAR(d.damping_ratio, 0.65, 1e-6);
+    ENSURE_NEAR(d.gravity, 1.0, 1e-6);
+    ENSURE_NEAR(d.carry_deg, 50, 1e-6);
+    ENSURE_NEAR(d.bend_limit_deg, 30, 1e-6);
+    ENSURE_NEAR(d.coupling_rate, 12, 1e-6);
+    ENSURE_NEAR(d.rest_curve, 0, 1e-6);
+    ENSURE_NEAR(d.ground_clearance, 0.025, 1e-6);
+    ENSURE_NEAR(d.slip_damping, 8, 1e-6);
+    ENSURE_NEAR(d.fixed_step, 1.0 / 120, 1e-9);
+    ENSURE(d.up[1] == 1 && d.scale == 1 && d.floor_enabled && d.hips_plane_enabled);
+}
+
+/* Bug 1 (spring-chain.md §2): a spring written as a fraction per frame. One link hanging
+ * straight down (no gravity, carry, floor or plane, so the angular motion is the linear
+ * damped oscillator theta'' = -w^2 sin(theta) - 2 zeta w theta'); the hips turn 0.1 rad about
+ * their lateral axis at once and the link swings back. Expected damped frequency
+ * f sqrt(1 - zeta^2) = 0.684 Hz (period 1.462 s). Error budget: semi-implicit Euler at
+ * h = 1/120 s has the characteristic roots z^2 - (2 - hc - h^2 w^2) z + (1 - hc) = 0
+ * (c = 2 zeta w), whose argument gives a damped frequency 0.38% high; sin(theta) ~ theta
+ * at 0.1 rad lowers it 0.06%; crossings interpolated between frames add well under 0.1%.
+ * 1% covers that, and the bad reference (3.3 Hz at 60 fps, 1.7 Hz at 30) is off by far. */
+#define FRACTION_PER_FRAME 0.12
+
+static void oscillate(bool bad, double fps, double* period_out) {
+    rig r;
+    rig_straight(&r, 1, v3_make(0, -1, 0), 0.3f);
+    memset(r.t, 0, sizeof(float) * 3); /* bone at the attachment's origin: turning moves no head */
+    tl_chain_def def = def_for(&r);
+    def.gravity = 0;
+    def.carry_deg = 0;
+    def.floor_enabled = false;
+    def.hips_plane_enabled = false;
+    tl_chain* chain = create(&def);
+    *period_out = -1;
+    if (!chain) return;
+    const double dt = 1.0 / fps, kick = 0.1;
+    tl_chain_pose before = pose_make(0, 1, 0, 0), after = before;
+    qt_store(after.rotation, qt_axis_angle(v3_make(1, 0, 0), (float)kick));
+    v3 rest = qt_rotate(qt_load(after.rotation), v3_make(0, -1, 0));
+    v3 tangent = v3_normalize_or(v3_cross(v3_make(1, 0, 0), rest), rest); /* the swing's sense */
+    enum { SAMPLES = 4000 };
+    static double x[SAMPLES];
+    int count = (int)(4.0 * fps);
+    tl_chain_input in = tl_default_chain_input();
+    in.start = in.target = before;
+    tl_chain_step(chain, &in, (float)dt); /* at rest */
+    v3 p = v3_load(tl_chain_tip_positions(chain)), v = v3_make(0, 0, 0);
+    const v3 head = v3_load(before.position);
+    const double zeta = 0.65;
+    for (int k = 0; k < count && k < SAMPLES; ++k) {
+        v3 dir;
+        if (!bad) {
+            in.start = k == 0 ? before : after;
+            in.target = after;
+            tl_chain_step(chain, &in, (float)dt);
+            dir = v3_sub(v3_load(tl_chain_tip_positions(chain)), head);
+        } else {
+            /* the article's first version: each frame pulls the particle a fixed fraction of
+             * the way to its target (a spring of w = sqrt(0.12)/dt), then the rope */
+            v3 target = v3_madd(head, rest, 0.3f);
+            double w = sqrt(FRACTION_PER_FRAME) / dt;
+            v3 acc = v3_sub(v3_scale(v3_sub(target, p), (float)(w * w)), v3_scale(v, (float)(2 * zeta * w)));
+            v = v3_madd(v, acc, (float)dt);
+            p = v3_madd(p, v, (float)dt);
+            v3 n = v3_normalize_or(v3_sub(p, head), rest);
+            p = v3_madd(head, n, 0.3f);
+            v = v3_madd(v, n, -v3_dot(v, n));
+            dir = v3_sub(p, head);
+        }
+        /* sin of the signed angle from the new rest direction (acos loses small angles) */
+        x[k] = v3_dot(v3_normalize_or(dir, rest), tangent);
+    }
+    *period_out = period_from_crossings(x, count < SAMPLES ? count : SAMPLES, dt);
+    tl_chain_destroy(chain);
+}
+
+static void test_bug1_spring_in_physical_units(void) {
+    const double expected = 1.0 / (0.9 * sqrt(1 - 0.65 * 0.65));
+    double fps_list[] = {30, 60, 144};
+    for (int k = 0; k < 3; ++k) {
+        double good, bad;
+        oscillate(false, fps_list[k], &good);
+        oscillate(true, fps_list[k], &bad);
+        fprintf(stderr, "  %3.0f fps: damped period %.4f s (expected %.4f), fraction-per-frame %.4f s\n",
+                fps_list[k], good, expected, bad);
+        ENSURE_MSG(good > 0 && fabs(good - expected) <= 0.01 * expected,
+                   "solver period %.4f s, expected %.4f s", good, expected);
+        ENSURE_MSG(!(bad > 0 && fabs(bad - expected) <= 0.01 * expected),
+                   "the fraction-per-frame reference passed the frequency check (%.4f s)", bad);
+    }
+}
+
+/* The hip shake (measure.md), run by the solver or with the article's bug 2 switched on.
+ * A link's single-frame turn is the angle its world direction turns in one 60 fps frame;
+ * the spike is the largest turn of any link, against the larger of its neighbours' turns in
+ * that frame. The turn of each joint's local rotation (relative to its parent) is reported
+ * too. */
+typedef struct turn_record {
+    double deg, neighbour_deg, time;
+    int link;
+} turn_record;
+
+typedef struct shake_report {
+    turn_record world, local;
+    double length_error;     /* largest | |p_i - h_i| - l_i | / l_i over the particles */
+    double beyond_limit_deg; /* largest bend beyond the joint's limit in frames without contact */
+    double settle_time;      /* after the shake ends, until every tip moves < 1 cm/s */
+    bool finite;
+} shake_report;
+
+static void record_turns(turn_record* rec, const double* turn, int n, double t) {
+    for (int i = 0; i < n; ++i) {
+        if (turn[i] <= rec->deg) continue;
+        rec->deg = turn[i];
+        rec->neighbour_deg = fmax(i > 0 ? turn[i - 1] : 0, i + 1 < n ? turn[i + 1] : 0);
+        rec->link = i;
+        rec->time = t;
+    }
+}
+
+static void run_shake(int n, bool bad, shake_report* rep) {
+    rig r;
+    rig_straight(&r, n, v3_make(0, -1, 0), 0.8f);
+    tl_chain_def def = def_for(&r);
+    tl_chain* chain = create(&def);
+    memset(rep, 0, sizeof *rep);
+    rep->finite = false;
+    if (!chain) return;
+    rep->finite = true;
+    tl_chain_debug_velocity_feedback(chain, bad);
+    tl_chain_pose p0 = clip_shake(0);
+    tl_chain_reset(chain, &p0);
+    qt rest_local[TL_CHAIN_MAX_BONES];
+    v3 own[TL_CHAIN_MAX_BONES];
+    for (int i = 0; i < n; ++i) {
+        rest_local[i] = qt_load(tl_chain_local_rotations(chain) + 4 * i);
+        own[i] = qt_unrotate(r.orient[i], v3_sub(r.joints[i + 1], r.joints[i]));
+        own[i] = v3_normalize_or(own[i], own[i]);
+    }
+    const float* limits = tl_chain_bend_limits(chain);
+    const double dt = 1.0 / 60;
+    qt prev_local[TL_CHAIN_MAX_BONES], local[TL_CHAIN_MAX_BONES];
+    v3 prev_dir[TL_CHAIN_MAX_BONES], dir[TL_CHAIN_MAX_BONES];
+    float prev_tips[3 * TL_CHAIN_MAX_BONES], tips[3 * TL_CHAIN_MAX_BONES];
+    double still_since = -1;
+    for (int k = 1; k <= 8 * 60; ++k) {
+        double t = k * dt;
+        tl_chain_input in = frame_input(clip_shake, t - dt, t);
+        tl_chain_step(chain, &in, (float)dt);
+        memcpy(tips, tl_chain_tip_positions(chain), sizeof(float) * 3 * (size_t)n);
+        const float* q = tl_chain_local_rotations(chain);
+        const float* particles = tl_chain_particle_positions(chain);
+        if (!all_finite(tips, 3 * n) || !all_finite(q, 4 * n) || !all_finite(particles, 3 * n) ||
+            !all_finite(tl_chain_particle_velocities(chain), 3 * n))
+            rep->finite = false;
+        for (int i = 1; i < n; ++i) { /* link 0's head is the root, exact by construction */
+            v3 d = v3_sub(v3_load(particles + 3 * i), v3_load(particles + 3 * (i - 1)));
+            rep->length_error = fmax(rep->length_error, fabs(v3_length(d) - r.length[i]) / r.length[i]);
+        }
+        for (int i = 0; i < n && tl_chain_get_stats(chain).contacts == 0; ++i) {
+            double bend = angle_between(qt_rotate(qt_load(q + 4 * i), own[i]), qt_rotate(rest_local[i], own[i]));
+            rep->beyond_limit_deg = fmax(rep->beyond_limit_deg, (bend - limits[i]) / DEG);
+        }
+        link_directions(&r, &in.target, tips, dir);
+        locals_from_tips(&r, &in.target, tips, local);
+        if (k > 1) {
+            double world_turn[TL_CHAIN_MAX_BONES], local_turn[TL_CHAIN_MAX_BONES], fastest = 0;
+            for (int i = 0; i < n; ++i) {
+                world_turn[i] = angle_between(dir[i], prev_dir[i]) / DEG;
+                local_turn[i] = qt_angle(qt_mul(local[i], qt_conj(prev_local[i]))) / DEG;
+                fastest = fmax(fastest, v3_length(v3_sub(tip_at(tips, i), tip_at(prev_tips, i))) / dt);
+            }
+            record_turns(&rep->world, world_turn, n, t);
+            record_turns(&rep->local, local_turn, n, t);
+            if (t <= 4.0 || fastest >= 0.01) still_since = -1;
+            else if (still_since < 0) still_since = t;
+        }
+        memcpy(prev_dir, dir, sizeof dir);
+        memcpy(prev_local, local, sizeof local);
+        memcpy(prev_tips, tips, sizeof tips);
+    }
+    rep->settle_time = still_since < 0 ? -1 : still_since - 4.0;
+    tl_chain_destroy(chain);
+}
+
+/* A spike is a link turning on its own: more than twice as far as either neighbour in one
+ * frame, or a third of the article's 95 degrees. */
+static bool spiky(const turn_record* t) { return t->deg > 2 * t->neighbour_deg || t->deg > 95.0 / 3; }
+
+/* Bug 2 and measure.md "Hip shake": no spike, no non-finite value, links within 1e-4 of
+ * their length, no bend beyond the limit, at rest within 4 s; the same solver with the
+ * corrections fed back as velocity must show a spike. */
+static void test_bug2_hip_shake(void) {
+    for (int n = 4; n <= 8; n += 4) {
+        shake_report good, bad;
+        run_shake(n, false, &good);
+        run_shake(n, true, &bad);
+        const shake_report* reps[2] = {&good, &bad};
+        for (int k = 0; k < 2; ++k)
+            fprintf(stderr,
+                    "  %d links%s: largest turn %.1f deg (link %d at %.2f s), neighbours %.1f deg; "
+                    "local rotations %.1f deg (joint %d at %.2f s), neighbours %.1f deg\n",
+                    n, k ? ", corrections fed back as velocity" : "", reps[k]->world.deg,
+                    reps[k]->world.link, reps[k]->world.time, reps[k]->world.neighbour_deg,
+                    reps[k]->local.deg, reps[k]->local.link, reps[k]->local.time,
+                    reps[k]->local.neighbour_deg);
+        fprintf(stderr, "  %d links: length error %.2g; beyond limit %.4f deg; at rest %.2f s after the shake\n",
+                n, good.length_error, good.beyond_limit_deg, good.settle_time);
+        ENSURE(good.finite);
+        ENSURE(good.length_error <= 1e-4);
+        ENSURE_MSG(good.beyond_limit_deg <= 1e-3, "bend beyond the limit by %.4f deg", good.beyond_limit_deg);
+        ENSURE_MSG(!spiky(&good.world), "a spike: %.1f deg against neighbours' %.1f", good.world.deg,
+                   good.world.neighbour_deg);
+        ENSURE_MSG(good.settle_time >= 0 && good.settle_time < 4.0, "did not settle (%.2f)", good.settle_time);
+        ENSURE_MSG(spiky(&bad.world), "the bad variant shows no spike: %.1f deg against %.1f",
+                   bad.world.deg, bad.world.neighbour_deg);
+    }
+}
+
+/* Bug 3: the carry is the whole tail's rise. Tails hanging straight down, 4 and 8 links,
+ * no gravity (so only the carry acts), settled under still hips: the last link points 50
+ * degrees up from straight down for both. A per-joint carry (50 degrees in every joint's own
+ * frame) composes N times. */
+static double rise_deg(v3 dir) { return angle_between(dir, v3_make(0, -1, 0)) / DEG; }
+
+static void test_bug3_carry_shared(void) {
+    for (int n = 4; n <= 8; n += 4) {
+        rig r;
+        rig_straight(&r, n, v3_make(0, -1, 0), 0.8f);
+        tl_chain_def def = def_for(&r);
+        def.gravity = 0;
+        tl_chain* chain = create(&def);
+        ENSURE(chain);
+        double fps = 60;
+        for (int k = 1; k <= 6 * 60; ++k) {
+            tl_chain_input in = frame_input(clip_still, (k - 1) / fps, k / fps);
+            tl_chain_step(chain, &in, (float)(1 / fps));
+        }
+        v3 dir[TL_CHAIN_MAX_BONES];
+        tl_chain_pose pose = clip_still(0);
+        link_directions(&r, &pose, tl_chain_tip_positions(chain), dir);
+        double rise = rise_deg(dir[n - 1]);
+        double rest_rise = rise_deg(v3_load(tl_chain_rest_directions(chain) + 3 * (n - 1)));
+        /* the per-joint carry: every joint adds 50 degrees about the lateral axis */
+        qt per_joint = qt_identity();
+        for (int i = 0; i < n; ++i) per_joint = qt_mul(per_joint, qt_axis_angle(v3_make(1, 0, 0), (float)(50 * DEG)));
+        double per_joint_rise = rise_deg(qt_rotate(per_joint, v3_make(0, -1, 0)));
+        fprintf(stderr, "  %d links: rise %.2f deg settled, %.2f deg rest arc; per-joint carry %.0f deg (%d x 50 = %d)\n",
+                n, rise, rest_rise, per_joint_rise, n, 50 * n);
+        ENSURE_NEAR(rest_rise, 50, 0.01);
+        ENSURE_NEAR(rise, 50, 1.5);
+        ENSURE(fabs(per_joint_rise - 50) > 1.5);
+        /* the rise is shared: link i rises 50 (i+1)/N */
+        for (int i = 0; i < n; ++i)
+            ENSURE_NEAR(rise_deg(v3_load(tl_chain_rest_directions(chain) + 3 * i)), 50.0 * (i + 1) / n, 0.01);
+        tl_chain_destroy(chain);
+    }
+    /* A tail already pointing back (a quadruped's, 100 degrees from hanging) gets no carry. */
+    rig r;
+    rig_straight(&r, 4, v3_make(0, -(float)cos(100 * DEG), -(float)sin(100 * DEG)), 0.8f);
+    tl_chain_def def = def_for(&r);
+    tl_chain* chain = create(&def);
+    ENSURE(chain);
+    for (int i = 0; i < 4; ++i)
+        ENSURE_NEAR(rise_deg(v3_load(tl_chain_rest_directions(chain) + 3 * i)), 100, 0.01);
+    tl_chain_destroy(chain);
+}
+
+/* §6: the centred rest arc removes only the sideways component; rest_curve 1 keeps it. */
+static void test_rest_arc_centred(void) {
+    rig r;
+    /* a tail curling to the character's left and hanging down-back */
+    v3 root = v3_make(0, -0.05f, -0.12f);
+    r.joints[0] = root;
+    for (int i = 1; i <= 4; ++i) {
+        double side = 0.25 * i * 0.35, down = -0.6 * cos(0.15 * i), back = -0.1 * i;
+        v3 d = v3_normalize_or(v3_make((float)side, (float)down, (float)back), root);
+        r.joints[i] = v3_madd(r.joints[i - 1], d, 0.2f);
+    }
+    for (int i = 0; i < 4; ++i) r.orient[i] = qt_axis_angle(v3_make(0, 0, 1), (float)(0.3 * i));
+    rig_from_joints(&r, 4);
+    tl_chain_def def = def_for(&r);
+    def.carry_deg = 0;
+    tl_chain* centred = create(&def);
+    def.rest_curve = 1;
+    tl_chain* authored = create(&def);
+    ENSURE(centred && authored);
+    for (int i = 0; i < 4; ++i) {
+        v3 a = v3_normalize_or(v3_sub(r.joints[i + 1], r.joints[i]), root);
+        v3 c = v3_load(tl_chain_rest_directions(centred) + 3 * i);
+        v3 k = v3_load(tl_chain_rest_directions(authored) + 3 * i);
+        v3 s = v3_normalize_or(v3_make(0, a.y, a.z), a);
+        ENSURE_NEAR(c.x, 0, 1e-5);                   /* no sideways curl */
+        ENSURE_NEAR(angle_between(c, s), 0, 1e-3);   /* the up-down curve kept */
+        ENSURE_NEAR(angle_between(k, a), 0, 1e-3);   /* beta = 1: the authored curve */
+    }
+    tl_chain_destroy(centred);
+    tl_chain_destroy(authored);
+}
+
+/* §5: without a Tail_End, the last link continues the incoming tangent in the last bone's own
+ * frame, even when that bone's bind orientation is turned 90 degrees. */
+static void test_tip_without_tail_end(void) {
+    rig r;
+    rig_straight(&r, 4, v3_make(0, -0.6f, -0.8f), 0.8f);
+    r.orient[3] = qt_mul(r.orient[2], qt_axis_angle(v3_make(0, 0, 1), (float)(90 * DEG)));
+    rig_from_joints(&r, 4);
+    tl_chain_def def = def_for(&r);
+    def.tip_translation = NULL;
+    def.carry_deg = 0;
+    def.rest_curve = 1;
+    tl_chain* chain = create(&def);
+    ENSURE(chain);
+    tl_chain_pose pose = clip_still(0);
+    tl_chain_reset(chain, &pose);
+    const float* tips = tl_chain_tip_positions(chain);
+    v3 incoming = v3_sub(r.joints[3], r.joints[2]);
+    v3 expected = v3_add(v3_add(v3_load(pose.position), r.joints[3]), incoming);
+    ENSURE_NEAR(v3_length(v3_sub(tip_at(tips, 3), expected)), 0, 1e-5);
+    /* copying the parent-frame vector would have put the tip elsewhere */
+    v3 wrong = v3_add(v3_add(v3_load(pose.position), r.joints[3]), qt_rotate(r.orient[3], qt_unrotate(r.orient[2], incoming)));
+    ENSURE(v3_length(v3_sub(wrong, expected)) > 0.1f);
+    tl_chain_destroy(chain);
+}
+
+/* §5: neutral locals from inverse bind matrices, against locals composed here. */
+static void affine(float m[16], qt q, v3 t, float s) {
+    v3 x = v3_scale(qt_rotate(q, v3_make(1, 0, 0)), s), y = v3_scale(qt_rotate(q, v3_make(0, 1, 0)), s),
+       z = v3_scale(qt_rotate(q, v3_make(0, 0, 1)), s);
+    float out[16] = {x.x, x.y, x.z, 0, y.x, y.y, y.z, 0, z.x, z.y, z.z, 0, t.x, t.y, t.z, 1};
+    memcpy(m, out, sizeof out);
+}
+
+static void test_neutral_from_binds(void) {
+    /* parent world W_p = (q_p, t_p, s); child world W = W_p * (q_l, t_l); IBMs are the
+     * inverses, built in closed form: (s R, t)^-1 = (R^T / s, -R^T t / s) */
+    qt qp = qt_axis_angle(v3_normalize_or(v3_make(1, 2, 3), v3_make(1, 0, 0)), 0.7f);
+    qt ql = qt_axis_angle(v3_normalize_or(v3_make(-2, 1, 0.5f), v3_make(1, 0, 0)), 1.1f);
+    v3 tp = v3_make(0.3f, 92, -4), tl = v3_make(0, 12.5f, 3);
+    float s = 100;
+    qt qw = qt_mul(qp, ql);
+    v3 tw = v3_add(tp, v3_scale(qt_rotate(qp, tl), s));
+    float ibm_p[16], ibm[16];
+    affine(ibm_p, qt_conj(qp), v3_scale(qt_unrotate(qp, tp), -1 / s), 1 / s);
+    affine(ibm, qt_conj(qw), v3_scale(qt_unrotate(qw, tw), -1 / s), 1 / s);
+    float t[3], q[4];
+    tl_chain_local_from_binds(ibm_p, ibm, t, q);
+    ENSURE_NEAR(v3_length(v3_sub(v3_load(t), tl)), 0, 1e-3);
+    ENSURE_NEAR(fabs(qt_dot(qt_load(q), ql)), 1, 1e-5);
+}
+
+/* Units hold: the same scene in Z-up centimetres (world = 100 * Rx(+90 deg) * metres,
+ * scale 100) gives the same motion. Float rounding differs between the two runs; the
+ * damped system does not amplify it, so 1e-4 of the chain length is a wide bound. */
+static void test_units_zup_centimetres(void) {
+    rig m, c;
+    rig_straight(&m, 8, v3_make(0, -1, 0), 0.8f);
+    c = m;
+    for (int i = 0; i < 3 * m.n; ++i) c.t[i] *= 100;
+    for (int i = 0; i < 3; ++i) c.tip[i] *= 100;
+    tl_chain_def dm = def_for(&m), dc = def_for(&c);
+    dc.up[0] = 0, dc.up[1] = 0, dc.up[2] = 1;
+    dc.scale = 100;
+    tl_chain* a = create(&dm);
+    tl_chain* b = create(&dc);
+    ENSURE(a && b);
+    qt to_zup = qt_axis_angle(v3_make(1, 0, 0), (float)(90 * DEG));
+    double worst = 0, fps = 60;
+    int contacts = 0;
+    for (int k = 1; k <= 4 * 60; ++k) {
+        double t0 = (k - 1) / fps, t1 = k / fps;
+        tl_chain_input in = frame_input(clip_shake, t0, t1);
+        in.start.position[1] -= 0.45f, in.target.position[1] -= 0.45f; /* low: the tail hits the floor */
+        tl_chain_step(a, &in, (float)(1 / fps));
+        tl_chain_pose* poses[2] = {&in.start, &in.target};
+        for (int j = 0; j < 2; ++j) {
+            v3_store(poses[j]->position, v3_scale(qt_rotate(to_zup, v3_load(poses[j]->position)), 100));
+            qt_store(poses[j]->rotation, qt_mul(to_zup, qt_load(poses[j]->rotation)));
+        }
+        tl_chain_step(b, &in, (float)(1 / fps));
+        contacts += tl_chain_get_stats(a).contacts > 0;
+        for (int i = 0; i < 8; ++i) {
+            v3 pm = v3_scale(qt_rotate(to_zup, tip_at(tl_chain_tip_positions(a), i)), 100);
+            double d = v3_length(v3_sub(pm, tip_at(tl_chain_tip_positions(b), i))) / 100;
+            if (d > worst) worst = d;
+        }
+    }
+    fprintf(stderr, "  Y-up metres vs Z-up centimetres: largest tip difference %.3g of the chain (%d frames in contact)\n",
+            worst / 0.8, contacts);
+    ENSURE(contacts > 0);
+    ENSURE(worst <= 1e-4 * 0.8);
+    tl_chain_destroy(a);
+    tl_chain_destroy(b);
+}
+
+/* measure.md "Frame-rate independence": the walk and the shake rendered at 30, 60 and 144
+ * fps; tips compared at the common times (multiples of 1/6 s). */
+static double frame_rate_difference(clip_fn* clip, double seconds) {
+    enum { RATES = 3 };
+    const int fps[RATES] = {30, 60, 144};
+    int samples = (int)(seconds * 6);
+    float* tips = calloc((size_t)RATES * (size_t)(samples + 1) * 24, sizeof(float));
+    rig r;
+    rig_straight(&r, 8, v3_make(0, -1, 0), 0.8f);
+    tl_chain_def def = def_for(&r);
+    for (int k = 0; k < RATES; ++k) {
+        tl_chain* chain = create(&def);
+        if (!chain) return 1e9;
+        int per_sample = fps[k] / 6;
+        for (int f = 1; f <= samples * per_sample; ++f) {
+            tl_chain_input in = frame_input(clip, (f - 1) / (double)fps[k], f / (double)fps[k]);
+            tl_chain_step(chain, &in, 1.0f / (float)fps[k]);
+            if (f % per_sample == 0)
+                memcpy(tips + ((size_t)k * (size_t)(samples + 1) + (size_t)(f / per_sample)) * 24,
+                       tl_chain_tip_positions(chain), 24 * sizeof(float));
+        }
+        tl_chain_destroy(chain);
+    }
+    double worst = 0;
+    for (int sidx = 1; sidx <= samples; ++sidx)
+        for (int k = 1; k < RATES; ++k)
+            for (int i = 0; i < 8; ++i) {
+                const float* a = tips + ((size_t)sidx) * 24 + 3 * (size_t)i;
+                const float* b = tips + ((size_t)k * (size_t)(samples + 1) + (size_t)sidx) * 24 + 3 * (size_t)i;
+                double d = v3_length(v3_sub(v3_load(a), v3_load(b)));
+                if (d > worst) worst = d;
+            }
+    free(tips);
+    return worst / r.total;
+}
+
+static void test_frame_rate_independence(void) {
+    double walk = frame_rate_difference(clip_walk, 4);
+    double shake = frame_rate_difference(clip_shake, 8);
+    fprintf(stderr, "  tips at 30/60/144 fps: walk %.3f%%, hip shake %.3f%% of the chain length\n",
+            100 * walk, 100 * shake);
+    ENSURE(walk <= 0.01);
+}
+
+/* measure.md "Hitches and teleports": after a single 0.5 s frame, and after a 100 m jump of
+ * the root, the peak speed of the particles relative to the hips' rigid motion (the tail's
+ * own motion, v - (v_root + w x (p - root))) is no higher than before. */
+static double relative_speed(const tl_chain* chain, clip_fn* clip, double t) {
+    const double h = 1e-4;
+    tl_chain_pose a = clip(t - h), b = clip(t);
+    v3 root = v3_load(b.position);
+    v3 root_velocity = v3_scale(v3_sub(v3_load(b.position), v3_load(a.position)), (float)(1 / h));
+    qt turn = qt_mul(qt_load(b.rotation), qt_conj(qt_load(a.rotation)));
+    v3 w = v3_scale(v3_make(turn.x, turn.y, turn.z), (float)(2 / h) * (turn.w < 0 ? -1.0f : 1.0f));
+    double fastest = 0;
+    const float* p = tl_chain_particle_positions(chain);
+    const float* v = tl_chain_particle_velocities(chain);
+    for (int i = 0; i < tl_chain_bone_count(chain); ++i) {
+        v3 carried = v3_add(root_velocity, v3_cross(w, v3_sub(v3_load(p + 3 * i), root)));
+        fastest = fmax(fastest, v3_length(v3_sub(v3_load(v + 3 * i), carried)));
+    }
+    return fastest;
+}
+
+static tl_chain_pose clip_walk_teleported(double t) {
+    tl_chain_pose p = clip_walk(t);
+    if (t >= 3.0) p.position[0] += 100;
+    return p;
+}
+
+static tl_chain_pose clip_walk_then_stop(double t) { return clip_walk(t < 3.25 ? t : 3.25); }
+
+/* Walks 60 fps frames to 6 s with one frame of hitch seconds at 3 s; returns the peak
+ * relative speeds over (1 s, 3 s) and after 3 s, and the tips relative to the root at 6 s. */
+static void hitch_case(clip_fn* clip, double hitch, int max_substeps, double* before, double* after,
+                       tl_chain_stats* stats, float* tips_from_root) {
+    rig r;
+    rig_straight(&r, 8, v3_make(0, -1, 0), 0.8f);
+    tl_chain_def def = def_for(&r);
+    def.max_substeps = max_substeps;
+    tl_chain* chain = create(&def);
+    *before = *after = -1;
+    if (!chain) return;
+    const double dt = 1 / 60.0;
+    double t = 0;
+    *before = *after = 0;
+    tl_chain_input in;
+    while (t < 6.0 - 1e-9) {
+        double step = fabs(t - 3.0) < 1e-6 ? hitch : dt;
+        in = frame_input(clip, t, t + step);
+        tl_chain_step(chain, &in, (float)step);
+        t += step;
+        double speed = relative_speed(chain, clip, t);
+        if (t > 1.0 && t < 3.0 - 1e-9) *before = fmax(*before, speed);
+        if (t > 3.0 + 1e-9) *after = fmax(*after, speed);
+    }
+    for (int i = 0; i < 8; ++i)
+        v3_store(tips_from_root + 3 * i, v3_sub(tip_at(tl_chain_tip_positions(chain), i), v3_load(in.target.position)));
+    *stats = tl_chain_get_stats(chain);
+    tl_chain_destroy(chain);
+}
+
+static void test_hitch_and_teleport(void) {
+    double before, after, ref_before, ref_after;
+    tl_chain_stats st, ref;
+    float tips[24], ref_tips[24];
+    /* the hips stop during the hitch: whatever the tail has after it came from before it */
+    hitch_case(clip_walk_then_stop, 0.5, 8, &before, &after, &st, tips);
+    fprintf(stderr, "  0.5 s hitch, hips stopping in it: peak speed relative to the hips %.3f m/s before, %.3f after (%u clamped)\n",
+            before, after, st.clamped_frames);
+    ENSURE(st.clamped_frames == 1 && st.nonfinite_states == 0);
+    ENSURE(after <= before);
+    /* walking on through the hitch, against simulating all 60 sub-steps (no clamp) */
+    hitch_case(clip_walk, 0.5, 8, &before, &after, &st, tips);
+    hitch_case(clip_walk, 0.5, 1000, &ref_before, &ref_after, &ref, ref_tips);
+    fprintf(stderr, "  0.5 s hitch, walking on: %.3f m/s before, %.3f after; with all 60 sub-steps run %.3f after\n",
+            before, after, ref_after);
+    ENSURE(st.clamped_frames == 1 && ref.clamped_frames == 0 && st.nonfinite_states == 0);
+    /* 100 m teleport inside one frame: the chain is carried, then walks on as before */
+    hitch_case(clip_walk_teleported, 1 / 60.0, 8, &before, &after, &st, tips);
+    hitch_case(clip_walk, 1 / 60.0, 8, &ref_before, &ref_after, &ref, ref_tips);
+    double drift = 0;
+    for (int i = 0; i < 8; ++i) drift = fmax(drift, v3_length(v3_sub(v3_load(tips + 3 * i), v3_load(ref_tips + 3 * i))));
+    fprintf(stderr, "  100 m teleport: %.3f m/s before, %.3f after (without it %.3f); 3 s later the tips are %.2g m from the run without it\n",
+            before, after, ref_after, drift);
+    ENSURE(st.teleports == 1 && st.nonfinite_states == 0 && ref.teleports == 0);
+    ENSURE(after <= ref_after + 0.01 * ref_after && drift < 1e-3);
+}
+
+/* §7: a tail hanging into the floor lies on it: every tip at or above F = 0.025 m, links
+ * exactly their length; with the hips below the floor (u > 1) nothing stretches. */
+static tl_chain_pose clip_low(double t) { return pose_make(0.1 * sin(2 * PI * t), 0.35, 0, 0); }
+static tl_chain_pose clip_buried(double t) { return pose_make(0, -0.3 + 0.0 * t, 0, 0); }
+
+static void ground_case(clip_fn* clip, double* lowest, double* length_error, uint32_t* contacts) {
+    rig r;
+    rig_straight(&r, 8, v3_make(0, -1, 0), 0.8f);
+    tl_chain_def def = def_for(&r);
+    def.carry_deg = 0;
+    tl_chain* chain = create(&def);
+    *lowest = 1e9, *length_error = 1e9;
+    if (!chain) return;
+    const double dt = 1 / 60.0;
+    for (int k = 1; k <= 5 * 60; ++k) {
+        tl_chain_input in = frame_input(clip, (k - 1) * dt, k * dt);
+        tl_chain_step(chain, &in, (float)dt);
+    }
+    /* settle, then measure the state and the output */
+    tl_chain_pose still = clip(5.0);
+    tl_chain_input in = tl_default_chain_input();
+    in.start = in.target = still;
+    for (int k = 0; k < 4 * 60; ++k) tl_chain_step(chain, &in, (float)dt);
+    const float* p = tl_chain_particle_positions(chain);
+    const float* tips = tl_chain_tip_positions(chain);
+    *lowest = 1e9, *length_error = 0;
+    v3 head = v3_add(v3_load(still.position), r.joints[0]);
+    for (int i = 0; i < 8; ++i) {
+        *lowest = fmin(*lowest, fmin(p[3 * i + 1], tips[3 * i + 1]));
+        double e = fabs(v3_length(v3_sub(v3_load(p + 3 * i), head)) - r.length[i]) / r.length[i];
+        *length_error = fmax(*length_error, e);
+        head = v3_load(p + 3 * i);
+    }
+    *contacts = tl_chain_get_stats(chain).contacts;
+    tl_chain_destroy(chain);
+}
+
+static void test_ground_contact(void) {
+    double lowest, err;
+    uint32_t contacts;
+    ground_case(clip_low, &lowest, &err, &contacts);
+    fprintf(stderr, "  low hips: lowest tip %.6f m (F = 0.025), length error %.2g, %u tips touching\n",
+            lowest, err, contacts);
+    ENSURE(contacts >= 2);
+    ENSURE(lowest >= 0.025 - 1e-5);
+    ENSURE(err <= 1e-5);
+    ground_case(clip_buried, &lowest, &err, &contacts);
+    fprintf(stderr, "  hips 0.3 m under the floor: length error %.2g, %u tips touching\n", err, contacts);
+    ENSURE(err <= 1e-5);
+    ENSURE(contacts >= 1);
+}
+
+/* The plane behind the hips: a tail pushed forward between the legs (the hips sprint
+ * backwards) never crosses the plane through its root below the root. */
+static tl_chain_pose clip_backwards(double t) { return pose_make(0, 1, -3.0 * t, 0); }
+
+static void test_plane_behind_hips(void) {
+    rig r;
+    rig_straight(&r, 4, v3_make(0, -1, 0), 0.8f);
+    tl_chain_def def = def_for(&r);
+    def.carry_deg = 0;
+    tl_chain* chain = create(&def);
+    ENSURE(chain);
+    double worst = 0;
+    const double dt = 1 / 60.0;
+    for (int k = 1; k <= 120; ++k) {
+        tl_chain_input in = frame_input(clip_backwards, (k - 1) * dt, k * dt);
+        tl_chain_step(chain, &in, (float)dt);
+        const float* p = tl_chain_particle_positions(chain);
+        v3 root = v3_add(v3_load(in.target.position), r.joints[0]);
+        for (int i = 0; i < 4; ++i) {
+            v3 d = v3_sub(v3_load(p + 3 * i), root);
+            if (d.y < 0) worst = fmax(worst, d.z); /* forward is +z */
+        }
+    }
+    /* without the plane the same motion swings the tail forward */
+    def.hips_plane_enabled = false;
+    tl_chain* free_chain = create(&def);
+    ENSURE(free_chain);
+    double free_worst = 0;
+    for (int k = 1; k <= 120; ++k) {
+        tl_chain_input in = frame_input(clip_backwards, (k - 1) * dt, k * dt);
+        tl_chain_step(free_chain, &in, (float)dt);
+        v3 root = v3_add(v3_load(in.target.position), r.joints[0]);
+        for (int i = 0; i < 4; ++i) {
+            v3 d = v3_sub(v3_load(tl_chain_particle_positions(free_chain) + 3 * i), root);
+            if (d.y < 0) free_worst = fmax(free_worst, d.z);
+        }
+    }
+    fprintf(stderr, "  furthest forward below the root: %.2g m with the plane, %.3f m without\n", worst, free_worst);
+    ENSURE(worst <= 1e-5);
+    ENSURE(free_worst > 0.05);
+    tl_chain_destroy(chain);
+    tl_chain_destroy(free_chain);
+}
+
+/* §4: thick tails get a smaller limit min(30 deg, 0.15 l / r). */
+static void test_bend_limit_radii(void) {
+    rig r;
+    rig_straight(&r, 4, v3_make(0, -1, 0), 0.8f);
+    float radii[4] = {0.05f, 0.5f, 0.0f, 0.25f}; /* l = 0.2 */
+    tl_chain_def def = def_for(&r);
+    def.joint_radii = radii;
+    tl_chain* chain = create(&def);
+    ENSURE(chain);
+    const float* lim = tl_chain_bend_limits(chain);
+    ENSURE_NEAR(lim[0], 30 * DEG, 1e-6);      /* 0.15 * 0.2 / 0.05 = 0.6 rad > 30 deg */
+    ENSURE_NEAR(lim[1], 0.15 * 0.2 / 0.5, 1e-6);
+    ENSURE_NEAR(lim[2], 30 * DEG, 1e-6);      /* unknown */
+    ENSURE_NEAR(lim[3], 0.15 * 0.2 / 0.25, 1e-6);
+    tl_chain_destroy(chain);
+}
+
+/* Untrusted geometry: a zero-length link is an error naming the bone. */
+static void test_invalid_geometry(void) {
+    rig r;
+    rig_straight(&r, 4, v3_make(0, -1, 0), 0.8f);
+    memset(r.t + 6, 0, 3 * sizeof(float)); /* bone 2 sits on bone 1 */
+    tl_chain_def def = def_for(&r);
+    tl_chain* chain = (tl_chain*)&r;
+    tl_error err = {0};
+    ENSURE(tl_chain_create(&def, NULL, &chain, &err) == TL_ERROR_INVALID);
+    ENSURE(chain == NULL && strstr(err.message, "bone 1"));
+    r.t[0] = NAN;
+    ENSURE(tl_chain_create(&def, NULL, &chain, &err) == TL_ERROR_INVALID);
+}
+
+/* Non-finite input resets the chain, is counted, and never leaks out. */
+static void test_nonfinite_input(void) {
+    rig r;
+    rig_straight(&r, 8, v3_make(0, -1, 0), 0.8f);
+    tl_chain_def def = def_for(&r);
+    tl_chain* chain = create(&def);
+    ENSURE(chain);
+    const double dt = 1 / 60.0;
+    for (int k = 1; k <= 200; ++k) {
+        tl_chain_input in = frame_input(clip_shake, (k - 1) * dt, k * dt);
+        if (k == 50) in.target.position[0] = NAN;
+        if (k == 80) in.start.rotation[2] = INFINITY;
+        if (k == 90) memset(in.target.rotation, 0, sizeof in.target.rotation);
+        tl_chain_step(chain, &in, k == 120 ? NAN : (float)dt);
+        ENSURE(all_finite(tl_chain_tip_positions(chain), 24));
+        ENSURE(all_finite(tl_chain_local_rotations(chain), 32));
+        ENSURE(all_finite(tl_chain_particle_positions(chain), 24));
+        ENSURE(all_finite(tl_chain_particle_velocities(chain), 24));
+    }
+    tl_chain_stats st = tl_chain_get_stats(chain);
+    ENSURE(st.nonfinite_inputs == 4 && st.nonfinite_states == 0);
+    tl_chain_destroy(chain);
+}
+
+/* No allocation after create, through every path: contact, limit, plane, teleport, hitch,
+ * reset, clear, non-finite input, zero dt, several chains at once. */
+typedef struct counting {
+    size_t allocs, frees;
+} counting;
+static void* count_alloc(size_t size, void* user) {
+    ((counting*)user)->allocs++;
+    return malloc(size);
+}
+static void count_free(void* p, void* user) {
+    ((counting*)user)->frees++;
+    free(p);
+}
+
+static void test_no_allocation_in_step(void) {
+    counting counts = {0, 0};
+    tl_allocator a = {count_alloc, count_free, &counts};
+    rig r;
+    rig_straight(&r, 8, v3_make(0, -1, 0), 0.8f);
+    tl_chain_def def = def_for(&r);
+    tl_chain* chains[3];
+    for (int i = 0; i < 3; ++i) {
+        tl_error err;
+        ENSURE_OK(tl_chain_create(&def, &a, &chains[i], &err), err);
+    }
+    ENSURE(counts.allocs == 3 && counts.frees == 0);
+    const double dt = 1 / 60.0;
+    uint32_t touched = 0;
+    for (int k = 1; k <= 600; ++k) {
+        double t0 = (k - 1) * dt, t1 = k * dt;
+        tl_chain_input in[3] = {frame_input(clip_shake, t0, t1), frame_input(clip_low, t0, t1),
+                                frame_input(clip_buried, t0, t1)};
+        float step = (float)dt;
+        if (k == 100) in[0].target.position[0] += 100;  /* teleport in a frame */
+        if (k == 200) step = 0.5f;                       /* hitch */
+        if (k == 300) in[1].start.position[2] = NAN;     /* non-finite */
+        if (k == 400) step = 0;
+        if (k == 450) tl_chain_reset(chains[2], &in[2].start);
+        if (k == 500) tl_chain_clear(chains[1]);
+        tl_chain_step_many(chains, in, 3, step);
+        touched += tl_chain_get_stats(chains[1]).contacts;
+    }
+    tl_chain_stats s0 = tl_chain_get_stats(chains[0]), s1 = tl_chain_get_stats(chains[1]);
+    fprintf(stderr, "  after create: %zu allocations; after 600 frames: %zu (teleports %u, clamped %u, non-finite %u, contact steps %u)\n",
+            (size_t)3, counts.allocs, s0.teleports, s0.clamped_frames, s1.nonfinite_inputs, touched);
+    ENSURE(counts.allocs == 3 && counts.frees == 0);
+    ENSURE(s0.teleports >= 1 && s0.clamped_frames == 1 && s1.nonfinite_inputs == 1 && touched > 0);
+    for (int i = 0; i < 3; ++i) tl_chain_destroy(chains[i]);
+    ENSURE(counts.frees == 3);
+}
+
+/* The same inputs give the same bits: two chains stepped apart, one stepped among others. */
+static uint64_t fnv(uint64_t h, const void* data, size_t size) {
+    const unsigned char* p = data;
+    for (size_t i = 0; i < size; ++i) h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
+static uint64_t run_hash(bool many) {
+    rig r;
+    rig_straight(&r, 8, v3_make(0, -1, 0), 0.8f);
+    tl_chain_def def = def_for(&r);
+    tl_chain* chains[2] = {create(&def), create(&def)};
+    if (!chains[0] || !chains[1]) return 0;
+    const double dt = 1 / 60.0;
+    uint64_t h = 1469598103934665603ull;
+    for (int k = 1; k <= 480; ++k) {
+        tl_chain_input in[2] = {frame_input(clip_shake, (k - 1) * dt, k * dt), frame_input(clip_walk, (k - 1) * dt, k * dt)};
+        if (many) tl_chain_step_many(chains, in, 2, (float)dt);
+        else tl_chain_step(chains[0], &in[0], (float)dt);
+    }
+    h = fnv(h, tl_chain_particle_positions(chains[0]), 24 * sizeof(float));
+    h = fnv(h, tl_chain_particle_velocities(chains[0]), 24 * sizeof(float));
+    h = fnv(h, tl_chain_local_rotations(chains[0]), 32 * sizeof(float));
+    tl_chain_destroy(chains[0]);
+    tl_chain_destroy(chains[1]);
+    return h;
+}
+
+static void test_determinism(void) {
+    uint64_t a = run_hash(false), b = run_hash(false), c = run_hash(true);
+    fprintf(stderr, "  hash %016llx %016llx %016llx\n", (unsigned long long)a, (unsigned long long)b,
+            (unsigned long long)c);
+    ENSURE(a != 0 && a == b && a == c);
+}
+
+static const tl_test_case cases[] = {
+    {"defaults", test_defaults},
+    {"bug1_spring_in_physical_units", test_bug1_spring_in_physical_units},
+    {"bug2_hip_shake", test_bug2_hip_shake},
+    {"bug3_carry_shared", test_bug3_carry_shared},
+    {"rest_arc_centred", test_rest_arc_centred},
+    {"tip_without_tail_end", test_tip_without_tail_end},
+    {"neutral_from_binds", test_neutral_from_binds},
+    {"units_zup_centimetres", test_units_zup_centimetres},
+    {"frame_rate_independence", test_frame_rate_independence},
+    {"hitch_and_teleport", test_hitch_and_teleport},
+    {"ground_contact", test_ground_contact},
+    {"plane_behind_hips", test_plane_behind_hips},
+    {"bend_limit_radii", test_bend_limit_radii},
+    {"invalid_geometry", test_invalid_geometry},
+    {"nonfinite_input", test_nonfinite_input},
+    {"no_allocation_in_step", test_no_allocation_in_step},
+    {"determinism", test_determinism},
+};
+
+int main(int argc, char** argv) { return tl_test_main(argc, argv, cases, sizeof cases / sizeof cases[0]); }
