@@ -14,6 +14,8 @@ typedef struct command {
 
 static const command commands[] = {
     {"inspect", tl_cli_inspect, "inspect FILE [--json]                 skins, joint trees, meshes, clips and problems"},
+    {"sample", tl_cli_sample, "sample NAME -o OUT.glb [options]      a built-in tailed test character (--list)"},
+    {"measure", tl_cli_measure, "measure FILE [--clip NAME] [--region RE] [--json]  edge stretch and bone distance"},
     {"copy", tl_cli_copy, "copy IN -o OUT [--compact] [--force]   read and write a glTF, losing nothing"},
 };
 

@@ -3,15 +3,19 @@
  * The umbrella header: include this one. Modules, bottom to top:
  *   base.h    results and errors
  *   gltf.h    the lossless glTF document (read, edit, write)
+ *   sample.h  built-in test characters with known ground truth
  *   mesh.h    mesh algorithms on plain arrays (weld, graphs, geodesics, PCA, boxes)
  *   scene.h   rest-world frame, joint roles, clips, poses, skinning
+ *   measure.h edge stretch and weighted bone distance
  */
 #ifndef TAILOR_H
 #define TAILOR_H
 
 #include <tailor/base.h>
 #include <tailor/gltf.h>
+#include <tailor/sample.h>
 #include <tailor/mesh.h>
 #include <tailor/scene.h>
+#include <tailor/measure.h>
 
 #endif
