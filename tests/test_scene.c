@@ -184,6 +184,39 @@ static void test_roles(void) {
     ENSURE(!strcmp(tl_side_string(TL_SIDE_RIGHT), "right"));
 }
 
+/* With every node name removed, the shape alone must find the same pelvis, head, thighs
+ * and shins (by node) as the names did. */
+static void test_roles_from_shape(void) {
+    static const char* files[] = {"assets/khronos-cesiumman/CesiumMan.glb", "assets/kaykit-knight/Knight.glb",
+                                  "cases/mh-body.glb"};
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; ++f) {
+        tl_gltf* doc;
+        tl_scene *named, *unnamed;
+        tl_error err;
+        ENSURE_OK(tl_gltf_load(tl_test_shared(files[f]), &doc, &err), err);
+        ENSURE_OK(tl_scene_create(doc, &named, &err), err);
+        const tl_scene_body* a = &named->skins[0].body;
+        uint32_t want[6] = {named->skins[0].joints[a->pelvis].node, named->skins[0].joints[a->head].node,
+                            named->skins[0].joints[a->thigh[0]].node, named->skins[0].joints[a->thigh[1]].node,
+                            named->skins[0].joints[a->shin[0]].node, named->skins[0].joints[a->shin[1]].node};
+        tl_scene_destroy(named);
+        size_t i;
+        json_t* node;
+        json_array_foreach(json_object_get(doc->json, "nodes"), i, node) json_object_del(node, "name");
+        ENSURE_OK(tl_gltf_reindex(doc, &err), err);
+        ENSURE_OK(tl_scene_create(doc, &unnamed, &err), err);
+        const tl_scene_skin* skin = &unnamed->skins[0];
+        const tl_scene_body* b = &skin->body;
+        int32_t got[6] = {b->pelvis, b->head, b->thigh[0], b->thigh[1], b->shin[0], b->shin[1]};
+        static const char* what[6] = {"pelvis", "head", "left thigh", "right thigh", "left shin", "right shin"};
+        for (int k = 0; k < 6; ++k)
+            ENSURE_MSG(got[k] != TL_NONE && skin->joints[got[k]].node == want[k], "%s: unnamed %s is node %d, named %u",
+                       files[f], what[k], got[k] == TL_NONE ? -1 : (int)skin->joints[got[k]].node, want[k]);
+        tl_scene_destroy(unnamed);
+        tl_gltf_destroy(doc);
+    }
+}
+
 /* Runs tests/three_sample.mjs and returns its JSON, or NULL. */
 static json_t* three_sample(const char* path, uint32_t clip, const float* times, int n) {
     char command[8192];
@@ -218,6 +251,8 @@ static void test_clips_match_three(void) {
         {"assets/kaykit-knight/Knight.glb", {"Walking_A", "Jump_Full_Long", "2H_Melee_Attack_Spin"}},
         {"cases/mh-body.glb", {"Walk", "HeadTurn", "Jump"}},
         {"cases/rat-tailless.glb", {"Rat_Walk"}},
+        /* STEP samplers (58 of 72 in Hit_A), on a skin with no mesh */
+        {"assets/kaykit-anim-clips/Med_General.glb", {"Hit_A", "Death_A"}},
     };
     int compared = 0;
     for (size_t f = 0; f < sizeof cases / sizeof cases[0]; ++f) {
@@ -440,6 +475,7 @@ static const tl_test_case cases[] = {
     {"step_and_cubic_by_hand", test_step_and_cubic_by_hand},
     {"bind_pose_skinning", test_bind_pose_skinning},
     {"roles", test_roles},
+    {"roles_from_shape", test_roles_from_shape},
     {"clips_match_three", test_clips_match_three},
 };
 

@@ -94,7 +94,7 @@ static name_info read_name(const char* name) {
             strcat(core, w);
         }
     }
-    static const char* const control_words[] = {"pole", "target", "ctrl", "control", "slot", "roll", NULL};
+    static const char* const control_words[] = {"pole", "target", "ctrl", "control", "slot", "roll", "backpack", NULL};
     static const char* const digits[] = {"finger", "thumb", "metacarpal", "pinky", "index", NULL};
     static const char* const feet[] = {"foot", "ankle", "paw", "hoof", NULL};
     static const char* const thighs[] = {"thigh", "upleg", "upperleg", "femur", NULL};
@@ -188,11 +188,21 @@ static int32_t child_toward(const classify* c, int32_t top, int32_t below) {
     return j;
 }
 
-/* Walks from `from` down toward `end`, skipping joints whose name is of kind `skip`; the
- * first other joint, or TL_NONE. */
+/* Walks from `from` down toward `end`, skipping joints whose name is of kind `skip` (twist
+ * segments named like the joint above; nothing is skipped for KIND_NONE); the first other
+ * joint, or TL_NONE. */
 static int32_t next_down(const classify* c, int32_t from, int32_t end, kind skip) {
     for (int32_t j = child_toward(c, from, end); j != TL_NONE; j = child_toward(c, j, end))
-        if (c->info[j].kind != skip) return j;
+        if (skip == KIND_NONE || c->info[j].kind != skip) return j;
+    return TL_NONE;
+}
+
+/* The knee of an unnamed leg: the first joint down the chain a quarter of the way from the
+ * thigh to the leg's lowest joint (twist joints sit just below the thigh). */
+static int32_t knee_below(const classify* c, int32_t thigh, int32_t end) {
+    float drop = c->height[thigh] - c->height[end];
+    for (int32_t j = child_toward(c, thigh, end); j != TL_NONE; j = child_toward(c, j, end))
+        if (c->info[j].kind == KIND_NONE && c->height[thigh] - c->height[j] >= 0.25f * drop) return j;
     return TL_NONE;
 }
 
@@ -210,6 +220,7 @@ static limb limb_from_upper(const classify* c, int32_t upper, kind lower_kind, k
     l.lower = find(c, (query){upper, false, lower_kind, -1, front, NULL});
     if (l.lower == TL_NONE && front == 1) l.lower = find(c, (query){upper, false, KIND_SHIN, -1, 1, NULL});
     if (l.lower == TL_NONE) l.lower = find(c, (query){upper, false, generic, -1, -1, NULL});
+    if (l.lower == TL_NONE && generic == KIND_LEG) l.lower = knee_below(c, upper, low);
     if (l.lower == TL_NONE) l.lower = next_down(c, upper, low, upper_kind);
     if (l.lower == TL_NONE) return l;
     l.end = find(c, (query){l.lower, false, end_kind, -1, -1, NULL});
@@ -306,8 +317,60 @@ static int axis_of(const float high[3], const float low[3]) {
     return d[axis] >= 0 ? 2 * axis : 2 * axis + 1;
 }
 
-/* Legs from the shape alone: the lowest joint and the lowest joint in another branch with
- * the deepest common ancestor among joints about as low. */
+static float distance(const classify* c, int32_t a, int32_t b) {
+    const float *p = position(&c->joints[a]), *q = position(&c->joints[b]);
+    float d[3] = {p[0] - q[0], p[1] - q[1], p[2] - q[2]};
+    return sqrtf(dot3(d, d));
+}
+
+/* The head from the shape: follow the path from the pelvis to the highest joint outside
+ * the limbs; past the last joint where a long branch (an arm) leaves it, the head is the
+ * first joint that ends the chain or branches (into a face, ears, hair). */
+static int32_t head_from_shape(const classify* c, int32_t pelvis, const bool* in_limb) {
+    int32_t top = TL_NONE;
+    float low = INFINITY;
+    for (uint32_t j = 0; j < c->n; ++j) {
+        low = fminf(low, c->height[j]);
+        if (in_limb[j] || !c->joints[j].deforming || c->info[j].kind == KIND_CONTROL ||
+            !is_ancestor(c, pelvis, (int32_t)j) || (int32_t)j == pelvis)
+            continue;
+        if (top == TL_NONE || c->height[j] > c->height[top]) top = (int32_t)j;
+    }
+    if (top == TL_NONE) return TL_NONE;
+    float long_branch = 0.25f * (c->height[top] - low);
+    int32_t start = child_toward(c, pelvis, top);
+    for (int32_t p = pelvis; p != top; p = child_toward(c, p, top)) {
+        int32_t next = child_toward(c, p, top);
+        for (uint32_t j = 0; j < c->n; ++j) /* a joint in a side branch far from p */
+            if (is_ancestor(c, p, (int32_t)j) && !is_ancestor(c, next, (int32_t)j) &&
+                distance(c, p, (int32_t)j) >= long_branch) {
+                start = next;
+                break;
+            }
+    }
+    for (int32_t j = start; j != TL_NONE; j = child_toward(c, j, top)) {
+        uint32_t children = 0;
+        for (uint32_t k = 0; k < c->n; ++k) children += c->joints[k].parent == j;
+        if (children != 1) return j;
+    }
+    return top;
+}
+
+/* Down a leg chain from `j`: the first joint whose bone (toward the leg's lowest joint)
+ * points more down than sideways; hip girdles (MakeHuman pelvis.L) point sideways. */
+static int32_t first_downward(const classify* c, int32_t j) {
+    int32_t end = lowest_below(c, j);
+    for (int32_t k = j; k != end; k = child_toward(c, k, end)) {
+        const float *p = position(&c->joints[k]), *q = position(&c->joints[child_toward(c, k, end)]);
+        float dy = p[1] - q[1], dx = q[0] - p[0], dz = q[2] - p[2];
+        if (dy > sqrtf(dx * dx + dz * dz)) return k;
+    }
+    return j;
+}
+
+/* Legs from the shape alone: the lowest joint, and of the joints about as low in another
+ * long branch, the one with the deepest common ancestor (a quadruped's hind pair rather
+ * than a hind and a front foot). */
 static void legs_from_shape(classify* c, int32_t* a_out, int32_t* b_out) {
     *a_out = *b_out = TL_NONE;
     int32_t a = TL_NONE;
@@ -324,6 +387,10 @@ static void legs_from_shape(classify* c, int32_t* a_out, int32_t* b_out) {
         if (!c->joints[j].deforming || c->info[j].kind == KIND_CONTROL || c->height[j] > reach) continue;
         int32_t lca = common_ancestor(c, a, (int32_t)j);
         if (lca == TL_NONE || lca == a || lca == (int32_t)j) continue;
+        /* legs are long: toes of one foot branch off close to their tips */
+        if (distance(c, lca, a) < 0.25f * (top - c->height[a]) ||
+            distance(c, lca, (int32_t)j) < 0.25f * (top - c->height[a]))
+            continue;
         if (b == TL_NONE || c->depth[lca] > c->depth[best_lca] ||
             (lca == best_lca && c->height[j] < c->height[b]))
             b = (int32_t)j, best_lca = lca;
@@ -373,6 +440,7 @@ void tl_scene_skin_classify(tl_scene_skin* skin, tl_scene_joint* joints) {
         int32_t a, b;
         legs_from_shape(&c, &a, &b);
         if (a != TL_NONE) {
+            a = first_downward(&c, a), b = first_downward(&c, b);
             bool a_left = c.info[a].side == TL_SIDE_LEFT ||
                           (c.info[a].side == TL_SIDE_NONE && position(&joints[a])[0] > position(&joints[b])[0]);
             thigh[0] = a_left ? a : b;
@@ -421,13 +489,7 @@ void tl_scene_skin_classify(tl_scene_skin* skin, tl_scene_joint* joints) {
         if (body->pelvis != TL_NONE && !is_ancestor(&c, body->pelvis, (int32_t)j)) continue;
         if (head == TL_NONE || c.depth[j] < c.depth[head]) head = (int32_t)j;
     }
-    if (head == TL_NONE && body->pelvis != TL_NONE)
-        for (uint32_t j = 0; j < n; ++j) {
-            if (in_limb[j] || !joints[j].deforming || c.info[j].kind == KIND_CONTROL ||
-                !is_ancestor(&c, body->pelvis, (int32_t)j) || (int32_t)j == body->pelvis)
-                continue;
-            if (head == TL_NONE || c.height[j] > c.height[head]) head = (int32_t)j;
-        }
+    if (head == TL_NONE && body->pelvis != TL_NONE) head = head_from_shape(&c, body->pelvis, in_limb);
     body->head = head;
 
     /* Chest: where the arms branch off the spine, if that is above the pelvis. */
