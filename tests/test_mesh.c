@@ -152,6 +152,53 @@ static void weld_random_jittered_copies(void) {
     free(positions), free(origin), free(remap), free(first_id);
 }
 
+/* Random property against brute force: 3000 points around the origin (negative cells too),
+ * coordinates on a grid of 1/64 so that many pairs sit exactly at the tolerance, at densities
+ * where chains form. The weld must equal an all-pairs union-find with the same strict test,
+ * labelled in order of first appearance. */
+static void weld_matches_brute_force(void) {
+    enum { n = 3000 };
+    float* positions = malloc(n * 3 * sizeof(float));
+    uint32_t* remap = malloc(n * sizeof(uint32_t));
+    uint32_t* parent = malloc(n * sizeof(uint32_t));
+    uint32_t* label = malloc(n * sizeof(uint32_t));
+    const float tolerances[3] = {0.03125f, 0.0625f, 0.05f};
+    for (int run = 0; run < 3; ++run) {
+        for (int i = 0; i < 3 * n; ++i)
+            positions[i] = (float)((int)(rng_next() % 65) - 32) / 64;
+        float tolerance = tolerances[run];
+        size_t welded = tl_mesh_weld(remap, positions, n, 12, tolerance);
+
+        for (uint32_t i = 0; i < n; ++i)
+            parent[i] = i;
+        for (uint32_t i = 0; i < n; ++i)
+            for (uint32_t j = i + 1; j < n; ++j) {
+                const float *p = positions + 3 * i, *q = positions + 3 * j;
+                float dx = p[0] - q[0], dy = p[1] - q[1], dz = p[2] - q[2];
+                if (!(dx * dx + dy * dy + dz * dz < tolerance * tolerance)) continue;
+                uint32_t a = i, b = j;
+                while (parent[a] != a)
+                    a = parent[a];
+                while (parent[b] != b)
+                    b = parent[b];
+                if (a != b) parent[a > b ? a : b] = a < b ? a : b;
+            }
+        uint32_t count = 0;
+        for (uint32_t i = 0; i < n; ++i) {
+            uint32_t root = i;
+            while (parent[root] != root)
+                root = parent[root];
+            label[i] = root == i ? count++ : label[root];
+        }
+        ENSURE_MSG(welded == count, "tolerance %g: %zu welded, brute force %u", (double)tolerance,
+                   welded, count);
+        ENSURE(!memcmp(remap, label, n * sizeof(uint32_t)));
+        fprintf(stderr, "  tolerance %g: %u of %d\n", (double)tolerance, count, n);
+        ENSURE(count > 100 && count < n - 100); /* the case welds some and keeps others */
+    }
+    free(positions), free(remap), free(parent), free(label);
+}
+
 /* ---- Graphs and components ----------------------------------------------------------- */
 
 /* A cube as exporters write it with hard normals: 6 faces × 4 corners = 24 vertices, no
@@ -891,6 +938,7 @@ int main(int argc, char** argv) {
         {"weld_quad_with_seam", weld_quad_with_seam},
         {"weld_tolerance_and_chains", weld_tolerance_and_chains},
         {"weld_random_jittered_copies", weld_random_jittered_copies},
+        {"weld_matches_brute_force", weld_matches_brute_force},
         {"components_of_two_cubes", components_of_two_cubes},
         {"grid_components_and_masks", grid_components_and_masks},
         {"geodesic_around_a_hole", geodesic_around_a_hole},
