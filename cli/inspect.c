@@ -22,6 +22,7 @@ typedef struct inspect {
     int32_t* joint_local; /* per node: its index in that skin */
     int32_t* mesh_skin;  /* per mesh: the skin of the first node instancing it with one */
     uint32_t* stamp;     /* per node: scratch marks for de-duplication */
+    const tl_scene* scene; /* joint roles; NULL when the scene view could not be built */
     json_t* problems;
 } inspect;
 
@@ -172,11 +173,19 @@ static json_t* skins_section(inspect* in) {
             for (int32_t p = doc->nodes[node].parent; p != TL_NONE && parent == TL_NONE;
                  p = doc->nodes[p].parent)
                 parent = local[p];
+            json_t* role = json_null();
+            json_t* side = json_null();
+            if (in->scene) {
+                const tl_scene_joint* sj = &in->scene->skins[s].joints[j];
+                if (sj->role != TL_ROLE_NONE) role = json_string(tl_role_string(sj->role));
+                if (sj->role != TL_ROLE_NONE && sj->side != TL_SIDE_NONE)
+                    side = json_string(tl_side_string(sj->side));
+            }
             json_array_append_new(joints,
-                                  json_pack("{s:I, s:I, s:o, s:o, s:n}", "index", (json_int_t)j,
+                                  json_pack("{s:I, s:I, s:o, s:o, s:o, s:o}", "index", (json_int_t)j,
                                             "node", (json_int_t)node, "name",
                                             string_or_null(doc->nodes[node].name), "parent",
-                                            index_or_null(parent), "role"));
+                                            index_or_null(parent), "role", role, "side", side));
             if (in->joint_skin[node] == TL_NONE) {
                 in->joint_skin[node] = (int32_t)s;
                 in->joint_local[node] = (int32_t)j;
@@ -417,6 +426,12 @@ static json_t* build_report(const tl_gltf* doc, const char* path) {
     for (uint32_t i = 0; i < doc->node_count; ++i) in.joint_skin[i] = in.joint_local[i] = TL_NONE;
     for (uint32_t i = 0; i < doc->mesh_count; ++i) in.mesh_skin[i] = TL_NONE;
     file_section(doc, path, report);
+    /* Roles need the whole scene view, which refuses some broken data the report still shows. */
+    tl_scene* scene = NULL;
+    tl_error err;
+    if (doc->skin_count && tl_scene_create(doc, &scene, &err) != TL_OK)
+        problem(&in, "ROLES_UNAVAILABLE", "joint roles not found: %s", err.message);
+    in.scene = scene;
     json_object_set_new(report, "skins", skins_section(&in));
     json_int_t vertices = 0;
     json_object_set_new(report, "meshes", meshes_section(&in, &vertices));
@@ -424,6 +439,7 @@ static json_t* build_report(const tl_gltf* doc, const char* path) {
     json_object_set_new(report, "animations", animations_section(&in));
     json_object_set_new(report, "rigid_attachments", attachments_section(&in));
     json_object_set_new(report, "problems", in.problems);
+    tl_scene_destroy(scene);
 done:
     free(in.joint_skin);
     free(in.joint_local);
@@ -482,8 +498,9 @@ static void print_joint(json_t* joints, size_t j, int depth, int width, bool rol
     int indent = 2 * depth;
     const char* name = str(joint, "name", "(unnamed)");
     if (roles)
-        printf("  %5lld  %*s%-*s  %s\n", (long long)num(joint, "index"), indent, "", width - indent,
-               name, str(joint, "role", "-"));
+        printf("  %5lld  %*s%-*s  %s%s%s\n", (long long)num(joint, "index"), indent, "",
+               width - indent, name, str(joint, "side", ""),
+               json_is_string(json_object_get(joint, "side")) ? " " : "", str(joint, "role", "-"));
     else printf("  %5lld  %*s%s\n", (long long)num(joint, "index"), indent, "", name);
     size_t k;
     json_t* child;

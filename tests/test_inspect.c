@@ -401,7 +401,8 @@ static void agrees_with_file_and_validator(void) {
     ENSURE(total_problems > 0);
 }
 
-/* The human view shows the same facts: the tree is indented, attachments name their joint. */
+/* The human view shows the same facts: the tree is indented, joints show their role,
+ * attachments name their joint. */
 static char* find_line(char* text, const char* needle) {
     char* hit = strstr(text, needle);
     if (!hit) return NULL;
@@ -421,10 +422,12 @@ static void human_view(void) {
     json_t* r = inspect_json(knight);
     ENSURE(r);
     char* cape = find_line(out, "Knight_Cape ");
-    char* hand = find_line(out, " hand.l\n");
-    char* slot = find_line(out, " handslot.l\n");
+    char* hand = find_line(out, " hand.l ");
+    char* slot = find_line(out, " handslot.l ");
+    char* thigh = find_line(out, " upperleg.l ");
     bool ok = cape && strstr(cape, " chest ") && strchr(cape, '\n') > strstr(cape, " chest ") &&
-              hand && slot && line_indent(slot, "handslot.l") == line_indent(hand, "hand.l") + 2;
+              hand && slot && line_indent(slot, "handslot.l") == line_indent(hand, "hand.l") + 2 &&
+              thigh && strstr(thigh, " left thigh\n") == strchr(thigh, '\n') - strlen(" left thigh");
     char count[64];
     snprintf(count, sizeof count, "\n%zu problem(s)\n", json_array_size(json_object_get(r, "problems")));
     ok = ok && strstr(out, count) && strstr(out, "7024 vertices");
@@ -512,7 +515,61 @@ static void damaged_weights(void) {
     ENSURE(agrees);
 }
 
+/* Joint roles against the VRM humanoid map the Godette file carries (VRM 0.x humanBones: the
+ * character's own left and right). Body bones must have the matching role and side; finger,
+ * eye and jaw bones and every joint outside the map must have none. */
+static void roles_match_vrm_humanoid(void) {
+    static const struct {
+        const char* bone;
+        const char* role;
+    } body[] = {{"hips", "pelvis"},        {"spine", "spine"},         {"chest", "chest"},
+                {"upperChest", "chest"},   {"neck", "neck"},           {"head", "head"},
+                {"Shoulder", "shoulder"},  {"UpperArm", "upper_arm"},  {"LowerArm", "forearm"},
+                {"Hand", "hand"},          {"UpperLeg", "thigh"},      {"LowerLeg", "shin"},
+                {"Foot", "foot"},          {"Toes", "toe"}};
+    const char* path = tl_test_shared("assets/vrm-godette/Godette_vrm_v4.vrm");
+    json_t* raw = raw_json(path);
+    ENSURE(raw);
+    json_t* bones = json_object_get(
+        json_object_get(json_object_get(json_object_get(raw, "extensions"), "VRM"), "humanoid"),
+        "humanBones");
+    json_t* r = inspect_json(path);
+    ENSURE(r && json_array_size(bones) > 0);
+    json_t* joints = json_object_get(json_array_get(json_object_get(r, "skins"), 0), "joints");
+    size_t i, k, body_bones = 0;
+    json_t *joint, *bone;
+    json_array_foreach(joints, k, joint) {
+        const char *want_role = NULL, *want_side = NULL, *bone_name = "(not in the map)";
+        json_array_foreach(bones, i, bone) {
+            if (num(bone, "node") != num(joint, "node")) continue;
+            bone_name = json_string_value(json_object_get(bone, "bone"));
+            const char* b = bone_name;
+            if (!strncmp(b, "left", 4)) want_side = "left", b += 4;
+            else if (!strncmp(b, "right", 5)) want_side = "right", b += 5;
+            for (size_t m = 0; m < sizeof body / sizeof *body; ++m)
+                if (!strcmp(b, body[m].bone)) want_role = body[m].role;
+            if (!want_role) want_side = NULL;
+        }
+        body_bones += want_role != NULL;
+        json_t* role = json_object_get(joint, "role");
+        json_t* side = json_object_get(joint, "side");
+        bool ok = want_role ? json_is_string(role) && !strcmp(json_string_value(role), want_role)
+                            : json_is_null(role);
+        ok = ok && (want_side ? json_is_string(side) && !strcmp(json_string_value(side), want_side)
+                              : json_is_null(side));
+        ENSURE_MSG(ok, "joint %zu '%s' (VRM %s): role %s side %s, expected %s %s", k,
+                   json_string_value(json_object_get(joint, "name")), bone_name,
+                   json_is_string(role) ? json_string_value(role) : "null",
+                   json_is_string(side) ? json_string_value(side) : "null", want_role ? want_role : "null",
+                   want_side ? want_side : "null");
+    }
+    ENSURE(body_bones >= 20);
+    json_decref(r);
+    json_decref(raw);
+}
+
 static const tl_test_case cases[] = {
+    {"roles_match_vrm_humanoid", roles_match_vrm_humanoid},
     {"damaged_weights", damaged_weights},
     {"matches_source_summaries", matches_source_summaries},
     {"agrees_with_file_and_validator", agrees_with_file_and_validator},
