@@ -11,7 +11,8 @@
 
 static float max_abs3(const float* a, const float* b) {
     float m = 0;
-    for (int i = 0; i < 3; ++i) m = fmaxf(m, fabsf(a[i] - b[i]));
+    for (int i = 0; i < 3; ++i)
+        m = fmaxf(m, fabsf(a[i] - b[i]));
     return m;
 }
 
@@ -55,9 +56,10 @@ static void test_bind_pose_skinning(void) {
             tl_pose_joint_matrices(pose, scene, s, joints);
             float scale = 0; /* M's largest column, to compare matrix entries relatively */
             for (int c = 0; c < 3; ++c)
-                scale = fmaxf(scale, sqrtf(skin->rest_world[4 * c] * skin->rest_world[4 * c] +
-                                           skin->rest_world[4 * c + 1] * skin->rest_world[4 * c + 1] +
-                                           skin->rest_world[4 * c + 2] * skin->rest_world[4 * c + 2]));
+                scale =
+                    fmaxf(scale, sqrtf(skin->rest_world[4 * c] * skin->rest_world[4 * c] +
+                                       skin->rest_world[4 * c + 1] * skin->rest_world[4 * c + 1] +
+                                       skin->rest_world[4 * c + 2] * skin->rest_world[4 * c + 2]));
             float worst_m = 0;
             for (uint32_t j = 0; j < skin->joint_count; ++j)
                 for (int i = 0; i < 16; ++i) {
@@ -77,13 +79,17 @@ static void test_bind_pose_skinning(void) {
                 stored = fmaxf(stored, max_abs3(out + 3 * v, skin->rest_positions + 3 * v));
             free(joints);
             free(out);
-            fprintf(stderr, "  %-60s H %-9.4g rest error %.2e H, joint matrices %.2e, stored pose %.2e H\n",
-                    paths[f] + strlen(tl_test_shared("")), size, worst / size, worst_m, stored / size);
+            fprintf(stderr,
+                    "  %-60s H %-9.4g rest error %.2e H, joint matrices %.2e, stored pose %.2e H\n",
+                    paths[f] + strlen(tl_test_shared("")), size, worst / size, worst_m,
+                    stored / size);
             /* Float precision through the joint chain: ≤ 2.3e-6 and 6e-7 H on every file but
              * the Quaternius horse, whose tail IBMs are not quite rigid (column lengths off 1
              * by 5e-6, a shear a TRS local cannot hold): 7.5e-6 and 1.9e-6 H there. */
-            ENSURE_MSG(worst_m < 1e-5f, "%s: W·IBM differs from M by %g (relative)", paths[f], worst_m);
-            ENSURE_MSG(worst < 3e-6f * size, "%s: rest skinning off by %g H", paths[f], worst / size);
+            ENSURE_MSG(worst_m < 1e-5f, "%s: W·IBM differs from M by %g (relative)", paths[f],
+                       worst_m);
+            ENSURE_MSG(worst < 3e-6f * size, "%s: rest skinning off by %g H", paths[f],
+                       worst / size);
             if (stored > 1e-3f * size) stored_differs++;
             skinned_files++;
         }
@@ -104,37 +110,54 @@ typedef struct expected_body {
 } expected_body;
 
 static const expected_body expected_bodies[] = {
-    {"kaykit-anim-clips/Med_General.glb", "hips", "head", "upperleg.l", "upperleg.r", "lowerleg.l", "lowerleg.r", 1},
-    {"kaykit-anim-clips/Med_MovementBasic.glb", "hips", "head", "upperleg.l", "upperleg.r", "lowerleg.l", "lowerleg.r", 1},
-    {"kaykit-knight/Knight.glb", "hips", "head", "upperleg.l", "upperleg.r", "lowerleg.l", "lowerleg.r", 1},
+    {"kaykit-anim-clips/Med_General.glb", "hips", "head", "upperleg.l", "upperleg.r", "lowerleg.l",
+     "lowerleg.r", 1},
+    {"kaykit-anim-clips/Med_MovementBasic.glb", "hips", "head", "upperleg.l", "upperleg.r",
+     "lowerleg.l", "lowerleg.r", 1},
+    {"kaykit-knight/Knight.glb", "hips", "head", "upperleg.l", "upperleg.r", "lowerleg.l",
+     "lowerleg.r", 1},
     /* CesiumMan has no head joint: the neck chain's end is the head */
-    {"khronos-cesiumman/CesiumMan.glb", "Skeleton_torso_joint_1", "Skeleton_neck_joint_2", "leg_joint_L_1",
-     "leg_joint_R_1", "leg_joint_L_2", "leg_joint_R_2", 1},
-    {"khronos-fox/Fox.glb", "b_Hip_01", "b_Head_05", "b_LeftLeg01_015", "b_RightLeg01_019", "b_LeftLeg02_016",
-     "b_RightLeg02_020", 1},
+    {"khronos-cesiumman/CesiumMan.glb", "Skeleton_torso_joint_1", "Skeleton_neck_joint_2",
+     "leg_joint_L_1", "leg_joint_R_1", "leg_joint_L_2", "leg_joint_R_2", 1},
+    {"khronos-fox/Fox.glb", "b_Hip_01", "b_Head_05", "b_LeftLeg01_015", "b_RightLeg01_019",
+     "b_LeftLeg02_016", "b_RightLeg02_020", 1},
     /* Quaternius animals: the hind legs hang from Back (Body is the root above it) */
-    {"quaternius-fox/Fox.glb", "Back", "Head", "BackUpperLeg.L", "BackUpperLeg.R", "BackLowerLeg.L", "BackLowerLeg.R", 1},
-    {"quaternius-horse/Horse.glb", "Back", "Head", "BackUpperLeg.L", "BackUpperLeg.R", "BackLowerLeg.L", "BackLowerLeg.R", 1},
-    {"quaternius-husky/Husky.glb", "Back", "Head", "BackUpperLeg.L", "BackUpperLeg.R", "BackLowerLeg.L", "BackLowerLeg.R", 1},
-    {"quaternius-stag/Stag.glb", "Back", "Head", "BackUpperLeg.L", "BackUpperLeg.R", "BackLowerLeg.L", "BackLowerLeg.R", 1},
+    {"quaternius-fox/Fox.glb", "Back", "Head", "BackUpperLeg.L", "BackUpperLeg.R", "BackLowerLeg.L",
+     "BackLowerLeg.R", 1},
+    {"quaternius-horse/Horse.glb", "Back", "Head", "BackUpperLeg.L", "BackUpperLeg.R",
+     "BackLowerLeg.L", "BackLowerLeg.R", 1},
+    {"quaternius-husky/Husky.glb", "Back", "Head", "BackUpperLeg.L", "BackUpperLeg.R",
+     "BackLowerLeg.L", "BackLowerLeg.R", 1},
+    {"quaternius-stag/Stag.glb", "Back", "Head", "BackUpperLeg.L", "BackUpperLeg.R",
+     "BackLowerLeg.L", "BackLowerLeg.R", 1},
     /* the knight's legs hang from Body; its "Hips" is a spine joint above them */
-    {"quaternius-knight/KnightCharacter.glb", "Body", "Head", "UpperLeg.L", "UpperLeg.R", "LowerLeg.L", "LowerLeg.R", 1},
+    {"quaternius-knight/KnightCharacter.glb", "Body", "Head", "UpperLeg.L", "UpperLeg.R",
+     "LowerLeg.L", "LowerLeg.R", 1},
     /* the rat's and the T-rex's legs hang from Body; their "Hips" leads to the torso */
-    {"quaternius-rat/Rat.glb", "Body", "Head", "BackUpLeg.L", "BackUpLeg.R", "BackLowLeg.L", "BackLowLeg.R", 1},
-    {"quaternius-trex/Trex.glb", "Body", "Head", "BackUpLeg.L", "BackUpLeg.R", "BackLowLeg.L", "BackLowLeg.R", 1},
+    {"quaternius-rat/Rat.glb", "Body", "Head", "BackUpLeg.L", "BackUpLeg.R", "BackLowLeg.L",
+     "BackLowLeg.R", 1},
+    {"quaternius-trex/Trex.glb", "Body", "Head", "BackUpLeg.L", "BackUpLeg.R", "BackLowLeg.L",
+     "BackLowLeg.R", 1},
     /* VRM 0.x faces -Z */
-    {"vrm-godette/Godette_vrm_v4.vrm", "pelvis_Armature", "head_Armature", "thigh.l_Armature", "thigh.r_Armature",
-     "shin.l_Armature", "shin.r_Armature", -1},
-    {"fox-khronos-tailless.glb", "b_Hip_01", "b_Head_05", "b_LeftLeg01_015", "b_RightLeg01_019", "b_LeftLeg02_016",
-     "b_RightLeg02_020", 1},
-    {"fox-quaternius-tailless.glb", "Back", "Head", "BackUpperLeg.L", "BackUpperLeg.R", "BackLowerLeg.L", "BackLowerLeg.R", 1},
-    {"horse-tailless.glb", "Back", "Head", "BackUpperLeg.L", "BackUpperLeg.R", "BackLowerLeg.L", "BackLowerLeg.R", 1},
-    {"husky-tailless.glb", "Back", "Head", "BackUpperLeg.L", "BackUpperLeg.R", "BackLowerLeg.L", "BackLowerLeg.R", 1},
-    {"knight-tailed.glb", "Body", "Head", "UpperLeg.L", "UpperLeg.R", "LowerLeg.L", "LowerLeg.R", 1},
-    {"rat-tailless.glb", "Body", "Head", "BackUpLeg.L", "BackUpLeg.R", "BackLowLeg.L", "BackLowLeg.R", 1},
-    {"trex-tailless.glb", "Body", "Head", "BackUpLeg.L", "BackUpLeg.R", "BackLowLeg.L", "BackLowLeg.R", 1},
+    {"vrm-godette/Godette_vrm_v4.vrm", "pelvis_Armature", "head_Armature", "thigh.l_Armature",
+     "thigh.r_Armature", "shin.l_Armature", "shin.r_Armature", -1},
+    {"fox-khronos-tailless.glb", "b_Hip_01", "b_Head_05", "b_LeftLeg01_015", "b_RightLeg01_019",
+     "b_LeftLeg02_016", "b_RightLeg02_020", 1},
+    {"fox-quaternius-tailless.glb", "Back", "Head", "BackUpperLeg.L", "BackUpperLeg.R",
+     "BackLowerLeg.L", "BackLowerLeg.R", 1},
+    {"horse-tailless.glb", "Back", "Head", "BackUpperLeg.L", "BackUpperLeg.R", "BackLowerLeg.L",
+     "BackLowerLeg.R", 1},
+    {"husky-tailless.glb", "Back", "Head", "BackUpperLeg.L", "BackUpperLeg.R", "BackLowerLeg.L",
+     "BackLowerLeg.R", 1},
+    {"knight-tailed.glb", "Body", "Head", "UpperLeg.L", "UpperLeg.R", "LowerLeg.L", "LowerLeg.R",
+     1},
+    {"rat-tailless.glb", "Body", "Head", "BackUpLeg.L", "BackUpLeg.R", "BackLowLeg.L",
+     "BackLowLeg.R", 1},
+    {"trex-tailless.glb", "Body", "Head", "BackUpLeg.L", "BackUpLeg.R", "BackLowLeg.L",
+     "BackLowLeg.R", 1},
     /* MakeHuman: pelvis.L/.R are hip girdles below root; upperleg02/lowerleg02 are twists */
-    {"cases/mh-", "root", "head", "upperleg01.L", "upperleg01.R", "lowerleg01.L", "lowerleg01.R", 1},
+    {"cases/mh-", "root", "head", "upperleg01.L", "upperleg01.R", "lowerleg01.L", "lowerleg01.R",
+     1},
 };
 
 static const char* joint_name(const tl_scene_skin* skin, int32_t j) {
@@ -159,19 +182,26 @@ static void test_roles(void) {
         ENSURE(scene->skin_count >= 1);
         const tl_scene_skin* skin = &scene->skins[0];
         const tl_scene_body* b = &skin->body;
-        const char* got[6] = {joint_name(skin, b->pelvis), joint_name(skin, b->head),
-                              joint_name(skin, b->thigh[TL_SIDE_LEFT]), joint_name(skin, b->thigh[TL_SIDE_RIGHT]),
-                              joint_name(skin, b->shin[TL_SIDE_LEFT]), joint_name(skin, b->shin[TL_SIDE_RIGHT])};
+        const char* got[6] = {joint_name(skin, b->pelvis),
+                              joint_name(skin, b->head),
+                              joint_name(skin, b->thigh[TL_SIDE_LEFT]),
+                              joint_name(skin, b->thigh[TL_SIDE_RIGHT]),
+                              joint_name(skin, b->shin[TL_SIDE_LEFT]),
+                              joint_name(skin, b->shin[TL_SIDE_RIGHT])};
         const char* want[6] = {e->pelvis, e->head, e->thigh_l, e->thigh_r, e->shin_l, e->shin_r};
-        static const char* what[6] = {"pelvis", "head", "left thigh", "right thigh", "left shin", "right shin"};
+        static const char* what[6] = {"pelvis",      "head",      "left thigh",
+                                      "right thigh", "left shin", "right shin"};
         for (int i = 0; i < 6; ++i)
-            ENSURE_MSG(!strcmp(got[i], want[i]), "%s: %s is %s, expected %s", paths[f], what[i], got[i], want[i]);
+            ENSURE_MSG(!strcmp(got[i], want[i]), "%s: %s is %s, expected %s", paths[f], what[i],
+                       got[i], want[i]);
         /* the per-joint roles agree with the landmarks */
         ENSURE(skin->joints[b->pelvis].role == TL_ROLE_PELVIS);
         ENSURE(skin->joints[b->head].role == TL_ROLE_HEAD);
         for (int s = 0; s < 2; ++s) {
-            ENSURE(skin->joints[b->thigh[s]].role == TL_ROLE_THIGH && skin->joints[b->thigh[s]].side == (tl_side)s);
-            ENSURE(skin->joints[b->shin[s]].role == TL_ROLE_SHIN && skin->joints[b->shin[s]].side == (tl_side)s);
+            ENSURE(skin->joints[b->thigh[s]].role == TL_ROLE_THIGH &&
+                   skin->joints[b->thigh[s]].side == (tl_side)s);
+            ENSURE(skin->joints[b->shin[s]].role == TL_ROLE_SHIN &&
+                   skin->joints[b->shin[s]].side == (tl_side)s);
         }
         /* every file here is Y-up in the rest-world frame, left at +X when facing +Z */
         ENSURE_NEAR(skin->up[1], 1, 1e-6);
@@ -187,8 +217,8 @@ static void test_roles(void) {
 /* With every node name removed, the shape alone must find the same pelvis, head, thighs
  * and shins (by node) as the names did. */
 static void test_roles_from_shape(void) {
-    static const char* files[] = {"assets/khronos-cesiumman/CesiumMan.glb", "assets/kaykit-knight/Knight.glb",
-                                  "cases/mh-body.glb"};
+    static const char* files[] = {"assets/khronos-cesiumman/CesiumMan.glb",
+                                  "assets/kaykit-knight/Knight.glb", "cases/mh-body.glb"};
     for (size_t f = 0; f < sizeof files / sizeof files[0]; ++f) {
         tl_gltf* doc;
         tl_scene *named, *unnamed;
@@ -196,22 +226,26 @@ static void test_roles_from_shape(void) {
         ENSURE_OK(tl_gltf_load(tl_test_shared(files[f]), &doc, &err), err);
         ENSURE_OK(tl_scene_create(doc, &named, &err), err);
         const tl_scene_body* a = &named->skins[0].body;
-        uint32_t want[6] = {named->skins[0].joints[a->pelvis].node, named->skins[0].joints[a->head].node,
-                            named->skins[0].joints[a->thigh[0]].node, named->skins[0].joints[a->thigh[1]].node,
-                            named->skins[0].joints[a->shin[0]].node, named->skins[0].joints[a->shin[1]].node};
+        uint32_t want[6] = {
+            named->skins[0].joints[a->pelvis].node,   named->skins[0].joints[a->head].node,
+            named->skins[0].joints[a->thigh[0]].node, named->skins[0].joints[a->thigh[1]].node,
+            named->skins[0].joints[a->shin[0]].node,  named->skins[0].joints[a->shin[1]].node};
         tl_scene_destroy(named);
         size_t i;
         json_t* node;
-        json_array_foreach(json_object_get(doc->json, "nodes"), i, node) json_object_del(node, "name");
+        json_array_foreach(json_object_get(doc->json, "nodes"), i, node)
+            json_object_del(node, "name");
         ENSURE_OK(tl_gltf_reindex(doc, &err), err);
         ENSURE_OK(tl_scene_create(doc, &unnamed, &err), err);
         const tl_scene_skin* skin = &unnamed->skins[0];
         const tl_scene_body* b = &skin->body;
         int32_t got[6] = {b->pelvis, b->head, b->thigh[0], b->thigh[1], b->shin[0], b->shin[1]};
-        static const char* what[6] = {"pelvis", "head", "left thigh", "right thigh", "left shin", "right shin"};
+        static const char* what[6] = {"pelvis",      "head",      "left thigh",
+                                      "right thigh", "left shin", "right shin"};
         for (int k = 0; k < 6; ++k)
-            ENSURE_MSG(got[k] != TL_NONE && skin->joints[got[k]].node == want[k], "%s: unnamed %s is node %d, named %u",
-                       files[f], what[k], got[k] == TL_NONE ? -1 : (int)skin->joints[got[k]].node, want[k]);
+            ENSURE_MSG(got[k] != TL_NONE && skin->joints[got[k]].node == want[k],
+                       "%s: unnamed %s is node %d, named %u", files[f], what[k],
+                       got[k] == TL_NONE ? -1 : (int)skin->joints[got[k]].node, want[k]);
         tl_scene_destroy(unnamed);
         tl_gltf_destroy(doc);
     }
@@ -220,16 +254,18 @@ static void test_roles_from_shape(void) {
 /* Runs tests/three_sample.mjs and returns its JSON, or NULL. */
 static json_t* three_sample(const char* path, uint32_t clip, const float* times, int n) {
     char command[8192];
-    int len = snprintf(command, sizeof command, "node '%s' '%s' %u", tl_test_source("tests/three_sample.mjs"),
-                       path, clip);
-    for (int i = 0; i < n; ++i) len += snprintf(command + len, sizeof command - (size_t)len, " %.9g", times[i]);
+    int len = snprintf(command, sizeof command, "node '%s' '%s' %u",
+                       tl_test_source("tests/three_sample.mjs"), path, clip);
+    for (int i = 0; i < n; ++i)
+        len += snprintf(command + len, sizeof command - (size_t)len, " %.9g", times[i]);
     FILE* p = popen(command, "r");
     if (!p) return NULL;
     json_error_t jerr;
     json_t* out = json_loadf(p, 0, &jerr);
     int status = pclose(p);
     if (status != 0 || !out) {
-        fprintf(stderr, "  three_sample.mjs failed on %s clip %u: %s\n", path, clip, out ? "" : jerr.text);
+        fprintf(stderr, "  three_sample.mjs failed on %s clip %u: %s\n", path, clip,
+                out ? "" : jerr.text);
         json_decref(out);
         return NULL;
     }
@@ -248,7 +284,8 @@ static void test_clips_match_three(void) {
         {"assets/khronos-fox/Fox.glb", {"*"}},
         {"assets/quaternius-fox/Fox.glb", {"Walk", "Gallop_Jump", "Idle_HitReact_Left"}},
         {"assets/khronos-cesiumman/CesiumMan.glb", {"*"}},
-        {"assets/kaykit-knight/Knight.glb", {"Walking_A", "Jump_Full_Long", "2H_Melee_Attack_Spin"}},
+        {"assets/kaykit-knight/Knight.glb",
+         {"Walking_A", "Jump_Full_Long", "2H_Melee_Attack_Spin"}},
         {"cases/mh-body.glb", {"Walk", "HeadTurn", "Jump"}},
         {"cases/rat-tailless.glb", {"Rat_Walk"}},
         /* STEP samplers (58 of 72 in Hit_A), on a skin with no mesh */
@@ -267,21 +304,24 @@ static void test_clips_match_three(void) {
         float size = scene_size(&scene->skins[0]);
         uint32_t clips[64], clip_count = 0;
         if (!strcmp(cases[f].clips[0], "*"))
-            for (uint32_t c = 0; c < scene->clip_count && c < 64; ++c) clips[clip_count++] = c;
+            for (uint32_t c = 0; c < scene->clip_count && c < 64; ++c)
+                clips[clip_count++] = c;
         else
             for (int k = 0; k < 3 && cases[f].clips[k]; ++k)
-                ENSURE_OK(tl_scene_find_clip(scene, cases[f].clips[k], &clips[clip_count++], &err), err);
+                ENSURE_OK(tl_scene_find_clip(scene, cases[f].clips[k], &clips[clip_count++], &err),
+                          err);
         for (uint32_t ci = 0; ci < clip_count; ++ci) {
             const tl_scene_clip* clip = &scene->clips[clips[ci]];
             ENSURE(clip->duration > 0);
             /* inside (0, duration): three.js wraps a looping clip at its end */
-            float times[5] = {0, 0.13f * clip->duration, 0.37f * clip->duration, 0.71f * clip->duration,
-                              0.96f * clip->duration};
+            float times[5] = {0, 0.13f * clip->duration, 0.37f * clip->duration,
+                              0.71f * clip->duration, 0.96f * clip->duration};
             json_t* three = three_sample(path, clips[ci], times, 5);
             ENSURE_MSG(three, "three.js sampling failed (is node with three installed?)");
             json_t* worlds = json_object_get(three, "world");
             ENSURE(json_array_size(worlds) == 5);
-            ENSURE_NEAR(json_number_value(json_object_get(three, "duration")), clip->duration, 1e-6);
+            ENSURE_NEAR(json_number_value(json_object_get(three, "duration")), clip->duration,
+                        1e-6);
             float worst_t = 0, worst_r = 0;
             for (int t = 0; t < 5; ++t) {
                 tl_pose_sample(pose, scene, clips[ci], times[t]);
@@ -292,24 +332,30 @@ static void test_clips_match_three(void) {
                     if (json_is_null(m)) continue;
                     const float* ours = pose->world + 16 * n;
                     for (int c = 0; c < 4; ++c) {
-                        float col_scale = c < 3 ? sqrtf(ours[4 * c] * ours[4 * c] + ours[4 * c + 1] * ours[4 * c + 1] +
+                        float col_scale = c < 3 ? sqrtf(ours[4 * c] * ours[4 * c] +
+                                                        ours[4 * c + 1] * ours[4 * c + 1] +
                                                         ours[4 * c + 2] * ours[4 * c + 2])
                                                 : size;
                         for (int r = 0; r < 4; ++r) {
-                            float d = fabsf(ours[4 * c + r] - (float)json_number_value(json_array_get(m, 4 * c + r)));
+                            float d = fabsf(ours[4 * c + r] -
+                                            (float)json_number_value(json_array_get(m, 4 * c + r)));
                             float rel = d / fmaxf(col_scale, 1e-20f);
-                            if (c < 3) worst_r = fmaxf(worst_r, rel);
-                            else worst_t = fmaxf(worst_t, rel);
-                            ENSURE_MSG(rel <= 1e-4f, "%s clip %s t=%g node %u (%s) m[%d] = %g, three.js %g",
+                            if (c < 3)
+                                worst_r = fmaxf(worst_r, rel);
+                            else
+                                worst_t = fmaxf(worst_t, rel);
+                            ENSURE_MSG(rel <= 1e-4f,
+                                       "%s clip %s t=%g node %u (%s) m[%d] = %g, three.js %g",
                                        cases[f].file, clip->name, times[t], n,
-                                       doc->nodes[n].name ? doc->nodes[n].name : "", 4 * c + r, ours[4 * c + r],
+                                       doc->nodes[n].name ? doc->nodes[n].name : "", 4 * c + r,
+                                       ours[4 * c + r],
                                        json_number_value(json_array_get(m, 4 * c + r)));
                         }
                     }
                 }
             }
-            fprintf(stderr, "  %-40s %-28s worst translation %.2e H, rotation/scale %.2e\n", cases[f].file,
-                    clip->name, worst_t, worst_r);
+            fprintf(stderr, "  %-40s %-28s worst translation %.2e H, rotation/scale %.2e\n",
+                    cases[f].file, clip->name, worst_t, worst_r);
             json_decref(three);
             compared++;
         }
@@ -328,14 +374,32 @@ static void test_clips_match_three(void) {
  *   node 3: rotation, LINEAR, keys 0.5, 1 s: identity → −(90° about Z) (the same rotation
  *           on the far hemisphere: the shorter arc is +45° at the middle)
  * and a node 4 no clip animates, stored translation (7, 8, 9). */
-static tl_gltf* hand_clips(tl_error* err) {
+static tl_gltf* hand_clips(bool decreasing_keys, tl_error* err) {
     tl_gltf* doc;
     if (tl_gltf_create(&doc, err) != TL_OK) return NULL;
     const float h = 0.70710678f;
-    const float t3[] = {0, 1, 2}, t2[] = {0, 2}, r2[] = {0, 1}, l2[] = {0.5f, 1};
+    const float t3_good[] = {0, 1, 2}, t3_bad[] = {0, 2, 1};
+    const float* t3 = decreasing_keys ? t3_bad : t3_good;
+    const float t2[] = {0, 2}, r2[] = {0, 1}, l2[] = {0.5f, 1};
     const float step[] = {0, 0, 0, 1, 2, 3, 4, 5, 6};
-    const float cubic[] = {/* key 0: in, value, out */ 9, 9, 9, 0, 2, 0, 1, 0, 3,
-                           /* key 1 */ 0, -1, 3, 1, 2, 0, 9, 9, 9};
+    const float cubic[] = {/* key 0: in, value, out */ 9,
+                           9,
+                           9,
+                           0,
+                           2,
+                           0,
+                           1,
+                           0,
+                           3,
+                           /* key 1 */ 0,
+                           -1,
+                           3,
+                           1,
+                           2,
+                           0,
+                           9,
+                           9,
+                           9};
     const float qcubic[] = {0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, h, h, 0, 0, 0, 0};
     const float qlinear[] = {0, 0, 0, 1, 0, 0, -h, -h};
     const void* data[] = {t3, step, t2, cubic, r2, qcubic, l2, qlinear};
@@ -356,20 +420,21 @@ static tl_gltf* hand_clips(tl_error* err) {
         }
     }
     char json[2048];
-    snprintf(json, sizeof json,
-             "{\"nodes\": [{\"name\": \"step\"}, {\"name\": \"cubic\"}, {\"name\": \"qcubic\"},"
-             " {\"name\": \"qlinear\"}, {\"name\": \"still\", \"translation\": [7, 8, 9]}],"
-             " \"scenes\": [{\"nodes\": [0, 1, 2, 3, 4]}], \"scene\": 0,"
-             " \"animations\": [{\"name\": \"Armature|Hand\", \"samplers\": ["
-             "  {\"input\": %u, \"output\": %u, \"interpolation\": \"STEP\"},"
-             "  {\"input\": %u, \"output\": %u, \"interpolation\": \"CUBICSPLINE\"},"
-             "  {\"input\": %u, \"output\": %u, \"interpolation\": \"CUBICSPLINE\"},"
-             "  {\"input\": %u, \"output\": %u, \"interpolation\": \"LINEAR\"}],"
-             " \"channels\": [{\"sampler\": 0, \"target\": {\"node\": 0, \"path\": \"translation\"}},"
-             "  {\"sampler\": 1, \"target\": {\"node\": 1, \"path\": \"scale\"}},"
-             "  {\"sampler\": 2, \"target\": {\"node\": 2, \"path\": \"rotation\"}},"
-             "  {\"sampler\": 3, \"target\": {\"node\": 3, \"path\": \"rotation\"}}]}]}",
-             acc[0], acc[1], acc[2], acc[3], acc[4], acc[5], acc[6], acc[7]);
+    snprintf(
+        json, sizeof json,
+        "{\"nodes\": [{\"name\": \"step\"}, {\"name\": \"cubic\"}, {\"name\": \"qcubic\"},"
+        " {\"name\": \"qlinear\"}, {\"name\": \"still\", \"translation\": [7, 8, 9]}],"
+        " \"scenes\": [{\"nodes\": [0, 1, 2, 3, 4]}], \"scene\": 0,"
+        " \"animations\": [{\"name\": \"Armature|Hand\", \"samplers\": ["
+        "  {\"input\": %u, \"output\": %u, \"interpolation\": \"STEP\"},"
+        "  {\"input\": %u, \"output\": %u, \"interpolation\": \"CUBICSPLINE\"},"
+        "  {\"input\": %u, \"output\": %u, \"interpolation\": \"CUBICSPLINE\"},"
+        "  {\"input\": %u, \"output\": %u, \"interpolation\": \"LINEAR\"}],"
+        " \"channels\": [{\"sampler\": 0, \"target\": {\"node\": 0, \"path\": \"translation\"}},"
+        "  {\"sampler\": 1, \"target\": {\"node\": 1, \"path\": \"scale\"}},"
+        "  {\"sampler\": 2, \"target\": {\"node\": 2, \"path\": \"rotation\"}},"
+        "  {\"sampler\": 3, \"target\": {\"node\": 3, \"path\": \"rotation\"}}]}]}",
+        acc[0], acc[1], acc[2], acc[3], acc[4], acc[5], acc[6], acc[7]);
     json_t* parts = json_loads(json, 0, NULL);
     json_object_update(doc->json, parts);
     json_decref(parts);
@@ -382,7 +447,7 @@ static tl_gltf* hand_clips(tl_error* err) {
 
 static void test_step_and_cubic_by_hand(void) {
     tl_error err;
-    tl_gltf* doc = hand_clips(&err);
+    tl_gltf* doc = hand_clips(false, &err);
     ENSURE_MSG(doc, "%s", err.message);
     tl_scene* scene;
     ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
@@ -398,12 +463,15 @@ static void test_step_and_cubic_by_hand(void) {
     const float tol = 1e-6f;
     const float h = 0.70710678f;
     /* STEP holds the earlier key; times outside the keys clamp */
-    static const struct { float t, x, y, z; } steps[] = {
-        {-1, 0, 0, 0}, {0.5f, 0, 0, 0}, {1, 1, 2, 3}, {1.999f, 1, 2, 3}, {2, 4, 5, 6}, {5, 4, 5, 6}};
+    static const struct {
+        float t, x, y, z;
+    } steps[] = {{-1, 0, 0, 0},     {0.5f, 0, 0, 0}, {1, 1, 2, 3},
+                 {1.999f, 1, 2, 3}, {2, 4, 5, 6},    {5, 4, 5, 6}};
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; ++i) {
         tl_pose_sample(pose, scene, clip, steps[i].t);
         const float* p = pose->locals[0].translation;
-        ENSURE_MSG(fabsf(p[0] - steps[i].x) <= tol && fabsf(p[1] - steps[i].y) <= tol && fabsf(p[2] - steps[i].z) <= tol,
+        ENSURE_MSG(fabsf(p[0] - steps[i].x) <= tol && fabsf(p[1] - steps[i].y) <= tol &&
+                       fabsf(p[2] - steps[i].z) <= tol,
                    "STEP at %g: (%g %g %g)", steps[i].t, p[0], p[1], p[2]);
     }
     /* CUBICSPLINE, dt = 2: at s = 1/2, h = (1/2, 1/8, 1/2, -1/8):
@@ -412,12 +480,15 @@ static void test_step_and_cubic_by_hand(void) {
      * at s = 1/4, h = (27/32, 9/64, 5/32, -3/64):
      *   x = 9/64·2 + 5/32 = 0.4375;  y = 27/32·2 + 5/32·2 + 3/64·2 = 2.09375;
      *   z = 9/64·6 − 3/64·6 = 0.5625 */
-    static const struct { float t, x, y, z; } cubics[] = {
+    static const struct {
+        float t, x, y, z;
+    } cubics[] = {
         {1, 0.75f, 2.25f, 0}, {0.5f, 0.4375f, 2.09375f, 0.5625f}, {-1, 0, 2, 0}, {3, 1, 2, 0}};
     for (size_t i = 0; i < sizeof cubics / sizeof cubics[0]; ++i) {
         tl_pose_sample(pose, scene, clip, cubics[i].t);
         const float* p = pose->locals[1].scale;
-        ENSURE_MSG(fabsf(p[0] - cubics[i].x) <= tol && fabsf(p[1] - cubics[i].y) <= tol && fabsf(p[2] - cubics[i].z) <= tol,
+        ENSURE_MSG(fabsf(p[0] - cubics[i].x) <= tol && fabsf(p[1] - cubics[i].y) <= tol &&
+                       fabsf(p[2] - cubics[i].z) <= tol,
                    "CUBICSPLINE at %g: (%g %g %g)", cubics[i].t, p[0], p[1], p[2]);
     }
     /* CUBICSPLINE rotation with zero tangents, normalised after:
@@ -452,6 +523,19 @@ static void test_step_and_cubic_by_hand(void) {
     tl_gltf_destroy(doc);
 }
 
+/* Key times that go backwards are the file's error: the scene says which accessor. */
+static void test_bad_keys(void) {
+    tl_error err;
+    tl_gltf* doc = hand_clips(true, &err);
+    ENSURE_MSG(doc, "%s", err.message);
+    tl_scene* scene = (tl_scene*)1;
+    ENSURE(tl_scene_create(doc, &scene, &err) == TL_ERROR_INVALID);
+    ENSURE(scene == NULL);
+    ENSURE_MSG(strstr(err.message, "/accessors/0") && strstr(err.message, "key time 2"), "%s",
+               err.message);
+    tl_gltf_destroy(doc);
+}
+
 /* TRS ↔ matrix round trip on a rotation with non-uniform scale and a mirror. */
 static void test_trs_matrix(void) {
     tl_trs a = {{1, -2, 3}, {0.1825742f, 0.3651484f, 0.5477226f, 0.7302967f}, {2, 0.5f, 3}};
@@ -467,16 +551,20 @@ static void test_trs_matrix(void) {
         ENSURE_NEAR(b.translation[i], a.translation[i], 1e-6);
         ENSURE_NEAR(b.scale[i], a.scale[i], 1e-5);
     }
-    for (int i = 0; i < 4; ++i) ENSURE_NEAR(b.rotation[i], a.rotation[i], 1e-6);
+    for (int i = 0; i < 4; ++i)
+        ENSURE_NEAR(b.rotation[i], a.rotation[i], 1e-6);
 }
 
 static const tl_test_case cases[] = {
     {"trs_matrix", test_trs_matrix},
     {"step_and_cubic_by_hand", test_step_and_cubic_by_hand},
+    {"bad_keys", test_bad_keys},
     {"bind_pose_skinning", test_bind_pose_skinning},
     {"roles", test_roles},
     {"roles_from_shape", test_roles_from_shape},
     {"clips_match_three", test_clips_match_three},
 };
 
-int main(int argc, char** argv) { return tl_test_main(argc, argv, cases, sizeof cases / sizeof cases[0]); }
+int main(int argc, char** argv) {
+    return tl_test_main(argc, argv, cases, sizeof cases / sizeof cases[0]);
+}

@@ -64,16 +64,16 @@ extern "C" {
  * joints may share a role (twist segments: MakeHuman upperleg01/upperleg02 are both
  * thigh); tl_scene_body names the one main joint of each. docs/scene.md lists the rules. */
 typedef enum tl_role {
-    TL_ROLE_NONE,      /* anything else: root, tail, ears, fingers, hair, IK/pole/control */
-    TL_ROLE_PELVIS,    /* the joint whose subtree holds both legs and the spine */
-    TL_ROLE_SPINE,     /* torso joints other than pelvis and chest */
-    TL_ROLE_CHEST,     /* the torso joint the arms (front legs) branch from */
+    TL_ROLE_NONE,   /* anything else: root, tail, ears, fingers, hair, IK/pole/control */
+    TL_ROLE_PELVIS, /* the joint whose subtree holds both legs and the spine */
+    TL_ROLE_SPINE,  /* torso joints other than pelvis and chest */
+    TL_ROLE_CHEST,  /* the torso joint the arms (front legs) branch from */
     TL_ROLE_NECK,
     TL_ROLE_HEAD,
-    TL_ROLE_HIP,       /* a leg-girdle joint between pelvis and thigh (MakeHuman pelvis.L,
-                          Quaternius BackShoulder.L/BackLeg.L) */
-    TL_ROLE_THIGH,     /* upper leg; on quadrupeds the hind upper leg */
-    TL_ROLE_SHIN,      /* lower leg; on quadrupeds the hind lower leg */
+    TL_ROLE_HIP,   /* a leg-girdle joint between pelvis and thigh (MakeHuman pelvis.L,
+                      Quaternius BackShoulder.L/BackLeg.L) */
+    TL_ROLE_THIGH, /* upper leg; on quadrupeds the hind upper leg */
+    TL_ROLE_SHIN,  /* lower leg; on quadrupeds the hind lower leg */
     TL_ROLE_FOOT,
     TL_ROLE_TOE,
     TL_ROLE_SHOULDER,  /* clavicle / arm girdle; on quadrupeds the front-leg girdle */
@@ -108,9 +108,9 @@ tl_trs tl_trs_from_matrix(const float m[16]);
 
 /* One joint of a skin, with everything derived from its inverse bind matrix. */
 typedef struct tl_scene_joint {
-    uint32_t node;          /* index into doc->nodes */
-    int32_t parent;         /* nearest ancestor that is a joint of this skin, or TL_NONE */
-    const char* name;       /* the node's name, or "" */
+    uint32_t node;    /* index into doc->nodes */
+    int32_t parent;   /* nearest ancestor that is a joint of this skin, or TL_NONE */
+    const char* name; /* the node's name, or "" */
     tl_role role;
     tl_side side;           /* from the name (.L, _R, Left…), else from the shape */
     bool deforming;         /* carries skin weight in some primitive bound to this skin */
@@ -129,10 +129,10 @@ typedef struct tl_scene_body {
 /* One mesh primitive bound to a skin, and where its vertices and triangles sit in the
  * skin's union arrays. */
 typedef struct tl_scene_primitive {
-    uint32_t node;           /* the first node that instances the mesh with this skin */
+    uint32_t node; /* the first node that instances the mesh with this skin */
     uint32_t mesh;
-    uint32_t primitive;      /* index into doc->meshes[mesh].primitives */
-    uint32_t first_vertex;   /* into the skin's vertex arrays */
+    uint32_t primitive;    /* index into doc->meshes[mesh].primitives */
+    uint32_t first_vertex; /* into the skin's vertex arrays */
     uint32_t vertex_count;
     uint32_t first_triangle; /* into the skin's triangle array */
     uint32_t triangle_count;
@@ -141,26 +141,26 @@ typedef struct tl_scene_primitive {
 /* A skin with the union of every primitive bound to it (a mesh bound by several nodes is
  * counted once), its rest-world frame, roles and the character's axes. */
 typedef struct tl_scene_skin {
-    uint32_t skin;                 /* index into doc->skins */
-    const tl_scene_joint* joints;  /* joint_count, in the file's order */
+    uint32_t skin;                /* index into doc->skins */
+    const tl_scene_joint* joints; /* joint_count, in the file's order */
     uint32_t joint_count;
-    uint32_t top;                  /* the joint M comes from: of the joints with no joint
-                                      ancestor, the one with the most joints below it */
-    uint32_t top_count;            /* joints with no joint ancestor (5 on Quaternius animals) */
-    float rest_world[16];          /* M = W_file(top) · IBM(top) */
+    uint32_t top;         /* the joint M comes from: of the joints with no joint
+                             ancestor, the one with the most joints below it */
+    uint32_t top_count;   /* joints with no joint ancestor (5 on Quaternius animals) */
+    float rest_world[16]; /* M = W_file(top) · IBM(top) */
 
     const tl_scene_primitive* primitives;
     uint32_t primitive_count;
-    uint32_t vertex_count;         /* sum over primitives */
-    const float* bind_positions;   /* vertex_count × 3, bind space (POSITION as stored) */
-    const float* rest_positions;   /* vertex_count × 3, rest-world: M · bind position */
-    uint32_t influence_count;      /* influences per vertex: 4 × the most JOINTS_n sets */
-    const uint32_t* influence_joints;  /* vertex_count × influence_count joint indices */
-    const float* influence_weights;    /* the same shape; each vertex sums to 1 (weights
-                                          are normalised as three.js does; a vertex with
-                                          no weight is bound to joint 0) */
-    uint32_t triangle_count;       /* triangles (modes 4, 5, 6) of every primitive */
-    const uint32_t* triangles;     /* triangle_count × 3 indices into the union */
+    uint32_t vertex_count;            /* sum over primitives */
+    const float* bind_positions;      /* vertex_count × 3, bind space (POSITION as stored) */
+    const float* rest_positions;      /* vertex_count × 3, rest-world: M · bind position */
+    uint32_t influence_count;         /* influences per vertex: 4 × the most JOINTS_n sets */
+    const uint32_t* influence_joints; /* vertex_count × influence_count joint indices */
+    const float* influence_weights;   /* the same shape; each vertex sums to 1 (weights
+                                         are normalised as three.js does; a vertex with
+                                         no weight is bound to joint 0) */
+    uint32_t triangle_count;          /* triangles (modes 4, 5, 6) of every primitive */
+    const uint32_t* triangles;        /* triangle_count × 3 indices into the union */
 
     /* The character's frame in rest-world coordinates (unit vectors, right-handed:
      * forward = lateral × up). up is a rest-world coordinate axis: +Y, unless
@@ -170,30 +170,30 @@ typedef struct tl_scene_skin {
      * right thigh to the left thigh (upper arms if no thighs; +X if neither), made
      * perpendicular to up. */
     float up[3], forward[3], lateral[3];
-    float height;                  /* H: extent of rest_positions along up (0: no mesh) */
-    float floor;                   /* the lowest rest_positions coordinate along up */
+    float height; /* H: extent of rest_positions along up (0: no mesh) */
+    float floor;  /* the lowest rest_positions coordinate along up */
     tl_scene_body body;
 } tl_scene_skin;
 
 /* One animated channel, keys read from the file at build time. */
 typedef struct tl_scene_channel {
     uint32_t node;
-    tl_gltf_path path;             /* translation, rotation or scale only */
+    tl_gltf_path path; /* translation, rotation or scale only */
     tl_gltf_interpolation interpolation;
     uint32_t key_count;
-    const float* times;            /* key_count seconds, non-decreasing */
-    const float* values;           /* key_count × components, or × 3 × components for
-                                      CUBICSPLINE (in-tangent, value, out-tangent) */
-    uint32_t components;           /* 3, or 4 for rotation */
+    const float* times;  /* key_count seconds, non-decreasing */
+    const float* values; /* key_count × components, or × 3 × components for
+                            CUBICSPLINE (in-tangent, value, out-tangent) */
+    uint32_t components; /* 3, or 4 for rotation */
 } tl_scene_channel;
 
 /* A clip is one glTF animation. Channels targeting morph weights or extensions are
  * kept in the file but not evaluated. */
 typedef struct tl_scene_clip {
-    const char* name;              /* the animation's name, or "" */
-    uint32_t animation;            /* index into doc->animations */
-    float start;                   /* the earliest key time, seconds */
-    float duration;                /* the latest key time, seconds (glTF clips play 0..duration) */
+    const char* name;   /* the animation's name, or "" */
+    uint32_t animation; /* index into doc->animations */
+    float start;        /* the earliest key time, seconds */
+    float duration;     /* the latest key time, seconds (glTF clips play 0..duration) */
     const tl_scene_channel* channels;
     uint32_t channel_count;
 } tl_scene_clip;
@@ -201,15 +201,15 @@ typedef struct tl_scene_clip {
 typedef struct tl_scene {
     const tl_gltf* doc;
     uint32_t node_count;
-    const uint32_t* node_order;    /* node_count nodes, every parent before its children */
-    const tl_trs* stored;          /* node_count local transforms as the file stores them
-                                      (a "matrix" node decomposed) */
-    const float* stored_world;     /* node_count × 16 world matrices of the stored transforms */
-    const tl_scene_skin* skins;    /* one per doc->skins, same order */
+    const uint32_t* node_order; /* node_count nodes, every parent before its children */
+    const tl_trs* stored;       /* node_count local transforms as the file stores them
+                                   (a "matrix" node decomposed) */
+    const float* stored_world;  /* node_count × 16 world matrices of the stored transforms */
+    const tl_scene_skin* skins; /* one per doc->skins, same order */
     uint32_t skin_count;
-    const tl_scene_clip* clips;    /* one per doc->animations, same order */
+    const tl_scene_clip* clips; /* one per doc->animations, same order */
     uint32_t clip_count;
-    void* internal;                /* storage; do not touch */
+    void* internal; /* storage; do not touch */
 } tl_scene;
 
 /* Builds the scene view. Fails (with the file, JSON pointer and reason) when an accessor
@@ -232,8 +232,8 @@ int32_t tl_scene_find_joint(const tl_scene* scene, uint32_t skin, const char* na
  * to edit (then call tl_pose_update_world). */
 typedef struct tl_pose {
     uint32_t node_count;
-    tl_trs* locals;                /* node_count */
-    float* world;                  /* node_count × 16 */
+    tl_trs* locals; /* node_count */
+    float* world;   /* node_count × 16 */
 } tl_pose;
 
 /* Allocates a pose for the scene, set to the stored transforms. NULL when out of memory. */
@@ -260,8 +260,7 @@ void tl_pose_sample(tl_pose* pose, const tl_scene* scene, uint32_t clip, float t
 
 /* Joint matrices W(joint) · IBM(joint) of a skin in this pose; `out` holds
  * joint_count × 16 floats. */
-void tl_pose_joint_matrices(const tl_pose* pose, const tl_scene* scene, uint32_t skin,
-                            float* out);
+void tl_pose_joint_matrices(const tl_pose* pose, const tl_scene* scene, uint32_t skin, float* out);
 
 /* Linear blend skinning of the skin's union of vertices with the given joint matrices:
  * out[v] = Σ w · J(joint) · bind_position[v], in world (= rest-world) coordinates.

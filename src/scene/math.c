@@ -5,11 +5,13 @@
 #include <string.h>
 
 void tl_mat4d_from_float(double out[16], const float m[16]) {
-    for (int i = 0; i < 16; ++i) out[i] = m[i];
+    for (int i = 0; i < 16; ++i)
+        out[i] = m[i];
 }
 
 void tl_mat4d_to_float(float out[16], const double m[16]) {
-    for (int i = 0; i < 16; ++i) out[i] = (float)m[i];
+    for (int i = 0; i < 16; ++i)
+        out[i] = (float)m[i];
 }
 
 void tl_mat4d_mul(double out[16], const double a[16], const double b[16]) {
@@ -17,7 +19,8 @@ void tl_mat4d_mul(double out[16], const double a[16], const double b[16]) {
     for (int c = 0; c < 4; ++c)
         for (int row = 0; row < 4; ++row) {
             double s = 0;
-            for (int k = 0; k < 4; ++k) s += a[k * 4 + row] * b[c * 4 + k];
+            for (int k = 0; k < 4; ++k)
+                s += a[k * 4 + row] * b[c * 4 + k];
             r[c * 4 + row] = s;
         }
     memcpy(out, r, sizeof r);
@@ -36,7 +39,8 @@ bool tl_mat4d_invert(double out[16], const double m[16]) {
         for (int row = c + 1; row < 4; ++row)
             if (fabs(a[row][c]) > fabs(a[pivot][c])) pivot = row;
         if (!(fabs(a[pivot][c]) > 1e-300)) {
-            for (int i = 0; i < 16; ++i) out[i] = i % 5 == 0;
+            for (int i = 0; i < 16; ++i)
+                out[i] = i % 5 == 0;
             return false;
         }
         if (pivot != c)
@@ -46,15 +50,18 @@ bool tl_mat4d_invert(double out[16], const double m[16]) {
                 a[pivot][k] = t;
             }
         double inv = 1.0 / a[c][c];
-        for (int k = 0; k < 8; ++k) a[c][k] *= inv;
+        for (int k = 0; k < 8; ++k)
+            a[c][k] *= inv;
         for (int row = 0; row < 4; ++row) {
             if (row == c || a[row][c] == 0) continue;
             double f = a[row][c];
-            for (int k = 0; k < 8; ++k) a[row][k] -= f * a[c][k];
+            for (int k = 0; k < 8; ++k)
+                a[row][k] -= f * a[c][k];
         }
     }
     for (int row = 0; row < 4; ++row)
-        for (int c = 0; c < 4; ++c) out[c * 4 + row] = a[row][c + 4];
+        for (int c = 0; c < 4; ++c)
+            out[c * 4 + row] = a[row][c + 4];
     return true;
 }
 
@@ -69,7 +76,8 @@ void tl_mat4_mul(float out[16], const float a[16], const float b[16]) {
 
 void tl_mat4_transform_point(float out[3], const float m[16], const float p[3]) {
     float r[3];
-    for (int i = 0; i < 3; ++i) r[i] = m[i] * p[0] + m[4 + i] * p[1] + m[8 + i] * p[2] + m[12 + i];
+    for (int i = 0; i < 3; ++i)
+        r[i] = m[i] * p[0] + m[4 + i] * p[1] + m[8 + i] * p[2] + m[12 + i];
     memcpy(out, r, sizeof r);
 }
 
@@ -79,7 +87,8 @@ void tl_trs_to_matrix(const tl_trs* trs, float out[16]) {
                   2 * (x * y - z * w),     1 - 2 * (x * x + z * z), 2 * (y * z + x * w),
                   2 * (x * z + y * w),     2 * (y * z - x * w),     1 - 2 * (x * x + y * y)};
     for (int c = 0; c < 3; ++c) {
-        for (int row = 0; row < 3; ++row) out[c * 4 + row] = r[c * 3 + row] * trs->scale[c];
+        for (int row = 0; row < 3; ++row)
+            out[c * 4 + row] = r[c * 3 + row] * trs->scale[c];
         out[c * 4 + 3] = 0;
     }
     out[12] = trs->translation[0], out[13] = trs->translation[1], out[14] = trs->translation[2];
@@ -90,7 +99,8 @@ tl_trs tl_trs_from_matrix(const float m[16]) {
     tl_trs trs;
     double col[3][3], s[3];
     for (int c = 0; c < 3; ++c) {
-        for (int row = 0; row < 3; ++row) col[c][row] = m[c * 4 + row];
+        for (int row = 0; row < 3; ++row)
+            col[c][row] = m[c * 4 + row];
         s[c] = sqrt(col[c][0] * col[c][0] + col[c][1] * col[c][1] + col[c][2] * col[c][2]);
     }
     double det = col[0][0] * (col[1][1] * col[2][2] - col[1][2] * col[2][1]) -
@@ -98,7 +108,8 @@ tl_trs tl_trs_from_matrix(const float m[16]) {
                  col[2][0] * (col[0][1] * col[1][2] - col[0][2] * col[1][1]);
     if (det < 0) s[0] = -s[0];
     for (int c = 0; c < 3; ++c)
-        for (int row = 0; row < 3; ++row) col[c][row] = s[c] != 0 ? col[c][row] / s[c] : c == row;
+        for (int row = 0; row < 3; ++row)
+            col[c][row] = s[c] != 0 ? col[c][row] / s[c] : c == row;
     /* Rotation matrix R[row][c] = col[c][row] to quaternion (Shepperd's method). */
     double q[4], trace = col[0][0] + col[1][1] + col[2][2];
     if (trace > 0) {
@@ -127,7 +138,8 @@ tl_trs tl_trs_from_matrix(const float m[16]) {
         q[2] = 0.25 * k;
     }
     double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    for (int i = 0; i < 4; ++i) trs.rotation[i] = (float)(q[i] / n);
+    for (int i = 0; i < 4; ++i)
+        trs.rotation[i] = (float)(q[i] / n);
     for (int i = 0; i < 3; ++i) {
         trs.translation[i] = m[12 + i];
         trs.scale[i] = (float)s[i];

@@ -35,8 +35,10 @@ void tl_pose_update_world(tl_pose* pose, const tl_scene* scene) {
         int32_t parent = scene->doc->nodes[i].parent;
         float local[16];
         tl_trs_to_matrix(&pose->locals[i], local);
-        if (parent == TL_NONE) memcpy(pose->world + 16 * (size_t)i, local, sizeof local);
-        else tl_mat4_mul(pose->world + 16 * (size_t)i, pose->world + 16 * (size_t)parent, local);
+        if (parent == TL_NONE)
+            memcpy(pose->world + 16 * (size_t)i, local, sizeof local);
+        else
+            tl_mat4_mul(pose->world + 16 * (size_t)i, pose->world + 16 * (size_t)parent, local);
     }
 }
 
@@ -50,13 +52,15 @@ void tl_pose_set_rest(tl_pose* pose, const tl_scene* scene, uint32_t skin) {
     assert(pose && scene && skin < scene->skin_count);
     memcpy(pose->locals, scene->stored, sizeof(tl_trs) * scene->node_count);
     const tl_scene_skin* s = &scene->skins[skin];
-    for (uint32_t k = 0; k < s->joint_count; ++k) pose->locals[s->joints[k].node] = s->joints[k].rest;
+    for (uint32_t k = 0; k < s->joint_count; ++k)
+        pose->locals[s->joints[k].node] = s->joints[k].rest;
     tl_pose_update_world(pose, scene);
 }
 
 /* Shorter-arc spherical interpolation, normalised (as glTF viewers do). */
 static void slerp(float out[4], const float a[4], const float b[4], float t) {
-    double d = (double)a[0] * b[0] + (double)a[1] * b[1] + (double)a[2] * b[2] + (double)a[3] * b[3];
+    double d =
+        (double)a[0] * b[0] + (double)a[1] * b[1] + (double)a[2] * b[2] + (double)a[3] * b[3];
     double sign = d < 0 ? -1 : 1, wa = 1 - t, wb = t;
     d = fabs(d);
     if (d < 1 - 1e-6) {
@@ -70,7 +74,8 @@ static void slerp(float out[4], const float a[4], const float b[4], float t) {
         n += q[i] * q[i];
     }
     n = sqrt(n);
-    for (int i = 0; i < 4; ++i) out[i] = (float)(n > 0 ? q[i] / n : (i == 3));
+    for (int i = 0; i < 4; ++i)
+        out[i] = (float)(n > 0 ? q[i] / n : (i == 3));
 }
 
 /* The channel's value at time t into out (components floats). */
@@ -88,33 +93,41 @@ static void channel_sample(const tl_scene_channel* ch, float t, float* out) {
     uint32_t lo = 0, hi = n - 1;
     while (hi - lo > 1) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (ch->times[mid] <= t) lo = mid;
-        else hi = mid;
+        if (ch->times[mid] <= t)
+            lo = mid;
+        else
+            hi = mid;
     }
     const float* a = v + lo * stride + offset;
     const float* b = v + (lo + 1) * stride + offset;
     float dt = ch->times[lo + 1] - ch->times[lo];
     float s = dt > 0 ? (t - ch->times[lo]) / dt : 0;
     switch (ch->interpolation) {
-    case TL_GLTF_STEP: memcpy(out, a, sizeof(float) * c); return;
+    case TL_GLTF_STEP:
+        memcpy(out, a, sizeof(float) * c);
+        return;
     case TL_GLTF_LINEAR:
-        if (c == 4) slerp(out, a, b, s);
+        if (c == 4)
+            slerp(out, a, b, s);
         else
-            for (uint32_t i = 0; i < c; ++i) out[i] = a[i] + (b[i] - a[i]) * s;
+            for (uint32_t i = 0; i < c; ++i)
+                out[i] = a[i] + (b[i] - a[i]) * s;
         return;
     case TL_GLTF_CUBICSPLINE: {
         /* Hermite: out-tangent of key lo, in-tangent of key lo+1, both scaled by dt. */
         const float* out_tangent = a + c;
         const float* in_tangent = b - c;
         float s2 = s * s, s3 = s2 * s;
-        float h00 = 2 * s3 - 3 * s2 + 1, h10 = s3 - 2 * s2 + s, h01 = -2 * s3 + 3 * s2, h11 = s3 - s2;
+        float h00 = 2 * s3 - 3 * s2 + 1, h10 = s3 - 2 * s2 + s, h01 = -2 * s3 + 3 * s2,
+              h11 = s3 - s2;
         double norm = 0;
         for (uint32_t i = 0; i < c; ++i) {
             out[i] = h00 * a[i] + h10 * dt * out_tangent[i] + h01 * b[i] + h11 * dt * in_tangent[i];
             norm += (double)out[i] * out[i];
         }
         if (c == 4 && norm > 0)
-            for (uint32_t i = 0; i < 4; ++i) out[i] = (float)(out[i] / sqrt(norm));
+            for (uint32_t i = 0; i < 4; ++i)
+                out[i] = (float)(out[i] / sqrt(norm));
         return;
     }
     }
@@ -148,7 +161,8 @@ void tl_pose_joint_matrices(const tl_pose* pose, const tl_scene* scene, uint32_t
                     s->joints[k].inverse_bind);
 }
 
-void tl_scene_skin_positions(const tl_scene* scene, uint32_t skin, const float* joint_matrices, float* out) {
+void tl_scene_skin_positions(const tl_scene* scene, uint32_t skin, const float* joint_matrices,
+                             float* out) {
     assert(scene && skin < scene->skin_count && joint_matrices && out);
     const tl_scene_skin* s = &scene->skins[skin];
     uint32_t per = s->influence_count;

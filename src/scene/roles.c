@@ -8,9 +8,9 @@
 #include <string.h>
 
 const char* tl_role_string(tl_role role) {
-    static const char* names[TL_ROLE_COUNT] = {
-        "none", "pelvis", "spine", "chest",    "neck",      "head",    "hip", "thigh",
-        "shin", "foot",   "toe",   "shoulder", "upper_arm", "forearm", "hand"};
+    static const char* names[TL_ROLE_COUNT] = {"none", "pelvis",   "spine",     "chest",   "neck",
+                                               "head", "hip",      "thigh",     "shin",    "foot",
+                                               "toe",  "shoulder", "upper_arm", "forearm", "hand"};
     return (unsigned)role < TL_ROLE_COUNT ? names[role] : "none";
 }
 
@@ -65,12 +65,15 @@ static int split_words(const char* name, char words[][24], int max) {
             len = 0;
         }
         if (!c) break;
-        if (isalpha((unsigned char)c) && len < 23) words[count][len++] = (char)tolower((unsigned char)c);
+        if (isalpha((unsigned char)c) && len < 23)
+            words[count][len++] = (char)tolower((unsigned char)c);
     }
     return count;
 }
 
-static bool has(const char* s, const char* word) { return strstr(s, word) != NULL; }
+static bool has(const char* s, const char* word) {
+    return strstr(s, word) != NULL;
+}
 
 static bool has_any(const char* s, const char* const* words) {
     for (; *words; ++words)
@@ -86,41 +89,63 @@ static name_info read_name(const char* name) {
     bool control = false;
     for (int i = 0; i < n; ++i) {
         const char* w = words[i];
-        if (!strcmp(w, "l") || !strcmp(w, "left")) info.side = TL_SIDE_LEFT;
-        else if (!strcmp(w, "r") || !strcmp(w, "right")) info.side = TL_SIDE_RIGHT;
+        if (!strcmp(w, "l") || !strcmp(w, "left"))
+            info.side = TL_SIDE_LEFT;
+        else if (!strcmp(w, "r") || !strcmp(w, "right"))
+            info.side = TL_SIDE_RIGHT;
         else {
             if (!strcmp(w, "front") || !strcmp(w, "fore")) info.front = true;
             if (!strcmp(w, "ik") || !strcmp(w, "end") || !strcmp(w, "nub")) control = true;
             strcat(core, w);
         }
     }
-    static const char* const control_words[] = {"pole", "target", "ctrl", "control", "slot", "roll", "backpack", NULL};
+    static const char* const control_words[] = {"pole", "target", "ctrl",     "control",
+                                                "slot", "roll",   "backpack", NULL};
     static const char* const digits[] = {"finger", "thumb", "metacarpal", "pinky", "index", NULL};
     static const char* const feet[] = {"foot", "ankle", "paw", "hoof", NULL};
     static const char* const thighs[] = {"thigh", "upleg", "upperleg", "femur", NULL};
-    static const char* const shins[] = {"shin", "calf", "lowleg", "lowerleg", "knee", "tibia", NULL};
+    static const char* const shins[] = {"shin", "calf",  "lowleg", "lowerleg",
+                                        "knee", "tibia", NULL};
     static const char* const forearms[] = {"forearm", "lowerarm", "lowarm", "elbow", NULL};
     static const char* const upper_arms[] = {"upperarm", "uparm", "humerus", NULL};
     static const char* const hands[] = {"hand", "wrist", "palm", NULL};
     static const char* const shoulders[] = {"shoulder", "clavicle", "collar", NULL};
-    static const char* const spines[] = {"spine", "torso", "abdomen", "tummy", "belly", "waist", "back", "body", NULL};
-    if (control || has_any(core, control_words)) info.kind = KIND_CONTROL;
-    else if (has_any(core, digits)) info.kind = KIND_DIGIT;
-    else if (has(core, "toe")) info.kind = KIND_TOE;
-    else if (has_any(core, feet)) info.kind = KIND_FOOT;
-    else if (has_any(core, thighs)) info.kind = KIND_THIGH;
-    else if (has_any(core, shins)) info.kind = KIND_SHIN;
-    else if (has_any(core, forearms)) info.kind = KIND_FOREARM;
-    else if (has_any(core, upper_arms)) info.kind = KIND_UPPER_ARM;
-    else if (has_any(core, hands)) info.kind = KIND_HAND;
-    else if (has_any(core, shoulders)) info.kind = KIND_SHOULDER;
-    else if (has(core, "neck")) info.kind = KIND_NECK;
-    else if (has(core, "head")) info.kind = KIND_HEAD;
-    else if (has(core, "pelvis") || has(core, "hip")) info.kind = KIND_PELVIS;
-    else if (has(core, "chest") || has(core, "thorax")) info.kind = KIND_CHEST;
-    else if (has(core, "leg")) info.kind = KIND_LEG;
-    else if (has(core, "arm") && !has(core, "armature")) info.kind = KIND_ARM;
-    else if (has_any(core, spines)) info.kind = KIND_SPINE;
+    static const char* const spines[] = {"spine", "torso", "abdomen", "tummy", "belly",
+                                         "waist", "back",  "body",    NULL};
+    if (control || has_any(core, control_words))
+        info.kind = KIND_CONTROL;
+    else if (has_any(core, digits))
+        info.kind = KIND_DIGIT;
+    else if (has(core, "toe"))
+        info.kind = KIND_TOE;
+    else if (has_any(core, feet))
+        info.kind = KIND_FOOT;
+    else if (has_any(core, thighs))
+        info.kind = KIND_THIGH;
+    else if (has_any(core, shins))
+        info.kind = KIND_SHIN;
+    else if (has_any(core, forearms))
+        info.kind = KIND_FOREARM;
+    else if (has_any(core, upper_arms))
+        info.kind = KIND_UPPER_ARM;
+    else if (has_any(core, hands))
+        info.kind = KIND_HAND;
+    else if (has_any(core, shoulders))
+        info.kind = KIND_SHOULDER;
+    else if (has(core, "neck"))
+        info.kind = KIND_NECK;
+    else if (has(core, "head"))
+        info.kind = KIND_HEAD;
+    else if (has(core, "pelvis") || has(core, "hip"))
+        info.kind = KIND_PELVIS;
+    else if (has(core, "chest") || has(core, "thorax"))
+        info.kind = KIND_CHEST;
+    else if (has(core, "leg"))
+        info.kind = KIND_LEG;
+    else if (has(core, "arm") && !has(core, "armature"))
+        info.kind = KIND_ARM;
+    else if (has_any(core, spines))
+        info.kind = KIND_SPINE;
     return info;
 }
 
@@ -131,7 +156,7 @@ typedef struct classify {
     uint32_t n;
     name_info* info;
     uint32_t* depth;
-    float* height; /* along the provisional up (rest-world +Y) */
+    float* height;      /* along the provisional up (rest-world +Y) */
     uint32_t* dominant; /* per vertex: the joint with the most weight */
 } classify;
 
@@ -150,11 +175,11 @@ static int32_t common_ancestor(const classify* c, int32_t a, int32_t b) {
 /* The shallowest joint below `root` (inclusive when `self`) whose name matches, optionally
  * on one side and front or not; ties go to the lower joint index. */
 typedef struct query {
-    int32_t root;    /* TL_NONE: anywhere */
+    int32_t root; /* TL_NONE: anywhere */
     bool self;
     kind kind;
-    int side;        /* tl_side, or -1: any */
-    int front;       /* 0 no, 1 yes, -1 any */
+    int side;  /* tl_side, or -1: any */
+    int front; /* 0 no, 1 yes, -1 any */
     const bool* excluded;
 } query;
 
@@ -166,7 +191,8 @@ static int32_t find(const classify* c, query q) {
         if (q.side >= 0 && (int)in->side != q.side) continue;
         if (q.front >= 0 && (int)in->front != q.front) continue;
         if (q.excluded && q.excluded[j]) continue;
-        if (q.root != TL_NONE && (!is_ancestor(c, q.root, (int32_t)j) || (!q.self && (int32_t)j == q.root)))
+        if (q.root != TL_NONE &&
+            (!is_ancestor(c, q.root, (int32_t)j) || (!q.self && (int32_t)j == q.root)))
             continue;
         if (best == TL_NONE || c->depth[j] < c->depth[best]) best = (int32_t)j;
     }
@@ -184,7 +210,8 @@ static int32_t lowest_below(const classify* c, int32_t j) {
 /* The child of `top` on the way down to `below`, or TL_NONE when below is top. */
 static int32_t child_toward(const classify* c, int32_t top, int32_t below) {
     int32_t j = below;
-    while (j != TL_NONE && c->joints[j].parent != top) j = c->joints[j].parent;
+    while (j != TL_NONE && c->joints[j].parent != top)
+        j = c->joints[j].parent;
     return j;
 }
 
@@ -202,12 +229,14 @@ static int32_t next_down(const classify* c, int32_t from, int32_t end, kind skip
 static int32_t knee_below(const classify* c, int32_t thigh, int32_t end) {
     float drop = c->height[thigh] - c->height[end];
     for (int32_t j = child_toward(c, thigh, end); j != TL_NONE; j = child_toward(c, j, end))
-        if (c->info[j].kind == KIND_NONE && c->height[thigh] - c->height[j] >= 0.25f * drop) return j;
+        if (c->info[j].kind == KIND_NONE && c->height[thigh] - c->height[j] >= 0.25f * drop)
+            return j;
     return TL_NONE;
 }
 
 typedef struct limb {
-    int32_t girdle, upper, lower, end, tip; /* hip/shoulder, thigh/upper arm, shin/forearm, foot/hand, toe */
+    int32_t girdle, upper, lower, end,
+        tip; /* hip/shoulder, thigh/upper arm, shin/forearm, foot/hand, toe */
 } limb;
 
 /* Finds one side's limb below `upper` by names, with the shape as fallback. */
@@ -218,25 +247,31 @@ static limb limb_from_upper(const classify* c, int32_t upper, kind lower_kind, k
     kind upper_kind = c->info[upper].kind;
     int32_t low = lowest_below(c, upper);
     l.lower = find(c, (query){upper, false, lower_kind, -1, front, NULL});
-    if (l.lower == TL_NONE && front == 1) l.lower = find(c, (query){upper, false, KIND_SHIN, -1, 1, NULL});
+    if (l.lower == TL_NONE && front == 1)
+        l.lower = find(c, (query){upper, false, KIND_SHIN, -1, 1, NULL});
     if (l.lower == TL_NONE) l.lower = find(c, (query){upper, false, generic, -1, -1, NULL});
     if (l.lower == TL_NONE && generic == KIND_LEG) l.lower = knee_below(c, upper, low);
     if (l.lower == TL_NONE) l.lower = next_down(c, upper, low, upper_kind);
     if (l.lower == TL_NONE) return l;
     l.end = find(c, (query){l.lower, false, end_kind, -1, -1, NULL});
-    if (l.end == TL_NONE && front == 1) l.end = find(c, (query){l.lower, false, KIND_FOOT, -1, -1, NULL});
+    if (l.end == TL_NONE && front == 1)
+        l.end = find(c, (query){l.lower, false, KIND_FOOT, -1, -1, NULL});
     if (l.end == TL_NONE) l.end = find(c, (query){l.lower, false, generic, -1, -1, NULL});
-    if (l.end == TL_NONE && generic == KIND_LEG) l.end = next_down(c, l.lower, low, c->info[l.lower].kind);
+    if (l.end == TL_NONE && generic == KIND_LEG)
+        l.end = next_down(c, l.lower, low, c->info[l.lower].kind);
     if (l.end == TL_NONE) return l;
     l.tip = find(c, (query){l.end, false, tip_kind, -1, -1, NULL});
-    if (l.tip == TL_NONE && tip_kind == KIND_TOE) l.tip = find(c, (query){l.end, false, KIND_FOOT, -1, -1, NULL});
-    if (l.tip == TL_NONE && tip_kind == KIND_TOE) l.tip = find(c, (query){l.end, false, KIND_LEG, -1, -1, NULL});
+    if (l.tip == TL_NONE && tip_kind == KIND_TOE)
+        l.tip = find(c, (query){l.end, false, KIND_FOOT, -1, -1, NULL});
+    if (l.tip == TL_NONE && tip_kind == KIND_TOE)
+        l.tip = find(c, (query){l.end, false, KIND_LEG, -1, -1, NULL});
     return l;
 }
 
 /* Gives every joint from `top` down to (not including) `stop` the role, if it has none. */
 static void mark_path(classify* c, int32_t top, int32_t stop, tl_role role, tl_side side) {
-    for (int32_t j = child_toward(c, top, stop); j != TL_NONE && j != stop; j = child_toward(c, j, stop))
+    for (int32_t j = child_toward(c, top, stop); j != TL_NONE && j != stop;
+         j = child_toward(c, j, stop))
         if (c->joints[j].role == TL_ROLE_NONE) c->joints[j].role = role, c->joints[j].side = side;
 }
 
@@ -248,21 +283,26 @@ static void set_role(classify* c, int32_t j, tl_role role, tl_side side) {
 
 /* Roles of one limb's joints: landmarks, the segments between them (twist joints), the
  * girdle between `base` and the upper joint, and named toes/hands further down. */
-static void mark_limb(classify* c, const limb* l, int32_t base, const tl_role roles[5], tl_side side) {
+static void mark_limb(classify* c, const limb* l, int32_t base, const tl_role roles[5],
+                      tl_side side) {
     if (l->upper == TL_NONE) return;
     const int32_t marks[4] = {l->upper, l->lower, l->end, l->tip};
-    for (int i = 0; i < 4; ++i) set_role(c, marks[i], roles[i + 1], side);
+    for (int i = 0; i < 4; ++i)
+        set_role(c, marks[i], roles[i + 1], side);
     for (int i = 0; i + 1 < 4 && marks[i + 1] != TL_NONE; ++i)
         mark_path(c, marks[i], marks[i + 1], roles[i + 1], side);
-    if (base != TL_NONE && is_ancestor(c, base, l->upper)) mark_path(c, base, l->upper, roles[0], side);
+    if (base != TL_NONE && is_ancestor(c, base, l->upper))
+        mark_path(c, base, l->upper, roles[0], side);
     /* below the end: joints named like the end or the tip keep that role */
     int32_t end = l->tip != TL_NONE ? l->tip : l->end;
     kind tip_kind = roles[4] == TL_ROLE_TOE ? KIND_TOE : KIND_HAND;
     if (end == TL_NONE) return;
     for (uint32_t j = 0; j < c->n; ++j) {
         if (c->joints[j].role != TL_ROLE_NONE || !is_ancestor(c, l->end, (int32_t)j)) continue;
-        if (c->info[j].kind == tip_kind) set_role(c, (int32_t)j, roles[4], side);
-        else if (roles[4] == TL_ROLE_TOE && c->info[j].kind == KIND_FOOT) set_role(c, (int32_t)j, TL_ROLE_FOOT, side);
+        if (c->info[j].kind == tip_kind)
+            set_role(c, (int32_t)j, roles[4], side);
+        else if (roles[4] == TL_ROLE_TOE && c->info[j].kind == KIND_FOOT)
+            set_role(c, (int32_t)j, TL_ROLE_FOOT, side);
     }
 }
 
@@ -271,9 +311,13 @@ static void normalize(float v[3]) {
     if (n > 0) v[0] /= n, v[1] /= n, v[2] /= n;
 }
 
-static float dot3(const float a[3], const float b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+static float dot3(const float a[3], const float b[3]) {
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
 
-static const float* position(const tl_scene_joint* j) { return j->rest_world + 12; }
+static const float* position(const tl_scene_joint* j) {
+    return j->rest_world + 12;
+}
 
 /* Of the vertices whose heaviest joint lies at or below `top`, the one farthest from
  * `from` (or the lowest along the skin's up when from is NULL); TL_NONE if none. */
@@ -288,7 +332,8 @@ static int32_t farthest_vertex(const classify* c, int32_t top, const float* from
         if (from) {
             float d[3] = {p[0] - from[0], p[1] - from[1], p[2] - from[2]};
             score = dot3(d, d);
-        } else score = -dot3(p, skin->up);
+        } else
+            score = -dot3(p, skin->up);
         if (score > best_score) best_score = score, best = (int32_t)v;
     }
     return best;
@@ -350,7 +395,8 @@ static int32_t head_from_shape(const classify* c, int32_t pelvis, const bool* in
     }
     for (int32_t j = start; j != TL_NONE; j = child_toward(c, j, top)) {
         uint32_t children = 0;
-        for (uint32_t k = 0; k < c->n; ++k) children += c->joints[k].parent == j;
+        for (uint32_t k = 0; k < c->n; ++k)
+            children += c->joints[k].parent == j;
         if (children != 1) return j;
     }
     return top;
@@ -361,7 +407,8 @@ static int32_t head_from_shape(const classify* c, int32_t pelvis, const bool* in
 static int32_t first_downward(const classify* c, int32_t j) {
     int32_t end = lowest_below(c, j);
     for (int32_t k = j; k != end; k = child_toward(c, k, end)) {
-        const float *p = position(&c->joints[k]), *q = position(&c->joints[child_toward(c, k, end)]);
+        const float *p = position(&c->joints[k]),
+                    *q = position(&c->joints[child_toward(c, k, end)]);
         float dy = p[1] - q[1], dx = q[0] - p[0], dz = q[2] - p[2];
         if (dy > sqrtf(dx * dx + dz * dz)) return k;
     }
@@ -384,7 +431,8 @@ static void legs_from_shape(classify* c, int32_t* a_out, int32_t* b_out) {
     float reach = c->height[a] + 0.1f * (top - c->height[a]);
     int32_t b = TL_NONE, best_lca = TL_NONE;
     for (uint32_t j = 0; j < c->n; ++j) {
-        if (!c->joints[j].deforming || c->info[j].kind == KIND_CONTROL || c->height[j] > reach) continue;
+        if (!c->joints[j].deforming || c->info[j].kind == KIND_CONTROL || c->height[j] > reach)
+            continue;
         int32_t lca = common_ancestor(c, a, (int32_t)j);
         if (lca == TL_NONE || lca == a || lca == (int32_t)j) continue;
         /* legs are long: toes of one foot branch off close to their tips */
@@ -403,10 +451,19 @@ static void legs_from_shape(classify* c, int32_t* a_out, int32_t* b_out) {
 void tl_scene_skin_classify(tl_scene_skin* skin, tl_scene_joint* joints) {
     uint32_t n = skin->joint_count;
     tl_scene_body* body = &skin->body;
-    *body = (tl_scene_body){TL_NONE, TL_NONE, TL_NONE, TL_NONE,
-                            {TL_NONE, TL_NONE}, {TL_NONE, TL_NONE}, {TL_NONE, TL_NONE},
-                            {TL_NONE, TL_NONE}, {TL_NONE, TL_NONE}, {TL_NONE, TL_NONE},
-                            {TL_NONE, TL_NONE}, {TL_NONE, TL_NONE}, {TL_NONE, TL_NONE}};
+    *body = (tl_scene_body){TL_NONE,
+                            TL_NONE,
+                            TL_NONE,
+                            TL_NONE,
+                            {TL_NONE, TL_NONE},
+                            {TL_NONE, TL_NONE},
+                            {TL_NONE, TL_NONE},
+                            {TL_NONE, TL_NONE},
+                            {TL_NONE, TL_NONE},
+                            {TL_NONE, TL_NONE},
+                            {TL_NONE, TL_NONE},
+                            {TL_NONE, TL_NONE},
+                            {TL_NONE, TL_NONE}};
     float up[3] = {0, 1, 0};
     memcpy(skin->up, up, sizeof up);
     classify c = {skin, joints, n, NULL, NULL, NULL, NULL};
@@ -415,7 +472,8 @@ void tl_scene_skin_classify(tl_scene_skin* skin, tl_scene_joint* joints) {
     c.height = malloc(sizeof(float) * (n ? n : 1));
     c.dominant = malloc(sizeof(uint32_t) * (skin->vertex_count ? skin->vertex_count : 1));
     bool* in_limb = calloc(n ? n : 1, sizeof(bool));
-    if (!c.info || !c.depth || !c.height || !c.dominant || !in_limb) goto axes; /* roles stay none */
+    if (!c.info || !c.depth || !c.height || !c.dominant || !in_limb)
+        goto axes; /* roles stay none */
     for (uint32_t v = 0; v < skin->vertex_count; ++v) {
         const float* w = skin->influence_weights + (size_t)v * skin->influence_count;
         uint32_t best = 0;
@@ -426,7 +484,8 @@ void tl_scene_skin_classify(tl_scene_skin* skin, tl_scene_joint* joints) {
     for (uint32_t j = 0; j < n; ++j) {
         c.info[j] = read_name(joints[j].name);
         c.depth[j] = 0;
-        for (int32_t p = joints[j].parent; p != TL_NONE; p = joints[p].parent) c.depth[j]++;
+        for (int32_t p = joints[j].parent; p != TL_NONE; p = joints[p].parent)
+            c.depth[j]++;
         c.height[j] = position(&joints[j])[1];
     }
 
@@ -436,19 +495,23 @@ void tl_scene_skin_classify(tl_scene_skin* skin, tl_scene_joint* joints) {
         thigh[s] = find(&c, (query){TL_NONE, true, KIND_THIGH, s, 0, NULL});
         if (thigh[s] == TL_NONE) thigh[s] = find(&c, (query){TL_NONE, true, KIND_LEG, s, 0, NULL});
     }
-    if (thigh[0] == TL_NONE || thigh[1] == TL_NONE || common_ancestor(&c, thigh[0], thigh[1]) == TL_NONE) {
+    if (thigh[0] == TL_NONE || thigh[1] == TL_NONE ||
+        common_ancestor(&c, thigh[0], thigh[1]) == TL_NONE) {
         int32_t a, b;
         legs_from_shape(&c, &a, &b);
         if (a != TL_NONE) {
             a = first_downward(&c, a), b = first_downward(&c, b);
             bool a_left = c.info[a].side == TL_SIDE_LEFT ||
-                          (c.info[a].side == TL_SIDE_NONE && position(&joints[a])[0] > position(&joints[b])[0]);
+                          (c.info[a].side == TL_SIDE_NONE &&
+                           position(&joints[a])[0] > position(&joints[b])[0]);
             thigh[0] = a_left ? a : b;
             thigh[1] = a_left ? b : a;
         }
     }
-    static const tl_role leg_roles[5] = {TL_ROLE_HIP, TL_ROLE_THIGH, TL_ROLE_SHIN, TL_ROLE_FOOT, TL_ROLE_TOE};
-    static const tl_role arm_roles[5] = {TL_ROLE_SHOULDER, TL_ROLE_UPPER_ARM, TL_ROLE_FOREARM, TL_ROLE_HAND, TL_ROLE_NONE};
+    static const tl_role leg_roles[5] = {TL_ROLE_HIP, TL_ROLE_THIGH, TL_ROLE_SHIN, TL_ROLE_FOOT,
+                                         TL_ROLE_TOE};
+    static const tl_role arm_roles[5] = {TL_ROLE_SHOULDER, TL_ROLE_UPPER_ARM, TL_ROLE_FOREARM,
+                                         TL_ROLE_HAND, TL_ROLE_NONE};
     limb legs[2];
     for (int s = 0; s < 2; ++s)
         legs[s] = limb_from_upper(&c, thigh[s], KIND_SHIN, KIND_FOOT, KIND_TOE, KIND_LEG, 0);
@@ -464,7 +527,8 @@ void tl_scene_skin_classify(tl_scene_skin* skin, tl_scene_joint* joints) {
     for (int s = 0; s < 2; ++s) {
         mark_limb(&c, &legs[s], body->pelvis, leg_roles, (tl_side)s);
         for (uint32_t j = 0; j < n; ++j)
-            if (legs[s].upper != TL_NONE && is_ancestor(&c, legs[s].upper, (int32_t)j)) in_limb[j] = true;
+            if (legs[s].upper != TL_NONE && is_ancestor(&c, legs[s].upper, (int32_t)j))
+                in_limb[j] = true;
     }
     set_role(&c, body->pelvis, TL_ROLE_PELVIS, TL_SIDE_NONE);
 
@@ -489,7 +553,8 @@ void tl_scene_skin_classify(tl_scene_skin* skin, tl_scene_joint* joints) {
         if (body->pelvis != TL_NONE && !is_ancestor(&c, body->pelvis, (int32_t)j)) continue;
         if (head == TL_NONE || c.depth[j] < c.depth[head]) head = (int32_t)j;
     }
-    if (head == TL_NONE && body->pelvis != TL_NONE) head = head_from_shape(&c, body->pelvis, in_limb);
+    if (head == TL_NONE && body->pelvis != TL_NONE)
+        head = head_from_shape(&c, body->pelvis, in_limb);
     body->head = head;
 
     /* Chest: where the arms branch off the spine, if that is above the pelvis. */
@@ -500,29 +565,39 @@ void tl_scene_skin_classify(tl_scene_skin* skin, tl_scene_joint* joints) {
             body->chest = lca;
     }
     if (body->chest == TL_NONE && body->pelvis != TL_NONE && head != TL_NONE)
-        for (int32_t j = joints[head].parent; j != TL_NONE && j != body->pelvis; j = joints[j].parent)
+        for (int32_t j = joints[head].parent; j != TL_NONE && j != body->pelvis;
+             j = joints[j].parent)
             if (c.info[j].kind == KIND_CHEST) body->chest = j;
     for (int s = 0; s < 2; ++s) {
-        mark_limb(&c, &arms[s], body->chest != TL_NONE ? body->chest : body->pelvis, arm_roles, (tl_side)s);
+        mark_limb(&c, &arms[s], body->chest != TL_NONE ? body->chest : body->pelvis, arm_roles,
+                  (tl_side)s);
         legs[s].girdle = legs[s].upper != TL_NONE && body->pelvis != TL_NONE
-                             ? child_toward(&c, body->pelvis, legs[s].upper) : TL_NONE;
+                             ? child_toward(&c, body->pelvis, legs[s].upper)
+                             : TL_NONE;
         if (legs[s].girdle == legs[s].upper) legs[s].girdle = TL_NONE;
         int32_t base = body->chest != TL_NONE ? body->chest : body->pelvis;
-        arms[s].girdle = arms[s].upper != TL_NONE && base != TL_NONE && is_ancestor(&c, base, arms[s].upper)
-                             ? child_toward(&c, base, arms[s].upper) : TL_NONE;
+        arms[s].girdle =
+            arms[s].upper != TL_NONE && base != TL_NONE && is_ancestor(&c, base, arms[s].upper)
+                ? child_toward(&c, base, arms[s].upper)
+                : TL_NONE;
         if (arms[s].girdle == arms[s].upper) arms[s].girdle = TL_NONE;
     }
 
     /* Neck, head, chest, spine along the path from the pelvis to the head. */
     if (head != TL_NONE) {
         set_role(&c, head, TL_ROLE_HEAD, TL_SIDE_NONE);
-        for (int32_t j = joints[head].parent; j != TL_NONE && j != body->pelvis; j = joints[j].parent) {
-            if (j == body->chest) set_role(&c, j, TL_ROLE_CHEST, TL_SIDE_NONE);
-            else if (c.info[j].kind == KIND_NECK) set_role(&c, j, TL_ROLE_NECK, TL_SIDE_NONE), body->neck = j;
-            else if (body->pelvis != TL_NONE) set_role(&c, j, TL_ROLE_SPINE, TL_SIDE_NONE);
+        for (int32_t j = joints[head].parent; j != TL_NONE && j != body->pelvis;
+             j = joints[j].parent) {
+            if (j == body->chest)
+                set_role(&c, j, TL_ROLE_CHEST, TL_SIDE_NONE);
+            else if (c.info[j].kind == KIND_NECK)
+                set_role(&c, j, TL_ROLE_NECK, TL_SIDE_NONE), body->neck = j;
+            else if (body->pelvis != TL_NONE)
+                set_role(&c, j, TL_ROLE_SPINE, TL_SIDE_NONE);
         }
-        if (body->neck == TL_NONE && joints[head].parent != TL_NONE && joints[head].parent != body->chest &&
-            joints[head].parent != body->pelvis && c.info[head].kind != KIND_HEAD) {
+        if (body->neck == TL_NONE && joints[head].parent != TL_NONE &&
+            joints[head].parent != body->chest && joints[head].parent != body->pelvis &&
+            c.info[head].kind != KIND_HEAD) {
             /* an unnamed head is the end of the neck chain: its parent is the neck */
             body->neck = joints[head].parent;
             set_role(&c, body->neck, TL_ROLE_NECK, TL_SIDE_NONE);
@@ -535,11 +610,13 @@ void tl_scene_skin_classify(tl_scene_skin* skin, tl_scene_joint* joints) {
             if (joints[j].role != TL_ROLE_NONE || in_limb[j] || c.info[j].side != TL_SIDE_NONE ||
                 !is_ancestor(&c, body->pelvis, (int32_t)j))
                 continue;
-            if (k == KIND_SPINE || k == KIND_PELVIS || k == KIND_CHEST) set_role(&c, (int32_t)j, TL_ROLE_SPINE, TL_SIDE_NONE);
+            if (k == KIND_SPINE || k == KIND_PELVIS || k == KIND_CHEST)
+                set_role(&c, (int32_t)j, TL_ROLE_SPINE, TL_SIDE_NONE);
         }
 
     for (int s = 0; s < 2; ++s) {
-        body->hip[s] = legs[s].girdle, body->thigh[s] = legs[s].upper, body->shin[s] = legs[s].lower;
+        body->hip[s] = legs[s].girdle, body->thigh[s] = legs[s].upper,
+        body->shin[s] = legs[s].lower;
         body->foot[s] = legs[s].end, body->toe[s] = legs[s].tip;
         body->shoulder[s] = arms[s].girdle, body->upper_arm[s] = arms[s].upper;
         body->forearm[s] = arms[s].lower, body->hand[s] = arms[s].end;
@@ -558,8 +635,10 @@ void tl_scene_skin_classify(tl_scene_skin* skin, tl_scene_joint* joints) {
         int a2 = axis_of(position(&joints[top]), position(&joints[far_joint]));
         for (int k = 0; k < 2; ++k) {
             int ax = k ? a2 : a1;
-            if (votes == 0) vote = ax;
-            else if (vote != ax) vote = -2;
+            if (votes == 0)
+                vote = ax;
+            else if (vote != ax)
+                vote = -2;
             votes++;
         }
     }
@@ -572,13 +651,17 @@ axes:;
     float lateral[3] = {1, 0, 0};
     if (fabsf(skin->up[0]) > 0.5f) lateral[0] = 0, lateral[2] = 1;
     const int32_t* pair = NULL;
-    if (body->thigh[0] != TL_NONE && body->thigh[1] != TL_NONE) pair = body->thigh;
-    else if (body->upper_arm[0] != TL_NONE && body->upper_arm[1] != TL_NONE) pair = body->upper_arm;
+    if (body->thigh[0] != TL_NONE && body->thigh[1] != TL_NONE)
+        pair = body->thigh;
+    else if (body->upper_arm[0] != TL_NONE && body->upper_arm[1] != TL_NONE)
+        pair = body->upper_arm;
     if (pair) {
         float d[3];
-        for (int i = 0; i < 3; ++i) d[i] = position(&joints[pair[0]])[i] - position(&joints[pair[1]])[i];
+        for (int i = 0; i < 3; ++i)
+            d[i] = position(&joints[pair[0]])[i] - position(&joints[pair[1]])[i];
         float along = dot3(d, skin->up);
-        for (int i = 0; i < 3; ++i) d[i] -= along * skin->up[i];
+        for (int i = 0; i < 3; ++i)
+            d[i] -= along * skin->up[i];
         if (dot3(d, d) > 0) memcpy(lateral, d, sizeof d);
     }
     normalize(lateral);

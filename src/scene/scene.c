@@ -26,7 +26,8 @@ static void* arena_alloc(arena* a, size_t size) {
 }
 
 static void arena_free(arena* a) {
-    for (size_t i = 0; i < a->count; ++i) free(a->blocks[i]);
+    for (size_t i = 0; i < a->count; ++i)
+        free(a->blocks[i]);
     free(a->blocks);
 }
 
@@ -39,13 +40,15 @@ typedef struct build {
 } build;
 
 #define ALLOC(b, type, n) ((type*)arena_alloc((b)->mem, sizeof(type) * (size_t)(n)))
-#define TRY(x)                                                                                    \
-    do {                                                                                          \
-        tl_result try_r_ = (x);                                                                   \
-        if (try_r_ != TL_OK) return try_r_;                                                       \
+#define TRY(x)                                                                                     \
+    do {                                                                                           \
+        tl_result try_r_ = (x);                                                                    \
+        if (try_r_ != TL_OK) return try_r_;                                                        \
     } while (0)
 
-static tl_result oom(build* b) { return tl_error_set(b->err, TL_ERROR_MEMORY, "%s: out of memory", b->label); }
+static tl_result oom(build* b) {
+    return tl_error_set(b->err, TL_ERROR_MEMORY, "%s: out of memory", b->label);
+}
 
 static const char* doc_label(const tl_gltf* doc) {
     if (!doc->path || !*doc->path) return "<memory>";
@@ -63,8 +66,8 @@ static tl_result read_floats(build* b, uint32_t accessor, size_t min_count, uint
                             b->label, accessor, what, components, a->components);
     if (a->count < min_count)
         return tl_error_set(b->err, TL_ERROR_INVALID,
-                            "%s: /accessors/%u: %s needs %zu elements, has %zu", b->label,
-                            accessor, what, min_count, a->count);
+                            "%s: /accessors/%u: %s needs %zu elements, has %zu", b->label, accessor,
+                            what, min_count, a->count);
     size_t n = tl_gltf_accessor_value_count(b->doc, accessor);
     float* data = ALLOC(b, float, n);
     if (!data) return oom(b);
@@ -94,7 +97,8 @@ static tl_result build_nodes(build* b) {
             uint32_t i = stack[--top];
             order[count++] = i;
             const tl_gltf_node* nd = &b->doc->nodes[i];
-            for (uint32_t k = nd->child_count; k-- > 0;) stack[top++] = nd->children[k];
+            for (uint32_t k = nd->child_count; k-- > 0;)
+                stack[top++] = nd->children[k];
         }
     }
     free(stack);
@@ -102,14 +106,17 @@ static tl_result build_nodes(build* b) {
     for (uint32_t k = 0; k < n; ++k) {
         uint32_t i = order[k];
         const tl_gltf_node* nd = &b->doc->nodes[i];
-        if (nd->has_matrix) stored[i] = tl_trs_from_matrix(nd->matrix);
+        if (nd->has_matrix)
+            stored[i] = tl_trs_from_matrix(nd->matrix);
         else {
             memcpy(stored[i].translation, nd->translation, sizeof nd->translation);
             memcpy(stored[i].rotation, nd->rotation, sizeof nd->rotation);
             memcpy(stored[i].scale, nd->scale, sizeof nd->scale);
         }
-        if (nd->parent == TL_NONE) memcpy(world + 16 * i, nd->matrix, sizeof nd->matrix);
-        else tl_mat4_mul(world + 16 * i, world + 16 * (size_t)nd->parent, nd->matrix);
+        if (nd->parent == TL_NONE)
+            memcpy(world + 16 * i, nd->matrix, sizeof nd->matrix);
+        else
+            tl_mat4_mul(world + 16 * i, world + 16 * (size_t)nd->parent, nd->matrix);
     }
     s->node_count = n;
     s->node_order = order;
@@ -124,7 +131,8 @@ static uint32_t triangles_of(uint32_t mode, const uint32_t* idx, size_t n, uint3
     uint32_t t = 0;
     if (mode == 4) {
         for (size_t i = 0; i + 2 < n; i += 3, ++t)
-            for (int k = 0; k < 3; ++k) out[3 * t + k] = base + idx[i + k];
+            for (int k = 0; k < 3; ++k)
+                out[3 * t + k] = base + idx[i + k];
     } else if (mode == 5) {
         for (size_t i = 0; i + 2 < n; ++i, ++t) {
             bool odd = i & 1; /* keep the winding of a strip */
@@ -158,7 +166,8 @@ static uint32_t find_primitives(build* b, uint32_t si, tl_scene_primitive* out) 
         const tl_gltf_node* nd = &doc->nodes[i];
         if (nd->skin != (int32_t)si || nd->mesh == TL_NONE) continue;
         bool seen = false;
-        for (uint32_t p = 0; p < count; ++p) seen |= out ? out[p].mesh == (uint32_t)nd->mesh : false;
+        for (uint32_t p = 0; p < count; ++p)
+            seen |= out ? out[p].mesh == (uint32_t)nd->mesh : false;
         if (!out) {
             /* counting pass: duplicates only reduce the real count */
             count += doc->meshes[nd->mesh].primitive_count;
@@ -169,13 +178,15 @@ static uint32_t find_primitives(build* b, uint32_t si, tl_scene_primitive* out) 
         for (uint32_t p = 0; p < mesh->primitive_count; ++p) {
             const tl_gltf_primitive* prim = &mesh->primitives[p];
             if (prim->position == TL_NONE || prim->joint_set_count == 0) continue;
-            out[count++] = (tl_scene_primitive){.node = i, .mesh = (uint32_t)nd->mesh, .primitive = p};
+            out[count++] =
+                (tl_scene_primitive){.node = i, .mesh = (uint32_t)nd->mesh, .primitive = p};
         }
     }
     return count;
 }
 
-static tl_result build_skin_geometry(build* b, uint32_t si, tl_scene_skin* skin, tl_scene_joint* joints) {
+static tl_result build_skin_geometry(build* b, uint32_t si, tl_scene_skin* skin,
+                                     tl_scene_joint* joints) {
     const tl_gltf* doc = b->doc;
     uint32_t bound = find_primitives(b, si, NULL);
     tl_scene_primitive* prims = ALLOC(b, tl_scene_primitive, bound);
@@ -188,7 +199,8 @@ static tl_result build_skin_geometry(build* b, uint32_t si, tl_scene_skin* skin,
         const tl_gltf_primitive* prim = &doc->meshes[prims[p].mesh].primitives[prims[p].primitive];
         size_t n = tl_gltf_primitive_vertex_count(doc, prim);
         size_t idx = prim->indices == TL_NONE ? n : doc->accessors[prim->indices].count;
-        if (vertices + n > UINT32_MAX || triangles + triangle_bound(prim->mode, idx) > UINT32_MAX / 3)
+        if (vertices + n > UINT32_MAX ||
+            triangles + triangle_bound(prim->mode, idx) > UINT32_MAX / 3)
             return tl_error_set(b->err, TL_ERROR_LIMIT, "%s: /skins/%u: more than 2^32 vertices",
                                 b->label, si);
         prims[p].first_vertex = (uint32_t)vertices;
@@ -201,7 +213,7 @@ static tl_result build_skin_geometry(build* b, uint32_t si, tl_scene_skin* skin,
     float* bind = ALLOC(b, float, 3 * vertices);
     float* rest = ALLOC(b, float, 3 * vertices);
     uint32_t* inf_joints = ALLOC(b, uint32_t, per * vertices);
-    float* inf_weights = ALLOC(b, float, per * vertices);
+    float* inf_weights = ALLOC(b, float, per* vertices);
     uint32_t* tris = ALLOC(b, uint32_t, 3 * triangles);
     if (!bind || !rest || !inf_joints || !inf_weights || !tris) return oom(b);
 
@@ -232,7 +244,8 @@ static tl_result build_skin_geometry(build* b, uint32_t si, tl_scene_skin* skin,
                 break;
             }
             r = tl_gltf_accessor_read_uint(doc, ja, uscratch, 4 * (size_t)n, b->err);
-            if (r == TL_OK) r = tl_gltf_accessor_read_float(doc, wa, fscratch, 4 * (size_t)n, b->err);
+            if (r == TL_OK)
+                r = tl_gltf_accessor_read_float(doc, wa, fscratch, 4 * (size_t)n, b->err);
             for (uint32_t v = 0; v < n && r == TL_OK; ++v)
                 for (uint32_t k = 0; k < 4; ++k) {
                     uint32_t j = uscratch[4 * v + k];
@@ -240,10 +253,11 @@ static tl_result build_skin_geometry(build* b, uint32_t si, tl_scene_skin* skin,
                     if (w < 0) w = 0;
                     if (j >= skin->joint_count) {
                         if (w > 0) {
-                            r = tl_error_set(b->err, TL_ERROR_INVALID,
-                                             "%s: /accessors/%u: vertex %u names joint %u of a skin "
-                                             "with %u joints",
-                                             b->label, ja, v, j, skin->joint_count);
+                            r = tl_error_set(
+                                b->err, TL_ERROR_INVALID,
+                                "%s: /accessors/%u: vertex %u names joint %u of a skin "
+                                "with %u joints",
+                                b->label, ja, v, j, skin->joint_count);
                             break;
                         }
                         j = 0;
@@ -256,15 +270,18 @@ static tl_result build_skin_geometry(build* b, uint32_t si, tl_scene_skin* skin,
         if (r == TL_OK && prim->indices != TL_NONE)
             r = tl_gltf_accessor_read_uint(doc, (uint32_t)prim->indices, uscratch, idx_n, b->err);
         else if (r == TL_OK)
-            for (uint32_t v = 0; v < n; ++v) uscratch[v] = v;
+            for (uint32_t v = 0; v < n; ++v)
+                uscratch[v] = v;
         for (size_t i = 0; i < idx_n && r == TL_OK; ++i)
             if (uscratch[i] >= n)
-                r = tl_error_set(b->err, TL_ERROR_INVALID,
-                                 "%s: /accessors/%d: index %u at element %zu is past the %u vertices",
-                                 b->label, prim->indices, uscratch[i], i, n);
+                r = tl_error_set(
+                    b->err, TL_ERROR_INVALID,
+                    "%s: /accessors/%d: index %u at element %zu is past the %u vertices", b->label,
+                    prim->indices, uscratch[i], i, n);
         if (r == TL_OK) {
             prims[p].first_triangle = tri_count;
-            prims[p].triangle_count = triangles_of(prim->mode, uscratch, idx_n, base, tris + 3 * (size_t)tri_count);
+            prims[p].triangle_count =
+                triangles_of(prim->mode, uscratch, idx_n, base, tris + 3 * (size_t)tri_count);
             tri_count += prims[p].triangle_count;
         }
         free(uscratch), free(fscratch);
@@ -274,9 +291,11 @@ static tl_result build_skin_geometry(build* b, uint32_t si, tl_scene_skin* skin,
     for (size_t v = 0; v < vertices; ++v) {
         float* w = inf_weights + v * per;
         double sum = 0;
-        for (uint32_t k = 0; k < per; ++k) sum += w[k];
+        for (uint32_t k = 0; k < per; ++k)
+            sum += w[k];
         if (sum > 0)
-            for (uint32_t k = 0; k < per; ++k) w[k] = (float)(w[k] / sum);
+            for (uint32_t k = 0; k < per; ++k)
+                w[k] = (float)(w[k] / sum);
         else if (per) {
             w[0] = 1;
             inf_joints[v * per] = 0;
@@ -316,11 +335,13 @@ static tl_result build_skin(build* b, uint32_t si, int32_t* joint_of_node, tl_sc
     skin->skin = si;
     skin->joints = joints;
     skin->joint_count = n;
-    for (uint32_t i = 0; i < doc->node_count; ++i) joint_of_node[i] = TL_NONE;
+    for (uint32_t i = 0; i < doc->node_count; ++i)
+        joint_of_node[i] = TL_NONE;
     for (uint32_t k = 0; k < n; ++k) {
         if (joint_of_node[gs->joints[k]] != TL_NONE) {
-            r = tl_error_set(b->err, TL_ERROR_INVALID, "%s: /skins/%u/joints/%u: node %u is listed twice",
-                             b->label, si, k, gs->joints[k]);
+            r = tl_error_set(b->err, TL_ERROR_INVALID,
+                             "%s: /skins/%u/joints/%u: node %u is listed twice", b->label, si, k,
+                             gs->joints[k]);
             goto done;
         }
         joint_of_node[gs->joints[k]] = (int32_t)k;
@@ -337,12 +358,14 @@ static tl_result build_skin(build* b, uint32_t si, int32_t* joint_of_node, tl_sc
             }
         j->role = TL_ROLE_NONE;
         j->side = TL_SIDE_NONE;
-        for (int i = 0; i < 16; ++i) j->inverse_bind[i] = ibm ? ibm[16 * (size_t)k + i] : (float)(i % 5 == 0);
+        for (int i = 0; i < 16; ++i)
+            j->inverse_bind[i] = ibm ? ibm[16 * (size_t)k + i] : (float)(i % 5 == 0);
     }
     /* M comes from the top joint with the most joints below it. */
     for (uint32_t k = 0; k < n; ++k) {
         uint32_t t = k;
-        while (joints[t].parent != TL_NONE) t = (uint32_t)joints[t].parent;
+        while (joints[t].parent != TL_NONE)
+            t = (uint32_t)joints[t].parent;
         below[t]++;
     }
     skin->top_count = 0;
@@ -353,9 +376,11 @@ static tl_result build_skin(build* b, uint32_t si, int32_t* joint_of_node, tl_sc
     }
     double m[16], top_world[16], top_ibm[16];
     if (n == 0) {
-        for (int i = 0; i < 16; ++i) m[i] = i % 5 == 0;
+        for (int i = 0; i < 16; ++i)
+            m[i] = i % 5 == 0;
     } else {
-        tl_mat4d_from_float(top_world, b->scene->stored_world + 16 * (size_t)joints[skin->top].node);
+        tl_mat4d_from_float(top_world,
+                            b->scene->stored_world + 16 * (size_t)joints[skin->top].node);
         tl_mat4d_from_float(top_ibm, joints[skin->top].inverse_bind);
         tl_mat4d_mul(m, top_world, top_ibm);
     }
@@ -364,9 +389,10 @@ static tl_result build_skin(build* b, uint32_t si, int32_t* joint_of_node, tl_sc
         double ibmd[16], inv[16];
         tl_mat4d_from_float(ibmd, joints[k].inverse_bind);
         if (!tl_mat4d_invert(inv, ibmd)) {
-            r = tl_error_set(b->err, TL_ERROR_INVALID,
-                             "%s: /skins/%u: the inverse bind matrix of joint %u (node %u) is singular",
-                             b->label, si, k, joints[k].node);
+            r = tl_error_set(
+                b->err, TL_ERROR_INVALID,
+                "%s: /skins/%u: the inverse bind matrix of joint %u (node %u) is singular",
+                b->label, si, k, joints[k].node);
             goto done;
         }
         tl_mat4d_mul(rest_world + 16 * (size_t)k, m, inv);
@@ -380,13 +406,16 @@ static tl_result build_skin(build* b, uint32_t si, int32_t* joint_of_node, tl_sc
         if (k == TL_NONE) {
             double local[16];
             tl_mat4d_from_float(local, doc->nodes[i].matrix);
-            if (parent == TL_NONE) memcpy(node_world + 16 * (size_t)i, local, sizeof local);
-            else tl_mat4d_mul(node_world + 16 * (size_t)i, node_world + 16 * (size_t)parent, local);
+            if (parent == TL_NONE)
+                memcpy(node_world + 16 * (size_t)i, local, sizeof local);
+            else
+                tl_mat4d_mul(node_world + 16 * (size_t)i, node_world + 16 * (size_t)parent, local);
             continue;
         }
         double local[16], inv_parent[16];
         memcpy(node_world + 16 * (size_t)i, rest_world + 16 * (size_t)k, sizeof local);
-        if (parent == TL_NONE) memcpy(local, rest_world + 16 * (size_t)k, sizeof local);
+        if (parent == TL_NONE)
+            memcpy(local, rest_world + 16 * (size_t)k, sizeof local);
         else {
             tl_mat4d_invert(inv_parent, node_world + 16 * (size_t)parent);
             tl_mat4d_mul(local, inv_parent, rest_world + 16 * (size_t)k);
@@ -423,7 +452,8 @@ static tl_result build_clip(build* b, uint32_t ai, tl_scene_clip* clip) {
         size_t keys = b->doc->accessors[smp->input].count;
         if (keys == 0) continue;
         if (keys > UINT32_MAX / 3)
-            return tl_error_set(b->err, TL_ERROR_LIMIT, "%s: /accessors/%u: too many keys", b->label, smp->input);
+            return tl_error_set(b->err, TL_ERROR_LIMIT, "%s: /accessors/%u: too many keys",
+                                b->label, smp->input);
         size_t values = keys * (smp->interpolation == TL_GLTF_CUBICSPLINE ? 3 : 1);
         float *times, *vals;
         TRY(read_floats(b, smp->input, keys, 1, "an animation input", &times));
@@ -431,12 +461,14 @@ static tl_result build_clip(build* b, uint32_t ai, tl_scene_clip* clip) {
         if (b->doc->accessors[smp->output].count != values)
             return tl_error_set(b->err, TL_ERROR_INVALID,
                                 "%s: /animations/%u/samplers/%u: %zu output values for %zu keys",
-                                b->label, ai, gc->sampler, b->doc->accessors[smp->output].count, keys);
+                                b->label, ai, gc->sampler, b->doc->accessors[smp->output].count,
+                                keys);
         for (size_t k = 1; k < keys; ++k)
             if (times[k] < times[k - 1])
-                return tl_error_set(b->err, TL_ERROR_INVALID,
-                                    "%s: /accessors/%u: key time %zu (%g s) is before key %zu (%g s)",
-                                    b->label, smp->input, k, times[k], k - 1, times[k - 1]);
+                return tl_error_set(
+                    b->err, TL_ERROR_INVALID,
+                    "%s: /accessors/%u: key time %zu (%g s) is before key %zu (%g s)", b->label,
+                    smp->input, k, times[k], k - 1, times[k - 1]);
         ch->key_count = (uint32_t)keys;
         ch->times = times;
         ch->values = vals;
@@ -465,8 +497,10 @@ tl_result tl_scene_create(const tl_gltf* doc, tl_scene** out, tl_error* err) {
     tl_scene_clip* clips = r == TL_OK ? ALLOC(&b, tl_scene_clip, doc->animation_count) : NULL;
     int32_t* joint_of_node = malloc(sizeof(int32_t) * (doc->node_count ? doc->node_count : 1));
     if (r == TL_OK && (!skins || !clips || !joint_of_node)) r = oom(&b);
-    for (uint32_t s = 0; s < doc->skin_count && r == TL_OK; ++s) r = build_skin(&b, s, joint_of_node, &skins[s]);
-    for (uint32_t a = 0; a < doc->animation_count && r == TL_OK; ++a) r = build_clip(&b, a, &clips[a]);
+    for (uint32_t s = 0; s < doc->skin_count && r == TL_OK; ++s)
+        r = build_skin(&b, s, joint_of_node, &skins[s]);
+    for (uint32_t a = 0; a < doc->animation_count && r == TL_OK; ++a)
+        r = build_clip(&b, a, &clips[a]);
     free(joint_of_node);
     if (r != TL_OK) {
         tl_scene_destroy(scene);
@@ -487,7 +521,8 @@ void tl_scene_destroy(tl_scene* scene) {
     free(scene);
 }
 
-tl_result tl_scene_find_clip(const tl_scene* scene, const char* name, uint32_t* out_clip, tl_error* err) {
+tl_result tl_scene_find_clip(const tl_scene* scene, const char* name, uint32_t* out_clip,
+                             tl_error* err) {
     assert(scene && name && out_clip);
     for (int pass = 0; pass < 2; ++pass)
         for (uint32_t c = 0; c < scene->clip_count; ++c) {
@@ -501,7 +536,8 @@ tl_result tl_scene_find_clip(const tl_scene* scene, const char* name, uint32_t* 
     char list[400] = "";
     size_t used = 0;
     for (uint32_t c = 0; c < scene->clip_count && used + 1 < sizeof list; ++c) {
-        int w = snprintf(list + used, sizeof list - used, "%s\"%s\"", c ? ", " : "", scene->clips[c].name);
+        int w = snprintf(list + used, sizeof list - used, "%s\"%s\"", c ? ", " : "",
+                         scene->clips[c].name);
         if (w < 0) break;
         used += (size_t)w;
     }
