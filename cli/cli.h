@@ -10,6 +10,7 @@
 int tl_cli_inspect(int argc, char** argv);
 int tl_cli_sample(int argc, char** argv);
 int tl_cli_copy(int argc, char** argv);
+int tl_cli_measure(int argc, char** argv);
 
 /* Prints "tailor NAME: message" to stderr and returns 1 (or 2 for usage errors). */
 int tl_cli_fail(const char* command, const char* format, ...);

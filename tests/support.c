@@ -53,7 +53,7 @@ static const char* path_join(const char* a, const char* b) {
     static char ring[16][4096];
     static int next;
     char* out = ring[next++ % 16];
-    snprintf(out, sizeof ring[0], "%s/%s", a, b);
+    if (snprintf(out, sizeof ring[0], "%s/%s", a, b) >= (int)sizeof ring[0]) out[0] = '\0';
     return out;
 }
 

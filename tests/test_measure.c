@@ -1,0 +1,308 @@
+/* Measurement: edge stretch and weighted bone distance, proved on cases with known answers. */
+#include "test.h"
+
+#include <tailor/tailor.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A two-bone strip, 0.1 wide and 2 tall, bent at its middle joint.
+ *
+ *   C ---- C'    y = 2   weight 1 on Bend
+ *   |  \   |
+ *   B ---- B'    y = 1   50/50 Root/Bend
+ *   |  \   |
+ *   A ---- A'    y = 0   weight 1 on Root
+ *   x=0    x=0.1
+ *
+ * The clip holds Bend (pivot at y = 1) at `angle_deg` about +Z for its whole second. */
+static tl_gltf* two_bone_strip(float angle_deg, tl_error* err) {
+    tl_gltf* doc;
+    if (tl_gltf_create(&doc, err) != TL_OK) return NULL;
+    const float positions[] = {0, 0, 0, 0.1f, 0, 0, 0, 1, 0, 0.1f, 1, 0, 0, 2, 0, 0.1f, 2, 0};
+    const uint16_t indices[] = {0, 1, 2, 1, 3, 2, 2, 3, 4, 3, 5, 4};
+    const uint8_t joints[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0};
+    const float weights[] = {1, 0, 0, 0, 1, 0, 0, 0, 0.5f, 0.5f, 0, 0,
+                             0.5f, 0.5f, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0};
+    const float ibm[] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1,
+                         1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -1, 0, 1};
+    const float times[] = {0, 1};
+    float half = angle_deg * 3.14159265358979f / 360.0f;
+    const float rotations[] = {0, 0, sinf(half), cosf(half), 0, 0, sinf(half), cosf(half)};
+    uint32_t a[7];
+    tl_gltf_accessor_def def = tl_default_gltf_accessor_def();
+    def.data = positions, def.count = 6, def.min_max = true;
+    if (tl_gltf_accessor_add(doc, &def, &a[0], err)) return NULL;
+    def = tl_default_gltf_accessor_def();
+    def.data = indices, def.count = 12, def.type = TL_GLTF_SCALAR, def.component_type = TL_GLTF_UNSIGNED_SHORT;
+    if (tl_gltf_accessor_add(doc, &def, &a[1], err)) return NULL;
+    def.data = joints, def.count = 6, def.type = TL_GLTF_VEC4, def.component_type = TL_GLTF_UNSIGNED_BYTE;
+    if (tl_gltf_accessor_add(doc, &def, &a[2], err)) return NULL;
+    def.data = weights, def.component_type = TL_GLTF_FLOAT;
+    if (tl_gltf_accessor_add(doc, &def, &a[3], err)) return NULL;
+    def.data = ibm, def.count = 2, def.type = TL_GLTF_MAT4;
+    if (tl_gltf_accessor_add(doc, &def, &a[4], err)) return NULL;
+    def.data = times, def.count = 2, def.type = TL_GLTF_SCALAR, def.min_max = true;
+    if (tl_gltf_accessor_add(doc, &def, &a[5], err)) return NULL;
+    def.data = rotations, def.type = TL_GLTF_VEC4, def.min_max = false;
+    if (tl_gltf_accessor_add(doc, &def, &a[6], err)) return NULL;
+    json_t* extra = json_pack(
+        "{s:[{s:s,s:[i]},{s:s,s:[f,f,f]},{s:s,s:i,s:i}],"
+        " s:[{s:[{s:{s:i,s:i,s:i},s:i}]}],"
+        " s:[{s:[i,i],s:i}],"
+        " s:[{s:[i,i]}], s:i,"
+        " s:[{s:s,s:[{s:i,s:i,s:s}],s:[{s:i,s:{s:i,s:s}}]}]}",
+        "nodes", "name", "Root", "children", 1, "name", "Bend", "translation", 0.0, 1.0, 0.0, "name", "Strip",
+        "mesh", 0, "skin", 0, "meshes", "primitives", "attributes", "POSITION", a[0], "JOINTS_0", a[2],
+        "WEIGHTS_0", a[3], "indices", a[1], "skins", "joints", 0, 1,
+        "inverseBindMatrices", a[4], "scenes", "nodes", 0, 2, "scene", 0, "animations", "name", "Bend",
+        "samplers", "input", a[5], "output", a[6], "interpolation", "LINEAR", "channels", "sampler", 0,
+        "target", "node", 1, "path", "rotation");
+    json_object_update(doc->json, extra);
+    json_decref(extra);
+    if (tl_gltf_reindex(doc, err) != TL_OK) return NULL;
+    return doc;
+}
+
+static void measure_strip(float angle, tl_stretch_stats* out) {
+    tl_error err;
+    tl_gltf* doc = two_bone_strip(angle, &err);
+    tl_scene* scene = NULL;
+    tl_stretch* st = NULL;
+    memset(out, 0, sizeof *out);
+    if (!doc || tl_scene_create(doc, &scene, &err) != TL_OK) {
+        fprintf(stderr, "  strip: %s\n", err.message);
+        tl_gltf_destroy(doc);
+        return;
+    }
+    uint8_t all[6] = {1, 1, 1, 1, 1, 1};
+    const uint8_t* masks[1] = {all};
+    tl_measure_def def = tl_default_measure_def();
+    if (tl_stretch_create(scene, 0, masks, 1, &def, &st, &err) == TL_OK) {
+        tl_stretch_run(st, 0, NULL, NULL, out);
+        tl_stretch_destroy(st);
+    }
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+}
+
+/* Worked by hand (see two_bone_strip): at 90° the blended B' lands at (0.05, 1.05), so the
+ * edges A'B', B'C' stretch to sqrt(1.105), B'C to sqrt(1.105)/sqrt(1.01), BB' shrinks to
+ * sqrt(0.005)/0.1; the other five edges keep their length. */
+static void two_bone_bend_90(void) {
+    tl_stretch_stats s;
+    measure_strip(90, &s);
+    ENSURE(s.count == 9 * 24);
+    ENSURE_NEAR(s.max, sqrt(1.105), 1e-5);
+    ENSURE_NEAR(s.p99, sqrt(1.105), 1e-5);
+    ENSURE_NEAR(s.p95, sqrt(1.105), 1e-5); /* the top 2 of 9 edges are 22% of the samples */
+    ENSURE_NEAR(s.torn_pct, 0, 1e-6);      /* BB' at 0.707 is above 0.67 */
+}
+
+/* At 180° B' folds onto B (edge BB' length 0: torn) and C C' swing below: 1 edge of 9 torn. */
+static void two_bone_bend_180(void) {
+    tl_stretch_stats s;
+    measure_strip(180, &s);
+    ENSURE(s.count == 9 * 24);
+    ENSURE_NEAR(s.torn_pct, 100.0 / 9.0, 1e-3);
+    ENSURE_NEAR(s.max, sqrt(1.01), 1e-5);
+}
+
+/* Makes a region of one primitive fully rigid: every vertex weight 1 on one joint, written
+ * into new accessors, then measures it in every clip: every percentile must be 1.00. */
+static void rigid_region_is_exactly_one(void) {
+    const char* files[] = {"assets/khronos-fox/Fox.glb", "cases/fox-quaternius-tailless.glb",
+                           "cases/knight-tailed.glb"};
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; ++f) {
+        tl_error err;
+        tl_gltf* doc;
+        ENSURE_OK(tl_gltf_load(tl_test_shared(files[f]), &doc, &err), err);
+        tl_scene* scene;
+        ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+        const tl_scene_skin* sk = &scene->skins[0];
+        /* the region: in the primitive and joint with the most vertices dominated by that
+         * joint, those vertices, rebound 100% to it (copied: the scene is rebuilt below) */
+        uint32_t* dominant = calloc(sk->vertex_count, sizeof *dominant);
+        uint32_t* tally = calloc(sk->joint_count, sizeof *tally);
+        for (uint32_t u = 0; u < sk->vertex_count; ++u) {
+            float best = -1;
+            for (uint32_t k = 0; k < sk->influence_count; ++k)
+                if (sk->influence_weights[(size_t)u * sk->influence_count + k] > best)
+                    best = sk->influence_weights[(size_t)u * sk->influence_count + k],
+                    dominant[u] = sk->influence_joints[(size_t)u * sk->influence_count + k];
+        }
+        uint32_t best_prim = 0, best_count = 0, joint = 0;
+        for (uint32_t p = 0; p < sk->primitive_count; ++p) {
+            memset(tally, 0, sizeof *tally * sk->joint_count);
+            for (uint32_t v = 0; v < sk->primitives[p].vertex_count; ++v)
+                tally[dominant[sk->primitives[p].first_vertex + v]]++;
+            for (uint32_t j = 0; j < sk->joint_count; ++j)
+                if (tally[j] > best_count) best_count = tally[j], best_prim = p, joint = j;
+        }
+        free(dominant), free(tally);
+        const tl_scene_primitive prim0 = sk->primitives[best_prim];
+        const tl_scene_primitive* prim = &prim0;
+        uint32_t n = prim->vertex_count;
+        uint16_t* joints = calloc((size_t)n * 4, sizeof *joints);
+        float* weights = calloc((size_t)n * 4, sizeof *weights);
+        uint8_t* mask = calloc(sk->vertex_count, 1);
+        for (uint32_t v = 0; v < n; ++v) {
+            uint32_t u = prim->first_vertex + v;
+            float best = -1;
+            uint32_t dom = 0;
+            for (uint32_t k = 0; k < sk->influence_count; ++k) {
+                float w = sk->influence_weights[(size_t)u * sk->influence_count + k];
+                if (w > best) best = w, dom = sk->influence_joints[(size_t)u * sk->influence_count + k];
+            }
+            bool in = dom == joint;
+            mask[u] = in;
+            joints[4 * v] = (uint16_t)(in ? joint : dom);
+            weights[4 * v] = 1;
+        }
+        tl_scene_destroy(scene);
+        tl_gltf_accessor_def def = tl_default_gltf_accessor_def();
+        def.data = joints, def.count = n, def.type = TL_GLTF_VEC4, def.component_type = TL_GLTF_UNSIGNED_SHORT;
+        uint32_t ja, wa;
+        ENSURE_OK(tl_gltf_accessor_add(doc, &def, &ja, &err), err);
+        def.data = weights, def.component_type = TL_GLTF_FLOAT;
+        ENSURE_OK(tl_gltf_accessor_add(doc, &def, &wa, &err), err);
+        json_t* attrs = json_object_get(
+            json_array_get(json_object_get(json_array_get(json_object_get(doc->json, "meshes"), prim->mesh), "primitives"),
+                           prim->primitive),
+            "attributes");
+        ENSURE(attrs);
+        json_object_set_new(attrs, "JOINTS_0", json_integer(ja));
+        json_object_set_new(attrs, "WEIGHTS_0", json_integer(wa));
+        json_object_del(attrs, "JOINTS_1");
+        json_object_del(attrs, "WEIGHTS_1");
+        ENSURE_OK(tl_gltf_reindex(doc, &err), err);
+        ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+        const uint8_t* masks[1] = {mask};
+        tl_measure_def mdef = tl_default_measure_def();
+        tl_stretch* st;
+        ENSURE_OK(tl_stretch_create(scene, 0, masks, 1, &mdef, &st, &err), err);
+        ENSURE_MSG(tl_stretch_edge_count(st, 0) > 50, "%s: only %zu edges", files[f], tl_stretch_edge_count(st, 0));
+        for (uint32_t c = 0; c < scene->clip_count; ++c) {
+            tl_stretch_stats s;
+            tl_stretch_run(st, c, NULL, NULL, &s);
+            ENSURE_MSG(fabsf(s.p95 - 1) < 1e-4f && fabsf(s.p99 - 1) < 1e-4f && fabsf(s.max - 1) < 1e-4f &&
+                           s.torn_pct == 0,
+                       "%s clip %s: p95 %.6f p99 %.6f max %.6f", files[f], scene->clips[c].name, s.p95, s.p99, s.max);
+        }
+        tl_stretch_destroy(st);
+        tl_scene_destroy(scene);
+        tl_gltf_destroy(doc);
+        free(joints), free(weights), free(mask);
+    }
+}
+
+/* Bone distance by hand on the strip: A' is 0.1 from Root's bone (0,0)-(0,1), B' is 0.1 from
+ * both, C' 0.1 from Bend's leaf extension (0,1)-(0,1.5)... (C' at y=2 is 0.5 past its end:
+ * sqrt(0.1² + 0.5²)); A, B on the bone: 0; C 0.5 from the extension's end. */
+static void bone_distance_by_hand(void) {
+    tl_error err;
+    tl_gltf* doc = two_bone_strip(0, &err);
+    ENSURE_MSG(doc, "%s", err.message);
+    tl_scene* scene;
+    ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+    float* scratch = malloc(sizeof(float) * 7 * tl_measure_segments_bound(scene, 0));
+    uint8_t lower[6] = {1, 1, 0, 0, 0, 0}, top[6] = {0, 0, 0, 0, 1, 1};
+    double d_lower = tl_measure_bone_distance(scene, 0, lower, NULL, NULL, 0, scratch);
+    double d_top = tl_measure_bone_distance(scene, 0, top, NULL, NULL, 0, scratch);
+    free(scratch);
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+    ENSURE_NEAR(d_lower, 0.05, 1e-6);
+    /* Bend is a leaf whose parent Root deforms: its bone runs (0,1)→(0,1.5) */
+    ENSURE_NEAR(d_top, 0.5 * (0.5 + sqrt(0.01 + 0.25)), 1e-6);
+}
+
+/* `tailor measure` runs on every shared file and every clip without error, and its JSON
+ * has the documented shape. */
+static void measure_runs_everywhere(void) {
+    const char** files;
+    size_t n = tl_test_shared_files(&files);
+    ENSURE(n > 20);
+    size_t clips = 0;
+    for (size_t i = 0; i < n; ++i) {
+        char* out = NULL;
+        int code = tl_test_cli(&out, "measure '%s' --json --samples 8 2>&1", files[i]);
+        json_t* doc = out ? json_loads(out, 0, NULL) : NULL;
+        bool skinless = out && strstr(out, "has no skin");
+        ENSURE_MSG(code == 0 || skinless, "%s: exit %d: %.400s", files[i], code, out ? out : "");
+        if (skinless) {
+            free(out);
+            continue;
+        }
+        ENSURE_MSG(json_is_array(json_object_get(doc, "clips")), "%s: no clips array", files[i]);
+        size_t k;
+        json_t* c;
+        json_array_foreach(json_object_get(doc, "clips"), k, c) {
+            json_t* body = json_object_get(json_object_get(c, "body"), "stretch");
+            ENSURE_MSG(json_number_value(json_object_get(body, "max")) >= 1.0 ||
+                           json_integer_value(json_object_get(body, "count")) == 0,
+                       "%s: body max below 1", files[i]);
+            ++clips;
+        }
+        json_decref(doc);
+        free(out);
+    }
+    fprintf(stderr, "  measured %zu clips over %zu files\n", clips, n);
+    ENSURE(clips > 100);
+}
+
+/* Regions by joint pattern and from a case's truth file select the same tail: the tailless
+ * fox's truth lists exactly the vertices the original fox binds mainly to its Tail bones. */
+static void regions_by_pattern_and_truth(void) {
+    char *a = NULL, *b = NULL;
+    ENSURE(tl_test_cli(&a, "measure '%s' --clip Walk --region 'Tail' --json",
+                       tl_test_shared("assets/quaternius-fox/Fox.glb")) == 0);
+    ENSURE(tl_test_cli(&b, "measure '%s' --clip Walk --region-json '%s' --json",
+                       tl_test_shared("cases/fox-quaternius-tailless.glb"),
+                       tl_test_shared("cases/fox-quaternius-tailless.truth.json")) == 0);
+    json_t* ja = json_loads(a, 0, NULL);
+    json_t* jb = json_loads(b, 0, NULL);
+    free(a), free(b);
+    json_t* ra = json_array_get(json_object_get(ja, "regions"), 0);
+    json_t* rb = json_array_get(json_object_get(jb, "regions"), 0);
+    ENSURE(ra && rb);
+    ENSURE(json_integer_value(json_object_get(ra, "vertices")) == json_integer_value(json_object_get(rb, "vertices")));
+    ENSURE(json_integer_value(json_object_get(ra, "edges")) == json_integer_value(json_object_get(rb, "edges")));
+    double before = json_number_value(json_object_get(json_object_get(rb, "bone_distance"), "mean"));
+    double artist = json_number_value(json_object_get(json_object_get(ra, "bone_distance"), "mean"));
+    double torn_before = json_number_value(json_object_get(json_object_get(rb, "stretch"), "torn_pct"));
+    double torn_artist = json_number_value(json_object_get(json_object_get(ra, "stretch"), "torn_pct"));
+    fprintf(stderr, "  fox tail: bone distance %.4g (artist) vs %.4g (tailless); torn %.2f%% vs %.2f%%\n", artist,
+            before, torn_artist, torn_before);
+    /* the auto-rigger's binding is the failure the product fixes: farther and more torn */
+    ENSURE(before > 2 * artist);
+    ENSURE(torn_before > torn_artist);
+    json_decref(ja);
+    json_decref(jb);
+}
+
+static void bad_input_fails_cleanly(void) {
+    char* out = NULL;
+    ENSURE(tl_test_cli(&out, "measure /nonexistent.glb 2>&1") == 1);
+    ENSURE(strstr(out, "/nonexistent.glb"));
+    free(out);
+    ENSURE(tl_test_cli(&out, "measure '%s' --clip NoSuchClip 2>&1", tl_test_shared("assets/khronos-fox/Fox.glb")) == 1);
+    ENSURE(strstr(out, "Survey")); /* the message lists the clips there are */
+    free(out);
+    ENSURE(tl_test_cli(&out, "measure '%s' --region '(' 2>&1", tl_test_shared("assets/khronos-fox/Fox.glb")) == 1);
+    free(out);
+}
+
+int main(int argc, char** argv) {
+    static const tl_test_case cases[] = {
+        {"two_bone_bend_90", two_bone_bend_90},
+        {"two_bone_bend_180", two_bone_bend_180},
+        {"bone_distance_by_hand", bone_distance_by_hand},
+        {"rigid_region_is_exactly_one", rigid_region_is_exactly_one},
+        {"regions_by_pattern_and_truth", regions_by_pattern_and_truth},
+        {"measure_runs_everywhere", measure_runs_everywhere},
+        {"bad_input_fails_cleanly", bad_input_fails_cleanly},
+    };
+    return tl_test_main(argc, argv, cases, sizeof cases / sizeof cases[0]);
+}
