@@ -19,7 +19,6 @@
 typedef struct inspect {
     const tl_gltf* doc;
     int32_t* joint_skin; /* per node: the first skin listing it as a joint, or TL_NONE */
-    int32_t* joint_local; /* per node: its index in that skin */
     int32_t* mesh_skin;  /* per mesh: the skin of the first node instancing it with one */
     uint32_t* stamp;     /* per node: scratch marks for de-duplication */
     const tl_scene* scene; /* joint roles; NULL when the scene view could not be built */
@@ -186,12 +185,8 @@ static json_t* skins_section(inspect* in) {
                                             "node", (json_int_t)node, "name",
                                             string_or_null(doc->nodes[node].name), "parent",
                                             index_or_null(parent), "role", role, "side", side));
-            if (in->joint_skin[node] == TL_NONE) {
-                in->joint_skin[node] = (int32_t)s;
-                in->joint_local[node] = (int32_t)j;
-            } else if (in->joint_skin[node] != (int32_t)s) {
-                ++shared[in->joint_skin[node]];
-            }
+            if (in->joint_skin[node] == TL_NONE) in->joint_skin[node] = (int32_t)s;
+            else if (in->joint_skin[node] != (int32_t)s) ++shared[in->joint_skin[node]];
         }
         json_array_append_new(skins, json_pack("{s:I, s:o, s:I, s:o, s:o}", "index", (json_int_t)s,
                                                "name", string_or_null(skin->name), "joint_count",
@@ -410,39 +405,36 @@ static json_t* attachments_section(inspect* in) {
 
 static json_t* build_report(const tl_gltf* doc, const char* path) {
     inspect in = {doc};
-    size_t nodes = doc->node_count + 1;
-    in.joint_skin = malloc(sizeof *in.joint_skin * nodes);
-    in.joint_local = malloc(sizeof *in.joint_local * nodes);
+    in.joint_skin = malloc(sizeof *in.joint_skin * (doc->node_count + 1));
     in.mesh_skin = malloc(sizeof *in.mesh_skin * (doc->mesh_count + 1));
-    in.stamp = calloc(nodes, sizeof *in.stamp);
-    json_t* report = json_object();
+    in.stamp = calloc(doc->node_count + 1, sizeof *in.stamp);
     in.problems = json_array();
-    if (!in.joint_skin || !in.joint_local || !in.mesh_skin || !in.stamp || !report || !in.problems) {
-        json_decref(report);
-        json_decref(in.problems);
-        report = NULL;
-        goto done;
-    }
-    for (uint32_t i = 0; i < doc->node_count; ++i) in.joint_skin[i] = in.joint_local[i] = TL_NONE;
-    for (uint32_t i = 0; i < doc->mesh_count; ++i) in.mesh_skin[i] = TL_NONE;
-    file_section(doc, path, report);
-    /* Roles need the whole scene view, which refuses some broken data the report still shows. */
+    json_t* report = json_object();
     tl_scene* scene = NULL;
-    tl_error err;
-    if (doc->skin_count && tl_scene_create(doc, &scene, &err) != TL_OK)
-        problem(&in, "ROLES_UNAVAILABLE", "joint roles not found: %s", err.message);
-    in.scene = scene;
-    json_object_set_new(report, "skins", skins_section(&in));
-    json_int_t vertices = 0;
-    json_object_set_new(report, "meshes", meshes_section(&in, &vertices));
-    json_object_set_new(report, "vertices", json_integer(vertices));
-    json_object_set_new(report, "animations", animations_section(&in));
-    json_object_set_new(report, "rigid_attachments", attachments_section(&in));
-    json_object_set_new(report, "problems", in.problems);
+    if (in.joint_skin && in.mesh_skin && in.stamp && in.problems && report) {
+        for (uint32_t i = 0; i < doc->node_count; ++i) in.joint_skin[i] = TL_NONE;
+        for (uint32_t i = 0; i < doc->mesh_count; ++i) in.mesh_skin[i] = TL_NONE;
+        /* Roles need the whole scene view, which refuses some broken data the report still
+         * shows. */
+        tl_error err;
+        if (doc->skin_count && tl_scene_create(doc, &scene, &err) != TL_OK)
+            problem(&in, "ROLES_UNAVAILABLE", "joint roles not found: %s", err.message);
+        in.scene = scene;
+        file_section(doc, path, report);
+        json_object_set_new(report, "skins", skins_section(&in));
+        json_int_t vertices = 0;
+        json_object_set_new(report, "meshes", meshes_section(&in, &vertices));
+        json_object_set_new(report, "vertices", json_integer(vertices));
+        json_object_set_new(report, "animations", animations_section(&in));
+        json_object_set_new(report, "rigid_attachments", attachments_section(&in));
+        json_object_set_new(report, "problems", json_incref(in.problems));
+    } else {
+        json_decref(report);
+        report = NULL;
+    }
     tl_scene_destroy(scene);
-done:
+    json_decref(in.problems);
     free(in.joint_skin);
-    free(in.joint_local);
     free(in.mesh_skin);
     free(in.stamp);
     return report;

@@ -568,7 +568,39 @@ static void roles_match_vrm_humanoid(void) {
     json_decref(raw);
 }
 
+/* Triangle counts for every primitive mode, on the Khronos fox (1728 vertices, not indexed)
+ * re-saved with its mode changed: strips and fans make n - 2 triangles, lines and points none. */
+static void triangles_by_mode(void) {
+    static const struct {
+        int mode;
+        json_int_t triangles;
+    } cases[] = {{4, 576}, {5, 1726}, {6, 1726}, {0, 0}, {1, 0}, {3, 0}};
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; ++c) {
+        tl_gltf* doc;
+        tl_error err;
+        ENSURE_OK(tl_gltf_load(tl_test_shared("assets/khronos-fox/Fox.glb"), &doc, &err), err);
+        json_t* prim = json_array_get(
+            json_object_get(json_array_get(json_object_get(doc->json, "meshes"), 0), "primitives"), 0);
+        json_object_set_new(prim, "mode", json_integer(cases[c].mode));
+        const char* out = tl_test_scratch("Fox-mode.glb");
+        tl_gltf_save_def def = tl_default_gltf_save_def();
+        def.overwrite = true;
+        tl_result saved = tl_gltf_save(doc, out, &def, &err);
+        tl_gltf_destroy(doc);
+        ENSURE_OK(saved, err);
+        json_t* r = inspect_json(out);
+        ENSURE(r);
+        json_t* p = json_array_get(json_object_get(json_array_get(json_object_get(r, "meshes"), 0), "primitives"), 0);
+        json_int_t vertices = num(p, "vertices"), triangles = num(p, "triangles");
+        json_decref(r);
+        ENSURE(vertices == 1728);
+        ENSURE_MSG(triangles == cases[c].triangles, "mode %d: %lld triangles, expected %lld",
+                   cases[c].mode, (long long)triangles, (long long)cases[c].triangles);
+    }
+}
+
 static const tl_test_case cases[] = {
+    {"triangles_by_mode", triangles_by_mode},
     {"roles_match_vrm_humanoid", roles_match_vrm_humanoid},
     {"damaged_weights", damaged_weights},
     {"matches_source_summaries", matches_source_summaries},
