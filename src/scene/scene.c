@@ -156,26 +156,24 @@ static size_t triangle_bound(uint32_t mode, size_t n) {
     return 0;
 }
 
-/* Which (node, mesh, primitive) triples are bound to skin `si`: each mesh once, primitives
- * with POSITION and at least one JOINTS_n/WEIGHTS_n set. */
-static uint32_t find_primitives(build* b, uint32_t si, tl_scene_primitive* out) {
+/* The (node, mesh, primitive) triples bound to skin `si`, each mesh once, primitives with
+ * POSITION and at least one JOINTS_n/WEIGHTS_n set. With out NULL: an upper bound. */
+static size_t find_primitives(build* b, uint32_t si, tl_scene_primitive* out) {
     const tl_gltf* doc = b->doc;
-    uint32_t count = 0;
+    size_t count = 0;
     for (uint32_t k = 0; k < doc->node_count; ++k) {
         uint32_t i = b->scene->node_order[k];
         const tl_gltf_node* nd = &doc->nodes[i];
         if (nd->skin != (int32_t)si || nd->mesh == TL_NONE) continue;
-        bool seen = false;
-        for (uint32_t p = 0; p < count; ++p)
-            seen |= out ? out[p].mesh == (uint32_t)nd->mesh : false;
+        const tl_gltf_mesh* mesh = &doc->meshes[nd->mesh];
         if (!out) {
-            /* counting pass: duplicates only reduce the real count */
-            count += doc->meshes[nd->mesh].primitive_count;
+            count += mesh->primitive_count;
             continue;
         }
-        if (seen) continue;
-        const tl_gltf_mesh* mesh = &doc->meshes[nd->mesh];
-        for (uint32_t p = 0; p < mesh->primitive_count; ++p) {
+        bool seen = false;
+        for (size_t p = 0; p < count && !seen; ++p)
+            seen = out[p].mesh == (uint32_t)nd->mesh;
+        for (uint32_t p = 0; p < mesh->primitive_count && !seen; ++p) {
             const tl_gltf_primitive* prim = &mesh->primitives[p];
             if (prim->position == TL_NONE || prim->joint_set_count == 0) continue;
             out[count++] =
@@ -188,10 +186,10 @@ static uint32_t find_primitives(build* b, uint32_t si, tl_scene_primitive* out) 
 static tl_result build_skin_geometry(build* b, uint32_t si, tl_scene_skin* skin,
                                      tl_scene_joint* joints) {
     const tl_gltf* doc = b->doc;
-    uint32_t bound = find_primitives(b, si, NULL);
+    size_t bound = find_primitives(b, si, NULL);
     tl_scene_primitive* prims = ALLOC(b, tl_scene_primitive, bound);
     if (!prims) return oom(b);
-    uint32_t prim_count = find_primitives(b, si, prims);
+    uint32_t prim_count = (uint32_t)find_primitives(b, si, prims);
 
     size_t vertices = 0, triangles = 0;
     uint32_t sets = 0;
