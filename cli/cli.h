@@ -10,7 +10,13 @@
 int tl_cli_inspect(int argc, char** argv);
 int tl_cli_sample(int argc, char** argv);
 int tl_cli_copy(int argc, char** argv);
+int tl_cli_rig(int argc, char** argv);
 int tl_cli_measure(int argc, char** argv);
+int tl_cli_play(int argc, char** argv);
+
+/* Fills a chain from "--chain A,B,C" (joint names; attachment = A's parent). 0 or exit code. */
+struct tl_play_chain;
+int tl_cli_chain_from_names(const tl_scene* scene, const char* list, struct tl_play_chain* out);
 
 /* Prints "tailor NAME: message" to stderr and returns 1 (or 2 for usage errors). */
 int tl_cli_fail(const char* command, const char* format, ...);

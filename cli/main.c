@@ -16,6 +16,8 @@ static const command commands[] = {
     {"inspect", tl_cli_inspect, "inspect FILE [--json]                 skins, joint trees, meshes, clips and problems"},
     {"sample", tl_cli_sample, "sample NAME -o OUT.glb [options]      a built-in tailed test character (--list)"},
     {"measure", tl_cli_measure, "measure FILE [--clip NAME] [--region RE] [--json]  edge stretch and bone distance"},
+    {"rig", tl_cli_rig, "rig IN -o OUT [--mode chain|rigid] [--report R.json]  tails get bone chains"},
+    {"play", tl_cli_play, "play FILE --clip NAME [--fps 60] [--json]  run a clip with the chains simulated"},
     {"copy", tl_cli_copy, "copy IN -o OUT [--compact] [--force]   read and write a glTF, losing nothing"},
 };
 

@@ -6,7 +6,9 @@
  *   sample.h  built-in test characters with known ground truth
  *   mesh.h    mesh algorithms on plain arrays (weld, graphs, geodesics, PCA, boxes)
  *   scene.h   rest-world frame, joint roles, clips, poses, skinning
+ *   rig.h     far parts, tail chains and their weights
  *   measure.h edge stretch and weighted bone distance
+ *   play.h    clip playback with the spring chains simulated
  */
 #ifndef TAILOR_H
 #define TAILOR_H
@@ -16,6 +18,8 @@
 #include <tailor/sample.h>
 #include <tailor/mesh.h>
 #include <tailor/scene.h>
+#include <tailor/rig.h>
 #include <tailor/measure.h>
+#include <tailor/play.h>
 
 #endif

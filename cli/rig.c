@@ -1,0 +1,272 @@
+/* tailor rig: find the skin the skeleton does not cover and give tails a bone chain. The
+ * report is built once as JSON (docs/rig.md); the human view prints that same report. */
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char* usage_text =
+    "usage: tailor rig IN -o OUT [--mode chain|rigid] [--report REPORT.json] [--dry-run]\n"
+    "                [--far F] [--limb-ratio R] [--elongation E] [--segment S]\n"
+    "                [--min-links N] [--max-links N] [--overlap O] [--part ID=chain|rigid|none]\n"
+    "                [--fix-rigid] [--no-grow] [--force]\n"
+    "  Finds far skin (parts farther from every bone than F x height), decides per part\n"
+    "  whether it is a tail (a bone chain), a rigid or cloth part, or body skin, and writes\n"
+    "  OUT with Tail_1..Tail_K + Tail_End under the joint each tail hangs from.\n"
+    "  --mode chain|rigid  tails get a chain (default) or weight 1 on their joint\n"
+    "  --report FILE       also write the report as JSON (docs/rig.md)\n"
+    "  --dry-run           analyse and report; write nothing (-o not needed)\n"
+    "  --far F             far threshold, x height (default 0.07)\n"
+    "  --limb-ratio R      limb test: centroid distance / reach (default 0.4)\n"
+    "  --elongation E      long when sqrt(l1/l2) reaches E (default 1.8)\n"
+    "  --segment S         chain segment length, x height (default 0.1)\n"
+    "  --min-links N, --max-links N   chain bones (default 3..8)\n"
+    "  --overlap O         shells merge above this box overlap (default 0.5)\n"
+    "  --part ID=CLASS     force part ID to chain, rigid or none (repeatable)\n"
+    "  --fix-rigid         re-weight misbound rigid and cloth parts (default: report only)\n"
+    "  --no-grow           do not grow tails over their misbound root\n"
+    "  --force             allow OUT to be IN\n";
+
+static bool parse_float(const char* s, float* out) {
+    char* end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(v)) return false;
+    *out = (float)v;
+    return true;
+}
+
+static bool parse_uint(const char* s, uint32_t* out) {
+    char* end;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (errno || end == s || *end || s[0] == '-' || v > 1000000ul) return false;
+    *out = (uint32_t)v;
+    return true;
+}
+
+static json_t* vec3(const float* v) { return json_pack("[f, f, f]", (double)v[0], (double)v[1], (double)v[2]); }
+
+static json_t* part_json(const tl_rig_analysis* a, const tl_rig_part* p) {
+    float H = a->skins[p->skin].height;
+    json_t* o = json_object();
+    json_object_set_new(o, "id", json_integer(p->id));
+    json_object_set_new(o, "skin", json_integer(a->skins[p->skin].skin));
+    json_object_set_new(o, "vertices", json_integer(p->vertex_count));
+    json_object_set_new(o, "welded", json_integer(p->welded_count));
+    json_object_set_new(o, "grown", json_integer(p->grown));
+    json_object_set_new(o, "shells", json_integer(p->shells));
+    json_object_set_new(o, "threshold", json_real(p->threshold));
+    json_object_set_new(o, "class", json_string(tl_rig_class_string(p->cls)));
+    json_object_set_new(o, "region", json_string(tl_rig_region_string(p->region)));
+    json_object_set_new(o, "action", json_string(tl_rig_action_string(p->action)));
+    json_object_set_new(o, "overridden", json_boolean(p->overridden));
+    json_object_set_new(o, "attach_joint", p->attach_joint == TL_NONE ? json_null() : json_string(p->attach_name));
+    json_object_set_new(o, "attach_joint_index", p->attach_joint == TL_NONE ? json_null() : json_integer(p->attach_joint));
+    json_object_set_new(o, "attach_role", json_string(tl_role_string(p->attach_role)));
+    json_object_set_new(o, "collar", vec3(p->collar));
+    json_object_set_new(o, "reach", json_real(p->reach));
+    json_object_set_new(o, "centroid_ratio", json_real(p->centroid_ratio));
+    json_object_set_new(o, "elongation", json_real(p->elongation));
+    json_object_set_new(o, "tube_ratio", json_real(p->tube_ratio));
+    json_object_set_new(o, "length", json_real(p->length));
+    json_object_set_new(o, "length_h", json_real(H > 0 ? p->length / H : 0));
+    json_object_set_new(o, "misbound", json_real(p->misbound));
+    json_object_set_new(o, "own_bones", json_real(p->own_bones));
+    json_object_set_new(o, "bone_distance", json_real(p->bone_distance));
+    json_object_set_new(o, "bone_distance_after", json_real(p->bone_distance_after));
+    json_object_set_new(o, "segments", json_integer(p->action == TL_RIG_ACTION_CHAIN ? p->segments : 0));
+    json_t* bones = json_array();
+    json_t* joints = json_array();
+    if (p->action == TL_RIG_ACTION_CHAIN) {
+        for (uint32_t i = 0; i <= p->segments; ++i) {
+            char name[64];
+            if (i < p->segments) snprintf(name, sizeof name, "%s_%u", p->bone_prefix, i + 1);
+            else snprintf(name, sizeof name, "%s_End", p->bone_prefix);
+            json_array_append_new(bones, json_string(name));
+            json_array_append_new(joints, vec3(p->joints + 3 * i));
+        }
+    }
+    json_object_set_new(o, "bones", bones);
+    json_object_set_new(o, "joints_world", joints);
+    json_object_set_new(o, "reweighted", json_integer(p->new_joints ? p->vertex_count : 0));
+    json_object_set_new(o, "reason", json_string(p->reason));
+    return o;
+}
+
+static json_t* build_report(const char* in, const char* out, const tl_rig_analysis* a, bool dry_run) {
+    json_t* r = json_object();
+    json_object_set_new(r, "file", json_string(in));
+    json_object_set_new(r, "output", out && !dry_run ? json_string(out) : json_null());
+    json_object_set_new(r, "mode", json_string(a->def.mode == TL_RIG_MODE_RIGID ? "rigid" : "chain"));
+    json_object_set_new(r, "dry_run", json_boolean(dry_run));
+    json_t* skins = json_array();
+    for (uint32_t s = 0; s < a->skin_count; ++s) {
+        const tl_rig_skin* k = &a->skins[s];
+        json_array_append_new(skins, json_pack("{s:i, s:i, s:i, s:f, s:i, s:i}", "skin", k->skin, "vertices",
+                                               k->vertex_count, "welded", k->welded_count, "height",
+                                               (double)k->height, "joints", k->joint_count, "new_joints",
+                                               k->new_joint_count));
+    }
+    json_object_set_new(r, "skins", skins);
+    json_t* parts = json_array();
+    for (uint32_t i = 0; i < a->part_count; ++i) json_array_append_new(parts, part_json(a, &a->parts[i]));
+    json_object_set_new(r, "parts", parts);
+    json_object_set_new(r, "chains", json_integer(a->chain_count));
+    json_object_set_new(r, "changed_vertices", json_integer(a->changed_vertices));
+    static const char* stages[TL_RIG_STAGE_COUNT] = {"weld", "field", "parts", "geodesics", "weights"};
+    json_t* t = json_object();
+    for (int k = 0; k < TL_RIG_STAGE_COUNT; ++k) json_object_set_new(t, stages[k], json_real(a->seconds[k]));
+    json_object_set_new(r, "seconds", t);
+    return r;
+}
+
+static double num(const json_t* o, const char* key) { return json_number_value(json_object_get(o, key)); }
+
+static void print_report(const json_t* r) {
+    printf("%s\n", json_string_value(json_object_get(r, "file")));
+    size_t i;
+    const json_t* s;
+    json_array_foreach(json_object_get(r, "skins"), i, s)
+        printf("skin %d: %d vertices (%d welded), height %.4g, %d joints\n", (int)num(s, "skin"),
+               (int)num(s, "vertices"), (int)num(s, "welded"), num(s, "height"), (int)num(s, "joints"));
+    const json_t* parts = json_object_get(r, "parts");
+    if (json_array_size(parts) == 0) printf("no far parts: every vertex lies near a bone\n");
+    const json_t* p;
+    json_array_foreach(parts, i, p) {
+        const json_t* attach = json_object_get(p, "attach_joint");
+        printf("\npart %d: %d vertices (%d welded", (int)num(p, "id"), (int)num(p, "vertices"), (int)num(p, "welded"));
+        if (num(p, "shells") > 1) printf(", %d shells merged", (int)num(p, "shells"));
+        if (num(p, "grown") > 0) printf(", %d grown", (int)num(p, "grown"));
+        printf("), found at %.2f H\n", num(p, "threshold"));
+        printf("  hangs from %s (%s), %s region\n", attach ? json_string_value(attach) : "nothing",
+               json_string_value(json_object_get(p, "attach_role")), json_string_value(json_object_get(p, "region")));
+        printf("  reach %.4g  centroid ratio %.2f  elongation %.2f  tube ratio %.2f  length %.4g (%.2f H)"
+               "  misbound %.0f%%\n",
+               num(p, "reach"), num(p, "centroid_ratio"), num(p, "elongation"), num(p, "tube_ratio"),
+               num(p, "length"), num(p, "length_h"), 100 * num(p, "misbound"));
+        printf("  class %s%s: %s\n", json_string_value(json_object_get(p, "class")),
+               json_is_true(json_object_get(p, "overridden")) ? " (set by --part)" : "",
+               json_string_value(json_object_get(p, "reason")));
+        const char* action = json_string_value(json_object_get(p, "action"));
+        if (!strcmp(action, "chain")) {
+            const json_t* bones = json_object_get(p, "bones");
+            size_t n = json_array_size(bones);
+            printf("  action: chain built, %d bones %s..%s + %s, %d vertices re-weighted; bone distance "
+                   "%.4g -> %.4g\n",
+                   (int)num(p, "segments"), json_string_value(json_array_get(bones, 0)),
+                   json_string_value(json_array_get(bones, n - 2)), json_string_value(json_array_get(bones, n - 1)),
+                   (int)num(p, "reweighted"), num(p, "bone_distance"), num(p, "bone_distance_after"));
+        } else if (!strcmp(action, "rigid")) {
+            printf("  action: re-weighted rigid to %s, %d vertices; bone distance %.4g -> %.4g\n",
+                   attach ? json_string_value(attach) : "?", (int)num(p, "reweighted"), num(p, "bone_distance"),
+                   num(p, "bone_distance_after"));
+        } else if (!strcmp(action, "already_rigged")) {
+            printf("  action: left as already rigged (%.0f%% of its weight on its own bones)\n",
+                   100 * num(p, "own_bones"));
+        } else {
+            printf("  action: reported only\n");
+        }
+    }
+    printf("\n%d chain(s), %d vertices re-weighted%s\n", (int)num(r, "chains"), (int)num(r, "changed_vertices"),
+           json_is_true(json_object_get(r, "dry_run")) ? " (dry run: nothing written)" : "");
+}
+
+int tl_cli_rig(int argc, char** argv) {
+    const char *in = NULL, *out = NULL, *report_path = NULL;
+    bool dry_run = false, force = false;
+    tl_rig_def def = tl_default_rig_def();
+    for (int i = 1; i < argc; ++i) {
+        const char* a = argv[i];
+        const char* v = i + 1 < argc ? argv[i + 1] : NULL;
+        float* fp = !strcmp(a, "--far")          ? &def.far
+                    : !strcmp(a, "--limb-ratio") ? &def.limb_ratio
+                    : !strcmp(a, "--elongation") ? &def.elongation
+                    : !strcmp(a, "--segment")    ? &def.segment
+                    : !strcmp(a, "--overlap")    ? &def.overlap
+                                                 : NULL;
+        uint32_t* up = !strcmp(a, "--min-links") ? &def.min_links : !strcmp(a, "--max-links") ? &def.max_links : NULL;
+        if (!strcmp(a, "--help")) {
+            fputs(usage_text, stdout);
+            return 0;
+        } else if (fp || up) {
+            if (!v || (fp ? !parse_float(v, fp) : !parse_uint(v, up)))
+                return tl_cli_fail("rig", "%s needs a number (see --help)", a), 2;
+            ++i;
+        } else if (!strcmp(a, "-o") && v) out = argv[++i];
+        else if (!strcmp(a, "--report") && v) report_path = argv[++i];
+        else if (!strcmp(a, "--mode") && v) {
+            ++i;
+            if (!strcmp(v, "chain")) def.mode = TL_RIG_MODE_CHAIN;
+            else if (!strcmp(v, "rigid")) def.mode = TL_RIG_MODE_RIGID;
+            else return tl_cli_fail("rig", "--mode is chain or rigid, not \"%s\"", v), 2;
+        } else if (!strcmp(a, "--part") && v) {
+            ++i;
+            const char* eq = strchr(v, '=');
+            char idbuf[16];
+            uint32_t id;
+            if (!eq || eq - v >= (ptrdiff_t)sizeof idbuf) return tl_cli_fail("rig", "--part wants ID=CLASS, not \"%s\"", v), 2;
+            memcpy(idbuf, v, (size_t)(eq - v));
+            idbuf[eq - v] = 0;
+            tl_rig_class cls;
+            if (!strcmp(eq + 1, "chain") || !strcmp(eq + 1, "tail")) cls = TL_RIG_CLASS_TAIL;
+            else if (!strcmp(eq + 1, "rigid")) cls = TL_RIG_CLASS_RIGID;
+            else if (!strcmp(eq + 1, "none")) cls = TL_RIG_CLASS_NONE;
+            else return tl_cli_fail("rig", "--part %s: the class is chain, rigid or none", v), 2;
+            if (!parse_uint(idbuf, &id)) return tl_cli_fail("rig", "--part %s: the id is a part number", v), 2;
+            if (def.override_count == TL_RIG_MAX_OVERRIDES)
+                return tl_cli_fail("rig", "at most %d --part options", TL_RIG_MAX_OVERRIDES), 2;
+            def.overrides[def.override_count++] = (tl_rig_override){id, cls};
+        } else if (!strcmp(a, "--dry-run")) dry_run = true;
+        else if (!strcmp(a, "--fix-rigid")) def.fix_rigid = true;
+        else if (!strcmp(a, "--no-grow")) def.grow = false;
+        else if (!strcmp(a, "--force")) force = true;
+        else if (a[0] != '-' && !in) in = a;
+        else return tl_cli_fail("rig", "unknown argument \"%s\" (see --help)", a), 2;
+    }
+    if (!in || (!out && !dry_run)) return tl_cli_fail("rig", "usage: tailor rig IN -o OUT (see --help)"), 2;
+    tl_error err;
+    if (tl_rig_def_check(&def, &err) != TL_OK) return tl_cli_fail("rig", "%s", err.message), 2;
+
+    tl_gltf* doc = NULL;
+    tl_scene* scene = NULL;
+    tl_rig_analysis* rig = NULL;
+    json_t* report = NULL;
+    int code = 1;
+    if (tl_gltf_load(in, &doc, &err) != TL_OK || tl_scene_create(doc, &scene, &err) != TL_OK ||
+        tl_rig_analyze(scene, &def, &rig, &err) != TL_OK) {
+        tl_cli_fail("rig", "%s", err.message);
+        goto done;
+    }
+    for (uint32_t o = 0; o < def.override_count; ++o)
+        if (def.overrides[o].part >= rig->part_count) {
+            tl_cli_fail("rig", "--part %u: the file has %u part(s)", def.overrides[o].part, rig->part_count);
+            code = 2;
+            goto done;
+        }
+    report = build_report(in, out, rig, dry_run);
+    print_report(report);
+    if (report_path && json_dump_file(report, report_path, JSON_INDENT(1) | JSON_REAL_PRECISION(9)) != 0) {
+        tl_cli_fail("rig", "%s: cannot write the report", report_path);
+        goto done;
+    }
+    if (dry_run) {
+        code = 0;
+        goto done;
+    }
+    tl_scene_destroy(scene); /* the document is reindexed by apply */
+    scene = NULL;
+    if (tl_rig_apply(doc, rig, &err) != TL_OK) {
+        tl_cli_fail("rig", "%s", err.message);
+        goto done;
+    }
+    code = tl_cli_save("rig", doc, in, out, force, false);
+done:
+    json_decref(report);
+    tl_rig_analysis_destroy(rig);
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+    return code;
+}

@@ -1,0 +1,279 @@
+/* tailor/rig.h — find the skin the skeleton does not cover, and give tails a bone chain.
+ *
+ * The pipeline of the spec's tails.md, on the rest-world frame of a tl_scene:
+ *   1. skeleton distance field: segments of the deforming joints, each vertex's distance to
+ *      the nearest one (d_skel) and to the bones that move it (the weighted bone distance);
+ *      misbound vertices (bound to bones much farther than the nearest);
+ *   2. far parts: welded vertices farther than `far` × H, connected along mesh edges, shells
+ *      that overlap and hang from the same joint merged, parts that fail the limb test split
+ *      again at rising thresholds;
+ *   3. where each part hangs from (collar, nearest deforming joint with a torso and thigh
+ *      bias, the pelvis region), its shape (elongation, tube ratio, length) and class;
+ *   4. tails: left alone when already rigged to their own bones, else grown over their
+ *      misbound root and given a chain Tail_1..Tail_K + Tail_End with smooth weights (or, in
+ *      rigid mode, weight 1 on the attachment joint);
+ *   5. tl_rig_apply writes the chains and weights into the document.
+ *
+ * Every length in a def is a fraction of the model height H (the skin's vertical extent), so
+ * one def fits a 5.6-unit knight and a 180-unit fox alike.
+ *
+ * Vertex indices in an analysis are indices into the skin's union of primitives
+ * (tl_scene_skin.rest_positions, influence_joints, …): a part's `vertices` can be used as a
+ * region by anything that reads that union (the measurement module does).
+ *
+ * Ownership: tl_rig_analyze allocates the analysis and every array in it;
+ * tl_rig_analysis_destroy frees it. The analysis keeps no pointer to the scene or document
+ * (names are copied), so it may outlive both.
+ *
+ * Example:
+ *     tl_rig_def def = tl_default_rig_def();
+ *     tl_rig_analysis* rig; tl_error err;
+ *     if (tl_rig_analyze(scene, &def, &rig, &err) != TL_OK) { puts(err.message); return 1; }
+ *     for (uint32_t i = 0; i < rig->part_count; ++i)
+ *         printf("part %u: %s (%s)\n", rig->parts[i].id,
+ *                tl_rig_class_string(rig->parts[i].cls), rig->parts[i].reason);
+ *     tl_scene_destroy(scene);                      // apply reindexes the document
+ *     if (tl_rig_apply(doc, rig, &err) != TL_OK) { puts(err.message); return 1; }
+ *     tl_rig_analysis_destroy(rig);
+ */
+#ifndef TAILOR_RIG_H
+#define TAILOR_RIG_H
+
+#include <tailor/base.h>
+#include <tailor/gltf.h>
+#include <tailor/scene.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A chain has at most this many bones (tails.md §8: K = clamp(round(L / segment), 3, 8)). */
+#define TL_RIG_MAX_LINKS 16
+/* Part-class overrides a def can carry (`--part ID=CLASS`). */
+#define TL_RIG_MAX_OVERRIDES 16
+
+/* What a part is (tails.md §4). */
+typedef enum tl_rig_class {
+    TL_RIG_CLASS_BODY,  /* far body skin that wraps its bone (failed the limb test): left */
+    TL_RIG_CLASS_TAIL,  /* long, hangs from the pelvis region: a bone chain */
+    TL_RIG_CLASS_RIGID, /* long from the spine (carried object), anything on a limb, or too
+                           short for a chain: moves rigidly with its joint */
+    TL_RIG_CLASS_CLOTH, /* wide, from the pelvis region or the spine: cloth (cloth.md) */
+    TL_RIG_CLASS_NONE,  /* hangs from the head (ears, hair) or asked to be left: untouched */
+    TL_RIG_CLASS_COUNT
+} tl_rig_class;
+
+/* Where a part hangs from: the region of its attachment joint. */
+typedef enum tl_rig_region {
+    TL_RIG_REGION_PELVIS, /* the pelvis joint and the torso joints at or behind it */
+    TL_RIG_REGION_SPINE,  /* torso joints between the pelvis region and the neck, the neck */
+    TL_RIG_REGION_HEAD,   /* the head and the joints below it */
+    TL_RIG_REGION_LIMB,   /* legs, arms and their girdles */
+    TL_RIG_REGION_OTHER,  /* a joint with no role above it (a root) */
+    TL_RIG_REGION_COUNT
+} tl_rig_region;
+
+/* What tl_rig_apply does (or, on a dry run, would do) with a part. */
+typedef enum tl_rig_action {
+    TL_RIG_ACTION_REPORTED,       /* reported only: nothing changes */
+    TL_RIG_ACTION_CHAIN,          /* a new bone chain, the part's skin re-weighted to it */
+    TL_RIG_ACTION_RIGID,          /* the part's skin re-weighted to its attachment joint */
+    TL_RIG_ACTION_ALREADY_RIGGED, /* a tail bound to its own bones already: left */
+    TL_RIG_ACTION_COUNT
+} tl_rig_action;
+
+/* Short fixed names ("tail", "pelvis", "chain", …). Never NULL. */
+const char* tl_rig_class_string(tl_rig_class cls);
+const char* tl_rig_region_string(tl_rig_region region);
+const char* tl_rig_action_string(tl_rig_action action);
+
+typedef enum tl_rig_mode {
+    TL_RIG_MODE_CHAIN, /* tails get a bone chain (tails.md §8) */
+    TL_RIG_MODE_RIGID, /* tails get weight 1 on their attachment joint (§7): the reference
+                          the measurement harness checks itself against */
+} tl_rig_mode;
+
+/* Runtime parameters of a chain, stored in the file with it (docs/rig.md) so a player finds
+ * them; the defaults are spring-chain.md's. Lengths and accelerations are for a 1.8 m
+ * human and scale with `scale` (H / 1.8 m in world units), which tailor fills in. */
+typedef struct tl_rig_spring {
+    float root_frequency;   /* natural frequency of the root link, Hz; 0.9 */
+    float tip_frequency;    /* of the tip link (linear between), Hz; 0.45 */
+    float damping_ratio;    /* zeta, 1 = critical; 0.65 */
+    float gravity;          /* m/s^2 (× scale); 1 — a tail has muscle */
+    float carry_deg;        /* the whole tail's rest rises to this angle from straight down,
+                               degrees; 50 */
+    float rest_curve;       /* 0 centred rest arc … 1 keeps the modelled sideways curl; 0 */
+    float coupling_rate;    /* k of the neighbour bend coupling, 1/s; 12 */
+    float bend_limit_deg;   /* largest extra bend per joint, degrees; 30 */
+    float ground_clearance; /* centre line above the floor, m (× scale); 0.025 */
+    float slip_damping;     /* decay of touching tips' slip, 1/s; 8 */
+} tl_rig_spring;
+
+/* Forces a part's class (`tailor rig --part 2=rigid`). */
+typedef struct tl_rig_override {
+    uint32_t part;    /* the part id, as reported */
+    tl_rig_class cls; /* TL_RIG_CLASS_TAIL: chain; _RIGID: rigid; _NONE: leave it */
+} tl_rig_override;
+
+/* How to find and rig parts. Make one with tl_default_rig_def. Fractions of H are of the
+ * model height; the typical values are the spec's, checked on real characters. */
+typedef struct tl_rig_def {
+    float far;            /* a vertex is far when its skeleton distance exceeds this × H;
+                             0.07 (13 cm on a 1.9 m fox) */
+    float resplit_step;   /* re-splitting raises the threshold in these steps, × H; 0.01 */
+    float resplit_max;    /* … up to this, × H; 0.40 */
+    float limb_ratio;     /* limb test: the part's centroid must be at least this × its reach
+                             from every bone; 0.4 */
+    float elongation;     /* "long" when sqrt(λ1/λ2) reaches this; 1.8 */
+    float tube_ratio;     /* … or when length / mean diameter reaches this; 1.5 */
+    float min_length;     /* a chain needs a part at least this long (geodesic), × H; 0.15 */
+    float segment;        /* target chain segment length, × H; 0.1 */
+    uint32_t min_links;   /* fewest chain bones; 3 */
+    uint32_t max_links;   /* most chain bones, ≤ TL_RIG_MAX_LINKS; 8 */
+    float overlap;        /* shells merge when their boxes overlap by more than this (volume
+                             of the intersection over the smaller box); 0.5 */
+    float attach_bias;    /* torso (then thigh) joints within this × the nearest joint's
+                             distance win the attachment; 1.5 */
+    float pelvis_tolerance; /* torso joints up to this × H ahead of the pelvis joint still
+                               count as the pelvis region; 0.02 */
+    float misbound_ratio; /* misbound: weighted bone distance > ratio × d_skel + slack × H; 1.5 */
+    float misbound_slack; /* 0.02 */
+    float weld;           /* vertices closer than this × H are one; 1e-5 */
+    float collar_share;   /* a shell with no outer ring uses its own vertices nearest the
+                             skeleton, this share of them, as its collar; 0.05 */
+    float own_bone_share; /* a tail with at least this share of its (well-bound) skin weight
+                             on its own bones is already rigged; 0.5 */
+    float bound_like_collar; /* --fix-rigid re-weights a part only when the overlap of its and
+                                its collar's mean weight vectors is below this; 0.5 */
+    tl_rig_mode mode;     /* chain or rigid; TL_RIG_MODE_CHAIN */
+    bool fix_rigid;       /* re-weight misbound rigid and cloth parts (§5) instead of only
+                             reporting them; false */
+    bool grow;            /* grow tails over their misbound root (§6); true */
+    tl_rig_override overrides[TL_RIG_MAX_OVERRIDES];
+    uint32_t override_count;
+    tl_rig_spring spring; /* stored with each chain */
+} tl_rig_def;
+
+tl_rig_def tl_default_rig_def(void);
+
+/* Checks a def's ranges; TL_ERROR_ARGUMENT names the field. */
+tl_result tl_rig_def_check(const tl_rig_def* def, tl_error* err);
+
+/* One part of far skin and what tailor decided for it. Lengths are rest-world units. */
+typedef struct tl_rig_part {
+    uint32_t id;             /* 0, 1, … in the analysis (stable for a given file and def) */
+    uint32_t skin;           /* index into doc->skins */
+    tl_rig_class cls;
+    tl_rig_region region;
+    tl_rig_action action;
+    const char* reason;      /* one line: why this class and action (static string) */
+    bool overridden;         /* the class came from def->overrides */
+
+    uint32_t* vertices;      /* vertex_count union vertex indices, ascending (every welded
+                                copy), after growth */
+    uint32_t vertex_count;
+    uint32_t welded_count;   /* welded vertices in the part */
+    uint32_t grown;          /* welded vertices added by growth over the misbound root */
+    uint32_t shells;         /* components merged into the part (2: a fur shell over skin) */
+    float threshold;         /* the far threshold it was found at, × H (0.07, or higher when
+                                re-split) */
+
+    int32_t attach_joint;    /* joint index in the skin, or TL_NONE */
+    char attach_name[64];    /* its node name (truncated), "" when none */
+    tl_role attach_role;
+    float collar[3];         /* collar centroid (J_0 for a chain), rest-world */
+    float reach;             /* largest distance from the collar centroid to a part vertex */
+    float centroid_ratio;    /* d_skel(part centroid) / reach; the limb test wants ≥ 0.4 */
+    float elongation;        /* sqrt(λ1/λ2) of the welded positions */
+    float tube_ratio;        /* length / mean diameter of six geodesic bands */
+    float length;            /* 99th percentile of the geodesic coordinate from the collar */
+    float misbound;          /* share of the part's welded vertices that are misbound, 0..1 */
+    float own_bones;         /* share of well-bound skin weight on the part's own bones */
+    float bone_distance;     /* mean weighted bone distance over the part, as the file is */
+    float bone_distance_after; /* … after the planned re-weighting (= before when unchanged) */
+
+    /* the chain (action TL_RIG_ACTION_CHAIN), rest-world */
+    uint32_t segments;       /* K bones Tail_1..Tail_K, plus Tail_End */
+    float joints[(TL_RIG_MAX_LINKS + 1) * 3]; /* J_0..J_K: bone heads, then Tail_End */
+    float radii[TL_RIG_MAX_LINKS]; /* per bone, the 90th percentile distance of the skin it
+                                      owns from it (for the solver's bend limit) */
+    char bone_prefix[32];    /* "Tail", "Tail.001", …: bones are PREFIX_1 … PREFIX_K and
+                                PREFIX_End */
+    uint32_t first_new_joint; /* the skin joint index Tail_1 gets */
+
+    /* planned weights (actions CHAIN and RIGID): 4 per part vertex in `vertices` order,
+       joint indices in the skin as extended by the chains (unused: joint 0, weight 0) */
+    uint32_t* new_joints;
+    float* new_weights;
+} tl_rig_part;
+
+/* Per-skin fields, per union vertex of tl_scene_skin. */
+typedef struct tl_rig_skin {
+    uint32_t skin;             /* index into doc->skins */
+    uint32_t vertex_count;
+    uint32_t welded_count;
+    float height;              /* H */
+    float* skeleton_distance;  /* d_skel: distance to the nearest deforming bone */
+    float* bone_distance;      /* weighted bone distance over the vertex's own influences */
+    uint8_t* misbound;         /* 1 when misbound (welded copies share the mean) */
+    int32_t* part;             /* the part id holding the vertex, or -1 */
+    uint32_t joint_count;      /* joints in the file's skin */
+    uint32_t new_joint_count;  /* joints the applied chains add */
+    float rest_world[16];      /* M: rest-world from bind space (tl_scene_skin.rest_world) */
+    tl_scene_primitive* primitives; /* the skin's primitives and their union ranges */
+    uint32_t primitive_count;
+} tl_rig_skin;
+
+/* Stage times of one analysis, seconds (the benchmark reports them). */
+typedef enum tl_rig_stage {
+    TL_RIG_STAGE_WELD,      /* weld, edges, adjacency */
+    TL_RIG_STAGE_FIELD,     /* segments, skeleton distance, weighted bone distance */
+    TL_RIG_STAGE_PARTS,     /* components, collars, attachment, tests, re-splitting, growth */
+    TL_RIG_STAGE_GEODESICS, /* geodesic coordinates (shape and chains) */
+    TL_RIG_STAGE_WEIGHTS,   /* chain joints and weights */
+    TL_RIG_STAGE_COUNT
+} tl_rig_stage;
+
+typedef struct tl_rig_analysis {
+    tl_rig_def def;            /* the def it was made with */
+    tl_rig_skin* skins;        /* one per doc->skins */
+    uint32_t skin_count;
+    tl_rig_part* parts;        /* every part of every skin, ids 0..part_count-1 */
+    uint32_t part_count;
+    uint32_t chain_count;      /* parts with action CHAIN */
+    uint32_t changed_vertices; /* union vertices whose weights the plan changes */
+    double seconds[TL_RIG_STAGE_COUNT];
+} tl_rig_analysis;
+
+/* Analyses every skin of the scene. Fails only on a def out of range (TL_ERROR_ARGUMENT) or
+ * memory; a skin with no mesh or no deforming joint simply has no parts. */
+tl_result tl_rig_analyze(const tl_scene* scene, const tl_rig_def* def, tl_rig_analysis** out,
+                         tl_error* err);
+
+/* Frees an analysis. NULL is fine. */
+void tl_rig_analysis_destroy(tl_rig_analysis* analysis);
+
+/* Writes the plan into the document the analysis was made from (the scene's doc): new joint
+ * nodes under each attachment joint with the chain's runtime parameters in
+ * extras.tailor (docs/rig.md), the skins' joints extended, new inverse-bind-matrix
+ * accessors, new JOINTS_n/WEIGHTS_n accessors for the primitives whose weights change. The
+ * file's joints, their order and inverse binds, clips and every other vertex's weights stay
+ * bit for bit. Ends with tl_gltf_reindex, so any tl_scene of the document is stale after
+ * this call (destroy it first or after, but do not use it). Does nothing when no part
+ * changes. */
+tl_result tl_rig_apply(tl_gltf* doc, const tl_rig_analysis* analysis, tl_error* err);
+
+/* The weighted bone distance Σ w_j · d(p, bones of j) of every union vertex of a skin, on
+ * its own influences and the skin's deforming bones (tails.md §1), and the skeleton
+ * distance. Either output may be NULL; each holds the skin's vertex_count floats. For
+ * comparing a rig against another (the artist's, the input's). Allocates working memory;
+ * TL_ERROR_MEMORY when that fails. */
+tl_result tl_rig_bone_distances(const tl_scene* scene, uint32_t skin, float* bone_distance,
+                                float* skeleton_distance, tl_error* err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,285 @@
+/* The analysis driver: defaults, names, one pass per skin (field, parts, decisions, plans),
+ * and the public arrays. */
+#include "internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char* tl_rig_class_string(tl_rig_class cls) {
+    static const char* names[TL_RIG_CLASS_COUNT] = {"body", "tail", "rigid", "cloth", "none"};
+    return (unsigned)cls < TL_RIG_CLASS_COUNT ? names[cls] : "none";
+}
+
+const char* tl_rig_region_string(tl_rig_region region) {
+    static const char* names[TL_RIG_REGION_COUNT] = {"pelvis", "spine", "head", "limb", "other"};
+    return (unsigned)region < TL_RIG_REGION_COUNT ? names[region] : "other";
+}
+
+const char* tl_rig_action_string(tl_rig_action action) {
+    static const char* names[TL_RIG_ACTION_COUNT] = {"reported", "chain", "rigid", "already_rigged"};
+    return (unsigned)action < TL_RIG_ACTION_COUNT ? names[action] : "reported";
+}
+
+tl_rig_def tl_default_rig_def(void) {
+    tl_rig_def def = {0};
+    def.far = 0.07f;
+    def.resplit_step = 0.01f;
+    def.resplit_max = 0.40f;
+    def.limb_ratio = 0.4f;
+    def.elongation = 1.8f;
+    def.tube_ratio = 1.5f;
+    def.min_length = 0.15f;
+    def.segment = 0.1f;
+    def.min_links = 3;
+    def.max_links = 8;
+    def.overlap = 0.5f;
+    def.attach_bias = 1.5f;
+    def.pelvis_tolerance = 0.02f;
+    def.misbound_ratio = 1.5f;
+    def.misbound_slack = 0.02f;
+    def.weld = 1e-5f;
+    def.collar_share = 0.05f;
+    def.own_bone_share = 0.5f;
+    def.bound_like_collar = 0.5f;
+    def.mode = TL_RIG_MODE_CHAIN;
+    def.fix_rigid = false;
+    def.grow = true;
+    def.spring = (tl_rig_spring){.root_frequency = 0.9f,
+                                 .tip_frequency = 0.45f,
+                                 .damping_ratio = 0.65f,
+                                 .gravity = 1.0f,
+                                 .carry_deg = 50.0f,
+                                 .rest_curve = 0.0f,
+                                 .coupling_rate = 12.0f,
+                                 .bend_limit_deg = 30.0f,
+                                 .ground_clearance = 0.025f,
+                                 .slip_damping = 8.0f};
+    return def;
+}
+
+static bool in_range(float x, float lo, float hi) { return isfinite(x) && x >= lo && x <= hi; }
+
+tl_result tl_rig_def_check(const tl_rig_def* def, tl_error* err) {
+    assert(def);
+    struct {
+        const char* name;
+        float value, lo, hi;
+    } checks[] = {
+        {"far", def->far, 1e-4f, 1},
+        {"resplit_step", def->resplit_step, 0, 1},
+        {"resplit_max", def->resplit_max, 0, 10},
+        {"limb_ratio", def->limb_ratio, 0, 10},
+        {"elongation", def->elongation, 1, 1e6f},
+        {"tube_ratio", def->tube_ratio, 0, 1e6f},
+        {"min_length", def->min_length, 0, 100},
+        {"segment", def->segment, 1e-4f, 100},
+        {"overlap", def->overlap, 0, 1},
+        {"attach_bias", def->attach_bias, 1, 100},
+        {"pelvis_tolerance", def->pelvis_tolerance, 0, 1},
+        {"misbound_ratio", def->misbound_ratio, 0, 1e6f},
+        {"misbound_slack", def->misbound_slack, 0, 100},
+        {"weld", def->weld, 1e-9f, 0.1f},
+        {"collar_share", def->collar_share, 1e-6f, 1},
+        {"own_bone_share", def->own_bone_share, 0, 1},
+        {"bound_like_collar", def->bound_like_collar, 0, 1},
+    };
+    for (size_t i = 0; i < sizeof checks / sizeof checks[0]; ++i)
+        if (!in_range(checks[i].value, checks[i].lo, checks[i].hi))
+            return tl_error_set(err, TL_ERROR_ARGUMENT, "rig: %s = %g is outside %g..%g", checks[i].name,
+                                (double)checks[i].value, (double)checks[i].lo, (double)checks[i].hi);
+    if (def->min_links < 1 || def->max_links > TL_RIG_MAX_LINKS || def->min_links > def->max_links)
+        return tl_error_set(err, TL_ERROR_ARGUMENT, "rig: links %u..%u must lie within 1..%d and be ordered",
+                            def->min_links, def->max_links, TL_RIG_MAX_LINKS);
+    if (def->override_count > TL_RIG_MAX_OVERRIDES)
+        return tl_error_set(err, TL_ERROR_ARGUMENT, "rig: more than %d part overrides", TL_RIG_MAX_OVERRIDES);
+    if (def->mode != TL_RIG_MODE_CHAIN && def->mode != TL_RIG_MODE_RIGID)
+        return tl_error_set(err, TL_ERROR_ARGUMENT, "rig: unknown mode %d", (int)def->mode);
+    return TL_OK;
+}
+
+static void ctx_free(rig_ctx* ctx) {
+    free(ctx->remap);
+    free(ctx->wpos);
+    free(ctx->copy_first);
+    free(ctx->copies);
+    free(ctx->adj_off);
+    free(ctx->adj);
+    free(ctx->adj_len);
+    rig_bones_free(&ctx->bones);
+    free(ctx->dskel);
+    free(ctx->wbd_union);
+    free(ctx->wbd);
+    free(ctx->misbound);
+    free(ctx->region);
+    free(ctx->stamp);
+    free(ctx->mask);
+    free(ctx->dist);
+    free(ctx->heap);
+    free(ctx->queue);
+    free(ctx->owner);
+    free(ctx->body);
+    for (uint32_t i = 0; i < ctx->part_count; ++i) rig_wpart_free(&ctx->parts[i]);
+    free(ctx->parts);
+}
+
+/* Is PREFIX_1 or PREFIX_End a node of the document, or the prefix of an earlier chain? */
+static bool prefix_taken(const tl_gltf* doc, const tl_rig_analysis* a, const char* prefix) {
+    char first[48], end[48];
+    snprintf(first, sizeof first, "%s_1", prefix);
+    snprintf(end, sizeof end, "%s_End", prefix);
+    for (uint32_t i = 0; i < doc->node_count; ++i) {
+        const char* name = doc->nodes[i].name;
+        if (name && (!strcmp(name, first) || !strcmp(name, end))) return true;
+    }
+    for (uint32_t i = 0; i < a->part_count; ++i)
+        if (a->parts[i].action == TL_RIG_ACTION_CHAIN && !strcmp(a->parts[i].bone_prefix, prefix)) return true;
+    return false;
+}
+
+static void choose_prefix(const tl_gltf* doc, const tl_rig_analysis* a, tl_rig_part* part) {
+    snprintf(part->bone_prefix, sizeof part->bone_prefix, "Tail");
+    for (unsigned k = 1; prefix_taken(doc, a, part->bone_prefix) && k < 100000; ++k)
+        snprintf(part->bone_prefix, sizeof part->bone_prefix, "Tail.%03u", k);
+}
+
+void tl_rig_analysis_destroy(tl_rig_analysis* a) {
+    if (!a) return;
+    for (uint32_t i = 0; i < a->skin_count; ++i) {
+        tl_rig_skin* s = &a->skins[i];
+        free(s->skeleton_distance);
+        free(s->bone_distance);
+        free(s->misbound);
+        free(s->part);
+        free(s->primitives);
+    }
+    for (uint32_t i = 0; i < a->part_count; ++i) {
+        free(a->parts[i].vertices);
+        free(a->parts[i].new_joints);
+        free(a->parts[i].new_weights);
+    }
+    free(a->skins);
+    free(a->parts);
+    free(a);
+}
+
+/* One skin: field, parts, decisions, then the public parts and per-vertex arrays. */
+static bool analyze_skin(tl_rig_analysis* a, const tl_scene* scene, uint32_t s, const tl_rig_def* def) {
+    const tl_scene_skin* skin = &scene->skins[s];
+    tl_rig_skin* out = &a->skins[s];
+    out->skin = skin->skin;
+    out->vertex_count = skin->vertex_count;
+    out->height = skin->height;
+    out->joint_count = skin->joint_count;
+    memcpy(out->rest_world, skin->rest_world, sizeof out->rest_world);
+    uint32_t V = skin->vertex_count;
+    out->skeleton_distance = malloc((V ? V : 1) * sizeof *out->skeleton_distance);
+    out->bone_distance = malloc((V ? V : 1) * sizeof *out->bone_distance);
+    out->misbound = calloc(V ? V : 1, 1);
+    out->part = malloc((V ? V : 1) * sizeof *out->part);
+    out->primitives = malloc((skin->primitive_count + 1) * sizeof *out->primitives);
+    if (!out->skeleton_distance || !out->bone_distance || !out->misbound || !out->part || !out->primitives)
+        return false;
+    memcpy(out->primitives, skin->primitives, skin->primitive_count * sizeof *out->primitives);
+    out->primitive_count = skin->primitive_count;
+    for (uint32_t v = 0; v < V; ++v) out->part[v] = -1;
+    if (V == 0 || !(skin->height > 0)) {
+        for (uint32_t v = 0; v < V; ++v) out->skeleton_distance[v] = out->bone_distance[v] = INFINITY;
+        return true;
+    }
+
+    rig_ctx ctx = {0};
+    ctx.scene = scene;
+    ctx.skin = skin;
+    ctx.def = def;
+    ctx.H = skin->height;
+    ctx.V = V;
+    ctx.seconds = a->seconds;
+    ctx.pelvis = TL_NONE;
+    uint32_t first_id = a->part_count;
+    bool ok = rig_field_build(&ctx) && rig_parts_find(&ctx) && rig_parts_decide(&ctx, first_id);
+    if (ok) {
+        out->welded_count = ctx.W;
+        for (uint32_t v = 0; v < V; ++v) {
+            uint32_t w = ctx.remap[v];
+            out->skeleton_distance[v] = ctx.dskel[w];
+            out->bone_distance[v] = ctx.wbd_union[v];
+            out->misbound[v] = ctx.misbound[w];
+        }
+        tl_rig_part* grown = realloc(a->parts, (a->part_count + ctx.part_count + 1) * sizeof *grown);
+        ok = grown != NULL;
+        if (ok) a->parts = grown;
+    }
+    double t0 = rig_now();
+    for (uint32_t i = 0; i < ctx.part_count && ok; ++i) {
+        const rig_wpart* p = &ctx.parts[i];
+        tl_rig_part* part = &a->parts[a->part_count];
+        *part = (tl_rig_part){0};
+        part->id = a->part_count;
+        part->skin = s;
+        part->cls = p->cls;
+        part->region = p->region;
+        part->action = p->action;
+        part->reason = p->reason ? p->reason : "";
+        part->overridden = p->overridden;
+        part->welded_count = p->verts.count;
+        part->grown = p->grown;
+        part->shells = p->shells;
+        part->threshold = p->threshold;
+        part->attach_joint = p->attach;
+        if (p->attach != TL_NONE) {
+            snprintf(part->attach_name, sizeof part->attach_name, "%s", skin->joints[p->attach].name);
+            part->attach_role = skin->joints[p->attach].role;
+        }
+        memcpy(part->collar, p->collar_c, sizeof part->collar);
+        part->reach = p->reach;
+        part->centroid_ratio = p->centroid_ratio;
+        part->elongation = p->elongation;
+        part->tube_ratio = p->tube_ratio;
+        part->length = p->length;
+        part->misbound = p->misbound;
+        part->own_bones = p->own_bones;
+        if (part->action == TL_RIG_ACTION_CHAIN) {
+            choose_prefix(scene->doc, a, part);
+            part->first_new_joint = skin->joint_count + out->new_joint_count;
+        }
+        a->part_count++;
+        ok = rig_part_plan(&ctx, p, part);
+        if (!ok) break;
+        if (part->action == TL_RIG_ACTION_CHAIN) {
+            out->new_joint_count += part->segments + 1;
+            a->chain_count++;
+        }
+        if (part->action == TL_RIG_ACTION_CHAIN || part->action == TL_RIG_ACTION_RIGID)
+            a->changed_vertices += part->vertex_count;
+        for (uint32_t k = 0; k < part->vertex_count; ++k) out->part[part->vertices[k]] = (int32_t)part->id;
+    }
+    a->seconds[TL_RIG_STAGE_WEIGHTS] += rig_now() - t0;
+    ctx_free(&ctx);
+    return ok;
+}
+
+tl_result tl_rig_analyze(const tl_scene* scene, const tl_rig_def* def, tl_rig_analysis** out, tl_error* err) {
+    assert(scene && def && out);
+    *out = NULL;
+    tl_result r = tl_rig_def_check(def, err);
+    if (r != TL_OK) return r;
+    tl_rig_analysis* a = calloc(1, sizeof *a);
+    if (!a) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    a->def = *def;
+    a->skins = calloc(scene->skin_count + 1, sizeof *a->skins);
+    if (!a->skins) {
+        free(a);
+        return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    }
+    a->skin_count = scene->skin_count;
+    for (uint32_t s = 0; s < scene->skin_count; ++s) {
+        if (!analyze_skin(a, scene, s, def)) {
+            tl_rig_analysis_destroy(a);
+            return tl_error_set(err, TL_ERROR_MEMORY, "rig: out of memory");
+        }
+    }
+    *out = a;
+    return TL_OK;
+}

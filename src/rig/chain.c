@@ -1,0 +1,184 @@
+/* A chain along a part (tails.md §7–§8): the geodesic coordinate from the collar, joints
+ * at the centroids of geodesic bands, smoothed twice, bones Tail_1..Tail_K + Tail_End, and
+ * weights that give each segment to its bone and blend 50/50 at the joints. */
+#include "internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool rig_part_geodesic(rig_ctx* ctx, rig_wpart* p) {
+    uint32_t n = p->verts.count;
+    free(p->g);
+    p->g = malloc((n ? n : 1) * sizeof *p->g);
+    float* sorted = malloc((n ? n : 1) * sizeof *sorted);
+    if (!p->g || !sorted) {
+        free(sorted);
+        return false;
+    }
+    for (uint32_t i = 0; i < n; ++i) ctx->mask[p->verts.items[i]] = 1;
+    tl_mesh_geodesic(ctx->dist, ctx->adj_off, ctx->adj, ctx->adj_len, ctx->W, ctx->mask, p->collar.items,
+                     p->collar.count, ctx->heap);
+    uint32_t reached = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+        ctx->mask[p->verts.items[i]] = 0;
+        p->g[i] = ctx->dist[p->verts.items[i]];
+        reached += isfinite(p->g[i]);
+    }
+    /* a vertex the search cannot reach takes the g of its nearest reached vertex */
+    if (reached < n) {
+        for (uint32_t i = 0; i < n; ++i) {
+            if (isfinite(p->g[i])) continue;
+            const float* x = ctx->wpos + 3 * (size_t)p->verts.items[i];
+            float best = INFINITY, g = 0;
+            for (uint32_t k = 0; k < n && reached; ++k) {
+                float gk = ctx->dist[p->verts.items[k]];
+                if (!isfinite(gk)) continue;
+                const float* y = ctx->wpos + 3 * (size_t)p->verts.items[k];
+                float d = (x[0] - y[0]) * (x[0] - y[0]) + (x[1] - y[1]) * (x[1] - y[1]) + (x[2] - y[2]) * (x[2] - y[2]);
+                if (d < best) best = d, g = gk;
+            }
+            p->g[i] = g;
+        }
+    }
+    memcpy(sorted, p->g, n * sizeof *sorted);
+    p->length = n ? tl_mesh_percentile(sorted, n, 99.0f) : 0;
+    free(sorted);
+    return true;
+}
+
+static int compare_u32(const void* a, const void* b) {
+    uint32_t x = *(const uint32_t*)a, y = *(const uint32_t*)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The chain's segment of link b (1..K), from J_{b-1} to J_b. */
+static float link_distance(const tl_rig_part* part, uint32_t b, const float* x) {
+    return tl_mesh_segment_distance(x, part->joints + 3 * (b - 1), part->joints + 3 * b, NULL);
+}
+
+/* Joints J_0..J_K (§8): J_0 the collar centroid, J_i the centroid of the part vertices
+ * whose g lies within half a segment of i·L/K, interior joints smoothed twice. */
+static void chain_joints(const rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part, uint32_t K, float L) {
+    memcpy(part->joints, p->collar_c, 3 * sizeof(float));
+    float half = 0.5f * L / (float)K;
+    for (uint32_t i = 1; i <= K; ++i) {
+        float at = (float)i * L / (float)K;
+        double s[3] = {0, 0, 0};
+        uint32_t count = 0, closest = 0;
+        float closest_d = INFINITY;
+        for (uint32_t k = 0; k < p->verts.count; ++k) {
+            float d = fabsf(p->g[k] - at);
+            if (d < closest_d) closest_d = d, closest = k;
+            if (d > half) continue;
+            const float* x = ctx->wpos + 3 * (size_t)p->verts.items[k];
+            for (int c = 0; c < 3; ++c) s[c] += x[c];
+            count++;
+        }
+        for (int c = 0; c < 3; ++c)
+            part->joints[3 * i + c] =
+                count ? (float)(s[c] / count) : ctx->wpos[3 * (size_t)p->verts.items[closest] + c];
+    }
+    /* a bushy tail's cross-section is never balanced: unsmoothed, the chain zigzags */
+    for (int pass = 0; pass < 2; ++pass) {
+        float prev[(TL_RIG_MAX_LINKS + 1) * 3];
+        memcpy(prev, part->joints, sizeof prev);
+        for (uint32_t i = 1; i < K; ++i)
+            for (int c = 0; c < 3; ++c)
+                part->joints[3 * i + c] =
+                    0.5f * prev[3 * i + c] + 0.25f * (prev[3 * (i - 1) + c] + prev[3 * (i + 1) + c]);
+    }
+}
+
+static float clampf(float x, float lo, float hi) { return x < lo ? lo : x > hi ? hi : x; }
+
+bool rig_part_plan(rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part) {
+    const tl_rig_def* def = ctx->def;
+    /* the part's union vertices: every welded copy */
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < p->verts.count; ++i) {
+        uint32_t w = p->verts.items[i];
+        n += ctx->copy_first[w + 1] - ctx->copy_first[w];
+    }
+    part->vertices = malloc((n ? n : 1) * sizeof *part->vertices);
+    if (!part->vertices) return false;
+    part->vertex_count = n;
+    n = 0;
+    for (uint32_t i = 0; i < p->verts.count; ++i) {
+        uint32_t w = p->verts.items[i];
+        for (uint32_t c = ctx->copy_first[w]; c < ctx->copy_first[w + 1]; ++c) part->vertices[n++] = ctx->copies[c];
+    }
+    qsort(part->vertices, n, sizeof *part->vertices, compare_u32);
+    double before = 0;
+    for (uint32_t i = 0; i < n; ++i) before += ctx->wbd_union[part->vertices[i]];
+    part->bone_distance = n ? (float)(before / n) : 0;
+    part->bone_distance_after = part->bone_distance;
+    if (part->action != TL_RIG_ACTION_CHAIN && part->action != TL_RIG_ACTION_RIGID) return true;
+
+    part->new_joints = calloc(4 * (size_t)(n ? n : 1), sizeof *part->new_joints);
+    part->new_weights = calloc(4 * (size_t)(n ? n : 1), sizeof *part->new_weights);
+    if (!part->new_joints || !part->new_weights) return false;
+    uint32_t A = (uint32_t)p->attach;
+    /* g per union vertex of the part: look up its welded vertex's place in p->verts */
+    uint32_t in = rig_stamp(ctx);
+    for (uint32_t i = 0; i < p->verts.count; ++i) {
+        ctx->stamp[p->verts.items[i]] = in;
+        ctx->queue[p->verts.items[i]] = i;
+    }
+    double after = 0;
+    if (part->action == TL_RIG_ACTION_RIGID) {
+        for (uint32_t i = 0; i < n; ++i) {
+            part->new_joints[4 * i] = A;
+            part->new_weights[4 * i] = 1.0f;
+            after += rig_joint_distance(&ctx->bones, A, ctx->skin->rest_positions + 3 * (size_t)part->vertices[i]);
+        }
+        part->bone_distance_after = n ? (float)(after / n) : 0;
+        return true;
+    }
+
+    float L = p->length;
+    float segment = def->segment * ctx->H;
+    long rounded = segment > 0 ? lroundf(L / segment) : (long)def->min_links;
+    uint32_t K = (uint32_t)(rounded < (long)def->min_links ? (long)def->min_links
+                            : rounded > (long)def->max_links ? (long)def->max_links : rounded);
+    part->segments = K;
+    if (!(L > 0)) L = 1e-6f * ctx->H;
+    chain_joints(ctx, p, part, K, L);
+
+    uint32_t first = part->first_new_joint;
+    float* owned = malloc((n ? n : 1) * sizeof *owned); /* for the radii */
+    if (!owned) return false;
+    for (uint32_t b = 1; b <= K; ++b) part->radii[b - 1] = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+        uint32_t w = ctx->remap[part->vertices[i]];
+        float g = p->g[ctx->queue[w]];
+        float s = (float)K * g / L;
+        float kf = floorf(s);
+        uint32_t k = kf < 0 ? 0 : kf > (float)(K - 1) ? K - 1 : (uint32_t)kf;
+        float f = s - (float)k;
+        float w_prev = clampf(0.5f - 2 * f, 0, 0.5f);
+        float w_next = k + 1 < K ? clampf(2 * f - 1.5f, 0, 0.5f) : 0; /* the last bone keeps it */
+        float w_self = 1 - w_prev - w_next;
+        uint32_t* jo = part->new_joints + 4 * (size_t)i;
+        float* wo = part->new_weights + 4 * (size_t)i;
+        uint32_t m = 0;
+        jo[m] = first + k, wo[m++] = w_self;
+        if (w_prev > 0) jo[m] = k == 0 ? A : first + k - 1, wo[m++] = w_prev; /* root: the hips */
+        if (w_next > 0) jo[m] = first + k + 1, wo[m++] = w_next;
+        const float* x = ctx->skin->rest_positions + 3 * (size_t)part->vertices[i];
+        after += w_self * link_distance(part, k + 1, x);
+        if (w_prev > 0) after += w_prev * (k == 0 ? rig_joint_distance(&ctx->bones, A, x) : link_distance(part, k, x));
+        if (w_next > 0) after += w_next * link_distance(part, k + 2, x);
+    }
+    part->bone_distance_after = n ? (float)(after / n) : 0;
+    /* radii: the 90th percentile distance of the skin each bone owns from it */
+    for (uint32_t b = 1; b <= K; ++b) {
+        uint32_t m = 0;
+        for (uint32_t i = 0; i < n; ++i)
+            if (part->new_joints[4 * (size_t)i] == first + b - 1)
+                owned[m++] = link_distance(part, b, ctx->skin->rest_positions + 3 * (size_t)part->vertices[i]);
+        part->radii[b - 1] = m ? tl_mesh_percentile(owned, m, 90.0f) : 0;
+    }
+    free(owned);
+    return true;
+}

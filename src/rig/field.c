@@ -1,0 +1,300 @@
+/* The skeleton distance field (tails.md §1) on welded geometry (§2): the bones are the
+ * segments of the deforming joints, a vertex's skeleton distance is its distance to the
+ * nearest bone, and its weighted bone distance is measured to the bones that move it. Also
+ * the region (pelvis, spine, head, limb) of every joint (§3). */
+#include "internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+double rig_now(void) {
+    struct timespec ts;
+    timespec_get(&ts, TIME_UTC);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+bool rig_list_push(rig_list* list, uint32_t value) {
+    if (list->count == list->capacity) {
+        uint32_t capacity = list->capacity ? 2 * list->capacity : 16;
+        uint32_t* grown = realloc(list->items, capacity * sizeof *grown);
+        if (!grown) return false;
+        list->items = grown;
+        list->capacity = capacity;
+    }
+    list->items[list->count++] = value;
+    return true;
+}
+
+void rig_list_free(rig_list* list) {
+    free(list->items);
+    *list = (rig_list){0};
+}
+
+uint32_t rig_stamp(rig_ctx* ctx) {
+    if (++ctx->stamp_value == UINT32_MAX) {
+        memset(ctx->stamp, 0, ctx->W * sizeof *ctx->stamp);
+        ctx->stamp_value = 1;
+    }
+    return ctx->stamp_value;
+}
+
+static const float* joint_position(const tl_scene_skin* skin, uint32_t j) {
+    return skin->joints[j].rest_world + 12;
+}
+
+bool rig_bones_build(rig_bones* bones, const tl_scene_skin* skin) {
+    *bones = (rig_bones){0};
+    uint32_t n = skin->joint_count;
+    uint32_t* children = calloc(n + 1, sizeof *children);
+    bones->first = calloc(n + 1, sizeof *bones->first);
+    if (!children || !bones->first) goto fail;
+    for (uint32_t j = 0; j < n; ++j)
+        if (skin->joints[j].parent != TL_NONE) children[skin->joints[j].parent]++;
+    /* a deforming joint has a segment to each child; a deforming leaf has one segment */
+    uint32_t count = 0;
+    for (uint32_t j = 0; j < n; ++j)
+        if (skin->joints[j].deforming) count += children[j] ? children[j] : 1;
+    bones->ab = malloc((size_t)(count ? count : 1) * 6 * sizeof *bones->ab);
+    bones->joint = malloc((size_t)(count ? count : 1) * sizeof *bones->joint);
+    if (!bones->ab || !bones->joint) goto fail;
+    for (uint32_t j = 0; j < n; ++j) {
+        bones->first[j] = bones->count;
+        if (!skin->joints[j].deforming) continue;
+        const float* a = joint_position(skin, j);
+        float* s = bones->ab + 6 * bones->count;
+        if (children[j]) {
+            for (uint32_t c = 0; c < n; ++c) {
+                if (skin->joints[c].parent != (int32_t)j) continue;
+                memcpy(s, a, 3 * sizeof *s);
+                memcpy(s + 3, joint_position(skin, c), 3 * sizeof *s);
+                bones->joint[bones->count++] = j;
+                s += 6;
+            }
+            continue;
+        }
+        /* a leaf continues its parent bone by half its length, so a nose or a hand is not
+           far from its own bone; with no deforming parent it is a point */
+        int32_t p = skin->joints[j].parent;
+        memcpy(s, a, 3 * sizeof *s);
+        memcpy(s + 3, a, 3 * sizeof *s);
+        if (p != TL_NONE && skin->joints[p].deforming) {
+            const float* pa = joint_position(skin, (uint32_t)p);
+            for (int k = 0; k < 3; ++k) s[3 + k] = a[k] + 0.5f * (a[k] - pa[k]);
+        }
+        bones->joint[bones->count++] = j;
+    }
+    bones->first[n] = bones->count;
+    bones->joint_count = n;
+    free(children);
+    return true;
+fail:
+    free(children);
+    rig_bones_free(bones);
+    return false;
+}
+
+void rig_bones_free(rig_bones* bones) {
+    free(bones->ab);
+    free(bones->joint);
+    free(bones->first);
+    *bones = (rig_bones){0};
+}
+
+float rig_joint_distance(const rig_bones* bones, uint32_t j, const float p[3]) {
+    float best = INFINITY;
+    for (uint32_t s = bones->first[j]; s < bones->first[j + 1]; ++s) {
+        float d = tl_mesh_segment_distance(p, bones->ab + 6 * s, bones->ab + 6 * s + 3, NULL);
+        if (d < best) best = d;
+    }
+    return best;
+}
+
+float rig_skeleton_distance(const rig_bones* bones, const float p[3]) {
+    float d = INFINITY;
+    if (bones->count) tl_mesh_nearest_segments(&d, NULL, p, 1, 12, bones->ab, bones->count);
+    return d;
+}
+
+float rig_vertex_bone_distance(const rig_bones* bones, const tl_scene_skin* skin, uint32_t v) {
+    const float* p = skin->rest_positions + 3 * (size_t)v;
+    const uint32_t* joints = skin->influence_joints + (size_t)v * skin->influence_count;
+    const float* weights = skin->influence_weights + (size_t)v * skin->influence_count;
+    float sum = 0;
+    for (uint32_t k = 0; k < skin->influence_count; ++k) {
+        if (weights[k] <= 0) continue;
+        float d = rig_joint_distance(bones, joints[k], p);
+        if (isfinite(d)) sum += weights[k] * d;
+    }
+    return sum;
+}
+
+tl_result tl_rig_bone_distances(const tl_scene* scene, uint32_t skin_index, float* bone_distance,
+                                float* skeleton_distance, tl_error* err) {
+    assert(scene && skin_index < scene->skin_count);
+    const tl_scene_skin* skin = &scene->skins[skin_index];
+    rig_bones bones;
+    if (!rig_bones_build(&bones, skin)) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    if (skeleton_distance) {
+        if (bones.count)
+            tl_mesh_nearest_segments(skeleton_distance, NULL, skin->rest_positions,
+                                     skin->vertex_count, 12, bones.ab, bones.count);
+        else
+            for (uint32_t v = 0; v < skin->vertex_count; ++v) skeleton_distance[v] = INFINITY;
+    }
+    if (bone_distance)
+        for (uint32_t v = 0; v < skin->vertex_count; ++v)
+            bone_distance[v] = rig_vertex_bone_distance(&bones, skin, v);
+    rig_bones_free(&bones);
+    return TL_OK;
+}
+
+/* Weld by position, then the welded graph: copies of each welded vertex, edges, adjacency. */
+static bool build_graph(rig_ctx* ctx) {
+    const tl_scene_skin* skin = ctx->skin;
+    uint32_t V = ctx->V;
+    ctx->remap = malloc((size_t)V * sizeof *ctx->remap);
+    if (!ctx->remap) return false;
+    float tolerance = ctx->def->weld * ctx->H;
+    size_t W = tl_mesh_weld(ctx->remap, skin->rest_positions, V, 12, tolerance > 0 ? tolerance : 1e-30f);
+    if (W == TL_MESH_OUT_OF_MEMORY) return false;
+    ctx->W = (uint32_t)W;
+    ctx->wpos = malloc(3 * W * sizeof *ctx->wpos);
+    ctx->copy_first = calloc(W + 1, sizeof *ctx->copy_first);
+    ctx->copies = malloc((size_t)V * sizeof *ctx->copies);
+    size_t index_count = 3 * (size_t)skin->triangle_count;
+    uint32_t* edges = malloc(2 * tl_mesh_edges_bound(index_count ? index_count : 1) * sizeof *edges);
+    if (!ctx->wpos || !ctx->copy_first || !ctx->copies || !edges) {
+        free(edges);
+        return false;
+    }
+    tl_mesh_weld_positions(ctx->wpos, ctx->remap, skin->rest_positions, V, 12);
+    for (uint32_t v = 0; v < V; ++v) ctx->copy_first[ctx->remap[v] + 1]++;
+    for (uint32_t w = 0; w < W; ++w) ctx->copy_first[w + 1] += ctx->copy_first[w];
+    for (uint32_t v = 0; v < V; ++v) ctx->copies[ctx->copy_first[ctx->remap[v]]++] = v;
+    for (uint32_t w = (uint32_t)W; w > 0; --w) ctx->copy_first[w] = ctx->copy_first[w - 1];
+    ctx->copy_first[0] = 0;
+    size_t edge_count = tl_mesh_edges(edges, skin->triangles, index_count, ctx->remap);
+    if (edge_count == TL_MESH_OUT_OF_MEMORY) {
+        free(edges);
+        return false;
+    }
+    ctx->adj_off = malloc((W + 1) * sizeof *ctx->adj_off);
+    ctx->adj = malloc((2 * edge_count + 1) * sizeof *ctx->adj);
+    ctx->adj_len = malloc((2 * edge_count + 1) * sizeof *ctx->adj_len);
+    if (!ctx->adj_off || !ctx->adj || !ctx->adj_len) {
+        free(edges);
+        return false;
+    }
+    tl_mesh_adjacency(ctx->adj_off, ctx->adj, ctx->adj_len, edges, edge_count, W, ctx->wpos, 12);
+    free(edges);
+    return true;
+}
+
+/* Regions of the joints (tails.md §3). The pelvis region is the lowest common ancestor of
+ * the two thigh chains and the torso joints at or behind it, counting away from the head. */
+static void build_regions(rig_ctx* ctx) {
+    const tl_scene_skin* skin = ctx->skin;
+    const tl_scene_body* body = &skin->body;
+    uint32_t n = skin->joint_count;
+    int32_t pelvis = body->pelvis;
+    if (body->thigh[0] != TL_NONE && body->thigh[1] != TL_NONE) {
+        for (int32_t a = body->thigh[0]; a != TL_NONE; a = skin->joints[a].parent) {
+            int32_t b = body->thigh[1];
+            while (b != TL_NONE && b != a) b = skin->joints[b].parent;
+            if (b == a) {
+                pelvis = a;
+                break;
+            }
+        }
+    }
+    ctx->pelvis = pelvis;
+    float toward_head[3] = {skin->up[0], skin->up[1], skin->up[2]};
+    int32_t head = body->head != TL_NONE ? body->head : body->neck != TL_NONE ? body->neck : body->chest;
+    if (pelvis != TL_NONE && head != TL_NONE) {
+        const float* a = joint_position(skin, (uint32_t)pelvis);
+        const float* b = joint_position(skin, (uint32_t)head);
+        float d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+        float len = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        if (len > 0)
+            for (int k = 0; k < 3; ++k) toward_head[k] = d[k] / len;
+    }
+    /* roles first; joints with no role take their nearest ancestor's region */
+    for (uint32_t j = 0; j < n; ++j) {
+        int32_t r = -1;
+        switch (skin->joints[j].role) {
+        case TL_ROLE_PELVIS:
+        case TL_ROLE_SPINE:
+        case TL_ROLE_CHEST: {
+            r = TL_RIG_REGION_SPINE;
+            if (pelvis != TL_NONE) {
+                const float* a = joint_position(skin, (uint32_t)pelvis);
+                const float* p = joint_position(skin, j);
+                float ahead = (p[0] - a[0]) * toward_head[0] + (p[1] - a[1]) * toward_head[1] +
+                              (p[2] - a[2]) * toward_head[2];
+                if (ahead <= ctx->def->pelvis_tolerance * ctx->H) r = TL_RIG_REGION_PELVIS;
+            }
+            break;
+        }
+        case TL_ROLE_NECK: r = TL_RIG_REGION_SPINE; break;
+        case TL_ROLE_HEAD: r = TL_RIG_REGION_HEAD; break;
+        case TL_ROLE_NONE: break;
+        default: r = TL_RIG_REGION_LIMB; break;
+        }
+        if ((int32_t)j == pelvis) r = TL_RIG_REGION_PELVIS;
+        ctx->region[j] = r;
+    }
+    for (uint32_t j = 0; j < n; ++j) {
+        if (ctx->region[j] != -1) continue;
+        int32_t a = skin->joints[j].parent;
+        uint32_t guard = 0;
+        while (a != TL_NONE && ctx->region[a] == -1 && guard++ < n) a = skin->joints[a].parent;
+        ctx->region[j] = (a != TL_NONE && ctx->region[a] != -1) ? ctx->region[a] : -2;
+    }
+    for (uint32_t j = 0; j < n; ++j)
+        if (ctx->region[j] < 0) ctx->region[j] = TL_RIG_REGION_OTHER;
+}
+
+bool rig_field_build(rig_ctx* ctx) {
+    double t0 = rig_now();
+    if (!build_graph(ctx)) return false;
+    uint32_t W = ctx->W, V = ctx->V;
+    ctx->stamp = calloc(W ? W : 1, sizeof *ctx->stamp);
+    ctx->mask = calloc(W ? W : 1, 1);
+    ctx->body = calloc(W ? W : 1, 1);
+    ctx->dist = malloc((W ? W : 1) * sizeof *ctx->dist);
+    ctx->queue = malloc((W ? W : 1) * sizeof *ctx->queue);
+    ctx->owner = malloc((W ? W : 1) * sizeof *ctx->owner);
+    ctx->heap = malloc(tl_mesh_geodesic_scratch_size(W ? W : 1));
+    if (!ctx->stamp || !ctx->mask || !ctx->body || !ctx->dist || !ctx->queue || !ctx->owner || !ctx->heap)
+        return false;
+    for (uint32_t w = 0; w < W; ++w) ctx->owner[w] = -1;
+    double t1 = rig_now();
+    ctx->seconds[TL_RIG_STAGE_WELD] += t1 - t0;
+
+    ctx->region = malloc((ctx->skin->joint_count + 1) * sizeof *ctx->region);
+    ctx->dskel = malloc((W ? W : 1) * sizeof *ctx->dskel);
+    ctx->wbd = calloc(W ? W : 1, sizeof *ctx->wbd);
+    ctx->wbd_union = malloc((V ? V : 1) * sizeof *ctx->wbd_union);
+    ctx->misbound = calloc(W ? W : 1, 1);
+    if (!ctx->region || !ctx->dskel || !ctx->wbd || !ctx->wbd_union || !ctx->misbound) return false;
+    if (!rig_bones_build(&ctx->bones, ctx->skin)) return false;
+    build_regions(ctx);
+    if (ctx->bones.count)
+        tl_mesh_nearest_segments(ctx->dskel, NULL, ctx->wpos, W, 12, ctx->bones.ab, ctx->bones.count);
+    else
+        for (uint32_t w = 0; w < W; ++w) ctx->dskel[w] = INFINITY;
+    for (uint32_t v = 0; v < V; ++v) {
+        ctx->wbd_union[v] = rig_vertex_bone_distance(&ctx->bones, ctx->skin, v);
+        ctx->wbd[ctx->remap[v]] += ctx->wbd_union[v];
+    }
+    /* misbound: bound to bones much farther than the nearest (welded: mean over copies) */
+    const tl_rig_def* def = ctx->def;
+    for (uint32_t w = 0; w < W; ++w) {
+        ctx->wbd[w] /= (float)(ctx->copy_first[w + 1] - ctx->copy_first[w]);
+        ctx->misbound[w] = ctx->wbd[w] > def->misbound_ratio * ctx->dskel[w] + def->misbound_slack * ctx->H;
+    }
+    ctx->seconds[TL_RIG_STAGE_FIELD] += rig_now() - t1;
+    return true;
+}

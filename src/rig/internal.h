@@ -1,0 +1,120 @@
+/* Shared between the files of the rig module; not part of the public API. */
+#ifndef TL_RIG_INTERNAL_H
+#define TL_RIG_INTERNAL_H
+
+#include <tailor/mesh.h>
+#include <tailor/rig.h>
+
+#include <assert.h>
+
+/* The bones of a skin: segments of its deforming joints (tails.md §1), grouped by joint. */
+typedef struct rig_bones {
+    float* ab;            /* count × 6: a then b, rest-world */
+    uint32_t* joint;      /* count: the joint each segment belongs to */
+    uint32_t count;
+    uint32_t* first;      /* joint_count + 1: segments of joint j are first[j] .. first[j+1]-1 */
+    uint32_t joint_count;
+} rig_bones;
+
+/* Builds the bones of a skin; false when out of memory. A skin with no deforming joint has
+ * no segments. */
+bool rig_bones_build(rig_bones* bones, const tl_scene_skin* skin);
+void rig_bones_free(rig_bones* bones);
+
+/* Distance from p to the nearest segment of joint j (INFINITY when it has none). */
+float rig_joint_distance(const rig_bones* bones, uint32_t j, const float p[3]);
+
+/* Distance from p to the nearest segment of any joint (INFINITY when there is none). */
+float rig_skeleton_distance(const rig_bones* bones, const float p[3]);
+
+/* Weighted bone distance of union vertex v on its own influences. */
+float rig_vertex_bone_distance(const rig_bones* bones, const tl_scene_skin* skin, uint32_t v);
+
+/* A growable list of uint32. */
+typedef struct rig_list {
+    uint32_t* items;
+    uint32_t count, capacity;
+} rig_list;
+
+bool rig_list_push(rig_list* list, uint32_t value);
+void rig_list_free(rig_list* list);
+
+/* A part while it is being found, on welded vertices. */
+typedef struct rig_wpart {
+    rig_list verts;          /* welded vertex ids */
+    rig_list collar;         /* welded ids of its collar */
+    bool own_collar;         /* the collar is the part's own vertices nearest the skeleton */
+    uint32_t shells;
+    float threshold;         /* × H */
+    int32_t attach;
+    float collar_c[3];
+    float reach, centroid_ratio, elongation, tube_ratio, length, misbound, own_bones;
+    uint32_t grown;
+    tl_rig_class cls;
+    tl_rig_region region;
+    tl_rig_action action;
+    const char* reason;
+    bool overridden;
+    float* g;                /* verts.count geodesic coordinates, once computed */
+} rig_wpart;
+
+void rig_wpart_free(rig_wpart* part);
+
+/* Everything one skin's analysis shares. Per-welded arrays are indexed by welded id. */
+typedef struct rig_ctx {
+    const tl_scene* scene;
+    const tl_scene_skin* skin;
+    const tl_rig_def* def;
+    float H;
+    uint32_t V, W;                 /* union and welded vertex counts */
+    uint32_t* remap;               /* V: welded id of each union vertex */
+    float* wpos;                   /* W × 3 welded positions */
+    uint32_t* copy_first;          /* W + 1 */
+    uint32_t* copies;              /* V union vertices, grouped by welded id */
+    uint32_t* adj_off;             /* W + 1 */
+    uint32_t* adj;
+    float* adj_len;
+    rig_bones bones;
+    float* dskel;                  /* W */
+    float* wbd_union;              /* V */
+    float* wbd;                    /* W: mean over copies */
+    uint8_t* misbound;             /* W */
+    int32_t* region;               /* joint_count: tl_rig_region of each joint */
+    int32_t pelvis;                /* the pelvis-region joint (LCA of the thighs), or TL_NONE */
+    /* scratch */
+    uint32_t* stamp;               /* W */
+    uint32_t stamp_value;
+    uint8_t* mask;                 /* W, kept all-zero between uses */
+    float* dist;                   /* W */
+    void* heap;                    /* geodesic scratch */
+    uint32_t* queue;               /* W */
+    int32_t* owner;                /* W: index of the classified part holding it, or -1 */
+    uint8_t* body;                 /* W: far skin left unclassified by re-splitting */
+    rig_wpart* parts;              /* found parts of this skin */
+    uint32_t part_count, part_capacity;
+    double* seconds;               /* the analysis' stage times */
+} rig_ctx;
+
+/* A fresh stamp value (all stamps reset when it wraps). */
+uint32_t rig_stamp(rig_ctx* ctx);
+
+double rig_now(void);
+
+/* field.c: weld, graph, skeleton distance, weighted bone distance, misbinding, regions. */
+bool rig_field_build(rig_ctx* ctx);
+
+/* parts.c: far components, merging, re-splitting, classes, already-rigged check, growth. */
+bool rig_parts_find(rig_ctx* ctx);
+
+/* parts.c: what happens to each part (overrides, fix-rigid rule, already rigged), and growth
+ * of the tails to re-weight. `first_id` is the public id of the skin's first part. */
+bool rig_parts_decide(rig_ctx* ctx, uint32_t first_id);
+
+/* chain.c: the geodesic coordinate of a part from its collar (part->g, and part->length). */
+bool rig_part_geodesic(rig_ctx* ctx, rig_wpart* part);
+
+/* chain.c: fills the public part's chain and planned weights. `first_new_joint` is the
+ * skin joint index its first bone gets. */
+bool rig_part_plan(rig_ctx* ctx, const rig_wpart* wpart, tl_rig_part* part);
+
+#endif

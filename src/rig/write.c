@@ -1,0 +1,307 @@
+/* Editing the document (tails.md §9): new joint nodes under the attachment joints, the
+ * skins' joints extended, new inverse-bind-matrix accessors, and new JOINTS_n/WEIGHTS_n
+ * accessors for the primitives whose weights change. Untouched vertices keep their stored
+ * values exactly (same component type); nothing else in the file is touched. */
+#include "internal.h"
+#include "scene/internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The new weights of one vertex in a component type: float weights sum to 1 within float
+ * rounding; normalized integers sum exactly to their maximum. Slots that round to zero
+ * become joint 0, weight 0. */
+static void quantize(const uint32_t in_joints[4], const float in_weights[4], tl_gltf_component ct,
+                     uint32_t out_joints[4], double out_values[4]) {
+    double max = ct == TL_GLTF_UNSIGNED_BYTE ? 255.0 : ct == TL_GLTF_UNSIGNED_SHORT ? 65535.0 : 1.0;
+    double q[4];
+    int largest = 0;
+    for (int k = 0; k < 4; ++k) {
+        q[k] = ct == TL_GLTF_FLOAT ? (double)in_weights[k] : (double)lround(in_weights[k] * max);
+        if (q[k] > q[largest]) largest = k;
+    }
+    if (ct == TL_GLTF_FLOAT) {
+        float rest = 0;
+        for (int k = 0; k < 4; ++k)
+            if (k != largest) rest += (float)q[k];
+        q[largest] = (double)(1.0f - rest);
+    } else {
+        double sum = q[0] + q[1] + q[2] + q[3];
+        q[largest] += max - sum;
+    }
+    int m = 0;
+    for (int k = 0; k < 4; ++k) {
+        if (!(q[k] > 0)) continue;
+        out_joints[m] = in_joints[k];
+        out_values[m++] = q[k];
+    }
+    for (; m < 4; ++m) out_joints[m] = 0, out_values[m] = 0;
+}
+
+/* Stores value `x` (a float, or an integer already in the component's range) at slot i. */
+static void store(void* data, tl_gltf_component ct, size_t i, double x) {
+    switch (ct) {
+    case TL_GLTF_UNSIGNED_BYTE: ((uint8_t*)data)[i] = (uint8_t)x; break;
+    case TL_GLTF_UNSIGNED_SHORT: ((uint16_t*)data)[i] = (uint16_t)x; break;
+    case TL_GLTF_UNSIGNED_INT: ((uint32_t*)data)[i] = (uint32_t)x; break;
+    default: ((float*)data)[i] = (float)x; break;
+    }
+}
+
+static json_t* spring_json(const tl_rig_spring* s, float scale) {
+    return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "root_frequency",
+                     (double)s->root_frequency, "tip_frequency", (double)s->tip_frequency, "damping_ratio",
+                     (double)s->damping_ratio, "gravity", (double)s->gravity, "carry_deg", (double)s->carry_deg,
+                     "rest_curve", (double)s->rest_curve, "coupling_rate", (double)s->coupling_rate,
+                     "bend_limit_deg", (double)s->bend_limit_deg, "ground_clearance",
+                     (double)s->ground_clearance, "slip_damping", (double)s->slip_damping, "scale",
+                     (double)scale);
+}
+
+static json_t* vec3_json(const double v[3]) {
+    json_t* a = json_array();
+    for (int k = 0; k < 3; ++k) json_array_append_new(a, json_real((double)(float)v[k]));
+    return a;
+}
+
+/* Adds one chain's nodes; writes their IBMs (double → float, last row 0,0,0,1) at `ibm`. */
+static void add_chain(tl_gltf* doc, const tl_rig_analysis* a, const tl_rig_part* part, const double Minv[16],
+                      const double ibm_attach[16], float* ibm, json_t* skin_joints) {
+    json_t* nodes = json_object_get(doc->json, "nodes");
+    const tl_gltf_skin* gs = &doc->skins[a->skins[part->skin].skin];
+    uint32_t attach_node = gs->joints[part->attach_joint];
+    uint32_t K = part->segments;
+    size_t base = json_array_size(nodes);
+    double B_attach[16];
+    tl_mat4d_invert(B_attach, ibm_attach);
+    double parent_ibm[16];
+    memcpy(parent_ibm, ibm_attach, sizeof parent_ibm);
+    json_t* bones = json_array();
+    for (uint32_t i = 0; i <= K; ++i) json_array_append_new(bones, json_integer((json_int_t)(base + i)));
+    float H = a->skins[part->skin].height;
+    for (uint32_t i = 0; i <= K; ++i) {
+        /* the bone shares the attachment's bind rotation and scale; its head is J_i */
+        double J[4] = {part->joints[3 * i], part->joints[3 * i + 1], part->joints[3 * i + 2], 1};
+        double B[16];
+        memcpy(B, B_attach, sizeof B);
+        for (int r = 0; r < 4; ++r)
+            B[12 + r] = Minv[r] * J[0] + Minv[4 + r] * J[1] + Minv[8 + r] * J[2] + Minv[12 + r];
+        B[3] = B[7] = B[11] = 0, B[15] = 1;
+        double inv[16];
+        tl_mat4d_invert(inv, B);
+        inv[3] = inv[7] = inv[11] = 0, inv[15] = 1;
+        float* out = ibm + 16 * (size_t)i;
+        tl_mat4d_to_float(out, inv);
+        out[3] = out[7] = out[11] = 0, out[15] = 1;
+        /* local = (W_parent bind)^-1 · W_bone bind, from the inverse binds as stored */
+        double stored[16], bone_bind[16], local[16];
+        tl_mat4d_from_float(stored, out);
+        tl_mat4d_invert(bone_bind, stored);
+        tl_mat4d_mul(local, parent_ibm, bone_bind);
+        memcpy(parent_ibm, stored, sizeof parent_ibm);
+        char name[64];
+        if (i < K) snprintf(name, sizeof name, "%s_%u", part->bone_prefix, i + 1);
+        else snprintf(name, sizeof name, "%s_End", part->bone_prefix);
+        json_t* node = json_pack("{s:s, s:o}", "name", name, "translation", vec3_json(local + 12));
+        if (i < K) json_object_set_new(node, "children", json_pack("[I]", (json_int_t)(base + i + 1)));
+        if (i == 0) {
+            json_t* radii = json_array();
+            double scale = cbrt(fabs(Minv[0] * (Minv[5] * Minv[10] - Minv[9] * Minv[6]) -
+                                     Minv[4] * (Minv[1] * Minv[10] - Minv[9] * Minv[2]) +
+                                     Minv[8] * (Minv[1] * Minv[6] - Minv[5] * Minv[2])));
+            for (uint32_t b = 0; b < K; ++b) json_array_append_new(radii, json_real((double)part->radii[b] * scale));
+            json_t* tailor = json_pack("{s:i, s:o, s:O, s:I, s:o, s:s}", "version", 1, "chain",
+                                       spring_json(&a->def.spring, H / 1.8f), "bones", bones, "attachment",
+                                       (json_int_t)attach_node, "radii", radii, "kind", "tail");
+            json_object_set_new(node, "extras", json_pack("{s:o}", "tailor", tailor));
+        }
+        json_array_append_new(nodes, node);
+        json_array_append_new(skin_joints, json_integer((json_int_t)(base + i)));
+    }
+    json_decref(bones);
+    json_t* parent = json_array_get(nodes, attach_node);
+    json_t* children = json_object_get(parent, "children");
+    if (!children) {
+        children = json_array();
+        json_object_set_new(parent, "children", children);
+    }
+    json_array_append_new(children, json_integer((json_int_t)base));
+}
+
+/* New JOINTS_n/WEIGHTS_n for one primitive: untouched vertices copied value for value. */
+static tl_result write_primitive(tl_gltf* doc, const tl_scene_primitive* sp, const uint32_t* plan_joints,
+                                 const float* plan_weights, const uint8_t* planned, uint32_t joint_total,
+                                 json_t* attributes, tl_error* err) {
+    const tl_gltf_primitive* gp = &doc->meshes[sp->mesh].primitives[sp->primitive];
+    size_t count = sp->vertex_count;
+    uint32_t* joints = malloc(4 * count * sizeof *joints);
+    float* weights = malloc(4 * count * sizeof *weights);
+    void* jdata = malloc(4 * count * sizeof(uint32_t));
+    void* wdata = malloc(4 * count * sizeof(float));
+    tl_result r = TL_OK;
+    if (!joints || !weights || !jdata || !wdata) {
+        r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+        goto done;
+    }
+    for (uint32_t set = 0; set < gp->joint_set_count && r == TL_OK; ++set) {
+        uint32_t ja = (uint32_t)gp->joints[set], wa = (uint32_t)gp->weights[set];
+        if (doc->accessors[ja].count < count || doc->accessors[wa].count < count) {
+            r = tl_error_set(err, TL_ERROR_INVALID, "%s: /accessors/%u: fewer elements than vertices", doc->path, ja);
+            break;
+        }
+        if ((r = tl_gltf_accessor_read_uint(doc, ja, joints, 4 * count, err)) != TL_OK) break;
+        if ((r = tl_gltf_accessor_read_float(doc, wa, weights, 4 * count, err)) != TL_OK) break;
+        tl_gltf_component jct = doc->accessors[ja].component_type;
+        if (joint_total > 256 && jct == TL_GLTF_UNSIGNED_BYTE) jct = TL_GLTF_UNSIGNED_SHORT;
+        if (joint_total > 65536) {
+            r = tl_error_set(err, TL_ERROR_LIMIT, "%s: skin would have %u joints", doc->path, joint_total);
+            break;
+        }
+        tl_gltf_component wct = doc->accessors[wa].component_type;
+        bool normalized = doc->accessors[wa].normalized;
+        double max = !normalized ? 1.0 : wct == TL_GLTF_UNSIGNED_BYTE ? 255.0 : wct == TL_GLTF_UNSIGNED_SHORT ? 65535.0 : 1.0;
+        for (size_t v = 0; v < count; ++v) {
+            size_t u = sp->first_vertex + v;
+            uint32_t jo[4];
+            double wo[4];
+            if (planned[u]) {
+                if (set == 0) {
+                    quantize(plan_joints + 4 * u, plan_weights + 4 * u, normalized ? wct : TL_GLTF_FLOAT, jo, wo);
+                } else {
+                    memset(jo, 0, sizeof jo);
+                    memset(wo, 0, sizeof wo);
+                }
+            } else {
+                for (int k = 0; k < 4; ++k) {
+                    jo[k] = joints[4 * v + k];
+                    /* read_float divided by max; rounding back gives the stored integer */
+                    wo[k] = normalized ? (double)lround((double)weights[4 * v + k] * max) : (double)weights[4 * v + k];
+                }
+            }
+            for (int k = 0; k < 4; ++k) {
+                store(jdata, jct, 4 * v + k, jo[k]);
+                store(wdata, wct, 4 * v + k, wo[k]);
+            }
+        }
+        tl_gltf_accessor_def def = tl_default_gltf_accessor_def();
+        def.type = TL_GLTF_VEC4;
+        def.count = count;
+        def.target = 34962;
+        def.data = jdata;
+        def.component_type = jct;
+        uint32_t new_j, new_w;
+        if ((r = tl_gltf_accessor_add(doc, &def, &new_j, err)) != TL_OK) break;
+        def.data = wdata;
+        def.component_type = wct;
+        def.normalized = normalized;
+        if ((r = tl_gltf_accessor_add(doc, &def, &new_w, err)) != TL_OK) break;
+        char name[32];
+        snprintf(name, sizeof name, "JOINTS_%u", set);
+        json_object_set_new(attributes, name, json_integer(new_j));
+        snprintf(name, sizeof name, "WEIGHTS_%u", set);
+        json_object_set_new(attributes, name, json_integer(new_w));
+    }
+done:
+    free(joints);
+    free(weights);
+    free(jdata);
+    free(wdata);
+    return r;
+}
+
+static tl_result apply_skin(tl_gltf* doc, const tl_rig_analysis* a, uint32_t s, tl_error* err) {
+    const tl_rig_skin* rs = &a->skins[s];
+    const tl_gltf_skin* gs = &doc->skins[rs->skin];
+    uint32_t N = gs->joint_count, total = N + rs->new_joint_count;
+    uint32_t V = rs->vertex_count;
+    float* ibm = malloc(16 * (size_t)(total + 1) * sizeof *ibm);
+    uint32_t* plan_joints = calloc(4 * (size_t)(V + 1), sizeof *plan_joints);
+    float* plan_weights = calloc(4 * (size_t)(V + 1), sizeof *plan_weights);
+    uint8_t* planned = calloc(V + 1, 1);
+    float* stored = NULL;
+    tl_result r = TL_OK;
+    if (!ibm || !plan_joints || !plan_weights || !planned) {
+        r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+        goto done;
+    }
+    bool changed = false;
+    for (uint32_t i = 0; i < a->part_count; ++i) {
+        const tl_rig_part* p = &a->parts[i];
+        if (p->skin != s || !p->new_joints) continue;
+        changed = true;
+        for (uint32_t k = 0; k < p->vertex_count; ++k) {
+            uint32_t v = p->vertices[k];
+            planned[v] = 1;
+            memcpy(plan_joints + 4 * (size_t)v, p->new_joints + 4 * (size_t)k, 4 * sizeof *plan_joints);
+            memcpy(plan_weights + 4 * (size_t)v, p->new_weights + 4 * (size_t)k, 4 * sizeof *plan_weights);
+        }
+    }
+    if (!changed) goto done;
+
+    /* the inverse binds: the file's, value for value, then the new bones' */
+    if (gs->inverse_bind_matrices != TL_NONE) {
+        uint32_t acc = (uint32_t)gs->inverse_bind_matrices;
+        size_t n = tl_gltf_accessor_value_count(doc, acc);
+        stored = malloc((n + 1) * sizeof *stored);
+        if (!stored) {
+            r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+            goto done;
+        }
+        if ((r = tl_gltf_accessor_read_float(doc, acc, stored, n, err)) != TL_OK) goto done;
+        memcpy(ibm, stored, 16 * (size_t)N * sizeof *ibm);
+    } else {
+        for (uint32_t j = 0; j < N; ++j)
+            for (int k = 0; k < 16; ++k) ibm[16 * j + k] = (k % 5 == 0) ? 1.0f : 0.0f;
+    }
+    if (rs->new_joint_count) {
+        double M[16], Minv[16];
+        tl_mat4d_from_float(M, rs->rest_world);
+        tl_mat4d_invert(Minv, M);
+        json_t* skin_json = json_array_get(json_object_get(doc->json, "skins"), rs->skin);
+        json_t* skin_joints = json_object_get(skin_json, "joints");
+        for (uint32_t i = 0; i < a->part_count; ++i) {
+            const tl_rig_part* p = &a->parts[i];
+            if (p->skin != s || p->action != TL_RIG_ACTION_CHAIN) continue;
+            double attach_ibm[16];
+            tl_mat4d_from_float(attach_ibm, ibm + 16 * (size_t)p->attach_joint);
+            add_chain(doc, a, p, Minv, attach_ibm, ibm + 16 * (size_t)p->first_new_joint, skin_joints);
+        }
+        tl_gltf_accessor_def def = tl_default_gltf_accessor_def();
+        def.data = ibm;
+        def.count = total;
+        def.type = TL_GLTF_MAT4;
+        def.component_type = TL_GLTF_FLOAT;
+        uint32_t acc;
+        if ((r = tl_gltf_accessor_add(doc, &def, &acc, err)) != TL_OK) goto done;
+        json_object_set_new(skin_json, "inverseBindMatrices", json_integer(acc));
+    }
+
+    json_t* meshes = json_object_get(doc->json, "meshes");
+    for (uint32_t i = 0; i < rs->primitive_count && r == TL_OK; ++i) {
+        const tl_scene_primitive* sp = &rs->primitives[i];
+        bool any = false;
+        for (uint32_t v = 0; v < sp->vertex_count && !any; ++v) any = planned[sp->first_vertex + v];
+        if (!any) continue;
+        json_t* prim = json_array_get(json_object_get(json_array_get(meshes, sp->mesh), "primitives"), sp->primitive);
+        r = write_primitive(doc, sp, plan_joints, plan_weights, planned, total, json_object_get(prim, "attributes"), err);
+    }
+done:
+    free(stored);
+    free(ibm);
+    free(plan_joints);
+    free(plan_weights);
+    free(planned);
+    return r;
+}
+
+tl_result tl_rig_apply(tl_gltf* doc, const tl_rig_analysis* a, tl_error* err) {
+    assert(doc && a);
+    if (a->changed_vertices == 0) return TL_OK;
+    for (uint32_t s = 0; s < a->skin_count; ++s) {
+        assert(a->skins[s].skin < doc->skin_count);
+        tl_result r = apply_skin(doc, a, s, err);
+        if (r != TL_OK) return r;
+    }
+    return tl_gltf_reindex(doc, err);
+}
