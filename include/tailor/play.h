@@ -1,0 +1,102 @@
+/* tailor/play.h — clip playback with the spring chains simulated.
+ *
+ * A tl_player owns one tl_chain (sim.h) per bone chain of a scene and plays a clip through
+ * them: it samples the clip at render frames (def.frame_step apart), feeds each chain its
+ * attachment joint's animated world pose, and writes the chains' local rotations into the
+ * pose, so skinning shows the tail swinging. Clips have no keys for the chain bones; without
+ * this the tail is a plank.
+ *
+ * Chains come from the document (tl_play_chains_find: the nodes tailor rig marked with
+ * extras.tailor, docs/rig.md) or from the caller (tl_play_chain filled by hand). A chain's
+ * rest geometry comes from inverse bind matrices (spring-chain.md §5); its axes from the
+ * skin's up/forward/lateral; its scale from the model height H (H / 1.8 m); its floor from
+ * the skin's lowest vertex.
+ *
+ * Ownership: tl_player_create allocates the player, its chains and a scratch pose;
+ * tl_player_advance allocates nothing. The scene must outlive the player.
+ *
+ * Example:
+ *     tl_play_chain chains[8]; uint32_t n;
+ *     tl_play_chains_find(scene, chains, 8, &n, &err);
+ *     tl_player_def def = tl_default_player_def();
+ *     tl_player* player;
+ *     tl_player_create(scene, chains, n, &def, &player, &err);
+ *     tl_player_start(player, clip, 0.0f);
+ *     for (float t = 0; t < duration; t += 1.0f / 30) {
+ *         tl_player_advance(player, pose, clip, t); // pose: the clip at t with chains applied
+ *         ...skin with tl_pose_joint_matrices...
+ *     }
+ *     tl_player_destroy(player);
+ */
+#ifndef TAILOR_PLAY_H
+#define TAILOR_PLAY_H
+
+#include <tailor/base.h>
+#include <tailor/scene.h>
+#include <tailor/sim.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One chain of a skin: bones Tail_1..Tail_K (skin joint indices, root first) hanging from
+ * an attachment joint, an optional weightless end joint, and the solver settings (only the
+ * settings fields of `settings` are used; geometry, up, scale and floor are derived). */
+typedef struct tl_play_chain {
+    uint32_t skin;
+    uint32_t attach_joint;
+    uint32_t bone_joints[TL_CHAIN_MAX_BONES];
+    uint32_t bone_count;
+    int32_t end_joint;                      /* TL_NONE: the last link continues its tangent */
+    float joint_radii[TL_CHAIN_MAX_BONES];  /* skin radius per link head, bind units (as
+                                               extras.tailor.radii); 0 unknown (limit 30°) */
+    tl_chain_def settings;
+} tl_play_chain;
+
+/* Finds the chains stored in the document by tailor rig (extras.tailor.chain on a chain's
+ * first bone, docs/rig.md). Writes at most `capacity` and the number found to *count.
+ * TL_ERROR_INVALID names the node whose extras do not describe a chain of the skin. */
+tl_result tl_play_chains_find(const tl_scene* scene, tl_play_chain* out, uint32_t capacity,
+                              uint32_t* count, tl_error* err);
+
+typedef struct tl_player_def {
+    float frame_step; /* longest render frame between two clip samples, s; 1/60 */
+    bool loop;        /* a time before the previous one wraps the clip without a reset; false:
+                         it restarts the chains at rest */
+} tl_player_def;
+
+tl_player_def tl_default_player_def(void);
+
+typedef struct tl_player tl_player;
+
+/* Builds a chain per entry. TL_ERROR_INVALID when a chain's joints are out of range or its
+ * rest geometry is degenerate (a zero-length link). */
+tl_result tl_player_create(const tl_scene* scene, const tl_play_chain* chains, uint32_t count,
+                           const tl_player_def* def, tl_player** out, tl_error* err);
+
+void tl_player_destroy(tl_player* player);
+
+/* Puts every chain at rest under the clip's pose at `time`: the next advance starts there. */
+void tl_player_start(tl_player* player, uint32_t clip, float time);
+
+/* Plays the clip from the last time to `time` in render frames of at most def.frame_step,
+ * then leaves `pose` sampled at `time` with every chain's bones applied and world updated. */
+void tl_player_advance(tl_player* player, tl_pose* pose, uint32_t clip, float time);
+
+/* Drives the chains by one frame of dt seconds towards `pose` (already sampled and world
+ * updated by the caller, with any motion of its own: a stress test, a game), then writes the
+ * chains into it and updates world. */
+void tl_player_step_pose(tl_player* player, tl_pose* pose, float dt);
+
+/* Writes the chains' current rotations into a pose (and updates world). */
+void tl_player_apply(const tl_player* player, tl_pose* pose);
+
+uint32_t tl_player_chain_count(const tl_player* player);
+const tl_chain* tl_player_chain(const tl_player* player, uint32_t index);
+const tl_play_chain* tl_player_chain_desc(const tl_player* player, uint32_t index);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,289 @@
+/* Clip playback with the spring chains: the bridge from poses to the solver and back. */
+#include <tailor/play.h>
+
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct tl_player {
+    const tl_scene* scene;
+    tl_player_def def;
+    uint32_t count;
+    tl_play_chain* descs;
+    tl_chain** chains;
+    tl_chain_input* inputs;   /* per chain: start = last frame's attachment pose */
+    tl_pose* scratch;         /* intermediate frames */
+    uint32_t clip;
+    float time;
+    bool started;
+};
+
+tl_player_def tl_default_player_def(void) {
+    tl_player_def def;
+    def.frame_step = 1.0f / 60.0f;
+    def.loop = false;
+    return def;
+}
+
+static float number(json_t* obj, const char* key, float fallback) {
+    json_t* v = json_object_get(obj, key);
+    return json_is_number(v) ? (float)json_number_value(v) : fallback;
+}
+
+/* The skin joint index of a node, or TL_NONE. */
+static int32_t joint_of_node(const tl_scene_skin* sk, json_int_t node) {
+    for (uint32_t j = 0; j < sk->joint_count; ++j)
+        if ((json_int_t)sk->joints[j].node == node) return (int32_t)j;
+    return TL_NONE;
+}
+
+tl_result tl_play_chains_find(const tl_scene* scene, tl_play_chain* out, uint32_t capacity, uint32_t* count,
+                              tl_error* err) {
+    const tl_gltf* doc = scene->doc;
+    json_t* nodes = json_object_get(doc->json, "nodes");
+    const char* label = doc->path && doc->path[0] ? doc->path : "<memory>";
+    *count = 0;
+    for (uint32_t n = 0; n < doc->node_count; ++n) {
+        json_t* tailor = json_object_get(json_object_get(json_array_get(nodes, n), "extras"), "tailor");
+        json_t* chain = json_object_get(tailor, "chain");
+        if (!json_is_object(chain)) continue;
+        json_t* bones = json_object_get(tailor, "bones");
+        json_t* attachment = json_object_get(tailor, "attachment");
+        size_t bone_total = json_array_size(bones);
+        if (!json_is_integer(attachment) || bone_total < 2 || bone_total - 1 > TL_CHAIN_MAX_BONES)
+            return tl_error_set(err, TL_ERROR_INVALID,
+                                "%s: /nodes/%u/extras/tailor: needs \"attachment\" and 2..%d \"bones\"", label, n,
+                                TL_CHAIN_MAX_BONES + 1);
+        /* the skin whose joints hold every node of the chain */
+        uint32_t skin = scene->skin_count;
+        for (uint32_t s = 0; s < scene->skin_count && skin == scene->skin_count; ++s)
+            if (joint_of_node(&scene->skins[s], json_integer_value(attachment)) != TL_NONE &&
+                joint_of_node(&scene->skins[s], json_integer_value(json_array_get(bones, 0))) != TL_NONE)
+                skin = s;
+        if (skin == scene->skin_count)
+            return tl_error_set(err, TL_ERROR_INVALID,
+                                "%s: /nodes/%u/extras/tailor: attachment and bones are not joints of one skin", label, n);
+        if (*count == capacity) {
+            ++*count;
+            continue;
+        }
+        const tl_scene_skin* sk = &scene->skins[skin];
+        tl_play_chain* c = &out[*count];
+        memset(c, 0, sizeof *c);
+        c->skin = skin;
+        c->attach_joint = (uint32_t)joint_of_node(sk, json_integer_value(attachment));
+        c->bone_count = (uint32_t)bone_total - 1;
+        for (uint32_t b = 0; b < bone_total; ++b) {
+            json_t* v = json_array_get(bones, b);
+            int32_t j = json_is_integer(v) ? joint_of_node(sk, json_integer_value(v)) : TL_NONE;
+            if (j == TL_NONE)
+                return tl_error_set(err, TL_ERROR_INVALID, "%s: /nodes/%u/extras/tailor/bones/%u: not a joint of skin %u",
+                                    label, n, b, skin);
+            if (b < c->bone_count) c->bone_joints[b] = (uint32_t)j;
+            else c->end_joint = j;
+        }
+        json_t* radii = json_object_get(tailor, "radii");
+        for (uint32_t b = 0; b < c->bone_count && b < json_array_size(radii); ++b)
+            c->joint_radii[b] = (float)json_number_value(json_array_get(radii, b));
+        tl_chain_def d = tl_default_chain_def();
+        d.root_frequency = number(chain, "root_frequency", d.root_frequency);
+        d.tip_frequency = number(chain, "tip_frequency", d.tip_frequency);
+        d.damping_ratio = number(chain, "damping_ratio", d.damping_ratio);
+        d.gravity = number(chain, "gravity", d.gravity);
+        d.carry_deg = number(chain, "carry_deg", d.carry_deg);
+        d.rest_curve = number(chain, "rest_curve", d.rest_curve);
+        d.coupling_rate = number(chain, "coupling_rate", d.coupling_rate);
+        d.bend_limit_deg = number(chain, "bend_limit_deg", d.bend_limit_deg);
+        d.ground_clearance = number(chain, "ground_clearance", d.ground_clearance);
+        d.slip_damping = number(chain, "slip_damping", d.slip_damping);
+        if (!(d.root_frequency > 0 && d.tip_frequency > 0 && d.damping_ratio >= 0 && d.rest_curve >= 0 &&
+              d.rest_curve <= 1 && d.coupling_rate >= 0 && d.bend_limit_deg > 0 && d.ground_clearance >= 0 &&
+              d.slip_damping >= 0 && isfinite(d.gravity) && isfinite(d.carry_deg)))
+            return tl_error_set(err, TL_ERROR_INVALID, "%s: /nodes/%u/extras/tailor/chain: a setting is out of range",
+                                label, n);
+        c->settings = d;
+        ++*count;
+    }
+    return TL_OK;
+}
+
+/* Rotation part of a column-major matrix applied transposed (inverse for orthogonal R, up
+ * to scale), normalised: a rest-world direction in the joint's frame. */
+static void to_local_direction(const float m[16], const float v[3], float out[3]) {
+    float len = 0;
+    for (int c = 0; c < 3; ++c) {
+        float col = sqrtf(m[4 * c] * m[4 * c] + m[4 * c + 1] * m[4 * c + 1] + m[4 * c + 2] * m[4 * c + 2]);
+        out[c] = col > 0 ? (m[4 * c] * v[0] + m[4 * c + 1] * v[1] + m[4 * c + 2] * v[2]) / col : 0;
+        len += out[c] * out[c];
+    }
+    len = sqrtf(len);
+    for (int c = 0; c < 3; ++c) out[c] = len > 0 ? out[c] / len : 0;
+}
+
+static tl_result build_chain(const tl_scene* scene, const tl_play_chain* desc, tl_chain** out, tl_error* err) {
+    const tl_scene_skin* sk = &scene->skins[desc->skin];
+    float translations[3 * TL_CHAIN_MAX_BONES], rotations[4 * TL_CHAIN_MAX_BONES], tip[3], tip_rotation[4];
+    float radii[TL_CHAIN_MAX_BONES];
+    uint32_t parent = desc->attach_joint;
+    for (uint32_t b = 0; b < desc->bone_count; ++b) {
+        uint32_t j = desc->bone_joints[b];
+        tl_chain_local_from_binds(sk->joints[parent].inverse_bind, sk->joints[j].inverse_bind, translations + 3 * b,
+                                  rotations + 4 * b);
+        radii[b] = desc->joint_radii[b];
+        parent = j;
+    }
+    tl_chain_def def = desc->settings;
+    def.bone_count = (int)desc->bone_count;
+    def.rest_translations = translations;
+    def.rest_rotations = rotations;
+    def.tip_translation = NULL;
+    if (desc->end_joint != TL_NONE) {
+        tl_chain_local_from_binds(sk->joints[parent].inverse_bind, sk->joints[desc->end_joint].inverse_bind, tip,
+                                  tip_rotation);
+        def.tip_translation = tip;
+    }
+    def.joint_radii = radii;
+    const float* attach = sk->joints[desc->attach_joint].rest_world;
+    to_local_direction(attach, sk->lateral, def.hips_lateral);
+    to_local_direction(attach, sk->up, def.hips_up);
+    to_local_direction(attach, sk->forward, def.hips_forward);
+    memcpy(def.up, sk->up, sizeof def.up);
+    def.scale = sk->height > 0 ? sk->height / 1.8f : 1.0f;
+    def.floor_height = sk->floor;
+    return tl_chain_create(&def, NULL, out, err);
+}
+
+tl_result tl_player_create(const tl_scene* scene, const tl_play_chain* chains, uint32_t count,
+                           const tl_player_def* def, tl_player** out, tl_error* err) {
+    assert(def->frame_step > 0);
+    *out = NULL;
+    tl_player* p = calloc(1, sizeof *p);
+    if (!p) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    p->scene = scene;
+    p->def = *def;
+    p->count = count;
+    p->descs = calloc(count + 1, sizeof *p->descs);
+    p->chains = calloc(count + 1, sizeof *p->chains);
+    p->inputs = calloc(count + 1, sizeof *p->inputs);
+    p->scratch = tl_pose_create(scene);
+    if (!p->descs || !p->chains || !p->inputs || !p->scratch) {
+        tl_player_destroy(p);
+        return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    }
+    for (uint32_t i = 0; i < count; ++i) {
+        const tl_play_chain* c = &chains[i];
+        bool ok = c->skin < scene->skin_count && c->bone_count >= 1 && c->bone_count <= TL_CHAIN_MAX_BONES;
+        const tl_scene_skin* sk = ok ? &scene->skins[c->skin] : NULL;
+        ok = ok && c->attach_joint < sk->joint_count &&
+             (c->end_joint == TL_NONE || (c->end_joint >= 0 && (uint32_t)c->end_joint < sk->joint_count));
+        for (uint32_t b = 0; ok && b < c->bone_count; ++b) ok = c->bone_joints[b] < sk->joint_count;
+        if (!ok) {
+            tl_player_destroy(p);
+            return tl_error_set(err, TL_ERROR_INVALID, "chain %u: a joint index is out of range", i);
+        }
+        p->descs[i] = *c;
+        tl_result r = build_chain(scene, c, &p->chains[i], err);
+        if (r != TL_OK) {
+            tl_player_destroy(p);
+            return r;
+        }
+        p->inputs[i] = tl_default_chain_input();
+    }
+    *out = p;
+    return TL_OK;
+}
+
+void tl_player_destroy(tl_player* p) {
+    if (!p) return;
+    for (uint32_t i = 0; p->chains && i < p->count; ++i) tl_chain_destroy(p->chains[i]);
+    free(p->chains);
+    free(p->descs);
+    free(p->inputs);
+    tl_pose_destroy(p->scratch);
+    free(p);
+}
+
+static tl_chain_pose attachment_pose(const tl_player* p, const tl_pose* pose, uint32_t i) {
+    const tl_play_chain* d = &p->descs[i];
+    uint32_t node = p->scene->skins[d->skin].joints[d->attach_joint].node;
+    return tl_chain_pose_from_matrix(pose->world + 16 * (size_t)node);
+}
+
+void tl_player_start(tl_player* p, uint32_t clip, float time) {
+    tl_pose_sample(p->scratch, p->scene, clip, time);
+    for (uint32_t i = 0; i < p->count; ++i) {
+        tl_chain_pose a = attachment_pose(p, p->scratch, i);
+        tl_chain_clear(p->chains[i]);
+        tl_chain_reset(p->chains[i], &a);
+        p->inputs[i].start = a;
+    }
+    p->clip = clip;
+    p->time = time;
+    p->started = true;
+}
+
+/* One render frame: the chains move from their last attachment pose to the one in `pose`. */
+static void step_frame(tl_player* p, const tl_pose* pose, float dt) {
+    for (uint32_t i = 0; i < p->count; ++i) {
+        p->inputs[i].target = attachment_pose(p, pose, i);
+        tl_chain_step(p->chains[i], &p->inputs[i], dt);
+        p->inputs[i].start = p->inputs[i].target;
+    }
+}
+
+void tl_player_advance(tl_player* p, tl_pose* pose, uint32_t clip, float time) {
+    if (!p->started || clip != p->clip || (time < p->time && !p->def.loop)) tl_player_start(p, clip, time);
+    float from = p->time;
+    if (time < from) from -= p->scene->clips[clip].duration; /* looped: play on through the wrap */
+    float span = time - from;
+    int frames = span > 0 ? (int)ceilf(span / p->def.frame_step - 1e-4f) : 0;
+    for (int f = 1; f < frames; ++f) {
+        float t = from + span * (float)f / (float)frames;
+        if (t < 0) t += p->scene->clips[clip].duration;
+        tl_pose_sample(p->scratch, p->scene, clip, t);
+        step_frame(p, p->scratch, span / (float)frames);
+    }
+    tl_pose_sample(pose, p->scene, clip, time);
+    if (frames > 0) step_frame(p, pose, span / (float)frames);
+    p->time = time;
+    tl_player_apply(p, pose);
+}
+
+void tl_player_step_pose(tl_player* p, tl_pose* pose, float dt) {
+    if (!p->started) {
+        for (uint32_t i = 0; i < p->count; ++i) {
+            tl_chain_pose a = attachment_pose(p, pose, i);
+            tl_chain_reset(p->chains[i], &a);
+            p->inputs[i].start = a;
+        }
+        p->started = true;
+    }
+    step_frame(p, pose, dt);
+    tl_player_apply(p, pose);
+}
+
+void tl_player_apply(const tl_player* p, tl_pose* pose) {
+    for (uint32_t i = 0; i < p->count; ++i) {
+        const tl_play_chain* d = &p->descs[i];
+        const tl_scene_skin* sk = &p->scene->skins[d->skin];
+        const float* q = tl_chain_local_rotations(p->chains[i]);
+        for (uint32_t b = 0; b < d->bone_count; ++b) {
+            const tl_scene_joint* j = &sk->joints[d->bone_joints[b]];
+            tl_trs* local = &pose->locals[j->node];
+            *local = j->rest;
+            memcpy(local->rotation, q + 4 * b, sizeof local->rotation);
+        }
+    }
+    tl_pose_update_world(pose, p->scene);
+}
+
+uint32_t tl_player_chain_count(const tl_player* p) { return p->count; }
+const tl_chain* tl_player_chain(const tl_player* p, uint32_t i) {
+    assert(i < p->count);
+    return p->chains[i];
+}
+const tl_play_chain* tl_player_chain_desc(const tl_player* p, uint32_t i) {
+    assert(i < p->count);
+    return &p->descs[i];
+}

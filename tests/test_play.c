@@ -1,0 +1,168 @@
+/* Playback with chains: the player drives the solver from real clips. The chains here are an
+ * artist's own tail bones (Khronos fox: b_Tail01..03 under b_Hip_01), so nothing depends on
+ * tailor rig. */
+#include "test.h"
+
+#include <tailor/tailor.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct fixture {
+    tl_gltf* doc;
+    tl_scene* scene;
+    tl_play_chain chain;
+    uint32_t clip;
+} fixture;
+
+static bool fox_open(fixture* f, const char* clip) {
+    tl_error err;
+    memset(f, 0, sizeof *f);
+    if (tl_gltf_load(tl_test_shared("assets/khronos-fox/Fox.glb"), &f->doc, &err) ||
+        tl_scene_create(f->doc, &f->scene, &err) || tl_scene_find_clip(f->scene, clip, &f->clip, &err)) {
+        fprintf(stderr, "  %s\n", err.message);
+        return false;
+    }
+    const char* names[] = {"b_Tail01_012", "b_Tail02_013", "b_Tail03_014"};
+    f->chain.skin = 0;
+    f->chain.end_joint = TL_NONE;
+    f->chain.settings = tl_default_chain_def();
+    for (int i = 0; i < 3; ++i) {
+        int32_t j = tl_scene_find_joint(f->scene, 0, names[i]);
+        if (j == TL_NONE) return false;
+        f->chain.bone_joints[f->chain.bone_count++] = (uint32_t)j;
+    }
+    f->chain.attach_joint = (uint32_t)f->scene->skins[0].joints[f->chain.bone_joints[0]].parent;
+    return true;
+}
+
+static void fox_close(fixture* f) {
+    tl_scene_destroy(f->scene);
+    tl_gltf_destroy(f->doc);
+}
+
+/* Joint world positions of the chain (heads of each bone, then the solver's last tip). */
+static void chain_points(const fixture* f, const tl_player* p, const tl_pose* pose, float out[][3]) {
+    const tl_scene_skin* sk = &f->scene->skins[0];
+    for (uint32_t b = 0; b < f->chain.bone_count; ++b)
+        memcpy(out[b], pose->world + 16 * (size_t)sk->joints[f->chain.bone_joints[b]].node + 12, sizeof out[b]);
+    memcpy(out[f->chain.bone_count], tl_chain_tip_positions(tl_player_chain(p, 0)) + 3 * (f->chain.bone_count - 1),
+           sizeof out[0]);
+}
+
+static float distance3(const float a[3], const float b[3]) {
+    return sqrtf((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
+}
+
+/* The bones the player writes into the pose keep their rest lengths: the pose's joint
+ * positions are consistent with the solver's particles. */
+static void links_keep_length(void) {
+    fixture f;
+    ENSURE(fox_open(&f, "Run"));
+    tl_player_def def = tl_default_player_def();
+    tl_player* p;
+    tl_error err;
+    ENSURE_OK(tl_player_create(f.scene, &f.chain, 1, &def, &p, &err), err);
+    tl_pose* pose = tl_pose_create(f.scene);
+    float rest[4][3], now[4][3];
+    tl_player_start(p, f.clip, 0);
+    tl_player_advance(p, pose, f.clip, 0);
+    chain_points(&f, p, pose, rest);
+    float worst = 0, moved = 0;
+    for (int frame = 1; frame <= 120; ++frame) {
+        tl_player_advance(p, pose, f.clip, fmodf((float)frame / 60.0f, f.scene->clips[f.clip].duration));
+        chain_points(&f, p, pose, now);
+        for (int b = 0; b < 3; ++b) {
+            float l0 = distance3(rest[b], rest[b + 1]), l = distance3(now[b], now[b + 1]);
+            ENSURE(isfinite(l));
+            if (fabsf(l - l0) / l0 > worst) worst = fabsf(l - l0) / l0;
+        }
+        float tip_from_root = distance3(now[3], now[0]);
+        if (fabsf(tip_from_root - distance3(rest[3], rest[0])) > moved)
+            moved = fabsf(tip_from_root - distance3(rest[3], rest[0]));
+    }
+    fprintf(stderr, "  largest link length error %.2g of the link; the chain bent by %.3g units\n", worst, moved);
+    ENSURE(worst < 1e-4f);
+    ENSURE(moved > 0); /* it is not a rigid plank: the tail bends */
+    tl_pose_destroy(pose);
+    tl_player_destroy(p);
+    fox_close(&f);
+}
+
+/* The same clip played at 30, 60 and 144 fps gives the same tip at common times (1% of the
+ * chain's length), since the solver runs at its own fixed step. */
+static void frame_rate_independent(void) {
+    fixture f;
+    ENSURE(fox_open(&f, "Run"));
+    const double rates[] = {30, 60, 144};
+    float tips[3][7][3];
+    float length = 0;
+    for (int r = 0; r < 3; ++r) {
+        tl_player_def def = tl_default_player_def();
+        def.frame_step = (float)(1.0 / rates[r]);
+        def.loop = true;
+        tl_player* p;
+        tl_error err;
+        ENSURE_OK(tl_player_create(f.scene, &f.chain, 1, &def, &p, &err), err);
+        tl_pose* pose = tl_pose_create(f.scene);
+        tl_player_start(p, f.clip, 0);
+        float pts[4][3];
+        int sample = 0;
+        /* common times: every 1/6 s (a multiple of each frame length) */
+        for (int frame = 0; frame <= (int)rates[r]; ++frame) {
+            double t = frame / rates[r];
+            tl_player_advance(p, pose, f.clip, fmodf((float)t, f.scene->clips[f.clip].duration));
+            if (fabs(t * 6 - round(t * 6)) < 1e-9) {
+                chain_points(&f, p, pose, pts);
+                memcpy(tips[r][sample++], pts[3], sizeof pts[3]);
+                if (r == 0 && length == 0)
+                    length = distance3(pts[0], pts[1]) + distance3(pts[1], pts[2]) + distance3(pts[2], pts[3]);
+            }
+        }
+        ENSURE(sample == 7);
+        tl_pose_destroy(pose);
+        tl_player_destroy(p);
+    }
+    float worst = 0;
+    for (int s = 0; s < 7; ++s)
+        for (int r = 1; r < 3; ++r) worst = fmaxf(worst, distance3(tips[0][s], tips[r][s]) / length);
+    fprintf(stderr, "  tips at 30/60/144 fps differ by at most %.3g%% of the chain length\n", 100 * worst);
+    ENSURE(worst <= 0.01f);
+    fox_close(&f);
+}
+
+/* `tailor play --json` prints finite joints for every frame, and the tip moves relative to
+ * the hips during a run (the chain is simulated, not frozen). */
+static void play_command(void) {
+    char* out = NULL;
+    int code = tl_test_cli(&out, "play '%s' --clip Run --fps 30 --chain b_Tail01_012,b_Tail02_013,b_Tail03_014 --json",
+                           tl_test_shared("assets/khronos-fox/Fox.glb"));
+    ENSURE_MSG(code == 0, "exit %d", code);
+    json_t* doc = json_loads(out, 0, NULL);
+    free(out);
+    ENSURE(doc);
+    json_t* frames = json_object_get(doc, "frames");
+    ENSURE(json_array_size(frames) == (size_t)floor(1.1583333 * 30) + 1);
+    size_t i;
+    json_t* frame;
+    json_array_foreach(frames, i, frame) {
+        json_t* joints = json_array_get(json_object_get(frame, "chains"), 0);
+        ENSURE(json_array_size(joints) == 4);
+        for (size_t k = 0; k < 4; ++k)
+            for (size_t c = 0; c < 3; ++c) ENSURE(isfinite(json_number_value(json_array_get(json_array_get(joints, k), c))));
+    }
+    json_decref(doc);
+    ENSURE(tl_test_cli(&out, "play '%s' --clip Run 2>&1", tl_test_shared("assets/khronos-fox/Fox.glb")) == 1);
+    ENSURE(strstr(out, "no chains"));
+    free(out);
+}
+
+int main(int argc, char** argv) {
+    static const tl_test_case cases[] = {
+        {"links_keep_length", links_keep_length},
+        {"frame_rate_independent", frame_rate_independent},
+        {"play_command", play_command},
+    };
+    return tl_test_main(argc, argv, cases, sizeof cases / sizeof cases[0]);
+}
