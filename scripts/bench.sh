@@ -8,8 +8,23 @@ for program in "$build"/bench_*; do
     [ -f "$program" ] && [ -x "$program" ] || continue
     found=1
     echo "# $(basename "$program")"
-    "$program"
+    if [ "$(basename "$program")" = bench_sim ]; then
+        "$program" | tee "$build/bench_sim.csv"
+    else
+        "$program"
+    fi
 done
+# The spring-chain solver against @pixiv/three-vrm-springbone on the same scene, and the ratio.
+root="$(cd "$(dirname "$0")/.." && pwd)"
+if [ -f "$build/bench_sim.csv" ] && command -v node >/dev/null && [ -d "$root/node_modules/@pixiv/three-vrm-springbone" ]; then
+    echo "# peer_springbone (node)"
+    node "$root/bench/peer_springbone.mjs" | tee "$build/peer_springbone.csv"
+    echo "# spring chain: ns per link-step, tailor vs three-vrm-springbone"
+    echo "characters,tailor_ns,peer_ns,peer_over_tailor"
+    awk -F, 'NR == FNR { if (FNR > 1) t[$2] = $5; next }
+             FNR > 1 && ($2 in t) { printf "%s,%s,%s,%.1f\n", $2, t[$2], $5, $5 / t[$2] }' \
+        "$build/bench_sim.csv" "$build/peer_springbone.csv"
+fi
 if [ "$found" = 0 ]; then
     echo "bench.sh: no bench_* programs in $build (configure with -DTL_BUILD_BENCH=ON)" >&2
     exit 1

@@ -3,6 +3,7 @@
  * The umbrella header: include this one. Modules, bottom to top:
  *   base.h    results and errors
  *   gltf.h    the lossless glTF document (read, edit, write)
+ *   sim.h     the runtime spring-chain solver (no I/O, no allocation per step)
  *   sample.h  built-in test characters with known ground truth
  *   mesh.h    mesh algorithms on plain arrays (weld, graphs, geodesics, PCA, boxes)
  *   scene.h   rest-world frame, joint roles, clips, poses, skinning
@@ -15,6 +16,7 @@
 
 #include <tailor/base.h>
 #include <tailor/gltf.h>
+#include <tailor/sim.h>
 #include <tailor/sample.h>
 #include <tailor/mesh.h>
 #include <tailor/scene.h>

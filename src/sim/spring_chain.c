@@ -26,7 +26,7 @@ typedef struct link_const {
     float omega2;        /* omega^2, 1/s^2 */
     float damping;       /* 2 zeta omega, 1/s */
     float limit;         /* theta_max, radians */
-    float cos_half_limit;
+    float cos_half_limit, sin_half_limit;
 } link_const;
 
 struct tl_chain {
@@ -275,6 +275,7 @@ static tl_result build_links(tl_chain* chain, const tl_chain_def* def, tl_error*
         }
         L[i].limit = limit;
         L[i].cos_half_limit = cosf(0.5f * limit);
+        L[i].sin_half_limit = sinf(0.5f * limit);
         chain->limits[i] = limit;
     }
     return TL_OK;
@@ -495,7 +496,11 @@ static void solve_step(tl_chain* c, const tl_chain_pose* pose, qt hips) {
             bend = qt_slerp(bend, neighbours, alpha);
         }
         bool limited = fabsf(bend.w) < L->cos_half_limit;
-        if (limited) bend = qt_slerp(qt_identity(), bend, L->limit / qt_angle(bend));
+        if (limited) { /* slerp(I, bend, limit / angle): the same axis, turned by the limit */
+            float axis = sqrtf(bend.x * bend.x + bend.y * bend.y + bend.z * bend.z);
+            float k = (bend.w < 0 ? -L->sin_half_limit : L->sin_half_limit) / axis;
+            bend = (qt){bend.x * k, bend.y * k, bend.z * k, L->cos_half_limit};
+        }
         dir = qt_rotate(to_world, qt_rotate(bend, L->rest_dir_hips));
         if (limited) { /* drop the velocity that keeps pushing further into the limit */
             v3 away = v3_normalize_or(v3_madd(v3_scale(dir, v3_dot(rest, dir)), rest, -1.0f), dir);
@@ -544,7 +549,7 @@ static void solve_step(tl_chain* c, const tl_chain_pose* pose, qt hips) {
         /* read back: the rotation carrying the bind direction to the link */
         qt local = qt_mul(qt_swing(L->bind_dir, qt_unrotate(G, dir)), L->neutral);
         c->local_cur[i] = local;
-        G = qt_normalize(qt_mul(G, local));
+        G = qt_mul(G, local); /* unit times unit: no renormalising in the loop */
         v3_store(pp, p);
         v3_store(vp, v);
         c->out_lengths[i] = len;

@@ -1,0 +1,92 @@
+/* Spring-chain solver cost (CSV on stdout): 1, 100 and 1000 characters, each with one 8-link
+ * tail on walking hips (phases staggered), 60 fps frames of two 1/120 s internal steps,
+ * all chains stepped by tl_chain_step_many on one core. The same scene runs in
+ * @pixiv/three-vrm-springbone through bench/peer_springbone.mjs.
+ *   solver,characters,links,steps,ns_per_link_step,us_per_character_step */
+#define _POSIX_C_SOURCE 200112L
+#include <tailor/sim.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+enum { LINKS = 8 };
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts); /* CPU time: the machine may be shared */
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The walk of tests/test_sim.c: forward 1.2 m/s, 1 Hz sway, 2 Hz bob, 10 degrees of yaw. */
+static tl_chain_pose walk(double t) {
+    double yaw = 10 * 3.14159265358979 / 180 * sin(2 * 3.14159265358979 * t);
+    tl_chain_pose p = {{(float)(0.05 * sin(2 * 3.14159265358979 * t)),
+                        (float)(1 + 0.03 * sin(4 * 3.14159265358979 * t)), (float)(1.2 * t)},
+                       {0, (float)sin(yaw / 2), 0, (float)cos(yaw / 2)},
+                       1};
+    return p;
+}
+
+int main(void) {
+    /* a straight 0.8 m tail hanging from behind the hips, bones unrotated */
+    float t[3 * LINKS], q[4 * LINKS], tip[3] = {0, -0.1f, 0};
+    for (int i = 0; i < LINKS; ++i) {
+        t[3 * i] = 0, t[3 * i + 1] = i ? -0.1f : -0.05f, t[3 * i + 2] = i ? 0 : -0.12f;
+        q[4 * i] = q[4 * i + 1] = q[4 * i + 2] = 0, q[4 * i + 3] = 1;
+    }
+    tl_chain_def def = tl_default_chain_def();
+    def.bone_count = LINKS;
+    def.rest_translations = t;
+    def.rest_rotations = q;
+    def.tip_translation = tip;
+    printf("solver,characters,links,steps,ns_per_link_step,us_per_character_step\n");
+    const int counts[] = {1, 100, 1000};
+    for (int c = 0; c < 3; ++c) {
+        int n = counts[c];
+        tl_chain** chains = malloc(sizeof(tl_chain*) * (size_t)n);
+        tl_chain_input* in = malloc(sizeof(tl_chain_input) * (size_t)n);
+        for (int k = 0; k < n; ++k) {
+            tl_error err;
+            if (tl_chain_create(&def, NULL, &chains[k], &err) != TL_OK) {
+                fprintf(stderr, "bench_sim: %s\n", err.message);
+                return 1;
+            }
+            in[k] = tl_default_chain_input();
+        }
+        /* The poses are computed before timing; repeat the 2 s clip until the solver has
+         * spent at least 0.3 s of CPU time. */
+        const double dt = 1.0 / 60;
+        const int frames = 120;
+        tl_chain_input* clip = malloc(sizeof(tl_chain_input) * (size_t)n * frames);
+        for (int f = 0; f < frames; ++f)
+            for (int k = 0; k < n; ++k) {
+                tl_chain_input* x = &clip[(size_t)f * (size_t)n + (size_t)k];
+                *x = in[k];
+                x->start = walk(f * dt + 0.37 * k);
+                x->target = walk((f + 1) * dt + 0.37 * k);
+            }
+        double spent = 0, sink = 0;
+        while (spent < 0.3) {
+            double begin = now();
+            for (int f = 0; f < frames; ++f)
+                tl_chain_step_many(chains, clip + (size_t)f * (size_t)n, n, (float)dt);
+            spent += now() - begin;
+            for (int k = 0; k < n; ++k) tl_chain_reset(chains[k], &clip[k].start); /* same start */
+        }
+        free(clip);
+        long steps = (long)tl_chain_get_stats(chains[0]).steps;
+        for (int k = 0; k < n; ++k) {
+            sink += tl_chain_tip_positions(chains[k])[3 * LINKS - 1];
+            tl_chain_destroy(chains[k]);
+        }
+        double link_steps = (double)n * LINKS * (double)steps;
+        printf("tailor,%d,%d,%ld,%.2f,%.3f\n", n, LINKS, steps, 1e9 * spent / link_steps,
+               1e6 * spent / ((double)n * (double)steps));
+        if (!isfinite(sink)) return 1;
+        free(chains);
+        free(in);
+    }
+    return 0;
+}
