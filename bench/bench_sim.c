@@ -73,7 +73,8 @@ int main(void) {
             for (int f = 0; f < frames; ++f)
                 tl_chain_step_many(chains, clip + (size_t)f * (size_t)n, n, (float)dt);
             spent += now() - begin;
-            for (int k = 0; k < n; ++k) tl_chain_reset(chains[k], &clip[k].start); /* same start */
+            for (int k = 0; k < n; ++k)
+                tl_chain_reset(chains[k], &clip[k].start); /* same start */
         }
         free(clip);
         long steps = (long)tl_chain_get_stats(chains[0]).steps;

@@ -71,8 +71,10 @@ static void rig_straight(rig* r, int n, v3 dir, float total) {
     v3 root = v3_make(0, -0.05f, -0.12f);
     dir = v3_normalize_or(dir, v3_make(0, -1, 0));
     v3 axis = v3_normalize_or(v3_make(0.3f, 0.5f, 0.8f), dir);
-    for (int i = 0; i <= n; ++i) r->joints[i] = v3_madd(root, dir, total * (float)i / (float)n);
-    for (int i = 0; i < n; ++i) r->orient[i] = qt_axis_angle(axis, (float)(40.0 * DEG) * (float)(i + 1));
+    for (int i = 0; i <= n; ++i)
+        r->joints[i] = v3_madd(root, dir, total * (float)i / (float)n);
+    for (int i = 0; i < n; ++i)
+        r->orient[i] = qt_axis_angle(axis, (float)(40.0 * DEG) * (float)(i + 1));
     rig_from_joints(r, n);
 }
 
@@ -137,7 +139,9 @@ static double angle_between(v3 a, v3 b) {
     return acos(d > 1 ? 1 : d < -1 ? -1 : d);
 }
 
-static v3 tip_at(const float* tips, int i) { return v3_load(tips + 3 * i); }
+static v3 tip_at(const float* tips, int i) {
+    return v3_load(tips + 3 * i);
+}
 
 /* World link directions from the render-time tips; the root's head from the pose. */
 static void link_directions(const rig* r, const tl_chain_pose* pose, const float* tips, v3* out) {
@@ -249,7 +253,8 @@ static void oscillate(bool bad, double fps, double* period_out) {
              * the way to its target (a spring of w = sqrt(0.12)/dt), then the rope */
             v3 target = v3_madd(head, rest, 0.3f);
             double w = sqrt(FRACTION_PER_FRAME) / dt;
-            v3 acc = v3_sub(v3_scale(v3_sub(target, p), (float)(w * w)), v3_scale(v, (float)(2 * zeta * w)));
+            v3 acc = v3_sub(v3_scale(v3_sub(target, p), (float)(w * w)),
+                            v3_scale(v, (float)(2 * zeta * w)));
             v = v3_madd(v, acc, (float)dt);
             p = v3_madd(p, v, (float)dt);
             v3 n = v3_normalize_or(v3_sub(p, head), rest);
@@ -271,7 +276,8 @@ static void test_bug1_spring_in_physical_units(void) {
         double good, bad;
         oscillate(false, fps_list[k], &good);
         oscillate(true, fps_list[k], &bad);
-        fprintf(stderr, "  %3.0f fps: damped period %.4f s (expected %.4f), fraction-per-frame %.4f s\n",
+        fprintf(stderr,
+                "  %3.0f fps: damped period %.4f s (expected %.4f), fraction-per-frame %.4f s\n",
                 fps_list[k], good, expected, bad);
         ENSURE_MSG(good > 0 && fabs(good - expected) <= 0.01 * expected,
                    "solver period %.4f s, expected %.4f s", good, expected);
@@ -345,10 +351,12 @@ static void run_shake(int n, bool bad, shake_report* rep) {
             rep->finite = false;
         for (int i = 1; i < n; ++i) { /* link 0's head is the root, exact by construction */
             v3 d = v3_sub(v3_load(particles + 3 * i), v3_load(particles + 3 * (i - 1)));
-            rep->length_error = fmax(rep->length_error, fabs(v3_length(d) - r.length[i]) / r.length[i]);
+            rep->length_error =
+                fmax(rep->length_error, fabs(v3_length(d) - r.length[i]) / r.length[i]);
         }
         for (int i = 0; i < n && tl_chain_get_stats(chain).contacts == 0; ++i) {
-            double bend = angle_between(qt_rotate(qt_load(q + 4 * i), own[i]), qt_rotate(rest_local[i], own[i]));
+            double bend = angle_between(qt_rotate(qt_load(q + 4 * i), own[i]),
+                                        qt_rotate(rest_local[i], own[i]));
             rep->beyond_limit_deg = fmax(rep->beyond_limit_deg, (bend - limits[i]) / DEG);
         }
         link_directions(&r, &in.target, tips, dir);
@@ -358,12 +366,15 @@ static void run_shake(int n, bool bad, shake_report* rep) {
             for (int i = 0; i < n; ++i) {
                 world_turn[i] = angle_between(dir[i], prev_dir[i]) / DEG;
                 local_turn[i] = qt_angle(qt_mul(local[i], qt_conj(prev_local[i]))) / DEG;
-                fastest = fmax(fastest, v3_length(v3_sub(tip_at(tips, i), tip_at(prev_tips, i))) / dt);
+                fastest =
+                    fmax(fastest, v3_length(v3_sub(tip_at(tips, i), tip_at(prev_tips, i))) / dt);
             }
             record_turns(&rep->world, world_turn, n, t);
             record_turns(&rep->local, local_turn, n, t);
-            if (t <= 4.0 || fastest >= 0.01) still_since = -1;
-            else if (still_since < 0) still_since = t;
+            if (t <= 4.0 || fastest >= 0.01)
+                still_since = -1;
+            else if (still_since < 0)
+                still_since = t;
         }
         memcpy(prev_dir, dir, sizeof dir);
         memcpy(prev_local, local, sizeof local);
@@ -375,7 +386,9 @@ static void run_shake(int n, bool bad, shake_report* rep) {
 
 /* A spike is a link turning on its own: more than twice as far as either neighbour in one
  * frame, or a third of the article's 95 degrees. */
-static bool spiky(const turn_record* t) { return t->deg > 2 * t->neighbour_deg || t->deg > 95.0 / 3; }
+static bool spiky(const turn_record* t) {
+    return t->deg > 2 * t->neighbour_deg || t->deg > 95.0 / 3;
+}
 
 /* Bug 2 and measure.md "Hip shake": no spike, no non-finite value, links within 1e-4 of
  * their length, no bend beyond the limit, at rest within 4 s; the same solver with the
@@ -394,14 +407,18 @@ static void test_bug2_hip_shake(void) {
                     reps[k]->world.link, reps[k]->world.time, reps[k]->world.neighbour_deg,
                     reps[k]->local.deg, reps[k]->local.link, reps[k]->local.time,
                     reps[k]->local.neighbour_deg);
-        fprintf(stderr, "  %d links: length error %.2g; beyond limit %.4f deg; at rest %.2f s after the shake\n",
+        fprintf(stderr,
+                "  %d links: length error %.2g; beyond limit %.4f deg; at rest %.2f s after the "
+                "shake\n",
                 n, good.length_error, good.beyond_limit_deg, good.settle_time);
         ENSURE(good.finite);
         ENSURE(good.length_error <= 1e-4);
-        ENSURE_MSG(good.beyond_limit_deg <= 1e-3, "bend beyond the limit by %.4f deg", good.beyond_limit_deg);
-        ENSURE_MSG(!spiky(&good.world), "a spike: %.1f deg against neighbours' %.1f", good.world.deg,
-                   good.world.neighbour_deg);
-        ENSURE_MSG(good.settle_time >= 0 && good.settle_time < 4.0, "did not settle (%.2f)", good.settle_time);
+        ENSURE_MSG(good.beyond_limit_deg <= 1e-3, "bend beyond the limit by %.4f deg",
+                   good.beyond_limit_deg);
+        ENSURE_MSG(!spiky(&good.world), "a spike: %.1f deg against neighbours' %.1f",
+                   good.world.deg, good.world.neighbour_deg);
+        ENSURE_MSG(good.settle_time >= 0 && good.settle_time < 4.0, "did not settle (%.2f)",
+                   good.settle_time);
         ENSURE_MSG(spiky(&bad.world), "the bad variant shows no spike: %.1f deg against %.1f",
                    bad.world.deg, bad.world.neighbour_deg);
     }
@@ -411,7 +428,9 @@ static void test_bug2_hip_shake(void) {
  * no gravity (so only the carry acts), settled under still hips: the last link points 50
  * degrees up from straight down for both. A per-joint carry (50 degrees in every joint's own
  * frame) composes N times. */
-static double rise_deg(v3 dir) { return angle_between(dir, v3_make(0, -1, 0)) / DEG; }
+static double rise_deg(v3 dir) {
+    return angle_between(dir, v3_make(0, -1, 0)) / DEG;
+}
 
 static void test_bug3_carry_shared(void) {
     for (int n = 4; n <= 8; n += 4) {
@@ -433,16 +452,20 @@ static void test_bug3_carry_shared(void) {
         double rest_rise = rise_deg(v3_load(tl_chain_rest_directions(chain) + 3 * (n - 1)));
         /* the per-joint carry: every joint adds 50 degrees about the lateral axis */
         qt per_joint = qt_identity();
-        for (int i = 0; i < n; ++i) per_joint = qt_mul(per_joint, qt_axis_angle(v3_make(1, 0, 0), (float)(50 * DEG)));
+        for (int i = 0; i < n; ++i)
+            per_joint = qt_mul(per_joint, qt_axis_angle(v3_make(1, 0, 0), (float)(50 * DEG)));
         double per_joint_rise = rise_deg(qt_rotate(per_joint, v3_make(0, -1, 0)));
-        fprintf(stderr, "  %d links: rise %.2f deg settled, %.2f deg rest arc; per-joint carry %.0f deg (%d x 50 = %d)\n",
+        fprintf(stderr,
+                "  %d links: rise %.2f deg settled, %.2f deg rest arc; per-joint carry %.0f deg "
+                "(%d x 50 = %d)\n",
                 n, rise, rest_rise, per_joint_rise, n, 50 * n);
         ENSURE_NEAR(rest_rise, 50, 0.01);
         ENSURE_NEAR(rise, 50, 1.5);
         ENSURE(fabs(per_joint_rise - 50) > 1.5);
         /* the rise is shared: link i rises 50 (i+1)/N */
         for (int i = 0; i < n; ++i)
-            ENSURE_NEAR(rise_deg(v3_load(tl_chain_rest_directions(chain) + 3 * i)), 50.0 * (i + 1) / n, 0.01);
+            ENSURE_NEAR(rise_deg(v3_load(tl_chain_rest_directions(chain) + 3 * i)),
+                        50.0 * (i + 1) / n, 0.01);
         tl_chain_destroy(chain);
     }
     /* A tail already pointing back (a quadruped's, 100 degrees from hanging) gets no carry. */
@@ -467,7 +490,8 @@ static void test_rest_arc_centred(void) {
         v3 d = v3_normalize_or(v3_make((float)side, (float)down, (float)back), root);
         r.joints[i] = v3_madd(r.joints[i - 1], d, 0.2f);
     }
-    for (int i = 0; i < 4; ++i) r.orient[i] = qt_axis_angle(v3_make(0, 0, 1), (float)(0.3 * i));
+    for (int i = 0; i < 4; ++i)
+        r.orient[i] = qt_axis_angle(v3_make(0, 0, 1), (float)(0.3 * i));
     rig_from_joints(&r, 4);
     tl_chain_def def = def_for(&r);
     def.carry_deg = 0;
@@ -480,9 +504,9 @@ static void test_rest_arc_centred(void) {
         v3 c = v3_load(tl_chain_rest_directions(centred) + 3 * i);
         v3 k = v3_load(tl_chain_rest_directions(authored) + 3 * i);
         v3 s = v3_normalize_or(v3_make(0, a.y, a.z), a);
-        ENSURE_NEAR(c.x, 0, 1e-5);                   /* no sideways curl */
-        ENSURE_NEAR(angle_between(c, s), 0, 1e-3);   /* the up-down curve kept */
-        ENSURE_NEAR(angle_between(k, a), 0, 1e-3);   /* beta = 1: the authored curve */
+        ENSURE_NEAR(c.x, 0, 1e-5);                 /* no sideways curl */
+        ENSURE_NEAR(angle_between(c, s), 0, 1e-3); /* the up-down curve kept */
+        ENSURE_NEAR(angle_between(k, a), 0, 1e-3); /* beta = 1: the authored curve */
     }
     tl_chain_destroy(centred);
     tl_chain_destroy(authored);
@@ -508,14 +532,16 @@ static void test_tip_without_tail_end(void) {
     v3 expected = v3_add(v3_add(v3_load(pose.position), r.joints[3]), incoming);
     ENSURE_NEAR(v3_length(v3_sub(tip_at(tips, 3), expected)), 0, 1e-5);
     /* copying the parent-frame vector would have put the tip elsewhere */
-    v3 wrong = v3_add(v3_add(v3_load(pose.position), r.joints[3]), qt_rotate(r.orient[3], qt_unrotate(r.orient[2], incoming)));
+    v3 wrong = v3_add(v3_add(v3_load(pose.position), r.joints[3]),
+                      qt_rotate(r.orient[3], qt_unrotate(r.orient[2], incoming)));
     ENSURE(v3_length(v3_sub(wrong, expected)) > 0.1f);
     tl_chain_destroy(chain);
 }
 
 /* §5: neutral locals from inverse bind matrices, against locals composed here. */
 static void affine(float m[16], qt q, v3 t, float s) {
-    v3 x = v3_scale(qt_rotate(q, v3_make(1, 0, 0)), s), y = v3_scale(qt_rotate(q, v3_make(0, 1, 0)), s),
+    v3 x = v3_scale(qt_rotate(q, v3_make(1, 0, 0)), s),
+       y = v3_scale(qt_rotate(q, v3_make(0, 1, 0)), s),
        z = v3_scale(qt_rotate(q, v3_make(0, 0, 1)), s);
     float out[16] = {x.x, x.y, x.z, 0, y.x, y.y, y.z, 0, z.x, z.y, z.z, 0, t.x, t.y, t.z, 1};
     memcpy(m, out, sizeof out);
@@ -546,8 +572,10 @@ static void test_units_zup_centimetres(void) {
     rig m, c;
     rig_straight(&m, 8, v3_make(0, -1, 0), 0.8f);
     c = m;
-    for (int i = 0; i < 3 * m.n; ++i) c.t[i] *= 100;
-    for (int i = 0; i < 3; ++i) c.tip[i] *= 100;
+    for (int i = 0; i < 3 * m.n; ++i)
+        c.t[i] *= 100;
+    for (int i = 0; i < 3; ++i)
+        c.tip[i] *= 100;
     tl_chain_def dm = def_for(&m), dc = def_for(&c);
     dc.up[0] = 0, dc.up[1] = 0, dc.up[2] = 1;
     dc.scale = 100;
@@ -560,11 +588,13 @@ static void test_units_zup_centimetres(void) {
     for (int k = 1; k <= 4 * 60; ++k) {
         double t0 = (k - 1) / fps, t1 = k / fps;
         tl_chain_input in = frame_input(clip_shake, t0, t1);
-        in.start.position[1] -= 0.45f, in.target.position[1] -= 0.45f; /* low: the tail hits the floor */
+        in.start.position[1] -= 0.45f,
+            in.target.position[1] -= 0.45f; /* low: the tail hits the floor */
         tl_chain_step(a, &in, (float)(1 / fps));
         tl_chain_pose* poses[2] = {&in.start, &in.target};
         for (int j = 0; j < 2; ++j) {
-            v3_store(poses[j]->position, v3_scale(qt_rotate(to_zup, v3_load(poses[j]->position)), 100));
+            v3_store(poses[j]->position,
+                     v3_scale(qt_rotate(to_zup, v3_load(poses[j]->position)), 100));
             qt_store(poses[j]->rotation, qt_mul(to_zup, qt_load(poses[j]->rotation)));
         }
         tl_chain_step(b, &in, (float)(1 / fps));
@@ -575,7 +605,9 @@ static void test_units_zup_centimetres(void) {
             if (d > worst) worst = d;
         }
     }
-    fprintf(stderr, "  Y-up metres vs Z-up centimetres: largest tip difference %.3g of the chain (%d frames in contact)\n",
+    fprintf(stderr,
+            "  Y-up metres vs Z-up centimetres: largest tip difference %.3g of the chain (%d "
+            "frames in contact)\n",
             worst / 0.8, contacts);
     ENSURE(contacts > 0);
     ENSURE(worst <= 1e-4 * 0.8);
@@ -611,7 +643,8 @@ static double frame_rate_difference(clip_fn* clip, double seconds) {
         for (int k = 1; k < RATES; ++k)
             for (int i = 0; i < 8; ++i) {
                 const float* a = tips + ((size_t)sidx) * 24 + 3 * (size_t)i;
-                const float* b = tips + ((size_t)k * (size_t)(samples + 1) + (size_t)sidx) * 24 + 3 * (size_t)i;
+                const float* b =
+                    tips + ((size_t)k * (size_t)(samples + 1) + (size_t)sidx) * 24 + 3 * (size_t)i;
                 double d = v3_length(v3_sub(v3_load(a), v3_load(b)));
                 if (d > worst) worst = d;
             }
@@ -653,7 +686,9 @@ static tl_chain_pose clip_walk_teleported(double t) {
     return p;
 }
 
-static tl_chain_pose clip_walk_then_stop(double t) { return clip_walk(t < 3.25 ? t : 3.25); }
+static tl_chain_pose clip_walk_then_stop(double t) {
+    return clip_walk(t < 3.25 ? t : 3.25);
+}
 
 /* Walks 60 fps frames to 6 s with one frame of hitch seconds at 3 s; returns the peak
  * relative speeds over (1 s, 3 s) and after 3 s, and the tips relative to the root at 6 s. */
@@ -680,7 +715,8 @@ static void hitch_case(clip_fn* clip, double hitch, int max_substeps, double* be
         if (t > 3.0 + 1e-9) *after = fmax(*after, speed);
     }
     for (int i = 0; i < 8; ++i)
-        v3_store(tips_from_root + 3 * i, v3_sub(tip_at(tl_chain_tip_positions(chain), i), v3_load(in.target.position)));
+        v3_store(tips_from_root + 3 * i,
+                 v3_sub(tip_at(tl_chain_tip_positions(chain), i), v3_load(in.target.position)));
     *stats = tl_chain_get_stats(chain);
     tl_chain_destroy(chain);
 }
@@ -691,22 +727,29 @@ static void test_hitch_and_teleport(void) {
     float tips[24], ref_tips[24];
     /* the hips stop during the hitch: whatever the tail has after it came from before it */
     hitch_case(clip_walk_then_stop, 0.5, 8, &before, &after, &st, tips);
-    fprintf(stderr, "  0.5 s hitch, hips stopping in it: peak speed relative to the hips %.3f m/s before, %.3f after (%u clamped)\n",
+    fprintf(stderr,
+            "  0.5 s hitch, hips stopping in it: peak speed relative to the hips %.3f m/s before, "
+            "%.3f after (%u clamped)\n",
             before, after, st.clamped_frames);
     ENSURE(st.clamped_frames == 1 && st.nonfinite_states == 0);
     ENSURE(after <= before);
     /* walking on through the hitch, against simulating all 60 sub-steps (no clamp) */
     hitch_case(clip_walk, 0.5, 8, &before, &after, &st, tips);
     hitch_case(clip_walk, 0.5, 1000, &ref_before, &ref_after, &ref, ref_tips);
-    fprintf(stderr, "  0.5 s hitch, walking on: %.3f m/s before, %.3f after; with all 60 sub-steps run %.3f after\n",
+    fprintf(stderr,
+            "  0.5 s hitch, walking on: %.3f m/s before, %.3f after; with all 60 sub-steps run "
+            "%.3f after\n",
             before, after, ref_after);
     ENSURE(st.clamped_frames == 1 && ref.clamped_frames == 0 && st.nonfinite_states == 0);
     /* 100 m teleport inside one frame: the chain is carried, then walks on as before */
     hitch_case(clip_walk_teleported, 1 / 60.0, 8, &before, &after, &st, tips);
     hitch_case(clip_walk, 1 / 60.0, 8, &ref_before, &ref_after, &ref, ref_tips);
     double drift = 0;
-    for (int i = 0; i < 8; ++i) drift = fmax(drift, v3_length(v3_sub(v3_load(tips + 3 * i), v3_load(ref_tips + 3 * i))));
-    fprintf(stderr, "  100 m teleport: %.3f m/s before, %.3f after (without it %.3f); 3 s later the tips are %.2g m from the run without it\n",
+    for (int i = 0; i < 8; ++i)
+        drift = fmax(drift, v3_length(v3_sub(v3_load(tips + 3 * i), v3_load(ref_tips + 3 * i))));
+    fprintf(stderr,
+            "  100 m teleport: %.3f m/s before, %.3f after (without it %.3f); 3 s later the tips "
+            "are %.2g m from the run without it\n",
             before, after, ref_after, drift);
     ENSURE(st.teleports == 1 && st.nonfinite_states == 0 && ref.teleports == 0);
     ENSURE(after <= ref_after + 0.01 * ref_after && drift < 1e-3);
@@ -714,8 +757,12 @@ static void test_hitch_and_teleport(void) {
 
 /* §7: a tail hanging into the floor lies on it: every tip at or above F = 0.025 m, links
  * exactly their length; with the hips below the floor (u > 1) nothing stretches. */
-static tl_chain_pose clip_low(double t) { return pose_make(0.1 * sin(2 * PI * t), 0.35, 0, 0); }
-static tl_chain_pose clip_buried(double t) { return pose_make(0, -0.3 + 0.0 * t, 0, 0); }
+static tl_chain_pose clip_low(double t) {
+    return pose_make(0.1 * sin(2 * PI * t), 0.35, 0, 0);
+}
+static tl_chain_pose clip_buried(double t) {
+    return pose_make(0, -0.3 + 0.0 * t, 0, 0);
+}
 
 static void ground_case(clip_fn* clip, double* lowest, double* length_error, uint32_t* contacts) {
     rig r;
@@ -734,7 +781,8 @@ static void ground_case(clip_fn* clip, double* lowest, double* length_error, uin
     tl_chain_pose still = clip(5.0);
     tl_chain_input in = tl_default_chain_input();
     in.start = in.target = still;
-    for (int k = 0; k < 4 * 60; ++k) tl_chain_step(chain, &in, (float)dt);
+    for (int k = 0; k < 4 * 60; ++k)
+        tl_chain_step(chain, &in, (float)dt);
     const float* p = tl_chain_particle_positions(chain);
     const float* tips = tl_chain_tip_positions(chain);
     *lowest = 1e9, *length_error = 0;
@@ -753,20 +801,24 @@ static void test_ground_contact(void) {
     double lowest, err;
     uint32_t contacts;
     ground_case(clip_low, &lowest, &err, &contacts);
-    fprintf(stderr, "  low hips: lowest tip %.6f m (F = 0.025), length error %.2g, %u tips touching\n",
+    fprintf(stderr,
+            "  low hips: lowest tip %.6f m (F = 0.025), length error %.2g, %u tips touching\n",
             lowest, err, contacts);
     ENSURE(contacts >= 2);
     ENSURE(lowest >= 0.025 - 1e-5);
     ENSURE(err <= 1e-5);
     ground_case(clip_buried, &lowest, &err, &contacts);
-    fprintf(stderr, "  hips 0.3 m under the floor: length error %.2g, %u tips touching\n", err, contacts);
+    fprintf(stderr, "  hips 0.3 m under the floor: length error %.2g, %u tips touching\n", err,
+            contacts);
     ENSURE(err <= 1e-5);
     ENSURE(contacts >= 1);
 }
 
 /* The plane behind the hips: a tail pushed forward between the legs (the hips sprint
  * backwards) never crosses the plane through its root below the root. */
-static tl_chain_pose clip_backwards(double t) { return pose_make(0, 1, -3.0 * t, 0); }
+static tl_chain_pose clip_backwards(double t) {
+    return pose_make(0, 1, -3.0 * t, 0);
+}
 
 static void test_plane_behind_hips(void) {
     rig r;
@@ -801,7 +853,8 @@ static void test_plane_behind_hips(void) {
             if (d.y < 0) free_worst = fmax(free_worst, d.z);
         }
     }
-    fprintf(stderr, "  furthest forward below the root: %.2g m with the plane, %.3f m without\n", worst, free_worst);
+    fprintf(stderr, "  furthest forward below the root: %.2g m with the plane, %.3f m without\n",
+            worst, free_worst);
     ENSURE(worst <= 1e-5);
     ENSURE(free_worst > 0.05);
     tl_chain_destroy(chain);
@@ -818,9 +871,9 @@ static void test_bend_limit_radii(void) {
     tl_chain* chain = create(&def);
     ENSURE(chain);
     const float* lim = tl_chain_bend_limits(chain);
-    ENSURE_NEAR(lim[0], 30 * DEG, 1e-6);      /* 0.15 * 0.2 / 0.05 = 0.6 rad > 30 deg */
+    ENSURE_NEAR(lim[0], 30 * DEG, 1e-6); /* 0.15 * 0.2 / 0.05 = 0.6 rad > 30 deg */
     ENSURE_NEAR(lim[1], 0.15 * 0.2 / 0.5, 1e-6);
-    ENSURE_NEAR(lim[2], 30 * DEG, 1e-6);      /* unknown */
+    ENSURE_NEAR(lim[2], 30 * DEG, 1e-6); /* unknown */
     ENSURE_NEAR(lim[3], 0.15 * 0.2 / 0.25, 1e-6);
     tl_chain_destroy(chain);
 }
@@ -896,9 +949,9 @@ static void test_no_allocation_in_step(void) {
         tl_chain_input in[3] = {frame_input(clip_shake, t0, t1), frame_input(clip_low, t0, t1),
                                 frame_input(clip_buried, t0, t1)};
         float step = (float)dt;
-        if (k == 100) in[0].target.position[0] += 100;  /* teleport in a frame */
-        if (k == 200) step = 0.5f;                       /* hitch */
-        if (k == 300) in[1].start.position[2] = NAN;     /* non-finite */
+        if (k == 100) in[0].target.position[0] += 100; /* teleport in a frame */
+        if (k == 200) step = 0.5f;                     /* hitch */
+        if (k == 300) in[1].start.position[2] = NAN;   /* non-finite */
         if (k == 400) step = 0;
         if (k == 450) tl_chain_reset(chains[2], &in[2].start);
         if (k == 500) tl_chain_clear(chains[1]);
@@ -906,18 +959,23 @@ static void test_no_allocation_in_step(void) {
         touched += tl_chain_get_stats(chains[1]).contacts;
     }
     tl_chain_stats s0 = tl_chain_get_stats(chains[0]), s1 = tl_chain_get_stats(chains[1]);
-    fprintf(stderr, "  after create: %zu allocations; after 600 frames: %zu (teleports %u, clamped %u, non-finite %u, contact steps %u)\n",
-            (size_t)3, counts.allocs, s0.teleports, s0.clamped_frames, s1.nonfinite_inputs, touched);
+    fprintf(stderr,
+            "  after create: %zu allocations; after 600 frames: %zu (teleports %u, clamped %u, "
+            "non-finite %u, contact steps %u)\n",
+            (size_t)3, counts.allocs, s0.teleports, s0.clamped_frames, s1.nonfinite_inputs,
+            touched);
     ENSURE(counts.allocs == 3 && counts.frees == 0);
     ENSURE(s0.teleports >= 1 && s0.clamped_frames == 1 && s1.nonfinite_inputs == 1 && touched > 0);
-    for (int i = 0; i < 3; ++i) tl_chain_destroy(chains[i]);
+    for (int i = 0; i < 3; ++i)
+        tl_chain_destroy(chains[i]);
     ENSURE(counts.frees == 3);
 }
 
 /* The same inputs give the same bits: two chains stepped apart, one stepped among others. */
 static uint64_t fnv(uint64_t h, const void* data, size_t size) {
     const unsigned char* p = data;
-    for (size_t i = 0; i < size; ++i) h = (h ^ p[i]) * 1099511628211ull;
+    for (size_t i = 0; i < size; ++i)
+        h = (h ^ p[i]) * 1099511628211ull;
     return h;
 }
 
@@ -930,9 +988,12 @@ static uint64_t run_hash(bool many) {
     const double dt = 1 / 60.0;
     uint64_t h = 1469598103934665603ull;
     for (int k = 1; k <= 480; ++k) {
-        tl_chain_input in[2] = {frame_input(clip_shake, (k - 1) * dt, k * dt), frame_input(clip_walk, (k - 1) * dt, k * dt)};
-        if (many) tl_chain_step_many(chains, in, 2, (float)dt);
-        else tl_chain_step(chains[0], &in[0], (float)dt);
+        tl_chain_input in[2] = {frame_input(clip_shake, (k - 1) * dt, k * dt),
+                                frame_input(clip_walk, (k - 1) * dt, k * dt)};
+        if (many)
+            tl_chain_step_many(chains, in, 2, (float)dt);
+        else
+            tl_chain_step(chains[0], &in[0], (float)dt);
     }
     h = fnv(h, tl_chain_particle_positions(chains[0]), 24 * sizeof(float));
     h = fnv(h, tl_chain_particle_velocities(chains[0]), 24 * sizeof(float));
@@ -944,8 +1005,8 @@ static uint64_t run_hash(bool many) {
 
 static void test_determinism(void) {
     uint64_t a = run_hash(false), b = run_hash(false), c = run_hash(true);
-    fprintf(stderr, "  hash %016llx %016llx %016llx\n", (unsigned long long)a, (unsigned long long)b,
-            (unsigned long long)c);
+    fprintf(stderr, "  hash %016llx %016llx %016llx\n", (unsigned long long)a,
+            (unsigned long long)b, (unsigned long long)c);
     ENSURE(a != 0 && a == b && a == c);
 }
 
@@ -969,4 +1030,6 @@ static const tl_test_case cases[] = {
     {"determinism", test_determinism},
 };
 
-int main(int argc, char** argv) { return tl_test_main(argc, argv, cases, sizeof cases / sizeof cases[0]); }
+int main(int argc, char** argv) {
+    return tl_test_main(argc, argv, cases, sizeof cases / sizeof cases[0]);
+}

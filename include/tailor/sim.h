@@ -105,7 +105,7 @@ typedef struct tl_chain_def {
     float root_frequency; /* natural frequency at the root link, Hz; 0.9 */
     float tip_frequency;  /* at the tip link (linear in between), Hz; 0.45 */
     float damping_ratio;  /* zeta, 1 = critical; 0.65 */
-    float gravity;        /* downward acceleration, m/s^2 (x scale); 1, not 9.8: a tail has muscle */
+    float gravity; /* downward acceleration, m/s^2 (x scale); 1, not 9.8: a tail has muscle */
 
     /* --- rest pose (§3, §6) --- */
     float carry_deg;  /* the whole tail's rest rises to this angle from hanging straight down,
@@ -151,14 +151,14 @@ tl_chain_input tl_default_chain_input(void);
 
 /* What a chain has done; counters never reset except by create. */
 typedef struct tl_chain_stats {
-    uint64_t steps;           /* internal steps run */
+    uint64_t steps;            /* internal steps run */
     uint32_t nonfinite_inputs; /* frames whose input (pose, dt) had NaN/inf or a zero rotation:
                                   the chain was reset at the last good pose */
     uint32_t nonfinite_states; /* internal steps whose result was not finite (reset; never
                                   expected: a non-zero value is a solver bug) */
-    uint32_t teleports;       /* root jumps beyond teleport_distance (rigid re-base) */
-    uint32_t clamped_frames;  /* frames longer than max_substeps * fixed_step */
-    uint32_t contacts;        /* tips on the floor after the last internal step */
+    uint32_t teleports;        /* root jumps beyond teleport_distance (rigid re-base) */
+    uint32_t clamped_frames;   /* frames longer than max_substeps * fixed_step */
+    uint32_t contacts;         /* tips on the floor after the last internal step */
 } tl_chain_stats;
 
 typedef struct tl_chain tl_chain;

@@ -12,18 +12,36 @@ typedef struct qt {
     float x, y, z, w;
 } qt;
 
-static inline v3 v3_make(float x, float y, float z) { return (v3){x, y, z}; }
-static inline v3 v3_load(const float* p) { return (v3){p[0], p[1], p[2]}; }
-static inline void v3_store(float* p, v3 a) { p[0] = a.x, p[1] = a.y, p[2] = a.z; }
-static inline v3 v3_add(v3 a, v3 b) { return (v3){a.x + b.x, a.y + b.y, a.z + b.z}; }
-static inline v3 v3_sub(v3 a, v3 b) { return (v3){a.x - b.x, a.y - b.y, a.z - b.z}; }
-static inline v3 v3_scale(v3 a, float s) { return (v3){a.x * s, a.y * s, a.z * s}; }
-static inline v3 v3_madd(v3 a, v3 b, float s) { return (v3){a.x + b.x * s, a.y + b.y * s, a.z + b.z * s}; }
-static inline float v3_dot(v3 a, v3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+static inline v3 v3_make(float x, float y, float z) {
+    return (v3){x, y, z};
+}
+static inline v3 v3_load(const float* p) {
+    return (v3){p[0], p[1], p[2]};
+}
+static inline void v3_store(float* p, v3 a) {
+    p[0] = a.x, p[1] = a.y, p[2] = a.z;
+}
+static inline v3 v3_add(v3 a, v3 b) {
+    return (v3){a.x + b.x, a.y + b.y, a.z + b.z};
+}
+static inline v3 v3_sub(v3 a, v3 b) {
+    return (v3){a.x - b.x, a.y - b.y, a.z - b.z};
+}
+static inline v3 v3_scale(v3 a, float s) {
+    return (v3){a.x * s, a.y * s, a.z * s};
+}
+static inline v3 v3_madd(v3 a, v3 b, float s) {
+    return (v3){a.x + b.x * s, a.y + b.y * s, a.z + b.z * s};
+}
+static inline float v3_dot(v3 a, v3 b) {
+    return a.x * b.x + a.y * b.y + a.z * b.z;
+}
 static inline v3 v3_cross(v3 a, v3 b) {
     return (v3){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
 }
-static inline float v3_length(v3 a) { return sqrtf(v3_dot(a, a)); }
+static inline float v3_length(v3 a) {
+    return sqrtf(v3_dot(a, a));
+}
 /* a / |a|, or fallback when a is (nearly) zero. */
 static inline v3 v3_normalize_or(v3 a, v3 fallback) {
     float len2 = v3_dot(a, a);
@@ -34,14 +52,28 @@ static inline v3 v3_perpendicular(v3 a) {
     v3 other = fabsf(a.x) < 0.6f ? v3_make(1, 0, 0) : v3_make(0, 1, 0);
     return v3_normalize_or(v3_cross(a, other), v3_make(0, 0, 1));
 }
-static inline int v3_finite(v3 a) { return isfinite(a.x) && isfinite(a.y) && isfinite(a.z); }
+static inline int v3_finite(v3 a) {
+    return isfinite(a.x) && isfinite(a.y) && isfinite(a.z);
+}
 
-static inline qt qt_identity(void) { return (qt){0, 0, 0, 1}; }
-static inline qt qt_load(const float* p) { return (qt){p[0], p[1], p[2], p[3]}; }
-static inline void qt_store(float* p, qt q) { p[0] = q.x, p[1] = q.y, p[2] = q.z, p[3] = q.w; }
-static inline qt qt_conj(qt q) { return (qt){-q.x, -q.y, -q.z, q.w}; }
-static inline float qt_dot(qt a, qt b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
-static inline qt qt_neg(qt q) { return (qt){-q.x, -q.y, -q.z, -q.w}; }
+static inline qt qt_identity(void) {
+    return (qt){0, 0, 0, 1};
+}
+static inline qt qt_load(const float* p) {
+    return (qt){p[0], p[1], p[2], p[3]};
+}
+static inline void qt_store(float* p, qt q) {
+    p[0] = q.x, p[1] = q.y, p[2] = q.z, p[3] = q.w;
+}
+static inline qt qt_conj(qt q) {
+    return (qt){-q.x, -q.y, -q.z, q.w};
+}
+static inline float qt_dot(qt a, qt b) {
+    return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
+}
+static inline qt qt_neg(qt q) {
+    return (qt){-q.x, -q.y, -q.z, -q.w};
+}
 static inline qt qt_normalize(qt q) {
     float len2 = qt_dot(q, q);
     if (!(len2 > 1e-30f)) return qt_identity();
@@ -60,7 +92,9 @@ static inline v3 qt_rotate(qt q, v3 v) {
     v3 t = v3_scale(v3_cross(u, v), 2.0f);
     return v3_add(v3_add(v, v3_scale(t, q.w)), v3_cross(u, t));
 }
-static inline v3 qt_unrotate(qt q, v3 v) { return qt_rotate(qt_conj(q), v); }
+static inline v3 qt_unrotate(qt q, v3 v) {
+    return qt_rotate(qt_conj(q), v);
+}
 static inline qt qt_axis_angle(v3 unit_axis, float angle) {
     float s = sinf(0.5f * angle);
     return (qt){unit_axis.x * s, unit_axis.y * s, unit_axis.z * s, cosf(0.5f * angle)};
@@ -80,15 +114,16 @@ static inline qt qt_slerp(qt a, qt b, float t) {
     if (d > 0.95f) {
         /* Within 36 degrees (the hot path: coupling, sub-step poses) the weights
          * sin(t phi) / sin(phi) = t (1 + (1 - t^2) phi^2 / 6 + O(phi^4)), phi^2 ~ 2 (1 - d),
-         * are exact to 2e-4 relative, which turns the result by < 3e-5 rad (checked numerically). */
+         * are exact to 2e-4 relative, which turns the result by < 3e-5 rad (checked numerically).
+         */
         float e = (1.0f - d) * (1.0f / 3.0f), s = 1.0f - t;
         wa = s * (1.0f + (1.0f - s * s) * e), wb = t * (1.0f + (1.0f - t * t) * e);
     } else {
         float angle = acosf(d), inv = 1.0f / sinf(angle);
         wa = sinf((1.0f - t) * angle) * inv, wb = sinf(t * angle) * inv;
     }
-    return qt_normalize((qt){a.x * wa + b.x * wb, a.y * wa + b.y * wb, a.z * wa + b.z * wb,
-                             a.w * wa + b.w * wb});
+    return qt_normalize(
+        (qt){a.x * wa + b.x * wb, a.y * wa + b.y * wb, a.z * wa + b.z * wb, a.w * wa + b.w * wb});
 }
 /* slerp(a, b, 1/2) without trigonometry: the normalised sum on the shorter arc. */
 static inline qt qt_midpoint(qt a, qt b) {
@@ -97,8 +132,8 @@ static inline qt qt_midpoint(qt a, qt b) {
 }
 static inline qt qt_nlerp(qt a, qt b, float t) {
     if (qt_dot(a, b) < 0) b = qt_neg(b);
-    return qt_normalize((qt){a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t,
-                             a.z + (b.z - a.z) * t, a.w + (b.w - a.w) * t});
+    return qt_normalize((qt){a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t, a.z + (b.z - a.z) * t,
+                             a.w + (b.w - a.w) * t});
 }
 /* The rotation angle of unit q, radians in [0, pi]. */
 static inline float qt_angle(qt q) {

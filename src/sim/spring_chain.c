@@ -33,36 +33,36 @@ struct tl_chain {
     tl_allocator allocator;
     int n;
     /* settings, in world units for one internal step */
-    float step;            /* fixed internal step, s */
-    float coupling_alpha;  /* 1 - exp(-k step) */
-    float slip_decay;      /* exp(-gamma step) */
-    float gravity;         /* world units / s^2 */
-    float floor_level;     /* F = floor + clearance, along up */
-    float teleport2;       /* squared teleport distance, world units^2 */
+    float step;           /* fixed internal step, s */
+    float coupling_alpha; /* 1 - exp(-k step) */
+    float slip_decay;     /* exp(-gamma step) */
+    float gravity;        /* world units / s^2 */
+    float floor_level;    /* F = floor + clearance, along up */
+    float teleport2;      /* squared teleport distance, world units^2 */
     int max_substeps;
     bool floor_enabled, plane_enabled;
     v3 up;
-    v3 root_offset;          /* bone 0's origin in the attachment frame */
-    qt hips_in_attachment;   /* H: hips axes (lateral, up, forward) as a rotation */
+    v3 root_offset;        /* bone 0's origin in the attachment frame */
+    qt hips_in_attachment; /* H: hips axes (lateral, up, forward) as a rotation */
     link_const* links;
     /* state */
     float* positions;  /* 3N world */
     float* velocities; /* 3N world / s */
     qt* bends;         /* N: last step's bends in the hips frame (the neighbour snapshot) */
     qt* bends_next;
-    qt* local_prev; /* N: local rotations after the step before the last */
-    qt* local_cur;  /* N: ... after the last internal step */
-    float* out_local;   /* 4N render-time output */
-    float* out_tips;    /* 3N */
-    float* out_lengths; /* N */
-    float* rest_dirs;   /* 3N, attachment frame */
-    float* limits;      /* N */
+    qt* local_prev;            /* N: local rotations after the step before the last */
+    qt* local_cur;             /* N: ... after the last internal step */
+    float* out_local;          /* 4N render-time output */
+    float* out_tips;           /* 3N */
+    float* out_lengths;        /* N */
+    float* rest_dirs;          /* 3N, attachment frame */
+    float* limits;             /* N */
     tl_chain_pose solved_pose; /* the attachment pose of the last internal step */
     tl_chain_pose last_target; /* the previous frame's target */
     qt solved_hips;            /* the hips frame's world rotation there */
     double accumulator;        /* simulated time owed, s, in [0, step) */
     bool placed;
-    bool velocity_feedback;    /* test hook: the article's bug 2 (spring_chain_internal.h) */
+    bool velocity_feedback; /* test hook: the article's bug 2 (spring_chain_internal.h) */
     tl_chain_stats stats;
 };
 
@@ -108,7 +108,9 @@ tl_chain_input tl_default_chain_input(void) {
 
 /* ---- matrices (only at create and for the caller's convenience) ---- */
 
-static v3 mat_column(const float* m, int c) { return v3_make(m[4 * c], m[4 * c + 1], m[4 * c + 2]); }
+static v3 mat_column(const float* m, int c) {
+    return v3_make(m[4 * c], m[4 * c + 1], m[4 * c + 2]);
+}
 
 tl_chain_pose tl_chain_pose_from_matrix(const float m[16]) {
     tl_chain_pose pose;
@@ -131,7 +133,8 @@ static void affine_inverse(float out[16], const float m[16]) {
     /* (sR)^-1 = R^T / s = (sR)^T / s^2 */
     memset(out, 0, 16 * sizeof(float));
     for (int c = 0; c < 3; ++c)
-        for (int row = 0; row < 3; ++row) out[4 * c + row] = m[4 * row + c] * inv;
+        for (int row = 0; row < 3; ++row)
+            out[4 * c + row] = m[4 * row + c] * inv;
     for (int row = 0; row < 3; ++row)
         out[12 + row] = -(out[row] * t.x + out[4 + row] * t.y + out[8 + row] * t.z);
     out[15] = 1;
@@ -141,7 +144,8 @@ static void mat_mul(float out[16], const float a[16], const float b[16]) {
     for (int c = 0; c < 4; ++c)
         for (int r = 0; r < 4; ++r) {
             float s = 0;
-            for (int k = 0; k < 4; ++k) s += a[4 * k + r] * b[4 * c + k];
+            for (int k = 0; k < 4; ++k)
+                s += a[4 * k + r] * b[4 * c + k];
             out[4 * c + r] = s;
         }
 }
@@ -159,7 +163,9 @@ void tl_chain_local_from_binds(const float parent_inverse_bind[16], const float 
 
 /* ---- create ---- */
 
-static size_t align16(size_t n) { return (n + 15) & ~(size_t)15; }
+static size_t align16(size_t n) {
+    return (n + 15) & ~(size_t)15;
+}
 
 size_t tl_chain_memory_size(int n) {
     size_t N = (size_t)n;
@@ -194,7 +200,8 @@ static tl_result hips_frame(const tl_chain_def* def, qt* out, tl_error* err) {
     forward = v3_normalize_or(v3_madd(forward, up, -v3_dot(forward, up)), v3_make(0, 0, 0));
     v3 side = v3_cross(up, forward);
     if (v3_dot(side, side) < 0.5f)
-        return tl_error_set(err, TL_ERROR_INVALID, "chain: hips up and forward are parallel or zero");
+        return tl_error_set(err, TL_ERROR_INVALID,
+                            "chain: hips up and forward are parallel or zero");
     if (v3_dot(side, lateral) < 0)
         return tl_error_set(err, TL_ERROR_INVALID,
                             "chain: hips axes are left-handed (lateral should be up x forward)");
@@ -224,7 +231,8 @@ static tl_result build_links(tl_chain* chain, const tl_chain_def* def, tl_error*
             v3 incoming = v3_load(def->rest_translations + 3 * i);
             tip = qt_unrotate(L[i].neutral, incoming);
             if (i > 0) /* as long as the link before it */
-                tip = v3_scale(v3_normalize_or(tip, tip), v3_length(v3_load(def->rest_translations + 3 * i)));
+                tip = v3_scale(v3_normalize_or(tip, tip),
+                               v3_length(v3_load(def->rest_translations + 3 * i)));
         }
         float len = v3_length(tip);
         if (!(len > 1e-9f))
@@ -256,7 +264,8 @@ static tl_result build_links(tl_chain* chain, const tl_chain_def* def, tl_error*
         L[i].rest_dir_hips = u;
         L[i].hips_from_parent = qt_normalize(qt_mul(qt_conj(H), G));
         L[i].rest_dir = qt_unrotate(G, qt_rotate(H, u));
-        L[i].rest_local = qt_normalize(qt_mul(qt_swing(L[i].bind_dir, L[i].rest_dir), L[i].neutral));
+        L[i].rest_local =
+            qt_normalize(qt_mul(qt_swing(L[i].bind_dir, L[i].rest_dir), L[i].neutral));
         G = qt_normalize(qt_mul(G, L[i].rest_local));
         v3_store(chain->rest_dirs + 3 * i, qt_rotate(H, u));
 
@@ -373,7 +382,8 @@ static tl_chain_pose pose_normalized(const tl_chain_pose* p) {
 
 static tl_chain_pose pose_lerp(const tl_chain_pose* a, const tl_chain_pose* b, float t) {
     tl_chain_pose out;
-    v3_store(out.position, v3_madd(v3_load(a->position), v3_sub(v3_load(b->position), v3_load(a->position)), t));
+    v3_store(out.position,
+             v3_madd(v3_load(a->position), v3_sub(v3_load(b->position), v3_load(a->position)), t));
     qt_store(out.rotation, qt_slerp(qt_load(a->rotation), qt_load(b->rotation), t));
     out.scale = a->scale + (b->scale - a->scale) * t;
     return out;
@@ -429,7 +439,8 @@ void tl_chain_reset(tl_chain* chain, const tl_chain_pose* attachment) {
     assert(chain && attachment && pose_valid(attachment));
     tl_chain_pose pose = pose_normalized(attachment);
     place_at_rest(chain, &pose, hips_world(chain, &pose));
-    for (int i = 0; i < chain->n; ++i) qt_store(chain->out_local + 4 * i, chain->local_cur[i]);
+    for (int i = 0; i < chain->n; ++i)
+        qt_store(chain->out_local + 4 * i, chain->local_cur[i]);
     memcpy(chain->out_tips, chain->positions, 3 * (size_t)chain->n * sizeof(float));
 }
 
@@ -461,7 +472,8 @@ static void solve_step(tl_chain* c, const tl_chain_pose* pose, qt hips) {
     v3 head = v3_madd(v3_load(pose->position), qt_rotate(G, c->root_offset), s);
     const v3 root = head, up = c->up;
     const v3 gravity = v3_scale(up, -c->gravity);
-    const v3 forward = qt_rotate(hips, v3_make(0, 0, 1)), hips_up = qt_rotate(hips, v3_make(0, 1, 0));
+    const v3 forward = qt_rotate(hips, v3_make(0, 0, 1)),
+             hips_up = qt_rotate(hips, v3_make(0, 1, 0));
     const float alpha = n > 1 ? c->coupling_alpha : 0;
     uint32_t contacts = 0;
     memcpy(c->local_prev, c->local_cur, (size_t)n * sizeof(qt));
@@ -478,7 +490,8 @@ static void solve_step(tl_chain* c, const tl_chain_pose* pose, qt hips) {
 
         /* damped spring to the rest target, semi-implicit Euler */
         v3 target = v3_madd(head, rest, len);
-        v3 acc = v3_add(v3_sub(v3_scale(v3_sub(target, p), L->omega2), v3_scale(v, L->damping)), gravity);
+        v3 acc = v3_add(v3_sub(v3_scale(v3_sub(target, p), L->omega2), v3_scale(v, L->damping)),
+                        gravity);
         v = v3_madd(v, acc, dt);
         p = v3_madd(p, v, dt);
 
@@ -490,9 +503,12 @@ static void solve_step(tl_chain* c, const tl_chain_pose* pose, qt hips) {
         qt bend = qt_swing(L->rest_dir_hips, qt_unrotate(to_world, dir));
         if (alpha > 0) {
             qt neighbours;
-            if (i == 0) neighbours = qt_midpoint(qt_identity(), c->bends[1]);
-            else if (i == n - 1) neighbours = c->bends[n - 2];
-            else neighbours = qt_midpoint(c->bends[i - 1], c->bends[i + 1]);
+            if (i == 0)
+                neighbours = qt_midpoint(qt_identity(), c->bends[1]);
+            else if (i == n - 1)
+                neighbours = c->bends[n - 2];
+            else
+                neighbours = qt_midpoint(c->bends[i - 1], c->bends[i + 1]);
             bend = qt_slerp(bend, neighbours, alpha);
         }
         bool limited = fabsf(bend.w) < L->cos_half_limit;
@@ -544,7 +560,8 @@ static void solve_step(tl_chain* c, const tl_chain_pose* pose, qt hips) {
             bend = qt_swing(L->rest_dir_hips, qt_unrotate(to_world, dir));
         }
         c->bends_next[i] = bend;
-        if (c->velocity_feedback) v = v3_scale(v3_sub(p, p_old), 1.0f / dt); /* every correction / dt */
+        if (c->velocity_feedback)
+            v = v3_scale(v3_sub(p, p_old), 1.0f / dt); /* every correction / dt */
 
         /* read back: the rotation carrying the bind direction to the link */
         qt local = qt_mul(qt_swing(L->bind_dir, qt_unrotate(G, dir)), L->neutral);
@@ -563,7 +580,8 @@ static void solve_step(tl_chain* c, const tl_chain_pose* pose, qt hips) {
 }
 
 static bool state_finite(const tl_chain* c) {
-    return all_finite(c->positions, 3 * (size_t)c->n) && all_finite(c->velocities, 3 * (size_t)c->n) &&
+    return all_finite(c->positions, 3 * (size_t)c->n) &&
+           all_finite(c->velocities, 3 * (size_t)c->n) &&
            all_finite((const float*)c->local_cur, 4 * (size_t)c->n);
 }
 
@@ -648,21 +666,43 @@ void tl_chain_step(tl_chain* c, const tl_chain_input* in, float dt) {
     write_output(c, &target);
 }
 
-void tl_chain_step_many(tl_chain* const* chains, const tl_chain_input* inputs, int count, float dt) {
+void tl_chain_step_many(tl_chain* const* chains, const tl_chain_input* inputs, int count,
+                        float dt) {
     assert(count >= 0 && (count == 0 || (chains && inputs)));
-    for (int i = 0; i < count; ++i) tl_chain_step(chains[i], &inputs[i], dt);
+    for (int i = 0; i < count; ++i)
+        tl_chain_step(chains[i], &inputs[i], dt);
 }
 
 /* ---- output ---- */
 
-int tl_chain_bone_count(const tl_chain* c) { return c->n; }
-const float* tl_chain_local_rotations(const tl_chain* c) { return c->out_local; }
-const float* tl_chain_tip_positions(const tl_chain* c) { return c->out_tips; }
-const float* tl_chain_particle_positions(const tl_chain* c) { return c->positions; }
-const float* tl_chain_particle_velocities(const tl_chain* c) { return c->velocities; }
-const float* tl_chain_link_lengths(const tl_chain* c) { return c->out_lengths; }
-const float* tl_chain_rest_directions(const tl_chain* c) { return c->rest_dirs; }
-const float* tl_chain_bend_limits(const tl_chain* c) { return c->limits; }
-tl_chain_stats tl_chain_get_stats(const tl_chain* c) { return c->stats; }
+int tl_chain_bone_count(const tl_chain* c) {
+    return c->n;
+}
+const float* tl_chain_local_rotations(const tl_chain* c) {
+    return c->out_local;
+}
+const float* tl_chain_tip_positions(const tl_chain* c) {
+    return c->out_tips;
+}
+const float* tl_chain_particle_positions(const tl_chain* c) {
+    return c->positions;
+}
+const float* tl_chain_particle_velocities(const tl_chain* c) {
+    return c->velocities;
+}
+const float* tl_chain_link_lengths(const tl_chain* c) {
+    return c->out_lengths;
+}
+const float* tl_chain_rest_directions(const tl_chain* c) {
+    return c->rest_dirs;
+}
+const float* tl_chain_bend_limits(const tl_chain* c) {
+    return c->limits;
+}
+tl_chain_stats tl_chain_get_stats(const tl_chain* c) {
+    return c->stats;
+}
 
-void tl_chain_debug_velocity_feedback(tl_chain* chain, bool on) { chain->velocity_feedback = on; }
+void tl_chain_debug_velocity_feedback(tl_chain* chain, bool on) {
+    chain->velocity_feedback = on;
+}
