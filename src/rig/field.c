@@ -220,7 +220,8 @@ static void build_regions(rig_ctx* ctx) {
         if (len > 0)
             for (int k = 0; k < 3; ++k) toward_head[k] = d[k] / len;
     }
-    /* roles first; joints with no role take their nearest ancestor's region */
+    /* roles first; a joint with no role belongs to the head or limb it hangs below (ears,
+       fingers), and otherwise to no region: a tail or root joint is neither pelvis nor spine */
     for (uint32_t j = 0; j < n; ++j) {
         int32_t r = -1;
         switch (skin->joints[j].role) {
@@ -250,7 +251,8 @@ static void build_regions(rig_ctx* ctx) {
         int32_t a = skin->joints[j].parent;
         uint32_t guard = 0;
         while (a != TL_NONE && ctx->region[a] == -1 && guard++ < n) a = skin->joints[a].parent;
-        ctx->region[j] = (a != TL_NONE && ctx->region[a] != -1) ? ctx->region[a] : -2;
+        bool inherit = a != TL_NONE && (ctx->region[a] == TL_RIG_REGION_HEAD || ctx->region[a] == TL_RIG_REGION_LIMB);
+        ctx->region[j] = inherit ? ctx->region[a] : -2;
     }
     for (uint32_t j = 0; j < n; ++j)
         if (ctx->region[j] < 0) ctx->region[j] = TL_RIG_REGION_OTHER;

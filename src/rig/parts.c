@@ -239,15 +239,15 @@ static const char* class_reason(tl_rig_class cls, tl_rig_region region, bool lon
 /* Everything after the limb test: shape, length, class (the table of §4). */
 static bool part_classify(rig_ctx* ctx, rig_wpart* p, bool limb) {
     p->region = p->attach != TL_NONE ? (tl_rig_region)ctx->region[p->attach] : TL_RIG_REGION_OTHER;
+    double t0 = rig_now();
+    if (!rig_part_geodesic(ctx, p)) return false;
+    ctx->seconds[TL_RIG_STAGE_GEODESICS] += rig_now() - t0;
+    part_shape(ctx, p);
     if (!limb) {
         p->cls = TL_RIG_CLASS_BODY;
         p->reason = class_reason(p->cls, p->region, false, false);
         return true;
     }
-    double t0 = rig_now();
-    if (!rig_part_geodesic(ctx, p)) return false;
-    ctx->seconds[TL_RIG_STAGE_GEODESICS] += rig_now() - t0;
-    part_shape(ctx, p);
     const tl_rig_def* def = ctx->def;
     bool long_part = p->elongation >= def->elongation || p->tube_ratio >= def->tube_ratio;
     bool short_chain = false;
