@@ -78,9 +78,9 @@ typedef struct tl_sample_def {
     float scale;             /* bind-space units per metre, > 0; the armature node scales by
                                 1 / scale; typical 1, Blender/Quaternius files 0.01 */
     tl_sample_facing facing; /* which way the rest-world character faces; typical +Z */
-    float height;            /* metres, > 0: vertical extent of all skinned vertices at rest
-                                (the head top for the biped, the head top for the quadruped);
-                                typical 1.8 */
+    float height;            /* metres, > 0: vertical extent of all skinned vertices at rest,
+                                floor to the top of the head; typical 1.8 (the quadruped is
+                                then horse-sized) */
     uint32_t seed;           /* 0: the canonical proportions; any other value varies limb,
                                 torso and tail lengths and girths by up to about ±10 %, the
                                 same way for the same seed; typical 0 */
