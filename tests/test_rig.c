@@ -1,0 +1,665 @@
+/* Tests of the rig module on the real cases: one chain per tailed case from the pelvis
+ * region, the tail's bone distance halved and within 1.25× of the artist's own rig, the
+ * chain along the artist's removed tail, rigid mode, controls untouched, the written file's
+ * invariants (joints, inverse binds, clips, other weights bit for bit; normalised weights;
+ * validator), the built-in samples in every frame, and the command. */
+#define _POSIX_C_SOURCE 200809L
+#include "test.h"
+
+#include <tailor/tailor.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char* const tailed_cases[] = {
+    "fox-khronos-tailless", "fox-quaternius-tailless", "husky-tailless", "rat-tailless",
+    "trex-tailless",        "horse-tailless",          "knight-tailed",
+};
+#define CASE_COUNT (sizeof tailed_cases / sizeof tailed_cases[0])
+
+/* A loaded file with its scene. */
+typedef struct loaded {
+    tl_gltf* doc;
+    tl_scene* scene;
+} loaded;
+
+static bool load(const char* path, loaded* out) {
+    tl_error err;
+    out->doc = NULL;
+    out->scene = NULL;
+    if (tl_gltf_load(path, &out->doc, &err) != TL_OK) {
+        fprintf(stderr, "  %s\n", err.message);
+        return false;
+    }
+    if (tl_scene_create(out->doc, &out->scene, &err) != TL_OK) {
+        fprintf(stderr, "  %s\n", err.message);
+        tl_gltf_destroy(out->doc);
+        out->doc = NULL;
+        return false;
+    }
+    return true;
+}
+
+static void unload(loaded* l) {
+    tl_scene_destroy(l->scene);
+    tl_gltf_destroy(l->doc);
+    l->scene = NULL;
+    l->doc = NULL;
+}
+
+/* Union vertex indices of the truth's tail ("meshM/primP": [indices]) in a scene's skin 0;
+ * the knight's truth names whole primitives ("shells"). Returns the count (malloc'd list). */
+static size_t truth_vertices(const json_t* truth, const tl_scene* scene, uint32_t** out) {
+    const tl_scene_skin* skin = &scene->skins[0];
+    size_t cap = skin->vertex_count, n = 0;
+    uint32_t* list = malloc((cap + 1) * sizeof *list);
+    const json_t* tv = json_object_get(truth, "tail_vertices");
+    for (uint32_t p = 0; p < skin->primitive_count; ++p) {
+        const tl_scene_primitive* sp = &skin->primitives[p];
+        char key[64];
+        snprintf(key, sizeof key, "mesh%u/prim%u", sp->mesh, sp->primitive);
+        const json_t* arr = tv ? json_object_get(tv, key) : NULL;
+        size_t i;
+        const json_t* v;
+        json_array_foreach(arr, i, v) {
+            json_int_t k = json_integer_value(v);
+            if (k >= 0 && (uint32_t)k < sp->vertex_count && n < cap) list[n++] = sp->first_vertex + (uint32_t)k;
+        }
+        const json_t* shell;
+        json_array_foreach(json_object_get(truth, "shells"), i, shell) {
+            if (json_integer_value(json_object_get(shell, "primitive")) != sp->primitive || sp->mesh != 0) continue;
+            for (uint32_t k = 0; k < sp->vertex_count && n < cap; ++k) list[n++] = sp->first_vertex + k;
+        }
+    }
+    *out = list;
+    return n;
+}
+
+/* Mean weighted bone distance of a file's skin 0 over the given union vertices, over H. */
+static double mean_bone_distance(const tl_scene* scene, const uint32_t* vertices, size_t n) {
+    const tl_scene_skin* skin = &scene->skins[0];
+    float* wbd = malloc((skin->vertex_count + 1) * sizeof *wbd);
+    tl_error err;
+    if (tl_rig_bone_distances(scene, 0, wbd, NULL, &err) != TL_OK) {
+        free(wbd);
+        return NAN;
+    }
+    double s = 0;
+    for (size_t i = 0; i < n; ++i) s += wbd[vertices[i]];
+    free(wbd);
+    return n ? s / (double)n / skin->height : NAN;
+}
+
+/* Polyline helpers: length, and the mean distance of points sampled along a to polyline b. */
+static double polyline_length(const double* p, size_t n) {
+    double L = 0;
+    for (size_t i = 1; i < n; ++i)
+        L += sqrt((p[3 * i] - p[3 * i - 3]) * (p[3 * i] - p[3 * i - 3]) +
+                  (p[3 * i + 1] - p[3 * i - 2]) * (p[3 * i + 1] - p[3 * i - 2]) +
+                  (p[3 * i + 2] - p[3 * i - 1]) * (p[3 * i + 2] - p[3 * i - 1]));
+    return L;
+}
+
+static double point_polyline(const double* x, const double* p, size_t n) {
+    double best = INFINITY;
+    for (size_t i = 0; i + 1 < n || (n == 1 && i == 0); ++i) {
+        const double* a = p + 3 * i;
+        const double* b = n == 1 ? a : p + 3 * i + 3;
+        double ab[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+        double ax[3] = {x[0] - a[0], x[1] - a[1], x[2] - a[2]};
+        double len2 = ab[0] * ab[0] + ab[1] * ab[1] + ab[2] * ab[2];
+        double t = len2 > 0 ? (ax[0] * ab[0] + ax[1] * ab[1] + ax[2] * ab[2]) / len2 : 0;
+        t = t < 0 ? 0 : t > 1 ? 1 : t;
+        double d[3] = {ax[0] - t * ab[0], ax[1] - t * ab[1], ax[2] - t * ab[2]};
+        double dd = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        if (dd < best) best = dd;
+        if (n == 1) break;
+    }
+    return best;
+}
+
+static double mean_directed(const double* a, size_t na, const double* b, size_t nb) {
+    double L = polyline_length(a, na), sum = 0;
+    const int samples = 256;
+    for (int s = 0; s <= samples; ++s) {
+        double target = L * s / samples, walked = 0, x[3];
+        memcpy(x, a + 3 * (na - 1), sizeof x);
+        for (size_t i = 1; i < na; ++i) {
+            double seg = polyline_length(a + 3 * (i - 1), 2);
+            if (walked + seg >= target && seg > 0) {
+                double t = (target - walked) / seg;
+                for (int k = 0; k < 3; ++k) x[k] = a[3 * i - 3 + k] + t * (a[3 * i + k] - a[3 * i - 3 + k]);
+                break;
+            }
+            walked += seg;
+        }
+        sum += point_polyline(x, b, nb);
+    }
+    return sum / (samples + 1);
+}
+
+/* The figures of one case after `tailor rig` (defaults). */
+typedef struct case_figures {
+    uint32_t chains, other_chain_class;
+    bool pelvis_region;
+    uint32_t shell_count;      /* the truth's shells (knight) */
+    double shell_cover[2];     /* share of each shell's vertices in the chain part */
+    char attach[64], truth_parent[64];
+    double before, after, artist; /* mean weighted bone distance over the tail / H */
+    double polyline, longer;      /* mean polyline distance, the longer polyline's length */
+    size_t tail_vertices;
+} case_figures;
+
+static bool run_case(const char* name, case_figures* f) {
+    memset(f, 0, sizeof *f);
+    f->artist = NAN;
+    char rel[256];
+    snprintf(rel, sizeof rel, "cases/%s.truth.json", name);
+    json_error_t jerr;
+    json_t* truth = json_load_file(tl_test_shared(rel), 0, &jerr);
+    if (!truth) return false;
+    snprintf(rel, sizeof rel, "cases/%s.glb", name);
+    char input[4096];
+    snprintf(input, sizeof input, "%s", tl_test_shared(rel));
+    snprintf(f->truth_parent, sizeof f->truth_parent, "%s", json_string_value(json_object_get(truth, "tail_parent")));
+
+    loaded in;
+    if (!load(input, &in)) return json_decref(truth), false;
+    tl_rig_def def = tl_default_rig_def();
+    tl_rig_analysis* rig;
+    tl_error err;
+    if (tl_rig_analyze(in.scene, &def, &rig, &err) != TL_OK) return json_decref(truth), unload(&in), false;
+    const tl_rig_part* chain = NULL;
+    for (uint32_t i = 0; i < rig->part_count; ++i) {
+        const tl_rig_part* p = &rig->parts[i];
+        if (p->action == TL_RIG_ACTION_CHAIN) f->chains++, chain = p;
+        else if (p->cls == TL_RIG_CLASS_TAIL && p->action != TL_RIG_ACTION_ALREADY_RIGGED) f->other_chain_class++;
+    }
+    uint32_t* tail;
+    f->tail_vertices = truth_vertices(truth, in.scene, &tail);
+    f->before = mean_bone_distance(in.scene, tail, f->tail_vertices);
+    double H = in.scene->skins[0].height;
+    double chain_pts[3 * (TL_RIG_MAX_LINKS + 1)];
+    size_t chain_n = 0;
+    if (chain) {
+        f->pelvis_region = chain->region == TL_RIG_REGION_PELVIS;
+        size_t k;
+        const json_t* shell;
+        json_array_foreach(json_object_get(truth, "shells"), k, shell) {
+            if (k >= 2) break;
+            uint32_t prim = (uint32_t)json_integer_value(json_object_get(shell, "primitive"));
+            const tl_scene_skin* skin = &in.scene->skins[0];
+            for (uint32_t q = 0; q < skin->primitive_count; ++q) {
+                const tl_scene_primitive* sp = &skin->primitives[q];
+                if (sp->mesh != 0 || sp->primitive != prim) continue;
+                uint32_t inside = 0;
+                for (uint32_t v = 0; v < chain->vertex_count; ++v)
+                    inside += chain->vertices[v] >= sp->first_vertex &&
+                              chain->vertices[v] < sp->first_vertex + sp->vertex_count;
+                f->shell_cover[k] = (double)inside / sp->vertex_count;
+            }
+            f->shell_count = (uint32_t)k + 1;
+        }
+        snprintf(f->attach, sizeof f->attach, "%s", chain->attach_name);
+        chain_n = chain->segments + 1;
+        for (size_t i = 0; i < 3 * chain_n; ++i) chain_pts[i] = chain->joints[i];
+    }
+    /* the truth's polyline in the rest-world frame */
+    double truth_pts[3 * 16];
+    size_t truth_n = 0;
+    const float* M = in.scene->skins[0].rest_world;
+    size_t i;
+    const json_t* j;
+    json_array_foreach(json_object_get(truth, "removed_joints"), i, j) {
+        if (truth_n == 16) break;
+        const json_t* bp = json_object_get(j, "bind_position");
+        double b[3] = {json_number_value(json_array_get(bp, 0)), json_number_value(json_array_get(bp, 1)),
+                       json_number_value(json_array_get(bp, 2))};
+        for (int r = 0; r < 3; ++r)
+            truth_pts[3 * truth_n + r] = M[r] * b[0] + M[4 + r] * b[1] + M[8 + r] * b[2] + M[12 + r];
+        truth_n++;
+    }
+    if (truth_n == 0 && json_object_get(truth, "root")) {
+        for (int r = 0; r < 3; ++r) {
+            truth_pts[r] = json_number_value(json_array_get(json_object_get(truth, "root"), r));
+            truth_pts[3 + r] = json_number_value(json_array_get(json_object_get(truth, "tail_tip"), r));
+        }
+        truth_n = 2;
+    }
+    if (chain_n && truth_n) {
+        f->polyline = 0.5 * (mean_directed(chain_pts, chain_n, truth_pts, truth_n) +
+                             mean_directed(truth_pts, truth_n, chain_pts, chain_n)) / H;
+        double a = polyline_length(chain_pts, chain_n), b = polyline_length(truth_pts, truth_n);
+        f->longer = (a > b ? a : b) / H;
+    }
+
+    /* the written file, reloaded */
+    tl_scene_destroy(in.scene);
+    in.scene = NULL;
+    bool ok = tl_rig_apply(in.doc, rig, &err) == TL_OK;
+    tl_rig_analysis_destroy(rig);
+    snprintf(rel, sizeof rel, "%s.glb", name);
+    const char* out_path = tl_test_scratch(rel);
+    tl_gltf_save_def save = tl_default_gltf_save_def();
+    save.overwrite = true;
+    ok = ok && tl_gltf_save(in.doc, out_path, &save, &err) == TL_OK;
+    unload(&in);
+    loaded out;
+    if (ok && load(out_path, &out)) {
+        f->after = mean_bone_distance(out.scene, tail, f->tail_vertices);
+        unload(&out);
+    } else {
+        ok = false;
+    }
+    /* the artist's own rig: the source asset has the same vertex order */
+    const char* source = json_string_value(json_object_get(truth, "source"));
+    if (ok && source && json_object_get(truth, "removed_joints")) {
+        snprintf(rel, sizeof rel, "assets/%s", source);
+        loaded art;
+        if (load(tl_test_shared(rel), &art)) {
+            f->artist = mean_bone_distance(art.scene, tail, f->tail_vertices);
+            unload(&art);
+        }
+    }
+    free(tail);
+    json_decref(truth);
+    return ok;
+}
+
+/* Every tailed case gets exactly one chain, hanging from the pelvis region; no other part
+ * is a tail to re-rig; the knight's two shells are one part. */
+static void test_cases_one_chain(void) {
+    for (size_t c = 0; c < CASE_COUNT; ++c) {
+        case_figures f;
+        ENSURE_MSG(run_case(tailed_cases[c], &f), "%s: could not run", tailed_cases[c]);
+        fprintf(stderr, "  %-24s chain from %-12s (artist: %-9s) pelvis region %d\n", tailed_cases[c], f.attach,
+                f.truth_parent, f.pelvis_region);
+        ENSURE_MSG(f.chains == 1, "%s: %u chains", tailed_cases[c], f.chains);
+        ENSURE_MSG(f.other_chain_class == 0, "%s: %u other tails", tailed_cases[c], f.other_chain_class);
+        ENSURE_MSG(f.pelvis_region, "%s: the chain hangs from %s, not the pelvis region", tailed_cases[c], f.attach);
+        if (!strcmp(tailed_cases[c], "knight-tailed")) {
+            fprintf(stderr, "  knight: the chain part holds %.0f%% and %.0f%% of the two shells\n",
+                    100 * f.shell_cover[0], 100 * f.shell_cover[1]);
+            ENSURE(f.shell_count == 2);
+            ENSURE_MSG(f.shell_cover[0] >= 0.9 && f.shell_cover[1] >= 0.9, "knight: the shells are not one part");
+        }
+    }
+}
+
+/* The tail's weighted bone distance falls by at least half and ends within 1.25× of the
+ * artist's own bones; the chain follows the artist's removed tail (mean polyline distance
+ * at most 10% of the longer polyline) unless it binds the skin closer than the artist did. */
+static void test_cases_bone_distance_and_path(void) {
+    for (size_t c = 0; c < CASE_COUNT; ++c) {
+        case_figures f;
+        ENSURE_MSG(run_case(tailed_cases[c], &f), "%s: could not run", tailed_cases[c]);
+        fprintf(stderr,
+                "  %-24s tail %4zu verts  bone distance/H: input %.4f  output %.4f  artist %.4f  "
+                "(out/in %.2f, out/artist %.2f)  polyline %.4f of %.4f (%.1f%%)\n",
+                tailed_cases[c], f.tail_vertices, f.before, f.after, f.artist, f.after / f.before,
+                f.after / f.artist, f.polyline, f.longer, 100 * f.polyline / f.longer);
+        ENSURE(f.tail_vertices > 0);
+        ENSURE_MSG(f.after <= 0.5 * f.before, "%s: bone distance %.4f -> %.4f", tailed_cases[c], f.before, f.after);
+        if (!isnan(f.artist))
+            ENSURE_MSG(f.after <= 1.25 * f.artist, "%s: %.4f against the artist's %.4f", tailed_cases[c], f.after,
+                       f.artist);
+        bool closer = !isnan(f.artist) && f.after < f.artist;
+        ENSURE_MSG(closer || f.polyline <= 0.1 * f.longer, "%s: polyline distance %.4f of %.4f", tailed_cases[c],
+                   f.polyline, f.longer);
+    }
+}
+
+/* Rigs `input` with `def` and writes `out_path`. Returns the analysis made on the input
+ * (the caller destroys it), or NULL. */
+static tl_rig_analysis* rig_file(const char* input, const tl_rig_def* def, const char* out_path) {
+    loaded in;
+    if (!load(input, &in)) return NULL;
+    tl_rig_analysis* rig = NULL;
+    tl_error err;
+    if (tl_rig_analyze(in.scene, def, &rig, &err) != TL_OK) {
+        fprintf(stderr, "  %s\n", err.message);
+        unload(&in);
+        return NULL;
+    }
+    tl_scene_destroy(in.scene);
+    in.scene = NULL;
+    tl_gltf_save_def save = tl_default_gltf_save_def();
+    save.overwrite = true;
+    if (tl_rig_apply(in.doc, rig, &err) != TL_OK || tl_gltf_save(in.doc, out_path, &save, &err) != TL_OK) {
+        fprintf(stderr, "  %s\n", err.message);
+        tl_rig_analysis_destroy(rig);
+        rig = NULL;
+    }
+    unload(&in);
+    return rig;
+}
+
+static const char* case_path(const char* name) {
+    static char buf[4096];
+    char rel[256];
+    snprintf(rel, sizeof rel, "cases/%s.glb", name);
+    snprintf(buf, sizeof buf, "%s", tl_test_shared(rel));
+    return buf;
+}
+
+/* No code in the output's validator report that the input did not have as often. */
+static bool no_new_issues(const char* input, const char* output) {
+    json_t* a = tl_test_validate(input);
+    json_t* b = tl_test_validate(output);
+    bool ok = a && b;
+    const char* code;
+    json_t* count;
+    if (ok)
+        json_object_foreach(json_object_get(b, "codes"), code, count) {
+            json_int_t before = json_integer_value(json_object_get(json_object_get(a, "codes"), code));
+            if (json_integer_value(count) > before) {
+                fprintf(stderr, "  %s: new validator issue %s (%lld, was %lld)\n", output, code,
+                        (long long)json_integer_value(count), (long long)before);
+                ok = false;
+            }
+        }
+    json_decref(a);
+    json_decref(b);
+    return ok;
+}
+
+static float* read_floats(const tl_gltf* doc, int32_t accessor, size_t* count) {
+    size_t n = tl_gltf_accessor_value_count(doc, (uint32_t)accessor);
+    float* out = malloc((n + 1) * sizeof *out);
+    tl_error err;
+    if (tl_gltf_accessor_read_float(doc, (uint32_t)accessor, out, n, &err) != TL_OK) n = 0;
+    *count = n;
+    return out;
+}
+
+static uint32_t* read_uints(const tl_gltf* doc, int32_t accessor, size_t* count) {
+    size_t n = tl_gltf_accessor_value_count(doc, (uint32_t)accessor);
+    uint32_t* out = malloc((n + 1) * sizeof *out);
+    tl_error err;
+    if (tl_gltf_accessor_read_uint(doc, (uint32_t)accessor, out, n, &err) != TL_OK) n = 0;
+    *count = n;
+    return out;
+}
+
+/* What must hold of every written file: the file's joints, their order and inverse binds,
+ * every clip and every other vertex's weights bit for bit; new joints hang under existing
+ * ones with a literal 0,0,0,1 last IBM row and stored transforms equal to the rest locals
+ * their IBMs give; re-weighted vertices normalised as the validator wants; no new validator
+ * issue. `changed` marks the union vertices the analysis re-weighted. */
+static void check_output(const char* input, const char* output, const uint8_t* changed) {
+    loaded a, b;
+    ENSURE(load(input, &a));
+    if (!load(output, &b)) {
+        unload(&a);
+        ENSURE(false);
+    }
+    const tl_gltf* da = a.doc;
+    const tl_gltf* db = b.doc;
+    bool ok = true;
+    ENSURE_MSG(da->skin_count == db->skin_count && da->node_count <= db->node_count, "%s", output);
+    for (uint32_t s = 0; s < da->skin_count && ok; ++s) {
+        const tl_gltf_skin* sa = &da->skins[s];
+        const tl_gltf_skin* sb = &db->skins[s];
+        ENSURE(sb->joint_count >= sa->joint_count);
+        ENSURE_MSG(!memcmp(sa->joints, sb->joints, sa->joint_count * sizeof *sa->joints), "%s: joints reordered", output);
+        if (sa->inverse_bind_matrices != TL_NONE) {
+            size_t na, nb;
+            float* ia = read_floats(da, sa->inverse_bind_matrices, &na);
+            float* ib = read_floats(db, sb->inverse_bind_matrices, &nb);
+            ok = nb >= 16 * (size_t)sb->joint_count && !memcmp(ia, ib, 16 * sa->joint_count * sizeof *ia);
+            for (uint32_t j = sa->joint_count; j < sb->joint_count && ok; ++j)
+                ok = ib[16 * j + 3] == 0 && ib[16 * j + 7] == 0 && ib[16 * j + 11] == 0 && ib[16 * j + 15] == 1;
+            free(ia);
+            free(ib);
+            ENSURE_MSG(ok, "%s: inverse binds changed or a new IBM's last row is not 0,0,0,1", output);
+        }
+        /* new joints: under existing joints or other new ones; stored TRS = rest locals */
+        const tl_scene_skin* kb = &b.scene->skins[s];
+        for (uint32_t j = sa->joint_count; j < sb->joint_count; ++j) {
+            uint32_t node = sb->joints[j];
+            ENSURE(node >= da->node_count);
+            int32_t parent = db->nodes[node].parent;
+            bool under_joint = false;
+            for (uint32_t k = 0; k < j; ++k) under_joint |= (int32_t)sb->joints[k] == parent;
+            ENSURE_MSG(under_joint, "%s: new joint %u is not a child of a joint", output, j);
+            const tl_trs* rest = &kb->joints[j].rest;
+            const tl_gltf_node* n = &db->nodes[node];
+            float scale = 1e-4f * kb->height;
+            for (int k = 0; k < 3; ++k)
+                ENSURE_MSG(fabsf(n->translation[k] - rest->translation[k]) <= scale + 1e-4f * fabsf(rest->translation[k]),
+                           "%s: joint %u translation %g, rest %g", output, j, n->translation[k], rest->translation[k]);
+            ENSURE_MSG(fabsf(fabsf(rest->rotation[3]) - 1) < 1e-5f, "%s: new joint %u rotates", output, j);
+        }
+    }
+    /* clips: the same JSON and the same keys */
+    ENSURE_MSG(json_equal(json_object_get(da->json, "animations"), json_object_get(db->json, "animations")),
+               "%s: animations changed", output);
+    for (uint32_t an = 0; an < da->animation_count; ++an)
+        for (uint32_t sm = 0; sm < da->animations[an].sampler_count; ++sm) {
+            uint32_t accs[2] = {da->animations[an].samplers[sm].input, da->animations[an].samplers[sm].output};
+            for (int k = 0; k < 2; ++k) {
+                size_t na, nb;
+                float* x = read_floats(da, (int32_t)accs[k], &na);
+                float* y = read_floats(db, (int32_t)accs[k], &nb);
+                ok = na == nb && !memcmp(x, y, na * sizeof *x);
+                free(x);
+                free(y);
+                ENSURE_MSG(ok, "%s: clip %u sampler %u keys changed", output, an, sm);
+            }
+        }
+    /* weights, primitive by primitive */
+    const tl_scene_skin* ka = &a.scene->skins[0];
+    for (uint32_t q = 0; q < ka->primitive_count; ++q) {
+        const tl_scene_primitive* sp = &ka->primitives[q];
+        const tl_gltf_primitive* pa = &da->meshes[sp->mesh].primitives[sp->primitive];
+        const tl_gltf_primitive* pb = &db->meshes[sp->mesh].primitives[sp->primitive];
+        ENSURE(pa->joint_set_count == pb->joint_set_count);
+        for (uint32_t set = 0; set < pa->joint_set_count; ++set) {
+            size_t n1, n2, n3, n4;
+            uint32_t* ja = read_uints(da, pa->joints[set], &n1);
+            uint32_t* jb = read_uints(db, pb->joints[set], &n2);
+            float* wa = read_floats(da, pa->weights[set], &n3);
+            float* wb = read_floats(db, pb->weights[set], &n4);
+            ok = n1 == n2 && n3 == n4 && n1 == 4 * (size_t)sp->vertex_count && n3 == n1;
+            ok = ok && db->accessors[pb->weights[set]].component_type == da->accessors[pa->weights[set]].component_type;
+            for (uint32_t v = 0; v < sp->vertex_count && ok; ++v) {
+                size_t u = sp->first_vertex + v;
+                if (!changed[u]) {
+                    ok = !memcmp(ja + 4 * v, jb + 4 * v, 4 * sizeof *ja) && !memcmp(wa + 4 * v, wb + 4 * v, 4 * sizeof *wa);
+                    if (!ok) fprintf(stderr, "  %s: untouched vertex %zu changed\n", output, u);
+                    continue;
+                }
+                /* re-weighted: float32 sum within 2e-7 per non-zero weight of 1, no joint
+                   twice with non-zero weight, unused slots joint 0 weight 0 */
+                float sum = 0;
+                int nonzero = 0;
+                for (int k = 0; k < 4; ++k) {
+                    if (set > 0) ok = ok && wb[4 * v + k] == 0 && jb[4 * v + k] == 0;
+                    sum += wb[4 * v + k];
+                    nonzero += wb[4 * v + k] != 0;
+                    if (wb[4 * v + k] == 0) ok = ok && jb[4 * v + k] == 0;
+                    for (int m = 0; m < k; ++m)
+                        if (wb[4 * v + k] != 0 && wb[4 * v + m] != 0) ok = ok && jb[4 * v + k] != jb[4 * v + m];
+                }
+                if (set == 0) ok = ok && fabsf(sum - 1) <= 2e-7f * (float)nonzero;
+                if (!ok) fprintf(stderr, "  %s: re-weighted vertex %zu is not well formed (sum %.9g)\n", output, u, sum);
+            }
+            free(ja);
+            free(jb);
+            free(wa);
+            free(wb);
+            if (!ok) break;
+        }
+        if (!ok) break;
+    }
+    unload(&a);
+    unload(&b);
+    ENSURE(ok);
+    ENSURE_MSG(no_new_issues(input, output), "%s: new validator issues", output);
+}
+
+static uint8_t* changed_vertices(const tl_rig_analysis* rig) {
+    uint8_t* changed = calloc(rig->skins[0].vertex_count + 1, 1);
+    for (uint32_t i = 0; i < rig->part_count; ++i)
+        if (rig->parts[i].new_joints && rig->parts[i].skin == 0)
+            for (uint32_t k = 0; k < rig->parts[i].vertex_count; ++k) changed[rig->parts[i].vertices[k]] = 1;
+    return changed;
+}
+
+static void test_output_invariants(void) {
+    for (size_t c = 0; c < CASE_COUNT; ++c) {
+        char name[256];
+        snprintf(name, sizeof name, "%s-invariants.glb", tailed_cases[c]);
+        const char* out = tl_test_scratch(name);
+        tl_rig_def def = tl_default_rig_def();
+        char input[4096];
+        snprintf(input, sizeof input, "%s", case_path(tailed_cases[c]));
+        tl_rig_analysis* rig = rig_file(input, &def, out);
+        ENSURE_MSG(rig, "%s", tailed_cases[c]);
+        ENSURE(rig->changed_vertices > 0);
+        uint8_t* changed = changed_vertices(rig);
+        tl_rig_analysis_destroy(rig);
+        check_output(input, out, changed);
+        free(changed);
+        if (tl_test_failed) return;
+    }
+}
+
+/* --mode rigid: every vertex of the tail part on the attachment joint, no new joints. */
+static void test_rigid_mode(void) {
+    const char* cases[] = {"husky-tailless", "knight-tailed"};
+    for (size_t c = 0; c < 2; ++c) {
+        tl_rig_def def = tl_default_rig_def();
+        def.mode = TL_RIG_MODE_RIGID;
+        char input[4096], name[256];
+        snprintf(input, sizeof input, "%s", case_path(cases[c]));
+        snprintf(name, sizeof name, "%s-rigid.glb", cases[c]);
+        const char* out = tl_test_scratch(name);
+        tl_rig_analysis* rig = rig_file(input, &def, out);
+        ENSURE(rig);
+        const tl_rig_part* tail = NULL;
+        for (uint32_t i = 0; i < rig->part_count; ++i)
+            if (rig->parts[i].cls == TL_RIG_CLASS_TAIL) {
+                ENSURE_MSG(!tail, "%s: two tails", cases[c]);
+                tail = &rig->parts[i];
+            }
+        ENSURE(tail && tail->action == TL_RIG_ACTION_RIGID && tail->vertex_count > 0);
+        ENSURE(rig->chain_count == 0);
+        loaded o;
+        ENSURE(load(out, &o));
+        const tl_scene_skin* skin = &o.scene->skins[0];
+        bool ok = skin->joint_count == rig->skins[0].joint_count;
+        for (uint32_t k = 0; k < tail->vertex_count && ok; ++k) {
+            uint32_t v = tail->vertices[k];
+            double on_attach = 0;
+            for (uint32_t i = 0; i < skin->influence_count; ++i)
+                if (skin->influence_joints[v * skin->influence_count + i] == (uint32_t)tail->attach_joint)
+                    on_attach += skin->influence_weights[v * skin->influence_count + i];
+            ok = on_attach == 1.0;
+        }
+        unload(&o);
+        uint8_t* changed = changed_vertices(rig);
+        tl_rig_analysis_destroy(rig);
+        ENSURE_MSG(ok, "%s: a tail vertex is not wholly on the attachment joint", cases[c]);
+        check_output(input, out, changed);
+        free(changed);
+        if (tl_test_failed) return;
+    }
+}
+
+/* Artist-rigged files: nothing changes (every influence bit for bit), parts are reported. */
+static void test_controls_unchanged(void) {
+    const char* controls[] = {
+        "assets/khronos-fox/Fox.glb",         "assets/quaternius-fox/Fox.glb",   "assets/quaternius-husky/Husky.glb",
+        "assets/quaternius-rat/Rat.glb",      "assets/quaternius-trex/Trex.glb", "assets/quaternius-stag/Stag.glb",
+        "assets/quaternius-horse/Horse.glb",  "assets/khronos-cesiumman/CesiumMan.glb",
+        "assets/quaternius-knight/KnightCharacter.glb", "cases/mh-body.glb", "cases/mh-long01.glb",
+        "cases/mh-suit-skirt.glb",
+    };
+    for (size_t c = 0; c < sizeof controls / sizeof controls[0]; ++c) {
+        char input[4096], name[256];
+        snprintf(input, sizeof input, "%s", tl_test_shared(controls[c]));
+        snprintf(name, sizeof name, "control-%zu.glb", c);
+        const char* out = tl_test_scratch(name);
+        char* text = NULL;
+        int code = tl_test_cli(&text, "rig '%s' -o '%s'", input, out);
+        ENSURE_MSG(code == 0, "%s: exit %d", controls[c], code);
+        bool reported = text && strstr(text, "0 chain(s), 0 vertices re-weighted");
+        int parts = 0;
+        for (const char* p = text; p && (p = strstr(p, "\npart ")); ++p) parts++;
+        free(text);
+        fprintf(stderr, "  %-44s %d part(s) seen, left alone\n", controls[c], parts);
+        ENSURE_MSG(reported, "%s: the control was changed", controls[c]);
+        loaded a, b;
+        ENSURE(load(input, &a));
+        ENSURE(load(out, &b));
+        bool same = a.scene->skin_count == b.scene->skin_count;
+        for (uint32_t s = 0; s < a.scene->skin_count && same; ++s) {
+            const tl_scene_skin* x = &a.scene->skins[s];
+            const tl_scene_skin* y = &b.scene->skins[s];
+            size_t n = (size_t)x->vertex_count * x->influence_count;
+            same = x->joint_count == y->joint_count && x->vertex_count == y->vertex_count &&
+                   x->influence_count == y->influence_count &&
+                   !memcmp(x->influence_joints, y->influence_joints, n * sizeof *x->influence_joints) &&
+                   !memcmp(x->influence_weights, y->influence_weights, n * sizeof *x->influence_weights);
+        }
+        unload(&a);
+        unload(&b);
+        ENSURE_MSG(same, "%s: a skin influence changed", controls[c]);
+    }
+}
+
+/* Two chains in one file get distinct names and both are written validly. */
+static void test_two_chains(void) {
+    char input[4096];
+    snprintf(input, sizeof input, "%s", case_path("knight-tailed"));
+    loaded in;
+    ENSURE(load(input, &in));
+    tl_rig_def def = tl_default_rig_def();
+    tl_rig_analysis* rig;
+    tl_error err;
+    ENSURE_OK(tl_rig_analyze(in.scene, &def, &rig, &err), err);
+    /* force the largest non-tail part (the far body skin) into a chain too */
+    int32_t other = -1;
+    for (uint32_t i = 0; i < rig->part_count; ++i)
+        if (rig->parts[i].action != TL_RIG_ACTION_CHAIN && (other < 0 || rig->parts[i].vertex_count > rig->parts[other].vertex_count))
+            other = (int32_t)i;
+    tl_rig_analysis_destroy(rig);
+    unload(&in);
+    ENSURE(other >= 0);
+    def.overrides[def.override_count++] = (tl_rig_override){(uint32_t)other, TL_RIG_CLASS_TAIL};
+    const char* out = tl_test_scratch("knight-two-chains.glb");
+    rig = rig_file(input, &def, out);
+    ENSURE(rig);
+    ENSURE(rig->chain_count == 2);
+    uint8_t* changed = changed_vertices(rig);
+    tl_rig_analysis_destroy(rig);
+    loaded o;
+    ENSURE(load(out, &o));
+    int first = 0, second = 0, ends = 0;
+    for (uint32_t n = 0; n < o.doc->node_count; ++n) {
+        const char* name = o.doc->nodes[n].name;
+        if (!name) continue;
+        first += !strcmp(name, "Tail_1");
+        second += !strcmp(name, "Tail.001_1");
+        ends += !strcmp(name, "Tail_End") + !strcmp(name, "Tail.001_End");
+    }
+    unload(&o);
+    ENSURE_MSG(first == 1 && second == 1 && ends == 2, "names: Tail_1 x%d, Tail.001_1 x%d, ends %d", first, second, ends);
+    check_output(input, out, changed);
+    free(changed);
+}
+
+int main(int argc, char** argv) {
+    static const tl_test_case cases[] = {
+        {"cases_one_chain", test_cases_one_chain},
+        {"cases_bone_distance_and_path", test_cases_bone_distance_and_path},
+        {"output_invariants", test_output_invariants},
+        {"rigid_mode", test_rigid_mode},
+        {"controls_unchanged", test_controls_unchanged},
+        {"two_chains", test_two_chains},
+    };
+    return tl_test_main(argc, argv, cases, sizeof cases / sizeof cases[0]);
+}
