@@ -269,10 +269,12 @@ static void regions_by_pattern_and_truth(void) {
     ENSURE(ra && rb);
     ENSURE(json_integer_value(json_object_get(ra, "vertices")) == json_integer_value(json_object_get(rb, "vertices")));
     ENSURE(json_integer_value(json_object_get(ra, "edges")) == json_integer_value(json_object_get(rb, "edges")));
-    double before = json_number_value(json_object_get(json_object_get(rb, "bone_distance"), "mean"));
-    double artist = json_number_value(json_object_get(json_object_get(ra, "bone_distance"), "mean"));
-    double torn_before = json_number_value(json_object_get(json_object_get(rb, "stretch"), "torn_pct"));
-    double torn_artist = json_number_value(json_object_get(json_object_get(ra, "stretch"), "torn_pct"));
+    double before = json_number_value(json_object_get(json_object_get(rb, "bone_distance"), "original"));
+    double artist = json_number_value(json_object_get(json_object_get(ra, "bone_distance"), "original"));
+    double torn_before =
+        json_number_value(json_object_get(json_object_get(json_object_get(rb, "stretch"), "original"), "torn_pct"));
+    double torn_artist =
+        json_number_value(json_object_get(json_object_get(json_object_get(ra, "stretch"), "original"), "torn_pct"));
     fprintf(stderr, "  fox tail: bone distance %.4g (artist) vs %.4g (tailless); torn %.2f%% vs %.2f%%\n", artist,
             before, torn_artist, torn_before);
     /* the auto-rigger's binding is the failure the product fixes: farther and more torn */

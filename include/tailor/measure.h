@@ -31,6 +31,7 @@
 #define TAILOR_MEASURE_H
 
 #include <tailor/base.h>
+#include <tailor/play.h>
 #include <tailor/scene.h>
 
 #ifdef __cplusplus
@@ -96,6 +97,31 @@ size_t tl_measure_segments(const tl_scene* scene, uint32_t skin, float* segments
 double tl_measure_bone_distance(const tl_scene* scene, uint32_t skin, const uint8_t* mask,
                                 const uint32_t* joints, const float* weights,
                                 uint32_t influence_count, float* scratch);
+
+/* Liveliness of a simulated chain (measure.md): is the tail alive?
+ *   swing_deg      RMS over links and samples of the angle between a link's direction (in the
+ *                  attachment joint's frame) and that link's mean direction over the clip: a
+ *                  tail held still scores 0, however much it sags;
+ *   rest_rms_deg   RMS angle between each link and its rest target (tl_chain_rest_directions);
+ *   tip_path_ratio the chain tip's path length over the rigid tail's (the bind-pose tip carried
+ *                  by the attachment joint), over the same samples. */
+typedef struct tl_liveliness {
+    float swing_deg;
+    float rest_rms_deg;
+    float tip_path_ratio;
+} tl_liveliness;
+
+typedef struct tl_liveliness_acc tl_liveliness_acc;
+
+/* Room for `max_samples` samples of chain `chain` of a player. NULL when out of memory. */
+tl_liveliness_acc* tl_liveliness_create(const tl_player* player, uint32_t chain, uint32_t max_samples);
+void tl_liveliness_destroy(tl_liveliness_acc* acc);
+/* Forgets the samples (a new clip). */
+void tl_liveliness_clear(tl_liveliness_acc* acc);
+/* Records the chain as it is in `pose` (the player applied, world updated). Samples beyond
+ * max_samples are ignored. */
+void tl_liveliness_add(tl_liveliness_acc* acc, const tl_pose* pose);
+tl_liveliness tl_liveliness_result(const tl_liveliness_acc* acc);
 
 #ifdef __cplusplus
 }

@@ -91,6 +91,7 @@ void tl_player_step_pose(tl_player* player, tl_pose* pose, float dt);
 /* Writes the chains' current rotations into a pose (and updates world). */
 void tl_player_apply(const tl_player* player, tl_pose* pose);
 
+const tl_scene* tl_player_scene(const tl_player* player);
 uint32_t tl_player_chain_count(const tl_player* player);
 const tl_chain* tl_player_chain(const tl_player* player, uint32_t index);
 const tl_play_chain* tl_player_chain_desc(const tl_player* player, uint32_t index);

@@ -278,6 +278,7 @@ void tl_player_apply(const tl_player* p, tl_pose* pose) {
     tl_pose_update_world(pose, p->scene);
 }
 
+const tl_scene* tl_player_scene(const tl_player* p) { return p->scene; }
 uint32_t tl_player_chain_count(const tl_player* p) { return p->count; }
 const tl_chain* tl_player_chain(const tl_player* p, uint32_t i) {
     assert(i < p->count);
