@@ -37,7 +37,8 @@ static int write_truth(const tl_sample_truth* truth, const char* path) {
     json_t* j = tl_sample_truth_json(truth);
     int rc = json_dump_file(j, path, JSON_INDENT(1) | JSON_REAL_PRECISION(9));
     json_decref(j);
-    if (rc != 0) return tl_cli_fail("sample", "%s: cannot write the truth: %s", path, strerror(errno));
+    if (rc != 0)
+        return tl_cli_fail("sample", "%s: cannot write the truth: %s", path, strerror(errno));
     return 0;
 }
 
@@ -59,20 +60,28 @@ int tl_cli_sample(int argc, char** argv) {
         } else if (!strcmp(a, "--truth") && v) {
             truth_path = v, ++i;
         } else if (!strcmp(a, "--up") && v) {
-            if (!strcmp(v, "y") || !strcmp(v, "Y")) def.up = TL_SAMPLE_Y_UP;
-            else if (!strcmp(v, "z") || !strcmp(v, "Z")) def.up = TL_SAMPLE_Z_UP;
-            else return tl_cli_fail("sample", "--up %s: expected y or z", v), 2;
+            if (!strcmp(v, "y") || !strcmp(v, "Y"))
+                def.up = TL_SAMPLE_Y_UP;
+            else if (!strcmp(v, "z") || !strcmp(v, "Z"))
+                def.up = TL_SAMPLE_Z_UP;
+            else
+                return tl_cli_fail("sample", "--up %s: expected y or z", v), 2;
             ++i;
         } else if (!strcmp(a, "--facing") && v) {
-            if (!strcmp(v, "+z") || !strcmp(v, "z") || !strcmp(v, "+Z")) def.facing = TL_SAMPLE_FACING_POS_Z;
-            else if (!strcmp(v, "-z") || !strcmp(v, "-Z")) def.facing = TL_SAMPLE_FACING_NEG_Z;
-            else return tl_cli_fail("sample", "--facing %s: expected +z or -z", v), 2;
+            if (!strcmp(v, "+z") || !strcmp(v, "z") || !strcmp(v, "+Z"))
+                def.facing = TL_SAMPLE_FACING_POS_Z;
+            else if (!strcmp(v, "-z") || !strcmp(v, "-Z"))
+                def.facing = TL_SAMPLE_FACING_NEG_Z;
+            else
+                return tl_cli_fail("sample", "--facing %s: expected +z or -z", v), 2;
             ++i;
         } else if (!strcmp(a, "--scale") && v) {
-            if (!parse_float(v, &def.scale)) return tl_cli_fail("sample", "--scale %s: not a number", v), 2;
+            if (!parse_float(v, &def.scale))
+                return tl_cli_fail("sample", "--scale %s: not a number", v), 2;
             ++i;
         } else if (!strcmp(a, "--height") && v) {
-            if (!parse_float(v, &def.height)) return tl_cli_fail("sample", "--height %s: not a number", v), 2;
+            if (!parse_float(v, &def.height))
+                return tl_cli_fail("sample", "--height %s: not a number", v), 2;
             ++i;
         } else if (!strcmp(a, "--seed") && v) {
             char* end;
@@ -87,13 +96,16 @@ int tl_cli_sample(int argc, char** argv) {
             return tl_cli_fail("sample", "unknown argument \"%s\" (see --help)", a), 2;
         }
     }
-    if (!name || !out) return tl_cli_fail("sample", "usage: tailor sample NAME -o OUT.glb (see --help)"), 2;
+    if (!name || !out)
+        return tl_cli_fail("sample", "usage: tailor sample NAME -o OUT.glb (see --help)"), 2;
     tl_gltf* doc;
     tl_sample_truth truth;
     tl_error err;
     tl_result r = tl_sample_build(name, &def, &doc, &truth, &err);
-    if (r != TL_OK) return r == TL_ERROR_ARGUMENT || r == TL_ERROR_NOT_FOUND ? (tl_cli_fail("sample", "%s", err.message), 2)
-                                                                             : tl_cli_fail("sample", "%s", err.message);
+    if (r != TL_OK)
+        return r == TL_ERROR_ARGUMENT || r == TL_ERROR_NOT_FOUND
+                   ? (tl_cli_fail("sample", "%s", err.message), 2)
+                   : tl_cli_fail("sample", "%s", err.message);
     int code = tl_cli_save("sample", doc, NULL, out, true, false);
     if (code == 0 && truth_path) code = write_truth(&truth, truth_path);
     tl_sample_truth_free(&truth);

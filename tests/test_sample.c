@@ -20,19 +20,22 @@ static void mat_mul(double out[16], const double a[16], const double b[16]) {
     for (int c = 0; c < 4; ++c)
         for (int row = 0; row < 4; ++row) {
             double s = 0;
-            for (int k = 0; k < 4; ++k) s += a[k * 4 + row] * b[c * 4 + k];
+            for (int k = 0; k < 4; ++k)
+                s += a[k * 4 + row] * b[c * 4 + k];
             r[c * 4 + row] = s;
         }
     memcpy(out, r, sizeof r);
 }
 
 static void mat_point(double out[3], const double m[16], const float p[3]) {
-    for (int r = 0; r < 3; ++r) out[r] = m[r] * p[0] + m[4 + r] * p[1] + m[8 + r] * p[2] + m[12 + r];
+    for (int r = 0; r < 3; ++r)
+        out[r] = m[r] * p[0] + m[4 + r] * p[1] + m[8 + r] * p[2] + m[12 + r];
 }
 
 static double mat_max_abs(const double m[16]) {
     double x = 0;
-    for (int k = 0; k < 16; ++k) x = fmax(x, fabs(m[k]));
+    for (int k = 0; k < 16; ++k)
+        x = fmax(x, fabs(m[k]));
     return x;
 }
 
@@ -45,9 +48,12 @@ static double (*world_matrices(const tl_gltf* doc))[16] {
             const tl_gltf_node* n = &doc->nodes[i];
             if (done[i] || (n->parent != TL_NONE && !done[n->parent])) continue;
             double local[16];
-            for (int k = 0; k < 16; ++k) local[k] = n->matrix[k];
-            if (n->parent == TL_NONE) memcpy(world[i], local, sizeof local);
-            else mat_mul(world[i], world[n->parent], local);
+            for (int k = 0; k < 16; ++k)
+                local[k] = n->matrix[k];
+            if (n->parent == TL_NONE)
+                memcpy(world[i], local, sizeof local);
+            else
+                mat_mul(world[i], world[n->parent], local);
             done[i] = true;
         }
     free(done);
@@ -90,7 +96,7 @@ typedef struct loaded {
     tl_gltf* doc;          /* as read back from the file */
     tl_sample_truth truth; /* as the library returned it */
     double (*world)[16];
-    double* joint_mats;    /* 16 per skin joint: world × IBM */
+    double* joint_mats; /* 16 per skin joint: world × IBM */
     float* ibm;
 } loaded;
 
@@ -121,7 +127,8 @@ static bool load_sample(loaded* l, const char* name, const tl_sample_def* def, c
         return false;
     }
     if (l->doc->skin_count != 1 || l->doc->skins[0].inverse_bind_matrices == TL_NONE) {
-        tl_test_failf(__FILE__, __LINE__, "%s: expected one skin with inverse bind matrices", l->path);
+        tl_test_failf(__FILE__, __LINE__, "%s: expected one skin with inverse bind matrices",
+                      l->path);
         return false;
     }
     const tl_gltf_skin* skin = &l->doc->skins[0];
@@ -131,7 +138,8 @@ static bool load_sample(loaded* l, const char* name, const tl_sample_def* def, c
     l->joint_mats = malloc(skin->joint_count * 16 * sizeof *l->joint_mats);
     for (uint32_t j = 0; j < skin->joint_count; ++j) {
         double ibm[16];
-        for (int k = 0; k < 16; ++k) ibm[k] = l->ibm[16 * j + k];
+        for (int k = 0; k < 16; ++k)
+            ibm[k] = l->ibm[16 * j + k];
         mat_mul(l->joint_mats + 16 * j, l->world[skin->joints[j]], ibm);
     }
     return true;
@@ -149,7 +157,8 @@ static bool skin_primitive(const loaded* l, const tl_gltf_primitive* prim, doubl
     /* the stored bytes: read_uint refuses normalized accessors, and k / 255 rounds back to k */
     uint32_t* raw = malloc(n * 4 * sizeof *raw);
     if (weights && raw)
-        for (size_t i = 0; i < 4 * n; ++i) raw[i] = (uint32_t)lround(weights[i] * 255.0);
+        for (size_t i = 0; i < 4 * n; ++i)
+            raw[i] = (uint32_t)lround(weights[i] * 255.0);
     if (!pos || !joints || !weights || !raw) {
         free(pos), free(joints), free(weights), free(raw);
         return false;
@@ -160,7 +169,8 @@ static bool skin_primitive(const loaded* l, const tl_gltf_primitive* prim, doubl
         for (int k = 0; k < 4; ++k) {
             double p[3];
             mat_point(p, l->joint_mats + 16 * joints[4 * i + k], pos + 3 * i);
-            for (int r = 0; r < 3; ++r) sum[r] += weights[4 * i + k] * p[r];
+            for (int r = 0; r < 3; ++r)
+                sum[r] += weights[4 * i + k] * p[r];
         }
         memcpy(world + 3 * i, sum, sizeof sum);
     }
@@ -225,8 +235,8 @@ static bool check_valid(const loaded* l) {
     char* codes = json_dumps(json_object_get(report, "codes"), JSON_COMPACT);
     bool ok = json_is_integer(json_object_get(report, "errors")) && errors == 0 && warnings == 0;
     if (!ok)
-        tl_test_failf(__FILE__, __LINE__, "%s: %lld errors, %lld warnings: %s", l->path, (long long)errors,
-                      (long long)warnings, codes ? codes : "?");
+        tl_test_failf(__FILE__, __LINE__, "%s: %lld errors, %lld warnings: %s", l->path,
+                      (long long)errors, (long long)warnings, codes ? codes : "?");
     free(codes);
     json_decref(report);
     return ok;
@@ -241,17 +251,19 @@ static bool check_inverse_binds(const loaded* l) {
     for (uint32_t j = 0; j < skin->joint_count; ++j) {
         const float* ibm = l->ibm + 16 * j;
         if (ibm[3] != 0.0f || ibm[7] != 0.0f || ibm[11] != 0.0f || ibm[15] != 1.0f) {
-            tl_test_failf(__FILE__, __LINE__, "%s: IBM %u last row %g %g %g %g", l->path, j, ibm[3], ibm[7],
-                          ibm[11], ibm[15]);
+            tl_test_failf(__FILE__, __LINE__, "%s: IBM %u last row %g %g %g %g", l->path, j, ibm[3],
+                          ibm[7], ibm[11], ibm[15]);
             return false;
         }
         for (int k = 0; k < 16; ++k) {
             double d = fabs(l->joint_mats[16 * j + k] - first[k]);
             double t = fabs(first[k] - l->truth.bind_to_world[k]);
             if (d > 1e-5 * scale || t > 1e-5 * scale) {
-                tl_test_failf(__FILE__, __LINE__, "%s: joint %s: world x IBM [%d] = %.9g, joint 0: %.9g, truth %.9g",
-                              l->path, l->doc->nodes[skin->joints[j]].name, k, l->joint_mats[16 * j + k],
-                              first[k], (double)l->truth.bind_to_world[k]);
+                tl_test_failf(__FILE__, __LINE__,
+                              "%s: joint %s: world x IBM [%d] = %.9g, joint 0: %.9g, truth %.9g",
+                              l->path, l->doc->nodes[skin->joints[j]].name, k,
+                              l->joint_mats[16 * j + k], first[k],
+                              (double)l->truth.bind_to_world[k]);
                 return false;
             }
         }
@@ -287,23 +299,28 @@ static bool check_rest_world(const loaded* l, const tl_sample_def* def) {
             }
             if (sum != 255 || fabs(fsum - 1.0) > 1e-6) ok = false;
             if (!ok)
-                tl_test_failf(__FILE__, __LINE__, "%s: prim %u vertex %zu: weights %u %u %u %u on %u %u %u %u", l->path,
-                              p, i, raw[4 * i], raw[4 * i + 1], raw[4 * i + 2], raw[4 * i + 3], joints[4 * i],
-                              joints[4 * i + 1], joints[4 * i + 2], joints[4 * i + 3]);
+                tl_test_failf(__FILE__, __LINE__,
+                              "%s: prim %u vertex %zu: weights %u %u %u %u on %u %u %u %u", l->path,
+                              p, i, raw[4 * i], raw[4 * i + 1], raw[4 * i + 2], raw[4 * i + 3],
+                              joints[4 * i], joints[4 * i + 1], joints[4 * i + 2],
+                              joints[4 * i + 3]);
         }
         free(pos), free(joints), free(weights), free(raw);
         if (!ok) return false;
     }
     double h = def->height;
     if (fabs((hi - lo) - h) > 0.01 * h || fabs(lo) > 0.001 * h) {
-        tl_test_failf(__FILE__, __LINE__, "%s: rest-world y from %.6g to %.6g, asked for 0 to %.6g", l->path, lo, hi, h);
+        tl_test_failf(__FILE__, __LINE__, "%s: rest-world y from %.6g to %.6g, asked for 0 to %.6g",
+                      l->path, lo, hi, h);
         return false;
     }
     return true;
 }
 
-/* lateral = right thigh → left thigh, forward = lateral × up: the asked facing, as the truth says. */
-static bool check_facing(const loaded* l, const tl_sample_def* def, const char* left, const char* right) {
+/* lateral = right thigh → left thigh, forward = lateral × up: the asked facing, as the truth says.
+ */
+static bool check_facing(const loaded* l, const tl_sample_def* def, const char* left,
+                         const char* right) {
     int32_t a = node_named(l->doc, left), b = node_named(l->doc, right);
     if (a == TL_NONE || b == TL_NONE) {
         tl_test_failf(__FILE__, __LINE__, "%s: no %s / %s", l->path, left, right);
@@ -314,12 +331,14 @@ static bool check_facing(const loaded* l, const tl_sample_def* def, const char* 
     double fwd[3] = {-lat[2], 0, lat[0]}; /* lat × (0, 1, 0) */
     double n = sqrt(fwd[0] * fwd[0] + fwd[2] * fwd[2]);
     double want = def->facing == TL_SAMPLE_FACING_POS_Z ? 1 : -1;
-    bool ok = n > 0 && fabs(fwd[0] / n) < 1e-4 && fabs(fwd[2] / n - want) < 1e-4 && fabs(lat[1]) < 1e-4 * def->height &&
-              fabs(l->truth.forward[2] - want) < 1e-6 && l->truth.up[1] == 1.0f;
+    bool ok = n > 0 && fabs(fwd[0] / n) < 1e-4 && fabs(fwd[2] / n - want) < 1e-4 &&
+              fabs(lat[1]) < 1e-4 * def->height && fabs(l->truth.forward[2] - want) < 1e-6 &&
+              l->truth.up[1] == 1.0f;
     if (!ok)
-        tl_test_failf(__FILE__, __LINE__, "%s: forward from the thighs (%g, %g), truth (%g, %g, %g), asked z %g",
-                      l->path, fwd[0] / n, fwd[2] / n, (double)l->truth.forward[0], (double)l->truth.forward[1],
-                      (double)l->truth.forward[2], want);
+        tl_test_failf(__FILE__, __LINE__,
+                      "%s: forward from the thighs (%g, %g), truth (%g, %g, %g), asked z %g",
+                      l->path, fwd[0] / n, fwd[2] / n, (double)l->truth.forward[0],
+                      (double)l->truth.forward[1], (double)l->truth.forward[2], want);
     return ok;
 }
 
@@ -331,13 +350,14 @@ static bool check_wrong_binding(const loaded* l) {
     const char* wrong[3] = {t->wrong_thigh_l, t->wrong_thigh_r, t->wrong_shin_l};
     uint32_t dominant_count[3] = {0, 0, 0}, root_checked = 0, tip_checked = 0;
     if (t->shell_count != 2 || t->tail_length <= 0) {
-        tl_test_failf(__FILE__, __LINE__, "%s: truth has %u shells, tail length %g", l->path, t->shell_count,
-                      (double)t->tail_length);
+        tl_test_failf(__FILE__, __LINE__, "%s: truth has %u shells, tail length %g", l->path,
+                      t->shell_count, (double)t->tail_length);
         return false;
     }
     for (uint32_t s = 0; s < t->shell_count; ++s) {
         const tl_sample_shell* shell = &t->shells[s];
-        if (shell->mesh >= l->doc->mesh_count || shell->primitive >= l->doc->meshes[shell->mesh].primitive_count ||
+        if (shell->mesh >= l->doc->mesh_count ||
+            shell->primitive >= l->doc->meshes[shell->mesh].primitive_count ||
             shell->vertex_count == 0) {
             tl_test_failf(__FILE__, __LINE__, "%s: shell %s points nowhere", l->path, shell->name);
             return false;
@@ -353,7 +373,8 @@ static bool check_wrong_binding(const loaded* l) {
             uint32_t i = shell->vertices[v];
             if (i >= n) {
                 ok = false;
-                tl_test_failf(__FILE__, __LINE__, "%s: shell %s vertex %u of %zu", l->path, shell->name, i, n);
+                tl_test_failf(__FILE__, __LINE__, "%s: shell %s vertex %u of %zu", l->path,
+                              shell->name, i, n);
                 break;
             }
             int dom = -1;
@@ -366,7 +387,8 @@ static bool check_wrong_binding(const loaded* l) {
                     if (!strcmp(jn, wrong[w])) which = w;
                 if (which < 0) {
                     ok = false;
-                    tl_test_failf(__FILE__, __LINE__, "%s: tail vertex %u has weight on %s", l->path, i, jn);
+                    tl_test_failf(__FILE__, __LINE__, "%s: tail vertex %u has weight on %s",
+                                  l->path, i, jn);
                 }
                 if (raw[4 * i + k] > best) best = raw[4 * i + k], dom = which;
             }
@@ -382,7 +404,8 @@ static bool check_wrong_binding(const loaded* l) {
             bool on_shin = false, only_shin = false;
             for (int k = 0; k < 4; ++k) {
                 if (raw[4 * i + k] == 0) continue;
-                bool shin = !strcmp(l->doc->nodes[skin->joints[joints[4 * i + k]]].name, t->wrong_shin_l);
+                bool shin =
+                    !strcmp(l->doc->nodes[skin->joints[joints[4 * i + k]]].name, t->wrong_shin_l);
                 on_shin = on_shin || shin;
                 only_shin = only_shin || (shin && raw[4 * i + k] == 255);
             }
@@ -395,15 +418,20 @@ static bool check_wrong_binding(const loaded* l) {
                 if (!only_shin) ok = false;
             }
             if (!ok)
-                tl_test_failf(__FILE__, __LINE__, "%s: tail vertex %u (%.3f from the root, %.3f from the tip) dominated by %s",
-                              l->path, i, sqrt(dr), sqrt(dt), wrong[dom]);
+                tl_test_failf(
+                    __FILE__, __LINE__,
+                    "%s: tail vertex %u (%.3f from the root, %.3f from the tip) dominated by %s",
+                    l->path, i, sqrt(dr), sqrt(dt), wrong[dom]);
         }
         free(pos), free(joints), free(weights), free(raw);
         if (!ok) return false;
     }
-    if (!dominant_count[0] || !dominant_count[1] || !dominant_count[2] || root_checked < 20 || tip_checked < 20) {
-        tl_test_failf(__FILE__, __LINE__, "%s: dominant thigh_l %u thigh_r %u shin_l %u; %u root, %u tip vertices",
-                      l->path, dominant_count[0], dominant_count[1], dominant_count[2], root_checked, tip_checked);
+    if (!dominant_count[0] || !dominant_count[1] || !dominant_count[2] || root_checked < 20 ||
+        tip_checked < 20) {
+        tl_test_failf(__FILE__, __LINE__,
+                      "%s: dominant thigh_l %u thigh_r %u shin_l %u; %u root, %u tip vertices",
+                      l->path, dominant_count[0], dominant_count[1], dominant_count[2],
+                      root_checked, tip_checked);
         return false;
     }
     return true;
@@ -415,18 +443,21 @@ static bool check_tail_reach(const loaded* l, double reach) {
     const tl_sample_truth* t = &l->truth;
     double h = t->height, lowest = INFINITY;
     for (uint32_t s = 0; s < t->shell_count; ++s) {
-        const tl_gltf_primitive* prim = &l->doc->meshes[t->shells[s].mesh].primitives[t->shells[s].primitive];
+        const tl_gltf_primitive* prim =
+            &l->doc->meshes[t->shells[s].mesh].primitives[t->shells[s].primitive];
         double* pos;
         uint32_t *joints, *raw;
         float* weights;
         if (!skin_primitive(l, prim, &pos, &joints, &weights, &raw)) return false;
-        for (uint32_t v = 0; v < t->shells[s].vertex_count; ++v) lowest = fmin(lowest, pos[3 * t->shells[s].vertices[v] + 1]);
+        for (uint32_t v = 0; v < t->shells[s].vertex_count; ++v)
+            lowest = fmin(lowest, pos[3 * t->shells[s].vertices[v] + 1]);
         free(pos), free(joints), free(weights), free(raw);
     }
-    bool ok = t->tail_root[1] > 0.35 * h && t->tail_root[1] < 0.65 * h && lowest >= 0 && lowest < reach * h &&
-              t->tail_length > 0.3 * h;
+    bool ok = t->tail_root[1] > 0.35 * h && t->tail_root[1] < 0.65 * h && lowest >= 0 &&
+              lowest < reach * h && t->tail_length > 0.3 * h;
     if (!ok)
-        tl_test_failf(__FILE__, __LINE__, "%s: tail root at y %g, lowest tail vertex %g, length %g (H %g)", l->path,
+        tl_test_failf(__FILE__, __LINE__,
+                      "%s: tail root at y %g, lowest tail vertex %g, length %g (H %g)", l->path,
                       (double)t->tail_root[1], lowest, (double)t->tail_length, h);
     return ok;
 }
@@ -438,11 +469,12 @@ typedef struct clip_spec {
 
 /* Names and durations as documented, 30 keys a second, LINEAR, and the Shake moves the hips
  * 0.25 m (H / 1.8 m) to the character's left and yaws them 45° at t = 1/6 s. */
-static bool check_clips(const loaded* l, const tl_sample_def* def, const clip_spec* clips, uint32_t count,
-                        const char* hips_name) {
+static bool check_clips(const loaded* l, const tl_sample_def* def, const clip_spec* clips,
+                        uint32_t count, const char* hips_name) {
     const tl_gltf* doc = l->doc;
     if (doc->animation_count != count) {
-        tl_test_failf(__FILE__, __LINE__, "%s: %u clips, documented %u", l->path, doc->animation_count, count);
+        tl_test_failf(__FILE__, __LINE__, "%s: %u clips, documented %u", l->path,
+                      doc->animation_count, count);
         return false;
     }
     int32_t hips = node_named(doc, hips_name);
@@ -450,8 +482,8 @@ static bool check_clips(const loaded* l, const tl_sample_def* def, const clip_sp
     for (uint32_t c = 0; c < count; ++c) {
         const tl_gltf_animation* a = &doc->animations[c];
         if (!a->name || strcmp(a->name, clips[c].name)) {
-            tl_test_failf(__FILE__, __LINE__, "%s: clip %u is %s, documented %s", l->path, c, a->name ? a->name : "?",
-                          clips[c].name);
+            tl_test_failf(__FILE__, __LINE__, "%s: clip %u is %s, documented %s", l->path, c,
+                          a->name ? a->name : "?", clips[c].name);
             return false;
         }
         bool has_hips_translation = false;
@@ -463,10 +495,13 @@ static bool check_clips(const loaded* l, const tl_sample_def* def, const clip_sp
             bool ok = times && sm->interpolation == TL_GLTF_LINEAR &&
                       keys == (size_t)lround(clips[c].duration * 30) + 1 && times[0] == 0.0f &&
                       fabs(times[keys - 1] - clips[c].duration) < 1e-6;
-            for (size_t k = 1; ok && k < keys; ++k) ok = fabs(times[k] - times[k - 1] - 1.0 / 30) < 1e-6;
+            for (size_t k = 1; ok && k < keys; ++k)
+                ok = fabs(times[k] - times[k - 1] - 1.0 / 30) < 1e-6;
             if (!ok)
-                tl_test_failf(__FILE__, __LINE__, "%s: %s channel %u: %zu keys to %g s, documented %g s at 30 fps",
-                              l->path, a->name, s, keys, times ? times[keys - 1] : -1.0, clips[c].duration);
+                tl_test_failf(__FILE__, __LINE__,
+                              "%s: %s channel %u: %zu keys to %g s, documented %g s at 30 fps",
+                              l->path, a->name, s, keys, times ? times[keys - 1] : -1.0,
+                              clips[c].duration);
             free(times);
             if (!ok) return false;
             if (a->channels[s].path == TL_GLTF_PATH_ROTATION) rotations++;
@@ -474,8 +509,8 @@ static bool check_clips(const loaded* l, const tl_sample_def* def, const clip_sp
                 has_hips_translation = true;
         }
         if (!has_hips_translation || rotations == 0) {
-            tl_test_failf(__FILE__, __LINE__, "%s: %s: hips translation %d, %u rotation channels", l->path, a->name,
-                          has_hips_translation, rotations);
+            tl_test_failf(__FILE__, __LINE__, "%s: %s: hips translation %d, %u rotation channels",
+                          l->path, a->name, has_hips_translation, rotations);
             return false;
         }
         if (strcmp(a->name, "Shake")) continue;
@@ -493,14 +528,19 @@ static bool check_clips(const loaded* l, const tl_sample_def* def, const clip_sp
             const double* parent = l->world[doc->nodes[hips].parent];
             double d[3];
             for (int r = 0; r < 3; ++r)
-                d[r] = parent[r] * (tr[15] - tr[0]) + parent[4 + r] * (tr[16] - tr[1]) + parent[8 + r] * (tr[17] - tr[2]);
-            double want = 0.25 * def->height / 1.8, side = def->facing == TL_SAMPLE_FACING_POS_Z ? 1 : -1;
-            ok = fabs(d[0] - side * want) < 1e-4 * want && fabs(d[1]) < 1e-4 * want && fabs(d[2]) < 1e-4 * want;
+                d[r] = parent[r] * (tr[15] - tr[0]) + parent[4 + r] * (tr[16] - tr[1]) +
+                       parent[8 + r] * (tr[17] - tr[2]);
+            double want = 0.25 * def->height / 1.8,
+                   side = def->facing == TL_SAMPLE_FACING_POS_Z ? 1 : -1;
+            ok = fabs(d[0] - side * want) < 1e-4 * want && fabs(d[1]) < 1e-4 * want &&
+                 fabs(d[2]) < 1e-4 * want;
             if (!ok)
-                tl_test_failf(__FILE__, __LINE__, "%s: Shake hips moved (%g, %g, %g) at 1/6 s, want x %g", l->path, d[0],
-                              d[1], d[2], side * want);
+                tl_test_failf(__FILE__, __LINE__,
+                              "%s: Shake hips moved (%g, %g, %g) at 1/6 s, want x %g", l->path,
+                              d[0], d[1], d[2], side * want);
             /* yaw: the hips' world rotation at key 5 relative to key 0, about +Y by 45° */
-            double q0[4] = {rot[0], rot[1], rot[2], rot[3]}, q5[4] = {rot[20], rot[21], rot[22], rot[23]};
+            double q0[4] = {rot[0], rot[1], rot[2], rot[3]},
+                   q5[4] = {rot[20], rot[21], rot[22], rot[23]};
             /* relative local rotation q5 · q0⁻¹, mapped through the parent's rotation */
             double w = q5[3] * q0[3] + q5[0] * q0[0] + q5[1] * q0[1] + q5[2] * q0[2];
             double x = -q5[3] * q0[0] + q5[0] * q0[3] - q5[1] * q0[2] + q5[2] * q0[1];
@@ -508,12 +548,13 @@ static bool check_clips(const loaded* l, const tl_sample_def* def, const clip_sp
             double z = -q5[3] * q0[2] + q5[2] * q0[3] - q5[0] * q0[1] + q5[1] * q0[0];
             double angle = 2 * atan2(sqrt(x * x + y * y + z * z), fabs(w)) * 180 / 3.14159265358979;
             double ax[3] = {w < 0 ? -x : x, w < 0 ? -y : y, w < 0 ? -z : z}, wa[3];
-            for (int r = 0; r < 3; ++r) wa[r] = parent[r] * ax[0] + parent[4 + r] * ax[1] + parent[8 + r] * ax[2];
+            for (int r = 0; r < 3; ++r)
+                wa[r] = parent[r] * ax[0] + parent[4 + r] * ax[1] + parent[8 + r] * ax[2];
             double wn = sqrt(wa[0] * wa[0] + wa[1] * wa[1] + wa[2] * wa[2]);
             if (ok && (fabs(angle - 45) > 0.01 || wn == 0 || wa[1] / wn < 0.9999)) {
                 ok = false;
-                tl_test_failf(__FILE__, __LINE__, "%s: Shake hips turned %g° about (%g, %g, %g)", l->path, angle,
-                              wa[0] / wn, wa[1] / wn, wa[2] / wn);
+                tl_test_failf(__FILE__, __LINE__, "%s: Shake hips turned %g° about (%g, %g, %g)",
+                              l->path, angle, wa[0] / wn, wa[1] / wn, wa[2] / wn);
             }
         }
         free(trv), free(rotv);
@@ -527,15 +568,16 @@ static bool check_clips(const loaded* l, const tl_sample_def* def, const clip_sp
 static const clip_spec biped_clips[] = {{"Walk", 1.0}, {"Run", 0.6}, {"Shake", 2.0 / 3.0}};
 static const clip_spec quadruped_clips[] = {{"Walk", 1.0}, {"Gallop", 0.5}, {"Shake", 2.0 / 3.0}};
 
-static void run_variants(const char* name, const char* left_thigh, const char* right_thigh, const char* hips,
-                         const char* tail_parent, const clip_spec* clips, double reach) {
+static void run_variants(const char* name, const char* left_thigh, const char* right_thigh,
+                         const char* hips, const char* tail_parent, const clip_spec* clips,
+                         double reach) {
     for (int v = 0; v < VARIANT_COUNT; ++v) {
         tl_sample_def def = def_of(&variants[v]);
         loaded l;
         bool ok = load_sample(&l, name, &def, variant_file(name, v)) && check_valid(&l) &&
                   check_inverse_binds(&l) && check_rest_world(&l, &def) &&
-                  check_facing(&l, &def, left_thigh, right_thigh) && check_wrong_binding(&l) && check_tail_reach(&l, reach) &&
-                  check_clips(&l, &def, clips, 3, hips);
+                  check_facing(&l, &def, left_thigh, right_thigh) && check_wrong_binding(&l) &&
+                  check_tail_reach(&l, reach) && check_clips(&l, &def, clips, 3, hips);
         if (ok && strcmp(l.truth.tail_parent, tail_parent)) {
             tl_test_failf(__FILE__, __LINE__, "%s: tail parent %s", l.path, l.truth.tail_parent);
             ok = false;
@@ -544,34 +586,46 @@ static void run_variants(const char* name, const char* left_thigh, const char* r
         if (!ok) {
             fprintf(stderr, "  variant %d: up %s, scale %g, facing %s, height %g, seed %u\n", v,
                     def.up == TL_SAMPLE_Z_UP ? "z" : "y", (double)def.scale,
-                    def.facing == TL_SAMPLE_FACING_NEG_Z ? "-z" : "+z", (double)def.height, def.seed);
+                    def.facing == TL_SAMPLE_FACING_NEG_Z ? "-z" : "+z", (double)def.height,
+                    def.seed);
             return;
         }
     }
 }
 
 static void test_biped_variants(void) {
-    run_variants("tailed-biped", "mixamorig:LeftUpLeg", "mixamorig:RightUpLeg", "mixamorig:Hips", "mixamorig:Hips",
-                 biped_clips, 0.1);
+    run_variants("tailed-biped", "mixamorig:LeftUpLeg", "mixamorig:RightUpLeg", "mixamorig:Hips",
+                 "mixamorig:Hips", biped_clips, 0.1);
 }
 
 static void test_quadruped_variants(void) {
-    run_variants("tailed-quadruped", "BackThigh.L", "BackThigh.R", "Hips", "Hips", quadruped_clips, 0.02);
+    run_variants("tailed-quadruped", "BackThigh.L", "BackThigh.R", "Hips", "Hips", quadruped_clips,
+                 0.02);
 }
 
 /* The skeleton the brief names: every Mixamo joint, parented the Mixamo way. */
 static void test_biped_skeleton(void) {
     static const char* const chain[][2] = {
-        {"mixamorig:Spine", "mixamorig:Hips"},          {"mixamorig:Spine1", "mixamorig:Spine"},
-        {"mixamorig:Spine2", "mixamorig:Spine1"},       {"mixamorig:Neck", "mixamorig:Spine2"},
-        {"mixamorig:Head", "mixamorig:Neck"},           {"mixamorig:LeftShoulder", "mixamorig:Spine2"},
-        {"mixamorig:LeftArm", "mixamorig:LeftShoulder"}, {"mixamorig:LeftForeArm", "mixamorig:LeftArm"},
-        {"mixamorig:LeftHand", "mixamorig:LeftForeArm"}, {"mixamorig:RightShoulder", "mixamorig:Spine2"},
-        {"mixamorig:RightArm", "mixamorig:RightShoulder"}, {"mixamorig:RightForeArm", "mixamorig:RightArm"},
-        {"mixamorig:RightHand", "mixamorig:RightForeArm"}, {"mixamorig:LeftUpLeg", "mixamorig:Hips"},
-        {"mixamorig:LeftLeg", "mixamorig:LeftUpLeg"},   {"mixamorig:LeftFoot", "mixamorig:LeftLeg"},
-        {"mixamorig:LeftToeBase", "mixamorig:LeftFoot"}, {"mixamorig:RightUpLeg", "mixamorig:Hips"},
-        {"mixamorig:RightLeg", "mixamorig:RightUpLeg"}, {"mixamorig:RightFoot", "mixamorig:RightLeg"},
+        {"mixamorig:Spine", "mixamorig:Hips"},
+        {"mixamorig:Spine1", "mixamorig:Spine"},
+        {"mixamorig:Spine2", "mixamorig:Spine1"},
+        {"mixamorig:Neck", "mixamorig:Spine2"},
+        {"mixamorig:Head", "mixamorig:Neck"},
+        {"mixamorig:LeftShoulder", "mixamorig:Spine2"},
+        {"mixamorig:LeftArm", "mixamorig:LeftShoulder"},
+        {"mixamorig:LeftForeArm", "mixamorig:LeftArm"},
+        {"mixamorig:LeftHand", "mixamorig:LeftForeArm"},
+        {"mixamorig:RightShoulder", "mixamorig:Spine2"},
+        {"mixamorig:RightArm", "mixamorig:RightShoulder"},
+        {"mixamorig:RightForeArm", "mixamorig:RightArm"},
+        {"mixamorig:RightHand", "mixamorig:RightForeArm"},
+        {"mixamorig:LeftUpLeg", "mixamorig:Hips"},
+        {"mixamorig:LeftLeg", "mixamorig:LeftUpLeg"},
+        {"mixamorig:LeftFoot", "mixamorig:LeftLeg"},
+        {"mixamorig:LeftToeBase", "mixamorig:LeftFoot"},
+        {"mixamorig:RightUpLeg", "mixamorig:Hips"},
+        {"mixamorig:RightLeg", "mixamorig:RightUpLeg"},
+        {"mixamorig:RightFoot", "mixamorig:RightLeg"},
         {"mixamorig:RightToeBase", "mixamorig:RightFoot"},
     };
     tl_sample_def def = tl_default_sample_def();
@@ -581,8 +635,8 @@ static void test_biped_skeleton(void) {
     ENSURE(doc->skin_count == 1 && doc->skins[0].joint_count == 22);
     for (size_t i = 0; i < sizeof chain / sizeof chain[0]; ++i) {
         int32_t child = node_named(doc, chain[i][0]), parent = node_named(doc, chain[i][1]);
-        ENSURE_MSG(child != TL_NONE && parent != TL_NONE && doc->nodes[child].parent == parent, "%s under %s",
-                   chain[i][0], chain[i][1]);
+        ENSURE_MSG(child != TL_NONE && parent != TL_NONE && doc->nodes[child].parent == parent,
+                   "%s under %s", chain[i][0], chain[i][1]);
     }
     int32_t hips = node_named(doc, "mixamorig:Hips");
     ENSURE(hips != TL_NONE && doc->nodes[hips].parent != TL_NONE);
@@ -590,7 +644,8 @@ static void test_biped_skeleton(void) {
     /* the skinned mesh node is a scene root with no transform */
     int32_t body = node_named(doc, "Body");
     ENSURE(body != TL_NONE && doc->nodes[body].parent == TL_NONE && doc->nodes[body].skin == 0);
-    for (int k = 0; k < 16; ++k) ENSURE(doc->nodes[body].matrix[k] == (k % 5 == 0 ? 1.0f : 0.0f));
+    for (int k = 0; k < 16; ++k)
+        ENSURE(doc->nodes[body].matrix[k] == (k % 5 == 0 ? 1.0f : 0.0f));
     tl_gltf_destroy(doc);
 }
 
@@ -608,7 +663,8 @@ static void test_mesh_shape(void) {
         ENSURE_MSG(body >= 2000 && body <= 10000, "%s: %zu body vertices", tl_sample_name(s), body);
         /* the fur primitive is all tail; the skin shell is the end of the body primitive */
         ENSURE(truth.shells[1].primitive == 1 && truth.shells[1].vertex_count == fur);
-        ENSURE(truth.shells[0].primitive == 0 && truth.shells[0].vertices[truth.shells[0].vertex_count - 1] == body - 1);
+        ENSURE(truth.shells[0].primitive == 0 &&
+               truth.shells[0].vertices[truth.shells[0].vertex_count - 1] == body - 1);
         /* seams: vertices sharing a position with different UVs, in both shells */
         for (int p = 0; p < 2; ++p) {
             const tl_gltf_primitive* prim = &doc->meshes[0].primitives[p];
@@ -621,12 +677,13 @@ static void test_mesh_shape(void) {
             for (uint32_t a = 0; a < shell->vertex_count; ++a)
                 for (uint32_t b = a + 1; b < shell->vertex_count && b < a + 20; ++b) {
                     uint32_t i = shell->vertices[a], j = shell->vertices[b];
-                    if (!memcmp(pos + 3 * i, pos + 3 * j, 12) && memcmp(uv + 2 * i, uv + 2 * j, 8) &&
-                        !memcmp(nrm + 3 * i, nrm + 3 * j, 12))
+                    if (!memcmp(pos + 3 * i, pos + 3 * j, 12) &&
+                        memcmp(uv + 2 * i, uv + 2 * j, 8) && !memcmp(nrm + 3 * i, nrm + 3 * j, 12))
                         seams++;
                 }
             free(pos), free(uv), free(nrm);
-            ENSURE_MSG(seams >= 20, "%s primitive %d: %u seam pairs in the tail", tl_sample_name(s), p, seams);
+            ENSURE_MSG(seams >= 20, "%s primitive %d: %u seam pairs in the tail", tl_sample_name(s),
+                       p, seams);
         }
         tl_sample_truth_free(&truth);
         tl_gltf_destroy(doc);
@@ -651,7 +708,8 @@ static void test_deterministic(void) {
         }
         bool same = size[0] == size[1] && !memcmp(bytes[0], bytes[1], size[0]);
         bool differs = size[0] != size[2] || memcmp(bytes[0], bytes[2], size[0]);
-        for (int k = 0; k < 3; ++k) free(bytes[k]);
+        for (int k = 0; k < 3; ++k)
+            free(bytes[k]);
         ENSURE_MSG(same, "%s: two builds differ", tl_sample_name(s));
         ENSURE_MSG(differs, "%s: seed 3 gives the seed-0 bytes", tl_sample_name(s));
     }
@@ -663,21 +721,25 @@ static void test_bad_input(void) {
     tl_gltf* doc = &dummy; /* must come back NULL */
     tl_sample_truth truth;
     tl_error err;
-    ENSURE(tl_sample_build("tailed-dragon", &def, &doc, &truth, &err) == TL_ERROR_NOT_FOUND && !doc);
+    ENSURE(tl_sample_build("tailed-dragon", &def, &doc, &truth, &err) == TL_ERROR_NOT_FOUND &&
+           !doc);
     ENSURE(err.result == TL_ERROR_NOT_FOUND && strstr(err.message, "tailed-dragon"));
     ENSURE(truth.shell_count == 0);
     def.scale = 0;
-    ENSURE(tl_sample_build("tailed-biped", &def, &doc, NULL, &err) == TL_ERROR_ARGUMENT && strstr(err.message, "scale"));
+    ENSURE(tl_sample_build("tailed-biped", &def, &doc, NULL, &err) == TL_ERROR_ARGUMENT &&
+           strstr(err.message, "scale"));
     def = tl_default_sample_def();
     def.height = -1;
-    ENSURE(tl_sample_build("tailed-biped", &def, &doc, NULL, &err) == TL_ERROR_ARGUMENT && strstr(err.message, "height"));
+    ENSURE(tl_sample_build("tailed-biped", &def, &doc, NULL, &err) == TL_ERROR_ARGUMENT &&
+           strstr(err.message, "height"));
     def.height = NAN;
     ENSURE(tl_sample_build("tailed-biped", &def, &doc, NULL, &err) == TL_ERROR_ARGUMENT);
 }
 
 static void test_list(void) {
     ENSURE(tl_sample_count() == 2);
-    ENSURE(!strcmp(tl_sample_name(0), "tailed-biped") && !strcmp(tl_sample_name(1), "tailed-quadruped"));
+    ENSURE(!strcmp(tl_sample_name(0), "tailed-biped") &&
+           !strcmp(tl_sample_name(1), "tailed-quadruped"));
     char* out = NULL;
     ENSURE(tl_test_cli(&out, "sample --list") == 0);
     bool listed = out && strstr(out, "tailed-biped") && strstr(out, "tailed-quadruped");
@@ -690,10 +752,13 @@ static void test_cli(void) {
     const char* glb = tl_test_scratch("cli-biped.glb");
     char truth_path[4096];
     snprintf(truth_path, sizeof truth_path, "%s", tl_test_scratch("cli-biped.truth.json"));
-    ENSURE(tl_test_cli(NULL, "sample tailed-biped -o '%s' --up z --scale 0.01 --facing -z --height 1.75 --truth '%s'",
+    ENSURE(tl_test_cli(NULL,
+                       "sample tailed-biped -o '%s' --up z --scale 0.01 --facing -z --height 1.75 "
+                       "--truth '%s'",
                        glb, truth_path) == 0);
     tl_sample_def def = tl_default_sample_def();
-    def.up = TL_SAMPLE_Z_UP, def.scale = 0.01f, def.facing = TL_SAMPLE_FACING_NEG_Z, def.height = 1.75f;
+    def.up = TL_SAMPLE_Z_UP, def.scale = 0.01f, def.facing = TL_SAMPLE_FACING_NEG_Z,
+    def.height = 1.75f;
     tl_gltf* doc;
     tl_sample_truth truth;
     tl_error err;
@@ -707,15 +772,16 @@ static void test_cli(void) {
     bool same = r == TL_OK && file && file_size == size && !memcmp(file, bytes, size);
     free(bytes), free(file);
     json_t* j = json_load_file(truth_path, 0, NULL);
-    bool truth_ok = j && json_real_value(json_object_get(j, "H")) > 1.7499 &&
-                    json_real_value(json_object_get(j, "H")) < 1.7501 &&
-                    json_array_size(json_object_get(json_object_get(j, "tail_vertices"), "mesh0/prim0")) ==
-                        truth.shells[0].vertex_count &&
-                    json_array_size(json_object_get(json_object_get(j, "tail_vertices"), "mesh0/prim1")) ==
-                        truth.shells[1].vertex_count &&
-                    !strcmp(json_string_value(json_object_get(j, "tail_parent")), "mixamorig:Hips") &&
-                    json_array_size(json_object_get(j, "bind_to_world")) == 16 &&
-                    json_real_value(json_array_get(json_object_get(j, "forward"), 2)) == -1.0;
+    bool truth_ok =
+        j && json_real_value(json_object_get(j, "H")) > 1.7499 &&
+        json_real_value(json_object_get(j, "H")) < 1.7501 &&
+        json_array_size(json_object_get(json_object_get(j, "tail_vertices"), "mesh0/prim0")) ==
+            truth.shells[0].vertex_count &&
+        json_array_size(json_object_get(json_object_get(j, "tail_vertices"), "mesh0/prim1")) ==
+            truth.shells[1].vertex_count &&
+        !strcmp(json_string_value(json_object_get(j, "tail_parent")), "mixamorig:Hips") &&
+        json_array_size(json_object_get(j, "bind_to_world")) == 16 &&
+        json_real_value(json_array_get(json_object_get(j, "forward"), 2)) == -1.0;
     json_decref(j);
     tl_sample_truth_free(&truth);
     ENSURE_MSG(same, "the command's file differs from the library's");
@@ -737,4 +803,6 @@ static const tl_test_case cases[] = {
     {"quadruped_variants", test_quadruped_variants},
 };
 
-int main(int argc, char** argv) { return tl_test_main(argc, argv, cases, sizeof cases / sizeof cases[0]); }
+int main(int argc, char** argv) {
+    return tl_test_main(argc, argv, cases, sizeof cases / sizeof cases[0]);
+}

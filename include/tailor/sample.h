@@ -121,7 +121,7 @@ typedef struct tl_sample_truth {
     const char* tail_parent;   /* the joint the tail should hang from ("mixamorig:Hips") */
     const char* wrong_thigh_l; /* the wrong joints the root of the tail is split between … */
     const char* wrong_thigh_r;
-    const char* wrong_shin_l;  /* … and the one its distal part is bound to */
+    const char* wrong_shin_l;                     /* … and the one its distal part is bound to */
     tl_sample_shell shells[TL_SAMPLE_MAX_SHELLS]; /* skin shell, fur shell */
     uint32_t shell_count;
 } tl_sample_truth;
@@ -136,10 +136,10 @@ tl_result tl_sample_build(const char* name, const tl_sample_def* def, tl_gltf** 
 void tl_sample_truth_free(tl_sample_truth* truth);
 
 /* The truth as JSON, with the fields of the shared cases' .truth.json where they mean the
- * same: "case", "source" (the command that makes the file), "H", "root", "tail_tip", "forward", "up", "bind_to_world", "tail_parent",
- * "wrong_targets" {thigh_l, thigh_r, shin_l}, "shells" [{mesh, primitive, vertices}],
- * "tail_vertices" {"mesh0/prim0": [...]}, plus "tail_length" and "tail_radius". A new
- * reference; the caller owns it (json_decref). */
+ * same: "case", "source" (the command that makes the file), "H", "root", "tail_tip", "forward",
+ * "up", "bind_to_world", "tail_parent", "wrong_targets" {thigh_l, thigh_r, shin_l}, "shells"
+ * [{mesh, primitive, vertices}], "tail_vertices" {"mesh0/prim0": [...]}, plus "tail_length" and
+ * "tail_radius". A new reference; the caller owns it (json_decref). */
 json_t* tl_sample_truth_json(const tl_sample_truth* truth);
 
 #ifdef __cplusplus

@@ -2,6 +2,8 @@
  * Natural size about 1.85 m; document.c scales it to the def's height. */
 #include "sample/internal.h"
 
+/* The joint tables, one line per limb. */
+/* clang-format off */
 enum {
     HIPS, SPINE, SPINE1, SPINE2, NECK, HEAD,
     L_SHOULDER, L_ARM, L_FOREARM, L_HAND,
@@ -33,10 +35,17 @@ static const int aims[JOINT_COUNT] = {
     L_LEG, L_FOOT, L_TOE, -1,
     R_LEG, R_FOOT, R_TOE, -1,
 };
+/* clang-format on */
 
-static dquat rx(double deg) { return quat_axis_angle(v3(1, 0, 0), deg * SAMPLE_DEG); }
-static dquat ry(double deg) { return quat_axis_angle(v3(0, 1, 0), deg * SAMPLE_DEG); }
-static dquat rz(double deg) { return quat_axis_angle(v3(0, 0, 1), deg * SAMPLE_DEG); }
+static dquat rx(double deg) {
+    return quat_axis_angle(v3(1, 0, 0), deg * SAMPLE_DEG);
+}
+static dquat ry(double deg) {
+    return quat_axis_angle(v3(0, 1, 0), deg * SAMPLE_DEG);
+}
+static dquat rz(double deg) {
+    return quat_axis_angle(v3(0, 0, 1), deg * SAMPLE_DEG);
+}
 
 /* Legs, arms and hips of a gait with the given amplitudes; phase p in radians. */
 typedef struct gait {
@@ -127,9 +136,18 @@ bool sample_biped_build(sample_character* c, uint32_t seed) {
     sample_chain torso_chain = {.joint = {HIPS, SPINE, SPINE1, SPINE2, NECK, HEAD},
                                 .start = {c->joint[HIPS], c->joint[SPINE], c->joint[SPINE1],
                                           c->joint[SPINE2], c->joint[NECK], c->joint[HEAD]},
-                                .count = 6, .blend = 0.04};
-    sample_tube torso_tube = {torso_st, sizeof torso_st / sizeof *torso_st, 24, 48, 4, v3(1, 0, 0),
-                              {0, 0, 0.5, 0.5}, &torso_chain, NULL, NULL};
+                                .count = 6,
+                                .blend = 0.04};
+    sample_tube torso_tube = {torso_st,
+                              sizeof torso_st / sizeof *torso_st,
+                              24,
+                              48,
+                              4,
+                              v3(1, 0, 0),
+                              {0, 0, 0.5, 0.5},
+                              &torso_chain,
+                              NULL,
+                              NULL};
     if (!sample_tube_add(&c->body, &torso_tube)) return false;
 
     for (int side = 0; side < 2; ++side) {
@@ -147,33 +165,40 @@ bool sample_biped_build(sample_character* c, uint32_t seed) {
             .joint = {SPINE2, L_SHOULDER + o, L_ARM + o, L_FOREARM + o, L_HAND + o},
             .start = {c->joint[SPINE2], c->joint[L_SHOULDER + o], c->joint[L_ARM + o],
                       c->joint[L_FOREARM + o], c->joint[L_HAND + o]},
-            .count = 5, .blend = 0.04};
-        sample_tube arm_tube = {arm_st, 6, 14, 36, 3, v3(0, 1, 0), {u, 0, u + 0.25, 0.25},
+            .count = 5,
+            .blend = 0.04};
+        sample_tube arm_tube = {arm_st,     6,    14,  36, 3, v3(0, 1, 0), {u, 0, u + 0.25, 0.25},
                                 &arm_chain, NULL, NULL};
         if (!sample_tube_add(&c->body, &arm_tube)) return false;
 
         sample_station leg_st[] = {
-            st(x, hips - 0.01, 0, 0.085 * g, 0.085 * g), st(x, hip - 0.05, 0, 0.08 * g, 0.08 * g),
-            st(x, knee + 0.05, 0.01, 0.055 * g, 0.058 * g), st(x, knee, 0.01, 0.05 * g, 0.052 * g),
-            st(x, ankle + 0.08, 0, 0.04 * g, 0.042 * g),   st(x, ankle - 0.02, -0.01, 0.04, 0.04),
+            st(x, hips - 0.01, 0, 0.085 * g, 0.085 * g),
+            st(x, hip - 0.05, 0, 0.08 * g, 0.08 * g),
+            st(x, knee + 0.05, 0.01, 0.055 * g, 0.058 * g),
+            st(x, knee, 0.01, 0.05 * g, 0.052 * g),
+            st(x, ankle + 0.08, 0, 0.04 * g, 0.042 * g),
+            st(x, ankle - 0.02, -0.01, 0.04, 0.04),
         };
         sample_chain leg_chain = {.joint = {HIPS, L_UPLEG + l, L_LEG + l, L_FOOT + l},
                                   .start = {c->joint[HIPS], c->joint[L_UPLEG + l],
                                             c->joint[L_LEG + l], c->joint[L_FOOT + l]},
-                                  .count = 4, .blend = 0.05};
-        sample_tube leg_tube = {leg_st, 6, 16, 32, 3, v3(1, 0, 0), {u, 0.25, u + 0.25, 0.5},
+                                  .count = 4,
+                                  .blend = 0.05};
+        sample_tube leg_tube = {leg_st,     6,    16,  32, 3, v3(1, 0, 0), {u, 0.25, u + 0.25, 0.5},
                                 &leg_chain, NULL, NULL};
         if (!sample_tube_add(&c->body, &leg_tube)) return false;
 
         sample_station foot_st[] = {
-            st(x, 0.050, -0.05, 0.042, 0.045), st(x, 0.040, 0.11, 0.048, 0.035),
+            st(x, 0.050, -0.05, 0.042, 0.045),
+            st(x, 0.040, 0.11, 0.048, 0.035),
             st(x, 0.035, 0.18, 0.040, 0.028),
         };
         sample_chain foot_chain = {.joint = {L_FOOT + l, L_TOE + l},
                                    .start = {c->joint[L_FOOT + l], c->joint[L_TOE + l]},
-                                   .count = 2, .blend = 0.03};
-        sample_tube foot_tube = {foot_st, 3, 12, 10, 3, v3(1, 0, 0), {u, 0.5, u + 0.25, 0.625},
-                                 &foot_chain, NULL, NULL};
+                                   .count = 2,
+                                   .blend = 0.03};
+        sample_tube foot_tube = {
+            foot_st, 3, 12, 10, 3, v3(1, 0, 0), {u, 0.5, u + 0.25, 0.625}, &foot_chain, NULL, NULL};
         if (!sample_tube_add(&c->body, &foot_tube)) return false;
     }
 
@@ -181,8 +206,10 @@ bool sample_biped_build(sample_character* c, uint32_t seed) {
     enum { TAIL_STATIONS = 40 };
     sample_station tail[TAIL_STATIONS], fur[TAIL_STATIONS];
     dv3 p0 = v3(0, hip + 0.01, -0.07), p1 = v3(0, hip - 0.01, -0.07 - 0.15 * tail_len);
-    dv3 p2 = v3(0, hip - 0.40 * tail_len, -0.27), p3 = v3(0, fmax(0.12, hip - 0.80 * tail_len), -0.18);
-    sample_bezier_stations(tail, TAIL_STATIONS, p0, p1, p2, p3, 0.042 * tail_girth, 0.014 * tail_girth);
+    dv3 p2 = v3(0, hip - 0.40 * tail_len, -0.27),
+        p3 = v3(0, fmax(0.12, hip - 0.80 * tail_len), -0.18);
+    sample_bezier_stations(tail, TAIL_STATIONS, p0, p1, p2, p3, 0.042 * tail_girth,
+                           0.014 * tail_girth);
     return sample_tail_add(c, tail, fur, TAIL_STATIONS, L_UPLEG, R_UPLEG, L_LEG, HIPS) &&
            sample_clip_add(c, "Walk", 30, pose_walk) && sample_clip_add(c, "Run", 18, pose_run) &&
            sample_clip_add(c, "Shake", 20, sample_pose_shake);

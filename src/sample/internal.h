@@ -26,22 +26,38 @@ typedef struct dquat {
     double x, y, z, w;
 } dquat;
 
-static inline dv3 v3(double x, double y, double z) { return (dv3){x, y, z}; }
-static inline dv3 v3_add(dv3 a, dv3 b) { return v3(a.x + b.x, a.y + b.y, a.z + b.z); }
-static inline dv3 v3_sub(dv3 a, dv3 b) { return v3(a.x - b.x, a.y - b.y, a.z - b.z); }
-static inline dv3 v3_scale(dv3 a, double s) { return v3(a.x * s, a.y * s, a.z * s); }
-static inline dv3 v3_lerp(dv3 a, dv3 b, double t) { return v3_add(a, v3_scale(v3_sub(b, a), t)); }
-static inline double v3_dot(dv3 a, dv3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+static inline dv3 v3(double x, double y, double z) {
+    return (dv3){x, y, z};
+}
+static inline dv3 v3_add(dv3 a, dv3 b) {
+    return v3(a.x + b.x, a.y + b.y, a.z + b.z);
+}
+static inline dv3 v3_sub(dv3 a, dv3 b) {
+    return v3(a.x - b.x, a.y - b.y, a.z - b.z);
+}
+static inline dv3 v3_scale(dv3 a, double s) {
+    return v3(a.x * s, a.y * s, a.z * s);
+}
+static inline dv3 v3_lerp(dv3 a, dv3 b, double t) {
+    return v3_add(a, v3_scale(v3_sub(b, a), t));
+}
+static inline double v3_dot(dv3 a, dv3 b) {
+    return a.x * b.x + a.y * b.y + a.z * b.z;
+}
 static inline dv3 v3_cross(dv3 a, dv3 b) {
     return v3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
 }
-static inline double v3_length(dv3 a) { return sqrt(v3_dot(a, a)); }
+static inline double v3_length(dv3 a) {
+    return sqrt(v3_dot(a, a));
+}
 static inline dv3 v3_normalize(dv3 a) {
     double n = v3_length(a);
     return n > 0 ? v3_scale(a, 1.0 / n) : a;
 }
 
-static inline dquat quat_identity(void) { return (dquat){0, 0, 0, 1}; }
+static inline dquat quat_identity(void) {
+    return (dquat){0, 0, 0, 1};
+}
 static inline dquat quat_axis_angle(dv3 axis, double radians) {
     dv3 a = v3_normalize(axis);
     double s = sin(radians * 0.5);
@@ -53,7 +69,9 @@ static inline dquat quat_mul(dquat a, dquat b) {
                    a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
                    a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z};
 }
-static inline dquat quat_conjugate(dquat q) { return (dquat){-q.x, -q.y, -q.z, q.w}; }
+static inline dquat quat_conjugate(dquat q) {
+    return (dquat){-q.x, -q.y, -q.z, q.w};
+}
 static inline dquat quat_normalize(dquat q) {
     double n = sqrt(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
     return (dquat){q.x / n, q.y / n, q.z / n, q.w / n};
@@ -104,8 +122,8 @@ typedef struct sample_station {
 
 /* How a tube weighs a vertex: `arc` is the distance along the path from its start (clamped to
  * the path on the caps), `fraction` = arc / path length, `center` the ring's centre. */
-typedef void sample_weigh_fn(const void* ctx, double arc, double fraction, dv3 center,
-                             dv3 vertex, sample_weights* out);
+typedef void sample_weigh_fn(const void* ctx, double arc, double fraction, dv3 center, dv3 vertex,
+                             sample_weights* out);
 
 /* A bone chain along a tube: joint[i] takes over from joint[i-1] where the path passes
  * nearest to start[i] (a joint position), blended over ±blend metres. */
@@ -120,12 +138,12 @@ typedef struct sample_chain {
 typedef struct sample_tube {
     const sample_station* stations;
     uint32_t station_count;
-    uint32_t sides;     /* vertices around a ring, plus one seam duplicate */
-    uint32_t rings;     /* rings along the path, ends included, caps not */
-    uint32_t cap_rings; /* extra rings on each hemispherical end cap */
-    dv3 side;           /* direction the seam's opposite side (ra axis) prefers at the start */
-    double uv[4];       /* u0, v0, u1, v1: the tube's rectangle in the texture */
-    sample_chain* chain;   /* weights by chain, or … */
+    uint32_t sides;         /* vertices around a ring, plus one seam duplicate */
+    uint32_t rings;         /* rings along the path, ends included, caps not */
+    uint32_t cap_rings;     /* extra rings on each hemispherical end cap */
+    dv3 side;               /* direction the seam's opposite side (ra axis) prefers at the start */
+    double uv[4];           /* u0, v0, u1, v1: the tube's rectangle in the texture */
+    sample_chain* chain;    /* weights by chain, or … */
     sample_weigh_fn* weigh; /* … by function (with weigh_ctx) */
     const void* weigh_ctx;
 } sample_tube;
@@ -161,12 +179,12 @@ typedef struct sample_character {
     const char* name;
     uint32_t joint_count;
     const char* joint_name[SAMPLE_MAX_JOINTS];
-    int parent[SAMPLE_MAX_JOINTS];     /* -1 for the root; parents come before children */
-    int aim[SAMPLE_MAX_JOINTS];        /* child the bone points at, or -1 (a leaf: aim[] of
-                                          the parent's direction) */
-    dv3 joint[SAMPLE_MAX_JOINTS];      /* positions */
-    sample_prim body, fur;             /* primitive 0 and 1 */
-    uint32_t tail_skin_first;          /* the tail's skin shell: body vertices from here on */
+    int parent[SAMPLE_MAX_JOINTS]; /* -1 for the root; parents come before children */
+    int aim[SAMPLE_MAX_JOINTS];    /* child the bone points at, or -1 for a leaf, which
+                                      takes its parent's rotation */
+    dv3 joint[SAMPLE_MAX_JOINTS];  /* positions */
+    sample_prim body, fur;         /* primitive 0 and 1 */
+    uint32_t tail_skin_first;      /* the tail's skin shell: body vertices from here on */
     dv3 tail_root, tail_tip;
     double tail_length, tail_radius;
     int tail_parent, thigh_l, thigh_r, shin_l;
@@ -198,6 +216,9 @@ bool sample_clip_add(sample_character* c, const char* name, uint32_t frames, sam
 /* Shake, shared by every sample: the hips (joint 0) swing along the lateral axis,
  * x(t) = 0.25 m (H / 1.8 m) sin(3πt), and yaw by 45° sin(3πt). 20 frames. */
 void sample_pose_shake(double t, double height, sample_pose* out);
+
+/* A JSON array of floats (exact: each float is written as its double value). */
+json_t* sample_json_floats(const float* v, size_t n);
 
 /* Writes the character as a glTF document in the def's frame and fills the truth. */
 tl_result sample_document_write(sample_character* c, const tl_sample_def* def, tl_gltf** out,

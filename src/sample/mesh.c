@@ -32,7 +32,8 @@ void mat4_from_trs(double out[16], dv3 t, dquat r, dv3 s) {
                    2 * (x * z + y * w),     2 * (y * z - x * w),     1 - 2 * (x * x + y * y)};
     double sc[3] = {s.x, s.y, s.z};
     for (int c = 0; c < 3; ++c) {
-        for (int r2 = 0; r2 < 3; ++r2) out[c * 4 + r2] = m[c * 3 + r2] * sc[c];
+        for (int r2 = 0; r2 < 3; ++r2)
+            out[c * 4 + r2] = m[c * 3 + r2] * sc[c];
         out[c * 4 + 3] = 0;
     }
     out[12] = t.x, out[13] = t.y, out[14] = t.z, out[15] = 1;
@@ -43,7 +44,8 @@ void mat4_mul(double out[16], const double a[16], const double b[16]) {
     for (int c = 0; c < 4; ++c)
         for (int row = 0; row < 4; ++row) {
             double s = 0;
-            for (int k = 0; k < 4; ++k) s += a[k * 4 + row] * b[c * 4 + k];
+            for (int k = 0; k < 4; ++k)
+                s += a[k * 4 + row] * b[c * 4 + k];
             r[c * 4 + row] = s;
         }
     memcpy(out, r, sizeof r);
@@ -68,15 +70,18 @@ bool mat4_invert(double out[16], const double m[16]) {
             a[p][k] = t;
         }
         double inv = 1.0 / a[c][c];
-        for (int k = 0; k < 8; ++k) a[c][k] *= inv;
+        for (int k = 0; k < 8; ++k)
+            a[c][k] *= inv;
         for (int r = 0; r < 4; ++r) {
             if (r == c || a[r][c] == 0) continue;
             double f = a[r][c];
-            for (int k = 0; k < 8; ++k) a[r][k] -= f * a[c][k];
+            for (int k = 0; k < 8; ++k)
+                a[r][k] -= f * a[c][k];
         }
     }
     for (int r = 0; r < 4; ++r)
-        for (int c = 0; c < 4; ++c) out[c * 4 + r] = a[r][c + 4];
+        for (int c = 0; c < 4; ++c)
+            out[c * 4 + r] = a[r][c + 4];
     return true;
 }
 
@@ -116,7 +121,8 @@ void sample_prim_free(sample_prim* prim) {
 static bool prim_reserve(sample_prim* p, uint32_t vertices, uint32_t indices) {
     if (p->vertex_count + vertices > p->vertex_capacity) {
         uint32_t cap = p->vertex_capacity ? p->vertex_capacity : 1024;
-        while (cap < p->vertex_count + vertices) cap *= 2;
+        while (cap < p->vertex_count + vertices)
+            cap *= 2;
         dv3* pos = realloc(p->position, cap * sizeof *pos);
         if (pos) p->position = pos;
         dv3* nrm = realloc(p->normal, cap * sizeof *nrm);
@@ -130,7 +136,8 @@ static bool prim_reserve(sample_prim* p, uint32_t vertices, uint32_t indices) {
     }
     if (p->index_count + indices > p->index_capacity) {
         uint32_t cap = p->index_capacity ? p->index_capacity : 4096;
-        while (cap < p->index_count + indices) cap *= 2;
+        while (cap < p->index_count + indices)
+            cap *= 2;
         uint32_t* idx = realloc(p->indices, cap * sizeof *idx);
         if (!idx) return false;
         p->indices = idx;
@@ -141,7 +148,8 @@ static bool prim_reserve(sample_prim* p, uint32_t vertices, uint32_t indices) {
 
 double sample_path_length(const sample_station* s, uint32_t count) {
     double length = 0;
-    for (uint32_t i = 1; i < count; ++i) length += v3_length(v3_sub(s[i].p, s[i - 1].p));
+    for (uint32_t i = 1; i < count; ++i)
+        length += v3_length(v3_sub(s[i].p, s[i - 1].p));
     return length;
 }
 
@@ -238,7 +246,8 @@ bool sample_tube_add(sample_prim* prim, sample_tube* tube) {
         if (tube->chain) weigh_chain(tube->chain, arc, &w);
         for (uint32_t j = 0; j < cols; ++j, ++v) {
             double phi = 2 * SAMPLE_PI * (j % sides) / sides;
-            dv3 p = v3_add(ring.p, v3_add(v3_scale(a, ring.ra * cos(phi)), v3_scale(b, ring.rb * sin(phi))));
+            dv3 p = v3_add(
+                ring.p, v3_add(v3_scale(a, ring.ra * cos(phi)), v3_scale(b, ring.rb * sin(phi))));
             prim->position[v] = p;
             prim->uv[v][0] = tube->uv[0] + (tube->uv[2] - tube->uv[0]) * j / sides;
             prim->uv[v][1] = tube->uv[1] + (tube->uv[3] - tube->uv[1]) * (r + 1) / (ring_total + 1);
@@ -278,7 +287,8 @@ bool sample_tube_add(sample_prim* prim, sample_tube* tube) {
     prim->index_count = (uint32_t)(idx - prim->indices);
 
     /* Area-weighted normals; the seam's two copies share theirs. */
-    for (uint32_t i = first; i < v; ++i) prim->normal[i] = v3(0, 0, 0);
+    for (uint32_t i = first; i < v; ++i)
+        prim->normal[i] = v3(0, 0, 0);
     for (uint32_t i = tri_begin; i < prim->index_count; i += 3) {
         uint32_t i0 = prim->indices[i], i1 = prim->indices[i + 1], i2 = prim->indices[i + 2];
         dv3 n = v3_cross(v3_sub(prim->position[i1], prim->position[i0]),
@@ -292,7 +302,8 @@ bool sample_tube_add(sample_prim* prim, sample_tube* tube) {
         dv3 n = v3_add(prim->normal[seam0], prim->normal[seam1]);
         prim->normal[seam0] = prim->normal[seam1] = n;
     }
-    for (uint32_t i = first; i < v; ++i) prim->normal[i] = v3_normalize(prim->normal[i]);
+    for (uint32_t i = first; i < v; ++i)
+        prim->normal[i] = v3_normalize(prim->normal[i]);
     return true;
 }
 
@@ -310,7 +321,8 @@ void sample_bezier_stations(sample_station* out, uint32_t count, dv3 p0, dv3 p1,
     int seg = 1;
     for (uint32_t k = 0; k < count; ++k) {
         double target = arc[DENSE] * k / (count - 1);
-        while (seg < DENSE && arc[seg] < target) ++seg;
+        while (seg < DENSE && arc[seg] < target)
+            ++seg;
         double span = arc[seg] - arc[seg - 1];
         double t = span > 0 ? (target - arc[seg - 1]) / span : 0;
         double f = (double)k / (count - 1);

@@ -2,6 +2,8 @@
  * Natural size about 1.0 m to the top of the head; document.c scales it to the def's height. */
 #include "sample/internal.h"
 
+/* The joint tables, one line per limb. */
+/* clang-format off */
 enum {
     HIPS, SPINE, CHEST, NECK, HEAD,
     BACK_THIGH_L, BACK_SHIN_L, BACK_FOOT_L,
@@ -32,8 +34,11 @@ static const int aims[JOINT_COUNT] = {
     FRONT_FOREARM_L, FRONT_FOOT_L, -1,
     FRONT_FOREARM_R, FRONT_FOOT_R, -1,
 };
+/* clang-format on */
 
-static dquat rx(double deg) { return quat_axis_angle(v3(1, 0, 0), deg * SAMPLE_DEG); }
+static dquat rx(double deg) {
+    return quat_axis_angle(v3(1, 0, 0), deg * SAMPLE_DEG);
+}
 
 /* Leg swing amplitudes (degrees) and phases (radians) of a four-beat gait. */
 typedef struct gait {
@@ -104,27 +109,33 @@ bool sample_quadruped_build(sample_character* c, uint32_t seed) {
 
     /* The barrel along +Z, the neck and head, four legs. */
     sample_station body_st[] = {
-        st(0, hy + 0.02, -0.52 * b, 0.11 * g, 0.12 * g), st(0, hy, -0.38 * b, 0.15 * g, 0.17 * g),
-        st(0, hy, -0.10 * b, 0.14 * g, 0.16 * g),        st(0, hy - 0.01, 0.15 * b, 0.16 * g, 0.19 * g),
+        st(0, hy + 0.02, -0.52 * b, 0.11 * g, 0.12 * g),
+        st(0, hy, -0.38 * b, 0.15 * g, 0.17 * g),
+        st(0, hy, -0.10 * b, 0.14 * g, 0.16 * g),
+        st(0, hy - 0.01, 0.15 * b, 0.16 * g, 0.19 * g),
         st(0, hy + 0.02, 0.32 * b, 0.14 * g, 0.16 * g),
     };
     sample_chain body_chain = {.joint = {HIPS, SPINE, CHEST},
                                .start = {c->joint[HIPS], c->joint[SPINE], c->joint[CHEST]},
-                               .count = 3, .blend = 0.06};
-    sample_tube body_tube = {body_st, 5, 24, 40, 4, v3(1, 0, 0), {0, 0, 0.5, 0.5},
-                             &body_chain, NULL, NULL};
+                               .count = 3,
+                               .blend = 0.06};
+    sample_tube body_tube = {body_st,          5,           24,   40,  4, v3(1, 0, 0),
+                             {0, 0, 0.5, 0.5}, &body_chain, NULL, NULL};
     if (!sample_tube_add(&c->body, &body_tube)) return false;
 
     sample_station neck_st[] = {
-        st(0, hy + 0.02, 0.22 * b, 0.09 * g, 0.10 * g), st(0, hy + 0.08, 0.32 * b, 0.08, 0.085),
-        st(0, head.y, head.z, 0.075, 0.08),             st(0, head.y + 0.01, head.z + 0.10, 0.07, 0.075),
+        st(0, hy + 0.02, 0.22 * b, 0.09 * g, 0.10 * g),
+        st(0, hy + 0.08, 0.32 * b, 0.08, 0.085),
+        st(0, head.y, head.z, 0.075, 0.08),
+        st(0, head.y + 0.01, head.z + 0.10, 0.07, 0.075),
         st(0, head.y - 0.04, head.z + 0.22, 0.04, 0.045),
     };
     sample_chain neck_chain = {.joint = {CHEST, NECK, HEAD},
                                .start = {c->joint[CHEST], c->joint[NECK], c->joint[HEAD]},
-                               .count = 3, .blend = 0.05};
-    sample_tube neck_tube = {neck_st, 5, 18, 30, 3, v3(1, 0, 0), {0.5, 0, 1, 0.25},
-                             &neck_chain, NULL, NULL};
+                               .count = 3,
+                               .blend = 0.05};
+    sample_tube neck_tube = {neck_st,           5,           18,   30,  3, v3(1, 0, 0),
+                             {0.5, 0, 1, 0.25}, &neck_chain, NULL, NULL};
     if (!sample_tube_add(&c->body, &neck_tube)) return false;
 
     for (int leg_index = 0; leg_index < 4; ++leg_index) {
@@ -133,13 +144,17 @@ bool sample_quadruped_build(sample_character* c, uint32_t seed) {
         dv3 a = c->joint[j0], k = c->joint[j0 + 1], f = c->joint[j0 + 2];
         double toe = front ? 0.06 : 0.04;
         sample_station leg_st[] = {
-            st(a.x, a.y + 0.06, a.z, 0.075 * g, 0.08 * g), st(k.x, k.y, k.z, 0.05 * g, 0.055 * g),
-            st(f.x, f.y, f.z, 0.035, 0.038),             st(f.x, 0.035, f.z + toe, 0.035, 0.04),
+            st(a.x, a.y + 0.06, a.z, 0.075 * g, 0.08 * g),
+            st(k.x, k.y, k.z, 0.05 * g, 0.055 * g),
+            st(f.x, f.y, f.z, 0.035, 0.038),
+            st(f.x, 0.035, f.z + toe, 0.035, 0.04),
         };
         sample_chain leg_chain = {.joint = {parent, j0, j0 + 1, j0 + 2},
-                                  .start = {c->joint[parent], a, k, f}, .count = 4, .blend = 0.04};
+                                  .start = {c->joint[parent], a, k, f},
+                                  .count = 4,
+                                  .blend = 0.04};
         double u = 0.25 * leg_index;
-        sample_tube leg_tube = {leg_st, 4, 14, 30, 3, v3(1, 0, 0), {u, 0.5, u + 0.25, 0.75},
+        sample_tube leg_tube = {leg_st,     4,    14,  30, 3, v3(1, 0, 0), {u, 0.5, u + 0.25, 0.75},
                                 &leg_chain, NULL, NULL};
         if (!sample_tube_add(&c->body, &leg_tube)) return false;
     }
@@ -150,8 +165,11 @@ bool sample_quadruped_build(sample_character* c, uint32_t seed) {
     double rump = -0.47 * b, floor_y = 0.035;
     dv3 p0 = v3(0, hy + 0.05, rump), p1 = v3(0, hy + 0.10, rump - 0.30 * tail_len);
     dv3 p2 = v3(0, floor_y, rump - 0.38 * tail_len), p3 = v3(0, floor_y, rump - 0.62 * tail_len);
-    sample_bezier_stations(tail, TAIL_STATIONS, p0, p1, p2, p3, 0.035 * tail_girth, 0.011 * tail_girth);
-    return sample_tail_add(c, tail, fur, TAIL_STATIONS, BACK_THIGH_L, BACK_THIGH_R, BACK_SHIN_L, HIPS) &&
-           sample_clip_add(c, "Walk", 30, pose_walk) && sample_clip_add(c, "Gallop", 15, pose_gallop) &&
+    sample_bezier_stations(tail, TAIL_STATIONS, p0, p1, p2, p3, 0.035 * tail_girth,
+                           0.011 * tail_girth);
+    return sample_tail_add(c, tail, fur, TAIL_STATIONS, BACK_THIGH_L, BACK_THIGH_R, BACK_SHIN_L,
+                           HIPS) &&
+           sample_clip_add(c, "Walk", 30, pose_walk) &&
+           sample_clip_add(c, "Gallop", 15, pose_gallop) &&
            sample_clip_add(c, "Shake", 20, sample_pose_shake);
 }

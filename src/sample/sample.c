@@ -32,7 +32,9 @@ tl_sample_def tl_default_sample_def(void) {
     return def;
 }
 
-uint32_t tl_sample_count(void) { return SAMPLE_COUNT; }
+uint32_t tl_sample_count(void) {
+    return SAMPLE_COUNT;
+}
 
 const char* tl_sample_name(uint32_t index) {
     assert(index < SAMPLE_COUNT);
@@ -83,16 +85,17 @@ bool sample_tail_add(sample_character* c, const sample_station* skin, sample_sta
     /* The fur stands a little off the skin everywhere: never welded, always overlapping. */
     for (uint32_t i = 0; i < count; ++i)
         fur[i] = (sample_station){skin[i].p, 1.35 * skin[i].ra + 0.006, 1.35 * skin[i].rb + 0.006};
-    sample_tube skin_tube = {skin, count, 12, 36, 3, v3(1, 0, 0), {0, 0.75, 1, 1},
-                             NULL, weigh_tail_wrong, c};
-    sample_tube fur_tube = {fur, count, 14, 36, 3, v3(1, 0, 0), {0, 0, 1, 1},
-                            NULL, weigh_tail_wrong, c};
+    sample_tube skin_tube = {
+        skin, count, 12, 36, 3, v3(1, 0, 0), {0, 0.75, 1, 1}, NULL, weigh_tail_wrong, c};
+    sample_tube fur_tube = {
+        fur, count, 14, 36, 3, v3(1, 0, 0), {0, 0, 1, 1}, NULL, weigh_tail_wrong, c};
     return sample_tube_add(&c->body, &skin_tube) && sample_tube_add(&c->fur, &fur_tube);
 }
 
 void tl_sample_truth_free(tl_sample_truth* truth) {
     if (!truth) return;
-    for (uint32_t i = 0; i < truth->shell_count; ++i) free(truth->shells[i].vertices);
+    for (uint32_t i = 0; i < truth->shell_count; ++i)
+        free(truth->shells[i].vertices);
     memset(truth, 0, sizeof *truth);
 }
 
@@ -111,10 +114,11 @@ tl_result tl_sample_build(const char* name, const tl_sample_def* def, tl_gltf** 
         return tl_error_set(err, TL_ERROR_ARGUMENT, "sample %s: scale %g: must be positive", name,
                             (double)def->scale);
     if (!(def->height > 0 && isfinite(def->height)))
-        return tl_error_set(err, TL_ERROR_ARGUMENT, "sample %s: height %g m: must be positive", name,
-                            (double)def->height);
+        return tl_error_set(err, TL_ERROR_ARGUMENT, "sample %s: height %g m: must be positive",
+                            name, (double)def->height);
     if (def->up != TL_SAMPLE_Y_UP && def->up != TL_SAMPLE_Z_UP)
-        return tl_error_set(err, TL_ERROR_ARGUMENT, "sample %s: up axis %d: not Y or Z", name, (int)def->up);
+        return tl_error_set(err, TL_ERROR_ARGUMENT, "sample %s: up axis %d: not Y or Z", name,
+                            (int)def->up);
     if (def->facing != TL_SAMPLE_FACING_POS_Z && def->facing != TL_SAMPLE_FACING_NEG_Z)
         return tl_error_set(err, TL_ERROR_ARGUMENT, "sample %s: facing %d: not +Z or -Z", name,
                             (int)def->facing);
@@ -131,27 +135,31 @@ tl_result tl_sample_build(const char* name, const tl_sample_def* def, tl_gltf** 
     return r;
 }
 
-static json_t* json_floats(const float* v, size_t n) {
+json_t* sample_json_floats(const float* v, size_t n) {
     json_t* a = json_array();
-    for (size_t i = 0; i < n; ++i) json_array_append_new(a, json_real(v[i]));
+    for (size_t i = 0; i < n; ++i)
+        json_array_append_new(a, json_real(v[i]));
     return a;
 }
 
 json_t* tl_sample_truth_json(const tl_sample_truth* t) {
     assert(t && t->name);
     char source[256];
-    snprintf(source, sizeof source, "tailor sample %s --up %s --scale %.6g --facing %s --height %.6g --seed %u",
-             t->name, t->def.up == TL_SAMPLE_Z_UP ? "z" : "y", (double)t->def.scale,
-             t->def.facing == TL_SAMPLE_FACING_NEG_Z ? "-z" : "+z", (double)t->def.height, t->def.seed);
+    snprintf(source, sizeof source,
+             "tailor sample %s --up %s --scale %.6g --facing %s --height %.6g --seed %u", t->name,
+             t->def.up == TL_SAMPLE_Z_UP ? "z" : "y", (double)t->def.scale,
+             t->def.facing == TL_SAMPLE_FACING_NEG_Z ? "-z" : "+z", (double)t->def.height,
+             t->def.seed);
     json_t* shells = json_array();
     json_t* vertices = json_object();
     for (uint32_t i = 0; i < t->shell_count; ++i) {
         const tl_sample_shell* s = &t->shells[i];
-        json_array_append_new(shells, json_pack("{s:s,s:i,s:i,s:i}", "name", s->name, "mesh", (int)s->mesh,
-                                                "primitive", (int)s->primitive, "vertices",
-                                                (int)s->vertex_count));
+        json_array_append_new(shells, json_pack("{s:s,s:i,s:i,s:i}", "name", s->name, "mesh",
+                                                (int)s->mesh, "primitive", (int)s->primitive,
+                                                "vertices", (int)s->vertex_count));
         json_t* list = json_array();
-        for (uint32_t k = 0; k < s->vertex_count; ++k) json_array_append_new(list, json_integer(s->vertices[k]));
+        for (uint32_t k = 0; k < s->vertex_count; ++k)
+            json_array_append_new(list, json_integer(s->vertices[k]));
         char key[32];
         snprintf(key, sizeof key, "mesh%u/prim%u", s->mesh, s->primitive);
         json_object_set_new(vertices, key, list);
@@ -160,16 +168,17 @@ json_t* tl_sample_truth_json(const tl_sample_truth* t) {
     json_object_set_new(j, "case", json_string(t->name));
     json_object_set_new(j, "source", json_string(source));
     json_object_set_new(j, "H", json_real(t->height));
-    json_object_set_new(j, "root", json_floats(t->tail_root, 3));
-    json_object_set_new(j, "tail_tip", json_floats(t->tail_tip, 3));
+    json_object_set_new(j, "root", sample_json_floats(t->tail_root, 3));
+    json_object_set_new(j, "tail_tip", sample_json_floats(t->tail_tip, 3));
     json_object_set_new(j, "tail_length", json_real(t->tail_length));
     json_object_set_new(j, "tail_radius", json_real(t->tail_radius));
-    json_object_set_new(j, "forward", json_floats(t->forward, 3));
-    json_object_set_new(j, "up", json_floats(t->up, 3));
-    json_object_set_new(j, "bind_to_world", json_floats(t->bind_to_world, 16));
+    json_object_set_new(j, "forward", sample_json_floats(t->forward, 3));
+    json_object_set_new(j, "up", sample_json_floats(t->up, 3));
+    json_object_set_new(j, "bind_to_world", sample_json_floats(t->bind_to_world, 16));
     json_object_set_new(j, "tail_parent", json_string(t->tail_parent));
-    json_object_set_new(j, "wrong_targets", json_pack("{s:s,s:s,s:s}", "thigh_l", t->wrong_thigh_l,
-                                                      "thigh_r", t->wrong_thigh_r, "shin_l", t->wrong_shin_l));
+    json_object_set_new(j, "wrong_targets",
+                        json_pack("{s:s,s:s,s:s}", "thigh_l", t->wrong_thigh_l, "thigh_r",
+                                  t->wrong_thigh_r, "shin_l", t->wrong_shin_l));
     json_object_set_new(j, "shells", shells);
     json_object_set_new(j, "tail_vertices", vertices);
     return j;
