@@ -14,7 +14,9 @@ struct tl_liveliness_acc {
     double rest_sq;        /* Σ angle² to rest */
     double tip_path, rigid_path;
     float last_tip[3], last_rigid[3];
-    float tip_bind[3];     /* the tip point in bind space (carried rigidly by the attachment) */
+    float tip_bind[3];     /* the end in the attachment's frame at rest (the rigid tail's tip) */
+    float tip_local[3];    /* with no end joint: the end in the last bone's frame, continuing
+                              the incoming link as the solver does */
 };
 
 static void affine_inverse(const float m[16], float out[16]) {
@@ -49,6 +51,9 @@ static double angle_between(const float a[3], const float b[3]) {
     return atan2(sqrt(cx * cx + cy * cy + cz * cz), dot);
 }
 
+static void affine_inverse(const float m[16], float out[16]);
+static void transform_point(const float m[16], const float p[3], float out[3]);
+
 tl_liveliness_acc* tl_liveliness_create(const tl_player* player, uint32_t chain, uint32_t max_samples) {
     tl_liveliness_acc* acc = calloc(1, sizeof *acc);
     if (!acc) return NULL;
@@ -62,6 +67,13 @@ tl_liveliness_acc* tl_liveliness_create(const tl_player* player, uint32_t chain,
         free(acc);
         return NULL;
     }
+    const tl_scene_skin* sk = &tl_player_scene(player)->skins[d->skin];
+    const float* last = sk->joints[d->bone_joints[d->bone_count - 1]].rest_world;
+    const float* prev = sk->joints[d->bone_count > 1 ? d->bone_joints[d->bone_count - 2] : d->attach_joint].rest_world;
+    float end[3], inv[16];
+    for (int r = 0; r < 3; ++r) end[r] = 2 * last[12 + r] - prev[12 + r];
+    affine_inverse(last, inv);
+    transform_point(inv, end, acc->tip_local);
     return acc;
 }
 
@@ -76,7 +88,8 @@ void tl_liveliness_clear(tl_liveliness_acc* acc) {
     acc->rest_sq = acc->tip_path = acc->rigid_path = 0;
 }
 
-/* The chain's points in world: bone heads, then its end (Tail_End, or the solver's tip). */
+/* The chain's points in world: bone heads, then its end (Tail_End, or the last bone's
+ * continuation carried by the last bone). */
 static void chain_points(const tl_liveliness_acc* acc, const tl_pose* pose, const tl_scene_skin* sk,
                          const tl_play_chain* d, float* points) {
     for (uint32_t b = 0; b < d->bone_count; ++b)
@@ -85,9 +98,8 @@ static void chain_points(const tl_liveliness_acc* acc, const tl_pose* pose, cons
         memcpy(points + 3 * d->bone_count, pose->world + 16 * (size_t)sk->joints[d->end_joint].node + 12,
                3 * sizeof(float));
     else
-        memcpy(points + 3 * d->bone_count,
-               tl_chain_tip_positions(tl_player_chain(acc->player, acc->chain)) + 3 * (d->bone_count - 1),
-               3 * sizeof(float));
+        transform_point(pose->world + 16 * (size_t)sk->joints[d->bone_joints[d->bone_count - 1]].node, acc->tip_local,
+                        points + 3 * d->bone_count);
 }
 
 void tl_liveliness_add(tl_liveliness_acc* acc, const tl_pose* pose) {
@@ -119,7 +131,7 @@ void tl_liveliness_add(tl_liveliness_acc* acc, const tl_pose* pose) {
         float rinv[16], rest_end[3];
         affine_inverse(rest_attach, rinv);
         if (d->end_joint != TL_NONE) memcpy(rest_end, sk->joints[d->end_joint].rest_world + 12, sizeof rest_end);
-        else memcpy(rest_end, sk->joints[d->bone_joints[d->bone_count - 1]].rest_world + 12, sizeof rest_end);
+        else transform_point(sk->joints[d->bone_joints[d->bone_count - 1]].rest_world, acc->tip_local, rest_end);
         transform_point(rinv, rest_end, acc->tip_bind);
     }
     float rigid[3];
