@@ -652,6 +652,175 @@ static void test_two_chains(void) {
     free(changed);
 }
 
+/* A part of a sample's analysis in the character's own frame (positions over H from the
+ * floor point below the pelvis, on lateral / up / forward axes), to compare variants. */
+typedef struct sample_part {
+    tl_rig_class cls;
+    tl_rig_action action;
+    uint32_t vertices, segments;
+    char attach[64];
+    float joints[(TL_RIG_MAX_LINKS + 1) * 3];
+} sample_part;
+
+/* Analyses a sample variant; fills up to `max` parts; returns the part count or -1. */
+static int sample_parts(const char* name, const tl_sample_def* sd, sample_part* out, int max) {
+    tl_gltf* doc;
+    tl_error err;
+    if (tl_sample_build(name, sd, &doc, NULL, &err) != TL_OK) return -1;
+    tl_scene* scene;
+    tl_rig_analysis* rig = NULL;
+    tl_rig_def def = tl_default_rig_def();
+    int n = -1;
+    if (tl_scene_create(doc, &scene, &err) == TL_OK && tl_rig_analyze(scene, &def, &rig, &err) == TL_OK) {
+        const tl_scene_skin* skin = &scene->skins[0];
+        const float* origin = skin->joints[skin->body.pelvis].rest_world + 12;
+        const float* axes[3] = {skin->lateral, skin->up, skin->forward};
+        n = 0;
+        for (uint32_t i = 0; i < rig->part_count && n < max; ++i, ++n) {
+            const tl_rig_part* p = &rig->parts[i];
+            sample_part* o = &out[n];
+            memset(o, 0, sizeof *o);
+            o->cls = p->cls;
+            o->action = p->action;
+            o->vertices = p->vertex_count;
+            o->segments = p->action == TL_RIG_ACTION_CHAIN ? p->segments : 0;
+            snprintf(o->attach, sizeof o->attach, "%s", p->attach_name);
+            for (uint32_t j = 0; j <= o->segments && o->segments; ++j)
+                for (int k = 0; k < 3; ++k) {
+                    const float* x = p->joints + 3 * j;
+                    o->joints[3 * j + k] = ((x[0] - origin[0]) * axes[k][0] + (x[1] - origin[1]) * axes[k][1] +
+                                            (x[2] - origin[2]) * axes[k][2]) / skin->height;
+                }
+        }
+        tl_rig_analysis_destroy(rig);
+        tl_scene_destroy(scene);
+    }
+    tl_gltf_destroy(doc);
+    return n;
+}
+
+/* The built-in samples in every bind-space up axis, scale, facing and height: the analysis
+ * does not depend on the frame — the same parts, classes, actions and vertex counts, and the
+ * same chain joints in the character's own frame (over H) as the canonical variant. */
+static void test_samples_every_frame(void) {
+    const char* names[] = {"tailed-biped", "tailed-quadruped"};
+    const tl_sample_up ups[] = {TL_SAMPLE_Y_UP, TL_SAMPLE_Z_UP};
+    const float scales[] = {1.0f, 0.01f};
+    const tl_sample_facing facings[] = {TL_SAMPLE_FACING_POS_Z, TL_SAMPLE_FACING_NEG_Z};
+    const float heights[] = {1.8f, 5.6f};
+    enum { MAX_PARTS = 64 };
+    static sample_part canonical[MAX_PARTS], variant[MAX_PARTS];
+    for (int n = 0; n < 2; ++n) {
+        tl_sample_def sd = tl_default_sample_def();
+        int count = sample_parts(names[n], &sd, canonical, MAX_PARTS);
+        ENSURE_MSG(count > 0, "%s: no parts", names[n]);
+        int chains = 0;
+        for (int i = 0; i < count; ++i) chains += canonical[i].action == TL_RIG_ACTION_CHAIN;
+        fprintf(stderr, "  %s: %d parts, %d chain(s)\n", names[n], count, chains);
+        for (int u = 0; u < 2; ++u)
+            for (int sc = 0; sc < 2; ++sc)
+                for (int fa = 0; fa < 2; ++fa)
+                    for (int h = 0; h < 2; ++h) {
+                        sd.up = ups[u];
+                        sd.scale = scales[sc];
+                        sd.facing = facings[fa];
+                        sd.height = heights[h];
+                        char label[160];
+                        snprintf(label, sizeof label, "%s up %c scale %g facing %sz height %g", names[n], u ? 'z' : 'y',
+                                 (double)sd.scale, fa ? "-" : "+", (double)sd.height);
+                        int vc = sample_parts(names[n], &sd, variant, MAX_PARTS);
+                        ENSURE_MSG(vc == count, "%s: %d parts, canonical %d", label, vc, count);
+                        for (int i = 0; i < count; ++i) {
+                            const sample_part* a = &canonical[i];
+                            const sample_part* b = &variant[i];
+                            ENSURE_MSG(a->cls == b->cls && a->action == b->action && a->segments == b->segments &&
+                                           !strcmp(a->attach, b->attach),
+                                       "%s: part %d is %s/%s from %s, canonical %s/%s from %s", label, i,
+                                       tl_rig_class_string(b->cls), tl_rig_action_string(b->action), b->attach,
+                                       tl_rig_class_string(a->cls), tl_rig_action_string(a->action), a->attach);
+                            /* welding and thresholds sit on float rounding: allow a vertex or two */
+                            ENSURE_MSG(abs((int)a->vertices - (int)b->vertices) <= 2, "%s: part %d has %u vertices, canonical %u",
+                                       label, i, b->vertices, a->vertices);
+                            for (uint32_t k = 0; k < 3 * (a->segments + 1) && a->segments; ++k)
+                                ENSURE_MSG(fabsf(a->joints[k] - b->joints[k]) <= 1e-3f,
+                                           "%s: part %d joint coordinate %u is %.5f, canonical %.5f", label, i, k,
+                                           (double)b->joints[k], (double)a->joints[k]);
+                        }
+                    }
+    }
+}
+
+/* The quadruped sample's tail (its truth shells) gets a chain from the truth's tail parent
+ * that runs from the tail root to its tip and at least halves the tail's bone distance. */
+static void test_sample_quadruped_tail(void) {
+    tl_sample_def sd = tl_default_sample_def();
+    sd.up = TL_SAMPLE_Z_UP;
+    sd.scale = 0.01f;
+    tl_gltf* doc;
+    tl_sample_truth truth;
+    tl_error err;
+    ENSURE_OK(tl_sample_build("tailed-quadruped", &sd, &doc, &truth, &err), err);
+    tl_scene* scene;
+    ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+    tl_rig_def def = tl_default_rig_def();
+    tl_rig_analysis* rig;
+    ENSURE_OK(tl_rig_analyze(scene, &def, &rig, &err), err);
+    const tl_scene_skin* skin = &scene->skins[0];
+    uint32_t* tail = malloc(skin->vertex_count * sizeof *tail);
+    size_t tail_n = 0;
+    for (uint32_t k = 0; k < truth.shell_count; ++k)
+        for (uint32_t q = 0; q < skin->primitive_count; ++q) {
+            const tl_scene_primitive* sp = &skin->primitives[q];
+            if (sp->mesh != truth.shells[k].mesh || sp->primitive != truth.shells[k].primitive) continue;
+            for (uint32_t v = 0; v < truth.shells[k].vertex_count; ++v) tail[tail_n++] = sp->first_vertex + truth.shells[k].vertices[v];
+        }
+    /* the chain part holding most of the truth's tail */
+    const tl_rig_part* chain = NULL;
+    uint32_t best = 0;
+    for (uint32_t i = 0; i < rig->part_count; ++i) {
+        const tl_rig_part* p = &rig->parts[i];
+        if (p->action != TL_RIG_ACTION_CHAIN) continue;
+        uint32_t inside = 0;
+        for (size_t t = 0; t < tail_n; ++t) inside += rig->skins[0].part[tail[t]] == (int32_t)p->id;
+        if (inside > best) best = inside, chain = p;
+    }
+    double before = mean_bone_distance(scene, tail, tail_n);
+    bool found = chain != NULL;
+    float root_error = 0, tip_error = 0;
+    char attach[64] = "";
+    if (found) {
+        for (int k = 0; k < 3; ++k) {
+            float a = chain->joints[k] - truth.tail_root[k];
+            float b = chain->joints[3 * chain->segments + k] - truth.tail_tip[k];
+            root_error += a * a;
+            tip_error += b * b;
+        }
+        root_error = sqrtf(root_error) / truth.tail_length;
+        tip_error = sqrtf(tip_error) / truth.tail_length;
+        snprintf(attach, sizeof attach, "%s", chain->attach_name);
+    }
+    tl_scene_destroy(scene);
+    tl_result r = tl_rig_apply(doc, rig, &err);
+    uint32_t chains = rig->chain_count;
+    tl_rig_analysis_destroy(rig);
+    double after = NAN;
+    if (r == TL_OK && tl_scene_create(doc, &scene, &err) == TL_OK) {
+        after = mean_bone_distance(scene, tail, tail_n);
+        tl_scene_destroy(scene);
+    }
+    fprintf(stderr, "  quadruped: %u chain(s); the tail's from %s (truth %s) holds %u of %zu tail vertices; "
+                    "bone distance/H %.4f -> %.4f; root %.3f, tip %.3f tail lengths off\n",
+            chains, attach, truth.tail_parent, best, tail_n, before, after, (double)root_error, (double)tip_error);
+    bool parent_ok = found && !strcmp(attach, truth.tail_parent);
+    free(tail);
+    tl_gltf_destroy(doc);
+    tl_sample_truth_free(&truth);
+    ENSURE(found && parent_ok);
+    ENSURE(best >= tail_n * 9 / 10);
+    ENSURE_MSG(after <= 0.5 * before, "bone distance %.4f -> %.4f", before, after);
+    ENSURE(root_error <= 0.15f && tip_error <= 0.15f);
+}
+
 int main(int argc, char** argv) {
     static const tl_test_case cases[] = {
         {"cases_one_chain", test_cases_one_chain},
@@ -660,6 +829,8 @@ int main(int argc, char** argv) {
         {"rigid_mode", test_rigid_mode},
         {"controls_unchanged", test_controls_unchanged},
         {"two_chains", test_two_chains},
+        {"samples_every_frame", test_samples_every_frame},
+        {"sample_quadruped_tail", test_sample_quadruped_tail},
     };
     return tl_test_main(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }

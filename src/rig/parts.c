@@ -8,6 +8,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef RIG_DEBUG
+#include <stdio.h>
+#endif
 
 void rig_wpart_free(rig_wpart* part) {
     rig_list_free(&part->verts);
@@ -418,6 +421,9 @@ static bool resplit(rig_ctx* ctx, const rig_wpart* whole, uint32_t level, part_a
             continue;
         }
         if (!part_classify(ctx, p, true)) goto fail;
+#ifdef RIG_DEBUG
+        fprintf(stderr, "level %u: %u verts attach %d cls %d ratio %.2f elong %.2f tube %.2f len %.3f\n", level, p->verts.count, p->attach, p->cls, p->centroid_ratio, p->elongation, p->tube_ratio, p->length / ctx->H);
+#endif
         if (p->cls == TL_RIG_CLASS_TAIL) move_part(tails, p, &ok);
     }
     part_array_free(&subs);
@@ -679,6 +685,9 @@ bool rig_parts_decide(rig_ctx* ctx, uint32_t first_id) {
                 part_shape(ctx, p);
             }
             p->own_bones = own_bone_share(ctx, p, segment_vertex);
+#ifdef RIG_DEBUG
+            fprintf(stderr, "tail part %u: own collar %d overlap %.3f misbound %.2f\n", i, p->own_collar, weight_overlap(ctx, p), p->misbound);
+#endif
             if (!p->overridden && p->own_bones >= def->own_bone_share) {
                 p->action = TL_RIG_ACTION_ALREADY_RIGGED;
                 p->reason = "a tail already bound to its own bones: left as the artist made it";
