@@ -36,7 +36,7 @@ extern "C" {
 #define TL_NONE (-1)
 
 /* Limits applied to untrusted files; beyond them loading fails with TL_ERROR_LIMIT. */
-#define TL_GLTF_MAX_FILE_BYTES ((uint64_t)2 << 30) /* 2 GiB per file or buffer */
+#define TL_GLTF_MAX_FILE_BYTES ((uint64_t)2 << 30) /* 2 GiB per file, buffer or accessor */
 #define TL_GLTF_MAX_OBJECTS 1000000u              /* entries in any one top-level array */
 #define TL_GLTF_MAX_DEPTH 1024u                   /* node hierarchy depth */
 
@@ -233,7 +233,8 @@ size_t tl_gltf_accessor_value_count(const tl_gltf* doc, uint32_t accessor);
 tl_result tl_gltf_accessor_read_float(const tl_gltf* doc, uint32_t accessor, float* out,
                                       size_t out_count, tl_error* err);
 
-/* Reads an integer accessor (indices, JOINTS_n) as uint32. Float accessors are an error. */
+/* Reads an integer accessor (indices, JOINTS_n) as uint32. Float or normalized accessors and
+ * negative values (signed components) are errors (TL_ERROR_INVALID). */
 tl_result tl_gltf_accessor_read_uint(const tl_gltf* doc, uint32_t accessor, uint32_t* out,
                                      size_t out_count, tl_error* err);
 

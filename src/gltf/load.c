@@ -251,6 +251,7 @@ static tl_result load_buffers(tl_gltf* doc, const uint8_t* bin, size_t bin_size,
 static tl_result parse(tl_gltf* doc, const uint8_t* bytes, size_t size, const char* base_dir,
                        tl_error* err) {
     const char* label = tl_gltf_label(doc);
+    if (size == 0) return tl_error_set(err, TL_ERROR_FORMAT, "%s: byte 0: the file is empty", label);
     const uint8_t* json_bytes = bytes;
     size_t json_size = size;
     const uint8_t* bin = NULL;
