@@ -813,7 +813,7 @@ static bool consistent_cut_fails(uint8_t* work, size_t size, size_t cut, const c
 }
 
 /* The two smallest shared files: every raw prefix (these stop at the GLB header), then cuts
- * with consistent lengths: every one in the first 4096 bytes and every 997th after. */
+ * with consistent lengths: every one in the first 2048 bytes and every 1999th after. */
 static void truncation_shared(void) {
     for (int rank = 0; rank < 2; ++rank) {
         const char* path = smallest_shared(rank);
@@ -822,7 +822,7 @@ static void truncation_shared(void) {
         uint8_t* bytes = tl_test_read_file(path, &size);
         ENSURE(bytes && size > 20 && get_u32(bytes) == 0x46546C67);
         bool ok = every_prefix_fails(bytes, size, base_name(path));
-        for (size_t cut = 0; ok && cut < size; cut += cut < 4096 ? 1 : 997)
+        for (size_t cut = 0; ok && cut < size; cut += cut < 2048 ? 1 : 1999)
             ok = consistent_cut_fails(bytes, size, cut, base_name(path));
         free(bytes);
         if (!ok) return;
