@@ -821,6 +821,81 @@ static void test_sample_quadruped_tail(void) {
     ENSURE(root_error <= 0.15f && tip_error <= 0.15f);
 }
 
+/* The command: the report's schema, --dry-run writes nothing, --part overrides, --mode
+ * rigid, bad arguments. */
+static void test_cli(void) {
+    char input[4096];
+    snprintf(input, sizeof input, "%s", case_path("husky-tailless"));
+    const char* out = tl_test_scratch("cli-dry.glb");
+    const char* report_path = tl_test_scratch("cli-report.json");
+    remove(out);
+    remove(report_path);
+    char* text = NULL;
+    ENSURE(tl_test_cli(&text, "rig '%s' -o '%s' --dry-run --report '%s'", input, out, report_path) == 0);
+    bool printed = text && strstr(text, "hangs from") && strstr(text, "class tail") && strstr(text, "chain built");
+    free(text);
+    ENSURE_MSG(printed, "the human report lacks the part lines");
+    struct stat st;
+    ENSURE_MSG(stat(out, &st) != 0, "--dry-run wrote %s", out);
+    json_error_t jerr;
+    json_t* report = json_load_file(report_path, 0, &jerr);
+    ENSURE_MSG(report, "%s: %s", report_path, jerr.text);
+    const char* fields[] = {"id", "vertices", "class", "action", "attach_joint", "attach_role", "reach",
+                            "centroid_ratio", "elongation", "tube_ratio", "length", "misbound", "segments",
+                            "bones", "joints_world", "reason"};
+    json_t* parts = json_object_get(report, "parts");
+    size_t i;
+    json_t* p;
+    int chain_id = -1;
+    bool schema = json_array_size(parts) > 0;
+    json_array_foreach(parts, i, p) {
+        for (size_t f = 0; f < sizeof fields / sizeof fields[0]; ++f)
+            if (!json_object_get(p, fields[f])) {
+                fprintf(stderr, "  part %zu lacks \"%s\"\n", i, fields[f]);
+                schema = false;
+            }
+        if (!strcmp(json_string_value(json_object_get(p, "action")), "chain")) {
+            chain_id = (int)json_integer_value(json_object_get(p, "id"));
+            size_t K = (size_t)json_integer_value(json_object_get(p, "segments"));
+            schema = schema && json_array_size(json_object_get(p, "bones")) == K + 1 &&
+                     json_array_size(json_object_get(p, "joints_world")) == K + 1 &&
+                     !strcmp(json_string_value(json_array_get(json_object_get(p, "bones"), 0)), "Tail_1");
+        }
+    }
+    json_decref(report);
+    ENSURE(schema);
+    ENSURE(chain_id >= 0);
+
+    /* --part ID=none leaves the tail alone; --part ID=rigid re-weights it rigidly */
+    out = tl_test_scratch("cli-none.glb");
+    ENSURE(tl_test_cli(&text, "rig '%s' -o '%s' --part %d=none", input, out, chain_id) == 0);
+    bool left = text && strstr(text, "0 chain(s), 0 vertices re-weighted") && strstr(text, "set by --part");
+    free(text);
+    ENSURE_MSG(left, "--part %d=none still rigged the part", chain_id);
+    ENSURE(tl_test_cli(&text, "rig '%s' --dry-run --part %d=rigid", input, chain_id) == 0);
+    bool rigid = text && strstr(text, "re-weighted rigid to") && strstr(text, "0 chain(s)");
+    free(text);
+    ENSURE(rigid);
+    ENSURE(tl_test_cli(&text, "rig '%s' --dry-run --mode rigid", input) == 0);
+    rigid = text && strstr(text, "re-weighted rigid to") && strstr(text, "0 chain(s)");
+    free(text);
+    ENSURE(rigid);
+
+    /* usage errors exit 2 and write nothing */
+    out = tl_test_scratch("cli-bad.glb");
+    remove(out);
+    const char* bad[] = {"--mode banana", "--far -1", "--max-links 99", "--part 999=chain", "--part 0=wings",
+                         "--segment x", "--bogus"};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; ++k) {
+        int code = tl_test_cli(&text, "rig '%s' -o '%s' %s 2>/dev/null", input, out, bad[k]);
+        free(text);
+        ENSURE_MSG(code == 2, "%s: exit %d", bad[k], code);
+    }
+    ENSURE(tl_test_cli(&text, "rig '%s' 2>/dev/null", input) == 2);
+    free(text);
+    ENSURE_MSG(stat(out, &st) != 0, "a failed run wrote %s", out);
+}
+
 int main(int argc, char** argv) {
     static const tl_test_case cases[] = {
         {"cases_one_chain", test_cases_one_chain},
@@ -831,6 +906,7 @@ int main(int argc, char** argv) {
         {"two_chains", test_two_chains},
         {"samples_every_frame", test_samples_every_frame},
         {"sample_quadruped_tail", test_sample_quadruped_tail},
+        {"cli", test_cli},
     };
     return tl_test_main(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }

@@ -115,8 +115,6 @@ static void ctx_free(rig_ctx* ctx) {
     free(ctx->region);
     free(ctx->stamp);
     free(ctx->mask);
-    free(ctx->dist);
-    free(ctx->heap);
     free(ctx->queue);
     free(ctx->owner);
     free(ctx->body);

@@ -7,24 +7,66 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The geodesic coordinate runs on the part's own small graph (its vertices and its collar),
+ * so a part costs its own size, not the whole mesh's. */
 bool rig_part_geodesic(rig_ctx* ctx, rig_wpart* p) {
     uint32_t n = p->verts.count;
     free(p->g);
     p->g = malloc((n ? n : 1) * sizeof *p->g);
+    uint32_t in = rig_stamp(ctx);
+    for (uint32_t i = 0; i < n; ++i) ctx->stamp[p->verts.items[i]] = in, ctx->queue[p->verts.items[i]] = i;
+    uint32_t ring = rig_stamp(ctx), m = n;
+    for (uint32_t i = 0; i < p->collar.count; ++i) {
+        uint32_t w = p->collar.items[i];
+        if (ctx->stamp[w] == in || ctx->stamp[w] == ring) continue;
+        ctx->stamp[w] = ring;
+        ctx->queue[w] = m++;
+    }
+    size_t edges = 0;
+    for (uint32_t i = 0; i < n; ++i) edges += ctx->adj_off[p->verts.items[i] + 1] - ctx->adj_off[p->verts.items[i]];
+    uint32_t* offsets = malloc((m + 1) * sizeof *offsets);
+    uint32_t* neighbors = malloc((2 * edges + 1) * sizeof *neighbors);
+    float* lengths = malloc((2 * edges + 1) * sizeof *lengths);
+    float* dist = malloc((m + 1) * sizeof *dist);
+    uint32_t* sources = malloc((p->collar.count + 1) * sizeof *sources);
+    void* heap = malloc(tl_mesh_geodesic_scratch_size(m + 1));
     float* sorted = malloc((n ? n : 1) * sizeof *sorted);
-    if (!p->g || !sorted) {
+    bool ok = p->g && offsets && neighbors && lengths && dist && sources && heap && sorted;
+    if (ok) {
+        /* part vertices: edges to part and collar; collar vertices: edges into the part */
+        uint32_t k = 0, local = 0;
+        for (uint32_t pass = 0; pass < 2; ++pass) {
+            const uint32_t* list = pass ? p->collar.items : p->verts.items;
+            uint32_t count = pass ? p->collar.count : n;
+            for (uint32_t i = 0; i < count; ++i) {
+                uint32_t w = list[i];
+                if (pass && (ctx->stamp[w] != ring || ctx->queue[w] != local)) continue;
+                offsets[local++] = k;
+                for (uint32_t e = ctx->adj_off[w]; e < ctx->adj_off[w + 1]; ++e) {
+                    uint32_t u = ctx->adj[e];
+                    if (ctx->stamp[u] != in && (pass || ctx->stamp[u] != ring)) continue;
+                    neighbors[k] = ctx->queue[u];
+                    lengths[k++] = ctx->adj_len[e];
+                }
+            }
+        }
+        offsets[local] = k;
+        for (uint32_t i = 0; i < p->collar.count; ++i) sources[i] = ctx->queue[p->collar.items[i]];
+        tl_mesh_geodesic(dist, offsets, neighbors, lengths, m, NULL, sources, p->collar.count, heap);
+        for (uint32_t i = 0; i < n; ++i) p->g[i] = dist[i];
+    }
+    free(offsets);
+    free(neighbors);
+    free(lengths);
+    free(sources);
+    free(heap);
+    if (!ok) {
+        free(dist);
         free(sorted);
         return false;
     }
-    for (uint32_t i = 0; i < n; ++i) ctx->mask[p->verts.items[i]] = 1;
-    tl_mesh_geodesic(ctx->dist, ctx->adj_off, ctx->adj, ctx->adj_len, ctx->W, ctx->mask, p->collar.items,
-                     p->collar.count, ctx->heap);
     uint32_t reached = 0;
-    for (uint32_t i = 0; i < n; ++i) {
-        ctx->mask[p->verts.items[i]] = 0;
-        p->g[i] = ctx->dist[p->verts.items[i]];
-        reached += isfinite(p->g[i]);
-    }
+    for (uint32_t i = 0; i < n; ++i) reached += isfinite(p->g[i]);
     /* a vertex the search cannot reach takes the g of its nearest reached vertex */
     if (reached < n) {
         for (uint32_t i = 0; i < n; ++i) {
@@ -32,7 +74,7 @@ bool rig_part_geodesic(rig_ctx* ctx, rig_wpart* p) {
             const float* x = ctx->wpos + 3 * (size_t)p->verts.items[i];
             float best = INFINITY, g = 0;
             for (uint32_t k = 0; k < n && reached; ++k) {
-                float gk = ctx->dist[p->verts.items[k]];
+                float gk = dist[k];
                 if (!isfinite(gk)) continue;
                 const float* y = ctx->wpos + 3 * (size_t)p->verts.items[k];
                 float d = (x[0] - y[0]) * (x[0] - y[0]) + (x[1] - y[1]) * (x[1] - y[1]) + (x[2] - y[2]) * (x[2] - y[2]);
@@ -44,6 +86,7 @@ bool rig_part_geodesic(rig_ctx* ctx, rig_wpart* p) {
     memcpy(sorted, p->g, n * sizeof *sorted);
     p->length = n ? tl_mesh_percentile(sorted, n, 99.0f) : 0;
     free(sorted);
+    free(dist);
     return true;
 }
 

@@ -9,11 +9,8 @@
 #include <string.h>
 #include <time.h>
 
-double rig_now(void) {
-    struct timespec ts;
-    timespec_get(&ts, TIME_UTC);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+/* Processor time, so stage times do not count other programs on a shared machine. */
+double rig_now(void) { return (double)clock() / CLOCKS_PER_SEC; }
 
 bool rig_list_push(rig_list* list, uint32_t value) {
     if (list->count == list->capacity) {
@@ -265,11 +262,9 @@ bool rig_field_build(rig_ctx* ctx) {
     ctx->stamp = calloc(W ? W : 1, sizeof *ctx->stamp);
     ctx->mask = calloc(W ? W : 1, 1);
     ctx->body = calloc(W ? W : 1, 1);
-    ctx->dist = malloc((W ? W : 1) * sizeof *ctx->dist);
     ctx->queue = malloc((W ? W : 1) * sizeof *ctx->queue);
     ctx->owner = malloc((W ? W : 1) * sizeof *ctx->owner);
-    ctx->heap = malloc(tl_mesh_geodesic_scratch_size(W ? W : 1));
-    if (!ctx->stamp || !ctx->mask || !ctx->body || !ctx->dist || !ctx->queue || !ctx->owner || !ctx->heap)
+    if (!ctx->stamp || !ctx->mask || !ctx->body || !ctx->queue || !ctx->owner)
         return false;
     for (uint32_t w = 0; w < W; ++w) ctx->owner[w] = -1;
     double t1 = rig_now();

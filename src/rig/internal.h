@@ -85,9 +85,7 @@ typedef struct rig_ctx {
     uint32_t* stamp;               /* W */
     uint32_t stamp_value;
     uint8_t* mask;                 /* W, kept all-zero between uses */
-    float* dist;                   /* W */
-    void* heap;                    /* geodesic scratch */
-    uint32_t* queue;               /* W */
+    uint32_t* queue;               /* W: breadth-first queue, or welded id -> local index */
     int32_t* owner;                /* W: index of the classified part holding it, or -1 */
     uint8_t* body;                 /* W: far skin left unclassified by re-splitting */
     rig_wpart* parts;              /* found parts of this skin */

@@ -8,9 +8,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef RIG_DEBUG
-#include <stdio.h>
-#endif
 
 void rig_wpart_free(rig_wpart* part) {
     rig_list_free(&part->verts);
@@ -421,9 +418,6 @@ static bool resplit(rig_ctx* ctx, const rig_wpart* whole, uint32_t level, part_a
             continue;
         }
         if (!part_classify(ctx, p, true)) goto fail;
-#ifdef RIG_DEBUG
-        fprintf(stderr, "level %u: %u verts attach %d cls %d ratio %.2f elong %.2f tube %.2f len %.3f\n", level, p->verts.count, p->attach, p->cls, p->centroid_ratio, p->elongation, p->tube_ratio, p->length / ctx->H);
-#endif
         if (p->cls == TL_RIG_CLASS_TAIL) move_part(tails, p, &ok);
     }
     part_array_free(&subs);
@@ -644,15 +638,10 @@ bool rig_parts_find(rig_ctx* ctx) {
     return true;
 }
 
-/* Decides what happens to each part (after overrides), checks tails for their own bones and
- * grows the tails that will be re-weighted. `first_id` is the id of this skin's first part. */
-bool rig_parts_decide(rig_ctx* ctx, uint32_t first_id) {
-    const tl_rig_def* def = ctx->def;
-    double t0 = rig_now();
-    double geodesic_before = ctx->seconds[TL_RIG_STAGE_GEODESICS];
-    /* each segment's nearest welded vertex, for the own-bones test */
+/* The welded vertex nearest the midpoint of each bone segment. */
+static uint32_t* nearest_vertices(rig_ctx* ctx) {
     uint32_t* segment_vertex = malloc((ctx->bones.count + 1) * sizeof *segment_vertex);
-    if (!segment_vertex) return false;
+    if (!segment_vertex) return NULL;
     for (uint32_t s = 0; s < ctx->bones.count; ++s) {
         const float* ab = ctx->bones.ab + 6 * s;
         float mid[3] = {0.5f * (ab[0] + ab[3]), 0.5f * (ab[1] + ab[4]), 0.5f * (ab[2] + ab[5])};
@@ -663,6 +652,17 @@ bool rig_parts_decide(rig_ctx* ctx, uint32_t first_id) {
             if (d < best) best = d, segment_vertex[s] = w;
         }
     }
+    return segment_vertex;
+}
+
+/* Decides what happens to each part (after overrides), checks tails for their own bones and
+ * grows the tails that will be re-weighted. `first_id` is the id of this skin's first part. */
+bool rig_parts_decide(rig_ctx* ctx, uint32_t first_id) {
+    const tl_rig_def* def = ctx->def;
+    double t0 = rig_now();
+    double geodesic_before = ctx->seconds[TL_RIG_STAGE_GEODESICS];
+    /* each segment's nearest welded vertex, for the own-bones test (only when a tail needs it) */
+    uint32_t* segment_vertex = NULL;
     bool ok = true;
     for (uint32_t i = 0; i < ctx->part_count && ok; ++i) {
         rig_wpart* p = &ctx->parts[i];
@@ -684,10 +684,14 @@ bool rig_parts_decide(rig_ctx* ctx, uint32_t first_id) {
                 if (!ok) break;
                 part_shape(ctx, p);
             }
+            if (!segment_vertex) {
+                segment_vertex = nearest_vertices(ctx);
+                if (!segment_vertex) {
+                    ok = false;
+                    break;
+                }
+            }
             p->own_bones = own_bone_share(ctx, p, segment_vertex);
-#ifdef RIG_DEBUG
-            fprintf(stderr, "tail part %u: own collar %d overlap %.3f misbound %.2f\n", i, p->own_collar, weight_overlap(ctx, p), p->misbound);
-#endif
             if (!p->overridden && p->own_bones >= def->own_bone_share) {
                 p->action = TL_RIG_ACTION_ALREADY_RIGGED;
                 p->reason = "a tail already bound to its own bones: left as the artist made it";
