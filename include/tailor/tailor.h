@@ -10,6 +10,8 @@
  *   rig.h     far parts, tail chains and their weights
  *   measure.h edge stretch and weighted bone distance
  *   play.h    clip playback with the spring chains simulated
+ *   seating.h ground seating that ignores the chains' skin
+ *   stress.h  stress tests of a simulated chain (shake, frame rate, hitch, teleport)
  */
 #ifndef TAILOR_H
 #define TAILOR_H
@@ -23,5 +25,7 @@
 #include <tailor/rig.h>
 #include <tailor/measure.h>
 #include <tailor/play.h>
+#include <tailor/seating.h>
+#include <tailor/stress.h>
 
 #endif

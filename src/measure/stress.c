@@ -1,0 +1,388 @@
+/* Stress tests of a simulated chain (measure.md "Stress"): hip shake, frame-rate independence,
+ * hitch and teleport, all through the player on a real character. */
+#include <tailor/seating.h>
+#include <tailor/stress.h>
+
+#define CGLM_ALL_UNALIGNED /* quaternions and vectors live inside plain structs and arrays */
+#include <cglm/cglm.h>
+
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RAD_TO_DEG 57.29577951308232
+
+tl_stress_def tl_default_stress_def(void) {
+    tl_stress_def def;
+    def.shake_amplitude = 0.25f;
+    def.shake_yaw_deg = 45.0f;
+    def.shake_frequency = 1.5f;
+    def.shake_seconds = 4.0f;
+    def.hold_seconds = 4.0f;
+    def.shake_fps = 60.0f;
+    def.settle_speed = 0.01f;
+    def.fps[0] = 30.0f;
+    def.fps[1] = 60.0f;
+    def.fps[2] = 144.0f;
+    def.compare_interval = 1.0f / 6.0f;
+    def.compare_seconds = 2.0f;
+    def.event_fps = 60.0f;
+    def.hitch_seconds = 0.5f;
+    def.teleport_distance = 100.0f;
+    def.warmup_seconds = 3.0f;
+    def.window_seconds = 2.0f;
+    def.event_phases = 4;
+    return def;
+}
+
+/* Watches one chain in a pose frame after frame. */
+typedef struct probe {
+    const tl_scene_skin* sk;
+    const tl_play_chain* chain;
+    uint32_t n;                                /* bones; points are n + 1 */
+    float rest_length[TL_CHAIN_MAX_BONES];     /* world units */
+    float points[TL_CHAIN_MAX_BONES + 1][3];   /* this frame, world */
+    float relative[TL_CHAIN_MAX_BONES + 1][3]; /* last frame, in the attachment's frame */
+    versor bones[TL_CHAIN_MAX_BONES];          /* last frame, relative to the attachment */
+    bool has_last;
+    /* this frame */
+    float step_deg[TL_CHAIN_MAX_BONES];
+    float peak_speed; /* of any tip relative to the attachment, world units / s */
+    /* every frame so far */
+    uint32_t nonfinite;
+    float max_length_error;
+} probe;
+
+static void column3(const float* m, int c, float out[3]) {
+    memcpy(out, m + 4 * c, 3 * sizeof(float));
+}
+
+static void probe_init(probe* p, const tl_scene* scene, const tl_play_chain* chain) {
+    memset(p, 0, sizeof *p);
+    p->sk = &scene->skins[chain->skin];
+    p->chain = chain;
+    p->n = chain->bone_count;
+    float rest[TL_CHAIN_MAX_BONES + 1][3];
+    for (uint32_t b = 0; b < p->n; ++b)
+        column3(p->sk->joints[chain->bone_joints[b]].rest_world, 3, rest[b]);
+    if (chain->end_joint != TL_NONE)
+        column3(p->sk->joints[chain->end_joint].rest_world, 3, rest[p->n]);
+    for (uint32_t b = 0; b + 1 < p->n || (b < p->n && chain->end_joint != TL_NONE); ++b)
+        p->rest_length[b] = glm_vec3_distance(rest[b], rest[b + 1]);
+    /* no end joint: the solver continues the last link as long as the one before it (sim.h) */
+    if (chain->end_joint == TL_NONE && p->n >= 2)
+        p->rest_length[p->n - 1] = p->rest_length[p->n - 2];
+}
+
+static float chain_length(const probe* p) {
+    float sum = 0;
+    for (uint32_t b = 0; b < p->n; ++b)
+        sum += p->rest_length[b];
+    return sum;
+}
+
+static void node_position(const tl_pose* pose, uint32_t node, float out[3]) {
+    column3(pose->world + 16 * (size_t)node, 3, out);
+}
+
+/* Reads the chain in `pose` (the player applied) after a frame of dt seconds. */
+static void probe_frame(probe* p, const tl_pose* pose, const tl_player* player,
+                        uint32_t chain_index, float dt) {
+    const tl_scene_joint* joints = p->sk->joints;
+    for (uint32_t b = 0; b < p->n; ++b)
+        node_position(pose, joints[p->chain->bone_joints[b]].node, p->points[b]);
+    if (p->chain->end_joint != TL_NONE)
+        node_position(pose, joints[p->chain->end_joint].node, p->points[p->n]);
+    else
+        memcpy(p->points[p->n],
+               tl_chain_tip_positions(tl_player_chain(player, chain_index)) + 3 * (p->n - 1),
+               sizeof p->points[0]);
+    tl_chain_pose attach =
+        tl_chain_pose_from_matrix(pose->world + 16 * (size_t)joints[p->chain->attach_joint].node);
+    versor attach_inverse, bones[TL_CHAIN_MAX_BONES];
+    glm_quat_conjugate(attach.rotation, attach_inverse);
+    bool finite = true;
+    for (uint32_t b = 0; b < p->n; ++b) {
+        tl_chain_pose bone = tl_chain_pose_from_matrix(
+            pose->world + 16 * (size_t)joints[p->chain->bone_joints[b]].node);
+        glm_quat_mul(attach_inverse, bone.rotation, bones[b]);
+        for (int c = 0; c < 4; ++c)
+            finite = finite && isfinite(bones[b][c]);
+    }
+    for (uint32_t i = 0; i <= p->n; ++i)
+        for (int c = 0; c < 3; ++c)
+            finite = finite && isfinite(p->points[i][c]);
+    p->peak_speed = 0;
+    memset(p->step_deg, 0, sizeof p->step_deg);
+    if (!finite) {
+        p->nonfinite++;
+        p->has_last = false;
+        return;
+    }
+    for (uint32_t b = 0; b < p->n; ++b)
+        if (p->rest_length[b] > 0) {
+            float error =
+                fabsf(glm_vec3_distance(p->points[b], p->points[b + 1]) - p->rest_length[b]) /
+                p->rest_length[b];
+            p->max_length_error = fmaxf(p->max_length_error, error);
+        }
+    for (uint32_t i = 0; i <= p->n; ++i) {
+        vec3 offset, relative;
+        glm_vec3_sub(p->points[i], attach.position, offset);
+        glm_quat_rotatev(attach_inverse, offset, relative);
+        if (p->has_last && dt > 0 && i > 0)
+            p->peak_speed = fmaxf(p->peak_speed, glm_vec3_distance(relative, p->relative[i]) / dt);
+        glm_vec3_copy(relative, p->relative[i]);
+    }
+    for (uint32_t b = 0; b < p->n; ++b) {
+        if (p->has_last) {
+            float d = fabsf(glm_vec4_dot(bones[b], p->bones[b]));
+            p->step_deg[b] = (float)(2.0 * acos(d < 1 ? d : 1) * RAD_TO_DEG);
+        }
+        glm_vec4_copy(bones[b], p->bones[b]);
+    }
+    p->has_last = true;
+}
+
+static uint32_t player_nonfinite(const tl_player* player) {
+    tl_chain_stats stats = tl_chain_get_stats(tl_player_chain(player, 0));
+    return stats.nonfinite_inputs + stats.nonfinite_states;
+}
+
+static float clip_time(const tl_scene* scene, int32_t clip, double t) {
+    float duration = scene->clips[clip].duration;
+    return duration > 0 ? (float)fmod(t, duration) : 0.0f;
+}
+
+/* Hip shake, then hold. */
+static void run_shake(const tl_scene* scene, tl_player* player, tl_pose* pose, probe* p,
+                      const tl_stress_def* def, tl_stress_report* out) {
+    const tl_scene_skin* sk = p->sk;
+    vec3 pivot, up = {sk->up[0], sk->up[1], sk->up[2]};
+    column3(sk->joints[sk->body.pelvis != TL_NONE ? (uint32_t)sk->body.pelvis : sk->top].rest_world,
+            3, pivot);
+    const uint32_t frames =
+        (uint32_t)lround((double)(def->shake_seconds + def->hold_seconds) * def->shake_fps);
+    const double omega = 2.0 * GLM_PI * def->shake_frequency;
+    const float threshold = def->settle_speed * out->scale;
+    float last_moving = -1; /* time of the last hold frame with a tip at or above threshold */
+    bool still_at_end = false;
+    for (uint32_t f = 0; f <= frames; ++f) {
+        double t = f / (double)def->shake_fps;
+        double s = t < def->shake_seconds ? sin(omega * t) : 0.0;
+        mat4 move;
+        glm_rotate_atm(move, pivot, (float)(def->shake_yaw_deg * s / RAD_TO_DEG), up);
+        for (int c = 0; c < 3; ++c)
+            move[3][c] += (float)(def->shake_amplitude * out->scale * s) * sk->lateral[c];
+        tl_pose_set_rest(pose, scene, p->chain->skin);
+        tl_pose_move_skin(pose, scene, p->chain->skin, (const float*)move);
+        float dt = f ? 1.0f / def->shake_fps : 0.0f;
+        tl_player_step_pose(player, pose, dt);
+        probe_frame(p, pose, player, 0, dt);
+        if (tl_chain_get_stats(tl_player_chain(player, 0)).contacts) out->shake_contacts++;
+        for (uint32_t b = 0; b < p->n; ++b)
+            if (p->step_deg[b] > out->max_step_rotation_deg) {
+                out->max_step_rotation_deg = p->step_deg[b];
+                out->max_neighbour_step_rotation_deg =
+                    fmaxf(b > 0 ? p->step_deg[b - 1] : 0, b + 1 < p->n ? p->step_deg[b + 1] : 0);
+            }
+        if (t > def->shake_seconds) {
+            still_at_end = p->peak_speed < threshold;
+            if (!still_at_end) last_moving = (float)t;
+        }
+    }
+    if (!still_at_end)
+        out->settle_seconds = -1;
+    else
+        out->settle_seconds = last_moving < 0 ? 0 : last_moving - def->shake_seconds;
+}
+
+/* The clip at three frame rates; the largest distance between two rates' tips at a common
+ * time, world units. `tips` holds 3 x samples x n x 3 floats. */
+static tl_result run_frame_rates(const tl_scene* scene, const tl_play_chain* chain, int32_t clip,
+                                 tl_pose* pose, probe* p, float* tips, uint32_t samples,
+                                 const tl_stress_def* def, float* largest, uint32_t* nonfinite,
+                                 tl_error* err) {
+    for (int r = 0; r < 3; ++r) {
+        tl_player_def pd = tl_default_player_def();
+        pd.frame_step = 1.0f / def->fps[r];
+        pd.loop = true;
+        tl_player* player;
+        tl_result res = tl_player_create(scene, chain, 1, &pd, &player, err);
+        if (res != TL_OK) return res;
+        tl_player_start(player, (uint32_t)clip, 0);
+        p->has_last = false;
+        /* render frames f / fps and sample times k · interval, merged in time order */
+        uint32_t f = 0, k = 0;
+        double last = 0;
+        while (k < samples) {
+            double frame_time = f / (double)def->fps[r],
+                   sample_time = k * (double)def->compare_interval;
+            double t = fmin(frame_time, sample_time);
+            tl_player_advance(player, pose, (uint32_t)clip, clip_time(scene, clip, t));
+            probe_frame(p, pose, player, 0, (float)(t - last));
+            last = t;
+            if (sample_time - t < 1e-6) {
+                for (uint32_t i = 0; i < p->n; ++i)
+                    memcpy(tips + (((size_t)r * samples + k) * p->n + i) * 3, p->points[i + 1],
+                           3 * sizeof(float));
+                ++k;
+            }
+            if (frame_time - t < 1e-6) ++f;
+        }
+        *nonfinite += player_nonfinite(player);
+        tl_player_destroy(player);
+    }
+    *largest = 0;
+    for (uint32_t k = 0; k < samples; ++k)
+        for (uint32_t i = 0; i < p->n; ++i)
+            for (int a = 0; a < 3; ++a)
+                for (int b = a + 1; b < 3; ++b)
+                    *largest =
+                        fmaxf(*largest,
+                              glm_vec3_distance(tips + (((size_t)a * samples + k) * p->n + i) * 3,
+                                                tips + (((size_t)b * samples + k) * p->n + i) * 3));
+    return TL_OK;
+}
+
+typedef enum event_kind { EVENT_NONE, EVENT_HITCH, EVENT_TELEPORT } event_kind;
+
+/* The windows: whole clip cycles, at least def.window_seconds, so both hold the same poses. */
+static double event_window(const tl_scene* scene, int32_t clip, const tl_stress_def* def) {
+    double duration = scene->clips[clip].duration;
+    return duration > 0 ? duration * ceil(def->window_seconds / duration - 1e-6)
+                        : def->window_seconds;
+}
+
+/* Warm-up, a window before, the event frame `delay` seconds later, a window after; the two
+ * peak tip speeds. */
+static tl_result run_event(const tl_scene* scene, const tl_play_chain* chain, int32_t clip,
+                           tl_pose* pose, probe* p, event_kind kind, double delay,
+                           const tl_stress_def* def, float scale, float peaks[2],
+                           uint32_t* nonfinite, tl_error* err) {
+    tl_player_def pd = tl_default_player_def();
+    tl_player* player;
+    tl_result res = tl_player_create(scene, chain, 1, &pd, &player, err);
+    if (res != TL_OK) return res;
+    const tl_scene_skin* sk = p->sk;
+    const uint32_t window_frames =
+        (uint32_t)lround(event_window(scene, clip, def) * def->event_fps);
+    const uint32_t event_frame =
+        (uint32_t)lround((def->warmup_seconds + delay) * def->event_fps) + window_frames + 1;
+    mat4 jump = GLM_MAT4_IDENTITY_INIT;
+    for (int c = 0; c < 3; ++c)
+        jump[3][c] = def->teleport_distance * scale * sk->forward[c];
+    p->has_last = false;
+    peaks[0] = peaks[1] = 0;
+    double t = 0;
+    for (uint32_t f = 0; f <= event_frame + window_frames; ++f) {
+        double dt = f == 0                                      ? 0
+                    : (f == event_frame && kind == EVENT_HITCH) ? def->hitch_seconds
+                                                                : 1.0 / def->event_fps;
+        t += dt;
+        tl_pose_sample(pose, scene, (uint32_t)clip, clip_time(scene, clip, t));
+        if (kind == EVENT_TELEPORT && f >= event_frame)
+            tl_pose_move_skin(pose, scene, chain->skin, (const float*)jump);
+        tl_player_step_pose(player, pose, (float)dt);
+        probe_frame(p, pose, player, 0, (float)dt);
+        if (f >= event_frame)
+            peaks[1] = fmaxf(peaks[1], p->peak_speed);
+        else if (f + window_frames >= event_frame)
+            peaks[0] = fmaxf(peaks[0], p->peak_speed);
+    }
+    *nonfinite += player_nonfinite(player);
+    tl_player_destroy(player);
+    return TL_OK;
+}
+
+/* The event at def.event_phases phases of a clip cycle; the worst after/before ratio and its
+ * peaks (ratio, before, after). */
+static tl_result run_events(const tl_scene* scene, const tl_play_chain* chain, int32_t clip,
+                            tl_pose* pose, probe* p, event_kind kind, const tl_stress_def* def,
+                            float scale, float worst[3], uint32_t* nonfinite, tl_error* err) {
+    const float floor_speed = def->settle_speed * scale;
+    worst[0] = -1;
+    for (uint32_t k = 0; k < def->event_phases; ++k) {
+        float peaks[2];
+        double delay = scene->clips[clip].duration * k / def->event_phases;
+        tl_result res =
+            run_event(scene, chain, clip, pose, p, kind, delay, def, scale, peaks, nonfinite, err);
+        if (res != TL_OK) return res;
+        float ratio = peaks[1] / fmaxf(peaks[0], floor_speed);
+        if (ratio > worst[0]) worst[0] = ratio, worst[1] = peaks[0], worst[2] = peaks[1];
+    }
+    return TL_OK;
+}
+
+tl_result tl_measure_stress(const tl_scene* scene, const tl_play_chain* chain, int32_t clip,
+                            const tl_stress_def* def, tl_stress_report* out, tl_error* err) {
+    assert(scene && chain && def && out && chain->skin < scene->skin_count);
+    assert(clip == TL_NONE || (clip >= 0 && (uint32_t)clip < scene->clip_count));
+    assert(def->shake_fps > 0 && def->event_fps > 0 && def->compare_interval > 0 &&
+           def->event_phases >= 1);
+    assert(def->fps[0] > 0 && def->fps[1] > 0 && def->fps[2] > 0);
+    memset(out, 0, sizeof *out);
+    out->fps_max_diff = out->hitch_speed_ratio = out->teleport_speed_ratio =
+        out->control_speed_ratio = -1;
+    const tl_scene_skin* sk = &scene->skins[chain->skin];
+    out->scale = sk->height > 0 ? sk->height / 1.8f : 1.0f;
+
+    tl_player_def pd = tl_default_player_def();
+    pd.frame_step = 1.0f / def->shake_fps;
+    tl_player* player = NULL;
+    tl_pose* pose = NULL;
+    float* tips = NULL;
+    probe* p = malloc(sizeof *p);
+    tl_result res = tl_player_create(scene, chain, 1, &pd, &player, err);
+    if (res != TL_OK) goto done;
+    pose = tl_pose_create(scene);
+    if (!p || !pose) {
+        res = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+        goto done;
+    }
+    probe_init(p, scene, chain);
+    out->chain_length = chain_length(p);
+    run_shake(scene, player, pose, p, def, out);
+    out->nonfinite += player_nonfinite(player);
+    if (clip != TL_NONE) {
+        double span = fmax(def->compare_seconds, scene->clips[clip].duration);
+        uint32_t samples = (uint32_t)floor(span / def->compare_interval + 1e-6) + 1;
+        tips = malloc(sizeof *tips * 3 * samples * p->n * 3);
+        if (!tips) {
+            res = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+            goto done;
+        }
+        float largest;
+        res = run_frame_rates(scene, chain, clip, pose, p, tips, samples, def, &largest,
+                              &out->nonfinite, err);
+        if (res != TL_OK) goto done;
+        out->fps_max_diff = out->chain_length > 0 ? largest / out->chain_length : 0;
+
+        float worst[3];
+        res = run_events(scene, chain, clip, pose, p, EVENT_HITCH, def, out->scale, worst,
+                         &out->nonfinite, err);
+        if (res != TL_OK) goto done;
+        out->hitch_speed_ratio = worst[0];
+        out->hitch_peak_before = worst[1];
+        out->hitch_peak_after = worst[2];
+        res = run_events(scene, chain, clip, pose, p, EVENT_TELEPORT, def, out->scale, worst,
+                         &out->nonfinite, err);
+        if (res != TL_OK) goto done;
+        out->teleport_speed_ratio = worst[0];
+        out->teleport_peak_before = worst[1];
+        out->teleport_peak_after = worst[2];
+        res = run_events(scene, chain, clip, pose, p, EVENT_NONE, def, out->scale, worst,
+                         &out->nonfinite, err);
+        if (res != TL_OK) goto done;
+        out->control_speed_ratio = worst[0];
+    }
+    out->nonfinite += p->nonfinite;
+    out->max_length_error = p->max_length_error;
+done:
+    free(tips);
+    free(p);
+    tl_pose_destroy(pose);
+    tl_player_destroy(player);
+    return res;
+}
