@@ -699,6 +699,76 @@ static int sample_parts(const char* name, const tl_sample_def* sd, sample_part* 
     return n;
 }
 
+/* --fix-rigid on MakeHuman long hair: the hair lying on the chest is misbound by distance
+ * but bound like the scalp it hangs from (the head), so it is left (tails.md §5). */
+static void test_fix_rigid_keeps_hair(void) {
+    loaded in;
+    ENSURE(load(tl_test_shared("cases/mh-long01.glb"), &in));
+    tl_rig_def def = tl_default_rig_def();
+    def.fix_rigid = true;
+    tl_rig_analysis* rig;
+    tl_error err;
+    ENSURE_OK(tl_rig_analyze(in.scene, &def, &rig, &err), err);
+    uint32_t misbound_parts = 0, misbound_vertices = 0;
+    for (uint32_t i = 0; i < rig->part_count; ++i) {
+        const tl_rig_part* p = &rig->parts[i];
+        if ((p->cls == TL_RIG_CLASS_RIGID || p->cls == TL_RIG_CLASS_CLOTH) && p->misbound > 0.5f && p->welded_count > 20)
+            misbound_parts++, misbound_vertices += p->vertex_count;
+    }
+    uint32_t changed = rig->changed_vertices;
+    tl_rig_analysis_destroy(rig);
+    unload(&in);
+    fprintf(stderr, "  %u misbound hair part(s), %u vertices; %u re-weighted\n", misbound_parts, misbound_vertices, changed);
+    ENSURE(misbound_parts >= 1);
+    ENSURE(changed == 0);
+}
+
+/* Forcing every part of a MakeHuman file (163 joints, JOINTS_0 as unsigned bytes) into a
+ * chain passes 256 joints: JOINTS_0 must switch to unsigned short, every chain gets its own
+ * names, and the file stays valid with every other weight unchanged. */
+static void test_many_chains_widen_joints(void) {
+    char input[4096];
+    snprintf(input, sizeof input, "%s", tl_test_shared("cases/mh-long01.glb"));
+    loaded in;
+    ENSURE(load(input, &in));
+    tl_rig_def def = tl_default_rig_def();
+    tl_rig_analysis* rig;
+    tl_error err;
+    ENSURE_OK(tl_rig_analyze(in.scene, &def, &rig, &err), err);
+    uint32_t parts = rig->part_count;
+    tl_rig_analysis_destroy(rig);
+    unload(&in);
+    ENSURE(parts >= 12);
+    for (uint32_t i = 0; i < parts && i < TL_RIG_MAX_OVERRIDES; ++i)
+        def.overrides[def.override_count++] = (tl_rig_override){i, TL_RIG_CLASS_TAIL};
+    def.min_links = def.max_links = 8; /* 9 joints a chain */
+    const char* out = tl_test_scratch("mh-long01-many-chains.glb");
+    rig = rig_file(input, &def, out);
+    ENSURE(rig);
+    uint32_t total = rig->skins[0].joint_count + rig->skins[0].new_joint_count;
+    fprintf(stderr, "  %u chains, %u joints\n", rig->chain_count, total);
+    uint8_t* changed = changed_vertices(rig);
+    tl_rig_analysis_destroy(rig);
+    ENSURE(total > 256);
+    loaded o;
+    ENSURE(load(out, &o));
+    bool widened = true;
+    for (uint32_t m = 0; m < o.doc->mesh_count; ++m)
+        for (uint32_t q = 0; q < o.doc->meshes[m].primitive_count; ++q) {
+            const tl_gltf_primitive* gp = &o.doc->meshes[m].primitives[q];
+            for (uint32_t set = 0; set < gp->joint_set_count; ++set)
+                widened &= o.doc->accessors[gp->joints[set]].component_type == TL_GLTF_UNSIGNED_SHORT;
+        }
+    int named = 0;
+    for (uint32_t n = 0; n < o.doc->node_count; ++n)
+        named += o.doc->nodes[n].name && !strcmp(o.doc->nodes[n].name, "Tail.010_1");
+    unload(&o);
+    ENSURE_MSG(widened, "JOINTS_n still unsigned byte with %u joints", total);
+    ENSURE(named == 1);
+    check_output(input, out, changed);
+    free(changed);
+}
+
 /* The built-in samples in every bind-space up axis, scale, facing and height: the analysis
  * does not depend on the frame — the same parts, classes, actions and vertex counts, and the
  * same chain joints in the character's own frame (over H) as the canonical variant. */
@@ -904,6 +974,8 @@ int main(int argc, char** argv) {
         {"rigid_mode", test_rigid_mode},
         {"controls_unchanged", test_controls_unchanged},
         {"two_chains", test_two_chains},
+        {"fix_rigid_keeps_hair", test_fix_rigid_keeps_hair},
+        {"many_chains_widen_joints", test_many_chains_widen_joints},
         {"samples_every_frame", test_samples_every_frame},
         {"sample_quadruped_tail", test_sample_quadruped_tail},
         {"cli", test_cli},

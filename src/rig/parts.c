@@ -213,7 +213,7 @@ static void part_shape(rig_ctx* ctx, rig_wpart* p) {
         bands++;
     }
     diameter = bands ? diameter / bands : 0;
-    p->tube_ratio = diameter > 0 ? (float)(L / diameter) : 1e6f;
+    p->tube_ratio = diameter > 0 ? (float)(L / diameter) : 0; /* a point or a line: no tube */
 }
 
 static const char* class_reason(tl_rig_class cls, tl_rig_region region, bool long_part, bool short_chain) {
