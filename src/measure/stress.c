@@ -68,7 +68,8 @@ static void probe_init(probe* p, const tl_scene* scene, const tl_play_chain* cha
         column3(p->sk->joints[chain->bone_joints[b]].rest_world, 3, rest[b]);
     if (chain->end_joint != TL_NONE)
         column3(p->sk->joints[chain->end_joint].rest_world, 3, rest[p->n]);
-    for (uint32_t b = 0; b + 1 < p->n || (b < p->n && chain->end_joint != TL_NONE); ++b)
+    uint32_t jointed = chain->end_joint != TL_NONE ? p->n : p->n - 1; /* links ending in a joint */
+    for (uint32_t b = 0; b < jointed; ++b)
         p->rest_length[b] = glm_vec3_distance(rest[b], rest[b + 1]);
     /* no end joint: the solver continues the last link as long as the one before it (sim.h) */
     if (chain->end_joint == TL_NONE && p->n >= 2)
@@ -87,16 +88,14 @@ static void node_position(const tl_pose* pose, uint32_t node, float out[3]) {
 }
 
 /* Reads the chain in `pose` (the player applied) after a frame of dt seconds. */
-static void probe_frame(probe* p, const tl_pose* pose, const tl_player* player,
-                        uint32_t chain_index, float dt) {
+static void probe_frame(probe* p, const tl_pose* pose, const tl_player* player, float dt) {
     const tl_scene_joint* joints = p->sk->joints;
     for (uint32_t b = 0; b < p->n; ++b)
         node_position(pose, joints[p->chain->bone_joints[b]].node, p->points[b]);
     if (p->chain->end_joint != TL_NONE)
         node_position(pose, joints[p->chain->end_joint].node, p->points[p->n]);
     else
-        memcpy(p->points[p->n],
-               tl_chain_tip_positions(tl_player_chain(player, chain_index)) + 3 * (p->n - 1),
+        memcpy(p->points[p->n], tl_chain_tip_positions(tl_player_chain(player, 0)) + 3 * (p->n - 1),
                sizeof p->points[0]);
     tl_chain_pose attach =
         tl_chain_pose_from_matrix(pose->world + 16 * (size_t)joints[p->chain->attach_joint].node);
@@ -179,7 +178,7 @@ static void run_shake(const tl_scene* scene, tl_player* player, tl_pose* pose, p
         tl_pose_move_skin(pose, scene, p->chain->skin, (const float*)move);
         float dt = f ? 1.0f / def->shake_fps : 0.0f;
         tl_player_step_pose(player, pose, dt);
-        probe_frame(p, pose, player, 0, dt);
+        probe_frame(p, pose, player, dt);
         if (tl_chain_get_stats(tl_player_chain(player, 0)).contacts) out->shake_contacts++;
         for (uint32_t b = 0; b < p->n; ++b)
             if (p->step_deg[b] > out->max_step_rotation_deg) {
@@ -221,7 +220,7 @@ static tl_result run_frame_rates(const tl_scene* scene, const tl_play_chain* cha
                    sample_time = k * (double)def->compare_interval;
             double t = fmin(frame_time, sample_time);
             tl_player_advance(player, pose, (uint32_t)clip, clip_time(scene, clip, t));
-            probe_frame(p, pose, player, 0, (float)(t - last));
+            probe_frame(p, pose, player, (float)(t - last));
             last = t;
             if (sample_time - t < 1e-6) {
                 for (uint32_t i = 0; i < p->n; ++i)
@@ -285,7 +284,7 @@ static tl_result run_event(const tl_scene* scene, const tl_play_chain* chain, in
         if (kind == EVENT_TELEPORT && f >= event_frame)
             tl_pose_move_skin(pose, scene, chain->skin, (const float*)jump);
         tl_player_step_pose(player, pose, (float)dt);
-        probe_frame(p, pose, player, 0, (float)dt);
+        probe_frame(p, pose, player, (float)dt);
         if (f >= event_frame)
             peaks[1] = fmaxf(peaks[1], p->peak_speed);
         else if (f + window_frames >= event_frame)
