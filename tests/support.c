@@ -126,7 +126,8 @@ size_t tl_test_shared_files(const char*** out_paths) {
         snprintf(cases, sizeof cases, "%s", tl_test_shared("cases"));
         collect(assets, &list, &count, &cap);
         collect(cases, &list, &count, &cap);
-        qsort(list, count, sizeof *list, compare_strings);
+        if (count) qsort(list, count, sizeof *list, compare_strings);
+        else fprintf(stderr, "  no glTF files under %s and %s\n", assets, cases);
     }
     *out_paths = list;
     return count;
