@@ -226,6 +226,19 @@ static void seating_lifts_sunk_body(void) {
     character_close(&c);
 }
 
+/* A chain whose joints are not the skin's is the file's fault: an error, not a crash. */
+static void seating_rejects_bad_chain(void) {
+    character c;
+    ENSURE(character_rig(&c, tl_test_shared("cases/rat-tailless.glb"), "rat-tailless.rigged.glb"));
+    c.chains[0].bone_joints[1] = c.scene->skins[0].joint_count;
+    tl_seating_def def = tl_default_seating_def();
+    tl_seating* seat = NULL;
+    tl_error err;
+    ENSURE(tl_seating_create(c.scene, 0, c.chains, 1, &def, &seat, &err) == TL_ERROR_INVALID);
+    ENSURE(seat == NULL && strstr(err.message, "chain 0"));
+    character_close(&c);
+}
+
 /* The lowest skinned point (along up) of the vertices whose dominant joint is / is not a chain
  * bone, by full skinning: an independent look at why a lift happened. */
 static void lowest_points(const character* c, const tl_pose* pose, float* joints, float* positions,
@@ -360,6 +373,7 @@ int main(int argc, char** argv) {
         {"teleport_check_can_fail", teleport_check_can_fail},
         {"shake_only", shake_only},
         {"seating_lifts_sunk_body", seating_lifts_sunk_body},
+        {"seating_rejects_bad_chain", seating_rejects_bad_chain},
         {"seating_rat", seating_rat},
         {"seating_quadruped_sample", seating_quadruped_sample},
         {"seating_no_lift_when_tail_is_up", seating_no_lift_when_tail_is_up},

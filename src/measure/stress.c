@@ -314,6 +314,33 @@ static tl_result run_events(const tl_scene* scene, const tl_play_chain* chain, i
     return TL_OK;
 }
 
+/* Frame rate, hitch, teleport and control on a clip. `tips`: see run_frame_rates. */
+static tl_result run_clip(const tl_scene* scene, const tl_play_chain* chain, int32_t clip,
+                          tl_pose* pose, probe* p, float* tips, uint32_t samples,
+                          const tl_stress_def* def, tl_stress_report* out, tl_error* err) {
+    float largest, worst[3];
+    tl_result res = run_frame_rates(scene, chain, clip, pose, p, tips, samples, def, &largest,
+                                    &out->nonfinite, err);
+    if (res != TL_OK) return res;
+    out->fps_max_diff = out->chain_length > 0 ? largest / out->chain_length : 0;
+    res = run_events(scene, chain, clip, pose, p, EVENT_HITCH, def, out->scale, worst,
+                     &out->nonfinite, err);
+    if (res != TL_OK) return res;
+    out->hitch_speed_ratio = worst[0];
+    out->hitch_peak_before = worst[1];
+    out->hitch_peak_after = worst[2];
+    res = run_events(scene, chain, clip, pose, p, EVENT_TELEPORT, def, out->scale, worst,
+                     &out->nonfinite, err);
+    if (res != TL_OK) return res;
+    out->teleport_speed_ratio = worst[0];
+    out->teleport_peak_before = worst[1];
+    out->teleport_peak_after = worst[2];
+    res = run_events(scene, chain, clip, pose, p, EVENT_NONE, def, out->scale, worst,
+                     &out->nonfinite, err);
+    out->control_speed_ratio = worst[0];
+    return res;
+}
+
 tl_result tl_measure_stress(const tl_scene* scene, const tl_play_chain* chain, int32_t clip,
                             const tl_stress_def* def, tl_stress_report* out, tl_error* err) {
     assert(scene && chain && def && out && chain->skin < scene->skin_count);
@@ -326,59 +353,32 @@ tl_result tl_measure_stress(const tl_scene* scene, const tl_play_chain* chain, i
         out->control_speed_ratio = -1;
     const tl_scene_skin* sk = &scene->skins[chain->skin];
     out->scale = sk->height > 0 ? sk->height / 1.8f : 1.0f;
+    uint32_t samples = 0;
+    if (clip != TL_NONE) {
+        double span = fmax(def->compare_seconds, scene->clips[clip].duration);
+        samples = (uint32_t)floor(span / def->compare_interval + 1e-6) + 1;
+    }
 
     tl_player_def pd = tl_default_player_def();
     pd.frame_step = 1.0f / def->shake_fps;
     tl_player* player = NULL;
-    tl_pose* pose = NULL;
-    float* tips = NULL;
-    probe* p = malloc(sizeof *p);
     tl_result res = tl_player_create(scene, chain, 1, &pd, &player, err);
-    if (res != TL_OK) goto done;
-    pose = tl_pose_create(scene);
-    if (!p || !pose) {
+    if (res != TL_OK) return res;
+    tl_pose* pose = tl_pose_create(scene);
+    probe* p = malloc(sizeof *p);
+    float* tips = malloc(sizeof *tips * (3 * (size_t)samples * chain->bone_count * 3 + 1));
+    if (!pose || !p || !tips) {
         res = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
-        goto done;
+    } else {
+        probe_init(p, scene, chain);
+        out->chain_length = chain_length(p);
+        run_shake(scene, player, pose, p, def, out);
+        out->nonfinite += player_nonfinite(player);
+        if (clip != TL_NONE)
+            res = run_clip(scene, chain, clip, pose, p, tips, samples, def, out, err);
+        out->nonfinite += p->nonfinite;
+        out->max_length_error = p->max_length_error;
     }
-    probe_init(p, scene, chain);
-    out->chain_length = chain_length(p);
-    run_shake(scene, player, pose, p, def, out);
-    out->nonfinite += player_nonfinite(player);
-    if (clip != TL_NONE) {
-        double span = fmax(def->compare_seconds, scene->clips[clip].duration);
-        uint32_t samples = (uint32_t)floor(span / def->compare_interval + 1e-6) + 1;
-        tips = malloc(sizeof *tips * 3 * samples * p->n * 3);
-        if (!tips) {
-            res = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
-            goto done;
-        }
-        float largest;
-        res = run_frame_rates(scene, chain, clip, pose, p, tips, samples, def, &largest,
-                              &out->nonfinite, err);
-        if (res != TL_OK) goto done;
-        out->fps_max_diff = out->chain_length > 0 ? largest / out->chain_length : 0;
-
-        float worst[3];
-        res = run_events(scene, chain, clip, pose, p, EVENT_HITCH, def, out->scale, worst,
-                         &out->nonfinite, err);
-        if (res != TL_OK) goto done;
-        out->hitch_speed_ratio = worst[0];
-        out->hitch_peak_before = worst[1];
-        out->hitch_peak_after = worst[2];
-        res = run_events(scene, chain, clip, pose, p, EVENT_TELEPORT, def, out->scale, worst,
-                         &out->nonfinite, err);
-        if (res != TL_OK) goto done;
-        out->teleport_speed_ratio = worst[0];
-        out->teleport_peak_before = worst[1];
-        out->teleport_peak_after = worst[2];
-        res = run_events(scene, chain, clip, pose, p, EVENT_NONE, def, out->scale, worst,
-                         &out->nonfinite, err);
-        if (res != TL_OK) goto done;
-        out->control_speed_ratio = worst[0];
-    }
-    out->nonfinite += p->nonfinite;
-    out->max_length_error = p->max_length_error;
-done:
     free(tips);
     free(p);
     tl_pose_destroy(pose);

@@ -64,53 +64,36 @@ static float height(const tl_scene_skin* sk, const float p[3]) {
     return sk->up[0] * p[0] + sk->up[1] * p[1] + sk->up[2] * p[2];
 }
 
-tl_result tl_seating_create(const tl_scene* scene, uint32_t skin, const tl_play_chain* chains,
-                            uint32_t chain_count, const tl_seating_def* def, tl_seating** out,
-                            tl_error* err) {
-    assert(skin < scene->skin_count && def->points_per_joint >= 1);
-    const tl_scene_skin* sk = &scene->skins[skin];
-    const uint32_t k = def->points_per_joint;
-    *out = NULL;
-    tl_seating* s = calloc(1, sizeof *s);
-    bool* in_chain = calloc(sk->joint_count + 1, sizeof *in_chain);
-    uint32_t* lowest =
-        malloc(sizeof *lowest * ((size_t)sk->joint_count * k + 1)); /* per joint, k lowest */
-    uint32_t* found = calloc(sk->joint_count + 1, sizeof *found);
-    tl_result result = TL_OK;
-    if (!s || !in_chain || !lowest || !found) {
-        result = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
-        goto done;
-    }
-    s->scene = scene;
-    s->skin = skin;
-    s->joint_matrices = malloc(sizeof(float) * 16 * ((size_t)sk->joint_count + 1));
-    s->chain_bones =
-        malloc(sizeof *s->chain_bones * ((size_t)chain_count * TL_CHAIN_MAX_BONES + 1));
-    s->source = tl_pose_create(scene);
-    if (!s->joint_matrices || !s->chain_bones || !s->source) {
-        result = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
-        goto done;
-    }
+/* Flags every joint of the skin's chains (bones and end joints) and lists the bones. */
+static tl_result mark_chains(tl_seating* s, const tl_play_chain* chains, uint32_t chain_count,
+                             bool* in_chain, tl_error* err) {
+    const tl_scene_skin* sk = &s->scene->skins[s->skin];
     for (uint32_t c = 0; c < chain_count; ++c) {
         const tl_play_chain* ch = &chains[c];
-        if (ch->skin != skin) continue;
+        if (ch->skin != s->skin) continue;
         bool ok = ch->bone_count <= TL_CHAIN_MAX_BONES &&
                   (ch->end_joint == TL_NONE ||
                    (ch->end_joint >= 0 && (uint32_t)ch->end_joint < sk->joint_count));
         for (uint32_t b = 0; ok && b < ch->bone_count; ++b)
             ok = ch->bone_joints[b] < sk->joint_count;
-        if (!ok) {
-            result =
-                tl_error_set(err, TL_ERROR_INVALID, "chain %u: a joint index is out of range", c);
-            goto done;
-        }
+        if (!ok)
+            return tl_error_set(err, TL_ERROR_INVALID, "chain %u: a joint index is out of range",
+                                c);
         for (uint32_t b = 0; b < ch->bone_count; ++b) {
             in_chain[ch->bone_joints[b]] = true;
             s->chain_bones[s->chain_bone_count++] = ch->bone_joints[b];
         }
         if (ch->end_joint != TL_NONE) in_chain[ch->end_joint] = true;
     }
-    /* per dominant joint, the k lowest rest vertices (insertion into a short sorted list) */
+    return TL_OK;
+}
+
+/* Per dominant joint, its k lowest rest vertices (insertion into a short sorted list in
+ * `lowest`, joint_count x k; `found` counts each list), then the union and f_body. */
+static tl_result pick_points(tl_seating* s, const tl_seating_def* def, const bool* in_chain,
+                             uint32_t* lowest, uint32_t* found, tl_error* err) {
+    const tl_scene_skin* sk = &s->scene->skins[s->skin];
+    const uint32_t k = def->points_per_joint;
     for (uint32_t v = 0; v < sk->vertex_count; ++v) {
         uint32_t j = dominant_joint(sk, v);
         if (j >= sk->joint_count || (in_chain[j] && !def->count_chains)) continue;
@@ -123,18 +106,13 @@ tl_result tl_seating_create(const tl_scene* scene, uint32_t skin, const tl_play_
         }
         if (at < k) list[at] = v;
     }
+    uint32_t total = 0;
     for (uint32_t j = 0; j < sk->joint_count; ++j)
-        s->point_count += found[j];
-    if (s->point_count == 0) {
-        result = tl_error_set(err, TL_ERROR_INVALID, "skin %u: no body vertex to stand on", skin);
-        goto done;
-    }
-    s->points = malloc(sizeof *s->points * s->point_count);
-    if (!s->points) {
-        result = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
-        goto done;
-    }
-    s->point_count = 0;
+        total += found[j];
+    if (total == 0)
+        return tl_error_set(err, TL_ERROR_INVALID, "skin %u: no body vertex to stand on", s->skin);
+    s->points = malloc(sizeof *s->points * total);
+    if (!s->points) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     s->floor = FLT_MAX;
     for (uint32_t j = 0; j < sk->joint_count; ++j)
         for (uint32_t i = 0; i < found[j]; ++i) {
@@ -142,13 +120,37 @@ tl_result tl_seating_create(const tl_scene* scene, uint32_t skin, const tl_play_
             s->points[s->point_count++] = v;
             s->floor = fminf(s->floor, height(sk, sk->rest_positions + 3 * (size_t)v));
         }
-done:
+    return TL_OK;
+}
+
+tl_result tl_seating_create(const tl_scene* scene, uint32_t skin, const tl_play_chain* chains,
+                            uint32_t chain_count, const tl_seating_def* def, tl_seating** out,
+                            tl_error* err) {
+    assert(skin < scene->skin_count && def->points_per_joint >= 1);
+    const tl_scene_skin* sk = &scene->skins[skin];
+    *out = NULL;
+    tl_seating* s = calloc(1, sizeof *s);
+    if (!s) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    s->scene = scene;
+    s->skin = skin;
+    s->joint_matrices = malloc(sizeof(float) * 16 * ((size_t)sk->joint_count + 1));
+    s->chain_bones =
+        malloc(sizeof *s->chain_bones * ((size_t)chain_count * TL_CHAIN_MAX_BONES + 1));
+    s->source = tl_pose_create(scene);
+    bool* in_chain = calloc(sk->joint_count + 1, sizeof *in_chain);
+    uint32_t* lowest =
+        malloc(sizeof *lowest * ((size_t)sk->joint_count * def->points_per_joint + 1));
+    uint32_t* found = calloc(sk->joint_count + 1, sizeof *found);
+    tl_result r = s->joint_matrices && s->chain_bones && s->source && in_chain && lowest && found
+                      ? mark_chains(s, chains, chain_count, in_chain, err)
+                      : tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    if (r == TL_OK) r = pick_points(s, def, in_chain, lowest, found, err);
     free(in_chain);
     free(lowest);
     free(found);
-    if (result != TL_OK) {
+    if (r != TL_OK) {
         tl_seating_destroy(s);
-        return result;
+        return r;
     }
     *out = s;
     return TL_OK;
