@@ -9,10 +9,11 @@
 
 #define MAX_REGIONS 32
 #define MAX_CHAINS 16
+#define MAX_SAMPLES 4096
 
 static const char* USAGE =
     "usage: tailor measure FILE [--clip NAME] [--region PATTERN]... [--region-json FILE]...\n"
-    "                      [--samples N] [--skin N] [--json]\n"
+    "                      [--samples N] [--skin N] [--stress] [--json]\n"
     "  Edge stretch (skinned / rest edge length at N evenly spaced clip times), weighted bone\n"
     "  distance and, for chains, liveliness, per region, and the body baseline (edges outside\n"
     "  every region). Without regions the regions are the parts tailor rig detects (on an\n"
@@ -23,6 +24,9 @@ static const char* USAGE =
     "  --region-json FILE  {\"vertices\": [union indices]} or a case's .truth.json\n"
     "  --samples N         sample times per clip (default 24)\n"
     "  --skin N            which skin (default: the one with the most vertices)\n"
+    "  --stress            instead: the spec's stress runs on every chain (hip shake, 30/60/144 fps,\n"
+    "                      a 0.5 s hitch, a 100 m teleport) in the clip given, else the first run/\n"
+    "                      gallop clip, else walk, else the first (docs/stress.md)\n"
     "  --json              one JSON document (schema: docs/measure.md)\n";
 
 typedef struct region {
@@ -216,6 +220,67 @@ static void print_stats_row(const char* label, const tl_stretch_stats* s, const 
            s->torn_pct, extra ? extra : "");
 }
 
+static bool contains_word(const char* name, const char* word) {
+    for (const char* p = name; *p; ++p) {
+        size_t k = 0;
+        while (word[k] && p[k] && (p[k] | 32) == word[k]) ++k;
+        if (!word[k]) return true;
+    }
+    return false;
+}
+
+/* --stress: the spec's stress runs on each chain (measure.md "Stress"). */
+static int run_stress(const char* file, const config* c, const char* clip_name, bool as_json) {
+    if (!c || c->chain_count == 0) return tl_cli_fail("measure", "%s: --stress needs a chain (none found or built)", file);
+    tl_error err;
+    int32_t clip = TL_NONE;
+    uint32_t found;
+    if (clip_name) {
+        if (tl_scene_find_clip(c->scene, clip_name, &found, &err)) return tl_cli_fail("measure", "%s: %s", file, err.message);
+        clip = (int32_t)found;
+    } else {
+        static const char* preferred[] = {"run", "gallop", "walk"};
+        for (int w = 0; w < 3 && clip == TL_NONE; ++w)
+            for (uint32_t k = 0; k < c->scene->clip_count && clip == TL_NONE; ++k)
+                if (contains_word(c->scene->clips[k].name, preferred[w])) clip = (int32_t)k;
+        if (clip == TL_NONE && c->scene->clip_count > 0) clip = 0;
+    }
+    json_t* parts = json_array();
+    tl_stress_def def = tl_default_stress_def();
+    if (!as_json)
+        printf("%s: stress, clip %s\n  %-16s %9s %10s %9s %10s %10s %8s %8s %8s\n", file,
+               clip == TL_NONE ? "(none)" : c->scene->clips[clip].name, "chain", "nonfinite", "length err", "fps diff",
+               "step rot", "neighbour", "hitch", "teleport", "settle");
+    for (uint32_t i = 0; i < c->chain_count; ++i) {
+        tl_stress_report r;
+        if (tl_measure_stress(c->scene, &c->chains[i], clip, &def, &r, &err)) {
+            json_decref(parts);
+            return tl_cli_fail("measure", "%s: %s", file, err.message);
+        }
+        json_array_append_new(
+            parts, json_pack("{s:s,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:f}", "name", chain_name(c, i), "nonfinite",
+                             (int)r.nonfinite, "max_length_error", (double)r.max_length_error, "fps_max_diff",
+                             (double)r.fps_max_diff, "max_step_rotation_deg", (double)r.max_step_rotation_deg,
+                             "max_neighbour_step_rotation_deg", (double)r.max_neighbour_step_rotation_deg,
+                             "hitch_speed_ratio", (double)r.hitch_speed_ratio, "teleport_speed_ratio",
+                             (double)r.teleport_speed_ratio, "settle_seconds", (double)r.settle_seconds));
+        if (!as_json)
+            printf("  %-16s %9u %10.2g %8.2f%% %9.1f° %9.1f° %8.3f %8.3f %7.2fs\n", chain_name(c, i), r.nonfinite,
+                   r.max_length_error, 100 * r.fps_max_diff, r.max_step_rotation_deg, r.max_neighbour_step_rotation_deg,
+                   r.hitch_speed_ratio, r.teleport_speed_ratio, r.settle_seconds);
+    }
+    if (as_json) {
+        json_t* out = json_pack("{s:s,s:o}", "clip", clip == TL_NONE ? "" : c->scene->clips[clip].name, "parts", parts);
+        char* text = json_dumps(out, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
+        if (text) puts(text);
+        free(text);
+        json_decref(out);
+    } else {
+        json_decref(parts);
+    }
+    return 0;
+}
+
 int tl_cli_measure(int argc, char** argv) {
     const char* file = NULL;
     const char* clip_name = NULL;
@@ -223,12 +288,13 @@ int tl_cli_measure(int argc, char** argv) {
     const char* json_files[MAX_REGIONS];
     int pattern_count = 0, json_count = 0;
     long samples = 24, skin_arg = -1;
-    bool as_json = false;
+    bool as_json = false, stress = false;
     for (int i = 1; i < argc; ++i) {
         const char* a = argv[i];
         bool has_value = i + 1 < argc;
         if (!strcmp(a, "--help")) return printf("%s", USAGE), 0;
         else if (!strcmp(a, "--json")) as_json = true;
+        else if (!strcmp(a, "--stress")) stress = true;
         else if (!strcmp(a, "--clip") && has_value) clip_name = argv[++i];
         else if (!strcmp(a, "--region") && has_value && pattern_count < MAX_REGIONS) patterns[pattern_count++] = argv[++i];
         else if (!strcmp(a, "--region-json") && has_value && json_count < MAX_REGIONS) json_files[json_count++] = argv[++i];
@@ -306,6 +372,11 @@ int tl_cli_measure(int argc, char** argv) {
             cfg[CFG_CHAIN].scene = cfg[CFG_CHAIN_STATIC].scene;
             if ((code = chains_and_player(&cfg[CFG_CHAIN], (uint32_t)samples))) goto done;
         }
+    }
+
+    if (stress) {
+        code = run_stress(file, cfg[CFG_CHAIN].used ? &cfg[CFG_CHAIN] : NULL, clip_name, as_json);
+        goto done;
     }
 
     /* Regions: the user's, else detected parts, else the skin each chain moves. */
@@ -434,6 +505,19 @@ int tl_cli_measure(int argc, char** argv) {
             }
             tl_stretch_run(cfg[c].stretch, clip, motion ? chain_hook : NULL, motion ? &cfg[c] : NULL, stats[c]);
         }
+        double max_dy = -1;
+        if (chained && chained->chain_count > 0) {
+            float times[MAX_SAMPLES], dy[MAX_SAMPLES];
+            uint32_t n = def.samples < MAX_SAMPLES ? def.samples : MAX_SAMPLES;
+            for (uint32_t j = 0; j < n; ++j) times[j] = (float)j * cl->duration / (float)n;
+            tl_seating_def sdef = tl_default_seating_def();
+            if (tl_seating_compare(chained->scene, chained->chains, chained->chain_count, clip, times, n, &sdef, dy, NULL,
+                                   NULL, &err) == TL_OK) {
+                max_dy = 0;
+                for (uint32_t j = 0; j < n; ++j)
+                    if (dy[j] > max_dy) max_dy = dy[j];
+            }
+        }
         tl_liveliness live[MAX_CHAINS];
         for (uint32_t i = 0; chained && i < chained->chain_count; ++i) live[i] = tl_liveliness_result(chained->live[i]);
         if (as_json) {
@@ -466,6 +550,9 @@ int tl_cli_measure(int argc, char** argv) {
                           (json_int_t)body->vertices, "edges",
                           (json_int_t)tl_stretch_edge_count(cfg[first_cfg].stretch, (uint32_t)region_count), "stretch",
                           stats_json(&stats[first_cfg][region_count]), "chains", chains));
+            if (max_dy >= 0)
+                json_object_set_new(json_array_get(out_clips, json_array_size(out_clips) - 1), "lift",
+                                    json_pack("{s:f}", "max_dy_hips", max_dy));
         } else {
             printf("\nclip %s (%.3f s)\n", cl->name[0] ? cl->name : "(unnamed)", cl->duration);
             for (int i = 0; i < region_count; ++i) {
@@ -490,6 +577,9 @@ int tl_cli_measure(int argc, char** argv) {
             printf("  body: %zu vertices, %zu edges\n", body->vertices,
                    tl_stretch_edge_count(cfg[first_cfg].stretch, (uint32_t)region_count));
             print_stats_row("as the file is", &stats[first_cfg][region_count], NULL);
+            if (max_dy >= 0)
+                printf("  ground seating: the tail lifts the hips by at most %.4g (counting it minus excluding it)\n",
+                       max_dy);
         }
     }
     if (as_json) {

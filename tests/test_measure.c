@@ -399,6 +399,32 @@ static void swing_of_a_still_tail(void) {
     tl_gltf_destroy(doc);
 }
 
+/* --stress prints the documented fields for each chain; a clip where the rat's tail droops
+ * below its feet reports the lift the article's bug would add (counted minus excluded). */
+static void stress_and_lift_reported(void) {
+    char* out = NULL;
+    ENSURE(tl_test_cli(&out, "measure '%s' --stress --json", tl_test_shared("cases/knight-tailed.glb")) == 0);
+    json_t* doc = json_loads(out, 0, NULL);
+    free(out);
+    json_t* part = json_array_get(json_object_get(doc, "parts"), 0);
+    ENSURE(part);
+    const char* fields[] = {"nonfinite", "max_length_error", "fps_max_diff", "max_step_rotation_deg",
+                            "max_neighbour_step_rotation_deg", "hitch_speed_ratio", "teleport_speed_ratio",
+                            "settle_seconds"};
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; ++i)
+        ENSURE_MSG(json_is_number(json_object_get(part, fields[i])), "no %s", fields[i]);
+    ENSURE(json_integer_value(json_object_get(part, "nonfinite")) == 0);
+    json_decref(doc);
+    ENSURE(tl_test_cli(&out, "measure '%s' --clip Rat_Jump --json", tl_test_shared("cases/rat-tailless.glb")) == 0);
+    doc = json_loads(out, 0, NULL);
+    free(out);
+    double dy = json_number_value(json_object_get(json_object_get(doc, "lift"), "max_dy_hips"));
+    fprintf(stderr, "  rat Rat_Jump: counting the tail would lift the hips by %.4g (H %.4g)\n", dy,
+            json_number_value(json_object_get(doc, "H")));
+    ENSURE(dy > 0);
+    json_decref(doc);
+}
+
 static void bad_input_fails_cleanly(void) {
     char* out = NULL;
     ENSURE(tl_test_cli(&out, "measure /nonexistent.glb 2>&1") == 1);
@@ -421,6 +447,7 @@ int main(int argc, char** argv) {
         {"measure_runs_everywhere", measure_runs_everywhere},
         {"chain_cases_table", chain_cases_table},
         {"swing_of_a_still_tail", swing_of_a_still_tail},
+        {"stress_and_lift_reported", stress_and_lift_reported},
         {"bad_input_fails_cleanly", bad_input_fails_cleanly},
     };
     return tl_test_main(argc, argv, cases, sizeof cases / sizeof cases[0]);

@@ -10,7 +10,7 @@
  * extras.tailor, docs/rig.md) or from the caller (tl_play_chain filled by hand). A chain's
  * rest geometry comes from inverse bind matrices (spring-chain.md §5); its axes from the
  * skin's up/forward/lateral; its scale from the model height H (H / 1.8 m); its floor from
- * the skin's lowest vertex.
+ * the body's lowest rest vertex, skin dominated by chain bones excluded (spring-chain.md §8).
  *
  * Ownership: tl_player_create allocates the player, its chains and a scratch pose;
  * tl_player_advance allocates nothing. The scene must outlive the player.

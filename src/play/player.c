@@ -121,7 +121,32 @@ static void to_local_direction(const float m[16], const float v[3], float out[3]
     for (int c = 0; c < 3; ++c) out[c] = len > 0 ? out[c] / len : 0;
 }
 
-static tl_result build_chain(const tl_scene* scene, const tl_play_chain* desc, tl_chain** out, tl_error* err) {
+/* The body's floor (spring-chain.md §8): the lowest rest vertex along up among the skin
+ * that no chain bone dominates, so a tail drooping below the soles does not lower it. */
+static float body_floor(const tl_scene* scene, const tl_play_chain* chains, uint32_t count, uint32_t skin) {
+    const tl_scene_skin* sk = &scene->skins[skin];
+    float floor = INFINITY;
+    for (uint32_t v = 0; v < sk->vertex_count; ++v) {
+        float best = -1;
+        uint32_t dominant = 0;
+        for (uint32_t k = 0; k < sk->influence_count; ++k) {
+            float w = sk->influence_weights[(size_t)v * sk->influence_count + k];
+            if (w > best) best = w, dominant = sk->influence_joints[(size_t)v * sk->influence_count + k];
+        }
+        bool chain_skin = false;
+        for (uint32_t c = 0; c < count && !chain_skin; ++c)
+            for (uint32_t b = 0; b < chains[c].bone_count && chains[c].skin == skin; ++b)
+                chain_skin = chain_skin || chains[c].bone_joints[b] == dominant;
+        if (chain_skin) continue;
+        const float* p = sk->rest_positions + 3 * (size_t)v;
+        float h = p[0] * sk->up[0] + p[1] * sk->up[1] + p[2] * sk->up[2];
+        if (h < floor) floor = h;
+    }
+    return isfinite(floor) ? floor : sk->floor;
+}
+
+static tl_result build_chain(const tl_scene* scene, const tl_play_chain* desc, float floor, tl_chain** out,
+                             tl_error* err) {
     const tl_scene_skin* sk = &scene->skins[desc->skin];
     float translations[3 * TL_CHAIN_MAX_BONES], rotations[4 * TL_CHAIN_MAX_BONES], tip[3], tip_rotation[4];
     float radii[TL_CHAIN_MAX_BONES];
@@ -150,7 +175,7 @@ static tl_result build_chain(const tl_scene* scene, const tl_play_chain* desc, t
     to_local_direction(attach, sk->forward, def.hips_forward);
     memcpy(def.up, sk->up, sizeof def.up);
     def.scale = sk->height > 0 ? sk->height / 1.8f : 1.0f;
-    def.floor_height = sk->floor;
+    def.floor_height = floor;
     return tl_chain_create(&def, NULL, out, err);
 }
 
@@ -183,7 +208,7 @@ tl_result tl_player_create(const tl_scene* scene, const tl_play_chain* chains, u
             return tl_error_set(err, TL_ERROR_INVALID, "chain %u: a joint index is out of range", i);
         }
         p->descs[i] = *c;
-        tl_result r = build_chain(scene, c, &p->chains[i], err);
+        tl_result r = build_chain(scene, c, body_floor(scene, chains, count, c->skin), &p->chains[i], err);
         if (r != TL_OK) {
             tl_player_destroy(p);
             return r;
