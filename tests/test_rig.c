@@ -662,14 +662,30 @@ typedef struct sample_part {
     float joints[(TL_RIG_MAX_LINKS + 1) * 3];
 } sample_part;
 
-/* Analyses a sample variant; fills up to `max` parts; returns the part count or -1. */
-static int sample_parts(const char* name, const tl_sample_def* sd, sample_part* out, int max) {
+/* What the rig does to a sample's tail (its truth shells): the chains, whether the one that
+ * holds most of the tail hangs from the pelvis region, how much of the tail it holds, and the
+ * tail's mean weighted bone distance (over H) before and after tl_rig_apply. */
+typedef struct sample_tail {
+    uint32_t chains;
+    bool pelvis_region;
+    char attach[64];
+    size_t tail_vertices, covered;
+    double before, after;
+} sample_tail;
+
+/* Analyses a sample variant; fills up to `max` parts and the tail's figures (after applying
+ * the analysis); returns the part count or -1. */
+static int sample_parts(const char* name, const tl_sample_def* sd, sample_part* out, int max, sample_tail* tail) {
+    memset(tail, 0, sizeof *tail);
+    tail->before = tail->after = NAN;
     tl_gltf* doc;
+    tl_sample_truth truth;
     tl_error err;
-    if (tl_sample_build(name, sd, &doc, NULL, &err) != TL_OK) return -1;
-    tl_scene* scene;
+    if (tl_sample_build(name, sd, &doc, &truth, &err) != TL_OK) return -1;
+    tl_scene* scene = NULL;
     tl_rig_analysis* rig = NULL;
     tl_rig_def def = tl_default_rig_def();
+    uint32_t* verts = NULL;
     int n = -1;
     if (tl_scene_create(doc, &scene, &err) == TL_OK && tl_rig_analyze(scene, &def, &rig, &err) == TL_OK) {
         const tl_scene_skin* skin = &scene->skins[0];
@@ -692,10 +708,39 @@ static int sample_parts(const char* name, const tl_sample_def* sd, sample_part* 
                                             (x[2] - origin[2]) * axes[k][2]) / skin->height;
                 }
         }
-        tl_rig_analysis_destroy(rig);
+        /* the truth's tail as union vertices of skin 0 */
+        verts = malloc((skin->vertex_count + 1) * sizeof *verts);
+        for (uint32_t k = 0; verts && k < truth.shell_count; ++k)
+            for (uint32_t q = 0; q < skin->primitive_count; ++q) {
+                const tl_scene_primitive* sp = &skin->primitives[q];
+                if (sp->mesh != truth.shells[k].mesh || sp->primitive != truth.shells[k].primitive) continue;
+                for (uint32_t v = 0; v < truth.shells[k].vertex_count; ++v)
+                    verts[tail->tail_vertices++] = sp->first_vertex + truth.shells[k].vertices[v];
+            }
+        const tl_rig_part* best = NULL;
+        for (uint32_t i = 0; i < rig->part_count; ++i) {
+            const tl_rig_part* p = &rig->parts[i];
+            if (p->action != TL_RIG_ACTION_CHAIN) continue;
+            tail->chains++;
+            size_t inside = 0;
+            for (size_t t = 0; t < tail->tail_vertices; ++t) inside += rig->skins[0].part[verts[t]] == (int32_t)p->id;
+            if (!best || inside > tail->covered) best = p, tail->covered = inside;
+        }
+        if (best) {
+            tail->pelvis_region = best->region == TL_RIG_REGION_PELVIS;
+            snprintf(tail->attach, sizeof tail->attach, "%s", best->attach_name);
+        }
+        if (verts) tail->before = mean_bone_distance(scene, verts, tail->tail_vertices);
         tl_scene_destroy(scene);
+        scene = NULL;
+        if (verts && tl_rig_apply(doc, rig, &err) == TL_OK && tl_scene_create(doc, &scene, &err) == TL_OK)
+            tail->after = mean_bone_distance(scene, verts, tail->tail_vertices);
     }
+    free(verts);
+    tl_rig_analysis_destroy(rig);
+    tl_scene_destroy(scene);
     tl_gltf_destroy(doc);
+    tl_sample_truth_free(&truth);
     return n;
 }
 
@@ -769,9 +814,25 @@ static void test_many_chains_widen_joints(void) {
     free(changed);
 }
 
-/* The built-in samples in every bind-space up axis, scale, facing and height: the analysis
- * does not depend on the frame — the same parts, classes, actions and vertex counts, and the
- * same chain joints in the character's own frame (over H) as the canonical variant. */
+/* One sample variant's tail: exactly one chain, from the pelvis region, holding at least
+ * 80 % of the truth's tail vertices, and the tail's bone distance at least halved. */
+static bool sample_tail_ok(const char* label, const sample_tail* t) {
+    fprintf(stderr, "  %-50s %u chain(s) from %s holding %zu of %zu tail vertices; bone distance/H %.4f -> %.4f\n",
+            label, t->chains, t->attach, t->covered, t->tail_vertices, t->before, t->after);
+    const char* why = t->chains != 1                                          ? "not exactly one chain"
+                      : !t->pelvis_region                                     ? "the chain is not from the pelvis region"
+                      : !(t->tail_vertices && 5 * t->covered >= 4 * t->tail_vertices) ? "the chain holds too little of the tail"
+                      : !(t->after <= 0.5 * t->before)                        ? "the tail's bone distance is not halved"
+                                                                              : NULL;
+    if (why) tl_test_failf(__FILE__, __LINE__, "%s: %s", label, why);
+    return why == NULL;
+}
+
+/* The built-in samples in every bind-space up axis, scale, facing and height: each gets
+ * exactly one chain, from the pelvis region, over most of its tail, at least halving the
+ * tail's bone distance; and the analysis does not depend on the frame — the same parts,
+ * classes, actions and vertex counts, and the same chain joints in the character's own frame
+ * (over H) as the canonical variant. */
 static void test_samples_every_frame(void) {
     const char* names[] = {"tailed-biped", "tailed-quadruped"};
     const tl_sample_up ups[] = {TL_SAMPLE_Y_UP, TL_SAMPLE_Z_UP};
@@ -782,11 +843,10 @@ static void test_samples_every_frame(void) {
     static sample_part canonical[MAX_PARTS], variant[MAX_PARTS];
     for (int n = 0; n < 2; ++n) {
         tl_sample_def sd = tl_default_sample_def();
-        int count = sample_parts(names[n], &sd, canonical, MAX_PARTS);
+        sample_tail tail;
+        int count = sample_parts(names[n], &sd, canonical, MAX_PARTS, &tail);
         ENSURE_MSG(count > 0, "%s: no parts", names[n]);
-        int chains = 0;
-        for (int i = 0; i < count; ++i) chains += canonical[i].action == TL_RIG_ACTION_CHAIN;
-        fprintf(stderr, "  %s: %d parts, %d chain(s)\n", names[n], count, chains);
+        fprintf(stderr, "  %s: %d parts\n", names[n], count);
         for (int u = 0; u < 2; ++u)
             for (int sc = 0; sc < 2; ++sc)
                 for (int fa = 0; fa < 2; ++fa)
@@ -798,7 +858,8 @@ static void test_samples_every_frame(void) {
                         char label[160];
                         snprintf(label, sizeof label, "%s up %c scale %g facing %sz height %g", names[n], u ? 'z' : 'y',
                                  (double)sd.scale, fa ? "-" : "+", (double)sd.height);
-                        int vc = sample_parts(names[n], &sd, variant, MAX_PARTS);
+                        int vc = sample_parts(names[n], &sd, variant, MAX_PARTS, &tail);
+                        ENSURE(sample_tail_ok(label, &tail));
                         ENSURE_MSG(vc == count, "%s: %d parts, canonical %d", label, vc, count);
                         for (int i = 0; i < count; ++i) {
                             const sample_part* a = &canonical[i];

@@ -438,10 +438,12 @@ static bool check_wrong_binding(const loaded* l) {
 }
 
 /* The tail hangs from the pelvis (root between 35 % and 65 % of H up) down to within
- * `reach` × H of the floor (lowest tail vertex), per the truth's shells. */
-static bool check_tail_reach(const loaded* l, double reach) {
+ * `reach` × H of the floor (lowest tail vertex), and away from the legs: every tail vertex
+ * more than 0.15 H below the root lies at least `behind` × H behind the root (the root is
+ * already at the back of the pelvis), per the truth's shells. */
+static bool check_tail_reach(const loaded* l, double reach, double behind) {
     const tl_sample_truth* t = &l->truth;
-    double h = t->height, lowest = INFINITY;
+    double h = t->height, lowest = INFINITY, least_behind = INFINITY;
     for (uint32_t s = 0; s < t->shell_count; ++s) {
         const tl_gltf_primitive* prim =
             &l->doc->meshes[t->shells[s].mesh].primitives[t->shells[s].primitive];
@@ -449,16 +451,25 @@ static bool check_tail_reach(const loaded* l, double reach) {
         uint32_t *joints, *raw;
         float* weights;
         if (!skin_primitive(l, prim, &pos, &joints, &weights, &raw)) return false;
-        for (uint32_t v = 0; v < t->shells[s].vertex_count; ++v)
-            lowest = fmin(lowest, pos[3 * t->shells[s].vertices[v] + 1]);
+        for (uint32_t v = 0; v < t->shells[s].vertex_count; ++v) {
+            const double* p = pos + 3 * t->shells[s].vertices[v];
+            lowest = fmin(lowest, p[1]);
+            if (p[1] > t->tail_root[1] - 0.15 * h) continue;
+            double back = 0;
+            for (int r = 0; r < 3; ++r)
+                back -= (p[r] - t->tail_root[r]) * t->forward[r];
+            least_behind = fmin(least_behind, back);
+        }
         free(pos), free(joints), free(weights), free(raw);
     }
     bool ok = t->tail_root[1] > 0.35 * h && t->tail_root[1] < 0.65 * h && lowest >= 0 &&
-              lowest < reach * h && t->tail_length > 0.3 * h;
+              lowest < reach * h && t->tail_length > 0.3 * h && least_behind >= behind * h;
     if (!ok)
         tl_test_failf(__FILE__, __LINE__,
-                      "%s: tail root at y %g, lowest tail vertex %g, length %g (H %g)", l->path,
-                      (double)t->tail_root[1], lowest, (double)t->tail_length, h);
+                      "%s: tail root at y %g, lowest tail vertex %g, length %g, the low tail at "
+                      "least %g behind the root (H %g)",
+                      l->path, (double)t->tail_root[1], lowest, (double)t->tail_length,
+                      least_behind, h);
     return ok;
 }
 
@@ -570,14 +581,14 @@ static const clip_spec quadruped_clips[] = {{"Walk", 1.0}, {"Gallop", 0.5}, {"Sh
 
 static void run_variants(const char* name, const char* left_thigh, const char* right_thigh,
                          const char* hips, const char* tail_parent, const clip_spec* clips,
-                         double reach) {
+                         double reach, double behind) {
     for (int v = 0; v < VARIANT_COUNT; ++v) {
         tl_sample_def def = def_of(&variants[v]);
         loaded l;
         bool ok = load_sample(&l, name, &def, variant_file(name, v)) && check_valid(&l) &&
                   check_inverse_binds(&l) && check_rest_world(&l, &def) &&
                   check_facing(&l, &def, left_thigh, right_thigh) && check_wrong_binding(&l) &&
-                  check_tail_reach(&l, reach) && check_clips(&l, &def, clips, 3, hips);
+                  check_tail_reach(&l, reach, behind) && check_clips(&l, &def, clips, 3, hips);
         if (ok && strcmp(l.truth.tail_parent, tail_parent)) {
             tl_test_failf(__FILE__, __LINE__, "%s: tail parent %s", l.path, l.truth.tail_parent);
             ok = false;
@@ -595,12 +606,12 @@ static void run_variants(const char* name, const char* left_thigh, const char* r
 
 static void test_biped_variants(void) {
     run_variants("tailed-biped", "mixamorig:LeftUpLeg", "mixamorig:RightUpLeg", "mixamorig:Hips",
-                 "mixamorig:Hips", biped_clips, 0.1);
+                 "mixamorig:Hips", biped_clips, 0.15, 0.08);
 }
 
 static void test_quadruped_variants(void) {
     run_variants("tailed-quadruped", "BackThigh.L", "BackThigh.R", "Hips", "Hips", quadruped_clips,
-                 0.02);
+                 0.02, 0.1);
 }
 
 /* The skeleton the brief names: every Mixamo joint, parented the Mixamo way. */

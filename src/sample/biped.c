@@ -1,4 +1,4 @@
-/* tailed-biped: a Mixamo-named humanoid in T-pose with a tail hanging between its legs.
+/* tailed-biped: a Mixamo-named humanoid in T-pose with a tail hanging down and back from its pelvis.
  * Natural size about 1.85 m; document.c scales it to the def's height. */
 #include "sample/internal.h"
 
@@ -202,12 +202,14 @@ bool sample_biped_build(sample_character* c, uint32_t seed) {
         if (!sample_tube_add(&c->body, &foot_tube)) return false;
     }
 
-    /* The tail: from inside the back of the pelvis, back, then down between the legs. */
+    /* The tail: from inside the back of the pelvis (about 0.04 H behind the hips), out
+     * backwards, then down and back, clear of the legs, to low on the shins. As on real tailed
+     * humanoids its skin stays well behind the legs' plane (0.15-0.2 H at mid-length): a tail
+     * kept near the legs is body skin to the rig's limb test, not a tail. */
     enum { TAIL_STATIONS = 40 };
     sample_station tail[TAIL_STATIONS], fur[TAIL_STATIONS];
-    dv3 p0 = v3(0, hip + 0.01, -0.07), p1 = v3(0, hip - 0.01, -0.07 - 0.15 * tail_len);
-    dv3 p2 = v3(0, hip - 0.40 * tail_len, -0.27),
-        p3 = v3(0, fmax(0.12, hip - 0.80 * tail_len), -0.18);
+    dv3 p0 = v3(0, hip - 0.01, -0.08), p1 = v3(0, hip - 0.06, -0.08 - 0.25 * tail_len);
+    dv3 p2 = v3(0, hip - 0.48 * tail_len, -0.45), p3 = v3(0, hip - 0.68 * tail_len, -0.38);
     sample_bezier_stations(tail, TAIL_STATIONS, p0, p1, p2, p3, 0.042 * tail_girth,
                            0.014 * tail_girth);
     return sample_tail_add(c, tail, fur, TAIL_STATIONS, L_UPLEG, R_UPLEG, L_LEG, HIPS) &&
