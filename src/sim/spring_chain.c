@@ -4,8 +4,12 @@
 #include <tailor/sim.h>
 
 #include <assert.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
 
 #include "sim_math.h"
 #include "spring_chain_internal.h"
@@ -13,14 +17,24 @@
 #define PI_F 3.14159265358979f
 #define DEG_TO_RAD (PI_F / 180.0f)
 
-/* What never changes after create, per link (hot: read every internal step). */
+/* Chains with the same bone count are stepped LANES at a time, one chain per lane, by loops
+ * over the lanes that compilers turn into SIMD (4 floats: SSE2, NEON, WebAssembly SIMD). A chain
+ * stepped alone takes lane 0 of the same code, so alone or in a batch it gets the same bits. */
+#define LANES 4
+
+/* What never changes after create, per link. The step works in the hips frame carried by the
+ * current parent, W_i = G_i A_i^-1 (G_i the parent's corrected world rotation): then the bend
+ * is swing(u_i, W^-1 d), the read-back swing(b_i, W^-1 d) and W_{i+1} = W_i S_i C_i. */
 typedef struct link_const {
     qt hips_from_parent; /* A_i: the parent's corrected rest frame -> hips frame */
-    qt neutral;          /* L_i rotation: bone i's neutral local rotation */
+    qt neutral;          /* N_i: bone i's neutral local rotation */
     qt rest_local;       /* the local rotation that puts the link on its rest arc */
+    qt next_frame;       /* C_i = A_i N_i A_{i+1}^-1: W_{i+1} = W_i S_i C_i */
+    qt rest_swing;       /* S_i at rest: swing(b_i, u_i) */
     v3 rest_dir;         /* r_i: rest arc direction in the parent's frame */
     v3 rest_dir_hips;    /* u_i: the same in the hips frame */
     v3 bind_dir;         /* the bind direction in the parent's frame */
+    v3 bind_dir_hips;    /* b_i = A_i bind */
     v3 own_dir;          /* the bind direction in the bone's own frame (FK of the output) */
     float length;        /* bind units */
     float omega2;        /* omega^2, 1/s^2 */
@@ -29,9 +43,31 @@ typedef struct link_const {
     float cos_half_limit, sin_half_limit;
 } link_const;
 
+/* One link of LANES chains, structure of arrays (the step's working copy). */
+typedef struct lane_link {
+    /* state, gathered from the chains every frame and scattered back */
+    float px[LANES], py[LANES], pz[LANES]; /* tip particle, world */
+    float vx[LANES], vy[LANES], vz[LANES];
+    float bx[LANES], by[LANES], bz[LANES], bw[LANES]; /* bend (hips frame), last step */
+    float sx[LANES], sy[LANES], sz[LANES], sw[LANES]; /* read-back swing S_i, last step */
+    float ox[LANES], oy[LANES], oz[LANES], ow[LANES]; /* ... the step before */
+    /* constants, gathered only when a lane changes chain */
+    float ux[LANES], uy[LANES], uz[LANES];            /* u_i */
+    float cx[LANES], cy[LANES], cz[LANES];            /* b_i */
+    float kx[LANES], ky[LANES], kz[LANES], kw[LANES]; /* C_i */
+    float ax[LANES], ay[LANES], az[LANES], aw[LANES]; /* A_i */
+    float nx[LANES], ny[LANES], nz[LANES], nw[LANES]; /* N_i */
+    float ex[LANES], ey[LANES], ez[LANES];            /* own direction */
+    float len[LANES], omega2[LANES], damping[LANES], cos_lim[LANES], sin_lim[LANES];
+    /* render-time output */
+    float Lx[LANES], Ly[LANES], Lz[LANES], Lw[LANES]; /* local rotation */
+    float Tx[LANES], Ty[LANES], Tz[LANES];            /* tip */
+} lane_link;
+
 struct tl_chain {
     tl_allocator allocator;
     int n;
+    uint64_t serial; /* unique per create: the lane constant cache's key */
     /* settings, in world units for one internal step */
     float step;           /* fixed internal step, s */
     float coupling_alpha; /* 1 - exp(-k step) */
@@ -46,12 +82,11 @@ struct tl_chain {
     qt hips_in_attachment; /* H: hips axes (lateral, up, forward) as a rotation */
     link_const* links;
     /* state */
-    float* positions;  /* 3N world */
-    float* velocities; /* 3N world / s */
-    qt* bends;         /* N: last step's bends in the hips frame (the neighbour snapshot) */
-    qt* bends_next;
-    qt* local_prev;            /* N: local rotations after the step before the last */
-    qt* local_cur;             /* N: ... after the last internal step */
+    float* positions;          /* 3N world */
+    float* velocities;         /* 3N world / s */
+    qt* bends;                 /* N: last step's bends in the hips frame (the neighbour snapshot) */
+    qt* swing_prev;            /* N: read-back swings S_i after the step before the last */
+    qt* swing_cur;             /* N: ... after the last internal step */
     float* out_local;          /* 4N render-time output */
     float* out_tips;           /* 3N */
     float* out_lengths;        /* N */
@@ -64,6 +99,10 @@ struct tl_chain {
     bool placed;
     bool velocity_feedback; /* test hook: the article's bug 2 (spring_chain_internal.h) */
     tl_chain_stats stats;
+    /* working copy for the batches this chain leads (N lane_links) and whose constants it
+     * holds in each lane */
+    lane_link* lanes;
+    uint64_t lane_serial[LANES];
 };
 
 tl_chain_def tl_default_chain_def(void) {
@@ -170,8 +209,9 @@ static size_t align16(size_t n) {
 size_t tl_chain_memory_size(int n) {
     size_t N = (size_t)n;
     return align16(sizeof(tl_chain)) + align16(N * sizeof(link_const)) +
-           4 * align16(N * sizeof(qt)) + align16(N * 3 * sizeof(float)) * 5 +
-           align16(N * 4 * sizeof(float)) + align16(N * sizeof(float)) * 2;
+           align16(N * sizeof(lane_link)) + 3 * align16(N * sizeof(qt)) +
+           align16(N * 3 * sizeof(float)) * 4 + align16(N * 4 * sizeof(float)) +
+           align16(N * sizeof(float)) * 2;
 }
 
 static void* default_alloc(size_t size, void* user) {
@@ -286,6 +326,13 @@ static tl_result build_links(tl_chain* chain, const tl_chain_def* def, tl_error*
         L[i].cos_half_limit = cosf(0.5f * limit);
         L[i].sin_half_limit = sinf(0.5f * limit);
         chain->limits[i] = limit;
+        L[i].bind_dir_hips = qt_rotate(L[i].hips_from_parent, L[i].bind_dir);
+        L[i].rest_swing = qt_swing(L[i].bind_dir_hips, L[i].rest_dir_hips);
+    }
+    for (int i = 0; i < n; ++i) {
+        qt next = i + 1 < n ? L[i + 1].hips_from_parent : qt_identity();
+        L[i].next_frame =
+            qt_normalize(qt_mul(qt_mul(L[i].hips_from_parent, L[i].neutral), qt_conj(next)));
     }
     return TL_OK;
 }
@@ -323,10 +370,10 @@ tl_result tl_chain_create(const tl_chain_def* def, const tl_allocator* allocator
     c->field = (type*)(block + at);                                                                \
     at += align16((count) * sizeof(type))
     CARVE(links, link_const, N);
+    CARVE(lanes, lane_link, N);
     CARVE(bends, qt, N);
-    CARVE(bends_next, qt, N);
-    CARVE(local_prev, qt, N);
-    CARVE(local_cur, qt, N);
+    CARVE(swing_prev, qt, N);
+    CARVE(swing_cur, qt, N);
     CARVE(positions, float, 3 * N);
     CARVE(velocities, float, 3 * N);
     CARVE(out_tips, float, 3 * N);
@@ -334,12 +381,13 @@ tl_result tl_chain_create(const tl_chain_def* def, const tl_allocator* allocator
     CARVE(out_local, float, 4 * N);
     CARVE(out_lengths, float, N);
     CARVE(limits, float, N);
-    /* (the fifth 3N slot of tl_chain_memory_size is slack for alignment) */
 #undef CARVE
     assert(at <= tl_chain_memory_size(n));
 
+    static atomic_uint_fast64_t next_serial = 1;
     c->allocator = a;
     c->n = n;
+    c->serial = (uint64_t)atomic_fetch_add(&next_serial, 1);
     c->step = def->fixed_step;
     c->coupling_alpha = 1.0f - expf(-def->coupling_rate * def->fixed_step);
     c->slip_decay = expf(-def->slip_damping * def->fixed_step);
@@ -422,12 +470,16 @@ static void forward_kinematics(const tl_chain* c, const tl_chain_pose* pose, con
 }
 
 static void place_at_rest(tl_chain* c, const tl_chain_pose* pose, qt hips) {
+    qt locals[TL_CHAIN_MAX_BONES];
     for (int i = 0; i < c->n; ++i) {
-        c->local_prev[i] = c->local_cur[i] = c->links[i].rest_local;
-        c->bends[i] = c->bends_next[i] = qt_identity();
+        locals[i] = c->links[i].rest_local;
+        c->swing_prev[i] = c->swing_cur[i] = c->links[i].rest_swing;
+        c->bends[i] = qt_identity();
         c->out_lengths[i] = c->links[i].length * pose->scale;
+        qt_store(c->out_local + 4 * i, locals[i]);
     }
-    forward_kinematics(c, pose, c->local_cur, c->positions);
+    forward_kinematics(c, pose, locals, c->positions);
+    memcpy(c->out_tips, c->positions, 3 * (size_t)c->n * sizeof(float));
     memset(c->velocities, 0, 3 * (size_t)c->n * sizeof(float));
     c->solved_pose = c->last_target = *pose;
     c->solved_hips = hips;
@@ -439,9 +491,6 @@ void tl_chain_reset(tl_chain* chain, const tl_chain_pose* attachment) {
     assert(chain && attachment && pose_valid(attachment));
     tl_chain_pose pose = pose_normalized(attachment);
     place_at_rest(chain, &pose, hips_world(chain, &pose));
-    for (int i = 0; i < chain->n; ++i)
-        qt_store(chain->out_local + 4 * i, chain->local_cur[i]);
-    memcpy(chain->out_tips, chain->positions, 3 * (size_t)chain->n * sizeof(float));
 }
 
 void tl_chain_clear(tl_chain* chain) {
@@ -451,7 +500,36 @@ void tl_chain_clear(tl_chain* chain) {
     chain->placed = false;
 }
 
-/* ---- one internal step (spring-chain.md §1, §3, §4, §7) ---- */
+/* ---- lanes: helpers ---- */
+
+#if defined(__GNUC__)
+#define KERNEL static inline __attribute__((always_inline))
+#else
+#define KERNEL static inline
+#endif
+#define LANE_V3(s, f, l) ((v3){(s)->f##x[l], (s)->f##y[l], (s)->f##z[l]})
+#define LANE_QT(s, f, l) ((qt){(s)->f##x[l], (s)->f##y[l], (s)->f##z[l], (s)->f##w[l]})
+#define SET_V3(s, f, l, v) ((s)->f##x[l] = (v).x, (s)->f##y[l] = (v).y, (s)->f##z[l] = (v).z)
+#define SET_QT(s, f, l, q)                                                                         \
+    ((s)->f##x[l] = (q).x, (s)->f##y[l] = (q).y, (s)->f##z[l] = (q).z, (s)->f##w[l] = (q).w)
+
+/* The per-chain settings of the lanes and the running values of one internal step. */
+typedef struct lane_frame {
+    float dt[LANES], alpha[LANES], slip[LANES], floor_level[LANES], scale[LANES];
+    float gx[LANES], gy[LANES], gz[LANES];    /* gravity, world units / s^2 */
+    float upx[LANES], upy[LANES], upz[LANES]; /* world up */
+    int plane[LANES], floor[LANES], feedback[LANES];
+    /* per internal step */
+    float rx[LANES], ry[LANES], rz[LANES];            /* the chain root (head of link 0) */
+    float fx[LANES], fy[LANES], fz[LANES];            /* hips forward, world */
+    float ex[LANES], ey[LANES], ez[LANES];            /* hips up, world */
+    float hx[LANES], hy[LANES], hz[LANES];            /* head of the current link */
+    float wx[LANES], wy[LANES], wz[LANES], ww[LANES]; /* W of the current link */
+    float qx[LANES], qy[LANES], qz[LANES], qw[LANES]; /* the previous link's bend snapshot */
+    int contacts[LANES];
+} lane_frame;
+
+/* ---- one internal step of LANES chains (spring-chain.md §1, §3, §4, §7) ---- */
 
 /* The point of the sphere |p - h| = len with dot(n, p) >= c nearest the candidate p: the
  * circle where the sphere meets the plane. u is clamped, so the link never stretches. */
@@ -465,137 +543,85 @@ static v3 project_onto_circle(v3 h, float len, v3 p, v3 n, float c, v3 fallback)
     return v3_add(h, v3_scale(v3_madd(v3_scale(t, sqrtf(1.0f - u * u)), n, u), len));
 }
 
-static void solve_step(tl_chain* c, const tl_chain_pose* pose, qt hips) {
-    const int n = c->n;
-    const float dt = c->step, s = pose->scale;
-    qt G = qt_load(pose->rotation);
-    v3 head = v3_madd(v3_load(pose->position), qt_rotate(G, c->root_offset), s);
-    const v3 root = head, up = c->up;
-    const v3 gravity = v3_scale(up, -c->gravity);
-    const v3 forward = qt_rotate(hips, v3_make(0, 0, 1)),
-             hips_up = qt_rotate(hips, v3_make(0, 1, 0));
-    const float alpha = n > 1 ? c->coupling_alpha : 0;
-    uint32_t contacts = 0;
-    memcpy(c->local_prev, c->local_cur, (size_t)n * sizeof(qt));
-
-    for (int i = 0; i < n; ++i) {
-        const link_const* L = &c->links[i];
-        const float len = L->length * s;
-        float* pp = c->positions + 3 * i;
-        float* vp = c->velocities + 3 * i;
-        v3 p = v3_load(pp), v = v3_load(vp);
-        const v3 p_old = p;
-        v3 rest = qt_rotate(G, L->rest_dir);
-        qt to_world = qt_mul(G, qt_conj(L->hips_from_parent)); /* hips-frame vectors -> world */
-
-        /* damped spring to the rest target, semi-implicit Euler */
-        v3 target = v3_madd(head, rest, len);
-        v3 acc = v3_add(v3_sub(v3_scale(v3_sub(target, p), L->omega2), v3_scale(v, L->damping)),
-                        gravity);
-        v = v3_madd(v, acc, dt);
-        p = v3_madd(p, v, dt);
-
-        /* rope: back onto the sphere; a rope cannot stretch, so neither can its velocity */
-        v3 dir = v3_normalize_or(v3_sub(p, head), rest);
-
-        /* bend relative to the rest arc, in the hips frame; coupled to the neighbours'
-         * snapshot from the last step, then limited */
-        qt bend = qt_swing(L->rest_dir_hips, qt_unrotate(to_world, dir));
-        if (alpha > 0) {
-            qt neighbours;
-            if (i == 0)
-                neighbours = qt_midpoint(qt_identity(), c->bends[1]);
-            else if (i == n - 1)
-                neighbours = c->bends[n - 2];
-            else
-                neighbours = qt_midpoint(c->bends[i - 1], c->bends[i + 1]);
-            bend = qt_slerp(bend, neighbours, alpha);
-        }
-        bool limited = fabsf(bend.w) < L->cos_half_limit;
-        if (limited) { /* slerp(I, bend, limit / angle): the same axis, turned by the limit */
-            float axis = sqrtf(bend.x * bend.x + bend.y * bend.y + bend.z * bend.z);
-            float k = (bend.w < 0 ? -L->sin_half_limit : L->sin_half_limit) / axis;
-            bend = (qt){bend.x * k, bend.y * k, bend.z * k, L->cos_half_limit};
-        }
-        dir = qt_rotate(to_world, qt_rotate(bend, L->rest_dir_hips));
-        if (limited) { /* drop the velocity that keeps pushing further into the limit */
-            v3 away = v3_normalize_or(v3_madd(v3_scale(dir, v3_dot(rest, dir)), rest, -1.0f), dir);
-            float into = v3_dot(v, away);
-            if (into > 0) v = v3_madd(v, away, -into);
-        }
-        v = v3_madd(v, dir, -v3_dot(v, dir));
-        p = v3_madd(head, dir, len);
-
-        /* the plane behind the hips, only for tips below the tail root */
-        bool moved = false;
-        if (c->plane_enabled && v3_dot(v3_sub(p, root), hips_up) < 0 &&
+/* The plane behind the hips and the floor for one lane's tip (rare: scalar). Returns whether
+ * the tip moved; *touch whether it is on the floor. */
+static bool contact(const lane_frame* f, int l, v3 head, float len, v3 rest, v3* pp, v3* vp,
+                    bool* touch) {
+    v3 p = *pp, v = *vp;
+    const v3 root = LANE_V3(f, r, l), forward = LANE_V3(f, f, l), hips_up = LANE_V3(f, e, l);
+    const v3 up = LANE_V3(f, up, l);
+    const float floor_level = f->floor_level[l];
+    bool moved = false;
+    *touch = false;
+    if (f->plane[l] && v3_dot(v3_sub(p, root), hips_up) < 0 &&
+        v3_dot(v3_sub(p, root), forward) > 0) {
+        v3 back = v3_scale(forward, -1.0f);
+        p = project_onto_circle(head, len, p, back, v3_dot(back, root), rest);
+        float into = v3_dot(v, back);
+        if (into < 0) v = v3_madd(v, back, -into);
+        moved = true;
+    }
+    /* ground contact wins over the bend limit */
+    if (f->floor[l] && v3_dot(p, up) < floor_level) {
+        p = project_onto_circle(head, len, p, up, floor_level, rest);
+        if (f->plane[l] && v3_dot(v3_sub(p, root), hips_up) < 0 &&
             v3_dot(v3_sub(p, root), forward) > 0) {
-            v3 back = v3_scale(forward, -1.0f);
-            p = project_onto_circle(head, len, p, back, v3_dot(back, root), rest);
-            float into = v3_dot(v, back);
-            if (into < 0) v = v3_madd(v, back, -into);
-            moved = true;
+            /* keep to the part of the contact circle behind the hips */
+            v3 ahead = v3_normalize_or(v3_madd(forward, up, -v3_dot(forward, up)), forward);
+            v3 beside = v3_madd(p, ahead, -v3_dot(v3_sub(p, head), ahead));
+            p = project_onto_circle(head, len, beside, up, floor_level, v3_scale(ahead, -1.0f));
         }
-        /* ground contact wins over the bend limit */
-        if (c->floor_enabled && v3_dot(p, up) < c->floor_level) {
-            p = project_onto_circle(head, len, p, up, c->floor_level, rest);
-            if (c->plane_enabled && v3_dot(v3_sub(p, root), hips_up) < 0 &&
-                v3_dot(v3_sub(p, root), forward) > 0) {
-                /* keep to the part of the contact circle behind the hips */
-                v3 ahead = v3_normalize_or(v3_madd(forward, up, -v3_dot(forward, up)), forward);
-                v3 beside = v3_madd(p, ahead, -v3_dot(v3_sub(p, head), ahead));
-                p = project_onto_circle(head, len, beside, up, c->floor_level,
-                                        v3_scale(ahead, -1.0f));
-            }
-            dir = v3_scale(v3_sub(p, head), 1.0f / len);
-            v = v3_madd(v, dir, -v3_dot(v, dir));
-            float vy = v3_dot(v, up);
-            v = v3_scale(v3_madd(v, up, vy > 0 ? 0 : -vy), c->slip_decay);
-            moved = true;
-            ++contacts;
-        }
-        if (moved) {
-            dir = v3_scale(v3_sub(p, head), 1.0f / len);
-            v = v3_madd(v, dir, -v3_dot(v, dir));
-            bend = qt_swing(L->rest_dir_hips, qt_unrotate(to_world, dir));
-        }
-        c->bends_next[i] = bend;
-        if (c->velocity_feedback)
-            v = v3_scale(v3_sub(p, p_old), 1.0f / dt); /* every correction / dt */
-
-        /* read back: the rotation carrying the bind direction to the link */
-        qt local = qt_mul(qt_swing(L->bind_dir, qt_unrotate(G, dir)), L->neutral);
-        c->local_cur[i] = local;
-        G = qt_mul(G, local); /* unit times unit: no renormalising in the loop */
-        v3_store(pp, p);
-        v3_store(vp, v);
-        c->out_lengths[i] = len;
-        head = p;
+        v3 dir = v3_scale(v3_sub(p, head), 1.0f / len);
+        v = v3_madd(v, dir, -v3_dot(v, dir));
+        float vy = v3_dot(v, up);
+        v = v3_scale(v3_madd(v, up, vy > 0 ? 0 : -vy), f->slip[l]);
+        moved = true;
+        *touch = true;
     }
-    qt* swap = c->bends;
-    c->bends = c->bends_next;
-    c->bends_next = swap;
-    c->stats.contacts = contacts;
-    c->stats.steps++;
+    *pp = p, *vp = v;
+    return moved;
 }
 
-static bool state_finite(const tl_chain* c) {
-    return all_finite(c->positions, 3 * (size_t)c->n) &&
-           all_finite(c->velocities, 3 * (size_t)c->n) &&
-           all_finite((const float*)c->local_cur, 4 * (size_t)c->n);
+#define LANE_COUNT LANES
+#include "spring_chain_lanes.h"
+#undef LANE_COUNT
+#define LANE_COUNT 1
+#include "spring_chain_lanes.h"
+#undef LANE_COUNT
+
+/* The kernels for a batch and for one chain. */
+static void lanes_steps(lane_link* links, int n, lane_frame* f, int lanes) {
+    if (lanes == LANES)
+        for (int i = 0; i < n; ++i)
+            lanes_link_4(links, n, i, f);
+    else
+        for (int i = 0; i < n; ++i)
+            lanes_link_1(links, n, i, f);
 }
 
-static void write_output(tl_chain* c, const tl_chain_pose* render_pose) {
-    float t = (float)(c->accumulator / c->step);
-    qt locals[TL_CHAIN_MAX_BONES];
-    for (int i = 0; i < c->n; ++i) {
-        locals[i] = qt_nlerp(c->local_prev[i], c->local_cur[i], t);
-        qt_store(c->out_local + 4 * i, locals[i]);
-    }
-    forward_kinematics(c, render_pose, locals, c->out_tips);
+static void lanes_outputs(lane_link* links, int n, float* t, float* gx, float* gy, float* gz,
+                          float* gw, float* hx, float* hy, float* hz, float* s, int lanes) {
+    if (lanes == LANES)
+        lanes_output_4(links, n, t, gx, gy, gz, gw, hx, hy, hz, s);
+    else
+        lanes_output_1(links, n, t, gx, gy, gz, gw, hx, hy, hz, s);
 }
 
-void tl_chain_step(tl_chain* c, const tl_chain_input* in, float dt) {
+/* ---- frames ---- */
+
+/* One chain's frame as tl_chain_step decided it before the internal steps. */
+typedef struct frame_plan {
+    tl_chain* chain;
+    tl_chain_pose start, target, last_pose; /* last_pose: the last internal step's */
+    qt hips_start, hips_target, last_hips;
+    bool has_hips, cut;
+    double begin, dt, owed;
+    long steps;
+} frame_plan;
+
+/* Validates the input, handles teleports and hitches and counts the internal steps. False
+ * when the input was not finite: the chain was reset and is done for this frame. */
+static bool frame_begin(tl_chain* c, const tl_chain_input* in, float dt, frame_plan* fp) {
     assert(c && in);
     bool finite = isfinite(dt) && pose_valid(&in->start) && pose_valid(&in->target);
     if (finite && in->has_hips) {
@@ -608,69 +634,249 @@ void tl_chain_step(tl_chain* c, const tl_chain_input* in, float dt) {
         bool placed = c->placed;
         tl_chain_reset(c, &last);
         c->placed = placed;
-        return;
+        return false;
     }
     assert(dt >= 0 && "dt must not be negative");
-    tl_chain_pose start = pose_normalized(&in->start), target = pose_normalized(&in->target);
-    qt hips_start = in->has_hips ? qt_normalize(qt_load(in->hips_start)) : hips_world(c, &start);
-    qt hips_target = in->has_hips ? qt_normalize(qt_load(in->hips_target)) : hips_world(c, &target);
+    fp->chain = c;
+    fp->start = pose_normalized(&in->start), fp->target = pose_normalized(&in->target);
+    fp->has_hips = in->has_hips;
+    fp->hips_start =
+        in->has_hips ? qt_normalize(qt_load(in->hips_start)) : hips_world(c, &fp->start);
+    fp->hips_target =
+        in->has_hips ? qt_normalize(qt_load(in->hips_target)) : hips_world(c, &fp->target);
+    fp->dt = dt;
 
     if (!c->placed) {
-        place_at_rest(c, &start, hips_start);
-    } else if (v3_dot(v3_sub(v3_load(start.position), v3_load(c->last_target.position)),
-                      v3_sub(v3_load(start.position), v3_load(c->last_target.position))) >
+        place_at_rest(c, &fp->start, fp->hips_start);
+    } else if (v3_dot(v3_sub(v3_load(fp->start.position), v3_load(c->last_target.position)),
+                      v3_sub(v3_load(fp->start.position), v3_load(c->last_target.position))) >
                c->teleport2) {
-        rebase(c, &c->last_target, &start); /* a cut between frames */
+        rebase(c, &c->last_target, &fp->start); /* a cut between frames */
         c->stats.teleports++;
     }
     /* a jump within the frame: carry the chain rigidly, simulate at the target */
-    v3 jump = v3_sub(v3_load(target.position), v3_load(start.position));
-    bool cut = v3_dot(jump, jump) > c->teleport2;
-    if (cut) {
-        rebase(c, &c->solved_pose, &target);
+    v3 jump = v3_sub(v3_load(fp->target.position), v3_load(fp->start.position));
+    fp->cut = v3_dot(jump, jump) > c->teleport2;
+    if (fp->cut) {
+        rebase(c, &c->solved_pose, &fp->target);
         c->stats.teleports++;
     }
 
     double owed = c->accumulator + (double)dt;
     long steps = (long)(owed / c->step + 1e-6); /* 1/60 s is two steps, not 1.9999 */
-    double begin = 0; /* fraction of the frame where the simulated window starts */
+    fp->begin = 0; /* fraction of the frame where the simulated window starts */
     if (steps > c->max_substeps) {
         /* A hitch: simulate only the frame's last max_substeps steps at the real speed of the
          * pose and carry the chain rigidly with the root over the rest, so a long frame can
          * neither explode nor inject energy. */
         c->stats.clamped_frames++;
         steps = c->max_substeps;
-        begin = 1.0 - (double)steps * c->step / (double)dt;
+        fp->begin = 1.0 - (double)steps * c->step / (double)dt;
         owed = (double)steps * c->step;
-        tl_chain_pose window = pose_lerp(&start, &target, (float)begin);
-        if (!cut) rebase(c, &c->solved_pose, &window);
+        tl_chain_pose window = pose_lerp(&fp->start, &fp->target, (float)fp->begin);
+        if (!fp->cut) rebase(c, &c->solved_pose, &window);
     } else if (steps > 0) {
-        begin = -c->accumulator / (double)dt;
+        fp->begin = -c->accumulator / (double)dt;
     }
-    for (long j = 1; j <= steps; ++j) {
-        float t = cut ? 1.0f : (float)(begin + (double)j * c->step / (double)dt);
-        if (t > 1) t = 1;
-        tl_chain_pose pose = pose_lerp(&start, &target, t);
-        qt hips = qt_slerp(hips_start, hips_target, t);
-        solve_step(c, &pose, hips);
-        c->solved_pose = pose;
-        c->solved_hips = hips;
-        owed -= c->step;
-    }
-    c->accumulator = owed < 0 ? 0 : owed;
-    c->last_target = target;
-    if (!state_finite(c)) {
-        c->stats.nonfinite_states++;
-        place_at_rest(c, &target, hips_target);
-    }
-    write_output(c, &target);
+    fp->steps = steps;
+    fp->owed = owed;
+    return true;
 }
+
+/* The attachment pose and the hips rotation at internal step j of a frame. */
+static void plan_pose(const frame_plan* fp, long j, tl_chain_pose* pose, qt* hips) {
+    const tl_chain* c = fp->chain;
+    float t = fp->cut ? 1.0f : (float)(fp->begin + (double)j * c->step / fp->dt);
+    if (t > 1) t = 1;
+    *pose = pose_lerp(&fp->start, &fp->target, t);
+    /* without a separate hips input the hips ride the attachment: slerp(a H, b H, t) is
+     * slerp(a, b, t) H */
+    *hips = fp->has_hips ? qt_slerp(fp->hips_start, fp->hips_target, t) : hips_world(c, pose);
+}
+
+static void gather_constants(lane_link* k, int l, const tl_chain* c) {
+    for (int i = 0; i < c->n; ++i, ++k) {
+        const link_const* L = &c->links[i];
+        SET_V3(k, u, l, L->rest_dir_hips);
+        SET_V3(k, c, l, L->bind_dir_hips);
+        SET_QT(k, k, l, L->next_frame);
+        SET_QT(k, a, l, L->hips_from_parent);
+        SET_QT(k, n, l, L->neutral);
+        SET_V3(k, e, l, L->own_dir);
+        k->len[l] = L->length, k->omega2[l] = L->omega2, k->damping[l] = L->damping;
+        k->cos_lim[l] = L->cos_half_limit, k->sin_lim[l] = L->sin_half_limit;
+    }
+}
+
+static void gather_state(lane_link* k, int l, const tl_chain* c) {
+    for (int i = 0; i < c->n; ++i, ++k) {
+        SET_V3(k, p, l, v3_load(c->positions + 3 * i));
+        SET_V3(k, v, l, v3_load(c->velocities + 3 * i));
+        SET_QT(k, b, l, c->bends[i]);
+        SET_QT(k, s, l, c->swing_cur[i]);
+        SET_QT(k, o, l, c->swing_prev[i]);
+    }
+}
+
+/* Writes lane l's state back into its chain; false if it is not finite. */
+static bool scatter_state(const lane_link* k, int l, tl_chain* c, float scale) {
+    float nan_if_not_finite = 0; /* x - x is 0 for a finite x and NaN otherwise */
+    for (int i = 0; i < c->n; ++i, ++k) {
+        v3 p = LANE_V3(k, p, l), v = LANE_V3(k, v, l);
+        qt S = LANE_QT(k, s, l);
+        v3_store(c->positions + 3 * i, p);
+        v3_store(c->velocities + 3 * i, v);
+        c->bends[i] = LANE_QT(k, b, l);
+        c->swing_cur[i] = S;
+        c->swing_prev[i] = LANE_QT(k, o, l);
+        c->out_lengths[i] = k->len[l] * scale;
+        nan_if_not_finite += (p.x - p.x) + (p.y - p.y) + (p.z - p.z) + (v.x - v.x) + (v.y - v.y) +
+                             (v.z - v.z) + (S.x - S.x) + (S.y - S.y) + (S.z - S.z) + (S.w - S.w);
+    }
+    return nan_if_not_finite == 0;
+}
+
+/* Steps up to LANES chains with the same bone count through one frame each. */
+static void step_group(frame_plan* plans, int count) {
+    tl_chain* lead = plans[0].chain;
+    const int n = lead->n;
+    lane_link* links = lead->lanes;
+    lane_frame f;
+    long max_steps = 0;
+    bool early[LANES] = {false};
+    const int lanes = count == 1 ? 1 : LANES;
+    for (int l = 0; l < lanes; ++l) {
+        const frame_plan* fp = &plans[l < count ? l : 0]; /* spare lanes repeat lane 0 */
+        const tl_chain* c = fp->chain;
+        if (lead->lane_serial[l] != c->serial) {
+            gather_constants(links, l, c);
+            lead->lane_serial[l] = c->serial;
+        }
+        gather_state(links, l, c);
+        f.dt[l] = c->step, f.alpha[l] = n > 1 ? c->coupling_alpha : 0, f.slip[l] = c->slip_decay;
+        f.floor_level[l] = c->floor_level;
+        SET_V3(&f, g, l, v3_scale(c->up, -c->gravity));
+        SET_V3(&f, up, l, c->up);
+        f.plane[l] = c->plane_enabled, f.floor[l] = c->floor_enabled;
+        f.feedback[l] = c->velocity_feedback;
+        if (fp->steps > max_steps) max_steps = fp->steps;
+    }
+    for (long j = 1; j <= max_steps; ++j) {
+        for (int l = 0; l < lanes; ++l) {
+            frame_plan* fp = &plans[l < count ? l : 0];
+            const tl_chain* c = fp->chain;
+            tl_chain_pose pose;
+            qt hips;
+            plan_pose(fp, j <= fp->steps ? j : fp->steps, &pose, &hips);
+            if (l < count && j <= fp->steps) fp->last_pose = pose, fp->last_hips = hips;
+            qt R = qt_load(pose.rotation);
+            SET_QT(&f, w, l, qt_mul(R, c->hips_in_attachment)); /* W_0 = G_0 A_0^-1 = R H */
+            v3 root = v3_madd(v3_load(pose.position), qt_rotate(R, c->root_offset), pose.scale);
+            SET_V3(&f, h, l, root);
+            SET_V3(&f, r, l, root);
+            SET_V3(&f, f, l, qt_rotate(hips, v3_make(0, 0, 1)));
+            SET_V3(&f, e, l, qt_rotate(hips, v3_make(0, 1, 0)));
+            f.scale[l] = pose.scale;
+            f.contacts[l] = 0;
+        }
+        lanes_steps(links, n, &f, lanes);
+        for (int l = 0; l < count; ++l) {
+            tl_chain* c = plans[l].chain;
+            if (j > plans[l].steps) continue;
+            c->stats.contacts = (uint32_t)f.contacts[l];
+            c->stats.steps++;
+            if (j == plans[l].steps && j < max_steps) { /* done before the others */
+                early[l] = true;
+                if (!scatter_state(links, l, c, plans[l].last_pose.scale)) {
+                    c->stats.nonfinite_states++;
+                    place_at_rest(c, &plans[l].target, plans[l].hips_target);
+                }
+            }
+        }
+    }
+    /* the render-time output, from the state of each lane's own last step */
+    float t[LANES], gx[LANES], gy[LANES], gz[LANES], gw[LANES], hx[LANES], hy[LANES], hz[LANES],
+        s[LANES];
+    for (int l = 0; l < lanes; ++l) {
+        frame_plan* fp = &plans[l < count ? l : 0];
+        tl_chain* c = fp->chain;
+        if (l < count) {
+            double owed = fp->owed;
+            for (long j = 0; j < fp->steps; ++j)
+                owed -= c->step;
+            c->accumulator = owed < 0 ? 0 : owed;
+            c->last_target = fp->target;
+            if (fp->steps > 0) c->solved_pose = fp->last_pose, c->solved_hips = fp->last_hips;
+            if (early[l]) {
+                gather_state(links, l, c);
+            } else if (fp->steps > 0 && !scatter_state(links, l, c, fp->last_pose.scale)) {
+                c->stats.nonfinite_states++;
+                place_at_rest(c, &fp->target, fp->hips_target);
+                gather_state(links, l, c);
+            }
+        }
+        const tl_chain_pose* pose = &fp->target;
+        qt G = qt_load(pose->rotation);
+        v3 root = v3_madd(v3_load(pose->position), qt_rotate(G, c->root_offset), pose->scale);
+        t[l] = (float)(c->accumulator / c->step);
+        gx[l] = G.x, gy[l] = G.y, gz[l] = G.z, gw[l] = G.w;
+        hx[l] = root.x, hy[l] = root.y, hz[l] = root.z, s[l] = pose->scale;
+    }
+    lanes_outputs(links, n, t, gx, gy, gz, gw, hx, hy, hz, s, lanes);
+    for (int l = 0; l < count; ++l) {
+        tl_chain* c = plans[l].chain;
+        const lane_link* k = links;
+        for (int i = 0; i < n; ++i, ++k) {
+            qt_store(c->out_local + 4 * i, LANE_QT(k, L, l));
+            v3_store(c->out_tips + 3 * i, LANE_V3(k, T, l));
+        }
+    }
+}
+
+void tl_chain_step(tl_chain* c, const tl_chain_input* in, float dt) {
+    tl_chain_step_many(&c, in, 1, dt);
+}
+
+/* Chains are grouped by bone count, LANES to a group, in their order. */
+enum { OPEN_GROUPS = 4 };
 
 void tl_chain_step_many(tl_chain* const* chains, const tl_chain_input* inputs, int count,
                         float dt) {
     assert(count >= 0 && (count == 0 || (chains && inputs)));
-    for (int i = 0; i < count; ++i)
-        tl_chain_step(chains[i], &inputs[i], dt);
+    frame_plan groups[OPEN_GROUPS][LANES];
+    int used[OPEN_GROUPS] = {0};
+    for (int k = 0; k < count; ++k) {
+        tl_chain* c = chains[k];
+        /* a chain listed twice steps twice, one frame after the other */
+        for (int g = 0; g < OPEN_GROUPS; ++g)
+            for (int l = 0; l < used[g]; ++l)
+                if (groups[g][l].chain == c) {
+                    step_group(groups[g], used[g]);
+                    used[g] = 0;
+                }
+        frame_plan plan;
+        if (!frame_begin(c, &inputs[k], dt, &plan)) continue;
+        int g = 0;
+        while (g < OPEN_GROUPS && !(used[g] > 0 && groups[g][0].chain->n == c->n))
+            ++g;
+        if (g == OPEN_GROUPS) {
+            g = 0;
+            while (g < OPEN_GROUPS && used[g] > 0)
+                ++g;
+            if (g == OPEN_GROUPS) { /* every group open for other bone counts */
+                g = 0;
+                step_group(groups[0], used[0]);
+                used[0] = 0;
+            }
+        }
+        groups[g][used[g]++] = plan;
+        if (used[g] == LANES) {
+            step_group(groups[g], used[g]);
+            used[g] = 0;
+        }
+    }
+    for (int g = 0; g < OPEN_GROUPS; ++g)
+        if (used[g] > 0) step_group(groups[g], used[g]);
 }
 
 /* ---- output ---- */

@@ -1,0 +1,308 @@
+/* The lane kernels of the spring chain, included by spring_chain.c once per lane count:
+ * LANE_COUNT 4 (a batch: loops over the lanes compile to SIMD) and 1 (a chain alone: the same
+ * operations as scalar code, so a chain gets the same bits alone or in a batch). Every
+ * function is named NAME(x) = x_<LANE_COUNT>. */
+#define NAME(x) NAME_(x, LANE_COUNT)
+#define NAME_(x, n) NAME__(x, n)
+#define NAME__(x, n) x##_##n
+#if defined(__clang__) && LANE_COUNT > 1
+/* clang unrolls short loops before its loop vectoriser sees them */
+#define EACH _Pragma("clang loop unroll(disable)") for (int l = 0; l < LANE_COUNT; ++l)
+#else
+#define EACH for (int l = 0; l < LANE_COUNT; ++l)
+#endif
+
+/* c ? a : b. For lanes, written with bit masks: gcc (with its default -ftrapping-math)
+ * vectorises no float ?: in a loop; the value is the same for every a and b, NaN included. */
+KERNEL float NAME(pick)(int c, float a, float b) {
+#if LANE_COUNT == 1
+    return c ? a : b;
+#else
+    uint32_t m = (uint32_t)0 - (uint32_t)(c != 0), x, y;
+    memcpy(&x, &a, sizeof x);
+    memcpy(&y, &b, sizeof y);
+    x = (x & m) | (y & ~m);
+    memcpy(&a, &x, sizeof a);
+    return a;
+#endif
+}
+KERNEL v3 NAME(v3_pick)(int c, v3 a, v3 b) {
+    return (v3){NAME(pick)(c, a.x, b.x), NAME(pick)(c, a.y, b.y), NAME(pick)(c, a.z, b.z)};
+}
+KERNEL qt NAME(qt_pick)(int c, qt a, qt b) {
+    return (qt){NAME(pick)(c, a.x, b.x), NAME(pick)(c, a.y, b.y), NAME(pick)(c, a.z, b.z),
+                NAME(pick)(c, a.w, b.w)};
+}
+
+/* out = 1 / sqrt(x) per lane, correctly rounded like the scalar 1.0f / sqrtf(x) (compilers
+ * vectorise no sqrtf while it may set errno). */
+KERNEL void NAME(lanes_rsqrt)(float* restrict out, const float* restrict x) {
+#if defined(__SSE__) && LANE_COUNT == 4
+    _mm_storeu_ps(out, _mm_div_ps(_mm_set1_ps(1.0f), _mm_sqrt_ps(_mm_loadu_ps(x))));
+#else
+    EACH out[l] = 1.0f / sqrtf(x[l]);
+#endif
+}
+
+/* Whether any lane is flagged (the rare branches run per lane only then). */
+KERNEL bool NAME(any_lane)(const int* flag) {
+    int any = 0;
+    EACH any |= flag[l];
+    return any != 0;
+}
+
+/* Link i of every lane. The straight-line code runs in loops over the lanes (SIMD); the rare
+ * branches (antiparallel swings, bends more than 36 degrees from their neighbours, the bend
+ * limit, contact) are flagged there and fixed per lane. */
+static void NAME(lanes_link)(lane_link* restrict links, int n, int i, lane_frame* restrict f) {
+    lane_link* restrict k = &links[i];
+    const bool coupled = n > 1;
+    float rest_x[LANE_COUNT], rest_y[LANE_COUNT], rest_z[LANE_COUNT], len[LANE_COUNT];
+    float p_x[LANE_COUNT], p_y[LANE_COUNT], p_z[LANE_COUNT], v_x[LANE_COUNT], v_y[LANE_COUNT],
+        v_z[LANE_COUNT];
+    float d_x[LANE_COUNT], d_y[LANE_COUNT], d_z[LANE_COUNT];
+    float m_x[LANE_COUNT], m_y[LANE_COUNT], m_z[LANE_COUNT],
+        m_w[LANE_COUNT]; /* the neighbours' bend */
+    float q_x[LANE_COUNT], q_y[LANE_COUNT], q_z[LANE_COUNT], q_w[LANE_COUNT]; /* the bend */
+    float h_x[LANE_COUNT], h_y[LANE_COUNT], h_z[LANE_COUNT]; /* its direction in the hips frame */
+    float norm2[LANE_COUNT], inv[LANE_COUNT], mid2[LANE_COUNT], mid_inv[LANE_COUNT];
+    int flag[LANE_COUNT];
+
+    /* neighbour target from the snapshot (§4): midpoint(I or old_{i-1}, old_{i+1}) or old_{n-2} */
+    if (coupled && i + 1 < n) {
+        const lane_link* restrict next = &links[i + 1];
+        if (i == 0) EACH f->qx[l] = 0, f->qy[l] = 0, f->qz[l] = 0, f->qw[l] = 1;
+        EACH {
+            qt a = LANE_QT(f, q, l), b = LANE_QT(next, b, l);
+            b = NAME(qt_pick)(qt_dot(a, b) < 0, qt_neg(b), b);
+            m_x[l] = a.x + b.x, m_y[l] = a.y + b.y, m_z[l] = a.z + b.z, m_w[l] = a.w + b.w;
+            mid2[l] = m_x[l] * m_x[l] + m_y[l] * m_y[l] + m_z[l] * m_z[l] + m_w[l] * m_w[l];
+        }
+        NAME(lanes_rsqrt)(mid_inv, mid2);
+        EACH {
+            qt m = {m_x[l] * mid_inv[l], m_y[l] * mid_inv[l], m_z[l] * mid_inv[l],
+                    m_w[l] * mid_inv[l]};
+            m = NAME(qt_pick)(mid2[l] > 1e-30f, m, qt_identity());
+            m_x[l] = m.x, m_y[l] = m.y, m_z[l] = m.z, m_w[l] = m.w;
+        }
+    } else if (coupled) {
+        EACH m_x[l] = f->qx[l], m_y[l] = f->qy[l], m_z[l] = f->qz[l], m_w[l] = f->qw[l];
+    }
+    /* keep this link's old bend for the next link's neighbour target */
+    EACH f->qx[l] = k->bx[l], f->qy[l] = k->by[l], f->qz[l] = k->bz[l], f->qw[l] = k->bw[l];
+
+    /* damped spring to the rest target, semi-implicit Euler */
+    EACH {
+        const qt W = LANE_QT(f, w, l);
+        const v3 head = LANE_V3(f, h, l);
+        const float dt = f->dt[l];
+        v3 rest = qt_rotate(W, LANE_V3(k, u, l));
+        float length = k->len[l] * f->scale[l];
+        v3 p = LANE_V3(k, p, l), v = LANE_V3(k, v, l);
+        v3 target = v3_madd(head, rest, length);
+        v3 acc =
+            v3_add(v3_sub(v3_scale(v3_sub(target, p), k->omega2[l]), v3_scale(v, k->damping[l])),
+                   LANE_V3(f, g, l));
+        v = v3_madd(v, acc, dt);
+        p = v3_madd(p, v, dt);
+        v3 d = v3_sub(p, head);
+        rest_x[l] = rest.x, rest_y[l] = rest.y, rest_z[l] = rest.z, len[l] = length;
+        p_x[l] = p.x, p_y[l] = p.y, p_z[l] = p.z, v_x[l] = v.x, v_y[l] = v.y, v_z[l] = v.z;
+        d_x[l] = d.x, d_y[l] = d.y, d_z[l] = d.z;
+        norm2[l] = v3_dot(d, d);
+    }
+    NAME(lanes_rsqrt)(inv, norm2);
+    /* rope: the direction to the particle; the bend relative to the rest arc, hips frame */
+    EACH {
+        const qt W = LANE_QT(f, w, l);
+        v3 rest = {rest_x[l], rest_y[l], rest_z[l]}, d = {d_x[l], d_y[l], d_z[l]};
+        v3 dir = NAME(v3_pick)(norm2[l] > 1e-24f, v3_scale(d, inv[l]), rest);
+        v3 u = LANE_V3(k, u, l), dh = qt_unrotate(W, dir);
+        float dot = v3_dot(u, dh);
+        v3 c = v3_cross(u, dh);
+        flag[l] = dot < -0.999999f;
+        q_x[l] = c.x, q_y[l] = c.y, q_z[l] = c.z, q_w[l] = 1.0f + dot;
+        norm2[l] = q_x[l] * q_x[l] + q_y[l] * q_y[l] + q_z[l] * q_z[l] + q_w[l] * q_w[l];
+    }
+    NAME(lanes_rsqrt)(inv, norm2);
+    EACH {
+        qt q = {q_x[l] * inv[l], q_y[l] * inv[l], q_z[l] * inv[l], q_w[l] * inv[l]};
+        q = NAME(qt_pick)(norm2[l] > 1e-30f, q, qt_identity());
+        q_x[l] = q.x, q_y[l] = q.y, q_z[l] = q.z, q_w[l] = q.w;
+    }
+    if (NAME(any_lane)(flag))
+        for (int l = 0; l < LANE_COUNT; ++l)
+            if (flag[l]) { /* d opposite u */
+                qt q = qt_axis_angle(v3_perpendicular(LANE_V3(k, u, l)), PI_F);
+                q_x[l] = q.x, q_y[l] = q.y, q_z[l] = q.z, q_w[l] = q.w;
+            }
+
+    /* coupled to the neighbours: slerp(q, m, alpha) */
+    if (coupled) {
+        float r_x[LANE_COUNT], r_y[LANE_COUNT], r_z[LANE_COUNT], r_w[LANE_COUNT],
+            cos_half[LANE_COUNT];
+        EACH {
+            qt a = {q_x[l], q_y[l], q_z[l], q_w[l]}, b = {m_x[l], m_y[l], m_z[l], m_w[l]};
+            float d = qt_dot(a, b), t = f->alpha[l];
+            b = NAME(qt_pick)(d < 0, qt_neg(b), b);
+            d = NAME(pick)(d < 0, -d, d);
+            /* as qt_slerp: series weights within 36 degrees, exact ones beyond (fixed below) */
+            float e = (1.0f - d) * (1.0f / 3.0f), s = 1.0f - t;
+            float wa = s * (1.0f + (1.0f - s * s) * e), wb = t * (1.0f + (1.0f - t * t) * e);
+            flag[l] = !(d > 0.95f);
+            cos_half[l] = d;
+            m_x[l] = b.x, m_y[l] = b.y, m_z[l] = b.z, m_w[l] = b.w;
+            r_x[l] = a.x * wa + b.x * wb, r_y[l] = a.y * wa + b.y * wb;
+            r_z[l] = a.z * wa + b.z * wb, r_w[l] = a.w * wa + b.w * wb;
+        }
+        if (NAME(any_lane)(flag))
+            for (int l = 0; l < LANE_COUNT; ++l)
+                if (flag[l]) {
+                    float t = f->alpha[l], angle = acosf(cos_half[l]), s = 1.0f / sinf(angle);
+                    float wa = sinf((1.0f - t) * angle) * s, wb = sinf(t * angle) * s;
+                    r_x[l] = q_x[l] * wa + m_x[l] * wb, r_y[l] = q_y[l] * wa + m_y[l] * wb;
+                    r_z[l] = q_z[l] * wa + m_z[l] * wb, r_w[l] = q_w[l] * wa + m_w[l] * wb;
+                }
+        EACH norm2[l] = r_x[l] * r_x[l] + r_y[l] * r_y[l] + r_z[l] * r_z[l] + r_w[l] * r_w[l];
+        NAME(lanes_rsqrt)(inv, norm2);
+        EACH {
+            qt r = {r_x[l] * inv[l], r_y[l] * inv[l], r_z[l] * inv[l], r_w[l] * inv[l]};
+            r = NAME(qt_pick)(norm2[l] > 1e-30f, r, qt_identity());
+            qt q = NAME(qt_pick)(f->alpha[l] > 0, r, (qt){q_x[l], q_y[l], q_z[l], q_w[l]});
+            q_x[l] = q.x, q_y[l] = q.y, q_z[l] = q.z, q_w[l] = q.w;
+        }
+    }
+
+    /* limit: beyond theta_max the bend turns back to the limit about its own axis */
+    EACH flag[l] = fabsf(q_w[l]) < k->cos_lim[l];
+    if (NAME(any_lane)(flag))
+        for (int l = 0; l < LANE_COUNT; ++l)
+            if (flag[l]) {
+                float axis = sqrtf(q_x[l] * q_x[l] + q_y[l] * q_y[l] + q_z[l] * q_z[l]);
+                float s = (q_w[l] < 0 ? -k->sin_lim[l] : k->sin_lim[l]) / axis;
+                q_x[l] *= s, q_y[l] *= s, q_z[l] *= s, q_w[l] = k->cos_lim[l];
+            }
+    EACH {
+        v3 h = qt_rotate((qt){q_x[l], q_y[l], q_z[l], q_w[l]}, LANE_V3(k, u, l));
+        v3 dir = qt_rotate(LANE_QT(f, w, l), h);
+        h_x[l] = h.x, h_y[l] = h.y, h_z[l] = h.z;
+        d_x[l] = dir.x, d_y[l] = dir.y, d_z[l] = dir.z;
+    }
+    if (NAME(any_lane)(flag))
+        for (int l = 0; l < LANE_COUNT; ++l)
+            if (flag[l]) { /* drop the velocity that keeps pushing further into the limit */
+                v3 dir = {d_x[l], d_y[l], d_z[l]}, rest = {rest_x[l], rest_y[l], rest_z[l]};
+                v3 v = {v_x[l], v_y[l], v_z[l]};
+                v3 away =
+                    v3_normalize_or(v3_madd(v3_scale(dir, v3_dot(rest, dir)), rest, -1.0f), dir);
+                float into = v3_dot(v, away);
+                if (into > 0) v = v3_madd(v, away, -into);
+                v_x[l] = v.x, v_y[l] = v.y, v_z[l] = v.z;
+            }
+    /* a rope cannot stretch, so neither can its velocity */
+    EACH {
+        v3 dir = {d_x[l], d_y[l], d_z[l]}, v = {v_x[l], v_y[l], v_z[l]};
+        v3 head = LANE_V3(f, h, l);
+        v = v3_madd(v, dir, -v3_dot(v, dir));
+        v3 p = v3_madd(head, dir, len[l]);
+        v3 rel = v3_sub(p, LANE_V3(f, r, l));
+        int below_root = v3_dot(rel, LANE_V3(f, e, l))<0, ahead = v3_dot(rel, LANE_V3(f, f, l))> 0;
+        int behind = below_root & ahead;
+        int below = v3_dot(p, LANE_V3(f, up, l)) < f->floor_level[l];
+        flag[l] = (f->plane[l] & behind) | (f->floor[l] & below) | f->feedback[l];
+        v_x[l] = v.x, v_y[l] = v.y, v_z[l] = v.z, p_x[l] = p.x, p_y[l] = p.y, p_z[l] = p.z;
+    }
+    if (NAME(any_lane)(flag))
+        for (int l = 0; l < LANE_COUNT; ++l)
+            if (flag[l]) {
+                v3 head = LANE_V3(f, h, l), rest = {rest_x[l], rest_y[l], rest_z[l]};
+                v3 p = {p_x[l], p_y[l], p_z[l]}, v = {v_x[l], v_y[l], v_z[l]};
+                bool touch;
+                if (contact(f, l, head, len[l], rest, &p, &v, &touch)) {
+                    const qt W = LANE_QT(f, w, l);
+                    v3 dir = v3_scale(v3_sub(p, head), 1.0f / len[l]);
+                    v = v3_madd(v, dir, -v3_dot(v, dir));
+                    v3 h = qt_unrotate(W, dir);
+                    qt q = qt_swing(LANE_V3(k, u, l), h);
+                    q_x[l] = q.x, q_y[l] = q.y, q_z[l] = q.z, q_w[l] = q.w;
+                    h_x[l] = h.x, h_y[l] = h.y, h_z[l] = h.z;
+                    f->contacts[l] += touch;
+                }
+                if (f->feedback[l]) /* every correction / dt */
+                    v = v3_scale(v3_sub(p, LANE_V3(k, p, l)), 1.0f / f->dt[l]);
+                p_x[l] = p.x, p_y[l] = p.y, p_z[l] = p.z, v_x[l] = v.x, v_y[l] = v.y, v_z[l] = v.z;
+            }
+
+    /* read back: S = swing(b, h), the rotation carrying the bind direction to the link */
+    EACH {
+        v3 b = LANE_V3(k, c, l), h = {h_x[l], h_y[l], h_z[l]};
+        float dot = v3_dot(b, h);
+        v3 c = v3_cross(b, h);
+        flag[l] = dot < -0.999999f;
+        m_x[l] = c.x, m_y[l] = c.y, m_z[l] = c.z, m_w[l] = 1.0f + dot;
+        norm2[l] = m_x[l] * m_x[l] + m_y[l] * m_y[l] + m_z[l] * m_z[l] + m_w[l] * m_w[l];
+    }
+    NAME(lanes_rsqrt)(inv, norm2);
+    EACH {
+        qt S = {m_x[l] * inv[l], m_y[l] * inv[l], m_z[l] * inv[l], m_w[l] * inv[l]};
+        S = NAME(qt_pick)(norm2[l] > 1e-30f, S, qt_identity());
+        m_x[l] = S.x, m_y[l] = S.y, m_z[l] = S.z, m_w[l] = S.w;
+    }
+    if (NAME(any_lane)(flag))
+        for (int l = 0; l < LANE_COUNT; ++l)
+            if (flag[l]) {
+                qt S = qt_axis_angle(v3_perpendicular(LANE_V3(k, c, l)), PI_F);
+                m_x[l] = S.x, m_y[l] = S.y, m_z[l] = S.z, m_w[l] = S.w;
+            }
+    EACH {
+        qt S = {m_x[l], m_y[l], m_z[l], m_w[l]};
+        qt W = qt_mul(qt_mul(LANE_QT(f, w, l), S), LANE_QT(k, k, l)); /* unit: no renormalising */
+        SET_QT(f, w, l, W);
+        k->ox[l] = k->sx[l], k->oy[l] = k->sy[l], k->oz[l] = k->sz[l], k->ow[l] = k->sw[l];
+        SET_QT(k, s, l, S);
+        k->bx[l] = q_x[l], k->by[l] = q_y[l], k->bz[l] = q_z[l], k->bw[l] = q_w[l];
+        k->px[l] = p_x[l], k->py[l] = p_y[l], k->pz[l] = p_z[l];
+        k->vx[l] = v_x[l], k->vy[l] = v_y[l], k->vz[l] = v_z[l];
+        f->hx[l] = p_x[l], f->hy[l] = p_y[l], f->hz[l] = p_z[l];
+    }
+}
+
+/* Render-time output of every lane: the read-back swings of the last two steps interpolated
+ * (nlerp) at t, turned into local rotations L_i = A_i^-1 S A_i N_i, and the tips by FK from
+ * the root at head (the attachment pose's rotation g and scale s). */
+static void NAME(lanes_output)(lane_link* restrict links, int n, const float* restrict t,
+                               float* restrict gx, float* restrict gy, float* restrict gz,
+                               float* restrict gw, float* restrict hx, float* restrict hy,
+                               float* restrict hz, const float* restrict s) {
+    float q_x[LANE_COUNT], q_y[LANE_COUNT], q_z[LANE_COUNT], q_w[LANE_COUNT], norm2[LANE_COUNT],
+        inv[LANE_COUNT];
+    for (int i = 0; i < n; ++i) {
+        lane_link* restrict k = &links[i];
+        EACH {
+            qt a = LANE_QT(k, o, l), b = LANE_QT(k, s, l);
+            b = NAME(qt_pick)(qt_dot(a, b) < 0, qt_neg(b), b);
+            q_x[l] = a.x + (b.x - a.x) * t[l], q_y[l] = a.y + (b.y - a.y) * t[l];
+            q_z[l] = a.z + (b.z - a.z) * t[l], q_w[l] = a.w + (b.w - a.w) * t[l];
+            norm2[l] = q_x[l] * q_x[l] + q_y[l] * q_y[l] + q_z[l] * q_z[l] + q_w[l] * q_w[l];
+        }
+        NAME(lanes_rsqrt)(inv, norm2);
+        EACH {
+            qt S = {q_x[l] * inv[l], q_y[l] * inv[l], q_z[l] * inv[l], q_w[l] * inv[l]};
+            S = NAME(qt_pick)(norm2[l] > 1e-30f, S, qt_identity());
+            v3 axis = qt_unrotate(LANE_QT(k, a, l), (v3){S.x, S.y, S.z});
+            qt local = qt_mul((qt){axis.x, axis.y, axis.z, S.w}, LANE_QT(k, n, l));
+            qt G = qt_mul((qt){gx[l], gy[l], gz[l], gw[l]}, local);
+            v3 head = v3_madd((v3){hx[l], hy[l], hz[l]}, qt_rotate(G, LANE_V3(k, e, l)),
+                              s[l] * k->len[l]);
+            gx[l] = G.x, gy[l] = G.y, gz[l] = G.z, gw[l] = G.w;
+            hx[l] = head.x, hy[l] = head.y, hz[l] = head.z;
+            SET_QT(k, L, l, local);
+            SET_V3(k, T, l, head);
+        }
+    }
+}
+
+#undef EACH
+#undef NAME__
+#undef NAME_
+#undef NAME
