@@ -1010,6 +1010,101 @@ static void test_determinism(void) {
     ENSURE(a != 0 && a == b && a == c);
 }
 
+/* tl_chain_step_many steps chains with the same bone count 4 at a time in SIMD lanes; a chain
+ * stepped alone runs the same operations as scalar code. Every output must have the same bits
+ * either way, whatever shares the batch: mixed bone counts, chains whose fixed steps differ
+ * (so one lane runs fewer internal steps than its neighbours), a hitch, a teleport, a
+ * non-finite input, contact, thick-tail limits, and a chain listed twice in one call. */
+enum { BATCH = 11 };
+
+static tl_chain* batch_chain(int index, rig* r) {
+    static const int bones[BATCH] = {8, 8, 3, 8, 8, 5, 8, 1, 8, 8, 3};
+    rig_straight(r, bones[index], v3_make(0, -1, 0.2f * (float)(index % 3)), 0.8f);
+    tl_chain_def def = def_for(r);
+    float radii[TL_CHAIN_MAX_BONES];
+    for (int i = 0; i < r->n; ++i)
+        radii[i] = 0.05f + 0.02f * (float)i;
+    if (index % 2) def.joint_radii = radii;
+    if (index == 3) def.fixed_step = 1.0f / 90;  /* fewer steps per frame than lanes 0-2 */
+    if (index == 4) def.fixed_step = 1.0f / 300; /* more */
+    if (index == 6) def.max_substeps = 2;
+    if (index == 8) def.floor_height = 0.4f; /* in contact */
+    if (index == 9) def.hips_plane_enabled = false;
+    return create(&def);
+}
+
+static tl_chain_input batch_input(int index, int frame, double dt) {
+    clip_fn* clips[3] = {clip_shake, clip_walk, clip_low};
+    double offset = 0.1 * index;
+    tl_chain_input in =
+        frame_input(clips[index % 3], offset + (frame - 1) * dt, offset + frame * dt);
+    if (index == 5 && frame == 40) in.target.position[2] += 50; /* teleport within the frame */
+    if (index == 2 && frame == 70) in.start.rotation[0] = NAN;  /* non-finite */
+    if (index == 10 && frame >= 90) {                           /* hips apart from the pelvis */
+        in.has_hips = true;
+        qt_store(in.hips_start, qt_axis_angle(v3_make(1, 0, 0), 0.01f * (float)frame));
+        qt_store(in.hips_target, qt_axis_angle(v3_make(1, 0, 0), 0.01f * (float)(frame + 1)));
+    }
+    return in;
+}
+
+static bool same_chain(const tl_chain* a, const tl_chain* b) {
+    int n = tl_chain_bone_count(a);
+    tl_chain_stats sa = tl_chain_get_stats(a), sb = tl_chain_get_stats(b);
+    return memcmp(tl_chain_local_rotations(a), tl_chain_local_rotations(b), 16 * (size_t)n) == 0 &&
+           memcmp(tl_chain_tip_positions(a), tl_chain_tip_positions(b), 12 * (size_t)n) == 0 &&
+           memcmp(tl_chain_particle_positions(a), tl_chain_particle_positions(b), 12 * (size_t)n) ==
+               0 &&
+           memcmp(tl_chain_particle_velocities(a), tl_chain_particle_velocities(b),
+                  12 * (size_t)n) == 0 &&
+           memcmp(tl_chain_link_lengths(a), tl_chain_link_lengths(b), 4 * (size_t)n) == 0 &&
+           memcmp(&sa, &sb, sizeof sa) == 0;
+}
+
+static void test_batch_matches_alone(void) {
+    rig r;
+    tl_chain *batch[BATCH], *alone[BATCH];
+    for (int k = 0; k < BATCH; ++k) {
+        batch[k] = batch_chain(k, &r);
+        alone[k] = batch_chain(k, &r);
+        ENSURE(batch[k] && alone[k]);
+    }
+    /* the list given to step_many: every chain, chain 0 a second time at the end */
+    tl_chain* list[BATCH + 1];
+    tl_chain_input in[BATCH + 1];
+    const double dt = 1 / 60.0;
+    int first_mismatch = -1, moving = 0;
+    for (int frame = 1; frame <= 240 && first_mismatch < 0; ++frame) {
+        float step = frame == 120 ? 0.4f : (float)dt; /* a hitch for every chain */
+        for (int k = 0; k <= BATCH; ++k) {
+            list[k] = batch[k % BATCH];
+            in[k] = batch_input(k % BATCH, frame, dt);
+        }
+        in[BATCH].start = in[0].target; /* the second entry: chain 0 held still a frame more */
+        tl_chain_step_many(list, in, BATCH + 1, step);
+        for (int k = 0; k <= BATCH; ++k)
+            tl_chain_step(alone[k % BATCH], &in[k], step);
+        for (int k = 0; k < BATCH; ++k)
+            if (!same_chain(batch[k], alone[k]) && first_mismatch < 0) first_mismatch = frame;
+        moving += tl_chain_particle_velocities(batch[1])[0] != 0;
+    }
+    tl_chain_stats s2 = tl_chain_get_stats(batch[2]), s5 = tl_chain_get_stats(batch[5]);
+    tl_chain_stats s3 = tl_chain_get_stats(batch[3]), s1 = tl_chain_get_stats(batch[1]);
+    tl_chain_stats s8 = tl_chain_get_stats(batch[8]);
+    fprintf(stderr,
+            "  %d chains (bone counts 1-8), 240 frames: first frame with different bits %d; steps "
+            "%llu (1/90 s) vs %llu; teleports %u, non-finite %u, clamped %u, contacts %u\n",
+            BATCH, first_mismatch, (unsigned long long)s3.steps, (unsigned long long)s1.steps,
+            s5.teleports, s2.nonfinite_inputs, s1.clamped_frames, s8.contacts);
+    ENSURE(first_mismatch < 0);
+    ENSURE(moving > 100 && s3.steps != s1.steps && s5.teleports >= 1 && s2.nonfinite_inputs == 1);
+    ENSURE(s1.clamped_frames == 1 && s8.contacts > 0);
+    for (int k = 0; k < BATCH; ++k) {
+        tl_chain_destroy(batch[k]);
+        tl_chain_destroy(alone[k]);
+    }
+}
+
 static const tl_test_case cases[] = {
     {"defaults", test_defaults},
     {"bug1_spring_in_physical_units", test_bug1_spring_in_physical_units},
@@ -1028,6 +1123,7 @@ static const tl_test_case cases[] = {
     {"nonfinite_input", test_nonfinite_input},
     {"no_allocation_in_step", test_no_allocation_in_step},
     {"determinism", test_determinism},
+    {"batch_matches_alone", test_batch_matches_alone},
 };
 
 int main(int argc, char** argv) {
