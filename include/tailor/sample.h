@@ -10,9 +10,9 @@
  *   tailed-biped      a humanoid with a Mixamo-named skeleton (mixamorig:Hips, Spine, Spine1,
  *                     Spine2, Neck, Head, LeftShoulder, LeftArm, LeftForeArm, LeftHand,
  *                     LeftUpLeg, LeftLeg, LeftFoot, LeftToeBase and the Right ones), in
- *                     T-pose; a tail hanging down behind and between the legs from the back
- *                     of the pelvis, wrongly bound to mixamorig:LeftLeg (distal) and
- *                     mixamorig:LeftUpLeg / RightUpLeg (root).
+ *                     T-pose; a tail from the back of the pelvis hanging down and back, clear
+ *                     of the legs, to low on the shins, wrongly bound to mixamorig:LeftLeg
+ *                     (distal) and mixamorig:LeftUpLeg / RightUpLeg (root).
  *                     Clips: Walk 1.0 s, Run 0.6 s, Shake 2/3 s.
  *   tailed-quadruped  a four-legged animal (Hips, Spine, Chest, Neck, Head; BackThigh,
  *                     BackShin, BackFoot and FrontUpperArm, FrontForearm, FrontFoot, each .L
@@ -114,7 +114,8 @@ typedef struct tl_sample_truth {
     float forward[3];          /* rest-world forward: (0, 0, ±1) */
     float bind_to_world[16];   /* column-major: rest-world from bind space (the armature node's
                                   world matrix as the file stores it) */
-    float tail_root[3];        /* start of the tail's centre line, just inside the pelvis */
+    float tail_root[3];        /* start of the tail's centre line, just inside the back of the
+                                  pelvis (biped) or the rump (quadruped) */
     float tail_tip[3];         /* end of the tail's centre line */
     float tail_length;         /* arc length of the centre line, metres */
     float tail_radius;         /* radius of the skin shell at the root, metres */

@@ -107,17 +107,18 @@ bool sample_quadruped_build(sample_character* c, uint32_t seed) {
         c->joint[FRONT_FOOT_L + o] = v3(x, hy * 0.15, 0.17 * b);
     }
 
-    /* The barrel along +Z, the neck and head, four legs. The spine joints run along the
-     * barrel's centre line and the hips sit near its back end, so the rump is within about
+    /* The barrel along +Z, the neck and head, four legs. The barrel's centre line is straight
+     * (a kink folds the rings on its inner side into near-zero edges); the spine joints run
+     * along it and the hips sit near its back end, so the rump is within about
      * 0.15 H of a bone. On the Quaternius animals the 90th percentile of body skin sits
      * 0.14-0.23 H from the bones; here 0.15 H. A rump far behind the hips is a long far patch
      * hanging from them: a second, false tail. */
     sample_station body_st[] = {
         st(0, hy + 0.01, -0.48 * b, 0.09 * g, 0.10 * g),
-        st(0, hy, -0.40 * b, 0.145 * g, 0.16 * g),
-        st(0, hy, -0.10 * b, 0.14 * g, 0.16 * g),
-        st(0, hy - 0.01, 0.15 * b, 0.16 * g, 0.19 * g),
-        st(0, hy + 0.02, 0.32 * b, 0.14 * g, 0.16 * g),
+        st(0, hy + 0.01, -0.40 * b, 0.145 * g, 0.16 * g),
+        st(0, hy + 0.01, -0.10 * b, 0.14 * g, 0.16 * g),
+        st(0, hy + 0.01, 0.15 * b, 0.16 * g, 0.19 * g),
+        st(0, hy + 0.01, 0.32 * b, 0.14 * g, 0.16 * g),
     };
     sample_chain body_chain = {.joint = {HIPS, SPINE, CHEST},
                                .start = {c->joint[HIPS], c->joint[SPINE], c->joint[CHEST]},

@@ -14,7 +14,7 @@ static const struct {
     sample_build_fn* build;
 } samples[] = {
     {"tailed-biped",
-     "humanoid, Mixamo skeleton, tail between the legs bound to LeftLeg/UpLegs; Walk Run Shake",
+     "humanoid, Mixamo skeleton, tail down and back bound to LeftLeg/UpLegs; Walk Run Shake",
      sample_biped_build},
     {"tailed-quadruped",
      "four legs, tail to the floor bound to BackShin.L/BackThigh.L/.R; Walk Gallop Shake",
