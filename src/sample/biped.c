@@ -1,5 +1,5 @@
-/* tailed-biped: a Mixamo-named humanoid in T-pose with a tail hanging down and back from its pelvis.
- * Natural size about 1.85 m; document.c scales it to the def's height. */
+/* tailed-biped: a Mixamo-named humanoid in T-pose with a tail hanging down and back from its
+ * pelvis. Natural size about 1.85 m; document.c scales it to the def's height. */
 #include "sample/internal.h"
 
 /* The joint tables, one line per limb. */
