@@ -20,7 +20,7 @@
 /* Chains with the same bone count are stepped LANES at a time, one chain per lane, by loops
  * over the lanes that compilers turn into SIMD (4 floats: SSE2, NEON, WebAssembly SIMD). A chain
  * stepped alone takes lane 0 of the same code, so alone or in a batch it gets the same bits. */
-#define LANES 4
+#define LANES 8
 
 /* What never changes after create, per link. The step works in the hips frame carried by the
  * current parent, W_i = G_i A_i^-1 (G_i the parent's corrected world rotation): then the bend
@@ -67,7 +67,8 @@ typedef struct lane_link {
 struct tl_chain {
     tl_allocator allocator;
     int n;
-    uint64_t serial; /* unique per create: the lane constant cache's key */
+    uint64_t serial; /* unique per create: the key of the lanes' caches */
+    uint64_t stamp;  /* counts the changes of the state arrays below */
     /* settings, in world units for one internal step */
     float step;           /* fixed internal step, s */
     float coupling_alpha; /* 1 - exp(-k step) */
@@ -102,7 +103,9 @@ struct tl_chain {
     /* working copy for the batches this chain leads (N lane_links) and whose constants it
      * holds in each lane */
     lane_link* lanes;
-    uint64_t lane_serial[LANES];
+    uint64_t lane_serial[LANES];       /* whose constants each lane holds */
+    uint64_t lane_state_serial[LANES]; /* whose state each lane holds (0: nobody's) ... */
+    uint64_t lane_state_stamp[LANES];  /* ... and as of which change */
 };
 
 tl_chain_def tl_default_chain_def(void) {
@@ -447,6 +450,7 @@ static void rebase(tl_chain* c, const tl_chain_pose* from, const tl_chain_pose* 
     qt delta = qt_normalize(qt_mul(qt_load(to->rotation), qt_conj(qt_load(from->rotation))));
     float ratio = to->scale / from->scale;
     v3 a = v3_load(from->position), b = v3_load(to->position);
+    c->stamp++;
     for (int i = 0; i < c->n; ++i) {
         v3 p = v3_load(c->positions + 3 * i), v = v3_load(c->velocities + 3 * i);
         v3_store(c->positions + 3 * i, v3_add(b, v3_scale(qt_rotate(delta, v3_sub(p, a)), ratio)));
@@ -470,6 +474,7 @@ static void forward_kinematics(const tl_chain* c, const tl_chain_pose* pose, con
 }
 
 static void place_at_rest(tl_chain* c, const tl_chain_pose* pose, qt hips) {
+    c->stamp++;
     qt locals[TL_CHAIN_MAX_BONES];
     for (int i = 0; i < c->n; ++i) {
         locals[i] = c->links[i].rest_local;
@@ -590,10 +595,13 @@ static bool contact(const lane_frame* f, int l, v3 head, float len, v3 rest, v3*
 #undef LANE_COUNT
 
 /* The kernels for a batch and for one chain. */
+#define BATCH(x) BATCH_(x, LANES)
+#define BATCH_(x, n) BATCH__(x, n)
+#define BATCH__(x, n) x##_##n
 static void lanes_steps(lane_link* links, int n, lane_frame* f, int lanes) {
     if (lanes == LANES)
         for (int i = 0; i < n; ++i)
-            lanes_link_4(links, n, i, f);
+            BATCH(lanes_link)(links, n, i, f);
     else
         for (int i = 0; i < n; ++i)
             lanes_link_1(links, n, i, f);
@@ -602,7 +610,7 @@ static void lanes_steps(lane_link* links, int n, lane_frame* f, int lanes) {
 static void lanes_outputs(lane_link* links, int n, float* t, float* gx, float* gy, float* gz,
                           float* gw, float* hx, float* hy, float* hz, float* s, int lanes) {
     if (lanes == LANES)
-        lanes_output_4(links, n, t, gx, gy, gz, gw, hx, hy, hz, s);
+        BATCH(lanes_output)(links, n, t, gx, gy, gz, gw, hx, hy, hz, s);
     else
         lanes_output_1(links, n, t, gx, gy, gz, gw, hx, hy, hz, s);
 }
@@ -708,7 +716,13 @@ static void gather_constants(lane_link* k, int l, const tl_chain* c) {
     }
 }
 
-static void gather_state(lane_link* k, int l, const tl_chain* c) {
+/* Copies a chain's state into lane l of a lead's working copy, unless the lane holds it
+ * already (the chain was stepped in that lane last and has not changed since). */
+static void gather_state(tl_chain* lead, int l, const tl_chain* c) {
+    if (lead->lane_state_serial[l] == c->serial && lead->lane_state_stamp[l] == c->stamp) return;
+    lead->lane_state_serial[l] = c->serial;
+    lead->lane_state_stamp[l] = c->stamp;
+    lane_link* k = lead->lanes;
     for (int i = 0; i < c->n; ++i, ++k) {
         SET_V3(k, p, l, v3_load(c->positions + 3 * i));
         SET_V3(k, v, l, v3_load(c->velocities + 3 * i));
@@ -719,8 +733,11 @@ static void gather_state(lane_link* k, int l, const tl_chain* c) {
 }
 
 /* Writes lane l's state back into its chain; false if it is not finite. */
-static bool scatter_state(const lane_link* k, int l, tl_chain* c, float scale) {
+static bool scatter_state(tl_chain* lead, int l, tl_chain* c, float scale) {
+    const lane_link* k = lead->lanes;
     float nan_if_not_finite = 0; /* x - x is 0 for a finite x and NaN otherwise */
+    lead->lane_state_serial[l] = c->serial;
+    lead->lane_state_stamp[l] = ++c->stamp;
     for (int i = 0; i < c->n; ++i, ++k) {
         v3 p = LANE_V3(k, p, l), v = LANE_V3(k, v, l);
         qt S = LANE_QT(k, s, l);
@@ -752,7 +769,7 @@ static void step_group(frame_plan* plans, int count) {
             gather_constants(links, l, c);
             lead->lane_serial[l] = c->serial;
         }
-        gather_state(links, l, c);
+        gather_state(lead, l, c);
         f.dt[l] = c->step, f.alpha[l] = n > 1 ? c->coupling_alpha : 0, f.slip[l] = c->slip_decay;
         f.floor_level[l] = c->floor_level;
         SET_V3(&f, g, l, v3_scale(c->up, -c->gravity));
@@ -787,13 +804,16 @@ static void step_group(frame_plan* plans, int count) {
             c->stats.steps++;
             if (j == plans[l].steps && j < max_steps) { /* done before the others */
                 early[l] = true;
-                if (!scatter_state(links, l, c, plans[l].last_pose.scale)) {
+                if (!scatter_state(lead, l, c, plans[l].last_pose.scale)) {
                     c->stats.nonfinite_states++;
                     place_at_rest(c, &plans[l].target, plans[l].hips_target);
                 }
             }
         }
     }
+    /* lanes the padding steps ran over no longer hold their chain's state */
+    for (int l = 0; l < lanes; ++l)
+        if (l >= count || plans[l].steps < max_steps) lead->lane_state_serial[l] = 0;
     /* the render-time output, from the state of each lane's own last step */
     float t[LANES], gx[LANES], gy[LANES], gz[LANES], gw[LANES], hx[LANES], hy[LANES], hz[LANES],
         s[LANES];
@@ -807,13 +827,11 @@ static void step_group(frame_plan* plans, int count) {
             c->accumulator = owed < 0 ? 0 : owed;
             c->last_target = fp->target;
             if (fp->steps > 0) c->solved_pose = fp->last_pose, c->solved_hips = fp->last_hips;
-            if (early[l]) {
-                gather_state(links, l, c);
-            } else if (fp->steps > 0 && !scatter_state(links, l, c, fp->last_pose.scale)) {
+            if (fp->steps > 0 && !early[l] && !scatter_state(lead, l, c, fp->last_pose.scale)) {
                 c->stats.nonfinite_states++;
                 place_at_rest(c, &fp->target, fp->hips_target);
-                gather_state(links, l, c);
             }
+            gather_state(lead, l, c); /* (only where the lane is not the chain's state) */
         }
         const tl_chain_pose* pose = &fp->target;
         qt G = qt_load(pose->rotation);
