@@ -178,7 +178,11 @@ void tl_chain_destroy(tl_chain* chain);
  * its rest arc. Non-finite input resets the chain and is counted in the stats. */
 void tl_chain_step(tl_chain* chain, const tl_chain_input* input, float dt);
 
-/* Steps count chains, each with its own input, by the same dt. */
+/* Steps count chains, each with its own input, by the same dt. Chains with the same bone count
+ * are stepped 8 at a time in SIMD lanes (about 4x less CPU per chain than one by one; list
+ * them in the same order every frame so that each keeps its lane); every chain gets exactly
+ * the bits tl_chain_step would give it. A chain may be listed twice (it steps twice, in order).
+ * The chains of one call must not be stepped on other threads meanwhile. */
 void tl_chain_step_many(tl_chain* const* chains, const tl_chain_input* inputs, int count, float dt);
 
 /* Puts the chain at rest on its rest arc, still, under the given attachment pose. */
@@ -209,7 +213,8 @@ const float* tl_chain_rest_directions(const tl_chain* chain);
 const float* tl_chain_bend_limits(const tl_chain* chain);
 tl_chain_stats tl_chain_get_stats(const tl_chain* chain);
 
-/* Bytes tl_chain_create allocates for a def (one block). */
+/* Bytes tl_chain_create allocates for a def (one block): about 2 KB per bone, most of it the
+ * workspace of the 8-lane batches this chain may lead in tl_chain_step_many. */
 size_t tl_chain_memory_size(int bone_count);
 
 #ifdef __cplusplus

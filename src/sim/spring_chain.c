@@ -532,6 +532,21 @@ typedef struct lane_frame {
     float wx[LANES], wy[LANES], wz[LANES], ww[LANES]; /* W of the current link */
     float qx[LANES], qy[LANES], qz[LANES], qw[LANES]; /* the previous link's bend snapshot */
     int contacts[LANES];
+    /* the frame's poses: attachment at its start and end, hips (when given apart) */
+    float psx[LANES], psy[LANES], psz[LANES], ptx[LANES], pty[LANES], ptz[LANES];
+    float rsx[LANES], rsy[LANES], rsz[LANES], rsw[LANES], rtx[LANES], rty[LANES], rtz[LANES],
+        rtw[LANES];
+    float hsx[LANES], hsy[LANES], hsz[LANES], hsw[LANES], htx[LANES], hty[LANES], htz[LANES],
+        htw[LANES];
+    float ss[LANES], st[LANES];                               /* scale */
+    float offx[LANES], offy[LANES], offz[LANES];              /* bone 0's origin, attachment */
+    float hipx[LANES], hipy[LANES], hipz[LANES], hipw[LANES]; /* H */
+    int has_hips[LANES];
+    /* per internal step: where it is in the frame and the interpolated poses */
+    float t[LANES];
+    float ppx[LANES], ppy[LANES], ppz[LANES];             /* attachment position */
+    float prx[LANES], pry[LANES], prz[LANES], prw[LANES]; /* attachment rotation */
+    float pkx[LANES], pky[LANES], pkz[LANES], pkw[LANES]; /* hips rotation */
 } lane_frame;
 
 /* ---- one internal step of LANES chains (spring-chain.md §1, §3, §4, §7) ---- */
@@ -599,12 +614,15 @@ static bool contact(const lane_frame* f, int l, v3 head, float len, v3 rest, v3*
 #define BATCH_(x, n) BATCH__(x, n)
 #define BATCH__(x, n) x##_##n
 static void lanes_steps(lane_link* links, int n, lane_frame* f, int lanes) {
-    if (lanes == LANES)
+    if (lanes == LANES) {
+        BATCH(lanes_pose)(f);
         for (int i = 0; i < n; ++i)
             BATCH(lanes_link)(links, n, i, f);
-    else
+    } else {
+        lanes_pose_1(f);
         for (int i = 0; i < n; ++i)
             lanes_link_1(links, n, i, f);
+    }
 }
 
 static void lanes_outputs(lane_link* links, int n, float* t, float* gx, float* gy, float* gz,
@@ -691,15 +709,10 @@ static bool frame_begin(tl_chain* c, const tl_chain_input* in, float dt, frame_p
     return true;
 }
 
-/* The attachment pose and the hips rotation at internal step j of a frame. */
-static void plan_pose(const frame_plan* fp, long j, tl_chain_pose* pose, qt* hips) {
-    const tl_chain* c = fp->chain;
-    float t = fp->cut ? 1.0f : (float)(fp->begin + (double)j * c->step / fp->dt);
-    if (t > 1) t = 1;
-    *pose = pose_lerp(&fp->start, &fp->target, t);
-    /* without a separate hips input the hips ride the attachment: slerp(a H, b H, t) is
-     * slerp(a, b, t) H */
-    *hips = fp->has_hips ? qt_slerp(fp->hips_start, fp->hips_target, t) : hips_world(c, pose);
+/* Where internal step j is in its frame, 0 (start) to 1 (target). */
+static float step_time(const frame_plan* fp, long j) {
+    float t = fp->cut ? 1.0f : (float)(fp->begin + (double)j * fp->chain->step / fp->dt);
+    return t > 1 ? 1 : t;
 }
 
 static void gather_constants(lane_link* k, int l, const tl_chain* c) {
@@ -776,30 +789,32 @@ static void step_group(frame_plan* plans, int count) {
         SET_V3(&f, up, l, c->up);
         f.plane[l] = c->plane_enabled, f.floor[l] = c->floor_enabled;
         f.feedback[l] = c->velocity_feedback;
+        SET_V3(&f, ps, l, v3_load(fp->start.position));
+        SET_V3(&f, pt, l, v3_load(fp->target.position));
+        SET_QT(&f, rs, l, qt_load(fp->start.rotation));
+        SET_QT(&f, rt, l, qt_load(fp->target.rotation));
+        SET_QT(&f, hs, l, fp->hips_start);
+        SET_QT(&f, ht, l, fp->hips_target);
+        f.ss[l] = fp->start.scale, f.st[l] = fp->target.scale;
+        SET_V3(&f, off, l, c->root_offset);
+        SET_QT(&f, hip, l, c->hips_in_attachment);
+        f.has_hips[l] = fp->has_hips;
         if (fp->steps > max_steps) max_steps = fp->steps;
     }
     for (long j = 1; j <= max_steps; ++j) {
         for (int l = 0; l < lanes; ++l) {
-            frame_plan* fp = &plans[l < count ? l : 0];
-            const tl_chain* c = fp->chain;
-            tl_chain_pose pose;
-            qt hips;
-            plan_pose(fp, j <= fp->steps ? j : fp->steps, &pose, &hips);
-            if (l < count && j <= fp->steps) fp->last_pose = pose, fp->last_hips = hips;
-            qt R = qt_load(pose.rotation);
-            SET_QT(&f, w, l, qt_mul(R, c->hips_in_attachment)); /* W_0 = G_0 A_0^-1 = R H */
-            v3 root = v3_madd(v3_load(pose.position), qt_rotate(R, c->root_offset), pose.scale);
-            SET_V3(&f, h, l, root);
-            SET_V3(&f, r, l, root);
-            SET_V3(&f, f, l, qt_rotate(hips, v3_make(0, 0, 1)));
-            SET_V3(&f, e, l, qt_rotate(hips, v3_make(0, 1, 0)));
-            f.scale[l] = pose.scale;
-            f.contacts[l] = 0;
+            const frame_plan* fp = &plans[l < count ? l : 0];
+            f.t[l] = step_time(fp, j <= fp->steps ? j : fp->steps);
         }
         lanes_steps(links, n, &f, lanes);
         for (int l = 0; l < count; ++l) {
             tl_chain* c = plans[l].chain;
             if (j > plans[l].steps) continue;
+            tl_chain_pose* pose = &plans[l].last_pose;
+            v3_store(pose->position, LANE_V3(&f, pp, l));
+            qt_store(pose->rotation, LANE_QT(&f, pr, l));
+            pose->scale = f.scale[l];
+            plans[l].last_hips = LANE_QT(&f, pk, l);
             c->stats.contacts = (uint32_t)f.contacts[l];
             c->stats.steps++;
             if (j == plans[l].steps && j < max_steps) { /* done before the others */

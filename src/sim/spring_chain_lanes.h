@@ -52,6 +52,71 @@ KERNEL bool NAME(any_lane)(const int* flag) {
     return any != 0;
 }
 
+/* The attachment pose and hips axes of one internal step in every lane (as pose_lerp and
+ * qt_slerp: series weights within 36 degrees, exact ones beyond), W_0 = R H and the root. */
+static void NAME(lanes_pose)(lane_frame* restrict f) {
+    float r_x[LANE_COUNT], r_y[LANE_COUNT], r_z[LANE_COUNT], r_w[LANE_COUNT];
+    float cos_half[LANE_COUNT], norm2[LANE_COUNT], inv[LANE_COUNT];
+    int flag[LANE_COUNT];
+    EACH {
+        const float t = f->t[l];
+        v3 a = LANE_V3(f, ps, l), b = LANE_V3(f, pt, l);
+        v3 position = v3_madd(a, v3_sub(b, a), t);
+        SET_V3(f, pp, l, position);
+        f->scale[l] = f->ss[l] + (f->st[l] - f->ss[l]) * t;
+        qt A = LANE_QT(f, rs, l), B = LANE_QT(f, rt, l);
+        float d = qt_dot(A, B);
+        B = NAME(qt_pick)(d < 0, qt_neg(B), B);
+        d = NAME(pick)(d < 0, -d, d);
+        float e = (1.0f - d) * (1.0f / 3.0f), s = 1.0f - t;
+        float wa = s * (1.0f + (1.0f - s * s) * e), wb = t * (1.0f + (1.0f - t * t) * e);
+        flag[l] = !(d > 0.95f);
+        cos_half[l] = d;
+        r_x[l] = A.x * wa + B.x * wb, r_y[l] = A.y * wa + B.y * wb;
+        r_z[l] = A.z * wa + B.z * wb, r_w[l] = A.w * wa + B.w * wb;
+    }
+    if (NAME(any_lane)(flag))
+        for (int l = 0; l < LANE_COUNT; ++l)
+            if (flag[l]) {
+                qt A = LANE_QT(f, rs, l), B = LANE_QT(f, rt, l);
+                if (qt_dot(A, B) < 0) B = qt_neg(B);
+                float t = f->t[l], angle = acosf(cos_half[l]), s = 1.0f / sinf(angle);
+                float wa = sinf((1.0f - t) * angle) * s, wb = sinf(t * angle) * s;
+                r_x[l] = A.x * wa + B.x * wb, r_y[l] = A.y * wa + B.y * wb;
+                r_z[l] = A.z * wa + B.z * wb, r_w[l] = A.w * wa + B.w * wb;
+            }
+    EACH norm2[l] = r_x[l] * r_x[l] + r_y[l] * r_y[l] + r_z[l] * r_z[l] + r_w[l] * r_w[l];
+    NAME(lanes_rsqrt)(inv, norm2);
+    EACH {
+        qt R = {r_x[l] * inv[l], r_y[l] * inv[l], r_z[l] * inv[l], r_w[l] * inv[l]};
+        R = NAME(qt_pick)(norm2[l] > 1e-30f, R, qt_identity());
+        qt W = qt_mul(R, LANE_QT(f, hip, l)); /* W_0 = G_0 A_0^-1 = R H; the hips ride it */
+        v3 root = v3_madd(LANE_V3(f, pp, l), qt_rotate(R, LANE_V3(f, off, l)), f->scale[l]);
+        SET_QT(f, pr, l, R);
+        SET_QT(f, w, l, W);
+        SET_QT(f, pk, l, W);
+        SET_V3(f, h, l, root);
+        SET_V3(f, r, l, root);
+        flag[l] = f->has_hips[l];
+    }
+    if (NAME(any_lane)(flag))
+        for (int l = 0; l < LANE_COUNT; ++l)
+            if (flag[l]) {
+                qt K = qt_slerp(LANE_QT(f, hs, l), LANE_QT(f, ht, l), f->t[l]);
+                SET_QT(f, pk, l, K);
+            }
+    EACH { /* the hips' up and forward axes: columns of its rotation matrix */
+        qt K = LANE_QT(f, pk, l);
+        f->ex[l] = 2.0f * (K.x * K.y - K.w * K.z);
+        f->ey[l] = 1.0f - 2.0f * (K.x * K.x + K.z * K.z);
+        f->ez[l] = 2.0f * (K.y * K.z + K.w * K.x);
+        f->fx[l] = 2.0f * (K.x * K.z + K.w * K.y);
+        f->fy[l] = 2.0f * (K.y * K.z - K.w * K.x);
+        f->fz[l] = 1.0f - 2.0f * (K.x * K.x + K.y * K.y);
+        f->contacts[l] = 0;
+    }
+}
+
 /* Link i of every lane. The straight-line code runs in loops over the lanes (SIMD); the rare
  * branches (antiparallel swings, bends more than 36 degrees from their neighbours, the bend
  * limit, contact) are flagged there and fixed per lane. */
