@@ -45,6 +45,16 @@ KERNEL void NAME(lanes_rsqrt)(float* restrict out, const float* restrict x) {
 #endif
 }
 
+/* out = sqrt(x) per lane. */
+KERNEL void NAME(lanes_sqrt)(float* restrict out, const float* restrict x) {
+#if defined(__SSE__) && LANE_COUNT % 4 == 0
+    for (int l = 0; l < LANE_COUNT; l += 4)
+        _mm_storeu_ps(out + l, _mm_sqrt_ps(_mm_loadu_ps(x + l)));
+#else
+    EACH out[l] = sqrtf(x[l]);
+#endif
+}
+
 /* Whether any lane is flagged (the rare branches run per lane only then). */
 KERNEL bool NAME(any_lane)(const int* flag) {
     int any = 0;
@@ -126,7 +136,7 @@ static void NAME(lanes_link)(lane_link* restrict links, int n, int i, lane_frame
     float rest_x[LANE_COUNT], rest_y[LANE_COUNT], rest_z[LANE_COUNT], len[LANE_COUNT];
     float p_x[LANE_COUNT], p_y[LANE_COUNT], p_z[LANE_COUNT], v_x[LANE_COUNT], v_y[LANE_COUNT],
         v_z[LANE_COUNT];
-    float d_x[LANE_COUNT], d_y[LANE_COUNT], d_z[LANE_COUNT];
+    float d_x[LANE_COUNT], d_y[LANE_COUNT], d_z[LANE_COUNT], d2[LANE_COUNT];
     float m_x[LANE_COUNT], m_y[LANE_COUNT], m_z[LANE_COUNT],
         m_w[LANE_COUNT]; /* the neighbours' bend */
     float q_x[LANE_COUNT], q_y[LANE_COUNT], q_z[LANE_COUNT], q_w[LANE_COUNT]; /* the bend */
@@ -171,29 +181,30 @@ static void NAME(lanes_link)(lane_link* restrict links, int n, int i, lane_frame
                    LANE_V3(f, g, l));
         v = v3_madd(v, acc, dt);
         p = v3_madd(p, v, dt);
-        v3 d = v3_sub(p, head);
+        /* rope: the bend relative to the rest arc in the hips frame, swing(u, d / |d|) =
+         * normalize(u x d, |d| + u . d) with d the particle's offset from the head in the hips
+         * frame: no division before the square root of the normalisation */
+        v3 u = LANE_V3(k, u, l), d = qt_unrotate(W, v3_sub(p, head));
+        float dot = v3_dot(u, d);
+        v3 c = v3_cross(u, d);
         rest_x[l] = rest.x, rest_y[l] = rest.y, rest_z[l] = rest.z, len[l] = length;
         p_x[l] = p.x, p_y[l] = p.y, p_z[l] = p.z, v_x[l] = v.x, v_y[l] = v.y, v_z[l] = v.z;
-        d_x[l] = d.x, d_y[l] = d.y, d_z[l] = d.z;
+        q_x[l] = c.x, q_y[l] = c.y, q_z[l] = c.z, q_w[l] = dot;
         norm2[l] = v3_dot(d, d);
     }
-    NAME(lanes_rsqrt)(inv, norm2);
-    /* rope: the direction to the particle; the bend relative to the rest arc, hips frame */
+    NAME(lanes_sqrt)(inv, norm2);
     EACH {
-        const qt W = LANE_QT(f, w, l);
-        v3 rest = {rest_x[l], rest_y[l], rest_z[l]}, d = {d_x[l], d_y[l], d_z[l]};
-        v3 dir = NAME(v3_pick)(norm2[l] > 1e-24f, v3_scale(d, inv[l]), rest);
-        v3 u = LANE_V3(k, u, l), dh = qt_unrotate(W, dir);
-        float dot = v3_dot(u, dh);
-        v3 c = v3_cross(u, dh);
-        flag[l] = dot < -0.999999f;
-        q_x[l] = c.x, q_y[l] = c.y, q_z[l] = c.z, q_w[l] = 1.0f + dot;
+        float d_len = inv[l];
+        flag[l] = q_w[l] < -0.999999f * d_len; /* d opposite u */
+        q_w[l] += d_len;
+        d2[l] = norm2[l];
         norm2[l] = q_x[l] * q_x[l] + q_y[l] * q_y[l] + q_z[l] * q_z[l] + q_w[l] * q_w[l];
     }
     NAME(lanes_rsqrt)(inv, norm2);
     EACH {
         qt q = {q_x[l] * inv[l], q_y[l] * inv[l], q_z[l] * inv[l], q_w[l] * inv[l]};
-        q = NAME(qt_pick)(norm2[l] > 1e-30f, q, qt_identity());
+        /* (a particle on the head: no bend) */
+        q = NAME(qt_pick)((norm2[l] > 1e-30f) & (d2[l] > 1e-24f), q, qt_identity());
         q_x[l] = q.x, q_y[l] = q.y, q_z[l] = q.z, q_w[l] = q.w;
     }
     if (NAME(any_lane)(flag))
