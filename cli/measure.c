@@ -24,8 +24,10 @@ static const char* USAGE =
     "  --region-json FILE  {\"vertices\": [union indices]} or a case's .truth.json\n"
     "  --samples N         sample times per clip (default 24)\n"
     "  --skin N            which skin (default: the one with the most vertices)\n"
-    "  --stress            instead: the spec's stress runs on every chain (hip shake, 30/60/144 fps,\n"
-    "                      a 0.5 s hitch, a 100 m teleport) in the clip given, else the first run/\n"
+    "  --stress            instead: the spec's stress runs on every chain (hip shake, 30/60/144 "
+    "fps,\n"
+    "                      a 0.5 s hitch, a 100 m teleport) in the clip given, else the first "
+    "run/\n"
     "                      gallop clip, else walk, else the first (docs/stress.md)\n"
     "  --json              one JSON document (schema: docs/measure.md)\n";
 
@@ -46,7 +48,7 @@ typedef struct config {
     bool used;
     tl_gltf* doc;
     tl_scene* scene;
-    tl_player* player;      /* chains simulated (CFG_CHAIN) */
+    tl_player* player; /* chains simulated (CFG_CHAIN) */
     tl_play_chain chains[MAX_CHAINS];
     uint32_t chain_count;
     tl_liveliness_acc* live[MAX_CHAINS];
@@ -60,36 +62,34 @@ static int region_from_pattern(const tl_scene_skin* sk, const char* pattern, reg
         return tl_cli_fail("measure", "--region \"%s\": not a valid regular expression", pattern);
     bool* matches = calloc(sk->joint_count + 1, sizeof *matches);
     if (!matches) return regfree(&re), tl_cli_fail("measure", "out of memory");
-    for (uint32_t j = 0; j < sk->joint_count; ++j) matches[j] = regexec(&re, sk->joints[j].name, 0, NULL, 0) == 0;
+    for (uint32_t j = 0; j < sk->joint_count; ++j)
+        matches[j] = regexec(&re, sk->joints[j].name, 0, NULL, 0) == 0;
     regfree(&re);
-    for (uint32_t v = 0; v < sk->vertex_count; ++v) {
-        float best = -1;
-        uint32_t dominant = 0;
-        for (uint32_t k = 0; k < sk->influence_count; ++k) {
-            float w = sk->influence_weights[(size_t)v * sk->influence_count + k];
-            if (w > best) best = w, dominant = sk->influence_joints[(size_t)v * sk->influence_count + k];
-        }
-        r->mask[v] = matches[dominant];
-    }
+    for (uint32_t v = 0; v < sk->vertex_count; ++v)
+        r->mask[v] = matches[tl_scene_skin_dominant_joint(sk, v)];
     free(matches);
     snprintf(r->name, sizeof r->name, "%s", pattern);
     return 0;
 }
 
 /* Marks vertex `index` of the skin's union (mesh < 0), or of primitive meshM/primP. */
-static int mark(const tl_scene_skin* sk, region* r, int mesh, int prim, json_int_t index, const char* file) {
+static int mark(const tl_scene_skin* sk, region* r, int mesh, int prim, json_int_t index,
+                const char* file) {
     uint32_t base = 0, count = sk->vertex_count;
     if (mesh >= 0) {
         uint32_t p;
         for (p = 0; p < sk->primitive_count; ++p)
-            if ((int)sk->primitives[p].mesh == mesh && (int)sk->primitives[p].primitive == prim) break;
+            if ((int)sk->primitives[p].mesh == mesh && (int)sk->primitives[p].primitive == prim)
+                break;
         if (p == sk->primitive_count)
-            return tl_cli_fail("measure", "%s: mesh%d/prim%d is not bound to the measured skin", file, mesh, prim);
+            return tl_cli_fail("measure", "%s: mesh%d/prim%d is not bound to the measured skin",
+                               file, mesh, prim);
         base = sk->primitives[p].first_vertex;
         count = sk->primitives[p].vertex_count;
     }
     if (index < 0 || index >= (json_int_t)count)
-        return tl_cli_fail("measure", "%s: vertex %lld is out of range (%u)", file, (long long)index, count);
+        return tl_cli_fail("measure", "%s: vertex %lld is out of range (%u)", file,
+                           (long long)index, count);
     r->mask[base + index] = 1;
     return 0;
 }
@@ -122,7 +122,9 @@ static int region_from_json(const tl_scene_skin* sk, const char* file, region* r
         json_object_foreach(by_prim, key, arr) {
             int mesh, prim;
             if (sscanf(key, "mesh%d/prim%d", &mesh, &prim) != 2 || !json_is_array(arr)) {
-                code = tl_cli_fail("measure", "%s: /tail_vertices/%s: expected \"meshM/primP\": [indices]", file, key);
+                code = tl_cli_fail("measure",
+                                   "%s: /tail_vertices/%s: expected \"meshM/primP\": [indices]",
+                                   file, key);
                 break;
             }
             json_array_foreach(arr, i, v) {
@@ -134,28 +136,31 @@ static int region_from_json(const tl_scene_skin* sk, const char* file, region* r
         json_array_foreach(shells, i, v) {
             json_int_t p = json_integer_value(json_object_get(v, "primitive"));
             if (p < 0 || p >= (json_int_t)sk->primitive_count) {
-                code = tl_cli_fail("measure", "%s: /shells/%zu/primitive: not a primitive of the skin", file, i);
+                code = tl_cli_fail(
+                    "measure", "%s: /shells/%zu/primitive: not a primitive of the skin", file, i);
                 break;
             }
             const tl_scene_primitive* sp = &sk->primitives[p];
             memset(r->mask + sp->first_vertex, 1, sp->vertex_count);
         }
     } else {
-        code = tl_cli_fail("measure", "%s: expected {\"vertices\": [...]}, {\"tail_vertices\": {...}} or {\"shells\": [...]}",
-                           file);
+        code = tl_cli_fail(
+            "measure",
+            "%s: expected {\"vertices\": [...]}, {\"tail_vertices\": {...}} or {\"shells\": [...]}",
+            file);
     }
     json_decref(root);
     return code;
 }
 
 static json_t* stats_json(const tl_stretch_stats* s) {
-    return json_pack("{s:I,s:f,s:f,s:f,s:f}", "count", (json_int_t)s->count, "p95", (double)s->p95, "p99",
-                     (double)s->p99, "max", (double)s->max, "torn_pct", (double)s->torn_pct);
+    return json_pack("{s:I,s:f,s:f,s:f,s:f}", "count", (json_int_t)s->count, "p95", (double)s->p95,
+                     "p99", (double)s->p99, "max", (double)s->max, "torn_pct", (double)s->torn_pct);
 }
 
 static json_t* liveliness_json(const tl_liveliness* l) {
-    return json_pack("{s:f,s:f,s:f}", "swing_deg", (double)l->swing_deg, "rest_rms_deg", (double)l->rest_rms_deg,
-                     "tip_path_ratio", (double)l->tip_path_ratio);
+    return json_pack("{s:f,s:f,s:f}", "swing_deg", (double)l->swing_deg, "rest_rms_deg",
+                     (double)l->rest_rms_deg, "tip_path_ratio", (double)l->tip_path_ratio);
 }
 
 /* Advances the simulated chains to each sample time (tl_stretch_run's hook). */
@@ -167,7 +172,8 @@ static void chain_hook(void* user, tl_pose* pose, float time) {
 }
 
 static void config_free(config* c, bool own_doc) {
-    for (uint32_t i = 0; i < MAX_CHAINS; ++i) tl_liveliness_destroy(c->live[i]);
+    for (uint32_t i = 0; i < MAX_CHAINS; ++i)
+        tl_liveliness_destroy(c->live[i]);
     tl_stretch_destroy(c->stretch);
     tl_player_destroy(c->player);
     if (own_doc) {
@@ -191,7 +197,8 @@ static int config_rigged(const char* file, tl_rig_mode mode, config* c) {
     tl_scene_destroy(scene);
     tl_result r = tl_rig_apply(c->doc, rig, &err);
     tl_rig_analysis_destroy(rig);
-    if (r || tl_scene_create(c->doc, &c->scene, &err)) return tl_cli_fail("measure", "%s (rigging in memory)", err.message);
+    if (r || tl_scene_create(c->doc, &c->scene, &err))
+        return tl_cli_fail("measure", "%s (rigging in memory)", err.message);
     c->used = true;
     return 0;
 }
@@ -206,7 +213,8 @@ static int chains_and_player(config* c, uint32_t samples) {
     if (tl_player_create(c->scene, c->chains, c->chain_count, &def, &c->player, &err))
         return tl_cli_fail("measure", "%s", err.message);
     for (uint32_t i = 0; i < c->chain_count; ++i)
-        if (!(c->live[i] = tl_liveliness_create(c->player, i, samples))) return tl_cli_fail("measure", "out of memory");
+        if (!(c->live[i] = tl_liveliness_create(c->player, i, samples)))
+            return tl_cli_fail("measure", "out of memory");
     return 0;
 }
 
@@ -216,14 +224,15 @@ static const char* chain_name(const config* c, uint32_t i) {
 }
 
 static void print_stats_row(const char* label, const tl_stretch_stats* s, const char* extra) {
-    printf("    %-16s %9llu %6.2f %6.2f %6.2f %6.1f%%  %s\n", label, (unsigned long long)s->count, s->p95, s->p99, s->max,
-           s->torn_pct, extra ? extra : "");
+    printf("    %-16s %9llu %6.2f %6.2f %6.2f %6.1f%%  %s\n", label, (unsigned long long)s->count,
+           s->p95, s->p99, s->max, s->torn_pct, extra ? extra : "");
 }
 
 static bool contains_word(const char* name, const char* word) {
     for (const char* p = name; *p; ++p) {
         size_t k = 0;
-        while (word[k] && p[k] && (p[k] | 32) == word[k]) ++k;
+        while (word[k] && p[k] && (p[k] | 32) == word[k])
+            ++k;
         if (!word[k]) return true;
     }
     return false;
@@ -231,12 +240,14 @@ static bool contains_word(const char* name, const char* word) {
 
 /* --stress: the spec's stress runs on each chain (measure.md "Stress"). */
 static int run_stress(const char* file, const config* c, const char* clip_name, bool as_json) {
-    if (!c || c->chain_count == 0) return tl_cli_fail("measure", "%s: --stress needs a chain (none found or built)", file);
+    if (!c || c->chain_count == 0)
+        return tl_cli_fail("measure", "%s: --stress needs a chain (none found or built)", file);
     tl_error err;
     int32_t clip = TL_NONE;
     uint32_t found;
     if (clip_name) {
-        if (tl_scene_find_clip(c->scene, clip_name, &found, &err)) return tl_cli_fail("measure", "%s: %s", file, err.message);
+        if (tl_scene_find_clip(c->scene, clip_name, &found, &err))
+            return tl_cli_fail("measure", "%s: %s", file, err.message);
         clip = (int32_t)found;
     } else {
         static const char* preferred[] = {"run", "gallop", "walk"};
@@ -249,8 +260,8 @@ static int run_stress(const char* file, const config* c, const char* clip_name, 
     tl_stress_def def = tl_default_stress_def();
     if (!as_json)
         printf("%s: stress, clip %s\n  %-16s %9s %10s %9s %10s %10s %8s %8s %8s\n", file,
-               clip == TL_NONE ? "(none)" : c->scene->clips[clip].name, "chain", "nonfinite", "length err", "fps diff",
-               "step rot", "neighbour", "hitch", "teleport", "settle");
+               clip == TL_NONE ? "(none)" : c->scene->clips[clip].name, "chain", "nonfinite",
+               "length err", "fps diff", "step rot", "neighbour", "hitch", "teleport", "settle");
     for (uint32_t i = 0; i < c->chain_count; ++i) {
         tl_stress_report r;
         if (tl_measure_stress(c->scene, &c->chains[i], clip, &def, &r, &err)) {
@@ -258,19 +269,23 @@ static int run_stress(const char* file, const config* c, const char* clip_name, 
             return tl_cli_fail("measure", "%s: %s", file, err.message);
         }
         json_array_append_new(
-            parts, json_pack("{s:s,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:f}", "name", chain_name(c, i), "nonfinite",
-                             (int)r.nonfinite, "max_length_error", (double)r.max_length_error, "fps_max_diff",
-                             (double)r.fps_max_diff, "max_step_rotation_deg", (double)r.max_step_rotation_deg,
-                             "max_neighbour_step_rotation_deg", (double)r.max_neighbour_step_rotation_deg,
-                             "hitch_speed_ratio", (double)r.hitch_speed_ratio, "teleport_speed_ratio",
-                             (double)r.teleport_speed_ratio, "settle_seconds", (double)r.settle_seconds));
+            parts,
+            json_pack("{s:s,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:f}", "name", chain_name(c, i),
+                      "nonfinite", (int)r.nonfinite, "max_length_error", (double)r.max_length_error,
+                      "fps_max_diff", (double)r.fps_max_diff, "max_step_rotation_deg",
+                      (double)r.max_step_rotation_deg, "max_neighbour_step_rotation_deg",
+                      (double)r.max_neighbour_step_rotation_deg, "hitch_speed_ratio",
+                      (double)r.hitch_speed_ratio, "teleport_speed_ratio",
+                      (double)r.teleport_speed_ratio, "settle_seconds", (double)r.settle_seconds));
         if (!as_json)
-            printf("  %-16s %9u %10.2g %8.2f%% %9.1f° %9.1f° %8.3f %8.3f %7.2fs\n", chain_name(c, i), r.nonfinite,
-                   r.max_length_error, 100 * r.fps_max_diff, r.max_step_rotation_deg, r.max_neighbour_step_rotation_deg,
-                   r.hitch_speed_ratio, r.teleport_speed_ratio, r.settle_seconds);
+            printf("  %-16s %9u %10.2g %8.2f%% %9.1f° %9.1f° %8.3f %8.3f %7.2fs\n",
+                   chain_name(c, i), r.nonfinite, r.max_length_error, 100 * r.fps_max_diff,
+                   r.max_step_rotation_deg, r.max_neighbour_step_rotation_deg, r.hitch_speed_ratio,
+                   r.teleport_speed_ratio, r.settle_seconds);
     }
     if (as_json) {
-        json_t* out = json_pack("{s:s,s:o}", "clip", clip == TL_NONE ? "" : c->scene->clips[clip].name, "parts", parts);
+        json_t* out = json_pack("{s:s,s:o}", "clip",
+                                clip == TL_NONE ? "" : c->scene->clips[clip].name, "parts", parts);
         char* text = json_dumps(out, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
         if (text) puts(text);
         free(text);
@@ -292,12 +307,18 @@ int tl_cli_measure(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         const char* a = argv[i];
         bool has_value = i + 1 < argc;
-        if (!strcmp(a, "--help")) return printf("%s", USAGE), 0;
-        else if (!strcmp(a, "--json")) as_json = true;
-        else if (!strcmp(a, "--stress")) stress = true;
-        else if (!strcmp(a, "--clip") && has_value) clip_name = argv[++i];
-        else if (!strcmp(a, "--region") && has_value && pattern_count < MAX_REGIONS) patterns[pattern_count++] = argv[++i];
-        else if (!strcmp(a, "--region-json") && has_value && json_count < MAX_REGIONS) json_files[json_count++] = argv[++i];
+        if (!strcmp(a, "--help"))
+            return printf("%s", USAGE), 0;
+        else if (!strcmp(a, "--json"))
+            as_json = true;
+        else if (!strcmp(a, "--stress"))
+            stress = true;
+        else if (!strcmp(a, "--clip") && has_value)
+            clip_name = argv[++i];
+        else if (!strcmp(a, "--region") && has_value && pattern_count < MAX_REGIONS)
+            patterns[pattern_count++] = argv[++i];
+        else if (!strcmp(a, "--region-json") && has_value && json_count < MAX_REGIONS)
+            json_files[json_count++] = argv[++i];
         else if (!strcmp(a, "--samples") && has_value) {
             char* end;
             samples = strtol(argv[++i], &end, 10);
@@ -306,9 +327,12 @@ int tl_cli_measure(int argc, char** argv) {
         } else if (!strcmp(a, "--skin") && has_value) {
             char* end;
             skin_arg = strtol(argv[++i], &end, 10);
-            if (*end || skin_arg < 0) return tl_cli_fail("measure", "--skin: expected a skin index"), 2;
-        } else if (a[0] != '-' && !file) file = a;
-        else return tl_cli_fail("measure", "unexpected argument \"%s\" (see --help)", a), 2;
+            if (*end || skin_arg < 0)
+                return tl_cli_fail("measure", "--skin: expected a skin index"), 2;
+        } else if (a[0] != '-' && !file)
+            file = a;
+        else
+            return tl_cli_fail("measure", "unexpected argument \"%s\" (see --help)", a), 2;
     }
     if (!file) return fprintf(stderr, "%s", USAGE), 2;
 
@@ -322,7 +346,8 @@ int tl_cli_measure(int argc, char** argv) {
     json_t* out_clips = json_array();
     float* scratch = NULL;
     config* base = &cfg[CFG_ORIGINAL];
-    if (tl_gltf_load(file, &base->doc, &err) != TL_OK || tl_scene_create(base->doc, &base->scene, &err) != TL_OK) {
+    if (tl_gltf_load(file, &base->doc, &err) != TL_OK ||
+        tl_scene_create(base->doc, &base->scene, &err) != TL_OK) {
         code = tl_cli_fail("measure", "%s", err.message);
         goto done;
     }
@@ -334,7 +359,8 @@ int tl_cli_measure(int argc, char** argv) {
     uint32_t skin = 0;
     if (skin_arg >= 0) {
         if ((uint32_t)skin_arg >= scene->skin_count) {
-            code = tl_cli_fail("measure", "--skin %ld: the file has %u skins", skin_arg, scene->skin_count);
+            code = tl_cli_fail("measure", "--skin %ld: the file has %u skins", skin_arg,
+                               scene->skin_count);
             goto done;
         }
         skin = (uint32_t)skin_arg;
@@ -405,11 +431,13 @@ int tl_cli_measure(int argc, char** argv) {
                 code = tl_cli_fail("measure", "out of memory");
                 goto done;
             }
-            for (uint32_t k = 0; k < part->vertex_count; ++k) r->mask[part->vertices[k]] = 1;
+            for (uint32_t k = 0; k < part->vertex_count; ++k)
+                r->mask[part->vertices[k]] = 1;
             /* the chain tailor built for this part: its first bone is PREFIX_1 */
             char first[64];
             snprintf(first, sizeof first, "%s_1", part->bone_prefix);
-            for (uint32_t c = 0; chained && part->action == TL_RIG_ACTION_CHAIN && c < chained->chain_count; ++c)
+            for (uint32_t c = 0;
+                 chained && part->action == TL_RIG_ACTION_CHAIN && c < chained->chain_count; ++c)
                 if (!strcmp(chain_name(chained, c), first)) r->chain = (int)c;
         }
     } else if (region_count == 0 && rigged) {
@@ -425,21 +453,18 @@ int tl_cli_measure(int argc, char** argv) {
                 goto done;
             }
             for (uint32_t v = 0; v < vertex_count; ++v) {
-                float best = -1;
-                uint32_t dominant = 0;
-                for (uint32_t k = 0; k < sk->influence_count; ++k) {
-                    float w = sk->influence_weights[(size_t)v * sk->influence_count + k];
-                    if (w > best) best = w, dominant = sk->influence_joints[(size_t)v * sk->influence_count + k];
-                }
+                uint32_t dominant = tl_scene_skin_dominant_joint(sk, v);
                 for (uint32_t b = 0; b < chained->chains[c].bone_count; ++b)
                     if (dominant == chained->chains[c].bone_joints[b]) r->mask[v] = 1;
             }
         }
     } else if (chained && chained->chain_count == 1) {
-        for (int i = 0; i < region_count; ++i) regions[i].chain = 0; /* user regions: the one chain */
+        for (int i = 0; i < region_count; ++i)
+            regions[i].chain = 0; /* user regions: the one chain */
     }
     for (int i = 0; i < region_count; ++i)
-        for (uint32_t v = 0; v < vertex_count; ++v) regions[i].vertices += regions[i].mask[v] != 0;
+        for (uint32_t v = 0; v < vertex_count; ++v)
+            regions[i].vertices += regions[i].mask[v] != 0;
     /* the body: every vertex outside every region */
     region* body = &regions[region_count];
     snprintf(body->name, sizeof body->name, "body");
@@ -452,29 +477,36 @@ int tl_cli_measure(int argc, char** argv) {
     for (uint32_t v = 0; v < vertex_count; ++v) {
         bool inside = false;
         for (int i = 0; i < region_count; ++i)
-            inside = inside || (regions[i].mask[v] && !(regions[i].cls && !strcmp(regions[i].cls, "body")));
+            inside = inside ||
+                     (regions[i].mask[v] && !(regions[i].cls && !strcmp(regions[i].cls, "body")));
         body->mask[v] = !inside;
         body->vertices += !inside;
     }
 
     const uint8_t* masks[MAX_REGIONS * 2 + MAX_CHAINS + 1];
-    for (int i = 0; i <= region_count; ++i) masks[i] = regions[i].mask;
+    for (int i = 0; i <= region_count; ++i)
+        masks[i] = regions[i].mask;
     tl_measure_def def = tl_default_measure_def();
     def.samples = (uint32_t)samples;
     for (int c = 0; c < CFG_COUNT; ++c) {
         if (!cfg[c].used) continue;
         /* every configuration measures the regions; the first one also the body */
-        if (tl_stretch_create(cfg[c].scene, skin, masks, (uint32_t)region_count + 1, &def, &cfg[c].stretch, &err)) {
+        if (tl_stretch_create(cfg[c].scene, skin, masks, (uint32_t)region_count + 1, &def,
+                              &cfg[c].stretch, &err)) {
             code = tl_cli_fail("measure", "%s", err.message);
             goto done;
         }
     }
-    scratch = malloc(sizeof(float) * 7 * (tl_measure_segments_bound(chained ? chained->scene : scene, skin) + 1));
+    scratch = malloc(sizeof(float) * 7 *
+                     (tl_measure_segments_bound(chained ? chained->scene : scene, skin) + 1));
     double distance[MAX_REGIONS * 2 + MAX_CHAINS][2];
     for (int i = 0; i < region_count && scratch; ++i) {
         const config* first = cfg[CFG_ORIGINAL].used ? &cfg[CFG_ORIGINAL] : &cfg[CFG_CHAIN_STATIC];
-        distance[i][0] = tl_measure_bone_distance(first->scene, skin, regions[i].mask, NULL, NULL, 0, scratch);
-        distance[i][1] = chained ? tl_measure_bone_distance(chained->scene, skin, regions[i].mask, NULL, NULL, 0, scratch) : -1;
+        distance[i][0] =
+            tl_measure_bone_distance(first->scene, skin, regions[i].mask, NULL, NULL, 0, scratch);
+        distance[i][1] = chained ? tl_measure_bone_distance(chained->scene, skin, regions[i].mask,
+                                                            NULL, NULL, 0, scratch)
+                                 : -1;
     }
 
     uint32_t first_clip = 0, last_clip = scene->clip_count;
@@ -486,8 +518,11 @@ int tl_cli_measure(int argc, char** argv) {
         last_clip = first_clip + 1;
     }
     if (!as_json) {
-        printf("%s: skin %u, %u vertices, H %.4g, %u sample times per clip%s\n", file, skin, vertex_count, sk->height,
-               def.samples, rigged ? ", chains simulated" : rig && rig->chain_count ? ", rigged in memory" : "");
+        printf("%s: skin %u, %u vertices, H %.4g, %u sample times per clip%s\n", file, skin,
+               vertex_count, sk->height, def.samples,
+               rigged                    ? ", chains simulated"
+               : rig && rig->chain_count ? ", rigged in memory"
+                                         : "");
         if (first_clip == last_clip) printf("  (no clips)\n");
     }
     tl_stretch_stats stats[CFG_COUNT][MAX_REGIONS * 2 + MAX_CHAINS + 1];
@@ -501,75 +536,95 @@ int tl_cli_measure(int argc, char** argv) {
             bool motion = c == CFG_CHAIN;
             if (motion) {
                 tl_player_start(cfg[c].player, clip, 0);
-                for (uint32_t i = 0; i < cfg[c].chain_count; ++i) tl_liveliness_clear(cfg[c].live[i]);
+                for (uint32_t i = 0; i < cfg[c].chain_count; ++i)
+                    tl_liveliness_clear(cfg[c].live[i]);
             }
-            tl_stretch_run(cfg[c].stretch, clip, motion ? chain_hook : NULL, motion ? &cfg[c] : NULL, stats[c]);
+            tl_stretch_run(cfg[c].stretch, clip, motion ? chain_hook : NULL,
+                           motion ? &cfg[c] : NULL, stats[c]);
         }
         double max_dy = -1;
         if (chained && chained->chain_count > 0) {
             float times[MAX_SAMPLES], dy[MAX_SAMPLES];
             uint32_t n = def.samples < MAX_SAMPLES ? def.samples : MAX_SAMPLES;
-            for (uint32_t j = 0; j < n; ++j) times[j] = (float)j * cl->duration / (float)n;
+            for (uint32_t j = 0; j < n; ++j)
+                times[j] = (float)j * cl->duration / (float)n;
             tl_seating_def sdef = tl_default_seating_def();
-            if (tl_seating_compare(chained->scene, chained->chains, chained->chain_count, clip, times, n, &sdef, dy, NULL,
-                                   NULL, &err) == TL_OK) {
+            if (tl_seating_compare(chained->scene, chained->chains, chained->chain_count, clip,
+                                   times, n, &sdef, dy, NULL, NULL, &err) == TL_OK) {
                 max_dy = 0;
                 for (uint32_t j = 0; j < n; ++j)
                     if (dy[j] > max_dy) max_dy = dy[j];
             }
         }
         tl_liveliness live[MAX_CHAINS];
-        for (uint32_t i = 0; chained && i < chained->chain_count; ++i) live[i] = tl_liveliness_result(chained->live[i]);
+        for (uint32_t i = 0; chained && i < chained->chain_count; ++i)
+            live[i] = tl_liveliness_result(chained->live[i]);
         if (as_json) {
             json_t* rs = json_array();
             for (int i = 0; i < region_count; ++i) {
                 json_t* st = json_object();
                 for (int c = 0; c < CFG_COUNT; ++c)
-                    if (cfg[c].used) json_object_set_new(st, CFG_NAMES[c], stats_json(&stats[c][i]));
+                    if (cfg[c].used)
+                        json_object_set_new(st, CFG_NAMES[c], stats_json(&stats[c][i]));
                 json_t* bd = json_object();
-                json_object_set_new(bd, cfg[CFG_ORIGINAL].used ? "original" : "chain_static", json_real(distance[i][0]));
-                if (chained && cfg[CFG_ORIGINAL].used) json_object_set_new(bd, "chain", json_real(distance[i][1]));
-                json_object_set_new(bd, "relative", json_real(sk->height > 0 ? distance[i][0] / sk->height : 0));
-                json_t* r = json_pack("{s:s,s:I,s:I,s:o,s:o}", "name", regions[i].name, "vertices",
-                                      (json_int_t)regions[i].vertices, "edges",
-                                      (json_int_t)tl_stretch_edge_count(cfg[first_cfg].stretch, (uint32_t)i), "stretch",
-                                      st, "bone_distance", bd);
+                json_object_set_new(bd, cfg[CFG_ORIGINAL].used ? "original" : "chain_static",
+                                    json_real(distance[i][0]));
+                if (chained && cfg[CFG_ORIGINAL].used)
+                    json_object_set_new(bd, "chain", json_real(distance[i][1]));
+                json_object_set_new(bd, "relative",
+                                    json_real(sk->height > 0 ? distance[i][0] / sk->height : 0));
+                json_t* r = json_pack(
+                    "{s:s,s:I,s:I,s:o,s:o}", "name", regions[i].name, "vertices",
+                    (json_int_t)regions[i].vertices, "edges",
+                    (json_int_t)tl_stretch_edge_count(cfg[first_cfg].stretch, (uint32_t)i),
+                    "stretch", st, "bone_distance", bd);
                 if (regions[i].cls) json_object_set_new(r, "class", json_string(regions[i].cls));
-                if (regions[i].chain >= 0) json_object_set_new(r, "liveliness", liveliness_json(&live[regions[i].chain]));
+                if (regions[i].chain >= 0)
+                    json_object_set_new(r, "liveliness", liveliness_json(&live[regions[i].chain]));
                 json_array_append_new(rs, r);
             }
             json_t* chains = json_array();
             for (uint32_t i = 0; chained && i < chained->chain_count; ++i)
-                json_array_append_new(chains, json_pack("{s:s,s:i,s:o}", "name", chain_name(chained, i), "bones",
-                                                        (int)chained->chains[i].bone_count, "liveliness",
-                                                        liveliness_json(&live[i])));
+                json_array_append_new(chains,
+                                      json_pack("{s:s,s:i,s:o}", "name", chain_name(chained, i),
+                                                "bones", (int)chained->chains[i].bone_count,
+                                                "liveliness", liveliness_json(&live[i])));
             json_array_append_new(
-                out_clips,
-                json_pack("{s:s,s:f,s:i,s:f,s:o,s:{s:I,s:I,s:o},s:o}", "clip", cl->name, "duration", (double)cl->duration,
-                          "samples", (int)def.samples, "H", (double)sk->height, "regions", rs, "body", "vertices",
-                          (json_int_t)body->vertices, "edges",
-                          (json_int_t)tl_stretch_edge_count(cfg[first_cfg].stretch, (uint32_t)region_count), "stretch",
-                          stats_json(&stats[first_cfg][region_count]), "chains", chains));
+                out_clips, json_pack("{s:s,s:f,s:i,s:f,s:o,s:{s:I,s:I,s:o},s:o}", "clip", cl->name,
+                                     "duration", (double)cl->duration, "samples", (int)def.samples,
+                                     "H", (double)sk->height, "regions", rs, "body", "vertices",
+                                     (json_int_t)body->vertices, "edges",
+                                     (json_int_t)tl_stretch_edge_count(cfg[first_cfg].stretch,
+                                                                       (uint32_t)region_count),
+                                     "stretch", stats_json(&stats[first_cfg][region_count]),
+                                     "chains", chains));
             if (max_dy >= 0)
-                json_object_set_new(json_array_get(out_clips, json_array_size(out_clips) - 1), "lift",
-                                    json_pack("{s:f}", "max_dy_hips", max_dy));
+                json_object_set_new(json_array_get(out_clips, json_array_size(out_clips) - 1),
+                                    "lift", json_pack("{s:f}", "max_dy_hips", max_dy));
         } else {
             printf("\nclip %s (%.3f s)\n", cl->name[0] ? cl->name : "(unnamed)", cl->duration);
             for (int i = 0; i < region_count; ++i) {
-                printf("  %s%s%s: %zu vertices, %zu edges; bone distance %.4g (%.3f H)", regions[i].name,
-                       regions[i].cls ? " " : "", regions[i].cls ? regions[i].cls : "", regions[i].vertices,
+                printf("  %s%s%s: %zu vertices, %zu edges; bone distance %.4g (%.3f H)",
+                       regions[i].name, regions[i].cls ? " " : "",
+                       regions[i].cls ? regions[i].cls : "", regions[i].vertices,
                        tl_stretch_edge_count(cfg[first_cfg].stretch, (uint32_t)i), distance[i][0],
                        sk->height > 0 ? distance[i][0] / sk->height : 0);
                 if (chained && cfg[CFG_ORIGINAL].used)
-                    printf(" -> %.4g (%.3f H) with the chain", distance[i][1], sk->height > 0 ? distance[i][1] / sk->height : 0);
-                printf("\n    %-16s %9s %6s %6s %6s %7s\n", "rig", "samples", "p95", "p99", "max", "torn");
-                bool rigged_part = regions[i].part < 0 || rig->parts[regions[i].part].action == TL_RIG_ACTION_CHAIN;
+                    printf(" -> %.4g (%.3f H) with the chain", distance[i][1],
+                           sk->height > 0 ? distance[i][1] / sk->height : 0);
+                printf("\n    %-16s %9s %6s %6s %6s %7s\n", "rig", "samples", "p95", "p99", "max",
+                       "torn");
+                bool rigged_part = regions[i].part < 0 ||
+                                   rig->parts[regions[i].part].action == TL_RIG_ACTION_CHAIN;
                 for (int c = 0; c < CFG_COUNT; ++c) {
-                    if (!cfg[c].used || (c != first_cfg && !rigged_part)) continue; /* unchanged: one row */
+                    if (!cfg[c].used || (c != first_cfg && !rigged_part))
+                        continue; /* unchanged: one row */
                     char extra[128] = "";
                     if (c == CFG_CHAIN && regions[i].chain >= 0)
-                        snprintf(extra, sizeof extra, "swing %.2f deg, from rest %.2f deg, tip path x%.2f",
-                                 live[regions[i].chain].swing_deg, live[regions[i].chain].rest_rms_deg,
+                        snprintf(extra, sizeof extra,
+                                 "swing %.2f deg, from rest %.2f deg, tip path x%.2f",
+                                 live[regions[i].chain].swing_deg,
+                                 live[regions[i].chain].rest_rms_deg,
                                  live[regions[i].chain].tip_path_ratio);
                     print_stats_row(CFG_NAMES[c], &stats[c][i], extra);
                 }
@@ -578,7 +633,8 @@ int tl_cli_measure(int argc, char** argv) {
                    tl_stretch_edge_count(cfg[first_cfg].stretch, (uint32_t)region_count));
             print_stats_row("as the file is", &stats[first_cfg][region_count], NULL);
             if (max_dy >= 0)
-                printf("  ground seating: the tail lifts the hips by at most %.4g (counting it minus excluding it)\n",
+                printf("  ground seating: the tail lifts the hips by at most %.4g (counting it "
+                       "minus excluding it)\n",
                        max_dy);
         }
     }
@@ -593,7 +649,8 @@ int tl_cli_measure(int argc, char** argv) {
 done:
     json_decref(out_clips);
     free(scratch);
-    for (size_t i = 0; i < sizeof regions / sizeof regions[0]; ++i) free(regions[i].mask);
+    for (size_t i = 0; i < sizeof regions / sizeof regions[0]; ++i)
+        free(regions[i].mask);
     tl_rig_analysis_destroy(rig);
     /* configurations that share a document free it once */
     config_free(&cfg[CFG_CHAIN], !cfg[CFG_CHAIN_STATIC].used);

@@ -262,6 +262,9 @@ void tl_pose_sample(tl_pose* pose, const tl_scene* scene, uint32_t clip, float t
  * joint_count × 16 floats. */
 void tl_pose_joint_matrices(const tl_pose* pose, const tl_scene* scene, uint32_t skin, float* out);
 
+/* The joint with the most weight on union vertex `vertex` of a skin (the first on ties). */
+uint32_t tl_scene_skin_dominant_joint(const tl_scene_skin* skin, uint32_t vertex);
+
 /* Linear blend skinning of the skin's union of vertices with the given joint matrices:
  * out[v] = Σ w · J(joint) · bind_position[v], in world (= rest-world) coordinates.
  * `out` holds vertex_count × 3 floats. Morph targets are not applied. */

@@ -1,6 +1,8 @@
 /* Liveliness (measure.md): swing about the mean, distance from rest, tip path against rigid. */
 #include <tailor/measure.h>
 
+#include "base/mat4.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,33 +12,20 @@ struct tl_liveliness_acc {
     uint32_t chain;
     uint32_t links;
     uint32_t capacity, count;
-    float* directions;     /* count × links × 3, attachment frame */
-    double rest_sq;        /* Σ angle² to rest */
+    float* directions; /* count × links × 3, attachment frame */
+    double rest_sq;    /* Σ angle² to rest */
     double tip_path, rigid_path;
     float last_tip[3], last_rigid[3];
-    float tip_bind[3];     /* the end in the attachment's frame at rest (the rigid tail's tip) */
-    float tip_local[3];    /* with no end joint: the end in the last bone's frame, continuing
-                              the incoming link as the solver does */
+    float tip_bind[3];  /* the end in the attachment's frame at rest (the rigid tail's tip) */
+    float tip_local[3]; /* with no end joint: the end in the last bone's frame, continuing
+                           the incoming link as the solver does */
 };
 
 static void affine_inverse(const float m[16], float out[16]) {
-    float a = m[0], b = m[4], c = m[8], d = m[1], e = m[5], f = m[9], g = m[2], h = m[6], i = m[10];
-    float det = a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g);
-    float inv = det != 0 ? 1.0f / det : 0.0f;
-    float r[9] = {(e * i - f * h) * inv, (c * h - b * i) * inv, (b * f - c * e) * inv,
-                  (f * g - d * i) * inv, (a * i - c * g) * inv, (c * d - a * f) * inv,
-                  (d * h - e * g) * inv, (b * g - a * h) * inv, (a * e - b * d) * inv};
-    /* r is row-major: r[row*3+col]; out is column-major */
-    memset(out, 0, 16 * sizeof *out);
-    for (int row = 0; row < 3; ++row)
-        for (int col = 0; col < 3; ++col) out[4 * col + row] = r[3 * row + col];
-    for (int row = 0; row < 3; ++row)
-        out[12 + row] = -(out[row] * m[12] + out[4 + row] * m[13] + out[8 + row] * m[14]);
-    out[15] = 1;
-}
-
-static void transform_point(const float m[16], const float p[3], float out[3]) {
-    for (int r = 0; r < 3; ++r) out[r] = m[r] * p[0] + m[4 + r] * p[1] + m[8 + r] * p[2] + m[12 + r];
+    double md[16], inv[16];
+    tl_mat4d_from_float(md, m);
+    tl_mat4d_invert(inv, md);
+    tl_mat4d_to_float(out, inv);
 }
 
 static float dist3(const float a[3], const float b[3]) {
@@ -46,15 +35,16 @@ static float dist3(const float a[3], const float b[3]) {
 
 static double angle_between(const float a[3], const float b[3]) {
     double dot = (double)a[0] * b[0] + (double)a[1] * b[1] + (double)a[2] * b[2];
-    double cx = (double)a[1] * b[2] - (double)a[2] * b[1], cy = (double)a[2] * b[0] - (double)a[0] * b[2],
+    double cx = (double)a[1] * b[2] - (double)a[2] * b[1],
+           cy = (double)a[2] * b[0] - (double)a[0] * b[2],
            cz = (double)a[0] * b[1] - (double)a[1] * b[0];
     return atan2(sqrt(cx * cx + cy * cy + cz * cz), dot);
 }
 
 static void affine_inverse(const float m[16], float out[16]);
-static void transform_point(const float m[16], const float p[3], float out[3]);
 
-tl_liveliness_acc* tl_liveliness_create(const tl_player* player, uint32_t chain, uint32_t max_samples) {
+tl_liveliness_acc* tl_liveliness_create(const tl_player* player, uint32_t chain,
+                                        uint32_t max_samples) {
     tl_liveliness_acc* acc = calloc(1, sizeof *acc);
     if (!acc) return NULL;
     const tl_play_chain* d = tl_player_chain_desc(player, chain);
@@ -69,11 +59,14 @@ tl_liveliness_acc* tl_liveliness_create(const tl_player* player, uint32_t chain,
     }
     const tl_scene_skin* sk = &tl_player_scene(player)->skins[d->skin];
     const float* last = sk->joints[d->bone_joints[d->bone_count - 1]].rest_world;
-    const float* prev = sk->joints[d->bone_count > 1 ? d->bone_joints[d->bone_count - 2] : d->attach_joint].rest_world;
+    const float* prev =
+        sk->joints[d->bone_count > 1 ? d->bone_joints[d->bone_count - 2] : d->attach_joint]
+            .rest_world;
     float end[3], inv[16];
-    for (int r = 0; r < 3; ++r) end[r] = 2 * last[12 + r] - prev[12 + r];
+    for (int r = 0; r < 3; ++r)
+        end[r] = 2 * last[12 + r] - prev[12 + r];
     affine_inverse(last, inv);
-    transform_point(inv, end, acc->tip_local);
+    tl_mat4_transform_point(acc->tip_local, inv, end);
     return acc;
 }
 
@@ -93,13 +86,16 @@ void tl_liveliness_clear(tl_liveliness_acc* acc) {
 static void chain_points(const tl_liveliness_acc* acc, const tl_pose* pose, const tl_scene_skin* sk,
                          const tl_play_chain* d, float* points) {
     for (uint32_t b = 0; b < d->bone_count; ++b)
-        memcpy(points + 3 * b, pose->world + 16 * (size_t)sk->joints[d->bone_joints[b]].node + 12, 3 * sizeof(float));
-    if (d->end_joint != TL_NONE)
-        memcpy(points + 3 * d->bone_count, pose->world + 16 * (size_t)sk->joints[d->end_joint].node + 12,
+        memcpy(points + 3 * b, pose->world + 16 * (size_t)sk->joints[d->bone_joints[b]].node + 12,
                3 * sizeof(float));
+    if (d->end_joint != TL_NONE)
+        memcpy(points + 3 * d->bone_count,
+               pose->world + 16 * (size_t)sk->joints[d->end_joint].node + 12, 3 * sizeof(float));
     else
-        transform_point(pose->world + 16 * (size_t)sk->joints[d->bone_joints[d->bone_count - 1]].node, acc->tip_local,
-                        points + 3 * d->bone_count);
+        tl_mat4_transform_point(points + 3 * d->bone_count,
+                                pose->world +
+                                    16 * (size_t)sk->joints[d->bone_joints[d->bone_count - 1]].node,
+                                acc->tip_local);
 }
 
 void tl_liveliness_add(tl_liveliness_acc* acc, const tl_pose* pose) {
@@ -117,9 +113,11 @@ void tl_liveliness_add(tl_liveliness_acc* acc, const tl_pose* pose) {
         float w[3] = {points[3 * i + 3] - points[3 * i], points[3 * i + 4] - points[3 * i + 1],
                       points[3 * i + 5] - points[3 * i + 2]};
         float l[3];
-        for (int r = 0; r < 3; ++r) l[r] = inv[r] * w[0] + inv[4 + r] * w[1] + inv[8 + r] * w[2];
+        for (int r = 0; r < 3; ++r)
+            l[r] = inv[r] * w[0] + inv[4 + r] * w[1] + inv[8 + r] * w[2];
         float n = sqrtf(l[0] * l[0] + l[1] * l[1] + l[2] * l[2]);
-        for (int r = 0; r < 3; ++r) dirs[3 * i + r] = n > 0 ? l[r] / n : 0;
+        for (int r = 0; r < 3; ++r)
+            dirs[3 * i + r] = n > 0 ? l[r] / n : 0;
         double a = angle_between(dirs + 3 * i, rest + 3 * i);
         acc->rest_sq += a * a;
     }
@@ -130,12 +128,15 @@ void tl_liveliness_add(tl_liveliness_acc* acc, const tl_pose* pose) {
         const float* rest_attach = sk->joints[d->attach_joint].rest_world;
         float rinv[16], rest_end[3];
         affine_inverse(rest_attach, rinv);
-        if (d->end_joint != TL_NONE) memcpy(rest_end, sk->joints[d->end_joint].rest_world + 12, sizeof rest_end);
-        else transform_point(sk->joints[d->bone_joints[d->bone_count - 1]].rest_world, acc->tip_local, rest_end);
-        transform_point(rinv, rest_end, acc->tip_bind);
+        if (d->end_joint != TL_NONE)
+            memcpy(rest_end, sk->joints[d->end_joint].rest_world + 12, sizeof rest_end);
+        else
+            tl_mat4_transform_point(
+                rest_end, sk->joints[d->bone_joints[d->bone_count - 1]].rest_world, acc->tip_local);
+        tl_mat4_transform_point(acc->tip_bind, rinv, rest_end);
     }
     float rigid[3];
-    transform_point(attach, acc->tip_bind, rigid);
+    tl_mat4_transform_point(rigid, attach, acc->tip_bind);
     if (acc->count > 0) {
         acc->tip_path += dist3(tip, acc->last_tip);
         acc->rigid_path += dist3(rigid, acc->last_rigid);
@@ -152,9 +153,11 @@ tl_liveliness tl_liveliness_result(const tl_liveliness_acc* acc) {
     for (uint32_t i = 0; i < acc->links; ++i) {
         float mean[3] = {0, 0, 0};
         for (uint32_t s = 0; s < acc->count; ++s)
-            for (int r = 0; r < 3; ++r) mean[r] += acc->directions[((size_t)s * acc->links + i) * 3 + r];
+            for (int r = 0; r < 3; ++r)
+                mean[r] += acc->directions[((size_t)s * acc->links + i) * 3 + r];
         float n = sqrtf(mean[0] * mean[0] + mean[1] * mean[1] + mean[2] * mean[2]);
-        for (int r = 0; r < 3; ++r) mean[r] = n > 0 ? mean[r] / n : 0;
+        for (int r = 0; r < 3; ++r)
+            mean[r] = n > 0 ? mean[r] / n : 0;
         for (uint32_t s = 0; s < acc->count; ++s) {
             double a = angle_between(acc->directions + ((size_t)s * acc->links + i) * 3, mean);
             swing_sq += a * a;

@@ -3,7 +3,7 @@
  * accessors for the primitives whose weights change. Untouched vertices keep their stored
  * values exactly (same component type); nothing else in the file is touched. */
 #include "internal.h"
-#include "scene/internal.h"
+#include "base/mat4.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -101,10 +101,10 @@ static void joints_make(joint_set* J, const sample_character* c, const frames* f
         mat4_from_trs(local, v3(J->translation[j][0], J->translation[j][1], J->translation[j][2]),
                       quat_of_floats(J->rotation[j]), v3(1, 1, 1));
         if (p >= 0)
-            mat4_mul(world[j], world[p], local);
+            tl_mat4d_mul(world[j], world[p], local);
         else
             memcpy(world[j], local, sizeof local);
-        mat4_invert(inverse, world[j]);
+        tl_mat4d_invert(inverse, world[j]);
         for (int k = 0; k < 16; ++k)
             J->ibm[j][k] = (float)inverse[k];
         J->ibm[j][3] = J->ibm[j][7] = J->ibm[j][11] = 0.0f, J->ibm[j][15] = 1.0f;

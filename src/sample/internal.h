@@ -7,6 +7,8 @@
 
 #include <tailor/sample.h>
 
+#include "base/mat4.h"
+
 #include <math.h>
 
 #define SAMPLE_PI 3.14159265358979323846
@@ -86,9 +88,6 @@ dquat quat_from_axes(dv3 x, dv3 y, dv3 z);
 
 /* Column-major 4×4 matrices. */
 void mat4_from_trs(double out[16], dv3 t, dquat r, dv3 s);
-void mat4_mul(double out[16], const double a[16], const double b[16]);
-/* General inverse; false when singular. */
-bool mat4_invert(double out[16], const double m[16]);
 
 /* ---- the mesh builder ---- */
 

@@ -39,52 +39,6 @@ void mat4_from_trs(double out[16], dv3 t, dquat r, dv3 s) {
     out[12] = t.x, out[13] = t.y, out[14] = t.z, out[15] = 1;
 }
 
-void mat4_mul(double out[16], const double a[16], const double b[16]) {
-    double r[16];
-    for (int c = 0; c < 4; ++c)
-        for (int row = 0; row < 4; ++row) {
-            double s = 0;
-            for (int k = 0; k < 4; ++k)
-                s += a[k * 4 + row] * b[c * 4 + k];
-            r[c * 4 + row] = s;
-        }
-    memcpy(out, r, sizeof r);
-}
-
-bool mat4_invert(double out[16], const double m[16]) {
-    /* Gauss-Jordan with partial pivoting on [m | I]. */
-    double a[4][8];
-    for (int r = 0; r < 4; ++r)
-        for (int c = 0; c < 4; ++c) {
-            a[r][c] = m[c * 4 + r];
-            a[r][c + 4] = r == c;
-        }
-    for (int c = 0; c < 4; ++c) {
-        int p = c;
-        for (int r = c + 1; r < 4; ++r)
-            if (fabs(a[r][c]) > fabs(a[p][c])) p = r;
-        if (a[p][c] == 0) return false;
-        for (int k = 0; k < 8; ++k) {
-            double t = a[c][k];
-            a[c][k] = a[p][k];
-            a[p][k] = t;
-        }
-        double inv = 1.0 / a[c][c];
-        for (int k = 0; k < 8; ++k)
-            a[c][k] *= inv;
-        for (int r = 0; r < 4; ++r) {
-            if (r == c || a[r][c] == 0) continue;
-            double f = a[r][c];
-            for (int k = 0; k < 8; ++k)
-                a[r][k] -= f * a[c][k];
-        }
-    }
-    for (int r = 0; r < 4; ++r)
-        for (int c = 0; c < 4; ++c)
-            out[c * 4 + r] = a[r][c + 4];
-    return true;
-}
-
 void sample_weights_add(sample_weights* w, int joint, double weight) {
     if (weight <= 0) return;
     int smallest = 0;

@@ -180,3 +180,12 @@ void tl_scene_skin_positions(const tl_scene* scene, uint32_t skin, const float* 
         memcpy(out + 3 * (size_t)v, acc, sizeof acc);
     }
 }
+
+uint32_t tl_scene_skin_dominant_joint(const tl_scene_skin* skin, uint32_t vertex) {
+    assert(vertex < skin->vertex_count);
+    const float* w = skin->influence_weights + (size_t)vertex * skin->influence_count;
+    uint32_t best = 0;
+    for (uint32_t k = 1; k < skin->influence_count; ++k)
+        if (w[k] > w[best]) best = k;
+    return skin->influence_joints[(size_t)vertex * skin->influence_count + best];
+}

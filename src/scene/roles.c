@@ -474,13 +474,7 @@ void tl_scene_skin_classify(tl_scene_skin* skin, tl_scene_joint* joints) {
     bool* in_limb = calloc(n ? n : 1, sizeof(bool));
     if (!c.info || !c.depth || !c.height || !c.dominant || !in_limb)
         goto axes; /* roles stay none */
-    for (uint32_t v = 0; v < skin->vertex_count; ++v) {
-        const float* w = skin->influence_weights + (size_t)v * skin->influence_count;
-        uint32_t best = 0;
-        for (uint32_t k = 1; k < skin->influence_count; ++k)
-            if (w[k] > w[best]) best = k;
-        c.dominant[v] = skin->influence_joints[(size_t)v * skin->influence_count + best];
-    }
+    for (uint32_t v = 0; v < skin->vertex_count; ++v) c.dominant[v] = tl_scene_skin_dominant_joint(skin, v);
     for (uint32_t j = 0; j < n; ++j) {
         c.info[j] = read_name(joints[j].name);
         c.depth[j] = 0;
