@@ -12,8 +12,8 @@ struct tl_player {
     uint32_t count;
     tl_play_chain* descs;
     tl_chain** chains;
-    tl_chain_input* inputs;   /* per chain: start = last frame's attachment pose */
-    tl_pose* scratch;         /* intermediate frames */
+    tl_chain_input* inputs; /* per chain: start = last frame's attachment pose */
+    tl_pose* scratch;       /* intermediate frames */
     uint32_t clip;
     float time;
     bool started;
@@ -38,32 +38,37 @@ static int32_t joint_of_node(const tl_scene_skin* sk, json_int_t node) {
     return TL_NONE;
 }
 
-tl_result tl_play_chains_find(const tl_scene* scene, tl_play_chain* out, uint32_t capacity, uint32_t* count,
-                              tl_error* err) {
+tl_result tl_play_chains_find(const tl_scene* scene, tl_play_chain* out, uint32_t capacity,
+                              uint32_t* count, tl_error* err) {
     const tl_gltf* doc = scene->doc;
     json_t* nodes = json_object_get(doc->json, "nodes");
     const char* label = doc->path && doc->path[0] ? doc->path : "<memory>";
     *count = 0;
     for (uint32_t n = 0; n < doc->node_count; ++n) {
-        json_t* tailor = json_object_get(json_object_get(json_array_get(nodes, n), "extras"), "tailor");
+        json_t* tailor =
+            json_object_get(json_object_get(json_array_get(nodes, n), "extras"), "tailor");
         json_t* chain = json_object_get(tailor, "chain");
         if (!json_is_object(chain)) continue;
         json_t* bones = json_object_get(tailor, "bones");
         json_t* attachment = json_object_get(tailor, "attachment");
         size_t bone_total = json_array_size(bones);
         if (!json_is_integer(attachment) || bone_total < 2 || bone_total - 1 > TL_CHAIN_MAX_BONES)
-            return tl_error_set(err, TL_ERROR_INVALID,
-                                "%s: /nodes/%u/extras/tailor: needs \"attachment\" and 2..%d \"bones\"", label, n,
-                                TL_CHAIN_MAX_BONES + 1);
+            return tl_error_set(
+                err, TL_ERROR_INVALID,
+                "%s: /nodes/%u/extras/tailor: needs \"attachment\" and 2..%d \"bones\"", label, n,
+                TL_CHAIN_MAX_BONES + 1);
         /* the skin whose joints hold every node of the chain */
         uint32_t skin = scene->skin_count;
         for (uint32_t s = 0; s < scene->skin_count && skin == scene->skin_count; ++s)
             if (joint_of_node(&scene->skins[s], json_integer_value(attachment)) != TL_NONE &&
-                joint_of_node(&scene->skins[s], json_integer_value(json_array_get(bones, 0))) != TL_NONE)
+                joint_of_node(&scene->skins[s], json_integer_value(json_array_get(bones, 0))) !=
+                    TL_NONE)
                 skin = s;
         if (skin == scene->skin_count)
-            return tl_error_set(err, TL_ERROR_INVALID,
-                                "%s: /nodes/%u/extras/tailor: attachment and bones are not joints of one skin", label, n);
+            return tl_error_set(
+                err, TL_ERROR_INVALID,
+                "%s: /nodes/%u/extras/tailor: attachment and bones are not joints of one skin",
+                label, n);
         if (*count == capacity) {
             ++*count;
             continue;
@@ -78,10 +83,13 @@ tl_result tl_play_chains_find(const tl_scene* scene, tl_play_chain* out, uint32_
             json_t* v = json_array_get(bones, b);
             int32_t j = json_is_integer(v) ? joint_of_node(sk, json_integer_value(v)) : TL_NONE;
             if (j == TL_NONE)
-                return tl_error_set(err, TL_ERROR_INVALID, "%s: /nodes/%u/extras/tailor/bones/%u: not a joint of skin %u",
+                return tl_error_set(err, TL_ERROR_INVALID,
+                                    "%s: /nodes/%u/extras/tailor/bones/%u: not a joint of skin %u",
                                     label, n, b, skin);
-            if (b < c->bone_count) c->bone_joints[b] = (uint32_t)j;
-            else c->end_joint = j;
+            if (b < c->bone_count)
+                c->bone_joints[b] = (uint32_t)j;
+            else
+                c->end_joint = j;
         }
         json_t* radii = json_object_get(tailor, "radii");
         for (uint32_t b = 0; b < c->bone_count && b < json_array_size(radii); ++b)
@@ -97,10 +105,12 @@ tl_result tl_play_chains_find(const tl_scene* scene, tl_play_chain* out, uint32_
         d.bend_limit_deg = number(chain, "bend_limit_deg", d.bend_limit_deg);
         d.ground_clearance = number(chain, "ground_clearance", d.ground_clearance);
         d.slip_damping = number(chain, "slip_damping", d.slip_damping);
-        if (!(d.root_frequency > 0 && d.tip_frequency > 0 && d.damping_ratio >= 0 && d.rest_curve >= 0 &&
-              d.rest_curve <= 1 && d.coupling_rate >= 0 && d.bend_limit_deg > 0 && d.ground_clearance >= 0 &&
-              d.slip_damping >= 0 && isfinite(d.gravity) && isfinite(d.carry_deg)))
-            return tl_error_set(err, TL_ERROR_INVALID, "%s: /nodes/%u/extras/tailor/chain: a setting is out of range",
+        if (!(d.root_frequency > 0 && d.tip_frequency > 0 && d.damping_ratio >= 0 &&
+              d.rest_curve >= 0 && d.rest_curve <= 1 && d.coupling_rate >= 0 &&
+              d.bend_limit_deg > 0 && d.ground_clearance >= 0 && d.slip_damping >= 0 &&
+              isfinite(d.gravity) && isfinite(d.carry_deg)))
+            return tl_error_set(err, TL_ERROR_INVALID,
+                                "%s: /nodes/%u/extras/tailor/chain: a setting is out of range",
                                 label, n);
         c->settings = d;
         ++*count;
@@ -113,17 +123,20 @@ tl_result tl_play_chains_find(const tl_scene* scene, tl_play_chain* out, uint32_
 static void to_local_direction(const float m[16], const float v[3], float out[3]) {
     float len = 0;
     for (int c = 0; c < 3; ++c) {
-        float col = sqrtf(m[4 * c] * m[4 * c] + m[4 * c + 1] * m[4 * c + 1] + m[4 * c + 2] * m[4 * c + 2]);
+        float col =
+            sqrtf(m[4 * c] * m[4 * c] + m[4 * c + 1] * m[4 * c + 1] + m[4 * c + 2] * m[4 * c + 2]);
         out[c] = col > 0 ? (m[4 * c] * v[0] + m[4 * c + 1] * v[1] + m[4 * c + 2] * v[2]) / col : 0;
         len += out[c] * out[c];
     }
     len = sqrtf(len);
-    for (int c = 0; c < 3; ++c) out[c] = len > 0 ? out[c] / len : 0;
+    for (int c = 0; c < 3; ++c)
+        out[c] = len > 0 ? out[c] / len : 0;
 }
 
 /* The body's floor (spring-chain.md §8): the lowest rest vertex along up among the skin
  * that no chain bone dominates, so a tail drooping below the soles does not lower it. */
-static float body_floor(const tl_scene* scene, const tl_play_chain* chains, uint32_t count, uint32_t skin) {
+static float body_floor(const tl_scene* scene, const tl_play_chain* chains, uint32_t count,
+                        uint32_t skin) {
     const tl_scene_skin* sk = &scene->skins[skin];
     float floor = INFINITY;
     for (uint32_t v = 0; v < sk->vertex_count; ++v) {
@@ -131,7 +144,8 @@ static float body_floor(const tl_scene* scene, const tl_play_chain* chains, uint
         uint32_t dominant = 0;
         for (uint32_t k = 0; k < sk->influence_count; ++k) {
             float w = sk->influence_weights[(size_t)v * sk->influence_count + k];
-            if (w > best) best = w, dominant = sk->influence_joints[(size_t)v * sk->influence_count + k];
+            if (w > best)
+                best = w, dominant = sk->influence_joints[(size_t)v * sk->influence_count + k];
         }
         bool chain_skin = false;
         for (uint32_t c = 0; c < count && !chain_skin; ++c)
@@ -145,16 +159,17 @@ static float body_floor(const tl_scene* scene, const tl_play_chain* chains, uint
     return isfinite(floor) ? floor : sk->floor;
 }
 
-static tl_result build_chain(const tl_scene* scene, const tl_play_chain* desc, float floor, tl_chain** out,
-                             tl_error* err) {
+static tl_result build_chain(const tl_scene* scene, const tl_play_chain* desc, float floor,
+                             tl_chain** out, tl_error* err) {
     const tl_scene_skin* sk = &scene->skins[desc->skin];
-    float translations[3 * TL_CHAIN_MAX_BONES], rotations[4 * TL_CHAIN_MAX_BONES], tip[3], tip_rotation[4];
+    float translations[3 * TL_CHAIN_MAX_BONES], rotations[4 * TL_CHAIN_MAX_BONES], tip[3],
+        tip_rotation[4];
     float radii[TL_CHAIN_MAX_BONES];
     uint32_t parent = desc->attach_joint;
     for (uint32_t b = 0; b < desc->bone_count; ++b) {
         uint32_t j = desc->bone_joints[b];
-        tl_chain_local_from_binds(sk->joints[parent].inverse_bind, sk->joints[j].inverse_bind, translations + 3 * b,
-                                  rotations + 4 * b);
+        tl_chain_local_from_binds(sk->joints[parent].inverse_bind, sk->joints[j].inverse_bind,
+                                  translations + 3 * b, rotations + 4 * b);
         radii[b] = desc->joint_radii[b];
         parent = j;
     }
@@ -164,8 +179,8 @@ static tl_result build_chain(const tl_scene* scene, const tl_play_chain* desc, f
     def.rest_rotations = rotations;
     def.tip_translation = NULL;
     if (desc->end_joint != TL_NONE) {
-        tl_chain_local_from_binds(sk->joints[parent].inverse_bind, sk->joints[desc->end_joint].inverse_bind, tip,
-                                  tip_rotation);
+        tl_chain_local_from_binds(sk->joints[parent].inverse_bind,
+                                  sk->joints[desc->end_joint].inverse_bind, tip, tip_rotation);
         def.tip_translation = tip;
     }
     def.joint_radii = radii;
@@ -198,17 +213,22 @@ tl_result tl_player_create(const tl_scene* scene, const tl_play_chain* chains, u
     }
     for (uint32_t i = 0; i < count; ++i) {
         const tl_play_chain* c = &chains[i];
-        bool ok = c->skin < scene->skin_count && c->bone_count >= 1 && c->bone_count <= TL_CHAIN_MAX_BONES;
+        bool ok = c->skin < scene->skin_count && c->bone_count >= 1 &&
+                  c->bone_count <= TL_CHAIN_MAX_BONES;
         const tl_scene_skin* sk = ok ? &scene->skins[c->skin] : NULL;
         ok = ok && c->attach_joint < sk->joint_count &&
-             (c->end_joint == TL_NONE || (c->end_joint >= 0 && (uint32_t)c->end_joint < sk->joint_count));
-        for (uint32_t b = 0; ok && b < c->bone_count; ++b) ok = c->bone_joints[b] < sk->joint_count;
+             (c->end_joint == TL_NONE ||
+              (c->end_joint >= 0 && (uint32_t)c->end_joint < sk->joint_count));
+        for (uint32_t b = 0; ok && b < c->bone_count; ++b)
+            ok = c->bone_joints[b] < sk->joint_count;
         if (!ok) {
             tl_player_destroy(p);
-            return tl_error_set(err, TL_ERROR_INVALID, "chain %u: a joint index is out of range", i);
+            return tl_error_set(err, TL_ERROR_INVALID, "chain %u: a joint index is out of range",
+                                i);
         }
         p->descs[i] = *c;
-        tl_result r = build_chain(scene, c, body_floor(scene, chains, count, c->skin), &p->chains[i], err);
+        tl_result r =
+            build_chain(scene, c, body_floor(scene, chains, count, c->skin), &p->chains[i], err);
         if (r != TL_OK) {
             tl_player_destroy(p);
             return r;
@@ -221,7 +241,8 @@ tl_result tl_player_create(const tl_scene* scene, const tl_play_chain* chains, u
 
 void tl_player_destroy(tl_player* p) {
     if (!p) return;
-    for (uint32_t i = 0; p->chains && i < p->count; ++i) tl_chain_destroy(p->chains[i]);
+    for (uint32_t i = 0; p->chains && i < p->count; ++i)
+        tl_chain_destroy(p->chains[i]);
     free(p->chains);
     free(p->descs);
     free(p->inputs);
@@ -258,7 +279,8 @@ static void step_frame(tl_player* p, const tl_pose* pose, float dt) {
 }
 
 void tl_player_advance(tl_player* p, tl_pose* pose, uint32_t clip, float time) {
-    if (!p->started || clip != p->clip || (time < p->time && !p->def.loop)) tl_player_start(p, clip, time);
+    if (!p->started || clip != p->clip || (time < p->time && !p->def.loop))
+        tl_player_start(p, clip, time);
     float from = p->time;
     if (time < from) from -= p->scene->clips[clip].duration; /* looped: play on through the wrap */
     float span = time - from;
@@ -303,8 +325,12 @@ void tl_player_apply(const tl_player* p, tl_pose* pose) {
     tl_pose_update_world(pose, p->scene);
 }
 
-const tl_scene* tl_player_scene(const tl_player* p) { return p->scene; }
-uint32_t tl_player_chain_count(const tl_player* p) { return p->count; }
+const tl_scene* tl_player_scene(const tl_player* p) {
+    return p->scene;
+}
+uint32_t tl_player_chain_count(const tl_player* p) {
+    return p->count;
+}
 const tl_chain* tl_player_chain(const tl_player* p, uint32_t i) {
     assert(i < p->count);
     return p->chains[i];
