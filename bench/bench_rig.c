@@ -235,7 +235,7 @@ static bool dense_sample(size_t min_vertices, uint8_t** glb, size_t* size) {
         uint16_t* j16 = xmalloc(4 * p->vertex_count * sizeof *j16);
         for (size_t k = 0; k < 4 * p->vertex_count; ++k) j16[k] = (uint16_t)p->joints[k];
         tl_gltf_accessor_def def = tl_default_gltf_accessor_def();
-        uint32_t a_pos, a_j, a_w, a_i;
+        uint32_t a_pos = 0, a_j = 0, a_w = 0, a_i = 0;
         def.data = p->pos, def.count = p->vertex_count, def.type = TL_GLTF_VEC3, def.min_max = true, def.target = 34962;
         ok = tl_gltf_accessor_add(doc, &def, &a_pos, &err) == TL_OK;
         def.min_max = false, def.data = j16, def.type = TL_GLTF_VEC4, def.component_type = TL_GLTF_UNSIGNED_SHORT;
