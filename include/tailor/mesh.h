@@ -157,6 +157,14 @@ void tl_mesh_nearest_segments(float* distance, uint32_t* nearest, const float* p
                               size_t point_count, size_t stride, const float* segments,
                               size_t segment_count);
 
+/* For each of query_count queries (byte stride query_stride), the index of the nearest of
+ * point_count ≥ 1 points (byte stride point_stride), by Euclidean distance, the lowest index
+ * on ties. A uniform grid of about one point per cell keeps it near linear for surface-like
+ * sets. Allocates its grid; returns query_count, or TL_MESH_OUT_OF_MEMORY. */
+size_t tl_mesh_nearest_points(uint32_t* nearest, const float* queries, size_t query_count,
+                              size_t query_stride, const float* points, size_t point_count,
+                              size_t point_stride);
+
 /* ---- Axis-aligned boxes -------------------------------------------------------------- */
 
 typedef struct tl_mesh_box {

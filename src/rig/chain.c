@@ -67,20 +67,31 @@ bool rig_part_geodesic(rig_ctx* ctx, rig_wpart* p) {
     }
     uint32_t reached = 0;
     for (uint32_t i = 0; i < n; ++i) reached += isfinite(p->g[i]);
-    /* a vertex the search cannot reach takes the g of its nearest reached vertex */
+    /* a vertex the search cannot reach (a shell no edge joins to the collar) takes the g of
+     * its nearest reached vertex */
     if (reached < n) {
-        for (uint32_t i = 0; i < n; ++i) {
-            if (isfinite(p->g[i])) continue;
+        uint32_t unreached = n - reached;
+        float* have = malloc(3 * (size_t)(reached ? reached : 1) * sizeof *have);
+        float* want = malloc(3 * (size_t)unreached * sizeof *want);
+        float* have_g = malloc((reached ? reached : 1) * sizeof *have_g);
+        uint32_t* nearest = malloc(unreached * sizeof *nearest);
+        ok = have && want && have_g && nearest;
+        uint32_t a = 0, b = 0;
+        for (uint32_t i = 0; ok && i < n; ++i) {
             const float* x = ctx->wpos + 3 * (size_t)p->verts.items[i];
-            float best = INFINITY, g = 0;
-            for (uint32_t k = 0; k < n && reached; ++k) {
-                float gk = dist[k];
-                if (!isfinite(gk)) continue;
-                const float* y = ctx->wpos + 3 * (size_t)p->verts.items[k];
-                float d = (x[0] - y[0]) * (x[0] - y[0]) + (x[1] - y[1]) * (x[1] - y[1]) + (x[2] - y[2]) * (x[2] - y[2]);
-                if (d < best) best = d, g = gk;
-            }
-            p->g[i] = g;
+            if (isfinite(p->g[i])) memcpy(have + 3 * a, x, 3 * sizeof *x), have_g[a++] = p->g[i];
+            else memcpy(want + 3 * b++, x, 3 * sizeof *x);
+        }
+        if (ok && reached)
+            ok = tl_mesh_nearest_points(nearest, want, unreached, 3 * sizeof(float), have, reached,
+                                        3 * sizeof(float)) != TL_MESH_OUT_OF_MEMORY;
+        for (uint32_t i = 0, k = 0; ok && i < n; ++i)
+            if (!isfinite(p->g[i])) p->g[i] = reached ? have_g[nearest[k++]] : 0.0f;
+        free(have), free(want), free(have_g), free(nearest);
+        if (!ok) {
+            free(dist);
+            free(sorted);
+            return false;
         }
     }
     memcpy(sorted, p->g, n * sizeof *sorted);
