@@ -69,9 +69,9 @@ static void NAME(lanes_pose)(lane_frame* restrict f) {
     float cos_half[LANE_COUNT], norm2[LANE_COUNT], inv[LANE_COUNT];
     int flag[LANE_COUNT];
     EACH {
-        const float t = f->t[l];
+        const float t = f->t[l], bend = t * (t - 1.0f);
         v3 a = LANE_V3(f, ps, l), b = LANE_V3(f, pt, l);
-        v3 position = v3_madd(a, v3_sub(b, a), t);
+        v3 position = v3_madd(v3_madd(a, v3_sub(b, a), t), LANE_V3(f, cp, l), bend);
         SET_V3(f, pp, l, position);
         f->scale[l] = f->ss[l] + (f->st[l] - f->ss[l]) * t;
         qt A = LANE_QT(f, rs, l), B = LANE_QT(f, rt, l);
@@ -95,7 +95,12 @@ static void NAME(lanes_pose)(lane_frame* restrict f) {
                 r_x[l] = A.x * wa + B.x * wb, r_y[l] = A.y * wa + B.y * wb;
                 r_z[l] = A.z * wa + B.z * wb, r_w[l] = A.w * wa + B.w * wb;
             }
-    EACH norm2[l] = r_x[l] * r_x[l] + r_y[l] * r_y[l] + r_z[l] * r_z[l] + r_w[l] * r_w[l];
+    EACH {
+        const float bend = f->t[l] * (f->t[l] - 1.0f); /* the path's bend (frame_plan) */
+        r_x[l] += f->crx[l] * bend, r_y[l] += f->cry[l] * bend;
+        r_z[l] += f->crz[l] * bend, r_w[l] += f->crw[l] * bend;
+        norm2[l] = r_x[l] * r_x[l] + r_y[l] * r_y[l] + r_z[l] * r_z[l] + r_w[l] * r_w[l];
+    }
     NAME(lanes_rsqrt)(inv, norm2);
     EACH {
         qt R = {r_x[l] * inv[l], r_y[l] * inv[l], r_z[l] * inv[l], r_w[l] * inv[l]};
@@ -112,7 +117,11 @@ static void NAME(lanes_pose)(lane_frame* restrict f) {
     if (NAME(any_lane)(flag))
         for (int l = 0; l < LANE_COUNT; ++l)
             if (flag[l]) {
-                qt K = qt_slerp(LANE_QT(f, hs, l), LANE_QT(f, ht, l), f->t[l]);
+                float t = f->t[l], bend = t * (t - 1.0f);
+                qt K = qt_slerp(LANE_QT(f, hs, l), LANE_QT(f, ht, l), t), c = LANE_QT(f, ch, l);
+                if (qt_dot(K, LANE_QT(f, hs, l)) < 0) K = qt_neg(K);
+                K = qt_normalize(
+                    (qt){K.x + c.x * bend, K.y + c.y * bend, K.z + c.z * bend, K.w + c.w * bend});
                 SET_QT(f, pk, l, K);
             }
     EACH { /* the hips' up and forward axes: columns of its rotation matrix */
