@@ -125,11 +125,12 @@ typedef struct tl_chain_def {
     /* --- time (§9) --- */
     float fixed_step;        /* internal step, s; 1/120 */
     int max_substeps;        /* internal steps one frame may run; a longer frame (a hitch)
-                                simulates only its last max_substeps * fixed_step seconds and
-                                carries the chain rigidly with the root for the rest; 8 */
+                                simulates only its last max_substeps * fixed_step seconds; over
+                                the rest the chain is carried with the root and relaxes as its
+                                springs would (docs/sim.md, Time); 8 */
     float teleport_distance; /* a root jump longer than this within one frame (or between one
                                 frame's target and the next frame's start) moves the chain
-                                rigidly instead of flinging it, m (x scale); 1 */
+                                rigidly by the jump instead of flinging it, m (x scale); 1 */
 } tl_chain_def;
 
 /* The defaults above (bone_count 0 and NULL geometry: the caller fills those). */
@@ -139,7 +140,8 @@ tl_chain_def tl_default_chain_def(void);
 typedef struct tl_chain_input {
     tl_chain_pose start;  /* the attachment joint's world pose at the start of the frame */
     tl_chain_pose target; /* ... at the end of the frame (the render time); sub-steps
-                             interpolate between the two */
+                             interpolate between the two (on the parabola through the previous
+                             frame's start when that frame was about as long) */
     bool has_hips;        /* the hips frame moves apart from the attachment joint */
     float hips_start[4];  /* then: the hips frame's world rotation (its x, y, z = lateral, up,
                              forward) at the start of the frame ... */
