@@ -20,7 +20,8 @@ static bool fox_open(fixture* f, const char* clip) {
     tl_error err;
     memset(f, 0, sizeof *f);
     if (tl_gltf_load(tl_test_shared("assets/khronos-fox/Fox.glb"), &f->doc, &err) ||
-        tl_scene_create(f->doc, &f->scene, &err) || tl_scene_find_clip(f->scene, clip, &f->clip, &err)) {
+        tl_scene_create(f->doc, &f->scene, &err) ||
+        tl_scene_find_clip(f->scene, clip, &f->clip, &err)) {
         fprintf(stderr, "  %s\n", err.message);
         return false;
     }
@@ -43,16 +44,20 @@ static void fox_close(fixture* f) {
 }
 
 /* Joint world positions of the chain (heads of each bone, then the solver's last tip). */
-static void chain_points(const fixture* f, const tl_player* p, const tl_pose* pose, float out[][3]) {
+static void chain_points(const fixture* f, const tl_player* p, const tl_pose* pose,
+                         float out[][3]) {
     const tl_scene_skin* sk = &f->scene->skins[0];
     for (uint32_t b = 0; b < f->chain.bone_count; ++b)
-        memcpy(out[b], pose->world + 16 * (size_t)sk->joints[f->chain.bone_joints[b]].node + 12, sizeof out[b]);
-    memcpy(out[f->chain.bone_count], tl_chain_tip_positions(tl_player_chain(p, 0)) + 3 * (f->chain.bone_count - 1),
+        memcpy(out[b], pose->world + 16 * (size_t)sk->joints[f->chain.bone_joints[b]].node + 12,
+               sizeof out[b]);
+    memcpy(out[f->chain.bone_count],
+           tl_chain_tip_positions(tl_player_chain(p, 0)) + 3 * (f->chain.bone_count - 1),
            sizeof out[0]);
 }
 
 static float distance3(const float a[3], const float b[3]) {
-    return sqrtf((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
+    return sqrtf((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) +
+                 (a[2] - b[2]) * (a[2] - b[2]));
 }
 
 /* The bones the player writes into the pose keep their rest lengths: the pose's joint
@@ -71,7 +76,8 @@ static void links_keep_length(void) {
     chain_points(&f, p, pose, rest);
     float worst = 0, moved = 0;
     for (int frame = 1; frame <= 120; ++frame) {
-        tl_player_advance(p, pose, f.clip, fmodf((float)frame / 60.0f, f.scene->clips[f.clip].duration));
+        tl_player_advance(p, pose, f.clip,
+                          fmodf((float)frame / 60.0f, f.scene->clips[f.clip].duration));
         chain_points(&f, p, pose, now);
         for (int b = 0; b < 3; ++b) {
             float l0 = distance3(rest[b], rest[b + 1]), l = distance3(now[b], now[b + 1]);
@@ -82,7 +88,8 @@ static void links_keep_length(void) {
         if (fabsf(tip_from_root - distance3(rest[3], rest[0])) > moved)
             moved = fabsf(tip_from_root - distance3(rest[3], rest[0]));
     }
-    fprintf(stderr, "  largest link length error %.2g of the link; the chain bent by %.3g units\n", worst, moved);
+    fprintf(stderr, "  largest link length error %.2g of the link; the chain bent by %.3g units\n",
+            worst, moved);
     ENSURE(worst < 1e-4f);
     ENSURE(moved > 0); /* it is not a rigid plank: the tail bends */
     tl_pose_destroy(pose);
@@ -117,7 +124,8 @@ static void frame_rate_independent(void) {
                 chain_points(&f, p, pose, pts);
                 memcpy(tips[r][sample++], pts[3], sizeof pts[3]);
                 if (r == 0 && length == 0)
-                    length = distance3(pts[0], pts[1]) + distance3(pts[1], pts[2]) + distance3(pts[2], pts[3]);
+                    length = distance3(pts[0], pts[1]) + distance3(pts[1], pts[2]) +
+                             distance3(pts[2], pts[3]);
             }
         }
         ENSURE(sample == 7);
@@ -126,18 +134,49 @@ static void frame_rate_independent(void) {
     }
     float worst = 0;
     for (int s = 0; s < 7; ++s)
-        for (int r = 1; r < 3; ++r) worst = fmaxf(worst, distance3(tips[0][s], tips[r][s]) / length);
-    fprintf(stderr, "  tips at 30/60/144 fps differ by at most %.3g%% of the chain length\n", 100 * worst);
+        for (int r = 1; r < 3; ++r)
+            worst = fmaxf(worst, distance3(tips[0][s], tips[r][s]) / length);
+    fprintf(stderr, "  tips at 30/60/144 fps differ by at most %.3g%% of the chain length\n",
+            100 * worst);
     ENSURE(worst <= 0.01f);
     fox_close(&f);
+}
+
+/* `tailor play` evaluates the clip at the solver's own step whatever the render rate: the
+ * tips at 30, 60 and 144 fps agree at common times to float precision. */
+static void play_is_render_rate_free(void) {
+    double tips[3][3];
+    const char* rates[] = {"30", "60", "144"};
+    for (int r = 0; r < 3; ++r) {
+        char* out = NULL;
+        ENSURE(tl_test_cli(&out,
+                           "play '%s' --clip Run --fps %s --seconds 1 --chain "
+                           "b_Tail01_012,b_Tail02_013,b_Tail03_014 --json",
+                           tl_test_shared("assets/khronos-fox/Fox.glb"), rates[r]) == 0);
+        json_t* doc = json_loads(out, 0, NULL);
+        free(out);
+        json_t* frames = json_object_get(doc, "frames");
+        json_t* last = json_array_get(
+            json_object_get(json_array_get(frames, json_array_size(frames) - 1), "chains"), 0);
+        ENSURE_NEAR(json_number_value(
+                        json_object_get(json_array_get(frames, json_array_size(frames) - 1), "t")),
+                    1.0, 1e-6);
+        for (int c = 0; c < 3; ++c)
+            tips[r][c] = json_number_value(json_array_get(json_array_get(last, 3), c));
+        json_decref(doc);
+    }
+    for (int r = 1; r < 3; ++r)
+        for (int c = 0; c < 3; ++c)
+            ENSURE_NEAR(tips[r][c], tips[0][c], 1e-3); /* fox units: cm */
 }
 
 /* `tailor play --json` prints finite joints for every frame, and the tip moves relative to
  * the hips during a run (the chain is simulated, not frozen). */
 static void play_command(void) {
     char* out = NULL;
-    int code = tl_test_cli(&out, "play '%s' --clip Run --fps 30 --chain b_Tail01_012,b_Tail02_013,b_Tail03_014 --json",
-                           tl_test_shared("assets/khronos-fox/Fox.glb"));
+    int code = tl_test_cli(
+        &out, "play '%s' --clip Run --fps 30 --chain b_Tail01_012,b_Tail02_013,b_Tail03_014 --json",
+        tl_test_shared("assets/khronos-fox/Fox.glb"));
     ENSURE_MSG(code == 0, "exit %d", code);
     json_t* doc = json_loads(out, 0, NULL);
     free(out);
@@ -150,10 +189,12 @@ static void play_command(void) {
         json_t* joints = json_array_get(json_object_get(frame, "chains"), 0);
         ENSURE(json_array_size(joints) == 4);
         for (size_t k = 0; k < 4; ++k)
-            for (size_t c = 0; c < 3; ++c) ENSURE(isfinite(json_number_value(json_array_get(json_array_get(joints, k), c))));
+            for (size_t c = 0; c < 3; ++c)
+                ENSURE(isfinite(json_number_value(json_array_get(json_array_get(joints, k), c))));
     }
     json_decref(doc);
-    ENSURE(tl_test_cli(&out, "play '%s' --clip Run 2>&1", tl_test_shared("assets/khronos-fox/Fox.glb")) == 1);
+    ENSURE(tl_test_cli(&out, "play '%s' --clip Run 2>&1",
+                       tl_test_shared("assets/khronos-fox/Fox.glb")) == 1);
     ENSURE(strstr(out, "no chains"));
     free(out);
 }
@@ -163,6 +204,7 @@ int main(int argc, char** argv) {
         {"links_keep_length", links_keep_length},
         {"frame_rate_independent", frame_rate_independent},
         {"play_command", play_command},
+        {"play_is_render_rate_free", play_is_render_rate_free},
     };
     return tl_test_main(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }

@@ -1,7 +1,7 @@
 /* tailor/play.h — clip playback with the spring chains simulated.
  *
  * A tl_player owns one tl_chain (sim.h) per bone chain of a scene and plays a clip through
- * them: it samples the clip at render frames (def.frame_step apart), feeds each chain its
+ * them: it samples the clip at most def.frame_step apart, feeds each chain its
  * attachment joint's animated world pose, and writes the chains' local rotations into the
  * pose, so skinning shows the tail swinging. Clips have no keys for the chain bones; without
  * this the tail is a plank.
@@ -60,7 +60,10 @@ tl_result tl_play_chains_find(const tl_scene* scene, tl_play_chain* out, uint32_
                               uint32_t* count, tl_error* err);
 
 typedef struct tl_player_def {
-    float frame_step; /* longest render frame between two clip samples, s; 1/60 */
+    float frame_step; /* longest time between two clip samples fed to the chains, s; 1/120
+                         (the solver's fixed step: every internal step sees the clip's exact
+                         pose, so playback does not depend on the render rate). A game that
+                         has poses only at render frames behaves like frame_step = 1/fps. */
     bool loop;        /* a time before the previous one wraps the clip without a reset; false:
                          it restarts the chains at rest */
 } tl_player_def;

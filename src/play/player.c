@@ -15,13 +15,15 @@ struct tl_player {
     tl_chain_input* inputs; /* per chain: start = last frame's attachment pose */
     tl_pose* scratch;       /* intermediate frames */
     uint32_t clip;
-    float time;
+    float time;    /* the clip time of the last advance */
+    float origin;  /* the clip time tl_player_start began at */
+    double played; /* seconds played since then (grows through loops) */
     bool started;
 };
 
 tl_player_def tl_default_player_def(void) {
     tl_player_def def;
-    def.frame_step = 1.0f / 60.0f;
+    def.frame_step = 1.0f / 120.0f;
     def.loop = false;
     return def;
 }
@@ -266,6 +268,8 @@ void tl_player_start(tl_player* p, uint32_t clip, float time) {
     }
     p->clip = clip;
     p->time = time;
+    p->origin = time;
+    p->played = 0;
     p->started = true;
 }
 
@@ -281,18 +285,22 @@ static void step_frame(tl_player* p, const tl_pose* pose, float dt) {
 void tl_player_advance(tl_player* p, tl_pose* pose, uint32_t clip, float time) {
     if (!p->started || clip != p->clip || (time < p->time && !p->def.loop))
         tl_player_start(p, clip, time);
-    float from = p->time;
-    if (time < from) from -= p->scene->clips[clip].duration; /* looped: play on through the wrap */
-    float span = time - from;
-    int frames = span > 0 ? (int)ceilf(span / p->def.frame_step - 1e-4f) : 0;
-    for (int f = 1; f < frames; ++f) {
-        float t = from + span * (float)f / (float)frames;
-        if (t < 0) t += p->scene->clips[clip].duration;
-        tl_pose_sample(p->scratch, p->scene, clip, t);
-        step_frame(p, p->scratch, span / (float)frames);
+    double duration = p->scene->clips[clip].duration;
+    double from = p->played, to = p->played + (time - p->time);
+    if (time < p->time) to += duration; /* looped: play on through the wrap */
+    /* clip samples on a fixed grid from the start (every frame_step), then the render time:
+     * the chains see the same poses at the same times whatever the render rate */
+    double step = p->def.frame_step, last = from;
+    for (double k = floor(from / step + 1e-6) + 1; k * step < to - 1e-7; k += 1) {
+        double t = p->origin + k * step;
+        if (p->def.loop && duration > 0) t = fmod(t, duration);
+        tl_pose_sample(p->scratch, p->scene, clip, (float)t);
+        step_frame(p, p->scratch, (float)(k * step - last));
+        last = k * step;
     }
     tl_pose_sample(pose, p->scene, clip, time);
-    if (frames > 0) step_frame(p, pose, span / (float)frames);
+    if (to > last) step_frame(p, pose, (float)(to - last));
+    p->played = to;
     p->time = time;
     tl_player_apply(p, pose);
 }
