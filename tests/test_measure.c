@@ -425,6 +425,39 @@ static void stress_and_lift_reported(void) {
     json_decref(doc);
 }
 
+/* `--mode rigid` (tails.md §7) is the harness's own proof: on every tailed case, in every
+ * clip, the rigid tail's stretch is exactly 1.00 at p95, p99 and max. */
+static void rigid_tail_is_exactly_one_in_every_clip(void) {
+    const char* names[] = {"fox-khronos-tailless", "fox-quaternius-tailless", "husky-tailless", "horse-tailless",
+                           "rat-tailless",         "trex-tailless",           "knight-tailed"};
+    for (size_t c = 0; c < sizeof names / sizeof names[0]; ++c) {
+        char glb[512], *out = NULL;
+        snprintf(glb, sizeof glb, "cases/%s.glb", names[c]);
+        ENSURE(tl_test_cli(&out, "measure '%s' --samples 12 --json", tl_test_shared(glb)) == 0);
+        json_t* doc = json_loads(out, 0, NULL);
+        free(out);
+        size_t k, i, clips = 0;
+        json_t *clip, *r;
+        json_array_foreach(json_object_get(doc, "clips"), k, clip) {
+            json_array_foreach(json_object_get(clip, "regions"), i, r) {
+                if (strcmp(json_string_value(json_object_get(r, "class")), "tail")) continue;
+                json_t* rigid = json_object_get(json_object_get(r, "stretch"), "rigid");
+                ENSURE_MSG(rigid, "%s: no rigid row", names[c]);
+                double p95 = json_number_value(json_object_get(rigid, "p95"));
+                double p99 = json_number_value(json_object_get(rigid, "p99"));
+                double mx = json_number_value(json_object_get(rigid, "max"));
+                ENSURE_MSG(fabs(p95 - 1) < 1e-4 && fabs(p99 - 1) < 1e-4 && fabs(mx - 1) < 1e-4,
+                           "%s %s: rigid tail p95 %.6f p99 %.6f max %.6f", names[c],
+                           json_string_value(json_object_get(clip, "clip")), p95, p99, mx);
+                ++clips;
+            }
+        }
+        ENSURE_MSG(clips == json_array_size(json_object_get(doc, "clips")) && clips > 0, "%s: %zu tail rows",
+                   names[c], clips);
+        json_decref(doc);
+    }
+}
+
 static void bad_input_fails_cleanly(void) {
     char* out = NULL;
     ENSURE(tl_test_cli(&out, "measure /nonexistent.glb 2>&1") == 1);
@@ -446,6 +479,7 @@ int main(int argc, char** argv) {
         {"regions_by_pattern_and_truth", regions_by_pattern_and_truth},
         {"measure_runs_everywhere", measure_runs_everywhere},
         {"chain_cases_table", chain_cases_table},
+        {"rigid_tail_is_exactly_one_in_every_clip", rigid_tail_is_exactly_one_in_every_clip},
         {"swing_of_a_still_tail", swing_of_a_still_tail},
         {"stress_and_lift_reported", stress_and_lift_reported},
         {"bad_input_fails_cleanly", bad_input_fails_cleanly},
