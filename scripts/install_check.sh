@@ -36,5 +36,8 @@ PKG_CONFIG_PATH="$scratch/prefix/lib/pkgconfig:$scratch/prefix/lib64/pkgconfig" 
     cc "$scratch/app/main.c" -o "$scratch/app/app-pc" -Wl,-rpath,"$scratch/prefix/lib" \
     $(PKG_CONFIG_PATH="$scratch/prefix/lib/pkgconfig:$scratch/prefix/lib64/pkgconfig" pkg-config --cflags --libs tailor)
 "$scratch/app/app-pc" "$here/../shared/assets/khronos-fox/Fox.glb" | grep -q "26 nodes"
+# the public headers also compile as C++
+printf '#include <tailor/tailor.h>\nint main() { return tl_default_chain_def().bone_count; }\n' > "$scratch/app/main.cpp"
+c++ -std=c++17 -Wall -Wextra -pedantic -Werror -I"$scratch/prefix/include" -c "$scratch/app/main.cpp" -o "$scratch/app/main.o"
 "$scratch/prefix/bin/tailor" --version >/dev/null
-echo "install-check: CMake package and pkg-config both build and run against the installed tailor"
+echo "install-check: CMake package and pkg-config both build and run against the installed tailor; headers compile as C++"
