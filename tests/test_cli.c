@@ -1,0 +1,128 @@
+/* Every command on bad input: exit 1 with a message naming the input and no output file, or
+ * (when the damage is in data the command does not need) a normal exit; never a crash (a
+ * signal) and never a usage exit. The inputs are the reader's corpus of hand-broken files and
+ * truncations of a real character, which every command must refuse. */
+#define _POSIX_C_SOURCE 200809L
+#include "test.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static bool exists(const char* path) {
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* Runs each command on `input`: each exits 1 with a message naming the input and writes
+ * nothing, or (unless `must_refuse`) exits 0. Counts the refusals. */
+static bool commands_survive(const char* input, bool must_refuse, size_t* refusals) {
+    const char* out = tl_test_scratch("out.glb");
+    const char* report = tl_test_scratch("report.json");
+    remove(out);
+    remove(report);
+    const char* commands[] = {
+        "inspect '%s' 2>&1",
+        "inspect '%s' --json 2>&1",
+        "measure '%s' --samples 2 2>&1",
+        "measure '%s' --stress 2>&1",
+        "play '%s' --clip Walk 2>&1",
+        "copy '%s' -o '%s' 2>&1",
+        "rig '%s' -o '%s' 2>&1",
+    };
+    for (size_t c = 0; c < sizeof commands / sizeof commands[0]; ++c) {
+        char* text = NULL;
+        int code = tl_test_cli(&text, commands[c], input, out);
+        const char* slash = strrchr(input, '/');
+        bool named = text && strstr(text, slash ? slash + 1 : input);
+        bool refused = code == 1 && named && !exists(out);
+        if (refused) ++*refusals;
+        if (!refused && (must_refuse || code != 0)) {
+            fprintf(stderr, "  %s: `%s` exit %d%s%s: %.300s\n", input, commands[c], code, named ? "" : ", input not named",
+                    exists(out) ? ", wrote an output" : "", text ? text : "");
+            free(text);
+            return false;
+        }
+        free(text);
+        remove(out);
+    }
+    return true;
+}
+
+static void broken_files(void) {
+    const char* dir = tl_test_source("tests/data/gltf/broken");
+    char path[4096];
+    snprintf(path, sizeof path, "%s", dir);
+    DIR* d = opendir(path);
+    ENSURE(d);
+    struct dirent* e;
+    size_t count = 0, refusals = 0;
+    bool ok = true;
+    while ((e = readdir(d)) && ok) {
+        if (e->d_name[0] == '.') continue;
+        char file[8192];
+        snprintf(file, sizeof file, "%s/%s", path, e->d_name);
+        ok = commands_survive(file, false, &refusals);
+        ++count;
+    }
+    closedir(d);
+    ENSURE(ok);
+    fprintf(stderr, "  %zu broken files x 7 commands: %zu refused with a message, the rest ran\n", count, refusals);
+    ENSURE(count > 50);
+    ENSURE(refusals > 7 * count * 9 / 10); /* nearly all: the damage is mostly in what every command reads */
+}
+
+/* Truncations of a real rigged character at a spread of lengths. */
+static void truncated_character(void) {
+    size_t size;
+    unsigned char* bytes = tl_test_read_file(tl_test_shared("cases/knight-tailed.glb"), &size);
+    ENSURE(bytes && size > 1000);
+    const char* cut = tl_test_scratch("knight-cut.glb");
+    size_t lengths[] = {0, 11, 12, 19, 20, 100, 1000, size / 3, size / 2, size - 4, size - 1};
+    bool ok = true;
+    size_t refusals = 0;
+    for (size_t i = 0; i < sizeof lengths / sizeof lengths[0] && ok; ++i) {
+        FILE* f = fopen(cut, "wb");
+        ENSURE(f);
+        fwrite(bytes, 1, lengths[i], f);
+        fclose(f);
+        ok = commands_survive(cut, true, &refusals);
+    }
+    free(bytes);
+    ENSURE(ok);
+}
+
+/* The input is never replaced unless asked, and a failed write leaves nothing behind. */
+static void input_kept_and_no_partial_output(void) {
+    size_t size;
+    unsigned char* bytes = tl_test_read_file(tl_test_shared("cases/fox-khronos-tailless.glb"), &size);
+    ENSURE(bytes);
+    const char* input = tl_test_scratch("fox-in.glb");
+    FILE* f = fopen(input, "wb");
+    ENSURE(f);
+    fwrite(bytes, 1, size, f);
+    fclose(f);
+    char* text = NULL;
+    ENSURE(tl_test_cli(&text, "rig '%s' -o '%s' 2>&1", input, input) == 1);
+    ENSURE(strstr(text, "--force"));
+    free(text);
+    size_t after;
+    unsigned char* again = tl_test_read_file(input, &after);
+    ENSURE(again && after == size && memcmp(again, bytes, size) == 0);
+    free(again);
+    ENSURE(tl_test_cli(&text, "rig '%s' -o '%s' 2>&1", input, tl_test_scratch("no/such/dir/out.glb")) == 1);
+    free(text);
+    ENSURE(!exists(tl_test_scratch("no/such/dir/out.glb")));
+    free(bytes);
+}
+
+int main(int argc, char** argv) {
+    static const tl_test_case cases[] = {
+        {"broken_files", broken_files},
+        {"truncated_character", truncated_character},
+        {"input_kept_and_no_partial_output", input_kept_and_no_partial_output},
+    };
+    return tl_test_main(argc, argv, cases, sizeof cases / sizeof cases[0]);
+}
