@@ -4,6 +4,7 @@
  * `step:case`; each time is the fastest of several runs, in thread CPU time (the machine
  * running it may be shared, and wall time would measure the neighbours too). */
 #define _POSIX_C_SOURCE 200809L
+#include "bench.h"
 #include <tailor/tailor.h>
 
 #include <dirent.h>
@@ -22,21 +23,6 @@ typedef struct bench_mesh {
     size_t index_count;
 } bench_mesh;
 
-static double now_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
-
-static void* xmalloc(size_t size) {
-    void* p = malloc(size ? size : 1);
-    if (!p) {
-        fprintf(stderr, "bench_mesh: out of memory\n");
-        exit(1);
-    }
-    return p;
-}
-
 /* Every triangle primitive of every mesh, concatenated. Returns false on a load error. */
 static bool load_mesh(const char* path, bench_mesh* out) {
     tl_gltf* doc;
@@ -48,8 +34,8 @@ static bool load_mesh(const char* path, bench_mesh* out) {
     size_t vertices = 0, indices = 0;
     for (int pass = 0; pass < 2; ++pass) {
         if (pass == 1) {
-            out->positions = xmalloc(3 * vertices * sizeof(float));
-            out->indices = xmalloc(indices * sizeof(uint32_t));
+            out->positions = bench_malloc(3 * vertices * sizeof(float));
+            out->indices = bench_malloc(indices * sizeof(uint32_t));
             out->vertex_count = out->index_count = 0;
         }
         for (uint32_t m = 0; m < doc->mesh_count; ++m) {
@@ -68,7 +54,7 @@ static bool load_mesh(const char* path, bench_mesh* out) {
                 bool ok = tl_gltf_accessor_read_float(doc, (uint32_t)prim->position, pos, 3 * nv,
                                                       &err) == TL_OK;
                 if (ok && prim->indices != TL_NONE) {
-                    uint32_t* all = xmalloc(doc->accessors[prim->indices].count * sizeof *all);
+                    uint32_t* all = bench_malloc(doc->accessors[prim->indices].count * sizeof *all);
                     ok = tl_gltf_accessor_read_uint(doc, (uint32_t)prim->indices, all,
                                                     doc->accessors[prim->indices].count,
                                                     &err) == TL_OK;
@@ -99,8 +85,8 @@ static bench_mesh make_tube(uint32_t rings, uint32_t sides) {
     bench_mesh m;
     m.vertex_count = (size_t)(rings + 1) * (sides + 1);
     m.index_count = (size_t)rings * sides * 6;
-    m.positions = xmalloc(3 * m.vertex_count * sizeof(float));
-    m.indices = xmalloc(m.index_count * sizeof(uint32_t));
+    m.positions = bench_malloc(3 * m.vertex_count * sizeof(float));
+    m.indices = bench_malloc(m.index_count * sizeof(uint32_t));
     const double two_pi = 6.283185307179586;
     for (uint32_t r = 0; r <= rings; ++r)
         for (uint32_t s = 0; s <= sides; ++s) {
@@ -129,8 +115,8 @@ static void run(const char* name, const bench_mesh* m) {
     float extent = fmaxf(hi[0] - lo[0], fmaxf(hi[1] - lo[1], hi[2] - lo[2]));
     float tolerance = 1e-5f * (extent > 0 ? extent : 1);
 
-    uint32_t* remap = xmalloc(m->vertex_count * sizeof(uint32_t));
-    uint32_t* edges = xmalloc(2 * tl_mesh_edges_bound(m->index_count) * sizeof(uint32_t));
+    uint32_t* remap = bench_malloc(m->vertex_count * sizeof(uint32_t));
+    uint32_t* edges = bench_malloc(2 * tl_mesh_edges_bound(m->index_count) * sizeof(uint32_t));
     double best[5] = {INFINITY, INFINITY, INFINITY, INFINITY, INFINITY};
     size_t welded = 0, edge_count = 0;
     float* welded_positions = NULL;
@@ -138,34 +124,34 @@ static void run(const char* name, const bench_mesh* m) {
     float *lengths = NULL, *distance = NULL;
     void* scratch = NULL;
     for (int r = 0; r < RUNS; ++r) {
-        double t0 = now_ms();
+        double t0 = bench_cpu_ms();
         welded = tl_mesh_weld(remap, m->positions, m->vertex_count, 12, tolerance);
-        double t1 = now_ms();
+        double t1 = bench_cpu_ms();
         edge_count = tl_mesh_edges(edges, m->indices, m->index_count, remap);
-        double t2 = now_ms();
+        double t2 = bench_cpu_ms();
         if (welded == TL_MESH_OUT_OF_MEMORY || edge_count == TL_MESH_OUT_OF_MEMORY) {
             fprintf(stderr, "bench_mesh: out of memory\n");
             exit(1);
         }
         if (r == 0) {
-            welded_positions = xmalloc(3 * welded * sizeof(float));
-            component = xmalloc(welded * sizeof(uint32_t));
-            offsets = xmalloc((welded + 1) * sizeof(uint32_t));
-            neighbors = xmalloc(2 * edge_count * sizeof(uint32_t));
-            lengths = xmalloc(2 * edge_count * sizeof(float));
-            distance = xmalloc(welded * sizeof(float));
-            scratch = xmalloc(tl_mesh_geodesic_scratch_size(welded));
+            welded_positions = bench_malloc(3 * welded * sizeof(float));
+            component = bench_malloc(welded * sizeof(uint32_t));
+            offsets = bench_malloc((welded + 1) * sizeof(uint32_t));
+            neighbors = bench_malloc(2 * edge_count * sizeof(uint32_t));
+            lengths = bench_malloc(2 * edge_count * sizeof(float));
+            distance = bench_malloc(welded * sizeof(float));
+            scratch = bench_malloc(tl_mesh_geodesic_scratch_size(welded));
         }
         tl_mesh_weld_positions(welded_positions, remap, m->positions, m->vertex_count, 12);
-        double t3 = now_ms();
+        double t3 = bench_cpu_ms();
         tl_mesh_components(component, edges, edge_count, NULL, welded);
-        double t4 = now_ms();
+        double t4 = bench_cpu_ms();
         tl_mesh_adjacency(offsets, neighbors, lengths, edges, edge_count, welded, welded_positions,
                           12);
-        double t5 = now_ms();
+        double t5 = bench_cpu_ms();
         const uint32_t source = 0;
         tl_mesh_geodesic(distance, offsets, neighbors, lengths, welded, NULL, &source, 1, scratch);
-        double t6 = now_ms();
+        double t6 = bench_cpu_ms();
         const double took[5] = {t1 - t0, t2 - t1, t4 - t3, t5 - t4, t6 - t5};
         for (int k = 0; k < 5; ++k)
             best[k] = fmin(best[k], took[k]);

@@ -5,6 +5,7 @@
  * processor time (stages from the analysis, write = apply + serialise to GLB in memory;
  * total = analyse + write), so a shared machine's neighbours do not count. */
 #define _POSIX_C_SOURCE 200809L
+#include "bench.h"
 #include <tailor/tailor.h>
 
 #include <dirent.h>
@@ -15,21 +16,6 @@
 #include <time.h>
 
 enum { RUNS = 3 };
-
-static double cpu_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
-
-static void* xmalloc(size_t size) {
-    void* p = malloc(size ? size : 1);
-    if (!p) {
-        fprintf(stderr, "bench_rig: out of memory\n");
-        exit(1);
-    }
-    return p;
-}
 
 /* One full rig of a document copy (the document is edited, so each run reloads it). */
 static bool bench_once(const uint8_t* glb, size_t size, const char* name, double stage[6], double* total,
@@ -48,22 +34,22 @@ static bool bench_once(const uint8_t* glb, size_t size, const char* name, double
         return false;
     }
     tl_rig_def def = tl_default_rig_def();
-    double t0 = cpu_ms();
+    double t0 = bench_cpu_ms();
     if (tl_rig_analyze(scene, &def, &rig, &err) != TL_OK) {
         fprintf(stderr, "bench_rig: %s\n", err.message);
         return false;
     }
-    double t1 = cpu_ms();
+    double t1 = bench_cpu_ms();
     *vertices = 0;
     for (uint32_t s = 0; s < rig->skin_count; ++s) *vertices += rig->skins[s].vertex_count;
     *chains = rig->chain_count;
     tl_scene_destroy(scene); /* not part of the timing: apply invalidates it */
-    double t2 = cpu_ms();
+    double t2 = bench_cpu_ms();
     uint8_t* bytes = NULL;
     size_t out_size = 0;
     tl_gltf_save_def save = tl_default_gltf_save_def();
     bool ok = tl_rig_apply(doc, rig, &err) == TL_OK && tl_gltf_save_glb_memory(doc, &save, &bytes, &out_size, &err) == TL_OK;
-    double t3 = cpu_ms();
+    double t3 = bench_cpu_ms();
     if (!ok) fprintf(stderr, "bench_rig: %s\n", err.message);
     for (int k = 0; k < TL_RIG_STAGE_COUNT; ++k) stage[k] = 1e3 * rig->seconds[k];
     stage[5] = t3 - t2;
@@ -93,7 +79,7 @@ static void bench_file(const char* path, const char* label) {
     fseek(f, 0, SEEK_END);
     long n = ftell(f);
     fseek(f, 0, SEEK_SET);
-    uint8_t* bytes = xmalloc((size_t)n);
+    uint8_t* bytes = bench_malloc((size_t)n);
     size_t got = fread(bytes, 1, (size_t)n, f);
     fclose(f);
     if (got == (size_t)n) bench_bytes(label, bytes, got);
@@ -150,21 +136,21 @@ static void mix_weights(const uint32_t* ja, const float* wa, const uint32_t* jb,
 
 static void subdivide(dense_prim* p) {
     size_t T = p->tri_count;
-    edge_key* keys = xmalloc(3 * T * sizeof *keys);
+    edge_key* keys = bench_malloc(3 * T * sizeof *keys);
     for (size_t t = 0; t < T; ++t)
         for (uint32_t s = 0; s < 3; ++s) {
             uint32_t a = p->tris[3 * t + s], b = p->tris[3 * t + (s + 1) % 3];
             keys[3 * t + s] = (edge_key){a < b ? a : b, a < b ? b : a, (uint32_t)t, s};
         }
     qsort(keys, 3 * T, sizeof *keys, compare_edge);
-    uint32_t* mid = xmalloc(3 * T * sizeof *mid);
+    uint32_t* mid = bench_malloc(3 * T * sizeof *mid);
     size_t V = p->vertex_count, extra = 0;
     for (size_t i = 0; i < 3 * T; ++i)
         if (i == 0 || compare_edge(&keys[i], &keys[i - 1])) ++extra;
     size_t NV = V + extra;
-    float* pos = xmalloc(3 * NV * sizeof *pos);
-    uint32_t* joints = xmalloc(4 * NV * sizeof *joints);
-    float* weights = xmalloc(4 * NV * sizeof *weights);
+    float* pos = bench_malloc(3 * NV * sizeof *pos);
+    uint32_t* joints = bench_malloc(4 * NV * sizeof *joints);
+    float* weights = bench_malloc(4 * NV * sizeof *weights);
     memcpy(pos, p->pos, 3 * V * sizeof *pos);
     memcpy(joints, p->joints, 4 * V * sizeof *joints);
     memcpy(weights, p->weights, 4 * V * sizeof *weights);
@@ -179,7 +165,7 @@ static void subdivide(dense_prim* p) {
         }
         mid[3 * keys[i].tri + keys[i].slot] = (uint32_t)(next - 1);
     }
-    uint32_t* tris = xmalloc(12 * T * sizeof *tris);
+    uint32_t* tris = bench_malloc(12 * T * sizeof *tris);
     for (size_t t = 0; t < T; ++t) {
         uint32_t a = p->tris[3 * t], b = p->tris[3 * t + 1], c = p->tris[3 * t + 2];
         uint32_t ab = mid[3 * t], bc = mid[3 * t + 1], ca = mid[3 * t + 2];
@@ -214,10 +200,10 @@ static bool dense_sample(size_t min_vertices, uint8_t** glb, size_t* size) {
         dense_prim* p = &prims[q];
         p->vertex_count = doc->accessors[gp->position].count;
         p->tri_count = doc->accessors[gp->indices].count / 3;
-        p->pos = xmalloc(3 * p->vertex_count * sizeof *p->pos);
-        p->joints = xmalloc(4 * p->vertex_count * sizeof *p->joints);
-        p->weights = xmalloc(4 * p->vertex_count * sizeof *p->weights);
-        p->tris = xmalloc(3 * p->tri_count * sizeof *p->tris);
+        p->pos = bench_malloc(3 * p->vertex_count * sizeof *p->pos);
+        p->joints = bench_malloc(4 * p->vertex_count * sizeof *p->joints);
+        p->weights = bench_malloc(4 * p->vertex_count * sizeof *p->weights);
+        p->tris = bench_malloc(3 * p->tri_count * sizeof *p->tris);
         tl_gltf_accessor_read_float(doc, (uint32_t)gp->position, p->pos, 3 * p->vertex_count, &err);
         tl_gltf_accessor_read_uint(doc, (uint32_t)gp->joints[0], p->joints, 4 * p->vertex_count, &err);
         tl_gltf_accessor_read_float(doc, (uint32_t)gp->weights[0], p->weights, 4 * p->vertex_count, &err);
@@ -232,7 +218,7 @@ static bool dense_sample(size_t min_vertices, uint8_t** glb, size_t* size) {
     bool ok = true;
     for (uint32_t q = 0; q < prim_count && ok; ++q) {
         dense_prim* p = &prims[q];
-        uint16_t* j16 = xmalloc(4 * p->vertex_count * sizeof *j16);
+        uint16_t* j16 = bench_malloc(4 * p->vertex_count * sizeof *j16);
         for (size_t k = 0; k < 4 * p->vertex_count; ++k) j16[k] = (uint16_t)p->joints[k];
         tl_gltf_accessor_def def = tl_default_gltf_accessor_def();
         uint32_t a_pos = 0, a_j = 0, a_w = 0, a_i = 0;

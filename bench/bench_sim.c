@@ -4,6 +4,7 @@
  * @pixiv/three-vrm-springbone through bench/peer_springbone.mjs.
  *   solver,characters,links,steps,ns_per_link_step,us_per_character_step */
 #define _POSIX_C_SOURCE 200112L
+#include "bench.h"
 #include <tailor/sim.h>
 
 #include <math.h>
@@ -12,12 +13,6 @@
 #include <time.h>
 
 enum { LINKS = 8 };
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts); /* CPU time: the machine may be shared */
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* The walk of tests/test_sim.c: forward 1.2 m/s, 1 Hz sway, 2 Hz bob, 10 degrees of yaw. */
 static tl_chain_pose walk(double t) {
@@ -69,10 +64,10 @@ int main(void) {
             }
         double spent = 0, sink = 0;
         while (spent < 0.3) {
-            double begin = now();
+            double begin = 1e-3 * bench_cpu_ms();
             for (int f = 0; f < frames; ++f)
                 tl_chain_step_many(chains, clip + (size_t)f * (size_t)n, n, (float)dt);
-            spent += now() - begin;
+            spent += 1e-3 * bench_cpu_ms() - begin;
             for (int k = 0; k < n; ++k)
                 tl_chain_reset(chains[k], &clip[k].start); /* same start */
         }
