@@ -1,6 +1,7 @@
 /* Validation and the typed index: every index, offset and length the rest of tailor trusts is
  * checked here once, against the real sizes of the loaded buffers. */
 #include "internal.h"
+#include "base/try.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -108,11 +109,6 @@ static tl_result get_floats(ctx* c, json_t* obj, const char* key, float* out, si
     return TL_OK;
 }
 
-#define TRY(x)                                                                                     \
-    do {                                                                                           \
-        tl_result try_r_ = (x);                                                                    \
-        if (try_r_ != TL_OK) return try_r_;                                                        \
-    } while (0)
 
 static tl_result index_views(ctx* c) {
     tl_gltf* doc = c->doc;

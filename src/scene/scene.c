@@ -1,6 +1,7 @@
 /* Building the scene view: node order, stored transforms, skins with their bound
  * primitives and rest-world frame, clips with their keys read once. */
 #include "internal.h"
+#include "base/try.h"
 
 #include <assert.h>
 #include <math.h>
@@ -40,11 +41,6 @@ typedef struct build {
 } build;
 
 #define ALLOC(b, type, n) ((type*)arena_alloc((b)->mem, sizeof(type) * (size_t)(n)))
-#define TRY(x)                                                                                     \
-    do {                                                                                           \
-        tl_result try_r_ = (x);                                                                    \
-        if (try_r_ != TL_OK) return try_r_;                                                        \
-    } while (0)
 
 static tl_result oom(build* b) {
     return tl_error_set(b->err, TL_ERROR_MEMORY, "%s: out of memory", b->label);
