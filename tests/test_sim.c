@@ -791,6 +791,50 @@ static void test_teleport_keeps_frame_motion(void) {
     tl_chain_destroy(plain);
 }
 
+/* A cut (a frame whose start is not the previous frame's target: a loop's wrap, a teleport
+ * the game knows of) carries the chain rigidly: a walk whose poses are turned 5 degrees about
+ * the vertical through the origin (2.4 m behind) and moved 0.1 m from one frame on (a jump of
+ * 0.3 m, under the teleport distance) gives, from that frame on, the tips of the plain walk
+ * moved the same way. */
+static tl_chain_pose moved_pose(tl_chain_pose p) {
+    qt turn = qt_axis_angle(v3_make(0, 1, 0), (float)(5 * DEG));
+    v3_store(p.position, v3_add(qt_rotate(turn, v3_load(p.position)), v3_make(0.1f, 0, -0.05f)));
+    qt_store(p.rotation, qt_mul(turn, qt_load(p.rotation)));
+    return p;
+}
+static void test_cut_carries_rigidly(void) {
+    rig r;
+    rig_straight(&r, 8, v3_make(0, -1, 0), 0.8f);
+    tl_chain_def def = def_for(&r);
+    tl_chain* cut = create(&def);
+    tl_chain* plain = create(&def);
+    ENSURE(cut && plain);
+    const double dt = 1 / 60.0;
+    const int cut_frame = 120;
+    double worst = 0;
+    qt turn = qt_axis_angle(v3_make(0, 1, 0), (float)(5 * DEG));
+    for (int f = 1; f <= 240; ++f) {
+        tl_chain_input a = frame_input(clip_walk, (f - 1) * dt, f * dt), b = a;
+        if (f >= cut_frame) b.start = moved_pose(b.start), b.target = moved_pose(b.target);
+        tl_chain_step(cut, &b, (float)dt);
+        tl_chain_step(plain, &a, (float)dt);
+        if (f < cut_frame) continue;
+        for (int i = 0; i < 8; ++i) {
+            v3 expected = v3_add(qt_rotate(turn, tip_at(tl_chain_tip_positions(plain), i)),
+                                 v3_make(0.1f, 0, -0.05f));
+            worst = fmax(worst, v3_length(v3_sub(tip_at(tl_chain_tip_positions(cut), i), expected)));
+        }
+    }
+    tl_chain_stats stats = tl_chain_get_stats(cut);
+    fprintf(stderr, "  cut at frame %d: tips within %.2g of the chain of the moved plain walk\n",
+            cut_frame, worst / r.total);
+    ENSURE_MSG(stats.cuts == 1 && tl_chain_get_stats(plain).cuts == 0, "cuts %u, plain %u", stats.cuts,
+               tl_chain_get_stats(plain).cuts);
+    ENSURE(worst < 1e-4 * r.total);
+    tl_chain_destroy(cut);
+    tl_chain_destroy(plain);
+}
+
 /* §7: a tail hanging into the floor lies on it: every tip at or above F = 0.025 m, links
  * exactly their length; with the hips below the floor (u > 1) nothing stretches. */
 static tl_chain_pose clip_low(double t) {
@@ -1146,6 +1190,7 @@ static void test_batch_matches_alone(void) {
 static const tl_test_case cases[] = {
     {"defaults", test_defaults},
     {"bug1_spring_in_physical_units", test_bug1_spring_in_physical_units},
+    {"cut_carries_rigidly", test_cut_carries_rigidly},
     {"bug2_hip_shake", test_bug2_hip_shake},
     {"bug3_carry_shared", test_bug3_carry_shared},
     {"rest_arc_centred", test_rest_arc_centred},

@@ -64,7 +64,9 @@ typedef struct tl_player_def {
                          (the solver's fixed step: every internal step sees the clip's exact
                          pose, so playback does not depend on the render rate). A game that
                          has poses only at render frames behaves like frame_step = 1/fps. */
-    bool loop;        /* a time before the previous one wraps the clip without a reset; false:
+    bool loop;        /* a time before the previous one wraps the clip without a reset (the
+                         wrap is a cut: the chains reach it with the clip's last pose and
+                         are carried to its first, docs/play.md); false:
                          it restarts the chains at rest */
 } tl_player_def;
 

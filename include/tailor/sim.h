@@ -128,9 +128,9 @@ typedef struct tl_chain_def {
                                 simulates only its last max_substeps * fixed_step seconds; over
                                 the rest the chain is carried with the root and relaxes as its
                                 springs would (docs/sim.md, Time); 8 */
-    float teleport_distance; /* a root jump longer than this within one frame (or between one
-                                frame's target and the next frame's start) moves the chain
-                                rigidly by the jump instead of flinging it, m (x scale); 1 */
+    float teleport_distance; /* a root jump longer than this within one frame moves the chain
+                                rigidly by the jump instead of flinging it, m (x scale); 1
+                                (between frames any jump is a cut, see tl_chain_input.start) */
 } tl_chain_def;
 
 /* The defaults above (bone_count 0 and NULL geometry: the caller fills those). */
@@ -138,7 +138,10 @@ tl_chain_def tl_default_chain_def(void);
 
 /* One frame's animated input. */
 typedef struct tl_chain_input {
-    tl_chain_pose start;  /* the attachment joint's world pose at the start of the frame */
+    tl_chain_pose start;  /* the attachment joint's world pose at the start of the frame:
+                             normally the previous frame's target; anything else is a cut (a
+                             looping clip's wrap, a teleport): the chain is carried rigidly
+                             from the previous target to it, then simulated to the target */
     tl_chain_pose target; /* ... at the end of the frame (the render time); sub-steps
                              interpolate between the two (on the parabola through the previous
                              frame's start when that frame was about as long) */
@@ -159,6 +162,8 @@ typedef struct tl_chain_stats {
     uint32_t nonfinite_states; /* internal steps whose result was not finite (reset; never
                                   expected: a non-zero value is a solver bug) */
     uint32_t teleports;        /* root jumps beyond teleport_distance (rigid re-base) */
+    uint32_t cuts;             /* frames whose start was not the previous frame's target: the
+                                  chain was carried rigidly across the jump (a loop's wrap) */
     uint32_t clamped_frames;   /* frames longer than max_substeps * fixed_step */
     uint32_t contacts;         /* tips on the floor after the last internal step */
 } tl_chain_stats;

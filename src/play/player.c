@@ -18,6 +18,7 @@ struct tl_player {
     float time;    /* the clip time of the last advance */
     float origin;  /* the clip time tl_player_start began at */
     double played; /* seconds played since then (grows through loops) */
+    double fed;    /* the clip time of the last pose fed to the chains */
     bool started;
 };
 
@@ -270,6 +271,7 @@ void tl_player_start(tl_player* p, uint32_t clip, float time) {
     p->time = time;
     p->origin = time;
     p->played = 0;
+    p->fed = time;
     p->started = true;
 }
 
@@ -280,6 +282,33 @@ static void step_frame(tl_player* p, const tl_pose* pose, float dt) {
         tl_chain_step(p->chains[i], &p->inputs[i], dt);
         p->inputs[i].start = p->inputs[i].target;
     }
+}
+
+/* Feeds the chains the clip at clip time `t`, played time `x` (the last fed is at *last).
+ * A loop's wrap on the way is a cut: glTF loops jump from the clip's last pose to its first,
+ * so the chains reach the wrap with the last pose and start again from the first. Left inside
+ * a frame, the jump would be spread over that frame, and the tail would answer it
+ * differently at every frame rate. Wraps are counted from the clip times themselves, so
+ * rounding in the played time cannot put one on the wrong side of a sample. */
+static void feed(tl_player* p, tl_pose* pose, uint32_t clip, double* last, double x, float t) {
+    double duration = p->scene->clips[clip].duration;
+    if (p->def.loop && duration > 0) {
+        long wraps = lround(((x - *last) - ((double)t - p->fed)) / duration);
+        double wrap = *last + (duration - p->fed);
+        for (long m = 0; m < wraps; ++m, wrap += duration) {
+            double at = wrap > x ? x : (wrap < *last ? *last : wrap);
+            tl_pose_sample(p->scratch, p->scene, clip, (float)duration);
+            step_frame(p, p->scratch, (float)(at - *last));
+            tl_pose_sample(p->scratch, p->scene, clip, 0.0f);
+            for (uint32_t i = 0; i < p->count; ++i)
+                p->inputs[i].start = attachment_pose(p, p->scratch, i);
+            *last = at;
+        }
+    }
+    tl_pose_sample(pose, p->scene, clip, t);
+    step_frame(p, pose, (float)(x - *last));
+    *last = x;
+    p->fed = t;
 }
 
 void tl_player_advance(tl_player* p, tl_pose* pose, uint32_t clip, float time) {
@@ -294,12 +323,12 @@ void tl_player_advance(tl_player* p, tl_pose* pose, uint32_t clip, float time) {
     for (double k = floor(from / step + 1e-6) + 1; k * step < to - 1e-7; k += 1) {
         double t = p->origin + k * step;
         if (p->def.loop && duration > 0) t = fmod(t, duration);
-        tl_pose_sample(p->scratch, p->scene, clip, (float)t);
-        step_frame(p, p->scratch, (float)(k * step - last));
-        last = k * step;
+        feed(p, p->scratch, clip, &last, k * step, (float)t);
     }
-    tl_pose_sample(pose, p->scene, clip, time);
-    if (to > last) step_frame(p, pose, (float)(to - last));
+    if (to > last)
+        feed(p, pose, clip, &last, to, time);
+    else
+        tl_pose_sample(pose, p->scene, clip, time);
     p->played = to;
     p->time = time;
     tl_player_apply(p, pose);

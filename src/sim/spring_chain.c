@@ -437,6 +437,13 @@ static bool pose_valid(const tl_chain_pose* p) {
            isfinite(p->scale) && p->scale > 0;
 }
 
+static bool pose_equal(const tl_chain_pose* a, const tl_chain_pose* b) {
+    return a->position[0] == b->position[0] && a->position[1] == b->position[1] &&
+           a->position[2] == b->position[2] && a->rotation[0] == b->rotation[0] &&
+           a->rotation[1] == b->rotation[1] && a->rotation[2] == b->rotation[2] &&
+           a->rotation[3] == b->rotation[3] && a->scale == b->scale;
+}
+
 static tl_chain_pose pose_normalized(const tl_chain_pose* p) {
     tl_chain_pose out = *p;
     qt_store(out.rotation, qt_normalize(qt_load(p->rotation)));
@@ -794,12 +801,28 @@ static bool frame_begin(tl_chain* c, const tl_chain_input* in, float dt, frame_p
     bool history = c->placed && c->history;
     if (!c->placed) {
         place_at_rest(c, &fp->start, fp->hips_start);
-    } else if (v3_dot(v3_sub(v3_load(fp->start.position), v3_load(c->last_target.position)),
-                      v3_sub(v3_load(fp->start.position), v3_load(c->last_target.position))) >
-               c->teleport2) {
-        carry(c, &c->last_target, &fp->start, NULL); /* a cut between frames */
-        c->stats.teleports++;
-        history = false;
+    } else if (!pose_equal(&fp->start, &c->last_target)) {
+        /* A cut between frames (a looping clip's wrap, a teleport, a blend snapping): the
+         * caller says the attachment jumped there, so the chain jumps with it rigidly, whatever
+         * the frame rate; left to the springs, the jump's response would depend on how many
+         * frames it was spread over. */
+        const tl_chain_pose before = c->last_target;
+        carry(c, &before, &fp->start, NULL);
+        /* the previous frame's path, moved by the same jump, still guides this one */
+        qt delta = qt_normalize(qt_mul(qt_load(fp->start.rotation), qt_conj(qt_load(before.rotation))));
+        float ratio = fp->start.scale / before.scale;
+        tl_chain_pose* last = &c->last_start;
+        v3_store(last->position,
+                 v3_add(v3_load(fp->start.position),
+                        v3_scale(qt_rotate(delta, v3_sub(v3_load(last->position),
+                                                         v3_load(before.position))),
+                                 ratio)));
+        qt_store(last->rotation, qt_normalize(qt_mul(delta, qt_load(last->rotation))));
+        last->scale *= ratio;
+        c->last_hips_start = qt_normalize(qt_mul(delta, c->last_hips_start));
+        v3 cut = v3_sub(v3_load(fp->start.position), v3_load(before.position));
+        if (v3_dot(cut, cut) > c->teleport2) c->stats.teleports++;
+        c->stats.cuts++;
     }
     /* the previous frame is a guide to this one when it was about as long */
     double r = history && dt > 0 ? c->last_dt / (double)dt : 0;
