@@ -12,7 +12,7 @@ static const char* USAGE =
     "  or --chain: existing joints, root first, hanging from the first one's parent) and prints\n"
     "  the world positions of each chain's joints per frame.\n"
     "  --fps N        frames per second (default 60)\n"
-    "  --seconds S    how long (default: the clip's duration)\n"
+    "  --seconds S    how long (default: the clip's duration; longer plays it again)\n"
     "  --json         {\"clip\", \"fps\", \"chains\": [{\"joints\": [names]}],\n"
     "                  \"frames\": [{\"t\", \"chains\": [[[x,y,z], ...]]}]}\n";
 
@@ -89,6 +89,7 @@ int tl_cli_play(int argc, char** argv) {
         goto done;
     }
     tl_player_def def = tl_default_player_def();
+    def.loop = true; /* --seconds past the clip's end plays it again, the tail swinging on */
     if (tl_player_create(scene, chains, chain_count, &def, &player, &err)) {
         code = tl_cli_fail("play", "%s: %s", file, err.message);
         goto done;
@@ -101,7 +102,8 @@ int tl_cli_play(int argc, char** argv) {
                          frames, fps);
     for (long f = 0; f < frames; ++f) {
         float t = (float)((double)f / fps);
-        tl_player_advance(player, pose, clip, t);
+        double duration = scene->clips[clip].duration;
+        tl_player_advance(player, pose, clip, duration > 0 ? (float)fmod((double)f / fps, duration) : 0.0f);
         json_t* jchains = json_array();
         for (uint32_t c = 0; c < chain_count; ++c) {
             const tl_scene_skin* sk = &scene->skins[chains[c].skin];

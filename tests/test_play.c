@@ -262,6 +262,36 @@ static void play_command(void) {
     free(out);
 }
 
+/* `tailor play --seconds` past the clip's end plays the clip again (the Khronos fox's Run is
+ * 139 frames at 120 fps): the chain root at frame f + 139 is where it was at frame f, and the
+ * body keeps moving instead of freezing on the last key. */
+static void play_loops_past_the_end(void) {
+    char* out = NULL;
+    int code = tl_test_cli(&out,
+                           "play '%s' --clip Run --fps 120 --seconds 3 --chain "
+                           "b_Tail01_012,b_Tail02_013,b_Tail03_014 --json",
+                           tl_test_shared("assets/khronos-fox/Fox.glb"));
+    ENSURE_MSG(code == 0, "exit %d", code);
+    json_t* doc = json_loads(out, 0, NULL);
+    free(out);
+    ENSURE(doc);
+    json_t* frames = json_object_get(doc, "frames");
+    ENSURE(json_array_size(frames) == 361);
+    float root[3][3];
+    const size_t at[3] = {10, 149, 300};
+    for (int k = 0; k < 3; ++k) {
+        json_t* joint = json_array_get(
+            json_array_get(json_object_get(json_array_get(frames, at[k]), "chains"), 0), 0);
+        for (int c = 0; c < 3; ++c)
+            root[k][c] = (float)json_number_value(json_array_get(joint, (size_t)c));
+    }
+    json_decref(doc);
+    fprintf(stderr, "  root at frames 10 / 149: %.2g apart; at 10 / 300: %.3g apart\n",
+            distance3(root[0], root[1]), distance3(root[0], root[2]));
+    ENSURE(distance3(root[0], root[1]) < 1e-3f);
+    ENSURE(distance3(root[0], root[2]) > 0.1f);
+}
+
 int main(int argc, char** argv) {
     static const tl_test_case cases[] = {
         {"links_keep_length", links_keep_length},
@@ -269,6 +299,7 @@ int main(int argc, char** argv) {
         {"play_command", play_command},
         {"play_is_render_rate_free", play_is_render_rate_free},
         {"loop_wrap_is_a_cut", loop_wrap_is_a_cut},
+        {"play_loops_past_the_end", play_loops_past_the_end},
     };
     return tl_test_main(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }
