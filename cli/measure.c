@@ -601,6 +601,11 @@ int tl_cli_measure(int argc, char** argv) {
             if (max_dy >= 0)
                 json_object_set_new(json_array_get(out_clips, json_array_size(out_clips) - 1),
                                     "lift", json_pack("{s:f}", "max_dy_hips", max_dy));
+            /* the body as the rig in memory moves it (the root band re-weights body skin) */
+            if (cfg[CFG_CHAIN].used && first_cfg != CFG_CHAIN)
+                json_object_set_new(
+                    json_object_get(json_array_get(out_clips, json_array_size(out_clips) - 1), "body"),
+                    "stretch_chain", stats_json(&stats[CFG_CHAIN][region_count]));
         } else {
             printf("\nclip %s (%.3f s)\n", cl->name[0] ? cl->name : "(unnamed)", cl->duration);
             for (int i = 0; i < region_count; ++i) {
@@ -632,6 +637,8 @@ int tl_cli_measure(int argc, char** argv) {
             printf("  body: %zu vertices, %zu edges\n", body->vertices,
                    tl_stretch_edge_count(cfg[first_cfg].stretch, (uint32_t)region_count));
             print_stats_row("as the file is", &stats[first_cfg][region_count], NULL);
+            if (cfg[CFG_CHAIN].used && first_cfg != CFG_CHAIN)
+                print_stats_row("chain", &stats[CFG_CHAIN][region_count], NULL);
             if (max_dy >= 0)
                 printf("  ground seating: the tail lifts the hips by at most %.4g (counting it "
                        "minus excluding it)\n",

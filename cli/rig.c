@@ -11,7 +11,7 @@ static const char* usage_text =
     "usage: tailor rig IN -o OUT [--mode chain|rigid] [--report REPORT.json] [--dry-run]\n"
     "                [--far F] [--limb-ratio R] [--elongation E] [--segment S]\n"
     "                [--min-links N] [--max-links N] [--overlap O] [--part ID=chain|rigid|none]\n"
-    "                [--fix-rigid] [--no-grow] [--force]\n"
+    "                [--fix-rigid] [--no-grow] [--root-band B] [--force]\n"
     "  Finds far skin (parts farther from every bone than F x height), decides per part\n"
     "  whether it is a tail (a bone chain), a rigid or cloth part, or body skin, and writes\n"
     "  OUT with Tail_1..Tail_K + Tail_End under the joint each tail hangs from.\n"
@@ -27,6 +27,8 @@ static const char* usage_text =
     "  --part ID=CLASS     force part ID to chain, rigid or none (repeatable)\n"
     "  --fix-rigid         re-weight misbound rigid and cloth parts (default: report only)\n"
     "  --no-grow           do not grow tails over their misbound root\n"
+    "  --root-band B       blend the body skin within B x the collar's radius of a tail into\n"
+    "                      its new weights (default 1; 0: off)\n"
     "  --force             allow OUT to be IN\n";
 
 static bool parse_float(const char* s, float* out) {
@@ -92,6 +94,8 @@ static json_t* part_json(const tl_rig_analysis* a, const tl_rig_part* p) {
     json_object_set_new(o, "bones", bones);
     json_object_set_new(o, "joints_world", joints);
     json_object_set_new(o, "reweighted", json_integer(p->new_joints ? p->vertex_count : 0));
+    json_object_set_new(o, "band", json_integer(p->band_count));
+    json_object_set_new(o, "band_radius", json_real(p->band_radius));
     json_object_set_new(o, "reason", json_string(p->reason));
     return o;
 }
@@ -185,6 +189,7 @@ int tl_cli_rig(int argc, char** argv) {
                     : !strcmp(a, "--limb-ratio") ? &def.limb_ratio
                     : !strcmp(a, "--elongation") ? &def.elongation
                     : !strcmp(a, "--segment")    ? &def.segment
+                    : !strcmp(a, "--root-band")  ? &def.root_band
                     : !strcmp(a, "--overlap")    ? &def.overlap
                                                  : NULL;
         uint32_t* up = !strcmp(a, "--min-links") ? &def.min_links : !strcmp(a, "--max-links") ? &def.max_links : NULL;

@@ -317,6 +317,7 @@ static void chain_cases_table(void) {
             json_t* body = json_object_get(json_object_get(doc, "body"), "stretch");
             double body_p99 = json_number_value(json_object_get(body, "p99"));
             double body_max = json_number_value(json_object_get(body, "max"));
+            json_t* body_chain = json_object_get(json_object_get(doc, "body"), "stretch_chain");
             size_t i, tails = 0;
             json_t* r;
             json_array_foreach(json_object_get(doc, "regions"), i, r) {
@@ -331,9 +332,14 @@ static void chain_cases_table(void) {
                 double swing = json_number_value(json_object_get(json_object_get(r, "liveliness"), "swing_deg"));
                 json_t* wr = json_object_get(json_object_get(json_array_get(json_object_get(wdoc, "regions"), 0), "stretch"), "chain");
                 fprintf(stderr,
-                        "  %-24s %-9s tail p99 %.3f max %.3f torn %.2f%% swing %.2f deg | body p99 %.3f max %.3f | "
+                        "  %-24s %-9s tail p99 %.3f max %.3f torn %.2f%% swing %.2f deg | body p99 %.3f max %.3f torn %.3f%% "
+                        "(rigged: p99 %.3f max %.3f torn %.3f%%) | "
                         "input p99 %.3f torn %.2f%% | whole tail (truth) p99 %.3f max %.3f torn %.2f%%\n",
                         cases[c].name, clip, p99, mx, torn, swing, body_p99, body_max,
+                        json_number_value(json_object_get(body, "torn_pct")),
+                        json_number_value(json_object_get(body_chain, "p99")),
+                        json_number_value(json_object_get(body_chain, "max")),
+                        json_number_value(json_object_get(body_chain, "torn_pct")),
                         json_number_value(json_object_get(original, "p99")),
                         json_number_value(json_object_get(original, "torn_pct")),
                         json_number_value(json_object_get(wr, "p99")), json_number_value(json_object_get(wr, "max")),

@@ -150,6 +150,12 @@ typedef struct tl_rig_def {
     bool fix_rigid;       /* re-weight misbound rigid and cloth parts (§5) instead of only
                              reporting them; false */
     bool grow;            /* grow tails over their misbound root (§6); true */
+    float root_band;      /* re-weighted tails blend into the body: skin outside every part
+                             within this × the collar ring's radius (geodesic, along mesh
+                             edges) of the part gets weights that interpolate harmonically
+                             between the part's new weights and the body's own beyond the
+                             band (docs/rig.md "The root band"); 1.0 (a tail's thickness);
+                             0: off */
     tl_rig_override overrides[TL_RIG_MAX_OVERRIDES];
     uint32_t override_count;
     tl_rig_spring spring; /* stored with each chain */
@@ -206,6 +212,15 @@ typedef struct tl_rig_part {
        joint indices in the skin as extended by the chains (unused: joint 0, weight 0) */
     uint32_t* new_joints;
     float* new_weights;
+
+    /* the root band (def.root_band): body skin around the collar re-weighted with the part,
+       not part of it (measured as body). band_count union vertex indices, ascending, and 4
+       planned influences per vertex in that order, as new_joints/new_weights */
+    uint32_t* band_vertices;
+    uint32_t band_count;
+    uint32_t* band_joints;
+    float* band_weights;
+    float band_radius;       /* the band's geodesic width, rest-world units (0: no band) */
 } tl_rig_part;
 
 /* Per-skin fields, per union vertex of tl_scene_skin. */

@@ -46,6 +46,7 @@ tl_rig_def tl_default_rig_def(void) {
     def.mode = TL_RIG_MODE_CHAIN;
     def.fix_rigid = false;
     def.grow = true;
+    def.root_band = 1.0f;
     def.spring = (tl_rig_spring){.root_frequency = 0.9f,
                                  .tip_frequency = 0.45f,
                                  .damping_ratio = 0.65f,
@@ -84,6 +85,7 @@ tl_result tl_rig_def_check(const tl_rig_def* def, tl_error* err) {
         {"collar_share", def->collar_share, 1e-6f, 1},
         {"own_bone_share", def->own_bone_share, 0, 1},
         {"bound_like_collar", def->bound_like_collar, 0, 1},
+        {"root_band", def->root_band, 0, 100},
     };
     for (size_t i = 0; i < sizeof checks / sizeof checks[0]; ++i)
         if (!in_range(checks[i].value, checks[i].lo, checks[i].hi))
@@ -156,6 +158,9 @@ void tl_rig_analysis_destroy(tl_rig_analysis* a) {
         free(a->parts[i].vertices);
         free(a->parts[i].new_joints);
         free(a->parts[i].new_weights);
+        free(a->parts[i].band_vertices);
+        free(a->parts[i].band_joints);
+        free(a->parts[i].band_weights);
     }
     free(a->skins);
     free(a->parts);
@@ -210,6 +215,8 @@ static bool analyze_skin(tl_rig_analysis* a, const tl_scene* scene, uint32_t s, 
         if (ok) a->parts = grown;
     }
     double t0 = rig_now();
+    uint8_t* banded = ok ? calloc(ctx.W + 1, 1) : NULL;
+    ok = ok && banded;
     for (uint32_t i = 0; i < ctx.part_count && ok; ++i) {
         const rig_wpart* p = &ctx.parts[i];
         tl_rig_part* part = &a->parts[a->part_count];
@@ -243,17 +250,18 @@ static bool analyze_skin(tl_rig_analysis* a, const tl_scene* scene, uint32_t s, 
             part->first_new_joint = skin->joint_count + out->new_joint_count;
         }
         a->part_count++;
-        ok = rig_part_plan(&ctx, p, part);
+        ok = rig_part_plan(&ctx, p, part) && rig_part_band(&ctx, p, part, banded);
         if (!ok) break;
         if (part->action == TL_RIG_ACTION_CHAIN) {
             out->new_joint_count += part->segments + 1;
             a->chain_count++;
         }
         if (part->action == TL_RIG_ACTION_CHAIN || part->action == TL_RIG_ACTION_RIGID)
-            a->changed_vertices += part->vertex_count;
+            a->changed_vertices += part->vertex_count + part->band_count;
         for (uint32_t k = 0; k < part->vertex_count; ++k) out->part[part->vertices[k]] = (int32_t)part->id;
     }
     a->seconds[TL_RIG_STAGE_WEIGHTS] += rig_now() - t0;
+    free(banded);
     ctx_free(&ctx);
     return ok;
 }

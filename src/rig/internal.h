@@ -115,4 +115,8 @@ bool rig_part_geodesic(rig_ctx* ctx, rig_wpart* part);
  * skin joint index its first bone gets. */
 bool rig_part_plan(rig_ctx* ctx, const rig_wpart* wpart, tl_rig_part* part);
 
+/* band.c: the root band of a re-weighted part (def->root_band), after its plan. `banded`
+ * (W bytes) marks welded vertices already in a band; the band's are added. */
+bool rig_part_band(rig_ctx* ctx, const rig_wpart* wpart, tl_rig_part* part, uint8_t* banded);
+
 #endif

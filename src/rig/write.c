@@ -236,6 +236,12 @@ static tl_result apply_skin(tl_gltf* doc, const tl_rig_analysis* a, uint32_t s, 
             memcpy(plan_joints + 4 * (size_t)v, p->new_joints + 4 * (size_t)k, 4 * sizeof *plan_joints);
             memcpy(plan_weights + 4 * (size_t)v, p->new_weights + 4 * (size_t)k, 4 * sizeof *plan_weights);
         }
+        for (uint32_t k = 0; k < p->band_count; ++k) {
+            uint32_t v = p->band_vertices[k];
+            planned[v] = 1;
+            memcpy(plan_joints + 4 * (size_t)v, p->band_joints + 4 * (size_t)k, 4 * sizeof *plan_joints);
+            memcpy(plan_weights + 4 * (size_t)v, p->band_weights + 4 * (size_t)k, 4 * sizeof *plan_weights);
+        }
     }
     if (!changed) goto done;
 
