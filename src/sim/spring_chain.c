@@ -14,6 +14,9 @@
 #if !defined(TL_LANES_AVX2) && defined(__x86_64__) && defined(__GNUC__) && !defined(__AVX2__)
 #define TL_LANES_AVX2 1
 #endif
+#if TL_LANES_AVX2
+#include <immintrin.h>
+#endif
 
 #include "sim_math.h"
 #include "spring_chain_internal.h"
@@ -720,7 +723,9 @@ static bool contact(const lane_frame* f, int l, v3 head, float len, v3 rest, v3*
  * FMA: none is enabled, and C11 mode contracts nothing), so the same bits as the SSE build. */
 #define LANE_ISA _avx2
 #define LANE_TARGET __attribute__((target("avx2")))
+#define LANE_AVX2 1
 #include "spring_chain_lanes.h"
+#undef LANE_AVX2
 #endif
 #undef LANE_COUNT
 #define LANE_COUNT 1
