@@ -979,25 +979,99 @@ static void gather_state(tl_chain* lead, int l, const tl_chain* c) {
     }
 }
 
-/* Writes lane l's state back into its chain; false if it is not finite. */
-static bool scatter_state(tl_chain* lead, int l, tl_chain* c, float scale) {
-    const lane_link* k = lead->lanes;
-    float nan_if_not_finite = 0; /* x - x is 0 for a finite x and NaN otherwise */
-    lead->lane_state_serial[l] = c->serial;
-    lead->lane_state_stamp[l] = ++c->stamp;
+/* Whether each of the first `lanes` lanes' state (particles and swings) is finite: x - x is
+ * 0 for a finite x and NaN otherwise. */
+static inline void lanes_finite_n(const lane_link* k, int n, bool* finite, const int lanes) {
+    float nan_if_not_finite[LANES] = {0};
+    for (int i = 0; i < n; ++i, ++k)
+        for (int l = 0; l < lanes; ++l)
+            nan_if_not_finite[l] += (k->px[l] - k->px[l]) + (k->py[l] - k->py[l]) +
+                                    (k->pz[l] - k->pz[l]) + (k->vx[l] - k->vx[l]) +
+                                    (k->vy[l] - k->vy[l]) + (k->vz[l] - k->vz[l]) +
+                                    (k->sx[l] - k->sx[l]) + (k->sy[l] - k->sy[l]) +
+                                    (k->sz[l] - k->sz[l]) + (k->sw[l] - k->sw[l]);
+    for (int l = 0; l < lanes; ++l)
+        finite[l] = nan_if_not_finite[l] == 0;
+}
+static void lanes_finite(const lane_link* k, int n, bool* finite, int lanes) {
+    if (lanes > 1)
+        lanes_finite_n(k, n, finite, LANES); /* (all lanes at once: SIMD) */
+    else
+        lanes_finite_n(k, n, finite, 1);
+}
+
+/* Writes lane l's state back into its chain. */
+static void scatter_lane(const lane_link* k, int l, tl_chain* c, float scale) {
     for (int i = 0; i < c->n; ++i, ++k) {
-        v3 p = LANE_V3(k, p, l), v = LANE_V3(k, v, l);
-        qt S = LANE_QT(k, s, l);
-        v3_store(c->positions + 3 * i, p);
-        v3_store(c->velocities + 3 * i, v);
+        v3_store(c->positions + 3 * i, LANE_V3(k, p, l));
+        v3_store(c->velocities + 3 * i, LANE_V3(k, v, l));
         c->bends[i] = LANE_QT(k, b, l);
-        c->swing_cur[i] = S;
+        c->swing_cur[i] = LANE_QT(k, s, l);
         c->swing_prev[i] = LANE_QT(k, o, l);
         c->out_lengths[i] = k->len[l] * scale;
-        nan_if_not_finite += (p.x - p.x) + (p.y - p.y) + (p.z - p.z) + (v.x - v.x) + (v.y - v.y) +
-                             (v.z - v.z) + (S.x - S.x) + (S.y - S.y) + (S.z - S.z) + (S.w - S.w);
     }
-    return nan_if_not_finite == 0;
+}
+
+#if defined(__SSE__)
+/* Lanes l..l+3 of four rows (x, y, z, w) as four quaternions, one per lane: a transpose. */
+static inline void lanes_to_qt4(const float* x, const float* y, const float* z, const float* w,
+                                __m128 out[4]) {
+    __m128 a = _mm_loadu_ps(x), b = _mm_loadu_ps(y), c = _mm_loadu_ps(z), d = _mm_loadu_ps(w);
+    _MM_TRANSPOSE4_PS(a, b, c, d);
+    out[0] = a, out[1] = b, out[2] = c, out[3] = d;
+}
+/* (x, y, z, -) to three floats. */
+static inline void store_xyz(float* p, __m128 v) {
+    _mm_storel_pi((__m64*)p, v);
+    _mm_store_ss(p + 2, _mm_movehl_ps(v, v));
+}
+#endif
+
+/* Writes the state of every lane l with chains[l] back into that chain (scale[l]: the last
+ * step's) and says in finite[] whether it was finite. Four lanes at a time by transposes
+ * where the four lanes all go back. */
+static void scatter_states(tl_chain* lead, tl_chain* const* chains, const float* scale,
+                           bool* finite) {
+    const lane_link* links = lead->lanes;
+    const int n = lead->n;
+    int lanes = LANES;
+    while (lanes > 1 && !chains[lanes - 1])
+        --lanes;
+    lanes_finite(links, n, finite, lanes);
+    for (int l = 0; l < lanes; ++l)
+        if (chains[l]) {
+            lead->lane_state_serial[l] = chains[l]->serial;
+            lead->lane_state_stamp[l] = ++chains[l]->stamp;
+        }
+    int l = 0;
+#if defined(__SSE__)
+    for (; l + 4 <= lanes && chains[l] && chains[l + 1] && chains[l + 2] && chains[l + 3]; l += 4) {
+        tl_chain* const* c = chains + l;
+        const lane_link* k = links;
+        for (int i = 0; i < n; ++i, ++k) {
+            __m128 q[4];
+            lanes_to_qt4(k->px + l, k->py + l, k->pz + l, k->pz + l, q);
+            for (int j = 0; j < 4; ++j)
+                store_xyz(c[j]->positions + 3 * i, q[j]);
+            lanes_to_qt4(k->vx + l, k->vy + l, k->vz + l, k->vz + l, q);
+            for (int j = 0; j < 4; ++j)
+                store_xyz(c[j]->velocities + 3 * i, q[j]);
+            lanes_to_qt4(k->bx + l, k->by + l, k->bz + l, k->bw + l, q);
+            for (int j = 0; j < 4; ++j)
+                _mm_storeu_ps(&c[j]->bends[i].x, q[j]);
+            lanes_to_qt4(k->sx + l, k->sy + l, k->sz + l, k->sw + l, q);
+            for (int j = 0; j < 4; ++j)
+                _mm_storeu_ps(&c[j]->swing_cur[i].x, q[j]);
+            lanes_to_qt4(k->ox + l, k->oy + l, k->oz + l, k->ow + l, q);
+            for (int j = 0; j < 4; ++j)
+                _mm_storeu_ps(&c[j]->swing_prev[i].x, q[j]);
+            for (int j = 0; j < 4; ++j)
+                c[j]->out_lengths[i] = k->len[l + j] * scale[l + j];
+        }
+    }
+#endif
+    for (; l < lanes; ++l)
+        if (chains[l]) scatter_lane(links, l, chains[l], scale[l]);
 }
 
 /* Steps up to LANES chains with the same bone count through one frame each. */
@@ -1056,7 +1130,12 @@ static void step_group(frame_plan* plans, int count) {
             c->stats.steps++;
             if (j == plans[l].steps && j < max_steps) { /* done before the others */
                 early[l] = true;
-                if (!scatter_state(lead, l, c, plans[l].last_pose.scale)) {
+                tl_chain* only[LANES] = {NULL};
+                float scale[LANES] = {0};
+                bool finite[LANES];
+                only[l] = c, scale[l] = plans[l].last_pose.scale;
+                scatter_states(lead, only, scale, finite);
+                if (!finite[l]) {
                     c->stats.nonfinite_states++;
                     place_at_rest(c, &plans[l].target, plans[l].hips_target);
                 }
@@ -1069,6 +1148,14 @@ static void step_group(frame_plan* plans, int count) {
     /* the render-time output, from the state of each lane's own last step */
     float t[LANES], gx[LANES], gy[LANES], gz[LANES], gw[LANES], hx[LANES], hy[LANES], hz[LANES],
         s[LANES];
+    tl_chain* back[LANES] = {NULL}; /* the chains whose state goes back now */
+    float back_scale[LANES] = {0};
+    bool finite[LANES];
+    for (int l = 0; l < count; ++l) {
+        frame_plan* fp = &plans[l];
+        if (fp->steps > 0 && !early[l]) back[l] = fp->chain, back_scale[l] = fp->last_pose.scale;
+    }
+    scatter_states(lead, back, back_scale, finite);
     for (int l = 0; l < lanes; ++l) {
         frame_plan* fp = &plans[l < count ? l : 0];
         tl_chain* c = fp->chain;
@@ -1079,7 +1166,7 @@ static void step_group(frame_plan* plans, int count) {
             c->accumulator = owed < 0 ? 0 : owed;
             c->last_target = fp->target;
             if (fp->steps > 0) c->solved_pose = fp->last_pose, c->solved_hips = fp->last_hips;
-            if (fp->steps > 0 && !early[l] && !scatter_state(lead, l, c, fp->last_pose.scale)) {
+            if (back[l] && !finite[l]) {
                 c->stats.nonfinite_states++;
                 place_at_rest(c, &fp->target, fp->hips_target);
             }
@@ -1093,7 +1180,22 @@ static void step_group(frame_plan* plans, int count) {
         hx[l] = root.x, hy[l] = root.y, hz[l] = root.z, s[l] = pose->scale;
     }
     lanes_outputs(links, n, t, gx, gy, gz, gw, hx, hy, hz, s, lanes);
-    for (int l = 0; l < count; ++l) {
+    int l = 0;
+#if defined(__SSE__)
+    for (; l + 4 <= count; l += 4) { /* four lanes at a time, as scatter_states */
+        const lane_link* k = links;
+        for (int i = 0; i < n; ++i, ++k) {
+            __m128 q[4];
+            lanes_to_qt4(k->Lx + l, k->Ly + l, k->Lz + l, k->Lw + l, q);
+            for (int j = 0; j < 4; ++j)
+                _mm_storeu_ps(plans[l + j].chain->out_local + 4 * i, q[j]);
+            lanes_to_qt4(k->Tx + l, k->Ty + l, k->Tz + l, k->Tz + l, q);
+            for (int j = 0; j < 4; ++j)
+                store_xyz(plans[l + j].chain->out_tips + 3 * i, q[j]);
+        }
+    }
+#endif
+    for (; l < count; ++l) {
         tl_chain* c = plans[l].chain;
         const lane_link* k = links;
         for (int i = 0; i < n; ++i, ++k) {
