@@ -1226,8 +1226,7 @@ void tl_chain_step_many(tl_chain* const* chains, const tl_chain_input* inputs, i
                     step_group(groups[g], used[g]);
                     used[g] = 0;
                 }
-        frame_plan plan;
-        if (!frame_begin(c, &inputs[k], dt, &plan)) continue;
+        /* the group first, so that the plan is made in its place (not copied) */
         int g = 0;
         while (g < OPEN_GROUPS && !(used[g] > 0 && groups[g][0].chain->n == c->n))
             ++g;
@@ -1241,8 +1240,8 @@ void tl_chain_step_many(tl_chain* const* chains, const tl_chain_input* inputs, i
                 used[0] = 0;
             }
         }
-        groups[g][used[g]++] = plan;
-        if (used[g] == LANES) {
+        if (!frame_begin(c, &inputs[k], dt, &groups[g][used[g]])) continue;
+        if (++used[g] == LANES) {
             step_group(groups[g], used[g]);
             used[g] = 0;
         }
