@@ -805,7 +805,8 @@ typedef struct frame_plan {
 /* c (t) with c = (before - a + r (b - a)) / (r (r + 1)): the parabola through a (t = 0), b (1)
  * and `before` (t = -r) is lerp(a, b, t) + t (t - 1) c. */
 static float curve_of(float before, float a, float b, double r) {
-    return (float)(((double)before - a + r * ((double)b - a)) / (r * (r + 1)));
+    /* times the reciprocal: the calls of a frame share one division (exact for r = 1) */
+    return (float)(((double)before - a + r * ((double)b - a)) * (1.0 / (r * (r + 1))));
 }
 static qt quaternion_curve(qt before, qt a, qt b, double r) {
     if (qt_dot(a, b) < 0) b = qt_neg(b); /* the sides the step's slerp takes */
