@@ -27,8 +27,12 @@
 
 /* Chains with the same bone count are stepped LANES at a time, one chain per lane, by loops
  * over the lanes that compilers turn into SIMD (4 floats: SSE2, NEON, WebAssembly SIMD). A chain
- * stepped alone takes lane 0 of the same code, so alone or in a batch it gets the same bits. */
-#define LANES 8
+ * stepped alone takes lane 0 of the same code, so alone or in a batch it gets the same bits.
+ * Where 8-float vectors leave a link's long chain of dependent operations (square roots,
+ * divisions) the bottleneck, batches take 16 lanes, two independent vectors; elsewhere 8, and
+ * a batch of at most 8 chains takes the 8-lane kernels anyway. */
+#define LANES 16
+#define HALF_LANES 8 /* LANES / 2, as a literal for the kernels' names */
 
 /* What never changes after create, per link. The step works in the hips frame carried by the
  * current parent, W_i = G_i A_i^-1 (G_i the parent's corrected world rotation): then the bend
@@ -718,28 +722,38 @@ static bool contact(const lane_frame* f, int l, v3 head, float len, v3 rest, v3*
 
 #define LANE_COUNT LANES
 #include "spring_chain_lanes.h"
+#undef LANE_COUNT
+#define LANE_COUNT HALF_LANES
+#include "spring_chain_lanes.h"
+#undef LANE_COUNT
 #if TL_LANES_AVX2
 /* The batch kernels again, 8 floats a vector. The same IEEE operations in the same order (no
  * FMA: none is enabled, and C11 mode contracts nothing), so the same bits as the SSE build. */
+#define LANE_COUNT LANES
 #define LANE_ISA _avx2
 #define LANE_TARGET __attribute__((target("avx2")))
 #define LANE_AVX2 1
 #include "spring_chain_lanes.h"
-#undef LANE_AVX2
-#endif
 #undef LANE_COUNT
+#define LANE_COUNT HALF_LANES
+#define LANE_ISA _avx2
+#define LANE_TARGET __attribute__((target("avx2")))
+#include "spring_chain_lanes.h"
+#undef LANE_AVX2
+#undef LANE_COUNT
+#endif
 #define LANE_COUNT 1
 #include "spring_chain_lanes.h"
 #undef LANE_COUNT
 
-/* The kernels for a batch and for one chain. */
-#define BATCH(x) BATCH_(x, LANES)
-#define BATCH_(x, n) BATCH__(x, n)
-#define BATCH__(x, n) x##_##n
+/* The kernels for a batch, half a batch and one chain. */
+#define BATCH(x) BATCH_(x, LANES, )
+#define HALF(x) BATCH_(x, HALF_LANES, )
+#define BATCH_(x, n, isa) BATCH__(x, n, isa)
+#define BATCH__(x, n, isa) x##_##n##isa
 #if TL_LANES_AVX2
-#define BATCH_AVX2(x) BATCH_AVX2_(x, LANES)
-#define BATCH_AVX2_(x, n) BATCH_AVX2__(x, n)
-#define BATCH_AVX2__(x, n) x##_##n##_avx2
+#define BATCH_AVX2(x) BATCH_(x, LANES, _avx2)
+#define HALF_AVX2(x) BATCH_(x, HALF_LANES, _avx2)
 static bool has_avx2(void) {
     static atomic_int known; /* 0 not asked yet, 1 no, 2 yes */
     int v = atomic_load_explicit(&known, memory_order_relaxed);
@@ -751,12 +765,32 @@ static bool has_avx2(void) {
     return v == 2;
 }
 #endif
+
+/* How many chains a batch takes. */
+static int batch_lanes(void) {
+#if TL_LANES_AVX2
+    if (has_avx2()) return LANES;
+#endif
+    return HALF_LANES;
+}
+
+/* One internal step of `lanes` lanes: LANES, HALF_LANES or 1. (Not inlined: gcc 12 then warns
+ * of the neighbours' bend that an uncoupled chain never reads.) */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
 static void lanes_steps(lane_link* links, int n, lane_frame* f, int lanes) {
 #if TL_LANES_AVX2
-    if (lanes == LANES && has_avx2()) {
-        BATCH_AVX2(lanes_pose)(f);
-        for (int i = 0; i < n; ++i)
-            BATCH_AVX2(lanes_link)(links, n, i, f);
+    if (lanes > 1 && has_avx2()) {
+        if (lanes == LANES) {
+            BATCH_AVX2(lanes_pose)(f);
+            for (int i = 0; i < n; ++i)
+                BATCH_AVX2(lanes_link)(links, n, i, f);
+        } else {
+            HALF_AVX2(lanes_pose)(f);
+            for (int i = 0; i < n; ++i)
+                HALF_AVX2(lanes_link)(links, n, i, f);
+        }
         return;
     }
 #endif
@@ -764,6 +798,10 @@ static void lanes_steps(lane_link* links, int n, lane_frame* f, int lanes) {
         BATCH(lanes_pose)(f);
         for (int i = 0; i < n; ++i)
             BATCH(lanes_link)(links, n, i, f);
+    } else if (lanes == HALF_LANES) {
+        HALF(lanes_pose)(f);
+        for (int i = 0; i < n; ++i)
+            HALF(lanes_link)(links, n, i, f);
     } else {
         lanes_pose_1(f);
         for (int i = 0; i < n; ++i)
@@ -774,13 +812,18 @@ static void lanes_steps(lane_link* links, int n, lane_frame* f, int lanes) {
 static void lanes_outputs(lane_link* links, int n, float* t, float* gx, float* gy, float* gz,
                           float* gw, float* hx, float* hy, float* hz, float* s, int lanes) {
 #if TL_LANES_AVX2
-    if (lanes == LANES && has_avx2()) {
-        BATCH_AVX2(lanes_output)(links, n, t, gx, gy, gz, gw, hx, hy, hz, s);
+    if (lanes > 1 && has_avx2()) {
+        if (lanes == LANES)
+            BATCH_AVX2(lanes_output)(links, n, t, gx, gy, gz, gw, hx, hy, hz, s);
+        else
+            HALF_AVX2(lanes_output)(links, n, t, gx, gy, gz, gw, hx, hy, hz, s);
         return;
     }
 #endif
     if (lanes == LANES)
         BATCH(lanes_output)(links, n, t, gx, gy, gz, gw, hx, hy, hz, s);
+    else if (lanes == HALF_LANES)
+        HALF(lanes_output)(links, n, t, gx, gy, gz, gw, hx, hy, hz, s);
     else
         lanes_output_1(links, n, t, gx, gy, gz, gw, hx, hy, hz, s);
 }
@@ -1083,7 +1126,7 @@ static void step_group(frame_plan* plans, int count) {
     lane_frame f;
     long max_steps = 0;
     bool early[LANES] = {false};
-    const int lanes = count == 1 ? 1 : LANES;
+    const int lanes = count == 1 ? 1 : count <= HALF_LANES ? HALF_LANES : LANES;
     for (int l = 0; l < lanes; ++l) {
         const frame_plan* fp = &plans[l < count ? l : 0]; /* spare lanes repeat lane 0 */
         const tl_chain* c = fp->chain;
@@ -1210,7 +1253,7 @@ void tl_chain_step(tl_chain* c, const tl_chain_input* in, float dt) {
     tl_chain_step_many(&c, in, 1, dt);
 }
 
-/* Chains are grouped by bone count, LANES to a group, in their order. */
+/* Chains are grouped by bone count, batch_lanes() to a group, in their order. */
 enum { OPEN_GROUPS = 4 };
 
 void tl_chain_step_many(tl_chain* const* chains, const tl_chain_input* inputs, int count,
@@ -1218,6 +1261,7 @@ void tl_chain_step_many(tl_chain* const* chains, const tl_chain_input* inputs, i
     assert(count >= 0 && (count == 0 || (chains && inputs)));
     frame_plan groups[OPEN_GROUPS][LANES];
     int used[OPEN_GROUPS] = {0};
+    const int capacity = batch_lanes();
     for (int k = 0; k < count; ++k) {
         tl_chain* c = chains[k];
         /* a chain listed twice steps twice, one frame after the other */
@@ -1242,7 +1286,7 @@ void tl_chain_step_many(tl_chain* const* chains, const tl_chain_input* inputs, i
             }
         }
         if (!frame_begin(c, &inputs[k], dt, &groups[g][used[g]])) continue;
-        if (++used[g] == LANES) {
+        if (++used[g] == capacity) {
             step_group(groups[g], used[g]);
             used[g] = 0;
         }
