@@ -1081,6 +1081,28 @@ static void scatter_states(tl_chain* lead, tl_chain* const* chains, const float*
     int lanes = LANES;
     while (lanes > 1 && !chains[lanes - 1])
         --lanes;
+    if (lanes == 1 && chains[0]) { /* a chain alone: the check and the copy in one pass */
+        tl_chain* c = chains[0];
+        const lane_link* k = links;
+        float nan_if_not_finite = 0;
+        lead->lane_state_serial[0] = c->serial;
+        lead->lane_state_stamp[0] = ++c->stamp;
+        for (int i = 0; i < n; ++i, ++k) {
+            v3 p = LANE_V3(k, p, 0), v = LANE_V3(k, v, 0);
+            qt S = LANE_QT(k, s, 0);
+            v3_store(c->positions + 3 * i, p);
+            v3_store(c->velocities + 3 * i, v);
+            c->bends[i] = LANE_QT(k, b, 0);
+            c->swing_cur[i] = S;
+            c->swing_prev[i] = LANE_QT(k, o, 0);
+            c->out_lengths[i] = k->len[0] * scale[0];
+            nan_if_not_finite += (p.x - p.x) + (p.y - p.y) + (p.z - p.z) + (v.x - v.x) +
+                                 (v.y - v.y) + (v.z - v.z) + (S.x - S.x) + (S.y - S.y) +
+                                 (S.z - S.z) + (S.w - S.w);
+        }
+        finite[0] = nan_if_not_finite == 0;
+        return;
+    }
     lanes_finite(links, n, finite, lanes);
     for (int l = 0; l < lanes; ++l)
         if (chains[l]) {
