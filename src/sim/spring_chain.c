@@ -28,11 +28,15 @@
 /* Chains with the same bone count are stepped LANES at a time, one chain per lane, by loops
  * over the lanes that compilers turn into SIMD (4 floats: SSE2, NEON, WebAssembly SIMD). A chain
  * stepped alone takes lane 0 of the same code, so alone or in a batch it gets the same bits.
- * Where 8-float vectors leave a link's long chain of dependent operations (square roots,
- * divisions) the bottleneck, batches take 16 lanes, two independent vectors; elsewhere 8, and
- * a batch of at most 8 chains takes the 8-lane kernels anyway. */
+ * With AVX2 one 8-float vector would leave a link's long chain of dependent operations
+ * (square roots, divisions) the bottleneck, so batches take 16 lanes there, two independent
+ * vectors; a batch of at most 8 chains, or without AVX2 at run time, takes 8-lane kernels. */
+#if TL_LANES_AVX2
 #define LANES 16
 #define HALF_LANES 8 /* LANES / 2, as a literal for the kernels' names */
+#else
+#define LANES 8
+#endif
 
 /* What never changes after create, per link. The step works in the hips frame carried by the
  * current parent, W_i = G_i A_i^-1 (G_i the parent's corrected world rotation): then the bend
@@ -723,10 +727,10 @@ static bool contact(const lane_frame* f, int l, v3 head, float len, v3 rest, v3*
 #define LANE_COUNT LANES
 #include "spring_chain_lanes.h"
 #undef LANE_COUNT
+#if TL_LANES_AVX2
 #define LANE_COUNT HALF_LANES
 #include "spring_chain_lanes.h"
 #undef LANE_COUNT
-#if TL_LANES_AVX2
 /* The batch kernels again, 8 floats a vector. The same IEEE operations in the same order (no
  * FMA: none is enabled, and C11 mode contracts nothing), so the same bits as the SSE build. */
 #define LANE_COUNT LANES
@@ -748,10 +752,10 @@ static bool contact(const lane_frame* f, int l, v3 head, float len, v3 rest, v3*
 
 /* The kernels for a batch, half a batch and one chain. */
 #define BATCH(x) BATCH_(x, LANES, )
-#define HALF(x) BATCH_(x, HALF_LANES, )
 #define BATCH_(x, n, isa) BATCH__(x, n, isa)
 #define BATCH__(x, n, isa) x##_##n##isa
 #if TL_LANES_AVX2
+#define HALF(x) BATCH_(x, HALF_LANES, )
 #define BATCH_AVX2(x) BATCH_(x, LANES, _avx2)
 #define HALF_AVX2(x) BATCH_(x, HALF_LANES, _avx2)
 static bool has_avx2(void) {
@@ -769,12 +773,21 @@ static bool has_avx2(void) {
 /* How many chains a batch takes. */
 static int batch_lanes(void) {
 #if TL_LANES_AVX2
-    if (has_avx2()) return LANES;
+    return has_avx2() ? LANES : HALF_LANES;
+#else
+    return LANES;
 #endif
-    return HALF_LANES;
 }
 
-/* One internal step of `lanes` lanes: LANES, HALF_LANES or 1. (Not inlined: gcc 12 then warns
+/* The lanes that step `count` chains: LANES, HALF_LANES or 1. */
+static int lanes_for(int count) {
+#if TL_LANES_AVX2
+    if (count > 1 && count <= HALF_LANES) return HALF_LANES;
+#endif
+    return count == 1 ? 1 : LANES;
+}
+
+/* One internal step of `lanes` lanes (lanes_for). (Not inlined: gcc 12 then warns
  * of the neighbours' bend that an uncoupled chain never reads.) */
 #if defined(__GNUC__)
 __attribute__((noinline))
@@ -798,10 +811,12 @@ static void lanes_steps(lane_link* links, int n, lane_frame* f, int lanes) {
         BATCH(lanes_pose)(f);
         for (int i = 0; i < n; ++i)
             BATCH(lanes_link)(links, n, i, f);
+#if TL_LANES_AVX2
     } else if (lanes == HALF_LANES) {
         HALF(lanes_pose)(f);
         for (int i = 0; i < n; ++i)
             HALF(lanes_link)(links, n, i, f);
+#endif
     } else {
         lanes_pose_1(f);
         for (int i = 0; i < n; ++i)
@@ -822,8 +837,10 @@ static void lanes_outputs(lane_link* links, int n, float* t, float* gx, float* g
 #endif
     if (lanes == LANES)
         BATCH(lanes_output)(links, n, t, gx, gy, gz, gw, hx, hy, hz, s);
+#if TL_LANES_AVX2
     else if (lanes == HALF_LANES)
         HALF(lanes_output)(links, n, t, gx, gy, gz, gw, hx, hy, hz, s);
+#endif
     else
         lanes_output_1(links, n, t, gx, gy, gz, gw, hx, hy, hz, s);
 }
@@ -1148,7 +1165,7 @@ static void step_group(frame_plan* plans, int count) {
     lane_frame f;
     long max_steps = 0;
     bool early[LANES] = {false};
-    const int lanes = count == 1 ? 1 : count <= HALF_LANES ? HALF_LANES : LANES;
+    const int lanes = lanes_for(count);
     for (int l = 0; l < lanes; ++l) {
         const frame_plan* fp = &plans[l < count ? l : 0]; /* spare lanes repeat lane 0 */
         const tl_chain* c = fp->chain;
