@@ -868,7 +868,8 @@ static float curve_of(float before, float a, float b, double r) {
     /* times the reciprocal: the calls of a frame share one division (exact for r = 1) */
     return (float)(((double)before - a + r * ((double)b - a)) * (1.0 / (r * (r + 1))));
 }
-static qt quaternion_curve(qt before, qt a, qt b, double r) {
+/* (inlined: a call passes the quaternions by halves through the stack and stalls on them) */
+KERNEL qt quaternion_curve(qt before, qt a, qt b, double r) {
     if (qt_dot(a, b) < 0) b = qt_neg(b); /* the sides the step's slerp takes */
     if (qt_dot(a, before) < 0) before = qt_neg(before);
     return (qt){curve_of(before.x, a.x, b.x, r), curve_of(before.y, a.y, b.y, r),
