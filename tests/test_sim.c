@@ -1187,6 +1187,49 @@ static void test_batch_matches_alone(void) {
     }
 }
 
+/* Batches wider than 8 (16 lanes where the CPU has AVX2) and lanes written back four at a
+ * time: 21 eight-bone chains in one list (a batch of 16 or 8, then the rest) get the bits of
+ * each chain stepped alone. */
+static void test_wide_batch_matches_alone(void) {
+    enum { WIDE = 21 };
+    rig r;
+    tl_chain *batch[WIDE], *alone[WIDE];
+    float radii[TL_CHAIN_MAX_BONES];
+    for (int i = 0; i < TL_CHAIN_MAX_BONES; ++i)
+        radii[i] = 0.05f + 0.02f * (float)i;
+    for (int k = 0; k < WIDE; ++k) {
+        rig_straight(&r, 8, v3_make(0, -1, 0.1f * (float)(k % 4)), 0.8f);
+        tl_chain_def def = def_for(&r);
+        if (k % 2) def.joint_radii = radii;
+        if (k == 8) def.floor_height = 0.4f; /* in contact */
+        if (k == 9) def.fixed_step = 1.0f / 90;
+        batch[k] = create(&def);
+        alone[k] = create(&def);
+        ENSURE(batch[k] && alone[k]);
+    }
+    tl_chain_input in[WIDE];
+    const double dt = 1 / 60.0;
+    int first_mismatch = -1;
+    for (int frame = 1; frame <= 180 && first_mismatch < 0; ++frame) {
+        float step = frame == 120 ? 0.4f : (float)dt;
+        for (int k = 0; k < WIDE; ++k)
+            in[k] = batch_input(k % BATCH, frame, dt);
+        tl_chain_step_many(batch, in, WIDE, step);
+        for (int k = 0; k < WIDE; ++k)
+            tl_chain_step(alone[k], &in[k], step);
+        for (int k = 0; k < WIDE; ++k)
+            if (!same_chain(batch[k], alone[k]) && first_mismatch < 0) first_mismatch = frame;
+    }
+    tl_chain_stats s8 = tl_chain_get_stats(batch[8]);
+    fprintf(stderr, "  %d chains of 8 bones, 180 frames: first frame with different bits %d\n",
+            WIDE, first_mismatch);
+    ENSURE(first_mismatch < 0 && s8.contacts > 0);
+    for (int k = 0; k < WIDE; ++k) {
+        tl_chain_destroy(batch[k]);
+        tl_chain_destroy(alone[k]);
+    }
+}
+
 static const tl_test_case cases[] = {
     {"defaults", test_defaults},
     {"bug1_spring_in_physical_units", test_bug1_spring_in_physical_units},
@@ -1208,6 +1251,7 @@ static const tl_test_case cases[] = {
     {"no_allocation_in_step", test_no_allocation_in_step},
     {"determinism", test_determinism},
     {"batch_matches_alone", test_batch_matches_alone},
+    {"wide_batch_matches_alone", test_wide_batch_matches_alone},
 };
 
 int main(int argc, char** argv) {

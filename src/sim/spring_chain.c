@@ -10,6 +10,13 @@
 #if defined(__SSE__)
 #include <xmmintrin.h>
 #endif
+/* x86-64 with gcc or clang: the batch kernels also built for AVX2, taken when the CPU has it */
+#if !defined(TL_LANES_AVX2) && defined(__x86_64__) && defined(__GNUC__) && !defined(__AVX2__)
+#define TL_LANES_AVX2 1
+#endif
+#if TL_LANES_AVX2
+#include <immintrin.h>
+#endif
 
 #include "sim_math.h"
 #include "spring_chain_internal.h"
@@ -20,8 +27,16 @@
 
 /* Chains with the same bone count are stepped LANES at a time, one chain per lane, by loops
  * over the lanes that compilers turn into SIMD (4 floats: SSE2, NEON, WebAssembly SIMD). A chain
- * stepped alone takes lane 0 of the same code, so alone or in a batch it gets the same bits. */
+ * stepped alone takes lane 0 of the same code, so alone or in a batch it gets the same bits.
+ * With AVX2 one 8-float vector would leave a link's long chain of dependent operations
+ * (square roots, divisions) the bottleneck, so batches take 16 lanes there, two independent
+ * vectors; a batch of at most 8 chains, or without AVX2 at run time, takes 8-lane kernels. */
+#if TL_LANES_AVX2
+#define LANES 16
+#define HALF_LANES 8 /* LANES / 2, as a literal for the kernels' names */
+#else
 #define LANES 8
+#endif
 
 /* What never changes after create, per link. The step works in the hips frame carried by the
  * current parent, W_i = G_i A_i^-1 (G_i the parent's corrected world rotation): then the bend
@@ -712,19 +727,96 @@ static bool contact(const lane_frame* f, int l, v3 head, float len, v3 rest, v3*
 #define LANE_COUNT LANES
 #include "spring_chain_lanes.h"
 #undef LANE_COUNT
+#if TL_LANES_AVX2
+#define LANE_COUNT HALF_LANES
+#include "spring_chain_lanes.h"
+#undef LANE_COUNT
+/* The batch kernels again, 8 floats a vector. The same IEEE operations in the same order (no
+ * FMA: none is enabled, and C11 mode contracts nothing), so the same bits as the SSE build. */
+#define LANE_COUNT LANES
+#define LANE_ISA _avx2
+#define LANE_TARGET __attribute__((target("avx2")))
+#define LANE_AVX2 1
+#include "spring_chain_lanes.h"
+#undef LANE_COUNT
+#define LANE_COUNT HALF_LANES
+#define LANE_ISA _avx2
+#define LANE_TARGET __attribute__((target("avx2")))
+#include "spring_chain_lanes.h"
+#undef LANE_AVX2
+#undef LANE_COUNT
+#endif
 #define LANE_COUNT 1
 #include "spring_chain_lanes.h"
 #undef LANE_COUNT
 
-/* The kernels for a batch and for one chain. */
-#define BATCH(x) BATCH_(x, LANES)
-#define BATCH_(x, n) BATCH__(x, n)
-#define BATCH__(x, n) x##_##n
+/* The kernels for a batch, half a batch and one chain. */
+#define BATCH(x) BATCH_(x, LANES, )
+#define BATCH_(x, n, isa) BATCH__(x, n, isa)
+#define BATCH__(x, n, isa) x##_##n##isa
+#if TL_LANES_AVX2
+#define HALF(x) BATCH_(x, HALF_LANES, )
+#define BATCH_AVX2(x) BATCH_(x, LANES, _avx2)
+#define HALF_AVX2(x) BATCH_(x, HALF_LANES, _avx2)
+static bool has_avx2(void) {
+    static atomic_int known; /* 0 not asked yet, 1 no, 2 yes */
+    int v = atomic_load_explicit(&known, memory_order_relaxed);
+    if (v == 0) {
+        __builtin_cpu_init();
+        v = __builtin_cpu_supports("avx2") ? 2 : 1;
+        atomic_store_explicit(&known, v, memory_order_relaxed);
+    }
+    return v == 2;
+}
+#endif
+
+/* How many chains a batch takes. */
+static int batch_lanes(void) {
+#if TL_LANES_AVX2
+    return has_avx2() ? LANES : HALF_LANES;
+#else
+    return LANES;
+#endif
+}
+
+/* The lanes that step `count` chains: LANES, HALF_LANES or 1. */
+static int lanes_for(int count) {
+#if TL_LANES_AVX2
+    if (count > 1 && count <= HALF_LANES) return HALF_LANES;
+#endif
+    return count == 1 ? 1 : LANES;
+}
+
+/* One internal step of `lanes` lanes (lanes_for). (Not inlined: gcc 12 then warns
+ * of the neighbours' bend that an uncoupled chain never reads.) */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
 static void lanes_steps(lane_link* links, int n, lane_frame* f, int lanes) {
+#if TL_LANES_AVX2
+    if (lanes > 1 && has_avx2()) {
+        if (lanes == LANES) {
+            BATCH_AVX2(lanes_pose)(f);
+            for (int i = 0; i < n; ++i)
+                BATCH_AVX2(lanes_link)(links, n, i, f);
+        } else {
+            HALF_AVX2(lanes_pose)(f);
+            for (int i = 0; i < n; ++i)
+                HALF_AVX2(lanes_link)(links, n, i, f);
+        }
+        return;
+    }
+#endif
     if (lanes == LANES) {
         BATCH(lanes_pose)(f);
         for (int i = 0; i < n; ++i)
             BATCH(lanes_link)(links, n, i, f);
+#if TL_LANES_AVX2
+    } else if (lanes == HALF_LANES) {
+        HALF(lanes_pose)(f);
+        for (int i = 0; i < n; ++i)
+            HALF(lanes_link)(links, n, i, f);
+#endif
     } else {
         lanes_pose_1(f);
         for (int i = 0; i < n; ++i)
@@ -734,8 +826,21 @@ static void lanes_steps(lane_link* links, int n, lane_frame* f, int lanes) {
 
 static void lanes_outputs(lane_link* links, int n, float* t, float* gx, float* gy, float* gz,
                           float* gw, float* hx, float* hy, float* hz, float* s, int lanes) {
+#if TL_LANES_AVX2
+    if (lanes > 1 && has_avx2()) {
+        if (lanes == LANES)
+            BATCH_AVX2(lanes_output)(links, n, t, gx, gy, gz, gw, hx, hy, hz, s);
+        else
+            HALF_AVX2(lanes_output)(links, n, t, gx, gy, gz, gw, hx, hy, hz, s);
+        return;
+    }
+#endif
     if (lanes == LANES)
         BATCH(lanes_output)(links, n, t, gx, gy, gz, gw, hx, hy, hz, s);
+#if TL_LANES_AVX2
+    else if (lanes == HALF_LANES)
+        HALF(lanes_output)(links, n, t, gx, gy, gz, gw, hx, hy, hz, s);
+#endif
     else
         lanes_output_1(links, n, t, gx, gy, gz, gw, hx, hy, hz, s);
 }
@@ -760,9 +865,11 @@ typedef struct frame_plan {
 /* c (t) with c = (before - a + r (b - a)) / (r (r + 1)): the parabola through a (t = 0), b (1)
  * and `before` (t = -r) is lerp(a, b, t) + t (t - 1) c. */
 static float curve_of(float before, float a, float b, double r) {
-    return (float)(((double)before - a + r * ((double)b - a)) / (r * (r + 1)));
+    /* times the reciprocal: the calls of a frame share one division (exact for r = 1) */
+    return (float)(((double)before - a + r * ((double)b - a)) * (1.0 / (r * (r + 1))));
 }
-static qt quaternion_curve(qt before, qt a, qt b, double r) {
+/* (inlined: a call passes the quaternions by halves through the stack and stalls on them) */
+KERNEL qt quaternion_curve(qt before, qt a, qt b, double r) {
     if (qt_dot(a, b) < 0) b = qt_neg(b); /* the sides the step's slerp takes */
     if (qt_dot(a, before) < 0) before = qt_neg(before);
     return (qt){curve_of(before.x, a.x, b.x, r), curve_of(before.y, a.y, b.y, r),
@@ -934,25 +1041,121 @@ static void gather_state(tl_chain* lead, int l, const tl_chain* c) {
     }
 }
 
-/* Writes lane l's state back into its chain; false if it is not finite. */
-static bool scatter_state(tl_chain* lead, int l, tl_chain* c, float scale) {
-    const lane_link* k = lead->lanes;
-    float nan_if_not_finite = 0; /* x - x is 0 for a finite x and NaN otherwise */
-    lead->lane_state_serial[l] = c->serial;
-    lead->lane_state_stamp[l] = ++c->stamp;
+/* Whether each of the first `lanes` lanes' state (particles and swings) is finite: x - x is
+ * 0 for a finite x and NaN otherwise. */
+static inline void lanes_finite_n(const lane_link* k, int n, bool* finite, const int lanes) {
+    float nan_if_not_finite[LANES] = {0};
+    for (int i = 0; i < n; ++i, ++k)
+        for (int l = 0; l < lanes; ++l)
+            nan_if_not_finite[l] += (k->px[l] - k->px[l]) + (k->py[l] - k->py[l]) +
+                                    (k->pz[l] - k->pz[l]) + (k->vx[l] - k->vx[l]) +
+                                    (k->vy[l] - k->vy[l]) + (k->vz[l] - k->vz[l]) +
+                                    (k->sx[l] - k->sx[l]) + (k->sy[l] - k->sy[l]) +
+                                    (k->sz[l] - k->sz[l]) + (k->sw[l] - k->sw[l]);
+    for (int l = 0; l < lanes; ++l)
+        finite[l] = nan_if_not_finite[l] == 0;
+}
+static void lanes_finite(const lane_link* k, int n, bool* finite, int lanes) {
+    if (lanes > 1)
+        lanes_finite_n(k, n, finite, LANES); /* (all lanes at once: SIMD) */
+    else
+        lanes_finite_n(k, n, finite, 1);
+}
+
+/* Writes lane l's state back into its chain. */
+static void scatter_lane(const lane_link* k, int l, tl_chain* c, float scale) {
     for (int i = 0; i < c->n; ++i, ++k) {
-        v3 p = LANE_V3(k, p, l), v = LANE_V3(k, v, l);
-        qt S = LANE_QT(k, s, l);
-        v3_store(c->positions + 3 * i, p);
-        v3_store(c->velocities + 3 * i, v);
+        v3_store(c->positions + 3 * i, LANE_V3(k, p, l));
+        v3_store(c->velocities + 3 * i, LANE_V3(k, v, l));
         c->bends[i] = LANE_QT(k, b, l);
-        c->swing_cur[i] = S;
+        c->swing_cur[i] = LANE_QT(k, s, l);
         c->swing_prev[i] = LANE_QT(k, o, l);
         c->out_lengths[i] = k->len[l] * scale;
-        nan_if_not_finite += (p.x - p.x) + (p.y - p.y) + (p.z - p.z) + (v.x - v.x) + (v.y - v.y) +
-                             (v.z - v.z) + (S.x - S.x) + (S.y - S.y) + (S.z - S.z) + (S.w - S.w);
     }
-    return nan_if_not_finite == 0;
+}
+
+#if defined(__SSE__)
+/* Lanes l..l+3 of four rows (x, y, z, w) as four quaternions, one per lane: a transpose. */
+static inline void lanes_to_qt4(const float* x, const float* y, const float* z, const float* w,
+                                __m128 out[4]) {
+    __m128 a = _mm_loadu_ps(x), b = _mm_loadu_ps(y), c = _mm_loadu_ps(z), d = _mm_loadu_ps(w);
+    _MM_TRANSPOSE4_PS(a, b, c, d);
+    out[0] = a, out[1] = b, out[2] = c, out[3] = d;
+}
+/* (x, y, z, -) to three floats. */
+static inline void store_xyz(float* p, __m128 v) {
+    _mm_storel_pi((__m64*)p, v);
+    _mm_store_ss(p + 2, _mm_movehl_ps(v, v));
+}
+#endif
+
+/* Writes the state of every lane l with chains[l] back into that chain (scale[l]: the last
+ * step's) and says in finite[] whether it was finite. Four lanes at a time by transposes
+ * where the four lanes all go back. */
+static void scatter_states(tl_chain* lead, tl_chain* const* chains, const float* scale,
+                           bool* finite) {
+    const lane_link* links = lead->lanes;
+    const int n = lead->n;
+    int lanes = LANES;
+    while (lanes > 1 && !chains[lanes - 1])
+        --lanes;
+    if (lanes == 1 && chains[0]) { /* a chain alone: the check and the copy in one pass */
+        tl_chain* c = chains[0];
+        const lane_link* k = links;
+        float nan_if_not_finite = 0;
+        lead->lane_state_serial[0] = c->serial;
+        lead->lane_state_stamp[0] = ++c->stamp;
+        for (int i = 0; i < n; ++i, ++k) {
+            v3 p = LANE_V3(k, p, 0), v = LANE_V3(k, v, 0);
+            qt S = LANE_QT(k, s, 0);
+            v3_store(c->positions + 3 * i, p);
+            v3_store(c->velocities + 3 * i, v);
+            c->bends[i] = LANE_QT(k, b, 0);
+            c->swing_cur[i] = S;
+            c->swing_prev[i] = LANE_QT(k, o, 0);
+            c->out_lengths[i] = k->len[0] * scale[0];
+            nan_if_not_finite += (p.x - p.x) + (p.y - p.y) + (p.z - p.z) + (v.x - v.x) +
+                                 (v.y - v.y) + (v.z - v.z) + (S.x - S.x) + (S.y - S.y) +
+                                 (S.z - S.z) + (S.w - S.w);
+        }
+        finite[0] = nan_if_not_finite == 0;
+        return;
+    }
+    lanes_finite(links, n, finite, lanes);
+    for (int l = 0; l < lanes; ++l)
+        if (chains[l]) {
+            lead->lane_state_serial[l] = chains[l]->serial;
+            lead->lane_state_stamp[l] = ++chains[l]->stamp;
+        }
+    int l = 0;
+#if defined(__SSE__)
+    for (; l + 4 <= lanes && chains[l] && chains[l + 1] && chains[l + 2] && chains[l + 3]; l += 4) {
+        tl_chain* const* c = chains + l;
+        const lane_link* k = links;
+        for (int i = 0; i < n; ++i, ++k) {
+            __m128 q[4];
+            lanes_to_qt4(k->px + l, k->py + l, k->pz + l, k->pz + l, q);
+            for (int j = 0; j < 4; ++j)
+                store_xyz(c[j]->positions + 3 * i, q[j]);
+            lanes_to_qt4(k->vx + l, k->vy + l, k->vz + l, k->vz + l, q);
+            for (int j = 0; j < 4; ++j)
+                store_xyz(c[j]->velocities + 3 * i, q[j]);
+            lanes_to_qt4(k->bx + l, k->by + l, k->bz + l, k->bw + l, q);
+            for (int j = 0; j < 4; ++j)
+                _mm_storeu_ps(&c[j]->bends[i].x, q[j]);
+            lanes_to_qt4(k->sx + l, k->sy + l, k->sz + l, k->sw + l, q);
+            for (int j = 0; j < 4; ++j)
+                _mm_storeu_ps(&c[j]->swing_cur[i].x, q[j]);
+            lanes_to_qt4(k->ox + l, k->oy + l, k->oz + l, k->ow + l, q);
+            for (int j = 0; j < 4; ++j)
+                _mm_storeu_ps(&c[j]->swing_prev[i].x, q[j]);
+            for (int j = 0; j < 4; ++j)
+                c[j]->out_lengths[i] = k->len[l + j] * scale[l + j];
+        }
+    }
+#endif
+    for (; l < lanes; ++l)
+        if (chains[l]) scatter_lane(links, l, chains[l], scale[l]);
 }
 
 /* Steps up to LANES chains with the same bone count through one frame each. */
@@ -963,7 +1166,7 @@ static void step_group(frame_plan* plans, int count) {
     lane_frame f;
     long max_steps = 0;
     bool early[LANES] = {false};
-    const int lanes = count == 1 ? 1 : LANES;
+    const int lanes = lanes_for(count);
     for (int l = 0; l < lanes; ++l) {
         const frame_plan* fp = &plans[l < count ? l : 0]; /* spare lanes repeat lane 0 */
         const tl_chain* c = fp->chain;
@@ -1011,7 +1214,12 @@ static void step_group(frame_plan* plans, int count) {
             c->stats.steps++;
             if (j == plans[l].steps && j < max_steps) { /* done before the others */
                 early[l] = true;
-                if (!scatter_state(lead, l, c, plans[l].last_pose.scale)) {
+                tl_chain* only[LANES] = {NULL};
+                float scale[LANES] = {0};
+                bool finite[LANES];
+                only[l] = c, scale[l] = plans[l].last_pose.scale;
+                scatter_states(lead, only, scale, finite);
+                if (!finite[l]) {
                     c->stats.nonfinite_states++;
                     place_at_rest(c, &plans[l].target, plans[l].hips_target);
                 }
@@ -1024,6 +1232,14 @@ static void step_group(frame_plan* plans, int count) {
     /* the render-time output, from the state of each lane's own last step */
     float t[LANES], gx[LANES], gy[LANES], gz[LANES], gw[LANES], hx[LANES], hy[LANES], hz[LANES],
         s[LANES];
+    tl_chain* back[LANES] = {NULL}; /* the chains whose state goes back now */
+    float back_scale[LANES] = {0};
+    bool finite[LANES];
+    for (int l = 0; l < count; ++l) {
+        frame_plan* fp = &plans[l];
+        if (fp->steps > 0 && !early[l]) back[l] = fp->chain, back_scale[l] = fp->last_pose.scale;
+    }
+    scatter_states(lead, back, back_scale, finite);
     for (int l = 0; l < lanes; ++l) {
         frame_plan* fp = &plans[l < count ? l : 0];
         tl_chain* c = fp->chain;
@@ -1034,7 +1250,7 @@ static void step_group(frame_plan* plans, int count) {
             c->accumulator = owed < 0 ? 0 : owed;
             c->last_target = fp->target;
             if (fp->steps > 0) c->solved_pose = fp->last_pose, c->solved_hips = fp->last_hips;
-            if (fp->steps > 0 && !early[l] && !scatter_state(lead, l, c, fp->last_pose.scale)) {
+            if (back[l] && !finite[l]) {
                 c->stats.nonfinite_states++;
                 place_at_rest(c, &fp->target, fp->hips_target);
             }
@@ -1048,7 +1264,22 @@ static void step_group(frame_plan* plans, int count) {
         hx[l] = root.x, hy[l] = root.y, hz[l] = root.z, s[l] = pose->scale;
     }
     lanes_outputs(links, n, t, gx, gy, gz, gw, hx, hy, hz, s, lanes);
-    for (int l = 0; l < count; ++l) {
+    int l = 0;
+#if defined(__SSE__)
+    for (; l + 4 <= count; l += 4) { /* four lanes at a time, as scatter_states */
+        const lane_link* k = links;
+        for (int i = 0; i < n; ++i, ++k) {
+            __m128 q[4];
+            lanes_to_qt4(k->Lx + l, k->Ly + l, k->Lz + l, k->Lw + l, q);
+            for (int j = 0; j < 4; ++j)
+                _mm_storeu_ps(plans[l + j].chain->out_local + 4 * i, q[j]);
+            lanes_to_qt4(k->Tx + l, k->Ty + l, k->Tz + l, k->Tz + l, q);
+            for (int j = 0; j < 4; ++j)
+                store_xyz(plans[l + j].chain->out_tips + 3 * i, q[j]);
+        }
+    }
+#endif
+    for (; l < count; ++l) {
         tl_chain* c = plans[l].chain;
         const lane_link* k = links;
         for (int i = 0; i < n; ++i, ++k) {
@@ -1062,7 +1293,7 @@ void tl_chain_step(tl_chain* c, const tl_chain_input* in, float dt) {
     tl_chain_step_many(&c, in, 1, dt);
 }
 
-/* Chains are grouped by bone count, LANES to a group, in their order. */
+/* Chains are grouped by bone count, batch_lanes() to a group, in their order. */
 enum { OPEN_GROUPS = 4 };
 
 void tl_chain_step_many(tl_chain* const* chains, const tl_chain_input* inputs, int count,
@@ -1070,6 +1301,7 @@ void tl_chain_step_many(tl_chain* const* chains, const tl_chain_input* inputs, i
     assert(count >= 0 && (count == 0 || (chains && inputs)));
     frame_plan groups[OPEN_GROUPS][LANES];
     int used[OPEN_GROUPS] = {0};
+    const int capacity = batch_lanes();
     for (int k = 0; k < count; ++k) {
         tl_chain* c = chains[k];
         /* a chain listed twice steps twice, one frame after the other */
@@ -1079,8 +1311,7 @@ void tl_chain_step_many(tl_chain* const* chains, const tl_chain_input* inputs, i
                     step_group(groups[g], used[g]);
                     used[g] = 0;
                 }
-        frame_plan plan;
-        if (!frame_begin(c, &inputs[k], dt, &plan)) continue;
+        /* the group first, so that the plan is made in its place (not copied) */
         int g = 0;
         while (g < OPEN_GROUPS && !(used[g] > 0 && groups[g][0].chain->n == c->n))
             ++g;
@@ -1094,8 +1325,8 @@ void tl_chain_step_many(tl_chain* const* chains, const tl_chain_input* inputs, i
                 used[0] = 0;
             }
         }
-        groups[g][used[g]++] = plan;
-        if (used[g] == LANES) {
+        if (!frame_begin(c, &inputs[k], dt, &groups[g][used[g]])) continue;
+        if (++used[g] == capacity) {
             step_group(groups[g], used[g]);
             used[g] = 0;
         }

@@ -2,9 +2,13 @@
  * LANE_COUNT 4 (a batch: loops over the lanes compile to SIMD) and 1 (a chain alone: the same
  * operations as scalar code, so a chain gets the same bits alone or in a batch). Every
  * function is named NAME(x) = x_<LANE_COUNT>. */
-#define NAME(x) NAME_(x, LANE_COUNT)
-#define NAME_(x, n) NAME__(x, n)
-#define NAME__(x, n) x##_##n
+#ifndef LANE_ISA /* a suffix for a build of the kernels for another instruction set */
+#define LANE_ISA
+#define LANE_TARGET
+#endif
+#define NAME(x) NAME_(x, LANE_COUNT, LANE_ISA)
+#define NAME_(x, n, isa) NAME__(x, n, isa)
+#define NAME__(x, n, isa) x##_##n##isa
 #if defined(__clang__) && LANE_COUNT > 1
 /* clang unrolls short loops before its loop vectoriser sees them */
 #define EACH _Pragma("clang loop unroll(disable)") for (int l = 0; l < LANE_COUNT; ++l)
@@ -36,8 +40,12 @@ KERNEL qt NAME(qt_pick)(int c, qt a, qt b) {
 
 /* out = 1 / sqrt(x) per lane, correctly rounded like the scalar 1.0f / sqrtf(x) (compilers
  * vectorise no sqrtf while it may set errno). */
-KERNEL void NAME(lanes_rsqrt)(float* restrict out, const float* restrict x) {
-#if defined(__SSE__) && LANE_COUNT % 4 == 0
+LANE_TARGET KERNEL void NAME(lanes_rsqrt)(float* restrict out, const float* restrict x) {
+#if defined(LANE_AVX2) && LANE_COUNT % 8 == 0
+    for (int l = 0; l < LANE_COUNT; l += 8)
+        _mm256_storeu_ps(out + l, _mm256_div_ps(_mm256_set1_ps(1.0f),
+                                                _mm256_sqrt_ps(_mm256_loadu_ps(x + l))));
+#elif defined(__SSE__) && LANE_COUNT % 4 == 0
     for (int l = 0; l < LANE_COUNT; l += 4)
         _mm_storeu_ps(out + l, _mm_div_ps(_mm_set1_ps(1.0f), _mm_sqrt_ps(_mm_loadu_ps(x + l))));
 #else
@@ -46,8 +54,11 @@ KERNEL void NAME(lanes_rsqrt)(float* restrict out, const float* restrict x) {
 }
 
 /* out = sqrt(x) per lane. */
-KERNEL void NAME(lanes_sqrt)(float* restrict out, const float* restrict x) {
-#if defined(__SSE__) && LANE_COUNT % 4 == 0
+LANE_TARGET KERNEL void NAME(lanes_sqrt)(float* restrict out, const float* restrict x) {
+#if defined(LANE_AVX2) && LANE_COUNT % 8 == 0
+    for (int l = 0; l < LANE_COUNT; l += 8)
+        _mm256_storeu_ps(out + l, _mm256_sqrt_ps(_mm256_loadu_ps(x + l)));
+#elif defined(__SSE__) && LANE_COUNT % 4 == 0
     for (int l = 0; l < LANE_COUNT; l += 4)
         _mm_storeu_ps(out + l, _mm_sqrt_ps(_mm_loadu_ps(x + l)));
 #else
@@ -64,6 +75,7 @@ KERNEL bool NAME(any_lane)(const int* flag) {
 
 /* The attachment pose and hips axes of one internal step in every lane (as pose_lerp and
  * qt_slerp: series weights within 36 degrees, exact ones beyond), W_0 = R H and the root. */
+LANE_TARGET
 static void NAME(lanes_pose)(lane_frame* restrict f) {
     float r_x[LANE_COUNT], r_y[LANE_COUNT], r_z[LANE_COUNT], r_w[LANE_COUNT];
     float cos_half[LANE_COUNT], norm2[LANE_COUNT], inv[LANE_COUNT];
@@ -139,6 +151,7 @@ static void NAME(lanes_pose)(lane_frame* restrict f) {
 /* Link i of every lane. The straight-line code runs in loops over the lanes (SIMD); the rare
  * branches (antiparallel swings, bends more than 36 degrees from their neighbours, the bend
  * limit, contact) are flagged there and fixed per lane. */
+LANE_TARGET
 static void NAME(lanes_link)(lane_link* restrict links, int n, int i, lane_frame* restrict f) {
     lane_link* restrict k = &links[i];
     const bool coupled = n > 1;
@@ -356,6 +369,7 @@ static void NAME(lanes_link)(lane_link* restrict links, int n, int i, lane_frame
 /* Render-time output of every lane: the read-back swings of the last two steps interpolated
  * (nlerp) at t, turned into local rotations L_i = A_i^-1 S A_i N_i, and the tips by FK from
  * the root at head (the attachment pose's rotation g and scale s). */
+LANE_TARGET
 static void NAME(lanes_output)(lane_link* restrict links, int n, const float* restrict t,
                                float* restrict gx, float* restrict gy, float* restrict gz,
                                float* restrict gw, float* restrict hx, float* restrict hy,
@@ -389,6 +403,8 @@ static void NAME(lanes_output)(lane_link* restrict links, int n, const float* re
 }
 
 #undef EACH
+#undef LANE_TARGET
+#undef LANE_ISA
 #undef NAME__
 #undef NAME_
 #undef NAME
