@@ -259,9 +259,10 @@ static int run_stress(const char* file, const config* c, const char* clip_name, 
     json_t* parts = json_array();
     tl_stress_def def = tl_default_stress_def();
     if (!as_json)
-        printf("%s: stress, clip %s\n  %-16s %9s %10s %9s %10s %10s %8s %8s %8s\n", file,
+        printf("%s: stress, clip %s\n  %-16s %9s %10s %9s %10s %10s %8s %8s %8s  %s\n", file,
                clip == TL_NONE ? "(none)" : c->scene->clips[clip].name, "chain", "nonfinite",
-               "length err", "fps diff", "step rot", "neighbour", "hitch", "teleport", "settle");
+               "length err", "fps diff", "step rot", "neighbour", "hitch", "teleport", "settle",
+               "(later: hitch teleport)");
     for (uint32_t i = 0; i < c->chain_count; ++i) {
         tl_stress_report r;
         if (tl_measure_stress(c->scene, &c->chains[i], clip, &def, &r, &err)) {
@@ -270,18 +271,21 @@ static int run_stress(const char* file, const config* c, const char* clip_name, 
         }
         json_array_append_new(
             parts,
-            json_pack("{s:s,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:f}", "name", chain_name(c, i),
+            json_pack("{s:s,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}", "name", chain_name(c, i),
                       "nonfinite", (int)r.nonfinite, "max_length_error", (double)r.max_length_error,
                       "fps_max_diff", (double)r.fps_max_diff, "max_step_rotation_deg",
                       (double)r.max_step_rotation_deg, "max_neighbour_step_rotation_deg",
                       (double)r.max_neighbour_step_rotation_deg, "hitch_speed_ratio",
                       (double)r.hitch_speed_ratio, "teleport_speed_ratio",
-                      (double)r.teleport_speed_ratio, "settle_seconds", (double)r.settle_seconds));
+                      (double)r.teleport_speed_ratio, "settle_seconds", (double)r.settle_seconds,
+                      "hitch_speed_ratio_later", (double)r.hitch_speed_ratio_later,
+                      "teleport_speed_ratio_later", (double)r.teleport_speed_ratio_later));
         if (!as_json)
-            printf("  %-16s %9u %10.2g %8.2f%% %9.1f° %9.1f° %8.3f %8.3f %7.2fs\n",
+            printf("  %-16s %9u %10.2g %8.2f%% %9.1f° %9.1f° %8.3f %8.3f %7.2fs  %.3f %.3f\n",
                    chain_name(c, i), r.nonfinite, r.max_length_error, 100 * r.fps_max_diff,
                    r.max_step_rotation_deg, r.max_neighbour_step_rotation_deg, r.hitch_speed_ratio,
-                   r.teleport_speed_ratio, r.settle_seconds);
+                   r.teleport_speed_ratio, r.settle_seconds, r.hitch_speed_ratio_later,
+                   r.teleport_speed_ratio_later);
     }
     if (as_json) {
         json_t* out = json_pack("{s:s,s:o}", "clip",

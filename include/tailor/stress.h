@@ -107,6 +107,11 @@ typedef struct tl_stress_report {
     float teleport_peak_after;
     float control_speed_ratio; /* the same ratio with no event: how much two windows of the
                                   clip differ by themselves; -1 without a clip */
+    float hitch_speed_ratio_later;    /* hitch_speed_ratio in an equal window that starts
+                                         after the transient (whole clip cycles covering one
+                                         period of the chain's root spring): whether the
+                                         chain is back to its own motion; -1 without a clip */
+    float teleport_speed_ratio_later; /* ... teleport_speed_ratio */
 } tl_stress_report;
 
 /* Runs the stress tests on one chain (tl_play_chains_find, or filled by hand). `clip` is the

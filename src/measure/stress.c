@@ -254,11 +254,12 @@ static double event_window(const tl_scene* scene, int32_t clip, const tl_stress_
                         : def->window_seconds;
 }
 
-/* Warm-up, a window before, the event frame `delay` seconds later, a window after; the two
- * peak tip speeds. */
+/* Warm-up, a window before, the event frame `delay` seconds later, a window after; the peak
+ * tip speeds before, after, and in an equal window after the transient (whole clip cycles
+ * covering one period of the root spring). */
 static tl_result run_event(const tl_scene* scene, const tl_play_chain* chain, int32_t clip,
                            tl_pose* pose, probe* p, event_kind kind, double delay,
-                           const tl_stress_def* def, float scale, float peaks[2],
+                           const tl_stress_def* def, float scale, float peaks[3],
                            uint32_t* nonfinite, tl_error* err) {
     tl_player_def pd = tl_default_player_def();
     tl_player* player;
@@ -272,10 +273,15 @@ static tl_result run_event(const tl_scene* scene, const tl_play_chain* chain, in
     mat4 jump = GLM_MAT4_IDENTITY_INIT;
     for (int c = 0; c < 3; ++c)
         jump[3][c] = def->teleport_distance * scale * sk->forward[c];
+    /* the transient: whole clip cycles covering one period of the chain's root spring; the
+       later window starts after them */
+    double duration = scene->clips[clip].duration, period = 1.0 / chain->settings.root_frequency;
+    double skip = duration > 0 ? duration * ceil(period / duration - 1e-6) : period;
+    const uint32_t skip_frames = (uint32_t)lround(skip * def->event_fps);
     p->has_last = false;
-    peaks[0] = peaks[1] = 0;
+    peaks[0] = peaks[1] = peaks[2] = 0;
     double t = 0;
-    for (uint32_t f = 0; f <= event_frame + window_frames; ++f) {
+    for (uint32_t f = 0; f <= event_frame + skip_frames + window_frames; ++f) {
         double dt = f == 0                                      ? 0
                     : (f == event_frame && kind == EVENT_HITCH) ? def->hitch_seconds
                                                                 : 1.0 / def->event_fps;
@@ -285,6 +291,8 @@ static tl_result run_event(const tl_scene* scene, const tl_play_chain* chain, in
             tl_pose_move_skin(pose, scene, chain->skin, (const float*)jump);
         tl_player_step_pose(player, pose, (float)dt);
         probe_frame(p, pose, player, (float)dt);
+        if (f >= event_frame + skip_frames) peaks[2] = fmaxf(peaks[2], p->peak_speed);
+        if (f > event_frame + window_frames) continue;
         if (f >= event_frame)
             peaks[1] = fmaxf(peaks[1], p->peak_speed);
         else if (f + window_frames >= event_frame)
@@ -296,20 +304,21 @@ static tl_result run_event(const tl_scene* scene, const tl_play_chain* chain, in
 }
 
 /* The event at def.event_phases phases of a clip cycle; the worst after/before ratio and its
- * peaks (ratio, before, after). */
+ * peaks (ratio, before, after), and the worst ratio after the transient (worst[3]). */
 static tl_result run_events(const tl_scene* scene, const tl_play_chain* chain, int32_t clip,
                             tl_pose* pose, probe* p, event_kind kind, const tl_stress_def* def,
-                            float scale, float worst[3], uint32_t* nonfinite, tl_error* err) {
+                            float scale, float worst[4], uint32_t* nonfinite, tl_error* err) {
     const float floor_speed = def->settle_speed * scale;
-    worst[0] = -1;
+    worst[0] = worst[3] = -1;
     for (uint32_t k = 0; k < def->event_phases; ++k) {
-        float peaks[2];
+        float peaks[3];
         double delay = scene->clips[clip].duration * k / def->event_phases;
         tl_result res =
             run_event(scene, chain, clip, pose, p, kind, delay, def, scale, peaks, nonfinite, err);
         if (res != TL_OK) return res;
         float ratio = peaks[1] / fmaxf(peaks[0], floor_speed);
         if (ratio > worst[0]) worst[0] = ratio, worst[1] = peaks[0], worst[2] = peaks[1];
+        worst[3] = fmaxf(worst[3], peaks[2] / fmaxf(peaks[0], floor_speed));
     }
     return TL_OK;
 }
@@ -318,7 +327,7 @@ static tl_result run_events(const tl_scene* scene, const tl_play_chain* chain, i
 static tl_result run_clip(const tl_scene* scene, const tl_play_chain* chain, int32_t clip,
                           tl_pose* pose, probe* p, float* tips, uint32_t samples,
                           const tl_stress_def* def, tl_stress_report* out, tl_error* err) {
-    float largest, worst[3];
+    float largest, worst[4];
     tl_result res = run_frame_rates(scene, chain, clip, pose, p, tips, samples, def, &largest,
                                     &out->nonfinite, err);
     if (res != TL_OK) return res;
@@ -329,12 +338,14 @@ static tl_result run_clip(const tl_scene* scene, const tl_play_chain* chain, int
     out->hitch_speed_ratio = worst[0];
     out->hitch_peak_before = worst[1];
     out->hitch_peak_after = worst[2];
+    out->hitch_speed_ratio_later = worst[3];
     res = run_events(scene, chain, clip, pose, p, EVENT_TELEPORT, def, out->scale, worst,
                      &out->nonfinite, err);
     if (res != TL_OK) return res;
     out->teleport_speed_ratio = worst[0];
     out->teleport_peak_before = worst[1];
     out->teleport_peak_after = worst[2];
+    out->teleport_speed_ratio_later = worst[3];
     res = run_events(scene, chain, clip, pose, p, EVENT_NONE, def, out->scale, worst,
                      &out->nonfinite, err);
     out->control_speed_ratio = worst[0];
@@ -350,7 +361,8 @@ tl_result tl_measure_stress(const tl_scene* scene, const tl_play_chain* chain, i
     assert(def->fps[0] > 0 && def->fps[1] > 0 && def->fps[2] > 0);
     memset(out, 0, sizeof *out);
     out->fps_max_diff = out->hitch_speed_ratio = out->teleport_speed_ratio =
-        out->control_speed_ratio = -1;
+        out->control_speed_ratio = out->hitch_speed_ratio_later =
+            out->teleport_speed_ratio_later = -1;
     const tl_scene_skin* sk = &scene->skins[chain->skin];
     out->scale = sk->height > 0 ? sk->height / 1.8f : 1.0f;
     uint32_t samples = 0;
