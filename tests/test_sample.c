@@ -7,6 +7,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "test.h"
 
+#include "base/mat4.h"
+
 #include <tailor/sample.h>
 
 #include <math.h>
@@ -14,18 +16,6 @@
 #include <string.h>
 
 /* ---- reading a sample back --------------------------------------------------------------- */
-
-static void mat_mul(double out[16], const double a[16], const double b[16]) {
-    double r[16];
-    for (int c = 0; c < 4; ++c)
-        for (int row = 0; row < 4; ++row) {
-            double s = 0;
-            for (int k = 0; k < 4; ++k)
-                s += a[k * 4 + row] * b[c * 4 + k];
-            r[c * 4 + row] = s;
-        }
-    memcpy(out, r, sizeof r);
-}
 
 static void mat_point(double out[3], const double m[16], const float p[3]) {
     for (int r = 0; r < 3; ++r)
@@ -53,7 +43,7 @@ static double (*world_matrices(const tl_gltf* doc))[16] {
             if (n->parent == TL_NONE)
                 memcpy(world[i], local, sizeof local);
             else
-                mat_mul(world[i], world[n->parent], local);
+                tl_mat4d_mul(world[i], world[n->parent], local);
             done[i] = true;
         }
     free(done);
@@ -140,7 +130,7 @@ static bool load_sample(loaded* l, const char* name, const tl_sample_def* def, c
         double ibm[16];
         for (int k = 0; k < 16; ++k)
             ibm[k] = l->ibm[16 * j + k];
-        mat_mul(l->joint_mats + 16 * j, l->world[skin->joints[j]], ibm);
+        tl_mat4d_mul(l->joint_mats + 16 * j, l->world[skin->joints[j]], ibm);
     }
     return true;
 }

@@ -15,49 +15,6 @@ enum { BAND_MAX_ITERATIONS = 2000 };
 static const float BAND_TOLERANCE = 1e-5f; /* largest weight change of a sweep at convergence */
 static const float BAND_DROP = 1e-3f;      /* influences below this are dropped before the top 4 */
 
-/* A small binary min-heap of (distance, welded vertex). */
-typedef struct heap_item {
-    float d;
-    uint32_t v;
-} heap_item;
-
-typedef struct band_heap {
-    heap_item* items;
-    uint32_t count, capacity;
-} band_heap;
-
-static bool heap_push(band_heap* h, float d, uint32_t v) {
-    if (h->count == h->capacity) {
-        uint32_t capacity = h->capacity ? 2 * h->capacity : 64;
-        heap_item* grown = realloc(h->items, capacity * sizeof *grown);
-        if (!grown) return false;
-        h->items = grown;
-        h->capacity = capacity;
-    }
-    uint32_t i = h->count++;
-    while (i > 0 && h->items[(i - 1) / 2].d > d) {
-        h->items[i] = h->items[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    h->items[i] = (heap_item){d, v};
-    return true;
-}
-
-static heap_item heap_pop(band_heap* h) {
-    heap_item top = h->items[0], last = h->items[--h->count];
-    uint32_t i = 0;
-    for (;;) {
-        uint32_t c = 2 * i + 1;
-        if (c >= h->count) break;
-        if (c + 1 < h->count && h->items[c + 1].d < h->items[c].d) ++c;
-        if (h->items[c].d >= last.d) break;
-        h->items[i] = h->items[c];
-        i = c;
-    }
-    if (h->count) h->items[i] = last;
-    return top;
-}
-
 static int compare_u32(const void* a, const void* b) {
     uint32_t x = *(const uint32_t*)a, y = *(const uint32_t*)b;
     return x < y ? -1 : x > y;
@@ -91,47 +48,24 @@ bool rig_part_band(rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part, uint8_t*
         if (&ctx->parts[i] == p) self = i;
 
     /* 1. the band: welded vertices in no classified part and in no earlier band, within r of
-       the part along mesh edges (Dijkstra from every part vertex, cut off at r) */
+       the part along mesh edges (Dijkstra from every part vertex through those only) */
     uint32_t in_part = rig_stamp(ctx);
     for (uint32_t i = 0; i < p->verts.count; ++i) ctx->stamp[p->verts.items[i]] = in_part;
-    float* dist = malloc((size_t)ctx->W * sizeof *dist); /* valid where stamp == reached */
-    band_heap heap = {0};
+    uint8_t* open = ctx->mask; /* borrowed: cleared below */
+    for (uint32_t w = 0; w < ctx->W; ++w)
+        open[w] = ctx->stamp[w] != in_part && (ctx->owner[w] == -1 || (uint32_t)ctx->owner[w] == self) &&
+                  !banded[w];
+    float* dist = malloc((size_t)ctx->W * sizeof *dist);
+    void* scratch = malloc(tl_mesh_geodesic_scratch_size(ctx->W));
     rig_list band = {0};
-    bool ok = dist != NULL;
-    uint32_t reached = rig_stamp(ctx);
-    for (uint32_t i = 0; ok && i < p->verts.count; ++i) {
-        uint32_t v = p->verts.items[i];
-        for (uint32_t k = ctx->adj_off[v]; ok && k < ctx->adj_off[v + 1]; ++k) {
-            uint32_t u = ctx->adj[k];
-            if (ctx->stamp[u] == in_part) continue;
-            if ((ctx->owner[u] != -1 && (uint32_t)ctx->owner[u] != self) || banded[u]) continue;
-            float d = ctx->adj_len[k];
-            if (d > r) continue;
-            if (ctx->stamp[u] == reached && dist[u] <= d) continue;
-            ctx->stamp[u] = reached;
-            dist[u] = d;
-            ok = heap_push(&heap, d, u);
-        }
-    }
-    uint32_t settled = rig_stamp(ctx); /* marks band members; in_part/reached marks are lost for them */
-    while (ok && heap.count) {
-        heap_item it = heap_pop(&heap);
-        if (ctx->stamp[it.v] == settled || it.d > dist[it.v]) continue;
-        ctx->stamp[it.v] = settled;
-        ok = rig_list_push(&band, it.v);
-        for (uint32_t k = ctx->adj_off[it.v]; ok && k < ctx->adj_off[it.v + 1]; ++k) {
-            uint32_t u = ctx->adj[k];
-            if (ctx->stamp[u] == settled || ctx->stamp[u] == in_part) continue;
-            if ((ctx->owner[u] != -1 && (uint32_t)ctx->owner[u] != self) || banded[u]) continue;
-            float d = it.d + ctx->adj_len[k];
-            if (d > r) continue;
-            if (ctx->stamp[u] == reached && dist[u] <= d) continue;
-            ctx->stamp[u] = reached;
-            dist[u] = d;
-            ok = heap_push(&heap, d, u);
-        }
-    }
-    free(heap.items);
+    bool ok = dist && scratch;
+    if (ok)
+        tl_mesh_geodesic(dist, ctx->adj_off, ctx->adj, ctx->adj_len, ctx->W, open, p->verts.items,
+                         p->verts.count, scratch);
+    for (uint32_t w = 0; ok && w < ctx->W; ++w)
+        if (open[w] && dist[w] <= r) ok = rig_list_push(&band, w);
+    memset(open, 0, ctx->W);
+    free(scratch);
     free(dist);
     if (!ok || band.count == 0) {
         rig_list_free(&band);

@@ -537,6 +537,21 @@ typedef struct relaxation {
     rigid_motion after;  /* ... and where the simulation resumes */
 } relaxation;
 
+/* Pose p moved by the rigid motion (with uniform scale) that takes `from` to `to`. */
+static tl_chain_pose pose_carried(const tl_chain_pose* from, const tl_chain_pose* to,
+                                  const tl_chain_pose* p) {
+    qt delta = qt_normalize(qt_mul(qt_load(to->rotation), qt_conj(qt_load(from->rotation))));
+    float ratio = to->scale / from->scale;
+    tl_chain_pose out;
+    v3_store(out.position,
+             v3_add(v3_load(to->position),
+                    v3_scale(qt_rotate(delta, v3_sub(v3_load(p->position), v3_load(from->position))),
+                             ratio)));
+    qt_store(out.rotation, qt_normalize(qt_mul(delta, qt_load(p->rotation))));
+    out.scale = p->scale * ratio;
+    return out;
+}
+
 /* Moves the state rigidly with the root from one pose to another (a teleport). With `relax`
  * (the skipped part of a hitch) each particle's displacement from its steady state under the
  * root's motion, and its velocity relative to the root, evolve meanwhile as its link's damped
@@ -584,11 +599,7 @@ static void carry(tl_chain* c, const tl_chain_pose* from_pose, const tl_chain_po
         v3_store(c->velocities + 3 * i, v);
     }
     c->solved_hips = qt_normalize(qt_mul(delta, c->solved_hips));
-    tl_chain_pose* solved = &c->solved_pose;
-    v3_store(solved->position,
-             v3_add(b, v3_scale(qt_rotate(delta, v3_sub(v3_load(solved->position), a)), ratio)));
-    qt_store(solved->rotation, qt_normalize(qt_mul(delta, qt_load(solved->rotation))));
-    solved->scale *= ratio;
+    c->solved_pose = pose_carried(&from, &to, &c->solved_pose);
 }
 
 static void place_at_rest(tl_chain* c, const tl_chain_pose* pose, qt hips) {
@@ -916,16 +927,8 @@ static bool frame_begin(tl_chain* c, const tl_chain_input* in, float dt, frame_p
         const tl_chain_pose before = c->last_target;
         carry(c, &before, &fp->start, NULL);
         /* the previous frame's path, moved by the same jump, still guides this one */
+        c->last_start = pose_carried(&before, &fp->start, &c->last_start);
         qt delta = qt_normalize(qt_mul(qt_load(fp->start.rotation), qt_conj(qt_load(before.rotation))));
-        float ratio = fp->start.scale / before.scale;
-        tl_chain_pose* last = &c->last_start;
-        v3_store(last->position,
-                 v3_add(v3_load(fp->start.position),
-                        v3_scale(qt_rotate(delta, v3_sub(v3_load(last->position),
-                                                         v3_load(before.position))),
-                                 ratio)));
-        qt_store(last->rotation, qt_normalize(qt_mul(delta, qt_load(last->rotation))));
-        last->scale *= ratio;
         c->last_hips_start = qt_normalize(qt_mul(delta, c->last_hips_start));
         v3 cut = v3_sub(v3_load(fp->start.position), v3_load(before.position));
         if (v3_dot(cut, cut) > c->teleport2) c->stats.teleports++;
