@@ -10,7 +10,7 @@ ASAN := build-asan
 FUZZ := build-fuzz
 OUT := out
 
-.PHONY: setup build demo test test-release test-asan test-known-failing fuzz bench install-check clean
+.PHONY: setup build demo test test-release test-asan test-known-failing fuzz bench install-check format-check clean
 
 setup:
 	@bash scripts/setup.sh
@@ -48,7 +48,11 @@ test-known-failing: build
 install-check: build
 	bash scripts/install_check.sh $(BUILD)
 
-test: test-release test-asan fuzz install-check
+# Fails on any difference between the sources and clang-format's output (.clang-format).
+format-check: setup
+	@bash scripts/format_check.sh
+
+test: format-check test-release test-asan fuzz install-check
 
 clean:
 	rm -rf $(BUILD) $(ASAN) $(FUZZ) build-bench $(OUT)

@@ -11,19 +11,23 @@
 
 int main(int argc, char** argv) {
     static const char* defaults[] = {
-        "cases/fox-quaternius-tailless.glb", "cases/rat-tailless.glb",   "cases/knight-tailed.glb",
-        "cases/mh-body.glb",                 "assets/kaykit-knight/Knight.glb",
+        "cases/fox-quaternius-tailless.glb", "cases/rat-tailless.glb",
+        "cases/knight-tailed.glb",           "cases/mh-body.glb",
+        "assets/kaykit-knight/Knight.glb",
     };
     int count = argc > 1 ? argc - 1 : (int)(sizeof defaults / sizeof defaults[0]);
     printf("file,vertices,edges,clips,samples,seconds,vertex_samples_per_second\n");
     for (int i = 0; i < count; ++i) {
         char path[4096];
-        if (argc > 1) snprintf(path, sizeof path, "%s", argv[i + 1]);
-        else snprintf(path, sizeof path, "%s/%s", TL_SHARED_DIR, defaults[i]);
+        if (argc > 1)
+            snprintf(path, sizeof path, "%s", argv[i + 1]);
+        else
+            snprintf(path, sizeof path, "%s/%s", TL_SHARED_DIR, defaults[i]);
         tl_gltf* doc;
         tl_scene* scene;
         tl_error err;
-        if (tl_gltf_load(path, &doc, &err) != TL_OK || tl_scene_create(doc, &scene, &err) != TL_OK) {
+        if (tl_gltf_load(path, &doc, &err) != TL_OK ||
+            tl_scene_create(doc, &scene, &err) != TL_OK) {
             fprintf(stderr, "%s\n", err.message);
             return 1;
         }
@@ -46,8 +50,9 @@ int main(int argc, char** argv) {
         }
         double vs = (double)sk->vertex_count * scene->clip_count * def.samples;
         const char* name = strrchr(path, '/');
-        printf("%s,%u,%zu,%u,%u,%.4f,%.3g\n", name ? name + 1 : path, sk->vertex_count, tl_stretch_edge_count(st, 0),
-               scene->clip_count, def.samples, best, best > 0 ? vs / best : 0);
+        printf("%s,%u,%zu,%u,%u,%.4f,%.3g\n", name ? name + 1 : path, sk->vertex_count,
+               tl_stretch_edge_count(st, 0), scene->clip_count, def.samples, best,
+               best > 0 ? vs / best : 0);
         tl_stretch_destroy(st);
         free(all);
         tl_scene_destroy(scene);

@@ -1,9 +1,10 @@
 /* `tailor rig` timings per stage (weld, field, parts, geodesics, weights, write) on every file
  * in shared/cases and on the built-in quadruped sample subdivided (each triangle into four)
- * to at least 20k, 50k and 200k vertices (21k, 80k, 317k). Prints CSV `case,vertices,weld_ms,field_ms,parts_ms,geodesics_ms,weights_ms,
- * write_ms,total_ms,chains`; each row is the fastest of several runs (by total). Times are
- * processor time (stages from the analysis, write = apply + serialise to GLB in memory;
- * total = analyse + write), so a shared machine's neighbours do not count. */
+ * to at least 20k, 50k and 200k vertices (21k, 80k, 317k). Prints CSV
+ * `case,vertices,weld_ms,field_ms,parts_ms,geodesics_ms,weights_ms, write_ms,total_ms,chains`; each
+ * row is the fastest of several runs (by total). Times are processor time (stages from the
+ * analysis, write = apply + serialise to GLB in memory; total = analyse + write), so a shared
+ * machine's neighbours do not count. */
 #define _POSIX_C_SOURCE 200809L
 #include "bench.h"
 #include <tailor/tailor.h>
@@ -18,8 +19,8 @@
 enum { RUNS = 3 };
 
 /* One full rig of a document copy (the document is edited, so each run reloads it). */
-static bool bench_once(const uint8_t* glb, size_t size, const char* name, double stage[6], double* total,
-                       uint32_t* vertices, uint32_t* chains) {
+static bool bench_once(const uint8_t* glb, size_t size, const char* name, double stage[6],
+                       double* total, uint32_t* vertices, uint32_t* chains) {
     tl_gltf* doc;
     tl_scene* scene;
     tl_rig_analysis* rig;
@@ -41,17 +42,20 @@ static bool bench_once(const uint8_t* glb, size_t size, const char* name, double
     }
     double t1 = bench_cpu_ms();
     *vertices = 0;
-    for (uint32_t s = 0; s < rig->skin_count; ++s) *vertices += rig->skins[s].vertex_count;
+    for (uint32_t s = 0; s < rig->skin_count; ++s)
+        *vertices += rig->skins[s].vertex_count;
     *chains = rig->chain_count;
     tl_scene_destroy(scene); /* not part of the timing: apply invalidates it */
     double t2 = bench_cpu_ms();
     uint8_t* bytes = NULL;
     size_t out_size = 0;
     tl_gltf_save_def save = tl_default_gltf_save_def();
-    bool ok = tl_rig_apply(doc, rig, &err) == TL_OK && tl_gltf_save_glb_memory(doc, &save, &bytes, &out_size, &err) == TL_OK;
+    bool ok = tl_rig_apply(doc, rig, &err) == TL_OK &&
+              tl_gltf_save_glb_memory(doc, &save, &bytes, &out_size, &err) == TL_OK;
     double t3 = bench_cpu_ms();
     if (!ok) fprintf(stderr, "bench_rig: %s\n", err.message);
-    for (int k = 0; k < TL_RIG_STAGE_COUNT; ++k) stage[k] = 1e3 * rig->seconds[k];
+    for (int k = 0; k < TL_RIG_STAGE_COUNT; ++k)
+        stage[k] = 1e3 * rig->seconds[k];
     stage[5] = t3 - t2;
     *total = (t1 - t0) + (t3 - t2);
     free(bytes);
@@ -68,8 +72,8 @@ static void bench_bytes(const char* label, const uint8_t* glb, size_t size) {
         if (!bench_once(glb, size, label, stage, &total, &vertices, &chains)) return;
         if (total < best) best = total, memcpy(best_stage, stage, sizeof stage);
     }
-    printf("%s,%u,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%u\n", label, vertices, best_stage[0], best_stage[1],
-           best_stage[2], best_stage[3], best_stage[4], best_stage[5], best, chains);
+    printf("%s,%u,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%u\n", label, vertices, best_stage[0],
+           best_stage[1], best_stage[2], best_stage[3], best_stage[4], best_stage[5], best, chains);
     fflush(stdout);
 }
 
@@ -108,7 +112,8 @@ static int compare_edge(const void* x, const void* y) {
 }
 
 /* The midpoint's influences: both ends' weights averaged, the four largest kept. */
-static void mix_weights(const uint32_t* ja, const float* wa, const uint32_t* jb, const float* wb, uint32_t* jo, float* wo) {
+static void mix_weights(const uint32_t* ja, const float* wa, const uint32_t* jb, const float* wb,
+                        uint32_t* jo, float* wo) {
     uint32_t j[8];
     float w[8];
     int n = 0;
@@ -118,7 +123,8 @@ static void mix_weights(const uint32_t* ja, const float* wa, const uint32_t* jb,
             float weight = 0.5f * (s ? wb[k] : wa[k]);
             if (weight <= 0) continue;
             int m = 0;
-            while (m < n && j[m] != joint) ++m;
+            while (m < n && j[m] != joint)
+                ++m;
             if (m == n) j[n] = joint, w[n++] = 0;
             w[m] += weight;
         }
@@ -131,7 +137,8 @@ static void mix_weights(const uint32_t* ja, const float* wa, const uint32_t* jb,
         if (best >= 0) w[best] = 0;
     }
     float sum = wo[0] + wo[1] + wo[2] + wo[3];
-    for (int k = 0; k < 4; ++k) wo[k] = sum > 0 ? wo[k] / sum : (k == 0);
+    for (int k = 0; k < 4; ++k)
+        wo[k] = sum > 0 ? wo[k] / sum : (k == 0);
 }
 
 static void subdivide(dense_prim* p) {
@@ -158,9 +165,10 @@ static void subdivide(dense_prim* p) {
     for (size_t i = 0; i < 3 * T; ++i) {
         if (i == 0 || compare_edge(&keys[i], &keys[i - 1])) {
             uint32_t a = keys[i].a, b = keys[i].b;
-            for (int k = 0; k < 3; ++k) pos[3 * next + k] = 0.5f * (p->pos[3 * a + k] + p->pos[3 * b + k]);
-            mix_weights(p->joints + 4 * a, p->weights + 4 * a, p->joints + 4 * b, p->weights + 4 * b, joints + 4 * next,
-                        weights + 4 * next);
+            for (int k = 0; k < 3; ++k)
+                pos[3 * next + k] = 0.5f * (p->pos[3 * a + k] + p->pos[3 * b + k]);
+            mix_weights(p->joints + 4 * a, p->weights + 4 * a, p->joints + 4 * b,
+                        p->weights + 4 * b, joints + 4 * next, weights + 4 * next);
             ++next;
         }
         mid[3 * keys[i].tri + keys[i].slot] = (uint32_t)(next - 1);
@@ -205,26 +213,33 @@ static bool dense_sample(size_t min_vertices, uint8_t** glb, size_t* size) {
         p->weights = bench_malloc(4 * p->vertex_count * sizeof *p->weights);
         p->tris = bench_malloc(3 * p->tri_count * sizeof *p->tris);
         tl_gltf_accessor_read_float(doc, (uint32_t)gp->position, p->pos, 3 * p->vertex_count, &err);
-        tl_gltf_accessor_read_uint(doc, (uint32_t)gp->joints[0], p->joints, 4 * p->vertex_count, &err);
-        tl_gltf_accessor_read_float(doc, (uint32_t)gp->weights[0], p->weights, 4 * p->vertex_count, &err);
+        tl_gltf_accessor_read_uint(doc, (uint32_t)gp->joints[0], p->joints, 4 * p->vertex_count,
+                                   &err);
+        tl_gltf_accessor_read_float(doc, (uint32_t)gp->weights[0], p->weights, 4 * p->vertex_count,
+                                    &err);
         tl_gltf_accessor_read_uint(doc, (uint32_t)gp->indices, p->tris, 3 * p->tri_count, &err);
         total += p->vertex_count;
     }
     while (total < min_vertices) {
         total = 0;
-        for (uint32_t q = 0; q < prim_count; ++q) subdivide(&prims[q]), total += prims[q].vertex_count;
+        for (uint32_t q = 0; q < prim_count; ++q)
+            subdivide(&prims[q]), total += prims[q].vertex_count;
     }
-    json_t* jprims = json_object_get(json_array_get(json_object_get(doc->json, "meshes"), 0), "primitives");
+    json_t* jprims =
+        json_object_get(json_array_get(json_object_get(doc->json, "meshes"), 0), "primitives");
     bool ok = true;
     for (uint32_t q = 0; q < prim_count && ok; ++q) {
         dense_prim* p = &prims[q];
         uint16_t* j16 = bench_malloc(4 * p->vertex_count * sizeof *j16);
-        for (size_t k = 0; k < 4 * p->vertex_count; ++k) j16[k] = (uint16_t)p->joints[k];
+        for (size_t k = 0; k < 4 * p->vertex_count; ++k)
+            j16[k] = (uint16_t)p->joints[k];
         tl_gltf_accessor_def def = tl_default_gltf_accessor_def();
         uint32_t a_pos = 0, a_j = 0, a_w = 0, a_i = 0;
-        def.data = p->pos, def.count = p->vertex_count, def.type = TL_GLTF_VEC3, def.min_max = true, def.target = 34962;
+        def.data = p->pos, def.count = p->vertex_count, def.type = TL_GLTF_VEC3, def.min_max = true,
+        def.target = 34962;
         ok = tl_gltf_accessor_add(doc, &def, &a_pos, &err) == TL_OK;
-        def.min_max = false, def.data = j16, def.type = TL_GLTF_VEC4, def.component_type = TL_GLTF_UNSIGNED_SHORT;
+        def.min_max = false, def.data = j16, def.type = TL_GLTF_VEC4,
+        def.component_type = TL_GLTF_UNSIGNED_SHORT;
         ok = ok && tl_gltf_accessor_add(doc, &def, &a_j, &err) == TL_OK;
         def.data = p->weights, def.component_type = TL_GLTF_FLOAT;
         ok = ok && tl_gltf_accessor_add(doc, &def, &a_w, &err) == TL_OK;
@@ -233,8 +248,9 @@ static bool dense_sample(size_t min_vertices, uint8_t** glb, size_t* size) {
         ok = ok && tl_gltf_accessor_add(doc, &def, &a_i, &err) == TL_OK;
         free(j16);
         json_t* prim = json_array_get(jprims, q);
-        json_object_set_new(prim, "attributes",
-                            json_pack("{s:i, s:i, s:i}", "POSITION", a_pos, "JOINTS_0", a_j, "WEIGHTS_0", a_w));
+        json_object_set_new(
+            prim, "attributes",
+            json_pack("{s:i, s:i, s:i}", "POSITION", a_pos, "JOINTS_0", a_j, "WEIGHTS_0", a_w));
         json_object_set_new(prim, "indices", json_integer(a_i));
         free(p->pos);
         free(p->joints);
@@ -244,7 +260,8 @@ static bool dense_sample(size_t min_vertices, uint8_t** glb, size_t* size) {
     free(prims);
     tl_gltf_save_def save = tl_default_gltf_save_def();
     save.compact = true;
-    ok = ok && tl_gltf_reindex(doc, &err) == TL_OK && tl_gltf_save_glb_memory(doc, &save, glb, size, &err) == TL_OK;
+    ok = ok && tl_gltf_reindex(doc, &err) == TL_OK &&
+         tl_gltf_save_glb_memory(doc, &save, glb, size, &err) == TL_OK;
     if (!ok) fprintf(stderr, "bench_rig: %s\n", err.message);
     tl_gltf_destroy(doc);
     return ok;
@@ -265,7 +282,8 @@ int main(int argc, char** argv) {
         free(glb);
         return 0;
     }
-    printf("case,vertices,weld_ms,field_ms,parts_ms,geodesics_ms,weights_ms,write_ms,total_ms,chains\n");
+    printf("case,vertices,weld_ms,field_ms,parts_ms,geodesics_ms,weights_ms,write_ms,total_ms,"
+           "chains\n");
     const char* dir = TL_SHARED_DIR "/cases";
     DIR* d = opendir(dir);
     char* names[256];

@@ -7,17 +7,22 @@ int tl_cli_copy(int argc, char** argv) {
     const char *in = NULL, *out = NULL;
     bool force = false, compact = false;
     for (int i = 1; i < argc; ++i) {
-        if (!strcmp(argv[i], "-o") && i + 1 < argc) out = argv[++i];
-        else if (!strcmp(argv[i], "--force")) force = true;
-        else if (!strcmp(argv[i], "--compact")) compact = true;
+        if (!strcmp(argv[i], "-o") && i + 1 < argc)
+            out = argv[++i];
+        else if (!strcmp(argv[i], "--force"))
+            force = true;
+        else if (!strcmp(argv[i], "--compact"))
+            compact = true;
         else if (!strcmp(argv[i], "--help")) {
             printf("usage: tailor copy IN -o OUT [--compact] [--force]\n"
                    "  Reads IN (.glb, .vrm or .gltf) and writes OUT; everything is kept.\n"
                    "  --compact  drop binary data nothing references\n"
                    "  --force    allow OUT to be IN\n");
             return 0;
-        } else if (argv[i][0] != '-' && !in) in = argv[i];
-        else return tl_cli_fail("copy", "unknown argument \"%s\" (see --help)", argv[i]), 2;
+        } else if (argv[i][0] != '-' && !in)
+            in = argv[i];
+        else
+            return tl_cli_fail("copy", "unknown argument \"%s\" (see --help)", argv[i]), 2;
     }
     if (!in || !out) return tl_cli_fail("copy", "usage: tailor copy IN -o OUT"), 2;
     tl_gltf* doc;

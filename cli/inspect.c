@@ -18,15 +18,19 @@
 /* What the sections share while the report is built. */
 typedef struct inspect {
     const tl_gltf* doc;
-    int32_t* joint_skin; /* per node: the first skin listing it as a joint, or TL_NONE */
-    int32_t* mesh_skin;  /* per mesh: the skin of the first node instancing it with one */
-    uint32_t* stamp;     /* per node: scratch marks for de-duplication */
+    int32_t* joint_skin;   /* per node: the first skin listing it as a joint, or TL_NONE */
+    int32_t* mesh_skin;    /* per mesh: the skin of the first node instancing it with one */
+    uint32_t* stamp;       /* per node: scratch marks for de-duplication */
     const tl_scene* scene; /* joint roles; NULL when the scene view could not be built */
     json_t* problems;
 } inspect;
 
-static json_t* string_or_null(const char* s) { return s ? json_string(s) : json_null(); }
-static json_t* index_or_null(int32_t i) { return i == TL_NONE ? json_null() : json_integer(i); }
+static json_t* string_or_null(const char* s) {
+    return s ? json_string(s) : json_null();
+}
+static json_t* index_or_null(int32_t i) {
+    return i == TL_NONE ? json_null() : json_integer(i);
+}
 
 static void problem(inspect* in, const char* code, const char* format, ...)
 #if defined(__GNUC__) || defined(__clang__)
@@ -45,8 +49,10 @@ static void problem(inspect* in, const char* code, const char* format, ...) {
 /* "node 12 'Head'" for messages; `buf` must hold 160 bytes. */
 static const char* node_label(const tl_gltf* doc, uint32_t node, char* buf) {
     const char* name = doc->nodes[node].name;
-    if (name) snprintf(buf, 160, "node %u '%.120s'", node, name);
-    else snprintf(buf, 160, "node %u", node);
+    if (name)
+        snprintf(buf, 160, "node %u '%.120s'", node, name);
+    else
+        snprintf(buf, 160, "node %u", node);
     return buf;
 }
 
@@ -57,7 +63,8 @@ static bool is_ancestor_or_self(const tl_gltf* doc, uint32_t ancestor, uint32_t 
 }
 
 static uint32_t top_ancestor(const tl_gltf* doc, uint32_t node) {
-    while (doc->nodes[node].parent != TL_NONE) node = (uint32_t)doc->nodes[node].parent;
+    while (doc->nodes[node].parent != TL_NONE)
+        node = (uint32_t)doc->nodes[node].parent;
     return node;
 }
 
@@ -69,8 +76,8 @@ static bool has_local_transform(const tl_gltf_node* n) {
         return false;
     }
     return n->translation[0] != 0 || n->translation[1] != 0 || n->translation[2] != 0 ||
-           n->rotation[0] != 0 || n->rotation[1] != 0 || n->rotation[2] != 0 || n->rotation[3] != 1 ||
-           n->scale[0] != 1 || n->scale[1] != 1 || n->scale[2] != 1;
+           n->rotation[0] != 0 || n->rotation[1] != 0 || n->rotation[2] != 0 ||
+           n->rotation[3] != 1 || n->scale[0] != 1 || n->scale[1] != 1 || n->scale[2] != 1;
 }
 
 /* ---------------------------------------------------------------- file and scenes */
@@ -85,7 +92,8 @@ static void file_section(const tl_gltf* doc, const char* path, json_t* report) {
     json_array_foreach(used, i, v) if (json_is_string(v)) json_array_append(extensions, v);
     json_object_set_new(report, "file", json_string(path));
     json_object_set_new(report, "format", json_string(doc->glb ? "glb" : "gltf"));
-    json_object_set_new(report, "size", stat(path, &st) == 0 ? json_integer(st.st_size) : json_null());
+    json_object_set_new(report, "size",
+                        stat(path, &st) == 0 ? json_integer(st.st_size) : json_null());
     json_object_set_new(report, "generator",
                         string_or_null(json_string_value(json_object_get(asset, "generator"))));
     json_object_set_new(report, "extensions_used", extensions);
@@ -96,8 +104,9 @@ static void file_section(const tl_gltf* doc, const char* path, json_t* report) {
         json_t* roots = json_array();
         for (uint32_t k = 0; k < doc->scenes[s].node_count; ++k)
             json_array_append_new(roots, json_integer(doc->scenes[s].nodes[k]));
-        json_array_append_new(scenes, json_pack("{s:I, s:o, s:o}", "index", (json_int_t)s, "name",
-                                                string_or_null(doc->scenes[s].name), "roots", roots));
+        json_array_append_new(scenes,
+                              json_pack("{s:I, s:o, s:o}", "index", (json_int_t)s, "name",
+                                        string_or_null(doc->scenes[s].name), "roots", roots));
     }
     json_object_set_new(report, "scenes", scenes);
 }
@@ -119,8 +128,8 @@ static void check_duplicate_names(inspect* in, uint32_t s) {
     qsort(names, n, sizeof *names, compare_names);
     for (uint32_t j = 1; j < n; ++j)
         if (!strcmp(names[j], names[j - 1]) && (j == 1 || strcmp(names[j], names[j - 2])))
-            problem(in, "SKIN_DUPLICATE_JOINT_NAME", "skin %u: more than one joint is named '%.200s'", s,
-                    names[j]);
+            problem(in, "SKIN_DUPLICATE_JOINT_NAME",
+                    "skin %u: more than one joint is named '%.200s'", s, names[j]);
     free(names);
 }
 
@@ -132,8 +141,8 @@ static void check_skin_roots(inspect* in, uint32_t s) {
     uint32_t root = top_ancestor(doc, skin->joints[0]);
     for (uint32_t j = 1; j < skin->joint_count; ++j) {
         if (top_ancestor(doc, skin->joints[j]) != root) {
-            problem(in, "SKIN_NO_COMMON_ROOT", "skin %u: joints %s and %s are in different trees", s,
-                    node_label(doc, skin->joints[0], a), node_label(doc, skin->joints[j], b));
+            problem(in, "SKIN_NO_COMMON_ROOT", "skin %u: joints %s and %s are in different trees",
+                    s, node_label(doc, skin->joints[0], a), node_label(doc, skin->joints[j], b));
             break;
         }
     }
@@ -142,7 +151,8 @@ static void check_skin_roots(inspect* in, uint32_t s) {
         if (!is_ancestor_or_self(doc, (uint32_t)skin->skeleton, skin->joints[j])) {
             problem(in, "SKIN_SKELETON_INVALID",
                     "skin %u: skeleton %s is not a common root: joint %s is outside it", s,
-                    node_label(doc, (uint32_t)skin->skeleton, a), node_label(doc, skin->joints[j], b));
+                    node_label(doc, (uint32_t)skin->skeleton, a),
+                    node_label(doc, skin->joints[j], b));
             return;
         }
     }
@@ -157,7 +167,8 @@ static json_t* skins_section(inspect* in) {
         free(local), free(shared);
         return skins;
     }
-    for (uint32_t i = 0; i < doc->node_count; ++i) local[i] = TL_NONE;
+    for (uint32_t i = 0; i < doc->node_count; ++i)
+        local[i] = TL_NONE;
     for (uint32_t s = 0; s < doc->skin_count; ++s) {
         const tl_gltf_skin* skin = &doc->skins[s];
         memset(shared, 0, sizeof *shared * doc->skin_count);
@@ -180,13 +191,14 @@ static json_t* skins_section(inspect* in) {
                 if (sj->role != TL_ROLE_NONE && sj->side != TL_SIDE_NONE)
                     side = json_string(tl_side_string(sj->side));
             }
-            json_array_append_new(joints,
-                                  json_pack("{s:I, s:I, s:o, s:o, s:o, s:o}", "index", (json_int_t)j,
-                                            "node", (json_int_t)node, "name",
-                                            string_or_null(doc->nodes[node].name), "parent",
-                                            index_or_null(parent), "role", role, "side", side));
-            if (in->joint_skin[node] == TL_NONE) in->joint_skin[node] = (int32_t)s;
-            else if (in->joint_skin[node] != (int32_t)s) ++shared[in->joint_skin[node]];
+            json_array_append_new(
+                joints, json_pack("{s:I, s:I, s:o, s:o, s:o, s:o}", "index", (json_int_t)j, "node",
+                                  (json_int_t)node, "name", string_or_null(doc->nodes[node].name),
+                                  "parent", index_or_null(parent), "role", role, "side", side));
+            if (in->joint_skin[node] == TL_NONE)
+                in->joint_skin[node] = (int32_t)s;
+            else if (in->joint_skin[node] != (int32_t)s)
+                ++shared[in->joint_skin[node]];
         }
         json_array_append_new(skins, json_pack("{s:I, s:o, s:I, s:o, s:o}", "index", (json_int_t)s,
                                                "name", string_or_null(skin->name), "joint_count",
@@ -194,10 +206,12 @@ static json_t* skins_section(inspect* in) {
                                                index_or_null(skin->skeleton), "joints", joints));
         for (uint32_t t = 0; t < s; ++t)
             if (shared[t])
-                problem(in, "SKIN_JOINTS_SHARED", "skins %u and %u share %u joints", t, s, shared[t]);
+                problem(in, "SKIN_JOINTS_SHARED", "skins %u and %u share %u joints", t, s,
+                        shared[t]);
         check_skin_roots(in, s);
         check_duplicate_names(in, s);
-        for (uint32_t j = 0; j < skin->joint_count; ++j) local[skin->joints[j]] = TL_NONE;
+        for (uint32_t j = 0; j < skin->joint_count; ++j)
+            local[skin->joints[j]] = TL_NONE;
     }
     free(local);
     free(shared);
@@ -207,7 +221,7 @@ static json_t* skins_section(inspect* in) {
 /* ---------------------------------------------------------------- meshes */
 
 static const char* mode_name(uint32_t mode) {
-    static const char* names[] = {"points",    "lines",          "line_loop",     "line_strip",
+    static const char* names[] = {"points",    "lines",          "line_loop",   "line_strip",
                                   "triangles", "triangle_strip", "triangle_fan"};
     return mode < 7 ? names[mode] : "unknown";
 }
@@ -249,8 +263,8 @@ static void check_skinning(inspect* in, uint32_t m, uint32_t p) {
     }
     if (out_of_range)
         problem(in, "ACCESSOR_JOINTS_INDEX_OOB",
-                "mesh %u primitive %u: %zu joint indices (up to %u) are past skin %d's %u joints", m,
-                p, out_of_range, worst_joint, skin, doc->skins[skin].joint_count);
+                "mesh %u primitive %u: %zu joint indices (up to %u) are past skin %d's %u joints",
+                m, p, out_of_range, worst_joint, skin, doc->skins[skin].joint_count);
     size_t bad = 0;
     float worst = 1;
     for (size_t v = 0; v < n; ++v) {
@@ -261,7 +275,8 @@ static void check_skinning(inspect* in, uint32_t m, uint32_t p) {
     }
     if (bad)
         problem(in, "ACCESSOR_WEIGHTS_NON_NORMALIZED",
-                "mesh %u primitive %u: %zu of %zu vertices have weights that do not sum to 1 (worst %g)",
+                "mesh %u primitive %u: %zu of %zu vertices have weights that do not sum to 1 "
+                "(worst %g)",
                 m, p, bad, n, (double)worst);
 done:
     free(sum);
@@ -317,12 +332,13 @@ static json_t* meshes_section(inspect* in, json_int_t* total_vertices) {
             const tl_gltf_primitive* prim = &mesh->primitives[p];
             size_t vertices = tl_gltf_primitive_vertex_count(doc, prim);
             *total_vertices += (json_int_t)vertices;
-            json_array_append_new(
-                prims, json_pack("{s:s, s:I, s:I, s:o, s:I, s:I}", "mode", mode_name(prim->mode),
-                                 "vertices", (json_int_t)vertices, "triangles",
-                                 (json_int_t)triangle_count(doc, prim), "skin",
-                                 index_or_null(in->mesh_skin[m]), "joint_sets",
-                                 (json_int_t)prim->joint_set_count, "morph_targets", (json_int_t)prim->target_count));
+            json_array_append_new(prims,
+                                  json_pack("{s:s, s:I, s:I, s:o, s:I, s:I}", "mode",
+                                            mode_name(prim->mode), "vertices", (json_int_t)vertices,
+                                            "triangles", (json_int_t)triangle_count(doc, prim),
+                                            "skin", index_or_null(in->mesh_skin[m]), "joint_sets",
+                                            (json_int_t)prim->joint_set_count, "morph_targets",
+                                            (json_int_t)prim->target_count));
             if (prim->joint_set_count > 0) check_skinning(in, m, p);
         }
         json_array_append_new(meshes, json_pack("{s:I, s:o, s:o}", "index", (json_int_t)m, "name",
@@ -372,12 +388,12 @@ static json_t* animations_section(inspect* in) {
             if (in->joint_skin[node] != TL_NONE)
                 json_array_append_new(joints, string_or_null(doc->nodes[node].name));
         }
-        json_array_append_new(
-            animations,
-            json_pack("{s:I, s:o, s:f, s:f, s:I, s:I, s:o}", "index", (json_int_t)a, "name",
-                      string_or_null(anim->name), "start", start, "duration", end, "channels",
-                      (json_int_t)anim->channel_count, "nodes_animated", (json_int_t)nodes_animated,
-                      "joints_animated", joints));
+        json_array_append_new(animations,
+                              json_pack("{s:I, s:o, s:f, s:f, s:I, s:I, s:o}", "index",
+                                        (json_int_t)a, "name", string_or_null(anim->name), "start",
+                                        start, "duration", end, "channels",
+                                        (json_int_t)anim->channel_count, "nodes_animated",
+                                        (json_int_t)nodes_animated, "joints_animated", joints));
     }
     return animations;
 }
@@ -392,7 +408,8 @@ static json_t* attachments_section(inspect* in) {
         const tl_gltf_node* node = &doc->nodes[i];
         if (node->mesh == TL_NONE || node->skin != TL_NONE) continue;
         int32_t joint = node->parent;
-        while (joint != TL_NONE && in->joint_skin[joint] == TL_NONE) joint = doc->nodes[joint].parent;
+        while (joint != TL_NONE && in->joint_skin[joint] == TL_NONE)
+            joint = doc->nodes[joint].parent;
         if (joint == TL_NONE) continue;
         json_array_append_new(
             list, json_pack("{s:I, s:o, s:I, s:I, s:o, s:I}", "node", (json_int_t)i, "name",
@@ -412,8 +429,10 @@ static json_t* build_report(const tl_gltf* doc, const char* path) {
     json_t* report = json_object();
     tl_scene* scene = NULL;
     if (in.joint_skin && in.mesh_skin && in.stamp && in.problems && report) {
-        for (uint32_t i = 0; i < doc->node_count; ++i) in.joint_skin[i] = TL_NONE;
-        for (uint32_t i = 0; i < doc->mesh_count; ++i) in.mesh_skin[i] = TL_NONE;
+        for (uint32_t i = 0; i < doc->node_count; ++i)
+            in.joint_skin[i] = TL_NONE;
+        for (uint32_t i = 0; i < doc->mesh_count; ++i)
+            in.mesh_skin[i] = TL_NONE;
         /* Roles need the whole scene view, which refuses some broken data the report still
          * shows. */
         tl_error err;
@@ -451,8 +470,10 @@ static json_int_t num(json_t* obj, const char* key) {
 }
 /* An index, or "-" for null, right-aligned in `width`. */
 static void print_index(json_t* value, int width) {
-    if (json_is_integer(value)) printf("%*lld", width, (long long)json_integer_value(value));
-    else printf("%*s", width, "-");
+    if (json_is_integer(value))
+        printf("%*lld", width, (long long)json_integer_value(value));
+    else
+        printf("%*s", width, "-");
 }
 
 /* " 'name'", or nothing for a null name. */
@@ -474,12 +495,14 @@ static void print_file(json_t* r) {
     json_array_foreach(ext, i, v) printf("%s%s", i ? ", " : "", json_string_value(v));
     printf("\n%lld nodes, %zu scene(s):", (long long)num(r, "nodes"),
            json_array_size(json_object_get(r, "scenes")));
-    json_int_t def = json_is_integer(json_object_get(r, "default_scene")) ? num(r, "default_scene") : -1;
+    json_int_t def =
+        json_is_integer(json_object_get(r, "default_scene")) ? num(r, "default_scene") : -1;
     json_array_foreach(json_object_get(r, "scenes"), i, v) {
         size_t roots = json_array_size(json_object_get(v, "roots"));
         printf(" %lld", (long long)num(v, "index"));
         print_name(json_object_get(v, "name"));
-        printf(" (%zu root%s%s)", roots, roots == 1 ? "" : "s", num(v, "index") == def ? ", default" : "");
+        printf(" (%zu root%s%s)", roots, roots == 1 ? "" : "s",
+               num(v, "index") == def ? ", default" : "");
     }
     printf("\n");
 }
@@ -493,7 +516,8 @@ static void print_joint(json_t* joints, size_t j, int depth, int width, bool rol
         printf("  %5lld  %*s%-*s  %s%s%s\n", (long long)num(joint, "index"), indent, "",
                width - indent, name, str(joint, "side", ""),
                json_is_string(json_object_get(joint, "side")) ? " " : "", str(joint, "role", "-"));
-    else printf("  %5lld  %*s%s\n", (long long)num(joint, "index"), indent, "", name);
+    else
+        printf("  %5lld  %*s%s\n", (long long)num(joint, "index"), indent, "", name);
     size_t k;
     json_t* child;
     json_array_foreach(joints, k, child) {
@@ -523,8 +547,10 @@ static void print_skins(json_t* r) {
         printf("\nskin %zu", i);
         print_name(json_object_get(skin, "name"));
         printf(": %lld joints, ", (long long)num(skin, "joint_count"));
-        if (json_is_integer(skeleton)) printf("skeleton node %lld", (long long)json_integer_value(skeleton));
-        else printf("no skeleton");
+        if (json_is_integer(skeleton))
+            printf("skeleton node %lld", (long long)json_integer_value(skeleton));
+        else
+            printf("no skeleton");
         bool roles = false;
         int width = 5;
         json_array_foreach(joints, j, joint) {
@@ -532,10 +558,13 @@ static void print_skins(json_t* r) {
             if (w > width) width = w;
             roles |= json_is_string(json_object_get(joint, "role"));
         }
-        if (roles) printf("\n  joint  %-*s  role\n", width, "name");
-        else printf("\n  joint  name\n");
+        if (roles)
+            printf("\n  joint  %-*s  role\n", width, "name");
+        else
+            printf("\n  joint  name\n");
         json_array_foreach(joints, j, joint) {
-            if (json_is_null(json_object_get(joint, "parent"))) print_joint(joints, j, 0, width, roles);
+            if (json_is_null(json_object_get(joint, "parent")))
+                print_joint(joints, j, 0, width, roles);
         }
     }
 }
@@ -549,14 +578,16 @@ static void print_meshes(json_t* r) {
         int w = (int)strlen(str(mesh, "name", ""));
         if (w > width) width = w;
     }
-    printf("\n%zu mesh(es), %lld vertices\n", json_array_size(meshes), (long long)num(r, "vertices"));
+    printf("\n%zu mesh(es), %lld vertices\n", json_array_size(meshes),
+           (long long)num(r, "vertices"));
     if (!json_array_size(meshes)) return;
-    printf("  mesh  prim  %-*s  mode            verts     tris  skin  sets  morphs\n", width, "name");
+    printf("  mesh  prim  %-*s  mode            verts     tris  skin  sets  morphs\n", width,
+           "name");
     json_array_foreach(meshes, i, mesh) {
         json_array_foreach(json_object_get(mesh, "primitives"), p, prim) {
-            printf("  %4zu  %4zu  %-*s  %-14s %6lld %8lld  ", i, p, width, p ? "" : str(mesh, "name", ""),
-                   str(prim, "mode", ""), (long long)num(prim, "vertices"),
-                   (long long)num(prim, "triangles"));
+            printf("  %4zu  %4zu  %-*s  %-14s %6lld %8lld  ", i, p, width,
+                   p ? "" : str(mesh, "name", ""), str(prim, "mode", ""),
+                   (long long)num(prim, "vertices"), (long long)num(prim, "triangles"));
             print_index(json_object_get(prim, "skin"), 4);
             printf("  %4lld  %6lld\n", (long long)num(prim, "joint_sets"),
                    (long long)num(prim, "morph_targets"));
@@ -590,17 +621,20 @@ static void print_animations(json_t* r) {
     }
     /* With one skin, a clip that moves all of it says so instead of listing every name. */
     json_t* skins = json_object_get(r, "skins");
-    size_t all = json_array_size(skins) == 1 ? (size_t)num(json_array_get(skins, 0), "joint_count") : 0;
+    size_t all =
+        json_array_size(skins) == 1 ? (size_t)num(json_array_get(skins, 0), "joint_count") : 0;
     printf("\n%zu animation(s)\n", json_array_size(animations));
     if (!json_array_size(animations)) return;
     printf("  anim  %-*s  duration  channels  joints animated\n", width, "name");
     json_array_foreach(animations, i, anim) {
         json_t* joints = json_object_get(anim, "joints_animated");
         printf("  %4zu  %-*s  %7.3fs  %8lld  %zu", i, width, str(anim, "name", ""),
-               json_number_value(json_object_get(anim, "duration")), (long long)num(anim, "channels"),
-               json_array_size(joints));
-        if (all && json_array_size(joints) == all) printf(" (all)");
-        else print_names(joints, 60);
+               json_number_value(json_object_get(anim, "duration")),
+               (long long)num(anim, "channels"), json_array_size(joints));
+        if (all && json_array_size(joints) == all)
+            printf(" (all)");
+        else
+            print_names(joints, 60);
         printf("\n");
     }
 }
@@ -629,22 +663,27 @@ static void print_problems(json_t* r) {
     size_t i;
     json_t* p;
     printf("\n%zu problem(s)\n", json_array_size(list));
-    json_array_foreach(list, i, p) printf("  %-34s %s\n", str(p, "code", ""), str(p, "message", ""));
+    json_array_foreach(list, i, p)
+        printf("  %-34s %s\n", str(p, "code", ""), str(p, "message", ""));
 }
 
 int tl_cli_inspect(int argc, char** argv) {
     const char* path = NULL;
     bool as_json = false;
     for (int i = 1; i < argc; ++i) {
-        if (!strcmp(argv[i], "--json")) as_json = true;
+        if (!strcmp(argv[i], "--json"))
+            as_json = true;
         else if (!strcmp(argv[i], "--help")) {
-            printf("usage: tailor inspect FILE [--json]\n"
-                   "  Shows a glTF's skins (joint trees), meshes and the skins binding them, clips,\n"
-                   "  unskinned meshes hung on joints, and structural problems.\n"
-                   "  --json  the same as one JSON document (schema: docs/inspect.md)\n");
+            printf(
+                "usage: tailor inspect FILE [--json]\n"
+                "  Shows a glTF's skins (joint trees), meshes and the skins binding them, clips,\n"
+                "  unskinned meshes hung on joints, and structural problems.\n"
+                "  --json  the same as one JSON document (schema: docs/inspect.md)\n");
             return 0;
-        } else if (argv[i][0] != '-' && !path) path = argv[i];
-        else return tl_cli_fail("inspect", "unknown argument \"%s\" (see --help)", argv[i]), 2;
+        } else if (argv[i][0] != '-' && !path)
+            path = argv[i];
+        else
+            return tl_cli_fail("inspect", "unknown argument \"%s\" (see --help)", argv[i]), 2;
     }
     if (!path) return tl_cli_fail("inspect", "usage: tailor inspect FILE [--json]"), 2;
     tl_gltf* doc;

@@ -13,17 +13,24 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
-    {"inspect", tl_cli_inspect, "inspect FILE [--json]                 skins, joint trees, meshes, clips and problems"},
-    {"sample", tl_cli_sample, "sample NAME -o OUT.glb [options]      a built-in tailed test character (--list)"},
-    {"measure", tl_cli_measure, "measure FILE [--clip NAME] [--region RE] [--json]  edge stretch and bone distance"},
-    {"rig", tl_cli_rig, "rig IN -o OUT [--mode chain|rigid] [--report R.json]  tails get bone chains"},
-    {"play", tl_cli_play, "play FILE --clip NAME [--fps 60] [--json]  run a clip with the chains simulated"},
-    {"copy", tl_cli_copy, "copy IN -o OUT [--compact] [--force]   read and write a glTF, losing nothing"},
+    {"inspect", tl_cli_inspect,
+     "inspect FILE [--json]                 skins, joint trees, meshes, clips and problems"},
+    {"sample", tl_cli_sample,
+     "sample NAME -o OUT.glb [options]      a built-in tailed test character (--list)"},
+    {"measure", tl_cli_measure,
+     "measure FILE [--clip NAME] [--region RE] [--json]  edge stretch and bone distance"},
+    {"rig", tl_cli_rig,
+     "rig IN -o OUT [--mode chain|rigid] [--report R.json]  tails get bone chains"},
+    {"play", tl_cli_play,
+     "play FILE --clip NAME [--fps 60] [--json]  run a clip with the chains simulated"},
+    {"copy", tl_cli_copy,
+     "copy IN -o OUT [--compact] [--force]   read and write a glTF, losing nothing"},
 };
 
 static void usage(FILE* f) {
-    fprintf(f, "tailor %d.%d.%d — bone chains and secondary motion for auto-rigged glTF characters\n\n"
-               "usage: tailor COMMAND [options]\n\n",
+    fprintf(f,
+            "tailor %d.%d.%d — bone chains and secondary motion for auto-rigged glTF characters\n\n"
+            "usage: tailor COMMAND [options]\n\n",
             TL_VERSION_MAJOR, TL_VERSION_MINOR, TL_VERSION_PATCH);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
         fprintf(f, "  tailor %s\n", commands[i].usage);
@@ -42,11 +49,12 @@ int tl_cli_fail(const char* cmd, const char* format, ...) {
 
 static bool same_file(const char* a, const char* b) {
     struct stat sa, sb;
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
 }
 
-int tl_cli_save(const char* cmd, const tl_gltf* doc, const char* input, const char* output, bool force,
-                bool compact) {
+int tl_cli_save(const char* cmd, const tl_gltf* doc, const char* input, const char* output,
+                bool force, bool compact) {
     if (input && same_file(input, output) && !force)
         return tl_cli_fail(cmd, "%s: is the input; pass --force to replace it", output);
     tl_gltf_save_def def = tl_default_gltf_save_def();
@@ -58,7 +66,8 @@ int tl_cli_save(const char* cmd, const tl_gltf* doc, const char* input, const ch
 }
 
 int main(int argc, char** argv) {
-    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+        !strcmp(argv[1], "help")) {
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }

@@ -608,7 +608,8 @@ int tl_cli_measure(int argc, char** argv) {
             /* the body as the rig in memory moves it (the root band re-weights body skin) */
             if (cfg[CFG_CHAIN].used && first_cfg != CFG_CHAIN)
                 json_object_set_new(
-                    json_object_get(json_array_get(out_clips, json_array_size(out_clips) - 1), "body"),
+                    json_object_get(json_array_get(out_clips, json_array_size(out_clips) - 1),
+                                    "body"),
                     "stretch_chain", stats_json(&stats[CFG_CHAIN][region_count]));
         } else {
             printf("\nclip %s (%.3f s)\n", cl->name[0] ? cl->name : "(unnamed)", cl->duration);

@@ -27,16 +27,21 @@ int tl_cli_chain_from_names(const tl_scene* scene, const char* list, tl_play_cha
     for (char* name = strtok_r(buf, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
         int32_t j = TL_NONE;
         uint32_t s;
-        for (s = 0; s < scene->skin_count && j == TL_NONE; ++s) j = tl_scene_find_joint(scene, s, name);
+        for (s = 0; s < scene->skin_count && j == TL_NONE; ++s)
+            j = tl_scene_find_joint(scene, s, name);
         if (j == TL_NONE) return tl_cli_fail("play", "--chain: no joint named \"%s\"", name);
-        if (out->bone_count == 0) out->skin = s - 1;
-        else if (out->skin != s - 1) return tl_cli_fail("play", "--chain: \"%s\" is in another skin", name);
-        if (out->bone_count == TL_CHAIN_MAX_BONES) return tl_cli_fail("play", "--chain: too many joints");
+        if (out->bone_count == 0)
+            out->skin = s - 1;
+        else if (out->skin != s - 1)
+            return tl_cli_fail("play", "--chain: \"%s\" is in another skin", name);
+        if (out->bone_count == TL_CHAIN_MAX_BONES)
+            return tl_cli_fail("play", "--chain: too many joints");
         out->bone_joints[out->bone_count++] = (uint32_t)j;
     }
     if (out->bone_count == 0) return tl_cli_fail("play", "--chain: no joints given");
     int32_t parent = scene->skins[out->skin].joints[out->bone_joints[0]].parent;
-    if (parent == TL_NONE) return tl_cli_fail("play", "--chain: the first joint has no parent joint to hang from");
+    if (parent == TL_NONE)
+        return tl_cli_fail("play", "--chain: the first joint has no parent joint to hang from");
     out->attach_joint = (uint32_t)parent;
     return 0;
 }
@@ -47,20 +52,28 @@ int tl_cli_play(int argc, char** argv) {
     bool as_json = false;
     for (int i = 1; i < argc; ++i) {
         bool value = i + 1 < argc;
-        if (!strcmp(argv[i], "--help")) return printf("%s", USAGE), 0;
-        else if (!strcmp(argv[i], "--json")) as_json = true;
-        else if (!strcmp(argv[i], "--clip") && value) clip_name = argv[++i];
-        else if (!strcmp(argv[i], "--chain") && value) chain_list = argv[++i];
+        if (!strcmp(argv[i], "--help"))
+            return printf("%s", USAGE), 0;
+        else if (!strcmp(argv[i], "--json"))
+            as_json = true;
+        else if (!strcmp(argv[i], "--clip") && value)
+            clip_name = argv[++i];
+        else if (!strcmp(argv[i], "--chain") && value)
+            chain_list = argv[++i];
         else if (!strcmp(argv[i], "--fps") && value) {
             char* end;
             fps = strtod(argv[++i], &end);
-            if (*end || !(fps >= 1 && fps <= 10000)) return tl_cli_fail("play", "--fps: expected 1..10000"), 2;
+            if (*end || !(fps >= 1 && fps <= 10000))
+                return tl_cli_fail("play", "--fps: expected 1..10000"), 2;
         } else if (!strcmp(argv[i], "--seconds") && value) {
             char* end;
             seconds = strtod(argv[++i], &end);
-            if (*end || !(seconds >= 0 && seconds <= 3600)) return tl_cli_fail("play", "--seconds: expected 0..3600"), 2;
-        } else if (argv[i][0] != '-' && !file) file = argv[i];
-        else return tl_cli_fail("play", "unexpected argument \"%s\" (see --help)", argv[i]), 2;
+            if (*end || !(seconds >= 0 && seconds <= 3600))
+                return tl_cli_fail("play", "--seconds: expected 0..3600"), 2;
+        } else if (argv[i][0] != '-' && !file)
+            file = argv[i];
+        else
+            return tl_cli_fail("play", "unexpected argument \"%s\" (see --help)", argv[i]), 2;
     }
     if (!file || !clip_name) return fprintf(stderr, "%s", USAGE), 2;
     tl_error err;
@@ -85,7 +98,8 @@ int tl_cli_play(int argc, char** argv) {
     }
     if (chain_count > 64) chain_count = 64;
     if (chain_count == 0) {
-        code = tl_cli_fail("play", "%s: no chains (run tailor rig first, or name joints with --chain)", file);
+        code = tl_cli_fail(
+            "play", "%s: no chains (run tailor rig first, or name joints with --chain)", file);
         goto done;
     }
     tl_player_def def = tl_default_player_def();
@@ -98,37 +112,47 @@ int tl_cli_play(int argc, char** argv) {
     if (seconds < 0) seconds = scene->clips[clip].duration;
     long frames = (long)floor(seconds * fps + 1e-6) + 1;
     json_t* jframes = json_array();
-    if (!as_json) printf("%s: clip %s, %u chain(s), %ld frames at %g fps\n", file, scene->clips[clip].name, chain_count,
-                         frames, fps);
+    if (!as_json)
+        printf("%s: clip %s, %u chain(s), %ld frames at %g fps\n", file, scene->clips[clip].name,
+               chain_count, frames, fps);
     for (long f = 0; f < frames; ++f) {
         float t = (float)((double)f / fps);
         double duration = scene->clips[clip].duration;
-        tl_player_advance(player, pose, clip, duration > 0 ? (float)fmod((double)f / fps, duration) : 0.0f);
+        tl_player_advance(player, pose, clip,
+                          duration > 0 ? (float)fmod((double)f / fps, duration) : 0.0f);
         json_t* jchains = json_array();
         for (uint32_t c = 0; c < chain_count; ++c) {
             const tl_scene_skin* sk = &scene->skins[chains[c].skin];
             json_t* joints = json_array();
             for (uint32_t b = 0; b <= chains[c].bone_count; ++b) {
-                int32_t j = b < chains[c].bone_count ? (int32_t)chains[c].bone_joints[b] : chains[c].end_joint;
+                int32_t j = b < chains[c].bone_count ? (int32_t)chains[c].bone_joints[b]
+                                                     : chains[c].end_joint;
                 const float* w = NULL;
                 float tip[3];
                 if (j != TL_NONE) {
                     w = pose->world + 16 * (size_t)sk->joints[j].node + 12;
                 } else {
-                    memcpy(tip, tl_chain_tip_positions(tl_player_chain(player, c)) + 3 * (b - 1), sizeof tip);
+                    memcpy(tip, tl_chain_tip_positions(tl_player_chain(player, c)) + 3 * (b - 1),
+                           sizeof tip);
                     w = tip;
                 }
-                json_array_append_new(joints, json_pack("[f,f,f]", (double)w[0], (double)w[1], (double)w[2]));
+                json_array_append_new(
+                    joints, json_pack("[f,f,f]", (double)w[0], (double)w[1], (double)w[2]));
             }
             if (!as_json) {
                 json_t* last = json_array_get(joints, json_array_size(joints) - 1);
-                printf("  t %7.3f  chain %u tip (%9.4f %9.4f %9.4f)\n", t, c, json_real_value(json_array_get(last, 0)),
-                       json_real_value(json_array_get(last, 1)), json_real_value(json_array_get(last, 2)));
+                printf("  t %7.3f  chain %u tip (%9.4f %9.4f %9.4f)\n", t, c,
+                       json_real_value(json_array_get(last, 0)),
+                       json_real_value(json_array_get(last, 1)),
+                       json_real_value(json_array_get(last, 2)));
             }
             json_array_append_new(jchains, joints);
         }
-        if (as_json) json_array_append_new(jframes, json_pack("{s:f,s:o}", "t", (double)t, "chains", jchains));
-        else json_decref(jchains);
+        if (as_json)
+            json_array_append_new(jframes,
+                                  json_pack("{s:f,s:o}", "t", (double)t, "chains", jchains));
+        else
+            json_decref(jchains);
     }
     if (as_json) {
         json_t* names = json_array();
@@ -137,13 +161,15 @@ int tl_cli_play(int argc, char** argv) {
             json_t* list = json_array();
             for (uint32_t b = 0; b < chains[c].bone_count; ++b)
                 json_array_append_new(list, json_string(sk->joints[chains[c].bone_joints[b]].name));
-            if (chains[c].end_joint != TL_NONE) json_array_append_new(list, json_string(sk->joints[chains[c].end_joint].name));
-            else json_array_append_new(list, json_string("(tip)"));
+            if (chains[c].end_joint != TL_NONE)
+                json_array_append_new(list, json_string(sk->joints[chains[c].end_joint].name));
+            else
+                json_array_append_new(list, json_string("(tip)"));
             json_array_append_new(names, json_pack("{s:o,s:s}", "joints", list, "attachment",
                                                    sk->joints[chains[c].attach_joint].name));
         }
-        json_t* out = json_pack("{s:s,s:f,s:o,s:o}", "clip", scene->clips[clip].name, "fps", fps, "chains", names,
-                                "frames", jframes);
+        json_t* out = json_pack("{s:s,s:f,s:o,s:o}", "clip", scene->clips[clip].name, "fps", fps,
+                                "chains", names, "frames", jframes);
         json_dumpf(out, stdout, JSON_COMPACT | JSON_REAL_PRECISION(7));
         putchar('\n');
         json_decref(out);

@@ -49,7 +49,9 @@ static bool parse_uint(const char* s, uint32_t* out) {
     return true;
 }
 
-static json_t* vec3(const float* v) { return json_pack("[f, f, f]", (double)v[0], (double)v[1], (double)v[2]); }
+static json_t* vec3(const float* v) {
+    return json_pack("[f, f, f]", (double)v[0], (double)v[1], (double)v[2]);
+}
 
 static json_t* part_json(const tl_rig_analysis* a, const tl_rig_part* p) {
     float H = a->skins[p->skin].height;
@@ -65,8 +67,10 @@ static json_t* part_json(const tl_rig_analysis* a, const tl_rig_part* p) {
     json_object_set_new(o, "region", json_string(tl_rig_region_string(p->region)));
     json_object_set_new(o, "action", json_string(tl_rig_action_string(p->action)));
     json_object_set_new(o, "overridden", json_boolean(p->overridden));
-    json_object_set_new(o, "attach_joint", p->attach_joint == TL_NONE ? json_null() : json_string(p->attach_name));
-    json_object_set_new(o, "attach_joint_index", p->attach_joint == TL_NONE ? json_null() : json_integer(p->attach_joint));
+    json_object_set_new(o, "attach_joint",
+                        p->attach_joint == TL_NONE ? json_null() : json_string(p->attach_name));
+    json_object_set_new(o, "attach_joint_index",
+                        p->attach_joint == TL_NONE ? json_null() : json_integer(p->attach_joint));
     json_object_set_new(o, "attach_role", json_string(tl_role_string(p->attach_role)));
     json_object_set_new(o, "collar", vec3(p->collar));
     json_object_set_new(o, "reach", json_real(p->reach));
@@ -79,14 +83,17 @@ static json_t* part_json(const tl_rig_analysis* a, const tl_rig_part* p) {
     json_object_set_new(o, "own_bones", json_real(p->own_bones));
     json_object_set_new(o, "bone_distance", json_real(p->bone_distance));
     json_object_set_new(o, "bone_distance_after", json_real(p->bone_distance_after));
-    json_object_set_new(o, "segments", json_integer(p->action == TL_RIG_ACTION_CHAIN ? p->segments : 0));
+    json_object_set_new(o, "segments",
+                        json_integer(p->action == TL_RIG_ACTION_CHAIN ? p->segments : 0));
     json_t* bones = json_array();
     json_t* joints = json_array();
     if (p->action == TL_RIG_ACTION_CHAIN) {
         for (uint32_t i = 0; i <= p->segments; ++i) {
             char name[64];
-            if (i < p->segments) snprintf(name, sizeof name, "%s_%u", p->bone_prefix, i + 1);
-            else snprintf(name, sizeof name, "%s_End", p->bone_prefix);
+            if (i < p->segments)
+                snprintf(name, sizeof name, "%s_%u", p->bone_prefix, i + 1);
+            else
+                snprintf(name, sizeof name, "%s_End", p->bone_prefix);
             json_array_append_new(bones, json_string(name));
             json_array_append_new(joints, vec3(p->joints + 3 * i));
         }
@@ -100,57 +107,69 @@ static json_t* part_json(const tl_rig_analysis* a, const tl_rig_part* p) {
     return o;
 }
 
-static json_t* build_report(const char* in, const char* out, const tl_rig_analysis* a, bool dry_run) {
+static json_t* build_report(const char* in, const char* out, const tl_rig_analysis* a,
+                            bool dry_run) {
     json_t* r = json_object();
     json_object_set_new(r, "file", json_string(in));
     json_object_set_new(r, "output", out && !dry_run ? json_string(out) : json_null());
-    json_object_set_new(r, "mode", json_string(a->def.mode == TL_RIG_MODE_RIGID ? "rigid" : "chain"));
+    json_object_set_new(r, "mode",
+                        json_string(a->def.mode == TL_RIG_MODE_RIGID ? "rigid" : "chain"));
     json_object_set_new(r, "dry_run", json_boolean(dry_run));
     json_t* skins = json_array();
     for (uint32_t s = 0; s < a->skin_count; ++s) {
         const tl_rig_skin* k = &a->skins[s];
-        json_array_append_new(skins, json_pack("{s:i, s:i, s:i, s:f, s:i, s:i}", "skin", k->skin, "vertices",
-                                               k->vertex_count, "welded", k->welded_count, "height",
-                                               (double)k->height, "joints", k->joint_count, "new_joints",
-                                               k->new_joint_count));
+        json_array_append_new(skins,
+                              json_pack("{s:i, s:i, s:i, s:f, s:i, s:i}", "skin", k->skin,
+                                        "vertices", k->vertex_count, "welded", k->welded_count,
+                                        "height", (double)k->height, "joints", k->joint_count,
+                                        "new_joints", k->new_joint_count));
     }
     json_object_set_new(r, "skins", skins);
     json_t* parts = json_array();
-    for (uint32_t i = 0; i < a->part_count; ++i) json_array_append_new(parts, part_json(a, &a->parts[i]));
+    for (uint32_t i = 0; i < a->part_count; ++i)
+        json_array_append_new(parts, part_json(a, &a->parts[i]));
     json_object_set_new(r, "parts", parts);
     json_object_set_new(r, "chains", json_integer(a->chain_count));
     json_object_set_new(r, "changed_vertices", json_integer(a->changed_vertices));
-    static const char* stages[TL_RIG_STAGE_COUNT] = {"weld", "field", "parts", "geodesics", "weights"};
+    static const char* stages[TL_RIG_STAGE_COUNT] = {"weld", "field", "parts", "geodesics",
+                                                     "weights"};
     json_t* t = json_object();
-    for (int k = 0; k < TL_RIG_STAGE_COUNT; ++k) json_object_set_new(t, stages[k], json_real(a->seconds[k]));
+    for (int k = 0; k < TL_RIG_STAGE_COUNT; ++k)
+        json_object_set_new(t, stages[k], json_real(a->seconds[k]));
     json_object_set_new(r, "seconds", t);
     return r;
 }
 
-static double num(const json_t* o, const char* key) { return json_number_value(json_object_get(o, key)); }
+static double num(const json_t* o, const char* key) {
+    return json_number_value(json_object_get(o, key));
+}
 
 static void print_report(const json_t* r) {
     printf("%s\n", json_string_value(json_object_get(r, "file")));
     size_t i;
     const json_t* s;
-    json_array_foreach(json_object_get(r, "skins"), i, s)
-        printf("skin %d: %d vertices (%d welded), height %.4g, %d joints\n", (int)num(s, "skin"),
-               (int)num(s, "vertices"), (int)num(s, "welded"), num(s, "height"), (int)num(s, "joints"));
+    json_array_foreach(json_object_get(r, "skins"), i, s) printf(
+        "skin %d: %d vertices (%d welded), height %.4g, %d joints\n", (int)num(s, "skin"),
+        (int)num(s, "vertices"), (int)num(s, "welded"), num(s, "height"), (int)num(s, "joints"));
     const json_t* parts = json_object_get(r, "parts");
     if (json_array_size(parts) == 0) printf("no far parts: every vertex lies near a bone\n");
     const json_t* p;
     json_array_foreach(parts, i, p) {
         const json_t* attach = json_object_get(p, "attach_joint");
-        printf("\npart %d: %d vertices (%d welded", (int)num(p, "id"), (int)num(p, "vertices"), (int)num(p, "welded"));
+        printf("\npart %d: %d vertices (%d welded", (int)num(p, "id"), (int)num(p, "vertices"),
+               (int)num(p, "welded"));
         if (num(p, "shells") > 1) printf(", %d shells merged", (int)num(p, "shells"));
         if (num(p, "grown") > 0) printf(", %d grown", (int)num(p, "grown"));
         printf("), found at %.2f H\n", num(p, "threshold"));
         printf("  hangs from %s (%s), %s region\n", attach ? json_string_value(attach) : "nothing",
-               json_string_value(json_object_get(p, "attach_role")), json_string_value(json_object_get(p, "region")));
-        printf("  reach %.4g  centroid ratio %.2f  elongation %.2f  tube ratio %.2f  length %.4g (%.2f H)"
+               json_string_value(json_object_get(p, "attach_role")),
+               json_string_value(json_object_get(p, "region")));
+        printf("  reach %.4g  centroid ratio %.2f  elongation %.2f  tube ratio %.2f  length %.4g "
+               "(%.2f H)"
                "  misbound %.0f%%\n",
-               num(p, "reach"), num(p, "centroid_ratio"), num(p, "elongation"), num(p, "tube_ratio"),
-               num(p, "length"), num(p, "length_h"), 100 * num(p, "misbound"));
+               num(p, "reach"), num(p, "centroid_ratio"), num(p, "elongation"),
+               num(p, "tube_ratio"), num(p, "length"), num(p, "length_h"),
+               100 * num(p, "misbound"));
         printf("  class %s%s: %s\n", json_string_value(json_object_get(p, "class")),
                json_is_true(json_object_get(p, "overridden")) ? " (set by --part)" : "",
                json_string_value(json_object_get(p, "reason")));
@@ -158,15 +177,17 @@ static void print_report(const json_t* r) {
         if (!strcmp(action, "chain")) {
             const json_t* bones = json_object_get(p, "bones");
             size_t n = json_array_size(bones);
-            printf("  action: chain built, %d bones %s..%s + %s, %d vertices re-weighted; bone distance "
+            printf("  action: chain built, %d bones %s..%s + %s, %d vertices re-weighted; bone "
+                   "distance "
                    "%.4g -> %.4g\n",
                    (int)num(p, "segments"), json_string_value(json_array_get(bones, 0)),
-                   json_string_value(json_array_get(bones, n - 2)), json_string_value(json_array_get(bones, n - 1)),
-                   (int)num(p, "reweighted"), num(p, "bone_distance"), num(p, "bone_distance_after"));
+                   json_string_value(json_array_get(bones, n - 2)),
+                   json_string_value(json_array_get(bones, n - 1)), (int)num(p, "reweighted"),
+                   num(p, "bone_distance"), num(p, "bone_distance_after"));
         } else if (!strcmp(action, "rigid")) {
             printf("  action: re-weighted rigid to %s, %d vertices; bone distance %.4g -> %.4g\n",
-                   attach ? json_string_value(attach) : "?", (int)num(p, "reweighted"), num(p, "bone_distance"),
-                   num(p, "bone_distance_after"));
+                   attach ? json_string_value(attach) : "?", (int)num(p, "reweighted"),
+                   num(p, "bone_distance"), num(p, "bone_distance_after"));
         } else if (!strcmp(action, "already_rigged")) {
             printf("  action: left as already rigged (%.0f%% of its weight on its own bones)\n",
                    100 * num(p, "own_bones"));
@@ -174,7 +195,8 @@ static void print_report(const json_t* r) {
             printf("  action: reported only\n");
         }
     }
-    printf("\n%d chain(s), %d vertices re-weighted%s\n", (int)num(r, "chains"), (int)num(r, "changed_vertices"),
+    printf("\n%d chain(s), %d vertices re-weighted%s\n", (int)num(r, "chains"),
+           (int)num(r, "changed_vertices"),
            json_is_true(json_object_get(r, "dry_run")) ? " (dry run: nothing written)" : "");
 }
 
@@ -192,7 +214,9 @@ int tl_cli_rig(int argc, char** argv) {
                     : !strcmp(a, "--root-band")  ? &def.root_band
                     : !strcmp(a, "--overlap")    ? &def.overlap
                                                  : NULL;
-        uint32_t* up = !strcmp(a, "--min-links") ? &def.min_links : !strcmp(a, "--max-links") ? &def.max_links : NULL;
+        uint32_t* up = !strcmp(a, "--min-links")   ? &def.min_links
+                       : !strcmp(a, "--max-links") ? &def.max_links
+                                                   : NULL;
         if (!strcmp(a, "--help")) {
             fputs(usage_text, stdout);
             return 0;
@@ -200,38 +224,56 @@ int tl_cli_rig(int argc, char** argv) {
             if (!v || (fp ? !parse_float(v, fp) : !parse_uint(v, up)))
                 return tl_cli_fail("rig", "%s needs a number (see --help)", a), 2;
             ++i;
-        } else if (!strcmp(a, "-o") && v) out = argv[++i];
-        else if (!strcmp(a, "--report") && v) report_path = argv[++i];
+        } else if (!strcmp(a, "-o") && v)
+            out = argv[++i];
+        else if (!strcmp(a, "--report") && v)
+            report_path = argv[++i];
         else if (!strcmp(a, "--mode") && v) {
             ++i;
-            if (!strcmp(v, "chain")) def.mode = TL_RIG_MODE_CHAIN;
-            else if (!strcmp(v, "rigid")) def.mode = TL_RIG_MODE_RIGID;
-            else return tl_cli_fail("rig", "--mode is chain or rigid, not \"%s\"", v), 2;
+            if (!strcmp(v, "chain"))
+                def.mode = TL_RIG_MODE_CHAIN;
+            else if (!strcmp(v, "rigid"))
+                def.mode = TL_RIG_MODE_RIGID;
+            else
+                return tl_cli_fail("rig", "--mode is chain or rigid, not \"%s\"", v), 2;
         } else if (!strcmp(a, "--part") && v) {
             ++i;
             const char* eq = strchr(v, '=');
             char idbuf[16];
             uint32_t id;
-            if (!eq || eq - v >= (ptrdiff_t)sizeof idbuf) return tl_cli_fail("rig", "--part wants ID=CLASS, not \"%s\"", v), 2;
+            if (!eq || eq - v >= (ptrdiff_t)sizeof idbuf)
+                return tl_cli_fail("rig", "--part wants ID=CLASS, not \"%s\"", v), 2;
             memcpy(idbuf, v, (size_t)(eq - v));
             idbuf[eq - v] = 0;
             tl_rig_class cls;
-            if (!strcmp(eq + 1, "chain") || !strcmp(eq + 1, "tail")) cls = TL_RIG_CLASS_TAIL;
-            else if (!strcmp(eq + 1, "rigid")) cls = TL_RIG_CLASS_RIGID;
-            else if (!strcmp(eq + 1, "none")) cls = TL_RIG_CLASS_NONE;
-            else return tl_cli_fail("rig", "--part %s: the class is chain, rigid or none", v), 2;
-            if (!parse_uint(idbuf, &id)) return tl_cli_fail("rig", "--part %s: the id is a part number", v), 2;
+            if (!strcmp(eq + 1, "chain") || !strcmp(eq + 1, "tail"))
+                cls = TL_RIG_CLASS_TAIL;
+            else if (!strcmp(eq + 1, "rigid"))
+                cls = TL_RIG_CLASS_RIGID;
+            else if (!strcmp(eq + 1, "none"))
+                cls = TL_RIG_CLASS_NONE;
+            else
+                return tl_cli_fail("rig", "--part %s: the class is chain, rigid or none", v), 2;
+            if (!parse_uint(idbuf, &id))
+                return tl_cli_fail("rig", "--part %s: the id is a part number", v), 2;
             if (def.override_count == TL_RIG_MAX_OVERRIDES)
                 return tl_cli_fail("rig", "at most %d --part options", TL_RIG_MAX_OVERRIDES), 2;
             def.overrides[def.override_count++] = (tl_rig_override){id, cls};
-        } else if (!strcmp(a, "--dry-run")) dry_run = true;
-        else if (!strcmp(a, "--fix-rigid")) def.fix_rigid = true;
-        else if (!strcmp(a, "--no-grow")) def.grow = false;
-        else if (!strcmp(a, "--force")) force = true;
-        else if (a[0] != '-' && !in) in = a;
-        else return tl_cli_fail("rig", "unknown argument \"%s\" (see --help)", a), 2;
+        } else if (!strcmp(a, "--dry-run"))
+            dry_run = true;
+        else if (!strcmp(a, "--fix-rigid"))
+            def.fix_rigid = true;
+        else if (!strcmp(a, "--no-grow"))
+            def.grow = false;
+        else if (!strcmp(a, "--force"))
+            force = true;
+        else if (a[0] != '-' && !in)
+            in = a;
+        else
+            return tl_cli_fail("rig", "unknown argument \"%s\" (see --help)", a), 2;
     }
-    if (!in || (!out && !dry_run)) return tl_cli_fail("rig", "usage: tailor rig IN -o OUT (see --help)"), 2;
+    if (!in || (!out && !dry_run))
+        return tl_cli_fail("rig", "usage: tailor rig IN -o OUT (see --help)"), 2;
     tl_error err;
     if (tl_rig_def_check(&def, &err) != TL_OK) return tl_cli_fail("rig", "%s", err.message), 2;
 
@@ -247,13 +289,15 @@ int tl_cli_rig(int argc, char** argv) {
     }
     for (uint32_t o = 0; o < def.override_count; ++o)
         if (def.overrides[o].part >= rig->part_count) {
-            tl_cli_fail("rig", "--part %u: the file has %u part(s)", def.overrides[o].part, rig->part_count);
+            tl_cli_fail("rig", "--part %u: the file has %u part(s)", def.overrides[o].part,
+                        rig->part_count);
             code = 2;
             goto done;
         }
     report = build_report(in, out, rig, dry_run);
     print_report(report);
-    if (report_path && json_dump_file(report, report_path, JSON_INDENT(1) | JSON_REAL_PRECISION(9)) != 0) {
+    if (report_path &&
+        json_dump_file(report, report_path, JSON_INDENT(1) | JSON_REAL_PRECISION(9)) != 0) {
         tl_cli_fail("rig", "%s: cannot write the report", report_path);
         goto done;
     }

@@ -35,7 +35,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (tl_gltf_save_glb_memory(doc, &def, &bytes, &out_size, &err) == TL_OK) {
             /* what was written must load again */
             tl_gltf* again = NULL;
-            if (tl_gltf_load_memory(bytes, out_size, "fuzz-out.glb", NULL, &again, &err) != TL_OK) abort();
+            if (tl_gltf_load_memory(bytes, out_size, "fuzz-out.glb", NULL, &again, &err) != TL_OK)
+                abort();
             tl_gltf_destroy(again);
         }
         free(bytes);

@@ -38,8 +38,10 @@ int tl_test_main(int argc, char** argv, const tl_test_case* cases, size_t count)
         fprintf(stderr, "[ RUN  ] %s\n", cases[i].name);
         cases[i].fn();
         fprintf(stderr, "[ %s ] %s\n", tl_test_failed ? "FAIL" : " OK ", cases[i].name);
-        if (tl_test_failed) ++failed;
-        else ++passed;
+        if (tl_test_failed)
+            ++failed;
+        else
+            ++passed;
     }
     printf("%s: %d passed, %d failed\n", program_name, passed, failed);
     if (passed + failed == 0) {
@@ -62,7 +64,9 @@ const char* tl_test_shared(const char* relative) {
     return path_join(env && *env ? env : TL_SHARED_DIR, relative);
 }
 
-const char* tl_test_source(const char* relative) { return path_join(TL_SOURCE_DIR, relative); }
+const char* tl_test_source(const char* relative) {
+    return path_join(TL_SOURCE_DIR, relative);
+}
 
 static void make_dirs(const char* path) {
     char buf[4096];
@@ -126,8 +130,10 @@ size_t tl_test_shared_files(const char*** out_paths) {
         snprintf(cases, sizeof cases, "%s", tl_test_shared("cases"));
         collect(assets, &list, &count, &cap);
         collect(cases, &list, &count, &cap);
-        if (count) qsort(list, count, sizeof *list, compare_strings);
-        else fprintf(stderr, "  no glTF files under %s and %s\n", assets, cases);
+        if (count)
+            qsort(list, count, sizeof *list, compare_strings);
+        else
+            fprintf(stderr, "  no glTF files under %s and %s\n", assets, cases);
     }
     *out_paths = list;
     return count;
@@ -145,8 +151,10 @@ static int run_capture(const char* command, char** out) {
     }
     buf[len] = '\0';
     int status = pclose(p);
-    if (out) *out = buf;
-    else free(buf);
+    if (out)
+        *out = buf;
+    else
+        free(buf);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
@@ -162,7 +170,8 @@ int tl_test_cli(char** out, const char* format, ...) {
 
 json_t* tl_test_validate(const char* path) {
     char command[8400];
-    snprintf(command, sizeof command, "cd '%s' && node tests/validate.mjs '%s'", TL_SOURCE_DIR, path);
+    snprintf(command, sizeof command, "cd '%s' && node tests/validate.mjs '%s'", TL_SOURCE_DIR,
+             path);
     char* out = NULL;
     int status = run_capture(command, &out);
     json_t* report = status == 0 && out ? json_loads(out, 0, NULL) : NULL;

@@ -21,47 +21,47 @@ extern bool tl_test_failed;
 void tl_test_fail(const char* file, int line, const char* what);
 void tl_test_failf(const char* file, int line, const char* format, ...);
 
-#define ENSURE(c)                                                                                 \
-    do {                                                                                          \
-        if (!(c)) {                                                                               \
-            tl_test_fail(__FILE__, __LINE__, #c);                                                 \
-            return;                                                                               \
-        }                                                                                         \
+#define ENSURE(c)                                                                                  \
+    do {                                                                                           \
+        if (!(c)) {                                                                                \
+            tl_test_fail(__FILE__, __LINE__, #c);                                                  \
+            return;                                                                                \
+        }                                                                                          \
     } while (0)
-#define ENSURE_MSG(c, ...)                                                                        \
-    do {                                                                                          \
-        if (!(c)) {                                                                               \
-            tl_test_failf(__FILE__, __LINE__, __VA_ARGS__);                                       \
-            return;                                                                               \
-        }                                                                                         \
+#define ENSURE_MSG(c, ...)                                                                         \
+    do {                                                                                           \
+        if (!(c)) {                                                                                \
+            tl_test_failf(__FILE__, __LINE__, __VA_ARGS__);                                        \
+            return;                                                                                \
+        }                                                                                          \
     } while (0)
-#define ENSURE_NEAR(a, b, tol)                                                                    \
-    do {                                                                                          \
-        double ensure_a_ = (a), ensure_b_ = (b);                                                  \
-        if (!(ensure_a_ - ensure_b_ <= (tol) && ensure_b_ - ensure_a_ <= (tol))) {                \
+#define ENSURE_NEAR(a, b, tol)                                                                     \
+    do {                                                                                           \
+        double ensure_a_ = (a), ensure_b_ = (b);                                                   \
+        if (!(ensure_a_ - ensure_b_ <= (tol) && ensure_b_ - ensure_a_ <= (tol))) {                 \
             tl_test_failf(__FILE__, __LINE__, "%s = %.9g, %s = %.9g, tolerance %g", #a, ensure_a_, \
-                          #b, ensure_b_, (double)(tol));                                          \
-            return;                                                                               \
-        }                                                                                         \
+                          #b, ensure_b_, (double)(tol));                                           \
+            return;                                                                                \
+        }                                                                                          \
     } while (0)
 /* Checks a tl_result and prints the tl_error message when it is not TL_OK. */
-#define ENSURE_OK(call, err)                                                                      \
-    do {                                                                                          \
-        tl_result ensure_r_ = (call);                                                             \
-        if (ensure_r_ != TL_OK) {                                                                 \
-            tl_test_failf(__FILE__, __LINE__, "%s -> %s: %s", #call, tl_result_string(ensure_r_), \
-                          (err).message);                                                         \
-            return;                                                                               \
-        }                                                                                         \
+#define ENSURE_OK(call, err)                                                                       \
+    do {                                                                                           \
+        tl_result ensure_r_ = (call);                                                              \
+        if (ensure_r_ != TL_OK) {                                                                  \
+            tl_test_failf(__FILE__, __LINE__, "%s -> %s: %s", #call, tl_result_string(ensure_r_),  \
+                          (err).message);                                                          \
+            return;                                                                                \
+        }                                                                                          \
     } while (0)
 
 /* Runs the table; returns the process exit code. */
 int tl_test_main(int argc, char** argv, const tl_test_case* cases, size_t count);
 
 /* Paths: the repository, shared/ and a scratch folder for this test program. */
-const char* tl_test_shared(const char* relative);      /* "<shared>/relative" (static buffer ring) */
-const char* tl_test_source(const char* relative);      /* "<repo>/relative" */
-const char* tl_test_scratch(const char* name);         /* "<build>/scratch/<program>/name" */
+const char* tl_test_shared(const char* relative); /* "<shared>/relative" (static buffer ring) */
+const char* tl_test_source(const char* relative); /* "<repo>/relative" */
+const char* tl_test_scratch(const char* name);    /* "<build>/scratch/<program>/name" */
 
 /* Every .glb/.gltf/.vrm under shared/assets and shared/cases, sorted. Returns the count;
  * the array and strings live until exit. */

@@ -24,12 +24,8 @@ static bool commands_survive(const char* input, bool must_refuse, size_t* refusa
     remove(out);
     remove(report);
     const char* commands[] = {
-        "inspect '%s' 2>&1",
-        "inspect '%s' --json 2>&1",
-        "measure '%s' --samples 2 2>&1",
-        "measure '%s' --stress 2>&1",
-        "play '%s' --clip Walk 2>&1",
-        "copy '%s' -o '%s' 2>&1",
+        "inspect '%s' 2>&1",          "inspect '%s' --json 2>&1",   "measure '%s' --samples 2 2>&1",
+        "measure '%s' --stress 2>&1", "play '%s' --clip Walk 2>&1", "copy '%s' -o '%s' 2>&1",
         "rig '%s' -o '%s' 2>&1",
     };
     for (size_t c = 0; c < sizeof commands / sizeof commands[0]; ++c) {
@@ -40,8 +36,9 @@ static bool commands_survive(const char* input, bool must_refuse, size_t* refusa
         bool refused = code == 1 && named && !exists(out);
         if (refused) ++*refusals;
         if (!refused && (must_refuse || code != 0)) {
-            fprintf(stderr, "  %s: `%s` exit %d%s%s: %.300s\n", input, commands[c], code, named ? "" : ", input not named",
-                    exists(out) ? ", wrote an output" : "", text ? text : "");
+            fprintf(stderr, "  %s: `%s` exit %d%s%s: %.300s\n", input, commands[c], code,
+                    named ? "" : ", input not named", exists(out) ? ", wrote an output" : "",
+                    text ? text : "");
             free(text);
             return false;
         }
@@ -69,9 +66,11 @@ static void broken_files(void) {
     }
     closedir(d);
     ENSURE(ok);
-    fprintf(stderr, "  %zu broken files x 7 commands: %zu refused with a message, the rest ran\n", count, refusals);
+    fprintf(stderr, "  %zu broken files x 7 commands: %zu refused with a message, the rest ran\n",
+            count, refusals);
     ENSURE(count > 50);
-    ENSURE(refusals > 7 * count * 9 / 10); /* nearly all: the damage is mostly in what every command reads */
+    ENSURE(refusals >
+           7 * count * 9 / 10); /* nearly all: the damage is mostly in what every command reads */
 }
 
 /* Truncations of a real rigged character at a spread of lengths. */
@@ -97,7 +96,8 @@ static void truncated_character(void) {
 /* The input is never replaced unless asked, and a failed write leaves nothing behind. */
 static void input_kept_and_no_partial_output(void) {
     size_t size;
-    unsigned char* bytes = tl_test_read_file(tl_test_shared("cases/fox-khronos-tailless.glb"), &size);
+    unsigned char* bytes =
+        tl_test_read_file(tl_test_shared("cases/fox-khronos-tailless.glb"), &size);
     ENSURE(bytes);
     const char* input = tl_test_scratch("fox-in.glb");
     FILE* f = fopen(input, "wb");
@@ -112,7 +112,8 @@ static void input_kept_and_no_partial_output(void) {
     unsigned char* again = tl_test_read_file(input, &after);
     ENSURE(again && after == size && memcmp(again, bytes, size) == 0);
     free(again);
-    ENSURE(tl_test_cli(&text, "rig '%s' -o '%s' 2>&1", input, tl_test_scratch("no/such/dir/out.glb")) == 1);
+    ENSURE(tl_test_cli(&text, "rig '%s' -o '%s' 2>&1", input,
+                       tl_test_scratch("no/such/dir/out.glb")) == 1);
     free(text);
     ENSURE(!exists(tl_test_scratch("no/such/dir/out.glb")));
     free(bytes);

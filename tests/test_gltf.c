@@ -38,11 +38,14 @@ static size_t file_size(const char* path) {
     return stat(path, &st) == 0 ? (size_t)st.st_size : 0;
 }
 
-static bool is_integer_component(tl_gltf_component ct) { return ct != TL_GLTF_FLOAT; }
+static bool is_integer_component(tl_gltf_component ct) {
+    return ct != TL_GLTF_FLOAT;
+}
 
 /* Reads accessor i of both documents (float, and uint when the components are integers) and
  * checks the results and the values agree bit for bit. */
-static bool accessor_same(const tl_gltf* a, uint32_t ia, const tl_gltf* b, uint32_t ib, const char* what) {
+static bool accessor_same(const tl_gltf* a, uint32_t ia, const tl_gltf* b, uint32_t ib,
+                          const char* what) {
     size_t n = tl_gltf_accessor_value_count(a, ia);
     if (n != tl_gltf_accessor_value_count(b, ib)) {
         tl_test_failf(__FILE__, __LINE__, "%s: accessor %u/%u: %zu vs %zu values", what, ia, ib, n,
@@ -56,8 +59,8 @@ static bool accessor_same(const tl_gltf* a, uint32_t ia, const tl_gltf* b, uint3
     tl_result rb = tl_gltf_accessor_read_float(b, ib, fb, n, &eb);
     bool ok = ra == rb && (ra != TL_OK || memcmp(fa, fb, n * sizeof *fa) == 0);
     if (!ok)
-        tl_test_failf(__FILE__, __LINE__, "%s: accessor %u/%u reads differ as float (%s / %s)", what, ia, ib,
-                      tl_result_string(ra), tl_result_string(rb));
+        tl_test_failf(__FILE__, __LINE__, "%s: accessor %u/%u reads differ as float (%s / %s)",
+                      what, ia, ib, tl_result_string(ra), tl_result_string(rb));
     free(fa);
     free(fb);
     if (ok && is_integer_component(a->accessors[ia].component_type)) {
@@ -67,8 +70,8 @@ static bool accessor_same(const tl_gltf* a, uint32_t ia, const tl_gltf* b, uint3
         rb = tl_gltf_accessor_read_uint(b, ib, ub, n, &eb);
         ok = ra == rb && (ra != TL_OK || memcmp(ua, ub, n * sizeof *ua) == 0);
         if (!ok)
-            tl_test_failf(__FILE__, __LINE__, "%s: accessor %u/%u reads differ as uint (%s / %s)", what, ia, ib,
-                          tl_result_string(ra), tl_result_string(rb));
+            tl_test_failf(__FILE__, __LINE__, "%s: accessor %u/%u reads differ as uint (%s / %s)",
+                          what, ia, ib, tl_result_string(ra), tl_result_string(rb));
         free(ua);
         free(ub);
     }
@@ -77,7 +80,8 @@ static bool accessor_same(const tl_gltf* a, uint32_t ia, const tl_gltf* b, uint3
 
 static bool accessors_same(const tl_gltf* a, const tl_gltf* b, const char* what) {
     if (a->accessor_count != b->accessor_count) {
-        tl_test_failf(__FILE__, __LINE__, "%s: %u vs %u accessors", what, a->accessor_count, b->accessor_count);
+        tl_test_failf(__FILE__, __LINE__, "%s: %u vs %u accessors", what, a->accessor_count,
+                      b->accessor_count);
         return false;
     }
     for (uint32_t i = 0; i < a->accessor_count; ++i)
@@ -89,11 +93,14 @@ static bool accessors_same(const tl_gltf* a, const tl_gltf* b, const char* what)
  * node's start-up costs more than validating a small file. reports[i] is NULL on failure. */
 static void validate_batch(const char* const* paths, size_t n, json_t** reports) {
     size_t cap = 256, len = 0;
-    for (size_t i = 0; i < n; ++i) cap += strlen(paths[i]) + 3;
+    for (size_t i = 0; i < n; ++i)
+        cap += strlen(paths[i]) + 3;
     char* command = malloc(cap);
     len += (size_t)snprintf(command, cap, "cd '%s' && node tests/validate.mjs", tl_test_source(""));
-    for (size_t i = 0; i < n; ++i) len += (size_t)snprintf(command + len, cap - len, " '%s'", paths[i]);
-    for (size_t i = 0; i < n; ++i) reports[i] = NULL;
+    for (size_t i = 0; i < n; ++i)
+        len += (size_t)snprintf(command + len, cap - len, " '%s'", paths[i]);
+    for (size_t i = 0; i < n; ++i)
+        reports[i] = NULL;
     FILE* p = popen(command, "r");
     free(command);
     if (!p) return;
@@ -126,8 +133,8 @@ static bool reports_no_new_codes(json_t* in_report, json_t* out_report, const ch
     json_object_foreach(out_codes, code, count) {
         json_int_t before = json_integer_value(json_object_get(in_codes, code));
         if (json_integer_value(count) > before) {
-            tl_test_failf(__FILE__, __LINE__, "%s: validator code %s %lld times (input: %lld)", out_path, code,
-                          (long long)json_integer_value(count), (long long)before);
+            tl_test_failf(__FILE__, __LINE__, "%s: validator code %s %lld times (input: %lld)",
+                          out_path, code, (long long)json_integer_value(count), (long long)before);
             ok = false;
         }
     }
@@ -149,7 +156,8 @@ static bool floats_are(const tl_gltf* doc, uint32_t i, const float* want, size_t
     float got[64];
     tl_error err = {0};
     if (tl_gltf_accessor_value_count(doc, i) != n) {
-        tl_test_failf(__FILE__, line, "accessor %u: %zu values, want %zu", i, tl_gltf_accessor_value_count(doc, i), n);
+        tl_test_failf(__FILE__, line, "accessor %u: %zu values, want %zu", i,
+                      tl_gltf_accessor_value_count(doc, i), n);
         return false;
     }
     tl_result r = tl_gltf_accessor_read_float(doc, i, got, 64, &err);
@@ -159,7 +167,8 @@ static bool floats_are(const tl_gltf* doc, uint32_t i, const float* want, size_t
     }
     for (size_t k = 0; k < n; ++k)
         if (memcmp(&got[k], &want[k], sizeof(float)) != 0) {
-            tl_test_failf(__FILE__, line, "accessor %u value %zu: got %.9g want %.9g", i, k, got[k], want[k]);
+            tl_test_failf(__FILE__, line, "accessor %u value %zu: got %.9g want %.9g", i, k, got[k],
+                          want[k]);
             return false;
         }
     return true;
@@ -170,33 +179,35 @@ static bool uints_are(const tl_gltf* doc, uint32_t i, const uint32_t* want, size
     tl_error err = {0};
     tl_result r = tl_gltf_accessor_read_uint(doc, i, got, 64, &err);
     if (r != TL_OK || tl_gltf_accessor_value_count(doc, i) != n) {
-        tl_test_failf(__FILE__, line, "accessor %u: %s (%zu values)", i, err.message, tl_gltf_accessor_value_count(doc, i));
+        tl_test_failf(__FILE__, line, "accessor %u: %s (%zu values)", i, err.message,
+                      tl_gltf_accessor_value_count(doc, i));
         return false;
     }
     for (size_t k = 0; k < n; ++k)
         if (got[k] != want[k]) {
-            tl_test_failf(__FILE__, line, "accessor %u value %zu: got %u want %u", i, k, got[k], want[k]);
+            tl_test_failf(__FILE__, line, "accessor %u value %zu: got %u want %u", i, k, got[k],
+                          want[k]);
             return false;
         }
     return true;
 }
 
-#define FLOATS_ARE(doc, i, ...)                                                                   \
-    do {                                                                                          \
-        const float want_[] = {__VA_ARGS__};                                                      \
-        if (!floats_are((doc), (i), want_, sizeof want_ / sizeof want_[0], __LINE__)) goto done;  \
+#define FLOATS_ARE(doc, i, ...)                                                                    \
+    do {                                                                                           \
+        const float want_[] = {__VA_ARGS__};                                                       \
+        if (!floats_are((doc), (i), want_, sizeof want_ / sizeof want_[0], __LINE__)) goto done;   \
     } while (0)
-#define UINTS_ARE(doc, i, ...)                                                                    \
-    do {                                                                                          \
-        const uint32_t want_[] = {__VA_ARGS__};                                                   \
-        if (!uints_are((doc), (i), want_, sizeof want_ / sizeof want_[0], __LINE__)) goto done;   \
+#define UINTS_ARE(doc, i, ...)                                                                     \
+    do {                                                                                           \
+        const uint32_t want_[] = {__VA_ARGS__};                                                    \
+        if (!uints_are((doc), (i), want_, sizeof want_ / sizeof want_[0], __LINE__)) goto done;    \
     } while (0)
-#define CHECK(c)                                                                                  \
-    do {                                                                                          \
-        if (!(c)) {                                                                               \
-            tl_test_fail(__FILE__, __LINE__, #c);                                                 \
-            goto done;                                                                            \
-        }                                                                                         \
+#define CHECK(c)                                                                                   \
+    do {                                                                                           \
+        if (!(c)) {                                                                                \
+            tl_test_fail(__FILE__, __LINE__, #c);                                                  \
+            goto done;                                                                             \
+        }                                                                                          \
     } while (0)
 
 /* The spec's normalisation (glTF 2.0, "Animations" / accessor normalization):
@@ -227,15 +238,18 @@ static void roundtrip_shared_glb(void) {
         tl_result r = tl_gltf_load(paths[i], &doc, &err);
         if (r == TL_OK) r = tl_gltf_save(doc, all[n + i], &def, &err);
         if (r == TL_OK) r = tl_gltf_load(all[n + i], &copy, &err);
-        if (r != TL_OK) tl_test_failf(__FILE__, __LINE__, "%s: %s", paths[i], err.message);
+        if (r != TL_OK)
+            tl_test_failf(__FILE__, __LINE__, "%s: %s", paths[i], err.message);
         else if (!json_equal(doc->json, copy->json))
             tl_test_failf(__FILE__, __LINE__, "%s: JSON differs after the round trip", paths[i]);
-        else accessors_same(doc, copy, paths[i]);
+        else
+            accessors_same(doc, copy, paths[i]);
         tl_gltf_destroy(doc);
         tl_gltf_destroy(copy);
     }
     if (!tl_test_failed) validate_batch((const char* const*)all, 2 * n, reports);
-    for (size_t i = 0; i < n && !tl_test_failed; ++i) reports_no_new_codes(reports[i], reports[n + i], all[n + i]);
+    for (size_t i = 0; i < n && !tl_test_failed; ++i)
+        reports_no_new_codes(reports[i], reports[n + i], all[n + i]);
     for (size_t i = 0; i < 2 * n; ++i) {
         free(all[i]);
         json_decref(reports[i]);
@@ -275,7 +289,8 @@ static void roundtrip_shared_gltf_text(void) {
         CHECK(file_size(out_bin) >= doc->buffers[0].size);
         CHECK(tl_gltf_load(out, &text, &err) == TL_OK);
         CHECK(!text->glb && text->buffers[0].external);
-        const char* uri = json_string_value(json_object_get(json_array_get(json_object_get(text->json, "buffers"), 0), "uri"));
+        const char* uri = json_string_value(
+            json_object_get(json_array_get(json_object_get(text->json, "buffers"), 0), "uri"));
         CHECK(uri && !strcmp(uri, bin));
         stripped = json_deep_copy(text->json);
         json_object_del(json_array_get(json_object_get(stripped, "buffers"), 0), "uri");
@@ -316,12 +331,12 @@ static void accessor_component_types(void) {
     tl_error err = {0};
     uint32_t u[8];
     CHECK(doc->accessor_count == 10);
-    FLOATS_ARE(doc, 0, -128, -1, 0, 127);                    /* BYTE */
-    FLOATS_ARE(doc, 1, 0, 1, 128, 255);                      /* UNSIGNED_BYTE */
-    FLOATS_ARE(doc, 2, -32768, -1, 0, 32767);                /* SHORT */
-    FLOATS_ARE(doc, 3, 0, 1, 32768, 65535);                  /* UNSIGNED_SHORT */
-    FLOATS_ARE(doc, 4, 0, 1, 65536, 4294967296.0f);          /* UNSIGNED_INT, nearest float */
-    FLOATS_ARE(doc, 5, -1.5f, 0, 0.25f, 3.0e38f);            /* FLOAT */
+    FLOATS_ARE(doc, 0, -128, -1, 0, 127);           /* BYTE */
+    FLOATS_ARE(doc, 1, 0, 1, 128, 255);             /* UNSIGNED_BYTE */
+    FLOATS_ARE(doc, 2, -32768, -1, 0, 32767);       /* SHORT */
+    FLOATS_ARE(doc, 3, 0, 1, 32768, 65535);         /* UNSIGNED_SHORT */
+    FLOATS_ARE(doc, 4, 0, 1, 65536, 4294967296.0f); /* UNSIGNED_INT, nearest float */
+    FLOATS_ARE(doc, 5, -1.5f, 0, 0.25f, 3.0e38f);   /* FLOAT */
     UINTS_ARE(doc, 1, 0, 1, 128, 255);
     UINTS_ARE(doc, 3, 0, 1, 32768, 65535);
     UINTS_ARE(doc, 4, 0, 1, 65536, 4294967295u);
@@ -334,7 +349,8 @@ static void accessor_component_types(void) {
     CHECK(strstr(err.message, "/accessors/5"));
     CHECK(tl_gltf_accessor_read_uint(doc, 7, u, 8, &err) == TL_ERROR_INVALID);
     CHECK(strstr(err.message, "/accessors/7"));
-    CHECK(tl_gltf_component_size(TL_GLTF_SHORT) == 2 && tl_gltf_component_size((tl_gltf_component)5124) == 0);
+    CHECK(tl_gltf_component_size(TL_GLTF_SHORT) == 2 &&
+          tl_gltf_component_size((tl_gltf_component)5124) == 0);
 done:
     tl_gltf_destroy(doc);
 }
@@ -370,8 +386,8 @@ static void accessor_sparse(void) {
     CHECK(doc->accessors[0].has_sparse && doc->accessors[0].sparse.count == 2);
     CHECK(doc->accessors[1].buffer_view == TL_NONE && doc->accessors[1].has_sparse);
     CHECK(doc->accessors[2].sparse.indices_component == TL_GLTF_UNSIGNED_INT);
-    FLOATS_ARE(doc, 0, 1, 20, 3, 40, 5);                     /* over a bufferView */
-    FLOATS_ARE(doc, 1, 1, 2, 3, 0, 0, 0, 0, 0, 0, 4, 5, 6);  /* without one: zeros, then values */
+    FLOATS_ARE(doc, 0, 1, 20, 3, 40, 5);                    /* over a bufferView */
+    FLOATS_ARE(doc, 1, 1, 2, 3, 0, 0, 0, 0, 0, 0, 4, 5, 6); /* without one: zeros, then values */
     UINTS_ARE(doc, 2, 7, 8, 99);
 done:
     tl_gltf_destroy(doc);
@@ -382,15 +398,17 @@ static void accessor_matrix_padding(void) {
     ENSURE(doc);
     /* Column-major; with 1- and 2-byte components each column starts on a 4-byte boundary
      * and the padding bytes (0x55) are skipped. */
-    FLOATS_ARE(doc, 0, 1, 2, 3, 4, -1, -2, -3, -4);                        /* MAT2 BYTE */
-    FLOATS_ARE(doc, 1, 0.0f, 1.0f, UNORM8(51), UNORM8(102));                /* MAT2 UBYTE normalized */
-    FLOATS_ARE(doc, 2, 100, -200, 300, -400);                             /* MAT2 SHORT, no padding */
-    FLOATS_ARE(doc, 3, 1, 2, 3, 4, 5, 6, 7, 8, 9, -1, -2, -3, -4, -5, -6, -7, -8, -9); /* MAT3 BYTE */
+    FLOATS_ARE(doc, 0, 1, 2, 3, 4, -1, -2, -3, -4);          /* MAT2 BYTE */
+    FLOATS_ARE(doc, 1, 0.0f, 1.0f, UNORM8(51), UNORM8(102)); /* MAT2 UBYTE normalized */
+    FLOATS_ARE(doc, 2, 100, -200, 300, -400);                /* MAT2 SHORT, no padding */
+    FLOATS_ARE(doc, 3, 1, 2, 3, 4, 5, 6, 7, 8, 9, -1, -2, -3, -4, -5, -6, -7, -8,
+               -9);                                                           /* MAT3 BYTE */
     FLOATS_ARE(doc, 4, 1000, 2000, 3000, 4000, 5000, 6000, 7000, 8000, 9000); /* MAT3 SHORT */
-    FLOATS_ARE(doc, 5, 0.0f, 1.0f, UNORM16(13107), UNORM16(1), UNORM16(2), UNORM16(3), 1.0f, 0.0f, 1.0f);
+    FLOATS_ARE(doc, 5, 0.0f, 1.0f, UNORM16(13107), UNORM16(1), UNORM16(2), UNORM16(3), 1.0f, 0.0f,
+               1.0f);
     FLOATS_ARE(doc, 6, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16); /* MAT4 UBYTE */
-    FLOATS_ARE(doc, 7, 0.5f, 1.5f, 2.5f, 3.5f, 4.5f, 5.5f, 6.5f, 7.5f, 8.5f, 9.5f, 10.5f, 11.5f, 12.5f,
-               13.5f, 14.5f, 15.5f);
+    FLOATS_ARE(doc, 7, 0.5f, 1.5f, 2.5f, 3.5f, 4.5f, 5.5f, 6.5f, 7.5f, 8.5f, 9.5f, 10.5f, 11.5f,
+               12.5f, 13.5f, 14.5f, 15.5f);
     UINTS_ARE(doc, 6, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16);
 done:
     tl_gltf_destroy(doc);
@@ -400,29 +418,34 @@ done:
  * two JOINTS/WEIGHTS sets, a rotation clip on hip. */
 static void check_skin_doc(const tl_gltf* doc) {
     CHECK(doc->node_count == 5 && doc->mesh_count == 1 && doc->skin_count == 1);
-    CHECK(doc->nodes[0].parent == TL_NONE && doc->nodes[1].parent == 0 && doc->nodes[3].parent == 2);
+    CHECK(doc->nodes[0].parent == TL_NONE && doc->nodes[1].parent == 0 &&
+          doc->nodes[3].parent == 2);
     CHECK(doc->nodes[4].parent == TL_NONE && doc->nodes[4].mesh == 0 && doc->nodes[4].skin == 0);
-    CHECK(!strcmp(doc->nodes[2].name, "spine") && doc->nodes[1].matrix[13] == 1.0f && !doc->nodes[1].has_matrix);
+    CHECK(!strcmp(doc->nodes[2].name, "spine") && doc->nodes[1].matrix[13] == 1.0f &&
+          !doc->nodes[1].has_matrix);
     const tl_gltf_primitive* p = &doc->meshes[0].primitives[0];
     CHECK(p->joint_set_count == 2 && p->joints[0] == 1 && p->weights[0] == 2);
     CHECK(p->joints[1] == 3 && p->weights[1] == 4 && p->indices == 5 && p->position == 0);
-    CHECK(tl_gltf_primitive_attribute(p, "WEIGHTS_1") == 4 && tl_gltf_primitive_attribute(p, "COLOR_0") == TL_NONE);
+    CHECK(tl_gltf_primitive_attribute(p, "WEIGHTS_1") == 4 &&
+          tl_gltf_primitive_attribute(p, "COLOR_0") == TL_NONE);
     CHECK(tl_gltf_primitive_vertex_count(doc, p) == 3);
     const tl_gltf_skin* s = &doc->skins[0];
-    CHECK(s->joint_count == 4 && s->joints[3] == 3 && s->inverse_bind_matrices == 6 && s->skeleton == 0);
-    CHECK(doc->animation_count == 1 && doc->animations[0].channels[0].path == TL_GLTF_PATH_ROTATION);
-    CHECK(doc->animations[0].channels[0].node == 1 && doc->animations[0].samplers[0].interpolation == TL_GLTF_LINEAR);
+    CHECK(s->joint_count == 4 && s->joints[3] == 3 && s->inverse_bind_matrices == 6 &&
+          s->skeleton == 0);
+    CHECK(doc->animation_count == 1 &&
+          doc->animations[0].channels[0].path == TL_GLTF_PATH_ROTATION);
+    CHECK(doc->animations[0].channels[0].node == 1 &&
+          doc->animations[0].samplers[0].interpolation == TL_GLTF_LINEAR);
     CHECK(doc->scene == 0 && doc->scenes[0].node_count == 2 && doc->scenes[0].nodes[1] == 4);
     FLOATS_ARE(doc, 0, 0, 0, 0, 1, 0, 0, 0, 3, 0);
-    UINTS_ARE(doc, 1, 0, 1, 0, 0, 1, 0, 0, 0, 2, 3, 0, 0);                  /* JOINTS_0 ubyte */
-    FLOATS_ARE(doc, 2, 0.6f, 0.2f, 0, 0, 1, 0, 0, 0, 0.5f, 0.5f, 0, 0);     /* WEIGHTS_0 float */
-    UINTS_ARE(doc, 3, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);                  /* JOINTS_1 ushort */
-    FLOATS_ARE(doc, 4, UNORM8(51), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);        /* WEIGHTS_1 ubyte norm */
+    UINTS_ARE(doc, 1, 0, 1, 0, 0, 1, 0, 0, 0, 2, 3, 0, 0);              /* JOINTS_0 ubyte */
+    FLOATS_ARE(doc, 2, 0.6f, 0.2f, 0, 0, 1, 0, 0, 0, 0.5f, 0.5f, 0, 0); /* WEIGHTS_0 float */
+    UINTS_ARE(doc, 3, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);              /* JOINTS_1 ushort */
+    FLOATS_ARE(doc, 4, UNORM8(51), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);    /* WEIGHTS_1 ubyte norm */
     UINTS_ARE(doc, 5, 0, 1, 2);
-    FLOATS_ARE(doc, 6, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1,      /* inverse bind: -y */
-               1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -1, 0, 1,
-               1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -2, 0, 1,
-               1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -3, 0, 1);
+    FLOATS_ARE(doc, 6, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, /* inverse bind: -y */
+               1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -1, 0, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0,
+               0, -2, 0, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -3, 0, 1);
     FLOATS_ARE(doc, 7, 0, 1);
     FLOATS_ARE(doc, 8, 0, 0, 0, 1, 0, 0, (float)sqrt(0.5), (float)sqrt(0.5));
 done:;
@@ -456,7 +479,8 @@ static void accessor_external_bin(void) {
     size_t size = 0;
     bytes = tl_test_read_file(fixture("external.gltf"), &size);
     CHECK(bytes);
-    CHECK(tl_gltf_load_memory(bytes, size, "external.gltf", NULL, &mem, &err) == TL_ERROR_INVALID && !mem);
+    CHECK(tl_gltf_load_memory(bytes, size, "external.gltf", NULL, &mem, &err) == TL_ERROR_INVALID &&
+          !mem);
     CHECK(strstr(err.message, "external.gltf: /buffers/0/uri"));
     /* .gltf output writes the external file beside it under its (decoded) name. */
     mkdir(tl_test_scratch("ext"), 0755);
@@ -477,7 +501,8 @@ static void accessor_external_bin(void) {
     CHECK(tl_gltf_load(out_glb, &glb, &err) == TL_OK);
     json_t* b0 = json_array_get(json_object_get(glb->json, "buffers"), 0);
     json_t* b1 = json_array_get(json_object_get(glb->json, "buffers"), 1);
-    CHECK(!json_object_get(b0, "uri") && !strncmp(json_string_value(json_object_get(b1, "uri")), "data:", 5));
+    CHECK(!json_object_get(b0, "uri") &&
+          !strncmp(json_string_value(json_object_get(b1, "uri")), "data:", 5));
     if (!accessors_same(doc, glb, "external.glb")) goto done;
 done:
     free(bytes);
@@ -491,17 +516,18 @@ static void accessor_data_uri(void) {
     uint8_t out[8];
     const char* p = "data:application/octet-stream;base64,";
     char uri[128];
-#define DECODE(payload, cap) (snprintf(uri, sizeof uri, "%s%s", p, payload), tl_gltf_data_uri_decode(uri, out, cap))
+#define DECODE(payload, cap)                                                                       \
+    (snprintf(uri, sizeof uri, "%s%s", p, payload), tl_gltf_data_uri_decode(uri, out, cap))
     ENSURE(DECODE("AQID", 8) == 3 && out[0] == 1 && out[1] == 2 && out[2] == 3);
     ENSURE(DECODE("AQI=", 8) == 2 && out[0] == 1 && out[1] == 2);
     ENSURE(DECODE("AQ==", 8) == 1 && out[0] == 1);
     ENSURE(DECODE("//79", 8) == 3 && out[0] == 0xFF && out[1] == 0xFE && out[2] == 0xFD);
     ENSURE(DECODE("", 8) == 0);
-    ENSURE(DECODE("A", 8) == (size_t)-1);         /* 6 bits are no byte */
-    ENSURE(DECODE("AQ==AQ", 8) == (size_t)-1);    /* data after padding */
-    ENSURE(DECODE("AQ===", 8) == (size_t)-1);     /* three '=' */
+    ENSURE(DECODE("A", 8) == (size_t)-1);      /* 6 bits are no byte */
+    ENSURE(DECODE("AQ==AQ", 8) == (size_t)-1); /* data after padding */
+    ENSURE(DECODE("AQ===", 8) == (size_t)-1);  /* three '=' */
     ENSURE(DECODE("AQ!D", 8) == (size_t)-1);
-    ENSURE(DECODE("AQID", 2) == (size_t)-1);      /* does not fit */
+    ENSURE(DECODE("AQID", 2) == (size_t)-1); /* does not fit */
     ENSURE(tl_gltf_data_uri_decode("data:application/octet-stream,AQID", out, 8) == (size_t)-1);
     ENSURE(tl_gltf_data_uri_decode("data:;base64,AQID", out, 8) == 3);
     ENSURE(tl_gltf_data_uri_decode("buffer.bin", out, 8) == (size_t)-1);
@@ -516,8 +542,10 @@ static const char* smallest_shared(int rank) {
     const char* best[2] = {NULL, NULL};
     for (size_t i = 0; i < n; ++i) {
         size_t s = file_size(paths[i]);
-        if (!best[0] || s < file_size(best[0])) best[1] = best[0], best[0] = paths[i];
-        else if (!best[1] || s < file_size(best[1])) best[1] = paths[i];
+        if (!best[0] || s < file_size(best[0]))
+            best[1] = best[0], best[0] = paths[i];
+        else if (!best[1] || s < file_size(best[1]))
+            best[1] = paths[i];
     }
     return best[rank];
 }
@@ -549,7 +577,8 @@ static void writer_accessor_add(void) {
     CHECK(tl_gltf_accessor_add(doc, &def, &a_w, &err) == TL_OK);
     CHECK(a_pos == old_count && a_w == old_count + 1);
     CHECK(tl_gltf_reindex(doc, &err) == TL_OK);
-    CHECK(doc->accessor_count == old_count + 2 && !strcmp(doc->accessors[a_pos].name, "added positions"));
+    CHECK(doc->accessor_count == old_count + 2 &&
+          !strcmp(doc->accessors[a_pos].name, "added positions"));
     const char* out = tl_test_scratch("accessor_add.glb");
     tl_gltf_save_def save = tl_default_gltf_save_def();
     save.overwrite = true;
@@ -559,10 +588,14 @@ static void writer_accessor_add(void) {
     for (uint32_t i = 0; i < old_count; ++i)
         if (!accessor_same(orig, i, copy, i, "old accessor after accessor_add")) goto done;
     FLOATS_ARE(copy, a_pos, 0, 0, 0, 1, 2, 3, -4, 5, 0.5f);
-    FLOATS_ARE(copy, a_w, 1.0f, 0, 0, 0, UNORM8(128), UNORM8(127), 0, 0, UNORM8(1), UNORM8(2), UNORM8(3), UNORM8(249));
-    json_t* mn = json_object_get(json_array_get(json_object_get(copy->json, "accessors"), a_pos), "min");
-    json_t* mx = json_object_get(json_array_get(json_object_get(copy->json, "accessors"), a_pos), "max");
-    CHECK(json_real_value(json_array_get(mn, 0)) == -4 && json_real_value(json_array_get(mx, 2)) == 3);
+    FLOATS_ARE(copy, a_w, 1.0f, 0, 0, 0, UNORM8(128), UNORM8(127), 0, 0, UNORM8(1), UNORM8(2),
+               UNORM8(3), UNORM8(249));
+    json_t* mn =
+        json_object_get(json_array_get(json_object_get(copy->json, "accessors"), a_pos), "min");
+    json_t* mx =
+        json_object_get(json_array_get(json_object_get(copy->json, "accessors"), a_pos), "max");
+    CHECK(json_real_value(json_array_get(mn, 0)) == -4 &&
+          json_real_value(json_array_get(mx, 2)) == 3);
     CHECK(validator_no_new_codes(in, out));
 done:
     tl_gltf_destroy(orig);
@@ -578,7 +611,8 @@ static void writer_compact(void) {
     tl_gltf *orig = NULL, *doc = NULL, *loose = NULL, *tight = NULL;
     tl_error err = {0};
     uint8_t junk[4096];
-    for (int i = 0; i < 4096; ++i) junk[i] = (uint8_t)(i * 7 + 1);
+    for (int i = 0; i < 4096; ++i)
+        junk[i] = (uint8_t)(i * 7 + 1);
     ENSURE_OK(tl_gltf_load(in, &orig, &err), err);
     CHECK(tl_gltf_load(in, &doc, &err) == TL_OK);
     uint32_t view;
@@ -593,11 +627,13 @@ static void writer_compact(void) {
     def.compact = true;
     CHECK(tl_gltf_save(doc, tight_path, &def, &err) == TL_OK);
     size_t loose_size = file_size(loose_path), tight_size = file_size(tight_path);
-    ENSURE_MSG(tight_size + 4096 <= loose_size, "compact: %zu bytes, without: %zu", tight_size, loose_size);
+    ENSURE_MSG(tight_size + 4096 <= loose_size, "compact: %zu bytes, without: %zu", tight_size,
+               loose_size);
     CHECK(tl_gltf_load(loose_path, &loose, &err) == TL_OK);
     CHECK(tl_gltf_load(tight_path, &tight, &err) == TL_OK);
     CHECK(loose->view_count == orig->view_count + 1 && tight->view_count == orig->view_count);
-    if (!accessors_same(orig, loose, "without compact") || !accessors_same(orig, tight, "compact")) goto done;
+    if (!accessors_same(orig, loose, "without compact") || !accessors_same(orig, tight, "compact"))
+        goto done;
     CHECK(validator_no_new_codes(in, tight_path));
 done:
     if (tl_test_failed) fprintf(stderr, "  (%s)\n", err.message);
@@ -618,7 +654,8 @@ static void writer_compact_data_uri_and_overlap(void) {
     ENSURE(orig && doc);
     /* Drop accessors 0..5 (56 bytes of views at the start) so the rest must move. */
     json_t* accessors = json_object_get(doc->json, "accessors");
-    for (int i = 0; i < 6; ++i) json_array_remove(accessors, 0);
+    for (int i = 0; i < 6; ++i)
+        json_array_remove(accessors, 0);
     /* And a second view over the bytes of view 9, read by a new accessor 4. */
     json_t* views = json_object_get(doc->json, "bufferViews");
     json_array_append_new(views, json_deep_copy(json_array_get(views, 9)));
@@ -754,8 +791,8 @@ static bool clean_failure(tl_result r, const tl_gltf* doc, const tl_error* err, 
     if (r != TL_OK && !doc && err->result == r && !strncmp(err->message, label, strlen(label)) &&
         strlen(err->message) > strlen(label) + 4)
         return true;
-    tl_test_failf(__FILE__, __LINE__, "%s cut at %zu: %s, message \"%s\"", label, cut, tl_result_string(r),
-                  err->message);
+    tl_test_failf(__FILE__, __LINE__, "%s cut at %zu: %s, message \"%s\"", label, cut,
+                  tl_result_string(r), err->message);
     return false;
 }
 
@@ -781,7 +818,9 @@ static uint32_t get_u32(const uint8_t* p) {
     return v;
 }
 
-static void put_u32(uint8_t* p, uint32_t v) { memcpy(p, &v, 4); }
+static void put_u32(uint8_t* p, uint32_t v) {
+    memcpy(p, &v, 4);
+}
 
 /* GLB cut at `cut` with the header and the cut chunk's length patched to match, so parsing
  * gets past the container into the JSON or the buffers. Every cut before the end of
@@ -830,7 +869,7 @@ static void truncation_shared(void) {
 }
 
 static const char* const good_fixtures[] = {"components.gltf", "stride.gltf", "sparse.gltf",
-                                            "matrix.gltf", "skin.gltf", "skin.glb"};
+                                            "matrix.gltf",     "skin.gltf",   "skin.glb"};
 
 static void truncation_fixtures(void) {
     for (size_t i = 0; i < sizeof good_fixtures / sizeof *good_fixtures; ++i) {
@@ -843,7 +882,8 @@ static void truncation_fixtures(void) {
         tl_gltf_destroy(doc);
         bool ok = whole == TL_OK && every_prefix_fails(bytes, size, good_fixtures[i]);
         if (ok && get_u32(bytes) == 0x46546C67)
-            for (size_t cut = 0; ok && cut < size; ++cut) ok = consistent_cut_fails(bytes, size, cut, good_fixtures[i]);
+            for (size_t cut = 0; ok && cut < size; ++cut)
+                ok = consistent_cut_fails(bytes, size, cut, good_fixtures[i]);
         free(bytes);
         ENSURE_MSG(ok, "%s (whole file: %s)", good_fixtures[i], tl_result_string(whole));
     }
@@ -942,8 +982,8 @@ static void broken_files(void) {
         }
         ENSURE_MSG(r == c->result && !doc && err.result == r && strstr(err.message, c->names) &&
                        strstr(err.message, c->file),
-                   "%s: want %s naming \"%s\", got %s: \"%s\"", c->file, tl_result_string(c->result), c->names,
-                   tl_result_string(r), err.message);
+                   "%s: want %s naming \"%s\", got %s: \"%s\"", c->file,
+                   tl_result_string(c->result), c->names, tl_result_string(r), err.message);
     }
 }
 
@@ -971,8 +1011,8 @@ static void broken_files_all_listed(void) {
 /* The hand-made fixtures are valid glTF by the Khronos validator (so the values above are
  * the values of real, valid files). */
 static void fixtures_are_valid(void) {
-    const char* names[] = {"components.gltf", "stride.gltf", "sparse.gltf", "matrix.gltf",
-                           "skin.gltf", "skin.glb", "external.gltf"};
+    const char* names[] = {"components.gltf", "stride.gltf", "sparse.gltf",  "matrix.gltf",
+                           "skin.gltf",       "skin.glb",    "external.gltf"};
     enum { N = sizeof names / sizeof *names };
     char paths[N][4096];
     const char* list[N];
@@ -987,9 +1027,11 @@ static void fixtures_are_valid(void) {
         json_int_t warnings = json_integer_value(json_object_get(reports[i], "warnings"));
         if (!reports[i] || errors || warnings)
             tl_test_failf(__FILE__, __LINE__, "%s: %s, %lld errors, %lld warnings", names[i],
-                          reports[i] ? "validated" : "validator failed", (long long)errors, (long long)warnings);
+                          reports[i] ? "validated" : "validator failed", (long long)errors,
+                          (long long)warnings);
     }
-    for (size_t i = 0; i < N; ++i) json_decref(reports[i]);
+    for (size_t i = 0; i < N; ++i)
+        json_decref(reports[i]);
 }
 
 int main(int argc, char** argv) {

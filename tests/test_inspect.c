@@ -130,8 +130,10 @@ static void check_skin_line(json_t* r, const char* line, unsigned* current) {
     ENSURE(same_name(json_object_get(skin, "name"), name + 5, (size_t)(rest - name - 5)));
     ENSURE(num(skin, "joint_count") == joints);
     ENSURE(json_array_size(json_object_get(skin, "joints")) == joints);
-    if (!strcmp(skeleton, "None")) ENSURE(json_is_null(json_object_get(skin, "skeleton")));
-    else ENSURE(num(skin, "skeleton") == atoll(skeleton));
+    if (!strcmp(skeleton, "None"))
+        ENSURE(json_is_null(json_object_get(skin, "skeleton")));
+    else
+        ENSURE(num(skin, "skeleton") == atoll(skeleton));
     *current = s;
 }
 
@@ -143,9 +145,10 @@ static void check_joint_names(json_t* r, unsigned s, const char* list) {
         size_t n = end ? (size_t)(end - p) : strlen(p);
         json_t* joint = json_array_get(joints, j);
         const char* name = json_string_value(json_object_get(joint, "name"));
-        ENSURE_MSG(joint && num(joint, "index") == (json_int_t)j, "skin %u joint %zu missing", s, j);
-        ENSURE_MSG(name && strlen(name) == n && !strncmp(name, p, n), "skin %u joint %zu: %s, not %.*s",
-                   s, j, name ? name : "null", (int)n, p);
+        ENSURE_MSG(joint && num(joint, "index") == (json_int_t)j, "skin %u joint %zu missing", s,
+                   j);
+        ENSURE_MSG(name && strlen(name) == n && !strncmp(name, p, n),
+                   "skin %u joint %zu: %s, not %.*s", s, j, name ? name : "null", (int)n, p);
         p = end ? end + 2 : p + n;
     }
     ENSURE_MSG(j == json_array_size(joints), "skin %u: %zu joints, summary names %zu", s,
@@ -157,14 +160,18 @@ static void check_node_line(json_t* r, const char* line) {
     char skin[32];
     const char* arrow = strstr(line, " -> mesh ");
     ENSURE(arrow && sscanf(arrow, " -> mesh %u skin=%31s", &mesh, skin) == 2);
-    json_t* prims = json_object_get(json_array_get(json_object_get(r, "meshes"), mesh), "primitives");
+    json_t* prims =
+        json_object_get(json_array_get(json_object_get(r, "meshes"), mesh), "primitives");
     ENSURE(json_array_size(prims) > 0);
     size_t i;
     json_t* prim;
     json_array_foreach(prims, i, prim) {
         json_t* bound = json_object_get(prim, "skin");
-        if (!strcmp(skin, "None")) ENSURE_MSG(json_is_null(bound), "%s: mesh has a skin", line);
-        else ENSURE_MSG(json_integer_value(bound) == atoll(skin) && json_is_integer(bound), "%s", line);
+        if (!strcmp(skin, "None"))
+            ENSURE_MSG(json_is_null(bound), "%s: mesh has a skin", line);
+        else
+            ENSURE_MSG(json_integer_value(bound) == atoll(skin) && json_is_integer(bound), "%s",
+                       line);
     }
 }
 
@@ -191,7 +198,8 @@ static void check_anim_line(json_t* r, const char* line, size_t index) {
     /* "duration=X.XXXs" is t1 - t0 rounded to 3 decimals. */
     ENSURE_NEAR(end - start, duration, 0.0005 + 1e-6);
     ENSURE(json_array_size(json_object_get(anim, "joints_animated")) > 0);
-    ENSURE(json_array_size(json_object_get(anim, "joints_animated")) <= (size_t)num(anim, "nodes_animated"));
+    ENSURE(json_array_size(json_object_get(anim, "joints_animated")) <=
+           (size_t)num(anim, "nodes_animated"));
 }
 
 /* Checks one "file: …" block of a summary (lines up to the closing fence). */
@@ -207,7 +215,8 @@ static void check_block(const char* folder, char* block) {
     for (char* line = strtok(block, "\n"); line && !tl_test_failed; line = strtok(NULL, "\n")) {
         if (sscanf(line, "node count: %lld", &n) == 1) {
             s.nodes = true;
-            ENSURE_MSG(num(r, "nodes") == n, "%s: %lld nodes, summary %lld", path, (long long)num(r, "nodes"), n);
+            ENSURE_MSG(num(r, "nodes") == n, "%s: %lld nodes, summary %lld", path,
+                       (long long)num(r, "nodes"), n);
         } else if (sscanf(line, "total mesh vertices: %lld", &n) == 1) {
             s.vertices = true;
             ENSURE_MSG(num(r, "vertices") == n, "%s: %lld vertices, summary %lld", path,
@@ -285,7 +294,8 @@ static void matches_source_summaries(void) {
     if (tl_test_failed) return;
     const char** files;
     size_t count = tl_test_shared_files(&files), asset_files = 0;
-    for (size_t i = 0; i < count; ++i) asset_files += strstr(files[i], "/assets/") != NULL;
+    for (size_t i = 0; i < count; ++i)
+        asset_files += strstr(files[i], "/assets/") != NULL;
     ENSURE_MSG(checked == asset_files && checked > 0, "%zu summaries checked, %zu asset files",
                checked, asset_files);
 }
@@ -314,7 +324,8 @@ static json_int_t code_count(json_t* problems, const char* code) {
     json_int_t n = 0;
     size_t i;
     json_t* p;
-    json_array_foreach(problems, i, p) n += !strcmp(json_string_value(json_object_get(p, "code")), code);
+    json_array_foreach(problems, i, p) n +=
+        !strcmp(json_string_value(json_object_get(p, "code")), code);
     return n;
 }
 
@@ -325,7 +336,8 @@ static void check_joint_tree(const char* path, json_t* r) {
     size_t node_count = json_array_size(nodes);
     long* parent = malloc(sizeof *parent * (node_count + 1));
     long* in_skin = malloc(sizeof *in_skin * (node_count + 1));
-    for (size_t i = 0; i < node_count; ++i) parent[i] = -1;
+    for (size_t i = 0; i < node_count; ++i)
+        parent[i] = -1;
     size_t i, k;
     json_t *node, *child;
     json_array_foreach(nodes, i, node) {
@@ -339,7 +351,8 @@ static void check_joint_tree(const char* path, json_t* r) {
     json_array_foreach(skins, i, raw_skin) {
         json_t* raw_joints = json_object_get(raw_skin, "joints");
         json_t* joints = json_object_get(json_array_get(json_object_get(r, "skins"), i), "joints");
-        for (size_t n = 0; n < node_count; ++n) in_skin[n] = -1;
+        for (size_t n = 0; n < node_count; ++n)
+            in_skin[n] = -1;
         json_array_foreach(raw_joints, k, node) in_skin[json_integer_value(node)] = (long)k;
         ENSURE(json_array_size(joints) == json_array_size(raw_joints));
         json_t* joint;
@@ -348,7 +361,8 @@ static void check_joint_tree(const char* path, json_t* r) {
             ENSURE_MSG(num(joint, "node") == n, "%s skin %zu joint %zu: node %lld, file %ld", path,
                        i, k, (long long)num(joint, "node"), n);
             long want = -1;
-            for (long p = parent[n]; p >= 0 && want < 0; p = parent[p]) want = in_skin[p];
+            for (long p = parent[n]; p >= 0 && want < 0; p = parent[p])
+                want = in_skin[p];
             json_t* got = json_object_get(joint, "parent");
             ENSURE_MSG(want < 0 ? json_is_null(got) : json_integer_value(got) == want,
                        "%s skin %zu joint %zu: parent %lld, file says %ld", path, i, k,
@@ -362,11 +376,10 @@ static void check_joint_tree(const char* path, json_t* r) {
 
 static void agrees_with_file_and_validator(void) {
     /* Problems that are validator codes with one report per node or skin, as ours. */
-    static const char* per_object[] = {"SKIN_SKELETON_INVALID", "SKIN_NO_COMMON_ROOT",
-                                       "NODE_SKINNED_MESH_NON_ROOT",
-                                       "NODE_SKINNED_MESH_LOCAL_TRANSFORMS",
-                                       "NODE_SKIN_WITH_NON_SKINNED_MESH",
-                                       "NODE_SKINNED_MESH_WITHOUT_SKIN"};
+    static const char* per_object[] = {
+        "SKIN_SKELETON_INVALID",           "SKIN_NO_COMMON_ROOT",
+        "NODE_SKINNED_MESH_NON_ROOT",      "NODE_SKINNED_MESH_LOCAL_TRANSFORMS",
+        "NODE_SKIN_WITH_NON_SKINNED_MESH", "NODE_SKINNED_MESH_WITHOUT_SKIN"};
     const char** files;
     size_t count = tl_test_shared_files(&files);
     ENSURE(count > 0);
@@ -387,10 +400,12 @@ static void agrees_with_file_and_validator(void) {
             }
             /* Reported per primitive here, per element by the validator; our weight tolerance
              * is looser, so ours implies theirs. */
-            json_int_t oob = json_integer_value(json_object_get(codes, "ACCESSOR_JOINTS_INDEX_OOB"));
+            json_int_t oob =
+                json_integer_value(json_object_get(codes, "ACCESSOR_JOINTS_INDEX_OOB"));
             ENSURE((code_count(problems, "ACCESSOR_JOINTS_INDEX_OOB") > 0) == (oob > 0));
             if (code_count(problems, "ACCESSOR_WEIGHTS_NON_NORMALIZED"))
-                ENSURE(json_integer_value(json_object_get(codes, "ACCESSOR_WEIGHTS_NON_NORMALIZED")) > 0);
+                ENSURE(json_integer_value(
+                           json_object_get(codes, "ACCESSOR_WEIGHTS_NON_NORMALIZED")) > 0);
             total_problems += (json_int_t)json_array_size(problems);
         }
         ENSURE_MSG(report, "the validator did not run on %s", files[f]);
@@ -406,7 +421,8 @@ static void agrees_with_file_and_validator(void) {
 static char* find_line(char* text, const char* needle) {
     char* hit = strstr(text, needle);
     if (!hit) return NULL;
-    while (hit > text && hit[-1] != '\n') --hit;
+    while (hit > text && hit[-1] != '\n')
+        --hit;
     return hit;
 }
 
@@ -427,9 +443,11 @@ static void human_view(void) {
     char* thigh = find_line(out, " upperleg.l ");
     bool ok = cape && strstr(cape, " chest ") && strchr(cape, '\n') > strstr(cape, " chest ") &&
               hand && slot && line_indent(slot, "handslot.l") == line_indent(hand, "hand.l") + 2 &&
-              thigh && strstr(thigh, " left thigh\n") == strchr(thigh, '\n') - strlen(" left thigh");
+              thigh &&
+              strstr(thigh, " left thigh\n") == strchr(thigh, '\n') - strlen(" left thigh");
     char count[64];
-    snprintf(count, sizeof count, "\n%zu problem(s)\n", json_array_size(json_object_get(r, "problems")));
+    snprintf(count, sizeof count, "\n%zu problem(s)\n",
+             json_array_size(json_object_get(r, "problems")));
     ok = ok && strstr(out, count) && strstr(out, "7024 vertices");
     json_decref(r);
     if (!ok) fprintf(stderr, "%s", out);
@@ -448,8 +466,8 @@ static void check_broken(const char* path) {
     err = realloc(err, size + 1);
     err[size] = '\0';
     bool named = strstr(err, path) != NULL;
-    ENSURE_MSG(code == 1 && out && !*out && named, "%s: exit %d, stdout \"%s\", stderr \"%s\"", path,
-               code, out ? out : "", err);
+    ENSURE_MSG(code == 1 && out && !*out && named, "%s: exit %d, stdout \"%s\", stderr \"%s\"",
+               path, code, out ? out : "", err);
     free(out);
     free(err);
 }
@@ -509,8 +527,9 @@ static void damaged_weights(void) {
     json_t* report = tl_test_validate(out);
     ENSURE(report);
     json_t* codes = json_object_get(report, "codes");
-    bool agrees = json_integer_value(json_object_get(codes, "ACCESSOR_WEIGHTS_NON_NORMALIZED")) > 0 &&
-                  json_integer_value(json_object_get(codes, "ACCESSOR_JOINTS_INDEX_OOB")) > 0;
+    bool agrees =
+        json_integer_value(json_object_get(codes, "ACCESSOR_WEIGHTS_NON_NORMALIZED")) > 0 &&
+        json_integer_value(json_object_get(codes, "ACCESSOR_JOINTS_INDEX_OOB")) > 0;
     json_decref(report);
     ENSURE(agrees);
 }
@@ -522,11 +541,13 @@ static void roles_match_vrm_humanoid(void) {
     static const struct {
         const char* bone;
         const char* role;
-    } body[] = {{"hips", "pelvis"},        {"spine", "spine"},         {"chest", "chest"},
-                {"upperChest", "chest"},   {"neck", "neck"},           {"head", "head"},
-                {"Shoulder", "shoulder"},  {"UpperArm", "upper_arm"},  {"LowerArm", "forearm"},
-                {"Hand", "hand"},          {"UpperLeg", "thigh"},      {"LowerLeg", "shin"},
-                {"Foot", "foot"},          {"Toes", "toe"}};
+    } body[] = {{"hips", "pelvis"},       {"spine", "spine"},
+                {"chest", "chest"},       {"upperChest", "chest"},
+                {"neck", "neck"},         {"head", "head"},
+                {"Shoulder", "shoulder"}, {"UpperArm", "upper_arm"},
+                {"LowerArm", "forearm"},  {"Hand", "hand"},
+                {"UpperLeg", "thigh"},    {"LowerLeg", "shin"},
+                {"Foot", "foot"},         {"Toes", "toe"}};
     const char* path = tl_test_shared("assets/vrm-godette/Godette_vrm_v4.vrm");
     json_t* raw = raw_json(path);
     ENSURE(raw);
@@ -544,8 +565,10 @@ static void roles_match_vrm_humanoid(void) {
             if (num(bone, "node") != num(joint, "node")) continue;
             bone_name = json_string_value(json_object_get(bone, "bone"));
             const char* b = bone_name;
-            if (!strncmp(b, "left", 4)) want_side = "left", b += 4;
-            else if (!strncmp(b, "right", 5)) want_side = "right", b += 5;
+            if (!strncmp(b, "left", 4))
+                want_side = "left", b += 4;
+            else if (!strncmp(b, "right", 5))
+                want_side = "right", b += 5;
             for (size_t m = 0; m < sizeof body / sizeof *body; ++m)
                 if (!strcmp(b, body[m].bone)) want_role = body[m].role;
             if (!want_role) want_side = NULL;
@@ -560,8 +583,8 @@ static void roles_match_vrm_humanoid(void) {
         ENSURE_MSG(ok, "joint %zu '%s' (VRM %s): role %s side %s, expected %s %s", k,
                    json_string_value(json_object_get(joint, "name")), bone_name,
                    json_is_string(role) ? json_string_value(role) : "null",
-                   json_is_string(side) ? json_string_value(side) : "null", want_role ? want_role : "null",
-                   want_side ? want_side : "null");
+                   json_is_string(side) ? json_string_value(side) : "null",
+                   want_role ? want_role : "null", want_side ? want_side : "null");
     }
     ENSURE(body_bones >= 20);
     json_decref(r);
@@ -580,7 +603,8 @@ static void triangles_by_mode(void) {
         tl_error err;
         ENSURE_OK(tl_gltf_load(tl_test_shared("assets/khronos-fox/Fox.glb"), &doc, &err), err);
         json_t* prim = json_array_get(
-            json_object_get(json_array_get(json_object_get(doc->json, "meshes"), 0), "primitives"), 0);
+            json_object_get(json_array_get(json_object_get(doc->json, "meshes"), 0), "primitives"),
+            0);
         json_object_set_new(prim, "mode", json_integer(cases[c].mode));
         const char* out = tl_test_scratch("Fox-mode.glb");
         tl_gltf_save_def def = tl_default_gltf_save_def();
@@ -590,7 +614,8 @@ static void triangles_by_mode(void) {
         ENSURE_OK(saved, err);
         json_t* r = inspect_json(out);
         ENSURE(r);
-        json_t* p = json_array_get(json_object_get(json_array_get(json_object_get(r, "meshes"), 0), "primitives"), 0);
+        json_t* p = json_array_get(
+            json_object_get(json_array_get(json_object_get(r, "meshes"), 0), "primitives"), 0);
         json_int_t vertices = num(p, "vertices"), triangles = num(p, "triangles");
         json_decref(r);
         ENSURE(vertices == 1728);
@@ -609,4 +634,6 @@ static const tl_test_case cases[] = {
     {"broken_input", broken_input},
 };
 
-int main(int argc, char** argv) { return tl_test_main(argc, argv, cases, sizeof cases / sizeof *cases); }
+int main(int argc, char** argv) {
+    return tl_test_main(argc, argv, cases, sizeof cases / sizeof *cases);
+}

@@ -22,10 +22,11 @@ static tl_gltf* two_bone_strip(float angle_deg, tl_error* err) {
     if (tl_gltf_create(&doc, err) != TL_OK) return NULL;
     const float positions[] = {0, 0, 0, 0.1f, 0, 0, 0, 1, 0, 0.1f, 1, 0, 0, 2, 0, 0.1f, 2, 0};
     const uint16_t indices[] = {0, 1, 2, 1, 3, 2, 2, 3, 4, 3, 5, 4};
-    const uint8_t joints[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0};
-    const float weights[] = {1, 0, 0, 0, 1, 0, 0, 0, 0.5f, 0.5f, 0, 0,
-                             0.5f, 0.5f, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0};
-    const float ibm[] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1,
+    const uint8_t joints[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0,
+                              0, 1, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0};
+    const float weights[] = {1,    0,    0, 0, 1, 0, 0, 0, 0.5f, 0.5f, 0, 0,
+                             0.5f, 0.5f, 0, 0, 1, 0, 0, 0, 1,    0,    0, 0};
+    const float ibm[] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0,  0, 1,
                          1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -1, 0, 1};
     const float times[] = {0, 1};
     float half = angle_deg * 3.14159265358979f / 360.0f;
@@ -35,9 +36,11 @@ static tl_gltf* two_bone_strip(float angle_deg, tl_error* err) {
     def.data = positions, def.count = 6, def.min_max = true;
     if (tl_gltf_accessor_add(doc, &def, &a[0], err)) return NULL;
     def = tl_default_gltf_accessor_def();
-    def.data = indices, def.count = 12, def.type = TL_GLTF_SCALAR, def.component_type = TL_GLTF_UNSIGNED_SHORT;
+    def.data = indices, def.count = 12, def.type = TL_GLTF_SCALAR,
+    def.component_type = TL_GLTF_UNSIGNED_SHORT;
     if (tl_gltf_accessor_add(doc, &def, &a[1], err)) return NULL;
-    def.data = joints, def.count = 6, def.type = TL_GLTF_VEC4, def.component_type = TL_GLTF_UNSIGNED_BYTE;
+    def.data = joints, def.count = 6, def.type = TL_GLTF_VEC4,
+    def.component_type = TL_GLTF_UNSIGNED_BYTE;
     if (tl_gltf_accessor_add(doc, &def, &a[2], err)) return NULL;
     def.data = weights, def.component_type = TL_GLTF_FLOAT;
     if (tl_gltf_accessor_add(doc, &def, &a[3], err)) return NULL;
@@ -53,12 +56,12 @@ static tl_gltf* two_bone_strip(float angle_deg, tl_error* err) {
         " s:[{s:[i,i],s:i}],"
         " s:[{s:[i,i]}], s:i,"
         " s:[{s:s,s:[{s:i,s:i,s:s}],s:[{s:i,s:{s:i,s:s}}]}]}",
-        "nodes", "name", "Root", "children", 1, "name", "Bend", "translation", 0.0, 1.0, 0.0, "name", "Strip",
-        "mesh", 0, "skin", 0, "meshes", "primitives", "attributes", "POSITION", a[0], "JOINTS_0", a[2],
-        "WEIGHTS_0", a[3], "indices", a[1], "skins", "joints", 0, 1,
-        "inverseBindMatrices", a[4], "scenes", "nodes", 0, 2, "scene", 0, "animations", "name", "Bend",
-        "samplers", "input", a[5], "output", a[6], "interpolation", "LINEAR", "channels", "sampler", 0,
-        "target", "node", 1, "path", "rotation");
+        "nodes", "name", "Root", "children", 1, "name", "Bend", "translation", 0.0, 1.0, 0.0,
+        "name", "Strip", "mesh", 0, "skin", 0, "meshes", "primitives", "attributes", "POSITION",
+        a[0], "JOINTS_0", a[2], "WEIGHTS_0", a[3], "indices", a[1], "skins", "joints", 0, 1,
+        "inverseBindMatrices", a[4], "scenes", "nodes", 0, 2, "scene", 0, "animations", "name",
+        "Bend", "samplers", "input", a[5], "output", a[6], "interpolation", "LINEAR", "channels",
+        "sampler", 0, "target", "node", 1, "path", "rotation");
     json_object_update(doc->json, extra);
     json_decref(extra);
     if (tl_gltf_reindex(doc, err) != TL_OK) return NULL;
@@ -153,7 +156,8 @@ static void rigid_region_is_exactly_one(void) {
             uint32_t dom = 0;
             for (uint32_t k = 0; k < sk->influence_count; ++k) {
                 float w = sk->influence_weights[(size_t)u * sk->influence_count + k];
-                if (w > best) best = w, dom = sk->influence_joints[(size_t)u * sk->influence_count + k];
+                if (w > best)
+                    best = w, dom = sk->influence_joints[(size_t)u * sk->influence_count + k];
             }
             bool in = dom == joint;
             mask[u] = in;
@@ -162,14 +166,17 @@ static void rigid_region_is_exactly_one(void) {
         }
         tl_scene_destroy(scene);
         tl_gltf_accessor_def def = tl_default_gltf_accessor_def();
-        def.data = joints, def.count = n, def.type = TL_GLTF_VEC4, def.component_type = TL_GLTF_UNSIGNED_SHORT;
+        def.data = joints, def.count = n, def.type = TL_GLTF_VEC4,
+        def.component_type = TL_GLTF_UNSIGNED_SHORT;
         uint32_t ja, wa;
         ENSURE_OK(tl_gltf_accessor_add(doc, &def, &ja, &err), err);
         def.data = weights, def.component_type = TL_GLTF_FLOAT;
         ENSURE_OK(tl_gltf_accessor_add(doc, &def, &wa, &err), err);
         json_t* attrs = json_object_get(
-            json_array_get(json_object_get(json_array_get(json_object_get(doc->json, "meshes"), prim->mesh), "primitives"),
-                           prim->primitive),
+            json_array_get(
+                json_object_get(json_array_get(json_object_get(doc->json, "meshes"), prim->mesh),
+                                "primitives"),
+                prim->primitive),
             "attributes");
         ENSURE(attrs);
         json_object_set_new(attrs, "JOINTS_0", json_integer(ja));
@@ -182,13 +189,15 @@ static void rigid_region_is_exactly_one(void) {
         tl_measure_def mdef = tl_default_measure_def();
         tl_stretch* st;
         ENSURE_OK(tl_stretch_create(scene, 0, masks, 1, &mdef, &st, &err), err);
-        ENSURE_MSG(tl_stretch_edge_count(st, 0) > 50, "%s: only %zu edges", files[f], tl_stretch_edge_count(st, 0));
+        ENSURE_MSG(tl_stretch_edge_count(st, 0) > 50, "%s: only %zu edges", files[f],
+                   tl_stretch_edge_count(st, 0));
         for (uint32_t c = 0; c < scene->clip_count; ++c) {
             tl_stretch_stats s;
             tl_stretch_run(st, c, NULL, NULL, &s);
-            ENSURE_MSG(fabsf(s.p95 - 1) < 1e-4f && fabsf(s.p99 - 1) < 1e-4f && fabsf(s.max - 1) < 1e-4f &&
-                           s.torn_pct == 0,
-                       "%s clip %s: p95 %.6f p99 %.6f max %.6f", files[f], scene->clips[c].name, s.p95, s.p99, s.max);
+            ENSURE_MSG(fabsf(s.p95 - 1) < 1e-4f && fabsf(s.p99 - 1) < 1e-4f &&
+                           fabsf(s.max - 1) < 1e-4f && s.torn_pct == 0,
+                       "%s clip %s: p95 %.6f p99 %.6f max %.6f", files[f], scene->clips[c].name,
+                       s.p95, s.p99, s.max);
         }
         tl_stretch_destroy(st);
         tl_scene_destroy(scene);
@@ -267,23 +276,27 @@ static void regions_by_pattern_and_truth(void) {
     json_t* ra = json_array_get(json_object_get(ja, "regions"), 0);
     json_t* rb = json_array_get(json_object_get(jb, "regions"), 0);
     ENSURE(ra && rb);
-    ENSURE(json_integer_value(json_object_get(ra, "vertices")) == json_integer_value(json_object_get(rb, "vertices")));
-    ENSURE(json_integer_value(json_object_get(ra, "edges")) == json_integer_value(json_object_get(rb, "edges")));
-    double before = json_number_value(json_object_get(json_object_get(rb, "bone_distance"), "original"));
-    double artist = json_number_value(json_object_get(json_object_get(ra, "bone_distance"), "original"));
-    double torn_before =
-        json_number_value(json_object_get(json_object_get(json_object_get(rb, "stretch"), "original"), "torn_pct"));
-    double torn_artist =
-        json_number_value(json_object_get(json_object_get(json_object_get(ra, "stretch"), "original"), "torn_pct"));
-    fprintf(stderr, "  fox tail: bone distance %.4g (artist) vs %.4g (tailless); torn %.2f%% vs %.2f%%\n", artist,
-            before, torn_artist, torn_before);
+    ENSURE(json_integer_value(json_object_get(ra, "vertices")) ==
+           json_integer_value(json_object_get(rb, "vertices")));
+    ENSURE(json_integer_value(json_object_get(ra, "edges")) ==
+           json_integer_value(json_object_get(rb, "edges")));
+    double before =
+        json_number_value(json_object_get(json_object_get(rb, "bone_distance"), "original"));
+    double artist =
+        json_number_value(json_object_get(json_object_get(ra, "bone_distance"), "original"));
+    double torn_before = json_number_value(
+        json_object_get(json_object_get(json_object_get(rb, "stretch"), "original"), "torn_pct"));
+    double torn_artist = json_number_value(
+        json_object_get(json_object_get(json_object_get(ra, "stretch"), "original"), "torn_pct"));
+    fprintf(stderr,
+            "  fox tail: bone distance %.4g (artist) vs %.4g (tailless); torn %.2f%% vs %.2f%%\n",
+            artist, before, torn_artist, torn_before);
     /* the auto-rigger's binding is the failure the product fixes: farther and more torn */
     ENSURE(before > 2 * artist);
     ENSURE(torn_before > torn_artist);
     json_decref(ja);
     json_decref(jb);
 }
-
 
 /* The spec's bar for a chain (issue: runtime solver): on every tailed case, rigged in memory,
  * in its walk and its fast clip, from rest at t = 0, the re-weighted tail skin stretches no
@@ -295,9 +308,9 @@ static void chain_cases_table(void) {
         const char* walk;
         const char* fast;
     } cases[] = {
-        {"fox-khronos-tailless", "Walk", "Run"},       {"fox-quaternius-tailless", "Walk", "Gallop"},
-        {"husky-tailless", "Walk", "Gallop"},          {"horse-tailless", "Walk", "Gallop"},
-        {"rat-tailless", "Rat_Walk", "Rat_Run"},       {"trex-tailless", "TRex_Walk", "TRex_Run"},
+        {"fox-khronos-tailless", "Walk", "Run"}, {"fox-quaternius-tailless", "Walk", "Gallop"},
+        {"husky-tailless", "Walk", "Gallop"},    {"horse-tailless", "Walk", "Gallop"},
+        {"rat-tailless", "Rat_Walk", "Rat_Run"}, {"trex-tailless", "TRex_Walk", "TRex_Run"},
         {"knight-tailed", "Walking", "Run"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
@@ -307,9 +320,10 @@ static void chain_cases_table(void) {
             snprintf(truth, sizeof truth, "cases/%s.truth.json", cases[c].name);
             const char* clip = fast ? cases[c].fast : cases[c].walk;
             char *out = NULL, *whole = NULL;
-            ENSURE(tl_test_cli(&out, "measure '%s' --clip '%s' --json", tl_test_shared(glb), clip) == 0);
-            ENSURE(tl_test_cli(&whole, "measure '%s' --clip '%s' --region-json '%s' --json", tl_test_shared(glb), clip,
-                               tl_test_shared(truth)) == 0);
+            ENSURE(tl_test_cli(&out, "measure '%s' --clip '%s' --json", tl_test_shared(glb),
+                               clip) == 0);
+            ENSURE(tl_test_cli(&whole, "measure '%s' --clip '%s' --region-json '%s' --json",
+                               tl_test_shared(glb), clip, tl_test_shared(truth)) == 0);
             json_t* doc = json_loads(out, 0, NULL);
             json_t* wdoc = json_loads(whole, 0, NULL);
             free(out), free(whole);
@@ -329,12 +343,17 @@ static void chain_cases_table(void) {
                 double p99 = json_number_value(json_object_get(chain, "p99"));
                 double mx = json_number_value(json_object_get(chain, "max"));
                 double torn = json_number_value(json_object_get(chain, "torn_pct"));
-                double swing = json_number_value(json_object_get(json_object_get(r, "liveliness"), "swing_deg"));
-                json_t* wr = json_object_get(json_object_get(json_array_get(json_object_get(wdoc, "regions"), 0), "stretch"), "chain");
+                double swing = json_number_value(
+                    json_object_get(json_object_get(r, "liveliness"), "swing_deg"));
+                json_t* wr = json_object_get(
+                    json_object_get(json_array_get(json_object_get(wdoc, "regions"), 0), "stretch"),
+                    "chain");
                 fprintf(stderr,
-                        "  %-24s %-9s tail p99 %.3f max %.3f torn %.2f%% swing %.2f deg | body p99 %.3f max %.3f torn %.3f%% "
+                        "  %-24s %-9s tail p99 %.3f max %.3f torn %.2f%% swing %.2f deg | body p99 "
+                        "%.3f max %.3f torn %.3f%% "
                         "(rigged: p99 %.3f max %.3f torn %.3f%%) | "
-                        "input p99 %.3f torn %.2f%% | whole tail (truth) p99 %.3f max %.3f torn %.2f%%\n",
+                        "input p99 %.3f torn %.2f%% | whole tail (truth) p99 %.3f max %.3f torn "
+                        "%.2f%%\n",
                         cases[c].name, clip, p99, mx, torn, swing, body_p99, body_max,
                         json_number_value(json_object_get(body, "torn_pct")),
                         json_number_value(json_object_get(body_chain, "p99")),
@@ -342,12 +361,14 @@ static void chain_cases_table(void) {
                         json_number_value(json_object_get(body_chain, "torn_pct")),
                         json_number_value(json_object_get(original, "p99")),
                         json_number_value(json_object_get(original, "torn_pct")),
-                        json_number_value(json_object_get(wr, "p99")), json_number_value(json_object_get(wr, "max")),
+                        json_number_value(json_object_get(wr, "p99")),
+                        json_number_value(json_object_get(wr, "max")),
                         json_number_value(json_object_get(wr, "torn_pct")));
-                ENSURE_MSG(p99 <= body_p99 && mx <= body_max && torn == 0, "%s %s: the tail stretches more than the body",
-                           cases[c].name, clip);
-                ENSURE_MSG(swing >= (fast ? 3.0 : 0.5), "%s %s: swing %.2f deg: the tail is not alive", cases[c].name,
-                           clip, swing);
+                ENSURE_MSG(p99 <= body_p99 && mx <= body_max && torn == 0,
+                           "%s %s: the tail stretches more than the body", cases[c].name, clip);
+                ENSURE_MSG(swing >= (fast ? 3.0 : 0.5),
+                           "%s %s: swing %.2f deg: the tail is not alive", cases[c].name, clip,
+                           swing);
             }
             ENSURE_MSG(tails == 1, "%s: %zu tails", cases[c].name, tails);
             json_decref(doc);
@@ -368,7 +389,8 @@ static void swing_of_a_still_tail(void) {
     chain.end_joint = TL_NONE;
     chain.settings = tl_default_chain_def();
     const char* names[] = {"b_Tail01_012", "b_Tail02_013", "b_Tail03_014"};
-    for (int i = 0; i < 3; ++i) chain.bone_joints[chain.bone_count++] = (uint32_t)tl_scene_find_joint(scene, 0, names[i]);
+    for (int i = 0; i < 3; ++i)
+        chain.bone_joints[chain.bone_count++] = (uint32_t)tl_scene_find_joint(scene, 0, names[i]);
     chain.attach_joint = (uint32_t)scene->skins[0].joints[chain.bone_joints[0]].parent;
     tl_player_def def = tl_default_player_def();
     tl_player* player;
@@ -380,20 +402,22 @@ static void swing_of_a_still_tail(void) {
     tl_pose* pose = tl_pose_create(scene);
     tl_pose_set_rest(pose, scene, 0);
     tl_trs rest_locals[3];
-    for (int b = 0; b < 3; ++b) rest_locals[b] = scene->skins[0].joints[chain.bone_joints[b]].rest;
+    for (int b = 0; b < 3; ++b)
+        rest_locals[b] = scene->skins[0].joints[chain.bone_joints[b]].rest;
     tl_player_start(player, clip, 0);
     for (int j = 0; j < 24; ++j) {
         float t = (float)j * scene->clips[clip].duration / 24;
         tl_pose_sample(pose, scene, clip, t);
-        for (int b = 0; b < 3; ++b) pose->locals[scene->skins[0].joints[chain.bone_joints[b]].node] = rest_locals[b];
+        for (int b = 0; b < 3; ++b)
+            pose->locals[scene->skins[0].joints[chain.bone_joints[b]].node] = rest_locals[b];
         tl_pose_update_world(pose, scene);
         tl_liveliness_add(still, pose);
         tl_player_advance(player, pose, clip, t);
         tl_liveliness_add(alive, pose);
     }
     tl_liveliness a = tl_liveliness_result(alive), s = tl_liveliness_result(still);
-    fprintf(stderr, "  held still: swing %.4f deg; simulated: swing %.2f deg, tip path x%.2f\n", s.swing_deg, a.swing_deg,
-            a.tip_path_ratio);
+    fprintf(stderr, "  held still: swing %.4f deg; simulated: swing %.2f deg, tip path x%.2f\n",
+            s.swing_deg, a.swing_deg, a.tip_path_ratio);
     ENSURE(s.swing_deg < 0.1f);
     ENSURE(a.swing_deg >= 3.0f);
     ENSURE_NEAR(s.tip_path_ratio, 1.0, 1e-3); /* the rigid tail's tip is the still tail's tip */
@@ -409,19 +433,26 @@ static void swing_of_a_still_tail(void) {
  * below its feet reports the lift the article's bug would add (counted minus excluded). */
 static void stress_and_lift_reported(void) {
     char* out = NULL;
-    ENSURE(tl_test_cli(&out, "measure '%s' --stress --json", tl_test_shared("cases/knight-tailed.glb")) == 0);
+    ENSURE(tl_test_cli(&out, "measure '%s' --stress --json",
+                       tl_test_shared("cases/knight-tailed.glb")) == 0);
     json_t* doc = json_loads(out, 0, NULL);
     free(out);
     json_t* part = json_array_get(json_object_get(doc, "parts"), 0);
     ENSURE(part);
-    const char* fields[] = {"nonfinite", "max_length_error", "fps_max_diff", "max_step_rotation_deg",
-                            "max_neighbour_step_rotation_deg", "hitch_speed_ratio", "teleport_speed_ratio",
+    const char* fields[] = {"nonfinite",
+                            "max_length_error",
+                            "fps_max_diff",
+                            "max_step_rotation_deg",
+                            "max_neighbour_step_rotation_deg",
+                            "hitch_speed_ratio",
+                            "teleport_speed_ratio",
                             "settle_seconds"};
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; ++i)
         ENSURE_MSG(json_is_number(json_object_get(part, fields[i])), "no %s", fields[i]);
     ENSURE(json_integer_value(json_object_get(part, "nonfinite")) == 0);
     json_decref(doc);
-    ENSURE(tl_test_cli(&out, "measure '%s' --clip Rat_Jump --json", tl_test_shared("cases/rat-tailless.glb")) == 0);
+    ENSURE(tl_test_cli(&out, "measure '%s' --clip Rat_Jump --json",
+                       tl_test_shared("cases/rat-tailless.glb")) == 0);
     doc = json_loads(out, 0, NULL);
     free(out);
     double dy = json_number_value(json_object_get(json_object_get(doc, "lift"), "max_dy_hips"));
@@ -434,8 +465,9 @@ static void stress_and_lift_reported(void) {
 /* `--mode rigid` (tails.md §7) is the harness's own proof: on every tailed case, in every
  * clip, the rigid tail's stretch is exactly 1.00 at p95, p99 and max. */
 static void rigid_tail_is_exactly_one_in_every_clip(void) {
-    const char* names[] = {"fox-khronos-tailless", "fox-quaternius-tailless", "husky-tailless", "horse-tailless",
-                           "rat-tailless",         "trex-tailless",           "knight-tailed"};
+    const char* names[] = {
+        "fox-khronos-tailless", "fox-quaternius-tailless", "husky-tailless", "horse-tailless",
+        "rat-tailless",         "trex-tailless",           "knight-tailed"};
     for (size_t c = 0; c < sizeof names / sizeof names[0]; ++c) {
         char glb[512], *out = NULL;
         snprintf(glb, sizeof glb, "cases/%s.glb", names[c]);
@@ -458,8 +490,8 @@ static void rigid_tail_is_exactly_one_in_every_clip(void) {
                 ++clips;
             }
         }
-        ENSURE_MSG(clips == json_array_size(json_object_get(doc, "clips")) && clips > 0, "%s: %zu tail rows",
-                   names[c], clips);
+        ENSURE_MSG(clips == json_array_size(json_object_get(doc, "clips")) && clips > 0,
+                   "%s: %zu tail rows", names[c], clips);
         json_decref(doc);
     }
 }
@@ -469,10 +501,12 @@ static void bad_input_fails_cleanly(void) {
     ENSURE(tl_test_cli(&out, "measure /nonexistent.glb 2>&1") == 1);
     ENSURE(strstr(out, "/nonexistent.glb"));
     free(out);
-    ENSURE(tl_test_cli(&out, "measure '%s' --clip NoSuchClip 2>&1", tl_test_shared("assets/khronos-fox/Fox.glb")) == 1);
+    ENSURE(tl_test_cli(&out, "measure '%s' --clip NoSuchClip 2>&1",
+                       tl_test_shared("assets/khronos-fox/Fox.glb")) == 1);
     ENSURE(strstr(out, "Survey")); /* the message lists the clips there are */
     free(out);
-    ENSURE(tl_test_cli(&out, "measure '%s' --region '(' 2>&1", tl_test_shared("assets/khronos-fox/Fox.glb")) == 1);
+    ENSURE(tl_test_cli(&out, "measure '%s' --region '(' 2>&1",
+                       tl_test_shared("assets/khronos-fox/Fox.glb")) == 1);
     free(out);
 }
 

@@ -944,13 +944,17 @@ static void nearest_points_match_brute_force(void) {
     for (int kind = 0; kind < 3; ++kind) {
         for (int i = 0; i < n; ++i) {
             float* p = points + 3 * i;
-            if (kind == 0) p[0] = rng_float(-1, 1), p[1] = rng_float(-1, 1), p[2] = rng_float(-1, 1);
-            if (kind == 1) p[0] = rng_float(0, 100), p[1] = rng_float(-0.01f, 0.01f), p[2] = rng_float(-0.01f, 0.01f);
+            if (kind == 0)
+                p[0] = rng_float(-1, 1), p[1] = rng_float(-1, 1), p[2] = rng_float(-1, 1);
+            if (kind == 1)
+                p[0] = rng_float(0, 100), p[1] = rng_float(-0.01f, 0.01f),
+                p[2] = rng_float(-0.01f, 0.01f);
             if (kind == 2) p[0] = rng_float(-1, 1), p[1] = rng_float(-1, 1), p[2] = 0;
         }
         for (int i = 0; i < q; ++i) {
             float spread = i < q / 2 ? 1.0f : 50.0f;
-            for (int k = 0; k < 3; ++k) queries[3 * i + k] = rng_float(-spread, spread);
+            for (int k = 0; k < 3; ++k)
+                queries[3 * i + k] = rng_float(-spread, spread);
         }
         memcpy(queries, points + 30, 3 * sizeof(float)); /* exactly on a point */
         ENSURE(tl_mesh_nearest_points(got, queries, q, 12, points, n, 12) == q);
@@ -960,10 +964,12 @@ static void nearest_points_match_brute_force(void) {
             uint32_t want = 0;
             for (uint32_t k = 0; k < n; ++k) {
                 const float* p = points + 3 * k;
-                float d = (x[0] - p[0]) * (x[0] - p[0]) + (x[1] - p[1]) * (x[1] - p[1]) + (x[2] - p[2]) * (x[2] - p[2]);
+                float d = (x[0] - p[0]) * (x[0] - p[0]) + (x[1] - p[1]) * (x[1] - p[1]) +
+                          (x[2] - p[2]) * (x[2] - p[2]);
                 if (d < best) best = d, want = k;
             }
-            ENSURE_MSG(got[i] == want, "set %d query %d: got %u, nearest is %u", kind, i, got[i], want);
+            ENSURE_MSG(got[i] == want, "set %d query %d: got %u, nearest is %u", kind, i, got[i],
+                       want);
         }
         ENSURE(got[0] == 10);
     }

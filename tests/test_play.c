@@ -184,8 +184,7 @@ static void loop_wrap_is_a_cut(void) {
     for (int frame = 1; frame <= 480 * 5; ++frame) {
         for (int r = 0; r < 2; ++r)
             if (frame % (int)(480 / rates[r]) == 0)
-                tl_player_advance(players[r], poses[r], clip,
-                                  (float)fmod(frame / 480.0, duration));
+                tl_player_advance(players[r], poses[r], clip, (float)fmod(frame / 480.0, duration));
         if (frame % 2) continue;
         const float* a = tl_chain_tip_positions(tl_player_chain(players[0], 0));
         const float* b = tl_chain_tip_positions(tl_player_chain(players[1], 0));
@@ -195,7 +194,8 @@ static void loop_wrap_is_a_cut(void) {
     tl_chain_stats stats = tl_chain_get_stats(tl_player_chain(players[1], 0));
     fprintf(stderr, "  240 vs 480 fps through %u wraps: tips differ by at most %.2g of the chain\n",
             stats.cuts, worst);
-    ENSURE_MSG(stats.cuts >= 8 && stats.teleports == 0, "cuts %u teleports %u", stats.cuts, stats.teleports);
+    ENSURE_MSG(stats.cuts >= 8 && stats.teleports == 0, "cuts %u teleports %u", stats.cuts,
+               stats.teleports);
     ENSURE(worst < 1e-4f);
     for (int r = 0; r < 2; ++r) {
         tl_pose_destroy(poses[r]);

@@ -67,12 +67,16 @@ static size_t truth_vertices(const json_t* truth, const tl_scene* scene, uint32_
         const json_t* v;
         json_array_foreach(arr, i, v) {
             json_int_t k = json_integer_value(v);
-            if (k >= 0 && (uint32_t)k < sp->vertex_count && n < cap) list[n++] = sp->first_vertex + (uint32_t)k;
+            if (k >= 0 && (uint32_t)k < sp->vertex_count && n < cap)
+                list[n++] = sp->first_vertex + (uint32_t)k;
         }
         const json_t* shell;
         json_array_foreach(json_object_get(truth, "shells"), i, shell) {
-            if (json_integer_value(json_object_get(shell, "primitive")) != sp->primitive || sp->mesh != 0) continue;
-            for (uint32_t k = 0; k < sp->vertex_count && n < cap; ++k) list[n++] = sp->first_vertex + k;
+            if (json_integer_value(json_object_get(shell, "primitive")) != sp->primitive ||
+                sp->mesh != 0)
+                continue;
+            for (uint32_t k = 0; k < sp->vertex_count && n < cap; ++k)
+                list[n++] = sp->first_vertex + k;
         }
     }
     *out = list;
@@ -89,7 +93,8 @@ static double mean_bone_distance(const tl_scene* scene, const uint32_t* vertices
         return NAN;
     }
     double s = 0;
-    for (size_t i = 0; i < n; ++i) s += wbd[vertices[i]];
+    for (size_t i = 0; i < n; ++i)
+        s += wbd[vertices[i]];
     free(wbd);
     return n ? s / (double)n / skin->height : NAN;
 }
@@ -132,7 +137,8 @@ static double mean_directed(const double* a, size_t na, const double* b, size_t 
             double seg = polyline_length(a + 3 * (i - 1), 2);
             if (walked + seg >= target && seg > 0) {
                 double t = (target - walked) / seg;
-                for (int k = 0; k < 3; ++k) x[k] = a[3 * i - 3 + k] + t * (a[3 * i + k] - a[3 * i - 3 + k]);
+                for (int k = 0; k < 3; ++k)
+                    x[k] = a[3 * i - 3 + k] + t * (a[3 * i + k] - a[3 * i - 3 + k]);
                 break;
             }
             walked += seg;
@@ -146,8 +152,8 @@ static double mean_directed(const double* a, size_t na, const double* b, size_t 
 typedef struct case_figures {
     uint32_t chains, other_chain_class;
     bool pelvis_region;
-    uint32_t shell_count;      /* the truth's shells (knight) */
-    double shell_cover[2];     /* share of each shell's vertices in the chain part */
+    uint32_t shell_count;  /* the truth's shells (knight) */
+    double shell_cover[2]; /* share of each shell's vertices in the chain part */
     char attach[64], truth_parent[64];
     double before, after, artist; /* mean weighted bone distance over the tail / H */
     double polyline, longer;      /* mean polyline distance, the longer polyline's length */
@@ -165,19 +171,23 @@ static bool run_case(const char* name, case_figures* f) {
     snprintf(rel, sizeof rel, "cases/%s.glb", name);
     char input[4096];
     snprintf(input, sizeof input, "%s", tl_test_shared(rel));
-    snprintf(f->truth_parent, sizeof f->truth_parent, "%s", json_string_value(json_object_get(truth, "tail_parent")));
+    snprintf(f->truth_parent, sizeof f->truth_parent, "%s",
+             json_string_value(json_object_get(truth, "tail_parent")));
 
     loaded in;
     if (!load(input, &in)) return json_decref(truth), false;
     tl_rig_def def = tl_default_rig_def();
     tl_rig_analysis* rig;
     tl_error err;
-    if (tl_rig_analyze(in.scene, &def, &rig, &err) != TL_OK) return json_decref(truth), unload(&in), false;
+    if (tl_rig_analyze(in.scene, &def, &rig, &err) != TL_OK)
+        return json_decref(truth), unload(&in), false;
     const tl_rig_part* chain = NULL;
     for (uint32_t i = 0; i < rig->part_count; ++i) {
         const tl_rig_part* p = &rig->parts[i];
-        if (p->action == TL_RIG_ACTION_CHAIN) f->chains++, chain = p;
-        else if (p->cls == TL_RIG_CLASS_TAIL && p->action != TL_RIG_ACTION_ALREADY_RIGGED) f->other_chain_class++;
+        if (p->action == TL_RIG_ACTION_CHAIN)
+            f->chains++, chain = p;
+        else if (p->cls == TL_RIG_CLASS_TAIL && p->action != TL_RIG_ACTION_ALREADY_RIGGED)
+            f->other_chain_class++;
     }
     uint32_t* tail;
     f->tail_vertices = truth_vertices(truth, in.scene, &tail);
@@ -206,7 +216,8 @@ static bool run_case(const char* name, case_figures* f) {
         }
         snprintf(f->attach, sizeof f->attach, "%s", chain->attach_name);
         chain_n = chain->segments + 1;
-        for (size_t i = 0; i < 3 * chain_n; ++i) chain_pts[i] = chain->joints[i];
+        for (size_t i = 0; i < 3 * chain_n; ++i)
+            chain_pts[i] = chain->joints[i];
     }
     /* the truth's polyline in the rest-world frame */
     double truth_pts[3 * 16];
@@ -217,22 +228,27 @@ static bool run_case(const char* name, case_figures* f) {
     json_array_foreach(json_object_get(truth, "removed_joints"), i, j) {
         if (truth_n == 16) break;
         const json_t* bp = json_object_get(j, "bind_position");
-        double b[3] = {json_number_value(json_array_get(bp, 0)), json_number_value(json_array_get(bp, 1)),
+        double b[3] = {json_number_value(json_array_get(bp, 0)),
+                       json_number_value(json_array_get(bp, 1)),
                        json_number_value(json_array_get(bp, 2))};
         for (int r = 0; r < 3; ++r)
-            truth_pts[3 * truth_n + r] = M[r] * b[0] + M[4 + r] * b[1] + M[8 + r] * b[2] + M[12 + r];
+            truth_pts[3 * truth_n + r] =
+                M[r] * b[0] + M[4 + r] * b[1] + M[8 + r] * b[2] + M[12 + r];
         truth_n++;
     }
     if (truth_n == 0 && json_object_get(truth, "root")) {
         for (int r = 0; r < 3; ++r) {
             truth_pts[r] = json_number_value(json_array_get(json_object_get(truth, "root"), r));
-            truth_pts[3 + r] = json_number_value(json_array_get(json_object_get(truth, "tail_tip"), r));
+            truth_pts[3 + r] =
+                json_number_value(json_array_get(json_object_get(truth, "tail_tip"), r));
         }
         truth_n = 2;
     }
     if (chain_n && truth_n) {
-        f->polyline = 0.5 * (mean_directed(chain_pts, chain_n, truth_pts, truth_n) +
-                             mean_directed(truth_pts, truth_n, chain_pts, chain_n)) / H;
+        f->polyline = 0.5 *
+                      (mean_directed(chain_pts, chain_n, truth_pts, truth_n) +
+                       mean_directed(truth_pts, truth_n, chain_pts, chain_n)) /
+                      H;
         double a = polyline_length(chain_pts, chain_n), b = polyline_length(truth_pts, truth_n);
         f->longer = (a > b ? a : b) / H;
     }
@@ -276,16 +292,19 @@ static void test_cases_one_chain(void) {
     for (size_t c = 0; c < CASE_COUNT; ++c) {
         case_figures f;
         ENSURE_MSG(run_case(tailed_cases[c], &f), "%s: could not run", tailed_cases[c]);
-        fprintf(stderr, "  %-24s chain from %-12s (artist: %-9s) pelvis region %d\n", tailed_cases[c], f.attach,
-                f.truth_parent, f.pelvis_region);
+        fprintf(stderr, "  %-24s chain from %-12s (artist: %-9s) pelvis region %d\n",
+                tailed_cases[c], f.attach, f.truth_parent, f.pelvis_region);
         ENSURE_MSG(f.chains == 1, "%s: %u chains", tailed_cases[c], f.chains);
-        ENSURE_MSG(f.other_chain_class == 0, "%s: %u other tails", tailed_cases[c], f.other_chain_class);
-        ENSURE_MSG(f.pelvis_region, "%s: the chain hangs from %s, not the pelvis region", tailed_cases[c], f.attach);
+        ENSURE_MSG(f.other_chain_class == 0, "%s: %u other tails", tailed_cases[c],
+                   f.other_chain_class);
+        ENSURE_MSG(f.pelvis_region, "%s: the chain hangs from %s, not the pelvis region",
+                   tailed_cases[c], f.attach);
         if (!strcmp(tailed_cases[c], "knight-tailed")) {
             fprintf(stderr, "  knight: the chain part holds %.0f%% and %.0f%% of the two shells\n",
                     100 * f.shell_cover[0], 100 * f.shell_cover[1]);
             ENSURE(f.shell_count == 2);
-            ENSURE_MSG(f.shell_cover[0] >= 0.9 && f.shell_cover[1] >= 0.9, "knight: the shells are not one part");
+            ENSURE_MSG(f.shell_cover[0] >= 0.9 && f.shell_cover[1] >= 0.9,
+                       "knight: the shells are not one part");
         }
     }
 }
@@ -303,13 +322,14 @@ static void test_cases_bone_distance_and_path(void) {
                 tailed_cases[c], f.tail_vertices, f.before, f.after, f.artist, f.after / f.before,
                 f.after / f.artist, f.polyline, f.longer, 100 * f.polyline / f.longer);
         ENSURE(f.tail_vertices > 0);
-        ENSURE_MSG(f.after <= 0.5 * f.before, "%s: bone distance %.4f -> %.4f", tailed_cases[c], f.before, f.after);
+        ENSURE_MSG(f.after <= 0.5 * f.before, "%s: bone distance %.4f -> %.4f", tailed_cases[c],
+                   f.before, f.after);
         if (!isnan(f.artist))
-            ENSURE_MSG(f.after <= 1.25 * f.artist, "%s: %.4f against the artist's %.4f", tailed_cases[c], f.after,
-                       f.artist);
+            ENSURE_MSG(f.after <= 1.25 * f.artist, "%s: %.4f against the artist's %.4f",
+                       tailed_cases[c], f.after, f.artist);
         bool closer = !isnan(f.artist) && f.after < f.artist;
-        ENSURE_MSG(closer || f.polyline <= 0.1 * f.longer, "%s: polyline distance %.4f of %.4f", tailed_cases[c],
-                   f.polyline, f.longer);
+        ENSURE_MSG(closer || f.polyline <= 0.1 * f.longer, "%s: polyline distance %.4f of %.4f",
+                   tailed_cases[c], f.polyline, f.longer);
     }
 }
 
@@ -317,7 +337,8 @@ static void test_cases_bone_distance_and_path(void) {
  * part (the husky's and the knight's), the whole tail as the artist bound it (truth file)
  * tears less in the walk once the band blends the root into the part, chain at rest; the
  * band leaves no truth vertex with its old weights; off, nothing outside the part changes. */
-static double truth_walk(const char* name, const char* clip, float band, uint32_t* band_count, double* p99) {
+static double truth_walk(const char* name, const char* clip, float band, uint32_t* band_count,
+                         double* p99) {
     char rel[256];
     snprintf(rel, sizeof rel, "cases/%s.truth.json", name);
     json_t* truth = json_load_file(tl_test_shared(rel), 0, NULL);
@@ -331,10 +352,12 @@ static double truth_walk(const char* name, const char* clip, float band, uint32_
     uint32_t* tail = NULL;
     size_t n = truth_vertices(truth, in.scene, &tail);
     uint8_t* mask = calloc(in.scene->skins[0].vertex_count + 1, 1);
-    for (size_t i = 0; i < n; ++i) mask[tail[i]] = 1;
+    for (size_t i = 0; i < n; ++i)
+        mask[tail[i]] = 1;
     *band_count = 0;
     if (tl_rig_analyze(in.scene, &def, &rig, &err) == TL_OK) {
-        for (uint32_t i = 0; i < rig->part_count; ++i) *band_count += rig->parts[i].band_count;
+        for (uint32_t i = 0; i < rig->part_count; ++i)
+            *band_count += rig->parts[i].band_count;
         tl_scene_destroy(in.scene);
         in.scene = NULL;
         tl_scene* scene = NULL;
@@ -342,7 +365,8 @@ static double truth_walk(const char* name, const char* clip, float band, uint32_
         uint32_t c;
         const uint8_t* masks[1] = {mask};
         tl_measure_def mdef = tl_default_measure_def();
-        if (tl_rig_apply(in.doc, rig, &err) == TL_OK && tl_scene_create(in.doc, &scene, &err) == TL_OK &&
+        if (tl_rig_apply(in.doc, rig, &err) == TL_OK &&
+            tl_scene_create(in.doc, &scene, &err) == TL_OK &&
             tl_scene_find_clip(scene, clip, &c, &err) == TL_OK &&
             tl_stretch_create(scene, 0, masks, 1, &mdef, &st, &err) == TL_OK) {
             tl_stretch_stats s;
@@ -362,7 +386,8 @@ static double truth_walk(const char* name, const char* clip, float band, uint32_
 }
 
 static void test_root_band(void) {
-    const char* names[][2] = {{"husky-tailless", "Walk"}, {"knight-tailed", "Walking"}, {"horse-tailless", "Walk"}};
+    const char* names[][2] = {
+        {"husky-tailless", "Walk"}, {"knight-tailed", "Walking"}, {"horse-tailless", "Walk"}};
     float band = tl_default_rig_def().root_band;
     ENSURE(band > 0);
     for (size_t c = 0; c < sizeof names / sizeof names[0]; ++c) {
@@ -370,10 +395,14 @@ static void test_root_band(void) {
         double off_p99 = NAN, on_p99 = NAN;
         double off = truth_walk(names[c][0], names[c][1], 0, &off_count, &off_p99);
         double on = truth_walk(names[c][0], names[c][1], band, &on_count, &on_p99);
-        fprintf(stderr, "  %-16s whole tail, chain at rest, %s: torn %.2f%% p99 %.3f without the band, %.2f%% p99 %.3f "
-                "with it (%u band vertices)\n", names[c][0], names[c][1], off, off_p99, on, on_p99, on_count);
+        fprintf(stderr,
+                "  %-16s whole tail, chain at rest, %s: torn %.2f%% p99 %.3f without the band, "
+                "%.2f%% p99 %.3f "
+                "with it (%u band vertices)\n",
+                names[c][0], names[c][1], off, off_p99, on, on_p99, on_count);
         ENSURE(off_count == 0 && on_count > 0);
-        ENSURE_MSG(on < off && on_p99 < off_p99, "%s: the band does not close the root", names[c][0]);
+        ENSURE_MSG(on < off && on_p99 < off_p99, "%s: the band does not close the root",
+                   names[c][0]);
     }
 }
 
@@ -393,7 +422,8 @@ static tl_rig_analysis* rig_file(const char* input, const tl_rig_def* def, const
     in.scene = NULL;
     tl_gltf_save_def save = tl_default_gltf_save_def();
     save.overwrite = true;
-    if (tl_rig_apply(in.doc, rig, &err) != TL_OK || tl_gltf_save(in.doc, out_path, &save, &err) != TL_OK) {
+    if (tl_rig_apply(in.doc, rig, &err) != TL_OK ||
+        tl_gltf_save(in.doc, out_path, &save, &err) != TL_OK) {
         fprintf(stderr, "  %s\n", err.message);
         tl_rig_analysis_destroy(rig);
         rig = NULL;
@@ -417,9 +447,9 @@ static bool no_new_issues(const char* input, const char* output) {
     bool ok = a && b;
     const char* code;
     json_t* count;
-    if (ok)
-        json_object_foreach(json_object_get(b, "codes"), code, count) {
-            json_int_t before = json_integer_value(json_object_get(json_object_get(a, "codes"), code));
+    if (ok) json_object_foreach(json_object_get(b, "codes"), code, count) {
+            json_int_t before =
+                json_integer_value(json_object_get(json_object_get(a, "codes"), code));
             if (json_integer_value(count) > before) {
                 fprintf(stderr, "  %s: new validator issue %s (%lld, was %lld)\n", output, code,
                         (long long)json_integer_value(count), (long long)before);
@@ -469,17 +499,21 @@ static void check_output(const char* input, const char* output, const uint8_t* c
         const tl_gltf_skin* sa = &da->skins[s];
         const tl_gltf_skin* sb = &db->skins[s];
         ENSURE(sb->joint_count >= sa->joint_count);
-        ENSURE_MSG(!memcmp(sa->joints, sb->joints, sa->joint_count * sizeof *sa->joints), "%s: joints reordered", output);
+        ENSURE_MSG(!memcmp(sa->joints, sb->joints, sa->joint_count * sizeof *sa->joints),
+                   "%s: joints reordered", output);
         if (sa->inverse_bind_matrices != TL_NONE) {
             size_t na, nb;
             float* ia = read_floats(da, sa->inverse_bind_matrices, &na);
             float* ib = read_floats(db, sb->inverse_bind_matrices, &nb);
-            ok = nb >= 16 * (size_t)sb->joint_count && !memcmp(ia, ib, 16 * sa->joint_count * sizeof *ia);
+            ok = nb >= 16 * (size_t)sb->joint_count &&
+                 !memcmp(ia, ib, 16 * sa->joint_count * sizeof *ia);
             for (uint32_t j = sa->joint_count; j < sb->joint_count && ok; ++j)
-                ok = ib[16 * j + 3] == 0 && ib[16 * j + 7] == 0 && ib[16 * j + 11] == 0 && ib[16 * j + 15] == 1;
+                ok = ib[16 * j + 3] == 0 && ib[16 * j + 7] == 0 && ib[16 * j + 11] == 0 &&
+                     ib[16 * j + 15] == 1;
             free(ia);
             free(ib);
-            ENSURE_MSG(ok, "%s: inverse binds changed or a new IBM's last row is not 0,0,0,1", output);
+            ENSURE_MSG(ok, "%s: inverse binds changed or a new IBM's last row is not 0,0,0,1",
+                       output);
         }
         /* new joints: under existing joints or other new ones; stored TRS = rest locals */
         const tl_scene_skin* kb = &b.scene->skins[s];
@@ -488,23 +522,29 @@ static void check_output(const char* input, const char* output, const uint8_t* c
             ENSURE(node >= da->node_count);
             int32_t parent = db->nodes[node].parent;
             bool under_joint = false;
-            for (uint32_t k = 0; k < j; ++k) under_joint |= (int32_t)sb->joints[k] == parent;
+            for (uint32_t k = 0; k < j; ++k)
+                under_joint |= (int32_t)sb->joints[k] == parent;
             ENSURE_MSG(under_joint, "%s: new joint %u is not a child of a joint", output, j);
             const tl_trs* rest = &kb->joints[j].rest;
             const tl_gltf_node* n = &db->nodes[node];
             float scale = 1e-4f * kb->height;
             for (int k = 0; k < 3; ++k)
-                ENSURE_MSG(fabsf(n->translation[k] - rest->translation[k]) <= scale + 1e-4f * fabsf(rest->translation[k]),
-                           "%s: joint %u translation %g, rest %g", output, j, n->translation[k], rest->translation[k]);
-            ENSURE_MSG(fabsf(fabsf(rest->rotation[3]) - 1) < 1e-5f, "%s: new joint %u rotates", output, j);
+                ENSURE_MSG(fabsf(n->translation[k] - rest->translation[k]) <=
+                               scale + 1e-4f * fabsf(rest->translation[k]),
+                           "%s: joint %u translation %g, rest %g", output, j, n->translation[k],
+                           rest->translation[k]);
+            ENSURE_MSG(fabsf(fabsf(rest->rotation[3]) - 1) < 1e-5f, "%s: new joint %u rotates",
+                       output, j);
         }
     }
     /* clips: the same JSON and the same keys */
-    ENSURE_MSG(json_equal(json_object_get(da->json, "animations"), json_object_get(db->json, "animations")),
+    ENSURE_MSG(json_equal(json_object_get(da->json, "animations"),
+                          json_object_get(db->json, "animations")),
                "%s: animations changed", output);
     for (uint32_t an = 0; an < da->animation_count; ++an)
         for (uint32_t sm = 0; sm < da->animations[an].sampler_count; ++sm) {
-            uint32_t accs[2] = {da->animations[an].samplers[sm].input, da->animations[an].samplers[sm].output};
+            uint32_t accs[2] = {da->animations[an].samplers[sm].input,
+                                da->animations[an].samplers[sm].output};
             for (int k = 0; k < 2; ++k) {
                 size_t na, nb;
                 float* x = read_floats(da, (int32_t)accs[k], &na);
@@ -529,11 +569,13 @@ static void check_output(const char* input, const char* output, const uint8_t* c
             float* wa = read_floats(da, pa->weights[set], &n3);
             float* wb = read_floats(db, pb->weights[set], &n4);
             ok = n1 == n2 && n3 == n4 && n1 == 4 * (size_t)sp->vertex_count && n3 == n1;
-            ok = ok && db->accessors[pb->weights[set]].component_type == da->accessors[pa->weights[set]].component_type;
+            ok = ok && db->accessors[pb->weights[set]].component_type ==
+                           da->accessors[pa->weights[set]].component_type;
             for (uint32_t v = 0; v < sp->vertex_count && ok; ++v) {
                 size_t u = sp->first_vertex + v;
                 if (!changed[u]) {
-                    ok = !memcmp(ja + 4 * v, jb + 4 * v, 4 * sizeof *ja) && !memcmp(wa + 4 * v, wb + 4 * v, 4 * sizeof *wa);
+                    ok = !memcmp(ja + 4 * v, jb + 4 * v, 4 * sizeof *ja) &&
+                         !memcmp(wa + 4 * v, wb + 4 * v, 4 * sizeof *wa);
                     if (!ok) fprintf(stderr, "  %s: untouched vertex %zu changed\n", output, u);
                     continue;
                 }
@@ -547,10 +589,13 @@ static void check_output(const char* input, const char* output, const uint8_t* c
                     nonzero += wb[4 * v + k] != 0;
                     if (wb[4 * v + k] == 0) ok = ok && jb[4 * v + k] == 0;
                     for (int m = 0; m < k; ++m)
-                        if (wb[4 * v + k] != 0 && wb[4 * v + m] != 0) ok = ok && jb[4 * v + k] != jb[4 * v + m];
+                        if (wb[4 * v + k] != 0 && wb[4 * v + m] != 0)
+                            ok = ok && jb[4 * v + k] != jb[4 * v + m];
                 }
                 if (set == 0) ok = ok && fabsf(sum - 1) <= 2e-7f * (float)nonzero;
-                if (!ok) fprintf(stderr, "  %s: re-weighted vertex %zu is not well formed (sum %.9g)\n", output, u, sum);
+                if (!ok)
+                    fprintf(stderr, "  %s: re-weighted vertex %zu is not well formed (sum %.9g)\n",
+                            output, u, sum);
             }
             free(ja);
             free(jb);
@@ -570,10 +615,12 @@ static uint8_t* changed_vertices(const tl_rig_analysis* rig) {
     uint8_t* changed = calloc(rig->skins[0].vertex_count + 1, 1);
     for (uint32_t i = 0; i < rig->part_count; ++i)
         if (rig->parts[i].new_joints && rig->parts[i].skin == 0)
-            for (uint32_t k = 0; k < rig->parts[i].vertex_count; ++k) changed[rig->parts[i].vertices[k]] = 1;
+            for (uint32_t k = 0; k < rig->parts[i].vertex_count; ++k)
+                changed[rig->parts[i].vertices[k]] = 1;
     for (uint32_t i = 0; i < rig->part_count; ++i)
         if (rig->parts[i].band_weights && rig->parts[i].skin == 0)
-            for (uint32_t k = 0; k < rig->parts[i].band_count; ++k) changed[rig->parts[i].band_vertices[k]] = 1;
+            for (uint32_t k = 0; k < rig->parts[i].band_count; ++k)
+                changed[rig->parts[i].band_vertices[k]] = 1;
     return changed;
 }
 
@@ -624,7 +671,8 @@ static void test_rigid_mode(void) {
             uint32_t v = tail->vertices[k];
             double on_attach = 0;
             for (uint32_t i = 0; i < skin->influence_count; ++i)
-                if (skin->influence_joints[v * skin->influence_count + i] == (uint32_t)tail->attach_joint)
+                if (skin->influence_joints[v * skin->influence_count + i] ==
+                    (uint32_t)tail->attach_joint)
                     on_attach += skin->influence_weights[v * skin->influence_count + i];
             ok = on_attach == 1.0;
         }
@@ -641,10 +689,17 @@ static void test_rigid_mode(void) {
 /* Artist-rigged files: nothing changes (every influence bit for bit), parts are reported. */
 static void test_controls_unchanged(void) {
     const char* controls[] = {
-        "assets/khronos-fox/Fox.glb",         "assets/quaternius-fox/Fox.glb",   "assets/quaternius-husky/Husky.glb",
-        "assets/quaternius-rat/Rat.glb",      "assets/quaternius-trex/Trex.glb", "assets/quaternius-stag/Stag.glb",
-        "assets/quaternius-horse/Horse.glb",  "assets/khronos-cesiumman/CesiumMan.glb",
-        "assets/quaternius-knight/KnightCharacter.glb", "cases/mh-body.glb", "cases/mh-long01.glb",
+        "assets/khronos-fox/Fox.glb",
+        "assets/quaternius-fox/Fox.glb",
+        "assets/quaternius-husky/Husky.glb",
+        "assets/quaternius-rat/Rat.glb",
+        "assets/quaternius-trex/Trex.glb",
+        "assets/quaternius-stag/Stag.glb",
+        "assets/quaternius-horse/Horse.glb",
+        "assets/khronos-cesiumman/CesiumMan.glb",
+        "assets/quaternius-knight/KnightCharacter.glb",
+        "cases/mh-body.glb",
+        "cases/mh-long01.glb",
         "cases/mh-suit-skirt.glb",
     };
     for (size_t c = 0; c < sizeof controls / sizeof controls[0]; ++c) {
@@ -657,7 +712,8 @@ static void test_controls_unchanged(void) {
         ENSURE_MSG(code == 0, "%s: exit %d", controls[c], code);
         bool reported = text && strstr(text, "0 chain(s), 0 vertices re-weighted");
         int parts = 0;
-        for (const char* p = text; p && (p = strstr(p, "\npart ")); ++p) parts++;
+        for (const char* p = text; p && (p = strstr(p, "\npart ")); ++p)
+            parts++;
         free(text);
         fprintf(stderr, "  %-44s %d part(s) seen, left alone\n", controls[c], parts);
         ENSURE_MSG(reported, "%s: the control was changed", controls[c]);
@@ -671,8 +727,10 @@ static void test_controls_unchanged(void) {
             size_t n = (size_t)x->vertex_count * x->influence_count;
             same = x->joint_count == y->joint_count && x->vertex_count == y->vertex_count &&
                    x->influence_count == y->influence_count &&
-                   !memcmp(x->influence_joints, y->influence_joints, n * sizeof *x->influence_joints) &&
-                   !memcmp(x->influence_weights, y->influence_weights, n * sizeof *x->influence_weights);
+                   !memcmp(x->influence_joints, y->influence_joints,
+                           n * sizeof *x->influence_joints) &&
+                   !memcmp(x->influence_weights, y->influence_weights,
+                           n * sizeof *x->influence_weights);
         }
         unload(&a);
         unload(&b);
@@ -693,7 +751,8 @@ static void test_two_chains(void) {
     /* force the largest non-tail part (the far body skin) into a chain too */
     int32_t other = -1;
     for (uint32_t i = 0; i < rig->part_count; ++i)
-        if (rig->parts[i].action != TL_RIG_ACTION_CHAIN && (other < 0 || rig->parts[i].vertex_count > rig->parts[other].vertex_count))
+        if (rig->parts[i].action != TL_RIG_ACTION_CHAIN &&
+            (other < 0 || rig->parts[i].vertex_count > rig->parts[other].vertex_count))
             other = (int32_t)i;
     tl_rig_analysis_destroy(rig);
     unload(&in);
@@ -716,7 +775,8 @@ static void test_two_chains(void) {
         ends += !strcmp(name, "Tail_End") + !strcmp(name, "Tail.001_End");
     }
     unload(&o);
-    ENSURE_MSG(first == 1 && second == 1 && ends == 2, "names: Tail_1 x%d, Tail.001_1 x%d, ends %d", first, second, ends);
+    ENSURE_MSG(first == 1 && second == 1 && ends == 2, "names: Tail_1 x%d, Tail.001_1 x%d, ends %d",
+               first, second, ends);
     check_output(input, out, changed);
     free(changed);
 }
@@ -744,7 +804,8 @@ typedef struct sample_tail {
 
 /* Analyses a sample variant; fills up to `max` parts and the tail's figures (after applying
  * the analysis); returns the part count or -1. */
-static int sample_parts(const char* name, const tl_sample_def* sd, sample_part* out, int max, sample_tail* tail) {
+static int sample_parts(const char* name, const tl_sample_def* sd, sample_part* out, int max,
+                        sample_tail* tail) {
     memset(tail, 0, sizeof *tail);
     tail->before = tail->after = NAN;
     tl_gltf* doc;
@@ -756,7 +817,8 @@ static int sample_parts(const char* name, const tl_sample_def* sd, sample_part* 
     tl_rig_def def = tl_default_rig_def();
     uint32_t* verts = NULL;
     int n = -1;
-    if (tl_scene_create(doc, &scene, &err) == TL_OK && tl_rig_analyze(scene, &def, &rig, &err) == TL_OK) {
+    if (tl_scene_create(doc, &scene, &err) == TL_OK &&
+        tl_rig_analyze(scene, &def, &rig, &err) == TL_OK) {
         const tl_scene_skin* skin = &scene->skins[0];
         const float* origin = skin->joints[skin->body.pelvis].rest_world + 12;
         const float* axes[3] = {skin->lateral, skin->up, skin->forward};
@@ -773,8 +835,10 @@ static int sample_parts(const char* name, const tl_sample_def* sd, sample_part* 
             for (uint32_t j = 0; j <= o->segments && o->segments; ++j)
                 for (int k = 0; k < 3; ++k) {
                     const float* x = p->joints + 3 * j;
-                    o->joints[3 * j + k] = ((x[0] - origin[0]) * axes[k][0] + (x[1] - origin[1]) * axes[k][1] +
-                                            (x[2] - origin[2]) * axes[k][2]) / skin->height;
+                    o->joints[3 * j + k] =
+                        ((x[0] - origin[0]) * axes[k][0] + (x[1] - origin[1]) * axes[k][1] +
+                         (x[2] - origin[2]) * axes[k][2]) /
+                        skin->height;
                 }
         }
         /* the truth's tail as union vertices of skin 0 */
@@ -782,7 +846,8 @@ static int sample_parts(const char* name, const tl_sample_def* sd, sample_part* 
         for (uint32_t k = 0; verts && k < truth.shell_count; ++k)
             for (uint32_t q = 0; q < skin->primitive_count; ++q) {
                 const tl_scene_primitive* sp = &skin->primitives[q];
-                if (sp->mesh != truth.shells[k].mesh || sp->primitive != truth.shells[k].primitive) continue;
+                if (sp->mesh != truth.shells[k].mesh || sp->primitive != truth.shells[k].primitive)
+                    continue;
                 for (uint32_t v = 0; v < truth.shells[k].vertex_count; ++v)
                     verts[tail->tail_vertices++] = sp->first_vertex + truth.shells[k].vertices[v];
             }
@@ -792,7 +857,8 @@ static int sample_parts(const char* name, const tl_sample_def* sd, sample_part* 
             if (p->action != TL_RIG_ACTION_CHAIN) continue;
             tail->chains++;
             size_t inside = 0;
-            for (size_t t = 0; t < tail->tail_vertices; ++t) inside += rig->skins[0].part[verts[t]] == (int32_t)p->id;
+            for (size_t t = 0; t < tail->tail_vertices; ++t)
+                inside += rig->skins[0].part[verts[t]] == (int32_t)p->id;
             if (!best || inside > tail->covered) best = p, tail->covered = inside;
         }
         if (best) {
@@ -802,7 +868,8 @@ static int sample_parts(const char* name, const tl_sample_def* sd, sample_part* 
         if (verts) tail->before = mean_bone_distance(scene, verts, tail->tail_vertices);
         tl_scene_destroy(scene);
         scene = NULL;
-        if (verts && tl_rig_apply(doc, rig, &err) == TL_OK && tl_scene_create(doc, &scene, &err) == TL_OK)
+        if (verts && tl_rig_apply(doc, rig, &err) == TL_OK &&
+            tl_scene_create(doc, &scene, &err) == TL_OK)
             tail->after = mean_bone_distance(scene, verts, tail->tail_vertices);
     }
     free(verts);
@@ -826,13 +893,15 @@ static void test_fix_rigid_keeps_hair(void) {
     uint32_t misbound_parts = 0, misbound_vertices = 0;
     for (uint32_t i = 0; i < rig->part_count; ++i) {
         const tl_rig_part* p = &rig->parts[i];
-        if ((p->cls == TL_RIG_CLASS_RIGID || p->cls == TL_RIG_CLASS_CLOTH) && p->misbound > 0.5f && p->welded_count > 20)
+        if ((p->cls == TL_RIG_CLASS_RIGID || p->cls == TL_RIG_CLASS_CLOTH) && p->misbound > 0.5f &&
+            p->welded_count > 20)
             misbound_parts++, misbound_vertices += p->vertex_count;
     }
     uint32_t changed = rig->changed_vertices;
     tl_rig_analysis_destroy(rig);
     unload(&in);
-    fprintf(stderr, "  %u misbound hair part(s), %u vertices; %u re-weighted\n", misbound_parts, misbound_vertices, changed);
+    fprintf(stderr, "  %u misbound hair part(s), %u vertices; %u re-weighted\n", misbound_parts,
+            misbound_vertices, changed);
     ENSURE(misbound_parts >= 1);
     ENSURE(changed == 0);
 }
@@ -871,7 +940,8 @@ static void test_many_chains_widen_joints(void) {
         for (uint32_t q = 0; q < o.doc->meshes[m].primitive_count; ++q) {
             const tl_gltf_primitive* gp = &o.doc->meshes[m].primitives[q];
             for (uint32_t set = 0; set < gp->joint_set_count; ++set)
-                widened &= o.doc->accessors[gp->joints[set]].component_type == TL_GLTF_UNSIGNED_SHORT;
+                widened &=
+                    o.doc->accessors[gp->joints[set]].component_type == TL_GLTF_UNSIGNED_SHORT;
         }
     int named = 0;
     for (uint32_t n = 0; n < o.doc->node_count; ++n)
@@ -886,13 +956,16 @@ static void test_many_chains_widen_joints(void) {
 /* One sample variant's tail: exactly one chain, from the pelvis region, holding at least
  * 80 % of the truth's tail vertices, and the tail's bone distance at least halved. */
 static bool sample_tail_ok(const char* label, const sample_tail* t) {
-    fprintf(stderr, "  %-50s %u chain(s) from %s holding %zu of %zu tail vertices; bone distance/H %.4f -> %.4f\n",
+    fprintf(stderr,
+            "  %-50s %u chain(s) from %s holding %zu of %zu tail vertices; bone distance/H %.4f -> "
+            "%.4f\n",
             label, t->chains, t->attach, t->covered, t->tail_vertices, t->before, t->after);
-    const char* why = t->chains != 1                                          ? "not exactly one chain"
-                      : !t->pelvis_region                                     ? "the chain is not from the pelvis region"
-                      : !(t->tail_vertices && 5 * t->covered >= 4 * t->tail_vertices) ? "the chain holds too little of the tail"
-                      : !(t->after <= 0.5 * t->before)                        ? "the tail's bone distance is not halved"
-                                                                              : NULL;
+    const char* why = t->chains != 1      ? "not exactly one chain"
+                      : !t->pelvis_region ? "the chain is not from the pelvis region"
+                      : !(t->tail_vertices && 5 * t->covered >= 4 * t->tail_vertices)
+                          ? "the chain holds too little of the tail"
+                      : !(t->after <= 0.5 * t->before) ? "the tail's bone distance is not halved"
+                                                       : NULL;
     if (why) tl_test_failf(__FILE__, __LINE__, "%s: %s", label, why);
     return why == NULL;
 }
@@ -925,26 +998,32 @@ static void test_samples_every_frame(void) {
                         sd.facing = facings[fa];
                         sd.height = heights[h];
                         char label[160];
-                        snprintf(label, sizeof label, "%s up %c scale %g facing %sz height %g", names[n], u ? 'z' : 'y',
-                                 (double)sd.scale, fa ? "-" : "+", (double)sd.height);
+                        snprintf(label, sizeof label, "%s up %c scale %g facing %sz height %g",
+                                 names[n], u ? 'z' : 'y', (double)sd.scale, fa ? "-" : "+",
+                                 (double)sd.height);
                         int vc = sample_parts(names[n], &sd, variant, MAX_PARTS, &tail);
                         ENSURE(sample_tail_ok(label, &tail));
                         ENSURE_MSG(vc == count, "%s: %d parts, canonical %d", label, vc, count);
                         for (int i = 0; i < count; ++i) {
                             const sample_part* a = &canonical[i];
                             const sample_part* b = &variant[i];
-                            ENSURE_MSG(a->cls == b->cls && a->action == b->action && a->segments == b->segments &&
-                                           !strcmp(a->attach, b->attach),
-                                       "%s: part %d is %s/%s from %s, canonical %s/%s from %s", label, i,
-                                       tl_rig_class_string(b->cls), tl_rig_action_string(b->action), b->attach,
-                                       tl_rig_class_string(a->cls), tl_rig_action_string(a->action), a->attach);
-                            /* welding and thresholds sit on float rounding: allow a vertex or two */
-                            ENSURE_MSG(abs((int)a->vertices - (int)b->vertices) <= 2, "%s: part %d has %u vertices, canonical %u",
-                                       label, i, b->vertices, a->vertices);
+                            ENSURE_MSG(
+                                a->cls == b->cls && a->action == b->action &&
+                                    a->segments == b->segments && !strcmp(a->attach, b->attach),
+                                "%s: part %d is %s/%s from %s, canonical %s/%s from %s", label, i,
+                                tl_rig_class_string(b->cls), tl_rig_action_string(b->action),
+                                b->attach, tl_rig_class_string(a->cls),
+                                tl_rig_action_string(a->action), a->attach);
+                            /* welding and thresholds sit on float rounding: allow a vertex or two
+                             */
+                            ENSURE_MSG(abs((int)a->vertices - (int)b->vertices) <= 2,
+                                       "%s: part %d has %u vertices, canonical %u", label, i,
+                                       b->vertices, a->vertices);
                             for (uint32_t k = 0; k < 3 * (a->segments + 1) && a->segments; ++k)
-                                ENSURE_MSG(fabsf(a->joints[k] - b->joints[k]) <= 1e-3f,
-                                           "%s: part %d joint coordinate %u is %.5f, canonical %.5f", label, i, k,
-                                           (double)b->joints[k], (double)a->joints[k]);
+                                ENSURE_MSG(
+                                    fabsf(a->joints[k] - b->joints[k]) <= 1e-3f,
+                                    "%s: part %d joint coordinate %u is %.5f, canonical %.5f",
+                                    label, i, k, (double)b->joints[k], (double)a->joints[k]);
                         }
                     }
     }
@@ -971,8 +1050,10 @@ static void test_sample_quadruped_tail(void) {
     for (uint32_t k = 0; k < truth.shell_count; ++k)
         for (uint32_t q = 0; q < skin->primitive_count; ++q) {
             const tl_scene_primitive* sp = &skin->primitives[q];
-            if (sp->mesh != truth.shells[k].mesh || sp->primitive != truth.shells[k].primitive) continue;
-            for (uint32_t v = 0; v < truth.shells[k].vertex_count; ++v) tail[tail_n++] = sp->first_vertex + truth.shells[k].vertices[v];
+            if (sp->mesh != truth.shells[k].mesh || sp->primitive != truth.shells[k].primitive)
+                continue;
+            for (uint32_t v = 0; v < truth.shells[k].vertex_count; ++v)
+                tail[tail_n++] = sp->first_vertex + truth.shells[k].vertices[v];
         }
     /* the chain part holding most of the truth's tail */
     const tl_rig_part* chain = NULL;
@@ -981,7 +1062,8 @@ static void test_sample_quadruped_tail(void) {
         const tl_rig_part* p = &rig->parts[i];
         if (p->action != TL_RIG_ACTION_CHAIN) continue;
         uint32_t inside = 0;
-        for (size_t t = 0; t < tail_n; ++t) inside += rig->skins[0].part[tail[t]] == (int32_t)p->id;
+        for (size_t t = 0; t < tail_n; ++t)
+            inside += rig->skins[0].part[tail[t]] == (int32_t)p->id;
         if (inside > best) best = inside, chain = p;
     }
     double before = mean_bone_distance(scene, tail, tail_n);
@@ -1008,9 +1090,12 @@ static void test_sample_quadruped_tail(void) {
         after = mean_bone_distance(scene, tail, tail_n);
         tl_scene_destroy(scene);
     }
-    fprintf(stderr, "  quadruped: %u chain(s); the tail's from %s (truth %s) holds %u of %zu tail vertices; "
-                    "bone distance/H %.4f -> %.4f; root %.3f, tip %.3f tail lengths off\n",
-            chains, attach, truth.tail_parent, best, tail_n, before, after, (double)root_error, (double)tip_error);
+    fprintf(
+        stderr,
+        "  quadruped: %u chain(s); the tail's from %s (truth %s) holds %u of %zu tail vertices; "
+        "bone distance/H %.4f -> %.4f; root %.3f, tip %.3f tail lengths off\n",
+        chains, attach, truth.tail_parent, best, tail_n, before, after, (double)root_error,
+        (double)tip_error);
     bool parent_ok = found && !strcmp(attach, truth.tail_parent);
     free(tail);
     tl_gltf_destroy(doc);
@@ -1031,8 +1116,10 @@ static void test_cli(void) {
     remove(out);
     remove(report_path);
     char* text = NULL;
-    ENSURE(tl_test_cli(&text, "rig '%s' -o '%s' --dry-run --report '%s'", input, out, report_path) == 0);
-    bool printed = text && strstr(text, "hangs from") && strstr(text, "class tail") && strstr(text, "chain built");
+    ENSURE(tl_test_cli(&text, "rig '%s' -o '%s' --dry-run --report '%s'", input, out,
+                       report_path) == 0);
+    bool printed = text && strstr(text, "hangs from") && strstr(text, "class tail") &&
+                   strstr(text, "chain built");
     free(text);
     ENSURE_MSG(printed, "the human report lacks the part lines");
     struct stat st;
@@ -1040,9 +1127,10 @@ static void test_cli(void) {
     json_error_t jerr;
     json_t* report = json_load_file(report_path, 0, &jerr);
     ENSURE_MSG(report, "%s: %s", report_path, jerr.text);
-    const char* fields[] = {"id", "vertices", "class", "action", "attach_joint", "attach_role", "reach",
-                            "centroid_ratio", "elongation", "tube_ratio", "length", "misbound", "segments",
-                            "bones", "joints_world", "reason"};
+    const char* fields[] = {"id",           "vertices",    "class",        "action",
+                            "attach_joint", "attach_role", "reach",        "centroid_ratio",
+                            "elongation",   "tube_ratio",  "length",       "misbound",
+                            "segments",     "bones",       "joints_world", "reason"};
     json_t* parts = json_object_get(report, "parts");
     size_t i;
     json_t* p;
@@ -1059,7 +1147,8 @@ static void test_cli(void) {
             size_t K = (size_t)json_integer_value(json_object_get(p, "segments"));
             schema = schema && json_array_size(json_object_get(p, "bones")) == K + 1 &&
                      json_array_size(json_object_get(p, "joints_world")) == K + 1 &&
-                     !strcmp(json_string_value(json_array_get(json_object_get(p, "bones"), 0)), "Tail_1");
+                     !strcmp(json_string_value(json_array_get(json_object_get(p, "bones"), 0)),
+                             "Tail_1");
         }
     }
     json_decref(report);
@@ -1069,7 +1158,8 @@ static void test_cli(void) {
     /* --part ID=none leaves the tail alone; --part ID=rigid re-weights it rigidly */
     out = tl_test_scratch("cli-none.glb");
     ENSURE(tl_test_cli(&text, "rig '%s' -o '%s' --part %d=none", input, out, chain_id) == 0);
-    bool left = text && strstr(text, "0 chain(s), 0 vertices re-weighted") && strstr(text, "set by --part");
+    bool left =
+        text && strstr(text, "0 chain(s), 0 vertices re-weighted") && strstr(text, "set by --part");
     free(text);
     ENSURE_MSG(left, "--part %d=none still rigged the part", chain_id);
     ENSURE(tl_test_cli(&text, "rig '%s' --dry-run --part %d=rigid", input, chain_id) == 0);
@@ -1084,8 +1174,8 @@ static void test_cli(void) {
     /* usage errors exit 2 and write nothing */
     out = tl_test_scratch("cli-bad.glb");
     remove(out);
-    const char* bad[] = {"--mode banana", "--far -1", "--max-links 99", "--part 999=chain", "--part 0=wings",
-                         "--segment x", "--bogus"};
+    const char* bad[] = {"--mode banana",  "--far -1",    "--max-links 99", "--part 999=chain",
+                         "--part 0=wings", "--segment x", "--bogus"};
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; ++k) {
         int code = tl_test_cli(&text, "rig '%s' -o '%s' %s 2>/dev/null", input, out, bad[k]);
         free(text);

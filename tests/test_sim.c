@@ -822,14 +822,15 @@ static void test_cut_carries_rigidly(void) {
         for (int i = 0; i < 8; ++i) {
             v3 expected = v3_add(qt_rotate(turn, tip_at(tl_chain_tip_positions(plain), i)),
                                  v3_make(0.1f, 0, -0.05f));
-            worst = fmax(worst, v3_length(v3_sub(tip_at(tl_chain_tip_positions(cut), i), expected)));
+            worst =
+                fmax(worst, v3_length(v3_sub(tip_at(tl_chain_tip_positions(cut), i), expected)));
         }
     }
     tl_chain_stats stats = tl_chain_get_stats(cut);
     fprintf(stderr, "  cut at frame %d: tips within %.2g of the chain of the moved plain walk\n",
             cut_frame, worst / r.total);
-    ENSURE_MSG(stats.cuts == 1 && tl_chain_get_stats(plain).cuts == 0, "cuts %u, plain %u", stats.cuts,
-               tl_chain_get_stats(plain).cuts);
+    ENSURE_MSG(stats.cuts == 1 && tl_chain_get_stats(plain).cuts == 0, "cuts %u, plain %u",
+               stats.cuts, tl_chain_get_stats(plain).cuts);
     ENSURE(worst < 1e-4 * r.total);
     tl_chain_destroy(cut);
     tl_chain_destroy(plain);

@@ -84,8 +84,8 @@ static void print_report(const char* label, const tl_stress_report* r) {
         r->max_neighbour_step_rotation_deg, r->hitch_speed_ratio, r->hitch_peak_before,
         r->hitch_peak_after, r->teleport_speed_ratio, r->teleport_peak_before,
         r->teleport_peak_after, r->control_speed_ratio, r->hitch_speed_ratio_later,
-        r->teleport_speed_ratio_later, r->settle_seconds, r->shake_contacts,
-        r->chain_length, r->scale);
+        r->teleport_speed_ratio_later, r->settle_seconds, r->shake_contacts, r->chain_length,
+        r->scale);
 }
 
 /* Runs the stress tests on chain 0 of a character with one of its clips and checks the
@@ -120,7 +120,8 @@ static void stress_character(character* c, const char* label, const char* clip_n
      * (ctest label known_failing, `make test-known-failing`); in the suite they are printed. */
     bool fps_ok = r.fps_max_diff >= 0 && r.fps_max_diff <= 0.01f;
     bool hitch_ok = r.hitch_speed_ratio >= 0 && r.hitch_speed_ratio <= 1 + SPEED_RATIO_TOLERANCE;
-    bool teleport_ok = r.teleport_speed_ratio >= 0 && r.teleport_speed_ratio <= 1 + SPEED_RATIO_TOLERANCE;
+    bool teleport_ok =
+        r.teleport_speed_ratio >= 0 && r.teleport_speed_ratio <= 1 + SPEED_RATIO_TOLERANCE;
     if (!TL_STRESS_STRICT) {
         if (!fps_ok || !hitch_ok || !teleport_ok)
             fprintf(stderr, "  %s: KNOWN FAILING:%s%s%s\n", label, fps_ok ? "" : " frame rate",

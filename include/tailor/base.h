@@ -39,7 +39,7 @@ const char* tl_result_string(tl_result result);
 
 /* Where a fallible call explains what went wrong. Optional everywhere (NULL is fine). */
 typedef struct tl_error {
-    tl_result result; /* the same value the call returned */
+    tl_result result;  /* the same value the call returned */
     char message[512]; /* "FILE: /json/pointer: what is wrong" or "FILE: byte N: …" */
 } tl_error;
 

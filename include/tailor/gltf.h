@@ -37,8 +37,8 @@ extern "C" {
 
 /* Limits applied to untrusted files; beyond them loading fails with TL_ERROR_LIMIT. */
 #define TL_GLTF_MAX_FILE_BYTES ((uint64_t)2 << 30) /* 2 GiB per file, buffer or accessor */
-#define TL_GLTF_MAX_OBJECTS 1000000u              /* entries in any one top-level array */
-#define TL_GLTF_MAX_DEPTH 1024u                   /* node hierarchy depth */
+#define TL_GLTF_MAX_OBJECTS 1000000u               /* entries in any one top-level array */
+#define TL_GLTF_MAX_DEPTH 1024u                    /* node hierarchy depth */
 
 typedef enum tl_gltf_component {
     TL_GLTF_BYTE = 5120,
@@ -103,23 +103,23 @@ typedef struct tl_gltf_accessor {
     tl_gltf_type type;
     uint32_t components; /* 1, 2, 3, 4, 4 (MAT2), 9 (MAT3) or 16 (MAT4) */
     bool normalized;
-    size_t count;        /* elements */
+    size_t count; /* elements */
     bool has_sparse;
     tl_gltf_sparse sparse;
-    const char* name;    /* NULL when absent */
+    const char* name; /* NULL when absent */
 } tl_gltf_accessor;
 
 typedef struct tl_gltf_node {
-    const char* name;          /* NULL when absent */
-    int32_t parent;            /* TL_NONE for scene roots and orphans */
+    const char* name; /* NULL when absent */
+    int32_t parent;   /* TL_NONE for scene roots and orphans */
     const uint32_t* children;
     uint32_t child_count;
     int32_t mesh, skin, camera; /* TL_NONE when absent */
-    bool has_matrix;           /* the file gives "matrix" rather than TRS */
-    float translation[3];      /* TRS as stored (decomposition not attempted for matrix) */
-    float rotation[4];         /* x, y, z, w */
+    bool has_matrix;            /* the file gives "matrix" rather than TRS */
+    float translation[3];       /* TRS as stored (decomposition not attempted for matrix) */
+    float rotation[4];          /* x, y, z, w */
     float scale[3];
-    float matrix[16];          /* local transform, column-major, from matrix or TRS */
+    float matrix[16]; /* local transform, column-major, from matrix or TRS */
 } tl_gltf_node;
 
 typedef struct tl_gltf_attribute {
@@ -128,16 +128,16 @@ typedef struct tl_gltf_attribute {
 } tl_gltf_attribute;
 
 typedef struct tl_gltf_primitive {
-    uint32_t mode;                 /* 4 = triangles */
-    int32_t indices;               /* accessor, or TL_NONE for non-indexed */
-    int32_t material;              /* TL_NONE when absent */
-    int32_t position;              /* accessor of POSITION, or TL_NONE */
+    uint32_t mode;    /* 4 = triangles */
+    int32_t indices;  /* accessor, or TL_NONE for non-indexed */
+    int32_t material; /* TL_NONE when absent */
+    int32_t position; /* accessor of POSITION, or TL_NONE */
     const tl_gltf_attribute* attributes;
     uint32_t attribute_count;
-    uint32_t joint_set_count;      /* JOINTS_0..JOINTS_{n-1}, each with a WEIGHTS_i */
-    const int32_t* joints;         /* accessor per set */
-    const int32_t* weights;        /* accessor per set */
-    uint32_t target_count;         /* morph targets (kept, not evaluated) */
+    uint32_t joint_set_count; /* JOINTS_0..JOINTS_{n-1}, each with a WEIGHTS_i */
+    const int32_t* joints;    /* accessor per set */
+    const int32_t* weights;   /* accessor per set */
+    uint32_t target_count;    /* morph targets (kept, not evaluated) */
 } tl_gltf_primitive;
 
 typedef struct tl_gltf_mesh {
@@ -148,10 +148,10 @@ typedef struct tl_gltf_mesh {
 
 typedef struct tl_gltf_skin {
     const char* name;
-    const uint32_t* joints;         /* node indices */
+    const uint32_t* joints; /* node indices */
     uint32_t joint_count;
-    int32_t inverse_bind_matrices;  /* accessor (MAT4 float), or TL_NONE (identity) */
-    int32_t skeleton;               /* node, or TL_NONE; not trusted to be a common root */
+    int32_t inverse_bind_matrices; /* accessor (MAT4 float), or TL_NONE (identity) */
+    int32_t skeleton;              /* node, or TL_NONE; not trusted to be a common root */
 } tl_gltf_skin;
 
 typedef struct tl_gltf_anim_sampler {
@@ -199,10 +199,10 @@ typedef struct tl_gltf {
     uint32_t animation_count;
     const tl_gltf_scene* scenes;
     uint32_t scene_count;
-    int32_t scene;       /* the default scene, or TL_NONE */
-    char* path;          /* the file it was loaded from ("" for a new document); owned */
-    bool glb;            /* loaded from a binary .glb/.vrm */
-    void* internal;      /* index storage; do not touch */
+    int32_t scene;  /* the default scene, or TL_NONE */
+    char* path;     /* the file it was loaded from ("" for a new document); owned */
+    bool glb;       /* loaded from a binary .glb/.vrm */
+    void* internal; /* index storage; do not touch */
 } tl_gltf;
 
 /* Loads a .glb/.vrm (by magic) or a .gltf with external or data: buffers. On failure *out is
@@ -240,15 +240,15 @@ tl_result tl_gltf_accessor_read_uint(const tl_gltf* doc, uint32_t accessor, uint
 
 /* How to add an accessor with tl_gltf_accessor_add. */
 typedef struct tl_gltf_accessor_def {
-    const void* data;           /* count × components values of component_type, packed */
-    size_t count;               /* elements */
+    const void* data; /* count × components values of component_type, packed */
+    size_t count;     /* elements */
     tl_gltf_component component_type;
     tl_gltf_type type;
     bool normalized;
-    int target;                 /* bufferView target: 34962 vertex, 34963 index, 0 none */
-    bool min_max;               /* write "min"/"max" (required for POSITION) */
-    uint32_t buffer;            /* which buffer to append to (created if none exists) */
-    const char* name;           /* optional accessor name */
+    int target;       /* bufferView target: 34962 vertex, 34963 index, 0 none */
+    bool min_max;     /* write "min"/"max" (required for POSITION) */
+    uint32_t buffer;  /* which buffer to append to (created if none exists) */
+    const char* name; /* optional accessor name */
 } tl_gltf_accessor_def;
 
 tl_gltf_accessor_def tl_default_gltf_accessor_def(void);

@@ -48,10 +48,10 @@ tl_measure_def tl_default_measure_def(void);
 
 /* Edge stretch over all samples of a clip. All ratios are skinned length / rest length. */
 typedef struct tl_stretch_stats {
-    uint64_t count;  /* edge samples: edges × samples */
-    float p95, p99;  /* percentiles, linearly interpolated between ranks */
+    uint64_t count; /* edge samples: edges × samples */
+    float p95, p99; /* percentiles, linearly interpolated between ranks */
     float max;
-    float torn_pct;  /* percent of edge samples above torn_above or below torn_below */
+    float torn_pct; /* percent of edge samples above torn_above or below torn_below */
 } tl_stretch_stats;
 
 /* Called at every sample time after the clip's pose is sampled and its world matrices
@@ -114,7 +114,8 @@ typedef struct tl_liveliness {
 typedef struct tl_liveliness_acc tl_liveliness_acc;
 
 /* Room for `max_samples` samples of chain `chain` of a player. NULL when out of memory. */
-tl_liveliness_acc* tl_liveliness_create(const tl_player* player, uint32_t chain, uint32_t max_samples);
+tl_liveliness_acc* tl_liveliness_create(const tl_player* player, uint32_t chain,
+                                        uint32_t max_samples);
 void tl_liveliness_destroy(tl_liveliness_acc* acc);
 /* Forgets the samples (a new clip). */
 void tl_liveliness_clear(tl_liveliness_acc* acc);

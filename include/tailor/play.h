@@ -47,9 +47,9 @@ typedef struct tl_play_chain {
     uint32_t attach_joint;
     uint32_t bone_joints[TL_CHAIN_MAX_BONES];
     uint32_t bone_count;
-    int32_t end_joint;                      /* TL_NONE: the last link continues its tangent */
-    float joint_radii[TL_CHAIN_MAX_BONES];  /* skin radius per link head, bind units (as
-                                               extras.tailor.radii); 0 unknown (limit 30°) */
+    int32_t end_joint;                     /* TL_NONE: the last link continues its tangent */
+    float joint_radii[TL_CHAIN_MAX_BONES]; /* skin radius per link head, bind units (as
+                                              extras.tailor.radii); 0 unknown (limit 30°) */
     tl_chain_def settings;
 } tl_play_chain;
 

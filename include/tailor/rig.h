@@ -119,22 +119,22 @@ typedef struct tl_rig_override {
 /* How to find and rig parts. Make one with tl_default_rig_def. Fractions of H are of the
  * model height; the typical values are the spec's, checked on real characters. */
 typedef struct tl_rig_def {
-    float far;            /* a vertex is far when its skeleton distance exceeds this × H;
-                             0.07 (13 cm on a 1.9 m fox) */
-    float resplit_step;   /* re-splitting raises the threshold in these steps, × H; 0.01 */
-    float resplit_max;    /* … up to this, × H; 0.40 */
-    float limb_ratio;     /* limb test: the part's centroid must be at least this × its reach
-                             from every bone; 0.4 */
-    float elongation;     /* "long" when sqrt(λ1/λ2) reaches this; 1.8 */
-    float tube_ratio;     /* … or when length / mean diameter reaches this; 1.5 */
-    float min_length;     /* a chain needs a part at least this long (geodesic), × H; 0.15 */
-    float segment;        /* target chain segment length, × H; 0.1 */
-    uint32_t min_links;   /* fewest chain bones; 3 */
-    uint32_t max_links;   /* most chain bones, ≤ TL_RIG_MAX_LINKS; 8 */
-    float overlap;        /* shells merge when their boxes overlap by more than this (volume
-                             of the intersection over the smaller box); 0.5 */
-    float attach_bias;    /* torso (then thigh) joints within this × the nearest joint's
-                             distance win the attachment; 1.5 */
+    float far;              /* a vertex is far when its skeleton distance exceeds this × H;
+                               0.07 (13 cm on a 1.9 m fox) */
+    float resplit_step;     /* re-splitting raises the threshold in these steps, × H; 0.01 */
+    float resplit_max;      /* … up to this, × H; 0.40 */
+    float limb_ratio;       /* limb test: the part's centroid must be at least this × its reach
+                               from every bone; 0.4 */
+    float elongation;       /* "long" when sqrt(λ1/λ2) reaches this; 1.8 */
+    float tube_ratio;       /* … or when length / mean diameter reaches this; 1.5 */
+    float min_length;       /* a chain needs a part at least this long (geodesic), × H; 0.15 */
+    float segment;          /* target chain segment length, × H; 0.1 */
+    uint32_t min_links;     /* fewest chain bones; 3 */
+    uint32_t max_links;     /* most chain bones, ≤ TL_RIG_MAX_LINKS; 8 */
+    float overlap;          /* shells merge when their boxes overlap by more than this (volume
+                               of the intersection over the smaller box); 0.5 */
+    float attach_bias;      /* torso (then thigh) joints within this × the nearest joint's
+                               distance win the attachment; 1.5 */
     float pelvis_tolerance; /* torso joints up to this × H ahead of the pelvis joint still
                                count as the pelvis region; 0.02 */
     float misbound_ratio; /* misbound: weighted bone distance > ratio × d_skel + slack × H; 1.5 */
@@ -146,16 +146,16 @@ typedef struct tl_rig_def {
                              on its own bones is already rigged; 0.5 */
     float bound_like_collar; /* --fix-rigid re-weights a part only when the overlap of its and
                                 its collar's mean weight vectors is below this; 0.5 */
-    tl_rig_mode mode;     /* chain or rigid; TL_RIG_MODE_CHAIN */
-    bool fix_rigid;       /* re-weight misbound rigid and cloth parts (§5) instead of only
-                             reporting them; false */
-    bool grow;            /* grow tails over their misbound root (§6); true */
-    float root_band;      /* re-weighted tails blend into the body: skin outside every part
-                             within this × the collar ring's radius (geodesic, along mesh
-                             edges) of the part gets weights that interpolate harmonically
-                             between the part's new weights and the body's own beyond the
-                             band (docs/rig.md "The root band"); 1.0 (a tail's thickness);
-                             0: off */
+    tl_rig_mode mode;        /* chain or rigid; TL_RIG_MODE_CHAIN */
+    bool fix_rigid;          /* re-weight misbound rigid and cloth parts (§5) instead of only
+                                reporting them; false */
+    bool grow;               /* grow tails over their misbound root (§6); true */
+    float root_band;         /* re-weighted tails blend into the body: skin outside every part
+                                within this × the collar ring's radius (geodesic, along mesh
+                                edges) of the part gets weights that interpolate harmonically
+                                between the part's new weights and the body's own beyond the
+                                band (docs/rig.md "The root band"); 1.0 (a tail's thickness);
+                                0: off */
     tl_rig_override overrides[TL_RIG_MAX_OVERRIDES];
     uint32_t override_count;
     tl_rig_spring spring; /* stored with each chain */
@@ -168,45 +168,45 @@ tl_result tl_rig_def_check(const tl_rig_def* def, tl_error* err);
 
 /* One part of far skin and what tailor decided for it. Lengths are rest-world units. */
 typedef struct tl_rig_part {
-    uint32_t id;             /* 0, 1, … in the analysis (stable for a given file and def) */
-    uint32_t skin;           /* index into doc->skins */
+    uint32_t id;   /* 0, 1, … in the analysis (stable for a given file and def) */
+    uint32_t skin; /* index into doc->skins */
     tl_rig_class cls;
     tl_rig_region region;
     tl_rig_action action;
-    const char* reason;      /* one line: why this class and action (static string) */
-    bool overridden;         /* the class came from def->overrides */
+    const char* reason; /* one line: why this class and action (static string) */
+    bool overridden;    /* the class came from def->overrides */
 
-    uint32_t* vertices;      /* vertex_count union vertex indices, ascending (every welded
-                                copy), after growth */
+    uint32_t* vertices; /* vertex_count union vertex indices, ascending (every welded
+                           copy), after growth */
     uint32_t vertex_count;
-    uint32_t welded_count;   /* welded vertices in the part */
-    uint32_t grown;          /* welded vertices added by growth over the misbound root */
-    uint32_t shells;         /* components merged into the part (2: a fur shell over skin) */
-    float threshold;         /* the far threshold it was found at, × H (0.07, or higher when
-                                re-split) */
+    uint32_t welded_count; /* welded vertices in the part */
+    uint32_t grown;        /* welded vertices added by growth over the misbound root */
+    uint32_t shells;       /* components merged into the part (2: a fur shell over skin) */
+    float threshold;       /* the far threshold it was found at, × H (0.07, or higher when
+                              re-split) */
 
-    int32_t attach_joint;    /* joint index in the skin, or TL_NONE */
-    char attach_name[64];    /* its node name (truncated), "" when none */
+    int32_t attach_joint; /* joint index in the skin, or TL_NONE */
+    char attach_name[64]; /* its node name (truncated), "" when none */
     tl_role attach_role;
-    float collar[3];         /* collar centroid (J_0 for a chain), rest-world */
-    float reach;             /* largest distance from the collar centroid to a part vertex */
-    float centroid_ratio;    /* d_skel(part centroid) / reach; the limb test wants ≥ 0.4 */
-    float elongation;        /* sqrt(λ1/λ2) of the welded positions */
-    float tube_ratio;        /* length / mean diameter of six geodesic bands */
-    float length;            /* 99th percentile of the geodesic coordinate from the collar */
-    float misbound;          /* share of the part's welded vertices that are misbound, 0..1 */
-    float own_bones;         /* share of well-bound skin weight on the part's own bones */
-    float bone_distance;     /* mean weighted bone distance over the part, as the file is */
+    float collar[3];           /* collar centroid (J_0 for a chain), rest-world */
+    float reach;               /* largest distance from the collar centroid to a part vertex */
+    float centroid_ratio;      /* d_skel(part centroid) / reach; the limb test wants ≥ 0.4 */
+    float elongation;          /* sqrt(λ1/λ2) of the welded positions */
+    float tube_ratio;          /* length / mean diameter of six geodesic bands */
+    float length;              /* 99th percentile of the geodesic coordinate from the collar */
+    float misbound;            /* share of the part's welded vertices that are misbound, 0..1 */
+    float own_bones;           /* share of well-bound skin weight on the part's own bones */
+    float bone_distance;       /* mean weighted bone distance over the part, as the file is */
     float bone_distance_after; /* … after the planned re-weighting (= before when unchanged) */
 
     /* the chain (action TL_RIG_ACTION_CHAIN), rest-world */
-    uint32_t segments;       /* K bones Tail_1..Tail_K, plus Tail_End */
+    uint32_t segments;                        /* K bones Tail_1..Tail_K, plus Tail_End */
     float joints[(TL_RIG_MAX_LINKS + 1) * 3]; /* J_0..J_K: bone heads, then Tail_End */
     float radii[TL_RIG_MAX_LINKS]; /* per bone, the 90th percentile distance of the skin it
                                       owns from it (for the solver's bend limit) */
-    char bone_prefix[32];    /* "Tail", "Tail.001", …: bones are PREFIX_1 … PREFIX_K and
-                                PREFIX_End */
-    uint32_t first_new_joint; /* the skin joint index Tail_1 gets */
+    char bone_prefix[32];          /* "Tail", "Tail.001", …: bones are PREFIX_1 … PREFIX_K and
+                                      PREFIX_End */
+    uint32_t first_new_joint;      /* the skin joint index Tail_1 gets */
 
     /* planned weights (actions CHAIN and RIGID): 4 per part vertex in `vertices` order,
        joint indices in the skin as extended by the chains (unused: joint 0, weight 0) */
@@ -220,22 +220,22 @@ typedef struct tl_rig_part {
     uint32_t band_count;
     uint32_t* band_joints;
     float* band_weights;
-    float band_radius;       /* the band's geodesic width, rest-world units (0: no band) */
+    float band_radius; /* the band's geodesic width, rest-world units (0: no band) */
 } tl_rig_part;
 
 /* Per-skin fields, per union vertex of tl_scene_skin. */
 typedef struct tl_rig_skin {
-    uint32_t skin;             /* index into doc->skins */
+    uint32_t skin; /* index into doc->skins */
     uint32_t vertex_count;
     uint32_t welded_count;
-    float height;              /* H */
-    float* skeleton_distance;  /* d_skel: distance to the nearest deforming bone */
-    float* bone_distance;      /* weighted bone distance over the vertex's own influences */
-    uint8_t* misbound;         /* 1 when misbound (welded copies share the mean) */
-    int32_t* part;             /* the part id holding the vertex, or -1 */
-    uint32_t joint_count;      /* joints in the file's skin */
-    uint32_t new_joint_count;  /* joints the applied chains add */
-    float rest_world[16];      /* M: rest-world from bind space (tl_scene_skin.rest_world) */
+    float height;                   /* H */
+    float* skeleton_distance;       /* d_skel: distance to the nearest deforming bone */
+    float* bone_distance;           /* weighted bone distance over the vertex's own influences */
+    uint8_t* misbound;              /* 1 when misbound (welded copies share the mean) */
+    int32_t* part;                  /* the part id holding the vertex, or -1 */
+    uint32_t joint_count;           /* joints in the file's skin */
+    uint32_t new_joint_count;       /* joints the applied chains add */
+    float rest_world[16];           /* M: rest-world from bind space (tl_scene_skin.rest_world) */
     tl_scene_primitive* primitives; /* the skin's primitives and their union ranges */
     uint32_t primitive_count;
 } tl_rig_skin;
@@ -251,10 +251,10 @@ typedef enum tl_rig_stage {
 } tl_rig_stage;
 
 typedef struct tl_rig_analysis {
-    tl_rig_def def;            /* the def it was made with */
-    tl_rig_skin* skins;        /* one per doc->skins */
+    tl_rig_def def;     /* the def it was made with */
+    tl_rig_skin* skins; /* one per doc->skins */
     uint32_t skin_count;
-    tl_rig_part* parts;        /* every part of every skin, ids 0..part_count-1 */
+    tl_rig_part* parts; /* every part of every skin, ids 0..part_count-1 */
     uint32_t part_count;
     uint32_t chain_count;      /* parts with action CHAIN */
     uint32_t changed_vertices; /* union vertices whose weights the plan changes */

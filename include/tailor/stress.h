@@ -105,8 +105,8 @@ typedef struct tl_stress_report {
     float hitch_peak_after;
     float teleport_peak_before; /* ... teleport_speed_ratio */
     float teleport_peak_after;
-    float control_speed_ratio; /* the same ratio with no event: how much two windows of the
-                                  clip differ by themselves; -1 without a clip */
+    float control_speed_ratio;        /* the same ratio with no event: how much two windows of the
+                                         clip differ by themselves; -1 without a clip */
     float hitch_speed_ratio_later;    /* hitch_speed_ratio in an equal window that starts
                                          after the transient (whole clip cycles covering one
                                          period of the chain's root spring): whether the

@@ -5,16 +5,26 @@
 
 const char* tl_result_string(tl_result result) {
     switch (result) {
-    case TL_OK: return "ok";
-    case TL_ERROR_IO: return "io";
-    case TL_ERROR_FORMAT: return "format";
-    case TL_ERROR_INVALID: return "invalid";
-    case TL_ERROR_UNSUPPORTED: return "unsupported";
-    case TL_ERROR_LIMIT: return "limit";
-    case TL_ERROR_MEMORY: return "memory";
-    case TL_ERROR_NOT_FOUND: return "not found";
-    case TL_ERROR_EXISTS: return "exists";
-    case TL_ERROR_ARGUMENT: return "argument";
+    case TL_OK:
+        return "ok";
+    case TL_ERROR_IO:
+        return "io";
+    case TL_ERROR_FORMAT:
+        return "format";
+    case TL_ERROR_INVALID:
+        return "invalid";
+    case TL_ERROR_UNSUPPORTED:
+        return "unsupported";
+    case TL_ERROR_LIMIT:
+        return "limit";
+    case TL_ERROR_MEMORY:
+        return "memory";
+    case TL_ERROR_NOT_FOUND:
+        return "not found";
+    case TL_ERROR_EXISTS:
+        return "exists";
+    case TL_ERROR_ARGUMENT:
+        return "argument";
     }
     return "unknown";
 }

@@ -10,11 +10,14 @@
 uint32_t tl_gltf_component_size(tl_gltf_component component) {
     switch (component) {
     case TL_GLTF_BYTE:
-    case TL_GLTF_UNSIGNED_BYTE: return 1;
+    case TL_GLTF_UNSIGNED_BYTE:
+        return 1;
     case TL_GLTF_SHORT:
-    case TL_GLTF_UNSIGNED_SHORT: return 2;
+    case TL_GLTF_UNSIGNED_SHORT:
+        return 2;
     case TL_GLTF_UNSIGNED_INT:
-    case TL_GLTF_FLOAT: return 4;
+    case TL_GLTF_FLOAT:
+        return 4;
     }
     return 0;
 }
@@ -49,10 +52,18 @@ size_t tl_gltf_accessor_value_count(const tl_gltf* doc, uint32_t accessor) {
 static void layout(const tl_gltf_accessor* a, uint32_t* rows, uint32_t* cols, size_t* col_stride) {
     uint32_t cs = tl_gltf_component_size(a->component_type);
     switch (a->type) {
-    case TL_GLTF_MAT2: *rows = 2, *cols = 2; break;
-    case TL_GLTF_MAT3: *rows = 3, *cols = 3; break;
-    case TL_GLTF_MAT4: *rows = 4, *cols = 4; break;
-    default: *rows = a->components, *cols = 1; break;
+    case TL_GLTF_MAT2:
+        *rows = 2, *cols = 2;
+        break;
+    case TL_GLTF_MAT3:
+        *rows = 3, *cols = 3;
+        break;
+    case TL_GLTF_MAT4:
+        *rows = 4, *cols = 4;
+        break;
+    default:
+        *rows = a->components, *cols = 1;
+        break;
     }
     *col_stride = *cols > 1 ? ((*rows * cs + 3) & ~(size_t)3) : *rows * cs;
 }
@@ -71,7 +82,8 @@ static double component(const uint8_t* p, tl_gltf_component ct, bool normalized)
         memcpy(&v, p, 1);
         return normalized ? fmax(v / 127.0, -1.0) : v;
     }
-    case TL_GLTF_UNSIGNED_BYTE: return normalized ? p[0] / 255.0 : p[0];
+    case TL_GLTF_UNSIGNED_BYTE:
+        return normalized ? p[0] / 255.0 : p[0];
     case TL_GLTF_SHORT: {
         int16_t v;
         memcpy(&v, p, 2);
@@ -103,7 +115,8 @@ static void unpack(const tl_gltf_accessor* a, const uint8_t* p, double* out) {
     layout(a, &rows, &cols, &col_stride);
     for (uint32_t c = 0; c < cols; ++c)
         for (uint32_t r = 0; r < rows; ++r)
-            out[c * rows + r] = component(p + c * col_stride + r * cs, a->component_type, a->normalized);
+            out[c * rows + r] =
+                component(p + c * col_stride + r * cs, a->component_type, a->normalized);
 }
 
 /* Stores one value; false when it cannot be represented (a negative value read as uint). */
@@ -133,13 +146,15 @@ static tl_result read_values(const tl_gltf* doc, uint32_t accessor, void* out, s
     (void)out_count;
     double v[16];
     if (a->buffer_view == TL_NONE) {
-        for (size_t i = 0; i < a->count * n; ++i) store(out, i, 0.0);
+        for (size_t i = 0; i < a->count * n; ++i)
+            store(out, i, 0.0);
     } else {
         const tl_gltf_buffer_view* view = &doc->views[a->buffer_view];
         size_t stride = view->byte_stride ? view->byte_stride : element_bytes(a);
         for (size_t i = 0; i < a->count; ++i) {
             /* index checked every element fits in the view, and the view in the buffer */
-            const uint8_t* base = doc->buffers[view->buffer].data + view->byte_offset + a->byte_offset;
+            const uint8_t* base =
+                doc->buffers[view->buffer].data + view->byte_offset + a->byte_offset;
             unpack(a, base + i * stride, v);
             for (size_t k = 0; k < n; ++k)
                 if (!store(out, i * n + k, v[k])) return negative(doc, accessor, i, err);
@@ -156,9 +171,10 @@ static tl_result read_values(const tl_gltf* doc, uint32_t accessor, void* out, s
             const uint8_t* vp = doc->buffers[vv->buffer].data + vv->byte_offset + s->values_offset;
             size_t target = (size_t)component(ip + i * isize, s->indices_component, false);
             if (target >= a->count)
-                return tl_error_set(err, TL_ERROR_INVALID,
-                                    "%s: /accessors/%u/sparse/indices: index %zu at entry %zu is past count %zu",
-                                    label, accessor, target, i, a->count);
+                return tl_error_set(
+                    err, TL_ERROR_INVALID,
+                    "%s: /accessors/%u/sparse/indices: index %zu at entry %zu is past count %zu",
+                    label, accessor, target, i, a->count);
             unpack(a, vp + i * esize, v);
             for (size_t k = 0; k < n; ++k)
                 if (!store(out, target * n + k, v[k])) return negative(doc, accessor, target, err);
@@ -174,8 +190,9 @@ tl_result tl_gltf_accessor_read_float(const tl_gltf* doc, uint32_t accessor, flo
     const tl_gltf_accessor* a = &doc->accessors[accessor];
     for (size_t i = 0; i < a->count * a->components; ++i)
         if (!isfinite(out[i]))
-            return tl_error_set(err, TL_ERROR_INVALID, "%s: /accessors/%u: element %zu is not finite",
-                                tl_gltf_label(doc), accessor, i / a->components);
+            return tl_error_set(err, TL_ERROR_INVALID,
+                                "%s: /accessors/%u: element %zu is not finite", tl_gltf_label(doc),
+                                accessor, i / a->components);
     return TL_OK;
 }
 
@@ -204,7 +221,8 @@ static tl_result ensure_buffer(tl_gltf* doc, uint32_t index, tl_error* err) {
     }
     if (index < doc->buffer_count) return TL_OK;
     if (index != doc->buffer_count || json_array_size(buffers) != doc->buffer_count)
-        return tl_error_set(err, TL_ERROR_ARGUMENT, "%s: buffer %u cannot be created", tl_gltf_label(doc), index);
+        return tl_error_set(err, TL_ERROR_ARGUMENT, "%s: buffer %u cannot be created",
+                            tl_gltf_label(doc), index);
     tl_gltf_buffer* grown = realloc(doc->buffers, (doc->buffer_count + 1) * sizeof *grown);
     if (!grown) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     doc->buffers = grown;
@@ -252,7 +270,8 @@ tl_result tl_gltf_accessor_add(tl_gltf* doc, const tl_gltf_accessor_def* def, ui
     uint32_t cs = tl_gltf_component_size(def->component_type);
     uint32_t n = tl_gltf_type_components(def->type);
     assert(cs && n);
-    assert(!(cs < 4 && (def->type == TL_GLTF_MAT2 || def->type == TL_GLTF_MAT3))); /* padded forms */
+    assert(
+        !(cs < 4 && (def->type == TL_GLTF_MAT2 || def->type == TL_GLTF_MAT3))); /* padded forms */
     size_t size = def->count * n * cs;
     uint32_t view;
     tl_result r = tl_gltf_view_add(doc, def->buffer, def->data, size, 0, def->target, &view, err);
@@ -265,18 +284,23 @@ tl_result tl_gltf_accessor_add(tl_gltf* doc, const tl_gltf_accessor_def* def, ui
     if (def->min_max && def->count > 0) {
         json_t* mn = json_array();
         json_t* mx = json_array();
-        const tl_gltf_accessor probe = {.component_type = def->component_type, .type = def->type,
-                                        .components = n, .normalized = false};
+        const tl_gltf_accessor probe = {.component_type = def->component_type,
+                                        .type = def->type,
+                                        .components = n,
+                                        .normalized = false};
         for (uint32_t k = 0; k < n; ++k) {
             double lo = DBL_MAX, hi = -DBL_MAX;
             for (size_t i = 0; i < def->count; ++i) {
-                double v = component((const uint8_t*)def->data + (i * n + k) * cs, def->component_type, false);
+                double v = component((const uint8_t*)def->data + (i * n + k) * cs,
+                                     def->component_type, false);
                 lo = fmin(lo, v), hi = fmax(hi, v);
             }
             bool is_float = probe.component_type == TL_GLTF_FLOAT;
             /* floats are written as the exact float value so the validator's bounds check holds */
-            json_array_append_new(mn, is_float ? json_real((float)lo) : json_integer((json_int_t)lo));
-            json_array_append_new(mx, is_float ? json_real((float)hi) : json_integer((json_int_t)hi));
+            json_array_append_new(mn,
+                                  is_float ? json_real((float)lo) : json_integer((json_int_t)lo));
+            json_array_append_new(mx,
+                                  is_float ? json_real((float)hi) : json_integer((json_int_t)hi));
         }
         json_object_set_new(a, "min", mn);
         json_object_set_new(a, "max", mx);

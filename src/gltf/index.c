@@ -32,7 +32,8 @@ static void* index_alloc(ctx* c, size_t count, size_t size) {
 #define ALLOC(c, ptr, n)                                                                           \
     do {                                                                                           \
         (ptr) = index_alloc((c), (n), sizeof *(ptr));                                              \
-        if (!(ptr)) return tl_error_set((c)->err, TL_ERROR_MEMORY, "%s: out of memory", (c)->label); \
+        if (!(ptr))                                                                                \
+            return tl_error_set((c)->err, TL_ERROR_MEMORY, "%s: out of memory", (c)->label);       \
     } while (0)
 
 /* The array at a top-level key; absent is empty, anything else must be an array. */
@@ -44,8 +45,8 @@ static tl_result top_array(ctx* c, const char* key, json_t** out, uint32_t* coun
     if (!json_is_array(a))
         return tl_error_set(c->err, TL_ERROR_INVALID, "%s: /%s: not an array", c->label, key);
     if (json_array_size(a) > TL_GLTF_MAX_OBJECTS)
-        return tl_error_set(c->err, TL_ERROR_LIMIT, "%s: /%s: %zu entries (limit %u)", c->label, key,
-                            json_array_size(a), TL_GLTF_MAX_OBJECTS);
+        return tl_error_set(c->err, TL_ERROR_LIMIT, "%s: /%s: %zu entries (limit %u)", c->label,
+                            key, json_array_size(a), TL_GLTF_MAX_OBJECTS);
     *out = a;
     *count = (uint32_t)json_array_size(a);
     return TL_OK;
@@ -54,7 +55,8 @@ static tl_result top_array(ctx* c, const char* key, json_t** out, uint32_t* coun
 static tl_result element_object(ctx* c, json_t* array, const char* key, uint32_t i, json_t** out) {
     *out = json_array_get(array, i);
     if (!json_is_object(*out))
-        return tl_error_set(c->err, TL_ERROR_INVALID, "%s: /%s/%u: not an object", c->label, key, i);
+        return tl_error_set(c->err, TL_ERROR_INVALID, "%s: /%s/%u: not an object", c->label, key,
+                            i);
     return TL_OK;
 }
 
@@ -67,19 +69,21 @@ static tl_result get_uint(ctx* c, json_t* obj, const char* key, uint64_t limit, 
     json_t* v = json_object_get(obj, key);
     if (!v) {
         if (required)
-            return tl_error_set(c->err, TL_ERROR_INVALID, "%s: %s/%s: required", c->label, where, key);
+            return tl_error_set(c->err, TL_ERROR_INVALID, "%s: %s/%s: required", c->label, where,
+                                key);
         *out = fallback;
         return TL_OK;
     }
     if (!json_is_integer(v))
-        return tl_error_set(c->err, TL_ERROR_INVALID, "%s: %s/%s: not an integer", c->label, where, key);
+        return tl_error_set(c->err, TL_ERROR_INVALID, "%s: %s/%s: not an integer", c->label, where,
+                            key);
     json_int_t n = json_integer_value(v);
     if (n < 0)
-        return tl_error_set(c->err, TL_ERROR_INVALID, "%s: %s/%s: %lld is negative", c->label, where,
-                            key, (long long)n);
+        return tl_error_set(c->err, TL_ERROR_INVALID, "%s: %s/%s: %lld is negative", c->label,
+                            where, key, (long long)n);
     if ((uint64_t)n >= limit)
-        return tl_error_set(c->err, TL_ERROR_INVALID, "%s: %s/%s: %lld is not below %llu",
-                            c->label, where, key, (long long)n, (unsigned long long)limit);
+        return tl_error_set(c->err, TL_ERROR_INVALID, "%s: %s/%s: %lld is not below %llu", c->label,
+                            where, key, (long long)n, (unsigned long long)limit);
     *out = n;
     return TL_OK;
 }
@@ -109,7 +113,6 @@ static tl_result get_floats(ctx* c, json_t* obj, const char* key, float* out, si
     return TL_OK;
 }
 
-
 static tl_result index_views(ctx* c) {
     tl_gltf* doc = c->doc;
     json_t* arr;
@@ -133,19 +136,22 @@ static tl_result index_views(ctx* c) {
         TRY(get_uint(c, o, "byteStride", NO_LIMIT, false, 0, &stride, where));
         size_t size = doc->buffers[buffer].size;
         if ((uint64_t)offset > size)
-            return tl_error_set(c->err, TL_ERROR_INVALID,
-                                "%s: %s/byteOffset: %lld is past the end of buffer %lld (%zu bytes)",
-                                c->label, where, (long long)offset, (long long)buffer, size);
+            return tl_error_set(
+                c->err, TL_ERROR_INVALID,
+                "%s: %s/byteOffset: %lld is past the end of buffer %lld (%zu bytes)", c->label,
+                where, (long long)offset, (long long)buffer, size);
         if ((uint64_t)length > size - (size_t)offset)
             return tl_error_set(c->err, TL_ERROR_INVALID,
-                                "%s: %s/byteLength: %lld bytes from byteOffset %lld run past the end of buffer %lld (%zu bytes)",
-                                c->label, where, (long long)length, (long long)offset, (long long)buffer, size);
+                                "%s: %s/byteLength: %lld bytes from byteOffset %lld run past the "
+                                "end of buffer %lld (%zu bytes)",
+                                c->label, where, (long long)length, (long long)offset,
+                                (long long)buffer, size);
         if (stride && (stride < 4 || stride > 252 || stride % 4))
             return tl_error_set(c->err, TL_ERROR_INVALID,
-                                "%s: %s/byteStride: %lld is not a multiple of 4 in 4..252", c->label,
-                                where, (long long)stride);
-        views[i] = (tl_gltf_buffer_view){(uint32_t)buffer, (size_t)offset, (size_t)length,
-                                         (size_t)stride};
+                                "%s: %s/byteStride: %lld is not a multiple of 4 in 4..252",
+                                c->label, where, (long long)stride);
+        views[i] =
+            (tl_gltf_buffer_view){(uint32_t)buffer, (size_t)offset, (size_t)length, (size_t)stride};
     }
     doc->views = views;
     doc->view_count = n;
@@ -163,14 +169,19 @@ static bool parse_type(const char* s, tl_gltf_type* out) {
 static size_t element_size(tl_gltf_component ct, tl_gltf_type type) {
     size_t cs = tl_gltf_component_size(ct);
     switch (type) {
-    case TL_GLTF_MAT2: return 2 * ((2 * cs + 3) & ~(size_t)3);
-    case TL_GLTF_MAT3: return 3 * ((3 * cs + 3) & ~(size_t)3);
-    case TL_GLTF_MAT4: return 4 * ((4 * cs + 3) & ~(size_t)3);
-    default: return cs * tl_gltf_type_components(type);
+    case TL_GLTF_MAT2:
+        return 2 * ((2 * cs + 3) & ~(size_t)3);
+    case TL_GLTF_MAT3:
+        return 3 * ((3 * cs + 3) & ~(size_t)3);
+    case TL_GLTF_MAT4:
+        return 4 * ((4 * cs + 3) & ~(size_t)3);
+    default:
+        return cs * tl_gltf_type_components(type);
     }
 }
 
-/* Checks that `count` items of `size` bytes, `stride` apart, starting at `offset`, fit in a view. */
+/* Checks that `count` items of `size` bytes, `stride` apart, starting at `offset`, fit in a view.
+ */
 static bool fits(size_t view_length, size_t offset, size_t size, size_t stride, size_t count) {
     if (count == 0) return offset <= view_length;
     if (offset > view_length || size > view_length - offset) return false;
@@ -197,10 +208,12 @@ static tl_result index_accessors(ctx* c) {
         TRY(get_uint(c, o, "componentType", NO_LIMIT, true, 0, &ct, where));
         TRY(get_uint(c, o, "count", TL_GLTF_MAX_FILE_BYTES, true, 0, &count, where));
         if (!tl_gltf_component_size((tl_gltf_component)ct))
-            return tl_error_set(c->err, TL_ERROR_INVALID, "%s: %s/componentType: %lld is not a glTF component type",
-                                c->label, where, (long long)ct);
+            return tl_error_set(c->err, TL_ERROR_INVALID,
+                                "%s: %s/componentType: %lld is not a glTF component type", c->label,
+                                where, (long long)ct);
         if (!parse_type(get_string(o, "type"), &a->type))
-            return tl_error_set(c->err, TL_ERROR_INVALID, "%s: %s/type: missing or unknown", c->label, where);
+            return tl_error_set(c->err, TL_ERROR_INVALID, "%s: %s/type: missing or unknown",
+                                c->label, where);
         a->buffer_view = (int32_t)view;
         a->byte_offset = (size_t)offset;
         a->component_type = (tl_gltf_component)ct;
@@ -211,56 +224,64 @@ static tl_result index_accessors(ctx* c) {
         size_t esize = element_size(a->component_type, a->type);
         /* With a bufferView the view bounds the count; without one (zeros, sparse) this does. */
         if (a->count > TL_GLTF_MAX_FILE_BYTES / esize)
-            return tl_error_set(c->err, TL_ERROR_LIMIT, "%s: %s/count: %zu elements of %zu bytes exceed %llu bytes",
-                                c->label, where, a->count, esize, (unsigned long long)TL_GLTF_MAX_FILE_BYTES);
+            return tl_error_set(
+                c->err, TL_ERROR_LIMIT, "%s: %s/count: %zu elements of %zu bytes exceed %llu bytes",
+                c->label, where, a->count, esize, (unsigned long long)TL_GLTF_MAX_FILE_BYTES);
         if (view != TL_NONE) {
             const tl_gltf_buffer_view* v = &doc->views[view];
             size_t stride = v->byte_stride ? v->byte_stride : esize;
             if (stride < esize)
                 return tl_error_set(c->err, TL_ERROR_INVALID,
-                                    "%s: %s: byteStride %zu of bufferView %lld is smaller than an element (%zu bytes)",
+                                    "%s: %s: byteStride %zu of bufferView %lld is smaller than an "
+                                    "element (%zu bytes)",
                                     c->label, where, stride, (long long)view, esize);
             if (a->byte_offset > v->byte_length)
-                return tl_error_set(c->err, TL_ERROR_INVALID,
-                                    "%s: %s/byteOffset: %zu is past the end of bufferView %lld (%zu bytes)",
-                                    c->label, where, a->byte_offset, (long long)view, v->byte_length);
+                return tl_error_set(
+                    c->err, TL_ERROR_INVALID,
+                    "%s: %s/byteOffset: %zu is past the end of bufferView %lld (%zu bytes)",
+                    c->label, where, a->byte_offset, (long long)view, v->byte_length);
             if (!fits(v->byte_length, a->byte_offset, esize, stride, a->count))
                 return tl_error_set(c->err, TL_ERROR_INVALID,
-                                    "%s: %s/count: %zu elements of %zu bytes, %zu apart, from byteOffset %zu do not fit in bufferView %lld (%zu bytes)",
-                                    c->label, where, a->count, esize, stride, a->byte_offset, (long long)view,
-                                    v->byte_length);
+                                    "%s: %s/count: %zu elements of %zu bytes, %zu apart, from "
+                                    "byteOffset %zu do not fit in bufferView %lld (%zu bytes)",
+                                    c->label, where, a->count, esize, stride, a->byte_offset,
+                                    (long long)view, v->byte_length);
         }
         json_t* sparse = json_object_get(o, "sparse");
         if (sparse) {
             snprintf(swhere, sizeof swhere, "%s/sparse", where);
             if (!json_is_object(sparse))
-                return tl_error_set(c->err, TL_ERROR_INVALID, "%s: %s: not an object", c->label, swhere);
+                return tl_error_set(c->err, TL_ERROR_INVALID, "%s: %s: not an object", c->label,
+                                    swhere);
             int64_t scount, iview, ioff, ict, vview, voff;
             TRY(get_uint(c, sparse, "count", (uint64_t)a->count + 1, true, 0, &scount, swhere));
             json_t* ind = json_object_get(sparse, "indices");
             json_t* val = json_object_get(sparse, "values");
             if (!json_is_object(ind) || !json_is_object(val))
-                return tl_error_set(c->err, TL_ERROR_INVALID, "%s: %s: indices and values are required",
-                                    c->label, swhere);
+                return tl_error_set(c->err, TL_ERROR_INVALID,
+                                    "%s: %s: indices and values are required", c->label, swhere);
             snprintf(swhere, sizeof swhere, "%s/sparse/indices", where);
             TRY(get_uint(c, ind, "bufferView", doc->view_count, true, 0, &iview, swhere));
             TRY(get_uint(c, ind, "byteOffset", NO_LIMIT, false, 0, &ioff, swhere));
             TRY(get_uint(c, ind, "componentType", NO_LIMIT, true, 0, &ict, swhere));
-            if (ict != TL_GLTF_UNSIGNED_BYTE && ict != TL_GLTF_UNSIGNED_SHORT && ict != TL_GLTF_UNSIGNED_INT)
-                return tl_error_set(c->err, TL_ERROR_INVALID, "%s: %s/componentType: must be unsigned",
-                                    c->label, swhere);
+            if (ict != TL_GLTF_UNSIGNED_BYTE && ict != TL_GLTF_UNSIGNED_SHORT &&
+                ict != TL_GLTF_UNSIGNED_INT)
+                return tl_error_set(c->err, TL_ERROR_INVALID,
+                                    "%s: %s/componentType: must be unsigned", c->label, swhere);
             size_t isize = tl_gltf_component_size((tl_gltf_component)ict);
             if (!fits(doc->views[iview].byte_length, (size_t)ioff, isize, isize, (size_t)scount))
-                return tl_error_set(c->err, TL_ERROR_INVALID, "%s: %s: %lld indices do not fit in bufferView %lld",
-                                    c->label, swhere, (long long)scount, (long long)iview);
+                return tl_error_set(c->err, TL_ERROR_INVALID,
+                                    "%s: %s: %lld indices do not fit in bufferView %lld", c->label,
+                                    swhere, (long long)scount, (long long)iview);
             snprintf(swhere, sizeof swhere, "%s/sparse/values", where);
             TRY(get_uint(c, val, "bufferView", doc->view_count, true, 0, &vview, swhere));
             TRY(get_uint(c, val, "byteOffset", NO_LIMIT, false, 0, &voff, swhere));
             if (!fits(doc->views[vview].byte_length, (size_t)voff, esize, esize, (size_t)scount))
-                return tl_error_set(c->err, TL_ERROR_INVALID, "%s: %s: %lld values do not fit in bufferView %lld",
-                                    c->label, swhere, (long long)scount, (long long)vview);
+                return tl_error_set(c->err, TL_ERROR_INVALID,
+                                    "%s: %s: %lld values do not fit in bufferView %lld", c->label,
+                                    swhere, (long long)scount, (long long)vview);
             a->has_sparse = true;
-            a->sparse = (tl_gltf_sparse){(size_t)scount, (uint32_t)iview, (size_t)ioff,
+            a->sparse = (tl_gltf_sparse){(size_t)scount,         (uint32_t)iview, (size_t)ioff,
                                          (tl_gltf_component)ict, (uint32_t)vview, (size_t)voff};
         }
     }
@@ -298,17 +319,20 @@ static tl_result index_list(ctx* c, json_t* o, const char* key, uint32_t limit, 
     *out_count = 0;
     if (!a) {
         if (required)
-            return tl_error_set(c->err, TL_ERROR_INVALID, "%s: %s/%s: required", c->label, where, key);
+            return tl_error_set(c->err, TL_ERROR_INVALID, "%s: %s/%s: required", c->label, where,
+                                key);
         return TL_OK;
     }
     if (!json_is_array(a))
-        return tl_error_set(c->err, TL_ERROR_INVALID, "%s: %s/%s: not an array", c->label, where, key);
+        return tl_error_set(c->err, TL_ERROR_INVALID, "%s: %s/%s: not an array", c->label, where,
+                            key);
     size_t n = json_array_size(a);
     uint32_t* list;
     ALLOC(c, list, n);
     for (size_t i = 0; i < n; ++i) {
         json_t* v = json_array_get(a, i);
-        if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) >= (json_int_t)limit)
+        if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+            json_integer_value(v) >= (json_int_t)limit)
             return tl_error_set(c->err, TL_ERROR_INVALID, "%s: %s/%s/%zu: not an index below %u",
                                 c->label, where, key, i, limit);
         list[i] = (uint32_t)json_integer_value(v);
@@ -330,7 +354,8 @@ static tl_result index_nodes(ctx* c) {
     tl_gltf_node* nodes;
     ALLOC(c, nodes, n);
     char where[64];
-    for (uint32_t i = 0; i < n; ++i) nodes[i].parent = TL_NONE;
+    for (uint32_t i = 0; i < n; ++i)
+        nodes[i].parent = TL_NONE;
     for (uint32_t i = 0; i < n; ++i) {
         json_t* o;
         TRY(element_object(c, arr, "nodes", i, &o));
@@ -348,8 +373,9 @@ static tl_result index_nodes(ctx* c) {
         for (uint32_t k = 0; k < nd->child_count; ++k) {
             uint32_t ch = nd->children[k];
             if (ch == i)
-                return tl_error_set(c->err, TL_ERROR_INVALID, "%s: %s/children/%u: node is its own child",
-                                    c->label, where, k);
+                return tl_error_set(c->err, TL_ERROR_INVALID,
+                                    "%s: %s/children/%u: node is its own child", c->label, where,
+                                    k);
             if (nodes[ch].parent != TL_NONE)
                 return tl_error_set(c->err, TL_ERROR_INVALID,
                                     "%s: %s/children/%u: node %u already has parent %d", c->label,
@@ -387,8 +413,8 @@ static tl_result index_nodes(ctx* c) {
             ++steps;
         }
         if (k != TL_NONE && state[k] == 1)
-            return tl_error_set(c->err, TL_ERROR_INVALID, "%s: /nodes/%d: node hierarchy has a cycle",
-                                c->label, k);
+            return tl_error_set(c->err, TL_ERROR_INVALID,
+                                "%s: /nodes/%d: node hierarchy has a cycle", c->label, k);
         uint64_t d = (k == TL_NONE ? 0 : (uint64_t)depth[k] + 1) + steps - 1;
         if (d >= TL_GLTF_MAX_DEPTH)
             return tl_error_set(c->err, TL_ERROR_LIMIT, "%s: /nodes/%u: hierarchy deeper than %u",
@@ -428,7 +454,8 @@ static tl_result index_meshes(ctx* c) {
             snprintf(where, sizeof where, "/meshes/%u/primitives/%u", i, p);
             json_t* po = json_array_get(prims, p);
             if (!json_is_object(po))
-                return tl_error_set(c->err, TL_ERROR_INVALID, "%s: %s: not an object", c->label, where);
+                return tl_error_set(c->err, TL_ERROR_INVALID, "%s: %s: not an object", c->label,
+                                    where);
             int64_t mode, indices, material;
             TRY(get_uint(c, po, "mode", 7, false, 4, &mode, where));
             TRY(get_uint(c, po, "indices", doc->accessor_count, false, TL_NONE, &indices, where));
@@ -441,8 +468,8 @@ static tl_result index_meshes(ctx* c) {
                 if (ia->type != TL_GLTF_SCALAR || ia->component_type == TL_GLTF_FLOAT ||
                     ia->component_type == TL_GLTF_BYTE || ia->component_type == TL_GLTF_SHORT)
                     return tl_error_set(c->err, TL_ERROR_INVALID,
-                                        "%s: %s/indices: accessor %lld is not unsigned SCALAR", c->label,
-                                        where, (long long)indices);
+                                        "%s: %s/indices: accessor %lld is not unsigned SCALAR",
+                                        c->label, where, (long long)indices);
             }
             json_t* attrs = json_object_get(po, "attributes");
             if (!json_is_object(attrs))
@@ -460,20 +487,23 @@ static tl_result index_meshes(ctx* c) {
                 if (!json_is_integer(value) || json_integer_value(value) < 0 ||
                     json_integer_value(value) >= (json_int_t)doc->accessor_count)
                     return tl_error_set(c->err, TL_ERROR_INVALID,
-                                        "%s: %s/attributes/%s: not an accessor index", c->label, where, key);
+                                        "%s: %s/attributes/%s: not an accessor index", c->label,
+                                        where, key);
                 at[k].name = key;
                 at[k].accessor = (uint32_t)json_integer_value(value);
                 size_t cnt = doc->accessors[at[k].accessor].count;
                 if (k > 0 && cnt != vertex_count)
-                    return tl_error_set(c->err, TL_ERROR_INVALID,
-                                        "%s: %s/attributes/%s: %zu elements, other attributes have %zu",
-                                        c->label, where, key, cnt, vertex_count);
+                    return tl_error_set(
+                        c->err, TL_ERROR_INVALID,
+                        "%s: %s/attributes/%s: %zu elements, other attributes have %zu", c->label,
+                        where, key, cnt, vertex_count);
                 vertex_count = cnt;
                 if (!strcmp(key, "POSITION")) {
                     const tl_gltf_accessor* pa = &doc->accessors[at[k].accessor];
                     if (pa->type != TL_GLTF_VEC3)
                         return tl_error_set(c->err, TL_ERROR_INVALID,
-                                            "%s: %s/attributes/POSITION: not VEC3", c->label, where);
+                                            "%s: %s/attributes/POSITION: not VEC3", c->label,
+                                            where);
                     pr[p].position = (int32_t)at[k].accessor;
                 }
                 ++k;
@@ -500,9 +530,10 @@ static tl_result index_meshes(ctx* c) {
                 const tl_gltf_accessor* wa = &doc->accessors[ws[s]];
                 if (ja->type != TL_GLTF_VEC4 || ja->component_type == TL_GLTF_FLOAT ||
                     wa->type != TL_GLTF_VEC4)
-                    return tl_error_set(c->err, TL_ERROR_INVALID,
-                                        "%s: %s/attributes: JOINTS_%u/WEIGHTS_%u must be VEC4 (integer joints)",
-                                        c->label, where, s, s);
+                    return tl_error_set(
+                        c->err, TL_ERROR_INVALID,
+                        "%s: %s/attributes: JOINTS_%u/WEIGHTS_%u must be VEC4 (integer joints)",
+                        c->label, where, s, s);
             }
             pr[p].joint_set_count = sets;
             pr[p].joints = js;
@@ -534,14 +565,16 @@ static tl_result index_skins(ctx* c) {
         s->name = get_string(o, "name");
         TRY(index_list(c, o, "joints", doc->node_count, true, where, &s->joints, &s->joint_count));
         int64_t ibm, skel;
-        TRY(get_uint(c, o, "inverseBindMatrices", doc->accessor_count, false, TL_NONE, &ibm, where));
+        TRY(get_uint(c, o, "inverseBindMatrices", doc->accessor_count, false, TL_NONE, &ibm,
+                     where));
         TRY(get_uint(c, o, "skeleton", doc->node_count, false, TL_NONE, &skel, where));
         if (ibm != TL_NONE) {
             const tl_gltf_accessor* a = &doc->accessors[ibm];
             if (a->type != TL_GLTF_MAT4 || a->count < s->joint_count)
-                return tl_error_set(c->err, TL_ERROR_INVALID,
-                                    "%s: %s/inverseBindMatrices: accessor %lld needs %u MAT4 elements",
-                                    c->label, where, (long long)ibm, s->joint_count);
+                return tl_error_set(
+                    c->err, TL_ERROR_INVALID,
+                    "%s: %s/inverseBindMatrices: accessor %lld needs %u MAT4 elements", c->label,
+                    where, (long long)ibm, s->joint_count);
         }
         s->inverse_bind_matrices = (int32_t)ibm;
         s->skeleton = (int32_t)skel;
@@ -568,7 +601,8 @@ static tl_result index_animations(ctx* c) {
         json_t* channels = json_object_get(o, "channels");
         if (!json_is_array(samplers) || !json_is_array(channels))
             return tl_error_set(c->err, TL_ERROR_INVALID,
-                                "%s: /animations/%u: samplers and channels must be arrays", c->label, i);
+                                "%s: /animations/%u: samplers and channels must be arrays",
+                                c->label, i);
         uint32_t sn = (uint32_t)json_array_size(samplers), cn = (uint32_t)json_array_size(channels);
         tl_gltf_anim_sampler* sm;
         tl_gltf_channel* ch;
@@ -578,57 +612,72 @@ static tl_result index_animations(ctx* c) {
             snprintf(where, sizeof where, "/animations/%u/samplers/%u", i, k);
             json_t* so = json_array_get(samplers, k);
             if (!json_is_object(so))
-                return tl_error_set(c->err, TL_ERROR_INVALID, "%s: %s: not an object", c->label, where);
+                return tl_error_set(c->err, TL_ERROR_INVALID, "%s: %s: not an object", c->label,
+                                    where);
             int64_t in, out;
             TRY(get_uint(c, so, "input", doc->accessor_count, true, 0, &in, where));
             TRY(get_uint(c, so, "output", doc->accessor_count, true, 0, &out, where));
             const char* interp = get_string(so, "interpolation");
             tl_gltf_interpolation ip = TL_GLTF_LINEAR;
-            if (interp && !strcmp(interp, "STEP")) ip = TL_GLTF_STEP;
-            else if (interp && !strcmp(interp, "CUBICSPLINE")) ip = TL_GLTF_CUBICSPLINE;
+            if (interp && !strcmp(interp, "STEP"))
+                ip = TL_GLTF_STEP;
+            else if (interp && !strcmp(interp, "CUBICSPLINE"))
+                ip = TL_GLTF_CUBICSPLINE;
             else if (interp && strcmp(interp, "LINEAR"))
-                return tl_error_set(c->err, TL_ERROR_INVALID, "%s: %s/interpolation: unknown \"%s\"",
-                                    c->label, where, interp);
+                return tl_error_set(c->err, TL_ERROR_INVALID,
+                                    "%s: %s/interpolation: unknown \"%s\"", c->label, where,
+                                    interp);
             const tl_gltf_accessor* ia = &doc->accessors[in];
             if (ia->type != TL_GLTF_SCALAR || ia->component_type != TL_GLTF_FLOAT)
-                return tl_error_set(c->err, TL_ERROR_INVALID, "%s: %s/input: key times must be float SCALAR",
-                                    c->label, where);
+                return tl_error_set(c->err, TL_ERROR_INVALID,
+                                    "%s: %s/input: key times must be float SCALAR", c->label,
+                                    where);
             size_t need = ia->count * (ip == TL_GLTF_CUBICSPLINE ? 3 : 1);
             const tl_gltf_accessor* oa = &doc->accessors[out];
             if (oa->count < need && oa->type != TL_GLTF_SCALAR)
                 return tl_error_set(c->err, TL_ERROR_INVALID,
-                                    "%s: %s/output: %zu values for %zu keys", c->label, where, oa->count, ia->count);
+                                    "%s: %s/output: %zu values for %zu keys", c->label, where,
+                                    oa->count, ia->count);
             sm[k] = (tl_gltf_anim_sampler){(uint32_t)in, (uint32_t)out, ip};
         }
         for (uint32_t k = 0; k < cn; ++k) {
             snprintf(where, sizeof where, "/animations/%u/channels/%u", i, k);
             json_t* co = json_array_get(channels, k);
             if (!json_is_object(co))
-                return tl_error_set(c->err, TL_ERROR_INVALID, "%s: %s: not an object", c->label, where);
+                return tl_error_set(c->err, TL_ERROR_INVALID, "%s: %s: not an object", c->label,
+                                    where);
             int64_t sampler, node;
             TRY(get_uint(c, co, "sampler", sn, true, 0, &sampler, where));
             json_t* target = json_object_get(co, "target");
             if (!json_is_object(target))
-                return tl_error_set(c->err, TL_ERROR_INVALID, "%s: %s/target: required", c->label, where);
+                return tl_error_set(c->err, TL_ERROR_INVALID, "%s: %s/target: required", c->label,
+                                    where);
             char twhere[128];
             snprintf(twhere, sizeof twhere, "%s/target", where);
             TRY(get_uint(c, target, "node", doc->node_count, false, TL_NONE, &node, twhere));
             const char* path = get_string(target, "path");
             tl_gltf_path pt = TL_GLTF_PATH_OTHER;
-            if (path && !strcmp(path, "translation")) pt = TL_GLTF_PATH_TRANSLATION;
-            else if (path && !strcmp(path, "rotation")) pt = TL_GLTF_PATH_ROTATION;
-            else if (path && !strcmp(path, "scale")) pt = TL_GLTF_PATH_SCALE;
-            else if (path && !strcmp(path, "weights")) pt = TL_GLTF_PATH_WEIGHTS;
-            if (pt == TL_GLTF_PATH_TRANSLATION || pt == TL_GLTF_PATH_ROTATION || pt == TL_GLTF_PATH_SCALE) {
+            if (path && !strcmp(path, "translation"))
+                pt = TL_GLTF_PATH_TRANSLATION;
+            else if (path && !strcmp(path, "rotation"))
+                pt = TL_GLTF_PATH_ROTATION;
+            else if (path && !strcmp(path, "scale"))
+                pt = TL_GLTF_PATH_SCALE;
+            else if (path && !strcmp(path, "weights"))
+                pt = TL_GLTF_PATH_WEIGHTS;
+            if (pt == TL_GLTF_PATH_TRANSLATION || pt == TL_GLTF_PATH_ROTATION ||
+                pt == TL_GLTF_PATH_SCALE) {
                 const tl_gltf_accessor* oa = &doc->accessors[sm[sampler].output];
                 tl_gltf_type want = pt == TL_GLTF_PATH_ROTATION ? TL_GLTF_VEC4 : TL_GLTF_VEC3;
                 if (oa->type != want)
-                    return tl_error_set(c->err, TL_ERROR_INVALID, "%s: %s: output accessor %u must be %s for %s",
-                                        c->label, where, sm[sampler].output, tl_gltf_type_string(want), path);
+                    return tl_error_set(c->err, TL_ERROR_INVALID,
+                                        "%s: %s: output accessor %u must be %s for %s", c->label,
+                                        where, sm[sampler].output, tl_gltf_type_string(want), path);
                 if (oa->count < doc->accessors[sm[sampler].input].count *
                                     (sm[sampler].interpolation == TL_GLTF_CUBICSPLINE ? 3 : 1))
-                    return tl_error_set(c->err, TL_ERROR_INVALID, "%s: %s: output has fewer values than keys",
-                                        c->label, where);
+                    return tl_error_set(c->err, TL_ERROR_INVALID,
+                                        "%s: %s: output has fewer values than keys", c->label,
+                                        where);
             }
             ch[k] = (tl_gltf_channel){(uint32_t)sampler, (int32_t)node, pt};
         }
@@ -655,7 +704,8 @@ static tl_result index_scenes(ctx* c) {
         TRY(element_object(c, arr, "scenes", i, &o));
         snprintf(where, sizeof where, "/scenes/%u", i);
         scenes[i].name = get_string(o, "name");
-        TRY(index_list(c, o, "nodes", doc->node_count, false, where, &scenes[i].nodes, &scenes[i].node_count));
+        TRY(index_list(c, o, "nodes", doc->node_count, false, where, &scenes[i].nodes,
+                       &scenes[i].node_count));
     }
     int64_t scene;
     TRY(get_uint(c, doc->json, "scene", n, false, TL_NONE, &scene, ""));
@@ -668,7 +718,8 @@ static tl_result index_scenes(ctx* c) {
 void tl_gltf_index_free(tl_gltf* doc) {
     tl_gltf_index* ix = doc->internal;
     if (!ix) return;
-    for (size_t i = 0; i < ix->block_count; ++i) free(ix->blocks[i]);
+    for (size_t i = 0; i < ix->block_count; ++i)
+        free(ix->blocks[i]);
     ix->block_count = 0;
     doc->views = NULL;
     doc->accessors = NULL;
@@ -701,10 +752,11 @@ tl_result tl_gltf_index_build(tl_gltf* doc, tl_error* err) {
         json_t* v;
         json_array_foreach(required, i, v) {
             const char* name = json_string_value(v);
-            if (name && strcmp(name, "KHR_materials_unlit") && strcmp(name, "KHR_texture_transform") &&
-                strcmp(name, "KHR_mesh_quantization"))
-                return tl_error_set(err, TL_ERROR_UNSUPPORTED, "%s: /extensionsRequired/%zu: \"%s\" is not supported",
-                                    c.label, i, name);
+            if (name && strcmp(name, "KHR_materials_unlit") &&
+                strcmp(name, "KHR_texture_transform") && strcmp(name, "KHR_mesh_quantization"))
+                return tl_error_set(err, TL_ERROR_UNSUPPORTED,
+                                    "%s: /extensionsRequired/%zu: \"%s\" is not supported", c.label,
+                                    i, name);
         }
     }
     tl_result r;

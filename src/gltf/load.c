@@ -25,7 +25,8 @@ static uint32_t read_u32(const uint8_t* p) {
 tl_result tl_gltf_buffer_reserve(tl_gltf_buffer* buffer, size_t size) {
     if (size <= buffer->capacity) return TL_OK;
     size_t cap = buffer->capacity ? buffer->capacity : 256;
-    while (cap < size) cap = cap > SIZE_MAX / 2 ? size : cap * 2;
+    while (cap < size)
+        cap = cap > SIZE_MAX / 2 ? size : cap * 2;
     uint8_t* data = realloc(buffer->data, cap);
     if (!data) return TL_ERROR_MEMORY;
     memset(data + buffer->capacity, 0, cap - buffer->capacity);
@@ -77,7 +78,8 @@ size_t tl_gltf_data_uri_decode(const char* uri, uint8_t* out, size_t out_capacit
     }
     /* Up to two '=' of padding and nothing after them; a lone 6-bit group is no byte. */
     int pad = 0;
-    while (*p == '=' && pad < 2) ++p, ++pad;
+    while (*p == '=' && pad < 2)
+        ++p, ++pad;
     if (*p || bits == 6) return (size_t)-1;
     return n;
 }
@@ -138,7 +140,8 @@ static tl_result read_file(const char* path, uint8_t** out, size_t* size, tl_err
 }
 
 bool tl_gltf_uri_decode(const char* uri, char* out, size_t cap) {
-    if (cap == 0 || uri[0] == '/' || strstr(uri, "://") || strncmp(uri, "file:", 5) == 0) return false;
+    if (cap == 0 || uri[0] == '/' || strstr(uri, "://") || strncmp(uri, "file:", 5) == 0)
+        return false;
     size_t n = 0;
     for (const char* p = uri; *p; ++p) {
         if (n + 1 >= cap) return false;
@@ -180,16 +183,18 @@ static tl_result load_buffers(tl_gltf* doc, const uint8_t* bin, size_t bin_size,
         json_t* b = json_array_get(buffers, i);
         json_t* len = json_object_get(b, "byteLength");
         if (!json_is_object(b) || !json_is_integer(len) || json_integer_value(len) < 0)
-            return tl_error_set(err, TL_ERROR_INVALID, "%s: /buffers/%zu/byteLength: required integer", label, i);
+            return tl_error_set(err, TL_ERROR_INVALID,
+                                "%s: /buffers/%zu/byteLength: required integer", label, i);
         uint64_t length = (uint64_t)json_integer_value(len);
         if (length > TL_GLTF_MAX_FILE_BYTES)
-            return tl_error_set(err, TL_ERROR_LIMIT, "%s: /buffers/%zu/byteLength: %llu too large", label, i,
-                                (unsigned long long)length);
+            return tl_error_set(err, TL_ERROR_LIMIT, "%s: /buffers/%zu/byteLength: %llu too large",
+                                label, i, (unsigned long long)length);
         tl_gltf_buffer* buf = &doc->buffers[i];
         json_t* uri_value = json_object_get(b, "uri");
         const char* uri = json_string_value(uri_value);
         if (uri_value && !uri)
-            return tl_error_set(err, TL_ERROR_INVALID, "%s: /buffers/%zu/uri: not a string", label, i);
+            return tl_error_set(err, TL_ERROR_INVALID, "%s: /buffers/%zu/uri: not a string", label,
+                                i);
         /* Every source is checked to hold byteLength bytes before anything that size is
          * allocated, so a tiny file cannot ask for gigabytes. */
         const uint8_t* src = NULL;
@@ -197,24 +202,28 @@ static tl_result load_buffers(tl_gltf* doc, const uint8_t* bin, size_t bin_size,
         size_t src_size = 0;
         if (!uri) {
             if (i != 0 || !has_bin)
-                return tl_error_set(err, TL_ERROR_INVALID, "%s: /buffers/%zu: no uri and no GLB BIN chunk", label, i);
-            if (bin_size < length)
                 return tl_error_set(err, TL_ERROR_INVALID,
-                                    "%s: /buffers/0/byteLength: %llu but the BIN chunk has %zu bytes",
-                                    label, (unsigned long long)length, bin_size);
+                                    "%s: /buffers/%zu: no uri and no GLB BIN chunk", label, i);
+            if (bin_size < length)
+                return tl_error_set(
+                    err, TL_ERROR_INVALID,
+                    "%s: /buffers/0/byteLength: %llu but the BIN chunk has %zu bytes", label,
+                    (unsigned long long)length, bin_size);
             src = bin;
             src_size = bin_size;
         } else if (strncmp(uri, "data:", 5) == 0) {
             const char* payload = data_uri_payload(uri);
             if (!payload || strlen(payload) / 4 * 3 + 3 < length)
                 return tl_error_set(err, TL_ERROR_INVALID,
-                                    "%s: /buffers/%zu/uri: not a base64 data URI of %llu bytes", label, i,
-                                    (unsigned long long)length);
+                                    "%s: /buffers/%zu/uri: not a base64 data URI of %llu bytes",
+                                    label, i, (unsigned long long)length);
         } else {
             char path[4096];
             if (!base_dir || !resolve_uri(base_dir, uri, path, sizeof path))
-                return tl_error_set(err, TL_ERROR_INVALID,
-                                    "%s: /buffers/%zu/uri: \"%.200s\" is not a relative file reference", label, i, uri);
+                return tl_error_set(
+                    err, TL_ERROR_INVALID,
+                    "%s: /buffers/%zu/uri: \"%.200s\" is not a relative file reference", label, i,
+                    uri);
             tl_error file_err;
             tl_result r = read_file(path, &file_data, &src_size, &file_err);
             if (r != TL_OK)
@@ -222,8 +231,8 @@ static tl_result load_buffers(tl_gltf* doc, const uint8_t* bin, size_t bin_size,
             if (src_size < length) {
                 free(file_data);
                 return tl_error_set(err, TL_ERROR_INVALID,
-                                    "%s: /buffers/%zu: %s has %zu bytes, byteLength says %llu", label, i,
-                                    path, src_size, (unsigned long long)length);
+                                    "%s: /buffers/%zu: %s has %zu bytes, byteLength says %llu",
+                                    label, i, path, src_size, (unsigned long long)length);
             }
             src = file_data;
             buf->external = true;
@@ -241,8 +250,8 @@ static tl_result load_buffers(tl_gltf* doc, const uint8_t* bin, size_t bin_size,
             size_t got = tl_gltf_data_uri_decode(uri, buf->data, buf->capacity);
             if (got == (size_t)-1 || got < length)
                 return tl_error_set(err, TL_ERROR_INVALID,
-                                    "%s: /buffers/%zu/uri: not a base64 data URI of %llu bytes", label, i,
-                                    (unsigned long long)length);
+                                    "%s: /buffers/%zu/uri: not a base64 data URI of %llu bytes",
+                                    label, i, (unsigned long long)length);
         }
     }
     return TL_OK;
@@ -251,7 +260,8 @@ static tl_result load_buffers(tl_gltf* doc, const uint8_t* bin, size_t bin_size,
 static tl_result parse(tl_gltf* doc, const uint8_t* bytes, size_t size, const char* base_dir,
                        tl_error* err) {
     const char* label = tl_gltf_label(doc);
-    if (size == 0) return tl_error_set(err, TL_ERROR_FORMAT, "%s: byte 0: the file is empty", label);
+    if (size == 0)
+        return tl_error_set(err, TL_ERROR_FORMAT, "%s: byte 0: the file is empty", label);
     const uint8_t* json_bytes = bytes;
     size_t json_size = size;
     const uint8_t* bin = NULL;
@@ -260,20 +270,25 @@ static tl_result parse(tl_gltf* doc, const uint8_t* bytes, size_t size, const ch
     if (size >= 4 && read_u32(bytes) == GLB_MAGIC) {
         doc->glb = true;
         if (size < 20)
-            return tl_error_set(err, TL_ERROR_FORMAT, "%s: byte %zu: GLB shorter than its header", label, size);
+            return tl_error_set(err, TL_ERROR_FORMAT, "%s: byte %zu: GLB shorter than its header",
+                                label, size);
         uint32_t version = read_u32(bytes + 4), length = read_u32(bytes + 8);
         if (version != 2)
-            return tl_error_set(err, TL_ERROR_UNSUPPORTED, "%s: byte 4: GLB version %u (need 2)", label, version);
+            return tl_error_set(err, TL_ERROR_UNSUPPORTED, "%s: byte 4: GLB version %u (need 2)",
+                                label, version);
         if (length > size || length < 20)
-            return tl_error_set(err, TL_ERROR_FORMAT, "%s: byte 8: GLB length %u but the file has %zu bytes",
-                                label, length, size);
+            return tl_error_set(err, TL_ERROR_FORMAT,
+                                "%s: byte 8: GLB length %u but the file has %zu bytes", label,
+                                length, size);
         size_t offset = 12;
         uint32_t chunk_len = read_u32(bytes + offset), chunk_type = read_u32(bytes + offset + 4);
         if (chunk_type != GLB_JSON)
-            return tl_error_set(err, TL_ERROR_FORMAT, "%s: byte 16: first chunk is not JSON", label);
+            return tl_error_set(err, TL_ERROR_FORMAT, "%s: byte 16: first chunk is not JSON",
+                                label);
         if (chunk_len > length - offset - 8)
-            return tl_error_set(err, TL_ERROR_FORMAT, "%s: byte 12: JSON chunk length %u runs past the end (%u)",
-                                label, chunk_len, length);
+            return tl_error_set(err, TL_ERROR_FORMAT,
+                                "%s: byte 12: JSON chunk length %u runs past the end (%u)", label,
+                                chunk_len, length);
         json_bytes = bytes + offset + 8;
         json_size = chunk_len;
         offset += 8 + (size_t)chunk_len;
@@ -281,8 +296,9 @@ static tl_result parse(tl_gltf* doc, const uint8_t* bytes, size_t size, const ch
             chunk_len = read_u32(bytes + offset);
             chunk_type = read_u32(bytes + offset + 4);
             if (chunk_len > length - offset - 8)
-                return tl_error_set(err, TL_ERROR_FORMAT, "%s: byte %zu: chunk length %u runs past the end (%u)",
-                                    label, offset, chunk_len, length);
+                return tl_error_set(err, TL_ERROR_FORMAT,
+                                    "%s: byte %zu: chunk length %u runs past the end (%u)", label,
+                                    offset, chunk_len, length);
             if (chunk_type == GLB_BIN && !has_bin) {
                 bin = bytes + offset + 8;
                 bin_size = chunk_len;
@@ -291,8 +307,9 @@ static tl_result parse(tl_gltf* doc, const uint8_t* bytes, size_t size, const ch
             offset += 8 + (size_t)chunk_len;
         }
         if (offset != length)
-            return tl_error_set(err, TL_ERROR_FORMAT, "%s: byte %zu: %zu stray bytes after the last chunk",
-                                label, offset, (size_t)length - offset);
+            return tl_error_set(err, TL_ERROR_FORMAT,
+                                "%s: byte %zu: %zu stray bytes after the last chunk", label, offset,
+                                (size_t)length - offset);
     }
     json_error_t jerr;
     doc->json = json_loadb((const char*)json_bytes, json_size, JSON_REJECT_DUPLICATES, &jerr);
@@ -319,11 +336,12 @@ static tl_gltf* doc_new(const char* path) {
     return doc;
 }
 
-tl_result tl_gltf_load_memory(const void* bytes, size_t size, const char* name, const char* base_dir,
-                              tl_gltf** out, tl_error* err) {
+tl_result tl_gltf_load_memory(const void* bytes, size_t size, const char* name,
+                              const char* base_dir, tl_gltf** out, tl_error* err) {
     *out = NULL;
     tl_gltf* doc = doc_new(name);
-    if (!doc) return tl_error_set(err, TL_ERROR_MEMORY, "%s: out of memory", name ? name : "<memory>");
+    if (!doc)
+        return tl_error_set(err, TL_ERROR_MEMORY, "%s: out of memory", name ? name : "<memory>");
     tl_result r = parse(doc, bytes, size, base_dir, err);
     if (r != TL_OK) {
         tl_gltf_destroy(doc);
@@ -341,8 +359,10 @@ tl_result tl_gltf_load(const char* path, tl_gltf** out, tl_error* err) {
     if (r != TL_OK) return r;
     char dir[4096];
     const char* slash = strrchr(path, '/');
-    if (slash) snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-    else snprintf(dir, sizeof dir, ".");
+    if (slash)
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    else
+        snprintf(dir, sizeof dir, ".");
     if (slash == path) snprintf(dir, sizeof dir, "/");
     r = tl_gltf_load_memory(bytes, size, path, dir, out, err);
     free(bytes);
@@ -369,11 +389,14 @@ void tl_gltf_destroy(tl_gltf* doc) {
         free(((tl_gltf_index*)doc->internal)->blocks);
         free(doc->internal);
     }
-    for (uint32_t i = 0; i < doc->buffer_count; ++i) free(doc->buffers[i].data);
+    for (uint32_t i = 0; i < doc->buffer_count; ++i)
+        free(doc->buffers[i].data);
     free(doc->buffers);
     json_decref(doc->json);
     free(doc->path);
     free(doc);
 }
 
-tl_result tl_gltf_reindex(tl_gltf* doc, tl_error* err) { return tl_gltf_index_build(doc, err); }
+tl_result tl_gltf_reindex(tl_gltf* doc, tl_error* err) {
+    return tl_gltf_index_build(doc, err);
+}

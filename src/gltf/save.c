@@ -17,16 +17,17 @@ tl_gltf_save_def tl_default_gltf_save_def(void) {
 
 /* What is written: a JSON tree (the document's, or a compacted copy) and each buffer's bytes. */
 typedef struct output {
-    json_t* json;        /* owned reference */
+    json_t* json;         /* owned reference */
     const uint8_t** data; /* per buffer */
     size_t* size;
-    uint8_t** owned;     /* compacted copies to free */
+    uint8_t** owned; /* compacted copies to free */
     uint32_t buffer_count;
 } output;
 
 static void output_free(output* o) {
     json_decref(o->json);
-    for (uint32_t i = 0; o->owned && i < o->buffer_count; ++i) free(o->owned[i]);
+    for (uint32_t i = 0; o->owned && i < o->buffer_count; ++i)
+        free(o->owned[i]);
     free(o->owned);
     free(o->data);
     free(o->size);
@@ -39,8 +40,10 @@ static void foreach_view_ref(json_t* node, void (*fn)(json_t* ref, void* user), 
         const char* key;
         json_t* value;
         json_object_foreach(node, key, value) {
-            if (!strcmp(key, "bufferView") && json_is_integer(value)) fn(value, user);
-            else foreach_view_ref(value, fn, user);
+            if (!strcmp(key, "bufferView") && json_is_integer(value))
+                fn(value, user);
+            else
+                foreach_view_ref(value, fn, user);
         }
     } else if (json_is_array(node)) {
         size_t i;
@@ -93,7 +96,8 @@ static tl_result compact(const tl_gltf* doc, output* o, tl_error* err) {
             const tl_gltf_buffer_view* view = &doc->views[v];
             size_t pos = cursor + ((view->byte_offset % 16 + 16 - cursor % 16) % 16);
             memcpy(packed + pos, doc->buffers[b].data + view->byte_offset, view->byte_length);
-            json_object_set_new(json_array_get(views, v), "byteOffset", json_integer((json_int_t)pos));
+            json_object_set_new(json_array_get(views, v), "byteOffset",
+                                json_integer((json_int_t)pos));
             cursor = pos + view->byte_length;
         }
         if (!packed) {
@@ -122,21 +126,25 @@ static tl_result compact(const tl_gltf* doc, output* o, tl_error* err) {
     return TL_OK;
 }
 
-static tl_result output_make(const tl_gltf* doc, const tl_gltf_save_def* def, output* o, tl_error* err) {
+static tl_result output_make(const tl_gltf* doc, const tl_gltf_save_def* def, output* o,
+                             tl_error* err) {
     memset(o, 0, sizeof *o);
     o->buffer_count = doc->buffer_count;
     o->data = calloc(doc->buffer_count + 1, sizeof *o->data);
     o->size = calloc(doc->buffer_count + 1, sizeof *o->size);
     o->json = def->compact ? json_deep_copy(doc->json) : json_incref(doc->json);
-    if (!o->data || !o->size || !o->json) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    if (!o->data || !o->size || !o->json)
+        return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     for (uint32_t b = 0; b < doc->buffer_count; ++b) {
         o->data[b] = doc->buffers[b].data;
         o->size[b] = doc->buffers[b].size;
     }
-    if (def->compact && doc->view_count == json_array_size(json_object_get(doc->json, "bufferViews")))
+    if (def->compact &&
+        doc->view_count == json_array_size(json_object_get(doc->json, "bufferViews")))
         return compact(doc, o, err);
     if (def->compact)
-        return tl_error_set(err, TL_ERROR_ARGUMENT, "%s: compacting needs an up-to-date index (call tl_gltf_reindex)",
+        return tl_error_set(err, TL_ERROR_ARGUMENT,
+                            "%s: compacting needs an up-to-date index (call tl_gltf_reindex)",
                             tl_gltf_label(doc));
     return TL_OK;
 }
@@ -145,12 +153,15 @@ static char* dump_json(json_t* json) {
     return json_dumps(json, JSON_COMPACT | JSON_REAL_PRECISION(17));
 }
 
-static void put_u32(uint8_t* p, uint32_t v) { memcpy(p, &v, 4); }
+static void put_u32(uint8_t* p, uint32_t v) {
+    memcpy(p, &v, 4);
+}
 
 /* A GLB image of the output, self-contained: data: URIs stay as they are; buffer 0, when it
  * has no uri or names a file, goes in the BIN chunk; other buffers without a data: URI become
  * data: URIs (a GLB has one BIN chunk, and a file reference would break once the GLB moves). */
-static tl_result build_glb(const tl_gltf* doc, output* o, uint8_t** out, size_t* out_size, tl_error* err) {
+static tl_result build_glb(const tl_gltf* doc, output* o, uint8_t** out, size_t* out_size,
+                           tl_error* err) {
     json_t* buffers = json_object_get(o->json, "buffers");
     bool bin = false;
     json_t* patched = NULL;
@@ -181,13 +192,16 @@ static tl_result build_glb(const tl_gltf* doc, output* o, uint8_t** out, size_t*
     }
     char* text = dump_json(patched ? patched : o->json);
     json_decref(patched);
-    if (!text) return tl_error_set(err, TL_ERROR_MEMORY, "%s: cannot serialise the JSON", tl_gltf_label(doc));
+    if (!text)
+        return tl_error_set(err, TL_ERROR_MEMORY, "%s: cannot serialise the JSON",
+                            tl_gltf_label(doc));
     size_t json_len = strlen(text), json_pad = (4 - json_len % 4) % 4;
     size_t bin_len = bin ? o->size[0] : 0, bin_pad = (4 - bin_len % 4) % 4;
     size_t total = 12 + 8 + json_len + json_pad + (bin ? 8 + bin_len + bin_pad : 0);
     if (total > UINT32_MAX) {
         free(text);
-        return tl_error_set(err, TL_ERROR_LIMIT, "%s: %zu bytes do not fit in a GLB", tl_gltf_label(doc), total);
+        return tl_error_set(err, TL_ERROR_LIMIT, "%s: %zu bytes do not fit in a GLB",
+                            tl_gltf_label(doc), total);
     }
     uint8_t* g = malloc(total);
     if (!g) {
@@ -223,14 +237,16 @@ static bool exists(const char* path) {
 static tl_result write_atomic(const char* path, const uint8_t* data, size_t size, bool overwrite,
                               tl_error* err) {
     if (!overwrite && exists(path))
-        return tl_error_set(err, TL_ERROR_EXISTS, "%s: exists (overwriting was not asked for)", path);
+        return tl_error_set(err, TL_ERROR_EXISTS, "%s: exists (overwriting was not asked for)",
+                            path);
     size_t n = strlen(path) + 16;
     char* tmp = malloc(n);
     if (!tmp) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     snprintf(tmp, n, "%s.XXXXXX", path);
     int fd = mkstemp(tmp);
     if (fd < 0) {
-        tl_error_set(err, TL_ERROR_IO, "%s: cannot create a temporary file: %s", path, strerror(errno));
+        tl_error_set(err, TL_ERROR_IO, "%s: cannot create a temporary file: %s", path,
+                     strerror(errno));
         free(tmp);
         return TL_ERROR_IO;
     }
@@ -238,8 +254,10 @@ static tl_result write_atomic(const char* path, const uint8_t* data, size_t size
     bool ok = f && fwrite(data, 1, size, f) == size;
     ok = f && fflush(f) == 0 && ok;
     int saved = errno;
-    if (f) fclose(f);
-    else close(fd);
+    if (f)
+        fclose(f);
+    else
+        close(fd);
     if (ok) chmod(tmp, 0644);
     if (!ok || rename(tmp, path) != 0) {
         if (ok) saved = errno;
@@ -307,12 +325,15 @@ static tl_result save_gltf_text(const tl_gltf* doc, output* o, const char* path,
         if (uri) {
             if (!tl_gltf_uri_decode(uri, name, sizeof name)) {
                 json_decref(patched);
-                return tl_error_set(err, TL_ERROR_UNSUPPORTED, "%s: /buffers/%u/uri: \"%.200s\" cannot be written safely",
+                return tl_error_set(err, TL_ERROR_UNSUPPORTED,
+                                    "%s: /buffers/%u/uri: \"%.200s\" cannot be written safely",
                                     path, b, uri);
             }
         } else {
-            if (b == 0) snprintf(name, sizeof name, "%s.bin", stem);
-            else snprintf(name, sizeof name, "%s_%u.bin", stem, b);
+            if (b == 0)
+                snprintf(name, sizeof name, "%s.bin", stem);
+            else
+                snprintf(name, sizeof name, "%s_%u.bin", stem, b);
             if (!patched) {
                 patched = json_deep_copy(o->json);
                 buffers = json_object_get(patched, "buffers");
@@ -331,7 +352,9 @@ static tl_result save_gltf_text(const tl_gltf* doc, output* o, const char* path,
     }
     char* text = dump_json(patched ? patched : o->json);
     json_decref(patched);
-    if (!text) return tl_error_set(err, TL_ERROR_MEMORY, "%s: cannot serialise the JSON", tl_gltf_label(doc));
+    if (!text)
+        return tl_error_set(err, TL_ERROR_MEMORY, "%s: cannot serialise the JSON",
+                            tl_gltf_label(doc));
     tl_result r = write_atomic(path, (const uint8_t*)text, strlen(text), def->overwrite, err);
     free(text);
     return r;
@@ -348,18 +371,21 @@ tl_result tl_gltf_save_glb_memory(const tl_gltf* doc, const tl_gltf_save_def* de
     return r;
 }
 
-tl_result tl_gltf_save(const tl_gltf* doc, const char* path, const tl_gltf_save_def* def, tl_error* err) {
+tl_result tl_gltf_save(const tl_gltf* doc, const char* path, const tl_gltf_save_def* def,
+                       tl_error* err) {
     tl_gltf_save_def defaults = tl_default_gltf_save_def();
     if (!def) def = &defaults;
     if (!def->overwrite && exists(path))
-        return tl_error_set(err, TL_ERROR_EXISTS, "%s: exists (overwriting was not asked for)", path);
+        return tl_error_set(err, TL_ERROR_EXISTS, "%s: exists (overwriting was not asked for)",
+                            path);
     output o;
     tl_result r = output_make(doc, def, &o, err);
     if (r != TL_OK) {
         output_free(&o);
         return r;
     }
-    if (def->force_glb || ends_with(path, ".glb") || ends_with(path, ".vrm") || !ends_with(path, ".gltf")) {
+    if (def->force_glb || ends_with(path, ".glb") || ends_with(path, ".vrm") ||
+        !ends_with(path, ".gltf")) {
         uint8_t* bytes;
         size_t size;
         r = build_glb(doc, &o, &bytes, &size, err);

@@ -18,7 +18,8 @@ static void joint_position(const tl_scene_joint* j, float out[3]) {
     out[2] = j->rest_world[14];
 }
 
-size_t tl_measure_segments(const tl_scene* scene, uint32_t skin, float* segments, uint32_t* segment_joint) {
+size_t tl_measure_segments(const tl_scene* scene, uint32_t skin, float* segments,
+                           uint32_t* segment_joint) {
     const tl_scene_skin* sk = &scene->skins[skin];
     size_t n = 0;
     for (uint32_t j = 0; j < sk->joint_count; ++j) {
@@ -39,7 +40,8 @@ size_t tl_measure_segments(const tl_scene* scene, uint32_t skin, float* segments
         if (p != TL_NONE && sk->joints[p].deforming) {
             float pa[3];
             joint_position(&sk->joints[p], pa);
-            for (int k = 0; k < 3; ++k) segments[6 * n + 3 + k] = a[k] + 0.5f * (a[k] - pa[k]);
+            for (int k = 0; k < 3; ++k)
+                segments[6 * n + 3 + k] = a[k] + 0.5f * (a[k] - pa[k]);
         }
         segment_joint[n++] = j;
     }
@@ -72,7 +74,8 @@ double tl_measure_bone_distance(const tl_scene* scene, uint32_t skin, const uint
             float best = FLT_MAX;
             for (size_t s = 0; s < count; ++s) {
                 if (owner[s] != joint) continue;
-                float dist = tl_mesh_segment_distance(p, segments + 6 * s, segments + 6 * s + 3, NULL);
+                float dist =
+                    tl_mesh_segment_distance(p, segments + 6 * s, segments + 6 * s + 3, NULL);
                 if (dist < best) best = dist;
             }
             if (best < FLT_MAX) d += w * best;

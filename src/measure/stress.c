@@ -361,8 +361,8 @@ tl_result tl_measure_stress(const tl_scene* scene, const tl_play_chain* chain, i
     assert(def->fps[0] > 0 && def->fps[1] > 0 && def->fps[2] > 0);
     memset(out, 0, sizeof *out);
     out->fps_max_diff = out->hitch_speed_ratio = out->teleport_speed_ratio =
-        out->control_speed_ratio = out->hitch_speed_ratio_later =
-            out->teleport_speed_ratio_later = -1;
+        out->control_speed_ratio = out->hitch_speed_ratio_later = out->teleport_speed_ratio_later =
+            -1;
     const tl_scene_skin* sk = &scene->skins[chain->skin];
     out->scale = sk->height > 0 ? sk->height / 1.8f : 1.0f;
     uint32_t samples = 0;

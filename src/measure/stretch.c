@@ -135,7 +135,8 @@ void tl_stretch_run(tl_stretch* st, uint32_t clip, tl_measure_pose_fn* pose_fn, 
             const region_edges* r = &st->regions[m];
             float* ratios = r->ratios + (size_t)j * r->count;
             for (size_t e = 0; e < r->count; ++e)
-                ratios[e] = edge_length(st->positions, r->edges[2 * e], r->edges[2 * e + 1]) / r->rest[e];
+                ratios[e] =
+                    edge_length(st->positions, r->edges[2 * e], r->edges[2 * e + 1]) / r->rest[e];
         }
     }
     for (uint32_t m = 0; m < st->region_count; ++m)

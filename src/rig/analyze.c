@@ -18,7 +18,8 @@ const char* tl_rig_region_string(tl_rig_region region) {
 }
 
 const char* tl_rig_action_string(tl_rig_action action) {
-    static const char* names[TL_RIG_ACTION_COUNT] = {"reported", "chain", "rigid", "already_rigged"};
+    static const char* names[TL_RIG_ACTION_COUNT] = {"reported", "chain", "rigid",
+                                                     "already_rigged"};
     return (unsigned)action < TL_RIG_ACTION_COUNT ? names[action] : "reported";
 }
 
@@ -60,7 +61,9 @@ tl_rig_def tl_default_rig_def(void) {
     return def;
 }
 
-static bool in_range(float x, float lo, float hi) { return isfinite(x) && x >= lo && x <= hi; }
+static bool in_range(float x, float lo, float hi) {
+    return isfinite(x) && x >= lo && x <= hi;
+}
 
 tl_result tl_rig_def_check(const tl_rig_def* def, tl_error* err) {
     assert(def);
@@ -89,13 +92,16 @@ tl_result tl_rig_def_check(const tl_rig_def* def, tl_error* err) {
     };
     for (size_t i = 0; i < sizeof checks / sizeof checks[0]; ++i)
         if (!in_range(checks[i].value, checks[i].lo, checks[i].hi))
-            return tl_error_set(err, TL_ERROR_ARGUMENT, "rig: %s = %g is outside %g..%g", checks[i].name,
-                                (double)checks[i].value, (double)checks[i].lo, (double)checks[i].hi);
+            return tl_error_set(err, TL_ERROR_ARGUMENT, "rig: %s = %g is outside %g..%g",
+                                checks[i].name, (double)checks[i].value, (double)checks[i].lo,
+                                (double)checks[i].hi);
     if (def->min_links < 1 || def->max_links > TL_RIG_MAX_LINKS || def->min_links > def->max_links)
-        return tl_error_set(err, TL_ERROR_ARGUMENT, "rig: links %u..%u must lie within 1..%d and be ordered",
+        return tl_error_set(err, TL_ERROR_ARGUMENT,
+                            "rig: links %u..%u must lie within 1..%d and be ordered",
                             def->min_links, def->max_links, TL_RIG_MAX_LINKS);
     if (def->override_count > TL_RIG_MAX_OVERRIDES)
-        return tl_error_set(err, TL_ERROR_ARGUMENT, "rig: more than %d part overrides", TL_RIG_MAX_OVERRIDES);
+        return tl_error_set(err, TL_ERROR_ARGUMENT, "rig: more than %d part overrides",
+                            TL_RIG_MAX_OVERRIDES);
     if (def->mode != TL_RIG_MODE_CHAIN && def->mode != TL_RIG_MODE_RIGID)
         return tl_error_set(err, TL_ERROR_ARGUMENT, "rig: unknown mode %d", (int)def->mode);
     return TL_OK;
@@ -120,7 +126,8 @@ static void ctx_free(rig_ctx* ctx) {
     free(ctx->queue);
     free(ctx->owner);
     free(ctx->body);
-    for (uint32_t i = 0; i < ctx->part_count; ++i) rig_wpart_free(&ctx->parts[i]);
+    for (uint32_t i = 0; i < ctx->part_count; ++i)
+        rig_wpart_free(&ctx->parts[i]);
     free(ctx->parts);
 }
 
@@ -134,7 +141,8 @@ static bool prefix_taken(const tl_gltf* doc, const tl_rig_analysis* a, const cha
         if (name && (!strcmp(name, first) || !strcmp(name, end))) return true;
     }
     for (uint32_t i = 0; i < a->part_count; ++i)
-        if (a->parts[i].action == TL_RIG_ACTION_CHAIN && !strcmp(a->parts[i].bone_prefix, prefix)) return true;
+        if (a->parts[i].action == TL_RIG_ACTION_CHAIN && !strcmp(a->parts[i].bone_prefix, prefix))
+            return true;
     return false;
 }
 
@@ -168,7 +176,8 @@ void tl_rig_analysis_destroy(tl_rig_analysis* a) {
 }
 
 /* One skin: field, parts, decisions, then the public parts and per-vertex arrays. */
-static bool analyze_skin(tl_rig_analysis* a, const tl_scene* scene, uint32_t s, const tl_rig_def* def) {
+static bool analyze_skin(tl_rig_analysis* a, const tl_scene* scene, uint32_t s,
+                         const tl_rig_def* def) {
     const tl_scene_skin* skin = &scene->skins[s];
     tl_rig_skin* out = &a->skins[s];
     out->skin = skin->skin;
@@ -182,13 +191,16 @@ static bool analyze_skin(tl_rig_analysis* a, const tl_scene* scene, uint32_t s, 
     out->misbound = calloc(V ? V : 1, 1);
     out->part = malloc((V ? V : 1) * sizeof *out->part);
     out->primitives = malloc((skin->primitive_count + 1) * sizeof *out->primitives);
-    if (!out->skeleton_distance || !out->bone_distance || !out->misbound || !out->part || !out->primitives)
+    if (!out->skeleton_distance || !out->bone_distance || !out->misbound || !out->part ||
+        !out->primitives)
         return false;
     memcpy(out->primitives, skin->primitives, skin->primitive_count * sizeof *out->primitives);
     out->primitive_count = skin->primitive_count;
-    for (uint32_t v = 0; v < V; ++v) out->part[v] = -1;
+    for (uint32_t v = 0; v < V; ++v)
+        out->part[v] = -1;
     if (V == 0 || !(skin->height > 0)) {
-        for (uint32_t v = 0; v < V; ++v) out->skeleton_distance[v] = out->bone_distance[v] = INFINITY;
+        for (uint32_t v = 0; v < V; ++v)
+            out->skeleton_distance[v] = out->bone_distance[v] = INFINITY;
         return true;
     }
 
@@ -210,7 +222,8 @@ static bool analyze_skin(tl_rig_analysis* a, const tl_scene* scene, uint32_t s, 
             out->bone_distance[v] = ctx.wbd_union[v];
             out->misbound[v] = ctx.misbound[w];
         }
-        tl_rig_part* grown = realloc(a->parts, (a->part_count + ctx.part_count + 1) * sizeof *grown);
+        tl_rig_part* grown =
+            realloc(a->parts, (a->part_count + ctx.part_count + 1) * sizeof *grown);
         ok = grown != NULL;
         if (ok) a->parts = grown;
     }
@@ -234,7 +247,8 @@ static bool analyze_skin(tl_rig_analysis* a, const tl_scene* scene, uint32_t s, 
         part->threshold = p->threshold;
         part->attach_joint = p->attach;
         if (p->attach != TL_NONE) {
-            snprintf(part->attach_name, sizeof part->attach_name, "%s", skin->joints[p->attach].name);
+            snprintf(part->attach_name, sizeof part->attach_name, "%s",
+                     skin->joints[p->attach].name);
             part->attach_role = skin->joints[p->attach].role;
         }
         memcpy(part->collar, p->collar_c, sizeof part->collar);
@@ -258,7 +272,8 @@ static bool analyze_skin(tl_rig_analysis* a, const tl_scene* scene, uint32_t s, 
         }
         if (part->action == TL_RIG_ACTION_CHAIN || part->action == TL_RIG_ACTION_RIGID)
             a->changed_vertices += part->vertex_count + part->band_count;
-        for (uint32_t k = 0; k < part->vertex_count; ++k) out->part[part->vertices[k]] = (int32_t)part->id;
+        for (uint32_t k = 0; k < part->vertex_count; ++k)
+            out->part[part->vertices[k]] = (int32_t)part->id;
     }
     a->seconds[TL_RIG_STAGE_WEIGHTS] += rig_now() - t0;
     free(banded);
@@ -266,7 +281,8 @@ static bool analyze_skin(tl_rig_analysis* a, const tl_scene* scene, uint32_t s, 
     return ok;
 }
 
-tl_result tl_rig_analyze(const tl_scene* scene, const tl_rig_def* def, tl_rig_analysis** out, tl_error* err) {
+tl_result tl_rig_analyze(const tl_scene* scene, const tl_rig_def* def, tl_rig_analysis** out,
+                         tl_error* err) {
     assert(scene && def && out);
     *out = NULL;
     tl_result r = tl_rig_def_check(def, err);

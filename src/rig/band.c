@@ -38,7 +38,8 @@ static float collar_radius(const rig_ctx* ctx, const rig_wpart* p) {
 }
 
 bool rig_part_band(rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part, uint8_t* banded) {
-    if (!part->new_joints || !(ctx->def->root_band > 0) || p->own_collar || !p->collar.count) return true;
+    if (!part->new_joints || !(ctx->def->root_band > 0) || p->own_collar || !p->collar.count)
+        return true;
     float r = ctx->def->root_band * collar_radius(ctx, p);
     if (!(r > 0)) return true;
     part->band_radius = r;
@@ -50,11 +51,12 @@ bool rig_part_band(rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part, uint8_t*
     /* 1. the band: welded vertices in no classified part and in no earlier band, within r of
        the part along mesh edges (Dijkstra from every part vertex through those only) */
     uint32_t in_part = rig_stamp(ctx);
-    for (uint32_t i = 0; i < p->verts.count; ++i) ctx->stamp[p->verts.items[i]] = in_part;
+    for (uint32_t i = 0; i < p->verts.count; ++i)
+        ctx->stamp[p->verts.items[i]] = in_part;
     uint8_t* open = ctx->mask; /* borrowed: cleared below */
     for (uint32_t w = 0; w < ctx->W; ++w)
-        open[w] = ctx->stamp[w] != in_part && (ctx->owner[w] == -1 || (uint32_t)ctx->owner[w] == self) &&
-                  !banded[w];
+        open[w] = ctx->stamp[w] != in_part &&
+                  (ctx->owner[w] == -1 || (uint32_t)ctx->owner[w] == self) && !banded[w];
     float* dist = malloc((size_t)ctx->W * sizeof *dist);
     void* scratch = malloc(tl_mesh_geodesic_scratch_size(ctx->W));
     rig_list band = {0};
@@ -72,22 +74,27 @@ bool rig_part_band(rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part, uint8_t*
         return ok;
     }
     uint32_t nb = band.count;
-    for (uint32_t i = 0; i < nb; ++i) banded[band.items[i]] = 1;
+    for (uint32_t i = 0; i < nb; ++i)
+        banded[band.items[i]] = 1;
 
     /* 2. the joints involved, and the fixed values: the part's planned weights inside, the
        file's weights outside (the mean over welded copies) */
     uint32_t joint_total = skin->joint_count;
-    if (part->action == TL_RIG_ACTION_CHAIN && part->first_new_joint + part->segments + 1 > joint_total)
+    if (part->action == TL_RIG_ACTION_CHAIN &&
+        part->first_new_joint + part->segments + 1 > joint_total)
         joint_total = part->first_new_joint + part->segments + 1;
     int32_t* local = malloc((size_t)joint_total * sizeof *local);
     uint32_t* joints = NULL; /* local -> skin joint */
     uint32_t J = 0;
     /* welded id -> slot: band vertices 0..nb-1, fixed neighbours nb.. (ctx->queue) */
     uint32_t is_band = rig_stamp(ctx);
-    for (uint32_t i = 0; i < nb; ++i) ctx->stamp[band.items[i]] = is_band, ctx->queue[band.items[i]] = i;
+    for (uint32_t i = 0; i < nb; ++i)
+        ctx->stamp[band.items[i]] = is_band, ctx->queue[band.items[i]] = i;
     rig_list fixed = {0};
     ok = local != NULL;
-    if (ok) for (uint32_t j = 0; j < joint_total; ++j) local[j] = -1;
+    if (ok)
+        for (uint32_t j = 0; j < joint_total; ++j)
+            local[j] = -1;
     uint32_t is_fixed = rig_stamp(ctx);
     for (uint32_t i = 0; ok && i < nb; ++i) {
         uint32_t v = band.items[i];
@@ -106,7 +113,8 @@ bool rig_part_band(rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part, uint8_t*
     size_t pair_cap = 0;
     for (uint32_t s = 0; s < slots; ++s) {
         uint32_t w = s < nb ? band.items[s] : fixed.items[s - nb];
-        pair_cap += (size_t)(ctx->copy_first[w + 1] - ctx->copy_first[w]) * (skin->influence_count + 4);
+        pair_cap +=
+            (size_t)(ctx->copy_first[w + 1] - ctx->copy_first[w]) * (skin->influence_count + 4);
     }
     uint32_t* pair_j = malloc((pair_cap + 1) * sizeof *pair_j);
     float* pair_w = malloc((pair_cap + 1) * sizeof *pair_w);
@@ -120,19 +128,22 @@ bool rig_part_band(rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part, uint8_t*
         if (in != UINT32_MAX) { /* a part vertex: its planned weights (equal on every copy) */
             for (int k = 0; k < 4; ++k)
                 if (part->new_weights[4 * (size_t)in + k] > 0)
-                    pair_j[np] = part->new_joints[4 * (size_t)in + k], pair_w[np++] = part->new_weights[4 * (size_t)in + k];
+                    pair_j[np] = part->new_joints[4 * (size_t)in + k],
+                    pair_w[np++] = part->new_weights[4 * (size_t)in + k];
         } else {
             for (uint32_t c = 0; c < copies; ++c) {
                 size_t v = ctx->copies[first + c];
                 for (uint32_t k = 0; k < skin->influence_count; ++k) {
                     float wt = skin->influence_weights[v * skin->influence_count + k];
                     if (wt > 0)
-                        pair_j[np] = skin->influence_joints[v * skin->influence_count + k], pair_w[np++] = wt / (float)copies;
+                        pair_j[np] = skin->influence_joints[v * skin->influence_count + k],
+                        pair_w[np++] = wt / (float)copies;
                 }
             }
         }
         for (size_t q = pair_off[s]; q < np; ++q) {
-            if (pair_j[q] >= joint_total) continue; /* cannot happen: indices are checked by the scene */
+            if (pair_j[q] >= joint_total)
+                continue; /* cannot happen: indices are checked by the scene */
             if (local[pair_j[q]] < 0) {
                 uint32_t* grown = realloc(joints, (J + 1) * sizeof *grown);
                 if (!grown) {
@@ -167,7 +178,8 @@ bool rig_part_band(rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part, uint8_t*
                 uint32_t s = ctx->queue[ctx->adj[k]];
                 float e = 1.0f / fmaxf(ctx->adj_len[k], 1e-6f * ctx->H);
                 total += e;
-                for (uint32_t j = 0; j < J; ++j) acc[j] += e * x[(size_t)s * J + j];
+                for (uint32_t j = 0; j < J; ++j)
+                    acc[j] += e * x[(size_t)s * J + j];
             }
             if (!(total > 0)) continue;
             for (uint32_t j = 0; j < J; ++j) {
@@ -182,7 +194,8 @@ bool rig_part_band(rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part, uint8_t*
 
     /* 4. per band vertex: the four largest influences, renormalised, on every welded copy */
     uint32_t n = 0;
-    for (uint32_t i = 0; i < nb; ++i) n += ctx->copy_first[band.items[i] + 1] - ctx->copy_first[band.items[i]];
+    for (uint32_t i = 0; i < nb; ++i)
+        n += ctx->copy_first[band.items[i] + 1] - ctx->copy_first[band.items[i]];
     if (ok) {
         part->band_vertices = malloc((n + 1) * sizeof *part->band_vertices);
         part->band_joints = calloc(4 * (size_t)n + 1, sizeof *part->band_joints);
@@ -193,7 +206,8 @@ bool rig_part_band(rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part, uint8_t*
         uint32_t m = 0;
         for (uint32_t i = 0; i < nb; ++i) {
             uint32_t w = band.items[i];
-            for (uint32_t c = ctx->copy_first[w]; c < ctx->copy_first[w + 1]; ++c) part->band_vertices[m++] = ctx->copies[c];
+            for (uint32_t c = ctx->copy_first[w]; c < ctx->copy_first[w + 1]; ++c)
+                part->band_vertices[m++] = ctx->copies[c];
         }
         qsort(part->band_vertices, n, sizeof *part->band_vertices, compare_u32);
         part->band_count = n;
@@ -215,9 +229,12 @@ bool rig_part_band(rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part, uint8_t*
                 if (m4 < 4) ++m4;
             }
             float sum = 0;
-            for (uint32_t q = 0; q < m4; ++q) sum += wo[q];
-            for (uint32_t q = 0; q < m4; ++q) wo[q] = sum > 0 ? wo[q] / sum : 0;
-            if (m4 == 0) jo[0] = (uint32_t)p->attach, wo[0] = 1; /* cannot happen: weights sum to 1 */
+            for (uint32_t q = 0; q < m4; ++q)
+                sum += wo[q];
+            for (uint32_t q = 0; q < m4; ++q)
+                wo[q] = sum > 0 ? wo[q] / sum : 0;
+            if (m4 == 0)
+                jo[0] = (uint32_t)p->attach, wo[0] = 1; /* cannot happen: weights sum to 1 */
         }
     }
     free(acc);

@@ -14,7 +14,8 @@ bool rig_part_geodesic(rig_ctx* ctx, rig_wpart* p) {
     free(p->g);
     p->g = malloc((n ? n : 1) * sizeof *p->g);
     uint32_t in = rig_stamp(ctx);
-    for (uint32_t i = 0; i < n; ++i) ctx->stamp[p->verts.items[i]] = in, ctx->queue[p->verts.items[i]] = i;
+    for (uint32_t i = 0; i < n; ++i)
+        ctx->stamp[p->verts.items[i]] = in, ctx->queue[p->verts.items[i]] = i;
     uint32_t ring = rig_stamp(ctx), m = n;
     for (uint32_t i = 0; i < p->collar.count; ++i) {
         uint32_t w = p->collar.items[i];
@@ -23,7 +24,8 @@ bool rig_part_geodesic(rig_ctx* ctx, rig_wpart* p) {
         ctx->queue[w] = m++;
     }
     size_t edges = 0;
-    for (uint32_t i = 0; i < n; ++i) edges += ctx->adj_off[p->verts.items[i] + 1] - ctx->adj_off[p->verts.items[i]];
+    for (uint32_t i = 0; i < n; ++i)
+        edges += ctx->adj_off[p->verts.items[i] + 1] - ctx->adj_off[p->verts.items[i]];
     uint32_t* offsets = malloc((m + 1) * sizeof *offsets);
     uint32_t* neighbors = malloc((2 * edges + 1) * sizeof *neighbors);
     float* lengths = malloc((2 * edges + 1) * sizeof *lengths);
@@ -51,9 +53,12 @@ bool rig_part_geodesic(rig_ctx* ctx, rig_wpart* p) {
             }
         }
         offsets[local] = k;
-        for (uint32_t i = 0; i < p->collar.count; ++i) sources[i] = ctx->queue[p->collar.items[i]];
-        tl_mesh_geodesic(dist, offsets, neighbors, lengths, m, NULL, sources, p->collar.count, heap);
-        for (uint32_t i = 0; i < n; ++i) p->g[i] = dist[i];
+        for (uint32_t i = 0; i < p->collar.count; ++i)
+            sources[i] = ctx->queue[p->collar.items[i]];
+        tl_mesh_geodesic(dist, offsets, neighbors, lengths, m, NULL, sources, p->collar.count,
+                         heap);
+        for (uint32_t i = 0; i < n; ++i)
+            p->g[i] = dist[i];
     }
     free(offsets);
     free(neighbors);
@@ -66,7 +71,8 @@ bool rig_part_geodesic(rig_ctx* ctx, rig_wpart* p) {
         return false;
     }
     uint32_t reached = 0;
-    for (uint32_t i = 0; i < n; ++i) reached += isfinite(p->g[i]);
+    for (uint32_t i = 0; i < n; ++i)
+        reached += isfinite(p->g[i]);
     /* a vertex the search cannot reach (a shell no edge joins to the collar) takes the g of
      * its nearest reached vertex */
     if (reached < n) {
@@ -79,8 +85,10 @@ bool rig_part_geodesic(rig_ctx* ctx, rig_wpart* p) {
         uint32_t a = 0, b = 0;
         for (uint32_t i = 0; ok && i < n; ++i) {
             const float* x = ctx->wpos + 3 * (size_t)p->verts.items[i];
-            if (isfinite(p->g[i])) memcpy(have + 3 * a, x, 3 * sizeof *x), have_g[a++] = p->g[i];
-            else memcpy(want + 3 * b++, x, 3 * sizeof *x);
+            if (isfinite(p->g[i]))
+                memcpy(have + 3 * a, x, 3 * sizeof *x), have_g[a++] = p->g[i];
+            else
+                memcpy(want + 3 * b++, x, 3 * sizeof *x);
         }
         if (ok && reached)
             ok = tl_mesh_nearest_points(nearest, want, unreached, 3 * sizeof(float), have, reached,
@@ -113,7 +121,8 @@ static float link_distance(const tl_rig_part* part, uint32_t b, const float* x) 
 
 /* Joints J_0..J_K (§8): J_0 the collar centroid, J_i the centroid of the part vertices
  * whose g lies within half a segment of i·L/K, interior joints smoothed twice. */
-static void chain_joints(const rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part, uint32_t K, float L) {
+static void chain_joints(const rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part, uint32_t K,
+                         float L) {
     memcpy(part->joints, p->collar_c, 3 * sizeof(float));
     float half = 0.5f * L / (float)K;
     for (uint32_t i = 1; i <= K; ++i) {
@@ -126,7 +135,8 @@ static void chain_joints(const rig_ctx* ctx, const rig_wpart* p, tl_rig_part* pa
             if (d < closest_d) closest_d = d, closest = k;
             if (d > half) continue;
             const float* x = ctx->wpos + 3 * (size_t)p->verts.items[k];
-            for (int c = 0; c < 3; ++c) s[c] += x[c];
+            for (int c = 0; c < 3; ++c)
+                s[c] += x[c];
             count++;
         }
         for (int c = 0; c < 3; ++c)
@@ -139,12 +149,14 @@ static void chain_joints(const rig_ctx* ctx, const rig_wpart* p, tl_rig_part* pa
         memcpy(prev, part->joints, sizeof prev);
         for (uint32_t i = 1; i < K; ++i)
             for (int c = 0; c < 3; ++c)
-                part->joints[3 * i + c] =
-                    0.5f * prev[3 * i + c] + 0.25f * (prev[3 * (i - 1) + c] + prev[3 * (i + 1) + c]);
+                part->joints[3 * i + c] = 0.5f * prev[3 * i + c] +
+                                          0.25f * (prev[3 * (i - 1) + c] + prev[3 * (i + 1) + c]);
     }
 }
 
-static float clampf(float x, float lo, float hi) { return x < lo ? lo : x > hi ? hi : x; }
+static float clampf(float x, float lo, float hi) {
+    return x < lo ? lo : x > hi ? hi : x;
+}
 
 bool rig_part_plan(rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part) {
     const tl_rig_def* def = ctx->def;
@@ -160,11 +172,13 @@ bool rig_part_plan(rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part) {
     n = 0;
     for (uint32_t i = 0; i < p->verts.count; ++i) {
         uint32_t w = p->verts.items[i];
-        for (uint32_t c = ctx->copy_first[w]; c < ctx->copy_first[w + 1]; ++c) part->vertices[n++] = ctx->copies[c];
+        for (uint32_t c = ctx->copy_first[w]; c < ctx->copy_first[w + 1]; ++c)
+            part->vertices[n++] = ctx->copies[c];
     }
     qsort(part->vertices, n, sizeof *part->vertices, compare_u32);
     double before = 0;
-    for (uint32_t i = 0; i < n; ++i) before += ctx->wbd_union[part->vertices[i]];
+    for (uint32_t i = 0; i < n; ++i)
+        before += ctx->wbd_union[part->vertices[i]];
     part->bone_distance = n ? (float)(before / n) : 0;
     part->bone_distance_after = part->bone_distance;
     if (part->action != TL_RIG_ACTION_CHAIN && part->action != TL_RIG_ACTION_RIGID) return true;
@@ -184,7 +198,8 @@ bool rig_part_plan(rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part) {
         for (uint32_t i = 0; i < n; ++i) {
             part->new_joints[4 * i] = A;
             part->new_weights[4 * i] = 1.0f;
-            after += rig_joint_distance(&ctx->bones, A, ctx->skin->rest_positions + 3 * (size_t)part->vertices[i]);
+            after += rig_joint_distance(&ctx->bones, A,
+                                        ctx->skin->rest_positions + 3 * (size_t)part->vertices[i]);
         }
         part->bone_distance_after = n ? (float)(after / n) : 0;
         return true;
@@ -193,8 +208,9 @@ bool rig_part_plan(rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part) {
     float L = p->length;
     float segment = def->segment * ctx->H;
     long rounded = segment > 0 ? lroundf(L / segment) : (long)def->min_links;
-    uint32_t K = (uint32_t)(rounded < (long)def->min_links ? (long)def->min_links
-                            : rounded > (long)def->max_links ? (long)def->max_links : rounded);
+    uint32_t K = (uint32_t)(rounded < (long)def->min_links   ? (long)def->min_links
+                            : rounded > (long)def->max_links ? (long)def->max_links
+                                                             : rounded);
     part->segments = K;
     if (!(L > 0)) L = 1e-6f * ctx->H;
     chain_joints(ctx, p, part, K, L);
@@ -202,7 +218,8 @@ bool rig_part_plan(rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part) {
     uint32_t first = part->first_new_joint;
     float* owned = malloc((n ? n : 1) * sizeof *owned); /* for the radii */
     if (!owned) return false;
-    for (uint32_t b = 1; b <= K; ++b) part->radii[b - 1] = 0;
+    for (uint32_t b = 1; b <= K; ++b)
+        part->radii[b - 1] = 0;
     for (uint32_t i = 0; i < n; ++i) {
         uint32_t w = ctx->remap[part->vertices[i]];
         float g = p->g[ctx->queue[w]];
@@ -221,7 +238,9 @@ bool rig_part_plan(rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part) {
         if (w_next > 0) jo[m] = first + k + 1, wo[m++] = w_next;
         const float* x = ctx->skin->rest_positions + 3 * (size_t)part->vertices[i];
         after += w_self * link_distance(part, k + 1, x);
-        if (w_prev > 0) after += w_prev * (k == 0 ? rig_joint_distance(&ctx->bones, A, x) : link_distance(part, k, x));
+        if (w_prev > 0)
+            after += w_prev *
+                     (k == 0 ? rig_joint_distance(&ctx->bones, A, x) : link_distance(part, k, x));
         if (w_next > 0) after += w_next * link_distance(part, k + 2, x);
     }
     part->bone_distance_after = n ? (float)(after / n) : 0;
@@ -230,7 +249,8 @@ bool rig_part_plan(rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part) {
         uint32_t m = 0;
         for (uint32_t i = 0; i < n; ++i)
             if (part->new_joints[4 * (size_t)i] == first + b - 1)
-                owned[m++] = link_distance(part, b, ctx->skin->rest_positions + 3 * (size_t)part->vertices[i]);
+                owned[m++] = link_distance(
+                    part, b, ctx->skin->rest_positions + 3 * (size_t)part->vertices[i]);
         part->radii[b - 1] = m ? tl_mesh_percentile(owned, m, 90.0f) : 0;
     }
     free(owned);

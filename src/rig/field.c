@@ -10,7 +10,9 @@
 #include <time.h>
 
 /* Processor time, so stage times do not count other programs on a shared machine. */
-double rig_now(void) { return (double)clock() / CLOCKS_PER_SEC; }
+double rig_now(void) {
+    return (double)clock() / CLOCKS_PER_SEC;
+}
 
 bool rig_list_push(rig_list* list, uint32_t value) {
     if (list->count == list->capacity) {
@@ -78,7 +80,8 @@ bool rig_bones_build(rig_bones* bones, const tl_scene_skin* skin) {
         memcpy(s + 3, a, 3 * sizeof *s);
         if (p != TL_NONE && skin->joints[p].deforming) {
             const float* pa = joint_position(skin, (uint32_t)p);
-            for (int k = 0; k < 3; ++k) s[3 + k] = a[k] + 0.5f * (a[k] - pa[k]);
+            for (int k = 0; k < 3; ++k)
+                s[3 + k] = a[k] + 0.5f * (a[k] - pa[k]);
         }
         bones->joint[bones->count++] = j;
     }
@@ -138,7 +141,8 @@ tl_result tl_rig_bone_distances(const tl_scene* scene, uint32_t skin_index, floa
             tl_mesh_nearest_segments(skeleton_distance, NULL, skin->rest_positions,
                                      skin->vertex_count, 12, bones.ab, bones.count);
         else
-            for (uint32_t v = 0; v < skin->vertex_count; ++v) skeleton_distance[v] = INFINITY;
+            for (uint32_t v = 0; v < skin->vertex_count; ++v)
+                skeleton_distance[v] = INFINITY;
     }
     if (bone_distance)
         for (uint32_t v = 0; v < skin->vertex_count; ++v)
@@ -154,23 +158,29 @@ static bool build_graph(rig_ctx* ctx) {
     ctx->remap = malloc((size_t)V * sizeof *ctx->remap);
     if (!ctx->remap) return false;
     float tolerance = ctx->def->weld * ctx->H;
-    size_t W = tl_mesh_weld(ctx->remap, skin->rest_positions, V, 12, tolerance > 0 ? tolerance : 1e-30f);
+    size_t W =
+        tl_mesh_weld(ctx->remap, skin->rest_positions, V, 12, tolerance > 0 ? tolerance : 1e-30f);
     if (W == TL_MESH_OUT_OF_MEMORY) return false;
     ctx->W = (uint32_t)W;
     ctx->wpos = malloc(3 * W * sizeof *ctx->wpos);
     ctx->copy_first = calloc(W + 1, sizeof *ctx->copy_first);
     ctx->copies = malloc((size_t)V * sizeof *ctx->copies);
     size_t index_count = 3 * (size_t)skin->triangle_count;
-    uint32_t* edges = malloc(2 * tl_mesh_edges_bound(index_count ? index_count : 1) * sizeof *edges);
+    uint32_t* edges =
+        malloc(2 * tl_mesh_edges_bound(index_count ? index_count : 1) * sizeof *edges);
     if (!ctx->wpos || !ctx->copy_first || !ctx->copies || !edges) {
         free(edges);
         return false;
     }
     tl_mesh_weld_positions(ctx->wpos, ctx->remap, skin->rest_positions, V, 12);
-    for (uint32_t v = 0; v < V; ++v) ctx->copy_first[ctx->remap[v] + 1]++;
-    for (uint32_t w = 0; w < W; ++w) ctx->copy_first[w + 1] += ctx->copy_first[w];
-    for (uint32_t v = 0; v < V; ++v) ctx->copies[ctx->copy_first[ctx->remap[v]]++] = v;
-    for (uint32_t w = (uint32_t)W; w > 0; --w) ctx->copy_first[w] = ctx->copy_first[w - 1];
+    for (uint32_t v = 0; v < V; ++v)
+        ctx->copy_first[ctx->remap[v] + 1]++;
+    for (uint32_t w = 0; w < W; ++w)
+        ctx->copy_first[w + 1] += ctx->copy_first[w];
+    for (uint32_t v = 0; v < V; ++v)
+        ctx->copies[ctx->copy_first[ctx->remap[v]]++] = v;
+    for (uint32_t w = (uint32_t)W; w > 0; --w)
+        ctx->copy_first[w] = ctx->copy_first[w - 1];
     ctx->copy_first[0] = 0;
     size_t edge_count = tl_mesh_edges(edges, skin->triangles, index_count, ctx->remap);
     if (edge_count == TL_MESH_OUT_OF_MEMORY) {
@@ -199,7 +209,8 @@ static void build_regions(rig_ctx* ctx) {
     if (body->thigh[0] != TL_NONE && body->thigh[1] != TL_NONE) {
         for (int32_t a = body->thigh[0]; a != TL_NONE; a = skin->joints[a].parent) {
             int32_t b = body->thigh[1];
-            while (b != TL_NONE && b != a) b = skin->joints[b].parent;
+            while (b != TL_NONE && b != a)
+                b = skin->joints[b].parent;
             if (b == a) {
                 pelvis = a;
                 break;
@@ -208,14 +219,17 @@ static void build_regions(rig_ctx* ctx) {
     }
     ctx->pelvis = pelvis;
     float toward_head[3] = {skin->up[0], skin->up[1], skin->up[2]};
-    int32_t head = body->head != TL_NONE ? body->head : body->neck != TL_NONE ? body->neck : body->chest;
+    int32_t head = body->head != TL_NONE   ? body->head
+                   : body->neck != TL_NONE ? body->neck
+                                           : body->chest;
     if (pelvis != TL_NONE && head != TL_NONE) {
         const float* a = joint_position(skin, (uint32_t)pelvis);
         const float* b = joint_position(skin, (uint32_t)head);
         float d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
         float len = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
         if (len > 0)
-            for (int k = 0; k < 3; ++k) toward_head[k] = d[k] / len;
+            for (int k = 0; k < 3; ++k)
+                toward_head[k] = d[k] / len;
     }
     /* roles first; a joint with no role belongs to the head or limb it hangs below (ears,
        fingers), and otherwise to no region: a tail or root joint is neither pelvis nor spine */
@@ -235,10 +249,17 @@ static void build_regions(rig_ctx* ctx) {
             }
             break;
         }
-        case TL_ROLE_NECK: r = TL_RIG_REGION_SPINE; break;
-        case TL_ROLE_HEAD: r = TL_RIG_REGION_HEAD; break;
-        case TL_ROLE_NONE: break;
-        default: r = TL_RIG_REGION_LIMB; break;
+        case TL_ROLE_NECK:
+            r = TL_RIG_REGION_SPINE;
+            break;
+        case TL_ROLE_HEAD:
+            r = TL_RIG_REGION_HEAD;
+            break;
+        case TL_ROLE_NONE:
+            break;
+        default:
+            r = TL_RIG_REGION_LIMB;
+            break;
         }
         if ((int32_t)j == pelvis) r = TL_RIG_REGION_PELVIS;
         ctx->region[j] = r;
@@ -247,8 +268,10 @@ static void build_regions(rig_ctx* ctx) {
         if (ctx->region[j] != -1) continue;
         int32_t a = skin->joints[j].parent;
         uint32_t guard = 0;
-        while (a != TL_NONE && ctx->region[a] == -1 && guard++ < n) a = skin->joints[a].parent;
-        bool inherit = a != TL_NONE && (ctx->region[a] == TL_RIG_REGION_HEAD || ctx->region[a] == TL_RIG_REGION_LIMB);
+        while (a != TL_NONE && ctx->region[a] == -1 && guard++ < n)
+            a = skin->joints[a].parent;
+        bool inherit = a != TL_NONE && (ctx->region[a] == TL_RIG_REGION_HEAD ||
+                                        ctx->region[a] == TL_RIG_REGION_LIMB);
         ctx->region[j] = inherit ? ctx->region[a] : -2;
     }
     for (uint32_t j = 0; j < n; ++j)
@@ -264,9 +287,9 @@ bool rig_field_build(rig_ctx* ctx) {
     ctx->body = calloc(W ? W : 1, 1);
     ctx->queue = malloc((W ? W : 1) * sizeof *ctx->queue);
     ctx->owner = malloc((W ? W : 1) * sizeof *ctx->owner);
-    if (!ctx->stamp || !ctx->mask || !ctx->body || !ctx->queue || !ctx->owner)
-        return false;
-    for (uint32_t w = 0; w < W; ++w) ctx->owner[w] = -1;
+    if (!ctx->stamp || !ctx->mask || !ctx->body || !ctx->queue || !ctx->owner) return false;
+    for (uint32_t w = 0; w < W; ++w)
+        ctx->owner[w] = -1;
     double t1 = rig_now();
     ctx->seconds[TL_RIG_STAGE_WELD] += t1 - t0;
 
@@ -279,9 +302,11 @@ bool rig_field_build(rig_ctx* ctx) {
     if (!rig_bones_build(&ctx->bones, ctx->skin)) return false;
     build_regions(ctx);
     if (ctx->bones.count)
-        tl_mesh_nearest_segments(ctx->dskel, NULL, ctx->wpos, W, 12, ctx->bones.ab, ctx->bones.count);
+        tl_mesh_nearest_segments(ctx->dskel, NULL, ctx->wpos, W, 12, ctx->bones.ab,
+                                 ctx->bones.count);
     else
-        for (uint32_t w = 0; w < W; ++w) ctx->dskel[w] = INFINITY;
+        for (uint32_t w = 0; w < W; ++w)
+            ctx->dskel[w] = INFINITY;
     for (uint32_t v = 0; v < V; ++v) {
         ctx->wbd_union[v] = rig_vertex_bone_distance(&ctx->bones, ctx->skin, v);
         ctx->wbd[ctx->remap[v]] += ctx->wbd_union[v];
@@ -290,7 +315,8 @@ bool rig_field_build(rig_ctx* ctx) {
     const tl_rig_def* def = ctx->def;
     for (uint32_t w = 0; w < W; ++w) {
         ctx->wbd[w] /= (float)(ctx->copy_first[w + 1] - ctx->copy_first[w]);
-        ctx->misbound[w] = ctx->wbd[w] > def->misbound_ratio * ctx->dskel[w] + def->misbound_slack * ctx->H;
+        ctx->misbound[w] =
+            ctx->wbd[w] > def->misbound_ratio * ctx->dskel[w] + def->misbound_slack * ctx->H;
     }
     ctx->seconds[TL_RIG_STAGE_FIELD] += rig_now() - t1;
     return true;

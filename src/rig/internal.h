@@ -9,10 +9,10 @@
 
 /* The bones of a skin: segments of its deforming joints (tails.md §1), grouped by joint. */
 typedef struct rig_bones {
-    float* ab;            /* count × 6: a then b, rest-world */
-    uint32_t* joint;      /* count: the joint each segment belongs to */
+    float* ab;       /* count × 6: a then b, rest-world */
+    uint32_t* joint; /* count: the joint each segment belongs to */
     uint32_t count;
-    uint32_t* first;      /* joint_count + 1: segments of joint j are first[j] .. first[j+1]-1 */
+    uint32_t* first; /* joint_count + 1: segments of joint j are first[j] .. first[j+1]-1 */
     uint32_t joint_count;
 } rig_bones;
 
@@ -41,11 +41,11 @@ void rig_list_free(rig_list* list);
 
 /* A part while it is being found, on welded vertices. */
 typedef struct rig_wpart {
-    rig_list verts;          /* welded vertex ids */
-    rig_list collar;         /* welded ids of its collar */
-    bool own_collar;         /* the collar is the part's own vertices nearest the skeleton */
+    rig_list verts;  /* welded vertex ids */
+    rig_list collar; /* welded ids of its collar */
+    bool own_collar; /* the collar is the part's own vertices nearest the skeleton */
     uint32_t shells;
-    float threshold;         /* × H */
+    float threshold; /* × H */
     int32_t attach;
     float collar_c[3];
     float reach, centroid_ratio, elongation, tube_ratio, length, misbound, own_bones;
@@ -55,7 +55,7 @@ typedef struct rig_wpart {
     tl_rig_action action;
     const char* reason;
     bool overridden;
-    float* g;                /* verts.count geodesic coordinates, once computed */
+    float* g; /* verts.count geodesic coordinates, once computed */
 } rig_wpart;
 
 void rig_wpart_free(rig_wpart* part);
@@ -66,31 +66,31 @@ typedef struct rig_ctx {
     const tl_scene_skin* skin;
     const tl_rig_def* def;
     float H;
-    uint32_t V, W;                 /* union and welded vertex counts */
-    uint32_t* remap;               /* V: welded id of each union vertex */
-    float* wpos;                   /* W × 3 welded positions */
-    uint32_t* copy_first;          /* W + 1 */
-    uint32_t* copies;              /* V union vertices, grouped by welded id */
-    uint32_t* adj_off;             /* W + 1 */
+    uint32_t V, W;        /* union and welded vertex counts */
+    uint32_t* remap;      /* V: welded id of each union vertex */
+    float* wpos;          /* W × 3 welded positions */
+    uint32_t* copy_first; /* W + 1 */
+    uint32_t* copies;     /* V union vertices, grouped by welded id */
+    uint32_t* adj_off;    /* W + 1 */
     uint32_t* adj;
     float* adj_len;
     rig_bones bones;
-    float* dskel;                  /* W */
-    float* wbd_union;              /* V */
-    float* wbd;                    /* W: mean over copies */
-    uint8_t* misbound;             /* W */
-    int32_t* region;               /* joint_count: tl_rig_region of each joint */
-    int32_t pelvis;                /* the pelvis-region joint (LCA of the thighs), or TL_NONE */
+    float* dskel;      /* W */
+    float* wbd_union;  /* V */
+    float* wbd;        /* W: mean over copies */
+    uint8_t* misbound; /* W */
+    int32_t* region;   /* joint_count: tl_rig_region of each joint */
+    int32_t pelvis;    /* the pelvis-region joint (LCA of the thighs), or TL_NONE */
     /* scratch */
-    uint32_t* stamp;               /* W */
+    uint32_t* stamp; /* W */
     uint32_t stamp_value;
-    uint8_t* mask;                 /* W, kept all-zero between uses */
-    uint32_t* queue;               /* W: breadth-first queue, or welded id -> local index */
-    int32_t* owner;                /* W: index of the classified part holding it, or -1 */
-    uint8_t* body;                 /* W: far skin left unclassified by re-splitting */
-    rig_wpart* parts;              /* found parts of this skin */
+    uint8_t* mask;    /* W, kept all-zero between uses */
+    uint32_t* queue;  /* W: breadth-first queue, or welded id -> local index */
+    int32_t* owner;   /* W: index of the classified part holding it, or -1 */
+    uint8_t* body;    /* W: far skin left unclassified by re-splitting */
+    rig_wpart* parts; /* found parts of this skin */
     uint32_t part_count, part_capacity;
-    double* seconds;               /* the analysis' stage times */
+    double* seconds; /* the analysis' stage times */
 } rig_ctx;
 
 /* A fresh stamp value (all stamps reset when it wraps). */

@@ -37,7 +37,8 @@ static rig_wpart* part_array_add(part_array* a) {
 }
 
 static void part_array_free(part_array* a) {
-    for (uint32_t i = 0; i < a->count; ++i) rig_wpart_free(&a->items[i]);
+    for (uint32_t i = 0; i < a->count; ++i)
+        rig_wpart_free(&a->items[i]);
     free(a->items);
     *a = (part_array){0};
 }
@@ -62,7 +63,8 @@ static int compare_by_key(const void* a, const void* b) {
 static bool part_collar(rig_ctx* ctx, rig_wpart* p, const uint8_t* keep) {
     p->collar.count = 0;
     uint32_t in = rig_stamp(ctx);
-    for (uint32_t i = 0; i < p->verts.count; ++i) ctx->stamp[p->verts.items[i]] = in;
+    for (uint32_t i = 0; i < p->verts.count; ++i)
+        ctx->stamp[p->verts.items[i]] = in;
     uint32_t seen = rig_stamp(ctx);
     for (uint32_t i = 0; i < p->verts.count; ++i) {
         uint32_t v = p->verts.items[i];
@@ -99,12 +101,18 @@ static bool part_collar(rig_ctx* ctx, rig_wpart* p, const uint8_t* keep) {
 static void centroid_of(const rig_ctx* ctx, const rig_list* list, float out[3]) {
     double s[3] = {0, 0, 0};
     for (uint32_t i = 0; i < list->count; ++i)
-        for (int k = 0; k < 3; ++k) s[k] += ctx->wpos[3 * (size_t)list->items[i] + k];
-    for (int k = 0; k < 3; ++k) out[k] = list->count ? (float)(s[k] / list->count) : 0.0f;
+        for (int k = 0; k < 3; ++k)
+            s[k] += ctx->wpos[3 * (size_t)list->items[i] + k];
+    for (int k = 0; k < 3; ++k)
+        out[k] = list->count ? (float)(s[k] / list->count) : 0.0f;
 }
 
-static bool is_torso(tl_role r) { return r == TL_ROLE_PELVIS || r == TL_ROLE_SPINE || r == TL_ROLE_CHEST; }
-static bool is_thigh(tl_role r) { return r == TL_ROLE_THIGH || r == TL_ROLE_HIP; }
+static bool is_torso(tl_role r) {
+    return r == TL_ROLE_PELVIS || r == TL_ROLE_SPINE || r == TL_ROLE_CHEST;
+}
+static bool is_thigh(tl_role r) {
+    return r == TL_ROLE_THIGH || r == TL_ROLE_HIP;
+}
 
 /* The nearest deforming joint to the collar centroid, with the bias of §3: a torso joint
  * within attach_bias × the nearest distance wins, then a thigh joint. Never the collar's
@@ -178,22 +186,27 @@ static void part_shape(rig_ctx* ctx, rig_wpart* p) {
         int b = (int)(p->g[i] / L * BANDS);
         b = b < 0 ? 0 : b >= BANDS ? BANDS - 1 : b;
         const float* x = ctx->wpos + 3 * (size_t)p->verts.items[i];
-        for (int k = 0; k < 3; ++k) sum[b][k] += x[k];
+        for (int k = 0; k < 3; ++k)
+            sum[b][k] += x[k];
         count[b]++;
     }
     float c[BANDS][3];
     for (int b = 0; b < BANDS; ++b)
-        for (int k = 0; k < 3; ++k) c[b][k] = count[b] ? (float)(sum[b][k] / count[b]) : 0;
+        for (int k = 0; k < 3; ++k)
+            c[b][k] = count[b] ? (float)(sum[b][k] / count[b]) : 0;
     float axis[BANDS][3];
     for (int b = 0; b < BANDS; ++b) {
         int lo = b, hi = b;
-        while (lo > 0 && (lo == b || !count[lo])) --lo;
-        while (hi < BANDS - 1 && (hi == b || !count[hi])) ++hi;
+        while (lo > 0 && (lo == b || !count[lo]))
+            --lo;
+        while (hi < BANDS - 1 && (hi == b || !count[hi]))
+            ++hi;
         if (!count[lo]) lo = b;
         if (!count[hi]) hi = b;
         float a[3] = {c[hi][0] - c[lo][0], c[hi][1] - c[lo][1], c[hi][2] - c[lo][2]};
         float len = sqrtf(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
-        for (int k = 0; k < 3; ++k) axis[b][k] = len > 0 ? a[k] / len : 0;
+        for (int k = 0; k < 3; ++k)
+            axis[b][k] = len > 0 ? a[k] / len : 0;
     }
     double radial[BANDS] = {0};
     for (uint32_t i = 0; i < p->verts.count; ++i) {
@@ -202,7 +215,8 @@ static void part_shape(rig_ctx* ctx, rig_wpart* p) {
         const float* x = ctx->wpos + 3 * (size_t)p->verts.items[i];
         float d[3] = {x[0] - c[b][0], x[1] - c[b][1], x[2] - c[b][2]};
         float along = d[0] * axis[b][0] + d[1] * axis[b][1] + d[2] * axis[b][2];
-        for (int k = 0; k < 3; ++k) d[k] -= along * axis[b][k];
+        for (int k = 0; k < 3; ++k)
+            d[k] -= along * axis[b][k];
         radial[b] += sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
     }
     double diameter = 0;
@@ -216,23 +230,28 @@ static void part_shape(rig_ctx* ctx, rig_wpart* p) {
     p->tube_ratio = diameter > 0 ? (float)(L / diameter) : 0; /* a point or a line: no tube */
 }
 
-static const char* class_reason(tl_rig_class cls, tl_rig_region region, bool long_part, bool short_chain) {
+static const char* class_reason(tl_rig_class cls, tl_rig_region region, bool long_part,
+                                bool short_chain) {
     switch (cls) {
-    case TL_RIG_CLASS_BODY: return "its centroid lies near a bone (limb test): body skin around its bone";
-    case TL_RIG_CLASS_TAIL: return "long, hangs from the pelvis region: a tail";
+    case TL_RIG_CLASS_BODY:
+        return "its centroid lies near a bone (limb test): body skin around its bone";
+    case TL_RIG_CLASS_TAIL:
+        return "long, hangs from the pelvis region: a tail";
     case TL_RIG_CLASS_RIGID:
         if (region == TL_RIG_REGION_LIMB) return "hangs from a limb: moves with that bone";
         if (short_chain) return "long but too short for a chain: moves with its joint";
         return "long, hangs from the spine: a carried object, moves with that bone";
     case TL_RIG_CLASS_CLOTH:
-        return region == TL_RIG_REGION_PELVIS ? "wide, hangs from the pelvis region: cloth (a skirt)"
-                                               : "wide, hangs from the spine: cloth (a cape)";
+        return region == TL_RIG_REGION_PELVIS
+                   ? "wide, hangs from the pelvis region: cloth (a skirt)"
+                   : "wide, hangs from the spine: cloth (a cape)";
     case TL_RIG_CLASS_NONE:
         if (region == TL_RIG_REGION_HEAD)
             return long_part ? "long, hangs from the head: moves with the head (ears)"
                              : "wide, hangs from the head: hair, left to the hair pipeline";
         return "hangs from a joint with no body role: left";
-    default: return "";
+    default:
+        return "";
     }
 }
 
@@ -253,13 +272,22 @@ static bool part_classify(rig_ctx* ctx, rig_wpart* p, bool limb) {
     bool short_chain = false;
     switch (p->region) {
     case TL_RIG_REGION_PELVIS:
-        if (!long_part) p->cls = TL_RIG_CLASS_CLOTH;
-        else if (p->length >= def->min_length * ctx->H) p->cls = TL_RIG_CLASS_TAIL;
-        else p->cls = TL_RIG_CLASS_RIGID, short_chain = true;
+        if (!long_part)
+            p->cls = TL_RIG_CLASS_CLOTH;
+        else if (p->length >= def->min_length * ctx->H)
+            p->cls = TL_RIG_CLASS_TAIL;
+        else
+            p->cls = TL_RIG_CLASS_RIGID, short_chain = true;
         break;
-    case TL_RIG_REGION_SPINE: p->cls = long_part ? TL_RIG_CLASS_RIGID : TL_RIG_CLASS_CLOTH; break;
-    case TL_RIG_REGION_LIMB: p->cls = TL_RIG_CLASS_RIGID; break;
-    default: p->cls = TL_RIG_CLASS_NONE; break;
+    case TL_RIG_REGION_SPINE:
+        p->cls = long_part ? TL_RIG_CLASS_RIGID : TL_RIG_CLASS_CLOTH;
+        break;
+    case TL_RIG_REGION_LIMB:
+        p->cls = TL_RIG_CLASS_RIGID;
+        break;
+    default:
+        p->cls = TL_RIG_CLASS_NONE;
+        break;
     }
     p->reason = class_reason(p->cls, p->region, long_part, short_chain);
     return true;
@@ -269,7 +297,8 @@ static bool part_classify(rig_ctx* ctx, rig_wpart* p, bool limb) {
 
 /* Connected components of the vertices of `set` (all welded vertices when NULL) whose
  * skeleton distance exceeds `limit`, along edges with both ends in it. */
-static bool far_components(rig_ctx* ctx, const rig_list* set, float limit, float threshold, part_array* out) {
+static bool far_components(rig_ctx* ctx, const rig_list* set, float limit, float threshold,
+                           part_array* out) {
     uint32_t member = rig_stamp(ctx);
     uint32_t n = set ? set->count : ctx->W;
     for (uint32_t i = 0; i < n; ++i) {
@@ -302,7 +331,8 @@ static bool far_components(rig_ctx* ctx, const rig_list* set, float limit, float
 }
 
 static uint32_t find_root(uint32_t* parent, uint32_t x) {
-    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    while (parent[x] != x)
+        x = parent[x] = parent[parent[x]];
     return x;
 }
 
@@ -329,7 +359,8 @@ static bool attach_and_merge(rig_ctx* ctx, part_array* parts) {
     }
     for (uint32_t i = 0; i < n; ++i) {
         parent[i] = i;
-        boxes[i] = tl_mesh_box_of(ctx->wpos, ctx->W, 12, parts->items[i].verts.items, parts->items[i].verts.count);
+        boxes[i] = tl_mesh_box_of(ctx->wpos, ctx->W, 12, parts->items[i].verts.items,
+                                  parts->items[i].verts.count);
     }
     bool merged = false;
     for (uint32_t i = 0; i < n; ++i)
@@ -350,8 +381,10 @@ static bool attach_and_merge(rig_ctx* ctx, part_array* parts) {
         if (r == j) continue;
         rig_wpart* dst = &parts->items[r];
         rig_wpart* src = &parts->items[j];
-        for (uint32_t k = 0; k < src->verts.count && ok; ++k) ok = rig_list_push(&dst->verts, src->verts.items[k]);
-        for (uint32_t k = 0; k < src->collar.count && ok; ++k) ok = rig_list_push(&dst->collar, src->collar.items[k]);
+        for (uint32_t k = 0; k < src->verts.count && ok; ++k)
+            ok = rig_list_push(&dst->verts, src->verts.items[k]);
+        for (uint32_t k = 0; k < src->collar.count && ok; ++k)
+            ok = rig_list_push(&dst->collar, src->collar.items[k]);
         dst->own_collar = dst->own_collar && src->own_collar;
         dst->shells += src->shells;
         src->shells = 0; /* marks it merged away */
@@ -368,7 +401,8 @@ static bool attach_and_merge(rig_ctx* ctx, part_array* parts) {
             qsort(p->collar.items, p->collar.count, sizeof(uint32_t), compare_u32);
             uint32_t m = 0; /* drop duplicate collar vertices */
             for (uint32_t k = 0; k < p->collar.count; ++k)
-                if (m == 0 || p->collar.items[m - 1] != p->collar.items[k]) p->collar.items[m++] = p->collar.items[k];
+                if (m == 0 || p->collar.items[m - 1] != p->collar.items[k])
+                    p->collar.items[m++] = p->collar.items[k];
             p->collar.count = m;
             centroid_of(ctx, &p->collar, p->collar_c);
         }
@@ -401,7 +435,8 @@ static bool resplit(rig_ctx* ctx, const rig_wpart* whole, uint32_t level, part_a
             part_array_free(&subs);
             return true;
         }
-        for (uint32_t i = 0; i < subs.count; ++i) rig_wpart_free(&subs.items[i]);
+        for (uint32_t i = 0; i < subs.count; ++i)
+            rig_wpart_free(&subs.items[i]);
         subs.count = 0;
         if (!far_components(ctx, &whole->verts, t * ctx->H, t, &subs)) goto fail;
         /* nothing dropped at this threshold: the same part, the same answer */
@@ -433,7 +468,8 @@ fail:
  * bone lies inside the part (the welded vertex nearest a segment's midpoint is in it). */
 static float own_bone_share(rig_ctx* ctx, const rig_wpart* p, const uint32_t* segment_vertex) {
     uint32_t in = rig_stamp(ctx);
-    for (uint32_t i = 0; i < p->verts.count; ++i) ctx->stamp[p->verts.items[i]] = in;
+    for (uint32_t i = 0; i < p->verts.count; ++i)
+        ctx->stamp[p->verts.items[i]] = in;
     const rig_bones* bones = &ctx->bones;
     const tl_scene_skin* skin = ctx->skin;
     uint8_t* own = calloc(skin->joint_count + 1, 1);
@@ -451,7 +487,8 @@ static float own_bone_share(rig_ctx* ctx, const rig_wpart* p, const uint32_t* se
                 for (uint32_t k = 0; k < skin->influence_count; ++k) {
                     float wt = skin->influence_weights[(size_t)v * skin->influence_count + k];
                     total += wt;
-                    if (own[skin->influence_joints[(size_t)v * skin->influence_count + k]]) on_own += wt;
+                    if (own[skin->influence_joints[(size_t)v * skin->influence_count + k]])
+                        on_own += wt;
                 }
             }
         }
@@ -466,7 +503,8 @@ static float own_bone_share(rig_ctx* ctx, const rig_wpart* p, const uint32_t* se
 static bool part_grow(rig_ctx* ctx, rig_wpart* p, int32_t self) {
     float far = ctx->def->far * ctx->H;
     uint32_t in = rig_stamp(ctx);
-    for (uint32_t i = 0; i < p->verts.count; ++i) ctx->stamp[p->verts.items[i]] = in;
+    for (uint32_t i = 0; i < p->verts.count; ++i)
+        ctx->stamp[p->verts.items[i]] = in;
     uint32_t head = 0, before = p->verts.count;
     while (head < p->verts.count) {
         uint32_t v = p->verts.items[head++];
@@ -482,7 +520,8 @@ static bool part_grow(rig_ctx* ctx, rig_wpart* p, int32_t self) {
     }
     p->grown = p->verts.count - before;
     if (p->grown == 0) return true;
-    for (uint32_t i = before; i < p->verts.count; ++i) ctx->owner[p->verts.items[i]] = self;
+    for (uint32_t i = before; i < p->verts.count; ++i)
+        ctx->owner[p->verts.items[i]] = self;
     qsort(p->verts.items, p->verts.count, sizeof(uint32_t), compare_u32);
     /* the new collar: well-bound neighbours (a shell with none keeps its old collar) */
     rig_list old = p->collar;
@@ -497,7 +536,8 @@ static bool part_grow(rig_ctx* ctx, rig_wpart* p, int32_t self) {
     bool ok = part_collar(ctx, p, keep);
     for (uint32_t i = 0; i < p->verts.count; ++i) {
         uint32_t v = p->verts.items[i];
-        for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1]; ++k) keep[ctx->adj[k]] = 0;
+        for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1]; ++k)
+            keep[ctx->adj[k]] = 0;
     }
     if (!ok) {
         rig_list_free(&old);
@@ -543,10 +583,12 @@ static float weight_overlap(rig_ctx* ctx, const rig_wpart* p) {
                         skin->influence_weights[v * skin->influence_count + k];
             }
         }
-        for (uint32_t j = 0; j < skin->joint_count; ++j) sums[l][j] /= count ? count : 1;
+        for (uint32_t j = 0; j < skin->joint_count; ++j)
+            sums[l][j] /= count ? count : 1;
     }
     double overlap = 0;
-    for (uint32_t j = 0; j < skin->joint_count; ++j) overlap += a[j] < b[j] ? a[j] : b[j];
+    for (uint32_t j = 0; j < skin->joint_count; ++j)
+        overlap += a[j] < b[j] ? a[j] : b[j];
     free(a);
     return (float)overlap;
 }
@@ -570,7 +612,8 @@ static bool add_part(rig_ctx* ctx, rig_wpart* p) {
 static void subtract_parts(rig_ctx* ctx, rig_wpart* p, uint32_t first) {
     uint32_t mark = rig_stamp(ctx);
     for (uint32_t i = first; i < ctx->part_count; ++i)
-        for (uint32_t k = 0; k < ctx->parts[i].verts.count; ++k) ctx->stamp[ctx->parts[i].verts.items[k]] = mark;
+        for (uint32_t k = 0; k < ctx->parts[i].verts.count; ++k)
+            ctx->stamp[ctx->parts[i].verts.items[k]] = mark;
     uint32_t m = 0;
     for (uint32_t i = 0; i < p->verts.count; ++i)
         if (ctx->stamp[p->verts.items[i]] != mark) p->verts.items[m++] = p->verts.items[i];
@@ -582,7 +625,8 @@ bool rig_parts_find(rig_ctx* ctx) {
     double t0 = rig_now();
     double geodesic_before = ctx->seconds[TL_RIG_STAGE_GEODESICS];
     part_array top = {0}, tails = {0};
-    bool ok = far_components(ctx, NULL, def->far * ctx->H, def->far, &top) && attach_and_merge(ctx, &top);
+    bool ok =
+        far_components(ctx, NULL, def->far * ctx->H, def->far, &top) && attach_and_merge(ctx, &top);
     for (uint32_t i = 0; i < top.count && ok; ++i) {
         rig_wpart* p = &top.items[i];
         if (part_limb_test(ctx, p)) {
@@ -590,7 +634,8 @@ bool rig_parts_find(rig_ctx* ctx) {
             continue;
         }
         ok = part_classify(ctx, p, false);
-        for (uint32_t k = 0; k < tails.count; ++k) rig_wpart_free(&tails.items[k]);
+        for (uint32_t k = 0; k < tails.count; ++k)
+            rig_wpart_free(&tails.items[k]);
         tails.count = 0;
         if (ok) ok = resplit(ctx, p, 1, &tails);
         if (!ok) break;
@@ -614,12 +659,14 @@ bool rig_parts_find(rig_ctx* ctx) {
             continue;
         }
         uint32_t first = ctx->part_count;
-        for (uint32_t k = 0; k < tails.count && ok; ++k) ok = add_part(ctx, &tails.items[k]);
+        for (uint32_t k = 0; k < tails.count && ok; ++k)
+            ok = add_part(ctx, &tails.items[k]);
         tails.count = 0;
         /* the rest stays body skin: reported, and open to growth */
         if (ok) {
             subtract_parts(ctx, p, first);
-            for (uint32_t v = 0; v < p->verts.count; ++v) ctx->body[p->verts.items[v]] = 1;
+            for (uint32_t v = 0; v < p->verts.count; ++v)
+                ctx->body[p->verts.items[v]] = 1;
             if (p->verts.count) ok = add_part(ctx, p);
         }
     }
@@ -631,10 +678,12 @@ bool rig_parts_find(rig_ctx* ctx) {
     for (uint32_t i = 0; i < ctx->part_count; ++i) {
         const rig_wpart* p = &ctx->parts[i];
         if (p->cls == TL_RIG_CLASS_BODY) continue;
-        for (uint32_t k = 0; k < p->verts.count; ++k) ctx->owner[p->verts.items[k]] = (int32_t)i;
+        for (uint32_t k = 0; k < p->verts.count; ++k)
+            ctx->owner[p->verts.items[k]] = (int32_t)i;
     }
     double t1 = rig_now();
-    ctx->seconds[TL_RIG_STAGE_PARTS] += (t1 - t0) - (ctx->seconds[TL_RIG_STAGE_GEODESICS] - geodesic_before);
+    ctx->seconds[TL_RIG_STAGE_PARTS] +=
+        (t1 - t0) - (ctx->seconds[TL_RIG_STAGE_GEODESICS] - geodesic_before);
     return true;
 }
 
@@ -667,7 +716,8 @@ bool rig_parts_decide(rig_ctx* ctx, uint32_t first_id) {
     for (uint32_t i = 0; i < ctx->part_count && ok; ++i) {
         rig_wpart* p = &ctx->parts[i];
         uint32_t misbound = 0;
-        for (uint32_t k = 0; k < p->verts.count; ++k) misbound += ctx->misbound[p->verts.items[k]];
+        for (uint32_t k = 0; k < p->verts.count; ++k)
+            misbound += ctx->misbound[p->verts.items[k]];
         p->misbound = p->verts.count ? (float)misbound / (float)p->verts.count : 0;
         for (uint32_t o = 0; o < def->override_count; ++o) {
             if (def->overrides[o].part != first_id + i) continue;

@@ -36,38 +36,49 @@ static void quantize(const uint32_t in_joints[4], const float in_weights[4], tl_
         out_joints[m] = in_joints[k];
         out_values[m++] = q[k];
     }
-    for (; m < 4; ++m) out_joints[m] = 0, out_values[m] = 0;
+    for (; m < 4; ++m)
+        out_joints[m] = 0, out_values[m] = 0;
 }
 
 /* Stores value `x` (a float, or an integer already in the component's range) at slot i. */
 static void store(void* data, tl_gltf_component ct, size_t i, double x) {
     switch (ct) {
-    case TL_GLTF_UNSIGNED_BYTE: ((uint8_t*)data)[i] = (uint8_t)x; break;
-    case TL_GLTF_UNSIGNED_SHORT: ((uint16_t*)data)[i] = (uint16_t)x; break;
-    case TL_GLTF_UNSIGNED_INT: ((uint32_t*)data)[i] = (uint32_t)x; break;
-    default: ((float*)data)[i] = (float)x; break;
+    case TL_GLTF_UNSIGNED_BYTE:
+        ((uint8_t*)data)[i] = (uint8_t)x;
+        break;
+    case TL_GLTF_UNSIGNED_SHORT:
+        ((uint16_t*)data)[i] = (uint16_t)x;
+        break;
+    case TL_GLTF_UNSIGNED_INT:
+        ((uint32_t*)data)[i] = (uint32_t)x;
+        break;
+    default:
+        ((float*)data)[i] = (float)x;
+        break;
     }
 }
 
 static json_t* spring_json(const tl_rig_spring* s, float scale) {
     return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "root_frequency",
-                     (double)s->root_frequency, "tip_frequency", (double)s->tip_frequency, "damping_ratio",
-                     (double)s->damping_ratio, "gravity", (double)s->gravity, "carry_deg", (double)s->carry_deg,
-                     "rest_curve", (double)s->rest_curve, "coupling_rate", (double)s->coupling_rate,
-                     "bend_limit_deg", (double)s->bend_limit_deg, "ground_clearance",
-                     (double)s->ground_clearance, "slip_damping", (double)s->slip_damping, "scale",
-                     (double)scale);
+                     (double)s->root_frequency, "tip_frequency", (double)s->tip_frequency,
+                     "damping_ratio", (double)s->damping_ratio, "gravity", (double)s->gravity,
+                     "carry_deg", (double)s->carry_deg, "rest_curve", (double)s->rest_curve,
+                     "coupling_rate", (double)s->coupling_rate, "bend_limit_deg",
+                     (double)s->bend_limit_deg, "ground_clearance", (double)s->ground_clearance,
+                     "slip_damping", (double)s->slip_damping, "scale", (double)scale);
 }
 
 static json_t* vec3_json(const double v[3]) {
     json_t* a = json_array();
-    for (int k = 0; k < 3; ++k) json_array_append_new(a, json_real((double)(float)v[k]));
+    for (int k = 0; k < 3; ++k)
+        json_array_append_new(a, json_real((double)(float)v[k]));
     return a;
 }
 
 /* Adds one chain's nodes; writes their IBMs (double → float, last row 0,0,0,1) at `ibm`. */
-static void add_chain(tl_gltf* doc, const tl_rig_analysis* a, const tl_rig_part* part, const double Minv[16],
-                      const double ibm_attach[16], float* ibm, json_t* skin_joints) {
+static void add_chain(tl_gltf* doc, const tl_rig_analysis* a, const tl_rig_part* part,
+                      const double Minv[16], const double ibm_attach[16], float* ibm,
+                      json_t* skin_joints) {
     json_t* nodes = json_object_get(doc->json, "nodes");
     const tl_gltf_skin* gs = &doc->skins[a->skins[part->skin].skin];
     uint32_t attach_node = gs->joints[part->attach_joint];
@@ -78,7 +89,8 @@ static void add_chain(tl_gltf* doc, const tl_rig_analysis* a, const tl_rig_part*
     double parent_ibm[16];
     memcpy(parent_ibm, ibm_attach, sizeof parent_ibm);
     json_t* bones = json_array();
-    for (uint32_t i = 0; i <= K; ++i) json_array_append_new(bones, json_integer((json_int_t)(base + i)));
+    for (uint32_t i = 0; i <= K; ++i)
+        json_array_append_new(bones, json_integer((json_int_t)(base + i)));
     float H = a->skins[part->skin].height;
     for (uint32_t i = 0; i <= K; ++i) {
         /* the bone shares the attachment's bind rotation and scale; its head is J_i */
@@ -101,19 +113,24 @@ static void add_chain(tl_gltf* doc, const tl_rig_analysis* a, const tl_rig_part*
         tl_mat4d_mul(local, parent_ibm, bone_bind);
         memcpy(parent_ibm, stored, sizeof parent_ibm);
         char name[64];
-        if (i < K) snprintf(name, sizeof name, "%s_%u", part->bone_prefix, i + 1);
-        else snprintf(name, sizeof name, "%s_End", part->bone_prefix);
+        if (i < K)
+            snprintf(name, sizeof name, "%s_%u", part->bone_prefix, i + 1);
+        else
+            snprintf(name, sizeof name, "%s_End", part->bone_prefix);
         json_t* node = json_pack("{s:s, s:o}", "name", name, "translation", vec3_json(local + 12));
-        if (i < K) json_object_set_new(node, "children", json_pack("[I]", (json_int_t)(base + i + 1)));
+        if (i < K)
+            json_object_set_new(node, "children", json_pack("[I]", (json_int_t)(base + i + 1)));
         if (i == 0) {
             json_t* radii = json_array();
             double scale = cbrt(fabs(Minv[0] * (Minv[5] * Minv[10] - Minv[9] * Minv[6]) -
                                      Minv[4] * (Minv[1] * Minv[10] - Minv[9] * Minv[2]) +
                                      Minv[8] * (Minv[1] * Minv[6] - Minv[5] * Minv[2])));
-            for (uint32_t b = 0; b < K; ++b) json_array_append_new(radii, json_real((double)part->radii[b] * scale));
-            json_t* tailor = json_pack("{s:i, s:o, s:O, s:I, s:o, s:s}", "version", 1, "chain",
-                                       spring_json(&a->def.spring, H / 1.8f), "bones", bones, "attachment",
-                                       (json_int_t)attach_node, "radii", radii, "kind", "tail");
+            for (uint32_t b = 0; b < K; ++b)
+                json_array_append_new(radii, json_real((double)part->radii[b] * scale));
+            json_t* tailor =
+                json_pack("{s:i, s:o, s:O, s:I, s:o, s:s}", "version", 1, "chain",
+                          spring_json(&a->def.spring, H / 1.8f), "bones", bones, "attachment",
+                          (json_int_t)attach_node, "radii", radii, "kind", "tail");
             json_object_set_new(node, "extras", json_pack("{s:o}", "tailor", tailor));
         }
         json_array_append_new(nodes, node);
@@ -130,9 +147,10 @@ static void add_chain(tl_gltf* doc, const tl_rig_analysis* a, const tl_rig_part*
 }
 
 /* New JOINTS_n/WEIGHTS_n for one primitive: untouched vertices copied value for value. */
-static tl_result write_primitive(tl_gltf* doc, const tl_scene_primitive* sp, const uint32_t* plan_joints,
-                                 const float* plan_weights, const uint8_t* planned, uint32_t joint_total,
-                                 json_t* attributes, tl_error* err) {
+static tl_result write_primitive(tl_gltf* doc, const tl_scene_primitive* sp,
+                                 const uint32_t* plan_joints, const float* plan_weights,
+                                 const uint8_t* planned, uint32_t joint_total, json_t* attributes,
+                                 tl_error* err) {
     const tl_gltf_primitive* gp = &doc->meshes[sp->mesh].primitives[sp->primitive];
     size_t count = sp->vertex_count;
     uint32_t* joints = malloc(4 * count * sizeof *joints);
@@ -147,7 +165,8 @@ static tl_result write_primitive(tl_gltf* doc, const tl_scene_primitive* sp, con
     for (uint32_t set = 0; set < gp->joint_set_count && r == TL_OK; ++set) {
         uint32_t ja = (uint32_t)gp->joints[set], wa = (uint32_t)gp->weights[set];
         if (doc->accessors[ja].count < count || doc->accessors[wa].count < count) {
-            r = tl_error_set(err, TL_ERROR_INVALID, "%s: /accessors/%u: fewer elements than vertices", doc->path, ja);
+            r = tl_error_set(err, TL_ERROR_INVALID,
+                             "%s: /accessors/%u: fewer elements than vertices", doc->path, ja);
             break;
         }
         if ((r = tl_gltf_accessor_read_uint(doc, ja, joints, 4 * count, err)) != TL_OK) break;
@@ -155,19 +174,24 @@ static tl_result write_primitive(tl_gltf* doc, const tl_scene_primitive* sp, con
         tl_gltf_component jct = doc->accessors[ja].component_type;
         if (joint_total > 256 && jct == TL_GLTF_UNSIGNED_BYTE) jct = TL_GLTF_UNSIGNED_SHORT;
         if (joint_total > 65536) {
-            r = tl_error_set(err, TL_ERROR_LIMIT, "%s: skin would have %u joints", doc->path, joint_total);
+            r = tl_error_set(err, TL_ERROR_LIMIT, "%s: skin would have %u joints", doc->path,
+                             joint_total);
             break;
         }
         tl_gltf_component wct = doc->accessors[wa].component_type;
         bool normalized = doc->accessors[wa].normalized;
-        double max = !normalized ? 1.0 : wct == TL_GLTF_UNSIGNED_BYTE ? 255.0 : wct == TL_GLTF_UNSIGNED_SHORT ? 65535.0 : 1.0;
+        double max = !normalized                     ? 1.0
+                     : wct == TL_GLTF_UNSIGNED_BYTE  ? 255.0
+                     : wct == TL_GLTF_UNSIGNED_SHORT ? 65535.0
+                                                     : 1.0;
         for (size_t v = 0; v < count; ++v) {
             size_t u = sp->first_vertex + v;
             uint32_t jo[4];
             double wo[4];
             if (planned[u]) {
                 if (set == 0) {
-                    quantize(plan_joints + 4 * u, plan_weights + 4 * u, normalized ? wct : TL_GLTF_FLOAT, jo, wo);
+                    quantize(plan_joints + 4 * u, plan_weights + 4 * u,
+                             normalized ? wct : TL_GLTF_FLOAT, jo, wo);
                 } else {
                     memset(jo, 0, sizeof jo);
                     memset(wo, 0, sizeof wo);
@@ -176,7 +200,8 @@ static tl_result write_primitive(tl_gltf* doc, const tl_scene_primitive* sp, con
                 for (int k = 0; k < 4; ++k) {
                     jo[k] = joints[4 * v + k];
                     /* read_float divided by max; rounding back gives the stored integer */
-                    wo[k] = normalized ? (double)lround((double)weights[4 * v + k] * max) : (double)weights[4 * v + k];
+                    wo[k] = normalized ? (double)lround((double)weights[4 * v + k] * max)
+                                       : (double)weights[4 * v + k];
                 }
             }
             for (int k = 0; k < 4; ++k) {
@@ -233,14 +258,18 @@ static tl_result apply_skin(tl_gltf* doc, const tl_rig_analysis* a, uint32_t s, 
         for (uint32_t k = 0; k < p->vertex_count; ++k) {
             uint32_t v = p->vertices[k];
             planned[v] = 1;
-            memcpy(plan_joints + 4 * (size_t)v, p->new_joints + 4 * (size_t)k, 4 * sizeof *plan_joints);
-            memcpy(plan_weights + 4 * (size_t)v, p->new_weights + 4 * (size_t)k, 4 * sizeof *plan_weights);
+            memcpy(plan_joints + 4 * (size_t)v, p->new_joints + 4 * (size_t)k,
+                   4 * sizeof *plan_joints);
+            memcpy(plan_weights + 4 * (size_t)v, p->new_weights + 4 * (size_t)k,
+                   4 * sizeof *plan_weights);
         }
         for (uint32_t k = 0; k < p->band_count; ++k) {
             uint32_t v = p->band_vertices[k];
             planned[v] = 1;
-            memcpy(plan_joints + 4 * (size_t)v, p->band_joints + 4 * (size_t)k, 4 * sizeof *plan_joints);
-            memcpy(plan_weights + 4 * (size_t)v, p->band_weights + 4 * (size_t)k, 4 * sizeof *plan_weights);
+            memcpy(plan_joints + 4 * (size_t)v, p->band_joints + 4 * (size_t)k,
+                   4 * sizeof *plan_joints);
+            memcpy(plan_weights + 4 * (size_t)v, p->band_weights + 4 * (size_t)k,
+                   4 * sizeof *plan_weights);
         }
     }
     if (!changed) goto done;
@@ -258,7 +287,8 @@ static tl_result apply_skin(tl_gltf* doc, const tl_rig_analysis* a, uint32_t s, 
         memcpy(ibm, stored, 16 * (size_t)N * sizeof *ibm);
     } else {
         for (uint32_t j = 0; j < N; ++j)
-            for (int k = 0; k < 16; ++k) ibm[16 * j + k] = (k % 5 == 0) ? 1.0f : 0.0f;
+            for (int k = 0; k < 16; ++k)
+                ibm[16 * j + k] = (k % 5 == 0) ? 1.0f : 0.0f;
     }
     if (rs->new_joint_count) {
         double M[16], Minv[16];
@@ -271,7 +301,8 @@ static tl_result apply_skin(tl_gltf* doc, const tl_rig_analysis* a, uint32_t s, 
             if (p->skin != s || p->action != TL_RIG_ACTION_CHAIN) continue;
             double attach_ibm[16];
             tl_mat4d_from_float(attach_ibm, ibm + 16 * (size_t)p->attach_joint);
-            add_chain(doc, a, p, Minv, attach_ibm, ibm + 16 * (size_t)p->first_new_joint, skin_joints);
+            add_chain(doc, a, p, Minv, attach_ibm, ibm + 16 * (size_t)p->first_new_joint,
+                      skin_joints);
         }
         tl_gltf_accessor_def def = tl_default_gltf_accessor_def();
         def.data = ibm;
@@ -287,10 +318,13 @@ static tl_result apply_skin(tl_gltf* doc, const tl_rig_analysis* a, uint32_t s, 
     for (uint32_t i = 0; i < rs->primitive_count && r == TL_OK; ++i) {
         const tl_scene_primitive* sp = &rs->primitives[i];
         bool any = false;
-        for (uint32_t v = 0; v < sp->vertex_count && !any; ++v) any = planned[sp->first_vertex + v];
+        for (uint32_t v = 0; v < sp->vertex_count && !any; ++v)
+            any = planned[sp->first_vertex + v];
         if (!any) continue;
-        json_t* prim = json_array_get(json_object_get(json_array_get(meshes, sp->mesh), "primitives"), sp->primitive);
-        r = write_primitive(doc, sp, plan_joints, plan_weights, planned, total, json_object_get(prim, "attributes"), err);
+        json_t* prim = json_array_get(
+            json_object_get(json_array_get(meshes, sp->mesh), "primitives"), sp->primitive);
+        r = write_primitive(doc, sp, plan_joints, plan_weights, planned, total,
+                            json_object_get(prim, "attributes"), err);
     }
 done:
     free(stored);

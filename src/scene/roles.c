@@ -474,7 +474,8 @@ void tl_scene_skin_classify(tl_scene_skin* skin, tl_scene_joint* joints) {
     bool* in_limb = calloc(n ? n : 1, sizeof(bool));
     if (!c.info || !c.depth || !c.height || !c.dominant || !in_limb)
         goto axes; /* roles stay none */
-    for (uint32_t v = 0; v < skin->vertex_count; ++v) c.dominant[v] = tl_scene_skin_dominant_joint(skin, v);
+    for (uint32_t v = 0; v < skin->vertex_count; ++v)
+        c.dominant[v] = tl_scene_skin_dominant_joint(skin, v);
     for (uint32_t j = 0; j < n; ++j) {
         c.info[j] = read_name(joints[j].name);
         c.depth[j] = 0;

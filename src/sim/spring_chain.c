@@ -543,10 +543,11 @@ static tl_chain_pose pose_carried(const tl_chain_pose* from, const tl_chain_pose
     qt delta = qt_normalize(qt_mul(qt_load(to->rotation), qt_conj(qt_load(from->rotation))));
     float ratio = to->scale / from->scale;
     tl_chain_pose out;
-    v3_store(out.position,
-             v3_add(v3_load(to->position),
-                    v3_scale(qt_rotate(delta, v3_sub(v3_load(p->position), v3_load(from->position))),
-                             ratio)));
+    v3_store(
+        out.position,
+        v3_add(v3_load(to->position),
+               v3_scale(qt_rotate(delta, v3_sub(v3_load(p->position), v3_load(from->position))),
+                        ratio)));
     qt_store(out.rotation, qt_normalize(qt_mul(delta, qt_load(p->rotation))));
     out.scale = p->scale * ratio;
     return out;
@@ -803,7 +804,8 @@ static int lanes_for(int count) {
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
-static void lanes_steps(lane_link* links, int n, lane_frame* f, int lanes) {
+static void
+lanes_steps(lane_link* links, int n, lane_frame* f, int lanes) {
 #if TL_LANES_AVX2
     if (lanes > 1 && has_avx2()) {
         if (lanes == LANES) {
@@ -846,8 +848,7 @@ static void lanes_outputs(lane_link* links, int n, float* t, float* gx, float* g
         return;
     }
 #endif
-    if (lanes == LANES)
-        BATCH(lanes_output)(links, n, t, gx, gy, gz, gw, hx, hy, hz, s);
+    if (lanes == LANES) BATCH(lanes_output)(links, n, t, gx, gy, gz, gw, hx, hy, hz, s);
 #if TL_LANES_AVX2
     else if (lanes == HALF_LANES)
         HALF(lanes_output)(links, n, t, gx, gy, gz, gw, hx, hy, hz, s);
@@ -928,7 +929,8 @@ static bool frame_begin(tl_chain* c, const tl_chain_input* in, float dt, frame_p
         carry(c, &before, &fp->start, NULL);
         /* the previous frame's path, moved by the same jump, still guides this one */
         c->last_start = pose_carried(&before, &fp->start, &c->last_start);
-        qt delta = qt_normalize(qt_mul(qt_load(fp->start.rotation), qt_conj(qt_load(before.rotation))));
+        qt delta =
+            qt_normalize(qt_mul(qt_load(fp->start.rotation), qt_conj(qt_load(before.rotation))));
         c->last_hips_start = qt_normalize(qt_mul(delta, c->last_hips_start));
         v3 cut = v3_sub(v3_load(fp->start.position), v3_load(before.position));
         if (v3_dot(cut, cut) > c->teleport2) c->stats.teleports++;

@@ -43,8 +43,8 @@ KERNEL qt NAME(qt_pick)(int c, qt a, qt b) {
 LANE_TARGET KERNEL void NAME(lanes_rsqrt)(float* restrict out, const float* restrict x) {
 #if defined(LANE_AVX2) && LANE_COUNT % 8 == 0
     for (int l = 0; l < LANE_COUNT; l += 8)
-        _mm256_storeu_ps(out + l, _mm256_div_ps(_mm256_set1_ps(1.0f),
-                                                _mm256_sqrt_ps(_mm256_loadu_ps(x + l))));
+        _mm256_storeu_ps(
+            out + l, _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_sqrt_ps(_mm256_loadu_ps(x + l))));
 #elif defined(__SSE__) && LANE_COUNT % 4 == 0
     for (int l = 0; l < LANE_COUNT; l += 4)
         _mm_storeu_ps(out + l, _mm_div_ps(_mm_set1_ps(1.0f), _mm_sqrt_ps(_mm_loadu_ps(x + l))));

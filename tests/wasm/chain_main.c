@@ -37,8 +37,8 @@ static int run(int links) {
             }
     }
     tl_chain_stats st = tl_chain_get_stats(chain);
-    printf("%d steps %llu contacts %u nonfinite %u\n", links, (unsigned long long)st.steps, st.contacts,
-           st.nonfinite_inputs + st.nonfinite_states);
+    printf("%d steps %llu contacts %u nonfinite %u\n", links, (unsigned long long)st.steps,
+           st.contacts, st.nonfinite_inputs + st.nonfinite_states);
     tl_chain_destroy(chain);
     return 0;
 }
