@@ -190,16 +190,16 @@ static double period_from_crossings(const double* x, int count, double dt) {
 
 static void test_defaults(void) {
     tl_chain_def d = tl_default_chain_def();
-    ENSURE_NEAR(d.root_frequency, 0.9, 1e-6);
-    ENSURE_NEAR(d.tip_frequency, 0.45, 1e-6);
-    ENSURE_NEAR(d.damping_ratio, 0.65, 1e-6);
-    ENSURE_NEAR(d.gravity, 1.0, 1e-6);
-    ENSURE_NEAR(d.carry_deg, 50, 1e-6);
-    ENSURE_NEAR(d.bend_limit_deg, 30, 1e-6);
-    ENSURE_NEAR(d.coupling_rate, 12, 1e-6);
-    ENSURE_NEAR(d.rest_curve, 0, 1e-6);
-    ENSURE_NEAR(d.ground_clearance, 0.025, 1e-6);
-    ENSURE_NEAR(d.slip_damping, 8, 1e-6);
+    ENSURE_NEAR(d.settings.root_frequency, 0.9, 1e-6);
+    ENSURE_NEAR(d.settings.tip_frequency, 0.45, 1e-6);
+    ENSURE_NEAR(d.settings.damping_ratio, 0.65, 1e-6);
+    ENSURE_NEAR(d.settings.gravity, 1.0, 1e-6);
+    ENSURE_NEAR(d.settings.carry_deg, 50, 1e-6);
+    ENSURE_NEAR(d.settings.bend_limit_deg, 30, 1e-6);
+    ENSURE_NEAR(d.settings.coupling_rate, 12, 1e-6);
+    ENSURE_NEAR(d.settings.rest_curve, 0, 1e-6);
+    ENSURE_NEAR(d.settings.ground_clearance, 0.025, 1e-6);
+    ENSURE_NEAR(d.settings.slip_damping, 8, 1e-6);
     ENSURE_NEAR(d.fixed_step, 1.0 / 120, 1e-9);
     ENSURE(d.up[1] == 1 && d.scale == 1 && d.floor_enabled && d.hips_plane_enabled);
 }
@@ -220,8 +220,8 @@ static void oscillate(bool bad, double fps, double* period_out) {
     rig_straight(&r, 1, v3_make(0, -1, 0), 0.3f);
     memset(r.t, 0, sizeof(float) * 3); /* bone at the attachment's origin: turning moves no head */
     tl_chain_def def = def_for(&r);
-    def.gravity = 0;
-    def.carry_deg = 0;
+    def.settings.gravity = 0;
+    def.settings.carry_deg = 0;
     def.floor_enabled = false;
     def.hips_plane_enabled = false;
     tl_chain* chain = create(&def);
@@ -437,7 +437,7 @@ static void test_bug3_carry_shared(void) {
         rig r;
         rig_straight(&r, n, v3_make(0, -1, 0), 0.8f);
         tl_chain_def def = def_for(&r);
-        def.gravity = 0;
+        def.settings.gravity = 0;
         tl_chain* chain = create(&def);
         ENSURE(chain);
         double fps = 60;
@@ -494,9 +494,9 @@ static void test_rest_arc_centred(void) {
         r.orient[i] = qt_axis_angle(v3_make(0, 0, 1), (float)(0.3 * i));
     rig_from_joints(&r, 4);
     tl_chain_def def = def_for(&r);
-    def.carry_deg = 0;
+    def.settings.carry_deg = 0;
     tl_chain* centred = create(&def);
-    def.rest_curve = 1;
+    def.settings.rest_curve = 1;
     tl_chain* authored = create(&def);
     ENSURE(centred && authored);
     for (int i = 0; i < 4; ++i) {
@@ -521,8 +521,8 @@ static void test_tip_without_tail_end(void) {
     rig_from_joints(&r, 4);
     tl_chain_def def = def_for(&r);
     def.tip_translation = NULL;
-    def.carry_deg = 0;
-    def.rest_curve = 1;
+    def.settings.carry_deg = 0;
+    def.settings.rest_curve = 1;
     tl_chain* chain = create(&def);
     ENSURE(chain);
     tl_chain_pose pose = clip_still(0);
@@ -849,7 +849,7 @@ static void ground_case(clip_fn* clip, double* lowest, double* length_error, uin
     rig r;
     rig_straight(&r, 8, v3_make(0, -1, 0), 0.8f);
     tl_chain_def def = def_for(&r);
-    def.carry_deg = 0;
+    def.settings.carry_deg = 0;
     tl_chain* chain = create(&def);
     *lowest = 1e9, *length_error = 1e9;
     if (!chain) return;
@@ -905,7 +905,7 @@ static void test_plane_behind_hips(void) {
     rig r;
     rig_straight(&r, 4, v3_make(0, -1, 0), 0.8f);
     tl_chain_def def = def_for(&r);
-    def.carry_deg = 0;
+    def.settings.carry_deg = 0;
     tl_chain* chain = create(&def);
     ENSURE(chain);
     double worst = 0;

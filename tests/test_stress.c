@@ -195,7 +195,7 @@ static void teleport_check_can_fail(void) {
     ENSURE(r.teleport_speed_ratio > 2);
     /* ... and a chain that keeps the energy (almost no damping) still shows it after the
        transient window */
-    c.chains[0].settings.damping_ratio = 0.02f;
+    c.chains[0].settings.settings.damping_ratio = 0.02f;
     ENSURE_OK(tl_measure_stress(c.scene, &c.chains[0], (int32_t)clip, &def, &r, &err), err);
     fprintf(stderr, "  unrecognised teleport, zeta 0.02: later speed ratio %.3f\n",
             r.teleport_speed_ratio_later);

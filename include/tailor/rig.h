@@ -42,6 +42,7 @@
 #include <tailor/base.h>
 #include <tailor/gltf.h>
 #include <tailor/scene.h>
+#include <tailor/sim.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -93,23 +94,6 @@ typedef enum tl_rig_mode {
                           the measurement harness checks itself against */
 } tl_rig_mode;
 
-/* Runtime parameters of a chain, stored in the file with it (docs/rig.md) so a player finds
- * them; the defaults are spring-chain.md's. Lengths and accelerations are for a 1.8 m
- * human and scale with `scale` (H / 1.8 m in world units), which tailor fills in. */
-typedef struct tl_rig_spring {
-    float root_frequency;   /* natural frequency of the root link, Hz; 0.9 */
-    float tip_frequency;    /* of the tip link (linear between), Hz; 0.45 */
-    float damping_ratio;    /* zeta, 1 = critical; 0.65 */
-    float gravity;          /* m/s^2 (× scale); 1 — a tail has muscle */
-    float carry_deg;        /* the whole tail's rest rises to this angle from straight down,
-                               degrees; 50 */
-    float rest_curve;       /* 0 centred rest arc … 1 keeps the modelled sideways curl; 0 */
-    float coupling_rate;    /* k of the neighbour bend coupling, 1/s; 12 */
-    float bend_limit_deg;   /* largest extra bend per joint, degrees; 30 */
-    float ground_clearance; /* centre line above the floor, m (× scale); 0.025 */
-    float slip_damping;     /* decay of touching tips' slip, 1/s; 8 */
-} tl_rig_spring;
-
 /* Forces a part's class (`tailor rig --part 2=rigid`). */
 typedef struct tl_rig_override {
     uint32_t part;    /* the part id, as reported */
@@ -158,7 +142,7 @@ typedef struct tl_rig_def {
                                 0: off */
     tl_rig_override overrides[TL_RIG_MAX_OVERRIDES];
     uint32_t override_count;
-    tl_rig_spring spring; /* stored with each chain */
+    tl_chain_settings chain; /* stored with each chain (tl_default_chain_settings) */
 } tl_rig_def;
 
 tl_rig_def tl_default_rig_def(void);

@@ -72,6 +72,36 @@ tl_chain_pose tl_chain_pose_from_matrix(const float matrix[16]);
 void tl_chain_local_from_binds(const float parent_inverse_bind[16], const float inverse_bind[16],
                                float translation[3], float rotation[4]);
 
+/* The settings a chain carries with it: the rig writes them into the file with each chain, the
+ * player reads them back, a host may change them between steps. Lengths and accelerations are
+ * for a human of 1.8 m and multiplied by tl_chain_def.scale. Made by tl_default_chain_settings,
+ * embedded in tl_chain_def and tl_rig_def. */
+typedef struct tl_chain_settings {
+    /* --- spring (spring-chain.md §1) --- */
+    float root_frequency; /* natural frequency at the root link, Hz; 0.9 */
+    float tip_frequency;  /* at the tip link (linear in between), Hz; 0.45 */
+    float damping_ratio;  /* zeta, 1 = critical; 0.65 */
+    float gravity; /* downward acceleration, m/s^2 (x scale); 1, not 9.8: a tail has muscle */
+
+    /* --- rest pose (§3, §6) --- */
+    float carry_deg;  /* the whole tail's rest rises to this angle from hanging straight down,
+                         shared along the chain; degrees; 50 */
+    float rest_curve; /* beta in [0, 1]: 0 aims at the centred rest arc, 1 keeps the authored
+                         sideways curl; 0 */
+
+    /* --- bend (§4) --- */
+    float coupling_rate;  /* k of the neighbour bend coupling alpha = 1 - exp(-k dt), 1/s; 12 */
+    float bend_limit_deg; /* the largest extra bend per joint, degrees; 30 (thick tails get
+                             less: min(limit, 0.15 l / r) with joint_radii) */
+
+    /* --- ground contact (§7) --- */
+    float ground_clearance; /* the centre line stays this far above the floor, m (x scale); 0.025 */
+    float slip_damping;     /* gamma of the touching tips' slip decay, 1/s; 8 */
+} tl_chain_settings;
+
+/* The defaults above. */
+tl_chain_settings tl_default_chain_settings(void);
+
 /* Settings and rest geometry of one chain. Lengths and accelerations are given for a
  * human of 1.8 m and multiplied by `scale`; frequencies, ratios and angles do not scale. */
 typedef struct tl_chain_def {
@@ -101,26 +131,8 @@ typedef struct tl_chain_def {
     bool hips_plane_enabled; /* no tip below the tail root may cross the plane through the
                                 root facing forward (no swinging between the legs); true */
 
-    /* --- spring (spring-chain.md §1) --- */
-    float root_frequency; /* natural frequency at the root link, Hz; 0.9 */
-    float tip_frequency;  /* at the tip link (linear in between), Hz; 0.45 */
-    float damping_ratio;  /* zeta, 1 = critical; 0.65 */
-    float gravity; /* downward acceleration, m/s^2 (x scale); 1, not 9.8: a tail has muscle */
-
-    /* --- rest pose (§3, §6) --- */
-    float carry_deg;  /* the whole tail's rest rises to this angle from hanging straight down,
-                         shared along the chain; degrees; 50 */
-    float rest_curve; /* beta in [0, 1]: 0 aims at the centred rest arc, 1 keeps the authored
-                         sideways curl; 0 */
-
-    /* --- bend (§4) --- */
-    float coupling_rate;  /* k of the neighbour bend coupling alpha = 1 - exp(-k dt), 1/s; 12 */
-    float bend_limit_deg; /* the largest extra bend per joint, degrees; 30 (thick tails get
-                             less: min(limit, 0.15 l / r) with joint_radii) */
-
-    /* --- ground contact (§7) --- */
-    float ground_clearance; /* the centre line stays this far above the floor, m (x scale); 0.025 */
-    float slip_damping;     /* gamma of the touching tips' slip decay, 1/s; 8 */
+    /* --- the part's own settings, stored with it in the file --- */
+    tl_chain_settings settings;
 
     /* --- time (§9) --- */
     float fixed_step;        /* internal step, s; 1/120 */

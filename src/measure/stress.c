@@ -275,7 +275,8 @@ static tl_result run_event(const tl_scene* scene, const tl_play_chain* chain, in
         jump[3][c] = def->teleport_distance * scale * sk->forward[c];
     /* the transient: whole clip cycles covering one period of the chain's root spring; the
        later window starts after them */
-    double duration = scene->clips[clip].duration, period = 1.0 / chain->settings.root_frequency;
+    double duration = scene->clips[clip].duration,
+           period = 1.0 / chain->settings.settings.root_frequency;
     double skip = duration > 0 ? duration * ceil(period / duration - 1e-6) : period;
     const uint32_t skip_frames = (uint32_t)lround(skip * def->event_fps);
     p->has_last = false;

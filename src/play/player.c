@@ -98,20 +98,23 @@ tl_result tl_play_chains_find(const tl_scene* scene, tl_play_chain* out, uint32_
         for (uint32_t b = 0; b < c->bone_count && b < json_array_size(radii); ++b)
             c->joint_radii[b] = (float)json_number_value(json_array_get(radii, b));
         tl_chain_def d = tl_default_chain_def();
-        d.root_frequency = number(chain, "root_frequency", d.root_frequency);
-        d.tip_frequency = number(chain, "tip_frequency", d.tip_frequency);
-        d.damping_ratio = number(chain, "damping_ratio", d.damping_ratio);
-        d.gravity = number(chain, "gravity", d.gravity);
-        d.carry_deg = number(chain, "carry_deg", d.carry_deg);
-        d.rest_curve = number(chain, "rest_curve", d.rest_curve);
-        d.coupling_rate = number(chain, "coupling_rate", d.coupling_rate);
-        d.bend_limit_deg = number(chain, "bend_limit_deg", d.bend_limit_deg);
-        d.ground_clearance = number(chain, "ground_clearance", d.ground_clearance);
-        d.slip_damping = number(chain, "slip_damping", d.slip_damping);
-        if (!(d.root_frequency > 0 && d.tip_frequency > 0 && d.damping_ratio >= 0 &&
-              d.rest_curve >= 0 && d.rest_curve <= 1 && d.coupling_rate >= 0 &&
-              d.bend_limit_deg > 0 && d.ground_clearance >= 0 && d.slip_damping >= 0 &&
-              isfinite(d.gravity) && isfinite(d.carry_deg)))
+        d.settings.root_frequency = number(chain, "root_frequency", d.settings.root_frequency);
+        d.settings.tip_frequency = number(chain, "tip_frequency", d.settings.tip_frequency);
+        d.settings.damping_ratio = number(chain, "damping_ratio", d.settings.damping_ratio);
+        d.settings.gravity = number(chain, "gravity", d.settings.gravity);
+        d.settings.carry_deg = number(chain, "carry_deg", d.settings.carry_deg);
+        d.settings.rest_curve = number(chain, "rest_curve", d.settings.rest_curve);
+        d.settings.coupling_rate = number(chain, "coupling_rate", d.settings.coupling_rate);
+        d.settings.bend_limit_deg = number(chain, "bend_limit_deg", d.settings.bend_limit_deg);
+        d.settings.ground_clearance =
+            number(chain, "ground_clearance", d.settings.ground_clearance);
+        d.settings.slip_damping = number(chain, "slip_damping", d.settings.slip_damping);
+        if (!(d.settings.root_frequency > 0 && d.settings.tip_frequency > 0 &&
+              d.settings.damping_ratio >= 0 && d.settings.rest_curve >= 0 &&
+              d.settings.rest_curve <= 1 && d.settings.coupling_rate >= 0 &&
+              d.settings.bend_limit_deg > 0 && d.settings.ground_clearance >= 0 &&
+              d.settings.slip_damping >= 0 && isfinite(d.settings.gravity) &&
+              isfinite(d.settings.carry_deg)))
             return tl_error_set(err, TL_ERROR_INVALID,
                                 "%s: /nodes/%u/extras/tailor/chain: a setting is out of range",
                                 label, n);

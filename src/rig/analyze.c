@@ -48,16 +48,7 @@ tl_rig_def tl_default_rig_def(void) {
     def.fix_rigid = false;
     def.grow = true;
     def.root_band = 1.0f;
-    def.spring = (tl_rig_spring){.root_frequency = 0.9f,
-                                 .tip_frequency = 0.45f,
-                                 .damping_ratio = 0.65f,
-                                 .gravity = 1.0f,
-                                 .carry_deg = 50.0f,
-                                 .rest_curve = 0.0f,
-                                 .coupling_rate = 12.0f,
-                                 .bend_limit_deg = 30.0f,
-                                 .ground_clearance = 0.025f,
-                                 .slip_damping = 8.0f};
+    def.chain = tl_default_chain_settings();
     return def;
 }
 

@@ -58,7 +58,7 @@ static void store(void* data, tl_gltf_component ct, size_t i, double x) {
     }
 }
 
-static json_t* spring_json(const tl_rig_spring* s, float scale) {
+static json_t* spring_json(const tl_chain_settings* s, float scale) {
     return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "root_frequency",
                      (double)s->root_frequency, "tip_frequency", (double)s->tip_frequency,
                      "damping_ratio", (double)s->damping_ratio, "gravity", (double)s->gravity,
@@ -129,7 +129,7 @@ static void add_chain(tl_gltf* doc, const tl_rig_analysis* a, const tl_rig_part*
                 json_array_append_new(radii, json_real((double)part->radii[b] * scale));
             json_t* tailor =
                 json_pack("{s:i, s:o, s:O, s:I, s:o, s:s}", "version", 1, "chain",
-                          spring_json(&a->def.spring, H / 1.8f), "bones", bones, "attachment",
+                          spring_json(&a->def.chain, H / 1.8f), "bones", bones, "attachment",
                           (json_int_t)attach_node, "radii", radii, "kind", "tail");
             json_object_set_new(node, "extras", json_pack("{s:o}", "tailor", tailor));
         }

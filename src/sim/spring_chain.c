@@ -135,6 +135,21 @@ struct tl_chain {
     uint64_t lane_state_stamp[LANES];  /* ... and as of which change */
 };
 
+tl_chain_settings tl_default_chain_settings(void) {
+    tl_chain_settings s;
+    s.root_frequency = 0.9f;
+    s.tip_frequency = 0.45f;
+    s.damping_ratio = 0.65f;
+    s.gravity = 1.0f;
+    s.carry_deg = 50;
+    s.rest_curve = 0;
+    s.coupling_rate = 12;
+    s.bend_limit_deg = 30;
+    s.ground_clearance = 0.025f;
+    s.slip_damping = 8;
+    return s;
+}
+
 tl_chain_def tl_default_chain_def(void) {
     tl_chain_def def;
     memset(&def, 0, sizeof def);
@@ -146,16 +161,7 @@ tl_chain_def tl_default_chain_def(void) {
     def.floor_enabled = true;
     def.floor_height = 0;
     def.hips_plane_enabled = true;
-    def.root_frequency = 0.9f;
-    def.tip_frequency = 0.45f;
-    def.damping_ratio = 0.65f;
-    def.gravity = 1.0f;
-    def.carry_deg = 50;
-    def.rest_curve = 0;
-    def.coupling_rate = 12;
-    def.bend_limit_deg = 30;
-    def.ground_clearance = 0.025f;
-    def.slip_damping = 8;
+    def.settings = tl_default_chain_settings();
     def.fixed_step = 1.0f / 120.0f;
     def.max_substeps = 8;
     def.teleport_distance = 1.0f;
@@ -322,13 +328,13 @@ static tl_result build_links(tl_chain* chain, const tl_chain_def* def, tl_error*
     /* The carry lifts the rest to carry_deg from straight down: a tail already further back
      * (quadrupeds) gets none. phi is signed, positive backwards (-z), in the sagittal plane. */
     float phi = atan2f(-centred[0].z, -centred[0].y); /* n >= 1 */
-    float carry = def->carry_deg * DEG_TO_RAD - phi;
+    float carry = def->settings.carry_deg * DEG_TO_RAD - phi;
     if (carry < 0) carry = 0;
     /* rest arc and the corrected rest frames A_i */
-    float k_limit = def->bend_limit_deg * DEG_TO_RAD;
+    float k_limit = def->settings.bend_limit_deg * DEG_TO_RAD;
     G = qt_identity();
     for (int i = 0; i < n; ++i) {
-        qt Q = qt_slerp(qt_identity(), qt_swing(centred[i], authored[i]), def->rest_curve);
+        qt Q = qt_slerp(qt_identity(), qt_swing(centred[i], authored[i]), def->settings.rest_curve);
         qt R = qt_axis_angle(v3_make(1, 0, 0), carry * (float)(i + 1) / (float)n);
         v3 u = qt_rotate(R, qt_rotate(Q, centred[i]));
         L[i].rest_dir_hips = u;
@@ -339,11 +345,13 @@ static tl_result build_links(tl_chain* chain, const tl_chain_def* def, tl_error*
         G = qt_normalize(qt_mul(G, L[i].rest_local));
         v3_store(chain->rest_dirs + 3 * i, qt_rotate(H, u));
 
-        float f = def->root_frequency;
-        if (n > 1) f += (def->tip_frequency - def->root_frequency) * (float)i / (float)(n - 1);
+        float f = def->settings.root_frequency;
+        if (n > 1)
+            f += (def->settings.tip_frequency - def->settings.root_frequency) * (float)i /
+                 (float)(n - 1);
         float omega = 2.0f * PI_F * f;
         L[i].omega2 = omega * omega;
-        L[i].damping = 2.0f * def->damping_ratio * omega;
+        L[i].damping = 2.0f * def->settings.damping_ratio * omega;
 
         float limit = k_limit;
         float radius = def->joint_radii ? def->joint_radii[i] : 0;
@@ -374,10 +382,14 @@ tl_result tl_chain_create(const tl_chain_def* def, const tl_allocator* allocator
     int n = def->bone_count;
     assert(n >= 1 && n <= TL_CHAIN_MAX_BONES);
     assert(def->rest_translations && def->rest_rotations);
-    assert(def->root_frequency > 0 && def->tip_frequency > 0 && def->damping_ratio >= 0);
-    assert(def->gravity >= 0 && def->scale > 0 && def->fixed_step > 0 && def->max_substeps >= 1);
-    assert(def->rest_curve >= 0 && def->rest_curve <= 1 && def->coupling_rate >= 0);
-    assert(def->bend_limit_deg > 0 && def->ground_clearance >= 0 && def->slip_damping >= 0);
+    assert(def->settings.root_frequency > 0 && def->settings.tip_frequency > 0 &&
+           def->settings.damping_ratio >= 0);
+    assert(def->settings.gravity >= 0 && def->scale > 0 && def->fixed_step > 0 &&
+           def->max_substeps >= 1);
+    assert(def->settings.rest_curve >= 0 && def->settings.rest_curve <= 1 &&
+           def->settings.coupling_rate >= 0);
+    assert(def->settings.bend_limit_deg > 0 && def->settings.ground_clearance >= 0 &&
+           def->settings.slip_damping >= 0);
     assert(def->teleport_distance > 0);
     if (!all_finite(def->rest_translations, 3 * (size_t)n) ||
         !all_finite(def->rest_rotations, 4 * (size_t)n) ||
@@ -419,10 +431,10 @@ tl_result tl_chain_create(const tl_chain_def* def, const tl_allocator* allocator
     c->n = n;
     c->serial = (uint64_t)atomic_fetch_add(&next_serial, 1);
     c->step = def->fixed_step;
-    c->coupling_alpha = 1.0f - expf(-def->coupling_rate * def->fixed_step);
-    c->slip_decay = expf(-def->slip_damping * def->fixed_step);
-    c->gravity = def->gravity * def->scale;
-    c->floor_level = def->floor_height + def->ground_clearance * def->scale;
+    c->coupling_alpha = 1.0f - expf(-def->settings.coupling_rate * def->fixed_step);
+    c->slip_decay = expf(-def->settings.slip_damping * def->fixed_step);
+    c->gravity = def->settings.gravity * def->scale;
+    c->floor_level = def->floor_height + def->settings.ground_clearance * def->scale;
     c->teleport2 = def->teleport_distance * def->scale * def->teleport_distance * def->scale;
     c->max_substeps = def->max_substeps;
     c->floor_enabled = def->floor_enabled;
