@@ -22,7 +22,13 @@ if ((${#missing[@]})); then
     DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-# npm packages pinned by package-lock.json; reinstall only when the lock changed.
-if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-    npm ci --silent --no-audit --no-fund
+# npm packages pinned by package-lock.json; reinstall only when the lock's content changed (a
+# fresh checkout's newer mtime alone must not wipe a working node_modules).
+lock_sum=$(sha256sum package-lock.json | cut -d' ' -f1)
+if [ "$(cat node_modules/.tailor-lock-sha256 2>/dev/null)" != "$lock_sum" ]; then
+    if ! npm ci --silent --no-audit --no-fund; then
+        echo "setup: npm ci failed (registry unreachable or package-lock.json damaged); see the npm output above" >&2
+        exit 1
+    fi
+    echo "$lock_sum" > node_modules/.tailor-lock-sha256
 fi
