@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "test.h"
 
+#include <tailor/sample.h>
 #include <tailor/tailor.h>
 
 #include <math.h>

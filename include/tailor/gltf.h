@@ -1,6 +1,6 @@
 /* tailor/gltf.h — the lossless glTF 2.0 document.
  *
- * A tl_gltf is the file's JSON tree (jansson) plus its binary buffers, and a typed, validated
+ * A tl_gltf is the file's JSON tree plus its binary buffers, and a typed, validated
  * index of the parts tailor reads (buffer views, accessors, nodes, meshes, skins, animations,
  * scenes). Writing serialises the same JSON tree, so everything tailor did not change —
  * unknown extensions (VRM), extras, materials, textures, cameras, key order — comes out as it
@@ -25,8 +25,6 @@
 #define TAILOR_GLTF_H
 
 #include <tailor/base.h>
-
-#include <jansson.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -182,7 +180,8 @@ typedef struct tl_gltf_scene {
 
 /* A loaded document. The index arrays are read-only views, rebuilt by tl_gltf_reindex. */
 typedef struct tl_gltf {
-    json_t* json; /* the whole document; edit it freely, then call tl_gltf_reindex */
+    void* json; /* the whole document as a jansson tree (tailor/gltf_json.h: tl_gltf_json);
+                   edit it freely, then call tl_gltf_reindex */
     tl_gltf_buffer* buffers;
     uint32_t buffer_count;
     const tl_gltf_buffer_view* views;

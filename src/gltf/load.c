@@ -316,7 +316,7 @@ static tl_result parse(tl_gltf* doc, const uint8_t* bytes, size_t size, const ch
     if (!doc->json)
         return tl_error_set(err, TL_ERROR_FORMAT, "%s: JSON line %d column %d (byte %d): %s", label,
                             jerr.line, jerr.column, jerr.position, jerr.text);
-    if (!json_is_object(doc->json))
+    if (!json_is_object(tl_gltf_json(doc)))
         return tl_error_set(err, TL_ERROR_FORMAT, "%s: the JSON is not an object", label);
     tl_result r = load_buffers(doc, bin, bin_size, has_bin, base_dir, err);
     if (r != TL_OK) return r;

@@ -5,6 +5,7 @@
 #ifndef TL_SAMPLE_INTERNAL_H
 #define TL_SAMPLE_INTERNAL_H
 
+#include <tailor/gltf_json.h>
 #include <tailor/sample.h>
 
 #include "base/mat4.h"
