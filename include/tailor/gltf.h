@@ -216,6 +216,10 @@ tl_result tl_gltf_load_memory(const void* bytes, size_t size, const char* name,
 /* A new empty document: {"asset": {"version": "2.0", "generator": "tailor"}}. */
 tl_result tl_gltf_create(tl_gltf** out, tl_error* err);
 
+/* An independent copy: the JSON tree, every buffer's bytes and the index (a rig can be
+ * applied to the copy and the original kept). TL_ERROR_MEMORY only. */
+tl_result tl_gltf_clone(const tl_gltf* doc, tl_gltf** out, tl_error* err);
+
 /* Frees the document. NULL is fine. */
 void tl_gltf_destroy(tl_gltf* doc);
 

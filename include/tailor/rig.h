@@ -250,6 +250,14 @@ typedef struct tl_rig_analysis {
 tl_result tl_rig_analyze(const tl_scene* scene, const tl_rig_def* def, tl_rig_analysis** out,
                          tl_error* err);
 
+/* The same analysis planned in several modes at once: the field, the parts and their
+ * decisions are worked out once, then out[k] plans them as tl_rig_analyze would with
+ * def->mode = modes[k] (a tail's chain or rigid weights, its root band). Each analysis is
+ * freed on its own. On failure every out[k] is NULL. */
+tl_result tl_rig_analyze_modes(const tl_scene* scene, const tl_rig_def* def,
+                               const tl_rig_mode* modes, uint32_t count, tl_rig_analysis** out,
+                               tl_error* err);
+
 /* Frees an analysis. NULL is fine. */
 void tl_rig_analysis_destroy(tl_rig_analysis* analysis);
 

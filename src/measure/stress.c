@@ -398,3 +398,23 @@ tl_result tl_measure_stress(const tl_scene* scene, const tl_play_chain* chain, i
     tl_player_destroy(player);
     return res;
 }
+
+static bool contains_word(const char* name, const char* word) {
+    for (const char* p = name; *p; ++p) {
+        size_t k = 0;
+        while (word[k] && p[k] && (p[k] | 32) == word[k])
+            ++k;
+        if (!word[k]) return true;
+    }
+    return false;
+}
+
+int32_t tl_stress_default_clip(const tl_scene* scene) {
+    static const char* preferred[] = {"run", "gallop", "walk"};
+    int32_t clip = TL_NONE;
+    for (int w = 0; w < 3 && clip == TL_NONE; ++w)
+        for (uint32_t k = 0; k < scene->clip_count && clip == TL_NONE; ++k)
+            if (contains_word(scene->clips[k].name, preferred[w])) clip = (int32_t)k;
+    if (clip == TL_NONE && scene->clip_count > 0) clip = 0;
+    return clip;
+}
