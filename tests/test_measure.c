@@ -215,7 +215,7 @@ static void bone_distance_by_hand(void) {
     ENSURE_MSG(doc, "%s", err.message);
     tl_scene* scene;
     ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
-    float* scratch = malloc(sizeof(float) * 7 * tl_measure_segments_bound(scene, 0));
+    float* scratch = malloc(sizeof(float) * 7 * tl_scene_skin_bones_bound(&scene->skins[0]));
     uint8_t lower[6] = {1, 1, 0, 0, 0, 0}, top[6] = {0, 0, 0, 0, 1, 1};
     double d_lower = tl_measure_bone_distance(scene, 0, lower, NULL, NULL, 0, scratch);
     double d_top = tl_measure_bone_distance(scene, 0, top, NULL, NULL, 0, scratch);

@@ -87,17 +87,17 @@ static size_t truth_vertices(const json_t* truth, const tl_scene* scene, uint32_
 /* Mean weighted bone distance of a file's skin 0 over the given union vertices, over H. */
 static double mean_bone_distance(const tl_scene* scene, const uint32_t* vertices, size_t n) {
     const tl_scene_skin* skin = &scene->skins[0];
-    float* wbd = malloc((skin->vertex_count + 1) * sizeof *wbd);
-    tl_error err;
-    if (tl_rig_bone_distances(scene, 0, wbd, NULL, &err) != TL_OK) {
-        free(wbd);
-        return NAN;
+    uint8_t* mask = calloc(skin->vertex_count + 1, 1);
+    float* scratch = malloc(sizeof(float) * 7 * (tl_scene_skin_bones_bound(skin) + 1));
+    double d = NAN;
+    if (mask && scratch) {
+        for (size_t i = 0; i < n; ++i)
+            mask[vertices[i]] = 1;
+        d = tl_measure_bone_distance(scene, 0, mask, NULL, NULL, 0, scratch);
     }
-    double s = 0;
-    for (size_t i = 0; i < n; ++i)
-        s += wbd[vertices[i]];
-    free(wbd);
-    return n ? s / (double)n / skin->height : NAN;
+    free(mask);
+    free(scratch);
+    return n ? d / skin->height : NAN;
 }
 
 /* Polyline helpers: length, and the mean distance of points sampled along a to polyline b. */

@@ -82,19 +82,10 @@ void tl_stretch_run(tl_stretch* stretch, uint32_t clip, tl_measure_pose_fn* pose
 
 void tl_stretch_destroy(tl_stretch* stretch);
 
-/* The bones of a skin's joints as rest-world segments (6 floats each: a then b) with the
- * joint each belongs to: one segment from a joint to each of its child joints; a leaf gets
- * its parent's bone continued by half that bone's length when the parent deforms, else a
- * zero-length segment (a point). tl_measure_segments_bound gives the most segments (joint
- * count × 2); returns the number written. */
-size_t tl_measure_segments_bound(const tl_scene* scene, uint32_t skin);
-size_t tl_measure_segments(const tl_scene* scene, uint32_t skin, float* segments,
-                           uint32_t* segment_joint);
-
 /* Mean weighted bone distance over the vertices of `mask` (NULL: all), with the skin's own
  * influences, or with `joints`/`weights` given per vertex (influence_count each; NULL: the
  * skin's). Rest-world units. Returns 0 for an empty mask. `scratch` holds
- * 7 × tl_measure_segments_bound floats (caller-owned). */
+ * 7 × tl_scene_skin_bones_bound floats (caller-owned); the bones are tl_scene_skin_bones'. */
 double tl_measure_bone_distance(const tl_scene* scene, uint32_t skin, const uint8_t* mask,
                                 const uint32_t* joints, const float* weights,
                                 uint32_t influence_count, float* scratch);

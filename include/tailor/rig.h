@@ -271,14 +271,6 @@ void tl_rig_analysis_destroy(tl_rig_analysis* analysis);
  * changes. */
 tl_result tl_rig_apply(tl_gltf* doc, const tl_rig_analysis* analysis, tl_error* err);
 
-/* The weighted bone distance Σ w_j · d(p, bones of j) of every union vertex of a skin, on
- * its own influences and the skin's deforming bones (tails.md §1), and the skeleton
- * distance. Either output may be NULL; each holds the skin's vertex_count floats. For
- * comparing a rig against another (the artist's, the input's). Allocates working memory;
- * TL_ERROR_MEMORY when that fails. */
-tl_result tl_rig_bone_distances(const tl_scene* scene, uint32_t skin, float* bone_distance,
-                                float* skeleton_distance, tl_error* err);
-
 #ifdef __cplusplus
 }
 #endif

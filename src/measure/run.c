@@ -146,9 +146,9 @@ static tl_result measures_build(tl_measure_run* run, tl_error* err) {
     for (uint32_t i = 0; i <= run->region_count; ++i)
         run->regions[i].edges = tl_stretch_edge_count(in->stretch[run->first], i);
     const tl_scene* first = rigs->rigs[run->first].scene;
-    float* scratch =
-        malloc(sizeof(float) * 7 *
-               (tl_measure_segments_bound(chained ? chained->scene : first, run->skin) + 1));
+    float* scratch = malloc(
+        sizeof(float) * 7 *
+        (tl_scene_skin_bones_bound(&(chained ? chained->scene : first)->skins[run->skin]) + 1));
     for (uint32_t i = 0; i < run->region_count && scratch; ++i) {
         tl_measure_region* r = &run->regions[i];
         r->distance = tl_measure_bone_distance(first, run->skin, r->mask, NULL, NULL, 0, scratch);
