@@ -82,14 +82,6 @@ void tl_mat4_transform_point(float out[3], const float m[16], const float p[3]) 
     memcpy(out, r, sizeof r);
 }
 
-bool tl_mat4_invert(float out[16], const float m[16]) {
-    double d[16], inv[16];
-    tl_mat4d_from_float(d, m);
-    bool ok = tl_mat4d_invert(inv, d);
-    tl_mat4d_to_float(out, inv);
-    return ok;
-}
-
 void tl_mat4_rotation_about(float out[16], const float pivot[3], float radians,
                             const float axis[3]) {
     float n = sqrtf(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);

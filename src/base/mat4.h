@@ -13,8 +13,6 @@ void tl_mat4d_mul(double out[16], const double a[16], const double b[16]);
 bool tl_mat4d_invert(double out[16], const double m[16]);
 void tl_mat4_mul(float out[16], const float a[16], const float b[16]);
 void tl_mat4_transform_point(float out[3], const float m[16], const float p[3]);
-/* Inverted in double and rounded; false when singular (out is then the identity). */
-bool tl_mat4_invert(float out[16], const float m[16]);
 /* A rotation by `radians` about `axis` (any length > 0) through `pivot`. */
 void tl_mat4_rotation_about(float out[16], const float pivot[3], float radians,
                             const float axis[3]);
