@@ -14,7 +14,6 @@
 
 typedef struct run_internal {
     tl_stretch* stretch[TL_MEASURE_RIG_COUNT];
-    uint32_t clip; /* the clip the chain hook advances in */
 } run_internal;
 
 tl_measure_run_def tl_default_measure_run_def(void) {
