@@ -7,6 +7,8 @@
  * machine's neighbours do not count. */
 #define _POSIX_C_SOURCE 200809L
 #include "bench.h"
+#include <tailor/gltf_json.h>
+#include <tailor/sample.h>
 #include <tailor/tailor.h>
 
 #include <dirent.h>

@@ -5,6 +5,8 @@
 
 #include <stdio.h>
 
+#include <tailor/gltf_json.h>
+#include <tailor/sample.h>
 #include <tailor/tailor.h>
 
 int tl_cli_inspect(int argc, char** argv);

@@ -11,18 +11,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* A vertex whose weights sum further than this from 1 is reported. Looser than the validator's
- * float-rounding bound on purpose: the report is for sums an artist would see as shrinking. */
-#define WEIGHT_SUM_TOLERANCE 1e-3
-
 /* What the sections share while the report is built. */
 typedef struct inspect {
     const tl_gltf* doc;
-    int32_t* joint_skin;   /* per node: the first skin listing it as a joint, or TL_NONE */
-    int32_t* mesh_skin;    /* per mesh: the skin of the first node instancing it with one */
-    uint32_t* stamp;       /* per node: scratch marks for de-duplication */
-    const tl_scene* scene; /* joint roles; NULL when the scene view could not be built */
-    json_t* problems;
+    const int32_t* joint_skin; /* per node: the first skin listing it as a joint, or TL_NONE */
+    const int32_t* mesh_skin;  /* per mesh: the skin of the first node instancing it with one */
+    uint32_t* stamp;           /* per node: scratch marks for de-duplication */
+    const tl_scene* scene;     /* joint roles; NULL when the scene view could not be built */
 } inspect;
 
 static json_t* string_or_null(const char* s) {
@@ -30,54 +25,6 @@ static json_t* string_or_null(const char* s) {
 }
 static json_t* index_or_null(int32_t i) {
     return i == TL_NONE ? json_null() : json_integer(i);
-}
-
-static void problem(inspect* in, const char* code, const char* format, ...)
-#if defined(__GNUC__) || defined(__clang__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-static void problem(inspect* in, const char* code, const char* format, ...) {
-    char message[512];
-    va_list args;
-    va_start(args, format);
-    vsnprintf(message, sizeof message, format, args);
-    va_end(args);
-    json_array_append_new(in->problems, json_pack("{s:s, s:s}", "code", code, "message", message));
-}
-
-/* "node 12 'Head'" for messages; `buf` must hold 160 bytes. */
-static const char* node_label(const tl_gltf* doc, uint32_t node, char* buf) {
-    const char* name = doc->nodes[node].name;
-    if (name)
-        snprintf(buf, 160, "node %u '%.120s'", node, name);
-    else
-        snprintf(buf, 160, "node %u", node);
-    return buf;
-}
-
-static bool is_ancestor_or_self(const tl_gltf* doc, uint32_t ancestor, uint32_t node) {
-    for (int32_t k = (int32_t)node; k != TL_NONE; k = doc->nodes[k].parent)
-        if (k == (int32_t)ancestor) return true;
-    return false;
-}
-
-static uint32_t top_ancestor(const tl_gltf* doc, uint32_t node) {
-    while (doc->nodes[node].parent != TL_NONE)
-        node = (uint32_t)doc->nodes[node].parent;
-    return node;
-}
-
-/* The validator's test: a stored matrix must be identity, stored TRS must be the defaults. */
-static bool has_local_transform(const tl_gltf_node* n) {
-    if (n->has_matrix) {
-        for (int i = 0; i < 16; ++i)
-            if (n->matrix[i] != (i % 5 == 0 ? 1.0f : 0.0f)) return true;
-        return false;
-    }
-    return n->translation[0] != 0 || n->translation[1] != 0 || n->translation[2] != 0 ||
-           n->rotation[0] != 0 || n->rotation[1] != 0 || n->rotation[2] != 0 ||
-           n->rotation[3] != 1 || n->scale[0] != 1 || n->scale[1] != 1 || n->scale[2] != 1;
 }
 
 /* ---------------------------------------------------------------- file and scenes */
@@ -113,65 +60,15 @@ static void file_section(const tl_gltf* doc, const char* path, json_t* report) {
 
 /* ---------------------------------------------------------------- skins */
 
-static int compare_names(const void* a, const void* b) {
-    return strcmp(*(const char* const*)a, *(const char* const*)b);
-}
-
-/* Joint names a tool would match bones by must be unique within a skin. */
-static void check_duplicate_names(inspect* in, uint32_t s) {
-    const tl_gltf_skin* skin = &in->doc->skins[s];
-    const char** names = malloc(sizeof *names * (skin->joint_count + 1));
-    if (!names) return;
-    uint32_t n = 0;
-    for (uint32_t j = 0; j < skin->joint_count; ++j)
-        if (in->doc->nodes[skin->joints[j]].name) names[n++] = in->doc->nodes[skin->joints[j]].name;
-    qsort(names, n, sizeof *names, compare_names);
-    for (uint32_t j = 1; j < n; ++j)
-        if (!strcmp(names[j], names[j - 1]) && (j == 1 || strcmp(names[j], names[j - 2])))
-            problem(in, "SKIN_DUPLICATE_JOINT_NAME",
-                    "skin %u: more than one joint is named '%.200s'", s, names[j]);
-    free(names);
-}
-
-static void check_skin_roots(inspect* in, uint32_t s) {
-    const tl_gltf* doc = in->doc;
-    const tl_gltf_skin* skin = &doc->skins[s];
-    char a[160], b[160];
-    if (skin->joint_count == 0) return;
-    uint32_t root = top_ancestor(doc, skin->joints[0]);
-    for (uint32_t j = 1; j < skin->joint_count; ++j) {
-        if (top_ancestor(doc, skin->joints[j]) != root) {
-            problem(in, "SKIN_NO_COMMON_ROOT", "skin %u: joints %s and %s are in different trees",
-                    s, node_label(doc, skin->joints[0], a), node_label(doc, skin->joints[j], b));
-            break;
-        }
-    }
-    if (skin->skeleton == TL_NONE) return;
-    for (uint32_t j = 0; j < skin->joint_count; ++j) {
-        if (!is_ancestor_or_self(doc, (uint32_t)skin->skeleton, skin->joints[j])) {
-            problem(in, "SKIN_SKELETON_INVALID",
-                    "skin %u: skeleton %s is not a common root: joint %s is outside it", s,
-                    node_label(doc, (uint32_t)skin->skeleton, a),
-                    node_label(doc, skin->joints[j], b));
-            return;
-        }
-    }
-}
-
 static json_t* skins_section(inspect* in) {
     const tl_gltf* doc = in->doc;
     json_t* skins = json_array();
     int32_t* local = malloc(sizeof *local * (doc->node_count + 1));
-    uint32_t* shared = calloc(doc->skin_count + 1, sizeof *shared);
-    if (!local || !shared) {
-        free(local), free(shared);
-        return skins;
-    }
+    if (!local) return skins;
     for (uint32_t i = 0; i < doc->node_count; ++i)
         local[i] = TL_NONE;
     for (uint32_t s = 0; s < doc->skin_count; ++s) {
         const tl_gltf_skin* skin = &doc->skins[s];
-        memset(shared, 0, sizeof *shared * doc->skin_count);
         for (uint32_t j = 0; j < skin->joint_count; ++j)
             if (local[skin->joints[j]] == TL_NONE) local[skin->joints[j]] = (int32_t)j;
         json_t* joints = json_array();
@@ -195,26 +92,15 @@ static json_t* skins_section(inspect* in) {
                 joints, json_pack("{s:I, s:I, s:o, s:o, s:o, s:o}", "index", (json_int_t)j, "node",
                                   (json_int_t)node, "name", string_or_null(doc->nodes[node].name),
                                   "parent", index_or_null(parent), "role", role, "side", side));
-            if (in->joint_skin[node] == TL_NONE)
-                in->joint_skin[node] = (int32_t)s;
-            else if (in->joint_skin[node] != (int32_t)s)
-                ++shared[in->joint_skin[node]];
         }
         json_array_append_new(skins, json_pack("{s:I, s:o, s:I, s:o, s:o}", "index", (json_int_t)s,
                                                "name", string_or_null(skin->name), "joint_count",
                                                (json_int_t)skin->joint_count, "skeleton",
                                                index_or_null(skin->skeleton), "joints", joints));
-        for (uint32_t t = 0; t < s; ++t)
-            if (shared[t])
-                problem(in, "SKIN_JOINTS_SHARED", "skins %u and %u share %u joints", t, s,
-                        shared[t]);
-        check_skin_roots(in, s);
-        check_duplicate_names(in, s);
         for (uint32_t j = 0; j < skin->joint_count; ++j)
             local[skin->joints[j]] = TL_NONE;
     }
     free(local);
-    free(shared);
     return skins;
 }
 
@@ -234,97 +120,9 @@ static size_t triangle_count(const tl_gltf* doc, const tl_gltf_primitive* prim) 
     return 0;
 }
 
-/* The skinning checks that need the data: weight sums, and joint indices inside the skin. */
-static void check_skinning(inspect* in, uint32_t m, uint32_t p) {
-    const tl_gltf* doc = in->doc;
-    const tl_gltf_primitive* prim = &doc->meshes[m].primitives[p];
-    int32_t skin = in->mesh_skin[m];
-    size_t n = doc->accessors[prim->weights[0]].count;
-    float* sum = calloc(n + 1, sizeof *sum);
-    float* weights = malloc(sizeof *weights * 4 * (n + 1));
-    uint32_t* joints = malloc(sizeof *joints * 4 * (n + 1));
-    if (!sum || !weights || !joints) goto done;
-    size_t out_of_range = 0;
-    uint32_t worst_joint = 0;
-    tl_error err;
-    for (uint32_t s = 0; s < prim->joint_set_count; ++s) {
-        if (tl_gltf_accessor_read_float(doc, (uint32_t)prim->weights[s], weights, 4 * n, &err) ||
-            tl_gltf_accessor_read_uint(doc, (uint32_t)prim->joints[s], joints, 4 * n, &err)) {
-            problem(in, "ACCESSOR_UNREADABLE", "mesh %u primitive %u: %s", m, p, err.message);
-            goto done;
-        }
-        for (size_t i = 0; i < 4 * n; ++i) {
-            sum[i / 4] += weights[i];
-            if (skin != TL_NONE && joints[i] >= doc->skins[skin].joint_count) {
-                ++out_of_range;
-                if (joints[i] > worst_joint) worst_joint = joints[i];
-            }
-        }
-    }
-    if (out_of_range)
-        problem(in, "ACCESSOR_JOINTS_INDEX_OOB",
-                "mesh %u primitive %u: %zu joint indices (up to %u) are past skin %d's %u joints",
-                m, p, out_of_range, worst_joint, skin, doc->skins[skin].joint_count);
-    size_t bad = 0;
-    float worst = 1;
-    for (size_t v = 0; v < n; ++v) {
-        if (fabsf(sum[v] - 1) > WEIGHT_SUM_TOLERANCE) {
-            if (!bad || fabsf(sum[v] - 1) > fabsf(worst - 1)) worst = sum[v];
-            ++bad;
-        }
-    }
-    if (bad)
-        problem(in, "ACCESSOR_WEIGHTS_NON_NORMALIZED",
-                "mesh %u primitive %u: %zu of %zu vertices have weights that do not sum to 1 "
-                "(worst %g)",
-                m, p, bad, n, (double)worst);
-done:
-    free(sum);
-    free(weights);
-    free(joints);
-}
-
-/* Nodes that instance meshes: which skin binds each mesh, and the validator's node checks. */
-static void check_mesh_nodes(inspect* in) {
-    const tl_gltf* doc = in->doc;
-    char label[160];
-    for (uint32_t i = 0; i < doc->node_count; ++i) {
-        const tl_gltf_node* node = &doc->nodes[i];
-        if (node->skin != TL_NONE) {
-            if (node->parent != TL_NONE)
-                problem(in, "NODE_SKINNED_MESH_NON_ROOT",
-                        "%s has skin %d but is not a root: its parents' transforms do not move it",
-                        node_label(doc, i, label), node->skin);
-            if (has_local_transform(node))
-                problem(in, "NODE_SKINNED_MESH_LOCAL_TRANSFORMS",
-                        "%s has skin %d and a local transform, which skinning ignores",
-                        node_label(doc, i, label), node->skin);
-        }
-        if (node->mesh == TL_NONE) continue;
-        const tl_gltf_mesh* mesh = &doc->meshes[node->mesh];
-        bool any_skinned = false, all_skinned = true;
-        for (uint32_t p = 0; p < mesh->primitive_count; ++p) {
-            any_skinned |= mesh->primitives[p].joint_set_count > 0;
-            all_skinned &= mesh->primitives[p].joint_set_count > 0;
-        }
-        if (node->skin != TL_NONE) {
-            if (in->mesh_skin[node->mesh] == TL_NONE) in->mesh_skin[node->mesh] = node->skin;
-            if (!all_skinned)
-                problem(in, "NODE_SKIN_WITH_NON_SKINNED_MESH",
-                        "%s has skin %d but mesh %d has a primitive without JOINTS_0/WEIGHTS_0",
-                        node_label(doc, i, label), node->skin, node->mesh);
-        } else if (any_skinned) {
-            problem(in, "NODE_SKINNED_MESH_WITHOUT_SKIN",
-                    "%s instances mesh %d, which has joint weights, without a skin",
-                    node_label(doc, i, label), node->mesh);
-        }
-    }
-}
-
 static json_t* meshes_section(inspect* in, json_int_t* total_vertices) {
     const tl_gltf* doc = in->doc;
     json_t* meshes = json_array();
-    check_mesh_nodes(in);
     for (uint32_t m = 0; m < doc->mesh_count; ++m) {
         const tl_gltf_mesh* mesh = &doc->meshes[m];
         json_t* prims = json_array();
@@ -339,7 +137,6 @@ static json_t* meshes_section(inspect* in, json_int_t* total_vertices) {
                                             "skin", index_or_null(in->mesh_skin[m]), "joint_sets",
                                             (json_int_t)prim->joint_set_count, "morph_targets",
                                             (json_int_t)prim->target_count));
-            if (prim->joint_set_count > 0) check_skinning(in, m, p);
         }
         json_array_append_new(meshes, json_pack("{s:I, s:o, s:o}", "index", (json_int_t)m, "name",
                                                 string_or_null(mesh->name), "primitives", prims));
@@ -420,24 +217,31 @@ static json_t* attachments_section(inspect* in) {
     return list;
 }
 
+static json_t* problem_json(const char* code, const char* message) {
+    return json_pack("{s:s, s:s}", "code", code, "message", message);
+}
+
 static json_t* build_report(const tl_gltf* doc, const char* path) {
     inspect in = {doc};
-    in.joint_skin = malloc(sizeof *in.joint_skin * (doc->node_count + 1));
-    in.mesh_skin = malloc(sizeof *in.mesh_skin * (doc->mesh_count + 1));
+    tl_gltf_checks* checks = NULL;
     in.stamp = calloc(doc->node_count + 1, sizeof *in.stamp);
-    in.problems = json_array();
+    json_t* problems = json_array();
     json_t* report = json_object();
     tl_scene* scene = NULL;
-    if (in.joint_skin && in.mesh_skin && in.stamp && in.problems && report) {
-        for (uint32_t i = 0; i < doc->node_count; ++i)
-            in.joint_skin[i] = TL_NONE;
-        for (uint32_t i = 0; i < doc->mesh_count; ++i)
-            in.mesh_skin[i] = TL_NONE;
+    tl_error err;
+    if (in.stamp && problems && report && tl_gltf_check(doc, &checks, &err) == TL_OK) {
+        in.joint_skin = checks->joint_skin;
+        in.mesh_skin = checks->mesh_skin;
         /* Roles need the whole scene view, which refuses some broken data the report still
          * shows. */
-        tl_error err;
-        if (doc->skin_count && tl_scene_create(doc, &scene, &err) != TL_OK)
-            problem(&in, "ROLES_UNAVAILABLE", "joint roles not found: %s", err.message);
+        if (doc->skin_count && tl_scene_create(doc, &scene, &err) != TL_OK) {
+            char message[512];
+            snprintf(message, sizeof message, "joint roles not found: %.488s", err.message);
+            json_array_append_new(problems, problem_json("ROLES_UNAVAILABLE", message));
+        }
+        for (uint32_t i = 0; i < checks->problem_count; ++i)
+            json_array_append_new(
+                problems, problem_json(checks->problems[i].code, checks->problems[i].message));
         in.scene = scene;
         file_section(doc, path, report);
         json_object_set_new(report, "skins", skins_section(&in));
@@ -446,15 +250,14 @@ static json_t* build_report(const tl_gltf* doc, const char* path) {
         json_object_set_new(report, "vertices", json_integer(vertices));
         json_object_set_new(report, "animations", animations_section(&in));
         json_object_set_new(report, "rigid_attachments", attachments_section(&in));
-        json_object_set_new(report, "problems", json_incref(in.problems));
+        json_object_set_new(report, "problems", json_incref(problems));
     } else {
         json_decref(report);
         report = NULL;
     }
     tl_scene_destroy(scene);
-    json_decref(in.problems);
-    free(in.joint_skin);
-    free(in.mesh_skin);
+    tl_gltf_checks_destroy(checks);
+    json_decref(problems);
     free(in.stamp);
     return report;
 }

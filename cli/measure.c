@@ -1,5 +1,7 @@
 /* tailor measure: edge stretch, weighted bone distance and liveliness of regions over clips,
- * for the file as it is and, on an un-rigged file, for the rigs tailor would make of it. */
+ * for the file as it is and, on an un-rigged file, for the rigs tailor would make of it. The
+ * rigs, regions and figures are the library's (tl_measure_rigs, tl_measure_run); this file
+ * reads the arguments and the caller's regions and prints. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
@@ -8,8 +10,6 @@
 #include <string.h>
 
 #define MAX_REGIONS 32
-#define MAX_CHAINS 16
-#define MAX_SAMPLES 4096
 
 static const char* USAGE =
     "usage: tailor measure FILE [--clip NAME] [--region PATTERN]... [--region-json FILE]...\n"
@@ -31,30 +31,11 @@ static const char* USAGE =
     "                      gallop clip, else walk, else the first (docs/stress.md)\n"
     "  --json              one JSON document (schema: docs/measure.md)\n";
 
+/* A region of the user's, before the library copies it. */
 typedef struct region {
     char name[256];
-    const char* cls; /* detected part class, or NULL for a user region */
-    int part;        /* analysis part id, or -1 */
-    int chain;       /* index of the chain that moves it in the chain configuration, or -1 */
     uint8_t* mask;
-    size_t vertices;
 } region;
-
-enum { CFG_ORIGINAL, CFG_RIGID, CFG_CHAIN_STATIC, CFG_CHAIN, CFG_COUNT };
-static const char* CFG_NAMES[CFG_COUNT] = {"original", "rigid", "chain_static", "chain"};
-
-/* One way of rigging the file, measured over the same regions. */
-typedef struct config {
-    bool used;
-    tl_gltf* doc;
-    tl_scene* scene;
-    tl_player* player; /* chains simulated (CFG_CHAIN) */
-    tl_play_chain chains[MAX_CHAINS];
-    uint32_t chain_count;
-    tl_liveliness_acc* live[MAX_CHAINS];
-    tl_stretch* stretch;
-    uint32_t clip;
-} config;
 
 static int region_from_pattern(const tl_scene_skin* sk, const char* pattern, region* r) {
     regex_t re;
@@ -163,83 +144,37 @@ static json_t* liveliness_json(const tl_liveliness* l) {
                      (double)l->rest_rms_deg, "tip_path_ratio", (double)l->tip_path_ratio);
 }
 
-/* Advances the simulated chains to each sample time (tl_stretch_run's hook). */
-static void chain_hook(void* user, tl_pose* pose, float time) {
-    config* c = user;
-    tl_player_advance(c->player, pose, c->clip, time);
-    for (uint32_t i = 0; i < c->chain_count; ++i)
-        if (c->live[i]) tl_liveliness_add(c->live[i], pose);
-}
-
-static void config_free(config* c, bool own_doc) {
-    for (uint32_t i = 0; i < MAX_CHAINS; ++i)
-        tl_liveliness_destroy(c->live[i]);
-    tl_stretch_destroy(c->stretch);
-    tl_player_destroy(c->player);
-    if (own_doc) {
-        tl_scene_destroy(c->scene);
-        tl_gltf_destroy(c->doc);
-    }
-}
-
-/* Loads the file again, rigs it in memory in `mode`, and builds its scene. */
-static int config_rigged(const char* file, tl_rig_mode mode, config* c) {
-    tl_error err;
-    tl_scene* scene = NULL;
-    tl_rig_analysis* rig = NULL;
-    tl_rig_def def = tl_default_rig_def();
-    def.mode = mode;
-    if (tl_gltf_load(file, &c->doc, &err) || tl_scene_create(c->doc, &scene, &err) ||
-        tl_rig_analyze(scene, &def, &rig, &err)) {
-        tl_scene_destroy(scene);
-        return tl_cli_fail("measure", "%s", err.message);
-    }
-    tl_scene_destroy(scene);
-    tl_result r = tl_rig_apply(c->doc, rig, &err);
-    tl_rig_analysis_destroy(rig);
-    if (r || tl_scene_create(c->doc, &c->scene, &err))
-        return tl_cli_fail("measure", "%s (rigging in memory)", err.message);
-    c->used = true;
-    return 0;
-}
-
-static int chains_and_player(config* c, uint32_t samples) {
-    tl_error err;
-    if (tl_play_chains_find(c->scene, c->chains, MAX_CHAINS, &c->chain_count, &err))
-        return tl_cli_fail("measure", "%s", err.message);
-    if (c->chain_count > MAX_CHAINS) c->chain_count = MAX_CHAINS;
-    if (c->chain_count == 0) return 0;
-    tl_player_def def = tl_default_player_def();
-    if (tl_player_create(c->scene, c->chains, c->chain_count, &def, &c->player, &err))
-        return tl_cli_fail("measure", "%s", err.message);
-    for (uint32_t i = 0; i < c->chain_count; ++i)
-        if (!(c->live[i] = tl_liveliness_create(c->player, i, samples)))
-            return tl_cli_fail("measure", "out of memory");
-    return 0;
-}
-
-static const char* chain_name(const config* c, uint32_t i) {
-    const tl_scene_skin* sk = &c->scene->skins[c->chains[i].skin];
-    return sk->joints[c->chains[i].bone_joints[0]].name;
-}
-
 static void print_stats_row(const char* label, const tl_stretch_stats* s, const char* extra) {
     printf("    %-16s %9llu %6.2f %6.2f %6.2f %6.1f%%  %s\n", label, (unsigned long long)s->count,
            s->p95, s->p99, s->max, s->torn_pct, extra ? extra : "");
 }
 
-static bool contains_word(const char* name, const char* word) {
-    for (const char* p = name; *p; ++p) {
-        size_t k = 0;
-        while (word[k] && p[k] && (p[k] | 32) == word[k])
-            ++k;
-        if (!word[k]) return true;
-    }
-    return false;
+static const char* chain_name(const tl_measure_rig* rig, uint32_t i) {
+    const tl_scene_skin* sk = &rig->scene->skins[rig->chains[i].skin];
+    return sk->joints[rig->chains[i].bone_joints[0]].name;
+}
+
+static json_t* stress_json(const char* name, const tl_stress_report* r) {
+    return json_pack("{s:s,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}", "name", name, "nonfinite",
+                     (int)r->nonfinite, "max_length_error", (double)r->max_length_error,
+                     "fps_max_diff", (double)r->fps_max_diff, "max_step_rotation_deg",
+                     (double)r->max_step_rotation_deg, "max_neighbour_step_rotation_deg",
+                     (double)r->max_neighbour_step_rotation_deg, "hitch_speed_ratio",
+                     (double)r->hitch_speed_ratio, "teleport_speed_ratio",
+                     (double)r->teleport_speed_ratio, "settle_seconds", (double)r->settle_seconds,
+                     "hitch_speed_ratio_later", (double)r->hitch_speed_ratio_later,
+                     "teleport_speed_ratio_later", (double)r->teleport_speed_ratio_later);
+}
+
+static void print_json(json_t* out) {
+    char* text = json_dumps(out, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
+    if (text) puts(text);
+    free(text);
 }
 
 /* --stress: the spec's stress runs on each chain (measure.md "Stress"). */
-static int run_stress(const char* file, const config* c, const char* clip_name, bool as_json) {
+static int run_stress(const char* file, const tl_measure_rig* c, const char* clip_name,
+                      bool as_json) {
     if (!c || c->chain_count == 0)
         return tl_cli_fail("measure", "%s: --stress needs a chain (none found or built)", file);
     tl_error err;
@@ -250,11 +185,7 @@ static int run_stress(const char* file, const config* c, const char* clip_name, 
             return tl_cli_fail("measure", "%s: %s", file, err.message);
         clip = (int32_t)found;
     } else {
-        static const char* preferred[] = {"run", "gallop", "walk"};
-        for (int w = 0; w < 3 && clip == TL_NONE; ++w)
-            for (uint32_t k = 0; k < c->scene->clip_count && clip == TL_NONE; ++k)
-                if (contains_word(c->scene->clips[k].name, preferred[w])) clip = (int32_t)k;
-        if (clip == TL_NONE && c->scene->clip_count > 0) clip = 0;
+        clip = tl_stress_default_clip(c->scene);
     }
     json_t* parts = json_array();
     tl_stress_def def = tl_default_stress_def();
@@ -269,17 +200,7 @@ static int run_stress(const char* file, const config* c, const char* clip_name, 
             json_decref(parts);
             return tl_cli_fail("measure", "%s: %s", file, err.message);
         }
-        json_array_append_new(
-            parts,
-            json_pack("{s:s,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}", "name", chain_name(c, i),
-                      "nonfinite", (int)r.nonfinite, "max_length_error", (double)r.max_length_error,
-                      "fps_max_diff", (double)r.fps_max_diff, "max_step_rotation_deg",
-                      (double)r.max_step_rotation_deg, "max_neighbour_step_rotation_deg",
-                      (double)r.max_neighbour_step_rotation_deg, "hitch_speed_ratio",
-                      (double)r.hitch_speed_ratio, "teleport_speed_ratio",
-                      (double)r.teleport_speed_ratio, "settle_seconds", (double)r.settle_seconds,
-                      "hitch_speed_ratio_later", (double)r.hitch_speed_ratio_later,
-                      "teleport_speed_ratio_later", (double)r.teleport_speed_ratio_later));
+        json_array_append_new(parts, stress_json(chain_name(c, i), &r));
         if (!as_json)
             printf("  %-16s %9u %10.2g %8.2f%% %9.1f° %9.1f° %8.3f %8.3f %7.2fs  %.3f %.3f\n",
                    chain_name(c, i), r.nonfinite, r.max_length_error, 100 * r.fps_max_diff,
@@ -290,9 +211,7 @@ static int run_stress(const char* file, const config* c, const char* clip_name, 
     if (as_json) {
         json_t* out = json_pack("{s:s,s:o}", "clip",
                                 clip == TL_NONE ? "" : c->scene->clips[clip].name, "parts", parts);
-        char* text = json_dumps(out, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
-        if (text) puts(text);
-        free(text);
+        print_json(out);
         json_decref(out);
     } else {
         json_decref(parts);
@@ -300,374 +219,253 @@ static int run_stress(const char* file, const config* c, const char* clip_name, 
     return 0;
 }
 
-int tl_cli_measure(int argc, char** argv) {
-    const char* file = NULL;
-    const char* clip_name = NULL;
+/* One clip as JSON (docs/measure.md). */
+static json_t* clip_json(const tl_measure_run* run, const tl_measure_clip* m) {
+    const tl_measure_rigs* rigs = run->rigs;
+    const tl_measure_rig* chained =
+        rigs->rigs[TL_MEASURE_CHAIN].used ? &rigs->rigs[TL_MEASURE_CHAIN] : NULL;
+    bool original = rigs->rigs[TL_MEASURE_ORIGINAL].used;
+    const tl_scene_clip* cl = &rigs->rigs[run->first].scene->clips[m->clip];
+    json_t* rs = json_array();
+    for (uint32_t i = 0; i < run->region_count; ++i) {
+        const tl_measure_region* rg = &run->regions[i];
+        json_t* st = json_object();
+        for (int c = 0; c < TL_MEASURE_RIG_COUNT; ++c)
+            if (rigs->rigs[c].used)
+                json_object_set_new(st, tl_measure_rig_string((tl_measure_rig_kind)c),
+                                    stats_json(&m->stats[c][i]));
+        json_t* bd = json_object();
+        json_object_set_new(bd, original ? "original" : "chain_static", json_real(rg->distance));
+        if (chained && original) json_object_set_new(bd, "chain", json_real(rg->distance_chain));
+        json_object_set_new(bd, "relative",
+                            json_real(run->height > 0 ? rg->distance / run->height : 0));
+        json_t* r = json_pack("{s:s,s:I,s:I,s:o,s:o}", "name", rg->name, "vertices",
+                              (json_int_t)rg->vertices, "edges", (json_int_t)rg->edges, "stretch",
+                              st, "bone_distance", bd);
+        if (rg->cls) json_object_set_new(r, "class", json_string(rg->cls));
+        if (rg->chain >= 0)
+            json_object_set_new(r, "liveliness", liveliness_json(&m->liveliness[rg->chain]));
+        json_array_append_new(rs, r);
+    }
+    json_t* chains = json_array();
+    for (uint32_t i = 0; chained && i < chained->chain_count; ++i)
+        json_array_append_new(chains, json_pack("{s:s,s:i,s:o}", "name", chain_name(chained, i),
+                                                "bones", (int)chained->chains[i].bone_count,
+                                                "liveliness", liveliness_json(&m->liveliness[i])));
+    const tl_measure_region* body = &run->regions[run->region_count];
+    json_t* out = json_pack("{s:s,s:f,s:i,s:f,s:o,s:{s:I,s:I,s:o},s:o}", "clip", cl->name,
+                            "duration", (double)cl->duration, "samples", (int)run->samples, "H",
+                            (double)run->height, "regions", rs, "body", "vertices",
+                            (json_int_t)body->vertices, "edges", (json_int_t)body->edges, "stretch",
+                            stats_json(&m->stats[run->first][run->region_count]), "chains", chains);
+    if (m->lift >= 0) json_object_set_new(out, "lift", json_pack("{s:f}", "max_dy_hips", m->lift));
+    /* the body as the rig in memory moves it (the root band re-weights body skin) */
+    if (chained && run->first != TL_MEASURE_CHAIN)
+        json_object_set_new(json_object_get(out, "body"), "stretch_chain",
+                            stats_json(&m->stats[TL_MEASURE_CHAIN][run->region_count]));
+    return out;
+}
+
+/* One clip as text. */
+static void clip_print(const tl_measure_run* run, const tl_measure_clip* m) {
+    const tl_measure_rigs* rigs = run->rigs;
+    const tl_measure_rig* chained =
+        rigs->rigs[TL_MEASURE_CHAIN].used ? &rigs->rigs[TL_MEASURE_CHAIN] : NULL;
+    const tl_scene_clip* cl = &rigs->rigs[run->first].scene->clips[m->clip];
+    float H = run->height;
+    printf("\nclip %s (%.3f s)\n", cl->name[0] ? cl->name : "(unnamed)", cl->duration);
+    for (uint32_t i = 0; i < run->region_count; ++i) {
+        const tl_measure_region* r = &run->regions[i];
+        printf("  %s%s%s: %zu vertices, %zu edges; bone distance %.4g (%.3f H)", r->name,
+               r->cls ? " " : "", r->cls ? r->cls : "", r->vertices, r->edges, r->distance,
+               H > 0 ? r->distance / H : 0);
+        if (chained && rigs->rigs[TL_MEASURE_ORIGINAL].used)
+            printf(" -> %.4g (%.3f H) with the chain", r->distance_chain,
+                   H > 0 ? r->distance_chain / H : 0);
+        printf("\n    %-16s %9s %6s %6s %6s %7s\n", "rig", "samples", "p95", "p99", "max", "torn");
+        for (int c = 0; c < TL_MEASURE_RIG_COUNT; ++c) {
+            if (!rigs->rigs[c].used || (c != (int)run->first && !r->changed))
+                continue; /* unchanged: one row */
+            char extra[128] = "";
+            if (c == TL_MEASURE_CHAIN && r->chain >= 0)
+                snprintf(extra, sizeof extra, "swing %.2f deg, from rest %.2f deg, tip path x%.2f",
+                         m->liveliness[r->chain].swing_deg, m->liveliness[r->chain].rest_rms_deg,
+                         m->liveliness[r->chain].tip_path_ratio);
+            print_stats_row(tl_measure_rig_string((tl_measure_rig_kind)c), &m->stats[c][i], extra);
+        }
+    }
+    const tl_measure_region* body = &run->regions[run->region_count];
+    printf("  body: %zu vertices, %zu edges\n", body->vertices, body->edges);
+    print_stats_row("as the file is", &m->stats[run->first][run->region_count], NULL);
+    if (chained && run->first != TL_MEASURE_CHAIN)
+        print_stats_row("chain", &m->stats[TL_MEASURE_CHAIN][run->region_count], NULL);
+    if (m->lift >= 0)
+        printf("  ground seating: the tail lifts the hips by at most %.4g (counting it "
+               "minus excluding it)\n",
+               m->lift);
+}
+
+typedef struct options {
+    const char* file;
+    const char* clip_name;
     const char* patterns[MAX_REGIONS];
     const char* json_files[MAX_REGIONS];
-    int pattern_count = 0, json_count = 0;
-    long samples = 24, skin_arg = -1;
-    bool as_json = false, stress = false;
+    int pattern_count, json_count;
+    long samples, skin;
+    bool as_json, stress;
+} options;
+
+/* 0, or the exit code (usage errors print themselves). -1: --help printed. */
+static int parse(int argc, char** argv, options* o) {
+    memset(o, 0, sizeof *o);
+    o->samples = 24;
+    o->skin = -1;
     for (int i = 1; i < argc; ++i) {
         const char* a = argv[i];
         bool has_value = i + 1 < argc;
         if (!strcmp(a, "--help"))
-            return printf("%s", USAGE), 0;
+            return printf("%s", USAGE), -1;
         else if (!strcmp(a, "--json"))
-            as_json = true;
+            o->as_json = true;
         else if (!strcmp(a, "--stress"))
-            stress = true;
+            o->stress = true;
         else if (!strcmp(a, "--clip") && has_value)
-            clip_name = argv[++i];
-        else if (!strcmp(a, "--region") && has_value && pattern_count < MAX_REGIONS)
-            patterns[pattern_count++] = argv[++i];
-        else if (!strcmp(a, "--region-json") && has_value && json_count < MAX_REGIONS)
-            json_files[json_count++] = argv[++i];
+            o->clip_name = argv[++i];
+        else if (!strcmp(a, "--region") && has_value && o->pattern_count < MAX_REGIONS)
+            o->patterns[o->pattern_count++] = argv[++i];
+        else if (!strcmp(a, "--region-json") && has_value && o->json_count < MAX_REGIONS)
+            o->json_files[o->json_count++] = argv[++i];
         else if (!strcmp(a, "--samples") && has_value) {
             char* end;
-            samples = strtol(argv[++i], &end, 10);
-            if (*end || samples < 1 || samples > 100000)
+            o->samples = strtol(argv[++i], &end, 10);
+            if (*end || o->samples < 1 || o->samples > 100000)
                 return tl_cli_fail("measure", "--samples: expected a whole number in 1..100000"), 2;
         } else if (!strcmp(a, "--skin") && has_value) {
             char* end;
-            skin_arg = strtol(argv[++i], &end, 10);
-            if (*end || skin_arg < 0)
+            o->skin = strtol(argv[++i], &end, 10);
+            if (*end || o->skin < 0)
                 return tl_cli_fail("measure", "--skin: expected a skin index"), 2;
-        } else if (a[0] != '-' && !file)
-            file = a;
+        } else if (a[0] != '-' && !o->file)
+            o->file = a;
         else
             return tl_cli_fail("measure", "unexpected argument \"%s\" (see --help)", a), 2;
     }
-    if (!file) return fprintf(stderr, "%s", USAGE), 2;
+    if (!o->file) return fprintf(stderr, "%s", USAGE), 2;
+    return 0;
+}
 
+/* The skin measured: --skin, else the one with the most vertices. 0 or the exit code. */
+static int pick_skin(const options* o, const tl_scene* scene, uint32_t* skin) {
+    if (scene->skin_count == 0)
+        return tl_cli_fail("measure", "%s: has no skin to measure", o->file);
+    if (o->skin < 0) {
+        *skin = tl_measure_default_skin(scene);
+        return 0;
+    }
+    if ((uint32_t)o->skin >= scene->skin_count)
+        return tl_cli_fail("measure", "--skin %ld: the file has %u skins", o->skin,
+                           scene->skin_count);
+    *skin = (uint32_t)o->skin;
+    return 0;
+}
+
+/* The user's regions (--region, --region-json) as masks. 0 or the exit code. */
+static int user_regions(const options* o, const tl_scene_skin* sk, region* regions,
+                        tl_measure_region_def* defs) {
+    for (int i = 0; i < o->pattern_count + o->json_count; ++i) {
+        region* r = &regions[i];
+        if (!(r->mask = calloc(sk->vertex_count + 1, 1)))
+            return tl_cli_fail("measure", "out of memory");
+        int code = i < o->pattern_count
+                       ? region_from_pattern(sk, o->patterns[i], r)
+                       : region_from_json(sk, o->json_files[i - o->pattern_count], r);
+        if (code) return code;
+        defs[i].name = r->name;
+        defs[i].mask = r->mask;
+    }
+    return 0;
+}
+
+/* Measures the clips (one, or all) and prints them. 0 or the exit code. */
+static int measure_clips(const options* o, tl_measure_run* run) {
+    const tl_measure_rigs* rigs = run->rigs;
+    const tl_scene* scene = rigs->rigs[run->first].scene;
     tl_error err;
-    config cfg[CFG_COUNT];
-    memset(cfg, 0, sizeof cfg);
-    region regions[MAX_REGIONS * 2 + MAX_CHAINS + 1];
-    memset(regions, 0, sizeof regions);
-    int region_count = 0, code = 0;
-    tl_rig_analysis* rig = NULL;
-    json_t* out_clips = json_array();
-    float* scratch = NULL;
-    config* base = &cfg[CFG_ORIGINAL];
-    if (tl_gltf_load(file, &base->doc, &err) != TL_OK ||
-        tl_scene_create(base->doc, &base->scene, &err) != TL_OK) {
-        code = tl_cli_fail("measure", "%s", err.message);
-        goto done;
-    }
-    const tl_scene* scene = base->scene;
-    if (scene->skin_count == 0) {
-        code = tl_cli_fail("measure", "%s: has no skin to measure", file);
-        goto done;
-    }
-    uint32_t skin = 0;
-    if (skin_arg >= 0) {
-        if ((uint32_t)skin_arg >= scene->skin_count) {
-            code = tl_cli_fail("measure", "--skin %ld: the file has %u skins", skin_arg,
-                               scene->skin_count);
-            goto done;
-        }
-        skin = (uint32_t)skin_arg;
-    } else {
-        for (uint32_t s = 1; s < scene->skin_count; ++s)
-            if (scene->skins[s].vertex_count > scene->skins[skin].vertex_count) skin = s;
-    }
-    const tl_scene_skin* sk = &scene->skins[skin];
-    uint32_t vertex_count = sk->vertex_count;
-
-    /* Which rigs to measure: a file with chains as it is (simulated and not); an un-rigged
-     * file as it is, and rigged in memory rigid and with chains when tailor would chain it. */
-    base->used = true;
-    if ((code = chains_and_player(base, (uint32_t)samples))) goto done;
-    bool rigged = base->chain_count > 0;
-    if (rigged) {
-        /* the chains' own configuration is this file: measure it static and moving */
-        cfg[CFG_CHAIN] = *base;
-        memset(base, 0, sizeof *base);
-        base = &cfg[CFG_CHAIN_STATIC];
-        base->used = true;
-        base->doc = cfg[CFG_CHAIN].doc;
-        base->scene = cfg[CFG_CHAIN].scene;
-    } else {
-        tl_rig_def def = tl_default_rig_def();
-        if (tl_rig_analyze(scene, &def, &rig, &err)) {
-            code = tl_cli_fail("measure", "%s", err.message);
-            goto done;
-        }
-        if (rig->chain_count > 0) {
-            if ((code = config_rigged(file, TL_RIG_MODE_RIGID, &cfg[CFG_RIGID]))) goto done;
-            if ((code = config_rigged(file, TL_RIG_MODE_CHAIN, &cfg[CFG_CHAIN_STATIC]))) goto done;
-            cfg[CFG_CHAIN].used = true;
-            cfg[CFG_CHAIN].doc = cfg[CFG_CHAIN_STATIC].doc;
-            cfg[CFG_CHAIN].scene = cfg[CFG_CHAIN_STATIC].scene;
-            if ((code = chains_and_player(&cfg[CFG_CHAIN], (uint32_t)samples))) goto done;
-        }
-    }
-
-    if (stress) {
-        code = run_stress(file, cfg[CFG_CHAIN].used ? &cfg[CFG_CHAIN] : NULL, clip_name, as_json);
-        goto done;
-    }
-
-    /* Regions: the user's, else detected parts, else the skin each chain moves. */
-    for (int i = 0; i < pattern_count + json_count; ++i) {
-        region* r = &regions[region_count++];
-        r->part = r->chain = -1;
-        if (!(r->mask = calloc(vertex_count + 1, 1))) {
-            code = tl_cli_fail("measure", "out of memory");
-            goto done;
-        }
-        code = i < pattern_count ? region_from_pattern(sk, patterns[i], r)
-                                 : region_from_json(sk, json_files[i - pattern_count], r);
-        if (code) goto done;
-    }
-    const config* chained = cfg[CFG_CHAIN].used ? &cfg[CFG_CHAIN] : NULL;
-    if (region_count == 0 && rig) {
-        for (uint32_t p = 0; p < rig->part_count && region_count < MAX_REGIONS; ++p) {
-            const tl_rig_part* part = &rig->parts[p];
-            if (part->skin != sk->skin) continue;
-            region* r = &regions[region_count++];
-            snprintf(r->name, sizeof r->name, "part%u", part->id);
-            r->cls = tl_rig_class_string(part->cls);
-            r->part = (int)p;
-            r->chain = -1;
-            if (!(r->mask = calloc(vertex_count + 1, 1))) {
-                code = tl_cli_fail("measure", "out of memory");
-                goto done;
-            }
-            for (uint32_t k = 0; k < part->vertex_count; ++k)
-                r->mask[part->vertices[k]] = 1;
-            /* the chain tailor built for this part: its first bone is PREFIX_1 */
-            char first[64];
-            snprintf(first, sizeof first, "%s_1", part->bone_prefix);
-            for (uint32_t c = 0;
-                 chained && part->action == TL_RIG_ACTION_CHAIN && c < chained->chain_count; ++c)
-                if (!strcmp(chain_name(chained, c), first)) r->chain = (int)c;
-        }
-    } else if (region_count == 0 && rigged) {
-        for (uint32_t c = 0; c < chained->chain_count && region_count < MAX_REGIONS; ++c) {
-            if (chained->chains[c].skin != skin) continue;
-            region* r = &regions[region_count++];
-            snprintf(r->name, sizeof r->name, "%s", chain_name(chained, c));
-            r->cls = "chain";
-            r->part = -1;
-            r->chain = (int)c;
-            if (!(r->mask = calloc(vertex_count + 1, 1))) {
-                code = tl_cli_fail("measure", "out of memory");
-                goto done;
-            }
-            for (uint32_t v = 0; v < vertex_count; ++v) {
-                uint32_t dominant = tl_scene_skin_dominant_joint(sk, v);
-                for (uint32_t b = 0; b < chained->chains[c].bone_count; ++b)
-                    if (dominant == chained->chains[c].bone_joints[b]) r->mask[v] = 1;
-            }
-        }
-    } else if (chained && chained->chain_count == 1) {
-        for (int i = 0; i < region_count; ++i)
-            regions[i].chain = 0; /* user regions: the one chain */
-    }
-    for (int i = 0; i < region_count; ++i)
-        for (uint32_t v = 0; v < vertex_count; ++v)
-            regions[i].vertices += regions[i].mask[v] != 0;
-    /* the body: every vertex outside every region */
-    region* body = &regions[region_count];
-    snprintf(body->name, sizeof body->name, "body");
-    if (!(body->mask = calloc(vertex_count + 1, 1))) {
-        code = tl_cli_fail("measure", "out of memory");
-        goto done;
-    }
-    /* parts of class "body" are body skin that sits far from its bone (tails.md §2, §4): they
-     * stay in the baseline */
-    for (uint32_t v = 0; v < vertex_count; ++v) {
-        bool inside = false;
-        for (int i = 0; i < region_count; ++i)
-            inside = inside ||
-                     (regions[i].mask[v] && !(regions[i].cls && !strcmp(regions[i].cls, "body")));
-        body->mask[v] = !inside;
-        body->vertices += !inside;
-    }
-
-    const uint8_t* masks[MAX_REGIONS * 2 + MAX_CHAINS + 1];
-    for (int i = 0; i <= region_count; ++i)
-        masks[i] = regions[i].mask;
-    tl_measure_def def = tl_default_measure_def();
-    def.samples = (uint32_t)samples;
-    for (int c = 0; c < CFG_COUNT; ++c) {
-        if (!cfg[c].used) continue;
-        /* every configuration measures the regions; the first one also the body */
-        if (tl_stretch_create(cfg[c].scene, skin, masks, (uint32_t)region_count + 1, &def,
-                              &cfg[c].stretch, &err)) {
-            code = tl_cli_fail("measure", "%s", err.message);
-            goto done;
-        }
-    }
-    scratch = malloc(sizeof(float) * 7 *
-                     (tl_measure_segments_bound(chained ? chained->scene : scene, skin) + 1));
-    double distance[MAX_REGIONS * 2 + MAX_CHAINS][2];
-    for (int i = 0; i < region_count && scratch; ++i) {
-        const config* first = cfg[CFG_ORIGINAL].used ? &cfg[CFG_ORIGINAL] : &cfg[CFG_CHAIN_STATIC];
-        distance[i][0] =
-            tl_measure_bone_distance(first->scene, skin, regions[i].mask, NULL, NULL, 0, scratch);
-        distance[i][1] = chained ? tl_measure_bone_distance(chained->scene, skin, regions[i].mask,
-                                                            NULL, NULL, 0, scratch)
-                                 : -1;
-    }
-
     uint32_t first_clip = 0, last_clip = scene->clip_count;
-    if (clip_name) {
-        if (tl_scene_find_clip(scene, clip_name, &first_clip, &err) != TL_OK) {
-            code = tl_cli_fail("measure", "%s: %s", file, err.message);
-            goto done;
-        }
+    if (o->clip_name) {
+        if (tl_scene_find_clip(scene, o->clip_name, &first_clip, &err) != TL_OK)
+            return tl_cli_fail("measure", "%s: %s", o->file, err.message);
         last_clip = first_clip + 1;
     }
-    if (!as_json) {
-        printf("%s: skin %u, %u vertices, H %.4g, %u sample times per clip%s\n", file, skin,
-               vertex_count, sk->height, def.samples,
-               rigged                    ? ", chains simulated"
-               : rig && rig->chain_count ? ", rigged in memory"
-                                         : "");
+    if (!o->as_json) {
+        printf("%s: skin %u, %u vertices, H %.4g, %u sample times per clip%s\n", o->file, run->skin,
+               scene->skins[run->skin].vertex_count, run->height, run->samples,
+               rigs->rigged                                    ? ", chains simulated"
+               : rigs->analysis && rigs->analysis->chain_count ? ", rigged in memory"
+                                                               : "");
         if (first_clip == last_clip) printf("  (no clips)\n");
     }
-    tl_stretch_stats stats[CFG_COUNT][MAX_REGIONS * 2 + MAX_CHAINS + 1];
+    json_t* clips = json_array();
+    tl_measure_clip* m = malloc(sizeof *m);
+    if (!m) return json_decref(clips), tl_cli_fail("measure", "out of memory");
     for (uint32_t clip = first_clip; clip < last_clip; ++clip) {
-        const tl_scene_clip* cl = &scene->clips[clip];
-        int first_cfg = -1;
-        for (int c = 0; c < CFG_COUNT; ++c) {
-            if (!cfg[c].used) continue;
-            if (first_cfg < 0) first_cfg = c;
-            cfg[c].clip = clip;
-            bool motion = c == CFG_CHAIN;
-            if (motion) {
-                tl_player_start(cfg[c].player, clip, 0);
-                for (uint32_t i = 0; i < cfg[c].chain_count; ++i)
-                    tl_liveliness_clear(cfg[c].live[i]);
-            }
-            tl_stretch_run(cfg[c].stretch, clip, motion ? chain_hook : NULL,
-                           motion ? &cfg[c] : NULL, stats[c]);
-        }
-        double max_dy = -1;
-        if (chained && chained->chain_count > 0) {
-            float times[MAX_SAMPLES], dy[MAX_SAMPLES];
-            uint32_t n = def.samples < MAX_SAMPLES ? def.samples : MAX_SAMPLES;
-            for (uint32_t j = 0; j < n; ++j)
-                times[j] = (float)j * cl->duration / (float)n;
-            tl_seating_def sdef = tl_default_seating_def();
-            if (tl_seating_compare(chained->scene, chained->chains, chained->chain_count, clip,
-                                   times, n, &sdef, dy, NULL, NULL, &err) == TL_OK) {
-                max_dy = 0;
-                for (uint32_t j = 0; j < n; ++j)
-                    if (dy[j] > max_dy) max_dy = dy[j];
-            }
-        }
-        tl_liveliness live[MAX_CHAINS];
-        for (uint32_t i = 0; chained && i < chained->chain_count; ++i)
-            live[i] = tl_liveliness_result(chained->live[i]);
-        if (as_json) {
-            json_t* rs = json_array();
-            for (int i = 0; i < region_count; ++i) {
-                json_t* st = json_object();
-                for (int c = 0; c < CFG_COUNT; ++c)
-                    if (cfg[c].used)
-                        json_object_set_new(st, CFG_NAMES[c], stats_json(&stats[c][i]));
-                json_t* bd = json_object();
-                json_object_set_new(bd, cfg[CFG_ORIGINAL].used ? "original" : "chain_static",
-                                    json_real(distance[i][0]));
-                if (chained && cfg[CFG_ORIGINAL].used)
-                    json_object_set_new(bd, "chain", json_real(distance[i][1]));
-                json_object_set_new(bd, "relative",
-                                    json_real(sk->height > 0 ? distance[i][0] / sk->height : 0));
-                json_t* r = json_pack(
-                    "{s:s,s:I,s:I,s:o,s:o}", "name", regions[i].name, "vertices",
-                    (json_int_t)regions[i].vertices, "edges",
-                    (json_int_t)tl_stretch_edge_count(cfg[first_cfg].stretch, (uint32_t)i),
-                    "stretch", st, "bone_distance", bd);
-                if (regions[i].cls) json_object_set_new(r, "class", json_string(regions[i].cls));
-                if (regions[i].chain >= 0)
-                    json_object_set_new(r, "liveliness", liveliness_json(&live[regions[i].chain]));
-                json_array_append_new(rs, r);
-            }
-            json_t* chains = json_array();
-            for (uint32_t i = 0; chained && i < chained->chain_count; ++i)
-                json_array_append_new(chains,
-                                      json_pack("{s:s,s:i,s:o}", "name", chain_name(chained, i),
-                                                "bones", (int)chained->chains[i].bone_count,
-                                                "liveliness", liveliness_json(&live[i])));
-            json_array_append_new(
-                out_clips, json_pack("{s:s,s:f,s:i,s:f,s:o,s:{s:I,s:I,s:o},s:o}", "clip", cl->name,
-                                     "duration", (double)cl->duration, "samples", (int)def.samples,
-                                     "H", (double)sk->height, "regions", rs, "body", "vertices",
-                                     (json_int_t)body->vertices, "edges",
-                                     (json_int_t)tl_stretch_edge_count(cfg[first_cfg].stretch,
-                                                                       (uint32_t)region_count),
-                                     "stretch", stats_json(&stats[first_cfg][region_count]),
-                                     "chains", chains));
-            if (max_dy >= 0)
-                json_object_set_new(json_array_get(out_clips, json_array_size(out_clips) - 1),
-                                    "lift", json_pack("{s:f}", "max_dy_hips", max_dy));
-            /* the body as the rig in memory moves it (the root band re-weights body skin) */
-            if (cfg[CFG_CHAIN].used && first_cfg != CFG_CHAIN)
-                json_object_set_new(
-                    json_object_get(json_array_get(out_clips, json_array_size(out_clips) - 1),
-                                    "body"),
-                    "stretch_chain", stats_json(&stats[CFG_CHAIN][region_count]));
-        } else {
-            printf("\nclip %s (%.3f s)\n", cl->name[0] ? cl->name : "(unnamed)", cl->duration);
-            for (int i = 0; i < region_count; ++i) {
-                printf("  %s%s%s: %zu vertices, %zu edges; bone distance %.4g (%.3f H)",
-                       regions[i].name, regions[i].cls ? " " : "",
-                       regions[i].cls ? regions[i].cls : "", regions[i].vertices,
-                       tl_stretch_edge_count(cfg[first_cfg].stretch, (uint32_t)i), distance[i][0],
-                       sk->height > 0 ? distance[i][0] / sk->height : 0);
-                if (chained && cfg[CFG_ORIGINAL].used)
-                    printf(" -> %.4g (%.3f H) with the chain", distance[i][1],
-                           sk->height > 0 ? distance[i][1] / sk->height : 0);
-                printf("\n    %-16s %9s %6s %6s %6s %7s\n", "rig", "samples", "p95", "p99", "max",
-                       "torn");
-                bool rigged_part = regions[i].part < 0 ||
-                                   rig->parts[regions[i].part].action == TL_RIG_ACTION_CHAIN;
-                for (int c = 0; c < CFG_COUNT; ++c) {
-                    if (!cfg[c].used || (c != first_cfg && !rigged_part))
-                        continue; /* unchanged: one row */
-                    char extra[128] = "";
-                    if (c == CFG_CHAIN && regions[i].chain >= 0)
-                        snprintf(extra, sizeof extra,
-                                 "swing %.2f deg, from rest %.2f deg, tip path x%.2f",
-                                 live[regions[i].chain].swing_deg,
-                                 live[regions[i].chain].rest_rms_deg,
-                                 live[regions[i].chain].tip_path_ratio);
-                    print_stats_row(CFG_NAMES[c], &stats[c][i], extra);
-                }
-            }
-            printf("  body: %zu vertices, %zu edges\n", body->vertices,
-                   tl_stretch_edge_count(cfg[first_cfg].stretch, (uint32_t)region_count));
-            print_stats_row("as the file is", &stats[first_cfg][region_count], NULL);
-            if (cfg[CFG_CHAIN].used && first_cfg != CFG_CHAIN)
-                print_stats_row("chain", &stats[CFG_CHAIN][region_count], NULL);
-            if (max_dy >= 0)
-                printf("  ground seating: the tail lifts the hips by at most %.4g (counting it "
-                       "minus excluding it)\n",
-                       max_dy);
-        }
+        tl_measure_run_clip(run, clip, m);
+        if (o->as_json)
+            json_array_append_new(clips, clip_json(run, m));
+        else
+            clip_print(run, m);
     }
-    if (as_json) {
-        json_t* result = clip_name ? json_incref(json_array_get(out_clips, 0))
-                                   : json_pack("{s:s,s:O}", "file", file, "clips", out_clips);
-        char* text = json_dumps(result, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
-        if (text) puts(text);
-        free(text);
+    free(m);
+    if (o->as_json) {
+        json_t* result = o->clip_name ? json_incref(json_array_get(clips, 0))
+                                      : json_pack("{s:s,s:O}", "file", o->file, "clips", clips);
+        print_json(result);
         json_decref(result);
     }
-done:
-    json_decref(out_clips);
-    free(scratch);
+    json_decref(clips);
+    return 0;
+}
+
+int tl_cli_measure(int argc, char** argv) {
+    options o;
+    int code = parse(argc, argv, &o);
+    if (code) return code < 0 ? 0 : code;
+    tl_error err;
+    tl_gltf* doc = NULL;
+    tl_scene* scene = NULL;
+    tl_measure_rigs* rigs = NULL;
+    tl_measure_run* run = NULL;
+    region regions[MAX_REGIONS * 2];
+    tl_measure_region_def defs[MAX_REGIONS * 2];
+    memset(regions, 0, sizeof regions);
+    uint32_t skin = 0;
+    tl_measure_rigs_def rdef = tl_default_measure_rigs_def();
+    rdef.samples = (uint32_t)o.samples;
+    if (tl_gltf_load(o.file, &doc, &err) != TL_OK || tl_scene_create(doc, &scene, &err) != TL_OK) {
+        code = tl_cli_fail("measure", "%s", err.message);
+    } else if (!(code = pick_skin(&o, scene, &skin)) &&
+               tl_measure_rigs_create(scene, &rdef, &rigs, &err) != TL_OK) {
+        code = tl_cli_fail("measure", "%s", err.message);
+    }
+    if (!code && o.stress) {
+        const tl_measure_rig* chain = &rigs->rigs[TL_MEASURE_CHAIN];
+        code = run_stress(o.file, chain->used ? chain : NULL, o.clip_name, o.as_json);
+    } else if (!code && !(code = user_regions(&o, &scene->skins[skin], regions, defs))) {
+        tl_measure_run_def def = tl_default_measure_run_def();
+        def.samples = (uint32_t)o.samples;
+        def.skin = skin;
+        def.regions = defs;
+        def.region_count = (uint32_t)(o.pattern_count + o.json_count);
+        if (tl_measure_run_create(rigs, &def, &run, &err) != TL_OK)
+            code = tl_cli_fail("measure", "%s", err.message);
+        else
+            code = measure_clips(&o, run);
+    }
+    tl_measure_run_destroy(run);
+    tl_measure_rigs_destroy(rigs);
     for (size_t i = 0; i < sizeof regions / sizeof regions[0]; ++i)
         free(regions[i].mask);
-    tl_rig_analysis_destroy(rig);
-    /* configurations that share a document free it once */
-    config_free(&cfg[CFG_CHAIN], !cfg[CFG_CHAIN_STATIC].used);
-    config_free(&cfg[CFG_CHAIN_STATIC], true);
-    config_free(&cfg[CFG_RIGID], true);
-    config_free(&cfg[CFG_ORIGINAL], true);
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
     return code;
 }

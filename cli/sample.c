@@ -33,8 +33,61 @@ static bool parse_float(const char* s, float* out) {
     return true;
 }
 
+static json_t* floats_json(const float* v, size_t n) {
+    json_t* a = json_array();
+    for (size_t i = 0; i < n; ++i)
+        json_array_append_new(a, json_real(v[i]));
+    return a;
+}
+
+/* The truth as JSON, with the fields of the shared cases' .truth.json where they mean the
+ * same: "case", "source" (the command that makes the file), "H", "root", "tail_tip",
+ * "forward", "up", "bind_to_world", "tail_parent", "wrong_targets" {thigh_l, thigh_r,
+ * shin_l}, "shells" [{mesh, primitive, vertices}], "tail_vertices" {"mesh0/prim0": [...]},
+ * plus "tail_length" and "tail_radius". */
+static json_t* truth_json(const tl_sample_truth* t) {
+    char source[256];
+    snprintf(source, sizeof source,
+             "tailor sample %s --up %s --scale %.6g --facing %s --height %.6g --seed %u", t->name,
+             t->def.up == TL_SAMPLE_Z_UP ? "z" : "y", (double)t->def.scale,
+             t->def.facing == TL_SAMPLE_FACING_NEG_Z ? "-z" : "+z", (double)t->def.height,
+             t->def.seed);
+    json_t* shells = json_array();
+    json_t* vertices = json_object();
+    for (uint32_t i = 0; i < t->shell_count; ++i) {
+        const tl_sample_shell* s = &t->shells[i];
+        json_array_append_new(shells, json_pack("{s:s,s:i,s:i,s:i}", "name", s->name, "mesh",
+                                                (int)s->mesh, "primitive", (int)s->primitive,
+                                                "vertices", (int)s->vertex_count));
+        json_t* list = json_array();
+        for (uint32_t k = 0; k < s->vertex_count; ++k)
+            json_array_append_new(list, json_integer(s->vertices[k]));
+        char key[32];
+        snprintf(key, sizeof key, "mesh%u/prim%u", s->mesh, s->primitive);
+        json_object_set_new(vertices, key, list);
+    }
+    json_t* j = json_object();
+    json_object_set_new(j, "case", json_string(t->name));
+    json_object_set_new(j, "source", json_string(source));
+    json_object_set_new(j, "H", json_real(t->height));
+    json_object_set_new(j, "root", floats_json(t->tail_root, 3));
+    json_object_set_new(j, "tail_tip", floats_json(t->tail_tip, 3));
+    json_object_set_new(j, "tail_length", json_real(t->tail_length));
+    json_object_set_new(j, "tail_radius", json_real(t->tail_radius));
+    json_object_set_new(j, "forward", floats_json(t->forward, 3));
+    json_object_set_new(j, "up", floats_json(t->up, 3));
+    json_object_set_new(j, "bind_to_world", floats_json(t->bind_to_world, 16));
+    json_object_set_new(j, "tail_parent", json_string(t->tail_parent));
+    json_object_set_new(j, "wrong_targets",
+                        json_pack("{s:s,s:s,s:s}", "thigh_l", t->wrong_thigh_l, "thigh_r",
+                                  t->wrong_thigh_r, "shin_l", t->wrong_shin_l));
+    json_object_set_new(j, "shells", shells);
+    json_object_set_new(j, "tail_vertices", vertices);
+    return j;
+}
+
 static int write_truth(const tl_sample_truth* truth, const char* path) {
-    json_t* j = tl_sample_truth_json(truth);
+    json_t* j = truth_json(truth);
     int rc = json_dump_file(j, path, JSON_INDENT(1) | JSON_REAL_PRECISION(9));
     json_decref(j);
     if (rc != 0)

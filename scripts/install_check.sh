@@ -36,8 +36,31 @@ PKG_CONFIG_PATH="$scratch/prefix/lib/pkgconfig:$scratch/prefix/lib64/pkgconfig" 
     cc "$scratch/app/main.c" -o "$scratch/app/app-pc" -Wl,-rpath,"$scratch/prefix/lib" \
     $(PKG_CONFIG_PATH="$scratch/prefix/lib/pkgconfig:$scratch/prefix/lib64/pkgconfig" pkg-config --cflags --libs tailor)
 "$scratch/app/app-pc" "$here/../shared/assets/khronos-fox/Fox.glb" | grep -q "26 nodes"
-# the public headers also compile as C++
+# the installed headers include only the C standard library and each other (the JSON-access
+# header gltf_json.h alone adds jansson); sim.h needs base.h alone
+std='assert|complex|ctype|errno|fenv|float|inttypes|iso646|limits|locale|math|setjmp|signal|stdalign|stdarg|stdatomic|stdbool|stddef|stdint|stdio|stdlib|stdnoreturn|string|tgmath|threads|time|uchar|wchar|wctype'
+for h in "$scratch/prefix/include/tailor/"*.h; do
+    name=$(basename "$h")
+    bad=$(grep -E '^\s*#\s*include' "$h" | grep -Ev "<tailor/[a-z_]+\.h>|<($std)\.h>" || true)
+    [ "$name" = gltf_json.h ] && bad=$(printf '%s\n' "$bad" | grep -v '<jansson.h>' || true)
+    if [ -n "$bad" ]; then
+        echo "install-check: $name includes more than the C library and tailor: $bad" >&2
+        exit 1
+    fi
+done
+if grep -lw 'json_t\|jansson\.h' "$scratch/prefix/include/tailor/"*.h | grep -v '/gltf_json.h$'; then
+    echo "install-check: jansson named in a header other than gltf_json.h" >&2
+    exit 1
+fi
+[ "$(grep -E '^#include' "$scratch/prefix/include/tailor/sim.h")" = "#include <tailor/base.h>" ] ||
+    { echo "install-check: sim.h includes more than base.h" >&2; exit 1; }
+# the installed shared library exports tl_* alone
+bash "$here/tests/exports.sh" "$(ls "$scratch"/prefix/lib*/libtailor.so | head -1)" >/dev/null
+# the public headers (and the JSON-access and sample headers) also compile as C++
+printf '#include <tailor/tailor.h>\n#include <tailor/gltf_json.h>\n#include <tailor/sample.h>\nint main() { return tl_default_chain_def().bone_count + (int)tl_sample_count(); }\n' > "$scratch/app/all.cpp"
+c++ -std=c++17 -Wall -Wextra -pedantic -Werror -I"$scratch/prefix/include" -c "$scratch/app/all.cpp" -o "$scratch/app/all.o"
+# the main surface compiles as C++
 printf '#include <tailor/tailor.h>\nint main() { return tl_default_chain_def().bone_count; }\n' > "$scratch/app/main.cpp"
 c++ -std=c++17 -Wall -Wextra -pedantic -Werror -I"$scratch/prefix/include" -c "$scratch/app/main.cpp" -o "$scratch/app/main.o"
 "$scratch/prefix/bin/tailor" --version >/dev/null
-echo "install-check: CMake package and pkg-config both build and run against the installed tailor; headers compile as C++"
+echo "install-check: CMake package and pkg-config both build and run against the installed tailor; headers compile as C++, include only the C library (gltf_json.h: jansson); libtailor.so exports tl_* alone"

@@ -7,7 +7,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "test.h"
 
-#include <tailor/gltf.h>
+#include <tailor/gltf_json.h>
 
 #include <dirent.h>
 #include <math.h>
@@ -1034,10 +1034,46 @@ static void fixtures_are_valid(void) {
         json_decref(reports[i]);
 }
 
+/* A clone writes the same bytes as its original, and an edit of the clone leaves the original
+ * as it was. */
+static void clone_is_independent(void) {
+    const char** paths;
+    size_t n = tl_test_shared_files(&paths);
+    ENSURE(n >= 10);
+    for (size_t i = 0; i < n && !tl_test_failed; ++i) {
+        tl_error err = {0};
+        tl_gltf *doc = NULL, *copy = NULL;
+        uint8_t *a = NULL, *b = NULL, *c = NULL;
+        size_t na = 0, nb = 0, nc = 0;
+        tl_gltf_save_def def = tl_default_gltf_save_def();
+        tl_result r = tl_gltf_load(paths[i], &doc, &err);
+        if (r == TL_OK) r = tl_gltf_clone(doc, &copy, &err);
+        if (r == TL_OK) r = tl_gltf_save_glb_memory(doc, &def, &a, &na, &err);
+        if (r == TL_OK) r = tl_gltf_save_glb_memory(copy, &def, &b, &nb, &err);
+        bool same = r == TL_OK && na == nb && !memcmp(a, b, na) &&
+                    copy->node_count == doc->node_count &&
+                    copy->buffer_count == doc->buffer_count &&
+                    (doc->buffer_count == 0 || copy->buffers[0].data != doc->buffers[0].data);
+        /* an edit of the copy */
+        if (r == TL_OK) json_object_set_new(tl_gltf_json(copy), "extras", json_string("clone"));
+        if (r == TL_OK) r = tl_gltf_save_glb_memory(doc, &def, &c, &nc, &err);
+        bool kept = r == TL_OK && nc == na && !memcmp(a, c, na);
+        free(a);
+        free(b);
+        free(c);
+        tl_gltf_destroy(doc);
+        tl_gltf_destroy(copy);
+        ENSURE_MSG(r == TL_OK, "%s: %s", paths[i], err.message);
+        ENSURE_MSG(same, "%s: the clone differs", paths[i]);
+        ENSURE_MSG(kept, "%s: editing the clone changed the original", paths[i]);
+    }
+}
+
 int main(int argc, char** argv) {
     static const tl_test_case cases[] = {
         {"roundtrip_shared_glb", roundtrip_shared_glb},
         {"roundtrip_shared_gltf_text", roundtrip_shared_gltf_text},
+        {"clone_is_independent", clone_is_independent},
         {"accessor_component_types", accessor_component_types},
         {"accessor_normalized", accessor_normalized},
         {"accessor_stride", accessor_stride},

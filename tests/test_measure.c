@@ -215,7 +215,7 @@ static void bone_distance_by_hand(void) {
     ENSURE_MSG(doc, "%s", err.message);
     tl_scene* scene;
     ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
-    float* scratch = malloc(sizeof(float) * 7 * tl_measure_segments_bound(scene, 0));
+    float* scratch = malloc(sizeof(float) * 7 * tl_scene_skin_bones_bound(&scene->skins[0]));
     uint8_t lower[6] = {1, 1, 0, 0, 0, 0}, top[6] = {0, 0, 0, 0, 1, 1};
     double d_lower = tl_measure_bone_distance(scene, 0, lower, NULL, NULL, 0, scratch);
     double d_top = tl_measure_bone_distance(scene, 0, top, NULL, NULL, 0, scratch);
@@ -496,6 +496,66 @@ static void rigid_tail_is_exactly_one_in_every_clip(void) {
     }
 }
 
+/* The rigs measure compares, from the library: an un-rigged file gives four configurations
+ * (the two chain ones share a scene; the original is the caller's), its rigged copy two; a
+ * run over a clip finds the tail with its chain and measures it in every configuration. */
+static void rigs_of_unrigged_and_rigged(void) {
+    tl_error err = {0};
+    tl_gltf *doc = NULL, *rigged_doc = NULL;
+    tl_scene *scene = NULL, *rigged_scene = NULL;
+    tl_measure_rigs *rigs = NULL, *rigged = NULL;
+    tl_measure_run* run = NULL;
+    tl_measure_clip* clip = malloc(sizeof *clip);
+    tl_measure_rigs_def rdef = tl_default_measure_rigs_def();
+    bool ok = clip &&
+              tl_gltf_load(tl_test_shared("cases/fox-khronos-tailless.glb"), &doc, &err) == TL_OK &&
+              tl_scene_create(doc, &scene, &err) == TL_OK &&
+              tl_measure_rigs_create(scene, &rdef, &rigs, &err) == TL_OK;
+    bool four = ok && !rigs->rigged && rigs->analysis && rigs->analysis->chain_count == 1;
+    for (int c = 0; four && c < TL_MEASURE_RIG_COUNT; ++c)
+        four = rigs->rigs[c].used;
+    bool shared = four && rigs->rigs[TL_MEASURE_ORIGINAL].scene == scene &&
+                  rigs->rigs[TL_MEASURE_CHAIN].scene == rigs->rigs[TL_MEASURE_CHAIN_STATIC].scene &&
+                  rigs->rigs[TL_MEASURE_RIGID].scene != rigs->rigs[TL_MEASURE_CHAIN].scene &&
+                  rigs->rigs[TL_MEASURE_CHAIN].chain_count == 1 &&
+                  rigs->rigs[TL_MEASURE_CHAIN].player && !rigs->rigs[TL_MEASURE_RIGID].player;
+    tl_measure_run_def def = tl_default_measure_run_def();
+    def.skin = ok ? tl_measure_default_skin(scene) : 0;
+    ok = ok && tl_measure_run_create(rigs, &def, &run, &err) == TL_OK;
+    bool tail = ok && run->region_count >= 1 && run->regions[0].cls &&
+                !strcmp(run->regions[0].cls, "tail") && run->regions[0].chain == 0 &&
+                run->regions[0].distance_chain < run->regions[0].distance;
+    if (ok) tl_measure_run_clip(run, 0, clip);
+    for (int c = 0; tail && c < TL_MEASURE_RIG_COUNT; ++c)
+        tail = clip->stats[c][0].count == (uint64_t)run->regions[0].edges * def.samples &&
+               clip->stats[c][0].count > 0;
+    /* the rigid tail is exactly one; the simulated one is not */
+    bool figures = tail && clip->stats[TL_MEASURE_RIGID][0].max <= 1.0001f &&
+                   clip->stats[TL_MEASURE_CHAIN][0].max > clip->stats[TL_MEASURE_RIGID][0].max &&
+                   clip->liveliness[0].swing_deg > 0 && clip->lift >= 0;
+    /* the file rigged in memory: measured as it is, static and moving */
+    ok = ok && tl_gltf_clone(doc, &rigged_doc, &err) == TL_OK &&
+         tl_rig_apply(rigged_doc, rigs->analysis, &err) == TL_OK &&
+         tl_scene_create(rigged_doc, &rigged_scene, &err) == TL_OK &&
+         tl_measure_rigs_create(rigged_scene, &rdef, &rigged, &err) == TL_OK;
+    bool two = ok && rigged->rigged && !rigged->analysis &&
+               !rigged->rigs[TL_MEASURE_ORIGINAL].used && !rigged->rigs[TL_MEASURE_RIGID].used &&
+               rigged->rigs[TL_MEASURE_CHAIN].scene == rigged_scene &&
+               rigged->rigs[TL_MEASURE_CHAIN_STATIC].scene == rigged_scene;
+    tl_measure_run_destroy(run);
+    tl_measure_rigs_destroy(rigged);
+    tl_measure_rigs_destroy(rigs);
+    tl_scene_destroy(rigged_scene);
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(rigged_doc);
+    tl_gltf_destroy(doc);
+    free(clip);
+    ENSURE_MSG(ok, "%s", err.message);
+    ENSURE(four && shared);
+    ENSURE(tail && figures);
+    ENSURE(two);
+}
+
 static void bad_input_fails_cleanly(void) {
     char* out = NULL;
     ENSURE(tl_test_cli(&out, "measure /nonexistent.glb 2>&1") == 1);
@@ -522,6 +582,7 @@ int main(int argc, char** argv) {
         {"rigid_tail_is_exactly_one_in_every_clip", rigid_tail_is_exactly_one_in_every_clip},
         {"swing_of_a_still_tail", swing_of_a_still_tail},
         {"stress_and_lift_reported", stress_and_lift_reported},
+        {"rigs_of_unrigged_and_rigged", rigs_of_unrigged_and_rigged},
         {"bad_input_fails_cleanly", bad_input_fails_cleanly},
     };
     return tl_test_main(argc, argv, cases, sizeof cases / sizeof cases[0]);

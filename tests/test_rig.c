@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "test.h"
 
+#include <tailor/sample.h>
 #include <tailor/tailor.h>
 
 #include <math.h>
@@ -86,17 +87,17 @@ static size_t truth_vertices(const json_t* truth, const tl_scene* scene, uint32_
 /* Mean weighted bone distance of a file's skin 0 over the given union vertices, over H. */
 static double mean_bone_distance(const tl_scene* scene, const uint32_t* vertices, size_t n) {
     const tl_scene_skin* skin = &scene->skins[0];
-    float* wbd = malloc((skin->vertex_count + 1) * sizeof *wbd);
-    tl_error err;
-    if (tl_rig_bone_distances(scene, 0, wbd, NULL, &err) != TL_OK) {
-        free(wbd);
-        return NAN;
+    uint8_t* mask = calloc(skin->vertex_count + 1, 1);
+    float* scratch = malloc(sizeof(float) * 7 * (tl_scene_skin_bones_bound(skin) + 1));
+    double d = NAN;
+    if (mask && scratch) {
+        for (size_t i = 0; i < n; ++i)
+            mask[vertices[i]] = 1;
+        d = tl_measure_bone_distance(scene, 0, mask, NULL, NULL, 0, scratch);
     }
-    double s = 0;
-    for (size_t i = 0; i < n; ++i)
-        s += wbd[vertices[i]];
-    free(wbd);
-    return n ? s / (double)n / skin->height : NAN;
+    free(mask);
+    free(scratch);
+    return n ? d / skin->height : NAN;
 }
 
 /* Polyline helpers: length, and the mean distance of points sampled along a to polyline b. */
@@ -686,6 +687,73 @@ static void test_rigid_mode(void) {
     }
 }
 
+/* Two analyses plan the same parts the same way, bit for bit. */
+static bool analyses_equal(const tl_rig_analysis* a, const tl_rig_analysis* b) {
+    if (a->part_count != b->part_count || a->chain_count != b->chain_count ||
+        a->changed_vertices != b->changed_vertices || a->skin_count != b->skin_count ||
+        a->def.mode != b->def.mode)
+        return false;
+    for (uint32_t s = 0; s < a->skin_count; ++s) {
+        const tl_rig_skin *x = &a->skins[s], *y = &b->skins[s];
+        size_t V = x->vertex_count;
+        if (V != y->vertex_count || x->new_joint_count != y->new_joint_count ||
+            memcmp(x->skeleton_distance, y->skeleton_distance, V * sizeof(float)) ||
+            memcmp(x->bone_distance, y->bone_distance, V * sizeof(float)) ||
+            memcmp(x->misbound, y->misbound, V) || memcmp(x->part, y->part, V * sizeof(int32_t)))
+            return false;
+    }
+    for (uint32_t i = 0; i < a->part_count; ++i) {
+        const tl_rig_part *p = &a->parts[i], *q = &b->parts[i];
+        size_t n = p->vertex_count, m = p->band_count;
+        bool planned = p->new_joints != NULL;
+        if (p->action != q->action || p->cls != q->cls || n != q->vertex_count ||
+            m != q->band_count || p->segments != q->segments ||
+            planned != (q->new_joints != NULL) || strcmp(p->bone_prefix, q->bone_prefix) ||
+            p->first_new_joint != q->first_new_joint ||
+            memcmp(p->vertices, q->vertices, n * sizeof(uint32_t)) ||
+            memcmp(p->joints, q->joints, sizeof p->joints) ||
+            memcmp(p->radii, q->radii, sizeof p->radii) ||
+            (planned && (memcmp(p->new_joints, q->new_joints, 4 * n * sizeof(uint32_t)) ||
+                         memcmp(p->new_weights, q->new_weights, 4 * n * sizeof(float)))) ||
+            (m && (memcmp(p->band_vertices, q->band_vertices, m * sizeof(uint32_t)) ||
+                   memcmp(p->band_joints, q->band_joints, 4 * m * sizeof(uint32_t)) ||
+                   memcmp(p->band_weights, q->band_weights, 4 * m * sizeof(float)))))
+            return false;
+    }
+    return true;
+}
+
+/* tl_rig_analyze_modes plans each mode as tl_rig_analyze does in that mode alone. */
+static void test_analyze_modes(void) {
+    const char* cases[] = {"husky-tailless", "knight-tailed", "fox-khronos-tailless"};
+    for (size_t c = 0; c < 3; ++c) {
+        loaded l;
+        ENSURE(load(case_path(cases[c]), &l));
+        tl_error err;
+        tl_rig_def def = tl_default_rig_def();
+        const tl_rig_mode modes[2] = {TL_RIG_MODE_CHAIN, TL_RIG_MODE_RIGID};
+        tl_rig_analysis *alone[2] = {NULL, NULL}, *both[2] = {NULL, NULL};
+        bool ok = tl_rig_analyze_modes(l.scene, &def, modes, 2, both, &err) == TL_OK;
+        for (int k = 0; k < 2 && ok; ++k) {
+            def.mode = modes[k];
+            ok = tl_rig_analyze(l.scene, &def, &alone[k], &err) == TL_OK;
+        }
+        bool chain_same = ok && analyses_equal(alone[0], both[0]);
+        bool rigid_same = ok && analyses_equal(alone[1], both[1]);
+        bool differ = ok && !analyses_equal(both[0], both[1]); /* the comparison can fail */
+        bool chained = ok && both[0]->chain_count > 0 && both[1]->chain_count == 0;
+        for (int k = 0; k < 2; ++k) {
+            tl_rig_analysis_destroy(alone[k]);
+            tl_rig_analysis_destroy(both[k]);
+        }
+        unload(&l);
+        ENSURE_MSG(ok, "%s: %s", cases[c], err.message);
+        ENSURE_MSG(chain_same && rigid_same, "%s: chain %d rigid %d", cases[c], chain_same,
+                   rigid_same);
+        ENSURE_MSG(differ && chained, "%s: the two modes plan the same", cases[c]);
+    }
+}
+
 /* Artist-rigged files: nothing changes (every influence bit for bit), parts are reported. */
 static void test_controls_unchanged(void) {
     const char* controls[] = {
@@ -1193,6 +1261,7 @@ int main(int argc, char** argv) {
         {"root_band", test_root_band},
         {"output_invariants", test_output_invariants},
         {"rigid_mode", test_rigid_mode},
+        {"analyze_modes", test_analyze_modes},
         {"controls_unchanged", test_controls_unchanged},
         {"two_chains", test_two_chains},
         {"fix_rigid_keeps_hair", test_fix_rigid_keeps_hair},

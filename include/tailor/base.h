@@ -1,4 +1,5 @@
-/* tailor — results, errors and version. Every other tailor header includes this one.
+/* tailor — results, errors, allocators and version. Every other tailor header includes this
+ * one.
  *
  * Fallible calls on untrusted data (files, user options) return a tl_result and, when the
  * caller passes a tl_error, fill it with a message that says where and what:
@@ -42,6 +43,13 @@ typedef struct tl_error {
     tl_result result;  /* the same value the call returned */
     char message[512]; /* "FILE: /json/pointer: what is wrong" or "FILE: byte N: …" */
 } tl_error;
+
+/* Where a module's memory comes from (tl_chain_create takes one; NULL means malloc/free). */
+typedef struct tl_allocator {
+    void* (*alloc)(size_t size, void* user); /* returns NULL on failure; 16-byte aligned */
+    void (*free)(void* pointer, void* user);
+    void* user; /* passed back to both */
+} tl_allocator;
 
 /* Fills err (if not NULL) with a printf-style message and returns result, so a failing
  * path reads `return tl_error_set(err, TL_ERROR_INVALID, "%s: ...", ...);`. */

@@ -1,6 +1,6 @@
 /* tailor/gltf.h — the lossless glTF 2.0 document.
  *
- * A tl_gltf is the file's JSON tree (jansson) plus its binary buffers, and a typed, validated
+ * A tl_gltf is the file's JSON tree plus its binary buffers, and a typed, validated
  * index of the parts tailor reads (buffer views, accessors, nodes, meshes, skins, animations,
  * scenes). Writing serialises the same JSON tree, so everything tailor did not change —
  * unknown extensions (VRM), extras, materials, textures, cameras, key order — comes out as it
@@ -25,8 +25,6 @@
 #define TAILOR_GLTF_H
 
 #include <tailor/base.h>
-
-#include <jansson.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -182,7 +180,8 @@ typedef struct tl_gltf_scene {
 
 /* A loaded document. The index arrays are read-only views, rebuilt by tl_gltf_reindex. */
 typedef struct tl_gltf {
-    json_t* json; /* the whole document; edit it freely, then call tl_gltf_reindex */
+    void* json; /* the whole document as a jansson tree (tailor/gltf_json.h: tl_gltf_json);
+                   edit it freely, then call tl_gltf_reindex */
     tl_gltf_buffer* buffers;
     uint32_t buffer_count;
     const tl_gltf_buffer_view* views;
@@ -216,6 +215,10 @@ tl_result tl_gltf_load_memory(const void* bytes, size_t size, const char* name,
 
 /* A new empty document: {"asset": {"version": "2.0", "generator": "tailor"}}. */
 tl_result tl_gltf_create(tl_gltf** out, tl_error* err);
+
+/* An independent copy: the JSON tree, every buffer's bytes and the index (a rig can be
+ * applied to the copy and the original kept). TL_ERROR_MEMORY only. */
+tl_result tl_gltf_clone(const tl_gltf* doc, tl_gltf** out, tl_error* err);
 
 /* Frees the document. NULL is fine. */
 void tl_gltf_destroy(tl_gltf* doc);
@@ -296,6 +299,36 @@ const char* tl_gltf_type_string(tl_gltf_type type);           /* "VEC3", … */
 int32_t tl_gltf_primitive_attribute(const tl_gltf_primitive* prim, const char* name);
 /* Vertex count of a primitive (its POSITION count), 0 if none. */
 size_t tl_gltf_primitive_vertex_count(const tl_gltf* doc, const tl_gltf_primitive* prim);
+
+/* ---- Structural checks (tailor inspect's "problems", docs/inspect.md) ----
+ * Cheap tests on a loaded document, in the Khronos validator's codes where it has them:
+ * SKIN_JOINTS_SHARED, SKIN_NO_COMMON_ROOT, SKIN_SKELETON_INVALID, SKIN_DUPLICATE_JOINT_NAME,
+ * NODE_SKINNED_MESH_NON_ROOT, NODE_SKINNED_MESH_LOCAL_TRANSFORMS,
+ * NODE_SKIN_WITH_NON_SKINNED_MESH, NODE_SKINNED_MESH_WITHOUT_SKIN, ACCESSOR_UNREADABLE,
+ * ACCESSOR_JOINTS_INDEX_OOB, ACCESSOR_WEIGHTS_NON_NORMALIZED (a vertex's weights sum further
+ * than 1e-3 from 1). */
+
+typedef struct tl_gltf_problem {
+    const char* code;  /* "SKIN_NO_COMMON_ROOT", …; static */
+    char message[512]; /* "skin 0: joints node 3 'Hips' and node 40 are in different trees" */
+} tl_gltf_problem;
+
+typedef struct tl_gltf_checks {
+    tl_gltf_problem* problems; /* in the order found: skins, then mesh nodes, then primitives */
+    uint32_t problem_count;
+    uint32_t problem_capacity;
+    int32_t* joint_skin; /* per node: the first skin listing it as a joint, or TL_NONE */
+    int32_t* mesh_skin;  /* per mesh: the skin of the first node instancing it with one, or
+                            TL_NONE */
+} tl_gltf_checks;
+
+/* Runs every check. TL_ERROR_MEMORY only: what the checks find is in the result. */
+tl_result tl_gltf_check(const tl_gltf* doc, tl_gltf_checks** out, tl_error* err);
+void tl_gltf_checks_destroy(tl_gltf_checks* checks);
+
+/* The validator's test: a stored matrix that is not the identity, or stored TRS that are not
+ * the defaults. */
+bool tl_gltf_node_has_local_transform(const tl_gltf_node* node);
 
 #ifdef __cplusplus
 }

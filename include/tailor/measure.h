@@ -32,6 +32,7 @@
 
 #include <tailor/base.h>
 #include <tailor/play.h>
+#include <tailor/rig.h>
 #include <tailor/scene.h>
 
 #ifdef __cplusplus
@@ -81,19 +82,10 @@ void tl_stretch_run(tl_stretch* stretch, uint32_t clip, tl_measure_pose_fn* pose
 
 void tl_stretch_destroy(tl_stretch* stretch);
 
-/* The bones of a skin's joints as rest-world segments (6 floats each: a then b) with the
- * joint each belongs to: one segment from a joint to each of its child joints; a leaf gets
- * its parent's bone continued by half that bone's length when the parent deforms, else a
- * zero-length segment (a point). tl_measure_segments_bound gives the most segments (joint
- * count × 2); returns the number written. */
-size_t tl_measure_segments_bound(const tl_scene* scene, uint32_t skin);
-size_t tl_measure_segments(const tl_scene* scene, uint32_t skin, float* segments,
-                           uint32_t* segment_joint);
-
 /* Mean weighted bone distance over the vertices of `mask` (NULL: all), with the skin's own
  * influences, or with `joints`/`weights` given per vertex (influence_count each; NULL: the
  * skin's). Rest-world units. Returns 0 for an empty mask. `scratch` holds
- * 7 × tl_measure_segments_bound floats (caller-owned). */
+ * 7 × tl_scene_skin_bones_bound floats (caller-owned); the bones are tl_scene_skin_bones'. */
 double tl_measure_bone_distance(const tl_scene* scene, uint32_t skin, const uint8_t* mask,
                                 const uint32_t* joints, const float* weights,
                                 uint32_t influence_count, float* scratch);
@@ -123,6 +115,142 @@ void tl_liveliness_clear(tl_liveliness_acc* acc);
  * max_samples are ignored. */
 void tl_liveliness_add(tl_liveliness_acc* acc, const tl_pose* pose);
 tl_liveliness tl_liveliness_result(const tl_liveliness_acc* acc);
+
+/* ---- The rigs `tailor measure` compares (measure.md) ----
+ *
+ * A file with chains is measured as it is, static (TL_MEASURE_CHAIN_STATIC) and with its
+ * chains simulated (TL_MEASURE_CHAIN). An un-rigged file is measured as it is
+ * (TL_MEASURE_ORIGINAL) and, when tailor would give it a chain, rigged in memory rigid
+ * (TL_MEASURE_RIGID) and with chains, static and simulated: one analysis planned in both modes
+ * (tl_rig_analyze_modes), applied to two copies of the document (tl_gltf_clone), one scene
+ * each; the two chain configurations share theirs.
+ *
+ * Example:
+ *     tl_measure_rigs_def rdef = tl_default_measure_rigs_def();
+ *     tl_measure_rigs* rigs;
+ *     if (tl_measure_rigs_create(scene, &rdef, &rigs, &err) != TL_OK) ...
+ *     tl_measure_run_def def = tl_default_measure_run_def();
+ *     tl_measure_run* run;
+ *     if (tl_measure_run_create(rigs, &def, &run, &err) != TL_OK) ...
+ *     tl_measure_clip clip;
+ *     for (uint32_t c = 0; c < scene->clip_count; ++c) tl_measure_run_clip(run, c, &clip, &err);
+ *     tl_measure_run_destroy(run);
+ *     tl_measure_rigs_destroy(rigs);
+ */
+
+typedef enum tl_measure_rig_kind {
+    TL_MEASURE_ORIGINAL,     /* the un-rigged file as it is */
+    TL_MEASURE_RIGID,        /* rigged in memory, tails rigid on their attachment joint */
+    TL_MEASURE_CHAIN_STATIC, /* with chains, not simulated (the bind pose of the chain) */
+    TL_MEASURE_CHAIN,        /* with chains, simulated from rest at t = 0 */
+    TL_MEASURE_RIG_COUNT
+} tl_measure_rig_kind;
+
+/* "original", "rigid", "chain_static", "chain". Never NULL. */
+const char* tl_measure_rig_string(tl_measure_rig_kind kind);
+
+/* Chains of one configuration at most; more are ignored. */
+#define TL_MEASURE_MAX_CHAINS 16
+/* Regions of one run at most (the caller's); detected parts and chains: at most 32. */
+#define TL_MEASURE_MAX_REGIONS 64
+
+typedef struct tl_measure_rig {
+    bool used;
+    const tl_scene* scene; /* the rig's scene (CHAIN and CHAIN_STATIC share one) */
+    tl_player* player;     /* TL_MEASURE_CHAIN: its chains simulated; else NULL */
+    tl_play_chain chains[TL_MEASURE_MAX_CHAINS];
+    uint32_t chain_count;
+    tl_liveliness_acc* live[TL_MEASURE_MAX_CHAINS]; /* per chain, TL_MEASURE_CHAIN only */
+} tl_measure_rig;
+
+typedef struct tl_measure_rigs_def {
+    uint32_t samples; /* sample times per clip the liveliness holds; typical 24 */
+    tl_rig_def rig;   /* how an un-rigged file is rigged in memory (mode ignored: both);
+                         tl_default_rig_def */
+} tl_measure_rigs_def;
+
+tl_measure_rigs_def tl_default_measure_rigs_def(void);
+
+typedef struct tl_measure_rigs {
+    tl_measure_rig rigs[TL_MEASURE_RIG_COUNT];
+    bool rigged;                     /* the file has chains of its own */
+    const tl_rig_analysis* analysis; /* an un-rigged file's analysis (chain mode); NULL when
+                                        rigged */
+    void* internal;                  /* the copies, their scenes, the rigid analysis */
+} tl_measure_rigs;
+
+/* The configurations of the scene's document. The scene (and its document) must outlive the
+ * rigs; it is the ORIGINAL (or, rigged, the CHAIN) configuration's. Errors: a chain the player
+ * refuses, rigging in memory failing (the message ends "(rigging in memory)"), memory. */
+tl_result tl_measure_rigs_create(const tl_scene* scene, const tl_measure_rigs_def* def,
+                                 tl_measure_rigs** out, tl_error* err);
+void tl_measure_rigs_destroy(tl_measure_rigs* rigs);
+
+/* The skin with the most vertices (the first of equals); 0 when there is none. */
+uint32_t tl_measure_default_skin(const tl_scene* scene);
+
+/* A region of the caller's: a vertex mask over the measured skin's union. */
+typedef struct tl_measure_region_def {
+    const char* name;
+    const uint8_t* mask; /* vertex_count bytes, copied */
+} tl_measure_region_def;
+
+typedef struct tl_measure_run_def {
+    uint32_t samples;                     /* sample times per clip; typical 24 */
+    uint32_t skin;                        /* the measured skin (tl_measure_default_skin) */
+    const tl_measure_region_def* regions; /* the caller's regions, or none: then the parts
+                                             tailor detects (un-rigged) or the skin each chain
+                                             moves (rigged) */
+    uint32_t region_count;                /* ≤ TL_MEASURE_MAX_REGIONS */
+} tl_measure_run_def;
+
+tl_measure_run_def tl_default_measure_run_def(void);
+
+typedef struct tl_measure_region {
+    char name[256];  /* the caller's, "partN" or the chain's first bone */
+    const char* cls; /* a detected part's class ("tail", …), "chain", or NULL (the caller's) */
+    int32_t part;    /* index into the analysis' parts, or -1 */
+    int32_t chain;   /* the chain of rigs[TL_MEASURE_CHAIN] that moves it, or -1 */
+    bool changed;    /* the rigs differ on it (not a detected part left as it is) */
+    size_t vertices; /* vertices inside */
+    size_t edges;    /* edges measured (both ends inside) */
+    double distance; /* mean weighted bone distance as the file is (ORIGINAL, else
+                        CHAIN_STATIC), rest-world units */
+    double distance_chain; /* … with the chain rigged in memory; -1 without chains */
+    uint8_t* mask;         /* owned */
+} tl_measure_region;
+
+typedef struct tl_measure_run {
+    const tl_measure_rigs* rigs;
+    uint32_t skin;
+    float height; /* H of the skin */
+    uint32_t samples;
+    tl_measure_rig_kind first; /* the first configuration used: the file as it is */
+    tl_measure_region regions[TL_MEASURE_MAX_REGIONS + 1]; /* then the body at region_count:
+                                                              every vertex outside every region
+                                                              but parts of class "body" */
+    uint32_t region_count;
+    void* internal;
+} tl_measure_run;
+
+/* Regions, the body, edges and bone distances, ready to sample clips. The rigs must outlive
+ * the run. Errors: memory. */
+tl_result tl_measure_run_create(const tl_measure_rigs* rigs, const tl_measure_run_def* def,
+                                tl_measure_run** out, tl_error* err);
+void tl_measure_run_destroy(tl_measure_run* run);
+
+/* One clip measured in every configuration. */
+typedef struct tl_measure_clip {
+    uint32_t clip;
+    /* [configuration][region], the body at [region_count]; only used configurations filled */
+    tl_stretch_stats stats[TL_MEASURE_RIG_COUNT][TL_MEASURE_MAX_REGIONS + 1];
+    tl_liveliness liveliness[TL_MEASURE_MAX_CHAINS]; /* per chain of rigs[TL_MEASURE_CHAIN] */
+    double lift; /* seating: the most the chains' skin lifts the hips (counting it minus
+                    excluding it), or < 0 when not measured (no chain, or seating failed) */
+} tl_measure_clip;
+
+/* Samples one clip (rigs[TL_MEASURE_CHAIN] simulated from rest at t = 0). */
+void tl_measure_run_clip(tl_measure_run* run, uint32_t clip, tl_measure_clip* out);
 
 #ifdef __cplusplus
 }

@@ -250,6 +250,14 @@ typedef struct tl_rig_analysis {
 tl_result tl_rig_analyze(const tl_scene* scene, const tl_rig_def* def, tl_rig_analysis** out,
                          tl_error* err);
 
+/* The same analysis planned in several modes at once: the field, the parts and their
+ * decisions are worked out once, then out[k] plans them as tl_rig_analyze would with
+ * def->mode = modes[k] (a tail's chain or rigid weights, its root band). Each analysis is
+ * freed on its own. On failure every out[k] is NULL. */
+tl_result tl_rig_analyze_modes(const tl_scene* scene, const tl_rig_def* def,
+                               const tl_rig_mode* modes, uint32_t count, tl_rig_analysis** out,
+                               tl_error* err);
+
 /* Frees an analysis. NULL is fine. */
 void tl_rig_analysis_destroy(tl_rig_analysis* analysis);
 
@@ -262,14 +270,6 @@ void tl_rig_analysis_destroy(tl_rig_analysis* analysis);
  * this call (destroy it first or after, but do not use it). Does nothing when no part
  * changes. */
 tl_result tl_rig_apply(tl_gltf* doc, const tl_rig_analysis* analysis, tl_error* err);
-
-/* The weighted bone distance Σ w_j · d(p, bones of j) of every union vertex of a skin, on
- * its own influences and the skin's deforming bones (tails.md §1), and the skeleton
- * distance. Either output may be NULL; each holds the skin's vertex_count floats. For
- * comparing a rig against another (the artist's, the input's). Allocates working memory;
- * TL_ERROR_MEMORY when that fails. */
-tl_result tl_rig_bone_distances(const tl_scene* scene, uint32_t skin, float* bone_distance,
-                                float* skeleton_distance, tl_error* err);
 
 #ifdef __cplusplus
 }

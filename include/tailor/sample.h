@@ -1,5 +1,8 @@
 /* tailor/sample.h — built-in test characters, made from nothing.
  *
+ * A library of its own (tailor_sample, libtailor_sample.a; CMake target tailor::tailor_sample),
+ * linked by the command and the tests; libtailor does not contain it.
+ *
  * Every property of a sample is known, so tests and demos can check what tailor finds
  * against the truth, on a machine with no files at hand. A sample is a procedurally built,
  * skinned and animated glTF document with a tail that an automatic rigger bound the wrong
@@ -135,13 +138,6 @@ tl_result tl_sample_build(const char* name, const tl_sample_def* def, tl_gltf** 
 
 /* Frees the truth's vertex lists and empties it. NULL and an empty truth are fine. */
 void tl_sample_truth_free(tl_sample_truth* truth);
-
-/* The truth as JSON, with the fields of the shared cases' .truth.json where they mean the
- * same: "case", "source" (the command that makes the file), "H", "root", "tail_tip", "forward",
- * "up", "bind_to_world", "tail_parent", "wrong_targets" {thigh_l, thigh_r, shin_l}, "shells"
- * [{mesh, primitive, vertices}], "tail_vertices" {"mesh0/prim0": [...]}, plus "tail_length" and
- * "tail_radius". A new reference; the caller owns it (json_decref). */
-json_t* tl_sample_truth_json(const tl_sample_truth* truth);
 
 #ifdef __cplusplus
 }

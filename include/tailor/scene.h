@@ -265,6 +265,17 @@ void tl_pose_joint_matrices(const tl_pose* pose, const tl_scene* scene, uint32_t
 /* The joint with the most weight on union vertex `vertex` of a skin (the first on ties). */
 uint32_t tl_scene_skin_dominant_joint(const tl_scene_skin* skin, uint32_t vertex);
 
+/* The bones of a skin's joints as rest-world segments (6 floats each: a then b) and the joint
+ * each belongs to, in joint order: one segment from a joint to each of its child joints; a
+ * leaf gets its parent's bone continued by half that bone's length when the parent deforms,
+ * else a zero-length segment (a point). With `deforming_only`, joints that carry no skin
+ * weight get none. tl_scene_skin_bones_bound gives the most segments (joint count × 2);
+ * returns the number written. The weighted bone distance (measure.h) and the rig's skeleton
+ * distance field both measure to these. */
+size_t tl_scene_skin_bones_bound(const tl_scene_skin* skin);
+size_t tl_scene_skin_bones(const tl_scene_skin* skin, bool deforming_only, float* segments,
+                           uint32_t* segment_joint);
+
 /* Linear blend skinning of the skin's union of vertices with the given joint matrices:
  * out[v] = Σ w · J(joint) · bind_position[v], in world (= rest-world) coordinates.
  * `out` holds vertex_count × 3 floats. Morph targets are not applied. */

@@ -49,13 +49,6 @@ extern "C" {
 /* The most bones one chain accepts (tails have 3-8, hair guides up to ~32). */
 #define TL_CHAIN_MAX_BONES 64
 
-/* Where a chain's memory comes from. NULL in tl_chain_create means malloc/free. */
-typedef struct tl_allocator {
-    void* (*alloc)(size_t size, void* user); /* returns NULL on failure; 16-byte aligned */
-    void (*free)(void* pointer, void* user);
-    void* user; /* passed back to both */
-} tl_allocator;
-
 /* A rigid transform with uniform scale: world = position + scale * rotate(rotation, local). */
 typedef struct tl_chain_pose {
     float position[3]; /* world units */

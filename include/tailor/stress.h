@@ -121,6 +121,11 @@ typedef struct tl_stress_report {
 tl_result tl_measure_stress(const tl_scene* scene, const tl_play_chain* chain, int32_t clip,
                             const tl_stress_def* def, tl_stress_report* out, tl_error* err);
 
+/* The clip the stress runs use when none is named (measure.md "Stress"): the first whose name
+ * holds "run" (case-insensitive), else "gallop", else "walk", else the first; TL_NONE when the
+ * scene has none. */
+int32_t tl_stress_default_clip(const tl_scene* scene);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,10 +1,9 @@
 /* tailor — bone chains and secondary motion for auto-rigged glTF characters.
  *
  * The umbrella header: include this one. Modules, bottom to top:
- *   base.h    results and errors
+ *   base.h    results, errors and allocators
  *   gltf.h    the lossless glTF document (read, edit, write)
  *   sim.h     the runtime spring-chain solver (no I/O, no allocation per step)
- *   sample.h  built-in test characters with known ground truth
  *   mesh.h    mesh algorithms on plain arrays (weld, graphs, geodesics, PCA, boxes)
  *   scene.h   rest-world frame, joint roles, clips, poses, skinning
  *   rig.h     far parts, tail chains and their weights
@@ -12,6 +11,9 @@
  *   play.h    clip playback with the spring chains simulated
  *   seating.h ground seating that ignores the chains' skin
  *   stress.h  stress tests of a simulated chain (shake, frame rate, hitch, teleport)
+ *
+ * Not included here: gltf_json.h (the document's jansson tree, for those who want it) and
+ * sample.h (the built-in test characters, a library of their own: tailor_sample).
  */
 #ifndef TAILOR_H
 #define TAILOR_H
@@ -19,7 +21,6 @@
 #include <tailor/base.h>
 #include <tailor/gltf.h>
 #include <tailor/sim.h>
-#include <tailor/sample.h>
 #include <tailor/mesh.h>
 #include <tailor/scene.h>
 #include <tailor/rig.h>

@@ -1,5 +1,6 @@
 /* 4×4 matrix helpers shared by the modules. */
 #include "mat4.h"
+#include "vec.h"
 
 #include <math.h>
 #include <string.h>
@@ -79,4 +80,99 @@ void tl_mat4_transform_point(float out[3], const float m[16], const float p[3]) 
     for (int i = 0; i < 3; ++i)
         r[i] = m[i] * p[0] + m[4 + i] * p[1] + m[8 + i] * p[2] + m[12 + i];
     memcpy(out, r, sizeof r);
+}
+
+void tl_mat4_rotation_about(float out[16], const float pivot[3], float radians,
+                            const float axis[3]) {
+    float n = sqrtf(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
+    float x = axis[0] / n, y = axis[1] / n, z = axis[2] / n;
+    float c = cosf(radians), s = sinf(radians), t = 1 - c;
+    /* Rodrigues' rotation matrix, column-major */
+    float r[16] = {t * x * x + c,
+                   t * x * y + s * z,
+                   t * x * z - s * y,
+                   0,
+                   t * x * y - s * z,
+                   t * y * y + c,
+                   t * y * z + s * x,
+                   0,
+                   t * x * z + s * y,
+                   t * y * z - s * x,
+                   t * z * z + c,
+                   0,
+                   0,
+                   0,
+                   0,
+                   1};
+    /* through the pivot: p - R p */
+    for (int i = 0; i < 3; ++i)
+        r[12 + i] = pivot[i] - (r[i] * pivot[0] + r[4 + i] * pivot[1] + r[8 + i] * pivot[2]);
+    memcpy(out, r, sizeof r);
+}
+
+float tl_vec3_distance(const float a[3], const float b[3]) {
+    float d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+    return sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+}
+
+float tl_quat_dot(const float a[4], const float b[4]) {
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
+}
+
+void tl_quat_conjugate(float out[4], const float q[4]) {
+    float r[4] = {-q[0], -q[1], -q[2], q[3]};
+    memcpy(out, r, sizeof r);
+}
+
+void tl_quat_mul(float out[4], const float a[4], const float b[4]) {
+    float r[4] = {a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
+                  a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
+                  a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3],
+                  a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2]};
+    memcpy(out, r, sizeof r);
+}
+
+void tl_quat_rotate(float out[3], const float q[4], const float v[3]) {
+    /* v + 2w (u × v) + 2 u × (u × v), u the vector part */
+    float t[3] = {2 * (q[1] * v[2] - q[2] * v[1]), 2 * (q[2] * v[0] - q[0] * v[2]),
+                  2 * (q[0] * v[1] - q[1] * v[0])};
+    float r[3] = {v[0] + q[3] * t[0] + (q[1] * t[2] - q[2] * t[1]),
+                  v[1] + q[3] * t[1] + (q[2] * t[0] - q[0] * t[2]),
+                  v[2] + q[3] * t[2] + (q[0] * t[1] - q[1] * t[0])};
+    memcpy(out, r, sizeof r);
+}
+
+dquat tl_dquat_from_axes(dv3 x, dv3 y, dv3 z) {
+    /* Shepperd's method on the matrix [x y z] (columns). */
+    double m00 = x.x, m11 = y.y, m22 = z.z, trace = m00 + m11 + m22;
+    dquat q;
+    if (trace > 0) {
+        double s = sqrt(trace + 1.0) * 2;
+        q = (dquat){(y.z - z.y) / s, (z.x - x.z) / s, (x.y - y.x) / s, 0.25 * s};
+    } else if (m00 > m11 && m00 > m22) {
+        double s = sqrt(1.0 + m00 - m11 - m22) * 2;
+        q = (dquat){0.25 * s, (y.x + x.y) / s, (z.x + x.z) / s, (y.z - z.y) / s};
+    } else if (m11 > m22) {
+        double s = sqrt(1.0 + m11 - m00 - m22) * 2;
+        q = (dquat){(y.x + x.y) / s, 0.25 * s, (z.y + y.z) / s, (z.x - x.z) / s};
+    } else {
+        double s = sqrt(1.0 + m22 - m00 - m11) * 2;
+        q = (dquat){(z.x + x.z) / s, (z.y + y.z) / s, 0.25 * s, (x.y - y.x) / s};
+    }
+    if (q.w < 0) q = (dquat){-q.x, -q.y, -q.z, -q.w};
+    return quat_normalize(q);
+}
+
+void tl_mat4d_from_trs(double out[16], dv3 t, dquat r, dv3 s) {
+    double x = r.x, y = r.y, z = r.z, w = r.w;
+    double m[9] = {1 - 2 * (y * y + z * z), 2 * (x * y + z * w),     2 * (x * z - y * w),
+                   2 * (x * y - z * w),     1 - 2 * (x * x + z * z), 2 * (y * z + x * w),
+                   2 * (x * z + y * w),     2 * (y * z - x * w),     1 - 2 * (x * x + y * y)};
+    double sc[3] = {s.x, s.y, s.z};
+    for (int c = 0; c < 3; ++c) {
+        for (int r2 = 0; r2 < 3; ++r2)
+            out[c * 4 + r2] = m[c * 3 + r2] * sc[c];
+        out[c * 4 + 3] = 0;
+    }
+    out[12] = t.x, out[13] = t.y, out[14] = t.z, out[15] = 1;
 }

@@ -736,7 +736,7 @@ void tl_gltf_index_free(tl_gltf* doc) {
 tl_result tl_gltf_index_build(tl_gltf* doc, tl_error* err) {
     tl_gltf_index_free(doc);
     ctx c = {doc, doc->internal, err, tl_gltf_label(doc)};
-    if (!json_is_object(doc->json))
+    if (!json_is_object(tl_gltf_json(doc)))
         return tl_error_set(err, TL_ERROR_FORMAT, "%s: the JSON is not an object", c.label);
     json_t* asset = json_object_get(doc->json, "asset");
     if (!json_is_object(asset) || !json_is_string(json_object_get(asset, "version")))

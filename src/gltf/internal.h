@@ -2,7 +2,7 @@
 #ifndef TL_GLTF_INTERNAL_H
 #define TL_GLTF_INTERNAL_H
 
-#include <tailor/gltf.h>
+#include <tailor/gltf_json.h>
 
 /* Storage behind the document's index arrays, freed and rebuilt by tl_gltf_reindex. */
 typedef struct tl_gltf_index {

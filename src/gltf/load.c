@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -316,7 +317,7 @@ static tl_result parse(tl_gltf* doc, const uint8_t* bytes, size_t size, const ch
     if (!doc->json)
         return tl_error_set(err, TL_ERROR_FORMAT, "%s: JSON line %d column %d (byte %d): %s", label,
                             jerr.line, jerr.column, jerr.position, jerr.text);
-    if (!json_is_object(doc->json))
+    if (!json_is_object(tl_gltf_json(doc)))
         return tl_error_set(err, TL_ERROR_FORMAT, "%s: the JSON is not an object", label);
     tl_result r = load_buffers(doc, bin, bin_size, has_bin, base_dir, err);
     if (r != TL_OK) return r;
@@ -379,6 +380,37 @@ tl_result tl_gltf_create(tl_gltf** out, tl_error* err) {
         return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     }
     *out = doc;
+    return TL_OK;
+}
+
+tl_result tl_gltf_clone(const tl_gltf* doc, tl_gltf** out, tl_error* err) {
+    assert(doc && out);
+    *out = NULL;
+    tl_gltf* copy = doc_new(doc->path);
+    if (!copy || !(copy->json = json_deep_copy(tl_gltf_json(doc))) ||
+        !(copy->buffers = calloc(doc->buffer_count + 1, sizeof *copy->buffers))) {
+        tl_gltf_destroy(copy);
+        return tl_error_set(err, TL_ERROR_MEMORY, "%s: out of memory", tl_gltf_label(doc));
+    }
+    copy->glb = doc->glb;
+    for (uint32_t i = 0; i < doc->buffer_count; ++i) {
+        const tl_gltf_buffer* b = &doc->buffers[i];
+        copy->buffers[i].external = b->external;
+        if (tl_gltf_buffer_reserve(&copy->buffers[i], b->size) != TL_OK) {
+            copy->buffer_count = i + 1;
+            tl_gltf_destroy(copy);
+            return tl_error_set(err, TL_ERROR_MEMORY, "%s: out of memory", tl_gltf_label(doc));
+        }
+        if (b->size) memcpy(copy->buffers[i].data, b->data, b->size);
+        copy->buffers[i].size = b->size;
+    }
+    copy->buffer_count = doc->buffer_count;
+    tl_result r = tl_gltf_index_build(copy, err);
+    if (r != TL_OK) {
+        tl_gltf_destroy(copy);
+        return r;
+    }
+    *out = copy;
     return TL_OK;
 }
 

@@ -5,48 +5,6 @@
 #include <assert.h>
 #include <float.h>
 #include <math.h>
-#include <string.h>
-
-size_t tl_measure_segments_bound(const tl_scene* scene, uint32_t skin) {
-    assert(skin < scene->skin_count);
-    return 2 * (size_t)scene->skins[skin].joint_count;
-}
-
-static void joint_position(const tl_scene_joint* j, float out[3]) {
-    out[0] = j->rest_world[12];
-    out[1] = j->rest_world[13];
-    out[2] = j->rest_world[14];
-}
-
-size_t tl_measure_segments(const tl_scene* scene, uint32_t skin, float* segments,
-                           uint32_t* segment_joint) {
-    const tl_scene_skin* sk = &scene->skins[skin];
-    size_t n = 0;
-    for (uint32_t j = 0; j < sk->joint_count; ++j) {
-        float a[3];
-        joint_position(&sk->joints[j], a);
-        bool has_child = false;
-        for (uint32_t c = 0; c < sk->joint_count; ++c) {
-            if (sk->joints[c].parent != (int32_t)j) continue;
-            has_child = true;
-            memcpy(segments + 6 * n, a, sizeof a);
-            joint_position(&sk->joints[c], segments + 6 * n + 3);
-            segment_joint[n++] = j;
-        }
-        if (has_child) continue;
-        memcpy(segments + 6 * n, a, sizeof a);
-        memcpy(segments + 6 * n + 3, a, sizeof a);
-        int32_t p = sk->joints[j].parent;
-        if (p != TL_NONE && sk->joints[p].deforming) {
-            float pa[3];
-            joint_position(&sk->joints[p], pa);
-            for (int k = 0; k < 3; ++k)
-                segments[6 * n + 3 + k] = a[k] + 0.5f * (a[k] - pa[k]);
-        }
-        segment_joint[n++] = j;
-    }
-    return n;
-}
 
 double tl_measure_bone_distance(const tl_scene* scene, uint32_t skin, const uint8_t* mask,
                                 const uint32_t* joints, const float* weights,
@@ -57,10 +15,10 @@ double tl_measure_bone_distance(const tl_scene* scene, uint32_t skin, const uint
         weights = sk->influence_weights;
         influence_count = sk->influence_count;
     }
-    size_t bound = tl_measure_segments_bound(scene, skin);
+    size_t bound = tl_scene_skin_bones_bound(sk);
     float* segments = scratch;
     uint32_t* owner = (uint32_t*)(scratch + 6 * bound);
-    size_t count = tl_measure_segments(scene, skin, segments, owner);
+    size_t count = tl_scene_skin_bones(sk, false, segments, owner);
     double sum = 0;
     size_t vertices = 0;
     for (uint32_t v = 0; v < sk->vertex_count; ++v) {

@@ -3,8 +3,7 @@
 #include <tailor/seating.h>
 #include <tailor/stress.h>
 
-#define CGLM_ALL_UNALIGNED /* quaternions and vectors live inside plain structs and arrays */
-#include <cglm/cglm.h>
+#include "base/mat4.h"
 
 #include <assert.h>
 #include <math.h>
@@ -44,7 +43,7 @@ typedef struct probe {
     float rest_length[TL_CHAIN_MAX_BONES];     /* world units */
     float points[TL_CHAIN_MAX_BONES + 1][3];   /* this frame, world */
     float relative[TL_CHAIN_MAX_BONES + 1][3]; /* last frame, in the attachment's frame */
-    versor bones[TL_CHAIN_MAX_BONES];          /* last frame, relative to the attachment */
+    float bones[TL_CHAIN_MAX_BONES][4];        /* last frame, relative to the attachment */
     bool has_last;
     /* this frame */
     float step_deg[TL_CHAIN_MAX_BONES];
@@ -70,7 +69,7 @@ static void probe_init(probe* p, const tl_scene* scene, const tl_play_chain* cha
         column3(p->sk->joints[chain->end_joint].rest_world, 3, rest[p->n]);
     uint32_t jointed = chain->end_joint != TL_NONE ? p->n : p->n - 1; /* links ending in a joint */
     for (uint32_t b = 0; b < jointed; ++b)
-        p->rest_length[b] = glm_vec3_distance(rest[b], rest[b + 1]);
+        p->rest_length[b] = tl_vec3_distance(rest[b], rest[b + 1]);
     /* no end joint: the solver continues the last link as long as the one before it (sim.h) */
     if (chain->end_joint == TL_NONE && p->n >= 2)
         p->rest_length[p->n - 1] = p->rest_length[p->n - 2];
@@ -99,13 +98,13 @@ static void probe_frame(probe* p, const tl_pose* pose, const tl_player* player, 
                sizeof p->points[0]);
     tl_chain_pose attach =
         tl_chain_pose_from_matrix(pose->world + 16 * (size_t)joints[p->chain->attach_joint].node);
-    versor attach_inverse, bones[TL_CHAIN_MAX_BONES];
-    glm_quat_conjugate(attach.rotation, attach_inverse);
+    float attach_inverse[4], bones[TL_CHAIN_MAX_BONES][4];
+    tl_quat_conjugate(attach_inverse, attach.rotation);
     bool finite = true;
     for (uint32_t b = 0; b < p->n; ++b) {
         tl_chain_pose bone = tl_chain_pose_from_matrix(
             pose->world + 16 * (size_t)joints[p->chain->bone_joints[b]].node);
-        glm_quat_mul(attach_inverse, bone.rotation, bones[b]);
+        tl_quat_mul(bones[b], attach_inverse, bone.rotation);
         for (int c = 0; c < 4; ++c)
             finite = finite && isfinite(bones[b][c]);
     }
@@ -122,24 +121,25 @@ static void probe_frame(probe* p, const tl_pose* pose, const tl_player* player, 
     for (uint32_t b = 0; b < p->n; ++b)
         if (p->rest_length[b] > 0) {
             float error =
-                fabsf(glm_vec3_distance(p->points[b], p->points[b + 1]) - p->rest_length[b]) /
+                fabsf(tl_vec3_distance(p->points[b], p->points[b + 1]) - p->rest_length[b]) /
                 p->rest_length[b];
             p->max_length_error = fmaxf(p->max_length_error, error);
         }
     for (uint32_t i = 0; i <= p->n; ++i) {
-        vec3 offset, relative;
-        glm_vec3_sub(p->points[i], attach.position, offset);
-        glm_quat_rotatev(attach_inverse, offset, relative);
+        float offset[3], relative[3];
+        for (int c = 0; c < 3; ++c)
+            offset[c] = p->points[i][c] - attach.position[c];
+        tl_quat_rotate(relative, attach_inverse, offset);
         if (p->has_last && dt > 0 && i > 0)
-            p->peak_speed = fmaxf(p->peak_speed, glm_vec3_distance(relative, p->relative[i]) / dt);
-        glm_vec3_copy(relative, p->relative[i]);
+            p->peak_speed = fmaxf(p->peak_speed, tl_vec3_distance(relative, p->relative[i]) / dt);
+        memcpy(p->relative[i], relative, sizeof relative);
     }
     for (uint32_t b = 0; b < p->n; ++b) {
         if (p->has_last) {
-            float d = fabsf(glm_vec4_dot(bones[b], p->bones[b]));
+            float d = fabsf(tl_quat_dot(bones[b], p->bones[b]));
             p->step_deg[b] = (float)(2.0 * acos(d < 1 ? d : 1) * RAD_TO_DEG);
         }
-        glm_vec4_copy(bones[b], p->bones[b]);
+        memcpy(p->bones[b], bones[b], sizeof bones[b]);
     }
     p->has_last = true;
 }
@@ -158,24 +158,24 @@ static float clip_time(const tl_scene* scene, int32_t clip, double t) {
 static void run_shake(const tl_scene* scene, tl_player* player, tl_pose* pose, probe* p,
                       const tl_stress_def* def, tl_stress_report* out) {
     const tl_scene_skin* sk = p->sk;
-    vec3 pivot, up = {sk->up[0], sk->up[1], sk->up[2]};
+    float pivot[3], up[3] = {sk->up[0], sk->up[1], sk->up[2]};
     column3(sk->joints[sk->body.pelvis != TL_NONE ? (uint32_t)sk->body.pelvis : sk->top].rest_world,
             3, pivot);
     const uint32_t frames =
         (uint32_t)lround((double)(def->shake_seconds + def->hold_seconds) * def->shake_fps);
-    const double omega = 2.0 * GLM_PI * def->shake_frequency;
+    const double omega = 2.0 * 3.14159265358979323846 * def->shake_frequency;
     const float threshold = def->settle_speed * out->scale;
     float last_moving = -1; /* time of the last hold frame with a tip at or above threshold */
     bool still_at_end = false;
     for (uint32_t f = 0; f <= frames; ++f) {
         double t = f / (double)def->shake_fps;
         double s = t < def->shake_seconds ? sin(omega * t) : 0.0;
-        mat4 move;
-        glm_rotate_atm(move, pivot, (float)(def->shake_yaw_deg * s / RAD_TO_DEG), up);
+        float move[16];
+        tl_mat4_rotation_about(move, pivot, (float)(def->shake_yaw_deg * s / RAD_TO_DEG), up);
         for (int c = 0; c < 3; ++c)
-            move[3][c] += (float)(def->shake_amplitude * out->scale * s) * sk->lateral[c];
+            move[12 + c] += (float)(def->shake_amplitude * out->scale * s) * sk->lateral[c];
         tl_pose_set_rest(pose, scene, p->chain->skin);
-        tl_pose_move_skin(pose, scene, p->chain->skin, (const float*)move);
+        tl_pose_move_skin(pose, scene, p->chain->skin, move);
         float dt = f ? 1.0f / def->shake_fps : 0.0f;
         tl_player_step_pose(player, pose, dt);
         probe_frame(p, pose, player, dt);
@@ -240,8 +240,8 @@ static tl_result run_frame_rates(const tl_scene* scene, const tl_play_chain* cha
                 for (int b = a + 1; b < 3; ++b)
                     *largest =
                         fmaxf(*largest,
-                              glm_vec3_distance(tips + (((size_t)a * samples + k) * p->n + i) * 3,
-                                                tips + (((size_t)b * samples + k) * p->n + i) * 3));
+                              tl_vec3_distance(tips + (((size_t)a * samples + k) * p->n + i) * 3,
+                                               tips + (((size_t)b * samples + k) * p->n + i) * 3));
     return TL_OK;
 }
 
@@ -270,9 +270,9 @@ static tl_result run_event(const tl_scene* scene, const tl_play_chain* chain, in
         (uint32_t)lround(event_window(scene, clip, def) * def->event_fps);
     const uint32_t event_frame =
         (uint32_t)lround((def->warmup_seconds + delay) * def->event_fps) + window_frames + 1;
-    mat4 jump = GLM_MAT4_IDENTITY_INIT;
+    float jump[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
     for (int c = 0; c < 3; ++c)
-        jump[3][c] = def->teleport_distance * scale * sk->forward[c];
+        jump[12 + c] = def->teleport_distance * scale * sk->forward[c];
     /* the transient: whole clip cycles covering one period of the chain's root spring; the
        later window starts after them */
     double duration = scene->clips[clip].duration,
@@ -289,7 +289,7 @@ static tl_result run_event(const tl_scene* scene, const tl_play_chain* chain, in
         t += dt;
         tl_pose_sample(pose, scene, (uint32_t)clip, clip_time(scene, clip, t));
         if (kind == EVENT_TELEPORT && f >= event_frame)
-            tl_pose_move_skin(pose, scene, chain->skin, (const float*)jump);
+            tl_pose_move_skin(pose, scene, chain->skin, jump);
         tl_player_step_pose(player, pose, (float)dt);
         probe_frame(p, pose, player, (float)dt);
         if (f >= event_frame + skip_frames) peaks[2] = fmaxf(peaks[2], p->peak_speed);
@@ -397,4 +397,24 @@ tl_result tl_measure_stress(const tl_scene* scene, const tl_play_chain* chain, i
     tl_pose_destroy(pose);
     tl_player_destroy(player);
     return res;
+}
+
+static bool contains_word(const char* name, const char* word) {
+    for (const char* p = name; *p; ++p) {
+        size_t k = 0;
+        while (word[k] && p[k] && (p[k] | 32) == word[k])
+            ++k;
+        if (!word[k]) return true;
+    }
+    return false;
+}
+
+int32_t tl_stress_default_clip(const tl_scene* scene) {
+    static const char* preferred[] = {"run", "gallop", "walk"};
+    int32_t clip = TL_NONE;
+    for (int w = 0; w < 3 && clip == TL_NONE; ++w)
+        for (uint32_t k = 0; k < scene->clip_count && clip == TL_NONE; ++k)
+            if (contains_word(scene->clips[k].name, preferred[w])) clip = (int32_t)k;
+    if (clip == TL_NONE && scene->clip_count > 0) clip = 0;
+    return clip;
 }

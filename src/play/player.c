@@ -1,5 +1,6 @@
 /* Clip playback with the spring chains: the bridge from poses to the solver and back. */
 #include <tailor/play.h>
+#include <tailor/gltf_json.h>
 
 #include <assert.h>
 #include <math.h>

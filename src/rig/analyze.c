@@ -166,11 +166,8 @@ void tl_rig_analysis_destroy(tl_rig_analysis* a) {
     free(a);
 }
 
-/* One skin: field, parts, decisions, then the public parts and per-vertex arrays. */
-static bool analyze_skin(tl_rig_analysis* a, const tl_scene* scene, uint32_t s,
-                         const tl_rig_def* def) {
-    const tl_scene_skin* skin = &scene->skins[s];
-    tl_rig_skin* out = &a->skins[s];
+/* A skin's per-vertex arrays, before any part: every vertex outside every part. */
+static bool skin_arrays(tl_rig_skin* out, const tl_scene_skin* skin) {
     out->skin = skin->skin;
     out->vertex_count = skin->vertex_count;
     out->height = skin->height;
@@ -189,73 +186,72 @@ static bool analyze_skin(tl_rig_analysis* a, const tl_scene* scene, uint32_t s,
     out->primitive_count = skin->primitive_count;
     for (uint32_t v = 0; v < V; ++v)
         out->part[v] = -1;
-    if (V == 0 || !(skin->height > 0)) {
-        for (uint32_t v = 0; v < V; ++v)
-            out->skeleton_distance[v] = out->bone_distance[v] = INFINITY;
-        return true;
-    }
+    return true;
+}
 
-    rig_ctx ctx = {0};
-    ctx.scene = scene;
-    ctx.skin = skin;
-    ctx.def = def;
-    ctx.H = skin->height;
-    ctx.V = V;
-    ctx.seconds = a->seconds;
-    ctx.pelvis = TL_NONE;
-    uint32_t first_id = a->part_count;
-    bool ok = rig_field_build(&ctx) && rig_parts_find(&ctx) && rig_parts_decide(&ctx, first_id);
-    if (ok) {
-        out->welded_count = ctx.W;
-        for (uint32_t v = 0; v < V; ++v) {
-            uint32_t w = ctx.remap[v];
-            out->skeleton_distance[v] = ctx.dskel[w];
-            out->bone_distance[v] = ctx.wbd_union[v];
-            out->misbound[v] = ctx.misbound[w];
-        }
-        tl_rig_part* grown =
-            realloc(a->parts, (a->part_count + ctx.part_count + 1) * sizeof *grown);
-        ok = grown != NULL;
-        if (ok) a->parts = grown;
+/* The public copy of a worked part; a tail's chain-or-rigid action follows `mode`. */
+static void part_publish(tl_rig_part* part, const rig_wpart* p, const tl_scene_skin* skin,
+                         tl_rig_mode mode) {
+    part->cls = p->cls;
+    part->region = p->region;
+    part->action = p->action;
+    /* only a tail's action depends on the mode (rig_parts_decide) */
+    if (p->cls == TL_RIG_CLASS_TAIL &&
+        (p->action == TL_RIG_ACTION_CHAIN || p->action == TL_RIG_ACTION_RIGID))
+        part->action = mode == TL_RIG_MODE_CHAIN ? TL_RIG_ACTION_CHAIN : TL_RIG_ACTION_RIGID;
+    part->reason = p->reason ? p->reason : "";
+    part->overridden = p->overridden;
+    part->welded_count = p->verts.count;
+    part->grown = p->grown;
+    part->shells = p->shells;
+    part->threshold = p->threshold;
+    part->attach_joint = p->attach;
+    if (p->attach != TL_NONE) {
+        snprintf(part->attach_name, sizeof part->attach_name, "%s", skin->joints[p->attach].name);
+        part->attach_role = skin->joints[p->attach].role;
     }
+    memcpy(part->collar, p->collar_c, sizeof part->collar);
+    part->reach = p->reach;
+    part->centroid_ratio = p->centroid_ratio;
+    part->elongation = p->elongation;
+    part->tube_ratio = p->tube_ratio;
+    part->length = p->length;
+    part->misbound = p->misbound;
+    part->own_bones = p->own_bones;
+}
+
+/* The analysis of one skin from its worked context, in `mode`: per-vertex fields, then each
+ * part with its planned chain, weights and root band. */
+static bool skin_publish(tl_rig_analysis* a, const tl_scene* scene, uint32_t s, rig_ctx* ctx,
+                         tl_rig_mode mode) {
+    const tl_scene_skin* skin = &scene->skins[s];
+    tl_rig_skin* out = &a->skins[s];
+    out->welded_count = ctx->W;
+    for (uint32_t v = 0; v < ctx->V; ++v) {
+        uint32_t w = ctx->remap[v];
+        out->skeleton_distance[v] = ctx->dskel[w];
+        out->bone_distance[v] = ctx->wbd_union[v];
+        out->misbound[v] = ctx->misbound[w];
+    }
+    tl_rig_part* grown = realloc(a->parts, (a->part_count + ctx->part_count + 1) * sizeof *grown);
+    if (!grown) return false;
+    a->parts = grown;
     double t0 = rig_now();
-    uint8_t* banded = ok ? calloc(ctx.W + 1, 1) : NULL;
-    ok = ok && banded;
-    for (uint32_t i = 0; i < ctx.part_count && ok; ++i) {
-        const rig_wpart* p = &ctx.parts[i];
+    uint8_t* banded = calloc(ctx->W + 1, 1);
+    bool ok = banded != NULL;
+    for (uint32_t i = 0; i < ctx->part_count && ok; ++i) {
+        const rig_wpart* p = &ctx->parts[i];
         tl_rig_part* part = &a->parts[a->part_count];
         *part = (tl_rig_part){0};
         part->id = a->part_count;
         part->skin = s;
-        part->cls = p->cls;
-        part->region = p->region;
-        part->action = p->action;
-        part->reason = p->reason ? p->reason : "";
-        part->overridden = p->overridden;
-        part->welded_count = p->verts.count;
-        part->grown = p->grown;
-        part->shells = p->shells;
-        part->threshold = p->threshold;
-        part->attach_joint = p->attach;
-        if (p->attach != TL_NONE) {
-            snprintf(part->attach_name, sizeof part->attach_name, "%s",
-                     skin->joints[p->attach].name);
-            part->attach_role = skin->joints[p->attach].role;
-        }
-        memcpy(part->collar, p->collar_c, sizeof part->collar);
-        part->reach = p->reach;
-        part->centroid_ratio = p->centroid_ratio;
-        part->elongation = p->elongation;
-        part->tube_ratio = p->tube_ratio;
-        part->length = p->length;
-        part->misbound = p->misbound;
-        part->own_bones = p->own_bones;
+        part_publish(part, p, skin, mode);
         if (part->action == TL_RIG_ACTION_CHAIN) {
             choose_prefix(scene->doc, a, part);
             part->first_new_joint = skin->joint_count + out->new_joint_count;
         }
         a->part_count++;
-        ok = rig_part_plan(&ctx, p, part) && rig_part_band(&ctx, p, part, banded);
+        ok = rig_part_plan(ctx, p, part) && rig_part_band(ctx, p, part, banded);
         if (!ok) break;
         if (part->action == TL_RIG_ACTION_CHAIN) {
             out->new_joint_count += part->segments + 1;
@@ -268,31 +264,76 @@ static bool analyze_skin(tl_rig_analysis* a, const tl_scene* scene, uint32_t s,
     }
     a->seconds[TL_RIG_STAGE_WEIGHTS] += rig_now() - t0;
     free(banded);
+    return ok;
+}
+
+/* One skin: field, parts and decisions once, then the public parts in every mode. */
+static bool analyze_skin(tl_rig_analysis* const* as, const tl_rig_mode* modes, uint32_t count,
+                         const tl_scene* scene, uint32_t s, const tl_rig_def* def) {
+    const tl_scene_skin* skin = &scene->skins[s];
+    uint32_t V = skin->vertex_count;
+    for (uint32_t k = 0; k < count; ++k)
+        if (!skin_arrays(&as[k]->skins[s], skin)) return false;
+    if (V == 0 || !(skin->height > 0)) {
+        for (uint32_t k = 0; k < count; ++k)
+            for (uint32_t v = 0; v < V; ++v)
+                as[k]->skins[s].skeleton_distance[v] = as[k]->skins[s].bone_distance[v] = INFINITY;
+        return true;
+    }
+
+    rig_ctx ctx = {0};
+    ctx.scene = scene;
+    ctx.skin = skin;
+    ctx.def = def;
+    ctx.H = skin->height;
+    ctx.V = V;
+    ctx.seconds = as[0]->seconds;
+    ctx.pelvis = TL_NONE;
+    uint32_t first_id = as[0]->part_count;
+    bool ok = rig_field_build(&ctx) && rig_parts_find(&ctx) && rig_parts_decide(&ctx, first_id);
+    for (uint32_t k = 0; k < count && ok; ++k)
+        ok = skin_publish(as[k], scene, s, &ctx, modes[k]);
     ctx_free(&ctx);
     return ok;
+}
+
+tl_result tl_rig_analyze_modes(const tl_scene* scene, const tl_rig_def* def,
+                               const tl_rig_mode* modes, uint32_t count, tl_rig_analysis** out,
+                               tl_error* err) {
+    assert(scene && def && modes && out && count >= 1);
+    for (uint32_t k = 0; k < count; ++k)
+        out[k] = NULL;
+    tl_result r = tl_rig_def_check(def, err);
+    for (uint32_t k = 0; k < count && r == TL_OK; ++k)
+        if (modes[k] != TL_RIG_MODE_CHAIN && modes[k] != TL_RIG_MODE_RIGID)
+            r = tl_error_set(err, TL_ERROR_ARGUMENT, "rig: unknown mode %d", (int)modes[k]);
+    if (r != TL_OK) return r;
+    bool ok = true;
+    for (uint32_t k = 0; k < count && ok; ++k) {
+        tl_rig_analysis* a = out[k] = calloc(1, sizeof *a);
+        ok = a && (a->skins = calloc(scene->skin_count + 1, sizeof *a->skins));
+        if (!ok) break;
+        a->def = *def;
+        a->def.mode = modes[k];
+        a->skin_count = scene->skin_count;
+    }
+    /* the worked parts are the same in every mode; the first mode decides them */
+    tl_rig_def work = *def;
+    work.mode = modes[0];
+    for (uint32_t s = 0; s < scene->skin_count && ok; ++s)
+        ok = analyze_skin(out, modes, count, scene, s, &work);
+    if (!ok) {
+        for (uint32_t k = 0; k < count; ++k) {
+            tl_rig_analysis_destroy(out[k]);
+            out[k] = NULL;
+        }
+        return tl_error_set(err, TL_ERROR_MEMORY, "rig: out of memory");
+    }
+    return TL_OK;
 }
 
 tl_result tl_rig_analyze(const tl_scene* scene, const tl_rig_def* def, tl_rig_analysis** out,
                          tl_error* err) {
     assert(scene && def && out);
-    *out = NULL;
-    tl_result r = tl_rig_def_check(def, err);
-    if (r != TL_OK) return r;
-    tl_rig_analysis* a = calloc(1, sizeof *a);
-    if (!a) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
-    a->def = *def;
-    a->skins = calloc(scene->skin_count + 1, sizeof *a->skins);
-    if (!a->skins) {
-        free(a);
-        return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
-    }
-    a->skin_count = scene->skin_count;
-    for (uint32_t s = 0; s < scene->skin_count; ++s) {
-        if (!analyze_skin(a, scene, s, def)) {
-            tl_rig_analysis_destroy(a);
-            return tl_error_set(err, TL_ERROR_MEMORY, "rig: out of memory");
-        }
-    }
-    *out = a;
-    return TL_OK;
+    return tl_rig_analyze_modes(scene, def, &def->mode, 1, out, err);
 }

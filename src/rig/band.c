@@ -37,6 +37,107 @@ static float collar_radius(const rig_ctx* ctx, const rig_wpart* p) {
     return p->collar.count ? (float)(s / p->collar.count) : 0.0f;
 }
 
+/* Welded vertices in no classified part and in no earlier band, within r of the part along
+ * mesh edges (Dijkstra from every part vertex through those only). False when out of memory. */
+static bool band_find(rig_ctx* ctx, const rig_wpart* p, uint32_t self, float r,
+                      const uint8_t* banded, rig_list* out) {
+    uint32_t in_part = rig_stamp(ctx);
+    for (uint32_t i = 0; i < p->verts.count; ++i)
+        ctx->stamp[p->verts.items[i]] = in_part;
+    uint8_t* open = ctx->mask; /* borrowed: cleared below */
+    for (uint32_t w = 0; w < ctx->W; ++w)
+        open[w] = ctx->stamp[w] != in_part &&
+                  (ctx->owner[w] == -1 || (uint32_t)ctx->owner[w] == self) && !banded[w];
+    float* dist = malloc((size_t)ctx->W * sizeof *dist);
+    void* scratch = malloc(tl_mesh_geodesic_scratch_size(ctx->W));
+    bool ok = dist && scratch;
+    if (ok)
+        tl_mesh_geodesic(dist, ctx->adj_off, ctx->adj, ctx->adj_len, ctx->W, open, p->verts.items,
+                         p->verts.count, scratch);
+    for (uint32_t w = 0; ok && w < ctx->W; ++w)
+        if (open[w] && dist[w] <= r) ok = rig_list_push(out, w);
+    memset(open, 0, ctx->W);
+    free(scratch);
+    free(dist);
+    return ok;
+}
+
+/* Gauss-Seidel on the band: each band vertex is the mean of its neighbours weighted by inverse
+ * edge length (positive weights: every value stays in 0..1 and sums to 1). x holds J weights
+ * per slot (ctx->queue: band vertices first, then their fixed neighbours); acc J floats. */
+static void band_solve(const rig_ctx* ctx, const rig_list* band, float* x, float* acc, uint32_t J) {
+    uint32_t nb = band->count;
+    for (int it = 0; it < BAND_MAX_ITERATIONS; ++it) {
+        float change = 0;
+        for (uint32_t i = 0; i < nb; ++i) {
+            uint32_t v = band->items[i];
+            double total = 0;
+            memset(acc, 0, J * sizeof *acc);
+            for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1]; ++k) {
+                uint32_t s = ctx->queue[ctx->adj[k]];
+                float e = 1.0f / fmaxf(ctx->adj_len[k], 1e-6f * ctx->H);
+                total += e;
+                for (uint32_t j = 0; j < J; ++j)
+                    acc[j] += e * x[(size_t)s * J + j];
+            }
+            if (!(total > 0)) continue;
+            for (uint32_t j = 0; j < J; ++j) {
+                float nv = (float)(acc[j] / total);
+                float d = fabsf(nv - x[(size_t)i * J + j]);
+                if (d > change) change = d;
+                x[(size_t)i * J + j] = nv;
+            }
+        }
+        if (change < BAND_TOLERANCE) break;
+    }
+}
+
+/* The band's union vertices (every welded copy, ascending) and their four largest influences
+ * of the solution x, renormalised. joints maps x's local joints to skin joints. */
+static bool band_write(const rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part,
+                       const rig_list* band, const float* x, uint32_t J, const uint32_t* joints) {
+    uint32_t nb = band->count, n = 0;
+    for (uint32_t i = 0; i < nb; ++i)
+        n += ctx->copy_first[band->items[i] + 1] - ctx->copy_first[band->items[i]];
+    part->band_vertices = malloc((n + 1) * sizeof *part->band_vertices);
+    part->band_joints = calloc(4 * (size_t)n + 1, sizeof *part->band_joints);
+    part->band_weights = calloc(4 * (size_t)n + 1, sizeof *part->band_weights);
+    if (!part->band_vertices || !part->band_joints || !part->band_weights) return false;
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < nb; ++i) {
+        uint32_t w = band->items[i];
+        for (uint32_t c = ctx->copy_first[w]; c < ctx->copy_first[w + 1]; ++c)
+            part->band_vertices[m++] = ctx->copies[c];
+    }
+    qsort(part->band_vertices, n, sizeof *part->band_vertices, compare_u32);
+    part->band_count = n;
+    for (uint32_t k = 0; k < n; ++k) {
+        const float* xs = x + (size_t)ctx->queue[ctx->remap[part->band_vertices[k]]] * J;
+        uint32_t* jo = part->band_joints + 4 * (size_t)k;
+        float* wo = part->band_weights + 4 * (size_t)k;
+        uint32_t m4 = 0;
+        for (uint32_t j = 0; j < J; ++j) {
+            float wt = xs[j];
+            if (!(wt >= BAND_DROP)) continue;
+            /* insertion into the top four, largest first */
+            uint32_t at = m4 < 4 ? m4 : 4;
+            while (at > 0 && wo[at - 1] < wt) {
+                if (at < 4) wo[at] = wo[at - 1], jo[at] = jo[at - 1];
+                --at;
+            }
+            if (at < 4) wo[at] = wt, jo[at] = joints[j];
+            if (m4 < 4) ++m4;
+        }
+        float sum = 0;
+        for (uint32_t q = 0; q < m4; ++q)
+            sum += wo[q];
+        for (uint32_t q = 0; q < m4; ++q)
+            wo[q] = sum > 0 ? wo[q] / sum : 0;
+        if (m4 == 0) jo[0] = (uint32_t)p->attach, wo[0] = 1; /* cannot happen: weights sum to 1 */
+    }
+    return true;
+}
+
 bool rig_part_band(rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part, uint8_t* banded) {
     if (!part->new_joints || !(ctx->def->root_band > 0) || p->own_collar || !p->collar.count)
         return true;
@@ -48,27 +149,9 @@ bool rig_part_band(rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part, uint8_t*
     for (uint32_t i = 0; i < ctx->part_count; ++i)
         if (&ctx->parts[i] == p) self = i;
 
-    /* 1. the band: welded vertices in no classified part and in no earlier band, within r of
-       the part along mesh edges (Dijkstra from every part vertex through those only) */
-    uint32_t in_part = rig_stamp(ctx);
-    for (uint32_t i = 0; i < p->verts.count; ++i)
-        ctx->stamp[p->verts.items[i]] = in_part;
-    uint8_t* open = ctx->mask; /* borrowed: cleared below */
-    for (uint32_t w = 0; w < ctx->W; ++w)
-        open[w] = ctx->stamp[w] != in_part &&
-                  (ctx->owner[w] == -1 || (uint32_t)ctx->owner[w] == self) && !banded[w];
-    float* dist = malloc((size_t)ctx->W * sizeof *dist);
-    void* scratch = malloc(tl_mesh_geodesic_scratch_size(ctx->W));
+    /* 1. the band */
     rig_list band = {0};
-    bool ok = dist && scratch;
-    if (ok)
-        tl_mesh_geodesic(dist, ctx->adj_off, ctx->adj, ctx->adj_len, ctx->W, open, p->verts.items,
-                         p->verts.count, scratch);
-    for (uint32_t w = 0; ok && w < ctx->W; ++w)
-        if (open[w] && dist[w] <= r) ok = rig_list_push(&band, w);
-    memset(open, 0, ctx->W);
-    free(scratch);
-    free(dist);
+    bool ok = band_find(ctx, p, self, r, banded, &band);
     if (!ok || band.count == 0) {
         rig_list_free(&band);
         return ok;
@@ -168,75 +251,10 @@ bool rig_part_band(rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part, uint8_t*
             if (pair_j[q] < joint_total) x[(size_t)s * J + (uint32_t)local[pair_j[q]]] += pair_w[q];
     float* acc = ok ? malloc((J + 1) * sizeof *acc) : NULL;
     ok = ok && acc;
-    for (int it = 0; ok && it < BAND_MAX_ITERATIONS; ++it) {
-        float change = 0;
-        for (uint32_t i = 0; i < nb; ++i) {
-            uint32_t v = band.items[i];
-            double total = 0;
-            memset(acc, 0, J * sizeof *acc);
-            for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1]; ++k) {
-                uint32_t s = ctx->queue[ctx->adj[k]];
-                float e = 1.0f / fmaxf(ctx->adj_len[k], 1e-6f * ctx->H);
-                total += e;
-                for (uint32_t j = 0; j < J; ++j)
-                    acc[j] += e * x[(size_t)s * J + j];
-            }
-            if (!(total > 0)) continue;
-            for (uint32_t j = 0; j < J; ++j) {
-                float nv = (float)(acc[j] / total);
-                float d = fabsf(nv - x[(size_t)i * J + j]);
-                if (d > change) change = d;
-                x[(size_t)i * J + j] = nv;
-            }
-        }
-        if (change < BAND_TOLERANCE) break;
-    }
+    if (ok) band_solve(ctx, &band, x, acc, J);
 
     /* 4. per band vertex: the four largest influences, renormalised, on every welded copy */
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < nb; ++i)
-        n += ctx->copy_first[band.items[i] + 1] - ctx->copy_first[band.items[i]];
-    if (ok) {
-        part->band_vertices = malloc((n + 1) * sizeof *part->band_vertices);
-        part->band_joints = calloc(4 * (size_t)n + 1, sizeof *part->band_joints);
-        part->band_weights = calloc(4 * (size_t)n + 1, sizeof *part->band_weights);
-        ok = part->band_vertices && part->band_joints && part->band_weights;
-    }
-    if (ok) {
-        uint32_t m = 0;
-        for (uint32_t i = 0; i < nb; ++i) {
-            uint32_t w = band.items[i];
-            for (uint32_t c = ctx->copy_first[w]; c < ctx->copy_first[w + 1]; ++c)
-                part->band_vertices[m++] = ctx->copies[c];
-        }
-        qsort(part->band_vertices, n, sizeof *part->band_vertices, compare_u32);
-        part->band_count = n;
-        for (uint32_t k = 0; k < n; ++k) {
-            const float* xs = x + (size_t)ctx->queue[ctx->remap[part->band_vertices[k]]] * J;
-            uint32_t* jo = part->band_joints + 4 * (size_t)k;
-            float* wo = part->band_weights + 4 * (size_t)k;
-            uint32_t m4 = 0;
-            for (uint32_t j = 0; j < J; ++j) {
-                float wt = xs[j];
-                if (!(wt >= BAND_DROP)) continue;
-                /* insertion into the top four, largest first */
-                uint32_t at = m4 < 4 ? m4 : 4;
-                while (at > 0 && wo[at - 1] < wt) {
-                    if (at < 4) wo[at] = wo[at - 1], jo[at] = jo[at - 1];
-                    --at;
-                }
-                if (at < 4) wo[at] = wt, jo[at] = joints[j];
-                if (m4 < 4) ++m4;
-            }
-            float sum = 0;
-            for (uint32_t q = 0; q < m4; ++q)
-                sum += wo[q];
-            for (uint32_t q = 0; q < m4; ++q)
-                wo[q] = sum > 0 ? wo[q] / sum : 0;
-            if (m4 == 0)
-                jo[0] = (uint32_t)p->attach, wo[0] = 1; /* cannot happen: weights sum to 1 */
-        }
-    }
+    if (ok) ok = band_write(ctx, p, part, &band, x, J, joints);
     free(acc);
     free(x);
     free(pair_off);

@@ -46,53 +46,24 @@ static const float* joint_position(const tl_scene_skin* skin, uint32_t j) {
 bool rig_bones_build(rig_bones* bones, const tl_scene_skin* skin) {
     *bones = (rig_bones){0};
     uint32_t n = skin->joint_count;
-    uint32_t* children = calloc(n + 1, sizeof *children);
+    size_t bound = tl_scene_skin_bones_bound(skin);
     bones->first = calloc(n + 1, sizeof *bones->first);
-    if (!children || !bones->first) goto fail;
-    for (uint32_t j = 0; j < n; ++j)
-        if (skin->joints[j].parent != TL_NONE) children[skin->joints[j].parent]++;
-    /* a deforming joint has a segment to each child; a deforming leaf has one segment */
-    uint32_t count = 0;
-    for (uint32_t j = 0; j < n; ++j)
-        if (skin->joints[j].deforming) count += children[j] ? children[j] : 1;
-    bones->ab = malloc((size_t)(count ? count : 1) * 6 * sizeof *bones->ab);
-    bones->joint = malloc((size_t)(count ? count : 1) * sizeof *bones->joint);
-    if (!bones->ab || !bones->joint) goto fail;
-    for (uint32_t j = 0; j < n; ++j) {
-        bones->first[j] = bones->count;
-        if (!skin->joints[j].deforming) continue;
-        const float* a = joint_position(skin, j);
-        float* s = bones->ab + 6 * bones->count;
-        if (children[j]) {
-            for (uint32_t c = 0; c < n; ++c) {
-                if (skin->joints[c].parent != (int32_t)j) continue;
-                memcpy(s, a, 3 * sizeof *s);
-                memcpy(s + 3, joint_position(skin, c), 3 * sizeof *s);
-                bones->joint[bones->count++] = j;
-                s += 6;
-            }
-            continue;
-        }
-        /* a leaf continues its parent bone by half its length, so a nose or a hand is not
-           far from its own bone; with no deforming parent it is a point */
-        int32_t p = skin->joints[j].parent;
-        memcpy(s, a, 3 * sizeof *s);
-        memcpy(s + 3, a, 3 * sizeof *s);
-        if (p != TL_NONE && skin->joints[p].deforming) {
-            const float* pa = joint_position(skin, (uint32_t)p);
-            for (int k = 0; k < 3; ++k)
-                s[3 + k] = a[k] + 0.5f * (a[k] - pa[k]);
-        }
-        bones->joint[bones->count++] = j;
+    bones->ab = malloc((bound + 1) * 6 * sizeof *bones->ab);
+    bones->joint = malloc((bound + 1) * sizeof *bones->joint);
+    if (!bones->first || !bones->ab || !bones->joint) {
+        rig_bones_free(bones);
+        return false;
     }
-    bones->first[n] = bones->count;
+    /* the deforming joints' bones: the weighted bone distance's, without the joints no skin
+       follows */
+    bones->count = (uint32_t)tl_scene_skin_bones(skin, true, bones->ab, bones->joint);
+    for (uint32_t j = 0, s = 0; j <= n; ++j) {
+        while (s < bones->count && bones->joint[s] < j)
+            ++s;
+        bones->first[j] = s;
+    }
     bones->joint_count = n;
-    free(children);
     return true;
-fail:
-    free(children);
-    rig_bones_free(bones);
-    return false;
 }
 
 void rig_bones_free(rig_bones* bones) {
@@ -128,27 +99,6 @@ float rig_vertex_bone_distance(const rig_bones* bones, const tl_scene_skin* skin
         if (isfinite(d)) sum += weights[k] * d;
     }
     return sum;
-}
-
-tl_result tl_rig_bone_distances(const tl_scene* scene, uint32_t skin_index, float* bone_distance,
-                                float* skeleton_distance, tl_error* err) {
-    assert(scene && skin_index < scene->skin_count);
-    const tl_scene_skin* skin = &scene->skins[skin_index];
-    rig_bones bones;
-    if (!rig_bones_build(&bones, skin)) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
-    if (skeleton_distance) {
-        if (bones.count)
-            tl_mesh_nearest_segments(skeleton_distance, NULL, skin->rest_positions,
-                                     skin->vertex_count, 12, bones.ab, bones.count);
-        else
-            for (uint32_t v = 0; v < skin->vertex_count; ++v)
-                skeleton_distance[v] = INFINITY;
-    }
-    if (bone_distance)
-        for (uint32_t v = 0; v < skin->vertex_count; ++v)
-            bone_distance[v] = rig_vertex_bone_distance(&bones, skin, v);
-    rig_bones_free(&bones);
-    return TL_OK;
 }
 
 /* Weld by position, then the welded graph: copies of each welded vertex, edges, adjacency. */

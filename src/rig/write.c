@@ -4,6 +4,7 @@
  * values exactly (same component type); nothing else in the file is touched. */
 #include "internal.h"
 #include "base/mat4.h"
+#include <tailor/gltf_json.h>
 
 #include <math.h>
 #include <stdlib.h>

@@ -47,7 +47,7 @@ static void frames_make(frames* f, const sample_character* c, const tl_sample_de
     dquat r = quat_normalize((dquat){f->armature_rotation[0], f->armature_rotation[1],
                                      f->armature_rotation[2], f->armature_rotation[3]});
     double s = f->armature_scale;
-    mat4_from_trs(f->armature, v3(0, 0, 0), r, v3(s, s, s));
+    tl_mat4d_from_trs(f->armature, v3(0, 0, 0), r, v3(s, s, s));
 }
 
 static dquat quat_of_floats(const float q[4]) {
@@ -81,7 +81,7 @@ static void joints_make(joint_set* J, const sample_character* c, const frames* f
             /* roll: local +Z toward the front, or up for bones that point front or back */
             dv3 ref = fabs(y.z) < 0.7 ? v3(0, 0, 1) : v3(0, 1, 0);
             dv3 z = v3_normalize(v3_sub(ref, v3_scale(y, v3_dot(ref, y))));
-            J->design[j] = quat_from_axes(v3_cross(y, z), y, z);
+            J->design[j] = tl_dquat_from_axes(v3_cross(y, z), y, z);
         }
         bind_rot[j] = quat_mul(f->to_bind, quat_mul(f->facing, J->design[j]));
         bind_pos[j] = to_bind(f, c->joint[j]);
@@ -98,8 +98,9 @@ static void joints_make(joint_set* J, const sample_character* c, const frames* f
         J->translation[j][2] = (float)local_t.z;
         /* The bind matrix a reader computes from the stored floats, and its exact inverse. */
         double local[16], inverse[16];
-        mat4_from_trs(local, v3(J->translation[j][0], J->translation[j][1], J->translation[j][2]),
-                      quat_of_floats(J->rotation[j]), v3(1, 1, 1));
+        tl_mat4d_from_trs(local,
+                          v3(J->translation[j][0], J->translation[j][1], J->translation[j][2]),
+                          quat_of_floats(J->rotation[j]), v3(1, 1, 1));
         if (p >= 0)
             tl_mat4d_mul(world[j], world[p], local);
         else

@@ -1,43 +1,8 @@
-/* Double-precision math and the tube sweeper the samples are modelled with. */
+/* The tube sweeper the samples are modelled with. */
 #include "sample/internal.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-dquat quat_from_axes(dv3 x, dv3 y, dv3 z) {
-    /* Shepperd's method on the matrix [x y z] (columns). */
-    double m00 = x.x, m11 = y.y, m22 = z.z, trace = m00 + m11 + m22;
-    dquat q;
-    if (trace > 0) {
-        double s = sqrt(trace + 1.0) * 2;
-        q = (dquat){(y.z - z.y) / s, (z.x - x.z) / s, (x.y - y.x) / s, 0.25 * s};
-    } else if (m00 > m11 && m00 > m22) {
-        double s = sqrt(1.0 + m00 - m11 - m22) * 2;
-        q = (dquat){0.25 * s, (y.x + x.y) / s, (z.x + x.z) / s, (y.z - z.y) / s};
-    } else if (m11 > m22) {
-        double s = sqrt(1.0 + m11 - m00 - m22) * 2;
-        q = (dquat){(y.x + x.y) / s, 0.25 * s, (z.y + y.z) / s, (z.x - x.z) / s};
-    } else {
-        double s = sqrt(1.0 + m22 - m00 - m11) * 2;
-        q = (dquat){(z.x + x.z) / s, (z.y + y.z) / s, 0.25 * s, (x.y - y.x) / s};
-    }
-    if (q.w < 0) q = (dquat){-q.x, -q.y, -q.z, -q.w};
-    return quat_normalize(q);
-}
-
-void mat4_from_trs(double out[16], dv3 t, dquat r, dv3 s) {
-    double x = r.x, y = r.y, z = r.z, w = r.w;
-    double m[9] = {1 - 2 * (y * y + z * z), 2 * (x * y + z * w),     2 * (x * z - y * w),
-                   2 * (x * y - z * w),     1 - 2 * (x * x + z * z), 2 * (y * z + x * w),
-                   2 * (x * z + y * w),     2 * (y * z - x * w),     1 - 2 * (x * x + y * y)};
-    double sc[3] = {s.x, s.y, s.z};
-    for (int c = 0; c < 3; ++c) {
-        for (int r2 = 0; r2 < 3; ++r2)
-            out[c * 4 + r2] = m[c * 3 + r2] * sc[c];
-        out[c * 4 + 3] = 0;
-    }
-    out[12] = t.x, out[13] = t.y, out[14] = t.z, out[15] = 1;
-}
 
 void sample_weights_add(sample_weights* w, int joint, double weight) {
     if (weight <= 0) return;

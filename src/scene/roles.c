@@ -448,6 +448,112 @@ static void legs_from_shape(classify* c, int32_t* a_out, int32_t* b_out) {
     *b_out = child_toward(c, best_lca, b);
 }
 
+/* Up: +Y unless every leg signal names the same other axis: for each leg, the direction from
+ * its farthest skin vertex to the thigh and from its farthest joint to the pelvis. (A
+ * misbound tail on the legs, or a rat's folded legs, sway one signal, not all.) */
+static void vote_up(classify* cp, tl_scene_skin* skin, const int32_t thigh[2]) {
+    classify c = *cp;
+    const tl_scene_joint* joints = c.joints;
+    const tl_scene_body* body = &skin->body;
+    int vote = -1, votes = 0;
+    for (int s = 0; s < 2; ++s) {
+        if (thigh[s] == TL_NONE) continue;
+        const float* hip = position(&joints[thigh[s]]);
+        int32_t end = farthest_vertex(&c, thigh[s], hip);
+        int32_t top = body->pelvis != TL_NONE ? body->pelvis : thigh[s];
+        int32_t far_joint = farthest_joint(&c, thigh[s], position(&joints[top]));
+        int a1 = end == TL_NONE ? -2 : axis_of(hip, skin->rest_positions + 3 * (size_t)end);
+        int a2 = axis_of(position(&joints[top]), position(&joints[far_joint]));
+        for (int k = 0; k < 2; ++k) {
+            int ax = k ? a2 : a1;
+            if (votes == 0)
+                vote = ax;
+            else if (vote != ax)
+                vote = -2;
+            votes++;
+        }
+    }
+    if (votes == 4 && vote >= 0) {
+        memset(skin->up, 0, sizeof skin->up);
+        skin->up[vote / 2] = vote % 2 ? -1.0f : 1.0f;
+    }
+}
+
+/* Neck, head, chest and spine along the path from the pelvis to the head, then other torso
+ * joints below the pelvis that are named like one (the rat's Hips, Torso). */
+static void mark_spine(classify* cp, tl_scene_body* body, int32_t head, const bool* in_limb) {
+    classify c = *cp;
+    const tl_scene_joint* joints = c.joints;
+    uint32_t n = c.n;
+    if (head != TL_NONE) {
+        set_role(&c, head, TL_ROLE_HEAD, TL_SIDE_NONE);
+        for (int32_t j = joints[head].parent; j != TL_NONE && j != body->pelvis;
+             j = joints[j].parent) {
+            if (j == body->chest)
+                set_role(&c, j, TL_ROLE_CHEST, TL_SIDE_NONE);
+            else if (c.info[j].kind == KIND_NECK)
+                set_role(&c, j, TL_ROLE_NECK, TL_SIDE_NONE), body->neck = j;
+            else if (body->pelvis != TL_NONE)
+                set_role(&c, j, TL_ROLE_SPINE, TL_SIDE_NONE);
+        }
+        if (body->neck == TL_NONE && joints[head].parent != TL_NONE &&
+            joints[head].parent != body->chest && joints[head].parent != body->pelvis &&
+            c.info[head].kind != KIND_HEAD) {
+            /* an unnamed head is the end of the neck chain: its parent is the neck */
+            body->neck = joints[head].parent;
+            set_role(&c, body->neck, TL_ROLE_NECK, TL_SIDE_NONE);
+        }
+    }
+    /* Other torso joints below the pelvis that are named like one (the rat's Hips, Torso). */
+    if (body->pelvis != TL_NONE)
+        for (uint32_t j = 0; j < n; ++j) {
+            kind k = c.info[j].kind;
+            if (joints[j].role != TL_ROLE_NONE || in_limb[j] || c.info[j].side != TL_SIDE_NONE ||
+                !is_ancestor(&c, body->pelvis, (int32_t)j))
+                continue;
+            if (k == KIND_SPINE || k == KIND_PELVIS || k == KIND_CHEST)
+                set_role(&c, (int32_t)j, TL_ROLE_SPINE, TL_SIDE_NONE);
+        }
+}
+
+/* Lateral (right thigh to left thigh, else the upper arms, perpendicular to up), forward,
+ * and the height and floor of the skin along up. */
+static void skin_axes(tl_scene_skin* skin, const tl_scene_joint* joints) {
+    const tl_scene_body* body = &skin->body;
+    float lateral[3] = {1, 0, 0};
+    if (fabsf(skin->up[0]) > 0.5f) lateral[0] = 0, lateral[2] = 1;
+    const int32_t* pair = NULL;
+    if (body->thigh[0] != TL_NONE && body->thigh[1] != TL_NONE)
+        pair = body->thigh;
+    else if (body->upper_arm[0] != TL_NONE && body->upper_arm[1] != TL_NONE)
+        pair = body->upper_arm;
+    if (pair) {
+        float d[3];
+        for (int i = 0; i < 3; ++i)
+            d[i] = position(&joints[pair[0]])[i] - position(&joints[pair[1]])[i];
+        float along = dot3(d, skin->up);
+        for (int i = 0; i < 3; ++i)
+            d[i] -= along * skin->up[i];
+        if (dot3(d, d) > 0) memcpy(lateral, d, sizeof d);
+    }
+    normalize(lateral);
+    memcpy(skin->lateral, lateral, sizeof lateral);
+    const float* u = skin->up;
+    skin->forward[0] = lateral[1] * u[2] - lateral[2] * u[1];
+    skin->forward[1] = lateral[2] * u[0] - lateral[0] * u[2];
+    skin->forward[2] = lateral[0] * u[1] - lateral[1] * u[0];
+    normalize(skin->forward);
+
+    float lo = INFINITY, hi = -INFINITY;
+    for (uint32_t v = 0; v < skin->vertex_count; ++v) {
+        float h = dot3(skin->rest_positions + 3 * (size_t)v, skin->up);
+        if (h < lo) lo = h;
+        if (h > hi) hi = h;
+    }
+    skin->height = skin->vertex_count ? hi - lo : 0;
+    skin->floor = skin->vertex_count ? lo : 0;
+}
+
 void tl_scene_skin_classify(tl_scene_skin* skin, tl_scene_joint* joints) {
     uint32_t n = skin->joint_count;
     tl_scene_body* body = &skin->body;
@@ -578,36 +684,7 @@ void tl_scene_skin_classify(tl_scene_skin* skin, tl_scene_joint* joints) {
         if (arms[s].girdle == arms[s].upper) arms[s].girdle = TL_NONE;
     }
 
-    /* Neck, head, chest, spine along the path from the pelvis to the head. */
-    if (head != TL_NONE) {
-        set_role(&c, head, TL_ROLE_HEAD, TL_SIDE_NONE);
-        for (int32_t j = joints[head].parent; j != TL_NONE && j != body->pelvis;
-             j = joints[j].parent) {
-            if (j == body->chest)
-                set_role(&c, j, TL_ROLE_CHEST, TL_SIDE_NONE);
-            else if (c.info[j].kind == KIND_NECK)
-                set_role(&c, j, TL_ROLE_NECK, TL_SIDE_NONE), body->neck = j;
-            else if (body->pelvis != TL_NONE)
-                set_role(&c, j, TL_ROLE_SPINE, TL_SIDE_NONE);
-        }
-        if (body->neck == TL_NONE && joints[head].parent != TL_NONE &&
-            joints[head].parent != body->chest && joints[head].parent != body->pelvis &&
-            c.info[head].kind != KIND_HEAD) {
-            /* an unnamed head is the end of the neck chain: its parent is the neck */
-            body->neck = joints[head].parent;
-            set_role(&c, body->neck, TL_ROLE_NECK, TL_SIDE_NONE);
-        }
-    }
-    /* Other torso joints below the pelvis that are named like one (the rat's Hips, Torso). */
-    if (body->pelvis != TL_NONE)
-        for (uint32_t j = 0; j < n; ++j) {
-            kind k = c.info[j].kind;
-            if (joints[j].role != TL_ROLE_NONE || in_limb[j] || c.info[j].side != TL_SIDE_NONE ||
-                !is_ancestor(&c, body->pelvis, (int32_t)j))
-                continue;
-            if (k == KIND_SPINE || k == KIND_PELVIS || k == KIND_CHEST)
-                set_role(&c, (int32_t)j, TL_ROLE_SPINE, TL_SIDE_NONE);
-        }
+    mark_spine(&c, body, head, in_limb);
 
     for (int s = 0; s < 2; ++s) {
         body->hip[s] = legs[s].girdle, body->thigh[s] = legs[s].upper,
@@ -616,64 +693,8 @@ void tl_scene_skin_classify(tl_scene_skin* skin, tl_scene_joint* joints) {
         body->shoulder[s] = arms[s].girdle, body->upper_arm[s] = arms[s].upper;
         body->forearm[s] = arms[s].lower, body->hand[s] = arms[s].end;
     }
-    /* Up: +Y unless every leg signal names the same other axis: for each leg, the direction
-     * from its farthest skin vertex to the thigh and from its farthest joint to the pelvis.
-     * (A misbound tail on the legs, or a rat's folded legs, sway one signal, not all.) */
-    int vote = -1, votes = 0;
-    for (int s = 0; s < 2; ++s) {
-        if (thigh[s] == TL_NONE) continue;
-        const float* hip = position(&joints[thigh[s]]);
-        int32_t end = farthest_vertex(&c, thigh[s], hip);
-        int32_t top = body->pelvis != TL_NONE ? body->pelvis : thigh[s];
-        int32_t far_joint = farthest_joint(&c, thigh[s], position(&joints[top]));
-        int a1 = end == TL_NONE ? -2 : axis_of(hip, skin->rest_positions + 3 * (size_t)end);
-        int a2 = axis_of(position(&joints[top]), position(&joints[far_joint]));
-        for (int k = 0; k < 2; ++k) {
-            int ax = k ? a2 : a1;
-            if (votes == 0)
-                vote = ax;
-            else if (vote != ax)
-                vote = -2;
-            votes++;
-        }
-    }
-    if (votes == 4 && vote >= 0) {
-        memset(skin->up, 0, sizeof skin->up);
-        skin->up[vote / 2] = vote % 2 ? -1.0f : 1.0f;
-    }
-axes:;
-    /* Lateral: right thigh → left thigh (upper arms if no thighs), perpendicular to up. */
-    float lateral[3] = {1, 0, 0};
-    if (fabsf(skin->up[0]) > 0.5f) lateral[0] = 0, lateral[2] = 1;
-    const int32_t* pair = NULL;
-    if (body->thigh[0] != TL_NONE && body->thigh[1] != TL_NONE)
-        pair = body->thigh;
-    else if (body->upper_arm[0] != TL_NONE && body->upper_arm[1] != TL_NONE)
-        pair = body->upper_arm;
-    if (pair) {
-        float d[3];
-        for (int i = 0; i < 3; ++i)
-            d[i] = position(&joints[pair[0]])[i] - position(&joints[pair[1]])[i];
-        float along = dot3(d, skin->up);
-        for (int i = 0; i < 3; ++i)
-            d[i] -= along * skin->up[i];
-        if (dot3(d, d) > 0) memcpy(lateral, d, sizeof d);
-    }
-    normalize(lateral);
-    memcpy(skin->lateral, lateral, sizeof lateral);
-    const float* u = skin->up;
-    skin->forward[0] = lateral[1] * u[2] - lateral[2] * u[1];
-    skin->forward[1] = lateral[2] * u[0] - lateral[0] * u[2];
-    skin->forward[2] = lateral[0] * u[1] - lateral[1] * u[0];
-    normalize(skin->forward);
-
-    float lo = INFINITY, hi = -INFINITY;
-    for (uint32_t v = 0; v < skin->vertex_count; ++v) {
-        float h = dot3(skin->rest_positions + 3 * (size_t)v, skin->up);
-        if (h < lo) lo = h;
-        if (h > hi) hi = h;
-    }
-    skin->height = skin->vertex_count ? hi - lo : 0;
-    skin->floor = skin->vertex_count ? lo : 0;
+    vote_up(&c, skin, thigh);
+axes:
+    skin_axes(skin, joints);
     free(c.info), free(c.depth), free(c.height), free(c.dominant), free(in_limb);
 }

@@ -1,0 +1,258 @@
+/* One measurement over the rigs of a file (tailor measure): regions, the body, edge stretch
+ * in every rig, bone distance, liveliness and seating per clip. */
+#include <tailor/measure.h>
+#include <tailor/seating.h>
+
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Detected parts or chains become at most this many regions. */
+#define DETECTED_MAX 32
+#define MAX_SAMPLES 4096
+
+typedef struct run_internal {
+    tl_stretch* stretch[TL_MEASURE_RIG_COUNT];
+} run_internal;
+
+tl_measure_run_def tl_default_measure_run_def(void) {
+    tl_measure_run_def def;
+    memset(&def, 0, sizeof def);
+    def.samples = 24;
+    return def;
+}
+
+static const tl_measure_rig* chained_rig(const tl_measure_rigs* rigs) {
+    return rigs->rigs[TL_MEASURE_CHAIN].used ? &rigs->rigs[TL_MEASURE_CHAIN] : NULL;
+}
+
+static const char* chain_name(const tl_measure_rig* rig, uint32_t i) {
+    const tl_scene_skin* sk = &rig->scene->skins[rig->chains[i].skin];
+    return sk->joints[rig->chains[i].bone_joints[0]].name;
+}
+
+static tl_measure_region* region_add(tl_measure_run* run, uint32_t vertex_count) {
+    tl_measure_region* r = &run->regions[run->region_count++];
+    r->part = r->chain = -1;
+    r->mask = calloc(vertex_count + 1, 1);
+    return r->mask ? r : NULL;
+}
+
+/* The parts tailor detects on an un-rigged file, each with the chain built for it. */
+static bool regions_from_parts(tl_measure_run* run, const tl_scene_skin* sk) {
+    const tl_rig_analysis* rig = run->rigs->analysis;
+    const tl_measure_rig* chained = chained_rig(run->rigs);
+    for (uint32_t p = 0; p < rig->part_count && run->region_count < DETECTED_MAX; ++p) {
+        const tl_rig_part* part = &rig->parts[p];
+        if (part->skin != sk->skin) continue;
+        tl_measure_region* r = region_add(run, sk->vertex_count);
+        if (!r) return false;
+        snprintf(r->name, sizeof r->name, "part%u", part->id);
+        r->cls = tl_rig_class_string(part->cls);
+        r->part = (int32_t)p;
+        for (uint32_t k = 0; k < part->vertex_count; ++k)
+            r->mask[part->vertices[k]] = 1;
+        /* the chain tailor built for this part: its first bone is PREFIX_1 */
+        char first[64];
+        snprintf(first, sizeof first, "%s_1", part->bone_prefix);
+        for (uint32_t c = 0;
+             chained && part->action == TL_RIG_ACTION_CHAIN && c < chained->chain_count; ++c)
+            if (!strcmp(chain_name(chained, c), first)) r->chain = (int32_t)c;
+    }
+    return true;
+}
+
+/* The skin each chain of a rigged file moves (vertices whose dominant joint is its bone). */
+static bool regions_from_chains(tl_measure_run* run, const tl_scene_skin* sk) {
+    const tl_measure_rig* chained = chained_rig(run->rigs);
+    for (uint32_t c = 0; c < chained->chain_count && run->region_count < DETECTED_MAX; ++c) {
+        if (chained->chains[c].skin != run->skin) continue;
+        tl_measure_region* r = region_add(run, sk->vertex_count);
+        if (!r) return false;
+        snprintf(r->name, sizeof r->name, "%s", chain_name(chained, c));
+        r->cls = "chain";
+        r->chain = (int32_t)c;
+        for (uint32_t v = 0; v < sk->vertex_count; ++v) {
+            uint32_t dominant = tl_scene_skin_dominant_joint(sk, v);
+            for (uint32_t b = 0; b < chained->chains[c].bone_count; ++b)
+                if (dominant == chained->chains[c].bone_joints[b]) r->mask[v] = 1;
+        }
+    }
+    return true;
+}
+
+/* The caller's regions, else detected parts, else the skin each chain moves; then the body:
+ * every vertex outside every region (parts of class "body" are body skin that sits far from
+ * its bone, tails.md §2, §4: they stay in the baseline). */
+static bool regions_build(tl_measure_run* run, const tl_measure_run_def* def,
+                          const tl_scene_skin* sk) {
+    const tl_measure_rigs* rigs = run->rigs;
+    const tl_measure_rig* chained = chained_rig(rigs);
+    uint32_t V = sk->vertex_count;
+    for (uint32_t i = 0; i < def->region_count; ++i) {
+        tl_measure_region* r = region_add(run, V);
+        if (!r) return false;
+        snprintf(r->name, sizeof r->name, "%s", def->regions[i].name);
+        memcpy(r->mask, def->regions[i].mask, V);
+    }
+    if (run->region_count == 0 && rigs->analysis) {
+        if (!regions_from_parts(run, sk)) return false;
+    } else if (run->region_count == 0 && rigs->rigged) {
+        if (!regions_from_chains(run, sk)) return false;
+    } else if (chained && chained->chain_count == 1) {
+        for (uint32_t i = 0; i < run->region_count; ++i)
+            run->regions[i].chain = 0; /* the caller's regions: the one chain */
+    }
+    for (uint32_t i = 0; i < run->region_count; ++i) {
+        tl_measure_region* r = &run->regions[i];
+        for (uint32_t v = 0; v < V; ++v)
+            r->vertices += r->mask[v] != 0;
+        r->changed = r->part < 0 || rigs->analysis->parts[r->part].action == TL_RIG_ACTION_CHAIN;
+    }
+    tl_measure_region* body = &run->regions[run->region_count];
+    snprintf(body->name, sizeof body->name, "body");
+    body->part = body->chain = -1;
+    if (!(body->mask = calloc(V + 1, 1))) return false;
+    for (uint32_t v = 0; v < V; ++v) {
+        bool inside = false;
+        for (uint32_t i = 0; i < run->region_count; ++i)
+            inside = inside || (run->regions[i].mask[v] &&
+                                !(run->regions[i].cls && !strcmp(run->regions[i].cls, "body")));
+        body->mask[v] = !inside;
+        body->vertices += !inside;
+    }
+    return true;
+}
+
+/* Edges of every region in every rig, and the bone distances. */
+static tl_result measures_build(tl_measure_run* run, tl_error* err) {
+    run_internal* in = run->internal;
+    const tl_measure_rigs* rigs = run->rigs;
+    const tl_measure_rig* chained = chained_rig(rigs);
+    const uint8_t* masks[TL_MEASURE_MAX_REGIONS + 1];
+    for (uint32_t i = 0; i <= run->region_count; ++i)
+        masks[i] = run->regions[i].mask;
+    tl_measure_def def = tl_default_measure_def();
+    def.samples = run->samples;
+    for (int c = 0; c < TL_MEASURE_RIG_COUNT; ++c) {
+        if (!rigs->rigs[c].used) continue;
+        /* every configuration measures the regions and the body */
+        tl_result r = tl_stretch_create(rigs->rigs[c].scene, run->skin, masks,
+                                        run->region_count + 1, &def, &in->stretch[c], err);
+        if (r != TL_OK) return r;
+    }
+    for (uint32_t i = 0; i <= run->region_count; ++i)
+        run->regions[i].edges = tl_stretch_edge_count(in->stretch[run->first], i);
+    const tl_scene* first = rigs->rigs[run->first].scene;
+    float* scratch = malloc(
+        sizeof(float) * 7 *
+        (tl_scene_skin_bones_bound(&(chained ? chained->scene : first)->skins[run->skin]) + 1));
+    for (uint32_t i = 0; i < run->region_count && scratch; ++i) {
+        tl_measure_region* r = &run->regions[i];
+        r->distance = tl_measure_bone_distance(first, run->skin, r->mask, NULL, NULL, 0, scratch);
+        r->distance_chain = chained ? tl_measure_bone_distance(chained->scene, run->skin, r->mask,
+                                                               NULL, NULL, 0, scratch)
+                                    : -1;
+    }
+    free(scratch);
+    return TL_OK;
+}
+
+tl_result tl_measure_run_create(const tl_measure_rigs* rigs, const tl_measure_run_def* def,
+                                tl_measure_run** out, tl_error* err) {
+    assert(rigs && def && out && def->samples >= 1);
+    assert(def->region_count <= TL_MEASURE_MAX_REGIONS);
+    *out = NULL;
+    tl_measure_run* run = calloc(1, sizeof *run);
+    run_internal* in = calloc(1, sizeof *in);
+    if (!run || !in) {
+        free(run);
+        free(in);
+        return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    }
+    run->internal = in;
+    run->rigs = rigs;
+    run->skin = def->skin;
+    run->samples = def->samples;
+    run->first = TL_MEASURE_CHAIN;
+    for (int c = TL_MEASURE_RIG_COUNT - 1; c >= 0; --c)
+        if (rigs->rigs[c].used) run->first = (tl_measure_rig_kind)c;
+    const tl_scene_skin* sk = &rigs->rigs[run->first].scene->skins[def->skin];
+    assert(def->skin < rigs->rigs[run->first].scene->skin_count);
+    run->height = sk->height;
+    tl_result r =
+        regions_build(run, def, sk) ? TL_OK : tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    if (r == TL_OK) r = measures_build(run, err);
+    if (r != TL_OK) {
+        tl_measure_run_destroy(run);
+        return r;
+    }
+    *out = run;
+    return TL_OK;
+}
+
+void tl_measure_run_destroy(tl_measure_run* run) {
+    if (!run) return;
+    run_internal* in = run->internal;
+    for (int c = 0; c < TL_MEASURE_RIG_COUNT; ++c)
+        tl_stretch_destroy(in->stretch[c]);
+    for (uint32_t i = 0; i <= run->region_count && i <= TL_MEASURE_MAX_REGIONS; ++i)
+        free(run->regions[i].mask);
+    free(in);
+    free(run);
+}
+
+typedef struct hook_ctx {
+    const tl_measure_rig* rig;
+    uint32_t clip;
+} hook_ctx;
+
+/* Advances the simulated chains to each sample time (tl_stretch_run's hook). */
+static void chain_hook(void* user, tl_pose* pose, float time) {
+    const hook_ctx* h = user;
+    tl_player_advance(h->rig->player, pose, h->clip, time);
+    for (uint32_t i = 0; i < h->rig->chain_count; ++i)
+        if (h->rig->live[i]) tl_liveliness_add(h->rig->live[i], pose);
+}
+
+/* The most the chains' skin lifts the hips over the clip's sample times, or -1. */
+static double clip_lift(const tl_measure_rig* chained, uint32_t clip, uint32_t samples) {
+    float times[MAX_SAMPLES], dy[MAX_SAMPLES];
+    uint32_t n = samples < MAX_SAMPLES ? samples : MAX_SAMPLES;
+    float duration = chained->scene->clips[clip].duration;
+    for (uint32_t j = 0; j < n; ++j)
+        times[j] = (float)j * duration / (float)n;
+    tl_seating_def sdef = tl_default_seating_def();
+    tl_error err;
+    if (tl_seating_compare(chained->scene, chained->chains, chained->chain_count, clip, times, n,
+                           &sdef, dy, NULL, NULL, &err) != TL_OK)
+        return -1;
+    double max_dy = 0;
+    for (uint32_t j = 0; j < n; ++j)
+        if (dy[j] > max_dy) max_dy = dy[j];
+    return max_dy;
+}
+
+void tl_measure_run_clip(tl_measure_run* run, uint32_t clip, tl_measure_clip* out) {
+    run_internal* in = run->internal;
+    const tl_measure_rigs* rigs = run->rigs;
+    const tl_measure_rig* chained = chained_rig(rigs);
+    out->clip = clip;
+    for (int c = 0; c < TL_MEASURE_RIG_COUNT; ++c) {
+        const tl_measure_rig* rig = &rigs->rigs[c];
+        if (!rig->used) continue;
+        hook_ctx hook = {rig, clip};
+        bool motion = c == TL_MEASURE_CHAIN;
+        if (motion) {
+            tl_player_start(rig->player, clip, 0);
+            for (uint32_t i = 0; i < rig->chain_count; ++i)
+                tl_liveliness_clear(rig->live[i]);
+        }
+        tl_stretch_run(in->stretch[c], clip, motion ? chain_hook : NULL, motion ? &hook : NULL,
+                       out->stats[c]);
+    }
+    out->lift = chained && chained->chain_count > 0 ? clip_lift(chained, clip, run->samples) : -1;
+    for (uint32_t i = 0; chained && i < chained->chain_count; ++i)
+        out->liveliness[i] = tl_liveliness_result(chained->live[i]);
+}
