@@ -294,6 +294,70 @@ static void play_loops_past_the_end(void) {
     ENSURE(distance3(root[0], root[2]) > 0.1f);
 }
 
+/* A file written by tailor rig before the schema had an owner (tests/data/rig/README.md)
+ * plays bit for bit as it did then: every clip at 60 fps for 3 s, looping, the chain bones'
+ * local rotations, world matrices and the solver's tips hashed per frame. The golden hashes
+ * were printed by this test at commit 80be324 (the reader then parsed the JSON in
+ * src/play/player.c). */
+static uint64_t fnv(uint64_t h, const void* data, size_t size) {
+    const unsigned char* p = data;
+    for (size_t i = 0; i < size; ++i)
+        h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
+static bool play_hash(const char* path, uint64_t out[3]) {
+    tl_error err;
+    tl_gltf* doc = NULL;
+    tl_scene* scene = NULL;
+    tl_player* p = NULL;
+    tl_play_chain chains[4];
+    uint32_t count = 0;
+    bool ok = tl_gltf_load(path, &doc, &err) == TL_OK &&
+              tl_scene_create(doc, &scene, &err) == TL_OK &&
+              tl_play_chains_find(scene, chains, 4, &count, &err) == TL_OK;
+    if (!ok) fprintf(stderr, "  %s\n", err.message);
+    ok = ok && count == 1 && scene->clip_count == 3;
+    tl_pose* pose = ok ? tl_pose_create(scene) : NULL;
+    for (uint32_t clip = 0; ok && clip < 3; ++clip) {
+        tl_player_def def = tl_default_player_def();
+        def.loop = true;
+        ok = tl_player_create(scene, chains, count, &def, &p, &err) == TL_OK;
+        uint64_t h = 1469598103934665603ull;
+        const tl_scene_skin* sk = &scene->skins[chains[0].skin];
+        float duration = scene->clips[clip].duration;
+        for (int f = 0; ok && f <= 180; ++f) {
+            tl_player_advance(p, pose, clip, fmodf((float)f / 60.0f, duration));
+            for (uint32_t b = 0; b < chains[0].bone_count; ++b) {
+                uint32_t node = sk->joints[chains[0].bone_joints[b]].node;
+                h = fnv(h, pose->locals[node].rotation, sizeof pose->locals[node].rotation);
+                h = fnv(h, pose->world + 16 * (size_t)node, 16 * sizeof(float));
+            }
+            h = fnv(h, tl_chain_tip_positions(tl_player_chain(p, 0)),
+                    3 * chains[0].bone_count * sizeof(float));
+        }
+        out[clip] = h;
+        tl_player_destroy(p);
+        p = NULL;
+    }
+    tl_pose_destroy(pose);
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+    return ok;
+}
+
+static void rigged_v1_plays_as_before(void) {
+    static const uint64_t golden[3] = {0xcbc7190bea5ade1full, 0x1268fb3f7e45d7a0ull,
+                                       0x124119d29fddd47cull};
+    uint64_t h[3];
+    ENSURE(play_hash(tl_test_source("tests/data/rig/fox-khronos-rigged-v1.glb"), h));
+    fprintf(stderr, "  hashes %016llx %016llx %016llx\n", (unsigned long long)h[0],
+            (unsigned long long)h[1], (unsigned long long)h[2]);
+    for (int c = 0; c < 3; ++c)
+        ENSURE_MSG(h[c] == golden[c], "clip %d: %016llx, was %016llx", c, (unsigned long long)h[c],
+                   (unsigned long long)golden[c]);
+}
+
 int main(int argc, char** argv) {
     static const tl_test_case cases[] = {
         {"links_keep_length", links_keep_length},
@@ -302,6 +366,7 @@ int main(int argc, char** argv) {
         {"play_is_render_rate_free", play_is_render_rate_free},
         {"loop_wrap_is_a_cut", loop_wrap_is_a_cut},
         {"play_loops_past_the_end", play_loops_past_the_end},
+        {"rigged_v1_plays_as_before", rigged_v1_plays_as_before},
     };
     return tl_test_main(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }
