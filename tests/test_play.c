@@ -437,6 +437,7 @@ static void renumbered_plays_the_same(void) {
     ENSURE(renumber_nodes(doc, &err));
     const char* path = tl_test_scratch("fox-renumbered.glb");
     tl_gltf_save_def save = tl_default_gltf_save_def();
+    save.overwrite = true;
     ENSURE_OK(tl_gltf_save(doc, path, &save, &err), err);
     tl_gltf_destroy(doc);
     ENSURE_OK(tl_gltf_load(path, &doc, &err), err);
