@@ -629,6 +629,8 @@ static void test_schema_refusals(void) {
          "/nodes/23/extras/tailor/bones/3: node 24 is listed twice"},
         {"nodes/23/extras/tailor/bones/3", "\"Tail_4\"",
          "/nodes/23/extras/tailor/bones/3: must be a node index, is a string"},
+        {"nodes/23/extras/tailor/attachment", NULL,
+         "/nodes/23/extras/tailor/attachment: must be a node index, is missing"},
         {"nodes/23/extras/tailor/attachment", "1",
          "/nodes/23/extras/tailor: attachment (node 1) and bones (node 23, ...) are not joints "
          "of one skin"},

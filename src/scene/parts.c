@@ -61,6 +61,7 @@ static tl_result note(reader* r, const char* pointer, const char* what) {
 }
 
 static const char* type_name(const json_t* v) {
+    if (!v) return "missing";
     switch (json_typeof(v)) {
     case JSON_OBJECT:
         return "an object";
@@ -232,8 +233,7 @@ static tl_result read_part(reader* r, uint32_t n, json_t* tailor, tl_scene_part*
     json_t* names = json_object_get(tailor, TL_SCHEMA_BONE_NAMES);
     snprintf(ptr, sizeof ptr, "%s/%s", base, TL_SCHEMA_BONES);
     if (!json_is_array(bones))
-        return refuse(r, ptr, "must be an array of node indices, is %s",
-                      bones ? type_name(bones) : "missing");
+        return refuse(r, ptr, "must be an array of node indices, is %s", type_name(bones));
     size_t total = json_array_size(bones);
     if (total < 2 || total - 1 > TL_CHAIN_MAX_BONES)
         return refuse(r, ptr, "must list 2..%d nodes (the bones, then the end joint), lists %zu",
