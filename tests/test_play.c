@@ -451,6 +451,13 @@ static void renumbered_plays_the_same(void) {
     for (int c = 0; c < 3; ++c)
         ENSURE_MSG(h[c] == rigged_v1_golden[c], "renumbered, clip %d: %016llx", c,
                    (unsigned long long)h[c]);
+    /* the command says what the reader did */
+    char* out = NULL;
+    ENSURE(tl_test_cli(&out, "play '%s' --clip Run --seconds 0.05 2>&1", path) == 0);
+    ENSURE_MSG(out && strstr(out, "tailor play: note: fox-renumbered.glb: /nodes/8/extras/tailor: "
+                                  "node indices disagree"),
+               "%s", out ? out : "(no output)");
+    free(out);
 }
 
 int main(int argc, char** argv) {
