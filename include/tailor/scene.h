@@ -1,10 +1,12 @@
 /* tailor/scene.h — the evaluated character: rest-world frame, joint roles, clips, poses,
- * skinning.
+ * skinning, and the parts tailor stored in the file.
  *
  * A tl_scene is built once from a tl_gltf and is read-only afterwards. It reads every
  * accessor it needs at build time (inverse bind matrices, vertex positions, joints and
  * weights, triangles, animation keys) into plain float/uint arrays, so evaluating a pose
- * or skinning a mesh never touches JSON and never allocates.
+ * or skinning a mesh never touches JSON and never allocates. It is also the one reader of
+ * extras.tailor (docs/schema.md): the parts are decoded and checked at build time into
+ * tl_scene_part, which players and measurements use instead of the JSON.
  *
  * Frames (see the spec's "Conventions"):
  *   - Bind space: where mesh POSITIONs and inverse bind matrices (IBMs) live. A joint's
@@ -29,8 +31,9 @@
  * Ownership: tl_scene_create allocates the scene and everything it points to;
  * tl_scene_destroy frees it. The scene keeps a pointer to the document (names, node
  * parents), so the document must outlive the scene and must not be reindexed while the
- * scene is in use. A tl_pose belongs to the caller (tl_pose_create / tl_pose_destroy)
- * and may be reused for any number of samples of the scene it was made for.
+ * scene is in use (tl_scene_refresh rebuilds it after an edit). A tl_pose belongs to the caller
+ * (tl_pose_create / tl_pose_destroy) and may be reused for any number of samples of the scene it
+ * was made for.
  *
  * Example:
  *     tl_scene* scene; tl_error err;
