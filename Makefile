@@ -31,10 +31,14 @@ test-asan: setup
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		ctest --test-dir $(ASAN) --output-on-failure -j$(JOBS) -LE known_failing
 
+# Each target runs for its share of FUZZ_SECONDS, so adding one does not lengthen CI.
+FUZZ_TARGETS := fuzz_gltf_load fuzz_scene_parts
 fuzz: setup
 	CC=clang cmake -S . -B $(FUZZ) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTL_BUILD_FUZZ=ON -DTL_SANITIZE=ON -DTL_BUILD_TESTS=OFF >/dev/null
-	cmake --build $(FUZZ) -j$(JOBS) --target fuzz_gltf_load
-	bash scripts/fuzz.sh $(FUZZ)/fuzz_gltf_load $(FUZZ_SECONDS)
+	cmake --build $(FUZZ) -j$(JOBS) --target $(FUZZ_TARGETS)
+	for t in $(FUZZ_TARGETS); do \
+		bash scripts/fuzz.sh $(FUZZ)/$$t $$(( $(FUZZ_SECONDS) / $(words $(FUZZ_TARGETS)) )) || exit 1; \
+	done
 
 bench: setup
 	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DTL_BUILD_BENCH=ON -DTL_BUILD_TESTS=OFF >/dev/null

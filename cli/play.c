@@ -89,6 +89,8 @@ int tl_cli_play(int argc, char** argv) {
         code = tl_cli_fail("play", "%s", err.message);
         goto done;
     }
+    for (uint32_t i = 0; i < scene->note_count; ++i)
+        fprintf(stderr, "tailor play: note: %s\n", scene->notes[i]);
     if (chain_list) {
         if ((code = tl_cli_chain_from_names(scene, chain_list, &chains[0]))) goto done;
         chain_count = 1;

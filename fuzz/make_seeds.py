@@ -4,6 +4,12 @@
 VERTS vertices of each primitive, the triangles among them, the first KEYS keys of the
 first two clips, two elements of anything else — min/max dropped, each accessor in a bufferView of its own, and embedded images dropped.
 
+The rigged seeds (for fuzz_scene_parts, the reader of extras.tailor) come from the repo's
+fixture tests/data/rig/fox-khronos-rigged-v1.glb, cut short the same way: as written (schema
+version 1), as version 2 writes it (node names beside the indices, chain.scale dropped), and
+that version 2 file with its nodes renumbered (node i -> N-1-i) and extras.tailor left stale,
+so the reader resolves the chain by name.
+
 Usage: python3 fuzz/make_seeds.py SHARED_DIR   (writes fuzz/corpus/real_*.glb)
 """
 import json
@@ -140,12 +146,55 @@ def write_glb(path, j, bin_):
         f.write(struct.pack("<III", 0x46546C67, 2, 12 + len(body)) + body)
 
 
+RIGGED = "tests/data/rig/fox-khronos-rigged-v1.glb"
+
+
+def as_v2(j):
+    nodes = j["nodes"]
+    for node in nodes:
+        t = node.get("extras", {}).get("tailor")
+        if t:
+            t["version"] = 2
+            t["attachment_name"] = nodes[t["attachment"]]["name"]
+            t["bone_names"] = [nodes[b]["name"] for b in t["bones"]]
+            t["chain"].pop("scale", None)
+    return j
+
+
+def renumbered(j):
+    n = len(j["nodes"])
+    new = lambda i: n - 1 - i
+    j["nodes"] = j["nodes"][::-1]
+    for node in j["nodes"]:
+        if "children" in node:
+            node["children"] = [new(c) for c in node["children"]]
+    for skin in j.get("skins", []):
+        skin["joints"] = [new(c) for c in skin["joints"]]
+        if "skeleton" in skin:
+            skin["skeleton"] = new(skin["skeleton"])
+    for scene in j.get("scenes", []):
+        scene["nodes"] = [new(c) for c in scene["nodes"]]
+    for anim in j.get("animations", []):
+        for ch in anim["channels"]:
+            if "node" in ch["target"]:
+                ch["target"]["node"] = new(ch["target"]["node"])
+    return j
+
+
 def main():
     shared = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..", "shared")
     corpus = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
     for src, name in SOURCES:
         j, bin_ = read_glb(os.path.join(shared, src))
         j, bin_ = shrink(j, bin_)
+        path = os.path.join(corpus, name)
+        write_glb(path, j, bin_)
+        print(name, os.path.getsize(path))
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    for edit, name in ((lambda j: j, "real_fox_rigged_v1.glb"), (as_v2, "real_fox_rigged_v2.glb"),
+                       (lambda j: renumbered(as_v2(j)), "real_fox_rigged_renumbered.glb")):
+        j, bin_ = read_glb(os.path.join(root, RIGGED))
+        j, bin_ = shrink(edit(j), bin_)
         path = os.path.join(corpus, name)
         write_glb(path, j, bin_)
         print(name, os.path.getsize(path))

@@ -294,6 +294,227 @@ static void play_loops_past_the_end(void) {
     ENSURE(distance3(root[0], root[2]) > 0.1f);
 }
 
+/* A file written by tailor rig before the schema had an owner (tests/data/rig/README.md)
+ * plays bit for bit as it did then: every clip at 60 fps for 3 s, looping, the chain bones'
+ * local rotations, world matrices and the solver's tips hashed per frame. The golden hashes
+ * were printed by this test at commit 80be324 (the reader then parsed the JSON in
+ * src/play/player.c). */
+static uint64_t fnv(uint64_t h, const void* data, size_t size) {
+    const unsigned char* p = data;
+    for (size_t i = 0; i < size; ++i)
+        h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
+static bool play_hash_scene(const tl_scene* scene, uint64_t out[3]) {
+    tl_error err;
+    tl_player* p = NULL;
+    tl_play_chain chains[4];
+    uint32_t count = 0;
+    bool ok = tl_play_chains_find(scene, chains, 4, &count, &err) == TL_OK;
+    ok = ok && count == 1 && scene->clip_count == 3;
+    tl_pose* pose = ok ? tl_pose_create(scene) : NULL;
+    for (uint32_t clip = 0; ok && clip < 3; ++clip) {
+        tl_player_def def = tl_default_player_def();
+        def.loop = true;
+        ok = tl_player_create(scene, chains, count, &def, &p, &err) == TL_OK;
+        uint64_t h = 1469598103934665603ull;
+        const tl_scene_skin* sk = &scene->skins[chains[0].skin];
+        float duration = scene->clips[clip].duration;
+        for (int f = 0; ok && f <= 180; ++f) {
+            tl_player_advance(p, pose, clip, fmodf((float)f / 60.0f, duration));
+            for (uint32_t b = 0; b < chains[0].bone_count; ++b) {
+                uint32_t node = sk->joints[chains[0].bone_joints[b]].node;
+                h = fnv(h, pose->locals[node].rotation, sizeof pose->locals[node].rotation);
+                h = fnv(h, pose->world + 16 * (size_t)node, 16 * sizeof(float));
+            }
+            h = fnv(h, tl_chain_tip_positions(tl_player_chain(p, 0)),
+                    3 * chains[0].bone_count * sizeof(float));
+        }
+        out[clip] = h;
+        tl_player_destroy(p);
+        p = NULL;
+    }
+    tl_pose_destroy(pose);
+    return ok;
+}
+
+static bool play_hash(const char* path, uint64_t out[3]) {
+    tl_error err;
+    tl_gltf* doc = NULL;
+    tl_scene* scene = NULL;
+    bool ok =
+        tl_gltf_load(path, &doc, &err) == TL_OK && tl_scene_create(doc, &scene, &err) == TL_OK;
+    if (!ok) fprintf(stderr, "  %s\n", err.message);
+    ok = ok && play_hash_scene(scene, out);
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+    return ok;
+}
+
+static const uint64_t rigged_v1_golden[3] = {0xcbc7190bea5ade1full, 0x1268fb3f7e45d7a0ull,
+                                             0x124119d29fddd47cull};
+
+static void rigged_v1_plays_as_before(void) {
+    const uint64_t* golden = rigged_v1_golden;
+    uint64_t h[3];
+    ENSURE(play_hash(tl_test_source("tests/data/rig/fox-khronos-rigged-v1.glb"), h));
+    fprintf(stderr, "  hashes %016llx %016llx %016llx\n", (unsigned long long)h[0],
+            (unsigned long long)h[1], (unsigned long long)h[2]);
+    for (int c = 0; c < 3; ++c)
+        ENSURE_MSG(h[c] == golden[c], "clip %d: %016llx, was %016llx", c, (unsigned long long)h[c],
+                   (unsigned long long)golden[c]);
+}
+
+/* Renumbers every node of a document (node i becomes node N-1-i), rewriting every reference
+ * to a node (children, skins' joints and skeleton, scenes, animation targets) as an exporter
+ * that rebuilds the node list does, and leaving extras.tailor's indices stale. */
+static bool renumber_nodes(tl_gltf* doc, tl_error* err) {
+    json_t* nodes = json_object_get(doc->json, "nodes");
+    json_int_t n = (json_int_t)json_array_size(nodes);
+#define REMAP(v) json_integer(n - 1 - json_integer_value(v))
+    json_t* moved = json_array();
+    for (json_int_t i = n - 1; i >= 0; --i) {
+        json_t* node = json_array_get(nodes, (size_t)i);
+        json_t* children = json_object_get(node, "children");
+        for (size_t c = 0; c < json_array_size(children); ++c)
+            json_array_set_new(children, c, REMAP(json_array_get(children, c)));
+        json_array_append(moved, node);
+    }
+    json_object_set_new(doc->json, "nodes", moved);
+    size_t i;
+    json_t* v;
+    json_array_foreach(json_object_get(doc->json, "skins"), i, v) {
+        json_t* joints = json_object_get(v, "joints");
+        for (size_t j = 0; j < json_array_size(joints); ++j)
+            json_array_set_new(joints, j, REMAP(json_array_get(joints, j)));
+        if (json_object_get(v, "skeleton"))
+            json_object_set_new(v, "skeleton", REMAP(json_object_get(v, "skeleton")));
+    }
+    json_array_foreach(json_object_get(doc->json, "scenes"), i, v) {
+        json_t* roots = json_object_get(v, "nodes");
+        for (size_t j = 0; j < json_array_size(roots); ++j)
+            json_array_set_new(roots, j, REMAP(json_array_get(roots, j)));
+    }
+    json_array_foreach(json_object_get(doc->json, "animations"), i, v) {
+        size_t c;
+        json_t* channel;
+        json_array_foreach(json_object_get(v, "channels"), c, channel) {
+            json_t* target = json_object_get(channel, "target");
+            if (json_object_get(target, "node"))
+                json_object_set_new(target, "node", REMAP(json_object_get(target, "node")));
+        }
+    }
+#undef REMAP
+    return tl_gltf_reindex(doc, err) == TL_OK;
+}
+
+/* The one writer and the one reader together: the tailless fox rigged in memory (the scene
+ * refreshed after tl_rig_apply) plays exactly as the file today's tailor rig wrote; with its
+ * nodes renumbered and saved, the names stored beside the stale indices find the chain again
+ * and it still plays bit for bit the same. */
+static void renumbered_plays_the_same(void) {
+    tl_error err;
+    tl_gltf* doc;
+    tl_scene* scene;
+    tl_rig_analysis* rig;
+    tl_rig_def def = tl_default_rig_def();
+    ENSURE_OK(tl_gltf_load(tl_test_shared("cases/fox-khronos-tailless.glb"), &doc, &err), err);
+    ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+    ENSURE(scene->part_count == 0);
+    ENSURE_OK(tl_rig_analyze(scene, &def, &rig, &err), err);
+    ENSURE_OK(tl_rig_apply(doc, rig, &err), err);
+    tl_rig_analysis_destroy(rig);
+    ENSURE_OK(tl_scene_refresh(scene, &err), err);
+    ENSURE(scene->part_count == 1 && scene->parts[0].version == 2 && scene->note_count == 0);
+    uint64_t h[3];
+    ENSURE(play_hash_scene(scene, h));
+    for (int c = 0; c < 3; ++c)
+        ENSURE_MSG(h[c] == rigged_v1_golden[c], "rigged in memory, clip %d: %016llx", c,
+                   (unsigned long long)h[c]);
+    tl_scene_destroy(scene);
+
+    ENSURE(renumber_nodes(doc, &err));
+    const char* path = tl_test_scratch("fox-renumbered.glb");
+    tl_gltf_save_def save = tl_default_gltf_save_def();
+    save.overwrite = true;
+    ENSURE_OK(tl_gltf_save(doc, path, &save, &err), err);
+    tl_gltf_destroy(doc);
+    ENSURE_OK(tl_gltf_load(path, &doc, &err), err);
+    ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+    ENSURE(scene->part_count == 1 && scene->parts[0].resolved_by_name);
+    ENSURE(scene->parts[0].node == doc->node_count - 1 - 23);
+    ENSURE(scene->note_count == 1 && strstr(scene->notes[0], "were renumbered"));
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+    ENSURE(play_hash(path, h));
+    for (int c = 0; c < 3; ++c)
+        ENSURE_MSG(h[c] == rigged_v1_golden[c], "renumbered, clip %d: %016llx", c,
+                   (unsigned long long)h[c]);
+    /* the command says what the reader did */
+    char* out = NULL;
+    ENSURE(tl_test_cli(&out, "play '%s' --clip Run --seconds 0.05 2>&1", path) == 0);
+    ENSURE_MSG(out && strstr(out, "tailor play: note: fox-renumbered.glb: /nodes/8/extras/tailor: "
+                                  "node indices disagree"),
+               "%s", out ? out : "(no output)");
+    free(out);
+}
+
+/* The chain's joints (bones, then the end joint) in world over 2 s of Walk at 60 fps. */
+static bool walk_joints(const char* path, float out[121][9][3], bool* by_name) {
+    tl_error err;
+    tl_gltf* doc = NULL;
+    tl_scene* scene = NULL;
+    tl_player* p = NULL;
+    tl_play_chain chain;
+    uint32_t count = 0, clip = 0;
+    bool ok = tl_gltf_load(path, &doc, &err) == TL_OK &&
+              tl_scene_create(doc, &scene, &err) == TL_OK &&
+              tl_scene_find_clip(scene, "Walk", &clip, &err) == TL_OK &&
+              tl_play_chains_find(scene, &chain, 1, &count, &err) == TL_OK && count == 1;
+    tl_player_def def = tl_default_player_def();
+    def.loop = true;
+    ok = ok && chain.bone_count == 8 && tl_player_create(scene, &chain, 1, &def, &p, &err) == TL_OK;
+    if (!ok) fprintf(stderr, "  %s: %s\n", path, err.message);
+    tl_pose* pose = ok ? tl_pose_create(scene) : NULL;
+    const tl_scene_skin* sk = ok ? &scene->skins[chain.skin] : NULL;
+    for (int f = 0; ok && f <= 120; ++f) {
+        tl_player_advance(p, pose, clip, fmodf((float)f / 60.0f, scene->clips[clip].duration));
+        for (uint32_t b = 0; b < 9; ++b) {
+            uint32_t j = b < 8 ? chain.bone_joints[b] : (uint32_t)chain.end_joint;
+            memcpy(out[f][b], pose->world + 16 * (size_t)sk->joints[j].node + 12, sizeof out[f][b]);
+        }
+    }
+    if (ok) *by_name = scene->part_count == 1 && scene->parts[0].resolved_by_name;
+    tl_pose_destroy(pose);
+    tl_player_destroy(p);
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+    return ok;
+}
+
+/* A rigged file exported back by Blender (tests/data/rig/README.md: Blender 3.4's glTF
+ * exporter with extras kept, which reorders every node and copies extras.tailor as it was)
+ * plays like the file it came from: the reader follows the stored names to the renumbered
+ * nodes. Blender re-encodes inverse binds and keys, so the joints agree to float noise
+ * (measured 1.6e-6 of the chain's length), not bit for bit. */
+static void blender_export_plays(void) {
+    static float a[121][9][3], b[121][9][3];
+    bool a_named = true, b_named = false;
+    ENSURE(walk_joints(tl_test_source("tests/data/rig/fox-rigged-v2-small.glb"), a, &a_named));
+    ENSURE(
+        walk_joints(tl_test_source("tests/data/rig/fox-rigged-v2-small-blender.glb"), b, &b_named));
+    ENSURE(!a_named && b_named);
+    float length = 0, worst = 0;
+    for (int k = 0; k < 8; ++k)
+        length += distance3(a[0][k], a[0][k + 1]);
+    for (int f = 0; f <= 120; ++f)
+        for (int k = 0; k < 9; ++k)
+            worst = fmaxf(worst, distance3(a[f][k], b[f][k]));
+    fprintf(stderr, "  joints differ by at most %.2g of the chain's length\n", worst / length);
+    ENSURE(length > 0 && worst / length < 1e-5f);
+}
+
 int main(int argc, char** argv) {
     static const tl_test_case cases[] = {
         {"links_keep_length", links_keep_length},
@@ -302,6 +523,9 @@ int main(int argc, char** argv) {
         {"play_is_render_rate_free", play_is_render_rate_free},
         {"loop_wrap_is_a_cut", loop_wrap_is_a_cut},
         {"play_loops_past_the_end", play_loops_past_the_end},
+        {"rigged_v1_plays_as_before", rigged_v1_plays_as_before},
+        {"renumbered_plays_the_same", renumbered_plays_the_same},
+        {"blender_export_plays", blender_export_plays},
     };
     return tl_test_main(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }

@@ -1254,8 +1254,24 @@ static void test_cli(void) {
     ENSURE_MSG(stat(out, &st) != 0, "a failed run wrote %s", out);
 }
 
+/* A def whose chain settings the file's reader would refuse is refused before anything is
+ * written (the ranges of docs/schema.md). */
+static void chain_settings_checked(void) {
+    tl_rig_def def = tl_default_rig_def();
+    tl_error err;
+    ENSURE_OK(tl_rig_def_check(&def, &err), err);
+    def.chain.damping_ratio = -1;
+    ENSURE(tl_rig_def_check(&def, &err) == TL_ERROR_ARGUMENT);
+    ENSURE_MSG(!strcmp(err.message, "rig: chain.damping_ratio = -1: must be >= 0"), "%s",
+               err.message);
+    def = tl_default_rig_def();
+    def.chain.rest_curve = 2;
+    ENSURE(tl_rig_def_check(&def, &err) == TL_ERROR_ARGUMENT && strstr(err.message, "<= 1"));
+}
+
 int main(int argc, char** argv) {
     static const tl_test_case cases[] = {
+        {"chain_settings_checked", chain_settings_checked},
         {"cases_one_chain", test_cases_one_chain},
         {"cases_bone_distance_and_path", test_cases_bone_distance_and_path},
         {"root_band", test_root_band},

@@ -555,6 +555,194 @@ static void test_trs_matrix(void) {
         ENSURE_NEAR(b.rotation[i], a.rotation[i], 1e-6);
 }
 
+/* --- extras.tailor (docs/schema.md) --- */
+
+#define RIGGED_V1 "tests/data/rig/fox-khronos-rigged-v1.glb"
+
+/* Sets (value JSON text) or removes (NULL) the value at a '/'-separated path inside `root`. */
+static bool json_edit(json_t* root, const char* path, const char* value) {
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", path);
+    json_t* at = root;
+    char* save = NULL;
+    char* key = strtok_r(buf, "/", &save);
+    for (char* next; key && (next = strtok_r(NULL, "/", &save)); key = next)
+        at = json_is_array(at) ? json_array_get(at, (size_t)atoi(key)) : json_object_get(at, key);
+    if (!at || !key) return false;
+    json_t* v = value ? json_loads(value, JSON_DECODE_ANY, NULL) : NULL;
+    if (value && !v) return false;
+    if (json_is_array(at))
+        return v ? json_array_set_new(at, (size_t)atoi(key), v) == 0
+                 : json_array_remove(at, (size_t)atoi(key)) == 0;
+    return v ? json_object_set_new(at, key, v) == 0 : json_object_del(at, key) == 0;
+}
+
+/* The rigged fixture with one edit; builds its scene and returns the result (message in err). */
+static tl_result scene_after_edit(const char* path, const char* value, tl_error* err,
+                                  tl_scene** keep) {
+    tl_gltf* doc;
+    tl_scene* scene = NULL;
+    if (tl_gltf_load(tl_test_source(RIGGED_V1), &doc, err) != TL_OK) return TL_ERROR_IO;
+    tl_result r =
+        json_edit(doc->json, path, value) ? tl_scene_create(doc, &scene, err) : TL_ERROR_ARGUMENT;
+    if (keep && r == TL_OK) {
+        *keep = scene; /* the caller destroys scene and scene->doc */
+        return r;
+    }
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+    return r;
+}
+
+/* Every refusal names the file, the JSON pointer of the bad value and why. */
+static void test_schema_refusals(void) {
+    static const struct {
+        const char *path, *value, *message;
+    } cases[] = {
+        {"nodes/23/extras/tailor/version", "3",
+         "/nodes/23/extras/tailor/version: version 3 is newer than this reader (2)"},
+        {"nodes/23/extras/tailor/version", NULL, "/nodes/23/extras/tailor/version: is missing"},
+        {"nodes/23/extras/tailor/version", "\"1\"",
+         "/nodes/23/extras/tailor/version: must be an integer, is a string"},
+        {"nodes/23/extras/tailor/chain/damping_ratio", "-1",
+         "/nodes/23/extras/tailor/chain/damping_ratio: must be >= 0, is -1"},
+        {"nodes/23/extras/tailor/chain/root_frequency", "0",
+         "/nodes/23/extras/tailor/chain/root_frequency: must be > 0, is 0"},
+        {"nodes/23/extras/tailor/chain/rest_curve", "1.5",
+         "/nodes/23/extras/tailor/chain/rest_curve: must be <= 1, is 1.5"},
+        {"nodes/23/extras/tailor/chain/gravity", "-9.8",
+         "/nodes/23/extras/tailor/chain/gravity: must be >= 0, is -9.8"},
+        {"nodes/23/extras/tailor/chain/carry_deg", "1e300",
+         "/nodes/23/extras/tailor/chain/carry_deg: must be a finite number, is 1e+300"},
+        {"nodes/23/extras/tailor/chain/gravity", "\"strong\"",
+         "/nodes/23/extras/tailor/chain/gravity: must be a number, is a string"},
+        {"nodes/23/extras/tailor/chain", "[]",
+         "/nodes/23/extras/tailor/chain: must be an object, is an array"},
+        {"nodes/23/extras/tailor", "5", "/nodes/23/extras/tailor: must be an object, is a number"},
+        {"nodes/23/extras/tailor/kind", "\"fur\"",
+         "/nodes/23/extras/tailor/kind: must be \"tail\", \"hair\" or \"cloth\", is \"fur\""},
+        {"nodes/23/extras/tailor/bones/3", "999",
+         "/nodes/23/extras/tailor/bones/3: node 999 does not exist (32 nodes)"},
+        {"nodes/23/extras/tailor/bones/3", "1",
+         "/nodes/23/extras/tailor/bones/3: node 1 is not a joint of skin 0"},
+        {"nodes/23/extras/tailor/bones/3", "24",
+         "/nodes/23/extras/tailor/bones/3: node 24 is listed twice"},
+        {"nodes/23/extras/tailor/bones/3", "\"Tail_4\"",
+         "/nodes/23/extras/tailor/bones/3: must be a node index, is a string"},
+        {"nodes/23/extras/tailor/attachment", NULL,
+         "/nodes/23/extras/tailor/attachment: must be a node index, is missing"},
+        {"nodes/23/extras/tailor/attachment", "1",
+         "/nodes/23/extras/tailor: attachment (node 1) and bones (node 23, ...) are not joints "
+         "of one skin"},
+        {"nodes/23/extras/tailor/bones", "[23]",
+         "/nodes/23/extras/tailor/bones: must list 2..65 nodes (the bones, then the end joint), "
+         "lists 1"},
+        {"nodes/23/extras/tailor/radii/2", "-0.5",
+         "/nodes/23/extras/tailor/radii/2: must be >= 0, is -0.5"},
+        {"nodes/23/extras/tailor/radii/7", NULL,
+         "/nodes/23/extras/tailor/radii: must be an array of 8 numbers, one per bone"},
+        {"skins/0/extras", "{\"tailor\": {\"version\": 7, \"colliders\": []}}",
+         "/skins/0/extras/tailor/version: version 7 is newer than this reader (2)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        tl_error err = {0};
+        tl_result r = scene_after_edit(cases[i].path, cases[i].value, &err, NULL);
+        char expected[512];
+        snprintf(expected, sizeof expected, "fox-khronos-rigged-v1.glb: %s", cases[i].message);
+        ENSURE_MSG(r == TL_ERROR_INVALID && !strcmp(err.message, expected),
+                   "%s = %s: %s \"%s\", expected \"%s\"", cases[i].path,
+                   cases[i].value ? cases[i].value : "(removed)", tl_result_string(r), err.message,
+                   expected);
+    }
+}
+
+/* The fixture as it is: one tail part with the file's settings and no notes; a missing
+ * setting takes its default; an unknown key is kept out of the part and noted. */
+static void test_schema_reads_v1(void) {
+    tl_error err;
+    tl_scene* scene = NULL;
+    ENSURE_OK(scene_after_edit("nodes/23/extras/tailor/chain/gravity", "1.0", &err, &scene), err);
+    ENSURE(scene->part_count == 1 && scene->note_count == 0);
+    const tl_scene_part* p = &scene->parts[0];
+    const tl_scene_skin* sk = &scene->skins[p->skin];
+    ENSURE(p->kind == TL_PART_TAIL && p->node == 23 && p->version == 1 && p->bone_count == 8);
+    ENSURE(sk->joints[p->attach_joint].node == 4 && sk->joints[p->end_joint].node == 31);
+    for (uint32_t b = 0; b < 8; ++b)
+        ENSURE(sk->joints[p->bone_joints[b]].node == 23 + b);
+    ENSURE(p->radii[0] == 13.3716402053833f && p->radii[7] == 3.634120225906372f);
+    ENSURE(p->chain.root_frequency == 0.9f && p->chain.ground_clearance == 0.025f);
+    ENSURE(!p->resolved_by_name);
+    const tl_gltf* doc = scene->doc;
+    tl_scene_destroy(scene);
+    tl_gltf_destroy((tl_gltf*)doc);
+
+    ENSURE_OK(scene_after_edit("nodes/23/extras/tailor/chain/slip_damping", NULL, &err, &scene),
+              err);
+    ENSURE(scene->parts[0].chain.slip_damping == tl_default_chain_settings().slip_damping);
+    ENSURE(scene->note_count == 0);
+    doc = scene->doc;
+    tl_scene_destroy(scene);
+    tl_gltf_destroy((tl_gltf*)doc);
+
+    ENSURE_OK(scene_after_edit("nodes/23/extras/tailor/wobble", "2", &err, &scene), err);
+    ENSURE(scene->part_count == 1 && scene->note_count == 1);
+    ENSURE_MSG(!strcmp(scene->notes[0], "fox-khronos-rigged-v1.glb: /nodes/23/extras/tailor/"
+                                        "wobble: unknown key, ignored"),
+               "%s", scene->notes[0]);
+    doc = scene->doc;
+    tl_scene_destroy(scene);
+    tl_gltf_destroy((tl_gltf*)doc);
+}
+
+/* Names beside the indices (version 2): a stale index with its node's name is followed by
+ * name and noted; a name no node has, or several have, is refused at its pointer. */
+static void test_schema_names(void) {
+    static const char* names = "[\"Tail_1\", \"Tail_2\", \"Tail_3\", \"Tail_4\", \"Tail_5\", "
+                               "\"Tail_6\", \"Tail_7\", \"Tail_8\", \"Tail_End\"]";
+    tl_error err;
+    tl_gltf* doc;
+    ENSURE_OK(tl_gltf_load(tl_test_source(RIGGED_V1), &doc, &err), err);
+    ENSURE(json_edit(doc->json, "nodes/23/extras/tailor/version", "2") &&
+           json_edit(doc->json, "nodes/23/extras/tailor/bone_names", names) &&
+           json_edit(doc->json, "nodes/23/extras/tailor/attachment_name", "\"b_Hip_01\"") &&
+           json_edit(doc->json, "nodes/23/extras/tailor/chain/scale", NULL));
+    tl_scene* scene;
+    ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+    ENSURE(scene->part_count == 1 && scene->note_count == 0 && !scene->parts[0].resolved_by_name);
+    tl_scene_destroy(scene);
+    /* stale indices: bones 2 and 3 swapped, attachment pointing at the spine */
+    ENSURE(json_edit(doc->json, "nodes/23/extras/tailor/bones/2", "26") &&
+           json_edit(doc->json, "nodes/23/extras/tailor/bones/3", "25") &&
+           json_edit(doc->json, "nodes/23/extras/tailor/attachment", "5"));
+    ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+    const tl_scene_part* p = &scene->parts[0];
+    const tl_scene_skin* sk = &scene->skins[p->skin];
+    ENSURE(p->resolved_by_name && sk->joints[p->attach_joint].node == 4);
+    ENSURE(sk->joints[p->bone_joints[2]].node == 25 && sk->joints[p->bone_joints[3]].node == 26);
+    ENSURE(scene->note_count == 1 && strstr(scene->notes[0], "fox-khronos-rigged-v1.glb: "
+                                                             "/nodes/23/extras/tailor: node "
+                                                             "indices disagree with the node "
+                                                             "names"));
+    tl_scene_destroy(scene);
+    /* a name no node has */
+    ENSURE(json_edit(doc->json, "nodes/23/extras/tailor/bone_names/3", "\"Tail_Nine\""));
+    ENSURE(tl_scene_create(doc, &scene, &err) == TL_ERROR_INVALID);
+    ENSURE_MSG(!strcmp(err.message, "fox-khronos-rigged-v1.glb: /nodes/23/extras/tailor/"
+                                    "bone_names/3: no node is named \"Tail_Nine\" (the index "
+                                    "says node 25)"),
+               "%s", err.message);
+    /* a name two nodes have (the index stale) */
+    ENSURE(json_edit(doc->json, "nodes/23/extras/tailor/bone_names/3", "\"Tail_4\"") &&
+           json_edit(doc->json, "nodes/1/name", "\"Tail_4\""));
+    ENSURE_OK(tl_gltf_reindex(doc, &err), err); /* node names are read at indexing */
+    ENSURE(tl_scene_create(doc, &scene, &err) == TL_ERROR_INVALID);
+    ENSURE_MSG(!strcmp(err.message, "fox-khronos-rigged-v1.glb: /nodes/23/extras/tailor/"
+                                    "bone_names/3: 2 nodes are named \"Tail_4\" (nodes 1 and 26) "
+                                    "and node 25 is none of them"),
+               "%s", err.message);
+    tl_gltf_destroy(doc);
+}
+
 static const tl_test_case cases[] = {
     {"trs_matrix", test_trs_matrix},
     {"step_and_cubic_by_hand", test_step_and_cubic_by_hand},
@@ -563,6 +751,9 @@ static const tl_test_case cases[] = {
     {"roles", test_roles},
     {"roles_from_shape", test_roles_from_shape},
     {"clips_match_three", test_clips_match_three},
+    {"schema_refusals", test_schema_refusals},
+    {"schema_reads_v1", test_schema_reads_v1},
+    {"schema_names", test_schema_names},
 };
 
 int main(int argc, char** argv) {

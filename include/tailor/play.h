@@ -6,10 +6,10 @@
  * pose, so skinning shows the tail swinging. Clips have no keys for the chain bones; without
  * this the tail is a plank.
  *
- * Chains come from the document (tl_play_chains_find: the nodes tailor rig marked with
- * extras.tailor, docs/rig.md) or from the caller (tl_play_chain filled by hand). A chain's
- * rest geometry comes from inverse bind matrices (spring-chain.md §5); its axes from the
- * skin's up/forward/lateral; its scale from the model height H (H / 1.8 m); its floor from
+ * Chains come from the document (tl_play_chains_find: the scene's parts, decoded from the
+ * extras.tailor tailor rig writes, docs/schema.md) or from the caller (tl_play_chain filled by
+ * hand). A chain's rest geometry comes from inverse bind matrices (spring-chain.md §5); its axes
+ * from the skin's up/forward/lateral; its scale from the model height H (H / 1.8 m); its floor from
  * the body's lowest rest vertex, skin dominated by chain bones excluded (spring-chain.md §8).
  *
  * Ownership: tl_player_create allocates the player, its chains and a scratch pose;
@@ -53,9 +53,9 @@ typedef struct tl_play_chain {
     tl_chain_def settings;
 } tl_play_chain;
 
-/* Finds the chains stored in the document by tailor rig (extras.tailor.chain on a chain's
- * first bone, docs/rig.md). Writes at most `capacity` and the number found to *count.
- * TL_ERROR_INVALID names the node whose extras do not describe a chain of the skin. */
+/* The chains of the scene's tail parts (tl_scene.parts: extras.tailor as decoded and checked
+ * when the scene was built, docs/schema.md), in node order. Writes at most `capacity` and the
+ * number found to *count. Returns TL_OK (the scene refused a bad part when it was built). */
 tl_result tl_play_chains_find(const tl_scene* scene, tl_play_chain* out, uint32_t capacity,
                               uint32_t* count, tl_error* err);
 

@@ -32,9 +32,9 @@
  *     for (uint32_t i = 0; i < rig->part_count; ++i)
  *         printf("part %u: %s (%s)\n", rig->parts[i].id,
  *                tl_rig_class_string(rig->parts[i].cls), rig->parts[i].reason);
- *     tl_scene_destroy(scene);                      // apply reindexes the document
  *     if (tl_rig_apply(doc, rig, &err) != TL_OK) { puts(err.message); return 1; }
  *     tl_rig_analysis_destroy(rig);
+ *     tl_scene_refresh(scene, &err);  // apply reindexed the document: scene->parts has the chains
  */
 #ifndef TAILOR_RIG_H
 #define TAILOR_RIG_H
@@ -263,12 +263,11 @@ void tl_rig_analysis_destroy(tl_rig_analysis* analysis);
 
 /* Writes the plan into the document the analysis was made from (the scene's doc): new joint
  * nodes under each attachment joint with the chain's runtime parameters in
- * extras.tailor (docs/rig.md), the skins' joints extended, new inverse-bind-matrix
+ * extras.tailor (docs/schema.md), the skins' joints extended, new inverse-bind-matrix
  * accessors, new JOINTS_n/WEIGHTS_n accessors for the primitives whose weights change. The
  * file's joints, their order and inverse binds, clips and every other vertex's weights stay
  * bit for bit. Ends with tl_gltf_reindex, so any tl_scene of the document is stale after
- * this call (destroy it first or after, but do not use it). Does nothing when no part
- * changes. */
+ * this call until tl_scene_refresh (or destroy it). Does nothing when no part changes. */
 tl_result tl_rig_apply(tl_gltf* doc, const tl_rig_analysis* analysis, tl_error* err);
 
 #ifdef __cplusplus

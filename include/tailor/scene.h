@@ -1,10 +1,12 @@
 /* tailor/scene.h — the evaluated character: rest-world frame, joint roles, clips, poses,
- * skinning.
+ * skinning, and the parts tailor stored in the file.
  *
  * A tl_scene is built once from a tl_gltf and is read-only afterwards. It reads every
  * accessor it needs at build time (inverse bind matrices, vertex positions, joints and
  * weights, triangles, animation keys) into plain float/uint arrays, so evaluating a pose
- * or skinning a mesh never touches JSON and never allocates.
+ * or skinning a mesh never touches JSON and never allocates. It is also the one reader of
+ * extras.tailor (docs/schema.md): the parts are decoded and checked at build time into
+ * tl_scene_part, which players and measurements use instead of the JSON.
  *
  * Frames (see the spec's "Conventions"):
  *   - Bind space: where mesh POSITIONs and inverse bind matrices (IBMs) live. A joint's
@@ -29,8 +31,9 @@
  * Ownership: tl_scene_create allocates the scene and everything it points to;
  * tl_scene_destroy frees it. The scene keeps a pointer to the document (names, node
  * parents), so the document must outlive the scene and must not be reindexed while the
- * scene is in use. A tl_pose belongs to the caller (tl_pose_create / tl_pose_destroy)
- * and may be reused for any number of samples of the scene it was made for.
+ * scene is in use (tl_scene_refresh rebuilds it after an edit). A tl_pose belongs to the caller
+ * (tl_pose_create / tl_pose_destroy) and may be reused for any number of samples of the scene it
+ * was made for.
  *
  * Example:
  *     tl_scene* scene; tl_error err;
@@ -53,6 +56,7 @@
 
 #include <tailor/base.h>
 #include <tailor/gltf.h>
+#include <tailor/sim.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -198,6 +202,36 @@ typedef struct tl_scene_clip {
     uint32_t channel_count;
 } tl_scene_clip;
 
+/* What a part stored in the file is (extras.tailor.kind, docs/schema.md). */
+typedef enum tl_part_kind {
+    TL_PART_TAIL,  /* a spring chain of new bones hanging from a body joint */
+    TL_PART_HAIR,  /* guide chains of a hair mesh: defined in the schema, not written yet */
+    TL_PART_CLOTH, /* a cloth lattice: defined in the schema, not written yet */
+} tl_part_kind;
+
+/* "tail", "hair", "cloth". Never NULL. */
+const char* tl_part_kind_string(tl_part_kind kind);
+
+/* One part tailor rig stored in the file (extras.tailor on the node of its first bone,
+ * docs/schema.md), decoded and checked once when the scene is built. Joints are indices
+ * into skins[skin].joints. Consumers (play, measure) read these, never the JSON. */
+typedef struct tl_scene_part {
+    tl_part_kind kind;
+    uint32_t node;               /* the node whose extras hold the part */
+    uint32_t version;            /* the schema version it was written with, 1.. */
+    uint32_t skin;               /* index into tl_scene.skins */
+    uint32_t attach_joint;       /* the joint the part hangs from */
+    uint32_t bone_count;         /* 1..TL_CHAIN_MAX_BONES, root first */
+    const uint32_t* bone_joints; /* bone_count joints (Tail_1 … Tail_K) */
+    uint32_t end_joint;          /* the weightless end joint (Tail_End) */
+    const float* radii;          /* bone_count skin radii at the bone heads, bind units;
+                                    0: unknown (the file has none) */
+    tl_chain_settings chain;     /* tail, hair: the spring settings; a key the file lacks
+                                    has its default (tl_default_chain_settings) */
+    bool resolved_by_name;       /* some stored node index disagreed with its stored name
+                                    (the nodes were renumbered) and the name was used */
+} tl_scene_part;
+
 typedef struct tl_scene {
     const tl_gltf* doc;
     uint32_t node_count;
@@ -209,13 +243,27 @@ typedef struct tl_scene {
     uint32_t skin_count;
     const tl_scene_clip* clips; /* one per doc->animations, same order */
     uint32_t clip_count;
+    const tl_scene_part* parts; /* the parts stored in the file, in node order */
+    uint32_t part_count;
+    const char* const* notes; /* what the reader of extras.tailor did that the file did not
+                                 say plainly, "FILE: /json/pointer: what" (indices resolved
+                                 by name, unknown keys ignored); for the caller to show */
+    uint32_t note_count;
     void* internal; /* storage; do not touch */
 } tl_scene;
 
 /* Builds the scene view. Fails (with the file, JSON pointer and reason) when an accessor
  * the scene needs is unreadable or inconsistent: IBM count below the joint count, joint
- * indices past the skin's joints, key times decreasing or with the wrong count of values. */
+ * indices past the skin's joints, key times decreasing or with the wrong count of values;
+ * or when extras.tailor is of a newer schema version than this build reads, malformed, out
+ * of range or names joints that are not there (docs/schema.md). */
 tl_result tl_scene_create(const tl_gltf* doc, tl_scene** out, tl_error* err);
+
+/* Builds the scene again from its document, in place, after the document changed and was
+ * reindexed (tl_rig_apply does both): the same pointer then shows the new joints, weights
+ * and parts. Every array the scene held is freed; poses made for it must be made again.
+ * On failure the scene is left as it was. */
+tl_result tl_scene_refresh(tl_scene* scene, tl_error* err);
 
 /* Frees the scene. NULL is fine. */
 void tl_scene_destroy(tl_scene* scene);

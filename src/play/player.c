@@ -30,97 +30,27 @@ tl_player_def tl_default_player_def(void) {
     return def;
 }
 
-static float number(json_t* obj, const char* key, float fallback) {
-    json_t* v = json_object_get(obj, key);
-    return json_is_number(v) ? (float)json_number_value(v) : fallback;
-}
-
-/* The skin joint index of a node, or TL_NONE. */
-static int32_t joint_of_node(const tl_scene_skin* sk, json_int_t node) {
-    for (uint32_t j = 0; j < sk->joint_count; ++j)
-        if ((json_int_t)sk->joints[j].node == node) return (int32_t)j;
-    return TL_NONE;
-}
-
 tl_result tl_play_chains_find(const tl_scene* scene, tl_play_chain* out, uint32_t capacity,
                               uint32_t* count, tl_error* err) {
-    const tl_gltf* doc = scene->doc;
-    json_t* nodes = json_object_get(doc->json, "nodes");
-    const char* label = doc->path && doc->path[0] ? doc->path : "<memory>";
+    (void)err; /* the scene checked the parts when it was built */
     *count = 0;
-    for (uint32_t n = 0; n < doc->node_count; ++n) {
-        json_t* tailor =
-            json_object_get(json_object_get(json_array_get(nodes, n), "extras"), "tailor");
-        json_t* chain = json_object_get(tailor, "chain");
-        if (!json_is_object(chain)) continue;
-        json_t* bones = json_object_get(tailor, "bones");
-        json_t* attachment = json_object_get(tailor, "attachment");
-        size_t bone_total = json_array_size(bones);
-        if (!json_is_integer(attachment) || bone_total < 2 || bone_total - 1 > TL_CHAIN_MAX_BONES)
-            return tl_error_set(
-                err, TL_ERROR_INVALID,
-                "%s: /nodes/%u/extras/tailor: needs \"attachment\" and 2..%d \"bones\"", label, n,
-                TL_CHAIN_MAX_BONES + 1);
-        /* the skin whose joints hold every node of the chain */
-        uint32_t skin = scene->skin_count;
-        for (uint32_t s = 0; s < scene->skin_count && skin == scene->skin_count; ++s)
-            if (joint_of_node(&scene->skins[s], json_integer_value(attachment)) != TL_NONE &&
-                joint_of_node(&scene->skins[s], json_integer_value(json_array_get(bones, 0))) !=
-                    TL_NONE)
-                skin = s;
-        if (skin == scene->skin_count)
-            return tl_error_set(
-                err, TL_ERROR_INVALID,
-                "%s: /nodes/%u/extras/tailor: attachment and bones are not joints of one skin",
-                label, n);
+    for (uint32_t i = 0; i < scene->part_count; ++i) {
+        const tl_scene_part* part = &scene->parts[i];
+        if (part->kind != TL_PART_TAIL) continue;
         if (*count == capacity) {
             ++*count;
             continue;
         }
-        const tl_scene_skin* sk = &scene->skins[skin];
-        tl_play_chain* c = &out[*count];
+        tl_play_chain* c = &out[(*count)++];
         memset(c, 0, sizeof *c);
-        c->skin = skin;
-        c->attach_joint = (uint32_t)joint_of_node(sk, json_integer_value(attachment));
-        c->bone_count = (uint32_t)bone_total - 1;
-        for (uint32_t b = 0; b < bone_total; ++b) {
-            json_t* v = json_array_get(bones, b);
-            int32_t j = json_is_integer(v) ? joint_of_node(sk, json_integer_value(v)) : TL_NONE;
-            if (j == TL_NONE)
-                return tl_error_set(err, TL_ERROR_INVALID,
-                                    "%s: /nodes/%u/extras/tailor/bones/%u: not a joint of skin %u",
-                                    label, n, b, skin);
-            if (b < c->bone_count)
-                c->bone_joints[b] = (uint32_t)j;
-            else
-                c->end_joint = j;
-        }
-        json_t* radii = json_object_get(tailor, "radii");
-        for (uint32_t b = 0; b < c->bone_count && b < json_array_size(radii); ++b)
-            c->joint_radii[b] = (float)json_number_value(json_array_get(radii, b));
-        tl_chain_def d = tl_default_chain_def();
-        d.settings.root_frequency = number(chain, "root_frequency", d.settings.root_frequency);
-        d.settings.tip_frequency = number(chain, "tip_frequency", d.settings.tip_frequency);
-        d.settings.damping_ratio = number(chain, "damping_ratio", d.settings.damping_ratio);
-        d.settings.gravity = number(chain, "gravity", d.settings.gravity);
-        d.settings.carry_deg = number(chain, "carry_deg", d.settings.carry_deg);
-        d.settings.rest_curve = number(chain, "rest_curve", d.settings.rest_curve);
-        d.settings.coupling_rate = number(chain, "coupling_rate", d.settings.coupling_rate);
-        d.settings.bend_limit_deg = number(chain, "bend_limit_deg", d.settings.bend_limit_deg);
-        d.settings.ground_clearance =
-            number(chain, "ground_clearance", d.settings.ground_clearance);
-        d.settings.slip_damping = number(chain, "slip_damping", d.settings.slip_damping);
-        if (!(d.settings.root_frequency > 0 && d.settings.tip_frequency > 0 &&
-              d.settings.damping_ratio >= 0 && d.settings.rest_curve >= 0 &&
-              d.settings.rest_curve <= 1 && d.settings.coupling_rate >= 0 &&
-              d.settings.bend_limit_deg > 0 && d.settings.ground_clearance >= 0 &&
-              d.settings.slip_damping >= 0 && isfinite(d.settings.gravity) &&
-              isfinite(d.settings.carry_deg)))
-            return tl_error_set(err, TL_ERROR_INVALID,
-                                "%s: /nodes/%u/extras/tailor/chain: a setting is out of range",
-                                label, n);
-        c->settings = d;
-        ++*count;
+        c->skin = part->skin;
+        c->attach_joint = part->attach_joint;
+        c->bone_count = part->bone_count;
+        memcpy(c->bone_joints, part->bone_joints, part->bone_count * sizeof *c->bone_joints);
+        c->end_joint = (int32_t)part->end_joint;
+        memcpy(c->joint_radii, part->radii, part->bone_count * sizeof *c->joint_radii);
+        c->settings = tl_default_chain_def();
+        c->settings.settings = part->chain;
     }
     return TL_OK;
 }

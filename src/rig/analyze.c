@@ -1,6 +1,7 @@
 /* The analysis driver: defaults, names, one pass per skin (field, parts, decisions, plans),
  * and the public arrays. */
 #include "internal.h"
+#include "scene/schema.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -86,6 +87,15 @@ tl_result tl_rig_def_check(const tl_rig_def* def, tl_error* err) {
             return tl_error_set(err, TL_ERROR_ARGUMENT, "rig: %s = %g is outside %g..%g",
                                 checks[i].name, (double)checks[i].value, (double)checks[i].lo,
                                 (double)checks[i].hi);
+    /* the chain settings in the ranges the file's reader accepts (docs/schema.md) */
+    for (int k = 0; k < TL_SCHEMA_SETTING_COUNT; ++k) {
+        tl_chain_settings chain = def->chain;
+        float value = *tl_schema_setting_field(&tl_schema_settings[k], &chain);
+        char why[64];
+        if (!tl_schema_setting_check(&tl_schema_settings[k], value, why, sizeof why))
+            return tl_error_set(err, TL_ERROR_ARGUMENT, "rig: chain.%s = %g: %s",
+                                tl_schema_settings[k].key, (double)value, why);
+    }
     if (def->min_links < 1 || def->max_links > TL_RIG_MAX_LINKS || def->min_links > def->max_links)
         return tl_error_set(err, TL_ERROR_ARGUMENT,
                             "rig: links %u..%u must lie within 1..%d and be ordered",

@@ -5,6 +5,7 @@
 #include "internal.h"
 #include "base/mat4.h"
 #include <tailor/gltf_json.h>
+#include "scene/schema.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -59,14 +60,32 @@ static void store(void* data, tl_gltf_component ct, size_t i, double x) {
     }
 }
 
-static json_t* spring_json(const tl_chain_settings* s, float scale) {
-    return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "root_frequency",
-                     (double)s->root_frequency, "tip_frequency", (double)s->tip_frequency,
-                     "damping_ratio", (double)s->damping_ratio, "gravity", (double)s->gravity,
-                     "carry_deg", (double)s->carry_deg, "rest_curve", (double)s->rest_curve,
-                     "coupling_rate", (double)s->coupling_rate, "bend_limit_deg",
-                     (double)s->bend_limit_deg, "ground_clearance", (double)s->ground_clearance,
-                     "slip_damping", (double)s->slip_damping, "scale", (double)scale);
+/* The spring settings, every key from the one table the reader checks them with. */
+static json_t* chain_json(tl_chain_settings s) {
+    json_t* chain = json_object();
+    for (int k = 0; k < TL_SCHEMA_SETTING_COUNT; ++k)
+        json_object_set_new(
+            chain, tl_schema_settings[k].key,
+            json_real((double)*tl_schema_setting_field(&tl_schema_settings[k], &s)));
+    return chain;
+}
+
+/* extras.tailor of a chain's first bone (docs/schema.md): node indices and, beside them, the
+ * nodes' names, so a reader can follow the nodes when another tool renumbers them. */
+static json_t* part_json(const tl_gltf* doc, const tl_rig_analysis* a, uint32_t attach_node,
+                         json_t* bones, json_t* bone_names, json_t* radii) {
+    json_t* tailor = json_object();
+    json_object_set_new(tailor, TL_SCHEMA_VERSION_KEY, json_integer(TL_SCHEMA_VERSION));
+    json_object_set_new(tailor, TL_SCHEMA_KIND, json_string(tl_part_kind_string(TL_PART_TAIL)));
+    json_object_set_new(tailor, TL_SCHEMA_ATTACHMENT, json_integer((json_int_t)attach_node));
+    if (doc->nodes[attach_node].name)
+        json_object_set_new(tailor, TL_SCHEMA_ATTACHMENT_NAME,
+                            json_string(doc->nodes[attach_node].name));
+    json_object_set(tailor, TL_SCHEMA_BONES, bones);
+    json_object_set(tailor, TL_SCHEMA_BONE_NAMES, bone_names);
+    json_object_set_new(tailor, TL_SCHEMA_RADII, radii);
+    json_object_set_new(tailor, TL_SCHEMA_CHAIN, chain_json(a->def.chain));
+    return tailor;
 }
 
 static json_t* vec3_json(const double v[3]) {
@@ -89,10 +108,9 @@ static void add_chain(tl_gltf* doc, const tl_rig_analysis* a, const tl_rig_part*
     tl_mat4d_invert(B_attach, ibm_attach);
     double parent_ibm[16];
     memcpy(parent_ibm, ibm_attach, sizeof parent_ibm);
-    json_t* bones = json_array();
+    json_t *bones = json_array(), *bone_names = json_array();
     for (uint32_t i = 0; i <= K; ++i)
         json_array_append_new(bones, json_integer((json_int_t)(base + i)));
-    float H = a->skins[part->skin].height;
     for (uint32_t i = 0; i <= K; ++i) {
         /* the bone shares the attachment's bind rotation and scale; its head is J_i */
         double J[4] = {part->joints[3 * i], part->joints[3 * i + 1], part->joints[3 * i + 2], 1};
@@ -118,26 +136,25 @@ static void add_chain(tl_gltf* doc, const tl_rig_analysis* a, const tl_rig_part*
             snprintf(name, sizeof name, "%s_%u", part->bone_prefix, i + 1);
         else
             snprintf(name, sizeof name, "%s_End", part->bone_prefix);
+        json_array_append_new(bone_names, json_string(name));
         json_t* node = json_pack("{s:s, s:o}", "name", name, "translation", vec3_json(local + 12));
         if (i < K)
             json_object_set_new(node, "children", json_pack("[I]", (json_int_t)(base + i + 1)));
-        if (i == 0) {
-            json_t* radii = json_array();
-            double scale = cbrt(fabs(Minv[0] * (Minv[5] * Minv[10] - Minv[9] * Minv[6]) -
-                                     Minv[4] * (Minv[1] * Minv[10] - Minv[9] * Minv[2]) +
-                                     Minv[8] * (Minv[1] * Minv[6] - Minv[5] * Minv[2])));
-            for (uint32_t b = 0; b < K; ++b)
-                json_array_append_new(radii, json_real((double)part->radii[b] * scale));
-            json_t* tailor =
-                json_pack("{s:i, s:o, s:O, s:I, s:o, s:s}", "version", 1, "chain",
-                          spring_json(&a->def.chain, H / 1.8f), "bones", bones, "attachment",
-                          (json_int_t)attach_node, "radii", radii, "kind", "tail");
-            json_object_set_new(node, "extras", json_pack("{s:o}", "tailor", tailor));
-        }
         json_array_append_new(nodes, node);
         json_array_append_new(skin_joints, json_integer((json_int_t)(base + i)));
     }
+    /* radii in bind units: the part's rest-world radii times the bind scale (det M^-1)^(1/3) */
+    json_t* radii = json_array();
+    double scale = cbrt(fabs(Minv[0] * (Minv[5] * Minv[10] - Minv[9] * Minv[6]) -
+                             Minv[4] * (Minv[1] * Minv[10] - Minv[9] * Minv[2]) +
+                             Minv[8] * (Minv[1] * Minv[6] - Minv[5] * Minv[2])));
+    for (uint32_t b = 0; b < K; ++b)
+        json_array_append_new(radii, json_real((double)part->radii[b] * scale));
+    json_object_set_new(json_array_get(nodes, base), "extras",
+                        json_pack("{s:o}", TL_SCHEMA_KEY,
+                                  part_json(doc, a, attach_node, bones, bone_names, radii)));
     json_decref(bones);
+    json_decref(bone_names);
     json_t* parent = json_array_get(nodes, attach_node);
     json_t* children = json_object_get(parent, "children");
     if (!children) {

@@ -10,4 +10,11 @@
  * names, rest_world, deforming) and rest_positions are filled in. */
 void tl_scene_skin_classify(tl_scene_skin* skin, tl_scene_joint* joints);
 
+/* Zeroed storage that lives as long as the scene; NULL when out of memory. */
+void* tl_scene_storage(tl_scene* scene, size_t size);
+
+/* Decodes every extras.tailor of the scene's document into scene->parts and scene->notes
+ * (src/scene/parts.c, docs/schema.md); needs the skins built. */
+tl_result tl_scene_parts_read(tl_scene* scene, const char* label, tl_error* err);
+
 #endif

@@ -497,15 +497,34 @@ tl_result tl_scene_create(const tl_gltf* doc, tl_scene** out, tl_error* err) {
     for (uint32_t a = 0; a < doc->animation_count && r == TL_OK; ++a)
         r = build_clip(&b, a, &clips[a]);
     free(joint_of_node);
+    if (r == TL_OK) {
+        scene->skins = skins;
+        scene->skin_count = doc->skin_count;
+        scene->clips = clips;
+        scene->clip_count = doc->animation_count;
+        r = tl_scene_parts_read(scene, b.label, err);
+    }
     if (r != TL_OK) {
         tl_scene_destroy(scene);
         return r;
     }
-    scene->skins = skins;
-    scene->skin_count = doc->skin_count;
-    scene->clips = clips;
-    scene->clip_count = doc->animation_count;
     *out = scene;
+    return TL_OK;
+}
+
+void* tl_scene_storage(tl_scene* scene, size_t size) {
+    return arena_alloc(scene->internal, size);
+}
+
+tl_result tl_scene_refresh(tl_scene* scene, tl_error* err) {
+    assert(scene);
+    tl_scene* fresh;
+    tl_result r = tl_scene_create(scene->doc, &fresh, err);
+    if (r != TL_OK) return r;
+    arena_free(scene->internal);
+    free(scene->internal);
+    *scene = *fresh;
+    free(fresh);
     return TL_OK;
 }
 

@@ -1,0 +1,376 @@
+/* The one reader of extras.tailor (docs/schema.md): every part the file stores is decoded
+ * and checked here, once, into tl_scene_part; nothing after this touches the JSON. A bad
+ * value is refused with the file and the JSON pointer of the value. */
+#include "internal.h"
+#include "scene/schema.h"
+#include <tailor/gltf_json.h>
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct reader {
+    tl_scene* scene;
+    const tl_gltf* doc;
+    const char* label;
+    tl_error* err;
+    char** notes; /* malloc'd until they move into the scene's storage */
+    uint32_t note_count, note_capacity;
+    int32_t* joint_of_node; /* one skin's map, node_count entries */
+} reader;
+
+const char* tl_part_kind_string(tl_part_kind kind) {
+    switch (kind) {
+    case TL_PART_TAIL:
+        return "tail";
+    case TL_PART_HAIR:
+        return "hair";
+    case TL_PART_CLOTH:
+        return "cloth";
+    }
+    return "?";
+}
+
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static tl_result
+refuse(reader* r, const char* pointer, const char* format, ...) {
+    char why[384];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(why, sizeof why, format, args);
+    va_end(args);
+    return tl_error_set(r->err, TL_ERROR_INVALID, "%s: %s: %s", r->label, pointer, why);
+}
+
+static tl_result note(reader* r, const char* pointer, const char* what) {
+    if (r->note_count == r->note_capacity) {
+        uint32_t cap = r->note_capacity ? 2 * r->note_capacity : 8;
+        char** grown = realloc(r->notes, cap * sizeof *grown);
+        if (!grown) return tl_error_set(r->err, TL_ERROR_MEMORY, "%s: out of memory", r->label);
+        r->notes = grown, r->note_capacity = cap;
+    }
+    size_t size = strlen(r->label) + strlen(pointer) + strlen(what) + 5;
+    char* text = malloc(size);
+    if (!text) return tl_error_set(r->err, TL_ERROR_MEMORY, "%s: out of memory", r->label);
+    snprintf(text, size, "%s: %s: %s", r->label, pointer, what);
+    r->notes[r->note_count++] = text;
+    return TL_OK;
+}
+
+static const char* type_name(const json_t* v) {
+    if (!v) return "missing";
+    switch (json_typeof(v)) {
+    case JSON_OBJECT:
+        return "an object";
+    case JSON_ARRAY:
+        return "an array";
+    case JSON_STRING:
+        return "a string";
+    case JSON_INTEGER:
+    case JSON_REAL:
+        return "a number";
+    case JSON_TRUE:
+    case JSON_FALSE:
+        return "a boolean";
+    default:
+        return "null";
+    }
+}
+
+/* `version` of a part or skin record: 1..TL_SCHEMA_VERSION. */
+static tl_result read_version(reader* r, const char* base, json_t* tailor, uint32_t* out) {
+    char ptr[128];
+    snprintf(ptr, sizeof ptr, "%s/%s", base, TL_SCHEMA_VERSION_KEY);
+    json_t* v = json_object_get(tailor, TL_SCHEMA_VERSION_KEY);
+    if (!v) return refuse(r, ptr, "is missing");
+    if (!json_is_integer(v)) return refuse(r, ptr, "must be an integer, is %s", type_name(v));
+    json_int_t n = json_integer_value(v);
+    if (n > TL_SCHEMA_VERSION)
+        return refuse(r, ptr, "version %" JSON_INTEGER_FORMAT " is newer than this reader (%d)", n,
+                      TL_SCHEMA_VERSION);
+    if (n < 1) return refuse(r, ptr, "must be >= 1, is %" JSON_INTEGER_FORMAT, n);
+    *out = (uint32_t)n;
+    return TL_OK;
+}
+
+/* Notes every key of `obj` not in `known` (NULL-terminated); `quiet` keys pass silently. */
+static tl_result note_unknown(reader* r, const char* base, json_t* obj, const char* const* known,
+                              const char* quiet) {
+    const char* key;
+    json_t* v;
+    json_object_foreach(obj, key, v) {
+        bool found = quiet && !strcmp(key, quiet);
+        for (const char* const* k = known; *k && !found; ++k)
+            found = !strcmp(key, *k);
+        if (found) continue;
+        char ptr[256];
+        snprintf(ptr, sizeof ptr, "%s/%.100s", base, key);
+        tl_result res = note(r, ptr, "unknown key, ignored");
+        if (res != TL_OK) return res;
+    }
+    return TL_OK;
+}
+
+/* The node one stored reference means: its index when the node there has the stored name
+ * (or no name is stored), else the one node with that name. */
+static tl_result resolve(reader* r, json_t* index, const char* index_ptr, json_t* name,
+                         const char* name_ptr, uint32_t* node, bool* by_name) {
+    const tl_gltf* doc = r->doc;
+    if (!json_is_integer(index))
+        return refuse(r, index_ptr, "must be a node index, is %s", type_name(index));
+    json_int_t i = json_integer_value(index);
+    bool in_range = i >= 0 && i < (json_int_t)doc->node_count;
+    if (!name) {
+        if (!in_range)
+            return refuse(r, index_ptr, "node %" JSON_INTEGER_FORMAT " does not exist (%u nodes)",
+                          i, doc->node_count);
+        *node = (uint32_t)i;
+        return TL_OK;
+    }
+    if (!json_is_string(name))
+        return refuse(r, name_ptr, "must be a node name, is %s", type_name(name));
+    const char* want = json_string_value(name);
+    if (in_range && doc->nodes[i].name && !strcmp(doc->nodes[i].name, want)) {
+        *node = (uint32_t)i;
+        return TL_OK;
+    }
+    uint32_t found = 0, first = 0, second = 0;
+    for (uint32_t n = 0; n < doc->node_count; ++n)
+        if (doc->nodes[n].name && !strcmp(doc->nodes[n].name, want)) {
+            if (found == 0) first = n;
+            if (found == 1) second = n;
+            ++found;
+        }
+    if (found == 0)
+        return refuse(r, name_ptr,
+                      "no node is named \"%.100s\" (the index says node %" JSON_INTEGER_FORMAT ")",
+                      want, i);
+    if (found > 1)
+        return refuse(
+            r, name_ptr,
+            "%u nodes are named \"%.100s\" (nodes %u and %u) and node %" JSON_INTEGER_FORMAT
+            " is none of them",
+            found, want, first, second, i);
+    *node = first;
+    *by_name = true;
+    return TL_OK;
+}
+
+/* The joint index of a node in the skin whose map is loaded, or TL_NONE. */
+static void load_skin_map(reader* r, uint32_t skin) {
+    for (uint32_t n = 0; n < r->doc->node_count; ++n)
+        r->joint_of_node[n] = TL_NONE;
+    const tl_scene_skin* sk = &r->scene->skins[skin];
+    for (uint32_t j = sk->joint_count; j-- > 0;)
+        r->joint_of_node[sk->joints[j].node] = (int32_t)j;
+}
+
+static bool skin_has(const tl_scene_skin* sk, uint32_t node) {
+    for (uint32_t j = 0; j < sk->joint_count; ++j)
+        if (sk->joints[j].node == node) return true;
+    return false;
+}
+
+static tl_result read_kind(reader* r, const char* base, json_t* tailor, tl_part_kind* out) {
+    char ptr[128];
+    snprintf(ptr, sizeof ptr, "%s/%s", base, TL_SCHEMA_KIND);
+    json_t* v = json_object_get(tailor, TL_SCHEMA_KIND);
+    if (!v) return refuse(r, ptr, "is missing");
+    const char* s = json_string_value(v);
+    if (!s) return refuse(r, ptr, "must be a string, is %s", type_name(v));
+    for (int k = TL_PART_TAIL; k <= TL_PART_CLOTH; ++k)
+        if (!strcmp(s, tl_part_kind_string((tl_part_kind)k))) {
+            *out = (tl_part_kind)k;
+            return TL_OK;
+        }
+    return refuse(r, ptr, "must be \"tail\", \"hair\" or \"cloth\", is \"%.60s\"", s);
+}
+
+static tl_result read_chain(reader* r, const char* base, json_t* tailor, uint32_t version,
+                            tl_chain_settings* out) {
+    *out = tl_default_chain_settings();
+    char ptr[160];
+    snprintf(ptr, sizeof ptr, "%s/%s", base, TL_SCHEMA_CHAIN);
+    json_t* chain = json_object_get(tailor, TL_SCHEMA_CHAIN);
+    if (!chain) return TL_OK;
+    if (!json_is_object(chain)) return refuse(r, ptr, "must be an object, is %s", type_name(chain));
+    const char* known[TL_SCHEMA_SETTING_COUNT + 1];
+    for (int k = 0; k < TL_SCHEMA_SETTING_COUNT; ++k) {
+        const tl_schema_setting* s = &tl_schema_settings[k];
+        known[k] = s->key;
+        json_t* v = json_object_get(chain, s->key);
+        if (!v) continue;
+        char at[200], why[64];
+        snprintf(at, sizeof at, "%s/%s", ptr, s->key);
+        if (!json_is_number(v)) return refuse(r, at, "must be a number, is %s", type_name(v));
+        double x = json_number_value(v);
+        if (!tl_schema_setting_check(s, x, why, sizeof why))
+            return refuse(r, at, "%s, is %g", why, x);
+        *tl_schema_setting_field(s, out) = (float)x;
+    }
+    known[TL_SCHEMA_SETTING_COUNT] = NULL;
+    return note_unknown(r, ptr, chain, known, version == 1 ? TL_SCHEMA_V1_SCALE : NULL);
+}
+
+/* One part record: nodes/n/extras/tailor. */
+static tl_result read_part(reader* r, uint32_t n, json_t* tailor, tl_scene_part* part) {
+    const tl_scene* scene = r->scene;
+    char base[64], ptr[128], name_ptr[128];
+    snprintf(base, sizeof base, "/nodes/%u/extras/%s", n, TL_SCHEMA_KEY);
+    if (!json_is_object(tailor))
+        return refuse(r, base, "must be an object, is %s", type_name(tailor));
+    memset(part, 0, sizeof *part);
+    part->node = n;
+    tl_result res = read_version(r, base, tailor, &part->version);
+    if (res == TL_OK) res = read_kind(r, base, tailor, &part->kind);
+    if (res != TL_OK) return res;
+
+    /* the nodes: attachment, bones (the last one the end joint), names beside them */
+    json_t* bones = json_object_get(tailor, TL_SCHEMA_BONES);
+    json_t* names = json_object_get(tailor, TL_SCHEMA_BONE_NAMES);
+    snprintf(ptr, sizeof ptr, "%s/%s", base, TL_SCHEMA_BONES);
+    if (!json_is_array(bones))
+        return refuse(r, ptr, "must be an array of node indices, is %s", type_name(bones));
+    size_t total = json_array_size(bones);
+    if (total < 2 || total - 1 > TL_CHAIN_MAX_BONES)
+        return refuse(r, ptr, "must list 2..%d nodes (the bones, then the end joint), lists %zu",
+                      TL_CHAIN_MAX_BONES + 1, total);
+    snprintf(name_ptr, sizeof name_ptr, "%s/%s", base, TL_SCHEMA_BONE_NAMES);
+    if (names && !(json_is_array(names) && json_array_size(names) == total))
+        return refuse(r, name_ptr, "must be an array of %zu node names, one per bone", total);
+    uint32_t nodes[TL_CHAIN_MAX_BONES + 1], attach;
+    snprintf(ptr, sizeof ptr, "%s/%s", base, TL_SCHEMA_ATTACHMENT);
+    snprintf(name_ptr, sizeof name_ptr, "%s/%s", base, TL_SCHEMA_ATTACHMENT_NAME);
+    res = resolve(r, json_object_get(tailor, TL_SCHEMA_ATTACHMENT), ptr,
+                  json_object_get(tailor, TL_SCHEMA_ATTACHMENT_NAME), name_ptr, &attach,
+                  &part->resolved_by_name);
+    for (uint32_t b = 0; b < total && res == TL_OK; ++b) {
+        snprintf(ptr, sizeof ptr, "%s/%s/%u", base, TL_SCHEMA_BONES, b);
+        snprintf(name_ptr, sizeof name_ptr, "%s/%s/%u", base, TL_SCHEMA_BONE_NAMES, b);
+        res = resolve(r, json_array_get(bones, b), ptr, names ? json_array_get(names, b) : NULL,
+                      name_ptr, &nodes[b], &part->resolved_by_name);
+        bool twice = res == TL_OK && nodes[b] == attach;
+        for (uint32_t c = 0; c < b && res == TL_OK; ++c)
+            twice = twice || nodes[c] == nodes[b];
+        if (twice) res = refuse(r, ptr, "node %u is listed twice", nodes[b]);
+    }
+    if (res != TL_OK) return res;
+
+    /* the skin: the first one with the attachment and the first bone among its joints */
+    part->skin = scene->skin_count;
+    for (uint32_t s = 0; s < scene->skin_count && part->skin == scene->skin_count; ++s)
+        if (skin_has(&scene->skins[s], attach) && skin_has(&scene->skins[s], nodes[0]))
+            part->skin = s;
+    if (part->skin == scene->skin_count)
+        return refuse(r, base,
+                      "attachment (node %u) and bones (node %u, ...) are not joints of one skin",
+                      attach, nodes[0]);
+    load_skin_map(r, part->skin);
+    part->bone_count = (uint32_t)total - 1;
+    uint32_t* joints = tl_scene_storage(r->scene, part->bone_count * sizeof *joints);
+    float* radii = tl_scene_storage(r->scene, part->bone_count * sizeof *radii);
+    if (!joints || !radii)
+        return tl_error_set(r->err, TL_ERROR_MEMORY, "%s: out of memory", r->label);
+    part->attach_joint = (uint32_t)r->joint_of_node[attach];
+    for (uint32_t b = 0; b < total; ++b) {
+        int32_t j = r->joint_of_node[nodes[b]];
+        snprintf(ptr, sizeof ptr, "%s/%s/%u", base, TL_SCHEMA_BONES, b);
+        if (j == TL_NONE)
+            return refuse(r, ptr, "node %u is not a joint of skin %u", nodes[b], part->skin);
+        if (b < part->bone_count)
+            joints[b] = (uint32_t)j;
+        else
+            part->end_joint = (uint32_t)j;
+    }
+    part->bone_joints = joints;
+    part->radii = radii;
+
+    json_t* rv = json_object_get(tailor, TL_SCHEMA_RADII);
+    snprintf(ptr, sizeof ptr, "%s/%s", base, TL_SCHEMA_RADII);
+    if (rv && !(json_is_array(rv) && json_array_size(rv) == part->bone_count))
+        return refuse(r, ptr, "must be an array of %u numbers, one per bone", part->bone_count);
+    for (uint32_t b = 0; rv && b < part->bone_count; ++b) {
+        json_t* v = json_array_get(rv, b);
+        snprintf(ptr, sizeof ptr, "%s/%s/%u", base, TL_SCHEMA_RADII, b);
+        if (!json_is_number(v)) return refuse(r, ptr, "must be a number, is %s", type_name(v));
+        double x = json_number_value(v);
+        if (!(x >= 0 && isfinite((float)x))) return refuse(r, ptr, "must be >= 0, is %g", x);
+        radii[b] = (float)x;
+    }
+    if (part->kind != TL_PART_CLOTH &&
+        (res = read_chain(r, base, tailor, part->version, &part->chain)) != TL_OK)
+        return res;
+    if (part->resolved_by_name &&
+        (res = note(r, base,
+                    "node indices disagree with the node names stored beside them (the nodes "
+                    "were renumbered); the names were used")) != TL_OK)
+        return res;
+    static const char* const known[] = {TL_SCHEMA_VERSION_KEY, TL_SCHEMA_KIND,
+                                        TL_SCHEMA_ATTACHMENT,  TL_SCHEMA_ATTACHMENT_NAME,
+                                        TL_SCHEMA_BONES,       TL_SCHEMA_BONE_NAMES,
+                                        TL_SCHEMA_RADII,       TL_SCHEMA_CHAIN,
+                                        TL_SCHEMA_CLOTH,       NULL};
+    return note_unknown(r, base, tailor, known, NULL);
+}
+
+/* skins/s/extras/tailor: a version and the reserved colliders. */
+static tl_result read_skin(reader* r, uint32_t s, json_t* tailor) {
+    char base[64];
+    snprintf(base, sizeof base, "/skins/%u/extras/%s", s, TL_SCHEMA_KEY);
+    if (!json_is_object(tailor))
+        return refuse(r, base, "must be an object, is %s", type_name(tailor));
+    uint32_t version;
+    tl_result res = read_version(r, base, tailor, &version);
+    static const char* const known[] = {TL_SCHEMA_VERSION_KEY, TL_SCHEMA_COLLIDERS, NULL};
+    return res != TL_OK ? res : note_unknown(r, base, tailor, known, NULL);
+}
+
+static json_t* tailor_of(json_t* list, uint32_t i) {
+    json_t* extras = json_object_get(json_array_get(list, i), "extras");
+    return json_is_object(extras) ? json_object_get(extras, TL_SCHEMA_KEY) : NULL;
+}
+
+tl_result tl_scene_parts_read(tl_scene* scene, const char* label, tl_error* err) {
+    const tl_gltf* doc = scene->doc;
+    reader r = {scene, doc, label, err, NULL, 0, 0, NULL};
+    json_t* nodes = json_object_get(doc->json, "nodes");
+    json_t* skins = json_object_get(doc->json, "skins");
+    uint32_t count = 0;
+    for (uint32_t n = 0; n < doc->node_count; ++n)
+        count += tailor_of(nodes, n) != NULL;
+    tl_scene_part* parts = tl_scene_storage(scene, count * sizeof *parts);
+    r.joint_of_node = malloc((doc->node_count + 1) * sizeof *r.joint_of_node);
+    tl_result res = parts && r.joint_of_node
+                        ? TL_OK
+                        : tl_error_set(err, TL_ERROR_MEMORY, "%s: out of memory", label);
+    for (uint32_t s = 0; s < doc->skin_count && res == TL_OK; ++s)
+        if (tailor_of(skins, s)) res = read_skin(&r, s, tailor_of(skins, s));
+    uint32_t k = 0;
+    for (uint32_t n = 0; n < doc->node_count && res == TL_OK; ++n)
+        if (tailor_of(nodes, n)) res = read_part(&r, n, tailor_of(nodes, n), &parts[k++]);
+    char** notes = res == TL_OK ? tl_scene_storage(scene, r.note_count * sizeof *notes) : NULL;
+    if (res == TL_OK && !notes)
+        res = tl_error_set(err, TL_ERROR_MEMORY, "%s: out of memory", label);
+    for (uint32_t i = 0; i < r.note_count && res == TL_OK; ++i) {
+        size_t size = strlen(r.notes[i]) + 1;
+        if (!(notes[i] = tl_scene_storage(scene, size)))
+            res = tl_error_set(err, TL_ERROR_MEMORY, "%s: out of memory", label);
+        else
+            memcpy(notes[i], r.notes[i], size);
+    }
+    if (res == TL_OK) {
+        scene->parts = parts;
+        scene->part_count = count;
+        scene->notes = (const char* const*)notes;
+        scene->note_count = r.note_count;
+    }
+    for (uint32_t i = 0; i < r.note_count; ++i)
+        free(r.notes[i]);
+    free(r.notes);
+    free(r.joint_of_node);
+    return res;
+}

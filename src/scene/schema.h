@@ -1,0 +1,46 @@
+/* The keys of extras.tailor (docs/schema.md), spelled once for the one writer (src/rig/write.c)
+ * and the one reader (src/scene/parts.c). Not part of the public API. */
+#ifndef TL_SCENE_SCHEMA_H
+#define TL_SCENE_SCHEMA_H
+
+#include <tailor/sim.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The version this build writes, and the newest it reads (it reads every older one). */
+#define TL_SCHEMA_VERSION 2
+
+#define TL_SCHEMA_KEY "tailor" /* under "extras" of a part's node and of a skin */
+#define TL_SCHEMA_VERSION_KEY "version"
+#define TL_SCHEMA_KIND "kind"
+#define TL_SCHEMA_ATTACHMENT "attachment"
+#define TL_SCHEMA_ATTACHMENT_NAME "attachment_name"
+#define TL_SCHEMA_BONES "bones"
+#define TL_SCHEMA_BONE_NAMES "bone_names"
+#define TL_SCHEMA_RADII "radii"
+#define TL_SCHEMA_CHAIN "chain"
+#define TL_SCHEMA_CLOTH "cloth"         /* reserved: a cloth part's own settings */
+#define TL_SCHEMA_COLLIDERS "colliders" /* reserved: on a skin, its body colliders */
+#define TL_SCHEMA_V1_SCALE "scale"      /* version 1 wrote chain.scale; nothing read it */
+
+/* One spring setting: its key, where it sits in tl_chain_settings and its range. */
+typedef struct tl_schema_setting {
+    const char* key;
+    size_t offset; /* of the float in tl_chain_settings */
+    float min;     /* -INFINITY: no lower bound */
+    bool min_open; /* the value must be > min rather than >= min */
+    float max;     /* INFINITY: no upper bound (inclusive) */
+} tl_schema_setting;
+
+enum { TL_SCHEMA_SETTING_COUNT = 10 };
+extern const tl_schema_setting tl_schema_settings[TL_SCHEMA_SETTING_COUNT];
+
+/* The setting's field in a settings struct. */
+float* tl_schema_setting_field(const tl_schema_setting* s, tl_chain_settings* settings);
+
+/* False when `value` is out of the setting's range (not finite as a float, or past a bound);
+ * then `why` says so ("must be > 0"). */
+bool tl_schema_setting_check(const tl_schema_setting* s, double value, char* why, size_t size);
+
+#endif
