@@ -11,7 +11,8 @@ static const char* usage_text =
     "usage: tailor rig IN -o OUT [--mode chain|rigid] [--report REPORT.json] [--dry-run]\n"
     "                [--far F] [--limb-ratio R] [--elongation E] [--segment S]\n"
     "                [--min-links N] [--max-links N] [--overlap O] [--part ID=chain|rigid|none]\n"
-    "                [--fix-rigid] [--no-grow] [--root-band B] [--force]\n"
+    "                [--fix-rigid] [--no-grow] [--root-band B] [--no-fit] [--fit-skip CLIP]\n"
+    "                [--force]\n"
     "  Finds far skin (parts farther from every bone than F x height), decides per part\n"
     "  whether it is a tail (a bone chain), a rigid or cloth part, or body skin, and writes\n"
     "  OUT with Tail_1..Tail_K + Tail_End under the joint each tail hangs from.\n"
@@ -29,6 +30,8 @@ static const char* usage_text =
     "  --no-grow           do not grow tails over their misbound root\n"
     "  --root-band B       blend the body skin within B x the collar's radius of a tail into\n"
     "                      its new weights (default 1; 0: off)\n"
+    "  --no-fit            keep the band's weights: no junction fit to the file's clips\n"
+    "  --fit-skip CLIP     do not show CLIP to the junction fit (repeatable; a hold-out)\n"
     "  --force             allow OUT to be IN\n";
 
 static bool parse_float(const char* s, float* out) {
@@ -104,6 +107,14 @@ static json_t* part_json(const tl_rig_analysis* a, const tl_rig_part* p) {
     json_object_set_new(o, "band", json_integer(p->band_count));
     json_object_set_new(o, "band_radius", json_real(p->band_radius));
     json_object_set_new(o, "reason", json_string(p->reason));
+    json_object_set_new(
+        o, "fit",
+        json_pack("{s:i,s:i,s:i,s:i,s:i,s:i,s:f,s:f,s:f,s:f}", "free_vertices",
+                  (int)p->fit.free_vertices, "fixed_vertices", (int)p->fit.fixed_vertices, "poses",
+                  (int)p->fit.poses, "iterations", (int)p->fit.iterations, "joints",
+                  (int)p->fit.joints, "reverted", (int)p->fit.reverted, "energy_before",
+                  (double)p->fit.energy_before, "energy_after", (double)p->fit.energy_after,
+                  "energy_final", (double)p->fit.energy_final, "seconds", (double)p->fit.seconds));
     return o;
 }
 
@@ -131,8 +142,8 @@ static json_t* build_report(const char* in, const char* out, const tl_rig_analys
     json_object_set_new(r, "parts", parts);
     json_object_set_new(r, "chains", json_integer(a->chain_count));
     json_object_set_new(r, "changed_vertices", json_integer(a->changed_vertices));
-    static const char* stages[TL_RIG_STAGE_COUNT] = {"weld", "field", "parts", "geodesics",
-                                                     "weights"};
+    static const char* stages[TL_RIG_STAGE_COUNT] = {"weld",      "field",   "parts",
+                                                     "geodesics", "weights", "fit"};
     json_t* t = json_object();
     for (int k = 0; k < TL_RIG_STAGE_COUNT; ++k)
         json_object_set_new(t, stages[k], json_real(a->seconds[k]));
@@ -200,10 +211,24 @@ static void print_report(const json_t* r) {
            json_is_true(json_object_get(r, "dry_run")) ? " (dry run: nothing written)" : "");
 }
 
+/* --fit-skip names to clip bits of def.junction_skip. */
+static tl_result tl_cli_rig_skips(const tl_scene* scene, const char** names, int count,
+                                  tl_rig_def* def, tl_error* err) {
+    for (int k = 0; k < count; ++k) {
+        uint32_t clip;
+        tl_result r = tl_scene_find_clip(scene, names[k], &clip, err);
+        if (r != TL_OK) return r;
+        if (clip < 64) def->junction_skip |= (uint64_t)1 << clip;
+    }
+    return TL_OK;
+}
+
 int tl_cli_rig(int argc, char** argv) {
     const char *in = NULL, *out = NULL, *report_path = NULL;
     bool dry_run = false, force = false;
     tl_rig_def def = tl_default_rig_def();
+    const char* skips[64];
+    int skip_count = 0;
     for (int i = 1; i < argc; ++i) {
         const char* a = argv[i];
         const char* v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -265,6 +290,10 @@ int tl_cli_rig(int argc, char** argv) {
             def.fix_rigid = true;
         else if (!strcmp(a, "--no-grow"))
             def.grow = false;
+        else if (!strcmp(a, "--no-fit"))
+            def.junction_fit = false;
+        else if (!strcmp(a, "--fit-skip") && v && skip_count < 64)
+            skips[skip_count++] = argv[++i];
         else if (!strcmp(a, "--force"))
             force = true;
         else if (a[0] != '-' && !in)
@@ -283,6 +312,7 @@ int tl_cli_rig(int argc, char** argv) {
     json_t* report = NULL;
     int code = 1;
     if (tl_gltf_load(in, &doc, &err) != TL_OK || tl_scene_create(doc, &scene, &err) != TL_OK ||
+        tl_cli_rig_skips(scene, skips, skip_count, &def, &err) != TL_OK ||
         tl_rig_analyze(scene, &def, &rig, &err) != TL_OK) {
         tl_cli_fail("rig", "%s", err.message);
         goto done;

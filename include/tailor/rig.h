@@ -128,18 +128,30 @@ typedef struct tl_rig_def {
                              skeleton, this share of them, as its collar; 0.05 */
     float own_bone_share; /* a tail with at least this share of its (well-bound) skin weight
                              on its own bones is already rigged; 0.5 */
-    float bound_like_collar; /* --fix-rigid re-weights a part only when the overlap of its and
-                                its collar's mean weight vectors is below this; 0.5 */
-    tl_rig_mode mode;        /* chain or rigid; TL_RIG_MODE_CHAIN */
-    bool fix_rigid;          /* re-weight misbound rigid and cloth parts (§5) instead of only
-                                reporting them; false */
-    bool grow;               /* grow tails over their misbound root (§6); true */
-    float root_band;         /* re-weighted tails blend into the body: skin outside every part
-                                within this × the collar ring's radius (geodesic, along mesh
-                                edges) of the part gets weights that interpolate harmonically
-                                between the part's new weights and the body's own beyond the
-                                band (docs/rig.md "The root band"); 1.0 (a tail's thickness);
-                                0: off */
+    float bound_like_collar;      /* --fix-rigid re-weights a part only when the overlap of its and
+                                     its collar's mean weight vectors is below this; 0.5 */
+    tl_rig_mode mode;             /* chain or rigid; TL_RIG_MODE_CHAIN */
+    bool fix_rigid;               /* re-weight misbound rigid and cloth parts (§5) instead of only
+                                     reporting them; false */
+    bool grow;                    /* grow tails over their misbound root (§6); true */
+    float root_band;              /* re-weighted tails blend into the body: skin outside every part
+                                     within this × the collar ring's radius (geodesic, along mesh
+                                     edges) of the part gets weights that interpolate harmonically
+                                     between the part's new weights and the body's own beyond the
+                                     band (docs/rig.md "The root band"); 1.0 (a tail's thickness);
+                                     0: off */
+    bool junction_fit;            /* fit the weights where a re-weighted tail meets the body to the
+                                     file's own motion (docs/rig.md "The junction fit"); true */
+    float junction_ring;          /* the fit's free set reaches this × the collar ring's radius
+                                     beyond the part and its band (geodesic); 2.0 */
+    uint32_t junction_poses;      /* sampled poses per clip; 16 */
+    uint32_t junction_max_poses;  /* … at most this many in all (fewer per clip, at least 4);
+                                     64 */
+    uint32_t junction_iterations; /* local/global passes; 6 */
+    float junction_smooth;        /* weight of the graph Laplacian of the weights; 0.05 */
+    float junction_pull;          /* weight of the pull towards the rig's weights; 1e-3 */
+    uint64_t junction_skip;       /* bit c set: clip c is not shown to the fit (a hold-out test);
+                                     0 */
     tl_rig_override overrides[TL_RIG_MAX_OVERRIDES];
     uint32_t override_count;
     tl_chain_settings chain; /* stored with each chain (tl_default_chain_settings) */
@@ -149,6 +161,21 @@ tl_rig_def tl_default_rig_def(void);
 
 /* Checks a def's ranges; TL_ERROR_ARGUMENT names the field. */
 tl_result tl_rig_def_check(const tl_rig_def* def, tl_error* err);
+
+/* What the junction fit did for a part (all zero when it did not run). */
+typedef struct tl_rig_fit {
+    uint32_t free_vertices;  /* welded vertices whose weights were solved for */
+    uint32_t fixed_vertices; /* welded vertices around them held at their weights */
+    uint32_t poses;          /* poses fitted over */
+    uint32_t iterations;     /* local/global passes run */
+    uint32_t joints;         /* joint groups (joints that move alike count once) */
+    uint32_t reverted;       /* free vertices given the file's weights back */
+    float energy_before;     /* the edge term with the rig's weights: mean over poses of
+                                Σ (stretch - 1)² over the edges touching the free set */
+    float energy_after;      /* … after the passes */
+    float energy_final;      /* … after the revert */
+    float seconds;
+} tl_rig_fit;
 
 /* One part of far skin and what tailor decided for it. Lengths are rest-world units. */
 typedef struct tl_rig_part {
@@ -205,6 +232,8 @@ typedef struct tl_rig_part {
     uint32_t* band_joints;
     float* band_weights;
     float band_radius; /* the band's geodesic width, rest-world units (0: no band) */
+    tl_rig_fit fit;    /* the junction fit (def.junction_fit): after it, the band holds every
+                          vertex outside the part whose weights it changed */
 } tl_rig_part;
 
 /* Per-skin fields, per union vertex of tl_scene_skin. */
@@ -231,6 +260,7 @@ typedef enum tl_rig_stage {
     TL_RIG_STAGE_PARTS,     /* components, collars, attachment, tests, re-splitting, growth */
     TL_RIG_STAGE_GEODESICS, /* geodesic coordinates (shape and chains) */
     TL_RIG_STAGE_WEIGHTS,   /* chain joints and weights */
+    TL_RIG_STAGE_FIT,       /* the junction fit */
     TL_RIG_STAGE_COUNT
 } tl_rig_stage;
 
