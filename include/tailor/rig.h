@@ -128,18 +128,20 @@ typedef struct tl_rig_def {
                              skeleton, this share of them, as its collar; 0.05 */
     float own_bone_share; /* a tail with at least this share of its (well-bound) skin weight
                              on its own bones is already rigged; 0.5 */
-    float bound_like_collar;      /* --fix-rigid re-weights a part only when the overlap of its and
-                                     its collar's mean weight vectors is below this; 0.5 */
-    tl_rig_mode mode;             /* chain or rigid; TL_RIG_MODE_CHAIN */
-    bool fix_rigid;               /* re-weight misbound rigid and cloth parts (§5) instead of only
-                                     reporting them; false */
-    bool grow;                    /* grow tails over their misbound root (§6); true */
-    float root_band;              /* re-weighted tails blend into the body: skin outside every part
-                                     within this × the collar ring's radius (geodesic, along mesh
-                                     edges) of the part gets weights that interpolate harmonically
-                                     between the part's new weights and the body's own beyond the
-                                     band (docs/rig.md "The root band"); 1.0 (a tail's thickness);
-                                     0: off */
+    float bound_like_collar; /* --fix-rigid re-weights a part only when the overlap of its and
+                                its collar's mean weight vectors is below this; 0.5 */
+    tl_rig_mode mode;        /* chain or rigid; TL_RIG_MODE_CHAIN */
+    bool fix_rigid;          /* re-weight misbound rigid and cloth parts (§5) instead of only
+                                reporting them; false */
+    bool grow;               /* grow tails over their misbound root (§6); true */
+    float root_band;         /* re-weighted tails blend into the body: skin outside every part
+                                within this × the collar ring's radius (geodesic, along mesh
+                                edges) of the part gets weights that interpolate harmonically
+                                between the part's new weights and the body's own beyond the
+                                band (docs/rig.md "The root band"); 1.0 (a tail's thickness);
+                                0: off */
+
+    /* the junction fit (docs/rig.md "The junction fit") */
     bool junction_fit;            /* fit the weights where a re-weighted tail meets the body to the
                                      file's own motion (docs/rig.md "The junction fit"); true */
     float junction_ring;          /* the fit's free set reaches this × the collar ring's radius
@@ -152,6 +154,7 @@ typedef struct tl_rig_def {
     float junction_pull;          /* weight of the pull towards the rig's weights; 1e-3 */
     uint64_t junction_skip;       /* bit c set: clip c is not shown to the fit (a hold-out test);
                                      0 */
+
     tl_rig_override overrides[TL_RIG_MAX_OVERRIDES];
     uint32_t override_count;
     tl_chain_settings chain; /* stored with each chain (tl_default_chain_settings) */
@@ -232,8 +235,9 @@ typedef struct tl_rig_part {
     uint32_t* band_joints;
     float* band_weights;
     float band_radius; /* the band's geodesic width, rest-world units (0: no band) */
-    tl_rig_fit fit;    /* the junction fit (def.junction_fit): after it, the band holds every
-                          vertex outside the part whose weights it changed */
+
+    tl_rig_fit fit; /* the junction fit (def.junction_fit): after it, the band holds every
+                       vertex outside the part whose weights it changed */
 } tl_rig_part;
 
 /* Per-skin fields, per union vertex of tl_scene_skin. */
