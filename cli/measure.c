@@ -300,6 +300,45 @@ static int run_stress(const char* file, const config* c, const char* clip_name, 
     return 0;
 }
 
+static json_t* new_tears_json(const tl_new_tears* t) {
+    return json_pack("{s:I,s:I,s:I,s:I,s:f}", "count", (json_int_t)t->count, "torn_before",
+                     (json_int_t)t->torn_before, "torn_after", (json_int_t)t->torn_after,
+                     "new_torn", (json_int_t)t->new_torn, "new_torn_pct", (double)t->new_torn_pct);
+}
+
+/* New tears of each rigged part's re-weighted skin (the part and its band), chain simulated,
+ * on an un-rigged file rigged in memory; zero counts elsewhere. */
+static int new_tears_of_parts(const tl_scene* scene, config* chain, const tl_rig_analysis* rig,
+                              const region* regions, int region_count, uint32_t skin, uint32_t clip,
+                              const tl_measure_def* def, tl_new_tears* out) {
+    for (int i = 0; i < region_count; ++i)
+        out[i] = (tl_new_tears){0};
+    if (!rig || !chain->used || !chain->player) return 0;
+    uint32_t V = scene->skins[skin].vertex_count;
+    uint8_t* mask = malloc(V + 1);
+    if (!mask) return tl_cli_fail("measure", "out of memory");
+    for (int i = 0; i < region_count; ++i) {
+        if (regions[i].part < 0) continue;
+        const tl_rig_part* part = &rig->parts[regions[i].part];
+        if (part->action != TL_RIG_ACTION_CHAIN) continue;
+        memset(mask, 0, V);
+        for (uint32_t k = 0; k < part->vertex_count; ++k)
+            mask[part->vertices[k]] = 1;
+        for (uint32_t k = 0; k < part->band_count; ++k)
+            mask[part->band_vertices[k]] = 1;
+        tl_error err;
+        chain->clip = clip;
+        tl_player_start(chain->player, clip, 0);
+        if (tl_measure_new_tears(scene, chain->scene, skin, mask, clip, def, chain_hook, chain,
+                                 &out[i], &err)) {
+            free(mask);
+            return tl_cli_fail("measure", "%s", err.message);
+        }
+    }
+    free(mask);
+    return 0;
+}
+
 int tl_cli_measure(int argc, char** argv) {
     const char* file = NULL;
     const char* clip_name = NULL;
@@ -563,6 +602,10 @@ int tl_cli_measure(int argc, char** argv) {
         tl_liveliness live[MAX_CHAINS];
         for (uint32_t i = 0; chained && i < chained->chain_count; ++i)
             live[i] = tl_liveliness_result(chained->live[i]);
+        tl_new_tears tears[MAX_REGIONS * 2 + MAX_CHAINS + 1];
+        if ((code = new_tears_of_parts(base->scene, &cfg[CFG_CHAIN], rig, regions, region_count,
+                                       skin, clip, &def, tears)))
+            goto done;
         if (as_json) {
             json_t* rs = json_array();
             for (int i = 0; i < region_count; ++i) {
@@ -583,6 +626,7 @@ int tl_cli_measure(int argc, char** argv) {
                     (json_int_t)tl_stretch_edge_count(cfg[first_cfg].stretch, (uint32_t)i),
                     "stretch", st, "bone_distance", bd);
                 if (regions[i].cls) json_object_set_new(r, "class", json_string(regions[i].cls));
+                if (tears[i].count) json_object_set_new(r, "new_tears", new_tears_json(&tears[i]));
                 if (regions[i].chain >= 0)
                     json_object_set_new(r, "liveliness", liveliness_json(&live[regions[i].chain]));
                 json_array_append_new(rs, r);
@@ -638,6 +682,12 @@ int tl_cli_measure(int argc, char** argv) {
                                  live[regions[i].chain].tip_path_ratio);
                     print_stats_row(CFG_NAMES[c], &stats[c][i], extra);
                 }
+                if (tears[i].count)
+                    printf(
+                        "    new tears %.3f%%: %llu of the %llu edge samples of the skin the rig "
+                        "re-weighted (part and band) torn with the chain, not as bound\n",
+                        tears[i].new_torn_pct, (unsigned long long)tears[i].new_torn,
+                        (unsigned long long)tears[i].count);
             }
             printf("  body: %zu vertices, %zu edges\n", body->vertices,
                    tl_stretch_edge_count(cfg[first_cfg].stretch, (uint32_t)region_count));

@@ -428,10 +428,15 @@ static bool global_step(fit* f, cholmod_common* cm) {
                     for (int r = 0; r < 3; ++r)
                         q[3 * t + r] += pj[3 * t + r] / ((double)L * L);
             }
-            if ((uint32_t)j >= f->nf) /* Laplacian towards the fixed weights */
-                for (uint32_t c = 0; c < f->ncand[i]; ++c)
-                    for (uint32_t m = 0; m < f->rig[j].n; ++m)
-                        if (f->rig[j].j[m] == f->cand[i * C + c]) fi[c] += lambda * f->rig[j].w[m];
+            /* the Laplacian of the change from the rig's weights: λ Σ_e |(w_i - r_i) -
+               (w_j - r_j)|², so the body's own weight boundaries stay where evidence is weak */
+            for (uint32_t c = 0; c < f->ncand[i]; ++c) {
+                double rj = 0;
+                for (uint32_t m = 0; m < f->rig[j].n; ++m)
+                    if (f->rig[j].j[m] == f->cand[i * C + c]) rj = f->rig[j].w[m];
+                double ri = f->wrig[i * C + c];
+                fi[c] += (uint32_t)j >= f->nf ? lambda * ri : lambda * (ri - rj);
+            }
         }
         for (uint32_t c = 0; c < f->ncand[i]; ++c) {
             double s = 0;
