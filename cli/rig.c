@@ -211,6 +211,77 @@ static void print_report(const json_t* r) {
            json_is_true(json_object_get(r, "dry_run")) ? " (dry run: nothing written)" : "");
 }
 
+typedef struct tears_user {
+    tl_player* player;
+    uint32_t clip;
+} tears_user;
+
+static void tears_hook(void* user, tl_pose* pose, float time) {
+    tears_user* u = user;
+    tl_player_advance(u->player, pose, u->clip, time);
+}
+
+/* The report's "new_torn_pct" per rigged part and clip (measure.md "New tears"): the rigged
+ * document against the input file, chains simulated. */
+static int add_new_tears(json_t* report, const char* in, const tl_gltf* rigged,
+                         const tl_rig_analysis* rig) {
+    tl_error err;
+    tl_gltf* before_doc = NULL;
+    tl_scene *before = NULL, *after = NULL;
+    tl_player* player = NULL;
+    tl_play_chain chains[64];
+    uint32_t chain_count = 0;
+    uint8_t* mask = NULL;
+    int code = 1;
+    tl_player_def pdef = tl_default_player_def();
+    if (tl_gltf_load(in, &before_doc, &err) || tl_scene_create(before_doc, &before, &err) ||
+        tl_scene_create(rigged, &after, &err) ||
+        tl_play_chains_find(after, chains, 64, &chain_count, &err) ||
+        (chain_count && chain_count <= 64 &&
+         tl_player_create(after, chains, chain_count, &pdef, &player, &err))) {
+        tl_cli_fail("rig", "%s (new tears)", err.message);
+        goto done;
+    }
+    tl_measure_def mdef = tl_default_measure_def();
+    json_t* parts = json_object_get(report, "parts");
+    for (uint32_t i = 0; player && i < rig->part_count; ++i) {
+        const tl_rig_part* p = &rig->parts[i];
+        if (p->action != TL_RIG_ACTION_CHAIN) continue;
+        uint32_t V = before->skins[p->skin].vertex_count;
+        free(mask);
+        if (!(mask = calloc(V + 1, 1))) {
+            tl_cli_fail("rig", "out of memory");
+            goto done;
+        }
+        for (uint32_t k = 0; k < p->vertex_count; ++k)
+            mask[p->vertices[k]] = 1;
+        for (uint32_t k = 0; k < p->band_count; ++k)
+            mask[p->band_vertices[k]] = 1;
+        json_t* by_clip = json_object();
+        for (uint32_t c = 0; c < before->clip_count; ++c) {
+            tears_user u = {player, c};
+            tl_new_tears t;
+            tl_player_start(player, c, 0);
+            if (tl_measure_new_tears(before, after, p->skin, mask, c, &mdef, tears_hook, &u, &t,
+                                     &err)) {
+                json_decref(by_clip);
+                tl_cli_fail("rig", "%s (new tears)", err.message);
+                goto done;
+            }
+            json_object_set_new(by_clip, before->clips[c].name, json_real(t.new_torn_pct));
+        }
+        json_object_set_new(json_array_get(parts, i), "new_torn_pct", by_clip);
+    }
+    code = 0;
+done:
+    free(mask);
+    tl_player_destroy(player);
+    tl_scene_destroy(after);
+    tl_scene_destroy(before);
+    tl_gltf_destroy(before_doc);
+    return code;
+}
+
 /* --fit-skip names to clip bits of def.junction_skip. */
 static tl_result tl_cli_rig_skips(const tl_scene* scene, const char** names, int count,
                                   tl_rig_def* def, tl_error* err) {
@@ -326,6 +397,15 @@ int tl_cli_rig(int argc, char** argv) {
         }
     report = build_report(in, out, rig, dry_run);
     print_report(report);
+    if (!dry_run) {
+        tl_scene_destroy(scene); /* the document is reindexed by apply */
+        scene = NULL;
+        if (tl_rig_apply(doc, rig, &err) != TL_OK) {
+            tl_cli_fail("rig", "%s", err.message);
+            goto done;
+        }
+        if (report_path && add_new_tears(report, in, doc, rig) != 0) goto done;
+    }
     if (report_path &&
         json_dump_file(report, report_path, JSON_INDENT(1) | JSON_REAL_PRECISION(9)) != 0) {
         tl_cli_fail("rig", "%s: cannot write the report", report_path);
@@ -333,12 +413,6 @@ int tl_cli_rig(int argc, char** argv) {
     }
     if (dry_run) {
         code = 0;
-        goto done;
-    }
-    tl_scene_destroy(scene); /* the document is reindexed by apply */
-    scene = NULL;
-    if (tl_rig_apply(doc, rig, &err) != TL_OK) {
-        tl_cli_fail("rig", "%s", err.message);
         goto done;
     }
     code = tl_cli_save("rig", doc, in, out, force, false);
