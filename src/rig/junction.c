@@ -90,7 +90,9 @@ typedef struct fit {
     double* w;    /* nf × FIT_CANDIDATES current weights */
     double* wrig; /* nf × FIT_CANDIDATES the rig's weights on the candidates */
     uint8_t* active;
-    float* pos; /* nl × P × 3 */
+    float* pos;    /* nl × P × 3 */
+    float* pos_in; /* nl × P × 3: with the file's weights */
+    float* depth;  /* nf: distance from the part and its band along the mesh (0 inside) */
 } fit;
 
 static void group_position(const fit* f, uint32_t g, uint32_t t, const float* b, float out[3]) {
@@ -516,25 +518,47 @@ static void to_groups(const fit* f, const wset* joints, wset* out) {
             wset_add(out, (uint32_t)f->group_of[joints->j[k]], joints->w[k]);
 }
 
-/* Score of vertex i's edges with its current positions: torn samples count one each, plus
- * the squared change of length. */
-static double vertex_score(const fit* f, uint32_t i, const float* pi) {
+/* How vertex i's edges fare over the poses with its positions `pi`, in the measure's order
+ * of concern: new tears (torn, and not torn with the file's weights), then tears, then the
+ * squared change of length. */
+typedef struct edge_score {
+    uint32_t new_torn, torn;
+    double squared;
+} edge_score;
+
+static edge_score vertex_score(const fit* f, uint32_t i, const float* pi) {
     const rig_ctx* ctx = f->ctx;
     uint32_t v = f->verts[i];
-    double s = 0;
+    edge_score s = {0, 0, 0};
     for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1]; ++k) {
         int32_t j = f->local[ctx->adj[k]];
         float L = ctx->adj_len[k];
         if (j < 0 || !(L > 1e-6f * ctx->H)) continue;
         const float* pj = f->pos + (size_t)j * f->P * 3;
+        const float* qi = f->pos_in + (size_t)i * f->P * 3;
+        const float* qj = f->pos_in + (size_t)j * f->P * 3;
         for (uint32_t t = 0; t < f->P; ++t) {
             float d[3] = {pi[3 * t] - pj[3 * t], pi[3 * t + 1] - pj[3 * t + 1],
                           pi[3 * t + 2] - pj[3 * t + 2]};
+            float e[3] = {qi[3 * t] - qj[3 * t], qi[3 * t + 1] - qj[3 * t + 1],
+                          qi[3 * t + 2] - qj[3 * t + 2]};
             float r = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) / L;
-            s += (double)(r - 1) * (r - 1) + (r > TORN_ABOVE || r < TORN_BELOW);
+            float r_in = sqrtf(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]) / L;
+            bool torn = r > TORN_ABOVE || r < TORN_BELOW;
+            bool torn_in = r_in > TORN_ABOVE || r_in < TORN_BELOW;
+            s.new_torn += torn && !torn_in;
+            s.torn += torn;
+            s.squared += (double)(r - 1) * (r - 1);
         }
     }
     return s;
+}
+
+/* a no worse than b, in that order of concern */
+static bool no_worse(const edge_score* a, const edge_score* b) {
+    if (a->new_torn != b->new_torn) return a->new_torn < b->new_torn;
+    if (a->torn != b->torn) return a->torn < b->torn;
+    return a->squared <= b->squared;
 }
 
 /* The edge term over every edge touching the free set (the fit's energy, for the report). */
@@ -809,11 +833,18 @@ static void split_back(const fit* f, uint32_t i, const wset* groups, uint32_t jo
     if (m4 == 0) jo[0] = (uint32_t)f->p->attach, wo[0] = 1;
 }
 
+static const float* g_depth; /* for the sort below (qsort has no context argument) */
+
+static int deeper_first(const void* a, const void* b) {
+    float x = g_depth[*(const uint32_t*)a], y = g_depth[*(const uint32_t*)b];
+    return x > y ? -1 : x < y;
+}
+
 static void fit_free(fit* f) {
     free(f->local), free(f->verts), free(f->input), free(f->rig), free(f->input_joints);
     free(f->rig_joints), free(f->group_of), free(f->group_joint), free(f->mats), free(f->Q);
     free(f->bind), free(f->cand), free(f->ncand), free(f->w), free(f->wrig), free(f->active);
-    free(f->pos);
+    free(f->pos), free(f->pos_in), free(f->depth);
 }
 
 bool rig_part_junction(rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part, uint8_t* banded) {
@@ -858,9 +889,14 @@ bool rig_part_junction(rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part, uint
         tl_mesh_geodesic(dist, ctx->adj_off, ctx->adj, ctx->adj_len, W, open, seeds.items,
                          seeds.count, scratch);
     float ring = def->junction_ring * r1;
+    float* cdepth = ok ? malloc(((size_t)W + 1) * sizeof *cdepth) : NULL;
+    ok = ok && cdepth;
     for (uint32_t w = 0; ok && w < W; ++w) {
         f.local[w] = -1;
-        if (open[w] && (own[w] || dist[w] <= ring)) ok = rig_list_push(&cand_list, w);
+        if (open[w] && (own[w] || dist[w] <= ring)) {
+            cdepth[cand_list.count] = own[w] ? 0 : dist[w];
+            ok = rig_list_push(&cand_list, w);
+        }
     }
     /* the rig's weights per candidate (joints), to find the core */
     wset* rigj = ok ? calloc(cand_list.count + 1, sizeof *rigj) : NULL;
@@ -930,12 +966,14 @@ bool rig_part_junction(rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part, uint
     f.input_joints = ok ? calloc(nl + 1, sizeof *f.input_joints) : NULL;
     f.rig_joints = ok ? calloc(nl + 1, sizeof *f.rig_joints) : NULL;
     f.bind = ok ? malloc(((size_t)nl + 1) * 3 * sizeof *f.bind) : NULL;
-    ok = ok && f.verts && f.input_joints && f.rig_joints && f.bind;
+    f.depth = ok ? malloc(((size_t)nf + 1) * sizeof *f.depth) : NULL;
+    ok = ok && f.verts && f.input_joints && f.rig_joints && f.bind && f.depth;
     for (uint32_t c = 0; ok && c < cand_list.count; ++c) {
         uint32_t w = cand_list.items[c];
         if (f.local[w] < 0) continue;
         uint32_t i = (uint32_t)f.local[w];
         if (i < nf) f.verts[i] = w, f.input_joints[i] = inj[c], f.rig_joints[i] = rigj[c];
+        if (i < nf) f.depth[i] = cdepth[c];
     }
     /* fixed vertices: a core vertex keeps the chain's weights; beyond, the file's (or the
        band's of another part: the weights they will be written with) */
@@ -965,6 +1003,7 @@ bool rig_part_junction(rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part, uint
                skin->bind_positions + 3 * (size_t)ctx->copies[ctx->copy_first[f.verts[i]]],
                3 * sizeof *f.bind);
     free(rigj), free(inj), free(chainy), free(own), free(open), free(dist), free(scratch);
+    free(cdepth);
     rig_list_free(&seeds), rig_list_free(&cand_list), rig_list_free(&sources);
     rig_list_free(&fixed);
     if (!ok || nf == 0) {
@@ -993,15 +1032,18 @@ bool rig_part_junction(rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part, uint
     f.input = ok ? calloc(nl + 1, sizeof *f.input) : NULL;
     f.rig = ok ? calloc(nl + 1, sizeof *f.rig) : NULL;
     f.pos = ok ? malloc(((size_t)nl * f.P + 1) * 3 * sizeof *f.pos) : NULL;
+    f.pos_in = ok ? malloc(((size_t)nl * f.P + 1) * 3 * sizeof *f.pos_in) : NULL;
     f.cand = ok ? calloc((size_t)nf * C + 1, sizeof *f.cand) : NULL;
     f.ncand = ok ? calloc(nf + 1, sizeof *f.ncand) : NULL;
     f.w = ok ? calloc((size_t)nf * C + 1, sizeof *f.w) : NULL;
     f.wrig = ok ? calloc((size_t)nf * C + 1, sizeof *f.wrig) : NULL;
     f.active = ok ? calloc((size_t)nf * C + 1, 1) : NULL;
-    ok = ok && f.input && f.rig && f.pos && f.cand && f.ncand && f.w && f.wrig && f.active;
+    ok = ok && f.input && f.rig && f.pos && f.pos_in && f.cand && f.ncand && f.w && f.wrig &&
+         f.active;
     for (uint32_t i = 0; ok && i < nl; ++i) {
         to_groups(&f, &f.input_joints[i], &f.input[i]);
         to_groups(&f, &f.rig_joints[i], &f.rig[i]);
+        wset_positions(&f, &f.input[i], f.bind + 3 * (size_t)i, f.pos_in + (size_t)i * f.P * 3);
         if (i >= nf)
             wset_positions(&f, &f.rig[i], f.bind + 3 * (size_t)i, f.pos + (size_t)i * f.P * 3);
     }
@@ -1064,15 +1106,34 @@ bool rig_part_junction(rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part, uint
     float* trial = ok ? malloc(((size_t)f.P + 1) * 3 * sizeof *trial) : NULL;
     ok = ok && reverted && trial;
     uint32_t reverts = 0;
-    for (uint32_t i = 0; ok && i < nf; ++i) {
-        wset_positions(&f, &f.input[i], f.bind + 3 * (size_t)i, trial);
-        float* pi = f.pos + (size_t)i * f.P * 3;
-        if (vertex_score(&f, i, trial) <= vertex_score(&f, i, pi)) {
-            memcpy(pi, trial, (size_t)f.P * 3 * sizeof *pi);
-            reverted[i] = 1;
-            ++reverts;
-        }
+    /* from the outside in (the fixed body first), in sweeps until none changes: a revert
+       can make its inner neighbour's worth it */
+    uint32_t* sequence = ok ? malloc(((size_t)nf + 1) * sizeof *sequence) : NULL;
+    ok = ok && sequence;
+    for (uint32_t i = 0; ok && i < nf; ++i)
+        sequence[i] = i;
+    if (ok) {
+        g_depth = f.depth;
+        qsort(sequence, nf, sizeof *sequence, deeper_first);
     }
+    for (int sweep = 0; ok && sweep < 8; ++sweep) {
+        uint32_t before = reverts;
+        for (uint32_t n = 0; n < nf; ++n) {
+            uint32_t i = sequence[n];
+            if (reverted[i]) continue;
+            float* pi = f.pos + (size_t)i * f.P * 3;
+            const float* qi = f.pos_in + (size_t)i * f.P * 3;
+            memcpy(trial, qi, (size_t)f.P * 3 * sizeof *trial);
+            edge_score in = vertex_score(&f, i, trial), fitted = vertex_score(&f, i, pi);
+            if (no_worse(&in, &fitted)) {
+                memcpy(pi, trial, (size_t)f.P * 3 * sizeof *pi);
+                reverted[i] = 1;
+                ++reverts;
+            }
+        }
+        if (reverts == before) break;
+    }
+    free(sequence);
     part->fit.energy_final = ok ? (float)fit_energy(&f) : 0;
     free(trial);
 
