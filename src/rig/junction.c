@@ -90,9 +90,10 @@ typedef struct fit {
     double* w;    /* nf × FIT_CANDIDATES current weights */
     double* wrig; /* nf × FIT_CANDIDATES the rig's weights on the candidates */
     uint8_t* active;
-    float* pos;    /* nl × P × 3 */
-    float* pos_in; /* nl × P × 3: with the file's weights */
-    float* depth;  /* nf: distance from the part and its band along the mesh (0 inside) */
+    uint8_t* in_part; /* nl: 1 for vertices of the part */
+    float* pos;       /* nl × P × 3 */
+    float* pos_in;    /* nl × P × 3: with the file's weights */
+    float* depth;     /* nf: distance from the part and its band along the mesh (0 inside) */
 } fit;
 
 static void group_position(const fit* f, uint32_t g, uint32_t t, const float* b, float out[3]) {
@@ -844,7 +845,7 @@ static void fit_free(fit* f) {
     free(f->local), free(f->verts), free(f->input), free(f->rig), free(f->input_joints);
     free(f->rig_joints), free(f->group_of), free(f->group_joint), free(f->mats), free(f->Q);
     free(f->bind), free(f->cand), free(f->ncand), free(f->w), free(f->wrig), free(f->active);
-    free(f->pos), free(f->pos_in), free(f->depth);
+    free(f->pos), free(f->pos_in), free(f->depth), free(f->in_part);
 }
 
 bool rig_part_junction(rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part, uint8_t* banded) {
@@ -1033,13 +1034,17 @@ bool rig_part_junction(rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part, uint
     f.rig = ok ? calloc(nl + 1, sizeof *f.rig) : NULL;
     f.pos = ok ? malloc(((size_t)nl * f.P + 1) * 3 * sizeof *f.pos) : NULL;
     f.pos_in = ok ? malloc(((size_t)nl * f.P + 1) * 3 * sizeof *f.pos_in) : NULL;
+    f.in_part = ok ? calloc(nl + 1, 1) : NULL;
+    for (uint32_t i = 0; f.in_part && i < nl; ++i)
+        f.in_part[i] = sorted_index(part->vertices, part->vertex_count,
+                                    ctx->copies[ctx->copy_first[f.verts[i]]]) != UINT32_MAX;
     f.cand = ok ? calloc((size_t)nf * C + 1, sizeof *f.cand) : NULL;
     f.ncand = ok ? calloc(nf + 1, sizeof *f.ncand) : NULL;
     f.w = ok ? calloc((size_t)nf * C + 1, sizeof *f.w) : NULL;
     f.wrig = ok ? calloc((size_t)nf * C + 1, sizeof *f.wrig) : NULL;
     f.active = ok ? calloc((size_t)nf * C + 1, 1) : NULL;
-    ok = ok && f.input && f.rig && f.pos && f.pos_in && f.cand && f.ncand && f.w && f.wrig &&
-         f.active;
+    ok = ok && f.input && f.rig && f.pos && f.pos_in && f.in_part && f.cand && f.ncand && f.w &&
+         f.wrig && f.active;
     for (uint32_t i = 0; ok && i < nl; ++i) {
         to_groups(&f, &f.input_joints[i], &f.input[i]);
         to_groups(&f, &f.rig_joints[i], &f.rig[i]);
@@ -1062,6 +1067,23 @@ bool rig_part_junction(rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part, uint
                 wset_add(&score, f.rig[j].j[m], 0.1f * f.rig[j].w[m]);
             for (uint32_t m = 0; m < f.input[j].n; ++m)
                 wset_add(&score, f.input[j].j[m], 0.1f * f.input[j].w[m]);
+        }
+        /* the tail's own skin may not be bound again to bones the rig found too far from it
+           (the misbinding rule of tails.md §1, per joint): near joints and the rig's only */
+        if (f.in_part[i]) {
+            const float* x = ctx->wpos + 3 * (size_t)v;
+            float limit = def->misbound_ratio * ctx->dskel[v] + def->misbound_slack * ctx->H;
+            for (uint32_t m = 0; m < score.n;) {
+                uint32_t g = score.j[m], rj = f.group_joint[g];
+                bool kept =
+                    rj >= skin->joint_count || rig_joint_distance(&ctx->bones, rj, x) <= limit;
+                for (uint32_t q = 0; q < f.rig[i].n; ++q)
+                    kept = kept || f.rig[i].j[q] == g;
+                if (kept)
+                    ++m;
+                else
+                    score.j[m] = score.j[--score.n], score.w[m] = score.w[score.n];
+            }
         }
         uint32_t n = 0;
         while (n < C && score.n) {
