@@ -627,6 +627,14 @@ int tl_cli_measure(int argc, char** argv) {
                     "stretch", st, "bone_distance", bd);
                 if (regions[i].cls) json_object_set_new(r, "class", json_string(regions[i].cls));
                 if (tears[i].count) json_object_set_new(r, "new_tears", new_tears_json(&tears[i]));
+                if (regions[i].part >= 0 && rig->parts[regions[i].part].fit.poses) {
+                    const tl_rig_fit* fit = &rig->parts[regions[i].part].fit;
+                    json_object_set_new(
+                        r, "fit",
+                        json_pack("{s:i,s:i,s:i,s:i,s:f}", "free_vertices", (int)fit->free_vertices,
+                                  "poses", (int)fit->poses, "iterations", (int)fit->iterations,
+                                  "reverted", (int)fit->reverted, "seconds", (double)fit->seconds));
+                }
                 if (regions[i].chain >= 0)
                     json_object_set_new(r, "liveliness", liveliness_json(&live[regions[i].chain]));
                 json_array_append_new(rs, r);

@@ -1336,17 +1336,16 @@ static void test_junction_cases(void) {
                     input[1].p99, input[1].max, band.tears.new_torn_pct, fit.tears.new_torn_pct,
                     held.tears.new_torn_pct, fit.touched_input.torn_pct, fit.touched.torn_pct,
                     (unsigned long long)fit.touched.count, 1e3 * fit.seconds);
+            /* the whole tail, fitted on every clip and with the two measured held out: no
+               more than the body deforms, torn at most 0.1%, never worse than the input */
             const junction_figures* judged[2] = {&fit, &held};
             for (int j = 0; j < 2; ++j) {
                 const tl_stretch_stats* t = &judged[j]->tail;
-                bool whole = t->p99 <= input[1].p99 && t->max <= input[1].max &&
-                             t->torn_pct <= 0.1f && t->p99 <= input[0].p99 &&
-                             t->torn_pct <= input[0].torn_pct;
-                if (!whole) {
-                    fprintf(stderr, "    %s %s (%s): the whole tail misses the bar\n",
-                            cases[k].name, clip, j ? "hold-out" : "fit");
-                    ++failures;
-                }
+                ENSURE_MSG(t->p99 <= input[1].p99 && t->max <= input[1].max &&
+                               t->torn_pct <= 0.1f && t->p99 <= input[0].p99 &&
+                               t->torn_pct <= input[0].torn_pct,
+                           "%s %s (%s): the whole tail misses the bar", cases[k].name, clip,
+                           j ? "hold-out" : "fit");
             }
             if (!(fit.touched.torn_pct <= fit.touched_input.torn_pct)) {
                 fprintf(stderr, "    %s %s: the body skin the rig touched tears more\n",
@@ -1370,6 +1369,8 @@ static void test_junction_cases(void) {
         free(body_mask);
         unload(&in);
     }
+    /* new tears at most 0.25%, the touched body no worse, the fit no worse than the band:
+       not met everywhere yet (docs/rig.md §8), checked in known_failing_junction_rig */
     fprintf(stderr, "  %d case-clip checks miss the issue's bar\n", failures);
 #ifdef TL_JUNCTION_STRICT
     ENSURE(failures == 0);
