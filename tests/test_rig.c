@@ -1312,9 +1312,10 @@ static void test_junction_cases(void) {
             tl_stretch_stats input[2];
             tl_stretch_run(st, c, NULL, NULL, input);
             tl_stretch_destroy(st);
-            junction_figures band = {0}, fit = {0}, held = {0};
+            junction_figures band = {0}, fit = {0}, held = {0}, rom = {0};
             tl_rig_def def = tl_default_rig_def();
-            tl_rig_def no_fit = def, holdout = def;
+            tl_rig_def no_fit = def, holdout = def, no_clip = def;
+            no_clip.junction_skip = ~(uint64_t)0; /* as a file with no clip: range of motion */
             no_fit.junction_fit = false;
             uint32_t other;
             ENSURE_OK(
@@ -1325,17 +1326,21 @@ static void test_junction_cases(void) {
             ENSURE(junction_run(cases[k].name, clip, &no_fit, tail_mask, &band));
             ENSURE(junction_run(cases[k].name, clip, &def, tail_mask, &fit));
             ENSURE(junction_run(cases[k].name, clip, &holdout, tail_mask, &held));
-            fprintf(stderr,
-                    "  %-23s %-9s whole tail p99/max/torn: input %.3f/%.2f/%.2f%% band "
-                    "%.3f/%.2f/%.3f%% fit %.3f/%.2f/%.3f%% hold-out %.3f/%.2f/%.3f%% | body "
-                    "%.3f/%.2f | new tears band %.3f%% fit %.3f%% hold-out %.3f%% | touched "
-                    "body torn input %.3f%% fit %.3f%% (%llu samples) | fit %.1f ms\n",
-                    cases[k].name, clip, input[0].p99, input[0].max, input[0].torn_pct,
-                    band.tail.p99, band.tail.max, band.tail.torn_pct, fit.tail.p99, fit.tail.max,
-                    fit.tail.torn_pct, held.tail.p99, held.tail.max, held.tail.torn_pct,
-                    input[1].p99, input[1].max, band.tears.new_torn_pct, fit.tears.new_torn_pct,
-                    held.tears.new_torn_pct, fit.touched_input.torn_pct, fit.touched.torn_pct,
-                    (unsigned long long)fit.touched.count, 1e3 * fit.seconds);
+            ENSURE(junction_run(cases[k].name, clip, &no_clip, tail_mask, &rom));
+            fprintf(
+                stderr,
+                "  %-23s %-9s whole tail p99/max/torn: input %.3f/%.2f/%.2f%% band "
+                "%.3f/%.2f/%.3f%% fit %.3f/%.2f/%.3f%% hold-out %.3f/%.2f/%.3f%% | body "
+                "%.3f/%.2f | new tears band %.3f%% fit %.3f%% hold-out %.3f%% | touched "
+                "body torn input %.3f%% fit %.3f%% (%llu samples) | fit %.1f ms | no clips: whole "
+                "tail %.3f/%.2f/%.3f%% new tears %.3f%%\n",
+                cases[k].name, clip, input[0].p99, input[0].max, input[0].torn_pct, band.tail.p99,
+                band.tail.max, band.tail.torn_pct, fit.tail.p99, fit.tail.max, fit.tail.torn_pct,
+                held.tail.p99, held.tail.max, held.tail.torn_pct, input[1].p99, input[1].max,
+                band.tears.new_torn_pct, fit.tears.new_torn_pct, held.tears.new_torn_pct,
+                fit.touched_input.torn_pct, fit.touched.torn_pct,
+                (unsigned long long)fit.touched.count, 1e3 * fit.seconds, rom.tail.p99,
+                rom.tail.max, rom.tail.torn_pct, rom.tears.new_torn_pct);
             /* the whole tail, fitted on every clip and with the two measured held out: no
                more than the body deforms, torn at most 0.1%, never worse than the input */
             const junction_figures* judged[2] = {&fit, &held};
