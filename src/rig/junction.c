@@ -555,6 +555,27 @@ static edge_score vertex_score(const fit* f, uint32_t i, const float* pi) {
     return s;
 }
 
+/* Does the edge between free vertices i and j tear in some pose where the file's weights
+ * did not tear it? */
+static bool edge_tears_anew(const fit* f, uint32_t i, uint32_t j, float L) {
+    if (!(L > 1e-6f * f->ctx->H)) return false;
+    const float* pi = f->pos + (size_t)i * f->P * 3;
+    const float* pj = f->pos + (size_t)j * f->P * 3;
+    const float* qi = f->pos_in + (size_t)i * f->P * 3;
+    const float* qj = f->pos_in + (size_t)j * f->P * 3;
+    for (uint32_t t = 0; t < f->P; ++t) {
+        float d[3] = {pi[3 * t] - pj[3 * t], pi[3 * t + 1] - pj[3 * t + 1],
+                      pi[3 * t + 2] - pj[3 * t + 2]};
+        float e[3] = {qi[3 * t] - qj[3 * t], qi[3 * t + 1] - qj[3 * t + 1],
+                      qi[3 * t + 2] - qj[3 * t + 2]};
+        float r = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) / L;
+        float r_in = sqrtf(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]) / L;
+        if ((r > TORN_ABOVE || r < TORN_BELOW) && !(r_in > TORN_ABOVE || r_in < TORN_BELOW))
+            return true;
+    }
+    return false;
+}
+
 /* a no worse than b, in that order of concern */
 static bool no_worse(const edge_score* a, const edge_score* b) {
     if (a->new_torn != b->new_torn) return a->new_torn < b->new_torn;
@@ -1126,7 +1147,8 @@ bool rig_part_junction(rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part, uint
     /* 4. revert: the file's weights wherever they are no worse for the vertex's edges */
     uint8_t* reverted = ok ? calloc(nf + 1, 1) : NULL;
     float* trial = ok ? malloc(((size_t)f.P + 1) * 3 * sizeof *trial) : NULL;
-    ok = ok && reverted && trial;
+    float* trial2 = ok ? malloc(((size_t)f.P + 1) * 3 * sizeof *trial2) : NULL;
+    ok = ok && reverted && trial && trial2;
     uint32_t reverts = 0;
     /* from the outside in (the fixed body first), in sweeps until none changes: a revert
        can make its inner neighbour's worth it */
@@ -1153,9 +1175,41 @@ bool rig_part_junction(rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part, uint
                 ++reverts;
             }
         }
+        /* then pairs: two neighbours given back together where one alone would tear the
+           edge between them (a seam of the fitted set inside the file's weights) */
+        for (uint32_t n = 0; n < nf; ++n) {
+            uint32_t i = sequence[n];
+            if (reverted[i]) continue;
+            uint32_t v = f.verts[i];
+            for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1] && !reverted[i]; ++k) {
+                int32_t lj = f.local[ctx->adj[k]];
+                if (lj < 0 || (uint32_t)lj >= nf || reverted[lj]) continue;
+                uint32_t j = (uint32_t)lj;
+                if (!edge_tears_anew(&f, i, j, ctx->adj_len[k])) continue;
+                float* pi = f.pos + (size_t)i * f.P * 3;
+                float* pj = f.pos + (size_t)j * f.P * 3;
+                edge_score a = vertex_score(&f, i, pi), b = vertex_score(&f, j, pj);
+                edge_score fitted = {a.new_torn + b.new_torn, a.torn + b.torn,
+                                     a.squared + b.squared};
+                memcpy(trial, pi, (size_t)f.P * 3 * sizeof *trial);
+                memcpy(pi, f.pos_in + (size_t)i * f.P * 3, (size_t)f.P * 3 * sizeof *pi);
+                memcpy(trial2, pj, (size_t)f.P * 3 * sizeof *trial2);
+                memcpy(pj, f.pos_in + (size_t)j * f.P * 3, (size_t)f.P * 3 * sizeof *pj);
+                a = vertex_score(&f, i, pi), b = vertex_score(&f, j, pj);
+                edge_score in = {a.new_torn + b.new_torn, a.torn + b.torn, a.squared + b.squared};
+                if (no_worse(&in, &fitted)) {
+                    reverted[i] = reverted[j] = 1;
+                    reverts += 2;
+                } else {
+                    memcpy(pi, trial, (size_t)f.P * 3 * sizeof *pi);
+                    memcpy(pj, trial2, (size_t)f.P * 3 * sizeof *pj);
+                }
+            }
+        }
         if (reverts == before) break;
     }
     free(sequence);
+    free(trial2);
     part->fit.energy_final = ok ? (float)fit_energy(&f) : 0;
     free(trial);
 
