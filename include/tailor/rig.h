@@ -11,7 +11,9 @@
  *      bias, the pelvis region), its shape (elongation, tube ratio, length) and class;
  *   4. tails: left alone when already rigged to their own bones, else grown over their
  *      misbound root and given a chain Tail_1..Tail_K + Tail_End with smooth weights (or, in
- *      rigid mode, weight 1 on the attachment joint);
+ *      rigid mode, weight 1 on the attachment joint); a band of body skin around the root
+ *      blended in, then the weights where tail and body meet fitted to the file's own clips
+ *      (the junction fit, def.junction_fit; CHOLMOD for its sparse solves);
  *   5. tl_rig_apply writes the chains and weights into the document.
  *
  * Every length in a def is a fraction of the model height H (the skin's vertical extent), so
