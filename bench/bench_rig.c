@@ -21,8 +21,9 @@
 enum { RUNS = 3 };
 
 /* One full rig of a document copy (the document is edited, so each run reloads it). */
-static bool bench_once(const uint8_t* glb, size_t size, const char* name, double stage[6],
-                       double* total, uint32_t* vertices, uint32_t* chains) {
+static bool bench_once(const uint8_t* glb, size_t size, const char* name,
+                       double stage[TL_RIG_STAGE_COUNT + 1], double* total, uint32_t* vertices,
+                       uint32_t* chains) {
     tl_gltf* doc;
     tl_scene* scene;
     tl_rig_analysis* rig;
@@ -58,7 +59,7 @@ static bool bench_once(const uint8_t* glb, size_t size, const char* name, double
     if (!ok) fprintf(stderr, "bench_rig: %s\n", err.message);
     for (int k = 0; k < TL_RIG_STAGE_COUNT; ++k)
         stage[k] = 1e3 * rig->seconds[k];
-    stage[5] = t3 - t2;
+    stage[TL_RIG_STAGE_COUNT] = t3 - t2; /* writing */
     *total = (t1 - t0) + (t3 - t2);
     free(bytes);
     tl_rig_analysis_destroy(rig);
@@ -67,15 +68,17 @@ static bool bench_once(const uint8_t* glb, size_t size, const char* name, double
 }
 
 static void bench_bytes(const char* label, const uint8_t* glb, size_t size) {
-    double best_stage[6] = {0}, best = INFINITY;
+    double best_stage[TL_RIG_STAGE_COUNT + 1] = {0}, best = INFINITY;
     uint32_t vertices = 0, chains = 0;
     for (int r = 0; r < RUNS; ++r) {
-        double stage[6], total;
+        double stage[TL_RIG_STAGE_COUNT + 1], total;
         if (!bench_once(glb, size, label, stage, &total, &vertices, &chains)) return;
         if (total < best) best = total, memcpy(best_stage, stage, sizeof stage);
     }
-    printf("%s,%u,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%u\n", label, vertices, best_stage[0],
-           best_stage[1], best_stage[2], best_stage[3], best_stage[4], best_stage[5], best, chains);
+    printf("%s,%u,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.1f%%,%u\n", label, vertices,
+           best_stage[0], best_stage[1], best_stage[2], best_stage[3], best_stage[4],
+           best_stage[TL_RIG_STAGE_FIT], best_stage[TL_RIG_STAGE_COUNT], best,
+           best > 0 ? 100 * best_stage[TL_RIG_STAGE_FIT] / best : 0, chains);
     fflush(stdout);
 }
 
@@ -284,8 +287,8 @@ int main(int argc, char** argv) {
         free(glb);
         return 0;
     }
-    printf("case,vertices,weld_ms,field_ms,parts_ms,geodesics_ms,weights_ms,write_ms,total_ms,"
-           "chains\n");
+    printf("case,vertices,weld_ms,field_ms,parts_ms,geodesics_ms,weights_ms,fit_ms,write_ms,"
+           "total_ms,fit_share,chains\n");
     const char* dir = TL_SHARED_DIR "/cases";
     DIR* d = opendir(dir);
     char* names[256];

@@ -219,6 +219,19 @@ static int run_stress(const char* file, const tl_measure_rig* c, const char* cli
     return 0;
 }
 
+static json_t* new_tears_json(const tl_new_tears* t) {
+    return json_pack("{s:I,s:I,s:I,s:I,s:f}", "count", (json_int_t)t->count, "torn_before",
+                     (json_int_t)t->torn_before, "torn_after", (json_int_t)t->torn_after,
+                     "new_torn", (json_int_t)t->new_torn, "new_torn_pct", (double)t->new_torn_pct);
+}
+
+/* The junction fit of a region's part (an un-rigged file rigged in memory), or NULL. */
+static const tl_rig_fit* region_fit(const tl_measure_rigs* rigs, const tl_measure_region* rg) {
+    if (!rigs->analysis || rg->part < 0) return NULL;
+    const tl_rig_fit* fit = &rigs->analysis->parts[rg->part].fit;
+    return fit->poses ? fit : NULL;
+}
+
 /* One clip as JSON (docs/measure.md). */
 static json_t* clip_json(const tl_measure_run* run, const tl_measure_clip* m) {
     const tl_measure_rigs* rigs = run->rigs;
@@ -245,6 +258,15 @@ static json_t* clip_json(const tl_measure_run* run, const tl_measure_clip* m) {
         if (rg->cls) json_object_set_new(r, "class", json_string(rg->cls));
         if (rg->chain >= 0)
             json_object_set_new(r, "liveliness", liveliness_json(&m->liveliness[rg->chain]));
+        if (m->new_tears[i].count)
+            json_object_set_new(r, "new_tears", new_tears_json(&m->new_tears[i]));
+        const tl_rig_fit* fit = region_fit(rigs, rg);
+        if (fit)
+            json_object_set_new(r, "fit",
+                                json_pack("{s:i,s:i,s:i,s:i,s:f}", "free_vertices",
+                                          (int)fit->free_vertices, "poses", (int)fit->poses,
+                                          "iterations", (int)fit->iterations, "reverted",
+                                          (int)fit->reverted, "seconds", (double)fit->seconds));
         json_array_append_new(rs, r);
     }
     json_t* chains = json_array();
@@ -293,6 +315,11 @@ static void clip_print(const tl_measure_run* run, const tl_measure_clip* m) {
                          m->liveliness[r->chain].tip_path_ratio);
             print_stats_row(tl_measure_rig_string((tl_measure_rig_kind)c), &m->stats[c][i], extra);
         }
+        const tl_new_tears* t = &m->new_tears[i];
+        if (t->count)
+            printf("    new tears %.3f%%: %llu of the %llu edge samples of the skin the rig "
+                   "re-weighted (part and band) torn with the chain, not as bound\n",
+                   t->new_torn_pct, (unsigned long long)t->new_torn, (unsigned long long)t->count);
     }
     const tl_measure_region* body = &run->regions[run->region_count];
     printf("  body: %zu vertices, %zu edges\n", body->vertices, body->edges);
@@ -409,7 +436,11 @@ static int measure_clips(const options* o, tl_measure_run* run) {
     tl_measure_clip* m = malloc(sizeof *m);
     if (!m) return json_decref(clips), tl_cli_fail("measure", "out of memory");
     for (uint32_t clip = first_clip; clip < last_clip; ++clip) {
-        tl_measure_run_clip(run, clip, m);
+        if (tl_measure_run_clip(run, clip, m, &err) != TL_OK) {
+            free(m);
+            json_decref(clips);
+            return tl_cli_fail("measure", "%s: %s", o->file, err.message);
+        }
         if (o->as_json)
             json_array_append_new(clips, clip_json(run, m));
         else

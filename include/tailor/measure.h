@@ -90,6 +90,26 @@ double tl_measure_bone_distance(const tl_scene* scene, uint32_t skin, const uint
                                 const uint32_t* joints, const float* weights,
                                 uint32_t influence_count, float* scratch);
 
+/* New tears (measure.md "New tears"): of the edge samples of a region (edges with both ends
+ * in `mask`, as tl_stretch counts them, at the same sample times), those torn in `after` that
+ * were not torn in `before`. `before` is the file as bound, `after` the same file re-weighted
+ * (same skin union and clips); `after_fn` (NULL: the clip alone) moves its chains, as in
+ * tl_stretch_run. For a rig the region is every vertex it re-weighted (a part and its band).
+ * Allocates working memory; TL_ERROR_MEMORY when that fails, TL_ERROR_ARGUMENT when the two
+ * skins differ in vertex count. */
+typedef struct tl_new_tears {
+    uint64_t count;       /* edge samples: edges × samples */
+    uint64_t torn_before; /* torn as the file bound them */
+    uint64_t torn_after;  /* torn after the re-weighting */
+    uint64_t new_torn;    /* torn after and not before */
+    float new_torn_pct;   /* 100 × new_torn / count */
+} tl_new_tears;
+
+tl_result tl_measure_new_tears(const tl_scene* before, const tl_scene* after, uint32_t skin,
+                               const uint8_t* mask, uint32_t clip, const tl_measure_def* def,
+                               tl_measure_pose_fn* after_fn, void* user, tl_new_tears* out,
+                               tl_error* err);
+
 /* Liveliness of a simulated chain (measure.md): is the tail alive?
  *   swing_deg      RMS over links and samples of the angle between a link's direction (in the
  *                  attachment joint's frame) and that link's mean direction over the clip: a
@@ -247,10 +267,15 @@ typedef struct tl_measure_clip {
     tl_liveliness liveliness[TL_MEASURE_MAX_CHAINS]; /* per chain of rigs[TL_MEASURE_CHAIN] */
     double lift; /* seating: the most the chains' skin lifts the hips (counting it minus
                     excluding it), or < 0 when not measured (no chain, or seating failed) */
+    /* per region: new tears of a chained part's re-weighted skin (the part and its band) on an
+       un-rigged file rigged in memory, chain simulated, against the file as bound; count 0 for
+       every other region */
+    tl_new_tears new_tears[TL_MEASURE_MAX_REGIONS];
 } tl_measure_clip;
 
-/* Samples one clip (rigs[TL_MEASURE_CHAIN] simulated from rest at t = 0). */
-void tl_measure_run_clip(tl_measure_run* run, uint32_t clip, tl_measure_clip* out);
+/* Samples one clip (rigs[TL_MEASURE_CHAIN] simulated from rest at t = 0). Errors: memory. */
+tl_result tl_measure_run_clip(tl_measure_run* run, uint32_t clip, tl_measure_clip* out,
+                              tl_error* err);
 
 #ifdef __cplusplus
 }

@@ -11,7 +11,9 @@
  *      bias, the pelvis region), its shape (elongation, tube ratio, length) and class;
  *   4. tails: left alone when already rigged to their own bones, else grown over their
  *      misbound root and given a chain Tail_1..Tail_K + Tail_End with smooth weights (or, in
- *      rigid mode, weight 1 on the attachment joint);
+ *      rigid mode, weight 1 on the attachment joint); a band of body skin around the root
+ *      blended in, then the weights where tail and body meet fitted to the file's own clips
+ *      (the junction fit, def.junction_fit; CHOLMOD for its sparse solves);
  *   5. tl_rig_apply writes the chains and weights into the document.
  *
  * Every length in a def is a fraction of the model height H (the skin's vertical extent), so
@@ -140,6 +142,21 @@ typedef struct tl_rig_def {
                                 between the part's new weights and the body's own beyond the
                                 band (docs/rig.md "The root band"); 1.0 (a tail's thickness);
                                 0: off */
+
+    /* the junction fit (docs/rig.md "The junction fit") */
+    bool junction_fit;            /* fit the weights where a re-weighted tail meets the body to the
+                                     file's own motion (docs/rig.md "The junction fit"); true */
+    float junction_ring;          /* the fit's free set reaches this × the collar ring's radius
+                                     beyond the part and its band (geodesic); 2.0 */
+    uint32_t junction_poses;      /* sampled poses per clip; 16 */
+    uint32_t junction_max_poses;  /* … at most this many in all (fewer per clip, at least 4);
+                                     64 */
+    uint32_t junction_iterations; /* local/global passes; 6 */
+    float junction_smooth;        /* weight of the graph Laplacian of the weights; 0.05 */
+    float junction_pull;          /* weight of the pull towards the rig's weights; 1e-3 */
+    uint64_t junction_skip;       /* bit c set: clip c is not shown to the fit (a hold-out test);
+                                     0 */
+
     tl_rig_override overrides[TL_RIG_MAX_OVERRIDES];
     uint32_t override_count;
     tl_chain_settings chain; /* stored with each chain (tl_default_chain_settings) */
@@ -149,6 +166,21 @@ tl_rig_def tl_default_rig_def(void);
 
 /* Checks a def's ranges; TL_ERROR_ARGUMENT names the field. */
 tl_result tl_rig_def_check(const tl_rig_def* def, tl_error* err);
+
+/* What the junction fit did for a part (all zero when it did not run). */
+typedef struct tl_rig_fit {
+    uint32_t free_vertices;  /* welded vertices whose weights were solved for */
+    uint32_t fixed_vertices; /* welded vertices around them held at their weights */
+    uint32_t poses;          /* poses fitted over */
+    uint32_t iterations;     /* local/global passes run */
+    uint32_t joints;         /* joint groups (joints that move alike count once) */
+    uint32_t reverted;       /* free vertices given the file's weights back */
+    float energy_before;     /* the edge term with the rig's weights: mean over poses of
+                                Σ (stretch - 1)² over the edges touching the free set */
+    float energy_after;      /* … after the passes */
+    float energy_final;      /* … after the revert */
+    float seconds;
+} tl_rig_fit;
 
 /* One part of far skin and what tailor decided for it. Lengths are rest-world units. */
 typedef struct tl_rig_part {
@@ -205,6 +237,9 @@ typedef struct tl_rig_part {
     uint32_t* band_joints;
     float* band_weights;
     float band_radius; /* the band's geodesic width, rest-world units (0: no band) */
+
+    tl_rig_fit fit; /* the junction fit (def.junction_fit): after it, the band holds every
+                       vertex outside the part whose weights it changed */
 } tl_rig_part;
 
 /* Per-skin fields, per union vertex of tl_scene_skin. */
@@ -231,6 +266,7 @@ typedef enum tl_rig_stage {
     TL_RIG_STAGE_PARTS,     /* components, collars, attachment, tests, re-splitting, growth */
     TL_RIG_STAGE_GEODESICS, /* geodesic coordinates (shape and chains) */
     TL_RIG_STAGE_WEIGHTS,   /* chain joints and weights */
+    TL_RIG_STAGE_FIT,       /* the junction fit */
     TL_RIG_STAGE_COUNT
 } tl_rig_stage;
 

@@ -234,7 +234,48 @@ static double clip_lift(const tl_measure_rig* chained, uint32_t clip, uint32_t s
     return max_dy;
 }
 
-void tl_measure_run_clip(tl_measure_run* run, uint32_t clip, tl_measure_clip* out) {
+/* Advances the simulated chains only (no liveliness): the new-tears pass. */
+static void player_hook(void* user, tl_pose* pose, float time) {
+    const hook_ctx* h = user;
+    tl_player_advance(h->rig->player, pose, h->clip, time);
+}
+
+/* New tears of each chained part's re-weighted skin (the part and its band) on an un-rigged file
+ * rigged in memory, against the file as bound; zero counts elsewhere. */
+static tl_result clip_new_tears(const tl_measure_run* run, uint32_t clip, tl_measure_clip* out,
+                                tl_error* err) {
+    const tl_measure_rigs* rigs = run->rigs;
+    const tl_measure_rig* chained = chained_rig(rigs);
+    memset(out->new_tears, 0, sizeof out->new_tears);
+    if (!chained || !rigs->analysis || !rigs->rigs[TL_MEASURE_ORIGINAL].used) return TL_OK;
+    const tl_scene* before = rigs->rigs[TL_MEASURE_ORIGINAL].scene;
+    uint32_t V = before->skins[run->skin].vertex_count;
+    tl_measure_def def = tl_default_measure_def();
+    uint8_t* mask = NULL;
+    tl_result r = TL_OK;
+    for (uint32_t i = 0; r == TL_OK && i < run->region_count; ++i) {
+        int32_t pi = run->regions[i].part;
+        if (pi < 0) continue;
+        const tl_rig_part* part = &rigs->analysis->parts[pi];
+        if (part->action != TL_RIG_ACTION_CHAIN || part->skin != run->skin) continue;
+        if (!mask && !(mask = malloc((size_t)V + 1)))
+            return tl_error_set(err, TL_ERROR_MEMORY, "measure: out of memory (new tears)");
+        memset(mask, 0, (size_t)V + 1);
+        for (uint32_t k = 0; k < part->vertex_count; ++k)
+            mask[part->vertices[k]] = 1;
+        for (uint32_t k = 0; k < part->band_count; ++k)
+            mask[part->band_vertices[k]] = 1;
+        hook_ctx hook = {chained, clip};
+        tl_player_start(chained->player, clip, 0);
+        r = tl_measure_new_tears(before, chained->scene, run->skin, mask, clip, &def, player_hook,
+                                 &hook, &out->new_tears[i], err);
+    }
+    free(mask);
+    return r;
+}
+
+tl_result tl_measure_run_clip(tl_measure_run* run, uint32_t clip, tl_measure_clip* out,
+                              tl_error* err) {
     run_internal* in = run->internal;
     const tl_measure_rigs* rigs = run->rigs;
     const tl_measure_rig* chained = chained_rig(rigs);
@@ -255,4 +296,5 @@ void tl_measure_run_clip(tl_measure_run* run, uint32_t clip, tl_measure_clip* ou
     out->lift = chained && chained->chain_count > 0 ? clip_lift(chained, clip, run->samples) : -1;
     for (uint32_t i = 0; chained && i < chained->chain_count; ++i)
         out->liveliness[i] = tl_liveliness_result(chained->live[i]);
+    return clip_new_tears(run, clip, out, err);
 }

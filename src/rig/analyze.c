@@ -49,6 +49,13 @@ tl_rig_def tl_default_rig_def(void) {
     def.fix_rigid = false;
     def.grow = true;
     def.root_band = 1.0f;
+    def.junction_fit = true;
+    def.junction_ring = 2.0f;
+    def.junction_poses = 16;
+    def.junction_max_poses = 64;
+    def.junction_iterations = 6;
+    def.junction_smooth = 0.05f;
+    def.junction_pull = 1e-3f;
     def.chain = tl_default_chain_settings();
     return def;
 }
@@ -81,6 +88,9 @@ tl_result tl_rig_def_check(const tl_rig_def* def, tl_error* err) {
         {"own_bone_share", def->own_bone_share, 0, 1},
         {"bound_like_collar", def->bound_like_collar, 0, 1},
         {"root_band", def->root_band, 0, 100},
+        {"junction_ring", def->junction_ring, 0, 100},
+        {"junction_smooth", def->junction_smooth, 0, 1e6f},
+        {"junction_pull", def->junction_pull, 1e-9f, 1e6f},
     };
     for (size_t i = 0; i < sizeof checks / sizeof checks[0]; ++i)
         if (!in_range(checks[i].value, checks[i].lo, checks[i].hi))
@@ -103,6 +113,12 @@ tl_result tl_rig_def_check(const tl_rig_def* def, tl_error* err) {
     if (def->override_count > TL_RIG_MAX_OVERRIDES)
         return tl_error_set(err, TL_ERROR_ARGUMENT, "rig: more than %d part overrides",
                             TL_RIG_MAX_OVERRIDES);
+    if (def->junction_fit &&
+        (def->junction_poses < 1 || def->junction_max_poses < 1 || def->junction_iterations > 100))
+        return tl_error_set(err, TL_ERROR_ARGUMENT,
+                            "rig: junction poses %u (at most %u) must be at least 1, passes %u "
+                            "at most 100",
+                            def->junction_poses, def->junction_max_poses, def->junction_iterations);
     if (def->mode != TL_RIG_MODE_CHAIN && def->mode != TL_RIG_MODE_RIGID)
         return tl_error_set(err, TL_ERROR_ARGUMENT, "rig: unknown mode %d", (int)def->mode);
     return TL_OK;
@@ -261,7 +277,8 @@ static bool skin_publish(tl_rig_analysis* a, const tl_scene* scene, uint32_t s, 
             part->first_new_joint = skin->joint_count + out->new_joint_count;
         }
         a->part_count++;
-        ok = rig_part_plan(ctx, p, part) && rig_part_band(ctx, p, part, banded);
+        ok = rig_part_plan(ctx, p, part) && rig_part_band(ctx, p, part, banded) &&
+             rig_part_junction(ctx, p, part, banded);
         if (!ok) break;
         if (part->action == TL_RIG_ACTION_CHAIN) {
             out->new_joint_count += part->segments + 1;

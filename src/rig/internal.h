@@ -119,4 +119,9 @@ bool rig_part_plan(rig_ctx* ctx, const rig_wpart* wpart, tl_rig_part* part);
  * (W bytes) marks welded vertices already in a band; the band's are added. */
 bool rig_part_band(rig_ctx* ctx, const rig_wpart* wpart, tl_rig_part* part, uint8_t* banded);
 
+/* junction.c: the junction fit of a re-weighted part (def->junction_fit), after its band:
+ * rewrites the part's planned weights near its root and replaces its band by the vertices
+ * outside the part whose weights the fit changed (marked in `banded`). */
+bool rig_part_junction(rig_ctx* ctx, const rig_wpart* wpart, tl_rig_part* part, uint8_t* banded);
+
 #endif
