@@ -15,6 +15,12 @@ int tl_cli_copy(int argc, char** argv);
 int tl_cli_rig(int argc, char** argv);
 int tl_cli_measure(int argc, char** argv);
 int tl_cli_play(int argc, char** argv);
+int tl_cli_batch(int argc, char** argv);
+
+/* Parses the rig option at argv[*index] (`--far F`, `--mode M`, `--part ID=CLASS`, …; `tailor
+ * rig --help`) into def, moving *index past its value. 1: it was one; 0: not a rig option;
+ * -1: a bad value (printed as "tailor COMMAND: …"). */
+int tl_cli_rig_option(const char* command, int argc, char** argv, int* index, tl_rig_def* def);
 
 /* Fills a chain from "--chain A,B,C" (joint names; attachment = A's parent). 0 or exit code. */
 struct tl_play_chain;

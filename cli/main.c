@@ -21,6 +21,8 @@ static const command commands[] = {
      "measure FILE [--clip NAME] [--region RE] [--json]  edge stretch and bone distance"},
     {"rig", tl_cli_rig,
      "rig IN -o OUT [--mode chain|rigid] [--report R.json]  tails get bone chains"},
+    {"batch", tl_cli_batch,
+     "batch IN_DIR -o OUT_DIR [-j N] [--shard I/N] [--resume]  rig many files, resumably"},
     {"play", tl_cli_play,
      "play FILE --clip NAME [--fps 60] [--json]  run a clip with the chains simulated"},
     {"copy", tl_cli_copy,

@@ -294,6 +294,66 @@ static tl_result tl_cli_rig_skips(const tl_scene* scene, const char** names, int
     return TL_OK;
 }
 
+int tl_cli_rig_option(const char* cmd, int argc, char** argv, int* index, tl_rig_def* def) {
+    int i = *index;
+    const char* a = argv[i];
+    const char* v = i + 1 < argc ? argv[i + 1] : NULL;
+    float* fp = !strcmp(a, "--far")          ? &def->far
+                : !strcmp(a, "--limb-ratio") ? &def->limb_ratio
+                : !strcmp(a, "--elongation") ? &def->elongation
+                : !strcmp(a, "--segment")    ? &def->segment
+                : !strcmp(a, "--root-band")  ? &def->root_band
+                : !strcmp(a, "--overlap")    ? &def->overlap
+                                             : NULL;
+    uint32_t* up = !strcmp(a, "--min-links")   ? &def->min_links
+                   : !strcmp(a, "--max-links") ? &def->max_links
+                                               : NULL;
+    if (fp || up) {
+        if (!v || (fp ? !parse_float(v, fp) : !parse_uint(v, up)))
+            return tl_cli_fail(cmd, "%s needs a number (see --help)", a), -1;
+        *index = i + 1;
+    } else if (!strcmp(a, "--mode") && v) {
+        *index = i + 1;
+        if (!strcmp(v, "chain"))
+            def->mode = TL_RIG_MODE_CHAIN;
+        else if (!strcmp(v, "rigid"))
+            def->mode = TL_RIG_MODE_RIGID;
+        else
+            return tl_cli_fail(cmd, "--mode is chain or rigid, not \"%s\"", v), -1;
+    } else if (!strcmp(a, "--part") && v) {
+        *index = i + 1;
+        const char* eq = strchr(v, '=');
+        char idbuf[16];
+        uint32_t id;
+        if (!eq || eq - v >= (ptrdiff_t)sizeof idbuf)
+            return tl_cli_fail(cmd, "--part wants ID=CLASS, not \"%s\"", v), -1;
+        memcpy(idbuf, v, (size_t)(eq - v));
+        idbuf[eq - v] = 0;
+        tl_rig_class cls;
+        if (!strcmp(eq + 1, "chain") || !strcmp(eq + 1, "tail"))
+            cls = TL_RIG_CLASS_TAIL;
+        else if (!strcmp(eq + 1, "rigid"))
+            cls = TL_RIG_CLASS_RIGID;
+        else if (!strcmp(eq + 1, "none"))
+            cls = TL_RIG_CLASS_NONE;
+        else
+            return tl_cli_fail(cmd, "--part %s: the class is chain, rigid or none", v), -1;
+        if (!parse_uint(idbuf, &id))
+            return tl_cli_fail(cmd, "--part %s: the id is a part number", v), -1;
+        if (def->override_count == TL_RIG_MAX_OVERRIDES)
+            return tl_cli_fail(cmd, "at most %d --part options", TL_RIG_MAX_OVERRIDES), -1;
+        def->overrides[def->override_count++] = (tl_rig_override){id, cls};
+    } else if (!strcmp(a, "--fix-rigid"))
+        def->fix_rigid = true;
+    else if (!strcmp(a, "--no-grow"))
+        def->grow = false;
+    else if (!strcmp(a, "--no-fit"))
+        def->junction_fit = false;
+    else
+        return 0;
+    return 1;
+}
+
 int tl_cli_rig(int argc, char** argv) {
     const char *in = NULL, *out = NULL, *report_path = NULL;
     bool dry_run = false, force = false;
@@ -303,66 +363,18 @@ int tl_cli_rig(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         const char* a = argv[i];
         const char* v = i + 1 < argc ? argv[i + 1] : NULL;
-        float* fp = !strcmp(a, "--far")          ? &def.far
-                    : !strcmp(a, "--limb-ratio") ? &def.limb_ratio
-                    : !strcmp(a, "--elongation") ? &def.elongation
-                    : !strcmp(a, "--segment")    ? &def.segment
-                    : !strcmp(a, "--root-band")  ? &def.root_band
-                    : !strcmp(a, "--overlap")    ? &def.overlap
-                                                 : NULL;
-        uint32_t* up = !strcmp(a, "--min-links")   ? &def.min_links
-                       : !strcmp(a, "--max-links") ? &def.max_links
-                                                   : NULL;
+        int known = tl_cli_rig_option("rig", argc, argv, &i, &def);
+        if (known < 0) return 2;
+        if (known) continue;
         if (!strcmp(a, "--help")) {
             fputs(usage_text, stdout);
             return 0;
-        } else if (fp || up) {
-            if (!v || (fp ? !parse_float(v, fp) : !parse_uint(v, up)))
-                return tl_cli_fail("rig", "%s needs a number (see --help)", a), 2;
-            ++i;
         } else if (!strcmp(a, "-o") && v)
             out = argv[++i];
         else if (!strcmp(a, "--report") && v)
             report_path = argv[++i];
-        else if (!strcmp(a, "--mode") && v) {
-            ++i;
-            if (!strcmp(v, "chain"))
-                def.mode = TL_RIG_MODE_CHAIN;
-            else if (!strcmp(v, "rigid"))
-                def.mode = TL_RIG_MODE_RIGID;
-            else
-                return tl_cli_fail("rig", "--mode is chain or rigid, not \"%s\"", v), 2;
-        } else if (!strcmp(a, "--part") && v) {
-            ++i;
-            const char* eq = strchr(v, '=');
-            char idbuf[16];
-            uint32_t id;
-            if (!eq || eq - v >= (ptrdiff_t)sizeof idbuf)
-                return tl_cli_fail("rig", "--part wants ID=CLASS, not \"%s\"", v), 2;
-            memcpy(idbuf, v, (size_t)(eq - v));
-            idbuf[eq - v] = 0;
-            tl_rig_class cls;
-            if (!strcmp(eq + 1, "chain") || !strcmp(eq + 1, "tail"))
-                cls = TL_RIG_CLASS_TAIL;
-            else if (!strcmp(eq + 1, "rigid"))
-                cls = TL_RIG_CLASS_RIGID;
-            else if (!strcmp(eq + 1, "none"))
-                cls = TL_RIG_CLASS_NONE;
-            else
-                return tl_cli_fail("rig", "--part %s: the class is chain, rigid or none", v), 2;
-            if (!parse_uint(idbuf, &id))
-                return tl_cli_fail("rig", "--part %s: the id is a part number", v), 2;
-            if (def.override_count == TL_RIG_MAX_OVERRIDES)
-                return tl_cli_fail("rig", "at most %d --part options", TL_RIG_MAX_OVERRIDES), 2;
-            def.overrides[def.override_count++] = (tl_rig_override){id, cls};
-        } else if (!strcmp(a, "--dry-run"))
+        else if (!strcmp(a, "--dry-run"))
             dry_run = true;
-        else if (!strcmp(a, "--fix-rigid"))
-            def.fix_rigid = true;
-        else if (!strcmp(a, "--no-grow"))
-            def.grow = false;
-        else if (!strcmp(a, "--no-fit"))
-            def.junction_fit = false;
         else if (!strcmp(a, "--fit-skip") && v && skip_count < 64)
             skips[skip_count++] = argv[++i];
         else if (!strcmp(a, "--force"))

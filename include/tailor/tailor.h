@@ -11,6 +11,7 @@
  *   play.h    clip playback with the spring chains simulated
  *   seating.h ground seating that ignores the chains' skin
  *   stress.h  stress tests of a simulated chain (shake, frame rate, hitch, teleport)
+ *   batch.h   rig many files: inputs, shards, records, the resumable journal, worker threads
  *
  * Not included here: gltf_json.h (the document's jansson tree, for those who want it) and
  * sample.h (the built-in test characters, a library of their own: tailor_sample).
@@ -28,5 +29,6 @@
 #include <tailor/play.h>
 #include <tailor/seating.h>
 #include <tailor/stress.h>
+#include <tailor/batch.h>
 
 #endif
