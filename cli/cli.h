@@ -15,6 +15,12 @@ int tl_cli_copy(int argc, char** argv);
 int tl_cli_rig(int argc, char** argv);
 int tl_cli_measure(int argc, char** argv);
 int tl_cli_play(int argc, char** argv);
+int tl_cli_view(int argc, char** argv);
+int tl_cli_report(int argc, char** argv);
+
+/* The `tailor measure FILE --json` document of every clip (docs/measure.md), for view and
+ * report: a malloc'd string, or NULL after printing the error as `tailor CMD: ...`. */
+char* tl_cli_measure_json(const char* cmd, const char* file);
 
 /* Fills a chain from "--chain A,B,C" (joint names; attachment = A's parent). 0 or exit code. */
 struct tl_play_chain;
