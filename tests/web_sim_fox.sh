@@ -5,4 +5,4 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$2"
 "$1" rig "$4" -o "$2/rigged.glb" --force >/dev/null
-node --no-warnings "$here/tests/web/sim_fox.mjs" "$3" "$2/rigged.glb"
+node --no-warnings "$here/tests/web/sim_fox.mjs" "$3" "$2/rigged.glb" "$1"

@@ -9,9 +9,10 @@
 import fs from 'node:fs';
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
-import { loadTailorSim } from '../../web/tailor-sim.js';
+import { execFileSync } from 'node:child_process';
+import { loadTailorSim, readParts } from '../../web/tailor-sim.js';
 
-const [wasmFile, file] = process.argv.slice(2);
+const [wasmFile, file, tailor] = process.argv.slice(2);
 const sim = await loadTailorSim(fs.readFileSync(wasmFile));
 const bytes = fs.readFileSync(file);
 const loader = new GLTFLoader();
@@ -61,6 +62,50 @@ for (const clip of gltf.animations) {
   rig.holdRest();
   rig.dispose();
   mixer.stopAllAction();
+}
+
+// The version rule of docs/schema.md: a part written by a newer writer is refused by the JS
+// reader with the C reader's message (the same file, patched, through `tailor play`).
+const json = JSON.parse(JSON.stringify(gltf.parser.json));
+const partNode = json.nodes.findIndex((n) => n.extras && n.extras.tailor);
+json.nodes[partNode].extras.tailor.version = 3;
+let jsMessage = '';
+try {
+  readParts(json, file);
+} catch (e) {
+  jsMessage = e.message;
+}
+check(jsMessage === `${file}: /nodes/${partNode}/extras/tailor/version: version 3 is newer than this reader (2)`,
+  `version 3 refused: "${jsMessage}"`);
+if (tailor) {
+  // the glb with its JSON chunk replaced (padded with spaces to 4 bytes)
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const jsonLength = view.getUint32(12, true);
+  let text = JSON.stringify(json);
+  while (text.length % 4) text += ' ';
+  const rest = bytes.subarray(20 + jsonLength);
+  const head = Buffer.alloc(20);
+  head.writeUInt32LE(0x46546c67, 0), head.writeUInt32LE(2, 4);
+  head.writeUInt32LE(20 + text.length + rest.length, 8);
+  head.writeUInt32LE(text.length, 12), head.writeUInt32LE(0x4e4f534a, 16);
+  const patched = `${file}.v3.glb`;
+  fs.writeFileSync(patched, Buffer.concat([head, Buffer.from(text), rest]));
+  let cMessage = '';
+  try {
+    execFileSync(tailor, ['play', patched, '--clip', gltf.animations[0].name], { stdio: 'pipe' });
+  } catch (e) {
+    cMessage = String(e.stderr);
+  }
+  const name = patched.split('/').pop(); // the C reader names the file by its base name
+  const expected = `${name}: /nodes/${partNode}/extras/tailor/version: version 3 is newer than this reader (2)`;
+  check(cMessage.includes(expected), `the C reader refuses it alike: ${cMessage.trim()}`);
+  let js2 = '';
+  try {
+    readParts(json, name);
+  } catch (e) {
+    js2 = e.message;
+  }
+  check(js2 === expected, 'the two messages agree');
 }
 console.log(failures ? `0 passed, ${failures} failed` : '1 passed, 0 failed');
 process.exitCode = failures ? 1 : 0;
