@@ -394,12 +394,27 @@ export class TailorRig {
     });
     let tip = null;
     if (end && skeleton.bones.includes(end)) tip = sim.localFromBinds(ibm(bones[n - 1]), ibm(end)).translation;
-    // rest-world skin: height along up (+Y), and the floor: the lowest vertex no chain bone dominates
+    // the rest-world frame of tl_scene: M = (the top joint's stored world) x (its inverse
+    // bind), the top joint being the skeleton root with the most joints below it; the
+    // skin's rest vertices are M x bind positions
+    const inSkeleton = new Set(skeleton.bones);
+    let top = null, topCount = -1;
+    for (const b of skeleton.bones) {
+      let a = b.parent;
+      while (a && !inSkeleton.has(a)) a = a.parent;
+      if (a) continue;
+      let count = 0;
+      b.traverse((o) => { if (inSkeleton.has(o)) count++; });
+      if (count > topCount) top = b, topCount = count;
+    }
+    const M = this.relativeWorld(top).multiply(new top.matrixWorld.constructor().fromArray(ibm(top)));
+    const m = M.elements;
+    // height along up (+Y), and the floor: the lowest rest vertex no chain bone dominates
     let lo = Infinity, hi = -Infinity, floor = Infinity;
     const chainBones = new Set(bones);
     for (const mesh of meshes) {
       const pos = mesh.geometry.attributes.position, si = mesh.geometry.attributes.skinIndex,
-        sw = mesh.geometry.attributes.skinWeight, m = mesh.bindMatrix.elements;
+        sw = mesh.geometry.attributes.skinWeight;
       for (let v = 0; v < pos.count; ++v) {
         const x = pos.getX(v), y = pos.getY(v), z = pos.getZ(v);
         const h = m[1] * x + m[5] * y + m[9] * z + m[13];
@@ -437,15 +452,16 @@ export class TailorRig {
     };
   }
 
-  // The attachment joint's pose in the root's frame (the rest-world frame of the character).
+  // An object's world matrix in the root's frame (the file's world: the root may be moved).
+  relativeWorld(o) {
+    o.updateWorldMatrix(true, false);
+    this.root.updateWorldMatrix(true, false);
+    return o.matrixWorld.clone().premultiply(this.root.matrixWorld.clone().invert());
+  }
+
+  // The attachment joint's pose in the root's frame.
   attachmentPose(c) {
-    c.attachment.updateWorldMatrix(true, false);
-    const m = c.attachment.matrixWorld.clone();
-    if (this.root.parent || this.root !== this.scene) {
-      this.root.updateWorldMatrix(true, false);
-      m.premultiply(this.root.matrixWorld.clone().invert());
-    }
-    return this.sim.poseFromMatrix(m.elements);
+    return this.sim.poseFromMatrix(this.relativeWorld(c.attachment).elements);
   }
 
   // Puts every chain at rest under the current pose (a new clip, a jump of the scrubber).
