@@ -77,6 +77,41 @@ async function main() {
   chained.rig = sim.attach(chained.gltf, { mixer: chained.mixer, file: measure.file });
   for (const note of chained.rig.notes) console.warn(note);
 
+  // guides: each chain of the rigged copies as a line from its attachment through its bones
+  // (the inspection mode: mesh, mesh with guides, guides only); colour by part kind
+  const KIND_COLOUR = { tail: 0xd03020, hair: 0x2050d0 };
+  const guides = [];
+  for (const c of copies.slice(input ? 1 : 0)) {
+    const rig = c === chained ? chained.rig : sim.attach(c.gltf, { file: measure.file });
+    for (const ch of rig.chains) {
+      const joints = [ch.attachment, ...ch.bones, ...ch.bones[ch.bones.length - 1].children.filter((o) => o.isBone)];
+      const geometry = new THREE.BufferGeometry().setAttribute('position', new THREE.Float32BufferAttribute(3 * joints.length, 3));
+      const line = new THREE.Line(geometry, new THREE.LineBasicMaterial({ color: KIND_COLOUR[ch.part.kind] || 0x208020, depthTest: false }));
+      line.renderOrder = 2;
+      line.frustumCulled = false;
+      line.visible = false;
+      scene.add(line);
+      guides.push({ line, joints });
+    }
+    if (rig !== chained.rig) rig.dispose();
+  }
+  const p3 = new THREE.Vector3();
+  const updateGuides = () => {
+    for (const g of guides) {
+      if (!g.line.visible) continue;
+      const a = g.line.geometry.attributes.position;
+      g.joints.forEach((j, i) => { j.getWorldPosition(p3); a.setXYZ(i, p3.x, p3.y, p3.z); });
+      a.needsUpdate = true;
+    }
+  };
+  const setShow = (mode) => {
+    for (const g of guides) g.line.visible = mode !== 'mesh';
+    for (const c of copies) c.gltf.scene.traverse((o) => { if (o.isMesh) o.visible = mode !== 'guides'; });
+    updateGuides();
+    renderer.render(scene, camera);
+  };
+  $('show').addEventListener('change', () => setShow($('show').value));
+
   // colliders: skins' extras.tailor.colliders (reserved in docs/schema.md, not written yet)
   const colliderCount = (chained.gltf.parser.json.skins || [])
     .map((s) => (s.extras && s.extras.tailor && s.extras.tailor.colliders) || []).flat().length;
@@ -170,6 +205,7 @@ async function main() {
     for (const c of copies) c.mixer.setTime(state.time);
     if (state.physics) chained.rig.update(dt);
     else chained.rig.holdRest();
+    updateGuides();
     $('scrub').value = String(state.time);
     $('time').textContent = `${state.time.toFixed(2)} s`;
     renderer.render(scene, camera);
@@ -235,6 +271,7 @@ async function main() {
     },
     // renders and reads back the pixels of a CSS rectangle (RGBA rows)
     pixels: (r) => {
+      updateGuides();
       renderer.render(scene, camera);
       const gl = renderer.getContext();
       const box2 = renderer.domElement.getBoundingClientRect();

@@ -77,6 +77,20 @@ async function run(name, url) {
   const now = await page.evaluate(() => ({ clip: window.tailorViewer.clips[window.tailorViewer.state.clip], t: window.tailorViewer.state.time, table: document.getElementById('table').textContent }));
   check(now.clip === other && now.t > 0.4 && now.table.includes(`clip ${other}`), `${name}: switched to clip ${other} (t ${now.t.toFixed(2)} s, measure table follows)`);
   await page.screenshot({ path: path.join(outDir, `${name}-clip.png`) });
+  // the inspection mode: guides only hides the meshes and draws the chains
+  await page.evaluate(() => { window.tailorViewer.setPlaying(false); window.tailorViewer.setPhysics(false); });
+  const meshOnly = await page.evaluate((r) => window.tailorViewer.pixels(r), rect);
+  await page.selectOption('#show', 'guides');
+  const guidesOnly = await page.evaluate((r) => window.tailorViewer.pixels(r), rect);
+  const hidden = await page.evaluate(() => document.querySelector('#show').value);
+  let red = 0; // the tail guide's colour (0xd03020) where the mesh was
+  for (let i = 0; i < guidesOnly.length; i += 4)
+    if (guidesOnly[i] > 150 && guidesOnly[i + 1] < 90 && guidesOnly[i + 2] < 90) red++;
+  check(hidden === 'guides' && differing(meshOnly, guidesOnly) > 0.05 && red >= 20,
+    `${name}: guides only: the mesh is gone from the tail region (${(100 * differing(meshOnly, guidesOnly)).toFixed(1)}% changed) and the guide is drawn (${red} px)`);
+  await page.screenshot({ path: path.join(outDir, `${name}-guides.png`) });
+  await page.selectOption('#show', 'mesh');
+  await page.evaluate(() => { window.tailorViewer.setPhysics(true); window.tailorViewer.setPlaying(true); });
   // 390 px wide
   await page.setViewportSize({ width: 390, height: 844 });
   await page.waitForTimeout(300);
