@@ -22,6 +22,13 @@ int tl_cli_batch(int argc, char** argv);
  * -1: a bad value (printed as "tailor COMMAND: …"). */
 int tl_cli_rig_option(const char* command, int argc, char** argv, int* index, tl_rig_def* def);
 
+int tl_cli_view(int argc, char** argv);
+int tl_cli_report(int argc, char** argv);
+
+/* The `tailor measure FILE --json` document of every clip (docs/measure.md), for view and
+ * report: a malloc'd string, or NULL after printing the error as `tailor CMD: ...`. */
+char* tl_cli_measure_json(const char* cmd, const char* file);
+
 /* Fills a chain from "--chain A,B,C" (joint names; attachment = A's parent). 0 or exit code. */
 struct tl_play_chain;
 int tl_cli_chain_from_names(const tl_scene* scene, const char* list, struct tl_play_chain* out);

@@ -25,6 +25,10 @@ static const command commands[] = {
      "batch IN_DIR -o OUT_DIR [-j N] [--shard I/N] [--resume]  rig many files, resumably"},
     {"play", tl_cli_play,
      "play FILE --clip NAME [--fps 60] [--json]  run a clip with the chains simulated"},
+    {"view", tl_cli_view,
+     "view RIGGED [--input IN] [--port N]    the three.js viewer on http://127.0.0.1:N/"},
+    {"report", tl_cli_report,
+     "report RIGGED [--input IN] -o R.html  the viewer as one HTML file that opens from disk"},
     {"copy", tl_cli_copy,
      "copy IN -o OUT [--compact] [--force]   read and write a glTF, losing nothing"},
 };

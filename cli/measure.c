@@ -500,3 +500,41 @@ int tl_cli_measure(int argc, char** argv) {
     tl_gltf_destroy(doc);
     return code;
 }
+
+char* tl_cli_measure_json(const char* cmd, const char* file) {
+    tl_error err;
+    tl_gltf* doc = NULL;
+    tl_scene* scene = NULL;
+    tl_measure_rigs* rigs = NULL;
+    tl_measure_run* run = NULL;
+    char* text = NULL;
+    tl_measure_rigs_def rdef = tl_default_measure_rigs_def();
+    tl_measure_run_def def = tl_default_measure_run_def();
+    if (tl_gltf_load(file, &doc, &err) != TL_OK || tl_scene_create(doc, &scene, &err) != TL_OK ||
+        (scene->skin_count && tl_measure_rigs_create(scene, &rdef, &rigs, &err) != TL_OK)) {
+        tl_cli_fail(cmd, "%s", err.message);
+    } else if (!scene->skin_count) {
+        text = strdup("{\"clips\": []}");
+    } else if ((def.skin = tl_measure_default_skin(scene)),
+               tl_measure_run_create(rigs, &def, &run, &err) != TL_OK) {
+        tl_cli_fail(cmd, "%s", err.message);
+    } else {
+        json_t* clips = json_array();
+        tl_measure_clip* m = malloc(sizeof *m);
+        bool ok = m != NULL;
+        for (uint32_t clip = 0; ok && clip < scene->clip_count; ++clip) {
+            ok = tl_measure_run_clip(run, clip, m, &err) == TL_OK;
+            if (ok) json_array_append_new(clips, clip_json(run, m));
+        }
+        json_t* out = json_pack("{s:s,s:o}", "file", file, "clips", clips);
+        text = ok ? json_dumps(out, JSON_COMPACT | JSON_REAL_PRECISION(6)) : NULL;
+        if (!text) tl_cli_fail(cmd, "%s", m ? err.message : "out of memory");
+        json_decref(out);
+        free(m);
+    }
+    tl_measure_run_destroy(run);
+    tl_measure_rigs_destroy(rigs);
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+    return text;
+}

@@ -1,0 +1,111 @@
+// web/tailor-sim.js on a rigged shared case in node, the way a three.js app uses it:
+// GLTFLoader parses the file, an AnimationMixer plays each clip at 60 fps, rig.update(dt)
+// after mixer.update(dt). Checks, at every frame: the first bone's head sits on the
+// attachment joint where the rest geometry puts it (within 1e-5 H), the bones three.js
+// poses from the written rotations reach the solver's joint positions (within 1e-3 H), and
+// over each clip the tail moves: its tip, in the attachment joint's frame, leaves its
+// first frame's place by more than 1% of H.
+//   node sim_fox.mjs TAILOR_SIM.WASM RIGGED.glb
+import fs from 'node:fs';
+import * as THREE from 'three';
+import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
+import { execFileSync } from 'node:child_process';
+import { loadTailorSim, readParts } from '../../web/tailor-sim.js';
+
+const [wasmFile, file, tailor] = process.argv.slice(2);
+const sim = await loadTailorSim(fs.readFileSync(wasmFile));
+const bytes = fs.readFileSync(file);
+const loader = new GLTFLoader();
+loader.register(() => ({ name: 'tailor_no_textures', loadTexture: () => Promise.resolve(null) }));
+const gltf = await loader.parseAsync(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength), '');
+let failures = 0;
+const check = (ok, what) => {
+  if (!ok) {
+    failures++;
+    console.log(`FAIL ${what}`);
+  }
+};
+for (const clip of gltf.animations) {
+  const mixer = new THREE.AnimationMixer(gltf.scene);
+  mixer.clipAction(clip).play();
+  const rig = sim.attach(gltf, { mixer, file });
+  check(rig.chains.length >= 1, `${clip.name}: no chain read from extras.tailor`);
+  const c = rig.chains[0];
+  const H = c.height;
+    let worstHead = 0, worstJoint = 0, moved = 0, frames = 0;
+  const head = new THREE.Vector3(), p = new THREE.Vector3(), tipRigid = new THREE.Vector3();
+  const frameCount = Math.max(2, Math.round(clip.duration * 60));
+  for (let f = 0; f < frameCount; ++f) {
+    mixer.update(f ? 1 / 60 : 0);
+    rig.update(f ? 1 / 60 : 0);
+    gltf.scene.updateMatrixWorld(true);
+    head.fromArray(c.restTranslations, 0).applyMatrix4(c.attachment.matrixWorld);
+    worstHead = Math.max(worstHead, head.distanceTo(c.bones[0].getWorldPosition(p)));
+    const tips = c.chain.tipPositions();
+    for (let i = 1; i < c.bones.length; ++i) {
+      c.bones[i].getWorldPosition(p);
+      worstJoint = Math.max(worstJoint, Math.hypot(p.x - tips[3 * i - 3], p.y - tips[3 * i - 2], p.z - tips[3 * i - 1]));
+    }
+    // the tip in the attachment joint's frame: a rigid tail keeps it still
+    const last = c.bones.length - 1;
+    c.attachment.worldToLocal(c.bones[last].getWorldPosition(p));
+    if (f === 0) tipRigid.copy(p);
+    moved = Math.max(moved, p.distanceTo(tipRigid) * c.attachment.matrixWorld.getMaxScaleOnAxis());
+    frames++;
+  }
+  console.log(`${clip.name}: ${frames} frames, H ${H.toFixed(4)}, head off the attachment by at most ` +
+    `${(worstHead / H).toExponential(2)} H, joints off the solver's by ${(worstJoint / H).toExponential(2)} H, ` +
+    `tip moved in the attachment frame by up to ${(moved / H).toFixed(3)} H`);
+  check(worstHead <= 1e-5 * H, `${clip.name}: the chain left its attachment`);
+  check(worstJoint <= 1e-3 * H, `${clip.name}: the bones do not follow the solver`);
+  check(moved > 0.01 * H, `${clip.name}: the chain does not move`);
+  rig.holdRest();
+  rig.dispose();
+  mixer.stopAllAction();
+}
+
+// The version rule of docs/schema.md: a part written by a newer writer is refused by the JS
+// reader with the C reader's message (the same file, patched, through `tailor play`).
+const json = JSON.parse(JSON.stringify(gltf.parser.json));
+const partNode = json.nodes.findIndex((n) => n.extras && n.extras.tailor);
+json.nodes[partNode].extras.tailor.version = 3;
+let jsMessage = '';
+try {
+  readParts(json, file);
+} catch (e) {
+  jsMessage = e.message;
+}
+check(jsMessage === `${file}: /nodes/${partNode}/extras/tailor/version: version 3 is newer than this reader (2)`,
+  `version 3 refused: "${jsMessage}"`);
+if (tailor) {
+  // the glb with its JSON chunk replaced (padded with spaces to 4 bytes)
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const jsonLength = view.getUint32(12, true);
+  let text = JSON.stringify(json);
+  while (text.length % 4) text += ' ';
+  const rest = bytes.subarray(20 + jsonLength);
+  const head = Buffer.alloc(20);
+  head.writeUInt32LE(0x46546c67, 0), head.writeUInt32LE(2, 4);
+  head.writeUInt32LE(20 + text.length + rest.length, 8);
+  head.writeUInt32LE(text.length, 12), head.writeUInt32LE(0x4e4f534a, 16);
+  const patched = `${file}.v3.glb`;
+  fs.writeFileSync(patched, Buffer.concat([head, Buffer.from(text), rest]));
+  let cMessage = '';
+  try {
+    execFileSync(tailor, ['play', patched, '--clip', gltf.animations[0].name], { stdio: 'pipe' });
+  } catch (e) {
+    cMessage = String(e.stderr);
+  }
+  const name = patched.split('/').pop(); // the C reader names the file by its base name
+  const expected = `${name}: /nodes/${partNode}/extras/tailor/version: version 3 is newer than this reader (2)`;
+  check(cMessage.includes(expected), `the C reader refuses it alike: ${cMessage.trim()}`);
+  let js2 = '';
+  try {
+    readParts(json, name);
+  } catch (e) {
+    js2 = e.message;
+  }
+  check(js2 === expected, 'the two messages agree');
+}
+console.log(failures ? `0 passed, ${failures} failed` : '1 passed, 0 failed');
+process.exitCode = failures ? 1 : 0;

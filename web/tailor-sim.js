@@ -1,0 +1,564 @@
+// tailor-sim.js — tailor's spring-chain solver (src/sim, built for wasm32-wasi) for three.js.
+//
+//   import { loadTailorSim } from 'tailor-sim';
+//   const sim = await loadTailorSim();                  // tailor_sim.wasm beside this file
+//   const gltf = await new GLTFLoader().loadAsync('fox-rigged.glb');
+//   const mixer = new THREE.AnimationMixer(gltf.scene);
+//   mixer.clipAction(gltf.animations[0]).play();
+//   const rig = sim.attach(gltf, { mixer });            // one chain per part of extras.tailor
+//   // every frame:  mixer.update(dt); rig.update(dt); renderer.render(scene, camera);
+//
+// No three.js import: the module works on whatever three.js objects it is given (Object3D,
+// Bone, SkinnedMesh, AnimationMixer). The manual is docs/web.md; the file schema is
+// docs/schema.md.
+
+export const SCHEMA_VERSION = 2; // the newest extras.tailor version this reader knows
+const MAX_BONES = 64; // TL_CHAIN_MAX_BONES
+
+// tl_chain_settings in declaration order, with the reader's ranges (docs/schema.md).
+const SETTINGS = [
+  ['root_frequency', 0.9, '>', 0],
+  ['tip_frequency', 0.45, '>', 0],
+  ['damping_ratio', 0.65, '>=', 0],
+  ['gravity', 1, '>=', 0],
+  ['carry_deg', 50, 'finite'],
+  ['rest_curve', 0, 'unit'],
+  ['coupling_rate', 12, '>=', 0],
+  ['bend_limit_deg', 30, '>', 0],
+  ['ground_clearance', 0.025, '>=', 0],
+  ['slip_damping', 8, '>=', 0],
+];
+const PART_KEYS = new Set(['version', 'kind', 'attachment', 'attachment_name', 'bones',
+  'bone_names', 'radii', 'chain', 'cloth']);
+const FLT_MAX = 3.4028234663852886e38;
+
+// The few WASI imports a wasm32-wasi reactor built with wasi-libc links (fd_write for stdio,
+// which the solver never uses, fd_seek, fd_close, proc_exit, clocks): enough to instantiate.
+function wasiShim(getMemory) {
+  const ENOSYS = 52;
+  return {
+    fd_write(fd, iovs, count, written) {
+      const view = new DataView(getMemory().buffer);
+      let n = 0;
+      for (let i = 0; i < count; ++i) n += view.getUint32(iovs + 8 * i + 4, true);
+      view.setUint32(written, n, true);
+      return 0;
+    },
+    fd_seek: () => ENOSYS,
+    fd_close: () => 0,
+    fd_fdstat_get: () => ENOSYS,
+    proc_exit(code) { throw new Error(`tailor-sim: the solver exited (${code})`); },
+    clock_time_get(id, precision, out) {
+      new DataView(getMemory().buffer).setBigUint64(out, BigInt(Math.round(Date.now() * 1e6)), true);
+      return 0;
+    },
+    environ_sizes_get(count, size) {
+      const view = new DataView(getMemory().buffer);
+      view.setUint32(count, 0, true);
+      view.setUint32(size, 0, true);
+      return 0;
+    },
+    environ_get: () => 0,
+    args_sizes_get(count, size) {
+      const view = new DataView(getMemory().buffer);
+      view.setUint32(count, 0, true);
+      view.setUint32(size, 0, true);
+      return 0;
+    },
+    args_get: () => 0,
+  };
+}
+
+// Loads the solver. `source`: the .wasm as a URL/string, an ArrayBuffer/typed array, a
+// Response, or a compiled WebAssembly.Module; default tailor_sim.wasm beside this module.
+export async function loadTailorSim(source) {
+  let bytes = source;
+  if (bytes === undefined) bytes = new URL('./tailor_sim.wasm', import.meta.url);
+  if (typeof bytes === 'string' || bytes instanceof URL) bytes = await fetch(bytes);
+  if (typeof Response !== 'undefined' && bytes instanceof Response) bytes = await bytes.arrayBuffer();
+  let memory = null;
+  const imports = { wasi_snapshot_preview1: wasiShim(() => memory) };
+  const module = bytes instanceof WebAssembly.Module ? bytes : await WebAssembly.compile(bytes);
+  const instance = await WebAssembly.instantiate(module, imports);
+  memory = instance.exports.memory;
+  if (instance.exports._initialize) instance.exports._initialize();
+  return new TailorSim(instance.exports);
+}
+
+// One chain of the solver (tl_chain). Poses are 8 numbers: position, rotation (x, y, z, w),
+// scale, in the caller's world frame.
+export class Chain {
+  constructor(sim, pointer, boneCount) {
+    this.sim = sim;
+    this.pointer = pointer;
+    this.boneCount = boneCount;
+  }
+
+  // tl_chain_step: the attachment moved from `start` to `target` over dt seconds.
+  step(start, target, dt) {
+    const s = this.sim;
+    s.f32(s.scratch, 8).set(start);
+    s.f32(s.scratch + 32, 8).set(target);
+    s.x.tl_web_chain_step(this.pointer, s.scratch, s.scratch + 32, dt);
+  }
+
+  // tl_chain_reset: at rest on the rest arc under `pose`, still.
+  reset(pose) {
+    const s = this.sim;
+    s.f32(s.scratch, 8).set(pose);
+    s.x.tl_web_chain_reset(this.pointer, s.scratch);
+  }
+
+  clear() { this.sim.x.tl_chain_clear(this.pointer); }
+  // Copies of the outputs (valid whatever happens to the wasm memory later).
+  localRotations() { return this.sim.f32(this.sim.x.tl_chain_local_rotations(this.pointer), 4 * this.boneCount).slice(); }
+  tipPositions() { return this.sim.f32(this.sim.x.tl_chain_tip_positions(this.pointer), 3 * this.boneCount).slice(); }
+  linkLengths() { return this.sim.f32(this.sim.x.tl_chain_link_lengths(this.pointer), this.boneCount).slice(); }
+
+  destroy() {
+    if (this.pointer) this.sim.x.tl_chain_destroy(this.pointer);
+    this.pointer = 0;
+  }
+}
+
+export class TailorSim {
+  constructor(exports) {
+    this.x = exports;
+    this.paramCount = exports.tl_web_param_count();
+    this.scratch = exports.tl_web_alloc(1024); // poses and matrices passed to the solver
+  }
+
+  f32(pointer, count) { return new Float32Array(this.x.memory.buffer, pointer, count); }
+
+  // tl_default_chain_def's world and time settings and tl_default_chain_settings.
+  defaults() {
+    const p = this.x.tl_web_alloc(4 * this.paramCount);
+    this.x.tl_web_default_params(p);
+    const f = this.f32(p, this.paramCount).slice();
+    this.x.tl_web_free(p);
+    const settings = {};
+    SETTINGS.forEach(([name], i) => { settings[name] = f[19 + i]; });
+    return {
+      up: [f[0], f[1], f[2]], scale: f[3], floorEnabled: f[4] !== 0, floorHeight: f[5],
+      hipsPlaneEnabled: f[6] !== 0, fixedStep: f[7], maxSubsteps: f[8], teleportDistance: f[9],
+      hipsLateral: [f[10], f[11], f[12]], hipsUp: [f[13], f[14], f[15]],
+      hipsForward: [f[16], f[17], f[18]], settings,
+    };
+  }
+
+  // A chain from a def shaped like tl_chain_def: {boneCount, restTranslations (3N),
+  // restRotations (4N), tipTranslation (3) or null, jointRadii (N) or null, and any of
+  // defaults()'s keys}. Throws with the solver's message on invalid geometry.
+  createChain(def) {
+    const d = { ...this.defaults(), ...def, settings: { ...this.defaults().settings, ...(def.settings || {}) } };
+    const n = d.boneCount;
+    if (!(n >= 1 && n <= MAX_BONES)) throw new Error(`tailor-sim: bone count ${n} out of 1..${MAX_BONES}`);
+    const params = [...d.up, d.scale, d.floorEnabled ? 1 : 0, d.floorHeight,
+      d.hipsPlaneEnabled ? 1 : 0, d.fixedStep, d.maxSubsteps, d.teleportDistance,
+      ...d.hipsLateral, ...d.hipsUp, ...d.hipsForward, ...SETTINGS.map(([name]) => d.settings[name])];
+    const floats = 3 * n + 4 * n + 3 + n + this.paramCount;
+    const block = this.x.tl_web_alloc(4 * floats + 512);
+    const at = (k) => block + 4 * k;
+    const t = at(0), q = at(3 * n), tip = at(7 * n), radii = at(7 * n + 3), par = at(8 * n + 3);
+    const message = at(floats);
+    this.f32(t, 3 * n).set(d.restTranslations);
+    this.f32(q, 4 * n).set(d.restRotations);
+    if (d.tipTranslation) this.f32(tip, 3).set(d.tipTranslation);
+    if (d.jointRadii) this.f32(radii, n).set(d.jointRadii);
+    this.f32(par, this.paramCount).set(params);
+    const pointer = this.x.tl_web_chain_create(n, t, q, d.tipTranslation ? tip : 0,
+      d.jointRadii ? radii : 0, par, message, 512);
+    let text = '';
+    if (!pointer) {
+      const bytes = new Uint8Array(this.x.memory.buffer, message, 512);
+      text = new TextDecoder().decode(bytes.slice(0, Math.max(0, bytes.indexOf(0))));
+    }
+    this.x.tl_web_free(block);
+    if (!pointer) throw new Error(`tailor-sim: ${text}`);
+    return new Chain(this, pointer, n);
+  }
+
+  // tl_chain_local_from_binds: a joint's neutral local transform from inverse bind matrices.
+  localFromBinds(parentInverseBind, inverseBind) {
+    const s = this.scratch;
+    this.f32(s, 16).set(parentInverseBind);
+    this.f32(s + 64, 16).set(inverseBind);
+    this.x.tl_chain_local_from_binds(s, s + 64, s + 128, s + 140);
+    return { translation: this.f32(s + 128, 3).slice(), rotation: this.f32(s + 140, 4).slice() };
+  }
+
+  // tl_chain_pose_from_matrix (a struct returned through a pointer in the wasm32 C ABI).
+  poseFromMatrix(matrix) {
+    const s = this.scratch;
+    this.f32(s + 256, 16).set(matrix);
+    this.x.tl_chain_pose_from_matrix(s + 320, s + 256);
+    return this.f32(s + 320, 8).slice();
+  }
+
+  // Reads the parts of a loaded file and makes one chain per tail/hair part. `loaded`: what
+  // GLTFLoader gives (preferred: its parser maps node indices to objects), or its scene
+  // (then nodes are found by the names stored beside the indices). Options: mixer (the
+  // clips' AnimationMixer, for sampling at the solver's step), root (the frame the chains
+  // live in; default the loaded scene).
+  attach(loaded, options = {}) {
+    return new TailorRig(this, loaded, options);
+  }
+}
+
+// --- reading extras.tailor (the rules of src/scene/parts.c, docs/schema.md) ---
+
+function fail(file, pointer, what) {
+  throw new Error(`${file}: ${pointer}: ${what}`);
+}
+
+function checkVersion(record, pointer, file) {
+  const v = record.version;
+  if (v === undefined) fail(file, pointer, 'version: missing');
+  if (typeof v !== 'number' || !Number.isInteger(v)) fail(file, `${pointer}/version`, 'must be an integer');
+  if (v > SCHEMA_VERSION) fail(file, `${pointer}/version`, `version ${v} is newer than this reader (${SCHEMA_VERSION})`);
+  if (v < 1) fail(file, `${pointer}/version`, `must be >= 1, is ${v}`);
+  return v;
+}
+
+function readSettings(chain, pointer, file) {
+  const out = {};
+  for (const [name, def, rule, bound] of SETTINGS) {
+    const v = chain ? chain[name] : undefined;
+    if (v === undefined) { out[name] = def; continue; }
+    const at = `${pointer}/chain/${name}`;
+    if (typeof v !== 'number') fail(file, at, `must be a number, is a ${typeof v}`);
+    if (!Number.isFinite(v) || Math.abs(v) > FLT_MAX) fail(file, at, 'must be finite');
+    if (rule === '>' && !(v > bound)) fail(file, at, `must be > ${bound}, is ${v}`);
+    if (rule === '>=' && !(v >= bound)) fail(file, at, `must be >= ${bound}, is ${v}`);
+    if (rule === 'unit' && !(v >= 0 && v <= 1)) fail(file, at, `must be in [0, 1], is ${v}`);
+    out[name] = Math.fround(v);
+  }
+  return out;
+}
+
+// The parts of a glTF JSON (parser.json): [{node, kind, attachment, bones, end, radii,
+// settings, notes}], node indices resolved through the stored names as the C reader does.
+export function readParts(json, file = 'file') {
+  const nodes = json.nodes || [];
+  const notes = [];
+  const byName = new Map();
+  nodes.forEach((n, i) => {
+    if (n.name === undefined) return;
+    if (!byName.has(n.name)) byName.set(n.name, []);
+    byName.get(n.name).push(i);
+  });
+  (json.skins || []).forEach((skin, s) => {
+    if (skin.extras && skin.extras.tailor !== undefined) checkVersion(skin.extras.tailor, `/skins/${s}/extras/tailor`, file);
+  });
+  const parts = [];
+  nodes.forEach((node, i) => {
+    const rec = node.extras && node.extras.tailor;
+    if (rec === undefined) return;
+    const ptr = `/nodes/${i}/extras/tailor`;
+    if (typeof rec !== 'object' || rec === null || Array.isArray(rec)) fail(file, ptr, 'must be an object');
+    checkVersion(rec, ptr, file);
+    if (!['tail', 'hair', 'cloth'].includes(rec.kind)) fail(file, `${ptr}/kind`, `unknown kind ${JSON.stringify(rec.kind)}`);
+    for (const k of Object.keys(rec)) if (!PART_KEYS.has(k)) notes.push(`${file}: ${ptr}/${k}: unknown key, ignored`);
+    let renumbered = false;
+    const resolve = (index, name, at, nameAt) => {
+      if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= nodes.length)
+        fail(file, at, `no node ${index}`);
+      if (name === undefined || nodes[index].name === name) return index;
+      const hits = byName.get(name) || [];
+      if (hits.length === 0) fail(file, nameAt, `no node is named "${name}" (the index says node ${index})`);
+      if (hits.length > 1) fail(file, nameAt, `${hits.length} nodes are named "${name}" (nodes ${hits.join(' and ')}) and node ${index} is none of them`);
+      renumbered = true;
+      return hits[0];
+    };
+    if (!Array.isArray(rec.bones) || rec.bones.length < 2 || rec.bones.length > MAX_BONES + 1)
+      fail(file, `${ptr}/bones`, `must be an array of 2..${MAX_BONES + 1} node indices`);
+    if (rec.bone_names !== undefined && (!Array.isArray(rec.bone_names) || rec.bone_names.length !== rec.bones.length))
+      fail(file, `${ptr}/bone_names`, 'must be as long as bones');
+    const attachment = resolve(rec.attachment, rec.attachment_name, `${ptr}/attachment`, `${ptr}/attachment_name`);
+    const list = rec.bones.map((b, k) => resolve(b, rec.bone_names && rec.bone_names[k], `${ptr}/bones/${k}`, `${ptr}/bone_names/${k}`));
+    if (new Set([attachment, ...list]).size !== list.length + 1) fail(file, `${ptr}/bones`, 'lists a node twice');
+    const count = list.length - 1;
+    let radii = new Array(count).fill(0);
+    if (rec.radii !== undefined) {
+      if (!Array.isArray(rec.radii) || rec.radii.length !== count) fail(file, `${ptr}/radii`, `must be an array of ${count} numbers`);
+      rec.radii.forEach((r, k) => {
+        if (typeof r !== 'number' || !Number.isFinite(r) || r < 0) fail(file, `${ptr}/radii/${k}`, 'must be a finite number >= 0');
+      });
+      radii = rec.radii.slice();
+    }
+    if (rec.chain !== undefined && (typeof rec.chain !== 'object' || rec.chain === null || Array.isArray(rec.chain)))
+      fail(file, `${ptr}/chain`, 'must be an object');
+    const skin = (json.skins || []).findIndex((s) => (s.joints || []).includes(attachment) && (s.joints || []).includes(list[0]));
+    if (skin < 0) fail(file, ptr, 'attachment and bones are not joints of one skin');
+    list.forEach((b, k) => {
+      if (!json.skins[skin].joints.includes(b)) fail(file, `${ptr}/bones/${k}`, `node ${b} is not a joint of skin ${skin}`);
+    });
+    if (renumbered) notes.push(`${file}: ${ptr}: node indices disagree with the node names stored beside them (the nodes were renumbered); the names were used`);
+    parts.push({ node: i, kind: rec.kind, skin, attachment, bones: list.slice(0, count), end: list[count], radii,
+      settings: readSettings(rec.chain, ptr, file) });
+  });
+  return { parts, notes };
+}
+
+// --- the runtime on a three.js scene ---
+
+function sanitize(name) {
+  // three.js's PropertyBinding.sanitizeNodeName: spaces to _, reserved characters dropped
+  return name.replace(/\s/g, '_').replace(/[[\].:/]/g, '');
+}
+
+export class TailorRig {
+  constructor(sim, loaded, options) {
+    this.sim = sim;
+    const isGltf = loaded && loaded.scene && loaded.parser;
+    this.scene = isGltf ? loaded.scene : loaded;
+    this.root = options.root || this.scene;
+    this.mixer = options.mixer || null;
+    this.enabled = true;
+    this.chains = [];
+    const json = isGltf ? loaded.parser.json : null;
+    const objectOf = new Map();
+    if (isGltf) {
+      this.scene.traverse((o) => {
+        const a = loaded.parser.associations.get(o);
+        if (a && a.nodes !== undefined && !objectOf.has(a.nodes)) objectOf.set(a.nodes, o);
+      });
+    }
+    let parts;
+    if (json) {
+      ({ parts, notes: this.notes } = readParts(json, options.file || 'file'));
+    } else {
+      ({ parts, notes: this.notes } = this.partsFromScene());
+    }
+    this.parts = parts;
+    const find = (node, name) => objectOf.get(node) || (name !== undefined && this.scene.getObjectByName(sanitize(name)));
+    this.scene.updateMatrixWorld(true);
+    for (const part of parts) {
+      if (part.kind === 'cloth') continue; // reserved: read, not simulated
+      const names = json ? (i) => json.nodes[i].name : (i) => part.names.get(i);
+      const attachment = find(part.attachment, names(part.attachment));
+      const bones = part.bones.map((b) => find(b, names(b)));
+      const end = find(part.end, names(part.end));
+      if (!attachment || bones.some((b) => !b)) throw new Error('tailor-sim: a part\'s joint is not in the scene');
+      this.chains.push(this.buildChain(part, attachment, bones, end));
+    }
+    this.lastTime = undefined;
+  }
+
+  // attach(scene) alone: the records from the objects' userData (GLTFLoader copies extras
+  // there); node indices are unknown, so the stored names (version 2) find the nodes.
+  partsFromScene() {
+    const nodes = [];
+    const named = new Map();
+    this.scene.traverse((o) => {
+      if (o.userData && o.userData.tailor) nodes.push(o);
+    });
+    const parts = [];
+    for (const o of nodes) {
+      const rec = o.userData.tailor;
+      checkVersion(rec, `${o.name}/extras/tailor`, 'scene');
+      if (!rec.bone_names || rec.attachment_name === undefined)
+        throw new Error('tailor-sim: attach(scene) needs version 2 names; pass the loaded gltf instead');
+      const names = new Map([[rec.attachment, rec.attachment_name]]);
+      rec.bones.forEach((b, k) => names.set(b, rec.bone_names[k]));
+      const count = rec.bones.length - 1;
+      parts.push({ kind: rec.kind, attachment: rec.attachment, bones: rec.bones.slice(0, count), end: rec.bones[count],
+        radii: rec.radii || new Array(count).fill(0), settings: readSettings(rec.chain, o.name, 'scene'), names });
+      named.set(o, true);
+    }
+    return { parts, notes: [] };
+  }
+
+  // The chain of one part: rest geometry from the skin's inverse binds (as tl_player does),
+  // scale H / 1.8 from the skin's rest height, the floor under the body's rest skin.
+  buildChain(part, attachment, bones, end) {
+    const sim = this.sim;
+    let skeleton = null;
+    let meshes = [];
+    this.scene.traverse((o) => {
+      if (o.isSkinnedMesh && o.skeleton.bones.includes(attachment) && o.skeleton.bones.includes(bones[0])) {
+        if (!skeleton) skeleton = o.skeleton;
+        meshes.push(o);
+      }
+    });
+    if (!skeleton) throw new Error('tailor-sim: no skinned mesh binds the part\'s joints');
+    const ibm = (o) => skeleton.boneInverses[skeleton.bones.indexOf(o)].elements;
+    const n = bones.length;
+    const t = new Float32Array(3 * n), q = new Float32Array(4 * n);
+    let parent = attachment;
+    bones.forEach((b, i) => {
+      const l = sim.localFromBinds(ibm(parent), ibm(b));
+      t.set(l.translation, 3 * i);
+      q.set(l.rotation, 4 * i);
+      parent = b;
+    });
+    let tip = null;
+    if (end && skeleton.bones.includes(end)) tip = sim.localFromBinds(ibm(bones[n - 1]), ibm(end)).translation;
+    // the rest-world frame of tl_scene: M = (the top joint's stored world) x (its inverse
+    // bind), the top joint being the skeleton root with the most joints below it; the
+    // skin's rest vertices are M x bind positions
+    const inSkeleton = new Set(skeleton.bones);
+    let top = null, topCount = -1;
+    for (const b of skeleton.bones) {
+      let a = b.parent;
+      while (a && !inSkeleton.has(a)) a = a.parent;
+      if (a) continue;
+      let count = 0;
+      b.traverse((o) => { if (inSkeleton.has(o)) count++; });
+      if (count > topCount) top = b, topCount = count;
+    }
+    const M = this.relativeWorld(top).multiply(new top.matrixWorld.constructor().fromArray(ibm(top)));
+    const m = M.elements;
+    // height along up (+Y), and the floor: the lowest rest vertex no chain bone dominates
+    let lo = Infinity, hi = -Infinity, floor = Infinity;
+    const chainBones = new Set(bones);
+    for (const mesh of meshes) {
+      const pos = mesh.geometry.attributes.position, si = mesh.geometry.attributes.skinIndex,
+        sw = mesh.geometry.attributes.skinWeight;
+      for (let v = 0; v < pos.count; ++v) {
+        const x = pos.getX(v), y = pos.getY(v), z = pos.getZ(v);
+        const h = m[1] * x + m[5] * y + m[9] * z + m[13];
+        lo = Math.min(lo, h);
+        hi = Math.max(hi, h);
+        let best = -1, dom = 0;
+        for (let k = 0; k < 4; ++k) {
+          const w = sw.getComponent(v, k);
+          if (w > best) best = w, dom = si.getComponent(v, k);
+        }
+        if (!chainBones.has(mesh.skeleton.bones[dom])) floor = Math.min(floor, h);
+      }
+    }
+    const height = hi > lo ? hi - lo : 0;
+    // the hips axes: world +X lateral, +Y up, +Z forward (glTF), in the attachment's rest frame
+    const rest = invert(ibm(attachment));
+    const local = (v) => {
+      const out = [0, 1, 2].map((c) => {
+        const col = Math.hypot(rest[4 * c], rest[4 * c + 1], rest[4 * c + 2]);
+        return col > 0 ? (rest[4 * c] * v[0] + rest[4 * c + 1] * v[1] + rest[4 * c + 2] * v[2]) / col : 0;
+      });
+      const len = Math.hypot(...out);
+      return out.map((c) => (len > 0 ? c / len : 0));
+    };
+    const chain = sim.createChain({
+      boneCount: n, restTranslations: t, restRotations: q, tipTranslation: tip,
+      jointRadii: part.radii, settings: part.settings, up: [0, 1, 0],
+      scale: height > 0 ? height / 1.8 : 1, floorHeight: Number.isFinite(floor) ? floor : lo,
+      hipsLateral: local([1, 0, 0]), hipsUp: local([0, 1, 0]), hipsForward: local([0, 0, 1]),
+    });
+    return {
+      part, chain, attachment, bones, height, restTranslations: t,
+      restQuaternions: bones.map((b) => b.quaternion.clone()),
+      fixedStep: sim.defaults().fixedStep, start: null,
+    };
+  }
+
+  // An object's world matrix in the root's frame (the file's world: the root may be moved).
+  relativeWorld(o) {
+    o.updateWorldMatrix(true, false);
+    this.root.updateWorldMatrix(true, false);
+    return o.matrixWorld.clone().premultiply(this.root.matrixWorld.clone().invert());
+  }
+
+  // The attachment joint's pose in the root's frame.
+  attachmentPose(c) {
+    return this.sim.poseFromMatrix(this.relativeWorld(c.attachment).elements);
+  }
+
+  // Puts every chain at rest under the current pose (a new clip, a jump of the scrubber).
+  reset() {
+    for (const c of this.chains) {
+      c.start = this.attachmentPose(c);
+      c.chain.clear();
+      c.chain.reset(c.start);
+    }
+    this.lastTime = this.mixer ? this.mixer.time : undefined;
+  }
+
+  // After mixer.update(dt) (or any pose change) and before rendering: advances the chains by
+  // dt seconds and writes the bones' local rotations. With a mixer whose time went forward by
+  // about dt, the clip is sampled at the solver's fixed step in between (the pose sampler);
+  // otherwise the chains see the frame's two poses (start = last frame's, target = now).
+  update(dt) {
+    if (!this.enabled) {
+      this.holdRest();
+      return;
+    }
+    for (const c of this.chains) if (!c.start) {
+      c.start = this.attachmentPose(c);
+      c.chain.reset(c.start);
+    }
+    const now = this.mixer ? this.mixer.time : undefined;
+    const span = now !== undefined && this.lastTime !== undefined ? now - this.lastTime : 0;
+    if (dt > 0 && span > 0 && span <= 1.5 * dt + 1e-6) {
+      const step = this.chains.length ? this.chains[0].fixedStep : 1 / 120;
+      const sub = Math.max(1, Math.ceil(span / step - 1e-6));
+      for (let k = 1; k < sub; ++k) {
+        this.mixer.setTime(this.lastTime + (span * k) / sub);
+        this.stepAll(dt / sub);
+      }
+      this.mixer.setTime(now);
+      this.stepAll(dt / sub);
+    } else if (dt > 0) {
+      this.stepAll(dt);
+    }
+    this.lastTime = now;
+    this.write();
+  }
+
+  stepAll(dt) {
+    for (const c of this.chains) {
+      const target = this.attachmentPose(c);
+      c.chain.step(c.start, target, dt);
+      c.start = target;
+    }
+  }
+
+  write() {
+    for (const c of this.chains) {
+      const q = c.chain.localRotations();
+      c.bones.forEach((b, i) => b.quaternion.set(q[4 * i], q[4 * i + 1], q[4 * i + 2], q[4 * i + 3]));
+    }
+  }
+
+  // Physics off: the bones as the file has them (the rigid tail), the chains forgotten.
+  holdRest() {
+    for (const c of this.chains) {
+      c.bones.forEach((b, i) => b.quaternion.copy(c.restQuaternions[i]));
+      c.start = null;
+    }
+    this.lastTime = undefined;
+  }
+
+  dispose() {
+    for (const c of this.chains) c.chain.destroy();
+    this.chains = [];
+  }
+}
+
+function invert(m) {
+  // a general 4x4 inverse (column-major), for the attachment's rest matrix from its IBM
+  const inv = new Array(16);
+  const [a00, a01, a02, a03, a10, a11, a12, a13, a20, a21, a22, a23, a30, a31, a32, a33] = m;
+  const b00 = a00 * a11 - a01 * a10, b01 = a00 * a12 - a02 * a10, b02 = a00 * a13 - a03 * a10;
+  const b03 = a01 * a12 - a02 * a11, b04 = a01 * a13 - a03 * a11, b05 = a02 * a13 - a03 * a12;
+  const b06 = a20 * a31 - a21 * a30, b07 = a20 * a32 - a22 * a30, b08 = a20 * a33 - a23 * a30;
+  const b09 = a21 * a32 - a22 * a31, b10 = a21 * a33 - a23 * a31, b11 = a22 * a33 - a23 * a32;
+  const det = 1 / (b00 * b11 - b01 * b10 + b02 * b09 + b03 * b08 - b04 * b07 + b05 * b06);
+  inv[0] = (a11 * b11 - a12 * b10 + a13 * b09) * det;
+  inv[1] = (a02 * b10 - a01 * b11 - a03 * b09) * det;
+  inv[2] = (a31 * b05 - a32 * b04 + a33 * b03) * det;
+  inv[3] = (a22 * b04 - a21 * b05 - a23 * b03) * det;
+  inv[4] = (a12 * b08 - a10 * b11 - a13 * b07) * det;
+  inv[5] = (a00 * b11 - a02 * b08 + a03 * b07) * det;
+  inv[6] = (a32 * b02 - a30 * b05 - a33 * b01) * det;
+  inv[7] = (a20 * b05 - a22 * b02 + a23 * b01) * det;
+  inv[8] = (a10 * b10 - a11 * b08 + a13 * b06) * det;
+  inv[9] = (a01 * b08 - a00 * b10 - a03 * b06) * det;
+  inv[10] = (a30 * b04 - a31 * b02 + a33 * b00) * det;
+  inv[11] = (a21 * b02 - a20 * b04 - a23 * b00) * det;
+  inv[12] = (a11 * b07 - a10 * b09 - a12 * b06) * det;
+  inv[13] = (a00 * b09 - a01 * b07 + a02 * b06) * det;
+  inv[14] = (a31 * b01 - a30 * b03 - a32 * b00) * det;
+  inv[15] = (a20 * b03 - a21 * b01 + a22 * b00) * det;
+  return inv;
+}

@@ -1,0 +1,110 @@
+/* A flat C API over tailor/sim.h for JavaScript: plain float arrays in, no structs, so
+ * tailor-sim.js needs no knowledge of the C struct layout. Built only into tailor_sim.wasm.
+ *
+ * params (TL_WEB_PARAM_COUNT floats, filled with the defaults by tl_web_default_params):
+ *   0-2 up, 3 scale, 4 floor_enabled (0/1), 5 floor_height, 6 hips_plane_enabled (0/1),
+ *   7 fixed_step, 8 max_substeps, 9 teleport_distance, 10-12 hips_lateral, 13-15 hips_up,
+ *   16-18 hips_forward, 19-28 the tl_chain_settings in their declaration order.
+ * A pose is 8 floats: position (3), rotation (x, y, z, w), scale. */
+#include <tailor/sim.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#define TL_WEB_PARAM_COUNT 29
+
+void* tl_web_alloc(size_t bytes);
+void tl_web_free(void* p);
+int tl_web_param_count(void);
+void tl_web_default_params(float* params);
+tl_chain* tl_web_chain_create(int bone_count, const float* translations, const float* rotations,
+                              const float* tip, const float* radii, const float* params,
+                              char* message, int message_size);
+void tl_web_chain_step(tl_chain* chain, const float* start, const float* target, float dt);
+void tl_web_chain_reset(tl_chain* chain, const float* pose);
+
+void* tl_web_alloc(size_t bytes) {
+    return malloc(bytes);
+}
+
+void tl_web_free(void* p) {
+    free(p);
+}
+
+int tl_web_param_count(void) {
+    return TL_WEB_PARAM_COUNT;
+}
+
+static float* settings_field(tl_chain_settings* s, int i) {
+    float* f[10] = {&s->root_frequency,   &s->tip_frequency, &s->damping_ratio, &s->gravity,
+                    &s->carry_deg,        &s->rest_curve,    &s->coupling_rate, &s->bend_limit_deg,
+                    &s->ground_clearance, &s->slip_damping};
+    return f[i];
+}
+
+void tl_web_default_params(float* p) {
+    tl_chain_def d = tl_default_chain_def();
+    memcpy(p, d.up, 3 * sizeof(float));
+    p[3] = d.scale, p[4] = d.floor_enabled, p[5] = d.floor_height;
+    p[6] = d.hips_plane_enabled, p[7] = d.fixed_step, p[8] = (float)d.max_substeps;
+    p[9] = d.teleport_distance;
+    memcpy(p + 10, d.hips_lateral, 3 * sizeof(float));
+    memcpy(p + 13, d.hips_up, 3 * sizeof(float));
+    memcpy(p + 16, d.hips_forward, 3 * sizeof(float));
+    for (int i = 0; i < 10; ++i)
+        p[19 + i] = *settings_field(&d.settings, i);
+}
+
+tl_chain* tl_web_chain_create(int bone_count, const float* translations, const float* rotations,
+                              const float* tip, const float* radii, const float* p, char* message,
+                              int message_size) {
+    tl_chain_def d = tl_default_chain_def();
+    d.bone_count = bone_count;
+    d.rest_translations = translations;
+    d.rest_rotations = rotations;
+    d.tip_translation = tip;
+    d.joint_radii = radii;
+    memcpy(d.up, p, 3 * sizeof(float));
+    d.scale = p[3], d.floor_enabled = p[4] != 0, d.floor_height = p[5];
+    d.hips_plane_enabled = p[6] != 0, d.fixed_step = p[7], d.max_substeps = (int)p[8];
+    d.teleport_distance = p[9];
+    memcpy(d.hips_lateral, p + 10, 3 * sizeof(float));
+    memcpy(d.hips_up, p + 13, 3 * sizeof(float));
+    memcpy(d.hips_forward, p + 16, 3 * sizeof(float));
+    for (int i = 0; i < 10; ++i)
+        *settings_field(&d.settings, i) = p[19 + i];
+    tl_chain* chain = NULL;
+    tl_error err;
+    if (bone_count < 1 || bone_count > TL_CHAIN_MAX_BONES) {
+        if (message_size > 0) strncpy(message, "bone count out of range", (size_t)message_size - 1);
+        return NULL;
+    }
+    if (tl_chain_create(&d, NULL, &chain, &err) != TL_OK) {
+        if (message_size > 0) {
+            strncpy(message, err.message, (size_t)message_size - 1);
+            message[message_size - 1] = 0;
+        }
+        return NULL;
+    }
+    return chain;
+}
+
+static tl_chain_pose pose_of(const float* f) {
+    tl_chain_pose pose;
+    memcpy(pose.position, f, 3 * sizeof(float));
+    memcpy(pose.rotation, f + 3, 4 * sizeof(float));
+    pose.scale = f[7];
+    return pose;
+}
+
+void tl_web_chain_step(tl_chain* chain, const float* start, const float* target, float dt) {
+    tl_chain_input in = tl_default_chain_input();
+    in.start = pose_of(start);
+    in.target = pose_of(target);
+    tl_chain_step(chain, &in, dt);
+}
+
+void tl_web_chain_reset(tl_chain* chain, const float* pose) {
+    tl_chain_pose a = pose_of(pose);
+    tl_chain_reset(chain, &a);
+}
