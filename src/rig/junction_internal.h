@@ -1,0 +1,104 @@
+/* Shared between the files of the junction fit (junction.c: the free set, the driver, the
+ * revert and the write-back; junction_poses.c: the poses and the joint groups;
+ * junction_solve.c: the local/global solve and the projection). Not part of the public API. */
+#ifndef TL_RIG_JUNCTION_INTERNAL_H
+#define TL_RIG_JUNCTION_INTERNAL_H
+
+#include "internal.h"
+
+#include <stdlib.h>
+
+enum { FIT_CANDIDATES = 6, FIT_MAX_INFLUENCES = 4, FIT_GROUP_MEMBERS = TL_RIG_MAX_LINKS + 8 };
+static const float FIT_DROP = 1e-3f; /* influences below this are dropped */
+
+static inline int compare_u32(const void* a, const void* b) {
+    uint32_t x = *(const uint32_t*)a, y = *(const uint32_t*)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The index of u in the ascending list, else UINT32_MAX. */
+static inline uint32_t sorted_index(const uint32_t* list, uint32_t n, uint32_t u) {
+    const uint32_t* hit = list ? bsearch(&u, list, n, sizeof u, compare_u32) : NULL;
+    return hit ? (uint32_t)(hit - list) : UINT32_MAX;
+}
+
+/* Sparse weights of one vertex as (joint, weight) pairs. */
+typedef struct wset {
+    uint32_t n;
+    uint32_t j[16];
+    float w[16];
+} wset;
+
+static inline void wset_add(wset* s, uint32_t j, float w) {
+    for (uint32_t k = 0; k < s->n; ++k)
+        if (s->j[k] == j) {
+            s->w[k] += w;
+            return;
+        }
+    if (s->n < 16) s->j[s->n] = j, s->w[s->n++] = w;
+}
+
+/* Everything one fit works on. Vertices are welded ids; "local" vertices are the free ones
+ * (0..nf-1) then the fixed ones around them (nf..nl-1). */
+typedef struct fit {
+    rig_ctx* ctx;
+    const rig_wpart* p;
+    tl_rig_part* part;
+    uint32_t joint_total;
+    int32_t* local;  /* W: local index or -1 */
+    uint32_t* verts; /* nl welded ids */
+    uint32_t nf, nl;
+    wset* input; /* nl: the file's weights (mean over copies), in groups */
+    wset* rig;   /* nl: the rig's weights (part plan, band, else the file's), in groups */
+    wset *input_joints, *rig_joints; /* the same in joints, for splitting back */
+    /* groups: joints that move identically over the poses; the chain joins its attachment */
+    int32_t* group_of; /* joint_total */
+    uint32_t G;
+    uint32_t* group_joint; /* G: a representative joint */
+    uint32_t slots;        /* pose matrices per pose: the skin's joints, then the chain's bones */
+    uint32_t P;
+    float* mats; /* P × G × 12: rows of the 3×4 skinning matrix per group */
+    double* Q;   /* G × G × 16: Σ_t M_g(t)^T M_h(t), 4×4 on homogeneous bind positions */
+    float* bind; /* nl × 3 */
+    /* candidates of free vertices */
+    uint32_t* cand; /* nf × FIT_CANDIDATES group ids */
+    uint32_t* ncand;
+    double* w;    /* nf × FIT_CANDIDATES current weights */
+    double* wrig; /* nf × FIT_CANDIDATES the rig's weights on the candidates */
+    uint8_t* active;
+    uint8_t* in_part; /* nl: 1 for vertices of the part */
+    float* pos;       /* nl × P × 3 */
+    float* pos_in;    /* nl × P × 3: with the file's weights */
+    float* depth;     /* nf: distance from the part and its band along the mesh (0 inside) */
+} fit;
+
+/* The poses (junction_poses.c): `junction_poses` samples of every clip not skipped, a file
+ * with no clip the range-of-motion set, the chain simulated as the player will move it.
+ * Returns the per-pose joint matrices (P × slots × 16, column-major) and sets *out_P; NULL
+ * when out of memory. */
+float* rig_fit_sample_poses(fit* f, uint32_t* out_P);
+
+/* Groups the joints `used` marks (and the attachment) by identical motion over the poses
+ * `jm`; the chain's joints join the attachment's group. Fills group_of, group_joint, G,
+ * mats and Q; false when out of memory. */
+bool rig_fit_build_groups(fit* f, const float* jm, const uint8_t* used);
+
+/* Positions over the poses (junction_solve.c) of a vertex with group weights `s` and bind
+ * position `b`: out is P × 3. */
+void rig_fit_wset_positions(const fit* f, const wset* s, const float* b, float* out);
+
+/* Refreshes f->pos of free vertex i from its current weights. */
+void rig_fit_free_positions(const fit* f, uint32_t i);
+
+/* Joint weights summed into their groups. */
+void rig_fit_to_groups(const fit* f, const wset* joints, wset* out);
+
+/* The edge term over every edge touching the free set (the fit's energy, for the report). */
+double rig_fit_energy(const fit* f);
+
+/* The local/global passes: up to `junction_iterations` global steps, each projected and
+ * followed by the free vertices' new positions. Sets the part's energy before and after and
+ * *iterations (the passes done); false when out of memory or when CHOLMOD fails. */
+bool rig_fit_solve(fit* f, uint32_t* iterations);
+
+#endif

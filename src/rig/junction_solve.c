@@ -1,0 +1,341 @@
+/* The junction fit's solve (docs/rig.md "The junction fit"): with every edge's deformed
+ * direction fixed, the weights are one sparse least-squares problem (the edge term, a graph
+ * Laplacian of the change from the rig's weights, a small pull towards them), summing to one
+ * by eliminating one weight per vertex, solved with CHOLMOD; then projected onto
+ * non-negative weights with at most four influences. */
+#include "junction_internal.h"
+
+#include <cholmod.h>
+#include <math.h>
+#include <string.h>
+
+static void group_position(const fit* f, uint32_t g, uint32_t t, const float* b, float out[3]) {
+    const float* m = f->mats + ((size_t)t * f->G + g) * 12;
+    for (int r = 0; r < 3; ++r)
+        out[r] = m[4 * r] * b[0] + m[4 * r + 1] * b[1] + m[4 * r + 2] * b[2] + m[4 * r + 3];
+}
+
+void rig_fit_wset_positions(const fit* f, const wset* s, const float* b, float* out) {
+    for (uint32_t t = 0; t < f->P; ++t) {
+        float* o = out + 3 * (size_t)t;
+        o[0] = o[1] = o[2] = 0;
+        for (uint32_t k = 0; k < s->n; ++k) {
+            float x[3];
+            group_position(f, s->j[k], t, b, x);
+            for (int r = 0; r < 3; ++r)
+                o[r] += s->w[k] * x[r];
+        }
+    }
+}
+
+void rig_fit_free_positions(const fit* f, uint32_t i) {
+    wset s = {0};
+    for (uint32_t c = 0; c < f->ncand[i]; ++c)
+        if (f->w[i * FIT_CANDIDATES + c] > 0)
+            wset_add(&s, f->cand[i * FIT_CANDIDATES + c], (float)f->w[i * FIT_CANDIDATES + c]);
+    rig_fit_wset_positions(f, &s, f->bind + 3 * (size_t)i, f->pos + (size_t)i * f->P * 3);
+}
+
+/* b_i^T Q_gh b_j with homogeneous bind positions. */
+static double quad(const fit* f, uint32_t g, uint32_t h, const float* bi, const float* bj) {
+    const double* q = f->Q + ((size_t)g * f->G + h) * 16;
+    double x[4] = {bi[0], bi[1], bi[2], 1}, y[4] = {bj[0], bj[1], bj[2], 1}, s = 0;
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c)
+            s += x[r] * q[4 * r + c] * y[c];
+    return s;
+}
+
+void rig_fit_to_groups(const fit* f, const wset* joints, wset* out) {
+    *out = (wset){0};
+    for (uint32_t k = 0; k < joints->n; ++k)
+        if (joints->j[k] < f->joint_total && f->group_of[joints->j[k]] >= 0)
+            wset_add(out, (uint32_t)f->group_of[joints->j[k]], joints->w[k]);
+}
+
+/* The edge term over every edge touching the free set (the fit's energy, for the report). */
+double rig_fit_energy(const fit* f) {
+    const rig_ctx* ctx = f->ctx;
+    double e = 0;
+    for (uint32_t i = 0; i < f->nf; ++i) {
+        uint32_t v = f->verts[i];
+        const float* pi = f->pos + (size_t)i * f->P * 3;
+        for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1]; ++k) {
+            int32_t j = f->local[ctx->adj[k]];
+            float L = ctx->adj_len[k];
+            if (j < 0 || ((uint32_t)j < f->nf && (uint32_t)j < i) || !(L > 1e-6f * ctx->H))
+                continue;
+            const float* pj = f->pos + (size_t)j * f->P * 3;
+            for (uint32_t t = 0; t < f->P; ++t) {
+                float d[3] = {pi[3 * t] - pj[3 * t], pi[3 * t + 1] - pj[3 * t + 1],
+                              pi[3 * t + 2] - pj[3 * t + 2]};
+                float r = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) / L;
+                e += (double)(r - 1) * (r - 1);
+            }
+        }
+    }
+    return f->P ? e / f->P : 0;
+}
+
+/* One global step's working arrays. The unknowns are, per free vertex, its active candidates
+ * but the reference (its largest active one), which the sum to one eliminates. */
+typedef struct step {
+    uint32_t* ref; /* nf: the reference candidate */
+    int32_t* var;  /* nf × FIT_CANDIDATES: the unknown of (i, c), or -1 */
+    uint32_t n;    /* unknowns */
+    double* fvec;  /* nf × FIT_CANDIDATES: the full-space linear term */
+    double* red;   /* nf × FIT_CANDIDATES: the linear term reduced to the unknowns */
+    double* q;     /* P × 3 scratch */
+} step;
+
+static void number_unknowns(const fit* f, step* s) {
+    uint32_t C = FIT_CANDIDATES;
+    s->n = 0;
+    for (uint32_t i = 0; i < f->nf; ++i) {
+        uint32_t best = 0;
+        double bw = -1;
+        for (uint32_t c = 0; c < f->ncand[i]; ++c)
+            if (f->active[i * C + c] && f->w[i * C + c] > bw) bw = f->w[i * C + c], best = c;
+        s->ref[i] = best;
+        for (uint32_t c = 0; c < C; ++c)
+            s->var[i * C + c] =
+                (c < f->ncand[i] && f->active[i * C + c] && c != best) ? (int32_t)s->n++ : -1;
+    }
+}
+
+/* The full-space linear term of free vertex i: the edges' fixed directions, fixed
+ * neighbours' positions, the Laplacian to fixed weights, the pull. */
+static void linear_term(const fit* f, uint32_t i, double* q, double* fi) {
+    const rig_ctx* ctx = f->ctx;
+    uint32_t P = f->P, C = FIT_CANDIDATES, v = f->verts[i];
+    double lambda = ctx->def->junction_smooth, mu = ctx->def->junction_pull;
+    const float* pi = f->pos + (size_t)i * P * 3;
+    const float* bi = f->bind + 3 * (size_t)i;
+    memset(q, 0, (size_t)P * 3 * sizeof *q);
+    for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1]; ++k) {
+        int32_t j = f->local[ctx->adj[k]];
+        float L = ctx->adj_len[k];
+        if (j < 0 || !(L > 1e-6f * ctx->H)) continue;
+        const float* pj = f->pos + (size_t)j * P * 3;
+        for (uint32_t t = 0; t < P; ++t) {
+            double d[3] = {pi[3 * t] - pj[3 * t], pi[3 * t + 1] - pj[3 * t + 1],
+                           pi[3 * t + 2] - pj[3 * t + 2]};
+            double len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+            if (!(len > 1e-12)) continue;
+            for (int r = 0; r < 3; ++r)
+                q[3 * t + r] += d[r] / len / L;
+            if ((uint32_t)j >= f->nf) /* a fixed neighbour's position */
+                for (int r = 0; r < 3; ++r)
+                    q[3 * t + r] += pj[3 * t + r] / ((double)L * L);
+        }
+        /* the Laplacian of the change from the rig's weights: λ Σ_e |(w_i - r_i) -
+           (w_j - r_j)|², so the body's own weight boundaries stay where evidence is weak */
+        for (uint32_t c = 0; c < f->ncand[i]; ++c) {
+            double rj = 0;
+            for (uint32_t m = 0; m < f->rig[j].n; ++m)
+                if (f->rig[j].j[m] == f->cand[i * C + c]) rj = f->rig[j].w[m];
+            double ri = f->wrig[i * C + c];
+            fi[c] += (uint32_t)j >= f->nf ? lambda * ri : lambda * (ri - rj);
+        }
+    }
+    for (uint32_t c = 0; c < f->ncand[i]; ++c) {
+        double s = 0;
+        for (uint32_t t = 0; t < P; ++t) {
+            float a[3];
+            group_position(f, f->cand[i * C + c], t, bi, a);
+            s += a[0] * q[3 * t] + a[1] * q[3 * t + 1] + a[2] * q[3 * t + 2];
+        }
+        fi[c] += s / P + mu * f->wrig[i * C + c];
+    }
+}
+
+typedef double block[FIT_CANDIDATES][FIT_CANDIDATES];
+
+/* The Hessian block of free vertex i with itself: Σ_e 1/(P L²) S_ii + (λ deg + μ) I. */
+static void diagonal_block(const fit* f, uint32_t i, block B) {
+    const rig_ctx* ctx = f->ctx;
+    uint32_t P = f->P, C = FIT_CANDIDATES, v = f->verts[i], ni = f->ncand[i];
+    double lambda = ctx->def->junction_smooth, mu = ctx->def->junction_pull;
+    const float* bi = f->bind + 3 * (size_t)i;
+    double inv = 0;
+    uint32_t deg = 0;
+    for (uint32_t e = ctx->adj_off[v]; e < ctx->adj_off[v + 1]; ++e) {
+        float L = ctx->adj_len[e];
+        if (f->local[ctx->adj[e]] < 0 || !(L > 1e-6f * ctx->H)) continue;
+        inv += 1.0 / ((double)L * L);
+        ++deg;
+    }
+    for (uint32_t a = 0; a < ni; ++a)
+        for (uint32_t b = 0; b < ni; ++b)
+            B[a][b] = inv / P * quad(f, f->cand[i * C + a], f->cand[i * C + b], bi, bi) +
+                      (a == b ? lambda * deg + mu : 0);
+}
+
+/* The Hessian block of free vertex i with its free neighbour j along an edge of length L. */
+static void neighbour_block(const fit* f, uint32_t i, uint32_t j, float L, block B) {
+    uint32_t P = f->P, C = FIT_CANDIDATES;
+    double lambda = f->ctx->def->junction_smooth;
+    const float* bi = f->bind + 3 * (size_t)i;
+    const float* bj = f->bind + 3 * (size_t)j;
+    for (uint32_t a = 0; a < f->ncand[i]; ++a)
+        for (uint32_t b = 0; b < f->ncand[j]; ++b)
+            B[a][b] =
+                -quad(f, f->cand[i * C + a], f->cand[j * C + b], bi, bj) / ((double)P * L * L) -
+                (f->cand[i * C + a] == f->cand[j * C + b] ? lambda : 0);
+}
+
+/* Block (i, j) reduced to the unknowns, into T's upper triangle: entry (k,l) of T_i^T B T_j
+ * is B[k][l] - B[k][r_j] - B[r_i][l] + B[r_i][r_j]; the reference's constant part moves the
+ * linear term by -T_i^T B e_rj. */
+static void add_block(const fit* f, step* s, uint32_t i, uint32_t j, block B, cholmod_triplet* T) {
+    uint32_t C = FIT_CANDIDATES, ni = f->ncand[i], nj = f->ncand[j];
+    uint32_t ri = s->ref[i], rj = s->ref[j];
+    for (uint32_t a = 0; a < ni; ++a)
+        s->red[i * C + a] -= B[a][rj];
+    for (uint32_t a = 0; a < ni; ++a) {
+        int32_t ra = s->var[i * C + a];
+        if (ra < 0) continue;
+        for (uint32_t b = 0; b < nj; ++b) {
+            int32_t cb = s->var[j * C + b];
+            if (cb < 0 || ra > cb) continue; /* upper triangle */
+            size_t at = T->nnz++;
+            ((int*)T->i)[at] = ra;
+            ((int*)T->j)[at] = cb;
+            ((double*)T->x)[at] = B[a][b] - B[a][rj] - B[ri][b] + B[ri][rj];
+        }
+    }
+}
+
+/* The reduced system: T (each free vertex's block with itself, then with its free
+ * neighbours) and its right-hand side, T_i^T x = x[k] - x[r] of the reduced linear term. */
+static void assemble(const fit* f, step* s, cholmod_triplet* T, cholmod_dense* rhs) {
+    const rig_ctx* ctx = f->ctx;
+    uint32_t C = FIT_CANDIDATES;
+    block B;
+    for (uint32_t i = 0; i < f->nf; ++i) {
+        uint32_t v = f->verts[i];
+        for (uint32_t c = 0; c < f->ncand[i]; ++c)
+            s->red[i * C + c] += s->fvec[i * C + c];
+        diagonal_block(f, i, B);
+        add_block(f, s, i, i, B, T);
+        for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1]; ++k) {
+            int32_t lj = f->local[ctx->adj[k]];
+            float L = ctx->adj_len[k];
+            if (lj < 0 || (uint32_t)lj >= f->nf || !(L > 1e-6f * ctx->H)) continue;
+            neighbour_block(f, i, (uint32_t)lj, L, B);
+            add_block(f, s, i, (uint32_t)lj, B, T);
+        }
+    }
+    for (uint32_t i = 0; i < f->nf; ++i)
+        for (uint32_t c = 0; c < f->ncand[i]; ++c)
+            if (s->var[i * C + c] >= 0)
+                ((double*)rhs->x)[s->var[i * C + c]] =
+                    s->red[i * C + c] - s->red[i * C + s->ref[i]];
+}
+
+/* The solution of the reduced system, NULL when CHOLMOD fails (or there is no unknown). */
+static cholmod_dense* solve_system(cholmod_triplet* T, cholmod_dense* rhs, cholmod_common* cm) {
+    cholmod_sparse* A = cholmod_triplet_to_sparse(T, T->nnz, cm);
+    cholmod_factor* L = A ? cholmod_analyze(A, cm) : NULL;
+    cholmod_dense* x = NULL;
+    if (L && cholmod_factorize(A, L, cm) && cm->status == CHOLMOD_OK)
+        x = cholmod_solve(CHOLMOD_A, L, rhs, cm);
+    cholmod_free_factor(&L, cm);
+    cholmod_free_sparse(&A, cm);
+    return x;
+}
+
+/* One global step: with every edge's deformed direction fixed (from f->pos), the weights
+ * minimising the quadratic energy, on each vertex's active candidates, summing to one. */
+static bool global_step(fit* f, cholmod_common* cm) {
+    const rig_ctx* ctx = f->ctx;
+    uint32_t nf = f->nf, C = FIT_CANDIDATES;
+    step s = {0};
+    s.ref = malloc((nf + 1) * sizeof *s.ref);
+    s.var = malloc(((size_t)nf * C + 1) * sizeof *s.var);
+    s.fvec = calloc((size_t)nf * C + 1, sizeof *s.fvec);
+    s.red = calloc((size_t)nf * C + 1, sizeof *s.red);
+    s.q = malloc(((size_t)f->P * 3 + 1) * sizeof *s.q);
+    size_t cap = 0; /* triplets: a block per vertex and per edge */
+    for (uint32_t i = 0; i < nf; ++i) {
+        uint32_t v = f->verts[i];
+        cap += (size_t)C * C * (1 + ctx->adj_off[v + 1] - ctx->adj_off[v]);
+    }
+    bool ok = s.ref && s.var && s.fvec && s.red && s.q;
+    if (ok) number_unknowns(f, &s);
+    uint32_t n = s.n ? s.n : 1;
+    cholmod_triplet* T = ok ? cholmod_allocate_triplet(n, n, cap + 1, 1, CHOLMOD_REAL, cm) : NULL;
+    cholmod_dense* rhs = ok ? cholmod_zeros(n, 1, CHOLMOD_REAL, cm) : NULL;
+    ok = ok && T && rhs;
+    for (uint32_t i = 0; ok && i < nf; ++i)
+        linear_term(f, i, s.q, s.fvec + (size_t)i * C);
+    if (ok) assemble(f, &s, T, rhs);
+    cholmod_dense* x = ok && s.n ? solve_system(T, rhs, cm) : NULL;
+    ok = ok && (s.n == 0 || x);
+    for (uint32_t i = 0; ok && i < nf; ++i) {
+        double sum = 0;
+        for (uint32_t c = 0; c < f->ncand[i]; ++c) {
+            double wv = s.var[i * C + c] >= 0 ? ((double*)x->x)[s.var[i * C + c]] : 0;
+            f->w[i * C + c] = wv;
+            sum += wv;
+        }
+        f->w[i * C + s.ref[i]] = 1 - sum;
+    }
+    cholmod_free_dense(&x, cm);
+    cholmod_free_dense(&rhs, cm);
+    cholmod_free_triplet(&T, cm);
+    free(s.ref), free(s.var), free(s.fvec), free(s.red), free(s.q);
+    return ok;
+}
+
+/* Non-negative, at most four influences, summing to one; projected-away influences leave
+ * the active set. */
+static void project(fit* f) {
+    uint32_t C = FIT_CANDIDATES;
+    for (uint32_t i = 0; i < f->nf; ++i) {
+        double* w = f->w + (size_t)i * C;
+        uint8_t* act = f->active + (size_t)i * C;
+        uint32_t n = f->ncand[i];
+        for (uint32_t c = 0; c < n; ++c)
+            if (!(w[c] > FIT_DROP) || !act[c]) w[c] = 0, act[c] = 0;
+        for (;;) { /* at most four */
+            uint32_t count = 0, low = 0;
+            for (uint32_t c = 0; c < n; ++c)
+                if (act[c]) {
+                    if (count == 0 || w[c] < w[low]) low = c;
+                    ++count;
+                }
+            if (count <= FIT_MAX_INFLUENCES) break;
+            w[low] = 0, act[low] = 0;
+        }
+        double s = 0;
+        for (uint32_t c = 0; c < n; ++c)
+            s += w[c];
+        if (s > 0) {
+            for (uint32_t c = 0; c < n; ++c)
+                w[c] /= s;
+        } else { /* cannot happen after a solve that sums to one; keep the rig's */
+            for (uint32_t c = 0; c < n; ++c)
+                w[c] = f->wrig[i * C + c], act[c] = w[c] > 0;
+        }
+    }
+}
+
+bool rig_fit_solve(fit* f, uint32_t* iterations) {
+    cholmod_common cm;
+    bool started = cholmod_start(&cm), ok = started;
+    if (started) cm.print = 0;
+    f->part->fit.energy_before = ok ? (float)rig_fit_energy(f) : 0;
+    uint32_t it = 0;
+    for (; ok && it < f->ctx->def->junction_iterations; ++it) {
+        ok = global_step(f, &cm);
+        if (!ok) break;
+        project(f);
+        for (uint32_t i = 0; i < f->nf; ++i)
+            rig_fit_free_positions(f, i);
+    }
+    if (started) cholmod_finish(&cm);
+    f->part->fit.energy_after = ok ? (float)rig_fit_energy(f) : 0;
+    *iterations = it;
+    return ok;
+}
