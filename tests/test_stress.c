@@ -75,17 +75,18 @@ static bool fox_artist_tail(character* c) {
 static void print_report(const char* label, const tl_stress_report* r) {
     fprintf(
         stderr,
-        "  %s: nonfinite %u, max_length_error %.3g, fps_max_diff %.4f, max_step_rotation_deg %.2f, "
+        "  %s: nonfinite %u, max_length_error %.3g, fps_max_diff_sampled %.5f, fps_max_diff %.4f, "
+        "cut_error %.2g, max_step_rotation_deg %.2f, "
         "max_neighbour_step_rotation_deg %.2f, hitch_speed_ratio %.4f (%.4g -> %.4g), "
         "teleport_speed_ratio "
         "%.4f (%.4g -> %.4g), control %.4f, one cycle later: hitch %.4f teleport %.4f, "
         "settle_seconds %.3f, shake contact frames %u, chain %.4g units, scale %.4g\n",
-        label, r->nonfinite, r->max_length_error, r->fps_max_diff, r->max_step_rotation_deg,
-        r->max_neighbour_step_rotation_deg, r->hitch_speed_ratio, r->hitch_peak_before,
-        r->hitch_peak_after, r->teleport_speed_ratio, r->teleport_peak_before,
-        r->teleport_peak_after, r->control_speed_ratio, r->hitch_speed_ratio_later,
-        r->teleport_speed_ratio_later, r->settle_seconds, r->shake_contacts, r->chain_length,
-        r->scale);
+        label, r->nonfinite, r->max_length_error, r->fps_max_diff_sampled, r->fps_max_diff,
+        r->cut_error, r->max_step_rotation_deg, r->max_neighbour_step_rotation_deg,
+        r->hitch_speed_ratio, r->hitch_peak_before, r->hitch_peak_after, r->teleport_speed_ratio,
+        r->teleport_peak_before, r->teleport_peak_after, r->control_speed_ratio,
+        r->hitch_speed_ratio_later, r->teleport_speed_ratio_later, r->settle_seconds,
+        r->shake_contacts, r->chain_length, r->scale);
 }
 
 /* Runs the stress tests on chain 0 of a character with one of its clips and checks the
@@ -114,26 +115,42 @@ static void stress_character(character* c, const char* label, const char* clip_n
                    r.teleport_speed_ratio_later <= 1 + SPEED_RATIO_TOLERANCE,
                "%s: after a teleport's transient the peak tip speed is %.3f x the peak before",
                label, r.teleport_speed_ratio_later);
-    /* The spec's three time checks. They fail today on thick tails (bend limits of 2-15 deg
-     * pin the chain to an interpolated hips path: fps up to 3.9%; hitch and teleport ratios up
-     * to 1.43 and 1.13; docs/stress.md). Built strict they run as the known-failing program
-     * (ctest label known_failing, `make test-known-failing`); in the suite they are printed. */
-    bool fps_ok = r.fps_max_diff >= 0 && r.fps_max_diff <= 0.01f;
-    bool hitch_ok = r.hitch_speed_ratio >= 0 && r.hitch_speed_ratio <= 1 + SPEED_RATIO_TOLERANCE;
-    bool teleport_ok =
-        r.teleport_speed_ratio >= 0 && r.teleport_speed_ratio <= 1 + SPEED_RATIO_TOLERANCE;
+    /* measure.md "Stress", as decided: frame-rate independence with the clip sampled at the
+     * solver's step (15-144 fps), the transients of a hitch (one root-spring period may swing
+     * to 1.5x) and of a teleport the solver detects (1.15x). */
+    ENSURE(r.fps_rates[0] == 15 && r.fps_rates[4] == 144);
+    /* (the comparison sees a difference where the input differs: render-only poses) */
+    ENSURE_MSG(r.fps_max_diff > r.fps_max_diff_sampled, "%s: render poses compare as sampled",
+               label);
+    ENSURE_MSG(r.fps_max_diff_sampled >= 0 && r.fps_max_diff_sampled <= 0.001f,
+               "%s: sampled tips at 15-144 fps differ by %.4f%% of the chain", label,
+               100 * r.fps_max_diff_sampled);
+    ENSURE_MSG(r.hitch_speed_ratio >= 0 && r.hitch_speed_ratio <= 1.5f,
+               "%s: peak tip speed after a 0.5 s frame is %.3f x the peak before", label,
+               r.hitch_speed_ratio);
+    ENSURE_MSG(r.teleport_speed_ratio >= 0 && r.teleport_speed_ratio <= 1.15f,
+               "%s: peak tip speed after a detected teleport is %.3f x the peak before", label,
+               r.teleport_speed_ratio);
+    /* What still fails on some cases (docs/stress.md): the chain at rest within 2 s of the
+     * shake (4 of 8 creep), a reported cut carried to 1e-5 of the chain (float rounding 100 m
+     * away: up to 2.3e-5), and the render-pose target of 1%. Built strict they run as the
+     * known-failing program (ctest label known_failing, `make test-known-failing`); in the
+     * suite they are printed. */
+    bool settle_ok = r.settle_seconds >= 0 && r.settle_seconds <= 2;
+    bool cut_ok = r.cut_error >= 0 && r.cut_error <= 1e-5f;
+    bool render_ok = r.fps_max_diff >= 0 && r.fps_max_diff <= 0.01f;
     if (!TL_STRESS_STRICT) {
-        if (!fps_ok || !hitch_ok || !teleport_ok)
-            fprintf(stderr, "  %s: KNOWN FAILING:%s%s%s\n", label, fps_ok ? "" : " frame rate",
-                    hitch_ok ? "" : " hitch", teleport_ok ? "" : " teleport");
+        if (!settle_ok || !cut_ok || !render_ok)
+            fprintf(stderr, "  %s: KNOWN FAILING:%s%s%s\n", label, settle_ok ? "" : " settle",
+                    cut_ok ? "" : " cut", render_ok ? "" : " render-pose frame rate");
         return;
     }
-    ENSURE_MSG(fps_ok, "%s: tips at 30/60/144 fps differ by %.2f%% of the chain", label,
+    ENSURE_MSG(settle_ok, "%s: at rest %.2f s after the shake (-1: never)", label,
+               r.settle_seconds);
+    ENSURE_MSG(cut_ok, "%s: a reported cut moves the tips by %.3g of the chain", label,
+               r.cut_error);
+    ENSURE_MSG(render_ok, "%s: render-pose tips at 15-144 fps differ by %.2f%% of the chain", label,
                100 * r.fps_max_diff);
-    ENSURE_MSG(hitch_ok, "%s: peak tip speed after a 0.5 s frame is %.3f x the peak before", label,
-               r.hitch_speed_ratio);
-    ENSURE_MSG(teleport_ok, "%s: peak tip speed after a teleport is %.3f x the peak before", label,
-               r.teleport_speed_ratio);
 }
 
 static void stress_rigged_case(const char* name, const char* clip) {

@@ -93,6 +93,11 @@ void tl_player_advance(tl_player* player, tl_pose* pose, uint32_t clip, float ti
  * chains into it and updates world. */
 void tl_player_step_pose(tl_player* player, tl_pose* pose, float dt);
 
+/* The host moved the character discontinuously (a respawn, a camera cut) to `pose` (sampled,
+ * world updated): the next frame starts there, and each chain is carried rigidly across the
+ * jump (a cut, sim.h tl_chain_input.start). */
+void tl_player_cut(tl_player* player, const tl_pose* pose);
+
 /* Writes the chains' current rotations into a pose (and updates world). */
 void tl_player_apply(const tl_player* player, tl_pose* pose);
 

@@ -350,6 +350,11 @@ void tl_player_step_pose(tl_player* p, tl_pose* pose, float dt) {
     tl_player_apply(p, pose);
 }
 
+void tl_player_cut(tl_player* p, const tl_pose* pose) {
+    for (uint32_t i = 0; i < p->count; ++i)
+        p->inputs[i].start = attachment_pose(p, pose, i);
+}
+
 void tl_player_apply(const tl_player* p, tl_pose* pose) {
     for (uint32_t i = 0; i < p->count; ++i) {
         const tl_play_chain* d = &p->descs[i];
