@@ -1231,6 +1231,109 @@ static void test_wide_batch_matches_alone(void) {
     }
 }
 
+/* ---- settings at run time, external force ---- */
+
+static bool same_state(const tl_chain* a, const tl_chain* b) {
+    size_t n = (size_t)tl_chain_bone_count(a);
+    return memcmp(tl_chain_particle_positions(a), tl_chain_particle_positions(b), 12 * n) == 0 &&
+           memcmp(tl_chain_particle_velocities(a), tl_chain_particle_velocities(b), 12 * n) == 0 &&
+           memcmp(tl_chain_tip_positions(a), tl_chain_tip_positions(b), 12 * n) == 0;
+}
+
+static double tips_apart(const tl_chain* a, const tl_chain* b) {
+    double worst = 0;
+    for (int i = 0; i < tl_chain_bone_count(a); ++i)
+        worst = fmax(worst, v3_length(v3_sub(tip_at(tl_chain_tip_positions(a), i),
+                                             tip_at(tl_chain_tip_positions(b), i))));
+    return worst;
+}
+
+/* Changing settings mid-run resets nothing: the state is the same bits right after the call,
+ * the same settings again change no bit, and the new ones take effect (after 6 s of still hips
+ * the chain hangs as one created with them). Stepped in a batch (its constants cached in the
+ * lanes of another chain) it gets the bits it gets alone. */
+static void test_settings_at_run_time(void) {
+    rig r;
+    rig_straight(&r, 8, v3_make(0, -1, 0.3f), 0.8f);
+    tl_chain_def def = def_for(&r);
+    tl_chain_settings changed = def.settings;
+    changed.gravity = 3, changed.damping_ratio = 0.4f, changed.carry_deg = 30;
+    changed.bend_limit_deg = 20, changed.coupling_rate = 6, changed.root_frequency = 1.2f;
+    tl_chain *lead = create(&def), *same = create(&def), *plain = create(&def);
+    tl_chain *in_batch = create(&def), *alone = create(&def);
+    tl_chain_def fresh_def = def;
+    fresh_def.settings = changed;
+    tl_chain* fresh = create(&fresh_def);
+    ENSURE(lead && same && plain && in_batch && alone && fresh);
+    const double dt = 1 / 60.0;
+    bool same_bits = true, batch_bits = true, kept = true;
+    for (int k = 1; k <= 600; ++k) {
+        bool walking = k <= 180;
+        tl_chain_input in = walking ? frame_input(clip_walk, (k - 1) * dt, k * dt)
+                                    : frame_input(clip_walk, 180 * dt, 180 * dt);
+        if (k == 120) {
+            float before[3 * TL_CHAIN_MAX_BONES];
+            memcpy(before, tl_chain_particle_positions(in_batch), sizeof(float) * 3 * 8);
+            tl_chain_set_settings(same, &def.settings);
+            tl_chain_set_settings(in_batch, &changed);
+            tl_chain_set_settings(alone, &changed);
+            kept =
+                memcmp(before, tl_chain_particle_positions(in_batch), sizeof(float) * 3 * 8) == 0;
+        }
+        tl_chain* batch[2] = {lead, in_batch};
+        tl_chain_input inputs[2] = {in, in};
+        tl_chain_step_many(batch, inputs, 2, (float)dt);
+        tl_chain_step(alone, &in, (float)dt);
+        tl_chain_step(same, &in, (float)dt);
+        tl_chain_step(plain, &in, (float)dt);
+        if (k > 180) tl_chain_step(fresh, &in, (float)dt); /* at rest from frame 181 */
+        same_bits = same_bits && same_state(same, plain);
+        batch_bits = batch_bits && same_state(in_batch, alone);
+    }
+    tl_chain_stats stats = tl_chain_get_stats(alone);
+    double apart = tips_apart(alone, fresh), moved = tips_apart(alone, plain);
+    fprintf(stderr,
+            "  same settings again: same bits %d; new settings: state kept %d, batch = alone %d, "
+            "cuts %u; after 6 s still: %.2g m from a chain made with them, %.3g m from the old\n",
+            same_bits, kept, batch_bits, stats.cuts, apart, moved);
+    ENSURE(same_bits && kept && batch_bits && stats.cuts == 0 && stats.teleports == 0);
+    ENSURE(tl_chain_get_settings(alone).gravity == 3);
+    ENSURE(moved > 0.01 && apart < 1e-3 * r.total);
+    tl_chain* all[6] = {lead, same, plain, in_batch, alone, fresh};
+    for (int i = 0; i < 6; ++i)
+        tl_chain_destroy(all[i]);
+}
+
+/* A wind force (an input that may change every frame) blows the tail along it; a non-finite
+ * force is refused like any non-finite input. */
+static void test_external_force(void) {
+    rig r;
+    rig_straight(&r, 6, v3_make(0, -1, 0), 0.8f);
+    tl_chain_def def = def_for(&r);
+    tl_chain *calm = create(&def), *windy = create(&def), *gusty = create(&def);
+    ENSURE(calm && windy && gusty);
+    const double dt = 1 / 60.0;
+    for (int k = 1; k <= 360; ++k) {
+        tl_chain_input in = frame_input(clip_still, (k - 1) * dt, k * dt);
+        tl_chain_step(calm, &in, (float)dt);
+        in.force[0] = 2; /* m/s^2 along +x: the character's left */
+        tl_chain_step(windy, &in, (float)dt);
+        in.force[0] = (float)(2 + 2 * sin(5 * k * dt)); /* a gust, new every frame */
+        tl_chain_step(gusty, &in, (float)dt);
+    }
+    const float *a = tl_chain_tip_positions(calm), *b = tl_chain_tip_positions(windy);
+    double blown = b[3 * 5] - a[3 * 5];
+    fprintf(stderr, "  2 m/s^2 of wind: the tip %.3f m along it\n", blown);
+    ENSURE(blown > 0.05 && all_finite(tl_chain_tip_positions(gusty), 18));
+    tl_chain_input bad = frame_input(clip_still, 0, dt);
+    bad.force[1] = NAN;
+    tl_chain_step(gusty, &bad, (float)dt);
+    ENSURE(tl_chain_get_stats(gusty).nonfinite_inputs == 1);
+    tl_chain_destroy(calm);
+    tl_chain_destroy(windy);
+    tl_chain_destroy(gusty);
+}
+
 /* ---- golden hash: the solver's output bits on a fixed scene ---- */
 
 /* Which setting golden_scene_hash changes (to show that the hash sees one). */
@@ -1324,6 +1427,8 @@ static const tl_test_case cases[] = {
     {"batch_matches_alone", test_batch_matches_alone},
     {"wide_batch_matches_alone", test_wide_batch_matches_alone},
     {"golden_hash", test_golden_hash},
+    {"settings_at_run_time", test_settings_at_run_time},
+    {"external_force", test_external_force},
 };
 
 int main(int argc, char** argv) {

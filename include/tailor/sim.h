@@ -161,9 +161,12 @@ typedef struct tl_chain_input {
     float hips_start[4];  /* then: the hips frame's world rotation (its x, y, z = lateral, up,
                              forward) at the start of the frame ... */
     float hips_target[4]; /* ... and at its end. Otherwise the hips axes ride the attachment. */
+    float force[3];       /* an external acceleration on every particle over this frame, added
+                             to gravity (wind, a vehicle's acceleration felt in its frame: the
+                             negative of that acceleration), world units / s^2; 0 */
 } tl_chain_input;
 
-/* Identity poses with scale 1 and has_hips false. */
+/* Identity poses with scale 1, has_hips false, no force. */
 tl_chain_input tl_default_chain_input(void);
 
 /* What a chain has done; counters never reset except by create. */
@@ -203,6 +206,14 @@ void tl_chain_step(tl_chain* chain, const tl_chain_input* input, float dt);
  * the bits tl_chain_step would give it. A chain may be listed twice (it steps twice, in order).
  * The chains of one call must not be stepped on other threads meanwhile. */
 void tl_chain_step_many(tl_chain* const* chains, const tl_chain_input* inputs, int count, float dt);
+
+/* Changes the chain's settings at run time (between steps), keeping its state: nothing is reset,
+ * the next step runs with the new springs, rest arc, limits, coupling, gravity and contact.
+ * Settings out of range are caller mistakes (asserts), as in create. */
+void tl_chain_set_settings(tl_chain* chain, const tl_chain_settings* settings);
+
+/* The settings the chain runs with (the def's, or the last tl_chain_set_settings). */
+tl_chain_settings tl_chain_get_settings(const tl_chain* chain);
 
 /* Puts the chain at rest on its rest arc, still, under the given attachment pose. */
 void tl_chain_reset(tl_chain* chain, const tl_chain_pose* attachment);

@@ -62,7 +62,7 @@ size_t tl_chain_memory_size(int n) {
     return align16(sizeof(tl_chain)) + align16(N * sizeof(link_const)) +
            align16(N * sizeof(lane_link)) + 3 * align16(N * sizeof(qt)) +
            align16(N * 3 * sizeof(float)) * 4 + align16(N * 4 * sizeof(float)) +
-           align16(N * sizeof(float)) * 2;
+           align16(N * sizeof(float)) * 3;
 }
 
 static void* default_alloc(size_t size, void* user) {
@@ -80,6 +80,38 @@ bool chain_all_finite(const float* values, size_t count) {
     return true;
 }
 
+/* Unique per create (serial) and per change of a chain's constants (constants_id). */
+static atomic_uint_fast64_t next_id = 1;
+
+static void assert_settings(const tl_chain_settings* s) {
+    assert(s->root_frequency > 0 && s->tip_frequency > 0 && s->damping_ratio >= 0);
+    assert(s->gravity >= 0 && s->rest_curve >= 0 && s->rest_curve <= 1 && s->coupling_rate >= 0);
+    assert(s->bend_limit_deg > 0 && s->ground_clearance >= 0 && s->slip_damping >= 0);
+    (void)s;
+}
+
+/* The settings' values for one internal step (the per-link ones: chain_build_rest). */
+static void chain_apply_settings(tl_chain* c, const tl_chain_settings* s) {
+    c->settings = *s;
+    c->coupling_alpha = 1.0f - expf(-s->coupling_rate * c->step);
+    c->slip_decay = expf(-s->slip_damping * c->step);
+    c->gravity = s->gravity * c->scale;
+    c->floor_level = c->floor_height + s->ground_clearance * c->scale;
+}
+
+void tl_chain_set_settings(tl_chain* c, const tl_chain_settings* settings) {
+    assert(c && settings);
+    assert_settings(settings);
+    chain_apply_settings(c, settings);
+    chain_build_rest(c, settings);
+    /* every lane holding this chain's constants gathers them again; its state is kept */
+    c->constants_id = (uint64_t)atomic_fetch_add(&next_id, 1);
+}
+
+tl_chain_settings tl_chain_get_settings(const tl_chain* c) {
+    return c->settings;
+}
+
 tl_result tl_chain_create(const tl_chain_def* def, const tl_allocator* allocator, tl_chain** out,
                           tl_error* err) {
     assert(def && out);
@@ -87,14 +119,8 @@ tl_result tl_chain_create(const tl_chain_def* def, const tl_allocator* allocator
     int n = def->bone_count;
     assert(n >= 1 && n <= TL_CHAIN_MAX_BONES);
     assert(def->rest_translations && def->rest_rotations);
-    assert(def->settings.root_frequency > 0 && def->settings.tip_frequency > 0 &&
-           def->settings.damping_ratio >= 0);
-    assert(def->settings.gravity >= 0 && def->scale > 0 && def->fixed_step > 0 &&
-           def->max_substeps >= 1);
-    assert(def->settings.rest_curve >= 0 && def->settings.rest_curve <= 1 &&
-           def->settings.coupling_rate >= 0);
-    assert(def->settings.bend_limit_deg > 0 && def->settings.ground_clearance >= 0 &&
-           def->settings.slip_damping >= 0);
+    assert_settings(&def->settings);
+    assert(def->scale > 0 && def->fixed_step > 0 && def->max_substeps >= 1);
     assert(def->teleport_distance > 0);
     if (!chain_all_finite(def->rest_translations, 3 * (size_t)n) ||
         !chain_all_finite(def->rest_rotations, 4 * (size_t)n) ||
@@ -128,18 +154,18 @@ tl_result tl_chain_create(const tl_chain_def* def, const tl_allocator* allocator
     CARVE(out_local, float, 4 * N);
     CARVE(out_lengths, float, N);
     CARVE(limits, float, N);
+    CARVE(radii, float, N);
 #undef CARVE
     assert(at <= tl_chain_memory_size(n));
 
-    static atomic_uint_fast64_t next_serial = 1;
     c->allocator = a;
     c->n = n;
-    c->serial = (uint64_t)atomic_fetch_add(&next_serial, 1);
+    c->serial = (uint64_t)atomic_fetch_add(&next_id, 1);
+    c->constants_id = c->serial;
     c->step = def->fixed_step;
-    c->coupling_alpha = 1.0f - expf(-def->settings.coupling_rate * def->fixed_step);
-    c->slip_decay = expf(-def->settings.slip_damping * def->fixed_step);
-    c->gravity = def->settings.gravity * def->scale;
-    c->floor_level = def->floor_height + def->settings.ground_clearance * def->scale;
+    c->scale = def->scale;
+    c->floor_height = def->floor_height;
+    chain_apply_settings(c, &def->settings);
     c->teleport2 = def->teleport_distance * def->scale * def->teleport_distance * def->scale;
     c->max_substeps = def->max_substeps;
     c->floor_enabled = def->floor_enabled;

@@ -162,14 +162,16 @@ static void step_group(frame_plan* plans, int count) {
     for (int l = 0; l < lanes; ++l) {
         const frame_plan* fp = &plans[l < count ? l : 0]; /* spare lanes repeat lane 0 */
         const tl_chain* c = fp->chain;
-        if (lead->lane_serial[l] != c->serial) {
+        if (lead->lane_serial[l] != c->constants_id) {
             gather_constants(links, l, c);
-            lead->lane_serial[l] = c->serial;
+            lead->lane_serial[l] = c->constants_id;
         }
         gather_state(lead, l, c);
         f.dt[l] = c->step, f.alpha[l] = n > 1 ? c->coupling_alpha : 0, f.slip[l] = c->slip_decay;
         f.floor_level[l] = c->floor_level;
-        SET_V3(&f, g, l, v3_scale(c->up, -c->gravity));
+        v3 g = v3_scale(c->up, -c->gravity);
+        if (c->force.x != 0 || c->force.y != 0 || c->force.z != 0) g = v3_add(g, c->force);
+        SET_V3(&f, g, l, g);
         SET_V3(&f, up, l, c->up);
         f.plane[l] = c->plane_enabled, f.floor[l] = c->floor_enabled;
         SET_V3(&f, ps, l, v3_load(fp->start.position));

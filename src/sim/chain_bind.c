@@ -52,7 +52,6 @@ tl_result chain_hips_frame(const tl_chain_def* def, qt* out, tl_error* err) {
 tl_result chain_build_links(tl_chain* chain, const tl_chain_def* def, tl_error* err) {
     int n = def->bone_count;
     link_const* L = chain->links;
-    qt H = chain->hips_in_attachment;
     /* bind geometry: each bone's own-frame tip direction and length */
     for (int i = 0; i < n; ++i) {
         qt q = qt_load(def->rest_rotations + 4 * i);
@@ -80,6 +79,17 @@ tl_result chain_build_links(tl_chain* chain, const tl_chain_def* def, tl_error* 
         L[i].own_dir = v3_scale(tip, 1.0f / len);
         L[i].bind_dir = qt_rotate(L[i].neutral, L[i].own_dir);
     }
+    if (def->joint_radii) memcpy(chain->radii, def->joint_radii, (size_t)n * sizeof(float));
+    chain_build_rest(chain, &def->settings);
+    return TL_OK;
+}
+
+/* The settings' part of the per-link constants: the rest arc (carry, rest curve), the springs
+ * and the bend limits. Also what tl_chain_set_settings redoes. */
+void chain_build_rest(tl_chain* chain, const tl_chain_settings* settings) {
+    const int n = chain->n;
+    link_const* L = chain->links;
+    qt H = chain->hips_in_attachment;
     /* authored directions in hips space (x lateral, y up, z forward) */
     v3 authored[TL_CHAIN_MAX_BONES] = {{0}}, centred[TL_CHAIN_MAX_BONES] = {{0}};
     qt G = qt_identity();
@@ -91,13 +101,13 @@ tl_result chain_build_links(tl_chain* chain, const tl_chain_def* def, tl_error* 
     /* The carry lifts the rest to carry_deg from straight down: a tail already further back
      * (quadrupeds) gets none. phi is signed, positive backwards (-z), in the sagittal plane. */
     float phi = atan2f(-centred[0].z, -centred[0].y); /* n >= 1 */
-    float carry = def->settings.carry_deg * DEG_TO_RAD - phi;
+    float carry = settings->carry_deg * DEG_TO_RAD - phi;
     if (carry < 0) carry = 0;
     /* rest arc and the corrected rest frames A_i */
-    float k_limit = def->settings.bend_limit_deg * DEG_TO_RAD;
+    float k_limit = settings->bend_limit_deg * DEG_TO_RAD;
     G = qt_identity();
     for (int i = 0; i < n; ++i) {
-        qt Q = qt_slerp(qt_identity(), qt_swing(centred[i], authored[i]), def->settings.rest_curve);
+        qt Q = qt_slerp(qt_identity(), qt_swing(centred[i], authored[i]), settings->rest_curve);
         qt R = qt_axis_angle(v3_make(1, 0, 0), carry * (float)(i + 1) / (float)n);
         v3 u = qt_rotate(R, qt_rotate(Q, centred[i]));
         L[i].rest_dir_hips = u;
@@ -108,16 +118,15 @@ tl_result chain_build_links(tl_chain* chain, const tl_chain_def* def, tl_error* 
         G = qt_normalize(qt_mul(G, L[i].rest_local));
         v3_store(chain->rest_dirs + 3 * i, qt_rotate(H, u));
 
-        float f = def->settings.root_frequency;
+        float f = settings->root_frequency;
         if (n > 1)
-            f += (def->settings.tip_frequency - def->settings.root_frequency) * (float)i /
-                 (float)(n - 1);
+            f += (settings->tip_frequency - settings->root_frequency) * (float)i / (float)(n - 1);
         float omega = 2.0f * PI_F * f;
         L[i].omega2 = omega * omega;
-        L[i].damping = 2.0f * def->settings.damping_ratio * omega;
+        L[i].damping = 2.0f * settings->damping_ratio * omega;
 
         float limit = k_limit;
-        float radius = def->joint_radii ? def->joint_radii[i] : 0;
+        float radius = chain->radii[i];
         if (radius > 0) {
             float shortest = i > 0 && L[i - 1].length < L[i].length ? L[i - 1].length : L[i].length;
             float thick = 0.15f * shortest / radius;
@@ -135,5 +144,4 @@ tl_result chain_build_links(tl_chain* chain, const tl_chain_def* def, tl_error* 
         L[i].next_frame =
             qt_normalize(qt_mul(qt_mul(L[i].hips_from_parent, L[i].neutral), qt_conj(next)));
     }
-    return TL_OK;
 }

@@ -124,7 +124,8 @@ static void carry(tl_chain* c, const tl_chain_pose* from_pose, const tl_chain_po
     float ratio = to.scale / from.scale;
     v3 a = v3_load(from.position), b = v3_load(to.position);
     float rest[3 * TL_CHAIN_MAX_BONES];
-    const v3 gravity = v3_scale(c->up, -c->gravity);
+    v3 gravity = v3_scale(c->up, -c->gravity);
+    if (c->force.x != 0 || c->force.y != 0 || c->force.z != 0) gravity = v3_add(gravity, c->force);
     if (relax) {
         qt locals[TL_CHAIN_MAX_BONES];
         for (int i = 0; i < c->n; ++i)
@@ -213,7 +214,8 @@ KERNEL qt quaternion_curve(qt before, qt a, qt b, double r) {
  * when the input was not finite: the chain was reset and is done for this frame. */
 bool chain_frame_begin(tl_chain* c, const tl_chain_input* in, float dt, frame_plan* fp) {
     assert(c && in);
-    bool finite = isfinite(dt) && pose_valid(&in->start) && pose_valid(&in->target);
+    bool finite = isfinite(dt) && pose_valid(&in->start) && pose_valid(&in->target) &&
+                  chain_all_finite(in->force, 3);
     if (finite && in->has_hips) {
         qt a = qt_load(in->hips_start), b = qt_load(in->hips_target);
         finite = qt_finite(a) && qt_finite(b) && qt_dot(a, a) > 1e-12f && qt_dot(b, b) > 1e-12f;
@@ -228,6 +230,7 @@ bool chain_frame_begin(tl_chain* c, const tl_chain_input* in, float dt, frame_pl
     }
     assert(dt >= 0 && "dt must not be negative");
     fp->chain = c;
+    c->force = v3_load(in->force);
     fp->start = pose_normalized(&in->start), fp->target = pose_normalized(&in->target);
     fp->has_hips = in->has_hips;
     fp->hips_start =

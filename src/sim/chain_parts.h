@@ -90,8 +90,9 @@ typedef struct rigid_motion {
 struct tl_chain {
     tl_allocator allocator;
     int n;
-    uint64_t serial; /* unique per create: the key of the lanes' caches */
-    uint64_t stamp;  /* counts the changes of the state arrays below */
+    uint64_t serial;       /* unique per create: the key of the lanes' state caches */
+    uint64_t constants_id; /* ... of their constants' caches: new at every change of settings */
+    uint64_t stamp;        /* counts the changes of the state arrays below */
     /* settings, in world units for one internal step */
     float step;           /* fixed internal step, s */
     float coupling_alpha; /* 1 - exp(-k step) */
@@ -106,19 +107,23 @@ struct tl_chain {
     qt hips_in_attachment; /* H: hips axes (lateral, up, forward) as a rotation */
     link_const* links;
     /* state */
-    float* positions;          /* 3N world */
-    float* velocities;         /* 3N world / s */
-    qt* bends;                 /* N: last step's bends in the hips frame (the neighbour snapshot) */
-    qt* swing_prev;            /* N: read-back swings S_i after the step before the last */
-    qt* swing_cur;             /* N: ... after the last internal step */
-    float* out_local;          /* 4N render-time output */
-    float* out_tips;           /* 3N */
-    float* out_lengths;        /* N */
-    float* rest_dirs;          /* 3N, attachment frame */
-    float* limits;             /* N */
-    tl_chain_pose solved_pose; /* the attachment pose of the last internal step */
-    tl_chain_pose last_target; /* the previous frame's target */
-    qt solved_hips;            /* the hips frame's world rotation there */
+    float* positions;   /* 3N world */
+    float* velocities;  /* 3N world / s */
+    qt* bends;          /* N: last step's bends in the hips frame (the neighbour snapshot) */
+    qt* swing_prev;     /* N: read-back swings S_i after the step before the last */
+    qt* swing_cur;      /* N: ... after the last internal step */
+    float* out_local;   /* 4N render-time output */
+    float* out_tips;    /* 3N */
+    float* out_lengths; /* N */
+    float* rest_dirs;   /* 3N, attachment frame */
+    float* limits;      /* N */
+    float* radii;       /* N: the def's joint_radii (0: unknown) */
+    tl_chain_settings settings; /* as given (tl_chain_get_settings) */
+    float scale, floor_height;  /* the def's, for tl_chain_set_settings */
+    v3 force;                   /* this frame's external acceleration, world units / s^2 */
+    tl_chain_pose solved_pose;  /* the attachment pose of the last internal step */
+    tl_chain_pose last_target;  /* the previous frame's target */
+    qt solved_hips;             /* the hips frame's world rotation there */
     /* the previous frame, for the curve of the attachment's motion across a frame and the
      * motion a teleport frame would have had without its jump */
     tl_chain_pose last_start; /* its start (after a teleport: where it would have started) */
@@ -132,7 +137,7 @@ struct tl_chain {
     /* working copy for the batches this chain leads (N lane_links) and whose constants it
      * holds in each lane */
     lane_link* lanes;
-    uint64_t lane_serial[LANES];       /* whose constants each lane holds */
+    uint64_t lane_serial[LANES];       /* whose constants each lane holds (constants_id) */
     uint64_t lane_state_serial[LANES]; /* whose state each lane holds (0: nobody's) ... */
     uint64_t lane_state_stamp[LANES];  /* ... and as of which change */
 };
@@ -212,6 +217,7 @@ SIM_INTERNAL bool chain_all_finite(const float* values, size_t count);
 /* chain_bind.c: the rest arc and every per-link constant (spring-chain.md §3, §6) */
 SIM_INTERNAL tl_result chain_hips_frame(const tl_chain_def* def, qt* out, tl_error* err);
 SIM_INTERNAL tl_result chain_build_links(tl_chain* chain, const tl_chain_def* def, tl_error* err);
+SIM_INTERNAL void chain_build_rest(tl_chain* chain, const tl_chain_settings* settings);
 
 /* chain_frame.c */
 SIM_INTERNAL void chain_place_at_rest(tl_chain* c, const tl_chain_pose* pose, qt hips);
