@@ -215,6 +215,41 @@ void tl_chain_set_settings(tl_chain* chain, const tl_chain_settings* settings);
 /* The settings the chain runs with (the def's, or the last tl_chain_set_settings). */
 tl_chain_settings tl_chain_get_settings(const tl_chain* chain);
 
+/* What a host's sampler gives for one time inside a frame. */
+typedef struct tl_chain_sample {
+    tl_chain_pose attachment; /* the attachment joint's world pose at that time */
+    bool has_hips;            /* the hips frame moves apart from the attachment joint ... */
+    float hips[4];            /* ... then its world rotation (x, y, z = lateral, up, forward) */
+    float force[3];           /* the external acceleration then (tl_chain_input.force); 0 */
+} tl_chain_sample;
+
+/* Fills *out with the poses `t` seconds after the frame's start (0 <= t <= dt). Called with
+ * increasing t, at every internal step inside the frame and at its end; `out` is zeroed with
+ * an identity attachment pose (scale 1) before each call. */
+typedef void (*tl_chain_sampler)(void* user, float t, tl_chain_sample* out);
+
+/* Advances the chain by dt seconds, asking the sampler for the poses at each internal step
+ * instead of interpolating two (spring-chain.md §9): the motion is then the same at every frame
+ * rate (measure.md "Stress": <= 0.1% of the chain; the player's clips give 1e-6). The frame
+ * starts where the previous one ended, unless `cut`: the host moved the character
+ * discontinuously (a respawn, a camera cut), and the chain is carried rigidly from the previous
+ * frame's end to sampler(0). A frame longer than max_substeps steps first crosses its head as
+ * one long frame (tl_chain_step's hitch), then samples the simulated window. Example:
+ *
+ *     static void sample_clip(void* user, float t, tl_chain_sample* out) {
+ *         game* g = user;                       // the engine's animation state
+ *         float world[16];
+ *         anim_sample_joint(g->anim, g->time + t, g->hips_joint, world);  // engine call
+ *         out->attachment = tl_chain_pose_from_matrix(world);
+ *         out->force[0] = g->wind[0], out->force[2] = g->wind[2];
+ *     }
+ *     ...
+ *     tl_chain_step_sampled(chain, sample_clip, &game, dt, game.respawned);
+ *     game.time += dt;
+ */
+void tl_chain_step_sampled(tl_chain* chain, tl_chain_sampler sampler, void* user, float dt,
+                           bool cut);
+
 /* Puts the chain at rest on its rest arc, still, under the given attachment pose. */
 void tl_chain_reset(tl_chain* chain, const tl_chain_pose* attachment);
 

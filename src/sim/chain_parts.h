@@ -121,6 +121,8 @@ struct tl_chain {
     tl_chain_settings settings; /* as given (tl_chain_get_settings) */
     float scale, floor_height;  /* the def's, for tl_chain_set_settings */
     v3 force;                   /* this frame's external acceleration, world units / s^2 */
+    float last_hips_target[4];  /* tl_chain_step_sampled: the hips rotation its last frame
+                                   ended with (the next one starts there) */
     tl_chain_pose solved_pose;  /* the attachment pose of the last internal step */
     tl_chain_pose last_target;  /* the previous frame's target */
     qt solved_hips;             /* the hips frame's world rotation there */
