@@ -1,6 +1,6 @@
 /* Spring-chain solver cost (CSV on stdout): 1, 100 and 1000 characters, each with one 8-link
  * tail on walking hips (phases staggered), 60 fps frames of two 1/120 s internal steps,
- * all chains stepped by tl_chain_step_many on one core. The same scene runs in
+ * all chains stepped by tl_chain_batch_step on one core (one batch). The same scene runs in
  * @pixiv/three-vrm-springbone through bench/peer_springbone.mjs.
  *   solver,characters,links,steps,ns_per_link_step,us_per_character_step */
 #define _POSIX_C_SOURCE 200112L
@@ -36,6 +36,9 @@ int main(void) {
     def.rest_translations = t;
     def.rest_rotations = q;
     def.tip_translation = tip;
+    tl_chain_batch* batch;
+    tl_error batch_err;
+    if (tl_chain_batch_create(LINKS, NULL, &batch, &batch_err) != TL_OK) return 1;
     printf("solver,characters,links,steps,ns_per_link_step,us_per_character_step\n");
     const int counts[] = {1, 100, 1000};
     for (int c = 0; c < 3; ++c) {
@@ -66,7 +69,7 @@ int main(void) {
         while (spent < 0.3) {
             double begin = 1e-3 * bench_cpu_ms();
             for (int f = 0; f < frames; ++f)
-                tl_chain_step_many(chains, clip + (size_t)f * (size_t)n, n, (float)dt);
+                tl_chain_batch_step(batch, chains, clip + (size_t)f * (size_t)n, n, (float)dt);
             spent += 1e-3 * bench_cpu_ms() - begin;
             for (int k = 0; k < n; ++k)
                 tl_chain_reset(chains[k], &clip[k].start); /* same start */
@@ -84,5 +87,6 @@ int main(void) {
         free(chains);
         free(in);
     }
+    tl_chain_batch_destroy(batch);
     return 0;
 }

@@ -97,6 +97,20 @@ static tl_chain* create(const tl_chain_def* def) {
     return chain;
 }
 
+/* One batch for every test that steps chains side by side (freed at exit). */
+static tl_chain_batch* shared_batch;
+static void batch_free(void) {
+    tl_chain_batch_destroy(shared_batch);
+}
+static tl_chain_batch* test_batch(void) {
+    if (!shared_batch) {
+        tl_error err;
+        if (tl_chain_batch_create(TL_CHAIN_MAX_BONES, NULL, &shared_batch, &err) != TL_OK) abort();
+        atexit(batch_free);
+    }
+    return shared_batch;
+}
+
 /* ---- clips of the attachment (hips) joint ---- */
 
 typedef tl_chain_pose clip_fn(double t);
@@ -1022,7 +1036,10 @@ static void test_no_allocation_in_step(void) {
         tl_error err;
         ENSURE_OK(tl_chain_create(&def, &a, &chains[i], &err), err);
     }
-    ENSURE(counts.allocs == 3 && counts.frees == 0);
+    tl_chain_batch* batch;
+    tl_error err;
+    ENSURE_OK(tl_chain_batch_create(8, &a, &batch, &err), err);
+    ENSURE(counts.allocs == 4 && counts.frees == 0);
     const double dt = 1 / 60.0;
     uint32_t touched = 0;
     for (int k = 1; k <= 600; ++k) {
@@ -1036,20 +1053,22 @@ static void test_no_allocation_in_step(void) {
         if (k == 400) step = 0;
         if (k == 450) tl_chain_reset(chains[2], &in[2].start);
         if (k == 500) tl_chain_clear(chains[1]);
-        tl_chain_step_many(chains, in, 3, step);
+        tl_chain_batch_step(batch, chains, in, 3, step);
         touched += tl_chain_get_stats(chains[1]).contacts;
     }
     tl_chain_stats s0 = tl_chain_get_stats(chains[0]), s1 = tl_chain_get_stats(chains[1]);
     fprintf(stderr,
-            "  after create: %zu allocations; after 600 frames: %zu (teleports %u, clamped %u, "
+            "  after create: %zu allocations (3 chains, a batch); after 600 frames: %zu (teleports "
+            "%u, clamped %u, "
             "non-finite %u, contact steps %u)\n",
-            (size_t)3, counts.allocs, s0.teleports, s0.clamped_frames, s1.nonfinite_inputs,
+            (size_t)4, counts.allocs, s0.teleports, s0.clamped_frames, s1.nonfinite_inputs,
             touched);
-    ENSURE(counts.allocs == 3 && counts.frees == 0);
+    ENSURE(counts.allocs == 4 && counts.frees == 0);
+    tl_chain_batch_destroy(batch);
     ENSURE(s0.teleports >= 1 && s0.clamped_frames == 1 && s1.nonfinite_inputs == 1 && touched > 0);
     for (int i = 0; i < 3; ++i)
         tl_chain_destroy(chains[i]);
-    ENSURE(counts.frees == 3);
+    ENSURE(counts.frees == 4);
 }
 
 /* The same inputs give the same bits: two chains stepped apart, one stepped among others. */
@@ -1072,7 +1091,7 @@ static uint64_t run_hash(bool many) {
         tl_chain_input in[2] = {frame_input(clip_shake, (k - 1) * dt, k * dt),
                                 frame_input(clip_walk, (k - 1) * dt, k * dt)};
         if (many)
-            tl_chain_step_many(chains, in, 2, (float)dt);
+            tl_chain_batch_step(test_batch(), chains, in, 2, (float)dt);
         else
             tl_chain_step(chains[0], &in[0], (float)dt);
     }
@@ -1091,8 +1110,8 @@ static void test_determinism(void) {
     ENSURE(a != 0 && a == b && a == c);
 }
 
-/* tl_chain_step_many steps chains with the same bone count 4 at a time in SIMD lanes; a chain
- * stepped alone runs the same operations as scalar code. Every output must have the same bits
+/* tl_chain_batch_step steps chains with the same bone count 8 or 16 at a time in SIMD lanes; a
+ * chain stepped alone runs the same operations as scalar code. Every output must have the same bits
  * either way, whatever shares the batch: mixed bone counts, chains whose fixed steps differ
  * (so one lane runs fewer internal steps than its neighbours), a hitch, a teleport, a
  * non-finite input, contact, thick-tail limits, and a chain listed twice in one call. */
@@ -1164,7 +1183,7 @@ static void test_batch_matches_alone(void) {
             in[k] = batch_input(k % BATCH, frame, dt);
         }
         in[BATCH].start = in[0].target; /* the second entry: chain 0 held still a frame more */
-        tl_chain_step_many(list, in, BATCH + 1, step);
+        tl_chain_batch_step(test_batch(), list, in, BATCH + 1, step);
         for (int k = 0; k <= BATCH; ++k)
             tl_chain_step(alone[k % BATCH], &in[k], step);
         for (int k = 0; k < BATCH; ++k)
@@ -1215,7 +1234,7 @@ static void test_wide_batch_matches_alone(void) {
         float step = frame == 120 ? 0.4f : (float)dt;
         for (int k = 0; k < WIDE; ++k)
             in[k] = batch_input(k % BATCH, frame, dt);
-        tl_chain_step_many(batch, in, WIDE, step);
+        tl_chain_batch_step(test_batch(), batch, in, WIDE, step);
         for (int k = 0; k < WIDE; ++k)
             tl_chain_step(alone[k], &in[k], step);
         for (int k = 0; k < WIDE; ++k)
@@ -1282,7 +1301,7 @@ static void test_settings_at_run_time(void) {
         }
         tl_chain* batch[2] = {lead, in_batch};
         tl_chain_input inputs[2] = {in, in};
-        tl_chain_step_many(batch, inputs, 2, (float)dt);
+        tl_chain_batch_step(test_batch(), batch, inputs, 2, (float)dt);
         tl_chain_step(alone, &in, (float)dt);
         tl_chain_step(same, &in, (float)dt);
         tl_chain_step(plain, &in, (float)dt);
@@ -1431,7 +1450,7 @@ typedef enum golden_variant { GOLDEN_AS_IS, GOLDEN_DAMPING } golden_variant;
 /* Eleven chains of 1-8 bones (batch_chain: radii, other fixed steps, a substep clamp, floor
  * contact, no hips plane), driven by the shake, the walk and the low clip with a teleport, a
  * non-finite frame and a hips frame apart (batch_input) at 60 fps with a hitch and a stretch at
- * 144 fps. Even frames step every chain in one tl_chain_step_many call, odd frames step each
+ * 144 fps. Even frames step every chain in one tl_chain_batch_step call, odd frames step each
  * alone. Every frame's local rotations and tips of every chain go into one FNV-1a hash. */
 static uint64_t golden_scene_hash(golden_variant variant) {
     rig r;
@@ -1460,7 +1479,7 @@ static uint64_t golden_scene_hash(golden_variant variant) {
         for (int k = 0; k < BATCH; ++k)
             in[k] = batch_input(k, frame, dt);
         if (frame % 2 == 0) {
-            tl_chain_step_many(chains, in, BATCH, step);
+            tl_chain_batch_step(test_batch(), chains, in, BATCH, step);
         } else {
             for (int k = 0; k < BATCH; ++k)
                 tl_chain_step(chains[k], &in[k], step);

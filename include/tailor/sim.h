@@ -200,12 +200,31 @@ void tl_chain_destroy(tl_chain* chain);
  * its rest arc. Non-finite input resets the chain and is counted in the stats. */
 void tl_chain_step(tl_chain* chain, const tl_chain_input* input, float dt);
 
-/* Steps count chains, each with its own input, by the same dt. Chains with the same bone count
- * are stepped 8 at a time in SIMD lanes (about 4x less CPU per chain than one by one; list
- * them in the same order every frame so that each keeps its lane); every chain gets exactly
- * the bits tl_chain_step would give it. A chain may be listed twice (it steps twice, in order).
- * The chains of one call must not be stepped on other threads meanwhile. */
+/* Steps count chains, each with its own input, by the same dt, one after the other (each in
+ * its own working copy; tl_chain_batch_step is the fast way to step many). */
 void tl_chain_step_many(tl_chain* const* chains, const tl_chain_input* inputs, int count, float dt);
+
+/* The working copy in which tl_chain_batch_step steps chains side by side: one per thread that
+ * steps chains, shared by any number of chains. */
+typedef struct tl_chain_batch tl_chain_batch;
+
+/* Bytes tl_chain_batch_create allocates (about 14 KB per bone of max_bones on x86-64). */
+size_t tl_chain_batch_memory_size(int max_bones);
+
+/* A batch for chains of at most max_bones bones (1..TL_CHAIN_MAX_BONES). TL_ERROR_MEMORY when
+ * the allocator fails; allocator may be NULL (malloc/free). */
+tl_result tl_chain_batch_create(int max_bones, const tl_allocator* allocator, tl_chain_batch** out,
+                                tl_error* err);
+void tl_chain_batch_destroy(tl_chain_batch* batch);
+
+/* Steps count chains, each with its own input, by the same dt. Chains with the same bone count
+ * are stepped 16 (8 without AVX2) at a time in SIMD lanes of the batch's working copy (about 4x
+ * less CPU per chain than one by one; list them in the same order every frame so that each
+ * keeps its lane and its constants stay gathered); every chain gets exactly the bits
+ * tl_chain_step would give it. A chain may be listed twice (it steps twice, in order). The
+ * chains of one call and the batch must not be used on other threads meanwhile. */
+void tl_chain_batch_step(tl_chain_batch* batch, tl_chain* const* chains,
+                         const tl_chain_input* inputs, int count, float dt);
 
 /* Changes the chain's settings at run time (between steps), keeping its state: nothing is reset,
  * the next step runs with the new springs, rest arc, limits, coupling, gravity and contact.
@@ -278,9 +297,8 @@ const float* tl_chain_rest_directions(const tl_chain* chain);
 const float* tl_chain_bend_limits(const tl_chain* chain);
 tl_chain_stats tl_chain_get_stats(const tl_chain* chain);
 
-/* Bytes tl_chain_create allocates for a def (one block): about 3.6 KB per bone on x86-64 and
- * 2 KB elsewhere, most of it the workspace of the 16-lane (8-lane) batches this chain may lead
- * in tl_chain_step_many. */
+/* Bytes tl_chain_create allocates for a def (one block): about 0.5 KB per bone on x86-64
+ * (the batches' working copies are in tl_chain_batch). */
 size_t tl_chain_memory_size(int bone_count);
 
 #ifdef __cplusplus

@@ -60,9 +60,8 @@ static size_t align16(size_t n) {
 size_t tl_chain_memory_size(int n) {
     size_t N = (size_t)n;
     return align16(sizeof(tl_chain)) + align16(N * sizeof(link_const)) +
-           align16(N * sizeof(lane_link)) + 3 * align16(N * sizeof(qt)) +
-           align16(N * 3 * sizeof(float)) * 4 + align16(N * 4 * sizeof(float)) +
-           align16(N * sizeof(float)) * 3;
+           align16(N * sizeof(lane_link1)) + align16(N * 3 * sizeof(float)) * 4 +
+           align16(N * 4 * sizeof(float)) + align16(N * sizeof(float)) * 3;
 }
 
 static void* default_alloc(size_t size, void* user) {
@@ -143,10 +142,7 @@ tl_result tl_chain_create(const tl_chain_def* def, const tl_allocator* allocator
     c->field = (type*)(block + at);                                                                \
     at += align16((count) * sizeof(type))
     CARVE(links, link_const, N);
-    CARVE(lanes, lane_link, N);
-    CARVE(bends, qt, N);
-    CARVE(swing_prev, qt, N);
-    CARVE(swing_cur, qt, N);
+    CARVE(own, lane_link1, N);
     CARVE(positions, float, 3 * N);
     CARVE(velocities, float, 3 * N);
     CARVE(out_tips, float, 3 * N);
@@ -181,6 +177,36 @@ tl_result tl_chain_create(const tl_chain_def* def, const tl_allocator* allocator
     tl_chain_clear(c);
     *out = c;
     return TL_OK;
+}
+
+size_t tl_chain_batch_memory_size(int max_bones) {
+    return align16(sizeof(tl_chain_batch)) +
+           OPEN_GROUPS * align16((size_t)max_bones * sizeof(lane_link));
+}
+
+tl_result tl_chain_batch_create(int max_bones, const tl_allocator* allocator, tl_chain_batch** out,
+                                tl_error* err) {
+    assert(out && max_bones >= 1 && max_bones <= TL_CHAIN_MAX_BONES);
+    *out = NULL;
+    tl_allocator a = allocator ? *allocator : (tl_allocator){default_alloc, default_free, NULL};
+    size_t size = tl_chain_batch_memory_size(max_bones);
+    unsigned char* block = a.alloc(size, a.user);
+    if (!block) return tl_error_set(err, TL_ERROR_MEMORY, "chain batch: out of memory");
+    memset(block, 0, size);
+    tl_chain_batch* b = (tl_chain_batch*)block;
+    b->allocator = a;
+    b->max_bones = max_bones;
+    size_t at = align16(sizeof(tl_chain_batch));
+    for (int g = 0; g < OPEN_GROUPS; ++g) {
+        b->groups[g].links = (lane_link*)(block + at);
+        at += align16((size_t)max_bones * sizeof(lane_link));
+    }
+    *out = b;
+    return TL_OK;
+}
+
+void tl_chain_batch_destroy(tl_chain_batch* batch) {
+    if (batch) batch->allocator.free(batch, batch->allocator.user);
 }
 
 void tl_chain_destroy(tl_chain* chain) {

@@ -1,37 +1,19 @@
-/* Batching and dispatch: tl_chain_step_many groups chains by bone count, gathers each group's
- * constants and state into the lanes of its lead's working copy, runs the internal steps and
- * scatters the state and the render-time output back. */
+/* Batching and dispatch: tl_chain_batch_step groups chains by bone count, gathers each group's
+ * constants and state into the lanes of the batch's working copy for that group, runs the
+ * internal steps and scatters the state and the render-time output back; a chain alone runs in
+ * its own one-lane copy. */
 #include "chain_parts.h"
 
-static void gather_constants(lane_link* k, int l, const tl_chain* c) {
-    for (int i = 0; i < c->n; ++i, ++k) {
-        const link_const* L = &c->links[i];
-        SET_V3(k, u, l, L->rest_dir_hips);
-        SET_V3(k, c, l, L->bind_dir_hips);
-        SET_QT(k, k, l, L->next_frame);
-        SET_QT(k, a, l, L->hips_from_parent);
-        SET_QT(k, n, l, L->neutral);
-        SET_V3(k, e, l, L->own_dir);
-        k->len[l] = L->length, k->omega2[l] = L->omega2, k->damping[l] = L->damping;
-        k->cos_lim[l] = L->cos_half_limit, k->sin_lim[l] = L->sin_half_limit;
-    }
-}
-
-/* Copies a chain's state into lane l of a lead's working copy, unless the lane holds it
- * already (the chain was stepped in that lane last and has not changed since). */
-static void gather_state(tl_chain* lead, int l, const tl_chain* c) {
-    if (lead->lane_state_serial[l] == c->serial && lead->lane_state_stamp[l] == c->stamp) return;
-    lead->lane_state_serial[l] = c->serial;
-    lead->lane_state_stamp[l] = c->stamp;
-    lane_link* k = lead->lanes;
-    for (int i = 0; i < c->n; ++i, ++k) {
-        SET_V3(k, p, l, v3_load(c->positions + 3 * i));
-        SET_V3(k, v, l, v3_load(c->velocities + 3 * i));
-        SET_QT(k, b, l, c->bends[i]);
-        SET_QT(k, s, l, c->swing_cur[i]);
-        SET_QT(k, o, l, c->swing_prev[i]);
-    }
-}
+#define LINK_T lane_link
+#define GS(x) x##_batch
+#include "chain_gather.h"
+#undef GS
+#undef LINK_T
+#define LINK_T lane_link1
+#define GS(x) x##_1
+#include "chain_gather.h"
+#undef GS
+#undef LINK_T
 
 /* Whether each of the first `lanes` lanes' state (particles and swings) is finite: x - x is
  * 0 for a finite x and NaN otherwise. */
@@ -54,18 +36,6 @@ static void lanes_finite(const lane_link* k, int n, bool* finite, int lanes) {
         lanes_finite_n(k, n, finite, 1);
 }
 
-/* Writes lane l's state back into its chain. */
-static void scatter_lane(const lane_link* k, int l, tl_chain* c, float scale) {
-    for (int i = 0; i < c->n; ++i, ++k) {
-        v3_store(c->positions + 3 * i, LANE_V3(k, p, l));
-        v3_store(c->velocities + 3 * i, LANE_V3(k, v, l));
-        c->bends[i] = LANE_QT(k, b, l);
-        c->swing_cur[i] = LANE_QT(k, s, l);
-        c->swing_prev[i] = LANE_QT(k, o, l);
-        c->out_lengths[i] = k->len[l] * scale;
-    }
-}
-
 #if defined(__SSE__)
 /* Lanes l..l+3 of four rows (x, y, z, w) as four quaternions, one per lane: a transpose. */
 static inline void lanes_to_qt4(const float* x, const float* y, const float* z, const float* w,
@@ -84,10 +54,9 @@ static inline void store_xyz(float* p, __m128 v) {
 /* Writes the state of every lane l with chains[l] back into that chain (scale[l]: the last
  * step's) and says in finite[] whether it was finite. Four lanes at a time by transposes
  * where the four lanes all go back. */
-static void scatter_states(tl_chain* lead, tl_chain* const* chains, const float* scale,
+static void scatter_states(lane_group* lead, int n, tl_chain* const* chains, const float* scale,
                            bool* finite) {
-    const lane_link* links = lead->lanes;
-    const int n = lead->n;
+    const lane_link* links = lead->links;
     int lanes = LANES;
     while (lanes > 1 && !chains[lanes - 1])
         --lanes;
@@ -102,9 +71,9 @@ static void scatter_states(tl_chain* lead, tl_chain* const* chains, const float*
             qt S = LANE_QT(k, s, 0);
             v3_store(c->positions + 3 * i, p);
             v3_store(c->velocities + 3 * i, v);
-            c->bends[i] = LANE_QT(k, b, 0);
-            c->swing_cur[i] = S;
-            c->swing_prev[i] = LANE_QT(k, o, 0);
+            SET_QT(&c->own[i], b, 0, LANE_QT(k, b, 0));
+            SET_QT(&c->own[i], s, 0, S);
+            SET_QT(&c->own[i], o, 0, LANE_QT(k, o, 0));
             c->out_lengths[i] = k->len[0] * scale[0];
             nan_if_not_finite += (p.x - p.x) + (p.y - p.y) + (p.z - p.z) + (v.x - v.x) +
                                  (v.y - v.y) + (v.z - v.z) + (S.x - S.x) + (S.y - S.y) +
@@ -134,27 +103,137 @@ static void scatter_states(tl_chain* lead, tl_chain* const* chains, const float*
                 store_xyz(c[j]->velocities + 3 * i, q[j]);
             lanes_to_qt4(k->bx + l, k->by + l, k->bz + l, k->bw + l, q);
             for (int j = 0; j < 4; ++j)
-                _mm_storeu_ps(&c[j]->bends[i].x, q[j]);
+                _mm_storeu_ps(c[j]->own[i].bx, q[j]); /* (bx..bw: one qt) */
             lanes_to_qt4(k->sx + l, k->sy + l, k->sz + l, k->sw + l, q);
             for (int j = 0; j < 4; ++j)
-                _mm_storeu_ps(&c[j]->swing_cur[i].x, q[j]);
+                _mm_storeu_ps(c[j]->own[i].sx, q[j]);
             lanes_to_qt4(k->ox + l, k->oy + l, k->oz + l, k->ow + l, q);
             for (int j = 0; j < 4; ++j)
-                _mm_storeu_ps(&c[j]->swing_prev[i].x, q[j]);
+                _mm_storeu_ps(c[j]->own[i].ox, q[j]);
             for (int j = 0; j < 4; ++j)
                 c[j]->out_lengths[i] = k->len[l + j] * scale[l + j];
         }
     }
 #endif
     for (; l < lanes; ++l)
-        if (chains[l]) scatter_lane(links, l, chains[l], scale[l]);
+        if (chains[l]) scatter_lane_batch(links, l, chains[l], scale[l]);
 }
 
-/* Steps up to LANES chains with the same bone count through one frame each. */
-static void step_group(frame_plan* plans, int count) {
-    tl_chain* lead = plans[0].chain;
-    const int n = lead->n;
-    lane_link* links = lead->lanes;
+/* Lane l of a frame's settings and poses from a chain's plan. */
+static void setup_lane(lane_frame* f, int l, const frame_plan* fp, int n) {
+    const tl_chain* c = fp->chain;
+    f->dt[l] = c->step, f->alpha[l] = n > 1 ? c->coupling_alpha : 0, f->slip[l] = c->slip_decay;
+    f->floor_level[l] = c->floor_level;
+    v3 g = v3_scale(c->up, -c->gravity);
+    if (c->force.x != 0 || c->force.y != 0 || c->force.z != 0) g = v3_add(g, c->force);
+    SET_V3(f, g, l, g);
+    SET_V3(f, up, l, c->up);
+    f->plane[l] = c->plane_enabled, f->floor[l] = c->floor_enabled;
+    SET_V3(f, ps, l, v3_load(fp->start.position));
+    SET_V3(f, pt, l, v3_load(fp->target.position));
+    SET_QT(f, rs, l, qt_load(fp->start.rotation));
+    SET_QT(f, rt, l, qt_load(fp->target.rotation));
+    SET_QT(f, hs, l, fp->hips_start);
+    SET_QT(f, ht, l, fp->hips_target);
+    f->ss[l] = fp->start.scale, f->st[l] = fp->target.scale;
+    SET_V3(f, cp, l, fp->curve_position);
+    SET_QT(f, cr, l, fp->curve_rotation);
+    SET_QT(f, ch, l, fp->curve_hips);
+    SET_V3(f, off, l, c->root_offset);
+    SET_QT(f, hip, l, c->hips_in_attachment);
+    f->has_hips[l] = fp->has_hips;
+}
+
+/* What internal step j of lane l leaves in the plan and the chain's stats. */
+static void record_step(const lane_frame* f, int l, frame_plan* fp) {
+    tl_chain_pose* pose = &fp->last_pose;
+    v3_store(pose->position, LANE_V3(f, pp, l));
+    qt_store(pose->rotation, LANE_QT(f, pr, l));
+    pose->scale = f->scale[l];
+    fp->last_hips = LANE_QT(f, pk, l);
+    fp->chain->stats.contacts = (uint32_t)f->contacts[l];
+    fp->chain->stats.steps++;
+}
+
+/* The chain's bookkeeping after its frame's steps (its state written back: scattered, finite). */
+static void finish_frame(frame_plan* fp, bool scattered, bool finite) {
+    tl_chain* c = fp->chain;
+    double owed = fp->owed;
+    for (long j = 0; j < fp->steps; ++j)
+        owed -= c->step;
+    c->accumulator = owed < 0 ? 0 : owed;
+    c->last_target = fp->target;
+    if (fp->steps > 0) c->solved_pose = fp->last_pose, c->solved_hips = fp->last_hips;
+    if (scattered && !finite) {
+        c->stats.nonfinite_states++;
+        chain_place_at_rest(c, &fp->target, fp->hips_target);
+    }
+}
+
+/* The render-time output's inputs of lane l: where the frame is between the last two steps,
+ * the attachment's rotation, the root, the scale. */
+static void output_lane(const frame_plan* fp, int l, float* t, float* gx, float* gy, float* gz,
+                        float* gw, float* hx, float* hy, float* hz, float* s) {
+    const tl_chain* c = fp->chain;
+    const tl_chain_pose* pose = &fp->target;
+    qt G = qt_load(pose->rotation);
+    v3 root = v3_madd(v3_load(pose->position), qt_rotate(G, c->root_offset), pose->scale);
+    t[l] = (float)(c->accumulator / c->step);
+    gx[l] = G.x, gy[l] = G.y, gz[l] = G.z, gw[l] = G.w;
+    hx[l] = root.x, hy[l] = root.y, hz[l] = root.z, s[l] = pose->scale;
+}
+
+/* Writes a chain's own working copy back (its last step's scale; the bends and swings stay in
+ * it), the finiteness check and the copy in one pass; returns whether the state is finite. */
+static bool scatter_alone(tl_chain* c, float scale) {
+    const lane_link1* k = c->own;
+    float nan_if_not_finite = 0;
+    c->own_state_serial = c->serial;
+    c->own_state_stamp = ++c->stamp;
+    for (int i = 0; i < c->n; ++i, ++k) {
+        v3 p = LANE_V3(k, p, 0), v = LANE_V3(k, v, 0);
+        qt S = LANE_QT(k, s, 0);
+        v3_store(c->positions + 3 * i, p);
+        v3_store(c->velocities + 3 * i, v);
+        c->out_lengths[i] = k->len[0] * scale;
+        nan_if_not_finite += (p.x - p.x) + (p.y - p.y) + (p.z - p.z) + (v.x - v.x) + (v.y - v.y) +
+                             (v.z - v.z) + (S.x - S.x) + (S.y - S.y) + (S.z - S.z) + (S.w - S.w);
+    }
+    return nan_if_not_finite == 0;
+}
+
+/* Steps one chain through its frame in its own working copy (one lane). */
+static void step_alone(frame_plan* fp) {
+    tl_chain* c = fp->chain;
+    const int n = c->n;
+    lane_link1* links = c->own;
+    lane_frame f;
+    if (c->own_constants != c->constants_id) {
+        gather_constants_1(links, 0, c);
+        c->own_constants = c->constants_id;
+    }
+    gather_state_1(links, 0, c, &c->own_state_serial, &c->own_state_stamp);
+    setup_lane(&f, 0, fp, n);
+    for (long j = 1; j <= fp->steps; ++j) {
+        f.t[0] = chain_step_time(fp, j);
+        chain_lanes_steps(links, n, &f, 1, c->velocity_feedback);
+        record_step(&f, 0, fp);
+    }
+    bool scattered = fp->steps > 0,
+         finite = scattered ? scatter_alone(c, fp->last_pose.scale) : true;
+    finish_frame(fp, scattered, finite);
+    gather_state_1(links, 0, c, &c->own_state_serial, &c->own_state_stamp);
+    float t[1], gx[1], gy[1], gz[1], gw[1], hx[1], hy[1], hz[1], s[1];
+    output_lane(fp, 0, t, gx, gy, gz, gw, hx, hy, hz, s);
+    chain_lanes_outputs(links, n, t, gx, gy, gz, gw, hx, hy, hz, s, 1);
+    copy_output_1(links, 0, c);
+}
+
+/* Steps 2 to LANES chains with the same bone count through one frame each in a batch's
+ * working copy. */
+static void step_group(lane_group* lead, frame_plan* plans, int count) {
+    const int n = plans[0].chain->n;
+    lane_link* links = lead->links;
     lane_frame f;
     long max_steps = 0;
     bool early[LANES] = {false};
@@ -163,30 +242,11 @@ static void step_group(frame_plan* plans, int count) {
         const frame_plan* fp = &plans[l < count ? l : 0]; /* spare lanes repeat lane 0 */
         const tl_chain* c = fp->chain;
         if (lead->lane_serial[l] != c->constants_id) {
-            gather_constants(links, l, c);
+            gather_constants_batch(links, l, c);
             lead->lane_serial[l] = c->constants_id;
         }
-        gather_state(lead, l, c);
-        f.dt[l] = c->step, f.alpha[l] = n > 1 ? c->coupling_alpha : 0, f.slip[l] = c->slip_decay;
-        f.floor_level[l] = c->floor_level;
-        v3 g = v3_scale(c->up, -c->gravity);
-        if (c->force.x != 0 || c->force.y != 0 || c->force.z != 0) g = v3_add(g, c->force);
-        SET_V3(&f, g, l, g);
-        SET_V3(&f, up, l, c->up);
-        f.plane[l] = c->plane_enabled, f.floor[l] = c->floor_enabled;
-        SET_V3(&f, ps, l, v3_load(fp->start.position));
-        SET_V3(&f, pt, l, v3_load(fp->target.position));
-        SET_QT(&f, rs, l, qt_load(fp->start.rotation));
-        SET_QT(&f, rt, l, qt_load(fp->target.rotation));
-        SET_QT(&f, hs, l, fp->hips_start);
-        SET_QT(&f, ht, l, fp->hips_target);
-        f.ss[l] = fp->start.scale, f.st[l] = fp->target.scale;
-        SET_V3(&f, cp, l, fp->curve_position);
-        SET_QT(&f, cr, l, fp->curve_rotation);
-        SET_QT(&f, ch, l, fp->curve_hips);
-        SET_V3(&f, off, l, c->root_offset);
-        SET_QT(&f, hip, l, c->hips_in_attachment);
-        f.has_hips[l] = fp->has_hips;
+        gather_state_batch(links, l, c, &lead->lane_state_serial[l], &lead->lane_state_stamp[l]);
+        setup_lane(&f, l, fp, n);
         if (fp->steps > max_steps) max_steps = fp->steps;
     }
     for (long j = 1; j <= max_steps; ++j) {
@@ -194,24 +254,18 @@ static void step_group(frame_plan* plans, int count) {
             const frame_plan* fp = &plans[l < count ? l : 0];
             f.t[l] = chain_step_time(fp, j <= fp->steps ? j : fp->steps);
         }
-        chain_lanes_steps(links, n, &f, lanes, lanes == 1 && lead->velocity_feedback);
+        chain_lanes_steps(links, n, &f, lanes, false);
         for (int l = 0; l < count; ++l) {
-            tl_chain* c = plans[l].chain;
             if (j > plans[l].steps) continue;
-            tl_chain_pose* pose = &plans[l].last_pose;
-            v3_store(pose->position, LANE_V3(&f, pp, l));
-            qt_store(pose->rotation, LANE_QT(&f, pr, l));
-            pose->scale = f.scale[l];
-            plans[l].last_hips = LANE_QT(&f, pk, l);
-            c->stats.contacts = (uint32_t)f.contacts[l];
-            c->stats.steps++;
+            record_step(&f, l, &plans[l]);
             if (j == plans[l].steps && j < max_steps) { /* done before the others */
+                tl_chain* c = plans[l].chain;
                 early[l] = true;
                 tl_chain* only[LANES] = {NULL};
                 float scale[LANES] = {0};
                 bool finite[LANES];
                 only[l] = c, scale[l] = plans[l].last_pose.scale;
-                scatter_states(lead, only, scale, finite);
+                scatter_states(lead, n, only, scale, finite);
                 if (!finite[l]) {
                     c->stats.nonfinite_states++;
                     chain_place_at_rest(c, &plans[l].target, plans[l].hips_target);
@@ -232,29 +286,16 @@ static void step_group(frame_plan* plans, int count) {
         frame_plan* fp = &plans[l];
         if (fp->steps > 0 && !early[l]) back[l] = fp->chain, back_scale[l] = fp->last_pose.scale;
     }
-    scatter_states(lead, back, back_scale, finite);
+    scatter_states(lead, n, back, back_scale, finite);
     for (int l = 0; l < lanes; ++l) {
         frame_plan* fp = &plans[l < count ? l : 0];
-        tl_chain* c = fp->chain;
         if (l < count) {
-            double owed = fp->owed;
-            for (long j = 0; j < fp->steps; ++j)
-                owed -= c->step;
-            c->accumulator = owed < 0 ? 0 : owed;
-            c->last_target = fp->target;
-            if (fp->steps > 0) c->solved_pose = fp->last_pose, c->solved_hips = fp->last_hips;
-            if (back[l] && !finite[l]) {
-                c->stats.nonfinite_states++;
-                chain_place_at_rest(c, &fp->target, fp->hips_target);
-            }
-            gather_state(lead, l, c); /* (only where the lane is not the chain's state) */
+            finish_frame(fp, back[l] != NULL, finite[l]);
+            /* (only where the lane is not the chain's state) */
+            gather_state_batch(links, l, fp->chain, &lead->lane_state_serial[l],
+                               &lead->lane_state_stamp[l]);
         }
-        const tl_chain_pose* pose = &fp->target;
-        qt G = qt_load(pose->rotation);
-        v3 root = v3_madd(v3_load(pose->position), qt_rotate(G, c->root_offset), pose->scale);
-        t[l] = (float)(c->accumulator / c->step);
-        gx[l] = G.x, gy[l] = G.y, gz[l] = G.z, gw[l] = G.w;
-        hx[l] = root.x, hy[l] = root.y, hz[l] = root.z, s[l] = pose->scale;
+        output_lane(fp, l, t, gx, gy, gz, gw, hx, hy, hz, s);
     }
     chain_lanes_outputs(links, n, t, gx, gy, gz, gw, hx, hy, hz, s, lanes);
     int l = 0;
@@ -272,36 +313,43 @@ static void step_group(frame_plan* plans, int count) {
         }
     }
 #endif
-    for (; l < count; ++l) {
-        tl_chain* c = plans[l].chain;
-        const lane_link* k = links;
-        for (int i = 0; i < n; ++i, ++k) {
-            qt_store(c->out_local + 4 * i, LANE_QT(k, L, l));
-            v3_store(c->out_tips + 3 * i, LANE_V3(k, T, l));
-        }
-    }
+    for (; l < count; ++l)
+        copy_output_batch(links, l, plans[l].chain);
+}
+
+static void step_plans(tl_chain_batch* batch, int g, frame_plan* plans, int count) {
+    if (count == 1)
+        step_alone(&plans[0]);
+    else
+        step_group(&batch->groups[g], plans, count);
 }
 
 void tl_chain_step(tl_chain* c, const tl_chain_input* in, float dt) {
-    tl_chain_step_many(&c, in, 1, dt);
+    frame_plan plan;
+    if (chain_frame_begin(c, in, dt, &plan)) step_alone(&plan);
 }
-
-/* Chains are grouped by bone count, chain_batch_lanes() to a group, in their order. */
-enum { OPEN_GROUPS = 4 };
 
 void tl_chain_step_many(tl_chain* const* chains, const tl_chain_input* inputs, int count,
                         float dt) {
     assert(count >= 0 && (count == 0 || (chains && inputs)));
+    for (int k = 0; k < count; ++k)
+        tl_chain_step(chains[k], &inputs[k], dt);
+}
+
+void tl_chain_batch_step(tl_chain_batch* batch, tl_chain* const* chains,
+                         const tl_chain_input* inputs, int count, float dt) {
+    assert(batch && count >= 0 && (count == 0 || (chains && inputs)));
     frame_plan groups[OPEN_GROUPS][LANES];
     int used[OPEN_GROUPS] = {0};
     const int capacity = chain_batch_lanes();
     for (int k = 0; k < count; ++k) {
         tl_chain* c = chains[k];
+        assert(c->n <= batch->max_bones && "the batch was made for fewer bones");
         /* a chain listed twice steps twice, one frame after the other */
         for (int g = 0; g < OPEN_GROUPS; ++g)
             for (int l = 0; l < used[g]; ++l)
                 if (groups[g][l].chain == c) {
-                    step_group(groups[g], used[g]);
+                    step_plans(batch, g, groups[g], used[g]);
                     used[g] = 0;
                 }
         /* the group first, so that the plan is made in its place (not copied) */
@@ -314,21 +362,20 @@ void tl_chain_step_many(tl_chain* const* chains, const tl_chain_input* inputs, i
                 ++g;
             if (g == OPEN_GROUPS) { /* every group open for other bone counts */
                 g = 0;
-                step_group(groups[0], used[0]);
+                step_plans(batch, 0, groups[0], used[0]);
                 used[0] = 0;
             }
         }
         if (c->velocity_feedback) { /* (a test's variant: alone, in its own kernel) */
-            frame_plan alone;
-            if (chain_frame_begin(c, &inputs[k], dt, &alone)) step_group(&alone, 1);
+            tl_chain_step(c, &inputs[k], dt);
             continue;
         }
         if (!chain_frame_begin(c, &inputs[k], dt, &groups[g][used[g]])) continue;
         if (++used[g] == capacity) {
-            step_group(groups[g], used[g]);
+            step_plans(batch, g, groups[g], used[g]);
             used[g] = 0;
         }
     }
     for (int g = 0; g < OPEN_GROUPS; ++g)
-        if (used[g] > 0) step_group(groups[g], used[g]);
+        if (used[g] > 0) step_plans(batch, g, groups[g], used[g]);
 }

@@ -168,8 +168,9 @@ void chain_place_at_rest(tl_chain* c, const tl_chain_pose* pose, qt hips) {
     qt locals[TL_CHAIN_MAX_BONES];
     for (int i = 0; i < c->n; ++i) {
         locals[i] = c->links[i].rest_local;
-        c->swing_prev[i] = c->swing_cur[i] = c->links[i].rest_swing;
-        c->bends[i] = qt_identity();
+        SET_QT(&c->own[i], o, 0, c->links[i].rest_swing);
+        SET_QT(&c->own[i], s, 0, c->links[i].rest_swing);
+        SET_QT(&c->own[i], b, 0, qt_identity());
         c->out_lengths[i] = c->links[i].length * pose->scale;
         qt_store(c->out_local + 4 * i, locals[i]);
     }

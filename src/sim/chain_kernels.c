@@ -100,7 +100,7 @@ int chain_lanes_for(int count) {
     return count == 1 ? 1 : LANES;
 }
 
-void chain_lanes_steps(lane_link* links, int n, lane_frame* f, int lanes, bool feedback) {
+void chain_lanes_steps(void* links, int n, lane_frame* f, int lanes, bool feedback) {
 #if TL_LANES_AVX2
     if (lanes > 1 && chain_has_avx2()) {
         chain_lanes_steps_avx2(links, n, f, lanes);
@@ -128,8 +128,8 @@ void chain_lanes_steps(lane_link* links, int n, lane_frame* f, int lanes, bool f
     }
 }
 
-void chain_lanes_outputs(lane_link* links, int n, float* t, float* gx, float* gy, float* gz,
-                         float* gw, float* hx, float* hy, float* hz, float* s, int lanes) {
+void chain_lanes_outputs(void* links, int n, float* t, float* gx, float* gy, float* gz, float* gw,
+                         float* hx, float* hy, float* hz, float* s, int lanes) {
 #if TL_LANES_AVX2
     if (lanes > 1 && chain_has_avx2()) {
         chain_lanes_outputs_avx2(links, n, t, gx, gy, gz, gw, hx, hy, hz, s, lanes);

@@ -61,26 +61,32 @@ typedef struct link_const {
     float cos_half_limit, sin_half_limit;
 } link_const;
 
-/* One link of LANES chains, structure of arrays (the step's working copy). */
+/* One link of W chains, structure of arrays (the step's working copy): lane_link for a batch
+ * (W = LANES), lane_link1 for a chain alone (W = 1, what each chain owns). */
+#define LANE_LINK_FIELDS(W)                                                                        \
+    /* state, gathered from the chains every frame and scattered back */                           \
+    float px[W], py[W], pz[W]; /* tip particle, world */                                           \
+    float vx[W], vy[W], vz[W];                                                                     \
+    float bx[W], by[W], bz[W], bw[W]; /* bend (hips frame), last step */                           \
+    float sx[W], sy[W], sz[W], sw[W]; /* read-back swing S_i, last step */                         \
+    float ox[W], oy[W], oz[W], ow[W]; /* ... the step before */                                    \
+    /* constants, gathered only when a lane changes chain */                                       \
+    float ux[W], uy[W], uz[W];        /* u_i */                                                    \
+    float cx[W], cy[W], cz[W];        /* b_i */                                                    \
+    float kx[W], ky[W], kz[W], kw[W]; /* C_i */                                                    \
+    float ax[W], ay[W], az[W], aw[W]; /* A_i */                                                    \
+    float nx[W], ny[W], nz[W], nw[W]; /* N_i */                                                    \
+    float ex[W], ey[W], ez[W];        /* own direction */                                          \
+    float len[W], omega2[W], damping[W], cos_lim[W], sin_lim[W];                                   \
+    /* render-time output */                                                                       \
+    float Lx[W], Ly[W], Lz[W], Lw[W]; /* local rotation */                                         \
+    float Tx[W], Ty[W], Tz[W];        /* tip */
 typedef struct lane_link {
-    /* state, gathered from the chains every frame and scattered back */
-    float px[LANES], py[LANES], pz[LANES]; /* tip particle, world */
-    float vx[LANES], vy[LANES], vz[LANES];
-    float bx[LANES], by[LANES], bz[LANES], bw[LANES]; /* bend (hips frame), last step */
-    float sx[LANES], sy[LANES], sz[LANES], sw[LANES]; /* read-back swing S_i, last step */
-    float ox[LANES], oy[LANES], oz[LANES], ow[LANES]; /* ... the step before */
-    /* constants, gathered only when a lane changes chain */
-    float ux[LANES], uy[LANES], uz[LANES];            /* u_i */
-    float cx[LANES], cy[LANES], cz[LANES];            /* b_i */
-    float kx[LANES], ky[LANES], kz[LANES], kw[LANES]; /* C_i */
-    float ax[LANES], ay[LANES], az[LANES], aw[LANES]; /* A_i */
-    float nx[LANES], ny[LANES], nz[LANES], nw[LANES]; /* N_i */
-    float ex[LANES], ey[LANES], ez[LANES];            /* own direction */
-    float len[LANES], omega2[LANES], damping[LANES], cos_lim[LANES], sin_lim[LANES];
-    /* render-time output */
-    float Lx[LANES], Ly[LANES], Lz[LANES], Lw[LANES]; /* local rotation */
-    float Tx[LANES], Ty[LANES], Tz[LANES];            /* tip */
+    LANE_LINK_FIELDS(LANES)
 } lane_link;
+typedef struct lane_link1 {
+    LANE_LINK_FIELDS(1)
+} lane_link1;
 
 /* The root's rigid motion over a frame as a velocity field: v(x) = linear + angular x (x - o). */
 typedef struct rigid_motion {
@@ -107,17 +113,14 @@ struct tl_chain {
     qt hips_in_attachment; /* H: hips axes (lateral, up, forward) as a rotation */
     link_const* links;
     /* state */
-    float* positions;   /* 3N world */
-    float* velocities;  /* 3N world / s */
-    qt* bends;          /* N: last step's bends in the hips frame (the neighbour snapshot) */
-    qt* swing_prev;     /* N: read-back swings S_i after the step before the last */
-    qt* swing_cur;      /* N: ... after the last internal step */
-    float* out_local;   /* 4N render-time output */
-    float* out_tips;    /* 3N */
-    float* out_lengths; /* N */
-    float* rest_dirs;   /* 3N, attachment frame */
-    float* limits;      /* N */
-    float* radii;       /* N: the def's joint_radii (0: unknown) */
+    float* positions;           /* 3N world */
+    float* velocities;          /* 3N world / s */
+    float* out_local;           /* 4N render-time output */
+    float* out_tips;            /* 3N */
+    float* out_lengths;         /* N */
+    float* rest_dirs;           /* 3N, attachment frame */
+    float* limits;              /* N */
+    float* radii;               /* N: the def's joint_radii (0: unknown) */
     tl_chain_settings settings; /* as given (tl_chain_get_settings) */
     float scale, floor_height;  /* the def's, for tl_chain_set_settings */
     v3 force;                   /* this frame's external acceleration, world units / s^2 */
@@ -136,12 +139,28 @@ struct tl_chain {
     bool placed;
     bool velocity_feedback; /* test hook: the article's bug 2 (spring_chain_internal.h) */
     tl_chain_stats stats;
-    /* working copy for the batches this chain leads (N lane_links) and whose constants it
-     * holds in each lane */
-    lane_link* lanes;
+    /* the working copy of the chain stepped alone, and what it holds; its bends (b: the last
+     * step's in the hips frame, the neighbour snapshot) and read-back swings (s: after the last
+     * internal step, o: the step before) are the chain's own, wherever it was stepped */
+    lane_link1* own;
+    uint64_t own_constants;    /* the constants_id its constants are of (0: none) */
+    uint64_t own_state_serial; /* whose state it holds (0: nobody's: padding steps ran over it) */
+    uint64_t own_state_stamp;  /* ... as of which change */
+};
+
+/* Chains are grouped by bone count, chain_batch_lanes() to a group, in their order; a batch
+ * holds a working copy per open group. */
+enum { OPEN_GROUPS = 4 };
+typedef struct lane_group {
+    lane_link* links;                  /* max_bones */
     uint64_t lane_serial[LANES];       /* whose constants each lane holds (constants_id) */
     uint64_t lane_state_serial[LANES]; /* whose state each lane holds (0: nobody's) ... */
     uint64_t lane_state_stamp[LANES];  /* ... and as of which change */
+} lane_group;
+struct tl_chain_batch {
+    tl_allocator allocator;
+    int max_bones;
+    lane_group groups[OPEN_GROUPS];
 };
 
 /* Functions of one file called from another: not exported from the shared library. */
@@ -232,11 +251,10 @@ SIM_INTERNAL float chain_step_time(const frame_plan* fp, long j);
  * chain alone only. */
 SIM_INTERNAL int chain_batch_lanes(void);
 SIM_INTERNAL int chain_lanes_for(int count);
-SIM_INTERNAL void chain_lanes_steps(lane_link* links, int n, lane_frame* f, int lanes,
-                                    bool feedback);
-SIM_INTERNAL void chain_lanes_outputs(lane_link* links, int n, float* t, float* gx, float* gy,
-                                      float* gz, float* gw, float* hx, float* hy, float* hz,
-                                      float* s, int lanes);
+SIM_INTERNAL void chain_lanes_steps(void* links, int n, lane_frame* f, int lanes, bool feedback);
+SIM_INTERNAL void chain_lanes_outputs(void* links, int n, float* t, float* gx, float* gy, float* gz,
+                                      float* gw, float* hx, float* hy, float* hz, float* s,
+                                      int lanes);
 SIM_INTERNAL bool chain_contact(const lane_frame* f, int l, v3 head, float len, v3 rest, v3* pp,
                                 v3* vp, bool* touch);
 #if TL_LANES_AVX2

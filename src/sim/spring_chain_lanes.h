@@ -11,6 +11,11 @@
 #define LANE_TARGET
 #endif
 #define NAME(x) NAME_(x, LANE_COUNT, LANE_ISA)
+#if LANE_COUNT == 1 /* the working copy's type: one lane or a batch */
+#define LINK_T lane_link1
+#else
+#define LINK_T lane_link
+#endif
 #define NAME_(x, n, isa) NAME__(x, n, isa)
 #define NAME__(x, n, isa) x##_##n##isa
 #if defined(__clang__) && LANE_COUNT > 1
@@ -167,13 +172,13 @@ typedef struct NAME(link_work) {
 
 /* The neighbour target from the snapshot (§4): midpoint(I or old_{i-1}, old_{i+1}) or
  * old_{n-2}; keeps this link's old bend for the next link. */
-LANE_TARGET KERNEL void NAME(link_neighbours)(const lane_link* restrict links, int n, int i,
+LANE_TARGET KERNEL void NAME(link_neighbours)(const LINK_T* restrict links, int n, int i,
                                               lane_frame* restrict f,
                                               NAME(link_work) * restrict w) {
-    const lane_link* restrict k = &links[i];
+    const LINK_T* restrict k = &links[i];
     const bool coupled = n > 1;
     if (coupled && i + 1 < n) {
-        const lane_link* restrict next = &links[i + 1];
+        const LINK_T* restrict next = &links[i + 1];
         if (i == 0) EACH f->qx[l] = 0, f->qy[l] = 0, f->qz[l] = 0, f->qw[l] = 1;
         EACH {
             qt a = LANE_QT(f, q, l), b = LANE_QT(next, b, l);
@@ -198,7 +203,7 @@ LANE_TARGET KERNEL void NAME(link_neighbours)(const lane_link* restrict links, i
 }
 
 /* The damped spring to the rest target (semi-implicit Euler) and the bend it leaves. */
-LANE_TARGET KERNEL void NAME(link_spring)(const lane_link* restrict k, const lane_frame* restrict f,
+LANE_TARGET KERNEL void NAME(link_spring)(const LINK_T* restrict k, const lane_frame* restrict f,
                                           NAME(link_work) * restrict w) {
     EACH {
         const qt W = LANE_QT(f, w, l);
@@ -289,7 +294,7 @@ LANE_TARGET KERNEL void NAME(link_couple)(const lane_frame* restrict f,
 
 /* The limit: beyond theta_max the bend turns back to the limit about its own axis, and the
  * velocity that keeps pushing into it is dropped. */
-LANE_TARGET KERNEL void NAME(link_limit)(const lane_link* restrict k, const lane_frame* restrict f,
+LANE_TARGET KERNEL void NAME(link_limit)(const LINK_T* restrict k, const lane_frame* restrict f,
                                          NAME(link_work) * restrict w) {
     EACH w->flag[l] = fabsf(w->q_w[l]) < k->cos_lim[l];
     if (NAME(any_lane)(w->flag))
@@ -321,7 +326,7 @@ LANE_TARGET KERNEL void NAME(link_limit)(const lane_link* restrict k, const lane
 }
 
 /* The rope (a rope cannot stretch, so neither can its velocity), then contact. */
-LANE_TARGET KERNEL void NAME(link_rope)(const lane_link* restrict k, lane_frame* restrict f,
+LANE_TARGET KERNEL void NAME(link_rope)(const LINK_T* restrict k, lane_frame* restrict f,
                                         NAME(link_work) * restrict w) {
     EACH {
         v3 dir = {w->d_x[l], w->d_y[l], w->d_z[l]}, v = {w->v_x[l], w->v_y[l], w->v_z[l]};
@@ -361,7 +366,7 @@ LANE_TARGET KERNEL void NAME(link_rope)(const lane_link* restrict k, lane_frame*
 
 /* Read back: S = swing(b, h), the rotation carrying the bind direction to the link; the
  * state stored, W of the next link. */
-LANE_TARGET KERNEL void NAME(link_read_back)(lane_link* restrict k, lane_frame* restrict f,
+LANE_TARGET KERNEL void NAME(link_read_back)(LINK_T* restrict k, lane_frame* restrict f,
                                              NAME(link_work) * restrict w) {
     EACH {
         v3 b = LANE_V3(k, c, l), h = {w->h_x[l], w->h_y[l], w->h_z[l]};
@@ -402,8 +407,8 @@ LANE_TARGET KERNEL void NAME(link_read_back)(lane_link* restrict k, lane_frame* 
  * branches (antiparallel swings, bends more than 36 degrees from their neighbours, the bend
  * limit, contact) are flagged there and fixed per lane. */
 LANE_TARGET
-static void NAME(lanes_link)(lane_link* restrict links, int n, int i, lane_frame* restrict f) {
-    lane_link* restrict k = &links[i];
+static void NAME(lanes_link)(LINK_T* restrict links, int n, int i, lane_frame* restrict f) {
+    LINK_T* restrict k = &links[i];
     NAME(link_work) work;
     NAME(link_neighbours)(links, n, i, f, &work);
     NAME(link_spring)(k, f, &work);
@@ -418,14 +423,14 @@ static void NAME(lanes_link)(lane_link* restrict links, int n, int i, lane_frame
  * (nlerp) at t, turned into local rotations L_i = A_i^-1 S A_i N_i, and the tips by FK from
  * the root at head (the attachment pose's rotation g and scale s). */
 LANE_TARGET
-static void NAME(lanes_output)(lane_link* restrict links, int n, const float* restrict t,
+static void NAME(lanes_output)(LINK_T* restrict links, int n, const float* restrict t,
                                float* restrict gx, float* restrict gy, float* restrict gz,
                                float* restrict gw, float* restrict hx, float* restrict hy,
                                float* restrict hz, const float* restrict s) {
     float q_x[LANE_COUNT], q_y[LANE_COUNT], q_z[LANE_COUNT], q_w[LANE_COUNT], norm2[LANE_COUNT],
         inv[LANE_COUNT];
     for (int i = 0; i < n; ++i) {
-        lane_link* restrict k = &links[i];
+        LINK_T* restrict k = &links[i];
         EACH {
             qt a = LANE_QT(k, o, l), b = LANE_QT(k, s, l);
             b = NAME(qt_pick)(qt_dot(a, b) < 0, qt_neg(b), b);
@@ -453,6 +458,7 @@ static void NAME(lanes_output)(lane_link* restrict links, int n, const float* re
 #endif
 
 #undef EACH
+#undef LINK_T
 #ifdef LANE_FEEDBACK_DEFAULT
 #undef LANE_FEEDBACK
 #undef LANE_FEEDBACK_DEFAULT
