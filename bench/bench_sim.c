@@ -36,9 +36,9 @@ int main(void) {
     def.rest_translations = t;
     def.rest_rotations = q;
     def.tip_translation = tip;
-    tl_chain_batch* batch;
+    tl_chain_batch* batch; /* (one for every scene: the largest) */
     tl_error batch_err;
-    if (tl_chain_batch_create(LINKS, NULL, &batch, &batch_err) != TL_OK) return 1;
+    if (tl_chain_batch_create(LINKS, 1000, NULL, &batch, &batch_err) != TL_OK) return 1;
     printf("solver,characters,links,steps,ns_per_link_step,us_per_character_step\n");
     const int counts[] = {1, 100, 1000};
     for (int c = 0; c < 3; ++c) {

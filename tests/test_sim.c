@@ -105,7 +105,8 @@ static void batch_free(void) {
 static tl_chain_batch* test_batch(void) {
     if (!shared_batch) {
         tl_error err;
-        if (tl_chain_batch_create(TL_CHAIN_MAX_BONES, NULL, &shared_batch, &err) != TL_OK) abort();
+        if (tl_chain_batch_create(TL_CHAIN_MAX_BONES, 32, NULL, &shared_batch, &err) != TL_OK)
+            abort();
         atexit(batch_free);
     }
     return shared_batch;
@@ -1038,7 +1039,7 @@ static void test_no_allocation_in_step(void) {
     }
     tl_chain_batch* batch;
     tl_error err;
-    ENSURE_OK(tl_chain_batch_create(8, &a, &batch, &err), err);
+    ENSURE_OK(tl_chain_batch_create(8, 3, &a, &batch, &err), err);
     ENSURE(counts.allocs == 4 && counts.frees == 0);
     const double dt = 1 / 60.0;
     uint32_t touched = 0;

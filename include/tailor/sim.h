@@ -208,13 +208,15 @@ void tl_chain_step_many(tl_chain* const* chains, const tl_chain_input* inputs, i
  * steps chains, shared by any number of chains. */
 typedef struct tl_chain_batch tl_chain_batch;
 
-/* Bytes tl_chain_batch_create allocates (about 14 KB per bone of max_bones on x86-64). */
-size_t tl_chain_batch_memory_size(int max_bones);
+/* Bytes tl_chain_batch_create allocates: a 16-lane (8-lane) working copy per group of chains,
+ * about 0.22 KB per bone per chain of max_chains on x86-64, plus four groups' worth. */
+size_t tl_chain_batch_memory_size(int max_bones, int max_chains);
 
-/* A batch for chains of at most max_bones bones (1..TL_CHAIN_MAX_BONES). TL_ERROR_MEMORY when
- * the allocator fails; allocator may be NULL (malloc/free). */
-tl_result tl_chain_batch_create(int max_bones, const tl_allocator* allocator, tl_chain_batch** out,
-                                tl_error* err);
+/* A batch for up to max_chains chains of at most max_bones bones (1..TL_CHAIN_MAX_BONES) a
+ * call; more chains still step correctly, only with their constants gathered again each time.
+ * TL_ERROR_MEMORY when the allocator fails; allocator may be NULL (malloc/free). */
+tl_result tl_chain_batch_create(int max_bones, int max_chains, const tl_allocator* allocator,
+                                tl_chain_batch** out, tl_error* err);
 void tl_chain_batch_destroy(tl_chain_batch* batch);
 
 /* Steps count chains, each with its own input, by the same dt. Chains with the same bone count

@@ -179,28 +179,39 @@ tl_result tl_chain_create(const tl_chain_def* def, const tl_allocator* allocator
     return TL_OK;
 }
 
-size_t tl_chain_batch_memory_size(int max_bones) {
-    return align16(sizeof(tl_chain_batch)) +
-           OPEN_GROUPS * align16((size_t)max_bones * sizeof(lane_link));
+/* Working copies for max_chains chains: one per full group, one per group a call may leave
+ * partly filled. */
+static int batch_groups(int max_chains) {
+    return (max_chains + chain_batch_lanes() - 1) / chain_batch_lanes() + OPEN_GROUPS;
 }
 
-tl_result tl_chain_batch_create(int max_bones, const tl_allocator* allocator, tl_chain_batch** out,
-                                tl_error* err) {
-    assert(out && max_bones >= 1 && max_bones <= TL_CHAIN_MAX_BONES);
+size_t tl_chain_batch_memory_size(int max_bones, int max_chains) {
+    size_t groups = (size_t)batch_groups(max_chains);
+    return align16(sizeof(tl_chain_batch)) + align16(groups * sizeof(lane_group)) +
+           groups * align16((size_t)max_bones * sizeof(lane_link));
+}
+
+tl_result tl_chain_batch_create(int max_bones, int max_chains, const tl_allocator* allocator,
+                                tl_chain_batch** out, tl_error* err) {
+    assert(out && max_bones >= 1 && max_bones <= TL_CHAIN_MAX_BONES && max_chains >= 1);
     *out = NULL;
     tl_allocator a = allocator ? *allocator : (tl_allocator){default_alloc, default_free, NULL};
-    size_t size = tl_chain_batch_memory_size(max_bones);
+    size_t size = tl_chain_batch_memory_size(max_bones, max_chains);
     unsigned char* block = a.alloc(size, a.user);
     if (!block) return tl_error_set(err, TL_ERROR_MEMORY, "chain batch: out of memory");
     memset(block, 0, size);
     tl_chain_batch* b = (tl_chain_batch*)block;
     b->allocator = a;
     b->max_bones = max_bones;
+    b->group_count = batch_groups(max_chains);
     size_t at = align16(sizeof(tl_chain_batch));
-    for (int g = 0; g < OPEN_GROUPS; ++g) {
+    b->groups = (lane_group*)(block + at);
+    at += align16((size_t)b->group_count * sizeof(lane_group));
+    for (int g = 0; g < b->group_count; ++g) {
         b->groups[g].links = (lane_link*)(block + at);
         at += align16((size_t)max_bones * sizeof(lane_link));
     }
+    assert(at <= size);
     *out = b;
     return TL_OK;
 }

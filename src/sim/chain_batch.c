@@ -317,11 +317,15 @@ static void step_group(lane_group* lead, frame_plan* plans, int count) {
         copy_output_batch(links, l, plans[l].chain);
 }
 
-static void step_plans(tl_chain_batch* batch, int g, frame_plan* plans, int count) {
-    if (count == 1)
+/* Steps a group's plans; `*next` counts the groups of this call, which take the batch's
+ * working copies in turn. */
+static void step_plans(tl_chain_batch* batch, int* next, frame_plan* plans, int count) {
+    if (count == 1) {
         step_alone(&plans[0]);
-    else
-        step_group(&batch->groups[g], plans, count);
+        return;
+    }
+    step_group(&batch->groups[*next % batch->group_count], plans, count);
+    ++*next;
 }
 
 void tl_chain_step(tl_chain* c, const tl_chain_input* in, float dt) {
@@ -340,7 +344,7 @@ void tl_chain_batch_step(tl_chain_batch* batch, tl_chain* const* chains,
                          const tl_chain_input* inputs, int count, float dt) {
     assert(batch && count >= 0 && (count == 0 || (chains && inputs)));
     frame_plan groups[OPEN_GROUPS][LANES];
-    int used[OPEN_GROUPS] = {0};
+    int used[OPEN_GROUPS] = {0}, next = 0;
     const int capacity = chain_batch_lanes();
     for (int k = 0; k < count; ++k) {
         tl_chain* c = chains[k];
@@ -349,7 +353,7 @@ void tl_chain_batch_step(tl_chain_batch* batch, tl_chain* const* chains,
         for (int g = 0; g < OPEN_GROUPS; ++g)
             for (int l = 0; l < used[g]; ++l)
                 if (groups[g][l].chain == c) {
-                    step_plans(batch, g, groups[g], used[g]);
+                    step_plans(batch, &next, groups[g], used[g]);
                     used[g] = 0;
                 }
         /* the group first, so that the plan is made in its place (not copied) */
@@ -362,7 +366,7 @@ void tl_chain_batch_step(tl_chain_batch* batch, tl_chain* const* chains,
                 ++g;
             if (g == OPEN_GROUPS) { /* every group open for other bone counts */
                 g = 0;
-                step_plans(batch, 0, groups[0], used[0]);
+                step_plans(batch, &next, groups[0], used[0]);
                 used[0] = 0;
             }
         }
@@ -372,10 +376,10 @@ void tl_chain_batch_step(tl_chain_batch* batch, tl_chain* const* chains,
         }
         if (!chain_frame_begin(c, &inputs[k], dt, &groups[g][used[g]])) continue;
         if (++used[g] == capacity) {
-            step_plans(batch, g, groups[g], used[g]);
+            step_plans(batch, &next, groups[g], used[g]);
             used[g] = 0;
         }
     }
     for (int g = 0; g < OPEN_GROUPS; ++g)
-        if (used[g] > 0) step_plans(batch, g, groups[g], used[g]);
+        if (used[g] > 0) step_plans(batch, &next, groups[g], used[g]);
 }

@@ -160,7 +160,9 @@ typedef struct lane_group {
 struct tl_chain_batch {
     tl_allocator allocator;
     int max_bones;
-    lane_group groups[OPEN_GROUPS];
+    int group_count; /* working copies: enough for max_chains, so that listed in the same order
+                        every frame each group of chains finds its lanes holding them */
+    lane_group* groups;
 };
 
 /* Functions of one file called from another: not exported from the shared library. */
