@@ -87,6 +87,10 @@ int main(void) {
         free(chains);
         free(in);
     }
+    fprintf(stderr,
+            "bench_sim: memory per %d-bone chain %zu B, and its share of a batch for 1000 "
+            "chains %zu B\n",
+            LINKS, tl_chain_memory_size(LINKS), tl_chain_batch_memory_size(LINKS, 1000) / 1000);
     tl_chain_batch_destroy(batch);
     return 0;
 }
