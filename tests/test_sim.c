@@ -1443,6 +1443,83 @@ static void test_sampler(void) {
     ENSURE(worst <= 1e-5 * r.total);
 }
 
+/* ---- colliders ---- */
+
+static double segment_distance(v3 p, v3 a, v3 b) {
+    v3 ab = v3_sub(b, a);
+    double t = v3_dot(v3_sub(p, a), ab) / v3_dot(ab, ab);
+    t = t < 0 ? 0 : t > 1 ? 1 : t;
+    return v3_length(v3_sub(p, v3_madd(a, ab, (float)t)));
+}
+
+/* A walk with a thigh: a capsule (attached to the hips here, carried by the host every frame)
+ * placed across the path the tail takes without colliders. Without it, particles end frames
+ * inside; with it none does, and the chain still swings and keeps its lengths. */
+static void test_thigh_collider(void) {
+    rig r;
+    rig_straight(&r, 8, v3_make(0, -1, 0), 0.8f);
+    tl_chain_def def = def_for(&r);
+    const double dt = 1 / 60.0;
+    const int frames = 360;
+    /* where link 4's particle is (attachment frame) at frame 200 without colliders */
+    tl_chain* probe = create(&def);
+    ENSURE(probe);
+    v3 seen = {0, 0, 0};
+    for (int k = 1; k <= 200; ++k) {
+        tl_chain_input in = frame_input(clip_walk, (k - 1) * dt, k * dt);
+        tl_chain_step(probe, &in, (float)dt);
+        if (k == 200)
+            seen = qt_unrotate(
+                qt_load(in.target.rotation),
+                v3_sub(tip_at(tl_chain_particle_positions(probe), 4), v3_load(in.target.position)));
+    }
+    tl_chain_destroy(probe);
+    /* a 0.08 m thick vertical capsule 0.03 m beside it */
+    const float radius = 0.08f;
+    v3 a_local = v3_add(seen, v3_make(0.03f, 0.25f, 0)),
+       b_local = v3_add(seen, v3_make(0.03f, -0.25f, 0));
+    int inside_frames[2] = {0, 0};
+    double deepest[2] = {0, 0}, length_error = 0, swing = 0;
+    for (int with = 0; with < 2; ++with) {
+        tl_chain* chain = create(&def);
+        ENSURE(chain);
+        v3 first_tip = {0, 0, 0};
+        for (int k = 1; k <= frames; ++k) {
+            tl_chain_input in = frame_input(clip_walk, (k - 1) * dt, k * dt);
+            qt R = qt_load(in.target.rotation);
+            v3 o = v3_load(in.target.position);
+            v3 a = v3_add(o, qt_rotate(R, a_local)), b = v3_add(o, qt_rotate(R, b_local));
+            tl_collider thigh = {TL_COLLIDER_CAPSULE, {a.x, a.y, a.z}, {b.x, b.y, b.z}, radius};
+            if (with) in.colliders = &thigh, in.collider_count = 1;
+            tl_chain_step(chain, &in, (float)dt);
+            const float* p = tl_chain_particle_positions(chain);
+            bool inside = false;
+            for (int i = 0; i < r.n; ++i) {
+                double depth = radius - segment_distance(tip_at(p, i), a, b);
+                deepest[with] = fmax(deepest[with], depth);
+                inside |= depth > 1e-5 * r.total;
+            }
+            inside_frames[with] += inside;
+            v3 head = v3_add(o, qt_rotate(R, r.joints[0]));
+            for (int i = 0; i < r.n; ++i) {
+                double l = v3_length(v3_sub(tip_at(p, i), i ? tip_at(p, i - 1) : head));
+                if (with) length_error = fmax(length_error, fabs(l - r.length[i]) / r.length[i]);
+            }
+            v3 tip = qt_unrotate(R, v3_sub(tip_at(p, r.n - 1), o));
+            if (k == 100) first_tip = tip;
+            if (with && k > 100) swing = fmax(swing, v3_length(v3_sub(tip, first_tip)));
+        }
+        tl_chain_destroy(chain);
+    }
+    fprintf(stderr,
+            "  walk past a thigh capsule: without colliders %d frames with a particle inside "
+            "(deepest %.3f m), with it %d (deepest %.2g m); length error %.2g, tip moves %.3f m\n",
+            inside_frames[0], deepest[0], inside_frames[1], deepest[1], length_error, swing);
+    ENSURE(inside_frames[0] > 10 && deepest[0] > 0.01);
+    ENSURE(inside_frames[1] == 0 && deepest[1] <= 1e-5 * r.total);
+    ENSURE(length_error <= 1e-4 && swing > 0.02);
+}
+
 /* ---- golden hash: the solver's output bits on a fixed scene ---- */
 
 /* Which setting golden_scene_hash changes (to show that the hash sees one). */
@@ -1539,6 +1616,7 @@ static const tl_test_case cases[] = {
     {"settings_at_run_time", test_settings_at_run_time},
     {"external_force", test_external_force},
     {"sampler", test_sampler},
+    {"thigh_collider", test_thigh_collider},
 };
 
 int main(int argc, char** argv) {

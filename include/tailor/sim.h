@@ -148,6 +148,23 @@ typedef struct tl_chain_def {
 /* The defaults above (bone_count 0 and NULL geometry: the caller fills those). */
 tl_chain_def tl_default_chain_def(void);
 
+/* A body collider (spring-chain.md; shared with cloth): no particle ends an internal step inside
+ * one, and a particle on its surface slides with the chain's slip damping as friction. Given in
+ * world units, in the world frame, by the host each frame (it carries each collider with the
+ * body joint it is attached to). */
+typedef enum tl_collider_shape {
+    TL_COLLIDER_SPHERE,  /* centre a, radius */
+    TL_COLLIDER_CAPSULE, /* the points within radius of the segment a-b */
+    TL_COLLIDER_PLANE    /* the half-space behind the plane through a with outward normal b */
+} tl_collider_shape;
+
+typedef struct tl_collider {
+    tl_collider_shape shape;
+    float a[3];   /* world units */
+    float b[3];   /* capsule: the segment's other end; plane: unit normal (out of the body) */
+    float radius; /* sphere, capsule: world units */
+} tl_collider;
+
 /* One frame's animated input. */
 typedef struct tl_chain_input {
     tl_chain_pose start;  /* the attachment joint's world pose at the start of the frame:
@@ -164,6 +181,11 @@ typedef struct tl_chain_input {
     float force[3];       /* an external acceleration on every particle over this frame, added
                              to gravity (wind, a vehicle's acceleration felt in its frame: the
                              negative of that acceleration), world units / s^2; 0 */
+    const tl_collider* colliders; /* the body's colliders at the end of the frame, or NULL;
+                                     read during the step only (every internal step of the
+                                     frame uses them; tl_chain_step_sampled gives each step its
+                                     own) */
+    int collider_count;
 } tl_chain_input;
 
 /* Identity poses with scale 1, has_hips false, no force. */
@@ -180,7 +202,7 @@ typedef struct tl_chain_stats {
     uint32_t cuts;             /* frames whose start was not the previous frame's target: the
                                   chain was carried rigidly across the jump (a loop's wrap) */
     uint32_t clamped_frames;   /* frames longer than max_substeps * fixed_step */
-    uint32_t contacts;         /* tips on the floor after the last internal step */
+    uint32_t contacts;         /* tips on the floor or a collider after the last internal step */
 } tl_chain_stats;
 
 typedef struct tl_chain tl_chain;
@@ -238,10 +260,12 @@ tl_chain_settings tl_chain_get_settings(const tl_chain* chain);
 
 /* What a host's sampler gives for one time inside a frame. */
 typedef struct tl_chain_sample {
-    tl_chain_pose attachment; /* the attachment joint's world pose at that time */
-    bool has_hips;            /* the hips frame moves apart from the attachment joint ... */
-    float hips[4];            /* ... then its world rotation (x, y, z = lateral, up, forward) */
-    float force[3];           /* the external acceleration then (tl_chain_input.force); 0 */
+    tl_chain_pose attachment;     /* the attachment joint's world pose at that time */
+    bool has_hips;                /* the hips frame moves apart from the attachment joint ... */
+    float hips[4];                /* ... then its world rotation (x, y, z = lateral, up, forward) */
+    float force[3];               /* the external acceleration then (tl_chain_input.force); 0 */
+    const tl_collider* colliders; /* the body's colliders then (valid until the next call) */
+    int collider_count;
 } tl_chain_sample;
 
 /* Fills *out with the poses `t` seconds after the frame's start (0 <= t <= dt). Called with

@@ -17,6 +17,59 @@ static v3 project_onto_circle(v3 h, float len, v3 p, v3 n, float c, v3 fallback)
     return v3_add(h, v3_scale(v3_madd(v3_scale(t, sqrtf(1.0f - u * u)), n, u), len));
 }
 
+/* The point of a collider's surface nearest p and the outward normal there; false when p is
+ * outside. A capsule is the sphere around the segment's point nearest p. */
+static bool collider_inside(const tl_collider* c, v3 p, v3* centre, float* radius) {
+    v3 a = v3_load(c->a);
+    if (c->shape == TL_COLLIDER_PLANE) return v3_dot(v3_sub(p, a), v3_load(c->b)) < 0;
+    if (c->shape == TL_COLLIDER_CAPSULE) {
+        v3 ab = v3_sub(v3_load(c->b), a);
+        float t = v3_dot(ab, ab) > 0 ? v3_dot(v3_sub(p, a), ab) / v3_dot(ab, ab) : 0;
+        a = v3_madd(a, ab, t < 0 ? 0 : t > 1 ? 1 : t);
+    }
+    *centre = a, *radius = c->radius;
+    v3 d = v3_sub(p, a);
+    return v3_dot(d, d) < c->radius * c->radius;
+}
+
+/* Pushes a tip out of one collider along its rope circle (the nearest point of the sphere
+ * |p - head| = len outside it) and takes its velocity into the collider away, the tangential
+ * part damped by `slip` (friction). A capsule is refined once more (its nearest point moves
+ * as the tip does); a collider swallowing the whole rope sphere leaves the tip where it is. */
+static bool collide(const tl_collider* c, v3 head, float len, v3 rest, float slip, v3* pp, v3* vp) {
+    v3 p = *pp, centre, normal;
+    float radius;
+    bool moved = false;
+    for (int pass = 0; pass < (c->shape == TL_COLLIDER_CAPSULE ? 3 : 1); ++pass) {
+        if (!collider_inside(c, p, &centre, &radius)) break;
+        if (c->shape == TL_COLLIDER_PLANE) {
+            normal = v3_load(c->b);
+            p = project_onto_circle(head, len, p, normal, v3_dot(normal, v3_load(c->a)), rest);
+        } else {
+            /* outside the sphere on the rope sphere: (x - head).d <= m, d towards the centre */
+            v3 to = v3_sub(centre, head);
+            float D = v3_length(to);
+            if (!(D > 1e-9f) || D + len <= radius) break;
+            v3 n = v3_scale(to, -1.0f / D);
+            float m = (len * len + D * D - radius * radius) / (2 * D);
+            p = project_onto_circle(head, len, p, n, v3_dot(n, head) - m, rest);
+        }
+        moved = true;
+    }
+    if (!moved) return false;
+    if (c->shape == TL_COLLIDER_PLANE)
+        normal = v3_load(c->b);
+    else {
+        collider_inside(c, p, &centre, &radius);
+        normal = v3_normalize_or(v3_sub(p, centre), v3_sub(p, head));
+    }
+    v3 v = *vp;
+    float into = v3_dot(v, normal);
+    if (into < 0) v = v3_madd(v, normal, -into);
+    *vp = v3_scale(v, slip), *pp = p;
+    return true;
+}
+
 /* The plane behind the hips and the floor for one lane's tip (rare: scalar). Returns whether
  * the tip moved; *touch whether it is on the floor. */
 bool chain_contact(const lane_frame* f, int l, v3 head, float len, v3 rest, v3* pp, v3* vp,
@@ -52,6 +105,9 @@ bool chain_contact(const lane_frame* f, int l, v3 head, float len, v3 rest, v3* 
         moved = true;
         *touch = true;
     }
+    for (int k = 0; k < f->collider_count[l]; ++k)
+        if (collide(&f->colliders[l][k], head, len, rest, f->slip[l], &p, &v))
+            moved = *touch = true;
     *pp = p, *vp = v;
     return moved;
 }

@@ -191,6 +191,8 @@ typedef struct lane_frame {
     float gx[LANES], gy[LANES], gz[LANES];    /* gravity, world units / s^2 */
     float upx[LANES], upy[LANES], upz[LANES]; /* world up */
     int plane[LANES], floor[LANES];
+    const tl_collider* colliders[LANES]; /* world, the frame's */
+    int collider_count[LANES];
     /* per internal step */
     float rx[LANES], ry[LANES], rz[LANES];            /* the chain root (head of link 0) */
     float fx[LANES], fy[LANES], fz[LANES];            /* hips forward, world */
@@ -225,6 +227,8 @@ typedef struct frame_plan {
     tl_chain_pose start, target, last_pose; /* last_pose: the last internal step's */
     qt hips_start, hips_target, last_hips;
     bool has_hips;
+    const tl_collider* colliders; /* the input's, world */
+    int collider_count;
     /* the bend of the attachment's path across the frame: an internal step at t in [0, 1]
      * takes lerp(start, target, t) + t (t - 1) curve (positions; rotations as quaternions,
      * then normalised): the parabola through the previous frame's start as well */

@@ -18,6 +18,7 @@ static void set_target(tl_chain_input* in, const tl_chain_sample* s) {
     in->has_hips = s->has_hips;
     memcpy(in->hips_target, s->hips, sizeof s->hips);
     memcpy(in->force, s->force, sizeof s->force);
+    in->colliders = s->colliders, in->collider_count = s->collider_count;
 }
 
 /* The next sub-frame starts where this one ended. */

@@ -337,7 +337,8 @@ LANE_TARGET KERNEL void NAME(link_rope)(const LINK_T* restrict k, lane_frame* re
         int below_root = v3_dot(rel, LANE_V3(f, e, l))<0, ahead = v3_dot(rel, LANE_V3(f, f, l))> 0;
         int behind = below_root & ahead;
         int below = v3_dot(p, LANE_V3(f, up, l)) < f->floor_level[l];
-        w->flag[l] = (f->plane[l] & behind) | (f->floor[l] & below) | LANE_FEEDBACK;
+        w->flag[l] = (f->plane[l] & behind) | (f->floor[l] & below) | (f->collider_count[l] > 0) |
+                     LANE_FEEDBACK;
         w->v_x[l] = v.x, w->v_y[l] = v.y, w->v_z[l] = v.z, w->p_x[l] = p.x, w->p_y[l] = p.y,
         w->p_z[l] = p.z;
     }
