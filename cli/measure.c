@@ -271,8 +271,8 @@ static int run_stress(const char* file, const config* c, const char* clip_name, 
         }
         json_array_append_new(
             parts,
-            json_pack("{s:s,s:i,s:f,s:f,s:f,s:[f,f,f,f,f],s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}", "name",
-                      chain_name(c, i), "nonfinite", (int)r.nonfinite, "max_length_error",
+            json_pack("{s:s,s:i,s:f,s:f,s:f,s:[f,f,f,f,f],s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}",
+                      "name", chain_name(c, i), "nonfinite", (int)r.nonfinite, "max_length_error",
                       (double)r.max_length_error, "fps_max_diff", (double)r.fps_max_diff,
                       "fps_max_diff_sampled", (double)r.fps_max_diff_sampled, "fps_rates",
                       (double)r.fps_rates[0], (double)r.fps_rates[1], (double)r.fps_rates[2],
@@ -282,7 +282,8 @@ static int run_stress(const char* file, const config* c, const char* clip_name, 
                       "hitch_speed_ratio", (double)r.hitch_speed_ratio, "teleport_speed_ratio",
                       (double)r.teleport_speed_ratio, "settle_seconds", (double)r.settle_seconds,
                       "hitch_speed_ratio_later", (double)r.hitch_speed_ratio_later,
-                      "teleport_speed_ratio_later", (double)r.teleport_speed_ratio_later));
+                      "teleport_speed_ratio_later", (double)r.teleport_speed_ratio_later,
+                      "collider_penetration", (double)r.collider_penetration));
         if (!as_json)
             printf("  %-16s %9u %10.2g %8.2f%% %9.1f° %9.1f° %8.3f %8.3f %7.2fs  %.3f %.3f\n",
                    chain_name(c, i), r.nonfinite, r.max_length_error, 100 * r.fps_max_diff,

@@ -79,6 +79,7 @@ typedef struct tl_stress_def {
                                 whole clip cycles), s; 2 */
     uint32_t event_phases;   /* runs per event, the event moved by 1/event_phases of a clip
                                 cycle each time; 4 */
+    bool colliders;          /* every run with the skin's body colliders (tl_player_def); true */
 } tl_stress_def;
 
 tl_stress_def tl_default_stress_def(void);
@@ -124,6 +125,10 @@ typedef struct tl_stress_report {
                                          period of the chain's root spring): whether the
                                          chain is back to its own motion; -1 without a clip */
     float teleport_speed_ratio_later; /* ... teleport_speed_ratio */
+    float collider_penetration;       /* over every run: the deepest particle inside a body
+                                         collider after a frame's last internal step / H;
+                                         must be <= 0.002 (0 without colliders) */
+    uint32_t colliders;               /* the body colliders the chain ran with */
 } tl_stress_report;
 
 /* Runs the stress tests on one chain (tl_play_chains_find, or filled by hand). `clip` is the

@@ -1,5 +1,6 @@
 /* Stress tests of a simulated chain (measure.md "Stress"): hip shake, frame-rate independence,
  * hitch and teleport, all through the player on a real character. */
+#include <tailor/colliders.h>
 #include <tailor/seating.h>
 #include <tailor/stress.h>
 
@@ -35,6 +36,7 @@ tl_stress_def tl_default_stress_def(void) {
     def.warmup_seconds = 3.0f;
     def.window_seconds = 2.0f;
     def.event_phases = 4;
+    def.colliders = true;
     return def;
 }
 
@@ -54,6 +56,8 @@ typedef struct probe {
     /* every frame so far */
     uint32_t nonfinite;
     float max_length_error;
+    float max_penetration; /* world units */
+    uint32_t colliders;
 } probe;
 
 static void column3(const float* m, int c, float out[3]) {
@@ -114,6 +118,14 @@ static void probe_frame(probe* p, const tl_pose* pose, const tl_player* player, 
     for (uint32_t i = 0; i <= p->n; ++i)
         for (int c = 0; c < 3; ++c)
             finite = finite && isfinite(p->points[i][c]);
+    const tl_collider* world;
+    uint32_t colliders = tl_player_colliders(player, 0, &world);
+    const float* particles = tl_chain_particle_positions(tl_player_chain(player, 0));
+    p->colliders = colliders;
+    for (uint32_t k = 0; k < colliders; ++k)
+        for (uint32_t i = 0; i < p->n; ++i)
+            p->max_penetration =
+                fmaxf(p->max_penetration, tl_collider_depth(&world[k], particles + 3 * i));
     p->peak_speed = 0;
     memset(p->step_deg, 0, sizeof p->step_deg);
     if (!finite) {
@@ -210,6 +222,7 @@ static tl_result run_frame_rates(const tl_scene* scene, const tl_play_chain* cha
                                  uint32_t* nonfinite, tl_error* err) {
     for (int r = 0; r < RATES; ++r) {
         tl_player_def pd = tl_default_player_def();
+        pd.colliders = def->colliders;
         if (!sampled) pd.frame_step = 1.0f / def->fps[r];
         pd.loop = true;
         tl_player* player;
@@ -267,6 +280,7 @@ static tl_result run_event(const tl_scene* scene, const tl_play_chain* chain, in
                            const tl_stress_def* def, float scale, float peaks[3],
                            uint32_t* nonfinite, tl_error* err) {
     tl_player_def pd = tl_default_player_def();
+    pd.colliders = def->colliders;
     tl_player* player;
     tl_result res = tl_player_create(scene, chain, 1, &pd, &player, err);
     if (res != TL_OK) return res;
@@ -316,6 +330,7 @@ static tl_result run_cut(const tl_scene* scene, const tl_play_chain* chain, int3
                          tl_pose* pose, probe* p, const tl_stress_def* def, float scale,
                          float* largest, uint32_t* nonfinite, tl_error* err) {
     tl_player_def pd = tl_default_player_def();
+    pd.colliders = def->colliders;
     tl_player *control = NULL, *cut = NULL;
     tl_result res = tl_player_create(scene, chain, 1, &pd, &control, err);
     if (res == TL_OK) res = tl_player_create(scene, chain, 1, &pd, &cut, err);
@@ -356,6 +371,7 @@ static tl_result run_cut(const tl_scene* scene, const tl_play_chain* chain, int3
     }
     *nonfinite += player_nonfinite(control) + player_nonfinite(cut) + q->nonfinite;
     p->max_length_error = fmaxf(p->max_length_error, q->max_length_error);
+    p->max_penetration = fmaxf(p->max_penetration, q->max_penetration);
     free(q);
     tl_player_destroy(control);
     tl_player_destroy(cut);
@@ -442,6 +458,7 @@ tl_result tl_measure_stress(const tl_scene* scene, const tl_play_chain* chain, i
 
     tl_player_def pd = tl_default_player_def();
     pd.frame_step = 1.0f / def->shake_fps;
+    pd.colliders = def->colliders;
     tl_player* player = NULL;
     tl_result res = tl_player_create(scene, chain, 1, &pd, &player, err);
     if (res != TL_OK) return res;
@@ -459,6 +476,8 @@ tl_result tl_measure_stress(const tl_scene* scene, const tl_play_chain* chain, i
             res = run_clip(scene, chain, clip, pose, p, tips, samples, def, out, err);
         out->nonfinite += p->nonfinite;
         out->max_length_error = p->max_length_error;
+        out->collider_penetration = sk->height > 0 ? p->max_penetration / sk->height : 0;
+        out->colliders = p->colliders;
     }
     free(tips);
     free(p);
