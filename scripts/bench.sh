@@ -21,7 +21,7 @@ if [ -f "$build/bench_sim.csv" ] && command -v node >/dev/null && [ -d "$root/no
     node "$root/bench/peer_springbone.mjs" | tee "$build/peer_springbone.csv"
     echo "# spring chain: ns per link-step, tailor vs three-vrm-springbone"
     echo "characters,tailor_ns,peer_ns,peer_over_tailor"
-    awk -F, 'NR == FNR { if (FNR > 1) t[$2] = $5; next }
+    awk -F, 'NR == FNR { if (FNR > 1 && $1 == "tailor") t[$2] = $5; next }
              FNR > 1 && ($2 in t) { printf "%s,%s,%s,%.1f\n", $2, t[$2], $5, $5 / t[$2] }' \
         "$build/bench_sim.csv" "$build/peer_springbone.csv"
 fi

@@ -71,7 +71,7 @@ static bool fit_capsule(const float* points, uint32_t count, float* scratch, tl_
     }
     float radius = quantile(scratch, count, 0.75f);
     if (!(radius > 0)) return false; /* (a flat patch of skin) */
-    float a = lo, b = hi; /* (skin is a surface: caps past its ends, not inside them) */
+    float a = lo, b = hi;            /* (skin is a surface: caps past its ends, not inside them) */
     memset(out, 0, sizeof *out);
     out->shape = a < b ? TL_COLLIDER_CAPSULE : TL_COLLIDER_SPHERE;
     for (int c = 0; c < 3; ++c) {
