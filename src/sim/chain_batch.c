@@ -291,7 +291,7 @@ static void step_group(lane_group* lead, frame_plan* plans, int count) {
     for (int l = 0; l < lanes; ++l) {
         frame_plan* fp = &plans[l < count ? l : 0];
         if (l < count) {
-            finish_frame(fp, back[l] != NULL, finite[l]);
+            finish_frame(fp, back[l] != NULL, back[l] ? finite[l] : true);
             /* (only where the lane is not the chain's state) */
             gather_state_batch(links, l, fp->chain, &lead->lane_state_serial[l],
                                &lead->lane_state_stamp[l]);
