@@ -1,6 +1,6 @@
 /* Spring-chain solver cost (CSV on stdout): 1, 100 and 1000 characters, each with one 8-link
  * tail on walking hips (phases staggered), 60 fps frames of two 1/120 s internal steps,
- * all chains stepped by tl_chain_step_many on one core. The same scene runs in
+ * all chains stepped by tl_chain_batch_step on one core (one batch). The same scene runs in
  * @pixiv/three-vrm-springbone through bench/peer_springbone.mjs.
  *   solver,characters,links,steps,ns_per_link_step,us_per_character_step */
 #define _POSIX_C_SOURCE 200112L
@@ -8,6 +8,7 @@
 #include <tailor/sim.h>
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -36,10 +37,14 @@ int main(void) {
     def.rest_translations = t;
     def.rest_rotations = q;
     def.tip_translation = tip;
+    tl_chain_batch* batch; /* (one for every scene: the largest) */
+    tl_error batch_err;
+    if (tl_chain_batch_create(LINKS, 1000, NULL, &batch, &batch_err) != TL_OK) return 1;
     printf("solver,characters,links,steps,ns_per_link_step,us_per_character_step\n");
     const int counts[] = {1, 100, 1000};
-    for (int c = 0; c < 3; ++c) {
-        int n = counts[c];
+    for (int run = 0; run < 6; ++run) {
+        int n = counts[run % 3];
+        bool colliders = run >= 3; /* six body capsules per character, beside the tail */
         tl_chain** chains = malloc(sizeof(tl_chain*) * (size_t)n);
         tl_chain_input* in = malloc(sizeof(tl_chain_input) * (size_t)n);
         for (int k = 0; k < n; ++k) {
@@ -55,34 +60,68 @@ int main(void) {
         const double dt = 1.0 / 60;
         const int frames = 120;
         tl_chain_input* clip = malloc(sizeof(tl_chain_input) * (size_t)n * frames);
+        tl_collider* bodies =
+            colliders ? malloc(sizeof(tl_collider) * 6 * (size_t)n * frames) : NULL;
         for (int f = 0; f < frames; ++f)
             for (int k = 0; k < n; ++k) {
                 tl_chain_input* x = &clip[(size_t)f * (size_t)n + (size_t)k];
                 *x = in[k];
                 x->start = walk(f * dt + 0.37 * k);
                 x->target = walk((f + 1) * dt + 0.37 * k);
+                if (!colliders) continue;
+                /* thighs, shins, pelvis and spine of a 1.8 m body, in the hips' frame */
+                static const float local[6][7] = {
+                    {0.12f, -0.05f, 0.05f, 0.12f, -0.45f, 0.08f, 0.08f},
+                    {-0.12f, -0.05f, 0.05f, -0.12f, -0.45f, 0.08f, 0.08f},
+                    {0.12f, -0.5f, 0.08f, 0.12f, -0.9f, 0.05f, 0.06f},
+                    {-0.12f, -0.5f, 0.08f, -0.12f, -0.9f, 0.05f, 0.06f},
+                    {-0.1f, 0.0f, 0.04f, 0.1f, 0.0f, 0.04f, 0.12f},
+                    {0.0f, 0.1f, 0.02f, 0.0f, 0.5f, 0.0f, 0.13f}};
+                tl_collider* b = bodies + 6 * ((size_t)f * (size_t)n + (size_t)k);
+                const tl_chain_pose* h = &x->target;
+                float yaw_s = h->rotation[1], yaw_c = h->rotation[3];
+                float cs = yaw_c * yaw_c - yaw_s * yaw_s, sn = 2 * yaw_s * yaw_c; /* about y */
+                for (int m = 0; m < 6; ++m) {
+                    const float* l = local[m];
+                    b[m].shape = TL_COLLIDER_CAPSULE;
+                    for (int e = 0; e < 2; ++e) {
+                        float* out = e ? b[m].b : b[m].a;
+                        const float* p = l + 3 * e;
+                        out[0] = h->position[0] + cs * p[0] + sn * p[2];
+                        out[1] = h->position[1] + p[1];
+                        out[2] = h->position[2] - sn * p[0] + cs * p[2];
+                    }
+                    b[m].radius = l[6];
+                }
+                x->colliders = b, x->collider_count = 6;
             }
         double spent = 0, sink = 0;
         while (spent < 0.3) {
             double begin = 1e-3 * bench_cpu_ms();
             for (int f = 0; f < frames; ++f)
-                tl_chain_step_many(chains, clip + (size_t)f * (size_t)n, n, (float)dt);
+                tl_chain_batch_step(batch, chains, clip + (size_t)f * (size_t)n, n, (float)dt);
             spent += 1e-3 * bench_cpu_ms() - begin;
             for (int k = 0; k < n; ++k)
                 tl_chain_reset(chains[k], &clip[k].start); /* same start */
         }
         free(clip);
+        free(bodies);
         long steps = (long)tl_chain_get_stats(chains[0]).steps;
         for (int k = 0; k < n; ++k) {
             sink += tl_chain_tip_positions(chains[k])[3 * LINKS - 1];
             tl_chain_destroy(chains[k]);
         }
         double link_steps = (double)n * LINKS * (double)steps;
-        printf("tailor,%d,%d,%ld,%.2f,%.3f\n", n, LINKS, steps, 1e9 * spent / link_steps,
-               1e6 * spent / ((double)n * (double)steps));
+        printf("%s,%d,%d,%ld,%.2f,%.3f\n", colliders ? "tailor_6_colliders" : "tailor", n, LINKS,
+               steps, 1e9 * spent / link_steps, 1e6 * spent / ((double)n * (double)steps));
         if (!isfinite(sink)) return 1;
         free(chains);
         free(in);
     }
+    fprintf(stderr,
+            "bench_sim: memory per %d-bone chain %zu B, and its share of a batch for 1000 "
+            "chains %zu B\n",
+            LINKS, tl_chain_memory_size(LINKS), tl_chain_batch_memory_size(LINKS, 1000) / 1000);
+    tl_chain_batch_destroy(batch);
     return 0;
 }

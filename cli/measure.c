@@ -155,15 +155,20 @@ static const char* chain_name(const tl_measure_rig* rig, uint32_t i) {
 }
 
 static json_t* stress_json(const char* name, const tl_stress_report* r) {
-    return json_pack("{s:s,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}", "name", name, "nonfinite",
-                     (int)r->nonfinite, "max_length_error", (double)r->max_length_error,
-                     "fps_max_diff", (double)r->fps_max_diff, "max_step_rotation_deg",
+    return json_pack("{s:s,s:i,s:f,s:f,s:f,s:[f,f,f,f,f],s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}",
+                     "name", name, "nonfinite", (int)r->nonfinite, "max_length_error",
+                     (double)r->max_length_error, "fps_max_diff", (double)r->fps_max_diff,
+                     "fps_max_diff_sampled", (double)r->fps_max_diff_sampled, "fps_rates",
+                     (double)r->fps_rates[0], (double)r->fps_rates[1], (double)r->fps_rates[2],
+                     (double)r->fps_rates[3], (double)r->fps_rates[4], "cut_error",
+                     (double)r->cut_error, "max_step_rotation_deg",
                      (double)r->max_step_rotation_deg, "max_neighbour_step_rotation_deg",
                      (double)r->max_neighbour_step_rotation_deg, "hitch_speed_ratio",
                      (double)r->hitch_speed_ratio, "teleport_speed_ratio",
                      (double)r->teleport_speed_ratio, "settle_seconds", (double)r->settle_seconds,
                      "hitch_speed_ratio_later", (double)r->hitch_speed_ratio_later,
-                     "teleport_speed_ratio_later", (double)r->teleport_speed_ratio_later);
+                     "teleport_speed_ratio_later", (double)r->teleport_speed_ratio_later,
+                     "collider_penetration", (double)r->collider_penetration);
 }
 
 static void print_json(json_t* out) {

@@ -452,6 +452,8 @@ static void stress_and_lift_reported(void) {
     const char* fields[] = {"nonfinite",
                             "max_length_error",
                             "fps_max_diff",
+                            "fps_max_diff_sampled",
+                            "cut_error",
                             "max_step_rotation_deg",
                             "max_neighbour_step_rotation_deg",
                             "hitch_speed_ratio",
@@ -460,6 +462,7 @@ static void stress_and_lift_reported(void) {
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; ++i)
         ENSURE_MSG(json_is_number(json_object_get(part, fields[i])), "no %s", fields[i]);
     ENSURE(json_integer_value(json_object_get(part, "nonfinite")) == 0);
+    ENSURE(json_array_size(json_object_get(part, "fps_rates")) == 5);
     json_decref(doc);
     ENSURE(tl_test_cli(&out, "measure '%s' --clip Rat_Jump --json",
                        tl_test_shared("cases/rat-tailless.glb")) == 0);

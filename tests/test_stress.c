@@ -75,17 +75,19 @@ static bool fox_artist_tail(character* c) {
 static void print_report(const char* label, const tl_stress_report* r) {
     fprintf(
         stderr,
-        "  %s: nonfinite %u, max_length_error %.3g, fps_max_diff %.4f, max_step_rotation_deg %.2f, "
+        "  %s: nonfinite %u, max_length_error %.3g, fps_max_diff_sampled %.5f, fps_max_diff %.4f, "
+        "cut_error %.2g, max_step_rotation_deg %.2f, "
         "max_neighbour_step_rotation_deg %.2f, hitch_speed_ratio %.4f (%.4g -> %.4g), "
         "teleport_speed_ratio "
         "%.4f (%.4g -> %.4g), control %.4f, one cycle later: hitch %.4f teleport %.4f, "
-        "settle_seconds %.3f, shake contact frames %u, chain %.4g units, scale %.4g\n",
-        label, r->nonfinite, r->max_length_error, r->fps_max_diff, r->max_step_rotation_deg,
-        r->max_neighbour_step_rotation_deg, r->hitch_speed_ratio, r->hitch_peak_before,
-        r->hitch_peak_after, r->teleport_speed_ratio, r->teleport_peak_before,
-        r->teleport_peak_after, r->control_speed_ratio, r->hitch_speed_ratio_later,
-        r->teleport_speed_ratio_later, r->settle_seconds, r->shake_contacts, r->chain_length,
-        r->scale);
+        "settle_seconds %.3f, shake contact frames %u, chain %.4g units, scale %.4g, colliders %u, "
+        "collider_penetration %.2g\n",
+        label, r->nonfinite, r->max_length_error, r->fps_max_diff_sampled, r->fps_max_diff,
+        r->cut_error, r->max_step_rotation_deg, r->max_neighbour_step_rotation_deg,
+        r->hitch_speed_ratio, r->hitch_peak_before, r->hitch_peak_after, r->teleport_speed_ratio,
+        r->teleport_peak_before, r->teleport_peak_after, r->control_speed_ratio,
+        r->hitch_speed_ratio_later, r->teleport_speed_ratio_later, r->settle_seconds,
+        r->shake_contacts, r->chain_length, r->scale, r->colliders, r->collider_penetration);
 }
 
 /* Runs the stress tests on chain 0 of a character with one of its clips and checks the
@@ -114,26 +116,45 @@ static void stress_character(character* c, const char* label, const char* clip_n
                    r.teleport_speed_ratio_later <= 1 + SPEED_RATIO_TOLERANCE,
                "%s: after a teleport's transient the peak tip speed is %.3f x the peak before",
                label, r.teleport_speed_ratio_later);
-    /* The spec's three time checks. They fail today on thick tails (bend limits of 2-15 deg
-     * pin the chain to an interpolated hips path: fps up to 3.9%; hitch and teleport ratios up
-     * to 1.43 and 1.13; docs/stress.md). Built strict they run as the known-failing program
-     * (ctest label known_failing, `make test-known-failing`); in the suite they are printed. */
-    bool fps_ok = r.fps_max_diff >= 0 && r.fps_max_diff <= 0.01f;
-    bool hitch_ok = r.hitch_speed_ratio >= 0 && r.hitch_speed_ratio <= 1 + SPEED_RATIO_TOLERANCE;
-    bool teleport_ok =
-        r.teleport_speed_ratio >= 0 && r.teleport_speed_ratio <= 1 + SPEED_RATIO_TOLERANCE;
+    /* measure.md "Stress", as decided: frame-rate independence with the clip sampled at the
+     * solver's step (15-144 fps), the transients of a hitch (one root-spring period may swing
+     * to 1.5x) and of a teleport the solver detects (1.15x). */
+    ENSURE(r.fps_rates[0] == 15 && r.fps_rates[4] == 144);
+    /* (the comparison sees a difference where the input differs: render-only poses) */
+    ENSURE_MSG(r.fps_max_diff > r.fps_max_diff_sampled, "%s: render poses compare as sampled",
+               label);
+    ENSURE_MSG(r.fps_max_diff_sampled >= 0 && r.fps_max_diff_sampled <= 0.001f,
+               "%s: sampled tips at 15-144 fps differ by %.4f%% of the chain", label,
+               100 * r.fps_max_diff_sampled);
+    ENSURE_MSG(r.hitch_speed_ratio >= 0 && r.hitch_speed_ratio <= 1.5f,
+               "%s: peak tip speed after a 0.5 s frame is %.3f x the peak before", label,
+               r.hitch_speed_ratio);
+    ENSURE_MSG(r.colliders >= 1 && r.collider_penetration >= 0 && r.collider_penetration <= 0.002f,
+               "%s: a particle %.3g of H inside a body collider (%u colliders)", label,
+               r.collider_penetration, r.colliders);
+    ENSURE_MSG(r.teleport_speed_ratio >= 0 && r.teleport_speed_ratio <= 1.15f,
+               "%s: peak tip speed after a detected teleport is %.3f x the peak before", label,
+               r.teleport_speed_ratio);
+    /* What still fails on some cases (docs/stress.md): the chain at rest within 2 s of the
+     * shake (4 of 8 creep), a reported cut carried to 1e-5 of the chain (float rounding 100 m
+     * away: up to 2.3e-5), and the render-pose target of 1%. Built strict they run as the
+     * known-failing program (ctest label known_failing, `make test-known-failing`); in the
+     * suite they are printed. */
+    bool settle_ok = r.settle_seconds >= 0 && r.settle_seconds <= 2;
+    bool cut_ok = r.cut_error >= 0 && r.cut_error <= 1e-5f;
+    bool render_ok = r.fps_max_diff >= 0 && r.fps_max_diff <= 0.01f;
     if (!TL_STRESS_STRICT) {
-        if (!fps_ok || !hitch_ok || !teleport_ok)
-            fprintf(stderr, "  %s: KNOWN FAILING:%s%s%s\n", label, fps_ok ? "" : " frame rate",
-                    hitch_ok ? "" : " hitch", teleport_ok ? "" : " teleport");
+        if (!settle_ok || !cut_ok || !render_ok)
+            fprintf(stderr, "  %s: KNOWN FAILING:%s%s%s\n", label, settle_ok ? "" : " settle",
+                    cut_ok ? "" : " cut", render_ok ? "" : " render-pose frame rate");
         return;
     }
-    ENSURE_MSG(fps_ok, "%s: tips at 30/60/144 fps differ by %.2f%% of the chain", label,
+    ENSURE_MSG(settle_ok, "%s: at rest %.2f s after the shake (-1: never)", label,
+               r.settle_seconds);
+    ENSURE_MSG(cut_ok, "%s: a reported cut moves the tips by %.3g of the chain", label,
+               r.cut_error);
+    ENSURE_MSG(render_ok, "%s: render-pose tips at 15-144 fps differ by %.2f%% of the chain", label,
                100 * r.fps_max_diff);
-    ENSURE_MSG(hitch_ok, "%s: peak tip speed after a 0.5 s frame is %.3f x the peak before", label,
-               r.hitch_speed_ratio);
-    ENSURE_MSG(teleport_ok, "%s: peak tip speed after a teleport is %.3f x the peak before", label,
-               r.teleport_speed_ratio);
 }
 
 static void stress_rigged_case(const char* name, const char* clip) {
@@ -219,6 +240,73 @@ static void shake_only(void) {
     ENSURE(r.fps_max_diff == -1 && r.hitch_speed_ratio == -1 && r.teleport_speed_ratio == -1);
     ENSURE(r.nonfinite == 0 && r.max_length_error <= 1e-4f && r.max_step_rotation_deg > 0);
     character_close(&c);
+}
+
+/* ---- body colliders ---- */
+
+/* Body colliders fitted to a rigged character: the legs, arms and head get theirs, most of the
+ * skin each bone dominates lies inside its own, and the player leaves out for the tail those
+ * its bind pose lies in. */
+static void colliders_fit_skin(const char* name, bool has_arms) {
+    character c;
+    char input[256];
+    snprintf(input, sizeof input, "cases/%s.glb", name);
+    char label[256];
+    snprintf(label, sizeof label, "%s.rigged.glb", name);
+    ENSURE(character_rig(&c, tl_test_shared(input), label));
+    tl_body_collider body[TL_BODY_COLLIDERS_MAX];
+    uint32_t n;
+    tl_error err;
+    ENSURE_OK(tl_body_colliders_fit(c.scene, 0, body, TL_BODY_COLLIDERS_MAX, &n, &err), err);
+    const tl_scene_skin* sk = &c.scene->skins[0];
+    int roles[TL_ROLE_COUNT] = {0};
+    double worst = 1;
+    for (uint32_t k = 0; k < n; ++k) {
+        roles[body[k].role]++;
+        ENSURE(body[k].local.radius > 0 && body[k].local.radius < sk->height);
+    }
+    for (uint32_t k = 0; k < n; ++k) {
+        if (k > 0 && body[k].joint == body[k - 1].joint) continue; /* (a split bone: once) */
+        uint32_t inside = 0, total = 0;
+        for (uint32_t v = 0; v < sk->vertex_count; ++v) {
+            const float* w = sk->influence_weights + (size_t)v * sk->influence_count;
+            uint32_t best = 0;
+            for (uint32_t i = 1; i < sk->influence_count; ++i)
+                if (w[i] > w[best]) best = i;
+            if (sk->influence_joints[(size_t)v * sk->influence_count + best] != body[k].joint)
+                continue;
+            ++total;
+            for (uint32_t m = k; m < n && body[m].joint == body[k].joint; ++m)
+                if (tl_collider_depth(&body[m].local, sk->rest_positions + 3 * (size_t)v) > 0) {
+                    ++inside;
+                    break;
+                }
+        }
+        worst = fmin(worst, (double)inside / total);
+    }
+    tl_player_def pd = tl_default_player_def();
+    pd.colliders = true;
+    tl_player* player;
+    ENSURE_OK(tl_player_create(c.scene, c.chains, 1, &pd, &player, &err), err);
+    const tl_collider* world;
+    uint32_t kept = tl_player_colliders(player, 0, &world);
+    fprintf(stderr,
+            "  %s: %u colliders (thighs %d, shins %d, upper arms %d, head %d), the worst bone has "
+            "%.0f%% of its skin inside; %u kept for the tail\n",
+            name, n, roles[TL_ROLE_THIGH], roles[TL_ROLE_SHIN], roles[TL_ROLE_UPPER_ARM],
+            roles[TL_ROLE_HEAD], 100 * worst, kept);
+    ENSURE(roles[TL_ROLE_THIGH] >= 2 && roles[TL_ROLE_SHIN] >= 2 && roles[TL_ROLE_HEAD] >= 1);
+    ENSURE(!has_arms || roles[TL_ROLE_UPPER_ARM] >= 2);
+    ENSURE(worst >= 0.5 && kept >= 1 && kept <= n);
+    tl_player_destroy(player);
+    character_close(&c);
+}
+
+static void colliders_knight(void) {
+    colliders_fit_skin("knight-tailed", true);
+}
+static void colliders_husky(void) {
+    colliders_fit_skin("husky-tailless", true);
 }
 
 /* ---- ground seating ---- */
@@ -410,6 +498,8 @@ int main(int argc, char** argv) {
         {"stress_fox_artist_tail", stress_fox_artist_tail},
         {"teleport_check_can_fail", teleport_check_can_fail},
         {"shake_only", shake_only},
+        {"colliders_knight", colliders_knight},
+        {"colliders_husky", colliders_husky},
         {"seating_lifts_sunk_body", seating_lifts_sunk_body},
         {"seating_rejects_bad_chain", seating_rejects_bad_chain},
         {"seating_rat", seating_rat},

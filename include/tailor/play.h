@@ -68,6 +68,9 @@ typedef struct tl_player_def {
                          wrap is a cut: the chains reach it with the clip's last pose and
                          are carried to its first, docs/play.md); false:
                          it restarts the chains at rest */
+    bool colliders;   /* the skin's body colliders (colliders.h, fitted at create) keep the
+                         chains out of the body; those a chain's bind pose already lies in
+                         are left out for it; false */
 } tl_player_def;
 
 tl_player_def tl_default_player_def(void);
@@ -92,6 +95,15 @@ void tl_player_advance(tl_player* player, tl_pose* pose, uint32_t clip, float ti
  * updated by the caller, with any motion of its own: a stress test, a game), then writes the
  * chains into it and updates world. */
 void tl_player_step_pose(tl_player* player, tl_pose* pose, float dt);
+
+/* The host moved the character discontinuously (a respawn, a camera cut) to `pose` (sampled,
+ * world updated): the next frame starts there, and each chain is carried rigidly across the
+ * jump (a cut, sim.h tl_chain_input.start). */
+void tl_player_cut(tl_player* player, const tl_pose* pose);
+
+/* The body colliders chain `index` runs with (0 without def.colliders) and, after a frame,
+ * where they were at its end (world). */
+uint32_t tl_player_colliders(const tl_player* player, uint32_t index, const tl_collider** world);
 
 /* Writes the chains' current rotations into a pose (and updates world). */
 void tl_player_apply(const tl_player* player, tl_pose* pose);

@@ -141,6 +141,23 @@ typedef struct tl_chain_def {
 /* The defaults above (bone_count 0 and NULL geometry: the caller fills those). */
 tl_chain_def tl_default_chain_def(void);
 
+/* A body collider (spring-chain.md; shared with cloth): no particle ends an internal step inside
+ * one, and a particle on its surface slides with the chain's slip damping as friction. Given in
+ * world units, in the world frame, by the host each frame (it carries each collider with the
+ * body joint it is attached to). */
+typedef enum tl_collider_shape {
+    TL_COLLIDER_SPHERE,  /* centre a, radius */
+    TL_COLLIDER_CAPSULE, /* the points within radius of the segment a-b */
+    TL_COLLIDER_PLANE    /* the half-space behind the plane through a with outward normal b */
+} tl_collider_shape;
+
+typedef struct tl_collider {
+    tl_collider_shape shape;
+    float a[3];   /* world units */
+    float b[3];   /* capsule: the segment's other end; plane: unit normal (out of the body) */
+    float radius; /* sphere, capsule: world units */
+} tl_collider;
+
 /* One frame's animated input. */
 typedef struct tl_chain_input {
     tl_chain_pose start;  /* the attachment joint's world pose at the start of the frame:
@@ -154,9 +171,17 @@ typedef struct tl_chain_input {
     float hips_start[4];  /* then: the hips frame's world rotation (its x, y, z = lateral, up,
                              forward) at the start of the frame ... */
     float hips_target[4]; /* ... and at its end. Otherwise the hips axes ride the attachment. */
+    float force[3];       /* an external acceleration on every particle over this frame, added
+                             to gravity (wind, a vehicle's acceleration felt in its frame: the
+                             negative of that acceleration), world units / s^2; 0 */
+    const tl_collider* colliders; /* the body's colliders at the end of the frame, or NULL;
+                                     read during the step only (every internal step of the
+                                     frame uses them; tl_chain_step_sampled gives each step its
+                                     own) */
+    int collider_count;
 } tl_chain_input;
 
-/* Identity poses with scale 1 and has_hips false. */
+/* Identity poses with scale 1, has_hips false, no force. */
 tl_chain_input tl_default_chain_input(void);
 
 /* What a chain has done; counters never reset except by create. */
@@ -170,7 +195,7 @@ typedef struct tl_chain_stats {
     uint32_t cuts;             /* frames whose start was not the previous frame's target: the
                                   chain was carried rigidly across the jump (a loop's wrap) */
     uint32_t clamped_frames;   /* frames longer than max_substeps * fixed_step */
-    uint32_t contacts;         /* tips on the floor after the last internal step */
+    uint32_t contacts;         /* tips on the floor or a collider after the last internal step */
 } tl_chain_stats;
 
 typedef struct tl_chain tl_chain;
@@ -190,12 +215,78 @@ void tl_chain_destroy(tl_chain* chain);
  * its rest arc. Non-finite input resets the chain and is counted in the stats. */
 void tl_chain_step(tl_chain* chain, const tl_chain_input* input, float dt);
 
-/* Steps count chains, each with its own input, by the same dt. Chains with the same bone count
- * are stepped 8 at a time in SIMD lanes (about 4x less CPU per chain than one by one; list
- * them in the same order every frame so that each keeps its lane); every chain gets exactly
- * the bits tl_chain_step would give it. A chain may be listed twice (it steps twice, in order).
- * The chains of one call must not be stepped on other threads meanwhile. */
+/* Steps count chains, each with its own input, by the same dt, one after the other (each in
+ * its own working copy; tl_chain_batch_step is the fast way to step many). */
 void tl_chain_step_many(tl_chain* const* chains, const tl_chain_input* inputs, int count, float dt);
+
+/* The working copy in which tl_chain_batch_step steps chains side by side: one per thread that
+ * steps chains, shared by any number of chains. */
+typedef struct tl_chain_batch tl_chain_batch;
+
+/* Bytes tl_chain_batch_create allocates: a 16-lane (8-lane) working copy per group of chains,
+ * about 0.22 KB per bone per chain of max_chains on x86-64, plus four groups' worth. */
+size_t tl_chain_batch_memory_size(int max_bones, int max_chains);
+
+/* A batch for up to max_chains chains of at most max_bones bones (1..TL_CHAIN_MAX_BONES) a
+ * call; more chains still step correctly, only with their constants gathered again each time.
+ * TL_ERROR_MEMORY when the allocator fails; allocator may be NULL (malloc/free). */
+tl_result tl_chain_batch_create(int max_bones, int max_chains, const tl_allocator* allocator,
+                                tl_chain_batch** out, tl_error* err);
+void tl_chain_batch_destroy(tl_chain_batch* batch);
+
+/* Steps count chains, each with its own input, by the same dt. Chains with the same bone count
+ * are stepped 16 (8 without AVX2) at a time in SIMD lanes of the batch's working copy (about 4x
+ * less CPU per chain than one by one; list them in the same order every frame so that each
+ * keeps its lane and its constants stay gathered); every chain gets exactly the bits
+ * tl_chain_step would give it. A chain may be listed twice (it steps twice, in order). The
+ * chains of one call and the batch must not be used on other threads meanwhile. */
+void tl_chain_batch_step(tl_chain_batch* batch, tl_chain* const* chains,
+                         const tl_chain_input* inputs, int count, float dt);
+
+/* Changes the chain's settings at run time (between steps), keeping its state: nothing is reset,
+ * the next step runs with the new springs, rest arc, limits, coupling, gravity and contact.
+ * Settings out of range are caller mistakes (asserts), as in create. */
+void tl_chain_set_settings(tl_chain* chain, const tl_chain_settings* settings);
+
+/* The settings the chain runs with (the def's, or the last tl_chain_set_settings). */
+tl_chain_settings tl_chain_get_settings(const tl_chain* chain);
+
+/* What a host's sampler gives for one time inside a frame. */
+typedef struct tl_chain_sample {
+    tl_chain_pose attachment;     /* the attachment joint's world pose at that time */
+    bool has_hips;                /* the hips frame moves apart from the attachment joint ... */
+    float hips[4];                /* ... then its world rotation (x, y, z = lateral, up, forward) */
+    float force[3];               /* the external acceleration then (tl_chain_input.force); 0 */
+    const tl_collider* colliders; /* the body's colliders then (valid until the next call) */
+    int collider_count;
+} tl_chain_sample;
+
+/* Fills *out with the poses `t` seconds after the frame's start (0 <= t <= dt). Called with
+ * increasing t, at every internal step inside the frame and at its end; `out` is zeroed with
+ * an identity attachment pose (scale 1) before each call. */
+typedef void (*tl_chain_sampler)(void* user, float t, tl_chain_sample* out);
+
+/* Advances the chain by dt seconds, asking the sampler for the poses at each internal step
+ * instead of interpolating two (spring-chain.md §9): the motion is then the same at every frame
+ * rate (measure.md "Stress": <= 0.1% of the chain; the player's clips give 1e-6). The frame
+ * starts where the previous one ended, unless `cut`: the host moved the character
+ * discontinuously (a respawn, a camera cut), and the chain is carried rigidly from the previous
+ * frame's end to sampler(0). A frame longer than max_substeps steps first crosses its head as
+ * one long frame (tl_chain_step's hitch), then samples the simulated window. Example:
+ *
+ *     static void sample_clip(void* user, float t, tl_chain_sample* out) {
+ *         game* g = user;                       // the engine's animation state
+ *         float world[16];
+ *         anim_sample_joint(g->anim, g->time + t, g->hips_joint, world);  // engine call
+ *         out->attachment = tl_chain_pose_from_matrix(world);
+ *         out->force[0] = g->wind[0], out->force[2] = g->wind[2];
+ *     }
+ *     ...
+ *     tl_chain_step_sampled(chain, sample_clip, &game, dt, game.respawned);
+ *     game.time += dt;
+ */
+void tl_chain_step_sampled(tl_chain* chain, tl_chain_sampler sampler, void* user, float dt,
+                           bool cut);
 
 /* Puts the chain at rest on its rest arc, still, under the given attachment pose. */
 void tl_chain_reset(tl_chain* chain, const tl_chain_pose* attachment);
@@ -225,9 +316,8 @@ const float* tl_chain_rest_directions(const tl_chain* chain);
 const float* tl_chain_bend_limits(const tl_chain* chain);
 tl_chain_stats tl_chain_get_stats(const tl_chain* chain);
 
-/* Bytes tl_chain_create allocates for a def (one block): about 3.6 KB per bone on x86-64 and
- * 2 KB elsewhere, most of it the workspace of the 16-lane (8-lane) batches this chain may lead
- * in tl_chain_step_many. */
+/* Bytes tl_chain_create allocates for a def (one block): about 0.5 KB per bone on x86-64
+ * (the batches' working copies are in tl_chain_batch). */
 size_t tl_chain_memory_size(int bone_count);
 
 #ifdef __cplusplus

@@ -6,11 +6,15 @@
  *               lateral axis and a yaw of ±45° · sin(2π · 1.5 Hz · t) about its up axis
  *               through the pelvis, for 4 s, then held still for 4 s, at 60 fps
  *               (tl_player_step_pose). scale = H / 1.8 m.
- *   Frame rate  a clip played with tl_player_advance at 30, 60 and 144 fps (looping); the
- *               tips' world positions compared every 1/6 s over max(clip duration, 2 s).
+ *   Frame rate  a clip played with tl_player_advance at 15, 30, 60, 120 and 144 fps (looping);
+ *               the tips' world positions compared every 1/6 s over max(clip duration, 2 s).
+ *               Twice: with the clip sampled at the solver's step (the player's default
+ *               frame_step, 1/120 s: fps_max_diff_sampled) and only at the render frames
+ *               (frame_step = 1/fps: fps_max_diff, what a host with two poses a frame gets).
  *   Hitch       the clip at 60 fps with one 0.5 s frame after a warm-up.
  *   Teleport    the clip at 60 fps with the whole character moved 100 m · scale along its
- *               forward axis between two frames (and left there).
+ *               forward axis between two frames (and left there), the solver left to detect
+ *               it; and once more with the jump reported as a cut (tl_player_cut).
  *   Control     the same run with no event.
  *
  * Frames. Points of the chain are the pose's joint world positions: each bone's head, then the
@@ -61,7 +65,7 @@ typedef struct tl_stress_def {
     float settle_speed;    /* at rest: every tip slower than this relative to the attachment,
                               m/s (x scale); 0.01 */
     /* --- frame-rate independence --- */
-    float fps[3];           /* the three frame rates compared; 30, 60, 144 */
+    float fps[5];           /* the frame rates compared; 15, 30, 60, 120, 144 */
     float compare_interval; /* common sample times, s (a whole number of frames at each
                                rate, else the sample time is its own short frame); 1/6 */
     float compare_seconds;  /* compared over max(this, clip duration), s; 2 */
@@ -75,6 +79,7 @@ typedef struct tl_stress_def {
                                 whole clip cycles), s; 2 */
     uint32_t event_phases;   /* runs per event, the event moved by 1/event_phases of a clip
                                 cycle each time; 4 */
+    bool colliders;          /* every run with the skin's body colliders (tl_player_def); true */
 } tl_stress_def;
 
 tl_stress_def tl_default_stress_def(void);
@@ -86,7 +91,15 @@ typedef struct tl_stress_report {
     float max_length_error;      /* over every run: the largest |link - rest link| / rest link of
                                     the pose's joint positions; must be <= 1e-4 */
     float fps_max_diff;          /* the largest tip distance between two frame rates at a common
-                                    time / chain length; -1 without a clip */
+                                    time / chain length, render poses only (two a frame); target
+                                    <= 0.01; -1 without a clip */
+    float fps_max_diff_sampled;  /* ... with the clip sampled at the solver's step; must be
+                                    <= 0.001; -1 without a clip */
+    float fps_rates[5];          /* the frame rates compared (def.fps) */
+    float cut_error;             /* a reported cut: the largest distance of a tip relative to
+                                    the attachment from the run without the jump, over the
+                                    cut's frame and one second after it / chain length; must
+                                    be <= 1e-5; -1 without a clip */
     float max_step_rotation_deg; /* shake: the largest rotation of one bone, relative
                                     to the attachment, between two frames */
     float max_neighbour_step_rotation_deg; /* shake: in that frame, the largest rotation of
@@ -112,6 +125,10 @@ typedef struct tl_stress_report {
                                          period of the chain's root spring): whether the
                                          chain is back to its own motion; -1 without a clip */
     float teleport_speed_ratio_later; /* ... teleport_speed_ratio */
+    float collider_penetration;       /* over every run: the deepest particle inside a body
+                                         collider after a frame's last internal step / H;
+                                         must be <= 0.002 (0 without colliders) */
+    uint32_t colliders;               /* the body colliders the chain ran with */
 } tl_stress_report;
 
 /* Runs the stress tests on one chain (tl_play_chains_find, or filled by hand). `clip` is the

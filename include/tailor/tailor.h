@@ -24,6 +24,7 @@
 #include <tailor/sim.h>
 #include <tailor/mesh.h>
 #include <tailor/scene.h>
+#include <tailor/colliders.h>
 #include <tailor/rig.h>
 #include <tailor/measure.h>
 #include <tailor/play.h>

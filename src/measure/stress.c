@@ -1,5 +1,6 @@
 /* Stress tests of a simulated chain (measure.md "Stress"): hip shake, frame-rate independence,
  * hitch and teleport, all through the player on a real character. */
+#include <tailor/colliders.h>
 #include <tailor/seating.h>
 #include <tailor/stress.h>
 
@@ -21,9 +22,11 @@ tl_stress_def tl_default_stress_def(void) {
     def.hold_seconds = 4.0f;
     def.shake_fps = 60.0f;
     def.settle_speed = 0.01f;
-    def.fps[0] = 30.0f;
-    def.fps[1] = 60.0f;
-    def.fps[2] = 144.0f;
+    def.fps[0] = 15.0f;
+    def.fps[1] = 30.0f;
+    def.fps[2] = 60.0f;
+    def.fps[3] = 120.0f;
+    def.fps[4] = 144.0f;
     def.compare_interval = 1.0f / 6.0f;
     def.compare_seconds = 2.0f;
     def.event_fps = 60.0f;
@@ -32,6 +35,7 @@ tl_stress_def tl_default_stress_def(void) {
     def.warmup_seconds = 3.0f;
     def.window_seconds = 2.0f;
     def.event_phases = 4;
+    def.colliders = true;
     return def;
 }
 
@@ -51,6 +55,8 @@ typedef struct probe {
     /* every frame so far */
     uint32_t nonfinite;
     float max_length_error;
+    float max_penetration; /* world units */
+    uint32_t colliders;
 } probe;
 
 static void column3(const float* m, int c, float out[3]) {
@@ -111,6 +117,14 @@ static void probe_frame(probe* p, const tl_pose* pose, const tl_player* player, 
     for (uint32_t i = 0; i <= p->n; ++i)
         for (int c = 0; c < 3; ++c)
             finite = finite && isfinite(p->points[i][c]);
+    const tl_collider* world;
+    uint32_t colliders = tl_player_colliders(player, 0, &world);
+    const float* particles = tl_chain_particle_positions(tl_player_chain(player, 0));
+    p->colliders = colliders;
+    for (uint32_t k = 0; k < colliders; ++k)
+        for (uint32_t i = 0; i < p->n; ++i)
+            p->max_penetration =
+                fmaxf(p->max_penetration, tl_collider_depth(&world[k], particles + 3 * i));
     p->peak_speed = 0;
     memset(p->step_deg, 0, sizeof p->step_deg);
     if (!finite) {
@@ -197,15 +211,19 @@ static void run_shake(const tl_scene* scene, tl_player* player, tl_pose* pose, p
         out->settle_seconds = last_moving < 0 ? 0 : last_moving - def->shake_seconds;
 }
 
-/* The clip at three frame rates; the largest distance between two rates' tips at a common
- * time, world units. `tips` holds 3 x samples x n x 3 floats. */
+enum { RATES = 5 };
+
+/* The clip at every rate of def.fps; the largest distance between two rates' tips at a common
+ * time, world units. `sampled`: the player samples the clip at the solver's step (its default
+ * frame_step), else only at render frames. `tips` holds RATES x samples x n x 3 floats. */
 static tl_result run_frame_rates(const tl_scene* scene, const tl_play_chain* chain, int32_t clip,
                                  tl_pose* pose, probe* p, float* tips, uint32_t samples,
-                                 const tl_stress_def* def, float* largest, uint32_t* nonfinite,
-                                 tl_error* err) {
-    for (int r = 0; r < 3; ++r) {
+                                 const tl_stress_def* def, bool sampled, float* largest,
+                                 uint32_t* nonfinite, tl_error* err) {
+    for (int r = 0; r < RATES; ++r) {
         tl_player_def pd = tl_default_player_def();
-        pd.frame_step = 1.0f / def->fps[r];
+        pd.colliders = def->colliders;
+        if (!sampled) pd.frame_step = 1.0f / def->fps[r];
         pd.loop = true;
         tl_player* player;
         tl_result res = tl_player_create(scene, chain, 1, &pd, &player, err);
@@ -236,8 +254,8 @@ static tl_result run_frame_rates(const tl_scene* scene, const tl_play_chain* cha
     *largest = 0;
     for (uint32_t k = 0; k < samples; ++k)
         for (uint32_t i = 0; i < p->n; ++i)
-            for (int a = 0; a < 3; ++a)
-                for (int b = a + 1; b < 3; ++b)
+            for (int a = 0; a < RATES; ++a)
+                for (int b = a + 1; b < RATES; ++b)
                     *largest =
                         fmaxf(*largest,
                               tl_vec3_distance(tips + (((size_t)a * samples + k) * p->n + i) * 3,
@@ -262,6 +280,7 @@ static tl_result run_event(const tl_scene* scene, const tl_play_chain* chain, in
                            const tl_stress_def* def, float scale, float peaks[3],
                            uint32_t* nonfinite, tl_error* err) {
     tl_player_def pd = tl_default_player_def();
+    pd.colliders = def->colliders;
     tl_player* player;
     tl_result res = tl_player_create(scene, chain, 1, &pd, &player, err);
     if (res != TL_OK) return res;
@@ -304,6 +323,61 @@ static tl_result run_event(const tl_scene* scene, const tl_play_chain* chain, in
     return TL_OK;
 }
 
+/* The teleport reported as a cut (tl_player_cut) against the run without it: the largest
+ * distance of a tip relative to the attachment between the two, over the cut's frame and one
+ * second after it, world units. */
+static tl_result run_cut(const tl_scene* scene, const tl_play_chain* chain, int32_t clip,
+                         tl_pose* pose, probe* p, const tl_stress_def* def, float scale,
+                         float* largest, uint32_t* nonfinite, tl_error* err) {
+    tl_player_def pd = tl_default_player_def();
+    pd.colliders = def->colliders;
+    tl_player *control = NULL, *cut = NULL;
+    tl_result res = tl_player_create(scene, chain, 1, &pd, &control, err);
+    if (res == TL_OK) res = tl_player_create(scene, chain, 1, &pd, &cut, err);
+    probe* q = malloc(sizeof *q);
+    if (res == TL_OK && !q) res = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    if (res != TL_OK) {
+        free(q);
+        tl_player_destroy(control);
+        tl_player_destroy(cut);
+        return res;
+    }
+    memcpy(q, p, sizeof *q);
+    const uint32_t event_frame = (uint32_t)lround(def->warmup_seconds * def->event_fps);
+    const uint32_t frames = event_frame + (uint32_t)lround(def->event_fps);
+    float jump[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    for (int c = 0; c < 3; ++c)
+        jump[12 + c] = def->teleport_distance * scale * p->sk->forward[c];
+    p->has_last = q->has_last = false;
+    *largest = 0;
+    for (uint32_t f = 0; f <= frames; ++f) {
+        double t = f / (double)def->event_fps;
+        float dt = f ? 1.0f / def->event_fps : 0.0f;
+        tl_pose_sample(pose, scene, (uint32_t)clip, clip_time(scene, clip, t));
+        tl_player_step_pose(control, pose, dt);
+        probe_frame(p, pose, control, dt);
+        if (f == event_frame) { /* the last frame's pose, moved: where the next one starts */
+            tl_pose_sample(pose, scene, (uint32_t)clip, clip_time(scene, clip, t - dt));
+            tl_pose_move_skin(pose, scene, chain->skin, jump);
+            tl_player_cut(cut, pose);
+        }
+        tl_pose_sample(pose, scene, (uint32_t)clip, clip_time(scene, clip, t));
+        if (f >= event_frame) tl_pose_move_skin(pose, scene, chain->skin, jump);
+        tl_player_step_pose(cut, pose, dt);
+        probe_frame(q, pose, cut, dt);
+        if (f == event_frame)
+            for (uint32_t i = 1; i <= p->n; ++i)
+                *largest = fmaxf(*largest, tl_vec3_distance(p->relative[i], q->relative[i]));
+    }
+    *nonfinite += player_nonfinite(control) + player_nonfinite(cut) + q->nonfinite;
+    p->max_length_error = fmaxf(p->max_length_error, q->max_length_error);
+    p->max_penetration = fmaxf(p->max_penetration, q->max_penetration);
+    free(q);
+    tl_player_destroy(control);
+    tl_player_destroy(cut);
+    return TL_OK;
+}
+
 /* The event at def.event_phases phases of a clip cycle; the worst after/before ratio and its
  * peaks (ratio, before, after), and the worst ratio after the transient (worst[3]). */
 static tl_result run_events(const tl_scene* scene, const tl_play_chain* chain, int32_t clip,
@@ -329,10 +403,17 @@ static tl_result run_clip(const tl_scene* scene, const tl_play_chain* chain, int
                           tl_pose* pose, probe* p, float* tips, uint32_t samples,
                           const tl_stress_def* def, tl_stress_report* out, tl_error* err) {
     float largest, worst[4];
-    tl_result res = run_frame_rates(scene, chain, clip, pose, p, tips, samples, def, &largest,
-                                    &out->nonfinite, err);
+    tl_result res = run_frame_rates(scene, chain, clip, pose, p, tips, samples, def, false,
+                                    &largest, &out->nonfinite, err);
     if (res != TL_OK) return res;
     out->fps_max_diff = out->chain_length > 0 ? largest / out->chain_length : 0;
+    res = run_frame_rates(scene, chain, clip, pose, p, tips, samples, def, true, &largest,
+                          &out->nonfinite, err);
+    if (res != TL_OK) return res;
+    out->fps_max_diff_sampled = out->chain_length > 0 ? largest / out->chain_length : 0;
+    res = run_cut(scene, chain, clip, pose, p, def, out->scale, &largest, &out->nonfinite, err);
+    if (res != TL_OK) return res;
+    out->cut_error = out->chain_length > 0 ? largest / out->chain_length : 0;
     res = run_events(scene, chain, clip, pose, p, EVENT_HITCH, def, out->scale, worst,
                      &out->nonfinite, err);
     if (res != TL_OK) return res;
@@ -359,8 +440,11 @@ tl_result tl_measure_stress(const tl_scene* scene, const tl_play_chain* chain, i
     assert(clip == TL_NONE || (clip >= 0 && (uint32_t)clip < scene->clip_count));
     assert(def->shake_fps > 0 && def->event_fps > 0 && def->compare_interval > 0 &&
            def->event_phases >= 1);
-    assert(def->fps[0] > 0 && def->fps[1] > 0 && def->fps[2] > 0);
+    for (int r = 0; r < RATES; ++r)
+        assert(def->fps[r] > 0);
     memset(out, 0, sizeof *out);
+    memcpy(out->fps_rates, def->fps, sizeof out->fps_rates);
+    out->fps_max_diff_sampled = out->cut_error = -1;
     out->fps_max_diff = out->hitch_speed_ratio = out->teleport_speed_ratio =
         out->control_speed_ratio = out->hitch_speed_ratio_later = out->teleport_speed_ratio_later =
             -1;
@@ -374,12 +458,13 @@ tl_result tl_measure_stress(const tl_scene* scene, const tl_play_chain* chain, i
 
     tl_player_def pd = tl_default_player_def();
     pd.frame_step = 1.0f / def->shake_fps;
+    pd.colliders = def->colliders;
     tl_player* player = NULL;
     tl_result res = tl_player_create(scene, chain, 1, &pd, &player, err);
     if (res != TL_OK) return res;
     tl_pose* pose = tl_pose_create(scene);
     probe* p = malloc(sizeof *p);
-    float* tips = malloc(sizeof *tips * (3 * (size_t)samples * chain->bone_count * 3 + 1));
+    float* tips = malloc(sizeof *tips * (RATES * (size_t)samples * chain->bone_count * 3 + 1));
     if (!pose || !p || !tips) {
         res = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     } else {
@@ -391,6 +476,8 @@ tl_result tl_measure_stress(const tl_scene* scene, const tl_play_chain* chain, i
             res = run_clip(scene, chain, clip, pose, p, tips, samples, def, out, err);
         out->nonfinite += p->nonfinite;
         out->max_length_error = p->max_length_error;
+        out->collider_penetration = sk->height > 0 ? p->max_penetration / sk->height : 0;
+        out->colliders = p->colliders;
     }
     free(tips);
     free(p);

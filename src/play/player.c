@@ -1,4 +1,5 @@
 /* Clip playback with the spring chains: the bridge from poses to the solver and back. */
+#include <tailor/colliders.h>
 #include <tailor/play.h>
 #include <tailor/gltf_json.h>
 
@@ -21,12 +22,17 @@ struct tl_player {
     double played; /* seconds played since then (grows through loops) */
     double fed;    /* the clip time of the last pose fed to the chains */
     bool started;
+    /* def.colliders: per chain, the body colliders it runs with and their world poses */
+    tl_body_collider (*colliders)[TL_BODY_COLLIDERS_MAX];
+    tl_collider (*world)[TL_BODY_COLLIDERS_MAX];
+    uint32_t* collider_count;
 };
 
 tl_player_def tl_default_player_def(void) {
     tl_player_def def;
     def.frame_step = 1.0f / 120.0f;
     def.loop = false;
+    def.colliders = false;
     return def;
 }
 
@@ -131,6 +137,37 @@ static tl_result build_chain(const tl_scene* scene, const tl_play_chain* desc, f
     return tl_chain_create(&def, NULL, out, err);
 }
 
+static bool inside_any_point(const tl_collider* c, const tl_scene_skin* sk,
+                             const tl_play_chain* d) {
+    for (uint32_t b = 0; b <= d->bone_count; ++b) {
+        int32_t j = b < d->bone_count ? (int32_t)d->bone_joints[b] : d->end_joint;
+        if (j == TL_NONE) continue;
+        if (tl_collider_depth(c, sk->joints[j].rest_world + 12) > 0) return true;
+    }
+    return false;
+}
+
+/* Each chain's body colliders: its skin's, without those its bind pose lies in. */
+static tl_result fit_colliders(tl_player* p, tl_error* err) {
+    p->colliders = calloc(p->count + 1, sizeof *p->colliders);
+    p->world = calloc(p->count + 1, sizeof *p->world);
+    p->collider_count = calloc(p->count + 1, sizeof *p->collider_count);
+    if (!p->colliders || !p->world || !p->collider_count)
+        return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    for (uint32_t i = 0; i < p->count; ++i) {
+        const tl_play_chain* d = &p->descs[i];
+        const tl_scene_skin* sk = &p->scene->skins[d->skin];
+        tl_body_collider all[TL_BODY_COLLIDERS_MAX];
+        uint32_t n;
+        tl_result r = tl_body_colliders_fit(p->scene, d->skin, all, TL_BODY_COLLIDERS_MAX, &n, err);
+        if (r != TL_OK) return r;
+        for (uint32_t k = 0; k < n; ++k)
+            if (!inside_any_point(&all[k].local, sk, d))
+                p->colliders[i][p->collider_count[i]++] = all[k];
+    }
+    return TL_OK;
+}
+
 tl_result tl_player_create(const tl_scene* scene, const tl_play_chain* chains, uint32_t count,
                            const tl_player_def* def, tl_player** out, tl_error* err) {
     assert(def->frame_step > 0);
@@ -172,6 +209,13 @@ tl_result tl_player_create(const tl_scene* scene, const tl_play_chain* chains, u
         }
         p->inputs[i] = tl_default_chain_input();
     }
+    if (def->colliders) {
+        tl_result r = fit_colliders(p, err);
+        if (r != TL_OK) {
+            tl_player_destroy(p);
+            return r;
+        }
+    }
     *out = p;
     return TL_OK;
 }
@@ -182,6 +226,9 @@ void tl_player_destroy(tl_player* p) {
         tl_chain_destroy(p->chains[i]);
     free(p->chains);
     free(p->descs);
+    free(p->colliders);
+    free(p->world);
+    free(p->collider_count);
     free(p->inputs);
     tl_pose_destroy(p->scratch);
     free(p);
@@ -213,6 +260,12 @@ void tl_player_start(tl_player* p, uint32_t clip, float time) {
 static void step_frame(tl_player* p, const tl_pose* pose, float dt) {
     for (uint32_t i = 0; i < p->count; ++i) {
         p->inputs[i].target = attachment_pose(p, pose, i);
+        if (p->collider_count && p->collider_count[i] > 0) {
+            tl_body_colliders_pose(p->scene, p->descs[i].skin, p->colliders[i],
+                                   p->collider_count[i], pose, p->world[i]);
+            p->inputs[i].colliders = p->world[i];
+            p->inputs[i].collider_count = (int)p->collider_count[i];
+        }
         tl_chain_step(p->chains[i], &p->inputs[i], dt);
         p->inputs[i].start = p->inputs[i].target;
     }
@@ -281,6 +334,11 @@ void tl_player_step_pose(tl_player* p, tl_pose* pose, float dt) {
     tl_player_apply(p, pose);
 }
 
+void tl_player_cut(tl_player* p, const tl_pose* pose) {
+    for (uint32_t i = 0; i < p->count; ++i)
+        p->inputs[i].start = attachment_pose(p, pose, i);
+}
+
 void tl_player_apply(const tl_player* p, tl_pose* pose) {
     for (uint32_t i = 0; i < p->count; ++i) {
         const tl_play_chain* d = &p->descs[i];
@@ -294,6 +352,12 @@ void tl_player_apply(const tl_player* p, tl_pose* pose) {
         }
     }
     tl_pose_update_world(pose, p->scene);
+}
+
+uint32_t tl_player_colliders(const tl_player* p, uint32_t i, const tl_collider** world) {
+    assert(i < p->count);
+    if (world) *world = p->world ? p->world[i] : NULL;
+    return p->collider_count ? p->collider_count[i] : 0;
 }
 
 const tl_scene* tl_player_scene(const tl_player* p) {

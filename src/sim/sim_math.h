@@ -163,4 +163,36 @@ static inline qt qt_from_basis(v3 x, v3 y, v3 z) {
     return qt_normalize(q);
 }
 
+/* ---- column-major 4x4 matrices (glTF layout; only at create and for callers) ---- */
+
+static inline v3 m4_column(const float* m, int c) {
+    return v3_make(m[4 * c], m[4 * c + 1], m[4 * c + 2]);
+}
+
+/* Inverse of an affine column-major 4x4 whose upper 3x3 is rotation times uniform scale. */
+static inline void m4_affine_inverse(float out[16], const float m[16]) {
+    v3 x = m4_column(m, 0), y = m4_column(m, 1), z = m4_column(m, 2), t = m4_column(m, 3);
+    float s2 = (v3_dot(x, x) + v3_dot(y, y) + v3_dot(z, z)) / 3.0f;
+    float inv = s2 > 0 ? 1.0f / s2 : 0;
+    /* (sR)^-1 = R^T / s = (sR)^T / s^2 */
+    for (int i = 0; i < 16; ++i)
+        out[i] = 0;
+    for (int c = 0; c < 3; ++c)
+        for (int row = 0; row < 3; ++row)
+            out[4 * c + row] = m[4 * row + c] * inv;
+    for (int row = 0; row < 3; ++row)
+        out[12 + row] = -(out[row] * t.x + out[4 + row] * t.y + out[8 + row] * t.z);
+    out[15] = 1;
+}
+
+static inline void m4_mul(float out[16], const float a[16], const float b[16]) {
+    for (int c = 0; c < 4; ++c)
+        for (int r = 0; r < 4; ++r) {
+            float s = 0;
+            for (int k = 0; k < 4; ++k)
+                s += a[4 * k + r] * b[4 * c + k];
+            out[4 * c + r] = s;
+        }
+}
+
 #endif

@@ -1,12 +1,21 @@
-/* The lane kernels of the spring chain, included by spring_chain.c once per lane count:
+/* The lane kernels of the spring chain, included by chain_kernels*.c once per lane count:
  * LANE_COUNT 4 (a batch: loops over the lanes compile to SIMD) and 1 (a chain alone: the same
  * operations as scalar code, so a chain gets the same bits alone or in a batch). Every
  * function is named NAME(x) = x_<LANE_COUNT>. */
+#ifndef LANE_FEEDBACK /* the article's bug 2 (spring_chain_internal.h): a test's variant */
+#define LANE_FEEDBACK 0
+#define LANE_FEEDBACK_DEFAULT
+#endif
 #ifndef LANE_ISA /* a suffix for a build of the kernels for another instruction set */
 #define LANE_ISA
 #define LANE_TARGET
 #endif
 #define NAME(x) NAME_(x, LANE_COUNT, LANE_ISA)
+#if LANE_COUNT == 1 /* the working copy's type: one lane or a batch */
+#define LINK_T lane_link1
+#else
+#define LINK_T lane_link
+#endif
 #define NAME_(x, n, isa) NAME__(x, n, isa)
 #define NAME__(x, n, isa) x##_##n##isa
 #if defined(__clang__) && LANE_COUNT > 1
@@ -148,48 +157,54 @@ static void NAME(lanes_pose)(lane_frame* restrict f) {
     }
 }
 
-/* Link i of every lane. The straight-line code runs in loops over the lanes (SIMD); the rare
- * branches (antiparallel swings, bends more than 36 degrees from their neighbours, the bend
- * limit, contact) are flagged there and fixed per lane. */
-LANE_TARGET
-static void NAME(lanes_link)(lane_link* restrict links, int n, int i, lane_frame* restrict f) {
-    lane_link* restrict k = &links[i];
-    const bool coupled = n > 1;
+/* The working values of one link in every lane, passed between the parts of lanes_link. */
+typedef struct NAME(link_work) {
     float rest_x[LANE_COUNT], rest_y[LANE_COUNT], rest_z[LANE_COUNT], len[LANE_COUNT];
-    float p_x[LANE_COUNT], p_y[LANE_COUNT], p_z[LANE_COUNT], v_x[LANE_COUNT], v_y[LANE_COUNT],
-        v_z[LANE_COUNT];
+    float p_x[LANE_COUNT], p_y[LANE_COUNT], p_z[LANE_COUNT];
+    float v_x[LANE_COUNT], v_y[LANE_COUNT], v_z[LANE_COUNT];
     float d_x[LANE_COUNT], d_y[LANE_COUNT], d_z[LANE_COUNT], d2[LANE_COUNT];
-    float m_x[LANE_COUNT], m_y[LANE_COUNT], m_z[LANE_COUNT],
-        m_w[LANE_COUNT]; /* the neighbours' bend */
+    float m_x[LANE_COUNT], m_y[LANE_COUNT], m_z[LANE_COUNT], m_w[LANE_COUNT]; /* neighbours' bend */
     float q_x[LANE_COUNT], q_y[LANE_COUNT], q_z[LANE_COUNT], q_w[LANE_COUNT]; /* the bend */
-    float h_x[LANE_COUNT], h_y[LANE_COUNT], h_z[LANE_COUNT]; /* its direction in the hips frame */
+    float h_x[LANE_COUNT], h_y[LANE_COUNT], h_z[LANE_COUNT]; /* its direction, hips frame */
     float norm2[LANE_COUNT], inv[LANE_COUNT], mid2[LANE_COUNT], mid_inv[LANE_COUNT];
     int flag[LANE_COUNT];
+} NAME(link_work);
 
-    /* neighbour target from the snapshot (§4): midpoint(I or old_{i-1}, old_{i+1}) or old_{n-2} */
+/* The neighbour target from the snapshot (§4): midpoint(I or old_{i-1}, old_{i+1}) or
+ * old_{n-2}; keeps this link's old bend for the next link. */
+LANE_TARGET KERNEL void NAME(link_neighbours)(const LINK_T* restrict links, int n, int i,
+                                              lane_frame* restrict f,
+                                              NAME(link_work) * restrict w) {
+    const LINK_T* restrict k = &links[i];
+    const bool coupled = n > 1;
     if (coupled && i + 1 < n) {
-        const lane_link* restrict next = &links[i + 1];
+        const LINK_T* restrict next = &links[i + 1];
         if (i == 0) EACH f->qx[l] = 0, f->qy[l] = 0, f->qz[l] = 0, f->qw[l] = 1;
         EACH {
             qt a = LANE_QT(f, q, l), b = LANE_QT(next, b, l);
             b = NAME(qt_pick)(qt_dot(a, b) < 0, qt_neg(b), b);
-            m_x[l] = a.x + b.x, m_y[l] = a.y + b.y, m_z[l] = a.z + b.z, m_w[l] = a.w + b.w;
-            mid2[l] = m_x[l] * m_x[l] + m_y[l] * m_y[l] + m_z[l] * m_z[l] + m_w[l] * m_w[l];
+            w->m_x[l] = a.x + b.x, w->m_y[l] = a.y + b.y, w->m_z[l] = a.z + b.z,
+            w->m_w[l] = a.w + b.w;
+            w->mid2[l] = w->m_x[l] * w->m_x[l] + w->m_y[l] * w->m_y[l] + w->m_z[l] * w->m_z[l] +
+                         w->m_w[l] * w->m_w[l];
         }
-        NAME(lanes_rsqrt)(mid_inv, mid2);
+        NAME(lanes_rsqrt)(w->mid_inv, w->mid2);
         EACH {
-            qt m = {m_x[l] * mid_inv[l], m_y[l] * mid_inv[l], m_z[l] * mid_inv[l],
-                    m_w[l] * mid_inv[l]};
-            m = NAME(qt_pick)(mid2[l] > 1e-30f, m, qt_identity());
-            m_x[l] = m.x, m_y[l] = m.y, m_z[l] = m.z, m_w[l] = m.w;
+            qt m = {w->m_x[l] * w->mid_inv[l], w->m_y[l] * w->mid_inv[l], w->m_z[l] * w->mid_inv[l],
+                    w->m_w[l] * w->mid_inv[l]};
+            m = NAME(qt_pick)(w->mid2[l] > 1e-30f, m, qt_identity());
+            w->m_x[l] = m.x, w->m_y[l] = m.y, w->m_z[l] = m.z, w->m_w[l] = m.w;
         }
     } else if (coupled) {
-        EACH m_x[l] = f->qx[l], m_y[l] = f->qy[l], m_z[l] = f->qz[l], m_w[l] = f->qw[l];
+        EACH w->m_x[l] = f->qx[l], w->m_y[l] = f->qy[l], w->m_z[l] = f->qz[l], w->m_w[l] = f->qw[l];
     }
     /* keep this link's old bend for the next link's neighbour target */
     EACH f->qx[l] = k->bx[l], f->qy[l] = k->by[l], f->qz[l] = k->bz[l], f->qw[l] = k->bw[l];
+}
 
-    /* damped spring to the rest target, semi-implicit Euler */
+/* The damped spring to the rest target (semi-implicit Euler) and the bend it leaves. */
+LANE_TARGET KERNEL void NAME(link_spring)(const LINK_T* restrict k, const lane_frame* restrict f,
+                                          NAME(link_work) * restrict w) {
     EACH {
         const qt W = LANE_QT(f, w, l);
         const v3 head = LANE_V3(f, h, l);
@@ -209,175 +224,214 @@ static void NAME(lanes_link)(lane_link* restrict links, int n, int i, lane_frame
         v3 u = LANE_V3(k, u, l), d = qt_unrotate(W, v3_sub(p, head));
         float dot = v3_dot(u, d);
         v3 c = v3_cross(u, d);
-        rest_x[l] = rest.x, rest_y[l] = rest.y, rest_z[l] = rest.z, len[l] = length;
-        p_x[l] = p.x, p_y[l] = p.y, p_z[l] = p.z, v_x[l] = v.x, v_y[l] = v.y, v_z[l] = v.z;
-        q_x[l] = c.x, q_y[l] = c.y, q_z[l] = c.z, q_w[l] = dot;
-        norm2[l] = v3_dot(d, d);
+        w->rest_x[l] = rest.x, w->rest_y[l] = rest.y, w->rest_z[l] = rest.z, w->len[l] = length;
+        w->p_x[l] = p.x, w->p_y[l] = p.y, w->p_z[l] = p.z, w->v_x[l] = v.x, w->v_y[l] = v.y,
+        w->v_z[l] = v.z;
+        w->q_x[l] = c.x, w->q_y[l] = c.y, w->q_z[l] = c.z, w->q_w[l] = dot;
+        w->norm2[l] = v3_dot(d, d);
     }
-    NAME(lanes_sqrt)(inv, norm2);
+    NAME(lanes_sqrt)(w->inv, w->norm2);
     EACH {
-        float d_len = inv[l];
-        flag[l] = q_w[l] < -0.999999f * d_len; /* d opposite u */
-        q_w[l] += d_len;
-        d2[l] = norm2[l];
-        norm2[l] = q_x[l] * q_x[l] + q_y[l] * q_y[l] + q_z[l] * q_z[l] + q_w[l] * q_w[l];
+        float d_len = w->inv[l];
+        w->flag[l] = w->q_w[l] < -0.999999f * d_len; /* d opposite u */
+        w->q_w[l] += d_len;
+        w->d2[l] = w->norm2[l];
+        w->norm2[l] = w->q_x[l] * w->q_x[l] + w->q_y[l] * w->q_y[l] + w->q_z[l] * w->q_z[l] +
+                      w->q_w[l] * w->q_w[l];
     }
-    NAME(lanes_rsqrt)(inv, norm2);
+    NAME(lanes_rsqrt)(w->inv, w->norm2);
     EACH {
-        qt q = {q_x[l] * inv[l], q_y[l] * inv[l], q_z[l] * inv[l], q_w[l] * inv[l]};
+        qt q = {w->q_x[l] * w->inv[l], w->q_y[l] * w->inv[l], w->q_z[l] * w->inv[l],
+                w->q_w[l] * w->inv[l]};
         /* (a particle on the head: no bend) */
-        q = NAME(qt_pick)((norm2[l] > 1e-30f) & (d2[l] > 1e-24f), q, qt_identity());
-        q_x[l] = q.x, q_y[l] = q.y, q_z[l] = q.z, q_w[l] = q.w;
+        q = NAME(qt_pick)((w->norm2[l] > 1e-30f) & (w->d2[l] > 1e-24f), q, qt_identity());
+        w->q_x[l] = q.x, w->q_y[l] = q.y, w->q_z[l] = q.z, w->q_w[l] = q.w;
     }
-    if (NAME(any_lane)(flag))
+    if (NAME(any_lane)(w->flag))
         for (int l = 0; l < LANE_COUNT; ++l)
-            if (flag[l]) { /* d opposite u */
+            if (w->flag[l]) { /* d opposite u */
                 qt q = qt_axis_angle(v3_perpendicular(LANE_V3(k, u, l)), PI_F);
-                q_x[l] = q.x, q_y[l] = q.y, q_z[l] = q.z, q_w[l] = q.w;
+                w->q_x[l] = q.x, w->q_y[l] = q.y, w->q_z[l] = q.z, w->q_w[l] = q.w;
             }
+}
 
-    /* coupled to the neighbours: slerp(q, m, alpha) */
-    if (coupled) {
-        float r_x[LANE_COUNT], r_y[LANE_COUNT], r_z[LANE_COUNT], r_w[LANE_COUNT],
-            cos_half[LANE_COUNT];
-        EACH {
-            qt a = {q_x[l], q_y[l], q_z[l], q_w[l]}, b = {m_x[l], m_y[l], m_z[l], m_w[l]};
-            float d = qt_dot(a, b), t = f->alpha[l];
-            b = NAME(qt_pick)(d < 0, qt_neg(b), b);
-            d = NAME(pick)(d < 0, -d, d);
-            /* as qt_slerp: series weights within 36 degrees, exact ones beyond (fixed below) */
-            float e = (1.0f - d) * (1.0f / 3.0f), s = 1.0f - t;
-            float wa = s * (1.0f + (1.0f - s * s) * e), wb = t * (1.0f + (1.0f - t * t) * e);
-            flag[l] = !(d > 0.95f);
-            cos_half[l] = d;
-            m_x[l] = b.x, m_y[l] = b.y, m_z[l] = b.z, m_w[l] = b.w;
-            r_x[l] = a.x * wa + b.x * wb, r_y[l] = a.y * wa + b.y * wb;
-            r_z[l] = a.z * wa + b.z * wb, r_w[l] = a.w * wa + b.w * wb;
-        }
-        if (NAME(any_lane)(flag))
-            for (int l = 0; l < LANE_COUNT; ++l)
-                if (flag[l]) {
-                    float t = f->alpha[l], angle = acosf(cos_half[l]), s = 1.0f / sinf(angle);
-                    float wa = sinf((1.0f - t) * angle) * s, wb = sinf(t * angle) * s;
-                    r_x[l] = q_x[l] * wa + m_x[l] * wb, r_y[l] = q_y[l] * wa + m_y[l] * wb;
-                    r_z[l] = q_z[l] * wa + m_z[l] * wb, r_w[l] = q_w[l] * wa + m_w[l] * wb;
-                }
-        EACH norm2[l] = r_x[l] * r_x[l] + r_y[l] * r_y[l] + r_z[l] * r_z[l] + r_w[l] * r_w[l];
-        NAME(lanes_rsqrt)(inv, norm2);
-        EACH {
-            qt r = {r_x[l] * inv[l], r_y[l] * inv[l], r_z[l] * inv[l], r_w[l] * inv[l]};
-            r = NAME(qt_pick)(norm2[l] > 1e-30f, r, qt_identity());
-            qt q = NAME(qt_pick)(f->alpha[l] > 0, r, (qt){q_x[l], q_y[l], q_z[l], q_w[l]});
-            q_x[l] = q.x, q_y[l] = q.y, q_z[l] = q.z, q_w[l] = q.w;
-        }
+/* Coupled to the neighbours: slerp(q, m, alpha). */
+LANE_TARGET KERNEL void NAME(link_couple)(const lane_frame* restrict f,
+                                          NAME(link_work) * restrict w) {
+    float r_x[LANE_COUNT], r_y[LANE_COUNT], r_z[LANE_COUNT], r_w[LANE_COUNT], cos_half[LANE_COUNT];
+    EACH {
+        qt a = {w->q_x[l], w->q_y[l], w->q_z[l], w->q_w[l]},
+           b = {w->m_x[l], w->m_y[l], w->m_z[l], w->m_w[l]};
+        float d = qt_dot(a, b), t = f->alpha[l];
+        b = NAME(qt_pick)(d < 0, qt_neg(b), b);
+        d = NAME(pick)(d < 0, -d, d);
+        /* as qt_slerp: series weights within 36 degrees, exact ones beyond (fixed below) */
+        float e = (1.0f - d) * (1.0f / 3.0f), s = 1.0f - t;
+        float wa = s * (1.0f + (1.0f - s * s) * e), wb = t * (1.0f + (1.0f - t * t) * e);
+        w->flag[l] = !(d > 0.95f);
+        cos_half[l] = d;
+        w->m_x[l] = b.x, w->m_y[l] = b.y, w->m_z[l] = b.z, w->m_w[l] = b.w;
+        r_x[l] = a.x * wa + b.x * wb, r_y[l] = a.y * wa + b.y * wb;
+        r_z[l] = a.z * wa + b.z * wb, r_w[l] = a.w * wa + b.w * wb;
     }
-
-    /* limit: beyond theta_max the bend turns back to the limit about its own axis */
-    EACH flag[l] = fabsf(q_w[l]) < k->cos_lim[l];
-    if (NAME(any_lane)(flag))
+    if (NAME(any_lane)(w->flag))
         for (int l = 0; l < LANE_COUNT; ++l)
-            if (flag[l]) {
-                float axis = sqrtf(q_x[l] * q_x[l] + q_y[l] * q_y[l] + q_z[l] * q_z[l]);
-                float s = (q_w[l] < 0 ? -k->sin_lim[l] : k->sin_lim[l]) / axis;
-                q_x[l] *= s, q_y[l] *= s, q_z[l] *= s, q_w[l] = k->cos_lim[l];
+            if (w->flag[l]) {
+                float t = f->alpha[l], angle = acosf(cos_half[l]), s = 1.0f / sinf(angle);
+                float wa = sinf((1.0f - t) * angle) * s, wb = sinf(t * angle) * s;
+                r_x[l] = w->q_x[l] * wa + w->m_x[l] * wb, r_y[l] = w->q_y[l] * wa + w->m_y[l] * wb;
+                r_z[l] = w->q_z[l] * wa + w->m_z[l] * wb, r_w[l] = w->q_w[l] * wa + w->m_w[l] * wb;
+            }
+    EACH w->norm2[l] = r_x[l] * r_x[l] + r_y[l] * r_y[l] + r_z[l] * r_z[l] + r_w[l] * r_w[l];
+    NAME(lanes_rsqrt)(w->inv, w->norm2);
+    EACH {
+        qt r = {r_x[l] * w->inv[l], r_y[l] * w->inv[l], r_z[l] * w->inv[l], r_w[l] * w->inv[l]};
+        r = NAME(qt_pick)(w->norm2[l] > 1e-30f, r, qt_identity());
+        qt q = NAME(qt_pick)(f->alpha[l] > 0, r, (qt){w->q_x[l], w->q_y[l], w->q_z[l], w->q_w[l]});
+        w->q_x[l] = q.x, w->q_y[l] = q.y, w->q_z[l] = q.z, w->q_w[l] = q.w;
+    }
+}
+
+/* The limit: beyond theta_max the bend turns back to the limit about its own axis, and the
+ * velocity that keeps pushing into it is dropped. */
+LANE_TARGET KERNEL void NAME(link_limit)(const LINK_T* restrict k, const lane_frame* restrict f,
+                                         NAME(link_work) * restrict w) {
+    EACH w->flag[l] = fabsf(w->q_w[l]) < k->cos_lim[l];
+    if (NAME(any_lane)(w->flag))
+        for (int l = 0; l < LANE_COUNT; ++l)
+            if (w->flag[l]) {
+                float axis =
+                    sqrtf(w->q_x[l] * w->q_x[l] + w->q_y[l] * w->q_y[l] + w->q_z[l] * w->q_z[l]);
+                float s = (w->q_w[l] < 0 ? -k->sin_lim[l] : k->sin_lim[l]) / axis;
+                w->q_x[l] *= s, w->q_y[l] *= s, w->q_z[l] *= s, w->q_w[l] = k->cos_lim[l];
             }
     EACH {
-        v3 h = qt_rotate((qt){q_x[l], q_y[l], q_z[l], q_w[l]}, LANE_V3(k, u, l));
+        v3 h = qt_rotate((qt){w->q_x[l], w->q_y[l], w->q_z[l], w->q_w[l]}, LANE_V3(k, u, l));
         v3 dir = qt_rotate(LANE_QT(f, w, l), h);
-        h_x[l] = h.x, h_y[l] = h.y, h_z[l] = h.z;
-        d_x[l] = dir.x, d_y[l] = dir.y, d_z[l] = dir.z;
+        w->h_x[l] = h.x, w->h_y[l] = h.y, w->h_z[l] = h.z;
+        w->d_x[l] = dir.x, w->d_y[l] = dir.y, w->d_z[l] = dir.z;
     }
-    if (NAME(any_lane)(flag))
+    if (NAME(any_lane)(w->flag))
         for (int l = 0; l < LANE_COUNT; ++l)
-            if (flag[l]) { /* drop the velocity that keeps pushing further into the limit */
-                v3 dir = {d_x[l], d_y[l], d_z[l]}, rest = {rest_x[l], rest_y[l], rest_z[l]};
-                v3 v = {v_x[l], v_y[l], v_z[l]};
+            if (w->flag[l]) { /* drop the velocity that keeps pushing further into the limit */
+                v3 dir = {w->d_x[l], w->d_y[l], w->d_z[l]},
+                   rest = {w->rest_x[l], w->rest_y[l], w->rest_z[l]};
+                v3 v = {w->v_x[l], w->v_y[l], w->v_z[l]};
                 v3 away =
                     v3_normalize_or(v3_madd(v3_scale(dir, v3_dot(rest, dir)), rest, -1.0f), dir);
                 float into = v3_dot(v, away);
                 if (into > 0) v = v3_madd(v, away, -into);
-                v_x[l] = v.x, v_y[l] = v.y, v_z[l] = v.z;
+                w->v_x[l] = v.x, w->v_y[l] = v.y, w->v_z[l] = v.z;
             }
-    /* a rope cannot stretch, so neither can its velocity */
+}
+
+/* The rope (a rope cannot stretch, so neither can its velocity), then contact. */
+LANE_TARGET KERNEL void NAME(link_rope)(const LINK_T* restrict k, lane_frame* restrict f,
+                                        NAME(link_work) * restrict w) {
     EACH {
-        v3 dir = {d_x[l], d_y[l], d_z[l]}, v = {v_x[l], v_y[l], v_z[l]};
+        v3 dir = {w->d_x[l], w->d_y[l], w->d_z[l]}, v = {w->v_x[l], w->v_y[l], w->v_z[l]};
         v3 head = LANE_V3(f, h, l);
         v = v3_madd(v, dir, -v3_dot(v, dir));
-        v3 p = v3_madd(head, dir, len[l]);
+        v3 p = v3_madd(head, dir, w->len[l]);
         v3 rel = v3_sub(p, LANE_V3(f, r, l));
         int below_root = v3_dot(rel, LANE_V3(f, e, l))<0, ahead = v3_dot(rel, LANE_V3(f, f, l))> 0;
         int behind = below_root & ahead;
         int below = v3_dot(p, LANE_V3(f, up, l)) < f->floor_level[l];
-        flag[l] = (f->plane[l] & behind) | (f->floor[l] & below) | f->feedback[l];
-        v_x[l] = v.x, v_y[l] = v.y, v_z[l] = v.z, p_x[l] = p.x, p_y[l] = p.y, p_z[l] = p.z;
+        w->flag[l] = (f->plane[l] & behind) | (f->floor[l] & below) | (f->collider_count[l] > 0) |
+                     LANE_FEEDBACK;
+        w->v_x[l] = v.x, w->v_y[l] = v.y, w->v_z[l] = v.z, w->p_x[l] = p.x, w->p_y[l] = p.y,
+        w->p_z[l] = p.z;
     }
-    if (NAME(any_lane)(flag))
+    if (NAME(any_lane)(w->flag))
         for (int l = 0; l < LANE_COUNT; ++l)
-            if (flag[l]) {
-                v3 head = LANE_V3(f, h, l), rest = {rest_x[l], rest_y[l], rest_z[l]};
-                v3 p = {p_x[l], p_y[l], p_z[l]}, v = {v_x[l], v_y[l], v_z[l]};
+            if (w->flag[l]) {
+                v3 head = LANE_V3(f, h, l), rest = {w->rest_x[l], w->rest_y[l], w->rest_z[l]};
+                v3 p = {w->p_x[l], w->p_y[l], w->p_z[l]}, v = {w->v_x[l], w->v_y[l], w->v_z[l]};
                 bool touch;
-                if (contact(f, l, head, len[l], rest, &p, &v, &touch)) {
+                if (chain_contact(f, l, head, w->len[l], rest, &p, &v, &touch)) {
                     const qt W = LANE_QT(f, w, l);
-                    v3 dir = v3_scale(v3_sub(p, head), 1.0f / len[l]);
+                    v3 dir = v3_scale(v3_sub(p, head), 1.0f / w->len[l]);
                     v = v3_madd(v, dir, -v3_dot(v, dir));
                     v3 h = qt_unrotate(W, dir);
                     qt q = qt_swing(LANE_V3(k, u, l), h);
-                    q_x[l] = q.x, q_y[l] = q.y, q_z[l] = q.z, q_w[l] = q.w;
-                    h_x[l] = h.x, h_y[l] = h.y, h_z[l] = h.z;
+                    w->q_x[l] = q.x, w->q_y[l] = q.y, w->q_z[l] = q.z, w->q_w[l] = q.w;
+                    w->h_x[l] = h.x, w->h_y[l] = h.y, w->h_z[l] = h.z;
                     f->contacts[l] += touch;
                 }
-                if (f->feedback[l]) /* every correction / dt */
+                if (LANE_FEEDBACK) /* every correction / dt */
                     v = v3_scale(v3_sub(p, LANE_V3(k, p, l)), 1.0f / f->dt[l]);
-                p_x[l] = p.x, p_y[l] = p.y, p_z[l] = p.z, v_x[l] = v.x, v_y[l] = v.y, v_z[l] = v.z;
+                w->p_x[l] = p.x, w->p_y[l] = p.y, w->p_z[l] = p.z, w->v_x[l] = v.x, w->v_y[l] = v.y,
+                w->v_z[l] = v.z;
             }
+}
 
-    /* read back: S = swing(b, h), the rotation carrying the bind direction to the link */
+/* Read back: S = swing(b, h), the rotation carrying the bind direction to the link; the
+ * state stored, W of the next link. */
+LANE_TARGET KERNEL void NAME(link_read_back)(LINK_T* restrict k, lane_frame* restrict f,
+                                             NAME(link_work) * restrict w) {
     EACH {
-        v3 b = LANE_V3(k, c, l), h = {h_x[l], h_y[l], h_z[l]};
+        v3 b = LANE_V3(k, c, l), h = {w->h_x[l], w->h_y[l], w->h_z[l]};
         float dot = v3_dot(b, h);
         v3 c = v3_cross(b, h);
-        flag[l] = dot < -0.999999f;
-        m_x[l] = c.x, m_y[l] = c.y, m_z[l] = c.z, m_w[l] = 1.0f + dot;
-        norm2[l] = m_x[l] * m_x[l] + m_y[l] * m_y[l] + m_z[l] * m_z[l] + m_w[l] * m_w[l];
+        w->flag[l] = dot < -0.999999f;
+        w->m_x[l] = c.x, w->m_y[l] = c.y, w->m_z[l] = c.z, w->m_w[l] = 1.0f + dot;
+        w->norm2[l] = w->m_x[l] * w->m_x[l] + w->m_y[l] * w->m_y[l] + w->m_z[l] * w->m_z[l] +
+                      w->m_w[l] * w->m_w[l];
     }
-    NAME(lanes_rsqrt)(inv, norm2);
+    NAME(lanes_rsqrt)(w->inv, w->norm2);
     EACH {
-        qt S = {m_x[l] * inv[l], m_y[l] * inv[l], m_z[l] * inv[l], m_w[l] * inv[l]};
-        S = NAME(qt_pick)(norm2[l] > 1e-30f, S, qt_identity());
-        m_x[l] = S.x, m_y[l] = S.y, m_z[l] = S.z, m_w[l] = S.w;
+        qt S = {w->m_x[l] * w->inv[l], w->m_y[l] * w->inv[l], w->m_z[l] * w->inv[l],
+                w->m_w[l] * w->inv[l]};
+        S = NAME(qt_pick)(w->norm2[l] > 1e-30f, S, qt_identity());
+        w->m_x[l] = S.x, w->m_y[l] = S.y, w->m_z[l] = S.z, w->m_w[l] = S.w;
     }
-    if (NAME(any_lane)(flag))
+    if (NAME(any_lane)(w->flag))
         for (int l = 0; l < LANE_COUNT; ++l)
-            if (flag[l]) {
+            if (w->flag[l]) {
                 qt S = qt_axis_angle(v3_perpendicular(LANE_V3(k, c, l)), PI_F);
-                m_x[l] = S.x, m_y[l] = S.y, m_z[l] = S.z, m_w[l] = S.w;
+                w->m_x[l] = S.x, w->m_y[l] = S.y, w->m_z[l] = S.z, w->m_w[l] = S.w;
             }
     EACH {
-        qt S = {m_x[l], m_y[l], m_z[l], m_w[l]};
+        qt S = {w->m_x[l], w->m_y[l], w->m_z[l], w->m_w[l]};
         qt W = qt_mul(qt_mul(LANE_QT(f, w, l), S), LANE_QT(k, k, l)); /* unit: no renormalising */
         SET_QT(f, w, l, W);
         k->ox[l] = k->sx[l], k->oy[l] = k->sy[l], k->oz[l] = k->sz[l], k->ow[l] = k->sw[l];
         SET_QT(k, s, l, S);
-        k->bx[l] = q_x[l], k->by[l] = q_y[l], k->bz[l] = q_z[l], k->bw[l] = q_w[l];
-        k->px[l] = p_x[l], k->py[l] = p_y[l], k->pz[l] = p_z[l];
-        k->vx[l] = v_x[l], k->vy[l] = v_y[l], k->vz[l] = v_z[l];
-        f->hx[l] = p_x[l], f->hy[l] = p_y[l], f->hz[l] = p_z[l];
+        k->bx[l] = w->q_x[l], k->by[l] = w->q_y[l], k->bz[l] = w->q_z[l], k->bw[l] = w->q_w[l];
+        k->px[l] = w->p_x[l], k->py[l] = w->p_y[l], k->pz[l] = w->p_z[l];
+        k->vx[l] = w->v_x[l], k->vy[l] = w->v_y[l], k->vz[l] = w->v_z[l];
+        f->hx[l] = w->p_x[l], f->hy[l] = w->p_y[l], f->hz[l] = w->p_z[l];
     }
 }
 
+/* Link i of every lane. The straight-line code runs in loops over the lanes (SIMD); the rare
+ * branches (antiparallel swings, bends more than 36 degrees from their neighbours, the bend
+ * limit, contact) are flagged there and fixed per lane. */
+LANE_TARGET
+static void NAME(lanes_link)(LINK_T* restrict links, int n, int i, lane_frame* restrict f) {
+    LINK_T* restrict k = &links[i];
+    NAME(link_work) work;
+    NAME(link_neighbours)(links, n, i, f, &work);
+    NAME(link_spring)(k, f, &work);
+    if (n > 1) NAME(link_couple)(f, &work);
+    NAME(link_limit)(k, f, &work);
+    NAME(link_rope)(k, f, &work);
+    NAME(link_read_back)(k, f, &work);
+}
+
+#if !LANE_FEEDBACK /* (the variant shares the output of a chain alone) */
 /* Render-time output of every lane: the read-back swings of the last two steps interpolated
  * (nlerp) at t, turned into local rotations L_i = A_i^-1 S A_i N_i, and the tips by FK from
  * the root at head (the attachment pose's rotation g and scale s). */
 LANE_TARGET
-static void NAME(lanes_output)(lane_link* restrict links, int n, const float* restrict t,
+static void NAME(lanes_output)(LINK_T* restrict links, int n, const float* restrict t,
                                float* restrict gx, float* restrict gy, float* restrict gz,
                                float* restrict gw, float* restrict hx, float* restrict hy,
                                float* restrict hz, const float* restrict s) {
     float q_x[LANE_COUNT], q_y[LANE_COUNT], q_z[LANE_COUNT], q_w[LANE_COUNT], norm2[LANE_COUNT],
         inv[LANE_COUNT];
     for (int i = 0; i < n; ++i) {
-        lane_link* restrict k = &links[i];
+        LINK_T* restrict k = &links[i];
         EACH {
             qt a = LANE_QT(k, o, l), b = LANE_QT(k, s, l);
             b = NAME(qt_pick)(qt_dot(a, b) < 0, qt_neg(b), b);
@@ -402,7 +456,14 @@ static void NAME(lanes_output)(lane_link* restrict links, int n, const float* re
     }
 }
 
+#endif
+
 #undef EACH
+#undef LINK_T
+#ifdef LANE_FEEDBACK_DEFAULT
+#undef LANE_FEEDBACK
+#undef LANE_FEEDBACK_DEFAULT
+#endif
 #undef LANE_TARGET
 #undef LANE_ISA
 #undef NAME__

@@ -1,0 +1,386 @@
+/* Batching and dispatch: tl_chain_batch_step groups chains by bone count, gathers each group's
+ * constants and state into the lanes of the batch's working copy for that group, runs the
+ * internal steps and scatters the state and the render-time output back; a chain alone runs in
+ * its own one-lane copy. */
+#include "chain_parts.h"
+
+#define LINK_T lane_link
+#define GS(x) x##_batch
+#include "chain_gather.h"
+#undef GS
+#undef LINK_T
+#define LINK_T lane_link1
+#define GS(x) x##_1
+#include "chain_gather.h"
+#undef GS
+#undef LINK_T
+
+/* Whether each of the first `lanes` lanes' state (particles and swings) is finite: x - x is
+ * 0 for a finite x and NaN otherwise. */
+static inline void lanes_finite_n(const lane_link* k, int n, bool* finite, const int lanes) {
+    float nan_if_not_finite[LANES] = {0};
+    for (int i = 0; i < n; ++i, ++k)
+        for (int l = 0; l < lanes; ++l)
+            nan_if_not_finite[l] += (k->px[l] - k->px[l]) + (k->py[l] - k->py[l]) +
+                                    (k->pz[l] - k->pz[l]) + (k->vx[l] - k->vx[l]) +
+                                    (k->vy[l] - k->vy[l]) + (k->vz[l] - k->vz[l]) +
+                                    (k->sx[l] - k->sx[l]) + (k->sy[l] - k->sy[l]) +
+                                    (k->sz[l] - k->sz[l]) + (k->sw[l] - k->sw[l]);
+    for (int l = 0; l < lanes; ++l)
+        finite[l] = nan_if_not_finite[l] == 0;
+}
+static void lanes_finite(const lane_link* k, int n, bool* finite, int lanes) {
+    if (lanes > 1)
+        lanes_finite_n(k, n, finite, LANES); /* (all lanes at once: SIMD) */
+    else
+        lanes_finite_n(k, n, finite, 1);
+}
+
+#if defined(__SSE__)
+/* Lanes l..l+3 of four rows (x, y, z, w) as four quaternions, one per lane: a transpose. */
+static inline void lanes_to_qt4(const float* x, const float* y, const float* z, const float* w,
+                                __m128 out[4]) {
+    __m128 a = _mm_loadu_ps(x), b = _mm_loadu_ps(y), c = _mm_loadu_ps(z), d = _mm_loadu_ps(w);
+    _MM_TRANSPOSE4_PS(a, b, c, d);
+    out[0] = a, out[1] = b, out[2] = c, out[3] = d;
+}
+/* (x, y, z, -) to three floats. */
+static inline void store_xyz(float* p, __m128 v) {
+    _mm_storel_pi((__m64*)p, v);
+    _mm_store_ss(p + 2, _mm_movehl_ps(v, v));
+}
+#endif
+
+/* Writes the state of every lane l with chains[l] back into that chain (scale[l]: the last
+ * step's) and says in finite[] whether it was finite. Four lanes at a time by transposes
+ * where the four lanes all go back. */
+static void scatter_states(lane_group* lead, int n, tl_chain* const* chains, const float* scale,
+                           bool* finite) {
+    const lane_link* links = lead->links;
+    int lanes = LANES;
+    while (lanes > 1 && !chains[lanes - 1])
+        --lanes;
+    if (lanes == 1 && chains[0]) { /* a chain alone: the check and the copy in one pass */
+        tl_chain* c = chains[0];
+        const lane_link* k = links;
+        float nan_if_not_finite = 0;
+        lead->lane_state_serial[0] = c->serial;
+        lead->lane_state_stamp[0] = ++c->stamp;
+        for (int i = 0; i < n; ++i, ++k) {
+            v3 p = LANE_V3(k, p, 0), v = LANE_V3(k, v, 0);
+            qt S = LANE_QT(k, s, 0);
+            v3_store(c->positions + 3 * i, p);
+            v3_store(c->velocities + 3 * i, v);
+            SET_QT(&c->own[i], b, 0, LANE_QT(k, b, 0));
+            SET_QT(&c->own[i], s, 0, S);
+            SET_QT(&c->own[i], o, 0, LANE_QT(k, o, 0));
+            c->out_lengths[i] = k->len[0] * scale[0];
+            nan_if_not_finite += (p.x - p.x) + (p.y - p.y) + (p.z - p.z) + (v.x - v.x) +
+                                 (v.y - v.y) + (v.z - v.z) + (S.x - S.x) + (S.y - S.y) +
+                                 (S.z - S.z) + (S.w - S.w);
+        }
+        finite[0] = nan_if_not_finite == 0;
+        return;
+    }
+    lanes_finite(links, n, finite, lanes);
+    for (int l = 0; l < lanes; ++l)
+        if (chains[l]) {
+            lead->lane_state_serial[l] = chains[l]->serial;
+            lead->lane_state_stamp[l] = ++chains[l]->stamp;
+        }
+    int l = 0;
+#if defined(__SSE__)
+    for (; l + 4 <= lanes && chains[l] && chains[l + 1] && chains[l + 2] && chains[l + 3]; l += 4) {
+        tl_chain* const* c = chains + l;
+        const lane_link* k = links;
+        for (int i = 0; i < n; ++i, ++k) {
+            __m128 q[4];
+            lanes_to_qt4(k->px + l, k->py + l, k->pz + l, k->pz + l, q);
+            for (int j = 0; j < 4; ++j)
+                store_xyz(c[j]->positions + 3 * i, q[j]);
+            lanes_to_qt4(k->vx + l, k->vy + l, k->vz + l, k->vz + l, q);
+            for (int j = 0; j < 4; ++j)
+                store_xyz(c[j]->velocities + 3 * i, q[j]);
+            lanes_to_qt4(k->bx + l, k->by + l, k->bz + l, k->bw + l, q);
+            for (int j = 0; j < 4; ++j)
+                _mm_storeu_ps(c[j]->own[i].bx, q[j]); /* (bx..bw: one qt) */
+            lanes_to_qt4(k->sx + l, k->sy + l, k->sz + l, k->sw + l, q);
+            for (int j = 0; j < 4; ++j)
+                _mm_storeu_ps(c[j]->own[i].sx, q[j]);
+            lanes_to_qt4(k->ox + l, k->oy + l, k->oz + l, k->ow + l, q);
+            for (int j = 0; j < 4; ++j)
+                _mm_storeu_ps(c[j]->own[i].ox, q[j]);
+            for (int j = 0; j < 4; ++j)
+                c[j]->out_lengths[i] = k->len[l + j] * scale[l + j];
+        }
+    }
+#endif
+    for (; l < lanes; ++l)
+        if (chains[l]) scatter_lane_batch(links, l, chains[l], scale[l]);
+}
+
+/* Lane l of a frame's settings and poses from a chain's plan. */
+static void setup_lane(lane_frame* f, int l, const frame_plan* fp, int n) {
+    const tl_chain* c = fp->chain;
+    f->dt[l] = c->step, f->alpha[l] = n > 1 ? c->coupling_alpha : 0, f->slip[l] = c->slip_decay;
+    f->floor_level[l] = c->floor_level;
+    v3 g = v3_scale(c->up, -c->gravity);
+    if (c->force.x != 0 || c->force.y != 0 || c->force.z != 0) g = v3_add(g, c->force);
+    SET_V3(f, g, l, g);
+    SET_V3(f, up, l, c->up);
+    f->plane[l] = c->plane_enabled, f->floor[l] = c->floor_enabled;
+    SET_V3(f, ps, l, v3_load(fp->start.position));
+    SET_V3(f, pt, l, v3_load(fp->target.position));
+    SET_QT(f, rs, l, qt_load(fp->start.rotation));
+    SET_QT(f, rt, l, qt_load(fp->target.rotation));
+    SET_QT(f, hs, l, fp->hips_start);
+    SET_QT(f, ht, l, fp->hips_target);
+    f->ss[l] = fp->start.scale, f->st[l] = fp->target.scale;
+    SET_V3(f, cp, l, fp->curve_position);
+    SET_QT(f, cr, l, fp->curve_rotation);
+    SET_QT(f, ch, l, fp->curve_hips);
+    SET_V3(f, off, l, c->root_offset);
+    SET_QT(f, hip, l, c->hips_in_attachment);
+    f->has_hips[l] = fp->has_hips;
+    f->colliders[l] = fp->colliders, f->collider_count[l] = fp->collider_count;
+}
+
+/* What internal step j of lane l leaves in the plan and the chain's stats. */
+static void record_step(const lane_frame* f, int l, frame_plan* fp) {
+    tl_chain_pose* pose = &fp->last_pose;
+    v3_store(pose->position, LANE_V3(f, pp, l));
+    qt_store(pose->rotation, LANE_QT(f, pr, l));
+    pose->scale = f->scale[l];
+    fp->last_hips = LANE_QT(f, pk, l);
+    fp->chain->stats.contacts = (uint32_t)f->contacts[l];
+    fp->chain->stats.steps++;
+}
+
+/* The chain's bookkeeping after its frame's steps (its state written back: scattered, finite). */
+static void finish_frame(frame_plan* fp, bool scattered, bool finite) {
+    tl_chain* c = fp->chain;
+    double owed = fp->owed;
+    for (long j = 0; j < fp->steps; ++j)
+        owed -= c->step;
+    c->accumulator = owed < 0 ? 0 : owed;
+    c->last_target = fp->target;
+    if (fp->steps > 0) c->solved_pose = fp->last_pose, c->solved_hips = fp->last_hips;
+    if (scattered && !finite) {
+        c->stats.nonfinite_states++;
+        chain_place_at_rest(c, &fp->target, fp->hips_target);
+    }
+}
+
+/* The render-time output's inputs of lane l: where the frame is between the last two steps,
+ * the attachment's rotation, the root, the scale. */
+static void output_lane(const frame_plan* fp, int l, float* t, float* gx, float* gy, float* gz,
+                        float* gw, float* hx, float* hy, float* hz, float* s) {
+    const tl_chain* c = fp->chain;
+    const tl_chain_pose* pose = &fp->target;
+    qt G = qt_load(pose->rotation);
+    v3 root = v3_madd(v3_load(pose->position), qt_rotate(G, c->root_offset), pose->scale);
+    t[l] = (float)(c->accumulator / c->step);
+    gx[l] = G.x, gy[l] = G.y, gz[l] = G.z, gw[l] = G.w;
+    hx[l] = root.x, hy[l] = root.y, hz[l] = root.z, s[l] = pose->scale;
+}
+
+/* Writes a chain's own working copy back (its last step's scale; the bends and swings stay in
+ * it), the finiteness check and the copy in one pass; returns whether the state is finite. */
+static bool scatter_alone(tl_chain* c, float scale) {
+    const lane_link1* k = c->own;
+    float nan_if_not_finite = 0;
+    c->own_state_serial = c->serial;
+    c->own_state_stamp = ++c->stamp;
+    for (int i = 0; i < c->n; ++i, ++k) {
+        v3 p = LANE_V3(k, p, 0), v = LANE_V3(k, v, 0);
+        qt S = LANE_QT(k, s, 0);
+        v3_store(c->positions + 3 * i, p);
+        v3_store(c->velocities + 3 * i, v);
+        c->out_lengths[i] = k->len[0] * scale;
+        nan_if_not_finite += (p.x - p.x) + (p.y - p.y) + (p.z - p.z) + (v.x - v.x) + (v.y - v.y) +
+                             (v.z - v.z) + (S.x - S.x) + (S.y - S.y) + (S.z - S.z) + (S.w - S.w);
+    }
+    return nan_if_not_finite == 0;
+}
+
+/* Steps one chain through its frame in its own working copy (one lane). */
+static void step_alone(frame_plan* fp) {
+    tl_chain* c = fp->chain;
+    const int n = c->n;
+    lane_link1* links = c->own;
+    lane_frame f;
+    if (c->own_constants != c->constants_id) {
+        gather_constants_1(links, 0, c);
+        c->own_constants = c->constants_id;
+    }
+    gather_state_1(links, 0, c, &c->own_state_serial, &c->own_state_stamp);
+    setup_lane(&f, 0, fp, n);
+    for (long j = 1; j <= fp->steps; ++j) {
+        f.t[0] = chain_step_time(fp, j);
+        chain_lanes_steps(links, n, &f, 1, c->velocity_feedback);
+        record_step(&f, 0, fp);
+    }
+    bool scattered = fp->steps > 0,
+         finite = scattered ? scatter_alone(c, fp->last_pose.scale) : true;
+    finish_frame(fp, scattered, finite);
+    gather_state_1(links, 0, c, &c->own_state_serial, &c->own_state_stamp);
+    float t[1], gx[1], gy[1], gz[1], gw[1], hx[1], hy[1], hz[1], s[1];
+    output_lane(fp, 0, t, gx, gy, gz, gw, hx, hy, hz, s);
+    chain_lanes_outputs(links, n, t, gx, gy, gz, gw, hx, hy, hz, s, 1);
+    copy_output_1(links, 0, c);
+}
+
+/* Steps 2 to LANES chains with the same bone count through one frame each in a batch's
+ * working copy. */
+static void step_group(lane_group* lead, frame_plan* plans, int count) {
+    const int n = plans[0].chain->n;
+    lane_link* links = lead->links;
+    lane_frame f;
+    long max_steps = 0;
+    bool early[LANES] = {false};
+    const int lanes = chain_lanes_for(count);
+    for (int l = 0; l < lanes; ++l) {
+        const frame_plan* fp = &plans[l < count ? l : 0]; /* spare lanes repeat lane 0 */
+        const tl_chain* c = fp->chain;
+        if (lead->lane_serial[l] != c->constants_id) {
+            gather_constants_batch(links, l, c);
+            lead->lane_serial[l] = c->constants_id;
+        }
+        gather_state_batch(links, l, c, &lead->lane_state_serial[l], &lead->lane_state_stamp[l]);
+        setup_lane(&f, l, fp, n);
+        if (fp->steps > max_steps) max_steps = fp->steps;
+    }
+    for (long j = 1; j <= max_steps; ++j) {
+        for (int l = 0; l < lanes; ++l) {
+            const frame_plan* fp = &plans[l < count ? l : 0];
+            f.t[l] = chain_step_time(fp, j <= fp->steps ? j : fp->steps);
+        }
+        chain_lanes_steps(links, n, &f, lanes, false);
+        for (int l = 0; l < count; ++l) {
+            if (j > plans[l].steps) continue;
+            record_step(&f, l, &plans[l]);
+            if (j == plans[l].steps && j < max_steps) { /* done before the others */
+                tl_chain* c = plans[l].chain;
+                early[l] = true;
+                tl_chain* only[LANES] = {NULL};
+                float scale[LANES] = {0};
+                bool finite[LANES];
+                only[l] = c, scale[l] = plans[l].last_pose.scale;
+                scatter_states(lead, n, only, scale, finite);
+                if (!finite[l]) {
+                    c->stats.nonfinite_states++;
+                    chain_place_at_rest(c, &plans[l].target, plans[l].hips_target);
+                }
+            }
+        }
+    }
+    /* lanes the padding steps ran over no longer hold their chain's state */
+    for (int l = 0; l < lanes; ++l)
+        if (l >= count || plans[l].steps < max_steps) lead->lane_state_serial[l] = 0;
+    /* the render-time output, from the state of each lane's own last step */
+    float t[LANES], gx[LANES], gy[LANES], gz[LANES], gw[LANES], hx[LANES], hy[LANES], hz[LANES],
+        s[LANES];
+    tl_chain* back[LANES] = {NULL}; /* the chains whose state goes back now */
+    float back_scale[LANES] = {0};
+    bool finite[LANES];
+    for (int l = 0; l < count; ++l) {
+        frame_plan* fp = &plans[l];
+        if (fp->steps > 0 && !early[l]) back[l] = fp->chain, back_scale[l] = fp->last_pose.scale;
+    }
+    scatter_states(lead, n, back, back_scale, finite);
+    for (int l = 0; l < lanes; ++l) {
+        frame_plan* fp = &plans[l < count ? l : 0];
+        if (l < count) {
+            finish_frame(fp, back[l] != NULL, back[l] ? finite[l] : true);
+            /* (only where the lane is not the chain's state) */
+            gather_state_batch(links, l, fp->chain, &lead->lane_state_serial[l],
+                               &lead->lane_state_stamp[l]);
+        }
+        output_lane(fp, l, t, gx, gy, gz, gw, hx, hy, hz, s);
+    }
+    chain_lanes_outputs(links, n, t, gx, gy, gz, gw, hx, hy, hz, s, lanes);
+    int l = 0;
+#if defined(__SSE__)
+    for (; l + 4 <= count; l += 4) { /* four lanes at a time, as scatter_states */
+        const lane_link* k = links;
+        for (int i = 0; i < n; ++i, ++k) {
+            __m128 q[4];
+            lanes_to_qt4(k->Lx + l, k->Ly + l, k->Lz + l, k->Lw + l, q);
+            for (int j = 0; j < 4; ++j)
+                _mm_storeu_ps(plans[l + j].chain->out_local + 4 * i, q[j]);
+            lanes_to_qt4(k->Tx + l, k->Ty + l, k->Tz + l, k->Tz + l, q);
+            for (int j = 0; j < 4; ++j)
+                store_xyz(plans[l + j].chain->out_tips + 3 * i, q[j]);
+        }
+    }
+#endif
+    for (; l < count; ++l)
+        copy_output_batch(links, l, plans[l].chain);
+}
+
+/* Steps a group's plans; `*next` counts the groups of this call, which take the batch's
+ * working copies in turn. */
+static void step_plans(tl_chain_batch* batch, int* next, frame_plan* plans, int count) {
+    if (count == 1) {
+        step_alone(&plans[0]);
+        return;
+    }
+    step_group(&batch->groups[*next % batch->group_count], plans, count);
+    ++*next;
+}
+
+void tl_chain_step(tl_chain* c, const tl_chain_input* in, float dt) {
+    frame_plan plan;
+    if (chain_frame_begin(c, in, dt, &plan)) step_alone(&plan);
+}
+
+void tl_chain_step_many(tl_chain* const* chains, const tl_chain_input* inputs, int count,
+                        float dt) {
+    assert(count >= 0 && (count == 0 || (chains && inputs)));
+    for (int k = 0; k < count; ++k)
+        tl_chain_step(chains[k], &inputs[k], dt);
+}
+
+void tl_chain_batch_step(tl_chain_batch* batch, tl_chain* const* chains,
+                         const tl_chain_input* inputs, int count, float dt) {
+    assert(batch && count >= 0 && (count == 0 || (chains && inputs)));
+    frame_plan groups[OPEN_GROUPS][LANES];
+    int used[OPEN_GROUPS] = {0}, next = 0;
+    const int capacity = chain_batch_lanes();
+    for (int k = 0; k < count; ++k) {
+        tl_chain* c = chains[k];
+        assert(c->n <= batch->max_bones && "the batch was made for fewer bones");
+        /* a chain listed twice steps twice, one frame after the other */
+        for (int g = 0; g < OPEN_GROUPS; ++g)
+            for (int l = 0; l < used[g]; ++l)
+                if (groups[g][l].chain == c) {
+                    step_plans(batch, &next, groups[g], used[g]);
+                    used[g] = 0;
+                }
+        /* the group first, so that the plan is made in its place (not copied) */
+        int g = 0;
+        while (g < OPEN_GROUPS && !(used[g] > 0 && groups[g][0].chain->n == c->n))
+            ++g;
+        if (g == OPEN_GROUPS) {
+            g = 0;
+            while (g < OPEN_GROUPS && used[g] > 0)
+                ++g;
+            if (g == OPEN_GROUPS) { /* every group open for other bone counts */
+                g = 0;
+                step_plans(batch, &next, groups[0], used[0]);
+                used[0] = 0;
+            }
+        }
+        if (c->velocity_feedback) { /* (a test's variant: alone, in its own kernel) */
+            tl_chain_step(c, &inputs[k], dt);
+            continue;
+        }
+        if (!chain_frame_begin(c, &inputs[k], dt, &groups[g][used[g]])) continue;
+        if (++used[g] == capacity) {
+            step_plans(batch, &next, groups[g], used[g]);
+            used[g] = 0;
+        }
+    }
+    for (int g = 0; g < OPEN_GROUPS; ++g)
+        if (used[g] > 0) step_plans(batch, &next, groups[g], used[g]);
+}

@@ -1,0 +1,202 @@
+/* The lane kernels without AVX2 (SSE2, NEON, WebAssembly SIMD or scalar: a batch, half a
+ * batch, a chain alone) and their dispatch; contact with the plane behind the hips and the
+ * floor (spring-chain.md §1, §3, §4, §7). */
+#include "chain_parts.h"
+
+/* ---- one internal step of LANES chains (spring-chain.md §1, §3, §4, §7) ---- */
+
+/* The point of the sphere |p - h| = len with dot(n, p) >= c nearest the candidate p: the
+ * circle where the sphere meets the plane. u is clamped, so the link never stretches. */
+static v3 project_onto_circle(v3 h, float len, v3 p, v3 n, float c, v3 fallback) {
+    float u = (c - v3_dot(n, h)) / len;
+    u = u > 1 ? 1 : (u < -1 ? -1 : u);
+    v3 d = v3_sub(p, h);
+    v3 t = v3_madd(d, n, -v3_dot(d, n));
+    v3 tf = v3_madd(fallback, n, -v3_dot(fallback, n));
+    t = v3_normalize_or(t, v3_normalize_or(tf, v3_perpendicular(n)));
+    return v3_add(h, v3_scale(v3_madd(v3_scale(t, sqrtf(1.0f - u * u)), n, u), len));
+}
+
+/* The point of a collider's surface nearest p and the outward normal there; false when p is
+ * outside. A capsule is the sphere around the segment's point nearest p. */
+static bool collider_inside(const tl_collider* c, v3 p, v3* centre, float* radius) {
+    v3 a = v3_load(c->a);
+    if (c->shape == TL_COLLIDER_PLANE) return v3_dot(v3_sub(p, a), v3_load(c->b)) < 0;
+    if (c->shape == TL_COLLIDER_CAPSULE) {
+        v3 ab = v3_sub(v3_load(c->b), a);
+        float t = v3_dot(ab, ab) > 0 ? v3_dot(v3_sub(p, a), ab) / v3_dot(ab, ab) : 0;
+        a = v3_madd(a, ab, t < 0 ? 0 : t > 1 ? 1 : t);
+    }
+    *centre = a, *radius = c->radius;
+    v3 d = v3_sub(p, a);
+    return v3_dot(d, d) < c->radius * c->radius;
+}
+
+/* Pushes a tip out of one collider along its rope circle (the nearest point of the sphere
+ * |p - head| = len outside it) and takes its velocity into the collider away, the tangential
+ * part damped by `slip` (friction). A capsule is refined once more (its nearest point moves
+ * as the tip does); a collider swallowing the whole rope sphere leaves the tip where it is. */
+static bool collide(const tl_collider* c, v3 head, float len, v3 rest, float slip, v3* pp, v3* vp) {
+    v3 p = *pp, centre, normal;
+    float radius;
+    bool moved = false;
+    for (int pass = 0; pass < (c->shape == TL_COLLIDER_CAPSULE ? 3 : 1); ++pass) {
+        if (!collider_inside(c, p, &centre, &radius)) break;
+        if (c->shape == TL_COLLIDER_PLANE) {
+            normal = v3_load(c->b);
+            p = project_onto_circle(head, len, p, normal, v3_dot(normal, v3_load(c->a)), rest);
+        } else {
+            /* outside the sphere on the rope sphere: (x - head).d <= m, d towards the centre */
+            v3 to = v3_sub(centre, head);
+            float D = v3_length(to);
+            if (!(D > 1e-9f) || D + len <= radius) break;
+            v3 n = v3_scale(to, -1.0f / D);
+            float m = (len * len + D * D - radius * radius) / (2 * D);
+            p = project_onto_circle(head, len, p, n, v3_dot(n, head) - m, rest);
+        }
+        moved = true;
+    }
+    if (!moved) return false;
+    if (c->shape == TL_COLLIDER_PLANE)
+        normal = v3_load(c->b);
+    else {
+        collider_inside(c, p, &centre, &radius);
+        normal = v3_normalize_or(v3_sub(p, centre), v3_sub(p, head));
+    }
+    v3 v = *vp;
+    float into = v3_dot(v, normal);
+    if (into < 0) v = v3_madd(v, normal, -into);
+    *vp = v3_scale(v, slip), *pp = p;
+    return true;
+}
+
+/* The plane behind the hips and the floor for one lane's tip (rare: scalar). Returns whether
+ * the tip moved; *touch whether it is on the floor. */
+bool chain_contact(const lane_frame* f, int l, v3 head, float len, v3 rest, v3* pp, v3* vp,
+                   bool* touch) {
+    v3 p = *pp, v = *vp;
+    const v3 root = LANE_V3(f, r, l), forward = LANE_V3(f, f, l), hips_up = LANE_V3(f, e, l);
+    const v3 up = LANE_V3(f, up, l);
+    const float floor_level = f->floor_level[l];
+    bool moved = false;
+    *touch = false;
+    if (f->plane[l] && v3_dot(v3_sub(p, root), hips_up) < 0 &&
+        v3_dot(v3_sub(p, root), forward) > 0) {
+        v3 back = v3_scale(forward, -1.0f);
+        p = project_onto_circle(head, len, p, back, v3_dot(back, root), rest);
+        float into = v3_dot(v, back);
+        if (into < 0) v = v3_madd(v, back, -into);
+        moved = true;
+    }
+    /* ground contact wins over the bend limit */
+    if (f->floor[l] && v3_dot(p, up) < floor_level) {
+        p = project_onto_circle(head, len, p, up, floor_level, rest);
+        if (f->plane[l] && v3_dot(v3_sub(p, root), hips_up) < 0 &&
+            v3_dot(v3_sub(p, root), forward) > 0) {
+            /* keep to the part of the contact circle behind the hips */
+            v3 ahead = v3_normalize_or(v3_madd(forward, up, -v3_dot(forward, up)), forward);
+            v3 beside = v3_madd(p, ahead, -v3_dot(v3_sub(p, head), ahead));
+            p = project_onto_circle(head, len, beside, up, floor_level, v3_scale(ahead, -1.0f));
+        }
+        v3 dir = v3_scale(v3_sub(p, head), 1.0f / len);
+        v = v3_madd(v, dir, -v3_dot(v, dir));
+        float vy = v3_dot(v, up);
+        v = v3_scale(v3_madd(v, up, vy > 0 ? 0 : -vy), f->slip[l]);
+        moved = true;
+        *touch = true;
+    }
+    for (int k = 0; k < f->collider_count[l]; ++k)
+        if (collide(&f->colliders[l][k], head, len, rest, f->slip[l], &p, &v))
+            moved = *touch = true;
+    *pp = p, *vp = v;
+    return moved;
+}
+
+#define LANE_COUNT LANES
+#include "spring_chain_lanes.h"
+#undef LANE_COUNT
+#if TL_LANES_AVX2
+#define LANE_COUNT HALF_LANES
+#include "spring_chain_lanes.h"
+#undef LANE_COUNT
+#endif
+#define LANE_COUNT 1
+#include "spring_chain_lanes.h"
+#undef LANE_COUNT
+/* The article's bug 2 for a chain alone (spring_chain_internal.h): kept out of the kernels
+ * every other chain runs. */
+#define LANE_COUNT 1
+#define LANE_ISA _feedback
+#define LANE_TARGET
+#define LANE_FEEDBACK 1
+#include "spring_chain_lanes.h"
+#undef LANE_FEEDBACK
+#undef LANE_COUNT
+
+/* The kernels for a batch and half a batch. */
+#define BATCH(x) BATCH_(x, LANES, )
+#define BATCH_(x, n, isa) BATCH__(x, n, isa)
+#define BATCH__(x, n, isa) x##_##n##isa
+#define HALF(x) BATCH_(x, HALF_LANES, )
+
+/* How many chains a batch takes. */
+int chain_batch_lanes(void) {
+#if TL_LANES_AVX2
+    return chain_has_avx2() ? LANES : HALF_LANES;
+#else
+    return LANES;
+#endif
+}
+
+/* The lanes that step `count` chains: LANES, HALF_LANES or 1. */
+int chain_lanes_for(int count) {
+#if TL_LANES_AVX2
+    if (count > 1 && count <= HALF_LANES) return HALF_LANES;
+#endif
+    return count == 1 ? 1 : LANES;
+}
+
+void chain_lanes_steps(void* links, int n, lane_frame* f, int lanes, bool feedback) {
+#if TL_LANES_AVX2
+    if (lanes > 1 && chain_has_avx2()) {
+        chain_lanes_steps_avx2(links, n, f, lanes);
+        return;
+    }
+#endif
+    if (lanes == LANES) {
+        BATCH(lanes_pose)(f);
+        for (int i = 0; i < n; ++i)
+            BATCH(lanes_link)(links, n, i, f);
+#if TL_LANES_AVX2
+    } else if (lanes == HALF_LANES) {
+        HALF(lanes_pose)(f);
+        for (int i = 0; i < n; ++i)
+            HALF(lanes_link)(links, n, i, f);
+#endif
+    } else if (feedback) {
+        lanes_pose_1_feedback(f);
+        for (int i = 0; i < n; ++i)
+            lanes_link_1_feedback(links, n, i, f);
+    } else {
+        lanes_pose_1(f);
+        for (int i = 0; i < n; ++i)
+            lanes_link_1(links, n, i, f);
+    }
+}
+
+void chain_lanes_outputs(void* links, int n, float* t, float* gx, float* gy, float* gz, float* gw,
+                         float* hx, float* hy, float* hz, float* s, int lanes) {
+#if TL_LANES_AVX2
+    if (lanes > 1 && chain_has_avx2()) {
+        chain_lanes_outputs_avx2(links, n, t, gx, gy, gz, gw, hx, hy, hz, s, lanes);
+        return;
+    }
+#endif
+    if (lanes == LANES) BATCH(lanes_output)(links, n, t, gx, gy, gz, gw, hx, hy, hz, s);
+#if TL_LANES_AVX2
+    else if (lanes == HALF_LANES)
+        HALF(lanes_output)(links, n, t, gx, gy, gz, gw, hx, hy, hz, s);
+#endif
+    else
+        lanes_output_1(links, n, t, gx, gy, gz, gw, hx, hy, hz, s);
+}

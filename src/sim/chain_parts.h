@@ -1,0 +1,275 @@
+/* The spring chain's internal parts, shared by the files of src/sim (not installed):
+ * chain_api.c (create, defaults, accessors), chain_bind.c (bind maths, the rest arc),
+ * chain_frame.c (frame planning: cuts, teleports, hitches, the path), chain_batch.c (batching
+ * and dispatch), chain_kernels.c and chain_kernels_avx2.c (the lane kernels,
+ * spring_chain_lanes.h). */
+#ifndef TL_CHAIN_PARTS_H
+#define TL_CHAIN_PARTS_H
+
+#include <tailor/sim.h>
+
+#include <assert.h>
+#include <string.h>
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
+/* x86-64 with gcc or clang: the batch kernels also built for AVX2, taken when the CPU has it */
+#if !defined(TL_LANES_AVX2) && defined(__x86_64__) && defined(__GNUC__) && !defined(__AVX2__)
+#define TL_LANES_AVX2 1
+#endif
+#if TL_LANES_AVX2
+#include <immintrin.h>
+#endif
+
+#include "sim_math.h"
+
+#define PI_F 3.14159265358979f
+#define DEG_TO_RAD (PI_F / 180.0f)
+#define JUMP_TURN_COS_HALF 0.9238795f /* cos(45 deg / 2) */
+
+/* Chains with the same bone count are stepped LANES at a time, one chain per lane, by loops
+ * over the lanes that compilers turn into SIMD (4 floats: SSE2, NEON, WebAssembly SIMD). A chain
+ * stepped alone takes lane 0 of the same code, so alone or in a batch it gets the same bits.
+ * With AVX2 one 8-float vector would leave a link's long chain of dependent operations
+ * (square roots, divisions) the bottleneck, so batches take 16 lanes there, two independent
+ * vectors; a batch of at most 8 chains, or without AVX2 at run time, takes 8-lane kernels. */
+#if TL_LANES_AVX2
+#define LANES 16
+#define HALF_LANES 8 /* LANES / 2, as a literal for the kernels' names */
+#else
+#define LANES 8
+#endif
+
+/* What never changes after create, per link. The step works in the hips frame carried by the
+ * current parent, W_i = G_i A_i^-1 (G_i the parent's corrected world rotation): then the bend
+ * is swing(u_i, W^-1 d), the read-back swing(b_i, W^-1 d) and W_{i+1} = W_i S_i C_i. */
+typedef struct link_const {
+    qt hips_from_parent; /* A_i: the parent's corrected rest frame -> hips frame */
+    qt neutral;          /* N_i: bone i's neutral local rotation */
+    qt rest_local;       /* the local rotation that puts the link on its rest arc */
+    qt next_frame;       /* C_i = A_i N_i A_{i+1}^-1: W_{i+1} = W_i S_i C_i */
+    qt rest_swing;       /* S_i at rest: swing(b_i, u_i) */
+    v3 rest_dir;         /* r_i: rest arc direction in the parent's frame */
+    v3 rest_dir_hips;    /* u_i: the same in the hips frame */
+    v3 bind_dir;         /* the bind direction in the parent's frame */
+    v3 bind_dir_hips;    /* b_i = A_i bind */
+    v3 own_dir;          /* the bind direction in the bone's own frame (FK of the output) */
+    float length;        /* bind units */
+    float omega2;        /* omega^2, 1/s^2 */
+    float damping;       /* 2 zeta omega, 1/s */
+    float limit;         /* theta_max, radians */
+    float cos_half_limit, sin_half_limit;
+} link_const;
+
+/* One link of W chains, structure of arrays (the step's working copy): lane_link for a batch
+ * (W = LANES), lane_link1 for a chain alone (W = 1, what each chain owns). */
+#define LANE_LINK_FIELDS(W)                                                                        \
+    /* state, gathered from the chains every frame and scattered back */                           \
+    float px[W], py[W], pz[W]; /* tip particle, world */                                           \
+    float vx[W], vy[W], vz[W];                                                                     \
+    float bx[W], by[W], bz[W], bw[W]; /* bend (hips frame), last step */                           \
+    float sx[W], sy[W], sz[W], sw[W]; /* read-back swing S_i, last step */                         \
+    float ox[W], oy[W], oz[W], ow[W]; /* ... the step before */                                    \
+    /* constants, gathered only when a lane changes chain */                                       \
+    float ux[W], uy[W], uz[W];        /* u_i */                                                    \
+    float cx[W], cy[W], cz[W];        /* b_i */                                                    \
+    float kx[W], ky[W], kz[W], kw[W]; /* C_i */                                                    \
+    float ax[W], ay[W], az[W], aw[W]; /* A_i */                                                    \
+    float nx[W], ny[W], nz[W], nw[W]; /* N_i */                                                    \
+    float ex[W], ey[W], ez[W];        /* own direction */                                          \
+    float len[W], omega2[W], damping[W], cos_lim[W], sin_lim[W];                                   \
+    /* render-time output */                                                                       \
+    float Lx[W], Ly[W], Lz[W], Lw[W]; /* local rotation */                                         \
+    float Tx[W], Ty[W], Tz[W];        /* tip */
+typedef struct lane_link {
+    LANE_LINK_FIELDS(LANES)
+} lane_link;
+typedef struct lane_link1 {
+    LANE_LINK_FIELDS(1)
+} lane_link1;
+
+/* The root's rigid motion over a frame as a velocity field: v(x) = linear + angular x (x - o). */
+typedef struct rigid_motion {
+    v3 linear, angular, origin;
+} rigid_motion;
+
+struct tl_chain {
+    tl_allocator allocator;
+    int n;
+    uint64_t serial;       /* unique per create: the key of the lanes' state caches */
+    uint64_t constants_id; /* ... of their constants' caches: new at every change of settings */
+    uint64_t stamp;        /* counts the changes of the state arrays below */
+    /* settings, in world units for one internal step */
+    float step;           /* fixed internal step, s */
+    float coupling_alpha; /* 1 - exp(-k step) */
+    float slip_decay;     /* exp(-gamma step) */
+    float gravity;        /* world units / s^2 */
+    float floor_level;    /* F = floor + clearance, along up */
+    float teleport2;      /* squared teleport distance, world units^2 */
+    int max_substeps;
+    bool floor_enabled, plane_enabled;
+    v3 up;
+    v3 root_offset;        /* bone 0's origin in the attachment frame */
+    qt hips_in_attachment; /* H: hips axes (lateral, up, forward) as a rotation */
+    link_const* links;
+    /* state */
+    float* positions;           /* 3N world */
+    float* velocities;          /* 3N world / s */
+    float* out_local;           /* 4N render-time output */
+    float* out_tips;            /* 3N */
+    float* out_lengths;         /* N */
+    float* rest_dirs;           /* 3N, attachment frame */
+    float* limits;              /* N */
+    float* radii;               /* N: the def's joint_radii (0: unknown) */
+    tl_chain_settings settings; /* as given (tl_chain_get_settings) */
+    float scale, floor_height;  /* the def's, for tl_chain_set_settings */
+    v3 force;                   /* this frame's external acceleration, world units / s^2 */
+    float last_hips_target[4];  /* tl_chain_step_sampled: the hips rotation its last frame
+                                   ended with (the next one starts there) */
+    tl_chain_pose solved_pose;  /* the attachment pose of the last internal step */
+    tl_chain_pose last_target;  /* the previous frame's target */
+    qt solved_hips;             /* the hips frame's world rotation there */
+    /* the previous frame, for the curve of the attachment's motion across a frame and the
+     * motion a teleport frame would have had without its jump */
+    tl_chain_pose last_start; /* its start (after a teleport: where it would have started) */
+    qt last_hips_start;       /* the hips frame's world rotation there */
+    double last_dt;           /* its length, s */
+    bool history;             /* last_* describe an ordinary frame just before this one */
+    double accumulator;       /* simulated time owed, s, in [0, step) */
+    bool placed;
+    bool velocity_feedback; /* test hook: the article's bug 2 (spring_chain_internal.h) */
+    tl_chain_stats stats;
+    /* the working copy of the chain stepped alone, and what it holds; its bends (b: the last
+     * step's in the hips frame, the neighbour snapshot) and read-back swings (s: after the last
+     * internal step, o: the step before) are the chain's own, wherever it was stepped */
+    lane_link1* own;
+    uint64_t own_constants;    /* the constants_id its constants are of (0: none) */
+    uint64_t own_state_serial; /* whose state it holds (0: nobody's: padding steps ran over it) */
+    uint64_t own_state_stamp;  /* ... as of which change */
+};
+
+/* Chains are grouped by bone count, chain_batch_lanes() to a group, in their order; a batch
+ * holds a working copy per open group. */
+enum { OPEN_GROUPS = 4 };
+typedef struct lane_group {
+    lane_link* links;                  /* max_bones */
+    uint64_t lane_serial[LANES];       /* whose constants each lane holds (constants_id) */
+    uint64_t lane_state_serial[LANES]; /* whose state each lane holds (0: nobody's) ... */
+    uint64_t lane_state_stamp[LANES];  /* ... and as of which change */
+} lane_group;
+struct tl_chain_batch {
+    tl_allocator allocator;
+    int max_bones;
+    int group_count; /* working copies: enough for max_chains, so that listed in the same order
+                        every frame each group of chains finds its lanes holding them */
+    lane_group* groups;
+};
+
+/* Functions of one file called from another: not exported from the shared library. */
+#if defined(__GNUC__)
+#define SIM_INTERNAL __attribute__((visibility("hidden")))
+#else
+#define SIM_INTERNAL
+#endif
+
+/* ---- lanes: helpers ---- */
+
+#if defined(__GNUC__)
+#define KERNEL static inline __attribute__((always_inline))
+#else
+#define KERNEL static inline
+#endif
+#define LANE_V3(s, f, l) ((v3){(s)->f##x[l], (s)->f##y[l], (s)->f##z[l]})
+#define LANE_QT(s, f, l) ((qt){(s)->f##x[l], (s)->f##y[l], (s)->f##z[l], (s)->f##w[l]})
+#define SET_V3(s, f, l, v) ((s)->f##x[l] = (v).x, (s)->f##y[l] = (v).y, (s)->f##z[l] = (v).z)
+#define SET_QT(s, f, l, q)                                                                         \
+    ((s)->f##x[l] = (q).x, (s)->f##y[l] = (q).y, (s)->f##z[l] = (q).z, (s)->f##w[l] = (q).w)
+
+/* The per-chain settings of the lanes and the running values of one internal step. */
+typedef struct lane_frame {
+    float dt[LANES], alpha[LANES], slip[LANES], floor_level[LANES], scale[LANES];
+    float gx[LANES], gy[LANES], gz[LANES];    /* gravity, world units / s^2 */
+    float upx[LANES], upy[LANES], upz[LANES]; /* world up */
+    int plane[LANES], floor[LANES];
+    const tl_collider* colliders[LANES]; /* world, the frame's */
+    int collider_count[LANES];
+    /* per internal step */
+    float rx[LANES], ry[LANES], rz[LANES];            /* the chain root (head of link 0) */
+    float fx[LANES], fy[LANES], fz[LANES];            /* hips forward, world */
+    float ex[LANES], ey[LANES], ez[LANES];            /* hips up, world */
+    float hx[LANES], hy[LANES], hz[LANES];            /* head of the current link */
+    float wx[LANES], wy[LANES], wz[LANES], ww[LANES]; /* W of the current link */
+    float qx[LANES], qy[LANES], qz[LANES], qw[LANES]; /* the previous link's bend snapshot */
+    int contacts[LANES];
+    /* the frame's poses: attachment at its start and end, hips (when given apart) */
+    float psx[LANES], psy[LANES], psz[LANES], ptx[LANES], pty[LANES], ptz[LANES];
+    float rsx[LANES], rsy[LANES], rsz[LANES], rsw[LANES], rtx[LANES], rty[LANES], rtz[LANES],
+        rtw[LANES];
+    float hsx[LANES], hsy[LANES], hsz[LANES], hsw[LANES], htx[LANES], hty[LANES], htz[LANES],
+        htw[LANES];
+    float ss[LANES], st[LANES];               /* scale */
+    float cpx[LANES], cpy[LANES], cpz[LANES]; /* the path's bend (frame_plan) */
+    float crx[LANES], cry[LANES], crz[LANES], crw[LANES];
+    float chx[LANES], chy[LANES], chz[LANES], chw[LANES];
+    float offx[LANES], offy[LANES], offz[LANES];              /* bone 0's origin, attachment */
+    float hipx[LANES], hipy[LANES], hipz[LANES], hipw[LANES]; /* H */
+    int has_hips[LANES];
+    /* per internal step: where it is in the frame and the interpolated poses */
+    float t[LANES];
+    float ppx[LANES], ppy[LANES], ppz[LANES];             /* attachment position */
+    float prx[LANES], pry[LANES], prz[LANES], prw[LANES]; /* attachment rotation */
+    float pkx[LANES], pky[LANES], pkz[LANES], pkw[LANES]; /* hips rotation */
+} lane_frame;
+
+/* One chain's frame as tl_chain_step decided it before the internal steps. */
+typedef struct frame_plan {
+    tl_chain* chain;
+    tl_chain_pose start, target, last_pose; /* last_pose: the last internal step's */
+    qt hips_start, hips_target, last_hips;
+    bool has_hips;
+    const tl_collider* colliders; /* the input's, world */
+    int collider_count;
+    /* the bend of the attachment's path across the frame: an internal step at t in [0, 1]
+     * takes lerp(start, target, t) + t (t - 1) curve (positions; rotations as quaternions,
+     * then normalised): the parabola through the previous frame's start as well */
+    v3 curve_position;
+    qt curve_rotation, curve_hips;
+    double begin, dt, owed;
+    long steps;
+} frame_plan;
+
+/* chain_api.c */
+SIM_INTERNAL bool chain_all_finite(const float* values, size_t count);
+
+/* chain_bind.c: the rest arc and every per-link constant (spring-chain.md §3, §6) */
+SIM_INTERNAL tl_result chain_hips_frame(const tl_chain_def* def, qt* out, tl_error* err);
+SIM_INTERNAL tl_result chain_build_links(tl_chain* chain, const tl_chain_def* def, tl_error* err);
+SIM_INTERNAL void chain_build_rest(tl_chain* chain, const tl_chain_settings* settings);
+
+/* chain_frame.c */
+SIM_INTERNAL void chain_place_at_rest(tl_chain* c, const tl_chain_pose* pose, qt hips);
+SIM_INTERNAL bool chain_frame_begin(tl_chain* c, const tl_chain_input* in, float dt,
+                                    frame_plan* fp);
+SIM_INTERNAL float chain_step_time(const frame_plan* fp, long j);
+
+/* chain_kernels.c: one internal step of `lanes` lanes (chain_lanes_for), the render-time
+ * output, and the lane counts. `feedback`: the article's bug 2 (spring_chain_internal.h), a
+ * chain alone only. */
+SIM_INTERNAL int chain_batch_lanes(void);
+SIM_INTERNAL int chain_lanes_for(int count);
+SIM_INTERNAL void chain_lanes_steps(void* links, int n, lane_frame* f, int lanes, bool feedback);
+SIM_INTERNAL void chain_lanes_outputs(void* links, int n, float* t, float* gx, float* gy, float* gz,
+                                      float* gw, float* hx, float* hy, float* hz, float* s,
+                                      int lanes);
+SIM_INTERNAL bool chain_contact(const lane_frame* f, int l, v3 head, float len, v3 rest, v3* pp,
+                                v3* vp, bool* touch);
+#if TL_LANES_AVX2
+/* chain_kernels_avx2.c: the batch kernels built for AVX2 (taken when the CPU has it) */
+SIM_INTERNAL bool chain_has_avx2(void);
+SIM_INTERNAL void chain_lanes_steps_avx2(lane_link* links, int n, lane_frame* f, int lanes);
+SIM_INTERNAL void chain_lanes_outputs_avx2(lane_link* links, int n, float* t, float* gx, float* gy,
+                                           float* gz, float* gw, float* hx, float* hy, float* hz,
+                                           float* s, int lanes);
+#endif
+
+#endif
