@@ -13,6 +13,7 @@ int tl_cli_copy(int argc, char** argv);
 int tl_cli_rig(int argc, char** argv);
 int tl_cli_measure(int argc, char** argv);
 int tl_cli_play(int argc, char** argv);
+int tl_cli_render(int argc, char** argv);
 
 /* Fills a chain from "--chain A,B,C" (joint names; attachment = A's parent). 0 or exit code. */
 struct tl_play_chain;

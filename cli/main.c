@@ -23,6 +23,8 @@ static const command commands[] = {
      "rig IN -o OUT [--mode chain|rigid] [--report R.json]  tails get bone chains"},
     {"play", tl_cli_play,
      "play FILE --clip NAME [--fps 60] [--json]  run a clip with the chains simulated"},
+    {"render", tl_cli_render,
+     "render FILE --clip NAME -o OUT.png [--compare RIGGED]  a PNG contact sheet, chains moving"},
     {"copy", tl_cli_copy,
      "copy IN -o OUT [--compact] [--force]   read and write a glTF, losing nothing"},
 };

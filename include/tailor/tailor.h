@@ -10,6 +10,7 @@
  *   rig.h     far parts, tail chains and their weights
  *   measure.h edge stretch and weighted bone distance
  *   play.h    clip playback with the spring chains simulated
+ *   render.h  a software rasteriser for thumbnails of a posed character
  *   seating.h ground seating that ignores the chains' skin
  *   stress.h  stress tests of a simulated chain (shake, frame rate, hitch, teleport)
  */
@@ -27,5 +28,6 @@
 #include <tailor/play.h>
 #include <tailor/seating.h>
 #include <tailor/stress.h>
+#include <tailor/render.h>
 
 #endif
