@@ -14,7 +14,7 @@
 static const char* USAGE =
     "usage: tailor render FILE [FILE2] --clip NAME -o OUT.png [--times T1,T2,...]\n"
     "                     [--views front,side,back] [--size WxH] [--compare RIGGED]\n"
-    "                     [--samples N] [--elevation DEG] [--force]\n"
+    "                     [--samples N] [--elevation DEG] [--shadow S] [--force]\n"
     "  Draws the character at each time of the clip from each view, with every bone chain\n"
     "  the file holds simulated from the clip's start (the same motion as tailor play), and\n"
     "  writes a PNG contact sheet: one row per time, one column per view.\n"
@@ -27,6 +27,7 @@ static const char* USAGE =
     "                    two rows, FILE then the second file, framed by the same camera\n"
     "  --samples N       supersampling per axis, 1..4 (default 2)\n"
     "  --elevation DEG   camera height above the horizontal, degrees (default 10)\n"
+    "  --shadow S        floor shadow darkness 0..1 (default 0.25; 0: none)\n"
     "  --force           allow OUT to be an input file\n";
 
 #define MAX_TIMES 64
@@ -216,6 +217,12 @@ int tl_cli_render(int argc, char** argv) {
             long n = strtol(argv[++i], &end, 10);
             if (*end || n < 1 || n > 4) return tl_cli_fail("render", "--samples: expected 1..4"), 2;
             def.samples = (uint32_t)n;
+        } else if (!strcmp(argv[i], "--shadow") && value) {
+            char* end;
+            double d = strtod(argv[++i], &end);
+            if (*end || !(d >= 0 && d <= 1))
+                return tl_cli_fail("render", "--shadow: expected 0..1"), 2;
+            def.shadow = (float)d;
         } else if (!strcmp(argv[i], "--elevation") && value) {
             char* end;
             elevation = strtod(argv[++i], &end);

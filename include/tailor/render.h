@@ -4,9 +4,9 @@
  * orthographic camera, a z-buffer, Lambert shading (one key light from the camera's upper
  * left plus ambient), a base colour per primitive from its material's
  * pbrMetallicRoughness.baseColorFactor (textures are not sampled; a clay grey when the
- * factor is absent), supersampled and resolved to 8-bit sRGB RGBA. No GPU, no printing, no
- * file I/O: the caller writes the pixels (tailor render writes a PNG contact sheet,
- * docs/render.md).
+ * factor is absent), a shadow straight down on the floor, supersampled and resolved to 8-bit sRGB
+ * RGBA. No GPU, no printing, no file I/O: the caller writes the pixels (tailor render writes a PNG
+ * contact sheet, docs/render.md).
  *
  * Frames: vertices are skinned into the world (= rest-world) frame of tl_scene (scene.h);
  * a camera's axes come from the skin's up, forward and lateral, so "front" is what faces
@@ -96,6 +96,9 @@ typedef struct tl_render_def {
                                back), any length; (-0.45, 0.65, 0.6): upper left, in front */
     float key;              /* key light intensity, 0..1; 0.75 */
     float ambient;          /* ambient intensity, 0..1; 0.3 */
+    float shadow;           /* darkening of the floor under the character (its silhouette
+                               dropped straight down onto the plane at the skin's floor),
+                               0..1; 0.25 (0: no shadow) */
 } tl_render_def;
 
 tl_render_def tl_default_render_def(void);
@@ -121,7 +124,7 @@ const float* tl_renderer_positions(const tl_renderer* renderer, uint32_t skin);
 void tl_renderer_extent(const tl_renderer* renderer, const tl_render_camera* camera, float lo[3],
                         float hi[3]);
 
-/* Clears the image to the background and draws every posed skin. */
+/* Clears the image to the background and draws every posed skin, with its shadow. */
 void tl_renderer_draw(tl_renderer* renderer, const tl_render_camera* camera);
 
 /* Clears the image to the background and the depth to far. */

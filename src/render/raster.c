@@ -18,6 +18,8 @@ struct tl_renderer {
     float** positions;   /* per skin, vertex_count × 3 */
     float** normals;     /* per skin, vertex_count × 3, area-weighted, not unit */
     float* joints;       /* the largest skin's joint_count × 16 */
+    float* flat;         /* the largest skin's vertex_count × 3: positions on the floor */
+    bool unlit;          /* draw in the plain colour (the shadow) */
     float (**colors)[3]; /* per skin, per primitive base colour (linear RGB) */
     uint8_t srgb[4096];  /* linear 0..1 in 4096 steps to sRGB 8-bit */
 };
@@ -147,6 +149,7 @@ tl_render_def tl_default_render_def(void) {
     def.light[2] = 0.6f;
     def.key = 0.75f;
     def.ambient = 0.3f;
+    def.shadow = 0.25f;
     return def;
 }
 
@@ -201,7 +204,7 @@ tl_result tl_renderer_create(const tl_scene* scene, const tl_render_def* def, tl
     r->color = malloc(sizeof(float) * 3 * sw * sh);
     r->depth = malloc(sizeof(float) * sw * sh);
     bool ok = r->color && r->depth;
-    uint32_t skins = scene ? scene->skin_count : 0, joints = 1;
+    uint32_t skins = scene ? scene->skin_count : 0, joints = 1, vertices = 1;
     if (ok && skins) {
         r->positions = calloc(skins, sizeof *r->positions);
         r->normals = calloc(skins, sizeof *r->normals);
@@ -216,11 +219,13 @@ tl_result tl_renderer_create(const tl_scene* scene, const tl_render_def* def, tl
         r->colors[s] = malloc(sizeof(float[3]) * (sk->primitive_count + 1));
         ok = r->positions[s] && r->normals[s] && r->colors[s];
         if (sk->joint_count > joints) joints = sk->joint_count;
+        if (sk->vertex_count > vertices) vertices = sk->vertex_count;
         for (uint32_t p = 0; ok && p < sk->primitive_count; ++p)
             material_color(scene->doc, sk->primitives[p].mesh, sk->primitives[p].primitive,
                            r->colors[s][p]);
     }
     if (ok) ok = (r->joints = malloc(sizeof(float) * 16 * joints)) != NULL;
+    if (ok && skins) ok = (r->flat = malloc(sizeof(float) * 3 * vertices)) != NULL;
     if (!ok) {
         tl_renderer_destroy(r);
         return tl_error_set(err, TL_ERROR_MEMORY, "render: out of memory for %ux%u samples",
@@ -243,6 +248,7 @@ void tl_renderer_destroy(tl_renderer* r) {
     free(r->normals);
     free(r->colors);
     free(r->joints);
+    free(r->flat);
     free(r->color);
     free(r->depth);
     free(r);
@@ -350,7 +356,9 @@ void tl_renderer_draw_triangles(tl_renderer* r, const tl_render_camera* c, const
         int iy0 = (int)fmaxf(0, ceilf(y0 - 0.5f)), iy1 = (int)fminf(h - 1, floorf(y1 - 0.5f));
         if (ix0 > ix1 || iy0 > iy1) continue;
         float light[3];
-        if (normals) {
+        if (r->unlit) {
+            light[0] = light[1] = light[2] = 1;
+        } else if (normals) {
             for (int k = 0; k < 3; ++k)
                 light[k] = shade(r, c, normals + 3 * (size_t)tri[order[k]]);
         } else {
@@ -405,6 +413,24 @@ void tl_renderer_draw_triangles(tl_renderer* r, const tl_render_camera* c, const
 void tl_renderer_draw(tl_renderer* r, const tl_render_camera* c) {
     assert(r && c);
     tl_renderer_clear(r);
+    for (uint32_t s = 0; r->scene && s < r->scene->skin_count && r->def.shadow > 0; ++s) {
+        /* the silhouette dropped along up onto the rest floor: a real plane in the z-buffer,
+         * so the character hides it where it stands in front of it */
+        const tl_scene_skin* sk = &r->scene->skins[s];
+        const float* p = r->positions[s];
+        for (uint32_t v = 0; v < sk->vertex_count; ++v) {
+            const float* q = p + 3 * (size_t)v;
+            float h = dot3(q, sk->up) - sk->floor;
+            for (int i = 0; i < 3; ++i)
+                r->flat[3 * (size_t)v + i] = q[i] - h * sk->up[i];
+        }
+        float dark[3];
+        for (int i = 0; i < 3; ++i)
+            dark[i] = r->def.background[i] * (1 - r->def.shadow);
+        r->unlit = true;
+        tl_renderer_draw_triangles(r, c, r->flat, NULL, sk->triangles, sk->triangle_count, dark);
+        r->unlit = false;
+    }
     for (uint32_t s = 0; r->scene && s < r->scene->skin_count; ++s) {
         const tl_scene_skin* sk = &r->scene->skins[s];
         for (uint32_t p = 0; p < sk->primitive_count; ++p)
