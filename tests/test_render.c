@@ -27,9 +27,9 @@ static void rect(float* p, float x0, float y0, float x1, float y1, float z) {
 }
 static const uint32_t RECT[6] = {0, 1, 2, 0, 2, 3};
 
-/* A 20 × 20 square off the pixel grid covers exactly 400 pixel centres; the shared diagonal
- * is drawn once (top-left rule), so supersampled it still covers 400 pixels' worth. Turned
- * by 30°, the count stays within one perimeter of edge pixels of the area. */
+/* A 20 × 20 square off the pixel grid covers exactly 400 pixel centres, supersampled or not;
+ * cut into 72 irregular triangles it still does (no cracks where triangles meet). Turned by
+ * 30°, the count stays within one perimeter of edge pixels of the area. */
 static void square_coverage(void) {
     tl_render_def def = tl_default_render_def();
     def.width = def.height = 64;
@@ -57,6 +57,28 @@ static void square_coverage(void) {
         float covered = tl_renderer_coverage(r) * 64 * 64;
         ENSURE_MSG(fabsf(covered - 400) <= 80 / (float)samples, "turned square covers %.1f px",
                    covered);
+        /* the first square again as a 6 × 6 grid of quads whose inner vertices are moved off
+         * the grid: 72 triangles meeting at shared edges leave no crack (still 400 pixels) */
+        tl_renderer_clear(r);
+        float grid[7 * 7 * 3];
+        uint32_t tris[6 * 6 * 6], n = 0;
+        for (int j = 0; j < 7; ++j)
+            for (int i = 0; i < 7; ++i) {
+                bool inner = i > 0 && i < 6 && j > 0 && j < 6;
+                float jitter = inner ? 0.9f * sinf((float)(i * 7 + j) * 2.3f) : 0;
+                grid[3 * (j * 7 + i)] = -10.3f + 20.0f * (float)i / 6 + jitter;
+                grid[3 * (j * 7 + i) + 1] = -5.2f + 20.0f * (float)j / 6 - 0.7f * jitter;
+                grid[3 * (j * 7 + i) + 2] = 0;
+            }
+        for (uint32_t j = 0; j < 6; ++j)
+            for (uint32_t i = 0; i < 6; ++i) {
+                uint32_t q0 = j * 7 + i, q1 = q0 + 1, q2 = q0 + 8, q3 = q0 + 7;
+                uint32_t quad[6] = {q0, q1, q2, q0, q2, q3};
+                memcpy(tris + n, quad, sizeof quad);
+                n += 6;
+            }
+        tl_renderer_draw_triangles(r, &cam, grid, NULL, tris, n / 3, white);
+        ENSURE_NEAR(tl_renderer_coverage(r) * 64 * 64, 400.0, 1e-3);
         tl_renderer_destroy(r);
     }
 }

@@ -318,42 +318,72 @@ static float shade(const tl_renderer* r, const tl_render_camera* c, const float 
     return r->def.ambient + r->def.key * (l > 0 ? l : 0);
 }
 
-/* Edge function: twice the signed area of (a, b, p); positive inside a positive triangle. */
-static float edge(const float a[3], const float b[3], float px, float py) {
-    return (b[0] - a[0]) * (py - a[1]) - (b[1] - a[1]) * (px - a[0]);
+/* Vertices snap to 1/256 pixel and edge functions are exact 64-bit integers: a pixel centre
+ * on an edge shared by two triangles is drawn by exactly one of them (the top-left rule),
+ * with no cracks and no double cover however many triangles meet. */
+#define SUBPIXEL 256
+#define MAX_COORD 1048576.0f /* pixels; triangles reaching farther are skipped */
+
+typedef struct fixed_vertex {
+    int64_t x, y; /* sample-grid coordinates × SUBPIXEL */
+    float z;
+} fixed_vertex;
+
+/* Twice the signed area of (a, b, p) in SUBPIXEL² units; positive inside a positive triangle. */
+static int64_t edge(fixed_vertex a, fixed_vertex b, int64_t px, int64_t py) {
+    return (b.x - a.x) * (py - a.y) - (b.y - a.y) * (px - a.x);
 }
 
-/* A pixel exactly on an edge belongs to one of the two triangles sharing it. */
-static bool top_left(const float a[3], const float b[3]) {
-    float dy = b[1] - a[1], dx = b[0] - a[0];
-    return dy > 0 || (dy == 0 && dx < 0);
+/* Of the two triangles sharing an edge (traversed in opposite directions), one owns it. */
+static bool top_left(fixed_vertex a, fixed_vertex b) {
+    return b.y > a.y || (b.y == a.y && b.x < a.x);
 }
 
 void tl_renderer_draw_triangles(tl_renderer* r, const tl_render_camera* c, const float* positions,
                                 const float* normals, const uint32_t* triangles,
                                 uint32_t triangle_count, const float color[3]) {
     assert(r && c && positions && (triangles || triangle_count == 0) && color);
+    assert(c->half_height > 0);
     const float w = (float)r->sw, h = (float)r->sh;
     for (uint32_t t = 0; t < triangle_count; ++t) {
         const uint32_t* tri = triangles + 3 * (size_t)t;
-        float v[3][3];
-        for (int k = 0; k < 3; ++k)
-            project(c, w, h, positions + 3 * (size_t)tri[k], v[k]);
-        float area = edge(v[0], v[1], v[2][0], v[2][1]);
-        if (!(area != 0) || !isfinite(area)) continue; /* degenerate, edge-on or NaN */
+        fixed_vertex v[3];
+        bool inside = true;
+        for (int k = 0; k < 3; ++k) {
+            float q[3];
+            project(c, w, h, positions + 3 * (size_t)tri[k], q);
+            /* NaN fails both comparisons and is skipped with the far ones */
+            inside = inside && fabsf(q[0]) < MAX_COORD && fabsf(q[1]) < MAX_COORD && isfinite(q[2]);
+            if (!inside) break;
+            v[k].x = llrintf(q[0] * SUBPIXEL);
+            v[k].y = llrintf(q[1] * SUBPIXEL);
+            v[k].z = q[2];
+        }
+        if (!inside) continue;
+        int64_t area = edge(v[0], v[1], v[2].x, v[2].y);
+        if (area == 0) continue; /* degenerate or edge-on */
         int order[3] = {0, 1, 2};
         if (area < 0) { /* make it positive; both faces are drawn */
             order[1] = 2;
             order[2] = 1;
             area = -area;
         }
-        const float *a = v[order[0]], *b = v[order[1]], *d = v[order[2]];
-        float x0 = fminf(a[0], fminf(b[0], d[0])), x1 = fmaxf(a[0], fmaxf(b[0], d[0]));
-        float y0 = fminf(a[1], fminf(b[1], d[1])), y1 = fmaxf(a[1], fmaxf(b[1], d[1]));
-        if (x1 < 0 || y1 < 0 || x0 >= w || y0 >= h) continue;
-        /* pixels whose centre (i + 0.5) lies in [x0, x1] */
-        int ix0 = (int)fmaxf(0, ceilf(x0 - 0.5f)), ix1 = (int)fminf(w - 1, floorf(x1 - 0.5f));
-        int iy0 = (int)fmaxf(0, ceilf(y0 - 0.5f)), iy1 = (int)fminf(h - 1, floorf(y1 - 0.5f));
+        fixed_vertex a = v[order[0]], b = v[order[1]], d = v[order[2]];
+        int64_t x0 = a.x < b.x ? a.x : b.x, x1 = a.x > b.x ? a.x : b.x;
+        int64_t y0 = a.y < b.y ? a.y : b.y, y1 = a.y > b.y ? a.y : b.y;
+        x0 = d.x < x0 ? d.x : x0;
+        x1 = d.x > x1 ? d.x : x1;
+        y0 = d.y < y0 ? d.y : y0;
+        y1 = d.y > y1 ? d.y : y1;
+        /* pixels whose centre (i + 1/2) · SUBPIXEL lies in [x0, x1] */
+        const int64_t half = SUBPIXEL / 2;
+        int64_t ix0 = (x0 - half + SUBPIXEL - 1) / SUBPIXEL, ix1 = (x1 - half) / SUBPIXEL;
+        int64_t iy0 = (y0 - half + SUBPIXEL - 1) / SUBPIXEL, iy1 = (y1 - half) / SUBPIXEL;
+        if (x0 - half < 0) ix0 = 0; /* integer division rounds towards zero */
+        if (y0 - half < 0) iy0 = 0;
+        if (x1 - half < 0 || y1 - half < 0) continue;
+        if (ix1 > (int64_t)r->sw - 1) ix1 = (int64_t)r->sw - 1;
+        if (iy1 > (int64_t)r->sh - 1) iy1 = (int64_t)r->sh - 1;
         if (ix0 > ix1 || iy0 > iy1) continue;
         float light[3];
         if (r->unlit) {
@@ -369,28 +399,26 @@ void tl_renderer_draw_triangles(tl_renderer* r, const tl_render_camera* c, const
             cross3(e1, e2, f);
             light[0] = light[1] = light[2] = shade(r, c, f);
         }
-        /* edge k is opposite vertex k; its weight is vertex k's barycentric coordinate */
-        const float* ev[3][2] = {{b, d}, {d, a}, {a, b}};
-        float step_x[3], step_y[3], row[3];
-        bool bias[3];
-        float px = (float)ix0 + 0.5f, py = (float)iy0 + 0.5f;
+        /* edge k is opposite vertex k; its value / area is vertex k's barycentric weight */
+        const fixed_vertex ev[3][2] = {{b, d}, {d, a}, {a, b}};
+        int64_t step_x[3], step_y[3], row[3];
+        int64_t px = ix0 * SUBPIXEL + half, py = iy0 * SUBPIXEL + half;
         for (int k = 0; k < 3; ++k) {
-            const float *ea = ev[k][0], *eb = ev[k][1];
-            step_x[k] = -(eb[1] - ea[1]);
-            step_y[k] = eb[0] - ea[0];
-            row[k] = edge(ea, eb, px, py);
-            bias[k] = top_left(ea, eb);
+            fixed_vertex ea = ev[k][0], eb = ev[k][1];
+            step_x[k] = -(eb.y - ea.y) * SUBPIXEL;
+            step_y[k] = (eb.x - ea.x) * SUBPIXEL;
+            /* the owned edge's zeros count as inside: test e > bias with bias -1 or 0 */
+            row[k] = edge(ea, eb, px, py) + (top_left(ea, eb) ? 1 : 0);
         }
-        float inv = 1.0f / area;
-        float z[3] = {a[2], b[2], d[2]};
-        for (int y = iy0; y <= iy1; ++y) {
-            float e[3] = {row[0], row[1], row[2]};
+        float inv = 1.0f / (float)area;
+        float z[3] = {a.z, b.z, d.z};
+        for (int64_t y = iy0; y <= iy1; ++y) {
+            int64_t e[3] = {row[0], row[1], row[2]};
             float* depth = r->depth + (size_t)y * r->sw;
             float* col = r->color + 3 * (size_t)y * r->sw;
-            for (int x = ix0; x <= ix1; ++x) {
-                if ((e[0] > 0 || (e[0] == 0 && bias[0])) && (e[1] > 0 || (e[1] == 0 && bias[1])) &&
-                    (e[2] > 0 || (e[2] == 0 && bias[2]))) {
-                    float l0 = e[0] * inv, l1 = e[1] * inv, l2 = 1 - l0 - l1;
+            for (int64_t x = ix0; x <= ix1; ++x) {
+                if (e[0] > 0 && e[1] > 0 && e[2] > 0) {
+                    float l0 = (float)e[0] * inv, l1 = (float)e[1] * inv, l2 = 1 - l0 - l1;
                     float zz = l0 * z[0] + l1 * z[1] + l2 * z[2];
                     if (zz > depth[x]) {
                         depth[x] = zz;
