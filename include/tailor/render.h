@@ -132,7 +132,9 @@ void tl_renderer_clear(tl_renderer* renderer);
 
 /* Draws triangles (triangle_count × 3 indices into positions) in linear RGB `color`, depth
  * tested against what is drawn. `normals` (one per vertex, any length) are interpolated
- * (Gouraud); NULL shades each triangle flat. Both faces are lit (winding is not trusted). */
+ * (Gouraud); NULL shades each triangle flat. Both faces are lit (winding is not trusted).
+ * A pixel centre on an edge two triangles share is drawn once (exact fixed-point edges);
+ * triangles with a vertex beyond 2^20 pixels of the image, or not finite, are skipped. */
 void tl_renderer_draw_triangles(tl_renderer* renderer, const tl_render_camera* camera,
                                 const float* positions, const float* normals,
                                 const uint32_t* triangles, uint32_t triangle_count,
