@@ -187,6 +187,49 @@ static void views_follow_the_character(void) {
     }
 }
 
+/* Meshes without a skin are drawn where their node is posed: the KayKit knight's helmet,
+ * cape, swords and shields hang on its hand, head and chest joints as plain nodes. Drawn
+ * with them, the front view covers clearly more than its skinned body alone. */
+static void rigid_props_drawn(void) {
+    tl_scene* scene;
+    tl_gltf* doc = load(tl_test_shared("assets/kaykit-knight/Knight.glb"), &scene);
+    if (!scene) {
+        tl_gltf_destroy(doc);
+        return;
+    }
+    tl_render_def def = tl_default_render_def();
+    def.width = def.height = 96;
+    def.samples = 1;
+    def.shadow = 0;
+    tl_renderer* r;
+    tl_error err;
+    tl_pose* pose = tl_pose_create(scene);
+    ENSURE_OK(tl_renderer_create(scene, &def, &r, &err), err);
+    tl_pose_set_stored(pose, scene);
+    tl_renderer_pose(r, pose);
+    tl_render_camera cam = tl_render_camera_view(&scene->skins[0], TL_VIEW_FRONT, 10);
+    float lo[3], hi[3];
+    tl_render_extent_reset(lo, hi);
+    tl_renderer_extent(r, &cam, lo, hi);
+    tl_render_camera_fit(&cam, lo, hi, 1, 0.04f);
+    tl_renderer_draw(r, &cam);
+    float with_props = tl_renderer_coverage(r);
+    tl_renderer_clear(r);
+    const float grey[3] = {0.5f, 0.5f, 0.5f};
+    for (uint32_t s = 0; s < scene->skin_count; ++s)
+        tl_renderer_draw_triangles(r, &cam, tl_renderer_positions(r, s), NULL,
+                                   scene->skins[s].triangles, scene->skins[s].triangle_count, grey);
+    float body = tl_renderer_coverage(r);
+    fprintf(stderr, "    knight front: %.1f%% covered with props, %.1f%% the skins alone\n",
+            100 * with_props, 100 * body);
+    ENSURE_MSG(body > 0.05f && with_props > 1.2f * body, "with props %.3f, body %.3f", with_props,
+               body);
+    tl_renderer_destroy(r);
+    tl_pose_destroy(pose);
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+}
+
 typedef struct test_case {
     const char* name;
     const char* walk;
@@ -517,6 +560,7 @@ int main(int argc, char** argv) {
         {"square_coverage", square_coverage},
         {"depth_order", depth_order},
         {"views_follow_the_character", views_follow_the_character},
+        {"rigid_props_drawn", rigid_props_drawn},
         {"every_case_visible_per_view", every_case_visible_per_view},
         {"tail_region_differs", tail_region_differs},
     };

@@ -1,6 +1,7 @@
 /* tailor/render.h — a small software rasteriser for thumbnails of a posed character.
  *
- * A tl_renderer draws the skinned meshes of a scene in some pose into its own image: an
+ * A tl_renderer draws the skinned meshes of a scene in some pose, and the meshes without a
+ * skin at their nodes' posed transforms (props on a bone), into its own image: an
  * orthographic camera, a z-buffer, Lambert shading (one key light from the camera's upper
  * left plus ambient), a base colour per primitive from its material's
  * pbrMetallicRoughness.baseColorFactor (textures are not sampled; a clay grey when the
@@ -12,9 +13,9 @@
  * a camera's axes come from the skin's up, forward and lateral, so "front" is what faces
  * the character whatever the file's up axis (Z-up files included) and units.
  *
- * Ownership: tl_renderer_create allocates everything (image, depth, skinning scratch for
- * the scene's largest skin, per-primitive colours); nothing else allocates. The scene must
- * outlive the renderer. Pixels are the caller's (tl_renderer_read copies them out).
+ * Ownership: tl_renderer_create allocates everything (image, depth, skinning scratch, the
+ * unskinned meshes' vertices and triangles, per-primitive colours); nothing else allocates. The
+ * scene must outlive the renderer. Pixels are the caller's (tl_renderer_read copies them out).
  *
  * Example:
  *     tl_render_def def = tl_default_render_def();
@@ -105,26 +106,29 @@ tl_render_def tl_default_render_def(void);
 
 typedef struct tl_renderer tl_renderer;
 
-/* Allocates a renderer for the scene's skins (scene may be NULL: then only
- * tl_renderer_draw_triangles draws). TL_ERROR_ARGUMENT for a zero size, samples out of
- * 1..4 or an image beyond 16384² samples; TL_ERROR_MEMORY when allocation fails. */
+/* Allocates a renderer for the scene's skins and unskinned triangle meshes (scene may be
+ * NULL: then only tl_renderer_draw_triangles draws). TL_ERROR_ARGUMENT for a zero size,
+ * samples out of 1..4 or an image beyond 16384² samples; TL_ERROR_INVALID (file, accessor,
+ * element) when an unskinned mesh's accessor is unreadable or an index is past its vertices;
+ * TL_ERROR_MEMORY when allocation fails. */
 tl_result tl_renderer_create(const tl_scene* scene, const tl_render_def* def, tl_renderer** out,
                              tl_error* err);
 
 void tl_renderer_destroy(tl_renderer* renderer);
 
-/* Skins every skin of the scene in `pose` (world updated) into the renderer's positions and
- * recomputes their vertex normals. */
+/* Skins every skin of the scene in `pose` (world updated) into the renderer's positions,
+ * places the unskinned meshes by their nodes' world matrices, and recomputes normals. */
 void tl_renderer_pose(tl_renderer* renderer, const tl_pose* pose);
 
 /* The skinned positions of a skin from the last tl_renderer_pose (vertex_count × 3, world). */
 const float* tl_renderer_positions(const tl_renderer* renderer, uint32_t skin);
 
-/* Grows lo/hi by the posed vertices of every skin, in the camera's axes (right, up, back). */
+/* Grows lo/hi by every posed vertex (skins and unskinned meshes), in the camera's axes
+ * (right, up, back). */
 void tl_renderer_extent(const tl_renderer* renderer, const tl_render_camera* camera, float lo[3],
                         float hi[3]);
 
-/* Clears the image to the background and draws every posed skin, with its shadow. */
+/* Clears the image to the background and draws every posed mesh, with its shadow. */
 void tl_renderer_draw(tl_renderer* renderer, const tl_render_camera* camera);
 
 /* Clears the image to the background and the depth to far. */

@@ -11,18 +11,37 @@
 struct tl_renderer {
     const tl_scene* scene;
     tl_render_def def;
-    uint32_t sw, sh;     /* sample grid: width × samples, height × samples */
-    float* color;        /* sw × sh × 3, linear RGB */
-    float* depth;        /* sw × sh, dot(p, back); -INFINITY where nothing is drawn */
-    float light[3];      /* unit, camera axes */
-    float** positions;   /* per skin, vertex_count × 3 */
-    float** normals;     /* per skin, vertex_count × 3, area-weighted, not unit */
-    float* joints;       /* the largest skin's joint_count × 16 */
-    float* flat;         /* the largest skin's vertex_count × 3: positions on the floor */
+    uint32_t sw, sh;      /* sample grid: width × samples, height × samples */
+    float* color;         /* sw × sh × 3, linear RGB */
+    float* depth;         /* sw × sh, dot(p, back); -INFINITY where nothing is drawn */
+    float light[3];       /* unit, camera axes */
+    float** positions;    /* per skin, vertex_count × 3 */
+    float** normals;      /* per skin, vertex_count × 3, area-weighted, not unit */
+    float* joints;        /* the largest skin's joint_count × 16 */
+    float* flat;          /* the largest mesh's vertex_count × 3: positions on the floor */
+    struct rigid* rigids; /* meshes without a skin (props on a bone), posed by their node */
+    uint32_t rigid_count;
     bool unlit;          /* draw in the plain colour (the shadow) */
     float (**colors)[3]; /* per skin, per primitive base colour (linear RGB) */
     uint8_t srgb[4096];  /* linear 0..1 in 4096 steps to sRGB 8-bit */
 };
+
+/* One triangle primitive of a node's mesh without a skin. */
+typedef struct rigid {
+    uint32_t node;
+    uint32_t vertex_count, triangle_count;
+    float* local;        /* vertex_count × 3, the mesh's own frame */
+    float* world;        /* vertex_count × 3, posed */
+    float* normals;      /* vertex_count × 3 */
+    uint32_t* triangles; /* triangle_count × 3 */
+    float color[3];
+} rigid;
+
+#define TL_TRY_RENDER(call)                                                                        \
+    do {                                                                                           \
+        tl_result try_r_ = (call);                                                                 \
+        if (try_r_ != TL_OK) return try_r_;                                                        \
+    } while (0)
 
 static const char* const VIEW_NAMES[TL_VIEW_COUNT] = {"front", "side", "back",
                                                       "left",  "top",  "quarter"};
@@ -175,6 +194,86 @@ static void material_color(const tl_gltf* doc, uint32_t mesh, uint32_t primitive
     }
 }
 
+/* Whether a node is in the default scene (else the first), as a viewer shows it. */
+static bool node_shown(const tl_gltf* doc, uint32_t node) {
+    uint32_t root = node;
+    for (uint32_t guard = 0; doc->nodes[root].parent != TL_NONE && guard < doc->node_count; ++guard)
+        root = (uint32_t)doc->nodes[root].parent;
+    if (doc->scene_count == 0) return true;
+    const tl_gltf_scene* sc = &doc->scenes[doc->scene == TL_NONE ? 0 : (uint32_t)doc->scene];
+    for (uint32_t i = 0; i < sc->node_count; ++i)
+        if (sc->nodes[i] == root) return true;
+    return false;
+}
+
+/* Reads every triangle-list primitive of the shown nodes that have a mesh and no skin;
+ * grows *largest to the most vertices of one. */
+static tl_result read_rigids(tl_renderer* r, const tl_scene* scene, uint32_t* largest,
+                             tl_error* err) {
+    const tl_gltf* doc = scene->doc;
+    uint32_t count = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+        if (pass == 1) {
+            if (count == 0) return TL_OK;
+            r->rigids = calloc(count, sizeof *r->rigids);
+            if (!r->rigids) return tl_error_set(err, TL_ERROR_MEMORY, "render: out of memory");
+            count = 0;
+        }
+        for (uint32_t n = 0; n < doc->node_count; ++n) {
+            const tl_gltf_node* node = &doc->nodes[n];
+            if (node->mesh == TL_NONE || node->skin != TL_NONE || !node_shown(doc, n)) continue;
+            const tl_gltf_mesh* mesh = &doc->meshes[node->mesh];
+            for (uint32_t p = 0; p < mesh->primitive_count; ++p) {
+                const tl_gltf_primitive* prim = &mesh->primitives[p];
+                size_t vn = tl_gltf_primitive_vertex_count(doc, prim);
+                size_t in = prim->indices == TL_NONE ? vn : doc->accessors[prim->indices].count;
+                if (prim->mode != 4 || prim->position == TL_NONE || vn == 0 || in < 3 ||
+                    vn > UINT32_MAX / 3 || in / 3 > UINT32_MAX / 3)
+                    continue;
+                if (pass == 0) {
+                    ++count;
+                    continue;
+                }
+                rigid* g = &r->rigids[count++];
+                r->rigid_count = count;
+                g->node = n;
+                g->vertex_count = (uint32_t)vn;
+                g->triangle_count = (uint32_t)(in / 3);
+                g->local = malloc(sizeof(float) * 3 * vn);
+                g->world = malloc(sizeof(float) * 3 * vn);
+                g->normals = malloc(sizeof(float) * 3 * vn);
+                g->triangles = malloc(sizeof(uint32_t) * 3 * (size_t)g->triangle_count);
+                if (!g->local || !g->world || !g->normals || !g->triangles)
+                    return tl_error_set(err, TL_ERROR_MEMORY, "render: out of memory");
+                TL_TRY_RENDER(tl_gltf_accessor_read_float(doc, (uint32_t)prim->position, g->local,
+                                                          3 * vn, err));
+                if (prim->indices == TL_NONE) {
+                    for (uint32_t i = 0; i < 3 * g->triangle_count; ++i)
+                        g->triangles[i] = i;
+                } else {
+                    uint32_t* idx = malloc(sizeof(uint32_t) * in);
+                    if (!idx) return tl_error_set(err, TL_ERROR_MEMORY, "render: out of memory");
+                    tl_result res =
+                        tl_gltf_accessor_read_uint(doc, (uint32_t)prim->indices, idx, in, err);
+                    for (size_t i = 0; res == TL_OK && i < 3 * (size_t)g->triangle_count; ++i) {
+                        if (idx[i] >= vn)
+                            res = tl_error_set(err, TL_ERROR_INVALID,
+                                               "%s: /accessors/%d: index %u at element %zu is "
+                                               "past the %zu vertices",
+                                               doc->path, prim->indices, idx[i], i, vn);
+                        g->triangles[i] = idx[i];
+                    }
+                    free(idx);
+                    if (res != TL_OK) return res;
+                }
+                material_color(doc, (uint32_t)node->mesh, p, g->color);
+                if (g->vertex_count > *largest) *largest = g->vertex_count;
+            }
+        }
+    }
+    return TL_OK;
+}
+
 tl_result tl_renderer_create(const tl_scene* scene, const tl_render_def* def, tl_renderer** out,
                              tl_error* err) {
     assert(def && out);
@@ -224,6 +323,13 @@ tl_result tl_renderer_create(const tl_scene* scene, const tl_render_def* def, tl
             material_color(scene->doc, sk->primitives[p].mesh, sk->primitives[p].primitive,
                            r->colors[s][p]);
     }
+    if (ok && skins) {
+        tl_result res = read_rigids(r, scene, &vertices, err);
+        if (res != TL_OK) {
+            tl_renderer_destroy(r);
+            return res;
+        }
+    }
     if (ok) ok = (r->joints = malloc(sizeof(float) * 16 * joints)) != NULL;
     if (ok && skins) ok = (r->flat = malloc(sizeof(float) * 3 * vertices)) != NULL;
     if (!ok) {
@@ -247,6 +353,13 @@ void tl_renderer_destroy(tl_renderer* r) {
     free(r->positions);
     free(r->normals);
     free(r->colors);
+    for (uint32_t i = 0; r->rigids && i < r->rigid_count; ++i) {
+        free(r->rigids[i].local);
+        free(r->rigids[i].world);
+        free(r->rigids[i].normals);
+        free(r->rigids[i].triangles);
+    }
+    free(r->rigids);
     free(r->joints);
     free(r->flat);
     free(r->color);
@@ -254,27 +367,43 @@ void tl_renderer_destroy(tl_renderer* r) {
     free(r);
 }
 
+/* Area-weighted vertex normals (not unit) of posed triangles. */
+static void vertex_normals(float* n, const float* p, uint32_t vertex_count,
+                           const uint32_t* triangles, uint32_t triangle_count) {
+    memset(n, 0, sizeof(float) * 3 * vertex_count);
+    for (uint32_t t = 0; t < triangle_count; ++t) {
+        const uint32_t* tri = triangles + 3 * (size_t)t;
+        const float *a = p + 3 * (size_t)tri[0], *b = p + 3 * (size_t)tri[1],
+                    *c = p + 3 * (size_t)tri[2];
+        float e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+        float e2[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+        float f[3];
+        cross3(e1, e2, f); /* length = twice the area: larger faces weigh more */
+        for (int k = 0; k < 3; ++k)
+            for (int i = 0; i < 3; ++i)
+                n[3 * (size_t)tri[k] + i] += f[i];
+    }
+}
+
 void tl_renderer_pose(tl_renderer* r, const tl_pose* pose) {
     assert(r && r->scene && pose);
     for (uint32_t s = 0; s < r->scene->skin_count; ++s) {
         const tl_scene_skin* sk = &r->scene->skins[s];
-        float* p = r->positions[s];
-        float* n = r->normals[s];
         tl_pose_joint_matrices(pose, r->scene, s, r->joints);
-        tl_scene_skin_positions(r->scene, s, r->joints, p);
-        memset(n, 0, sizeof(float) * 3 * sk->vertex_count);
-        for (uint32_t t = 0; t < sk->triangle_count; ++t) {
-            const uint32_t* tri = sk->triangles + 3 * (size_t)t;
-            const float *a = p + 3 * (size_t)tri[0], *b = p + 3 * (size_t)tri[1],
-                        *c = p + 3 * (size_t)tri[2];
-            float e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
-            float e2[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
-            float f[3];
-            cross3(e1, e2, f); /* length = twice the area: larger faces weigh more */
+        tl_scene_skin_positions(r->scene, s, r->joints, r->positions[s]);
+        vertex_normals(r->normals[s], r->positions[s], sk->vertex_count, sk->triangles,
+                       sk->triangle_count);
+    }
+    for (uint32_t i = 0; i < r->rigid_count; ++i) {
+        rigid* g = &r->rigids[i];
+        const float* m = pose->world + 16 * (size_t)g->node;
+        for (uint32_t v = 0; v < g->vertex_count; ++v) {
+            const float* q = g->local + 3 * (size_t)v;
             for (int k = 0; k < 3; ++k)
-                for (int i = 0; i < 3; ++i)
-                    n[3 * (size_t)tri[k] + i] += f[i];
+                g->world[3 * (size_t)v + k] =
+                    m[k] * q[0] + m[4 + k] * q[1] + m[8 + k] * q[2] + m[12 + k];
         }
+        vertex_normals(g->normals, g->world, g->vertex_count, g->triangles, g->triangle_count);
     }
 }
 
@@ -283,19 +412,23 @@ const float* tl_renderer_positions(const tl_renderer* r, uint32_t skin) {
     return r->positions[skin];
 }
 
-void tl_renderer_extent(const tl_renderer* r, const tl_render_camera* c, float lo[3], float hi[3]) {
-    assert(r && c && lo && hi);
-    for (uint32_t s = 0; r->scene && s < r->scene->skin_count; ++s) {
-        const float* p = r->positions[s];
-        for (uint32_t v = 0; v < r->scene->skins[s].vertex_count; ++v) {
-            const float* q = p + 3 * (size_t)v;
-            float d[3] = {dot3(q, c->right), dot3(q, c->up), dot3(q, c->back)};
-            for (int i = 0; i < 3; ++i) {
-                if (d[i] < lo[i]) lo[i] = d[i];
-                if (d[i] > hi[i]) hi[i] = d[i];
-            }
+static void grow(const tl_render_camera* c, const float* p, uint32_t n, float lo[3], float hi[3]) {
+    for (uint32_t v = 0; v < n; ++v) {
+        const float* q = p + 3 * (size_t)v;
+        float d[3] = {dot3(q, c->right), dot3(q, c->up), dot3(q, c->back)};
+        for (int i = 0; i < 3; ++i) {
+            if (d[i] < lo[i]) lo[i] = d[i];
+            if (d[i] > hi[i]) hi[i] = d[i];
         }
     }
+}
+
+void tl_renderer_extent(const tl_renderer* r, const tl_render_camera* c, float lo[3], float hi[3]) {
+    assert(r && c && lo && hi);
+    for (uint32_t s = 0; r->scene && s < r->scene->skin_count; ++s)
+        grow(c, r->positions[s], r->scene->skins[s].vertex_count, lo, hi);
+    for (uint32_t i = 0; i < r->rigid_count; ++i)
+        grow(c, r->rigids[i].world, r->rigids[i].vertex_count, lo, hi);
 }
 
 void tl_renderer_clear(tl_renderer* r) {
@@ -438,34 +571,51 @@ void tl_renderer_draw_triangles(tl_renderer* r, const tl_render_camera* c, const
     }
 }
 
+/* The silhouette dropped along up onto the rest floor: a real plane in the z-buffer, so the
+ * character hides it where it stands in front of it. */
+static void draw_shadow(tl_renderer* r, const tl_render_camera* c, const tl_scene_skin* frame,
+                        const float* p, uint32_t vertex_count, const uint32_t* triangles,
+                        uint32_t triangle_count) {
+    for (uint32_t v = 0; v < vertex_count; ++v) {
+        const float* q = p + 3 * (size_t)v;
+        float h = dot3(q, frame->up) - frame->floor;
+        for (int i = 0; i < 3; ++i)
+            r->flat[3 * (size_t)v + i] = q[i] - h * frame->up[i];
+    }
+    float dark[3];
+    for (int i = 0; i < 3; ++i)
+        dark[i] = r->def.background[i] * (1 - r->def.shadow);
+    r->unlit = true;
+    tl_renderer_draw_triangles(r, c, r->flat, NULL, triangles, triangle_count, dark);
+    r->unlit = false;
+}
+
 void tl_renderer_draw(tl_renderer* r, const tl_render_camera* c) {
     assert(r && c);
     tl_renderer_clear(r);
-    for (uint32_t s = 0; r->scene && s < r->scene->skin_count && r->def.shadow > 0; ++s) {
-        /* the silhouette dropped along up onto the rest floor: a real plane in the z-buffer,
-         * so the character hides it where it stands in front of it */
-        const tl_scene_skin* sk = &r->scene->skins[s];
-        const float* p = r->positions[s];
-        for (uint32_t v = 0; v < sk->vertex_count; ++v) {
-            const float* q = p + 3 * (size_t)v;
-            float h = dot3(q, sk->up) - sk->floor;
-            for (int i = 0; i < 3; ++i)
-                r->flat[3 * (size_t)v + i] = q[i] - h * sk->up[i];
+    uint32_t skins = r->scene ? r->scene->skin_count : 0;
+    if (r->def.shadow > 0 && skins) {
+        for (uint32_t s = 0; s < skins; ++s) {
+            const tl_scene_skin* sk = &r->scene->skins[s];
+            draw_shadow(r, c, sk, r->positions[s], sk->vertex_count, sk->triangles,
+                        sk->triangle_count);
         }
-        float dark[3];
-        for (int i = 0; i < 3; ++i)
-            dark[i] = r->def.background[i] * (1 - r->def.shadow);
-        r->unlit = true;
-        tl_renderer_draw_triangles(r, c, r->flat, NULL, sk->triangles, sk->triangle_count, dark);
-        r->unlit = false;
+        /* props fall on the first skin's floor */
+        for (uint32_t i = 0; i < r->rigid_count; ++i)
+            draw_shadow(r, c, &r->scene->skins[0], r->rigids[i].world, r->rigids[i].vertex_count,
+                        r->rigids[i].triangles, r->rigids[i].triangle_count);
     }
-    for (uint32_t s = 0; r->scene && s < r->scene->skin_count; ++s) {
+    for (uint32_t s = 0; s < skins; ++s) {
         const tl_scene_skin* sk = &r->scene->skins[s];
         for (uint32_t p = 0; p < sk->primitive_count; ++p)
             tl_renderer_draw_triangles(r, c, r->positions[s], r->normals[s],
                                        sk->triangles + 3 * (size_t)sk->primitives[p].first_triangle,
                                        sk->primitives[p].triangle_count, r->colors[s][p]);
     }
+    for (uint32_t i = 0; i < r->rigid_count; ++i)
+        tl_renderer_draw_triangles(r, c, r->rigids[i].world, r->rigids[i].normals,
+                                   r->rigids[i].triangles, r->rigids[i].triangle_count,
+                                   r->rigids[i].color);
 }
 
 void tl_renderer_read(const tl_renderer* r, uint8_t* rgba, size_t stride) {
