@@ -29,6 +29,8 @@ int tl_cli_report(int argc, char** argv);
  * report: a malloc'd string, or NULL after printing the error as `tailor CMD: ...`. */
 char* tl_cli_measure_json(const char* cmd, const char* file);
 
+int tl_cli_render(int argc, char** argv);
+
 /* Fills a chain from "--chain A,B,C" (joint names; attachment = A's parent). 0 or exit code. */
 struct tl_play_chain;
 int tl_cli_chain_from_names(const tl_scene* scene, const char* list, struct tl_play_chain* out);

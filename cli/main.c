@@ -29,6 +29,8 @@ static const command commands[] = {
      "view RIGGED [--input IN] [--port N]    the three.js viewer on http://127.0.0.1:N/"},
     {"report", tl_cli_report,
      "report RIGGED [--input IN] -o R.html  the viewer as one HTML file that opens from disk"},
+    {"render", tl_cli_render,
+     "render FILE --clip NAME -o OUT.png [--compare RIGGED]  a PNG contact sheet, chains moving"},
     {"copy", tl_cli_copy,
      "copy IN -o OUT [--compact] [--force]   read and write a glTF, losing nothing"},
 };

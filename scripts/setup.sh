@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-debs=(build-essential cmake pkg-config clang clang-format lld libclang-rt-dev wasi-libc libjansson-dev libcglm-dev libsuitesparse-dev libssl-dev slurm-wlm python3 nodejs npm chromium)
+debs=(build-essential cmake pkg-config clang clang-format lld libclang-rt-dev wasi-libc libjansson-dev libcglm-dev libsuitesparse-dev libssl-dev slurm-wlm python3 nodejs npm libpng-dev chromium)
 missing=()
 for p in "${debs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -9,6 +9,7 @@
  *   rig.h     far parts, tail chains and their weights
  *   measure.h edge stretch and weighted bone distance
  *   play.h    clip playback with the spring chains simulated
+ *   render.h  a software rasteriser for thumbnails of a posed character
  *   seating.h ground seating that ignores the chains' skin
  *   stress.h  stress tests of a simulated chain (shake, frame rate, hitch, teleport)
  *   batch.h   rig many files: inputs, shards, records, the resumable journal, worker threads
@@ -31,5 +32,6 @@
 #include <tailor/seating.h>
 #include <tailor/stress.h>
 #include <tailor/batch.h>
+#include <tailor/render.h>
 
 #endif
