@@ -23,6 +23,8 @@ static const command commands[] = {
      "rig IN -o OUT [--mode chain|rigid] [--report R.json]  tails get bone chains"},
     {"play", tl_cli_play,
      "play FILE --clip NAME [--fps 60] [--json]  run a clip with the chains simulated"},
+    {"bake", tl_cli_bake,
+     "bake IN -o OUT [--clips all|A,B] [--rate 30] [--report R.json]  chain motion as keys"},
     {"copy", tl_cli_copy,
      "copy IN -o OUT [--compact] [--force]   read and write a glTF, losing nothing"},
 };

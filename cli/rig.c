@@ -11,7 +11,7 @@ static const char* usage_text =
     "usage: tailor rig IN -o OUT [--mode chain|rigid] [--report REPORT.json] [--dry-run]\n"
     "                [--far F] [--limb-ratio R] [--elongation E] [--segment S]\n"
     "                [--min-links N] [--max-links N] [--overlap O] [--part ID=chain|rigid|none]\n"
-    "                [--fix-rigid] [--no-grow] [--root-band B] [--force]\n"
+    "                [--fix-rigid] [--no-grow] [--root-band B] [--bake] [--force]\n"
     "  Finds far skin (parts farther from every bone than F x height), decides per part\n"
     "  whether it is a tail (a bone chain), a rigid or cloth part, or body skin, and writes\n"
     "  OUT with Tail_1..Tail_K + Tail_End under the joint each tail hangs from.\n"
@@ -29,6 +29,7 @@ static const char* usage_text =
     "  --no-grow           do not grow tails over their misbound root\n"
     "  --root-band B       blend the body skin within B x the collar's radius of a tail into\n"
     "                      its new weights (default 1; 0: off)\n"
+    "  --bake              also bake every clip (tailor bake's defaults, docs/bake.md)\n"
     "  --force             allow OUT to be IN\n";
 
 static bool parse_float(const char* s, float* out) {
@@ -200,9 +201,32 @@ static void print_report(const json_t* r) {
            json_is_true(json_object_get(r, "dry_run")) ? " (dry run: nothing written)" : "");
 }
 
+/* After the rig: the chain joints' nodes at the settled rest (docs/bake.md), and with --bake
+ * every clip baked. 0 or an exit code. */
+static int rig_finish(tl_gltf* doc, bool bake) {
+    tl_error err;
+    tl_scene* scene = NULL;
+    tl_play_chain chains[64];
+    uint32_t count = 0;
+    int code = 0;
+    if (bake) {
+        json_t* report = NULL;
+        tl_bake_def def = tl_default_bake_def();
+        code = tl_cli_bake_document("rig", doc, "all", &def, &report);
+        json_decref(report);
+        return code;
+    }
+    if (tl_scene_create(doc, &scene, &err) ||
+        tl_play_chains_find(scene, chains, 64, &count, &err) ||
+        (count > 0 && tl_bake_rest(doc, scene, chains, count > 64 ? 64 : count, &err)))
+        code = tl_cli_fail("rig", "%s", err.message);
+    tl_scene_destroy(scene);
+    return code;
+}
+
 int tl_cli_rig(int argc, char** argv) {
     const char *in = NULL, *out = NULL, *report_path = NULL;
-    bool dry_run = false, force = false;
+    bool dry_run = false, force = false, bake = false;
     tl_rig_def def = tl_default_rig_def();
     for (int i = 1; i < argc; ++i) {
         const char* a = argv[i];
@@ -267,6 +291,8 @@ int tl_cli_rig(int argc, char** argv) {
             def.grow = false;
         else if (!strcmp(a, "--force"))
             force = true;
+        else if (!strcmp(a, "--bake"))
+            bake = true;
         else if (a[0] != '-' && !in)
             in = a;
         else
@@ -311,6 +337,7 @@ int tl_cli_rig(int argc, char** argv) {
         tl_cli_fail("rig", "%s", err.message);
         goto done;
     }
+    if ((code = rig_finish(doc, bake))) goto done;
     code = tl_cli_save("rig", doc, in, out, force, false);
 done:
     json_decref(report);
