@@ -11,7 +11,8 @@ static const char* usage_text =
     "usage: tailor rig IN -o OUT [--mode chain|rigid] [--report REPORT.json] [--dry-run]\n"
     "                [--far F] [--limb-ratio R] [--elongation E] [--segment S]\n"
     "                [--min-links N] [--max-links N] [--overlap O] [--part ID=chain|rigid|none]\n"
-    "                [--fix-rigid] [--no-grow] [--root-band B] [--bake] [--force]\n"
+    "                [--fix-rigid] [--no-grow] [--root-band B] [--bake] [--fix-skeleton]\n"
+    "                [--force]\n"
     "  Finds far skin (parts farther from every bone than F x height), decides per part\n"
     "  whether it is a tail (a bone chain), a rigid or cloth part, or body skin, and writes\n"
     "  OUT with Tail_1..Tail_K + Tail_End under the joint each tail hangs from.\n"
@@ -29,6 +30,8 @@ static const char* usage_text =
     "  --no-grow           do not grow tails over their misbound root\n"
     "  --root-band B       blend the body skin within B x the collar's radius of a tail into\n"
     "                      its new weights (default 1; 0: off)\n"
+    "  --fix-skeleton      repair a skin.skeleton that is not a common root of its joints\n"
+    "                      (SKIN_SKELETON_INVALID; default: kept as it was)\n"
     "  --bake              also bake every clip (tailor bake's defaults, docs/bake.md)\n"
     "  --force             allow OUT to be IN\n";
 
@@ -226,7 +229,7 @@ static int rig_finish(tl_gltf* doc, bool bake) {
 
 int tl_cli_rig(int argc, char** argv) {
     const char *in = NULL, *out = NULL, *report_path = NULL;
-    bool dry_run = false, force = false, bake = false;
+    bool dry_run = false, force = false, bake = false, fix_skeleton = false;
     tl_rig_def def = tl_default_rig_def();
     for (int i = 1; i < argc; ++i) {
         const char* a = argv[i];
@@ -293,6 +296,8 @@ int tl_cli_rig(int argc, char** argv) {
             force = true;
         else if (!strcmp(a, "--bake"))
             bake = true;
+        else if (!strcmp(a, "--fix-skeleton"))
+            fix_skeleton = true;
         else if (a[0] != '-' && !in)
             in = a;
         else
@@ -337,8 +342,14 @@ int tl_cli_rig(int argc, char** argv) {
         tl_cli_fail("rig", "%s", err.message);
         goto done;
     }
+    uint32_t fixed = 0;
+    if (fix_skeleton && tl_gltf_fix_skeletons(doc, &fixed, &err) != TL_OK) {
+        tl_cli_fail("rig", "%s", err.message);
+        goto done;
+    }
+    if (fixed) printf("%u skin skeleton(s) repaired\n", fixed);
     if ((code = rig_finish(doc, bake))) goto done;
-    code = tl_cli_save("rig", doc, in, out, force, false);
+    code = tl_cli_save("rig", doc, in, out, force, true); /* the replaced data dropped */
 done:
     json_decref(report);
     tl_rig_analysis_destroy(rig);

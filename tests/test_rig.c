@@ -1269,6 +1269,74 @@ static void chain_settings_checked(void) {
     ENSURE(tl_rig_def_check(&def, &err) == TL_ERROR_ARGUMENT && strstr(err.message, "<= 1"));
 }
 
+/* Validator reports of several files from one node run (one JSON line each), or false. */
+static bool validate_many(const char* const* paths, size_t n, json_t** reports) {
+    char command[16384];
+    int len =
+        snprintf(command, sizeof command, "cd '%s' && node tests/validate.mjs", tl_test_source(""));
+    for (size_t i = 0; i < n; ++i)
+        len += snprintf(command + len, sizeof command - (size_t)len, " '%s'", paths[i]);
+    FILE* p = popen(command, "r");
+    if (!p) return false;
+    char line[65536];
+    size_t got = 0;
+    while (got < n && fgets(line, sizeof line, p))
+        reports[got++] = json_loads(line, 0, NULL);
+    pclose(p);
+    return got == n;
+}
+
+static json_int_t report_code(json_t* report, const char* group, const char* code) {
+    return json_integer_value(json_object_get(json_object_get(report, group), code));
+}
+
+/* A clean file: tailor rig leaves none of the data it replaced (the validator's UNUSED_OBJECT
+ * count is not above the input's; the file grows a few percent, not by the old weights), adds
+ * no error or warning, keeps an invalid skin.skeleton as it was, and --fix-skeleton repairs
+ * it. */
+static void test_clean_file(void) {
+    int invalid_inputs = 0;
+    for (size_t c = 0; c < CASE_COUNT && !tl_test_failed; ++c) {
+        char in[4096], out[600], fixed[700];
+        snprintf(in, sizeof in, "%s", case_path(tailed_cases[c]));
+        snprintf(out, sizeof out, "%s", tl_test_scratch(tailed_cases[c]));
+        snprintf(fixed, sizeof fixed, "%s-fixed.glb", out);
+        strcat(out, "-clean.glb");
+        ENSURE(tl_test_cli(NULL, "rig '%s' -o '%s' > /dev/null", in, out) == 0);
+        ENSURE(tl_test_cli(NULL, "rig '%s' -o '%s' --fix-skeleton > /dev/null", in, fixed) == 0);
+        const char* paths[3] = {in, out, fixed};
+        json_t* r[3] = {NULL, NULL, NULL};
+        ENSURE(validate_many(paths, 3, r) && r[0] && r[1] && r[2]);
+        json_int_t unused_in = report_code(r[0], "infos", "UNUSED_OBJECT"),
+                   unused_out = report_code(r[1], "infos", "UNUSED_OBJECT"),
+                   skel_in = report_code(r[0], "codes", "SKIN_SKELETON_INVALID");
+        struct stat a, b;
+        stat(in, &a), stat(out, &b);
+        fprintf(stderr, "  %s: UNUSED_OBJECT %lld -> %lld, %lld -> %lld bytes (+%.1f%%)%s\n",
+                tailed_cases[c], (long long)unused_in, (long long)unused_out, (long long)a.st_size,
+                (long long)b.st_size, 100.0 * (double)(b.st_size - a.st_size) / (double)a.st_size,
+                skel_in ? ", skeleton repaired" : "");
+        invalid_inputs += skel_in > 0;
+        bool no_new = true;
+        const char* code;
+        json_t* count;
+        for (int k = 1; k < 3; ++k)
+            json_object_foreach(json_object_get(r[k], "codes"), code, count) {
+                bool repaired = k == 2 && !strcmp(code, "SKIN_SKELETON_INVALID");
+                if (json_integer_value(count) > report_code(r[0], "codes", code) || (repaired))
+                    no_new = false, fprintf(stderr, "  %s: %s\n", paths[k], code);
+            }
+        bool kept = report_code(r[1], "codes", "SKIN_SKELETON_INVALID") == skel_in;
+        bool unused_ok = report_code(r[2], "infos", "UNUSED_OBJECT") <= unused_in;
+        for (int k = 0; k < 3; ++k)
+            json_decref(r[k]);
+        ENSURE_MSG(unused_out <= unused_in && unused_ok, "%s: unused objects left behind",
+                   tailed_cases[c]);
+        ENSURE_MSG(no_new && kept, "%s: a new or unrepaired problem", tailed_cases[c]);
+    }
+    ENSURE(invalid_inputs > 0); /* the repair was exercised */
+}
+
 int main(int argc, char** argv) {
     static const tl_test_case cases[] = {
         {"chain_settings_checked", chain_settings_checked},
@@ -1285,6 +1353,7 @@ int main(int argc, char** argv) {
         {"samples_every_frame", test_samples_every_frame},
         {"sample_quadruped_tail", test_sample_quadruped_tail},
         {"cli", test_cli},
+        {"clean_file", test_clean_file},
     };
     return tl_test_main(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }

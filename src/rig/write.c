@@ -164,11 +164,29 @@ static void add_chain(tl_gltf* doc, const tl_rig_analysis* a, const tl_rig_part*
     json_array_append_new(children, json_integer((json_int_t)base));
 }
 
+/* The accessors a rig replaced (old inverse binds, JOINTS_n, WEIGHTS_n), for pruning. */
+typedef struct replaced_list {
+    uint32_t* items;
+    uint32_t count, capacity;
+} replaced_list;
+
+static bool replaced_add(replaced_list* l, int32_t accessor) {
+    if (accessor < 0) return true;
+    if (l->count == l->capacity) {
+        uint32_t cap = l->capacity ? 2 * l->capacity : 16;
+        uint32_t* items = realloc(l->items, cap * sizeof *items);
+        if (!items) return false;
+        l->items = items, l->capacity = cap;
+    }
+    l->items[l->count++] = (uint32_t)accessor;
+    return true;
+}
+
 /* New JOINTS_n/WEIGHTS_n for one primitive: untouched vertices copied value for value. */
 static tl_result write_primitive(tl_gltf* doc, const tl_scene_primitive* sp,
                                  const uint32_t* plan_joints, const float* plan_weights,
                                  const uint8_t* planned, uint32_t joint_total, json_t* attributes,
-                                 tl_error* err) {
+                                 replaced_list* replaced, tl_error* err) {
     const tl_gltf_primitive* gp = &doc->meshes[sp->mesh].primitives[sp->primitive];
     size_t count = sp->vertex_count;
     uint32_t* joints = malloc(4 * count * sizeof *joints);
@@ -239,6 +257,10 @@ static tl_result write_primitive(tl_gltf* doc, const tl_scene_primitive* sp,
         def.component_type = wct;
         def.normalized = normalized;
         if ((r = tl_gltf_accessor_add(doc, &def, &new_w, err)) != TL_OK) break;
+        if (!replaced_add(replaced, (int32_t)ja) || !replaced_add(replaced, (int32_t)wa)) {
+            r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+            break;
+        }
         char name[32];
         snprintf(name, sizeof name, "JOINTS_%u", set);
         json_object_set_new(attributes, name, json_integer(new_j));
@@ -253,7 +275,8 @@ done:
     return r;
 }
 
-static tl_result apply_skin(tl_gltf* doc, const tl_rig_analysis* a, uint32_t s, tl_error* err) {
+static tl_result apply_skin(tl_gltf* doc, const tl_rig_analysis* a, uint32_t s,
+                            replaced_list* replaced, tl_error* err) {
     const tl_rig_skin* rs = &a->skins[s];
     const tl_gltf_skin* gs = &doc->skins[rs->skin];
     uint32_t N = gs->joint_count, total = N + rs->new_joint_count;
@@ -330,6 +353,10 @@ static tl_result apply_skin(tl_gltf* doc, const tl_rig_analysis* a, uint32_t s, 
         uint32_t acc;
         if ((r = tl_gltf_accessor_add(doc, &def, &acc, err)) != TL_OK) goto done;
         json_object_set_new(skin_json, "inverseBindMatrices", json_integer(acc));
+        if (!replaced_add(replaced, gs->inverse_bind_matrices)) {
+            r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+            goto done;
+        }
     }
 
     json_t* meshes = json_object_get(doc->json, "meshes");
@@ -342,7 +369,7 @@ static tl_result apply_skin(tl_gltf* doc, const tl_rig_analysis* a, uint32_t s, 
         json_t* prim = json_array_get(
             json_object_get(json_array_get(meshes, sp->mesh), "primitives"), sp->primitive);
         r = write_primitive(doc, sp, plan_joints, plan_weights, planned, total,
-                            json_object_get(prim, "attributes"), err);
+                            json_object_get(prim, "attributes"), replaced, err);
     }
 done:
     free(stored);
@@ -356,10 +383,14 @@ done:
 tl_result tl_rig_apply(tl_gltf* doc, const tl_rig_analysis* a, tl_error* err) {
     assert(doc && a);
     if (a->changed_vertices == 0) return TL_OK;
-    for (uint32_t s = 0; s < a->skin_count; ++s) {
+    replaced_list replaced = {0};
+    uint32_t first_new = doc->accessor_count;
+    tl_result r = TL_OK;
+    for (uint32_t s = 0; s < a->skin_count && r == TL_OK; ++s) {
         assert(a->skins[s].skin < doc->skin_count);
-        tl_result r = apply_skin(doc, a, s, err);
-        if (r != TL_OK) return r;
+        r = apply_skin(doc, a, s, &replaced, err);
     }
-    return tl_gltf_reindex(doc, err);
+    if (r == TL_OK) r = rig_prune_accessors(doc, replaced.items, replaced.count, first_new, err);
+    free(replaced.items);
+    return r == TL_OK ? tl_gltf_reindex(doc, err) : r;
 }
