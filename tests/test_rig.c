@@ -1269,6 +1269,70 @@ static void chain_settings_checked(void) {
     ENSURE(tl_rig_def_check(&def, &err) == TL_ERROR_ARGUMENT && strstr(err.message, "<= 1"));
 }
 
+/* Bones that look right in Blender: each new bone's bind +Y (the Y column of its bind matrix,
+ * rest-world) points at its child's head, and skinning is what it was: in the stored pose of a
+ * file tailor rig wrote, every new joint's skinning matrix W · IBM equals its attachment's
+ * (the bones ride with it, as when they shared its bind rotation) to float noise. */
+static void test_bones_point_at_children(void) {
+    for (size_t c = 0; c < CASE_COUNT && !tl_test_failed; ++c) {
+        char name[256];
+        snprintf(name, sizeof name, "%s-axes.glb", tailed_cases[c]);
+        const char* out = tl_test_scratch(name);
+        tl_rig_def def = tl_default_rig_def();
+        tl_rig_analysis* rig = rig_file(case_path(tailed_cases[c]), &def, out);
+        ENSURE_MSG(rig, "%s", tailed_cases[c]);
+        tl_rig_analysis_destroy(rig);
+        loaded f;
+        ENSURE(load(out, &f));
+        tl_error err;
+        tl_play_chain chains[8];
+        uint32_t n = 0;
+        ENSURE_OK(tl_play_chains_find(f.scene, chains, 8, &n, &err), err);
+        ENSURE(n >= 1 && n <= 8);
+        tl_pose* pose = tl_pose_create(f.scene);
+        tl_pose_set_stored(pose, f.scene);
+        double worst_angle = 0, worst_skin = 0;
+        for (uint32_t k = 0; k < n; ++k) {
+            const tl_scene_skin* sk = &f.scene->skins[chains[k].skin];
+            float* m = malloc(16 * sizeof(float) * sk->joint_count);
+            tl_pose_joint_matrices(pose, f.scene, chains[k].skin, m);
+            const float* ma = m + 16 * (size_t)chains[k].attach_joint;
+            for (uint32_t b = 0; b <= chains[k].bone_count; ++b) {
+                uint32_t j = b < chains[k].bone_count ? chains[k].bone_joints[b]
+                                                      : (uint32_t)chains[k].end_joint;
+                const float* w = sk->joints[j].rest_world;
+                if (b < chains[k].bone_count) {
+                    uint32_t child = b + 1 < chains[k].bone_count ? chains[k].bone_joints[b + 1]
+                                                                  : (uint32_t)chains[k].end_joint;
+                    const float* cw = sk->joints[child].rest_world;
+                    double d[3] = {cw[12] - w[12], cw[13] - w[13], cw[14] - w[14]}, dot = 0, ly = 0,
+                           ld = 0;
+                    for (int r = 0; r < 3; ++r)
+                        dot += d[r] * w[4 + r], ly += (double)w[4 + r] * w[4 + r],
+                            ld += d[r] * d[r];
+                    double cosine = fmin(1, dot / sqrt(ly * ld));
+                    worst_angle = fmax(worst_angle, acos(cosine) * 180 / 3.14159265358979323846);
+                }
+                double scale =
+                    sqrt((double)ma[0] * ma[0] + (double)ma[1] * ma[1] + (double)ma[2] * ma[2]);
+                for (int e = 0; e < 16; ++e) {
+                    double unit = e >= 12 ? sk->height : scale;
+                    worst_skin =
+                        fmax(worst_skin, fabs((double)m[16 * (size_t)j + e] - ma[e]) / unit);
+                }
+            }
+            free(m);
+        }
+        tl_pose_destroy(pose);
+        unload(&f);
+        fprintf(stderr,
+                "  %s: +Y within %.2g deg of the child; W*IBM within %.2g of the attachment's\n",
+                tailed_cases[c], worst_angle, worst_skin);
+        ENSURE(worst_angle < 0.01);
+        ENSURE(worst_skin < 1e-5);
+    }
+}
+
 /* Validator reports of several files from one node run (one JSON line each), or false. */
 static bool validate_many(const char* const* paths, size_t n, json_t** reports) {
     char command[16384];
@@ -1354,6 +1418,7 @@ int main(int argc, char** argv) {
         {"sample_quadruped_tail", test_sample_quadruped_tail},
         {"cli", test_cli},
         {"clean_file", test_clean_file},
+        {"bones_point_at_children", test_bones_point_at_children},
     };
     return tl_test_main(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }
