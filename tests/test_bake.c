@@ -241,7 +241,9 @@ static void bake_case(const char* name, double* worst_out) {
     close_file(&r);
     close_file(&b);
     ENSURE_MSG(clean, "%s: the validator finds new errors or warnings", base);
-    ENSURE_MSG(worst < 1e-3, "%s: %.3g H", base, worst);
+    /* the issue asks 1e-3 H; 1e-5 H also tells the kept cycle from the next one, which
+     * matches it within 3.9e-5..6.5e-4 H because the cycle closes */
+    ENSURE_MSG(worst < 1e-5, "%s: %.3g H", base, worst);
 }
 
 static void baked_clips_play_in_three(void) {
@@ -411,11 +413,35 @@ static void blender_round_trip(void) {
     free(out);
 }
 
+/* tailor rig --bake: one step, every clip baked (each chain bone keyed in every clip), the
+ * bones' nodes at the settled rest like tailor bake's. */
+static void rig_bake_bakes_every_clip(void) {
+    const char* out = tl_test_scratch("trex-rig-bake.glb");
+    ENSURE(tl_test_cli(NULL, "rig '%s' -o '%s' --bake > /dev/null",
+                       tl_test_shared("cases/trex-tailless.glb"), out) == 0);
+    opened o;
+    ENSURE(open_file(out, &o));
+    uint32_t nodes[16 * (TL_CHAIN_MAX_BONES + 1)];
+    chain_nodes(&o, nodes);
+    uint32_t keyed = 0, expected = o.scene->clip_count * o.chains[0].bone_count;
+    for (uint32_t c = 0; c < o.scene->clip_count; ++c)
+        for (uint32_t b = 0; b < o.chains[0].bone_count; ++b) {
+            uint32_t n = 0;
+            float* t = key_times(o.scene, c, nodes[b], &n);
+            keyed += t && n >= 2 && fabsf(t[n - 1] - o.scene->clips[c].duration) < 1e-6f;
+            free(t);
+        }
+    close_file(&o);
+    fprintf(stderr, "  %u of %u chain bone channels baked\n", keyed, expected);
+    ENSURE(expected > 0 && keyed == expected);
+}
+
 int main(int argc, char** argv) {
     static const tl_test_case cases[] = {
         {"baked_clips_play_in_three", baked_clips_play_in_three},
         {"default_pose_is_settled_rest", default_pose_is_settled_rest},
         {"blender_round_trip", blender_round_trip},
+        {"rig_bake_bakes_every_clip", rig_bake_bakes_every_clip},
     };
     return tl_test_main(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }
