@@ -31,6 +31,14 @@ char* tl_cli_measure_json(const char* cmd, const char* file);
 
 int tl_cli_render(int argc, char** argv);
 
+int tl_cli_bake(int argc, char** argv);
+
+/* Bakes a loaded document in place (settled rest, then the clips in "A,B" or all): the work
+ * of tailor bake and tailor rig --bake. *report: {"clips": [...]} (caller frees). 0 or exit
+ * code (the error printed). */
+int tl_cli_bake_document(const char* command, tl_gltf* doc, const char* clip_list,
+                         const tl_bake_def* def, json_t** report);
+
 /* Fills a chain from "--chain A,B,C" (joint names; attachment = A's parent). 0 or exit code. */
 struct tl_play_chain;
 int tl_cli_chain_from_names(const tl_scene* scene, const char* list, struct tl_play_chain* out);

@@ -31,6 +31,8 @@ static const command commands[] = {
      "report RIGGED [--input IN] -o R.html  the viewer as one HTML file that opens from disk"},
     {"render", tl_cli_render,
      "render FILE --clip NAME -o OUT.png [--compare RIGGED]  a PNG contact sheet, chains moving"},
+    {"bake", tl_cli_bake,
+     "bake IN -o OUT [--clips all|A,B] [--rate 30] [--report R.json]  chain motion as keys"},
     {"copy", tl_cli_copy,
      "copy IN -o OUT [--compact] [--force]   read and write a glTF, losing nothing"},
 };

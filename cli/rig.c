@@ -12,6 +12,7 @@ static const char* usage_text =
     "                [--far F] [--limb-ratio R] [--elongation E] [--segment S]\n"
     "                [--min-links N] [--max-links N] [--overlap O] [--part ID=chain|rigid|none]\n"
     "                [--fix-rigid] [--no-grow] [--root-band B] [--no-fit] [--fit-skip CLIP]\n"
+    "                [--bake] [--fix-skeleton]\n"
     "                [--force]\n"
     "  Finds far skin (parts farther from every bone than F x height), decides per part\n"
     "  whether it is a tail (a bone chain), a rigid or cloth part, or body skin, and writes\n"
@@ -32,6 +33,9 @@ static const char* usage_text =
     "                      its new weights (default 1; 0: off)\n"
     "  --no-fit            keep the band's weights: no junction fit to the file's clips\n"
     "  --fit-skip CLIP     do not show CLIP to the junction fit (repeatable; a hold-out)\n"
+    "  --fix-skeleton      repair a skin.skeleton that is not a common root of its joints\n"
+    "                      (SKIN_SKELETON_INVALID; default: kept as it was)\n"
+    "  --bake              also bake every clip (tailor bake's defaults, docs/bake.md)\n"
     "  --force             allow OUT to be IN\n";
 
 static bool parse_float(const char* s, float* out) {
@@ -354,9 +358,24 @@ int tl_cli_rig_option(const char* cmd, int argc, char** argv, int* index, tl_rig
     return 1;
 }
 
+/* After the rig: the chain joints' nodes at the settled rest (docs/bake.md), and with --bake
+ * every clip baked. 0 or an exit code. */
+static int rig_finish(tl_gltf* doc, bool bake) {
+    if (bake) {
+        json_t* report = NULL;
+        tl_bake_def def = tl_default_bake_def();
+        int code = tl_cli_bake_document("rig", doc, "all", &def, &report);
+        json_decref(report);
+        return code;
+    }
+    tl_error err;
+    if (tl_bake_rest_document(doc, &err) != TL_OK) return tl_cli_fail("rig", "%s", err.message);
+    return 0;
+}
+
 int tl_cli_rig(int argc, char** argv) {
     const char *in = NULL, *out = NULL, *report_path = NULL;
-    bool dry_run = false, force = false;
+    bool dry_run = false, force = false, bake = false, fix_skeleton = false;
     tl_rig_def def = tl_default_rig_def();
     const char* skips[64];
     int skip_count = 0;
@@ -379,6 +398,10 @@ int tl_cli_rig(int argc, char** argv) {
             skips[skip_count++] = argv[++i];
         else if (!strcmp(a, "--force"))
             force = true;
+        else if (!strcmp(a, "--bake"))
+            bake = true;
+        else if (!strcmp(a, "--fix-skeleton"))
+            fix_skeleton = true;
         else if (a[0] != '-' && !in)
             in = a;
         else
@@ -427,7 +450,14 @@ int tl_cli_rig(int argc, char** argv) {
         code = 0;
         goto done;
     }
-    code = tl_cli_save("rig", doc, in, out, force, false);
+    uint32_t fixed = 0;
+    if (fix_skeleton && tl_gltf_fix_skeletons(doc, &fixed, &err) != TL_OK) {
+        tl_cli_fail("rig", "%s", err.message);
+        goto done;
+    }
+    if (fixed) printf("%u skin skeleton(s) repaired\n", fixed);
+    if ((code = rig_finish(doc, bake))) goto done;
+    code = tl_cli_save("rig", doc, in, out, force, true); /* the replaced data dropped */
 done:
     json_decref(report);
     tl_rig_analysis_destroy(rig);

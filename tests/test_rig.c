@@ -535,7 +535,11 @@ static void check_output(const char* input, const char* output, const uint8_t* c
                                scale + 1e-4f * fabsf(rest->translation[k]),
                            "%s: joint %u translation %g, rest %g", output, j, n->translation[k],
                            rest->translation[k]);
-            ENSURE_MSG(fabsf(fabsf(rest->rotation[3]) - 1) < 1e-5f, "%s: new joint %u rotates",
+            /* the bind rotation points each bone at its child: the node stores it */
+            float dot = 0;
+            for (int k = 0; k < 4; ++k)
+                dot += n->rotation[k] * rest->rotation[k];
+            ENSURE_MSG(fabsf(fabsf(dot) - 1) < 1e-5f, "%s: new joint %u rotation is not its rest",
                        output, j);
         }
     }
@@ -1463,6 +1467,138 @@ static void test_junction_cases(void) {
     if (getenv("TL_JUNCTION_STRICT")) ENSURE(failures == 0);
 }
 
+/* Bones that look right in Blender: each new bone's bind +Y (the Y column of its bind matrix,
+ * rest-world) points at its child's head, and skinning is what it was: in the stored pose of a
+ * file tailor rig wrote, every new joint's skinning matrix W · IBM equals its attachment's
+ * (the bones ride with it, as when they shared its bind rotation) to float noise. */
+static void test_bones_point_at_children(void) {
+    for (size_t c = 0; c < CASE_COUNT && !tl_test_failed; ++c) {
+        char name[256];
+        snprintf(name, sizeof name, "%s-axes.glb", tailed_cases[c]);
+        const char* out = tl_test_scratch(name);
+        tl_rig_def def = tl_default_rig_def();
+        tl_rig_analysis* rig = rig_file(case_path(tailed_cases[c]), &def, out);
+        ENSURE_MSG(rig, "%s", tailed_cases[c]);
+        tl_rig_analysis_destroy(rig);
+        loaded f;
+        ENSURE(load(out, &f));
+        tl_error err;
+        tl_play_chain chains[8];
+        uint32_t n = 0;
+        ENSURE_OK(tl_play_chains_find(f.scene, chains, 8, &n, &err), err);
+        ENSURE(n >= 1 && n <= 8);
+        tl_pose* pose = tl_pose_create(f.scene);
+        tl_pose_set_stored(pose, f.scene);
+        double worst_angle = 0, worst_skin = 0;
+        for (uint32_t k = 0; k < n; ++k) {
+            const tl_scene_skin* sk = &f.scene->skins[chains[k].skin];
+            float* m = malloc(16 * sizeof(float) * sk->joint_count);
+            tl_pose_joint_matrices(pose, f.scene, chains[k].skin, m);
+            const float* ma = m + 16 * (size_t)chains[k].attach_joint;
+            for (uint32_t b = 0; b <= chains[k].bone_count; ++b) {
+                uint32_t j = b < chains[k].bone_count ? chains[k].bone_joints[b]
+                                                      : (uint32_t)chains[k].end_joint;
+                const float* w = sk->joints[j].rest_world;
+                if (b < chains[k].bone_count) {
+                    uint32_t child = b + 1 < chains[k].bone_count ? chains[k].bone_joints[b + 1]
+                                                                  : (uint32_t)chains[k].end_joint;
+                    const float* cw = sk->joints[child].rest_world;
+                    double d[3] = {cw[12] - w[12], cw[13] - w[13], cw[14] - w[14]}, dot = 0, ly = 0,
+                           ld = 0;
+                    for (int r = 0; r < 3; ++r)
+                        dot += d[r] * w[4 + r], ly += (double)w[4 + r] * w[4 + r],
+                            ld += d[r] * d[r];
+                    double cosine = fmin(1, dot / sqrt(ly * ld));
+                    worst_angle = fmax(worst_angle, acos(cosine) * 180 / 3.14159265358979323846);
+                }
+                double scale =
+                    sqrt((double)ma[0] * ma[0] + (double)ma[1] * ma[1] + (double)ma[2] * ma[2]);
+                for (int e = 0; e < 16; ++e) {
+                    double unit = e >= 12 ? sk->height : scale;
+                    worst_skin =
+                        fmax(worst_skin, fabs((double)m[16 * (size_t)j + e] - ma[e]) / unit);
+                }
+            }
+            free(m);
+        }
+        tl_pose_destroy(pose);
+        unload(&f);
+        fprintf(stderr,
+                "  %s: +Y within %.2g deg of the child; W*IBM within %.2g of the attachment's\n",
+                tailed_cases[c], worst_angle, worst_skin);
+        ENSURE(worst_angle < 0.01);
+        ENSURE(worst_skin < 1e-5);
+    }
+}
+
+/* Validator reports of several files from one node run (one JSON line each), or false. */
+static bool validate_many(const char* const* paths, size_t n, json_t** reports) {
+    char command[16384];
+    int len =
+        snprintf(command, sizeof command, "cd '%s' && node tests/validate.mjs", tl_test_source(""));
+    for (size_t i = 0; i < n; ++i)
+        len += snprintf(command + len, sizeof command - (size_t)len, " '%s'", paths[i]);
+    FILE* p = popen(command, "r");
+    if (!p) return false;
+    char line[65536];
+    size_t got = 0;
+    while (got < n && fgets(line, sizeof line, p))
+        reports[got++] = json_loads(line, 0, NULL);
+    pclose(p);
+    return got == n;
+}
+
+static json_int_t report_code(json_t* report, const char* group, const char* code) {
+    return json_integer_value(json_object_get(json_object_get(report, group), code));
+}
+
+/* A clean file: tailor rig leaves none of the data it replaced (the validator's UNUSED_OBJECT
+ * count is not above the input's; the file grows a few percent, not by the old weights), adds
+ * no error or warning, keeps an invalid skin.skeleton as it was, and --fix-skeleton repairs
+ * it. */
+static void test_clean_file(void) {
+    int invalid_inputs = 0;
+    for (size_t c = 0; c < CASE_COUNT && !tl_test_failed; ++c) {
+        char in[4096], out[600], fixed[700];
+        snprintf(in, sizeof in, "%s", case_path(tailed_cases[c]));
+        snprintf(out, sizeof out, "%s", tl_test_scratch(tailed_cases[c]));
+        snprintf(fixed, sizeof fixed, "%s-fixed.glb", out);
+        strcat(out, "-clean.glb");
+        ENSURE(tl_test_cli(NULL, "rig '%s' -o '%s' > /dev/null", in, out) == 0);
+        ENSURE(tl_test_cli(NULL, "rig '%s' -o '%s' --fix-skeleton > /dev/null", in, fixed) == 0);
+        const char* paths[3] = {in, out, fixed};
+        json_t* r[3] = {NULL, NULL, NULL};
+        ENSURE(validate_many(paths, 3, r) && r[0] && r[1] && r[2]);
+        json_int_t unused_in = report_code(r[0], "infos", "UNUSED_OBJECT"),
+                   unused_out = report_code(r[1], "infos", "UNUSED_OBJECT"),
+                   skel_in = report_code(r[0], "codes", "SKIN_SKELETON_INVALID");
+        struct stat a, b;
+        stat(in, &a), stat(out, &b);
+        fprintf(stderr, "  %s: UNUSED_OBJECT %lld -> %lld, %lld -> %lld bytes (+%.1f%%)%s\n",
+                tailed_cases[c], (long long)unused_in, (long long)unused_out, (long long)a.st_size,
+                (long long)b.st_size, 100.0 * (double)(b.st_size - a.st_size) / (double)a.st_size,
+                skel_in ? ", skeleton repaired" : "");
+        invalid_inputs += skel_in > 0;
+        bool no_new = true;
+        const char* code;
+        json_t* count;
+        for (int k = 1; k < 3; ++k)
+            json_object_foreach(json_object_get(r[k], "codes"), code, count) {
+                bool repaired = k == 2 && !strcmp(code, "SKIN_SKELETON_INVALID");
+                if (json_integer_value(count) > report_code(r[0], "codes", code) || (repaired))
+                    no_new = false, fprintf(stderr, "  %s: %s\n", paths[k], code);
+            }
+        bool kept = report_code(r[1], "codes", "SKIN_SKELETON_INVALID") == skel_in;
+        bool unused_ok = report_code(r[2], "infos", "UNUSED_OBJECT") <= unused_in;
+        for (int k = 0; k < 3; ++k)
+            json_decref(r[k]);
+        ENSURE_MSG(unused_out <= unused_in && unused_ok, "%s: unused objects left behind",
+                   tailed_cases[c]);
+        ENSURE_MSG(no_new && kept, "%s: a new or unrepaired problem", tailed_cases[c]);
+    }
+    ENSURE(invalid_inputs > 0); /* the repair was exercised */
+}
+
 int main(int argc, char** argv) {
     static const tl_test_case cases[] = {
         {"chain_settings_checked", chain_settings_checked},
@@ -1480,6 +1616,8 @@ int main(int argc, char** argv) {
         {"samples_every_frame", test_samples_every_frame},
         {"sample_quadruped_tail", test_sample_quadruped_tail},
         {"cli", test_cli},
+        {"clean_file", test_clean_file},
+        {"bones_point_at_children", test_bones_point_at_children},
     };
     return tl_test_main(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }

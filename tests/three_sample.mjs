@@ -4,6 +4,8 @@
 //
 //   node tests/three_sample.mjs FILE CLIP_INDEX TIME [TIME ...]
 //
+// CLIP_INDEX -1 plays nothing: the nodes as the file stores them (the default pose).
+//
 // Output: {"clip": name, "duration": s, "times": [...], "nodes": N,
 //          "world": [[16 floats per node, column-major, node order] per time]}
 // A node three.js did not create (none in practice) prints null.
@@ -27,7 +29,7 @@ loader.register(() => ({ name: 'tailor_no_textures', loadTexture: () => Promise.
 const gltf = await loader.parseAsync(data, '');
 
 const clipIndex = Number(clipArg);
-const clip = gltf.animations[clipIndex];
+const clip = clipIndex === -1 ? new THREE.AnimationClip('(none)', 0, []) : gltf.animations[clipIndex];
 if (!clip) {
   console.error(`no clip ${clipIndex} (file has ${gltf.animations.length})`);
   process.exit(1);

@@ -1,5 +1,6 @@
 // Runs the Khronos glTF-Validator on each file given and prints one JSON line per file:
-// {"file", "errors", "warnings", "codes": {CODE: count}} (codes of errors and warnings only).
+// {"file", "errors", "warnings", "codes": {CODE: count}, "infos": {CODE: count}} (codes: errors
+// and warnings; infos: the validator's information messages, e.g. UNUSED_OBJECT).
 // External resources (.bin, images) are read relative to the file.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -21,11 +22,12 @@ async function validate(file) {
             }),
     });
     const codes = {};
+    const infos = {};
     for (const m of report.issues.messages) {
-        if (m.severity > 1) continue; // 0 error, 1 warning
-        codes[m.code] = (codes[m.code] || 0) + 1;
+        const into = m.severity > 1 ? (m.severity === 2 ? infos : null) : codes; // 0 error, 1 warning, 2 info
+        if (into) into[m.code] = (into[m.code] || 0) + 1;
     }
-    return {file, errors: report.issues.numErrors, warnings: report.issues.numWarnings, codes};
+    return {file, errors: report.issues.numErrors, warnings: report.issues.numWarnings, codes, infos};
 }
 
 let failed = false;

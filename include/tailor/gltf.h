@@ -326,6 +326,12 @@ typedef struct tl_gltf_checks {
 tl_result tl_gltf_check(const tl_gltf* doc, tl_gltf_checks** out, tl_error* err);
 void tl_gltf_checks_destroy(tl_gltf_checks* checks);
 
+/* Repairs SKIN_SKELETON_INVALID: a skin.skeleton that is not an ancestor (or self) of every
+ * joint becomes the deepest node that is, or is removed when the joints are in different
+ * trees (skeleton is optional). Writes the number of skins changed to *fixed and reindexes
+ * when there are any. TL_ERROR_MEMORY only. */
+tl_result tl_gltf_fix_skeletons(tl_gltf* doc, uint32_t* fixed, tl_error* err);
+
 /* The validator's test: a stored matrix that is not the identity, or stored TRS that are not
  * the defaults. */
 bool tl_gltf_node_has_local_transform(const tl_gltf_node* node);

@@ -255,6 +255,7 @@ typedef struct tl_rig_skin {
     uint32_t joint_count;           /* joints in the file's skin */
     uint32_t new_joint_count;       /* joints the applied chains add */
     float rest_world[16];           /* M: rest-world from bind space (tl_scene_skin.rest_world) */
+    float up[3], forward[3];        /* the character's axes, rest-world (tl_scene_skin) */
     tl_scene_primitive* primitives; /* the skin's primitives and their union ranges */
     uint32_t primitive_count;
 } tl_rig_skin;

@@ -230,6 +230,10 @@ typedef struct tl_scene_part {
                                     has its default (tl_default_chain_settings) */
     bool resolved_by_name;       /* some stored node index disagreed with its stored name
                                     (the nodes were renumbered) and the name was used */
+    bool from_names;             /* the file has no extras.tailor (an exporter dropped it):
+                                    the chain was recognised from tailor rig's joint names
+                                    (Tail_1 … Tail_K, Tail_End; Tail.001_1 …), version 0,
+                                    default settings, radii 0; a note says so */
 } tl_scene_part;
 
 typedef struct tl_scene {

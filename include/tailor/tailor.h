@@ -29,6 +29,7 @@
 #include <tailor/rig.h>
 #include <tailor/measure.h>
 #include <tailor/play.h>
+#include <tailor/bake.h>
 #include <tailor/seating.h>
 #include <tailor/stress.h>
 #include <tailor/batch.h>

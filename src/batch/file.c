@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <tailor/bake.h>
 #include <tailor/gltf.h>
 #include <tailor/measure.h>
 #include <tailor/scene.h>
@@ -103,6 +104,7 @@ tl_result tl_batch_write_output(const tl_gltf* doc, const char* input, const cha
                             output);
     tl_gltf_save_def save = tl_default_gltf_save_def();
     save.overwrite = true;
+    save.compact = true; /* as tailor rig: the data the rig replaced is dropped */
     return tl_gltf_save(doc, output, &save, err);
 }
 
@@ -180,6 +182,7 @@ static tl_result rig_document(tl_batch_record* rec, const char* in, const char* 
     if (r == TL_OK && def->stretch) r = record_stretch(rec, scene, &def->rig, err);
     tl_scene_destroy(scene); /* apply reindexes the document */
     if (r == TL_OK) r = tl_rig_apply(doc, rig, err);
+    if (r == TL_OK) r = tl_bake_rest_document(doc, err); /* as tailor rig: the settled rest */
     if (r == TL_OK) r = batch_make_parents(out, err);
     if (r == TL_OK) {
         if (def->resume) batch_remove_stale_temps(out);

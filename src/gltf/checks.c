@@ -281,3 +281,27 @@ void tl_gltf_checks_destroy(tl_gltf_checks* checks) {
     free(checks->mesh_skin);
     free(checks);
 }
+
+tl_result tl_gltf_fix_skeletons(tl_gltf* doc, uint32_t* fixed, tl_error* err) {
+    *fixed = 0;
+    json_t* skins = json_object_get(doc->json, "skins");
+    for (uint32_t s = 0; s < doc->skin_count; ++s) {
+        const tl_gltf_skin* skin = &doc->skins[s];
+        if (skin->skeleton == TL_NONE || skin->joint_count == 0) continue;
+        bool valid = true;
+        for (uint32_t j = 0; j < skin->joint_count && valid; ++j)
+            valid = is_ancestor_or_self(doc, (uint32_t)skin->skeleton, skin->joints[j]);
+        if (valid) continue;
+        /* the deepest node above every joint; none when they are in different trees */
+        int32_t root = (int32_t)skin->joints[0];
+        for (uint32_t j = 1; j < skin->joint_count && root != TL_NONE; ++j)
+            while (root != TL_NONE && !is_ancestor_or_self(doc, (uint32_t)root, skin->joints[j]))
+                root = doc->nodes[root].parent;
+        json_t* js = json_array_get(skins, s);
+        int bad = root == TL_NONE ? json_object_del(js, "skeleton")
+                                  : json_object_set_new(js, "skeleton", json_integer(root));
+        if (bad) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+        ++*fixed;
+    }
+    return *fixed ? tl_gltf_reindex(doc, err) : TL_OK;
+}

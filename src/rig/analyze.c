@@ -199,6 +199,8 @@ static bool skin_arrays(tl_rig_skin* out, const tl_scene_skin* skin) {
     out->height = skin->height;
     out->joint_count = skin->joint_count;
     memcpy(out->rest_world, skin->rest_world, sizeof out->rest_world);
+    memcpy(out->up, skin->up, sizeof out->up);
+    memcpy(out->forward, skin->forward, sizeof out->forward);
     uint32_t V = skin->vertex_count;
     out->skeleton_distance = malloc((V ? V : 1) * sizeof *out->skeleton_distance);
     out->bone_distance = malloc((V ? V : 1) * sizeof *out->bone_distance);

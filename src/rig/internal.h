@@ -60,6 +60,12 @@ typedef struct rig_wpart {
 
 void rig_wpart_free(rig_wpart* part);
 
+/* After a rig's edits: each of the `replaced` accessors (indices below first_new) that nothing
+ * references any more takes the place of an accessor the rig added (index >= first_new, the
+ * last one first), so no accessor is left unused and no other reference moves (prune.c). */
+tl_result rig_prune_accessors(tl_gltf* doc, const uint32_t* replaced, uint32_t replaced_count,
+                              uint32_t first_new, tl_error* err);
+
 /* Everything one skin's analysis shares. Per-welded arrays are indexed by welded id. */
 typedef struct rig_ctx {
     const tl_scene* scene;

@@ -95,6 +95,43 @@ static json_t* vec3_json(const double v[3]) {
     return a;
 }
 
+static double det3(const double m[16]) {
+    return m[0] * (m[5] * m[10] - m[9] * m[6]) - m[4] * (m[1] * m[10] - m[9] * m[2]) +
+           m[8] * (m[1] * m[6] - m[5] * m[2]);
+}
+
+static void normalize3(double v[3]) {
+    double l = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    for (int k = 0; k < 3; ++k)
+        v[k] = l > 0 ? v[k] / l : 0;
+}
+
+/* A bone's bind rotation times `scale` into B's 3×3: +Y from head to tail (bind space), +Z the
+ * rest-world `forward` (or `up` when the bone runs within 26° of forward) brought into bind
+ * space by Minv and made perpendicular to Y, +X = Y × Z. */
+static void bone_axes(const double head[3], const double tail[3], const double Minv[16],
+                      const float forward[3], const float up[3], double scale, double B[16]) {
+    double y[3] = {tail[0] - head[0], tail[1] - head[1], tail[2] - head[2]}, f[3], u[3], z[3], x[3];
+    normalize3(y);
+    for (int r = 0; r < 3; ++r) {
+        f[r] = Minv[r] * forward[0] + Minv[4 + r] * forward[1] + Minv[8 + r] * forward[2];
+        u[r] = Minv[r] * up[0] + Minv[4 + r] * up[1] + Minv[8 + r] * up[2];
+    }
+    normalize3(f), normalize3(u);
+    const double* ref = fabs(f[0] * y[0] + f[1] * y[1] + f[2] * y[2]) < 0.9 ? f : u;
+    double d = ref[0] * y[0] + ref[1] * y[1] + ref[2] * y[2];
+    for (int k = 0; k < 3; ++k)
+        z[k] = ref[k] - d * y[k];
+    normalize3(z);
+    x[0] = y[1] * z[2] - y[2] * z[1], x[1] = y[2] * z[0] - y[0] * z[2],
+    x[2] = y[0] * z[1] - y[1] * z[0];
+    for (int k = 0; k < 3; ++k) {
+        B[k] = scale * x[k];
+        B[4 + k] = scale * y[k];
+        B[8 + k] = scale * z[k];
+    }
+}
+
 /* Adds one chain's nodes; writes their IBMs (double → float, last row 0,0,0,1) at `ibm`. */
 static void add_chain(tl_gltf* doc, const tl_rig_analysis* a, const tl_rig_part* part,
                       const double Minv[16], const double ibm_attach[16], float* ibm,
@@ -111,14 +148,24 @@ static void add_chain(tl_gltf* doc, const tl_rig_analysis* a, const tl_rig_part*
     json_t *bones = json_array(), *bone_names = json_array();
     for (uint32_t i = 0; i <= K; ++i)
         json_array_append_new(bones, json_integer((json_int_t)(base + i)));
+    double heads[(TL_RIG_MAX_LINKS + 1) * 3];
+    for (uint32_t i = 0; i <= K; ++i)
+        for (int r = 0; r < 3; ++r)
+            heads[3 * i + r] = Minv[r] * part->joints[3 * i] +
+                               Minv[4 + r] * part->joints[3 * i + 1] +
+                               Minv[8 + r] * part->joints[3 * i + 2] + Minv[12 + r];
+    double scale = cbrt(fabs(det3(B_attach)));
+    bool mirrored = det3(B_attach) < 0; /* keep its handedness: the local stays a rotation */
     for (uint32_t i = 0; i <= K; ++i) {
-        /* the bone shares the attachment's bind rotation and scale; its head is J_i */
-        double J[4] = {part->joints[3 * i], part->joints[3 * i + 1], part->joints[3 * i + 2], 1};
-        double B[16];
-        memcpy(B, B_attach, sizeof B);
-        for (int r = 0; r < 4; ++r)
-            B[12 + r] = Minv[r] * J[0] + Minv[4 + r] * J[1] + Minv[8 + r] * J[2] + Minv[12 + r];
-        B[3] = B[7] = B[11] = 0, B[15] = 1;
+        /* the bone's head is J_i; its +Y points at the next joint (the end joint continues the
+         * last link), as Blender, VRM and Unity draw bones; roll from the character's forward
+         * axis (its up when the bone runs along forward); the attachment's bind scale */
+        double B[16] = {0};
+        bone_axes(heads + 3 * (i < K ? i : K - 1), heads + 3 * (i < K ? i + 1 : K), Minv,
+                  a->skins[part->skin].forward, a->skins[part->skin].up, scale, B);
+        for (int r = 0; r < 3; ++r)
+            B[12 + r] = heads[3 * i + r], B[r] = mirrored ? -B[r] : B[r];
+        B[15] = 1;
         double inv[16];
         tl_mat4d_invert(inv, B);
         inv[3] = inv[7] = inv[11] = 0, inv[15] = 1;
@@ -138,6 +185,14 @@ static void add_chain(tl_gltf* doc, const tl_rig_analysis* a, const tl_rig_part*
             snprintf(name, sizeof name, "%s_End", part->bone_prefix);
         json_array_append_new(bone_names, json_string(name));
         json_t* node = json_pack("{s:s, s:o}", "name", name, "translation", vec3_json(local + 12));
+        float local_f[16];
+        tl_mat4d_to_float(local_f, local);
+        tl_trs trs = tl_trs_from_matrix(local_f);
+        if (trs.rotation[3] < 1.0f)
+            json_object_set_new(node, "rotation",
+                                json_pack("[f,f,f,f]", (double)trs.rotation[0],
+                                          (double)trs.rotation[1], (double)trs.rotation[2],
+                                          (double)trs.rotation[3]));
         if (i < K)
             json_object_set_new(node, "children", json_pack("[I]", (json_int_t)(base + i + 1)));
         json_array_append_new(nodes, node);
@@ -145,11 +200,9 @@ static void add_chain(tl_gltf* doc, const tl_rig_analysis* a, const tl_rig_part*
     }
     /* radii in bind units: the part's rest-world radii times the bind scale (det M^-1)^(1/3) */
     json_t* radii = json_array();
-    double scale = cbrt(fabs(Minv[0] * (Minv[5] * Minv[10] - Minv[9] * Minv[6]) -
-                             Minv[4] * (Minv[1] * Minv[10] - Minv[9] * Minv[2]) +
-                             Minv[8] * (Minv[1] * Minv[6] - Minv[5] * Minv[2])));
+    double bind_scale = cbrt(fabs(det3(Minv)));
     for (uint32_t b = 0; b < K; ++b)
-        json_array_append_new(radii, json_real((double)part->radii[b] * scale));
+        json_array_append_new(radii, json_real((double)part->radii[b] * bind_scale));
     json_object_set_new(json_array_get(nodes, base), "extras",
                         json_pack("{s:o}", TL_SCHEMA_KEY,
                                   part_json(doc, a, attach_node, bones, bone_names, radii)));
@@ -164,11 +217,29 @@ static void add_chain(tl_gltf* doc, const tl_rig_analysis* a, const tl_rig_part*
     json_array_append_new(children, json_integer((json_int_t)base));
 }
 
+/* The accessors a rig replaced (old inverse binds, JOINTS_n, WEIGHTS_n), for pruning. */
+typedef struct replaced_list {
+    uint32_t* items;
+    uint32_t count, capacity;
+} replaced_list;
+
+static bool replaced_add(replaced_list* l, int32_t accessor) {
+    if (accessor < 0) return true;
+    if (l->count == l->capacity) {
+        uint32_t cap = l->capacity ? 2 * l->capacity : 16;
+        uint32_t* items = realloc(l->items, cap * sizeof *items);
+        if (!items) return false;
+        l->items = items, l->capacity = cap;
+    }
+    l->items[l->count++] = (uint32_t)accessor;
+    return true;
+}
+
 /* New JOINTS_n/WEIGHTS_n for one primitive: untouched vertices copied value for value. */
 static tl_result write_primitive(tl_gltf* doc, const tl_scene_primitive* sp,
                                  const uint32_t* plan_joints, const float* plan_weights,
                                  const uint8_t* planned, uint32_t joint_total, json_t* attributes,
-                                 tl_error* err) {
+                                 replaced_list* replaced, tl_error* err) {
     const tl_gltf_primitive* gp = &doc->meshes[sp->mesh].primitives[sp->primitive];
     size_t count = sp->vertex_count;
     uint32_t* joints = malloc(4 * count * sizeof *joints);
@@ -239,6 +310,10 @@ static tl_result write_primitive(tl_gltf* doc, const tl_scene_primitive* sp,
         def.component_type = wct;
         def.normalized = normalized;
         if ((r = tl_gltf_accessor_add(doc, &def, &new_w, err)) != TL_OK) break;
+        if (!replaced_add(replaced, (int32_t)ja) || !replaced_add(replaced, (int32_t)wa)) {
+            r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+            break;
+        }
         char name[32];
         snprintf(name, sizeof name, "JOINTS_%u", set);
         json_object_set_new(attributes, name, json_integer(new_j));
@@ -253,7 +328,8 @@ done:
     return r;
 }
 
-static tl_result apply_skin(tl_gltf* doc, const tl_rig_analysis* a, uint32_t s, tl_error* err) {
+static tl_result apply_skin(tl_gltf* doc, const tl_rig_analysis* a, uint32_t s,
+                            replaced_list* replaced, tl_error* err) {
     const tl_rig_skin* rs = &a->skins[s];
     const tl_gltf_skin* gs = &doc->skins[rs->skin];
     uint32_t N = gs->joint_count, total = N + rs->new_joint_count;
@@ -330,6 +406,10 @@ static tl_result apply_skin(tl_gltf* doc, const tl_rig_analysis* a, uint32_t s, 
         uint32_t acc;
         if ((r = tl_gltf_accessor_add(doc, &def, &acc, err)) != TL_OK) goto done;
         json_object_set_new(skin_json, "inverseBindMatrices", json_integer(acc));
+        if (!replaced_add(replaced, gs->inverse_bind_matrices)) {
+            r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+            goto done;
+        }
     }
 
     json_t* meshes = json_object_get(doc->json, "meshes");
@@ -342,7 +422,7 @@ static tl_result apply_skin(tl_gltf* doc, const tl_rig_analysis* a, uint32_t s, 
         json_t* prim = json_array_get(
             json_object_get(json_array_get(meshes, sp->mesh), "primitives"), sp->primitive);
         r = write_primitive(doc, sp, plan_joints, plan_weights, planned, total,
-                            json_object_get(prim, "attributes"), err);
+                            json_object_get(prim, "attributes"), replaced, err);
     }
 done:
     free(stored);
@@ -356,10 +436,14 @@ done:
 tl_result tl_rig_apply(tl_gltf* doc, const tl_rig_analysis* a, tl_error* err) {
     assert(doc && a);
     if (a->changed_vertices == 0) return TL_OK;
-    for (uint32_t s = 0; s < a->skin_count; ++s) {
+    replaced_list replaced = {0};
+    uint32_t first_new = doc->accessor_count;
+    tl_result r = TL_OK;
+    for (uint32_t s = 0; s < a->skin_count && r == TL_OK; ++s) {
         assert(a->skins[s].skin < doc->skin_count);
-        tl_result r = apply_skin(doc, a, s, err);
-        if (r != TL_OK) return r;
+        r = apply_skin(doc, a, s, &replaced, err);
     }
-    return tl_gltf_reindex(doc, err);
+    if (r == TL_OK) r = rig_prune_accessors(doc, replaced.items, replaced.count, first_new, err);
+    free(replaced.items);
+    return r == TL_OK ? tl_gltf_reindex(doc, err) : r;
 }

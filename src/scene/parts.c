@@ -329,6 +329,97 @@ static tl_result read_skin(reader* r, uint32_t s, json_t* tailor) {
     return res != TL_OK ? res : note_unknown(r, base, tailor, known, NULL);
 }
 
+/* The child of `node` named exactly `name`, or TL_NONE. */
+static int32_t child_named(const tl_gltf* doc, uint32_t node, const char* name) {
+    for (uint32_t c = 0; c < doc->nodes[node].child_count; ++c) {
+        uint32_t k = doc->nodes[node].children[c];
+        if (doc->nodes[k].name && !strcmp(doc->nodes[k].name, name)) return (int32_t)k;
+    }
+    return TL_NONE;
+}
+
+/* A chain by tailor rig's names from the joint named PREFIX_1 (PREFIX "Tail" or "Tail.NNN"):
+ * PREFIX_2 … as each one's child, then PREFIX_End, all joints of the skin, hanging from a
+ * joint. Fills part (storage from the scene when `store`); false when it is not one. */
+static bool named_chain(reader* r, uint32_t s, uint32_t j, tl_scene_part* part, bool store) {
+    const tl_scene_skin* sk = &r->scene->skins[s];
+    const char* name = sk->joints[j].name;
+    size_t len = strlen(name);
+    if (len < 6 || strncmp(name, "Tail", 4) || strcmp(name + len - 2, "_1") ||
+        !(len == 6 || (name[4] == '.' && len > 7)) || sk->joints[j].parent == TL_NONE)
+        return false;
+    char prefix[64], want[80];
+    if (len - 2 >= sizeof prefix) return false;
+    memcpy(prefix, name, len - 2);
+    prefix[len - 2] = 0;
+    uint32_t nodes[TL_CHAIN_MAX_BONES + 1], count = 1;
+    nodes[0] = sk->joints[j].node;
+    int32_t end = TL_NONE;
+    while (end == TL_NONE) {
+        snprintf(want, sizeof want, "%s_End", prefix);
+        end = child_named(r->doc, nodes[count - 1], want);
+        if (end != TL_NONE) break;
+        snprintf(want, sizeof want, "%s_%u", prefix, count + 1);
+        int32_t next = child_named(r->doc, nodes[count - 1], want);
+        if (next == TL_NONE || count == TL_CHAIN_MAX_BONES) return false;
+        nodes[count++] = (uint32_t)next;
+    }
+    for (uint32_t b = 0; b < count; ++b)
+        if (r->joint_of_node[nodes[b]] == TL_NONE) return false;
+    if (r->joint_of_node[end] == TL_NONE) return false;
+    if (!store) return true;
+    memset(part, 0, sizeof *part);
+    uint32_t* joints = tl_scene_storage(r->scene, count * sizeof *joints);
+    float* radii = tl_scene_storage(r->scene, count * sizeof *radii);
+    if (!joints || !radii) return false;
+    for (uint32_t b = 0; b < count; ++b)
+        joints[b] = (uint32_t)r->joint_of_node[nodes[b]], radii[b] = 0;
+    part->kind = TL_PART_TAIL;
+    part->node = nodes[0];
+    part->skin = s;
+    part->attach_joint = (uint32_t)sk->joints[j].parent;
+    part->bone_count = count;
+    part->bone_joints = joints;
+    part->end_joint = (uint32_t)r->joint_of_node[end];
+    part->radii = radii;
+    part->chain = tl_default_chain_settings();
+    part->from_names = true;
+    return true;
+}
+
+/* A file without any extras.tailor: the chains tailor's joint names describe, in skin and
+ * joint order (the first skin holding a joint claims it), each with a note. */
+static tl_result read_named(reader* r, tl_scene_part** out, uint32_t* count) {
+    *count = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+        uint32_t k = 0;
+        for (uint32_t s = 0; s < r->scene->skin_count; ++s) {
+            load_skin_map(r, s);
+            for (uint32_t j = 0; j < r->scene->skins[s].joint_count; ++j) {
+                if (!named_chain(r, s, j, pass ? &(*out)[k] : NULL, pass == 1)) continue;
+                if (pass == 1) {
+                    char ptr[64], what[256];
+                    snprintf(ptr, sizeof ptr, "/nodes/%u", (*out)[k].node);
+                    snprintf(what, sizeof what,
+                             "no extras.tailor (an exporter dropped it?): chain %s recognised by "
+                             "its joint names, played with default settings",
+                             r->scene->skins[s].joints[j].name);
+                    tl_result res = note(r, ptr, what);
+                    if (res != TL_OK) return res;
+                }
+                ++k;
+            }
+        }
+        if (pass == 0) {
+            if (k == 0) return TL_OK;
+            *out = tl_scene_storage(r->scene, k * sizeof **out);
+            if (!*out) return tl_error_set(r->err, TL_ERROR_MEMORY, "%s: out of memory", r->label);
+        }
+        *count = k;
+    }
+    return TL_OK;
+}
+
 static json_t* tailor_of(json_t* list, uint32_t i) {
     json_t* extras = json_object_get(json_array_get(list, i), "extras");
     return json_is_object(extras) ? json_object_get(extras, TL_SCHEMA_KEY) : NULL;
@@ -352,6 +443,7 @@ tl_result tl_scene_parts_read(tl_scene* scene, const char* label, tl_error* err)
     uint32_t k = 0;
     for (uint32_t n = 0; n < doc->node_count && res == TL_OK; ++n)
         if (tailor_of(nodes, n)) res = read_part(&r, n, tailor_of(nodes, n), &parts[k++]);
+    if (res == TL_OK && count == 0) res = read_named(&r, &parts, &count);
     char** notes = res == TL_OK ? tl_scene_storage(scene, r.note_count * sizeof *notes) : NULL;
     if (res == TL_OK && !notes)
         res = tl_error_set(err, TL_ERROR_MEMORY, "%s: out of memory", label);

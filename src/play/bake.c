@@ -1,0 +1,340 @@
+/* Baking: the player's chain rotations written as glTF rotation channels (docs/bake.md), and
+ * the settled rest written as the chain joints' node rotations. */
+#include <tailor/bake.h>
+#include <tailor/gltf_json.h>
+
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+tl_bake_def tl_default_bake_def(void) {
+    tl_bake_def def;
+    def.rate = 30.0f;
+    def.tolerance_deg = 0.1f;
+    def.max_cycles = 40;
+    return def;
+}
+
+static uint32_t total_bones(const tl_play_chain* chains, uint32_t count) {
+    uint32_t n = 0;
+    for (uint32_t c = 0; c < count; ++c)
+        n += chains[c].bone_count;
+    return n;
+}
+
+/* The angle between two unit quaternions, degrees (q and -q are the same rotation). */
+static double quat_angle(const float* a, const float* b) {
+    double d =
+        fabs((double)a[0] * b[0] + (double)a[1] * b[1] + (double)a[2] * b[2] + (double)a[3] * b[3]);
+    return d >= 1 ? 0 : 2 * acos(d) * (180.0 / 3.14159265358979323846);
+}
+
+/* Shorter-arc slerp as three.js and tl_pose_sample do it, in double. */
+static void quat_slerp(float out[4], const float* a, const float* b, double t) {
+    double d =
+        (double)a[0] * b[0] + (double)a[1] * b[1] + (double)a[2] * b[2] + (double)a[3] * b[3];
+    double s = d < 0 ? -1 : 1, wa, wb;
+    d = fabs(d);
+    if (d > 0.9995) {
+        wa = 1 - t, wb = t;
+    } else {
+        double th = acos(d), sn = sin(th);
+        wa = sin((1 - t) * th) / sn, wb = sin(t * th) / sn;
+    }
+    double q[4], len = 0;
+    for (int k = 0; k < 4; ++k)
+        q[k] = wa * a[k] + s * wb * b[k], len += q[k] * q[k];
+    len = sqrt(len);
+    for (int k = 0; k < 4; ++k)
+        out[k] = (float)(q[k] / len);
+}
+
+/* The chains' local rotations in the player's pose, chain after chain. */
+static void read_rotations(const tl_scene* scene, const tl_play_chain* chains, uint32_t count,
+                           const tl_pose* pose, float* out) {
+    for (uint32_t c = 0; c < count; ++c) {
+        const tl_scene_skin* sk = &scene->skins[chains[c].skin];
+        for (uint32_t b = 0; b < chains[c].bone_count; ++b, out += 4)
+            memcpy(out, pose->locals[sk->joints[chains[c].bone_joints[b]].node].rotation,
+                   4 * sizeof *out);
+    }
+}
+
+/* The samples of one clip: the cycle kept (times × bones × 4) and its figures. */
+typedef struct cycle {
+    uint32_t samples;
+    float* times;
+    float* best;    /* the kept cycle's rotations */
+    float* current; /* the cycle being played */
+    double loop_error;
+    uint32_t start_cycle;
+} cycle;
+
+/* Plays the clip cycle after cycle from rest at 0 and keeps the first cycle whose end meets
+ * its start within the tolerance, else the one that comes closest. */
+static void find_cycle(tl_player* player, tl_pose* pose, const tl_scene* scene,
+                       const tl_play_chain* chains, uint32_t count, uint32_t clip,
+                       const tl_bake_def* def, cycle* cy) {
+    uint32_t bones = total_bones(chains, count);
+    size_t frame = 4 * (size_t)bones;
+    float duration = scene->clips[clip].duration;
+    tl_player_start(player, clip, 0.0f);
+    cy->loop_error = INFINITY;
+    for (uint32_t m = 0; m < def->max_cycles; ++m) {
+        for (uint32_t k = 0; k < cy->samples; ++k) {
+            tl_player_advance(player, pose, clip, cy->times[k]);
+            read_rotations(scene, chains, count, pose, cy->current + k * frame);
+        }
+        double error = 0;
+        for (uint32_t b = 0; b < bones; ++b)
+            error = fmax(error, quat_angle(cy->current + 4 * b,
+                                           cy->current + (cy->samples - 1) * frame + 4 * b));
+        if (error < cy->loop_error) {
+            cy->loop_error = error;
+            cy->start_cycle = m;
+            float* t = cy->best;
+            cy->best = cy->current, cy->current = t;
+        }
+        if (error <= def->tolerance_deg) break;
+    }
+    (void)duration;
+}
+
+/* Keeps the first and last sample and every sample slerp between the kept neighbours cannot
+ * stand for within the tolerance (every joint at once). Marks kept samples in `keep`. */
+static uint32_t reduce(const cycle* cy, uint32_t bones, double tolerance, bool* keep,
+                       double* max_error) {
+    size_t frame = 4 * (size_t)bones;
+    uint32_t n = cy->samples, kept = 1;
+    memset(keep, 0, n * sizeof *keep);
+    keep[0] = true;
+    *max_error = 0;
+    uint32_t a = 0;
+    while (a + 1 < n) {
+        uint32_t b = a + 1;
+        double worst_ok = 0;
+        while (b + 1 < n) {
+            double worst = 0;
+            for (uint32_t i = a + 1; i <= b && worst <= tolerance; ++i) {
+                double t =
+                    (cy->times[i] - cy->times[a]) / (double)(cy->times[b + 1] - cy->times[a]);
+                for (uint32_t j = 0; j < bones && worst <= tolerance; ++j) {
+                    float q[4];
+                    quat_slerp(q, cy->best + a * frame + 4 * j, cy->best + (b + 1) * frame + 4 * j,
+                               t);
+                    worst = fmax(worst, quat_angle(q, cy->best + i * frame + 4 * j));
+                }
+            }
+            if (worst > tolerance) break;
+            worst_ok = worst;
+            ++b;
+        }
+        keep[b] = true;
+        ++kept;
+        *max_error = fmax(*max_error, worst_ok);
+        a = b;
+    }
+    return kept;
+}
+
+/* Keeps each quaternion on the same side as the one before (no sign flips between keys). */
+static void make_continuous(cycle* cy, uint32_t bones) {
+    size_t frame = 4 * (size_t)bones;
+    for (uint32_t k = 1; k < cy->samples; ++k)
+        for (uint32_t j = 0; j < bones; ++j) {
+            float* q = cy->best + k * frame + 4 * j;
+            const float* p = q - frame;
+            if (p[0] * q[0] + p[1] * q[1] + p[2] * q[2] + p[3] * q[3] < 0)
+                for (int c = 0; c < 4; ++c)
+                    q[c] = -q[c];
+        }
+}
+
+/* The sampler of an existing rotation channel on `node` in the animation's JSON, or -1. */
+static json_int_t rotation_sampler(json_t* animation, uint32_t node) {
+    size_t i;
+    json_t* ch;
+    json_array_foreach(json_object_get(animation, "channels"), i, ch) {
+        json_t* target = json_object_get(ch, "target");
+        if (json_integer_value(json_object_get(target, "node")) == (json_int_t)node &&
+            json_is_integer(json_object_get(target, "node")) &&
+            json_is_string(json_object_get(target, "path")) &&
+            !strcmp(json_string_value(json_object_get(target, "path")), "rotation"))
+            return json_integer_value(json_object_get(ch, "sampler"));
+    }
+    return -1;
+}
+
+static tl_result add_float_accessor(tl_gltf* doc, const float* data, size_t count,
+                                    tl_gltf_type type, bool min_max, uint32_t* out, tl_error* err) {
+    tl_gltf_accessor_def a = tl_default_gltf_accessor_def();
+    a.data = data;
+    a.count = count;
+    a.component_type = TL_GLTF_FLOAT;
+    a.type = type;
+    a.min_max = min_max;
+    return tl_gltf_accessor_add(doc, &a, out, err);
+}
+
+/* Writes the kept keys of one clip: one time accessor, one rotation accessor, sampler and
+ * channel per chain joint. */
+static tl_result write_clip(tl_gltf* doc, const tl_scene* scene, const tl_play_chain* chains,
+                            uint32_t count, uint32_t clip, const cycle* cy, const bool* keep,
+                            uint32_t kept, float* scratch, size_t* bytes, tl_error* err) {
+    uint32_t bones = total_bones(chains, count);
+    size_t frame = 4 * (size_t)bones;
+    uint32_t m = 0, times_acc;
+    for (uint32_t k = 0; k < cy->samples; ++k)
+        if (keep[k]) scratch[m++] = cy->times[k];
+    tl_result r = add_float_accessor(doc, scratch, kept, TL_GLTF_SCALAR, true, &times_acc, err);
+    if (r != TL_OK) return r;
+    *bytes = kept * sizeof(float);
+    json_t* animation = json_array_get(json_object_get(tl_gltf_json(doc), "animations"),
+                                       scene->clips[clip].animation);
+    json_t* samplers = json_object_get(animation, "samplers");
+    json_t* channels = json_object_get(animation, "channels");
+    uint32_t j = 0;
+    for (uint32_t c = 0; c < count; ++c) {
+        const tl_scene_skin* sk = &scene->skins[chains[c].skin];
+        for (uint32_t b = 0; b < chains[c].bone_count; ++b, ++j) {
+            m = 0;
+            for (uint32_t k = 0; k < cy->samples; ++k)
+                if (keep[k]) memcpy(scratch + 4 * m++, cy->best + k * frame + 4 * j, 16);
+            uint32_t values;
+            if ((r = add_float_accessor(doc, scratch, kept, TL_GLTF_VEC4, false, &values, err)))
+                return r;
+            *bytes += kept * 4 * sizeof(float);
+            uint32_t node = sk->joints[chains[c].bone_joints[b]].node;
+            json_t* sampler = json_pack("{s:I,s:I,s:s}", "input", (json_int_t)times_acc, "output",
+                                        (json_int_t)values, "interpolation", "LINEAR");
+            json_int_t old = rotation_sampler(animation, node);
+            bool ok = sampler != NULL;
+            if (ok && old >= 0 && (size_t)old < json_array_size(samplers)) {
+                ok = json_array_set_new(samplers, (size_t)old, sampler) == 0;
+            } else if (ok) {
+                json_int_t index = (json_int_t)json_array_size(samplers);
+                ok = json_array_append_new(samplers, sampler) == 0;
+                json_t* channel = json_pack("{s:I,s:{s:I,s:s}}", "sampler", index, "target", "node",
+                                            (json_int_t)node, "path", "rotation");
+                ok = ok && channel && json_array_append_new(channels, channel) == 0;
+            }
+            if (!ok) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+        }
+    }
+    return TL_OK;
+}
+
+static void cycle_free(cycle* cy) {
+    free(cy->times);
+    free(cy->best);
+    free(cy->current);
+}
+
+tl_result tl_bake(tl_gltf* doc, const tl_scene* scene, const tl_play_chain* chains,
+                  uint32_t chain_count, const uint32_t* clips, uint32_t clip_count,
+                  const tl_bake_def* def, tl_bake_clip_report* reports, tl_error* err) {
+    assert(def->rate > 0 && def->tolerance_deg >= 0 && def->max_cycles >= 1);
+    tl_player_def pdef = tl_default_player_def();
+    pdef.loop = true;
+    tl_player* player = NULL;
+    tl_result r = tl_player_create(scene, chains, chain_count, &pdef, &player, err);
+    if (r != TL_OK) return r;
+    tl_pose* pose = tl_pose_create(scene);
+    uint32_t bones = total_bones(chains, chain_count);
+    for (uint32_t i = 0; i < clip_count && r == TL_OK; ++i) {
+        assert(clips[i] < scene->clip_count);
+        tl_bake_clip_report* rep = &reports[i];
+        memset(rep, 0, sizeof *rep);
+        rep->clip = clips[i];
+        double duration = scene->clips[clips[i]].duration;
+        if (!(duration > 0) || bones == 0) continue;
+        cycle cy = {0};
+        cy.samples = (uint32_t)ceil(duration * def->rate - 1e-6) + 1;
+        size_t size = (size_t)cy.samples * 4 * bones;
+        cy.times = malloc(cy.samples * sizeof *cy.times);
+        cy.best = malloc(size * sizeof(float));
+        cy.current = malloc(size * sizeof(float));
+        bool* keep = malloc(cy.samples * sizeof *keep);
+        float* scratch = malloc((size_t)cy.samples * 4 * sizeof(float));
+        if (!pose || !cy.times || !cy.best || !cy.current || !keep || !scratch) {
+            r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+        } else {
+            for (uint32_t k = 0; k + 1 < cy.samples; ++k)
+                cy.times[k] = (float)(k / (double)def->rate);
+            cy.times[cy.samples - 1] = (float)duration;
+            find_cycle(player, pose, scene, chains, chain_count, clips[i], def, &cy);
+            make_continuous(&cy, bones);
+            rep->samples = cy.samples;
+            rep->cycle_start = cy.start_cycle * duration;
+            rep->loop_error_deg = cy.loop_error;
+            rep->keys = reduce(&cy, bones, def->tolerance_deg, keep, &rep->max_error_deg);
+            r = write_clip(doc, scene, chains, chain_count, clips[i], &cy, keep, rep->keys, scratch,
+                           &rep->bytes, err);
+        }
+        free(keep);
+        free(scratch);
+        cycle_free(&cy);
+    }
+    tl_pose_destroy(pose);
+    tl_player_destroy(player);
+    if (r == TL_OK) r = tl_gltf_reindex(doc, err);
+    return r;
+}
+
+tl_result tl_bake_rest_rotations(const tl_scene* scene, const tl_play_chain* chains,
+                                 uint32_t chain_count, float* rotations, tl_error* err) {
+    tl_player_def pdef = tl_default_player_def();
+    tl_player* player = NULL;
+    tl_result r = tl_player_create(scene, chains, chain_count, &pdef, &player, err);
+    if (r != TL_OK) return r;
+    tl_pose* pose = tl_pose_create(scene);
+    if (!pose) {
+        tl_player_destroy(player);
+        return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    }
+    int frames = (int)lroundf(TL_BAKE_SETTLE_SECONDS * 60.0f);
+    for (int f = 0; f < frames; ++f) {
+        tl_pose_set_stored(pose, scene);
+        tl_player_step_pose(player, pose, 1.0f / 60.0f);
+    }
+    read_rotations(scene, chains, chain_count, pose, rotations);
+    tl_pose_destroy(pose);
+    tl_player_destroy(player);
+    return TL_OK;
+}
+
+tl_result tl_bake_rest(tl_gltf* doc, const tl_scene* scene, const tl_play_chain* chains,
+                       uint32_t chain_count, tl_error* err) {
+    uint32_t bones = total_bones(chains, chain_count);
+    float* q = malloc((4 * (size_t)bones + 1) * sizeof *q);
+    if (!q) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    tl_result r = tl_bake_rest_rotations(scene, chains, chain_count, q, err);
+    json_t* nodes = json_object_get(tl_gltf_json(doc), "nodes");
+    const float* p = q;
+    for (uint32_t c = 0; c < chain_count && r == TL_OK; ++c) {
+        const tl_scene_skin* sk = &scene->skins[chains[c].skin];
+        for (uint32_t b = 0; b < chains[c].bone_count && r == TL_OK; ++b, p += 4) {
+            json_t* node = json_array_get(nodes, sk->joints[chains[c].bone_joints[b]].node);
+            if (json_object_get(node, "matrix")) continue; /* TRS only: a matrix stays */
+            json_t* rot =
+                json_pack("[f,f,f,f]", (double)p[0], (double)p[1], (double)p[2], (double)p[3]);
+            if (!rot || json_object_set_new(node, "rotation", rot))
+                r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+        }
+    }
+    free(q);
+    if (r == TL_OK) r = tl_gltf_reindex(doc, err);
+    return r;
+}
+
+tl_result tl_bake_rest_document(tl_gltf* doc, tl_error* err) {
+    tl_scene* scene = NULL;
+    tl_play_chain chains[64];
+    uint32_t count = 0;
+    tl_result r = tl_scene_create(doc, &scene, err);
+    if (r == TL_OK) r = tl_play_chains_find(scene, chains, 64, &count, err);
+    if (r == TL_OK && count > 0) r = tl_bake_rest(doc, scene, chains, count > 64 ? 64 : count, err);
+    tl_scene_destroy(scene);
+    return r;
+}
