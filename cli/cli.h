@@ -21,9 +21,15 @@ int tl_cli_chain_from_names(const tl_scene* scene, const char* list, struct tl_p
 /* Prints "tailor NAME: message" to stderr and returns 1 (or 2 for usage errors). */
 int tl_cli_fail(const char* command, const char* format, ...);
 
-/* Saves a document for a command: refuses to replace the input unless `force`, writes other
- * existing outputs over. Prints the error and returns the exit code. */
-int tl_cli_save(const char* command, const tl_gltf* doc, const char* input, const char* output,
-                bool force, bool compact);
+/* Writes a command's files as one output (tailor/output.h): the document to `output` (when
+ * both are given) and a JSON text to `extra_path` (a report; when both are given), all or
+ * nothing. Neither may replace `input` (or its .bin files) unless `force`. Prints the error
+ * and returns the exit code. */
+int tl_cli_write(const char* command, const tl_gltf* doc, const char* input, const char* output,
+                 bool force, bool compact, const char* extra_path, const char* extra_text);
+
+/* A name from the file, safe to print: control bytes and backslashes escaped (\x1b, \\),
+ * cut at `size` - 1 bytes. Returns `buf`. */
+const char* tl_cli_printable(const char* name, char* buf, size_t size);
 
 #endif

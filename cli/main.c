@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
+#include <signal.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -47,25 +48,52 @@ int tl_cli_fail(const char* cmd, const char* format, ...) {
     return 1;
 }
 
-static bool same_file(const char* a, const char* b) {
-    struct stat sa, sb;
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-           sa.st_ino == sb.st_ino;
+int tl_cli_write(const char* cmd, const tl_gltf* doc, const char* input, const char* output,
+                 bool force, bool compact, const char* extra_path, const char* extra_text) {
+    tl_output* out;
+    tl_error err;
+    tl_result r = tl_output_create(&out, &err);
+    if (r == TL_OK && input && !force) r = tl_output_protect(out, input, &err);
+    if (r == TL_OK && doc && output) {
+        tl_gltf_save_def def = tl_default_gltf_save_def();
+        def.overwrite = true;
+        def.replace_input = force;
+        def.compact = compact;
+        r = tl_gltf_save_add(doc, output, &def, out, &err);
+    }
+    if (r == TL_OK && extra_path && extra_text)
+        r = tl_output_add(out, extra_path, extra_text, strlen(extra_text), true, &err);
+    if (r == TL_OK) r = tl_output_commit(out, &err);
+    tl_output_destroy(out);
+    if (r == TL_OK) return 0;
+    if (r == TL_ERROR_EXISTS && !force && strstr(err.message, "is the input"))
+        return tl_cli_fail(cmd, "%s (pass --force to replace it)", err.message);
+    return tl_cli_fail(cmd, "%s", err.message);
 }
 
-int tl_cli_save(const char* cmd, const tl_gltf* doc, const char* input, const char* output,
-                bool force, bool compact) {
-    if (input && same_file(input, output) && !force)
-        return tl_cli_fail(cmd, "%s: is the input; pass --force to replace it", output);
-    tl_gltf_save_def def = tl_default_gltf_save_def();
-    def.overwrite = true;
-    def.compact = compact;
-    tl_error err;
-    if (tl_gltf_save(doc, output, &def, &err) != TL_OK) return tl_cli_fail(cmd, "%s", err.message);
-    return 0;
+const char* tl_cli_printable(const char* name, char* buf, size_t size) {
+    static const char hex[] = "0123456789abcdef";
+    size_t n = 0;
+    for (const unsigned char* p = (const unsigned char*)(name ? name : ""); *p; ++p) {
+        bool plain = *p >= 0x20 && *p != 0x7f && *p != '\\';
+        size_t need = plain ? 1 : (*p == '\\' ? 2 : 4);
+        if (n + need + 1 > size) break;
+        if (plain) {
+            buf[n++] = (char)*p;
+        } else if (*p == '\\') {
+            buf[n++] = '\\', buf[n++] = '\\';
+        } else {
+            buf[n++] = '\\', buf[n++] = 'x', buf[n++] = hex[*p >> 4], buf[n++] = hex[*p & 15];
+        }
+    }
+    if (size) buf[n] = '\0';
+    return buf;
 }
 
 int main(int argc, char** argv) {
+    /* Past a file-size limit write(2) fails with EFBIG and the writer removes its temporary
+     * files, instead of the process dying with them on disk. */
+    signal(SIGXFSZ, SIG_IGN);
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
         !strcmp(argv[1], "help")) {
         usage(argc < 2 ? stderr : stdout);

@@ -296,22 +296,25 @@ int tl_cli_rig(int argc, char** argv) {
         }
     report = build_report(in, out, rig, dry_run);
     print_report(report);
+    char* report_text = NULL;
     if (report_path &&
-        json_dump_file(report, report_path, JSON_INDENT(1) | JSON_REAL_PRECISION(9)) != 0) {
-        tl_cli_fail("rig", "%s: cannot write the report", report_path);
+        !(report_text = json_dumps(report, JSON_INDENT(1) | JSON_REAL_PRECISION(9)))) {
+        tl_cli_fail("rig", "%s: cannot serialise the report", report_path);
         goto done;
     }
-    if (dry_run) {
-        code = 0;
-        goto done;
+    if (!dry_run) {
+        tl_scene_destroy(scene); /* the document is reindexed by apply */
+        scene = NULL;
+        if (tl_rig_apply(doc, rig, &err) != TL_OK) {
+            free(report_text);
+            tl_cli_fail("rig", "%s", err.message);
+            goto done;
+        }
     }
-    tl_scene_destroy(scene); /* the document is reindexed by apply */
-    scene = NULL;
-    if (tl_rig_apply(doc, rig, &err) != TL_OK) {
-        tl_cli_fail("rig", "%s", err.message);
-        goto done;
-    }
-    code = tl_cli_save("rig", doc, in, out, force, false);
+    /* The glTF and the report are one output: both are renamed into place, or neither. */
+    code =
+        tl_cli_write("rig", dry_run ? NULL : doc, in, out, force, false, report_path, report_text);
+    free(report_text);
 done:
     json_decref(report);
     tl_rig_analysis_destroy(rig);

@@ -2,6 +2,7 @@
  *
  * The umbrella header: include this one. Modules, bottom to top:
  *   base.h    results and errors
+ *   output.h  the one writer: every output file complete or not at all, never an input
  *   gltf.h    the lossless glTF document (read, edit, write)
  *   sim.h     the runtime spring-chain solver (no I/O, no allocation per step)
  *   sample.h  built-in test characters with known ground truth
@@ -17,6 +18,7 @@
 #define TAILOR_H
 
 #include <tailor/base.h>
+#include <tailor/output.h>
 #include <tailor/gltf.h>
 #include <tailor/sim.h>
 #include <tailor/sample.h>
