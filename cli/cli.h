@@ -28,8 +28,4 @@ int tl_cli_fail(const char* command, const char* format, ...);
 int tl_cli_write(const char* command, const tl_gltf* doc, const char* input, const char* output,
                  bool force, bool compact, const char* extra_path, const char* extra_text);
 
-/* A name from the file, safe to print: control bytes and backslashes escaped (\x1b, \\),
- * cut at `size` - 1 bytes. Returns `buf`. */
-const char* tl_cli_printable(const char* name, char* buf, size_t size);
-
 #endif

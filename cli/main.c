@@ -1,11 +1,12 @@
 /* tailor: the command line. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* fopencookie */
 #include "cli.h"
 
 #include <signal.h>
 #include <stdarg.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <errno.h>
+#include <unistd.h>
 
 typedef struct command {
     const char* name;
@@ -71,29 +72,68 @@ int tl_cli_write(const char* cmd, const tl_gltf* doc, const char* input, const c
     return tl_cli_fail(cmd, "%s", err.message);
 }
 
-const char* tl_cli_printable(const char* name, char* buf, size_t size) {
-    static const char hex[] = "0123456789abcdef";
-    size_t n = 0;
-    for (const unsigned char* p = (const unsigned char*)(name ? name : ""); *p; ++p) {
-        bool plain = *p >= 0x20 && *p != 0x7f && *p != '\\';
-        size_t need = plain ? 1 : (*p == '\\' ? 2 : 4);
-        if (n + need + 1 > size) break;
-        if (plain) {
-            buf[n++] = (char)*p;
-        } else if (*p == '\\') {
-            buf[n++] = '\\', buf[n++] = '\\';
-        } else {
-            buf[n++] = '\\', buf[n++] = 'x', buf[n++] = hex[*p >> 4], buf[n++] = hex[*p & 15];
-        }
+/* Names in a file may hold terminal control sequences (ESC, BEL, CR, C1 codes). Every byte
+ * the command prints passes through here: C0 controls other than newline and tab, DEL and
+ * the UTF-8 C1 range (U+0080..U+009F) come out as \xNN, so whatever a file holds reaches a
+ * terminal as text. JSON output is unchanged (jansson already escapes controls). */
+typedef struct escaping {
+    int fd;
+    bool after_c2; /* the previous byte was 0xC2, the lead byte of U+0080..U+00BF */
+} escaping;
+
+static void put_raw(int fd, const char* p, size_t n) {
+    while (n > 0) {
+        ssize_t k = write(fd, p, n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return;
+        p += k, n -= (size_t)k;
     }
-    if (size) buf[n] = '\0';
-    return buf;
+}
+
+static ssize_t escaping_write(void* cookie, const char* buf, size_t size) {
+    escaping* e = cookie;
+    char out[4096 + 16];
+    size_t n = 0;
+    for (size_t i = 0; i < size; ++i) {
+        unsigned char ch = (unsigned char)buf[i];
+        bool c1 = e->after_c2 && ch >= 0x80 && ch <= 0x9f;
+        if (e->after_c2 && !c1) out[n++] = (char)0xc2;
+        e->after_c2 = ch == 0xc2;
+        if (e->after_c2) continue;
+        if (c1)
+            n += (size_t)snprintf(out + n, 12, "\\xc2\\x%02x", (unsigned)ch);
+        else if ((ch < 0x20 && ch != '\n' && ch != '\t') || ch == 0x7f)
+            n += (size_t)snprintf(out + n, 8, "\\x%02x", (unsigned)ch);
+        else
+            out[n++] = (char)ch;
+        if (n >= 4096) put_raw(e->fd, out, n), n = 0;
+    }
+    put_raw(e->fd, out, n);
+    return (ssize_t)size;
+}
+
+static int escaping_close(void* cookie) {
+    escaping* e = cookie;
+    if (e->after_c2) put_raw(e->fd, "\xc2", 1);
+    return 0;
+}
+
+static void escape_stream(FILE** stream, escaping* state) {
+    cookie_io_functions_t io = {.write = escaping_write, .close = escaping_close};
+    FILE* f = fopencookie(state, "w", io);
+    if (!f) return;
+    fflush(*stream);
+    setvbuf(f, NULL, *stream == stderr ? _IOLBF : _IOFBF, 0);
+    *stream = f;
 }
 
 int main(int argc, char** argv) {
     /* Past a file-size limit write(2) fails with EFBIG and the writer removes its temporary
      * files, instead of the process dying with them on disk. */
     signal(SIGXFSZ, SIG_IGN);
+    static escaping out_state = {1, false}, err_state = {2, false};
+    escape_stream(&stdout, &out_state);
+    escape_stream(&stderr, &err_state);
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
         !strcmp(argv[1], "help")) {
         usage(argc < 2 ? stderr : stdout);

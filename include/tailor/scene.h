@@ -187,6 +187,17 @@ typedef struct tl_scene_channel {
     uint32_t components; /* 3, or 4 for rotation */
 } tl_scene_channel;
 
+/* Bounds on what a file may claim (docs/hostile.md). Beyond them tl_scene_create fails with
+ * TL_ERROR_LIMIT and the JSON pointer of the value, so that work stays proportional to the
+ * character and arithmetic on its coordinates cannot overflow a float:
+ *   - key times: from 0 (glTF) to TL_SCENE_MAX_CLIP_SECONDS; the clip's duration caps the
+ *     samples and the simulated time of every command;
+ *   - every coordinate-like value (POSITION, inverse bind matrices, animation keys, node
+ *     world transforms, vertices placed in the world): |v| <= TL_SCENE_MAX_MAGNITUDE, so
+ *     a squared distance (1e24) or a product of three (1e36) is still a finite float. */
+#define TL_SCENE_MAX_CLIP_SECONDS 3600.0f /* one hour */
+#define TL_SCENE_MAX_MAGNITUDE 1e12f      /* a million km in millimetres */
+
 /* A clip is one glTF animation. Channels targeting morph weights or extensions are
  * kept in the file but not evaluated. */
 typedef struct tl_scene_clip {

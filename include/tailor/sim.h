@@ -204,7 +204,9 @@ void tl_chain_step(tl_chain* chain, const tl_chain_input* input, float dt);
  * The chains of one call must not be stepped on other threads meanwhile. */
 void tl_chain_step_many(tl_chain* const* chains, const tl_chain_input* inputs, int count, float dt);
 
-/* Puts the chain at rest on its rest arc, still, under the given attachment pose. */
+/* Puts the chain at rest on its rest arc, still, under the given attachment pose. A pose
+ * that is not valid (non-finite, a zero rotation, scale 0) counts as a non-finite input and
+ * the chain rests under the last good pose instead. */
 void tl_chain_reset(tl_chain* chain, const tl_chain_pose* attachment);
 
 /* Forgets the state: the next step starts at rest from its input's start pose. */

@@ -52,6 +52,19 @@ static const char* doc_label(const tl_gltf* doc) {
     return slash ? slash + 1 : doc->path;
 }
 
+/* Finite values the scene can square and multiply without overflow (see TL_SCENE_MAX_MAGNITUDE). */
+static tl_result check_magnitude(build* b, uint32_t accessor, const float* v, size_t n,
+                                 const char* what) {
+    for (size_t i = 0; i < n; ++i)
+        if (!(fabsf(v[i]) <= TL_SCENE_MAX_MAGNITUDE))
+            return tl_error_set(b->err, TL_ERROR_LIMIT,
+                                "%s: /accessors/%u: %s value %zu is %g; tailor accepts magnitudes "
+                                "up to %g",
+                                b->label, accessor, what, i, (double)v[i],
+                                (double)TL_SCENE_MAX_MAGNITUDE);
+    return TL_OK;
+}
+
 /* Reads a whole accessor as floats into scene storage; checks its element count and width. */
 static tl_result read_floats(build* b, uint32_t accessor, size_t min_count, uint32_t components,
                              const char* what, float** out) {
@@ -68,6 +81,7 @@ static tl_result read_floats(build* b, uint32_t accessor, size_t min_count, uint
     float* data = ALLOC(b, float, n);
     if (!data) return oom(b);
     TRY(tl_gltf_accessor_read_float(b->doc, accessor, data, n, b->err));
+    TRY(check_magnitude(b, accessor, data, n, what));
     *out = data;
     return TL_OK;
 }
@@ -113,6 +127,15 @@ static tl_result build_nodes(build* b) {
             memcpy(world + 16 * i, nd->matrix, sizeof nd->matrix);
         else
             tl_mat4_mul(world + 16 * i, world + 16 * (size_t)nd->parent, nd->matrix);
+        for (int e = 0; e < 16; ++e)
+            if (!(fabsf(world[16 * (size_t)i + e]) <= TL_SCENE_MAX_MAGNITUDE)) {
+                tl_error_set(b->err, TL_ERROR_LIMIT,
+                             "%s: /nodes/%u: its world transform reaches %g (the transforms "
+                             "above it multiply past %g)",
+                             b->label, i, (double)world[16 * (size_t)i + e],
+                             (double)TL_SCENE_MAX_MAGNITUDE);
+                return TL_ERROR_LIMIT;
+            }
     }
     s->node_count = n;
     s->node_order = order;
@@ -217,6 +240,8 @@ static tl_result build_skin_geometry(build* b, uint32_t si, tl_scene_skin* skin,
         uint32_t n = prims[p].vertex_count, base = prims[p].first_vertex;
         TRY(tl_gltf_accessor_read_float(doc, (uint32_t)prim->position, bind + 3 * (size_t)base,
                                         3 * (size_t)n, b->err));
+        TRY(check_magnitude(b, (uint32_t)prim->position, bind + 3 * (size_t)base, 3 * (size_t)n,
+                            "POSITION"));
         /* scratch for one JOINTS_n/WEIGHTS_n set and the indices */
         size_t idx_n = prim->indices == TL_NONE ? n : doc->accessors[prim->indices].count;
         size_t scratch_n = 4 * (size_t)n > idx_n ? 4 * (size_t)n : idx_n;
@@ -297,6 +322,13 @@ static tl_result build_skin_geometry(build* b, uint32_t si, tl_scene_skin* skin,
         for (uint32_t k = 0; k < per; ++k)
             if (w[k] > 0) joints[inf_joints[v * per + k]].deforming = true;
         tl_mat4_transform_point(rest + 3 * v, skin->rest_world, bind + 3 * v);
+        for (int c = 0; c < 3; ++c)
+            if (!(fabsf(rest[3 * v + c]) <= TL_SCENE_MAX_MAGNITUDE))
+                return tl_error_set(b->err, TL_ERROR_LIMIT,
+                                    "%s: /skins/%u: vertex %zu lands at %g in the world (bind "
+                                    "matrix times node transforms past %g)",
+                                    b->label, si, v, (double)rest[3 * v + c],
+                                    (double)TL_SCENE_MAX_MAGNITUDE);
     }
     skin->primitives = prims;
     skin->primitive_count = prim_count;
@@ -356,12 +388,19 @@ static tl_result build_skin(build* b, uint32_t si, int32_t* joint_of_node, tl_sc
             j->inverse_bind[i] = ibm ? ibm[16 * (size_t)k + i] : (float)(i % 5 == 0);
     }
     /* M comes from the top joint with the most joints below it. */
-    for (uint32_t k = 0; k < n; ++k) {
-        uint32_t t = k;
-        while (joints[t].parent != TL_NONE)
-            t = (uint32_t)joints[t].parent;
-        below[t]++;
+    /* Each joint's top joint, parents first (node order), so a deep skin stays linear. */
+    uint32_t* top_of = malloc(sizeof(uint32_t) * (n ? n : 1));
+    if (!top_of) {
+        r = oom(b);
+        goto done;
     }
+    for (uint32_t o = 0; o < doc->node_count; ++o) {
+        int32_t k = joint_of_node[b->scene->node_order[o]];
+        if (k == TL_NONE) continue;
+        top_of[k] = joints[k].parent == TL_NONE ? (uint32_t)k : top_of[joints[k].parent];
+        below[top_of[k]]++;
+    }
+    free(top_of);
     skin->top_count = 0;
     skin->top = 0;
     for (uint32_t k = 0; k < n; ++k) {
@@ -457,6 +496,17 @@ static tl_result build_clip(build* b, uint32_t ai, tl_scene_clip* clip) {
                                 "%s: /animations/%u/samplers/%u: %zu output values for %zu keys",
                                 b->label, ai, gc->sampler, b->doc->accessors[smp->output].count,
                                 keys);
+        if (times[0] < 0)
+            return tl_error_set(b->err, TL_ERROR_INVALID,
+                                "%s: /accessors/%u/min: the first key is at %g s (glTF key times "
+                                "start at 0 or later)",
+                                b->label, smp->input, (double)times[0]);
+        if (times[keys - 1] > TL_SCENE_MAX_CLIP_SECONDS)
+            return tl_error_set(b->err, TL_ERROR_LIMIT,
+                                "%s: /accessors/%u/max: the last key is at %g s; tailor plays "
+                                "clips up to %g s",
+                                b->label, smp->input, (double)times[keys - 1],
+                                (double)TL_SCENE_MAX_CLIP_SECONDS);
         for (size_t k = 1; k < keys; ++k)
             if (times[k] < times[k - 1])
                 return tl_error_set(
