@@ -216,6 +216,9 @@ typedef struct tl_scene {
     const tl_trs* stored;       /* node_count local transforms as the file stores them
                                    (a "matrix" node decomposed) */
     const float* stored_world;  /* node_count × 16 world matrices of the stored transforms */
+    const uint32_t* live_order; /* the nodes a pose can move something through, in node_order:
+                                   joints, nodes with a mesh, and their ancestors */
+    uint32_t live_count;        /* how many; tl_pose_sample costs this, not node_count */
     const tl_scene_skin* skins; /* one per doc->skins, same order */
     uint32_t skin_count;
     const tl_scene_clip* clips; /* one per doc->animations, same order */
@@ -251,7 +254,7 @@ typedef struct tl_pose {
 tl_pose* tl_pose_create(const tl_scene* scene);
 void tl_pose_destroy(tl_pose* pose);
 
-/* Every node at its stored local transform; world updated. */
+/* Every node at its stored local transform; world updated for every node. */
 void tl_pose_set_stored(tl_pose* pose, const tl_scene* scene);
 
 /* Every node at its stored transform except the skin's joints, which take their rest
@@ -262,11 +265,13 @@ void tl_pose_set_rest(tl_pose* pose, const tl_scene* scene, uint32_t skin);
  * to the clip's keys). Other locals are left as they are; world is not updated. */
 void tl_pose_apply_clip(tl_pose* pose, const tl_scene* scene, uint32_t clip, float time);
 
-/* Recomputes world from locals (parents before children). */
+/* Recomputes world from locals (parents before children) for the live nodes
+ * (scene->live_order); the others keep the world tl_pose_set_stored gave them. */
 void tl_pose_update_world(tl_pose* pose, const tl_scene* scene);
 
-/* The usual call: stored transforms, then the clip at `time`, then world — what a glTF
- * player shows at that time. */
+/* The usual call (costs live_count nodes, not node_count: nodes that move neither a joint
+ * nor a mesh keep their stored world): stored transforms, then the clip at `time`, then world —
+ * what a glTF player shows at that time. */
 void tl_pose_sample(tl_pose* pose, const tl_scene* scene, uint32_t clip, float time);
 
 /* Joint matrices W(joint) · IBM(joint) of a skin in this pose; `out` holds

@@ -28,10 +28,11 @@ void tl_pose_destroy(tl_pose* pose) {
     free(pose);
 }
 
-void tl_pose_update_world(tl_pose* pose, const tl_scene* scene) {
-    assert(pose && scene && pose->node_count == scene->node_count);
-    for (uint32_t k = 0; k < scene->node_count; ++k) {
-        uint32_t i = scene->node_order[k];
+/* World matrices of `count` nodes in `order` (parents first). */
+static void update_world(tl_pose* pose, const tl_scene* scene, const uint32_t* order,
+                         uint32_t count) {
+    for (uint32_t k = 0; k < count; ++k) {
+        uint32_t i = order[k];
         int32_t parent = scene->doc->nodes[i].parent;
         float local[16];
         tl_trs_to_matrix(&pose->locals[i], local);
@@ -42,10 +43,15 @@ void tl_pose_update_world(tl_pose* pose, const tl_scene* scene) {
     }
 }
 
+void tl_pose_update_world(tl_pose* pose, const tl_scene* scene) {
+    assert(pose && scene && pose->node_count == scene->node_count);
+    update_world(pose, scene, scene->live_order, scene->live_count);
+}
+
 void tl_pose_set_stored(tl_pose* pose, const tl_scene* scene) {
     assert(pose && scene && pose->node_count == scene->node_count);
     memcpy(pose->locals, scene->stored, sizeof(tl_trs) * scene->node_count);
-    tl_pose_update_world(pose, scene);
+    update_world(pose, scene, scene->node_order, scene->node_count); /* every node, once */
 }
 
 void tl_pose_set_rest(tl_pose* pose, const tl_scene* scene, uint32_t skin) {
@@ -147,10 +153,11 @@ void tl_pose_apply_clip(tl_pose* pose, const tl_scene* scene, uint32_t clip, flo
 }
 
 void tl_pose_sample(tl_pose* pose, const tl_scene* scene, uint32_t clip, float time) {
-    assert(pose && scene);
-    memcpy(pose->locals, scene->stored, sizeof(tl_trs) * scene->node_count);
+    assert(pose && scene && pose->node_count == scene->node_count);
+    for (uint32_t k = 0; k < scene->live_count; ++k)
+        pose->locals[scene->live_order[k]] = scene->stored[scene->live_order[k]];
     tl_pose_apply_clip(pose, scene, clip, time);
-    tl_pose_update_world(pose, scene);
+    update_world(pose, scene, scene->live_order, scene->live_count);
 }
 
 void tl_pose_joint_matrices(const tl_pose* pose, const tl_scene* scene, uint32_t skin, float* out) {

@@ -137,6 +137,28 @@ static tl_result build_nodes(build* b) {
                 return TL_ERROR_LIMIT;
             }
     }
+    /* Live: joints and mesh nodes, then (children before parents) every ancestor of one. */
+    uint8_t* live = calloc(n ? n : 1, 1);
+    uint32_t* live_order = ALLOC(b, uint32_t, n);
+    if (!live || !live_order) {
+        free(live);
+        return oom(b);
+    }
+    for (uint32_t i = 0; i < n; ++i)
+        live[i] = b->doc->nodes[i].mesh != TL_NONE;
+    for (uint32_t si = 0; si < b->doc->skin_count; ++si)
+        for (uint32_t k = 0; k < b->doc->skins[si].joint_count; ++k)
+            live[b->doc->skins[si].joints[k]] = 1;
+    for (uint32_t k = n; k-- > 0;) {
+        int32_t parent = b->doc->nodes[order[k]].parent;
+        if (live[order[k]] && parent != TL_NONE) live[parent] = 1;
+    }
+    uint32_t live_count = 0;
+    for (uint32_t k = 0; k < n; ++k)
+        if (live[order[k]]) live_order[live_count++] = order[k];
+    free(live);
+    s->live_order = live_order;
+    s->live_count = live_count;
     s->node_count = n;
     s->node_order = order;
     s->stored = stored;

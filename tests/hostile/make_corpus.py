@@ -185,14 +185,19 @@ def add_empty_nodes(doc, count, chained):
 
 
 def big_skin(doc, joints):
-    """A second mesh bound to a skin of `joints` joints (a chain of nodes, one per joint)."""
+    """A second mesh bound to a skin of `joints` joints: a tree of nodes, four children
+    each (depth about log4 of the count), every joint 0.001 above its parent."""
     first = len(doc.json["nodes"])
+    depth = [0] * joints
     for i in range(joints):
         node = {"name": "J%d" % i, "translation": [0, 0.001, 0]}
-        if i + 1 < joints:
-            node["children"] = [first + i + 1]
+        kids = [first + c for c in range(4 * i + 1, min(4 * i + 5, joints))]
+        if kids:
+            node["children"] = kids
+        if i:
+            depth[i] = depth[(i - 1) // 4] + 1
         doc.json["nodes"].append(node)
-    ibm = doc.add([[1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -0.001 * (i + 1), 0, 1]
+    ibm = doc.add([[1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -0.001 * (depth[i] + 1), 0, 1]
                    for i in range(joints)], "MAT4")
     verts = [[0, 0, 0], [1, 0, 0], [0, 1, 0]]
     pos = doc.add(verts, "VEC3", min_max=True)
