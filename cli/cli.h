@@ -28,4 +28,14 @@ int tl_cli_fail(const char* command, const char* format, ...);
 int tl_cli_write(const char* command, const tl_gltf* doc, const char* input, const char* output,
                  bool force, bool compact, const char* extra_path, const char* extra_text);
 
+/* JSON numbers for the commands' documents: a non-finite value (which jansson would refuse,
+ * dropping the field without a word) becomes null and is counted; tl_cli_json_out warns. */
+json_t* tl_cli_real(double value);
+#define json_real(value) tl_cli_real(value)
+extern unsigned tl_cli_nonfinite_count;
+
+/* Prints a command's JSON document on stdout, or fails (exit 1) when it cannot be written:
+ * never an exit 0 with empty output. Warns on stderr about values written as null. */
+int tl_cli_json_out(const char* command, const char* file, json_t* doc, size_t flags);
+
 #endif

@@ -693,8 +693,10 @@ int tl_cli_inspect(int argc, char** argv) {
     tl_gltf_destroy(doc);
     if (!report) return tl_cli_fail("inspect", "%s: out of memory", path);
     if (as_json) {
-        json_dumpf(report, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(9));
-        printf("\n");
+        int code =
+            tl_cli_json_out("inspect", path, report, JSON_INDENT(2) | JSON_REAL_PRECISION(9));
+        json_decref(report);
+        return code;
     } else {
         print_file(report);
         print_skins(report);

@@ -2,7 +2,9 @@
 #define _GNU_SOURCE /* fopencookie */
 #include "cli.h"
 
+#include <math.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <stdarg.h>
 #include <string.h>
 #include <errno.h>
@@ -125,6 +127,26 @@ static void escape_stream(FILE** stream, escaping* state) {
     fflush(*stream);
     setvbuf(f, NULL, *stream == stderr ? _IOLBF : _IOFBF, 0);
     *stream = f;
+}
+
+unsigned tl_cli_nonfinite_count;
+
+#undef json_real
+json_t* tl_cli_real(double value) {
+    if (isfinite(value)) return json_real(value);
+    tl_cli_nonfinite_count++;
+    return json_null();
+}
+
+int tl_cli_json_out(const char* cmd, const char* file, json_t* doc, size_t flags) {
+    char* text = doc ? json_dumps(doc, flags) : NULL;
+    if (!text) return tl_cli_fail(cmd, "%s: the JSON document could not be built", file);
+    puts(text);
+    free(text);
+    if (tl_cli_nonfinite_count)
+        fprintf(stderr, "tailor %s: %s: %u value(s) came out non-finite and are null\n", cmd, file,
+                tl_cli_nonfinite_count);
+    return fflush(stdout) == 0 ? 0 : tl_cli_fail(cmd, "cannot write to stdout");
 }
 
 int main(int argc, char** argv) {

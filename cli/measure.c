@@ -290,10 +290,9 @@ static int run_stress(const char* file, const config* c, const char* clip_name, 
     if (as_json) {
         json_t* out = json_pack("{s:s,s:o}", "clip",
                                 clip == TL_NONE ? "" : c->scene->clips[clip].name, "parts", parts);
-        char* text = json_dumps(out, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
-        if (text) puts(text);
-        free(text);
+        int code = tl_cli_json_out("measure", file, out, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
         json_decref(out);
+        return code;
     } else {
         json_decref(parts);
     }
@@ -653,9 +652,7 @@ int tl_cli_measure(int argc, char** argv) {
     if (as_json) {
         json_t* result = clip_name ? json_incref(json_array_get(out_clips, 0))
                                    : json_pack("{s:s,s:O}", "file", file, "clips", out_clips);
-        char* text = json_dumps(result, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
-        if (text) puts(text);
-        free(text);
+        code = tl_cli_json_out("measure", file, result, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
         json_decref(result);
     }
 done:

@@ -170,8 +170,7 @@ int tl_cli_play(int argc, char** argv) {
         }
         json_t* out = json_pack("{s:s,s:f,s:o,s:o}", "clip", scene->clips[clip].name, "fps", fps,
                                 "chains", names, "frames", jframes);
-        json_dumpf(out, stdout, JSON_COMPACT | JSON_REAL_PRECISION(7));
-        putchar('\n');
+        code = tl_cli_json_out("play", file, out, JSON_COMPACT | JSON_REAL_PRECISION(7));
         json_decref(out);
     } else {
         json_decref(jframes);

@@ -216,8 +216,8 @@ typedef struct tl_scene {
     const tl_trs* stored;       /* node_count local transforms as the file stores them
                                    (a "matrix" node decomposed) */
     const float* stored_world;  /* node_count × 16 world matrices of the stored transforms */
-    const uint32_t* live_order; /* the nodes a pose can move something through, in node_order:
-                                   joints, nodes with a mesh, and their ancestors */
+    const uint32_t* live_order; /* the nodes whose world a clip or a chain can change, in
+                                   node_order: joints, animated nodes and all below them */
     uint32_t live_count;        /* how many; tl_pose_sample costs this, not node_count */
     const tl_scene_skin* skins; /* one per doc->skins, same order */
     uint32_t skin_count;
@@ -258,19 +258,24 @@ void tl_pose_destroy(tl_pose* pose);
 void tl_pose_set_stored(tl_pose* pose, const tl_scene* scene);
 
 /* Every node at its stored transform except the skin's joints, which take their rest
- * (bind) locals; world updated. Then every joint's W · IBM equals the skin's M. */
+ * (bind) locals; world updated for the live nodes (the others are at their stored
+ * transforms, whose world the pose already holds unless the caller edited it). Then every
+ * joint's W · IBM equals the skin's M. */
 void tl_pose_set_rest(tl_pose* pose, const tl_scene* scene, uint32_t skin);
 
 /* Overwrites the locals the clip animates with their values at `time` (seconds; clamped
  * to the clip's keys). Other locals are left as they are; world is not updated. */
 void tl_pose_apply_clip(tl_pose* pose, const tl_scene* scene, uint32_t clip, float time);
 
-/* Recomputes world from locals (parents before children) for the live nodes
- * (scene->live_order); the others keep the world tl_pose_set_stored gave them. */
+/* Recomputes world from locals (parents before children). */
 void tl_pose_update_world(tl_pose* pose, const tl_scene* scene);
 
-/* The usual call (costs live_count nodes, not node_count: nodes that move neither a joint
- * nor a mesh keep their stored world): stored transforms, then the clip at `time`, then world —
+/* The same for the live nodes only (scene->live_order), when only locals of joints or
+ * animated nodes were edited (a player writing its chains' bones). */
+void tl_pose_update_live(tl_pose* pose, const tl_scene* scene);
+
+/* The usual call (costs live_count nodes, not node_count: the other nodes cannot move and
+ * keep their stored world): stored transforms, then the clip at `time`, then world —
  * what a glTF player shows at that time. */
 void tl_pose_sample(tl_pose* pose, const tl_scene* scene, uint32_t clip, float time);
 

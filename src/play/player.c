@@ -362,7 +362,7 @@ void tl_player_apply(const tl_player* p, tl_pose* pose) {
             memcpy(local->rotation, q + 4 * b, sizeof local->rotation);
         }
     }
-    tl_pose_update_world(pose, p->scene);
+    tl_pose_update_live(pose, p->scene); /* only joints changed */
 }
 
 const tl_scene* tl_player_scene(const tl_player* p) {

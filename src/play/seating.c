@@ -48,7 +48,7 @@ void tl_pose_move_skin(tl_pose* pose, const tl_scene* scene, uint32_t skin,
         glm_mat4_mul(parent_inverse, moved, local);
         pose->locals[node] = tl_trs_from_matrix((const float*)local);
     }
-    tl_pose_update_world(pose, scene);
+    tl_pose_update_live(pose, scene); /* only joints moved */
 }
 
 static uint32_t dominant_joint(const tl_scene_skin* sk, uint32_t v) {
@@ -200,7 +200,7 @@ float tl_seating_tolerance(tl_seating* s, uint32_t clip, float time) {
         const tl_scene_joint* j = &sk->joints[s->chain_bones[i]];
         s->source->locals[j->node] = j->rest;
     }
-    tl_pose_update_world(s->source, s->scene);
+    tl_pose_update_live(s->source, s->scene); /* only joints changed */
     return fminf(0.0f, tl_seating_clearance(s, s->source));
 }
 

@@ -45,13 +45,18 @@ static void update_world(tl_pose* pose, const tl_scene* scene, const uint32_t* o
 
 void tl_pose_update_world(tl_pose* pose, const tl_scene* scene) {
     assert(pose && scene && pose->node_count == scene->node_count);
+    update_world(pose, scene, scene->node_order, scene->node_count);
+}
+
+void tl_pose_update_live(tl_pose* pose, const tl_scene* scene) {
+    assert(pose && scene && pose->node_count == scene->node_count);
     update_world(pose, scene, scene->live_order, scene->live_count);
 }
 
 void tl_pose_set_stored(tl_pose* pose, const tl_scene* scene) {
     assert(pose && scene && pose->node_count == scene->node_count);
     memcpy(pose->locals, scene->stored, sizeof(tl_trs) * scene->node_count);
-    update_world(pose, scene, scene->node_order, scene->node_count); /* every node, once */
+    tl_pose_update_world(pose, scene);
 }
 
 void tl_pose_set_rest(tl_pose* pose, const tl_scene* scene, uint32_t skin) {
@@ -60,7 +65,7 @@ void tl_pose_set_rest(tl_pose* pose, const tl_scene* scene, uint32_t skin) {
     const tl_scene_skin* s = &scene->skins[skin];
     for (uint32_t k = 0; k < s->joint_count; ++k)
         pose->locals[s->joints[k].node] = s->joints[k].rest;
-    tl_pose_update_world(pose, scene);
+    tl_pose_update_live(pose, scene); /* only joints differ from the stored transforms */
 }
 
 /* Shorter-arc spherical interpolation, normalised (as glTF viewers do). */

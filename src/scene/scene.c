@@ -137,21 +137,25 @@ static tl_result build_nodes(build* b) {
                 return TL_ERROR_LIMIT;
             }
     }
-    /* Live: joints and mesh nodes, then (children before parents) every ancestor of one. */
+    /* Live: joints and animated nodes, then (parents first) everything below one; no other
+     * node's world can change in a pose. */
     uint8_t* live = calloc(n ? n : 1, 1);
     uint32_t* live_order = ALLOC(b, uint32_t, n);
     if (!live || !live_order) {
         free(live);
         return oom(b);
     }
-    for (uint32_t i = 0; i < n; ++i)
-        live[i] = b->doc->nodes[i].mesh != TL_NONE;
     for (uint32_t si = 0; si < b->doc->skin_count; ++si)
         for (uint32_t k = 0; k < b->doc->skins[si].joint_count; ++k)
             live[b->doc->skins[si].joints[k]] = 1;
-    for (uint32_t k = n; k-- > 0;) {
+    for (uint32_t a = 0; a < b->doc->animation_count; ++a)
+        for (uint32_t c = 0; c < b->doc->animations[a].channel_count; ++c) {
+            const tl_gltf_channel* ch = &b->doc->animations[a].channels[c];
+            if (ch->node != TL_NONE && ch->path <= TL_GLTF_PATH_SCALE) live[ch->node] = 1;
+        }
+    for (uint32_t k = 0; k < n; ++k) {
         int32_t parent = b->doc->nodes[order[k]].parent;
-        if (live[order[k]] && parent != TL_NONE) live[parent] = 1;
+        if (parent != TL_NONE && live[parent]) live[order[k]] = 1;
     }
     uint32_t live_count = 0;
     for (uint32_t k = 0; k < n; ++k)
