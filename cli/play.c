@@ -105,7 +105,7 @@ int tl_cli_play(int argc, char** argv) {
     tl_player_def def = tl_default_player_def();
     def.loop = true; /* --seconds past the clip's end plays it again, the tail swinging on */
     if (tl_player_create(scene, chains, chain_count, &def, &player, &err)) {
-        code = tl_cli_fail("play", "%s: %s", file, err.message);
+        code = tl_cli_fail("play", "%s", err.message);
         goto done;
     }
     pose = tl_pose_create(scene);

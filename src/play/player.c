@@ -197,7 +197,13 @@ static tl_result build_chain(const tl_scene* scene, const tl_play_chain* desc, f
     memcpy(def.up, sk->up, sizeof def.up);
     def.scale = sk->height > 0 ? sk->height / 1.8f : 1.0f;
     def.floor_height = floor;
-    return tl_chain_create(&def, NULL, out, err);
+    tl_error chain_err;
+    tl_result r = tl_chain_create(&def, NULL, out, &chain_err);
+    if (r != TL_OK) /* the solver knows no file: say which file and which chain */
+        return tl_error_set(err, r, "%s: the chain from %s: %s",
+                            scene->doc->path && *scene->doc->path ? scene->doc->path : "<memory>",
+                            sk->joints[desc->bone_joints[0]].name, chain_err.message);
+    return TL_OK;
 }
 
 tl_result tl_player_create(const tl_scene* scene, const tl_play_chain* chains, uint32_t count,
@@ -229,8 +235,9 @@ tl_result tl_player_create(const tl_scene* scene, const tl_play_chain* chains, u
             ok = c->bone_joints[b] < sk->joint_count;
         if (!ok) {
             tl_player_destroy(p);
-            return tl_error_set(err, TL_ERROR_INVALID, "chain %u: a joint index is out of range",
-                                i);
+            return tl_error_set(
+                err, TL_ERROR_INVALID, "%s: chain %u: a joint index is out of range",
+                scene->doc->path && *scene->doc->path ? scene->doc->path : "<memory>", i);
         }
         p->descs[i] = *c;
         tl_result r =
