@@ -109,6 +109,10 @@ int tl_cli_play(int argc, char** argv) {
         goto done;
     }
     pose = tl_pose_create(scene);
+    bool one_skin = pose != NULL;
+    for (uint32_t c = 0; c < chain_count; ++c)
+        one_skin = one_skin && chains[c].skin == chains[0].skin;
+    if (one_skin) tl_pose_keep_skin(pose, scene, chains[0].skin); /* only chain joints are read */
     if (seconds < 0) seconds = scene->clips[clip].duration;
     long frames = (long)floor(seconds * fps + 1e-6) + 1;
     json_t* jframes = json_array();

@@ -144,10 +144,13 @@ typedef struct tl_scene_skin {
     uint32_t skin;                /* index into doc->skins */
     const tl_scene_joint* joints; /* joint_count, in the file's order */
     uint32_t joint_count;
-    uint32_t top;         /* the joint M comes from: of the joints with no joint
-                             ancestor, the one with the most joints below it */
-    uint32_t top_count;   /* joints with no joint ancestor (5 on Quaternius animals) */
-    float rest_world[16]; /* M = W_file(top) · IBM(top) */
+    uint32_t top;               /* the joint M comes from: of the joints with no joint
+                                   ancestor, the one with the most joints below it */
+    uint32_t top_count;         /* joints with no joint ancestor (5 on Quaternius animals) */
+    float rest_world[16];       /* M = W_file(top) · IBM(top) */
+    const uint32_t* live_order; /* the nodes this skin's joints hang from: its joints and their
+                                   ancestors, in node_order (tl_pose_keep_skin) */
+    uint32_t live_count;
 
     const tl_scene_primitive* primitives;
     uint32_t primitive_count;
@@ -246,9 +249,17 @@ int32_t tl_scene_find_joint(const tl_scene* scene, uint32_t skin, const char* na
  * to edit (then call tl_pose_update_world). */
 typedef struct tl_pose {
     uint32_t node_count;
-    tl_trs* locals; /* node_count */
-    float* world;   /* node_count × 16 */
+    tl_trs* locals;        /* node_count */
+    float* world;          /* node_count × 16 */
+    const uint32_t* order; /* the nodes sampling keeps up to date; NULL: scene->live_order */
+    uint32_t order_count;
 } tl_pose;
+
+/* From now on sampling, tl_pose_set_rest and tl_pose_update_live keep only this skin's
+ * joints and their ancestors up to date (work proportional to that skin, however many other
+ * nodes and skins the file has); other nodes' world goes stale. For a pose that only one
+ * skin's joints are read from (a player's, a stress run's). */
+void tl_pose_keep_skin(tl_pose* pose, const tl_scene* scene, uint32_t skin);
 
 /* Allocates a pose for the scene, set to the stored transforms. NULL when out of memory. */
 tl_pose* tl_pose_create(const tl_scene* scene);

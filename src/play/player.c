@@ -223,8 +223,10 @@ tl_result tl_player_create(const tl_scene* scene, const tl_play_chain* chains, u
         tl_player_destroy(p);
         return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     }
+    bool one_skin = true;
     for (uint32_t i = 0; i < count; ++i) {
         const tl_play_chain* c = &chains[i];
+        one_skin = one_skin && c->skin == chains[0].skin;
         bool ok = c->skin < scene->skin_count && c->bone_count >= 1 &&
                   c->bone_count <= TL_CHAIN_MAX_BONES;
         const tl_scene_skin* sk = ok ? &scene->skins[c->skin] : NULL;
@@ -248,6 +250,8 @@ tl_result tl_player_create(const tl_scene* scene, const tl_play_chain* chains, u
         }
         p->inputs[i] = tl_default_chain_input();
     }
+    /* Only the chains' joints are read from the scratch pose: keep just their skin. */
+    if (count > 0 && one_skin) tl_pose_keep_skin(p->scratch, scene, chains[0].skin);
     *out = p;
     return TL_OK;
 }

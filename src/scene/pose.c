@@ -50,7 +50,16 @@ void tl_pose_update_world(tl_pose* pose, const tl_scene* scene) {
 
 void tl_pose_update_live(tl_pose* pose, const tl_scene* scene) {
     assert(pose && scene && pose->node_count == scene->node_count);
-    update_world(pose, scene, scene->live_order, scene->live_count);
+    if (pose->order)
+        update_world(pose, scene, pose->order, pose->order_count);
+    else
+        update_world(pose, scene, scene->live_order, scene->live_count);
+}
+
+void tl_pose_keep_skin(tl_pose* pose, const tl_scene* scene, uint32_t skin) {
+    assert(pose && scene && skin < scene->skin_count);
+    pose->order = scene->skins[skin].live_order;
+    pose->order_count = scene->skins[skin].live_count;
 }
 
 void tl_pose_set_stored(tl_pose* pose, const tl_scene* scene) {
@@ -61,7 +70,11 @@ void tl_pose_set_stored(tl_pose* pose, const tl_scene* scene) {
 
 void tl_pose_set_rest(tl_pose* pose, const tl_scene* scene, uint32_t skin) {
     assert(pose && scene && skin < scene->skin_count);
-    memcpy(pose->locals, scene->stored, sizeof(tl_trs) * scene->node_count);
+    if (pose->order)
+        for (uint32_t k = 0; k < pose->order_count; ++k)
+            pose->locals[pose->order[k]] = scene->stored[pose->order[k]];
+    else
+        memcpy(pose->locals, scene->stored, sizeof(tl_trs) * scene->node_count);
     const tl_scene_skin* s = &scene->skins[skin];
     for (uint32_t k = 0; k < s->joint_count; ++k)
         pose->locals[s->joints[k].node] = s->joints[k].rest;
@@ -159,10 +172,12 @@ void tl_pose_apply_clip(tl_pose* pose, const tl_scene* scene, uint32_t clip, flo
 
 void tl_pose_sample(tl_pose* pose, const tl_scene* scene, uint32_t clip, float time) {
     assert(pose && scene && pose->node_count == scene->node_count);
-    for (uint32_t k = 0; k < scene->live_count; ++k)
-        pose->locals[scene->live_order[k]] = scene->stored[scene->live_order[k]];
+    const uint32_t* order = pose->order ? pose->order : scene->live_order;
+    uint32_t count = pose->order ? pose->order_count : scene->live_count;
+    for (uint32_t k = 0; k < count; ++k)
+        pose->locals[order[k]] = scene->stored[order[k]];
     tl_pose_apply_clip(pose, scene, clip, time);
-    update_world(pose, scene, scene->live_order, scene->live_count);
+    update_world(pose, scene, order, count);
 }
 
 void tl_pose_joint_matrices(const tl_pose* pose, const tl_scene* scene, uint32_t skin, float* out) {

@@ -427,6 +427,26 @@ static tl_result build_skin(build* b, uint32_t si, int32_t* joint_of_node, tl_sc
         below[top_of[k]]++;
     }
     free(top_of);
+    /* The nodes this skin hangs from: joints, then ancestors until one is already marked. */
+    {
+        uint8_t* mark = calloc(doc->node_count ? doc->node_count : 1, 1);
+        uint32_t* order = ALLOC(b, uint32_t, doc->node_count);
+        if (!mark || !order) {
+            free(mark);
+            r = oom(b);
+            goto done;
+        }
+        for (uint32_t k = 0; k < n; ++k)
+            for (int32_t i = (int32_t)gs->joints[k]; i != TL_NONE && !mark[i];
+                 i = doc->nodes[i].parent)
+                mark[i] = 1;
+        uint32_t count = 0;
+        for (uint32_t o = 0; o < doc->node_count; ++o)
+            if (mark[b->scene->node_order[o]]) order[count++] = b->scene->node_order[o];
+        free(mark);
+        skin->live_order = order;
+        skin->live_count = count;
+    }
     skin->top_count = 0;
     skin->top = 0;
     for (uint32_t k = 0; k < n; ++k) {
