@@ -421,6 +421,37 @@ static json_t* attachments_section(inspect* in) {
     return list;
 }
 
+/* Every float accessor read once: a NaN, an infinity (or a value past 1e12, which tailor's
+ * scene refuses) is a problem, whichever accessor it sits in, so that `copy` passing such
+ * data through is never silent. */
+static void check_finite(inspect* in) {
+    const tl_gltf* doc = in->doc;
+    size_t cap = 0;
+    float* values = NULL;
+    for (uint32_t a = 0; a < doc->accessor_count; ++a) {
+        if (doc->accessors[a].component_type != TL_GLTF_FLOAT) continue;
+        size_t n = tl_gltf_accessor_value_count(doc, a);
+        if (n > cap) {
+            float* grown = realloc(values, sizeof *values * n);
+            if (!grown) break;
+            values = grown, cap = n;
+        }
+        tl_error err;
+        if (tl_gltf_accessor_read_float(doc, a, values, n, &err) != TL_OK) {
+            problem(in, "ACCESSOR_NON_FINITE", "accessor %u: %s", a, err.message);
+            continue;
+        }
+        for (size_t i = 0; i < n; ++i)
+            if (!(fabsf(values[i]) <= TL_SCENE_MAX_MAGNITUDE)) {
+                problem(in, "ACCESSOR_NON_FINITE",
+                        "accessor %u: value %zu is %g, past the %g tailor computes with", a, i,
+                        (double)values[i], (double)TL_SCENE_MAX_MAGNITUDE);
+                break;
+            }
+    }
+    free(values);
+}
+
 static json_t* build_report(const tl_gltf* doc, const char* path) {
     inspect in = {doc};
     in.joint_skin = malloc(sizeof *in.joint_skin * (doc->node_count + 1));
@@ -436,6 +467,7 @@ static json_t* build_report(const tl_gltf* doc, const char* path) {
             in.mesh_skin[i] = TL_NONE;
         /* Roles need the whole scene view, which refuses some broken data the report still
          * shows. */
+        check_finite(&in);
         tl_error err;
         if (doc->skin_count && tl_scene_create(doc, &scene, &err) != TL_OK)
             problem(&in, "ROLES_UNAVAILABLE", "joint roles not found: %s", err.message);

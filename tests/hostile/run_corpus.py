@@ -21,6 +21,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -116,11 +117,18 @@ def check_file(tailor, path, work, timeout):
                 doc = json.loads(out, parse_constant=reject_constant)
                 if not finite(doc):
                     failures.append("%s: JSON holds a non-finite number" % label)
+                # non-finite or huge values anywhere are listed by inspect, never silent
+                poisoned = any(m in name for m in ("-nan", "-inf", "1e38", "3e38", "1e30"))
+                if args[0] == "inspect" and poisoned and not doc.get("problems"):
+                    failures.append("%s: no problem listed" % label)
             except ValueError as e:
                 failures.append("%s: exit 0 but stdout is not JSON (%s): %r" %
                                 (label, e, out[:200]))
         if code == 0 and not out.strip() and not as_json and args[0] in ("inspect", "measure"):
             failures.append("%s: exit 0 with nothing printed" % label)
+        shown = out.replace(path.encode(), b"").replace(name.encode(), b"")
+        if re.search(rb"(?<![A-Za-z_])-?(nan|inf)(?![A-Za-z_])", shown, re.I):
+            failures.append("%s: prints a NaN or an infinity" % label)
         for stream, data in (("stdout", out), ("stderr", err)):
             bad = sorted({b for b in data if (b < 0x20 and b not in (0x0A, 0x09)) or b == 0x7F})
             if bad:
