@@ -241,7 +241,7 @@ static void check_skinning(inspect* in, uint32_t m, uint32_t p) {
     const tl_gltf_primitive* prim = &doc->meshes[m].primitives[p];
     int32_t skin = in->mesh_skin[m];
     size_t n = doc->accessors[prim->weights[0]].count;
-    float* sum = calloc(n + 1, sizeof *sum);
+    double* sum = calloc(n + 1, sizeof *sum); /* double: four weights near 3e38 stay finite */
     float* weights = malloc(sizeof *weights * 4 * (n + 1));
     uint32_t* joints = malloc(sizeof *joints * 4 * (n + 1));
     if (!sum || !weights || !joints) goto done;
@@ -267,10 +267,10 @@ static void check_skinning(inspect* in, uint32_t m, uint32_t p) {
                 "mesh %u primitive %u: %zu joint indices (up to %u) are past skin %d's %u joints",
                 m, p, out_of_range, worst_joint, skin, doc->skins[skin].joint_count);
     size_t bad = 0;
-    float worst = 1;
+    double worst = 1;
     for (size_t v = 0; v < n; ++v) {
-        if (fabsf(sum[v] - 1) > WEIGHT_SUM_TOLERANCE) {
-            if (!bad || fabsf(sum[v] - 1) > fabsf(worst - 1)) worst = sum[v];
+        if (fabs(sum[v] - 1) > WEIGHT_SUM_TOLERANCE) {
+            if (!bad || fabs(sum[v] - 1) > fabs(worst - 1)) worst = sum[v];
             ++bad;
         }
     }
@@ -278,7 +278,7 @@ static void check_skinning(inspect* in, uint32_t m, uint32_t p) {
         problem(in, "ACCESSOR_WEIGHTS_NON_NORMALIZED",
                 "mesh %u primitive %u: %zu of %zu vertices have weights that do not sum to 1 "
                 "(worst %g)",
-                m, p, bad, n, (double)worst);
+                m, p, bad, n, worst);
 done:
     free(sum);
     free(weights);

@@ -137,6 +137,7 @@ tl_result tl_seating_create(const tl_scene* scene, uint32_t skin, const tl_play_
     s->chain_bones =
         malloc(sizeof *s->chain_bones * ((size_t)chain_count * TL_CHAIN_MAX_BONES + 1));
     s->source = tl_pose_create(scene);
+    if (s->source) tl_pose_keep_skin(s->source, scene, skin); /* only this skin is skinned */
     bool* in_chain = calloc(sk->joint_count + 1, sizeof *in_chain);
     uint32_t* lowest =
         malloc(sizeof *lowest * ((size_t)sk->joint_count * def->points_per_joint + 1));
@@ -234,6 +235,7 @@ tl_result tl_seating_compare(const tl_scene* scene, const tl_play_chain* chains,
     tl_seating *excluded = NULL, *counted = NULL;
     tl_player* player = NULL;
     tl_pose* pose = tl_pose_create(scene);
+    if (pose) tl_pose_keep_skin(pose, scene, skin); /* the chains' skin is all it reads */
     tl_result r = pose ? TL_OK : tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     if (r == TL_OK)
         r = tl_seating_create(scene, skin, chains, chain_count, &excluded_def, &excluded, err);
