@@ -335,10 +335,10 @@ def cases(base):
             m["name"] = bad
 
     # Many clips, many channels on one node.
-    @case("animations-100-copies")
+    @case("animations-30-copies")
     def _(d):
         anim = d.json["animations"][0]
-        d.json["animations"] += [dict(anim, name="copy%d" % i) for i in range(100)]
+        d.json["animations"] += [dict(anim, name="copy%d" % i) for i in range(30)]
 
     return out
 
@@ -351,8 +351,14 @@ def main():
     sources = [("base", Doc(base_path))]
     if len(sys.argv) > 3:
         sources.append(("rigged", Doc(sys.argv[3])))
+    # The rigged file meets every attack (rig, play and the solver see it); the un-rigged one
+    # those aimed at finding parts: geometry, skins, hierarchy, names, size.
+    rig_side = ("position", "ibm", "weights", "scaled", "root-scale", "skin-", "names",
+                "nodes", "time-last-1e6", "time-first-negative", "joint-scale", "node-")
     for label, src in sources:
         for name, fn in cases(src):
+            if label == "base" and len(sources) > 1 and not name.startswith(rig_side):
+                continue
             d = src.clone()
             fn(d)
             path = os.path.join(out_dir, "%s-%s.glb" % (label, name))
