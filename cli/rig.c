@@ -50,7 +50,10 @@ static bool parse_uint(const char* s, uint32_t* out) {
 }
 
 static json_t* vec3(const float* v) {
-    return json_pack("[f, f, f]", (double)v[0], (double)v[1], (double)v[2]);
+    json_t* a = json_array(); /* json_real: a non-finite value is null, never a lost field */
+    for (int i = 0; i < 3; ++i)
+        json_array_append_new(a, json_real(v[i]));
+    return a;
 }
 
 static json_t* part_json(const tl_rig_analysis* a, const tl_rig_part* p) {
@@ -119,9 +122,9 @@ static json_t* build_report(const char* in, const char* out, const tl_rig_analys
     for (uint32_t s = 0; s < a->skin_count; ++s) {
         const tl_rig_skin* k = &a->skins[s];
         json_array_append_new(skins,
-                              json_pack("{s:i, s:i, s:i, s:f, s:i, s:i}", "skin", k->skin,
+                              json_pack("{s:i, s:i, s:i, s:o, s:i, s:i}", "skin", k->skin,
                                         "vertices", k->vertex_count, "welded", k->welded_count,
-                                        "height", (double)k->height, "joints", k->joint_count,
+                                        "height", json_real(k->height), "joints", k->joint_count,
                                         "new_joints", k->new_joint_count));
     }
     json_object_set_new(r, "skins", skins);
@@ -297,6 +300,10 @@ int tl_cli_rig(int argc, char** argv) {
     report = build_report(in, out, rig, dry_run);
     print_report(report);
     char* report_text = NULL;
+    if (tl_cli_nonfinite_count)
+        fprintf(stderr,
+                "tailor rig: %s: %u value(s) of the report came out non-finite and are null\n", in,
+                tl_cli_nonfinite_count);
     if (report_path &&
         !(report_text = json_dumps(report, JSON_INDENT(1) | JSON_REAL_PRECISION(9)))) {
         tl_cli_fail("rig", "%s: cannot serialise the report", report_path);
