@@ -260,6 +260,11 @@ def cases(base):
     if "key-translation" in kinds:
         out.append(("key-translation-all-1e30",
                     lambda d: poison(d, kinds["key-translation"], 1e30, True)))
+        # just inside the bound (1e12): the solver sees huge, finite translations
+        out.append(("key-translation-all-9e11",
+                    lambda d: poison(d, kinds["key-translation"], 9e11, True)))
+        out.append(("key-translation-one-9e11",
+                    lambda d: poison(d, kinds["key-translation"], 9e11)))
 
     # Every joint keyed to scale 0 over the whole clip (chains hang from a point).
     @case("keys-scale-zero-every-joint")
@@ -276,7 +281,8 @@ def cases(base):
     # Node transforms.
     for name, scale in [("root-scale-zero", [0, 0, 0]), ("root-scale-negative", [-1, 1, 1]),
                         ("root-scale-1e-30", [1e-30] * 3), ("root-scale-1e30", [1e30] * 3),
-                        ("root-scale-mm", [1e-5] * 3), ("root-scale-1000km", [1e4] * 3)]:
+                        ("root-scale-mm", [1e-5] * 3), ("root-scale-1000km", [1e4] * 3),
+                        ("root-scale-1e9", [1e9] * 3)]:
         out.append((name, lambda d, s=scale: wrap_root(d, s)))
 
     @case("joint-scale-zero")
