@@ -505,6 +505,16 @@ static tl_result build_skin(build* b, uint32_t si, int32_t* joint_of_node, tl_sc
     }
     r = build_skin_geometry(b, si, skin, joints);
     if (r == TL_OK) tl_scene_skin_classify(skin, joints);
+    /* A float holds 24 bits: a character farther from the origin than 1e6 times its height
+     * has no shape left in its coordinates (every measure and the solver would see noise). */
+    float far = 0;
+    for (size_t v = 0; r == TL_OK && v < 3 * (size_t)skin->vertex_count; ++v)
+        far = fmaxf(far, fabsf(skin->rest_positions[v]));
+    if (r == TL_OK && skin->height > 0 && far > 1e6f * skin->height)
+        r = tl_error_set(b->err, TL_ERROR_LIMIT,
+                         "%s: /skins/%u: the skin is %g tall but %g from the origin; float "
+                         "coordinates keep its shape up to 1e6 times its height",
+                         b->label, si, (double)skin->height, (double)far);
 done:
     free(rest_world), free(node_world), free(below);
     return r;
