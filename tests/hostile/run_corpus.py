@@ -178,6 +178,12 @@ def main():
             times += t
     for f in failures:
         print("FAIL " + f)
+    per_command = {}
+    for seconds, label in times:
+        kind = label.split(": tailor ", 1)[1].split(" /")[0]
+        per_command[kind] = per_command.get(kind, 0) + seconds
+    print("seconds per command: " + "; ".join("%s %.0f" % kv for kv in sorted(
+        per_command.items(), key=lambda kv: -kv[1])))
     times.sort(reverse=True)
     print("slowest: " + "; ".join("%.1f s %s" % t for t in times[:5]))
     print("%d files x %d commands in %.0f s: %d failure(s)" %
