@@ -105,9 +105,17 @@ done:
     return code;
 }
 
-/* The one place bake writes its output (the lead may route it through a shared writer). */
-static int bake_write(const tl_gltf* doc, const char* in, const char* out, bool force) {
-    return tl_cli_save("bake", doc, in, out, force, false);
+/* The size the output will have: a .glb or .vrm serialised in memory as the writer will write
+ * it; -1 for a .gltf (its size is split over the .gltf and its buffers). */
+static long output_size(const tl_gltf* doc, const char* out) {
+    size_t n = strlen(out);
+    bool glb = (n > 4 && !strcmp(out + n - 4, ".glb")) || (n > 4 && !strcmp(out + n - 4, ".vrm"));
+    uint8_t* bytes = NULL;
+    size_t size = 0;
+    tl_error err;
+    if (!glb || tl_gltf_save_glb_memory(doc, NULL, &bytes, &size, &err) != TL_OK) return -1;
+    free(bytes);
+    return (long)size;
 }
 
 int tl_cli_bake(int argc, char** argv) {
@@ -151,7 +159,6 @@ int tl_cli_bake(int argc, char** argv) {
         goto done;
     }
     if ((code = tl_cli_bake_document("bake", doc, clip_list, &def, &report))) goto done;
-    if ((code = bake_write(doc, in, out, force))) goto done;
     size_t i;
     json_t* c;
     json_array_foreach(json_object_get(report, "clips"), i, c) {
@@ -164,14 +171,19 @@ int tl_cli_bake(int argc, char** argv) {
                json_real_value(json_object_get(c, "max_error")),
                json_real_value(json_object_get(c, "loop_error")));
     }
-    long before = file_size(in), after = file_size(out);
+    long before = file_size(in), after = output_size(doc, out);
     printf("%s: %ld bytes -> %s: %ld bytes (+%.1f%%)\n", in, before, out, after,
            before > 0 ? 100.0 * (double)(after - before) / (double)before : 0.0);
     json_object_set_new(report, "bytes_before", json_integer(before));
-    json_object_set_new(report, "bytes_after", json_integer(after));
-    if (report_path &&
-        json_dump_file(report, report_path, JSON_INDENT(1) | JSON_REAL_PRECISION(9)) != 0)
-        code = tl_cli_fail("bake", "%s: cannot write the report", report_path);
+    if (after >= 0) json_object_set_new(report, "bytes_after", json_integer(after));
+    /* The baked file and its report are one output: both renamed into place, or neither. */
+    char* report_text =
+        report_path ? json_dumps(report, JSON_INDENT(1) | JSON_REAL_PRECISION(9)) : NULL;
+    if (report_path && !report_text)
+        code = tl_cli_fail("bake", "%s: cannot serialise the report", report_path);
+    else
+        code = tl_cli_write("bake", doc, in, out, force, false, report_path, report_text);
+    free(report_text);
 done:
     json_decref(report);
     tl_gltf_destroy(doc);

@@ -46,9 +46,21 @@ int tl_cli_chain_from_names(const tl_scene* scene, const char* list, struct tl_p
 /* Prints "tailor NAME: message" to stderr and returns 1 (or 2 for usage errors). */
 int tl_cli_fail(const char* command, const char* format, ...);
 
-/* Saves a document for a command: refuses to replace the input unless `force`, writes other
- * existing outputs over. Prints the error and returns the exit code. */
-int tl_cli_save(const char* command, const tl_gltf* doc, const char* input, const char* output,
-                bool force, bool compact);
+/* Writes a command's files as one output (tailor/output.h): the document to `output` (when
+ * both are given) and a JSON text to `extra_path` (a report; when both are given), all or
+ * nothing. Neither may replace `input` (or its .bin files) unless `force`. Prints the error
+ * and returns the exit code. */
+int tl_cli_write(const char* command, const tl_gltf* doc, const char* input, const char* output,
+                 bool force, bool compact, const char* extra_path, const char* extra_text);
+
+/* JSON numbers for the commands' documents: a non-finite value (which jansson would refuse,
+ * dropping the field without a word) becomes null and is counted; tl_cli_json_out warns. */
+json_t* tl_cli_real(double value);
+#define json_real(value) tl_cli_real(value)
+extern unsigned tl_cli_nonfinite_count;
+
+/* Prints a command's JSON document on stdout, or fails (exit 1) when it cannot be written:
+ * never an exit 0 with empty output. Warns on stderr about values written as null. */
+int tl_cli_json_out(const char* command, const char* file, json_t* doc, size_t flags);
 
 #endif

@@ -28,7 +28,7 @@ int tl_cli_copy(int argc, char** argv) {
     tl_gltf* doc;
     tl_error err;
     if (tl_gltf_load(in, &doc, &err) != TL_OK) return tl_cli_fail("copy", "%s", err.message);
-    int code = tl_cli_save("copy", doc, in, out, force, compact);
+    int code = tl_cli_write("copy", doc, in, out, force, compact, NULL, NULL);
     tl_gltf_destroy(doc);
     return code;
 }

@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -310,8 +311,15 @@ static void print_file(json_t* r) {
     printf("\n");
 }
 
+/* Children lists of a skin's joint tree: first[j] and next[k] (SIZE_MAX ends a list), in
+ * skin order, built once so that printing a tree is linear in its joints. */
+typedef struct joint_tree {
+    size_t *first, *next, *last;
+} joint_tree;
+
 /* Prints a joint and its subtree, children in skin order. */
-static void print_joint(json_t* joints, size_t j, int depth, int width, bool roles) {
+static void print_joint(json_t* joints, const joint_tree* tree, size_t j, int depth, int width,
+                        bool roles) {
     json_t* joint = json_array_get(joints, j);
     int indent = 2 * depth;
     const char* name = str(joint, "name", "(unnamed)");
@@ -321,13 +329,8 @@ static void print_joint(json_t* joints, size_t j, int depth, int width, bool rol
                json_is_string(json_object_get(joint, "side")) ? " " : "", str(joint, "role", "-"));
     else
         printf("  %5lld  %*s%s\n", (long long)num(joint, "index"), indent, "", name);
-    size_t k;
-    json_t* child;
-    json_array_foreach(joints, k, child) {
-        json_t* parent = json_object_get(child, "parent");
-        if (json_is_integer(parent) && (size_t)json_integer_value(parent) == j)
-            print_joint(joints, k, depth + 1, width, roles);
-    }
+    for (size_t k = tree->first[j]; k != SIZE_MAX; k = tree->next[k])
+        print_joint(joints, tree, k, depth + 1, width, roles);
 }
 
 static int joint_depth(json_t* joints, json_t* joint) {
@@ -365,10 +368,31 @@ static void print_skins(json_t* r) {
             printf("\n  joint  %-*s  role\n", width, "name");
         else
             printf("\n  joint  name\n");
+        size_t n = json_array_size(joints);
+        joint_tree tree = {malloc(sizeof(size_t) * (n + 1)), malloc(sizeof(size_t) * (n + 1)),
+                           malloc(sizeof(size_t) * (n + 1))};
+        if (!tree.first || !tree.next || !tree.last) {
+            free(tree.first), free(tree.next), free(tree.last);
+            printf("  (out of memory listing the joints)\n");
+            continue;
+        }
+        for (size_t k = 0; k < n; ++k)
+            tree.first[k] = tree.next[k] = tree.last[k] = SIZE_MAX;
+        json_array_foreach(joints, j, joint) {
+            json_t* parent = json_object_get(joint, "parent");
+            size_t p = json_is_integer(parent) ? (size_t)json_integer_value(parent) : SIZE_MAX;
+            if (p >= n || p == j) continue;
+            if (tree.first[p] == SIZE_MAX)
+                tree.first[p] = j;
+            else
+                tree.next[tree.last[p]] = j;
+            tree.last[p] = j;
+        }
         json_array_foreach(joints, j, joint) {
             if (json_is_null(json_object_get(joint, "parent")))
-                print_joint(joints, j, 0, width, roles);
+                print_joint(joints, &tree, j, 0, width, roles);
         }
+        free(tree.first), free(tree.next), free(tree.last);
     }
 }
 
@@ -496,8 +520,10 @@ int tl_cli_inspect(int argc, char** argv) {
     tl_gltf_destroy(doc);
     if (!report) return tl_cli_fail("inspect", "%s: out of memory", path);
     if (as_json) {
-        json_dumpf(report, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(9));
-        printf("\n");
+        int code =
+            tl_cli_json_out("inspect", path, report, JSON_INDENT(2) | JSON_REAL_PRECISION(9));
+        json_decref(report);
+        return code;
     } else {
         print_file(report);
         print_skins(report);

@@ -1,10 +1,14 @@
 /* tailor: the command line. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* fopencookie */
 #include "cli.h"
 
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <stdarg.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <errno.h>
+#include <unistd.h>
 
 typedef struct command {
     const char* name;
@@ -57,25 +61,111 @@ int tl_cli_fail(const char* cmd, const char* format, ...) {
     return 1;
 }
 
-static bool same_file(const char* a, const char* b) {
-    struct stat sa, sb;
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-           sa.st_ino == sb.st_ino;
+int tl_cli_write(const char* cmd, const tl_gltf* doc, const char* input, const char* output,
+                 bool force, bool compact, const char* extra_path, const char* extra_text) {
+    tl_output* out;
+    tl_error err;
+    tl_result r = tl_output_create(&out, &err);
+    if (r == TL_OK && input && !force) r = tl_output_protect(out, input, &err);
+    if (r == TL_OK && doc && output) {
+        tl_gltf_save_def def = tl_default_gltf_save_def();
+        def.overwrite = true;
+        def.replace_input = force;
+        def.compact = compact;
+        r = tl_gltf_save_add(doc, output, &def, out, &err);
+    }
+    if (r == TL_OK && extra_path && extra_text)
+        r = tl_output_add(out, extra_path, extra_text, strlen(extra_text), true, &err);
+    if (r == TL_OK) r = tl_output_commit(out, &err);
+    tl_output_destroy(out);
+    if (r == TL_OK) return 0;
+    if (r == TL_ERROR_EXISTS && !force && strstr(err.message, "is the input"))
+        return tl_cli_fail(cmd, "%s (pass --force to replace it)", err.message);
+    return tl_cli_fail(cmd, "%s", err.message);
 }
 
-int tl_cli_save(const char* cmd, const tl_gltf* doc, const char* input, const char* output,
-                bool force, bool compact) {
-    if (input && same_file(input, output) && !force)
-        return tl_cli_fail(cmd, "%s: is the input; pass --force to replace it", output);
-    tl_gltf_save_def def = tl_default_gltf_save_def();
-    def.overwrite = true;
-    def.compact = compact;
-    tl_error err;
-    if (tl_gltf_save(doc, output, &def, &err) != TL_OK) return tl_cli_fail(cmd, "%s", err.message);
+/* Names in a file may hold terminal control sequences (ESC, BEL, CR, C1 codes). Every byte
+ * the command prints passes through here: C0 controls other than newline and tab, DEL and
+ * the UTF-8 C1 range (U+0080..U+009F) come out as \xNN, so whatever a file holds reaches a
+ * terminal as text. JSON output is unchanged (jansson already escapes controls). */
+typedef struct escaping {
+    int fd;
+    bool after_c2; /* the previous byte was 0xC2, the lead byte of U+0080..U+00BF */
+} escaping;
+
+static void put_raw(int fd, const char* p, size_t n) {
+    while (n > 0) {
+        ssize_t k = write(fd, p, n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return;
+        p += k, n -= (size_t)k;
+    }
+}
+
+static ssize_t escaping_write(void* cookie, const char* buf, size_t size) {
+    escaping* e = cookie;
+    char out[4096 + 16];
+    size_t n = 0;
+    for (size_t i = 0; i < size; ++i) {
+        unsigned char ch = (unsigned char)buf[i];
+        bool c1 = e->after_c2 && ch >= 0x80 && ch <= 0x9f;
+        if (e->after_c2 && !c1) out[n++] = (char)0xc2;
+        e->after_c2 = ch == 0xc2;
+        if (e->after_c2) continue;
+        if (c1)
+            n += (size_t)snprintf(out + n, 12, "\\xc2\\x%02x", (unsigned)ch);
+        else if ((ch < 0x20 && ch != '\n' && ch != '\t') || ch == 0x7f)
+            n += (size_t)snprintf(out + n, 8, "\\x%02x", (unsigned)ch);
+        else
+            out[n++] = (char)ch;
+        if (n >= 4096) put_raw(e->fd, out, n), n = 0;
+    }
+    put_raw(e->fd, out, n);
+    return (ssize_t)size;
+}
+
+static int escaping_close(void* cookie) {
+    escaping* e = cookie;
+    if (e->after_c2) put_raw(e->fd, "\xc2", 1);
     return 0;
 }
 
+static void escape_stream(FILE** stream, escaping* state) {
+    cookie_io_functions_t io = {.write = escaping_write, .close = escaping_close};
+    FILE* f = fopencookie(state, "w", io);
+    if (!f) return;
+    fflush(*stream);
+    setvbuf(f, NULL, *stream == stderr ? _IOLBF : _IOFBF, 0);
+    *stream = f;
+}
+
+unsigned tl_cli_nonfinite_count;
+
+#undef json_real
+json_t* tl_cli_real(double value) {
+    if (isfinite(value)) return json_real(value);
+    tl_cli_nonfinite_count++;
+    return json_null();
+}
+
+int tl_cli_json_out(const char* cmd, const char* file, json_t* doc, size_t flags) {
+    char* text = doc ? json_dumps(doc, flags) : NULL;
+    if (!text) return tl_cli_fail(cmd, "%s: the JSON document could not be built", file);
+    puts(text);
+    free(text);
+    if (tl_cli_nonfinite_count)
+        fprintf(stderr, "tailor %s: %s: %u value(s) came out non-finite and are null\n", cmd, file,
+                tl_cli_nonfinite_count);
+    return fflush(stdout) == 0 ? 0 : tl_cli_fail(cmd, "cannot write to stdout");
+}
+
 int main(int argc, char** argv) {
+    /* Past a file-size limit write(2) fails with EFBIG and the writer removes its temporary
+     * files, instead of the process dying with them on disk. */
+    signal(SIGXFSZ, SIG_IGN);
+    static escaping out_state = {1, false}, err_state = {2, false};
+    escape_stream(&stdout, &out_state);
+    escape_stream(&stderr, &err_state);
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
         !strcmp(argv[1], "help")) {
         usage(argc < 2 ? stderr : stdout);

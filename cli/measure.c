@@ -171,12 +171,6 @@ static json_t* stress_json(const char* name, const tl_stress_report* r) {
                      "collider_penetration", (double)r->collider_penetration);
 }
 
-static void print_json(json_t* out) {
-    char* text = json_dumps(out, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
-    if (text) puts(text);
-    free(text);
-}
-
 /* --stress: the spec's stress runs on each chain (measure.md "Stress"). */
 static int run_stress(const char* file, const tl_measure_rig* c, const char* clip_name,
                       bool as_json) {
@@ -216,8 +210,9 @@ static int run_stress(const char* file, const tl_measure_rig* c, const char* cli
     if (as_json) {
         json_t* out = json_pack("{s:s,s:o}", "clip",
                                 clip == TL_NONE ? "" : c->scene->clips[clip].name, "parts", parts);
-        print_json(out);
+        int code = tl_cli_json_out("measure", file, out, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
         json_decref(out);
+        return code;
     } else {
         json_decref(parts);
     }
@@ -452,14 +447,15 @@ static int measure_clips(const options* o, tl_measure_run* run) {
             clip_print(run, m);
     }
     free(m);
+    int code = 0;
     if (o->as_json) {
         json_t* result = o->clip_name ? json_incref(json_array_get(clips, 0))
                                       : json_pack("{s:s,s:O}", "file", o->file, "clips", clips);
-        print_json(result);
+        code = tl_cli_json_out("measure", o->file, result, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
         json_decref(result);
     }
     json_decref(clips);
-    return 0;
+    return code;
 }
 
 int tl_cli_measure(int argc, char** argv) {

@@ -107,10 +107,14 @@ int tl_cli_play(int argc, char** argv) {
     tl_player_def def = tl_default_player_def();
     def.loop = true; /* --seconds past the clip's end plays it again, the tail swinging on */
     if (tl_player_create(scene, chains, chain_count, &def, &player, &err)) {
-        code = tl_cli_fail("play", "%s: %s", file, err.message);
+        code = tl_cli_fail("play", "%s", err.message);
         goto done;
     }
     pose = tl_pose_create(scene);
+    bool one_skin = pose != NULL;
+    for (uint32_t c = 0; c < chain_count; ++c)
+        one_skin = one_skin && chains[c].skin == chains[0].skin;
+    if (one_skin) tl_pose_keep_skin(pose, scene, chains[0].skin); /* only chain joints are read */
     if (seconds < 0) seconds = scene->clips[clip].duration;
     long frames = (long)floor(seconds * fps + 1e-6) + 1;
     json_t* jframes = json_array();
@@ -172,8 +176,7 @@ int tl_cli_play(int argc, char** argv) {
         }
         json_t* out = json_pack("{s:s,s:f,s:o,s:o}", "clip", scene->clips[clip].name, "fps", fps,
                                 "chains", names, "frames", jframes);
-        json_dumpf(out, stdout, JSON_COMPACT | JSON_REAL_PRECISION(7));
-        putchar('\n');
+        code = tl_cli_json_out("play", file, out, JSON_COMPACT | JSON_REAL_PRECISION(7));
         json_decref(out);
     } else {
         json_decref(jframes);

@@ -57,7 +57,10 @@ static bool parse_uint(const char* s, uint32_t* out) {
 }
 
 static json_t* vec3(const float* v) {
-    return json_pack("[f, f, f]", (double)v[0], (double)v[1], (double)v[2]);
+    json_t* a = json_array(); /* json_real: a non-finite value is null, never a lost field */
+    for (int i = 0; i < 3; ++i)
+        json_array_append_new(a, json_real(v[i]));
+    return a;
 }
 
 static json_t* part_json(const tl_rig_analysis* a, const tl_rig_part* p) {
@@ -134,9 +137,9 @@ static json_t* build_report(const char* in, const char* out, const tl_rig_analys
     for (uint32_t s = 0; s < a->skin_count; ++s) {
         const tl_rig_skin* k = &a->skins[s];
         json_array_append_new(skins,
-                              json_pack("{s:i, s:i, s:i, s:f, s:i, s:i}", "skin", k->skin,
+                              json_pack("{s:i, s:i, s:i, s:o, s:i, s:i}", "skin", k->skin,
                                         "vertices", k->vertex_count, "welded", k->welded_count,
-                                        "height", (double)k->height, "joints", k->joint_count,
+                                        "height", json_real(k->height), "joints", k->joint_count,
                                         "new_joints", k->new_joint_count));
     }
     json_object_set_new(r, "skins", skins);
@@ -432,6 +435,7 @@ int tl_cli_rig(int argc, char** argv) {
         }
     report = build_report(in, out, rig, dry_run);
     print_report(report);
+    char* report_text = NULL;
     if (!dry_run) {
         tl_scene_destroy(scene); /* the document is reindexed by apply */
         scene = NULL;
@@ -440,24 +444,28 @@ int tl_cli_rig(int argc, char** argv) {
             goto done;
         }
         if (report_path && add_new_tears(report, in, doc, rig) != 0) goto done;
+        uint32_t fixed = 0;
+        if (fix_skeleton && tl_gltf_fix_skeletons(doc, &fixed, &err) != TL_OK) {
+            tl_cli_fail("rig", "%s", err.message);
+            goto done;
+        }
+        if (fixed) printf("%u skin skeleton(s) repaired\n", fixed);
+        if ((code = rig_finish(doc, bake))) goto done;
     }
+    if (tl_cli_nonfinite_count)
+        fprintf(stderr,
+                "tailor rig: %s: %u value(s) of the report came out non-finite and are null\n", in,
+                tl_cli_nonfinite_count);
     if (report_path &&
-        json_dump_file(report, report_path, JSON_INDENT(1) | JSON_REAL_PRECISION(9)) != 0) {
-        tl_cli_fail("rig", "%s: cannot write the report", report_path);
+        !(report_text = json_dumps(report, JSON_INDENT(1) | JSON_REAL_PRECISION(9)))) {
+        tl_cli_fail("rig", "%s: cannot serialise the report", report_path);
         goto done;
     }
-    if (dry_run) {
-        code = 0;
-        goto done;
-    }
-    uint32_t fixed = 0;
-    if (fix_skeleton && tl_gltf_fix_skeletons(doc, &fixed, &err) != TL_OK) {
-        tl_cli_fail("rig", "%s", err.message);
-        goto done;
-    }
-    if (fixed) printf("%u skin skeleton(s) repaired\n", fixed);
-    if ((code = rig_finish(doc, bake))) goto done;
-    code = tl_cli_save("rig", doc, in, out, force, true); /* the replaced data dropped */
+    /* The glTF and the report are one output: both are renamed into place, or neither; the
+       data the rig replaced is dropped (compact). */
+    code =
+        tl_cli_write("rig", dry_run ? NULL : doc, in, out, force, true, report_path, report_text);
+    free(report_text);
 done:
     json_decref(report);
     tl_rig_analysis_destroy(rig);

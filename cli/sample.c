@@ -86,15 +86,6 @@ static json_t* truth_json(const tl_sample_truth* t) {
     return j;
 }
 
-static int write_truth(const tl_sample_truth* truth, const char* path) {
-    json_t* j = truth_json(truth);
-    int rc = json_dump_file(j, path, JSON_INDENT(1) | JSON_REAL_PRECISION(9));
-    json_decref(j);
-    if (rc != 0)
-        return tl_cli_fail("sample", "%s: cannot write the truth: %s", path, strerror(errno));
-    return 0;
-}
-
 int tl_cli_sample(int argc, char** argv) {
     const char *name = NULL, *out = NULL, *truth_path = NULL;
     tl_sample_def def = tl_default_sample_def();
@@ -159,8 +150,14 @@ int tl_cli_sample(int argc, char** argv) {
         return r == TL_ERROR_ARGUMENT || r == TL_ERROR_NOT_FOUND
                    ? (tl_cli_fail("sample", "%s", err.message), 2)
                    : tl_cli_fail("sample", "%s", err.message);
-    int code = tl_cli_save("sample", doc, NULL, out, true, false);
-    if (code == 0 && truth_path) code = write_truth(&truth, truth_path);
+    /* The character and its truth are one output: both are written, or neither. */
+    json_t* j = truth_path ? truth_json(&truth) : NULL;
+    char* text = j ? json_dumps(j, JSON_INDENT(1) | JSON_REAL_PRECISION(9)) : NULL;
+    json_decref(j);
+    int code = truth_path && !text
+                   ? tl_cli_fail("sample", "%s: cannot serialise the truth", truth_path)
+                   : tl_cli_write("sample", doc, NULL, out, true, false, truth_path, text);
+    free(text);
     tl_sample_truth_free(&truth);
     tl_gltf_destroy(doc);
     return code;

@@ -482,18 +482,26 @@ static void accessor_external_bin(void) {
     CHECK(tl_gltf_load_memory(bytes, size, "external.gltf", NULL, &mem, &err) == TL_ERROR_INVALID &&
           !mem);
     CHECK(strstr(err.message, "external.gltf: /buffers/0/uri"));
-    /* .gltf output writes the external file beside it under its (decoded) name. */
+    /* .gltf output writes the external buffer beside it under the output's name (never the
+     * input's uri, which could name the input's own .bin); nothing else in the JSON changes. */
     mkdir(tl_test_scratch("ext"), 0755);
-    const char* out = tl_test_scratch("ext/external.gltf");
-    char out_bin[4096];
-    snprintf(out_bin, sizeof out_bin, "%s", tl_test_scratch("ext/external data.bin"));
+    const char* out = tl_test_scratch("ext/copy 1.gltf");
+    char out_bin[4096], old_bin[4096];
+    snprintf(out_bin, sizeof out_bin, "%s", tl_test_scratch("ext/copy 1.bin"));
+    snprintf(old_bin, sizeof old_bin, "%s", tl_test_scratch("ext/external data.bin"));
     remove(out_bin);
+    remove(old_bin);
     tl_gltf_save_def def = tl_default_gltf_save_def();
     def.overwrite = true;
     CHECK(tl_gltf_save(doc, out, &def, &err) == TL_OK);
-    CHECK(file_size(out_bin) == 16);
+    CHECK(file_size(out_bin) == 16 && access(old_bin, F_OK) != 0);
     CHECK(tl_gltf_load(out, &text, &err) == TL_OK);
-    CHECK(json_equal(text->json, doc->json));
+    json_t* expected = json_deep_copy(doc->json);
+    json_object_set_new(json_array_get(json_object_get(expected, "buffers"), 0), "uri",
+                        json_string("copy%201.bin"));
+    bool same_json = json_equal(text->json, expected);
+    json_decref(expected);
+    CHECK(same_json);
     if (!accessors_same(doc, text, "external.gltf copy")) goto done;
     /* GLB output is self-contained: buffer 0 moves into the BIN chunk, the data: URI stays. */
     const char* out_glb = tl_test_scratch("external.glb");

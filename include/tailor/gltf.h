@@ -25,6 +25,12 @@
 #define TAILOR_GLTF_H
 
 #include <tailor/base.h>
+#include <tailor/output.h>
+
+/* The largest magnitude tailor computes with: a million km in millimetres. A float accessor
+ * value past it is a problem (tl_gltf_check); the scene refuses positions, binds and keys past it.
+ */
+#define TL_GLTF_MAX_MAGNITUDE 1e12f
 
 #ifdef __cplusplus
 extern "C" {
@@ -268,20 +274,30 @@ tl_result tl_gltf_view_add(tl_gltf* doc, uint32_t buffer, const void* data, size
 
 typedef struct tl_gltf_save_def {
     bool overwrite; /* replace an existing output file (false: TL_ERROR_EXISTS); typical false */
-    bool compact;   /* drop buffer bytes no bufferView references; typical false */
-    bool force_glb; /* write GLB whatever the extension; otherwise .gltf writes JSON + .bin */
+    bool replace_input; /* allow replacing a file the document was read from (its .glb/.gltf or
+                           a .bin), compared by device and inode; typical false */
+    bool compact;       /* drop buffer bytes no bufferView references; typical false */
+    bool force_glb;     /* write GLB whatever the extension; otherwise .gltf writes JSON + .bin */
 } tl_gltf_save_def;
 
 tl_gltf_save_def tl_default_gltf_save_def(void);
 
-/* Writes the document to `path` through a temporary file renamed into place, so a failure
- * never leaves a partial file. JSON when the name ends in .gltf (and not force_glb), with
- * buffers as files beside it (their uri kept; a buffer that had none is written as NAME.bin,
- * data: URIs stay). Otherwise a self-contained GLB: buffer 0 in the BIN chunk (a file uri it
- * had is dropped), other buffers without a data: URI become data: URIs. Never replaces an
- * existing file (the loaded one included) unless def->overwrite: TL_ERROR_EXISTS. */
+/* Writes the document to `path` through tailor/output.h: every file to a temporary name in
+ * its folder, all renamed into place only once all are complete, so a failure never leaves
+ * a partial file. JSON when the name ends in .gltf (and not force_glb), every buffer that
+ * is not a data: URI written beside it as NAME.bin (buffer 0) or NAME_N.bin, its uri set to
+ * that name (so a copy never writes into the input's .bin). Otherwise a self-contained GLB:
+ * buffer 0 in the BIN chunk (a file uri it had is dropped), other buffers without a data:
+ * URI become data: URIs. Refuses a target that exists unless def->overwrite
+ * (TL_ERROR_EXISTS), one that is a file the document was read from unless
+ * def->replace_input (TL_ERROR_EXISTS), and one that is not a regular file (TL_ERROR_IO). */
 tl_result tl_gltf_save(const tl_gltf* doc, const char* path, const tl_gltf_save_def* def,
                        tl_error* err);
+
+/* The same as parts of a larger output (e.g. a .glb and its report, renamed together): adds
+ * the file(s) to `out` and protects the document's own files; tl_output_commit writes. */
+tl_result tl_gltf_save_add(const tl_gltf* doc, const char* path, const tl_gltf_save_def* def,
+                           tl_output* out, tl_error* err);
 
 /* Serialises to GLB in memory (malloc'd; caller frees *out_bytes). */
 tl_result tl_gltf_save_glb_memory(const tl_gltf* doc, const tl_gltf_save_def* def,

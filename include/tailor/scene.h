@@ -148,10 +148,13 @@ typedef struct tl_scene_skin {
     uint32_t skin;                /* index into doc->skins */
     const tl_scene_joint* joints; /* joint_count, in the file's order */
     uint32_t joint_count;
-    uint32_t top;         /* the joint M comes from: of the joints with no joint
-                             ancestor, the one with the most joints below it */
-    uint32_t top_count;   /* joints with no joint ancestor (5 on Quaternius animals) */
-    float rest_world[16]; /* M = W_file(top) · IBM(top) */
+    uint32_t top;               /* the joint M comes from: of the joints with no joint
+                                   ancestor, the one with the most joints below it */
+    uint32_t top_count;         /* joints with no joint ancestor (5 on Quaternius animals) */
+    float rest_world[16];       /* M = W_file(top) · IBM(top) */
+    const uint32_t* live_order; /* the nodes this skin's joints hang from: its joints and their
+                                   ancestors, in node_order (tl_pose_keep_skin) */
+    uint32_t live_count;
 
     const tl_scene_primitive* primitives;
     uint32_t primitive_count;
@@ -190,6 +193,17 @@ typedef struct tl_scene_channel {
                             CUBICSPLINE (in-tangent, value, out-tangent) */
     uint32_t components; /* 3, or 4 for rotation */
 } tl_scene_channel;
+
+/* Bounds on what a file may claim (docs/hostile.md). Beyond them tl_scene_create fails with
+ * TL_ERROR_LIMIT and the JSON pointer of the value, so that work stays proportional to the
+ * character and arithmetic on its coordinates cannot overflow a float:
+ *   - key times: from 0 (glTF) to TL_SCENE_MAX_CLIP_SECONDS; the clip's duration caps the
+ *     samples and the simulated time of every command;
+ *   - every coordinate-like value (POSITION, inverse bind matrices, animation keys, node
+ *     world transforms, vertices placed in the world): |v| <= TL_SCENE_MAX_MAGNITUDE, so
+ *     a squared distance (1e24) or a product of three (1e36) is still a finite float. */
+#define TL_SCENE_MAX_CLIP_SECONDS 3600.0f            /* one hour */
+#define TL_SCENE_MAX_MAGNITUDE TL_GLTF_MAX_MAGNITUDE /* gltf.h */
 
 /* A clip is one glTF animation. Channels targeting morph weights or extensions are
  * kept in the file but not evaluated. */
@@ -243,6 +257,9 @@ typedef struct tl_scene {
     const tl_trs* stored;       /* node_count local transforms as the file stores them
                                    (a "matrix" node decomposed) */
     const float* stored_world;  /* node_count × 16 world matrices of the stored transforms */
+    const uint32_t* live_order; /* the nodes whose world a clip or a chain can change, in
+                                   node_order: joints, animated nodes and all below them */
+    uint32_t live_count;        /* how many; tl_pose_sample costs this, not node_count */
     const tl_scene_skin* skins; /* one per doc->skins, same order */
     uint32_t skin_count;
     const tl_scene_clip* clips; /* one per doc->animations, same order */
@@ -284,19 +301,29 @@ int32_t tl_scene_find_joint(const tl_scene* scene, uint32_t skin, const char* na
  * to edit (then call tl_pose_update_world). */
 typedef struct tl_pose {
     uint32_t node_count;
-    tl_trs* locals; /* node_count */
-    float* world;   /* node_count × 16 */
+    tl_trs* locals;        /* node_count */
+    float* world;          /* node_count × 16 */
+    const uint32_t* order; /* the nodes sampling keeps up to date; NULL: scene->live_order */
+    uint32_t order_count;
 } tl_pose;
+
+/* From now on sampling, tl_pose_set_rest and tl_pose_update_live keep only this skin's
+ * joints and their ancestors up to date (work proportional to that skin, however many other
+ * nodes and skins the file has); other nodes' world goes stale. For a pose that only one
+ * skin's joints are read from (a player's, a stress run's). */
+void tl_pose_keep_skin(tl_pose* pose, const tl_scene* scene, uint32_t skin);
 
 /* Allocates a pose for the scene, set to the stored transforms. NULL when out of memory. */
 tl_pose* tl_pose_create(const tl_scene* scene);
 void tl_pose_destroy(tl_pose* pose);
 
-/* Every node at its stored local transform; world updated. */
+/* Every node at its stored local transform; world updated for every node. */
 void tl_pose_set_stored(tl_pose* pose, const tl_scene* scene);
 
 /* Every node at its stored transform except the skin's joints, which take their rest
- * (bind) locals; world updated. Then every joint's W · IBM equals the skin's M. */
+ * (bind) locals; world updated for the live nodes (the others are at their stored
+ * transforms, whose world the pose already holds unless the caller edited it). Then every
+ * joint's W · IBM equals the skin's M. */
 void tl_pose_set_rest(tl_pose* pose, const tl_scene* scene, uint32_t skin);
 
 /* Overwrites the locals the clip animates with their values at `time` (seconds; clamped
@@ -306,8 +333,13 @@ void tl_pose_apply_clip(tl_pose* pose, const tl_scene* scene, uint32_t clip, flo
 /* Recomputes world from locals (parents before children). */
 void tl_pose_update_world(tl_pose* pose, const tl_scene* scene);
 
-/* The usual call: stored transforms, then the clip at `time`, then world — what a glTF
- * player shows at that time. */
+/* The same for the live nodes only (scene->live_order), when only locals of joints or
+ * animated nodes were edited (a player writing its chains' bones). */
+void tl_pose_update_live(tl_pose* pose, const tl_scene* scene);
+
+/* The usual call (costs live_count nodes, not node_count: the other nodes cannot move and
+ * keep their stored world): stored transforms, then the clip at `time`, then world —
+ * what a glTF player shows at that time. */
 void tl_pose_sample(tl_pose* pose, const tl_scene* scene, uint32_t clip, float time);
 
 /* Joint matrices W(joint) · IBM(joint) of a skin in this pose; `out` holds

@@ -288,7 +288,9 @@ typedef void (*tl_chain_sampler)(void* user, float t, tl_chain_sample* out);
 void tl_chain_step_sampled(tl_chain* chain, tl_chain_sampler sampler, void* user, float dt,
                            bool cut);
 
-/* Puts the chain at rest on its rest arc, still, under the given attachment pose. */
+/* Puts the chain at rest on its rest arc, still, under the given attachment pose. A pose
+ * that is not valid (non-finite, a zero rotation, scale 0) counts as a non-finite input and
+ * the chain rests under the last good pose instead. */
 void tl_chain_reset(tl_chain* chain, const tl_chain_pose* attachment);
 
 /* Forgets the state: the next step starts at rest from its input's start pose. */

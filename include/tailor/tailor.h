@@ -2,6 +2,7 @@
  *
  * The umbrella header: include this one. Modules, bottom to top:
  *   base.h    results, errors and allocators
+ *   output.h  the one writer: every output file complete or not at all, never an input
  *   gltf.h    the lossless glTF document (read, edit, write)
  *   sim.h     the runtime spring-chain solver (no I/O, no allocation per step)
  *   mesh.h    mesh algorithms on plain arrays (weld, graphs, geodesics, PCA, boxes)
@@ -21,6 +22,7 @@
 #define TAILOR_H
 
 #include <tailor/base.h>
+#include <tailor/output.h>
 #include <tailor/gltf.h>
 #include <tailor/sim.h>
 #include <tailor/mesh.h>

@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,19 +76,23 @@ tl_result batch_make_parents(const char* path, tl_error* err) {
 void batch_remove_stale_temps(const char* output) {
     const char* slash = strrchr(output, '/');
     char dir[2 * TL_BATCH_PATH_MAX + 8];
-    const char* base = slash ? slash + 1 : output;
     if (slash)
         copy(dir, sizeof dir, output, (size_t)(slash - output + (slash == output)));
     else
         strcpy(dir, ".");
     DIR* d = opendir(dir);
     if (!d) return;
-    size_t n = strlen(base);
     struct dirent* e;
     while ((e = readdir(d))) {
-        /* tl_gltf_save's temporaries are NAME.XXXXXX (mkstemp) */
-        if (strncmp(e->d_name, base, n) || e->d_name[n] != '.' || strlen(e->d_name) != n + 7)
+        /* the writer's temporaries are .tl-PID-N.tmp (tailor/output.h): stale when that
+           process is gone (a killed run); a live writer's are left alone */
+        long pid = 0;
+        unsigned counter = 0;
+        int end = 0;
+        if (sscanf(e->d_name, ".tl-%ld-%u.tmp%n", &pid, &counter, &end) != 2 ||
+            e->d_name[end] != 0 || pid <= 0)
             continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
         char path[sizeof dir + 256];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         remove(path);

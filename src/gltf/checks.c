@@ -160,7 +160,7 @@ static void check_skinning(inspect* in, uint32_t m, uint32_t p) {
     const tl_gltf_primitive* prim = &doc->meshes[m].primitives[p];
     int32_t skin = in->out->mesh_skin[m];
     size_t n = doc->accessors[prim->weights[0]].count;
-    float* sum = calloc(n + 1, sizeof *sum);
+    double* sum = calloc(n + 1, sizeof *sum); /* double: four weights near 3e38 stay finite */
     float* weights = malloc(sizeof *weights * 4 * (n + 1));
     uint32_t* joints = malloc(sizeof *joints * 4 * (n + 1));
     if (!sum || !weights || !joints) {
@@ -189,10 +189,10 @@ static void check_skinning(inspect* in, uint32_t m, uint32_t p) {
                 "mesh %u primitive %u: %zu joint indices (up to %u) are past skin %d's %u joints",
                 m, p, out_of_range, worst_joint, skin, doc->skins[skin].joint_count);
     size_t bad = 0;
-    float worst = 1;
+    double worst = 1;
     for (size_t v = 0; v < n; ++v) {
-        if (fabsf(sum[v] - 1) > WEIGHT_SUM_TOLERANCE) {
-            if (!bad || fabsf(sum[v] - 1) > fabsf(worst - 1)) worst = sum[v];
+        if (fabs(sum[v] - 1) > WEIGHT_SUM_TOLERANCE) {
+            if (!bad || fabs(sum[v] - 1) > fabs(worst - 1)) worst = sum[v];
             ++bad;
         }
     }
@@ -245,6 +245,40 @@ static void check_mesh_nodes(inspect* in) {
     }
 }
 
+/* Every float accessor read once: a NaN, an infinity (or a value past TL_GLTF_MAX_MAGNITUDE,
+ * which tailor's scene refuses) is a problem, whichever accessor it sits in, so that `copy`
+ * passing such data through is never silent. */
+static void check_finite(inspect* in) {
+    const tl_gltf* doc = in->doc;
+    size_t cap = 0;
+    float* values = NULL;
+    for (uint32_t a = 0; a < doc->accessor_count && !in->failed; ++a) {
+        if (doc->accessors[a].component_type != TL_GLTF_FLOAT) continue;
+        size_t n = tl_gltf_accessor_value_count(doc, a);
+        if (n > cap) {
+            float* grown = realloc(values, sizeof *values * n);
+            if (!grown) {
+                in->failed = true;
+                break;
+            }
+            values = grown, cap = n;
+        }
+        tl_error err;
+        if (tl_gltf_accessor_read_float(doc, a, values, n, &err) != TL_OK) {
+            problem(in, "ACCESSOR_NON_FINITE", "accessor %u: %s", a, err.message);
+            continue;
+        }
+        for (size_t i = 0; i < n; ++i)
+            if (!(fabsf(values[i]) <= TL_GLTF_MAX_MAGNITUDE)) {
+                problem(in, "ACCESSOR_NON_FINITE",
+                        "accessor %u: value %zu is %g, past the %g tailor computes with", a, i,
+                        (double)values[i], (double)TL_GLTF_MAX_MAGNITUDE);
+                break;
+            }
+    }
+    free(values);
+}
+
 tl_result tl_gltf_check(const tl_gltf* doc, tl_gltf_checks** out, tl_error* err) {
     assert(doc && out);
     *out = NULL;
@@ -265,6 +299,7 @@ tl_result tl_gltf_check(const tl_gltf* doc, tl_gltf_checks** out, tl_error* err)
         for (uint32_t m = 0; m < doc->mesh_count && !in.failed; ++m)
             for (uint32_t p = 0; p < doc->meshes[m].primitive_count && !in.failed; ++p)
                 if (doc->meshes[m].primitives[p].joint_set_count > 0) check_skinning(&in, m, p);
+        if (!in.failed) check_finite(&in);
     }
     if (in.failed) {
         tl_gltf_checks_destroy(c);

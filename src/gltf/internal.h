@@ -5,9 +5,15 @@
 #include <tailor/gltf_json.h>
 
 /* Storage behind the document's index arrays, freed and rebuilt by tl_gltf_reindex. */
+typedef struct tl_gltf_source {
+    uint64_t dev, ino; /* a file the document was read from (the .gltf/.glb, a .bin) */
+} tl_gltf_source;
+
 typedef struct tl_gltf_index {
     void** blocks;
     size_t block_count, block_capacity;
+    tl_gltf_source* sources; /* kept across reindexing; freed by tl_gltf_destroy */
+    uint32_t source_count;
 } tl_gltf_index;
 
 tl_result tl_gltf_index_build(tl_gltf* doc, tl_error* err);

@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 enum { GLB_MAGIC = 0x46546C67, GLB_JSON = 0x4E4F534A, GLB_BIN = 0x004E4942 };
 
@@ -104,40 +106,66 @@ char* tl_gltf_base64_encode(const uint8_t* data, size_t size) {
     return out;
 }
 
-/* Reads a whole file, refusing anything over the size limit. */
-static tl_result read_file(const char* path, uint8_t** out, size_t* size, tl_error* err) {
-    FILE* f = fopen(path, "rb");
-    if (!f) return tl_error_set(err, TL_ERROR_IO, "%s: cannot open: %s", path, strerror(errno));
+/* Reads a whole file, refusing anything over the size limit and anything not a regular
+ * file. Opened without blocking, so a FIFO is refused by fstat instead of waiting for a
+ * writer; `source` (optional) gets the file's device and inode. */
+static tl_result read_file(const char* path, uint8_t** out, size_t* size, tl_gltf_source* source,
+                           tl_error* err) {
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return tl_error_set(err, TL_ERROR_IO, "%s: cannot open: %s", path, strerror(errno));
     struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fclose(f);
-        return tl_error_set(err, TL_ERROR_IO, "%s: not a regular file", path);
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return tl_error_set(err, TL_ERROR_IO, "%s: cannot stat: %s", path, strerror(e));
     }
-    if (fseek(f, 0, SEEK_END) != 0) {
-        fclose(f);
-        return tl_error_set(err, TL_ERROR_IO, "%s: cannot seek (not a regular file?)", path);
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return tl_error_set(err, TL_ERROR_IO, "%s: not a regular file (%s)", path,
+                            S_ISDIR(st.st_mode)    ? "a folder"
+                            : S_ISFIFO(st.st_mode) ? "a FIFO"
+                            : S_ISCHR(st.st_mode)  ? "a character device"
+                            : S_ISBLK(st.st_mode)  ? "a block device"
+                                                   : "a special file");
     }
-    long n = ftell(f);
-    if (n < 0 || (uint64_t)n > TL_GLTF_MAX_FILE_BYTES) {
-        fclose(f);
-        return tl_error_set(err, n < 0 ? TL_ERROR_IO : TL_ERROR_LIMIT, "%s: size %ld not accepted",
-                            path, n);
+    if (st.st_size < 0 || (uint64_t)st.st_size > TL_GLTF_MAX_FILE_BYTES) {
+        close(fd);
+        return tl_error_set(err, TL_ERROR_LIMIT, "%s: %lld bytes; at most %llu are read", path,
+                            (long long)st.st_size, (unsigned long long)TL_GLTF_MAX_FILE_BYTES);
     }
-    rewind(f);
-    uint8_t* data = malloc(n ? (size_t)n : 1);
+    size_t n = (size_t)st.st_size;
+    uint8_t* data = malloc(n ? n : 1);
     if (!data) {
-        fclose(f);
-        return tl_error_set(err, TL_ERROR_MEMORY, "%s: out of memory for %ld bytes", path, n);
+        close(fd);
+        return tl_error_set(err, TL_ERROR_MEMORY, "%s: out of memory for %zu bytes", path, n);
     }
-    size_t got = fread(data, 1, (size_t)n, f);
-    fclose(f);
-    if (got != (size_t)n) {
-        free(data);
-        return tl_error_set(err, TL_ERROR_IO, "%s: short read (%zu of %ld bytes)", path, got, n);
+    size_t got = 0;
+    while (got < n) {
+        ssize_t k = read(fd, data + got, n - got);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) {
+            int e = k < 0 ? errno : 0;
+            close(fd);
+            free(data);
+            return tl_error_set(err, TL_ERROR_IO, "%s: short read (%zu of %zu bytes)%s%s", path,
+                                got, n, e ? ": " : "", e ? strerror(e) : "");
+        }
+        got += (size_t)k;
     }
+    close(fd);
+    if (source) *source = (tl_gltf_source){(uint64_t)st.st_dev, (uint64_t)st.st_ino};
     *out = data;
     *size = got;
     return TL_OK;
+}
+
+/* Remembers a file the document was read from, so that saving never replaces it. */
+static void add_source(tl_gltf* doc, tl_gltf_source source) {
+    tl_gltf_index* ix = doc->internal;
+    tl_gltf_source* grown = realloc(ix->sources, (ix->source_count + 1) * sizeof *grown);
+    if (!grown) return; /* a failed realloc keeps the old list; the input check still runs */
+    ix->sources = grown;
+    ix->sources[ix->source_count++] = source;
 }
 
 bool tl_gltf_uri_decode(const char* uri, char* out, size_t cap) {
@@ -226,9 +254,11 @@ static tl_result load_buffers(tl_gltf* doc, const uint8_t* bin, size_t bin_size,
                     "%s: /buffers/%zu/uri: \"%.200s\" is not a relative file reference", label, i,
                     uri);
             tl_error file_err;
-            tl_result r = read_file(path, &file_data, &src_size, &file_err);
+            tl_gltf_source source;
+            tl_result r = read_file(path, &file_data, &src_size, &source, &file_err);
             if (r != TL_OK)
                 return tl_error_set(err, r, "%s: /buffers/%zu/uri: %s", label, i, file_err.message);
+            add_source(doc, source);
             if (src_size < length) {
                 free(file_data);
                 return tl_error_set(err, TL_ERROR_INVALID,
@@ -356,7 +386,8 @@ tl_result tl_gltf_load(const char* path, tl_gltf** out, tl_error* err) {
     *out = NULL;
     uint8_t* bytes;
     size_t size;
-    tl_result r = read_file(path, &bytes, &size, err);
+    tl_gltf_source source;
+    tl_result r = read_file(path, &bytes, &size, &source, err);
     if (r != TL_OK) return r;
     char dir[4096];
     const char* slash = strrchr(path, '/');
@@ -365,9 +396,20 @@ tl_result tl_gltf_load(const char* path, tl_gltf** out, tl_error* err) {
     else
         snprintf(dir, sizeof dir, ".");
     if (slash == path) snprintf(dir, sizeof dir, "/");
-    r = tl_gltf_load_memory(bytes, size, path, dir, out, err);
+    tl_gltf* doc = doc_new(path);
+    if (!doc) {
+        free(bytes);
+        return tl_error_set(err, TL_ERROR_MEMORY, "%s: out of memory", path);
+    }
+    add_source(doc, source);
+    r = parse(doc, bytes, size, dir, err);
     free(bytes);
-    return r;
+    if (r != TL_OK) {
+        tl_gltf_destroy(doc);
+        return r;
+    }
+    *out = doc;
+    return TL_OK;
 }
 
 tl_result tl_gltf_create(tl_gltf** out, tl_error* err) {
@@ -419,6 +461,7 @@ void tl_gltf_destroy(tl_gltf* doc) {
     if (doc->internal) {
         tl_gltf_index_free(doc);
         free(((tl_gltf_index*)doc->internal)->blocks);
+        free(((tl_gltf_index*)doc->internal)->sources);
         free(doc->internal);
     }
     for (uint32_t i = 0; i < doc->buffer_count; ++i)

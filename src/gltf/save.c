@@ -2,6 +2,8 @@
  * URIs, optionally compacted; always through a temporary file renamed into place. */
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
+#include "base/output.h"
+#include "base/try.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -228,66 +230,9 @@ static tl_result build_glb(const tl_gltf* doc, output* o, uint8_t** out, size_t*
     return TL_OK;
 }
 
-static bool exists(const char* path) {
-    struct stat st;
-    return stat(path, &st) == 0;
-}
-
-/* Writes bytes to path via a temporary file in the same folder and rename(2). */
-static tl_result write_atomic(const char* path, const uint8_t* data, size_t size, bool overwrite,
-                              tl_error* err) {
-    if (!overwrite && exists(path))
-        return tl_error_set(err, TL_ERROR_EXISTS, "%s: exists (overwriting was not asked for)",
-                            path);
-    size_t n = strlen(path) + 16;
-    char* tmp = malloc(n);
-    if (!tmp) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
-    snprintf(tmp, n, "%s.XXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        tl_error_set(err, TL_ERROR_IO, "%s: cannot create a temporary file: %s", path,
-                     strerror(errno));
-        free(tmp);
-        return TL_ERROR_IO;
-    }
-    FILE* f = fdopen(fd, "wb");
-    bool ok = f && fwrite(data, 1, size, f) == size;
-    ok = f && fflush(f) == 0 && ok;
-    int saved = errno;
-    if (f)
-        fclose(f);
-    else
-        close(fd);
-    if (ok) chmod(tmp, 0644);
-    if (!ok || rename(tmp, path) != 0) {
-        if (ok) saved = errno;
-        remove(tmp);
-        tl_error_set(err, TL_ERROR_IO, "%s: cannot write: %s", path, strerror(saved));
-        free(tmp);
-        return TL_ERROR_IO;
-    }
-    free(tmp);
-    return TL_OK;
-}
-
 static bool ends_with(const char* s, const char* suffix) {
     size_t a = strlen(s), b = strlen(suffix);
     return a >= b && !strcmp(s + a - b, suffix);
-}
-
-/* True when `path` already holds exactly these bytes (then it need not be written again). */
-static bool same_content(const char* path, const uint8_t* data, size_t size) {
-    FILE* f = fopen(path, "rb");
-    if (!f) return false;
-    bool same = true;
-    uint8_t chunk[65536];
-    size_t off = 0, got;
-    while (same && (got = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        same = off + got <= size && memcmp(chunk, data + off, got) == 0;
-        off += got;
-    }
-    fclose(f);
-    return same && off == size;
 }
 
 /* A file name as a URI: bytes other than unreserved characters become %XX. `out` holds at
@@ -307,44 +252,42 @@ static void uri_escape(const char* name, char* out) {
     *out = '\0';
 }
 
-/* .gltf output: buffers with a file uri are written beside it; uri-less ones get NAME.bin. */
+/* .gltf output: every buffer that is not a data: URI is written beside it as NAME.bin
+ * (buffer 0) or NAME_N.bin, its uri set to that name; the sidecar follows the output, so
+ * writing elsewhere never touches the input's own .bin. The .bin parts come first, so the
+ * renames put them in place before the .gltf that names them. */
 static tl_result save_gltf_text(const tl_gltf* doc, output* o, const char* path,
-                                const tl_gltf_save_def* def, tl_error* err) {
-    char dir[4096], stem[1024];
+                                const tl_gltf_save_def* def, tl_output* out, tl_error* err) {
     const char* slash = strrchr(path, '/');
-    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
-    const char* base = slash ? slash + 1 : path;
-    snprintf(stem, sizeof stem, "%.*s", (int)(strlen(base) - 5), base);
+    size_t dir_len = slash ? (size_t)(slash - path + 1) : 0;
+    const char* base = path + dir_len;
+    size_t stem_len = strlen(base) - 5; /* without ".gltf" */
     json_t* buffers = json_object_get(o->json, "buffers");
     json_t* patched = NULL;
     for (uint32_t b = 0; b < o->buffer_count; ++b) {
         json_t* jb = json_array_get(buffers, b);
         const char* uri = json_string_value(json_object_get(jb, "uri"));
-        char name[1100], file[5200];
         if (uri && !strncmp(uri, "data:", 5)) continue;
-        if (uri) {
-            if (!tl_gltf_uri_decode(uri, name, sizeof name)) {
-                json_decref(patched);
-                return tl_error_set(err, TL_ERROR_UNSUPPORTED,
-                                    "%s: /buffers/%u/uri: \"%.200s\" cannot be written safely",
-                                    path, b, uri);
-            }
-        } else {
-            if (b == 0)
-                snprintf(name, sizeof name, "%s.bin", stem);
-            else
-                snprintf(name, sizeof name, "%s_%u.bin", stem, b);
-            if (!patched) {
-                patched = json_deep_copy(o->json);
-                buffers = json_object_get(patched, "buffers");
-            }
-            char uri_text[3300];
-            uri_escape(name, uri_text);
-            json_object_set_new(json_array_get(buffers, b), "uri", json_string(uri_text));
+        size_t name_len = stem_len + 16;
+        char* file = malloc(dir_len + name_len);
+        char* uri_text = malloc(3 * name_len + 1);
+        if (!patched) patched = json_deep_copy(o->json);
+        if (!file || !uri_text || !patched) {
+            free(file), free(uri_text), json_decref(patched);
+            return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
         }
-        snprintf(file, sizeof file, "%s/%s", dir, name);
-        if (same_content(file, o->data[b], o->size[b])) continue;
-        tl_result r = write_atomic(file, o->data[b], o->size[b], def->overwrite, err);
+        buffers = json_object_get(patched, "buffers");
+        char* name = file + dir_len;
+        memcpy(file, path, dir_len);
+        if (b == 0)
+            snprintf(name, name_len, "%.*s.bin", (int)stem_len, base);
+        else
+            snprintf(name, name_len, "%.*s_%u.bin", (int)stem_len, base, b);
+        uri_escape(name, uri_text);
+        json_object_set_new(json_array_get(buffers, b), "uri", json_string(uri_text));
+        tl_result r = tl_output_add(out, file, o->data[b], o->size[b], def->overwrite, err);
+        free(file);
+        free(uri_text);
         if (r != TL_OK) {
             json_decref(patched);
             return r;
@@ -355,7 +298,7 @@ static tl_result save_gltf_text(const tl_gltf* doc, output* o, const char* path,
     if (!text)
         return tl_error_set(err, TL_ERROR_MEMORY, "%s: cannot serialise the JSON",
                             tl_gltf_label(doc));
-    tl_result r = write_atomic(path, (const uint8_t*)text, strlen(text), def->overwrite, err);
+    tl_result r = tl_output_add(out, path, text, strlen(text), def->overwrite, err);
     free(text);
     return r;
 }
@@ -371,31 +314,41 @@ tl_result tl_gltf_save_glb_memory(const tl_gltf* doc, const tl_gltf_save_def* de
     return r;
 }
 
-tl_result tl_gltf_save(const tl_gltf* doc, const char* path, const tl_gltf_save_def* def,
-                       tl_error* err) {
+tl_result tl_gltf_save_add(const tl_gltf* doc, const char* path, const tl_gltf_save_def* def,
+                           tl_output* out, tl_error* err) {
     tl_gltf_save_def defaults = tl_default_gltf_save_def();
     if (!def) def = &defaults;
-    if (!def->overwrite && exists(path))
-        return tl_error_set(err, TL_ERROR_EXISTS, "%s: exists (overwriting was not asked for)",
-                            path);
+    const tl_gltf_index* ix = doc->internal;
+    for (uint32_t i = 0; !def->replace_input && i < ix->source_count; ++i)
+        TRY(tl_output_protect_id(out, ix->sources[i].dev, ix->sources[i].ino, tl_gltf_label(doc),
+                                 err));
     output o;
     tl_result r = output_make(doc, def, &o, err);
     if (r != TL_OK) {
         output_free(&o);
         return r;
     }
-    if (def->force_glb || ends_with(path, ".glb") || ends_with(path, ".vrm") ||
-        !ends_with(path, ".gltf")) {
+    if (def->force_glb || !ends_with(path, ".gltf")) {
         uint8_t* bytes;
         size_t size;
         r = build_glb(doc, &o, &bytes, &size, err);
         if (r == TL_OK) {
-            r = write_atomic(path, bytes, size, def->overwrite, err);
+            r = tl_output_add(out, path, bytes, size, def->overwrite, err);
             free(bytes);
         }
     } else {
-        r = save_gltf_text(doc, &o, path, def, err);
+        r = save_gltf_text(doc, &o, path, def, out, err);
     }
     output_free(&o);
+    return r;
+}
+
+tl_result tl_gltf_save(const tl_gltf* doc, const char* path, const tl_gltf_save_def* def,
+                       tl_error* err) {
+    tl_output* out;
+    TRY(tl_output_create(&out, err));
+    tl_result r = tl_gltf_save_add(doc, path, def, out, err);
+    if (r == TL_OK) r = tl_output_commit(out, err);
+    tl_output_destroy(out);
     return r;
 }

@@ -463,6 +463,7 @@ tl_result tl_measure_stress(const tl_scene* scene, const tl_play_chain* chain, i
     tl_result res = tl_player_create(scene, chain, 1, &pd, &player, err);
     if (res != TL_OK) return res;
     tl_pose* pose = tl_pose_create(scene);
+    if (pose) tl_pose_keep_skin(pose, scene, chain->skin); /* only the chain's skin is read */
     probe* p = malloc(sizeof *p);
     float* tips = malloc(sizeof *tips * (RATES * (size_t)samples * chain->bone_count * 3 + 1));
     if (!pose || !p || !tips) {

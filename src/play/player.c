@@ -134,7 +134,13 @@ static tl_result build_chain(const tl_scene* scene, const tl_play_chain* desc, f
     memcpy(def.up, sk->up, sizeof def.up);
     def.scale = sk->height > 0 ? sk->height / 1.8f : 1.0f;
     def.floor_height = floor;
-    return tl_chain_create(&def, NULL, out, err);
+    tl_error chain_err;
+    tl_result r = tl_chain_create(&def, NULL, out, &chain_err);
+    if (r != TL_OK) /* the solver knows no file: say which file and which chain */
+        return tl_error_set(err, r, "%s: the chain from %s: %s",
+                            scene->doc->path && *scene->doc->path ? scene->doc->path : "<memory>",
+                            sk->joints[desc->bone_joints[0]].name, chain_err.message);
+    return TL_OK;
 }
 
 static bool inside_any_point(const tl_collider* c, const tl_scene_skin* sk,
@@ -185,8 +191,10 @@ tl_result tl_player_create(const tl_scene* scene, const tl_play_chain* chains, u
         tl_player_destroy(p);
         return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     }
+    bool one_skin = true;
     for (uint32_t i = 0; i < count; ++i) {
         const tl_play_chain* c = &chains[i];
+        one_skin = one_skin && c->skin == chains[0].skin;
         bool ok = c->skin < scene->skin_count && c->bone_count >= 1 &&
                   c->bone_count <= TL_CHAIN_MAX_BONES;
         const tl_scene_skin* sk = ok ? &scene->skins[c->skin] : NULL;
@@ -197,8 +205,9 @@ tl_result tl_player_create(const tl_scene* scene, const tl_play_chain* chains, u
             ok = c->bone_joints[b] < sk->joint_count;
         if (!ok) {
             tl_player_destroy(p);
-            return tl_error_set(err, TL_ERROR_INVALID, "chain %u: a joint index is out of range",
-                                i);
+            return tl_error_set(
+                err, TL_ERROR_INVALID, "%s: chain %u: a joint index is out of range",
+                scene->doc->path && *scene->doc->path ? scene->doc->path : "<memory>", i);
         }
         p->descs[i] = *c;
         tl_result r =
@@ -209,6 +218,8 @@ tl_result tl_player_create(const tl_scene* scene, const tl_play_chain* chains, u
         }
         p->inputs[i] = tl_default_chain_input();
     }
+    /* Only the chains' joints are read from the scratch pose: keep just their skin. */
+    if (count > 0 && one_skin) tl_pose_keep_skin(p->scratch, scene, chains[0].skin);
     if (def->colliders) {
         tl_result r = fit_colliders(p, err);
         if (r != TL_OK) {
@@ -351,7 +362,7 @@ void tl_player_apply(const tl_player* p, tl_pose* pose) {
             memcpy(local->rotation, q + 4 * b, sizeof local->rotation);
         }
     }
-    tl_pose_update_world(pose, p->scene);
+    tl_pose_update_live(pose, p->scene); /* only joints changed */
 }
 
 uint32_t tl_player_colliders(const tl_player* p, uint32_t i, const tl_collider** world) {

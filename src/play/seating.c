@@ -50,7 +50,7 @@ void tl_pose_move_skin(tl_pose* pose, const tl_scene* scene, uint32_t skin,
         tl_mat4_mul(local, (const float*)parent_inverse, moved);
         pose->locals[node] = tl_trs_from_matrix(local);
     }
-    tl_pose_update_world(pose, scene);
+    tl_pose_update_live(pose, scene); /* only joints moved */
 }
 
 static uint32_t dominant_joint(const tl_scene_skin* sk, uint32_t v) {
@@ -139,6 +139,7 @@ tl_result tl_seating_create(const tl_scene* scene, uint32_t skin, const tl_play_
     s->chain_bones =
         malloc(sizeof *s->chain_bones * ((size_t)chain_count * TL_CHAIN_MAX_BONES + 1));
     s->source = tl_pose_create(scene);
+    if (s->source) tl_pose_keep_skin(s->source, scene, skin); /* only this skin is skinned */
     bool* in_chain = calloc(sk->joint_count + 1, sizeof *in_chain);
     uint32_t* lowest =
         malloc(sizeof *lowest * ((size_t)sk->joint_count * def->points_per_joint + 1));
@@ -202,7 +203,7 @@ float tl_seating_tolerance(tl_seating* s, uint32_t clip, float time) {
         const tl_scene_joint* j = &sk->joints[s->chain_bones[i]];
         s->source->locals[j->node] = j->rest;
     }
-    tl_pose_update_world(s->source, s->scene);
+    tl_pose_update_live(s->source, s->scene); /* only joints changed */
     return fminf(0.0f, tl_seating_clearance(s, s->source));
 }
 
@@ -236,6 +237,7 @@ tl_result tl_seating_compare(const tl_scene* scene, const tl_play_chain* chains,
     tl_seating *excluded = NULL, *counted = NULL;
     tl_player* player = NULL;
     tl_pose* pose = tl_pose_create(scene);
+    if (pose) tl_pose_keep_skin(pose, scene, skin); /* the chains' skin is all it reads */
     tl_result r = pose ? TL_OK : tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     if (r == TL_OK)
         r = tl_seating_create(scene, skin, chains, chain_count, &excluded_def, &excluded, err);

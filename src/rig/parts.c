@@ -172,7 +172,9 @@ static void part_shape(rig_ctx* ctx, rig_wpart* p) {
     tl_mesh_covariance(cov, mean, ctx->wpos, ctx->W, 12, p->verts.items, p->verts.count);
     tl_mesh_eigen_symmetric(values, vectors, cov);
     float l2 = values[1] > 0 ? values[1] : 0;
-    p->elongation = l2 > 0 ? sqrtf(values[0] / l2) : (values[0] > 0 ? 1e6f : 1.0f);
+    /* λ2 below 1e-6 λ1 (a flat strip or a line) is float noise, different at every scale:
+     * the ratio is then reported as its floor's, sqrt(1e6) = 1000, at any size. */
+    p->elongation = !(values[0] > 0) ? 1.0f : l2 > 1e-6f * values[0] ? sqrtf(values[0] / l2) : 1e3f;
 
     enum { BANDS = 6 };
     double sum[BANDS][3] = {{0}};

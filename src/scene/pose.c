@@ -28,10 +28,11 @@ void tl_pose_destroy(tl_pose* pose) {
     free(pose);
 }
 
-void tl_pose_update_world(tl_pose* pose, const tl_scene* scene) {
-    assert(pose && scene && pose->node_count == scene->node_count);
-    for (uint32_t k = 0; k < scene->node_count; ++k) {
-        uint32_t i = scene->node_order[k];
+/* World matrices of `count` nodes in `order` (parents first). */
+static void update_world(tl_pose* pose, const tl_scene* scene, const uint32_t* order,
+                         uint32_t count) {
+    for (uint32_t k = 0; k < count; ++k) {
+        uint32_t i = order[k];
         int32_t parent = scene->doc->nodes[i].parent;
         float local[16];
         tl_trs_to_matrix(&pose->locals[i], local);
@@ -42,6 +43,25 @@ void tl_pose_update_world(tl_pose* pose, const tl_scene* scene) {
     }
 }
 
+void tl_pose_update_world(tl_pose* pose, const tl_scene* scene) {
+    assert(pose && scene && pose->node_count == scene->node_count);
+    update_world(pose, scene, scene->node_order, scene->node_count);
+}
+
+void tl_pose_update_live(tl_pose* pose, const tl_scene* scene) {
+    assert(pose && scene && pose->node_count == scene->node_count);
+    if (pose->order)
+        update_world(pose, scene, pose->order, pose->order_count);
+    else
+        update_world(pose, scene, scene->live_order, scene->live_count);
+}
+
+void tl_pose_keep_skin(tl_pose* pose, const tl_scene* scene, uint32_t skin) {
+    assert(pose && scene && skin < scene->skin_count);
+    pose->order = scene->skins[skin].live_order;
+    pose->order_count = scene->skins[skin].live_count;
+}
+
 void tl_pose_set_stored(tl_pose* pose, const tl_scene* scene) {
     assert(pose && scene && pose->node_count == scene->node_count);
     memcpy(pose->locals, scene->stored, sizeof(tl_trs) * scene->node_count);
@@ -50,11 +70,15 @@ void tl_pose_set_stored(tl_pose* pose, const tl_scene* scene) {
 
 void tl_pose_set_rest(tl_pose* pose, const tl_scene* scene, uint32_t skin) {
     assert(pose && scene && skin < scene->skin_count);
-    memcpy(pose->locals, scene->stored, sizeof(tl_trs) * scene->node_count);
+    if (pose->order)
+        for (uint32_t k = 0; k < pose->order_count; ++k)
+            pose->locals[pose->order[k]] = scene->stored[pose->order[k]];
+    else
+        memcpy(pose->locals, scene->stored, sizeof(tl_trs) * scene->node_count);
     const tl_scene_skin* s = &scene->skins[skin];
     for (uint32_t k = 0; k < s->joint_count; ++k)
         pose->locals[s->joints[k].node] = s->joints[k].rest;
-    tl_pose_update_world(pose, scene);
+    tl_pose_update_live(pose, scene); /* only joints differ from the stored transforms */
 }
 
 /* Shorter-arc spherical interpolation, normalised (as glTF viewers do). */
@@ -147,10 +171,13 @@ void tl_pose_apply_clip(tl_pose* pose, const tl_scene* scene, uint32_t clip, flo
 }
 
 void tl_pose_sample(tl_pose* pose, const tl_scene* scene, uint32_t clip, float time) {
-    assert(pose && scene);
-    memcpy(pose->locals, scene->stored, sizeof(tl_trs) * scene->node_count);
+    assert(pose && scene && pose->node_count == scene->node_count);
+    const uint32_t* order = pose->order ? pose->order : scene->live_order;
+    uint32_t count = pose->order ? pose->order_count : scene->live_count;
+    for (uint32_t k = 0; k < count; ++k)
+        pose->locals[order[k]] = scene->stored[order[k]];
     tl_pose_apply_clip(pose, scene, clip, time);
-    tl_pose_update_world(pose, scene);
+    update_world(pose, scene, order, count);
 }
 
 void tl_pose_joint_matrices(const tl_pose* pose, const tl_scene* scene, uint32_t skin, float* out) {

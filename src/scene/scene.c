@@ -53,6 +53,19 @@ static const char* doc_label(const tl_gltf* doc) {
     return slash ? slash + 1 : doc->path;
 }
 
+/* Finite values the scene can square and multiply without overflow (see TL_SCENE_MAX_MAGNITUDE). */
+static tl_result check_magnitude(build* b, uint32_t accessor, const float* v, size_t n,
+                                 const char* what) {
+    for (size_t i = 0; i < n; ++i)
+        if (!(fabsf(v[i]) <= TL_SCENE_MAX_MAGNITUDE))
+            return tl_error_set(b->err, TL_ERROR_LIMIT,
+                                "%s: /accessors/%u: %s value %zu is %g; tailor accepts magnitudes "
+                                "up to %g",
+                                b->label, accessor, what, i, (double)v[i],
+                                (double)TL_SCENE_MAX_MAGNITUDE);
+    return TL_OK;
+}
+
 /* Reads a whole accessor as floats into scene storage; checks its element count and width. */
 static tl_result read_floats(build* b, uint32_t accessor, size_t min_count, uint32_t components,
                              const char* what, float** out) {
@@ -69,6 +82,7 @@ static tl_result read_floats(build* b, uint32_t accessor, size_t min_count, uint
     float* data = ALLOC(b, float, n);
     if (!data) return oom(b);
     TRY(tl_gltf_accessor_read_float(b->doc, accessor, data, n, b->err));
+    TRY(check_magnitude(b, accessor, data, n, what));
     *out = data;
     return TL_OK;
 }
@@ -114,7 +128,42 @@ static tl_result build_nodes(build* b) {
             memcpy(world + 16 * i, nd->matrix, sizeof nd->matrix);
         else
             tl_mat4_mul(world + 16 * i, world + 16 * (size_t)nd->parent, nd->matrix);
+        for (int e = 0; e < 16; ++e)
+            if (!(fabsf(world[16 * (size_t)i + e]) <= TL_SCENE_MAX_MAGNITUDE)) {
+                tl_error_set(b->err, TL_ERROR_LIMIT,
+                             "%s: /nodes/%u: its world transform reaches %g (the transforms "
+                             "above it multiply past %g)",
+                             b->label, i, (double)world[16 * (size_t)i + e],
+                             (double)TL_SCENE_MAX_MAGNITUDE);
+                return TL_ERROR_LIMIT;
+            }
     }
+    /* Live: joints and animated nodes, then (parents first) everything below one; no other
+     * node's world can change in a pose. */
+    uint8_t* live = calloc(n ? n : 1, 1);
+    uint32_t* live_order = ALLOC(b, uint32_t, n);
+    if (!live || !live_order) {
+        free(live);
+        return oom(b);
+    }
+    for (uint32_t si = 0; si < b->doc->skin_count; ++si)
+        for (uint32_t k = 0; k < b->doc->skins[si].joint_count; ++k)
+            live[b->doc->skins[si].joints[k]] = 1;
+    for (uint32_t a = 0; a < b->doc->animation_count; ++a)
+        for (uint32_t c = 0; c < b->doc->animations[a].channel_count; ++c) {
+            const tl_gltf_channel* ch = &b->doc->animations[a].channels[c];
+            if (ch->node != TL_NONE && ch->path <= TL_GLTF_PATH_SCALE) live[ch->node] = 1;
+        }
+    for (uint32_t k = 0; k < n; ++k) {
+        int32_t parent = b->doc->nodes[order[k]].parent;
+        if (parent != TL_NONE && live[parent]) live[order[k]] = 1;
+    }
+    uint32_t live_count = 0;
+    for (uint32_t k = 0; k < n; ++k)
+        if (live[order[k]]) live_order[live_count++] = order[k];
+    free(live);
+    s->live_order = live_order;
+    s->live_count = live_count;
     s->node_count = n;
     s->node_order = order;
     s->stored = stored;
@@ -218,6 +267,8 @@ static tl_result build_skin_geometry(build* b, uint32_t si, tl_scene_skin* skin,
         uint32_t n = prims[p].vertex_count, base = prims[p].first_vertex;
         TRY(tl_gltf_accessor_read_float(doc, (uint32_t)prim->position, bind + 3 * (size_t)base,
                                         3 * (size_t)n, b->err));
+        TRY(check_magnitude(b, (uint32_t)prim->position, bind + 3 * (size_t)base, 3 * (size_t)n,
+                            "POSITION"));
         /* scratch for one JOINTS_n/WEIGHTS_n set and the indices */
         size_t idx_n = prim->indices == TL_NONE ? n : doc->accessors[prim->indices].count;
         size_t scratch_n = 4 * (size_t)n > idx_n ? 4 * (size_t)n : idx_n;
@@ -298,6 +349,13 @@ static tl_result build_skin_geometry(build* b, uint32_t si, tl_scene_skin* skin,
         for (uint32_t k = 0; k < per; ++k)
             if (w[k] > 0) joints[inf_joints[v * per + k]].deforming = true;
         tl_mat4_transform_point(rest + 3 * v, skin->rest_world, bind + 3 * v);
+        for (int c = 0; c < 3; ++c)
+            if (!(fabsf(rest[3 * v + c]) <= TL_SCENE_MAX_MAGNITUDE))
+                return tl_error_set(b->err, TL_ERROR_LIMIT,
+                                    "%s: /skins/%u: vertex %zu lands at %g in the world (bind "
+                                    "matrix times node transforms past %g)",
+                                    b->label, si, v, (double)rest[3 * v + c],
+                                    (double)TL_SCENE_MAX_MAGNITUDE);
     }
     skin->primitives = prims;
     skin->primitive_count = prim_count;
@@ -357,11 +415,38 @@ static tl_result build_skin(build* b, uint32_t si, int32_t* joint_of_node, tl_sc
             j->inverse_bind[i] = ibm ? ibm[16 * (size_t)k + i] : (float)(i % 5 == 0);
     }
     /* M comes from the top joint with the most joints below it. */
-    for (uint32_t k = 0; k < n; ++k) {
-        uint32_t t = k;
-        while (joints[t].parent != TL_NONE)
-            t = (uint32_t)joints[t].parent;
-        below[t]++;
+    /* Each joint's top joint, parents first (node order), so a deep skin stays linear. */
+    uint32_t* top_of = malloc(sizeof(uint32_t) * (n ? n : 1));
+    if (!top_of) {
+        r = oom(b);
+        goto done;
+    }
+    for (uint32_t o = 0; o < doc->node_count; ++o) {
+        int32_t k = joint_of_node[b->scene->node_order[o]];
+        if (k == TL_NONE) continue;
+        top_of[k] = joints[k].parent == TL_NONE ? (uint32_t)k : top_of[joints[k].parent];
+        below[top_of[k]]++;
+    }
+    free(top_of);
+    /* The nodes this skin hangs from: joints, then ancestors until one is already marked. */
+    {
+        uint8_t* mark = calloc(doc->node_count ? doc->node_count : 1, 1);
+        uint32_t* order = ALLOC(b, uint32_t, doc->node_count);
+        if (!mark || !order) {
+            free(mark);
+            r = oom(b);
+            goto done;
+        }
+        for (uint32_t k = 0; k < n; ++k)
+            for (int32_t i = (int32_t)gs->joints[k]; i != TL_NONE && !mark[i];
+                 i = doc->nodes[i].parent)
+                mark[i] = 1;
+        uint32_t count = 0;
+        for (uint32_t o = 0; o < doc->node_count; ++o)
+            if (mark[b->scene->node_order[o]]) order[count++] = b->scene->node_order[o];
+        free(mark);
+        skin->live_order = order;
+        skin->live_count = count;
     }
     skin->top_count = 0;
     skin->top = 0;
@@ -421,6 +506,16 @@ static tl_result build_skin(build* b, uint32_t si, int32_t* joint_of_node, tl_sc
     }
     r = build_skin_geometry(b, si, skin, joints);
     if (r == TL_OK) tl_scene_skin_classify(skin, joints);
+    /* A float holds 24 bits: a character farther from the origin than 1e6 times its height
+     * has no shape left in its coordinates (every measure and the solver would see noise). */
+    float far = 0;
+    for (size_t v = 0; r == TL_OK && v < 3 * (size_t)skin->vertex_count; ++v)
+        far = fmaxf(far, fabsf(skin->rest_positions[v]));
+    if (r == TL_OK && skin->height > 0 && far > 1e6f * skin->height)
+        r = tl_error_set(b->err, TL_ERROR_LIMIT,
+                         "%s: /skins/%u: the skin is %g tall but %g from the origin; float "
+                         "coordinates keep its shape up to 1e6 times its height",
+                         b->label, si, (double)skin->height, (double)far);
 done:
     free(rest_world), free(node_world), free(below);
     return r;
@@ -458,6 +553,17 @@ static tl_result build_clip(build* b, uint32_t ai, tl_scene_clip* clip) {
                                 "%s: /animations/%u/samplers/%u: %zu output values for %zu keys",
                                 b->label, ai, gc->sampler, b->doc->accessors[smp->output].count,
                                 keys);
+        if (times[0] < 0)
+            return tl_error_set(b->err, TL_ERROR_INVALID,
+                                "%s: /accessors/%u/min: the first key is at %g s (glTF key times "
+                                "start at 0 or later)",
+                                b->label, smp->input, (double)times[0]);
+        if (times[keys - 1] > TL_SCENE_MAX_CLIP_SECONDS)
+            return tl_error_set(b->err, TL_ERROR_LIMIT,
+                                "%s: /accessors/%u/max: the last key is at %g s; tailor plays "
+                                "clips up to %g s",
+                                b->label, smp->input, (double)times[keys - 1],
+                                (double)TL_SCENE_MAX_CLIP_SECONDS);
         for (size_t k = 1; k < keys; ++k)
             if (times[k] < times[k - 1])
                 return tl_error_set(

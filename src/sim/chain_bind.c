@@ -73,12 +73,21 @@ tl_result chain_build_links(tl_chain* chain, const tl_chain_def* def, tl_error* 
                                v3_length(v3_load(def->rest_translations + 3 * i)));
         }
         float len = v3_length(tip);
-        if (!(len > 1e-9f))
+        if (!(len > 0) || !isfinite(len))
             return tl_error_set(err, TL_ERROR_INVALID, "chain: bone %d: link has zero length", i);
         L[i].length = len;
         L[i].own_dir = v3_scale(tip, 1.0f / len);
         L[i].bind_dir = qt_rotate(L[i].neutral, L[i].own_dir);
     }
+    /* Zero length relative to the chain, so a 1 mm character's links are as long as any. */
+    float longest = 0;
+    for (int i = 0; i < n; ++i)
+        longest = fmaxf(longest, L[i].length);
+    for (int i = 0; i < n; ++i)
+        if (!(L[i].length > 1e-6f * longest))
+            return tl_error_set(err, TL_ERROR_INVALID,
+                                "chain: bone %d: link has zero length (%g, the longest is %g)", i,
+                                (double)L[i].length, (double)longest);
     if (def->joint_radii) memcpy(chain->radii, def->joint_radii, (size_t)n * sizeof(float));
     chain_build_rest(chain, &def->settings);
     return TL_OK;

@@ -185,7 +185,13 @@ void chain_place_at_rest(tl_chain* c, const tl_chain_pose* pose, qt hips) {
 }
 
 void tl_chain_reset(tl_chain* chain, const tl_chain_pose* attachment) {
-    assert(chain && attachment && pose_valid(attachment));
+    assert(chain && attachment);
+    /* A pose from a file may be degenerate (a joint keyed to scale 0, a singular matrix):
+     * counted, and the chain placed under the last good pose instead. */
+    if (!pose_valid(attachment)) {
+        chain->stats.nonfinite_inputs++;
+        attachment = &chain->last_target;
+    }
     tl_chain_pose pose = pose_normalized(attachment);
     chain_place_at_rest(chain, &pose, hips_world(chain, &pose));
 }

@@ -58,7 +58,9 @@ LANE_TARGET KERNEL void NAME(lanes_rsqrt)(float* restrict out, const float* rest
     for (int l = 0; l < LANE_COUNT; l += 4)
         _mm_storeu_ps(out + l, _mm_div_ps(_mm_set1_ps(1.0f), _mm_sqrt_ps(_mm_loadu_ps(x + l))));
 #else
-    EACH out[l] = 1.0f / sqrtf(x[l]);
+    /* x = 0 (a link collapsed by huge coordinates) gives inf as the vector paths do, but
+     * without a division by zero */
+    EACH out[l] = x[l] != 0 ? 1.0f / sqrtf(x[l]) : copysignf(INFINITY, x[l]);
 #endif
 }
 
