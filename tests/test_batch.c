@@ -290,6 +290,7 @@ static void cases_serial_threads_and_shards_agree(void) {
     ENSURE_MSG(json_equal(rs, union_), "the two shards' records are not the serial run's");
 
     /* each record carries what `tailor rig --report` says of the file */
+    int new_tears_compared = 0;
     for (size_t i = 0; i < n; ++i) {
         json_t* rec = json_array_get(rs, i);
         ENSURE(!strcmp(json_string_value(json_object_get(rec, "input")), names[i]));
@@ -323,9 +324,20 @@ static void cases_serial_threads_and_shards_agree(void) {
             ENSURE_NEAR(json_number_value(json_object_get(p, "bone_distance_after")),
                         json_number_value(json_object_get(q, "bone_distance_after")),
                         1e-6 * json_number_value(json_object_get(q, "bone_distance_after")));
+            /* a chain's new tears over the first clip, as the report gives them */
+            json_t* by_clip = json_object_get(q, "new_torn_pct");
+            void* first = by_clip ? json_object_iter(by_clip) : NULL;
+            if (first) {
+                ENSURE_MSG(json_is_number(json_object_get(p, "new_torn_pct")),
+                           "%s part %zu: no new_torn_pct", names[i], k);
+                ENSURE_NEAR(json_number_value(json_object_get(p, "new_torn_pct")),
+                            json_number_value(json_object_iter_value(first)), 1e-6);
+                ++new_tears_compared;
+            }
         }
         json_decref(rep);
     }
+    ENSURE(new_tears_compared > 0);
     json_decref(rs);
     json_decref(rt);
     json_decref(r0);

@@ -82,6 +82,9 @@ typedef struct tl_batch_part {
     bool stretch_measured;     /* def.stretch and the file has a clip */
     float stretch_p99;         /* edge-stretch p99 over the first clip as the file was */
     float stretch_p99_after;   /* … with the chain simulated (tl_measure_run) */
+    float new_torn_pct;        /* a chain's new tears over the first clip, % of the edge samples
+                                  of the skin it re-weighted (measure.md "New tears", as
+                                  `tailor rig --report`); < 0 when not measured */
 } tl_batch_part;
 
 /* What became of one input: the journal line (tl_batch_record_json). */

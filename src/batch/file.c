@@ -164,6 +164,7 @@ static tl_result record_stretch(tl_batch_record* rec, const tl_scene* scene, con
             tl_batch_part* q = &rec->parts[part];
             q->stretch_measured = true;
             q->stretch_p99 = clip->stats[run->first][k].p99;
+            q->new_torn_pct = clip->new_tears[k].count ? clip->new_tears[k].new_torn_pct : -1;
             q->stretch_p99_after = chain && run->regions[k].changed
                                        ? clip->stats[TL_MEASURE_CHAIN][k].p99
                                        : q->stretch_p99;

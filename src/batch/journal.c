@@ -27,6 +27,9 @@ static json_t* part_json(const tl_batch_part* p) {
                         p->stretch_measured ? json_real(p->stretch_p99) : json_null());
     json_object_set_new(o, "stretch_p99_after",
                         p->stretch_measured ? json_real(p->stretch_p99_after) : json_null());
+    json_object_set_new(o, "new_torn_pct",
+                        p->stretch_measured && p->new_torn_pct >= 0 ? json_real(p->new_torn_pct)
+                                                                    : json_null());
     return o;
 }
 
