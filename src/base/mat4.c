@@ -176,3 +176,16 @@ void tl_mat4d_from_trs(double out[16], dv3 t, dquat r, dv3 s) {
     }
     out[12] = t.x, out[13] = t.y, out[14] = t.z, out[15] = 1;
 }
+
+void tl_mat4_local_direction(const float m[16], const float v[3], float out[3]) {
+    float len = 0;
+    for (int c = 0; c < 3; ++c) {
+        float col =
+            sqrtf(m[4 * c] * m[4 * c] + m[4 * c + 1] * m[4 * c + 1] + m[4 * c + 2] * m[4 * c + 2]);
+        out[c] = col > 0 ? (m[4 * c] * v[0] + m[4 * c + 1] * v[1] + m[4 * c + 2] * v[2]) / col : 0;
+        len += out[c] * out[c];
+    }
+    len = sqrtf(len);
+    for (int c = 0; c < 3; ++c)
+        out[c] = len > 0 ? out[c] / len : 0;
+}

@@ -17,6 +17,10 @@ void tl_mat4_transform_point(float out[3], const float m[16], const float p[3]);
 void tl_mat4_rotation_about(float out[16], const float pivot[3], float radians,
                             const float axis[3]);
 
+/* The rotation part of a column-major matrix applied transposed (the inverse for an orthogonal
+ * rotation, up to scale), normalised: a world direction in the matrix's own frame. */
+void tl_mat4_local_direction(const float m[16], const float v[3], float out[3]);
+
 float tl_vec3_distance(const float a[3], const float b[3]);
 float tl_quat_dot(const float a[4], const float b[4]);
 void tl_quat_conjugate(float out[4], const float q[4]);

@@ -3,6 +3,8 @@
 #include <tailor/play.h>
 #include <tailor/gltf_json.h>
 
+#include "base/mat4.h"
+
 #include <assert.h>
 #include <math.h>
 #include <stdlib.h>
@@ -61,21 +63,6 @@ tl_result tl_play_chains_find(const tl_scene* scene, tl_play_chain* out, uint32_
     return TL_OK;
 }
 
-/* Rotation part of a column-major matrix applied transposed (inverse for orthogonal R, up
- * to scale), normalised: a rest-world direction in the joint's frame. */
-static void to_local_direction(const float m[16], const float v[3], float out[3]) {
-    float len = 0;
-    for (int c = 0; c < 3; ++c) {
-        float col =
-            sqrtf(m[4 * c] * m[4 * c] + m[4 * c + 1] * m[4 * c + 1] + m[4 * c + 2] * m[4 * c + 2]);
-        out[c] = col > 0 ? (m[4 * c] * v[0] + m[4 * c + 1] * v[1] + m[4 * c + 2] * v[2]) / col : 0;
-        len += out[c] * out[c];
-    }
-    len = sqrtf(len);
-    for (int c = 0; c < 3; ++c)
-        out[c] = len > 0 ? out[c] / len : 0;
-}
-
 /* The body's floor (spring-chain.md §8): the lowest rest vertex along up among the skin
  * that no chain bone dominates, so a tail drooping below the soles does not lower it. */
 static float body_floor(const tl_scene* scene, const tl_play_chain* chains, uint32_t count,
@@ -128,9 +115,9 @@ static tl_result build_chain(const tl_scene* scene, const tl_play_chain* desc, f
     }
     def.joint_radii = radii;
     const float* attach = sk->joints[desc->attach_joint].rest_world;
-    to_local_direction(attach, sk->lateral, def.hips_lateral);
-    to_local_direction(attach, sk->up, def.hips_up);
-    to_local_direction(attach, sk->forward, def.hips_forward);
+    tl_mat4_local_direction(attach, sk->lateral, def.hips_lateral);
+    tl_mat4_local_direction(attach, sk->up, def.hips_up);
+    tl_mat4_local_direction(attach, sk->forward, def.hips_forward);
     memcpy(def.up, sk->up, sizeof def.up);
     def.scale = sk->height > 0 ? sk->height / 1.8f : 1.0f;
     def.floor_height = floor;

@@ -27,7 +27,7 @@ static uint32_t part_index(const tl_rig_part* part, uint32_t u) {
 }
 
 /* The collar ring's radius: the mean distance of its vertices from their centroid. */
-static float collar_radius(const rig_ctx* ctx, const rig_wpart* p) {
+float rig_collar_radius(const rig_ctx* ctx, const rig_wpart* p) {
     double s = 0;
     for (uint32_t i = 0; i < p->collar.count; ++i) {
         const float* x = ctx->wpos + 3 * (size_t)p->collar.items[i];
@@ -141,7 +141,7 @@ static bool band_write(const rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part
 bool rig_part_band(rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part, uint8_t* banded) {
     if (!part->new_joints || !(ctx->def->root_band > 0) || p->own_collar || !p->collar.count)
         return true;
-    float r = ctx->def->root_band * collar_radius(ctx, p);
+    float r = ctx->def->root_band * rig_collar_radius(ctx, p);
     if (!(r > 0)) return true;
     part->band_radius = r;
     const tl_scene_skin* skin = ctx->skin;

@@ -128,6 +128,8 @@ bool rig_part_band(rig_ctx* ctx, const rig_wpart* wpart, tl_rig_part* part, uint
 /* junction.c: the junction fit of a re-weighted part (def->junction_fit), after its band:
  * rewrites the part's planned weights near its root and replaces its band by the vertices
  * outside the part whose weights the fit changed (marked in `banded`). */
+/* The collar ring's radius: the mean distance of its vertices from their centroid (band.c). */
+float rig_collar_radius(const rig_ctx* ctx, const rig_wpart* p);
 bool rig_part_junction(rig_ctx* ctx, const rig_wpart* wpart, tl_rig_part* part, uint8_t* banded);
 
 #endif

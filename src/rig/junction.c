@@ -20,16 +20,6 @@
 static const float TORN_ABOVE = 1.5f; /* measure.md: torn above 1.5 or below 0.67 */
 static const float TORN_BELOW = 0.67f;
 
-static float collar_radius(const rig_ctx* ctx, const rig_wpart* p) {
-    double s = 0;
-    for (uint32_t i = 0; i < p->collar.count; ++i) {
-        const float* x = ctx->wpos + 3 * (size_t)p->collar.items[i];
-        float d[3] = {x[0] - p->collar_c[0], x[1] - p->collar_c[1], x[2] - p->collar_c[2]};
-        s += sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-    }
-    return p->collar.count ? (float)(s / p->collar.count) : 0.0f;
-}
-
 /* How vertex i's edges fare over the poses with its positions `pi`, in the measure's order
  * of concern: new tears (torn, and not torn with the file's weights), then tears, then the
  * squared change of length. */
@@ -37,6 +27,16 @@ typedef struct edge_score {
     uint32_t new_torn, torn;
     double squared;
 } edge_score;
+
+static bool is_torn(float r) {
+    return r > TORN_ABOVE || r < TORN_BELOW;
+}
+
+/* The stretch of the edge a-b in pose t (P positions each, 3 floats apiece). */
+static float pose_ratio(const float* a, const float* b, uint32_t t, float L) {
+    float d[3] = {a[3 * t] - b[3 * t], a[3 * t + 1] - b[3 * t + 1], a[3 * t + 2] - b[3 * t + 2]};
+    return sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) / L;
+}
 
 static edge_score vertex_score(const fit* f, uint32_t i, const float* pi) {
     const rig_ctx* ctx = f->ctx;
@@ -50,14 +50,8 @@ static edge_score vertex_score(const fit* f, uint32_t i, const float* pi) {
         const float* qi = f->pos_in + (size_t)i * f->P * 3;
         const float* qj = f->pos_in + (size_t)j * f->P * 3;
         for (uint32_t t = 0; t < f->P; ++t) {
-            float d[3] = {pi[3 * t] - pj[3 * t], pi[3 * t + 1] - pj[3 * t + 1],
-                          pi[3 * t + 2] - pj[3 * t + 2]};
-            float e[3] = {qi[3 * t] - qj[3 * t], qi[3 * t + 1] - qj[3 * t + 1],
-                          qi[3 * t + 2] - qj[3 * t + 2]};
-            float r = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) / L;
-            float r_in = sqrtf(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]) / L;
-            bool torn = r > TORN_ABOVE || r < TORN_BELOW;
-            bool torn_in = r_in > TORN_ABOVE || r_in < TORN_BELOW;
+            float r = pose_ratio(pi, pj, t, L);
+            bool torn = is_torn(r), torn_in = is_torn(pose_ratio(qi, qj, t, L));
             s.new_torn += torn && !torn_in;
             s.torn += torn;
             s.squared += (double)(r - 1) * (r - 1);
@@ -74,16 +68,8 @@ static bool edge_tears_anew(const fit* f, uint32_t i, uint32_t j, float L) {
     const float* pj = f->pos + (size_t)j * f->P * 3;
     const float* qi = f->pos_in + (size_t)i * f->P * 3;
     const float* qj = f->pos_in + (size_t)j * f->P * 3;
-    for (uint32_t t = 0; t < f->P; ++t) {
-        float d[3] = {pi[3 * t] - pj[3 * t], pi[3 * t + 1] - pj[3 * t + 1],
-                      pi[3 * t + 2] - pj[3 * t + 2]};
-        float e[3] = {qi[3 * t] - qj[3 * t], qi[3 * t + 1] - qj[3 * t + 1],
-                      qi[3 * t + 2] - qj[3 * t + 2]};
-        float r = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) / L;
-        float r_in = sqrtf(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]) / L;
-        if ((r > TORN_ABOVE || r < TORN_BELOW) && !(r_in > TORN_ABOVE || r_in < TORN_BELOW))
-            return true;
-    }
+    for (uint32_t t = 0; t < f->P; ++t)
+        if (is_torn(pose_ratio(pi, pj, t, L)) && !is_torn(pose_ratio(qi, qj, t, L))) return true;
     return false;
 }
 
@@ -331,7 +317,7 @@ static bool free_set(fit* f, const uint8_t* banded) {
     const rig_ctx* ctx = f->ctx;
     uint32_t W = ctx->W;
     free_scan s = {0};
-    s.r1 = collar_radius(ctx, f->p);
+    s.r1 = rig_collar_radius(ctx, f->p);
     if (!(s.r1 > 0)) s.r1 = 0.05f * ctx->H; /* a shell with a point collar: a twentieth of H */
     s.own = calloc(W + 1, 1);
     s.open = calloc(W + 1, 1);

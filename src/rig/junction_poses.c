@@ -22,20 +22,9 @@ typedef struct chain_sim {
     double last;
 } chain_sim;
 
-static const double SIM_STEP = 1.0 / 120.0; /* tl_default_player_def().frame_step */
-
-static void local_direction(const float m[16], const float v[3], float out[3]) {
-    float len = 0;
-    for (int c = 0; c < 3; ++c) {
-        float col =
-            sqrtf(m[4 * c] * m[4 * c] + m[4 * c + 1] * m[4 * c + 1] + m[4 * c + 2] * m[4 * c + 2]);
-        out[c] = col > 0 ? (m[4 * c] * v[0] + m[4 * c + 1] * v[1] + m[4 * c + 2] * v[2]) / col : 0;
-        len += out[c] * out[c];
-    }
-    len = sqrtf(len);
-    for (int c = 0; c < 3; ++c)
-        out[c] = len > 0 ? out[c] / len : 0;
-}
+/* 1/120 s in double; the player's grid is the float 1/120 widened, which differs in the
+ * last bits (kept: the fit's figures were measured with this grid). */
+static const double SIM_STEP = 1.0 / 120.0;
 
 static bool chain_sim_create(const fit* f, chain_sim* cs) {
     const rig_ctx* ctx = f->ctx;
@@ -82,9 +71,9 @@ static bool chain_sim_create(const fit* f, chain_sim* cs) {
     def.tip_translation = tip;
     def.joint_radii = radii;
     const float* attach = skin->joints[A].rest_world;
-    local_direction(attach, skin->lateral, def.hips_lateral);
-    local_direction(attach, skin->up, def.hips_up);
-    local_direction(attach, skin->forward, def.hips_forward);
+    tl_mat4_local_direction(attach, skin->lateral, def.hips_lateral);
+    tl_mat4_local_direction(attach, skin->up, def.hips_up);
+    tl_mat4_local_direction(attach, skin->forward, def.hips_forward);
     memcpy(def.up, skin->up, sizeof def.up);
     def.scale = skin->height > 0 ? skin->height / 1.8f : 1.0f;
     /* the floor: the lowest skin outside the part (the player's: outside the chain's skin) */
