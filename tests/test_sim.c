@@ -1520,6 +1520,145 @@ static void test_thigh_collider(void) {
     ENSURE(length_error <= 1e-4 && swing > 0.02);
 }
 
+/* How far out of an ellipsoid a point is in its unit-sphere space: |q| (< 1 inside), exactly
+ * in doubles. */
+static double ellipsoid_rho(const tl_collider* c, v3 p) {
+    double q2 = 0;
+    for (int k = 0; k < 3; ++k) {
+        double r2 = 0, t = 0;
+        for (int i = 0; i < 3; ++i) {
+            double d = (double)(i == 0 ? p.x : i == 1 ? p.y : p.z) - c->a[i];
+            r2 += (double)c->axes[k][i] * c->axes[k][i], t += d * c->axes[k][i];
+        }
+        q2 += (t / r2) * (t / r2);
+    }
+    return sqrt(q2);
+}
+
+/* The walk of thigh_collider past a tilted flat ellipsoid (semi-axes 0.25, 0.09 and 0.05 m,
+ * turned 30 degrees about two axes) put across the tail's path: without it particles end
+ * frames deep inside, with it no particle ends a step inside (|q| >= 1 - 1e-5 in the exact
+ * unit-sphere space), the links keep their lengths, the tail still swings, and the velocity
+ * of a particle on the surface points out of it or along it. */
+static void test_ellipsoid_collider(void) {
+    rig r;
+    rig_straight(&r, 8, v3_make(0, -1, 0), 0.8f);
+    tl_chain_def def = def_for(&r);
+    const double dt = 1 / 60.0;
+    tl_chain* probe = create(&def);
+    ENSURE(probe);
+    v3 seen = {0, 0, 0};
+    for (int k = 1; k <= 200; ++k) {
+        tl_chain_input in = frame_input(clip_walk, (k - 1) * dt, k * dt);
+        tl_chain_step(probe, &in, (float)dt);
+        if (k == 200)
+            seen = qt_unrotate(
+                qt_load(in.target.rotation),
+                v3_sub(tip_at(tl_chain_particle_positions(probe), 4), v3_load(in.target.position)));
+    }
+    tl_chain_destroy(probe);
+    qt turn = qt_mul(qt_axis_angle(v3_make(0, 0, 1), 0.52f), qt_axis_angle(v3_make(1, 0, 0), 0.52f));
+    v3 axis_local[3] = {qt_rotate(turn, v3_make(0, 0.25f, 0)), qt_rotate(turn, v3_make(0.09f, 0, 0)),
+                        qt_rotate(turn, v3_make(0, 0, 0.05f))};
+    v3 centre_local = v3_add(seen, v3_make(0.03f, 0, 0));
+    int inside_frames[2] = {0, 0}, outward = 0, touching = 0;
+    double lowest[2] = {1e9, 1e9}, length_error = 0, swing = 0;
+    for (int with = 0; with < 2; ++with) {
+        tl_chain* chain = create(&def);
+        ENSURE(chain);
+        v3 first_tip = {0, 0, 0};
+        for (int k = 1; k <= 360; ++k) {
+            tl_chain_input in = frame_input(clip_walk, (k - 1) * dt, k * dt);
+            qt R = qt_load(in.target.rotation);
+            v3 o = v3_load(in.target.position);
+            tl_collider body = {TL_COLLIDER_ELLIPSOID, {0, 0, 0}, {0, 0, 0}, 0, {{0}}};
+            v3_store(body.a, v3_add(o, qt_rotate(R, centre_local)));
+            for (int e = 0; e < 3; ++e)
+                v3_store(body.axes[e], qt_rotate(R, axis_local[e]));
+            if (with) in.colliders = &body, in.collider_count = 1;
+            tl_chain_step(chain, &in, (float)dt);
+            const float* p = tl_chain_particle_positions(chain);
+            const float* v = tl_chain_particle_velocities(chain);
+            bool inside = false;
+            for (int i = 0; i < r.n; ++i) {
+                double rho = ellipsoid_rho(&body, tip_at(p, i));
+                lowest[with] = fmin(lowest[with], rho);
+                inside |= rho < 1 - 1e-5;
+                if (with && rho < 1 + 1e-4) { /* on the surface: not moving into it */
+                    v3 d = v3_sub(tip_at(p, i), v3_load(body.a)), n = {0, 0, 0};
+                    for (int e = 0; e < 3; ++e) {
+                        v3 ax = v3_load(body.axes[e]);
+                        float r2 = v3_dot(ax, ax);
+                        n = v3_madd(n, ax, v3_dot(d, ax) / (r2 * r2));
+                    }
+                    ++touching;
+                    outward += v3_dot(tip_at(v, i), n) >= -1e-4f * v3_length(n);
+                }
+            }
+            inside_frames[with] += inside;
+            v3 head = v3_add(o, qt_rotate(R, r.joints[0]));
+            for (int i = 0; i < r.n; ++i) {
+                double l = v3_length(v3_sub(tip_at(p, i), i ? tip_at(p, i - 1) : head));
+                if (with) length_error = fmax(length_error, fabs(l - r.length[i]) / r.length[i]);
+            }
+            v3 tip = qt_unrotate(R, v3_sub(tip_at(p, r.n - 1), o));
+            if (k == 100) first_tip = tip;
+            if (with && k > 100) swing = fmax(swing, v3_length(v3_sub(tip, first_tip)));
+        }
+        tl_chain_destroy(chain);
+    }
+    fprintf(stderr,
+            "  walk past a flat ellipsoid: without it %d frames with a particle inside (lowest "
+            "|q| %.3f), with it %d (lowest |q| %.7f); on its surface %d times, %d not moving "
+            "into it; length error %.2g, tip moves %.3f m\n",
+            inside_frames[0], lowest[0], inside_frames[1], lowest[1], touching, outward,
+            length_error, swing);
+    ENSURE(inside_frames[0] > 10 && lowest[0] < 0.8);
+    ENSURE(inside_frames[1] == 0 && lowest[1] >= 1 - 1e-5);
+    ENSURE(touching > 10 && outward == touching);
+    ENSURE(length_error <= 1e-4 && swing > 0.02);
+}
+
+/* A particle put at the very centre of an ellipsoid, and one just inside its surface: one
+ * step puts each outside it (|q| >= 1 - 1e-6), on its rope. */
+static void test_ellipsoid_exact(void) {
+    rig r;
+    rig_straight(&r, 1, v3_make(0, -1, 0), 0.5f);
+    tl_chain_def def = def_for(&r);
+    def.floor_enabled = false;
+    def.hips_plane_enabled = false;
+    double worst = 1e9, length_error = 0;
+    for (int c = 0; c < 2; ++c) {
+        tl_chain* chain = create(&def);
+        ENSURE(chain);
+        tl_chain_input in = tl_default_chain_input();
+        tl_chain_step(chain, &in, 1 / 60.0f); /* at rest: the particle hangs at its rest arc */
+        v3 tip = tip_at(tl_chain_particle_positions(chain), 0);
+        v3 head = r.joints[0];
+        /* an ellipsoid (0.3, 0.12, 0.07) turned about x, centred on the tip, or with its
+         * surface 1 mm beyond the tip along the first axis */
+        qt turn = qt_axis_angle(v3_make(1, 0, 0), 0.4f);
+        tl_collider e = {TL_COLLIDER_ELLIPSOID, {0, 0, 0}, {0, 0, 0}, 0, {{0}}};
+        v3 ax[3] = {qt_rotate(turn, v3_make(0.3f, 0, 0)), qt_rotate(turn, v3_make(0, 0.12f, 0)),
+                    qt_rotate(turn, v3_make(0, 0, 0.07f))};
+        for (int k = 0; k < 3; ++k)
+            v3_store(e.axes[k], ax[k]);
+        v3 centre = c == 0 ? tip : v3_madd(tip, v3_normalize_or(ax[0], ax[0]), -0.299f);
+        v3_store(e.a, centre);
+        ENSURE(ellipsoid_rho(&e, tip) < 1);
+        in.colliders = &e, in.collider_count = 1;
+        tl_chain_step(chain, &in, 1 / 120.0f);
+        v3 p = tip_at(tl_chain_particle_positions(chain), 0);
+        worst = fmin(worst, ellipsoid_rho(&e, p));
+        length_error = fmax(length_error, fabs(v3_length(v3_sub(p, head)) - r.length[0]));
+        tl_chain_destroy(chain);
+    }
+    fprintf(stderr, "  particles started inside: |q| after one step >= %.7f, length error %.2g\n",
+            worst, length_error);
+    ENSURE(worst >= 1 - 1e-6);
+    ENSURE(length_error <= 1e-5 * r.length[0]);
+}
+
 /* ---- golden hash: the solver's output bits on a fixed scene ---- */
 
 /* Which setting golden_scene_hash changes (to show that the hash sees one). */
@@ -1617,6 +1756,8 @@ static const tl_test_case cases[] = {
     {"external_force", test_external_force},
     {"sampler", test_sampler},
     {"thigh_collider", test_thigh_collider},
+    {"ellipsoid_collider", test_ellipsoid_collider},
+    {"ellipsoid_exact", test_ellipsoid_exact},
 };
 
 int main(int argc, char** argv) {

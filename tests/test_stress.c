@@ -259,11 +259,21 @@ static void colliders_fit_skin(const char* name, bool has_arms) {
     tl_error err;
     ENSURE_OK(tl_body_colliders_fit(c.scene, 0, body, TL_BODY_COLLIDERS_MAX, &n, &err), err);
     const tl_scene_skin* sk = &c.scene->skins[0];
-    int roles[TL_ROLE_COUNT] = {0};
+    int roles[TL_ROLE_COUNT] = {0}, ellipsoids = 0;
     double worst = 1;
     for (uint32_t k = 0; k < n; ++k) {
         roles[body[k].role]++;
-        ENSURE(body[k].local.radius > 0 && body[k].local.radius < sk->height);
+        const tl_collider* b = &body[k].local;
+        if (b->shape == TL_COLLIDER_ELLIPSOID) {
+            ++ellipsoids;
+            for (int e = 0; e < 3; ++e) {
+                double r = sqrt(b->axes[e][0] * b->axes[e][0] + b->axes[e][1] * b->axes[e][1] +
+                                b->axes[e][2] * b->axes[e][2]);
+                ENSURE(r > 0 && r < sk->height);
+            }
+        } else {
+            ENSURE(b->radius > 0 && b->radius < sk->height);
+        }
     }
     for (uint32_t k = 0; k < n; ++k) {
         if (k > 0 && body[k].joint == body[k - 1].joint) continue; /* (a split bone: once) */
@@ -291,10 +301,10 @@ static void colliders_fit_skin(const char* name, bool has_arms) {
     const tl_collider* world;
     uint32_t kept = tl_player_colliders(player, 0, &world);
     fprintf(stderr,
-            "  %s: %u colliders (thighs %d, shins %d, upper arms %d, head %d), the worst bone has "
-            "%.0f%% of its skin inside; %u kept for the tail\n",
+            "  %s: %u colliders (thighs %d, shins %d, upper arms %d, head %d; %d ellipsoids), the "
+            "worst bone has %.0f%% of its skin inside; %u kept for the tail\n",
             name, n, roles[TL_ROLE_THIGH], roles[TL_ROLE_SHIN], roles[TL_ROLE_UPPER_ARM],
-            roles[TL_ROLE_HEAD], 100 * worst, kept);
+            roles[TL_ROLE_HEAD], ellipsoids, 100 * worst, kept);
     ENSURE(roles[TL_ROLE_THIGH] >= 2 && roles[TL_ROLE_SHIN] >= 2 && roles[TL_ROLE_HEAD] >= 1);
     ENSURE(!has_arms || roles[TL_ROLE_UPPER_ARM] >= 2);
     ENSURE(worst >= 0.5 && kept >= 1 && kept <= n);

@@ -1,15 +1,23 @@
 /* tailor/colliders.h — body colliders fitted to the skin each body bone dominates, for the
- * chain solver's collider pass (sim.h tl_collider; shared later by cloth).
+ * chain solver's collider pass (sim.h tl_collider; shared by cloth and the VRM export).
  *
  * For every main body joint of the roles pelvis, spine, chest, neck, head, thigh, shin and
  * upper arm, the rest-world positions of the vertices whose largest weight is that joint give
- * a capsule: their principal axis (covariance, power iteration), the 5th to 95th percentile
- * of their positions along it, and the 75th percentile of their distances from it as the
- * radius (the skin is a surface around the bone: the segment spans the skin's extent and the
- * caps reach past it), and a bone whose skin is longer than 6 radii is split into two
- * capsules, each fitted to its half. Colliders
- * are kept in the joint's rest frame (`local`, world units of the rest-world frame) and posed
- * with the joint: world = pose world(joint) · rest_world(joint)^-1 · local.
+ * one collider on their principal axes (the eigenvectors of their covariance):
+ *   - a capsule for a round limb: the 5th to 95th percentile of the positions along the main
+ *     axis, and the 75th percentile of their distances from it as the radius (the skin is a
+ *     surface around the bone: the segment spans the skin's extent and the caps reach past
+ *     it);
+ *   - an ellipsoid where a capsule fits badly: a flat cross-section (its two half extents, 5th
+ *     to 95th percentile, differ by more than 1.25x: a pelvis, a chest) or a blob shorter than
+ *     the capsule's diameter (a head): semi-axes along the principal axes in proportion to
+ *     the half extents, scaled so that three quarters of the skin lie inside, as in the
+ *     capsule.
+ * A bone whose skin is longer than 6 capsule radii is split into two, each fitted to its half.
+ * Colliders are kept in the rest-world frame (`local`) and posed with the joint:
+ * world = pose world(joint) · rest_world(joint)^-1 · local. `tailor rig` stores them in the
+ * file (docs/schema.md, extras.tailor.colliders of the skin): the scene reads them into
+ * tl_scene_skin.colliders, and the player runs every chain with them.
  *
  * Example:
  *     tl_body_collider body[TL_BODY_COLLIDERS_MAX];
@@ -30,16 +38,19 @@
 extern "C" {
 #endif
 
-/* The most colliders one skin gets (13 bones, some split in two). */
-#define TL_BODY_COLLIDERS_MAX 26
+/* (TL_BODY_COLLIDERS_MAX and tl_body_collider are in scene.h: the scene holds the stored
+ * ones.) */
 
-typedef struct tl_body_collider {
-    uint32_t joint; /* the skin joint it rides */
-    tl_role role;   /* of that joint */
-    tl_side side;
-    tl_collider local; /* in the rest-world frame of the rest pose (see above) */
-    uint32_t vertices; /* skin vertices it was fitted to */
-} tl_body_collider;
+/* One or two colliders (an elongated set split in two, see above) fitted to points sampled
+ * on a surface (count x 3 floats), into out[0..*fitted): none with fewer than 8 points or
+ * none off a plane. TL_ERROR_MEMORY when scratch memory fails. */
+tl_result tl_colliders_fit_points(const float* points, uint32_t count, tl_collider out[2],
+                                  uint32_t* fitted, tl_error* err);
+
+/* A collider moved by an affine matrix with uniform scale (column-major): points a (and a
+ * capsule's b) and the ellipsoid's axes by the matrix, a plane's normal turned and kept
+ * unit, the radius times the scale. */
+void tl_collider_transform(const tl_collider* in, const double matrix[16], tl_collider* out);
 
 /* Fits the skin's body colliders (above). Writes at most `capacity`, the number to *count.
  * A skin without mesh or roles gets none. TL_ERROR_MEMORY when scratch memory fails. */
@@ -50,7 +61,9 @@ tl_result tl_body_colliders_fit(const tl_scene* scene, uint32_t skin, tl_body_co
 void tl_body_colliders_pose(const tl_scene* scene, uint32_t skin, const tl_body_collider* in,
                             uint32_t count, const tl_pose* pose, tl_collider* out);
 
-/* How deep a point is inside a world collider (world units; <= 0 outside). */
+/* How deep a point is inside a world collider (world units; <= 0 outside). An ellipsoid's
+ * is the distance to its surface point radially out in its unit-sphere space (never less
+ * than the true depth). */
 float tl_collider_depth(const tl_collider* collider, const float point[3]);
 
 #ifdef __cplusplus

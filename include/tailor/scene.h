@@ -130,6 +130,19 @@ typedef struct tl_scene_body {
     int32_t shoulder[2], upper_arm[2], forearm[2], hand[2];
 } tl_scene_body;
 
+/* The most body colliders one skin has (13 bones, some split in two; colliders.h). */
+#define TL_BODY_COLLIDERS_MAX 26
+
+/* A body collider riding one joint (colliders.h): fitted by tl_body_colliders_fit, or stored
+ * in the file (extras.tailor.colliders, docs/schema.md) and read into tl_scene_skin. */
+typedef struct tl_body_collider {
+    uint32_t joint; /* the skin joint it rides (index into the skin's joints) */
+    tl_role role;   /* of that joint */
+    tl_side side;
+    tl_collider local; /* in the skin's rest-world frame (the rest pose) */
+    uint32_t vertices; /* skin vertices it was fitted to (0: not stored) */
+} tl_body_collider;
+
 /* One mesh primitive bound to a skin, and where its vertices and triangles sit in the
  * skin's union arrays. */
 typedef struct tl_scene_primitive {
@@ -180,6 +193,10 @@ typedef struct tl_scene_skin {
     float height; /* H: extent of rest_positions along up (0: no mesh) */
     float floor;  /* the lowest rest_positions coordinate along up */
     tl_scene_body body;
+
+    const tl_body_collider* colliders; /* the body colliders the file stores for this skin
+                                          (extras.tailor.colliders), or NULL */
+    uint32_t collider_count;           /* 0..TL_BODY_COLLIDERS_MAX */
 } tl_scene_skin;
 
 /* One animated channel, keys read from the file at build time. */

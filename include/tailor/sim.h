@@ -146,16 +146,23 @@ tl_chain_def tl_default_chain_def(void);
  * world units, in the world frame, by the host each frame (it carries each collider with the
  * body joint it is attached to). */
 typedef enum tl_collider_shape {
-    TL_COLLIDER_SPHERE,  /* centre a, radius */
-    TL_COLLIDER_CAPSULE, /* the points within radius of the segment a-b */
-    TL_COLLIDER_PLANE    /* the half-space behind the plane through a with outward normal b */
+    TL_COLLIDER_SPHERE,   /* centre a, radius */
+    TL_COLLIDER_CAPSULE,  /* the points within radius of the segment a-b */
+    TL_COLLIDER_PLANE,    /* the half-space behind the plane through a with outward normal b */
+    TL_COLLIDER_ELLIPSOID /* centre a, semi-axes `axes`: the points a + sum q_k axes[k] with
+                             |q| < 1. A particle inside is moved onto the far side of the
+                             tangent plane at the surface point radially out from the centre in
+                             the unit-sphere space of q (the ellipsoid is convex, so it ends
+                             outside: the nearest surface point only approximately) */
 } tl_collider_shape;
 
 typedef struct tl_collider {
     tl_collider_shape shape;
-    float a[3];   /* world units */
-    float b[3];   /* capsule: the segment's other end; plane: unit normal (out of the body) */
-    float radius; /* sphere, capsule: world units */
+    float a[3];       /* world units */
+    float b[3];       /* capsule: the segment's other end; plane: unit normal (out of the body) */
+    float radius;     /* sphere, capsule: world units */
+    float axes[3][3]; /* ellipsoid: its three semi-axes, orthogonal, world units (their lengths
+                         are its radii); unused by the other shapes */
 } tl_collider;
 
 /* One frame's animated input. */

@@ -20,66 +20,166 @@ static float quantile(float* values, uint32_t count, float q) {
     return values[k < count ? k : count - 1];
 }
 
-/* Centroid and principal axis of points (count x 3 floats) by power iteration. */
-static void principal_axis(const float* points, uint32_t count, double centre[3], double axis[3]) {
+/* Centroid and principal axes of points (count x 3 floats), the largest variance first:
+ * the eigenvectors of their covariance by cyclic Jacobi rotations. */
+static void principal_frame(const float* points, uint32_t count, double centre[3],
+                            double axes[3][3]) {
     centre[0] = centre[1] = centre[2] = 0;
     for (uint32_t v = 0; v < count; ++v)
         for (int c = 0; c < 3; ++c)
             centre[c] += points[3 * v + c] / count;
-    double cov[9] = {0};
+    double a[3][3] = {{0}}, e[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
     for (uint32_t v = 0; v < count; ++v) {
         double d[3] = {points[3 * v] - centre[0], points[3 * v + 1] - centre[1],
                        points[3 * v + 2] - centre[2]};
         for (int r = 0; r < 3; ++r)
             for (int c = 0; c < 3; ++c)
-                cov[3 * r + c] += d[r] * d[c];
+                a[r][c] += d[r] * d[c];
     }
-    axis[0] = 0.577, axis[1] = 0.578, axis[2] = 0.576;
-    for (int it = 0; it < 50; ++it) {
-        double next[3] = {0, 0, 0}, n = 0;
-        for (int r = 0; r < 3; ++r)
-            for (int c = 0; c < 3; ++c)
-                next[r] += cov[3 * r + c] * axis[c];
-        n = sqrt(next[0] * next[0] + next[1] * next[1] + next[2] * next[2]);
-        if (!(n > 0)) return;
+    for (int sweep = 0; sweep < 32; ++sweep) {
+        double off = fabs(a[0][1]) + fabs(a[0][2]) + fabs(a[1][2]);
+        if (!(off > 1e-300)) break;
+        for (int p = 0; p < 2; ++p)
+            for (int q = p + 1; q < 3; ++q) {
+                if (a[p][q] == 0) continue;
+                double theta = (a[q][q] - a[p][p]) / (2 * a[p][q]);
+                double t = (theta >= 0 ? 1 : -1) / (fabs(theta) + sqrt(theta * theta + 1));
+                double c = 1 / sqrt(t * t + 1), s = t * c;
+                for (int k = 0; k < 3; ++k) { /* A <- J^T A J, E <- E J */
+                    double akp = a[k][p], akq = a[k][q];
+                    a[k][p] = c * akp - s * akq, a[k][q] = s * akp + c * akq;
+                }
+                for (int k = 0; k < 3; ++k) {
+                    double apk = a[p][k], aqk = a[q][k];
+                    a[p][k] = c * apk - s * aqk, a[q][k] = s * apk + c * aqk;
+                }
+                for (int k = 0; k < 3; ++k) {
+                    double ekp = e[k][p], ekq = e[k][q];
+                    e[k][p] = c * ekp - s * ekq, e[k][q] = s * ekp + c * ekq;
+                }
+            }
+    }
+    int order[3] = {0, 1, 2};
+    for (int i = 0; i < 3; ++i)
+        for (int j = i + 1; j < 3; ++j)
+            if (a[order[j]][order[j]] > a[order[i]][order[i]]) {
+                int t = order[i];
+                order[i] = order[j], order[j] = t;
+            }
+    for (int k = 0; k < 3; ++k)
         for (int c = 0; c < 3; ++c)
-            axis[c] = next[c] / n;
-    }
+            axes[k][c] = e[c][order[k]];
 }
 
-/* One capsule (or sphere) around points; false with fewer than 8. */
-static bool fit_capsule(const float* points, uint32_t count, float* scratch, tl_collider* out) {
+static double along(const float* point, const double centre[3], const double axis[3]) {
+    return (point[0] - centre[0]) * axis[0] + (point[1] - centre[1]) * axis[1] +
+           (point[2] - centre[2]) * axis[2];
+}
+
+/* One collider around the points: a capsule along the principal axis (the 5th to 95th
+ * percentile of the points along it, the 75th percentile of their distances from it as the
+ * radius), or an ellipsoid on the principal axes when the cross-section is flat (its half
+ * extents differ by more than 1.25x) or the skin is a blob rather than a limb (shorter than
+ * the capsule's diameter). *elongated: longer than 6 radii (an ellipsoid's radius here: its wide
+ * half extent). False with fewer than 8 points or no thickness. */
+static bool fit_one(const float* points, uint32_t count, float* scratch, tl_collider* out,
+                    bool* elongated) {
     if (count < 8) return false;
-    double centre[3], axis[3];
-    principal_axis(points, count, centre, axis);
-    for (uint32_t v = 0; v < count; ++v) {
-        double t = 0;
-        for (int c = 0; c < 3; ++c)
-            t += (points[3 * v + c] - centre[c]) * axis[c];
-        scratch[v] = (float)t;
+    double centre[3], axes[3][3], lo[3], hi[3];
+    principal_frame(points, count, centre, axes);
+    for (int k = 0; k < 3; ++k) {
+        for (uint32_t v = 0; v < count; ++v)
+            scratch[v] = (float)along(points + 3 * v, centre, axes[k]);
+        lo[k] = quantile(scratch, count, 0.05f), hi[k] = quantile(scratch, count, 0.95f);
     }
-    float lo = quantile(scratch, count, 0.05f), hi = quantile(scratch, count, 0.95f);
     for (uint32_t v = 0; v < count; ++v) {
-        double t = 0, d2 = 0;
-        for (int c = 0; c < 3; ++c)
-            t += (points[3 * v + c] - centre[c]) * axis[c];
+        double t = along(points + 3 * v, centre, axes[0]), d2 = 0;
         for (int c = 0; c < 3; ++c) {
-            double d = points[3 * v + c] - centre[c] - t * axis[c];
+            double d = points[3 * v + c] - centre[c] - t * axes[0][c];
             d2 += d * d;
         }
         scratch[v] = (float)sqrt(d2);
     }
     float radius = quantile(scratch, count, 0.75f);
-    if (!(radius > 0)) return false; /* (a flat patch of skin) */
-    float a = lo, b = hi;            /* (skin is a surface: caps past its ends, not inside them) */
+    if (!(radius > 1e-5 * (hi[0] - lo[0]))) return false; /* (a line: rounding is no thickness) */
+    double h[3];
+    for (int k = 0; k < 3; ++k)
+        h[k] = (hi[k] - lo[k]) / 2;
+    double wide = fmax(h[1], h[2]), narrow = fmin(h[1], h[2]);
     memset(out, 0, sizeof *out);
-    out->shape = a < b ? TL_COLLIDER_CAPSULE : TL_COLLIDER_SPHERE;
+    bool ellipsoid = narrow > 1e-5 * (hi[0] - lo[0]) && (wide > 1.25 * narrow || hi[0] - lo[0] < 2 * radius);
+    double thickness = ellipsoid ? wide : radius; /* across: the capsule's, the wide extent */
+    *elongated = hi[0] - lo[0] + 2 * thickness > 6 * thickness;
+    if (ellipsoid) {
+        /* the ellipsoid through the percentile extents, scaled so that three quarters of the
+         * skin lie inside it, as inside the capsule */
+        for (uint32_t v = 0; v < count; ++v) {
+            double r2 = 0;
+            for (int k = 0; k < 3; ++k) {
+                double q = (along(points + 3 * v, centre, axes[k]) - (lo[k] + hi[k]) / 2) / h[k];
+                r2 += q * q;
+            }
+            scratch[v] = (float)sqrt(r2);
+        }
+        double s = quantile(scratch, count, 0.75f);
+        if (!(s > 0)) return false;
+        out->shape = TL_COLLIDER_ELLIPSOID;
+        for (int c = 0; c < 3; ++c) {
+            double x = centre[c];
+            for (int k = 0; k < 3; ++k)
+                x += (lo[k] + hi[k]) / 2 * axes[k][c];
+            out->a[c] = out->b[c] = (float)x;
+            for (int k = 0; k < 3; ++k)
+                out->axes[k][c] = (float)(s * h[k] * axes[k][c]);
+        }
+        return true;
+    }
+    /* (skin is a surface: caps past its ends, not inside them) */
+    out->shape = lo[0] < hi[0] ? TL_COLLIDER_CAPSULE : TL_COLLIDER_SPHERE;
     for (int c = 0; c < 3; ++c) {
-        out->a[c] = (float)(centre[c] + a * axis[c]);
-        out->b[c] = (float)(centre[c] + b * axis[c]);
+        out->a[c] = (float)(centre[c] + lo[0] * axes[0][c]);
+        out->b[c] = (float)(centre[c] + hi[0] * axes[0][c]);
     }
     out->radius = radius;
     return true;
+}
+
+/* fit_one, and an elongated skin split in two at its centroid along the principal axis, each
+ * half fitted on its own. */
+static uint32_t fit_points(const float* points, uint32_t count, float* scratch, float* half,
+                           tl_collider out[2]) {
+    bool elongated, unused;
+    if (!fit_one(points, count, scratch, &out[0], &elongated)) return 0;
+    if (!elongated) return 1;
+    double centre[3], axes[3][3];
+    principal_frame(points, count, centre, axes);
+    tl_collider parts[2];
+    uint32_t fitted = 0;
+    for (int side = 0; side < 2; ++side) {
+        uint32_t m = 0;
+        for (uint32_t v = 0; v < count; ++v)
+            if ((along(points + 3 * v, centre, axes[0]) < 0) == (side == 0))
+                memcpy(half + 3 * m++, points + 3 * v, 12);
+        fitted += fit_one(half, m, scratch, &parts[fitted], &unused);
+    }
+    if (fitted < 2) return 1;
+    out[0] = parts[0], out[1] = parts[1];
+    return 2;
+}
+
+tl_result tl_colliders_fit_points(const float* points, uint32_t count, tl_collider out[2],
+                                  uint32_t* fitted, tl_error* err) {
+    assert((points || count == 0) && out && fitted);
+    *fitted = 0;
+    float* scratch = malloc(sizeof(float) * (count + 1));
+    float* half = malloc(sizeof(float) * 3 * (count + 1));
+    if (!scratch || !half) {
+        free(scratch), free(half);
+        return tl_error_set(err, TL_ERROR_MEMORY, "colliders: out of memory");
+    }
+    *fitted = fit_points(points, count, scratch, half, out);
+    free(scratch), free(half);
+    return TL_OK;
 }
 
 static uint32_t dominant_joint(const tl_scene_skin* sk, uint32_t v) {
@@ -103,10 +203,11 @@ tl_result tl_body_colliders_fit(const tl_scene* scene, uint32_t skin, tl_body_co
     *count = 0;
     if (sk->vertex_count == 0) return TL_OK;
     float* points = malloc(sizeof(float) * 3 * sk->vertex_count);
+    float* half = malloc(sizeof(float) * 3 * sk->vertex_count);
     float* scratch = malloc(sizeof(float) * sk->vertex_count);
     uint32_t* owner = malloc(sizeof(uint32_t) * sk->vertex_count);
-    if (!points || !scratch || !owner) {
-        free(points), free(scratch), free(owner);
+    if (!points || !half || !scratch || !owner) {
+        free(points), free(half), free(scratch), free(owner);
         return tl_error_set(err, TL_ERROR_MEMORY, "colliders: out of memory");
     }
     for (uint32_t v = 0; v < sk->vertex_count; ++v)
@@ -116,35 +217,10 @@ tl_result tl_body_colliders_fit(const tl_scene* scene, uint32_t skin, tl_body_co
         uint32_t n = 0;
         for (uint32_t v = 0; v < sk->vertex_count; ++v)
             if (owner[v] == j) memcpy(points + 3 * n++, sk->rest_positions + 3 * (size_t)v, 12);
-        tl_collider whole;
-        if (!fit_capsule(points, n, scratch, &whole)) continue;
-        float length = 0;
-        for (int c = 0; c < 3; ++c)
-            length += (whole.b[c] - whole.a[c]) * (whole.b[c] - whole.a[c]);
-        length = sqrtf(length) + 2 * whole.radius;
         tl_collider parts[2];
-        int part_count = 0;
-        if (length > 6 * whole.radius && *count + 2 <= capacity) {
-            /* strongly elongated: two capsules, each fitted to the skin on its side of the middle
-             */
-            double centre[3], axis[3];
-            principal_axis(points, n, centre, axis);
-            for (int half = 0; half < 2; ++half) {
-                float* kept = malloc(sizeof(float) * 3 * n);
-                uint32_t m = 0;
-                if (!kept) break;
-                for (uint32_t v = 0; v < n; ++v) {
-                    double t = 0;
-                    for (int c = 0; c < 3; ++c)
-                        t += (points[3 * v + c] - centre[c]) * axis[c];
-                    if ((t < 0) == (half == 0)) memcpy(kept + 3 * m++, points + 3 * v, 12);
-                }
-                if (fit_capsule(kept, m, scratch, &parts[part_count])) ++part_count;
-                free(kept);
-            }
-        }
-        if (part_count < 2) parts[0] = whole, part_count = 1;
-        for (int k = 0; k < part_count; ++k) {
+        uint32_t part_count = fit_points(points, n, scratch, half, parts);
+        if (*count + part_count > capacity) part_count = 0;
+        for (uint32_t k = 0; k < part_count; ++k) {
             tl_body_collider* b = &out[(*count)++];
             b->joint = j;
             b->role = sk->joints[j].role;
@@ -153,8 +229,43 @@ tl_result tl_body_colliders_fit(const tl_scene* scene, uint32_t skin, tl_body_co
             b->vertices = n;
         }
     }
-    free(points), free(scratch), free(owner);
+    free(points), free(half), free(scratch), free(owner);
     return TL_OK;
+}
+
+void tl_collider_transform(const tl_collider* in, const double m[16], tl_collider* out) {
+    tl_collider c = *in;
+    for (int k = 0; k < 3; ++k) {
+        double p = m[12 + k], q = m[12 + k];
+        for (int i = 0; i < 3; ++i)
+            p += m[4 * i + k] * in->a[i], q += m[4 * i + k] * in->b[i];
+        c.a[k] = (float)p;
+        c.b[k] = (float)q;
+        for (int e = 0; e < 3; ++e) {
+            double x = 0;
+            for (int i = 0; i < 3; ++i)
+                x += m[4 * i + k] * in->axes[e][i];
+            c.axes[e][k] = (float)x;
+        }
+    }
+    /* uniform scale of the move (a scaled character) */
+    double det = m[0] * (m[5] * m[10] - m[6] * m[9]) - m[4] * (m[1] * m[10] - m[2] * m[9]) +
+                 m[8] * (m[1] * m[6] - m[2] * m[5]);
+    double s = cbrt(fabs(det));
+    if (!(s > 0)) s = 1;
+    c.radius = (float)(in->radius * s);
+    if (in->shape == TL_COLLIDER_PLANE) { /* b is a normal: turned, kept unit */
+        double n[3] = {0, 0, 0}, len = 0;
+        for (int k = 0; k < 3; ++k) {
+            for (int i = 0; i < 3; ++i)
+                n[k] += m[4 * i + k] * in->b[i];
+            len += n[k] * n[k];
+        }
+        len = sqrt(len);
+        for (int k = 0; k < 3; ++k)
+            c.b[k] = (float)(len > 0 ? n[k] / len : in->b[k]);
+    }
+    *out = c;
 }
 
 void tl_body_colliders_pose(const tl_scene* scene, uint32_t skin, const tl_body_collider* in,
@@ -169,23 +280,40 @@ void tl_body_colliders_pose(const tl_scene* scene, uint32_t skin, const tl_body_
         tl_mat4d_invert(inverse, rest);
         tl_mat4d_from_float(now, pose->world + 16 * (size_t)j->node);
         tl_mat4d_mul(move, now, inverse);
+        /* (rounded to float first, as the move always was) */
         float m[16];
         tl_mat4d_to_float(m, move);
-        out[k] = in[k].local;
-        tl_mat4_transform_point(out[k].a, m, in[k].local.a);
-        tl_mat4_transform_point(out[k].b, m, in[k].local.b);
-        /* uniform scale of the move (a scaled character) */
-        float s =
-            cbrtf(fabsf(m[0] * (m[5] * m[10] - m[6] * m[9]) - m[4] * (m[1] * m[10] - m[2] * m[9]) +
-                        m[8] * (m[1] * m[6] - m[2] * m[5])));
-        out[k].radius = in[k].local.radius * (s > 0 ? s : 1);
+        tl_mat4d_from_float(move, m);
+        tl_collider_transform(&in[k].local, move, &out[k]);
     }
+}
+
+/* An ellipsoid's point in its unit-sphere space: the depth of p below the surface point
+ * radially out from the centre there (an upper bound on the depth; <= 0 outside). */
+static float ellipsoid_depth(const tl_collider* c, const float point[3]) {
+    float q[3], q2 = 0, shortest = INFINITY;
+    for (int k = 0; k < 3; ++k) {
+        float r2 = 0, t = 0;
+        for (int i = 0; i < 3; ++i)
+            r2 += c->axes[k][i] * c->axes[k][i], t += (point[i] - c->a[i]) * c->axes[k][i];
+        q[k] = r2 > 0 ? t / r2 : 0;
+        q2 += q[k] * q[k];
+        shortest = fminf(shortest, sqrtf(r2));
+    }
+    float rho = sqrtf(q2);
+    if (!(rho > 1e-12f)) return shortest;
+    float s[3] = {0, 0, 0}; /* the surface point minus the centre */
+    for (int k = 0; k < 3; ++k)
+        for (int i = 0; i < 3; ++i)
+            s[i] += q[k] / rho * c->axes[k][i];
+    return (1 - rho) * sqrtf(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
 }
 
 float tl_collider_depth(const tl_collider* c, const float point[3]) {
     if (c->shape == TL_COLLIDER_PLANE)
         return -((point[0] - c->a[0]) * c->b[0] + (point[1] - c->a[1]) * c->b[1] +
                  (point[2] - c->a[2]) * c->b[2]);
+    if (c->shape == TL_COLLIDER_ELLIPSOID) return ellipsoid_depth(c, point);
     float ab[3], ap[3], t = 0, len2 = 0;
     for (int k = 0; k < 3; ++k) {
         ab[k] = c->shape == TL_COLLIDER_CAPSULE ? c->b[k] - c->a[k] : 0;

@@ -32,6 +32,33 @@ static bool collider_inside(const tl_collider* c, v3 p, v3* centre, float* radiu
     return v3_dot(d, d) < c->radius * c->radius;
 }
 
+/* An ellipsoid in its unit-sphere space q (p = a + sum q_k axes[k]): the surface point radially
+ * out from the centre there, s = a + sum (q_k / |q|) axes[k], and the outward normal at s
+ * (the gradient of |q|^2); true when p is inside (|q| < 1). The centre itself goes out along
+ * the shortest axis. */
+static bool ellipsoid_inside(const tl_collider* c, v3 p, v3* surface, v3* normal) {
+    v3 a = v3_load(c->a), d = v3_sub(p, a), axis[3];
+    float q[3], q2 = 0;
+    int shortest = 0;
+    for (int k = 0; k < 3; ++k) {
+        axis[k] = v3_load(c->axes[k]);
+        float r2 = v3_dot(axis[k], axis[k]);
+        q[k] = r2 > 0 ? v3_dot(d, axis[k]) / r2 : 0;
+        q2 += q[k] * q[k];
+        if (r2 < v3_dot(axis[shortest], axis[shortest])) shortest = k;
+    }
+    float rho = sqrtf(q2);
+    v3 s = a, n = {0, 0, 0};
+    for (int k = 0; k < 3; ++k) {
+        float r2 = v3_dot(axis[k], axis[k]);
+        float u = rho > 1e-12f ? q[k] / rho : (k == shortest ? 1.0f : 0.0f);
+        s = v3_madd(s, axis[k], u);
+        if (r2 > 0) n = v3_madd(n, axis[k], u / r2);
+    }
+    *surface = s, *normal = v3_normalize_or(n, v3_perpendicular(axis[shortest]));
+    return q2 < 1;
+}
+
 /* Pushes a tip out of one collider along its rope circle (the nearest point of the sphere
  * |p - head| = len outside it) and takes its velocity into the collider away, the tangential
  * part damped by `slip` (friction). A capsule is refined once more (its nearest point moves
@@ -40,6 +67,22 @@ static bool collide(const tl_collider* c, v3 head, float len, v3 rest, float sli
     v3 p = *pp, centre, normal;
     float radius;
     bool moved = false;
+    if (c->shape == TL_COLLIDER_ELLIPSOID) {
+        /* beyond the tangent plane at the radial surface point: outside, the ellipsoid being
+         * convex; again from there when the plane did not reach the rope sphere */
+        v3 surface;
+        for (int pass = 0; pass < 3 && ellipsoid_inside(c, p, &surface, &normal); ++pass) {
+            p = project_onto_circle(head, len, p, normal, v3_dot(normal, surface), rest);
+            moved = true;
+        }
+        if (!moved) return false;
+        ellipsoid_inside(c, p, &surface, &normal);
+        v3 v = *vp;
+        float into = v3_dot(v, normal);
+        if (into < 0) v = v3_madd(v, normal, -into);
+        *vp = v3_scale(v, slip), *pp = p;
+        return true;
+    }
     for (int pass = 0; pass < (c->shape == TL_COLLIDER_CAPSULE ? 3 : 1); ++pass) {
         if (!collider_inside(c, p, &centre, &radius)) break;
         if (c->shape == TL_COLLIDER_PLANE) {
