@@ -61,6 +61,42 @@ static void file_section(const tl_gltf* doc, const char* path, json_t* report) {
 
 /* ---------------------------------------------------------------- skins */
 
+static json_t* numbers_json(const float* v, int count) {
+    json_t* a = json_array();
+    for (int k = 0; k < count; ++k)
+        json_array_append_new(a, json_real((double)v[k]));
+    return a;
+}
+
+/* The body colliders the file stores for the skin (tl_scene_skin.colliders), rest-world. */
+static json_t* colliders_json(const inspect* in, uint32_t s) {
+    static const char* const shapes[] = {"sphere", "capsule", "plane", "ellipsoid"};
+    json_t* list = json_array();
+    const tl_scene_skin* sk = in->scene ? &in->scene->skins[s] : NULL;
+    for (uint32_t k = 0; sk && k < sk->collider_count; ++k) {
+        const tl_body_collider* c = &sk->colliders[k];
+        const tl_collider* l = &c->local;
+        json_t* o =
+            json_pack("{s:I, s:I, s:o, s:s, s:s, s:s, s:o, s:I}", "joint", (json_int_t)c->joint,
+                      "node", (json_int_t)sk->joints[c->joint].node, "name",
+                      string_or_null(sk->joints[c->joint].name), "role", tl_role_string(c->role),
+                      "side", tl_side_string(c->side), "shape", shapes[l->shape], "a",
+                      numbers_json(l->a, 3), "vertices", (json_int_t)c->vertices);
+        if (l->shape == TL_COLLIDER_CAPSULE || l->shape == TL_COLLIDER_PLANE)
+            json_object_set_new(o, "b", numbers_json(l->b, 3));
+        if (l->shape == TL_COLLIDER_SPHERE || l->shape == TL_COLLIDER_CAPSULE)
+            json_object_set_new(o, "radius", json_real((double)l->radius));
+        if (l->shape == TL_COLLIDER_ELLIPSOID) {
+            json_t* axes = json_array();
+            for (int e = 0; e < 3; ++e)
+                json_array_append_new(axes, numbers_json(l->axes[e], 3));
+            json_object_set_new(o, "axes", axes);
+        }
+        json_array_append_new(list, o);
+    }
+    return list;
+}
+
 static json_t* skins_section(inspect* in) {
     const tl_gltf* doc = in->doc;
     json_t* skins = json_array();
@@ -94,10 +130,11 @@ static json_t* skins_section(inspect* in) {
                                   (json_int_t)node, "name", string_or_null(doc->nodes[node].name),
                                   "parent", index_or_null(parent), "role", role, "side", side));
         }
-        json_array_append_new(skins, json_pack("{s:I, s:o, s:I, s:o, s:o}", "index", (json_int_t)s,
-                                               "name", string_or_null(skin->name), "joint_count",
-                                               (json_int_t)skin->joint_count, "skeleton",
-                                               index_or_null(skin->skeleton), "joints", joints));
+        json_array_append_new(skins, json_pack("{s:I, s:o, s:I, s:o, s:o, s:o}", "index",
+                                               (json_int_t)s, "name", string_or_null(skin->name),
+                                               "joint_count", (json_int_t)skin->joint_count,
+                                               "skeleton", index_or_null(skin->skeleton), "joints",
+                                               joints, "colliders", colliders_json(in, s)));
         for (uint32_t j = 0; j < skin->joint_count; ++j)
             local[skin->joints[j]] = TL_NONE;
     }
@@ -344,6 +381,56 @@ static int joint_depth(json_t* joints, json_t* joint) {
     return depth;
 }
 
+static double vector_length(json_t* v) {
+    double d2 = 0;
+    for (size_t k = 0; k < 3; ++k) {
+        double x = json_number_value(json_array_get(v, k));
+        d2 += x * x;
+    }
+    return sqrt(d2);
+}
+
+/* "body colliders: …", one line each: shape, joint, role and side, size (rest-world units). */
+static void print_colliders(json_t* colliders) {
+    size_t n = json_array_size(colliders), k;
+    json_t* c;
+    printf("  body colliders: %zu%s\n", n, n ? " (stored by tailor rig; rest-world units)" : "");
+    json_array_foreach(colliders, k, c) {
+        const char* shape = str(c, "shape", "?");
+        const char* side = str(c, "side", "none");
+        printf("  %5zu  %-9s on %lld '%s' (%s%s%s): ", k, shape, (long long)num(c, "joint"),
+               str(c, "name", ""), strcmp(side, "none") ? side : "",
+               strcmp(side, "none") ? " " : "", str(c, "role", "none"));
+        json_t *a = json_object_get(c, "a"), *b = json_object_get(c, "b");
+        if (!strcmp(shape, "ellipsoid")) {
+            json_t* axes = json_object_get(c, "axes");
+            printf("radii %.4g %.4g %.4g", vector_length(json_array_get(axes, 0)),
+                   vector_length(json_array_get(axes, 1)), vector_length(json_array_get(axes, 2)));
+        } else if (!strcmp(shape, "plane")) {
+            printf("normal %.3g %.3g %.3g", json_number_value(json_array_get(b, 0)),
+                   json_number_value(json_array_get(b, 1)),
+                   json_number_value(json_array_get(b, 2)));
+        } else {
+            printf("radius %.4g", json_number_value(json_object_get(c, "radius")));
+            if (!strcmp(shape, "capsule")) {
+                double d2 = 0;
+                for (size_t i = 0; i < 3; ++i) {
+                    double d = json_number_value(json_array_get(b, i)) -
+                               json_number_value(json_array_get(a, i));
+                    d2 += d * d;
+                }
+                printf(", length %.4g", sqrt(d2));
+            }
+        }
+        printf(", %s %.4g %.4g %.4g, %lld vertices\n",
+               !strcmp(shape, "capsule") ? "from"
+               : !strcmp(shape, "plane") ? "through"
+                                         : "centre",
+               json_number_value(json_array_get(a, 0)), json_number_value(json_array_get(a, 1)),
+               json_number_value(json_array_get(a, 2)), (long long)num(c, "vertices"));
+    }
+}
+
 static void print_skins(json_t* r) {
     size_t i, j;
     json_t *skin, *joint;
@@ -393,6 +480,7 @@ static void print_skins(json_t* r) {
                 print_joint(joints, &tree, j, 0, width, roles);
         }
         free(tree.first), free(tree.next), free(tree.last);
+        print_colliders(json_object_get(skin, "colliders"));
     }
 }
 

@@ -1,7 +1,9 @@
 /* libFuzzer target for the scene build and the reader of extras.tailor (docs/schema.md): load
  * from memory, build the scene (which decodes every part), check what the reader promises
- * about each part, turn the parts into chains and build the player on them, rebuild the scene
- * in place, destroy. Seeded with rigged files (fuzz/make_seeds.py) besides the reader's. */
+ * about each part and each skin's stored body colliders, turn the parts into chains and build the
+ * player on them, rebuild the scene in place, destroy. Seeded with rigged files
+ * (fuzz/make_seeds.py) besides the reader's. */
+#include <tailor/colliders.h>
 #include <tailor/play.h>
 
 #include <math.h>
@@ -29,6 +31,29 @@ static void check_part(const tl_scene* scene, const tl_scene_part* p) {
         abort();
 }
 
+/* What tl_scene_skin.colliders promise: at most TL_BODY_COLLIDERS_MAX, on joints of the skin,
+ * finite, a sphere's or capsule's radius > 0, a plane's normal unit. */
+static void check_colliders(const tl_scene_skin* sk) {
+    if (sk->collider_count > TL_BODY_COLLIDERS_MAX || (sk->collider_count && !sk->colliders))
+        abort();
+    for (uint32_t k = 0; k < sk->collider_count; ++k) {
+        const tl_body_collider* b = &sk->colliders[k];
+        const tl_collider* c = &b->local;
+        if (b->joint >= sk->joint_count || b->role >= TL_ROLE_COUNT || b->side > TL_SIDE_NONE ||
+            c->shape > TL_COLLIDER_ELLIPSOID)
+            abort();
+        for (int i = 0; i < 3; ++i)
+            if (!isfinite(c->a[i]) || !isfinite(c->b[i]) || !isfinite(c->axes[0][i]) ||
+                !isfinite(c->axes[1][i]) || !isfinite(c->axes[2][i]))
+                abort();
+        if ((c->shape == TL_COLLIDER_SPHERE || c->shape == TL_COLLIDER_CAPSULE) &&
+            !(c->radius > 0 && isfinite(c->radius)))
+            abort();
+        float n2 = c->b[0] * c->b[0] + c->b[1] * c->b[1] + c->b[2] * c->b[2];
+        if (c->shape == TL_COLLIDER_PLANE && !(fabsf(n2 - 1) < 1e-3f)) abort();
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     tl_gltf* doc = NULL;
     tl_scene* scene = NULL;
@@ -37,6 +62,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (tl_scene_create(doc, &scene, &err) == TL_OK) {
         for (uint32_t i = 0; i < scene->part_count; ++i)
             check_part(scene, &scene->parts[i]);
+        for (uint32_t s = 0; s < scene->skin_count; ++s)
+            check_colliders(&scene->skins[s]);
         tl_play_chain chains[8];
         uint32_t count = 0;
         if (tl_play_chains_find(scene, chains, 8, &count, &err) != TL_OK) abort();

@@ -8,7 +8,9 @@ The rigged seeds (for fuzz_scene_parts, the reader of extras.tailor) come from t
 fixture tests/data/rig/fox-khronos-rigged-v1.glb, cut short the same way: as written (schema
 version 1), as version 2 writes it (node names beside the indices, chain.scale dropped), and
 that version 2 file with its nodes renumbered (node i -> N-1-i) and extras.tailor left stale,
-so the reader resolves the chain by name.
+so the reader resolves the chain by name. Two more carry body colliders on the skin
+(skins[0].extras.tailor.colliders: one of each shape on named joints, in the joint's frame
+as tailor rig writes them), as stored and renumbered (the colliders' joints then by name).
 
 Usage: python3 fuzz/make_seeds.py SHARED_DIR   (writes fuzz/corpus/real_*.glb)
 """
@@ -161,6 +163,27 @@ def as_v2(j):
     return j
 
 
+def with_colliders(j):
+    nodes = j["nodes"]
+    named = {node.get("name"): i for i, node in enumerate(nodes)}
+
+    def on(name, role, side, shape, **numbers):
+        c = {"joint": named[name], "joint_name": name, "role": role, "side": side, "shape": shape}
+        c.update(numbers)
+        c["vertices"] = 40
+        return c
+
+    j["skins"][0].setdefault("extras", {})["tailor"] = {"version": 2, "colliders": [
+        on("b_Hip_01", "pelvis", "none", "ellipsoid", a=[0.0, 4.5, -2.0],
+           axes=[[12.0, 0.0, 0.0], [0.0, 9.0, 0.0], [0.0, 0.0, 7.5]]),
+        on("b_LeftLeg01_015", "thigh", "left", "capsule", a=[0.0, 0.0, 0.0], b=[0.0, 18.0, 0.0],
+           radius=6.5),
+        on("b_Head_05", "head", "none", "sphere", a=[0.0, 6.0, 3.0], radius=9.0),
+        on("b_Spine01_02", "spine", "none", "plane", a=[0.0, 0.0, 0.0], b=[0.0, 0.0, 1.0]),
+    ]}
+    return j
+
+
 def renumbered(j):
     n = len(j["nodes"])
     new = lambda i: n - 1 - i
@@ -192,7 +215,10 @@ def main():
         print(name, os.path.getsize(path))
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
     for edit, name in ((lambda j: j, "real_fox_rigged_v1.glb"), (as_v2, "real_fox_rigged_v2.glb"),
-                       (lambda j: renumbered(as_v2(j)), "real_fox_rigged_renumbered.glb")):
+                       (lambda j: renumbered(as_v2(j)), "real_fox_rigged_renumbered.glb"),
+                       (lambda j: with_colliders(as_v2(j)), "real_fox_rigged_colliders.glb"),
+                       (lambda j: renumbered(with_colliders(as_v2(j))),
+                        "real_fox_rigged_colliders_renumbered.glb")):
         j, bin_ = read_glb(os.path.join(root, RIGGED))
         j, bin_ = shrink(edit(j), bin_)
         path = os.path.join(corpus, name)

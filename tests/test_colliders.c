@@ -2,6 +2,7 @@
  * stores in the file and reads back, and a real tail kept out of a thigh. */
 #include "test.h"
 
+#include <tailor/gltf_json.h>
 #include <tailor/tailor.h>
 
 #include <math.h>
@@ -148,10 +149,290 @@ static void test_fit_degenerate(void) {
     ENSURE(fitted == 0);
 }
 
+/* ---- a real tail and a thigh ---- */
+
+/* `tailor rig` of a shared case into the scratch folder (once per program run). */
+static const char* rigged(const char* name) {
+    static char done[8][64], paths[8][512];
+    for (int k = 0; k < 8; ++k) {
+        if (!strcmp(done[k], name)) return paths[k];
+        if (done[k][0]) continue;
+        char input[128], output[128];
+        snprintf(input, sizeof input, "cases/%s.glb", name);
+        snprintf(output, sizeof output, "%s.rigged.glb", name);
+        snprintf(paths[k], sizeof paths[k], "%s", tl_test_scratch(output));
+        if (tl_test_cli(NULL, "rig '%s' -o '%s' >/dev/null", tl_test_shared(input), paths[k]) != 0)
+            return NULL;
+        snprintf(done[k], sizeof done[k], "%s", name);
+        return paths[k];
+    }
+    return NULL;
+}
+
+/* Deepest particle of chain 0 inside the skin's stored thigh colliders posed at `pose` (over
+ * H), after a step. */
+static double thigh_penetration(const tl_scene* scene, const tl_player* player,
+                                const tl_pose* pose) {
+    const tl_play_chain* d = tl_player_chain_desc(player, 0);
+    const tl_scene_skin* sk = &scene->skins[d->skin];
+    tl_body_collider thighs[TL_BODY_COLLIDERS_MAX];
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < sk->collider_count; ++k)
+        if (sk->colliders[k].role == TL_ROLE_THIGH) thighs[n++] = sk->colliders[k];
+    tl_collider world[TL_BODY_COLLIDERS_MAX];
+    tl_body_colliders_pose(scene, d->skin, thighs, n, pose, world);
+    const float* p = tl_chain_particle_positions(tl_player_chain(player, 0));
+    double deepest = -INFINITY;
+    for (uint32_t k = 0; k < n; ++k)
+        for (uint32_t i = 0; i < d->bone_count; ++i)
+            deepest = fmax(deepest, tl_collider_depth(&world[k], p + 3 * i));
+    return deepest / sk->height;
+}
+
+/* The clip played once at the solver's step (every frame one internal step, each checked): the
+ * steps ending with a particle deeper than 0.002 H in a thigh, and the deepest (< 0: the
+ * nearest any particle came, as a depth). */
+static bool play_against_thighs(const tl_scene* scene, const tl_play_chain* chains, bool with,
+                                uint32_t clip, int* deep_steps, double* deepest) {
+    tl_player_def def = tl_default_player_def();
+    def.colliders = with;
+    tl_player* player;
+    tl_error err;
+    if (tl_player_create(scene, chains, 1, &def, &player, &err) != TL_OK) return false;
+    tl_pose* pose = tl_pose_create(scene);
+    tl_player_start(player, clip, 0);
+    *deep_steps = 0, *deepest = -INFINITY;
+    const float dt = def.frame_step, duration = scene->clips[clip].duration;
+    for (int k = 1; (float)k * dt <= duration; ++k) {
+        tl_player_advance(player, pose, clip, (float)k * dt);
+        double d = thigh_penetration(scene, player, pose);
+        *deep_steps += d > 0.002;
+        *deepest = fmax(*deepest, d);
+    }
+    tl_pose_destroy(pose);
+    tl_player_destroy(player);
+    return true;
+}
+
+/* A real tail that enters a thigh: the T-rex after `tailor rig`, falling over in its death
+ * clip with the tail's default settings. Without colliders its particles end steps deep in a
+ * thigh; with the colliders the file stores (the player's default) no particle ends a step
+ * more than 0.002 H inside one (issue 11's bound, as stress's collider_penetration). */
+static void test_tail_enters_thigh(void) {
+    const char* path = rigged("trex-tailless");
+    ENSURE(path);
+    tl_gltf* doc;
+    tl_scene* scene;
+    tl_error err;
+    ENSURE_OK(tl_gltf_load(path, &doc, &err), err);
+    ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+    tl_play_chain chains[4];
+    uint32_t n, clip;
+    ENSURE_OK(tl_play_chains_find(scene, chains, 4, &n, &err), err);
+    ENSURE_OK(tl_scene_find_clip(scene, "TRex_Death", &clip, &err), err);
+    ENSURE(n == 1 && scene->skins[chains[0].skin].collider_count > 0);
+    int steps[2];
+    double deepest[2];
+    for (int with = 0; with < 2; ++with)
+        ENSURE(play_against_thighs(scene, chains, with, clip, &steps[with], &deepest[with]));
+    fprintf(stderr,
+            "  trex-tailless %s: steps ending with a particle > 0.002 H inside a thigh: without "
+            "colliders %d (deepest %.4f H), with them %d (deepest %.5f H)\n",
+            scene->clips[clip].name, steps[0], deepest[0], steps[1], deepest[1]);
+    ENSURE(steps[0] > 10 && deepest[0] > 0.01);
+    ENSURE(steps[1] == 0 && deepest[1] <= 0.002);
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+}
+
+/* ---- stored in the file ---- */
+
+static double max_difference(const float* a, const float* b, int count) {
+    double worst = 0;
+    for (int k = 0; k < count; ++k)
+        worst = fmax(worst, fabs((double)a[k] - b[k]));
+    return worst;
+}
+
+/* tailor rig stores the fitted colliders; the file is valid glTF, the scene reads back what a
+ * fit of the rigged skin gives (through the joint frames: within 1e-5 H), and tailor inspect
+ * lists them in its text and its JSON. */
+static void test_stored_round_trip(void) {
+    const char* path = rigged("horse-tailless");
+    ENSURE(path);
+    /* no validator issue the source file does not have (the horse's skeleton is not a common
+     * root already) */
+    json_t* before = tl_test_validate(tl_test_shared("cases/horse-tailless.glb"));
+    json_t* after = tl_test_validate(path);
+    bool validated = before && after, fresh = false;
+    const char* code;
+    json_t* count_json;
+    if (validated) json_object_foreach(json_object_get(after, "codes"), code, count_json) {
+            json_int_t was =
+                json_integer_value(json_object_get(json_object_get(before, "codes"), code));
+            if (json_integer_value(count_json) > was) {
+                fprintf(stderr, "  new validator issue %s\n", code);
+                fresh = true;
+            }
+        }
+    json_decref(before);
+    json_decref(after);
+    ENSURE(validated && !fresh);
+    tl_gltf* doc;
+    tl_scene* scene;
+    tl_error err;
+    ENSURE_OK(tl_gltf_load(path, &doc, &err), err);
+    ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+    const tl_scene_skin* sk = &scene->skins[0];
+    tl_body_collider fit[TL_BODY_COLLIDERS_MAX];
+    uint32_t n;
+    ENSURE_OK(tl_body_colliders_fit(scene, 0, fit, TL_BODY_COLLIDERS_MAX, &n, &err), err);
+    ENSURE(n > 0 && sk->collider_count == n && scene->note_count == 0);
+    double worst = 0;
+    int roles[TL_ROLE_COUNT] = {0}, shapes[4] = {0};
+    for (uint32_t k = 0; k < n; ++k) {
+        const tl_body_collider *a = &sk->colliders[k], *b = &fit[k];
+        ENSURE(a->joint == b->joint && a->role == b->role && a->side == b->side);
+        ENSURE(a->local.shape == b->local.shape && a->vertices == b->vertices);
+        worst = fmax(worst, max_difference(a->local.a, b->local.a, 3));
+        if (a->local.shape == TL_COLLIDER_CAPSULE)
+            worst = fmax(worst, max_difference(a->local.b, b->local.b, 3));
+        worst = fmax(worst, fabs((double)a->local.radius - b->local.radius));
+        worst = fmax(worst, max_difference(&a->local.axes[0][0], &b->local.axes[0][0], 9));
+        roles[a->role]++, shapes[a->local.shape]++;
+    }
+    fprintf(stderr,
+            "  horse-tailless: %u stored colliders (%d capsules, %d ellipsoids; thighs %d, shins "
+            "%d, upper arms %d, neck %d, head %d, pelvis %d), within %.2g H of a fit of the "
+            "rigged skin\n",
+            n, shapes[TL_COLLIDER_CAPSULE], shapes[TL_COLLIDER_ELLIPSOID], roles[TL_ROLE_THIGH],
+            roles[TL_ROLE_SHIN], roles[TL_ROLE_UPPER_ARM], roles[TL_ROLE_NECK], roles[TL_ROLE_HEAD],
+            roles[TL_ROLE_PELVIS], worst / sk->height);
+    ENSURE(worst <= 1e-5 * sk->height);
+    ENSURE(roles[TL_ROLE_THIGH] >= 2 && roles[TL_ROLE_SHIN] >= 2 && roles[TL_ROLE_HEAD] >= 1);
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+
+    char* out = NULL;
+    ENSURE(tl_test_cli(&out, "inspect --json '%s'", path) == 0 && out);
+    json_t* j = json_loads(out, 0, NULL);
+    free(out);
+    ENSURE(j);
+    json_t* listed = json_object_get(json_array_get(json_object_get(j, "skins"), 0), "colliders");
+    size_t count = json_array_size(listed);
+    const char* shape = json_string_value(json_object_get(json_array_get(listed, 0), "shape"));
+    bool shaped = shape && !strcmp(shape, "capsule");
+    json_decref(j);
+    ENSURE(count == n && shaped);
+    out = NULL;
+    ENSURE(tl_test_cli(&out, "inspect '%s'", path) == 0 && out);
+    char line[64];
+    snprintf(line, sizeof line, "body colliders: %u", n);
+    bool said = strstr(out, line) && strstr(out, "capsule   on 1 'Back' (pelvis)");
+    if (!said) fprintf(stderr, "%s", out);
+    free(out);
+    ENSURE(said);
+}
+
+/* Sets root/path (keys and array indices split by '/') to the JSON `value`, or removes it. */
+static bool json_edit(json_t* root, const char* path, const char* value) {
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", path);
+    json_t* at = root;
+    char* key = strtok(buf, "/");
+    for (char* next; key && (next = strtok(NULL, "/")); key = next)
+        at = json_is_array(at) ? json_array_get(at, (size_t)atoi(key)) : json_object_get(at, key);
+    if (!at || !key) return false;
+    json_t* v = value ? json_loads(value, JSON_DECODE_ANY, NULL) : NULL;
+    if (value && !v) return false;
+    if (json_is_array(at))
+        return v ? json_array_set_new(at, (size_t)atoi(key), v) == 0
+                 : json_array_remove(at, (size_t)atoi(key)) == 0;
+    return v ? json_object_set_new(at, key, v) == 0 : json_object_del(at, key) == 0;
+}
+
+/* Every malformed stored collider is refused with the file and the JSON pointer of the value;
+ * a stale joint index beside its node's name is followed by the name. */
+static void test_stored_refusals(void) {
+    const char* path = rigged("horse-tailless");
+    ENSURE(path);
+    char big[32];
+    snprintf(big, sizeof big, "%g", (double)TL_SCENE_MAX_MAGNITUDE);
+    /* collider 0 is the pelvis capsule on node 3 'Back' (skin joint 1), collider 1 an
+     * ellipsoid */
+    static const char* const P = "/skins/0/extras/tailor/colliders";
+    struct {
+        const char *path, *value, *message;
+    } cases[] = {
+        {"0/shape", "\"cube\"",
+         "0/shape: must be \"sphere\", \"capsule\", \"plane\" or \"ellipsoid\", is cube"},
+        {"0/shape", NULL,
+         "0/shape: must be \"sphere\", \"capsule\", \"plane\" or \"ellipsoid\", is missing"},
+        {"0/radius", "-1", "0/radius: must be > 0 and within BIG, is -1"},
+        {"0/radius", "\"thick\"", "0/radius: must be a number, is a string"},
+        {"0/a", "[1, 2]", "0/a: must be an array of 3 numbers, is an array of another length"},
+        {"0/a/1", "1e300", "0/a/1: must be finite and within BIG, is 1e+300"},
+        {"0/b", NULL, "0/b: must be an array of 3 numbers, is missing"},
+        {"1/axes/2", "[0, 0, 0]", "1/axes/2: a semi-axis must not be zero"},
+        {"1/axes/1", "[1, 1, 0]", "1/axes/1: must be orthogonal to semi-axis 0"},
+        {"1/axes", "[[1, 0, 0]]", "1/axes: must be an array of 3 semi-axes, is an array"},
+        {"0/joint_name", "\"RootNode\"", "0/joint: node 0 is not a joint of skin 0"},
+        {"0/joint_name", "\"NoSuchBone\"",
+         "0/joint_name: no node is named \"NoSuchBone\" (the index says node 3)"},
+        {"0/joint", "\"Back\"", "0/joint: must be a node index, is a string"},
+        {"0/role", "\"wing\"", "0/role: must be a role name (docs/schema.md), is wing"},
+        {"0/side", "3", "0/side: must be a side name (docs/schema.md), is a number"},
+        {"0/vertices", "-3", "0/vertices: must be a count >= 0, is a number"},
+        {"0", "7", "0: must be an object, is a number"},
+        {"", "{}", ": must be an array of colliders, is an object"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        tl_gltf* doc;
+        tl_scene* scene = NULL;
+        tl_error err = {0};
+        ENSURE_OK(tl_gltf_load(path, &doc, &err), err);
+        char at[160], message[400], expected[512];
+        snprintf(at, sizeof at, "skins/0/extras/tailor/colliders%s%s", *cases[i].path ? "/" : "",
+                 cases[i].path);
+        ENSURE(json_edit(tl_gltf_json(doc), at, cases[i].value));
+        tl_result r = tl_scene_create(doc, &scene, &err);
+        snprintf(message, sizeof message, "%s", cases[i].message);
+        char* b = strstr(message, "BIG");
+        if (b) {
+            char tail[256];
+            snprintf(tail, sizeof tail, "%s", b + 3);
+            snprintf(b, sizeof message - (size_t)(b - message), "%s%s", big, tail);
+        }
+        snprintf(expected, sizeof expected, "horse-tailless.rigged.glb: %s%s%s", P,
+                 *cases[i].path ? "/" : "", message);
+        bool ok = r == TL_ERROR_INVALID && !strncmp(err.message, expected, strlen(expected));
+        tl_scene_destroy(scene);
+        tl_gltf_destroy(doc);
+        ENSURE_MSG(ok, "%s = %s: %s \"%s\", expected \"%s\"", at,
+                   cases[i].value ? cases[i].value : "(removed)", tl_result_string(r), err.message,
+                   expected);
+    }
+    /* a stale index with the right name: followed by name, noted once */
+    tl_gltf* doc;
+    tl_scene* scene;
+    tl_error err;
+    ENSURE_OK(tl_gltf_load(path, &doc, &err), err);
+    ENSURE(json_edit(tl_gltf_json(doc), "skins/0/extras/tailor/colliders/0/joint", "4"));
+    ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+    const tl_scene_skin* sk = &scene->skins[0];
+    bool followed =
+        sk->collider_count > 0 && !strcmp(sk->joints[sk->colliders[0].joint].name, "Back");
+    bool noted =
+        scene->note_count == 1 && strstr(scene->notes[0], "colliders: node indices disagree");
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+    ENSURE(followed && noted);
+}
+
 static const tl_test_case cases[] = {
-    {"fit_ellipsoid", test_fit_ellipsoid},
-    {"fit_capsule", test_fit_capsule},
-    {"fit_degenerate", test_fit_degenerate},
+    {"fit_ellipsoid", test_fit_ellipsoid},         {"fit_capsule", test_fit_capsule},
+    {"fit_degenerate", test_fit_degenerate},       {"tail_enters_thigh", test_tail_enters_thigh},
+    {"stored_round_trip", test_stored_round_trip}, {"stored_refusals", test_stored_refusals},
 };
 
 int main(int argc, char** argv) {

@@ -1557,8 +1557,10 @@ static void test_ellipsoid_collider(void) {
                 v3_sub(tip_at(tl_chain_particle_positions(probe), 4), v3_load(in.target.position)));
     }
     tl_chain_destroy(probe);
-    qt turn = qt_mul(qt_axis_angle(v3_make(0, 0, 1), 0.52f), qt_axis_angle(v3_make(1, 0, 0), 0.52f));
-    v3 axis_local[3] = {qt_rotate(turn, v3_make(0, 0.25f, 0)), qt_rotate(turn, v3_make(0.09f, 0, 0)),
+    qt turn =
+        qt_mul(qt_axis_angle(v3_make(0, 0, 1), 0.52f), qt_axis_angle(v3_make(1, 0, 0), 0.52f));
+    v3 axis_local[3] = {qt_rotate(turn, v3_make(0, 0.25f, 0)),
+                        qt_rotate(turn, v3_make(0.09f, 0, 0)),
                         qt_rotate(turn, v3_make(0, 0, 0.05f))};
     v3 centre_local = v3_add(seen, v3_make(0.03f, 0, 0));
     int inside_frames[2] = {0, 0}, outward = 0, touching = 0;

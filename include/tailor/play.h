@@ -60,17 +60,21 @@ tl_result tl_play_chains_find(const tl_scene* scene, tl_play_chain* out, uint32_
                               uint32_t* count, tl_error* err);
 
 typedef struct tl_player_def {
-    float frame_step; /* longest time between two clip samples fed to the chains, s; 1/120
-                         (the solver's fixed step: every internal step sees the clip's exact
-                         pose, so playback does not depend on the render rate). A game that
-                         has poses only at render frames behaves like frame_step = 1/fps. */
-    bool loop;        /* a time before the previous one wraps the clip without a reset (the
-                         wrap is a cut: the chains reach it with the clip's last pose and
-                         are carried to its first, docs/play.md); false:
-                         it restarts the chains at rest */
-    bool colliders;   /* the skin's body colliders (colliders.h, fitted at create) keep the
-                         chains out of the body; those a chain's bind pose already lies in
-                         are left out for it; false */
+    float frame_step;   /* longest time between two clip samples fed to the chains, s; 1/120
+                           (the solver's fixed step: every internal step sees the clip's exact
+                           pose, so playback does not depend on the render rate). A game that
+                           has poses only at render frames behaves like frame_step = 1/fps. */
+    bool loop;          /* a time before the previous one wraps the clip without a reset (the
+                           wrap is a cut: the chains reach it with the clip's last pose and
+                           are carried to its first, docs/play.md); false:
+                           it restarts the chains at rest */
+    bool colliders;     /* the body colliders the file stores for the chain's skin
+                           (tl_scene_skin.colliders, written by tailor rig) keep every chain
+                           out of the body; those a chain's bind pose already lies in are left
+                           out for it; true */
+    bool fit_colliders; /* with colliders, a skin the file stores none for gets them fitted
+                           at create (tl_body_colliders_fit); false (a file rigged before
+                           colliders were stored then plays as it did) */
 } tl_player_def;
 
 tl_player_def tl_default_player_def(void);
@@ -101,7 +105,8 @@ void tl_player_step_pose(tl_player* player, tl_pose* pose, float dt);
  * jump (a cut, sim.h tl_chain_input.start). */
 void tl_player_cut(tl_player* player, const tl_pose* pose);
 
-/* The body colliders chain `index` runs with (0 without def.colliders) and, after a frame,
+/* The body colliders chain `index` runs with (0 without def.colliders, or when its skin has
+ * none stored and def.fit_colliders is off) and, after a frame,
  * where they were at its end (world). */
 uint32_t tl_player_colliders(const tl_player* player, uint32_t index, const tl_collider** world);
 

@@ -79,7 +79,8 @@ typedef struct tl_stress_def {
                                 whole clip cycles), s; 2 */
     uint32_t event_phases;   /* runs per event, the event moved by 1/event_phases of a clip
                                 cycle each time; 4 */
-    bool colliders;          /* every run with the skin's body colliders (tl_player_def); true */
+    bool colliders;          /* every run with the skin's body colliders (tl_player_def: the
+                                stored ones, else fitted at create); true */
 } tl_stress_def;
 
 tl_stress_def tl_default_stress_def(void);

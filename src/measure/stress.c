@@ -222,7 +222,7 @@ static tl_result run_frame_rates(const tl_scene* scene, const tl_play_chain* cha
                                  uint32_t* nonfinite, tl_error* err) {
     for (int r = 0; r < RATES; ++r) {
         tl_player_def pd = tl_default_player_def();
-        pd.colliders = def->colliders;
+        pd.colliders = pd.fit_colliders = def->colliders;
         if (!sampled) pd.frame_step = 1.0f / def->fps[r];
         pd.loop = true;
         tl_player* player;
@@ -280,7 +280,7 @@ static tl_result run_event(const tl_scene* scene, const tl_play_chain* chain, in
                            const tl_stress_def* def, float scale, float peaks[3],
                            uint32_t* nonfinite, tl_error* err) {
     tl_player_def pd = tl_default_player_def();
-    pd.colliders = def->colliders;
+    pd.colliders = pd.fit_colliders = def->colliders;
     tl_player* player;
     tl_result res = tl_player_create(scene, chain, 1, &pd, &player, err);
     if (res != TL_OK) return res;
@@ -330,7 +330,7 @@ static tl_result run_cut(const tl_scene* scene, const tl_play_chain* chain, int3
                          tl_pose* pose, probe* p, const tl_stress_def* def, float scale,
                          float* largest, uint32_t* nonfinite, tl_error* err) {
     tl_player_def pd = tl_default_player_def();
-    pd.colliders = def->colliders;
+    pd.colliders = pd.fit_colliders = def->colliders;
     tl_player *control = NULL, *cut = NULL;
     tl_result res = tl_player_create(scene, chain, 1, &pd, &control, err);
     if (res == TL_OK) res = tl_player_create(scene, chain, 1, &pd, &cut, err);
@@ -458,7 +458,7 @@ tl_result tl_measure_stress(const tl_scene* scene, const tl_play_chain* chain, i
 
     tl_player_def pd = tl_default_player_def();
     pd.frame_step = 1.0f / def->shake_fps;
-    pd.colliders = def->colliders;
+    pd.colliders = pd.fit_colliders = def->colliders;
     tl_player* player = NULL;
     tl_result res = tl_player_create(scene, chain, 1, &pd, &player, err);
     if (res != TL_OK) return res;

@@ -34,7 +34,8 @@ tl_player_def tl_default_player_def(void) {
     tl_player_def def;
     def.frame_step = 1.0f / 120.0f;
     def.loop = false;
-    def.colliders = false;
+    def.colliders = true;
+    def.fit_colliders = false;
     return def;
 }
 
@@ -140,7 +141,8 @@ static bool inside_any_point(const tl_collider* c, const tl_scene_skin* sk,
     return false;
 }
 
-/* Each chain's body colliders: its skin's, without those its bind pose lies in. */
+/* Each chain's body colliders: its skin's (stored, else fitted with def.fit_colliders),
+ * without those its bind pose lies in. */
 static tl_result fit_colliders(tl_player* p, tl_error* err) {
     p->colliders = calloc(p->count + 1, sizeof *p->colliders);
     p->world = calloc(p->count + 1, sizeof *p->world);
@@ -150,10 +152,15 @@ static tl_result fit_colliders(tl_player* p, tl_error* err) {
     for (uint32_t i = 0; i < p->count; ++i) {
         const tl_play_chain* d = &p->descs[i];
         const tl_scene_skin* sk = &p->scene->skins[d->skin];
-        tl_body_collider all[TL_BODY_COLLIDERS_MAX];
-        uint32_t n;
-        tl_result r = tl_body_colliders_fit(p->scene, d->skin, all, TL_BODY_COLLIDERS_MAX, &n, err);
-        if (r != TL_OK) return r;
+        tl_body_collider fitted[TL_BODY_COLLIDERS_MAX];
+        const tl_body_collider* all = sk->colliders;
+        uint32_t n = sk->collider_count;
+        if (n == 0 && p->def.fit_colliders) {
+            tl_result r =
+                tl_body_colliders_fit(p->scene, d->skin, fitted, TL_BODY_COLLIDERS_MAX, &n, err);
+            if (r != TL_OK) return r;
+            all = fitted;
+        }
         for (uint32_t k = 0; k < n; ++k)
             if (!inside_any_point(&all[k].local, sk, d))
                 p->colliders[i][p->collider_count[i]++] = all[k];

@@ -4,6 +4,7 @@
  * values exactly (same component type); nothing else in the file is touched. */
 #include "internal.h"
 #include "base/mat4.h"
+#include <tailor/colliders.h>
 #include <tailor/gltf_json.h>
 #include "scene/schema.h"
 
@@ -433,6 +434,83 @@ done:
     return r;
 }
 
+static json_t* numbers_json(const float* v, int count) {
+    json_t* a = json_array();
+    for (int k = 0; k < count; ++k)
+        json_array_append_new(a, json_real((double)v[k]));
+    return a;
+}
+
+/* One body collider as stored (docs/schema.md): in its joint's frame, rest_world(joint)^-1. */
+static json_t* collider_json(const tl_gltf* doc, const tl_scene_skin* sk,
+                             const tl_body_collider* c) {
+    const tl_scene_joint* j = &sk->joints[c->joint];
+    double rest[16], inverse[16];
+    tl_mat4d_from_float(rest, j->rest_world);
+    tl_mat4d_invert(inverse, rest);
+    tl_collider local;
+    tl_collider_transform(&c->local, inverse, &local);
+    json_t* o = json_object();
+    json_object_set_new(o, TL_SCHEMA_COLLIDER_JOINT, json_integer((json_int_t)j->node));
+    if (doc->nodes[j->node].name)
+        json_object_set_new(o, TL_SCHEMA_COLLIDER_JOINT_NAME,
+                            json_string(doc->nodes[j->node].name));
+    json_object_set_new(o, TL_SCHEMA_COLLIDER_ROLE, json_string(tl_role_string(c->role)));
+    json_object_set_new(o, TL_SCHEMA_COLLIDER_SIDE, json_string(tl_side_string(c->side)));
+    json_object_set_new(o, TL_SCHEMA_COLLIDER_SHAPE,
+                        json_string(tl_schema_collider_shapes[local.shape]));
+    json_object_set_new(o, TL_SCHEMA_COLLIDER_A, numbers_json(local.a, 3));
+    if (local.shape == TL_COLLIDER_CAPSULE || local.shape == TL_COLLIDER_PLANE)
+        json_object_set_new(o, TL_SCHEMA_COLLIDER_B, numbers_json(local.b, 3));
+    if (local.shape == TL_COLLIDER_SPHERE || local.shape == TL_COLLIDER_CAPSULE)
+        json_object_set_new(o, TL_SCHEMA_COLLIDER_RADIUS, json_real((double)local.radius));
+    if (local.shape == TL_COLLIDER_ELLIPSOID) {
+        json_t* axes = json_array();
+        for (int k = 0; k < 3; ++k)
+            json_array_append_new(axes, numbers_json(local.axes[k], 3));
+        json_object_set_new(o, TL_SCHEMA_COLLIDER_AXES, axes);
+    }
+    json_object_set_new(o, TL_SCHEMA_COLLIDER_VERTICES, json_integer((json_int_t)c->vertices));
+    return o;
+}
+
+/* The body colliders of every skin that got a chain, fitted to the rigged skin (the tail's
+ * skin is the tail bones' by then) and stored as skins[s].extras.tailor.colliders. */
+static tl_result write_colliders(tl_gltf* doc, const tl_rig_analysis* a, tl_error* err) {
+    tl_scene* scene;
+    tl_result r = tl_scene_create(doc, &scene, err);
+    json_t* skins = json_object_get(doc->json, "skins");
+    for (uint32_t s = 0; s < a->skin_count && r == TL_OK; ++s) {
+        bool chained = false;
+        for (uint32_t i = 0; i < a->part_count; ++i)
+            chained |= a->parts[i].skin == s && a->parts[i].action == TL_RIG_ACTION_CHAIN;
+        uint32_t skin = a->skins[s].skin;
+        if (!chained || skin >= scene->skin_count) continue;
+        tl_body_collider body[TL_BODY_COLLIDERS_MAX];
+        uint32_t n;
+        if ((r = tl_body_colliders_fit(scene, skin, body, TL_BODY_COLLIDERS_MAX, &n, err)) != TL_OK)
+            break;
+        json_t* list = json_array();
+        for (uint32_t k = 0; k < n; ++k)
+            json_array_append_new(list, collider_json(doc, &scene->skins[skin], &body[k]));
+        json_t* skin_json = json_array_get(skins, skin);
+        json_t* extras = json_object_get(skin_json, "extras");
+        if (!json_is_object(extras)) {
+            extras = json_object();
+            json_object_set_new(skin_json, "extras", extras);
+        }
+        json_t* tailor = json_object_get(extras, TL_SCHEMA_KEY);
+        if (!json_is_object(tailor)) {
+            tailor = json_object();
+            json_object_set_new(extras, TL_SCHEMA_KEY, tailor);
+        }
+        json_object_set_new(tailor, TL_SCHEMA_VERSION_KEY, json_integer(TL_SCHEMA_VERSION));
+        json_object_set_new(tailor, TL_SCHEMA_COLLIDERS, list);
+    }
+    if (scene) tl_scene_destroy(scene);
+    return r;
+}
+
 tl_result tl_rig_apply(tl_gltf* doc, const tl_rig_analysis* a, tl_error* err) {
     assert(doc && a);
     if (a->changed_vertices == 0) return TL_OK;
@@ -445,5 +523,6 @@ tl_result tl_rig_apply(tl_gltf* doc, const tl_rig_analysis* a, tl_error* err) {
     }
     if (r == TL_OK) r = rig_prune_accessors(doc, replaced.items, replaced.count, first_new, err);
     free(replaced.items);
-    return r == TL_OK ? tl_gltf_reindex(doc, err) : r;
+    if (r == TL_OK) r = tl_gltf_reindex(doc, err);
+    return r == TL_OK ? write_colliders(doc, a, err) : r;
 }

@@ -107,7 +107,8 @@ static bool fit_one(const float* points, uint32_t count, float* scratch, tl_coll
         h[k] = (hi[k] - lo[k]) / 2;
     double wide = fmax(h[1], h[2]), narrow = fmin(h[1], h[2]);
     memset(out, 0, sizeof *out);
-    bool ellipsoid = narrow > 1e-5 * (hi[0] - lo[0]) && (wide > 1.25 * narrow || hi[0] - lo[0] < 2 * radius);
+    bool ellipsoid =
+        narrow > 1e-5 * (hi[0] - lo[0]) && (wide > 1.25 * narrow || hi[0] - lo[0] < 2 * radius);
     double thickness = ellipsoid ? wide : radius; /* across: the capsule's, the wide extent */
     *elongated = hi[0] - lo[0] + 2 * thickness > 6 * thickness;
     if (ellipsoid) {

@@ -3,6 +3,7 @@
  * value is refused with the file and the JSON pointer of the value. */
 #include "internal.h"
 #include "scene/schema.h"
+#include <tailor/colliders.h>
 #include <tailor/gltf_json.h>
 
 #include <math.h>
@@ -317,7 +318,196 @@ static tl_result read_part(reader* r, uint32_t n, json_t* tailor, tl_scene_part*
     return note_unknown(r, base, tailor, known, NULL);
 }
 
-/* skins/s/extras/tailor: a version and the reserved colliders. */
+/* `count` finite numbers within TL_SCENE_MAX_MAGNITUDE at ptr. */
+static tl_result read_numbers(reader* r, const char* ptr, json_t* v, uint32_t count, double* out) {
+    if (!(json_is_array(v) && json_array_size(v) == count))
+        return refuse(r, ptr, "must be an array of %u numbers, is %s", count,
+                      json_is_array(v) ? "an array of another length" : type_name(v));
+    for (uint32_t k = 0; k < count; ++k) {
+        json_t* x = json_array_get(v, k);
+        char at[200];
+        snprintf(at, sizeof at, "%s/%u", ptr, k);
+        if (!json_is_number(x)) return refuse(r, at, "must be a number, is %s", type_name(x));
+        out[k] = json_number_value(x);
+        if (!(fabs(out[k]) <= TL_SCENE_MAX_MAGNITUDE))
+            return refuse(r, at, "must be finite and within %g, is %g",
+                          (double)TL_SCENE_MAX_MAGNITUDE, out[k]);
+    }
+    return TL_OK;
+}
+
+/* A named value of a short fixed list (a role, a side, a shape): its index, or -1. */
+static int string_index(json_t* v, const char* (*name)(int), int count) {
+    const char* s = json_string_value(v);
+    for (int k = 0; s && k < count; ++k)
+        if (!strcmp(s, name(k))) return k;
+    return -1;
+}
+static const char* role_name(int k) {
+    return tl_role_string((tl_role)k);
+}
+static const char* side_name(int k) {
+    return tl_side_string((tl_side)k);
+}
+static const char* shape_name(int k) {
+    return tl_schema_collider_shapes[k];
+}
+
+/* The shape's own numbers at base (docs/schema.md), in the joint's frame, into c. */
+static tl_result read_collider_shape(reader* r, const char* base, json_t* obj, tl_collider* c) {
+    char ptr[200];
+    double a[3], b[3], radius[1], axes[9];
+    snprintf(ptr, sizeof ptr, "%s/%s", base, TL_SCHEMA_COLLIDER_A);
+    tl_result res = read_numbers(r, ptr, json_object_get(obj, TL_SCHEMA_COLLIDER_A), 3, a);
+    for (int k = 0; k < 3; ++k)
+        c->a[k] = c->b[k] = (float)a[k];
+    if (res != TL_OK) return res;
+    if (c->shape == TL_COLLIDER_CAPSULE || c->shape == TL_COLLIDER_PLANE) {
+        snprintf(ptr, sizeof ptr, "%s/%s", base, TL_SCHEMA_COLLIDER_B);
+        if ((res = read_numbers(r, ptr, json_object_get(obj, TL_SCHEMA_COLLIDER_B), 3, b)) != TL_OK)
+            return res;
+        if (c->shape == TL_COLLIDER_PLANE && !(b[0] * b[0] + b[1] * b[1] + b[2] * b[2] > 0))
+            return refuse(r, ptr, "the plane's normal must not be zero");
+        for (int k = 0; k < 3; ++k)
+            c->b[k] = (float)b[k];
+    }
+    if (c->shape == TL_COLLIDER_SPHERE || c->shape == TL_COLLIDER_CAPSULE) {
+        snprintf(ptr, sizeof ptr, "%s/%s", base, TL_SCHEMA_COLLIDER_RADIUS);
+        json_t* v = json_object_get(obj, TL_SCHEMA_COLLIDER_RADIUS);
+        if (!json_is_number(v)) return refuse(r, ptr, "must be a number, is %s", type_name(v));
+        radius[0] = json_number_value(v);
+        if (!(radius[0] > 0 && radius[0] <= TL_SCENE_MAX_MAGNITUDE))
+            return refuse(r, ptr, "must be > 0 and within %g, is %g",
+                          (double)TL_SCENE_MAX_MAGNITUDE, radius[0]);
+        c->radius = (float)radius[0];
+    }
+    if (c->shape == TL_COLLIDER_ELLIPSOID) {
+        snprintf(ptr, sizeof ptr, "%s/%s", base, TL_SCHEMA_COLLIDER_AXES);
+        json_t* v = json_object_get(obj, TL_SCHEMA_COLLIDER_AXES);
+        if (!(json_is_array(v) && json_array_size(v) == 3))
+            return refuse(r, ptr, "must be an array of 3 semi-axes, is %s", type_name(v));
+        for (uint32_t k = 0; k < 3; ++k) {
+            char at[220];
+            snprintf(at, sizeof at, "%s/%u", ptr, k);
+            if ((res = read_numbers(r, at, json_array_get(v, k), 3, axes + 3 * k)) != TL_OK)
+                return res;
+            double* e = axes + 3 * k;
+            if (!(e[0] * e[0] + e[1] * e[1] + e[2] * e[2] > 0))
+                return refuse(r, at, "a semi-axis must not be zero");
+            for (uint32_t m = 0; m < k; ++m) {
+                double* f = axes + 3 * m;
+                double dot = e[0] * f[0] + e[1] * f[1] + e[2] * f[2];
+                double ee = sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
+                double ff = sqrt(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]);
+                if (!(fabs(dot) <= 1e-3 * ee * ff))
+                    return refuse(r, at, "must be orthogonal to semi-axis %u (cosine %.3g)", m,
+                                  dot / (ee * ff));
+            }
+            for (int i = 0; i < 3; ++i)
+                c->axes[k][i] = (float)e[i];
+        }
+    }
+    return TL_OK;
+}
+
+/* One stored collider, skins/s/extras/tailor/colliders/k, into the rest-world frame. */
+static tl_result read_collider(reader* r, uint32_t s, const char* base, json_t* obj,
+                               tl_body_collider* out, bool* by_name) {
+    if (!json_is_object(obj)) return refuse(r, base, "must be an object, is %s", type_name(obj));
+    char ptr[200], name_ptr[200];
+    const tl_scene_skin* sk = &r->scene->skins[s];
+    memset(out, 0, sizeof *out);
+    snprintf(ptr, sizeof ptr, "%s/%s", base, TL_SCHEMA_COLLIDER_SHAPE);
+    json_t* v = json_object_get(obj, TL_SCHEMA_COLLIDER_SHAPE);
+    int shape = string_index(v, shape_name, 4);
+    if (shape < 0)
+        return refuse(r, ptr, "must be \"sphere\", \"capsule\", \"plane\" or \"ellipsoid\", is %s",
+                      json_is_string(v) ? json_string_value(v) : type_name(v));
+    tl_collider local = {0};
+    local.shape = (tl_collider_shape)shape;
+    snprintf(ptr, sizeof ptr, "%s/%s", base, TL_SCHEMA_COLLIDER_JOINT);
+    snprintf(name_ptr, sizeof name_ptr, "%s/%s", base, TL_SCHEMA_COLLIDER_JOINT_NAME);
+    uint32_t node;
+    tl_result res =
+        resolve(r, json_object_get(obj, TL_SCHEMA_COLLIDER_JOINT), ptr,
+                json_object_get(obj, TL_SCHEMA_COLLIDER_JOINT_NAME), name_ptr, &node, by_name);
+    if (res != TL_OK) return res;
+    if (r->joint_of_node[node] == TL_NONE)
+        return refuse(r, ptr, "node %u is not a joint of skin %u", node, s);
+    out->joint = (uint32_t)r->joint_of_node[node];
+    out->role = sk->joints[out->joint].role;
+    out->side = sk->joints[out->joint].side;
+    const char* keys[2] = {TL_SCHEMA_COLLIDER_ROLE, TL_SCHEMA_COLLIDER_SIDE};
+    for (int k = 0; k < 2; ++k) {
+        if (!(v = json_object_get(obj, keys[k]))) continue;
+        snprintf(ptr, sizeof ptr, "%s/%s", base, keys[k]);
+        int i = string_index(v, k ? side_name : role_name, k ? 3 : TL_ROLE_COUNT);
+        if (i < 0)
+            return refuse(r, ptr, "must be a %s name (docs/schema.md), is %s", k ? "side" : "role",
+                          json_is_string(v) ? json_string_value(v) : type_name(v));
+        if (k)
+            out->side = (tl_side)i;
+        else
+            out->role = (tl_role)i;
+    }
+    if ((v = json_object_get(obj, TL_SCHEMA_COLLIDER_VERTICES))) {
+        snprintf(ptr, sizeof ptr, "%s/%s", base, TL_SCHEMA_COLLIDER_VERTICES);
+        if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+            json_integer_value(v) > (json_int_t)UINT32_MAX)
+            return refuse(r, ptr, "must be a count >= 0, is %s", type_name(v));
+        out->vertices = (uint32_t)json_integer_value(v);
+    }
+    if ((res = read_collider_shape(r, base, obj, &local)) != TL_OK) return res;
+    double rest[16];
+    tl_mat4d_from_float(rest, sk->joints[out->joint].rest_world);
+    tl_collider_transform(&local, rest, &out->local);
+    static const char* const known[] = {TL_SCHEMA_COLLIDER_JOINT,
+                                        TL_SCHEMA_COLLIDER_JOINT_NAME,
+                                        TL_SCHEMA_COLLIDER_ROLE,
+                                        TL_SCHEMA_COLLIDER_SIDE,
+                                        TL_SCHEMA_COLLIDER_SHAPE,
+                                        TL_SCHEMA_COLLIDER_A,
+                                        TL_SCHEMA_COLLIDER_B,
+                                        TL_SCHEMA_COLLIDER_RADIUS,
+                                        TL_SCHEMA_COLLIDER_AXES,
+                                        TL_SCHEMA_COLLIDER_VERTICES,
+                                        NULL};
+    return note_unknown(r, base, obj, known, NULL);
+}
+
+/* skins/s/extras/tailor/colliders: into the skin's colliders. */
+static tl_result read_colliders(reader* r, uint32_t s, const char* base, json_t* list) {
+    char ptr[160];
+    snprintf(ptr, sizeof ptr, "%s/%s", base, TL_SCHEMA_COLLIDERS);
+    if (!json_is_array(list))
+        return refuse(r, ptr, "must be an array of colliders, is %s", type_name(list));
+    size_t count = json_array_size(list);
+    if (count > TL_BODY_COLLIDERS_MAX)
+        return refuse(r, ptr, "must list at most %d colliders, lists %zu", TL_BODY_COLLIDERS_MAX,
+                      count);
+    tl_body_collider* out = tl_scene_storage(r->scene, (count + 1) * sizeof *out);
+    if (!out) return tl_error_set(r->err, TL_ERROR_MEMORY, "%s: out of memory", r->label);
+    load_skin_map(r, s);
+    bool by_name = false;
+    for (size_t k = 0; k < count; ++k) {
+        char at[180];
+        snprintf(at, sizeof at, "%s/%zu", ptr, k);
+        tl_result res = read_collider(r, s, at, json_array_get(list, k), &out[k], &by_name);
+        if (res != TL_OK) return res;
+    }
+    if (by_name) {
+        tl_result res = note(r, ptr,
+                             "node indices disagree with the node names stored beside them (the "
+                             "nodes were renumbered); the names were used");
+        if (res != TL_OK) return res;
+    }
+    tl_scene_skin* sk = (tl_scene_skin*)&r->scene->skins[s]; /* (the scene's own storage) */
+    sk->colliders = out;
+    sk->collider_count = (uint32_t)count;
+    return TL_OK;
+}
+
+/* skins/s/extras/tailor: a version and the skin's body colliders. */
 static tl_result read_skin(reader* r, uint32_t s, json_t* tailor) {
     char base[64];
     snprintf(base, sizeof base, "/skins/%u/extras/%s", s, TL_SCHEMA_KEY);
@@ -325,6 +515,8 @@ static tl_result read_skin(reader* r, uint32_t s, json_t* tailor) {
         return refuse(r, base, "must be an object, is %s", type_name(tailor));
     uint32_t version;
     tl_result res = read_version(r, base, tailor, &version);
+    json_t* colliders = json_object_get(tailor, TL_SCHEMA_COLLIDERS);
+    if (res == TL_OK && colliders) res = read_colliders(r, s, base, colliders);
     static const char* const known[] = {TL_SCHEMA_VERSION_KEY, TL_SCHEMA_COLLIDERS, NULL};
     return res != TL_OK ? res : note_unknown(r, base, tailor, known, NULL);
 }

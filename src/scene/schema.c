@@ -16,6 +16,8 @@ const tl_schema_setting tl_schema_settings[TL_SCHEMA_SETTING_COUNT] = {
     SETTING(ground_clearance, 0, false, INFINITY),  SETTING(slip_damping, 0, false, INFINITY),
 };
 
+const char* const tl_schema_collider_shapes[4] = {"sphere", "capsule", "plane", "ellipsoid"};
+
 float* tl_schema_setting_field(const tl_schema_setting* s, tl_chain_settings* settings) {
     return (float*)((char*)settings + s->offset);
 }

@@ -20,9 +20,22 @@
 #define TL_SCHEMA_BONE_NAMES "bone_names"
 #define TL_SCHEMA_RADII "radii"
 #define TL_SCHEMA_CHAIN "chain"
-#define TL_SCHEMA_CLOTH "cloth"         /* reserved: a cloth part's own settings */
-#define TL_SCHEMA_COLLIDERS "colliders" /* reserved: on a skin, its body colliders */
-#define TL_SCHEMA_V1_SCALE "scale"      /* version 1 wrote chain.scale; nothing read it */
+#define TL_SCHEMA_CLOTH "cloth"                    /* reserved: a cloth part's own settings */
+#define TL_SCHEMA_COLLIDERS "colliders"            /* on a skin: its body colliders */
+#define TL_SCHEMA_COLLIDER_JOINT "joint"           /* a collider's node (a joint of the skin) ... */
+#define TL_SCHEMA_COLLIDER_JOINT_NAME "joint_name" /* ... and that node's name */
+#define TL_SCHEMA_COLLIDER_ROLE "role"
+#define TL_SCHEMA_COLLIDER_SIDE "side"
+#define TL_SCHEMA_COLLIDER_SHAPE "shape"
+#define TL_SCHEMA_COLLIDER_A "a"
+#define TL_SCHEMA_COLLIDER_B "b"
+#define TL_SCHEMA_COLLIDER_RADIUS "radius"
+#define TL_SCHEMA_COLLIDER_AXES "axes"
+#define TL_SCHEMA_COLLIDER_VERTICES "vertices"
+#define TL_SCHEMA_V1_SCALE "scale" /* version 1 wrote chain.scale; nothing read it */
+
+/* The shape names, indexed by tl_collider_shape: "sphere", "capsule", "plane", "ellipsoid". */
+extern const char* const tl_schema_collider_shapes[4];
 
 /* One spring setting: its key, where it sits in tl_chain_settings and its range. */
 typedef struct tl_schema_setting {
