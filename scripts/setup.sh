@@ -5,7 +5,7 @@ cd "$(dirname "$0")/.."
 
 # blender: test_bake blender_round_trip imports and exports a rigged file with Debian's
 # Blender 3.4 (about 340 packages, 930 MB installed, beyond the rest of this list).
-debs=(build-essential cmake pkg-config clang clang-format lld libclang-rt-dev wasi-libc libjansson-dev libcglm-dev libsuitesparse-dev libssl-dev slurm-wlm python3 nodejs npm libpng-dev chromium blender)
+debs=(build-essential cmake pkg-config clang clang-format lld libclang-rt-dev wasi-libc libjansson-dev libsuitesparse-dev libssl-dev slurm-wlm python3 nodejs npm libpng-dev chromium blender)
 missing=()
 for p in "${debs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

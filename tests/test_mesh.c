@@ -3,9 +3,10 @@
  * function on a real file (the knight with its two unwelded tail shells). */
 #include "test.h"
 
+#include "base/mat4.h"
+
 #include <tailor/tailor.h>
 
-#include <cglm/cglm.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -727,21 +728,22 @@ static void knight_tail_shells(void) {
     ENSURE_MSG(truth, "truth: %s", jerr.text);
 
     /* Rest world = bind_to_world · bind; the truth's points and H are in the rest world. */
-    mat4 to_world, to_bind;
+    float to_world[16], to_bind[16];
     json_t* m = json_object_get(truth, "bind_to_world");
     ENSURE(json_array_size(m) == 16);
     for (int k = 0; k < 16; ++k)
-        to_world[k / 4][k % 4] = (float)json_number_value(json_array_get(m, k));
-    glm_mat4_inv(to_world, to_bind);
-    float scale = glm_vec3_norm(to_world[0]);
+        to_world[k] = (float)json_number_value(json_array_get(m, k));
+    tl_mat4_invert(to_bind, to_world);
+    float scale =
+        sqrtf(to_world[0] * to_world[0] + to_world[1] * to_world[1] + to_world[2] * to_world[2]);
     float height = (float)json_number_value(json_object_get(truth, "H")) / scale;
-    vec3 root, tip;
+    float root[3], tip[3];
     for (int k = 0; k < 3; ++k) {
         root[k] = (float)json_number_value(json_array_get(json_object_get(truth, "root"), k));
         tip[k] = (float)json_number_value(json_array_get(json_object_get(truth, "tail_tip"), k));
     }
-    glm_mat4_mulv3(to_bind, root, 1, root);
-    glm_mat4_mulv3(to_bind, tip, 1, tip);
+    tl_mat4_transform_point(root, to_bind, root);
+    tl_mat4_transform_point(tip, to_bind, tip);
 
     const tl_gltf_mesh* mesh = &doc->meshes[0];
     ENSURE(mesh->primitive_count == 5);
@@ -823,8 +825,8 @@ static void knight_tail_shells(void) {
         if (!in_shell[0][w] || !in_shell[1][w]) continue;
         ++shared;
         fprintf(stderr, "  shells share welded vertex %u, %.5f from the root, %.5f from the tip\n",
-                w, (double)glm_vec3_distance(welded_positions + 3 * w, root),
-                (double)glm_vec3_distance(welded_positions + 3 * w, tip));
+                w, (double)tl_vec3_distance(welded_positions + 3 * w, root),
+                (double)tl_vec3_distance(welded_positions + 3 * w, tip));
     }
     ENSURE(shared == 1);
 
@@ -841,12 +843,12 @@ static void knight_tail_shells(void) {
     float covariance[9], mean[3], values[3], vectors[9];
     tl_mesh_covariance(covariance, mean, welded_positions, welded, 12, members[0], member_count[0]);
     tl_mesh_eigen_symmetric(values, vectors, covariance);
-    vec3 axis;
-    glm_vec3_sub(tip, root, axis);
-    float length = glm_vec3_norm(axis);
-    glm_vec3_normalize(axis);
+    float axis[3] = {tip[0] - root[0], tip[1] - root[1], tip[2] - root[2]};
+    float length = sqrtf(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
+    for (int k = 0; k < 3; ++k)
+        axis[k] /= length;
     float elongation = sqrtf(values[0] / values[1]);
-    float alignment = fabsf(glm_vec3_dot(axis, vectors));
+    float alignment = fabsf(axis[0] * vectors[0] + axis[1] * vectors[1] + axis[2] * vectors[2]);
     fprintf(stderr, "  skin shell elongation %.2f, main axis · root–tip %.3f\n", (double)elongation,
             (double)alignment);
     ENSURE(elongation >= 1.8f);
@@ -890,11 +892,11 @@ static void knight_tail_shells(void) {
         uint32_t w = members[0][i];
         float straight = INFINITY;
         for (size_t s = 0; s < source_count; ++s)
-            straight = fminf(straight, glm_vec3_distance(welded_positions + 3 * w,
-                                                         welded_positions + 3 * sources[s]));
+            straight = fminf(straight, tl_vec3_distance(welded_positions + 3 * w,
+                                                        welded_positions + 3 * sources[s]));
         ENSURE(distance[w] >= straight * (1 - 1e-5f));
     }
-    float tip_error = glm_vec3_distance(welded_positions + 3 * farthest, tip);
+    float tip_error = tl_vec3_distance(welded_positions + 3 * farthest, tip);
     fprintf(stderr,
             "  skin shell: %zu sources, geodesic p99 %.5f (root–tip %.5f, %.3f H), farthest vertex "
             "%.5f from the tip\n",
@@ -914,7 +916,7 @@ static void knight_tail_shells(void) {
         const float* p = welded_positions + 3 * members[0][i];
         float t, d = tl_mesh_segment_distance(p, axis_segment, axis_segment + 3, &t);
         ENSURE(d == axis_distance[members[0][i]]);
-        ENSURE(d <= glm_vec3_distance((float*)p, root) && d <= glm_vec3_distance((float*)p, tip));
+        ENSURE(d <= tl_vec3_distance((float*)p, root) && d <= tl_vec3_distance((float*)p, tip));
         ENSURE(t >= 0 && t <= 1);
         sorted[i] = d;
     }

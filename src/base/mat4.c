@@ -66,6 +66,79 @@ bool tl_mat4d_invert(double out[16], const double m[16]) {
     return true;
 }
 
+/* Four float lanes, one per output column, so that each of the inverse's terms is formed by
+ * the same products and sums, in the same order, in every column. */
+typedef struct lanes4 {
+    float v[4];
+} lanes4;
+
+static lanes4 lanes_of(float x0, float x1, float x2, float x3) {
+    lanes4 r = {{x0, x1, x2, x3}};
+    return r;
+}
+
+/* p*q - r*s per lane, each product rounded, then the difference. */
+static lanes4 lanes_cross(lanes4 p, lanes4 q, lanes4 r, lanes4 s) {
+    lanes4 out;
+    for (int k = 0; k < 4; ++k) {
+        float pq = p.v[k] * q.v[k], rs = r.v[k] * s.v[k];
+        out.v[k] = pq - rs;
+    }
+    return out;
+}
+
+/* (x*t - y*u) + z*w per lane, each product and sum rounded in that order. */
+static lanes4 lanes_cofactor(lanes4 x, lanes4 t, lanes4 y, lanes4 u, lanes4 z, lanes4 w) {
+    lanes4 out;
+    for (int k = 0; k < 4; ++k) {
+        float xt = x.v[k] * t.v[k], yu = y.v[k] * u.v[k], zw = z.v[k] * w.v[k];
+        float d = xt - yu;
+        out.v[k] = d + zw;
+    }
+    return out;
+}
+
+bool tl_mat4_invert(float out[16], const float m[16]) {
+    /* columns (a b c d) (e f g h) (i j k l) (m n o p) */
+    const float a = m[0], b = m[1], c = m[2], d = m[3], e = m[4], f = m[5], g = m[6], h = m[7];
+    const float i = m[8], j = m[9], k = m[10], l = m[11], M = m[12], n = m[13], o = m[14],
+                p = m[15];
+    /* the 2x2 minors of the lower (lane 0, 1) and mixed (lanes 2, 3) rows */
+    lanes4 t0 = lanes_cross(lanes_of(k, k, g, g), lanes_of(p, p, p, l), lanes_of(o, o, o, k),
+                            lanes_of(l, l, h, h));
+    lanes4 t1 = lanes_cross(lanes_of(j, j, f, f), lanes_of(p, p, p, l), lanes_of(n, n, n, j),
+                            lanes_of(l, l, h, h));
+    lanes4 t2 = lanes_cross(lanes_of(j, j, f, f), lanes_of(o, o, o, k), lanes_of(n, n, n, j),
+                            lanes_of(k, k, g, g));
+    lanes4 t3 = lanes_cross(lanes_of(i, i, e, e), lanes_of(p, p, p, l), lanes_of(M, M, M, i),
+                            lanes_of(l, l, h, h));
+    lanes4 t4 = lanes_cross(lanes_of(i, i, e, e), lanes_of(o, o, o, k), lanes_of(M, M, M, i),
+                            lanes_of(k, k, g, g));
+    lanes4 t5 = lanes_cross(lanes_of(i, i, e, e), lanes_of(n, n, n, j), lanes_of(M, M, M, i),
+                            lanes_of(j, j, f, f));
+    lanes4 x0 = lanes_of(e, a, a, a), x1 = lanes_of(f, b, b, b), x2 = lanes_of(g, c, c, c),
+           x3 = lanes_of(h, d, d, d);
+    /* the adjugate's columns, signs alternating */
+    lanes4 v[4] = {lanes_cofactor(x1, t0, x2, t1, x3, t2), lanes_cofactor(x0, t0, x2, t3, x3, t4),
+                   lanes_cofactor(x0, t1, x1, t3, x3, t5), lanes_cofactor(x0, t2, x1, t4, x2, t5)};
+    for (int col = 0; col < 4; ++col)
+        for (int row = 0; row < 4; ++row)
+            if ((row + col) % 2) v[col].v[row] = -v[col].v[row];
+    float s0 = v[0].v[0] * a, s1 = v[1].v[0] * b, s2 = v[2].v[0] * c, s3 = v[3].v[0] * d;
+    float s03 = s0 + s3, s12 = s1 + s2;
+    float det = s03 + s12;
+    if (!(det != 0) || !isfinite(det)) {
+        for (int q = 0; q < 16; ++q)
+            out[q] = q % 5 == 0;
+        return false;
+    }
+    float inv = 1.0f / det;
+    for (int col = 0; col < 4; ++col)
+        for (int row = 0; row < 4; ++row)
+            out[4 * col + row] = v[col].v[row] * inv;
+    return true;
+}
+
 void tl_mat4_mul(float out[16], const float a[16], const float b[16]) {
     float r[16];
     for (int c = 0; c < 4; ++c)

@@ -11,6 +11,11 @@ void tl_mat4d_to_float(float out[16], const double m[16]);
 void tl_mat4d_mul(double out[16], const double a[16], const double b[16]);
 /* false when the matrix is singular (out is then the identity) */
 bool tl_mat4d_invert(double out[16], const double m[16]);
+/* The inverse in float by cofactors (the adjugate over the determinant), every product and sum
+ * rounded in one fixed order (the figures the suite prints after a 100 m teleport depend on
+ * those last bits: docs/layout.md). false when the determinant is 0 or not finite (out is then
+ * the identity). */
+bool tl_mat4_invert(float out[16], const float m[16]);
 void tl_mat4_mul(float out[16], const float a[16], const float b[16]);
 void tl_mat4_transform_point(float out[3], const float m[16], const float p[3]);
 /* A rotation by `radians` about `axis` (any length > 0) through `pivot`. */

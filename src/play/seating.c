@@ -3,10 +3,6 @@
 
 #include "base/mat4.h"
 
-/* cglm's float inverse alone: the base kit's (double, rounded) moves the stress figures after
- * a 100 m teleport in the last digits (test_stress), and this issue changes no result. */
-#include <cglm/mat4.h>
-
 #include <assert.h>
 #include <float.h>
 #include <math.h>
@@ -40,14 +36,17 @@ void tl_pose_move_skin(tl_pose* pose, const tl_scene* scene, uint32_t skin,
         if (sk->joints[j].parent != TL_NONE) continue;
         uint32_t node = sk->joints[j].node;
         int32_t parent = scene->doc->nodes[node].parent;
-        mat4 parent_world = GLM_MAT4_IDENTITY_INIT, parent_inverse;
+        float parent_world[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+        float parent_inverse[16];
         if (parent != TL_NONE)
             memcpy(parent_world, pose->world + 16 * (size_t)parent, sizeof parent_world);
-        glm_mat4_inv(parent_world, parent_inverse);
+        /* (in float: the double inverse, rounded, moves the stress figures after a 100 m
+         * teleport in their last digits, docs/layout.md) */
+        tl_mat4_invert(parent_inverse, parent_world);
         float local[16], moved[16];
         memcpy(local, pose->world + 16 * (size_t)node, sizeof local); /* W_parent · local */
         tl_mat4_mul(moved, transform, local);
-        tl_mat4_mul(local, (const float*)parent_inverse, moved);
+        tl_mat4_mul(local, parent_inverse, moved);
         pose->locals[node] = tl_trs_from_matrix(local);
     }
     tl_pose_update_live(pose, scene); /* only joints moved */
