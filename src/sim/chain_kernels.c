@@ -1,6 +1,6 @@
 /* The lane kernels without AVX2 (SSE2, NEON, WebAssembly SIMD or scalar: a batch, half a
- * batch, a chain alone) and their dispatch; contact with the plane behind the hips and the
- * floor (spring-chain.md §1, §3, §4, §7). */
+ * batch, a chain alone) and their dispatch; the contact pass: the plane behind the hips, the
+ * floor and the body colliders (spring-chain.md §1, §3, §4, §7). */
 #include "chain_parts.h"
 
 /* ---- one internal step of LANES chains (spring-chain.md §1, §3, §4, §7) ---- */
@@ -59,6 +59,42 @@ static bool ellipsoid_inside(const tl_collider* c, v3 p, v3* surface, v3* normal
     return q2 < 1;
 }
 
+/* A plane of the contact pass: the plane behind the hips, the floor or a body plane collider.
+ * It holds a tip p where dot(p - at, normal) < below (and, when bounded, only where
+ * dot(p - bound_at, bound_normal) < 0: the hips plane acts below the tail root alone), and puts
+ * it back onto the rope circle where dot(x, normal) = level. Each keeps the sums and the
+ * velocity response it had as a pass of its own, so the floor and the hips plane give the bits
+ * they gave before they were colliders. */
+typedef enum plane_response {
+    PLANE_HIPS,  /* the velocity into it removed */
+    PLANE_FLOOR, /* the velocity along the link and down removed, the rest slipping */
+    PLANE_BODY   /* the velocity into it removed, the rest slipping (a body collider) */
+} plane_response;
+
+typedef struct contact_plane {
+    v3 at, normal, bound_at, bound_normal;
+    float below, level;
+    bool bounded;
+    plane_response response;
+} contact_plane;
+
+static bool plane_holds(const contact_plane* pl, v3 p) {
+    if (pl->bounded && !(v3_dot(v3_sub(p, pl->bound_at), pl->bound_normal) < 0)) return false;
+    return v3_dot(v3_sub(p, pl->at), pl->normal) < pl->below;
+}
+
+/* The velocity of a tip put onto the plane (dir: the link's unit direction). */
+static v3 plane_velocity(const contact_plane* pl, v3 dir, float slip, v3 v) {
+    if (pl->response == PLANE_FLOOR) {
+        v = v3_madd(v, dir, -v3_dot(v, dir));
+        float vy = v3_dot(v, pl->normal);
+        return v3_scale(v3_madd(v, pl->normal, vy > 0 ? 0 : -vy), slip);
+    }
+    float into = v3_dot(v, pl->normal);
+    if (into < 0) v = v3_madd(v, pl->normal, -into);
+    return pl->response == PLANE_BODY ? v3_scale(v, slip) : v;
+}
+
 /* Pushes a tip out of one collider along its rope circle (the nearest point of the sphere
  * |p - head| = len outside it) and takes its velocity into the collider away, the tangential
  * part damped by `slip` (friction). A capsule is refined once more (its nearest point moves
@@ -67,6 +103,14 @@ static bool collide(const tl_collider* c, v3 head, float len, v3 rest, float sli
     v3 p = *pp, centre, normal;
     float radius;
     bool moved = false;
+    if (c->shape == TL_COLLIDER_PLANE) {
+        v3 n = v3_load(c->b), a = v3_load(c->a), zero = {0, 0, 0};
+        contact_plane pl = {a, n, zero, zero, 0, v3_dot(n, a), false, PLANE_BODY};
+        if (!plane_holds(&pl, p)) return false;
+        *pp = project_onto_circle(head, len, p, n, pl.level, rest);
+        *vp = plane_velocity(&pl, n, slip, *vp);
+        return true;
+    }
     if (c->shape == TL_COLLIDER_ELLIPSOID) {
         /* beyond the tangent plane at the radial surface point: outside, the ellipsoid being
          * convex; again from there when the plane did not reach the rope sphere */
@@ -85,27 +129,18 @@ static bool collide(const tl_collider* c, v3 head, float len, v3 rest, float sli
     }
     for (int pass = 0; pass < (c->shape == TL_COLLIDER_CAPSULE ? 3 : 1); ++pass) {
         if (!collider_inside(c, p, &centre, &radius)) break;
-        if (c->shape == TL_COLLIDER_PLANE) {
-            normal = v3_load(c->b);
-            p = project_onto_circle(head, len, p, normal, v3_dot(normal, v3_load(c->a)), rest);
-        } else {
-            /* outside the sphere on the rope sphere: (x - head).d <= m, d towards the centre */
-            v3 to = v3_sub(centre, head);
-            float D = v3_length(to);
-            if (!(D > 1e-9f) || D + len <= radius) break;
-            v3 n = v3_scale(to, -1.0f / D);
-            float m = (len * len + D * D - radius * radius) / (2 * D);
-            p = project_onto_circle(head, len, p, n, v3_dot(n, head) - m, rest);
-        }
+        /* outside the sphere on the rope sphere: (x - head).d <= m, d towards the centre */
+        v3 to = v3_sub(centre, head);
+        float D = v3_length(to);
+        if (!(D > 1e-9f) || D + len <= radius) break;
+        v3 n = v3_scale(to, -1.0f / D);
+        float m = (len * len + D * D - radius * radius) / (2 * D);
+        p = project_onto_circle(head, len, p, n, v3_dot(n, head) - m, rest);
         moved = true;
     }
     if (!moved) return false;
-    if (c->shape == TL_COLLIDER_PLANE)
-        normal = v3_load(c->b);
-    else {
-        collider_inside(c, p, &centre, &radius);
-        normal = v3_normalize_or(v3_sub(p, centre), v3_sub(p, head));
-    }
+    collider_inside(c, p, &centre, &radius);
+    normal = v3_normalize_or(v3_sub(p, centre), v3_sub(p, head));
     v3 v = *vp;
     float into = v3_dot(v, normal);
     if (into < 0) v = v3_madd(v, normal, -into);
@@ -113,38 +148,36 @@ static bool collide(const tl_collider* c, v3 head, float len, v3 rest, float sli
     return true;
 }
 
-/* The plane behind the hips and the floor for one lane's tip (rare: scalar). Returns whether
- * the tip moved; *touch whether it is on the floor. */
+/* The contact pass for one lane's tip (rare: scalar): the plane behind the hips, the floor,
+ * then the body's colliders, each a collider of the pass. Returns whether the tip moved; *touch
+ * whether it is on the floor or a body collider. */
 bool chain_contact(const lane_frame* f, int l, v3 head, float len, v3 rest, v3* pp, v3* vp,
                    bool* touch) {
     v3 p = *pp, v = *vp;
     const v3 root = LANE_V3(f, r, l), forward = LANE_V3(f, f, l), hips_up = LANE_V3(f, e, l);
-    const v3 up = LANE_V3(f, up, l);
-    const float floor_level = f->floor_level[l];
+    const v3 up = LANE_V3(f, up, l), back = v3_scale(forward, -1.0f), zero = {0, 0, 0};
+    /* no tip below the root ahead of the plane through it facing forward */
+    const contact_plane hips = {root, back, root, hips_up, 0, v3_dot(back, root), true, PLANE_HIPS};
+    /* the floor: the centre line F = floor + clearance above it along up */
+    const contact_plane ground = {
+        zero, up, zero, zero, f->floor_level[l], f->floor_level[l], false, PLANE_FLOOR};
     bool moved = false;
     *touch = false;
-    if (f->plane[l] && v3_dot(v3_sub(p, root), hips_up) < 0 &&
-        v3_dot(v3_sub(p, root), forward) > 0) {
-        v3 back = v3_scale(forward, -1.0f);
-        p = project_onto_circle(head, len, p, back, v3_dot(back, root), rest);
-        float into = v3_dot(v, back);
-        if (into < 0) v = v3_madd(v, back, -into);
+    if (f->plane[l] && plane_holds(&hips, p)) {
+        p = project_onto_circle(head, len, p, hips.normal, hips.level, rest);
+        v = plane_velocity(&hips, v3_scale(v3_sub(p, head), 1.0f / len), f->slip[l], v);
         moved = true;
     }
     /* ground contact wins over the bend limit */
-    if (f->floor[l] && v3_dot(p, up) < floor_level) {
-        p = project_onto_circle(head, len, p, up, floor_level, rest);
-        if (f->plane[l] && v3_dot(v3_sub(p, root), hips_up) < 0 &&
-            v3_dot(v3_sub(p, root), forward) > 0) {
+    if (f->floor[l] && plane_holds(&ground, p)) {
+        p = project_onto_circle(head, len, p, ground.normal, ground.level, rest);
+        if (f->plane[l] && plane_holds(&hips, p)) {
             /* keep to the part of the contact circle behind the hips */
             v3 ahead = v3_normalize_or(v3_madd(forward, up, -v3_dot(forward, up)), forward);
             v3 beside = v3_madd(p, ahead, -v3_dot(v3_sub(p, head), ahead));
-            p = project_onto_circle(head, len, beside, up, floor_level, v3_scale(ahead, -1.0f));
+            p = project_onto_circle(head, len, beside, up, ground.level, v3_scale(ahead, -1.0f));
         }
-        v3 dir = v3_scale(v3_sub(p, head), 1.0f / len);
-        v = v3_madd(v, dir, -v3_dot(v, dir));
-        float vy = v3_dot(v, up);
-        v = v3_scale(v3_madd(v, up, vy > 0 ? 0 : -vy), f->slip[l]);
+        v = plane_velocity(&ground, v3_scale(v3_sub(p, head), 1.0f / len), f->slip[l], v);
         moved = true;
         *touch = true;
     }
