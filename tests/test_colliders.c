@@ -135,6 +135,40 @@ static void test_fit_capsule(void) {
     }
 }
 
+/* The capsule around an ellipsoid (0.3, 0.16, 0.1, turned) holds every point of its surface and
+ * touches it at both ends of the longest axis and across the middle one. */
+static void test_capsule_around_ellipsoid(void) {
+    const uint32_t n = 4000;
+    const double r[3] = {0.3, 0.16, 0.1};
+    double frame[3][3];
+    float* p = ellipsoid_points(n, r, frame);
+    tl_collider e = {TL_COLLIDER_ELLIPSOID, {0, 0, 0}, {0, 0, 0}, 0, {{0}}}, c;
+    for (int k = 0; k < 3; ++k) {
+        e.a[k] = (float)centre[k];
+        for (int i = 0; i < 3; ++i)
+            e.axes[k][i] = (float)(r[k] * frame[k][i]);
+    }
+    tl_collider_capsule_around(&e, &c);
+    double shallowest = INFINITY; /* the nearest a surface point comes to leaving it */
+    for (uint32_t v = 0; v < n; ++v)
+        shallowest = fmin(shallowest, tl_collider_depth(&c, p + 3 * v));
+    free(p);
+    float tip[3], side[3];
+    for (int k = 0; k < 3; ++k) {
+        tip[k] = (float)(centre[k] + r[0] * frame[0][k]);
+        side[k] = (float)(centre[k] + r[1] * frame[1][k]);
+    }
+    double at_tip = tl_collider_depth(&c, tip), at_side = tl_collider_depth(&c, side);
+    fprintf(stderr,
+            "  capsule around an ellipsoid: radius %.4f, every surface point inside (the "
+            "closest to leaving %.2g inside); the long axis's end %.2g, the middle axis's %.2g "
+            "from its surface\n",
+            (double)c.radius, shallowest, at_tip, at_side);
+    ENSURE(c.shape == TL_COLLIDER_CAPSULE && fabs(c.radius - r[1]) <= 1e-6);
+    ENSURE(shallowest >= -1e-6); /* no surface point outside the capsule */
+    ENSURE(fabs(at_tip) <= 1e-6 && fabs(at_side) <= 1e-6);
+}
+
 /* Points on a line (no thickness) and too few points get none. */
 static void test_fit_degenerate(void) {
     float p[3 * 64];
@@ -189,9 +223,9 @@ static double thigh_penetration(const tl_scene* scene, const tl_player* player,
     return deepest / sk->height;
 }
 
-/* The clip played once at the solver's step (every frame one internal step, each checked): the
- * steps ending with a particle deeper than 0.002 H in a thigh, and the deepest (< 0: the
- * nearest any particle came, as a depth). */
+/* The clip played once at the solver's step (about one internal step a frame, each step end
+ * checked): the steps ending with a particle deeper than 0.002 H in a thigh, and the deepest
+ * (< 0: the nearest any particle came, as a depth). */
 static bool play_against_thighs(const tl_scene* scene, const tl_play_chain* chains, bool with,
                                 uint32_t clip, int* deep_steps, double* deepest) {
     tl_player_def def = tl_default_player_def();
@@ -203,8 +237,14 @@ static bool play_against_thighs(const tl_scene* scene, const tl_play_chain* chai
     tl_player_start(player, clip, 0);
     *deep_steps = 0, *deepest = -INFINITY;
     const float dt = def.frame_step, duration = scene->clips[clip].duration;
+    uint64_t steps = 0;
     for (int k = 1; (float)k * dt <= duration; ++k) {
         tl_player_advance(player, pose, clip, (float)k * dt);
+        /* a frame the solver's clock ran no step in (float rounding of the grid) leaves the
+         * last step's particles under colliders posed later: only step ends count */
+        uint64_t now = tl_chain_get_stats(tl_player_chain(player, 0)).steps;
+        if (now == steps) continue;
+        steps = now;
         double d = thigh_penetration(scene, player, pose);
         *deep_steps += d > 0.002;
         *deepest = fmax(*deepest, d);
@@ -217,7 +257,7 @@ static bool play_against_thighs(const tl_scene* scene, const tl_play_chain* chai
 /* A real tail that enters a thigh: the T-rex after `tailor rig`, falling over in its death
  * clip with the tail's default settings. Without colliders its particles end steps deep in a
  * thigh; with the colliders the file stores (the player's default) no particle ends a step
- * more than 0.002 H inside one (issue 11's bound, as stress's collider_penetration). */
+ * inside one (within 1e-5 H of float rounding; issue 11 asks <= 0.002 H). */
 static void test_tail_enters_thigh(void) {
     const char* path = rigged("trex-tailless");
     ENSURE(path);
@@ -240,7 +280,7 @@ static void test_tail_enters_thigh(void) {
             "colliders %d (deepest %.4f H), with them %d (deepest %.5f H)\n",
             scene->clips[clip].name, steps[0], deepest[0], steps[1], deepest[1]);
     ENSURE(steps[0] > 10 && deepest[0] > 0.01);
-    ENSURE(steps[1] == 0 && deepest[1] <= 0.002);
+    ENSURE(steps[1] == 0 && deepest[1] <= 1e-5); /* (float rounding; the issue asks 0.002 H) */
     tl_scene_destroy(scene);
     tl_gltf_destroy(doc);
 }
@@ -430,9 +470,13 @@ static void test_stored_refusals(void) {
 }
 
 static const tl_test_case cases[] = {
-    {"fit_ellipsoid", test_fit_ellipsoid},         {"fit_capsule", test_fit_capsule},
-    {"fit_degenerate", test_fit_degenerate},       {"tail_enters_thigh", test_tail_enters_thigh},
-    {"stored_round_trip", test_stored_round_trip}, {"stored_refusals", test_stored_refusals},
+    {"fit_ellipsoid", test_fit_ellipsoid},
+    {"fit_capsule", test_fit_capsule},
+    {"fit_degenerate", test_fit_degenerate},
+    {"capsule_around_ellipsoid", test_capsule_around_ellipsoid},
+    {"tail_enters_thigh", test_tail_enters_thigh},
+    {"stored_round_trip", test_stored_round_trip},
+    {"stored_refusals", test_stored_refusals},
 };
 
 int main(int argc, char** argv) {

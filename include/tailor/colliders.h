@@ -61,6 +61,12 @@ tl_result tl_body_colliders_fit(const tl_scene* scene, uint32_t skin, tl_body_co
 void tl_body_colliders_pose(const tl_scene* scene, uint32_t skin, const tl_body_collider* in,
                             uint32_t count, const tl_pose* pose, tl_collider* out);
 
+/* The smallest capsule along an ellipsoid's longest axis that holds it (for hosts that know
+ * spheres and capsules alone, such as VRM spring bones): radius the middle semi-axis, the
+ * segment the longest semi-axis less that radius either side of the centre. Other shapes are
+ * copied as they are. */
+void tl_collider_capsule_around(const tl_collider* in, tl_collider* out);
+
 /* How deep a point is inside a world collider (world units; <= 0 outside). An ellipsoid's
  * is the distance to its surface point radially out in its unit-sphere space (never less
  * than the true depth). */

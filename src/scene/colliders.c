@@ -289,6 +289,35 @@ void tl_body_colliders_pose(const tl_scene* scene, uint32_t skin, const tl_body_
     }
 }
 
+void tl_collider_capsule_around(const tl_collider* in, tl_collider* out) {
+    if (in->shape != TL_COLLIDER_ELLIPSOID) {
+        *out = *in;
+        return;
+    }
+    float r[3];
+    int order[3] = {0, 1, 2};
+    for (int k = 0; k < 3; ++k)
+        r[k] = sqrtf(in->axes[k][0] * in->axes[k][0] + in->axes[k][1] * in->axes[k][1] +
+                     in->axes[k][2] * in->axes[k][2]);
+    for (int i = 0; i < 3; ++i)
+        for (int j = i + 1; j < 3; ++j)
+            if (r[order[j]] > r[order[i]]) {
+                int t = order[i];
+                order[i] = order[j], order[j] = t;
+            }
+    const float* longest = in->axes[order[0]];
+    float half = r[order[0]] > 0 ? (r[order[0]] - r[order[1]]) / r[order[0]] : 0;
+    tl_collider c;
+    memset(&c, 0, sizeof c);
+    c.shape = TL_COLLIDER_CAPSULE;
+    for (int k = 0; k < 3; ++k) {
+        c.a[k] = in->a[k] - half * longest[k];
+        c.b[k] = in->a[k] + half * longest[k];
+    }
+    c.radius = r[order[1]];
+    *out = c;
+}
+
 /* An ellipsoid's point in its unit-sphere space: the depth of p below the surface point
  * radially out from the centre there (an upper bound on the depth; <= 0 outside). */
 static float ellipsoid_depth(const tl_collider* c, const float point[3]) {
