@@ -1661,6 +1661,76 @@ static void test_ellipsoid_exact(void) {
     ENSURE(length_error <= 1e-5 * r.length[0]);
 }
 
+/* The walk of thigh_collider past a body plane (a wall through a point 0.03 m beside the tail's
+ * path, facing away from the body, as the floor and the hips plane are planes of the same pass)
+ * and past a sphere of 0.08 m: without them particles end frames inside, with them none does
+ * (exact depths), and the chain keeps its lengths. */
+static void test_plane_and_sphere_colliders(void) {
+    rig r;
+    rig_straight(&r, 8, v3_make(0, -1, 0), 0.8f);
+    tl_chain_def def = def_for(&r);
+    const double dt = 1 / 60.0;
+    tl_chain* probe = create(&def);
+    ENSURE(probe);
+    v3 seen = {0, 0, 0};
+    for (int k = 1; k <= 200; ++k) {
+        tl_chain_input in = frame_input(clip_walk, (k - 1) * dt, k * dt);
+        tl_chain_step(probe, &in, (float)dt);
+        if (k == 200)
+            seen = qt_unrotate(
+                qt_load(in.target.rotation),
+                v3_sub(tip_at(tl_chain_particle_positions(probe), 4), v3_load(in.target.position)));
+    }
+    tl_chain_destroy(probe);
+    for (int shape = 0; shape < 2; ++shape) {
+        bool plane = shape == 0;
+        v3 at_local = v3_add(seen, v3_make(plane ? -0.03f : 0.03f, 0, 0));
+        int inside_frames[2] = {0, 0};
+        double deepest[2] = {-1, -1}, length_error = 0;
+        for (int with = 0; with < 2; ++with) {
+            tl_chain* chain = create(&def);
+            ENSURE(chain);
+            for (int k = 1; k <= 360; ++k) {
+                tl_chain_input in = frame_input(clip_walk, (k - 1) * dt, k * dt);
+                qt R = qt_load(in.target.rotation);
+                v3 o = v3_load(in.target.position);
+                v3 at = v3_add(o, qt_rotate(R, at_local)), n = qt_rotate(R, v3_make(-1, 0, 0));
+                tl_collider body = {plane ? TL_COLLIDER_PLANE : TL_COLLIDER_SPHERE,
+                                    {at.x, at.y, at.z},
+                                    {n.x, n.y, n.z},
+                                    0.08f,
+                                    {{0}}};
+                if (with) in.colliders = &body, in.collider_count = 1;
+                tl_chain_step(chain, &in, (float)dt);
+                const float* p = tl_chain_particle_positions(chain);
+                bool inside = false;
+                for (int i = 0; i < r.n; ++i) {
+                    v3 d = v3_sub(tip_at(p, i), at);
+                    double depth = plane ? -v3_dot(d, n) : 0.08 - v3_length(d);
+                    deepest[with] = fmax(deepest[with], depth);
+                    inside |= depth > 1e-5 * r.total;
+                }
+                inside_frames[with] += inside;
+                v3 head = v3_add(o, qt_rotate(R, r.joints[0]));
+                for (int i = 0; i < r.n; ++i) {
+                    double l = v3_length(v3_sub(tip_at(p, i), i ? tip_at(p, i - 1) : head));
+                    if (with)
+                        length_error = fmax(length_error, fabs(l - r.length[i]) / r.length[i]);
+                }
+            }
+            tl_chain_destroy(chain);
+        }
+        fprintf(stderr,
+                "  walk past a body %s: without it %d frames with a particle inside (deepest "
+                "%.3f m), with it %d (deepest %.2g m); length error %.2g\n",
+                plane ? "plane" : "sphere", inside_frames[0], deepest[0], inside_frames[1],
+                deepest[1], length_error);
+        ENSURE(inside_frames[0] > 10 && deepest[0] > 0.01);
+        ENSURE(inside_frames[1] == 0 && deepest[1] <= 1e-5 * r.total);
+        ENSURE(length_error <= 1e-4);
+    }
+}
+
 /* ---- golden hash: the solver's output bits on a fixed scene ---- */
 
 /* Which setting golden_scene_hash changes (to show that the hash sees one). */
@@ -1760,6 +1830,7 @@ static const tl_test_case cases[] = {
     {"thigh_collider", test_thigh_collider},
     {"ellipsoid_collider", test_ellipsoid_collider},
     {"ellipsoid_exact", test_ellipsoid_exact},
+    {"plane_and_sphere_colliders", test_plane_and_sphere_colliders},
 };
 
 int main(int argc, char** argv) {

@@ -17,11 +17,11 @@ static v3 project_onto_circle(v3 h, float len, v3 p, v3 n, float c, v3 fallback)
     return v3_add(h, v3_scale(v3_madd(v3_scale(t, sqrtf(1.0f - u * u)), n, u), len));
 }
 
-/* The point of a collider's surface nearest p and the outward normal there; false when p is
- * outside. A capsule is the sphere around the segment's point nearest p. */
+/* A sphere or capsule as the ball that matters for p (*centre, *radius); false when p is
+ * outside. A capsule is the sphere around the segment's point nearest p. (Planes and
+ * ellipsoids have their own tests below.) */
 static bool collider_inside(const tl_collider* c, v3 p, v3* centre, float* radius) {
     v3 a = v3_load(c->a);
-    if (c->shape == TL_COLLIDER_PLANE) return v3_dot(v3_sub(p, a), v3_load(c->b)) < 0;
     if (c->shape == TL_COLLIDER_CAPSULE) {
         v3 ab = v3_sub(v3_load(c->b), a);
         float t = v3_dot(ab, ab) > 0 ? v3_dot(v3_sub(p, a), ab) / v3_dot(ab, ab) : 0;
