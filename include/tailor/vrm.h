@@ -51,12 +51,12 @@ typedef struct tl_vrm_def {
     float fps;            /* the runtime's frame rate the fit plays at, Hz; 60 */
     float warmup_seconds; /* played before the fitted window (both start at rest at clip
                              time 0: tailor on its rest arc, VRM at the file's settled rest,
-                             so the first moments differ by construction), s; 1 */
+                             so the first moments differ by construction), s; 2 */
     float fit_seconds;    /* the fitted window, s; 4 (the clip loops) */
     const char* clip;     /* the clip fitted on: NULL takes the first whose name contains
                              "walk" (any case), else clip 0; no clip: default settings */
     bool colliders;       /* write the body colliders; true */
-    uint32_t evaluations; /* VRM simulations the search may run per chain; 3000 */
+    uint32_t evaluations; /* VRM simulations the search may run per chain; 2000 */
 } tl_vrm_def;
 
 tl_vrm_def tl_default_vrm_def(void);

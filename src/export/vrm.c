@@ -17,11 +17,11 @@
 tl_vrm_def tl_default_vrm_def(void) {
     tl_vrm_def def;
     def.fps = 60.0f;
-    def.warmup_seconds = 1.0f;
+    def.warmup_seconds = 2.0f;
     def.fit_seconds = 4.0f;
     def.clip = NULL;
     def.colliders = true;
-    def.evaluations = 3000;
+    def.evaluations = 2000;
     return def;
 }
 

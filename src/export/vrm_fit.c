@@ -4,8 +4,10 @@
  * starting point suits every size of character: the spring's frequency at the root and the
  * last bone (the VRM pull is a position step of stiffness * dt per frame, an angular
  * acceleration of stiffness / (dt * length), so stiffness = (2 pi f)^2 * length * dt), the
- * gravity as an acceleration in H / s^2, the damping rate at the root and the last bone
- * (dragForce = 1 - exp(-rate * dt)), and the hit radius as a share of the skin's radius. */
+ * gravity as an acceleration in H / s^2 (down, or up when the clip carries the tail above the
+ * rest it hangs in under the file's stored pose, which is the runtime's target), the damping rate
+ * at the root and the last bone (dragForce = 1 - exp(-rate * dt)), and the hit radius as a share of
+ * the skin's radius. */
 #include "export/vrm_internal.h"
 
 #include <tailor/colliders.h>
@@ -45,15 +47,17 @@ static double len3(const float* a, const float* b) {
 static void knobs_to_settings(const recording* r, const double* x) {
     vrm_spring_def* def = r->def;
     uint32_t bones = def->count - 1;
-    double g = x[2] * x[2] * r->height, h = 1 / (1 + exp(-x[5]));
+    /* signed: the walk may carry the tail above the rest it hangs in under the stored pose */
+    double g = x[2] * fabs(x[2]) * r->height, h = 1 / (1 + exp(-x[5]));
     for (uint32_t j = 0; j < bones; ++j) {
         double u = bones > 1 ? (double)j / (bones - 1) : 0;
         double f = exp(x[0]) + (exp(x[1]) - exp(x[0])) * u;
         double c = exp(x[3]) + (exp(x[4]) - exp(x[3])) * u;
         vrm_settings* s = &def->settings[j];
         s->stiffness = (2 * PI * f) * (2 * PI * f) * r->lengths[j] * r->dt;
-        s->gravity_power = g * r->dt;
-        memcpy(s->gravity_dir, r->down, sizeof r->down);
+        s->gravity_power = fabs(g) * r->dt;
+        for (int k = 0; k < 3; ++k)
+            s->gravity_dir[k] = g < 0 ? -r->down[k] : r->down[k];
         s->drag = 1 - exp(-c * r->dt);
         s->hit_radius = h * r->hit_base[j];
     }
@@ -149,6 +153,27 @@ static double search(recording* r, double* x, double step, uint32_t budget) {
         if (v[i] < v[best]) best = i;
     memcpy(x, p[best], sizeof p[best]);
     return v[best];
+}
+
+/* The landscape has many valleys (the rule's pull is relative to the parent bone, tailor's to
+ * the hips, and collisions cut it): a short search from each of a few starts (gravity down
+ * and up, small and large hit radii), then the best refined with the rest of the budget. */
+static void multistart(recording* r, double* x, uint32_t budget) {
+    static const double gravity[3] = {-0.5, 0.5, 1.0}, hit[2] = {-2, 2};
+    uint32_t each = budget / 10;
+    double best[KNOBS], best_v = INFINITY;
+    for (int g = 0; g < 3; ++g)
+        for (int h = 0; h < 2; ++h) {
+            double y[KNOBS];
+            memcpy(y, x, sizeof y);
+            y[2] = gravity[g], y[5] = hit[h];
+            double v = search(r, y, 0.5, each);
+            if (v < best_v) best_v = v, memcpy(best, y, sizeof best);
+        }
+    memcpy(x, best, sizeof best);
+    double step = 0.25;
+    for (int round = 0; round < 2 && r->evaluations < budget; ++round, step *= 0.5)
+        search(r, x, step, (budget - r->evaluations) / (uint32_t)(2 - round));
 }
 
 /* The spring's joints and the colliders it gets (those no chain joint lies in at rest). */
@@ -325,10 +350,7 @@ tl_result vrm_fit_chain(const tl_scene* scene, const tl_play_chain* chain, const
         tl_result res = record(scene, chain, (uint32_t)clip, &r, err);
         if (res == TL_OK) {
             fit->error_default = sqrt(cost(&r, x));
-            double step = 0.5;
-            for (int round = 0; round < 3 && r.evaluations < vdef->evaluations;
-                 ++round, step *= 0.5)
-                search(&r, x, step, (vdef->evaluations - r.evaluations) / (uint32_t)(3 - round));
+            multistart(&r, x, vdef->evaluations);
             knobs_to_settings(&r, x);
             double max;
             fit->error_rms = sqrt(replay(&r, &max));
