@@ -56,7 +56,7 @@ typedef struct tl_vrm_def {
     const char* clip;     /* the clip fitted on: NULL takes the first whose name contains
                              "walk" (any case), else clip 0; no clip: default settings */
     bool colliders;       /* write the body colliders; true */
-    uint32_t evaluations; /* VRM simulations the search may run per chain; 2000 */
+    uint32_t evaluations; /* VRM simulations the search may run per chain; 3000 */
 } tl_vrm_def;
 
 tl_vrm_def tl_default_vrm_def(void);

@@ -21,7 +21,7 @@ tl_vrm_def tl_default_vrm_def(void) {
     def.fit_seconds = 4.0f;
     def.clip = NULL;
     def.colliders = true;
-    def.evaluations = 2000;
+    def.evaluations = 3000;
     return def;
 }
 

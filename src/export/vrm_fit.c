@@ -156,17 +156,21 @@ static double search(recording* r, double* x, double step, uint32_t budget) {
 }
 
 /* The landscape has many valleys (the rule's pull is relative to the parent bone, tailor's to
- * the hips, and collisions cut it): a short search from each of a few starts (gravity down
- * and up, small and large hit radii), then the best refined with the rest of the budget. */
+ * the hips, and collisions cut it): a short search from each of a few starts, then the best
+ * refined with the rest of the budget. The starts: gravity down, and gravity up with springs
+ * (and damping) stiffened in proportion, which lifts the tail towards where the walk carries
+ * it while it still follows the hips; each with a small and a large hit radius. */
 static void multistart(recording* r, double* x, uint32_t budget) {
-    static const double gravity[3] = {-0.5, 0.5, 1.0}, hit[2] = {-2, 2};
-    uint32_t each = budget / 10;
+    static const double starts[5][2] = {{-2, 1.4}, {-1, 0.7}, {-0.5, 0}, {0.5, 0}, {1, 0}};
+    static const double hit[2] = {-2, 2};
+    uint32_t each = budget / 15;
     double best[KNOBS], best_v = INFINITY;
-    for (int g = 0; g < 3; ++g)
+    for (int g = 0; g < 5; ++g)
         for (int h = 0; h < 2; ++h) {
             double y[KNOBS];
             memcpy(y, x, sizeof y);
-            y[2] = gravity[g], y[5] = hit[h];
+            y[0] += starts[g][1], y[1] += starts[g][1], y[3] += starts[g][1], y[4] += starts[g][1];
+            y[2] = starts[g][0], y[5] = hit[h];
             double v = search(r, y, 0.5, each);
             if (v < best_v) best_v = v, memcpy(best, y, sizeof best);
         }
