@@ -275,11 +275,83 @@ static void vrmc_kept_through_rig(void) {
     ENSURE_MSG(listed, "inspect does not list the spring");
 }
 
+/* tailor rig --vrm run again replaces what it wrote (extras.tailor) and keeps another tool's
+ * spring, collider and group, their references renumbered. */
+static void vrmc_foreign_springs_kept(void) {
+    char rigged[512], first[512], again[512];
+    snprintf(rigged, sizeof rigged, "%s", tl_test_scratch("fox-foreign-rigged.glb"));
+    snprintf(first, sizeof first, "%s", tl_test_scratch("fox-foreign.glb"));
+    snprintf(again, sizeof again, "%s", tl_test_scratch("fox-foreign-again.glb"));
+    ENSURE(tl_test_cli(NULL, "rig '%s' -o '%s' --vrm > /dev/null", tl_test_shared(tailed_cases[0]),
+                       rigged) == 0);
+    tl_gltf* doc = NULL;
+    tl_error err;
+    ENSURE_OK(tl_gltf_load(rigged, &doc, &err), err);
+    json_t* sb =
+        json_object_get(json_object_get(tl_gltf_json(doc), "extensions"), "VRMC_springBone");
+    ENSURE(sb);
+    /* another tool's spring on the chain's attachment and its parent, with a sphere */
+    json_t* springs = json_object_get(sb, "springs");
+    json_int_t tail1 = json_integer_value(json_object_get(
+        json_array_get(json_object_get(json_array_get(springs, 0), "joints"), 0), "node"));
+    int32_t hips = doc->nodes[tail1].parent, above = hips >= 0 ? doc->nodes[hips].parent : -1;
+    int32_t base = above >= 0 ? doc->nodes[above].parent : -1; /* the collider's, not moved */
+    ENSURE(base >= 0);
+    json_array_append_new(json_object_get(sb, "colliders"),
+                          json_pack("{s:i,s:{s:{s:[f,f,f],s:f}}}", "node", (int)base, "shape",
+                                    "sphere", "offset", 0.0, 0.0, 0.0, "radius", 0.01));
+    size_t collider = json_array_size(json_object_get(sb, "colliders")) - 1;
+    json_array_append_new(
+        json_object_get(sb, "colliderGroups"),
+        json_pack("{s:s,s:[I]}", "name", "theirs", "colliders", (json_int_t)collider));
+    size_t group = json_array_size(json_object_get(sb, "colliderGroups")) - 1;
+    json_array_append_new(springs, json_pack("{s:s,s:[{s:i},{s:i}],s:[I]}", "name", "theirs",
+                                             "joints", "node", (int)above, "node", (int)hips,
+                                             "colliderGroups", (json_int_t)group));
+    tl_gltf_save_def save = tl_default_gltf_save_def();
+    save.overwrite = true; /* a scratch file of an earlier run */
+    ENSURE_OK(tl_gltf_save(doc, first, &save, &err), err);
+    tl_gltf_destroy(doc);
+    ENSURE(tl_test_cli(NULL, "rig '%s' -o '%s' --vrm > /dev/null", first, again) == 0);
+    ENSURE_OK(tl_gltf_load(again, &doc, &err), err);
+    sb = json_object_get(json_object_get(tl_gltf_json(doc), "extensions"), "VRMC_springBone");
+    springs = json_object_get(sb, "springs");
+    json_t* theirs = NULL;
+    size_t i, ours = 0;
+    json_t* sp;
+    json_array_foreach(springs, i, sp) {
+        if (json_object_get(json_object_get(sp, "extras"), "tailor"))
+            ++ours;
+        else
+            theirs = sp;
+    }
+    json_t* g = theirs ? json_array_get(json_object_get(sb, "colliderGroups"),
+                                        (size_t)json_integer_value(json_array_get(
+                                            json_object_get(theirs, "colliderGroups"), 0)))
+                       : NULL;
+    json_t* c = g ? json_array_get(json_object_get(sb, "colliders"),
+                                   (size_t)json_integer_value(
+                                       json_array_get(json_object_get(g, "colliders"), 0)))
+                  : NULL;
+    bool kept = ours == 1 && json_array_size(springs) == 2 && g &&
+                !strcmp(json_string_value(json_object_get(g, "name")), "theirs") && c &&
+                json_integer_value(json_object_get(c, "node")) == base &&
+                !json_object_get(json_object_get(c, "extras"), "tailor");
+    tl_gltf_destroy(doc);
+    ENSURE_MSG(kept, "another tool's spring, group or collider was lost or misnumbered");
+    json_t* three = run_three(again, -1, 3);
+    bool quiet = three && json_array_size(json_object_get(three, "warnings")) == 0 &&
+                 json_array_size(json_object_get(three, "springs")) == 2;
+    json_decref(three);
+    ENSURE_MSG(quiet, "three-vrm does not read both springs without a warning");
+}
+
 int main(int argc, char** argv) {
     static const tl_test_case cases[] = {
         {"vrm_three", vrm_three},
         {"vrm_kept_through_rig", vrm_kept_through_rig},
         {"vrmc_kept_through_rig", vrmc_kept_through_rig},
+        {"vrmc_foreign_springs_kept", vrmc_foreign_springs_kept},
     };
     return tl_test_main(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }
