@@ -38,15 +38,20 @@ static json_t* tailor_mark(void) {
 }
 
 /* Drops what tailor wrote before (extras.tailor) and renumbers the references of the rest. */
-static tl_result drop_tailor_entries(json_t* sb, tl_error* err) {
+static const char* path_of(const tl_gltf* doc) {
+    return doc->path && *doc->path ? doc->path : "<memory>";
+}
+
+static tl_result drop_tailor_entries(const tl_gltf* doc, json_t* sb, tl_error* err) {
     json_t* colliders = json_object_get(sb, "colliders");
     json_t* groups = json_object_get(sb, "colliderGroups");
     json_t* springs = json_object_get(sb, "springs");
     if ((colliders && !json_is_array(colliders)) || (groups && !json_is_array(groups)) ||
         (springs && !json_is_array(springs)))
         return tl_error_set(err, TL_ERROR_INVALID,
-                            "/extensions/" EXT ": colliders, colliderGroups and springs must be "
-                            "arrays");
+                            "%s: /extensions/" EXT ": colliders, colliderGroups and springs must "
+                            "be arrays",
+                            path_of(doc));
     size_t nc = json_array_size(colliders), ng = json_array_size(groups);
     long* cmap = calloc(nc + 1, sizeof *cmap);
     long* gmap = calloc(ng + 1, sizeof *gmap);
@@ -174,9 +179,11 @@ static json_t* spring_bone_object(tl_gltf* doc, tl_result* r, tl_error* err) {
     json_t* root = tl_gltf_json(doc);
     json_t* ext = json_object_get(root, "extensions");
     if (ext && !json_is_object(ext))
-        return *r = tl_error_set(err, TL_ERROR_INVALID, "/extensions: not an object"), NULL;
+        return *r = tl_error_set(err, TL_ERROR_INVALID, "%s: /extensions: not an object",
+                                 path_of(doc)),
+               NULL;
     if (json_object_get(json_object_get(ext, "VRM"), "secondaryAnimation")) {
-        *r = tl_error_set(err, TL_ERROR_UNSUPPORTED, "%s", VRM0_MESSAGE);
+        *r = tl_error_set(err, TL_ERROR_UNSUPPORTED, "%s: %s", path_of(doc), VRM0_MESSAGE);
         return NULL;
     }
     if (!ext) {
@@ -185,12 +192,14 @@ static json_t* spring_bone_object(tl_gltf* doc, tl_result* r, tl_error* err) {
     }
     json_t* sb = json_object_get(ext, EXT);
     if (sb && !json_is_object(sb))
-        return *r = tl_error_set(err, TL_ERROR_INVALID, "/extensions/" EXT ": not an object"), NULL;
+        return *r = tl_error_set(err, TL_ERROR_INVALID, "%s: /extensions/" EXT ": not an object",
+                                 path_of(doc)),
+               NULL;
     if (!sb) {
         sb = json_pack("{s:s}", "specVersion", "1.0");
         json_object_set_new(ext, EXT, sb);
     }
-    if ((*r = drop_tailor_entries(sb, err)) != TL_OK) return NULL;
+    if ((*r = drop_tailor_entries(doc, sb, err)) != TL_OK) return NULL;
     const char* keys[3] = {"colliders", "colliderGroups", "springs"};
     for (int k = 0; k < 3; ++k)
         if (!json_object_get(sb, keys[k])) json_object_set_new(sb, keys[k], json_array());
@@ -217,7 +226,7 @@ tl_result tl_vrm_write(tl_gltf* doc, const tl_vrm_def* def, tl_vrm_fit* fits, ui
     }
     if (json_object_get(json_object_get(json_object_get(tl_gltf_json(doc), "extensions"), "VRM"),
                         "secondaryAnimation")) {
-        r = tl_error_set(err, TL_ERROR_UNSUPPORTED, "%s", VRM0_MESSAGE);
+        r = tl_error_set(err, TL_ERROR_UNSUPPORTED, "%s: %s", path_of(doc), VRM0_MESSAGE);
         goto done;
     }
     for (uint32_t c = 0; c < n && r == TL_OK; ++c)
