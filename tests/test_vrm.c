@@ -75,6 +75,14 @@ static double dist_json(const float* a, const json_t* p) {
     return dist(a, b);
 }
 
+static bool uses(const tl_gltf* doc, const char* name) {
+    size_t i;
+    json_t* v;
+    json_array_foreach(json_object_get(tl_gltf_json(doc), "extensionsUsed"), i,
+                       v) if (json_is_string(v) && !strcmp(json_string_value(v), name)) return true;
+    return false;
+}
+
 typedef struct opened {
     tl_gltf* doc;
     tl_scene* scene;
@@ -173,6 +181,7 @@ static void rig_vrm_case(const char* name) {
     ENSURE_OK(tl_scene_create(o.doc, &o.scene, &err), err);
     ENSURE_OK(tl_play_chains_find(o.scene, o.chains, 16, &o.chain_count, &err), err);
     ENSURE(o.chain_count > 0 && json_array_size(fits) == o.chain_count);
+    ENSURE_MSG(uses(o.doc, "VRMC_springBone"), "%s: extensionsUsed lacks VRMC_springBone", base);
     uint32_t clip;
     ENSURE_OK(tl_scene_find_clip(
                   o.scene, json_string_value(json_object_get(json_array_get(fits, 0), "clip")),
@@ -346,12 +355,41 @@ static void vrmc_foreign_springs_kept(void) {
     ENSURE_MSG(quiet, "three-vrm does not read both springs without a warning");
 }
 
+/* tailor bake --vrm: the baked file also carries the spring, read by three-vrm, validator
+ * clean. */
+static void bake_vrm_writes_springs(void) {
+    char rigged[512], baked[512];
+    snprintf(rigged, sizeof rigged, "%s", tl_test_scratch("fox-bake-rigged.glb"));
+    snprintf(baked, sizeof baked, "%s", tl_test_scratch("fox-bake-vrm.glb"));
+    ENSURE(tl_test_cli(NULL, "rig '%s' -o '%s' > /dev/null", tl_test_shared(tailed_cases[0]),
+                       rigged) == 0);
+    ENSURE(tl_test_cli(NULL, "bake '%s' -o '%s' --clips Walk --vrm > /dev/null", rigged, baked) ==
+           0);
+    tl_gltf* doc = NULL;
+    tl_error err;
+    ENSURE_OK(tl_gltf_load(baked, &doc, &err), err);
+    tl_vrm_spring springs[4];
+    uint32_t n = 0;
+    tl_result r = tl_vrm_springs(doc, springs, 4, &n, NULL, &err);
+    bool used = uses(doc, "VRMC_springBone");
+    tl_gltf_destroy(doc);
+    ENSURE_OK(r, err);
+    ENSURE(n == 1 && springs[0].version == 1 && springs[0].tailor && used);
+    json_t* three = run_three(baked, 1, 3);
+    bool quiet = three && json_array_size(json_object_get(three, "warnings")) == 0 &&
+                 json_array_size(json_object_get(three, "springs")) == 1;
+    json_decref(three);
+    ENSURE_MSG(quiet, "three-vrm does not read the baked file's spring without a warning");
+    ENSURE(no_new_problems(rigged, baked));
+}
+
 int main(int argc, char** argv) {
     static const tl_test_case cases[] = {
         {"vrm_three", vrm_three},
         {"vrm_kept_through_rig", vrm_kept_through_rig},
         {"vrmc_kept_through_rig", vrmc_kept_through_rig},
         {"vrmc_foreign_springs_kept", vrmc_foreign_springs_kept},
+        {"bake_vrm_writes_springs", bake_vrm_writes_springs},
     };
     return tl_test_main(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }
