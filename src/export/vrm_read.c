@@ -131,11 +131,13 @@ static tl_result read_colliders(const tl_gltf* doc, const json_t* sb, const json
     size_t i;
     json_t* gi;
     json_array_foreach(json_object_get(spring, "colliderGroups"), i, gi) {
+        if (!json_is_integer(gi)) continue; /* as the runtime: a group that is not there */
         json_t* members =
             json_object_get(json_array_get(groups, (size_t)json_integer_value(gi)), "colliders");
         size_t k;
         json_t* ci;
         json_array_foreach(members, k, ci) {
+            if (!json_is_integer(ci)) continue;
             json_int_t index = json_integer_value(ci);
             json_t* c = json_array_get(colliders, (size_t)index);
             json_t* shape = json_object_get(c, "shape");
