@@ -11,7 +11,7 @@
 
 static const char* USAGE =
     "usage: tailor bake IN.glb -o OUT.glb [--clips all|A,B] [--rate 30] [--tolerance DEG]\n"
-    "                  [--report R.json] [--force]\n"
+    "                  [--report R.json] [--vrm] [--force]\n"
     "  Simulates each clip with the file's chains (as tailor play, looping from rest), keeps a\n"
     "  cycle whose end meets its start, and writes every chain joint's rotation into the clip,\n"
     "  so viewers without tailor play the motion. The chain joints' node rotations become the\n"
@@ -20,6 +20,8 @@ static const char* USAGE =
     "  --rate HZ         samples per second before key reduction (default 30)\n"
     "  --tolerance DEG   a dropped key and the loop's seam are within DEG degrees (default 0.1)\n"
     "  --report FILE     {\"clips\": [{\"clip\", \"cycle_start\", \"keys\", \"max_error\", ...}]}\n"
+    "  --vrm             also write the chains as VRM spring bones (docs/vrm.md; a VRM runtime's\n"
+    "                    springs then override the baked keys of those joints)\n"
     "  --force           allow OUT to be IN\n";
 
 static long file_size(const char* path) {
@@ -120,7 +122,7 @@ static long output_size(const tl_gltf* doc, const char* out) {
 
 int tl_cli_bake(int argc, char** argv) {
     const char *in = NULL, *out = NULL, *report_path = NULL, *clip_list = NULL;
-    bool force = false;
+    bool force = false, vrm = false;
     tl_bake_def def = tl_default_bake_def();
     for (int i = 1; i < argc; ++i) {
         const char* a = argv[i];
@@ -144,6 +146,8 @@ int tl_cli_bake(int argc, char** argv) {
             clip_list = argv[++i];
         else if (!strcmp(a, "--force"))
             force = true;
+        else if (!strcmp(a, "--vrm"))
+            vrm = true;
         else if (a[0] != '-' && !in)
             in = a;
         else
@@ -159,6 +163,7 @@ int tl_cli_bake(int argc, char** argv) {
         goto done;
     }
     if ((code = tl_cli_bake_document("bake", doc, clip_list, &def, &report))) goto done;
+    if (vrm && (code = tl_cli_vrm_document("bake", doc, report))) goto done;
     size_t i;
     json_t* c;
     json_array_foreach(json_object_get(report, "clips"), i, c) {

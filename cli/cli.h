@@ -39,6 +39,14 @@ int tl_cli_bake(int argc, char** argv);
 int tl_cli_bake_document(const char* command, tl_gltf* doc, const char* clip_list,
                          const tl_bake_def* def, json_t** report);
 
+/* --vrm: writes the document's chains as VRMC_springBone (tl_vrm_write), prints each spring's
+ * fit and, when report is not NULL, sets report["vrm"] to them. 0 or exit code. */
+int tl_cli_vrm_document(const char* command, tl_gltf* doc, json_t* report);
+
+/* The file's VRM springs (tl_vrm_springs) as tailor inspect's "vrm_springs", and their text. */
+json_t* tl_cli_vrm_springs_json(const tl_gltf* doc);
+void tl_cli_vrm_springs_print(const json_t* springs);
+
 /* Fills a chain from "--chain A,B,C" (joint names; attachment = A's parent). 0 or exit code. */
 struct tl_play_chain;
 int tl_cli_chain_from_names(const tl_scene* scene, const char* list, struct tl_play_chain* out);

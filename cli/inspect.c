@@ -605,6 +605,7 @@ int tl_cli_inspect(int argc, char** argv) {
     tl_error err;
     if (tl_gltf_load(path, &doc, &err) != TL_OK) return tl_cli_fail("inspect", "%s", err.message);
     json_t* report = build_report(doc, path);
+    if (report) json_object_set_new(report, "vrm_springs", tl_cli_vrm_springs_json(doc));
     tl_gltf_destroy(doc);
     if (!report) return tl_cli_fail("inspect", "%s: out of memory", path);
     if (as_json) {
@@ -618,6 +619,7 @@ int tl_cli_inspect(int argc, char** argv) {
         print_meshes(report);
         print_animations(report);
         print_attachments(report);
+        tl_cli_vrm_springs_print(json_object_get(report, "vrm_springs"));
         print_problems(report);
     }
     json_decref(report);

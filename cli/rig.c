@@ -12,7 +12,7 @@ static const char* usage_text =
     "                [--far F] [--limb-ratio R] [--elongation E] [--segment S]\n"
     "                [--min-links N] [--max-links N] [--overlap O] [--part ID=chain|rigid|none]\n"
     "                [--fix-rigid] [--no-grow] [--root-band B] [--no-fit] [--fit-skip CLIP]\n"
-    "                [--bake] [--fix-skeleton]\n"
+    "                [--bake] [--vrm] [--fix-skeleton]\n"
     "                [--force]\n"
     "  Finds far skin (parts farther from every bone than F x height), decides per part\n"
     "  whether it is a tail (a bone chain), a rigid or cloth part, or body skin, and writes\n"
@@ -36,6 +36,8 @@ static const char* usage_text =
     "  --fix-skeleton      repair a skin.skeleton that is not a common root of its joints\n"
     "                      (SKIN_SKELETON_INVALID; default: kept as it was)\n"
     "  --bake              also bake every clip (tailor bake's defaults, docs/bake.md)\n"
+    "  --vrm               also write the chains as VRM spring bones (VRMC_springBone),\n"
+    "                      fitted to tailor's motion on the walk clip (docs/vrm.md)\n"
     "  --force             allow OUT to be IN\n";
 
 static bool parse_float(const char* s, float* out) {
@@ -378,7 +380,7 @@ static int rig_finish(tl_gltf* doc, bool bake) {
 
 int tl_cli_rig(int argc, char** argv) {
     const char *in = NULL, *out = NULL, *report_path = NULL;
-    bool dry_run = false, force = false, bake = false, fix_skeleton = false;
+    bool dry_run = false, force = false, bake = false, fix_skeleton = false, vrm = false;
     tl_rig_def def = tl_default_rig_def();
     const char* skips[64];
     int skip_count = 0;
@@ -403,6 +405,8 @@ int tl_cli_rig(int argc, char** argv) {
             force = true;
         else if (!strcmp(a, "--bake"))
             bake = true;
+        else if (!strcmp(a, "--vrm"))
+            vrm = true;
         else if (!strcmp(a, "--fix-skeleton"))
             fix_skeleton = true;
         else if (a[0] != '-' && !in)
@@ -451,6 +455,7 @@ int tl_cli_rig(int argc, char** argv) {
         }
         if (fixed) printf("%u skin skeleton(s) repaired\n", fixed);
         if ((code = rig_finish(doc, bake))) goto done;
+        if (vrm && (code = tl_cli_vrm_document("rig", doc, report))) goto done;
     }
     if (tl_cli_nonfinite_count)
         fprintf(stderr,

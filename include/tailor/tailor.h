@@ -10,6 +10,7 @@
  *   rig.h     far parts, tail chains and their weights
  *   measure.h edge stretch and weighted bone distance
  *   play.h    clip playback with the spring chains simulated
+ *   vrm.h     the chains as VRM 1.0 spring bones (VRMC_springBone), fitted to the player
  *   render.h  a software rasteriser for thumbnails of a posed character
  *   seating.h ground seating that ignores the chains' skin
  *   stress.h  stress tests of a simulated chain (shake, frame rate, hitch, teleport)
@@ -32,6 +33,7 @@
 #include <tailor/measure.h>
 #include <tailor/play.h>
 #include <tailor/bake.h>
+#include <tailor/vrm.h>
 #include <tailor/seating.h>
 #include <tailor/stress.h>
 #include <tailor/batch.h>
