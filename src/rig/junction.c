@@ -17,9 +17,6 @@
 #include <math.h>
 #include <string.h>
 
-static const float TORN_ABOVE = 1.5f; /* measure.md: torn above 1.5 or below 0.67 */
-static const float TORN_BELOW = 0.67f;
-
 /* How vertex i's edges fare over the poses with its positions `pi`, in the measure's order
  * of concern: new tears (torn, and not torn with the file's weights), then tears, then the
  * squared change of length. */
@@ -27,16 +24,6 @@ typedef struct edge_score {
     uint32_t new_torn, torn;
     double squared;
 } edge_score;
-
-static bool is_torn(float r) {
-    return r > TORN_ABOVE || r < TORN_BELOW;
-}
-
-/* The stretch of the edge a-b in pose t (P positions each, 3 floats apiece). */
-static float pose_ratio(const float* a, const float* b, uint32_t t, float L) {
-    float d[3] = {a[3 * t] - b[3 * t], a[3 * t + 1] - b[3 * t + 1], a[3 * t + 2] - b[3 * t + 2]};
-    return sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) / L;
-}
 
 static edge_score vertex_score(const fit* f, uint32_t i, const float* pi) {
     const rig_ctx* ctx = f->ctx;
@@ -135,7 +122,8 @@ static void fit_free(fit* f) {
     free(f->local), free(f->verts), free(f->input), free(f->rig), free(f->input_joints);
     free(f->rig_joints), free(f->group_of), free(f->group_joint), free(f->mats), free(f->Q);
     free(f->bind), free(f->cand), free(f->ncand), free(f->w), free(f->wrig), free(f->active);
-    free(f->pos), free(f->pos_in), free(f->depth), free(f->in_part);
+    free(f->pos), free(f->pos_in), free(f->depth), free(f->in_part), free(f->eoff), free(f->omega),
+        free(f->cpos);
 }
 /* The file's weights of welded vertex w in joints: the mean over its copies. */
 static void add_file_weights(const rig_ctx* ctx, uint32_t w, wset* out) {
