@@ -9,12 +9,20 @@
 #include <math.h>
 #include <stdlib.h>
 
-enum { FIT_CANDIDATES = 6, FIT_MAX_INFLUENCES = 4, FIT_GROUP_MEMBERS = TL_RIG_MAX_LINKS + 8 };
+enum {
+    FIT_PATCH_RINGS = 3,
+    FIT_PATCH_MAX = 64,
+    FIT_CANDIDATES = 6,
+    FIT_MAX_INFLUENCES = 4,
+    FIT_GROUP_MEMBERS = TL_RIG_MAX_LINKS + 8
+};
 static const float FIT_DROP = 1e-3f;        /* influences below this are dropped */
 static const float FIT_NEAR = 1.3f;         /* an edge sample stretched beyond this (or below
                                                its inverse) is near tearing (torn: 1.5, 0.67) */
 static const float FIT_REWEIGHT = 2.0f;     /* … and weighs this much more after each pass */
 static const float FIT_REWEIGHT_MAX = 4.0f; /* … up to this much more */
+static const float FIT_PART_END = 0.5f;     /* a part vertex the fit gives less than this share on
+                                               the chain's bones is past the part's end */
 
 static const float TORN_ABOVE = 1.5f; /* measure.md: torn above 1.5 or below 0.67 */
 static const float TORN_BELOW = 0.67f;
