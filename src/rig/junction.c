@@ -34,12 +34,11 @@ static edge_score vertex_score(const fit* f, uint32_t i, const float* pi) {
         float L = ctx->adj_len[k];
         if (j < 0 || !(L > 1e-6f * ctx->H)) continue;
         const float* pj = f->pos + (size_t)j * f->P * 3;
-        const float* qi = f->pos_in + (size_t)i * f->P * 3;
-        const float* qj = f->pos_in + (size_t)j * f->P * 3;
+        const uint8_t* torn_in = f->torn_in + ((size_t)f->eoff[i] + (k - ctx->adj_off[v])) * f->P;
         for (uint32_t t = 0; t < f->P; ++t) {
             float r = pose_ratio(pi, pj, t, L);
-            bool torn = is_torn(r), torn_in = is_torn(pose_ratio(qi, qj, t, L));
-            s.new_torn += torn && !torn_in;
+            bool torn = is_torn(r);
+            s.new_torn += torn && !torn_in[t];
             s.torn += torn;
             s.squared += (double)(r - 1) * (r - 1);
         }
@@ -49,15 +48,36 @@ static edge_score vertex_score(const fit* f, uint32_t i, const float* pi) {
 
 /* Does the edge between free vertices i and j tear in some pose where the file's weights
  * did not tear it? */
-static bool edge_tears_anew(const fit* f, uint32_t i, uint32_t j, float L) {
+static bool edge_tears_anew(const fit* f, uint32_t i, uint32_t j, uint32_t k, float L) {
     if (!(L > 1e-6f * f->ctx->H)) return false;
     const float* pi = f->pos + (size_t)i * f->P * 3;
     const float* pj = f->pos + (size_t)j * f->P * 3;
-    const float* qi = f->pos_in + (size_t)i * f->P * 3;
-    const float* qj = f->pos_in + (size_t)j * f->P * 3;
+    const uint8_t* torn_in =
+        f->torn_in + ((size_t)f->eoff[i] + (k - f->ctx->adj_off[f->verts[i]])) * f->P;
     for (uint32_t t = 0; t < f->P; ++t)
-        if (is_torn(pose_ratio(pi, pj, t, L)) && !is_torn(pose_ratio(qi, qj, t, L))) return true;
+        if (!torn_in[t] && is_torn(pose_ratio(pi, pj, t, L))) return true;
     return false;
+}
+
+/* Which edge samples of the free vertices the file's weights tear (f->torn_in). */
+static bool mark_torn_in(fit* f) {
+    const rig_ctx* ctx = f->ctx;
+    f->torn_in = calloc((size_t)f->eoff[f->nf] * f->P + 1, 1);
+    if (!f->torn_in) return false;
+    for (uint32_t i = 0; i < f->nf; ++i) {
+        uint32_t v = f->verts[i];
+        const float* qi = f->pos_in + (size_t)i * f->P * 3;
+        for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1]; ++k) {
+            int32_t j = f->local[ctx->adj[k]];
+            float L = ctx->adj_len[k];
+            if (j < 0 || !(L > 1e-6f * ctx->H)) continue;
+            const float* qj = f->pos_in + (size_t)j * f->P * 3;
+            uint8_t* out = f->torn_in + ((size_t)f->eoff[i] + (k - ctx->adj_off[v])) * f->P;
+            for (uint32_t t = 0; t < f->P; ++t)
+                out[t] = is_torn(pose_ratio(qi, qj, t, L));
+        }
+    }
+    return true;
 }
 
 /* a no worse than b, in that order of concern */
@@ -488,7 +508,7 @@ static uint32_t revert_pairs(fit* f, const uint32_t* sequence, uint8_t* reverted
             int32_t lj = f->local[ctx->adj[k]];
             if (lj < 0 || (uint32_t)lj >= f->nf || reverted[lj]) continue;
             uint32_t j = (uint32_t)lj;
-            if (!edge_tears_anew(f, i, j, ctx->adj_len[k])) continue;
+            if (!edge_tears_anew(f, i, j, k, ctx->adj_len[k])) continue;
             float* pi = f->pos + (size_t)i * f->P * 3;
             float* pj = f->pos + (size_t)j * f->P * 3;
             edge_score a = vertex_score(f, i, pi), b = vertex_score(f, j, pj);
@@ -528,7 +548,7 @@ static uint32_t revert_patches(fit* f, const uint32_t* sequence, uint8_t* revert
         for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1] && !anew; ++k) {
             int32_t j = f->local[ctx->adj[k]];
             anew = j >= 0 && (uint32_t)j < f->nf &&
-                   edge_tears_anew(f, i, (uint32_t)j, ctx->adj_len[k]);
+                   edge_tears_anew(f, i, (uint32_t)j, k, ctx->adj_len[k]);
         }
         if (!anew) continue;
         uint32_t size = 1, from = 0;
@@ -586,7 +606,7 @@ static bool revert(fit* f, uint8_t* reverted, uint32_t* reverts) {
     uint32_t* sequence = malloc(((size_t)nf + 1) * sizeof *sequence);
     uint32_t* patch = malloc(FIT_PATCH_MAX * sizeof *patch);
     float* saved = malloc(((size_t)FIT_PATCH_MAX * f->P + 1) * 3 * sizeof *saved);
-    bool ok = trial && trial2 && sequence && patch && saved;
+    bool ok = trial && trial2 && sequence && patch && saved && mark_torn_in(f);
     for (uint32_t i = 0; ok && i < nf; ++i)
         sequence[i] = i;
     if (ok) {

@@ -100,6 +100,7 @@ typedef struct fit {
        near tearing): per free vertex, per mesh neighbour slot, per pose */
     uint32_t* eoff; /* nf + 1: the first slot of free vertex i */
     float* omega;   /* eoff[nf] × P */
+    uint8_t* torn_in; /* eoff[nf] × P: the edge sample torn with the file's weights */
     float* cpos;    /* nf × FIT_CANDIDATES × P × 3: free vertex i bound wholly to each
                        candidate, over the poses (fixed through the passes) */
 } fit;
