@@ -551,13 +551,14 @@ static uint32_t revert_patches(fit* f, const uint32_t* sequence, uint8_t* revert
                    edge_tears_anew(f, i, (uint32_t)j, k, ctx->adj_len[k]);
         }
         if (!anew) continue;
-        uint32_t size = 1, from = 0;
+        uint32_t size = 1, from = 0, grown = 0;
+        edge_score fitted = {0, 0, 0}; /* the patch's score with its fitted weights */
         patch[0] = i;
         reverted[i] = 3; /* marks the patch while it grows */
         bool done = false;
         for (uint32_t ring = 1; ring <= FIT_PATCH_RINGS && !done; ++ring) {
             uint32_t end = size;
-            for (uint32_t m = from; m < end; ++m) {
+            for (uint32_t m = grown; m < end; ++m) {
                 uint32_t u = f->verts[patch[m]];
                 for (uint32_t k = ctx->adj_off[u]; k < ctx->adj_off[u + 1]; ++k) {
                     int32_t j = f->local[ctx->adj[k]];
@@ -568,14 +569,15 @@ static uint32_t revert_patches(fit* f, const uint32_t* sequence, uint8_t* revert
                     patch[size++] = (uint32_t)j;
                 }
             }
-            from = end;
-            edge_score fitted = {0, 0, 0}, in = {0, 0, 0};
-            for (uint32_t m = 0; m < size; ++m) {
+            grown = end;
+            edge_score in = {0, 0, 0};
+            for (uint32_t m = from; m < size; ++m) { /* the new ring's fitted score, kept */
                 float* pm = f->pos + (size_t)patch[m] * f->P * 3;
                 edge_score a = vertex_score(f, patch[m], pm);
                 fitted.new_torn += a.new_torn, fitted.torn += a.torn, fitted.squared += a.squared;
                 memcpy(saved + (size_t)m * f->P * 3, pm, bytes);
             }
+            from = size;
             for (uint32_t m = 0; m < size; ++m)
                 memcpy(f->pos + (size_t)patch[m] * f->P * 3,
                        f->pos_in + (size_t)patch[m] * f->P * 3, bytes);
