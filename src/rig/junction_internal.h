@@ -98,11 +98,11 @@ typedef struct fit {
     float* depth;     /* nf: distance from the part and its band along the mesh (0 inside) */
     /* the edge samples' extra weights (iteratively reweighted: each pass adds to the samples
        near tearing): per free vertex, per mesh neighbour slot, per pose */
-    uint32_t* eoff; /* nf + 1: the first slot of free vertex i */
-    float* omega;   /* eoff[nf] × P */
+    uint32_t* eoff;   /* nf + 1: the first slot of free vertex i */
+    float* omega;     /* eoff[nf] × P */
     uint8_t* torn_in; /* eoff[nf] × P: the edge sample torn with the file's weights */
-    float* cpos;    /* nf × FIT_CANDIDATES × P × 3: free vertex i bound wholly to each
-                       candidate, over the poses (fixed through the passes) */
+    float* cpos;      /* nf × FIT_CANDIDATES × P × 3: free vertex i bound wholly to each
+                         candidate, over the poses (fixed through the passes) */
 } fit;
 
 /* The poses (junction_poses.c): `junction_poses` samples of every clip not skipped, a file
