@@ -131,16 +131,18 @@ static void linear_term(const fit* f, uint32_t i, double* q, double* fi) {
         if (j < 0 || !(L > 1e-6f * ctx->H)) continue;
         const float* pj = f->pos + (size_t)j * P * 3;
         const float* om = edge_omega(f, i, k);
+        double inv_l2 = 1.0 / ((double)L * L);
         for (uint32_t t = 0; t < P; ++t) {
             double d[3] = {pi[3 * t] - pj[3 * t], pi[3 * t + 1] - pj[3 * t + 1],
                            pi[3 * t + 2] - pj[3 * t + 2]};
             double len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]), wt = 1.0 + om[t];
             if ((uint32_t)j >= f->nf) /* a fixed neighbour's position */
                 for (int r = 0; r < 3; ++r)
-                    q[3 * t + r] += wt * pj[3 * t + r] / ((double)L * L);
+                    q[3 * t + r] += wt * inv_l2 * pj[3 * t + r];
             if (!(len > 1e-12)) continue;
+            double s = wt / (len * L);
             for (int r = 0; r < 3; ++r)
-                q[3 * t + r] += wt * d[r] / len / L;
+                q[3 * t + r] += s * d[r];
         }
         /* the Laplacian of the change from the rig's weights: λ Σ_e |(w_i - r_i) -
            (w_j - r_j)|², so the body's own weight boundaries stay where evidence is weak */
@@ -165,7 +167,7 @@ static void linear_term(const fit* f, uint32_t i, double* q, double* fi) {
 typedef double block[FIT_CANDIDATES][FIT_CANDIDATES];
 
 /* The Hessian block of free vertex i with itself: Σ_e 1/(P L²) S_ii + (λ deg + μ) I. */
-static void diagonal_block(const fit* f, uint32_t i, block B) {
+static void diagonal_block(const fit* f, uint32_t i, double* wt, block B) {
     const rig_ctx* ctx = f->ctx;
     uint32_t P = f->P, C = FIT_CANDIDATES, v = f->verts[i], ni = f->ncand[i];
     double lambda = ctx->def->junction_smooth, mu = ctx->def->junction_pull;
@@ -182,21 +184,23 @@ static void diagonal_block(const fit* f, uint32_t i, block B) {
         for (uint32_t b = 0; b < ni; ++b)
             B[a][b] = inv / P * quad(f, f->cand[i * C + a], f->cand[i * C + b], bi, bi) +
                       (a == b ? lambda * deg + mu : 0);
-    /* the reweighted edge samples */
+    /* the reweighted edge samples, summed over the vertex's edges per pose (wt: P) */
+    memset(wt, 0, (size_t)P * sizeof *wt);
     for (uint32_t e = ctx->adj_off[v]; e < ctx->adj_off[v + 1]; ++e) {
         float L = ctx->adj_len[e];
         if (f->local[ctx->adj[e]] < 0 || !(L > 1e-6f * ctx->H)) continue;
         const float* om = edge_omega(f, i, e);
-        for (uint32_t t = 0; t < P; ++t) {
-            if (!(om[t] > 0)) continue;
-            double s = om[t] / ((double)P * L * L);
-            for (uint32_t a = 0; a < ni; ++a)
-                for (uint32_t b = a; b < ni; ++b) {
-                    double x = s * dot3(cand_position(f, i, a, t), cand_position(f, i, b, t));
-                    B[a][b] += x;
-                    if (b != a) B[b][a] += x;
-                }
-        }
+        for (uint32_t t = 0; t < P; ++t)
+            wt[t] += om[t] / ((double)P * L * L);
+    }
+    for (uint32_t t = 0; t < P; ++t) {
+        if (!(wt[t] > 0)) continue;
+        for (uint32_t a = 0; a < ni; ++a)
+            for (uint32_t b = a; b < ni; ++b) {
+                double x = wt[t] * dot3(cand_position(f, i, a, t), cand_position(f, i, b, t));
+                B[a][b] += x;
+                if (b != a) B[b][a] += x;
+            }
     }
 }
 
@@ -254,7 +258,7 @@ static void assemble(const fit* f, step* s, cholmod_triplet* T, cholmod_dense* r
         uint32_t v = f->verts[i];
         for (uint32_t c = 0; c < f->ncand[i]; ++c)
             s->red[i * C + c] += s->fvec[i * C + c];
-        diagonal_block(f, i, B);
+        diagonal_block(f, i, s->q, B);
         add_block(f, s, i, i, B, T);
         for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1]; ++k) {
             int32_t lj = f->local[ctx->adj[k]];
@@ -442,6 +446,7 @@ bool rig_fit_solve(fit* f, uint32_t* iterations) {
     uint8_t* best_act = malloc(wn + 1);
     ok = ok && best_w && best_act;
     uint64_t best = ok ? bad_samples(f) : 0;
+    uint32_t gained = 0; /* the last pass (1-based; 0: the rig's weights) with fewer */
     if (ok) memcpy(best_w, f->w, wn * sizeof *best_w), memcpy(best_act, f->active, wn);
     for (; ok && it < ctx->def->junction_iterations; ++it) {
         ok = global_step(f, &cm);
@@ -450,8 +455,13 @@ bool rig_fit_solve(fit* f, uint32_t* iterations) {
         for (uint32_t i = 0; i < f->nf; ++i)
             rig_fit_free_positions(f, i);
         uint64_t bad = bad_samples(f);
+        if (bad < best) gained = it + 1;
         if (bad <= best)
             best = bad, memcpy(best_w, f->w, wn * sizeof *best_w), memcpy(best_act, f->active, wn);
+        if (it + 1 >= gained + FIT_STALL) { /* no fewer bad samples in FIT_STALL passes */
+            ++it;
+            break;
+        }
         reweight(f);
     }
     if (ok) {
