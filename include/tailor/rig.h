@@ -151,7 +151,8 @@ typedef struct tl_rig_def {
     uint32_t junction_poses;      /* sampled poses per clip; 16 */
     uint32_t junction_max_poses;  /* … at most this many in all (fewer per clip, at least 4);
                                      64 */
-    uint32_t junction_iterations; /* local/global passes; 6 */
+    uint32_t junction_iterations; /* local/global passes at most (fewer when two in a row do
+                                     not cut the samples that tear; docs/rig.md §8); 6 */
     float junction_smooth;        /* weight of the graph Laplacian of the weights; 0.05 */
     float junction_pull;          /* weight of the pull towards the rig's weights; 1e-3 */
     uint64_t junction_skip;       /* bit c set: clip c is not shown to the fit (a hold-out test);
@@ -177,7 +178,7 @@ typedef struct tl_rig_fit {
     uint32_t reverted;       /* free vertices given the file's weights back */
     float energy_before;     /* the edge term with the rig's weights: mean over poses of
                                 Σ (stretch - 1)² over the edges touching the free set */
-    float energy_after;      /* … after the passes */
+    float energy_after;      /* … with the kept pass's weights (docs/rig.md §8) */
     float energy_final;      /* … after the revert */
     float seconds;
 } tl_rig_fit;

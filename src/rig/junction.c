@@ -17,9 +17,6 @@
 #include <math.h>
 #include <string.h>
 
-static const float TORN_ABOVE = 1.5f; /* measure.md: torn above 1.5 or below 0.67 */
-static const float TORN_BELOW = 0.67f;
-
 /* How vertex i's edges fare over the poses with its positions `pi`, in the measure's order
  * of concern: new tears (torn, and not torn with the file's weights), then tears, then the
  * squared change of length. */
@@ -27,16 +24,6 @@ typedef struct edge_score {
     uint32_t new_torn, torn;
     double squared;
 } edge_score;
-
-static bool is_torn(float r) {
-    return r > TORN_ABOVE || r < TORN_BELOW;
-}
-
-/* The stretch of the edge a-b in pose t (P positions each, 3 floats apiece). */
-static float pose_ratio(const float* a, const float* b, uint32_t t, float L) {
-    float d[3] = {a[3 * t] - b[3 * t], a[3 * t + 1] - b[3 * t + 1], a[3 * t + 2] - b[3 * t + 2]};
-    return sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) / L;
-}
 
 static edge_score vertex_score(const fit* f, uint32_t i, const float* pi) {
     const rig_ctx* ctx = f->ctx;
@@ -47,12 +34,11 @@ static edge_score vertex_score(const fit* f, uint32_t i, const float* pi) {
         float L = ctx->adj_len[k];
         if (j < 0 || !(L > 1e-6f * ctx->H)) continue;
         const float* pj = f->pos + (size_t)j * f->P * 3;
-        const float* qi = f->pos_in + (size_t)i * f->P * 3;
-        const float* qj = f->pos_in + (size_t)j * f->P * 3;
+        const uint8_t* torn_in = f->torn_in + ((size_t)f->eoff[i] + (k - ctx->adj_off[v])) * f->P;
         for (uint32_t t = 0; t < f->P; ++t) {
             float r = pose_ratio(pi, pj, t, L);
-            bool torn = is_torn(r), torn_in = is_torn(pose_ratio(qi, qj, t, L));
-            s.new_torn += torn && !torn_in;
+            bool torn = is_torn(r);
+            s.new_torn += torn && !torn_in[t];
             s.torn += torn;
             s.squared += (double)(r - 1) * (r - 1);
         }
@@ -62,15 +48,36 @@ static edge_score vertex_score(const fit* f, uint32_t i, const float* pi) {
 
 /* Does the edge between free vertices i and j tear in some pose where the file's weights
  * did not tear it? */
-static bool edge_tears_anew(const fit* f, uint32_t i, uint32_t j, float L) {
+static bool edge_tears_anew(const fit* f, uint32_t i, uint32_t j, uint32_t k, float L) {
     if (!(L > 1e-6f * f->ctx->H)) return false;
     const float* pi = f->pos + (size_t)i * f->P * 3;
     const float* pj = f->pos + (size_t)j * f->P * 3;
-    const float* qi = f->pos_in + (size_t)i * f->P * 3;
-    const float* qj = f->pos_in + (size_t)j * f->P * 3;
+    const uint8_t* torn_in =
+        f->torn_in + ((size_t)f->eoff[i] + (k - f->ctx->adj_off[f->verts[i]])) * f->P;
     for (uint32_t t = 0; t < f->P; ++t)
-        if (is_torn(pose_ratio(pi, pj, t, L)) && !is_torn(pose_ratio(qi, qj, t, L))) return true;
+        if (!torn_in[t] && is_torn(pose_ratio(pi, pj, t, L))) return true;
     return false;
+}
+
+/* Which edge samples of the free vertices the file's weights tear (f->torn_in). */
+static bool mark_torn_in(fit* f) {
+    const rig_ctx* ctx = f->ctx;
+    f->torn_in = calloc((size_t)f->eoff[f->nf] * f->P + 1, 1);
+    if (!f->torn_in) return false;
+    for (uint32_t i = 0; i < f->nf; ++i) {
+        uint32_t v = f->verts[i];
+        const float* qi = f->pos_in + (size_t)i * f->P * 3;
+        for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1]; ++k) {
+            int32_t j = f->local[ctx->adj[k]];
+            float L = ctx->adj_len[k];
+            if (j < 0 || !(L > 1e-6f * ctx->H)) continue;
+            const float* qj = f->pos_in + (size_t)j * f->P * 3;
+            uint8_t* out = f->torn_in + ((size_t)f->eoff[i] + (k - ctx->adj_off[v])) * f->P;
+            for (uint32_t t = 0; t < f->P; ++t)
+                out[t] = is_torn(pose_ratio(qi, qj, t, L));
+        }
+    }
+    return true;
 }
 
 /* a no worse than b, in that order of concern */
@@ -135,7 +142,8 @@ static void fit_free(fit* f) {
     free(f->local), free(f->verts), free(f->input), free(f->rig), free(f->input_joints);
     free(f->rig_joints), free(f->group_of), free(f->group_joint), free(f->mats), free(f->Q);
     free(f->bind), free(f->cand), free(f->ncand), free(f->w), free(f->wrig), free(f->active);
-    free(f->pos), free(f->pos_in), free(f->depth), free(f->in_part);
+    free(f->pos), free(f->pos_in), free(f->depth), free(f->in_part), free(f->eoff), free(f->omega),
+        free(f->cpos);
 }
 /* The file's weights of welded vertex w in joints: the mean over its copies. */
 static void add_file_weights(const rig_ctx* ctx, uint32_t w, wset* out) {
@@ -500,7 +508,7 @@ static uint32_t revert_pairs(fit* f, const uint32_t* sequence, uint8_t* reverted
             int32_t lj = f->local[ctx->adj[k]];
             if (lj < 0 || (uint32_t)lj >= f->nf || reverted[lj]) continue;
             uint32_t j = (uint32_t)lj;
-            if (!edge_tears_anew(f, i, j, ctx->adj_len[k])) continue;
+            if (!edge_tears_anew(f, i, j, k, ctx->adj_len[k])) continue;
             float* pi = f->pos + (size_t)i * f->P * 3;
             float* pj = f->pos + (size_t)j * f->P * 3;
             edge_score a = vertex_score(f, i, pi), b = vertex_score(f, j, pj);
@@ -523,6 +531,73 @@ static uint32_t revert_pairs(fit* f, const uint32_t* sequence, uint8_t* reverted
     return count;
 }
 
+/* One sweep of patch reverts: around a body vertex (outside the part) with an edge that
+ * tears anew, the fitted body vertices within FIT_PATCH_RINGS rings given back together,
+ * ring by ring, at the first size where that is no worse for their edges (a patch of fitted
+ * weights inside the file's that no pair can close). `saved` holds the patch's positions
+ * (FIT_PATCH_MAX × P × 3). Returns how many vertices were. */
+static uint32_t revert_patches(fit* f, const uint32_t* sequence, uint8_t* reverted, uint32_t* patch,
+                               float* saved) {
+    const rig_ctx* ctx = f->ctx;
+    size_t bytes = (size_t)f->P * 3 * sizeof *saved;
+    uint32_t count = 0;
+    for (uint32_t n = 0; n < f->nf; ++n) {
+        uint32_t i = sequence[n], v = f->verts[i];
+        if (reverted[i] || f->in_part[i]) continue;
+        bool anew = false;
+        for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1] && !anew; ++k) {
+            int32_t j = f->local[ctx->adj[k]];
+            anew = j >= 0 && (uint32_t)j < f->nf &&
+                   edge_tears_anew(f, i, (uint32_t)j, k, ctx->adj_len[k]);
+        }
+        if (!anew) continue;
+        uint32_t size = 1, from = 0, grown = 0;
+        edge_score fitted = {0, 0, 0}; /* the patch's score with its fitted weights */
+        patch[0] = i;
+        reverted[i] = 3; /* marks the patch while it grows */
+        bool done = false;
+        for (uint32_t ring = 1; ring <= FIT_PATCH_RINGS && !done; ++ring) {
+            uint32_t end = size;
+            for (uint32_t m = grown; m < end; ++m) {
+                uint32_t u = f->verts[patch[m]];
+                for (uint32_t k = ctx->adj_off[u]; k < ctx->adj_off[u + 1]; ++k) {
+                    int32_t j = f->local[ctx->adj[k]];
+                    if (j < 0 || (uint32_t)j >= f->nf || reverted[j] || f->in_part[j] ||
+                        size == FIT_PATCH_MAX)
+                        continue;
+                    reverted[j] = 3;
+                    patch[size++] = (uint32_t)j;
+                }
+            }
+            grown = end;
+            edge_score in = {0, 0, 0};
+            for (uint32_t m = from; m < size; ++m) { /* the new ring's fitted score, kept */
+                float* pm = f->pos + (size_t)patch[m] * f->P * 3;
+                edge_score a = vertex_score(f, patch[m], pm);
+                fitted.new_torn += a.new_torn, fitted.torn += a.torn, fitted.squared += a.squared;
+                memcpy(saved + (size_t)m * f->P * 3, pm, bytes);
+            }
+            from = size;
+            for (uint32_t m = 0; m < size; ++m)
+                memcpy(f->pos + (size_t)patch[m] * f->P * 3,
+                       f->pos_in + (size_t)patch[m] * f->P * 3, bytes);
+            for (uint32_t m = 0; m < size; ++m) {
+                edge_score a = vertex_score(f, patch[m], f->pos + (size_t)patch[m] * f->P * 3);
+                in.new_torn += a.new_torn, in.torn += a.torn, in.squared += a.squared;
+            }
+            done = no_worse(&in, &fitted);
+            if (!done)
+                for (uint32_t m = 0; m < size; ++m)
+                    memcpy(f->pos + (size_t)patch[m] * f->P * 3, saved + (size_t)m * f->P * 3,
+                           bytes);
+        }
+        for (uint32_t m = 0; m < size; ++m)
+            reverted[patch[m]] = done ? 1 : 0;
+        if (done) count += size;
+    }
+    return count;
+}
+
 /* 4. The revert: the file's weights wherever they are no worse for the vertex's edges, from
  * the outside in (the fixed body first), in sweeps until none changes: a revert can make its
  * inner neighbour's worth it. Marks `reverted` (nf) and counts the reverts. */
@@ -531,7 +606,9 @@ static bool revert(fit* f, uint8_t* reverted, uint32_t* reverts) {
     float* trial = malloc(((size_t)f->P + 1) * 3 * sizeof *trial);
     float* trial2 = malloc(((size_t)f->P + 1) * 3 * sizeof *trial2);
     uint32_t* sequence = malloc(((size_t)nf + 1) * sizeof *sequence);
-    bool ok = trial && trial2 && sequence;
+    uint32_t* patch = malloc(FIT_PATCH_MAX * sizeof *patch);
+    float* saved = malloc(((size_t)FIT_PATCH_MAX * f->P + 1) * 3 * sizeof *saved);
+    bool ok = trial && trial2 && sequence && patch && saved && mark_torn_in(f);
     for (uint32_t i = 0; ok && i < nf; ++i)
         sequence[i] = i;
     if (ok) {
@@ -542,10 +619,11 @@ static bool revert(fit* f, uint8_t* reverted, uint32_t* reverts) {
     for (int sweep = 0; ok && sweep < 8; ++sweep) {
         uint32_t n = revert_singles(f, sequence, reverted, trial);
         n += revert_pairs(f, sequence, reverted, trial, trial2);
+        if (n == 0) n += revert_patches(f, sequence, reverted, patch, saved);
         *reverts += n;
         if (n == 0) break;
     }
-    free(sequence), free(trial2), free(trial);
+    free(sequence), free(trial2), free(trial), free(patch), free(saved);
     return ok;
 }
 
@@ -581,6 +659,14 @@ static void copy_file_weights(fit* f, uint32_t i, size_t v, uint32_t jo[4], floa
     f->input_joints[i] = keep;
 }
 
+/* The share of the weights on the chain's bones (the joints after the file's). */
+static float chain_share(const fit* f, const uint32_t jo[4], const float wo[4]) {
+    float share = 0;
+    for (int k = 0; k < 4; ++k)
+        if (jo[k] >= f->ctx->skin->joint_count) share += wo[k];
+    return share;
+}
+
 /* 5. The write-back: the part's vertices into its plan (each copy); its other changed
  * vertices become its band, in place of the old one, and are marked in `banded`. */
 static bool write_back(fit* f, const uint8_t* reverted, uint8_t* banded) {
@@ -591,14 +677,23 @@ static bool write_back(fit* f, const uint8_t* reverted, uint8_t* banded) {
         cap += ctx->copy_first[f->verts[i] + 1] - ctx->copy_first[f->verts[i]];
     uint32_t* bv = malloc(((size_t)cap + 1) * sizeof *bv);
     uint32_t* order = malloc(((size_t)ctx->W + 1) * sizeof *order); /* band vertex -> free index */
-    if (!bv || !order) return free(bv), free(order), false;
+    uint8_t* leave = calloc(part->vertex_count + 1, 1);             /* part vertices past its end */
+    uint32_t left = 0;
+    if (!bv || !order || !leave) return free(bv), free(order), free(leave), false;
     for (uint32_t i = 0; i < nf; ++i) {
         uint32_t w = f->verts[i];
         uint32_t jo[4];
         float wo[4];
         vertex_result(f, i, reverted, jo, wo);
         uint32_t u0 = ctx->copies[ctx->copy_first[w]];
-        if (sorted_index(part->vertices, part->vertex_count, u0) != UINT32_MAX) {
+        bool in_part = sorted_index(part->vertices, part->vertex_count, u0) != UINT32_MAX;
+        if (in_part && chain_share(f, jo, wo) < FIT_PART_END) { /* the part ends here */
+            for (uint32_t c = ctx->copy_first[w]; c < ctx->copy_first[w + 1]; ++c)
+                leave[sorted_index(part->vertices, part->vertex_count, ctx->copies[c])] = 1;
+            in_part = false;
+            ++left;
+        }
+        if (in_part) {
             for (uint32_t c = ctx->copy_first[w]; c < ctx->copy_first[w + 1]; ++c) {
                 uint32_t k = sorted_index(part->vertices, part->vertex_count, ctx->copies[c]);
                 if (reverted[i]) copy_file_weights(f, i, ctx->copies[c], jo, wo);
@@ -618,7 +713,7 @@ static bool write_back(fit* f, const uint8_t* reverted, uint8_t* banded) {
     qsort(bv, bn, sizeof *bv, compare_u32);
     uint32_t* bj = calloc(4 * (size_t)bn + 1, sizeof *bj);
     float* bw = calloc(4 * (size_t)bn + 1, sizeof *bw);
-    if (!bj || !bw) return free(bv), free(order), free(bj), free(bw), false;
+    if (!bj || !bw) return free(bv), free(order), free(bj), free(bw), free(leave), false;
     for (uint32_t k = 0; k < bn; ++k) {
         uint32_t i = order[ctx->remap[bv[k]]];
         for (int m = 0; m < 4; ++m)
@@ -629,6 +724,19 @@ static bool write_back(fit* f, const uint8_t* reverted, uint8_t* banded) {
     free(part->band_vertices), free(part->band_joints), free(part->band_weights);
     part->band_vertices = bv, part->band_joints = bj, part->band_weights = bw;
     part->band_count = bn;
+    uint32_t n = 0; /* the part without the vertices past its end, in order */
+    for (uint32_t k = 0; k < part->vertex_count; ++k) {
+        if (leave[k]) continue;
+        part->vertices[n] = part->vertices[k];
+        memmove(part->new_joints + 4 * (size_t)n, part->new_joints + 4 * (size_t)k,
+                4 * sizeof *part->new_joints);
+        memmove(part->new_weights + 4 * (size_t)n, part->new_weights + 4 * (size_t)k,
+                4 * sizeof *part->new_weights);
+        ++n;
+    }
+    part->vertex_count = n;
+    part->welded_count -= left;
+    free(leave);
     return true;
 }
 

@@ -6,10 +6,37 @@
 
 #include "internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 
-enum { FIT_CANDIDATES = 6, FIT_MAX_INFLUENCES = 4, FIT_GROUP_MEMBERS = TL_RIG_MAX_LINKS + 8 };
-static const float FIT_DROP = 1e-3f; /* influences below this are dropped */
+enum {
+    FIT_STALL = 2, /* passes without fewer bad samples before the fit stops */
+    FIT_PATCH_RINGS = 3,
+    FIT_PATCH_MAX = 64,
+    FIT_CANDIDATES = 6,
+    FIT_MAX_INFLUENCES = 4,
+    FIT_GROUP_MEMBERS = TL_RIG_MAX_LINKS + 8
+};
+static const float FIT_DROP = 1e-3f;        /* influences below this are dropped */
+static const float FIT_NEAR = 1.3f;         /* an edge sample stretched beyond this (or below
+                                               its inverse) is near tearing (torn: 1.5, 0.67) */
+static const float FIT_REWEIGHT = 2.0f;     /* … and weighs this much more after each pass */
+static const float FIT_REWEIGHT_MAX = 4.0f; /* … up to this much more */
+static const float FIT_PART_END = 0.5f;     /* a part vertex the fit gives less than this share on
+                                               the chain's bones is past the part's end */
+
+static const float TORN_ABOVE = 1.5f; /* measure.md: torn above 1.5 or below 0.67 */
+static const float TORN_BELOW = 0.67f;
+
+static inline bool is_torn(float r) {
+    return r > TORN_ABOVE || r < TORN_BELOW;
+}
+
+/* The stretch of the edge a-b in pose t (P positions each, 3 floats apiece). */
+static inline float pose_ratio(const float* a, const float* b, uint32_t t, float L) {
+    float d[3] = {a[3 * t] - b[3 * t], a[3 * t + 1] - b[3 * t + 1], a[3 * t + 2] - b[3 * t + 2]};
+    return sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) / L;
+}
 
 static inline int compare_u32(const void* a, const void* b) {
     uint32_t x = *(const uint32_t*)a, y = *(const uint32_t*)b;
@@ -70,6 +97,13 @@ typedef struct fit {
     float* pos;       /* nl × P × 3 */
     float* pos_in;    /* nl × P × 3: with the file's weights */
     float* depth;     /* nf: distance from the part and its band along the mesh (0 inside) */
+    /* the edge samples' extra weights (iteratively reweighted: each pass adds to the samples
+       near tearing): per free vertex, per mesh neighbour slot, per pose */
+    uint32_t* eoff;   /* nf + 1: the first slot of free vertex i */
+    float* omega;     /* eoff[nf] × P */
+    uint8_t* torn_in; /* eoff[nf] × P: the edge sample torn with the file's weights */
+    float* cpos;      /* nf × FIT_CANDIDATES × P × 3: free vertex i bound wholly to each
+                         candidate, over the poses (fixed through the passes) */
 } fit;
 
 /* The poses (junction_poses.c): `junction_poses` samples of every clip not skipped, a file

@@ -22,9 +22,9 @@ typedef struct chain_sim {
     double last;
 } chain_sim;
 
-/* 1/120 s in double; the player's grid is the float 1/120 widened, which differs in the
- * last bits (kept: the fit's figures were measured with this grid). */
-static const double SIM_STEP = 1.0 / 120.0;
+/* The player's grid: tl_default_player_def()'s frame_step, the float 1/120 s, widened as
+ * the player widens it, so the fit's chain is stepped at the player's very times. */
+static const double SIM_STEP = (double)(1.0f / 120.0f);
 
 static bool chain_sim_create(const fit* f, chain_sim* cs) {
     const rig_ctx* ctx = f->ctx;

@@ -36,6 +36,20 @@ void rig_fit_free_positions(const fit* f, uint32_t i) {
     rig_fit_wset_positions(f, &s, f->bind + 3 * (size_t)i, f->pos + (size_t)i * f->P * 3);
 }
 
+/* The extra weights of free vertex i's edge at adjacency slot k (P of them). */
+static const float* edge_omega(const fit* f, uint32_t i, uint32_t k) {
+    return f->omega + ((size_t)f->eoff[i] + (k - f->ctx->adj_off[f->verts[i]])) * f->P;
+}
+
+/* Free vertex i bound wholly to its candidate c, at pose t. */
+static const float* cand_position(const fit* f, uint32_t i, uint32_t c, uint32_t t) {
+    return f->cpos + (((size_t)i * FIT_CANDIDATES + c) * f->P + t) * 3;
+}
+
+static double dot3(const float* a, const float* b) {
+    return (double)a[0] * b[0] + (double)a[1] * b[1] + (double)a[2] * b[2];
+}
+
 /* b_i^T Q_gh b_j with homogeneous bind positions. */
 static double quad(const fit* f, uint32_t g, uint32_t h, const float* bi, const float* bj) {
     const double* q = f->Q + ((size_t)g * f->G + h) * 16;
@@ -110,23 +124,25 @@ static void linear_term(const fit* f, uint32_t i, double* q, double* fi) {
     uint32_t P = f->P, C = FIT_CANDIDATES, v = f->verts[i];
     double lambda = ctx->def->junction_smooth, mu = ctx->def->junction_pull;
     const float* pi = f->pos + (size_t)i * P * 3;
-    const float* bi = f->bind + 3 * (size_t)i;
     memset(q, 0, (size_t)P * 3 * sizeof *q);
     for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1]; ++k) {
         int32_t j = f->local[ctx->adj[k]];
         float L = ctx->adj_len[k];
         if (j < 0 || !(L > 1e-6f * ctx->H)) continue;
         const float* pj = f->pos + (size_t)j * P * 3;
+        const float* om = edge_omega(f, i, k);
+        double inv_l2 = 1.0 / ((double)L * L);
         for (uint32_t t = 0; t < P; ++t) {
             double d[3] = {pi[3 * t] - pj[3 * t], pi[3 * t + 1] - pj[3 * t + 1],
                            pi[3 * t + 2] - pj[3 * t + 2]};
-            double len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-            if (!(len > 1e-12)) continue;
-            for (int r = 0; r < 3; ++r)
-                q[3 * t + r] += d[r] / len / L;
+            double len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]), wt = 1.0 + om[t];
             if ((uint32_t)j >= f->nf) /* a fixed neighbour's position */
                 for (int r = 0; r < 3; ++r)
-                    q[3 * t + r] += pj[3 * t + r] / ((double)L * L);
+                    q[3 * t + r] += wt * inv_l2 * pj[3 * t + r];
+            if (!(len > 1e-12)) continue;
+            double s = wt / (len * L);
+            for (int r = 0; r < 3; ++r)
+                q[3 * t + r] += s * d[r];
         }
         /* the Laplacian of the change from the rig's weights: λ Σ_e |(w_i - r_i) -
            (w_j - r_j)|², so the body's own weight boundaries stay where evidence is weak */
@@ -141,8 +157,7 @@ static void linear_term(const fit* f, uint32_t i, double* q, double* fi) {
     for (uint32_t c = 0; c < f->ncand[i]; ++c) {
         double s = 0;
         for (uint32_t t = 0; t < P; ++t) {
-            float a[3];
-            group_position(f, f->cand[i * C + c], t, bi, a);
+            const float* a = cand_position(f, i, c, t);
             s += a[0] * q[3 * t] + a[1] * q[3 * t + 1] + a[2] * q[3 * t + 2];
         }
         fi[c] += s / P + mu * f->wrig[i * C + c];
@@ -152,7 +167,7 @@ static void linear_term(const fit* f, uint32_t i, double* q, double* fi) {
 typedef double block[FIT_CANDIDATES][FIT_CANDIDATES];
 
 /* The Hessian block of free vertex i with itself: Σ_e 1/(P L²) S_ii + (λ deg + μ) I. */
-static void diagonal_block(const fit* f, uint32_t i, block B) {
+static void diagonal_block(const fit* f, uint32_t i, double* wt, block B) {
     const rig_ctx* ctx = f->ctx;
     uint32_t P = f->P, C = FIT_CANDIDATES, v = f->verts[i], ni = f->ncand[i];
     double lambda = ctx->def->junction_smooth, mu = ctx->def->junction_pull;
@@ -169,10 +184,29 @@ static void diagonal_block(const fit* f, uint32_t i, block B) {
         for (uint32_t b = 0; b < ni; ++b)
             B[a][b] = inv / P * quad(f, f->cand[i * C + a], f->cand[i * C + b], bi, bi) +
                       (a == b ? lambda * deg + mu : 0);
+    /* the reweighted edge samples, summed over the vertex's edges per pose (wt: P) */
+    memset(wt, 0, (size_t)P * sizeof *wt);
+    for (uint32_t e = ctx->adj_off[v]; e < ctx->adj_off[v + 1]; ++e) {
+        float L = ctx->adj_len[e];
+        if (f->local[ctx->adj[e]] < 0 || !(L > 1e-6f * ctx->H)) continue;
+        const float* om = edge_omega(f, i, e);
+        for (uint32_t t = 0; t < P; ++t)
+            wt[t] += om[t] / ((double)P * L * L);
+    }
+    for (uint32_t t = 0; t < P; ++t) {
+        if (!(wt[t] > 0)) continue;
+        for (uint32_t a = 0; a < ni; ++a)
+            for (uint32_t b = a; b < ni; ++b) {
+                double x = wt[t] * dot3(cand_position(f, i, a, t), cand_position(f, i, b, t));
+                B[a][b] += x;
+                if (b != a) B[b][a] += x;
+            }
+    }
 }
 
-/* The Hessian block of free vertex i with its free neighbour j along an edge of length L. */
-static void neighbour_block(const fit* f, uint32_t i, uint32_t j, float L, block B) {
+/* The Hessian block of free vertex i with its free neighbour j along the edge at adjacency
+ * slot k, of length L. */
+static void neighbour_block(const fit* f, uint32_t i, uint32_t j, uint32_t k, float L, block B) {
     uint32_t P = f->P, C = FIT_CANDIDATES;
     double lambda = f->ctx->def->junction_smooth;
     const float* bi = f->bind + 3 * (size_t)i;
@@ -182,6 +216,14 @@ static void neighbour_block(const fit* f, uint32_t i, uint32_t j, float L, block
             B[a][b] =
                 -quad(f, f->cand[i * C + a], f->cand[j * C + b], bi, bj) / ((double)P * L * L) -
                 (f->cand[i * C + a] == f->cand[j * C + b] ? lambda : 0);
+    const float* om = edge_omega(f, i, k);
+    for (uint32_t t = 0; t < P; ++t) {
+        if (!(om[t] > 0)) continue;
+        double s = om[t] / ((double)P * L * L);
+        for (uint32_t a = 0; a < f->ncand[i]; ++a)
+            for (uint32_t b = 0; b < f->ncand[j]; ++b)
+                B[a][b] -= s * dot3(cand_position(f, i, a, t), cand_position(f, j, b, t));
+    }
 }
 
 /* Block (i, j) reduced to the unknowns, into T's upper triangle: entry (k,l) of T_i^T B T_j
@@ -216,13 +258,13 @@ static void assemble(const fit* f, step* s, cholmod_triplet* T, cholmod_dense* r
         uint32_t v = f->verts[i];
         for (uint32_t c = 0; c < f->ncand[i]; ++c)
             s->red[i * C + c] += s->fvec[i * C + c];
-        diagonal_block(f, i, B);
+        diagonal_block(f, i, s->q, B);
         add_block(f, s, i, i, B, T);
         for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1]; ++k) {
             int32_t lj = f->local[ctx->adj[k]];
             float L = ctx->adj_len[k];
             if (lj < 0 || (uint32_t)lj >= f->nf || !(L > 1e-6f * ctx->H)) continue;
-            neighbour_block(f, i, (uint32_t)lj, L, B);
+            neighbour_block(f, i, (uint32_t)lj, k, L, B);
             add_block(f, s, i, (uint32_t)lj, B, T);
         }
     }
@@ -296,8 +338,9 @@ static void project(fit* f) {
         double* w = f->w + (size_t)i * C;
         uint8_t* act = f->active + (size_t)i * C;
         uint32_t n = f->ncand[i];
-        for (uint32_t c = 0; c < n; ++c)
+        for (uint32_t c = 0; c < n; ++c) {
             if (!(w[c] > FIT_DROP) || !act[c]) w[c] = 0, act[c] = 0;
+        }
         for (;;) { /* at most four */
             uint32_t count = 0, low = 0;
             for (uint32_t c = 0; c < n; ++c)
@@ -321,19 +364,112 @@ static void project(fit* f) {
     }
 }
 
+/* Iterative reweighting: every edge sample that is near tearing after a pass (stretch beyond
+ * FIT_NEAR, short of the measure's torn bound so unseen poses in between keep clear of it)
+ * weighs FIT_REWEIGHT more in the next passes. */
+static void reweight(fit* f) {
+    const rig_ctx* ctx = f->ctx;
+    uint32_t P = f->P;
+    for (uint32_t i = 0; i < f->nf; ++i) {
+        uint32_t v = f->verts[i];
+        const float* pi = f->pos + (size_t)i * P * 3;
+        for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1]; ++k) {
+            int32_t j = f->local[ctx->adj[k]];
+            float L = ctx->adj_len[k];
+            if (j < 0 || !(L > 1e-6f * ctx->H)) continue;
+            const float* pj = f->pos + (size_t)j * P * 3;
+            float* om = f->omega + ((size_t)f->eoff[i] + (k - ctx->adj_off[v])) * P;
+            for (uint32_t t = 0; t < P; ++t) {
+                float d[3] = {pi[3 * t] - pj[3 * t], pi[3 * t + 1] - pj[3 * t + 1],
+                              pi[3 * t + 2] - pj[3 * t + 2]};
+                float r = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) / L;
+                bool near = r > FIT_NEAR || r * FIT_NEAR < 1;
+                if (near && om[t] < FIT_REWEIGHT_MAX) om[t] += FIT_REWEIGHT;
+            }
+        }
+    }
+}
+
+/* The edge samples the measure would hold against the fit, over the poses: torn where the
+ * file's weights were not, or torn within the part (the tail must not tear). */
+static uint64_t bad_samples(const fit* f) {
+    const rig_ctx* ctx = f->ctx;
+    uint32_t P = f->P;
+    uint64_t bad = 0;
+    for (uint32_t i = 0; i < f->nf; ++i) {
+        uint32_t v = f->verts[i];
+        const float* pi = f->pos + (size_t)i * P * 3;
+        const float* qi = f->pos_in + (size_t)i * P * 3;
+        for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1]; ++k) {
+            int32_t j = f->local[ctx->adj[k]];
+            float L = ctx->adj_len[k];
+            if (j < 0 || ((uint32_t)j < f->nf && (uint32_t)j < i) || !(L > 1e-6f * ctx->H))
+                continue;
+            const float* pj = f->pos + (size_t)j * P * 3;
+            const float* qj = f->pos_in + (size_t)j * P * 3;
+            bool part = f->in_part[i] && f->in_part[j];
+            for (uint32_t t = 0; t < P; ++t) {
+                float r = pose_ratio(pi, pj, t, L);
+                if (part)
+                    bad += r > FIT_NEAR || r * FIT_NEAR < 1;
+                else
+                    bad += is_torn(r) && (part || !is_torn(pose_ratio(qi, qj, t, L)));
+            }
+        }
+    }
+    return bad;
+}
+
 bool rig_fit_solve(fit* f, uint32_t* iterations) {
+    const rig_ctx* ctx = f->ctx;
+    f->eoff = malloc(((size_t)f->nf + 1) * sizeof *f->eoff);
+    if (!f->eoff) return false;
+    f->eoff[0] = 0;
+    for (uint32_t i = 0; i < f->nf; ++i)
+        f->eoff[i + 1] = f->eoff[i] + ctx->adj_off[f->verts[i] + 1] - ctx->adj_off[f->verts[i]];
+    f->omega = calloc((size_t)f->eoff[f->nf] * f->P + 1, sizeof *f->omega);
+    f->cpos = malloc(((size_t)f->nf * FIT_CANDIDATES * f->P + 1) * 3 * sizeof *f->cpos);
+    if (!f->omega || !f->cpos) return false;
+    for (uint32_t i = 0; i < f->nf; ++i)
+        for (uint32_t c = 0; c < f->ncand[i]; ++c)
+            for (uint32_t t = 0; t < f->P; ++t)
+                group_position(f, f->cand[i * FIT_CANDIDATES + c], t, f->bind + 3 * (size_t)i,
+                               f->cpos + (((size_t)i * FIT_CANDIDATES + c) * f->P + t) * 3);
     cholmod_common cm;
     bool started = cholmod_start(&cm), ok = started;
     if (started) cm.print = 0;
     f->part->fit.energy_before = ok ? (float)rig_fit_energy(f) : 0;
     uint32_t it = 0;
-    for (; ok && it < f->ctx->def->junction_iterations; ++it) {
+    /* the pass with the fewest bad samples is kept (the rig's weights count as pass 0) */
+    size_t wn = (size_t)f->nf * FIT_CANDIDATES;
+    double* best_w = malloc((wn + 1) * sizeof *best_w);
+    uint8_t* best_act = malloc(wn + 1);
+    ok = ok && best_w && best_act;
+    uint64_t best = ok ? bad_samples(f) : 0;
+    uint32_t gained = 0; /* the last pass (1-based; 0: the rig's weights) with fewer */
+    if (ok) memcpy(best_w, f->w, wn * sizeof *best_w), memcpy(best_act, f->active, wn);
+    for (; ok && it < ctx->def->junction_iterations; ++it) {
         ok = global_step(f, &cm);
         if (!ok) break;
         project(f);
         for (uint32_t i = 0; i < f->nf; ++i)
             rig_fit_free_positions(f, i);
+        uint64_t bad = bad_samples(f);
+        if (bad < best) gained = it + 1;
+        if (bad <= best)
+            best = bad, memcpy(best_w, f->w, wn * sizeof *best_w), memcpy(best_act, f->active, wn);
+        if (it + 1 >= gained + FIT_STALL) { /* no fewer bad samples in FIT_STALL passes */
+            ++it;
+            break;
+        }
+        reweight(f);
     }
+    if (ok) {
+        memcpy(f->w, best_w, wn * sizeof *best_w), memcpy(f->active, best_act, wn);
+        for (uint32_t i = 0; i < f->nf; ++i)
+            rig_fit_free_positions(f, i);
+    }
+    free(best_w), free(best_act);
     if (started) cholmod_finish(&cm);
     f->part->fit.energy_after = ok ? (float)rig_fit_energy(f) : 0;
     *iterations = it;
