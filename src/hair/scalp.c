@@ -75,28 +75,30 @@ typedef struct head_frame {
 } head_frame;
 
 static bool head_frame_of(const tl_scene_skin* sk, const uint8_t* head_vertex, head_frame* f) {
-    double sum[3] = {0};
+    /* the box's centre, not the mean: a face's dense mesh would pull the mean forward */
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     uint32_t n = 0;
-    f->up_lo = INFINITY, f->up_hi = -INFINITY, f->fwd_hi = -INFINITY;
     for (uint32_t v = 0; v < sk->vertex_count; ++v) {
         if (!head_vertex[v]) continue;
         const float* p = sk->rest_positions + 3 * (size_t)v;
-        for (int k = 0; k < 3; ++k)
-            sum[k] += p[k];
-        float u = tl__dot(p, sk->up);
-        f->up_lo = u < f->up_lo ? u : f->up_lo;
-        f->up_hi = u > f->up_hi ? u : f->up_hi;
+        for (int k = 0; k < 3; ++k) {
+            lo[k] = p[k] < lo[k] ? p[k] : lo[k];
+            hi[k] = p[k] > hi[k] ? p[k] : hi[k];
+        }
         n++;
     }
     if (n < 3) return false;
     for (int k = 0; k < 3; ++k)
-        f->centre[k] = (float)(sum[k] / n);
+        f->centre[k] = 0.5f * (lo[k] + hi[k]);
+    f->up_lo = INFINITY, f->up_hi = -INFINITY, f->fwd_hi = -INFINITY;
     for (uint32_t v = 0; v < sk->vertex_count; ++v) {
         if (!head_vertex[v]) continue;
         float d[3];
         for (int k = 0; k < 3; ++k)
             d[k] = sk->rest_positions[3 * (size_t)v + k] - f->centre[k];
-        float w = tl__dot(d, sk->forward);
+        float u = tl__dot(d, sk->up), w = tl__dot(d, sk->forward);
+        f->up_lo = u < f->up_lo ? u : f->up_lo;
+        f->up_hi = u > f->up_hi ? u : f->up_hi;
         f->fwd_hi = w > f->fwd_hi ? w : f->fwd_hi;
     }
     return true;
@@ -119,7 +121,7 @@ static bool is_scalp(const tl_scene_skin* sk, const uint32_t* tri, const head_fr
     n[2] = e1[0] * e2[1] - e1[1] * e2[0];
     if (tl__dot(n, d) <= 0) return false; /* faces inward: inside the mouth, eye sockets */
     float span = f->up_hi - f->up_lo;
-    float height = (tl__dot(d, sk->up) + tl__dot(f->centre, sk->up) - f->up_lo) / span;
+    float height = (tl__dot(d, sk->up) - f->up_lo) / span;
     float front = f->fwd_hi > 0 ? tl__dot(d, sk->forward) / f->fwd_hi : 0;
     if (height < def->scalp_ear_level && front > 0) return false; /* jaw, cheeks, throat */
     if (height < def->scalp_brow_level && front > def->scalp_face_front) return false; /* face */

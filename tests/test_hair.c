@@ -1,0 +1,399 @@
+/* Hair guides (tailor/hair.h) on the MakeHuman cases: the body of mh-body.glb and the ten
+ * fitted styles as OBJ files. Each mechanism of hair.md has its case: root attachment,
+ * excluded vertices, bindings rebuilt from a saved file, fragment merging, rejection of
+ * distant fragments; then the ten-style audit and the command. */
+#include "test.h"
+
+#include <tailor/hair.h>
+#include <tailor/tailor.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char* STYLES[] = {"afro01",     "bob01",   "bob02",   "braid01", "long01",
+                               "ponytail01", "short01", "short02", "short03", "short04"};
+
+/* The body, its scene and its automatic scalp, loaded once. */
+static tl_gltf* body_doc;
+static tl_scene* body;
+static tl_hair_scalp* scalp;
+
+static bool body_load(void) {
+    if (scalp) return true;
+    tl_error err;
+    tl_hair_def def = tl_default_hair_def();
+    if (tl_gltf_load(tl_test_shared("cases/mh-body.glb"), &body_doc, &err) != TL_OK ||
+        tl_scene_create(body_doc, &body, &err) != TL_OK ||
+        tl_hair_scalp_find(body, 0, &def, NULL, &scalp, &err) != TL_OK) {
+        fprintf(stderr, "mh-body.glb: %s\n", err.message);
+        return false;
+    }
+    return true;
+}
+
+static bool style_load(const char* style, tl_hair_mesh* mesh) {
+    char path[256];
+    snprintf(path, sizeof path, "cases/mh-%s.hair.obj", style);
+    tl_error err;
+    if (tl_hair_mesh_read_obj(tl_test_shared(path), mesh, &err) == TL_OK) return true;
+    fprintf(stderr, "%s\n", err.message);
+    return false;
+}
+
+static float dist(const float* a, const float* b) {
+    return sqrtf((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) +
+                 (a[2] - b[2]) * (a[2] - b[2]));
+}
+
+/* The scalp is the top and back of the head: above the eyes' level or behind the head's
+ * centre, never the face (the nose tip, z = +0.168 m in this frame, is far from it). */
+static void scalp_is_top_and_back(void) {
+    ENSURE(body_load());
+    ENSURE(scalp->triangle_count > 100);
+    const tl_scene_skin* sk = &body->skins[0];
+    float nose[3] = {0, 1.55f, 0.168f}; /* MAKEHUMAN.md: nose at z = +0.168 */
+    float nearest = INFINITY, top = -INFINITY;
+    for (uint32_t t = 0; t < scalp->triangle_count; ++t)
+        for (int k = 0; k < 3; ++k) {
+            const float* p = sk->rest_positions + 3 * (size_t)scalp->triangles[3 * t + k];
+            nearest = fminf(nearest, dist(p, nose));
+            top = fmaxf(top, p[1]);
+        }
+    ENSURE_MSG(nearest > 0.05f, "the scalp comes %.3f m from the nose", nearest);
+    ENSURE_NEAR(top, 1.6673, 0.002); /* the top of the head (MAKEHUMAN.md) is scalp */
+}
+
+/* §3: every root-linked guide starts within root_distance of the scalp, its binding rebuilds
+ * its root at rest, and its triangle is a scalp triangle. */
+static void roots_attach_to_scalp(void) {
+    ENSURE(body_load());
+    tl_hair_mesh mesh;
+    ENSURE(style_load("long01", &mesh));
+    tl_hair_def def = tl_default_hair_def();
+    tl_hair_guides* g;
+    tl_error err;
+    ENSURE_OK(tl_hair_guides_create(&mesh, scalp, &def, &g, &err), err);
+    float scale = body->skins[0].height / TL_HAIR_HUMAN_MM;
+    uint32_t roots = 0;
+    bool ok = true;
+    for (uint32_t i = 0; i < g->guide_count && ok; ++i) {
+        const tl_hair_guide* guide = &g->guides[i];
+        if (guide->link != TL_HAIR_LINK_ROOT) continue;
+        roots++;
+        float p[3];
+        tl_hair_binding_position(&guide->binding, body->skins[0].rest_positions, p);
+        const float* root = g->points + 3 * (size_t)guide->first_point;
+        ok = dist(p, root) < 1e-6f * body->skins[0].height &&
+             guide->root_distance <= def.root_distance_mm * scale;
+        float b = guide->binding.barycentric[0] + guide->binding.barycentric[1] +
+                  guide->binding.barycentric[2];
+        ok = ok && fabsf(b - 1) < 1e-5f;
+        bool in_scalp = false;
+        for (uint32_t t = 0; t < scalp->triangle_count && !in_scalp; ++t)
+            in_scalp = !memcmp(scalp->triangles + 3 * t, guide->binding.vertices, 12);
+        ok = ok && in_scalp;
+        /* the root is the end nearer the head: point 0 lies no higher than... the tip is
+           farther from the scalp's binding point than the root */
+        const float* tip = root + 3 * (guide->point_count - 1);
+        ok = ok && dist(tip, p) >= dist(root, p);
+    }
+    ENSURE_MSG(ok, "a root binding does not rebuild its root on the scalp");
+    ENSURE(roots > 100);
+    ENSURE(g->audit.excluded_vertices == 0);
+    tl_hair_guides_destroy(g);
+    tl_hair_mesh_free(&mesh);
+}
+
+/* §5: vertices in no triangle and pieces too small for a guide are reported as excluded,
+ * exactly those. */
+static void excluded_vertices_reported(void) {
+    ENSURE(body_load());
+    tl_hair_mesh mesh;
+    ENSURE(style_load("short04", &mesh));
+    tl_hair_def def = tl_default_hair_def();
+    tl_hair_guides* g;
+    tl_error err;
+    ENSURE_OK(tl_hair_guides_create(&mesh, scalp, &def, &g, &err), err);
+    uint32_t before = g->audit.excluded_vertices, candidates = g->audit.candidates;
+    tl_hair_guides_destroy(g);
+    /* 5 stray vertices and one triangle 0.5 mm across on the crown */
+    uint32_t n = mesh.vertex_count;
+    mesh.positions = realloc(mesh.positions, 3 * sizeof(float) * (n + 8));
+    mesh.triangles = realloc(mesh.triangles, 3 * sizeof(uint32_t) * (mesh.triangle_count + 1));
+    ENSURE(mesh.positions && mesh.triangles);
+    for (uint32_t i = 0; i < 8; ++i) {
+        float* p = mesh.positions + 3 * (size_t)(n + i);
+        p[0] = i < 5 ? 0.3f + 0.01f * i : 0.0005f * (i == 6);
+        p[1] = i < 5 ? 1.0f : 1.672f + 0.0005f * (i == 7);
+        p[2] = 0;
+    }
+    uint32_t tri[3] = {n + 5, n + 6, n + 7};
+    memcpy(mesh.triangles + 3 * (size_t)mesh.triangle_count, tri, sizeof tri);
+    mesh.vertex_count += 8;
+    mesh.triangle_count += 1;
+    ENSURE_OK(tl_hair_guides_create(&mesh, scalp, &def, &g, &err), err);
+    ENSURE_MSG(g->audit.excluded_vertices == before + 8, "excluded %u, expected %u + 8",
+               g->audit.excluded_vertices, before);
+    ENSURE(g->audit.candidates == candidates);
+    tl_hair_guides_destroy(g);
+    tl_hair_mesh_free(&mesh);
+}
+
+/* §3, §5: the guides file keeps the bindings: read back, every binding and point is the same
+ * and rebuilds the same root on the scalp. */
+static void bindings_rebuild_from_file(void) {
+    ENSURE(body_load());
+    tl_hair_mesh mesh;
+    ENSURE(style_load("braid01", &mesh));
+    tl_hair_def def = tl_default_hair_def();
+    tl_hair_guides *g, *back;
+    tl_error err;
+    ENSURE_OK(tl_hair_guides_create(&mesh, scalp, &def, &g, &err), err);
+    char* text = tl_hair_guides_to_json(g, "braid01");
+    ENSURE(text);
+    FILE* f = fopen(tl_test_scratch("braid01.guides.json"), "wb");
+    ENSURE(f && fputs(text, f) >= 0 && fclose(f) == 0);
+    free(text);
+    size_t size;
+    char* saved = (char*)tl_test_read_file(tl_test_scratch("braid01.guides.json"), &size);
+    ENSURE(saved);
+    saved = realloc(saved, size + 1);
+    saved[size] = 0;
+    ENSURE_OK(tl_hair_guides_from_json(saved, "braid01.guides.json", body->skins[0].vertex_count,
+                                       &back, &err),
+              err);
+    free(saved);
+    ENSURE(back->guide_count == g->guide_count && back->point_count == g->point_count);
+    ENSURE(!memcmp(back->points, g->points, 3 * sizeof(float) * g->point_count));
+    uint32_t roots = 0;
+    for (uint32_t i = 0; i < g->guide_count; ++i) {
+        const tl_hair_guide *a = &g->guides[i], *b = &back->guides[i];
+        ENSURE(a->link == b->link && a->reason == b->reason && a->parent == b->parent);
+        if (a->link != TL_HAIR_LINK_ROOT) continue;
+        ENSURE(!memcmp(&a->binding, &b->binding, sizeof a->binding));
+        float pa[3], pb[3];
+        tl_hair_binding_position(&a->binding, body->skins[0].rest_positions, pa);
+        tl_hair_binding_position(&b->binding, body->skins[0].rest_positions, pb);
+        ENSURE(!memcmp(pa, pb, sizeof pa));
+        roots++;
+    }
+    ENSURE(roots > 0);
+    ENSURE(back->audit.attached == g->audit.attached &&
+           back->audit.merged_links == g->audit.merged_links);
+    /* a binding past the skin's vertices is refused with its JSON pointer */
+    text = tl_hair_guides_to_json(g, "braid01");
+    ENSURE(tl_hair_guides_from_json(text, "x.json", 10, &back, &err) == TL_ERROR_INVALID);
+    ENSURE_MSG(strstr(err.message, "/guides/") && strstr(err.message, "root/triangle"), "%s",
+               err.message);
+    free(text);
+    tl_hair_guides_destroy(g);
+    tl_hair_mesh_free(&mesh);
+}
+
+/* Splits a mesh at height y: triangles with a vertex below y get their own copies of every
+ * vertex, so the part below comes loose as separate pieces whose tops touch the cut. */
+static void split_below(tl_hair_mesh* mesh, float y) {
+    uint32_t n = mesh->vertex_count;
+    mesh->positions = realloc(mesh->positions, 3 * sizeof(float) * 2 * n);
+    memcpy(mesh->positions + 3 * (size_t)n, mesh->positions, 3 * sizeof(float) * n);
+    for (uint32_t t = 0; t < mesh->triangle_count; ++t) {
+        uint32_t* tri = mesh->triangles + 3 * (size_t)t;
+        bool below = false;
+        for (int k = 0; k < 3; ++k)
+            below |= mesh->positions[3 * (size_t)tri[k] + 1] < y;
+        if (below)
+            for (int k = 0; k < 3; ++k)
+                tri[k] += n;
+    }
+    mesh->vertex_count = 2 * n;
+}
+
+/* Moves the copies (indices ≥ half) apart by `gap` along their offset from the cut, so the
+ * loose pieces' ends lie `gap` from where they left. */
+static void drop_copies(tl_hair_mesh* mesh, float gap) {
+    for (uint32_t v = mesh->vertex_count / 2; v < mesh->vertex_count; ++v)
+        mesh->positions[3 * (size_t)v + 1] -= gap;
+}
+
+/* §4: long01 cut at shoulder height: the lower pieces are far from the scalp and attach only
+ * through links to the upper part; without merging they are rejected. */
+static void fragments_merge(void) {
+    ENSURE(body_load());
+    tl_hair_mesh mesh;
+    ENSURE(style_load("long01", &mesh));
+    split_below(&mesh, 1.30f);
+    drop_copies(&mesh, 0.004f); /* 4 mm: cut pieces, not touching */
+    tl_hair_def def = tl_default_hair_def();
+    tl_hair_guides *g, *unmerged;
+    tl_error err;
+    ENSURE_OK(tl_hair_guides_create(&mesh, scalp, &def, &g, &err), err);
+    def.merge_passes = 0;
+    ENSURE_OK(tl_hair_guides_create(&mesh, scalp, &def, &unmerged, &err), err);
+    ENSURE(g->audit.candidates == unmerged->audit.candidates);
+    uint32_t rejected = unmerged->audit.candidates - unmerged->audit.attached;
+    ENSURE_MSG(rejected > 20, "only %u guides of the lower pieces rejected unmerged", rejected);
+    ENSURE(unmerged->audit.rejected[TL_HAIR_REJECT_TOO_FAR] == rejected);
+    ENSURE_MSG(g->audit.merged_links >= rejected * 9 / 10, "%u links for %u loose guides",
+               g->audit.merged_links, rejected);
+    ENSURE(g->audit.attached > unmerged->audit.attached);
+    /* a link's root lies within the merge distance of its parent's point */
+    float scale = body->skins[0].height / TL_HAIR_HUMAN_MM;
+    for (uint32_t i = 0; i < g->guide_count; ++i) {
+        const tl_hair_guide* guide = &g->guides[i];
+        if (guide->link != TL_HAIR_LINK_TIP && guide->link != TL_HAIR_LINK_MID) continue;
+        const tl_hair_guide* parent = &g->guides[guide->parent];
+        ENSURE(parent->link != TL_HAIR_LINK_NONE);
+        const float* a = g->points + 3 * (size_t)guide->first_point;
+        const float* b = g->points + 3 * (size_t)(parent->first_point + guide->parent_point);
+        ENSURE(dist(a, b) <= def.merge_distance_mm * scale * 1.0001f);
+    }
+    ENSURE(g->audit.coverage > unmerged->audit.coverage);
+    tl_hair_guides_destroy(g);
+    tl_hair_guides_destroy(unmerged);
+    tl_hair_mesh_free(&mesh);
+}
+
+/* §3, §4: the same loose pieces moved 15 cm away are neither stretched to the head nor
+ * linked: every one of their guides is rejected, too far. */
+static void distant_fragments_rejected(void) {
+    ENSURE(body_load());
+    tl_hair_mesh mesh;
+    ENSURE(style_load("long01", &mesh));
+    split_below(&mesh, 1.30f);
+    drop_copies(&mesh, 0.15f);
+    tl_hair_def def = tl_default_hair_def();
+    tl_hair_guides* g;
+    tl_error err;
+    ENSURE_OK(tl_hair_guides_create(&mesh, scalp, &def, &g, &err), err);
+    uint32_t loose = 0, loose_attached = 0;
+    for (uint32_t i = 0; i < g->guide_count; ++i) {
+        const tl_hair_guide* guide = &g->guides[i];
+        const float* p = g->points + 3 * (size_t)guide->first_point;
+        const float* q = p + 3 * (guide->point_count - 1);
+        if (fmaxf(p[1], q[1]) >= 1.30f - 1e-4f) continue; /* the upper part: all above the cut */
+        loose++;
+        loose_attached += guide->link != TL_HAIR_LINK_NONE;
+        ENSURE(guide->link != TL_HAIR_LINK_NONE || guide->reason == TL_HAIR_REJECT_TOO_FAR);
+    }
+    ENSURE(loose > 20);
+    ENSURE_MSG(loose_attached == 0, "%u of %u distant guides attached", loose_attached, loose);
+    ENSURE(g->audit.rejected[TL_HAIR_REJECT_TOO_FAR] == loose);
+    tl_hair_guides_destroy(g);
+    tl_hair_mesh_free(&mesh);
+}
+
+/* The issue's bar on the ten styles: ≥ 99.5% attached, coverage ≥ 97%, root threshold 20 mm
+ * at human scale; every rejection has a reason. */
+static void ten_style_audit(void) {
+    ENSURE(body_load());
+    tl_hair_def def = tl_default_hair_def();
+    ENSURE(def.root_distance_mm <= 20);
+    uint64_t candidates = 0, attached = 0, vertices = 0;
+    double covered = 0;
+    for (size_t s = 0; s < COUNT(STYLES); ++s) {
+        tl_hair_mesh mesh;
+        ENSURE(style_load(STYLES[s], &mesh));
+        tl_hair_guides* g;
+        tl_error err;
+        ENSURE_OK(tl_hair_guides_create(&mesh, scalp, &def, &g, &err), err);
+        const tl_hair_audit* a = &g->audit;
+        uint32_t reasons = 0;
+        for (int r = 1; r < TL_HAIR_REJECT_COUNT; ++r)
+            reasons += a->rejected[r];
+        ENSURE(reasons == a->candidates - a->attached);
+        ENSURE(a->components_attached <= a->components && a->candidates > 0);
+        printf("  %-10s %5u candidates, %5u attached, %4u links (%u mid), coverage %.4f\n",
+               STYLES[s], a->candidates, a->attached, a->merged_links, a->mid_guide_links,
+               a->coverage);
+        candidates += a->candidates, attached += a->attached, vertices += a->vertices;
+        covered += a->coverage * a->vertices;
+        tl_hair_guides_destroy(g);
+        tl_hair_mesh_free(&mesh);
+    }
+    double rate = (double)attached / (double)candidates, coverage = covered / (double)vertices;
+    printf("  total: %.4f attached, coverage %.4f\n", rate, coverage);
+    ENSURE(rate >= 0.995);
+    ENSURE(coverage >= 0.97);
+}
+
+/* The command: the table, the JSON of the issue, the guides file; a bad input fails with its
+ * name and writes nothing. */
+static void hair_audit_command(void) {
+    char* out = NULL;
+    const char* guides = tl_test_scratch("audit.guides.json");
+    remove(guides);
+    int rc =
+        tl_test_cli(&out, "hair-audit '%s' '%s' '%s' --json --guides '%s'",
+                    tl_test_shared("cases/mh-body.glb"), tl_test_shared("cases/mh-long01.hair.obj"),
+                    tl_test_shared("cases/mh-ponytail01.glb"), guides);
+    ENSURE_MSG(rc == 0, "exit %d", rc);
+    json_t* doc = json_loads(out, 0, NULL);
+    free(out);
+    ENSURE(doc);
+    json_t* styles = json_object_get(doc, "styles");
+    ENSURE(json_array_size(styles) == 2);
+    const char* keys[] = {"file",
+                          "candidates",
+                          "attached",
+                          "rejected",
+                          "merged_links",
+                          "mid_guide_links",
+                          "coverage",
+                          "components",
+                          "components_attached",
+                          "excluded_vertices",
+                          "error"};
+    for (size_t k = 0; k < COUNT(keys); ++k)
+        ENSURE_MSG(json_object_get(json_array_get(styles, 1), keys[k]), "no %s", keys[k]);
+    json_t* total = json_object_get(doc, "total");
+    ENSURE(json_integer_value(json_object_get(total, "styles")) == 2);
+    ENSURE(json_object_get(total, "attachment_rate") && json_object_get(total, "errors"));
+    json_decref(doc);
+    size_t size;
+    unsigned char* g = tl_test_read_file(guides, &size);
+    ENSURE(g && size > 1000);
+    free(g);
+    /* a missing style: the others still audited, its error recorded, exit 1 */
+    rc = tl_test_cli(&out, "hair-audit '%s' /nonexistent/x.obj '%s' --json",
+                     tl_test_shared("cases/mh-body.glb"),
+                     tl_test_shared("cases/mh-short04.hair.obj"));
+    ENSURE(rc == 1 && out);
+    doc = json_loads(out, 0, NULL);
+    free(out);
+    ENSURE(doc);
+    const char* error = json_string_value(
+        json_object_get(json_array_get(json_object_get(doc, "styles"), 0), "error"));
+    ENSURE(error && strstr(error, "/nonexistent/x.obj"));
+    json_decref(doc);
+    /* a bad OBJ names its line */
+    const char* bad = tl_test_scratch("bad.obj");
+    FILE* f = fopen(bad, "w");
+    ENSURE(f);
+    fputs("v 0 0 0\nv 1 0 0\nf 1 2 3\n", f);
+    fclose(f);
+    tl_hair_mesh mesh;
+    tl_error err;
+    ENSURE(tl_hair_mesh_read_obj(bad, &mesh, &err) == TL_ERROR_INVALID);
+    ENSURE_MSG(strstr(err.message, "line 3"), "%s", err.message);
+}
+
+int main(int argc, char** argv) {
+    static const tl_test_case cases[] = {
+        {"scalp_is_top_and_back", scalp_is_top_and_back},
+        {"roots_attach_to_scalp", roots_attach_to_scalp},
+        {"excluded_vertices_reported", excluded_vertices_reported},
+        {"bindings_rebuild_from_file", bindings_rebuild_from_file},
+        {"fragments_merge", fragments_merge},
+        {"distant_fragments_rejected", distant_fragments_rejected},
+        {"ten_style_audit", ten_style_audit},
+        {"hair_audit_command", hair_audit_command},
+    };
+    int rc = tl_test_main(argc, argv, cases, COUNT(cases));
+    tl_hair_scalp_destroy(scalp);
+    tl_scene_destroy(body);
+    tl_gltf_destroy(body_doc);
+    return rc;
+}
