@@ -105,8 +105,9 @@ static void progress(int done, int total, const char* file) {
 }
 
 static void print_table(json_t* styles, json_t* total) {
-    printf("%-28s %6s %6s %6s %6s %6s %8s %6s %6s %6s  %s\n", "style", "cand", "attach", "reject",
-           "links", "mid", "coverage", "parts", "p.att", "excl", "rejected by reason / error");
+    printf("%-24s %6s %6s %6s %6s %5s %8s %6s %6s %5s %6s %7s  %s\n", "style", "cand", "attach",
+           "reject", "links", "mid", "coverage", "parts", "p.att", "excl", "chains", "chain.v",
+           "rejected by reason / error");
     size_t i;
     json_t* s;
     json_array_foreach(styles, i, s) {
@@ -114,7 +115,7 @@ static void print_table(json_t* styles, json_t* total) {
         const char* base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
         json_t* error = json_object_get(s, "error");
         if (json_is_string(error)) {
-            printf("%-28.28s %s\n", base, json_string_value(error));
+            printf("%-24.24s %s\n", base, json_string_value(error));
             continue;
         }
         json_int_t cand = json_integer_value(json_object_get(s, "candidates"));
@@ -127,14 +128,21 @@ static void print_table(json_t* styles, json_t* total) {
             snprintf(reasons + n, sizeof reasons - n, "%s%s %lld", n ? ", " : "", key,
                      (long long)json_integer_value(v));
         }
-        printf("%-28.28s %6lld %6lld %6lld %6lld %6lld %7.2f%% %6lld %6lld %6lld  %s\n", base,
-               (long long)cand, (long long)att, (long long)(cand - att),
+        json_t* rigid = json_object_get(s, "rigid");
+        char chains[16];
+        snprintf(chains, sizeof chains, "%s", json_is_true(rigid) ? "rigid" : rigid ? "" : "?");
+        if (!json_is_true(rigid) && rigid)
+            snprintf(chains, sizeof chains, "%lld",
+                     (long long)json_integer_value(json_object_get(s, "chains")));
+        printf("%-24.24s %6lld %6lld %6lld %6lld %5lld %7.2f%% %6lld %6lld %5lld %6s %7lld  %s\n",
+               base, (long long)cand, (long long)att, (long long)(cand - att),
                (long long)json_integer_value(json_object_get(s, "merged_links")),
                (long long)json_integer_value(json_object_get(s, "mid_guide_links")),
                100 * json_real_value(json_object_get(s, "coverage")),
                (long long)json_integer_value(json_object_get(s, "components")),
                (long long)json_integer_value(json_object_get(s, "components_attached")),
-               (long long)json_integer_value(json_object_get(s, "excluded_vertices")), reasons);
+               (long long)json_integer_value(json_object_get(s, "excluded_vertices")), chains,
+               (long long)json_integer_value(json_object_get(s, "chain_vertices")), reasons);
     }
     printf("total: %lld styles, %lld of %lld candidates attached (%.2f%%), coverage %.2f%%, "
            "%lld errors\n",
@@ -154,12 +162,21 @@ static json_t* audit_style(const char* file, const tl_hair_scalp* scalp, const t
     tl_error err = {0};
     tl_result r = tl_hair_mesh_read(file, &mesh, &err);
     if (r == TL_OK) r = tl_hair_guides_create(&mesh, scalp, def, &guides, &err);
-    tl_hair_mesh_free(&mesh);
     if (r != TL_OK) {
+        tl_hair_mesh_free(&mesh);
         totals[3]++;
         return audit_json(file, NULL, err.message);
     }
     json_t* record = audit_json(file, &guides->audit, NULL);
+    tl_hair_chain_def cdef = tl_default_hair_chain_def();
+    tl_hair_chains* chains = NULL;
+    if (tl_hair_chains_create(&mesh, scalp, guides, &cdef, &chains, &err) == TL_OK) {
+        json_object_set_new(record, "chains", json_integer(chains->chain_count));
+        json_object_set_new(record, "chain_vertices", json_integer(chains->bound_vertices));
+        json_object_set_new(record, "rigid", json_boolean(chains->rigid));
+        json_object_set_new(record, "longest_free", json_real(chains->longest_free));
+        tl_hair_chains_destroy(chains);
+    }
     totals[0] += guides->audit.candidates;
     totals[1] += guides->audit.attached;
     totals[2] += guides->audit.vertices;
@@ -171,6 +188,7 @@ static json_t* audit_style(const char* file, const tl_hair_scalp* scalp, const t
         free(text);
     }
     tl_hair_guides_destroy(guides);
+    tl_hair_mesh_free(&mesh);
     return record;
 }
 

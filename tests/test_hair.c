@@ -380,6 +380,127 @@ static void hair_audit_command(void) {
     ENSURE_MSG(strstr(err.message, "line 3"), "%s", err.message);
 }
 
+static bool chains_of(const char* style, tl_hair_mesh* mesh, tl_hair_guides** g,
+                      tl_hair_chains** c) {
+    tl_hair_def def = tl_default_hair_def();
+    tl_hair_chain_def cdef = tl_default_hair_chain_def();
+    tl_error err;
+    if (!style_load(style, mesh)) return false;
+    if (tl_hair_guides_create(mesh, scalp, &def, g, &err) == TL_OK &&
+        tl_hair_chains_create(mesh, scalp, *g, &cdef, c, &err) == TL_OK)
+        return true;
+    fprintf(stderr, "%s: %s\n", style, err.message);
+    return false;
+}
+
+/* §6: long01 gets the most chains (24), binding at least 40% of its vertices (the article:
+ * 18,204 of 39,804); weights sum to 1 and chain joints lie below the cap. */
+static void long_style_chains(void) {
+    ENSURE(body_load());
+    tl_hair_mesh mesh;
+    tl_hair_guides* g;
+    tl_hair_chains* c;
+    ENSURE(chains_of("long01", &mesh, &g, &c));
+    printf("  long01: %u chains, %u of %u vertices on them\n", c->chain_count, c->bound_vertices,
+           mesh.vertex_count);
+    ENSURE(!c->rigid && c->chain_count == 24);
+    ENSURE(c->bound_vertices >= 0.4 * mesh.vertex_count);
+    for (uint32_t v = 0; v < mesh.vertex_count; ++v)
+        ENSURE_NEAR(c->weight[2 * v] + c->weight[2 * v + 1], 1.0, 1e-6);
+    for (uint32_t k = 0; k < c->chain_count; ++k) {
+        const tl_hair_chain* ch = &c->chains[k];
+        ENSURE(ch->bone_count >= 1 && ch->free_length >= 120 * body->skins[0].height / 1750);
+        /* a chain hangs: its tip is below its first joint */
+        ENSURE(ch->joints[3 * ch->bone_count + 1] < ch->joints[1]);
+    }
+    tl_hair_chains_destroy(c);
+    tl_hair_guides_destroy(g);
+    tl_hair_mesh_free(&mesh);
+}
+
+/* §6: the short styles and the afro stay rigid on the head, and say so. */
+static void short_styles_rigid(void) {
+    ENSURE(body_load());
+    const char* rigid[] = {"short01", "short02", "short03", "short04", "afro01"};
+    for (size_t s = 0; s < COUNT(rigid); ++s) {
+        tl_hair_mesh mesh;
+        tl_hair_guides* g;
+        tl_hair_chains* c;
+        ENSURE(chains_of(rigid[s], &mesh, &g, &c));
+        ENSURE_MSG(c->rigid && c->chain_count == 0 && c->bound_vertices == 0,
+                   "%s: %u chains (longest free %.3f m)", rigid[s], c->chain_count,
+                   c->longest_free);
+        for (uint32_t v = 0; v < mesh.vertex_count; ++v)
+            ENSURE(c->influence[2 * v] == UINT32_MAX && c->weight[2 * v] == 1);
+        tl_hair_chains_destroy(c);
+        tl_hair_guides_destroy(g);
+        tl_hair_mesh_free(&mesh);
+    }
+}
+
+/* Distance from p to the polyline of n points. */
+static float polyline_distance(const float* p, const float* line, size_t n) {
+    float best = INFINITY;
+    for (size_t i = 0; i + 1 < n; ++i)
+        best = fminf(best, tl_mesh_segment_distance(p, line + 3 * i, line + 3 * i + 3, NULL));
+    return best;
+}
+
+/* The ponytail's chain follows MakeHuman's own ponytail bones (mh-ponytail01.truth.json):
+ * every joint of the best chain within 10% of the ponytail's length of them, and its tip
+ * within 10% of theirs. */
+static void ponytail_follows_truth(void) {
+    ENSURE(body_load());
+    json_t* truth = json_load_file(tl_test_shared("cases/mh-ponytail01.truth.json"), 0, NULL);
+    ENSURE(truth);
+    json_t* names = json_object_get(truth, "chain");
+    float line[3 * 8];
+    size_t n = 0;
+    for (size_t i = 0; i < json_array_size(names) && n < 7; ++i) {
+        size_t k;
+        json_t* j;
+        json_array_foreach(json_object_get(truth, "joints"), k, j) {
+            if (strcmp(json_string_value(json_object_get(j, "name")),
+                       json_string_value(json_array_get(names, i))))
+                continue;
+            json_t* at = json_object_get(j, i == 0 ? "head" : "tail");
+            if (i == 0) {
+                for (int c = 0; c < 3; ++c)
+                    line[3 * n + c] = (float)json_number_value(json_array_get(at, c));
+                n++;
+                at = json_object_get(j, "tail");
+            }
+            for (int c = 0; c < 3; ++c)
+                line[3 * n + c] = (float)json_number_value(json_array_get(at, c));
+            n++;
+        }
+    }
+    json_decref(truth);
+    ENSURE(n == 6);
+    float length = 0;
+    for (size_t i = 1; i < n; ++i)
+        length += dist(line + 3 * i, line + 3 * i - 3);
+    tl_hair_mesh mesh;
+    tl_hair_guides* g;
+    tl_hair_chains* c;
+    ENSURE(chains_of("ponytail01", &mesh, &g, &c));
+    float best = INFINITY, best_tip = INFINITY;
+    for (uint32_t k = 0; k < c->chain_count; ++k) {
+        const tl_hair_chain* ch = &c->chains[k];
+        float worst = 0;
+        for (uint32_t j = 0; j <= ch->bone_count; ++j)
+            worst = fmaxf(worst, polyline_distance(ch->joints + 3 * j, line, n));
+        float tip = dist(ch->joints + 3 * ch->bone_count, line + 3 * (n - 1));
+        if (fmaxf(worst, tip) < fmaxf(best, best_tip)) best = worst, best_tip = tip;
+    }
+    printf("  ponytail01: best chain within %.1f mm of the bones, tip %.1f mm (length %.1f mm)\n",
+           1000 * best, 1000 * best_tip, 1000 * length);
+    ENSURE(best <= 0.1f * length && best_tip <= 0.1f * length);
+    tl_hair_chains_destroy(c);
+    tl_hair_guides_destroy(g);
+    tl_hair_mesh_free(&mesh);
+}
+
 int main(int argc, char** argv) {
     static const tl_test_case cases[] = {
         {"scalp_is_top_and_back", scalp_is_top_and_back},
@@ -390,6 +511,9 @@ int main(int argc, char** argv) {
         {"distant_fragments_rejected", distant_fragments_rejected},
         {"ten_style_audit", ten_style_audit},
         {"hair_audit_command", hair_audit_command},
+        {"long_style_chains", long_style_chains},
+        {"short_styles_rigid", short_styles_rigid},
+        {"ponytail_follows_truth", ponytail_follows_truth},
     };
     int rc = tl_test_main(argc, argv, cases, COUNT(cases));
     tl_hair_scalp_destroy(scalp);

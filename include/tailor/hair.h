@@ -231,6 +231,54 @@ char* tl_hair_guides_to_json(const tl_hair_guides* guides, const char* name);
 tl_result tl_hair_guides_from_json(const char* text, const char* name, uint32_t skin_vertex_count,
                                    tl_hair_guides** out, tl_error* err);
 
+/* ---- Guide chains (§6) ---------------------------------------------------------------- */
+
+/* How the adapter picks chains from the attached guides and weights the mesh. mm: human scale. */
+typedef struct tl_hair_chain_def {
+    uint32_t max_chains; /* at most this many chains; 24 */
+    uint32_t bones;      /* bones per chain; 6 */
+    float cap_mm;        /* hair this close to the scalp is the cap (the style's volume over the
+                            head): it stays on the head; 30 */
+    float min_free_mm;   /* a guide needs this much length past the cap to be a chain; a style
+                            with none stays rigid on the head; 120 */
+    float bind_mm;       /* a vertex farther than this from every chain stays on the head; 40 */
+} tl_hair_chain_def;
+
+tl_hair_chain_def tl_default_hair_chain_def(void);
+
+/* One chain: joints along the free part of an attached guide's lock (its parents' points up to
+ * its link, then its own), from where it leaves the cap to its tip. */
+typedef struct tl_hair_chain {
+    uint32_t guide; /* the guide it follows */
+    uint32_t bone_count;
+    float joints[3 * (TL_CHAIN_MAX_BONES + 1)]; /* bone_count + 1 points, rest-world */
+    float free_length;                          /* of the lock past the cap, file units */
+} tl_hair_chain;
+
+/* The adapter's result. Vertex v of the hair mesh has two influences: influence[2v + i] is
+ * chain × TL_CHAIN_MAX_BONES + bone, or UINT32_MAX for the head, weighted weight[2v + i]. */
+typedef struct tl_hair_chains {
+    const tl_hair_chain* chains;
+    uint32_t chain_count;
+    bool rigid;         /* no guide long enough past the cap: the style stays on the head */
+    float longest_free; /* the longest free length of any attached guide, file units */
+    uint32_t vertex_count;
+    const uint32_t* influence; /* 2 × vertex_count */
+    const float* weight;       /* 2 × vertex_count, each pair sums to 1 */
+    uint32_t bound_vertices;   /* with some weight on a chain */
+    void* internal;
+} tl_hair_chains;
+
+/* Picks at most max_chains chains by free length and spread (each next one maximises its free
+ * length times its tip's distance from the tips chosen), puts `bones` bones along each, and
+ * weights the mesh: the cap and far vertices on the head, the others on their nearest chain
+ * bone, blended along it. */
+tl_result tl_hair_chains_create(const tl_hair_mesh* mesh, const tl_hair_scalp* scalp,
+                                const tl_hair_guides* guides, const tl_hair_chain_def* def,
+                                tl_hair_chains** out, tl_error* err);
+
+void tl_hair_chains_destroy(tl_hair_chains* chains);
+
 #ifdef __cplusplus
 }
 #endif
