@@ -183,6 +183,7 @@ static void bindings_rebuild_from_file(void) {
     ENSURE(roots > 0);
     ENSURE(back->audit.attached == g->audit.attached &&
            back->audit.merged_links == g->audit.merged_links);
+    tl_hair_guides_destroy(back);
     /* a binding past the skin's vertices is refused with its JSON pointer */
     text = tl_hair_guides_to_json(g, "braid01");
     ENSURE(tl_hair_guides_from_json(text, "x.json", 10, &back, &err) == TL_ERROR_INVALID);
