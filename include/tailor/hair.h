@@ -33,6 +33,7 @@
 #define TAILOR_HAIR_H
 
 #include <tailor/base.h>
+#include <tailor/rig.h>
 #include <tailor/scene.h>
 
 #ifdef __cplusplus
@@ -278,6 +279,13 @@ tl_result tl_hair_chains_create(const tl_hair_mesh* mesh, const tl_hair_scalp* s
                                 tl_hair_chains** out, tl_error* err);
 
 void tl_hair_chains_destroy(tl_hair_chains* chains);
+
+/* The rig's hair step (tl_rig_analyze calls it per skin, chain mode only): the skin's hair
+ * primitives get guides and chains with the defaults above, and each chain is appended to the
+ * analysis as a part of class TL_RIG_CLASS_HAIR (action chain, bones HairNN_1 … HairNN_End
+ * under the head), the hair mesh's planned weights spread over those parts. A skin with no hair,
+ * no scalp or no chain (a short style: rigid on the head) gets none. False when out of memory. */
+bool tl_hair_rig_plan(tl_rig_analysis* analysis, const tl_scene* scene, uint32_t skin);
 
 #ifdef __cplusplus
 }

@@ -44,7 +44,7 @@ tl_result tl_play_chains_find(const tl_scene* scene, tl_play_chain* out, uint32_
     *count = 0;
     for (uint32_t i = 0; i < scene->part_count; ++i) {
         const tl_scene_part* part = &scene->parts[i];
-        if (part->kind != TL_PART_TAIL) continue;
+        if (part->kind != TL_PART_TAIL && part->kind != TL_PART_HAIR) continue; /* cloth: not yet */
         if (*count == capacity) {
             ++*count;
             continue;
