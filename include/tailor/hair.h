@@ -236,13 +236,17 @@ tl_result tl_hair_guides_from_json(const char* text, const char* name, uint32_t 
 
 /* How the adapter picks chains from the attached guides and weights the mesh. mm: human scale. */
 typedef struct tl_hair_chain_def {
-    uint32_t max_chains; /* at most this many chains; 24 */
-    uint32_t bones;      /* bones per chain; 6 */
-    float cap_mm;        /* hair this close to the scalp is the cap (the style's volume over the
-                            head): it stays on the head; 30 */
-    float min_free_mm;   /* a guide needs this much length past the cap to be a chain; a style
-                            with none stays rigid on the head; 120 */
-    float bind_mm;       /* a vertex farther than this from every chain stays on the head; 40 */
+    uint32_t max_chains;     /* at most this many chains; 24 */
+    uint32_t bones;          /* bones per chain; 6 */
+    float cap_mm;            /* hair this close to the scalp is the cap (the style's volume over the
+                                head): it stays on the head; 30 */
+    float min_free_mm;       /* a guide needs this much length past the cap to be a chain; a style
+                                with none stays rigid on the head; 120 */
+    float bind_mm;           /* a vertex farther than this from every chain stays on the head; 40 */
+    tl_chain_settings chain; /* written with each hair chain: tl_default_chain_settings but
+                                gravity 0 (the modelled style already hangs under gravity: the
+                                springs aim at it as it is), carry_deg 0 and rest_curve 1 (the
+                                authored shape is the rest, no tail carry) */
 } tl_hair_chain_def;
 
 tl_hair_chain_def tl_default_hair_chain_def(void);

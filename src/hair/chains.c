@@ -6,7 +6,12 @@
 #include <string.h>
 
 tl_hair_chain_def tl_default_hair_chain_def(void) {
+    tl_chain_settings chain = tl_default_chain_settings();
+    chain.gravity = 0;
+    chain.carry_deg = 0;
+    chain.rest_curve = 1;
     return (tl_hair_chain_def){
+        .chain = chain,
         .max_chains = 24,
         .bones = 6,
         .cap_mm = 30.0f,

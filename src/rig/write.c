@@ -6,6 +6,7 @@
 #include "base/mat4.h"
 #include <tailor/gltf_json.h>
 #include "scene/schema.h"
+#include <tailor/hair.h>
 
 #include <math.h>
 #include <stdlib.h>
@@ -84,7 +85,10 @@ static json_t* part_json(const tl_gltf* doc, const tl_rig_analysis* a, tl_part_k
     json_object_set(tailor, TL_SCHEMA_BONES, bones);
     json_object_set(tailor, TL_SCHEMA_BONE_NAMES, bone_names);
     json_object_set_new(tailor, TL_SCHEMA_RADII, radii);
-    json_object_set_new(tailor, TL_SCHEMA_CHAIN, chain_json(a->def.chain));
+    /* hair keeps its modelled shape: its own settings (tailor/hair.h) */
+    json_object_set_new(
+        tailor, TL_SCHEMA_CHAIN,
+        chain_json(kind == TL_PART_HAIR ? tl_default_hair_chain_def().chain : a->def.chain));
     return tailor;
 }
 
