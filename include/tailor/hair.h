@@ -95,8 +95,10 @@ tl_result tl_hair_mesh_from_scene(const tl_scene* scene, uint32_t skin, uint32_t
                                   tl_hair_mesh* out, tl_error* err);
 
 /* The primitives of a skin that are hair: nearly all their vertices (≥ 95%) dominated by the
- * head joint or joints below it (a mesh on the head). Writes flags[primitive] (primitive_count
- * bytes) and returns how many. 0 when the skin has no head joint. */
+ * head joint or joints below it (a mesh on the head), and a surface of its own: fewer than 1% of
+ * its vertices on another primitive's (within 1e-4 H), where skin cut into pieces by material
+ * (a snout, a face) is stitched to the body. Writes flags[primitive] (primitive_count bytes) and
+ * returns how many. 0 when the skin has no head joint. */
 uint32_t tl_hair_find_primitives(const tl_scene* scene, uint32_t skin, uint8_t* flags);
 
 /* Every hair primitive (tl_hair_find_primitives) of the skin, concatenated. NOT_FOUND: none. */
@@ -119,9 +121,12 @@ typedef struct tl_hair_scalp {
     const tl_scene* scene;
     uint32_t skin;
     uint32_t triangle_count;
-    const uint32_t* triangles; /* triangle_count × 3 skin-union vertex indices */
-    const float* positions;    /* the skin's rest positions (the scene's array) */
-    float height;              /* H of the skin, file units */
+    const uint32_t* triangles;        /* triangle_count × 3 skin-union vertex indices */
+    const float* positions;           /* the skin's rest positions (the scene's array) */
+    float height;                     /* H of the skin, file units */
+    const struct tl_hair_scalp* head; /* the whole head skin (face and ears too), which the
+                                         adapter's cap is measured from; NULL: the scalp itself
+                                         (a mask given by the caller) */
     void* internal;
 } tl_hair_scalp;
 
@@ -243,6 +248,8 @@ typedef struct tl_hair_chain_def {
     float min_free_mm;       /* a guide needs this much length past the cap to be a chain; a style
                                 with none stays rigid on the head; 120 */
     float bind_mm;           /* a vertex farther than this from every chain stays on the head; 40 */
+    float min_drop;          /* a lock's free part must drop along up by this share of its length
+                                (hair hangs; horns and antlers stand); 0.5 */
     tl_chain_settings chain; /* written with each hair chain: tl_default_chain_settings but
                                 gravity 0 (the modelled style already hangs under gravity: the
                                 springs aim at it as it is), carry_deg 0 and rest_curve 1 (the
@@ -285,7 +292,8 @@ tl_result tl_hair_chains_create(const tl_hair_mesh* mesh, const tl_hair_scalp* s
 void tl_hair_chains_destroy(tl_hair_chains* chains);
 
 /* The rig's hair step (tl_rig_analyze calls it per skin, chain mode only): the skin's hair
- * primitives get guides and chains with the defaults above, and each chain is appended to the
+ * primitives get guides and chains with the defaults above (not on a character standing on
+ * four legs: front feet within 0.2 H of the floor), and each chain is appended to the
  * analysis as a part of class TL_RIG_CLASS_HAIR (action chain, bones HairNN_1 … HairNN_End
  * under the head), the hair mesh's planned weights spread over those parts. A skin with no hair,
  * no scalp or no chain (a short style: rigid on the head) gets none. False when out of memory. */

@@ -17,6 +17,7 @@ tl_hair_chain_def tl_default_hair_chain_def(void) {
         .cap_mm = 30.0f,
         .min_free_mm = 120.0f,
         .bind_mm = 40.0f,
+        .min_drop = 0.5f,
     };
 }
 
@@ -89,6 +90,7 @@ static void joints_along(const float* p, uint32_t from, uint32_t n, uint32_t bon
 static uint32_t choose(const tl_hair_guides* gs, const tl_hair_scalp* scalp,
                        const tl_hair_chain_def* def, float scale, tl_hair_chain* chains,
                        float* longest) {
+    const float* up = scalp->scene->skins[scalp->skin].up;
     uint32_t cap_points = 4096;
     float* lock = malloc(3 * sizeof(float) * cap_points);
     float* free_len = calloc(gs->guide_count ? gs->guide_count : 1, sizeof(float));
@@ -101,6 +103,10 @@ static uint32_t choose(const tl_hair_guides* gs, const tl_hair_scalp* scalp,
         uint32_t n = lock_of(gs, g, lock, cap_points, 0);
         uint32_t s = free_start(scalp, lock, n, def->cap_mm * scale);
         free_len[g] = s + 1 < n ? arc(lock, s, n) : 0;
+        /* hair hangs: a free part that does not drop by half its length (an antler, a horn, a
+           crest standing up) is not a lock for a chain */
+        float drop = tl__dot(lock + 3 * s, up) - tl__dot(lock + 3 * (n - 1), up);
+        if (drop < def->min_drop * free_len[g]) free_len[g] = 0;
         memcpy(tip + 3 * g, lock + 3 * (n - 1), 3 * sizeof(float));
         *longest = free_len[g] > *longest ? free_len[g] : *longest;
     }

@@ -182,6 +182,40 @@ bool tl__hair_head_joints(const tl_scene_skin* skin, uint8_t* in_head) {
     return true;
 }
 
+/* The share of primitive p's vertices that lie on another primitive's (within `tolerance`):
+ * skin cut into pieces by material (a snout, a face) is stitched to the body at its seams;
+ * hair is a surface of its own. */
+static float stitched_share(const tl_scene_skin* s, uint32_t p, float tolerance) {
+    const tl_scene_primitive* prim = &s->primitives[p];
+    uint32_t others = s->vertex_count - prim->vertex_count;
+    if (others == 0 || prim->vertex_count == 0) return 0;
+    float* points = malloc(3 * sizeof(float) * others);
+    uint32_t* nearest = malloc(sizeof(uint32_t) * prim->vertex_count);
+    float share = 1; /* out of memory: not hair, the safe side */
+    if (points && nearest) {
+        uint32_t n = 0;
+        for (uint32_t v = 0; v < s->vertex_count; ++v)
+            if (v < prim->first_vertex || v >= prim->first_vertex + prim->vertex_count)
+                memcpy(points + 3 * n++, s->rest_positions + 3 * (size_t)v, 3 * sizeof(float));
+        const float* mine = s->rest_positions + 3 * (size_t)prim->first_vertex;
+        if (tl_mesh_nearest_points(nearest, mine, prim->vertex_count, 12, points, n, 12) !=
+            TL_MESH_OUT_OF_MEMORY) {
+            uint32_t on = 0;
+            for (uint32_t v = 0; v < prim->vertex_count; ++v) {
+                const float* a = mine + 3 * v;
+                const float* b = points + 3 * (size_t)nearest[v];
+                float d2 = (a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) +
+                           (a[2] - b[2]) * (a[2] - b[2]);
+                on += d2 < tolerance * tolerance;
+            }
+            share = (float)on / (float)prim->vertex_count;
+        }
+    }
+    free(points);
+    free(nearest);
+    return share;
+}
+
 uint32_t tl_hair_find_primitives(const tl_scene* scene, uint32_t skin, uint8_t* flags) {
     assert(scene && flags && skin < scene->skin_count);
     const tl_scene_skin* s = &scene->skins[skin];
@@ -196,9 +230,10 @@ uint32_t tl_hair_find_primitives(const tl_scene* scene, uint32_t skin, uint8_t* 
             for (uint32_t v = 0; v < prim->vertex_count; ++v)
                 head += in_head[tl_scene_skin_dominant_joint(s, prim->first_vertex + v)];
             /* nearly all on the head: hair, a hat, a helmet; the body has its head too, but
-               most of its skin is elsewhere */
+               most of its skin is elsewhere; and not a piece of the head's own skin */
             if (prim->vertex_count > 0 && prim->triangle_count > 0 &&
-                head >= 0.95 * prim->vertex_count) {
+                head >= 0.95 * prim->vertex_count &&
+                stitched_share(s, p, 1e-4f * s->height) < 0.01f) {
                 flags[p] = 1;
                 found++;
             }

@@ -121,10 +121,25 @@ static bool plan_vertices(tl_rig_analysis* a, uint32_t first_part, const tl_hair
     return ok;
 }
 
+/* Front feet on the floor (both "hands" within 0.2 H of it): a four-legged character. The hair
+ * pipeline is for heads on top of a standing body (the article's frog, humans); on the shared
+ * quadrupeds the pieces on the head are muzzles, noses and antlers cut out by material. */
+static bool on_four_legs(const tl_scene_skin* sk) {
+    for (int side = 0; side < 2; ++side) {
+        int32_t hand = sk->body.hand[side];
+        if (hand == TL_NONE) return false;
+        const float* m = sk->joints[hand].rest_world;
+        float height = m[12] * sk->up[0] + m[13] * sk->up[1] + m[14] * sk->up[2] - sk->floor;
+        if (height > 0.2f * sk->height) return false;
+    }
+    return true;
+}
+
 bool tl_hair_rig_plan(tl_rig_analysis* a, const tl_scene* scene, uint32_t skin) {
     assert(a && scene && skin < scene->skin_count);
     const tl_scene_skin* sk = &scene->skins[skin];
-    if (a->def.mode != TL_RIG_MODE_CHAIN || sk->body.head == TL_NONE || !(sk->height > 0))
+    if (a->def.mode != TL_RIG_MODE_CHAIN || sk->body.head == TL_NONE || !(sk->height > 0) ||
+        on_four_legs(sk))
         return true;
     uint8_t* flags = malloc(sk->primitive_count + 1);
     if (!flags) return false;

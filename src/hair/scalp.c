@@ -14,6 +14,7 @@ typedef struct scalp_storage {
 void tl_hair_scalp_destroy(tl_hair_scalp* scalp) {
     if (!scalp) return;
     scalp_storage* s = (scalp_storage*)scalp;
+    tl_hair_scalp_destroy((tl_hair_scalp*)scalp->head);
     free(s->triangles);
     free(s->sphere);
     free(s);
@@ -35,7 +36,8 @@ static tl_result scalp_make(const tl_scene* scene, uint32_t skin, const uint32_t
     }
     memcpy(s->triangles, tris, 3 * sizeof(uint32_t) * count);
     const tl_scene_skin* sk = &scene->skins[skin];
-    s->scalp = (tl_hair_scalp){scene, skin, count, s->triangles, sk->rest_positions, sk->height, s};
+    s->scalp =
+        (tl_hair_scalp){scene, skin, count, s->triangles, sk->rest_positions, sk->height, NULL, s};
     for (uint32_t t = 0; t < count; ++t) {
         float* c = s->sphere + 4 * (size_t)t;
         for (int k = 0; k < 3; ++k)
@@ -151,7 +153,7 @@ tl_result tl_hair_scalp_find(const tl_scene* scene, uint32_t skin, const tl_hair
         for (uint32_t v = prim->first_vertex; v < prim->first_vertex + prim->vertex_count; ++v)
             head_vertex[v] = in_head[tl_scene_skin_dominant_joint(sk, v)];
     }
-    uint32_t n = 0;
+    uint32_t n = 0, all = 0;
     if (head_frame_of(sk, head_vertex, &f) && f.up_hi > f.up_lo) {
         for (uint32_t t = 0; t < sk->triangle_count; ++t) {
             const uint32_t* tri = sk->triangles + 3 * (size_t)t;
@@ -163,6 +165,17 @@ tl_result tl_hair_scalp_find(const tl_scene* scene, uint32_t skin, const tl_hair
           : tl_error_set(err, TL_ERROR_NOT_FOUND,
                          "skin %u: no skin dominated by the head joint faces outward: no scalp",
                          skin);
+    if (r == TL_OK) { /* the whole head skin, for the adapter's cap */
+        for (uint32_t t = 0; t < sk->triangle_count; ++t) {
+            const uint32_t* tri = sk->triangles + 3 * (size_t)t;
+            if (head_vertex[tri[0]] && head_vertex[tri[1]] && head_vertex[tri[2]])
+                memcpy(tris + 3 * all++, tri, 3 * sizeof(uint32_t));
+        }
+        tl_hair_scalp* head;
+        r = scalp_make(scene, skin, tris, all, &head, err);
+        if (r == TL_OK) (*out)->head = head;
+        if (r != TL_OK) tl_hair_scalp_destroy(*out), *out = NULL;
+    }
 done:
     free(in_head);
     free(head_vertex);
