@@ -228,6 +228,23 @@ void tl_hair_guides_destroy(tl_hair_guides* guides);
  * rest positions, or tl_scene_skin_positions of a pose). */
 void tl_hair_binding_position(const tl_hair_binding* binding, const float* positions, float out[3]);
 
+/* How well the roots stay on the scalp over a clip (§3): at `samples` evenly spaced times of
+ * clip `clip` (skinned with tl_scene_skin_positions), for every root-linked guide,
+ * triangle_drift = how far the root leaves the offset its binding stored from its triangle (the
+ * binding followed: numerical precision), head_drift = the distance between the root carried by
+ * the head joint alone and the root its triangle gives (the article: up to 0.657 mm). Both
+ * maxima in file units. `positions` (skin vertex_count × 3) and `joints` (joint_count × 16) are
+ * the caller's scratch. */
+typedef struct tl_hair_drift {
+    uint32_t roots;
+    float triangle_drift;
+    float head_drift;
+} tl_hair_drift;
+
+tl_hair_drift tl_hair_root_drift(const tl_scene* scene, uint32_t skin, const tl_hair_guides* guides,
+                                 uint32_t clip, uint32_t samples, tl_pose* pose, float* joints,
+                                 float* positions);
+
 /* The guides and audit as JSON text (docs/hair.md "The guides file"): points, root bindings,
  * links and the audit. malloc'd; NULL when out of memory. */
 char* tl_hair_guides_to_json(const tl_hair_guides* guides, const char* name);

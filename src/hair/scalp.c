@@ -290,3 +290,40 @@ void tl_hair_binding_position(const tl_hair_binding* b, const float* positions, 
                  b->barycentric[2] * v[2][k] + b->offset[0] * e[k] + b->offset[1] * n[k] +
                  b->offset[2] * m[k];
 }
+
+tl_hair_drift tl_hair_root_drift(const tl_scene* scene, uint32_t skin, const tl_hair_guides* guides,
+                                 uint32_t clip, uint32_t samples, tl_pose* pose, float* joints,
+                                 float* positions) {
+    assert(scene && guides && pose && joints && positions && skin < scene->skin_count);
+    const tl_scene_skin* sk = &scene->skins[skin];
+    tl_hair_drift d = {0, 0, 0};
+    for (uint32_t g = 0; g < guides->guide_count; ++g)
+        d.roots += guides->guides[g].link == TL_HAIR_LINK_ROOT;
+    if (sk->body.head == TL_NONE) return d;
+    for (uint32_t s = 0; s < samples; ++s) {
+        float t = samples > 1 ? scene->clips[clip].duration * (float)s / (float)(samples - 1) : 0;
+        tl_pose_sample(pose, scene, clip, t);
+        tl_pose_joint_matrices(pose, scene, skin, joints);
+        tl_scene_skin_positions(scene, skin, joints, positions);
+        const float* m = joints + 16 * (size_t)sk->body.head;
+        for (uint32_t g = 0; g < guides->guide_count; ++g) {
+            const tl_hair_guide* guide = &guides->guides[g];
+            if (guide->link != TL_HAIR_LINK_ROOT) continue;
+            const tl_hair_binding* b = &guide->binding;
+            float p[3], q[3] = {0, 0, 0}, h[3];
+            tl_hair_binding_position(b, positions, p);
+            for (int i = 0; i < 3; ++i)
+                for (int k = 0; k < 3; ++k)
+                    q[k] += b->barycentric[i] * positions[3 * (size_t)b->vertices[i] + k];
+            float stored = sqrtf(tl__dot(b->offset, b->offset));
+            float tri = fabsf(sqrtf(tl__dist2(p, q)) - stored);
+            const float* r = guides->points + 3 * (size_t)guide->first_point; /* rest root */
+            for (int k = 0; k < 3; ++k)
+                h[k] = m[k] * r[0] + m[4 + k] * r[1] + m[8 + k] * r[2] + m[12 + k];
+            float head = sqrtf(tl__dist2(h, p));
+            d.triangle_drift = tri > d.triangle_drift ? tri : d.triangle_drift;
+            d.head_drift = head > d.head_drift ? head : d.head_drift;
+        }
+    }
+    return d;
+}
