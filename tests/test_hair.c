@@ -581,59 +581,26 @@ static void long01_rigged_plays(void) {
     printf("  long01: %u of %u hair vertices on chains\n", on_chain, n);
     ENSURE(n == 3314 && on_chain >= 0.4 * n);
 
+    free(hair);
     tl_play_chain chains[32];
     uint32_t count;
     tl_error err;
     ENSURE_OK(tl_play_chains_find(scene, chains, 32, &count, &err), err);
     ENSURE(count == 24);
-    tl_player_def pdef = tl_default_player_def();
-    tl_player* player;
-    ENSURE_OK(tl_player_create(scene, chains, count, &pdef, &player, &err), err);
-    tl_pose* pose = tl_pose_create(scene);
-    float* joints = malloc(16 * sizeof(float) * sk->joint_count);
-    float* skinned = malloc(3 * sizeof(float) * sk->vertex_count);
-    /* settled at rest: 3 s of the bind pose */
-    tl_pose_set_rest(pose, scene, 0);
-    tl_player_cut(player, pose);
-    for (int f = 0; f < 180; ++f) {
-        tl_pose_set_rest(pose, scene, 0);
-        tl_player_step_pose(player, pose, 1.0f / 60);
-    }
-    tl_pose_joint_matrices(pose, scene, 0, joints);
-    tl_scene_skin_positions(scene, 0, joints, skinned);
-    float sag = 0;
-    for (uint32_t i = 0; i < n; ++i)
-        sag = fmaxf(sag, dist(skinned + 3 * hair[i], sk->rest_positions + 3 * hair[i]));
-    printf("  long01: rest sag %.2f mm\n", 1000 * sag);
-    /* HeadTurn: the hair relative to the head (the head's joint matrix undone) */
+    /* the measure's hair block (tl_hair_measure_clip) in HeadTurn, 24 samples */
     uint32_t clip;
     ENSURE_OK(tl_scene_find_clip(scene, "HeadTurn", &clip, &err), err);
-    tl_player_start(player, clip, 0);
-    float moved = 0;
-    uint32_t head = (uint32_t)sk->body.head;
-    for (int f = 0; f <= 60; ++f) {
-        float t = scene->clips[clip].duration * (float)f / 60;
-        tl_player_advance(player, pose, clip, t);
-        tl_pose_joint_matrices(pose, scene, 0, joints);
-        tl_scene_skin_positions(scene, 0, joints, skinned);
-        const float* m = joints + 16 * head; /* rigid: columns orthonormal */
-        for (uint32_t i = 0; i < n; ++i) {
-            const float* p = skinned + 3 * hair[i];
-            float d[3] = {p[0] - m[12], p[1] - m[13], p[2] - m[14]}, local[3];
-            for (int r = 0; r < 3; ++r)
-                local[r] = m[4 * r] * d[0] + m[4 * r + 1] * d[1] + m[4 * r + 2] * d[2];
-            moved = fmaxf(moved, dist(local, sk->rest_positions + 3 * hair[i]));
-        }
-    }
-    printf("  long01: free hair moves up to %.1f mm relative to the head in HeadTurn\n",
-           1000 * moved);
-    free(joints), free(skinned), free(hair);
-    tl_pose_destroy(pose);
-    tl_player_destroy(player);
+    tl_hair_measure h;
+    ENSURE_OK(tl_hair_measure_clip(scene, 0, clip, 24, &h, &err), err);
+    printf("  long01 HeadTurn: %u roots, root drift %.2g m (head bone alone %.2g m), free motion "
+           "%.1f mm, rest sag %.4f mm, collider penetration %.4f H\n",
+           h.roots, h.root_drift_max, h.head_bone_drift_max, 1000 * h.free_motion_max,
+           1000 * h.rest_sag_max, h.collider_penetration);
     tl_scene_destroy(scene);
     tl_gltf_destroy(doc);
-    ENSURE(moved > 0.005f);
-    ENSURE_MSG(sag <= 0.005f, "rest sag %.2f mm", 1000 * sag);
+    ENSURE(h.roots > 100 && h.root_drift_max <= 1e-5f);
+    ENSURE(h.free_motion_max > 0.005f);
+    ENSURE_MSG(h.rest_sag_max <= 0.005f, "rest sag %.2f mm", 1000 * h.rest_sag_max);
 }
 
 /* §3: roots follow their triangles through Walk and HeadTurn (24 samples each) to numerical

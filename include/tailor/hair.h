@@ -245,6 +245,24 @@ tl_hair_drift tl_hair_root_drift(const tl_scene* scene, uint32_t skin, const tl_
                                  uint32_t clip, uint32_t samples, tl_pose* pose, float* joints,
                                  float* positions);
 
+/* The "hair" figures of `tailor measure` for a clip (the issue's Measurement; metres of the
+ * file's frame, but collider_penetration a fraction of H): the skin's hair (its hair primitives)
+ * with the chains the file stores, simulated from rest. */
+typedef struct tl_hair_measure {
+    uint32_t roots;             /* root-linked guides of the hair at rest */
+    float root_drift_max;       /* tl_hair_root_drift's triangle_drift over `samples` times */
+    float head_bone_drift_max;  /* ... and its head_drift */
+    float free_motion_max;      /* the largest distance of a hair vertex from its rest place in
+                                   the head's frame (the head's own motion undone) */
+    float rest_sag_max;         /* after 3 s settled in the bind pose, the largest distance of a
+                                   hair vertex from its modelled place */
+    float collider_penetration; /* the deepest hair vertex inside a body collider it was not
+                                   inside at rest, / H */
+} tl_hair_measure;
+
+tl_result tl_hair_measure_clip(const tl_scene* scene, uint32_t skin, uint32_t clip,
+                               uint32_t samples, tl_hair_measure* out, tl_error* err);
+
 /* The guides and audit as JSON text (docs/hair.md "The guides file"): points, root bindings,
  * links and the audit. malloc'd; NULL when out of memory. */
 char* tl_hair_guides_to_json(const tl_hair_guides* guides, const char* name);
