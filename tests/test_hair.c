@@ -647,6 +647,44 @@ static void roots_follow_scalp(void) {
     ENSURE(ok);
 }
 
+/* §6 in tailor rig: a short style is reported as hair, rigid on the head, and nothing is
+ * written; long01's shards that the tail pipeline sees are relabelled hair. */
+static void rig_reports_hair(void) {
+    const char* styles[] = {"short01", "long01"};
+    for (size_t s = 0; s < COUNT(styles); ++s) {
+        char path[128];
+        snprintf(path, sizeof path, "cases/mh-%s.glb", styles[s]);
+        tl_gltf* doc;
+        tl_scene* scene;
+        tl_rig_analysis* rig;
+        tl_error err;
+        tl_rig_def def = tl_default_rig_def();
+        ENSURE_OK(tl_gltf_load(tl_test_shared(path), &doc, &err), err);
+        ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+        ENSURE_OK(tl_rig_analyze(scene, &def, &rig, &err), err);
+        uint32_t hair_chains = 0, hair_reported = 0, other_in_hair = 0;
+        for (uint32_t i = 0; i < rig->part_count; ++i) {
+            const tl_rig_part* p = &rig->parts[i];
+            if (p->cls == TL_RIG_CLASS_HAIR) {
+                hair_chains += p->action == TL_RIG_ACTION_CHAIN;
+                hair_reported += p->action == TL_RIG_ACTION_REPORTED;
+            } else if (p->vertex_count &&
+                       p->vertices[0] >= scene->skins[0].primitives[1].first_vertex) {
+                other_in_hair++; /* primitive 1 is the hair (MAKEHUMAN.md) */
+            }
+        }
+        uint32_t changed = rig->changed_vertices;
+        tl_rig_analysis_destroy(rig);
+        tl_scene_destroy(scene);
+        tl_gltf_destroy(doc);
+        printf("  %s: %u hair chains, %u hair parts reported, %u other parts in the hair\n",
+               styles[s], hair_chains, hair_reported, other_in_hair);
+        if (s == 0) ENSURE(hair_chains == 0 && hair_reported == 1 && changed == 0);
+        if (s == 1) ENSURE(hair_chains == 24 && hair_reported > 0);
+        ENSURE(other_in_hair == 0);
+    }
+}
+
 int main(int argc, char** argv) {
     static const tl_test_case cases[] = {
         {"scalp_is_top_and_back", scalp_is_top_and_back},
@@ -662,6 +700,7 @@ int main(int argc, char** argv) {
         {"ponytail_follows_truth", ponytail_follows_truth},
         {"long01_rigged_plays", long01_rigged_plays},
         {"roots_follow_scalp", roots_follow_scalp},
+        {"rig_reports_hair", rig_reports_hair},
     };
     int rc = tl_test_main(argc, argv, cases, COUNT(cases));
     tl_hair_scalp_destroy(scalp);

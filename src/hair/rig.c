@@ -135,6 +135,55 @@ static bool on_four_legs(const tl_scene_skin* sk) {
     return true;
 }
 
+/* A short style: one part of class hair, reported, its vertices left on the head. */
+static bool rigid_part(tl_rig_analysis* a, const tl_scene* scene, uint32_t skin,
+                       const uint32_t* union_index, const tl_hair_mesh* mesh) {
+    const tl_scene_skin* sk = &scene->skins[skin];
+    tl_rig_part* grown = realloc(a->parts, (a->part_count + 1) * sizeof *grown);
+    if (!grown) return false;
+    a->parts = grown;
+    tl_rig_part* part = &a->parts[a->part_count];
+    *part = (tl_rig_part){0};
+    part->vertices = malloc(sizeof(uint32_t) * (mesh->vertex_count + 1));
+    if (!part->vertices) return false;
+    memcpy(part->vertices, union_index, sizeof(uint32_t) * mesh->vertex_count);
+    part->vertex_count = part->welded_count = mesh->vertex_count;
+    part->id = a->part_count++;
+    part->skin = skin;
+    part->cls = TL_RIG_CLASS_HAIR;
+    part->region = TL_RIG_REGION_HEAD;
+    part->action = TL_RIG_ACTION_REPORTED;
+    part->reason = "a short style, rigid on the head (no guide hangs long enough past the "
+                   "cap for a chain)";
+    part->attach_joint = sk->body.head;
+    snprintf(part->attach_name, sizeof part->attach_name, "%s", sk->joints[sk->body.head].name);
+    part->attach_role = TL_ROLE_HEAD;
+    return true;
+}
+
+/* Parts the tail pipeline found in the hair (shards of it hanging from the spine, "a carried
+ * object", "a cape"), only reported: they are hair, and say so. */
+static void relabel_parts(tl_rig_analysis* a, uint32_t skin, const uint32_t* union_index,
+                          uint32_t count, uint32_t vertex_count, bool chains) {
+    uint8_t* hair = calloc(vertex_count + 1, 1);
+    if (!hair) return; /* the labels only: nothing is lost */
+    for (uint32_t i = 0; i < count; ++i)
+        hair[union_index[i]] = 1;
+    for (uint32_t i = 0; i < a->part_count; ++i) {
+        tl_rig_part* p = &a->parts[i];
+        if (p->skin != skin || p->action != TL_RIG_ACTION_REPORTED || p->cls == TL_RIG_CLASS_HAIR)
+            continue;
+        uint32_t on = 0;
+        for (uint32_t k = 0; k < p->vertex_count; ++k)
+            on += hair[p->vertices[k]];
+        if (2 * on < p->vertex_count || p->vertex_count == 0) continue;
+        p->cls = TL_RIG_CLASS_HAIR;
+        p->reason = chains ? "moved by the hair's guide chains (the parts of class hair)"
+                           : "a short style, rigid on the head (no guide long enough)";
+    }
+    free(hair);
+}
+
 bool tl_hair_rig_plan(tl_rig_analysis* a, const tl_scene* scene, uint32_t skin) {
     assert(a && scene && skin < scene->skin_count);
     const tl_scene_skin* sk = &scene->skins[skin];
@@ -156,8 +205,11 @@ bool tl_hair_rig_plan(tl_rig_analysis* a, const tl_scene* scene, uint32_t skin) 
     if (found && hair_of(scene, skin, &mesh, &union_index, NULL) == TL_OK &&
         tl_hair_scalp_find(scene, skin, &def, flags, &scalp, NULL) == TL_OK &&
         tl_hair_guides_create(&mesh, scalp, &def, &guides, NULL) == TL_OK &&
-        tl_hair_chains_create(&mesh, scalp, guides, &cdef, &chains, NULL) == TL_OK &&
-        chains->chain_count > 0) {
+        tl_hair_chains_create(&mesh, scalp, guides, &cdef, &chains, NULL) == TL_OK)
+        relabel_parts(a, skin, union_index, mesh.vertex_count, sk->vertex_count,
+                      chains->chain_count > 0);
+    if (chains && chains->chain_count == 0) ok = rigid_part(a, scene, skin, union_index, &mesh);
+    if (chains && chains->chain_count > 0) {
         tl_rig_part* grown =
             realloc(a->parts, (a->part_count + chains->chain_count + 1) * sizeof *grown);
         ok = grown != NULL;
