@@ -685,6 +685,99 @@ static void rig_reports_hair(void) {
     }
 }
 
+/* §1, --fit: MakeHuman's long01 as shipped (decimetres, modelled for another head) fitted onto
+ * the Quaternius knight and the Khronos fox: roots on their scalps (attachment reported), and
+ * no hair vertex inside the head collider (colliders.h). */
+static void fit_onto_other_heads(void) {
+    const char* characters[] = {"assets/quaternius-knight/KnightCharacter.glb",
+                                "assets/khronos-fox/Fox.glb"};
+    for (size_t c = 0; c < COUNT(characters); ++c) {
+        tl_gltf* doc;
+        tl_scene* scene;
+        tl_error err;
+        ENSURE_OK(tl_gltf_load(tl_test_shared(characters[c]), &doc, &err), err);
+        ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+        int32_t skin = tl_hair_scene_skin(scene);
+        ENSURE(skin != TL_NONE);
+        tl_hair_mesh mesh;
+        ENSURE_OK(tl_hair_mesh_read_obj(tl_test_shared("assets/makehuman-hair/long01/long01.obj"),
+                                        &mesh, &err),
+                  err);
+        ENSURE_OK(tl_hair_fit(scene, (uint32_t)skin, NULL, 8.0f, &mesh, &err), err);
+        tl_hair_def def = tl_default_hair_def();
+        tl_hair_scalp* own;
+        tl_hair_guides* g;
+        ENSURE_OK(tl_hair_scalp_find(scene, (uint32_t)skin, &def, NULL, &own, &err), err);
+        ENSURE_OK(tl_hair_guides_create(&mesh, own, &def, &g, &err), err);
+        tl_body_collider fitted[TL_BODY_COLLIDERS_MAX];
+        uint32_t n;
+        ENSURE_OK(
+            tl_body_colliders_fit(scene, (uint32_t)skin, fitted, TL_BODY_COLLIDERS_MAX, &n, &err),
+            err);
+        tl_pose* pose = tl_pose_create(scene);
+        tl_pose_set_rest(pose, scene, (uint32_t)skin);
+        tl_collider world[TL_BODY_COLLIDERS_MAX];
+        tl_body_colliders_pose(scene, (uint32_t)skin, fitted, n, pose, world);
+        tl_pose_destroy(pose);
+        float deepest = 0;
+        uint32_t heads = 0;
+        for (uint32_t k = 0; k < n; ++k) {
+            if (fitted[k].role != TL_ROLE_HEAD) continue;
+            heads++;
+            for (uint32_t v = 0; v < mesh.vertex_count; ++v)
+                deepest = fmaxf(deepest, tl_collider_depth(&world[k], mesh.positions + 3 * v));
+        }
+        printf("  long01 fitted on %s: %u of %u guides attached (%.1f%%), coverage %.1f%%, deepest "
+               "in the head collider %.3g H\n",
+               characters[c], g->audit.attached, g->audit.candidates,
+               100.0 * g->audit.attached / g->audit.candidates, 100 * g->audit.coverage,
+               deepest / scene->skins[skin].height);
+        ENSURE(heads >= 1);
+        ENSURE(g->audit.attached > 0);
+        ENSURE_MSG(deepest <= 0, "a hair vertex lies %.3g H inside the head collider",
+                   deepest / scene->skins[skin].height);
+        tl_hair_guides_destroy(g);
+        tl_hair_scalp_destroy(own);
+        tl_hair_mesh_free(&mesh);
+        tl_scene_destroy(scene);
+        tl_gltf_destroy(doc);
+    }
+}
+
+/* tailor hair: the style attached to the bare body and rigged, valid, 24 hair chains. */
+static void hair_command(void) {
+    const char* out = tl_test_scratch("body-long01.glb");
+    remove(out);
+    char* text = NULL;
+    int rc =
+        tl_test_cli(&text, "hair '%s' --hair '%s' -o '%s'", tl_test_shared("cases/mh-body.glb"),
+                    tl_test_shared("cases/mh-long01.hair.obj"), out);
+    ENSURE_MSG(rc == 0, "exit %d", rc);
+    ENSURE(text && strstr(text, "540 of 540 guides attached") && strstr(text, "24 hair chain"));
+    free(text);
+    json_t* report = tl_test_validate(out);
+    ENSURE(report && json_integer_value(json_object_get(report, "errors")) == 0);
+    json_decref(report);
+    tl_gltf* doc;
+    tl_scene* scene;
+    tl_error err;
+    ENSURE_OK(tl_gltf_load(out, &doc, &err), err);
+    ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+    uint32_t hair = 0;
+    for (uint32_t i = 0; i < scene->part_count; ++i)
+        hair += scene->parts[i].kind == TL_PART_HAIR;
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+    ENSURE(hair == 24);
+    /* a missing asset: an error naming it, no output */
+    remove(out);
+    rc = tl_test_cli(NULL, "hair '%s' --hair /nonexistent.obj -o '%s'",
+                     tl_test_shared("cases/mh-body.glb"), out);
+    FILE* f = fopen(out, "rb");
+    if (f) fclose(f);
+    ENSURE(rc != 0 && !f);
+}
+
 int main(int argc, char** argv) {
     static const tl_test_case cases[] = {
         {"scalp_is_top_and_back", scalp_is_top_and_back},
@@ -701,6 +794,8 @@ int main(int argc, char** argv) {
         {"long01_rigged_plays", long01_rigged_plays},
         {"roots_follow_scalp", roots_follow_scalp},
         {"rig_reports_hair", rig_reports_hair},
+        {"fit_onto_other_heads", fit_onto_other_heads},
+        {"hair_command", hair_command},
     };
     int rc = tl_test_main(argc, argv, cases, COUNT(cases));
     tl_hair_scalp_destroy(scalp);

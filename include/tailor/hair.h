@@ -144,6 +144,26 @@ tl_result tl_hair_scalp_from_mask(const tl_scene* scene, uint32_t skin, const ui
 
 void tl_hair_scalp_destroy(tl_hair_scalp* scalp);
 
+/* ---- Placing an asset (§1) --------------------------------------------------------- */
+
+/* Fits a hair asset modelled for another head to skin `skin`'s head, in place: uniform scale so
+ * the style's width matches the head skin's (its box along the character's lateral axis), its
+ * crown (top, lateral and front-back centre) onto the head's top grown by margin_mm (human
+ * scale; typical 8), then every vertex inside the head's ellipsoid (the box's half extents,
+ * grown by the margin) pushed out onto it along its direction from the centre, and out of the
+ * head's body colliders (colliders.h) by the margin. `exclude`
+ * (primitive_count bytes, NULL: none) leaves primitives out of the head skin (the character's
+ * own hair). NOT_FOUND without a head skin. */
+tl_result tl_hair_fit(const tl_scene* scene, uint32_t skin, const uint8_t* exclude, float margin_mm,
+                      tl_hair_mesh* mesh, tl_error* err);
+
+/* Adds the mesh (rest-world positions, as fitted or as made for this body) to the scene's
+ * document as a mesh "hair" on a new root node, skinned with weight 1 to the head of `skin`
+ * (bind space = the skin's M^-1 · position), and reindexes the document: the scene is stale
+ * until tl_scene_refresh, after which tailor rig's hair step (tl_hair_rig_plan) finds it. */
+tl_result tl_hair_attach(tl_gltf* doc, const tl_scene* scene, uint32_t skin,
+                         const tl_hair_mesh* mesh, tl_error* err);
+
 /* ---- Guides ------------------------------------------------------------------------- */
 
 /* Why a candidate guide was not attached. */
