@@ -24,7 +24,7 @@ static bool head_box_of(const tl_scene* scene, uint32_t skin, const uint8_t* exc
                         head_box* box) {
     const tl_scene_skin* sk = &scene->skins[skin];
     uint8_t* in_head = malloc(sk->joint_count + 1);
-    if (!in_head || !tl__hair_head_joints(sk, in_head)) return free(in_head), false;
+    if (!in_head || !hair_head_joints(sk, in_head)) return free(in_head), false;
     box->axis[0] = sk->lateral, box->axis[1] = sk->up, box->axis[2] = sk->forward;
     float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     uint32_t n = 0;

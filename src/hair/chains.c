@@ -55,7 +55,7 @@ static uint32_t free_start(const tl_hair_scalp* scalp, const float* lock, uint32
     uint32_t start = 0;
     for (uint32_t k = 0; k < n; ++k) {
         float d, b[3];
-        if (tl__hair_scalp_nearest(scalp, lock + 3 * k, cap, &d, b) != UINT32_MAX) start = k;
+        if (hair_scalp_nearest(scalp, lock + 3 * k, cap, &d, b) != UINT32_MAX) start = k;
     }
     return start;
 }
@@ -195,7 +195,7 @@ tl_result tl_hair_chains_create(const tl_hair_mesh* mesh, const tl_hair_scalp* s
         const float* p = mesh->positions + 3 * (size_t)v;
         float d, b[3];
         bool cap =
-            cs->rigid || tl__hair_scalp_nearest(scalp, p, def->cap_mm * scale, &d, b) != UINT32_MAX;
+            cs->rigid || hair_scalp_nearest(scalp, p, def->cap_mm * scale, &d, b) != UINT32_MAX;
         weigh(cs, p, cap, def->bind_mm * scale, s->influence + 2 * v, s->weight + 2 * v);
         cs->bound_vertices += s->influence[2 * v] != UINT32_MAX;
     }

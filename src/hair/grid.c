@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void tl__hair_grid_free(hair_grid* g) {
+void hair_grid_free(hair_grid* g) {
     free(g->start);
     free(g->items);
     memset(g, 0, sizeof *g);
@@ -21,8 +21,8 @@ static size_t cell_index(const hair_grid* g, uint32_t x, uint32_t y, uint32_t z)
     return ((size_t)z * g->dims[1] + y) * g->dims[0] + x;
 }
 
-bool tl__hair_grid_build(hair_grid* g, const float* points, const uint32_t* ids, uint32_t count,
-                         float cell) {
+bool hair_grid_build(hair_grid* g, const float* points, const uint32_t* ids, uint32_t count,
+                     float cell) {
     memset(g, 0, sizeof *g);
     assert(cell > 0);
     float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
@@ -54,7 +54,7 @@ bool tl__hair_grid_build(hair_grid* g, const float* points, const uint32_t* ids,
     uint32_t* at = malloc((count ? count : 1) * sizeof(uint32_t));
     if (!g->start || !g->items || !at) {
         free(at);
-        tl__hair_grid_free(g);
+        hair_grid_free(g);
         return false;
     }
     for (uint32_t i = 0; i < count; ++i) {
@@ -67,7 +67,7 @@ bool tl__hair_grid_build(hair_grid* g, const float* points, const uint32_t* ids,
     uint32_t* fill = malloc((cells ? cells : 1) * sizeof(uint32_t));
     if (!fill) {
         free(at);
-        tl__hair_grid_free(g);
+        hair_grid_free(g);
         return false;
     }
     memcpy(fill, g->start, cells * sizeof(uint32_t));
@@ -78,8 +78,8 @@ bool tl__hair_grid_build(hair_grid* g, const float* points, const uint32_t* ids,
     return true;
 }
 
-void tl__hair_grid_visit(const hair_grid* g, const float p[3],
-                         bool (*visit)(void* user, uint32_t id), void* user) {
+void hair_grid_visit(const hair_grid* g, const float p[3], bool (*visit)(void* user, uint32_t id),
+                     void* user) {
     if (!g->start) return;
     int64_t c[3];
     for (int k = 0; k < 3; ++k)

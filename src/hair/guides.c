@@ -101,9 +101,9 @@ static void bind_roots(hair_store* s, const tl_hair_scalp* scalp, float root_dis
     for (uint32_t g = 0; g < s->guide_count; ++g) {
         tl_hair_guide* guide = &s->guides[g];
         float d0 = INFINITY, d1 = INFINITY, b0[3], b1[3];
-        uint32_t t0 = tl__hair_scalp_nearest(scalp, point_of(s, g, 0), root_distance, &d0, b0);
-        uint32_t t1 = tl__hair_scalp_nearest(scalp, point_of(s, g, guide->point_count - 1),
-                                             root_distance, &d1, b1);
+        uint32_t t0 = hair_scalp_nearest(scalp, point_of(s, g, 0), root_distance, &d0, b0);
+        uint32_t t1 = hair_scalp_nearest(scalp, point_of(s, g, guide->point_count - 1),
+                                         root_distance, &d1, b1);
         if (t1 != UINT32_MAX && (t0 == UINT32_MAX || d1 < d0)) {
             guide_reverse(s, g);
             t0 = t1, d0 = d1;
@@ -113,7 +113,7 @@ static void bind_roots(hair_store* s, const tl_hair_scalp* scalp, float root_dis
         guide->reason = TL_HAIR_REJECT_NONE;
         guide->link = TL_HAIR_LINK_ROOT;
         guide->root_distance = d0;
-        guide->binding = tl__hair_bind(scalp, t0, b0, point_of(s, g, 0));
+        guide->binding = hair_bind(scalp, t0, b0, point_of(s, g, 0));
     }
 }
 
@@ -182,7 +182,7 @@ static int64_t merge_pass(merger* m) {
             ids[count++] = s->guides[g].first_point + k;
     }
     hair_grid grid;
-    bool ok = tl__hair_grid_build(&grid, s->points, ids, count, m->distance);
+    bool ok = hair_grid_build(&grid, s->points, ids, count, m->distance);
     free(ids);
     if (!ok) return -1;
     int64_t links = 0;
@@ -196,7 +196,7 @@ static int64_t merge_pass(merger* m) {
             m->end = end;
             m->q = point_of(s, g, end ? guide->point_count - 1 : 0);
             tangent(s, g, end ? guide->point_count - 1 : 0, end, m->dir);
-            tl__hair_grid_visit(&grid, m->q, merge_visit, m);
+            hair_grid_visit(&grid, m->q, merge_visit, m);
             if (m->best_id != before) best_end = end;
         }
         if (m->best_id < 0) {
@@ -213,7 +213,7 @@ static int64_t merge_pass(merger* m) {
         guide->parent_point = (uint32_t)m->best_id - s->guides[parent].first_point;
         links++;
     }
-    tl__hair_grid_free(&grid);
+    hair_grid_free(&grid);
     return links;
 }
 
@@ -286,15 +286,15 @@ static tl_result coverage(hair_store* s, const tl_hair_mesh* mesh, float radius,
     }
     hair_grid grid;
     /* a vertex within radius of a segment is within radius + its length of its nearer end */
-    bool ok = tl__hair_grid_build(&grid, s->points, ids, count, radius + longest);
+    bool ok = hair_grid_build(&grid, s->points, ids, count, radius + longest);
     uint32_t covered = 0;
     for (uint32_t v = 0; ok && v < mesh->vertex_count; ++v) {
         coverer c = {s, point_guide, mesh->positions + 3 * (size_t)v, radius, false};
-        tl__hair_grid_visit(&grid, c.q, cover_visit, &c);
+        hair_grid_visit(&grid, c.q, cover_visit, &c);
         covered += c.hit;
     }
     audit->coverage = mesh->vertex_count ? (double)covered / mesh->vertex_count : 0;
-    tl__hair_grid_free(&grid);
+    hair_grid_free(&grid);
     free(ids), free(point_guide);
     return ok ? TL_OK : tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
 }
@@ -334,7 +334,7 @@ tl_result tl_hair_guides_create(const tl_hair_mesh* mesh, const tl_hair_scalp* s
     audit->vertices = mesh->vertex_count;
     audit->scale = scalp->height / TL_HAIR_HUMAN_MM;
     const float* up = scalp->scene->skins[scalp->skin].up;
-    tl_result r = tl__hair_trace(mesh, def, audit->scale, up, s, component, audit, err);
+    tl_result r = hair_trace(mesh, def, audit->scale, up, s, component, audit, err);
     free(component);
     if (r == TL_OK) {
         bind_roots(s, scalp, def->root_distance_mm * audit->scale);

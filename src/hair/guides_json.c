@@ -138,7 +138,7 @@ static tl_result guide_of(reader* rd, json_t* o, hair_store* s, uint32_t index,
     }
     json_int_t component = json_integer_value(json_object_get(o, "component"));
     if (r == TL_OK && (component < 0 || component > UINT32_MAX - 1)) r = bad(rd, "component");
-    if (r == TL_OK && !tl__hair_store_guide(s, p, (uint32_t)n, (uint32_t)component))
+    if (r == TL_OK && !hair_store_guide(s, p, (uint32_t)n, (uint32_t)component))
         r = tl_error_set(rd->err, TL_ERROR_MEMORY, "out of memory");
     free(p);
     if (r != TL_OK) return r;

@@ -169,7 +169,7 @@ tl_result tl_hair_mesh_from_scene(const tl_scene* scene, uint32_t skin, uint32_t
     return TL_OK;
 }
 
-bool tl__hair_head_joints(const tl_scene_skin* skin, uint8_t* in_head) {
+bool hair_head_joints(const tl_scene_skin* skin, uint8_t* in_head) {
     memset(in_head, 0, skin->joint_count);
     if (skin->body.head == TL_NONE) return false;
     for (uint32_t j = 0; j < skin->joint_count; ++j) {
@@ -223,7 +223,7 @@ uint32_t tl_hair_find_primitives(const tl_scene* scene, uint32_t skin, uint8_t* 
     uint8_t* in_head = malloc(s->joint_count ? s->joint_count : 1);
     if (!in_head) return 0;
     uint32_t found = 0;
-    if (tl__hair_head_joints(s, in_head)) {
+    if (hair_head_joints(s, in_head)) {
         for (uint32_t p = 0; p < s->primitive_count; ++p) {
             const tl_scene_primitive* prim = &s->primitives[p];
             uint32_t head = 0;

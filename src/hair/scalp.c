@@ -143,7 +143,7 @@ tl_result tl_hair_scalp_find(const tl_scene* scene, uint32_t skin, const tl_hair
         r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
         goto done;
     }
-    if (!tl__hair_head_joints(sk, in_head)) {
+    if (!hair_head_joints(sk, in_head)) {
         r = tl_error_set(err, TL_ERROR_NOT_FOUND, "skin %u has no head joint: no scalp", skin);
         goto done;
     }
@@ -183,8 +183,8 @@ done:
     return r;
 }
 
-float tl__hair_closest_on_triangle(const float p[3], const float a[3], const float b[3],
-                                   const float c[3], float bary[3]) {
+float hair_closest_on_triangle(const float p[3], const float a[3], const float b[3],
+                               const float c[3], float bary[3]) {
     /* by the Voronoi regions of the vertices, edges and face */
     float ab[3], ac[3], ap[3], bp[3], cp[3];
     for (int k = 0; k < 3; ++k) {
@@ -220,8 +220,8 @@ float tl__hair_closest_on_triangle(const float p[3], const float a[3], const flo
     return tl__dist2(p, q);
 }
 
-uint32_t tl__hair_scalp_nearest(const tl_hair_scalp* scalp, const float p[3], float max_distance,
-                                float* distance, float bary[3]) {
+uint32_t hair_scalp_nearest(const tl_hair_scalp* scalp, const float p[3], float max_distance,
+                            float* distance, float bary[3]) {
     const scalp_storage* s = scalp->internal;
     uint32_t best = UINT32_MAX;
     float best2 = max_distance * max_distance;
@@ -231,8 +231,8 @@ uint32_t tl__hair_scalp_nearest(const tl_hair_scalp* scalp, const float p[3], fl
         if (tl__dist2(p, c) > reach * reach) continue;
         const uint32_t* tri = scalp->triangles + 3 * (size_t)t;
         float b[3];
-        float d2 = tl__hair_closest_on_triangle(p, vertex(scalp, tri[0]), vertex(scalp, tri[1]),
-                                                vertex(scalp, tri[2]), b);
+        float d2 = hair_closest_on_triangle(p, vertex(scalp, tri[0]), vertex(scalp, tri[1]),
+                                            vertex(scalp, tri[2]), b);
         if (d2 <= best2) {
             best2 = d2, best = t;
             memcpy(bary, b, sizeof b);
@@ -261,8 +261,8 @@ static void triangle_frame(const float* a, const float* b, const float* c, float
     m[2] = e[0] * n[1] - e[1] * n[0];
 }
 
-tl_hair_binding tl__hair_bind(const tl_hair_scalp* scalp, uint32_t t, const float bary[3],
-                              const float p[3]) {
+tl_hair_binding hair_bind(const tl_hair_scalp* scalp, uint32_t t, const float bary[3],
+                          const float p[3]) {
     tl_hair_binding b;
     memcpy(b.vertices, scalp->triangles + 3 * (size_t)t, sizeof b.vertices);
     memcpy(b.barycentric, bary, sizeof b.barycentric);

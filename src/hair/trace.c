@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool tl__hair_store_guide(hair_store* s, const float* points, uint32_t count, uint32_t component) {
+bool hair_store_guide(hair_store* s, const float* points, uint32_t count, uint32_t component) {
     if (s->guide_count == s->guide_capacity) {
         uint32_t capacity = s->guide_capacity ? 2 * s->guide_capacity : 256;
         tl_hair_guide* g = realloc(s->guides, capacity * sizeof *g);
@@ -244,7 +244,7 @@ static bool trace_component(tracer* t, const welded* w, uint32_t c, const float 
         if (!isfinite(t->from_root[tip])) break; /* cannot happen inside one component */
         uint32_t count = path_to(t, offsets, neighbors, lengths, n, tip, root);
         uint32_t samples = curve_of(t, pos, count);
-        if (!tl__hair_store_guide(store, t->samples, samples, c)) return false;
+        if (!hair_store_guide(store, t->samples, samples, c)) return false;
         made++;
         tl_mesh_geodesic(t->scratch_d, offsets, neighbors, lengths, n, NULL, t->path, count,
                          t->heap);
@@ -255,9 +255,9 @@ static bool trace_component(tracer* t, const welded* w, uint32_t c, const float 
     return true;
 }
 
-tl_result tl__hair_trace(const tl_hair_mesh* mesh, const tl_hair_def* def, float scale,
-                         const float up[3], hair_store* store, uint32_t* component,
-                         tl_hair_audit* audit, tl_error* err) {
+tl_result hair_trace(const tl_hair_mesh* mesh, const tl_hair_def* def, float scale,
+                     const float up[3], hair_store* store, uint32_t* component,
+                     tl_hair_audit* audit, tl_error* err) {
     for (size_t i = 0; i < 3 * (size_t)mesh->triangle_count; ++i)
         if (mesh->triangles[i] >= mesh->vertex_count)
             return tl_error_set(err, TL_ERROR_INVALID,
