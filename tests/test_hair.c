@@ -338,9 +338,9 @@ static void hair_audit_command(void) {
         tl_test_cli(&out, "hair-audit '%s' '%s' '%s' --json --guides '%s'",
                     tl_test_shared("cases/mh-body.glb"), tl_test_shared("cases/mh-long01.hair.obj"),
                     tl_test_shared("cases/mh-ponytail01.glb"), guides);
-    ENSURE_MSG(rc == 0, "exit %d", rc);
-    json_t* doc = json_loads(out, 0, NULL);
+    json_t* doc = rc == 0 && out ? json_loads(out, 0, NULL) : NULL;
     free(out);
+    ENSURE_MSG(rc == 0, "exit %d", rc);
     ENSURE(doc);
     json_t* styles = json_object_get(doc, "styles");
     ENSURE(json_array_size(styles) == 2);
