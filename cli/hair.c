@@ -351,16 +351,18 @@ int tl_cli_hair(int argc, char** argv) {
     if (r != TL_OK) {
         rc = tl_cli_fail("hair", "%s", err.message);
     } else {
+        rc = tl_cli_write("hair", doc, a.character, a.output, a.force, false, NULL, NULL);
         uint32_t chains = 0;
         for (uint32_t i = 0; i < rig->part_count; ++i)
             chains += rig->parts[i].cls == TL_RIG_CLASS_HAIR &&
                       rig->parts[i].action == TL_RIG_ACTION_CHAIN;
-        printf("%s + %s%s: %u of %u guides attached (%.2f%%), coverage %.2f%%; %u hair "
-               "chain(s)%s\n",
-               a.character, a.hair, a.fit ? " (fitted)" : "", audit.attached, audit.candidates,
-               audit.candidates ? 100.0 * audit.attached / audit.candidates : 0,
-               100 * audit.coverage, chains, chains ? "" : ": a short style, rigid on the head");
-        rc = tl_cli_write("hair", doc, a.character, a.output, a.force, false, NULL, NULL);
+        if (rc == 0)
+            printf("%s + %s%s: %u of %u guides attached (%.2f%%), coverage %.2f%%; %u hair "
+                   "chain(s)%s\n",
+                   a.character, a.hair, a.fit ? " (fitted)" : "", audit.attached, audit.candidates,
+                   audit.candidates ? 100.0 * audit.attached / audit.candidates : 0,
+                   100 * audit.coverage, chains,
+                   chains ? "" : ": a short style, rigid on the head");
     }
     tl_rig_analysis_destroy(rig);
     tl_scene_destroy(scene);
