@@ -33,6 +33,9 @@ int tl_cli_render(int argc, char** argv);
 
 int tl_cli_bake(int argc, char** argv);
 
+int tl_cli_hair_audit(int argc, char** argv);
+int tl_cli_hair(int argc, char** argv);
+
 /* Bakes a loaded document in place (settled rest, then the clips in "A,B" or all): the work
  * of tailor bake and tailor rig --bake. *report: {"clips": [...]} (caller frees). 0 or exit
  * code (the error printed). */

@@ -37,6 +37,10 @@ static const command commands[] = {
      "render FILE --clip NAME -o OUT.png [--compare RIGGED]  a PNG contact sheet, chains moving"},
     {"bake", tl_cli_bake,
      "bake IN -o OUT [--clips all|A,B] [--rate 30] [--report R.json]  chain motion as keys"},
+    {"hair", tl_cli_hair,
+     "hair CHARACTER --hair HAIR [--fit] -o OUT  attach a hair asset to the head and rig it"},
+    {"hair-audit", tl_cli_hair_audit,
+     "hair-audit CHARACTER HAIR... [--json] [--guides G.json]  hair guides and their audit"},
     {"copy", tl_cli_copy,
      "copy IN -o OUT [--compact] [--force]   read and write a glTF, losing nothing"},
 };

@@ -6,6 +6,8 @@
 #include "cli.h"
 
 #include <regex.h>
+
+#include <tailor/hair.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -232,6 +234,44 @@ static const tl_rig_fit* region_fit(const tl_measure_rigs* rigs, const tl_measur
     return fit->poses ? fit : NULL;
 }
 
+/* Is region rg moved by a hair chain (tailor/hair.h) of the chained rig? */
+static bool region_is_hair(const tl_measure_rig* chained, const tl_measure_region* rg) {
+    if (!chained || rg->chain < 0) return false;
+    const tl_scene* scene = chained->scene;
+    for (uint32_t p = 0; p < scene->part_count; ++p)
+        if (scene->parts[p].kind == TL_PART_HAIR &&
+            scene->parts[p].bone_joints[0] == chained->chains[rg->chain].bone_joints[0])
+            return true;
+    return false;
+}
+
+/* The "hair" block of the hair regions (docs/hair.md): computed once per clip. */
+static void hair_json(const tl_measure_run* run, const tl_measure_clip* m, json_t* regions) {
+    const tl_measure_rig* chained =
+        run->rigs->rigs[TL_MEASURE_CHAIN].used ? &run->rigs->rigs[TL_MEASURE_CHAIN] : NULL;
+    json_t* block = NULL;
+    for (uint32_t i = 0; i < run->region_count; ++i) {
+        if (!region_is_hair(chained, &run->regions[i])) continue;
+        if (!block) {
+            tl_hair_measure h;
+            tl_error err;
+            if (tl_hair_measure_clip(chained->scene, run->skin, m->clip, run->samples, &h, &err) !=
+                TL_OK) {
+                fprintf(stderr, "tailor measure: hair: %s\n", err.message);
+                return;
+            }
+            block =
+                json_pack("{s:I,s:o,s:o,s:o,s:o,s:o}", "roots", (json_int_t)h.roots,
+                          "root_drift_max", json_real(h.root_drift_max), "head_bone_drift_max",
+                          json_real(h.head_bone_drift_max), "free_motion_max",
+                          json_real(h.free_motion_max), "rest_sag_max", json_real(h.rest_sag_max),
+                          "collider_penetration", json_real(h.collider_penetration));
+        }
+        json_object_set(json_array_get(regions, i), "hair", block);
+    }
+    json_decref(block);
+}
+
 /* One clip as JSON (docs/measure.md). */
 static json_t* clip_json(const tl_measure_run* run, const tl_measure_clip* m) {
     const tl_measure_rigs* rigs = run->rigs;
@@ -269,6 +309,7 @@ static json_t* clip_json(const tl_measure_run* run, const tl_measure_clip* m) {
                                           (int)fit->reverted, "seconds", (double)fit->seconds));
         json_array_append_new(rs, r);
     }
+    hair_json(run, m, rs);
     json_t* chains = json_array();
     for (uint32_t i = 0; chained && i < chained->chain_count; ++i)
         json_array_append_new(chains, json_pack("{s:s,s:i,s:o}", "name", chain_name(chained, i),

@@ -169,8 +169,8 @@ typedef enum tl_measure_rig_kind {
 /* "original", "rigid", "chain_static", "chain". Never NULL. */
 const char* tl_measure_rig_string(tl_measure_rig_kind kind);
 
-/* Chains of one configuration at most; more are ignored. */
-#define TL_MEASURE_MAX_CHAINS 16
+/* Chains of one configuration at most (24 hair guide chains and tails); more are ignored. */
+#define TL_MEASURE_MAX_CHAINS 32
 /* Regions of one run at most (the caller's); detected parts and chains: at most 32. */
 #define TL_MEASURE_MAX_REGIONS 64
 

@@ -63,6 +63,7 @@ typedef enum tl_rig_class {
                            short for a chain: moves rigidly with its joint */
     TL_RIG_CLASS_CLOTH, /* wide, from the pelvis region or the spine: cloth (cloth.md) */
     TL_RIG_CLASS_NONE,  /* hangs from the head (ears, hair) or asked to be left: untouched */
+    TL_RIG_CLASS_HAIR,  /* a guide chain of the hair (tailor/hair.h, tl_hair_rig_plan) */
     TL_RIG_CLASS_COUNT
 } tl_rig_class;
 

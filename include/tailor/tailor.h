@@ -15,6 +15,7 @@
  *   seating.h ground seating that ignores the chains' skin
  *   stress.h  stress tests of a simulated chain (shake, frame rate, hitch, teleport)
  *   batch.h   rig many files: inputs, shards, records, the resumable journal, worker threads
+ *   hair.h    hair guides: scalp, guide curves, root bindings, fragment links, the audit
  *
  * Not included here: gltf_json.h (the document's jansson tree, for those who want it) and
  * sample.h (the built-in test characters, a library of their own: tailor_sample).
@@ -38,5 +39,6 @@
 #include <tailor/stress.h>
 #include <tailor/batch.h>
 #include <tailor/render.h>
+#include <tailor/hair.h>
 
 #endif

@@ -45,7 +45,7 @@ tl_result tl_play_chains_find(const tl_scene* scene, tl_play_chain* out, uint32_
     *count = 0;
     for (uint32_t i = 0; i < scene->part_count; ++i) {
         const tl_scene_part* part = &scene->parts[i];
-        if (part->kind != TL_PART_TAIL) continue;
+        if (part->kind != TL_PART_TAIL && part->kind != TL_PART_HAIR) continue; /* cloth: not yet */
         if (*count == capacity) {
             ++*count;
             continue;
@@ -60,6 +60,9 @@ tl_result tl_play_chains_find(const tl_scene* scene, tl_play_chain* out, uint32_
         memcpy(c->joint_radii, part->radii, part->bone_count * sizeof *c->joint_radii);
         c->settings = tl_default_chain_def();
         c->settings.settings = part->chain;
+        /* hair hangs in front of the shoulders too: the tail's plane behind the hips is not
+           its */
+        if (part->kind == TL_PART_HAIR) c->settings.hips_plane_enabled = false;
     }
     return TL_OK;
 }

@@ -2,6 +2,7 @@
  * and the public arrays. */
 #include "internal.h"
 #include "scene/schema.h"
+#include <tailor/hair.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -9,7 +10,8 @@
 #include <string.h>
 
 const char* tl_rig_class_string(tl_rig_class cls) {
-    static const char* names[TL_RIG_CLASS_COUNT] = {"body", "tail", "rigid", "cloth", "none"};
+    static const char* names[TL_RIG_CLASS_COUNT] = {"body",  "tail", "rigid",
+                                                    "cloth", "none", "hair"};
     return (unsigned)cls < TL_RIG_CLASS_COUNT ? names[cls] : "none";
 }
 
@@ -321,7 +323,7 @@ static bool analyze_skin(tl_rig_analysis* const* as, const tl_rig_mode* modes, u
     uint32_t first_id = as[0]->part_count;
     bool ok = rig_field_build(&ctx) && rig_parts_find(&ctx) && rig_parts_decide(&ctx, first_id);
     for (uint32_t k = 0; k < count && ok; ++k)
-        ok = skin_publish(as[k], scene, s, &ctx, modes[k]);
+        ok = skin_publish(as[k], scene, s, &ctx, modes[k]) && tl_hair_rig_plan(as[k], scene, s);
     ctx_free(&ctx);
     return ok;
 }

@@ -7,6 +7,7 @@
 #include <tailor/colliders.h>
 #include <tailor/gltf_json.h>
 #include "scene/schema.h"
+#include <tailor/hair.h>
 
 #include <math.h>
 #include <stdlib.h>
@@ -73,11 +74,11 @@ static json_t* chain_json(tl_chain_settings s) {
 
 /* extras.tailor of a chain's first bone (docs/schema.md): node indices and, beside them, the
  * nodes' names, so a reader can follow the nodes when another tool renumbers them. */
-static json_t* part_json(const tl_gltf* doc, const tl_rig_analysis* a, uint32_t attach_node,
-                         json_t* bones, json_t* bone_names, json_t* radii) {
+static json_t* part_json(const tl_gltf* doc, const tl_rig_analysis* a, tl_part_kind kind,
+                         uint32_t attach_node, json_t* bones, json_t* bone_names, json_t* radii) {
     json_t* tailor = json_object();
     json_object_set_new(tailor, TL_SCHEMA_VERSION_KEY, json_integer(TL_SCHEMA_VERSION));
-    json_object_set_new(tailor, TL_SCHEMA_KIND, json_string(tl_part_kind_string(TL_PART_TAIL)));
+    json_object_set_new(tailor, TL_SCHEMA_KIND, json_string(tl_part_kind_string(kind)));
     json_object_set_new(tailor, TL_SCHEMA_ATTACHMENT, json_integer((json_int_t)attach_node));
     if (doc->nodes[attach_node].name)
         json_object_set_new(tailor, TL_SCHEMA_ATTACHMENT_NAME,
@@ -85,7 +86,10 @@ static json_t* part_json(const tl_gltf* doc, const tl_rig_analysis* a, uint32_t 
     json_object_set(tailor, TL_SCHEMA_BONES, bones);
     json_object_set(tailor, TL_SCHEMA_BONE_NAMES, bone_names);
     json_object_set_new(tailor, TL_SCHEMA_RADII, radii);
-    json_object_set_new(tailor, TL_SCHEMA_CHAIN, chain_json(a->def.chain));
+    /* hair keeps its modelled shape: its own settings (tailor/hair.h) */
+    json_object_set_new(
+        tailor, TL_SCHEMA_CHAIN,
+        chain_json(kind == TL_PART_HAIR ? tl_default_hair_chain_def().chain : a->def.chain));
     return tailor;
 }
 
@@ -204,9 +208,11 @@ static void add_chain(tl_gltf* doc, const tl_rig_analysis* a, const tl_rig_part*
     double bind_scale = cbrt(fabs(det3(Minv)));
     for (uint32_t b = 0; b < K; ++b)
         json_array_append_new(radii, json_real((double)part->radii[b] * bind_scale));
-    json_object_set_new(json_array_get(nodes, base), "extras",
-                        json_pack("{s:o}", TL_SCHEMA_KEY,
-                                  part_json(doc, a, attach_node, bones, bone_names, radii)));
+    json_object_set_new(
+        json_array_get(nodes, base), "extras",
+        json_pack("{s:o}", TL_SCHEMA_KEY,
+                  part_json(doc, a, part->cls == TL_RIG_CLASS_HAIR ? TL_PART_HAIR : TL_PART_TAIL,
+                            attach_node, bones, bone_names, radii)));
     json_decref(bones);
     json_decref(bone_names);
     json_t* parent = json_array_get(nodes, attach_node);

@@ -1,0 +1,355 @@
+/* Guides: roots bound to the scalp (hair.md §3), fragments linked to attached guides (§4), and
+ * the audit (§5). */
+#include "internal.h"
+
+#include "base/try.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+tl_hair_def tl_default_hair_def(void) {
+    return (tl_hair_def){
+        .weld_mm = 0.0175f,
+        .spacing_mm = 7.0f,
+        .sample_mm = 6.0f,
+        .smooth_passes = 3,
+        .max_points = 64,
+        .max_guides_per_component = 512,
+        .min_length_mm = 2.0f,
+        .root_distance_mm = 20.0f,
+        .merge_distance_mm = 25.0f,
+        .merge_dot = 0.5f,
+        .mid_guide_links = true,
+        .merge_passes = 16,
+        .max_chain_mm = 1200.0f,
+        .max_chain_points = 1024,
+        .coverage_mm = 10.0f,
+        .scalp_ear_level = 0.35f,
+        .scalp_brow_level = 0.8f,
+        .scalp_face_front = 0.3f,
+    };
+}
+
+const char* tl_hair_reject_string(tl_hair_reject reason) {
+    switch (reason) {
+    case TL_HAIR_REJECT_NONE:
+        return "none";
+    case TL_HAIR_REJECT_TOO_FAR:
+        return "too_far";
+    case TL_HAIR_REJECT_DIRECTION:
+        return "direction";
+    case TL_HAIR_REJECT_CAPPED:
+        return "capped";
+    default:
+        return "unknown";
+    }
+}
+
+const char* tl_hair_link_string(tl_hair_link link) {
+    switch (link) {
+    case TL_HAIR_LINK_NONE:
+        return "none";
+    case TL_HAIR_LINK_ROOT:
+        return "root";
+    case TL_HAIR_LINK_TIP:
+        return "tip";
+    case TL_HAIR_LINK_MID:
+        return "mid";
+    default:
+        return "unknown";
+    }
+}
+
+void tl_hair_guides_destroy(tl_hair_guides* guides) {
+    if (!guides) return;
+    hair_store* s = guides->internal;
+    if (s) free(s->guides), free(s->points), free(s);
+    free(guides);
+}
+
+static float* point_of(hair_store* s, uint32_t guide, uint32_t k) {
+    return s->points + 3 * ((size_t)s->guides[guide].first_point + k);
+}
+
+static void guide_reverse(hair_store* s, uint32_t g) {
+    uint32_t n = s->guides[g].point_count;
+    for (uint32_t i = 0; i < n / 2; ++i) {
+        float tmp[3];
+        memcpy(tmp, point_of(s, g, i), sizeof tmp);
+        memcpy(point_of(s, g, i), point_of(s, g, n - 1 - i), sizeof tmp);
+        memcpy(point_of(s, g, n - 1 - i), tmp, sizeof tmp);
+    }
+}
+
+/* The unit direction of guide g at point k, towards its far end (from `end` 0) or from the last
+ * point backwards (end 1). */
+static void tangent(hair_store* s, uint32_t g, uint32_t k, int end, float out[3]) {
+    uint32_t n = s->guides[g].point_count;
+    uint32_t a = k + 1 < n ? k : k - 1;
+    const float* p = point_of(s, g, a);
+    const float* q = point_of(s, g, a + 1);
+    float sign = end ? -1.0f : 1.0f;
+    for (int i = 0; i < 3; ++i)
+        out[i] = sign * (q[i] - p[i]);
+    float l = sqrtf(tl__dot(out, out));
+    for (int i = 0; i < 3; ++i)
+        out[i] = l > 0 ? out[i] / l : 0;
+}
+
+/* §3: the end nearer the scalp becomes the root; bound when within root_distance. */
+static void bind_roots(hair_store* s, const tl_hair_scalp* scalp, float root_distance) {
+    for (uint32_t g = 0; g < s->guide_count; ++g) {
+        tl_hair_guide* guide = &s->guides[g];
+        float d0 = INFINITY, d1 = INFINITY, b0[3], b1[3];
+        uint32_t t0 = hair_scalp_nearest(scalp, point_of(s, g, 0), root_distance, &d0, b0);
+        uint32_t t1 = hair_scalp_nearest(scalp, point_of(s, g, guide->point_count - 1),
+                                         root_distance, &d1, b1);
+        if (t1 != UINT32_MAX && (t0 == UINT32_MAX || d1 < d0)) {
+            guide_reverse(s, g);
+            t0 = t1, d0 = d1;
+            memcpy(b0, b1, sizeof b0);
+        }
+        if (t0 == UINT32_MAX) continue;
+        guide->reason = TL_HAIR_REJECT_NONE;
+        guide->link = TL_HAIR_LINK_ROOT;
+        guide->root_distance = d0;
+        guide->binding = hair_bind(scalp, t0, b0, point_of(s, g, 0));
+    }
+}
+
+/* What merging keeps per guide: the lock's length and points from its scalp root to point 0. */
+typedef struct merger {
+    hair_store* s;
+    const tl_hair_def* def;
+    float distance, max_chain;
+    uint32_t* point_guide;  /* point → its guide */
+    uint8_t* parent_ok;     /* attached before this pass */
+    float* chain_length;    /* from the lock's root to the guide's point 0 */
+    uint32_t* chain_points; /* points of the lock before the guide */
+    /* the query in flight */
+    uint32_t child;
+    int end;
+    const float* q;
+    float dir[3];
+    float best_d;
+    int32_t best_id;
+    bool best_tip, near, capped;
+} merger;
+
+static bool merge_visit(void* user, uint32_t id) {
+    merger* m = user;
+    uint32_t a = m->point_guide[id];
+    if (!m->parent_ok[a] || a == m->child) return true;
+    float d = sqrtf(tl__dist2(m->q, m->s->points + 3 * (size_t)id));
+    if (d > m->distance) return true;
+    const tl_hair_guide* pa = &m->s->guides[a];
+    uint32_t k = id - pa->first_point;
+    bool tip = k + 1 == pa->point_count;
+    if (!tip && !m->def->mid_guide_links) return true;
+    m->near = true;
+    float t[3];
+    tangent(m->s, a, k, 0, t);
+    if (tl__dot(t, m->dir) <= m->def->merge_dot) return true;
+    float along = 0;
+    for (uint32_t i = 0; i < k; ++i)
+        along += sqrtf(tl__dist2(point_of(m->s, a, i + 1), point_of(m->s, a, i)));
+    const tl_hair_guide* c = &m->s->guides[m->child];
+    if (m->chain_length[a] + along + d + c->length > m->max_chain ||
+        m->chain_points[a] + k + 1 + c->point_count > m->def->max_chain_points) {
+        m->capped = true;
+        return true;
+    }
+    /* a tip link beats a mid-guide one; then the nearer */
+    if (m->best_id < 0 || (tip && !m->best_tip) || (tip == m->best_tip && d < m->best_d)) {
+        m->best_id = (int32_t)id, m->best_d = d, m->best_tip = tip;
+        m->chain_length[m->child] = m->chain_length[a] + along + d; /* provisional */
+        m->chain_points[m->child] = m->chain_points[a] + k + 1;
+    }
+    return true;
+}
+
+/* One pass: each rejected guide, tested from both ends, against the guides attached before the
+ * pass. Returns the links made, or -1 when out of memory. */
+static int64_t merge_pass(merger* m) {
+    hair_store* s = m->s;
+    uint32_t* ids = malloc((s->point_count ? s->point_count : 1) * sizeof(uint32_t));
+    if (!ids) return -1;
+    uint32_t count = 0;
+    for (uint32_t g = 0; g < s->guide_count; ++g) {
+        m->parent_ok[g] = s->guides[g].link != TL_HAIR_LINK_NONE;
+        if (!m->parent_ok[g]) continue;
+        for (uint32_t k = 0; k < s->guides[g].point_count; ++k)
+            ids[count++] = s->guides[g].first_point + k;
+    }
+    hair_grid grid;
+    bool ok = hair_grid_build(&grid, s->points, ids, count, m->distance);
+    free(ids);
+    if (!ok) return -1;
+    int64_t links = 0;
+    for (uint32_t g = 0; g < s->guide_count; ++g) {
+        tl_hair_guide* guide = &s->guides[g];
+        if (guide->link != TL_HAIR_LINK_NONE) continue;
+        m->child = g, m->best_id = -1, m->near = false, m->capped = false;
+        int best_end = 0;
+        for (int end = 0; end < 2; ++end) {
+            int32_t before = m->best_id;
+            m->end = end;
+            m->q = point_of(s, g, end ? guide->point_count - 1 : 0);
+            tangent(s, g, end ? guide->point_count - 1 : 0, end, m->dir);
+            hair_grid_visit(&grid, m->q, merge_visit, m);
+            if (m->best_id != before) best_end = end;
+        }
+        if (m->best_id < 0) {
+            guide->reason = m->capped ? TL_HAIR_REJECT_CAPPED
+                            : m->near ? TL_HAIR_REJECT_DIRECTION
+                                      : TL_HAIR_REJECT_TOO_FAR;
+            continue;
+        }
+        if (best_end) guide_reverse(s, g);
+        uint32_t parent = m->point_guide[m->best_id];
+        guide->reason = TL_HAIR_REJECT_NONE;
+        guide->link = m->best_tip ? TL_HAIR_LINK_TIP : TL_HAIR_LINK_MID;
+        guide->parent = (int32_t)parent;
+        guide->parent_point = (uint32_t)m->best_id - s->guides[parent].first_point;
+        links++;
+    }
+    hair_grid_free(&grid);
+    return links;
+}
+
+static tl_result merge(hair_store* s, const tl_hair_def* def, float scale, tl_error* err) {
+    merger m = {s, def, def->merge_distance_mm * scale, def->max_chain_mm * scale};
+    size_t n = s->guide_count ? s->guide_count : 1;
+    m.point_guide = malloc((s->point_count ? s->point_count : 1) * sizeof(uint32_t));
+    m.parent_ok = calloc(n, 1);
+    m.chain_length = calloc(n, sizeof(float));
+    m.chain_points = calloc(n, sizeof(uint32_t));
+    tl_result r = TL_OK;
+    if (!m.point_guide || !m.parent_ok || !m.chain_length || !m.chain_points) {
+        r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    } else {
+        for (uint32_t g = 0; g < s->guide_count; ++g)
+            for (uint32_t k = 0; k < s->guides[g].point_count; ++k)
+                m.point_guide[s->guides[g].first_point + k] = g;
+        for (uint32_t pass = 0; pass < def->merge_passes; ++pass) {
+            int64_t links = merge_pass(&m);
+            if (links < 0) r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+            if (links <= 0) break;
+        }
+    }
+    free(m.point_guide), free(m.parent_ok), free(m.chain_length), free(m.chain_points);
+    return r;
+}
+
+/* Coverage (§5): how many mesh vertices lie within `radius` of an attached guide's polyline. */
+typedef struct coverer {
+    hair_store* s;
+    const uint32_t* point_guide;
+    const float* q;
+    float radius;
+    bool hit;
+} coverer;
+
+static bool cover_visit(void* user, uint32_t id) {
+    coverer* c = user;
+    const tl_hair_guide* g = &c->s->guides[c->point_guide[id]];
+    const float* p = c->s->points + 3 * (size_t)id;
+    if (id > g->first_point && tl_mesh_segment_distance(c->q, p - 3, p, NULL) <= c->radius)
+        c->hit = true;
+    if (id + 1 < g->first_point + g->point_count &&
+        tl_mesh_segment_distance(c->q, p, p + 3, NULL) <= c->radius)
+        c->hit = true;
+    return !c->hit;
+}
+
+static tl_result coverage(hair_store* s, const tl_hair_mesh* mesh, float radius,
+                          tl_hair_audit* audit, tl_error* err) {
+    uint32_t* ids = malloc((s->point_count ? s->point_count : 1) * sizeof(uint32_t));
+    uint32_t* point_guide = malloc((s->point_count ? s->point_count : 1) * sizeof(uint32_t));
+    if (!ids || !point_guide) {
+        free(ids), free(point_guide);
+        return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    }
+    uint32_t count = 0;
+    float longest = 0;
+    for (uint32_t g = 0; g < s->guide_count; ++g) {
+        const tl_hair_guide* guide = &s->guides[g];
+        for (uint32_t k = 0; k < guide->point_count; ++k) {
+            point_guide[guide->first_point + k] = g;
+            if (guide->link == TL_HAIR_LINK_NONE) continue;
+            ids[count++] = guide->first_point + k;
+            if (k > 0) {
+                float l = sqrtf(tl__dist2(point_of(s, g, k), point_of(s, g, k - 1)));
+                longest = l > longest ? l : longest;
+            }
+        }
+    }
+    hair_grid grid;
+    /* a vertex within radius of a segment is within radius + its length of its nearer end */
+    bool ok = hair_grid_build(&grid, s->points, ids, count, radius + longest);
+    uint32_t covered = 0;
+    for (uint32_t v = 0; ok && v < mesh->vertex_count; ++v) {
+        coverer c = {s, point_guide, mesh->positions + 3 * (size_t)v, radius, false};
+        hair_grid_visit(&grid, c.q, cover_visit, &c);
+        covered += c.hit;
+    }
+    audit->coverage = mesh->vertex_count ? (double)covered / mesh->vertex_count : 0;
+    hair_grid_free(&grid);
+    free(ids), free(point_guide);
+    return ok ? TL_OK : tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+}
+
+static void count_audit(const hair_store* s, tl_hair_audit* audit) {
+    uint8_t* seen = calloc(audit->components ? audit->components : 1, 1);
+    audit->candidates = s->guide_count;
+    for (uint32_t g = 0; g < s->guide_count; ++g) {
+        const tl_hair_guide* guide = &s->guides[g];
+        audit->rejected[guide->reason] += guide->reason != TL_HAIR_REJECT_NONE;
+        if (guide->link == TL_HAIR_LINK_NONE) continue;
+        audit->attached++;
+        audit->merged_links += guide->link != TL_HAIR_LINK_ROOT;
+        audit->mid_guide_links += guide->link == TL_HAIR_LINK_MID;
+        if (seen && !seen[guide->component])
+            seen[guide->component] = 1, audit->components_attached++;
+    }
+    free(seen);
+}
+
+tl_result tl_hair_guides_create(const tl_hair_mesh* mesh, const tl_hair_scalp* scalp,
+                                const tl_hair_def* def, tl_hair_guides** out, tl_error* err) {
+    assert(mesh && scalp && def && out);
+    assert(def->max_points >= 2 && def->sample_mm > 0 && def->weld_mm > 0);
+    *out = NULL;
+    if (!(scalp->height > 0))
+        return tl_error_set(err, TL_ERROR_INVALID, "the character has no height: no scale");
+    tl_hair_guides* guides = calloc(1, sizeof *guides);
+    hair_store* s = calloc(1, sizeof *s);
+    uint32_t* component = malloc((mesh->vertex_count ? mesh->vertex_count : 1) * sizeof(uint32_t));
+    if (!guides || !s || !component) {
+        free(guides), free(s), free(component);
+        return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    }
+    guides->internal = s;
+    tl_hair_audit* audit = &guides->audit;
+    audit->vertices = mesh->vertex_count;
+    audit->scale = scalp->height / TL_HAIR_HUMAN_MM;
+    const float* up = scalp->scene->skins[scalp->skin].up;
+    tl_result r = hair_trace(mesh, def, audit->scale, up, s, component, audit, err);
+    free(component);
+    if (r == TL_OK) {
+        bind_roots(s, scalp, def->root_distance_mm * audit->scale);
+        r = merge(s, def, audit->scale, err);
+    }
+    if (r == TL_OK) r = coverage(s, mesh, def->coverage_mm * audit->scale, audit, err);
+    if (r != TL_OK) {
+        tl_hair_guides_destroy(guides);
+        return r;
+    }
+    count_audit(s, audit);
+    guides->guides = s->guides;
+    guides->guide_count = s->guide_count;
+    guides->points = s->points;
+    guides->point_count = s->point_count;
+    *out = guides;
+    return TL_OK;
+}

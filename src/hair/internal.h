@@ -1,0 +1,68 @@
+/* Shared between the files of the hair module; not part of the public API. */
+#ifndef TL_HAIR_INTERNAL_H
+#define TL_HAIR_INTERNAL_H
+
+#include <tailor/hair.h>
+#include <tailor/mesh.h>
+
+#include <assert.h>
+#include <math.h>
+
+/* in_head[j] = 1 for the head joint and every joint below it; false when there is none. */
+bool hair_head_joints(const tl_scene_skin* skin, uint8_t* in_head);
+
+/* The closest point to p on triangle a, b, c: writes its barycentrics and returns the squared
+ * distance. */
+float hair_closest_on_triangle(const float p[3], const float a[3], const float b[3],
+                               const float c[3], float bary[3]);
+
+/* The nearest scalp triangle to p no farther than max_distance: its index, or UINT32_MAX;
+ * *distance and bary are filled when found. */
+uint32_t hair_scalp_nearest(const tl_hair_scalp* scalp, const float p[3], float max_distance,
+                            float* distance, float bary[3]);
+
+/* The binding of point p to scalp triangle t at the barycentrics. */
+tl_hair_binding hair_bind(const tl_hair_scalp* scalp, uint32_t t, const float bary[3],
+                          const float p[3]);
+
+/* A uniform grid over points (cell size `cell`): the points of the 27 cells around a query. */
+typedef struct hair_grid {
+    float cell;
+    float origin[3];
+    uint32_t dims[3];
+    uint32_t* start; /* cell count + 1 */
+    uint32_t* items; /* point ids sorted by cell */
+} hair_grid;
+
+bool hair_grid_build(hair_grid* g, const float* points, const uint32_t* ids, uint32_t count,
+                     float cell);
+void hair_grid_free(hair_grid* g);
+/* Calls visit(user, id) for every point in the cells around p; stops when it returns false. */
+void hair_grid_visit(const hair_grid* g, const float p[3], bool (*visit)(void* user, uint32_t id),
+                     void* user);
+
+static inline float tl__dist2(const float a[3], const float b[3]) {
+    float d0 = a[0] - b[0], d1 = a[1] - b[1], d2 = a[2] - b[2];
+    return d0 * d0 + d1 * d1 + d2 * d2;
+}
+static inline float tl__dot(const float a[3], const float b[3]) {
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+/* The guides' storage behind tl_hair_guides. */
+typedef struct hair_store {
+    tl_hair_guide* guides;
+    uint32_t guide_count, guide_capacity;
+    float* points;
+    uint32_t point_count, point_capacity;
+} hair_store;
+
+bool hair_store_guide(hair_store* s, const float* points, uint32_t count, uint32_t component);
+
+/* Traces candidate guides through every welded component (trace.c); fills audit->components,
+ * excluded_vertices and the component of each vertex (component[v], UINT32_MAX: excluded). */
+tl_result hair_trace(const tl_hair_mesh* mesh, const tl_hair_def* def, float scale,
+                     const float up[3], hair_store* store, uint32_t* component,
+                     tl_hair_audit* audit, tl_error* err);
+
+#endif

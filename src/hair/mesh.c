@@ -1,0 +1,330 @@
+/* The hair mesh: read from an OBJ file or copied from a character's primitive. */
+#define _POSIX_C_SOURCE 200809L
+#include "internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/try.h"
+
+void tl_hair_mesh_free(tl_hair_mesh* mesh) {
+    if (!mesh) return;
+    free(mesh->positions);
+    free(mesh->triangles);
+    memset(mesh, 0, sizeof *mesh);
+}
+
+/* A growable array of uint32 or float, doubled as it fills. */
+typedef struct grow {
+    void* items;
+    size_t count, capacity, size;
+} grow;
+
+static bool grow_push(grow* g, const void* item) {
+    if (g->count == g->capacity) {
+        size_t capacity = g->capacity ? 2 * g->capacity : 1024;
+        void* items = realloc(g->items, capacity * g->size);
+        if (!items) return false;
+        g->items = items;
+        g->capacity = capacity;
+    }
+    memcpy((char*)g->items + g->count * g->size, item, g->size);
+    g->count++;
+    return true;
+}
+
+/* One face corner "i", "i/t", "i//n" or "i/t/n": the vertex index, 0-based, or -1 when it is
+ * not a valid index of the vertices read so far. */
+static int64_t obj_corner(const char** s, size_t vertex_count) {
+    char* end;
+    errno = 0;
+    long long i = strtoll(*s, &end, 10);
+    if (end == *s || errno) return -1;
+    *s = end;
+    while (**s && **s != ' ' && **s != '\t' && **s != '\r' && **s != '\n')
+        (*s)++;
+    if (i < 0) i += (long long)vertex_count + 1; /* relative: -1 is the last vertex */
+    if (i < 1 || (unsigned long long)i > vertex_count) return -1;
+    return i - 1;
+}
+
+static const char* skip_space(const char* s) {
+    while (*s == ' ' || *s == '\t')
+        s++;
+    return s;
+}
+
+static tl_result obj_line(const char* line, const char* path, size_t number, grow* v, grow* t,
+                          tl_error* err) {
+    if (line[0] == 'v' && (line[1] == ' ' || line[1] == '\t')) {
+        float p[3];
+        char* end = (char*)line + 1;
+        for (int k = 0; k < 3; ++k) {
+            const char* start = end;
+            p[k] = strtof(start, &end);
+            if (end == start || !isfinite(p[k]) || fabsf(p[k]) > TL_SCENE_MAX_MAGNITUDE)
+                return tl_error_set(err, TL_ERROR_INVALID,
+                                    "%s: line %zu: a vertex needs three finite coordinates", path,
+                                    number);
+        }
+        if (v->count / 3 >= UINT32_MAX / 2)
+            return tl_error_set(err, TL_ERROR_LIMIT, "%s: line %zu: too many vertices", path,
+                                number);
+        for (int k = 0; k < 3; ++k)
+            if (!grow_push(v, &p[k])) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+        return TL_OK;
+    }
+    if (line[0] != 'f' || (line[1] != ' ' && line[1] != '\t')) return TL_OK;
+    const char* s = line + 1;
+    int64_t first = -1, previous = -1;
+    size_t corners = 0;
+    for (s = skip_space(s); *s && *s != '\r' && *s != '\n'; s = skip_space(s)) {
+        int64_t i = obj_corner(&s, v->count / 3);
+        if (i < 0)
+            return tl_error_set(err, TL_ERROR_INVALID,
+                                "%s: line %zu: face corner %zu is not a vertex index (1..%zu)",
+                                path, number, corners + 1, v->count / 3);
+        if (corners == 0) first = i;
+        if (corners >= 2) {
+            uint32_t tri[3] = {(uint32_t)first, (uint32_t)previous, (uint32_t)i};
+            for (int k = 0; k < 3; ++k)
+                if (!grow_push(t, &tri[k]))
+                    return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+        }
+        previous = i;
+        corners++;
+    }
+    if (corners < 3)
+        return tl_error_set(err, TL_ERROR_INVALID, "%s: line %zu: a face needs 3 corners, has %zu",
+                            path, number, corners);
+    if (t->count / 3 >= UINT32_MAX / 4)
+        return tl_error_set(err, TL_ERROR_LIMIT, "%s: line %zu: too many faces", path, number);
+    return TL_OK;
+}
+
+tl_result tl_hair_mesh_read_obj(const char* path, tl_hair_mesh* out, tl_error* err) {
+    assert(path && out);
+    memset(out, 0, sizeof *out);
+    FILE* f = fopen(path, "rb");
+    if (!f) return tl_error_set(err, TL_ERROR_IO, "%s: %s", path, strerror(errno));
+    grow v = {.size = sizeof(float)}, t = {.size = sizeof(uint32_t)};
+    char* line = NULL;
+    size_t capacity = 0, number = 0;
+    tl_result r = TL_OK;
+    while (r == TL_OK && getline(&line, &capacity, f) >= 0) {
+        ++number;
+        if (strlen(line) > 0 && memchr(line, 0, strlen(line)))
+            r = tl_error_set(err, TL_ERROR_FORMAT, "%s: line %zu: binary data", path, number);
+        else
+            r = obj_line(line, path, number, &v, &t, err);
+    }
+    if (r == TL_OK && ferror(f)) r = tl_error_set(err, TL_ERROR_IO, "%s: read error", path);
+    if (r == TL_OK && v.count == 0)
+        r = tl_error_set(err, TL_ERROR_FORMAT, "%s: no vertex (not an OBJ file?)", path);
+    free(line);
+    fclose(f);
+    if (r != TL_OK) {
+        free(v.items);
+        free(t.items);
+        return r;
+    }
+    out->positions = v.items;
+    out->vertex_count = (uint32_t)(v.count / 3);
+    out->triangles = t.items;
+    out->triangle_count = (uint32_t)(t.count / 3);
+    return TL_OK;
+}
+
+tl_result tl_hair_mesh_from_scene(const tl_scene* scene, uint32_t skin, uint32_t primitive,
+                                  tl_hair_mesh* out, tl_error* err) {
+    assert(scene && out && skin < scene->skin_count);
+    const tl_scene_skin* s = &scene->skins[skin];
+    assert(primitive < s->primitive_count);
+    const tl_scene_primitive* p = &s->primitives[primitive];
+    memset(out, 0, sizeof *out);
+    out->positions = malloc(3 * sizeof(float) * (p->vertex_count ? p->vertex_count : 1));
+    out->triangles = malloc(3 * sizeof(uint32_t) * (p->triangle_count ? p->triangle_count : 1));
+    if (!out->positions || !out->triangles) {
+        tl_hair_mesh_free(out);
+        return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    }
+    memcpy(out->positions, s->rest_positions + 3 * (size_t)p->first_vertex,
+           3 * sizeof(float) * p->vertex_count);
+    out->vertex_count = p->vertex_count;
+    uint32_t n = 0;
+    for (uint32_t t = 0; t < p->triangle_count; ++t) {
+        const uint32_t* tri = s->triangles + 3 * ((size_t)p->first_triangle + t);
+        bool inside = true;
+        for (int k = 0; k < 3; ++k)
+            inside &= tri[k] >= p->first_vertex && tri[k] - p->first_vertex < p->vertex_count;
+        if (!inside) continue; /* cannot happen for a primitive's own triangles; be safe */
+        for (int k = 0; k < 3; ++k)
+            out->triangles[3 * n + k] = tri[k] - p->first_vertex;
+        ++n;
+    }
+    out->triangle_count = n;
+    return TL_OK;
+}
+
+bool hair_head_joints(const tl_scene_skin* skin, uint8_t* in_head) {
+    memset(in_head, 0, skin->joint_count);
+    if (skin->body.head == TL_NONE) return false;
+    for (uint32_t j = 0; j < skin->joint_count; ++j) {
+        for (int32_t a = (int32_t)j; a != TL_NONE; a = skin->joints[a].parent)
+            if (a == skin->body.head) {
+                in_head[j] = 1;
+                break;
+            }
+    }
+    return true;
+}
+
+/* The share of primitive p's vertices that lie on another primitive's (within `tolerance`):
+ * skin cut into pieces by material (a snout, a face) is stitched to the body at its seams;
+ * hair is a surface of its own. */
+static float stitched_share(const tl_scene_skin* s, uint32_t p, float tolerance) {
+    const tl_scene_primitive* prim = &s->primitives[p];
+    uint32_t others = s->vertex_count - prim->vertex_count;
+    if (others == 0 || prim->vertex_count == 0) return 0;
+    float* points = malloc(3 * sizeof(float) * others);
+    uint32_t* nearest = malloc(sizeof(uint32_t) * prim->vertex_count);
+    float share = 1; /* out of memory: not hair, the safe side */
+    if (points && nearest) {
+        uint32_t n = 0;
+        for (uint32_t v = 0; v < s->vertex_count; ++v)
+            if (v < prim->first_vertex || v >= prim->first_vertex + prim->vertex_count)
+                memcpy(points + 3 * n++, s->rest_positions + 3 * (size_t)v, 3 * sizeof(float));
+        const float* mine = s->rest_positions + 3 * (size_t)prim->first_vertex;
+        if (tl_mesh_nearest_points(nearest, mine, prim->vertex_count, 12, points, n, 12) !=
+            TL_MESH_OUT_OF_MEMORY) {
+            uint32_t on = 0;
+            for (uint32_t v = 0; v < prim->vertex_count; ++v) {
+                const float* a = mine + 3 * v;
+                const float* b = points + 3 * (size_t)nearest[v];
+                float d2 = (a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) +
+                           (a[2] - b[2]) * (a[2] - b[2]);
+                on += d2 < tolerance * tolerance;
+            }
+            share = (float)on / (float)prim->vertex_count;
+        }
+    }
+    free(points);
+    free(nearest);
+    return share;
+}
+
+uint32_t tl_hair_find_primitives(const tl_scene* scene, uint32_t skin, uint8_t* flags) {
+    assert(scene && flags && skin < scene->skin_count);
+    const tl_scene_skin* s = &scene->skins[skin];
+    memset(flags, 0, s->primitive_count);
+    uint8_t* in_head = malloc(s->joint_count ? s->joint_count : 1);
+    if (!in_head) return 0;
+    uint32_t found = 0;
+    if (hair_head_joints(s, in_head)) {
+        for (uint32_t p = 0; p < s->primitive_count; ++p) {
+            const tl_scene_primitive* prim = &s->primitives[p];
+            uint32_t head = 0;
+            for (uint32_t v = 0; v < prim->vertex_count; ++v)
+                head += in_head[tl_scene_skin_dominant_joint(s, prim->first_vertex + v)];
+            /* nearly all on the head: hair, a hat, a helmet; the body has its head too, but
+               most of its skin is elsewhere; and not a piece of the head's own skin */
+            if (prim->vertex_count > 0 && prim->triangle_count > 0 &&
+                head >= 0.95 * prim->vertex_count &&
+                stitched_share(s, p, 1e-4f * s->height) < 0.01f) {
+                flags[p] = 1;
+                found++;
+            }
+        }
+    }
+    free(in_head);
+    return found;
+}
+
+/* Appends `add` to `mesh` (its indices shifted past mesh's vertices). */
+static tl_result mesh_append(tl_hair_mesh* mesh, const tl_hair_mesh* add, tl_error* err) {
+    size_t v = (size_t)mesh->vertex_count + add->vertex_count;
+    size_t t = (size_t)mesh->triangle_count + add->triangle_count;
+    if (v >= UINT32_MAX / 2 || t >= UINT32_MAX / 4)
+        return tl_error_set(err, TL_ERROR_LIMIT, "too many hair vertices");
+    float* p = realloc(mesh->positions, 3 * sizeof(float) * (v ? v : 1));
+    if (p) mesh->positions = p;
+    uint32_t* tri = p ? realloc(mesh->triangles, 3 * sizeof(uint32_t) * (t ? t : 1)) : NULL;
+    if (!p || !tri) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    mesh->triangles = tri;
+    memcpy(p + 3 * (size_t)mesh->vertex_count, add->positions,
+           3 * sizeof(float) * add->vertex_count);
+    for (size_t i = 0; i < 3 * (size_t)add->triangle_count; ++i)
+        tri[3 * (size_t)mesh->triangle_count + i] = add->triangles[i] + mesh->vertex_count;
+    mesh->vertex_count = (uint32_t)v;
+    mesh->triangle_count = (uint32_t)t;
+    return TL_OK;
+}
+
+tl_result tl_hair_mesh_from_scene_hair(const tl_scene* scene, uint32_t skin, tl_hair_mesh* out,
+                                       tl_error* err) {
+    assert(scene && out && skin < scene->skin_count);
+    memset(out, 0, sizeof *out);
+    const tl_scene_skin* s = &scene->skins[skin];
+    uint8_t* flags = malloc(s->primitive_count ? s->primitive_count : 1);
+    if (!flags) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    tl_result r = TL_OK;
+    if (tl_hair_find_primitives(scene, skin, flags) == 0)
+        r = tl_error_set(err, TL_ERROR_NOT_FOUND, "skin %u has no mesh on the head (no hair)",
+                         skin);
+    for (uint32_t p = 0; r == TL_OK && p < s->primitive_count; ++p) {
+        if (!flags[p]) continue;
+        tl_hair_mesh one;
+        r = tl_hair_mesh_from_scene(scene, skin, p, &one, err);
+        if (r == TL_OK) r = mesh_append(out, &one, err);
+        tl_hair_mesh_free(&one);
+    }
+    free(flags);
+    if (r != TL_OK) tl_hair_mesh_free(out);
+    return r;
+}
+
+int32_t tl_hair_scene_skin(const tl_scene* scene) {
+    int32_t best = TL_NONE;
+    for (uint32_t s = 0; s < scene->skin_count; ++s)
+        if (scene->skins[s].body.head != TL_NONE &&
+            (best == TL_NONE || scene->skins[s].vertex_count > scene->skins[best].vertex_count))
+            best = (int32_t)s;
+    return best;
+}
+
+static bool ends_with(const char* s, const char* tail) {
+    size_t n = strlen(s), m = strlen(tail);
+    if (n < m) return false;
+    for (size_t i = 0; i < m; ++i) {
+        char c = s[n - m + i];
+        if ((c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c) != tail[i]) return false;
+    }
+    return true;
+}
+
+tl_result tl_hair_mesh_read(const char* path, tl_hair_mesh* out, tl_error* err) {
+    assert(path && out);
+    memset(out, 0, sizeof *out);
+    if (ends_with(path, ".obj")) return tl_hair_mesh_read_obj(path, out, err);
+    tl_gltf* doc;
+    TRY(tl_gltf_load(path, &doc, err));
+    tl_scene* scene;
+    tl_result r = tl_scene_create(doc, &scene, err);
+    if (r == TL_OK) {
+        int32_t skin = tl_hair_scene_skin(scene);
+        r = skin == TL_NONE
+                ? tl_error_set(err, TL_ERROR_NOT_FOUND,
+                               "%s: no skin with a head joint: cannot tell the hair", path)
+                : tl_hair_mesh_from_scene_hair(scene, (uint32_t)skin, out, err);
+        if (r != TL_OK && skin != TL_NONE && err) {
+            tl_error inner = *err;
+            tl_error_set(err, r, "%s: %.400s", path, inner.message);
+        }
+        tl_scene_destroy(scene);
+    }
+    tl_gltf_destroy(doc);
+    return r;
+}

@@ -1,0 +1,329 @@
+/* The scalp (hair.md §1): the head-dominated skin on the top and back of the head, and the
+ * binding of roots to its triangles (§3). */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct scalp_storage {
+    tl_hair_scalp scalp;
+    uint32_t* triangles;
+    float* sphere; /* per triangle: centre xyz and radius, to skip far triangles */
+} scalp_storage;
+
+void tl_hair_scalp_destroy(tl_hair_scalp* scalp) {
+    if (!scalp) return;
+    scalp_storage* s = (scalp_storage*)scalp;
+    tl_hair_scalp_destroy((tl_hair_scalp*)scalp->head);
+    free(s->triangles);
+    free(s->sphere);
+    free(s);
+}
+
+static const float* vertex(const tl_hair_scalp* scalp, uint32_t v) {
+    return scalp->positions + 3 * (size_t)v;
+}
+
+/* Wraps `count` triangles (copied) as a scalp with its bounding spheres. */
+static tl_result scalp_make(const tl_scene* scene, uint32_t skin, const uint32_t* tris,
+                            uint32_t count, tl_hair_scalp** out, tl_error* err) {
+    scalp_storage* s = calloc(1, sizeof *s);
+    if (s) s->triangles = malloc(3 * sizeof(uint32_t) * (count ? count : 1));
+    if (s) s->sphere = malloc(4 * sizeof(float) * (count ? count : 1));
+    if (!s || !s->triangles || !s->sphere) {
+        tl_hair_scalp_destroy(s ? &s->scalp : NULL);
+        return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    }
+    memcpy(s->triangles, tris, 3 * sizeof(uint32_t) * count);
+    const tl_scene_skin* sk = &scene->skins[skin];
+    s->scalp =
+        (tl_hair_scalp){scene, skin, count, s->triangles, sk->rest_positions, sk->height, NULL, s};
+    for (uint32_t t = 0; t < count; ++t) {
+        float* c = s->sphere + 4 * (size_t)t;
+        for (int k = 0; k < 3; ++k)
+            c[k] = (vertex(&s->scalp, tris[3 * t])[k] + vertex(&s->scalp, tris[3 * t + 1])[k] +
+                    vertex(&s->scalp, tris[3 * t + 2])[k]) /
+                   3;
+        float r2 = 0;
+        for (int k = 0; k < 3; ++k) {
+            float d2 = tl__dist2(c, vertex(&s->scalp, tris[3 * t + k]));
+            r2 = d2 > r2 ? d2 : r2;
+        }
+        c[3] = sqrtf(r2);
+    }
+    *out = &s->scalp;
+    return TL_OK;
+}
+
+tl_result tl_hair_scalp_from_mask(const tl_scene* scene, uint32_t skin, const uint8_t* mask,
+                                  tl_hair_scalp** out, tl_error* err) {
+    assert(scene && mask && out && skin < scene->skin_count);
+    const tl_scene_skin* sk = &scene->skins[skin];
+    uint32_t* tris = malloc(3 * sizeof(uint32_t) * (sk->triangle_count ? sk->triangle_count : 1));
+    if (!tris) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    uint32_t n = 0;
+    for (uint32_t t = 0; t < sk->triangle_count; ++t)
+        if (mask[t]) memcpy(tris + 3 * n++, sk->triangles + 3 * (size_t)t, 3 * sizeof(uint32_t));
+    tl_result r = n ? scalp_make(scene, skin, tris, n, out, err)
+                    : tl_error_set(err, TL_ERROR_NOT_FOUND, "the scalp mask selects no triangle");
+    free(tris);
+    return r;
+}
+
+/* The head skin's frame: centre, and its extent along up and forward. */
+typedef struct head_frame {
+    float centre[3];
+    float up_lo, up_hi, fwd_hi;
+} head_frame;
+
+static bool head_frame_of(const tl_scene_skin* sk, const uint8_t* head_vertex, head_frame* f) {
+    /* the box's centre, not the mean: a face's dense mesh would pull the mean forward */
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    uint32_t n = 0;
+    for (uint32_t v = 0; v < sk->vertex_count; ++v) {
+        if (!head_vertex[v]) continue;
+        const float* p = sk->rest_positions + 3 * (size_t)v;
+        for (int k = 0; k < 3; ++k) {
+            lo[k] = p[k] < lo[k] ? p[k] : lo[k];
+            hi[k] = p[k] > hi[k] ? p[k] : hi[k];
+        }
+        n++;
+    }
+    if (n < 3) return false;
+    for (int k = 0; k < 3; ++k)
+        f->centre[k] = 0.5f * (lo[k] + hi[k]);
+    f->up_lo = INFINITY, f->up_hi = -INFINITY, f->fwd_hi = -INFINITY;
+    for (uint32_t v = 0; v < sk->vertex_count; ++v) {
+        if (!head_vertex[v]) continue;
+        float d[3];
+        for (int k = 0; k < 3; ++k)
+            d[k] = sk->rest_positions[3 * (size_t)v + k] - f->centre[k];
+        float u = tl__dot(d, sk->up), w = tl__dot(d, sk->forward);
+        f->up_lo = u < f->up_lo ? u : f->up_lo;
+        f->up_hi = u > f->up_hi ? u : f->up_hi;
+        f->fwd_hi = w > f->fwd_hi ? w : f->fwd_hi;
+    }
+    return true;
+}
+
+/* The rule of §1 for one head triangle. */
+static bool is_scalp(const tl_scene_skin* sk, const uint32_t* tri, const head_frame* f,
+                     const tl_hair_def* def) {
+    const float* a = sk->rest_positions + 3 * (size_t)tri[0];
+    const float* b = sk->rest_positions + 3 * (size_t)tri[1];
+    const float* c = sk->rest_positions + 3 * (size_t)tri[2];
+    float e1[3], e2[3], n[3], d[3];
+    for (int k = 0; k < 3; ++k) {
+        e1[k] = b[k] - a[k];
+        e2[k] = c[k] - a[k];
+        d[k] = (a[k] + b[k] + c[k]) / 3 - f->centre[k];
+    }
+    n[0] = e1[1] * e2[2] - e1[2] * e2[1];
+    n[1] = e1[2] * e2[0] - e1[0] * e2[2];
+    n[2] = e1[0] * e2[1] - e1[1] * e2[0];
+    if (tl__dot(n, d) <= 0) return false; /* faces inward: inside the mouth, eye sockets */
+    float span = f->up_hi - f->up_lo;
+    float height = (tl__dot(d, sk->up) - f->up_lo) / span;
+    float front = f->fwd_hi > 0 ? tl__dot(d, sk->forward) / f->fwd_hi : 0;
+    if (height < def->scalp_ear_level && front > 0) return false; /* jaw, cheeks, throat */
+    if (height < def->scalp_brow_level && front > def->scalp_face_front) return false; /* face */
+    return true;
+}
+
+tl_result tl_hair_scalp_find(const tl_scene* scene, uint32_t skin, const tl_hair_def* def,
+                             const uint8_t* exclude, tl_hair_scalp** out, tl_error* err) {
+    assert(scene && def && out && skin < scene->skin_count);
+    const tl_scene_skin* sk = &scene->skins[skin];
+    uint8_t* in_head = malloc(sk->joint_count ? sk->joint_count : 1);
+    uint8_t* head_vertex = calloc(sk->vertex_count ? sk->vertex_count : 1, 1);
+    uint32_t* tris = malloc(3 * sizeof(uint32_t) * (sk->triangle_count ? sk->triangle_count : 1));
+    tl_result r = TL_OK;
+    head_frame f;
+    if (!in_head || !head_vertex || !tris) {
+        r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+        goto done;
+    }
+    if (!hair_head_joints(sk, in_head)) {
+        r = tl_error_set(err, TL_ERROR_NOT_FOUND, "skin %u has no head joint: no scalp", skin);
+        goto done;
+    }
+    for (uint32_t p = 0; p < sk->primitive_count; ++p) {
+        if (exclude && exclude[p]) continue;
+        const tl_scene_primitive* prim = &sk->primitives[p];
+        for (uint32_t v = prim->first_vertex; v < prim->first_vertex + prim->vertex_count; ++v)
+            head_vertex[v] = in_head[tl_scene_skin_dominant_joint(sk, v)];
+    }
+    uint32_t n = 0, all = 0;
+    if (head_frame_of(sk, head_vertex, &f) && f.up_hi > f.up_lo) {
+        for (uint32_t t = 0; t < sk->triangle_count; ++t) {
+            const uint32_t* tri = sk->triangles + 3 * (size_t)t;
+            if (!head_vertex[tri[0]] || !head_vertex[tri[1]] || !head_vertex[tri[2]]) continue;
+            if (is_scalp(sk, tri, &f, def)) memcpy(tris + 3 * n++, tri, 3 * sizeof(uint32_t));
+        }
+    }
+    r = n ? scalp_make(scene, skin, tris, n, out, err)
+          : tl_error_set(err, TL_ERROR_NOT_FOUND,
+                         "skin %u: no skin dominated by the head joint faces outward: no scalp",
+                         skin);
+    if (r == TL_OK) { /* the whole head skin, for the adapter's cap */
+        for (uint32_t t = 0; t < sk->triangle_count; ++t) {
+            const uint32_t* tri = sk->triangles + 3 * (size_t)t;
+            if (head_vertex[tri[0]] && head_vertex[tri[1]] && head_vertex[tri[2]])
+                memcpy(tris + 3 * all++, tri, 3 * sizeof(uint32_t));
+        }
+        tl_hair_scalp* head;
+        r = scalp_make(scene, skin, tris, all, &head, err);
+        if (r == TL_OK) (*out)->head = head;
+        if (r != TL_OK) tl_hair_scalp_destroy(*out), *out = NULL;
+    }
+done:
+    free(in_head);
+    free(head_vertex);
+    free(tris);
+    return r;
+}
+
+float hair_closest_on_triangle(const float p[3], const float a[3], const float b[3],
+                               const float c[3], float bary[3]) {
+    /* by the Voronoi regions of the vertices, edges and face */
+    float ab[3], ac[3], ap[3], bp[3], cp[3];
+    for (int k = 0; k < 3; ++k) {
+        ab[k] = b[k] - a[k], ac[k] = c[k] - a[k], ap[k] = p[k] - a[k];
+        bp[k] = p[k] - b[k], cp[k] = p[k] - c[k];
+    }
+    float d1 = tl__dot(ab, ap), d2 = tl__dot(ac, ap), d3 = tl__dot(ab, bp), d4 = tl__dot(ac, bp);
+    float d5 = tl__dot(ab, cp), d6 = tl__dot(ac, cp);
+    float u = 1, v = 0, w = 0; /* weights of a, b, c */
+    float vc = d1 * d4 - d3 * d2, vb = d5 * d2 - d1 * d6, va = d3 * d6 - d5 * d4;
+    if (d1 <= 0 && d2 <= 0) {
+        u = 1, v = 0, w = 0;
+    } else if (d3 >= 0 && d4 <= d3) {
+        u = 0, v = 1, w = 0;
+    } else if (d6 >= 0 && d5 <= d6) {
+        u = 0, v = 0, w = 1;
+    } else if (vc <= 0 && d1 >= 0 && d3 <= 0) {
+        v = d1 / (d1 - d3), u = 1 - v, w = 0;
+    } else if (vb <= 0 && d2 >= 0 && d6 <= 0) {
+        w = d2 / (d2 - d6), u = 1 - w, v = 0;
+    } else if (va <= 0 && (d4 - d3) >= 0 && (d5 - d6) >= 0) {
+        w = (d4 - d3) / ((d4 - d3) + (d5 - d6)), v = 1 - w, u = 0;
+    } else {
+        float s = va + vb + vc;
+        if (s > 0) {
+            v = vb / s, w = vc / s, u = 1 - v - w;
+        } /* else degenerate: a */
+    }
+    bary[0] = u, bary[1] = v, bary[2] = w;
+    float q[3];
+    for (int k = 0; k < 3; ++k)
+        q[k] = u * a[k] + v * b[k] + w * c[k];
+    return tl__dist2(p, q);
+}
+
+uint32_t hair_scalp_nearest(const tl_hair_scalp* scalp, const float p[3], float max_distance,
+                            float* distance, float bary[3]) {
+    const scalp_storage* s = scalp->internal;
+    uint32_t best = UINT32_MAX;
+    float best2 = max_distance * max_distance;
+    for (uint32_t t = 0; t < scalp->triangle_count; ++t) {
+        const float* c = s->sphere + 4 * (size_t)t;
+        float reach = sqrtf(best2) + c[3];
+        if (tl__dist2(p, c) > reach * reach) continue;
+        const uint32_t* tri = scalp->triangles + 3 * (size_t)t;
+        float b[3];
+        float d2 = hair_closest_on_triangle(p, vertex(scalp, tri[0]), vertex(scalp, tri[1]),
+                                            vertex(scalp, tri[2]), b);
+        if (d2 <= best2) {
+            best2 = d2, best = t;
+            memcpy(bary, b, sizeof b);
+        }
+    }
+    if (best != UINT32_MAX) *distance = sqrtf(best2);
+    return best;
+}
+
+/* The triangle's frame: unit edge v0→v1, unit normal, their cross product. */
+static void triangle_frame(const float* a, const float* b, const float* c, float e[3], float n[3],
+                           float m[3]) {
+    float e2[3];
+    for (int k = 0; k < 3; ++k)
+        e[k] = b[k] - a[k], e2[k] = c[k] - a[k];
+    n[0] = e[1] * e2[2] - e[2] * e2[1];
+    n[1] = e[2] * e2[0] - e[0] * e2[2];
+    n[2] = e[0] * e2[1] - e[1] * e2[0];
+    float le = sqrtf(tl__dot(e, e)), ln = sqrtf(tl__dot(n, n));
+    for (int k = 0; k < 3; ++k) {
+        e[k] = le > 0 ? e[k] / le : 0;
+        n[k] = ln > 0 ? n[k] / ln : 0;
+    }
+    m[0] = e[1] * n[2] - e[2] * n[1];
+    m[1] = e[2] * n[0] - e[0] * n[2];
+    m[2] = e[0] * n[1] - e[1] * n[0];
+}
+
+tl_hair_binding hair_bind(const tl_hair_scalp* scalp, uint32_t t, const float bary[3],
+                          const float p[3]) {
+    tl_hair_binding b;
+    memcpy(b.vertices, scalp->triangles + 3 * (size_t)t, sizeof b.vertices);
+    memcpy(b.barycentric, bary, sizeof b.barycentric);
+    float zero[3] = {0, 0, 0}, q[3];
+    memcpy(b.offset, zero, sizeof zero);
+    tl_hair_binding_position(&b, scalp->positions, q);
+    const float* v0 = vertex(scalp, b.vertices[0]);
+    float e[3], n[3], m[3], d[3];
+    triangle_frame(v0, vertex(scalp, b.vertices[1]), vertex(scalp, b.vertices[2]), e, n, m);
+    for (int k = 0; k < 3; ++k)
+        d[k] = p[k] - q[k];
+    b.offset[0] = tl__dot(d, e), b.offset[1] = tl__dot(d, n), b.offset[2] = tl__dot(d, m);
+    return b;
+}
+
+void tl_hair_binding_position(const tl_hair_binding* b, const float* positions, float out[3]) {
+    assert(b && positions && out);
+    const float* v[3];
+    for (int k = 0; k < 3; ++k)
+        v[k] = positions + 3 * (size_t)b->vertices[k];
+    float e[3], n[3], m[3];
+    triangle_frame(v[0], v[1], v[2], e, n, m);
+    for (int k = 0; k < 3; ++k)
+        out[k] = b->barycentric[0] * v[0][k] + b->barycentric[1] * v[1][k] +
+                 b->barycentric[2] * v[2][k] + b->offset[0] * e[k] + b->offset[1] * n[k] +
+                 b->offset[2] * m[k];
+}
+
+tl_hair_drift tl_hair_root_drift(const tl_scene* scene, uint32_t skin, const tl_hair_guides* guides,
+                                 uint32_t clip, uint32_t samples, tl_pose* pose, float* joints,
+                                 float* positions) {
+    assert(scene && guides && pose && joints && positions && skin < scene->skin_count);
+    const tl_scene_skin* sk = &scene->skins[skin];
+    tl_hair_drift d = {0, 0, 0};
+    for (uint32_t g = 0; g < guides->guide_count; ++g)
+        d.roots += guides->guides[g].link == TL_HAIR_LINK_ROOT;
+    if (sk->body.head == TL_NONE) return d;
+    for (uint32_t s = 0; s < samples; ++s) {
+        float t = samples > 1 ? scene->clips[clip].duration * (float)s / (float)(samples - 1) : 0;
+        tl_pose_sample(pose, scene, clip, t);
+        tl_pose_joint_matrices(pose, scene, skin, joints);
+        tl_scene_skin_positions(scene, skin, joints, positions);
+        const float* m = joints + 16 * (size_t)sk->body.head;
+        for (uint32_t g = 0; g < guides->guide_count; ++g) {
+            const tl_hair_guide* guide = &guides->guides[g];
+            if (guide->link != TL_HAIR_LINK_ROOT) continue;
+            const tl_hair_binding* b = &guide->binding;
+            float p[3], q[3] = {0, 0, 0}, h[3];
+            tl_hair_binding_position(b, positions, p);
+            for (int i = 0; i < 3; ++i)
+                for (int k = 0; k < 3; ++k)
+                    q[k] += b->barycentric[i] * positions[3 * (size_t)b->vertices[i] + k];
+            float stored = sqrtf(tl__dot(b->offset, b->offset));
+            float tri = fabsf(sqrtf(tl__dist2(p, q)) - stored);
+            const float* r = guides->points + 3 * (size_t)guide->first_point; /* rest root */
+            for (int k = 0; k < 3; ++k)
+                h[k] = m[k] * r[0] + m[4 + k] * r[1] + m[8 + k] * r[2] + m[12 + k];
+            float head = sqrtf(tl__dist2(h, p));
+            d.triangle_drift = tri > d.triangle_drift ? tri : d.triangle_drift;
+            d.head_drift = head > d.head_drift ? head : d.head_drift;
+        }
+    }
+    return d;
+}

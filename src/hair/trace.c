@@ -1,0 +1,299 @@
+/* Candidate guides (hair.md §2): per welded component, surface shortest paths from the highest
+ * vertex to geodesic extremes, added until every vertex lies near one, smoothed and resampled. */
+#include "internal.h"
+
+#include "base/try.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+bool hair_store_guide(hair_store* s, const float* points, uint32_t count, uint32_t component) {
+    if (s->guide_count == s->guide_capacity) {
+        uint32_t capacity = s->guide_capacity ? 2 * s->guide_capacity : 256;
+        tl_hair_guide* g = realloc(s->guides, capacity * sizeof *g);
+        if (!g) return false;
+        s->guides = g, s->guide_capacity = capacity;
+    }
+    while (s->point_count + count > s->point_capacity) {
+        uint32_t capacity = s->point_capacity ? 2 * s->point_capacity : 4096;
+        float* p = realloc(s->points, 3 * sizeof(float) * capacity);
+        if (!p) return false;
+        s->points = p, s->point_capacity = capacity;
+    }
+    memcpy(s->points + 3 * (size_t)s->point_count, points, 3 * sizeof(float) * count);
+    float length = 0;
+    for (uint32_t i = 1; i < count; ++i)
+        length += sqrtf(tl__dist2(points + 3 * i, points + 3 * (i - 1)));
+    s->guides[s->guide_count++] = (tl_hair_guide){
+        .first_point = s->point_count,
+        .point_count = count,
+        .component = component,
+        .length = length,
+        .reason = TL_HAIR_REJECT_TOO_FAR,
+        .link = TL_HAIR_LINK_NONE,
+        .parent = TL_NONE,
+    };
+    s->point_count += count;
+    return true;
+}
+
+/* The welded mesh, its vertices grouped by component, with a CSR adjacency per component. */
+typedef struct welded {
+    uint32_t count;       /* welded vertices in some triangle */
+    uint32_t* remap;      /* original vertex → welded id */
+    uint32_t* part;       /* welded id → component (UINT32_MAX: in no triangle) */
+    uint32_t parts;       /* components */
+    uint32_t* part_start; /* parts + 1: each component's range in `order` */
+    uint32_t* order;      /* welded ids grouped by component */
+    uint32_t* local;      /* welded id → index in its component's range */
+    float* positions;     /* 3 per entry of `order` */
+    uint32_t* offsets;    /* per component c, at part_start[c] + c: n + 1 local offsets */
+    uint32_t* edge_start; /* parts + 1: each component's range of undirected edges */
+    uint32_t* neighbors;  /* at 2 × edge_start[c], local ids */
+    float* lengths;
+    uint32_t largest; /* vertices of the largest component */
+} welded;
+
+static void welded_free(welded* w) {
+    free(w->remap), free(w->part), free(w->part_start), free(w->order), free(w->local);
+    free(w->positions), free(w->offsets), free(w->edge_start), free(w->neighbors);
+    free(w->lengths);
+}
+
+/* Components and their adjacency (the edge list in `edges`, pairs over welded ids). */
+static bool welded_group(welded* w, const uint32_t* edges, size_t edge_count, size_t n,
+                         const float* wpos) {
+    w->part_start = calloc(w->parts + 1, sizeof(uint32_t));
+    w->edge_start = calloc(w->parts + 1, sizeof(uint32_t));
+    w->order = malloc((n ? n : 1) * sizeof(uint32_t));
+    w->local = malloc((n ? n : 1) * sizeof(uint32_t));
+    w->positions = malloc(3 * sizeof(float) * (n ? n : 1));
+    w->offsets = malloc(sizeof(uint32_t) * (n + w->parts + 1));
+    w->neighbors = malloc(2 * sizeof(uint32_t) * (edge_count ? edge_count : 1));
+    w->lengths = malloc(2 * sizeof(float) * (edge_count ? edge_count : 1));
+    uint32_t* local_edges = malloc(2 * sizeof(uint32_t) * (edge_count ? edge_count : 1));
+    uint32_t* fill = malloc((w->parts + 1) * sizeof(uint32_t));
+    bool ok = w->part_start && w->edge_start && w->order && w->local && w->positions &&
+              w->offsets && w->neighbors && w->lengths && local_edges && fill;
+    if (ok) {
+        for (size_t v = 0; v < n; ++v)
+            if (w->part[v] != UINT32_MAX) w->part_start[w->part[v] + 1]++;
+        for (size_t e = 0; e < edge_count; ++e)
+            w->edge_start[w->part[edges[2 * e]] + 1]++;
+        for (uint32_t c = 0; c < w->parts; ++c) {
+            w->part_start[c + 1] += w->part_start[c];
+            w->edge_start[c + 1] += w->edge_start[c];
+            uint32_t size = w->part_start[c + 1] - w->part_start[c];
+            w->largest = size > w->largest ? size : w->largest;
+        }
+        memcpy(fill, w->part_start, (w->parts + 1) * sizeof(uint32_t));
+        for (size_t v = 0; v < n; ++v) {
+            if (w->part[v] == UINT32_MAX) continue;
+            uint32_t at = fill[w->part[v]]++;
+            w->order[at] = (uint32_t)v;
+            w->local[v] = at - w->part_start[w->part[v]];
+            memcpy(w->positions + 3 * (size_t)at, wpos + 3 * v, 3 * sizeof(float));
+        }
+        memcpy(fill, w->edge_start, (w->parts + 1) * sizeof(uint32_t));
+        for (size_t e = 0; e < edge_count; ++e) {
+            uint32_t at = fill[w->part[edges[2 * e]]]++;
+            local_edges[2 * at] = w->local[edges[2 * e]];
+            local_edges[2 * at + 1] = w->local[edges[2 * e + 1]];
+        }
+        for (uint32_t c = 0; c < w->parts; ++c) {
+            uint32_t first = w->part_start[c], size = w->part_start[c + 1] - first;
+            uint32_t e0 = w->edge_start[c], ec = w->edge_start[c + 1] - e0;
+            tl_mesh_adjacency(w->offsets + first + c, w->neighbors + 2 * (size_t)e0,
+                              w->lengths + 2 * (size_t)e0, local_edges + 2 * (size_t)e0, ec, size,
+                              w->positions + 3 * (size_t)first, 12);
+        }
+    }
+    free(local_edges);
+    free(fill);
+    return ok;
+}
+
+static tl_result welded_build(welded* w, const tl_hair_mesh* mesh, float tolerance, tl_error* err) {
+    memset(w, 0, sizeof *w);
+    size_t n = mesh->vertex_count, index_count = 3 * (size_t)mesh->triangle_count;
+    w->remap = malloc((n ? n : 1) * sizeof(uint32_t));
+    uint32_t* edges = malloc(2 * sizeof(uint32_t) * (tl_mesh_edges_bound(index_count) + 1));
+    if (!w->remap || !edges) goto oom;
+    size_t count = n ? tl_mesh_weld(w->remap, mesh->positions, n, 12, tolerance) : 0;
+    if (count == TL_MESH_OUT_OF_MEMORY) goto oom;
+    size_t edge_count = tl_mesh_edges(edges, mesh->triangles, index_count, w->remap);
+    if (edge_count == TL_MESH_OUT_OF_MEMORY) goto oom;
+    float* wpos = malloc(3 * sizeof(float) * (count ? count : 1));
+    uint8_t* used = calloc(count ? count : 1, 1);
+    w->part = malloc((count ? count : 1) * sizeof(uint32_t));
+    if (!wpos || !used || !w->part) {
+        free(wpos), free(used);
+        goto oom;
+    }
+    if (n) tl_mesh_weld_positions(wpos, w->remap, mesh->positions, n, 12);
+    for (size_t i = 0; i < index_count; ++i)
+        used[w->remap[mesh->triangles[i]]] = 1;
+    w->count = (uint32_t)count;
+    w->parts = (uint32_t)tl_mesh_components(w->part, edges, edge_count, used, count);
+    bool ok = welded_group(w, edges, edge_count, count, wpos);
+    free(wpos), free(used), free(edges);
+    if (!ok) {
+        welded_free(w);
+        return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    }
+    return TL_OK;
+oom:
+    free(edges);
+    welded_free(w);
+    return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+}
+
+/* Per-component working arrays, sized for the largest component. */
+typedef struct tracer {
+    const tl_hair_def* def;
+    float scale;
+    float* from_root; /* geodesic distance from the root */
+    float* cover;     /* geodesic distance to the nearest path so far */
+    float* scratch_d;
+    void* heap;
+    uint32_t* path; /* local ids, tip first */
+    float* curve;   /* path positions, then smoothed */
+    float* smooth;
+    float* samples; /* max_points × 3 */
+} tracer;
+
+/* The shortest path from the root to `tip` down the distance field: the neighbour through
+ * which the tip's distance was reached, repeatedly. Returns its length in vertices. */
+static uint32_t path_to(const tracer* t, const uint32_t* offsets, const uint32_t* neighbors,
+                        const float* lengths, uint32_t n, uint32_t tip, uint32_t root) {
+    uint32_t count = 0, v = tip;
+    t->path[count++] = v;
+    while (v != root && count < n) {
+        uint32_t best = UINT32_MAX;
+        float best_d = INFINITY;
+        for (uint32_t k = offsets[v]; k < offsets[v + 1]; ++k) {
+            uint32_t u = neighbors[k];
+            float d = t->from_root[u] + lengths[k];
+            if (t->from_root[u] < t->from_root[v] && d < best_d) best_d = d, best = u;
+        }
+        if (best == UINT32_MAX) break;
+        v = best;
+        t->path[count++] = v;
+    }
+    return count;
+}
+
+/* Smooths the path (root first, ends fixed) and resamples it by arc length into t->samples. */
+static uint32_t curve_of(const tracer* t, const float* pos, uint32_t count) {
+    for (uint32_t i = 0; i < count; ++i)
+        memcpy(t->curve + 3 * i, pos + 3 * (size_t)t->path[count - 1 - i], 3 * sizeof(float));
+    for (uint32_t pass = 0; pass < t->def->smooth_passes && count > 2; ++pass) {
+        memcpy(t->smooth, t->curve, 3 * sizeof(float) * count);
+        for (uint32_t i = 1; i + 1 < count; ++i)
+            for (int k = 0; k < 3; ++k)
+                t->curve[3 * i + k] =
+                    0.5f * t->smooth[3 * i + k] +
+                    0.25f * (t->smooth[3 * (i - 1) + k] + t->smooth[3 * (i + 1) + k]);
+    }
+    float length = 0;
+    for (uint32_t i = 1; i < count; ++i)
+        length += sqrtf(tl__dist2(t->curve + 3 * i, t->curve + 3 * (i - 1)));
+    float step = t->def->sample_mm * t->scale;
+    uint32_t samples = (uint32_t)ceilf(length / step) + 1;
+    samples = samples < 2 ? 2 : samples > t->def->max_points ? t->def->max_points : samples;
+    uint32_t seg = 0;
+    float seg_start = 0;
+    for (uint32_t s = 0; s < samples; ++s) {
+        float at = length * (float)s / (float)(samples - 1);
+        while (seg + 2 < count) {
+            float l = sqrtf(tl__dist2(t->curve + 3 * (seg + 1), t->curve + 3 * seg));
+            if (seg_start + l >= at) break;
+            seg_start += l, seg++;
+        }
+        float l = sqrtf(tl__dist2(t->curve + 3 * (seg + 1), t->curve + 3 * seg));
+        float f = l > 0 ? (at - seg_start) / l : 0;
+        f = f < 0 ? 0 : f > 1 ? 1 : f;
+        for (int k = 0; k < 3; ++k)
+            t->samples[3 * s + k] =
+                t->curve[3 * seg + k] + f * (t->curve[3 * (seg + 1) + k] - t->curve[3 * seg + k]);
+    }
+    return samples;
+}
+
+/* The guides of component c. Returns false when out of memory; *excluded when it gave none. */
+static bool trace_component(tracer* t, const welded* w, uint32_t c, const float up[3],
+                            hair_store* store, bool* excluded) {
+    uint32_t first = w->part_start[c], n = w->part_start[c + 1] - first;
+    const float* pos = w->positions + 3 * (size_t)first;
+    const uint32_t* offsets = w->offsets + first + c;
+    const uint32_t* neighbors = w->neighbors + 2 * (size_t)w->edge_start[c];
+    const float* lengths = w->lengths + 2 * (size_t)w->edge_start[c];
+    uint32_t root = 0;
+    for (uint32_t v = 1; v < n; ++v)
+        if (tl__dot(pos + 3 * v, up) > tl__dot(pos + 3 * root, up)) root = v;
+    tl_mesh_geodesic(t->from_root, offsets, neighbors, lengths, n, NULL, &root, 1, t->heap);
+    memcpy(t->cover, t->from_root, n * sizeof(float));
+    float spacing = t->def->spacing_mm * t->scale, min_length = t->def->min_length_mm * t->scale;
+    uint32_t made = 0;
+    while (made < t->def->max_guides_per_component) {
+        uint32_t tip = 0;
+        for (uint32_t v = 1; v < n; ++v)
+            if (t->cover[v] > t->cover[tip]) tip = v;
+        float reach = t->cover[tip];
+        if (made == 0 ? !(t->from_root[tip] >= min_length) : !(reach > spacing)) break;
+        if (!isfinite(t->from_root[tip])) break; /* cannot happen inside one component */
+        uint32_t count = path_to(t, offsets, neighbors, lengths, n, tip, root);
+        uint32_t samples = curve_of(t, pos, count);
+        if (!hair_store_guide(store, t->samples, samples, c)) return false;
+        made++;
+        tl_mesh_geodesic(t->scratch_d, offsets, neighbors, lengths, n, NULL, t->path, count,
+                         t->heap);
+        for (uint32_t v = 0; v < n; ++v)
+            t->cover[v] = t->scratch_d[v] < t->cover[v] ? t->scratch_d[v] : t->cover[v];
+    }
+    *excluded = made == 0;
+    return true;
+}
+
+tl_result hair_trace(const tl_hair_mesh* mesh, const tl_hair_def* def, float scale,
+                     const float up[3], hair_store* store, uint32_t* component,
+                     tl_hair_audit* audit, tl_error* err) {
+    for (size_t i = 0; i < 3 * (size_t)mesh->triangle_count; ++i)
+        if (mesh->triangles[i] >= mesh->vertex_count)
+            return tl_error_set(err, TL_ERROR_INVALID,
+                                "triangle %zu: vertex %u is past the mesh's %u vertices", i / 3,
+                                mesh->triangles[i], mesh->vertex_count);
+    welded w;
+    TRY(welded_build(&w, mesh, def->weld_mm * scale, err));
+    size_t n = w.largest ? w.largest : 1;
+    tracer t = {def, scale};
+    t.from_root = malloc(n * sizeof(float));
+    t.cover = malloc(n * sizeof(float));
+    t.scratch_d = malloc(n * sizeof(float));
+    t.heap = malloc(tl_mesh_geodesic_scratch_size(n));
+    t.path = malloc(n * sizeof(uint32_t));
+    t.curve = malloc(3 * n * sizeof(float));
+    t.smooth = malloc(3 * n * sizeof(float));
+    t.samples = malloc(3 * sizeof(float) * (def->max_points + 2));
+    uint8_t* dropped = calloc(w.parts ? w.parts : 1, 1);
+    bool ok = t.from_root && t.cover && t.scratch_d && t.heap && t.path && t.curve && t.smooth &&
+              t.samples && dropped;
+    for (uint32_t c = 0; ok && c < w.parts; ++c) {
+        bool excluded = false;
+        ok = trace_component(&t, &w, c, up, store, &excluded);
+        dropped[c] = excluded;
+    }
+    if (ok) {
+        audit->components = w.parts;
+        audit->excluded_vertices = 0;
+        for (uint32_t v = 0; v < mesh->vertex_count; ++v) {
+            uint32_t part = w.part[w.remap[v]];
+            component[v] = part != UINT32_MAX && !dropped[part] ? part : UINT32_MAX;
+            audit->excluded_vertices += component[v] == UINT32_MAX;
+        }
+    }
+    free(t.from_root), free(t.cover), free(t.scratch_d), free(t.heap), free(t.path);
+    free(t.curve), free(t.smooth), free(t.samples), free(dropped);
+    welded_free(&w);
+    return ok ? TL_OK : tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+}
