@@ -10,8 +10,11 @@
  * as `tailor play`) on the walk clip, plays the same clip through its own implementation of
  * the VRM rule (written from the VRM 1.0 specification and checked against three-vrm; the
  * runtime's per-frame order included), and searches the per-chain settings (stiffness and
- * drag from root to tip, gravity, the hit radius as a share of the skin's radius) that bring
- * the VRM tip's path closest to tailor's (least squares over the window). docs/vrm.md.
+ * drag from root to tip, gravity down or up, the hit radius as a share of the skin's radius)
+ * that bring the VRM tip's path closest to tailor's (least squares over the window). The
+ * settings suit the clip fitted on: the rule's target is the file's settled rest, fixed to
+ * the parent bone, so a clip that carries the tail elsewhere (an idle after a walk) moves
+ * differently (docs/vrm.md measures the other clips).
  *
  * What is written (document root "extensions"."VRMC_springBone", specVersion "1.0"):
  *   - one spring per chain, named as its first bone without the "_1" ("Tail"), joints
