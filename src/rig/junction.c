@@ -142,8 +142,8 @@ static void fit_free(fit* f) {
     free(f->local), free(f->verts), free(f->input), free(f->rig), free(f->input_joints);
     free(f->rig_joints), free(f->group_of), free(f->group_joint), free(f->mats), free(f->Q);
     free(f->bind), free(f->cand), free(f->ncand), free(f->w), free(f->wrig), free(f->active);
-    free(f->pos), free(f->pos_in), free(f->depth), free(f->in_part), free(f->eoff), free(f->omega),
-        free(f->cpos);
+    free(f->pos), free(f->pos_in), free(f->depth), free(f->in_part);
+    free(f->eoff), free(f->omega), free(f->cpos), free(f->torn_in);
 }
 /* The file's weights of welded vertex w in joints: the mean over its copies. */
 static void add_file_weights(const rig_ctx* ctx, uint32_t w, wset* out) {
