@@ -125,7 +125,7 @@ int tl_cli_bake(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         const char* a = argv[i];
         const char* v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+        if (tl_cli_is_help(a)) {
             fputs(USAGE, stdout);
             return 0;
         } else if ((!strcmp(a, "--rate") || !strcmp(a, "--tolerance")) && v) {

@@ -159,7 +159,7 @@ static int parse_args(int argc, char** argv, batch_args* a) {
         int known = tl_cli_rig_option("batch", argc, argv, &i, &a->rig);
         if (known < 0) return 2;
         if (known) continue;
-        if (!strcmp(s, "--help")) {
+        if (tl_cli_is_help(s)) {
             fputs(usage_text, stdout);
             return -1;
         } else if (!strcmp(s, "-o") && v)

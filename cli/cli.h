@@ -4,6 +4,7 @@
 #define TL_CLI_H
 
 #include <stdio.h>
+#include <string.h>
 
 #include <tailor/gltf_json.h>
 #include <tailor/sample.h>
@@ -42,6 +43,11 @@ int tl_cli_bake_document(const char* command, tl_gltf* doc, const char* clip_lis
 /* Fills a chain from "--chain A,B,C" (joint names; attachment = A's parent). 0 or exit code. */
 struct tl_play_chain;
 int tl_cli_chain_from_names(const tl_scene* scene, const char* list, struct tl_play_chain* out);
+
+/* `-h` or `--help`: every subcommand prints its usage to stdout and exits 0. */
+static inline bool tl_cli_is_help(const char* arg) {
+    return !strcmp(arg, "-h") || !strcmp(arg, "--help");
+}
 
 /* Prints "tailor NAME: message" to stderr and returns 1 (or 2 for usage errors). */
 int tl_cli_fail(const char* command, const char* format, ...);

@@ -13,7 +13,7 @@ int tl_cli_copy(int argc, char** argv) {
             force = true;
         else if (!strcmp(argv[i], "--compact"))
             compact = true;
-        else if (!strcmp(argv[i], "--help")) {
+        else if (tl_cli_is_help(argv[i])) {
             printf("usage: tailor copy IN -o OUT [--compact] [--force]\n"
                    "  Reads IN (.glb, .vrm or .gltf) and writes OUT; everything is kept.\n"
                    "  --compact  drop binary data nothing references\n"

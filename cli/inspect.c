@@ -500,7 +500,7 @@ int tl_cli_inspect(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--json"))
             as_json = true;
-        else if (!strcmp(argv[i], "--help")) {
+        else if (tl_cli_is_help(argv[i])) {
             printf(
                 "usage: tailor inspect FILE [--json]\n"
                 "  Shows a glTF's skins (joint trees), meshes and the skins binding them, clips,\n"

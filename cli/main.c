@@ -166,8 +166,14 @@ int main(int argc, char** argv) {
     static escaping out_state = {1, false}, err_state = {2, false};
     escape_stream(&stdout, &out_state);
     escape_stream(&stderr, &err_state);
-    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
-        !strcmp(argv[1], "help")) {
+    if (argc == 3 && !strcmp(argv[1], "help")) { /* `tailor help rig` = `tailor rig --help` */
+        static char help_flag[] = "--help";
+        static char* args[4];
+        args[0] = argv[0], args[1] = argv[2], args[2] = help_flag;
+        argv = args;
+        argc = 3;
+    }
+    if (argc < 2 || tl_cli_is_help(argv[1]) || !strcmp(argv[1], "help")) {
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }

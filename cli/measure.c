@@ -350,7 +350,7 @@ static int parse(int argc, char** argv, options* o) {
     for (int i = 1; i < argc; ++i) {
         const char* a = argv[i];
         bool has_value = i + 1 < argc;
-        if (!strcmp(a, "--help"))
+        if (tl_cli_is_help(a))
             return printf("%s", USAGE), -1;
         else if (!strcmp(a, "--json"))
             o->as_json = true;

@@ -52,7 +52,7 @@ int tl_cli_play(int argc, char** argv) {
     bool as_json = false;
     for (int i = 1; i < argc; ++i) {
         bool value = i + 1 < argc;
-        if (!strcmp(argv[i], "--help"))
+        if (tl_cli_is_help(argv[i]))
             return printf("%s", USAGE), 0;
         else if (!strcmp(argv[i], "--json"))
             as_json = true;

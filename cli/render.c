@@ -190,7 +190,7 @@ int tl_cli_render(int argc, char** argv) {
     double elevation = 10;
     for (int i = 1; i < argc; ++i) {
         bool value = i + 1 < argc;
-        if (!strcmp(argv[i], "--help"))
+        if (tl_cli_is_help(argv[i]))
             return printf("%s", USAGE), 0;
         else if (!strcmp(argv[i], "--force"))
             force = true;

@@ -388,7 +388,7 @@ int tl_cli_rig(int argc, char** argv) {
         int known = tl_cli_rig_option("rig", argc, argv, &i, &def);
         if (known < 0) return 2;
         if (known) continue;
-        if (!strcmp(a, "--help")) {
+        if (tl_cli_is_help(a)) {
             fputs(usage_text, stdout);
             return 0;
         } else if (!strcmp(a, "-o") && v)

@@ -92,7 +92,7 @@ int tl_cli_sample(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         const char* a = argv[i];
         const char* v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+        if (tl_cli_is_help(a)) {
             help();
             return 0;
         } else if (!strcmp(a, "--list")) {

@@ -215,7 +215,7 @@ static int write_report(const char* cmd, const char* out_path, const assets* a) 
 int tl_cli_report(int argc, char** argv) {
     const char *file = NULL, *input = NULL, *out = NULL;
     for (int i = 1; i < argc; ++i) {
-        if (!strcmp(argv[i], "--help")) return printf("%s", REPORT_USAGE), 0;
+        if (tl_cli_is_help(argv[i])) return printf("%s", REPORT_USAGE), 0;
         if (!strcmp(argv[i], "-o") && i + 1 < argc)
             out = argv[++i];
         else if (!strcmp(argv[i], "--input") && i + 1 < argc)
@@ -367,7 +367,7 @@ int tl_cli_view(int argc, char** argv) {
     const char *file = NULL, *input = NULL;
     long port = 8417;
     for (int i = 1; i < argc; ++i) {
-        if (!strcmp(argv[i], "--help")) return printf("%s", VIEW_USAGE), 0;
+        if (tl_cli_is_help(argv[i])) return printf("%s", VIEW_USAGE), 0;
         if (!strcmp(argv[i], "--port") && i + 1 < argc) {
             char* end;
             port = strtol(argv[++i], &end, 10);

@@ -119,11 +119,58 @@ static void input_kept_and_no_partial_output(void) {
     free(bytes);
 }
 
+/* The subcommands `tailor --help` lists ("  tailor NAME ..."), so a new one is covered. */
+static size_t command_names(char names[][32], size_t max) {
+    char* text = NULL;
+    size_t n = 0;
+    if (tl_test_cli(&text, "--help") != 0 || !text) return free(text), 0;
+    for (char* line = strstr(text, "\n  tailor "); line && n < max;
+         line = strstr(line + 1, "\n  tailor ")) {
+        if (sscanf(line + 10, "%31[a-z_-]", names[n]) == 1) ++n;
+    }
+    free(text);
+    return n;
+}
+
+/* `-h` and `--help` on every subcommand, alone or after other arguments: that command's usage
+ * on stdout, nothing on stderr, exit 0; `tailor help NAME` says the same. */
+static void help_on_every_command(void) {
+    char names[64][32];
+    size_t n = command_names(names, 64);
+    fprintf(stderr, "  %zu commands\n", n);
+    ENSURE(n >= 11);
+    const char* forms[] = {"%s -h", "%s --help", "%s in.glb -h", "help %s"};
+    for (size_t c = 0; c < n; ++c) {
+        char* first = NULL;
+        for (size_t f = 0; f < sizeof forms / sizeof forms[0]; ++f) {
+            char args[256], expect[256];
+            snprintf(args, sizeof args, forms[f], names[c]); /* NOLINT: a literal above */
+            snprintf(expect, sizeof expect, "usage: tailor %.31s ", names[c]);
+            char *out = NULL, *err = NULL;
+            int code = tl_test_cli(&out, "%s 2>/dev/null", args);
+            int code2 = tl_test_cli(&err, "%s 2>&1 >/dev/null", args);
+            ENSURE_MSG(code == 0 && code2 == 0 && out && !strncmp(out, expect, strlen(expect)) &&
+                           (!err || !err[0]),
+                       "tailor %s: exit %d, stdout \"%.80s\", stderr \"%.80s\"", args, code,
+                       out ? out : "", err ? err : "");
+            if (!first)
+                first = out;
+            else {
+                ENSURE_MSG(!strcmp(first, out), "tailor %s: not the usage of -h", args);
+                free(out);
+            }
+            free(err);
+        }
+        free(first);
+    }
+}
+
 int main(int argc, char** argv) {
     static const tl_test_case cases[] = {
         {"broken_files", broken_files},
         {"truncated_character", truncated_character},
         {"input_kept_and_no_partial_output", input_kept_and_no_partial_output},
+        {"help_on_every_command", help_on_every_command},
     };
     return tl_test_main(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }
