@@ -144,7 +144,7 @@ static void help_on_every_command(void) {
         char* first = NULL;
         for (size_t f = 0; f < sizeof forms / sizeof forms[0]; ++f) {
             char args[256], expect[256];
-            snprintf(args, sizeof args, forms[f], names[c]); /* NOLINT: a literal above */
+            snprintf(args, sizeof args, forms[f], names[c]);
             snprintf(expect, sizeof expect, "usage: tailor %.31s ", names[c]);
             char *out = NULL, *err = NULL;
             int code = tl_test_cli(&out, "%s 2>/dev/null", args);
