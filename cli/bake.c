@@ -64,7 +64,8 @@ int tl_cli_bake_document(const char* cmd, tl_gltf* doc, const char* clip_list,
         goto done;
     }
     if (chain_count == 0 || chain_count > 64) {
-        tl_cli_fail(cmd, chain_count ? "more than 64 chains" : "no chains (run tailor rig first)");
+        tl_cli_fail(cmd, "%s: %s", doc->path && *doc->path ? doc->path : "the document",
+                    chain_count ? "more than 64 chains" : "no chains (run tailor rig first)");
         goto done;
     }
     if (tl_bake_rest(doc, scene, chains, chain_count, &err) || tl_scene_refresh(scene, &err)) {

@@ -185,7 +185,7 @@ static int parse_args(int argc, char** argv, batch_args* a) {
             return tl_cli_fail("batch", "unknown argument \"%s\" (see --help)", s), 2;
     }
     if (!a->in || !a->out)
-        return tl_cli_fail("batch", "usage: tailor batch IN_DIR -o OUT_DIR (see --help)"), 2;
+        return tl_cli_fail("batch", "expected IN_DIR -o OUT_DIR (see --help)"), 2;
     tl_error err;
     if (tl_rig_def_check(&a->rig, &err) != TL_OK) return tl_cli_fail("batch", "%s", err.message), 2;
     return 0;

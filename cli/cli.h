@@ -52,6 +52,10 @@ static inline bool tl_cli_is_help(const char* arg) {
 /* Prints "tailor NAME: message" to stderr and returns 1 (or 2 for usage errors). */
 int tl_cli_fail(const char* command, const char* format, ...);
 
+/* Fails with a library message about `file`: "tailor NAME: FILE: message", with FILE only
+ * when the message does not already begin with it (or its base name). */
+int tl_cli_fail_file(const char* command, const char* file, const char* message);
+
 /* Writes a command's files as one output (tailor/output.h): the document to `output` (when
  * both are given) and a JSON text to `extra_path` (a report; when both are given), all or
  * nothing. Neither may replace `input` (or its .bin files) unless `force`. Prints the error

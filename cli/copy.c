@@ -24,7 +24,7 @@ int tl_cli_copy(int argc, char** argv) {
         else
             return tl_cli_fail("copy", "unknown argument \"%s\" (see --help)", argv[i]), 2;
     }
-    if (!in || !out) return tl_cli_fail("copy", "usage: tailor copy IN -o OUT"), 2;
+    if (!in || !out) return tl_cli_fail("copy", "expected IN -o OUT (see --help)"), 2;
     tl_gltf* doc;
     tl_error err;
     if (tl_gltf_load(in, &doc, &err) != TL_OK) return tl_cli_fail("copy", "%s", err.message);

@@ -512,7 +512,7 @@ int tl_cli_inspect(int argc, char** argv) {
         else
             return tl_cli_fail("inspect", "unknown argument \"%s\" (see --help)", argv[i]), 2;
     }
-    if (!path) return tl_cli_fail("inspect", "usage: tailor inspect FILE [--json]"), 2;
+    if (!path) return tl_cli_fail("inspect", "expected FILE (see --help)"), 2;
     tl_gltf* doc;
     tl_error err;
     if (tl_gltf_load(path, &doc, &err) != TL_OK) return tl_cli_fail("inspect", "%s", err.message);

@@ -61,6 +61,14 @@ int tl_cli_fail(const char* cmd, const char* format, ...) {
     return 1;
 }
 
+int tl_cli_fail_file(const char* cmd, const char* file, const char* message) {
+    const char* base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+    size_t n = strlen(file), b = strlen(base);
+    bool named = (!strncmp(message, file, n) && message[n] == ':') ||
+                 (!strncmp(message, base, b) && message[b] == ':');
+    return named ? tl_cli_fail(cmd, "%s", message) : tl_cli_fail(cmd, "%s: %s", file, message);
+}
+
 int tl_cli_write(const char* cmd, const tl_gltf* doc, const char* input, const char* output,
                  bool force, bool compact, const char* extra_path, const char* extra_text) {
     tl_output* out;

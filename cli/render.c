@@ -63,7 +63,7 @@ static int open_source(source* s, const char* clip_name, const tl_render_def* de
         tl_player_def pdef = tl_default_player_def();
         pdef.loop = true; /* times past the clip's end play it again, as tailor play does */
         if (tl_player_create(s->scene, chains, count, &pdef, &s->player, &err))
-            return tl_cli_fail("render", "%s: %s", s->path, err.message);
+            return tl_cli_fail("render", "%s", err.message);
     }
     if (!(s->pose = tl_pose_create(s->scene)))
         return tl_cli_fail("render", "%s: out of memory", s->path);

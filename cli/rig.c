@@ -410,8 +410,7 @@ int tl_cli_rig(int argc, char** argv) {
         else
             return tl_cli_fail("rig", "unknown argument \"%s\" (see --help)", a), 2;
     }
-    if (!in || (!out && !dry_run))
-        return tl_cli_fail("rig", "usage: tailor rig IN -o OUT (see --help)"), 2;
+    if (!in || (!out && !dry_run)) return tl_cli_fail("rig", "expected IN -o OUT (see --help)"), 2;
     tl_error err;
     if (tl_rig_def_check(&def, &err) != TL_OK) return tl_cli_fail("rig", "%s", err.message), 2;
 
@@ -428,7 +427,7 @@ int tl_cli_rig(int argc, char** argv) {
     }
     for (uint32_t o = 0; o < def.override_count; ++o)
         if (def.overrides[o].part >= rig->part_count) {
-            tl_cli_fail("rig", "--part %u: the file has %u part(s)", def.overrides[o].part,
+            tl_cli_fail("rig", "%s: --part %u: the file has %u part(s)", in, def.overrides[o].part,
                         rig->part_count);
             code = 2;
             goto done;

@@ -140,8 +140,7 @@ int tl_cli_sample(int argc, char** argv) {
             return tl_cli_fail("sample", "unknown argument \"%s\" (see --help)", a), 2;
         }
     }
-    if (!name || !out)
-        return tl_cli_fail("sample", "usage: tailor sample NAME -o OUT.glb (see --help)"), 2;
+    if (!name || !out) return tl_cli_fail("sample", "expected NAME -o OUT.glb (see --help)"), 2;
     tl_gltf* doc;
     tl_sample_truth truth;
     tl_error err;

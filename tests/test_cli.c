@@ -119,6 +119,71 @@ static void input_kept_and_no_partial_output(void) {
     free(bytes);
 }
 
+/* A message line "tailor CMD: ..." says its prefix once: the rest does not begin with CMD or
+ * "tailor" or "usage", no ": "-separated field repeats the one before it, and the input's
+ * name appears once at most. */
+static bool one_prefix(const char* cmd, const char* input, const char* text) {
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "tailor %s: ", cmd);
+    const char* line = strstr(text, prefix);
+    if (!line) return fprintf(stderr, "  no \"%s\" line in: %.200s\n", prefix, text), false;
+    char buf[2048];
+    snprintf(buf, sizeof buf, "%.*s", (int)strcspn(line, "\n"), line);
+    const char* rest = buf + strlen(prefix);
+    size_t n = strlen(cmd);
+    bool ok = !(!strncmp(rest, cmd, n) && (rest[n] == ':' || rest[n] == ' ')) &&
+              strncmp(rest, "tailor", 6) && strncmp(rest, "usage", 5);
+    const char* base = strrchr(input, '/') ? strrchr(input, '/') + 1 : input;
+    const char* first = *base ? strstr(rest, base) : NULL;
+    if (first && strstr(first + 1, base)) ok = false;
+    char* fields[32];
+    size_t count = 0;
+    for (char *p = buf, *q; count < 32 && (q = strstr(p, ": ")); p = q + 2) {
+        *q = 0;
+        fields[count++] = p;
+    }
+    for (size_t i = 1; i < count; ++i)
+        if (!strcmp(fields[i], fields[i - 1])) ok = false;
+    if (!ok) fprintf(stderr, "  a doubled prefix: %.300s\n", line);
+    return ok;
+}
+
+/* Errors from every layer (option checks in the library, the reader, clip and sample look-up,
+ * the writer) carry one "tailor CMD:" prefix, the file once, and what is wrong. */
+static void errors_have_one_prefix(void) {
+    const char* knight = tl_test_shared("cases/knight-tailed.glb");
+    const char* out = tl_test_scratch("prefix.glb");
+    const char* missing = tl_test_scratch("no-such-input.glb");
+    struct {
+        const char *cmd, *input, *args;
+    } cases[] = {
+        {"rig", knight, "rig '%s' -o '%s' --far 5"},
+        {"rig", knight, "rig '%s' -o '%s' --part 99=chain"},
+        {"rig", knight, "rig '%s' -o '%s' --fit-skip NoSuchClip"},
+        {"rig", missing, "rig '%s' -o '%s'"},
+        {"rig", "", "rig"},
+        {"play", knight, "play '%s' --clip NoSuchClip"},
+        {"measure", knight, "measure '%s' --clip NoSuchClip"},
+        {"measure", knight, "measure '%s' --stress --clip NoSuchClip"},
+        {"render", knight, "render '%s' --clip NoSuchClip -o '%s.png'"},
+        {"bake", knight, "bake '%s' -o '%s'"},
+        {"bake", knight, "bake '%s' -o '%s' --rate 0"},
+        {"sample", "", "sample no-such-sample -o '%.0s%s'"},
+        {"sample", "", "sample tailed-biped --scale -1 -o '%.0s%s'"},
+        {"copy", knight, "copy '%s' -o /no/such/folder/x.glb"},
+        {"inspect", missing, "inspect '%s'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        char* text = NULL;
+        char args[4096];
+        snprintf(args, sizeof args, cases[i].args, cases[i].input, out);
+        int code = tl_test_cli(&text, "%s 2>&1", args);
+        ENSURE_MSG(code == 1 || code == 2, "tailor %s: exit %d", args, code);
+        ENSURE_MSG(text && one_prefix(cases[i].cmd, cases[i].input, text), "tailor %s", args);
+        free(text);
+    }
+}
+
 /* The subcommands `tailor --help` lists ("  tailor NAME ..."), so a new one is covered. */
 static size_t command_names(char names[][32], size_t max) {
     char* text = NULL;
@@ -171,6 +236,7 @@ int main(int argc, char** argv) {
         {"truncated_character", truncated_character},
         {"input_kept_and_no_partial_output", input_kept_and_no_partial_output},
         {"help_on_every_command", help_on_every_command},
+        {"errors_have_one_prefix", errors_have_one_prefix},
     };
     return tl_test_main(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }
