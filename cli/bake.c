@@ -20,6 +20,8 @@ static const char* USAGE =
     "  --rate HZ         samples per second before key reduction (default 30)\n"
     "  --tolerance DEG   a dropped key and the loop's seam are within DEG degrees (default 0.1)\n"
     "  --report FILE     {\"clips\": [{\"clip\", \"cycle_start\", \"keys\", \"max_error\", ...}]}\n"
+    "  -o -, --report -  standard output (the GLB, or the report; one of them; the summary\n"
+    "                    then goes to stderr)\n"
     "  --force           allow OUT to be IN\n";
 
 static long file_size(const char* path) {
@@ -110,7 +112,8 @@ done:
  * it; -1 for a .gltf (its size is split over the .gltf and its buffers). */
 static long output_size(const tl_gltf* doc, const char* out) {
     size_t n = strlen(out);
-    bool glb = (n > 4 && !strcmp(out + n - 4, ".glb")) || (n > 4 && !strcmp(out + n - 4, ".vrm"));
+    bool glb = (n > 4 && !strcmp(out + n - 4, ".glb")) || (n > 4 && !strcmp(out + n - 4, ".vrm")) ||
+               tl_cli_is_stdout(out);
     uint8_t* bytes = NULL;
     size_t size = 0;
     tl_error err;
@@ -151,10 +154,12 @@ int tl_cli_bake(int argc, char** argv) {
             return tl_cli_fail("bake", "unexpected argument \"%s\" (see --help)", a), 2;
     }
     if (!in || !out) return fprintf(stderr, "%s", USAGE), 2;
+    int code = tl_cli_check_outputs("bake", in, NULL, force, out, report_path);
+    if (code) return code;
+    FILE* summary = tl_cli_is_stdout(out) || tl_cli_is_stdout(report_path) ? stderr : stdout;
     tl_error err;
     tl_gltf* doc = NULL;
     json_t* report = NULL;
-    int code;
     if (tl_gltf_load(in, &doc, &err)) {
         code = tl_cli_fail("bake", "%s", err.message);
         goto done;
@@ -163,18 +168,20 @@ int tl_cli_bake(int argc, char** argv) {
     size_t i;
     json_t* c;
     json_array_foreach(json_object_get(report, "clips"), i, c) {
-        printf("%s: %d keys of %d samples, cycle from %.3f s, max error %.3g deg, loop %.3g "
-               "deg\n",
-               json_string_value(json_object_get(c, "clip")),
-               (int)json_integer_value(json_object_get(c, "keys")),
-               (int)json_integer_value(json_object_get(c, "samples")),
-               json_real_value(json_object_get(c, "cycle_start")),
-               json_real_value(json_object_get(c, "max_error")),
-               json_real_value(json_object_get(c, "loop_error")));
+        fprintf(summary,
+                "%s: %d keys of %d samples, cycle from %.3f s, max error %.3g deg, loop %.3g "
+                "deg\n",
+                json_string_value(json_object_get(c, "clip")),
+                (int)json_integer_value(json_object_get(c, "keys")),
+                (int)json_integer_value(json_object_get(c, "samples")),
+                json_real_value(json_object_get(c, "cycle_start")),
+                json_real_value(json_object_get(c, "max_error")),
+                json_real_value(json_object_get(c, "loop_error")));
     }
     long before = file_size(in), after = output_size(doc, out);
-    printf("%s: %ld bytes -> %s: %ld bytes (+%.1f%%)\n", in, before, out, after,
-           before > 0 ? 100.0 * (double)(after - before) / (double)before : 0.0);
+    fprintf(summary, "%s: %ld bytes -> %s: %ld bytes (+%.1f%%)\n", in, before,
+            tl_cli_is_stdout(out) ? "standard output" : out, after,
+            before > 0 ? 100.0 * (double)(after - before) / (double)before : 0.0);
     json_object_set_new(report, "bytes_before", json_integer(before));
     if (after >= 0) json_object_set_new(report, "bytes_after", json_integer(after));
     /* The baked file and its report are one output: both renamed into place, or neither. */

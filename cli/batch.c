@@ -186,6 +186,10 @@ static int parse_args(int argc, char** argv, batch_args* a) {
     }
     if (!a->in || !a->out)
         return tl_cli_fail("batch", "expected IN_DIR -o OUT_DIR (see --help)"), 2;
+    if (tl_cli_is_stdout(a->out))
+        return tl_cli_fail("batch", "-o is a folder for many files; - (standard output) cannot be "
+                                    "one"),
+               2;
     tl_error err;
     if (tl_rig_def_check(&a->rig, &err) != TL_OK) return tl_cli_fail("batch", "%s", err.message), 2;
     return 0;

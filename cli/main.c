@@ -2,6 +2,7 @@
 #define _GNU_SOURCE /* fopencookie */
 #include "cli.h"
 
+#include <assert.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -69,27 +70,109 @@ int tl_cli_fail_file(const char* cmd, const char* file, const char* message) {
     return named ? tl_cli_fail(cmd, "%s", message) : tl_cli_fail(cmd, "%s: %s", file, message);
 }
 
-int tl_cli_write(const char* cmd, const tl_gltf* doc, const char* input, const char* output,
-                 bool force, bool compact, const char* extra_path, const char* extra_text) {
+bool tl_cli_is_stdout(const char* path) {
+    return path && !strcmp(path, "-");
+}
+
+/* The bytes to file descriptor 1, after what the (escaping) stdout stream holds. */
+static tl_result stdout_write(const void* data, size_t size, tl_error* err) {
+    if (fflush(stdout) != 0)
+        return tl_error_set(err, TL_ERROR_IO, "standard output: cannot write: %s", strerror(errno));
+    const char* p = data;
+    while (size > 0) {
+        ssize_t k = write(1, p, size);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0)
+            return tl_error_set(err, TL_ERROR_IO, "standard output: cannot write: %s",
+                                k < 0 ? strerror(errno) : "nothing written");
+        p += k, size -= (size_t)k;
+    }
+    return TL_OK;
+}
+
+static int output_fail(const char* cmd, tl_result r, bool force, const tl_error* err) {
+    if (r == TL_ERROR_EXISTS && !force && strstr(err->message, "is the input"))
+        return tl_cli_fail(cmd, "%s (pass --force to replace it)", err->message);
+    return tl_cli_fail(cmd, "%s", err->message);
+}
+
+int tl_cli_check_outputs(const char* cmd, const char* input, const char* input2, bool force,
+                         const char* output, const char* extra_path) {
+    if (tl_cli_is_stdout(output) && tl_cli_is_stdout(extra_path))
+        return tl_cli_fail(cmd, "two outputs cannot both go to standard output (-); name a "
+                                "file for one of them"),
+               2;
+    if (tl_cli_is_stdout(output) && isatty(1))
+        return tl_cli_fail(cmd,
+                           "-o -: standard output is a terminal; redirect it to a file or "
+                           "a pipe (tailor %s ... -o - > out)",
+                           cmd),
+               2;
+    /* The writer's own checks, on empty parts it then throws away: a missing or read-only
+       folder, a target that is a folder or a device, an input, two targets in one file. */
     tl_output* out;
     tl_error err;
     tl_result r = tl_output_create(&out, &err);
     if (r == TL_OK && input && !force) r = tl_output_protect(out, input, &err);
-    if (r == TL_OK && doc && output) {
-        tl_gltf_save_def def = tl_default_gltf_save_def();
-        def.overwrite = true;
-        def.replace_input = force;
-        def.compact = compact;
-        r = tl_gltf_save_add(doc, output, &def, out, &err);
+    if (r == TL_OK && input2 && !force) r = tl_output_protect(out, input2, &err);
+    if (r == TL_OK && output && !tl_cli_is_stdout(output))
+        r = tl_output_add(out, output, "", 0, true, &err);
+    if (r == TL_OK && extra_path && !tl_cli_is_stdout(extra_path))
+        r = tl_output_add(out, extra_path, "", 0, true, &err);
+    tl_output_destroy(out);
+    return r == TL_OK ? 0 : output_fail(cmd, r, force, &err);
+}
+
+int tl_cli_write_data(const char* cmd, const char* input, const char* input2, bool force,
+                      const char* path, const void* data, size_t size) {
+    tl_error err;
+    if (tl_cli_is_stdout(path)) {
+        tl_result r = stdout_write(data, size, &err);
+        return r == TL_OK ? 0 : tl_cli_fail(cmd, "%s", err.message);
     }
-    if (r == TL_OK && extra_path && extra_text)
-        r = tl_output_add(out, extra_path, extra_text, strlen(extra_text), true, &err);
+    tl_output* out;
+    tl_result r = tl_output_create(&out, &err);
+    if (r == TL_OK && input && !force) r = tl_output_protect(out, input, &err);
+    if (r == TL_OK && input2 && !force) r = tl_output_protect(out, input2, &err);
+    if (r == TL_OK) r = tl_output_add(out, path, data, size, true, &err);
     if (r == TL_OK) r = tl_output_commit(out, &err);
     tl_output_destroy(out);
-    if (r == TL_OK) return 0;
-    if (r == TL_ERROR_EXISTS && !force && strstr(err.message, "is the input"))
-        return tl_cli_fail(cmd, "%s (pass --force to replace it)", err.message);
-    return tl_cli_fail(cmd, "%s", err.message);
+    return r == TL_OK ? 0 : output_fail(cmd, r, force, &err);
+}
+
+int tl_cli_write(const char* cmd, const tl_gltf* doc, const char* input, const char* output,
+                 bool force, bool compact, const char* extra_path, const char* extra_text) {
+    assert(!(tl_cli_is_stdout(output) && tl_cli_is_stdout(extra_path)));
+    tl_gltf_save_def def = tl_default_gltf_save_def();
+    def.overwrite = true;
+    def.replace_input = force;
+    def.compact = compact;
+    bool doc_out = doc && output, extra_out = extra_path && extra_text;
+    uint8_t* glb = NULL; /* -o -: the GLB, serialised before anything is written */
+    size_t glb_size = 0;
+    tl_output* out = NULL;
+    tl_error err;
+    tl_result r = TL_OK;
+    if (doc_out && tl_cli_is_stdout(output))
+        r = tl_gltf_save_glb_memory(doc, &def, &glb, &glb_size, &err);
+    if (r == TL_OK) r = tl_output_create(&out, &err);
+    if (r == TL_OK && input && !force) r = tl_output_protect(out, input, &err);
+    if (r == TL_OK && doc_out && !glb) r = tl_gltf_save_add(doc, output, &def, out, &err);
+    if (r == TL_OK && extra_out && !tl_cli_is_stdout(extra_path))
+        r = tl_output_add(out, extra_path, extra_text, strlen(extra_text), true, &err);
+    /* Standard output last, once every file is complete; the files are renamed into place
+       only after it took the data. */
+    if (r == TL_OK && glb) r = stdout_write(glb, glb_size, &err);
+    if (r == TL_OK && extra_out && tl_cli_is_stdout(extra_path)) {
+        fputs(extra_text, stdout);
+        if (fflush(stdout) != 0)
+            r = tl_error_set(&err, TL_ERROR_IO, "standard output: cannot write: %s",
+                             strerror(errno));
+    }
+    if (r == TL_OK) r = tl_output_commit(out, &err);
+    tl_output_destroy(out);
+    free(glb);
+    return r == TL_OK ? 0 : output_fail(cmd, r, force, &err);
 }
 
 /* Names in a file may hold terminal control sequences (ESC, BEL, CR, C1 codes). Every byte

@@ -6,6 +6,8 @@
 #include "test.h"
 
 #include <dirent.h>
+#include <stdarg.h>
+#include <sys/wait.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -117,6 +119,220 @@ static void input_kept_and_no_partial_output(void) {
     free(text);
     ENSURE(!exists(tl_test_scratch("no/such/dir/out.glb")));
     free(bytes);
+}
+
+/* Runs a shell command line with $TAILOR set to the command; output (stdout) to *out. */
+static int sh(char** out, const char* format, ...) {
+    char command[8192];
+    va_list ap;
+    va_start(ap, format);
+    vsnprintf(command, sizeof command, format, ap);
+    va_end(ap);
+    setenv("TAILOR", TL_CLI_PATH, 1);
+    FILE* p = popen(command, "r");
+    if (!p) return -1;
+    size_t cap = 4096, len = 0, n;
+    char* buf = malloc(cap);
+    while ((n = fread(buf + len, 1, cap - len - 1, p)) > 0)
+        if (cap - (len += n) < 2) buf = realloc(buf, cap *= 2);
+    buf[len] = 0;
+    int status = pclose(p);
+    if (out)
+        *out = buf;
+    else
+        free(buf);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static bool same_bytes(const char* a, const char* b) {
+    size_t na, nb;
+    unsigned char *x = tl_test_read_file(a, &na), *y = tl_test_read_file(b, &nb);
+    bool same = x && y && na == nb && na > 0 && memcmp(x, y, na) == 0;
+    free(x);
+    free(y);
+    return same;
+}
+
+/* `-o -` puts the GLB (copy, rig, bake, sample), the PNG (render) or the page (report) on
+ * stdout, byte for byte what `-o FILE` writes, and nothing else there (rig's and bake's
+ * summaries go to stderr); `--report -` and `rig --json` put the report there. */
+static void stdout_outputs(void) {
+    const char* knight = tl_test_shared("cases/knight-tailed.glb");
+    const char* rigged = tl_test_scratch("knight-rigged.glb");
+    ENSURE(tl_test_cli(NULL, "rig '%s' -o '%s' >/dev/null", knight, rigged) == 0);
+    const char* walk = "'HumanArmature|Walking'";
+    char forms[][512] = {"copy '%s' -o %s",
+                         "rig '%s' -o %s",
+                         "bake '%s' -o %s --clips %s",
+                         "sample tailed-quadruped%.0s -o %s",
+                         "render '%s' -o %s --clip %s "
+                         "--size 32x32 --times 0.5",
+                         "report '%s' -o %s"};
+    const char* inputs[] = {knight, knight, rigged, "", rigged, rigged};
+    const char* by_stdout = tl_test_scratch("by-stdout");
+    const char* by_file = tl_test_scratch("by-file");
+    for (size_t f = 0; f < sizeof forms / sizeof forms[0]; ++f) {
+        char args[2048];
+        snprintf(args, sizeof args, forms[f], inputs[f], "-", walk);
+        ENSURE_MSG(tl_test_cli(NULL, "%s > '%s' 2>/dev/null", args, by_stdout) == 0, "%s", args);
+        snprintf(args, sizeof args, forms[f], inputs[f], by_file, walk);
+        ENSURE_MSG(tl_test_cli(NULL, "%s >/dev/null 2>&1", args) == 0, "%s", args);
+        ENSURE_MSG(same_bytes(by_stdout, by_file), "%s: -o - is not what -o FILE wrote", args);
+        size_t n;
+        unsigned char* head = tl_test_read_file(by_stdout, &n);
+        bool glb = n > 4 && !memcmp(head, "glTF", 4), png = n > 4 && !memcmp(head + 1, "PNG", 3);
+        free(head);
+        ENSURE_MSG(f == 4 ? png : f == 5 || glb, "%s: stdout is not the file", forms[f]);
+        remove(by_stdout);
+        remove(by_file);
+    }
+    /* The GLB that rig puts on stdout is valid glTF. */
+    ENSURE(tl_test_cli(NULL, "rig '%s' -o - > '%s' 2>/dev/null", knight, by_stdout) == 0);
+    json_t* v = tl_test_validate(by_stdout);
+    ENSURE(v);
+    ENSURE_MSG(json_integer_value(json_object_get(v, "errors")) == 0, "validator errors");
+    json_decref(v);
+    /* The report on stdout: --report - and --json, the same JSON as --report FILE. */
+    const char* report = tl_test_scratch("report.json");
+    ENSURE(tl_test_cli(NULL, "rig '%s' -o '%s' --report '%s' >/dev/null", knight, by_file,
+                       report) == 0);
+    char *a = NULL, *b = NULL;
+    ENSURE(tl_test_cli(&a, "rig '%s' -o '%s' --json", knight, by_file) == 0);
+    ENSURE(tl_test_cli(&b, "rig '%s' -o '%s' --report -", knight, by_file) == 0);
+    json_t *ja = json_loads(a, 0, NULL), *jb = json_loads(b, 0, NULL);
+    json_t* jc = json_load_file(report, 0, NULL);
+    free(a), free(b);
+    ENSURE_MSG(ja && jb && jc, "rig --json %d, --report - %d, --report FILE %d", ja != NULL,
+               jb != NULL, jc != NULL);
+    const char* keys[] = {"file", "output", "parts", "chains", "changed_vertices", "skins"};
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; ++k) {
+        json_t *x = json_object_get(ja, keys[k]), *y = json_object_get(jc, keys[k]);
+        if (!strcmp(keys[k], "parts")) { /* the fit's timing differs from run to run */
+            size_t i;
+            json_t* p;
+            json_array_foreach(x, i, p) json_object_del(json_object_get(p, "fit"), "seconds");
+            json_array_foreach(y, i, p) json_object_del(json_object_get(p, "fit"), "seconds");
+            json_array_foreach(json_object_get(jb, "parts"), i, p)
+                json_object_del(json_object_get(p, "fit"), "seconds");
+            size_t chains = 0; /* --json runs what --report does: the new tears too */
+            json_array_foreach(x, i, p) {
+                const char* action = json_string_value(json_object_get(p, "action"));
+                if (!strcmp(action, "chain")) chains += json_object_get(p, "new_torn_pct") != 0;
+            }
+            ENSURE(chains > 0);
+        }
+        ENSURE_MSG(json_equal(x, y) && json_equal(json_object_get(jb, keys[k]), y),
+                   "rig --json and --report differ in \"%s\"", keys[k]);
+    }
+    json_decref(ja), json_decref(jb), json_decref(jc);
+}
+
+/* Two outputs on stdout, two outputs in one file, an output that is the input, or a
+ * folder for -o -: refused before any work (nothing on stdout, no file named "-"). */
+static void stdout_and_same_path_refused(void) {
+    const char* knight = tl_test_shared("cases/knight-tailed.glb");
+    const char* dir = tl_test_scratch("");
+    const char* copy_in = tl_test_scratch("in-copy.glb");
+    const char* kept = tl_test_scratch("in-copy-kept.glb");
+    ENSURE(tl_test_cli(NULL, "copy '%s' -o '%s'", knight, copy_in) == 0);
+    ENSURE(tl_test_cli(NULL, "copy '%s' -o '%s'", knight, kept) == 0);
+    const char* refused[] = {
+        "rig '%s' -o - --report -",
+        "rig '%s' -o - --json",
+        "rig '%s' -o x.glb --json --report r.json",
+        "bake '%s' -o - --report -",
+        "sample tailed-biped%.0s -o - --truth -",
+        "batch '%s' -o -",
+        "rig '%s' -o a.glb --report ./a.glb",
+        "bake '%s' -o a.glb --report a.glb",
+        "sample tailed-biped%.0s -o a.glb --truth ../test_cli/a.glb",
+        "rig in-copy.glb%.0s -o ./in-copy.glb",
+        "copy in-copy.glb%.0s -o in-copy.glb",
+        "render in-copy.glb%.0s --clip Run -o in-copy.glb",
+        "render '%s' --compare in-copy.glb --clip Run -o in-copy.glb",
+        "report '%s' --input in-copy.glb -o in-copy.glb",
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; ++i) {
+        char args[2048], *out = NULL, *err = NULL;
+        snprintf(args, sizeof args, refused[i], knight);
+        int code = sh(&out, "cd '%s' && rm -f -- - a.glb && \"$TAILOR\" %s 2>/dev/null", dir, args);
+        sh(&err, "cd '%s' && \"$TAILOR\" %s 2>&1 >/dev/null", dir, args);
+        ENSURE_MSG((code == 1 || code == 2) && out && !out[0] && err && strstr(err, "tailor "),
+                   "%s: exit %d, stdout %.80s, stderr %.200s", args, code, out, err);
+        struct stat st;
+        ENSURE_MSG(sh(NULL, "cd '%s' && test ! -e - && test ! -e a.glb", dir) == 0,
+                   "%s: wrote a file", args);
+        ENSURE(stat(copy_in, &st) == 0);
+        ENSURE_MSG(strstr(err, "standard output") || strstr(err, "another output") ||
+                       strstr(err, "is the input") || strstr(err, "--json"),
+                   "%s: %s", args, err);
+        free(out);
+        free(err);
+    }
+    ENSURE(same_bytes(copy_in, kept));
+}
+
+/* A target that cannot be written is refused before the analysis runs, with why: a missing
+ * folder, a path through a file, a folder as the target, a read-only file system. */
+static void output_checked_first(void) {
+    const char* knight = tl_test_shared("cases/knight-tailed.glb");
+    const char* folder = tl_test_scratch("a-folder");
+    mkdir(folder, 0777);
+    struct {
+        const char *target, *why;
+    } targets[] = {
+        {"/no/such/folder/x.glb", "No such file or directory"},
+        {"/etc/passwd/x.glb", "not a folder"},
+        {folder, "not a regular file (a folder)"},
+        {"/proc/x.glb", "/proc"},
+    };
+    const char* forms[] = {"rig '%s' -o '%s'",
+                           "rig '%s' --dry-run --report '%s'",
+                           "copy '%s' -o '%s'",
+                           "render '%s' --clip Run -o '%s'",
+                           "bake '%s' -o '%s'",
+                           "report '%s' -o '%s'",
+                           "sample tailed-biped%.0s -o '%s'"};
+    for (size_t t = 0; t < sizeof targets / sizeof targets[0]; ++t)
+        for (size_t f = 0; f < sizeof forms / sizeof forms[0]; ++f) {
+            char args[2048], *out = NULL, *err = NULL;
+            snprintf(args, sizeof args, forms[f], knight, targets[t].target);
+            int code = tl_test_cli(&out, "%s 2>/dev/null", args);
+            tl_test_cli(&err, "%s 2>&1 >/dev/null", args);
+            /* nothing on stdout: rig's summary (the analysis) never ran; bake would say "no
+               chains" for the unrigged knight if it had read it */
+            ENSURE_MSG(code == 1 && out && !out[0] && err && strstr(err, targets[t].target) &&
+                           strstr(err, targets[t].why) && !strstr(err, "no chains"),
+                       "%s: exit %d, stdout %.80s, stderr %.200s", args, code, out, err);
+            free(out);
+            free(err);
+        }
+}
+
+/* A failed write says which file and why (the failing call's strerror), and leaves nothing:
+ * a file-size limit (EFBIG) on a file target, a full device on stdout. */
+static void write_failure_says_why(void) {
+    const char* knight = tl_test_shared("cases/knight-tailed.glb");
+    const char* dir = tl_test_scratch("limited");
+    mkdir(dir, 0777);
+    const char* forms[] = {"copy '%s' -o %s", "rig '%s' -o %s", "render '%s' --clip Run -o %s",
+                           "sample tailed-biped%.0s -o %s"};
+    for (size_t f = 0; f < sizeof forms / sizeof forms[0]; ++f) {
+        char args[2048], *err = NULL;
+        snprintf(args, sizeof args, forms[f], knight, "out.file");
+        int code =
+            sh(&err, "cd '%s' && rm -f out.file && (ulimit -f 8; \"$TAILOR\" %s 2>&1)", dir, args);
+        ENSURE_MSG(code == 1 && err && strstr(err, "out.file: cannot write: File too large"),
+                   "%s under ulimit -f 8: exit %d: %.300s", args, code, err);
+        free(err);
+        ENSURE_MSG(sh(NULL, "cd '%s' && test -z \"$(ls -A)\"", dir) == 0, "%s left a file", args);
+        snprintf(args, sizeof args, forms[f], knight, "-");
+        code = sh(&err, "\"$TAILOR\" %s 2>&1 >/dev/full", args);
+        ENSURE_MSG(code == 1 && err &&
+                       strstr(err, "standard output: cannot write: No space left on device"),
+                   "%s > /dev/full: exit %d: %.300s", args, code, err);
+        free(err);
+    }
 }
 
 /* A message line "tailor CMD: ..." says its prefix once: the rest does not begin with CMD or
@@ -237,6 +453,10 @@ int main(int argc, char** argv) {
         {"input_kept_and_no_partial_output", input_kept_and_no_partial_output},
         {"help_on_every_command", help_on_every_command},
         {"errors_have_one_prefix", errors_have_one_prefix},
+        {"stdout_outputs", stdout_outputs},
+        {"stdout_and_same_path_refused", stdout_and_same_path_refused},
+        {"output_checked_first", output_checked_first},
+        {"write_failure_says_why", write_failure_says_why},
     };
     return tl_test_main(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }
