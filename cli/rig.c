@@ -172,6 +172,7 @@ static void print_report(FILE* f, const json_t* r) {
         f, "skin %d: %d vertices (%d welded), height %.4g, %d joints\n", (int)num(s, "skin"),
         (int)num(s, "vertices"), (int)num(s, "welded"), num(s, "height"), (int)num(s, "joints"));
     const json_t* parts = json_object_get(r, "parts");
+    int parts_total = 0, bands_total = 0;
     if (json_array_size(parts) == 0) fprintf(f, "no far parts: every vertex lies near a bone\n");
     const json_t* p;
     json_array_foreach(parts, i, p) {
@@ -179,7 +180,8 @@ static void print_report(FILE* f, const json_t* r) {
         fprintf(f, "\npart %d: %d vertices (%d welded", (int)num(p, "id"), (int)num(p, "vertices"),
                 (int)num(p, "welded"));
         if (num(p, "shells") > 1) fprintf(f, ", %d shells merged", (int)num(p, "shells"));
-        if (num(p, "grown") > 0) fprintf(f, ", %d grown", (int)num(p, "grown"));
+        if (num(p, "grown") > 0)
+            fprintf(f, ", %d of them grown over the root", (int)num(p, "grown"));
         fprintf(f, "), found at %.2f H\n", num(p, "threshold"));
         fprintf(f, "  hangs from %s (%s), %s region\n",
                 attach ? json_string_value(attach) : "nothing",
@@ -199,19 +201,23 @@ static void print_report(FILE* f, const json_t* r) {
         if (!strcmp(action, "chain")) {
             const json_t* bones = json_object_get(p, "bones");
             size_t n = json_array_size(bones);
-            fprintf(f,
-                    "  action: chain built, %d bones %s..%s + %s, %d vertices re-weighted; bone "
-                    "distance "
-                    "%.4g -> %.4g\n",
+            fprintf(f, "  action: chain built, %d bones %s..%s + %s; bone distance %.4g -> %.4g\n",
                     (int)num(p, "segments"), json_string_value(json_array_get(bones, 0)),
                     json_string_value(json_array_get(bones, n - 2)),
-                    json_string_value(json_array_get(bones, n - 1)), (int)num(p, "reweighted"),
-                    num(p, "bone_distance"), num(p, "bone_distance_after"));
+                    json_string_value(json_array_get(bones, n - 1)), num(p, "bone_distance"),
+                    num(p, "bone_distance_after"));
         } else if (!strcmp(action, "rigid")) {
-            fprintf(f,
-                    "  action: re-weighted rigid to %s, %d vertices; bone distance %.4g -> %.4g\n",
-                    attach ? json_string_value(attach) : "?", (int)num(p, "reweighted"),
-                    num(p, "bone_distance"), num(p, "bone_distance_after"));
+            fprintf(f, "  action: re-weighted rigid to %s; bone distance %.4g -> %.4g\n",
+                    attach ? json_string_value(attach) : "?", num(p, "bone_distance"),
+                    num(p, "bone_distance_after"));
+        }
+        if (!strcmp(action, "chain") || !strcmp(action, "rigid")) {
+            /* the part (its grown root included) and the body skin of its root band: the
+               total line below adds these up */
+            int part = (int)num(p, "reweighted"), band = (int)num(p, "band");
+            fprintf(f, "  re-weighted: %d part + %d root band = %d vertices\n", part, band,
+                    part + band);
+            parts_total += part, bands_total += band;
         } else if (!strcmp(action, "already_rigged")) {
             fprintf(f, "  action: left as already rigged (%.0f%% of its weight on its own bones)\n",
                     100 * num(p, "own_bones"));
@@ -219,8 +225,8 @@ static void print_report(FILE* f, const json_t* r) {
             fprintf(f, "  action: reported only\n");
         }
     }
-    fprintf(f, "\n%d chain(s), %d vertices re-weighted%s\n", (int)num(r, "chains"),
-            (int)num(r, "changed_vertices"),
+    fprintf(f, "\n%d chain(s), %d vertices re-weighted (%d in parts + %d in root bands)%s\n",
+            (int)num(r, "chains"), (int)num(r, "changed_vertices"), parts_total, bands_total,
             json_is_true(json_object_get(r, "dry_run")) ? " (dry run: nothing written)" : "");
 }
 

@@ -335,6 +335,49 @@ static void write_failure_says_why(void) {
     }
 }
 
+/* rig's summary adds up: each re-weighted part's "P part + B root band = T vertices" with P
+ * the part line's count, and the total line's count (the report's changed_vertices) the sum,
+ * split the same way. On every shared tailless or tailed case. */
+static void rig_summary_adds_up(void) {
+    const char* names[] = {"knight-tailed", "fox-khronos-tailless", "fox-quaternius-tailless",
+                           "horse-tailless", "husky-tailless"};
+    for (size_t c = 0; c < sizeof names / sizeof names[0]; ++c) {
+        char file[512], *text = NULL, *json = NULL;
+        snprintf(file, sizeof file, "cases/%s.glb", names[c]);
+        ENSURE(tl_test_cli(&text, "rig '%s' --dry-run", tl_test_shared(file)) == 0);
+        ENSURE(tl_test_cli(&json, "rig '%s' --dry-run --json", tl_test_shared(file)) == 0);
+        json_t* report = json_loads(json, 0, NULL);
+        free(json);
+        ENSURE(report);
+        int part_vertices = -1, parts = 0, bands = 0, totals = 0, shown = 0;
+        for (char* line = text; line && *line;
+             line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+            int id, n, p, b, t;
+            if (sscanf(line, "part %d: %d vertices", &id, &n) == 2) part_vertices = n;
+            if (sscanf(line, "  re-weighted: %d part + %d root band = %d vertices", &p, &b, &t) ==
+                3) {
+                ENSURE_MSG(p + b == t && p == part_vertices, "%s: %.80s (part line: %d)", names[c],
+                           line, part_vertices);
+                parts += p, bands += b, totals += t, ++shown;
+            }
+        }
+        int chains, total, tp, tb;
+        char* summary = strstr(text, " chain(s), ");
+        while (summary && summary > text && summary[-1] != '\n')
+            --summary;
+        ENSURE(summary && sscanf(summary,
+                                 "%d chain(s), %d vertices re-weighted (%d in parts + %d in root "
+                                 "bands)",
+                                 &chains, &total, &tp, &tb) == 4);
+        fprintf(stderr, "  %s: %d part(s) re-weighted, %d + %d = %d vertices\n", names[c], shown,
+                tp, tb, total);
+        ENSURE(shown > 0 && tp == parts && tb == bands && total == totals && total == tp + tb);
+        ENSURE(total == json_integer_value(json_object_get(report, "changed_vertices")));
+        json_decref(report);
+        free(text);
+    }
+}
+
 /* A message line "tailor CMD: ..." says its prefix once: the rest does not begin with CMD or
  * "tailor" or "usage", no ": "-separated field repeats the one before it, and the input's
  * name appears once at most. */
@@ -457,6 +500,7 @@ int main(int argc, char** argv) {
         {"stdout_and_same_path_refused", stdout_and_same_path_refused},
         {"output_checked_first", output_checked_first},
         {"write_failure_says_why", write_failure_says_why},
+        {"rig_summary_adds_up", rig_summary_adds_up},
     };
     return tl_test_main(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }
