@@ -378,6 +378,40 @@ static void rig_summary_adds_up(void) {
     }
 }
 
+/* `play --json` is JSON Lines: a header line with the frame count, then that many lines,
+ * one JSON frame each, so `head -n 2` gives the header and the first frame. */
+static void play_json_lines(void) {
+    const char* fox = tl_test_shared("assets/khronos-fox/Fox.glb");
+    const char* chain = "--chain b_Tail01_012,b_Tail02_013,b_Tail03_014";
+    char* text = NULL;
+    ENSURE(tl_test_cli(&text, "play '%s' --clip Run --seconds 2 %s --json", fox, chain) == 0);
+    size_t lines = 0;
+    json_int_t frames = -1;
+    for (char* line = text; *line; line += strcspn(line, "\n") + 1, ++lines) {
+        json_t* j = json_loadb(line, strcspn(line, "\n"), 0, NULL);
+        ENSURE_MSG(json_is_object(j), "line %zu is not a JSON object: %.80s", lines + 1, line);
+        if (lines == 0)
+            frames = json_integer_value(json_object_get(j, "frames"));
+        else
+            ENSURE(json_array_size(json_array_get(json_object_get(j, "chains"), 0)) == 4);
+        json_decref(j);
+        if (!line[strcspn(line, "\n")]) break;
+    }
+    free(text);
+    fprintf(stderr, "  %zu lines, header says %lld frames\n", lines, (long long)frames);
+    ENSURE(frames == 121 && lines == (size_t)frames + 1);
+    ENSURE(tl_test_cli(&text, "play '%s' --clip Run %s --json | head -n 2", fox, chain) == 0);
+    json_t* doc = tl_test_play_json(text);
+    free(text);
+    ENSURE(!doc); /* two lines: the header and one frame, not the count it announces */
+    ENSURE(tl_test_cli(&text, "play '%s' --clip Run %s --json | head -n 2 | tail -n 1", fox,
+                       chain) == 0);
+    doc = json_loads(text, 0, NULL);
+    free(text);
+    ENSURE(doc && json_real_value(json_object_get(doc, "t")) == 0.0);
+    json_decref(doc);
+}
+
 /* A message line "tailor CMD: ..." says its prefix once: the rest does not begin with CMD or
  * "tailor" or "usage", no ": "-separated field repeats the one before it, and the input's
  * name appears once at most. */
@@ -501,6 +535,7 @@ int main(int argc, char** argv) {
         {"output_checked_first", output_checked_first},
         {"write_failure_says_why", write_failure_says_why},
         {"rig_summary_adds_up", rig_summary_adds_up},
+        {"play_json_lines", play_json_lines},
     };
     return tl_test_main(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }
