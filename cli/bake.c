@@ -6,7 +6,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 
 static const char* USAGE =
@@ -41,10 +40,10 @@ static int pick_clips(const tl_scene* scene, const char* list, uint32_t* clips, 
     snprintf(buf, sizeof buf, "%s", list);
     char* save = NULL;
     for (char* name = strtok_r(buf, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
-        uint32_t c = 0;
-        while (c < scene->clip_count && strcasecmp(scene->clips[c].name, name))
-            ++c;
-        if (c == scene->clip_count) return tl_cli_fail("bake", "--clips: no clip \"%s\"", name), 2;
+        uint32_t c;
+        tl_error err; /* as every command: exact, short or case-insensitive; "did you mean" */
+        if (tl_scene_find_clip(scene, name, &c, &err) != TL_OK)
+            return tl_cli_fail("bake", "%s (--clips)", err.message), 2;
         clips[(*count)++] = c;
     }
     return 0;

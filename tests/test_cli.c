@@ -5,6 +5,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "test.h"
 
+#include <tailor/tailor.h>
+
 #include <dirent.h>
 #include <stdarg.h>
 #include <sys/wait.h>
@@ -412,6 +414,78 @@ static void play_json_lines(void) {
     json_decref(doc);
 }
 
+/* Clip names: any case, in every command that takes one (play, measure, render, bake, rig
+ * --fit-skip); an unknown name gets "did you mean" the closest clip and the list; a name two
+ * clips answer ignoring case is refused, naming both. */
+static void clip_names(void) {
+    const char* fox = tl_test_shared("assets/khronos-fox/Fox.glb");
+    const char* knight = tl_test_shared("cases/knight-tailed.glb");
+    const char* chain = "--chain b_Tail01_012,b_Tail02_013,b_Tail03_014";
+    char *exact = NULL, *any = NULL;
+    ENSURE(tl_test_cli(&exact, "play '%s' --clip Run %s --seconds 0.2", fox, chain) == 0);
+    ENSURE(tl_test_cli(&any, "play '%s' --clip rUN %s --seconds 0.2", fox, chain) == 0);
+    ENSURE(exact && any && !strcmp(exact, any));
+    free(exact), free(any);
+    const char* rigged = tl_test_scratch("knight-clips.glb");
+    ENSURE(tl_test_cli(NULL, "rig '%s' -o '%s' --fit-skip humanarmature\\|run >/dev/null", knight,
+                       rigged) == 0);
+    ENSURE(tl_test_cli(NULL, "measure '%s' --clip walking --samples 2 >/dev/null", rigged) == 0);
+    ENSURE(tl_test_cli(NULL, "render '%s' --clip WALKING --size 16x16 --times 0 -o '%s.png'",
+                       rigged, rigged) == 0);
+    ENSURE(tl_test_cli(NULL,
+                       "bake '%s' --clips humanarmature\\|walking -o '%s.baked.glb' "
+                       ">/dev/null",
+                       rigged, rigged) == 0);
+    struct {
+        const char *file, *typed, *meant;
+    } unknown[] = {
+        {fox, "Wlak", "Walk"},
+        {fox, "surve", "Survey"},
+        {knight, "walk", "HumanArmature|Walking"},
+        {knight, "idle_sword", "HumanArmature|Idle_swordLeft"},
+        {fox, "Jump", NULL},
+    };
+    for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; ++i) {
+        char* text = NULL;
+        ENSURE(tl_test_cli(&text, "play '%s' --clip '%s' --chain Tail_1 2>&1", unknown[i].file,
+                           unknown[i].typed) == 1);
+        char hint[256];
+        snprintf(hint, sizeof hint, "did you mean \"%s\"?",
+                 unknown[i].meant ? unknown[i].meant : "");
+        bool listed = strstr(text, "(clips: \"") != NULL;
+        bool hinted = strstr(text, unknown[i].meant ? hint : "did you mean") != NULL;
+        ENSURE_MSG(listed && hinted == (unknown[i].meant != NULL), "%s: %s", unknown[i].typed,
+                   text);
+        fprintf(stderr, "  --clip %s: %.*s\n", unknown[i].typed,
+                (int)strcspn(strstr(text, "no clip"), "("), strstr(text, "no clip"));
+        free(text);
+    }
+    /* Two clips equal but for case: either exact name finds its own, any other spelling is
+       refused and both are named. */
+    tl_gltf* doc;
+    tl_scene* scene;
+    tl_error err;
+    ENSURE_OK(tl_gltf_load(fox, &doc, &err), err);
+    ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+    ENSURE(scene->clip_count == 3);
+    tl_scene_clip clips[3];
+    memcpy(clips, scene->clips, sizeof clips);
+    clips[0].name = "Walk";
+    clips[1].name = "walk";
+    tl_scene renamed = *scene; /* the same scene with the clips renamed */
+    renamed.clips = clips;
+    uint32_t clip = 99;
+    ENSURE_OK(tl_scene_find_clip(&renamed, "walk", &clip, &err), err);
+    ENSURE(clip == 1);
+    ENSURE_OK(tl_scene_find_clip(&renamed, "Walk", &clip, &err), err);
+    ENSURE(clip == 0);
+    ENSURE(tl_scene_find_clip(&renamed, "WALK", &clip, &err) == TL_ERROR_NOT_FOUND);
+    ENSURE_MSG(strstr(err.message, "ambiguous") && strstr(err.message, "\"Walk\", \"walk\""), "%s",
+               err.message);
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+}
+
 /* A message line "tailor CMD: ..." says its prefix once: the rest does not begin with CMD or
  * "tailor" or "usage", no ": "-separated field repeats the one before it, and the input's
  * name appears once at most. */
@@ -536,6 +610,7 @@ int main(int argc, char** argv) {
         {"write_failure_says_why", write_failure_says_why},
         {"rig_summary_adds_up", rig_summary_adds_up},
         {"play_json_lines", play_json_lines},
+        {"clip_names", clip_names},
     };
     return tl_test_main(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }
