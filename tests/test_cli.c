@@ -486,6 +486,65 @@ static void clip_names(void) {
     tl_gltf_destroy(doc);
 }
 
+/* The set-up: `make demo` installs the build set only, `make test` everything, a dry run
+ * lists them and installs nothing, a failing apt-get or npm shows its command and output
+ * (tests/setup_check.sh, with stand-ins for apt-get, npm and dpkg-query). */
+static void setup_split(void) {
+    char* text = NULL;
+    int code = sh(&text, "bash '%s' 2>&1", tl_test_source("tests/setup_check.sh"));
+    ENSURE_MSG(code == 0 && strstr(text, "setup_check: ok"), "exit %d: %s", code, text);
+    fprintf(stderr, "%s", text);
+    free(text);
+}
+
+/* The README says where the test characters come from (every ../shared/assets folder has the
+ * SOURCE.md it points to, with a licence) and how a C program links the library; its program
+ * and both recipes build against the installed library and rig a case
+ * (scripts/install_check.sh extracts and runs them). */
+static void readme_sources_and_linking(void) {
+    size_t n;
+    char* readme = (char*)tl_test_read_file(tl_test_source("README.md"), &n);
+    ENSURE(readme);
+    readme = realloc(readme, n + 1);
+    readme[n] = 0;
+    bool says = strstr(readme, "../shared/assets/") && strstr(readme, "SOURCE.md") &&
+                strstr(readme, "pkg-config --cflags --libs tailor") &&
+                strstr(readme, "find_package(tailor REQUIRED)") &&
+                strstr(readme, "<!-- install_check: rig.c -->");
+    free(readme);
+    ENSURE(says);
+    DIR* d = opendir(tl_test_shared("assets"));
+    ENSURE(d);
+    struct dirent* e;
+    size_t folders = 0;
+    bool all = true;
+    while ((e = readdir(d))) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", tl_test_shared("assets"), e->d_name);
+        struct stat st;
+        if (e->d_name[0] == '.' || stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+        ++folders;
+        snprintf(path, sizeof path, "%s/%s/SOURCE.md", tl_test_shared("assets"), e->d_name);
+        char* text = (char*)tl_test_read_file(path, &n);
+        text = text ? realloc(text, n + 1) : NULL;
+        if (text) text[n] = 0;
+        bool licensed = text && (strstr(text, "icense") || strstr(text, "icence"));
+        if (!licensed) fprintf(stderr, "  %s: no SOURCE.md with a licence\n", e->d_name);
+        all = all && licensed;
+        free(text);
+    }
+    closedir(d);
+    fprintf(stderr, "  %zu asset folders, each with its SOURCE.md and licence: %s\n", folders,
+            all ? "yes" : "no");
+    ENSURE(folders > 5 && all);
+    char* out = NULL;
+    int code =
+        sh(&out, "bash '%s' '%s' 2>&1", tl_test_source("scripts/install_check.sh"), TL_BINARY_DIR);
+    ENSURE_MSG(code == 0 && strstr(out, "the README's program and recipes too"), "exit %d: %s",
+               code, out);
+    free(out);
+}
+
 /* A message line "tailor CMD: ..." says its prefix once: the rest does not begin with CMD or
  * "tailor" or "usage", no ": "-separated field repeats the one before it, and the input's
  * name appears once at most. */
@@ -611,6 +670,8 @@ int main(int argc, char** argv) {
         {"rig_summary_adds_up", rig_summary_adds_up},
         {"play_json_lines", play_json_lines},
         {"clip_names", clip_names},
+        {"setup_split", setup_split},
+        {"readme_sources_and_linking", readme_sources_and_linking},
     };
     return tl_test_main(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }
