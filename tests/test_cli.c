@@ -272,6 +272,14 @@ static void stdout_and_same_path_refused(void) {
         free(err);
     }
     ENSURE(same_bytes(copy_in, kept));
+    /* binary data is not sent to a terminal (util-linux script gives the command one) */
+    if (sh(NULL, "command -v script >/dev/null") == 0) {
+        char* text = NULL;
+        int code = sh(&text, "script -qec \"'%s' copy '%s' -o -\" /dev/null", TL_CLI_PATH, knight);
+        ENSURE_MSG(code == 2 && strstr(text, "standard output is a terminal"), "exit %d: %.200s",
+                   code, text);
+        free(text);
+    }
 }
 
 /* A target that cannot be written is refused before the analysis runs, with why: a missing
