@@ -501,7 +501,10 @@ static void setup_split(void) {
     char* text = NULL;
     int code = sh(&text, "bash '%s' 2>&1", tl_test_source("tests/setup_check.sh"));
     ENSURE_MSG(code == 0 && strstr(text, "setup_check: ok"), "exit %d: %s", code, text);
-    fprintf(stderr, "%s", text);
+    for (const char* line = text; *line;
+         line += strcspn(line, "\n") + (line[strcspn(line, "\n")] != 0))
+        if (!strncmp(line, "build set:", 10) || !strncmp(line, "all set:", 8))
+            fprintf(stderr, "  %.*s\n", (int)strcspn(line, "\n"), line);
     free(text);
 }
 
