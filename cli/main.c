@@ -184,13 +184,16 @@ typedef struct escaping {
     bool after_c2; /* the previous byte was 0xC2, the lead byte of U+0080..U+00BF */
 } escaping;
 
-static void put_raw(int fd, const char* p, size_t n) {
+/* false (errno set) when the descriptor took less than all of it. */
+static bool put_raw(int fd, const char* p, size_t n) {
     while (n > 0) {
         ssize_t k = write(fd, p, n);
         if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) return;
+        if (k == 0) errno = EIO;
+        if (k <= 0) return false;
         p += k, n -= (size_t)k;
     }
+    return true;
 }
 
 static ssize_t escaping_write(void* cookie, const char* buf, size_t size) {
@@ -209,15 +212,16 @@ static ssize_t escaping_write(void* cookie, const char* buf, size_t size) {
             n += (size_t)snprintf(out + n, 8, "\\x%02x", (unsigned)ch);
         else
             out[n++] = (char)ch;
-        if (n >= 4096) put_raw(e->fd, out, n), n = 0;
+        if (n >= 4096 && !put_raw(e->fd, out, n)) return -1; /* the stream's error: ferror */
+        if (n >= 4096) n = 0;
     }
-    put_raw(e->fd, out, n);
+    if (!put_raw(e->fd, out, n)) return -1;
     return (ssize_t)size;
 }
 
 static int escaping_close(void* cookie) {
     escaping* e = cookie;
-    if (e->after_c2) put_raw(e->fd, "\xc2", 1);
+    if (e->after_c2 && !put_raw(e->fd, "\xc2", 1)) return -1;
     return 0;
 }
 
@@ -244,10 +248,14 @@ int tl_cli_json_out(const char* cmd, const char* file, json_t* doc, size_t flags
     if (!text) return tl_cli_fail(cmd, "%s: the JSON document could not be built", file);
     puts(text);
     free(text);
-    if (tl_cli_nonfinite_count)
+    static unsigned warned; /* play prints a document a line: say each null once */
+    if (tl_cli_nonfinite_count > warned)
         fprintf(stderr, "tailor %s: %s: %u value(s) came out non-finite and are null\n", cmd, file,
-                tl_cli_nonfinite_count);
-    return fflush(stdout) == 0 ? 0 : tl_cli_fail(cmd, "cannot write to stdout");
+                tl_cli_nonfinite_count - warned);
+    warned = tl_cli_nonfinite_count;
+    return fflush(stdout) == 0
+               ? 0
+               : tl_cli_fail(cmd, "standard output: cannot write: %s", strerror(errno));
 }
 
 int main(int argc, char** argv) {
@@ -273,7 +281,14 @@ int main(int argc, char** argv) {
         return 0;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
-        if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
+        if (!strcmp(argv[1], commands[i].name)) {
+            int code = commands[i].run(argc - 1, argv + 1);
+            /* text a command printed that stdout did not take (a full disk, a closed pipe's
+               EPIPE with SIGPIPE ignored): never an exit 0 with the output lost */
+            if ((fflush(stdout) != 0 || ferror(stdout)) && code == 0)
+                code = tl_cli_fail(argv[1], "standard output: cannot write: %s", strerror(errno));
+            return code;
+        }
     fprintf(stderr, "tailor: unknown command \"%s\"\n\n", argv[1]);
     usage(stderr);
     return 2;

@@ -320,7 +320,8 @@ static void output_checked_first(void) {
 }
 
 /* A failed write says which file and why (the failing call's strerror), and leaves nothing:
- * a file-size limit (EFBIG) on a file target, a full device on stdout. */
+ * a file-size limit (EFBIG) on a file target, a full device on stdout (the data, or the
+ * text of any command). */
 static void write_failure_says_why(void) {
     const char* knight = tl_test_shared("cases/knight-tailed.glb");
     const char* dir = tl_test_scratch("limited");
@@ -338,6 +339,24 @@ static void write_failure_says_why(void) {
         ENSURE_MSG(sh(NULL, "cd '%s' && test -z \"$(ls -A)\"", dir) == 0, "%s left a file", args);
         snprintf(args, sizeof args, forms[f], knight, "-");
         code = sh(&err, "\"$TAILOR\" %s 2>&1 >/dev/full", args);
+        ENSURE_MSG(code == 1 && err &&
+                       strstr(err, "standard output: cannot write: No space left on device"),
+                   "%s > /dev/full: exit %d: %.300s", args, code, err);
+        free(err);
+    }
+    /* text on a full stdout: an error, never exit 0 with the output lost */
+    const char* fox = tl_test_shared("assets/khronos-fox/Fox.glb");
+    const char* texts[] = {"inspect '%s'",
+                           "inspect '%s' --json",
+                           "rig '%s' --dry-run",
+                           "rig '%s' --dry-run --json",
+                           "measure '%s' --samples 2",
+                           "play '%s' --clip Run --chain b_Tail01_012",
+                           "sample --list%.0s"};
+    for (size_t t = 0; t < sizeof texts / sizeof texts[0]; ++t) {
+        char args[2048], *err = NULL;
+        snprintf(args, sizeof args, texts[t], fox);
+        int code = sh(&err, "\"$TAILOR\" %s 2>&1 >/dev/full", args);
         ENSURE_MSG(code == 1 && err &&
                        strstr(err, "standard output: cannot write: No space left on device"),
                    "%s > /dev/full: exit %d: %.300s", args, code, err);
