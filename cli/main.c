@@ -164,7 +164,9 @@ int tl_cli_write(const char* cmd, const tl_gltf* doc, const char* input, const c
        only after it took the data. */
     if (r == TL_OK && glb) r = stdout_write(glb, glb_size, &err);
     if (r == TL_OK && extra_out && tl_cli_is_stdout(extra_path)) {
+        size_t n = strlen(extra_text);
         fputs(extra_text, stdout);
+        if (n == 0 || extra_text[n - 1] != '\n') fputc('\n', stdout); /* a terminal's prompt */
         if (fflush(stdout) != 0)
             r = tl_error_set(&err, TL_ERROR_IO, "standard output: cannot write: %s",
                              strerror(errno));
