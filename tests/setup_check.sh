@@ -67,13 +67,16 @@ for p in npm nodejs clang clang-format lld wasi-libc libclang-rt-dev blender chr
     [[ "$all_set" == *" $p "* ]] || fail "the full set lacks $p"
 done
 for p in $build_set; do [[ "$all_set" == *" $p "* ]] || fail "the full set lacks $p"; done
-echo "$build" | grep -q "would install: .*libjansson-dev" || fail "the dry run does not list what it would install: $build"
-echo "$build" | grep -q "npm" && fail "the build set's dry run mentions npm: $build"
+grep -q "would install: .*libjansson-dev" <<<"$build" || fail "the dry run does not list what it would install: $build"
+grep -q "npm" <<<"$build" && fail "the build set's dry run mentions npm: $build"
 
 # make demo installs the build set; make test everything.
-make -n -C "$repo" demo | grep -q "scripts/setup.sh --build" || fail "make demo does not run setup.sh --build"
-make -n -C "$repo" demo | grep -qE "scripts/setup.sh *$" && fail "make demo runs the full setup"
-make -n -C "$repo" test | grep -qE "scripts/setup.sh *$" || fail "make test does not run the full setup"
+# (make's output is kept first: grep -q leaving early would make it die of SIGPIPE)
+demo_plan=$(make -n -C "$repo" demo)
+test_plan=$(make -n -C "$repo" test)
+grep -q "scripts/setup.sh --build" <<<"$demo_plan" || fail "make demo does not run setup.sh --build"
+grep -qE "scripts/setup.sh *$" <<<"$demo_plan" && fail "make demo runs the full setup"
+grep -qE "scripts/setup.sh *$" <<<"$test_plan" || fail "make test does not run the full setup"
 
 # A failing apt-get: the command and its own words.
 : >"$calls"
@@ -84,8 +87,8 @@ set -e
 echo "apt failure (exit $code):"
 echo "$out" | sed 's/^/  | /'
 [ "$code" = 1 ] || fail "a failing apt-get: exit $code"
-echo "$out" | grep -q "FAILED: .*apt-get install -y -qq .*libjansson-dev" || fail "the failing command is not shown"
-echo "$out" | grep -q "E: Unable to locate package libjansson-dev" || fail "apt-get's own message is not shown"
+grep -q "FAILED: .*apt-get install -y -qq .*libjansson-dev" <<<"$out" || fail "the failing command is not shown"
+grep -q "E: Unable to locate package libjansson-dev" <<<"$out" || fail "apt-get's own message is not shown"
 
 # A failing npm ci, in a copy of the layout whose lock does not match node_modules.
 mkdir -p "$work/repo/scripts"
@@ -100,8 +103,8 @@ set -e
 echo "npm failure (exit $code):"
 echo "$out" | sed 's/^/  | /'
 [ "$code" = 1 ] || fail "a failing npm ci: exit $code"
-echo "$out" | grep -q "FAILED: npm ci" || fail "the failing npm command is not shown"
-echo "$out" | grep -q "ECONNREFUSED" || fail "npm's own message is not shown"
+grep -q "FAILED: npm ci" <<<"$out" || fail "the failing npm command is not shown"
+grep -q "ECONNREFUSED" <<<"$out" || fail "npm's own message is not shown"
 grep -q "apt-get" "$calls" && fail "apt-get ran with every package installed"
 [ ! -e "$work/repo/node_modules/.tailor-lock-sha256" ] || fail "a failed npm ci was recorded as done"
 echo "setup_check: ok"

@@ -167,8 +167,7 @@ static void stdout_outputs(void) {
                          "rig '%s' -o %s",
                          "bake '%s' -o %s --clips %s",
                          "sample tailed-quadruped%.0s -o %s",
-                         "render '%s' -o %s --clip %s "
-                         "--size 32x32 --times 0.5",
+                         "render '%s' -o %s --clip %s --size 32x32 --times 0.5",
                          "report '%s' -o %s"};
     const char* inputs[] = {knight, knight, rigged, "", rigged, rigged};
     const char* by_stdout = tl_test_scratch("by-stdout");
@@ -519,7 +518,8 @@ static void clip_names(void) {
 static void setup_split(void) {
     char* text = NULL;
     int code = sh(&text, "bash '%s' 2>&1", tl_test_source("tests/setup_check.sh"));
-    ENSURE_MSG(code == 0 && strstr(text, "setup_check: ok"), "exit %d: %s", code, text);
+    if (code != 0 || !strstr(text, "setup_check: ok")) fprintf(stderr, "%s", text);
+    ENSURE_MSG(code == 0 && strstr(text, "setup_check: ok"), "setup_check.sh: exit %d", code);
     for (const char* line = text; *line;
          line += strcspn(line, "\n") + (line[strcspn(line, "\n")] != 0))
         if (!strncmp(line, "build set:", 10) || !strncmp(line, "all set:", 8))
