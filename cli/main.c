@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <string.h>
 #include <errno.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 typedef struct command {
@@ -108,6 +109,15 @@ int tl_cli_check_outputs(const char* cmd, const char* input, const char* input2,
                            "a pipe (tailor %s ... -o - > out)",
                            cmd),
                2;
+    struct stat so, si;
+    for (int k = 0; k < 2 && !force && tl_cli_is_stdout(output) && fstat(1, &so) == 0; ++k) {
+        const char* in = k ? input2 : input; /* `-o - >> IN`: the input would grow */
+        if (in && stat(in, &si) == 0 && so.st_dev == si.st_dev && so.st_ino == si.st_ino)
+            return tl_cli_fail(cmd,
+                               "-o -: standard output is the input %s (pass --force to "
+                               "write it there)",
+                               in);
+    }
     /* The writer's own checks, on empty parts it then throws away: a missing or read-only
        folder, a target that is a folder or a device, an input, two targets in one file. */
     tl_output* out;

@@ -270,11 +270,16 @@ static void stdout_and_same_path_refused(void) {
         free(out);
         free(err);
     }
+    /* standard output appending to the input */
+    char* text = NULL;
+    int code = sh(&text, "cd '%s' && \"$TAILOR\" copy in-copy.glb -o - 2>&1 >>in-copy.glb", dir);
+    ENSURE_MSG(code == 1 && strstr(text, "standard output is the input"), "exit %d: %.200s", code,
+               text);
+    free(text);
     ENSURE(same_bytes(copy_in, kept));
     /* binary data is not sent to a terminal (util-linux script gives the command one) */
     if (sh(NULL, "command -v script >/dev/null") == 0) {
-        char* text = NULL;
-        int code = sh(&text, "script -qec \"'%s' copy '%s' -o -\" /dev/null", TL_CLI_PATH, knight);
+        code = sh(&text, "script -qec \"'%s' copy '%s' -o -\" /dev/null", TL_CLI_PATH, knight);
         ENSURE_MSG(code == 2 && strstr(text, "standard output is a terminal"), "exit %d: %.200s",
                    code, text);
         free(text);
