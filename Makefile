@@ -1,6 +1,7 @@
 # The two commands a newcomer needs (each does all set-up itself):
-#   make demo   run the main job on the built-in sample character
+#   make demo   run the main job on the built-in sample character (installs only the build set)
 #   make test   build (normal and with ASan+UBSan), run every test, fuzz the reader briefly
+#               (installs everything: scripts/setup.sh; `bash scripts/setup.sh --dry-run` lists it)
 # Everything else is CMake: cmake -S . -B build && cmake --build build && ctest --test-dir build
 
 JOBS ?= 2
@@ -10,19 +11,23 @@ ASAN := build-asan
 FUZZ := build-fuzz
 OUT := out
 
-.PHONY: setup build demo test test-release test-asan test-known-failing fuzz bench install-check format-check clean
+.PHONY: setup setup-build build demo test test-release test-asan test-known-failing fuzz bench install-check format-check clean
 
+# Everything the tests need; setup-build: only what the build needs (no npm, clang, Blender...).
 setup:
 	@bash scripts/setup.sh
 
-build: setup
+setup-build:
+	@bash scripts/setup.sh --build
+
+build: setup-build
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	cmake --build $(BUILD) -j$(JOBS)
 
 demo: build
 	bash scripts/demo.sh $(BUILD)/tailor $(OUT)
 
-test-release: build
+test-release: setup build
 	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS) -LE known_failing
 
 test-asan: setup
@@ -40,13 +45,13 @@ fuzz: setup
 		bash scripts/fuzz.sh $(FUZZ)/$$t $$(( $(FUZZ_SECONDS) / $(words $(FUZZ_TARGETS)) )) || exit 1; \
 	done
 
-bench: setup
+bench: setup-build
 	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DTL_BUILD_BENCH=ON -DTL_BUILD_TESTS=OFF >/dev/null
 	cmake --build build-bench -j$(JOBS)
 	bash scripts/bench.sh build-bench
 
 # The spec's checks that fail today, kept runnable (docs/stress.md); not part of `make test`.
-test-known-failing: build
+test-known-failing: setup build
 	ctest --test-dir $(BUILD) --output-on-failure -L known_failing
 
 install-check: build

@@ -6,7 +6,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 
 static const char* USAGE =
@@ -22,6 +21,8 @@ static const char* USAGE =
     "  --report FILE     {\"clips\": [{\"clip\", \"cycle_start\", \"keys\", \"max_error\", ...}]}\n"
     "  --vrm             also write the chains as VRM spring bones (docs/vrm.md; a VRM runtime's\n"
     "                    springs then override the baked keys of those joints)\n"
+    "  -o -, --report -  standard output (the GLB, or the report; one of them; the summary\n"
+    "                    then goes to stderr)\n"
     "  --force           allow OUT to be IN\n";
 
 static long file_size(const char* path) {
@@ -41,10 +42,10 @@ static int pick_clips(const tl_scene* scene, const char* list, uint32_t* clips, 
     snprintf(buf, sizeof buf, "%s", list);
     char* save = NULL;
     for (char* name = strtok_r(buf, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
-        uint32_t c = 0;
-        while (c < scene->clip_count && strcasecmp(scene->clips[c].name, name))
-            ++c;
-        if (c == scene->clip_count) return tl_cli_fail("bake", "--clips: no clip \"%s\"", name), 2;
+        uint32_t c;
+        tl_error err; /* as every command: exact, short or case-insensitive; "did you mean" */
+        if (tl_scene_find_clip(scene, name, &c, &err) != TL_OK)
+            return tl_cli_fail("bake", "%s (--clips)", err.message), 2;
         clips[(*count)++] = c;
     }
     return 0;
@@ -66,7 +67,8 @@ int tl_cli_bake_document(const char* cmd, tl_gltf* doc, const char* clip_list,
         goto done;
     }
     if (chain_count == 0 || chain_count > 64) {
-        tl_cli_fail(cmd, chain_count ? "more than 64 chains" : "no chains (run tailor rig first)");
+        tl_cli_fail(cmd, "%s: %s", doc->path && *doc->path ? doc->path : "the document",
+                    chain_count ? "more than 64 chains" : "no chains (run tailor rig first)");
         goto done;
     }
     if (tl_bake_rest(doc, scene, chains, chain_count, &err) || tl_scene_refresh(scene, &err)) {
@@ -111,7 +113,8 @@ done:
  * it; -1 for a .gltf (its size is split over the .gltf and its buffers). */
 static long output_size(const tl_gltf* doc, const char* out) {
     size_t n = strlen(out);
-    bool glb = (n > 4 && !strcmp(out + n - 4, ".glb")) || (n > 4 && !strcmp(out + n - 4, ".vrm"));
+    bool glb = (n > 4 && !strcmp(out + n - 4, ".glb")) || (n > 4 && !strcmp(out + n - 4, ".vrm")) ||
+               tl_cli_is_stdout(out);
     uint8_t* bytes = NULL;
     size_t size = 0;
     tl_error err;
@@ -127,7 +130,7 @@ int tl_cli_bake(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         const char* a = argv[i];
         const char* v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+        if (tl_cli_is_help(a)) {
             fputs(USAGE, stdout);
             return 0;
         } else if ((!strcmp(a, "--rate") || !strcmp(a, "--tolerance")) && v) {
@@ -154,31 +157,35 @@ int tl_cli_bake(int argc, char** argv) {
             return tl_cli_fail("bake", "unexpected argument \"%s\" (see --help)", a), 2;
     }
     if (!in || !out) return fprintf(stderr, "%s", USAGE), 2;
+    int code = tl_cli_check_outputs("bake", in, NULL, force, out, report_path);
+    if (code) return code;
+    FILE* summary = tl_cli_is_stdout(out) || tl_cli_is_stdout(report_path) ? stderr : stdout;
     tl_error err;
     tl_gltf* doc = NULL;
     json_t* report = NULL;
-    int code;
     if (tl_gltf_load(in, &doc, &err)) {
         code = tl_cli_fail("bake", "%s", err.message);
         goto done;
     }
     if ((code = tl_cli_bake_document("bake", doc, clip_list, &def, &report))) goto done;
-    if (vrm && (code = tl_cli_vrm_document("bake", doc, report))) goto done;
+    if (vrm && (code = tl_cli_vrm_document("bake", doc, report, summary))) goto done;
     size_t i;
     json_t* c;
     json_array_foreach(json_object_get(report, "clips"), i, c) {
-        printf("%s: %d keys of %d samples, cycle from %.3f s, max error %.3g deg, loop %.3g "
-               "deg\n",
-               json_string_value(json_object_get(c, "clip")),
-               (int)json_integer_value(json_object_get(c, "keys")),
-               (int)json_integer_value(json_object_get(c, "samples")),
-               json_real_value(json_object_get(c, "cycle_start")),
-               json_real_value(json_object_get(c, "max_error")),
-               json_real_value(json_object_get(c, "loop_error")));
+        fprintf(summary,
+                "%s: %d keys of %d samples, cycle from %.3f s, max error %.3g deg, loop %.3g "
+                "deg\n",
+                json_string_value(json_object_get(c, "clip")),
+                (int)json_integer_value(json_object_get(c, "keys")),
+                (int)json_integer_value(json_object_get(c, "samples")),
+                json_real_value(json_object_get(c, "cycle_start")),
+                json_real_value(json_object_get(c, "max_error")),
+                json_real_value(json_object_get(c, "loop_error")));
     }
     long before = file_size(in), after = output_size(doc, out);
-    printf("%s: %ld bytes -> %s: %ld bytes (+%.1f%%)\n", in, before, out, after,
-           before > 0 ? 100.0 * (double)(after - before) / (double)before : 0.0);
+    fprintf(summary, "%s: %ld bytes -> %s: %ld bytes (+%.1f%%)\n", in, before,
+            tl_cli_is_stdout(out) ? "standard output" : out, after,
+            before > 0 ? 100.0 * (double)(after - before) / (double)before : 0.0);
     json_object_set_new(report, "bytes_before", json_integer(before));
     if (after >= 0) json_object_set_new(report, "bytes_after", json_integer(after));
     /* The baked file and its report are one output: both renamed into place, or neither. */

@@ -159,7 +159,7 @@ static int parse_args(int argc, char** argv, batch_args* a) {
         int known = tl_cli_rig_option("batch", argc, argv, &i, &a->rig);
         if (known < 0) return 2;
         if (known) continue;
-        if (!strcmp(s, "--help")) {
+        if (tl_cli_is_help(s)) {
             fputs(usage_text, stdout);
             return -1;
         } else if (!strcmp(s, "-o") && v)
@@ -185,7 +185,11 @@ static int parse_args(int argc, char** argv, batch_args* a) {
             return tl_cli_fail("batch", "unknown argument \"%s\" (see --help)", s), 2;
     }
     if (!a->in || !a->out)
-        return tl_cli_fail("batch", "usage: tailor batch IN_DIR -o OUT_DIR (see --help)"), 2;
+        return tl_cli_fail("batch", "expected IN_DIR -o OUT_DIR (see --help)"), 2;
+    if (tl_cli_is_stdout(a->out))
+        return tl_cli_fail("batch", "-o is a folder for many files; - (standard output) cannot be "
+                                    "one"),
+               2;
     tl_error err;
     if (tl_rig_def_check(&a->rig, &err) != TL_OK) return tl_cli_fail("batch", "%s", err.message), 2;
     return 0;

@@ -13,9 +13,10 @@ int tl_cli_copy(int argc, char** argv) {
             force = true;
         else if (!strcmp(argv[i], "--compact"))
             compact = true;
-        else if (!strcmp(argv[i], "--help")) {
+        else if (tl_cli_is_help(argv[i])) {
             printf("usage: tailor copy IN -o OUT [--compact] [--force]\n"
                    "  Reads IN (.glb, .vrm or .gltf) and writes OUT; everything is kept.\n"
+                   "  -o -       write the GLB to standard output\n"
                    "  --compact  drop binary data nothing references\n"
                    "  --force    allow OUT to be IN\n");
             return 0;
@@ -24,11 +25,13 @@ int tl_cli_copy(int argc, char** argv) {
         else
             return tl_cli_fail("copy", "unknown argument \"%s\" (see --help)", argv[i]), 2;
     }
-    if (!in || !out) return tl_cli_fail("copy", "usage: tailor copy IN -o OUT"), 2;
+    if (!in || !out) return tl_cli_fail("copy", "expected IN -o OUT (see --help)"), 2;
+    int code = tl_cli_check_outputs("copy", in, NULL, force, out, NULL);
+    if (code) return code;
     tl_gltf* doc;
     tl_error err;
     if (tl_gltf_load(in, &doc, &err) != TL_OK) return tl_cli_fail("copy", "%s", err.message);
-    int code = tl_cli_write("copy", doc, in, out, force, compact, NULL, NULL);
+    code = tl_cli_write("copy", doc, in, out, force, compact, NULL, NULL);
     tl_gltf_destroy(doc);
     return code;
 }

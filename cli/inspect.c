@@ -588,7 +588,7 @@ int tl_cli_inspect(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--json"))
             as_json = true;
-        else if (!strcmp(argv[i], "--help")) {
+        else if (tl_cli_is_help(argv[i])) {
             printf(
                 "usage: tailor inspect FILE [--json]\n"
                 "  Shows a glTF's skins (joint trees), meshes and the skins binding them, clips,\n"
@@ -600,7 +600,7 @@ int tl_cli_inspect(int argc, char** argv) {
         else
             return tl_cli_fail("inspect", "unknown argument \"%s\" (see --help)", argv[i]), 2;
     }
-    if (!path) return tl_cli_fail("inspect", "usage: tailor inspect FILE [--json]"), 2;
+    if (!path) return tl_cli_fail("inspect", "expected FILE (see --help)"), 2;
     tl_gltf* doc;
     tl_error err;
     if (tl_gltf_load(path, &doc, &err) != TL_OK) return tl_cli_fail("inspect", "%s", err.message);

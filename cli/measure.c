@@ -183,7 +183,7 @@ static int run_stress(const char* file, const tl_measure_rig* c, const char* cli
     uint32_t found;
     if (clip_name) {
         if (tl_scene_find_clip(c->scene, clip_name, &found, &err))
-            return tl_cli_fail("measure", "%s: %s", file, err.message);
+            return tl_cli_fail("measure", "%s", err.message);
         clip = (int32_t)found;
     } else {
         clip = tl_stress_default_clip(c->scene);
@@ -199,7 +199,7 @@ static int run_stress(const char* file, const tl_measure_rig* c, const char* cli
         tl_stress_report r;
         if (tl_measure_stress(c->scene, &c->chains[i], clip, &def, &r, &err)) {
             json_decref(parts);
-            return tl_cli_fail("measure", "%s: %s", file, err.message);
+            return tl_cli_fail_file("measure", file, err.message);
         }
         json_array_append_new(parts, stress_json(chain_name(c, i), &r));
         if (!as_json)
@@ -391,7 +391,7 @@ static int parse(int argc, char** argv, options* o) {
     for (int i = 1; i < argc; ++i) {
         const char* a = argv[i];
         bool has_value = i + 1 < argc;
-        if (!strcmp(a, "--help"))
+        if (tl_cli_is_help(a))
             return printf("%s", USAGE), -1;
         else if (!strcmp(a, "--json"))
             o->as_json = true;
@@ -462,7 +462,7 @@ static int measure_clips(const options* o, tl_measure_run* run) {
     uint32_t first_clip = 0, last_clip = scene->clip_count;
     if (o->clip_name) {
         if (tl_scene_find_clip(scene, o->clip_name, &first_clip, &err) != TL_OK)
-            return tl_cli_fail("measure", "%s: %s", o->file, err.message);
+            return tl_cli_fail("measure", "%s", err.message);
         last_clip = first_clip + 1;
     }
     if (!o->as_json) {
@@ -480,7 +480,7 @@ static int measure_clips(const options* o, tl_measure_run* run) {
         if (tl_measure_run_clip(run, clip, m, &err) != TL_OK) {
             free(m);
             json_decref(clips);
-            return tl_cli_fail("measure", "%s: %s", o->file, err.message);
+            return tl_cli_fail_file("measure", o->file, err.message);
         }
         if (o->as_json)
             json_array_append_new(clips, clip_json(run, m));

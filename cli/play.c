@@ -13,8 +13,9 @@ static const char* USAGE =
     "  the world positions of each chain's joints per frame.\n"
     "  --fps N        frames per second (default 60)\n"
     "  --seconds S    how long (default: the clip's duration; longer plays it again)\n"
-    "  --json         {\"clip\", \"fps\", \"chains\": [{\"joints\": [names]}],\n"
-    "                  \"frames\": [{\"t\", \"chains\": [[[x,y,z], ...]]}]}\n";
+    "  --json         JSON Lines: a header {\"clip\", \"fps\", \"frames\": N, \"chains\":\n"
+    "                 [{\"joints\": [names], \"attachment\"}]}, then one line per frame\n"
+    "                 {\"t\", \"chains\": [[[x,y,z] per joint], ...]} (so head works)\n";
 
 /* --chain "A,B,C": joints of one skin by name, attachment = A's parent joint. */
 int tl_cli_chain_from_names(const tl_scene* scene, const char* list, tl_play_chain* out) {
@@ -46,13 +47,36 @@ int tl_cli_chain_from_names(const tl_scene* scene, const char* list, tl_play_cha
     return 0;
 }
 
+/* The --json header line: the clip, the rate, the frame count and each chain's joints. */
+static int print_header(const tl_scene* scene, const tl_play_chain* chains, uint32_t chain_count,
+                        uint32_t clip, double fps, long frames, const char* file) {
+    json_t* names = json_array();
+    for (uint32_t c = 0; c < chain_count; ++c) {
+        const tl_scene_skin* sk = &scene->skins[chains[c].skin];
+        json_t* list = json_array();
+        for (uint32_t b = 0; b < chains[c].bone_count; ++b)
+            json_array_append_new(list, json_string(sk->joints[chains[c].bone_joints[b]].name));
+        if (chains[c].end_joint != TL_NONE)
+            json_array_append_new(list, json_string(sk->joints[chains[c].end_joint].name));
+        else
+            json_array_append_new(list, json_string("(tip)"));
+        json_array_append_new(names, json_pack("{s:o,s:s}", "joints", list, "attachment",
+                                               sk->joints[chains[c].attach_joint].name));
+    }
+    json_t* head = json_pack("{s:s,s:f,s:I,s:o}", "clip", scene->clips[clip].name, "fps", fps,
+                             "frames", (json_int_t)frames, "chains", names);
+    int code = tl_cli_json_out("play", file, head, JSON_COMPACT | JSON_REAL_PRECISION(7));
+    json_decref(head);
+    return code;
+}
+
 int tl_cli_play(int argc, char** argv) {
     const char *file = NULL, *clip_name = NULL, *chain_list = NULL;
     double fps = 60, seconds = -1;
     bool as_json = false;
     for (int i = 1; i < argc; ++i) {
         bool value = i + 1 < argc;
-        if (!strcmp(argv[i], "--help"))
+        if (tl_cli_is_help(argv[i]))
             return printf("%s", USAGE), 0;
         else if (!strcmp(argv[i], "--json"))
             as_json = true;
@@ -117,7 +141,8 @@ int tl_cli_play(int argc, char** argv) {
     if (one_skin) tl_pose_keep_skin(pose, scene, chains[0].skin); /* only chain joints are read */
     if (seconds < 0) seconds = scene->clips[clip].duration;
     long frames = (long)floor(seconds * fps + 1e-6) + 1;
-    json_t* jframes = json_array();
+    if (as_json && (code = print_header(scene, chains, chain_count, clip, fps, frames, file)))
+        goto done;
     if (!as_json)
         printf("%s: clip %s, %u chain(s), %ld frames at %g fps\n", file, scene->clips[clip].name,
                chain_count, frames, fps);
@@ -154,32 +179,14 @@ int tl_cli_play(int argc, char** argv) {
             }
             json_array_append_new(jchains, joints);
         }
-        if (as_json)
-            json_array_append_new(jframes,
-                                  json_pack("{s:f,s:o}", "t", (double)t, "chains", jchains));
-        else
+        if (as_json) {
+            json_t* line = json_pack("{s:f,s:o}", "t", (double)t, "chains", jchains);
+            code = tl_cli_json_out("play", file, line, JSON_COMPACT | JSON_REAL_PRECISION(7));
+            json_decref(line);
+            if (code) goto done;
+        } else {
             json_decref(jchains);
-    }
-    if (as_json) {
-        json_t* names = json_array();
-        for (uint32_t c = 0; c < chain_count; ++c) {
-            const tl_scene_skin* sk = &scene->skins[chains[c].skin];
-            json_t* list = json_array();
-            for (uint32_t b = 0; b < chains[c].bone_count; ++b)
-                json_array_append_new(list, json_string(sk->joints[chains[c].bone_joints[b]].name));
-            if (chains[c].end_joint != TL_NONE)
-                json_array_append_new(list, json_string(sk->joints[chains[c].end_joint].name));
-            else
-                json_array_append_new(list, json_string("(tip)"));
-            json_array_append_new(names, json_pack("{s:o,s:s}", "joints", list, "attachment",
-                                                   sk->joints[chains[c].attach_joint].name));
         }
-        json_t* out = json_pack("{s:s,s:f,s:o,s:o}", "clip", scene->clips[clip].name, "fps", fps,
-                                "chains", names, "frames", jframes);
-        code = tl_cli_json_out("play", file, out, JSON_COMPACT | JSON_REAL_PRECISION(7));
-        json_decref(out);
-    } else {
-        json_decref(jframes);
     }
 done:
     tl_pose_destroy(pose);

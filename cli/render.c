@@ -2,12 +2,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <png.h>
 
@@ -28,6 +25,7 @@ static const char* USAGE =
     "  --samples N       supersampling per axis, 1..4 (default 2)\n"
     "  --elevation DEG   camera height above the horizontal, degrees (default 10)\n"
     "  --shadow S        floor shadow darkness 0..1 (default 0.25; 0: none)\n"
+    "  -o -              write the PNG to standard output\n"
     "  --force           allow OUT to be an input file\n";
 
 #define MAX_TIMES 64
@@ -43,12 +41,6 @@ typedef struct source {
     uint32_t clip;
 } source;
 
-static bool same_file(const char* a, const char* b) {
-    struct stat sa, sb;
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-           sa.st_ino == sb.st_ino;
-}
-
 static int open_source(source* s, const char* clip_name, const tl_render_def* def) {
     tl_error err;
     tl_play_chain chains[MAX_CHAINS];
@@ -63,7 +55,7 @@ static int open_source(source* s, const char* clip_name, const tl_render_def* de
         tl_player_def pdef = tl_default_player_def();
         pdef.loop = true; /* times past the clip's end play it again, as tailor play does */
         if (tl_player_create(s->scene, chains, count, &pdef, &s->player, &err))
-            return tl_cli_fail("render", "%s: %s", s->path, err.message);
+            return tl_cli_fail("render", "%s", err.message);
     }
     if (!(s->pose = tl_pose_create(s->scene)))
         return tl_cli_fail("render", "%s: out of memory", s->path);
@@ -107,32 +99,45 @@ static const tl_scene_skin* main_skin(const tl_scene* scene) {
     return best;
 }
 
-static int write_png(const char* path, const uint8_t* rgba, uint32_t w, uint32_t h) {
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp-XXXXXX", path) >= (int)sizeof tmp)
-        return tl_cli_fail("render", "%s: path too long", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) return tl_cli_fail("render", "%s: %s", tmp, strerror(errno));
-    mode_t mask = umask(0); /* mkstemp makes 0600; an image is as readable as any output */
-    umask(mask);
-    fchmod(fd, 0666 & ~mask);
-    FILE* f = fdopen(fd, "wb");
-    if (!f) {
-        close(fd);
-        unlink(tmp);
-        return tl_cli_fail("render", "%s: %s", tmp, strerror(errno));
+typedef struct png_buffer {
+    uint8_t* data;
+    size_t size, capacity;
+    bool failed;
+} png_buffer;
+
+static void png_buffer_write(png_structp png, png_bytep bytes, png_size_t n) {
+    png_buffer* b = png_get_io_ptr(png);
+    if (b->failed) return;
+    if (b->size + n > b->capacity) {
+        size_t cap = b->capacity ? b->capacity : 65536;
+        while (cap < b->size + n)
+            cap *= 2;
+        uint8_t* grown = realloc(b->data, cap);
+        if (!grown) {
+            b->failed = true;
+            return;
+        }
+        b->data = grown, b->capacity = cap;
     }
+    memcpy(b->data + b->size, bytes, n);
+    b->size += n;
+}
+
+static void png_buffer_flush(png_structp png) {
+    (void)png;
+}
+
+/* The sheet as PNG bytes in memory (the writer then puts them in place, or on stdout). */
+static int encode_png(png_buffer* out, const uint8_t* rgba, uint32_t w, uint32_t h) {
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     png_bytep* rows = malloc(sizeof(png_bytep) * h);
     if (!png || !info || !rows || setjmp(png_jmpbuf(png))) {
         png_destroy_write_struct(&png, &info);
         free(rows);
-        fclose(f);
-        unlink(tmp);
-        return tl_cli_fail("render", "%s: could not write the PNG", path);
+        return tl_cli_fail("render", "could not encode the PNG");
     }
-    png_init_io(png, f);
+    png_set_write_fn(png, out, png_buffer_write, png_buffer_flush);
     png_set_IHDR(png, info, w, h, 8, PNG_COLOR_TYPE_RGBA, PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_set_compression_level(png, 9);
@@ -142,16 +147,7 @@ static int write_png(const char* path, const uint8_t* rgba, uint32_t w, uint32_t
     png_write_png(png, info, PNG_TRANSFORM_IDENTITY, NULL);
     png_destroy_write_struct(&png, &info);
     free(rows);
-    if (fflush(f) || fsync(fileno(f)) || fclose(f)) {
-        unlink(tmp);
-        return tl_cli_fail("render", "%s: %s", tmp, strerror(errno));
-    }
-    if (rename(tmp, path)) {
-        int e = errno;
-        unlink(tmp);
-        return tl_cli_fail("render", "%s: %s", path, strerror(e));
-    }
-    return 0;
+    return out->failed ? tl_cli_fail("render", "out of memory encoding the PNG") : 0;
 }
 
 static bool parse_times(const char* list, double* out, uint32_t* count) {
@@ -190,7 +186,7 @@ int tl_cli_render(int argc, char** argv) {
     double elevation = 10;
     for (int i = 1; i < argc; ++i) {
         bool value = i + 1 < argc;
-        if (!strcmp(argv[i], "--help"))
+        if (tl_cli_is_help(argv[i]))
             return printf("%s", USAGE), 0;
         else if (!strcmp(argv[i], "--force"))
             force = true;
@@ -235,9 +231,8 @@ int tl_cli_render(int argc, char** argv) {
     }
     if (!files[0] || !clip_name || !output) return fprintf(stderr, "%s", USAGE), 2;
     uint32_t source_count = files[1] ? 2 : 1;
-    for (uint32_t k = 0; k < source_count; ++k)
-        if (!force && same_file(files[k], output))
-            return tl_cli_fail("render", "%s: is an input; pass --force to replace it", output);
+    int code = tl_cli_check_outputs("render", files[0], files[1], force, output, NULL);
+    if (code) return code;
     double times[MAX_TIMES];
     uint32_t time_count = 0;
     if (times_arg && !parse_times(times_arg, times, &time_count))
@@ -256,8 +251,8 @@ int tl_cli_render(int argc, char** argv) {
 
     source sources[2];
     memset(sources, 0, sizeof sources);
-    int code = 0;
     uint8_t* sheet = NULL;
+    png_buffer png = {0};
     for (uint32_t k = 0; k < source_count && !code; ++k) {
         sources[k].path = files[k];
         code = open_source(&sources[k], clip_name, &def);
@@ -312,8 +307,11 @@ int tl_cli_render(int argc, char** argv) {
                                  sheet_w * 4);
             }
         }
-    code = write_png(output, sheet, (uint32_t)sheet_w, (uint32_t)sheet_h);
+    code = encode_png(&png, sheet, (uint32_t)sheet_w, (uint32_t)sheet_h);
+    if (!code)
+        code = tl_cli_write_data("render", files[0], files[1], force, output, png.data, png.size);
 done:
+    free(png.data);
     free(sheet);
     for (uint32_t k = 0; k < 2; ++k)
         close_source(&sources[k]);

@@ -8,7 +8,7 @@
 #include <string.h>
 
 static const char* usage_text =
-    "usage: tailor rig IN -o OUT [--mode chain|rigid] [--report REPORT.json] [--dry-run]\n"
+    "usage: tailor rig IN -o OUT [--mode chain|rigid] [--report REPORT.json] [--json] [--dry-run]\n"
     "                [--far F] [--limb-ratio R] [--elongation E] [--segment S]\n"
     "                [--min-links N] [--max-links N] [--overlap O] [--part ID=chain|rigid|none]\n"
     "                [--fix-rigid] [--no-grow] [--root-band B] [--no-fit] [--fit-skip CLIP]\n"
@@ -18,7 +18,9 @@ static const char* usage_text =
     "  whether it is a tail (a bone chain), a rigid or cloth part, or body skin, and writes\n"
     "  OUT with Tail_1..Tail_K + Tail_End under the joint each tail hangs from.\n"
     "  --mode chain|rigid  tails get a chain (default) or weight 1 on their joint\n"
-    "  --report FILE       also write the report as JSON (docs/rig.md)\n"
+    "  -o -                write the GLB to standard output (the summary goes to stderr)\n"
+    "  --report FILE       also write the report as JSON (docs/rig.md); - : standard output\n"
+    "  --json              the report on standard output instead of the summary\n"
     "  --dry-run           analyse and report; write nothing (-o not needed)\n"
     "  --far F             far threshold, x height (default 0.07)\n"
     "  --limb-ratio R      limb test: centroid distance / reach (default 0.4)\n"
@@ -164,60 +166,70 @@ static double num(const json_t* o, const char* key) {
     return json_number_value(json_object_get(o, key));
 }
 
-static void print_report(const json_t* r) {
-    printf("%s\n", json_string_value(json_object_get(r, "file")));
+static void print_report(FILE* f, const json_t* r) {
+    fprintf(f, "%s\n", json_string_value(json_object_get(r, "file")));
     size_t i;
     const json_t* s;
-    json_array_foreach(json_object_get(r, "skins"), i, s) printf(
-        "skin %d: %d vertices (%d welded), height %.4g, %d joints\n", (int)num(s, "skin"),
+    json_array_foreach(json_object_get(r, "skins"), i, s) fprintf(
+        f, "skin %d: %d vertices (%d welded), height %.4g, %d joints\n", (int)num(s, "skin"),
         (int)num(s, "vertices"), (int)num(s, "welded"), num(s, "height"), (int)num(s, "joints"));
     const json_t* parts = json_object_get(r, "parts");
-    if (json_array_size(parts) == 0) printf("no far parts: every vertex lies near a bone\n");
+    int parts_total = 0, bands_total = 0;
+    if (json_array_size(parts) == 0) fprintf(f, "no far parts: every vertex lies near a bone\n");
     const json_t* p;
     json_array_foreach(parts, i, p) {
         const json_t* attach = json_object_get(p, "attach_joint");
-        printf("\npart %d: %d vertices (%d welded", (int)num(p, "id"), (int)num(p, "vertices"),
-               (int)num(p, "welded"));
-        if (num(p, "shells") > 1) printf(", %d shells merged", (int)num(p, "shells"));
-        if (num(p, "grown") > 0) printf(", %d grown", (int)num(p, "grown"));
-        printf("), found at %.2f H\n", num(p, "threshold"));
-        printf("  hangs from %s (%s), %s region\n", attach ? json_string_value(attach) : "nothing",
-               json_string_value(json_object_get(p, "attach_role")),
-               json_string_value(json_object_get(p, "region")));
-        printf("  reach %.4g  centroid ratio %.2f  elongation %.2f  tube ratio %.2f  length %.4g "
-               "(%.2f H)"
-               "  misbound %.0f%%\n",
-               num(p, "reach"), num(p, "centroid_ratio"), num(p, "elongation"),
-               num(p, "tube_ratio"), num(p, "length"), num(p, "length_h"),
-               100 * num(p, "misbound"));
-        printf("  class %s%s: %s\n", json_string_value(json_object_get(p, "class")),
-               json_is_true(json_object_get(p, "overridden")) ? " (set by --part)" : "",
-               json_string_value(json_object_get(p, "reason")));
+        fprintf(f, "\npart %d: %d vertices (%d welded", (int)num(p, "id"), (int)num(p, "vertices"),
+                (int)num(p, "welded"));
+        if (num(p, "shells") > 1) fprintf(f, ", %d shells merged", (int)num(p, "shells"));
+        if (num(p, "grown") > 0)
+            fprintf(f, ", %d of them grown over the root", (int)num(p, "grown"));
+        fprintf(f, "), found at %.2f H\n", num(p, "threshold"));
+        fprintf(f, "  hangs from %s (%s), %s region\n",
+                attach ? json_string_value(attach) : "nothing",
+                json_string_value(json_object_get(p, "attach_role")),
+                json_string_value(json_object_get(p, "region")));
+        fprintf(f,
+                "  reach %.4g  centroid ratio %.2f  elongation %.2f  tube ratio %.2f  length %.4g "
+                "(%.2f H)"
+                "  misbound %.0f%%\n",
+                num(p, "reach"), num(p, "centroid_ratio"), num(p, "elongation"),
+                num(p, "tube_ratio"), num(p, "length"), num(p, "length_h"),
+                100 * num(p, "misbound"));
+        fprintf(f, "  class %s%s: %s\n", json_string_value(json_object_get(p, "class")),
+                json_is_true(json_object_get(p, "overridden")) ? " (set by --part)" : "",
+                json_string_value(json_object_get(p, "reason")));
         const char* action = json_string_value(json_object_get(p, "action"));
         if (!strcmp(action, "chain")) {
             const json_t* bones = json_object_get(p, "bones");
             size_t n = json_array_size(bones);
-            printf("  action: chain built, %d bones %s..%s + %s, %d vertices re-weighted; bone "
-                   "distance "
-                   "%.4g -> %.4g\n",
-                   (int)num(p, "segments"), json_string_value(json_array_get(bones, 0)),
-                   json_string_value(json_array_get(bones, n - 2)),
-                   json_string_value(json_array_get(bones, n - 1)), (int)num(p, "reweighted"),
-                   num(p, "bone_distance"), num(p, "bone_distance_after"));
+            fprintf(f, "  action: chain built, %d bones %s..%s + %s; bone distance %.4g -> %.4g\n",
+                    (int)num(p, "segments"), json_string_value(json_array_get(bones, 0)),
+                    json_string_value(json_array_get(bones, n - 2)),
+                    json_string_value(json_array_get(bones, n - 1)), num(p, "bone_distance"),
+                    num(p, "bone_distance_after"));
         } else if (!strcmp(action, "rigid")) {
-            printf("  action: re-weighted rigid to %s, %d vertices; bone distance %.4g -> %.4g\n",
-                   attach ? json_string_value(attach) : "?", (int)num(p, "reweighted"),
-                   num(p, "bone_distance"), num(p, "bone_distance_after"));
+            fprintf(f, "  action: re-weighted rigid to %s; bone distance %.4g -> %.4g\n",
+                    attach ? json_string_value(attach) : "?", num(p, "bone_distance"),
+                    num(p, "bone_distance_after"));
+        }
+        if (!strcmp(action, "chain") || !strcmp(action, "rigid")) {
+            /* the part (its grown root included) and the body skin of its root band: the
+               total line below adds these up */
+            int part = (int)num(p, "reweighted"), band = (int)num(p, "band");
+            fprintf(f, "  re-weighted: %d part + %d root band = %d vertices\n", part, band,
+                    part + band);
+            parts_total += part, bands_total += band;
         } else if (!strcmp(action, "already_rigged")) {
-            printf("  action: left as already rigged (%.0f%% of its weight on its own bones)\n",
-                   100 * num(p, "own_bones"));
+            fprintf(f, "  action: left as already rigged (%.0f%% of its weight on its own bones)\n",
+                    100 * num(p, "own_bones"));
         } else {
-            printf("  action: reported only\n");
+            fprintf(f, "  action: reported only\n");
         }
     }
-    printf("\n%d chain(s), %d vertices re-weighted%s\n", (int)num(r, "chains"),
-           (int)num(r, "changed_vertices"),
-           json_is_true(json_object_get(r, "dry_run")) ? " (dry run: nothing written)" : "");
+    fprintf(f, "\n%d chain(s), %d vertices re-weighted (%d in parts + %d in root bands)%s\n",
+            (int)num(r, "chains"), (int)num(r, "changed_vertices"), parts_total, bands_total,
+            json_is_true(json_object_get(r, "dry_run")) ? " (dry run: nothing written)" : "");
 }
 
 typedef struct tears_user {
@@ -380,7 +392,8 @@ static int rig_finish(tl_gltf* doc, bool bake) {
 
 int tl_cli_rig(int argc, char** argv) {
     const char *in = NULL, *out = NULL, *report_path = NULL;
-    bool dry_run = false, force = false, bake = false, fix_skeleton = false, vrm = false;
+    bool dry_run = false, force = false, bake = false, fix_skeleton = false, vrm = false,
+         as_json = false;
     tl_rig_def def = tl_default_rig_def();
     const char* skips[64];
     int skip_count = 0;
@@ -390,13 +403,15 @@ int tl_cli_rig(int argc, char** argv) {
         int known = tl_cli_rig_option("rig", argc, argv, &i, &def);
         if (known < 0) return 2;
         if (known) continue;
-        if (!strcmp(a, "--help")) {
+        if (tl_cli_is_help(a)) {
             fputs(usage_text, stdout);
             return 0;
         } else if (!strcmp(a, "-o") && v)
             out = argv[++i];
         else if (!strcmp(a, "--report") && v)
             report_path = argv[++i];
+        else if (!strcmp(a, "--json"))
+            as_json = true;
         else if (!strcmp(a, "--dry-run"))
             dry_run = true;
         else if (!strcmp(a, "--fit-skip") && v && skip_count < 64)
@@ -414,16 +429,22 @@ int tl_cli_rig(int argc, char** argv) {
         else
             return tl_cli_fail("rig", "unknown argument \"%s\" (see --help)", a), 2;
     }
-    if (!in || (!out && !dry_run))
-        return tl_cli_fail("rig", "usage: tailor rig IN -o OUT (see --help)"), 2;
+    if (!in || (!out && !dry_run)) return tl_cli_fail("rig", "expected IN -o OUT (see --help)"), 2;
+    if (as_json && report_path && !tl_cli_is_stdout(report_path))
+        return tl_cli_fail("rig", "--json is --report -; give one of them"), 2;
+    if (as_json) report_path = "-";
     tl_error err;
     if (tl_rig_def_check(&def, &err) != TL_OK) return tl_cli_fail("rig", "%s", err.message), 2;
+    int code = tl_cli_check_outputs("rig", in, NULL, force, dry_run ? NULL : out, report_path);
+    if (code) return code;
+    /* The summary goes where the data does not: stdout, stderr under -o -, none for JSON. */
+    FILE* summary = tl_cli_is_stdout(report_path) ? NULL : tl_cli_is_stdout(out) ? stderr : stdout;
 
     tl_gltf* doc = NULL;
     tl_scene* scene = NULL;
     tl_rig_analysis* rig = NULL;
     json_t* report = NULL;
-    int code = 1;
+    code = 1;
     if (tl_gltf_load(in, &doc, &err) != TL_OK || tl_scene_create(doc, &scene, &err) != TL_OK ||
         tl_cli_rig_skips(scene, skips, skip_count, &def, &err) != TL_OK ||
         tl_rig_analyze(scene, &def, &rig, &err) != TL_OK) {
@@ -432,13 +453,13 @@ int tl_cli_rig(int argc, char** argv) {
     }
     for (uint32_t o = 0; o < def.override_count; ++o)
         if (def.overrides[o].part >= rig->part_count) {
-            tl_cli_fail("rig", "--part %u: the file has %u part(s)", def.overrides[o].part,
+            tl_cli_fail("rig", "%s: --part %u: the file has %u part(s)", in, def.overrides[o].part,
                         rig->part_count);
             code = 2;
             goto done;
         }
     report = build_report(in, out, rig, dry_run);
-    print_report(report);
+    if (summary) print_report(summary, report);
     char* report_text = NULL;
     if (!dry_run) {
         tl_scene_destroy(scene); /* the document is reindexed by apply */
@@ -453,9 +474,9 @@ int tl_cli_rig(int argc, char** argv) {
             tl_cli_fail("rig", "%s", err.message);
             goto done;
         }
-        if (fixed) printf("%u skin skeleton(s) repaired\n", fixed);
+        if (fixed && summary) fprintf(summary, "%u skin skeleton(s) repaired\n", fixed);
         if ((code = rig_finish(doc, bake))) goto done;
-        if (vrm && (code = tl_cli_vrm_document("rig", doc, report))) goto done;
+        if (vrm && (code = tl_cli_vrm_document("rig", doc, report, summary))) goto done;
     }
     if (tl_cli_nonfinite_count)
         fprintf(stderr,

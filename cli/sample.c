@@ -21,7 +21,8 @@ static void help(void) {
            "  --seed N        vary the proportions by up to about 10%% (default 0: canonical)\n"
            "  --truth FILE    also write the ground truth as JSON: tail vertices per primitive,\n"
            "                  tail root and tip, H, forward, up, the wrong joints\n"
-           "  --list          list the samples\n");
+           "  --list          list the samples\n"
+           "  -o -, --truth -  standard output (the GLB, or the truth; one of them)\n");
 }
 
 static bool parse_float(const char* s, float* out) {
@@ -92,7 +93,7 @@ int tl_cli_sample(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         const char* a = argv[i];
         const char* v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+        if (tl_cli_is_help(a)) {
             help();
             return 0;
         } else if (!strcmp(a, "--list")) {
@@ -140,8 +141,9 @@ int tl_cli_sample(int argc, char** argv) {
             return tl_cli_fail("sample", "unknown argument \"%s\" (see --help)", a), 2;
         }
     }
-    if (!name || !out)
-        return tl_cli_fail("sample", "usage: tailor sample NAME -o OUT.glb (see --help)"), 2;
+    if (!name || !out) return tl_cli_fail("sample", "expected NAME -o OUT.glb (see --help)"), 2;
+    int code = tl_cli_check_outputs("sample", NULL, NULL, false, out, truth_path);
+    if (code) return code;
     tl_gltf* doc;
     tl_sample_truth truth;
     tl_error err;
@@ -154,9 +156,9 @@ int tl_cli_sample(int argc, char** argv) {
     json_t* j = truth_path ? truth_json(&truth) : NULL;
     char* text = j ? json_dumps(j, JSON_INDENT(1) | JSON_REAL_PRECISION(9)) : NULL;
     json_decref(j);
-    int code = truth_path && !text
-                   ? tl_cli_fail("sample", "%s: cannot serialise the truth", truth_path)
-                   : tl_cli_write("sample", doc, NULL, out, true, false, truth_path, text);
+    code = truth_path && !text
+               ? tl_cli_fail("sample", "%s: cannot serialise the truth", truth_path)
+               : tl_cli_write("sample", doc, NULL, out, true, false, truth_path, text);
     free(text);
     tl_sample_truth_free(&truth);
     tl_gltf_destroy(doc);

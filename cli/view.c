@@ -35,10 +35,12 @@ static const char* VIEW_USAGE =
     "  --input IN   the file before `tailor rig` (shown as the auto-rigger bound it, and\n"
     "               measured: original, rigid and chain rows)\n";
 static const char* REPORT_USAGE =
-    "usage: tailor report RIGGED [--input IN] -o REPORT.html\n"
+    "usage: tailor report RIGGED [--input IN] -o REPORT.html [--force]\n"
     "  Writes the viewer for RIGGED as one HTML file (model, wasm, scripts and three.js\n"
     "  inlined) that opens from disk with no network.\n"
-    "  --input IN   as for tailor view\n";
+    "  --input IN   as for tailor view\n"
+    "  -o -         write the page to standard output\n"
+    "  --force      allow REPORT.html to be an input\n";
 
 /* Where the page's files are: TAILOR_WEB_DIR / TAILOR_THREE_DIR / TAILOR_WASM, else the
  * source tree and build folder this binary was built from. */
@@ -166,7 +168,8 @@ static const char* module_dir(int dir, char* buf, size_t size) {
     return buf;
 }
 
-static int write_report(const char* cmd, const char* out_path, const assets* a) {
+static int write_report(const char* cmd, const char* out_path, const char* file, const char* input,
+                        bool force, const assets* a) {
     blob page = {0}, boot = {0};
     if (read_joined(web_dir(), "viewer.html", &page))
         return tl_cli_fail(cmd, "%s/viewer.html: %s (set TAILOR_WEB_DIR)", web_dir(),
@@ -177,10 +180,12 @@ static int write_report(const char* cmd, const char* out_path, const assets* a) 
         return tl_cli_fail(cmd, "%s: viewer.html without %s or no report-boot.js", web_dir(),
                            BOOT_MARK);
     }
-    FILE* f = fopen(out_path, "wb");
+    char* html = NULL; /* the page is built in memory, then written as one output */
+    size_t html_size = 0;
+    FILE* f = open_memstream(&html, &html_size);
     int code = 0;
     if (!f) {
-        code = tl_cli_fail(cmd, "%s: %s", out_path, strerror(errno));
+        code = tl_cli_fail(cmd, "out of memory building the page");
     } else {
         fwrite(page.data, 1, (size_t)(mark - page.data), f);
         put_asset(f, "model.glb", &a->rigged);
@@ -205,7 +210,9 @@ static int write_report(const char* cmd, const char* out_path, const assets* a) 
         fwrite(boot.data, 1, boot.size, f);
         fputs("</script>\n", f);
         fputs(mark + strlen(BOOT_MARK), f);
-        if (fclose(f) && !code) code = tl_cli_fail(cmd, "%s: %s", out_path, strerror(errno));
+        if (fclose(f) && !code) code = tl_cli_fail(cmd, "out of memory building the page");
+        if (!code) code = tl_cli_write_data(cmd, file, input, force, out_path, html, html_size);
+        free(html);
     }
     free(page.data);
     free(boot.data);
@@ -214,9 +221,12 @@ static int write_report(const char* cmd, const char* out_path, const assets* a) 
 
 int tl_cli_report(int argc, char** argv) {
     const char *file = NULL, *input = NULL, *out = NULL;
+    bool force = false;
     for (int i = 1; i < argc; ++i) {
-        if (!strcmp(argv[i], "--help")) return printf("%s", REPORT_USAGE), 0;
-        if (!strcmp(argv[i], "-o") && i + 1 < argc)
+        if (tl_cli_is_help(argv[i])) return printf("%s", REPORT_USAGE), 0;
+        if (!strcmp(argv[i], "--force"))
+            force = true;
+        else if (!strcmp(argv[i], "-o") && i + 1 < argc)
             out = argv[++i];
         else if (!strcmp(argv[i], "--input") && i + 1 < argc)
             input = argv[++i];
@@ -226,9 +236,11 @@ int tl_cli_report(int argc, char** argv) {
             return tl_cli_fail("report", "unexpected argument \"%s\" (see --help)", argv[i]), 2;
     }
     if (!file || !out) return fprintf(stderr, "%s", REPORT_USAGE), 2;
+    int code = tl_cli_check_outputs("report", file, input, force, out, NULL);
+    if (code) return code;
     assets a;
-    int code = assets_load("report", file, input, &a);
-    if (!code) code = write_report("report", out, &a);
+    code = assets_load("report", file, input, &a);
+    if (!code) code = write_report("report", out, file, input, force, &a);
     assets_free(&a);
     return code;
 }
@@ -367,7 +379,7 @@ int tl_cli_view(int argc, char** argv) {
     const char *file = NULL, *input = NULL;
     long port = 8417;
     for (int i = 1; i < argc; ++i) {
-        if (!strcmp(argv[i], "--help")) return printf("%s", VIEW_USAGE), 0;
+        if (tl_cli_is_help(argv[i])) return printf("%s", VIEW_USAGE), 0;
         if (!strcmp(argv[i], "--port") && i + 1 < argc) {
             char* end;
             port = strtol(argv[++i], &end, 10);

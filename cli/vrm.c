@@ -5,14 +5,14 @@
 #include <math.h>
 #include <string.h>
 
-int tl_cli_vrm_document(const char* cmd, tl_gltf* doc, json_t* report) {
+int tl_cli_vrm_document(const char* cmd, tl_gltf* doc, json_t* report, FILE* summary) {
     tl_vrm_def def = tl_default_vrm_def();
     tl_vrm_fit fits[64];
     uint32_t n = 0;
     tl_error err;
     if (tl_vrm_write(doc, &def, fits, 64, &n, &err) != TL_OK)
         return tl_cli_fail(cmd, "--vrm: %s", err.message);
-    if (n == 0) printf("--vrm: no chains, no spring bones written\n");
+    if (n == 0 && summary) fprintf(summary, "--vrm: no chains, no spring bones written\n");
     json_t* list = json_array();
     for (uint32_t i = 0; i < n && i < 64; ++i) {
         const tl_vrm_fit* f = &fits[i];
@@ -24,14 +24,16 @@ int tl_cli_vrm_document(const char* cmd, tl_gltf* doc, json_t* report) {
                       json_array_get(json_object_get(tl_gltf_json(doc), "animations"),
                                      (size_t)f->clip),
                       "name"));
-        if (f->clip == TL_NONE)
-            printf("VRM spring %s: %u joints, %u colliders, default settings (no clip to fit)\n",
-                   name, f->joints, f->colliders);
-        else
-            printf("VRM spring %s: %u joints, %u colliders; tip within %.4f H (RMS %.4f H, "
-                   "unfitted %.4f H) of tailor's on %s\n",
-                   name, f->joints, f->colliders, f->error_max, f->error_rms, f->error_default,
-                   clip ? clip : "?");
+        if (summary && f->clip == TL_NONE)
+            fprintf(summary,
+                    "VRM spring %s: %u joints, %u colliders, default settings (no clip to fit)\n",
+                    name, f->joints, f->colliders);
+        else if (summary)
+            fprintf(summary,
+                    "VRM spring %s: %u joints, %u colliders; tip within %.4f H (RMS %.4f H, "
+                    "unfitted %.4f H) of tailor's on %s\n",
+                    name, f->joints, f->colliders, f->error_max, f->error_rms, f->error_default,
+                    clip ? clip : "?");
         json_array_append_new(
             list,
             json_pack("{s:s,s:i,s:i,s:o,s:o,s:o,s:o,s:[f,f],s:[f,f],s:f,s:[f,f],s:i}", "spring",

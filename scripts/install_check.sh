@@ -36,6 +36,28 @@ PKG_CONFIG_PATH="$scratch/prefix/lib/pkgconfig:$scratch/prefix/lib64/pkgconfig" 
     cc "$scratch/app/main.c" -o "$scratch/app/app-pc" -Wl,-rpath,"$scratch/prefix/lib" \
     $(PKG_CONFIG_PATH="$scratch/prefix/lib/pkgconfig:$scratch/prefix/lib64/pkgconfig" pkg-config --cflags --libs tailor)
 "$scratch/app/app-pc" "$here/../shared/assets/khronos-fox/Fox.glb" | grep -q "26 nodes"
+# The README's C program and its two build recipes, as written there, against the install.
+readme_block() { # the fenced block after the README line "<!-- install_check: NAME -->"
+    awk -v mark="<!-- install_check: $1 -->" '$0 == mark { grab = 1; next }
+        grab == 1 && /^```/ { grab = 2; next } grab == 2 && /^```/ { exit } grab == 2 { print }' \
+        "$here/README.md"
+}
+readme=$scratch/readme
+mkdir -p "$readme"
+readme_block rig.c > "$readme/rig.c"
+readme_block CMakeLists.txt > "$readme/CMakeLists.txt"
+[ -s "$readme/rig.c" ] && [ -s "$readme/CMakeLists.txt" ] && [ -n "$(readme_block pkg-config)" ] ||
+    { echo "install-check: README.md lacks an install_check block" >&2; exit 1; }
+cmake -S "$readme" -B "$readme/build" -DCMAKE_PREFIX_PATH="$scratch/prefix" >/dev/null
+cmake --build "$readme/build" >/dev/null
+tailless=$here/../shared/cases/fox-khronos-tailless.glb
+"$readme/build/rig" "$tailless" "$readme/rigged-cmake.glb" | grep -q "^1 chain(s), "
+(cd "$readme" && PKG_CONFIG_PATH="$scratch/prefix/lib/pkgconfig:$scratch/prefix/lib64/pkgconfig" \
+    eval "$(readme_block pkg-config)")
+LD_LIBRARY_PATH="$scratch/prefix/lib:$scratch/prefix/lib64" "$readme/rig" "$tailless" \
+    "$readme/rigged-pc.glb" | grep -q "^1 chain(s), "
+cmp -s "$readme/rigged-cmake.glb" "$readme/rigged-pc.glb" ||
+    { echo "install-check: the README program built two ways wrote different files" >&2; exit 1; }
 # the installed headers include only the C standard library and each other (the JSON-access
 # header gltf_json.h alone adds jansson); sim.h needs base.h alone
 std='assert|complex|ctype|errno|fenv|float|inttypes|iso646|limits|locale|math|setjmp|signal|stdalign|stdarg|stdatomic|stdbool|stddef|stdint|stdio|stdlib|stdnoreturn|string|tgmath|threads|time|uchar|wchar|wctype'
@@ -63,4 +85,4 @@ c++ -std=c++17 -Wall -Wextra -pedantic -Werror -I"$scratch/prefix/include" -c "$
 printf '#include <tailor/tailor.h>\nint main() { return tl_default_chain_def().bone_count; }\n' > "$scratch/app/main.cpp"
 c++ -std=c++17 -Wall -Wextra -pedantic -Werror -I"$scratch/prefix/include" -c "$scratch/app/main.cpp" -o "$scratch/app/main.o"
 "$scratch/prefix/bin/tailor" --version >/dev/null
-echo "install-check: CMake package and pkg-config both build and run against the installed tailor; headers compile as C++, include only the C library (gltf_json.h: jansson); libtailor.so exports tl_* alone"
+echo "install-check: CMake package and pkg-config both build and run against the installed tailor (the README's program and recipes too); headers compile as C++, include only the C library (gltf_json.h: jansson); libtailor.so exports tl_* alone"

@@ -168,6 +168,23 @@ int tl_test_cli(char** out, const char* format, ...) {
     return run_capture(command, out);
 }
 
+json_t* tl_test_play_json(const char* text) {
+    json_error_t e;
+    json_t* doc = text ? json_loadb(text, strcspn(text, "\n"), 0, &e) : NULL;
+    json_int_t count = json_integer_value(json_object_get(doc, "frames"));
+    json_t* frames = json_array();
+    for (const char* line = strchr(text ? text : "", '\n'); doc && line && line[1];
+         line = strchr(line + 1, '\n')) {
+        json_t* frame = json_loadb(line + 1, strcspn(line + 1, "\n"), 0, &e);
+        if (!frame) json_decref(doc), doc = NULL;
+        json_array_append_new(frames, frame);
+    }
+    if (doc && (json_int_t)json_array_size(frames) != count) json_decref(doc), doc = NULL;
+    if (doc) json_object_set(doc, "frames", frames);
+    json_decref(frames);
+    return doc;
+}
+
 json_t* tl_test_validate(const char* path) {
     char command[8400];
     snprintf(command, sizeof command, "cd '%s' && node tests/validate.mjs '%s'", TL_SOURCE_DIR,

@@ -71,6 +71,11 @@ size_t tl_test_shared_files(const char*** out_paths);
  * stdout goes to *out (malloc'd, may be NULL) and the exit status is returned. */
 int tl_test_cli(char** out, const char* format, ...);
 
+/* `tailor play --json` output (JSON Lines: a header, then one frame a line) as one document:
+ * the header's fields with "frames" the array of frame objects. NULL when a line is not JSON
+ * or the count differs from the header's. */
+json_t* tl_test_play_json(const char* text);
+
 /* Runs the Khronos glTF-Validator on a file and returns its report line as JSON
  * ({"errors", "warnings", "codes"}), or NULL when the validator could not run. */
 json_t* tl_test_validate(const char* path);

@@ -216,8 +216,9 @@ static void play_is_render_rate_free(void) {
                            "play '%s' --clip Run --fps %s --seconds 1 --chain "
                            "b_Tail01_012,b_Tail02_013,b_Tail03_014 --json",
                            tl_test_shared("assets/khronos-fox/Fox.glb"), rates[r]) == 0);
-        json_t* doc = json_loads(out, 0, NULL);
+        json_t* doc = tl_test_play_json(out);
         free(out);
+        ENSURE(doc);
         json_t* frames = json_object_get(doc, "frames");
         json_t* last = json_array_get(
             json_object_get(json_array_get(frames, json_array_size(frames) - 1), "chains"), 0);
@@ -243,7 +244,7 @@ static json_t* fox_play_json(const char* options) {
                            "play '%s' --clip Run %s --chain b_Tail01_012,b_Tail02_013,b_Tail03_014 "
                            "--json",
                            tl_test_shared("assets/khronos-fox/Fox.glb"), options);
-    json_t* doc = code == 0 ? json_loads(out, 0, NULL) : NULL;
+    json_t* doc = code == 0 ? tl_test_play_json(out) : NULL;
     if (!doc) fprintf(stderr, "  tailor play %s: exit %d\n", options, code);
     free(out);
     return doc;

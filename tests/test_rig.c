@@ -1272,8 +1272,7 @@ static void chain_settings_checked(void) {
     ENSURE_OK(tl_rig_def_check(&def, &err), err);
     def.chain.damping_ratio = -1;
     ENSURE(tl_rig_def_check(&def, &err) == TL_ERROR_ARGUMENT);
-    ENSURE_MSG(!strcmp(err.message, "rig: chain.damping_ratio = -1: must be >= 0"), "%s",
-               err.message);
+    ENSURE_MSG(!strcmp(err.message, "chain.damping_ratio = -1: must be >= 0"), "%s", err.message);
     def = tl_default_rig_def();
     def.chain.rest_curve = 2;
     ENSURE(tl_rig_def_check(&def, &err) == TL_ERROR_ARGUMENT && strstr(err.message, "<= 1"));

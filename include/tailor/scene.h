@@ -307,7 +307,10 @@ tl_result tl_scene_refresh(tl_scene* scene, tl_error* err);
 void tl_scene_destroy(tl_scene* scene);
 
 /* Finds a clip by exact name, else by the part after the last '|' ("AnimalArmature|Walk"
- * answers to "Walk"). TL_ERROR_NOT_FOUND lists the clip names in the message. */
+ * answers to "Walk"), else either ignoring case when only one clip answers ("walk").
+ * TL_ERROR_NOT_FOUND: the message suggests the closest clip ("did you mean ...?": one whose
+ * name holds what was asked, or the fewest edits within about half its length) and lists the
+ * clip names; a name that several clips answer ignoring case names them. */
 tl_result tl_scene_find_clip(const tl_scene* scene, const char* name, uint32_t* out_clip,
                              tl_error* err);
 

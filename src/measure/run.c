@@ -259,7 +259,7 @@ static tl_result clip_new_tears(const tl_measure_run* run, uint32_t clip, tl_mea
         const tl_rig_part* part = &rigs->analysis->parts[pi];
         if (part->action != TL_RIG_ACTION_CHAIN || part->skin != run->skin) continue;
         if (!mask && !(mask = malloc((size_t)V + 1)))
-            return tl_error_set(err, TL_ERROR_MEMORY, "measure: out of memory (new tears)");
+            return tl_error_set(err, TL_ERROR_MEMORY, "out of memory (new tears)");
         memset(mask, 0, (size_t)V + 1);
         for (uint32_t k = 0; k < part->vertex_count; ++k)
             mask[part->vertices[k]] = 1;

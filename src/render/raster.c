@@ -216,7 +216,7 @@ static tl_result read_rigids(tl_renderer* r, const tl_scene* scene, uint32_t* la
         if (pass == 1) {
             if (count == 0) return TL_OK;
             r->rigids = calloc(count, sizeof *r->rigids);
-            if (!r->rigids) return tl_error_set(err, TL_ERROR_MEMORY, "render: out of memory");
+            if (!r->rigids) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
             count = 0;
         }
         for (uint32_t n = 0; n < doc->node_count; ++n) {
@@ -244,7 +244,7 @@ static tl_result read_rigids(tl_renderer* r, const tl_scene* scene, uint32_t* la
                 g->normals = malloc(sizeof(float) * 3 * vn);
                 g->triangles = malloc(sizeof(uint32_t) * 3 * (size_t)g->triangle_count);
                 if (!g->local || !g->world || !g->normals || !g->triangles)
-                    return tl_error_set(err, TL_ERROR_MEMORY, "render: out of memory");
+                    return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
                 TL_TRY_RENDER(tl_gltf_accessor_read_float(doc, (uint32_t)prim->position, g->local,
                                                           3 * vn, err));
                 if (prim->indices == TL_NONE) {
@@ -252,7 +252,7 @@ static tl_result read_rigids(tl_renderer* r, const tl_scene* scene, uint32_t* la
                         g->triangles[i] = i;
                 } else {
                     uint32_t* idx = malloc(sizeof(uint32_t) * in);
-                    if (!idx) return tl_error_set(err, TL_ERROR_MEMORY, "render: out of memory");
+                    if (!idx) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
                     tl_result res =
                         tl_gltf_accessor_read_uint(doc, (uint32_t)prim->indices, idx, in, err);
                     for (size_t i = 0; res == TL_OK && i < 3 * (size_t)g->triangle_count; ++i) {
@@ -288,7 +288,7 @@ tl_result tl_renderer_create(const tl_scene* scene, const tl_render_def* def, tl
                             "render: %ux%u at %u samples is beyond 16384² samples", def->width,
                             def->height, def->samples);
     tl_renderer* r = calloc(1, sizeof *r);
-    if (!r) return tl_error_set(err, TL_ERROR_MEMORY, "render: out of memory");
+    if (!r) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     r->scene = scene;
     r->def = *def;
     r->sw = (uint32_t)sw;
@@ -334,8 +334,8 @@ tl_result tl_renderer_create(const tl_scene* scene, const tl_render_def* def, tl
     if (ok && skins) ok = (r->flat = malloc(sizeof(float) * 3 * vertices)) != NULL;
     if (!ok) {
         tl_renderer_destroy(r);
-        return tl_error_set(err, TL_ERROR_MEMORY, "render: out of memory for %ux%u samples",
-                            (unsigned)sw, (unsigned)sh);
+        return tl_error_set(err, TL_ERROR_MEMORY, "out of memory for %ux%u samples", (unsigned)sw,
+                            (unsigned)sh);
     }
     tl_renderer_clear(r);
     *out = r;

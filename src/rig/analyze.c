@@ -96,8 +96,8 @@ tl_result tl_rig_def_check(const tl_rig_def* def, tl_error* err) {
     };
     for (size_t i = 0; i < sizeof checks / sizeof checks[0]; ++i)
         if (!in_range(checks[i].value, checks[i].lo, checks[i].hi))
-            return tl_error_set(err, TL_ERROR_ARGUMENT, "rig: %s = %g is outside %g..%g",
-                                checks[i].name, (double)checks[i].value, (double)checks[i].lo,
+            return tl_error_set(err, TL_ERROR_ARGUMENT, "%s = %g is outside %g..%g", checks[i].name,
+                                (double)checks[i].value, (double)checks[i].lo,
                                 (double)checks[i].hi);
     /* the chain settings in the ranges the file's reader accepts (docs/schema.md) */
     for (int k = 0; k < TL_SCHEMA_SETTING_COUNT; ++k) {
@@ -105,24 +105,24 @@ tl_result tl_rig_def_check(const tl_rig_def* def, tl_error* err) {
         float value = *tl_schema_setting_field(&tl_schema_settings[k], &chain);
         char why[64];
         if (!tl_schema_setting_check(&tl_schema_settings[k], value, why, sizeof why))
-            return tl_error_set(err, TL_ERROR_ARGUMENT, "rig: chain.%s = %g: %s",
+            return tl_error_set(err, TL_ERROR_ARGUMENT, "chain.%s = %g: %s",
                                 tl_schema_settings[k].key, (double)value, why);
     }
     if (def->min_links < 1 || def->max_links > TL_RIG_MAX_LINKS || def->min_links > def->max_links)
         return tl_error_set(err, TL_ERROR_ARGUMENT,
-                            "rig: links %u..%u must lie within 1..%d and be ordered",
-                            def->min_links, def->max_links, TL_RIG_MAX_LINKS);
+                            "links %u..%u must lie within 1..%d and be ordered", def->min_links,
+                            def->max_links, TL_RIG_MAX_LINKS);
     if (def->override_count > TL_RIG_MAX_OVERRIDES)
-        return tl_error_set(err, TL_ERROR_ARGUMENT, "rig: more than %d part overrides",
+        return tl_error_set(err, TL_ERROR_ARGUMENT, "more than %d part overrides",
                             TL_RIG_MAX_OVERRIDES);
     if (def->junction_fit &&
         (def->junction_poses < 1 || def->junction_max_poses < 1 || def->junction_iterations > 100))
         return tl_error_set(err, TL_ERROR_ARGUMENT,
-                            "rig: junction poses %u (at most %u) must be at least 1, passes %u "
+                            "junction poses %u (at most %u) must be at least 1, passes %u "
                             "at most 100",
                             def->junction_poses, def->junction_max_poses, def->junction_iterations);
     if (def->mode != TL_RIG_MODE_CHAIN && def->mode != TL_RIG_MODE_RIGID)
-        return tl_error_set(err, TL_ERROR_ARGUMENT, "rig: unknown mode %d", (int)def->mode);
+        return tl_error_set(err, TL_ERROR_ARGUMENT, "unknown mode %d", (int)def->mode);
     return TL_OK;
 }
 
@@ -337,7 +337,7 @@ tl_result tl_rig_analyze_modes(const tl_scene* scene, const tl_rig_def* def,
     tl_result r = tl_rig_def_check(def, err);
     for (uint32_t k = 0; k < count && r == TL_OK; ++k)
         if (modes[k] != TL_RIG_MODE_CHAIN && modes[k] != TL_RIG_MODE_RIGID)
-            r = tl_error_set(err, TL_ERROR_ARGUMENT, "rig: unknown mode %d", (int)modes[k]);
+            r = tl_error_set(err, TL_ERROR_ARGUMENT, "unknown mode %d", (int)modes[k]);
     if (r != TL_OK) return r;
     bool ok = true;
     for (uint32_t k = 0; k < count && ok; ++k) {
@@ -358,7 +358,7 @@ tl_result tl_rig_analyze_modes(const tl_scene* scene, const tl_rig_def* def,
             tl_rig_analysis_destroy(out[k]);
             out[k] = NULL;
         }
-        return tl_error_set(err, TL_ERROR_MEMORY, "rig: out of memory");
+        return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     }
     return TL_OK;
 }

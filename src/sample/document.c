@@ -155,7 +155,7 @@ static tl_result write_primitive(tl_gltf* doc, const sample_prim* prim, const fr
     uint16_t* indices = malloc(prim->index_count * sizeof *indices);
     tl_result r = TL_OK;
     if (!pos || !nrm || !uv || !joints || !weights || !indices) {
-        r = tl_error_set(err, TL_ERROR_MEMORY, "sample: out of memory writing a primitive");
+        r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory writing a primitive");
         goto done;
     }
     dquat turn = quat_mul(f->to_bind, f->facing);
@@ -207,7 +207,7 @@ static tl_result write_clip(tl_gltf* doc, const sample_character* c, const sampl
     bool moves[SAMPLE_MAX_JOINTS] = {false};
     tl_result r = TL_OK;
     if (!times || !rot || !hips) {
-        r = tl_error_set(err, TL_ERROR_MEMORY, "sample: out of memory writing clip %s", clip->name);
+        r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory writing clip %s", clip->name);
         goto done;
     }
     dquat turn = quat_mul(f->to_bind, f->facing);
@@ -362,7 +362,7 @@ static tl_result write_truth(tl_sample_truth* t, const sample_character* c,
     for (int s = 0; s < 2; ++s) {
         tl_sample_shell* out = &t->shells[s];
         out->vertices = malloc(shells[s].count * sizeof *out->vertices);
-        if (!out->vertices) return tl_error_set(err, TL_ERROR_MEMORY, "sample: out of memory");
+        if (!out->vertices) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
         out->name = shells[s].name, out->mesh = 0, out->primitive = shells[s].primitive;
         out->vertex_count = shells[s].count;
         for (uint32_t i = 0; i < shells[s].count; ++i)
@@ -377,7 +377,7 @@ tl_result sample_document_write(sample_character* c, const tl_sample_def* def, t
     frames f;
     frames_make(&f, c, def);
     joint_set* J = malloc(sizeof *J);
-    if (!J) return tl_error_set(err, TL_ERROR_MEMORY, "sample %s: out of memory", c->name);
+    if (!J) return tl_error_set(err, TL_ERROR_MEMORY, "%s: out of memory", c->name);
     joints_make(J, c, &f);
     tl_gltf* doc = NULL;
     tl_result r = tl_gltf_create(&doc, err);

@@ -108,25 +108,25 @@ tl_result tl_sample_build(const char* name, const tl_sample_def* def, tl_gltf** 
     for (int i = 0; i < SAMPLE_COUNT; ++i)
         if (!strcmp(samples[i].name, name)) found = i;
     if (found < 0)
-        return tl_error_set(err, TL_ERROR_NOT_FOUND, "sample \"%s\": no such sample (try %s or %s)",
+        return tl_error_set(err, TL_ERROR_NOT_FOUND, "no sample named \"%s\" (samples: %s, %s)",
                             name, samples[0].name, samples[1].name);
     if (!(def->scale > 0 && isfinite(def->scale)))
-        return tl_error_set(err, TL_ERROR_ARGUMENT, "sample %s: scale %g: must be positive", name,
+        return tl_error_set(err, TL_ERROR_ARGUMENT, "%s: scale %g: must be positive", name,
                             (double)def->scale);
     if (!(def->height > 0 && isfinite(def->height)))
-        return tl_error_set(err, TL_ERROR_ARGUMENT, "sample %s: height %g m: must be positive",
-                            name, (double)def->height);
+        return tl_error_set(err, TL_ERROR_ARGUMENT, "%s: height %g m: must be positive", name,
+                            (double)def->height);
     if (def->up != TL_SAMPLE_Y_UP && def->up != TL_SAMPLE_Z_UP)
-        return tl_error_set(err, TL_ERROR_ARGUMENT, "sample %s: up axis %d: not Y or Z", name,
+        return tl_error_set(err, TL_ERROR_ARGUMENT, "%s: up axis %d: not Y or Z", name,
                             (int)def->up);
     if (def->facing != TL_SAMPLE_FACING_POS_Z && def->facing != TL_SAMPLE_FACING_NEG_Z)
-        return tl_error_set(err, TL_ERROR_ARGUMENT, "sample %s: facing %d: not +Z or -Z", name,
+        return tl_error_set(err, TL_ERROR_ARGUMENT, "%s: facing %d: not +Z or -Z", name,
                             (int)def->facing);
     sample_character* c = calloc(1, sizeof *c);
-    if (!c) return tl_error_set(err, TL_ERROR_MEMORY, "sample %s: out of memory", name);
+    if (!c) return tl_error_set(err, TL_ERROR_MEMORY, "%s: out of memory", name);
     tl_result r = TL_OK;
     if (!samples[found].build(c, def->seed))
-        r = tl_error_set(err, TL_ERROR_MEMORY, "sample %s: out of memory building the mesh", name);
+        r = tl_error_set(err, TL_ERROR_MEMORY, "%s: out of memory building the mesh", name);
     else
         r = sample_document_write(c, def, out, truth, err);
     sample_prim_free(&c->body);

@@ -641,31 +641,6 @@ void tl_scene_destroy(tl_scene* scene) {
     free(scene);
 }
 
-tl_result tl_scene_find_clip(const tl_scene* scene, const char* name, uint32_t* out_clip,
-                             tl_error* err) {
-    assert(scene && name && out_clip);
-    for (int pass = 0; pass < 2; ++pass)
-        for (uint32_t c = 0; c < scene->clip_count; ++c) {
-            const char* n = scene->clips[c].name;
-            const char* bar = strrchr(n, '|');
-            if (!strcmp(n, name) || (pass == 1 && bar && !strcmp(bar + 1, name))) {
-                *out_clip = c;
-                return TL_OK;
-            }
-        }
-    char list[400] = "";
-    size_t used = 0;
-    for (uint32_t c = 0; c < scene->clip_count && used + 1 < sizeof list; ++c) {
-        int w = snprintf(list + used, sizeof list - used, "%s\"%s\"", c ? ", " : "",
-                         scene->clips[c].name);
-        if (w < 0) break;
-        used += (size_t)w;
-    }
-    if (used >= sizeof list) strcpy(list + sizeof list - 5, "...");
-    return tl_error_set(err, TL_ERROR_NOT_FOUND, "%s: no clip named \"%s\" (clips: %s)",
-                        doc_label(scene->doc), name, scene->clip_count ? list : "none");
-}
-
 int32_t tl_scene_find_joint(const tl_scene* scene, uint32_t skin, const char* name) {
     assert(scene && skin < scene->skin_count && name);
     const tl_scene_skin* s = &scene->skins[skin];

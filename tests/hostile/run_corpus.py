@@ -114,7 +114,11 @@ def check_file(tailor, path, work, timeout):
             failures.append("%s: sanitizer report: %s" % (label, text.strip()[-600:]))
         if code == 0 and as_json:
             try:
-                doc = json.loads(out, parse_constant=reject_constant)
+                if args[0] == "play":  # JSON Lines: a header, then one frame a line
+                    doc = [json.loads(line, parse_constant=reject_constant)
+                           for line in out.splitlines()]
+                else:
+                    doc = json.loads(out, parse_constant=reject_constant)
                 if not finite(doc):
                     failures.append("%s: JSON holds a non-finite number" % label)
                 # non-finite or huge values anywhere are listed by inspect, never silent

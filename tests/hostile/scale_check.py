@@ -27,6 +27,14 @@ failures = []
 compared = [0]
 
 
+def play_lines(text):
+    """`tailor play --json` (JSON Lines: a header, then a frame a line) as one document."""
+    lines = text.splitlines()
+    doc = json.loads(lines[0])
+    doc["frames"] = [json.loads(line) for line in lines[1:]]
+    return doc
+
+
 def run(tailor, *args):
     p = subprocess.run([tailor] + list(args), capture_output=True, text=True, timeout=300)
     if p.returncode != 0:
@@ -77,7 +85,7 @@ def check(tailor, work, label, files, height):
         info = json.loads(run(tailor, "inspect", rigged, "--json") or "{}")
         clip = info["animations"][0]["name"]
         out = run(tailor, "play", rigged, "--clip", clip, "--seconds", "1", "--json")
-        plays[k] = json.loads(out) if out else None
+        plays[k] = play_lines(out) if out else None
         out = run(tailor, "measure", rigged, "--clip", clip, "--json", "--samples", "8")
         measures[k] = json.loads(out) if out else None
     base = files[0][0]
