@@ -305,6 +305,7 @@ typedef struct tl_hair_chain_def {
     float bind_mm;           /* a vertex farther than this from every chain stays on the head; 40 */
     float min_drop;          /* a lock's free part must drop along up by this share of its length
                                 (hair hangs; horns and antlers stand); 0.5 */
+    uint32_t min_vertices;   /* a chain that would move fewer hair vertices is dropped; 16 */
     tl_chain_settings chain; /* written with each hair chain: tl_default_chain_settings but
                                 gravity 0 (the modelled style already hangs under gravity: the
                                 springs aim at it as it is), carry_deg 0 and rest_curve 1 (the

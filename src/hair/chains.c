@@ -18,6 +18,7 @@ tl_hair_chain_def tl_default_hair_chain_def(void) {
         .min_free_mm = 120.0f,
         .bind_mm = 40.0f,
         .min_drop = 0.5f,
+        .min_vertices = 16,
     };
 }
 
@@ -88,8 +89,8 @@ static void joints_along(const float* p, uint32_t from, uint32_t n, uint32_t bon
 
 /* Every attached guide's free part, then the choice by free length × spread. */
 static uint32_t choose(const tl_hair_guides* gs, const tl_hair_scalp* scalp,
-                       const tl_hair_chain_def* def, float scale, tl_hair_chain* chains,
-                       float* longest) {
+                       const tl_hair_chain_def* def, float scale, const uint8_t* dropped,
+                       tl_hair_chain* chains, float* longest) {
     const float* up = scalp->scene->skins[scalp->skin].up;
     uint32_t cap_points = 4096;
     float* lock = malloc(3 * sizeof(float) * cap_points);
@@ -102,7 +103,7 @@ static uint32_t choose(const tl_hair_guides* gs, const tl_hair_scalp* scalp,
         if (gs->guides[g].link == TL_HAIR_LINK_NONE) continue;
         uint32_t n = lock_of(gs, g, lock, cap_points, 0);
         uint32_t s = free_start(scalp, lock, n, def->cap_mm * scale);
-        free_len[g] = s + 1 < n ? arc(lock, s, n) : 0;
+        free_len[g] = s + 1 < n && !dropped[g] ? arc(lock, s, n) : 0;
         /* hair hangs: a free part that does not drop by half its length (an antler, a horn, a
            crest standing up) is not a lock for a chain */
         float drop = tl__dot(lock + 3 * s, up) - tl__dot(lock + 3 * (n - 1), up);
@@ -186,19 +187,46 @@ tl_result tl_hair_chains_create(const tl_hair_mesh* mesh, const tl_hair_scalp* s
     tl_hair_chains* cs = &s->out;
     cs->internal = s;
     cs->chains = s->chains;
-    cs->chain_count = choose(guides, scalp, def, scale, s->chains, &cs->longest_free);
+    uint8_t* dropped = calloc(guides->guide_count + 1, 1);
+    uint8_t* cap = malloc(n);
+    uint32_t* held = calloc(def->max_chains + 1, sizeof(uint32_t));
+    if (!dropped || !cap || !held) {
+        free(dropped), free(cap), free(held);
+        tl_hair_chains_destroy(&s->out);
+        return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    }
+    cs->chain_count = choose(guides, scalp, def, scale, dropped, s->chains, &cs->longest_free);
     cs->rigid = cs->chain_count == 0;
     cs->vertex_count = mesh->vertex_count;
     cs->influence = s->influence;
     cs->weight = s->weight;
     for (uint32_t v = 0; v < mesh->vertex_count; ++v) {
-        const float* p = mesh->positions + 3 * (size_t)v;
         float d, b[3];
-        bool cap =
-            cs->rigid || hair_scalp_nearest(scalp, p, def->cap_mm * scale, &d, b) != UINT32_MAX;
-        weigh(cs, p, cap, def->bind_mm * scale, s->influence + 2 * v, s->weight + 2 * v);
-        cs->bound_vertices += s->influence[2 * v] != UINT32_MAX;
+        cap[v] = cs->rigid || hair_scalp_nearest(scalp, mesh->positions + 3 * (size_t)v,
+                                                 def->cap_mm * scale, &d, b) != UINT32_MAX;
     }
+    /* weigh; the guide of a chain that would move fewer than min_vertices is dropped and the
+       chains chosen again (each pass drops at least one guide, so it ends) */
+    for (;;) {
+        memset(held, 0, sizeof(uint32_t) * (def->max_chains + 1));
+        cs->bound_vertices = 0;
+        for (uint32_t v = 0; v < mesh->vertex_count; ++v) {
+            weigh(cs, mesh->positions + 3 * (size_t)v, cap[v] || cs->rigid, def->bind_mm * scale,
+                  s->influence + 2 * v, s->weight + 2 * v);
+            if (s->influence[2 * v] == UINT32_MAX) continue;
+            cs->bound_vertices++;
+            held[s->influence[2 * v] / TL_CHAIN_MAX_BONES]++;
+        }
+        bool any = false;
+        for (uint32_t c = 0; c < cs->chain_count; ++c)
+            if (held[c] < def->min_vertices) dropped[s->chains[c].guide] = 1, any = true;
+        if (!any) break;
+        float longest = cs->longest_free;
+        cs->chain_count = choose(guides, scalp, def, scale, dropped, s->chains, &cs->longest_free);
+        cs->longest_free = longest; /* of every guide, dropped or not */
+        cs->rigid = cs->chain_count == 0;
+    }
+    free(dropped), free(cap), free(held);
     *out = cs;
     return TL_OK;
 }
