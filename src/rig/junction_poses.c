@@ -274,6 +274,20 @@ float* rig_fit_sample_poses(fit* f, uint32_t* out_P) {
     tl_pose* scratch = tl_pose_create(scene);
     chain_sim cs = {0};
     bool sim = m && pose && scratch && chain_sim_create(f, &cs);
+    /* the chain reads only its attachment's world: sample that node and its ancestors alone
+       (a skin of 65,534 joints would otherwise be posed at every 1/120 s step) */
+    uint32_t* ancestors = sim ? malloc(scene->node_count * sizeof *ancestors) : NULL;
+    if (ancestors) {
+        uint32_t n = 0;
+        for (int32_t a = (int32_t)cs.attach_node; a >= 0 && n < scene->node_count;
+             a = scene->doc->nodes[a].parent)
+            ancestors[n++] = (uint32_t)a;
+        for (uint32_t i = 0; i < n / 2; ++i) {
+            uint32_t x = ancestors[i];
+            ancestors[i] = ancestors[n - 1 - i], ancestors[n - 1 - i] = x;
+        }
+        scratch->order = ancestors, scratch->order_count = n;
+    }
     if (!m || !pose || !scratch) {
         free(m);
         m = NULL;
@@ -295,6 +309,7 @@ float* rig_fit_sample_poses(fit* f, uint32_t* out_P) {
     tl_chain_destroy(cs.chain);
     tl_pose_destroy(pose);
     tl_pose_destroy(scratch);
+    free(ancestors);
     *out_P = P;
     return m;
 }
