@@ -108,6 +108,19 @@ static json_t* part_json(const tl_rig_analysis* a, const tl_rig_part* p) {
             json_array_append_new(joints, vec3(p->joints + 3 * i));
         }
     }
+    if (p->action == TL_RIG_ACTION_CLOTH) {
+        const tl_rig_cloth* c = &p->cloth;
+        for (uint32_t r = 0; r + 1 < c->rows; ++r)
+            for (uint32_t b = 0; b < c->bone_columns; ++b) {
+                char name[64];
+                snprintf(name, sizeof name, "%s_%u_%u", p->bone_prefix, r, b);
+                json_array_append_new(bones, json_string(name));
+            }
+        json_object_set_new(o, "cloth",
+                            json_pack("{s:i, s:i, s:b, s:i}", "rows", (int)c->rows, "columns",
+                                      (int)c->columns, "closed", c->closed, "bones",
+                                      (int)c->bone_count));
+    }
     json_object_set_new(o, "bones", bones);
     json_object_set_new(o, "joints_world", joints);
     json_object_set_new(o, "reweighted", json_integer(p->new_joints ? p->vertex_count : 0));
@@ -206,6 +219,16 @@ static void print_report(const json_t* r) {
             printf("  action: re-weighted rigid to %s, %d vertices; bone distance %.4g -> %.4g\n",
                    attach ? json_string_value(attach) : "?", (int)num(p, "reweighted"),
                    num(p, "bone_distance"), num(p, "bone_distance_after"));
+        } else if (!strcmp(action, "cloth")) {
+            const json_t* c = json_object_get(p, "cloth");
+            const json_t* bones = json_object_get(p, "bones");
+            printf("  action: cloth lattice %d x %d (%s), %d bones %s..%s, %d vertices "
+                   "re-weighted\n",
+                   (int)num(c, "rows"), (int)num(c, "columns"),
+                   json_is_true(json_object_get(c, "closed")) ? "closed" : "open",
+                   (int)num(c, "bones"), json_string_value(json_array_get(bones, 0)),
+                   json_string_value(json_array_get(bones, json_array_size(bones) - 1)),
+                   (int)num(p, "reweighted"));
         } else if (!strcmp(action, "already_rigged")) {
             printf("  action: left as already rigged (%.0f%% of its weight on its own bones)\n",
                    100 * num(p, "own_bones"));

@@ -16,6 +16,9 @@
 #include "test.h"
 
 #include <tailor/cloth.h>
+#include <tailor/gltf.h>
+#include <tailor/rig.h>
+#include <tailor/scene.h>
 
 #include <math.h>
 #include <stdint.h>
@@ -650,6 +653,85 @@ static void test_kernels_agree(void) {
     tl_cloth_model_destroy(m);
 }
 
+/* ---- the offline lattice on a real garment ---- */
+
+/* mh-suit-skirt.glb (a MakeHuman suit whose skirt is skinned to the thighs): the skirt becomes
+ * one closed lattice hanging from the waist, its skin bound bilinearly to the lattice's bones
+ * only, and the written file passes the Khronos validator and reads back as a cloth part. */
+static void test_rig_skirt_lattice(void) {
+    tl_gltf* doc;
+    tl_scene* scene;
+    tl_error err;
+    ENSURE_OK(tl_gltf_load(tl_test_shared("cases/mh-suit-skirt.glb"), &doc, &err), err);
+    ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+    tl_rig_def def = tl_default_rig_def();
+    tl_rig_analysis* a;
+    ENSURE_OK(tl_rig_analyze(scene, &def, &a, &err), err);
+    const tl_rig_part* cloth = NULL;
+    uint32_t cloth_parts = 0;
+    for (uint32_t i = 0; i < a->part_count; ++i)
+        if (a->parts[i].action == TL_RIG_ACTION_CLOTH) cloth = &a->parts[i], cloth_parts++;
+    ENSURE_MSG(cloth_parts == 1, "%u cloth parts", cloth_parts);
+    const tl_rig_cloth* cl = &cloth->cloth;
+    const tl_scene_skin* sk = &scene->skins[cloth->skin];
+    fprintf(stderr, "  %s: %u x %u lattice (%s), %u bones, %u vertices (%u grown), from %s\n",
+            cloth->bone_prefix, cl->rows, cl->columns, cl->closed ? "closed" : "open",
+            cl->bone_count, cloth->vertex_count, cloth->grown, cloth->attach_name);
+    ENSURE(cl->closed && cl->rows >= 3 && cl->columns >= 6);
+    ENSURE(cl->bone_count == (cl->rows - 1) * cl->bone_columns &&
+           cl->bone_columns * 2 == cl->columns);
+    /* the lattice hangs: every vertical link points down, row 0 at the waist (above the hem) */
+    double waist = 0, hem = 0;
+    for (uint32_t c = 0; c < cl->columns; ++c) {
+        for (uint32_t r = 1; r < cl->rows; ++r) {
+            v3 a0 = v3_load(cl->particles + 3 * ((r - 1) * cl->columns + c));
+            v3 a1 = v3_load(cl->particles + 3 * (r * cl->columns + c));
+            ENSURE_MSG(v3_dot(v3_sub(a1, a0), v3_load(sk->up)) < 0, "link (%u, %u) rises", r, c);
+        }
+        waist += v3_dot(v3_load(cl->particles + 3 * c), v3_load(sk->up)) / cl->columns;
+        hem += v3_dot(v3_load(cl->particles + 3 * ((cl->rows - 1) * cl->columns + c)),
+                      v3_load(sk->up)) /
+               cl->columns;
+    }
+    fprintf(stderr, "  waist row at %.3f, hem row at %.3f (H %.3f)\n", waist, hem, sk->height);
+    ENSURE(waist - hem > 0.15 * sk->height);
+    /* every part vertex on the lattice's bones alone, weights summing to 1 */
+    for (uint32_t k = 0; k < cloth->vertex_count; ++k) {
+        double sum = 0;
+        for (int q = 0; q < 4; ++q) {
+            float w = cloth->new_weights[4 * k + q];
+            uint32_t j = cloth->new_joints[4 * k + q];
+            sum += w;
+            ENSURE(w == 0 ||
+                   (j >= cloth->first_new_joint && j < cloth->first_new_joint + cl->bone_count));
+        }
+        ENSURE_NEAR(sum, 1.0, 1e-5);
+    }
+    tl_scene_destroy(scene);
+    ENSURE_OK(tl_rig_apply(doc, a, &err), err);
+    tl_rig_analysis_destroy(a);
+    const char* out = tl_test_scratch("mh-suit-skirt-cloth.glb");
+    tl_gltf_save_def save = tl_default_gltf_save_def();
+    save.overwrite = true;
+    ENSURE_OK(tl_gltf_save(doc, out, &save, &err), err);
+    tl_gltf_destroy(doc);
+    json_t* report = tl_test_validate(out);
+    ENSURE_MSG(report != NULL, "the validator did not run");
+    json_int_t errors = json_integer_value(json_object_get(report, "errors"));
+    fprintf(stderr, "  validator: %lld errors, %lld warnings\n", (long long)errors,
+            (long long)json_integer_value(json_object_get(report, "warnings")));
+    json_decref(report);
+    ENSURE(errors == 0);
+    ENSURE_OK(tl_gltf_load(out, &doc, &err), err);
+    ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+    uint32_t read = 0;
+    for (uint32_t i = 0; i < scene->part_count; ++i)
+        read += scene->parts[i].kind == TL_PART_CLOTH;
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+    ENSURE(read == 1);
+}
+
 static const tl_test_case cases[] = {
     {"defaults", test_defaults},
     {"groups_independent", test_groups_independent},
@@ -665,6 +747,7 @@ static const tl_test_case cases[] = {
     {"nonfinite_input", test_nonfinite_input},
     {"no_allocation_in_step", test_no_allocation_in_step},
     {"kernels_agree", test_kernels_agree},
+    {"rig_skirt_lattice", test_rig_skirt_lattice},
 };
 
 int main(int argc, char** argv) {
