@@ -17,6 +17,9 @@
 
 #include <tailor/cloth.h>
 #include <tailor/gltf.h>
+#include <tailor/colliders.h>
+#include <tailor/measure.h>
+#include <tailor/play.h>
 #include <tailor/rig.h>
 #include <tailor/scene.h>
 
@@ -655,6 +658,8 @@ static void test_kernels_agree(void) {
 
 /* ---- the offline lattice on a real garment ---- */
 
+static const char* rigged_skirt_path; /* written by rig_skirt_lattice */
+
 /* mh-suit-skirt.glb (a MakeHuman suit whose skirt is skinned to the thighs): the skirt becomes
  * one closed lattice hanging from the waist, its skin bound bilinearly to the lattice's bones
  * only, and the written file passes the Khronos validator and reads back as a cloth part. */
@@ -711,6 +716,7 @@ static void test_rig_skirt_lattice(void) {
     ENSURE_OK(tl_rig_apply(doc, a, &err), err);
     tl_rig_analysis_destroy(a);
     const char* out = tl_test_scratch("mh-suit-skirt-cloth.glb");
+    rigged_skirt_path = out;
     tl_gltf_save_def save = tl_default_gltf_save_def();
     save.overwrite = true;
     ENSURE_OK(tl_gltf_save(doc, out, &save, &err), err);
@@ -732,6 +738,155 @@ static void test_rig_skirt_lattice(void) {
     ENSURE(read == 1);
 }
 
+/* ---- playback: the rigged skirt in its clips ---- */
+
+typedef struct play_probe {
+    tl_player* player;
+    const tl_scene* scene;
+    uint32_t clip;
+    float H;
+    const tl_pose* pose;
+    double tether, excess, depth; /* worst over the sampled times */
+    double hem_swing;             /* mean hem distance from its targets, largest */
+} play_probe;
+
+static void probe_cloth(play_probe* p) {
+    const tl_cloth* c = tl_player_cloth(p->player, 0);
+    const float* t = tl_player_cloth_targets(p->player, 0);
+    p->tether = fmax(p->tether, tether_error(c));
+    p->excess = fmax(p->excess, max_distance_excess(c, t));
+    const tl_collider* k;
+    uint32_t nk = tl_player_cloth_colliders(p->player, 0, &k);
+
+    const float* x = tl_cloth_positions(c);
+    int n = tl_cloth_particle_count(c), C = tl_cloth_model_columns(tl_cloth_get_model(c));
+    for (int i = C; i < n; ++i)
+        for (uint32_t j = 0; j < nk; ++j) {
+            double d = tl_collider_depth(&k[j], x + 3 * i) / p->H;
+            p->depth = fmax(p->depth, d);
+        }
+    double swing = 0;
+    for (int i = n - C; i < n; ++i)
+        swing += v3_length(v3_sub(v3_load(x + 3 * i), v3_load(t + 3 * i))) / C;
+    p->hem_swing = fmax(p->hem_swing, swing);
+}
+
+static void play_pose(void* user, tl_pose* pose, float time) {
+    play_probe* p = user;
+    tl_player_advance(p->player, pose, p->clip, time);
+    p->pose = pose;
+    probe_cloth(p);
+}
+
+/* The rigged skirt in Walk and Jump, with or without the body colliders (tl_player_def.colliders).
+ * After every sample the tethers are at rest length and no particle is past its safe distance;
+ * the hem swings and comes to rest within 2 s once the body holds still (its particles' mean
+ * speed under 0.1% of H a second). Without colliders its edges stretch no more than the body's
+ * (p99 and max) and tear on <= 0.1% of edge samples. With colliders the stretch and the deepest
+ * particle are reported; with TL_CLOTH_STRICT set both configurations must also meet the
+ * stretch criteria and keep every particle within 0.002 H of the colliders' surface (ctest
+ * known_failing_cloth_colliders: today the Jump's folded thighs reach 0.009 H into the lattice
+ * and the colliders stretch the skirt's edges past the body's). */
+static void play_skirt(bool colliders) {
+    bool strict = getenv("TL_CLOTH_STRICT") != NULL;
+    if (!rigged_skirt_path) {
+        test_rig_skirt_lattice();
+        ENSURE(rigged_skirt_path);
+    }
+    tl_gltf* doc;
+    tl_scene* scene;
+    tl_error err;
+    ENSURE_OK(tl_gltf_load(rigged_skirt_path, &doc, &err), err);
+    ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+    tl_player_def def = tl_default_player_def();
+    def.colliders = colliders;
+    tl_player* player;
+    ENSURE_OK(tl_player_create(scene, NULL, 0, &def, &player, &err), err);
+    ENSURE(tl_player_cloth_count(player) == 1);
+    const tl_scene_part* part = &scene->parts[tl_player_cloth_part(player, 0)];
+    const tl_scene_skin* sk = &scene->skins[part->skin];
+    /* the cloth's skin: vertices whose dominant joint is a cloth bone */
+    uint8_t* cloth_mask = calloc(sk->vertex_count, 1);
+    uint8_t* body_mask = calloc(sk->vertex_count, 1);
+    ENSURE(cloth_mask && body_mask);
+    for (uint32_t v = 0; v < sk->vertex_count; ++v) {
+        float best = -1;
+        uint32_t dom = 0;
+        for (uint32_t k = 0; k < sk->influence_count; ++k) {
+            float w = sk->influence_weights[(size_t)v * sk->influence_count + k];
+            if (w > best) best = w, dom = sk->influence_joints[(size_t)v * sk->influence_count + k];
+        }
+        bool mine = dom == part->end_joint;
+        for (uint32_t b = 0; b < part->bone_count; ++b)
+            mine = mine || dom == part->bone_joints[b];
+        cloth_mask[v] = mine, body_mask[v] = !mine;
+    }
+    const uint8_t* masks[2] = {cloth_mask, body_mask};
+    tl_measure_def md = tl_default_measure_def();
+    md.samples = 120;
+    tl_stretch* st;
+    ENSURE_OK(tl_stretch_create(scene, part->skin, masks, 2, &md, &st, &err), err);
+    const char* clips[] = {"Walk", "Jump"};
+    tl_pose* pose = tl_pose_create(scene);
+    for (int k = 0; k < 2; ++k) {
+        uint32_t clip;
+        ENSURE_OK(tl_scene_find_clip(scene, clips[k], &clip, &err), err);
+        play_probe p = {player, scene, clip, sk->height, NULL, 0, 0, 0, 0};
+        tl_player_start(player, clip, 0);
+        tl_stretch_stats s[2];
+        tl_stretch_run(st, clip, play_pose, &p, s);
+        /* then the body holds the clip's last pose: the hem settles */
+        tl_player_advance(player, pose, clip, scene->clips[clip].duration);
+        const tl_cloth* c = tl_player_cloth(player, 0);
+        int n = tl_cloth_particle_count(c);
+        float* before = malloc(3 * (size_t)n * sizeof *before);
+        double speed_end = 0, speed_peak = 0;
+        for (int f = 0; f < 120; ++f) {
+            memcpy(before, tl_cloth_positions(c), 3 * (size_t)n * sizeof *before);
+            tl_player_step_pose(player, pose, 1.0f / 60.0f);
+            double speed = 0; /* the particles' mean speed */
+            for (int i = 0; i < n; ++i)
+                speed += v3_length(v3_sub(v3_load(tl_cloth_positions(c) + 3 * i),
+                                          v3_load(before + 3 * i))) *
+                         60.0 / n;
+            if (f == 0) speed_peak = speed;
+            speed_end = speed;
+        }
+        free(before);
+        fprintf(stderr,
+                "  %s, %s: cloth p99 %.3f max %.3f torn %.2f%% (%llu edge samples); body p99 "
+                "%.3f max %.3f; tether %.1e, max distance excess %.1e, deepest particle %.5f H "
+                "in a collider; hem swing %.3f m; particles' mean speed %.4f m/s after the stop, "
+                "%.5f m/s 2 s later\n",
+                clips[k], colliders ? "colliders" : "no colliders", s[0].p99, s[0].max,
+                s[0].torn_pct, (unsigned long long)s[0].count, s[1].p99, s[1].max, p.tether,
+                p.excess, p.depth, p.hem_swing, speed_peak, speed_end);
+        ENSURE(s[0].count > 0);
+        ENSURE(p.tether <= 1e-6 && p.excess <= 1e-5);
+        ENSURE(p.hem_swing > 0.001 * sk->height);
+        ENSURE(speed_end < 0.001 * sk->height); /* at rest: under 0.1% of H a second */
+        if (!colliders || strict)
+            ENSURE(s[0].p99 <= s[1].p99 && s[0].max <= s[1].max && s[0].torn_pct <= 0.1f);
+        if (strict) ENSURE(p.depth <= 0.002);
+    }
+    tl_pose_destroy(pose);
+    tl_stretch_destroy(st);
+    free(cloth_mask);
+    free(body_mask);
+    tl_player_destroy(player);
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+}
+
+static void test_play_skirt_clips(void) {
+    play_skirt(false);
+}
+
+/* (strict, fails today: see play_skirt) */
+static void test_play_skirt_colliders(void) {
+    play_skirt(true);
+}
+
 static const tl_test_case cases[] = {
     {"defaults", test_defaults},
     {"groups_independent", test_groups_independent},
@@ -748,6 +903,8 @@ static const tl_test_case cases[] = {
     {"no_allocation_in_step", test_no_allocation_in_step},
     {"kernels_agree", test_kernels_agree},
     {"rig_skirt_lattice", test_rig_skirt_lattice},
+    {"play_skirt_clips", test_play_skirt_clips},
+    {"play_skirt_colliders", test_play_skirt_colliders},
 };
 
 int main(int argc, char** argv) {

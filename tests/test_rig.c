@@ -773,7 +773,7 @@ static void test_controls_unchanged(void) {
         "assets/quaternius-knight/KnightCharacter.glb",
         "cases/mh-body.glb",
         "cases/mh-long01.glb",
-        "cases/mh-suit-skirt.glb",
+        /* (mh-suit-skirt.glb is no control since its skirt became cloth: test_cloth) */
     };
     for (size_t c = 0; c < sizeof controls / sizeof controls[0]; ++c) {
         char input[4096], name[256];

@@ -359,21 +359,17 @@ static bool build_particles(const rig_ctx* ctx, const work* w, tl_rig_cloth* cl,
     return true;
 }
 
-/* Each particle's reference joint: the deforming bone nearest its rest position. */
-static bool particle_joints(const rig_ctx* ctx, tl_rig_cloth* cl) {
+/* Each particle's reference joint (its safe distance is measured from its rest position skinned
+ * to it, cloth.md §5): the attachment joint. The bone nearest a skirt's particles is a thigh,
+ * and references riding the thighs would pull the skirt apart between the legs, the very tear
+ * the lattice is there to mend; the legs reach the cloth through their colliders instead. */
+static bool particle_joints(const rig_ctx* ctx, const rig_wpart* p, tl_rig_cloth* cl) {
+    (void)ctx;
     uint32_t N = cl->rows * cl->columns;
     cl->particle_joints = malloc((N + 1) * sizeof *cl->particle_joints);
     if (!cl->particle_joints) return false;
-    for (uint32_t i = 0; i < N; ++i) {
-        float best = INFINITY;
-        uint32_t joint = (uint32_t)ctx->pelvis;
-        for (uint32_t s = 0; s < ctx->bones.count; ++s) {
-            float d = tl_mesh_segment_distance(cl->particles + 3 * i, ctx->bones.ab + 6 * s,
-                                               ctx->bones.ab + 6 * s + 3, NULL);
-            if (d < best) best = d, joint = ctx->bones.joint[s];
-        }
-        cl->particle_joints[i] = joint;
-    }
+    for (uint32_t i = 0; i < N; ++i)
+        cl->particle_joints[i] = (uint32_t)p->attach;
     return true;
 }
 
@@ -495,7 +491,7 @@ bool rig_cloth_plan(rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part, bool* b
             (i < w.verts.count ? w.column[w.label[i] < w.m ? w.label[i] : i] : w.column[i]) *
             columns;
     /* plan_weights reads label columns in [0, 1): restore that scale for it */
-    ok = build_particles(ctx, &w, cl, step) && particle_joints(ctx, cl);
+    ok = build_particles(ctx, &w, cl, step) && particle_joints(ctx, p, cl);
     for (uint32_t i = 0; i < w.m; ++i)
         w.column[i] /= columns;
     if (ok) ok = plan_weights(ctx, &w, part, step);

@@ -302,6 +302,10 @@ static void place_at_targets(tl_cloth* c, const tl_chain_pose* f) {
     c->frame = c->step_frame = *f;
     c->accumulator = 0;
     c->started = true;
+    /* the targets are skinned, not lattice-true: start on the tethers, within max distance,
+     * outside the colliders of the last input (none after tl_cloth_reset) */
+    final_pass(c, 1.0f);
+    memcpy(c->px, c->x, bytes), memcpy(c->py, c->y, bytes), memcpy(c->pz, c->z, bytes);
     write_outputs(c);
 }
 
@@ -312,6 +316,7 @@ void tl_cloth_reset(tl_cloth* cloth, const tl_chain_pose* frame, const float* ta
     }
     tl_chain_pose f = pose_normalized(frame);
     load_targets(cloth, &f, targets);
+    cloth->shape_count = 0;
     place_at_targets(cloth, &f);
 }
 
@@ -352,6 +357,7 @@ void tl_cloth_step(tl_cloth* c, const tl_cloth_input* in, float dt) {
     tl_chain_pose end = pose_normalized(&in->frame);
     load_targets(c, &end, in->targets);
     if (!c->started) {
+        gather_shapes(c, in, &end);
         place_at_targets(c, &end);
         return;
     }
@@ -388,6 +394,7 @@ void tl_cloth_step(tl_cloth* c, const tl_cloth_input* in, float dt) {
     c->frame = end;
     if (!state_finite(c)) {
         c->stats.nonfinite_states++;
+        c->shape_count = 0;
         place_at_targets(c, &end);
         return;
     }
