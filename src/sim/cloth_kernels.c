@@ -24,7 +24,7 @@
 static void relax_scalar(float* x, float* y, float* z, const cloth_run* r, int from,
                          const float* rest, float k) {
     for (int j = from; j < r->count; ++j) {
-        int a = cloth_run_a(r, j), b = a + r->offset;
+        int a = r->width == 1 ? r->first + j * r->stride : cloth_run_a(r, j), b = a + r->offset;
         float dx = x[b] - x[a], dy = y[b] - y[a], dz = z[b] - z[a];
         float d2 = dx * dx + dy * dy + dz * dz;
         float f = d2 > TINY ? k * (1.0f - rest[j] / sqrtf(d2)) : 0.0f;
