@@ -108,7 +108,8 @@ static bool regions_build(tl_measure_run* run, const tl_measure_run_def* def,
         tl_measure_region* r = &run->regions[i];
         for (uint32_t v = 0; v < V; ++v)
             r->vertices += r->mask[v] != 0;
-        r->changed = r->part < 0 || rigs->analysis->parts[r->part].action == TL_RIG_ACTION_CHAIN;
+        r->changed = r->part < 0 || rigs->analysis->parts[r->part].action == TL_RIG_ACTION_CHAIN ||
+                     rigs->analysis->parts[r->part].action == TL_RIG_ACTION_CLOTH;
     }
     tl_measure_region* body = &run->regions[run->region_count];
     snprintf(body->name, sizeof body->name, "body");
@@ -211,7 +212,7 @@ typedef struct hook_ctx {
 /* Advances the simulated chains to each sample time (tl_stretch_run's hook). */
 static void chain_hook(void* user, tl_pose* pose, float time) {
     const hook_ctx* h = user;
-    tl_player_advance(h->rig->player, pose, h->clip, time);
+    if (h->rig->player) tl_player_advance(h->rig->player, pose, h->clip, time);
     for (uint32_t i = 0; i < h->rig->chain_count; ++i)
         if (h->rig->live[i]) tl_liveliness_add(h->rig->live[i], pose);
 }
@@ -284,7 +285,7 @@ tl_result tl_measure_run_clip(tl_measure_run* run, uint32_t clip, tl_measure_cli
         const tl_measure_rig* rig = &rigs->rigs[c];
         if (!rig->used) continue;
         hook_ctx hook = {rig, clip};
-        bool motion = c == TL_MEASURE_CHAIN;
+        bool motion = c == TL_MEASURE_CHAIN && rig->player;
         if (motion) {
             tl_player_start(rig->player, clip, 0);
             for (uint32_t i = 0; i < rig->chain_count; ++i)

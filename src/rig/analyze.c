@@ -265,8 +265,12 @@ static bool plan_cloth(tl_rig_analysis* a, const tl_scene* scene, rig_ctx* ctx, 
                        tl_rig_part* part) {
     tl_rig_skin* out = &a->skins[part->skin];
     part->first_new_joint = ctx->skin->joint_count + out->new_joint_count;
-    bool built;
-    if (!rig_cloth_plan(ctx, p, part, &built)) return false;
+    /* a skin that has its cloth already (a rigged file rigged again) gets no more */
+    bool built = false, rigged = false;
+    for (uint32_t i = 0; i < scene->part_count; ++i)
+        rigged =
+            rigged || (scene->parts[i].kind == TL_PART_CLOTH && scene->parts[i].skin == part->skin);
+    if (!rigged && !rig_cloth_plan(ctx, p, part, &built)) return false;
     if (!built) {
         part->action = TL_RIG_ACTION_REPORTED;
         free(part->new_joints), free(part->new_weights);
