@@ -190,10 +190,16 @@ static bool collide_one(const cloth_shape* s, v3 q, float L, v3* p) {
     return false;
 }
 
+/* Every shape, twice when one hit: out of one collider can be into the next (two thighs). */
 static bool collide_all(const tl_cloth* c, v3 q, float L, v3* p) {
     bool hit = false;
-    for (int k = 0; k < c->shape_count; ++k)
-        hit |= collide_one(&c->shapes[k], q, L, p);
+    for (int round = 0; round < 2; ++round) {
+        bool again = false;
+        for (int k = 0; k < c->shape_count; ++k)
+            again |= collide_one(&c->shapes[k], q, L, p);
+        hit |= again;
+        if (!again) break;
+    }
     return hit;
 }
 
@@ -388,6 +394,14 @@ void tl_cloth_step(tl_cloth* c, const tl_cloth_input* in, float dt) {
                     c->settings.iterations);
         final_pass(c, u);
         c->stats.steps++;
+    }
+    /* the render time is past the last step: the body (and its colliders) moved on since, so
+     * the particles are put back on their tethers, within reach and out of the colliders at
+     * the frame's end (a projection; the next step's velocity includes it) */
+    if (c->accumulator > 0 && c->shape_count > 0) {
+        for (int i = 0; i < c->n; ++i)
+            c->t0x[i] = c->t1x[i], c->t0y[i] = c->t1y[i], c->t0z[i] = c->t1z[i];
+        final_pass(c, 1.0f);
     }
     size_t bytes = sizeof(float) * (size_t)c->n;
     memcpy(c->t0x, c->t1x, bytes), memcpy(c->t0y, c->t1y, bytes), memcpy(c->t0z, c->t1z, bytes);
