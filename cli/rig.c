@@ -160,6 +160,14 @@ static json_t* build_report(const char* in, const char* out, const tl_rig_analys
     for (uint32_t i = 0; i < a->part_count; ++i)
         json_array_append_new(parts, part_json(a, &a->parts[i]));
     json_object_set_new(r, "parts", parts);
+    json_t* unskinned = json_array();
+    for (uint32_t i = 0; i < a->unskinned_count; ++i) {
+        const tl_rig_unskinned* u = &a->unskinned[i];
+        json_array_append_new(unskinned, json_pack("{s:i,s:s,s:i,s:s,s:s}", "node", (int)u->node,
+                                                   "name", u->name, "skin", (int)u->skin, "joint",
+                                                   u->joint_name, "role", tl_role_string(u->role)));
+    }
+    json_object_set_new(r, "unskinned", unskinned);
     json_object_set_new(r, "chains", json_integer(a->chain_count));
     json_object_set_new(r, "changed_vertices", json_integer(a->changed_vertices));
     static const char* stages[TL_RIG_STAGE_COUNT] = {"weld",      "field",   "parts",
@@ -235,6 +243,13 @@ static void print_report(const json_t* r) {
         } else {
             printf("  action: reported only\n");
         }
+    }
+    json_array_foreach(json_object_get(r, "unskinned"), i, s) {
+        printf("\nunskinned mesh %s (node %d) under %s (%s): a cloth candidate, not converted to "
+               "a skinned lattice yet (docs/cloth.md)\n",
+               json_string_value(json_object_get(s, "name")), (int)num(s, "node"),
+               json_string_value(json_object_get(s, "joint")),
+               json_string_value(json_object_get(s, "role")));
     }
     printf("\n%d chain(s), %d vertices re-weighted%s\n", (int)num(r, "chains"),
            (int)num(r, "changed_vertices"),

@@ -299,6 +299,17 @@ typedef enum tl_rig_stage {
     TL_RIG_STAGE_COUNT
 } tl_rig_stage;
 
+/* A mesh with no skin under a torso joint of a skin (a cape modelled apart and parented to the
+ * chest): a cloth candidate, reported; not yet converted into a skinned lattice. */
+typedef struct tl_rig_unskinned {
+    uint32_t node;       /* the mesh's node */
+    uint32_t skin;       /* index into doc->skins of the joint's skin */
+    uint32_t joint;      /* the torso joint it hangs under (index in that skin) */
+    char name[64];       /* the node's name (truncated), "" when none */
+    char joint_name[64]; /* the joint's */
+    tl_role role;        /* the joint's role */
+} tl_rig_unskinned;
+
 typedef struct tl_rig_analysis {
     tl_rig_def def;     /* the def it was made with */
     tl_rig_skin* skins; /* one per doc->skins */
@@ -308,6 +319,8 @@ typedef struct tl_rig_analysis {
     uint32_t chain_count;      /* parts with action CHAIN */
     uint32_t changed_vertices; /* union vertices whose weights the plan changes */
     double seconds[TL_RIG_STAGE_COUNT];
+    tl_rig_unskinned* unskinned; /* unskinned meshes under torso joints (reported only) */
+    uint32_t unskinned_count;
 } tl_rig_analysis;
 
 /* Analyses every skin of the scene. Fails only on a def out of range (TL_ERROR_ARGUMENT) or

@@ -200,6 +200,7 @@ void tl_rig_analysis_destroy(tl_rig_analysis* a) {
     }
     free(a->skins);
     free(a->parts);
+    free(a->unskinned);
     free(a);
 }
 
@@ -381,6 +382,41 @@ static bool analyze_skin(tl_rig_analysis* const* as, const tl_rig_mode* modes, u
     return ok;
 }
 
+/* Meshes with no skin whose nearest joint ancestor is a torso joint of a skin. */
+static bool find_unskinned(tl_rig_analysis* a, const tl_scene* scene) {
+    const tl_gltf* doc = scene->doc;
+    for (uint32_t n = 0; n < doc->node_count; ++n) {
+        if (doc->nodes[n].mesh == TL_NONE || doc->nodes[n].skin != TL_NONE) continue;
+        int32_t up = doc->nodes[n].parent;
+        for (uint32_t guard = 0; up != TL_NONE && guard < doc->node_count; ++guard) {
+            for (uint32_t s = 0; s < scene->skin_count; ++s) {
+                const tl_scene_skin* sk = &scene->skins[s];
+                for (uint32_t j = 0; j < sk->joint_count; ++j) {
+                    if (sk->joints[j].node != (uint32_t)up) continue;
+                    tl_role role = sk->joints[j].role;
+                    if (role != TL_ROLE_PELVIS && role != TL_ROLE_SPINE && role != TL_ROLE_CHEST &&
+                        role != TL_ROLE_NECK)
+                        goto next; /* under a limb or the head: not a garment */
+                    tl_rig_unskinned* grown =
+                        realloc(a->unskinned, (a->unskinned_count + 1) * sizeof *grown);
+                    if (!grown) return false;
+                    a->unskinned = grown;
+                    tl_rig_unskinned* u = &a->unskinned[a->unskinned_count++];
+                    memset(u, 0, sizeof *u);
+                    u->node = n, u->skin = sk->skin, u->joint = j, u->role = role;
+                    snprintf(u->name, sizeof u->name, "%s",
+                             doc->nodes[n].name ? doc->nodes[n].name : "");
+                    snprintf(u->joint_name, sizeof u->joint_name, "%s", sk->joints[j].name);
+                    goto next;
+                }
+            }
+            up = doc->nodes[up].parent;
+        }
+    next:;
+    }
+    return true;
+}
+
 tl_result tl_rig_analyze_modes(const tl_scene* scene, const tl_rig_def* def,
                                const tl_rig_mode* modes, uint32_t count, tl_rig_analysis** out,
                                tl_error* err) {
@@ -406,6 +442,8 @@ tl_result tl_rig_analyze_modes(const tl_scene* scene, const tl_rig_def* def,
     work.mode = modes[0];
     for (uint32_t s = 0; s < scene->skin_count && ok; ++s)
         ok = analyze_skin(out, modes, count, scene, s, &work);
+    for (uint32_t k = 0; k < count && ok; ++k)
+        ok = find_unskinned(out[k], scene);
     if (!ok) {
         for (uint32_t k = 0; k < count; ++k) {
             tl_rig_analysis_destroy(out[k]);
