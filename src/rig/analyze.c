@@ -382,39 +382,43 @@ static bool analyze_skin(tl_rig_analysis* const* as, const tl_rig_mode* modes, u
     return ok;
 }
 
-/* Meshes with no skin whose nearest joint ancestor is a torso joint of a skin. */
+/* Meshes with no skin whose nearest joint ancestor is a torso joint of a skin (the first skin
+ * listing that joint). */
 static bool find_unskinned(tl_rig_analysis* a, const tl_scene* scene) {
     const tl_gltf* doc = scene->doc;
-    for (uint32_t n = 0; n < doc->node_count; ++n) {
+    int64_t* joint_at = malloc(((size_t)doc->node_count + 1) * sizeof *joint_at); /* s << 32 | j */
+    if (!joint_at) return false;
+    for (uint32_t n = 0; n < doc->node_count; ++n)
+        joint_at[n] = -1;
+    for (uint32_t s = scene->skin_count; s-- > 0;)
+        for (uint32_t j = 0; j < scene->skins[s].joint_count; ++j)
+            if (scene->skins[s].joints[j].node < doc->node_count)
+                joint_at[scene->skins[s].joints[j].node] = (int64_t)s << 32 | j;
+    bool ok = true;
+    for (uint32_t n = 0; n < doc->node_count && ok; ++n) {
         if (doc->nodes[n].mesh == TL_NONE || doc->nodes[n].skin != TL_NONE) continue;
         int32_t up = doc->nodes[n].parent;
-        for (uint32_t guard = 0; up != TL_NONE && guard < doc->node_count; ++guard) {
-            for (uint32_t s = 0; s < scene->skin_count; ++s) {
-                const tl_scene_skin* sk = &scene->skins[s];
-                for (uint32_t j = 0; j < sk->joint_count; ++j) {
-                    if (sk->joints[j].node != (uint32_t)up) continue;
-                    tl_role role = sk->joints[j].role;
-                    if (role != TL_ROLE_PELVIS && role != TL_ROLE_SPINE && role != TL_ROLE_CHEST &&
-                        role != TL_ROLE_NECK)
-                        goto next; /* under a limb or the head: not a garment */
-                    tl_rig_unskinned* grown =
-                        realloc(a->unskinned, (a->unskinned_count + 1) * sizeof *grown);
-                    if (!grown) return false;
-                    a->unskinned = grown;
-                    tl_rig_unskinned* u = &a->unskinned[a->unskinned_count++];
-                    memset(u, 0, sizeof *u);
-                    u->node = n, u->skin = sk->skin, u->joint = j, u->role = role;
-                    snprintf(u->name, sizeof u->name, "%s",
-                             doc->nodes[n].name ? doc->nodes[n].name : "");
-                    snprintf(u->joint_name, sizeof u->joint_name, "%s", sk->joints[j].name);
-                    goto next;
-                }
-            }
+        for (uint32_t guard = 0; up != TL_NONE && joint_at[up] < 0 && guard < doc->node_count;
+             ++guard)
             up = doc->nodes[up].parent;
-        }
-    next:;
+        if (up == TL_NONE || joint_at[up] < 0) continue;
+        const tl_scene_skin* sk = &scene->skins[joint_at[up] >> 32];
+        uint32_t j = (uint32_t)(joint_at[up] & 0xffffffff);
+        tl_role role = sk->joints[j].role;
+        if (role != TL_ROLE_PELVIS && role != TL_ROLE_SPINE && role != TL_ROLE_CHEST &&
+            role != TL_ROLE_NECK)
+            continue; /* under a limb or the head: not a garment */
+        tl_rig_unskinned* grown = realloc(a->unskinned, (a->unskinned_count + 1) * sizeof *grown);
+        if (!(ok = grown != NULL)) break;
+        a->unskinned = grown;
+        tl_rig_unskinned* u = &a->unskinned[a->unskinned_count++];
+        memset(u, 0, sizeof *u);
+        u->node = n, u->skin = sk->skin, u->joint = j, u->role = role;
+        snprintf(u->name, sizeof u->name, "%s", doc->nodes[n].name ? doc->nodes[n].name : "");
+        snprintf(u->joint_name, sizeof u->joint_name, "%s", sk->joints[j].name);
     }
-    return true;
+    free(joint_at);
+    return ok;
 }
 
 tl_result tl_rig_analyze_modes(const tl_scene* scene, const tl_rig_def* def,
