@@ -300,6 +300,13 @@ static json_t* clip_json(const tl_measure_run* run, const tl_measure_clip* m) {
             json_object_set_new(r, "liveliness", liveliness_json(&m->liveliness[rg->chain]));
         if (m->new_tears[i].count)
             json_object_set_new(r, "new_tears", new_tears_json(&m->new_tears[i]));
+        const tl_measure_cloth* lat = &m->cloth[i];
+        if (lat->particles)
+            json_object_set_new(r, "cloth",
+                                json_pack("{s:i,s:i,s:f,s:f}", "particles", (int)lat->particles,
+                                          "bones", (int)lat->bones, "tether_violation_max",
+                                          lat->tether_violation_max, "max_distance_violation_max",
+                                          lat->max_distance_violation_max));
         const tl_rig_fit* fit = region_fit(rigs, rg);
         if (fit)
             json_object_set_new(r, "fit",
@@ -356,6 +363,12 @@ static void clip_print(const tl_measure_run* run, const tl_measure_clip* m) {
                          m->liveliness[r->chain].tip_path_ratio);
             print_stats_row(tl_measure_rig_string((tl_measure_rig_kind)c), &m->stats[c][i], extra);
         }
+        const tl_measure_cloth* lat = &m->cloth[i];
+        if (lat->particles)
+            printf("    cloth: %u particles, %u bones; tethers within %.2g of rest, safe distance "
+                   "exceeded by %.2g at most\n",
+                   lat->particles, lat->bones, lat->tether_violation_max,
+                   lat->max_distance_violation_max);
         const tl_new_tears* t = &m->new_tears[i];
         if (t->count)
             printf("    new tears %.3f%%: %llu of the %llu edge samples of the skin the rig "
