@@ -146,6 +146,11 @@ static json_t* liveliness_json(const tl_liveliness* l) {
                      (double)l->rest_rms_deg, "tip_path_ratio", (double)l->tip_path_ratio);
 }
 
+/* A chain's deepest particle inside a body collider over the clip, a fraction of H. */
+static double penetration_of_h(const tl_liveliness* l, float height) {
+    return height > 0 ? (double)l->collider_penetration / height : 0;
+}
+
 static void print_stats_row(const char* label, const tl_stretch_stats* s, const char* extra) {
     printf("    %-16s %9llu %6.2f %6.2f %6.2f %6.1f%%  %s\n", label, (unsigned long long)s->count,
            s->p95, s->p99, s->max, s->torn_pct, extra ? extra : "");
@@ -319,9 +324,12 @@ static json_t* clip_json(const tl_measure_run* run, const tl_measure_clip* m) {
     hair_json(run, m, rs);
     json_t* chains = json_array();
     for (uint32_t i = 0; chained && i < chained->chain_count; ++i)
-        json_array_append_new(chains, json_pack("{s:s,s:i,s:o}", "name", chain_name(chained, i),
-                                                "bones", (int)chained->chains[i].bone_count,
-                                                "liveliness", liveliness_json(&m->liveliness[i])));
+        json_array_append_new(chains,
+                              json_pack("{s:s,s:i,s:o,s:f,s:i}", "name", chain_name(chained, i),
+                                        "bones", (int)chained->chains[i].bone_count, "liveliness",
+                                        liveliness_json(&m->liveliness[i]), "collider_penetration",
+                                        penetration_of_h(&m->liveliness[i], run->height),
+                                        "colliders", (int)m->liveliness[i].colliders));
     const tl_measure_region* body = &run->regions[run->region_count];
     json_t* out = json_pack("{s:s,s:f,s:i,s:f,s:o,s:{s:I,s:I,s:o},s:o}", "clip", cl->name,
                             "duration", (double)cl->duration, "samples", (int)run->samples, "H",

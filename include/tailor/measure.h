@@ -121,6 +121,10 @@ typedef struct tl_liveliness {
     float swing_deg;
     float rest_rms_deg;
     float tip_path_ratio;
+    /* the deepest a particle of the chain lies inside one of the body colliders it runs with
+       (tl_player_colliders), over the samples, world units (0: none inside, or no colliders) */
+    float collider_penetration;
+    uint32_t colliders; /* how many body colliders the chain runs with */
 } tl_liveliness;
 
 typedef struct tl_liveliness_acc tl_liveliness_acc;

@@ -47,6 +47,8 @@ static tl_result rig_chains(tl_measure_rig* rig, bool simulate, uint32_t samples
     if (rig->chain_count > TL_MEASURE_MAX_CHAINS) rig->chain_count = TL_MEASURE_MAX_CHAINS;
     if (!simulate || (rig->chain_count == 0 && !has_cloth(rig->scene))) return TL_OK;
     tl_player_def def = tl_default_player_def();
+    def.colliders =
+        true; /* the skin's body colliders, as a host gets them (collider_penetration) */
     r = tl_player_create(rig->scene, rig->chains, rig->chain_count, &def, &rig->player, err);
     if (r != TL_OK) return r;
     for (uint32_t i = 0; i < rig->chain_count; ++i)
