@@ -146,6 +146,11 @@ static json_t* liveliness_json(const tl_liveliness* l) {
                      (double)l->rest_rms_deg, "tip_path_ratio", (double)l->tip_path_ratio);
 }
 
+/* A chain's deepest particle inside a body collider over the clip, a fraction of H. */
+static double penetration_of_h(const tl_liveliness* l, float height) {
+    return height > 0 ? (double)l->collider_penetration / height : 0;
+}
+
 static void print_stats_row(const char* label, const tl_stretch_stats* s, const char* extra) {
     printf("    %-16s %9llu %6.2f %6.2f %6.2f %6.1f%%  %s\n", label, (unsigned long long)s->count,
            s->p95, s->p99, s->max, s->torn_pct, extra ? extra : "");
@@ -300,6 +305,13 @@ static json_t* clip_json(const tl_measure_run* run, const tl_measure_clip* m) {
             json_object_set_new(r, "liveliness", liveliness_json(&m->liveliness[rg->chain]));
         if (m->new_tears[i].count)
             json_object_set_new(r, "new_tears", new_tears_json(&m->new_tears[i]));
+        const tl_measure_cloth* lat = &m->cloth[i];
+        if (lat->particles)
+            json_object_set_new(r, "cloth",
+                                json_pack("{s:i,s:i,s:f,s:f}", "particles", (int)lat->particles,
+                                          "bones", (int)lat->bones, "tether_violation_max",
+                                          lat->tether_violation_max, "max_distance_violation_max",
+                                          lat->max_distance_violation_max));
         const tl_rig_fit* fit = region_fit(rigs, rg);
         if (fit)
             json_object_set_new(r, "fit",
@@ -312,9 +324,12 @@ static json_t* clip_json(const tl_measure_run* run, const tl_measure_clip* m) {
     hair_json(run, m, rs);
     json_t* chains = json_array();
     for (uint32_t i = 0; chained && i < chained->chain_count; ++i)
-        json_array_append_new(chains, json_pack("{s:s,s:i,s:o}", "name", chain_name(chained, i),
-                                                "bones", (int)chained->chains[i].bone_count,
-                                                "liveliness", liveliness_json(&m->liveliness[i])));
+        json_array_append_new(chains,
+                              json_pack("{s:s,s:i,s:o,s:f,s:i}", "name", chain_name(chained, i),
+                                        "bones", (int)chained->chains[i].bone_count, "liveliness",
+                                        liveliness_json(&m->liveliness[i]), "collider_penetration",
+                                        penetration_of_h(&m->liveliness[i], run->height),
+                                        "colliders", (int)m->liveliness[i].colliders));
     const tl_measure_region* body = &run->regions[run->region_count];
     json_t* out = json_pack("{s:s,s:f,s:i,s:f,s:o,s:{s:I,s:I,s:o},s:o}", "clip", cl->name,
                             "duration", (double)cl->duration, "samples", (int)run->samples, "H",
@@ -356,6 +371,12 @@ static void clip_print(const tl_measure_run* run, const tl_measure_clip* m) {
                          m->liveliness[r->chain].tip_path_ratio);
             print_stats_row(tl_measure_rig_string((tl_measure_rig_kind)c), &m->stats[c][i], extra);
         }
+        const tl_measure_cloth* lat = &m->cloth[i];
+        if (lat->particles)
+            printf("    cloth: %u particles, %u bones; tethers within %.2g of rest, safe distance "
+                   "exceeded by %.2g at most\n",
+                   lat->particles, lat->bones, lat->tether_violation_max,
+                   lat->max_distance_violation_max);
         const tl_new_tears* t = &m->new_tears[i];
         if (t->count)
             printf("    new tears %.3f%%: %llu of the %llu edge samples of the skin the rig "

@@ -112,6 +112,19 @@ static json_t* part_json(const tl_rig_analysis* a, const tl_rig_part* p) {
             json_array_append_new(joints, vec3(p->joints + 3 * i));
         }
     }
+    if (p->action == TL_RIG_ACTION_CLOTH) {
+        const tl_rig_cloth* c = &p->cloth;
+        for (uint32_t r = 0; r + 1 < c->rows; ++r)
+            for (uint32_t b = 0; b < c->bone_columns; ++b) {
+                char name[64];
+                snprintf(name, sizeof name, "%s_%u_%u", p->bone_prefix, r, b);
+                json_array_append_new(bones, json_string(name));
+            }
+        json_object_set_new(o, "cloth",
+                            json_pack("{s:i, s:i, s:b, s:i}", "rows", (int)c->rows, "columns",
+                                      (int)c->columns, "closed", c->closed, "bones",
+                                      (int)c->bone_count));
+    }
     json_object_set_new(o, "bones", bones);
     json_object_set_new(o, "joints_world", joints);
     json_object_set_new(o, "reweighted", json_integer(p->new_joints ? p->vertex_count : 0));
@@ -151,6 +164,14 @@ static json_t* build_report(const char* in, const char* out, const tl_rig_analys
     for (uint32_t i = 0; i < a->part_count; ++i)
         json_array_append_new(parts, part_json(a, &a->parts[i]));
     json_object_set_new(r, "parts", parts);
+    json_t* unskinned = json_array();
+    for (uint32_t i = 0; i < a->unskinned_count; ++i) {
+        const tl_rig_unskinned* u = &a->unskinned[i];
+        json_array_append_new(unskinned, json_pack("{s:i,s:s,s:i,s:s,s:s}", "node", (int)u->node,
+                                                   "name", u->name, "skin", (int)u->skin, "joint",
+                                                   u->joint_name, "role", tl_role_string(u->role)));
+    }
+    json_object_set_new(r, "unskinned", unskinned);
     json_object_set_new(r, "chains", json_integer(a->chain_count));
     json_object_set_new(r, "changed_vertices", json_integer(a->changed_vertices));
     static const char* stages[TL_RIG_STAGE_COUNT] = {"weld",      "field",   "parts",
@@ -212,8 +233,16 @@ static void print_report(FILE* f, const json_t* r) {
             fprintf(f, "  action: re-weighted rigid to %s; bone distance %.4g -> %.4g\n",
                     attach ? json_string_value(attach) : "?", num(p, "bone_distance"),
                     num(p, "bone_distance_after"));
+        } else if (!strcmp(action, "cloth")) {
+            const json_t* c = json_object_get(p, "cloth");
+            const json_t* bones = json_object_get(p, "bones");
+            fprintf(f, "  action: cloth lattice %d x %d (%s), %d bones %s..%s\n",
+                    (int)num(c, "rows"), (int)num(c, "columns"),
+                    json_is_true(json_object_get(c, "closed")) ? "closed" : "open",
+                    (int)num(c, "bones"), json_string_value(json_array_get(bones, 0)),
+                    json_string_value(json_array_get(bones, json_array_size(bones) - 1)));
         }
-        if (!strcmp(action, "chain") || !strcmp(action, "rigid")) {
+        if (!strcmp(action, "chain") || !strcmp(action, "rigid") || !strcmp(action, "cloth")) {
             /* the part (its grown root included) and the body skin of its root band: the
                total line below adds these up */
             int part = (int)num(p, "reweighted"), band = (int)num(p, "band");
@@ -226,6 +255,14 @@ static void print_report(FILE* f, const json_t* r) {
         } else {
             fprintf(f, "  action: reported only\n");
         }
+    }
+    json_array_foreach(json_object_get(r, "unskinned"), i, s) {
+        fprintf(f,
+                "\nunskinned mesh %s (node %d) under %s (%s): a cloth candidate, not converted to "
+                "a skinned lattice yet (docs/cloth.md)\n",
+                json_string_value(json_object_get(s, "name")), (int)num(s, "node"),
+                json_string_value(json_object_get(s, "joint")),
+                json_string_value(json_object_get(s, "role")));
     }
     fprintf(f, "\n%d chain(s), %d vertices re-weighted (%d in parts + %d in root bands)%s\n",
             (int)num(r, "chains"), (int)num(r, "changed_vertices"), parts_total, bands_total,

@@ -381,6 +381,19 @@ static void chain_cases_table(void) {
                            swing);
             }
             ENSURE_MSG(tails == 1, "%s: %zu tails", cases[c].name, tails);
+            /* the chains run with the skin's body colliders and stay out of them */
+            json_array_foreach(json_object_get(doc, "chains"), i, r) {
+                json_t* depth = json_object_get(r, "collider_penetration");
+                int colliders = (int)json_integer_value(json_object_get(r, "colliders"));
+                fprintf(stderr, "  %-24s %-9s chain %s: %d colliders, penetration %.3g of H\n",
+                        cases[c].name, clip, json_string_value(json_object_get(r, "name")),
+                        colliders, json_number_value(depth));
+                ENSURE_MSG(json_is_number(depth) && colliders >= 1, "%s: no collider figures",
+                           cases[c].name);
+                ENSURE_MSG(json_number_value(depth) >= 0 && json_number_value(depth) <= 0.002,
+                           "%s %s: a particle %.3g of H inside a body collider", cases[c].name,
+                           clip, json_number_value(depth));
+            }
             json_decref(doc);
             json_decref(wdoc);
         }

@@ -353,8 +353,10 @@ static bool play_hash(const char* path, uint64_t out[3]) {
     return ok;
 }
 
-static const uint64_t rigged_v1_golden[3] = {0xcbc7190bea5ade1full, 0x1268fb3f7e45d7a0ull,
-                                             0x124119d29fddd47cull};
+/* (updated in issue #11's solver change: rest targets carried by the attachment, the muscle's
+ * lift, the bending damped; the same file, different motion by design) */
+static const uint64_t rigged_v1_golden[3] = {0x3d8a1b726c1be734ull, 0xd5f44a06c63d4adaull,
+                                             0x964b7a9946d04901ull};
 
 static void rigged_v1_plays_as_before(void) {
     const uint64_t* golden = rigged_v1_golden;

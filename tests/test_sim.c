@@ -1788,7 +1788,9 @@ static uint64_t golden_scene_hash(golden_variant variant) {
  * the build with AVX2 kernels (taken at run time where the CPU has AVX2) and in the one without
  * (-DTL_LANES_AVX2=0, test_sim_sse2): the kernels do the same IEEE operations in the same
  * order. Update it only for a deliberate change of the solver's results, saying why. */
-#define GOLDEN_HASH 0x1b9d7535c805dab8ull
+/* Changed in issue #11 (rest targets carried by the attachment, the muscle holding the rest arc
+ * against gravity, the bending damped): 1b9d7535c805dab8 before. */
+#define GOLDEN_HASH 0x0e8feb4194331671ull
 
 static void test_golden_hash(void) {
     uint64_t h = golden_scene_hash(GOLDEN_AS_IS), again = golden_scene_hash(GOLDEN_AS_IS);

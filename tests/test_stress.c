@@ -435,6 +435,7 @@ static void seating_ignores_tail(character* c, const char* label, const char* cl
     ENSURE_MSG(dy[worst] >= min_lift * sk->height, "%s: the tail-counting seating lifts only %.3g",
                label, dy[worst]);
 
+    if (min_lift <= 0) return; /* (no tail under the floor to look at) */
     /* Independently: at that time the simulated tail's skin is below the body's lowest point,
      * and the body itself is not below the floor the tail-counting pass would keep. */
     tl_player_def pd = tl_default_player_def();
@@ -472,7 +473,10 @@ static void seating_quadruped_sample(void) {
     ENSURE(tl_test_cli(NULL, "sample tailed-quadruped -o '%s' >/dev/null", sample) == 0);
     character c;
     ENSURE(character_rig(&c, sample, "tailed-quadruped.rigged.glb"));
-    seating_ignores_tail(&c, "tailed-quadruped", "Walk", 0.01f);
+    /* Since the solver holds the rest arc against gravity (issue #11) this tail stays clear of
+     * the floor in the walk: there is nothing for either pass to lift, and the fixed pass must
+     * still lift nothing. The rat's jump (seating_rat) shows the counting pass lifting. */
+    seating_ignores_tail(&c, "tailed-quadruped", "Walk", 0.0f);
     character_close(&c);
 }
 

@@ -76,7 +76,8 @@ typedef struct tl_batch_part {
     uint32_t id;
     tl_rig_class cls;
     tl_rig_action action;
-    uint32_t bones;            /* bones added for it (a chain's K + Tail_End), 0 otherwise */
+    uint32_t bones;            /* bones added for it (a chain's K + Tail_End, a cloth's
+                                  lattice bones), 0 otherwise */
     float bone_distance;       /* mean weighted bone distance as the file was, rest-world */
     float bone_distance_after; /* … as written */
     bool stretch_measured;     /* def.stretch and the file has a clip */

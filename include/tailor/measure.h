@@ -121,6 +121,10 @@ typedef struct tl_liveliness {
     float swing_deg;
     float rest_rms_deg;
     float tip_path_ratio;
+    /* the deepest a particle of the chain lies inside one of the body colliders it runs with
+       (tl_player_colliders), over the samples, world units (0: none inside, or no colliders) */
+    float collider_penetration;
+    uint32_t colliders; /* how many body colliders the chain runs with */
 } tl_liveliness;
 
 typedef struct tl_liveliness_acc tl_liveliness_acc;
@@ -231,6 +235,7 @@ typedef struct tl_measure_region {
     const char* cls; /* a detected part's class ("tail", …), "chain", or NULL (the caller's) */
     int32_t part;    /* index into the analysis' parts, or -1 */
     int32_t chain;   /* the chain of rigs[TL_MEASURE_CHAIN] that moves it, or -1 */
+    int32_t cloth;   /* the cloth of rigs[TL_MEASURE_CHAIN]'s player that moves it, or -1 */
     bool changed;    /* the rigs differ on it (not a detected part left as it is) */
     size_t vertices; /* vertices inside */
     size_t edges;    /* edges measured (both ends inside) */
@@ -260,6 +265,14 @@ tl_result tl_measure_run_create(const tl_measure_rigs* rigs, const tl_measure_ru
 void tl_measure_run_destroy(tl_measure_run* run);
 
 /* One clip measured in every configuration. */
+/* A cloth region's lattice over a clip's samples (docs/cloth.md), after every sample time. */
+typedef struct tl_measure_cloth {
+    uint32_t particles, bones;         /* 0: the region has no cloth */
+    double tether_violation_max;       /* the largest |length - rest| / rest of a vertical link */
+    double max_distance_violation_max; /* the largest excess over a particle's safe distance,
+                                          relative to it (0: none) */
+} tl_measure_cloth;
+
 typedef struct tl_measure_clip {
     uint32_t clip;
     /* [configuration][region], the body at [region_count]; only used configurations filled */
@@ -271,6 +284,7 @@ typedef struct tl_measure_clip {
        un-rigged file rigged in memory, chain simulated, against the file as bound; count 0 for
        every other region */
     tl_new_tears new_tears[TL_MEASURE_MAX_REGIONS];
+    tl_measure_cloth cloth[TL_MEASURE_MAX_REGIONS]; /* per region moved by a cloth */
 } tl_measure_clip;
 
 /* Samples one clip (rigs[TL_MEASURE_CHAIN] simulated from rest at t = 0). Errors: memory. */

@@ -32,6 +32,7 @@
 #define TAILOR_PLAY_H
 
 #include <tailor/base.h>
+#include <tailor/cloth.h>
 #include <tailor/scene.h>
 #include <tailor/sim.h>
 
@@ -117,6 +118,18 @@ const tl_scene* tl_player_scene(const tl_player* player);
 uint32_t tl_player_chain_count(const tl_player* player);
 const tl_chain* tl_player_chain(const tl_player* player, uint32_t index);
 const tl_play_chain* tl_player_chain_desc(const tl_player* player, uint32_t index);
+
+/* The scene's cloth parts (kind cloth), each a tl_cloth the player steps with the chains and
+ * whose bones it writes into the pose (docs/cloth.md). */
+uint32_t tl_player_cloth_count(const tl_player* player);
+const tl_cloth* tl_player_cloth(const tl_player* player, uint32_t index);
+/* The part (index into scene->parts) cloth `index` plays. */
+uint32_t tl_player_cloth_part(const tl_player* player, uint32_t index);
+/* Its particles' targets (each rest position skinned to its joint) at the last step, world. */
+const float* tl_player_cloth_targets(const tl_player* player, uint32_t index);
+/* Its body colliders at the last step (world), with def.colliders; their count. */
+uint32_t tl_player_cloth_colliders(const tl_player* player, uint32_t index,
+                                   const tl_collider** world);
 
 #ifdef __cplusplus
 }

@@ -42,6 +42,7 @@
 #define TAILOR_RIG_H
 
 #include <tailor/base.h>
+#include <tailor/cloth.h>
 #include <tailor/gltf.h>
 #include <tailor/scene.h>
 #include <tailor/sim.h>
@@ -83,6 +84,7 @@ typedef enum tl_rig_action {
     TL_RIG_ACTION_CHAIN,          /* a new bone chain, the part's skin re-weighted to it */
     TL_RIG_ACTION_RIGID,          /* the part's skin re-weighted to its attachment joint */
     TL_RIG_ACTION_ALREADY_RIGGED, /* a tail bound to its own bones already: left */
+    TL_RIG_ACTION_CLOTH,          /* a cloth lattice whose bones the part's skin follows */
     TL_RIG_ACTION_COUNT
 } tl_rig_action;
 
@@ -159,9 +161,18 @@ typedef struct tl_rig_def {
     uint64_t junction_skip;       /* bit c set: clip c is not shown to the fit (a hold-out test);
                                      0 */
 
+    /* cloth (cloth.md, docs/cloth.md) */
+    bool cloth;             /* wide parts become cloth lattices; true (false: reported only) */
+    float cloth_row;        /* the lattice's row spacing, x H; 0.05 */
+    float cloth_min_length; /* a lattice needs a part at least this long (geodesic), x H; 0.05 */
+    uint32_t cloth_min_vertices; /* ... and at least this many welded vertices; 20 */
+    float cloth_open_gap_deg;    /* the collar ring is open (a cape) when its largest gap around
+                                    the up axis exceeds this, degrees; 60 */
+
     tl_rig_override overrides[TL_RIG_MAX_OVERRIDES];
     uint32_t override_count;
-    tl_chain_settings chain; /* stored with each chain (tl_default_chain_settings) */
+    tl_chain_settings chain;          /* stored with each chain (tl_default_chain_settings) */
+    tl_cloth_settings cloth_settings; /* stored with each cloth (tl_default_cloth_settings) */
 } tl_rig_def;
 
 tl_rig_def tl_default_rig_def(void);
@@ -183,6 +194,21 @@ typedef struct tl_rig_fit {
     float energy_final;      /* … after the revert */
     float seconds;
 } tl_rig_fit;
+
+/* A part's cloth lattice (action TL_RIG_ACTION_CLOTH), rest-world (cloth.md §1): particle
+ * (r, c) is the centroid of the part's skin in geodesic row band r from the collar and collar
+ * column cell c; bones sit at every row but the last and every other column. */
+typedef struct tl_rig_cloth {
+    uint32_t rows, columns;     /* particles: rows x columns, row 0 on the collar (pinned) */
+    bool closed;                /* the columns close around (a skirt) or not (a cape) */
+    float* particles;           /* rows x columns x 3, row-major */
+    uint32_t* particle_joints;  /* rows x columns: the body joint each particle's rest position
+                                   is skinned to (its nearest deforming bone) */
+    uint32_t bone_columns;      /* columns with bones: 0, 2, 4, ... */
+    uint32_t bone_count;        /* (rows - 1) x bone_columns: bone (r, b) at particle (r, 2 b)
+                                   is skin joint first_new_joint + r x bone_columns + b */
+    tl_cloth_settings settings; /* stored with the part */
+} tl_rig_cloth;
 
 /* One part of far skin and what tailor decided for it. Lengths are rest-world units. */
 typedef struct tl_rig_part {
@@ -240,8 +266,10 @@ typedef struct tl_rig_part {
     float* band_weights;
     float band_radius; /* the band's geodesic width, rest-world units (0: no band) */
 
-    tl_rig_fit fit; /* the junction fit (def.junction_fit): after it, the band holds every
-                       vertex outside the part whose weights it changed */
+    tl_rig_fit fit;     /* the junction fit (def.junction_fit): after it, the band holds every
+                           vertex outside the part whose weights it changed */
+    tl_rig_cloth cloth; /* action TL_RIG_ACTION_CLOTH: the lattice (bone_prefix names its
+                           bones PREFIX_r_b); otherwise zero */
 } tl_rig_part;
 
 /* Per-skin fields, per union vertex of tl_scene_skin. */
@@ -273,6 +301,17 @@ typedef enum tl_rig_stage {
     TL_RIG_STAGE_COUNT
 } tl_rig_stage;
 
+/* A mesh with no skin under a torso joint of a skin (a cape modelled apart and parented to the
+ * chest): a cloth candidate, reported; not yet converted into a skinned lattice. */
+typedef struct tl_rig_unskinned {
+    uint32_t node;       /* the mesh's node */
+    uint32_t skin;       /* index into doc->skins of the joint's skin */
+    uint32_t joint;      /* the torso joint it hangs under (index in that skin) */
+    char name[64];       /* the node's name (truncated), "" when none */
+    char joint_name[64]; /* the joint's */
+    tl_role role;        /* the joint's role */
+} tl_rig_unskinned;
+
 typedef struct tl_rig_analysis {
     tl_rig_def def;     /* the def it was made with */
     tl_rig_skin* skins; /* one per doc->skins */
@@ -282,6 +321,8 @@ typedef struct tl_rig_analysis {
     uint32_t chain_count;      /* parts with action CHAIN */
     uint32_t changed_vertices; /* union vertices whose weights the plan changes */
     double seconds[TL_RIG_STAGE_COUNT];
+    tl_rig_unskinned* unskinned; /* unskinned meshes under torso joints (reported only) */
+    uint32_t unskinned_count;
 } tl_rig_analysis;
 
 /* Analyses every skin of the scene. Fails only on a def out of range (TL_ERROR_ARGUMENT) or

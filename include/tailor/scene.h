@@ -55,6 +55,7 @@
 #define TAILOR_SCENE_H
 
 #include <tailor/base.h>
+#include <tailor/cloth.h>
 #include <tailor/gltf.h>
 #include <tailor/sim.h>
 
@@ -259,12 +260,21 @@ typedef struct tl_scene_part {
                                     0: unknown (the file has none) */
     tl_chain_settings chain;     /* tail, hair: the spring settings; a key the file lacks
                                     has its default (tl_default_chain_settings) */
-    bool resolved_by_name;       /* some stored node index disagreed with its stored name
-                                    (the nodes were renumbered) and the name was used */
-    bool from_names;             /* the file has no extras.tailor (an exporter dropped it):
-                                    the chain was recognised from tailor rig's joint names
-                                    (Tail_1 … Tail_K, Tail_End; Tail.001_1 …), version 0,
-                                    default settings, radii 0; a note says so */
+    /* cloth: the lattice of extras.tailor.cloth (docs/schema.md); bone_joints lists its bones
+     * row by row (bone (r, b) at particle (r, 2 b)), and end_joint is its last bone */
+    uint32_t cloth_rows, cloth_columns;    /* particles: rows x columns (0 unless cloth) */
+    uint32_t cloth_bone_columns;           /* bone columns: bone_count / (rows - 1) */
+    bool cloth_closed;                     /* the columns close around (a skirt) */
+    const float* cloth_particles;          /* rows x columns x 3 rest positions, bind space */
+    const uint32_t* cloth_particle_joints; /* rows x columns: the skin joint each particle's
+                                              rest position is skinned to */
+    tl_cloth_settings cloth;               /* the cloth's settings (defaults where absent) */
+    bool resolved_by_name;                 /* some stored node index disagreed with its stored name
+                                              (the nodes were renumbered) and the name was used */
+    bool from_names; /* the file has no extras.tailor (an exporter dropped it):
+                        the chain was recognised from tailor rig's joint names
+                        (Tail_1 … Tail_K, Tail_End; Tail.001_1 …), version 0,
+                        default settings, radii 0; a note says so */
 } tl_scene_part;
 
 typedef struct tl_scene {

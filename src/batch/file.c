@@ -133,7 +133,9 @@ static void record_parts(tl_batch_record* rec, const tl_rig_analysis* a) {
         q->id = p->id;
         q->cls = p->cls;
         q->action = p->action;
-        q->bones = p->action == TL_RIG_ACTION_CHAIN ? p->segments + 1 : 0;
+        q->bones = p->action == TL_RIG_ACTION_CHAIN   ? p->segments + 1
+                   : p->action == TL_RIG_ACTION_CLOTH ? p->cloth.bone_count
+                                                      : 0;
         q->bone_distance = p->bone_distance;
         q->bone_distance_after = p->bone_distance_after;
     }

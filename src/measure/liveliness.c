@@ -1,4 +1,5 @@
 /* Liveliness (measure.md): swing about the mean, distance from rest, tip path against rigid. */
+#include <tailor/colliders.h>
 #include <tailor/measure.h>
 
 #include "base/mat4.h"
@@ -16,6 +17,7 @@ struct tl_liveliness_acc {
     double rest_sq;    /* Σ angle² to rest */
     double tip_path, rigid_path;
     float last_tip[3], last_rigid[3];
+    float penetration;  /* deepest particle inside a body collider, world units */
     float tip_bind[3];  /* the end in the attachment's frame at rest (the rigid tail's tip) */
     float tip_local[3]; /* with no end joint: the end in the last bone's frame, continuing
                            the incoming link as the solver does */
@@ -79,6 +81,7 @@ void tl_liveliness_destroy(tl_liveliness_acc* acc) {
 void tl_liveliness_clear(tl_liveliness_acc* acc) {
     acc->count = 0;
     acc->rest_sq = acc->tip_path = acc->rigid_path = 0;
+    acc->penetration = 0;
 }
 
 /* The chain's points in world: bone heads, then its end (Tail_End, or the last bone's
@@ -107,7 +110,15 @@ void tl_liveliness_add(tl_liveliness_acc* acc, const tl_pose* pose) {
     const float* attach = pose->world + 16 * (size_t)sk->joints[d->attach_joint].node;
     float inv[16];
     affine_inverse(attach, inv);
-    const float* rest = tl_chain_rest_directions(tl_player_chain(acc->player, acc->chain));
+    const tl_chain* chain = tl_player_chain(acc->player, acc->chain);
+    const float* rest = tl_chain_rest_directions(chain);
+    const tl_collider* colliders;
+    uint32_t collider_count = tl_player_colliders(acc->player, acc->chain, &colliders);
+    const float* particles = tl_chain_particle_positions(chain);
+    for (uint32_t k = 0; k < collider_count; ++k)
+        for (uint32_t i = 0; i < acc->links; ++i)
+            acc->penetration =
+                fmaxf(acc->penetration, tl_collider_depth(&colliders[k], particles + 3 * i));
     float* dirs = acc->directions + (size_t)acc->count * acc->links * 3;
     for (uint32_t i = 0; i < acc->links; ++i) {
         float w[3] = {points[3 * i + 3] - points[3 * i], points[3 * i + 4] - points[3 * i + 1],
@@ -147,7 +158,10 @@ void tl_liveliness_add(tl_liveliness_acc* acc, const tl_pose* pose) {
 }
 
 tl_liveliness tl_liveliness_result(const tl_liveliness_acc* acc) {
-    tl_liveliness out = {0, 0, 0};
+    tl_liveliness out = {0};
+    const tl_collider* colliders;
+    out.colliders = tl_player_colliders(acc->player, acc->chain, &colliders);
+    out.collider_penetration = acc->penetration;
     if (acc->count == 0) return out;
     double swing_sq = 0;
     for (uint32_t i = 0; i < acc->links; ++i) {

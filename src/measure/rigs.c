@@ -32,14 +32,23 @@ uint32_t tl_measure_default_skin(const tl_scene* scene) {
     return skin;
 }
 
-/* The chains of a rig's scene; with `simulate`, a player and a liveliness per chain. */
+static bool has_cloth(const tl_scene* scene) {
+    for (uint32_t i = 0; i < scene->part_count; ++i)
+        if (scene->parts[i].kind == TL_PART_CLOTH) return true;
+    return false;
+}
+
+/* The chains of a rig's scene; with `simulate`, a player (it also plays the cloth parts) and a
+ * liveliness per chain. */
 static tl_result rig_chains(tl_measure_rig* rig, bool simulate, uint32_t samples, tl_error* err) {
     tl_result r =
         tl_play_chains_find(rig->scene, rig->chains, TL_MEASURE_MAX_CHAINS, &rig->chain_count, err);
     if (r != TL_OK) return r;
     if (rig->chain_count > TL_MEASURE_MAX_CHAINS) rig->chain_count = TL_MEASURE_MAX_CHAINS;
-    if (!simulate || rig->chain_count == 0) return TL_OK;
+    if (!simulate || (rig->chain_count == 0 && !has_cloth(rig->scene))) return TL_OK;
     tl_player_def def = tl_default_player_def();
+    def.colliders =
+        true; /* the skin's body colliders, as a host gets them (collider_penetration) */
     r = tl_player_create(rig->scene, rig->chains, rig->chain_count, &def, &rig->player, err);
     if (r != TL_OK) return r;
     for (uint32_t i = 0; i < rig->chain_count; ++i)
@@ -81,7 +90,10 @@ static tl_result rigs_build(tl_measure_rigs* m, rigs_internal* in, const tl_scen
     r = tl_rig_analyze_modes(scene, &def->rig, modes, 2, in->rigs, err);
     if (r != TL_OK) return r;
     m->analysis = in->rigs[0];
-    if (in->rigs[0]->chain_count == 0) return TL_OK;
+    bool cloth = false; /* cloth lattices are rigged in memory like chains */
+    for (uint32_t i = 0; i < in->rigs[0]->part_count; ++i)
+        cloth = cloth || in->rigs[0]->parts[i].action == TL_RIG_ACTION_CLOTH;
+    if (in->rigs[0]->chain_count == 0 && !cloth) return TL_OK;
     r = rigged_copy(scene, in->rigs[1], &in->docs[0], &in->scenes[0], err);
     if (r == TL_OK) r = rigged_copy(scene, in->rigs[0], &in->docs[1], &in->scenes[1], err);
     if (r != TL_OK) return r;

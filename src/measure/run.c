@@ -4,6 +4,7 @@
 #include <tailor/seating.h>
 
 #include <assert.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +35,7 @@ static const char* chain_name(const tl_measure_rig* rig, uint32_t i) {
 
 static tl_measure_region* region_add(tl_measure_run* run, uint32_t vertex_count) {
     tl_measure_region* r = &run->regions[run->region_count++];
-    r->part = r->chain = -1;
+    r->part = r->chain = r->cloth = -1;
     r->mask = calloc(vertex_count + 1, 1);
     return r->mask ? r : NULL;
 }
@@ -59,6 +60,15 @@ static bool regions_from_parts(tl_measure_run* run, const tl_scene_skin* sk) {
         for (uint32_t c = 0;
              chained && part->action == TL_RIG_ACTION_CHAIN && c < chained->chain_count; ++c)
             if (!strcmp(chain_name(chained, c), first)) r->chain = (int32_t)c;
+        /* the cloth: its first bone is PREFIX_0_0 */
+        snprintf(first, sizeof first, "%s_0_0", part->bone_prefix);
+        uint32_t cloths = chained && chained->player ? tl_player_cloth_count(chained->player) : 0;
+        for (uint32_t c = 0; part->action == TL_RIG_ACTION_CLOTH && c < cloths; ++c) {
+            const tl_scene_part* sp =
+                &chained->scene->parts[tl_player_cloth_part(chained->player, c)];
+            if (!strcmp(chained->scene->skins[sp->skin].joints[sp->bone_joints[0]].name, first))
+                r->cloth = (int32_t)c;
+        }
     }
     return true;
 }
@@ -108,7 +118,8 @@ static bool regions_build(tl_measure_run* run, const tl_measure_run_def* def,
         tl_measure_region* r = &run->regions[i];
         for (uint32_t v = 0; v < V; ++v)
             r->vertices += r->mask[v] != 0;
-        r->changed = r->part < 0 || rigs->analysis->parts[r->part].action == TL_RIG_ACTION_CHAIN;
+        r->changed = r->part < 0 || rigs->analysis->parts[r->part].action == TL_RIG_ACTION_CHAIN ||
+                     rigs->analysis->parts[r->part].action == TL_RIG_ACTION_CLOTH;
     }
     tl_measure_region* body = &run->regions[run->region_count];
     snprintf(body->name, sizeof body->name, "body");
@@ -206,14 +217,43 @@ void tl_measure_run_destroy(tl_measure_run* run) {
 typedef struct hook_ctx {
     const tl_measure_rig* rig;
     uint32_t clip;
+    const tl_measure_run* run; /* with out: the cloth figures (chain_hook) */
+    tl_measure_clip* out;
 } hook_ctx;
+
+/* One sample of a cloth region's lattice: tethers and safe distances. */
+static void cloth_sample(const tl_cloth* c, const float* targets, tl_measure_cloth* m) {
+    const tl_cloth_model* model = tl_cloth_get_model(c);
+    const float* local = tl_cloth_local_positions(c);
+    const float* world = tl_cloth_positions(c);
+    const float* rest = tl_cloth_model_tethers(model);
+    const float* safe = tl_cloth_max_distances(c);
+    int C = tl_cloth_model_columns(model), n = tl_cloth_particle_count(c);
+    for (int i = C; i < n; ++i) {
+        double d = 0, e = 0;
+        for (int k = 0; k < 3; ++k) {
+            double a = (double)local[3 * i + k] - local[3 * (i - C) + k];
+            double b = (double)world[3 * i + k] - targets[3 * i + k];
+            d += a * a, e += b * b;
+        }
+        double t = fabs(sqrt(d) - rest[i]) / rest[i], x = (sqrt(e) - safe[i]) / safe[i];
+        if (t > m->tether_violation_max) m->tether_violation_max = t;
+        if (x > m->max_distance_violation_max) m->max_distance_violation_max = x;
+    }
+}
 
 /* Advances the simulated chains to each sample time (tl_stretch_run's hook). */
 static void chain_hook(void* user, tl_pose* pose, float time) {
     const hook_ctx* h = user;
-    tl_player_advance(h->rig->player, pose, h->clip, time);
+    if (h->rig->player) tl_player_advance(h->rig->player, pose, h->clip, time);
     for (uint32_t i = 0; i < h->rig->chain_count; ++i)
         if (h->rig->live[i]) tl_liveliness_add(h->rig->live[i], pose);
+    for (uint32_t i = 0; h->out && i < h->run->region_count && i < TL_MEASURE_MAX_REGIONS; ++i) {
+        int32_t c = h->run->regions[i].cloth;
+        if (c < 0) continue;
+        cloth_sample(tl_player_cloth(h->rig->player, (uint32_t)c),
+                     tl_player_cloth_targets(h->rig->player, (uint32_t)c), &h->out->cloth[i]);
+    }
 }
 
 /* The most the chains' skin lifts the hips over the clip's sample times, or -1. */
@@ -265,7 +305,7 @@ static tl_result clip_new_tears(const tl_measure_run* run, uint32_t clip, tl_mea
             mask[part->vertices[k]] = 1;
         for (uint32_t k = 0; k < part->band_count; ++k)
             mask[part->band_vertices[k]] = 1;
-        hook_ctx hook = {chained, clip};
+        hook_ctx hook = {chained, clip, NULL, NULL};
         tl_player_start(chained->player, clip, 0);
         r = tl_measure_new_tears(before, chained->scene, run->skin, mask, clip, &def, player_hook,
                                  &hook, &out->new_tears[i], err);
@@ -280,11 +320,20 @@ tl_result tl_measure_run_clip(tl_measure_run* run, uint32_t clip, tl_measure_cli
     const tl_measure_rigs* rigs = run->rigs;
     const tl_measure_rig* chained = chained_rig(rigs);
     out->clip = clip;
+    memset(out->cloth, 0, sizeof out->cloth);
+    for (uint32_t i = 0; chained && i < run->region_count && i < TL_MEASURE_MAX_REGIONS; ++i) {
+        int32_t c = run->regions[i].cloth;
+        if (c < 0) continue;
+        const tl_scene_part* sp =
+            &chained->scene->parts[tl_player_cloth_part(chained->player, (uint32_t)c)];
+        out->cloth[i].particles = sp->cloth_rows * sp->cloth_columns;
+        out->cloth[i].bones = sp->bone_count + 1;
+    }
     for (int c = 0; c < TL_MEASURE_RIG_COUNT; ++c) {
         const tl_measure_rig* rig = &rigs->rigs[c];
         if (!rig->used) continue;
-        hook_ctx hook = {rig, clip};
-        bool motion = c == TL_MEASURE_CHAIN;
+        hook_ctx hook = {rig, clip, run, out};
+        bool motion = c == TL_MEASURE_CHAIN && rig->player;
         if (motion) {
             tl_player_start(rig->player, clip, 0);
             for (uint32_t i = 0; i < rig->chain_count; ++i)

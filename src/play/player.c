@@ -4,6 +4,7 @@
 #include <tailor/gltf_json.h>
 
 #include "base/mat4.h"
+#include "play/cloth_play.h"
 
 #include <assert.h>
 #include <math.h>
@@ -28,6 +29,7 @@ struct tl_player {
     tl_body_collider (*colliders)[TL_BODY_COLLIDERS_MAX];
     tl_collider (*world)[TL_BODY_COLLIDERS_MAX];
     uint32_t* collider_count;
+    play_cloths* cloths; /* the scene's cloth parts (cloth_play.c), or NULL */
 };
 
 tl_player_def tl_default_player_def(void) {
@@ -215,8 +217,13 @@ tl_result tl_player_create(const tl_scene* scene, const tl_play_chain* chains, u
         }
         p->inputs[i] = tl_default_chain_input();
     }
+    tl_result cr = play_cloths_create(scene, def->colliders, &p->cloths, err);
+    if (cr != TL_OK) {
+        tl_player_destroy(p);
+        return cr;
+    }
     /* Only the chains' joints are read from the scratch pose: keep just their skin. */
-    if (count > 0 && one_skin) tl_pose_keep_skin(p->scratch, scene, chains[0].skin);
+    if (count > 0 && one_skin && !p->cloths) tl_pose_keep_skin(p->scratch, scene, chains[0].skin);
     if (def->colliders) {
         tl_result r = fit_colliders(p, err);
         if (r != TL_OK) {
@@ -237,6 +244,7 @@ void tl_player_destroy(tl_player* p) {
     free(p->colliders);
     free(p->world);
     free(p->collider_count);
+    play_cloths_destroy(p->cloths);
     free(p->inputs);
     tl_pose_destroy(p->scratch);
     free(p);
@@ -256,6 +264,7 @@ void tl_player_start(tl_player* p, uint32_t clip, float time) {
         tl_chain_reset(p->chains[i], &a);
         p->inputs[i].start = a;
     }
+    play_cloths_start(p->cloths, p->scratch);
     p->clip = clip;
     p->time = time;
     p->origin = time;
@@ -277,6 +286,7 @@ static void step_frame(tl_player* p, const tl_pose* pose, float dt) {
         tl_chain_step(p->chains[i], &p->inputs[i], dt);
         p->inputs[i].start = p->inputs[i].target;
     }
+    play_cloths_step(p->cloths, pose, dt);
 }
 
 /* Feeds the chains the clip at clip time `t`, played time `x` (the last fed is at *last).
@@ -297,6 +307,7 @@ static void feed(tl_player* p, tl_pose* pose, uint32_t clip, double* last, doubl
             tl_pose_sample(p->scratch, p->scene, clip, 0.0f);
             for (uint32_t i = 0; i < p->count; ++i)
                 p->inputs[i].start = attachment_pose(p, p->scratch, i);
+            play_cloths_cut(p->cloths);
             *last = at;
         }
     }
@@ -336,6 +347,7 @@ void tl_player_step_pose(tl_player* p, tl_pose* pose, float dt) {
             tl_chain_reset(p->chains[i], &a);
             p->inputs[i].start = a;
         }
+        play_cloths_start(p->cloths, pose);
         p->started = true;
     }
     step_frame(p, pose, dt);
@@ -345,6 +357,7 @@ void tl_player_step_pose(tl_player* p, tl_pose* pose, float dt) {
 void tl_player_cut(tl_player* p, const tl_pose* pose) {
     for (uint32_t i = 0; i < p->count; ++i)
         p->inputs[i].start = attachment_pose(p, pose, i);
+    play_cloths_cut(p->cloths);
 }
 
 void tl_player_apply(const tl_player* p, tl_pose* pose) {
@@ -359,6 +372,7 @@ void tl_player_apply(const tl_player* p, tl_pose* pose) {
             memcpy(local->rotation, q + 4 * b, sizeof local->rotation);
         }
     }
+    play_cloths_apply(p->cloths, pose);
     tl_pose_update_live(pose, p->scene); /* only joints changed */
 }
 
@@ -377,6 +391,25 @@ uint32_t tl_player_chain_count(const tl_player* p) {
 const tl_chain* tl_player_chain(const tl_player* p, uint32_t i) {
     assert(i < p->count);
     return p->chains[i];
+}
+uint32_t tl_player_cloth_count(const tl_player* p) {
+    return play_cloths_count(p->cloths);
+}
+const tl_cloth* tl_player_cloth(const tl_player* p, uint32_t i) {
+    assert(i < play_cloths_count(p->cloths));
+    return play_cloths_get(p->cloths, i);
+}
+uint32_t tl_player_cloth_part(const tl_player* p, uint32_t i) {
+    assert(i < play_cloths_count(p->cloths));
+    return play_cloths_part(p->cloths, i);
+}
+const float* tl_player_cloth_targets(const tl_player* p, uint32_t i) {
+    assert(i < play_cloths_count(p->cloths));
+    return play_cloths_targets(p->cloths, i);
+}
+uint32_t tl_player_cloth_colliders(const tl_player* p, uint32_t i, const tl_collider** world) {
+    assert(i < play_cloths_count(p->cloths));
+    return play_cloths_colliders(p->cloths, i, world);
 }
 const tl_play_chain* tl_player_chain_desc(const tl_player* p, uint32_t i) {
     assert(i < p->count);

@@ -21,8 +21,8 @@ const char* tl_rig_region_string(tl_rig_region region) {
 }
 
 const char* tl_rig_action_string(tl_rig_action action) {
-    static const char* names[TL_RIG_ACTION_COUNT] = {"reported", "chain", "rigid",
-                                                     "already_rigged"};
+    static const char* names[TL_RIG_ACTION_COUNT] = {"reported", "chain", "rigid", "already_rigged",
+                                                     "cloth"};
     return (unsigned)action < TL_RIG_ACTION_COUNT ? names[action] : "reported";
 }
 
@@ -59,6 +59,12 @@ tl_rig_def tl_default_rig_def(void) {
     def.junction_smooth = 0.05f;
     def.junction_pull = 1e-3f;
     def.chain = tl_default_chain_settings();
+    def.cloth = true;
+    def.cloth_row = 0.05f;
+    def.cloth_min_length = 0.05f;
+    def.cloth_min_vertices = 20;
+    def.cloth_open_gap_deg = 60;
+    def.cloth_settings = tl_default_cloth_settings();
     return def;
 }
 
@@ -93,6 +99,9 @@ tl_result tl_rig_def_check(const tl_rig_def* def, tl_error* err) {
         {"junction_ring", def->junction_ring, 0, 100},
         {"junction_smooth", def->junction_smooth, 0, 1e6f},
         {"junction_pull", def->junction_pull, 1e-9f, 1e6f},
+        {"cloth_row", def->cloth_row, 1e-3f, 1},
+        {"cloth_min_length", def->cloth_min_length, 0, 100},
+        {"cloth_open_gap_deg", def->cloth_open_gap_deg, 0, 360},
     };
     for (size_t i = 0; i < sizeof checks / sizeof checks[0]; ++i)
         if (!in_range(checks[i].value, checks[i].lo, checks[i].hi))
@@ -188,9 +197,12 @@ void tl_rig_analysis_destroy(tl_rig_analysis* a) {
         free(a->parts[i].band_vertices);
         free(a->parts[i].band_joints);
         free(a->parts[i].band_weights);
+        free(a->parts[i].cloth.particles);
+        free(a->parts[i].cloth.particle_joints);
     }
     free(a->skins);
     free(a->parts);
+    free(a->unskinned);
     free(a);
 }
 
@@ -250,6 +262,48 @@ static void part_publish(tl_rig_part* part, const rig_wpart* p, const tl_scene_s
     part->own_bones = p->own_bones;
 }
 
+/* A cloth part's lattice (cloth.c), its bones named Cloth_r_b (Cloth.001_r_b, ... when taken);
+ * a part too small for a lattice is reported only. */
+static bool plan_cloth(tl_rig_analysis* a, const tl_scene* scene, rig_ctx* ctx, const rig_wpart* p,
+                       tl_rig_part* part) {
+    tl_rig_skin* out = &a->skins[part->skin];
+    part->first_new_joint = ctx->skin->joint_count + out->new_joint_count;
+    /* a skin that has its cloth already (a rigged file rigged again) gets no more */
+    bool built = false, rigged = false;
+    for (uint32_t i = 0; i < scene->part_count; ++i)
+        rigged =
+            rigged || (scene->parts[i].kind == TL_PART_CLOTH && scene->parts[i].skin == part->skin);
+    if (!rigged && !rig_cloth_plan(ctx, p, part, &built)) return false;
+    if (!built) {
+        part->action = TL_RIG_ACTION_REPORTED;
+        free(part->new_joints), free(part->new_weights);
+        part->new_joints = NULL, part->new_weights = NULL;
+        free(part->cloth.particles), free(part->cloth.particle_joints);
+        memset(&part->cloth, 0, sizeof part->cloth);
+        return true;
+    }
+    part->reason = part->region == TL_RIG_REGION_PELVIS
+                       ? "wide, hangs from the pelvis region: a cloth lattice (a skirt)"
+                       : "wide, hangs from the spine: a cloth lattice (a cape)";
+    for (unsigned k = 0; k < 100000; ++k) {
+        if (k)
+            snprintf(part->bone_prefix, sizeof part->bone_prefix, "Cloth.%03u", k);
+        else
+            snprintf(part->bone_prefix, sizeof part->bone_prefix, "Cloth");
+        char first[48];
+        snprintf(first, sizeof first, "%s_0_0", part->bone_prefix);
+        bool taken = false;
+        for (uint32_t i = 0; i < scene->doc->node_count && !taken; ++i)
+            taken = scene->doc->nodes[i].name && !strcmp(scene->doc->nodes[i].name, first);
+        for (uint32_t i = 0; i + 1 < a->part_count && !taken; ++i)
+            taken = a->parts[i].action == TL_RIG_ACTION_CLOTH &&
+                    !strcmp(a->parts[i].bone_prefix, part->bone_prefix);
+        if (!taken) break;
+    }
+    out->new_joint_count += part->cloth.bone_count;
+    return true;
+}
+
 /* The analysis of one skin from its worked context, in `mode`: per-vertex fields, then each
  * part with its planned chain, weights and root band. */
 static bool skin_publish(tl_rig_analysis* a, const tl_scene* scene, uint32_t s, rig_ctx* ctx,
@@ -283,12 +337,14 @@ static bool skin_publish(tl_rig_analysis* a, const tl_scene* scene, uint32_t s, 
         a->part_count++;
         ok = rig_part_plan(ctx, p, part) && rig_part_band(ctx, p, part, banded) &&
              rig_part_junction(ctx, p, part, banded);
+        if (ok && part->action == TL_RIG_ACTION_CLOTH) ok = plan_cloth(a, scene, ctx, p, part);
         if (!ok) break;
         if (part->action == TL_RIG_ACTION_CHAIN) {
             out->new_joint_count += part->segments + 1;
             a->chain_count++;
         }
-        if (part->action == TL_RIG_ACTION_CHAIN || part->action == TL_RIG_ACTION_RIGID)
+        if (part->action == TL_RIG_ACTION_CHAIN || part->action == TL_RIG_ACTION_RIGID ||
+            part->action == TL_RIG_ACTION_CLOTH)
             a->changed_vertices += part->vertex_count + part->band_count;
         for (uint32_t k = 0; k < part->vertex_count; ++k)
             out->part[part->vertices[k]] = (int32_t)part->id;
@@ -328,6 +384,45 @@ static bool analyze_skin(tl_rig_analysis* const* as, const tl_rig_mode* modes, u
     return ok;
 }
 
+/* Meshes with no skin whose nearest joint ancestor is a torso joint of a skin (the first skin
+ * listing that joint). */
+static bool find_unskinned(tl_rig_analysis* a, const tl_scene* scene) {
+    const tl_gltf* doc = scene->doc;
+    int64_t* joint_at = malloc(((size_t)doc->node_count + 1) * sizeof *joint_at); /* s << 32 | j */
+    if (!joint_at) return false;
+    for (uint32_t n = 0; n < doc->node_count; ++n)
+        joint_at[n] = -1;
+    for (uint32_t s = scene->skin_count; s-- > 0;)
+        for (uint32_t j = 0; j < scene->skins[s].joint_count; ++j)
+            if (scene->skins[s].joints[j].node < doc->node_count)
+                joint_at[scene->skins[s].joints[j].node] = (int64_t)s << 32 | j;
+    bool ok = true;
+    for (uint32_t n = 0; n < doc->node_count && ok; ++n) {
+        if (doc->nodes[n].mesh == TL_NONE || doc->nodes[n].skin != TL_NONE) continue;
+        int32_t up = doc->nodes[n].parent;
+        for (uint32_t guard = 0; up != TL_NONE && joint_at[up] < 0 && guard < doc->node_count;
+             ++guard)
+            up = doc->nodes[up].parent;
+        if (up == TL_NONE || joint_at[up] < 0) continue;
+        const tl_scene_skin* sk = &scene->skins[joint_at[up] >> 32];
+        uint32_t j = (uint32_t)(joint_at[up] & 0xffffffff);
+        tl_role role = sk->joints[j].role;
+        if (role != TL_ROLE_PELVIS && role != TL_ROLE_SPINE && role != TL_ROLE_CHEST &&
+            role != TL_ROLE_NECK)
+            continue; /* under a limb or the head: not a garment */
+        tl_rig_unskinned* grown = realloc(a->unskinned, (a->unskinned_count + 1) * sizeof *grown);
+        if (!(ok = grown != NULL)) break;
+        a->unskinned = grown;
+        tl_rig_unskinned* u = &a->unskinned[a->unskinned_count++];
+        memset(u, 0, sizeof *u);
+        u->node = n, u->skin = sk->skin, u->joint = j, u->role = role;
+        snprintf(u->name, sizeof u->name, "%s", doc->nodes[n].name ? doc->nodes[n].name : "");
+        snprintf(u->joint_name, sizeof u->joint_name, "%s", sk->joints[j].name);
+    }
+    free(joint_at);
+    return ok;
+}
+
 tl_result tl_rig_analyze_modes(const tl_scene* scene, const tl_rig_def* def,
                                const tl_rig_mode* modes, uint32_t count, tl_rig_analysis** out,
                                tl_error* err) {
@@ -353,6 +448,8 @@ tl_result tl_rig_analyze_modes(const tl_scene* scene, const tl_rig_def* def,
     work.mode = modes[0];
     for (uint32_t s = 0; s < scene->skin_count && ok; ++s)
         ok = analyze_skin(out, modes, count, scene, s, &work);
+    for (uint32_t k = 0; k < count && ok; ++k)
+        ok = find_unskinned(out[k], scene);
     if (!ok) {
         for (uint32_t k = 0; k < count; ++k) {
             tl_rig_analysis_destroy(out[k]);

@@ -132,4 +132,17 @@ bool rig_part_band(rig_ctx* ctx, const rig_wpart* wpart, tl_rig_part* part, uint
 float rig_collar_radius(const rig_ctx* ctx, const rig_wpart* p);
 bool rig_part_junction(rig_ctx* ctx, const rig_wpart* wpart, tl_rig_part* part, uint8_t* banded);
 
+/* cloth.c: a wide part's cloth lattice and weights (action TL_RIG_ACTION_CLOTH), after
+ * rig_part_plan, with part->first_new_joint set. *built is false when the part is too small or
+ * has no collar (then it is only reported); false on memory. */
+bool rig_cloth_plan(rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part, bool* built);
+
+/* cloth_write.c: a cloth part's bone nodes (appended to the document's nodes and to
+ * skin_joints, their inverse binds written at `ibm`) and its extras.tailor record.
+ * skin_joint_nodes: the skin's joint -> node table. False on memory. */
+struct json_t;
+bool rig_cloth_add(tl_gltf* doc, const tl_rig_part* part, const uint32_t* skin_joint_nodes,
+                   const double Minv[16], const double ibm_attach[16], float* ibm,
+                   struct json_t* skin_joints);
+
 #endif

@@ -754,6 +754,8 @@ bool rig_parts_decide(rig_ctx* ctx, uint32_t first_id) {
         } else if (p->cls == TL_RIG_CLASS_RIGID || p->cls == TL_RIG_CLASS_CLOTH) {
             if (p->overridden && p->cls == TL_RIG_CLASS_RIGID) {
                 p->action = TL_RIG_ACTION_RIGID;
+            } else if (p->cls == TL_RIG_CLASS_CLOTH && def->cloth) {
+                p->action = TL_RIG_ACTION_CLOTH; /* when its lattice can be built (cloth.c) */
             } else if (def->fix_rigid && p->misbound > 0.5f && !p->own_collar &&
                        weight_overlap(ctx, p) < def->bound_like_collar) {
                 p->action = TL_RIG_ACTION_RIGID;

@@ -399,9 +399,19 @@ static tl_result apply_skin(tl_gltf* doc, const tl_rig_analysis* a, uint32_t s,
         json_t* skin_joints = json_object_get(skin_json, "joints");
         for (uint32_t i = 0; i < a->part_count; ++i) {
             const tl_rig_part* p = &a->parts[i];
-            if (p->skin != s || p->action != TL_RIG_ACTION_CHAIN) continue;
+            if (p->skin != s ||
+                (p->action != TL_RIG_ACTION_CHAIN && p->action != TL_RIG_ACTION_CLOTH))
+                continue;
             double attach_ibm[16];
             tl_mat4d_from_float(attach_ibm, ibm + 16 * (size_t)p->attach_joint);
+            if (p->action == TL_RIG_ACTION_CLOTH) {
+                if (!rig_cloth_add(doc, p, gs->joints, Minv, attach_ibm,
+                                   ibm + 16 * (size_t)p->first_new_joint, skin_joints)) {
+                    r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+                    goto done;
+                }
+                continue;
+            }
             add_chain(doc, a, p, Minv, attach_ibm, ibm + 16 * (size_t)p->first_new_joint,
                       skin_joints);
         }

@@ -217,6 +217,101 @@ static tl_result read_chain(reader* r, const char* base, json_t* tailor, uint32_
     return note_unknown(r, ptr, chain, known, version == 1 ? TL_SCHEMA_V1_SCALE : NULL);
 }
 
+static tl_result read_cloth_settings(reader* r, const char* ptr, json_t* o, tl_cloth_settings* s) {
+    *s = tl_default_cloth_settings();
+    if (!o) return TL_OK;
+    if (!json_is_object(o)) return refuse(r, ptr, "must be an object, is %s", type_name(o));
+    char at[320], why[64];
+    const char* known[TL_SCHEMA_CLOTH_SETTING_COUNT + 2];
+    json_t* it = json_object_get(o, TL_SCHEMA_CLOTH_ITERATIONS);
+    snprintf(at, sizeof at, "%s/%s", ptr, TL_SCHEMA_CLOTH_ITERATIONS);
+    if (it &&
+        !(json_is_integer(it) && json_integer_value(it) >= 0 && json_integer_value(it) <= 1000))
+        return refuse(r, at, "must be an integer in 0..1000");
+    if (it) s->iterations = (int)json_integer_value(it);
+    known[0] = TL_SCHEMA_CLOTH_ITERATIONS;
+    for (int k = 0; k < TL_SCHEMA_CLOTH_SETTING_COUNT; ++k) {
+        const tl_schema_setting* d = &tl_schema_cloth_settings[k];
+        known[k + 1] = d->key;
+        json_t* v = json_object_get(o, d->key);
+        if (!v) continue;
+        snprintf(at, sizeof at, "%s/%s", ptr, d->key);
+        if (!json_is_number(v)) return refuse(r, at, "must be a number, is %s", type_name(v));
+        double x = json_number_value(v);
+        if (!tl_schema_setting_check(d, x, why, sizeof why))
+            return refuse(r, at, "%s, is %g", why, x);
+        *tl_schema_cloth_setting_field(d, s) = (float)x;
+    }
+    known[TL_SCHEMA_CLOTH_SETTING_COUNT + 1] = NULL;
+    return note_unknown(r, ptr, o, known, NULL);
+}
+
+static bool read_count(json_t* o, const char* key, uint32_t lo, uint32_t hi, uint32_t* out) {
+    json_t* v = json_object_get(o, key);
+    if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
+        return false;
+    *out = (uint32_t)json_integer_value(v);
+    return true;
+}
+
+/* extras.tailor.cloth of a part of kind cloth: the lattice, its particles' joints, settings. */
+static tl_result read_cloth(reader* r, const char* base, json_t* tailor, tl_scene_part* part) {
+    char ptr[200], at[240];
+    snprintf(ptr, sizeof ptr, "%s/%s", base, TL_SCHEMA_CLOTH);
+    json_t* o = json_object_get(tailor, TL_SCHEMA_CLOTH);
+    if (!json_is_object(o)) return refuse(r, ptr, "must be an object, is %s", type_name(o));
+    uint32_t R, C, BC;
+    if (!read_count(o, TL_SCHEMA_CLOTH_ROWS, 2, TL_CLOTH_MAX_SIDE, &R) ||
+        !read_count(o, TL_SCHEMA_CLOTH_COLUMNS, 2, TL_CLOTH_MAX_SIDE, &C) ||
+        !read_count(o, TL_SCHEMA_CLOTH_BONE_COLUMNS, 1, C, &BC))
+        return refuse(r, ptr, "needs integer rows (2..%d), columns (2..%d) and bone_columns",
+                      TL_CLOTH_MAX_SIDE, TL_CLOTH_MAX_SIDE);
+    json_t* closed = json_object_get(o, TL_SCHEMA_CLOTH_CLOSED);
+    part->cloth_closed = json_is_true(closed);
+    if ((R - 1) * BC != part->bone_count + 1 || BC != (part->cloth_closed ? C / 2 : (C + 1) / 2))
+        return refuse(r, ptr, "a %u x %u lattice with %u bone columns has %u bones, bones lists %u",
+                      R, C, BC, (R - 1) * BC, part->bone_count + 1);
+    uint32_t N = R * C;
+    json_t* p = json_object_get(o, TL_SCHEMA_CLOTH_PARTICLES);
+    json_t* j = json_object_get(o, TL_SCHEMA_CLOTH_PARTICLE_JOINTS);
+    snprintf(at, sizeof at, "%s/%s", ptr, TL_SCHEMA_CLOTH_PARTICLES);
+    if (!json_is_array(p) || json_array_size(p) != 3 * (size_t)N)
+        return refuse(r, at, "must be an array of %u numbers (rows x columns x 3)", 3 * N);
+    snprintf(at, sizeof at, "%s/%s", ptr, TL_SCHEMA_CLOTH_PARTICLE_JOINTS);
+    if (!json_is_array(j) || json_array_size(j) != N)
+        return refuse(r, at, "must be an array of %u node indices", N);
+    float* particles = tl_scene_storage(r->scene, 3 * (size_t)N * sizeof *particles);
+    uint32_t* joints = tl_scene_storage(r->scene, (size_t)N * sizeof *joints);
+    if (!particles || !joints)
+        return tl_error_set(r->err, TL_ERROR_MEMORY, "%s: out of memory", r->label);
+    for (uint32_t i = 0; i < 3 * N; ++i) {
+        json_t* v = json_array_get(p, i);
+        snprintf(at, sizeof at, "%s/%s/%u", ptr, TL_SCHEMA_CLOTH_PARTICLES, i);
+        if (!json_is_number(v) || !isfinite((float)json_number_value(v)))
+            return refuse(r, at, "must be a finite number");
+        particles[i] = (float)json_number_value(v);
+    }
+    for (uint32_t i = 0; i < N; ++i) {
+        json_t* v = json_array_get(j, i);
+        snprintf(at, sizeof at, "%s/%s/%u", ptr, TL_SCHEMA_CLOTH_PARTICLE_JOINTS, i);
+        json_int_t node = json_is_integer(v) ? json_integer_value(v) : -1;
+        if (node < 0 || node >= (json_int_t)r->scene->node_count ||
+            r->joint_of_node[node] == TL_NONE)
+            return refuse(r, at, "must be the node index of a joint of skin %u", part->skin);
+        joints[i] = (uint32_t)r->joint_of_node[node];
+    }
+    part->cloth_rows = R, part->cloth_columns = C, part->cloth_bone_columns = BC;
+    part->cloth_particles = particles, part->cloth_particle_joints = joints;
+    snprintf(at, sizeof at, "%s/%s", ptr, TL_SCHEMA_CLOTH_SETTINGS);
+    tl_result res =
+        read_cloth_settings(r, at, json_object_get(o, TL_SCHEMA_CLOTH_SETTINGS), &part->cloth);
+    static const char* const known[] = {TL_SCHEMA_CLOTH_ROWS,      TL_SCHEMA_CLOTH_COLUMNS,
+                                        TL_SCHEMA_CLOTH_CLOSED,    TL_SCHEMA_CLOTH_BONE_COLUMNS,
+                                        TL_SCHEMA_CLOTH_PARTICLES, TL_SCHEMA_CLOTH_PARTICLE_JOINTS,
+                                        TL_SCHEMA_CLOTH_SETTINGS,  NULL};
+    return res != TL_OK ? res : note_unknown(r, ptr, o, known, NULL);
+}
+
 /* One part record: nodes/n/extras/tailor. */
 static tl_result read_part(reader* r, uint32_t n, json_t* tailor, tl_scene_part* part) {
     const tl_scene* scene = r->scene;
@@ -304,6 +399,8 @@ static tl_result read_part(reader* r, uint32_t n, json_t* tailor, tl_scene_part*
     }
     if (part->kind != TL_PART_CLOTH &&
         (res = read_chain(r, base, tailor, part->version, &part->chain)) != TL_OK)
+        return res;
+    if (part->kind == TL_PART_CLOTH && (res = read_cloth(r, base, tailor, part)) != TL_OK)
         return res;
     if (part->resolved_by_name &&
         (res = note(r, base,

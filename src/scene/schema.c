@@ -1,5 +1,6 @@
-/* The spring settings of extras.tailor.chain: key, field and range (docs/schema.md). The
- * ranges are what the solver accepts (tl_chain_create asserts them). */
+/* The spring settings of extras.tailor.chain and the cloth settings of extras.tailor.cloth:
+ * key, field and range (docs/schema.md). The ranges are what the solvers accept
+ * (tl_chain_create and tl_cloth_create assert them). */
 #include "scene/schema.h"
 
 #include <math.h>
@@ -17,6 +18,31 @@ const tl_schema_setting tl_schema_settings[TL_SCHEMA_SETTING_COUNT] = {
 };
 
 const char* const tl_schema_collider_shapes[4] = {"sphere", "capsule", "plane", "ellipsoid"};
+
+#define CLOTH(name, lo, open, hi)                                                                  \
+    { #name, offsetof(tl_cloth_settings, name), lo, open, hi }
+
+/* the ranges tl_cloth_create asserts */
+const tl_schema_setting tl_schema_cloth_settings[TL_SCHEMA_CLOTH_SETTING_COUNT] = {
+    CLOTH(damping, 0, false, 0.999f),
+    CLOTH(edge_damping, 0, false, 0.999f),
+    CLOTH(contact_damping, 0, false, 1),
+    CLOTH(stretch_stiffness, 0, false, 1),
+    CLOTH(shear_stiffness, 0, false, 1),
+    CLOTH(gravity, -INFINITY, false, INFINITY),
+    CLOTH(wind, -INFINITY, false, INFINITY),
+    CLOTH(edge_wind, -INFINITY, false, INFINITY),
+    CLOTH(world_motion, 0, false, 1),
+    CLOTH(edge_world_motion, 0, false, 1),
+    CLOTH(max_distance_top, 0, true, INFINITY),
+    CLOTH(max_distance_bottom, 0, true, INFINITY),
+    CLOTH(edge_max_distance, 0, true, INFINITY),
+    CLOTH(collision_margin, 0, false, INFINITY),
+};
+
+float* tl_schema_cloth_setting_field(const tl_schema_setting* s, tl_cloth_settings* settings) {
+    return (float*)((char*)settings + s->offset);
+}
 
 float* tl_schema_setting_field(const tl_schema_setting* s, tl_chain_settings* settings) {
     return (float*)((char*)settings + s->offset);

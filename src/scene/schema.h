@@ -3,6 +3,7 @@
 #ifndef TL_SCENE_SCHEMA_H
 #define TL_SCENE_SCHEMA_H
 
+#include <tailor/cloth.h>
 #include <tailor/sim.h>
 
 #include <stdbool.h>
@@ -20,7 +21,7 @@
 #define TL_SCHEMA_BONE_NAMES "bone_names"
 #define TL_SCHEMA_RADII "radii"
 #define TL_SCHEMA_CHAIN "chain"
-#define TL_SCHEMA_CLOTH "cloth"                    /* reserved: a cloth part's own settings */
+#define TL_SCHEMA_CLOTH "cloth"                    /* a cloth part's lattice and settings (below) */
 #define TL_SCHEMA_COLLIDERS "colliders"            /* on a skin: its body colliders */
 #define TL_SCHEMA_COLLIDER_JOINT "joint"           /* a collider's node (a joint of the skin) ... */
 #define TL_SCHEMA_COLLIDER_JOINT_NAME "joint_name" /* ... and that node's name */
@@ -40,7 +41,7 @@ extern const char* const tl_schema_collider_shapes[4];
 /* One spring setting: its key, where it sits in tl_chain_settings and its range. */
 typedef struct tl_schema_setting {
     const char* key;
-    size_t offset; /* of the float in tl_chain_settings */
+    size_t offset; /* of the float in tl_chain_settings (tl_cloth_settings for cloth) */
     float min;     /* -INFINITY: no lower bound */
     bool min_open; /* the value must be > min rather than >= min */
     float max;     /* INFINITY: no upper bound (inclusive) */
@@ -55,5 +56,20 @@ float* tl_schema_setting_field(const tl_schema_setting* s, tl_chain_settings* se
 /* False when `value` is out of the setting's range (not finite as a float, or past a bound);
  * then `why` says so ("must be > 0"). */
 bool tl_schema_setting_check(const tl_schema_setting* s, double value, char* why, size_t size);
+
+/* extras.tailor.cloth of a part of kind cloth (docs/schema.md) */
+#define TL_SCHEMA_CLOTH_ROWS "rows"
+#define TL_SCHEMA_CLOTH_COLUMNS "columns"
+#define TL_SCHEMA_CLOTH_CLOSED "closed"
+#define TL_SCHEMA_CLOTH_BONE_COLUMNS "bone_columns"
+#define TL_SCHEMA_CLOTH_PARTICLES "particles"             /* rows x columns x 3, bind space */
+#define TL_SCHEMA_CLOTH_PARTICLE_JOINTS "particle_joints" /* rows x columns node indices */
+#define TL_SCHEMA_CLOTH_SETTINGS "settings"
+#define TL_SCHEMA_CLOTH_ITERATIONS "iterations" /* the one integer setting */
+
+/* The cloth's float settings: key, field in tl_cloth_settings, range (as tl_schema_setting). */
+enum { TL_SCHEMA_CLOTH_SETTING_COUNT = 14 };
+extern const tl_schema_setting tl_schema_cloth_settings[TL_SCHEMA_CLOTH_SETTING_COUNT];
+float* tl_schema_cloth_setting_field(const tl_schema_setting* s, tl_cloth_settings* settings);
 
 #endif

@@ -127,6 +127,7 @@ static void setup_lane(lane_frame* f, int l, const frame_plan* fp, int n) {
     v3 g = v3_scale(c->up, -c->gravity);
     if (c->force.x != 0 || c->force.y != 0 || c->force.z != 0) g = v3_add(g, c->force);
     SET_V3(f, g, l, g);
+    f->lift[l] = c->gravity;
     SET_V3(f, up, l, c->up);
     f->plane[l] = c->plane_enabled, f->floor[l] = c->floor_enabled;
     SET_V3(f, ps, l, v3_load(fp->start.position));

@@ -188,6 +188,7 @@ struct tl_chain_batch {
 /* The per-chain settings of the lanes and the running values of one internal step. */
 typedef struct lane_frame {
     float dt[LANES], alpha[LANES], slip[LANES], floor_level[LANES], scale[LANES];
+    float lift[LANES]; /* gravity's magnitude, world units / s^2: what the muscle holds */
     float gx[LANES], gy[LANES], gz[LANES];    /* gravity, world units / s^2 */
     float upx[LANES], upy[LANES], upz[LANES]; /* world up */
     int plane[LANES], floor[LANES];
@@ -219,6 +220,9 @@ typedef struct lane_frame {
     float ppx[LANES], ppy[LANES], ppz[LANES];             /* attachment position */
     float prx[LANES], pry[LANES], prz[LANES], prw[LANES]; /* attachment rotation */
     float pkx[LANES], pky[LANES], pkz[LANES], pkw[LANES]; /* hips rotation */
+    float w0x[LANES], w0y[LANES], w0z[LANES], w0w[LANES]; /* W_0 = R H: the rest arc's frame */
+    float ax[LANES], ay[LANES], az[LANES];    /* the rest arc's point at the current link's head */
+    float hvx[LANES], hvy[LANES], hvz[LANES]; /* the head's velocity (link 0: unused) */
 } lane_frame;
 
 /* One chain's frame as tl_chain_step decided it before the internal steps. */

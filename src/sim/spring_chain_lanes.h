@@ -133,6 +133,9 @@ static void NAME(lanes_pose)(lane_frame* restrict f) {
         SET_QT(f, pr, l, R);
         SET_QT(f, w, l, W);
         SET_QT(f, pk, l, W);
+        SET_QT(f, w0, l, W);
+        SET_V3(f, a, l, root);
+        f->hvx[l] = 0, f->hvy[l] = 0, f->hvz[l] = 0;
         SET_V3(f, h, l, root);
         SET_V3(f, r, l, root);
         flag[l] = f->has_hips[l];
@@ -204,26 +207,44 @@ LANE_TARGET KERNEL void NAME(link_neighbours)(const LINK_T* restrict links, int 
     EACH f->qx[l] = k->bx[l], f->qy[l] = k->by[l], f->qz[l] = k->bz[l], f->qw[l] = k->bw[l];
 }
 
-/* The damped spring to the rest target (semi-implicit Euler) and the bend it leaves. */
-LANE_TARGET KERNEL void NAME(link_spring)(const LINK_T* restrict k, const lane_frame* restrict f,
-                                          NAME(link_work) * restrict w) {
+/* The damped spring to the rest target (semi-implicit Euler) and the bend it leaves.
+ * - The target is the tip's point on the rest arc carried by the attachment (W_0): a swing of
+ *   the whole chain is restored by every link's spring, not by the root's alone (which left an
+ *   over-damped mode that crept for seconds).
+ * - The spring damps the particle's velocity and, beyond the root (`inner` 1), as much again
+ *   its velocity relative to its head: the tail's own bending is damped.
+ * - The muscle holds the rest arc against gravity: a lift of |g| along the hips' up carried by
+ *   the parent, less its part along the link. On an upright body it cancels gravity's pull
+ *   across the link, so a still chain rests on its arc, inside its limit cones, where every
+ *   correction is zero (no tremor, no stored velocity, one rest whatever the history); when the
+ *   body tilts or the link swings, gravity and the lift part and the tail sags. */
+LANE_TARGET KERNEL void NAME(link_spring)(const LINK_T* restrict k, lane_frame* restrict f,
+                                          NAME(link_work) * restrict w, float inner) {
     EACH {
         const qt W = LANE_QT(f, w, l);
         const v3 head = LANE_V3(f, h, l);
         const float dt = f->dt[l];
-        v3 rest = qt_rotate(W, LANE_V3(k, u, l));
+        const v3 u = LANE_V3(k, u, l);
+        v3 rest = qt_rotate(W, u);
         float length = k->len[l] * f->scale[l];
         v3 p = LANE_V3(k, p, l), v = LANE_V3(k, v, l);
-        v3 target = v3_madd(head, rest, length);
+        v3 target = v3_madd(LANE_V3(f, a, l), qt_rotate(LANE_QT(f, w0, l), u), length);
+        SET_V3(f, a, l, target);
+        /* W's up axis (the hips' up carried by the parent) without the part along the link */
+        const float wx = W.x, wy = W.y, wz = W.z, ww = W.w;
+        v3 up = {2.0f * (wx * wy - ww * wz), 1.0f - 2.0f * (wx * wx + wz * wz),
+                 2.0f * (wy * wz + ww * wx)};
+        v3 lift = v3_scale(v3_madd(up, rest, -u.y), f->lift[l]);
         v3 acc =
             v3_add(v3_sub(v3_scale(v3_sub(target, p), k->omega2[l]), v3_scale(v, k->damping[l])),
-                   LANE_V3(f, g, l));
+                   v3_add(LANE_V3(f, g, l), lift));
+        acc = v3_madd(acc, v3_sub(v, LANE_V3(f, hv, l)), -k->damping[l] * inner);
         v = v3_madd(v, acc, dt);
         p = v3_madd(p, v, dt);
         /* rope: the bend relative to the rest arc in the hips frame, swing(u, d / |d|) =
          * normalize(u x d, |d| + u . d) with d the particle's offset from the head in the hips
          * frame: no division before the square root of the normalisation */
-        v3 u = LANE_V3(k, u, l), d = qt_unrotate(W, v3_sub(p, head));
+        v3 d = qt_unrotate(W, v3_sub(p, head));
         float dot = v3_dot(u, d);
         v3 c = v3_cross(u, d);
         w->rest_x[l] = rest.x, w->rest_y[l] = rest.y, w->rest_z[l] = rest.z, w->len[l] = length;
@@ -403,6 +424,7 @@ LANE_TARGET KERNEL void NAME(link_read_back)(LINK_T* restrict k, lane_frame* res
         k->px[l] = w->p_x[l], k->py[l] = w->p_y[l], k->pz[l] = w->p_z[l];
         k->vx[l] = w->v_x[l], k->vy[l] = w->v_y[l], k->vz[l] = w->v_z[l];
         f->hx[l] = w->p_x[l], f->hy[l] = w->p_y[l], f->hz[l] = w->p_z[l];
+        f->hvx[l] = w->v_x[l], f->hvy[l] = w->v_y[l], f->hvz[l] = w->v_z[l];
     }
 }
 
@@ -414,7 +436,7 @@ static void NAME(lanes_link)(LINK_T* restrict links, int n, int i, lane_frame* r
     LINK_T* restrict k = &links[i];
     NAME(link_work) work;
     NAME(link_neighbours)(links, n, i, f, &work);
-    NAME(link_spring)(k, f, &work);
+    NAME(link_spring)(k, f, &work, i > 0 ? 1.0f : 0.0f);
     if (n > 1) NAME(link_couple)(f, &work);
     NAME(link_limit)(k, f, &work);
     NAME(link_rope)(k, f, &work);

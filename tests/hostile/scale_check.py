@@ -10,7 +10,10 @@ matrices and keys times k). For each scaled copy against the unscaled one:
   - rig: the same parts, classes, actions, vertex and segment counts; every number of the
     report equal, or equal times k (lengths), within 1e-3 relative (timings excluded);
   - play --json: every joint position divided by k equal within 1e-3 of the height;
-  - measure --json: every number equal (ratios) or equal times k, within 2e-3 relative.
+  - measure --json: every number equal (ratios) or equal times k, within 2e-3 relative; a
+    torn percentage (a count of edge samples past the torn ratio) within that or 0.005
+    percentage points: joints that agree to 3e-7 H move a short edge's ratio by ~1e-4, so the
+    few samples that close to the threshold may flip (5 of the biped's 257,328 did).
 """
 import json
 import math
@@ -69,7 +72,8 @@ def compare(a, b, k, rel, scale_ref, where):
             failures.append("%s: %r, %r at scale %g" % (where, a, b, k))
     elif isinstance(a, (int, float)):
         compared[0] += 1
-        if not isinstance(b, (int, float)) or not same_number(a, b, k, rel, scale_ref):
+        torn = where.endswith("torn_pct") and isinstance(b, (int, float)) and abs(a - b) <= 0.005
+        if not torn and (not isinstance(b, (int, float)) or not same_number(a, b, k, rel, scale_ref)):
             failures.append("%s: %r, %r at scale %g" % (where, a, b, k))
 
 

@@ -1,0 +1,316 @@
+/* The player's cloth parts (cloth_play.h): the bridge from poses to tl_cloth and back.
+ *
+ *   targets   particle i's rest position skinned to its one joint: W(j) · IBM(j) · bind_i
+ *   frame     the attachment joint's motion from rest: W(attach) · (M · IBM(attach)^-1)^-1
+ *   bones     bone (r, b) sits at particle (r, 2 b); its world is the rest bone carried by the
+ *             rigid motion taking the particle's rest frame (cloth.md §1) to its frame now */
+#include "play/cloth_play.h"
+
+#include <tailor/colliders.h>
+
+#include "base/mat4.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct play_cloth {
+    uint32_t part;
+    tl_cloth_model* model;
+    tl_cloth* cloth;
+    float* rest;          /* n x 3 rest-world */
+    float* targets;       /* n x 3 world */
+    float attach_inv[16]; /* (M · IBM(attach)^-1)^-1 */
+    tl_body_collider colliders[TL_BODY_COLLIDERS_MAX];
+    tl_collider world[TL_BODY_COLLIDERS_MAX];
+    uint32_t collider_count;
+    bool cut;
+} play_cloth;
+
+struct play_cloths {
+    const tl_scene* scene;
+    uint32_t count;
+    play_cloth* items;
+};
+
+static void invert(float out[16], const float m[16]) {
+    double a[16], b[16];
+    tl_mat4d_from_float(a, m);
+    tl_mat4d_invert(b, a);
+    tl_mat4d_to_float(out, b);
+}
+
+/* The particle frame (cloth.md §1) as a 3x3 (columns x, y, z) from positions. */
+static void particle_frame(const float* p, uint32_t R, uint32_t C, bool closed, uint32_t r,
+                           uint32_t c, double f[9]) {
+    uint32_t i = r * C + c;
+    uint32_t a = r + 1 < R ? i : i - C, b = r + 1 < R ? i + C : i;
+    uint32_t left = c > 0 ? i - 1 : (closed ? i + C - 1 : i);
+    uint32_t right = c + 1 < C ? i + 1 : (closed ? i - C + 1 : i);
+    double x[3], y[3];
+    for (int k = 0; k < 3; ++k)
+        x[k] = (double)p[3 * b + k] - p[3 * a + k],
+        y[k] = (double)p[3 * right + k] - p[3 * left + k];
+    double l = sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+    for (int k = 0; k < 3; ++k)
+        x[k] = l > 0 ? x[k] / l : (k == 1 ? -1 : 0);
+    double d = x[0] * y[0] + x[1] * y[1] + x[2] * y[2];
+    for (int k = 0; k < 3; ++k)
+        y[k] -= d * x[k];
+    l = sqrt(y[0] * y[0] + y[1] * y[1] + y[2] * y[2]);
+    if (!(l > 1e-12)) { /* no width: any perpendicular */
+        double e[3] = {fabs(x[0]) < 0.9 ? 1 : 0, fabs(x[0]) < 0.9 ? 0 : 1, 0};
+        double t = e[0] * x[0] + e[1] * x[1];
+        for (int k = 0; k < 3; ++k)
+            y[k] = e[k] - t * x[k];
+        l = sqrt(y[0] * y[0] + y[1] * y[1] + y[2] * y[2]);
+    }
+    for (int k = 0; k < 3; ++k)
+        y[k] /= l;
+    for (int k = 0; k < 3; ++k)
+        f[k] = x[k], f[3 + k] = y[k];
+    f[6] = x[1] * y[2] - x[2] * y[1], f[7] = x[2] * y[0] - x[0] * y[2],
+    f[8] = x[0] * y[1] - x[1] * y[0];
+}
+
+/* An ellipsoid scaled about its centre until the points (and the margin) clear it; false when
+ * it would keep less than half its size. */
+static bool shrink_ellipsoid(tl_collider* c, const float* points, uint32_t count, float margin) {
+    float len[3], t = 1;
+    for (int k = 0; k < 3; ++k)
+        len[k] = sqrtf(c->axes[k][0] * c->axes[k][0] + c->axes[k][1] * c->axes[k][1] +
+                       c->axes[k][2] * c->axes[k][2]);
+    if (!(len[0] > 0 && len[1] > 0 && len[2] > 0)) return false;
+    for (uint32_t i = 0; i < count; ++i) {
+        float q2 = 0;
+        for (int k = 0; k < 3; ++k) {
+            float d = 0;
+            for (int j = 0; j < 3; ++j)
+                d += (points[3 * i + j] - c->a[j]) * c->axes[k][j];
+            float u = d / len[k] / (len[k] + margin);
+            q2 += u * u;
+        }
+        if (sqrtf(q2) < t) t = sqrtf(q2);
+    }
+    for (int k = 0; k < 3; ++k) {
+        float shrunk = t * (len[k] + margin) - margin;
+        if (!(shrunk >= 0.5f * len[k])) return false;
+        for (int j = 0; j < 3; ++j)
+            c->axes[k][j] *= shrunk / len[k];
+    }
+    return true;
+}
+
+static tl_result create_one(const tl_scene* scene, uint32_t part, bool colliders, play_cloth* pc,
+                            tl_error* err) {
+    const tl_scene_part* sp = &scene->parts[part];
+    const tl_scene_skin* sk = &scene->skins[sp->skin];
+    uint32_t R = sp->cloth_rows, C = sp->cloth_columns, n = R * C;
+    pc->part = part;
+    pc->rest = malloc(6 * (size_t)n * sizeof *pc->rest);
+    if (!pc->rest) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    pc->targets = pc->rest + 3 * (size_t)n;
+    for (uint32_t i = 0; i < n; ++i)
+        tl_mat4_transform_point(pc->rest + 3 * i, sk->rest_world, sp->cloth_particles + 3 * i);
+    invert(pc->attach_inv, sk->joints[sp->attach_joint].rest_world);
+    tl_cloth_def def = tl_default_cloth_def();
+    def.rows = (int)R, def.columns = (int)C, def.closed = sp->cloth_closed;
+    def.rest_positions = pc->rest;
+    memcpy(def.up, sk->up, sizeof def.up);
+    def.scale = sk->height > 0 ? sk->height / 1.8f : 1.0f;
+    def.settings = sp->cloth;
+    /* the player feeds poses every 1/120 s (tl_player_def.frame_step): the cloth steps with
+     * them, so it never lags the legs it collides with; the damping tuned per 1/60 s step is
+     * kept per second */
+    float ratio = (1.0f / 120.0f) / def.fixed_step;
+    def.fixed_step = 1.0f / 120.0f;
+    def.max_substeps *= 2;
+    def.settings.damping = 1.0f - powf(1.0f - def.settings.damping, ratio);
+    def.settings.edge_damping = 1.0f - powf(1.0f - def.settings.edge_damping, ratio);
+    def.settings.contact_damping = 1.0f - powf(1.0f - def.settings.contact_damping, ratio);
+    tl_error e;
+    tl_result r = tl_cloth_model_create(&def, NULL, &pc->model, &e);
+    if (r == TL_OK) r = tl_cloth_create(pc->model, NULL, &pc->cloth, &e);
+    if (r != TL_OK)
+        return tl_error_set(err, r, "%s: the cloth from %s: %s",
+                            scene->doc->path && *scene->doc->path ? scene->doc->path : "<memory>",
+                            sk->joints[sp->attach_joint].name, e.message);
+    if (!colliders) return TL_OK;
+    tl_body_collider all[TL_BODY_COLLIDERS_MAX];
+    uint32_t count;
+    r = tl_body_colliders_fit(scene, sp->skin, all, TL_BODY_COLLIDERS_MAX, &count, err);
+    if (r != TL_OK) return r;
+    /* The body inside the pinned collar row is the garment's own hold, not an obstacle. The
+     * lattice's particles are centroids of curved patches and sit a little inside the fitted
+     * body at rest; each sphere or capsule shrinks until the rest lattice (and the solver's
+     * margin) clears it, so the cloth starts at rest, and one that would shrink below half its
+     * radius is left out. */
+    float margin = def.settings.collision_margin * def.scale;
+    for (uint32_t k = 0; k < count; ++k) {
+        tl_collider* c = &all[k].local;
+        bool holds = false;
+        for (uint32_t q = 0; q < C && !holds; ++q)
+            holds = tl_collider_depth(c, pc->rest + 3 * q) > 0;
+        if (holds || c->shape == TL_COLLIDER_PLANE) continue;
+        if (c->shape == TL_COLLIDER_ELLIPSOID) {
+            if (shrink_ellipsoid(c, pc->rest + 3 * C, n - C, 1.01f * margin))
+                pc->colliders[pc->collider_count++] = all[k];
+            continue;
+        }
+        float radius = c->radius;
+        for (uint32_t i = C; i < n; ++i) {
+            float core = c->radius - tl_collider_depth(c, pc->rest + 3 * i); /* to the axis */
+            if (core - 1.01f * margin < radius) radius = core - 1.01f * margin;
+        }
+        if (!(radius >= 0.5f * c->radius)) continue;
+        c->radius = radius;
+        pc->colliders[pc->collider_count++] = all[k];
+    }
+    return TL_OK;
+}
+
+tl_result play_cloths_create(const tl_scene* scene, bool colliders, play_cloths** out,
+                             tl_error* err) {
+    *out = NULL;
+    uint32_t count = 0;
+    for (uint32_t i = 0; i < scene->part_count; ++i)
+        count += scene->parts[i].kind == TL_PART_CLOTH;
+    if (!count) return TL_OK;
+    play_cloths* pc = calloc(1, sizeof *pc);
+    if (pc) pc->items = calloc(count, sizeof *pc->items);
+    if (!pc || !pc->items) {
+        free(pc);
+        return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    }
+    pc->scene = scene;
+    for (uint32_t i = 0; i < scene->part_count; ++i) {
+        if (scene->parts[i].kind != TL_PART_CLOTH) continue;
+        tl_result r = create_one(scene, i, colliders, &pc->items[pc->count++], err);
+        if (r != TL_OK) {
+            play_cloths_destroy(pc);
+            return r;
+        }
+    }
+    *out = pc;
+    return TL_OK;
+}
+
+void play_cloths_destroy(play_cloths* pc) {
+    if (!pc) return;
+    for (uint32_t i = 0; i < pc->count; ++i) {
+        tl_cloth_destroy(pc->items[i].cloth);
+        tl_cloth_model_destroy(pc->items[i].model);
+        free(pc->items[i].rest);
+    }
+    free(pc->items);
+    free(pc);
+}
+
+/* Targets, frame and colliders of one cloth under the pose. */
+static tl_chain_pose read_pose(const play_cloths* pcs, play_cloth* pc, const tl_pose* pose) {
+    const tl_scene_part* sp = &pcs->scene->parts[pc->part];
+    const tl_scene_skin* sk = &pcs->scene->skins[sp->skin];
+    uint32_t n = sp->cloth_rows * sp->cloth_columns;
+    for (uint32_t i = 0; i < n; ++i) {
+        const tl_scene_joint* j = &sk->joints[sp->cloth_particle_joints[i]];
+        float skin[16];
+        tl_mat4_mul(skin, pose->world + 16 * (size_t)j->node, j->inverse_bind);
+        tl_mat4_transform_point(pc->targets + 3 * i, skin, sp->cloth_particles + 3 * i);
+    }
+    if (pc->collider_count)
+        tl_body_colliders_pose(pcs->scene, sp->skin, pc->colliders, pc->collider_count, pose,
+                               pc->world);
+    float frame[16];
+    tl_mat4_mul(frame, pose->world + 16 * (size_t)sk->joints[sp->attach_joint].node,
+                pc->attach_inv);
+    return tl_chain_pose_from_matrix(frame);
+}
+
+static void step_one(const play_cloths* pcs, play_cloth* pc, const tl_pose* pose, float dt) {
+    tl_cloth_input in = tl_default_cloth_input();
+    in.frame = read_pose(pcs, pc, pose);
+    in.targets = pc->targets;
+    in.cut = pc->cut;
+    in.colliders = pc->collider_count ? pc->world : NULL;
+    in.collider_count = (int)pc->collider_count;
+    tl_cloth_step(pc->cloth, &in, dt);
+    pc->cut = false;
+}
+
+void play_cloths_start(play_cloths* pcs, const tl_pose* pose) {
+    for (uint32_t i = 0; pcs && i < pcs->count; ++i) {
+        /* the first step after clear starts at rest on the targets, out of the colliders */
+        tl_cloth_clear(pcs->items[i].cloth);
+        pcs->items[i].cut = false;
+        step_one(pcs, &pcs->items[i], pose, 0.0f);
+    }
+}
+
+void play_cloths_cut(play_cloths* pcs) {
+    for (uint32_t i = 0; pcs && i < pcs->count; ++i)
+        pcs->items[i].cut = true;
+}
+
+void play_cloths_step(play_cloths* pcs, const tl_pose* pose, float dt) {
+    for (uint32_t i = 0; pcs && i < pcs->count; ++i)
+        step_one(pcs, &pcs->items[i], pose, dt);
+}
+
+void play_cloths_apply(const play_cloths* pcs, tl_pose* pose) {
+    for (uint32_t i = 0; pcs && i < pcs->count; ++i) {
+        const play_cloth* pc = &pcs->items[i];
+        const tl_scene_part* sp = &pcs->scene->parts[pc->part];
+        const tl_scene_skin* sk = &pcs->scene->skins[sp->skin];
+        uint32_t R = sp->cloth_rows, C = sp->cloth_columns, BC = sp->cloth_bone_columns;
+        const float* now = tl_cloth_positions(pc->cloth);
+        double parent_world[TL_CHAIN_MAX_BONES + 1][16];
+        for (uint32_t k = 0; k <= sp->bone_count; ++k) {
+            uint32_t r = k / BC, c = 2 * (k % BC), p = r * C + c;
+            uint32_t joint = k < sp->bone_count ? sp->bone_joints[k] : sp->end_joint;
+            const tl_scene_joint* j = &sk->joints[joint];
+            double f0[9], f1[9], D[16] = {0}, W[16], rest[16];
+            particle_frame(pc->rest, R, C, sp->cloth_closed, r, c, f0);
+            particle_frame(now, R, C, sp->cloth_closed, r, c, f1);
+            /* D = T(now) · F1 · F0^T · T(-rest) */
+            for (int a = 0; a < 3; ++a)
+                for (int b = 0; b < 3; ++b)
+                    D[4 * b + a] = f1[a] * f0[b] + f1[3 + a] * f0[3 + b] + f1[6 + a] * f0[6 + b];
+            for (int a = 0; a < 3; ++a)
+                D[12 + a] =
+                    now[3 * p + a] - (D[a] * pc->rest[3 * p] + D[4 + a] * pc->rest[3 * p + 1] +
+                                      D[8 + a] * pc->rest[3 * p + 2]);
+            D[15] = 1;
+            tl_mat4d_from_float(rest, j->rest_world);
+            tl_mat4d_mul(W, D, rest);
+            memcpy(parent_world[k], W, sizeof W);
+            double parent[16], inv[16], local[16];
+            if (r == 0)
+                tl_mat4d_from_float(parent,
+                                    pose->world + 16 * (size_t)sk->joints[sp->attach_joint].node);
+            else
+                memcpy(parent, parent_world[k - BC], sizeof parent);
+            tl_mat4d_invert(inv, parent);
+            tl_mat4d_mul(local, inv, W);
+            float lf[16];
+            tl_mat4d_to_float(lf, local);
+            pose->locals[j->node] = tl_trs_from_matrix(lf);
+        }
+    }
+}
+
+uint32_t play_cloths_count(const play_cloths* pc) {
+    return pc ? pc->count : 0;
+}
+const tl_cloth* play_cloths_get(const play_cloths* pc, uint32_t i) {
+    return pc->items[i].cloth;
+}
+uint32_t play_cloths_part(const play_cloths* pc, uint32_t i) {
+    return pc->items[i].part;
+}
+const float* play_cloths_targets(const play_cloths* pc, uint32_t i) {
+    return pc->items[i].targets;
+}
+uint32_t play_cloths_colliders(const play_cloths* pc, uint32_t i, const tl_collider** world) {
+    if (world) *world = pc->items[i].world;
+    return pc->items[i].collider_count;
+}

@@ -1,0 +1,260 @@
+/* The cloth's relaxation (cloth.md §3): each group's pairs move toward their rest length, the
+ * correction shared by the pair's weights (a pinned end takes none). A group's pairs never share
+ * a particle, so a run of pairs is one vector loop: 8 pairs a vector with AVX2 (chosen at run
+ * time), 4 with SSE2, one at a time elsewhere (WebAssembly) and at the runs' ends. The vector
+ * kernels take 1/|d| from the hardware estimate with one Newton step (relative error ~1e-7, far
+ * below what relaxation leaves; the tether pass, which must be exact, is in cloth_step.c). */
+#include "cloth_internal.h"
+
+#include <math.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#define CLOTH_SSE2 1
+#endif
+#if !defined(TL_CLOTH_AVX2) && defined(__x86_64__) && defined(__GNUC__) && !defined(__AVX2__)
+#define TL_CLOTH_AVX2 1
+#endif
+#if TL_CLOTH_AVX2
+#include <immintrin.h>
+#endif
+
+#define TINY 1e-24f
+
+static void relax_scalar(float* x, float* y, float* z, const cloth_run* r, int from,
+                         const float* rest, float k) {
+    for (int j = from; j < r->count; ++j) {
+        int a = r->width == 1 ? r->first + j * r->stride : cloth_run_a(r, j), b = a + r->offset;
+        float dx = x[b] - x[a], dy = y[b] - y[a], dz = z[b] - z[a];
+        float d2 = dx * dx + dy * dy + dz * dz;
+        float f = d2 > TINY ? k * (1.0f - rest[j] / sqrtf(d2)) : 0.0f;
+        float fa = f * r->wa, fb = f * r->wb;
+        x[a] += dx * fa, y[a] += dy * fa, z[a] += dz * fa;
+        x[b] -= dx * fb, y[b] -= dy * fb, z[b] -= dz * fb;
+    }
+}
+
+#if CLOTH_SSE2
+/* f = k (1 - rest / |d|), 0 where |d| is ~0 */
+static inline __m128 factor_sse(__m128 dx, __m128 dy, __m128 dz, __m128 rest, __m128 k) {
+    __m128 d2 = _mm_add_ps(_mm_add_ps(_mm_mul_ps(dx, dx), _mm_mul_ps(dy, dy)), _mm_mul_ps(dz, dz));
+    __m128 ok = _mm_cmpgt_ps(d2, _mm_set1_ps(TINY));
+    __m128 e = _mm_rsqrt_ps(_mm_max_ps(d2, _mm_set1_ps(TINY)));
+    e = _mm_mul_ps(e, _mm_sub_ps(_mm_set1_ps(1.5f),
+                                 _mm_mul_ps(_mm_mul_ps(_mm_set1_ps(0.5f), d2), _mm_mul_ps(e, e))));
+    __m128 f = _mm_mul_ps(k, _mm_sub_ps(_mm_set1_ps(1.0f), _mm_mul_ps(rest, e)));
+    return _mm_and_ps(f, ok);
+}
+
+/* pairs (first + j, first + j + offset) */
+static int relax_sse_contiguous(float* x, float* y, float* z, const cloth_run* r, const float* rest,
+                                float kk) {
+    float *xa = x + r->first, *ya = y + r->first, *za = z + r->first;
+    float *xb = xa + r->offset, *yb = ya + r->offset, *zb = za + r->offset;
+    __m128 k = _mm_set1_ps(kk), wa = _mm_set1_ps(r->wa), wb = _mm_set1_ps(r->wb);
+    int j = 0;
+    for (; j + 4 <= r->count; j += 4) {
+        __m128 ax = _mm_loadu_ps(xa + j), ay = _mm_loadu_ps(ya + j), az = _mm_loadu_ps(za + j);
+        __m128 bx = _mm_loadu_ps(xb + j), by = _mm_loadu_ps(yb + j), bz = _mm_loadu_ps(zb + j);
+        __m128 dx = _mm_sub_ps(bx, ax), dy = _mm_sub_ps(by, ay), dz = _mm_sub_ps(bz, az);
+        __m128 f = factor_sse(dx, dy, dz, _mm_loadu_ps(rest + j), k);
+        __m128 fa = _mm_mul_ps(f, wa), fb = _mm_mul_ps(f, wb);
+        _mm_storeu_ps(xa + j, _mm_add_ps(ax, _mm_mul_ps(dx, fa)));
+        _mm_storeu_ps(ya + j, _mm_add_ps(ay, _mm_mul_ps(dy, fa)));
+        _mm_storeu_ps(za + j, _mm_add_ps(az, _mm_mul_ps(dz, fa)));
+        _mm_storeu_ps(xb + j, _mm_sub_ps(bx, _mm_mul_ps(dx, fb)));
+        _mm_storeu_ps(yb + j, _mm_sub_ps(by, _mm_mul_ps(dy, fb)));
+        _mm_storeu_ps(zb + j, _mm_sub_ps(bz, _mm_mul_ps(dz, fb)));
+    }
+    return j;
+}
+
+/* pairs along a row in blocks of w = offset (stride 2 w): w = 1 is (2j, 2j + 1), w = 2 is
+ * (4j, 4j + 2), (4j + 1, 4j + 3); de-interleaved in registers, 4 pairs from 8 floats. The
+ * shuffles are immediates, so each block width is its own loop. */
+#define SPLIT1(l0, l1, a, b)                                                                       \
+    a = _mm_shuffle_ps(l0, l1, _MM_SHUFFLE(2, 0, 2, 0)),                                           \
+    b = _mm_shuffle_ps(l0, l1, _MM_SHUFFLE(3, 1, 3, 1))
+#define JOIN1(a, b, l0, l1) l0 = _mm_unpacklo_ps(a, b), l1 = _mm_unpackhi_ps(a, b)
+#define SPLIT2(l0, l1, a, b)                                                                       \
+    a = _mm_shuffle_ps(l0, l1, _MM_SHUFFLE(1, 0, 1, 0)),                                           \
+    b = _mm_shuffle_ps(l0, l1, _MM_SHUFFLE(3, 2, 3, 2))
+#define JOIN2(a, b, l0, l1) SPLIT2(a, b, l0, l1)
+#define BLOCK_KERNEL(name, SPLIT, JOIN)                                                            \
+    static int name(float* x, float* y, float* z, const cloth_run* r, const float* rest,           \
+                    float kk) {                                                                    \
+        float *px = x + r->first, *py = y + r->first, *pz = z + r->first;                          \
+        __m128 k = _mm_set1_ps(kk), wa = _mm_set1_ps(r->wa), wb = _mm_set1_ps(r->wb);              \
+        int j = 0;                                                                                 \
+        for (; j + 4 <= r->count; j += 4) {                                                        \
+            __m128 ax, bx, ay, by, az, bz;                                                         \
+            SPLIT(_mm_loadu_ps(px + 2 * j), _mm_loadu_ps(px + 2 * j + 4), ax, bx);                 \
+            SPLIT(_mm_loadu_ps(py + 2 * j), _mm_loadu_ps(py + 2 * j + 4), ay, by);                 \
+            SPLIT(_mm_loadu_ps(pz + 2 * j), _mm_loadu_ps(pz + 2 * j + 4), az, bz);                 \
+            __m128 dx = _mm_sub_ps(bx, ax), dy = _mm_sub_ps(by, ay), dz = _mm_sub_ps(bz, az);      \
+            __m128 f = factor_sse(dx, dy, dz, _mm_loadu_ps(rest + j), k);                          \
+            __m128 fa = _mm_mul_ps(f, wa), fb = _mm_mul_ps(f, wb), l0, l1;                         \
+            JOIN(_mm_add_ps(ax, _mm_mul_ps(dx, fa)), _mm_sub_ps(bx, _mm_mul_ps(dx, fb)), l0, l1);  \
+            _mm_storeu_ps(px + 2 * j, l0), _mm_storeu_ps(px + 2 * j + 4, l1);                      \
+            JOIN(_mm_add_ps(ay, _mm_mul_ps(dy, fa)), _mm_sub_ps(by, _mm_mul_ps(dy, fb)), l0, l1);  \
+            _mm_storeu_ps(py + 2 * j, l0), _mm_storeu_ps(py + 2 * j + 4, l1);                      \
+            JOIN(_mm_add_ps(az, _mm_mul_ps(dz, fa)), _mm_sub_ps(bz, _mm_mul_ps(dz, fb)), l0, l1);  \
+            _mm_storeu_ps(pz + 2 * j, l0), _mm_storeu_ps(pz + 2 * j + 4, l1);                      \
+        }                                                                                          \
+        return j;                                                                                  \
+    }
+BLOCK_KERNEL(relax_sse_pairs, SPLIT1, JOIN1)
+BLOCK_KERNEL(relax_sse_pairs2, SPLIT2, JOIN2)
+#endif
+
+#if TL_CLOTH_AVX2
+#define AVX2 __attribute__((target("avx2")))
+/* f = k (1 - rest / |d|), 0 where |d| is ~0 */
+AVX2 static inline __m256 factor_avx2(__m256 dx, __m256 dy, __m256 dz, __m256 rest, __m256 k,
+                                      __m256 tiny) {
+    __m256 d2 = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy)),
+                              _mm256_mul_ps(dz, dz));
+    __m256 ok = _mm256_cmp_ps(d2, tiny, _CMP_GT_OQ);
+    __m256 e = _mm256_rsqrt_ps(_mm256_max_ps(d2, tiny));
+    e = _mm256_mul_ps(e, _mm256_sub_ps(_mm256_set1_ps(1.5f),
+                                       _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), d2),
+                                                     _mm256_mul_ps(e, e))));
+    __m256 f = _mm256_mul_ps(k, _mm256_sub_ps(_mm256_set1_ps(1.0f), _mm256_mul_ps(rest, e)));
+    return _mm256_and_ps(f, ok);
+}
+AVX2 static int relax_avx2_contiguous(float* x, float* y, float* z, const cloth_run* r,
+                                      const float* rest, float kk) {
+    float *xa = x + r->first, *ya = y + r->first, *za = z + r->first;
+    float *xb = xa + r->offset, *yb = ya + r->offset, *zb = za + r->offset;
+    __m256 k = _mm256_set1_ps(kk), tiny = _mm256_set1_ps(TINY);
+    __m256 wa = _mm256_set1_ps(r->wa), wb = _mm256_set1_ps(r->wb);
+    int j = 0;
+    for (; j + 8 <= r->count; j += 8) {
+        __m256 ax = _mm256_loadu_ps(xa + j), ay = _mm256_loadu_ps(ya + j);
+        __m256 az = _mm256_loadu_ps(za + j), bx = _mm256_loadu_ps(xb + j);
+        __m256 by = _mm256_loadu_ps(yb + j), bz = _mm256_loadu_ps(zb + j);
+        __m256 dx = _mm256_sub_ps(bx, ax), dy = _mm256_sub_ps(by, ay), dz = _mm256_sub_ps(bz, az);
+        __m256 f = factor_avx2(dx, dy, dz, _mm256_loadu_ps(rest + j), k, tiny);
+        __m256 fa = _mm256_mul_ps(f, wa), fb = _mm256_mul_ps(f, wb);
+        _mm256_storeu_ps(xa + j, _mm256_add_ps(ax, _mm256_mul_ps(dx, fa)));
+        _mm256_storeu_ps(ya + j, _mm256_add_ps(ay, _mm256_mul_ps(dy, fa)));
+        _mm256_storeu_ps(za + j, _mm256_add_ps(az, _mm256_mul_ps(dz, fa)));
+        _mm256_storeu_ps(xb + j, _mm256_sub_ps(bx, _mm256_mul_ps(dx, fb)));
+        _mm256_storeu_ps(yb + j, _mm256_sub_ps(by, _mm256_mul_ps(dy, fb)));
+        _mm256_storeu_ps(zb + j, _mm256_sub_ps(bz, _mm256_mul_ps(dz, fb)));
+    }
+    return j;
+}
+
+/* The blocks along a row, 8 pairs from 16 floats: the in-lane shuffles leave the pairs in the
+ * order 0 1 4 5 2 3 6 7, so the rest lengths are loaded in that order too. */
+#define SPLIT1_8(l0, l1, a, b)                                                                     \
+    a = _mm256_shuffle_ps(l0, l1, _MM_SHUFFLE(2, 0, 2, 0)),                                        \
+    b = _mm256_shuffle_ps(l0, l1, _MM_SHUFFLE(3, 1, 3, 1))
+#define JOIN1_8(a, b, l0, l1) l0 = _mm256_unpacklo_ps(a, b), l1 = _mm256_unpackhi_ps(a, b)
+#define SPLIT2_8(l0, l1, a, b)                                                                     \
+    a = _mm256_shuffle_ps(l0, l1, _MM_SHUFFLE(1, 0, 1, 0)),                                        \
+    b = _mm256_shuffle_ps(l0, l1, _MM_SHUFFLE(3, 2, 3, 2))
+#define JOIN2_8(a, b, l0, l1) SPLIT2_8(a, b, l0, l1)
+#define BLOCK_KERNEL8(name, SPLIT, JOIN)                                                           \
+    AVX2 static int name(float* x, float* y, float* z, const cloth_run* r, const float* rest,      \
+                         float kk) {                                                               \
+        float *px = x + r->first, *py = y + r->first, *pz = z + r->first;                          \
+        __m256 k = _mm256_set1_ps(kk), wa = _mm256_set1_ps(r->wa), wb = _mm256_set1_ps(r->wb);     \
+        __m256 tiny = _mm256_set1_ps(TINY);                                                        \
+        int j = 0;                                                                                 \
+        for (; j + 8 <= r->count; j += 8) {                                                        \
+            __m256 ax, bx, ay, by, az, bz;                                                         \
+            SPLIT(_mm256_loadu_ps(px + 2 * j), _mm256_loadu_ps(px + 2 * j + 8), ax, bx);           \
+            SPLIT(_mm256_loadu_ps(py + 2 * j), _mm256_loadu_ps(py + 2 * j + 8), ay, by);           \
+            SPLIT(_mm256_loadu_ps(pz + 2 * j), _mm256_loadu_ps(pz + 2 * j + 8), az, bz);           \
+            __m256 dx = _mm256_sub_ps(bx, ax), dy = _mm256_sub_ps(by, ay);                         \
+            __m256 dz = _mm256_sub_ps(bz, az);                                                     \
+            __m256 len = _mm256_castpd_ps(_mm256_permute4x64_pd(                                   \
+                _mm256_castps_pd(_mm256_loadu_ps(rest + j)), _MM_SHUFFLE(3, 1, 2, 0)));            \
+            __m256 f = factor_avx2(dx, dy, dz, len, k, tiny);                                      \
+            __m256 fa = _mm256_mul_ps(f, wa), fb = _mm256_mul_ps(f, wb), l0, l1;                   \
+            JOIN(_mm256_add_ps(ax, _mm256_mul_ps(dx, fa)),                                         \
+                 _mm256_sub_ps(bx, _mm256_mul_ps(dx, fb)), l0, l1);                                \
+            _mm256_storeu_ps(px + 2 * j, l0), _mm256_storeu_ps(px + 2 * j + 8, l1);                \
+            JOIN(_mm256_add_ps(ay, _mm256_mul_ps(dy, fa)),                                         \
+                 _mm256_sub_ps(by, _mm256_mul_ps(dy, fb)), l0, l1);                                \
+            _mm256_storeu_ps(py + 2 * j, l0), _mm256_storeu_ps(py + 2 * j + 8, l1);                \
+            JOIN(_mm256_add_ps(az, _mm256_mul_ps(dz, fa)),                                         \
+                 _mm256_sub_ps(bz, _mm256_mul_ps(dz, fb)), l0, l1);                                \
+            _mm256_storeu_ps(pz + 2 * j, l0), _mm256_storeu_ps(pz + 2 * j + 8, l1);                \
+        }                                                                                          \
+        return j;                                                                                  \
+    }
+BLOCK_KERNEL8(relax_avx2_pairs, SPLIT1_8, JOIN1_8)
+BLOCK_KERNEL8(relax_avx2_pairs2, SPLIT2_8, JOIN2_8)
+
+static int best_level(void) {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") ? 2 : 1;
+}
+#elif CLOTH_SSE2
+static int best_level(void) {
+    return 1;
+}
+#else
+static int best_level(void) {
+    return 0;
+}
+#endif
+
+/* -1 until first asked; set once, before any step, by one thread (benchmarks set it too). */
+static int simd_level = -1;
+
+int cloth_simd_level(void) {
+    if (simd_level < 0) simd_level = best_level();
+    return simd_level;
+}
+
+void cloth_set_simd_level(int level) {
+    int best = best_level();
+    simd_level = level < 0 || level > best ? best : level;
+}
+
+static void relax_run(int level, float* x, float* y, float* z, const cloth_run* r,
+                      const float* rest, float k) {
+    int from = 0;
+    bool contiguous = r->stride == 1 && r->width == 1;
+    bool blocks = r->offset == r->width && r->stride == 2 * r->width && r->width <= 2;
+    (void)level, (void)contiguous, (void)blocks; /* (no vector kernels on this target) */
+#if TL_CLOTH_AVX2
+    if (level >= 2 && contiguous && r->count >= 8)
+        from = relax_avx2_contiguous(x, y, z, r, rest, k);
+    if (level >= 2 && blocks && r->count >= 8)
+        from = r->width == 1 ? relax_avx2_pairs(x, y, z, r, rest, k)
+                             : relax_avx2_pairs2(x, y, z, r, rest, k);
+#endif
+#if CLOTH_SSE2
+    if (level >= 1 && contiguous && r->count - from >= 4) {
+        cloth_run tail = *r;
+        tail.first += from, tail.count -= from;
+        from += relax_sse_contiguous(x, y, z, &tail, rest + from, k);
+    } else if (level >= 1 && blocks && r->count - from >= 4) {
+        cloth_run tail = *r;
+        tail.first += 2 * from, tail.count -= from; /* from is a multiple of 8: whole blocks */
+        from += r->width == 1 ? relax_sse_pairs(x, y, z, &tail, rest + from, k)
+                              : relax_sse_pairs2(x, y, z, &tail, rest + from, k);
+    }
+#endif
+    relax_scalar(x, y, z, r, from, rest, k);
+}
+
+void cloth_relax(const tl_cloth_model* m, float* x, float* y, float* z, float stretch, float shear,
+                 int iterations) {
+    int level = cloth_simd_level();
+    for (int it = 0; it < iterations; ++it)
+        for (int g = 0; g < m->group_count; ++g) {
+            const cloth_group* group = &m->groups[g];
+            float k = group->stretch ? stretch : shear;
+            if (!(k > 0)) continue;
+            for (int q = group->first_run; q < group->first_run + group->run_count; ++q) {
+                const cloth_run* r = &m->runs[q];
+                relax_run(level, x, y, z, r, m->pair_rest + r->data, k);
+            }
+        }
+}

@@ -1,0 +1,432 @@
+/* One frame of cloth (cloth.md §2-§9): fixed internal steps in the character frame with a share
+ * of its world motion; Verlet with damping (more for edges, more on contact), gravity and wind;
+ * the relaxation (cloth_kernels.c); then one pass from the top row down that puts every particle
+ * on its tether (the vertical rest length from the particle above it, exactly), inside its safe
+ * distance from its skinned rest position and outside the colliders. */
+#include "cloth_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---- frames: internal = rest-world - origin; world = P + S R (internal + origin) ---- */
+
+static v3 to_internal(const tl_chain_pose* f, v3 origin, v3 w) {
+    v3 l = qt_unrotate(qt_load(f->rotation), v3_sub(w, v3_load(f->position)));
+    return v3_sub(v3_scale(l, 1.0f / f->scale), origin);
+}
+
+static v3 to_world(const tl_chain_pose* f, v3 origin, v3 q) {
+    return v3_madd(v3_load(f->position), qt_rotate(qt_load(f->rotation), v3_add(q, origin)),
+                   f->scale);
+}
+
+/* x -> m[0] x.x + m[1] x.y + m[2] x.z + t: a frame's map, for the per-particle loops */
+typedef struct affine {
+    v3 m[3], t;
+} affine;
+
+static inline v3 affine_apply(const affine* a, v3 x) {
+    return v3_add(v3_add(v3_scale(a->m[0], x.x), v3_scale(a->m[1], x.y)),
+                  v3_add(v3_scale(a->m[2], x.z), a->t));
+}
+
+static affine affine_to_world(const tl_chain_pose* f, v3 origin) {
+    affine a;
+    a.t = to_world(f, origin, v3_make(0, 0, 0));
+    for (int k = 0; k < 3; ++k)
+        a.m[k] = v3_sub(to_world(f, origin, v3_make(k == 0, k == 1, k == 2)), a.t);
+    return a;
+}
+
+static affine affine_to_internal(const tl_chain_pose* f, v3 origin) {
+    affine a;
+    v3 zero = v3_make(0, 0, 0);
+    a.t = to_internal(f, origin, zero);
+    for (int k = 0; k < 3; ++k)
+        a.m[k] = v3_sub(to_internal(f, origin, v3_make(k == 0, k == 1, k == 2)), a.t);
+    return a;
+}
+
+static tl_chain_pose pose_lerp(const tl_chain_pose* a, const tl_chain_pose* b, float u) {
+    tl_chain_pose p;
+    for (int k = 0; k < 3; ++k)
+        p.position[k] = a->position[k] + (b->position[k] - a->position[k]) * u;
+    qt_store(p.rotation, qt_nlerp(qt_load(a->rotation), qt_load(b->rotation), u));
+    p.scale = a->scale + (b->scale - a->scale) * u;
+    return p;
+}
+
+static bool pose_finite(const tl_chain_pose* p) {
+    qt q = qt_load(p->rotation);
+    return v3_finite(v3_load(p->position)) && qt_finite(q) && qt_dot(q, q) > 1e-12f &&
+           isfinite(p->scale) && p->scale > 0;
+}
+
+static tl_chain_pose pose_normalized(const tl_chain_pose* p) {
+    tl_chain_pose q = *p;
+    qt_store(q.rotation, qt_normalize(qt_load(p->rotation)));
+    return q;
+}
+
+/* ---- colliders in internal coordinates ---- */
+
+static void gather_shapes(tl_cloth* c, const tl_cloth_input* in, const tl_chain_pose* f) {
+    const tl_cloth_model* m = c->model;
+    float s = 1.0f / f->scale, margin = c->settings.collision_margin * m->scale * s;
+    qt r = qt_load(f->rotation);
+    int k = 0;
+    for (int i = 0; i < in->collider_count && in->colliders && k < TL_CLOTH_MAX_COLLIDERS; ++i) {
+        const tl_collider* src = &in->colliders[i];
+        cloth_shape* d = &c->shapes[k];
+        d->a = to_internal(f, m->origin, v3_load(src->a));
+        d->radius = src->radius * s + margin;
+        switch (src->shape) {
+        case TL_COLLIDER_SPHERE:
+            d->kind = SHAPE_SPHERE;
+            break;
+        case TL_COLLIDER_CAPSULE:
+            d->kind = SHAPE_CAPSULE;
+            d->b = to_internal(f, m->origin, v3_load(src->b));
+            break;
+        case TL_COLLIDER_PLANE:
+            d->kind = SHAPE_PLANE;
+            d->b = v3_normalize_or(qt_unrotate(r, v3_load(src->b)), v3_make(0, 1, 0));
+            d->radius = margin;
+            break;
+        case TL_COLLIDER_ELLIPSOID: { /* the body's fitted ellipsoids: axes to a frame and radii */
+            v3 ax[3];
+            float len[3];
+            for (int j = 0; j < 3; ++j) {
+                ax[j] = v3_load(src->axes[j]);
+                len[j] = v3_length(ax[j]);
+            }
+            v3 x = v3_normalize_or(ax[0], v3_make(1, 0, 0));
+            v3 y =
+                v3_normalize_or(v3_sub(ax[1], v3_scale(x, v3_dot(ax[1], x))), v3_perpendicular(x));
+            qt world = qt_from_basis(x, y, v3_cross(x, y));
+            d->kind = SHAPE_ELLIPSOID;
+            d->rotation = qt_normalize(qt_mul(qt_conj(r), world));
+            d->radii = v3_make(len[0] * s + margin, len[1] * s + margin, len[2] * s + margin);
+            break;
+        }
+        default: /* a kind this solver does not know: not collided with */
+            continue;
+        }
+        k++;
+    }
+    for (int i = 0; i < in->ellipsoid_count && in->ellipsoids && k < TL_CLOTH_MAX_COLLIDERS; ++i) {
+        const tl_cloth_ellipsoid* e = &in->ellipsoids[i];
+        cloth_shape* d = &c->shapes[k++];
+        d->kind = SHAPE_ELLIPSOID;
+        d->a = to_internal(f, m->origin, v3_load(e->centre));
+        d->rotation = qt_normalize(qt_mul(qt_conj(r), qt_normalize(qt_load(e->rotation))));
+        d->radii =
+            v3_make(e->radii[0] * s + margin, e->radii[1] * s + margin, e->radii[2] * s + margin);
+    }
+    c->shape_count = k;
+}
+
+/* w turned toward `axis` just enough that dot(w, axis) >= c (w, axis unit). */
+static v3 keep_in_cap(v3 w, v3 axis, float c) {
+    if (c <= -1.0f) return w;
+    if (c >= 1.0f) return axis;
+    float d = v3_dot(w, axis);
+    if (d >= c) return w;
+    v3 perp = v3_normalize_or(v3_madd(w, axis, -d), v3_perpendicular(axis));
+    return v3_add(v3_scale(axis, c), v3_scale(perp, sqrtf(1.0f - c * c)));
+}
+
+/* The point on the tether sphere |x - q| = L nearest p whose distance from ref is at most d
+ * (the nearest to ref when the two do not meet: the tether wins). */
+static v3 tether_point(v3 q, float L, v3 p, v3 ref, float d) {
+    v3 u = v3_sub(ref, q);
+    float D = v3_length(u);
+    v3 axis = D > 1e-12f ? v3_scale(u, 1.0f / D) : v3_make(0, -1, 0);
+    v3 w = v3_normalize_or(v3_sub(p, q), axis);
+    if (D > 1e-12f) w = keep_in_cap(w, axis, (L * L + D * D - d * d) / (2.0f * L * D));
+    return v3_madd(q, w, L);
+}
+
+/* p on the tether sphere pushed out of a sphere (centre s, radius R) along the sphere: the
+ * circle where the two meet. False when p is outside. */
+static bool out_of_sphere(v3 q, float L, v3 s, float R, v3* p) {
+    v3 e = v3_sub(*p, s);
+    if (v3_dot(e, e) >= R * R) return false;
+    v3 to = v3_sub(s, q);
+    float D = v3_length(to);
+    if (!(D > 1e-12f) || D + L <= R) return true; /* swallowed: nothing on the tether helps */
+    v3 n = v3_scale(to, -1.0f / D);
+    float m = (L * L + D * D - R * R) / (2.0f * D * L);
+    v3 w = v3_normalize_or(v3_sub(*p, q), n);
+    *p = v3_madd(q, keep_in_cap(w, n, -m), L);
+    return true;
+}
+
+static v3 nearest_on_segment(v3 a, v3 b, v3 p) {
+    v3 ab = v3_sub(b, a);
+    float l2 = v3_dot(ab, ab), t = l2 > 0 ? v3_dot(v3_sub(p, a), ab) / l2 : 0;
+    return v3_madd(a, ab, t < 0 ? 0 : (t > 1 ? 1 : t));
+}
+
+/* Pushes p (on the tether around q, or free when L <= 0) out of one shape. */
+static bool collide_one(const cloth_shape* s, v3 q, float L, v3* p) {
+    bool hit = false;
+    switch (s->kind) {
+    case SHAPE_SPHERE:
+    case SHAPE_CAPSULE:
+        for (int pass = 0; pass < (s->kind == SHAPE_CAPSULE ? 3 : 1); ++pass) {
+            v3 centre = s->kind == SHAPE_CAPSULE ? nearest_on_segment(s->a, s->b, *p) : s->a;
+            if (!out_of_sphere(q, L, centre, s->radius, p)) break;
+            hit = true;
+        }
+        return hit;
+    case SHAPE_PLANE: {
+        float h = v3_dot(v3_sub(*p, s->a), s->b);
+        if (h >= s->radius) return false;
+        float c = (s->radius - v3_dot(v3_sub(q, s->a), s->b)) / L;
+        *p = v3_madd(q, keep_in_cap(v3_normalize_or(v3_sub(*p, q), s->b), s->b, c), L);
+        return true;
+    }
+    case SHAPE_ELLIPSOID:
+        /* in the space where the ellipsoid is the unit sphere (cloth.md §4), then back on the
+         * tether; twice, as the tether may lead back in */
+        for (int pass = 0; pass < 2; ++pass) {
+            v3 u = qt_unrotate(s->rotation, v3_sub(*p, s->a));
+            u = v3_make(u.x / s->radii.x, u.y / s->radii.y, u.z / s->radii.z);
+            float r2 = v3_dot(u, u);
+            if (r2 >= 1.0f) break;
+            u = v3_normalize_or(u, v3_make(0, 0, 1));
+            v3 out = v3_make(u.x * s->radii.x, u.y * s->radii.y, u.z * s->radii.z);
+            *p = v3_add(s->a, qt_rotate(s->rotation, out));
+            *p = v3_madd(q, v3_normalize_or(v3_sub(*p, q), v3_make(0, -1, 0)), L);
+            hit = true;
+        }
+        return hit;
+    }
+    return false;
+}
+
+/* Every shape, twice when one hit: out of one collider can be into the next (two thighs). */
+static bool collide_all(const tl_cloth* c, v3 q, float L, v3* p) {
+    bool hit = false;
+    for (int round = 0; round < 2; ++round) {
+        bool again = false;
+        for (int k = 0; k < c->shape_count; ++k)
+            again |= collide_one(&c->shapes[k], q, L, p);
+        hit |= again;
+        if (!again) break;
+    }
+    return hit;
+}
+
+/* The final pass (cloth.md §4-§6, §9): rows top-down, each particle onto its tether from the
+ * (already final) particle above, inside its safe distance, outside the colliders. */
+static void final_pass(tl_cloth* c, float u) {
+    const tl_cloth_model* m = c->model;
+    int C = m->columns;
+    uint32_t contacts = 0, clamps = 0;
+    for (int i = C; i < m->n; ++i) {
+        v3 q = v3_make(c->x[i - C], c->y[i - C], c->z[i - C]);
+        v3 p = v3_make(c->x[i], c->y[i], c->z[i]);
+        v3 t0 = v3_make(c->t0x[i], c->t0y[i], c->t0z[i]);
+        v3 ref = v3_madd(t0, v3_sub(v3_make(c->t1x[i], c->t1y[i], c->t1z[i]), t0), u);
+        float L = m->tether[i], d = c->max_distance[i];
+        v3 e = v3_sub(p, ref);
+        clamps += v3_dot(e, e) > d * d;
+        p = tether_point(q, L, p, ref, d);
+        bool hit = c->shape_count > 0 && collide_all(c, q, L, &p);
+        if (hit) {
+            e = v3_sub(p, ref);
+            if (v3_dot(e, e) > d * d) {
+                p = tether_point(q, L, p, ref, d);
+                collide_all(c, q, L, &p);
+            }
+        }
+        contacts += hit;
+        c->contact[i] = hit;
+        c->x[i] = p.x, c->y[i] = p.y, c->z[i] = p.z;
+    }
+    c->stats.contacts = contacts;
+    c->stats.max_distance_clamps = clamps;
+}
+
+/* ---- integration (cloth.md §2, §8) ---- */
+
+/* The map taking internal coordinates under frame `from` to those of the same world point
+ * under `to`. */
+static affine world_motion_map(const tl_chain_pose* from, const tl_chain_pose* to, v3 origin) {
+    affine a;
+    a.t = to_internal(to, origin, to_world(from, origin, v3_make(0, 0, 0)));
+    for (int k = 0; k < 3; ++k) {
+        v3 e = v3_make(k == 0, k == 1, k == 2);
+        a.m[k] = v3_sub(to_internal(to, origin, to_world(from, origin, e)), a.t);
+    }
+    return a;
+}
+
+static void integrate(tl_cloth* c, const tl_chain_pose* frame, const float force[3], float u) {
+    const tl_cloth_model* m = c->model;
+    const tl_cloth_settings* s = &c->settings;
+    float h = m->fixed_step;
+    affine A = world_motion_map(&c->step_frame, frame, m->origin);
+    qt r = qt_load(frame->rotation);
+    float inv_s = 1.0f / frame->scale;
+    v3 up = v3_normalize_or(v3_load(m->up), v3_make(0, 1, 0));
+    v3 g = v3_scale(qt_unrotate(r, up), -s->gravity * m->scale * inv_s * h * h);
+    v3 w = v3_scale(qt_unrotate(r, v3_load(force)), inv_s * h * h);
+    float contact_keep = 1.0f - s->contact_damping;
+    int C = m->columns;
+    for (int i = C; i < m->n; ++i) {
+        float a = c->share[i];
+        v3 x = v3_make(c->x[i], c->y[i], c->z[i]), p = v3_make(c->px[i], c->py[i], c->pz[i]);
+        v3 xw = affine_apply(&A, x), pw = affine_apply(&A, p);
+        x = v3_madd(x, v3_sub(xw, x), a);
+        p = v3_madd(p, v3_sub(pw, p), a);
+        float keep = (1.0f - c->damping[i]) * (c->contact[i] ? contact_keep : 1.0f);
+        v3 next = v3_add(v3_madd(x, v3_sub(x, p), keep), v3_madd(g, w, c->wind[i]));
+        c->px[i] = x.x, c->py[i] = x.y, c->pz[i] = x.z;
+        c->x[i] = next.x, c->y[i] = next.y, c->z[i] = next.z;
+    }
+    for (int i = 0; i < C; ++i) { /* row 0 follows the body */
+        c->px[i] = c->x[i], c->py[i] = c->y[i], c->pz[i] = c->z[i];
+        c->x[i] = c->t0x[i] + (c->t1x[i] - c->t0x[i]) * u;
+        c->y[i] = c->t0y[i] + (c->t1y[i] - c->t0y[i]) * u;
+        c->z[i] = c->t0z[i] + (c->t1z[i] - c->t0z[i]) * u;
+    }
+    c->step_frame = *frame;
+}
+
+/* ---- the frame ---- */
+
+static void write_outputs(tl_cloth* c) {
+    affine a = affine_to_world(&c->frame, c->model->origin);
+    for (int i = 0; i < c->n; ++i) {
+        v3 q = v3_make(c->x[i], c->y[i], c->z[i]);
+        v3_store(c->out_local + 3 * i, q);
+        v3_store(c->out_world + 3 * i, affine_apply(&a, q));
+    }
+}
+
+static void load_targets(tl_cloth* c, const tl_chain_pose* f, const float* targets) {
+    affine a = affine_to_internal(f, c->model->origin);
+    for (int i = 0; i < c->n; ++i) {
+        v3 q = affine_apply(&a, v3_load(targets + 3 * i));
+        c->t1x[i] = q.x, c->t1y[i] = q.y, c->t1z[i] = q.z;
+    }
+}
+
+static void place_at_targets(tl_cloth* c, const tl_chain_pose* f) {
+    size_t bytes = sizeof(float) * (size_t)c->n;
+    memcpy(c->t0x, c->t1x, bytes), memcpy(c->t0y, c->t1y, bytes), memcpy(c->t0z, c->t1z, bytes);
+    memcpy(c->x, c->t1x, bytes), memcpy(c->y, c->t1y, bytes), memcpy(c->z, c->t1z, bytes);
+    memcpy(c->px, c->t1x, bytes), memcpy(c->py, c->t1y, bytes), memcpy(c->pz, c->t1z, bytes);
+    memset(c->contact, 0, (size_t)c->n);
+    c->frame = c->step_frame = *f;
+    c->accumulator = 0;
+    c->started = true;
+    /* the targets are skinned, not lattice-true: start on the tethers, within max distance,
+     * outside the colliders of the last input (none after tl_cloth_reset) */
+    final_pass(c, 1.0f);
+    memcpy(c->px, c->x, bytes), memcpy(c->py, c->y, bytes), memcpy(c->pz, c->z, bytes);
+    write_outputs(c);
+}
+
+void tl_cloth_reset(tl_cloth* cloth, const tl_chain_pose* frame, const float* targets) {
+    if (!pose_finite(frame)) {
+        cloth->stats.nonfinite_inputs++;
+        return;
+    }
+    tl_chain_pose f = pose_normalized(frame);
+    load_targets(cloth, &f, targets);
+    cloth->shape_count = 0;
+    place_at_targets(cloth, &f);
+}
+
+static bool input_finite(const tl_cloth* c, const tl_cloth_input* in, float dt) {
+    if (!isfinite(dt) || !pose_finite(&in->frame) || !v3_finite(v3_load(in->force))) return false;
+    float sum = 0;
+    for (int i = 0; i < 3 * c->n; ++i)
+        sum += in->targets[i] * 0.0f; /* NaN or inf anywhere makes the sum NaN */
+    return sum == 0;
+}
+
+/* Every particle carried by its own target's jump, with no world motion (a cut). */
+static void carry(tl_cloth* c, const tl_chain_pose* f) {
+    for (int i = 0; i < c->n; ++i) {
+        float dx = c->t1x[i] - c->t0x[i], dy = c->t1y[i] - c->t0y[i], dz = c->t1z[i] - c->t0z[i];
+        c->x[i] += dx, c->y[i] += dy, c->z[i] += dz;
+        c->px[i] += dx, c->py[i] += dy, c->pz[i] += dz;
+    }
+    size_t bytes = sizeof(float) * (size_t)c->n;
+    memcpy(c->t0x, c->t1x, bytes), memcpy(c->t0y, c->t1y, bytes), memcpy(c->t0z, c->t1z, bytes);
+    c->frame = c->step_frame = *f;
+}
+
+static bool state_finite(const tl_cloth* c) {
+    float sum = 0;
+    for (int i = 0; i < c->n; ++i)
+        sum += (c->x[i] + c->y[i] + c->z[i]) * 0.0f;
+    return sum == 0;
+}
+
+void tl_cloth_step(tl_cloth* c, const tl_cloth_input* in, float dt) {
+    const tl_cloth_model* m = c->model;
+    if (!(dt >= 0) || !in->targets || !input_finite(c, in, dt)) {
+        c->stats.nonfinite_inputs++;
+        c->started = false; /* the next good frame starts at rest from its targets */
+        return;
+    }
+    tl_chain_pose end = pose_normalized(&in->frame);
+    load_targets(c, &end, in->targets);
+    if (!c->started) {
+        gather_shapes(c, in, &end);
+        place_at_targets(c, &end);
+        return;
+    }
+    v3 jump = v3_sub(v3_load(end.position), v3_load(c->frame.position));
+    bool teleport = !in->cut && v3_length(jump) > m->teleport_distance * m->scale;
+    if (in->cut || teleport) {
+        c->stats.cuts++;
+        c->stats.teleports += teleport;
+        carry(c, &end);
+    }
+    gather_shapes(c, in, &end);
+    float h = m->fixed_step, before = c->accumulator, total = before + dt;
+    int steps = (int)((total + 1e-4f * h) / h);
+    c->accumulator = total - (float)steps * h;
+    if (c->accumulator < 0) c->accumulator = 0;
+    bool clamped = steps > m->max_substeps;
+    if (clamped) {
+        c->stats.clamped_frames++;
+        steps = m->max_substeps, c->accumulator = 0;
+    }
+    for (int k = 1; k <= steps; ++k) {
+        float at = clamped ? dt * (float)k / (float)steps : (float)k * h - before;
+        float u = dt > 0 ? at / dt : 1.0f;
+        u = u < 0 ? 0 : (u > 1 ? 1 : u);
+        tl_chain_pose f = pose_lerp(&c->frame, &end, u);
+        integrate(c, &f, in->force, u);
+        cloth_relax(m, c->x, c->y, c->z, c->settings.stretch_stiffness, c->settings.shear_stiffness,
+                    c->settings.iterations);
+        final_pass(c, u);
+        c->stats.steps++;
+    }
+    /* the render time is past the last step: the body (and its colliders) moved on since, so
+     * the particles are put back on their tethers, within reach and out of the colliders at
+     * the frame's end (a projection; the next step's velocity includes it) */
+    if (c->accumulator > 0 && c->shape_count > 0) {
+        for (int i = 0; i < c->n; ++i)
+            c->t0x[i] = c->t1x[i], c->t0y[i] = c->t1y[i], c->t0z[i] = c->t1z[i];
+        final_pass(c, 1.0f);
+    }
+    size_t bytes = sizeof(float) * (size_t)c->n;
+    memcpy(c->t0x, c->t1x, bytes), memcpy(c->t0y, c->t1y, bytes), memcpy(c->t0z, c->t1z, bytes);
+    c->frame = end;
+    if (!state_finite(c)) {
+        c->stats.nonfinite_states++;
+        c->shape_count = 0;
+        place_at_targets(c, &end);
+        return;
+    }
+    write_outputs(c);
+}

@@ -1,0 +1,911 @@
+/* Tests of the cloth solver (include/tailor/cloth.h) on lattices built here, in a Y-up, metre
+ * world (scale 1, a human of 1.8 m):
+ *
+ *   sheet: a cape-like open lattice hanging straight down from a bar at 1.4 m, 0.1 m apart
+ *
+ *        o--o--o--o--o   row 0 (pinned to the body)
+ *        |  |  |  |  |
+ *        o--o--o--o--o
+ *        ...
+ *        o--o--o--o--o   the hem (edge particles)
+ *
+ *   skirt: a closed cone from a 0.17 m waist ring at 1.0 m, flaring to 0.3 m at the hem, around
+ *          two leg capsules that swing like a walk.
+ *
+ * Each case prints what it measured; `test_cloth NAME` runs one. */
+#include "test.h"
+
+#include <tailor/cloth.h>
+#include <tailor/gltf.h>
+#include <tailor/colliders.h>
+#include <tailor/measure.h>
+#include <tailor/play.h>
+#include <tailor/rig.h>
+#include <tailor/scene.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/cloth_internal.h"
+
+#define PI 3.14159265358979
+
+enum { MAXN = 64 * 64 };
+
+typedef struct lattice {
+    int rows, columns;
+    bool closed;
+    float rest[3 * MAXN];
+} lattice;
+
+static void make_sheet(lattice* l, int rows, int columns) {
+    l->rows = rows, l->columns = columns, l->closed = false;
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < columns; ++c) {
+            float* p = l->rest + 3 * (r * columns + c);
+            p[0] = 0.1f * (float)c - 0.05f * (float)(columns - 1), p[1] = 1.4f - 0.1f * (float)r;
+            p[2] = -0.15f;
+        }
+}
+
+static void make_skirt(lattice* l, int rows, int columns) {
+    l->rows = rows, l->columns = columns, l->closed = true;
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < columns; ++c) {
+            float t = (float)r / (float)(rows - 1), a = 2 * (float)PI * (float)c / (float)columns;
+            float radius = 0.17f + 0.13f * t;
+            float* p = l->rest + 3 * (r * columns + c);
+            p[0] = radius * sinf(a), p[1] = 1.0f - 0.5f * t, p[2] = radius * cosf(a);
+        }
+}
+
+static tl_cloth_def def_of(const lattice* l) {
+    tl_cloth_def d = tl_default_cloth_def();
+    d.rows = l->rows, d.columns = l->columns, d.closed = l->closed;
+    d.rest_positions = l->rest;
+    return d;
+}
+
+/* The body: a frame (rest-world -> world) moving as a clip, targets = the rest carried rigidly
+ * by it (a body without skinning stretch), legs swinging with the walk. */
+typedef enum motion { STILL, WALK, RUN, JUMP, SWAY_STOP } motion;
+
+static tl_chain_pose body_frame(motion mo, double t) {
+    tl_chain_pose p = {{0, 0, 0}, {0, 0, 0, 1}, 1};
+    double speed = mo == WALK ? 1.4 : (mo == RUN ? 4.0 : 0.0);
+    double f = mo == RUN ? 1.5 : 1.0;
+    p.position[2] = (float)(speed * t);
+    p.position[1] = (float)(0.04 * sin(4 * PI * f * t));
+    if (mo == JUMP) { /* hops of 0.44 m, 1 m forward each, leaning into them */
+        double ph = fmod(t, 1.2);
+        p.position[1] = ph < 0.6 ? (float)(0.5 * 9.81 * ph * (0.6 - ph)) : 0;
+        p.position[2] = (float)(floor(t / 1.2) + (ph < 0.6 ? ph / 0.6 : 1.0));
+        double pitch = ph < 0.6 ? 0.3 * sin(PI * ph / 0.6) : 0;
+        p.rotation[0] = (float)sin(pitch / 2), p.rotation[3] = (float)cos(pitch / 2);
+        return p;
+    }
+    if (mo == SWAY_STOP && t < 1.0) p.position[0] = (float)(0.3 * sin(2 * PI * t) * (1 - t));
+    double yaw = (mo == WALK || mo == RUN) ? 0.2 * sin(2 * PI * f * t) : 0;
+    p.rotation[1] = (float)sin(yaw / 2), p.rotation[3] = (float)cos(yaw / 2);
+    return p;
+}
+
+static v3 pose_apply(const tl_chain_pose* f, v3 x) {
+    return v3_madd(v3_load(f->position), qt_rotate(qt_load(f->rotation), x), f->scale);
+}
+
+static void body_targets(const lattice* l, const tl_chain_pose* f, float* out) {
+    for (int i = 0; i < l->rows * l->columns; ++i)
+        v3_store(out + 3 * i, pose_apply(f, v3_load(l->rest + 3 * i)));
+}
+
+/* Two leg capsules from the hips (x = +-0.09, y = 0.95) to the ankles, swinging +-35 degrees
+ * in opposite phase at the walk's step rate. */
+static void body_legs(motion mo, double t, const tl_chain_pose* f, tl_collider legs[2]) {
+    double f0 = mo == RUN ? 1.5 : 1.0, swing = (mo == STILL || mo == SWAY_STOP) ? 0 : 35 * PI / 180;
+    for (int k = 0; k < 2; ++k) {
+        double a = swing * sin(2 * PI * f0 * t + k * PI);
+        v3 hip = v3_make(k ? 0.09f : -0.09f, 0.95f, 0);
+        v3 ankle = v3_add(hip, v3_make(0, (float)(-0.85 * cos(a)), (float)(0.85 * sin(a))));
+        legs[k].shape = TL_COLLIDER_CAPSULE;
+        v3_store(legs[k].a, pose_apply(f, hip));
+        v3_store(legs[k].b, pose_apply(f, ankle));
+        legs[k].radius = 0.075f;
+    }
+}
+
+/* The worst relative tether error (solver coordinates) over rows >= 1. */
+static double tether_error(const tl_cloth* c) {
+    const tl_cloth_model* m = tl_cloth_get_model(c);
+    const float* x = tl_cloth_local_positions(c);
+    const float* L = tl_cloth_model_tethers(m);
+    int C = tl_cloth_model_columns(m), n = tl_cloth_particle_count(c);
+    double worst = 0;
+    for (int i = C; i < n; ++i) {
+        double d = 0;
+        for (int k = 0; k < 3; ++k) {
+            double e = (double)x[3 * i + k] - x[3 * (i - C) + k];
+            d += e * e;
+        }
+        double rel = fabs(sqrt(d) - L[i]) / L[i];
+        if (rel > worst) worst = rel;
+    }
+    return worst;
+}
+
+/* The worst excess over the safe distance, relative to it (world; targets = the body's). */
+static double max_distance_excess(const tl_cloth* c, const float* targets) {
+    const float* x = tl_cloth_positions(c);
+    const float* d = tl_cloth_max_distances(c);
+    int C = tl_cloth_model_columns(tl_cloth_get_model(c)), n = tl_cloth_particle_count(c);
+    double worst = 0;
+    for (int i = C; i < n; ++i) {
+        v3 e = v3_sub(v3_load(x + 3 * i), v3_load(targets + 3 * i));
+        double ex = (v3_length(e) - d[i]) / d[i];
+        if (ex > worst) worst = ex;
+    }
+    return worst;
+}
+
+/* The deepest particle inside a collider, world units. */
+static double penetration(const tl_cloth* c, const tl_collider* k, int count) {
+    const float* x = tl_cloth_positions(c);
+    double worst = 0;
+    for (int i = 0; i < tl_cloth_particle_count(c); ++i)
+        for (int j = 0; j < count; ++j) {
+            v3 p = v3_load(x + 3 * i), a = v3_load(k[j].a), ab = v3_sub(v3_load(k[j].b), a);
+            float t = v3_dot(v3_sub(p, a), ab) / v3_dot(ab, ab);
+            t = t < 0 ? 0 : (t > 1 ? 1 : t);
+            double depth = k[j].radius - v3_length(v3_sub(p, v3_madd(a, ab, t)));
+            if (depth > worst) worst = depth;
+        }
+    return worst;
+}
+
+static void test_defaults(void) {
+    tl_cloth_settings s = tl_default_cloth_settings();
+    ENSURE(s.iterations == 8 && s.world_motion >= 0.1f && s.world_motion <= 0.3f);
+    ENSURE(s.edge_damping < s.damping && s.edge_max_distance > 1);
+    ENSURE(s.max_distance_bottom > s.max_distance_top);
+    tl_cloth_def d = tl_default_cloth_def();
+    ENSURE(d.up[1] == 1 && d.scale == 1 && d.fixed_step > 0 && d.max_substeps >= 1);
+}
+
+/* No two constraints of a group touch one particle; every lattice pair is in exactly one
+ * group; row-0 pairs (both pinned) are in none. */
+static void test_groups_independent(void) {
+    static lattice l;
+    static int a[4 * MAXN], b[4 * MAXN], seen[MAXN];
+    static float rest[4 * MAXN];
+    for (int shape = 0; shape < 4; ++shape) {
+        int rows = 3 + shape * 2, cols = 5 + shape * 3;
+        if (shape % 2)
+            make_skirt(&l, rows, cols);
+        else
+            make_sheet(&l, rows, cols);
+        tl_cloth_def d = def_of(&l);
+        tl_cloth_model* m;
+        tl_error err;
+        ENSURE_OK(tl_cloth_model_create(&d, NULL, &m, &err), err);
+        int groups = tl_cloth_model_group_count(m), total = 0, stretch = 0;
+        for (int g = 0; g < groups; ++g) {
+            tl_cloth_group_view v = tl_cloth_model_group(m, g);
+            tl_cloth_model_group_pairs(m, g, a, b, rest);
+            memset(seen, 0, sizeof seen);
+            for (int k = 0; k < v.count; ++k) {
+                ENSURE_MSG(seen[a[k]] == 0 && seen[b[k]] == 0, "group %d touches a particle twice",
+                           g);
+                seen[a[k]] = seen[b[k]] = 1;
+                ENSURE(a[k] >= cols || b[k] >= cols);
+                ENSURE(rest[k] > 0);
+            }
+            total += v.count;
+            if (v.stretch) stretch += v.count;
+        }
+        /* stretch: vertical C plus horizontal (R-1)(C-1), or C closed */
+        int R = rows, C = cols;
+        int want_stretch = (R - 1) * C + (R - 1) * (l.closed ? C : C - 1);
+        int want_shear =
+            2 * (R - 1) * (l.closed ? C : C - 1) + (R - 2) * C + (R - 1) * (l.closed ? C : C - 2);
+        fprintf(stderr, "  %s %dx%d: %d groups, %d stretch pairs, %d shear/bend pairs\n",
+                l.closed ? "skirt" : "sheet", R, C, groups, stretch, total - stretch);
+        ENSURE(stretch == want_stretch && total - stretch == want_shear);
+        ENSURE(groups <= 16); /* a row's runs need at most 2-4 colours per kind */
+        tl_cloth_model_destroy(m);
+    }
+}
+
+static void test_edges(void) {
+    static lattice l;
+    make_sheet(&l, 5, 6);
+    tl_cloth_def d = def_of(&l);
+    tl_cloth_model* m;
+    tl_error err;
+    ENSURE_OK(tl_cloth_model_create(&d, NULL, &m, &err), err);
+    const uint8_t* e = tl_cloth_model_edges(m);
+    for (int i = 0; i < 30; ++i) {
+        int r = i / 6, c = i % 6;
+        ENSURE(e[i] == (r > 0 && (r == 4 || c == 0 || c == 5)));
+    }
+    tl_cloth_model_destroy(m);
+    make_skirt(&l, 5, 6);
+    d = def_of(&l);
+    ENSURE_OK(tl_cloth_model_create(&d, NULL, &m, &err), err);
+    e = tl_cloth_model_edges(m);
+    for (int i = 0; i < 30; ++i)
+        ENSURE(e[i] == (i / 6 == 4));
+    tl_cloth_model_destroy(m);
+}
+
+static void test_invalid_def(void) {
+    static lattice l;
+    make_sheet(&l, 4, 4);
+    tl_cloth_def d = def_of(&l);
+    tl_cloth_model* m = (tl_cloth_model*)&l;
+    tl_error err;
+    l.rest[3 * 9 + 1] = NAN;
+    ENSURE(tl_cloth_model_create(&d, NULL, &m, &err) == TL_ERROR_INVALID && m == NULL);
+    ENSURE(strstr(err.message, "particle 9 (row 2, column 1)") != NULL);
+    make_sheet(&l, 4, 4);
+    memcpy(l.rest + 3 * 6, l.rest + 3 * 2, 3 * sizeof(float));
+    ENSURE(tl_cloth_model_create(&d, NULL, &m, &err) == TL_ERROR_INVALID);
+    ENSURE(strstr(err.message, "zero-length") != NULL);
+    d.rows = 1;
+    ENSURE(tl_cloth_model_create(&d, NULL, &m, &err) == TL_ERROR_LIMIT);
+    d.rows = 4, d.columns = 2, d.closed = true;
+    ENSURE(tl_cloth_model_create(&d, NULL, &m, &err) == TL_ERROR_INVALID);
+}
+
+typedef struct run_result {
+    double tether, excess, depth, hem_speed_peak, hem_speed_end, hem_swing;
+    uint64_t contacts; /* particle-steps touching a collider */
+    tl_cloth_stats stats;
+} run_result;
+
+/* Runs a lattice on a motion for `seconds` at `fps`, checking after every frame. */
+static run_result run_motion(const lattice* l, motion mo, double seconds, double fps,
+                             const tl_cloth_settings* s, bool legs) {
+    static float targets[3 * MAXN];
+    run_result res = {0};
+    tl_cloth_def d = def_of(l);
+    if (s) d.settings = *s;
+    tl_cloth_model* m;
+    tl_cloth* c;
+    tl_error err;
+    if (tl_cloth_model_create(&d, NULL, &m, &err) != TL_OK ||
+        tl_cloth_create(m, NULL, &c, &err) != TL_OK) {
+        res.tether = 1e9;
+        return res;
+    }
+    int n = l->rows * l->columns, frames = (int)(seconds * fps + 0.5);
+    tl_cloth_input in = tl_default_cloth_input();
+    tl_collider k[2];
+    float prev_hem[3 * 64];
+    for (int f = 0; f <= frames; ++f) {
+        double t = f / fps;
+        in.frame = body_frame(mo, t);
+        body_targets(l, &in.frame, targets);
+        in.targets = targets;
+        if (legs) {
+            body_legs(mo, t, &in.frame, k);
+            in.colliders = k, in.collider_count = 2;
+        }
+        tl_cloth_step(c, &in, f ? (float)(1.0 / fps) : 0.0f);
+        res.contacts += tl_cloth_get_stats(c).contacts;
+        double te = tether_error(c), ex = max_distance_excess(c, targets);
+        double dep = legs ? penetration(c, k, 2) : 0;
+        res.tether = te > res.tether ? te : res.tether;
+        res.excess = ex > res.excess ? ex : res.excess;
+        res.depth = dep > res.depth ? dep : res.depth;
+        /* the hem's speed in the body frame (what the eye sees move against the body) */
+        const float* x = tl_cloth_positions(c);
+        double speed = 0, swing = 0;
+        for (int j = 0; j < l->columns; ++j) {
+            int i = n - l->columns + j;
+            v3 rel = v3_sub(v3_load(x + 3 * i), v3_load(targets + 3 * i));
+            if (f) speed += v3_length(v3_sub(rel, v3_load(prev_hem + 3 * j))) * fps / l->columns;
+            swing += v3_length(rel) / l->columns;
+            v3_store(prev_hem + 3 * j, rel);
+        }
+        if (speed > res.hem_speed_peak) res.hem_speed_peak = speed;
+        if (swing > res.hem_swing) res.hem_swing = swing;
+        res.hem_speed_end = speed;
+    }
+    res.stats = tl_cloth_get_stats(c);
+    tl_cloth_destroy(c);
+    tl_cloth_model_destroy(m);
+    return res;
+}
+
+/* A sheet swung sideways for 1 s, then still: it moves, then comes to rest within 2 s. */
+static void test_hanging_sheet_comes_to_rest(void) {
+    static lattice l;
+    make_sheet(&l, 8, 9);
+    run_result moving = run_motion(&l, SWAY_STOP, 1.0, 60, NULL, false);
+    run_result r = run_motion(&l, SWAY_STOP, 3.0, 60, NULL, false);
+    fprintf(stderr,
+            "  hem speed against the body: peak %.3f m/s in the sway, %.5f m/s 2 s after it "
+            "stopped; swing %.3f m\n",
+            moving.hem_speed_peak, r.hem_speed_end, r.hem_swing);
+    ENSURE(moving.hem_speed_peak > 0.1 && r.hem_swing > 0.02);
+    ENSURE(r.hem_speed_end < 0.01 * moving.hem_speed_peak);
+}
+
+/* Walk, run and jump (and a 30 fps walk): the tethers at rest length after every frame, no
+ * max-distance violation. */
+static void test_tether_and_max_distance(void) {
+    static lattice l;
+    const motion mos[] = {WALK, RUN, JUMP};
+    const char* names[] = {"walk", "run", "jump"};
+    for (int shape = 0; shape < 2; ++shape) {
+        if (shape)
+            make_skirt(&l, 7, 16);
+        else
+            make_sheet(&l, 8, 9);
+        for (int k = 0; k < 3; ++k)
+            for (int fr = 0; fr < 2; ++fr) {
+                double fps = fr ? 30 : 60;
+                run_result r = run_motion(&l, mos[k], 3.0, fps, NULL, false);
+                fprintf(stderr,
+                        "  %s %s %2.0f fps: tether error %.2e, max distance excess %.2e, hem "
+                        "swing %.3f m, %u clamps\n",
+                        shape ? "skirt" : "sheet", names[k], fps, r.tether, r.excess, r.hem_swing,
+                        r.stats.max_distance_clamps);
+                ENSURE(r.tether <= 1e-6);
+                ENSURE(r.excess <= 1e-5);
+                ENSURE(r.hem_swing > 0.005);
+            }
+    }
+}
+
+/* A skirt around two swinging legs: particles stay outside the capsules. */
+static void test_collider_penetration(void) {
+    static lattice l;
+    make_skirt(&l, 7, 16);
+    const motion mos[] = {WALK, RUN, JUMP};
+    const char* names[] = {"walk", "run", "jump"};
+    for (int k = 0; k < 3; ++k) {
+        run_result with = run_motion(&l, mos[k], 3.0, 60, NULL, true);
+        fprintf(stderr,
+                "  skirt %s: deepest particle %.2e m inside a leg, tether error %.2e, max "
+                "distance excess %.2e, %llu particle-frames in contact\n",
+                names[k], with.depth, with.tether, with.excess, (unsigned long long)with.contacts);
+        ENSURE(with.contacts > 50);
+        ENSURE(with.depth <= 1e-4);
+        ENSURE(with.tether <= 1e-6);
+    }
+}
+
+/* Ellipsoids in unit-sphere space: a sheet dropped onto one stays out of it. */
+static void test_ellipsoid_collider(void) {
+    static lattice l;
+    static float targets[3 * MAXN];
+    make_sheet(&l, 8, 9);
+    tl_cloth_def d = def_of(&l);
+    tl_cloth_model* m;
+    tl_cloth* c;
+    tl_error err;
+    ENSURE_OK(tl_cloth_model_create(&d, NULL, &m, &err), err);
+    ENSURE_OK(tl_cloth_create(m, NULL, &c, &err), err);
+    tl_cloth_input in = tl_default_cloth_input();
+    body_targets(&l, &in.frame, targets);
+    in.targets = targets;
+    tl_cloth_ellipsoid e = {{0.0f, 1.0f, -0.32f}, {0, 0, 0, 1}, {0.35f, 0.3f, 0.12f}};
+    float q = (float)sin(0.3), w = (float)cos(0.3);
+    e.rotation[2] = q, e.rotation[3] = w;
+    in.ellipsoids = &e, in.ellipsoid_count = 1;
+    double worst = 0;
+    uint32_t touched = 0;
+    for (int f = 0; f < 180; ++f) {
+        in.force[2] = f < 90 ? -12.0f : 0.0f; /* wind pushes the sheet onto the ellipsoid */
+        tl_cloth_step(c, &in, 1.0f / 60.0f);
+        touched += tl_cloth_get_stats(c).contacts;
+        const float* x = tl_cloth_positions(c);
+        for (int i = 0; i < tl_cloth_particle_count(c); ++i) {
+            v3 u = qt_unrotate(qt_load(e.rotation), v3_sub(v3_load(x + 3 * i), v3_load(e.centre)));
+            u = v3_make(u.x / e.radii[0], u.y / e.radii[1], u.z / e.radii[2]);
+            double r = v3_length(u);
+            if (1 - r > worst) worst = 1 - r;
+        }
+    }
+    fprintf(stderr,
+            "  deepest inside the ellipsoid: %.2e of its radius, %u particle-steps in contact\n",
+            worst, touched);
+    ENSURE(touched > 100);
+    ENSURE(worst <= 1e-3);
+    ENSURE(tether_error(c) <= 1e-6);
+    tl_cloth_destroy(c);
+    tl_cloth_model_destroy(m);
+}
+
+/* The share of world motion: 0 leaves the cloth still in the character frame under a sideways
+ * acceleration; more share lags it more. */
+static void test_world_motion_share(void) {
+    static lattice l;
+    static float targets[3 * MAXN];
+    make_sheet(&l, 6, 5);
+    double lag[3];
+    const float shares[] = {0.0f, 0.2f, 1.0f};
+    for (int k = 0; k < 3; ++k) {
+        tl_cloth_def d = def_of(&l);
+        d.settings.world_motion = d.settings.edge_world_motion = shares[k];
+        tl_cloth_model* m;
+        tl_cloth* c;
+        tl_error err;
+        ENSURE_OK(tl_cloth_model_create(&d, NULL, &m, &err), err);
+        ENSURE_OK(tl_cloth_create(m, NULL, &c, &err), err);
+        tl_cloth_input in = tl_default_cloth_input();
+        in.targets = targets;
+        lag[k] = 0;
+        for (int f = 0; f < 30; ++f) {
+            double t = f / 60.0;
+            in.frame.position[0] = (float)(2.0 * t * t); /* 4 m/s^2 sideways */
+            body_targets(&l, &in.frame, targets);
+            tl_cloth_step(c, &in, f ? 1.0f / 60.0f : 0.0f);
+        }
+        const float* x = tl_cloth_positions(c);
+        int hem = 6 * 5 - 3;
+        lag[k] = targets[3 * hem] - x[3 * hem];
+        tl_cloth_destroy(c);
+        tl_cloth_model_destroy(m);
+    }
+    fprintf(stderr,
+            "  hem lag behind the body at 4 m/s^2: %.5f m (share 0), %.5f (0.2), %.5f (1)\n",
+            lag[0], lag[1], lag[2]);
+    ENSURE(fabs(lag[0]) < 1e-5);
+    ENSURE(lag[1] > 0.002 && lag[2] > 2 * lag[1]);
+}
+
+/* Wind blows the hem downwind; stronger on edges. */
+static void test_external_force(void) {
+    static lattice l;
+    static float targets[3 * MAXN];
+    make_sheet(&l, 6, 5);
+    tl_cloth_def d = def_of(&l);
+    tl_cloth_model* m;
+    tl_cloth* c;
+    tl_error err;
+    ENSURE_OK(tl_cloth_model_create(&d, NULL, &m, &err), err);
+    ENSURE_OK(tl_cloth_create(m, NULL, &c, &err), err);
+    tl_cloth_input in = tl_default_cloth_input();
+    body_targets(&l, &in.frame, targets);
+    in.targets = targets;
+    in.force[2] = 5.0f;
+    for (int f = 0; f < 240; ++f)
+        tl_cloth_step(c, &in, 1.0f / 60.0f);
+    const float* x = tl_cloth_positions(c);
+    double hem = x[3 * 27 + 2] - targets[3 * 27 + 2];
+    fprintf(stderr, "  hem blown %.3f m downwind by 5 m/s^2\n", hem);
+    ENSURE(hem > 0.05);
+    ENSURE(tether_error(c) <= 1e-6);
+    tl_cloth_destroy(c);
+    tl_cloth_model_destroy(m);
+}
+
+/* A cut carries every particle by its target's jump: the offsets from the targets are kept. */
+static void test_cut_carries(void) {
+    static lattice l;
+    static float targets[3 * MAXN], before[3 * MAXN];
+    make_skirt(&l, 5, 12);
+    tl_cloth_def d = def_of(&l);
+    d.settings.iterations = 0; /* the carry alone, no relaxation after it */
+    tl_cloth_model* m;
+    tl_cloth* c;
+    tl_error err;
+    ENSURE_OK(tl_cloth_model_create(&d, NULL, &m, &err), err);
+    ENSURE_OK(tl_cloth_create(m, NULL, &c, &err), err);
+    tl_cloth_input in = tl_default_cloth_input();
+    in.targets = targets;
+    for (int f = 0; f < 40; ++f) {
+        in.frame = body_frame(WALK, f / 60.0);
+        body_targets(&l, &in.frame, targets);
+        tl_cloth_step(c, &in, f ? 1.0f / 60.0f : 0.0f);
+    }
+    int n = 60;
+    const float* x = tl_cloth_positions(c);
+    for (int i = 0; i < 3 * n; ++i)
+        before[i] = x[i] - targets[i];
+    /* 5 m away and turned: a respawn, flagged and not */
+    for (int pass = 0; pass < 2; ++pass) {
+        in.frame.position[0] += 5.0f;
+        body_targets(&l, &in.frame, targets);
+        in.cut = pass == 0;
+        tl_cloth_step(c, &in, 0.0f);
+        x = tl_cloth_positions(c);
+        double worst = 0;
+        for (int i = 0; i < 3 * n; ++i)
+            worst = fmax(worst, fabs((x[i] - targets[i]) - before[i]));
+        tl_cloth_stats s = tl_cloth_get_stats(c);
+        fprintf(stderr, "  after a 5 m jump (%s): offsets from the targets moved %.2e m\n",
+                pass ? "a teleport" : "a cut", worst);
+        ENSURE(worst < 1e-5);
+        ENSURE(s.cuts == (uint32_t)(pass + 1) && s.teleports == (uint32_t)pass);
+    }
+    tl_cloth_destroy(c);
+    tl_cloth_model_destroy(m);
+}
+
+static void test_nonfinite_input(void) {
+    static lattice l;
+    static float targets[3 * MAXN];
+    make_sheet(&l, 4, 4);
+    tl_cloth_def d = def_of(&l);
+    tl_cloth_model* m;
+    tl_cloth* c;
+    tl_error err;
+    ENSURE_OK(tl_cloth_model_create(&d, NULL, &m, &err), err);
+    ENSURE_OK(tl_cloth_create(m, NULL, &c, &err), err);
+    tl_cloth_input in = tl_default_cloth_input();
+    body_targets(&l, &in.frame, targets);
+    in.targets = targets;
+    tl_cloth_step(c, &in, 1.0f / 60.0f);
+    targets[5] = NAN;
+    tl_cloth_step(c, &in, 1.0f / 60.0f);
+    targets[5] = l.rest[5];
+    in.frame.rotation[3] = 0;
+    tl_cloth_step(c, &in, 1.0f / 60.0f);
+    in.frame.rotation[3] = 1;
+    tl_cloth_step(c, &in, INFINITY);
+    tl_cloth_step(c, &in, 1.0f / 60.0f);
+    tl_cloth_stats s = tl_cloth_get_stats(c);
+    const float* x = tl_cloth_positions(c);
+    for (int i = 0; i < 48; ++i)
+        ENSURE(isfinite(x[i]));
+    ENSURE(s.nonfinite_inputs == 3 && s.nonfinite_states == 0);
+    tl_cloth_destroy(c);
+    tl_cloth_model_destroy(m);
+}
+
+/* No allocation after create, through every path: colliders, contact, cuts, teleports, a
+ * hitch, non-finite input, settings changed at run time; two cloths share one model. */
+typedef struct counting {
+    size_t allocs, frees;
+} counting;
+static void* count_alloc(size_t size, void* user) {
+    ((counting*)user)->allocs++;
+    return malloc(size);
+}
+static void count_free(void* p, void* user) {
+    ((counting*)user)->frees++;
+    free(p);
+}
+
+static void test_no_allocation_in_step(void) {
+    static lattice l;
+    static float targets[3 * MAXN];
+    make_skirt(&l, 7, 16);
+    counting counts = {0, 0};
+    tl_allocator a = {count_alloc, count_free, &counts};
+    tl_cloth_def d = def_of(&l);
+    tl_cloth_model* m;
+    tl_cloth *c0, *c1;
+    tl_error err;
+    ENSURE_OK(tl_cloth_model_create(&d, &a, &m, &err), err);
+    size_t model_allocs = counts.allocs;
+    ENSURE_OK(tl_cloth_create(m, &a, &c0, &err), err);
+    ENSURE_OK(tl_cloth_create(m, &a, &c1, &err), err);
+    size_t after_create = counts.allocs, frees_after_create = counts.frees;
+    tl_cloth_input in = tl_default_cloth_input();
+    in.targets = targets;
+    tl_collider legs[2];
+    tl_cloth_ellipsoid e = {{0, 0.7f, 0}, {0, 0, 0, 1}, {0.12f, 0.3f, 0.12f}};
+    for (int f = 0; f < 600; ++f) {
+        double t = f / 60.0;
+        in.frame = body_frame(f < 300 ? RUN : JUMP, t);
+        if (f == 200) in.frame.position[0] += 3.0f; /* a teleport */
+        body_targets(&l, &in.frame, targets);
+        body_legs(RUN, t, &in.frame, legs);
+        in.colliders = legs, in.collider_count = 2;
+        in.ellipsoids = &e, in.ellipsoid_count = 1;
+        in.cut = f == 400;
+        float dt = f == 100 ? 0.5f : 1.0f / 60.0f; /* a hitch */
+        if (f == 150) targets[7] = NAN;
+        if (f == 350) {
+            tl_cloth_settings s = tl_default_cloth_settings();
+            s.iterations = 4, s.world_motion = 0.1f;
+            tl_cloth_set_settings(c1, &s);
+        }
+        tl_cloth_step(c0, &in, dt);
+        tl_cloth_step(c1, &in, dt);
+    }
+    tl_cloth_stats s = tl_cloth_get_stats(c0);
+    fprintf(stderr,
+            "  %zu allocation(s) for the model, %zu for two cloths; after 600 frames: %zu "
+            "(cuts %u, teleports %u, clamped %u, non-finite %u)\n",
+            model_allocs, after_create - model_allocs, counts.allocs, s.cuts, s.teleports,
+            s.clamped_frames, s.nonfinite_inputs);
+    ENSURE(counts.allocs == after_create && counts.frees == frees_after_create);
+    ENSURE(s.teleports >= 1 && s.cuts >= 2 && s.clamped_frames >= 1 && s.nonfinite_inputs == 1);
+    tl_cloth_destroy(c0);
+    tl_cloth_destroy(c1);
+    tl_cloth_model_destroy(m);
+    ENSURE(counts.frees == counts.allocs);
+}
+
+/* The vector kernels and the scalar one relax the same lattice to the same shape (within the
+ * hardware 1/sqrt estimate's error). */
+static void test_kernels_agree(void) {
+    static lattice l;
+    static float x[3][3 * MAXN];
+    make_skirt(&l, 20, 37);
+    tl_cloth_def d = def_of(&l);
+    tl_cloth_model* m;
+    tl_error err;
+    ENSURE_OK(tl_cloth_model_create(&d, NULL, &m, &err), err);
+    int n = 20 * 37;
+    for (int level = 0; level < 3; ++level) {
+        cloth_set_simd_level(level);
+        float *px = x[level], *py = px + n, *pz = py + n;
+        for (int i = 0; i < n; ++i) { /* a crumpled start */
+            px[i] = l.rest[3 * i] + 0.02f * sinf(1.7f * (float)i);
+            py[i] = l.rest[3 * i + 1] + 0.02f * cosf(2.3f * (float)i);
+            pz[i] = l.rest[3 * i + 2] + 0.02f * sinf(0.9f * (float)i + 1);
+        }
+        cloth_relax(m, px, py, pz, 1.0f, 0.3f, 8);
+    }
+    int best = cloth_simd_level();
+    cloth_set_simd_level(-1);
+    double worst = 0;
+    for (int level = 1; level <= best; ++level)
+        for (int i = 0; i < 3 * n; ++i)
+            worst = fmax(worst, fabs((double)x[level][i] - x[0][i]));
+    fprintf(stderr, "  best level %d; largest difference from scalar %.2e m\n", best, worst);
+    ENSURE(worst < 1e-5);
+    tl_cloth_model_destroy(m);
+}
+
+/* ---- the offline lattice on a real garment ---- */
+
+static const char* rigged_skirt_path; /* written by rig_skirt_lattice */
+
+/* mh-suit-skirt.glb (a MakeHuman suit whose skirt is skinned to the thighs): the skirt becomes
+ * one closed lattice hanging from the waist, its skin bound bilinearly to the lattice's bones
+ * only, and the written file passes the Khronos validator and reads back as a cloth part. */
+static void test_rig_skirt_lattice(void) {
+    tl_gltf* doc;
+    tl_scene* scene;
+    tl_error err;
+    ENSURE_OK(tl_gltf_load(tl_test_shared("cases/mh-suit-skirt.glb"), &doc, &err), err);
+    ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+    tl_rig_def def = tl_default_rig_def();
+    tl_rig_analysis* a;
+    ENSURE_OK(tl_rig_analyze(scene, &def, &a, &err), err);
+    const tl_rig_part* cloth = NULL;
+    uint32_t cloth_parts = 0;
+    for (uint32_t i = 0; i < a->part_count; ++i)
+        if (a->parts[i].action == TL_RIG_ACTION_CLOTH) cloth = &a->parts[i], cloth_parts++;
+    ENSURE_MSG(cloth_parts == 1, "%u cloth parts", cloth_parts);
+    const tl_rig_cloth* cl = &cloth->cloth;
+    const tl_scene_skin* sk = &scene->skins[cloth->skin];
+    fprintf(stderr, "  %s: %u x %u lattice (%s), %u bones, %u vertices (%u grown), from %s\n",
+            cloth->bone_prefix, cl->rows, cl->columns, cl->closed ? "closed" : "open",
+            cl->bone_count, cloth->vertex_count, cloth->grown, cloth->attach_name);
+    ENSURE(cl->closed && cl->rows >= 3 && cl->columns >= 6);
+    ENSURE(cl->bone_count == (cl->rows - 1) * cl->bone_columns &&
+           cl->bone_columns * 2 == cl->columns);
+    /* the lattice hangs: every vertical link points down, row 0 at the waist (above the hem) */
+    double waist = 0, hem = 0;
+    for (uint32_t c = 0; c < cl->columns; ++c) {
+        for (uint32_t r = 1; r < cl->rows; ++r) {
+            v3 a0 = v3_load(cl->particles + 3 * ((r - 1) * cl->columns + c));
+            v3 a1 = v3_load(cl->particles + 3 * (r * cl->columns + c));
+            ENSURE_MSG(v3_dot(v3_sub(a1, a0), v3_load(sk->up)) < 0, "link (%u, %u) rises", r, c);
+        }
+        waist += v3_dot(v3_load(cl->particles + 3 * c), v3_load(sk->up)) / cl->columns;
+        hem += v3_dot(v3_load(cl->particles + 3 * ((cl->rows - 1) * cl->columns + c)),
+                      v3_load(sk->up)) /
+               cl->columns;
+    }
+    fprintf(stderr, "  waist row at %.3f, hem row at %.3f (H %.3f)\n", waist, hem, sk->height);
+    ENSURE(waist - hem > 0.15 * sk->height);
+    /* every part vertex on the lattice's bones alone, weights summing to 1 */
+    for (uint32_t k = 0; k < cloth->vertex_count; ++k) {
+        double sum = 0;
+        for (int q = 0; q < 4; ++q) {
+            float w = cloth->new_weights[4 * k + q];
+            uint32_t j = cloth->new_joints[4 * k + q];
+            sum += w;
+            ENSURE(w == 0 ||
+                   (j >= cloth->first_new_joint && j < cloth->first_new_joint + cl->bone_count));
+        }
+        ENSURE_NEAR(sum, 1.0, 1e-5);
+    }
+    tl_scene_destroy(scene);
+    ENSURE_OK(tl_rig_apply(doc, a, &err), err);
+    tl_rig_analysis_destroy(a);
+    const char* out = tl_test_scratch("mh-suit-skirt-cloth.glb");
+    rigged_skirt_path = out;
+    tl_gltf_save_def save = tl_default_gltf_save_def();
+    save.overwrite = true;
+    ENSURE_OK(tl_gltf_save(doc, out, &save, &err), err);
+    tl_gltf_destroy(doc);
+    json_t* report = tl_test_validate(out);
+    ENSURE_MSG(report != NULL, "the validator did not run");
+    json_int_t errors = json_integer_value(json_object_get(report, "errors"));
+    fprintf(stderr, "  validator: %lld errors, %lld warnings\n", (long long)errors,
+            (long long)json_integer_value(json_object_get(report, "warnings")));
+    json_decref(report);
+    ENSURE(errors == 0);
+    ENSURE_OK(tl_gltf_load(out, &doc, &err), err);
+    ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+    uint32_t read = 0;
+    for (uint32_t i = 0; i < scene->part_count; ++i)
+        read += scene->parts[i].kind == TL_PART_CLOTH;
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+    ENSURE(read == 1);
+}
+
+/* ---- playback: the rigged skirt in its clips ---- */
+
+typedef struct play_probe {
+    tl_player* player;
+    const tl_scene* scene;
+    uint32_t clip;
+    float H;
+    const tl_pose* pose;
+    double tether, excess, depth; /* worst over the sampled times */
+    double hem_swing;             /* mean hem distance from its targets, largest */
+} play_probe;
+
+static void probe_cloth(play_probe* p) {
+    const tl_cloth* c = tl_player_cloth(p->player, 0);
+    const float* t = tl_player_cloth_targets(p->player, 0);
+    p->tether = fmax(p->tether, tether_error(c));
+    p->excess = fmax(p->excess, max_distance_excess(c, t));
+    const tl_collider* k;
+    uint32_t nk = tl_player_cloth_colliders(p->player, 0, &k);
+
+    const float* x = tl_cloth_positions(c);
+    int n = tl_cloth_particle_count(c), C = tl_cloth_model_columns(tl_cloth_get_model(c));
+    for (int i = C; i < n; ++i)
+        for (uint32_t j = 0; j < nk; ++j) {
+            double d = tl_collider_depth(&k[j], x + 3 * i) / p->H;
+            p->depth = fmax(p->depth, d);
+        }
+    double swing = 0;
+    for (int i = n - C; i < n; ++i)
+        swing += v3_length(v3_sub(v3_load(x + 3 * i), v3_load(t + 3 * i))) / C;
+    p->hem_swing = fmax(p->hem_swing, swing);
+}
+
+static void play_pose(void* user, tl_pose* pose, float time) {
+    play_probe* p = user;
+    tl_player_advance(p->player, pose, p->clip, time);
+    p->pose = pose;
+    probe_cloth(p);
+}
+
+/* The rigged skirt in Walk and Jump, with or without the body colliders (tl_player_def.colliders).
+ * After every sample the tethers are at rest length and no particle is past its safe distance;
+ * the hem swings and comes to rest within 2 s once the body holds still (its particles' mean
+ * speed under 0.1% of H a second). Without colliders its edges stretch no more than the body's
+ * (p99 and max) and tear on <= 0.1% of edge samples; with colliders no particle is deeper than
+ * 0.002 H in one at any sample, and the stretch is reported. With TL_CLOTH_STRICT set both
+ * configurations must meet every criterion (ctest known_failing_cloth_colliders: today the
+ * colliders stretch the tight skirt's edges past the body's). */
+static void play_skirt(bool colliders) {
+    bool strict = getenv("TL_CLOTH_STRICT") != NULL;
+    if (!rigged_skirt_path) {
+        test_rig_skirt_lattice();
+        ENSURE(rigged_skirt_path);
+    }
+    tl_gltf* doc;
+    tl_scene* scene;
+    tl_error err;
+    ENSURE_OK(tl_gltf_load(rigged_skirt_path, &doc, &err), err);
+    ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+    tl_player_def def = tl_default_player_def();
+    def.colliders = colliders;
+    tl_player* player;
+    ENSURE_OK(tl_player_create(scene, NULL, 0, &def, &player, &err), err);
+    ENSURE(tl_player_cloth_count(player) == 1);
+    const tl_scene_part* part = &scene->parts[tl_player_cloth_part(player, 0)];
+    const tl_scene_skin* sk = &scene->skins[part->skin];
+    /* the cloth's skin: vertices whose dominant joint is a cloth bone */
+    uint8_t* cloth_mask = calloc(sk->vertex_count, 1);
+    uint8_t* body_mask = calloc(sk->vertex_count, 1);
+    ENSURE(cloth_mask && body_mask);
+    for (uint32_t v = 0; v < sk->vertex_count; ++v) {
+        float best = -1;
+        uint32_t dom = 0;
+        for (uint32_t k = 0; k < sk->influence_count; ++k) {
+            float w = sk->influence_weights[(size_t)v * sk->influence_count + k];
+            if (w > best) best = w, dom = sk->influence_joints[(size_t)v * sk->influence_count + k];
+        }
+        bool mine = dom == part->end_joint;
+        for (uint32_t b = 0; b < part->bone_count; ++b)
+            mine = mine || dom == part->bone_joints[b];
+        cloth_mask[v] = mine, body_mask[v] = !mine;
+    }
+    const uint8_t* masks[2] = {cloth_mask, body_mask};
+    tl_measure_def md = tl_default_measure_def();
+    md.samples = 120;
+    tl_stretch* st;
+    ENSURE_OK(tl_stretch_create(scene, part->skin, masks, 2, &md, &st, &err), err);
+    const char* clips[] = {"Walk", "Jump"};
+    tl_pose* pose = tl_pose_create(scene);
+    for (int k = 0; k < 2; ++k) {
+        uint32_t clip;
+        ENSURE_OK(tl_scene_find_clip(scene, clips[k], &clip, &err), err);
+        play_probe p = {player, scene, clip, sk->height, NULL, 0, 0, 0, 0};
+        tl_player_start(player, clip, 0);
+        tl_stretch_stats s[2];
+        tl_stretch_run(st, clip, play_pose, &p, s);
+        /* then the body holds the clip's last pose: the hem settles */
+        tl_player_advance(player, pose, clip, scene->clips[clip].duration);
+        const tl_cloth* c = tl_player_cloth(player, 0);
+        int n = tl_cloth_particle_count(c);
+        float* before = malloc(3 * (size_t)n * sizeof *before);
+        double speed_end = 0, speed_peak = 0;
+        for (int f = 0; f < 120; ++f) {
+            memcpy(before, tl_cloth_positions(c), 3 * (size_t)n * sizeof *before);
+            tl_player_step_pose(player, pose, 1.0f / 60.0f);
+            double speed = 0; /* the particles' mean speed */
+            for (int i = 0; i < n; ++i)
+                speed += v3_length(v3_sub(v3_load(tl_cloth_positions(c) + 3 * i),
+                                          v3_load(before + 3 * i))) *
+                         60.0 / n;
+            if (f == 0) speed_peak = speed;
+            speed_end = speed;
+        }
+        free(before);
+        fprintf(stderr,
+                "  %s, %s: cloth p99 %.3f max %.3f torn %.2f%% (%llu edge samples); body p99 "
+                "%.3f max %.3f; tether %.1e, max distance excess %.1e, deepest particle %.5f H "
+                "in a collider; hem swing %.3f m; particles' mean speed %.4f m/s after the stop, "
+                "%.5f m/s 2 s later\n",
+                clips[k], colliders ? "colliders" : "no colliders", s[0].p99, s[0].max,
+                s[0].torn_pct, (unsigned long long)s[0].count, s[1].p99, s[1].max, p.tether,
+                p.excess, p.depth, p.hem_swing, speed_peak, speed_end);
+        ENSURE(s[0].count > 0);
+        ENSURE(p.tether <= 1e-6 && p.excess <= 1e-5);
+        ENSURE(p.hem_swing > 0.001 * sk->height);
+        ENSURE(speed_end < 0.001 * sk->height); /* at rest: under 0.1% of H a second */
+        if (!colliders || strict)
+            ENSURE(s[0].p99 <= s[1].p99 && s[0].max <= s[1].max && s[0].torn_pct <= 0.1f);
+        if (colliders || strict) ENSURE(p.depth <= 0.002);
+    }
+    tl_pose_destroy(pose);
+    tl_stretch_destroy(st);
+    free(cloth_mask);
+    free(body_mask);
+    tl_player_destroy(player);
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+}
+
+static void test_play_skirt_clips(void) {
+    play_skirt(false);
+}
+
+/* (strict, fails today: see play_skirt) */
+static void test_play_skirt_colliders(void) {
+    play_skirt(true);
+}
+
+static const tl_test_case cases[] = {
+    {"defaults", test_defaults},
+    {"groups_independent", test_groups_independent},
+    {"edges", test_edges},
+    {"invalid_def", test_invalid_def},
+    {"hanging_sheet_comes_to_rest", test_hanging_sheet_comes_to_rest},
+    {"tether_and_max_distance", test_tether_and_max_distance},
+    {"collider_penetration", test_collider_penetration},
+    {"ellipsoid_collider", test_ellipsoid_collider},
+    {"world_motion_share", test_world_motion_share},
+    {"external_force", test_external_force},
+    {"cut_carries", test_cut_carries},
+    {"nonfinite_input", test_nonfinite_input},
+    {"no_allocation_in_step", test_no_allocation_in_step},
+    {"kernels_agree", test_kernels_agree},
+    {"rig_skirt_lattice", test_rig_skirt_lattice},
+    {"play_skirt_clips", test_play_skirt_clips},
+    {"play_skirt_colliders", test_play_skirt_colliders},
+};
+
+int main(int argc, char** argv) {
+    return tl_test_main(argc, argv, cases, sizeof cases / sizeof cases[0]);
+}
