@@ -19,7 +19,9 @@ struct tl_player {
     tl_chain** chains;
     tl_chain_input* inputs; /* per chain: start = last frame's attachment pose */
     tl_pose* scratch;       /* intermediate frames */
-    tl_pose* sampled;       /* def.sample_chains: the clip at a chain's internal step */
+    tl_pose* sampled;       /* def.sample_chains: the clip at a chain's internal step ... */
+    uint32_t sampled_clip;  /* ... of this clip ... */
+    float sampled_time;     /* ... at this clip time (NaN: none yet) */
     uint32_t clip;
     float time;    /* the clip time of the last advance */
     float origin;  /* the clip time tl_player_start began at */
@@ -190,6 +192,7 @@ tl_result tl_player_create(const tl_scene* scene, const tl_play_chain* chains, u
     p->inputs = calloc(count + 1, sizeof *p->inputs);
     p->scratch = tl_pose_create(scene);
     p->sampled = def->sample_chains ? tl_pose_create(scene) : NULL;
+    p->sampled_time = NAN;
     if (!p->descs || !p->chains || !p->inputs || !p->scratch ||
         (def->sample_chains && !p->sampled)) {
         tl_player_destroy(p);
@@ -303,7 +306,7 @@ static void step_frame(tl_player* p, const tl_pose* pose, float dt) {
 }
 
 /* A fed frame of the clip, for the chains' pose sampler: it runs from clip time `from` to the
- * already evaluated `end` (dt seconds later, no wrap inside). */
+ * already evaluated `end` at clip time `end_time`, dt seconds later (no wrap inside). */
 typedef struct clip_frame {
     tl_player* p;
     uint32_t chain;
@@ -311,14 +314,21 @@ typedef struct clip_frame {
     double from;
     float dt;
     const tl_pose* end;
+    float end_time;
 } clip_frame;
 
 static void sample_clip(void* user, float t, tl_chain_sample* out) {
     clip_frame* f = user;
     tl_player* p = f->p;
     const tl_pose* pose = f->end;
-    if (t < f->dt) { /* (a frame's end is its fed pose: most frames need no other) */
-        tl_pose_sample(p->sampled, p->scene, f->clip, (float)(f->from + t));
+    float time = (float)(f->from + t);
+    /* a frame's end is its fed pose (a step a rounding short of it too: the same clip time), so
+       most frames evaluate no other; chains stepping at the same times share one */
+    if (t < f->dt && time != f->end_time) {
+        if (!(time == p->sampled_time && f->clip == p->sampled_clip)) {
+            tl_pose_sample(p->sampled, p->scene, f->clip, time);
+            p->sampled_time = time, p->sampled_clip = f->clip;
+        }
         pose = p->sampled;
     }
     out->attachment = attachment_pose(p, pose, f->chain);
@@ -327,9 +337,9 @@ static void sample_clip(void* user, float t, tl_chain_sample* out) {
 
 /* step_frame with def.sample_chains: each chain's internal steps see the clip at their own
  * times (tl_chain_step_sampled), not a blend of the frame's two poses. */
-static void step_clip_frame(tl_player* p, const tl_pose* pose, uint32_t clip, double from,
+static void step_clip_frame(tl_player* p, const tl_pose* pose, uint32_t clip, double from, float to,
                             float dt) {
-    clip_frame f = {p, 0, clip, from, dt, pose};
+    clip_frame f = {p, 0, clip, from, dt, pose, to};
     for (uint32_t i = 0; i < p->count; ++i) {
         f.chain = i;
         tl_chain_step_sampled(p->chains[i], sample_clip, &f, dt, p->cut);
@@ -339,9 +349,11 @@ static void step_clip_frame(tl_player* p, const tl_pose* pose, uint32_t clip, do
     play_cloths_step(p->cloths, pose, dt);
 }
 
-static void feed_frame(tl_player* p, const tl_pose* pose, uint32_t clip, double from, float dt) {
+/* One fed frame, the clip from clip time `from` to `to` (evaluated in `pose`), dt seconds. */
+static void feed_frame(tl_player* p, const tl_pose* pose, uint32_t clip, double from, float to,
+                       float dt) {
     if (p->sampled)
-        step_clip_frame(p, pose, clip, from, dt);
+        step_clip_frame(p, pose, clip, from, to, dt);
     else
         step_frame(p, pose, dt);
 }
@@ -360,7 +372,7 @@ static void feed(tl_player* p, tl_pose* pose, uint32_t clip, double* last, doubl
         for (long m = 0; m < wraps; ++m, wrap += duration) {
             double at = wrap > x ? x : (wrap < *last ? *last : wrap);
             tl_pose_sample(p->scratch, p->scene, clip, (float)duration);
-            feed_frame(p, p->scratch, clip, p->fed, (float)(at - *last));
+            feed_frame(p, p->scratch, clip, p->fed, (float)duration, (float)(at - *last));
             tl_pose_sample(p->scratch, p->scene, clip, 0.0f);
             for (uint32_t i = 0; i < p->count; ++i)
                 p->inputs[i].start = attachment_pose(p, p->scratch, i);
@@ -371,7 +383,7 @@ static void feed(tl_player* p, tl_pose* pose, uint32_t clip, double* last, doubl
         }
     }
     tl_pose_sample(pose, p->scene, clip, t);
-    feed_frame(p, pose, clip, p->fed, (float)(x - *last));
+    feed_frame(p, pose, clip, p->fed, t, (float)(x - *last));
     *last = x;
     p->fed = t;
 }
