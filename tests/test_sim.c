@@ -1374,7 +1374,7 @@ static void sample_clip(void* user, float t, tl_chain_sample* out) {
  * (relative to the attachment's position when `relative`). A 10 m jump at `cut_at` s, reported
  * as a cut, when cut_at > 0. */
 static int play_sampled(const rig* r, clip_fn* clip, int fps, double seconds, double cut_at,
-                        float* tips, int* calls) {
+                        float* tips, int* calls, uint32_t* cuts) {
     tl_chain_def def = def_for(r);
     tl_chain* chain = create(&def);
     if (!chain) return 0;
@@ -1395,6 +1395,7 @@ static int play_sampled(const rig* r, clip_fn* clip, int fps, double seconds, do
         }
     }
     *calls = s.calls;
+    *cuts = tl_chain_get_stats(chain).cuts;
     tl_chain_destroy(chain);
     return count;
 }
@@ -1413,8 +1414,12 @@ static void test_sampler(void) {
     for (int c = 0; c < 2; ++c) {
         int calls[RATES], count = 0;
         for (int k = 0; k < RATES; ++k) {
-            int n = play_sampled(&r, clips[c], fps[k], 8.0, 0, tips[k], &calls[k]);
+            uint32_t cuts;
+            int n = play_sampled(&r, clips[c], fps[k], 8.0, 0, tips[k], &calls[k], &cuts);
             ENSURE(k == 0 || n == count);
+            /* the frames start where the last ended: no cut (once each frame's start, the
+               stored normalized target normalized again, differed in a last bit) */
+            ENSURE_MSG(cuts == 0, "%s at %d fps: %u cuts", names[c], fps[k], cuts);
             count = n;
         }
         double worst = 0;
@@ -1431,8 +1436,10 @@ static void test_sampler(void) {
     }
     static float with_cut[SAMPLES * 8 * 3], without[SAMPLES * 8 * 3];
     int calls;
-    int count = play_sampled(&r, clip_walk, 60, 8.0, 3.0, with_cut, &calls);
-    play_sampled(&r, clip_walk, 60, 8.0, 0, without, &calls);
+    uint32_t cuts, no_cuts;
+    int count = play_sampled(&r, clip_walk, 60, 8.0, 3.0, with_cut, &calls, &cuts);
+    play_sampled(&r, clip_walk, 60, 8.0, 0, without, &calls, &no_cuts);
+    ENSURE_MSG(cuts == 1 && no_cuts == 0, "cuts %u, without %u", cuts, no_cuts);
     double worst = 0;
     for (int i = 0; i < count * r.n; ++i)
         worst = fmax(worst, v3_length(v3_sub(tip_at(with_cut, i), tip_at(without, i))));

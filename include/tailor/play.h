@@ -76,6 +76,12 @@ typedef struct tl_player_def {
     bool fit_colliders; /* with colliders, a skin the file stores none for gets them fitted
                            at create (tl_body_colliders_fit); false (a file rigged before
                            colliders were stored then plays as it did) */
+    bool sample_chains; /* tl_player_advance hands the chains a pose sampler
+                           (tl_chain_step_sampled): every internal step sees the clip at its own
+                           time, whatever frame_step; true. false: each chain gets the two poses
+                           of each fed frame (tl_chain_step), as a host with poses only at
+                           render frames does (frame_step = 1/fps); tl_player_step_pose always
+                           does */
 } tl_player_def;
 
 tl_player_def tl_default_player_def(void);

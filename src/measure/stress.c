@@ -214,8 +214,9 @@ static void run_shake(const tl_scene* scene, tl_player* player, tl_pose* pose, p
 enum { RATES = 5 };
 
 /* The clip at every rate of def.fps; the largest distance between two rates' tips at a common
- * time, world units. `sampled`: the player samples the clip at the solver's step (its default
- * frame_step), else only at render frames. `tips` holds RATES x samples x n x 3 floats. */
+ * time, world units. `sampled`: the player hands the chains its pose sampler (its default),
+ * else the clip only at render frames, two poses a frame. `tips` holds RATES x samples x n x 3
+ * floats. */
 static tl_result run_frame_rates(const tl_scene* scene, const tl_play_chain* chain, int32_t clip,
                                  tl_pose* pose, probe* p, float* tips, uint32_t samples,
                                  const tl_stress_def* def, bool sampled, float* largest,
@@ -223,7 +224,8 @@ static tl_result run_frame_rates(const tl_scene* scene, const tl_play_chain* cha
     for (int r = 0; r < RATES; ++r) {
         tl_player_def pd = tl_default_player_def();
         pd.colliders = pd.fit_colliders = def->colliders;
-        if (!sampled) pd.frame_step = 1.0f / def->fps[r];
+        if (!sampled) /* the host with two poses a frame, as measure.md defines the figure */
+            pd.frame_step = 1.0f / def->fps[r], pd.sample_chains = false;
         pd.loop = true;
         tl_player* player;
         tl_result res = tl_player_create(scene, chain, 1, &pd, &player, err);

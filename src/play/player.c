@@ -19,12 +19,16 @@ struct tl_player {
     tl_chain** chains;
     tl_chain_input* inputs; /* per chain: start = last frame's attachment pose */
     tl_pose* scratch;       /* intermediate frames */
+    tl_pose* sampled;       /* def.sample_chains: the clip at a chain's internal step ... */
+    uint32_t sampled_clip;  /* ... of this clip ... */
+    float sampled_time;     /* ... at this clip time (NaN: none yet) */
     uint32_t clip;
     float time;    /* the clip time of the last advance */
     float origin;  /* the clip time tl_player_start began at */
     double played; /* seconds played since then (grows through loops) */
     double fed;    /* the clip time of the last pose fed to the chains */
     bool started;
+    bool cut; /* the next sampled frame starts with a cut (a loop's wrap, tl_player_cut) */
     /* def.colliders: per chain, the body colliders it runs with and their world poses */
     tl_body_collider (*colliders)[TL_BODY_COLLIDERS_MAX];
     tl_collider (*world)[TL_BODY_COLLIDERS_MAX];
@@ -38,6 +42,7 @@ tl_player_def tl_default_player_def(void) {
     def.loop = false;
     def.colliders = true;
     def.fit_colliders = false;
+    def.sample_chains = true;
     return def;
 }
 
@@ -186,7 +191,10 @@ tl_result tl_player_create(const tl_scene* scene, const tl_play_chain* chains, u
     p->chains = calloc(count + 1, sizeof *p->chains);
     p->inputs = calloc(count + 1, sizeof *p->inputs);
     p->scratch = tl_pose_create(scene);
-    if (!p->descs || !p->chains || !p->inputs || !p->scratch) {
+    p->sampled = def->sample_chains ? tl_pose_create(scene) : NULL;
+    p->sampled_time = NAN;
+    if (!p->descs || !p->chains || !p->inputs || !p->scratch ||
+        (def->sample_chains && !p->sampled)) {
         tl_player_destroy(p);
         return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     }
@@ -224,6 +232,7 @@ tl_result tl_player_create(const tl_scene* scene, const tl_play_chain* chains, u
     }
     /* Only the chains' joints are read from the scratch pose: keep just their skin. */
     if (count > 0 && one_skin && !p->cloths) tl_pose_keep_skin(p->scratch, scene, chains[0].skin);
+    if (count > 0 && one_skin && p->sampled) tl_pose_keep_skin(p->sampled, scene, chains[0].skin);
     if (def->colliders) {
         tl_result r = fit_colliders(p, err);
         if (r != TL_OK) {
@@ -247,6 +256,7 @@ void tl_player_destroy(tl_player* p) {
     play_cloths_destroy(p->cloths);
     free(p->inputs);
     tl_pose_destroy(p->scratch);
+    tl_pose_destroy(p->sampled);
     free(p);
 }
 
@@ -271,22 +281,81 @@ void tl_player_start(tl_player* p, uint32_t clip, float time) {
     p->played = 0;
     p->fed = time;
     p->started = true;
+    p->cut = false;
+}
+
+/* Chain i's body colliders in `pose`, or none. */
+static void pose_colliders(tl_player* p, uint32_t i, const tl_pose* pose, const tl_collider** out,
+                           int* count) {
+    if (!p->collider_count || p->collider_count[i] == 0) return;
+    tl_body_colliders_pose(p->scene, p->descs[i].skin, p->colliders[i], p->collider_count[i], pose,
+                           p->world[i]);
+    *out = p->world[i];
+    *count = (int)p->collider_count[i];
 }
 
 /* One render frame: the chains move from their last attachment pose to the one in `pose`. */
 static void step_frame(tl_player* p, const tl_pose* pose, float dt) {
     for (uint32_t i = 0; i < p->count; ++i) {
         p->inputs[i].target = attachment_pose(p, pose, i);
-        if (p->collider_count && p->collider_count[i] > 0) {
-            tl_body_colliders_pose(p->scene, p->descs[i].skin, p->colliders[i],
-                                   p->collider_count[i], pose, p->world[i]);
-            p->inputs[i].colliders = p->world[i];
-            p->inputs[i].collider_count = (int)p->collider_count[i];
-        }
+        pose_colliders(p, i, pose, &p->inputs[i].colliders, &p->inputs[i].collider_count);
         tl_chain_step(p->chains[i], &p->inputs[i], dt);
         p->inputs[i].start = p->inputs[i].target;
     }
     play_cloths_step(p->cloths, pose, dt);
+}
+
+/* A fed frame of the clip, for the chains' pose sampler: it runs from clip time `from` to the
+ * already evaluated `end` at clip time `end_time`, dt seconds later (no wrap inside). */
+typedef struct clip_frame {
+    tl_player* p;
+    uint32_t chain;
+    uint32_t clip;
+    double from;
+    float dt;
+    const tl_pose* end;
+    float end_time;
+} clip_frame;
+
+static void sample_clip(void* user, float t, tl_chain_sample* out) {
+    clip_frame* f = user;
+    tl_player* p = f->p;
+    const tl_pose* pose = f->end;
+    float time = (float)(f->from + t);
+    /* a frame's end is its fed pose (a step a rounding short of it too: the same clip time), so
+       most frames evaluate no other; chains stepping at the same times share one */
+    if (t < f->dt && time != f->end_time) {
+        if (!(time == p->sampled_time && f->clip == p->sampled_clip)) {
+            tl_pose_sample(p->sampled, p->scene, f->clip, time);
+            p->sampled_time = time, p->sampled_clip = f->clip;
+        }
+        pose = p->sampled;
+    }
+    out->attachment = attachment_pose(p, pose, f->chain);
+    pose_colliders(p, f->chain, pose, &out->colliders, &out->collider_count);
+}
+
+/* step_frame with def.sample_chains: each chain's internal steps see the clip at their own
+ * times (tl_chain_step_sampled), not a blend of the frame's two poses. */
+static void step_clip_frame(tl_player* p, const tl_pose* pose, uint32_t clip, double from, float to,
+                            float dt) {
+    clip_frame f = {p, 0, clip, from, dt, pose, to};
+    for (uint32_t i = 0; i < p->count; ++i) {
+        f.chain = i;
+        tl_chain_step_sampled(p->chains[i], sample_clip, &f, dt, p->cut);
+        p->inputs[i].start = attachment_pose(p, pose, i);
+    }
+    p->cut = false;
+    play_cloths_step(p->cloths, pose, dt);
+}
+
+/* One fed frame, the clip from clip time `from` to `to` (evaluated in `pose`), dt seconds. */
+static void feed_frame(tl_player* p, const tl_pose* pose, uint32_t clip, double from, float to,
+                       float dt) {
+    if (p->sampled)
+        step_clip_frame(p, pose, clip, from, to, dt);
+    else
+        step_frame(p, pose, dt);
 }
 
 /* Feeds the chains the clip at clip time `t`, played time `x` (the last fed is at *last).
@@ -303,16 +372,18 @@ static void feed(tl_player* p, tl_pose* pose, uint32_t clip, double* last, doubl
         for (long m = 0; m < wraps; ++m, wrap += duration) {
             double at = wrap > x ? x : (wrap < *last ? *last : wrap);
             tl_pose_sample(p->scratch, p->scene, clip, (float)duration);
-            step_frame(p, p->scratch, (float)(at - *last));
+            feed_frame(p, p->scratch, clip, p->fed, (float)duration, (float)(at - *last));
             tl_pose_sample(p->scratch, p->scene, clip, 0.0f);
             for (uint32_t i = 0; i < p->count; ++i)
                 p->inputs[i].start = attachment_pose(p, p->scratch, i);
             play_cloths_cut(p->cloths);
+            p->cut = true;
+            p->fed = 0;
             *last = at;
         }
     }
     tl_pose_sample(pose, p->scene, clip, t);
-    step_frame(p, pose, (float)(x - *last));
+    feed_frame(p, pose, clip, p->fed, t, (float)(x - *last));
     *last = x;
     p->fed = t;
 }
@@ -350,6 +421,7 @@ void tl_player_step_pose(tl_player* p, tl_pose* pose, float dt) {
         play_cloths_start(p->cloths, pose);
         p->started = true;
     }
+    p->cut = false; /* (this path cuts by the start pose, tl_player_cut set it) */
     step_frame(p, pose, dt);
     tl_player_apply(p, pose);
 }
@@ -357,6 +429,7 @@ void tl_player_step_pose(tl_player* p, tl_pose* pose, float dt) {
 void tl_player_cut(tl_player* p, const tl_pose* pose) {
     for (uint32_t i = 0; i < p->count; ++i)
         p->inputs[i].start = attachment_pose(p, pose, i);
+    p->cut = true;
     play_cloths_cut(p->cloths);
 }
 

@@ -253,7 +253,10 @@ bool chain_frame_begin(tl_chain* c, const tl_chain_input* in, float dt, frame_pl
     bool history = c->placed && c->history;
     if (!c->placed) {
         chain_place_at_rest(c, &fp->start, fp->hips_start);
-    } else if (!pose_equal(&fp->start, &c->last_target)) {
+    } else if (!pose_equal(&fp->start, &c->last_target) &&
+               !pose_equal(&in->start, &c->last_target)) {
+        /* (a start that is the last target as the chain stored it, normalized, is no cut:
+           normalizing it again may move its last bit; tl_chain_step_sampled passes it so) */
         /* A cut between frames (a looping clip's wrap, a teleport, a blend snapping): the
          * caller says the attachment jumped there, so the chain jumps with it rigidly, whatever
          * the frame rate; left to the springs, the jump's response would depend on how many
