@@ -148,21 +148,28 @@ static bool collide(const tl_collider* c, v3 head, float len, v3 rest, float sli
     return true;
 }
 
-/* Lane l's colliders as the cull's slots (lanes are set up in order, lane 0 first). A tip
- * outside every slot's grown ball or capsule is outside every collider by collider_inside's
- * test too, so the contact pass would leave it as it is: skipping it changes no bit. The margin
- * (1e-3 of the radius and 1e-5 of the coordinates' size) dwarfs the few roundings by which the
- * cull's arithmetic (a reciprocal for the division) can differ from the exact test's. */
-void chain_cull_setup(lane_frame* f, int l) {
-    if (l == 0) f->cull_count = 0;
-    const int count = f->collider_count[l];
-    bool all = count > CULL_COLLIDERS;
-    for (int m = 0; m < CULL_COLLIDERS; ++m) {
+/* Slots [from, to) of lane l: unused (nothing is inside). */
+static void cull_clear(lane_frame* f, int l, int from, int to) {
+    for (int m = from; m < to; ++m) {
         f->cull_ax[m][l] = f->cull_ay[m][l] = f->cull_az[m][l] = 0;
         f->cull_bx[m][l] = f->cull_by[m][l] = f->cull_bz[m][l] = 0;
         f->cull_inv[m][l] = 0, f->cull_r2[m][l] = -1;
     }
-    for (int m = 0; m < count && !all; ++m) {
+}
+
+/* Lane l's colliders as the cull's slots (lanes are set up in order, lane 0 first; the slots
+ * below cull_count that a lane does not use are cleared, so a frame without colliders writes
+ * none). A tip outside every slot's grown ball or capsule is outside every collider by
+ * collider_inside's test too, so the contact pass would leave it as it is: skipping it changes
+ * no bit. The margin (1e-3 of the radius and 1e-5 of the coordinates' size) dwarfs the few
+ * roundings by which the cull's arithmetic (a reciprocal for the division) can differ from the
+ * exact test's. */
+void chain_cull_setup(lane_frame* f, int l) {
+    if (l == 0) f->cull_count = 0;
+    const int count = f->collider_count[l];
+    bool all = count > CULL_COLLIDERS;
+    int used = 0;
+    for (int m = 0; m < count && !all; ++m, ++used) {
         const tl_collider* c = &f->colliders[l][m];
         if (c->shape != TL_COLLIDER_SPHERE && c->shape != TL_COLLIDER_CAPSULE) {
             all = true;
@@ -184,8 +191,14 @@ void chain_cull_setup(lane_frame* f, int l) {
         f->cull_inv[m][l] = inv;
         f->cull_r2[m][l] = r != 0 ? grown * grown : -1; /* (radius 0: nothing is inside) */
     }
+    if (all) used = 0; /* (the contact pass runs anyway) */
     f->cull_all[l] = all;
-    if (!all && count > f->cull_count) f->cull_count = count;
+    if (used > f->cull_count) { /* the lanes before have none of the new slots */
+        for (int j = 0; j < l; ++j)
+            cull_clear(f, j, f->cull_count, used);
+        f->cull_count = used;
+    }
+    cull_clear(f, l, used, f->cull_count);
 }
 
 /* The contact pass for one lane's tip (rare: scalar): the plane behind the hips, the floor,
