@@ -385,6 +385,15 @@ LANE_TARGET KERNEL void NAME(link_rope)(const LINK_T* restrict k, lane_frame* re
     }
     NAME(link_cull)(f, w, near);
     EACH w->flag[l] |= near[l];
+#ifndef NDEBUG /* a tip the cull passes over is one the contact pass would leave as it is */
+    for (int l = 0; l < LANE_COUNT; ++l)
+        if (!w->flag[l] && f->collider_count[l] > 0) {
+            v3 p = {w->p_x[l], w->p_y[l], w->p_z[l]}, v = {w->v_x[l], w->v_y[l], w->v_z[l]};
+            bool touch;
+            assert(!chain_contact(f, l, LANE_V3(f, h, l), w->len[l],
+                                  (v3){w->rest_x[l], w->rest_y[l], w->rest_z[l]}, &p, &v, &touch));
+        }
+#endif
     if (NAME(any_lane)(w->flag))
         for (int l = 0; l < LANE_COUNT; ++l)
             if (w->flag[l]) {
