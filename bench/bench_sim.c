@@ -10,7 +10,9 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 enum { LINKS = 8 };
@@ -25,7 +27,9 @@ static tl_chain_pose walk(double t) {
     return p;
 }
 
-int main(void) {
+int main(int argc, char** argv) {
+    /* bench_sim [CHARACTERS]: only the runs with that many characters (for a profiler) */
+    const int only = argc > 1 ? atoi(argv[1]) : 0;
     /* a straight 0.8 m tail hanging from behind the hips, bones unrotated */
     float t[3 * LINKS], q[4 * LINKS], tip[3] = {0, -0.1f, 0};
     for (int i = 0; i < LINKS; ++i) {
@@ -42,8 +46,10 @@ int main(void) {
     if (tl_chain_batch_create(LINKS, 1000, NULL, &batch, &batch_err) != TL_OK) return 1;
     printf("solver,characters,links,steps,ns_per_link_step,us_per_character_step\n");
     const int counts[] = {1, 100, 1000};
+    uint64_t hash = 1469598103934665603u; /* FNV-1a of every run's last tips: the same bits? */
     for (int run = 0; run < 6; ++run) {
         int n = counts[run % 3];
+        if (only > 0 && n != only) continue;
         bool colliders = run >= 3; /* six body capsules per character, beside the tail */
         tl_chain** chains = malloc(sizeof(tl_chain*) * (size_t)n);
         tl_chain_input* in = malloc(sizeof(tl_chain_input) * (size_t)n);
@@ -108,7 +114,13 @@ int main(void) {
         free(bodies);
         long steps = (long)tl_chain_get_stats(chains[0]).steps;
         for (int k = 0; k < n; ++k) {
-            sink += tl_chain_tip_positions(chains[k])[3 * LINKS - 1];
+            const float* tips = tl_chain_tip_positions(chains[k]);
+            sink += tips[3 * LINKS - 1];
+            for (int i = 0; i < 3 * LINKS; ++i) {
+                uint32_t bits;
+                memcpy(&bits, &tips[i], sizeof bits);
+                hash = (hash ^ bits) * 1099511628211u;
+            }
             tl_chain_destroy(chains[k]);
         }
         double link_steps = (double)n * LINKS * (double)steps;
@@ -120,8 +132,9 @@ int main(void) {
     }
     fprintf(stderr,
             "bench_sim: memory per %d-bone chain %zu B, and its share of a batch for 1000 "
-            "chains %zu B\n",
-            LINKS, tl_chain_memory_size(LINKS), tl_chain_batch_memory_size(LINKS, 1000) / 1000);
+            "chains %zu B; tips hash %016llx\n",
+            LINKS, tl_chain_memory_size(LINKS), tl_chain_batch_memory_size(LINKS, 1000) / 1000,
+            (unsigned long long)hash);
     tl_chain_batch_destroy(batch);
     return 0;
 }

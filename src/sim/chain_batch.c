@@ -144,6 +144,7 @@ static void setup_lane(lane_frame* f, int l, const frame_plan* fp, int n) {
     SET_QT(f, hip, l, c->hips_in_attachment);
     f->has_hips[l] = fp->has_hips;
     f->colliders[l] = fp->colliders, f->collider_count[l] = fp->collider_count;
+    chain_cull_setup(f, l);
 }
 
 /* What internal step j of lane l leaves in the plan and the chain's stats. */

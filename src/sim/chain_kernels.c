@@ -148,6 +148,59 @@ static bool collide(const tl_collider* c, v3 head, float len, v3 rest, float sli
     return true;
 }
 
+/* Slots [from, to) of lane l: unused (nothing is inside). */
+static void cull_clear(lane_frame* f, int l, int from, int to) {
+    for (int m = from; m < to; ++m) {
+        f->cull_ax[m][l] = f->cull_ay[m][l] = f->cull_az[m][l] = 0;
+        f->cull_bx[m][l] = f->cull_by[m][l] = f->cull_bz[m][l] = 0;
+        f->cull_inv[m][l] = 0, f->cull_r2[m][l] = -1;
+    }
+}
+
+/* Lane l's colliders as the cull's slots (lanes are set up in order, lane 0 first; the slots
+ * below cull_count that a lane does not use are cleared, so a frame without colliders writes
+ * none). A tip outside every slot's grown ball or capsule is outside every collider by
+ * collider_inside's test too, so the contact pass would leave it as it is: skipping it changes
+ * no bit. The margin (1e-3 of the radius and 1e-5 of the coordinates' size) dwarfs the few
+ * roundings by which the cull's arithmetic (a reciprocal for the division) can differ from the
+ * exact test's. */
+void chain_cull_setup(lane_frame* f, int l) {
+    if (l == 0) f->cull_count = 0;
+    const int count = f->collider_count[l];
+    bool all = count > CULL_COLLIDERS;
+    int used = 0;
+    for (int m = 0; m < count && !all; ++m, ++used) {
+        const tl_collider* c = &f->colliders[l][m];
+        if (c->shape != TL_COLLIDER_SPHERE && c->shape != TL_COLLIDER_CAPSULE) {
+            all = true;
+            break;
+        }
+        v3 a = v3_load(c->a), ab = {0, 0, 0};
+        if (c->shape == TL_COLLIDER_CAPSULE) ab = v3_sub(v3_load(c->b), a);
+        float ab2 = v3_dot(ab, ab), r = c->radius;
+        float size = fabsf(a.x) + fabsf(a.y) + fabsf(a.z) + fabsf(ab.x) + fabsf(ab.y) +
+                     fabsf(ab.z) + fabsf(r);
+        float grown = fabsf(r) * (1 + 1e-3f) + 1e-5f * size;
+        float inv = ab2 > 0 ? 1.0f / ab2 : 0; /* (a subnormal |ab|^2: no cull) */
+        if (!(isfinite(grown) && isfinite(inv) && grown * grown < INFINITY)) {
+            all = true;
+            break;
+        }
+        f->cull_ax[m][l] = a.x, f->cull_ay[m][l] = a.y, f->cull_az[m][l] = a.z;
+        f->cull_bx[m][l] = ab.x, f->cull_by[m][l] = ab.y, f->cull_bz[m][l] = ab.z;
+        f->cull_inv[m][l] = inv;
+        f->cull_r2[m][l] = r != 0 ? grown * grown : -1; /* (radius 0: nothing is inside) */
+    }
+    if (all) used = 0; /* (the contact pass runs anyway) */
+    f->cull_all[l] = all;
+    if (used > f->cull_count) { /* the lanes before have none of the new slots */
+        for (int j = 0; j < l; ++j)
+            cull_clear(f, j, f->cull_count, used);
+        f->cull_count = used;
+    }
+    cull_clear(f, l, used, f->cull_count);
+}
+
 /* The contact pass for one lane's tip (rare: scalar): the plane behind the hips, the floor,
  * then the body's colliders, each a collider of the pass. Returns whether the tip moved; *touch
  * whether it is on the floor or a body collider. */

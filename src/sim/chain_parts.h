@@ -185,6 +185,8 @@ struct tl_chain_batch {
 #define SET_QT(s, f, l, q)                                                                         \
     ((s)->f##x[l] = (q).x, (s)->f##y[l] = (q).y, (s)->f##z[l] = (q).z, (s)->f##w[l] = (q).w)
 
+enum { CULL_COLLIDERS = 8 }; /* spheres and capsules a lane culls by (beyond: no cull) */
+
 /* The per-chain settings of the lanes and the running values of one internal step. */
 typedef struct lane_frame {
     float dt[LANES], alpha[LANES], slip[LANES], floor_level[LANES], scale[LANES];
@@ -194,6 +196,17 @@ typedef struct lane_frame {
     int plane[LANES], floor[LANES];
     const tl_collider* colliders[LANES]; /* world, the frame's */
     int collider_count[LANES];
+    /* the spheres and capsules of the frame's colliders again, across the lanes, so that a tip
+     * outside all of them skips the contact pass (chain_cull_setup): segment start, its
+     * direction ab and 1 / |ab|^2 (0: a sphere), and a squared radius grown by a margin that
+     * covers the rounding of the exact test (-1: an unused slot) */
+    float cull_ax[CULL_COLLIDERS][LANES], cull_ay[CULL_COLLIDERS][LANES],
+        cull_az[CULL_COLLIDERS][LANES];
+    float cull_bx[CULL_COLLIDERS][LANES], cull_by[CULL_COLLIDERS][LANES],
+        cull_bz[CULL_COLLIDERS][LANES];
+    float cull_inv[CULL_COLLIDERS][LANES], cull_r2[CULL_COLLIDERS][LANES];
+    int cull_all[LANES]; /* other shapes, too many or non-finite ones: always the contact pass */
+    int cull_count;      /* slots used by any lane */
     /* per internal step */
     float rx[LANES], ry[LANES], rz[LANES];            /* the chain root (head of link 0) */
     float fx[LANES], fy[LANES], fz[LANES];            /* hips forward, world */
@@ -265,6 +278,7 @@ SIM_INTERNAL void chain_lanes_steps(void* links, int n, lane_frame* f, int lanes
 SIM_INTERNAL void chain_lanes_outputs(void* links, int n, float* t, float* gx, float* gy, float* gz,
                                       float* gw, float* hx, float* hy, float* hz, float* s,
                                       int lanes);
+SIM_INTERNAL void chain_cull_setup(lane_frame* f, int l);
 SIM_INTERNAL bool chain_contact(const lane_frame* f, int l, v3 head, float len, v3 rest, v3* pp,
                                 v3* vp, bool* touch);
 #if TL_LANES_AVX2

@@ -348,9 +348,28 @@ LANE_TARGET KERNEL void NAME(link_limit)(const LINK_T* restrict k, const lane_fr
             }
 }
 
+/* Whether each lane's tip p may be inside one of its colliders (chain_cull_setup): the
+ * segment's point nearest p within the grown radius. */
+LANE_TARGET KERNEL void NAME(link_cull)(const lane_frame* restrict f, NAME(link_work) * restrict w,
+                                        int* restrict near) {
+    EACH near[l] = f->cull_all[l];
+    for (int m = 0; m < f->cull_count; ++m)
+        EACH {
+            float px = w->p_x[l] - f->cull_ax[m][l], py = w->p_y[l] - f->cull_ay[m][l],
+                  pz = w->p_z[l] - f->cull_az[m][l];
+            float bx = f->cull_bx[m][l], by = f->cull_by[m][l], bz = f->cull_bz[m][l];
+            float t = (px * bx + py * by + pz * bz) * f->cull_inv[m][l];
+            t = NAME(pick)(t < 0, 0.0f, t);
+            t = NAME(pick)(t > 1, 1.0f, t);
+            float dx = px - bx * t, dy = py - by * t, dz = pz - bz * t;
+            near[l] |= dx * dx + dy * dy + dz * dz < f->cull_r2[m][l];
+        }
+}
+
 /* The rope (a rope cannot stretch, so neither can its velocity), then contact. */
 LANE_TARGET KERNEL void NAME(link_rope)(const LINK_T* restrict k, lane_frame* restrict f,
                                         NAME(link_work) * restrict w) {
+    int near[LANE_COUNT];
     EACH {
         v3 dir = {w->d_x[l], w->d_y[l], w->d_z[l]}, v = {w->v_x[l], w->v_y[l], w->v_z[l]};
         v3 head = LANE_V3(f, h, l);
@@ -360,11 +379,21 @@ LANE_TARGET KERNEL void NAME(link_rope)(const LINK_T* restrict k, lane_frame* re
         int below_root = v3_dot(rel, LANE_V3(f, e, l))<0, ahead = v3_dot(rel, LANE_V3(f, f, l))> 0;
         int behind = below_root & ahead;
         int below = v3_dot(p, LANE_V3(f, up, l)) < f->floor_level[l];
-        w->flag[l] = (f->plane[l] & behind) | (f->floor[l] & below) | (f->collider_count[l] > 0) |
-                     LANE_FEEDBACK;
+        w->flag[l] = (f->plane[l] & behind) | (f->floor[l] & below) | LANE_FEEDBACK;
         w->v_x[l] = v.x, w->v_y[l] = v.y, w->v_z[l] = v.z, w->p_x[l] = p.x, w->p_y[l] = p.y,
         w->p_z[l] = p.z;
     }
+    NAME(link_cull)(f, w, near);
+    EACH w->flag[l] |= near[l];
+#ifndef NDEBUG /* a tip the cull passes over is one the contact pass would leave as it is */
+    for (int l = 0; l < LANE_COUNT; ++l)
+        if (!w->flag[l] && f->collider_count[l] > 0) {
+            v3 p = {w->p_x[l], w->p_y[l], w->p_z[l]}, v = {w->v_x[l], w->v_y[l], w->v_z[l]};
+            bool touch;
+            assert(!chain_contact(f, l, LANE_V3(f, h, l), w->len[l],
+                                  (v3){w->rest_x[l], w->rest_y[l], w->rest_z[l]}, &p, &v, &touch));
+        }
+#endif
     if (NAME(any_lane)(w->flag))
         for (int l = 0; l < LANE_COUNT; ++l)
             if (w->flag[l]) {
