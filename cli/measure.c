@@ -520,6 +520,23 @@ static int measure_clips(const options* o, tl_measure_run* run) {
     return code;
 }
 
+/* Garments modelled apart (an unskinned cape under the chest) are measured as tailor rig
+ * makes them: rebound to their torso joint (the file as it looks, the cape rigid on the joint),
+ * then rigged as cloth in memory. Replaces *scene when anything was rebound. */
+static tl_result rebind_unskinned(tl_gltf* doc, tl_scene** scene, tl_rig_def* def, tl_error* err) {
+    if (!def->cloth) return TL_OK;
+    tl_rig_analysis* a = NULL;
+    uint32_t converted = 0;
+    tl_result r = tl_rig_analyze(*scene, def, &a, err);
+    if (r == TL_OK && a->unskinned_count)
+        r = tl_rig_skin_unskinned(doc, *scene, a, def, &converted, err);
+    tl_rig_analysis_destroy(a);
+    if (r != TL_OK || !converted) return r;
+    tl_scene_destroy(*scene);
+    *scene = NULL;
+    return tl_scene_create(doc, scene, err);
+}
+
 int tl_cli_measure(int argc, char** argv) {
     options o;
     int code = parse(argc, argv, &o);
@@ -535,8 +552,9 @@ int tl_cli_measure(int argc, char** argv) {
     uint32_t skin = 0;
     tl_measure_rigs_def rdef = tl_default_measure_rigs_def();
     rdef.samples = (uint32_t)o.samples;
-    if (tl_gltf_load(o.file, &doc, &err) != TL_OK || tl_scene_create(doc, &scene, &err) != TL_OK) {
-        code = tl_cli_fail("measure", "%s", err.message);
+    if (tl_gltf_load(o.file, &doc, &err) != TL_OK || tl_scene_create(doc, &scene, &err) != TL_OK ||
+        rebind_unskinned(doc, &scene, &rdef.rig, &err) != TL_OK) {
+        code = tl_cli_fail("measure", "%s: %s", o.file, err.message);
     } else if (!(code = pick_skin(&o, scene, &skin)) &&
                tl_measure_rigs_create(scene, &rdef, &rigs, &err) != TL_OK) {
         code = tl_cli_fail("measure", "%s", err.message);
