@@ -307,11 +307,15 @@ static json_t* clip_json(const tl_measure_run* run, const tl_measure_clip* m) {
             json_object_set_new(r, "new_tears", new_tears_json(&m->new_tears[i]));
         const tl_measure_cloth* lat = &m->cloth[i];
         if (lat->particles)
-            json_object_set_new(r, "cloth",
-                                json_pack("{s:i,s:i,s:f,s:f}", "particles", (int)lat->particles,
-                                          "bones", (int)lat->bones, "tether_violation_max",
-                                          lat->tether_violation_max, "max_distance_violation_max",
-                                          lat->max_distance_violation_max));
+            json_object_set_new(
+                r, "cloth",
+                json_pack("{s:i,s:i,s:f,s:f,s:f,s:o,s:o}", "particles", (int)lat->particles,
+                          "bones", (int)lat->bones, "tether_violation_max",
+                          lat->tether_violation_max, "max_distance_violation_max",
+                          lat->max_distance_violation_max, "colliders", (int)lat->colliders,
+                          "collider_penetration", lat->collider_penetration, "stretch_vertical",
+                          stats_json(&lat->stretch_vertical), "stretch_horizontal",
+                          stats_json(&lat->stretch_horizontal)));
         const tl_rig_fit* fit = region_fit(rigs, rg);
         if (fit)
             json_object_set_new(r, "fit",
@@ -372,11 +376,14 @@ static void clip_print(const tl_measure_run* run, const tl_measure_clip* m) {
             print_stats_row(tl_measure_rig_string((tl_measure_rig_kind)c), &m->stats[c][i], extra);
         }
         const tl_measure_cloth* lat = &m->cloth[i];
-        if (lat->particles)
+        if (lat->particles) {
             printf("    cloth: %u particles, %u bones; tethers within %.2g of rest, safe distance "
-                   "exceeded by %.2g at most\n",
+                   "exceeded by %.2g at most, deepest in its %u collider(s) %.4f H\n",
                    lat->particles, lat->bones, lat->tether_violation_max,
-                   lat->max_distance_violation_max);
+                   lat->max_distance_violation_max, lat->colliders, lat->collider_penetration);
+            print_stats_row("vertical", &lat->stretch_vertical, "");
+            print_stats_row("horizontal", &lat->stretch_horizontal, "");
+        }
         const tl_new_tears* t = &m->new_tears[i];
         if (t->count)
             printf("    new tears %.3f%%: %llu of the %llu edge samples of the skin the rig "
