@@ -309,7 +309,7 @@ static json_t* clip_json(const tl_measure_run* run, const tl_measure_clip* m) {
         if (lat->particles)
             json_object_set_new(
                 r, "cloth",
-                json_pack("{s:i,s:i,s:f,s:f,s:f,s:o,s:o}", "particles", (int)lat->particles,
+                json_pack("{s:i,s:i,s:f,s:f,s:i,s:f,s:o,s:o}", "particles", (int)lat->particles,
                           "bones", (int)lat->bones, "tether_violation_max",
                           lat->tether_violation_max, "max_distance_violation_max",
                           lat->max_distance_violation_max, "colliders", (int)lat->colliders,

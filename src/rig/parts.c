@@ -43,10 +43,6 @@ static void part_array_free(part_array* a) {
     *a = (part_array){0};
 }
 
-static float dot3(const float* a, const float* b) {
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
 static float dist3(const float* a, const float* b) {
     float d[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
     return sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
@@ -626,61 +622,19 @@ static void subtract_parts(rig_ctx* ctx, rig_wpart* p, uint32_t first) {
     p->verts.count = m;
 }
 
-/* The garments modelled apart (def->garment_nodes, rebound to their torso joint): each node's
- * vertices in this skin are one cloth part from the joint they are bound to, taken out of any
- * part found before. */
+/* The garments modelled apart (def->garment_nodes): each one cloth part (unskinned.c), taken
+ * out of the parts found before; a part left empty is dropped. */
 static bool garment_parts(rig_ctx* ctx) {
-    const tl_scene_skin* s = ctx->skin;
     for (uint32_t g = 0; g < ctx->def->garment_node_count; ++g) {
-        uint32_t mark = rig_stamp(ctx);
         rig_wpart p = {0};
-        for (uint32_t k = 0; k < s->primitive_count; ++k) {
-            const tl_scene_primitive* prim = &s->primitives[k];
-            if (prim->node != ctx->def->garment_nodes[g]) continue;
-            for (uint32_t v = prim->first_vertex; v < prim->first_vertex + prim->vertex_count;
-                 ++v) {
-                uint32_t w = ctx->remap[v];
-                if (ctx->stamp[w] == mark) continue;
-                ctx->stamp[w] = mark;
-                if (!rig_list_push(&p.verts, w)) return rig_wpart_free(&p), false;
-            }
-        }
+        if (!rig_garment_part(ctx, ctx->def->garment_nodes[g], &p)) return false;
         if (!p.verts.count) continue;
-        for (uint32_t i = 0; i < ctx->part_count; ++i) {
-            rig_wpart* q = &ctx->parts[i];
-            uint32_t m = 0;
-            for (uint32_t k = 0; k < q->verts.count; ++k)
-                if (ctx->stamp[q->verts.items[k]] != mark) q->verts.items[m++] = q->verts.items[k];
-            q->verts.count = m;
-        }
-        uint32_t v = ctx->copies[ctx->copy_first[p.verts.items[0]]], best = 0;
-        float bw = -1;
-        for (uint32_t k = 0; k < s->influence_count; ++k)
-            if (s->influence_weights[(size_t)v * s->influence_count + k] > bw)
-                bw = s->influence_weights[(size_t)v * s->influence_count + k],
-                best = s->influence_joints[(size_t)v * s->influence_count + k];
-        p.attach = (int32_t)best;
-        p.cls = TL_RIG_CLASS_CLOTH;
-        p.region = (tl_rig_region)ctx->region[best];
-        p.shells = 1;
-        p.reason = "a garment modelled apart, rebound to the torso joint it hung from: cloth";
-        /* its collar is its own top edge: the vertices within half a lattice row of its top */
-        float top = -INFINITY, band = 0.5f * ctx->def->cloth_row * ctx->H;
-        for (uint32_t k = 0; k < p.verts.count; ++k)
-            top = fmaxf(top, dot3(ctx->wpos + 3 * (size_t)p.verts.items[k], s->up));
-        for (uint32_t k = 0; k < p.verts.count; ++k)
-            if (dot3(ctx->wpos + 3 * (size_t)p.verts.items[k], s->up) >= top - band &&
-                !rig_list_push(&p.collar, p.verts.items[k]))
-                return rig_wpart_free(&p), false;
-        p.own_collar = true;
-        double tg = rig_now();
-        bool ok = rig_part_geodesic(ctx, &p);
-        ctx->seconds[TL_RIG_STAGE_GEODESICS] += rig_now() - tg;
-        if (!ok) return rig_wpart_free(&p), false;
-        part_shape(ctx, &p);
+        uint32_t first = ctx->part_count;
         if (!add_part(ctx, &p)) return rig_wpart_free(&p), false;
+        for (uint32_t i = 0; i < first; ++i)
+            subtract_parts(ctx, &ctx->parts[i], first);
+        part_shape(ctx, &ctx->parts[first]);
     }
-    /* a part left empty is dropped */
     uint32_t m = 0;
     for (uint32_t i = 0; i < ctx->part_count; ++i) {
         if (ctx->parts[i].verts.count)

@@ -5,6 +5,7 @@
 #include "internal.h"
 #include "base/mat4.h"
 #include <tailor/gltf_json.h>
+#include <tailor/mesh.h>
 
 #include <math.h>
 #include <stdlib.h>
@@ -175,4 +176,50 @@ tl_result tl_rig_skin_unskinned(tl_gltf* doc, const tl_scene* scene,
     /* node_to_root read the stale index only for ancestry: every edit is in the JSON */
     if (r == TL_OK && *converted) r = tl_gltf_reindex(doc, err);
     return r;
+}
+
+static float dot3(const float* a, const float* b) {
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+bool rig_garment_part(rig_ctx* ctx, uint32_t node, rig_wpart* p) {
+    const tl_scene_skin* s = ctx->skin;
+    uint32_t mark = rig_stamp(ctx);
+    *p = (rig_wpart){0};
+    for (uint32_t k = 0; k < s->primitive_count; ++k) {
+        const tl_scene_primitive* prim = &s->primitives[k];
+        if (prim->node != node) continue;
+        for (uint32_t v = prim->first_vertex; v < prim->first_vertex + prim->vertex_count; ++v) {
+            uint32_t w = ctx->remap[v];
+            if (ctx->stamp[w] == mark) continue;
+            ctx->stamp[w] = mark;
+            if (!rig_list_push(&p->verts, w)) return rig_wpart_free(p), false;
+        }
+    }
+    if (!p->verts.count) return true;
+    uint32_t v = ctx->copies[ctx->copy_first[p->verts.items[0]]], best = 0;
+    float bw = -1;
+    for (uint32_t k = 0; k < s->influence_count; ++k)
+        if (s->influence_weights[(size_t)v * s->influence_count + k] > bw)
+            bw = s->influence_weights[(size_t)v * s->influence_count + k],
+            best = s->influence_joints[(size_t)v * s->influence_count + k];
+    p->attach = (int32_t)best;
+    p->cls = TL_RIG_CLASS_CLOTH;
+    p->region = (tl_rig_region)ctx->region[best];
+    p->shells = 1;
+    p->reason = "a garment modelled apart, rebound to the torso joint it hung from: cloth";
+    /* its collar is its own top edge: the vertices within half a lattice row of its top */
+    float top = -INFINITY, band = 0.5f * ctx->def->cloth_row * ctx->H;
+    for (uint32_t k = 0; k < p->verts.count; ++k)
+        top = fmaxf(top, dot3(ctx->wpos + 3 * (size_t)p->verts.items[k], s->up));
+    for (uint32_t k = 0; k < p->verts.count; ++k)
+        if (dot3(ctx->wpos + 3 * (size_t)p->verts.items[k], s->up) >= top - band &&
+            !rig_list_push(&p->collar, p->verts.items[k]))
+            return rig_wpart_free(p), false;
+    p->own_collar = true;
+    double tg = rig_now();
+    bool ok = rig_part_geodesic(ctx, p);
+    ctx->seconds[TL_RIG_STAGE_GEODESICS] += rig_now() - tg;
+    if (!ok) rig_wpart_free(p);
+    return ok;
 }
