@@ -531,7 +531,11 @@ static int measure_clips(const options* o, tl_measure_run* run) {
  * makes them: rebound to their torso joint (the file as it looks, the cape rigid on the joint),
  * then rigged as cloth in memory. Replaces *scene when anything was rebound. */
 static tl_result rebind_unskinned(tl_gltf* doc, tl_scene** scene, tl_rig_def* def, tl_error* err) {
-    if (!def->cloth) return TL_OK;
+    bool candidate = false; /* the analysis runs only for a mesh with no skin under a node */
+    for (uint32_t n = 0; n < doc->node_count; ++n)
+        candidate |= doc->nodes[n].mesh != TL_NONE && doc->nodes[n].skin == TL_NONE &&
+                     doc->nodes[n].parent != TL_NONE;
+    if (!def->cloth || !candidate || !(*scene)->skin_count) return TL_OK;
     tl_rig_analysis* a = NULL;
     uint32_t converted = 0;
     tl_result r = tl_rig_analyze(*scene, def, &a, err);
