@@ -249,8 +249,9 @@ static void cloth_sample(const tl_player* player, uint32_t index, float height,
     const tl_collider* colliders;
     uint32_t count = tl_player_cloth_colliders(player, index, &colliders);
     if (count > m->colliders) m->colliders = count;
+    /* the free particles: row 0 is pinned to its targets, the body's own skin */
     for (uint32_t k = 0; k < count && height > 0; ++k)
-        for (int i = 0; i < n; ++i) {
+        for (int i = C; i < n; ++i) {
             double d = tl_collider_depth(&colliders[k], world + 3 * i) / height;
             if (d > m->collider_penetration) m->collider_penetration = d;
         }
