@@ -660,6 +660,7 @@ static void test_kernels_agree(void) {
 /* ---- the offline lattice on a real garment ---- */
 
 static const char* rigged_skirt_path; /* written by rig_skirt_lattice */
+static const char* rigged_cape_path;  /* written by rig_knight_cape */
 
 /* mh-suit-skirt.glb (a MakeHuman suit whose skirt is skinned to the thighs): the skirt becomes
  * one closed lattice hanging from the waist, its skin bound bilinearly to the lattice's bones
@@ -844,6 +845,7 @@ static void test_rig_knight_cape(void) {
     ENSURE_OK(tl_rig_apply(doc, a, &err), err);
     tl_rig_analysis_destroy(a);
     const char* out = tl_test_scratch("knight-cape-cloth.glb");
+    rigged_cape_path = out;
     tl_gltf_save_def save = tl_default_gltf_save_def();
     save.overwrite = true;
     ENSURE_OK(tl_gltf_save(doc, out, &save, &err), err);
@@ -976,16 +978,14 @@ static void play_pose(void* user, tl_pose* pose, float time) {
  * 0.002 H in one at any sample, and the stretch is reported. With TL_CLOTH_STRICT set both
  * configurations must meet every criterion (ctest known_failing_cloth_colliders: today the
  * colliders stretch the tight skirt's edges past the body's). */
-static void play_skirt(bool colliders) {
-    bool strict = getenv("TL_CLOTH_STRICT") != NULL;
-    if (!rigged_skirt_path) {
-        test_rig_skirt_lattice();
-        ENSURE(rigged_skirt_path);
-    }
+/* One rigged file's cloth in its clips (play_skirt's criteria; `stretch`: the stretch ones,
+ * `rest`: coming to rest). */
+static void play_cloth(const char* path, const char* const* clips, int clip_count, bool colliders,
+                       bool stretch, bool rest) {
     tl_gltf* doc;
     tl_scene* scene;
     tl_error err;
-    ENSURE_OK(tl_gltf_load(rigged_skirt_path, &doc, &err), err);
+    ENSURE_OK(tl_gltf_load(path, &doc, &err), err);
     ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
     tl_player_def def = tl_default_player_def();
     def.colliders = colliders;
@@ -1015,9 +1015,8 @@ static void play_skirt(bool colliders) {
     md.samples = 120;
     tl_stretch* st;
     ENSURE_OK(tl_stretch_create(scene, part->skin, masks, 2, &md, &st, &err), err);
-    const char* clips[] = {"Walk", "Jump"};
     tl_pose* pose = tl_pose_create(scene);
-    for (int k = 0; k < 2; ++k) {
+    for (int k = 0; k < clip_count; ++k) {
         uint32_t clip;
         ENSURE_OK(tl_scene_find_clip(scene, clips[k], &clip, &err), err);
         play_probe p = {player, scene, clip, sk->height, NULL, 0, 0, 0, 0};
@@ -1053,10 +1052,9 @@ static void play_skirt(bool colliders) {
         ENSURE(s[0].count > 0);
         ENSURE(p.tether <= 1e-6 && p.excess <= 1e-5);
         ENSURE(p.hem_swing > 0.001 * sk->height);
-        ENSURE(speed_end < 0.001 * sk->height); /* at rest: under 0.1% of H a second */
-        if (!colliders || strict)
-            ENSURE(s[0].p99 <= s[1].p99 && s[0].max <= s[1].max && s[0].torn_pct <= 0.1f);
-        if (colliders || strict) ENSURE(p.depth <= 0.002);
+        if (rest) ENSURE(speed_end < 0.001 * sk->height); /* at rest: under 0.1% of H a second */
+        if (stretch) ENSURE(s[0].p99 <= s[1].p99 && s[0].max <= s[1].max && s[0].torn_pct <= 0.1f);
+        if (colliders) ENSURE(p.depth <= 0.002);
     }
     tl_pose_destroy(pose);
     tl_stretch_destroy(st);
@@ -1065,6 +1063,29 @@ static void play_skirt(bool colliders) {
     tl_player_destroy(player);
     tl_scene_destroy(scene);
     tl_gltf_destroy(doc);
+}
+
+static void play_skirt(bool colliders) {
+    bool strict = getenv("TL_CLOTH_STRICT") != NULL;
+    if (!rigged_skirt_path) {
+        test_rig_skirt_lattice();
+        ENSURE(rigged_skirt_path);
+    }
+    static const char* const clips[] = {"Walk", "Jump"};
+    play_cloth(rigged_skirt_path, clips, 2, colliders, !colliders || strict, true);
+}
+
+/* The knight's cape with the body colliders in the knight's walk, run and jump: its edges
+ * stretch no more than the body's, tethers, safe distance, no particle inside a collider, it
+ * swings; coming to rest within 2 s only with TL_CLOTH_STRICT (ctest known_failing_cloth_cape:
+ * today the cape still moves at ~0.02 m/s 2 s after the walk stops). */
+static void test_play_knight_cape(void) {
+    if (!rigged_cape_path) {
+        test_rig_knight_cape();
+        ENSURE(rigged_cape_path);
+    }
+    static const char* const clips[] = {"Walking_A", "Running_A", "Jump_Full_Long"};
+    play_cloth(rigged_cape_path, clips, 3, true, true, getenv("TL_CLOTH_STRICT") != NULL);
 }
 
 static void test_play_skirt_clips(void) {
@@ -1096,6 +1117,7 @@ static const tl_test_case cases[] = {
     {"play_skirt_colliders", test_play_skirt_colliders},
     {"rig_knight_cape", test_rig_knight_cape},
     {"measure_cape_fields", test_measure_cape_fields},
+    {"play_knight_cape", test_play_knight_cape},
 };
 
 int main(int argc, char** argv) {
