@@ -307,11 +307,15 @@ static json_t* clip_json(const tl_measure_run* run, const tl_measure_clip* m) {
             json_object_set_new(r, "new_tears", new_tears_json(&m->new_tears[i]));
         const tl_measure_cloth* lat = &m->cloth[i];
         if (lat->particles)
-            json_object_set_new(r, "cloth",
-                                json_pack("{s:i,s:i,s:f,s:f}", "particles", (int)lat->particles,
-                                          "bones", (int)lat->bones, "tether_violation_max",
-                                          lat->tether_violation_max, "max_distance_violation_max",
-                                          lat->max_distance_violation_max));
+            json_object_set_new(
+                r, "cloth",
+                json_pack("{s:i,s:i,s:f,s:f,s:i,s:f,s:o,s:o}", "particles", (int)lat->particles,
+                          "bones", (int)lat->bones, "tether_violation_max",
+                          lat->tether_violation_max, "max_distance_violation_max",
+                          lat->max_distance_violation_max, "colliders", (int)lat->colliders,
+                          "collider_penetration", lat->collider_penetration, "stretch_vertical",
+                          stats_json(&lat->stretch_vertical), "stretch_horizontal",
+                          stats_json(&lat->stretch_horizontal)));
         const tl_rig_fit* fit = region_fit(rigs, rg);
         if (fit)
             json_object_set_new(r, "fit",
@@ -372,11 +376,14 @@ static void clip_print(const tl_measure_run* run, const tl_measure_clip* m) {
             print_stats_row(tl_measure_rig_string((tl_measure_rig_kind)c), &m->stats[c][i], extra);
         }
         const tl_measure_cloth* lat = &m->cloth[i];
-        if (lat->particles)
+        if (lat->particles) {
             printf("    cloth: %u particles, %u bones; tethers within %.2g of rest, safe distance "
-                   "exceeded by %.2g at most\n",
+                   "exceeded by %.2g at most, deepest in its %u collider(s) %.4f H\n",
                    lat->particles, lat->bones, lat->tether_violation_max,
-                   lat->max_distance_violation_max);
+                   lat->max_distance_violation_max, lat->colliders, lat->collider_penetration);
+            print_stats_row("vertical", &lat->stretch_vertical, "");
+            print_stats_row("horizontal", &lat->stretch_horizontal, "");
+        }
         const tl_new_tears* t = &m->new_tears[i];
         if (t->count)
             printf("    new tears %.3f%%: %llu of the %llu edge samples of the skin the rig "
@@ -520,6 +527,27 @@ static int measure_clips(const options* o, tl_measure_run* run) {
     return code;
 }
 
+/* Garments modelled apart (an unskinned cape under the chest) are measured as tailor rig
+ * makes them: rebound to their torso joint (the file as it looks, the cape rigid on the joint),
+ * then rigged as cloth in memory. Replaces *scene when anything was rebound. */
+static tl_result rebind_unskinned(tl_gltf* doc, tl_scene** scene, tl_rig_def* def, tl_error* err) {
+    bool candidate = false; /* the analysis runs only for a mesh with no skin under a node */
+    for (uint32_t n = 0; n < doc->node_count; ++n)
+        candidate |= doc->nodes[n].mesh != TL_NONE && doc->nodes[n].skin == TL_NONE &&
+                     doc->nodes[n].parent != TL_NONE;
+    if (!def->cloth || !candidate || !(*scene)->skin_count) return TL_OK;
+    tl_rig_analysis* a = NULL;
+    uint32_t converted = 0;
+    tl_result r = tl_rig_analyze(*scene, def, &a, err);
+    if (r == TL_OK && a->unskinned_count)
+        r = tl_rig_skin_unskinned(doc, *scene, a, def, &converted, err);
+    tl_rig_analysis_destroy(a);
+    if (r != TL_OK || !converted) return r;
+    tl_scene_destroy(*scene);
+    *scene = NULL;
+    return tl_scene_create(doc, scene, err);
+}
+
 int tl_cli_measure(int argc, char** argv) {
     options o;
     int code = parse(argc, argv, &o);
@@ -535,8 +563,9 @@ int tl_cli_measure(int argc, char** argv) {
     uint32_t skin = 0;
     tl_measure_rigs_def rdef = tl_default_measure_rigs_def();
     rdef.samples = (uint32_t)o.samples;
-    if (tl_gltf_load(o.file, &doc, &err) != TL_OK || tl_scene_create(doc, &scene, &err) != TL_OK) {
-        code = tl_cli_fail("measure", "%s", err.message);
+    if (tl_gltf_load(o.file, &doc, &err) != TL_OK || tl_scene_create(doc, &scene, &err) != TL_OK ||
+        rebind_unskinned(doc, &scene, &rdef.rig, &err) != TL_OK) {
+        code = tl_cli_fail("measure", "%s: %s", o.file, err.message);
     } else if (!(code = pick_skin(&o, scene, &skin)) &&
                tl_measure_rigs_create(scene, &rdef, &rigs, &err) != TL_OK) {
         code = tl_cli_fail("measure", "%s", err.message);

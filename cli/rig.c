@@ -488,6 +488,28 @@ int tl_cli_rig(int argc, char** argv) {
         tl_cli_fail("rig", "%s", err.message);
         goto done;
     }
+    if (!dry_run && def.cloth && rig->unskinned_count) {
+        /* a cape modelled apart: rebound to its torso joint, then analysed as part of the skin */
+        uint32_t converted = 0;
+        if (tl_rig_skin_unskinned(doc, scene, rig, &def, &converted, &err) != TL_OK) {
+            tl_cli_fail("rig", "%s: %s", in, err.message);
+            goto done;
+        }
+        if (converted) {
+            tl_rig_analysis_destroy(rig);
+            rig = NULL;
+            tl_scene_destroy(scene);
+            scene = NULL;
+            if (tl_scene_create(doc, &scene, &err) != TL_OK ||
+                tl_cli_rig_skips(scene, skips, skip_count, &def, &err) != TL_OK ||
+                tl_rig_analyze(scene, &def, &rig, &err) != TL_OK) {
+                tl_cli_fail("rig", "%s: %s (after rebinding unskinned meshes)", in, err.message);
+                goto done;
+            }
+            if (summary)
+                fprintf(summary, "%u unskinned mesh(es) rebound to their torso joint\n", converted);
+        }
+    }
     for (uint32_t o = 0; o < def.override_count; ++o)
         if (def.overrides[o].part >= rig->part_count) {
             tl_cli_fail("rig", "%s: --part %u: the file has %u part(s)", in, def.overrides[o].part,

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/mat4.h"
 #include "sim/cloth_internal.h"
 
 #define PI 3.14159265358979
@@ -659,6 +660,7 @@ static void test_kernels_agree(void) {
 /* ---- the offline lattice on a real garment ---- */
 
 static const char* rigged_skirt_path; /* written by rig_skirt_lattice */
+static const char* rigged_cape_path;  /* written by rig_knight_cape */
 
 /* mh-suit-skirt.glb (a MakeHuman suit whose skirt is skinned to the thighs): the skirt becomes
  * one closed lattice hanging from the waist, its skin bound bilinearly to the lattice's bones
@@ -738,6 +740,196 @@ static void test_rig_skirt_lattice(void) {
     ENSURE(read == 1);
 }
 
+/* ---- a cape modelled apart: the KayKit knight's Knight_Cape, unskinned under the chest ---- */
+
+static const char* knight_path(void) {
+    return tl_test_shared("assets/kaykit-knight/Knight.glb");
+}
+
+/* Loads the knight, rebinds its unskinned torso meshes and returns the new scene; `def` gets
+ * the garment nodes; `stored` (the cape's vertex count x 3) the cape's world positions as the
+ * file stored them. */
+static void knight_rebound(tl_gltf** doc, tl_rig_def* def, float** stored, uint32_t* count,
+                           tl_scene** out) {
+    tl_scene* scene;
+    *out = NULL;
+    tl_error err;
+    ENSURE_OK(tl_gltf_load(knight_path(), doc, &err), err);
+    ENSURE_OK(tl_scene_create(*doc, &scene, &err), err);
+    tl_rig_analysis* a;
+    ENSURE_OK(tl_rig_analyze(scene, def, &a, &err), err);
+    ENSURE_MSG(a->unskinned_count == 1, "%u unskinned meshes", a->unskinned_count);
+    uint32_t node = a->unskinned[0].node;
+    ENSURE(!strcmp(a->unskinned[0].name, "Knight_Cape"));
+    /* the cape as the file shows it: its node's world matrix on each POSITION */
+    const tl_gltf_primitive* prim = &(*doc)->meshes[(*doc)->nodes[node].mesh].primitives[0];
+    *count = (uint32_t)(*doc)->accessors[prim->position].count;
+    float* p = malloc(3 * (size_t)*count * sizeof *p);
+    *stored = malloc(3 * (size_t)*count * sizeof **stored);
+    ENSURE_OK(tl_gltf_accessor_read_float(*doc, (uint32_t)prim->position, p, 3 * *count, &err),
+              err);
+    for (uint32_t i = 0; i < *count; ++i)
+        tl_mat4_transform_point(*stored + 3 * i, scene->stored_world + 16 * (size_t)node,
+                                p + 3 * i);
+    free(p);
+    uint32_t converted = 0;
+    ENSURE_OK(tl_rig_skin_unskinned(*doc, scene, a, def, &converted, &err), err);
+    ENSURE(converted == 1 && def->garment_node_count == 1 && def->garment_nodes[0] == node);
+    tl_rig_analysis_destroy(a);
+    tl_scene_destroy(scene);
+    ENSURE_OK(tl_scene_create(*doc, &scene, &err), err);
+    ENSURE((*doc)->nodes[node].skin != TL_NONE && (*doc)->nodes[node].parent == TL_NONE &&
+           !tl_gltf_node_has_local_transform(&(*doc)->nodes[node]));
+    *out = scene;
+}
+
+/* The cape becomes a skinned mesh of the skin whose bind pose puts it where the file did, then
+ * an open lattice hanging from its own top edge; the written file adds no validator error or
+ * warning to the knight's own and reads back with one cloth part. */
+static void test_rig_knight_cape(void) {
+    tl_gltf* doc;
+    tl_error err;
+    tl_rig_def def = tl_default_rig_def();
+    float* stored;
+    uint32_t n;
+    tl_scene* scene;
+    knight_rebound(&doc, &def, &stored, &n, &scene);
+    ENSURE(scene != NULL);
+    const tl_scene_skin* sk = NULL;
+    const tl_scene_primitive* prim = NULL;
+    for (uint32_t s = 0; s < scene->skin_count; ++s)
+        for (uint32_t k = 0; k < scene->skins[s].primitive_count; ++k)
+            if (scene->skins[s].primitives[k].node == def.garment_nodes[0])
+                sk = &scene->skins[s], prim = &scene->skins[s].primitives[k];
+    ENSURE(prim && prim->vertex_count == n);
+    double worst = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+        v3 d = v3_sub(v3_load(sk->rest_positions + 3 * ((size_t)prim->first_vertex + i)),
+                      v3_load(stored + 3 * i));
+        worst = fmax(worst, sqrt(v3_dot(d, d)));
+    }
+    free(stored);
+    fprintf(stderr, "  cape rebound: %u vertices, at most %.2g H from the file's placement\n", n,
+            worst / sk->height);
+    ENSURE(worst < 1e-5 * sk->height);
+    tl_rig_analysis* a;
+    ENSURE_OK(tl_rig_analyze(scene, &def, &a, &err), err);
+    const tl_rig_part* cape = NULL;
+    for (uint32_t i = 0; i < a->part_count; ++i)
+        if (a->parts[i].action == TL_RIG_ACTION_CLOTH) {
+            ENSURE(cape == NULL);
+            cape = &a->parts[i];
+        }
+    ENSURE(cape != NULL);
+    const tl_rig_cloth* cl = &cape->cloth;
+    fprintf(stderr, "  cape lattice %u x %u (%s), %u bones, %u vertices, from %s\n", cl->rows,
+            cl->columns, cl->closed ? "closed" : "open", cl->bone_count, cape->vertex_count,
+            cape->attach_name);
+    ENSURE(!cl->closed && cl->rows >= 3 && cl->columns >= 3 && (cl->columns & 1));
+    ENSURE(cl->bone_columns * 2 - 1 == cl->columns);
+    for (uint32_t c = 0; c < cl->columns; ++c)
+        for (uint32_t r = 1; r < cl->rows; ++r) {
+            v3 a0 = v3_load(cl->particles + 3 * ((r - 1) * cl->columns + c));
+            v3 a1 = v3_load(cl->particles + 3 * (r * cl->columns + c));
+            ENSURE_MSG(v3_dot(v3_sub(a1, a0), v3_load(sk->up)) < 0, "link (%u, %u) rises", r, c);
+        }
+    for (uint32_t k = 0; k < cape->vertex_count; ++k) {
+        double sum = 0;
+        for (int q = 0; q < 4; ++q)
+            sum += cape->new_weights[4 * k + q];
+        ENSURE_NEAR(sum, 1.0, 1e-5);
+        ENSURE(cape->vertices[k] >= prim->first_vertex &&
+               cape->vertices[k] < prim->first_vertex + prim->vertex_count);
+    }
+    tl_scene_destroy(scene);
+    ENSURE_OK(tl_rig_apply(doc, a, &err), err);
+    tl_rig_analysis_destroy(a);
+    const char* out = tl_test_scratch("knight-cape-cloth.glb");
+    rigged_cape_path = out;
+    tl_gltf_save_def save = tl_default_gltf_save_def();
+    save.overwrite = true;
+    ENSURE_OK(tl_gltf_save(doc, out, &save, &err), err);
+    tl_gltf_destroy(doc);
+    json_t* before = tl_test_validate(knight_path());
+    json_t* after = tl_test_validate(out);
+    ENSURE_MSG(before && after, "the validator did not run");
+    json_int_t e0 = json_integer_value(json_object_get(before, "errors")),
+               w0 = json_integer_value(json_object_get(before, "warnings")),
+               e1 = json_integer_value(json_object_get(after, "errors")),
+               w1 = json_integer_value(json_object_get(after, "warnings"));
+    fprintf(stderr, "  validator: knight %lld errors, %lld warnings; with the cape %lld, %lld\n",
+            (long long)e0, (long long)w0, (long long)e1, (long long)w1);
+    json_decref(before);
+    json_decref(after);
+    ENSURE(e1 == 0 && w1 <= w0);
+    ENSURE_OK(tl_gltf_load(out, &doc, &err), err);
+    ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+    uint32_t read = 0;
+    for (uint32_t i = 0; i < scene->part_count; ++i)
+        read += scene->parts[i].kind == TL_PART_CLOTH;
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+    ENSURE(read == 1);
+}
+
+/* measure's cloth fields on the cape in the knight's walk, run and jump: the vertical and the
+ * horizontal edges together are the region's edge samples, their largest stretch the region's
+ * (both measured apart, by the stretch module and by the split), tethers at rest length, a
+ * penetration measured against colliders that exist. */
+static void test_measure_cape_fields(void) {
+    tl_gltf* doc;
+    tl_error err;
+    tl_measure_rigs_def rdef = tl_default_measure_rigs_def();
+    float* stored;
+    uint32_t n;
+    tl_scene* scene;
+    knight_rebound(&doc, &rdef.rig, &stored, &n, &scene);
+    ENSURE(scene != NULL);
+    free(stored);
+    tl_measure_rigs* rigs;
+    ENSURE_OK(tl_measure_rigs_create(scene, &rdef, &rigs, &err), err);
+    tl_measure_run_def def = tl_default_measure_run_def();
+    def.skin = tl_measure_default_skin(scene);
+    tl_measure_run* run;
+    ENSURE_OK(tl_measure_run_create(rigs, &def, &run, &err), err);
+    static const char* const clips[] = {"Walking_A", "Running_A", "Jump_Full_Long"};
+    tl_measure_clip* m = malloc(sizeof *m);
+    for (int c = 0; c < 3; ++c) {
+        uint32_t clip;
+        ENSURE_OK(tl_scene_find_clip(scene, clips[c], &clip, &err), err);
+        ENSURE_OK(tl_measure_run_clip(run, clip, m, &err), err);
+        uint32_t found = 0;
+        for (uint32_t i = 0; i < run->region_count; ++i) {
+            const tl_measure_cloth* lat = &m->cloth[i];
+            if (!lat->particles) continue;
+            found++;
+            const tl_stretch_stats* all = &m->stats[TL_MEASURE_CHAIN][i];
+            const tl_stretch_stats* body = &m->stats[TL_MEASURE_CHAIN][run->region_count];
+            fprintf(stderr,
+                    "  %s: cloth p99 %.4f max %.4f (body %.4f, %.4f); vertical p99 %.4f max "
+                    "%.4f torn %.2f%%, horizontal p99 %.4f max %.4f; tether %.2g; %u colliders, "
+                    "deepest %.4f H\n",
+                    clips[c], all->p99, all->max, body->p99, body->max, lat->stretch_vertical.p99,
+                    lat->stretch_vertical.max, lat->stretch_vertical.torn_pct,
+                    lat->stretch_horizontal.p99, lat->stretch_horizontal.max,
+                    lat->tether_violation_max, lat->colliders, lat->collider_penetration);
+            ENSURE(lat->stretch_vertical.count > 0 && lat->stretch_horizontal.count > 0);
+            ENSURE(lat->stretch_vertical.count + lat->stretch_horizontal.count == all->count);
+            ENSURE_NEAR(fmax(lat->stretch_vertical.max, lat->stretch_horizontal.max), all->max,
+                        1e-5);
+            ENSURE(lat->tether_violation_max <= 1e-6);
+            ENSURE(lat->colliders > 0 && lat->collider_penetration >= 0 &&
+                   isfinite(lat->collider_penetration));
+        }
+        ENSURE(found == 1);
+    }
+    free(m);
+    tl_measure_run_destroy(run);
+    tl_measure_rigs_destroy(rigs);
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+}
+
 /* ---- playback: the rigged skirt in its clips ---- */
 
 typedef struct play_probe {
@@ -786,16 +978,14 @@ static void play_pose(void* user, tl_pose* pose, float time) {
  * 0.002 H in one at any sample, and the stretch is reported. With TL_CLOTH_STRICT set both
  * configurations must meet every criterion (ctest known_failing_cloth_colliders: today the
  * colliders stretch the tight skirt's edges past the body's). */
-static void play_skirt(bool colliders) {
-    bool strict = getenv("TL_CLOTH_STRICT") != NULL;
-    if (!rigged_skirt_path) {
-        test_rig_skirt_lattice();
-        ENSURE(rigged_skirt_path);
-    }
+/* One rigged file's cloth in its clips (play_skirt's criteria; `stretch`: the stretch ones,
+ * `rest`: coming to rest). */
+static void play_cloth(const char* path, const char* const* clips, int clip_count, bool colliders,
+                       bool stretch, bool rest) {
     tl_gltf* doc;
     tl_scene* scene;
     tl_error err;
-    ENSURE_OK(tl_gltf_load(rigged_skirt_path, &doc, &err), err);
+    ENSURE_OK(tl_gltf_load(path, &doc, &err), err);
     ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
     tl_player_def def = tl_default_player_def();
     def.colliders = colliders;
@@ -825,9 +1015,8 @@ static void play_skirt(bool colliders) {
     md.samples = 120;
     tl_stretch* st;
     ENSURE_OK(tl_stretch_create(scene, part->skin, masks, 2, &md, &st, &err), err);
-    const char* clips[] = {"Walk", "Jump"};
     tl_pose* pose = tl_pose_create(scene);
-    for (int k = 0; k < 2; ++k) {
+    for (int k = 0; k < clip_count; ++k) {
         uint32_t clip;
         ENSURE_OK(tl_scene_find_clip(scene, clips[k], &clip, &err), err);
         play_probe p = {player, scene, clip, sk->height, NULL, 0, 0, 0, 0};
@@ -863,10 +1052,9 @@ static void play_skirt(bool colliders) {
         ENSURE(s[0].count > 0);
         ENSURE(p.tether <= 1e-6 && p.excess <= 1e-5);
         ENSURE(p.hem_swing > 0.001 * sk->height);
-        ENSURE(speed_end < 0.001 * sk->height); /* at rest: under 0.1% of H a second */
-        if (!colliders || strict)
-            ENSURE(s[0].p99 <= s[1].p99 && s[0].max <= s[1].max && s[0].torn_pct <= 0.1f);
-        if (colliders || strict) ENSURE(p.depth <= 0.002);
+        if (rest) ENSURE(speed_end < 0.001 * sk->height); /* at rest: under 0.1% of H a second */
+        if (stretch) ENSURE(s[0].p99 <= s[1].p99 && s[0].max <= s[1].max && s[0].torn_pct <= 0.1f);
+        if (colliders) ENSURE(p.depth <= 0.002);
     }
     tl_pose_destroy(pose);
     tl_stretch_destroy(st);
@@ -875,6 +1063,29 @@ static void play_skirt(bool colliders) {
     tl_player_destroy(player);
     tl_scene_destroy(scene);
     tl_gltf_destroy(doc);
+}
+
+static void play_skirt(bool colliders) {
+    bool strict = getenv("TL_CLOTH_STRICT") != NULL;
+    if (!rigged_skirt_path) {
+        test_rig_skirt_lattice();
+        ENSURE(rigged_skirt_path);
+    }
+    static const char* const clips[] = {"Walk", "Jump"};
+    play_cloth(rigged_skirt_path, clips, 2, colliders, !colliders || strict, true);
+}
+
+/* The knight's cape with the body colliders in the knight's walk, run and jump: its edges
+ * stretch no more than the body's, tethers, safe distance, no particle inside a collider, it
+ * swings; coming to rest within 2 s only with TL_CLOTH_STRICT (ctest known_failing_cloth_cape:
+ * today the cape still moves at ~0.02 m/s 2 s after the walk stops). */
+static void test_play_knight_cape(void) {
+    if (!rigged_cape_path) {
+        test_rig_knight_cape();
+        ENSURE(rigged_cape_path);
+    }
+    static const char* const clips[] = {"Walking_A", "Running_A", "Jump_Full_Long"};
+    play_cloth(rigged_cape_path, clips, 3, true, true, getenv("TL_CLOTH_STRICT") != NULL);
 }
 
 static void test_play_skirt_clips(void) {
@@ -904,6 +1115,9 @@ static const tl_test_case cases[] = {
     {"rig_skirt_lattice", test_rig_skirt_lattice},
     {"play_skirt_clips", test_play_skirt_clips},
     {"play_skirt_colliders", test_play_skirt_colliders},
+    {"rig_knight_cape", test_rig_knight_cape},
+    {"measure_cape_fields", test_measure_cape_fields},
+    {"play_knight_cape", test_play_knight_cape},
 };
 
 int main(int argc, char** argv) {

@@ -271,6 +271,13 @@ typedef struct tl_measure_cloth {
     double tether_violation_max;       /* the largest |length - rest| / rest of a vertical link */
     double max_distance_violation_max; /* the largest excess over a particle's safe distance,
                                           relative to it (0: none) */
+    uint32_t colliders;                /* the most body colliders the cloth met in a sample */
+    double collider_penetration; /* the deepest free particle (rows 1..) inside a body collider the
+                                    cloth collides with (the player's), x H (0: none) */
+    tl_stretch_stats stretch_vertical;   /* the chain configuration's stretch over the region's
+                                            mesh edges nearer the lattice's columns (down the
+                                            garment) at their nearest rest particle */
+    tl_stretch_stats stretch_horizontal; /* ... and over those nearer its rows (around it) */
 } tl_measure_cloth;
 
 typedef struct tl_measure_clip {

@@ -55,6 +55,7 @@ extern "C" {
 #define TL_RIG_MAX_LINKS 16
 /* Part-class overrides a def can carry (`--part ID=CLASS`). */
 #define TL_RIG_MAX_OVERRIDES 16
+#define TL_RIG_MAX_GARMENTS 16 /* tl_rig_def.garment_nodes */
 
 /* What a part is (tails.md §4). */
 typedef enum tl_rig_class {
@@ -168,6 +169,11 @@ typedef struct tl_rig_def {
     uint32_t cloth_min_vertices; /* ... and at least this many welded vertices; 20 */
     float cloth_open_gap_deg;    /* the collar ring is open (a cape) when its largest gap around
                                     the up axis exceeds this, degrees; 60 */
+    uint32_t garment_nodes[TL_RIG_MAX_GARMENTS]; /* mesh nodes that are garments modelled
+                                    apart and rebound to a torso joint (tl_rig_skin_unskinned):
+                                    each one's vertices become one part of class cloth hanging
+                                    from that joint; none by default */
+    uint32_t garment_node_count;                 /* 0 */
 
     tl_rig_override overrides[TL_RIG_MAX_OVERRIDES];
     uint32_t override_count;
@@ -349,6 +355,21 @@ void tl_rig_analysis_destroy(tl_rig_analysis* analysis);
  * bit for bit. Ends with tl_gltf_reindex, so any tl_scene of the document is stale after
  * this call until tl_scene_refresh (or destroy it). Does nothing when no part changes. */
 tl_result tl_rig_apply(tl_gltf* doc, const tl_rig_analysis* analysis, tl_error* err);
+
+/* Turns each of the analysis' unskinned meshes under a torso joint into a skinned mesh of that
+ * joint's skin, every vertex bound wholly to the joint: POSITION, NORMAL and TANGENT are
+ * rewritten into the skin's bind space (the node's stored transform folded in), JOINTS_0 and
+ * WEIGHTS_0 are added, the node gets "skin", loses its own transform and becomes a scene root
+ * (glTF ignores a skinned mesh node's transform and its parents'). The bind pose shows the mesh
+ * where the stored pose did. A mesh another node shares, or one with weights or morph targets,
+ * is left as it is; each rebound node is added to def->garment_nodes (up to
+ * TL_RIG_MAX_GARMENTS) so the next analysis makes it a cloth part. `scene` is the document's (stale
+ * afterwards: the call ends with tl_gltf_reindex when anything changed). *converted: how many
+ * meshes were rebound. Analyse the new scene again to rig the rebound meshes (as cloth when wide).
+ */
+tl_result tl_rig_skin_unskinned(tl_gltf* doc, const tl_scene* scene,
+                                const tl_rig_analysis* analysis, tl_rig_def* def,
+                                uint32_t* converted, tl_error* err);
 
 #ifdef __cplusplus
 }

@@ -2,6 +2,8 @@
  * in every rig, bone distance, liveliness and seating per clip. */
 #include <tailor/measure.h>
 #include <tailor/seating.h>
+#include <tailor/colliders.h>
+#include "cloth_stretch.h"
 
 #include <assert.h>
 #include <math.h>
@@ -219,10 +221,14 @@ typedef struct hook_ctx {
     uint32_t clip;
     const tl_measure_run* run; /* with out: the cloth figures (chain_hook) */
     tl_measure_clip* out;
+    cloth_stretch** split; /* with out: per region, its edges split by direction, or NULL */
 } hook_ctx;
 
 /* One sample of a cloth region's lattice: tethers and safe distances. */
-static void cloth_sample(const tl_cloth* c, const float* targets, tl_measure_cloth* m) {
+static void cloth_sample(const tl_player* player, uint32_t index, float height,
+                         tl_measure_cloth* m) {
+    const tl_cloth* c = tl_player_cloth(player, index);
+    const float* targets = tl_player_cloth_targets(player, index);
     const tl_cloth_model* model = tl_cloth_get_model(c);
     const float* local = tl_cloth_local_positions(c);
     const float* world = tl_cloth_positions(c);
@@ -240,6 +246,15 @@ static void cloth_sample(const tl_cloth* c, const float* targets, tl_measure_clo
         if (t > m->tether_violation_max) m->tether_violation_max = t;
         if (x > m->max_distance_violation_max) m->max_distance_violation_max = x;
     }
+    const tl_collider* colliders;
+    uint32_t count = tl_player_cloth_colliders(player, index, &colliders);
+    if (count > m->colliders) m->colliders = count;
+    /* the free particles: row 0 is pinned to its targets, the body's own skin */
+    for (uint32_t k = 0; k < count && height > 0; ++k)
+        for (int i = C; i < n; ++i) {
+            double d = tl_collider_depth(&colliders[k], world + 3 * i) / height;
+            if (d > m->collider_penetration) m->collider_penetration = d;
+        }
 }
 
 /* Advances the simulated chains to each sample time (tl_stretch_run's hook). */
@@ -251,8 +266,8 @@ static void chain_hook(void* user, tl_pose* pose, float time) {
     for (uint32_t i = 0; h->out && i < h->run->region_count && i < TL_MEASURE_MAX_REGIONS; ++i) {
         int32_t c = h->run->regions[i].cloth;
         if (c < 0) continue;
-        cloth_sample(tl_player_cloth(h->rig->player, (uint32_t)c),
-                     tl_player_cloth_targets(h->rig->player, (uint32_t)c), &h->out->cloth[i]);
+        cloth_sample(h->rig->player, (uint32_t)c, h->run->height, &h->out->cloth[i]);
+        if (h->split && h->split[i]) cloth_stretch_add(h->split[i], pose);
     }
 }
 
@@ -332,8 +347,23 @@ tl_result tl_measure_run_clip(tl_measure_run* run, uint32_t clip, tl_measure_cli
     for (int c = 0; c < TL_MEASURE_RIG_COUNT; ++c) {
         const tl_measure_rig* rig = &rigs->rigs[c];
         if (!rig->used) continue;
-        hook_ctx hook = {rig, clip, run, out};
+        cloth_stretch* split[TL_MEASURE_MAX_REGIONS] = {0};
+        hook_ctx hook = {rig, clip, run, out, split};
         bool motion = c == TL_MEASURE_CHAIN && rig->player;
+        for (uint32_t i = 0; motion && i < run->region_count && i < TL_MEASURE_MAX_REGIONS; ++i) {
+            int32_t k = run->regions[i].cloth;
+            if (k < 0) continue;
+            const tl_scene_part* sp =
+                &rig->scene->parts[tl_player_cloth_part(rig->player, (uint32_t)k)];
+            split[i] =
+                cloth_stretch_create(rig->scene, run->skin, sp, tl_stretch_edges(in->stretch[c], i),
+                                     tl_stretch_edge_count(in->stretch[c], i), run->samples);
+            if (!split[i]) {
+                for (uint32_t j = 0; j < i; ++j)
+                    cloth_stretch_destroy(split[j]);
+                return tl_error_set(err, TL_ERROR_MEMORY, "out of memory (cloth stretch)");
+            }
+        }
         if (motion) {
             tl_player_start(rig->player, clip, 0);
             for (uint32_t i = 0; i < rig->chain_count; ++i)
@@ -341,6 +371,12 @@ tl_result tl_measure_run_clip(tl_measure_run* run, uint32_t clip, tl_measure_cli
         }
         tl_stretch_run(in->stretch[c], clip, motion ? chain_hook : NULL, motion ? &hook : NULL,
                        out->stats[c]);
+        for (uint32_t i = 0; i < TL_MEASURE_MAX_REGIONS; ++i) {
+            if (!split[i]) continue;
+            cloth_stretch_stats(split[i], &out->cloth[i].stretch_vertical,
+                                &out->cloth[i].stretch_horizontal);
+            cloth_stretch_destroy(split[i]);
+        }
     }
     out->lift = chained && chained->chain_count > 0 ? clip_lift(chained, clip, run->samples) : -1;
     for (uint32_t i = 0; chained && i < chained->chain_count; ++i)

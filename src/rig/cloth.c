@@ -75,9 +75,38 @@ static bool flood(rig_ctx* ctx, const rig_wpart* p, uint32_t mark, bool limb_onl
     return true;
 }
 
+/* Local ids for the lattice's skin and collar (ctx->queue), their stamps left in ctx->stamp. */
+static void local_ids(rig_ctx* ctx, work* w) {
+    for (uint32_t i = 0; i < w->verts.count; ++i)
+        ctx->queue[w->verts.items[i]] = i;
+    for (uint32_t i = 0; i < w->collar.count; ++i)
+        ctx->queue[w->collar.items[i]] = w->verts.count + i;
+    w->m = w->verts.count + w->collar.count;
+}
+
+/* A garment modelled apart (a cape) has no skin around it to hang from: its collar is its own
+ * top edge (the part's collar), the rest is the lattice's skin. */
+static bool own_collar_skin(rig_ctx* ctx, const rig_wpart* p, work* w) {
+    uint32_t ring = rig_stamp(ctx);
+    for (uint32_t i = 0; i < p->collar.count; ++i) {
+        ctx->stamp[p->collar.items[i]] = ring;
+        if (!rig_list_push(&w->collar, p->collar.items[i])) return false;
+    }
+    uint32_t in = rig_stamp(ctx);
+    for (uint32_t i = 0; i < p->verts.count; ++i) {
+        uint32_t v = p->verts.items[i];
+        if (ctx->stamp[v] == ring) continue;
+        ctx->stamp[v] = in;
+        if (!rig_list_push(&w->verts, v)) return false;
+    }
+    local_ids(ctx, w);
+    return w->verts.count > 0;
+}
+
 /* The lattice's skin: the part, grown over its own shell's leg-bound skin when that shell is
  * not the body (under half the skin); then its collar: the vertices just outside it. */
 static bool lattice_skin(rig_ctx* ctx, const rig_wpart* p, work* w) {
+    if (p->own_collar) return own_collar_skin(ctx, p, w);
     rig_list shell = {0};
     bool ok = flood(ctx, p, rig_stamp(ctx), false, &shell);
     bool garment = ok && shell.count < ctx->W / 2;
@@ -104,11 +133,7 @@ static bool lattice_skin(rig_ctx* ctx, const rig_wpart* p, work* w) {
         }
     }
     /* leave every lattice vertex's stamp as `in`, collar as `ring`, local ids in queue */
-    for (uint32_t i = 0; i < w->verts.count; ++i)
-        ctx->queue[w->verts.items[i]] = i;
-    for (uint32_t i = 0; i < w->collar.count; ++i)
-        ctx->queue[w->collar.items[i]] = w->verts.count + i;
-    w->m = w->verts.count + w->collar.count;
+    local_ids(ctx, w);
     return true;
 }
 

@@ -132,6 +132,11 @@ bool rig_part_band(rig_ctx* ctx, const rig_wpart* wpart, tl_rig_part* part, uint
 float rig_collar_radius(const rig_ctx* ctx, const rig_wpart* p);
 bool rig_part_junction(rig_ctx* ctx, const rig_wpart* wpart, tl_rig_part* part, uint8_t* banded);
 
+/* unskinned.c: the part of garment node `node` (def->garment_nodes) in this skin: its vertices,
+ * attached to the joint they are bound to, class cloth, its collar its own top edge and its
+ * geodesic coordinate; no vertex when the skin has none of the node's. False on memory. */
+bool rig_garment_part(rig_ctx* ctx, uint32_t node, rig_wpart* out);
+
 /* cloth.c: a wide part's cloth lattice and weights (action TL_RIG_ACTION_CLOTH), after
  * rig_part_plan, with part->first_new_joint set. *built is false when the part is too small or
  * has no collar (then it is only reported); false on memory. */

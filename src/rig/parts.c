@@ -622,6 +622,30 @@ static void subtract_parts(rig_ctx* ctx, rig_wpart* p, uint32_t first) {
     p->verts.count = m;
 }
 
+/* The garments modelled apart (def->garment_nodes): each one cloth part (unskinned.c), taken
+ * out of the parts found before; a part left empty is dropped. */
+static bool garment_parts(rig_ctx* ctx) {
+    for (uint32_t g = 0; g < ctx->def->garment_node_count; ++g) {
+        rig_wpart p = {0};
+        if (!rig_garment_part(ctx, ctx->def->garment_nodes[g], &p)) return false;
+        if (!p.verts.count) continue;
+        uint32_t first = ctx->part_count;
+        if (!add_part(ctx, &p)) return rig_wpart_free(&p), false;
+        for (uint32_t i = 0; i < first; ++i)
+            subtract_parts(ctx, &ctx->parts[i], first);
+        part_shape(ctx, &ctx->parts[first]);
+    }
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < ctx->part_count; ++i) {
+        if (ctx->parts[i].verts.count)
+            ctx->parts[m++] = ctx->parts[i];
+        else
+            rig_wpart_free(&ctx->parts[i]);
+    }
+    ctx->part_count = m;
+    return true;
+}
+
 bool rig_parts_find(rig_ctx* ctx) {
     const tl_rig_def* def = ctx->def;
     double t0 = rig_now();
@@ -674,6 +698,7 @@ bool rig_parts_find(rig_ctx* ctx) {
     }
     part_array_free(&top);
     part_array_free(&tails);
+    if (ok) ok = garment_parts(ctx);
     if (!ok) return false;
 
     /* owners: every classified part's vertices (growth may not enter them) */
