@@ -51,6 +51,13 @@ typedef struct tl_play_chain {
     int32_t end_joint;                     /* TL_NONE: the last link continues its tangent */
     float joint_radii[TL_CHAIN_MAX_BONES]; /* skin radius per link head, bind units (as
                                               extras.tailor.radii); 0 unknown (limit 30°) */
+    float hit_radius; /* bind units: how far the chain's skin reaches around its particles,
+                         kept out of the body colliders (each collider grown by it as far as
+                         the particles at rest stay outside; those they lie in are shrunk
+                         until they do). tl_play_chains_find: 0 for tails (particles are
+                         points, and the colliders the bind pose lies in are left out, such as
+                         the pelvis around a tail's root); for hair the 90th percentile of its
+                         skin's distance from the chain (a lock's thickness) */
     tl_chain_def settings;
 } tl_play_chain;
 

@@ -10,6 +10,8 @@ tl_hair_chain_def tl_default_hair_chain_def(void) {
     chain.gravity = 0;
     chain.carry_deg = 0;
     chain.rest_curve = 1;
+    /* twice the springs, critically damped: neighbouring locks swing apart less (hair.md) */
+    chain.root_frequency *= 2, chain.tip_frequency *= 2, chain.damping_ratio = 1;
     return (tl_hair_chain_def){
         .chain = chain,
         .max_chains = 24,

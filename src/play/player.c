@@ -4,6 +4,7 @@
 #include <tailor/gltf_json.h>
 
 #include "base/mat4.h"
+#include "play/chain_colliders.h"
 #include "play/cloth_play.h"
 
 #include <assert.h>
@@ -70,6 +71,8 @@ tl_result tl_play_chains_find(const tl_scene* scene, tl_play_chain* out, uint32_
         /* hair hangs in front of the shoulders too: the tail's plane behind the hips is not
            its */
         if (part->kind == TL_PART_HAIR) c->settings.hips_plane_enabled = false;
+        /* a hair chain's particles run inside its lock: the lock's skin keeps off the body */
+        if (part->kind == TL_PART_HAIR) c->hit_radius = play_chain_skin_thickness(scene, c);
     }
     return TL_OK;
 }
@@ -141,18 +144,8 @@ static tl_result build_chain(const tl_scene* scene, const tl_play_chain* desc, f
     return TL_OK;
 }
 
-static bool inside_any_point(const tl_collider* c, const tl_scene_skin* sk,
-                             const tl_play_chain* d) {
-    for (uint32_t b = 0; b <= d->bone_count; ++b) {
-        int32_t j = b < d->bone_count ? (int32_t)d->bone_joints[b] : d->end_joint;
-        if (j == TL_NONE) continue;
-        if (tl_collider_depth(c, sk->joints[j].rest_world + 12) > 0) return true;
-    }
-    return false;
-}
-
-/* Each chain's body colliders: its skin's (stored, else fitted with def.fit_colliders),
- * without those its bind pose lies in. */
+/* Each chain's body colliders: its skin's (stored, else fitted with def.fit_colliders), as
+ * play_chain_colliders keeps them. */
 static tl_result fit_colliders(tl_player* p, tl_error* err) {
     p->colliders = calloc(p->count + 1, sizeof *p->colliders);
     p->world = calloc(p->count + 1, sizeof *p->world);
@@ -171,9 +164,7 @@ static tl_result fit_colliders(tl_player* p, tl_error* err) {
             if (r != TL_OK) return r;
             all = fitted;
         }
-        for (uint32_t k = 0; k < n; ++k)
-            if (!inside_any_point(&all[k].local, sk, d))
-                p->colliders[i][p->collider_count[i]++] = all[k];
+        p->collider_count[i] = play_chain_colliders(p->scene, d, all, n, p->colliders[i]);
     }
     return TL_OK;
 }

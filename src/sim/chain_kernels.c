@@ -234,9 +234,15 @@ bool chain_contact(const lane_frame* f, int l, v3 head, float len, v3 rest, v3* 
         moved = true;
         *touch = true;
     }
-    for (int k = 0; k < f->collider_count[l]; ++k)
-        if (collide(&f->colliders[l][k], head, len, rest, f->slip[l], &p, &v))
-            moved = *touch = true;
+    /* a tip pushed out of one collider into an overlapping one (a crease of the body) is
+       pushed again: up to eight sweeps, until one moves nothing */
+    for (int sweep = 0; sweep < 8; ++sweep) {
+        bool again = false;
+        for (int k = 0; k < f->collider_count[l]; ++k)
+            if (collide(&f->colliders[l][k], head, len, rest, f->slip[l], &p, &v))
+                again = moved = *touch = true;
+        if (!again) break;
+    }
     *pp = p, *vp = v;
     return moved;
 }
