@@ -118,8 +118,25 @@ static void node_to_root(tl_gltf* doc, uint32_t node) {
             }
 }
 
+/* The accessors a conversion replaced (pruned once all are converted). */
+typedef struct replaced_accessors {
+    uint32_t* items;
+    uint32_t count, cap;
+} replaced_accessors;
+
+static bool replaced_add(replaced_accessors* r, uint32_t accessor) {
+    if (r->count == r->cap) {
+        uint32_t cap = r->cap ? 2 * r->cap : 16;
+        uint32_t* items = realloc(r->items, cap * sizeof *items);
+        if (!items) return false;
+        r->items = items, r->cap = cap;
+    }
+    r->items[r->count++] = accessor;
+    return true;
+}
+
 static tl_result convert_one(tl_gltf* doc, const tl_scene* scene, const tl_rig_unskinned* u,
-                             tl_error* err) {
+                             replaced_accessors* replaced, tl_error* err) {
     const tl_scene_skin* sk = scene_skin(scene, u->skin);
     assert(sk && u->joint < sk->joint_count);
     const tl_scene_joint* jt = &sk->joints[u->joint];
@@ -150,6 +167,8 @@ static tl_result convert_one(tl_gltf* doc, const tl_scene* scene, const tl_rig_u
             uint32_t acc = 0;
             if (kind < 0) continue;
             r = attribute_map(doc, prim->attributes[a].accessor, M, kind, &acc, err);
+            if (r == TL_OK && !replaced_add(replaced, prim->attributes[a].accessor))
+                r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
             if (r == TL_OK) json_object_set_new(attributes, name, json_integer(acc));
         }
         if (r == TL_OK) r = binding_add(doc, vertices, u->joint, attributes, err);
@@ -167,12 +186,18 @@ tl_result tl_rig_skin_unskinned(tl_gltf* doc, const tl_scene* scene,
     assert(doc && scene && analysis && def && converted && scene->doc == doc);
     *converted = 0;
     tl_result r = TL_OK;
+    replaced_accessors replaced = {0};
+    uint32_t first_new = doc->accessor_count;
     for (uint32_t i = 0; i < analysis->unskinned_count && r == TL_OK; ++i) {
         const tl_rig_unskinned* u = &analysis->unskinned[i];
         if (!convertible(doc, u->node) || def->garment_node_count >= TL_RIG_MAX_GARMENTS) continue;
-        r = convert_one(doc, scene, u, err);
+        r = convert_one(doc, scene, u, &replaced, err);
         if (r == TL_OK) ++*converted, def->garment_nodes[def->garment_node_count++] = u->node;
     }
+    /* the old POSITION, NORMAL and TANGENT no longer referenced: no UNUSED_OBJECT left */
+    if (r == TL_OK && *converted)
+        r = rig_prune_accessors(doc, replaced.items, replaced.count, first_new, err);
+    free(replaced.items);
     /* node_to_root read the stale index only for ancestry: every edit is in the JSON */
     if (r == TL_OK && *converted) r = tl_gltf_reindex(doc, err);
     return r;
