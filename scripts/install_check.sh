@@ -4,6 +4,9 @@
 set -euo pipefail
 build=$(realpath "$1")
 here=$(cd "$(dirname "$0")/.." && pwd)
+# the shared characters: where the build was configured to find them (TL_SHARED_DIR)
+shared=$(sed -n 's/^TL_SHARED_DIR:PATH=//p' "$build/CMakeCache.txt" 2>/dev/null || true)
+shared=${shared:-$here/../shared}
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 cmake --install "$build" --prefix "$scratch/prefix" >/dev/null
@@ -30,12 +33,12 @@ target_link_libraries(app PRIVATE tailor::tailor)
 CM
 cmake -S "$scratch/app" -B "$scratch/app/build" -DCMAKE_PREFIX_PATH="$scratch/prefix" >/dev/null
 cmake --build "$scratch/app/build" >/dev/null
-"$scratch/app/build/app" "$here/../shared/assets/khronos-fox/Fox.glb" | grep -q "26 nodes"
+"$scratch/app/build/app" "$shared/assets/khronos-fox/Fox.glb" | grep -q "26 nodes"
 
 PKG_CONFIG_PATH="$scratch/prefix/lib/pkgconfig:$scratch/prefix/lib64/pkgconfig" \
     cc "$scratch/app/main.c" -o "$scratch/app/app-pc" -Wl,-rpath,"$scratch/prefix/lib" \
     $(PKG_CONFIG_PATH="$scratch/prefix/lib/pkgconfig:$scratch/prefix/lib64/pkgconfig" pkg-config --cflags --libs tailor)
-"$scratch/app/app-pc" "$here/../shared/assets/khronos-fox/Fox.glb" | grep -q "26 nodes"
+"$scratch/app/app-pc" "$shared/assets/khronos-fox/Fox.glb" | grep -q "26 nodes"
 # The README's C program and its two build recipes, as written there, against the install.
 readme_block() { # the fenced block after the README line "<!-- install_check: NAME -->"
     awk -v mark="<!-- install_check: $1 -->" '$0 == mark { grab = 1; next }
@@ -50,7 +53,7 @@ readme_block CMakeLists.txt > "$readme/CMakeLists.txt"
     { echo "install-check: README.md lacks an install_check block" >&2; exit 1; }
 cmake -S "$readme" -B "$readme/build" -DCMAKE_PREFIX_PATH="$scratch/prefix" >/dev/null
 cmake --build "$readme/build" >/dev/null
-tailless=$here/../shared/cases/fox-khronos-tailless.glb
+tailless=$shared/cases/fox-khronos-tailless.glb
 "$readme/build/rig" "$tailless" "$readme/rigged-cmake.glb" | grep -q "^1 chain(s), "
 (cd "$readme" && PKG_CONFIG_PATH="$scratch/prefix/lib/pkgconfig:$scratch/prefix/lib64/pkgconfig" \
     eval "$(readme_block pkg-config)")
