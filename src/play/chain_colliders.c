@@ -114,13 +114,7 @@ float play_chain_skin_thickness(const tl_scene* scene, const tl_play_chain* d) {
     if (!dist) return 0;
     uint32_t found = 0;
     for (uint32_t v = 0; v < sk->vertex_count; ++v) {
-        float best = -1;
-        uint32_t dominant = 0;
-        for (uint32_t k = 0; k < sk->influence_count; ++k) {
-            float w = sk->influence_weights[(size_t)v * sk->influence_count + k];
-            if (w > best)
-                best = w, dominant = sk->influence_joints[(size_t)v * sk->influence_count + k];
-        }
+        uint32_t dominant = tl_scene_skin_dominant_joint(sk, v);
         bool mine = false;
         for (uint32_t b = 0; b < d->bone_count && !mine; ++b)
             mine = d->bone_joints[b] == dominant;

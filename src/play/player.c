@@ -84,13 +84,7 @@ static float body_floor(const tl_scene* scene, const tl_play_chain* chains, uint
     const tl_scene_skin* sk = &scene->skins[skin];
     float floor = INFINITY;
     for (uint32_t v = 0; v < sk->vertex_count; ++v) {
-        float best = -1;
-        uint32_t dominant = 0;
-        for (uint32_t k = 0; k < sk->influence_count; ++k) {
-            float w = sk->influence_weights[(size_t)v * sk->influence_count + k];
-            if (w > best)
-                best = w, dominant = sk->influence_joints[(size_t)v * sk->influence_count + k];
-        }
+        uint32_t dominant = tl_scene_skin_dominant_joint(sk, v);
         bool chain_skin = false;
         for (uint32_t c = 0; c < count && !chain_skin; ++c)
             for (uint32_t b = 0; b < chains[c].bone_count && chains[c].skin == skin; ++b)
