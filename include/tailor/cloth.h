@@ -65,8 +65,9 @@ extern "C" {
  * world motion and max distance give them another natural frequency (cloth.md §7). */
 typedef struct tl_cloth_settings {
     int iterations;          /* relaxation iterations per fixed step; 8 */
-    float damping;           /* share of the velocity lost per fixed step, [0, 1); 0.04 */
-    float edge_damping;      /* the same for edge particles; 0.025 */
+    float damping;           /* share of the velocity lost per fixed step, [0, 1); 0.12 (at rest
+                                within ~2 s of the body stopping) */
+    float edge_damping;      /* the same for edge particles; 0.08 */
     float contact_damping;   /* extra share lost per step by a particle that touched a collider
                                 in the previous step (friction with the body), [0, 1]; 0.3 */
     float stretch_stiffness; /* share of the stretch correction applied per iteration, [0, 1]; 1 */

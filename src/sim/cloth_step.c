@@ -38,15 +38,6 @@ static affine affine_to_world(const tl_chain_pose* f, v3 origin) {
     return a;
 }
 
-static affine affine_to_internal(const tl_chain_pose* f, v3 origin) {
-    affine a;
-    v3 zero = v3_make(0, 0, 0);
-    a.t = to_internal(f, origin, zero);
-    for (int k = 0; k < 3; ++k)
-        a.m[k] = v3_sub(to_internal(f, origin, v3_make(k == 0, k == 1, k == 2)), a.t);
-    return a;
-}
-
 static tl_chain_pose pose_lerp(const tl_chain_pose* a, const tl_chain_pose* b, float u) {
     tl_chain_pose p;
     for (int k = 0; k < 3; ++k)
@@ -137,14 +128,39 @@ static v3 keep_in_cap(v3 w, v3 axis, float c) {
 }
 
 /* The point on the tether sphere |x - q| = L nearest p whose distance from ref is at most d
- * (the nearest to ref when the two do not meet: the tether wins). */
+ * (the nearest to ref when the two do not meet: the tether wins). In double: where the ball
+ * barely meets the sphere (the particle above at its own limit) the cap's edge moves by
+ * sqrt(float rounding), which left particles 1.6e-4 d past their safe distance. */
 static v3 tether_point(v3 q, float L, v3 p, v3 ref, float d) {
-    v3 u = v3_sub(ref, q);
-    float D = v3_length(u);
-    v3 axis = D > 1e-12f ? v3_scale(u, 1.0f / D) : v3_make(0, -1, 0);
-    v3 w = v3_normalize_or(v3_sub(p, q), axis);
-    if (D > 1e-12f) w = keep_in_cap(w, axis, (L * L + D * D - d * d) / (2.0f * L * D));
-    return v3_madd(q, w, L);
+    double u[3] = {(double)ref.x - q.x, (double)ref.y - q.y, (double)ref.z - q.z};
+    double w[3] = {(double)p.x - q.x, (double)p.y - q.y, (double)p.z - q.z};
+    double D = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+    double lw = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
+    double axis[3] = {0, -1, 0};
+    if (D > 1e-12)
+        for (int k = 0; k < 3; ++k)
+            axis[k] = u[k] / D;
+    for (int k = 0; k < 3; ++k)
+        w[k] = lw > 1e-12 ? w[k] / lw : axis[k];
+    if (D > 1e-12) {
+        double c = ((double)L * L + D * D - (double)d * d) / (2.0 * L * D);
+        double dot = w[0] * axis[0] + w[1] * axis[1] + w[2] * axis[2];
+        if (c >= 1.0) {
+            for (int k = 0; k < 3; ++k)
+                w[k] = axis[k];
+        } else if (c > -1.0 && dot < c) { /* turned toward the axis onto the cap's edge */
+            double perp[3] = {w[0] - axis[0] * dot, w[1] - axis[1] * dot, w[2] - axis[2] * dot};
+            double lp = sqrt(perp[0] * perp[0] + perp[1] * perp[1] + perp[2] * perp[2]);
+            if (!(lp > 1e-12)) {
+                v3 any = v3_perpendicular(v3_make((float)axis[0], (float)axis[1], (float)axis[2]));
+                perp[0] = any.x, perp[1] = any.y, perp[2] = any.z, lp = 1;
+            }
+            double sn = sqrt(1.0 - c * c);
+            for (int k = 0; k < 3; ++k)
+                w[k] = axis[k] * c + perp[k] / lp * sn;
+        }
+    }
+    return v3_make((float)(q.x + w[0] * L), (float)(q.y + w[1] * L), (float)(q.z + w[2] * L));
 }
 
 /* p on the tether sphere pushed out of a sphere (centre s, radius R) along the sphere: the
@@ -307,11 +323,23 @@ static void write_outputs(tl_cloth* c) {
     }
 }
 
+/* In double: world targets metres from the origin (a run) lose digits to the subtraction of the
+ * frame's position, 9 float steps at 10 m, 1.7e-4 of a 5 cm safe distance. */
 static void load_targets(tl_cloth* c, const tl_chain_pose* f, const float* targets) {
-    affine a = affine_to_internal(f, c->model->origin);
+    double m[3][3], t[3], o[3] = {c->model->origin.x, c->model->origin.y, c->model->origin.z};
+    qt r = qt_load(f->rotation);
+    for (int k = 0; k < 3; ++k) { /* row k of R^T / s */
+        v3 e = qt_unrotate(r, v3_make(k == 0, k == 1, k == 2));
+        m[0][k] = e.x / f->scale, m[1][k] = e.y / f->scale, m[2][k] = e.z / f->scale;
+    }
+    for (int k = 0; k < 3; ++k)
+        t[k] = m[k][0] * f->position[0] + m[k][1] * f->position[1] + m[k][2] * f->position[2];
     for (int i = 0; i < c->n; ++i) {
-        v3 q = affine_apply(&a, v3_load(targets + 3 * i));
-        c->t1x[i] = q.x, c->t1y[i] = q.y, c->t1z[i] = q.z;
+        const float* w = targets + 3 * i;
+        double q[3];
+        for (int k = 0; k < 3; ++k)
+            q[k] = m[k][0] * w[0] + m[k][1] * w[1] + m[k][2] * w[2] - t[k] - o[k];
+        c->t1x[i] = (float)q[0], c->t1y[i] = (float)q[1], c->t1z[i] = (float)q[2];
     }
 }
 
