@@ -2,8 +2,9 @@
  *
  *   targets   particle i's rest position skinned to its one joint: W(j) · IBM(j) · bind_i
  *   frame     the attachment joint's motion from rest: W(attach) · (M · IBM(attach)^-1)^-1
- *   bones     bone (r, b) sits at particle (r, 2 b); its world is the rest bone carried by the
- *             rigid motion taking the particle's rest frame (cloth.md §1) to its frame now */
+ *   bones     bone (r, b) sits at particle (r, 2 b); its world is the rest bone carried by a
+ *             rigid motion about that particle whose rotation best fits the patch of particles
+ *             the bone's weights span (patch_rotation) */
 #include "play/cloth_play.h"
 
 #include <tailor/colliders.h>
