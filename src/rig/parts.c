@@ -305,7 +305,8 @@ static bool far_components(rig_ctx* ctx, const rig_list* set, float limit, float
     uint32_t n = set ? set->count : ctx->W;
     for (uint32_t i = 0; i < n; ++i) {
         uint32_t v = set ? set->items[i] : i;
-        if (ctx->dskel[v] > limit) ctx->stamp[v] = member;
+        /* limit < 0: the misbound vertices of the set, at any distance (misbound_split) */
+        if (limit < 0 ? ctx->misbound[v] != 0 : ctx->dskel[v] > limit) ctx->stamp[v] = member;
     }
     uint32_t done = rig_stamp(ctx);
     for (uint32_t i = 0; i < n; ++i) {
@@ -462,6 +463,25 @@ static bool resplit(rig_ctx* ctx, const rig_wpart* whole, uint32_t level, part_a
 fail:
     part_array_free(&subs);
     return false;
+}
+
+/* A body component in which re-splitting found no tail (§2): a short tail on a thick rump (the
+ * Quaternius stag's) never comes apart from it by skeleton distance, since the rump is as far
+ * from the bones as the tail. What sets such a tail apart is its binding: the auto-rigger
+ * bound it to bones far from it. So the component's misbound vertices, connected along mesh
+ * edges, are parts too, tested and classified as any part; only tails are kept (to `tails`). */
+static bool misbound_split(rig_ctx* ctx, const rig_wpart* whole, part_array* tails) {
+    part_array subs = {0};
+    bool ok = far_components(ctx, &whole->verts, -1.0f, whole->threshold, &subs) &&
+              attach_and_merge(ctx, &subs);
+    for (uint32_t i = 0; i < subs.count && ok; ++i) {
+        rig_wpart* p = &subs.items[i];
+        if (!part_limb_test(ctx, p)) continue;
+        ok = part_classify(ctx, p, true);
+        if (ok && p->cls == TL_RIG_CLASS_TAIL) move_part(tails, p, &ok);
+    }
+    part_array_free(&subs);
+    return ok;
 }
 
 /* ---- already rigged, growth ------------------------------------------------------------------ */
@@ -664,6 +684,7 @@ bool rig_parts_find(rig_ctx* ctx) {
             rig_wpart_free(&tails.items[k]);
         tails.count = 0;
         if (ok) ok = resplit(ctx, p, 1, &tails);
+        if (ok && tails.count == 0) ok = misbound_split(ctx, p, &tails);
         if (!ok) break;
         /* a tail hanging between the legs fails the limb test only because the thighs are
            near: when one tail sub-part holds half the component, the component is the tail */
