@@ -114,6 +114,14 @@ bool rig_parts_find(rig_ctx* ctx);
  * of the tails to re-weight. `first_id` is the public id of the skin's first part. */
 bool rig_parts_decide(rig_ctx* ctx, uint32_t first_id);
 
+/* bound.c: the share of the part's well-bound skin weight on its own bones (joints whose
+ * segment's nearest welded vertex, `segment_vertex`, lies in the part); Σ_j min(a_j, b_j) of
+ * the mean weight vectors of the part and its collar; each segment's nearest welded vertex
+ * (malloc'd, NULL when out of memory). */
+float rig_own_bone_share(rig_ctx* ctx, const rig_wpart* p, const uint32_t* segment_vertex);
+float rig_weight_overlap(rig_ctx* ctx, const rig_wpart* p);
+uint32_t* rig_segment_vertices(rig_ctx* ctx);
+
 /* chain.c: the geodesic coordinate of a part from its collar (part->g, and part->length). */
 bool rig_part_geodesic(rig_ctx* ctx, rig_wpart* part);
 

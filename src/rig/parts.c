@@ -305,7 +305,8 @@ static bool far_components(rig_ctx* ctx, const rig_list* set, float limit, float
     uint32_t n = set ? set->count : ctx->W;
     for (uint32_t i = 0; i < n; ++i) {
         uint32_t v = set ? set->items[i] : i;
-        if (ctx->dskel[v] > limit) ctx->stamp[v] = member;
+        /* limit < 0: the misbound vertices of the set, at any distance (misbound_split) */
+        if (limit < 0 ? ctx->misbound[v] != 0 : ctx->dskel[v] > limit) ctx->stamp[v] = member;
     }
     uint32_t done = rig_stamp(ctx);
     for (uint32_t i = 0; i < n; ++i) {
@@ -464,40 +465,26 @@ fail:
     return false;
 }
 
-/* ---- already rigged, growth ------------------------------------------------------------------ */
-
-/* Share of the well-bound skin weight of the part that sits on its own bones: joints whose
- * bone lies inside the part (the welded vertex nearest a segment's midpoint is in it). */
-static float own_bone_share(rig_ctx* ctx, const rig_wpart* p, const uint32_t* segment_vertex) {
-    uint32_t in = rig_stamp(ctx);
-    for (uint32_t i = 0; i < p->verts.count; ++i)
-        ctx->stamp[p->verts.items[i]] = in;
-    const rig_bones* bones = &ctx->bones;
-    const tl_scene_skin* skin = ctx->skin;
-    uint8_t* own = calloc(skin->joint_count + 1, 1);
-    if (!own) return 0;
-    bool any = false;
-    for (uint32_t s = 0; s < bones->count; ++s)
-        if (ctx->stamp[segment_vertex[s]] == in) own[bones->joint[s]] = 1, any = true;
-    double on_own = 0, total = 0;
-    if (any) {
-        for (uint32_t i = 0; i < p->verts.count; ++i) {
-            uint32_t w = p->verts.items[i];
-            if (ctx->misbound[w]) continue;
-            for (uint32_t c = ctx->copy_first[w]; c < ctx->copy_first[w + 1]; ++c) {
-                uint32_t v = ctx->copies[c];
-                for (uint32_t k = 0; k < skin->influence_count; ++k) {
-                    float wt = skin->influence_weights[(size_t)v * skin->influence_count + k];
-                    total += wt;
-                    if (own[skin->influence_joints[(size_t)v * skin->influence_count + k]])
-                        on_own += wt;
-                }
-            }
-        }
+/* A body component in which re-splitting found no tail (§2): a short tail on a thick rump (the
+ * Quaternius stag's) never comes apart from it by skeleton distance, since the rump is as far
+ * from the bones as the tail. What sets such a tail apart is its binding: the auto-rigger
+ * bound it to bones far from it. So the component's misbound vertices, connected along mesh
+ * edges, are parts too, tested and classified as any part; only tails are kept (to `tails`). */
+static bool misbound_split(rig_ctx* ctx, const rig_wpart* whole, part_array* tails) {
+    part_array subs = {0};
+    bool ok = far_components(ctx, &whole->verts, -1.0f, whole->threshold, &subs) &&
+              attach_and_merge(ctx, &subs);
+    for (uint32_t i = 0; i < subs.count && ok; ++i) {
+        rig_wpart* p = &subs.items[i];
+        if (!part_limb_test(ctx, p)) continue;
+        ok = part_classify(ctx, p, true);
+        if (ok && p->cls == TL_RIG_CLASS_TAIL) move_part(tails, p, &ok);
     }
-    free(own);
-    return total > 0 ? (float)(on_own / total) : 0.0f;
+    part_array_free(&subs);
+    return ok;
 }
+
+/* ---- already rigged, growth ------------------------------------------------------------------ */
 
 /* Grows a tail breadth-first over welded neighbours that are misbound and either not far or
  * unclassified body skin, and in no other classified part (§6); then the collar becomes
@@ -564,35 +551,6 @@ static bool part_grow(rig_ctx* ctx, rig_wpart* p, int32_t self) {
     part_limb_test(ctx, p); /* refresh reach and centroid ratio for the report */
     part_shape(ctx, p);
     return true;
-}
-
-/* Σ_j min(a_j, b_j) of the mean weight vectors of the part and of its collar ring. */
-static float weight_overlap(rig_ctx* ctx, const rig_wpart* p) {
-    const tl_scene_skin* skin = ctx->skin;
-    double* a = calloc(2 * (size_t)(skin->joint_count + 1), sizeof *a);
-    if (!a) return 1.0f;
-    double* b = a + skin->joint_count + 1;
-    const rig_list* lists[2] = {&p->verts, &p->collar};
-    double* sums[2] = {a, b};
-    for (int l = 0; l < 2; ++l) {
-        uint32_t count = 0;
-        for (uint32_t i = 0; i < lists[l]->count; ++i) {
-            uint32_t w = lists[l]->items[i];
-            for (uint32_t c = ctx->copy_first[w]; c < ctx->copy_first[w + 1]; ++c, ++count) {
-                size_t v = ctx->copies[c];
-                for (uint32_t k = 0; k < skin->influence_count; ++k)
-                    sums[l][skin->influence_joints[v * skin->influence_count + k]] +=
-                        skin->influence_weights[v * skin->influence_count + k];
-            }
-        }
-        for (uint32_t j = 0; j < skin->joint_count; ++j)
-            sums[l][j] /= count ? count : 1;
-    }
-    double overlap = 0;
-    for (uint32_t j = 0; j < skin->joint_count; ++j)
-        overlap += a[j] < b[j] ? a[j] : b[j];
-    free(a);
-    return (float)overlap;
 }
 
 /* ---- the whole search ---------------------------------------------------------------------- */
@@ -664,6 +622,7 @@ bool rig_parts_find(rig_ctx* ctx) {
             rig_wpart_free(&tails.items[k]);
         tails.count = 0;
         if (ok) ok = resplit(ctx, p, 1, &tails);
+        if (ok && tails.count == 0) ok = misbound_split(ctx, p, &tails);
         if (!ok) break;
         /* a tail hanging between the legs fails the limb test only because the thighs are
            near: when one tail sub-part holds half the component, the component is the tail */
@@ -714,23 +673,6 @@ bool rig_parts_find(rig_ctx* ctx) {
     return true;
 }
 
-/* The welded vertex nearest the midpoint of each bone segment. */
-static uint32_t* nearest_vertices(rig_ctx* ctx) {
-    uint32_t* segment_vertex = malloc((ctx->bones.count + 1) * sizeof *segment_vertex);
-    if (!segment_vertex) return NULL;
-    for (uint32_t s = 0; s < ctx->bones.count; ++s) {
-        const float* ab = ctx->bones.ab + 6 * s;
-        float mid[3] = {0.5f * (ab[0] + ab[3]), 0.5f * (ab[1] + ab[4]), 0.5f * (ab[2] + ab[5])};
-        float best = INFINITY;
-        segment_vertex[s] = 0;
-        for (uint32_t w = 0; w < ctx->W; ++w) {
-            float d = dist3(mid, ctx->wpos + 3 * (size_t)w);
-            if (d < best) best = d, segment_vertex[s] = w;
-        }
-    }
-    return segment_vertex;
-}
-
 /* Decides what happens to each part (after overrides), checks tails for their own bones and
  * grows the tails that will be re-weighted. `first_id` is the id of this skin's first part. */
 bool rig_parts_decide(rig_ctx* ctx, uint32_t first_id) {
@@ -762,13 +704,13 @@ bool rig_parts_decide(rig_ctx* ctx, uint32_t first_id) {
                 part_shape(ctx, p);
             }
             if (!segment_vertex) {
-                segment_vertex = nearest_vertices(ctx);
+                segment_vertex = rig_segment_vertices(ctx);
                 if (!segment_vertex) {
                     ok = false;
                     break;
                 }
             }
-            p->own_bones = own_bone_share(ctx, p, segment_vertex);
+            p->own_bones = rig_own_bone_share(ctx, p, segment_vertex);
             if (!p->overridden && p->own_bones >= def->own_bone_share) {
                 p->action = TL_RIG_ACTION_ALREADY_RIGGED;
                 p->reason = "a tail already bound to its own bones: left as the artist made it";
@@ -782,7 +724,7 @@ bool rig_parts_decide(rig_ctx* ctx, uint32_t first_id) {
             } else if (p->cls == TL_RIG_CLASS_CLOTH && def->cloth) {
                 p->action = TL_RIG_ACTION_CLOTH; /* when its lattice can be built (cloth.c) */
             } else if (def->fix_rigid && p->misbound > 0.5f && !p->own_collar &&
-                       weight_overlap(ctx, p) < def->bound_like_collar) {
+                       rig_weight_overlap(ctx, p) < def->bound_like_collar) {
                 p->action = TL_RIG_ACTION_RIGID;
             }
         }
