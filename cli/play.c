@@ -163,8 +163,11 @@ int tl_cli_play(int argc, char** argv) {
                 if (j != TL_NONE) {
                     w = pose->world + 16 * (size_t)sk->joints[j].node + 12;
                 } else {
-                    memcpy(tip, tl_chain_tip_positions(tl_player_chain(player, c)) + 3 * (b - 1),
-                           sizeof tip);
+                    const float* at = tl_chain_tip_positions(tl_player_chain(player, c));
+                    float origin[3]; /* (the player's floating origin) */
+                    tl_player_origin(player, origin);
+                    for (int k = 0; k < 3; ++k)
+                        tip[k] = at[3 * (b - 1) + k] + origin[k];
                     w = tip;
                 }
                 json_array_append_new(

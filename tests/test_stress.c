@@ -135,24 +135,24 @@ static void stress_character(character* c, const char* label, const char* clip_n
     ENSURE_MSG(r.teleport_speed_ratio >= 0 && r.teleport_speed_ratio <= 1.15f,
                "%s: peak tip speed after a detected teleport is %.3f x the peak before", label,
                r.teleport_speed_ratio);
+    /* A reported cut 100 m away is carried exactly: the player's floating origin keeps the
+     * state in the character's own magnitudes (docs/stress.md). */
+    ENSURE_MSG(r.cut_error >= 0 && r.cut_error <= 1e-5f,
+               "%s: a reported cut moves the tips by %.3g of the chain", label, r.cut_error);
     /* What still fails on some cases (docs/stress.md): the chain at rest within 2 s of the
-     * shake (4 of 8 creep), a reported cut carried to 1e-5 of the chain (float rounding 100 m
-     * away: up to 2.3e-5), and the render-pose target of 1%. Built strict they run as the
-     * known-failing program (ctest label known_failing, `make test-known-failing`); in the
-     * suite they are printed. */
+     * shake (the rat: 2.07 s), and the render-pose target of 1% (6 of 8). Built strict they run
+     * as the known-failing program (ctest label known_failing, `make test-known-failing`); in
+     * the suite they are printed. */
     bool settle_ok = r.settle_seconds >= 0 && r.settle_seconds <= 2;
-    bool cut_ok = r.cut_error >= 0 && r.cut_error <= 1e-5f;
     bool render_ok = r.fps_max_diff >= 0 && r.fps_max_diff <= 0.01f;
     if (!TL_STRESS_STRICT) {
-        if (!settle_ok || !cut_ok || !render_ok)
-            fprintf(stderr, "  %s: KNOWN FAILING:%s%s%s\n", label, settle_ok ? "" : " settle",
-                    cut_ok ? "" : " cut", render_ok ? "" : " render-pose frame rate");
+        if (!settle_ok || !render_ok)
+            fprintf(stderr, "  %s: KNOWN FAILING:%s%s\n", label, settle_ok ? "" : " settle",
+                    render_ok ? "" : " render-pose frame rate");
         return;
     }
     ENSURE_MSG(settle_ok, "%s: at rest %.2f s after the shake (-1: never)", label,
                r.settle_seconds);
-    ENSURE_MSG(cut_ok, "%s: a reported cut moves the tips by %.3g of the chain", label,
-               r.cut_error);
     ENSURE_MSG(render_ok, "%s: render-pose tips at 15-144 fps differ by %.2f%% of the chain", label,
                100 * r.fps_max_diff);
 }
@@ -226,6 +226,52 @@ static void teleport_check_can_fail(void) {
     fprintf(stderr, "  recognised teleport, zeta 0.02: later speed ratio %.3f (control %.3f)\n",
             r.teleport_speed_ratio_later, r.control_speed_ratio);
     ENSURE(r.teleport_speed_ratio_later <= 1 + SPEED_RATIO_TOLERANCE);
+    character_close(&c);
+}
+
+/* The floating origin: a cut lifting the rat 100 m · scale off its floor moves the player's
+ * origin there, and the floor stays where the world has it. The rat stands at rest sunk by
+ * 0.3 H, so its tail lies on the floor: no contact up there, and contact again once cut back
+ * down. A floor moved with the origin would hold the tail as before the cut; an origin that
+ * did not move would stay 0. */
+static void cut_moves_origin_not_floor(void) {
+    character c;
+    ENSURE(character_rig(&c, tl_test_shared("cases/rat-tailless.glb"), "rat-tailless.rigged.glb"));
+    tl_error err;
+    tl_player_def pd = tl_default_player_def();
+    tl_player* player;
+    ENSURE_OK(tl_player_create(c.scene, &c.chains[0], 1, &pd, &player, &err), err);
+    tl_pose* pose = tl_pose_create(c.scene);
+    ENSURE(pose);
+    const tl_scene_skin* sk = &c.scene->skins[c.chains[0].skin];
+    float sunk[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}, lifted[16];
+    memcpy(lifted, sunk, sizeof lifted);
+    for (int k = 0; k < 3; ++k) {
+        sunk[12 + k] = -0.3f * sk->height * sk->up[k];
+        lifted[12 + k] = sunk[12 + k] + 100.0f * sk->height / 1.8f * sk->up[k];
+    }
+    uint32_t contacts[3] = {0, 0, 0}; /* frames with a contact: on the floor, lifted, back */
+    float origin[3], lifted_origin = 0;
+    for (uint32_t f = 0; f < 3 * 120; ++f) {
+        uint32_t phase = f / 120;
+        tl_pose_set_rest(pose, c.scene, c.chains[0].skin);
+        tl_pose_move_skin(pose, c.scene, c.chains[0].skin, phase == 1 ? lifted : sunk);
+        if (f == 120 || f == 240) tl_player_cut(player, pose);
+        tl_player_step_pose(player, pose, f ? 1.0f / 60.0f : 0.0f);
+        tl_player_origin(player, origin);
+        if (f == 0) ENSURE(origin[0] == 0 && origin[1] == 0 && origin[2] == 0);
+        if (phase == 1)
+            lifted_origin = origin[0] * sk->up[0] + origin[1] * sk->up[1] + origin[2] * sk->up[2];
+        /* (the second half of each phase: the cut's swing has passed) */
+        if (f % 120 >= 60 && tl_chain_get_stats(tl_player_chain(player, 0)).contacts)
+            contacts[phase]++;
+    }
+    fprintf(stderr, "  contact frames on the floor %u, lifted %u, back %u; lifted origin %.1f up\n",
+            contacts[0], contacts[1], contacts[2], (double)lifted_origin);
+    ENSURE(contacts[0] > 0 && contacts[1] == 0 && contacts[2] > 0);
+    ENSURE(lifted_origin > 50.0f * sk->height / 1.8f);
+    tl_pose_destroy(pose);
+    tl_player_destroy(player);
     character_close(&c);
 }
 
@@ -511,6 +557,7 @@ int main(int argc, char** argv) {
         {"stress_horse", stress_horse},
         {"stress_fox_artist_tail", stress_fox_artist_tail},
         {"teleport_check_can_fail", teleport_check_can_fail},
+        {"cut_moves_origin_not_floor", cut_moves_origin_not_floor},
         {"shake_only", shake_only},
         {"colliders_knight", colliders_knight},
         {"colliders_husky", colliders_husky},

@@ -119,6 +119,13 @@ void tl_player_step_pose(tl_player* player, tl_pose* pose, float dt);
  * jump (a cut, sim.h tl_chain_input.start). */
 void tl_player_cut(tl_player* player, const tl_pose* pose);
 
+/* The world point the chains are simulated relative to (a floating origin): tl_chain_tip_positions
+ * and tl_chain_particle_positions of tl_player_chain are relative to it, world units, world
+ * axes. 0 for a character near the world's origin; moved at tl_player_start and tl_player_cut
+ * to where the character is, in steps of a power of two of at least 8 character heights, so the
+ * state keeps a float's precision at the character's own size wherever it is. */
+void tl_player_origin(const tl_player* player, float out[3]);
+
 /* The body colliders chain `index` runs with (0 without def.colliders, or when its skin has
  * none stored and def.fit_colliders is off) and, after a frame,
  * where they were at its end (world). */

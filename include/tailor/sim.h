@@ -255,6 +255,11 @@ void tl_chain_batch_step(tl_chain_batch* batch, tl_chain* const* chains,
  * Settings out of range are caller mistakes (asserts), as in create. */
 void tl_chain_set_settings(tl_chain* chain, const tl_chain_settings* settings);
 
+/* Moves the floor plane to `height` along the def's up (world units), keeping the state: for a
+ * host that keeps the chain in coordinates relative to a moving origin (tailor's player after a
+ * cut), where the world's floor lies at floor_height - up · origin. */
+void tl_chain_set_floor(tl_chain* chain, float height);
+
 /* The settings the chain runs with (the def's, or the last tl_chain_set_settings). */
 tl_chain_settings tl_chain_get_settings(const tl_chain* chain);
 

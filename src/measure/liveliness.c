@@ -115,10 +115,15 @@ void tl_liveliness_add(tl_liveliness_acc* acc, const tl_pose* pose) {
     const tl_collider* colliders;
     uint32_t collider_count = tl_player_colliders(acc->player, acc->chain, &colliders);
     const float* particles = tl_chain_particle_positions(chain);
-    for (uint32_t k = 0; k < collider_count; ++k)
-        for (uint32_t i = 0; i < acc->links; ++i)
-            acc->penetration =
-                fmaxf(acc->penetration, tl_collider_depth(&colliders[k], particles + 3 * i));
+    float origin[3]; /* the player's floating origin: the particles are relative to it */
+    tl_player_origin(acc->player, origin);
+    for (uint32_t i = 0; i < acc->links; ++i) {
+        float at[3];
+        for (int c = 0; c < 3; ++c)
+            at[c] = particles[3 * i + c] + origin[c];
+        for (uint32_t k = 0; k < collider_count; ++k)
+            acc->penetration = fmaxf(acc->penetration, tl_collider_depth(&colliders[k], at));
+    }
     float* dirs = acc->directions + (size_t)acc->count * acc->links * 3;
     for (uint32_t i = 0; i < acc->links; ++i) {
         float w[3] = {points[3 * i + 3] - points[3 * i], points[3 * i + 4] - points[3 * i + 1],

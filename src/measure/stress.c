@@ -41,6 +41,7 @@ tl_stress_def tl_default_stress_def(void) {
 
 /* Watches one chain in a pose frame after frame. */
 typedef struct probe {
+    const tl_scene* scene;
     const tl_scene_skin* sk;
     const tl_play_chain* chain;
     uint32_t n;                                /* bones; points are n + 1 */
@@ -65,6 +66,7 @@ static void column3(const float* m, int c, float out[3]) {
 
 static void probe_init(probe* p, const tl_scene* scene, const tl_play_chain* chain) {
     memset(p, 0, sizeof *p);
+    p->scene = scene;
     p->sk = &scene->skins[chain->skin];
     p->chain = chain;
     p->n = chain->bone_count;
@@ -92,6 +94,30 @@ static void node_position(const tl_pose* pose, uint32_t node, float out[3]) {
     column3(pose->world + 16 * (size_t)node, 3, out);
 }
 
+/* Node `node` relative to the attachment node, in its frame (times its scale: world units), from
+ * the pose's locals between the two rather than from world matrices: 100 m from the world's
+ * origin (the cut, the teleport) a world matrix rounds at that distance's precision, 1e-5 of a
+ * small character's chain, the locals at the character's own. False when the node is not below
+ * the attachment. */
+static bool relative_from_locals(const probe* p, const tl_pose* pose, uint32_t attach_node,
+                                 float attach_scale, uint32_t node, float out[3]) {
+    uint32_t path[64], k = 0;
+    for (int32_t n = (int32_t)node; n != (int32_t)attach_node; n = p->scene->doc->nodes[n].parent)
+        if (n == TL_NONE || k == 64)
+            return false;
+        else
+            path[k++] = (uint32_t)n;
+    float m[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}, local[16], next[16];
+    while (k > 0) {
+        tl_trs_to_matrix(&pose->locals[path[--k]], local);
+        tl_mat4_mul(next, m, local);
+        memcpy(m, next, sizeof m);
+    }
+    for (int c = 0; c < 3; ++c)
+        out[c] = attach_scale * m[12 + c];
+    return true;
+}
+
 /* Reads the chain in `pose` (the player applied) after a frame of dt seconds. */
 static void probe_frame(probe* p, const tl_pose* pose, const tl_player* player, float dt) {
     const tl_scene_joint* joints = p->sk->joints;
@@ -99,9 +125,13 @@ static void probe_frame(probe* p, const tl_pose* pose, const tl_player* player, 
         node_position(pose, joints[p->chain->bone_joints[b]].node, p->points[b]);
     if (p->chain->end_joint != TL_NONE)
         node_position(pose, joints[p->chain->end_joint].node, p->points[p->n]);
-    else
-        memcpy(p->points[p->n], tl_chain_tip_positions(tl_player_chain(player, 0)) + 3 * (p->n - 1),
-               sizeof p->points[0]);
+    float origin[3]; /* the player's floating origin: the chain's positions are relative to it */
+    tl_player_origin(player, origin);
+    if (p->chain->end_joint == TL_NONE) {
+        const float* tip = tl_chain_tip_positions(tl_player_chain(player, 0)) + 3 * (p->n - 1);
+        for (int c = 0; c < 3; ++c)
+            p->points[p->n][c] = tip[c] + origin[c];
+    }
     tl_chain_pose attach =
         tl_chain_pose_from_matrix(pose->world + 16 * (size_t)joints[p->chain->attach_joint].node);
     float attach_inverse[4], bones[TL_CHAIN_MAX_BONES][4];
@@ -121,10 +151,13 @@ static void probe_frame(probe* p, const tl_pose* pose, const tl_player* player, 
     uint32_t colliders = tl_player_colliders(player, 0, &world);
     const float* particles = tl_chain_particle_positions(tl_player_chain(player, 0));
     p->colliders = colliders;
-    for (uint32_t k = 0; k < colliders; ++k)
-        for (uint32_t i = 0; i < p->n; ++i)
-            p->max_penetration =
-                fmaxf(p->max_penetration, tl_collider_depth(&world[k], particles + 3 * i));
+    for (uint32_t i = 0; i < p->n; ++i) {
+        float at[3];
+        for (int c = 0; c < 3; ++c)
+            at[c] = particles[3 * i + c] + origin[c];
+        for (uint32_t k = 0; k < colliders; ++k)
+            p->max_penetration = fmaxf(p->max_penetration, tl_collider_depth(&world[k], at));
+    }
     p->peak_speed = 0;
     memset(p->step_deg, 0, sizeof p->step_deg);
     if (!finite) {
@@ -139,11 +172,16 @@ static void probe_frame(probe* p, const tl_pose* pose, const tl_player* player, 
                 p->rest_length[b];
             p->max_length_error = fmaxf(p->max_length_error, error);
         }
+    uint32_t attach_node = joints[p->chain->attach_joint].node;
     for (uint32_t i = 0; i <= p->n; ++i) {
         float offset[3], relative[3];
-        for (int c = 0; c < 3; ++c)
-            offset[c] = p->points[i][c] - attach.position[c];
-        tl_quat_rotate(relative, attach_inverse, offset);
+        int32_t j = i < p->n ? (int32_t)p->chain->bone_joints[i] : p->chain->end_joint;
+        if (j == TL_NONE ||
+            !relative_from_locals(p, pose, attach_node, attach.scale, joints[j].node, relative)) {
+            for (int c = 0; c < 3; ++c)
+                offset[c] = p->points[i][c] - attach.position[c];
+            tl_quat_rotate(relative, attach_inverse, offset);
+        }
         if (p->has_last && dt > 0 && i > 0)
             p->peak_speed = fmaxf(p->peak_speed, tl_vec3_distance(relative, p->relative[i]) / dt);
         memcpy(p->relative[i], relative, sizeof relative);

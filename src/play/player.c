@@ -34,6 +34,9 @@ struct tl_player {
     tl_body_collider (*colliders)[TL_BODY_COLLIDERS_MAX];
     tl_collider (*world)[TL_BODY_COLLIDERS_MAX];
     uint32_t* collider_count;
+    tl_collider (*relative)[TL_BODY_COLLIDERS_MAX]; /* world - home: what the chains get */
+    float* floors;       /* per chain: its body floor along up, world units */
+    float home[3];       /* the world point the chains are simulated relative to (player_rehome) */
     play_cloths* cloths; /* the scene's cloth parts (cloth_play.c), or NULL */
 };
 
@@ -144,7 +147,8 @@ static tl_result fit_colliders(tl_player* p, tl_error* err) {
     p->colliders = calloc(p->count + 1, sizeof *p->colliders);
     p->world = calloc(p->count + 1, sizeof *p->world);
     p->collider_count = calloc(p->count + 1, sizeof *p->collider_count);
-    if (!p->colliders || !p->world || !p->collider_count)
+    p->relative = calloc(p->count + 1, sizeof *p->relative);
+    if (!p->colliders || !p->world || !p->collider_count || !p->relative)
         return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     for (uint32_t i = 0; i < p->count; ++i) {
         const tl_play_chain* d = &p->descs[i];
@@ -175,10 +179,11 @@ tl_result tl_player_create(const tl_scene* scene, const tl_play_chain* chains, u
     p->descs = calloc(count + 1, sizeof *p->descs);
     p->chains = calloc(count + 1, sizeof *p->chains);
     p->inputs = calloc(count + 1, sizeof *p->inputs);
+    p->floors = calloc(count + 1, sizeof *p->floors);
     p->scratch = tl_pose_create(scene);
     p->sampled = def->sample_chains ? tl_pose_create(scene) : NULL;
     p->sampled_time = NAN;
-    if (!p->descs || !p->chains || !p->inputs || !p->scratch ||
+    if (!p->descs || !p->chains || !p->inputs || !p->floors || !p->scratch ||
         (def->sample_chains && !p->sampled)) {
         tl_player_destroy(p);
         return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
@@ -202,8 +207,8 @@ tl_result tl_player_create(const tl_scene* scene, const tl_play_chain* chains, u
                 scene->doc->path && *scene->doc->path ? scene->doc->path : "<memory>", i);
         }
         p->descs[i] = *c;
-        tl_result r =
-            build_chain(scene, c, body_floor(scene, chains, count, c->skin), &p->chains[i], err);
+        p->floors[i] = body_floor(scene, chains, count, c->skin);
+        tl_result r = build_chain(scene, c, p->floors[i], &p->chains[i], err);
         if (r != TL_OK) {
             tl_player_destroy(p);
             return r;
@@ -238,6 +243,8 @@ void tl_player_destroy(tl_player* p) {
     free(p->colliders);
     free(p->world);
     free(p->collider_count);
+    free(p->relative);
+    free(p->floors);
     play_cloths_destroy(p->cloths);
     free(p->inputs);
     tl_pose_destroy(p->scratch);
@@ -248,11 +255,38 @@ void tl_player_destroy(tl_player* p) {
 static tl_chain_pose attachment_pose(const tl_player* p, const tl_pose* pose, uint32_t i) {
     const tl_play_chain* d = &p->descs[i];
     uint32_t node = p->scene->skins[d->skin].joints[d->attach_joint].node;
-    return tl_chain_pose_from_matrix(pose->world + 16 * (size_t)node);
+    tl_chain_pose a = tl_chain_pose_from_matrix(pose->world + 16 * (size_t)node);
+    for (int c = 0; c < 3; ++c)
+        a.position[c] -= p->home[c];
+    return a;
+}
+
+/* A floating origin: the chains are simulated relative to `home`, chain 0's attachment
+ * position snapped to a grid of a power of two of at least 8 character heights, set when the
+ * player starts and at every reported cut. Near the world's origin it is 0; far from it (a
+ * teleport 100 m away, a level far out) the solver's state stays in the character's own
+ * magnitudes, where a float's rounding is that of the character, not of its distance, and a
+ * cut is carried by a small translation instead of one rounded 100 m away. */
+static void player_rehome(tl_player* p, const tl_pose* pose) {
+    if (p->count == 0) return;
+    const tl_scene_skin* sk = &p->scene->skins[p->descs[0].skin];
+    const float* m = pose->world + 16 * (size_t)sk->joints[p->descs[0].attach_joint].node;
+    float grid = exp2f(ceilf(log2f(8 * (sk->height > 0 ? sk->height : 1.0f))));
+    float home[3];
+    for (int c = 0; c < 3; ++c)
+        home[c] = isfinite(m[12 + c]) ? grid * roundf(m[12 + c] / grid) : p->home[c];
+    if (!memcmp(home, p->home, sizeof home)) return;
+    memcpy(p->home, home, sizeof home);
+    for (uint32_t i = 0; i < p->count; ++i) {
+        const float* up = p->scene->skins[p->descs[i].skin].up;
+        tl_chain_set_floor(p->chains[i],
+                           p->floors[i] - (up[0] * home[0] + up[1] * home[1] + up[2] * home[2]));
+    }
 }
 
 void tl_player_start(tl_player* p, uint32_t clip, float time) {
     tl_pose_sample(p->scratch, p->scene, clip, time);
+    player_rehome(p, p->scratch);
     for (uint32_t i = 0; i < p->count; ++i) {
         tl_chain_pose a = attachment_pose(p, p->scratch, i);
         tl_chain_clear(p->chains[i]);
@@ -277,6 +311,16 @@ static void pose_colliders(tl_player* p, uint32_t i, const tl_pose* pose, const 
                            p->world[i]);
     *out = p->world[i];
     *count = (int)p->collider_count[i];
+    if (p->home[0] == 0 && p->home[1] == 0 && p->home[2] == 0) return;
+    for (uint32_t k = 0; k < p->collider_count[i]; ++k) {
+        tl_collider* c = &p->relative[i][k];
+        *c = p->world[i][k];
+        for (int d = 0; d < 3; ++d) {
+            c->a[d] -= p->home[d];
+            if (c->shape == TL_COLLIDER_CAPSULE) c->b[d] -= p->home[d];
+        }
+    }
+    *out = p->relative[i];
 }
 
 /* One render frame: the chains move from their last attachment pose to the one in `pose`. */
@@ -398,6 +442,7 @@ void tl_player_advance(tl_player* p, tl_pose* pose, uint32_t clip, float time) {
 
 void tl_player_step_pose(tl_player* p, tl_pose* pose, float dt) {
     if (!p->started) {
+        player_rehome(p, pose);
         for (uint32_t i = 0; i < p->count; ++i) {
             tl_chain_pose a = attachment_pose(p, pose, i);
             tl_chain_reset(p->chains[i], &a);
@@ -412,6 +457,7 @@ void tl_player_step_pose(tl_player* p, tl_pose* pose, float dt) {
 }
 
 void tl_player_cut(tl_player* p, const tl_pose* pose) {
+    player_rehome(p, pose);
     for (uint32_t i = 0; i < p->count; ++i)
         p->inputs[i].start = attachment_pose(p, pose, i);
     p->cut = true;
@@ -432,6 +478,10 @@ void tl_player_apply(const tl_player* p, tl_pose* pose) {
     }
     play_cloths_apply(p->cloths, pose);
     tl_pose_update_live(pose, p->scene); /* only joints changed */
+}
+
+void tl_player_origin(const tl_player* p, float out[3]) {
+    memcpy(out, p->home, sizeof p->home);
 }
 
 uint32_t tl_player_colliders(const tl_player* p, uint32_t i, const tl_collider** world) {

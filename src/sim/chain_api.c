@@ -98,6 +98,12 @@ static void chain_apply_settings(tl_chain* c, const tl_chain_settings* s) {
     c->floor_level = c->floor_height + s->ground_clearance * c->scale;
 }
 
+void tl_chain_set_floor(tl_chain* c, float height) {
+    assert(c && isfinite(height));
+    c->floor_height = height;
+    c->floor_level = height + c->settings.ground_clearance * c->scale;
+}
+
 void tl_chain_set_settings(tl_chain* c, const tl_chain_settings* settings) {
     assert(c && settings);
     assert_settings(settings);
