@@ -73,14 +73,14 @@ static void default_free(void* pointer, void* user) {
     free(pointer);
 }
 
-bool chain_all_finite(const float* values, size_t count) {
-    for (size_t i = 0; i < count; ++i)
-        if (!isfinite(values[i])) return false;
-    return true;
-}
 
-/* Unique per create (serial) and per change of a chain's constants (constants_id). */
+/* Unique per create (serial), per change of a chain's constants (constants_id) and per
+ * tl_chain_batch_step call. */
 static atomic_uint_fast64_t next_id = 1;
+
+uint64_t chain_new_id(void) {
+    return (uint64_t)atomic_fetch_add(&next_id, 1);
+}
 
 static void assert_settings(const tl_chain_settings* s) {
     assert(s->root_frequency > 0 && s->tip_frequency > 0 && s->damping_ratio >= 0);
@@ -104,7 +104,7 @@ void tl_chain_set_settings(tl_chain* c, const tl_chain_settings* settings) {
     chain_apply_settings(c, settings);
     chain_build_rest(c, settings);
     /* every lane holding this chain's constants gathers them again; its state is kept */
-    c->constants_id = (uint64_t)atomic_fetch_add(&next_id, 1);
+    c->constants_id = chain_new_id();
 }
 
 tl_chain_settings tl_chain_get_settings(const tl_chain* c) {
@@ -156,7 +156,7 @@ tl_result tl_chain_create(const tl_chain_def* def, const tl_allocator* allocator
 
     c->allocator = a;
     c->n = n;
-    c->serial = (uint64_t)atomic_fetch_add(&next_id, 1);
+    c->serial = chain_new_id();
     c->constants_id = c->serial;
     c->step = def->fixed_step;
     c->scale = def->scale;

@@ -91,27 +91,37 @@ static void scatter_states(lane_group* lead, int n, tl_chain* const* chains, con
     int l = 0;
 #if defined(__SSE__)
     for (; l + 4 <= lanes && chains[l] && chains[l + 1] && chains[l + 2] && chains[l + 3]; l += 4) {
-        tl_chain* const* c = chains + l;
+        /* (the chains' arrays in locals: stores through them cannot move them) */
+        float *positions[4], *velocities[4], *lengths[4];
+        lane_link1* own[4];
+        for (int j = 0; j < 4; ++j) {
+            const tl_chain* c = chains[l + j];
+            positions[j] = c->positions, velocities[j] = c->velocities;
+            lengths[j] = c->out_lengths, own[j] = c->own;
+        }
+        const __m128 scales = _mm_loadu_ps(scale + l);
         const lane_link* k = links;
         for (int i = 0; i < n; ++i, ++k) {
             __m128 q[4];
             lanes_to_qt4(k->px + l, k->py + l, k->pz + l, k->pz + l, q);
             for (int j = 0; j < 4; ++j)
-                store_xyz(c[j]->positions + 3 * i, q[j]);
+                store_xyz(positions[j] + 3 * i, q[j]);
             lanes_to_qt4(k->vx + l, k->vy + l, k->vz + l, k->vz + l, q);
             for (int j = 0; j < 4; ++j)
-                store_xyz(c[j]->velocities + 3 * i, q[j]);
+                store_xyz(velocities[j] + 3 * i, q[j]);
             lanes_to_qt4(k->bx + l, k->by + l, k->bz + l, k->bw + l, q);
             for (int j = 0; j < 4; ++j)
-                _mm_storeu_ps(c[j]->own[i].bx, q[j]); /* (bx..bw: one qt) */
+                _mm_storeu_ps(own[j][i].bx, q[j]); /* (bx..bw: one qt) */
             lanes_to_qt4(k->sx + l, k->sy + l, k->sz + l, k->sw + l, q);
             for (int j = 0; j < 4; ++j)
-                _mm_storeu_ps(c[j]->own[i].sx, q[j]);
+                _mm_storeu_ps(own[j][i].sx, q[j]);
             lanes_to_qt4(k->ox + l, k->oy + l, k->oz + l, k->ow + l, q);
             for (int j = 0; j < 4; ++j)
-                _mm_storeu_ps(c[j]->own[i].ox, q[j]);
+                _mm_storeu_ps(own[j][i].ox, q[j]);
+            float length[4];
+            _mm_storeu_ps(length, _mm_mul_ps(_mm_loadu_ps(k->len + l), scales));
             for (int j = 0; j < 4; ++j)
-                c[j]->out_lengths[i] = k->len[l + j] * scale[l + j];
+                lengths[j][i] = length[j];
         }
     }
 #endif
@@ -304,15 +314,18 @@ static void step_group(lane_group* lead, frame_plan* plans, int count) {
     int l = 0;
 #if defined(__SSE__)
     for (; l + 4 <= count; l += 4) { /* four lanes at a time, as scatter_states */
+        float *local[4], *tips[4];
+        for (int j = 0; j < 4; ++j)
+            local[j] = plans[l + j].chain->out_local, tips[j] = plans[l + j].chain->out_tips;
         const lane_link* k = links;
         for (int i = 0; i < n; ++i, ++k) {
             __m128 q[4];
             lanes_to_qt4(k->Lx + l, k->Ly + l, k->Lz + l, k->Lw + l, q);
             for (int j = 0; j < 4; ++j)
-                _mm_storeu_ps(plans[l + j].chain->out_local + 4 * i, q[j]);
+                _mm_storeu_ps(local[j] + 4 * i, q[j]);
             lanes_to_qt4(k->Tx + l, k->Ty + l, k->Tz + l, k->Tz + l, q);
             for (int j = 0; j < 4; ++j)
-                store_xyz(plans[l + j].chain->out_tips + 3 * i, q[j]);
+                store_xyz(tips[j] + 3 * i, q[j]);
         }
     }
 #endif
@@ -323,6 +336,8 @@ static void step_group(lane_group* lead, frame_plan* plans, int count) {
 /* Steps a group's plans; `*next` counts the groups of this call, which take the batch's
  * working copies in turn. */
 static void step_plans(tl_chain_batch* batch, int* next, frame_plan* plans, int count) {
+    for (int l = 0; l < count; ++l)
+        plans[l].chain->listed = 0;
     if (count == 1) {
         step_alone(&plans[0]);
         return;
@@ -349,16 +364,18 @@ void tl_chain_batch_step(tl_chain_batch* batch, tl_chain* const* chains,
     frame_plan groups[OPEN_GROUPS][LANES];
     int used[OPEN_GROUPS] = {0}, next = 0;
     const int capacity = chain_batch_lanes();
+    const uint64_t call = chain_new_id();
     for (int k = 0; k < count; ++k) {
         tl_chain* c = chains[k];
         assert(c->n <= batch->max_bones && "the batch was made for fewer bones");
         /* a chain listed twice steps twice, one frame after the other */
-        for (int g = 0; g < OPEN_GROUPS; ++g)
-            for (int l = 0; l < used[g]; ++l)
-                if (groups[g][l].chain == c) {
-                    step_plans(batch, &next, groups[g], used[g]);
-                    used[g] = 0;
-                }
+        if (c->listed == call)
+            for (int g = 0; g < OPEN_GROUPS; ++g)
+                for (int l = 0; l < used[g]; ++l)
+                    if (groups[g][l].chain == c) {
+                        step_plans(batch, &next, groups[g], used[g]);
+                        used[g] = 0;
+                    }
         /* the group first, so that the plan is made in its place (not copied) */
         int g = 0;
         while (g < OPEN_GROUPS && !(used[g] > 0 && groups[g][0].chain->n == c->n))
@@ -378,6 +395,7 @@ void tl_chain_batch_step(tl_chain_batch* batch, tl_chain* const* chains,
             continue;
         }
         if (!chain_frame_begin(c, &inputs[k], dt, &groups[g][used[g]])) continue;
+        c->listed = call;
         if (++used[g] == capacity) {
             step_plans(batch, &next, groups[g], used[g]);
             used[g] = 0;

@@ -146,6 +146,8 @@ struct tl_chain {
     uint64_t own_constants;    /* the constants_id its constants are of (0: none) */
     uint64_t own_state_serial; /* whose state it holds (0: nobody's: padding steps ran over it) */
     uint64_t own_state_stamp;  /* ... as of which change */
+    uint64_t listed; /* the tl_chain_batch_step call whose open groups hold its frame (0: none):
+                        a chain listed twice is found without a search */
 };
 
 /* Chains are grouped by bone count, chain_batch_lanes() to a group, in their order; a batch
@@ -255,8 +257,17 @@ typedef struct frame_plan {
     long steps;
 } frame_plan;
 
-/* chain_api.c */
-SIM_INTERNAL bool chain_all_finite(const float* values, size_t count);
+/* Whether every value is finite: x - x is 0 for a finite x and NaN otherwise, so the sum is 0
+ * exactly when all are (no branch per value: every frame checks its input). */
+static inline bool chain_all_finite(const float* values, size_t count) {
+    float zero = 0;
+    for (size_t i = 0; i < count; ++i)
+        zero += values[i] - values[i];
+    return zero == 0;
+}
+
+/* chain_api.c: a new unique id (chain serials, constants keys, batch calls) */
+SIM_INTERNAL uint64_t chain_new_id(void);
 
 /* chain_bind.c: the rest arc and every per-link constant (spring-chain.md §3, §6) */
 SIM_INTERNAL tl_result chain_hips_frame(const tl_chain_def* def, qt* out, tl_error* err);
