@@ -60,7 +60,7 @@ static size_t align16(size_t n) {
 size_t tl_chain_memory_size(int n) {
     size_t N = (size_t)n;
     return align16(sizeof(tl_chain)) + align16(N * sizeof(link_const)) +
-           align16(N * sizeof(lane_link1)) + align16(N * 3 * sizeof(float)) * 4 +
+           align16(N * sizeof(link_swings)) + align16(N * 3 * sizeof(float)) * 4 +
            align16(N * 4 * sizeof(float)) + align16(N * sizeof(float)) * 3;
 }
 
@@ -142,7 +142,7 @@ tl_result tl_chain_create(const tl_chain_def* def, const tl_allocator* allocator
     c->field = (type*)(block + at);                                                                \
     at += align16((count) * sizeof(type))
     CARVE(links, link_const, N);
-    CARVE(own, lane_link1, N);
+    CARVE(own, link_swings, N);
     CARVE(positions, float, 3 * N);
     CARVE(velocities, float, 3 * N);
     CARVE(out_tips, float, 3 * N);
