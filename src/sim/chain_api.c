@@ -73,7 +73,6 @@ static void default_free(void* pointer, void* user) {
     free(pointer);
 }
 
-
 /* Unique per create (serial), per change of a chain's constants (constants_id) and per
  * tl_chain_batch_step call. */
 static atomic_uint_fast64_t next_id = 1;
