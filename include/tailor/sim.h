@@ -223,7 +223,7 @@ void tl_chain_destroy(tl_chain* chain);
 void tl_chain_step(tl_chain* chain, const tl_chain_input* input, float dt);
 
 /* Steps count chains, each with its own input, by the same dt, one after the other (each in
- * its own working copy; tl_chain_batch_step is the fast way to step many). */
+ * a one-lane working copy on the stack; tl_chain_batch_step is the fast way to step many). */
 void tl_chain_step_many(tl_chain* const* chains, const tl_chain_input* inputs, int count, float dt);
 
 /* The working copy in which tl_chain_batch_step steps chains side by side: one per thread that

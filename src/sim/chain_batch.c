@@ -1,7 +1,7 @@
 /* Batching and dispatch: tl_chain_batch_step groups chains by bone count, gathers each group's
  * constants and state into the lanes of the batch's working copy for that group, runs the
  * internal steps and scatters the state and the render-time output back; a chain alone runs in
- * its own one-lane copy. */
+ * a one-lane copy on the stack. */
 #include "chain_parts.h"
 
 #define LINK_T lane_link
