@@ -28,8 +28,10 @@ static tl_chain_pose walk(double t) {
 }
 
 int main(int argc, char** argv) {
-    /* bench_sim [CHARACTERS]: only the runs with that many characters (for a profiler) */
+    /* bench_sim [CHARACTERS [plain|colliders]]: only the runs with that many characters, and
+     * only those without (with) colliders (for a profiler) */
     const int only = argc > 1 ? atoi(argv[1]) : 0;
+    const int kind = argc > 2 ? (strcmp(argv[2], "colliders") == 0 ? 2 : 1) : 0;
     /* a straight 0.8 m tail hanging from behind the hips, bones unrotated */
     float t[3 * LINKS], q[4 * LINKS], tip[3] = {0, -0.1f, 0};
     for (int i = 0; i < LINKS; ++i) {
@@ -51,6 +53,7 @@ int main(int argc, char** argv) {
         int n = counts[run % 3];
         if (only > 0 && n != only) continue;
         bool colliders = run >= 3; /* six body capsules per character, beside the tail */
+        if (kind > 0 && colliders != (kind == 2)) continue;
         tl_chain** chains = malloc(sizeof(tl_chain*) * (size_t)n);
         tl_chain_input* in = malloc(sizeof(tl_chain_input) * (size_t)n);
         for (int k = 0; k < n; ++k) {

@@ -60,7 +60,7 @@ static size_t align16(size_t n) {
 size_t tl_chain_memory_size(int n) {
     size_t N = (size_t)n;
     return align16(sizeof(tl_chain)) + align16(N * sizeof(link_const)) +
-           align16(N * sizeof(lane_link1)) + align16(N * 3 * sizeof(float)) * 4 +
+           align16(N * sizeof(link_swings)) + align16(N * 3 * sizeof(float)) * 4 +
            align16(N * 4 * sizeof(float)) + align16(N * sizeof(float)) * 3;
 }
 
@@ -73,14 +73,13 @@ static void default_free(void* pointer, void* user) {
     free(pointer);
 }
 
-bool chain_all_finite(const float* values, size_t count) {
-    for (size_t i = 0; i < count; ++i)
-        if (!isfinite(values[i])) return false;
-    return true;
-}
-
-/* Unique per create (serial) and per change of a chain's constants (constants_id). */
+/* Unique per create (serial), per change of a chain's constants (constants_id) and per
+ * tl_chain_batch_step call. */
 static atomic_uint_fast64_t next_id = 1;
+
+uint64_t chain_new_id(void) {
+    return (uint64_t)atomic_fetch_add(&next_id, 1);
+}
 
 static void assert_settings(const tl_chain_settings* s) {
     assert(s->root_frequency > 0 && s->tip_frequency > 0 && s->damping_ratio >= 0);
@@ -110,7 +109,7 @@ void tl_chain_set_settings(tl_chain* c, const tl_chain_settings* settings) {
     chain_apply_settings(c, settings);
     chain_build_rest(c, settings);
     /* every lane holding this chain's constants gathers them again; its state is kept */
-    c->constants_id = (uint64_t)atomic_fetch_add(&next_id, 1);
+    c->constants_id = chain_new_id();
 }
 
 tl_chain_settings tl_chain_get_settings(const tl_chain* c) {
@@ -148,7 +147,7 @@ tl_result tl_chain_create(const tl_chain_def* def, const tl_allocator* allocator
     c->field = (type*)(block + at);                                                                \
     at += align16((count) * sizeof(type))
     CARVE(links, link_const, N);
-    CARVE(own, lane_link1, N);
+    CARVE(own, link_swings, N);
     CARVE(positions, float, 3 * N);
     CARVE(velocities, float, 3 * N);
     CARVE(out_tips, float, 3 * N);
@@ -162,7 +161,7 @@ tl_result tl_chain_create(const tl_chain_def* def, const tl_allocator* allocator
 
     c->allocator = a;
     c->n = n;
-    c->serial = (uint64_t)atomic_fetch_add(&next_id, 1);
+    c->serial = chain_new_id();
     c->constants_id = c->serial;
     c->step = def->fixed_step;
     c->scale = def->scale;

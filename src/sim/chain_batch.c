@@ -1,7 +1,7 @@
 /* Batching and dispatch: tl_chain_batch_step groups chains by bone count, gathers each group's
  * constants and state into the lanes of the batch's working copy for that group, runs the
  * internal steps and scatters the state and the render-time output back; a chain alone runs in
- * its own one-lane copy. */
+ * a one-lane copy on the stack. */
 #include "chain_parts.h"
 
 #define LINK_T lane_link
@@ -91,27 +91,37 @@ static void scatter_states(lane_group* lead, int n, tl_chain* const* chains, con
     int l = 0;
 #if defined(__SSE__)
     for (; l + 4 <= lanes && chains[l] && chains[l + 1] && chains[l + 2] && chains[l + 3]; l += 4) {
-        tl_chain* const* c = chains + l;
+        /* (the chains' arrays in locals: stores through them cannot move them) */
+        float *positions[4], *velocities[4], *lengths[4];
+        link_swings* own[4];
+        for (int j = 0; j < 4; ++j) {
+            const tl_chain* c = chains[l + j];
+            positions[j] = c->positions, velocities[j] = c->velocities;
+            lengths[j] = c->out_lengths, own[j] = c->own;
+        }
+        const __m128 scales = _mm_loadu_ps(scale + l);
         const lane_link* k = links;
         for (int i = 0; i < n; ++i, ++k) {
             __m128 q[4];
             lanes_to_qt4(k->px + l, k->py + l, k->pz + l, k->pz + l, q);
             for (int j = 0; j < 4; ++j)
-                store_xyz(c[j]->positions + 3 * i, q[j]);
+                store_xyz(positions[j] + 3 * i, q[j]);
             lanes_to_qt4(k->vx + l, k->vy + l, k->vz + l, k->vz + l, q);
             for (int j = 0; j < 4; ++j)
-                store_xyz(c[j]->velocities + 3 * i, q[j]);
+                store_xyz(velocities[j] + 3 * i, q[j]);
             lanes_to_qt4(k->bx + l, k->by + l, k->bz + l, k->bw + l, q);
             for (int j = 0; j < 4; ++j)
-                _mm_storeu_ps(c[j]->own[i].bx, q[j]); /* (bx..bw: one qt) */
+                _mm_storeu_ps(own[j][i].bx, q[j]); /* (bx..bw: one qt) */
             lanes_to_qt4(k->sx + l, k->sy + l, k->sz + l, k->sw + l, q);
             for (int j = 0; j < 4; ++j)
-                _mm_storeu_ps(c[j]->own[i].sx, q[j]);
+                _mm_storeu_ps(own[j][i].sx, q[j]);
             lanes_to_qt4(k->ox + l, k->oy + l, k->oz + l, k->ow + l, q);
             for (int j = 0; j < 4; ++j)
-                _mm_storeu_ps(c[j]->own[i].ox, q[j]);
+                _mm_storeu_ps(own[j][i].ox, q[j]);
+            float length[4];
+            _mm_storeu_ps(length, _mm_mul_ps(_mm_loadu_ps(k->len + l), scales));
             for (int j = 0; j < 4; ++j)
-                c[j]->out_lengths[i] = k->len[l + j] * scale[l + j];
+                lengths[j][i] = length[j];
         }
     }
 #endif
@@ -186,18 +196,22 @@ static void output_lane(const frame_plan* fp, int l, float* t, float* gx, float*
     hx[l] = root.x, hy[l] = root.y, hz[l] = root.z, s[l] = pose->scale;
 }
 
-/* Writes a chain's own working copy back (its last step's scale; the bends and swings stay in
- * it), the finiteness check and the copy in one pass; returns whether the state is finite. */
-static bool scatter_alone(tl_chain* c, float scale) {
-    const lane_link1* k = c->own;
+/* Writes a chain alone's working copy back (its last step's scale), the finiteness check and
+ * the copy in one pass; returns whether the state is finite. The copy holds the chain's state
+ * as of the stamp it leaves in *serial, *stamp. */
+static bool scatter_alone(const lane_link1* k, tl_chain* c, float scale, uint64_t* serial,
+                          uint64_t* stamp) {
     float nan_if_not_finite = 0;
-    c->own_state_serial = c->serial;
-    c->own_state_stamp = ++c->stamp;
+    *serial = c->serial;
+    *stamp = ++c->stamp;
     for (int i = 0; i < c->n; ++i, ++k) {
         v3 p = LANE_V3(k, p, 0), v = LANE_V3(k, v, 0);
         qt S = LANE_QT(k, s, 0);
         v3_store(c->positions + 3 * i, p);
         v3_store(c->velocities + 3 * i, v);
+        SET_QT(&c->own[i], b, 0, LANE_QT(k, b, 0));
+        SET_QT(&c->own[i], s, 0, S);
+        SET_QT(&c->own[i], o, 0, LANE_QT(k, o, 0));
         c->out_lengths[i] = k->len[0] * scale;
         nan_if_not_finite += (p.x - p.x) + (p.y - p.y) + (p.z - p.z) + (v.x - v.x) + (v.y - v.y) +
                              (v.z - v.z) + (S.x - S.x) + (S.y - S.y) + (S.z - S.z) + (S.w - S.w);
@@ -205,17 +219,15 @@ static bool scatter_alone(tl_chain* c, float scale) {
     return nan_if_not_finite == 0;
 }
 
-/* Steps one chain through its frame in its own working copy (one lane). */
+/* Steps one chain through its frame in a working copy of one lane on the stack. */
 static void step_alone(frame_plan* fp) {
     tl_chain* c = fp->chain;
     const int n = c->n;
-    lane_link1* links = c->own;
+    lane_link1 links[TL_CHAIN_MAX_BONES];
+    uint64_t serial = 0, stamp = 0; /* whose state the copy holds, as of which change */
     lane_frame f;
-    if (c->own_constants != c->constants_id) {
-        gather_constants_1(links, 0, c);
-        c->own_constants = c->constants_id;
-    }
-    gather_state_1(links, 0, c, &c->own_state_serial, &c->own_state_stamp);
+    gather_constants_1(links, 0, c);
+    gather_state_1(links, 0, c, &serial, &stamp);
     setup_lane(&f, 0, fp, n);
     for (long j = 1; j <= fp->steps; ++j) {
         f.t[0] = chain_step_time(fp, j);
@@ -223,13 +235,34 @@ static void step_alone(frame_plan* fp) {
         record_step(&f, 0, fp);
     }
     bool scattered = fp->steps > 0,
-         finite = scattered ? scatter_alone(c, fp->last_pose.scale) : true;
+         finite = scattered ? scatter_alone(links, c, fp->last_pose.scale, &serial, &stamp) : true;
     finish_frame(fp, scattered, finite);
-    gather_state_1(links, 0, c, &c->own_state_serial, &c->own_state_stamp);
+    gather_state_1(links, 0, c, &serial, &stamp); /* (only if the frame reset the chain) */
     float t[1], gx[1], gy[1], gz[1], gw[1], hx[1], hy[1], hz[1], s[1];
     output_lane(fp, 0, t, gx, gy, gz, gw, hx, hy, hz, s);
     chain_lanes_outputs(links, n, t, gx, gy, gz, gw, hx, hy, hz, s, 1);
     copy_output_1(links, 0, c);
+}
+
+/* Asks the cache for the lines a chain's write-back stores to (with many chains they were
+ * evicted since its last frame), so that they arrive while the kernels run. */
+static void prefetch_write_back(const tl_chain* c) {
+#if defined(__GNUC__)
+    const int n = c->n;
+    for (int i = 0; i < 3 * n; i += 16) {
+        __builtin_prefetch(c->positions + i, 1);
+        __builtin_prefetch(c->velocities + i, 1);
+        __builtin_prefetch(c->out_tips + i, 1);
+    }
+    for (int i = 0; i < 4 * n; i += 16)
+        __builtin_prefetch(c->out_local + i, 1);
+    for (int i = 0; i < n; i += 16)
+        __builtin_prefetch(c->out_lengths + i, 1);
+    for (size_t at = 0; at < (size_t)n * sizeof(link_swings); at += 64)
+        __builtin_prefetch((const char*)c->own + at, 1);
+#else
+    (void)c;
+#endif
 }
 
 /* Steps 2 to LANES chains with the same bone count through one frame each in a batch's
@@ -241,6 +274,8 @@ static void step_group(lane_group* lead, frame_plan* plans, int count) {
     long max_steps = 0;
     bool early[LANES] = {false};
     const int lanes = chain_lanes_for(count);
+    for (int l = 0; l < count; ++l)
+        prefetch_write_back(plans[l].chain);
     for (int l = 0; l < lanes; ++l) {
         const frame_plan* fp = &plans[l < count ? l : 0]; /* spare lanes repeat lane 0 */
         const tl_chain* c = fp->chain;
@@ -304,15 +339,18 @@ static void step_group(lane_group* lead, frame_plan* plans, int count) {
     int l = 0;
 #if defined(__SSE__)
     for (; l + 4 <= count; l += 4) { /* four lanes at a time, as scatter_states */
+        float *local[4], *tips[4];
+        for (int j = 0; j < 4; ++j)
+            local[j] = plans[l + j].chain->out_local, tips[j] = plans[l + j].chain->out_tips;
         const lane_link* k = links;
         for (int i = 0; i < n; ++i, ++k) {
             __m128 q[4];
             lanes_to_qt4(k->Lx + l, k->Ly + l, k->Lz + l, k->Lw + l, q);
             for (int j = 0; j < 4; ++j)
-                _mm_storeu_ps(plans[l + j].chain->out_local + 4 * i, q[j]);
+                _mm_storeu_ps(local[j] + 4 * i, q[j]);
             lanes_to_qt4(k->Tx + l, k->Ty + l, k->Tz + l, k->Tz + l, q);
             for (int j = 0; j < 4; ++j)
-                store_xyz(plans[l + j].chain->out_tips + 3 * i, q[j]);
+                store_xyz(tips[j] + 3 * i, q[j]);
         }
     }
 #endif
@@ -323,6 +361,8 @@ static void step_group(lane_group* lead, frame_plan* plans, int count) {
 /* Steps a group's plans; `*next` counts the groups of this call, which take the batch's
  * working copies in turn. */
 static void step_plans(tl_chain_batch* batch, int* next, frame_plan* plans, int count) {
+    for (int l = 0; l < count; ++l)
+        plans[l].chain->listed = 0;
     if (count == 1) {
         step_alone(&plans[0]);
         return;
@@ -343,22 +383,32 @@ void tl_chain_step_many(tl_chain* const* chains, const tl_chain_input* inputs, i
         tl_chain_step(chains[k], &inputs[k], dt);
 }
 
+/* How many chains ahead tl_chain_batch_step asks for a chain's own fields. */
+enum { PLAN_AHEAD = 4 };
+
 void tl_chain_batch_step(tl_chain_batch* batch, tl_chain* const* chains,
                          const tl_chain_input* inputs, int count, float dt) {
     assert(batch && count >= 0 && (count == 0 || (chains && inputs)));
     frame_plan groups[OPEN_GROUPS][LANES];
     int used[OPEN_GROUPS] = {0}, next = 0;
     const int capacity = chain_batch_lanes();
+    const uint64_t call = chain_new_id();
     for (int k = 0; k < count; ++k) {
         tl_chain* c = chains[k];
         assert(c->n <= batch->max_bones && "the batch was made for fewer bones");
+#if defined(__GNUC__)
+        if (k + PLAN_AHEAD < count) /* the frame plan's reads of a chain, from the cache */
+            for (size_t at = 0; at < sizeof(tl_chain); at += 64)
+                __builtin_prefetch((const char*)chains[k + PLAN_AHEAD] + at, 1);
+#endif
         /* a chain listed twice steps twice, one frame after the other */
-        for (int g = 0; g < OPEN_GROUPS; ++g)
-            for (int l = 0; l < used[g]; ++l)
-                if (groups[g][l].chain == c) {
-                    step_plans(batch, &next, groups[g], used[g]);
-                    used[g] = 0;
-                }
+        if (c->listed == call)
+            for (int g = 0; g < OPEN_GROUPS; ++g)
+                for (int l = 0; l < used[g]; ++l)
+                    if (groups[g][l].chain == c) {
+                        step_plans(batch, &next, groups[g], used[g]);
+                        used[g] = 0;
+                    }
         /* the group first, so that the plan is made in its place (not copied) */
         int g = 0;
         while (g < OPEN_GROUPS && !(used[g] > 0 && groups[g][0].chain->n == c->n))
@@ -378,6 +428,7 @@ void tl_chain_batch_step(tl_chain_batch* batch, tl_chain* const* chains,
             continue;
         }
         if (!chain_frame_begin(c, &inputs[k], dt, &groups[g][used[g]])) continue;
+        c->listed = call;
         if (++used[g] == capacity) {
             step_plans(batch, &next, groups[g], used[g]);
             used[g] = 0;

@@ -7,8 +7,11 @@
 
 static bool pose_valid(const tl_chain_pose* p) {
     qt q = qt_load(p->rotation);
-    return chain_all_finite(p->position, 3) && qt_finite(q) && qt_dot(q, q) > 1e-12f &&
-           isfinite(p->scale) && p->scale > 0;
+    v3 x = v3_load(p->position);
+    /* (x - x: 0 for a finite x, NaN otherwise, as chain_all_finite) */
+    float zero = (x.x - x.x) + (x.y - x.y) + (x.z - x.z) + (q.x - q.x) + (q.y - q.y) + (q.z - q.z) +
+                 (q.w - q.w) + (p->scale - p->scale);
+    return zero == 0 && qt_dot(q, q) > 1e-12f && p->scale > 0;
 }
 
 static bool pose_equal(const tl_chain_pose* a, const tl_chain_pose* b) {

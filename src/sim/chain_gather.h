@@ -1,5 +1,5 @@
 /* The copies between chains and a working copy of type LINK_T (lane_link: a batch's,
- * lane_link1: a chain's own), included by chain_batch.c once per type; every function is named
+ * lane_link1: a chain alone's), included by chain_batch.c once per type; every function is named
  * GS(x) = x_<suffix>. */
 
 static inline void GS(gather_constants)(LINK_T* k, int l, const tl_chain* c) {
@@ -26,7 +26,7 @@ static inline void GS(gather_state)(LINK_T* k, int l, const tl_chain* c, uint64_
     for (int i = 0; i < c->n; ++i, ++k) {
         SET_V3(k, p, l, v3_load(c->positions + 3 * i));
         SET_V3(k, v, l, v3_load(c->velocities + 3 * i));
-        const lane_link1* own = &c->own[i];
+        const link_swings* own = &c->own[i];
         SET_QT(k, b, l, LANE_QT(own, b, 0));
         SET_QT(k, s, l, LANE_QT(own, s, 0));
         SET_QT(k, o, l, LANE_QT(own, o, 0));
@@ -38,7 +38,7 @@ static inline void GS(scatter_lane)(const LINK_T* k, int l, tl_chain* c, float s
     for (int i = 0; i < c->n; ++i, ++k) {
         v3_store(c->positions + 3 * i, LANE_V3(k, p, l));
         v3_store(c->velocities + 3 * i, LANE_V3(k, v, l));
-        lane_link1* own = &c->own[i];
+        link_swings* own = &c->own[i];
         SET_QT(own, b, 0, LANE_QT(k, b, l));
         SET_QT(own, s, 0, LANE_QT(k, s, l));
         SET_QT(own, o, 0, LANE_QT(k, o, l));

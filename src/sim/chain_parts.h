@@ -62,7 +62,7 @@ typedef struct link_const {
 } link_const;
 
 /* One link of W chains, structure of arrays (the step's working copy): lane_link for a batch
- * (W = LANES), lane_link1 for a chain alone (W = 1, what each chain owns). */
+ * (W = LANES), lane_link1 for a chain alone (W = 1, on the stack of its step). */
 #define LANE_LINK_FIELDS(W)                                                                        \
     /* state, gathered from the chains every frame and scattered back */                           \
     float px[W], py[W], pz[W]; /* tip particle, world */                                           \
@@ -87,6 +87,15 @@ typedef struct lane_link {
 typedef struct lane_link1 {
     LANE_LINK_FIELDS(1)
 } lane_link1;
+
+/* The state of one link that only the step reads (48 B; a chain keeps N of them, wherever it
+ * is stepped): its bend and read-back swings, named as the lane fields so that LANE_QT and
+ * SET_QT take them, each quaternion's four floats in a row (one 16-byte store). */
+typedef struct link_swings {
+    float bx[1], by[1], bz[1], bw[1]; /* bend (hips frame), last step: the neighbour snapshot */
+    float sx[1], sy[1], sz[1], sw[1]; /* read-back swing S_i after the last internal step */
+    float ox[1], oy[1], oz[1], ow[1]; /* ... the step before */
+} link_swings;
 
 /* The root's rigid motion over a frame as a velocity field: v(x) = linear + angular x (x - o). */
 typedef struct rigid_motion {
@@ -139,13 +148,12 @@ struct tl_chain {
     bool placed;
     bool velocity_feedback; /* test hook: the article's bug 2 (spring_chain_internal.h) */
     tl_chain_stats stats;
-    /* the working copy of the chain stepped alone, and what it holds; its bends (b: the last
-     * step's in the hips frame, the neighbour snapshot) and read-back swings (s: after the last
-     * internal step, o: the step before) are the chain's own, wherever it was stepped */
-    lane_link1* own;
-    uint64_t own_constants;    /* the constants_id its constants are of (0: none) */
-    uint64_t own_state_serial; /* whose state it holds (0: nobody's: padding steps ran over it) */
-    uint64_t own_state_stamp;  /* ... as of which change */
+    /* N: its bends and read-back swings, the chain's own wherever it was stepped (a chain
+     * stepped alone gathers everything into a working copy on the stack: 48 B a link here
+     * instead of a 204-byte copy kept per chain) */
+    link_swings* own;
+    uint64_t listed; /* the tl_chain_batch_step call whose open groups hold its frame (0: none):
+                        a chain listed twice is found without a search */
 };
 
 /* Chains are grouped by bone count, chain_batch_lanes() to a group, in their order; a batch
@@ -255,8 +263,17 @@ typedef struct frame_plan {
     long steps;
 } frame_plan;
 
-/* chain_api.c */
-SIM_INTERNAL bool chain_all_finite(const float* values, size_t count);
+/* Whether every value is finite: x - x is 0 for a finite x and NaN otherwise, so the sum is 0
+ * exactly when all are (no branch per value: every frame checks its input). */
+static inline bool chain_all_finite(const float* values, size_t count) {
+    float zero = 0;
+    for (size_t i = 0; i < count; ++i)
+        zero += values[i] - values[i];
+    return zero == 0;
+}
+
+/* chain_api.c: a new unique id (chain serials, constants keys, batch calls) */
+SIM_INTERNAL uint64_t chain_new_id(void);
 
 /* chain_bind.c: the rest arc and every per-link constant (spring-chain.md §3, §6) */
 SIM_INTERNAL tl_result chain_hips_frame(const tl_chain_def* def, qt* out, tl_error* err);

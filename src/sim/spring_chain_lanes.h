@@ -46,6 +46,22 @@ KERNEL qt NAME(qt_pick)(int c, qt a, qt b) {
     return (qt){NAME(pick)(c, a.x, b.x), NAME(pick)(c, a.y, b.y), NAME(pick)(c, a.z, b.z),
                 NAME(pick)(c, a.w, b.w)};
 }
+/* c ? -a : a. For lanes, the sign bit flipped by a mask (what negation does), one operation a
+ * value instead of a negation and a select. */
+KERNEL float NAME(flip)(int c, float a) {
+#if LANE_COUNT == 1
+    return c ? -a : a;
+#else
+    uint32_t m = ((uint32_t)0 - (uint32_t)(c != 0)) & 0x80000000u, x;
+    memcpy(&x, &a, sizeof x);
+    x ^= m;
+    memcpy(&a, &x, sizeof a);
+    return a;
+#endif
+}
+KERNEL qt NAME(qt_flip)(int c, qt a) {
+    return (qt){NAME(flip)(c, a.x), NAME(flip)(c, a.y), NAME(flip)(c, a.z), NAME(flip)(c, a.w)};
+}
 
 /* out = 1 / sqrt(x) per lane, correctly rounded like the scalar 1.0f / sqrtf(x) (compilers
  * vectorise no sqrtf while it may set errno). */
@@ -99,8 +115,8 @@ static void NAME(lanes_pose)(lane_frame* restrict f) {
         f->scale[l] = f->ss[l] + (f->st[l] - f->ss[l]) * t;
         qt A = LANE_QT(f, rs, l), B = LANE_QT(f, rt, l);
         float d = qt_dot(A, B);
-        B = NAME(qt_pick)(d < 0, qt_neg(B), B);
-        d = NAME(pick)(d < 0, -d, d);
+        B = NAME(qt_flip)(d < 0, B);
+        d = NAME(flip)(d < 0, d);
         float e = (1.0f - d) * (1.0f / 3.0f), s = 1.0f - t;
         float wa = s * (1.0f + (1.0f - s * s) * e), wb = t * (1.0f + (1.0f - t * t) * e);
         flag[l] = !(d > 0.95f);
@@ -187,7 +203,7 @@ LANE_TARGET KERNEL void NAME(link_neighbours)(const LINK_T* restrict links, int 
         if (i == 0) EACH f->qx[l] = 0, f->qy[l] = 0, f->qz[l] = 0, f->qw[l] = 1;
         EACH {
             qt a = LANE_QT(f, q, l), b = LANE_QT(next, b, l);
-            b = NAME(qt_pick)(qt_dot(a, b) < 0, qt_neg(b), b);
+            b = NAME(qt_flip)(qt_dot(a, b) < 0, b);
             w->m_x[l] = a.x + b.x, w->m_y[l] = a.y + b.y, w->m_z[l] = a.z + b.z,
             w->m_w[l] = a.w + b.w;
             w->mid2[l] = w->m_x[l] * w->m_x[l] + w->m_y[l] * w->m_y[l] + w->m_z[l] * w->m_z[l] +
@@ -286,8 +302,8 @@ LANE_TARGET KERNEL void NAME(link_couple)(const lane_frame* restrict f,
         qt a = {w->q_x[l], w->q_y[l], w->q_z[l], w->q_w[l]},
            b = {w->m_x[l], w->m_y[l], w->m_z[l], w->m_w[l]};
         float d = qt_dot(a, b), t = f->alpha[l];
-        b = NAME(qt_pick)(d < 0, qt_neg(b), b);
-        d = NAME(pick)(d < 0, -d, d);
+        b = NAME(qt_flip)(d < 0, b);
+        d = NAME(flip)(d < 0, d);
         /* as qt_slerp: series weights within 36 degrees, exact ones beyond (fixed below) */
         float e = (1.0f - d) * (1.0f / 3.0f), s = 1.0f - t;
         float wa = s * (1.0f + (1.0f - s * s) * e), wb = t * (1.0f + (1.0f - t * t) * e);
@@ -487,7 +503,7 @@ static void NAME(lanes_output)(LINK_T* restrict links, int n, const float* restr
         LINK_T* restrict k = &links[i];
         EACH {
             qt a = LANE_QT(k, o, l), b = LANE_QT(k, s, l);
-            b = NAME(qt_pick)(qt_dot(a, b) < 0, qt_neg(b), b);
+            b = NAME(qt_flip)(qt_dot(a, b) < 0, b);
             q_x[l] = a.x + (b.x - a.x) * t[l], q_y[l] = a.y + (b.y - a.y) * t[l];
             q_z[l] = a.z + (b.z - a.z) * t[l], q_w[l] = a.w + (b.w - a.w) * t[l];
             norm2[l] = q_x[l] * q_x[l] + q_y[l] * q_y[l] + q_z[l] * q_z[l] + q_w[l] * q_w[l];
