@@ -308,8 +308,10 @@ typedef struct tl_hair_chain_def {
     uint32_t min_vertices;   /* a chain that would move fewer hair vertices is dropped; 16 */
     tl_chain_settings chain; /* written with each hair chain: tl_default_chain_settings but
                                 gravity 0 (the modelled style already hangs under gravity: the
-                                springs aim at it as it is), carry_deg 0 and rest_curve 1 (the
-                                authored shape is the rest, no tail carry) */
+                                springs aim at it as it is), carry_deg -180 and rest_curve 1
+                                (the authored shape is the rest: the carry lifts a lock to
+                                carry_deg from straight down, so 0 still lifted locks modelled
+                                hanging forward) */
 } tl_hair_chain_def;
 
 tl_hair_chain_def tl_default_hair_chain_def(void);

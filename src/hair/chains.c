@@ -8,7 +8,9 @@
 tl_hair_chain_def tl_default_hair_chain_def(void) {
     tl_chain_settings chain = tl_default_chain_settings();
     chain.gravity = 0;
-    chain.carry_deg = 0;
+    /* no carry: the carry lifts a lock to carry_deg from straight down, so 0 still lifted the
+       locks hanging forward (bob01 sagged 30 mm at rest); -180 lies below every direction */
+    chain.carry_deg = -180;
     chain.rest_curve = 1;
     /* twice the springs, critically damped: neighbouring locks swing apart less (hair.md) */
     chain.root_frequency *= 2, chain.tip_frequency *= 2, chain.damping_ratio = 1;
