@@ -5,6 +5,7 @@
  * distance from its skinned rest position and outside the colliders. */
 #include "cloth_internal.h"
 
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -35,15 +36,6 @@ static affine affine_to_world(const tl_chain_pose* f, v3 origin) {
     a.t = to_world(f, origin, v3_make(0, 0, 0));
     for (int k = 0; k < 3; ++k)
         a.m[k] = v3_sub(to_world(f, origin, v3_make(k == 0, k == 1, k == 2)), a.t);
-    return a;
-}
-
-static affine affine_to_internal(const tl_chain_pose* f, v3 origin) {
-    affine a;
-    v3 zero = v3_make(0, 0, 0);
-    a.t = to_internal(f, origin, zero);
-    for (int k = 0; k < 3; ++k)
-        a.m[k] = v3_sub(to_internal(f, origin, v3_make(k == 0, k == 1, k == 2)), a.t);
     return a;
 }
 
@@ -308,9 +300,17 @@ static void write_outputs(tl_cloth* c) {
 }
 
 static void load_targets(tl_cloth* c, const tl_chain_pose* f, const float* targets) {
-    affine a = affine_to_internal(f, c->model->origin);
+    /* relative to the frame's position first: an affine map with the frame's translation
+     * folded in rounds its rotation to the float spacing there and multiplies that by the
+     * distance again (100 m from the origin: 1e-3 of a cape after a cut) */
+    affine a;
+    qt r = qt_load(f->rotation);
+    for (int k = 0; k < 3; ++k)
+        a.m[k] = v3_scale(qt_unrotate(r, v3_make(k == 0, k == 1, k == 2)), 1.0f / f->scale);
+    a.t = v3_scale(c->model->origin, -1.0f);
+    v3 position = v3_load(f->position);
     for (int i = 0; i < c->n; ++i) {
-        v3 q = affine_apply(&a, v3_load(targets + 3 * i));
+        v3 q = affine_apply(&a, v3_sub(v3_load(targets + 3 * i), position));
         c->t1x[i] = q.x, c->t1y[i] = q.y, c->t1z[i] = q.z;
     }
 }
@@ -429,4 +429,141 @@ void tl_cloth_step(tl_cloth* c, const tl_cloth_input* in, float dt) {
         return;
     }
     write_outputs(c);
+}
+
+/* ---- frames from a host's pose sampler (tl_cloth_step_sampled) ---- */
+
+/* The outputs after the frame's end when it lies past the last internal step: the particles
+ * projected onto their tethers, within reach and out of the colliders at the frame's end
+ * (tl_cloth_step's projection), written to the outputs only, so the state, and with it the
+ * next step, is the same at every render rate. */
+static void write_projected_outputs(tl_cloth* c) {
+    const tl_cloth_model* m = c->model;
+    int C = m->columns;
+    for (int i = 0; i < c->n; ++i) {
+        v3 p = v3_make(c->x[i], c->y[i], c->z[i]);
+        if (i >= C) {
+            v3 q = v3_load(c->out_local + 3 * (i - C));
+            v3 ref = v3_make(c->t1x[i], c->t1y[i], c->t1z[i]);
+            float L = m->tether[i], d = c->max_distance[i];
+            p = tether_point(q, L, p, ref, d);
+            if (collide_all(c, q, L, &p)) {
+                v3 e = v3_sub(p, ref);
+                if (v3_dot(e, e) > d * d) {
+                    p = tether_point(q, L, p, ref, d);
+                    collide_all(c, q, L, &p);
+                }
+            }
+        }
+        v3_store(c->out_local + 3 * i, p);
+    }
+    affine a = affine_to_world(&c->frame, m->origin);
+    for (int i = 0; i < c->n; ++i)
+        v3_store(c->out_world + 3 * i, affine_apply(&a, v3_load(c->out_local + 3 * i)));
+}
+
+static bool sample_cloth(const tl_cloth* c, tl_cloth_sampler sampler, void* user, float t,
+                         tl_cloth_input* in, tl_chain_pose* frame) {
+    *in = tl_default_cloth_input();
+    sampler(user, t, in);
+    if (!in->targets || !input_finite(c, in, 0.0f)) return false;
+    *frame = pose_normalized(&in->frame);
+    return true;
+}
+
+/* One internal step at a sampled pose: row 0 on its targets, the world motion from the last
+ * step's frame, an unreported jump beyond teleport_distance carried. */
+static void step_at_sample(tl_cloth* c, const tl_cloth_input* in, const tl_chain_pose* f) {
+    const tl_cloth_model* m = c->model;
+    load_targets(c, f, in->targets);
+    v3 jump = v3_sub(v3_load(f->position), v3_load(c->step_frame.position));
+    if (v3_length(jump) > m->teleport_distance * m->scale) {
+        c->stats.cuts++;
+        c->stats.teleports++;
+        carry(c, f);
+    }
+    size_t bytes = sizeof(float) * (size_t)c->n; /* row 0 and the references exactly on t1 */
+    memcpy(c->t0x, c->t1x, bytes), memcpy(c->t0y, c->t1y, bytes), memcpy(c->t0z, c->t1z, bytes);
+    gather_shapes(c, in, f);
+    integrate(c, f, in->force, 1.0f);
+    cloth_relax(m, c->x, c->y, c->z, c->settings.stretch_stiffness, c->settings.shear_stiffness,
+                c->settings.iterations);
+    final_pass(c, 1.0f);
+    c->frame = *f;
+    c->stats.steps++;
+}
+
+static void sampled_failed(tl_cloth* c) {
+    c->stats.nonfinite_inputs++;
+    c->started = false; /* the next good frame starts at rest from its targets */
+}
+
+void tl_cloth_step_sampled(tl_cloth* c, tl_cloth_sampler sampler, void* user, float dt, bool cut) {
+    assert(c && sampler);
+    const tl_cloth_model* m = c->model;
+    tl_cloth_input in;
+    tl_chain_pose f;
+    if (!(dt >= 0) || !isfinite(dt)) {
+        sampled_failed(c);
+        return;
+    }
+    if (!c->started || cut) { /* the frame's start: placed there, or carried to it */
+        if (!sample_cloth(c, sampler, user, 0.0f, &in, &f)) {
+            sampled_failed(c);
+            return;
+        }
+        if (!c->started) {
+            tl_cloth_step(c, &in, 0.0f);
+            if (!(dt > 0)) return;
+        } else {
+            load_targets(c, &f, in.targets);
+            c->stats.cuts++;
+            carry(c, &f);
+        }
+    }
+    double h = m->fixed_step, last = -(double)c->accumulator; /* the last internal step's time */
+    /* a hitch: its head as one long frame, as tl_cloth_step runs it */
+    double window = (double)m->max_substeps * h;
+    if ((double)dt - c->accumulator > window + 1e-9) {
+        double head = (double)dt - window;
+        if (!sample_cloth(c, sampler, user, (float)head, &in, &f)) {
+            sampled_failed(c);
+            return;
+        }
+        tl_cloth_step(c, &in, (float)head);
+        last = head - c->accumulator;
+    }
+    for (double at = last + h; at <= (double)dt + 1e-4 * h; at += h) { /* (as tl_cloth_step) */
+        if (!sample_cloth(c, sampler, user, at < dt ? (float)at : dt, &in, &f)) {
+            sampled_failed(c);
+            return;
+        }
+        step_at_sample(c, &in, &f);
+        last = at;
+    }
+    c->accumulator = (float)((double)dt - last);
+    if (c->accumulator < 1e-4f * (float)h) c->accumulator = 0;
+    if (!state_finite(c)) {
+        c->stats.nonfinite_states++;
+        c->shape_count = 0;
+        place_at_targets(c, &c->frame);
+        return;
+    }
+    if (c->accumulator == 0) {
+        write_outputs(c);
+        return;
+    }
+    if (!sample_cloth(c, sampler, user, dt, &in, &f)) { /* the frame's end */
+        sampled_failed(c);
+        return;
+    }
+    load_targets(c, &f, in.targets);
+    gather_shapes(c, &in, &f);
+    size_t bytes = sizeof(float) * (size_t)c->n;
+    memcpy(c->t0x, c->t1x, bytes), memcpy(c->t0y, c->t1y, bytes), memcpy(c->t0z, c->t1z, bytes);
+    c->frame = f;
+    if (c->shape_count > 0)
+        write_projected_outputs(c);
+    else
+        write_outputs(c);
 }
