@@ -190,7 +190,8 @@ static int run_stress_cloths(const char* file, const tl_scene* scene, int32_t cl
         if (tl_measure_stress_cloth(scene, k, clip, def, &r, &err))
             return tl_cli_fail_file("measure", file, err.message);
         char name[160];
-        snprintf(name, sizeof name, "cloth %s", scene->skins[sp->skin].joints[sp->attach_joint].name);
+        snprintf(name, sizeof name, "cloth %s",
+                 scene->skins[sp->skin].joints[sp->attach_joint].name);
         json_t* entry = stress_json(name, &r);
         json_object_set_new(entry, "kind", json_string("cloth"));
         json_object_set_new(entry, "fps_max_diff_sampled_target", json_real(0.001));
@@ -257,8 +258,8 @@ static int run_stress(const char* file, const tl_measure_rig* c, const tl_scene*
         return 1;
     }
     if (as_json) {
-        json_t* out = json_pack("{s:s,s:o}", "clip",
-                                clip == TL_NONE ? "" : scene->clips[clip].name, "parts", parts);
+        json_t* out = json_pack("{s:s,s:o}", "clip", clip == TL_NONE ? "" : scene->clips[clip].name,
+                                "parts", parts);
         int code = tl_cli_json_out("measure", file, out, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
         json_decref(out);
         return code;

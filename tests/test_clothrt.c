@@ -4,7 +4,6 @@
  * the KayKit knight's cape. */
 #include "test.h"
 
-
 #include <tailor/tailor.h>
 
 #include <math.h>
@@ -60,8 +59,8 @@ static void targets_under(const sheet* s, const tl_chain_pose* f, float* out) {
 
 typedef struct host {
     const sheet* s;
-    double start;  /* the frame's start time */
-    float offset;  /* added to x after a respawn */
+    double start; /* the frame's start time */
+    float offset; /* added to x after a respawn */
     float buffer[3 * N];
     int calls;
 } host;
@@ -218,7 +217,8 @@ static tl_chain_pose pivot_pose(float x, float angle_about_z) {
 
 static float angle_deg(const float a[3], const float b[3]) {
     float d = (a[0] * b[0] + a[1] * b[1] + a[2] * b[2]) /
-              sqrtf((a[0] * a[0] + a[1] * a[1] + a[2] * a[2]) * (b[0] * b[0] + b[1] * b[1] + b[2] * b[2]));
+              sqrtf((a[0] * a[0] + a[1] * a[1] + a[2] * a[2]) *
+                    (b[0] * b[0] + b[1] * b[1] + b[2] * b[2]));
     return acosf(fminf(1.0f, fmaxf(-1.0f, d))) * 57.29578f;
 }
 
@@ -255,7 +255,8 @@ static void test_pendulum_look_at(void) {
     tl_pendulum_rotation(&p, q);
     rotate(q, p.def.rest_direction, axis);
     float hang = angle_deg(dir, down), look = angle_deg(dir, axis);
-    fprintf(stderr, "  after 10 s: %.3f° from hanging, swing %.2f°, look-at error %.2g°, speed %.2g m/s\n",
+    fprintf(stderr,
+            "  after 10 s: %.3f° from hanging, swing %.2f°, look-at error %.2g°, speed %.2g m/s\n",
             hang, tl_pendulum_swing_deg(&p), look, speed);
     ENSURE_MSG(hang < 0.5f, "the particle rests %.2f° from hanging", hang);
     ENSURE_NEAR(tl_pendulum_swing_deg(&p), 40, 0.5);
@@ -341,7 +342,9 @@ static void test_aim(void) {
     tl_aim_solve(&d, rest, pos, target, out);
     rotate(out, d.aim_axis, axis);
     float half = angle_deg(axis, d.aim_axis), full = angle_deg(to, d.aim_axis);
-    fprintf(stderr, "  aim: %.2g° off the target free, %.3f° turned with a 45° limit, %.3f° of %.3f° at weight 0.5\n",
+    fprintf(stderr,
+            "  aim: %.2g° off the target free, %.3f° turned with a 45° limit, %.3f° of %.3f° at "
+            "weight 0.5\n",
             err_free, turned, half, full);
     ENSURE(err_free < 0.01f);
     ENSURE_NEAR(turned, 45, 0.01);
@@ -357,7 +360,8 @@ static void stress_cloth_file(const char* input, const char* label, const char* 
     char name[160];
     snprintf(name, sizeof name, "%s.rigged.glb", label);
     const char* output = tl_test_scratch(name);
-    ENSURE_MSG(tl_test_cli(NULL, "rig '%s' -o '%s' >/dev/null", input, output) == 0, "rig %s", input);
+    ENSURE_MSG(tl_test_cli(NULL, "rig '%s' -o '%s' >/dev/null", input, output) == 0, "rig %s",
+               input);
     tl_gltf* doc;
     tl_scene* scene;
     tl_error err;
@@ -372,15 +376,16 @@ static void stress_cloth_file(const char* input, const char* label, const char* 
     tl_stress_def def = tl_default_stress_def();
     tl_stress_report r;
     ENSURE_OK(tl_measure_stress_cloth(scene, part, (int32_t)clip, &def, &r, &err), err);
-    fprintf(stderr,
-            "  %s %s: nonfinite %u, tether error %.3g, fps sampled %.4f%%, render %.3f%%, cut %.3g, "
-            "hitch %.3f (later %.3f), teleport %.3f (later %.3f), control %.3f, settle %.2f s, "
-            "step rotation %.1f° (neighbours %.1f°), penetration %.3g H, %u colliders, column %.3g\n",
-            label, clip_name, r.nonfinite, r.max_length_error, 100 * r.fps_max_diff_sampled,
-            100 * r.fps_max_diff, r.cut_error, r.hitch_speed_ratio, r.hitch_speed_ratio_later,
-            r.teleport_speed_ratio, r.teleport_speed_ratio_later, r.control_speed_ratio,
-            r.settle_seconds, r.max_step_rotation_deg, r.max_neighbour_step_rotation_deg,
-            r.collider_penetration, r.colliders, r.chain_length);
+    fprintf(
+        stderr,
+        "  %s %s: nonfinite %u, tether error %.3g, fps sampled %.4f%%, render %.3f%%, cut %.3g, "
+        "hitch %.3f (later %.3f), teleport %.3f (later %.3f), control %.3f, settle %.2f s, "
+        "step rotation %.1f° (neighbours %.1f°), penetration %.3g H, %u colliders, column %.3g\n",
+        label, clip_name, r.nonfinite, r.max_length_error, 100 * r.fps_max_diff_sampled,
+        100 * r.fps_max_diff, r.cut_error, r.hitch_speed_ratio, r.hitch_speed_ratio_later,
+        r.teleport_speed_ratio, r.teleport_speed_ratio_later, r.control_speed_ratio,
+        r.settle_seconds, r.max_step_rotation_deg, r.max_neighbour_step_rotation_deg,
+        r.collider_penetration, r.colliders, r.chain_length);
     ENSURE(r.nonfinite == 0);
     ENSURE_MSG(r.max_length_error <= 1e-4f, "tether error %.3g", r.max_length_error);
     ENSURE_MSG(r.fps_max_diff_sampled >= 0 && r.fps_max_diff_sampled <= 0.001f,

@@ -56,7 +56,8 @@ static tl_result probe_init(cloth_probe* p, const tl_scene* scene, uint32_t part
     /* rest particles in the skin's rest-world frame (as the player builds them) */
     for (uint32_t i = p->columns; i < p->n; ++i) {
         float a[3], b[3];
-        tl_mat4_transform_point(a, p->sk->rest_world, p->sp->cloth_particles + 3 * (i - p->columns));
+        tl_mat4_transform_point(a, p->sk->rest_world,
+                                p->sp->cloth_particles + 3 * (i - p->columns));
         tl_mat4_transform_point(b, p->sk->rest_world, p->sp->cloth_particles + 3 * i);
         p->column[i % p->columns] += tl_vec3_distance(a, b);
     }
@@ -226,10 +227,9 @@ static void run_shake(tl_player* player, tl_pose* pose, cloth_probe* p, const tl
 /* The clip at every rate; the largest distance of a free particle between two rates at a
  * common time over its column's length. `sampled`: the player's default (the clip at every
  * internal step), else two poses a frame. `store` holds RATES x samples x n x 3 floats. */
-static tl_result run_frame_rates(const tl_scene* scene, int32_t clip, tl_pose* pose,
-                                 cloth_probe* p, float* store, uint32_t samples,
-                                 const tl_stress_def* def, bool sampled, float* largest,
-                                 uint32_t* nonfinite, tl_error* err) {
+static tl_result run_frame_rates(const tl_scene* scene, int32_t clip, tl_pose* pose, cloth_probe* p,
+                                 float* store, uint32_t samples, const tl_stress_def* def,
+                                 bool sampled, float* largest, uint32_t* nonfinite, tl_error* err) {
     size_t per = 3 * (size_t)p->n;
     for (int r = 0; r < RATES; ++r) {
         tl_player_def pd = player_def(def);
@@ -278,8 +278,8 @@ static tl_result run_frame_rates(const tl_scene* scene, int32_t clip, tl_pose* p
  * harness measures it: after it the two runs part as any two runs of a lattice in contact
  * with the body do, from float rounding on). */
 static tl_result run_cut(const tl_scene* scene, int32_t clip, tl_pose* pose, cloth_probe* p,
-                         const tl_stress_def* def, float scale, float* largest,
-                         uint32_t* nonfinite, tl_error* err) {
+                         const tl_stress_def* def, float scale, float* largest, uint32_t* nonfinite,
+                         tl_error* err) {
     tl_player_def pd = player_def(def);
     tl_player *control = NULL, *cut = NULL;
     tl_result res = make_player(scene, &pd, &control, err);
@@ -314,9 +314,9 @@ static tl_result run_cut(const tl_scene* scene, int32_t clip, tl_pose* pose, clo
         const float* b = tl_cloth_local_positions(probe_cloth(p, cut));
         for (uint32_t i = p->columns; i < p->n; ++i)
             if (p->column[i % p->columns] > 0)
-                *largest = fmaxf(*largest, frame_scale(p, pose) *
-                                               tl_vec3_distance(a + 3 * i, b + 3 * i) /
-                                               p->column[i % p->columns]);
+                *largest =
+                    fmaxf(*largest, frame_scale(p, pose) * tl_vec3_distance(a + 3 * i, b + 3 * i) /
+                                        p->column[i % p->columns]);
     }
     *nonfinite += cloth_nonfinite(p, control) + cloth_nonfinite(p, cut);
     tl_player_destroy(control);

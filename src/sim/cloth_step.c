@@ -376,7 +376,7 @@ static bool state_finite(const tl_cloth* c) {
  * particles where they were in the character frame leaves the legs elsewhere under them
  * (the skirt caught on the far side of a thigh: 4.1x). */
 static void restart_head(tl_cloth* c, const tl_chain_pose* end, const float* targets, float dt,
-                       float window) {
+                         float window) {
     float u = (dt - window) / dt;
     for (int i = 0; i < c->n; ++i) {
         c->t1x[i] = c->t0x[i] + (c->t1x[i] - c->t0x[i]) * u;

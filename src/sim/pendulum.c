@@ -32,19 +32,28 @@ tl_result tl_pendulum_init(tl_pendulum* p, const tl_pendulum_def* def, tl_error*
     memset(p, 0, sizeof *p);
     const char* bad = NULL;
     v3 rest = v3_load(def->rest_direction), up = v3_load(def->up);
-    if (!(def->length > 0) || !isfinite(def->length)) bad = "length (> 0)";
-    else if (!v3_finite(rest) || !(v3_length(rest) > 1e-6f)) bad = "rest_direction (non-zero)";
-    else if (!v3_finite(up) || !(v3_length(up) > 1e-6f)) bad = "up (non-zero)";
-    else if (!(def->scale > 0) || !isfinite(def->scale)) bad = "scale (> 0)";
-    else if (!isfinite(def->gravity)) bad = "gravity (finite)";
-    else if (!(def->damping >= 0 && def->damping < 1)) bad = "damping ([0, 1))";
-    else if (!(def->stiffness >= 0 && def->stiffness <= 1)) bad = "stiffness ([0, 1])";
+    if (!(def->length > 0) || !isfinite(def->length))
+        bad = "length (> 0)";
+    else if (!v3_finite(rest) || !(v3_length(rest) > 1e-6f))
+        bad = "rest_direction (non-zero)";
+    else if (!v3_finite(up) || !(v3_length(up) > 1e-6f))
+        bad = "up (non-zero)";
+    else if (!(def->scale > 0) || !isfinite(def->scale))
+        bad = "scale (> 0)";
+    else if (!isfinite(def->gravity))
+        bad = "gravity (finite)";
+    else if (!(def->damping >= 0 && def->damping < 1))
+        bad = "damping ([0, 1))";
+    else if (!(def->stiffness >= 0 && def->stiffness <= 1))
+        bad = "stiffness ([0, 1])";
     else if (!(def->max_angle_deg > 0 && def->max_angle_deg <= 180))
         bad = "max_angle_deg ((0, 180])";
-    else if (!(def->fixed_step > 0 && def->fixed_step <= 1)) bad = "fixed_step ((0, 1] s)";
+    else if (!(def->fixed_step > 0 && def->fixed_step <= 1))
+        bad = "fixed_step ((0, 1] s)";
     else if (!(def->max_substeps >= 1 && def->max_substeps <= 1000))
         bad = "max_substeps (1..1000)";
-    else if (!(def->teleport_distance > 0)) bad = "teleport_distance (> 0)";
+    else if (!(def->teleport_distance > 0))
+        bad = "teleport_distance (> 0)";
     if (bad) return tl_error_set(err, TL_ERROR_INVALID, "pendulum: bad %s", bad);
     p->def = *def;
     v3_store(p->def.rest_direction, v3_normalize_or(rest, v3_make(0, -1, 0)));
@@ -130,7 +139,8 @@ void tl_pendulum_step(tl_pendulum* p, const tl_chain_pose* pivot, float dt) {
     v3 jump = v3_sub(v3_load(pivot->position), v3_load(p->pivot.position));
     if (v3_length(jump) > d->teleport_distance * d->scale) {
         /* carried rigidly: the particle keeps its place and velocity in the pivot's frame */
-        qt from = qt_normalize(qt_load(p->pivot.rotation)), to = qt_normalize(qt_load(pivot->rotation));
+        qt from = qt_normalize(qt_load(p->pivot.rotation)),
+           to = qt_normalize(qt_load(pivot->rotation));
         v3 a = v3_load(p->pivot.position), b = v3_load(pivot->position);
         v3 x = qt_rotate(to, qt_unrotate(from, v3_sub(v3_load(p->position), a)));
         v3 y = qt_rotate(to, qt_unrotate(from, v3_sub(v3_load(p->previous), a)));
@@ -157,16 +167,16 @@ void tl_pendulum_step(tl_pendulum* p, const tl_chain_pose* pivot, float dt) {
 void tl_pendulum_rotation(const tl_pendulum* p, float rotation[4]) {
     qt r = qt_normalize(qt_load(p->pivot.rotation));
     v3 rest = v3_load(p->def.rest_direction);
-    v3 d = v3_normalize_or(
-        qt_unrotate(r, v3_sub(v3_load(p->position), v3_load(p->pivot.position))), rest);
+    v3 d = v3_normalize_or(qt_unrotate(r, v3_sub(v3_load(p->position), v3_load(p->pivot.position))),
+                           rest);
     qt_store(rotation, qt_normalize(qt_mul(r, qt_swing(rest, d))));
 }
 
 float tl_pendulum_swing_deg(const tl_pendulum* p) {
     qt r = qt_normalize(qt_load(p->pivot.rotation));
     v3 rest = v3_load(p->def.rest_direction);
-    v3 d = v3_normalize_or(
-        qt_unrotate(r, v3_sub(v3_load(p->position), v3_load(p->pivot.position))), rest);
+    v3 d = v3_normalize_or(qt_unrotate(r, v3_sub(v3_load(p->position), v3_load(p->pivot.position))),
+                           rest);
     float c = fminf(1.0f, fmaxf(-1.0f, v3_dot(d, rest)));
     return acosf(c) / DEG_TO_RAD;
 }
