@@ -26,8 +26,8 @@ static const char* USAGE =
     "  --region-json FILE  {\"vertices\": [union indices]} or a case's .truth.json\n"
     "  --samples N         sample times per clip (default 24)\n"
     "  --skin N            which skin (default: the one with the most vertices)\n"
-    "  --stress            instead: the spec's stress runs on every chain (hip shake, 30/60/144 "
-    "fps,\n"
+    "  --stress            instead: the spec's stress runs on every chain and cloth part (hip "
+    "shake, 15-144 fps,\n"
     "                      a 0.5 s hitch, a 100 m teleport) in the clip given, else the first "
     "run/\n"
     "                      gallop clip, else walk, else the first (docs/stress.md)\n"
@@ -178,29 +178,68 @@ static json_t* stress_json(const char* name, const tl_stress_report* r) {
                      "collider_penetration", (double)r->collider_penetration);
 }
 
+/* --stress on every cloth part (tl_measure_stress_cloth): one entry each, named by its
+ * attachment joint and marked "kind": "cloth"; non-zero after printing a failure. */
+static int run_stress_cloths(const char* file, const tl_scene* scene, int32_t clip,
+                             const tl_stress_def* def, bool as_json, json_t* parts) {
+    for (uint32_t k = 0; k < scene->part_count; ++k) {
+        const tl_scene_part* sp = &scene->parts[k];
+        if (sp->kind != TL_PART_CLOTH) continue;
+        tl_stress_report r;
+        tl_error err;
+        if (tl_measure_stress_cloth(scene, k, clip, def, &r, &err))
+            return tl_cli_fail_file("measure", file, err.message);
+        char name[160];
+        snprintf(name, sizeof name, "cloth %s",
+                 scene->skins[sp->skin].joints[sp->attach_joint].name);
+        json_t* entry = stress_json(name, &r);
+        json_object_set_new(entry, "kind", json_string("cloth"));
+        json_object_set_new(entry, "fps_max_diff_sampled_target", json_real(0.001));
+        json_object_set_new(entry, "chain_length", json_real(r.chain_length));
+        json_object_set_new(entry, "colliders", json_integer(r.colliders));
+        json_object_set_new(entry, "cut_error_frame", json_string("character"));
+        json_array_append_new(parts, entry);
+        if (!as_json)
+            printf("  %-16s %9u %10.2g %8.2f%% %9.1f° %9.1f° %8.3f %8.3f %7.2fs  %.3f %.3f"
+                   "  (sampled %.4f%%, cut %.2g, penetration %.2g H)\n",
+                   name, r.nonfinite, r.max_length_error, 100 * r.fps_max_diff,
+                   r.max_step_rotation_deg, r.max_neighbour_step_rotation_deg, r.hitch_speed_ratio,
+                   r.teleport_speed_ratio, r.settle_seconds, r.hitch_speed_ratio_later,
+                   r.teleport_speed_ratio_later, 100 * r.fps_max_diff_sampled, r.cut_error,
+                   r.collider_penetration);
+    }
+    return 0;
+}
+
 /* --stress: the spec's stress runs on each chain (measure.md "Stress"). */
-static int run_stress(const char* file, const tl_measure_rig* c, const char* clip_name,
-                      bool as_json) {
-    if (!c || c->chain_count == 0)
-        return tl_cli_fail("measure", "%s: --stress needs a chain (none found or built)", file);
+static int run_stress(const char* file, const tl_measure_rig* c, const tl_scene* scene,
+                      const char* clip_name, bool as_json) {
+    /* the cloth parts of the chains' configuration, else the file's own (a rigged file) */
+    uint32_t cloths = 0, chains = c ? c->chain_count : 0;
+    if (c) scene = c->scene;
+    for (uint32_t k = 0; k < scene->part_count; ++k)
+        cloths += scene->parts[k].kind == TL_PART_CLOTH;
+    if (chains == 0 && cloths == 0)
+        return tl_cli_fail("measure", "%s: --stress needs a chain or a cloth (none found or built)",
+                           file);
     tl_error err;
     int32_t clip = TL_NONE;
     uint32_t found;
     if (clip_name) {
-        if (tl_scene_find_clip(c->scene, clip_name, &found, &err))
+        if (tl_scene_find_clip(scene, clip_name, &found, &err))
             return tl_cli_fail("measure", "%s", err.message);
         clip = (int32_t)found;
     } else {
-        clip = tl_stress_default_clip(c->scene);
+        clip = tl_stress_default_clip(scene);
     }
     json_t* parts = json_array();
     tl_stress_def def = tl_default_stress_def();
     if (!as_json)
         printf("%s: stress, clip %s\n  %-16s %9s %10s %9s %10s %10s %8s %8s %8s  %s\n", file,
-               clip == TL_NONE ? "(none)" : c->scene->clips[clip].name, "chain", "nonfinite",
+               clip == TL_NONE ? "(none)" : scene->clips[clip].name, "chain", "nonfinite",
                "length err", "fps diff", "step rot", "neighbour", "hitch", "teleport", "settle",
                "(later: hitch teleport)");
-    for (uint32_t i = 0; i < c->chain_count; ++i) {
+    for (uint32_t i = 0; i < chains; ++i) {
         tl_stress_report r;
         if (tl_measure_stress(c->scene, &c->chains[i], clip, &def, &r, &err)) {
             json_decref(parts);
@@ -214,9 +253,13 @@ static int run_stress(const char* file, const tl_measure_rig* c, const char* cli
                    r.teleport_speed_ratio, r.settle_seconds, r.hitch_speed_ratio_later,
                    r.teleport_speed_ratio_later);
     }
+    if (run_stress_cloths(file, scene, clip, &def, as_json, parts)) {
+        json_decref(parts);
+        return 1;
+    }
     if (as_json) {
-        json_t* out = json_pack("{s:s,s:o}", "clip",
-                                clip == TL_NONE ? "" : c->scene->clips[clip].name, "parts", parts);
+        json_t* out = json_pack("{s:s,s:o}", "clip", clip == TL_NONE ? "" : scene->clips[clip].name,
+                                "parts", parts);
         int code = tl_cli_json_out("measure", file, out, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
         json_decref(out);
         return code;
@@ -572,7 +615,7 @@ int tl_cli_measure(int argc, char** argv) {
     }
     if (!code && o.stress) {
         const tl_measure_rig* chain = &rigs->rigs[TL_MEASURE_CHAIN];
-        code = run_stress(o.file, chain->used ? chain : NULL, o.clip_name, o.as_json);
+        code = run_stress(o.file, chain->used ? chain : NULL, scene, o.clip_name, o.as_json);
     } else if (!code && !(code = user_regions(&o, &scene->skins[skin], regions, defs))) {
         tl_measure_run_def def = tl_default_measure_run_def();
         def.samples = (uint32_t)o.samples;

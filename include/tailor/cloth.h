@@ -173,6 +173,26 @@ void tl_cloth_destroy(tl_cloth* cloth);
  * places every particle at its target, still. Non-finite input resets the cloth. */
 void tl_cloth_step(tl_cloth* cloth, const tl_cloth_input* input, float dt);
 
+/* Fills *in with the cloth's input `t` seconds after the frame's start (0 <= t <= dt): the
+ * character frame, the targets (read before the sampler is called again), the force and the
+ * colliders at that time. Called with increasing t, at every internal step inside the frame
+ * and at its end; `in` comes set to tl_default_cloth_input() and its `cut` is ignored. */
+typedef void (*tl_cloth_sampler)(void* user, float t, tl_cloth_input* in);
+
+/* Advances the cloth by dt seconds, asking the sampler for the input at each internal step
+ * instead of interpolating the frame's two ends (spring-chain.md §9): every internal step sees
+ * the host's pose at its own time, so the motion is the same at every frame rate (measured in
+ * docs/cloth.md). The frame starts where the previous one ended, unless `cut`: the host moved
+ * the character discontinuously and sampler(0) is where the frame starts; every particle is
+ * then carried by its own target's jump to it (in the character frame: exactly), with no world
+ * motion. An unreported jump of the frame beyond teleport_distance between two internal steps
+ * is carried the same way. A frame longer than max_substeps steps first crosses its head as
+ * one long frame (tl_cloth_step's hitch), then samples the simulated window. When the frame's
+ * end lies past the last internal step, the outputs are the particles projected onto their
+ * tethers and out of the colliders at the end's pose; the state is not changed by it. */
+void tl_cloth_step_sampled(tl_cloth* cloth, tl_cloth_sampler sampler, void* user, float dt,
+                           bool cut);
+
 /* Puts every particle at its target (world), still, under the given character frame. */
 void tl_cloth_reset(tl_cloth* cloth, const tl_chain_pose* frame, const float* targets);
 

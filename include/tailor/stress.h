@@ -139,6 +139,20 @@ typedef struct tl_stress_report {
 tl_result tl_measure_stress(const tl_scene* scene, const tl_play_chain* chain, int32_t clip,
                             const tl_stress_def* def, tl_stress_report* out, tl_error* err);
 
+/* The same runs on a cloth part (scene->parts[part], kind TL_PART_CLOTH) played by the player
+ * with the scene's cloth parts and no chain. Read off the lattice: the "tips" are its free
+ * particles (rows 1 on) relative to the attachment (the solver's coordinates, the character
+ * frame), the links its vertical tethers (max_length_error), the bones its cloth bones
+ * (step rotations; neighbours: the bones beside, above and below), chain_length the mean rest
+ * length of a column; fps_max_diff(_sampled) and cut_error take each particle's distance over
+ * its own column's length; cut_error is measured in the character frame (the solver's state;
+ * the world copy 100 m away rounds to the float spacing there). The transient window covers
+ * one period of a pendulum of the column's length. shake_contacts counts shake frames with a
+ * particle on a collider; collider_penetration the deepest free particle inside one of the
+ * player's cloth colliders. TL_ERROR_INVALID when the player rejects the part, TL_ERROR_MEMORY. */
+tl_result tl_measure_stress_cloth(const tl_scene* scene, uint32_t part, int32_t clip,
+                                  const tl_stress_def* def, tl_stress_report* out, tl_error* err);
+
 /* The clip the stress runs use when none is named (measure.md "Stress"): the first whose name
  * holds "run" (case-insensitive), else "gallop", else "walk", else the first; TL_NONE when the
  * scene has none. */

@@ -40,5 +40,6 @@
 #include <tailor/batch.h>
 #include <tailor/render.h>
 #include <tailor/hair.h>
+#include <tailor/pendulum.h>
 
 #endif

@@ -319,9 +319,39 @@ void play_cloths_start(play_cloths* pcs, const tl_pose* pose) {
     }
 }
 
-void play_cloths_cut(play_cloths* pcs) {
-    for (uint32_t i = 0; pcs && i < pcs->count; ++i)
-        pcs->items[i].cut = true;
+/* A host's pose sampler seen by one cloth (tl_cloth_sampler). */
+typedef struct cloth_sampling {
+    const play_cloths* pcs;
+    play_cloth* pc;
+    play_pose_at pose_at;
+    void* user;
+    const tl_pose* fixed; /* or one pose for every time */
+} cloth_sampling;
+
+static void sample_cloth_input(void* user, float t, tl_cloth_input* in) {
+    cloth_sampling* s = user;
+    const tl_pose* pose = s->fixed ? s->fixed : s->pose_at(s->user, t);
+    in->frame = read_pose(s->pcs, s->pc, pose);
+    in->targets = s->pc->targets;
+    in->colliders = s->pc->collider_count ? s->pc->world : NULL;
+    in->collider_count = (int)s->pc->collider_count;
+}
+
+void play_cloths_cut(play_cloths* pcs, const tl_pose* pose) {
+    /* carried to the pose now (tl_cloth_step_sampled with a cut and no time), so the frame
+       after it runs from there as any other: exact, and the same at every frame rate */
+    for (uint32_t i = 0; pcs && i < pcs->count; ++i) {
+        cloth_sampling s = {pcs, &pcs->items[i], NULL, NULL, pose};
+        tl_cloth_step_sampled(pcs->items[i].cloth, sample_cloth_input, &s, 0.0f, true);
+        pcs->items[i].cut = false;
+    }
+}
+
+void play_cloths_step_sampled(play_cloths* pcs, play_pose_at pose_at, void* user, float dt) {
+    for (uint32_t i = 0; pcs && i < pcs->count; ++i) {
+        cloth_sampling s = {pcs, &pcs->items[i], pose_at, user, NULL};
+        tl_cloth_step_sampled(pcs->items[i].cloth, sample_cloth_input, &s, dt, false);
+    }
 }
 
 void play_cloths_step(play_cloths* pcs, const tl_pose* pose, float dt) {

@@ -18,8 +18,14 @@ void play_cloths_destroy(play_cloths* pc);
 
 /* At rest under the pose (world matrices current). */
 void play_cloths_start(play_cloths* pc, const tl_pose* pose);
-/* The next step is a cut (a loop's wrap): carried, not flung. */
-void play_cloths_cut(play_cloths* pc);
+/* A cut (a loop's wrap, tl_player_cut): every cloth carried rigidly to the pose (world
+ * matrices current), where the next frame starts. */
+void play_cloths_cut(play_cloths* pc, const tl_pose* pose);
+/* The pose at `t` seconds into the frame (world matrices current), valid until the next call. */
+typedef const tl_pose* (*play_pose_at)(void* user, float t);
+/* One frame of dt seconds, each internal step under the pose at its own time
+ * (tl_cloth_step_sampled). */
+void play_cloths_step_sampled(play_cloths* pc, play_pose_at pose_at, void* user, float dt);
 /* One frame of dt seconds ending at the pose. */
 void play_cloths_step(play_cloths* pc, const tl_pose* pose, float dt);
 /* The cloth bones' locals into the pose (world not updated). */

@@ -222,7 +222,8 @@ tl_result tl_player_create(const tl_scene* scene, const tl_play_chain* chains, u
     }
     /* Only the chains' joints are read from the scratch pose: keep just their skin. */
     if (count > 0 && one_skin && !p->cloths) tl_pose_keep_skin(p->scratch, scene, chains[0].skin);
-    if (count > 0 && one_skin && p->sampled) tl_pose_keep_skin(p->sampled, scene, chains[0].skin);
+    if (count > 0 && one_skin && p->sampled && !p->cloths)
+        tl_pose_keep_skin(p->sampled, scene, chains[0].skin);
     if (def->colliders) {
         tl_result r = fit_colliders(p, err);
         if (r != TL_OK) {
@@ -346,7 +347,7 @@ typedef struct clip_frame {
     float end_time;
 } clip_frame;
 
-static void sample_clip(void* user, float t, tl_chain_sample* out) {
+static const tl_pose* clip_pose_at(void* user, float t) {
     clip_frame* f = user;
     tl_player* p = f->p;
     const tl_pose* pose = f->end;
@@ -360,6 +361,13 @@ static void sample_clip(void* user, float t, tl_chain_sample* out) {
         }
         pose = p->sampled;
     }
+    return pose;
+}
+
+static void sample_clip(void* user, float t, tl_chain_sample* out) {
+    clip_frame* f = user;
+    tl_player* p = f->p;
+    const tl_pose* pose = clip_pose_at(user, t);
     out->attachment = attachment_pose(p, pose, f->chain);
     pose_colliders(p, f->chain, pose, &out->colliders, &out->collider_count);
 }
@@ -375,7 +383,7 @@ static void step_clip_frame(tl_player* p, const tl_pose* pose, uint32_t clip, do
         p->inputs[i].start = attachment_pose(p, pose, i);
     }
     p->cut = false;
-    play_cloths_step(p->cloths, pose, dt);
+    play_cloths_step_sampled(p->cloths, clip_pose_at, &f, dt);
 }
 
 /* One fed frame, the clip from clip time `from` to `to` (evaluated in `pose`), dt seconds. */
@@ -405,7 +413,7 @@ static void feed(tl_player* p, tl_pose* pose, uint32_t clip, double* last, doubl
             tl_pose_sample(p->scratch, p->scene, clip, 0.0f);
             for (uint32_t i = 0; i < p->count; ++i)
                 p->inputs[i].start = attachment_pose(p, p->scratch, i);
-            play_cloths_cut(p->cloths);
+            play_cloths_cut(p->cloths, p->scratch);
             p->cut = true;
             p->fed = 0;
             *last = at;
@@ -461,7 +469,7 @@ void tl_player_cut(tl_player* p, const tl_pose* pose) {
     for (uint32_t i = 0; i < p->count; ++i)
         p->inputs[i].start = attachment_pose(p, pose, i);
     p->cut = true;
-    play_cloths_cut(p->cloths);
+    play_cloths_cut(p->cloths, pose);
 }
 
 void tl_player_apply(const tl_player* p, tl_pose* pose) {

@@ -5,6 +5,7 @@
  * distance from its skinned rest position and outside the colliders. */
 #include "cloth_internal.h"
 
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -397,6 +398,31 @@ static bool state_finite(const tl_cloth* c) {
     return sum == 0;
 }
 
+/* A frame longer than the steps it may run (a hitch): the cloth restarts at rest on its
+ * targets where the frame's head ends, and only the last `window` seconds are simulated at
+ * the fixed step. Compressing the whole frame into them flings the cloth at several times the
+ * body's speed (a 0.5 s hitch on the knight's cape: 2.7x the peak before); keeping the
+ * particles where they were in the character frame leaves the legs elsewhere under them
+ * (the skirt caught on the far side of a thigh: 4.1x). */
+static void restart_head(tl_cloth* c, const tl_chain_pose* end, const float* targets, float dt,
+                         float window) {
+    float u = (dt - window) / dt;
+    for (int i = 0; i < c->n; ++i) {
+        c->t1x[i] = c->t0x[i] + (c->t1x[i] - c->t0x[i]) * u;
+        c->t1y[i] = c->t0y[i] + (c->t1y[i] - c->t0y[i]) * u;
+        c->t1z[i] = c->t0z[i] + (c->t1z[i] - c->t0z[i]) * u;
+    }
+    size_t bytes = sizeof(float) * (size_t)c->n;
+    memcpy(c->t0x, c->t1x, bytes), memcpy(c->t0y, c->t1y, bytes), memcpy(c->t0z, c->t1z, bytes);
+    c->frame = c->step_frame = pose_lerp(&c->frame, end, u);
+    /* at rest on the targets, then on the tethers and out of the colliders (of the frame's
+     * end, the nearest known) with no velocity from that projection */
+    memcpy(c->x, c->t1x, bytes), memcpy(c->y, c->t1y, bytes), memcpy(c->z, c->t1z, bytes);
+    final_pass(c, 0.0f);
+    memcpy(c->px, c->x, bytes), memcpy(c->py, c->y, bytes), memcpy(c->pz, c->z, bytes);
+    load_targets(c, end, targets);
+}
+
 void tl_cloth_step(tl_cloth* c, const tl_cloth_input* in, float dt) {
     const tl_cloth_model* m = c->model;
     if (!(dt >= 0) || !in->targets || !input_finite(c, in, dt)) {
@@ -427,6 +453,8 @@ void tl_cloth_step(tl_cloth* c, const tl_cloth_input* in, float dt) {
     if (clamped) {
         c->stats.clamped_frames++;
         steps = m->max_substeps, c->accumulator = 0;
+        restart_head(c, &end, in->targets, dt, (float)steps * h);
+        dt = (float)steps * h, before = 0, clamped = false;
     }
     for (int k = 1; k <= steps; ++k) {
         float at = clamped ? dt * (float)k / (float)steps : (float)k * h - before;
@@ -457,4 +485,143 @@ void tl_cloth_step(tl_cloth* c, const tl_cloth_input* in, float dt) {
         return;
     }
     write_outputs(c);
+}
+
+/* ---- frames from a host's pose sampler (tl_cloth_step_sampled) ---- */
+
+/* The outputs after the frame's end when it lies past the last internal step: the particles
+ * projected onto their tethers, within reach and out of the colliders at the frame's end
+ * (tl_cloth_step's projection), written to the outputs only, so the state, and with it the
+ * next step, is the same at every render rate. */
+static void write_projected_outputs(tl_cloth* c) {
+    const tl_cloth_model* m = c->model;
+    int C = m->columns;
+    for (int i = 0; i < c->n; ++i) {
+        v3 p = v3_make(c->x[i], c->y[i], c->z[i]);
+        if (i >= C) {
+            v3 q = v3_load(c->out_local + 3 * (i - C));
+            v3 ref = v3_make(c->t1x[i], c->t1y[i], c->t1z[i]);
+            float L = m->tether[i], d = c->max_distance[i];
+            p = tether_point(q, L, p, ref, d);
+            if (collide_all(c, q, L, &p)) {
+                v3 e = v3_sub(p, ref);
+                if (v3_dot(e, e) > d * d) {
+                    p = tether_point(q, L, p, ref, d);
+                    collide_all(c, q, L, &p);
+                }
+            }
+        }
+        v3_store(c->out_local + 3 * i, p);
+    }
+    affine a = affine_to_world(&c->frame, m->origin);
+    for (int i = 0; i < c->n; ++i)
+        v3_store(c->out_world + 3 * i, affine_apply(&a, v3_load(c->out_local + 3 * i)));
+}
+
+static bool sample_cloth(const tl_cloth* c, tl_cloth_sampler sampler, void* user, float t,
+                         tl_cloth_input* in, tl_chain_pose* frame) {
+    *in = tl_default_cloth_input();
+    sampler(user, t, in);
+    if (!in->targets || !input_finite(c, in, 0.0f)) return false;
+    *frame = pose_normalized(&in->frame);
+    return true;
+}
+
+/* One internal step at a sampled pose: row 0 on its targets, the world motion from the last
+ * step's frame (none across an unreported jump beyond teleport_distance). */
+static void step_at_sample(tl_cloth* c, const tl_cloth_input* in, const tl_chain_pose* f) {
+    const tl_cloth_model* m = c->model;
+    load_targets(c, f, in->targets);
+    v3 jump = v3_sub(v3_load(f->position), v3_load(c->step_frame.position));
+    if (v3_length(jump) > m->teleport_distance * m->scale) {
+        /* the state is in the character frame: only the world-motion share would see the
+           jump, so the step goes on from the new frame with its own local motion */
+        c->stats.cuts++;
+        c->stats.teleports++;
+        c->step_frame = c->frame = *f;
+    }
+    size_t bytes = sizeof(float) * (size_t)c->n; /* row 0 and the references exactly on t1 */
+    memcpy(c->t0x, c->t1x, bytes), memcpy(c->t0y, c->t1y, bytes), memcpy(c->t0z, c->t1z, bytes);
+    gather_shapes(c, in, f);
+    integrate(c, f, in->force, 1.0f);
+    cloth_relax(m, c->x, c->y, c->z, c->settings.stretch_stiffness, c->settings.shear_stiffness,
+                c->settings.iterations);
+    final_pass(c, 1.0f);
+    c->frame = *f;
+    c->stats.steps++;
+}
+
+static void sampled_failed(tl_cloth* c) {
+    c->stats.nonfinite_inputs++;
+    c->started = false; /* the next good frame starts at rest from its targets */
+}
+
+void tl_cloth_step_sampled(tl_cloth* c, tl_cloth_sampler sampler, void* user, float dt, bool cut) {
+    assert(c && sampler);
+    const tl_cloth_model* m = c->model;
+    tl_cloth_input in;
+    tl_chain_pose f;
+    if (!(dt >= 0) || !isfinite(dt)) {
+        sampled_failed(c);
+        return;
+    }
+    if (!c->started || cut) { /* the frame's start: placed there, or carried to it */
+        if (!sample_cloth(c, sampler, user, 0.0f, &in, &f)) {
+            sampled_failed(c);
+            return;
+        }
+        if (!c->started) {
+            tl_cloth_step(c, &in, 0.0f);
+            if (!(dt > 0)) return;
+        } else {
+            load_targets(c, &f, in.targets);
+            c->stats.cuts++;
+            carry(c, &f);
+        }
+    }
+    double h = m->fixed_step, last = -(double)c->accumulator; /* the last internal step's time */
+    /* a hitch: its head as one long frame, as tl_cloth_step runs it */
+    double window = (double)m->max_substeps * h;
+    if ((double)dt - c->accumulator > window + 1e-9) {
+        double head = (double)dt - window;
+        if (!sample_cloth(c, sampler, user, (float)head, &in, &f)) {
+            sampled_failed(c);
+            return;
+        }
+        tl_cloth_step(c, &in, (float)head);
+        last = head - c->accumulator;
+    }
+    for (double at = last + h; at <= (double)dt + 1e-4 * h; at += h) { /* (as tl_cloth_step) */
+        if (!sample_cloth(c, sampler, user, at < dt ? (float)at : dt, &in, &f)) {
+            sampled_failed(c);
+            return;
+        }
+        step_at_sample(c, &in, &f);
+        last = at;
+    }
+    c->accumulator = (float)((double)dt - last);
+    if (c->accumulator < 1e-4f * (float)h) c->accumulator = 0;
+    if (!state_finite(c)) {
+        c->stats.nonfinite_states++;
+        c->shape_count = 0;
+        place_at_targets(c, &c->frame);
+        return;
+    }
+    if (c->accumulator == 0) {
+        write_outputs(c);
+        return;
+    }
+    if (!sample_cloth(c, sampler, user, dt, &in, &f)) { /* the frame's end */
+        sampled_failed(c);
+        return;
+    }
+    load_targets(c, &f, in.targets);
+    gather_shapes(c, &in, &f);
+    size_t bytes = sizeof(float) * (size_t)c->n;
+    memcpy(c->t0x, c->t1x, bytes), memcpy(c->t0y, c->t1y, bytes), memcpy(c->t0z, c->t1z, bytes);
+    c->frame = f;
+    if (c->shape_count > 0)
+        write_projected_outputs(c);
+    else
+        write_outputs(c);
 }

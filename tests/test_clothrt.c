@@ -1,0 +1,440 @@
+/* The cloth rig's run-time pieces (issue #13): the cloth's pose sampler and cuts
+ * (tl_cloth_step_sampled), the one-link pendulum with a look-at and the aim constraint
+ * (pendulum.h), and the cloth stress runs (tl_measure_stress_cloth) on the rigged skirt and
+ * the KayKit knight's cape. */
+#include "test.h"
+
+#include <tailor/tailor.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PI 3.14159265358979323846
+
+/* ---- a hanging sheet driven by a moving frame ---- */
+
+enum { ROWS = 6, COLS = 10, N = ROWS * COLS };
+
+typedef struct sheet {
+    float rest[3 * N];
+    float targets[3 * N];
+    tl_cloth_model* model;
+} sheet;
+
+static bool sheet_make(sheet* s, tl_error* err) {
+    for (int r = 0; r < ROWS; ++r)
+        for (int c = 0; c < COLS; ++c) {
+            float* p = s->rest + 3 * (r * COLS + c);
+            p[0] = 0.06f * (float)c - 0.27f, p[1] = 1.5f - 0.08f * (float)r, p[2] = -0.1f;
+        }
+    tl_cloth_def d = tl_default_cloth_def();
+    d.rows = ROWS, d.columns = COLS, d.closed = false, d.rest_positions = s->rest;
+    d.fixed_step = 1.0f / 120.0f;
+    return tl_cloth_model_create(&d, NULL, &s->model, err) == TL_OK;
+}
+
+/* The body at time t: a walk forward with a sway and a yaw (a smooth function of t). */
+static tl_chain_pose body_at(double t) {
+    tl_chain_pose f;
+    memset(&f, 0, sizeof f);
+    double yaw = 0.6 * sin(2 * PI * 1.3 * t);
+    f.position[0] = (float)(0.2 * sin(2 * PI * 1.7 * t));
+    f.position[1] = (float)(0.05 * sin(2 * PI * 2.9 * t));
+    f.position[2] = (float)(1.4 * t);
+    f.rotation[1] = (float)sin(yaw / 2), f.rotation[3] = (float)cos(yaw / 2);
+    f.scale = 1;
+    return f;
+}
+
+static void targets_under(const sheet* s, const tl_chain_pose* f, float* out) {
+    for (int i = 0; i < N; ++i) {
+        const float* p = s->rest + 3 * i;
+        float c = 2 * f->rotation[3] * f->rotation[3] - 1, sn = 2 * f->rotation[1] * f->rotation[3];
+        out[3 * i + 0] = f->position[0] + c * p[0] + sn * p[2];
+        out[3 * i + 1] = f->position[1] + p[1];
+        out[3 * i + 2] = f->position[2] - sn * p[0] + c * p[2];
+    }
+}
+
+typedef struct host {
+    const sheet* s;
+    double start; /* the frame's start time */
+    float offset; /* added to x after a respawn */
+    float buffer[3 * N];
+    int calls;
+} host;
+
+static void host_sample(void* user, float t, tl_cloth_input* in) {
+    host* h = user;
+    in->frame = body_at(h->start + t);
+    in->frame.position[0] += h->offset;
+    targets_under(h->s, &in->frame, h->buffer);
+    in->targets = h->buffer;
+    h->calls++;
+}
+
+/* Plays 2 s at `fps` through the sampler; positions at t = 0.5, 1, 1.5, 2 s into out. */
+static void play_sampled(const sheet* s, float fps, bool sampled, float out[4][3 * N],
+                         tl_cloth_stats* stats) {
+    tl_cloth* c;
+    tl_error err;
+    if (tl_cloth_create(s->model, NULL, &c, &err) != TL_OK) return;
+    host h = {s, 0, 0, {0}, 0};
+    tl_cloth_step_sampled(c, host_sample, &h, 0.0f, false);
+    int frames = (int)lround(2.0 * fps), stored = 0;
+    for (int f = 1; f <= frames; ++f) {
+        h.start = (f - 1) / (double)fps;
+        if (sampled) {
+            tl_cloth_step_sampled(c, host_sample, &h, 1.0f / fps, false);
+        } else {
+            tl_cloth_input in = tl_default_cloth_input();
+            host_sample(&h, 1.0f / fps, &in);
+            tl_cloth_step(c, &in, 1.0f / fps);
+        }
+        double t = f / (double)fps;
+        if (fabs(t * 2 - lround(t * 2)) < 1e-9)
+            memcpy(out[stored++], tl_cloth_positions(c), sizeof(float) * 3 * N);
+    }
+    *stats = tl_cloth_get_stats(c);
+    tl_cloth_destroy(c);
+}
+
+static float largest_distance(const float* a, const float* b) {
+    float m = 0;
+    for (int i = 0; i < N; ++i) {
+        float dx = a[3 * i] - b[3 * i], dy = a[3 * i + 1] - b[3 * i + 1],
+              dz = a[3 * i + 2] - b[3 * i + 2];
+        m = fmaxf(m, sqrtf(dx * dx + dy * dy + dz * dz));
+    }
+    return m;
+}
+
+/* With the sampler every internal step sees the body at its own time: 24, 30, 60 and 144 fps
+ * agree to float rounding; the two-pose step (the frame's ends only) does not. The column is
+ * 0.4 m long. */
+static void test_sampled_frame_rate(void) {
+    sheet s;
+    tl_error err;
+    ENSURE_OK(sheet_make(&s, &err) ? TL_OK : TL_ERROR_INVALID, err);
+    static const float rates[] = {24, 30, 60, 144};
+    static float out[2][4][4][3 * N];
+    tl_cloth_stats st;
+    for (int k = 0; k < 4; ++k) {
+        play_sampled(&s, rates[k], true, out[0][k], &st);
+        ENSURE(st.steps == 240 && st.nonfinite_inputs == 0);
+        play_sampled(&s, rates[k], false, out[1][k], &st);
+    }
+    float sampled = 0, two_pose = 0;
+    for (int k = 1; k < 4; ++k)
+        for (int t = 0; t < 4; ++t) {
+            sampled = fmaxf(sampled, largest_distance(out[0][0][t], out[0][k][t]));
+            two_pose = fmaxf(two_pose, largest_distance(out[1][0][t], out[1][k][t]));
+        }
+    fprintf(stderr, "  24-144 fps: sampled %.3g m, two poses %.3g m (column 0.4 m)\n", sampled,
+            two_pose);
+    ENSURE_MSG(sampled <= 0.4f * 1e-4f, "sampled rates differ by %.3g m", sampled);
+    ENSURE_MSG(two_pose > 10 * sampled, "the comparison cannot see a difference");
+    tl_cloth_model_destroy(s.model);
+}
+
+/* A reported cut 100 m away is carried exactly: the run stays what it was in the character
+ * frame; the same jump unreported is detected and carried too. No allocation in any of it. */
+typedef struct counting {
+    size_t allocs;
+} counting;
+static void* count_alloc(size_t n, void* user) {
+    ((counting*)user)->allocs++;
+    return malloc(n);
+}
+static void count_free(void* p, void* user) {
+    (void)user;
+    free(p);
+}
+
+static void test_sampled_cut(void) {
+    sheet s;
+    tl_error err;
+    ENSURE_OK(sheet_make(&s, &err) ? TL_OK : TL_ERROR_INVALID, err);
+    counting counts = {0};
+    tl_allocator a = {count_alloc, count_free, &counts};
+    tl_cloth *control, *cut, *detect;
+    ENSURE_OK(tl_cloth_create(s.model, &a, &control, &err), err);
+    ENSURE_OK(tl_cloth_create(s.model, &a, &cut, &err), err);
+    ENSURE_OK(tl_cloth_create(s.model, &a, &detect, &err), err);
+    size_t created = counts.allocs;
+    host h[3] = {{&s, 0, 0, {0}, 0}, {&s, 0, 0, {0}, 0}, {&s, 0, 0, {0}, 0}};
+    tl_cloth* cloths[3] = {control, cut, detect};
+    float worst_cut = 0, worst_detect = 0, later = 0, detect_later = 0;
+    for (int f = 0; f <= 120; ++f) {
+        for (int k = 0; k < 3; ++k) {
+            h[k].start = (f - 1) / 60.0;
+            bool jump = k > 0 && f == 60;
+            if (jump) h[k].offset = 100.0f;
+            tl_cloth_step_sampled(cloths[k], host_sample, &h[k], f ? 1.0f / 60.0f : 0.0f,
+                                  jump && k == 1);
+        }
+        if (f < 60) continue;
+        const float* l0 = tl_cloth_local_positions(control);
+        float d = largest_distance(l0, tl_cloth_local_positions(cut));
+        if (f == 60) worst_cut = d;
+        later = fmaxf(later, d);
+        float e = largest_distance(l0, tl_cloth_local_positions(detect));
+        if (f == 60) worst_detect = e;
+        detect_later = fmaxf(detect_later, e);
+    }
+    tl_cloth_stats sc = tl_cloth_get_stats(cut), sd = tl_cloth_get_stats(detect);
+    fprintf(stderr,
+            "  cut: %.3g m from the control at the cut, %.3g m over 1 s; detected: %.3g m at the "
+            "jump, %.3g m over 1 s\n",
+            worst_cut, later, worst_detect, detect_later);
+    ENSURE(sc.cuts == 1 && sc.teleports == 0 && sd.teleports == 1);
+    ENSURE_MSG(worst_cut <= 0.4f * 1e-5f, "the reported cut moved the sheet %.3g m", worst_cut);
+    /* after it the runs part by the float spacing 100 m away (7.6e-6 m), amplified by the
+       lattice's own sensitivity; a jump not carried would fling the sheet metres */
+    ENSURE_MSG(later <= 0.4f * 1e-3f, "a second after the cut the sheet is %.3g m off", later);
+    /* detected, the jump's step has no world motion (the body's 1/120 s of walk, 20% of it):
+       a small transient, no fling */
+    ENSURE_MSG(worst_detect <= 0.4f * 1e-2f && detect_later <= 0.4f * 0.1f,
+               "the detected jump moved the sheet %.3g m, %.3g m over 1 s", worst_detect,
+               detect_later);
+    ENSURE_MSG(counts.allocs == created, "%zu allocations in steps", counts.allocs - created);
+    for (int k = 0; k < 3; ++k)
+        tl_cloth_destroy(cloths[k]);
+    tl_cloth_model_destroy(s.model);
+}
+
+/* ---- the pendulum and the aim ---- */
+
+static tl_chain_pose pivot_pose(float x, float angle_about_z) {
+    tl_chain_pose p;
+    memset(&p, 0, sizeof p);
+    p.position[0] = x, p.position[1] = 1.6f;
+    p.rotation[2] = sinf(angle_about_z / 2), p.rotation[3] = cosf(angle_about_z / 2);
+    p.scale = 1;
+    return p;
+}
+
+static float angle_deg(const float a[3], const float b[3]) {
+    float d = (a[0] * b[0] + a[1] * b[1] + a[2] * b[2]) /
+              sqrtf((a[0] * a[0] + a[1] * a[1] + a[2] * a[2]) *
+                    (b[0] * b[0] + b[1] * b[1] + b[2] * b[2]));
+    return acosf(fminf(1.0f, fmaxf(-1.0f, d))) * 57.29578f;
+}
+
+static void rotate(const float q[4], const float v[3], float out[3]) {
+    float t[3] = {2 * (q[1] * v[2] - q[2] * v[1]), 2 * (q[2] * v[0] - q[0] * v[2]),
+                  2 * (q[0] * v[1] - q[1] * v[0])};
+    out[0] = v[0] + q[3] * t[0] + (q[1] * t[2] - q[2] * t[1]);
+    out[1] = v[1] + q[3] * t[1] + (q[2] * t[0] - q[0] * t[2]);
+    out[2] = v[2] + q[3] * t[2] + (q[0] * t[1] - q[1] * t[0]);
+}
+
+/* The hood bone tilted 40° from hanging: with no spring the particle swings down and comes to
+ * rest hanging, and the bone looks at it (its rest axis, rotated, points at the particle). */
+static void test_pendulum_look_at(void) {
+    tl_pendulum_def d = tl_default_pendulum_def();
+    d.stiffness = 0;
+    tl_pendulum p;
+    tl_error err;
+    ENSURE_OK(tl_pendulum_init(&p, &d, &err), err);
+    tl_chain_pose pivot = pivot_pose(0, (float)(40 * PI / 180));
+    tl_pendulum_step(&p, &pivot, 0);
+    ENSURE_NEAR(tl_pendulum_swing_deg(&p), 0, 1e-3);
+    float speed = 0;
+    for (int f = 1; f <= 600; ++f) {
+        float before[3];
+        memcpy(before, p.position, sizeof before);
+        tl_pendulum_step(&p, &pivot, 1.0f / 60.0f);
+        float dx = p.position[0] - before[0], dy = p.position[1] - before[1];
+        speed = sqrtf(dx * dx + dy * dy) * 60;
+    }
+    float dir[3] = {p.position[0] - pivot.position[0], p.position[1] - pivot.position[1],
+                    p.position[2] - pivot.position[2]};
+    float down[3] = {0, -1, 0}, q[4], axis[3];
+    tl_pendulum_rotation(&p, q);
+    rotate(q, p.def.rest_direction, axis);
+    float hang = angle_deg(dir, down), look = angle_deg(dir, axis);
+    fprintf(stderr,
+            "  after 10 s: %.3f° from hanging, swing %.2f°, look-at error %.2g°, speed %.2g m/s\n",
+            hang, tl_pendulum_swing_deg(&p), look, speed);
+    ENSURE_MSG(hang < 0.5f, "the particle rests %.2f° from hanging", hang);
+    ENSURE_NEAR(tl_pendulum_swing_deg(&p), 40, 0.5);
+    ENSURE_MSG(look < 0.01f, "the bone looks %.3g° off the particle", look);
+    ENSURE_MSG(speed < 0.01f, "still moving at %.3g m/s", speed);
+    ENSURE_NEAR(sqrtf(dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]), d.length, 1e-5);
+}
+
+/* The bone turned 90° (its rest direction horizontal) with a 30° cone: gravity pulls the
+ * particle to the cone's edge and never past it, shaken or not; the spring pulls it back in. */
+static void test_pendulum_limits(void) {
+    tl_pendulum_def d = tl_default_pendulum_def();
+    d.max_angle_deg = 30, d.stiffness = 0;
+    tl_pendulum p;
+    tl_error err;
+    ENSURE_OK(tl_pendulum_init(&p, &d, &err), err);
+    float worst = 0;
+    for (int f = 0; f <= 480; ++f) {
+        float x = f < 240 ? 0.3f * sinf(f / 60.0f * 9.0f) : 0;
+        tl_chain_pose pivot = pivot_pose(x, (float)(PI / 2));
+        tl_pendulum_step(&p, &pivot, f ? 1.0f / 60.0f : 0);
+        worst = fmaxf(worst, tl_pendulum_swing_deg(&p));
+    }
+    fprintf(stderr, "  30° cone: largest swing %.4f°, at rest %.4f°\n", worst,
+            tl_pendulum_swing_deg(&p));
+    ENSURE_MSG(worst <= 30.001f, "swung %.4f° past a 30° cone", worst);
+    ENSURE_NEAR(tl_pendulum_swing_deg(&p), 30, 0.01);
+    d.stiffness = 0.5f; /* a stiff spring holds it nearer the rest direction */
+    ENSURE_OK(tl_pendulum_init(&p, &d, &err), err);
+    tl_chain_pose pivot = pivot_pose(0, (float)(PI / 2));
+    for (int f = 0; f <= 240; ++f)
+        tl_pendulum_step(&p, &pivot, f ? 1.0f / 60.0f : 0);
+    fprintf(stderr, "  stiffness 0.5: at rest %.3f°\n", tl_pendulum_swing_deg(&p));
+    ENSURE(tl_pendulum_swing_deg(&p) < 5);
+}
+
+/* A 100 m jump of the pivot is carried: the particle keeps its place in the pivot's frame. Bad
+ * defs are refused with the field named. */
+static void test_pendulum_teleport_and_def(void) {
+    tl_pendulum_def d = tl_default_pendulum_def();
+    tl_pendulum p, q;
+    tl_error err;
+    ENSURE_OK(tl_pendulum_init(&p, &d, &err), err);
+    for (int f = 0; f <= 60; ++f) {
+        tl_chain_pose pivot = pivot_pose(0.3f * sinf(f / 10.0f), 0.2f * sinf(f / 7.0f));
+        tl_pendulum_step(&p, &pivot, f ? 1.0f / 60.0f : 0);
+    }
+    q = p; /* the same frame twice, once with the pivot 100 m on */
+    tl_chain_pose a = p.pivot, b = a;
+    b.position[2] += 100;
+    tl_pendulum_step(&p, &a, 1.0f / 60.0f);
+    tl_pendulum_step(&q, &b, 1.0f / 60.0f);
+    float e = 0;
+    for (int k = 0; k < 3; ++k)
+        e = fmaxf(e, fabsf((q.position[k] - b.position[k]) - (p.position[k] - a.position[k])));
+    fprintf(stderr, "  100 m jump: %.3g m off the run without it\n", e);
+    ENSURE(q.teleports == 1 && p.teleports == 0);
+    ENSURE_MSG(e <= 2e-5f, "carried %.3g m off (float spacing at 100 m: 7.6e-6 m)", e);
+    d.max_angle_deg = 0;
+    ENSURE(tl_pendulum_init(&p, &d, &err) == TL_ERROR_INVALID);
+    ENSURE(strstr(err.message, "max_angle_deg") != NULL);
+    d = tl_default_pendulum_def();
+    d.rest_direction[1] = 0;
+    ENSURE(tl_pendulum_init(&p, &d, &err) == TL_ERROR_INVALID);
+    ENSURE(strstr(err.message, "rest_direction") != NULL);
+}
+
+/* The aim turns the bone's axis onto the target, no further than its limit, by its weight. */
+static void test_aim(void) {
+    tl_aim_def d = tl_default_aim_def();
+    d.max_angle_deg = 180;
+    float rest[4] = {0, 0, 0, 1}, pos[3] = {0.2f, 1.4f, 0}, out[4], axis[3];
+    float target[3] = {0.2f, 1.0f, 0.3f}; /* below and in front: 90° from the x axis */
+    tl_aim_solve(&d, rest, pos, target, out);
+    rotate(out, d.aim_axis, axis);
+    float to[3] = {target[0] - pos[0], target[1] - pos[1], target[2] - pos[2]};
+    float err_free = angle_deg(axis, to);
+    d.max_angle_deg = 45;
+    tl_aim_solve(&d, rest, pos, target, out);
+    rotate(out, d.aim_axis, axis);
+    float turned = angle_deg(axis, d.aim_axis);
+    d.max_angle_deg = 180, d.weight = 0.5f;
+    tl_aim_solve(&d, rest, pos, target, out);
+    rotate(out, d.aim_axis, axis);
+    float half = angle_deg(axis, d.aim_axis), full = angle_deg(to, d.aim_axis);
+    fprintf(stderr,
+            "  aim: %.2g° off the target free, %.3f° turned with a 45° limit, %.3f° of %.3f° at "
+            "weight 0.5\n",
+            err_free, turned, half, full);
+    ENSURE(err_free < 0.01f);
+    ENSURE_NEAR(turned, 45, 0.01);
+    ENSURE_NEAR(half, full / 2, 0.01);
+    float at[4];
+    tl_aim_solve(&d, rest, pos, pos, at); /* a target on the bone leaves it */
+    ENSURE_NEAR(at[3], 1, 1e-6);
+}
+
+/* ---- the cloth stress runs on real characters ---- */
+
+static void stress_cloth_file(const char* input, const char* label, const char* clip_name) {
+    char name[160];
+    snprintf(name, sizeof name, "%s.rigged.glb", label);
+    const char* output = tl_test_scratch(name);
+    ENSURE_MSG(tl_test_cli(NULL, "rig '%s' -o '%s' >/dev/null", input, output) == 0, "rig %s",
+               input);
+    tl_gltf* doc;
+    tl_scene* scene;
+    tl_error err;
+    ENSURE_OK(tl_gltf_load(output, &doc, &err), err);
+    ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+    uint32_t part = 0;
+    while (part < scene->part_count && scene->parts[part].kind != TL_PART_CLOTH)
+        ++part;
+    ENSURE_MSG(part < scene->part_count, "%s: no cloth part", label);
+    uint32_t clip;
+    ENSURE_OK(tl_scene_find_clip(scene, clip_name, &clip, &err), err);
+    tl_stress_def def = tl_default_stress_def();
+    tl_stress_report r;
+    ENSURE_OK(tl_measure_stress_cloth(scene, part, (int32_t)clip, &def, &r, &err), err);
+    fprintf(
+        stderr,
+        "  %s %s: nonfinite %u, tether error %.3g, fps sampled %.4f%%, render %.3f%%, cut %.3g, "
+        "hitch %.3f (later %.3f), teleport %.3f (later %.3f), control %.3f, settle %.2f s, "
+        "step rotation %.1f° (neighbours %.1f°), penetration %.3g H, %u colliders, column %.3g\n",
+        label, clip_name, r.nonfinite, r.max_length_error, 100 * r.fps_max_diff_sampled,
+        100 * r.fps_max_diff, r.cut_error, r.hitch_speed_ratio, r.hitch_speed_ratio_later,
+        r.teleport_speed_ratio, r.teleport_speed_ratio_later, r.control_speed_ratio,
+        r.settle_seconds, r.max_step_rotation_deg, r.max_neighbour_step_rotation_deg,
+        r.collider_penetration, r.colliders, r.chain_length);
+    ENSURE(r.nonfinite == 0);
+    ENSURE_MSG(r.max_length_error <= 1e-4f, "tether error %.3g", r.max_length_error);
+    ENSURE_MSG(r.fps_max_diff_sampled >= 0 && r.fps_max_diff_sampled <= 0.001f,
+               "sampled rates differ by %.4f%% of a column", 100 * r.fps_max_diff_sampled);
+    ENSURE_MSG(r.fps_max_diff > r.fps_max_diff_sampled, "render poses compare as sampled");
+    ENSURE_MSG(r.cut_error >= 0 && r.cut_error <= 1e-5f, "a reported cut moved %.3g of a column",
+               r.cut_error);
+    ENSURE_MSG(r.collider_penetration <= 0.002f, "penetration %.3g H", r.collider_penetration);
+    bool hitch = r.hitch_speed_ratio >= 0 && r.hitch_speed_ratio <= 1.5f &&
+                 r.hitch_speed_ratio_later <= 1.02f;
+    bool teleport = r.teleport_speed_ratio >= 0 && r.teleport_speed_ratio <= 1.15f &&
+                    r.teleport_speed_ratio_later <= 1.02f;
+    bool settle = r.settle_seconds >= 0 && r.settle_seconds <= 2;
+    bool render = r.fps_max_diff >= 0 && r.fps_max_diff <= 0.01f;
+    const char* strict = getenv("TL_CLOTH_STRESS_STRICT"); /* known_failing_cloth_stress */
+    if (!(strict && *strict == '1')) {
+        if (!hitch || !teleport || !settle || !render)
+            fprintf(stderr, "  %s: KNOWN FAILING:%s%s%s%s\n", label, hitch ? "" : " hitch",
+                    teleport ? "" : " teleport", settle ? "" : " settle",
+                    render ? "" : " render-pose frame rate");
+    } else {
+        ENSURE_MSG(hitch, "hitch %.3f later %.3f", r.hitch_speed_ratio, r.hitch_speed_ratio_later);
+        ENSURE_MSG(teleport, "teleport %.3f later %.3f", r.teleport_speed_ratio,
+                   r.teleport_speed_ratio_later);
+        ENSURE_MSG(settle, "settles in %.2f s", r.settle_seconds);
+        ENSURE_MSG(render, "render poses differ by %.2f%%", 100 * r.fps_max_diff);
+    }
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+}
+
+static void test_stress_skirt(void) {
+    stress_cloth_file(tl_test_shared("cases/mh-suit-skirt.glb"), "mh-suit-skirt", "Walk");
+}
+static void test_stress_knight_cape(void) {
+    stress_cloth_file(tl_test_shared("assets/kaykit-knight/Knight.glb"), "knight", "Running_A");
+}
+
+static const tl_test_case cases[] = {
+    {"sampled_frame_rate", test_sampled_frame_rate},
+    {"sampled_cut", test_sampled_cut},
+    {"pendulum_look_at", test_pendulum_look_at},
+    {"pendulum_limits", test_pendulum_limits},
+    {"pendulum_teleport_and_def", test_pendulum_teleport_and_def},
+    {"aim", test_aim},
+    {"stress_skirt", test_stress_skirt},
+    {"stress_knight_cape", test_stress_knight_cape},
+};
+
+int main(int argc, char** argv) {
+    return tl_test_main(argc, argv, cases, sizeof cases / sizeof cases[0]);
+}
