@@ -4,6 +4,7 @@
  * distant fragments; then the ten-style audit and the command. */
 #include "test.h"
 
+#include <tailor/gltf_json.h>
 #include <tailor/hair.h>
 #include <tailor/tailor.h>
 
@@ -49,6 +50,11 @@ static bool style_load(const char* style, tl_hair_mesh* mesh) {
     if (tl_hair_mesh_read_obj(tl_test_shared(path), mesh, &err) == TL_OK) return true;
     fprintf(stderr, "%s\n", err.message);
     return false;
+}
+
+static float dist2(const float* a, const float* b) {
+    float d0 = a[0] - b[0], d1 = a[1] - b[1], d2 = a[2] - b[2];
+    return d0 * d0 + d1 * d1 + d2 * d2;
 }
 
 static float dist(const float* a, const float* b) {
@@ -621,6 +627,168 @@ static void long01_rigged_plays(void) {
     ENSURE_MSG(h.rest_sag_max <= 0.005f, "rest sag %.2f mm", 1000 * h.rest_sag_max);
 }
 
+/* Reads accessor `name` of a primitive's attributes (or "indices") as floats. */
+static float* read_attribute(const tl_gltf* doc, json_t* prim, const char* name, size_t per,
+                             size_t* count) {
+    json_t* at = strcmp(name, "indices") ? json_object_get(json_object_get(prim, "attributes"), name)
+                                         : json_object_get(prim, "indices");
+    if (!json_is_integer(at)) return NULL;
+    uint32_t a = (uint32_t)json_integer_value(at);
+    *count = doc->accessors[a].count;
+    float* out = malloc(sizeof(float) * per * (*count + 1));
+    tl_error err;
+    if (out && tl_gltf_accessor_read_float(doc, a, out, per * *count, &err) != TL_OK)
+        free(out), out = NULL;
+    return out;
+}
+
+/* Rest-world positions of `count` bind-space points skinned (4 influences) with joint matrices. */
+static void skin_points(const float* bind, const float* joints, const float* weights, size_t count,
+                        const float* matrices, float* out) {
+    for (size_t i = 0; i < count; ++i) {
+        float p[3] = {0, 0, 0};
+        for (int k = 0; k < 4; ++k) {
+            const float* m = matrices + 16 * (size_t)joints[4 * i + k];
+            const float* b = bind + 3 * i;
+            for (int c = 0; c < 3; ++c)
+                p[c] += weights[4 * i + k] * (m[c] * b[0] + m[4 + c] * b[1] + m[8 + c] * b[2] +
+                                              m[12 + c]);
+        }
+        memcpy(out + 3 * i, p, sizeof p);
+    }
+}
+
+/* The distance from p to triangle a, b, c (the closest point: Voronoi regions of the vertices,
+ * the edges, the face). */
+static float triangle_distance(const float* p, const float* a, const float* b, const float* c) {
+    float ab[3], ac[3], ap[3], q[3];
+    for (int k = 0; k < 3; ++k)
+        ab[k] = b[k] - a[k], ac[k] = c[k] - a[k], ap[k] = p[k] - a[k];
+#define DOT3(x, y) ((x)[0] * (y)[0] + (x)[1] * (y)[1] + (x)[2] * (y)[2])
+    float d1 = DOT3(ab, ap), d2 = DOT3(ac, ap);
+    float bp[3] = {p[0] - b[0], p[1] - b[1], p[2] - b[2]};
+    float cp[3] = {p[0] - c[0], p[1] - c[1], p[2] - c[2]};
+    float d3 = DOT3(ab, bp), d4 = DOT3(ac, bp), d5 = DOT3(ab, cp), d6 = DOT3(ac, cp);
+#undef DOT3
+    float va = d3 * d6 - d5 * d4, vb = d5 * d2 - d1 * d6, vc = d1 * d4 - d3 * d2;
+    if (d1 <= 0 && d2 <= 0) return sqrtf(dist2(p, a));
+    if (d3 >= 0 && d4 <= d3) return sqrtf(dist2(p, b));
+    if (d6 >= 0 && d5 <= d6) return sqrtf(dist2(p, c));
+    if (vc <= 0 && d1 >= 0 && d3 <= 0) return tl_mesh_segment_distance(p, a, b, NULL);
+    if (vb <= 0 && d2 >= 0 && d6 <= 0) return tl_mesh_segment_distance(p, a, c, NULL);
+    if (va <= 0 && d4 - d3 >= 0 && d5 - d6 >= 0) return tl_mesh_segment_distance(p, b, c, NULL);
+    float den = 1 / (va + vb + vc), v = vb * den, w = vc * den;
+    for (int k = 0; k < 3; ++k)
+        q[k] = a[k] + ab[k] * v + ac[k] * w;
+    return sqrtf(dist2(p, q));
+}
+
+/* The distance from p to the hair surface: the triangles of the primitives holding `hair`'s
+ * vertices (skin 0), at `positions`. */
+static float hair_surface_distance(const tl_scene_skin* sk, const float* p, const float* positions,
+                                   uint32_t first_hair) {
+    float best = INFINITY;
+    for (uint32_t t = 0; t < sk->triangle_count; ++t) {
+        const uint32_t* v = sk->triangles + 3 * (size_t)t;
+        if (v[0] < first_hair) continue;
+        best = fminf(best, triangle_distance(p, positions + 3 * (size_t)v[0],
+                                             positions + 3 * (size_t)v[1],
+                                             positions + 3 * (size_t)v[2]));
+    }
+    return best;
+}
+
+/* §6: the guide layer written by tailor rig on long01: one skinned LINES primitive (valid glTF,
+ * checked in long01_rigged_plays) over the attached guides, weighted as the hair where each guide
+ * runs. With every hair bone bent 30° the guide points stay on the bent hair: the worst point
+ * moves no farther from the nearest hair vertex than coverage_mm (10 mm at human scale) past its
+ * rest distance, while the bend carries them decimetres (weights on the head alone would leave
+ * the free guides there). */
+static void guide_layer_follows_hair(void) {
+    tl_gltf* doc;
+    tl_scene* scene;
+    ENSURE(rig_style("long01", &doc, &scene));
+    json_t* meshes = json_object_get(tl_gltf_json(doc), "meshes");
+    json_t *prim = NULL, *mesh;
+    size_t i;
+    json_array_foreach(meshes, i, mesh) {
+        const char* name = json_string_value(json_object_get(mesh, "name"));
+        if (name && !strcmp(name, "hair_guides"))
+            prim = json_array_get(json_object_get(mesh, "primitives"), 0);
+    }
+    ENSURE(prim && json_integer_value(json_object_get(prim, "mode")) == 1);
+    size_t n = 0, nj = 0, nw = 0, ni = 0;
+    float* bind = read_attribute(doc, prim, "POSITION", 3, &n);
+    float* joints = read_attribute(doc, prim, "JOINTS_0", 4, &nj);
+    float* weights = read_attribute(doc, prim, "WEIGHTS_0", 4, &nw);
+    float* lines = read_attribute(doc, prim, "indices", 1, &ni);
+    ENSURE(bind && joints && weights && lines && n == nj && n == nw && ni % 2 == 0 && ni > 0);
+    const tl_scene_skin* sk = &scene->skins[0];
+    uint32_t on_hair_bone = 0;
+    bool sane = true;
+    for (size_t v = 0; v < n; ++v) {
+        float sum = 0;
+        bool hair = false;
+        for (int k = 0; k < 4; ++k) {
+            sum += weights[4 * v + k];
+            sane &= joints[4 * v + k] < sk->joint_count;
+            hair |= weights[4 * v + k] > 0 && sane &&
+                    strstr(sk->joints[(uint32_t)joints[4 * v + k]].name, "Hair");
+        }
+        sane &= fabsf(sum - 1) < 1e-5f;
+        on_hair_bone += hair;
+    }
+    for (size_t k = 0; k < ni; ++k)
+        sane &= lines[k] < n;
+    ENSURE(sane);
+    /* the hair bones bent 30° about the lateral axis, each relative to its parent */
+    tl_pose* pose = tl_pose_create(scene);
+    tl_pose_set_rest(pose, scene, 0);
+    float* rest_m = malloc(16 * sizeof(float) * sk->joint_count);
+    float* bent_m = malloc(16 * sizeof(float) * sk->joint_count);
+    tl_pose_joint_matrices(pose, scene, 0, rest_m);
+    float half = 0.5f * 30.0f * 3.14159265f / 180;
+    for (uint32_t j = 0; j < sk->joint_count; ++j) {
+        if (strncmp(sk->joints[j].name, "Hair", 4)) continue;
+        float q[4] = {sinf(half), 0, 0, cosf(half)}, *r = pose->locals[sk->joints[j].node].rotation;
+        float out[4] = {q[3] * r[0] + q[0] * r[3] + q[1] * r[2] - q[2] * r[1],
+                        q[3] * r[1] - q[0] * r[2] + q[1] * r[3] + q[2] * r[0],
+                        q[3] * r[2] + q[0] * r[1] - q[1] * r[0] + q[2] * r[3],
+                        q[3] * r[3] - q[0] * r[0] - q[1] * r[1] - q[2] * r[2]};
+        memcpy(r, out, sizeof out);
+    }
+    tl_pose_update_world(pose, scene);
+    tl_pose_joint_matrices(pose, scene, 0, bent_m);
+    tl_pose_destroy(pose);
+    float* rest_p = malloc(3 * sizeof(float) * n);
+    float* bent_p = malloc(3 * sizeof(float) * n);
+    float* mesh_p = malloc(3 * sizeof(float) * sk->vertex_count);
+    uint32_t* hair = malloc(sizeof(uint32_t) * sk->vertex_count);
+    uint32_t on_chain = 0, hair_n = hair_vertices(scene, hair, &on_chain);
+    skin_points(bind, joints, weights, n, rest_m, rest_p);
+    skin_points(bind, joints, weights, n, bent_m, bent_p);
+    tl_scene_skin_positions(scene, 0, bent_m, mesh_p);
+    /* every 4th point (the surface distance is brute force) */
+    float worst = 0, moved = 0;
+    for (size_t v = 0; v < n; v += 4) {
+        float d0 = hair_surface_distance(sk, rest_p + 3 * v, sk->rest_positions, hair[0]);
+        float d1 = hair_surface_distance(sk, bent_p + 3 * v, mesh_p, hair[0]);
+        moved = fmaxf(moved, sqrtf(dist2(rest_p + 3 * v, bent_p + 3 * v)));
+        worst = fmaxf(worst, d1 - d0);
+    }
+    float bar = 10.0f * sk->height / TL_HAIR_HUMAN_MM;
+    printf("  long01 guide layer: %zu points, %zu segments, %u on hair bones; bent 30°: moved up to "
+           "%.0f mm, at most %.2f mm farther from the hair surface than at rest (bar %.1f mm)\n",
+           n, ni / 2, on_hair_bone, 1000 * moved, 1000 * worst, 1000 * bar);
+    free(rest_p), free(bent_p), free(mesh_p), free(hair), free(rest_m), free(bent_m);
+    free(bind), free(joints), free(weights), free(lines);
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+    ENSURE(on_hair_bone > n / 4 && hair_n == 3314 && on_chain > 0);
+    ENSURE(moved > 0.1f);
+    ENSURE_MSG(worst <= bar, "a guide point leaves the bent hair by %.1f mm", 1000 * worst);
+}
+
 /* §3: roots follow their triangles through Walk and HeadTurn (24 samples each) to numerical
  * precision (≤ 1e-5 m), beside the head-bone-only binding's drift (the article: 0.657 mm). The
  * character is mh-long01.glb itself: its body is the scalp, its hair (bound to the head) the
@@ -810,6 +978,7 @@ int main(int argc, char** argv) {
         {"short_styles_rigid", short_styles_rigid},
         {"ponytail_follows_truth", ponytail_follows_truth},
         {"long01_rigged_plays", long01_rigged_plays},
+        {"guide_layer_follows_hair", guide_layer_follows_hair},
         {"roots_follow_scalp", roots_follow_scalp},
         {"rig_reports_hair", rig_reports_hair},
         {"fit_onto_other_heads", fit_onto_other_heads},

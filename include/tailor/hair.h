@@ -347,6 +347,16 @@ tl_result tl_hair_chains_create(const tl_hair_mesh* mesh, const tl_hair_scalp* s
 
 void tl_hair_chains_destroy(tl_hair_chains* chains);
 
+/* The guide layer (§6): the attached guides of skin `skin`'s hair written as one skinned line
+ * primitive (glTF mode 1, LINES: a segment between each guide's consecutive points) on a mesh and
+ * root node "hair_guides", each point weighted as the visible hair is where the guide runs (the
+ * influences of the closest point of the hair mesh, blended over its triangle, the four largest),
+ * so the guides move with the mesh. `scene` is of the rigged document: tl_rig_apply calls this
+ * for every skin that got hair chains. Reindexes the document (the scene is stale after).
+ * *guides_written: the guides written (0: no hair or no scalp; nothing added). */
+tl_result tl_hair_guide_layer_add(tl_gltf* doc, const tl_scene* scene, uint32_t skin,
+                                  uint32_t* guides_written, tl_error* err);
+
 /* The rig's hair step (tl_rig_analyze calls it per skin, chain mode only): the skin's hair
  * primitives get guides and chains with the defaults above (not on a character standing on
  * four legs: front feet within 0.2 H of the floor), and each chain is appended to the

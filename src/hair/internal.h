@@ -3,6 +3,7 @@
 #define TL_HAIR_INTERNAL_H
 
 #include <tailor/hair.h>
+#include <tailor/gltf.h>
 #include <tailor/mesh.h>
 
 #include <assert.h>
@@ -24,6 +25,19 @@ uint32_t hair_scalp_nearest(const tl_hair_scalp* scalp, const float p[3], float 
 /* The binding of point p to scalp triangle t at the barycentrics. */
 tl_hair_binding hair_bind(const tl_hair_scalp* scalp, uint32_t t, const float bary[3],
                           const float p[3]);
+
+/* The hair mesh of the skin (every hair primitive, in order) and each of its vertices' union
+ * index (malloc'd). */
+tl_result hair_skin_mesh(const tl_scene* scene, uint32_t skin, tl_hair_mesh* mesh,
+                         uint32_t** union_index, tl_error* err);
+
+/* Adds a mesh `name` of one primitive (glTF mode `mode`: 1 lines, 4 triangles) skinned to skin
+ * sk on a new root node: rest-world positions (taken to bind space), 4 joints (the skin's
+ * joint indices) and weights per vertex, the indices; reindexes the document. */
+tl_result hair_mesh_add(tl_gltf* doc, const tl_scene_skin* sk, const char* name,
+                        const float* positions, uint32_t vertex_count, const uint16_t* joints,
+                        const float* weights, const uint32_t* indices, size_t index_count,
+                        int mode, tl_error* err);
 
 /* A uniform grid over points (cell size `cell`): the points of the 27 cells around a query. */
 typedef struct hair_grid {
