@@ -872,8 +872,8 @@ static void rig_reports_hair(void) {
 }
 
 /* §1, --fit: MakeHuman's long01 as shipped (decimetres, modelled for another head) fitted onto
- * the Quaternius knight and the Khronos fox: roots on their scalps (attachment reported), and
- * no hair vertex inside the head collider (colliders.h). */
+ * the Quaternius knight and the Khronos fox: roots on their scalps (attachment >= 98.84%,
+ * coverage >= 95%), and no hair vertex inside the head collider (colliders.h). */
 static void fit_onto_other_heads(void) {
     const char* characters[] = {"assets/quaternius-knight/KnightCharacter.glb",
                                 "assets/khronos-fox/Fox.glb"};
@@ -919,7 +919,10 @@ static void fit_onto_other_heads(void) {
                100.0 * g->audit.attached / g->audit.candidates, 100 * g->audit.coverage,
                deepest / scene->skins[skin].height);
         ENSURE(heads >= 1);
-        ENSURE(g->audit.attached > 0);
+        /* the spec's bars (§5): the hair is at the head's scale, not the body's (before: the
+           knight's 2x and the fox's 3x human head made its locks pass max_chain_mm: 65.7% and
+           42.8% attached) */
+        ENSURE(g->audit.attached >= 0.9884 * g->audit.candidates && g->audit.coverage >= 0.95);
         ENSURE_MSG(deepest <= 0, "a hair vertex lies %.3g H inside the head collider",
                    deepest / scene->skins[skin].height);
         tl_hair_guides_destroy(g);

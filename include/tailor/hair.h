@@ -14,7 +14,9 @@
  *
  * Scale: every distance of tl_hair_def is given in millimetres at human scale and applied as
  * mm / TL_HAIR_HUMAN_MM × H, H the character's height (tl_scene_skin.height) in the file's
- * units: the same hair on a 1 mm figurine or on a giant gets the same guides.
+ * units: the same hair on a 1 mm figurine or on a giant gets the same guides; on a head wider
+ * for its body than a human's, as mm / TL_HAIR_HUMAN_HEAD_MM × the head's width (the hair is
+ * fitted to the head, not to the height).
  *
  * Ownership: the create/read functions allocate what they fill; the matching _free/destroy
  * releases it. A scalp keeps pointers into its scene (rest positions), so the scene must
@@ -42,6 +44,11 @@ extern "C" {
 
 /* The height, in mm, that "human scale" distances refer to. */
 #define TL_HAIR_HUMAN_MM 1750.0f
+/* A human head's width at that height, in mm, as the head skin's extent along the lateral axis
+ * (ears included) measures it on MakeHuman's base body (176 mm at 1.666 m). A head wider than
+ * this for its body (a stylised or chibi character, an animal) scales the guides' distances by
+ * its width instead (tl_hair_audit.scale). */
+#define TL_HAIR_HUMAN_HEAD_MM 185.0f
 
 /* The settings of guide extraction, binding and merging. Distances: mm at human scale. */
 typedef struct tl_hair_def {
@@ -225,7 +232,8 @@ typedef struct tl_hair_audit {
     uint32_t excluded_vertices; /* in no triangle, or in a piece too small for a guide */
     double coverage;            /* share of the mesh's vertices within coverage_mm of an
                                    attached guide, 0..1 */
-    float scale;                /* file units per human mm (H / TL_HAIR_HUMAN_MM) */
+    float scale;                /* file units per human mm: H / TL_HAIR_HUMAN_MM, or the head's
+                                   width / TL_HAIR_HUMAN_HEAD_MM when larger */
 } tl_hair_audit;
 
 typedef struct tl_hair_guides {

@@ -332,7 +332,7 @@ tl_result tl_hair_guides_create(const tl_hair_mesh* mesh, const tl_hair_scalp* s
     guides->internal = s;
     tl_hair_audit* audit = &guides->audit;
     audit->vertices = mesh->vertex_count;
-    audit->scale = scalp->height / TL_HAIR_HUMAN_MM;
+    audit->scale = hair_scalp_scale(scalp);
     const float* up = scalp->scene->skins[scalp->skin].up;
     tl_result r = hair_trace(mesh, def, audit->scale, up, s, component, audit, err);
     free(component);

@@ -12,6 +12,12 @@
 /* in_head[j] = 1 for the head joint and every joint below it; false when there is none. */
 bool hair_head_joints(const tl_scene_skin* skin, uint8_t* in_head);
 
+/* File units per human-scale mm for the guides: the larger of the body's (H / TL_HAIR_HUMAN_MM)
+ * and the head's (the head skin's width along the lateral axis / TL_HAIR_HUMAN_HEAD_MM, the
+ * measure tl_hair_fit scales a style by): a stylised big head carries its hair at its own scale.
+ * A caller's mask (no head skin): the body's. */
+float hair_scalp_scale(const tl_hair_scalp* scalp);
+
 /* The closest point to p on triangle a, b, c: writes its barycentrics and returns the squared
  * distance. */
 float hair_closest_on_triangle(const float p[3], const float a[3], const float b[3],

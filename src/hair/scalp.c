@@ -183,6 +183,21 @@ done:
     return r;
 }
 
+float hair_scalp_scale(const tl_hair_scalp* scalp) {
+    float body = scalp->height / TL_HAIR_HUMAN_MM;
+    const tl_hair_scalp* head = scalp->head;
+    if (!head || head->triangle_count == 0) return body;
+    const float* lateral = scalp->scene->skins[scalp->skin].lateral;
+    float lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < 3 * (size_t)head->triangle_count; ++i) {
+        float c = tl__dot(vertex(head, head->triangles[i]), lateral);
+        lo = c < lo ? c : lo;
+        hi = c > hi ? c : hi;
+    }
+    float by_head = (hi - lo) / TL_HAIR_HUMAN_HEAD_MM;
+    return by_head > body ? by_head : body;
+}
+
 float hair_closest_on_triangle(const float p[3], const float a[3], const float b[3],
                                const float c[3], float bary[3]) {
     /* by the Voronoi regions of the vertices, edges and face */
