@@ -502,6 +502,99 @@ static void generalisation_set(void) {
     ENSURE(rate >= 0.9884 && coverage >= 0.95);
 }
 
+/* Godette (VRM 0.x): her hair pieces are the skin the VRM spring-bone groups hanging from the
+ * head drive (the front locks and the hair balls: ground truth), cut out of her one body mesh;
+ * her scalp the automatic one without them (a mask). Audited like a style not in ../shared:
+ * attachment >= 98.84%, coverage >= 95%. */
+static void godette_spring_hair(void) {
+    tl_gltf* doc;
+    tl_scene* scene;
+    tl_error err;
+    ENSURE_OK(tl_gltf_load(tl_test_shared("assets/vrm-godette/Godette_vrm_v4.vrm"), &doc, &err),
+              err);
+    ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+    int32_t skin = tl_hair_scene_skin(scene);
+    ENSURE(skin != TL_NONE);
+    const tl_scene_skin* sk = &scene->skins[skin];
+    /* the spring joints: every bone of a group and the joints below it, when it hangs from
+       the head */
+    uint8_t* spring = calloc(sk->joint_count, 1);
+    json_t* groups = json_object_get(
+        json_object_get(json_object_get(json_object_get(tl_gltf_json(doc), "extensions"), "VRM"),
+                        "secondaryAnimation"),
+        "boneGroups");
+    size_t gi, bi;
+    json_t *group, *bone;
+    json_array_foreach(groups, gi, group) {
+        json_array_foreach(json_object_get(group, "bones"), bi, bone) {
+            for (uint32_t j = 0; j < sk->joint_count; ++j) {
+                if (sk->joints[j].node != (uint32_t)json_integer_value(bone)) continue;
+                bool under_head = false;
+                for (int32_t a = sk->joints[j].parent; a != TL_NONE; a = sk->joints[a].parent)
+                    under_head |= a == sk->body.head;
+                spring[j] = under_head;
+            }
+        }
+    }
+    for (uint32_t pass = 0; pass < sk->joint_count; ++pass)
+        for (uint32_t j = 0; j < sk->joint_count; ++j)
+            if (sk->joints[j].parent != TL_NONE && spring[sk->joints[j].parent]) spring[j] = 1;
+    /* the hair mesh: triangles whose three vertices the spring joints dominate */
+    uint32_t* index = malloc(sizeof(uint32_t) * sk->vertex_count);
+    memset(index, 0xff, sizeof(uint32_t) * sk->vertex_count);
+    uint8_t* hair_tri = calloc(sk->triangle_count, 1);
+    tl_hair_mesh mesh = {malloc(3 * sizeof(float) * sk->vertex_count), 0,
+                         malloc(3 * sizeof(uint32_t) * sk->triangle_count), 0};
+    for (uint32_t t = 0; t < sk->triangle_count; ++t) {
+        const uint32_t* v = sk->triangles + 3 * (size_t)t;
+        bool in = true;
+        for (int k = 0; k < 3; ++k)
+            in &= spring[tl_scene_skin_dominant_joint(sk, v[k])] != 0;
+        if (!in) continue;
+        hair_tri[t] = 1;
+        for (int k = 0; k < 3; ++k) {
+            if (index[v[k]] == UINT32_MAX) {
+                index[v[k]] = mesh.vertex_count;
+                memcpy(mesh.positions + 3 * (size_t)mesh.vertex_count++,
+                       sk->rest_positions + 3 * (size_t)v[k], 3 * sizeof(float));
+            }
+            mesh.triangles[3 * (size_t)mesh.triangle_count + k] = index[v[k]];
+        }
+        mesh.triangle_count++;
+    }
+    /* her scalp: the automatic one without the hair pieces */
+    tl_hair_def def = tl_default_hair_def();
+    tl_hair_scalp* automatic;
+    ENSURE_OK(tl_hair_scalp_find(scene, (uint32_t)skin, &def, NULL, &automatic, &err), err);
+    uint8_t* mask = calloc(sk->triangle_count, 1);
+    uint32_t a = 0;
+    for (uint32_t t = 0; t < sk->triangle_count && a < automatic->triangle_count; ++t)
+        if (!memcmp(sk->triangles + 3 * (size_t)t, automatic->triangles + 3 * (size_t)a,
+                    3 * sizeof(uint32_t)))
+            mask[t] = !hair_tri[t], a++;
+    ENSURE(a == automatic->triangle_count); /* the scalp keeps the skin's order */
+    tl_hair_scalp* own;
+    ENSURE_OK(tl_hair_scalp_from_mask(scene, (uint32_t)skin, mask, &own, &err), err);
+    tl_hair_guides* g;
+    ENSURE_OK(tl_hair_guides_create(&mesh, own, &def, &g, &err), err);
+    const tl_hair_audit* au = &g->audit;
+    printf("  godette: %u hair vertices in %u pieces (spring joints), scalp %u triangles: %u of %u "
+           "attached (%.2f%%), %u links (%u mid), coverage %.2f%%\n",
+           au->vertices, au->components, own->triangle_count, au->attached, au->candidates,
+           au->candidates ? 100.0 * au->attached / au->candidates : 0, au->merged_links,
+           au->mid_guide_links, 100 * au->coverage);
+    bool ok = mesh.vertex_count > 50 && au->attached >= 0.9884 * au->candidates &&
+              au->coverage >= 0.95;
+    tl_hair_guides_destroy(g);
+    tl_hair_scalp_destroy(own);
+    tl_hair_scalp_destroy(automatic);
+    tl_hair_mesh_free(&mesh);
+    free(spring), free(index), free(hair_tri), free(mask);
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+    ENSURE(ok);
+}
+
 /* §3, §4: the same loose pieces moved 15 cm away are neither stretched to the head nor
  * linked: every one of their guides is rejected, too far. */
 static void distant_fragments_rejected(void) {
@@ -1216,6 +1309,7 @@ int main(int argc, char** argv) {
         {"distant_fragments_rejected", distant_fragments_rejected},
         {"ten_style_audit", ten_style_audit},
         {"generalisation_set", generalisation_set},
+        {"godette_spring_hair", godette_spring_hair},
         {"hair_audit_command", hair_audit_command},
         {"long_style_chains", long_style_chains},
         {"short_styles_rigid", short_styles_rigid},

@@ -132,8 +132,8 @@ typedef struct tl_hair_scalp {
     const float* positions;           /* the skin's rest positions (the scene's array) */
     float height;                     /* H of the skin, file units */
     const struct tl_hair_scalp* head; /* the whole head skin (face and ears too), which the
-                                         adapter's cap is measured from; NULL: the scalp itself
-                                         (a mask given by the caller) */
+                                         adapter's cap and the guides' scale are measured from;
+                                         NULL: the scalp itself (a skin with no head joint) */
     void* internal;
 } tl_hair_scalp;
 
@@ -145,7 +145,8 @@ typedef struct tl_hair_scalp {
 tl_result tl_hair_scalp_find(const tl_scene* scene, uint32_t skin, const tl_hair_def* def,
                              const uint8_t* exclude, tl_hair_scalp** out, tl_error* err);
 
-/* The override: the skin's triangles (tl_scene_skin.triangles) with mask[t] non-zero. */
+/* The override: the skin's triangles (tl_scene_skin.triangles) with mask[t] non-zero; `head` is
+ * still the skin's whole head skin (every primitive) when it has a head joint. */
 tl_result tl_hair_scalp_from_mask(const tl_scene* scene, uint32_t skin, const uint8_t* mask,
                                   tl_hair_scalp** out, tl_error* err);
 
