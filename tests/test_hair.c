@@ -431,8 +431,8 @@ static bool body_z_up_cm(tl_gltf** doc, tl_scene** scene) {
     json_t* sc = json_array_get(json_object_get(root, "scenes"), 0);
     json_t* roots = json_object_get(sc, "nodes");
     float h = sqrtf(0.5f);
-    json_t* top = json_pack("{s:s,s:O,s:[f,f,f,f],s:[f,f,f]}", "name", "z_up_cm", "children",
-                            roots, "rotation", h, 0.0, 0.0, h, "scale", 100.0, 100.0, 100.0);
+    json_t* top = json_pack("{s:s,s:O,s:[f,f,f,f],s:[f,f,f]}", "name", "z_up_cm", "children", roots,
+                            "rotation", h, 0.0, 0.0, h, "scale", 100.0, 100.0, 100.0);
     json_array_append_new(nodes, top);
     json_object_set_new(sc, "nodes", json_pack("[I]", (json_int_t)json_array_size(nodes) - 1));
     bool ok = tl_gltf_reindex(*doc, &err) == TL_OK && tl_scene_create(*doc, scene, &err) == TL_OK;
@@ -583,8 +583,8 @@ static void godette_spring_hair(void) {
            au->vertices, au->components, own->triangle_count, au->attached, au->candidates,
            au->candidates ? 100.0 * au->attached / au->candidates : 0, au->merged_links,
            au->mid_guide_links, 100 * au->coverage);
-    bool ok = mesh.vertex_count > 50 && au->attached >= 0.9884 * au->candidates &&
-              au->coverage >= 0.95;
+    bool ok =
+        mesh.vertex_count > 50 && au->attached >= 0.9884 * au->candidates && au->coverage >= 0.95;
     tl_hair_guides_destroy(g);
     tl_hair_scalp_destroy(own);
     tl_hair_scalp_destroy(automatic);
@@ -954,8 +954,9 @@ static void long01_rigged_plays(void) {
 /* Reads accessor `name` of a primitive's attributes (or "indices") as floats. */
 static float* read_attribute(const tl_gltf* doc, json_t* prim, const char* name, size_t per,
                              size_t* count) {
-    json_t* at = strcmp(name, "indices") ? json_object_get(json_object_get(prim, "attributes"), name)
-                                         : json_object_get(prim, "indices");
+    json_t* at = strcmp(name, "indices")
+                     ? json_object_get(json_object_get(prim, "attributes"), name)
+                     : json_object_get(prim, "indices");
     if (!json_is_integer(at)) return NULL;
     uint32_t a = (uint32_t)json_integer_value(at);
     *count = doc->accessors[a].count;
@@ -975,8 +976,8 @@ static void skin_points(const float* bind, const float* joints, const float* wei
             const float* m = matrices + 16 * (size_t)joints[4 * i + k];
             const float* b = bind + 3 * i;
             for (int c = 0; c < 3; ++c)
-                p[c] += weights[4 * i + k] * (m[c] * b[0] + m[4 + c] * b[1] + m[8 + c] * b[2] +
-                                              m[12 + c]);
+                p[c] += weights[4 * i + k] *
+                        (m[c] * b[0] + m[4 + c] * b[1] + m[8 + c] * b[2] + m[12 + c]);
         }
         memcpy(out + 3 * i, p, sizeof p);
     }
@@ -1015,9 +1016,9 @@ static float hair_surface_distance(const tl_scene_skin* sk, const float* p, cons
     for (uint32_t t = 0; t < sk->triangle_count; ++t) {
         const uint32_t* v = sk->triangles + 3 * (size_t)t;
         if (v[0] < first_hair) continue;
-        best = fminf(best, triangle_distance(p, positions + 3 * (size_t)v[0],
-                                             positions + 3 * (size_t)v[1],
-                                             positions + 3 * (size_t)v[2]));
+        best = fminf(best,
+                     triangle_distance(p, positions + 3 * (size_t)v[0],
+                                       positions + 3 * (size_t)v[1], positions + 3 * (size_t)v[2]));
     }
     return best;
 }

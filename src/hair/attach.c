@@ -145,8 +145,8 @@ tl_result tl_hair_fit(const tl_scene* scene, uint32_t skin, const uint8_t* exclu
 
 tl_result hair_mesh_add(tl_gltf* doc, const tl_scene_skin* sk, const char* name,
                         const float* positions, uint32_t vertex_count, const uint16_t* joints,
-                        const float* weights, const uint32_t* indices, size_t index_count,
-                        int mode, tl_error* err) {
+                        const float* weights, const uint32_t* indices, size_t index_count, int mode,
+                        tl_error* err) {
     size_t n = vertex_count;
     float* bind = malloc(3 * sizeof(float) * (n + 1));
     if (!bind) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");

@@ -233,8 +233,14 @@ static int64_t merge_pass(merger* m) {
 
 static tl_result merge(hair_store* s, const tl_hair_def* def, float scale, tl_error* err) {
     float span = def->sample_mm > 0 ? roundf(def->merge_distance_mm / def->sample_mm) : 1;
-    merger m = {s, def, def->merge_distance_mm * scale, def->max_chain_mm * scale,
-                span < 1 ? 1u : span > 64 ? 64u : (uint32_t)span, def->weld_mm * scale};
+    merger m = {s,
+                def,
+                def->merge_distance_mm * scale,
+                def->max_chain_mm * scale,
+                span < 1    ? 1u
+                : span > 64 ? 64u
+                            : (uint32_t)span,
+                def->weld_mm * scale};
     size_t n = s->guide_count ? s->guide_count : 1;
     m.point_guide = malloc((s->point_count ? s->point_count : 1) * sizeof(uint32_t));
     m.parent_ok = calloc(n, 1);

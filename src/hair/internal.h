@@ -42,8 +42,8 @@ tl_result hair_skin_mesh(const tl_scene* scene, uint32_t skin, tl_hair_mesh* mes
  * joint indices) and weights per vertex, the indices; reindexes the document. */
 tl_result hair_mesh_add(tl_gltf* doc, const tl_scene_skin* sk, const char* name,
                         const float* positions, uint32_t vertex_count, const uint16_t* joints,
-                        const float* weights, const uint32_t* indices, size_t index_count,
-                        int mode, tl_error* err);
+                        const float* weights, const uint32_t* indices, size_t index_count, int mode,
+                        tl_error* err);
 
 /* A uniform grid over points (cell size `cell`): the points of the 27 cells around a query. */
 typedef struct hair_grid {

@@ -97,10 +97,9 @@ static void weights_at(const tl_scene_skin* sk, const tl_hair_mesh* mesh, const 
     for (uint32_t i = start[v]; i < start[v + 1]; ++i) {
         const uint32_t* t = mesh->triangles + 3 * (size_t)items[i];
         float bary[3];
-        float d2 =
-            hair_closest_on_triangle(p, mesh->positions + 3 * (size_t)t[0],
-                                     mesh->positions + 3 * (size_t)t[1],
-                                     mesh->positions + 3 * (size_t)t[2], bary);
+        float d2 = hair_closest_on_triangle(p, mesh->positions + 3 * (size_t)t[0],
+                                            mesh->positions + 3 * (size_t)t[1],
+                                            mesh->positions + 3 * (size_t)t[2], bary);
         if (!(d2 < best)) continue;
         best = d2;
         for (int k = 0; k < 3; ++k)

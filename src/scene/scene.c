@@ -223,8 +223,7 @@ static size_t find_primitives(build* b, uint32_t si, tl_scene_primitive* out) {
             seen = out[p].mesh == (uint32_t)nd->mesh;
         for (uint32_t p = 0; p < mesh->primitive_count && !seen; ++p) {
             const tl_gltf_primitive* prim = &mesh->primitives[p];
-            if (prim->position == TL_NONE || prim->joint_set_count == 0 || prim->mode < 4)
-                continue;
+            if (prim->position == TL_NONE || prim->joint_set_count == 0 || prim->mode < 4) continue;
             out[count++] =
                 (tl_scene_primitive){.node = i, .mesh = (uint32_t)nd->mesh, .primitive = p};
         }
