@@ -86,24 +86,51 @@ static bool vertex_triangles(const tl_hair_mesh* mesh, uint32_t** start, uint32_
     return true;
 }
 
-/* The skin weights at p: blended over the closest point of the triangles around the nearest hair
- * vertex (the weights the visible mesh has there). */
+/* The closest point of the hair surface to a query: over the triangles of the vertices in the
+ * grid cells around it (locks lying over each other: the nearest vertex may be another lock's). */
+typedef struct closest_query {
+    const tl_hair_mesh* mesh;
+    const uint32_t *start, *items;
+    const float* p;
+    float best;
+    uint32_t triangle;
+    float bary[3];
+} closest_query;
+
+static bool closest_visit(void* user, uint32_t v) {
+    closest_query* q = user;
+    for (uint32_t i = q->start[v]; i < q->start[v + 1]; ++i) {
+        const uint32_t* t = q->mesh->triangles + 3 * (size_t)q->items[i];
+        float bary[3];
+        float d2 = hair_closest_on_triangle(q->p, q->mesh->positions + 3 * (size_t)t[0],
+                                            q->mesh->positions + 3 * (size_t)t[1],
+                                            q->mesh->positions + 3 * (size_t)t[2], bary);
+        if (!(d2 < q->best)) continue;
+        q->best = d2, q->triangle = q->items[i];
+        memcpy(q->bary, bary, sizeof bary);
+    }
+    return true;
+}
+
+/* The skin weights at p: blended over the closest point of the hair surface (the weights the
+ * visible mesh has there); when no vertex is in the cells around p, the triangles around the
+ * nearest vertex. */
 static void weights_at(const tl_scene_skin* sk, const tl_hair_mesh* mesh, const uint32_t* uidx,
                        const hair_grid* g, const uint32_t* start, const uint32_t* items,
                        const float p[3], uint16_t joints[4], float weights[4]) {
-    uint32_t v = nearest_vertex(g, mesh, p);
-    uint32_t vs[3] = {uidx[v], uidx[v], uidx[v]};
-    float w[3] = {1, 0, 0}, best = INFINITY;
-    for (uint32_t i = start[v]; i < start[v + 1]; ++i) {
-        const uint32_t* t = mesh->triangles + 3 * (size_t)items[i];
-        float bary[3];
-        float d2 = hair_closest_on_triangle(p, mesh->positions + 3 * (size_t)t[0],
-                                            mesh->positions + 3 * (size_t)t[1],
-                                            mesh->positions + 3 * (size_t)t[2], bary);
-        if (!(d2 < best)) continue;
-        best = d2;
-        for (int k = 0; k < 3; ++k)
-            vs[k] = uidx[t[k]], w[k] = bary[k];
+    closest_query q = {mesh, start, items, p, INFINITY, UINT32_MAX, {1, 0, 0}};
+    hair_grid_visit(g, p, closest_visit, &q);
+    uint32_t v = UINT32_MAX;
+    if (q.triangle == UINT32_MAX) {
+        v = nearest_vertex(g, mesh, p);
+        closest_visit(&q, v);
+    }
+    uint32_t vs[3];
+    float w[3] = {1, 0, 0};
+    for (int k = 0; k < 3; ++k) {
+        vs[k] =
+            q.triangle == UINT32_MAX ? uidx[v] : uidx[mesh->triangles[3 * (size_t)q.triangle + k]];
+        if (q.triangle != UINT32_MAX) w[k] = q.bary[k];
     }
     blend_weights(sk, vs, w, joints, weights);
 }

@@ -183,52 +183,41 @@ static uint32_t path_to(const tracer* t, const uint32_t* offsets, const uint32_t
     return count;
 }
 
-/* Resamples the polyline `in` (count points) by arc length into `out`: points `step` apart, at
- * least 2 and at most `most`. Returns how many. */
-static uint32_t resample(const float* in, uint32_t count, float step, uint32_t most, float* out) {
+/* Smooths the path (root first, ends fixed) and resamples it by arc length into t->samples. */
+static uint32_t curve_of(const tracer* t, const float* pos, uint32_t count) {
+    for (uint32_t i = 0; i < count; ++i)
+        memcpy(t->curve + 3 * i, pos + 3 * (size_t)t->path[count - 1 - i], 3 * sizeof(float));
+    for (uint32_t pass = 0; pass < t->def->smooth_passes && count > 2; ++pass) {
+        memcpy(t->smooth, t->curve, 3 * sizeof(float) * count);
+        for (uint32_t i = 1; i + 1 < count; ++i)
+            for (int k = 0; k < 3; ++k)
+                t->curve[3 * i + k] =
+                    0.5f * t->smooth[3 * i + k] +
+                    0.25f * (t->smooth[3 * (i - 1) + k] + t->smooth[3 * (i + 1) + k]);
+    }
     float length = 0;
     for (uint32_t i = 1; i < count; ++i)
-        length += sqrtf(tl__dist2(in + 3 * i, in + 3 * (i - 1)));
+        length += sqrtf(tl__dist2(t->curve + 3 * i, t->curve + 3 * (i - 1)));
+    float step = t->def->sample_mm * t->scale;
     uint32_t samples = (uint32_t)ceilf(length / step) + 1;
-    samples = samples < 2 ? 2 : samples > most ? most : samples;
+    samples = samples < 2 ? 2 : samples > t->def->max_points ? t->def->max_points : samples;
     uint32_t seg = 0;
     float seg_start = 0;
     for (uint32_t s = 0; s < samples; ++s) {
         float at = length * (float)s / (float)(samples - 1);
         while (seg + 2 < count) {
-            float l = sqrtf(tl__dist2(in + 3 * (seg + 1), in + 3 * seg));
+            float l = sqrtf(tl__dist2(t->curve + 3 * (seg + 1), t->curve + 3 * seg));
             if (seg_start + l >= at) break;
             seg_start += l, seg++;
         }
-        uint32_t next = seg + 1 < count ? seg + 1 : seg;
-        float l = sqrtf(tl__dist2(in + 3 * next, in + 3 * seg));
+        float l = sqrtf(tl__dist2(t->curve + 3 * (seg + 1), t->curve + 3 * seg));
         float f = l > 0 ? (at - seg_start) / l : 0;
         f = f < 0 ? 0 : f > 1 ? 1 : f;
         for (int k = 0; k < 3; ++k)
-            out[3 * s + k] = in[3 * seg + k] + f * (in[3 * next + k] - in[3 * seg + k]);
+            t->samples[3 * s + k] =
+                t->curve[3 * seg + k] + f * (t->curve[3 * (seg + 1) + k] - t->curve[3 * seg + k]);
     }
     return samples;
-}
-
-/* Resamples the path (root first) by arc length, smooths the samples (ends fixed) and resamples
- * them again into t->samples. Smoothing the samples, not the mesh's path vertices, keeps its
- * reach at the sample spacing whatever the mesh's resolution: on a coarse mesh the path's few
- * vertices, smoothed, cut across the surface's curvature (a decimated short04 lost a tenth of
- * its coverage). */
-static uint32_t curve_of(const tracer* t, const float* pos, uint32_t count) {
-    for (uint32_t i = 0; i < count; ++i)
-        memcpy(t->curve + 3 * i, pos + 3 * (size_t)t->path[count - 1 - i], 3 * sizeof(float));
-    float step = t->def->sample_mm * t->scale;
-    uint32_t m = resample(t->curve, count, step, t->def->max_points, t->smooth);
-    for (uint32_t pass = 0; pass < t->def->smooth_passes && m > 2; ++pass) {
-        memcpy(t->samples, t->smooth, 3 * sizeof(float) * m);
-        for (uint32_t i = 1; i + 1 < m; ++i)
-            for (int k = 0; k < 3; ++k)
-                t->smooth[3 * i + k] =
-                    0.5f * t->samples[3 * i + k] +
-                    0.25f * (t->samples[3 * (i - 1) + k] + t->samples[3 * (i + 1) + k]);
-    }
-    return resample(t->smooth, m, step, t->def->max_points, t->samples);
 }
 
 /* The guides of component c. Returns false when out of memory; *excluded when it gave none. */
@@ -284,7 +273,7 @@ tl_result hair_trace(const tl_hair_mesh* mesh, const tl_hair_def* def, float sca
     t.heap = malloc(tl_mesh_geodesic_scratch_size(n));
     t.path = malloc(n * sizeof(uint32_t));
     t.curve = malloc(3 * n * sizeof(float));
-    t.smooth = malloc(3 * sizeof(float) * (def->max_points + 2));
+    t.smooth = malloc(3 * n * sizeof(float));
     t.samples = malloc(3 * sizeof(float) * (def->max_points + 2));
     uint8_t* dropped = calloc(w.parts ? w.parts : 1, 1);
     bool ok = t.from_root && t.cover && t.scratch_d && t.heap && t.path && t.curve && t.smooth &&
