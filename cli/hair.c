@@ -362,7 +362,8 @@ int tl_cli_hair(int argc, char** argv) {
                    a.character, a.hair, a.fit ? " (fitted)" : "", audit.attached, audit.candidates,
                    audit.candidates ? 100.0 * audit.attached / audit.candidates : 0,
                    100 * audit.coverage, chains,
-                   chains ? "" : ": a short style, rigid on the head");
+                   chains ? ""
+                          : ": rigid on the head (a short style, or a character on four legs)");
     }
     tl_rig_analysis_destroy(rig);
     tl_scene_destroy(scene);

@@ -4,6 +4,7 @@
  * distant fragments; then the ten-style audit and the command. */
 #include "test.h"
 
+#include <tailor/gltf_json.h>
 #include <tailor/hair.h>
 #include <tailor/tailor.h>
 
@@ -49,6 +50,11 @@ static bool style_load(const char* style, tl_hair_mesh* mesh) {
     if (tl_hair_mesh_read_obj(tl_test_shared(path), mesh, &err) == TL_OK) return true;
     fprintf(stderr, "%s\n", err.message);
     return false;
+}
+
+static float dist2(const float* a, const float* b) {
+    float d0 = a[0] - b[0], d1 = a[1] - b[1], d2 = a[2] - b[2];
+    return d0 * d0 + d1 * d1 + d2 * d2;
 }
 
 static float dist(const float* a, const float* b) {
@@ -263,6 +269,330 @@ static void fragments_merge(void) {
     tl_hair_guides_destroy(g);
     tl_hair_guides_destroy(unmerged);
     tl_hair_mesh_free(&mesh);
+}
+
+/* ---- The generalisation set (§5: styles not in ../shared), made at test time ---------- */
+
+/* Area-weighted vertex normals of a mesh, turned to point away from `centre`. */
+static float* outward_normals(const tl_hair_mesh* m, const float centre[3]) {
+    float* n = calloc(3 * (size_t)m->vertex_count + 1, sizeof(float));
+    for (uint32_t t = 0; n && t < m->triangle_count; ++t) {
+        const uint32_t* v = m->triangles + 3 * (size_t)t;
+        const float *a = m->positions + 3 * (size_t)v[0], *b = m->positions + 3 * (size_t)v[1],
+                    *c = m->positions + 3 * (size_t)v[2];
+        float e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+        float e2[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+        float f[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
+                      e1[0] * e2[1] - e1[1] * e2[0]};
+        for (int k = 0; k < 3; ++k)
+            for (int c3 = 0; c3 < 3; ++c3)
+                n[3 * (size_t)v[k] + c3] += f[c3];
+    }
+    for (uint32_t v = 0; n && v < m->vertex_count; ++v) {
+        float* q = n + 3 * (size_t)v;
+        const float* p = m->positions + 3 * (size_t)v;
+        float d[3] = {p[0] - centre[0], p[1] - centre[1], p[2] - centre[2]};
+        float l = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]);
+        float sign = q[0] * d[0] + q[1] * d[1] + q[2] * d[2] < 0 ? -1.0f : 1.0f;
+        for (int k = 0; k < 3; ++k)
+            q[k] = l > 0 ? sign * q[k] / l : 0;
+    }
+    return n;
+}
+
+/* Many loose pieces: every triangle gets its own copies of its vertices in each cell (of size
+ * `cell`) its centroid falls in, each cell's piece moved by `gap` in its own direction (as cards
+ * lie, apart), so the style comes apart into cards side by side and end to end. */
+static void cut_into_cards(tl_hair_mesh* m, float cell, float gap) {
+    uint32_t t_n = m->triangle_count;
+    float* pos = malloc(9 * sizeof(float) * t_n + 1);
+    uint64_t* key = malloc(sizeof(uint64_t) * 3 * t_n + 1);
+    /* (cell, vertex) pairs, deduplicated by sorting */
+    for (uint32_t t = 0; t < t_n; ++t) {
+        const uint32_t* v = m->triangles + 3 * (size_t)t;
+        int64_t c[3];
+        for (int k = 0; k < 3; ++k)
+            c[k] = (int64_t)floorf((m->positions[3 * (size_t)v[0] + k] +
+                                    m->positions[3 * (size_t)v[1] + k] +
+                                    m->positions[3 * (size_t)v[2] + k]) /
+                                   (3 * cell));
+        uint64_t cid = (uint64_t)((c[0] & 0x3ff) | (c[1] & 0x3ff) << 10 | (c[2] & 0x3ff) << 20);
+        for (int k = 0; k < 3; ++k)
+            key[3 * (size_t)t + k] = cid << 32 | v[k];
+    }
+    /* new vertex per distinct key: a simple open-addressing map */
+    size_t cap = 1;
+    while (cap < 6 * (size_t)t_n + 2)
+        cap <<= 1;
+    uint64_t* slots = malloc(sizeof(uint64_t) * cap);
+    uint32_t* ids = malloc(sizeof(uint32_t) * cap);
+    memset(slots, 0xff, sizeof(uint64_t) * cap);
+    uint32_t n = 0;
+    for (size_t i = 0; i < 3 * (size_t)t_n; ++i) {
+        size_t h = (size_t)(key[i] * 0x9E3779B97F4A7C15ull) & (cap - 1);
+        while (slots[h] != UINT64_MAX && slots[h] != key[i])
+            h = (h + 1) & (cap - 1);
+        if (slots[h] == UINT64_MAX) {
+            slots[h] = key[i], ids[h] = n;
+            const float* p = m->positions + 3 * (size_t)(key[i] & 0xffffffffu);
+            uint64_t r = (key[i] >> 32) * 0x9E3779B97F4A7C15ull; /* the cell's direction */
+            float d[3] = {(float)(r & 0xff) - 127.5f, (float)(r >> 8 & 0xff) - 127.5f,
+                          (float)(r >> 16 & 0xff) - 127.5f};
+            float l = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+            for (int c = 0; c < 3; ++c)
+                pos[3 * (size_t)n + c] = p[c] + gap * d[c] / l;
+            n++;
+        }
+        m->triangles[i] = ids[h];
+    }
+    free(m->positions);
+    m->positions = pos;
+    m->vertex_count = n;
+    free(key), free(slots), free(ids);
+}
+
+/* An outer shell: a copy of the style `offset` out along its normals, added as its own piece. */
+static void add_shell(tl_hair_mesh* m, float offset, const float centre[3]) {
+    float* n = outward_normals(m, centre);
+    uint32_t v_n = m->vertex_count, t_n = m->triangle_count;
+    m->positions = realloc(m->positions, 6 * sizeof(float) * v_n);
+    m->triangles = realloc(m->triangles, 6 * sizeof(uint32_t) * t_n);
+    for (size_t i = 0; i < 3 * (size_t)v_n; ++i)
+        m->positions[3 * (size_t)v_n + i] = m->positions[i] + offset * n[i];
+    for (size_t i = 0; i < 3 * (size_t)t_n; ++i)
+        m->triangles[3 * (size_t)t_n + i] = m->triangles[i] + v_n;
+    m->vertex_count *= 2, m->triangle_count *= 2;
+    free(n);
+}
+
+/* Decimated by vertex clustering: every vertex moves to the first vertex of its cell (size
+ * `cell`); triangles that collapse are dropped (the unused vertices are then excluded, counted
+ * in the audit, as a remesher's leftovers would be). */
+static void decimate(tl_hair_mesh* m, float cell) {
+    size_t cap = 1;
+    while (cap < 2 * (size_t)m->vertex_count + 2)
+        cap <<= 1;
+    uint64_t* slots = malloc(sizeof(uint64_t) * cap);
+    uint32_t* first = malloc(sizeof(uint32_t) * cap);
+    uint32_t* to = malloc(sizeof(uint32_t) * m->vertex_count + 1);
+    memset(slots, 0xff, sizeof(uint64_t) * cap);
+    for (uint32_t v = 0; v < m->vertex_count; ++v) {
+        uint64_t key = 0;
+        for (int k = 0; k < 3; ++k)
+            key = key << 21 |
+                  ((uint64_t)(int64_t)floorf(m->positions[3 * (size_t)v + k] / cell) & 0x1fffff);
+        size_t h = (size_t)(key * 0x9E3779B97F4A7C15ull) & (cap - 1);
+        while (slots[h] != UINT64_MAX && slots[h] != key)
+            h = (h + 1) & (cap - 1);
+        if (slots[h] == UINT64_MAX) slots[h] = key, first[h] = v;
+        to[v] = first[h];
+    }
+    uint32_t kept = 0;
+    for (uint32_t t = 0; t < m->triangle_count; ++t) {
+        uint32_t a = to[m->triangles[3 * t]], b = to[m->triangles[3 * t + 1]],
+                 c = to[m->triangles[3 * t + 2]];
+        if (a == b || b == c || a == c) continue;
+        m->triangles[3 * kept] = a, m->triangles[3 * kept + 1] = b, m->triangles[3 * kept + 2] = c;
+        kept++;
+    }
+    m->triangle_count = kept;
+    /* the vertices no triangle uses any more are dropped, as a remesher would */
+    uint32_t n = 0;
+    memset(to, 0xff, sizeof(uint32_t) * m->vertex_count);
+    for (size_t i = 0; i < 3 * (size_t)kept; ++i) {
+        uint32_t v = m->triangles[i];
+        if (to[v] == UINT32_MAX) {
+            to[v] = n;
+            memmove(m->positions + 3 * (size_t)n++, m->positions + 3 * (size_t)v,
+                    3 * sizeof(float));
+        }
+        m->triangles[i] = to[v];
+    }
+    m->vertex_count = n;
+    free(slots), free(first), free(to);
+}
+
+/* A longer style: everything below the head's centre stretched down along up by `factor`
+ * (the ends of long01 at the waist reach the thighs). */
+static void lengthen(tl_hair_mesh* m, const float centre[3], float factor) {
+    for (uint32_t v = 0; v < m->vertex_count; ++v) {
+        float* y = m->positions + 3 * (size_t)v + 1;
+        if (*y < centre[1]) *y = centre[1] + factor * (*y - centre[1]);
+    }
+}
+
+/* mh-body.glb turned into a real file's frame: Z-up (a quarter turn about X) and centimetres,
+ * by a new root node over the scene's roots. */
+static bool body_z_up_cm(tl_gltf** doc, tl_scene** scene) {
+    tl_error err;
+    if (tl_gltf_load(tl_test_shared("cases/mh-body.glb"), doc, &err) != TL_OK) return false;
+    json_t* root = tl_gltf_json(*doc);
+    json_t* nodes = json_object_get(root, "nodes");
+    json_t* sc = json_array_get(json_object_get(root, "scenes"), 0);
+    json_t* roots = json_object_get(sc, "nodes");
+    float h = sqrtf(0.5f);
+    json_t* top = json_pack("{s:s,s:O,s:[f,f,f,f],s:[f,f,f]}", "name", "z_up_cm", "children", roots,
+                            "rotation", h, 0.0, 0.0, h, "scale", 100.0, 100.0, 100.0);
+    json_array_append_new(nodes, top);
+    json_object_set_new(sc, "nodes", json_pack("[I]", (json_int_t)json_array_size(nodes) - 1));
+    bool ok = tl_gltf_reindex(*doc, &err) == TL_OK && tl_scene_create(*doc, scene, &err) == TL_OK;
+    if (!ok) fprintf(stderr, "z-up body: %s\n", err.message);
+    return ok;
+}
+
+/* The same frame change on a style: (x, y, z) metres -> (x, -z, y) centimetres. */
+static void style_z_up_cm(tl_hair_mesh* m) {
+    for (uint32_t v = 0; v < m->vertex_count; ++v) {
+        float* p = m->positions + 3 * (size_t)v;
+        float y = p[1], z = p[2];
+        p[0] *= 100, p[1] = -100 * z, p[2] = 100 * y;
+    }
+}
+
+/* §5 judged on styles not in ../shared: the ten MakeHuman styles cut into many loose cards
+ * (4 cm cells, each moved 2 mm its own way), given an outer shell 15 mm off (the afro's and
+ * bob's kind), decimated (8 mm clusters), on the body turned Z-up in centimetres, and longer
+ * (stretched 1.6x down from the head's centre). Over the set: attachment >= 98.84% with
+ * coverage >= 95% (the spec's bar), each variant reported. */
+static void generalisation_set(void) {
+    ENSURE(body_load());
+    tl_gltf* zdoc;
+    tl_scene* zbody;
+    ENSURE(body_z_up_cm(&zdoc, &zbody));
+    tl_hair_def def = tl_default_hair_def();
+    tl_hair_scalp* zscalp;
+    tl_error err;
+    ENSURE_OK(tl_hair_scalp_find(zbody, 0, &def, NULL, &zscalp, &err), err);
+    const tl_scene_skin* sk = &body->skins[0];
+    const float* head = sk->joints[sk->body.head].rest_world + 12;
+    float mm = sk->height / TL_HAIR_HUMAN_MM;
+    static const char* variants[] = {"cards", "shell", "decimated", "z-up cm", "longer"};
+    uint64_t candidates = 0, attached = 0;
+    double covered = 0, vertices = 0;
+    for (size_t s = 0; s < COUNT(STYLES); ++s)
+        for (size_t k = 0; k < COUNT(variants); ++k) {
+            tl_hair_mesh mesh;
+            ENSURE(style_load(STYLES[s], &mesh));
+            const tl_hair_scalp* on = scalp;
+            if (k == 0) cut_into_cards(&mesh, 40 * mm, 2 * mm);
+            if (k == 1) add_shell(&mesh, 15 * mm, head);
+            if (k == 2) decimate(&mesh, 8 * mm);
+            if (k == 3) style_z_up_cm(&mesh), on = zscalp;
+            if (k == 4) lengthen(&mesh, head, 1.6f);
+            tl_hair_guides* g;
+            ENSURE_OK(tl_hair_guides_create(&mesh, on, &def, &g, &err), err);
+            const tl_hair_audit* a = &g->audit;
+            printf("  %-10s %-9s %6u vertices %5u pieces: %5u of %5u attached (%.2f%%), %4u "
+                   "links (%u mid), coverage %.2f%%, excluded %u\n",
+                   STYLES[s], variants[k], a->vertices, a->components, a->attached, a->candidates,
+                   a->candidates ? 100.0 * a->attached / a->candidates : 0, a->merged_links,
+                   a->mid_guide_links, 100 * a->coverage, a->excluded_vertices);
+            candidates += a->candidates, attached += a->attached;
+            covered += a->coverage * a->vertices, vertices += a->vertices;
+            tl_hair_guides_destroy(g);
+            tl_hair_mesh_free(&mesh);
+        }
+    tl_hair_scalp_destroy(zscalp);
+    tl_scene_destroy(zbody);
+    tl_gltf_destroy(zdoc);
+    double rate = (double)attached / (double)candidates, coverage = covered / vertices;
+    printf("  generalisation set: %llu of %llu attached (%.2f%%), coverage %.2f%%\n",
+           (unsigned long long)attached, (unsigned long long)candidates, 100 * rate,
+           100 * coverage);
+    ENSURE(rate >= 0.9884 && coverage >= 0.95);
+}
+
+/* Godette (VRM 0.x): her hair pieces are the skin the VRM spring-bone groups hanging from the
+ * head drive (the front locks and the hair balls: ground truth), cut out of her one body mesh;
+ * her scalp the automatic one without them (a mask). Audited like a style not in ../shared:
+ * attachment >= 98.84%, coverage >= 95%. */
+static void godette_spring_hair(void) {
+    tl_gltf* doc;
+    tl_scene* scene;
+    tl_error err;
+    ENSURE_OK(tl_gltf_load(tl_test_shared("assets/vrm-godette/Godette_vrm_v4.vrm"), &doc, &err),
+              err);
+    ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+    int32_t skin = tl_hair_scene_skin(scene);
+    ENSURE(skin != TL_NONE);
+    const tl_scene_skin* sk = &scene->skins[skin];
+    /* the spring joints: every bone of a group and the joints below it, when it hangs from
+       the head */
+    uint8_t* spring = calloc(sk->joint_count, 1);
+    json_t* groups = json_object_get(
+        json_object_get(json_object_get(json_object_get(tl_gltf_json(doc), "extensions"), "VRM"),
+                        "secondaryAnimation"),
+        "boneGroups");
+    size_t gi, bi;
+    json_t *group, *bone;
+    json_array_foreach(groups, gi, group) {
+        json_array_foreach(json_object_get(group, "bones"), bi, bone) {
+            for (uint32_t j = 0; j < sk->joint_count; ++j) {
+                if (sk->joints[j].node != (uint32_t)json_integer_value(bone)) continue;
+                bool under_head = false;
+                for (int32_t a = sk->joints[j].parent; a != TL_NONE; a = sk->joints[a].parent)
+                    under_head |= a == sk->body.head;
+                spring[j] = under_head;
+            }
+        }
+    }
+    for (uint32_t pass = 0; pass < sk->joint_count; ++pass)
+        for (uint32_t j = 0; j < sk->joint_count; ++j)
+            if (sk->joints[j].parent != TL_NONE && spring[sk->joints[j].parent]) spring[j] = 1;
+    /* the hair mesh: triangles whose three vertices the spring joints dominate */
+    uint32_t* index = malloc(sizeof(uint32_t) * sk->vertex_count);
+    memset(index, 0xff, sizeof(uint32_t) * sk->vertex_count);
+    uint8_t* hair_tri = calloc(sk->triangle_count, 1);
+    tl_hair_mesh mesh = {malloc(3 * sizeof(float) * sk->vertex_count), 0,
+                         malloc(3 * sizeof(uint32_t) * sk->triangle_count), 0};
+    for (uint32_t t = 0; t < sk->triangle_count; ++t) {
+        const uint32_t* v = sk->triangles + 3 * (size_t)t;
+        bool in = true;
+        for (int k = 0; k < 3; ++k)
+            in &= spring[tl_scene_skin_dominant_joint(sk, v[k])] != 0;
+        if (!in) continue;
+        hair_tri[t] = 1;
+        for (int k = 0; k < 3; ++k) {
+            if (index[v[k]] == UINT32_MAX) {
+                index[v[k]] = mesh.vertex_count;
+                memcpy(mesh.positions + 3 * (size_t)mesh.vertex_count++,
+                       sk->rest_positions + 3 * (size_t)v[k], 3 * sizeof(float));
+            }
+            mesh.triangles[3 * (size_t)mesh.triangle_count + k] = index[v[k]];
+        }
+        mesh.triangle_count++;
+    }
+    /* her scalp: the automatic one without the hair pieces */
+    tl_hair_def def = tl_default_hair_def();
+    tl_hair_scalp* automatic;
+    ENSURE_OK(tl_hair_scalp_find(scene, (uint32_t)skin, &def, NULL, &automatic, &err), err);
+    uint8_t* mask = calloc(sk->triangle_count, 1);
+    uint32_t a = 0;
+    for (uint32_t t = 0; t < sk->triangle_count && a < automatic->triangle_count; ++t)
+        if (!memcmp(sk->triangles + 3 * (size_t)t, automatic->triangles + 3 * (size_t)a,
+                    3 * sizeof(uint32_t)))
+            mask[t] = !hair_tri[t], a++;
+    ENSURE(a == automatic->triangle_count); /* the scalp keeps the skin's order */
+    tl_hair_scalp* own;
+    ENSURE_OK(tl_hair_scalp_from_mask(scene, (uint32_t)skin, mask, &own, &err), err);
+    tl_hair_guides* g;
+    ENSURE_OK(tl_hair_guides_create(&mesh, own, &def, &g, &err), err);
+    const tl_hair_audit* au = &g->audit;
+    printf("  godette: %u hair vertices in %u pieces (spring joints), scalp %u triangles: %u of %u "
+           "attached (%.2f%%), %u links (%u mid), coverage %.2f%%\n",
+           au->vertices, au->components, own->triangle_count, au->attached, au->candidates,
+           au->candidates ? 100.0 * au->attached / au->candidates : 0, au->merged_links,
+           au->mid_guide_links, 100 * au->coverage);
+    bool ok =
+        mesh.vertex_count > 50 && au->attached >= 0.9884 * au->candidates && au->coverage >= 0.95;
+    tl_hair_guides_destroy(g);
+    tl_hair_scalp_destroy(own);
+    tl_hair_scalp_destroy(automatic);
+    tl_hair_mesh_free(&mesh);
+    free(spring), free(index), free(hair_tri), free(mask);
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+    ENSURE(ok);
 }
 
 /* §3, §4: the same loose pieces moved 15 cm away are neither stretched to the head nor
@@ -660,6 +990,177 @@ static void styles_play(void) {
     }
 }
 
+/* Reads accessor `name` of a primitive's attributes (or "indices") as floats. */
+static float* read_attribute(const tl_gltf* doc, json_t* prim, const char* name, size_t per,
+                             size_t* count) {
+    json_t* at = strcmp(name, "indices")
+                     ? json_object_get(json_object_get(prim, "attributes"), name)
+                     : json_object_get(prim, "indices");
+    if (!json_is_integer(at)) return NULL;
+    uint32_t a = (uint32_t)json_integer_value(at);
+    *count = doc->accessors[a].count;
+    float* out = malloc(sizeof(float) * per * (*count + 1));
+    tl_error err;
+    if (out && tl_gltf_accessor_read_float(doc, a, out, per * *count, &err) != TL_OK)
+        free(out), out = NULL;
+    return out;
+}
+
+/* Rest-world positions of `count` bind-space points skinned (4 influences) with joint matrices. */
+static void skin_points(const float* bind, const float* joints, const float* weights, size_t count,
+                        const float* matrices, float* out) {
+    for (size_t i = 0; i < count; ++i) {
+        float p[3] = {0, 0, 0};
+        for (int k = 0; k < 4; ++k) {
+            const float* m = matrices + 16 * (size_t)joints[4 * i + k];
+            const float* b = bind + 3 * i;
+            for (int c = 0; c < 3; ++c)
+                p[c] += weights[4 * i + k] *
+                        (m[c] * b[0] + m[4 + c] * b[1] + m[8 + c] * b[2] + m[12 + c]);
+        }
+        memcpy(out + 3 * i, p, sizeof p);
+    }
+}
+
+/* The distance from p to triangle a, b, c (the closest point: Voronoi regions of the vertices,
+ * the edges, the face). */
+static float triangle_distance(const float* p, const float* a, const float* b, const float* c) {
+    float ab[3], ac[3], ap[3], q[3];
+    for (int k = 0; k < 3; ++k)
+        ab[k] = b[k] - a[k], ac[k] = c[k] - a[k], ap[k] = p[k] - a[k];
+#define DOT3(x, y) ((x)[0] * (y)[0] + (x)[1] * (y)[1] + (x)[2] * (y)[2])
+    float d1 = DOT3(ab, ap), d2 = DOT3(ac, ap);
+    float bp[3] = {p[0] - b[0], p[1] - b[1], p[2] - b[2]};
+    float cp[3] = {p[0] - c[0], p[1] - c[1], p[2] - c[2]};
+    float d3 = DOT3(ab, bp), d4 = DOT3(ac, bp), d5 = DOT3(ab, cp), d6 = DOT3(ac, cp);
+#undef DOT3
+    float va = d3 * d6 - d5 * d4, vb = d5 * d2 - d1 * d6, vc = d1 * d4 - d3 * d2;
+    if (d1 <= 0 && d2 <= 0) return sqrtf(dist2(p, a));
+    if (d3 >= 0 && d4 <= d3) return sqrtf(dist2(p, b));
+    if (d6 >= 0 && d5 <= d6) return sqrtf(dist2(p, c));
+    if (vc <= 0 && d1 >= 0 && d3 <= 0) return tl_mesh_segment_distance(p, a, b, NULL);
+    if (vb <= 0 && d2 >= 0 && d6 <= 0) return tl_mesh_segment_distance(p, a, c, NULL);
+    if (va <= 0 && d4 - d3 >= 0 && d5 - d6 >= 0) return tl_mesh_segment_distance(p, b, c, NULL);
+    float den = 1 / (va + vb + vc), v = vb * den, w = vc * den;
+    for (int k = 0; k < 3; ++k)
+        q[k] = a[k] + ab[k] * v + ac[k] * w;
+    return sqrtf(dist2(p, q));
+}
+
+/* The distance from p to the hair surface: the triangles of the primitives holding `hair`'s
+ * vertices (skin 0), at `positions`. */
+static float hair_surface_distance(const tl_scene_skin* sk, const float* p, const float* positions,
+                                   uint32_t first_hair) {
+    float best = INFINITY;
+    for (uint32_t t = 0; t < sk->triangle_count; ++t) {
+        const uint32_t* v = sk->triangles + 3 * (size_t)t;
+        if (v[0] < first_hair) continue;
+        best = fminf(best,
+                     triangle_distance(p, positions + 3 * (size_t)v[0],
+                                       positions + 3 * (size_t)v[1], positions + 3 * (size_t)v[2]));
+    }
+    return best;
+}
+
+/* §6: the guide layer written by tailor rig on long01: one skinned LINES primitive (valid glTF,
+ * checked in long01_rigged_plays) over the attached guides, weighted as the hair where each guide
+ * runs. In HeadTurn with the chains simulated (8 times) the guide points stay on the moving
+ * hair: the worst point gets no farther from the hair surface than coverage_mm (10 mm at human
+ * scale) past its rest distance, while the motion carries them decimetres (weights on the head
+ * alone would leave the free guides behind). */
+static void guide_layer_follows_hair(void) {
+    tl_gltf* doc;
+    tl_scene* scene;
+    ENSURE(rig_style("long01", &doc, &scene));
+    json_t* meshes = json_object_get(tl_gltf_json(doc), "meshes");
+    json_t *prim = NULL, *mesh;
+    size_t i;
+    json_array_foreach(meshes, i, mesh) {
+        const char* name = json_string_value(json_object_get(mesh, "name"));
+        if (name && !strcmp(name, "hair_guides"))
+            prim = json_array_get(json_object_get(mesh, "primitives"), 0);
+    }
+    ENSURE(prim && json_integer_value(json_object_get(prim, "mode")) == 1);
+    size_t n = 0, nj = 0, nw = 0, ni = 0;
+    float* bind = read_attribute(doc, prim, "POSITION", 3, &n);
+    float* joints = read_attribute(doc, prim, "JOINTS_0", 4, &nj);
+    float* weights = read_attribute(doc, prim, "WEIGHTS_0", 4, &nw);
+    float* lines = read_attribute(doc, prim, "indices", 1, &ni);
+    ENSURE(bind && joints && weights && lines && n == nj && n == nw && ni % 2 == 0 && ni > 0);
+    const tl_scene_skin* sk = &scene->skins[0];
+    uint32_t on_hair_bone = 0;
+    bool sane = true;
+    for (size_t v = 0; v < n; ++v) {
+        float sum = 0;
+        bool hair = false;
+        for (int k = 0; k < 4; ++k) {
+            sum += weights[4 * v + k];
+            sane &= joints[4 * v + k] < sk->joint_count;
+            hair |= weights[4 * v + k] > 0 && sane &&
+                    strstr(sk->joints[(uint32_t)joints[4 * v + k]].name, "Hair");
+        }
+        sane &= fabsf(sum - 1) < 1e-5f;
+        on_hair_bone += hair;
+    }
+    for (size_t k = 0; k < ni; ++k)
+        sane &= lines[k] < n;
+    ENSURE(sane);
+    /* HeadTurn played with the hair chains simulated (the player, as tailor play shows it) */
+    tl_play_chain chains[32];
+    uint32_t chain_count;
+    tl_error err;
+    tl_player_def pdef = tl_default_player_def();
+    tl_player* player;
+    uint32_t clip;
+    ENSURE_OK(tl_play_chains_find(scene, chains, 32, &chain_count, &err), err);
+    ENSURE_OK(tl_player_create(scene, chains, chain_count, &pdef, &player, &err), err);
+    ENSURE_OK(tl_scene_find_clip(scene, "HeadTurn", &clip, &err), err);
+    tl_pose* pose = tl_pose_create(scene);
+    tl_pose_set_rest(pose, scene, 0);
+    float* rest_m = malloc(16 * sizeof(float) * sk->joint_count);
+    float* bent_m = malloc(16 * sizeof(float) * sk->joint_count);
+    tl_pose_joint_matrices(pose, scene, 0, rest_m);
+    float* rest_p = malloc(3 * sizeof(float) * n);
+    float* rest_d = malloc(sizeof(float) * n);
+    float* bent_p = malloc(3 * sizeof(float) * n);
+    float* mesh_p = malloc(3 * sizeof(float) * sk->vertex_count);
+    uint32_t* hair = malloc(sizeof(uint32_t) * sk->vertex_count);
+    uint32_t on_chain = 0, hair_n = hair_vertices(scene, hair, &on_chain);
+    skin_points(bind, joints, weights, n, rest_m, rest_p);
+    /* every 8th point (the surface distance is brute force) at 8 times */
+    const size_t every = 8;
+    for (size_t v = 0; v < n; v += every)
+        rest_d[v] = hair_surface_distance(sk, rest_p + 3 * v, sk->rest_positions, hair[0]);
+    float worst = 0, moved = 0, duration = scene->clips[clip].duration;
+    tl_player_start(player, clip, 0);
+    for (int k = 1; k <= 8; ++k) {
+        tl_player_advance(player, pose, clip, duration * (float)k / 8);
+        tl_pose_joint_matrices(pose, scene, 0, bent_m);
+        skin_points(bind, joints, weights, n, bent_m, bent_p);
+        tl_scene_skin_positions(scene, 0, bent_m, mesh_p);
+        for (size_t v = 0; v < n; v += every) {
+            float d1 = hair_surface_distance(sk, bent_p + 3 * v, mesh_p, hair[0]);
+            moved = fmaxf(moved, sqrtf(dist2(rest_p + 3 * v, bent_p + 3 * v)));
+            worst = fmaxf(worst, d1 - rest_d[v]);
+        }
+    }
+    tl_pose_destroy(pose);
+    tl_player_destroy(player);
+    float bar = 10.0f * sk->height / TL_HAIR_HUMAN_MM;
+    printf("  long01 guide layer: %zu points, %zu segments, %u on hair bones; HeadTurn simulated: "
+           "moved up to %.0f mm, at most %.2f mm farther from the hair surface than at rest (bar "
+           "%.1f mm)\n",
+           n, ni / 2, on_hair_bone, 1000 * moved, 1000 * worst, 1000 * bar);
+    free(rest_d);
+    free(rest_p), free(bent_p), free(mesh_p), free(hair), free(rest_m), free(bent_m);
+    free(bind), free(joints), free(weights), free(lines);
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+    ENSURE(on_hair_bone > n / 4 && hair_n == 3314 && on_chain > 0);
+    ENSURE(moved > 0.1f);
+    ENSURE_MSG(worst <= bar, "a guide point leaves the bent hair by %.1f mm", 1000 * worst);
+}
+
 /* §3: roots follow their triangles through Walk and HeadTurn (24 samples each) to numerical
  * precision (≤ 1e-5 m), beside the head-bone-only binding's drift (the article: 0.657 mm). The
  * character is mh-long01.glb itself: its body is the scalp, its hair (bound to the head) the
@@ -743,8 +1244,8 @@ static void rig_reports_hair(void) {
 }
 
 /* §1, --fit: MakeHuman's long01 as shipped (decimetres, modelled for another head) fitted onto
- * the Quaternius knight and the Khronos fox: roots on their scalps (attachment reported), and
- * no hair vertex inside the head collider (colliders.h). */
+ * the Quaternius knight and the Khronos fox: roots on their scalps (attachment >= 98.84%,
+ * coverage >= 95%), and no hair vertex inside the head collider (colliders.h). */
 static void fit_onto_other_heads(void) {
     const char* characters[] = {"assets/quaternius-knight/KnightCharacter.glb",
                                 "assets/khronos-fox/Fox.glb"};
@@ -790,7 +1291,10 @@ static void fit_onto_other_heads(void) {
                100.0 * g->audit.attached / g->audit.candidates, 100 * g->audit.coverage,
                deepest / scene->skins[skin].height);
         ENSURE(heads >= 1);
-        ENSURE(g->audit.attached > 0);
+        /* the spec's bars (§5): the hair is at the head's scale, not the body's (before: the
+           knight's 2x and the fox's 3x human head made its locks pass max_chain_mm: 65.7% and
+           42.8% attached) */
+        ENSURE(g->audit.attached >= 0.9884 * g->audit.candidates && g->audit.coverage >= 0.95);
         ENSURE_MSG(deepest <= 0, "a hair vertex lies %.3g H inside the head collider",
                    deepest / scene->skins[skin].height);
         tl_hair_guides_destroy(g);
@@ -844,12 +1348,15 @@ int main(int argc, char** argv) {
         {"fragments_merge", fragments_merge},
         {"distant_fragments_rejected", distant_fragments_rejected},
         {"ten_style_audit", ten_style_audit},
+        {"generalisation_set", generalisation_set},
+        {"godette_spring_hair", godette_spring_hair},
         {"hair_audit_command", hair_audit_command},
         {"long_style_chains", long_style_chains},
         {"short_styles_rigid", short_styles_rigid},
         {"ponytail_follows_truth", ponytail_follows_truth},
         {"long01_rigged_plays", long01_rigged_plays},
         {"styles_play", styles_play},
+        {"guide_layer_follows_hair", guide_layer_follows_hair},
         {"roots_follow_scalp", roots_follow_scalp},
         {"rig_reports_hair", rig_reports_hair},
         {"fit_onto_other_heads", fit_onto_other_heads},

@@ -14,7 +14,9 @@
  *
  * Scale: every distance of tl_hair_def is given in millimetres at human scale and applied as
  * mm / TL_HAIR_HUMAN_MM × H, H the character's height (tl_scene_skin.height) in the file's
- * units: the same hair on a 1 mm figurine or on a giant gets the same guides.
+ * units: the same hair on a 1 mm figurine or on a giant gets the same guides; on a head wider
+ * for its body than a human's, as mm / TL_HAIR_HUMAN_HEAD_MM × the head's width (the hair is
+ * fitted to the head, not to the height).
  *
  * Ownership: the create/read functions allocate what they fill; the matching _free/destroy
  * releases it. A scalp keeps pointers into its scene (rest positions), so the scene must
@@ -42,6 +44,11 @@ extern "C" {
 
 /* The height, in mm, that "human scale" distances refer to. */
 #define TL_HAIR_HUMAN_MM 1750.0f
+/* A human head's width at that height, in mm, as the head skin's extent along the lateral axis
+ * (ears included) measures it on MakeHuman's base body (176 mm at 1.666 m). A head wider than
+ * this for its body (a stylised or chibi character, an animal) scales the guides' distances by
+ * its width instead (tl_hair_audit.scale). */
+#define TL_HAIR_HUMAN_HEAD_MM 185.0f
 
 /* The settings of guide extraction, binding and merging. Distances: mm at human scale. */
 typedef struct tl_hair_def {
@@ -125,8 +132,8 @@ typedef struct tl_hair_scalp {
     const float* positions;           /* the skin's rest positions (the scene's array) */
     float height;                     /* H of the skin, file units */
     const struct tl_hair_scalp* head; /* the whole head skin (face and ears too), which the
-                                         adapter's cap is measured from; NULL: the scalp itself
-                                         (a mask given by the caller) */
+                                         adapter's cap and the guides' scale are measured from;
+                                         NULL: the scalp itself (a skin with no head joint) */
     void* internal;
 } tl_hair_scalp;
 
@@ -138,7 +145,8 @@ typedef struct tl_hair_scalp {
 tl_result tl_hair_scalp_find(const tl_scene* scene, uint32_t skin, const tl_hair_def* def,
                              const uint8_t* exclude, tl_hair_scalp** out, tl_error* err);
 
-/* The override: the skin's triangles (tl_scene_skin.triangles) with mask[t] non-zero. */
+/* The override: the skin's triangles (tl_scene_skin.triangles) with mask[t] non-zero; `head` is
+ * still the skin's whole head skin (every primitive) when it has a head joint. */
 tl_result tl_hair_scalp_from_mask(const tl_scene* scene, uint32_t skin, const uint8_t* mask,
                                   tl_hair_scalp** out, tl_error* err);
 
@@ -225,7 +233,8 @@ typedef struct tl_hair_audit {
     uint32_t excluded_vertices; /* in no triangle, or in a piece too small for a guide */
     double coverage;            /* share of the mesh's vertices within coverage_mm of an
                                    attached guide, 0..1 */
-    float scale;                /* file units per human mm (H / TL_HAIR_HUMAN_MM) */
+    float scale;                /* file units per human mm: H / TL_HAIR_HUMAN_MM, or the head's
+                                   width / TL_HAIR_HUMAN_HEAD_MM when larger */
 } tl_hair_audit;
 
 typedef struct tl_hair_guides {
@@ -348,6 +357,16 @@ tl_result tl_hair_chains_create(const tl_hair_mesh* mesh, const tl_hair_scalp* s
                                 tl_hair_chains** out, tl_error* err);
 
 void tl_hair_chains_destroy(tl_hair_chains* chains);
+
+/* The guide layer (§6): the attached guides of skin `skin`'s hair written as one skinned line
+ * primitive (glTF mode 1, LINES: a segment between each guide's consecutive points) on a mesh and
+ * root node "hair_guides", each point weighted as the visible hair is where the guide runs (the
+ * influences of the closest point of the hair mesh, blended over its triangle, the four largest),
+ * so the guides move with the mesh. `scene` is of the rigged document: tl_rig_apply calls this
+ * for every skin that got hair chains. Reindexes the document (the scene is stale after).
+ * *guides_written: the guides written (0: no hair or no scalp; nothing added). */
+tl_result tl_hair_guide_layer_add(tl_gltf* doc, const tl_scene* scene, uint32_t skin,
+                                  uint32_t* guides_written, tl_error* err);
 
 /* The rig's hair step (tl_rig_analyze calls it per skin, chain mode only): the skin's hair
  * primitives get guides and chains with the defaults above (not on a character standing on

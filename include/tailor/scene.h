@@ -156,8 +156,8 @@ typedef struct tl_scene_primitive {
     uint32_t triangle_count;
 } tl_scene_primitive;
 
-/* A skin with the union of every primitive bound to it (a mesh bound by several nodes is
- * counted once), its rest-world frame, roles and the character's axes. */
+/* A skin with the union of every surface primitive (modes 4-6) bound to it (a mesh bound by
+ * several nodes is counted once), its rest-world frame, roles and the character's axes. */
 typedef struct tl_scene_skin {
     uint32_t skin;                /* index into doc->skins */
     const tl_scene_joint* joints; /* joint_count, in the file's order */

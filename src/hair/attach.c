@@ -143,6 +143,61 @@ tl_result tl_hair_fit(const tl_scene* scene, uint32_t skin, const uint8_t* exclu
     return push_out_of_head(scene, skin, margin, mesh, err);
 }
 
+tl_result hair_mesh_add(tl_gltf* doc, const tl_scene_skin* sk, const char* name,
+                        const float* positions, uint32_t vertex_count, const uint16_t* joints,
+                        const float* weights, const uint32_t* indices, size_t index_count, int mode,
+                        tl_error* err) {
+    size_t n = vertex_count;
+    float* bind = malloc(3 * sizeof(float) * (n + 1));
+    if (!bind) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    /* rest-world to bind space: M^-1 */
+    double M[16], Minv_d[16];
+    float Minv[16];
+    tl_mat4d_from_float(M, sk->rest_world);
+    tl_mat4d_invert(Minv_d, M);
+    tl_mat4d_to_float(Minv, Minv_d);
+    for (size_t v = 0; v < n; ++v)
+        tl_mat4_transform_point(bind + 3 * v, Minv, positions + 3 * v);
+    uint32_t acc[4];
+    tl_gltf_accessor_def def = tl_default_gltf_accessor_def();
+    def.count = n, def.target = 34962;
+    def.data = bind, def.type = TL_GLTF_VEC3, def.component_type = TL_GLTF_FLOAT,
+    def.min_max = true;
+    tl_result r = tl_gltf_accessor_add(doc, &def, &acc[0], err);
+    def.min_max = false;
+    def.data = joints, def.type = TL_GLTF_VEC4, def.component_type = TL_GLTF_UNSIGNED_SHORT;
+    if (r == TL_OK) r = tl_gltf_accessor_add(doc, &def, &acc[1], err);
+    def.data = weights, def.component_type = TL_GLTF_FLOAT;
+    if (r == TL_OK) r = tl_gltf_accessor_add(doc, &def, &acc[2], err);
+    def.data = indices, def.count = index_count;
+    def.type = TL_GLTF_SCALAR, def.component_type = TL_GLTF_UNSIGNED_INT, def.target = 34963;
+    if (r == TL_OK) r = tl_gltf_accessor_add(doc, &def, &acc[3], err);
+    free(bind);
+    TRY(r);
+    json_t* root = tl_gltf_json(doc);
+    json_t* meshes = json_object_get(root, "meshes");
+    json_t* nodes = json_object_get(root, "nodes");
+    if (!json_is_array(meshes)) json_object_set_new(root, "meshes", meshes = json_array());
+    if (!json_is_array(nodes)) json_object_set_new(root, "nodes", nodes = json_array());
+    json_t* prim = json_pack("{s:{s:I,s:I,s:I},s:I,s:i}", "attributes", "POSITION",
+                             (json_int_t)acc[0], "JOINTS_0", (json_int_t)acc[1], "WEIGHTS_0",
+                             (json_int_t)acc[2], "indices", (json_int_t)acc[3], "mode", mode);
+    json_array_append_new(meshes, json_pack("{s:s,s:[o]}", "name", name, "primitives", prim));
+    json_int_t node = (json_int_t)json_array_size(nodes);
+    json_array_append_new(nodes, json_pack("{s:s,s:I,s:I}", "name", name, "mesh",
+                                           (json_int_t)json_array_size(meshes) - 1, "skin",
+                                           (json_int_t)sk->skin));
+    /* a skinned mesh's node is a root of the scene (its own transform is ignored) */
+    json_t* scenes = json_object_get(root, "scenes");
+    int32_t s = doc->scene != TL_NONE ? doc->scene : 0;
+    json_t* roots = json_object_get(json_array_get(scenes, (size_t)s), "nodes");
+    if (!json_is_array(roots))
+        return tl_error_set(err, TL_ERROR_INVALID, "%s: /scenes/%d: no scene to put the %s in",
+                            doc->path, s, name);
+    json_array_append_new(roots, json_integer(node));
+    return tl_gltf_reindex(doc, err);
+}
+
 tl_result tl_hair_attach(tl_gltf* doc, const tl_scene* scene, uint32_t skin,
                          const tl_hair_mesh* mesh, tl_error* err) {
     assert(doc && scene && mesh && skin < scene->skin_count && scene->doc == doc);
@@ -152,58 +207,17 @@ tl_result tl_hair_attach(tl_gltf* doc, const tl_scene* scene, uint32_t skin,
     if (mesh->vertex_count == 0 || mesh->triangle_count == 0)
         return tl_error_set(err, TL_ERROR_INVALID, "the hair mesh has no triangle");
     size_t n = mesh->vertex_count;
-    float* bind = malloc(3 * sizeof(float) * n);
     uint16_t* joints = calloc(4 * n, sizeof(uint16_t));
     float* weights = calloc(4 * n, sizeof(float));
     tl_result r = TL_OK;
-    if (!bind || !joints || !weights) r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
-    if (r == TL_OK) { /* rest-world to bind space: M^-1 */
-        double M[16], Minv_d[16];
-        float Minv[16];
-        tl_mat4d_from_float(M, sk->rest_world);
-        tl_mat4d_invert(Minv_d, M);
-        tl_mat4d_to_float(Minv, Minv_d);
-        for (size_t v = 0; v < n; ++v) {
-            tl_mat4_transform_point(bind + 3 * v, Minv, mesh->positions + 3 * v);
-            joints[4 * v] = (uint16_t)sk->body.head;
-            weights[4 * v] = 1;
-        }
+    if (!joints || !weights) r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    for (size_t v = 0; r == TL_OK && v < n; ++v) {
+        joints[4 * v] = (uint16_t)sk->body.head;
+        weights[4 * v] = 1;
     }
-    uint32_t acc[4];
-    tl_gltf_accessor_def def = tl_default_gltf_accessor_def();
-    def.count = n, def.target = 34962;
-    def.data = bind, def.type = TL_GLTF_VEC3, def.component_type = TL_GLTF_FLOAT,
-    def.min_max = true;
-    if (r == TL_OK) r = tl_gltf_accessor_add(doc, &def, &acc[0], err);
-    def.min_max = false;
-    def.data = joints, def.type = TL_GLTF_VEC4, def.component_type = TL_GLTF_UNSIGNED_SHORT;
-    if (r == TL_OK) r = tl_gltf_accessor_add(doc, &def, &acc[1], err);
-    def.data = weights, def.component_type = TL_GLTF_FLOAT;
-    if (r == TL_OK) r = tl_gltf_accessor_add(doc, &def, &acc[2], err);
-    def.data = mesh->triangles, def.count = 3 * (size_t)mesh->triangle_count;
-    def.type = TL_GLTF_SCALAR, def.component_type = TL_GLTF_UNSIGNED_INT, def.target = 34963;
-    if (r == TL_OK) r = tl_gltf_accessor_add(doc, &def, &acc[3], err);
-    free(bind), free(joints), free(weights);
-    TRY(r);
-    json_t* root = tl_gltf_json(doc);
-    json_t* meshes = json_object_get(root, "meshes");
-    json_t* nodes = json_object_get(root, "nodes");
-    if (!json_is_array(meshes)) json_object_set_new(root, "meshes", meshes = json_array());
-    json_t* prim = json_pack("{s:{s:I,s:I,s:I},s:I,s:i}", "attributes", "POSITION",
-                             (json_int_t)acc[0], "JOINTS_0", (json_int_t)acc[1], "WEIGHTS_0",
-                             (json_int_t)acc[2], "indices", (json_int_t)acc[3], "mode", 4);
-    json_array_append_new(meshes, json_pack("{s:s,s:[o]}", "name", "hair", "primitives", prim));
-    json_int_t node = (json_int_t)json_array_size(nodes);
-    json_array_append_new(nodes, json_pack("{s:s,s:I,s:I}", "name", "hair", "mesh",
-                                           (json_int_t)json_array_size(meshes) - 1, "skin",
-                                           (json_int_t)sk->skin));
-    /* a skinned mesh's node is a root of the scene (its own transform is ignored) */
-    json_t* scenes = json_object_get(root, "scenes");
-    int32_t s = doc->scene != TL_NONE ? doc->scene : 0;
-    json_t* roots = json_object_get(json_array_get(scenes, (size_t)s), "nodes");
-    if (!json_is_array(roots))
-        return tl_error_set(err, TL_ERROR_INVALID, "%s: /scenes/%d: no scene to put the hair in",
-                            doc->path, s);
-    json_array_append_new(roots, json_integer(node));
-    return tl_gltf_reindex(doc, err);
+    if (r == TL_OK)
+        r = hair_mesh_add(doc, sk, "hair", mesh->positions, mesh->vertex_count, joints, weights,
+                          mesh->triangles, 3 * (size_t)mesh->triangle_count, 4, err);
+    free(joints), free(weights);
+    return r;
 }

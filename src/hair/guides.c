@@ -82,12 +82,21 @@ static void guide_reverse(hair_store* s, uint32_t g) {
 }
 
 /* The unit direction of guide g at point k, towards its far end (from `end` 0) or from the last
- * point backwards (end 1). */
-static void tangent(hair_store* s, uint32_t g, uint32_t k, int end, float out[3]) {
-    uint32_t n = s->guides[g].point_count;
-    uint32_t a = k + 1 < n ? k : k - 1;
+ * point backwards (end 1): the chord over `span` points around k (from an end: the span after
+ * it), so a path's first sample step (which may run along a cut edge before turning down the
+ * card) does not stand for its direction. */
+static void tangent(hair_store* s, uint32_t g, uint32_t k, int end, uint32_t span, float out[3]) {
+    uint32_t n = s->guides[g].point_count, half = span / 2 ? span / 2 : 1;
+    uint32_t a, b;
+    if (k == 0) {
+        a = 0, b = span < n - 1 ? span : n - 1;
+    } else if (k + 1 == n) {
+        a = k > span ? k - span : 0, b = k;
+    } else {
+        a = k > half ? k - half : 0, b = k + half < n - 1 ? k + half : n - 1;
+    }
     const float* p = point_of(s, g, a);
-    const float* q = point_of(s, g, a + 1);
+    const float* q = point_of(s, g, b);
     float sign = end ? -1.0f : 1.0f;
     for (int i = 0; i < 3; ++i)
         out[i] = sign * (q[i] - p[i]);
@@ -122,6 +131,8 @@ typedef struct merger {
     hair_store* s;
     const tl_hair_def* def;
     float distance, max_chain;
+    uint32_t span;          /* points a tangent spans: the merge distance over the sample step */
+    float weld;             /* points this close are one (weld_mm) */
     uint32_t* point_guide;  /* point → its guide */
     uint8_t* parent_ok;     /* attached before this pass */
     float* chain_length;    /* from the lock's root to the guide's point 0 */
@@ -147,9 +158,12 @@ static bool merge_visit(void* user, uint32_t id) {
     bool tip = k + 1 == pa->point_count;
     if (!tip && !m->def->mid_guide_links) return true;
     m->near = true;
+    /* an end on the very point of an attached guide traced in the same piece (siblings from the
+       piece's root) is held by the surface itself: the direction test is for separate pieces */
+    bool same_piece = pa->component == m->s->guides[m->child].component && d <= m->weld;
     float t[3];
-    tangent(m->s, a, k, 0, t);
-    if (tl__dot(t, m->dir) <= m->def->merge_dot) return true;
+    tangent(m->s, a, k, 0, m->span, t);
+    if (!same_piece && tl__dot(t, m->dir) <= m->def->merge_dot) return true;
     float along = 0;
     for (uint32_t i = 0; i < k; ++i)
         along += sqrtf(tl__dist2(point_of(m->s, a, i + 1), point_of(m->s, a, i)));
@@ -195,7 +209,7 @@ static int64_t merge_pass(merger* m) {
             int32_t before = m->best_id;
             m->end = end;
             m->q = point_of(s, g, end ? guide->point_count - 1 : 0);
-            tangent(s, g, end ? guide->point_count - 1 : 0, end, m->dir);
+            tangent(s, g, end ? guide->point_count - 1 : 0, end, m->span, m->dir);
             hair_grid_visit(&grid, m->q, merge_visit, m);
             if (m->best_id != before) best_end = end;
         }
@@ -218,7 +232,15 @@ static int64_t merge_pass(merger* m) {
 }
 
 static tl_result merge(hair_store* s, const tl_hair_def* def, float scale, tl_error* err) {
-    merger m = {s, def, def->merge_distance_mm * scale, def->max_chain_mm * scale};
+    float span = def->sample_mm > 0 ? roundf(def->merge_distance_mm / def->sample_mm) : 1;
+    merger m = {s,
+                def,
+                def->merge_distance_mm * scale,
+                def->max_chain_mm * scale,
+                span < 1    ? 1u
+                : span > 64 ? 64u
+                            : (uint32_t)span,
+                def->weld_mm * scale};
     size_t n = s->guide_count ? s->guide_count : 1;
     m.point_guide = malloc((s->point_count ? s->point_count : 1) * sizeof(uint32_t));
     m.parent_ok = calloc(n, 1);
@@ -332,7 +354,7 @@ tl_result tl_hair_guides_create(const tl_hair_mesh* mesh, const tl_hair_scalp* s
     guides->internal = s;
     tl_hair_audit* audit = &guides->audit;
     audit->vertices = mesh->vertex_count;
-    audit->scale = scalp->height / TL_HAIR_HUMAN_MM;
+    audit->scale = hair_scalp_scale(scalp);
     const float* up = scalp->scene->skins[scalp->skin].up;
     tl_result r = hair_trace(mesh, def, audit->scale, up, s, component, audit, err);
     free(component);

@@ -3,6 +3,7 @@
 #define TL_HAIR_INTERNAL_H
 
 #include <tailor/hair.h>
+#include <tailor/gltf.h>
 #include <tailor/mesh.h>
 
 #include <assert.h>
@@ -10,6 +11,12 @@
 
 /* in_head[j] = 1 for the head joint and every joint below it; false when there is none. */
 bool hair_head_joints(const tl_scene_skin* skin, uint8_t* in_head);
+
+/* File units per human-scale mm for the guides: the larger of the body's (H / TL_HAIR_HUMAN_MM)
+ * and the head's (the head skin's width along the lateral axis / TL_HAIR_HUMAN_HEAD_MM, the
+ * measure tl_hair_fit scales a style by): a stylised big head carries its hair at its own scale.
+ * A caller's mask (no head skin): the body's. */
+float hair_scalp_scale(const tl_hair_scalp* scalp);
 
 /* The closest point to p on triangle a, b, c: writes its barycentrics and returns the squared
  * distance. */
@@ -24,6 +31,19 @@ uint32_t hair_scalp_nearest(const tl_hair_scalp* scalp, const float p[3], float 
 /* The binding of point p to scalp triangle t at the barycentrics. */
 tl_hair_binding hair_bind(const tl_hair_scalp* scalp, uint32_t t, const float bary[3],
                           const float p[3]);
+
+/* The hair mesh of the skin (every hair primitive, in order) and each of its vertices' union
+ * index (malloc'd). */
+tl_result hair_skin_mesh(const tl_scene* scene, uint32_t skin, tl_hair_mesh* mesh,
+                         uint32_t** union_index, tl_error* err);
+
+/* Adds a mesh `name` of one primitive (glTF mode `mode`: 1 lines, 4 triangles) skinned to skin
+ * sk on a new root node: rest-world positions (taken to bind space), 4 joints (the skin's
+ * joint indices) and weights per vertex, the indices; reindexes the document. */
+tl_result hair_mesh_add(tl_gltf* doc, const tl_scene_skin* sk, const char* name,
+                        const float* positions, uint32_t vertex_count, const uint16_t* joints,
+                        const float* weights, const uint32_t* indices, size_t index_count, int mode,
+                        tl_error* err);
 
 /* A uniform grid over points (cell size `cell`): the points of the 27 cells around a query. */
 typedef struct hair_grid {

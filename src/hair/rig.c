@@ -21,9 +21,7 @@ static bool prefix_taken(const tl_gltf* doc, const tl_rig_analysis* a, const cha
     return false;
 }
 
-/* The hair mesh of the skin (every hair primitive, in order) and each of its vertices' union
- * index. */
-static tl_result hair_of(const tl_scene* scene, uint32_t skin, tl_hair_mesh* mesh,
+tl_result hair_skin_mesh(const tl_scene* scene, uint32_t skin, tl_hair_mesh* mesh,
                          uint32_t** union_index, tl_error* err) {
     const tl_scene_skin* sk = &scene->skins[skin];
     TRY(tl_hair_mesh_from_scene_hair(scene, skin, mesh, err));
@@ -202,7 +200,7 @@ bool tl_hair_rig_plan(tl_rig_analysis* a, const tl_scene* scene, uint32_t skin) 
     tl_hair_chain_def cdef = tl_default_hair_chain_def();
     bool ok = true;
     /* no hair, no scalp, no guide long enough: nothing to add (the style stays on the head) */
-    if (found && hair_of(scene, skin, &mesh, &union_index, NULL) == TL_OK &&
+    if (found && hair_skin_mesh(scene, skin, &mesh, &union_index, NULL) == TL_OK &&
         tl_hair_scalp_find(scene, skin, &def, flags, &scalp, NULL) == TL_OK &&
         tl_hair_guides_create(&mesh, scalp, &def, &guides, NULL) == TL_OK &&
         tl_hair_chains_create(&mesh, scalp, guides, &cdef, &chains, NULL) == TL_OK)

@@ -55,6 +55,36 @@ static tl_result scalp_make(const tl_scene* scene, uint32_t skin, const uint32_t
     return TL_OK;
 }
 
+/* The whole head skin (every triangle whose three vertices are dominated by the head or a joint
+ * below it, primitives with exclude[p] left out), for the adapter's cap and the guides' scale. */
+static tl_result head_skin_of(const tl_scene* scene, uint32_t skin, const uint8_t* exclude,
+                              tl_hair_scalp** out, tl_error* err) {
+    const tl_scene_skin* sk = &scene->skins[skin];
+    uint8_t* in_head = malloc(sk->joint_count ? sk->joint_count : 1);
+    uint8_t* head_vertex = calloc(sk->vertex_count ? sk->vertex_count : 1, 1);
+    uint32_t* tris = malloc(3 * sizeof(uint32_t) * (sk->triangle_count ? sk->triangle_count : 1));
+    tl_result r = TL_OK;
+    *out = NULL;
+    if (!in_head || !head_vertex || !tris) r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    if (r == TL_OK && hair_head_joints(sk, in_head)) {
+        for (uint32_t p = 0; p < sk->primitive_count; ++p) {
+            if (exclude && exclude[p]) continue;
+            const tl_scene_primitive* prim = &sk->primitives[p];
+            for (uint32_t v = prim->first_vertex; v < prim->first_vertex + prim->vertex_count; ++v)
+                head_vertex[v] = in_head[tl_scene_skin_dominant_joint(sk, v)];
+        }
+        uint32_t all = 0;
+        for (uint32_t t = 0; t < sk->triangle_count; ++t) {
+            const uint32_t* tri = sk->triangles + 3 * (size_t)t;
+            if (head_vertex[tri[0]] && head_vertex[tri[1]] && head_vertex[tri[2]])
+                memcpy(tris + 3 * all++, tri, 3 * sizeof(uint32_t));
+        }
+        if (all) r = scalp_make(scene, skin, tris, all, out, err);
+    }
+    free(in_head), free(head_vertex), free(tris);
+    return r;
+}
+
 tl_result tl_hair_scalp_from_mask(const tl_scene* scene, uint32_t skin, const uint8_t* mask,
                                   tl_hair_scalp** out, tl_error* err) {
     assert(scene && mask && out && skin < scene->skin_count);
@@ -67,6 +97,10 @@ tl_result tl_hair_scalp_from_mask(const tl_scene* scene, uint32_t skin, const ui
     tl_result r = n ? scalp_make(scene, skin, tris, n, out, err)
                     : tl_error_set(err, TL_ERROR_NOT_FOUND, "the scalp mask selects no triangle");
     free(tris);
+    tl_hair_scalp* head = NULL;
+    if (r == TL_OK) r = head_skin_of(scene, skin, NULL, &head, err);
+    if (r == TL_OK) (*out)->head = head;
+    if (r != TL_OK && n) tl_hair_scalp_destroy(*out), *out = NULL;
     return r;
 }
 
@@ -153,7 +187,7 @@ tl_result tl_hair_scalp_find(const tl_scene* scene, uint32_t skin, const tl_hair
         for (uint32_t v = prim->first_vertex; v < prim->first_vertex + prim->vertex_count; ++v)
             head_vertex[v] = in_head[tl_scene_skin_dominant_joint(sk, v)];
     }
-    uint32_t n = 0, all = 0;
+    uint32_t n = 0;
     if (head_frame_of(sk, head_vertex, &f) && f.up_hi > f.up_lo) {
         for (uint32_t t = 0; t < sk->triangle_count; ++t) {
             const uint32_t* tri = sk->triangles + 3 * (size_t)t;
@@ -166,13 +200,8 @@ tl_result tl_hair_scalp_find(const tl_scene* scene, uint32_t skin, const tl_hair
                          "skin %u: no skin dominated by the head joint faces outward: no scalp",
                          skin);
     if (r == TL_OK) { /* the whole head skin, for the adapter's cap */
-        for (uint32_t t = 0; t < sk->triangle_count; ++t) {
-            const uint32_t* tri = sk->triangles + 3 * (size_t)t;
-            if (head_vertex[tri[0]] && head_vertex[tri[1]] && head_vertex[tri[2]])
-                memcpy(tris + 3 * all++, tri, 3 * sizeof(uint32_t));
-        }
-        tl_hair_scalp* head;
-        r = scalp_make(scene, skin, tris, all, &head, err);
+        tl_hair_scalp* head = NULL;
+        r = head_skin_of(scene, skin, exclude, &head, err);
         if (r == TL_OK) (*out)->head = head;
         if (r != TL_OK) tl_hair_scalp_destroy(*out), *out = NULL;
     }
@@ -181,6 +210,21 @@ done:
     free(head_vertex);
     free(tris);
     return r;
+}
+
+float hair_scalp_scale(const tl_hair_scalp* scalp) {
+    float body = scalp->height / TL_HAIR_HUMAN_MM;
+    const tl_hair_scalp* head = scalp->head;
+    if (!head || head->triangle_count == 0) return body;
+    const float* lateral = scalp->scene->skins[scalp->skin].lateral;
+    float lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < 3 * (size_t)head->triangle_count; ++i) {
+        float c = tl__dot(vertex(head, head->triangles[i]), lateral);
+        lo = c < lo ? c : lo;
+        hi = c > hi ? c : hi;
+    }
+    float by_head = (hi - lo) / TL_HAIR_HUMAN_HEAD_MM;
+    return by_head > body ? by_head : body;
 }
 
 float hair_closest_on_triangle(const float p[3], const float a[3], const float b[3],

@@ -527,6 +527,27 @@ static tl_result write_colliders(tl_gltf* doc, const tl_rig_analysis* a, tl_erro
     return r;
 }
 
+/* The guide layer (hair.md §6) of every skin that got hair chains, weighted from the rigged skin:
+ * the same weights as the visible hair. */
+static tl_result write_hair_guides(tl_gltf* doc, const tl_rig_analysis* a, tl_error* err) {
+    tl_result r = TL_OK;
+    for (uint32_t s = 0; s < a->skin_count && r == TL_OK; ++s) {
+        bool hair = false;
+        for (uint32_t i = 0; i < a->part_count; ++i)
+            hair |= a->parts[i].skin == s && a->parts[i].cls == TL_RIG_CLASS_HAIR &&
+                    a->parts[i].action == TL_RIG_ACTION_CHAIN;
+        if (!hair) continue;
+        tl_scene* scene;
+        if ((r = tl_scene_create(doc, &scene, err)) != TL_OK) break;
+        uint32_t written = 0;
+        for (uint32_t k = 0; k < scene->skin_count; ++k)
+            if (scene->skins[k].skin == a->skins[s].skin)
+                r = tl_hair_guide_layer_add(doc, scene, k, &written, err);
+        tl_scene_destroy(scene);
+    }
+    return r;
+}
+
 tl_result tl_rig_apply(tl_gltf* doc, const tl_rig_analysis* a, tl_error* err) {
     assert(doc && a);
     if (a->changed_vertices == 0) return TL_OK;
@@ -540,5 +561,6 @@ tl_result tl_rig_apply(tl_gltf* doc, const tl_rig_analysis* a, tl_error* err) {
     if (r == TL_OK) r = rig_prune_accessors(doc, replaced.items, replaced.count, first_new, err);
     free(replaced.items);
     if (r == TL_OK) r = tl_gltf_reindex(doc, err);
-    return r == TL_OK ? write_colliders(doc, a, err) : r;
+    if (r == TL_OK) r = write_colliders(doc, a, err);
+    return r == TL_OK ? write_hair_guides(doc, a, err) : r;
 }

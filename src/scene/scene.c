@@ -203,7 +203,9 @@ static size_t triangle_bound(uint32_t mode, size_t n) {
 }
 
 /* The (node, mesh, primitive) triples bound to skin `si`, each mesh once, primitives with
- * POSITION and at least one JOINTS_n/WEIGHTS_n set. With out NULL: an upper bound. */
+ * POSITION and at least one JOINTS_n/WEIGHTS_n set that are surfaces (modes 4-6: points and
+ * lines, e.g. the hair's guide layer, are no skin to analyse, measure or re-weight). With out
+ * NULL: an upper bound. */
 static size_t find_primitives(build* b, uint32_t si, tl_scene_primitive* out) {
     const tl_gltf* doc = b->doc;
     size_t count = 0;
@@ -221,7 +223,7 @@ static size_t find_primitives(build* b, uint32_t si, tl_scene_primitive* out) {
             seen = out[p].mesh == (uint32_t)nd->mesh;
         for (uint32_t p = 0; p < mesh->primitive_count && !seen; ++p) {
             const tl_gltf_primitive* prim = &mesh->primitives[p];
-            if (prim->position == TL_NONE || prim->joint_set_count == 0) continue;
+            if (prim->position == TL_NONE || prim->joint_set_count == 0 || prim->mode < 4) continue;
             out[count++] =
                 (tl_scene_primitive){.node = i, .mesh = (uint32_t)nd->mesh, .primitive = p};
         }

@@ -1,0 +1,212 @@
+/* The guide layer (hair.md §6): the attached guides of a rigged style written beside the visible
+ * mesh as one skinned line primitive with the same skin weights, so an engine that grows strands
+ * along guides (or a reviewer) gets curves that move with the hair. */
+#include "internal.h"
+
+#include "base/try.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Influences gathered over a triangle's vertices: summed per joint, the four largest kept. */
+#define LAYER_MAX_INFLUENCES 48
+
+typedef struct nearest_query {
+    const float* positions;
+    const float* p;
+    uint32_t best;
+    float best_d2;
+} nearest_query;
+
+static bool nearest_visit(void* user, uint32_t id) {
+    nearest_query* q = user;
+    float d2 = tl__dist2(q->positions + 3 * (size_t)id, q->p);
+    if (d2 < q->best_d2) q->best_d2 = d2, q->best = id;
+    return true;
+}
+
+/* The hair vertex nearest to p: the grid's cells around it, else every vertex. */
+static uint32_t nearest_vertex(const hair_grid* g, const tl_hair_mesh* mesh, const float p[3]) {
+    nearest_query q = {mesh->positions, p, UINT32_MAX, INFINITY};
+    hair_grid_visit(g, p, nearest_visit, &q);
+    for (uint32_t v = 0; q.best == UINT32_MAX && v < mesh->vertex_count; ++v)
+        nearest_visit(&q, v);
+    return q.best;
+}
+
+/* The four largest of the summed influences of vertices vs (skin-union indices) at weights w,
+ * renormalised. */
+static void blend_weights(const tl_scene_skin* sk, const uint32_t vs[3], const float w[3],
+                          uint16_t joints[4], float weights[4]) {
+    uint32_t joint[LAYER_MAX_INFLUENCES];
+    float sum[LAYER_MAX_INFLUENCES];
+    uint32_t n = 0, per = sk->influence_count < 16 ? sk->influence_count : 16;
+    for (int k = 0; k < 3; ++k)
+        for (uint32_t i = 0; i < per; ++i) {
+            size_t at = (size_t)vs[k] * sk->influence_count + i;
+            float x = w[k] * sk->influence_weights[at];
+            if (!(x > 0)) continue;
+            uint32_t j = 0;
+            while (j < n && joint[j] != sk->influence_joints[at])
+                j++;
+            if (j == n) joint[n] = sk->influence_joints[at], sum[n++] = 0;
+            sum[j] += x;
+        }
+    float total = 0;
+    for (int slot = 0; slot < 4; ++slot) {
+        uint32_t best = UINT32_MAX;
+        for (uint32_t j = 0; j < n; ++j)
+            if (sum[j] > 0 && (best == UINT32_MAX || sum[j] > sum[best])) best = j;
+        joints[slot] = best == UINT32_MAX ? 0 : (uint16_t)joint[best];
+        weights[slot] = best == UINT32_MAX ? 0 : sum[best];
+        total += weights[slot];
+        if (best != UINT32_MAX) sum[best] = 0;
+    }
+    if (!(total > 0)) { /* no influence at all: the skin's head (the hair's frame) */
+        joints[0] = (uint16_t)sk->body.head, weights[0] = 1, total = 1;
+    }
+    for (int slot = 0; slot < 4; ++slot)
+        weights[slot] /= total;
+}
+
+/* Vertex → triangles of the hair mesh (CSR). */
+static bool vertex_triangles(const tl_hair_mesh* mesh, uint32_t** start, uint32_t** items) {
+    *start = calloc((size_t)mesh->vertex_count + 1, sizeof(uint32_t));
+    *items = malloc(3 * sizeof(uint32_t) * ((size_t)mesh->triangle_count + 1));
+    uint32_t* fill = malloc(sizeof(uint32_t) * ((size_t)mesh->vertex_count + 1));
+    if (!*start || !*items || !fill) return free(fill), false;
+    for (size_t i = 0; i < 3 * (size_t)mesh->triangle_count; ++i)
+        (*start)[mesh->triangles[i] + 1]++;
+    for (uint32_t v = 0; v < mesh->vertex_count; ++v)
+        (*start)[v + 1] += (*start)[v];
+    memcpy(fill, *start, sizeof(uint32_t) * mesh->vertex_count);
+    for (size_t i = 0; i < 3 * (size_t)mesh->triangle_count; ++i)
+        (*items)[fill[mesh->triangles[i]]++] = (uint32_t)(i / 3);
+    free(fill);
+    return true;
+}
+
+/* The closest point of the hair surface to a query: over the triangles of the vertices in the
+ * grid cells around it (locks lying over each other: the nearest vertex may be another lock's). */
+typedef struct closest_query {
+    const tl_hair_mesh* mesh;
+    const uint32_t *start, *items;
+    const float* p;
+    float best;
+    uint32_t triangle;
+    float bary[3];
+} closest_query;
+
+static bool closest_visit(void* user, uint32_t v) {
+    closest_query* q = user;
+    for (uint32_t i = q->start[v]; i < q->start[v + 1]; ++i) {
+        const uint32_t* t = q->mesh->triangles + 3 * (size_t)q->items[i];
+        float bary[3];
+        float d2 = hair_closest_on_triangle(q->p, q->mesh->positions + 3 * (size_t)t[0],
+                                            q->mesh->positions + 3 * (size_t)t[1],
+                                            q->mesh->positions + 3 * (size_t)t[2], bary);
+        if (!(d2 < q->best)) continue;
+        q->best = d2, q->triangle = q->items[i];
+        memcpy(q->bary, bary, sizeof bary);
+    }
+    return true;
+}
+
+/* The skin weights at p: blended over the closest point of the hair surface (the weights the
+ * visible mesh has there); when no vertex is in the cells around p, the triangles around the
+ * nearest vertex. */
+static void weights_at(const tl_scene_skin* sk, const tl_hair_mesh* mesh, const uint32_t* uidx,
+                       const hair_grid* g, const uint32_t* start, const uint32_t* items,
+                       const float p[3], uint16_t joints[4], float weights[4]) {
+    closest_query q = {mesh, start, items, p, INFINITY, UINT32_MAX, {1, 0, 0}};
+    hair_grid_visit(g, p, closest_visit, &q);
+    uint32_t v = UINT32_MAX;
+    if (q.triangle == UINT32_MAX) {
+        v = nearest_vertex(g, mesh, p);
+        closest_visit(&q, v);
+    }
+    uint32_t vs[3];
+    float w[3] = {1, 0, 0};
+    for (int k = 0; k < 3; ++k) {
+        vs[k] =
+            q.triangle == UINT32_MAX ? uidx[v] : uidx[mesh->triangles[3 * (size_t)q.triangle + k]];
+        if (q.triangle != UINT32_MAX) w[k] = q.bary[k];
+    }
+    blend_weights(sk, vs, w, joints, weights);
+}
+
+/* The line primitive's data: every attached guide's points, a segment between consecutive ones. */
+static tl_result layer_write(tl_gltf* doc, const tl_scene_skin* sk, const tl_hair_mesh* mesh,
+                             const uint32_t* uidx, const tl_hair_guides* g, float cell,
+                             uint32_t* written, tl_error* err) {
+    uint32_t points = 0, segments = 0;
+    for (uint32_t i = 0; i < g->guide_count; ++i)
+        if (g->guides[i].reason == TL_HAIR_REJECT_NONE) {
+            points += g->guides[i].point_count;
+            segments += g->guides[i].point_count - 1;
+            (*written)++;
+        }
+    if (*written == 0) return TL_OK;
+    float* pos = malloc(3 * sizeof(float) * points);
+    uint16_t* joints = malloc(4 * sizeof(uint16_t) * points);
+    float* weights = malloc(4 * sizeof(float) * points);
+    uint32_t* lines = malloc(2 * sizeof(uint32_t) * segments);
+    uint32_t* ids = malloc(sizeof(uint32_t) * ((size_t)mesh->vertex_count + 1));
+    uint32_t *start = NULL, *items = NULL;
+    hair_grid grid = {0};
+    tl_result r = TL_OK;
+    for (uint32_t v = 0; ids && v < mesh->vertex_count; ++v)
+        ids[v] = v;
+    if (!pos || !joints || !weights || !lines || !ids || !vertex_triangles(mesh, &start, &items) ||
+        !hair_grid_build(&grid, mesh->positions, ids, mesh->vertex_count, cell))
+        r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    uint32_t n = 0, s = 0;
+    for (uint32_t i = 0; r == TL_OK && i < g->guide_count; ++i) {
+        const tl_hair_guide* gd = &g->guides[i];
+        if (gd->reason != TL_HAIR_REJECT_NONE) continue;
+        for (uint32_t k = 0; k < gd->point_count; ++k, ++n) {
+            memcpy(pos + 3 * (size_t)n, g->points + 3 * (size_t)(gd->first_point + k),
+                   3 * sizeof(float));
+            weights_at(sk, mesh, uidx, &grid, start, items, pos + 3 * (size_t)n,
+                       joints + 4 * (size_t)n, weights + 4 * (size_t)n);
+            if (k > 0) lines[s++] = n - 1, lines[s++] = n;
+        }
+    }
+    if (r == TL_OK)
+        r = hair_mesh_add(doc, sk, "hair_guides", pos, points, joints, weights, lines, s, 1, err);
+    hair_grid_free(&grid);
+    free(ids), free(start), free(items), free(pos), free(joints), free(weights), free(lines);
+    return r;
+}
+
+tl_result tl_hair_guide_layer_add(tl_gltf* doc, const tl_scene* scene, uint32_t skin,
+                                  uint32_t* guides_written, tl_error* err) {
+    assert(doc && scene && scene->doc == doc && skin < scene->skin_count && guides_written);
+    *guides_written = 0;
+    const tl_scene_skin* sk = &scene->skins[skin];
+    if (sk->body.head == TL_NONE || !(sk->height > 0)) return TL_OK;
+    if (sk->joint_count > UINT16_MAX)
+        return tl_error_set(err, TL_ERROR_LIMIT, "%s: skin %u: %u joints, more than JOINTS_0 holds",
+                            doc->path, skin, sk->joint_count);
+    uint8_t* flags = malloc(sk->primitive_count + 1);
+    if (!flags) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    if (tl_hair_find_primitives(scene, skin, flags) == 0) return free(flags), TL_OK;
+    tl_hair_mesh mesh = {0};
+    uint32_t* uidx = NULL;
+    tl_hair_scalp* scalp = NULL;
+    tl_hair_guides* guides = NULL;
+    tl_hair_def def = tl_default_hair_def();
+    tl_result r = hair_skin_mesh(scene, skin, &mesh, &uidx, err);
+    /* a skin whose scalp cannot be found has no guides to write (as in the rig's hair step) */
+    if (r == TL_OK && tl_hair_scalp_find(scene, skin, &def, flags, &scalp, NULL) == TL_OK) {
+        r = tl_hair_guides_create(&mesh, scalp, &def, &guides, err);
+        float cell = def.coverage_mm * sk->height / TL_HAIR_HUMAN_MM;
+        if (r == TL_OK) r = layer_write(doc, sk, &mesh, uidx, guides, cell, guides_written, err);
+    }
+    tl_hair_guides_destroy(guides);
+    tl_hair_scalp_destroy(scalp);
+    tl_hair_mesh_free(&mesh);
+    free(uidx);
+    free(flags);
+    return r;
+}
