@@ -349,8 +349,7 @@ static bool poses_and_groups(fit* f) {
     const tl_rig_part* part = f->part;
     f->slots = skin->joint_count + part->segments;
     uint8_t* used = calloc(f->slots + 1, 1);
-    float* jm = used ? rig_fit_sample_poses(f, &f->P) : NULL;
-    bool ok = used && jm;
+    bool ok = used != NULL;
     for (uint32_t i = 0; ok && i < f->nl; ++i)
         for (int s = 0; s < 2; ++s) {
             const wset* ws = s ? &f->rig_joints[i] : &f->input_joints[i];
@@ -362,7 +361,8 @@ static bool poses_and_groups(fit* f) {
                     used[skin->joint_count + (j - part->first_new_joint)] = 1;
             }
         }
-    ok = ok && f->P > 0 && rig_fit_build_groups(f, jm, used);
+    float* jm = ok ? rig_fit_sample_poses(f, used, &f->P) : NULL;
+    ok = ok && jm && f->P > 0 && rig_fit_build_groups(f, jm, used);
     free(jm), free(used);
     return ok;
 }
@@ -431,6 +431,19 @@ static void drop_misbound(const fit* f, uint32_t i, wset* score) {
     }
 }
 
+/* May free vertex i take the file's weights back? Not a vertex of the part whose file weights
+ * name a joint drop_misbound keeps from it: the revert must not bind the tail to the shin
+ * again either. */
+static bool may_revert(const fit* f, uint32_t i) {
+    if (!f->in_part[i]) return true;
+    wset score = {0};
+    for (uint32_t m = 0; m < f->input[i].n; ++m)
+        if (f->input[i].w[m] >= FIT_DROP) wset_add(&score, f->input[i].j[m], 1);
+    uint32_t n = score.n;
+    drop_misbound(f, i, &score);
+    return score.n == n;
+}
+
 /* Free vertex i's candidates, the best scored first, all active, starting from the rig's
  * weights on them (renormalised; even where the rig gives them none). */
 static void vertex_candidates(fit* f, uint32_t i) {
@@ -479,7 +492,7 @@ static uint32_t revert_singles(fit* f, const uint32_t* sequence, uint8_t* revert
     uint32_t count = 0;
     for (uint32_t n = 0; n < f->nf; ++n) {
         uint32_t i = sequence[n];
-        if (reverted[i]) continue;
+        if (reverted[i] || !may_revert(f, i)) continue;
         float* pi = f->pos + (size_t)i * f->P * 3;
         memcpy(trial, f->pos_in + (size_t)i * f->P * 3, bytes);
         edge_score in = vertex_score(f, i, trial), fitted = vertex_score(f, i, pi);
@@ -502,11 +515,12 @@ static uint32_t revert_pairs(fit* f, const uint32_t* sequence, uint8_t* reverted
     uint32_t count = 0;
     for (uint32_t n = 0; n < f->nf; ++n) {
         uint32_t i = sequence[n];
-        if (reverted[i]) continue;
+        if (reverted[i] || !may_revert(f, i)) continue;
         uint32_t v = f->verts[i];
         for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1] && !reverted[i]; ++k) {
             int32_t lj = f->local[ctx->adj[k]];
-            if (lj < 0 || (uint32_t)lj >= f->nf || reverted[lj]) continue;
+            if (lj < 0 || (uint32_t)lj >= f->nf || reverted[lj] || !may_revert(f, (uint32_t)lj))
+                continue;
             uint32_t j = (uint32_t)lj;
             if (!edge_tears_anew(f, i, j, k, ctx->adj_len[k])) continue;
             float* pi = f->pos + (size_t)i * f->P * 3;

@@ -107,10 +107,11 @@ typedef struct fit {
 } fit;
 
 /* The poses (junction_poses.c): `junction_poses` samples of every clip not skipped, a file
- * with no clip the range-of-motion set, the chain simulated as the player will move it.
+ * with no clip the range-of-motion set of the joints `used` marks (slots), the chain
+ * simulated as the player will move it.
  * Returns the per-pose joint matrices (P × slots × 16, column-major) and sets *out_P; NULL
  * when out of memory. */
-float* rig_fit_sample_poses(fit* f, uint32_t* out_P);
+float* rig_fit_sample_poses(fit* f, const uint8_t* used, uint32_t* out_P);
 
 /* Groups the joints `used` marks (and the attachment) by identical motion over the poses
  * `jm`; the chain's joints join the attachment's group. Fills group_of, group_joint, G,
