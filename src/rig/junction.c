@@ -485,20 +485,34 @@ static bool choose_candidates(fit* f) {
     return true;
 }
 
+/* Free vertex i's positions changed: its free neighbours' reverts are worth judging again. */
+static void mark_around(const fit* f, uint32_t i, uint8_t* dirty) {
+    const rig_ctx* ctx = f->ctx;
+    uint32_t v = f->verts[i];
+    for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1]; ++k) {
+        int32_t j = f->local[ctx->adj[k]];
+        if (j >= 0 && (uint32_t)j < f->nf) dirty[j] = 1;
+    }
+}
+
 /* One sweep of single reverts, in `sequence`: a vertex takes the file's weights back where
- * that is no worse for its edges. Returns how many did. */
-static uint32_t revert_singles(fit* f, const uint32_t* sequence, uint8_t* reverted, float* trial) {
+ * that is no worse for its edges. Only `dirty` vertices are judged (the others' edges are as
+ * when they were last judged no better). Returns how many did. */
+static uint32_t revert_singles(fit* f, const uint32_t* sequence, uint8_t* reverted, uint8_t* dirty,
+                               float* trial) {
     size_t bytes = (size_t)f->P * 3 * sizeof *trial;
     uint32_t count = 0;
     for (uint32_t n = 0; n < f->nf; ++n) {
         uint32_t i = sequence[n];
-        if (reverted[i] || !may_revert(f, i)) continue;
+        if (reverted[i] || !dirty[i] || !may_revert(f, i)) continue;
+        dirty[i] = 0;
         float* pi = f->pos + (size_t)i * f->P * 3;
         memcpy(trial, f->pos_in + (size_t)i * f->P * 3, bytes);
         edge_score in = vertex_score(f, i, trial), fitted = vertex_score(f, i, pi);
         if (no_worse(&in, &fitted)) {
             memcpy(pi, trial, bytes);
             reverted[i] = 1;
+            mark_around(f, i, dirty);
             ++count;
         }
     }
@@ -508,8 +522,8 @@ static uint32_t revert_singles(fit* f, const uint32_t* sequence, uint8_t* revert
 /* One sweep of pair reverts: two neighbours given back together where one alone would tear
  * the edge between them (a seam of the fitted set inside the file's weights). Returns how
  * many vertices were. */
-static uint32_t revert_pairs(fit* f, const uint32_t* sequence, uint8_t* reverted, float* trial,
-                             float* trial2) {
+static uint32_t revert_pairs(fit* f, const uint32_t* sequence, uint8_t* reverted, uint8_t* dirty,
+                             float* trial, float* trial2) {
     const rig_ctx* ctx = f->ctx;
     size_t bytes = (size_t)f->P * 3 * sizeof *trial;
     uint32_t count = 0;
@@ -535,6 +549,7 @@ static uint32_t revert_pairs(fit* f, const uint32_t* sequence, uint8_t* reverted
             edge_score in = {a.new_torn + b.new_torn, a.torn + b.torn, a.squared + b.squared};
             if (no_worse(&in, &fitted)) {
                 reverted[i] = reverted[j] = 1;
+                mark_around(f, i, dirty), mark_around(f, j, dirty);
                 count += 2;
             } else {
                 memcpy(pi, trial, bytes);
@@ -550,8 +565,8 @@ static uint32_t revert_pairs(fit* f, const uint32_t* sequence, uint8_t* reverted
  * ring by ring, at the first size where that is no worse for their edges (a patch of fitted
  * weights inside the file's that no pair can close). `saved` holds the patch's positions
  * (FIT_PATCH_MAX × P × 3). Returns how many vertices were. */
-static uint32_t revert_patches(fit* f, const uint32_t* sequence, uint8_t* reverted, uint32_t* patch,
-                               float* saved) {
+static uint32_t revert_patches(fit* f, const uint32_t* sequence, uint8_t* reverted, uint8_t* dirty,
+                               uint32_t* patch, float* saved) {
     const rig_ctx* ctx = f->ctx;
     size_t bytes = (size_t)f->P * 3 * sizeof *saved;
     uint32_t count = 0;
@@ -605,8 +620,10 @@ static uint32_t revert_patches(fit* f, const uint32_t* sequence, uint8_t* revert
                     memcpy(f->pos + (size_t)patch[m] * f->P * 3, saved + (size_t)m * f->P * 3,
                            bytes);
         }
-        for (uint32_t m = 0; m < size; ++m)
+        for (uint32_t m = 0; m < size; ++m) {
             reverted[patch[m]] = done ? 1 : 0;
+            if (done) mark_around(f, patch[m], dirty);
+        }
         if (done) count += size;
     }
     return count;
@@ -622,7 +639,9 @@ static bool revert(fit* f, uint8_t* reverted, uint32_t* reverts) {
     uint32_t* sequence = malloc(((size_t)nf + 1) * sizeof *sequence);
     uint32_t* patch = malloc(FIT_PATCH_MAX * sizeof *patch);
     float* saved = malloc(((size_t)FIT_PATCH_MAX * f->P + 1) * 3 * sizeof *saved);
-    bool ok = trial && trial2 && sequence && patch && saved && mark_torn_in(f);
+    uint8_t* dirty = malloc((size_t)nf + 1);
+    bool ok = trial && trial2 && sequence && patch && saved && dirty && mark_torn_in(f);
+    if (dirty) memset(dirty, 1, (size_t)nf + 1);
     for (uint32_t i = 0; ok && i < nf; ++i)
         sequence[i] = i;
     if (ok) {
@@ -631,13 +650,13 @@ static bool revert(fit* f, uint8_t* reverted, uint32_t* reverts) {
     }
     *reverts = 0;
     for (int sweep = 0; ok && sweep < 8; ++sweep) {
-        uint32_t n = revert_singles(f, sequence, reverted, trial);
-        n += revert_pairs(f, sequence, reverted, trial, trial2);
-        if (n == 0) n += revert_patches(f, sequence, reverted, patch, saved);
+        uint32_t n = revert_singles(f, sequence, reverted, dirty, trial);
+        n += revert_pairs(f, sequence, reverted, dirty, trial, trial2);
+        if (n == 0) n += revert_patches(f, sequence, reverted, dirty, patch, saved);
         *reverts += n;
         if (n == 0) break;
     }
-    free(sequence), free(trial2), free(trial), free(patch), free(saved);
+    free(sequence), free(trial2), free(trial), free(patch), free(saved), free(dirty);
     return ok;
 }
 
