@@ -136,4 +136,12 @@ double rig_fit_energy(const fit* f);
  * *iterations (the passes done); false when out of memory or when CHOLMOD fails. */
 bool rig_fit_solve(fit* f, uint32_t* iterations);
 
+/* Drops from `score` (groups) those a vertex of the part may not take (junction.c): a joint
+ * whose bone is farther than the misbinding rule allows, unless the rig's weights use it. */
+void rig_fit_drop_misbound(const fit* f, uint32_t i, wset* score);
+
+/* The revert (junction_revert.c): marks `reverted` (nf), the free vertices given back the
+ * file's weights (their f->pos too), and counts the reverts; false when out of memory. */
+bool rig_fit_revert(fit* f, uint8_t* reverted, uint32_t* reverts);
+
 #endif
