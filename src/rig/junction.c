@@ -17,76 +17,6 @@
 #include <math.h>
 #include <string.h>
 
-/* How vertex i's edges fare over the poses with its positions `pi`, in the measure's order
- * of concern: new tears (torn, and not torn with the file's weights), then tears, then the
- * squared change of length. */
-typedef struct edge_score {
-    uint32_t new_torn, torn;
-    double squared;
-} edge_score;
-
-static edge_score vertex_score(const fit* f, uint32_t i, const float* pi) {
-    const rig_ctx* ctx = f->ctx;
-    uint32_t v = f->verts[i];
-    edge_score s = {0, 0, 0};
-    for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1]; ++k) {
-        int32_t j = f->local[ctx->adj[k]];
-        float L = ctx->adj_len[k];
-        if (j < 0 || !(L > 1e-6f * ctx->H)) continue;
-        const float* pj = f->pos + (size_t)j * f->P * 3;
-        const uint8_t* torn_in = f->torn_in + ((size_t)f->eoff[i] + (k - ctx->adj_off[v])) * f->P;
-        for (uint32_t t = 0; t < f->P; ++t) {
-            float r = pose_ratio(pi, pj, t, L);
-            bool torn = is_torn(r);
-            s.new_torn += torn && !torn_in[t];
-            s.torn += torn;
-            s.squared += (double)(r - 1) * (r - 1);
-        }
-    }
-    return s;
-}
-
-/* Does the edge between free vertices i and j tear in some pose where the file's weights
- * did not tear it? */
-static bool edge_tears_anew(const fit* f, uint32_t i, uint32_t j, uint32_t k, float L) {
-    if (!(L > 1e-6f * f->ctx->H)) return false;
-    const float* pi = f->pos + (size_t)i * f->P * 3;
-    const float* pj = f->pos + (size_t)j * f->P * 3;
-    const uint8_t* torn_in =
-        f->torn_in + ((size_t)f->eoff[i] + (k - f->ctx->adj_off[f->verts[i]])) * f->P;
-    for (uint32_t t = 0; t < f->P; ++t)
-        if (!torn_in[t] && is_torn(pose_ratio(pi, pj, t, L))) return true;
-    return false;
-}
-
-/* Which edge samples of the free vertices the file's weights tear (f->torn_in). */
-static bool mark_torn_in(fit* f) {
-    const rig_ctx* ctx = f->ctx;
-    f->torn_in = calloc((size_t)f->eoff[f->nf] * f->P + 1, 1);
-    if (!f->torn_in) return false;
-    for (uint32_t i = 0; i < f->nf; ++i) {
-        uint32_t v = f->verts[i];
-        const float* qi = f->pos_in + (size_t)i * f->P * 3;
-        for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1]; ++k) {
-            int32_t j = f->local[ctx->adj[k]];
-            float L = ctx->adj_len[k];
-            if (j < 0 || !(L > 1e-6f * ctx->H)) continue;
-            const float* qj = f->pos_in + (size_t)j * f->P * 3;
-            uint8_t* out = f->torn_in + ((size_t)f->eoff[i] + (k - ctx->adj_off[v])) * f->P;
-            for (uint32_t t = 0; t < f->P; ++t)
-                out[t] = is_torn(pose_ratio(qi, qj, t, L));
-        }
-    }
-    return true;
-}
-
-/* a no worse than b, in that order of concern */
-static bool no_worse(const edge_score* a, const edge_score* b) {
-    if (a->new_torn != b->new_torn) return a->new_torn < b->new_torn;
-    if (a->torn != b->torn) return a->torn < b->torn;
-    return a->squared <= b->squared;
-}
-
 /* The vertex's fitted group weights split back over joints: a group's share goes to its
  * joints in the rig's proportions at this vertex, else the file's, else the representative. */
 static void split_back(const fit* f, uint32_t i, const wset* groups, uint32_t jo[4], float wo[4]) {
@@ -129,13 +59,6 @@ static void split_back(const fit* f, uint32_t i, const wset* groups, uint32_t jo
     for (uint32_t k = 0; k < m4; ++k)
         wo[k] /= sum;
     if (m4 == 0) jo[0] = (uint32_t)f->p->attach, wo[0] = 1;
-}
-
-static const float* g_depth; /* for the sort below (qsort has no context argument) */
-
-static int deeper_first(const void* a, const void* b) {
-    float x = g_depth[*(const uint32_t*)a], y = g_depth[*(const uint32_t*)b];
-    return x > y ? -1 : x < y;
 }
 
 static void fit_free(fit* f) {
@@ -349,8 +272,7 @@ static bool poses_and_groups(fit* f) {
     const tl_rig_part* part = f->part;
     f->slots = skin->joint_count + part->segments;
     uint8_t* used = calloc(f->slots + 1, 1);
-    float* jm = used ? rig_fit_sample_poses(f, &f->P) : NULL;
-    bool ok = used && jm;
+    bool ok = used != NULL;
     for (uint32_t i = 0; ok && i < f->nl; ++i)
         for (int s = 0; s < 2; ++s) {
             const wset* ws = s ? &f->rig_joints[i] : &f->input_joints[i];
@@ -362,7 +284,8 @@ static bool poses_and_groups(fit* f) {
                     used[skin->joint_count + (j - part->first_new_joint)] = 1;
             }
         }
-    ok = ok && f->P > 0 && rig_fit_build_groups(f, jm, used);
+    float* jm = ok ? rig_fit_sample_poses(f, used, &f->P) : NULL;
+    ok = ok && jm && f->P > 0 && rig_fit_build_groups(f, jm, used);
     free(jm), free(used);
     return ok;
 }
@@ -414,7 +337,7 @@ static void score_groups(const fit* f, uint32_t i, wset* score) {
 
 /* The tail's own skin may not be bound again to bones the rig found too far from it (the
  * misbinding rule of tails.md §1, per joint): near joints and the rig's only. */
-static void drop_misbound(const fit* f, uint32_t i, wset* score) {
+void rig_fit_drop_misbound(const fit* f, uint32_t i, wset* score) {
     const rig_ctx* ctx = f->ctx;
     uint32_t v = f->verts[i];
     const float* x = ctx->wpos + 3 * (size_t)v;
@@ -437,7 +360,7 @@ static void vertex_candidates(fit* f, uint32_t i) {
     uint32_t C = FIT_CANDIDATES;
     wset score = {0};
     score_groups(f, i, &score);
-    if (f->in_part[i]) drop_misbound(f, i, &score);
+    if (f->in_part[i]) rig_fit_drop_misbound(f, i, &score);
     uint32_t n = 0;
     while (n < C && score.n) {
         uint32_t best = 0;
@@ -470,161 +393,6 @@ static bool choose_candidates(fit* f) {
     for (uint32_t i = 0; i < nf; ++i)
         vertex_candidates(f, i);
     return true;
-}
-
-/* One sweep of single reverts, in `sequence`: a vertex takes the file's weights back where
- * that is no worse for its edges. Returns how many did. */
-static uint32_t revert_singles(fit* f, const uint32_t* sequence, uint8_t* reverted, float* trial) {
-    size_t bytes = (size_t)f->P * 3 * sizeof *trial;
-    uint32_t count = 0;
-    for (uint32_t n = 0; n < f->nf; ++n) {
-        uint32_t i = sequence[n];
-        if (reverted[i]) continue;
-        float* pi = f->pos + (size_t)i * f->P * 3;
-        memcpy(trial, f->pos_in + (size_t)i * f->P * 3, bytes);
-        edge_score in = vertex_score(f, i, trial), fitted = vertex_score(f, i, pi);
-        if (no_worse(&in, &fitted)) {
-            memcpy(pi, trial, bytes);
-            reverted[i] = 1;
-            ++count;
-        }
-    }
-    return count;
-}
-
-/* One sweep of pair reverts: two neighbours given back together where one alone would tear
- * the edge between them (a seam of the fitted set inside the file's weights). Returns how
- * many vertices were. */
-static uint32_t revert_pairs(fit* f, const uint32_t* sequence, uint8_t* reverted, float* trial,
-                             float* trial2) {
-    const rig_ctx* ctx = f->ctx;
-    size_t bytes = (size_t)f->P * 3 * sizeof *trial;
-    uint32_t count = 0;
-    for (uint32_t n = 0; n < f->nf; ++n) {
-        uint32_t i = sequence[n];
-        if (reverted[i]) continue;
-        uint32_t v = f->verts[i];
-        for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1] && !reverted[i]; ++k) {
-            int32_t lj = f->local[ctx->adj[k]];
-            if (lj < 0 || (uint32_t)lj >= f->nf || reverted[lj]) continue;
-            uint32_t j = (uint32_t)lj;
-            if (!edge_tears_anew(f, i, j, k, ctx->adj_len[k])) continue;
-            float* pi = f->pos + (size_t)i * f->P * 3;
-            float* pj = f->pos + (size_t)j * f->P * 3;
-            edge_score a = vertex_score(f, i, pi), b = vertex_score(f, j, pj);
-            edge_score fitted = {a.new_torn + b.new_torn, a.torn + b.torn, a.squared + b.squared};
-            memcpy(trial, pi, bytes);
-            memcpy(pi, f->pos_in + (size_t)i * f->P * 3, bytes);
-            memcpy(trial2, pj, bytes);
-            memcpy(pj, f->pos_in + (size_t)j * f->P * 3, bytes);
-            a = vertex_score(f, i, pi), b = vertex_score(f, j, pj);
-            edge_score in = {a.new_torn + b.new_torn, a.torn + b.torn, a.squared + b.squared};
-            if (no_worse(&in, &fitted)) {
-                reverted[i] = reverted[j] = 1;
-                count += 2;
-            } else {
-                memcpy(pi, trial, bytes);
-                memcpy(pj, trial2, bytes);
-            }
-        }
-    }
-    return count;
-}
-
-/* One sweep of patch reverts: around a body vertex (outside the part) with an edge that
- * tears anew, the fitted body vertices within FIT_PATCH_RINGS rings given back together,
- * ring by ring, at the first size where that is no worse for their edges (a patch of fitted
- * weights inside the file's that no pair can close). `saved` holds the patch's positions
- * (FIT_PATCH_MAX × P × 3). Returns how many vertices were. */
-static uint32_t revert_patches(fit* f, const uint32_t* sequence, uint8_t* reverted, uint32_t* patch,
-                               float* saved) {
-    const rig_ctx* ctx = f->ctx;
-    size_t bytes = (size_t)f->P * 3 * sizeof *saved;
-    uint32_t count = 0;
-    for (uint32_t n = 0; n < f->nf; ++n) {
-        uint32_t i = sequence[n], v = f->verts[i];
-        if (reverted[i] || f->in_part[i]) continue;
-        bool anew = false;
-        for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1] && !anew; ++k) {
-            int32_t j = f->local[ctx->adj[k]];
-            anew = j >= 0 && (uint32_t)j < f->nf &&
-                   edge_tears_anew(f, i, (uint32_t)j, k, ctx->adj_len[k]);
-        }
-        if (!anew) continue;
-        uint32_t size = 1, from = 0, grown = 0;
-        edge_score fitted = {0, 0, 0}; /* the patch's score with its fitted weights */
-        patch[0] = i;
-        reverted[i] = 3; /* marks the patch while it grows */
-        bool done = false;
-        for (uint32_t ring = 1; ring <= FIT_PATCH_RINGS && !done; ++ring) {
-            uint32_t end = size;
-            for (uint32_t m = grown; m < end; ++m) {
-                uint32_t u = f->verts[patch[m]];
-                for (uint32_t k = ctx->adj_off[u]; k < ctx->adj_off[u + 1]; ++k) {
-                    int32_t j = f->local[ctx->adj[k]];
-                    if (j < 0 || (uint32_t)j >= f->nf || reverted[j] || f->in_part[j] ||
-                        size == FIT_PATCH_MAX)
-                        continue;
-                    reverted[j] = 3;
-                    patch[size++] = (uint32_t)j;
-                }
-            }
-            grown = end;
-            edge_score in = {0, 0, 0};
-            for (uint32_t m = from; m < size; ++m) { /* the new ring's fitted score, kept */
-                float* pm = f->pos + (size_t)patch[m] * f->P * 3;
-                edge_score a = vertex_score(f, patch[m], pm);
-                fitted.new_torn += a.new_torn, fitted.torn += a.torn, fitted.squared += a.squared;
-                memcpy(saved + (size_t)m * f->P * 3, pm, bytes);
-            }
-            from = size;
-            for (uint32_t m = 0; m < size; ++m)
-                memcpy(f->pos + (size_t)patch[m] * f->P * 3,
-                       f->pos_in + (size_t)patch[m] * f->P * 3, bytes);
-            for (uint32_t m = 0; m < size; ++m) {
-                edge_score a = vertex_score(f, patch[m], f->pos + (size_t)patch[m] * f->P * 3);
-                in.new_torn += a.new_torn, in.torn += a.torn, in.squared += a.squared;
-            }
-            done = no_worse(&in, &fitted);
-            if (!done)
-                for (uint32_t m = 0; m < size; ++m)
-                    memcpy(f->pos + (size_t)patch[m] * f->P * 3, saved + (size_t)m * f->P * 3,
-                           bytes);
-        }
-        for (uint32_t m = 0; m < size; ++m)
-            reverted[patch[m]] = done ? 1 : 0;
-        if (done) count += size;
-    }
-    return count;
-}
-
-/* 4. The revert: the file's weights wherever they are no worse for the vertex's edges, from
- * the outside in (the fixed body first), in sweeps until none changes: a revert can make its
- * inner neighbour's worth it. Marks `reverted` (nf) and counts the reverts. */
-static bool revert(fit* f, uint8_t* reverted, uint32_t* reverts) {
-    uint32_t nf = f->nf;
-    float* trial = malloc(((size_t)f->P + 1) * 3 * sizeof *trial);
-    float* trial2 = malloc(((size_t)f->P + 1) * 3 * sizeof *trial2);
-    uint32_t* sequence = malloc(((size_t)nf + 1) * sizeof *sequence);
-    uint32_t* patch = malloc(FIT_PATCH_MAX * sizeof *patch);
-    float* saved = malloc(((size_t)FIT_PATCH_MAX * f->P + 1) * 3 * sizeof *saved);
-    bool ok = trial && trial2 && sequence && patch && saved && mark_torn_in(f);
-    for (uint32_t i = 0; ok && i < nf; ++i)
-        sequence[i] = i;
-    if (ok) {
-        g_depth = f->depth;
-        qsort(sequence, nf, sizeof *sequence, deeper_first);
-    }
-    *reverts = 0;
-    for (int sweep = 0; ok && sweep < 8; ++sweep) {
-        uint32_t n = revert_singles(f, sequence, reverted, trial);
-        n += revert_pairs(f, sequence, reverted, trial, trial2);
-        if (n == 0) n += revert_patches(f, sequence, reverted, patch, saved);
-        *reverts += n;
-        if (n == 0) break;
-    }
-    free(sequence), free(trial2), free(trial), free(patch), free(saved);
-    return ok;
 }
 
 /* The weights free vertex i writes: the file's top four where reverted, else the fit's,
@@ -761,7 +529,7 @@ bool rig_part_junction(rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part, uint
     uint32_t iterations = 0, reverts = 0;
     ok = ok && rig_fit_solve(&f, &iterations); /* 3. the local/global passes */
     uint8_t* reverted = ok ? calloc(f.nf + 1, 1) : NULL;
-    ok = ok && reverted && revert(&f, reverted, &reverts);
+    ok = ok && reverted && rig_fit_revert(&f, reverted, &reverts);
     part->fit.energy_final = ok ? (float)rig_fit_energy(&f) : 0;
     ok = ok && write_back(&f, reverted, banded);
     if (ok) {

@@ -107,10 +107,11 @@ typedef struct fit {
 } fit;
 
 /* The poses (junction_poses.c): `junction_poses` samples of every clip not skipped, a file
- * with no clip the range-of-motion set, the chain simulated as the player will move it.
+ * with no clip the range-of-motion set of the joints `used` marks (slots), the chain
+ * simulated as the player will move it.
  * Returns the per-pose joint matrices (P × slots × 16, column-major) and sets *out_P; NULL
  * when out of memory. */
-float* rig_fit_sample_poses(fit* f, uint32_t* out_P);
+float* rig_fit_sample_poses(fit* f, const uint8_t* used, uint32_t* out_P);
 
 /* Groups the joints `used` marks (and the attachment) by identical motion over the poses
  * `jm`; the chain's joints join the attachment's group. Fills group_of, group_joint, G,
@@ -134,5 +135,13 @@ double rig_fit_energy(const fit* f);
  * followed by the free vertices' new positions. Sets the part's energy before and after and
  * *iterations (the passes done); false when out of memory or when CHOLMOD fails. */
 bool rig_fit_solve(fit* f, uint32_t* iterations);
+
+/* Drops from `score` (groups) those a vertex of the part may not take (junction.c): a joint
+ * whose bone is farther than the misbinding rule allows, unless the rig's weights use it. */
+void rig_fit_drop_misbound(const fit* f, uint32_t i, wset* score);
+
+/* The revert (junction_revert.c): marks `reverted` (nf), the free vertices given back the
+ * file's weights (their f->pos too), and counts the reverts; false when out of memory. */
+bool rig_fit_revert(fit* f, uint8_t* reverted, uint32_t* reverts);
 
 #endif

@@ -116,14 +116,24 @@ static void chain_sim_advance(chain_sim* cs, const tl_scene* scene, tl_pose* scr
     if (t > cs->last) chain_sim_feed(cs, scene, scratch, clip, t);
 }
 
+static void quat_mul(const float a[4], const float b[4], float out[4]) {
+    out[0] = a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1];
+    out[1] = a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0];
+    out[2] = a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3];
+    out[3] = a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2];
+}
+
 /* The chain bones' skinning matrices in `pose` (K × 16, column-major): the attachment's
  * world, then each bone's neutral translation and simulated rotation. */
-static void chain_sim_matrices(const chain_sim* cs, const tl_pose* pose, float* out) {
+static void chain_sim_matrices(const chain_sim* cs, const tl_pose* pose, const float* swing,
+                               float* out) {
     double W[16];
     tl_mat4d_from_float(W, pose->world + 16 * (size_t)cs->attach_node);
     const float* q = tl_chain_local_rotations(cs->chain);
     for (uint32_t b = 0; b < cs->K; ++b) {
-        double x = q[4 * b], y = q[4 * b + 1], z = q[4 * b + 2], w = q[4 * b + 3];
+        float qb[4] = {q[4 * b], q[4 * b + 1], q[4 * b + 2], q[4 * b + 3]};
+        if (swing) quat_mul(swing, q + 4 * b, qb);
+        double x = qb[0], y = qb[1], z = qb[2], w = qb[3];
         double n = sqrt(x * x + y * y + z * z + w * w);
         if (n > 0) x /= n, y /= n, z /= n, w /= n;
         double L[16] = {
@@ -142,104 +152,172 @@ static void chain_sim_matrices(const chain_sim* cs, const tl_pose* pose, float* 
 /* The chain's slots of one pose's matrices (after the skin's joints): simulated, else (no
  * solver) the attachment's, the chain carried rigidly. With `at_rest` the chain is put on its
  * rest arc under the pose (the range-of-motion poses hold still). */
-static void fill_chain(const fit* f, chain_sim* cs, const tl_pose* pose, float* out) {
+static void fill_chain(const fit* f, chain_sim* cs, const tl_pose* pose, const float* swing,
+                       float* out) {
     uint32_t J = f->ctx->skin->joint_count, K = f->slots - J;
     if (cs) {
-        chain_sim_matrices(cs, pose, out + 16 * (size_t)J);
+        chain_sim_matrices(cs, pose, swing, out + 16 * (size_t)J);
         return;
     }
     for (uint32_t b = 0; b < K; ++b)
         memcpy(out + 16 * (size_t)(J + b), out + 16 * (size_t)f->p->attach, 16 * sizeof *out);
 }
 
-/* The range-of-motion set for a file with no clip (tails.md §6): from the rest pose, each
- * thigh flexed and extended, abducted and adducted, each knee bent both ways, the spine bent
- * forwards, backwards and sideways and twisted, about the character's own axes. */
-typedef struct rom_move {
-    int32_t joint[2];
+/* The range-of-motion set for a file with no clip (tails.md §6). Every skin joint the free
+ * and fixed vertices' weights name turns on its own, about the character's three axes, both
+ * ways, by its role's typical range; then all of them at once in patterns of opposite signs
+ * (so every two of them move against each other in some pose), and a stride. Each joint
+ * moving on its own keeps joints the rest pose cannot tell apart (a root, a hip girdle, a
+ * second spine joint) from merging into one group, which the fit would then trade weight
+ * within blindly. */
+typedef struct rom_turn {
+    int32_t joint;
     int axis; /* 0 lateral, 1 forward, 2 up */
-    float degrees[2];
-} rom_move;
+    float degrees;
+} rom_turn;
 
-static uint32_t rom_moves(const tl_scene_skin* skin, rom_move* out) {
-    const tl_scene_body* b = &skin->body;
+enum {
+    ROM_PATTERNS = 4, /* 2 × ROM_PATTERNS poses of every joint at once */
+    ROM_SWINGS = 4    /* the chain swung on the rest body: sideways and up and down, ± */
+};
+static const float ROM_SWING_DEGREES = 45; /* the chain's swing, root to tip */
+
+/* A joint of this role's range, in degrees, one way: near the ends of what a walk, a gallop or
+ * a jump asks of it (a fit shown the extremes stays nearer the file's weights where they
+ * hold; shown less, it tore more of the clips' skin: docs/rig.md §8). */
+static float rom_degrees(tl_role role) {
+    switch (role) {
+    case TL_ROLE_THIGH:
+    case TL_ROLE_UPPER_ARM:
+        return 50;
+    case TL_ROLE_SHIN:
+    case TL_ROLE_FOREARM:
+        return 60;
+    case TL_ROLE_FOOT:
+    case TL_ROLE_HAND:
+    case TL_ROLE_TOE:
+        return 40;
+    case TL_ROLE_HIP:
+    case TL_ROLE_SHOULDER:
+        return 30;
+    default:
+        return 20; /* torso, neck, head and joints of no role */
+    }
+}
+
+/* The joints that move: the skin's joints `used` marks. Returns their count. */
+static uint32_t rom_joints(const fit* f, const uint8_t* used, int32_t* out) {
     uint32_t n = 0;
-    for (int s = 0; s < 2; ++s) {
-        if (b->thigh[s] != TL_NONE) {
-            out[n++] = (rom_move){{b->thigh[s], TL_NONE}, 0, {35, 0}};
-            out[n++] = (rom_move){{b->thigh[s], TL_NONE}, 0, {-35, 0}};
-            out[n++] = (rom_move){{b->thigh[s], TL_NONE}, 1, {20, 0}};
-            out[n++] = (rom_move){{b->thigh[s], TL_NONE}, 1, {-20, 0}};
-        }
-        if (b->shin[s] != TL_NONE) {
-            out[n++] = (rom_move){{b->shin[s], TL_NONE}, 0, {45, 0}};
-            out[n++] = (rom_move){{b->shin[s], TL_NONE}, 0, {-45, 0}};
-        }
-    }
-    if (b->thigh[0] != TL_NONE && b->thigh[1] != TL_NONE) { /* a stride */
-        out[n++] = (rom_move){{b->thigh[0], b->thigh[1]}, 0, {30, -30}};
-        out[n++] = (rom_move){{b->thigh[0], b->thigh[1]}, 0, {-30, 30}};
-    }
-    /* the spine: its first joint above the pelvis */
-    int32_t spine = TL_NONE;
-    for (uint32_t j = 0; j < skin->joint_count && spine == TL_NONE; ++j)
-        if (skin->joints[j].role == TL_ROLE_SPINE && skin->joints[j].parent == b->pelvis)
-            spine = (int32_t)j;
-    if (spine == TL_NONE) spine = b->chest;
-    if (spine != TL_NONE)
-        for (int axis = 0; axis < 3; ++axis) {
-            out[n++] = (rom_move){{spine, TL_NONE}, axis, {15, 0}};
-            out[n++] = (rom_move){{spine, TL_NONE}, axis, {-15, 0}};
-        }
+    for (uint32_t j = 0; j < f->ctx->skin->joint_count; ++j)
+        if (used[j]) out[n++] = (int32_t)j;
     return n;
 }
 
-enum { ROM_MAX_MOVES = 32 };
-
-static uint32_t rom_pose_count(const rig_ctx* ctx) {
-    rom_move moves[ROM_MAX_MOVES];
-    return 1 + rom_moves(ctx->skin, moves);
+static uint32_t rom_pose_count(const fit* f, const uint8_t* used) {
+    const tl_scene_body* b = &f->ctx->skin->body;
+    uint32_t n = 0;
+    for (uint32_t j = 0; j < f->ctx->skin->joint_count; ++j)
+        n += used[j] != 0;
+    uint32_t stride = b->thigh[0] != TL_NONE && b->thigh[1] != TL_NONE ? 2 : 0;
+    return 1 + 6 * n + (n > 1 ? 2 * ROM_PATTERNS : 0) + stride + ROM_SWINGS;
 }
 
-static void quat_mul(const float a[4], const float b[4], float out[4]) {
-    out[0] = a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1];
-    out[1] = a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0];
-    out[2] = a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3];
-    out[3] = a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2];
+/* Pose k's turns (k ≥ 1; pose 0 is the rest pose) into out; returns their count. */
+static uint32_t rom_turns(const fit* f, const int32_t* joints, uint32_t n, uint32_t k,
+                          rom_turn* out) {
+    const tl_scene_skin* skin = f->ctx->skin;
+    const tl_scene_body* b = &skin->body;
+    uint32_t m = k - 1;
+    if (m < 6 * n) { /* one joint about one axis, one way */
+        int32_t j = joints[m / 6];
+        float a = rom_degrees(skin->joints[j].role);
+        out[0] = (rom_turn){j, (int)(m % 6) / 2, m % 2 ? -a : a};
+        return 1;
+    }
+    m -= 6 * n;
+    if (n > 1 && m < 2 * ROM_PATTERNS) { /* all at once: bit p of each joint's rank, ± */
+        uint32_t p = m / 2;
+        for (uint32_t r = 0; r < n; ++r) {
+            float a = rom_degrees(skin->joints[joints[r]].role);
+            float sign = (((r + 1) >> p) & 1) != (m % 2) ? 1.0f : -1.0f;
+            out[2 * r] = (rom_turn){joints[r], 0, sign * 0.5f * a};
+            out[2 * r + 1] = (rom_turn){joints[r], 1, sign * (p % 2 ? 0.3f : -0.3f) * a};
+        }
+        return 2 * n;
+    }
+    if (n > 1) m -= 2 * ROM_PATTERNS;
+    if (b->thigh[0] == TL_NONE || b->thigh[1] == TL_NONE || m >= 2) return 0; /* swings */
+    float s = m % 2 ? -30.0f : 30.0f;                                         /* the stride */
+    out[0] = (rom_turn){b->thigh[0], 0, s};
+    out[1] = (rom_turn){b->thigh[1], 0, -s};
+    return 2;
+}
+
+/* Turns joint `jt` of the pose by `degrees` about the world axis `a` (in its parent's
+ * frame as the pose has it). */
+static void rom_turn_joint(const tl_scene* scene, tl_pose* pose, const tl_scene_joint* jt,
+                           const float* a, float degrees) {
+    const tl_gltf_node* node = &scene->doc->nodes[jt->node];
+    float local[3] = {a[0], a[1], a[2]};
+    if (node->parent >= 0) { /* the axis in the parent's frame: R^T a, normalised */
+        const float* pw = pose->world + 16 * (size_t)node->parent;
+        for (int r = 0; r < 3; ++r)
+            local[r] = pw[4 * r] * a[0] + pw[4 * r + 1] * a[1] + pw[4 * r + 2] * a[2];
+    }
+    float len = sqrtf(local[0] * local[0] + local[1] * local[1] + local[2] * local[2]);
+    if (!(len > 0)) return;
+    float h = 0.5f * degrees * 3.14159265f / 180, sn = sinf(h) / len;
+    float dq[4] = {local[0] * sn, local[1] * sn, local[2] * sn, cosf(h)};
+    float* rot = pose->locals[jt->node].rotation;
+    float out[4];
+    quat_mul(dq, rot, out);
+    memcpy(rot, out, sizeof out);
+}
+
+/* The chain's swing in pose k of P, per bone in its parent's frame (each bone shares the
+ * attachment's bind rotation): the last ROM_SWINGS poses swing it on the rest body, the poses
+ * of every joint at once swing it too, so the fit sees the tail move apart from the rump as
+ * it will when played. False: the chain on its rest arc. */
+static bool rom_swing(const fit* f, uint32_t n, uint32_t k, uint32_t P, float q[4]) {
+    const tl_scene_skin* skin = f->ctx->skin;
+    uint32_t m;
+    if (k + ROM_SWINGS >= P)
+        m = k + ROM_SWINGS - P;
+    else if (n > 1 && k > 6 * n && k <= 6 * n + 2 * ROM_PATTERNS)
+        m = k - 6 * n - 1;
+    else
+        return false;
+    const float* world = m % 4 < 2 ? skin->up : skin->lateral;
+    float a[3];
+    tl_mat4_local_direction(skin->joints[f->p->attach].rest_world, world, a);
+    float len = sqrtf(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+    if (!(len > 0) || f->part->segments < 1) return false;
+    float h = 0.5f * (m % 2 ? -1.0f : 1.0f) * ROM_SWING_DEGREES / (float)f->part->segments *
+              3.14159265f / 180;
+    float sn = sinf(h) / len;
+    q[0] = a[0] * sn, q[1] = a[1] * sn, q[2] = a[2] * sn, q[3] = cosf(h);
+    return true;
 }
 
 /* Fills m (pose count × slots × 16) and returns the pose count. */
-static uint32_t rom_poses(const fit* f, chain_sim* cs, tl_pose* pose, float* m) {
+static uint32_t rom_poses(const fit* f, const uint8_t* used, chain_sim* cs, tl_pose* pose,
+                          float* m) {
     const rig_ctx* ctx = f->ctx;
     const tl_scene* scene = ctx->scene;
     const tl_scene_skin* skin = ctx->skin;
     uint32_t s = (uint32_t)(skin - scene->skins), JT = f->slots;
-    rom_move moves[ROM_MAX_MOVES];
-    uint32_t n = rom_moves(skin, moves);
-    for (uint32_t k = 0; k <= n; ++k) { /* the rest pose, then each move */
+    int32_t* joints = malloc(((size_t)skin->joint_count + 1) * sizeof *joints);
+    rom_turn* turns = malloc((2 * (size_t)skin->joint_count + 2) * sizeof *turns);
+    if (!joints || !turns) return free(joints), free(turns), 0;
+    uint32_t n = rom_joints(f, used, joints), P = rom_pose_count(f, used);
+    const float* axes[3] = {skin->lateral, skin->forward, skin->up};
+    for (uint32_t k = 0; k < P; ++k) { /* the rest pose, then each move */
         tl_pose_set_rest(pose, scene, s);
-        const float* axes[3] = {skin->lateral, skin->forward, skin->up};
-        for (int q = 0; q < 2 && k > 0; ++q) {
-            const rom_move* mv = &moves[k - 1];
-            if (mv->joint[q] == TL_NONE) continue;
-            const tl_scene_joint* jt = &skin->joints[mv->joint[q]];
-            const tl_gltf_node* node = &scene->doc->nodes[jt->node];
-            const float* a = axes[mv->axis];
-            float local[3] = {a[0], a[1], a[2]};
-            if (node->parent >= 0) { /* the axis in the parent's frame: R^T a, normalised */
-                const float* pw = pose->world + 16 * (size_t)node->parent;
-                for (int r = 0; r < 3; ++r)
-                    local[r] = pw[4 * r] * a[0] + pw[4 * r + 1] * a[1] + pw[4 * r + 2] * a[2];
-            }
-            float len = sqrtf(local[0] * local[0] + local[1] * local[1] + local[2] * local[2]);
-            if (!(len > 0)) continue;
-            float h = 0.5f * mv->degrees[q] * 3.14159265f / 180, sn = sinf(h) / len;
-            float dq[4] = {local[0] * sn, local[1] * sn, local[2] * sn, cosf(h)};
-            float* rot = pose->locals[jt->node].rotation;
-            float out[4];
-            quat_mul(dq, rot, out);
-            memcpy(rot, out, sizeof out);
-        }
+        uint32_t nt = k ? rom_turns(f, joints, n, k, turns) : 0;
+        for (uint32_t q = 0; q < nt; ++q)
+            if (turns[q].joint != TL_NONE)
+                rom_turn_joint(scene, pose, &skin->joints[turns[q].joint], axes[turns[q].axis],
+                               turns[q].degrees);
         tl_pose_update_world(pose, scene);
         float* out = m + (size_t)k * JT * 16;
         tl_pose_joint_matrices(pose, scene, s, out);
@@ -248,15 +326,17 @@ static uint32_t rom_poses(const fit* f, chain_sim* cs, tl_pose* pose, float* m) 
             tl_chain_clear(cs->chain);
             tl_chain_reset(cs->chain, &a);
         }
-        fill_chain(f, cs, pose, out);
+        float swing[4];
+        fill_chain(f, cs, pose, rom_swing(f, n, k, P, swing) ? swing : NULL, out);
     }
-    return n + 1;
+    free(joints), free(turns);
+    return P;
 }
 
 /* The poses: `per_clip` samples of every clip not skipped; a file with no clip gets the
  * range-of-motion set. Fills f->P and f->mats (for the skin's joints, 12 floats each, then
  * grouped by the caller). Returns the per-pose joint matrices, P × joint_count × 16. */
-float* rig_fit_sample_poses(fit* f, uint32_t* out_P) {
+float* rig_fit_sample_poses(fit* f, const uint8_t* used, uint32_t* out_P) {
     rig_ctx* ctx = f->ctx;
     const tl_scene* scene = ctx->scene;
     uint32_t s = (uint32_t)(ctx->skin - scene->skins);
@@ -268,7 +348,7 @@ float* rig_fit_sample_poses(fit* f, uint32_t* out_P) {
     if (clips && per_clip * clips > def->junction_max_poses)
         per_clip = def->junction_max_poses / clips > 4 ? def->junction_max_poses / clips : 4;
     uint32_t JT = f->slots;
-    uint32_t P = clips ? clips * per_clip : rom_pose_count(ctx);
+    uint32_t P = clips ? clips * per_clip : rom_pose_count(f, used);
     float* m = malloc(((size_t)P * JT + 1) * 16 * sizeof *m);
     tl_pose* pose = tl_pose_create(scene);
     tl_pose* scratch = tl_pose_create(scene);
@@ -302,10 +382,10 @@ float* rig_fit_sample_poses(fit* f, uint32_t* out_P) {
             tl_pose_sample(pose, scene, c, (float)time);
             float* out = m + (size_t)t * JT * 16;
             tl_pose_joint_matrices(pose, scene, s, out);
-            fill_chain(f, sim ? &cs : NULL, pose, out);
+            fill_chain(f, sim ? &cs : NULL, pose, NULL, out);
         }
     }
-    if (m && !clips) P = rom_poses(f, sim ? &cs : NULL, pose, m);
+    if (m && !clips) P = rom_poses(f, used, sim ? &cs : NULL, pose, m);
     tl_chain_destroy(cs.chain);
     tl_pose_destroy(pose);
     tl_pose_destroy(scratch);

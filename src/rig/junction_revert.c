@@ -1,0 +1,272 @@
+/* The junction fit's revert (docs/rig.md "The junction fit"): a free vertex takes the file's
+ * weights back wherever that is no worse for its edges over the poses, alone, in pairs across
+ * an edge that tears anew, or in patches of body skin. */
+#include "junction_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+/* How vertex i's edges fare over the poses with its positions `pi`, in the measure's order
+ * of concern: new tears (torn, and not torn with the file's weights), then tears, then the
+ * squared change of length. */
+typedef struct edge_score {
+    uint32_t new_torn, torn;
+    double squared;
+} edge_score;
+
+static edge_score vertex_score(const fit* f, uint32_t i, const float* pi) {
+    const rig_ctx* ctx = f->ctx;
+    uint32_t v = f->verts[i];
+    edge_score s = {0, 0, 0};
+    for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1]; ++k) {
+        int32_t j = f->local[ctx->adj[k]];
+        float L = ctx->adj_len[k];
+        if (j < 0 || !(L > 1e-6f * ctx->H)) continue;
+        const float* pj = f->pos + (size_t)j * f->P * 3;
+        const uint8_t* torn_in = f->torn_in + ((size_t)f->eoff[i] + (k - ctx->adj_off[v])) * f->P;
+        for (uint32_t t = 0; t < f->P; ++t) {
+            float r = pose_ratio(pi, pj, t, L);
+            bool torn = is_torn(r);
+            s.new_torn += torn && !torn_in[t];
+            s.torn += torn;
+            s.squared += (double)(r - 1) * (r - 1);
+        }
+    }
+    return s;
+}
+
+/* Does the edge between free vertices i and j tear in some pose where the file's weights
+ * did not tear it? */
+static bool edge_tears_anew(const fit* f, uint32_t i, uint32_t j, uint32_t k, float L) {
+    if (!(L > 1e-6f * f->ctx->H)) return false;
+    const float* pi = f->pos + (size_t)i * f->P * 3;
+    const float* pj = f->pos + (size_t)j * f->P * 3;
+    const uint8_t* torn_in =
+        f->torn_in + ((size_t)f->eoff[i] + (k - f->ctx->adj_off[f->verts[i]])) * f->P;
+    for (uint32_t t = 0; t < f->P; ++t)
+        if (!torn_in[t] && is_torn(pose_ratio(pi, pj, t, L))) return true;
+    return false;
+}
+
+/* Which edge samples of the free vertices the file's weights tear (f->torn_in). */
+static bool mark_torn_in(fit* f) {
+    const rig_ctx* ctx = f->ctx;
+    f->torn_in = calloc((size_t)f->eoff[f->nf] * f->P + 1, 1);
+    if (!f->torn_in) return false;
+    for (uint32_t i = 0; i < f->nf; ++i) {
+        uint32_t v = f->verts[i];
+        const float* qi = f->pos_in + (size_t)i * f->P * 3;
+        for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1]; ++k) {
+            int32_t j = f->local[ctx->adj[k]];
+            float L = ctx->adj_len[k];
+            if (j < 0 || !(L > 1e-6f * ctx->H)) continue;
+            const float* qj = f->pos_in + (size_t)j * f->P * 3;
+            uint8_t* out = f->torn_in + ((size_t)f->eoff[i] + (k - ctx->adj_off[v])) * f->P;
+            for (uint32_t t = 0; t < f->P; ++t)
+                out[t] = is_torn(pose_ratio(qi, qj, t, L));
+        }
+    }
+    return true;
+}
+
+/* a no worse than b, in that order of concern */
+static bool no_worse(const edge_score* a, const edge_score* b) {
+    if (a->new_torn != b->new_torn) return a->new_torn < b->new_torn;
+    if (a->torn != b->torn) return a->torn < b->torn;
+    return a->squared <= b->squared;
+}
+
+static const float* g_depth; /* for the sort below (qsort has no context argument) */
+
+static int deeper_first(const void* a, const void* b) {
+    float x = g_depth[*(const uint32_t*)a], y = g_depth[*(const uint32_t*)b];
+    return x > y ? -1 : x < y;
+}
+
+/* May free vertex i take the file's weights back? Not a vertex of the part whose file weights
+ * name a joint drop_misbound keeps from it: the revert must not bind the tail to the shin
+ * again either. */
+static bool may_revert(const fit* f, uint32_t i) {
+    if (!f->in_part[i]) return true;
+    wset score = {0};
+    for (uint32_t m = 0; m < f->input[i].n; ++m)
+        if (f->input[i].w[m] >= FIT_DROP) wset_add(&score, f->input[i].j[m], 1);
+    uint32_t n = score.n;
+    rig_fit_drop_misbound(f, i, &score);
+    return score.n == n;
+}
+
+/* Free vertex i's positions changed: its free neighbours' reverts are worth judging again. */
+static void mark_around(const fit* f, uint32_t i, uint8_t* dirty) {
+    const rig_ctx* ctx = f->ctx;
+    uint32_t v = f->verts[i];
+    for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1]; ++k) {
+        int32_t j = f->local[ctx->adj[k]];
+        if (j >= 0 && (uint32_t)j < f->nf) dirty[j] = 1;
+    }
+}
+
+/* One sweep of single reverts, in `sequence`: a vertex takes the file's weights back where
+ * that is no worse for its edges. Only `dirty` vertices are judged (the others' edges are as
+ * when they were last judged no better). Returns how many did. */
+static uint32_t revert_singles(fit* f, const uint32_t* sequence, uint8_t* reverted, uint8_t* dirty,
+                               float* trial) {
+    size_t bytes = (size_t)f->P * 3 * sizeof *trial;
+    uint32_t count = 0;
+    for (uint32_t n = 0; n < f->nf; ++n) {
+        uint32_t i = sequence[n];
+        if (reverted[i] || !dirty[i] || !may_revert(f, i)) continue;
+        dirty[i] = 0;
+        float* pi = f->pos + (size_t)i * f->P * 3;
+        memcpy(trial, f->pos_in + (size_t)i * f->P * 3, bytes);
+        edge_score in = vertex_score(f, i, trial), fitted = vertex_score(f, i, pi);
+        if (no_worse(&in, &fitted)) {
+            memcpy(pi, trial, bytes);
+            reverted[i] = 1;
+            mark_around(f, i, dirty);
+            ++count;
+        }
+    }
+    return count;
+}
+
+/* One sweep of pair reverts: two neighbours given back together where one alone would tear
+ * the edge between them (a seam of the fitted set inside the file's weights). Returns how
+ * many vertices were. */
+static uint32_t revert_pairs(fit* f, const uint32_t* sequence, uint8_t* reverted, uint8_t* dirty,
+                             float* trial, float* trial2) {
+    const rig_ctx* ctx = f->ctx;
+    size_t bytes = (size_t)f->P * 3 * sizeof *trial;
+    uint32_t count = 0;
+    for (uint32_t n = 0; n < f->nf; ++n) {
+        uint32_t i = sequence[n];
+        if (reverted[i] || !may_revert(f, i)) continue;
+        uint32_t v = f->verts[i];
+        for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1] && !reverted[i]; ++k) {
+            int32_t lj = f->local[ctx->adj[k]];
+            if (lj < 0 || (uint32_t)lj >= f->nf || reverted[lj] || !may_revert(f, (uint32_t)lj))
+                continue;
+            uint32_t j = (uint32_t)lj;
+            if (!edge_tears_anew(f, i, j, k, ctx->adj_len[k])) continue;
+            float* pi = f->pos + (size_t)i * f->P * 3;
+            float* pj = f->pos + (size_t)j * f->P * 3;
+            edge_score a = vertex_score(f, i, pi), b = vertex_score(f, j, pj);
+            edge_score fitted = {a.new_torn + b.new_torn, a.torn + b.torn, a.squared + b.squared};
+            memcpy(trial, pi, bytes);
+            memcpy(pi, f->pos_in + (size_t)i * f->P * 3, bytes);
+            memcpy(trial2, pj, bytes);
+            memcpy(pj, f->pos_in + (size_t)j * f->P * 3, bytes);
+            a = vertex_score(f, i, pi), b = vertex_score(f, j, pj);
+            edge_score in = {a.new_torn + b.new_torn, a.torn + b.torn, a.squared + b.squared};
+            if (no_worse(&in, &fitted)) {
+                reverted[i] = reverted[j] = 1;
+                mark_around(f, i, dirty), mark_around(f, j, dirty);
+                count += 2;
+            } else {
+                memcpy(pi, trial, bytes);
+                memcpy(pj, trial2, bytes);
+            }
+        }
+    }
+    return count;
+}
+
+/* One sweep of patch reverts: around a body vertex (outside the part) with an edge that
+ * tears anew, the fitted body vertices within FIT_PATCH_RINGS rings given back together,
+ * ring by ring, at the first size where that is no worse for their edges (a patch of fitted
+ * weights inside the file's that no pair can close). `saved` holds the patch's positions
+ * (FIT_PATCH_MAX × P × 3). Returns how many vertices were. */
+static uint32_t revert_patches(fit* f, const uint32_t* sequence, uint8_t* reverted, uint8_t* dirty,
+                               uint32_t* patch, float* saved) {
+    const rig_ctx* ctx = f->ctx;
+    size_t bytes = (size_t)f->P * 3 * sizeof *saved;
+    uint32_t count = 0;
+    for (uint32_t n = 0; n < f->nf; ++n) {
+        uint32_t i = sequence[n], v = f->verts[i];
+        if (reverted[i] || f->in_part[i]) continue;
+        bool anew = false;
+        for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1] && !anew; ++k) {
+            int32_t j = f->local[ctx->adj[k]];
+            anew = j >= 0 && (uint32_t)j < f->nf &&
+                   edge_tears_anew(f, i, (uint32_t)j, k, ctx->adj_len[k]);
+        }
+        if (!anew) continue;
+        uint32_t size = 1, from = 0, grown = 0;
+        edge_score fitted = {0, 0, 0}; /* the patch's score with its fitted weights */
+        patch[0] = i;
+        reverted[i] = 3; /* marks the patch while it grows */
+        bool done = false;
+        for (uint32_t ring = 1; ring <= FIT_PATCH_RINGS && !done; ++ring) {
+            uint32_t end = size;
+            for (uint32_t m = grown; m < end; ++m) {
+                uint32_t u = f->verts[patch[m]];
+                for (uint32_t k = ctx->adj_off[u]; k < ctx->adj_off[u + 1]; ++k) {
+                    int32_t j = f->local[ctx->adj[k]];
+                    if (j < 0 || (uint32_t)j >= f->nf || reverted[j] || f->in_part[j] ||
+                        size == FIT_PATCH_MAX)
+                        continue;
+                    reverted[j] = 3;
+                    patch[size++] = (uint32_t)j;
+                }
+            }
+            grown = end;
+            edge_score in = {0, 0, 0};
+            for (uint32_t m = from; m < size; ++m) { /* the new ring's fitted score, kept */
+                float* pm = f->pos + (size_t)patch[m] * f->P * 3;
+                edge_score a = vertex_score(f, patch[m], pm);
+                fitted.new_torn += a.new_torn, fitted.torn += a.torn, fitted.squared += a.squared;
+                memcpy(saved + (size_t)m * f->P * 3, pm, bytes);
+            }
+            from = size;
+            for (uint32_t m = 0; m < size; ++m)
+                memcpy(f->pos + (size_t)patch[m] * f->P * 3,
+                       f->pos_in + (size_t)patch[m] * f->P * 3, bytes);
+            for (uint32_t m = 0; m < size; ++m) {
+                edge_score a = vertex_score(f, patch[m], f->pos + (size_t)patch[m] * f->P * 3);
+                in.new_torn += a.new_torn, in.torn += a.torn, in.squared += a.squared;
+            }
+            done = no_worse(&in, &fitted);
+            if (!done)
+                for (uint32_t m = 0; m < size; ++m)
+                    memcpy(f->pos + (size_t)patch[m] * f->P * 3, saved + (size_t)m * f->P * 3,
+                           bytes);
+        }
+        for (uint32_t m = 0; m < size; ++m) {
+            reverted[patch[m]] = done ? 1 : 0;
+            if (done) mark_around(f, patch[m], dirty);
+        }
+        if (done) count += size;
+    }
+    return count;
+}
+
+/* 4. The revert: the file's weights wherever they are no worse for the vertex's edges, from
+ * the outside in (the fixed body first), in sweeps until none changes: a revert can make its
+ * inner neighbour's worth it. Marks `reverted` (nf) and counts the reverts. */
+bool rig_fit_revert(fit* f, uint8_t* reverted, uint32_t* reverts) {
+    uint32_t nf = f->nf;
+    float* trial = malloc(((size_t)f->P + 1) * 3 * sizeof *trial);
+    float* trial2 = malloc(((size_t)f->P + 1) * 3 * sizeof *trial2);
+    uint32_t* sequence = malloc(((size_t)nf + 1) * sizeof *sequence);
+    uint32_t* patch = malloc(FIT_PATCH_MAX * sizeof *patch);
+    float* saved = malloc(((size_t)FIT_PATCH_MAX * f->P + 1) * 3 * sizeof *saved);
+    uint8_t* dirty = malloc((size_t)nf + 1);
+    bool ok = trial && trial2 && sequence && patch && saved && dirty && mark_torn_in(f);
+    if (dirty) memset(dirty, 1, (size_t)nf + 1);
+    for (uint32_t i = 0; ok && i < nf; ++i)
+        sequence[i] = i;
+    if (ok) {
+        g_depth = f->depth;
+        qsort(sequence, nf, sizeof *sequence, deeper_first);
+    }
+    *reverts = 0;
+    for (int sweep = 0; ok && sweep < 8; ++sweep) {
+        uint32_t n = revert_singles(f, sequence, reverted, dirty, trial);
+        n += revert_pairs(f, sequence, reverted, dirty, trial, trial2);
+        if (n == 0) n += revert_patches(f, sequence, reverted, dirty, patch, saved);
+        *reverts += n;
+        if (n == 0) break;
+    }
+    free(sequence), free(trial2), free(trial), free(patch), free(saved), free(dirty);
+    return ok;
+}
