@@ -964,6 +964,7 @@ typedef struct play_probe {
     const tl_pose* pose;
     double tether, excess, depth; /* worst over the sampled times */
     double hem_swing;             /* mean hem distance from its targets, largest */
+    double hem_link;              /* the lattice's hem-row links over their rest, largest */
 } play_probe;
 
 static void probe_cloth(play_probe* p) {
@@ -981,6 +982,16 @@ static void probe_cloth(play_probe* p) {
             double d = tl_collider_depth(&k[j], x + 3 * i) / p->H;
             p->depth = fmax(p->depth, d);
         }
+    /* the lattice's own hem ring (which links the mesh stretch starts from) */
+    const float* lx = tl_cloth_local_positions(c);
+    const float* rest = tl_cloth_model_rest_positions(tl_cloth_get_model(c));
+    bool closed = tl_cloth_model_closed(tl_cloth_get_model(c));
+    for (int j = 0; j < (closed ? C : C - 1); ++j) {
+        int a = n - C + j, b = n - C + (j + 1) % C;
+        double l = v3_length(v3_sub(v3_load(lx + 3 * a), v3_load(lx + 3 * b)));
+        double l0 = v3_length(v3_sub(v3_load(rest + 3 * a), v3_load(rest + 3 * b)));
+        if (l0 > 1e-6) p->hem_link = fmax(p->hem_link, l / l0); /* (coincident rest ends: none) */
+    }
     double swing = 0;
     for (int i = n - C; i < n; ++i)
         swing += v3_length(v3_sub(v3_load(x + 3 * i), v3_load(t + 3 * i))) / C;
@@ -1043,7 +1054,7 @@ static void play_cloth(const char* path, const char* const* clips, int clip_coun
     for (int k = 0; k < clip_count; ++k) {
         uint32_t clip;
         ENSURE_OK(tl_scene_find_clip(scene, clips[k], &clip, &err), err);
-        play_probe p = {player, scene, clip, sk->height, NULL, 0, 0, 0, 0};
+        play_probe p = {player, scene, clip, sk->height, NULL, 0, 0, 0, 0, 0};
         tl_player_start(player, clip, 0);
         tl_stretch_stats s[2];
         tl_stretch_run(st, clip, play_pose, &p, s);
@@ -1068,11 +1079,13 @@ static void play_cloth(const char* path, const char* const* clips, int clip_coun
         fprintf(stderr,
                 "  %s, %s: cloth p99 %.3f max %.3f torn %.2f%% (%llu edge samples); body p99 "
                 "%.3f max %.3f; tether %.1e, max distance excess %.1e, deepest particle %.5f H "
-                "in a collider; hem swing %.3f m; particles' mean speed %.4f m/s after the stop, "
+                "in a collider; hem swing %.3f m, hem links <= %.3f of rest; particles' mean speed "
+                "%.4f m/s after the stop, "
                 "%.5f m/s 2 s later (at rest: under %.5f)\n",
                 clips[k], colliders ? "colliders" : "no colliders", s[0].p99, s[0].max,
                 s[0].torn_pct, (unsigned long long)s[0].count, s[1].p99, s[1].max, p.tether,
-                p.excess, p.depth, p.hem_swing, speed_peak, speed_end, 0.001 * sk->height);
+                p.excess, p.depth, p.hem_swing, p.hem_link, speed_peak, speed_end,
+                0.001 * sk->height);
         ENSURE(s[0].count > 0);
         ENSURE(p.tether <= 1e-6 && p.excess <= 1e-5);
         ENSURE(p.hem_swing > 0.001 * sk->height);
