@@ -1701,6 +1701,50 @@ static void test_collider_crease(void) {
     ENSURE(fabsf(length - r.length[0]) <= 1e-5f * r.length[0]);
 }
 
+/* Per-link growth (tl_chain_input.collider_growth): a sphere holding both tips of a hanging
+ * two-link chain, link 0 free of it (-INFINITY), link 1 meeting it at its size: link 0's tip
+ * stays where the spring put it (inside), link 1's ends outside, in the state and in the
+ * render-time tips alike; without the growth both are pushed out. */
+static void test_collider_growth_per_link(void) {
+    rig r;
+    rig_straight(&r, 2, v3_make(0, -1, 0), 0.5f);
+    tl_chain_def def = def_for(&r);
+    def.floor_enabled = false;
+    def.hips_plane_enabled = false;
+    float depth[2][2][2]; /* [with growth][link][state, output] */
+    for (int with = 0; with < 2; ++with) {
+        tl_chain* chain = create(&def);
+        ENSURE(chain);
+        tl_chain_input in = tl_default_chain_input();
+        tl_chain_step(chain, &in, 1 / 60.0f);
+        v3 a = tip_at(tl_chain_particle_positions(chain), 0);
+        v3 b = tip_at(tl_chain_particle_positions(chain), 1);
+        tl_collider s = {TL_COLLIDER_SPHERE, {0, 0, 0}, {0, 0, 0}, 0.2f, {{0}}};
+        v3_store(s.a, v3_add(v3_scale(v3_add(a, b), 0.5f), v3_make(0.05f, 0, 0)));
+        const float growth[2] = {-INFINITY, 0};
+        in.colliders = &s, in.collider_count = 1;
+        in.collider_growth = with ? growth : NULL;
+        tl_chain_step(chain, &in, 1 / 120.0f);
+        for (int i = 0; i < 2; ++i) {
+            v3 p = tip_at(tl_chain_particle_positions(chain), i);
+            v3 q = tip_at(tl_chain_tip_positions(chain), i);
+            depth[with][i][0] = s.radius - v3_length(v3_sub(p, v3_load(s.a)));
+            depth[with][i][1] = s.radius - v3_length(v3_sub(q, v3_load(s.a)));
+        }
+        tl_chain_destroy(chain);
+    }
+    fprintf(stderr,
+            "  without growth: tips %.2g / %.2g m deep (output %.2g / %.2g); with link 0 free: "
+            "%.2g / %.2g (output %.2g / %.2g)\n",
+            depth[0][0][0], depth[0][1][0], depth[0][0][1], depth[0][1][1], depth[1][0][0],
+            depth[1][1][0], depth[1][0][1], depth[1][1][1]);
+    for (int j = 0; j < 2; ++j) {
+        ENSURE(depth[0][0][j] <= 1e-6f && depth[0][1][j] <= 1e-6f);
+        ENSURE(depth[1][0][j] > 0.05f); /* free: left inside */
+        ENSURE(depth[1][1][j] <= 1e-6f);
+    }
+}
+
 /* The walk of thigh_collider past a body plane (a wall through a point 0.03 m beside the tail's
  * path, facing away from the body, as the floor and the hips plane are planes of the same pass)
  * and past a sphere of 0.08 m: without them particles end frames inside, with them none does
@@ -1873,6 +1917,7 @@ static const tl_test_case cases[] = {
     {"ellipsoid_collider", test_ellipsoid_collider},
     {"ellipsoid_exact", test_ellipsoid_exact},
     {"collider_crease", test_collider_crease},
+    {"collider_growth_per_link", test_collider_growth_per_link},
     {"plane_and_sphere_colliders", test_plane_and_sphere_colliders},
 };
 

@@ -186,6 +186,11 @@ typedef struct tl_chain_input {
                                      frame uses them; tl_chain_step_sampled gives each step its
                                      own) */
     int collider_count;
+    /* or NULL: per collider k and link i, collider_growth[k * links + i] metres added to
+     * collider k's size (radius, each semi-axis) for link i's tip; a size it leaves at or below
+     * 0 leaves that link free of the collider. A chain lying inside a collider at rest keeps it
+     * for the links outside it (a lock lying on the back: the links that hang free). */
+    const float* collider_growth;
 } tl_chain_input;
 
 /* Identity poses with scale 1, has_hips false, no force. */
@@ -271,6 +276,7 @@ typedef struct tl_chain_sample {
     float force[3];               /* the external acceleration then (tl_chain_input.force); 0 */
     const tl_collider* colliders; /* the body's colliders then (valid until the next call) */
     int collider_count;
+    const float* collider_growth; /* per collider and link, or NULL (tl_chain_input's) */
 } tl_chain_sample;
 
 /* Fills *out with the poses `t` seconds after the frame's start (0 <= t <= dt). Called with

@@ -55,37 +55,52 @@ static float size_of(const tl_collider* c) {
     return s;
 }
 
+/* The largest growth in [-size / 2, hit] that leaves the point outside c; -INFINITY when even
+ * the smallest does not (the link is free of the collider). */
+static float room_for(const tl_collider* c, float hit, const float* point) {
+    tl_collider trial;
+    if (grow(c, hit, &trial) && clears(&trial, point, 1)) return hit;
+    float lo = -0.5f * size_of(c), hi = hit;
+    if (!grow(c, lo, &trial) || !clears(&trial, point, 1)) return -INFINITY;
+    for (int it = 0; it < 24; ++it) {
+        float mid = 0.5f * (lo + hi);
+        if (grow(c, mid, &trial) && clears(&trial, point, 1))
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 uint32_t play_chain_colliders(const tl_scene* scene, const tl_play_chain* d,
-                              const tl_body_collider* all, uint32_t n, tl_body_collider* out) {
+                              const tl_body_collider* all, uint32_t n, tl_body_collider* out,
+                              float* growth) {
     const tl_scene_skin* sk = &scene->skins[d->skin];
     float points[3 * (TL_CHAIN_MAX_BONES + 1)];
-    uint32_t count = rest_points(sk, d, points), kept = 0;
+    uint32_t count = rest_points(sk, d, points), kept = 0, links = d->bone_count;
     for (uint32_t k = 0; k < n; ++k) {
         const tl_collider* c = &all[k].local;
         if (!(d->hit_radius > 0)) { /* points: the colliders holding the bind pose are out */
             if (clears(c, points, count)) out[kept++] = all[k];
             continue;
         }
-        /* the root is held by the attachment: only the particles (link tips) must clear */
+        /* the root is held by the attachment: only the particles (link tips) must clear, each
+           as far as its own rest leaves room (a lock lying on the back keeps the collider at
+           its full growth for the links hanging free of it) */
         const float* tips = points + 3;
         uint32_t tip_count = count - 1;
-        tl_collider best;
-        if (grow(c, d->hit_radius, &best) && clears(&best, tips, tip_count)) {
-            out[kept] = all[k], out[kept++].local = best;
-            continue;
+        float* g = growth + (size_t)kept * links;
+        bool any = false;
+        for (uint32_t i = 0; i < links; ++i) {
+            if (c->shape == TL_COLLIDER_PLANE)
+                g[i] = clears(c, tips, tip_count) ? 0 : -INFINITY;
+            else if (i < tip_count)
+                g[i] = room_for(c, d->hit_radius, tips + 3 * i);
+            else /* (no rest point for the last tip: as the link before) */
+                g[i] = i > 0 ? g[i - 1] : d->hit_radius;
+            any |= g[i] > -INFINITY;
         }
-        float lo = -0.5f * size_of(c), hi = d->hit_radius;
-        tl_collider trial;
-        if (!grow(c, lo, &trial) || !clears(&trial, tips, tip_count)) continue;
-        best = trial;
-        for (int it = 0; it < 24; ++it) { /* the largest growth the rest pose leaves room for */
-            float mid = 0.5f * (lo + hi);
-            if (grow(c, mid, &trial) && clears(&trial, tips, tip_count))
-                lo = mid, best = trial;
-            else
-                hi = mid;
-        }
-        out[kept] = all[k], out[kept++].local = best;
+        if (any) out[kept++] = all[k];
     }
     return kept;
 }

@@ -35,6 +35,8 @@ struct tl_player {
     tl_collider (*world)[TL_BODY_COLLIDERS_MAX];
     uint32_t* collider_count;
     tl_collider (*relative)[TL_BODY_COLLIDERS_MAX]; /* world - home: what the chains get */
+    /* per chain with a hit radius: each collider's growth per link (play_chain_colliders) */
+    float (*growth)[TL_BODY_COLLIDERS_MAX * TL_CHAIN_MAX_BONES];
     float* floors;       /* per chain: its body floor along up, world units */
     float home[3];       /* the world point the chains are simulated relative to (player_rehome) */
     play_cloths* cloths; /* the scene's cloth parts (cloth_play.c), or NULL */
@@ -148,7 +150,8 @@ static tl_result fit_colliders(tl_player* p, tl_error* err) {
     p->world = calloc(p->count + 1, sizeof *p->world);
     p->collider_count = calloc(p->count + 1, sizeof *p->collider_count);
     p->relative = calloc(p->count + 1, sizeof *p->relative);
-    if (!p->colliders || !p->world || !p->collider_count || !p->relative)
+    p->growth = calloc(p->count + 1, sizeof *p->growth);
+    if (!p->colliders || !p->world || !p->collider_count || !p->relative || !p->growth)
         return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     for (uint32_t i = 0; i < p->count; ++i) {
         const tl_play_chain* d = &p->descs[i];
@@ -162,7 +165,8 @@ static tl_result fit_colliders(tl_player* p, tl_error* err) {
             if (r != TL_OK) return r;
             all = fitted;
         }
-        p->collider_count[i] = play_chain_colliders(p->scene, d, all, n, p->colliders[i]);
+        p->collider_count[i] =
+            play_chain_colliders(p->scene, d, all, n, p->colliders[i], p->growth[i]);
     }
     return TL_OK;
 }
@@ -245,6 +249,7 @@ void tl_player_destroy(tl_player* p) {
     free(p->world);
     free(p->collider_count);
     free(p->relative);
+    free(p->growth);
     free(p->floors);
     play_cloths_destroy(p->cloths);
     free(p->inputs);
@@ -306,8 +311,9 @@ void tl_player_start(tl_player* p, uint32_t clip, float time) {
 
 /* Chain i's body colliders in `pose`, or none. */
 static void pose_colliders(tl_player* p, uint32_t i, const tl_pose* pose, const tl_collider** out,
-                           int* count) {
+                           int* count, const float** growth) {
     if (!p->collider_count || p->collider_count[i] == 0) return;
+    *growth = p->descs[i].hit_radius > 0 ? p->growth[i] : NULL;
     tl_body_colliders_pose(p->scene, p->descs[i].skin, p->colliders[i], p->collider_count[i], pose,
                            p->world[i]);
     *out = p->world[i];
@@ -328,7 +334,8 @@ static void pose_colliders(tl_player* p, uint32_t i, const tl_pose* pose, const 
 static void step_frame(tl_player* p, const tl_pose* pose, float dt) {
     for (uint32_t i = 0; i < p->count; ++i) {
         p->inputs[i].target = attachment_pose(p, pose, i);
-        pose_colliders(p, i, pose, &p->inputs[i].colliders, &p->inputs[i].collider_count);
+        pose_colliders(p, i, pose, &p->inputs[i].colliders, &p->inputs[i].collider_count,
+                       &p->inputs[i].collider_growth);
         tl_chain_step(p->chains[i], &p->inputs[i], dt);
         p->inputs[i].start = p->inputs[i].target;
     }
@@ -369,7 +376,7 @@ static void sample_clip(void* user, float t, tl_chain_sample* out) {
     tl_player* p = f->p;
     const tl_pose* pose = clip_pose_at(user, t);
     out->attachment = attachment_pose(p, pose, f->chain);
-    pose_colliders(p, f->chain, pose, &out->colliders, &out->collider_count);
+    pose_colliders(p, f->chain, pose, &out->colliders, &out->collider_count, &out->collider_growth);
 }
 
 /* step_frame with def.sample_chains: each chain's internal steps see the clip at their own

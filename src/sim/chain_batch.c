@@ -154,6 +154,7 @@ static void setup_lane(lane_frame* f, int l, const frame_plan* fp, int n) {
     SET_QT(f, hip, l, c->hips_in_attachment);
     f->has_hips[l] = fp->has_hips;
     f->colliders[l] = fp->colliders, f->collider_count[l] = fp->collider_count;
+    f->growth[l] = fp->collider_growth, f->links = n;
     chain_cull_setup(f, l);
 }
 
@@ -194,6 +195,37 @@ static void output_lane(const frame_plan* fp, int l, float* t, float* gx, float*
     t[l] = (float)(c->accumulator / c->step);
     gx[l] = G.x, gy[l] = G.y, gz[l] = G.z, gw[l] = G.w;
     hx[l] = root.x, hy[l] = root.y, hz[l] = root.z, s[l] = pose->scale;
+}
+
+/* The render-time output kept out of the frame's body colliders. The output lags the pose by
+ * up to a step (it interpolates the last two steps' swings, carried by the frame's attachment),
+ * while the colliders are the frame's: a link whose tip lies inside one turns about its head
+ * onto the nearest point outside, the links beyond it turning with it (their own rotations
+ * kept), so no length changes. Only the output moves (the state stays the steps'); an output
+ * outside every collider keeps its bits. */
+static void output_contact(const frame_plan* fp) {
+    tl_chain* c = fp->chain;
+    if (fp->collider_count == 0) return;
+    const tl_chain_pose* pose = &fp->target;
+    qt G = qt_load(pose->rotation);
+    v3 head = v3_madd(v3_load(pose->position), qt_rotate(G, c->root_offset), pose->scale);
+    for (int i = 0; i < c->n; ++i) {
+        qt L = qt_load(c->out_local + 4 * i);
+        v3 tip = v3_load(c->out_tips + 3 * i), p = tip;
+        float len = v3_length(v3_sub(tip, head));
+        if (len > 0 && chain_contact_output(fp, i, head, len, &p)) {
+            qt D = qt_swing(v3_scale(v3_sub(tip, head), 1.0f / len),
+                            v3_normalize_or(v3_sub(p, head), v3_sub(tip, head)));
+            L = qt_normalize(qt_mul(qt_mul(qt_conj(G), qt_mul(D, G)), L));
+            qt_store(c->out_local + 4 * i, L);
+            for (int j = i; j < c->n; ++j) {
+                v3 q = v3_load(c->out_tips + 3 * j);
+                v3_store(c->out_tips + 3 * j, v3_add(head, qt_rotate(D, v3_sub(q, head))));
+            }
+        }
+        G = qt_mul(G, L);
+        head = v3_load(c->out_tips + 3 * i);
+    }
 }
 
 /* Writes a chain alone's working copy back (its last step's scale), the finiteness check and
@@ -242,6 +274,7 @@ static void step_alone(frame_plan* fp) {
     output_lane(fp, 0, t, gx, gy, gz, gw, hx, hy, hz, s);
     chain_lanes_outputs(links, n, t, gx, gy, gz, gw, hx, hy, hz, s, 1);
     copy_output_1(links, 0, c);
+    output_contact(fp);
 }
 
 /* Asks the cache for the lines a chain's write-back stores to (with many chains they were
@@ -356,6 +389,8 @@ static void step_group(lane_group* lead, frame_plan* plans, int count) {
 #endif
     for (; l < count; ++l)
         copy_output_batch(links, l, plans[l].chain);
+    for (l = 0; l < count; ++l)
+        output_contact(&plans[l]);
 }
 
 /* Steps a group's plans; `*next` counts the groups of this call, which take the batch's

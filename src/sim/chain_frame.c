@@ -243,6 +243,7 @@ bool chain_frame_begin(tl_chain* c, const tl_chain_input* in, float dt, frame_pl
     c->force = v3_load(in->force);
     fp->colliders = in->collider_count > 0 ? in->colliders : NULL;
     fp->collider_count = fp->colliders ? in->collider_count : 0;
+    fp->collider_growth = fp->colliders ? in->collider_growth : NULL;
     fp->start = pose_normalized(&in->start), fp->target = pose_normalized(&in->target);
     fp->has_hips = in->has_hips;
     fp->hips_start =

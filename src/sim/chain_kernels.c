@@ -148,6 +148,29 @@ static bool collide(const tl_collider* c, v3 head, float len, v3 rest, float sli
     return true;
 }
 
+/* Collider k as link `link` meets it: grown by its growth (tl_chain_input.collider_growth) into
+ * *tmp, or NULL when the growth leaves no size (the link is free of it). Without growth, or a
+ * growth of 0, the collider itself. */
+static const tl_collider* collider_for(const tl_collider* colliders, const float* growth, int links,
+                                       int k, int link, tl_collider* tmp) {
+    const tl_collider* c = &colliders[k];
+    float g = growth ? growth[(size_t)k * links + link] : 0;
+    if (g == 0 || c->shape == TL_COLLIDER_PLANE) return c;
+    *tmp = *c;
+    if (c->shape != TL_COLLIDER_ELLIPSOID) {
+        tmp->radius = c->radius + g;
+        return tmp->radius > 0 ? tmp : NULL;
+    }
+    for (int a = 0; a < 3; ++a) { /* (as src/play grows them: the same bits) */
+        const float* x = c->axes[a];
+        float len = sqrtf(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+        if (!(len > 0) || !(len + g > 0)) return NULL;
+        for (int j = 0; j < 3; ++j)
+            tmp->axes[a][j] = x[j] * (len + g) / len;
+    }
+    return tmp;
+}
+
 /* Slots [from, to) of lane l: unused (nothing is inside). */
 static void cull_clear(lane_frame* f, int l, int from, int to) {
     for (int m = from; m < to; ++m) {
@@ -178,6 +201,12 @@ void chain_cull_setup(lane_frame* f, int l) {
         v3 a = v3_load(c->a), ab = {0, 0, 0};
         if (c->shape == TL_COLLIDER_CAPSULE) ab = v3_sub(v3_load(c->b), a);
         float ab2 = v3_dot(ab, ab), r = c->radius;
+        if (f->growth[l]) { /* the largest the links meet it */
+            float most = -INFINITY;
+            for (int i = 0; i < f->links; ++i)
+                most = fmaxf(most, f->growth[l][(size_t)m * f->links + i]);
+            r = most > -c->radius ? c->radius + most : 0;
+        }
         float size = fabsf(a.x) + fabsf(a.y) + fabsf(a.z) + fabsf(ab.x) + fabsf(ab.y) +
                      fabsf(ab.z) + fabsf(r);
         float grown = fabsf(r) * (1 + 1e-3f) + 1e-5f * size;
@@ -204,8 +233,8 @@ void chain_cull_setup(lane_frame* f, int l) {
 /* The contact pass for one lane's tip (rare: scalar): the plane behind the hips, the floor,
  * then the body's colliders, each a collider of the pass. Returns whether the tip moved; *touch
  * whether it is on the floor or a body collider. */
-bool chain_contact(const lane_frame* f, int l, v3 head, float len, v3 rest, v3* pp, v3* vp,
-                   bool* touch) {
+bool chain_contact(const lane_frame* f, int l, int link, v3 head, float len, v3 rest, v3* pp,
+                   v3* vp, bool* touch) {
     v3 p = *pp, v = *vp;
     const v3 root = LANE_V3(f, r, l), forward = LANE_V3(f, f, l), hips_up = LANE_V3(f, e, l);
     const v3 up = LANE_V3(f, up, l), back = v3_scale(forward, -1.0f), zero = {0, 0, 0};
@@ -238,12 +267,34 @@ bool chain_contact(const lane_frame* f, int l, v3 head, float len, v3 rest, v3* 
        pushed again: up to eight sweeps, until one moves nothing */
     for (int sweep = 0; sweep < 8; ++sweep) {
         bool again = false;
-        for (int k = 0; k < f->collider_count[l]; ++k)
-            if (collide(&f->colliders[l][k], head, len, rest, f->slip[l], &p, &v))
-                again = moved = *touch = true;
+        for (int k = 0; k < f->collider_count[l]; ++k) {
+            tl_collider tmp;
+            const tl_collider* c =
+                collider_for(f->colliders[l], f->growth[l], f->links, k, link, &tmp);
+            if (c && collide(c, head, len, rest, f->slip[l], &p, &v)) again = moved = *touch = true;
+        }
         if (!again) break;
     }
     *pp = p, *vp = v;
+    return moved;
+}
+
+/* The render-time contact of one output tip: p pushed out of the colliders along its rope
+ * circle about head (the crease sweeps of chain_contact); whether it moved. */
+bool chain_contact_output(const frame_plan* fp, int link, v3 head, float len, v3* p) {
+    v3 v = {0, 0, 0}, rest = v3_scale(v3_sub(*p, head), 1.0f / len);
+    bool moved = false;
+    for (int sweep = 0; sweep < 8; ++sweep) {
+        bool again = false;
+        for (int k = 0; k < fp->collider_count; ++k) {
+            tl_collider tmp;
+            const tl_collider* c =
+                collider_for(fp->colliders, fp->collider_growth, fp->chain->n, k, link, &tmp);
+            again |= c && collide(c, head, len, rest, 1.0f, p, &v);
+        }
+        if (!again) break;
+        moved = true;
+    }
     return moved;
 }
 

@@ -204,6 +204,8 @@ typedef struct lane_frame {
     int plane[LANES], floor[LANES];
     const tl_collider* colliders[LANES]; /* world, the frame's */
     int collider_count[LANES];
+    const float* growth[LANES]; /* per collider and link, or NULL (tl_chain_input) */
+    int links;                  /* the lanes' link count (growth's stride) */
     /* the spheres and capsules of the frame's colliders again, across the lanes, so that a tip
      * outside all of them skips the contact pass (chain_cull_setup): segment start, its
      * direction ab and 1 / |ab|^2 (0: a sphere), and a squared radius grown by a margin that
@@ -254,6 +256,7 @@ typedef struct frame_plan {
     bool has_hips;
     const tl_collider* colliders; /* the input's, world */
     int collider_count;
+    const float* collider_growth; /* the input's, or NULL */
     /* the bend of the attachment's path across the frame: an internal step at t in [0, 1]
      * takes lerp(start, target, t) + t (t - 1) curve (positions; rotations as quaternions,
      * then normalised): the parabola through the previous frame's start as well */
@@ -296,8 +299,9 @@ SIM_INTERNAL void chain_lanes_outputs(void* links, int n, float* t, float* gx, f
                                       float* gw, float* hx, float* hy, float* hz, float* s,
                                       int lanes);
 SIM_INTERNAL void chain_cull_setup(lane_frame* f, int l);
-SIM_INTERNAL bool chain_contact(const lane_frame* f, int l, v3 head, float len, v3 rest, v3* pp,
-                                v3* vp, bool* touch);
+SIM_INTERNAL bool chain_contact(const lane_frame* f, int l, int link, v3 head, float len, v3 rest,
+                                v3* pp, v3* vp, bool* touch);
+SIM_INTERNAL bool chain_contact_output(const frame_plan* fp, int link, v3 head, float len, v3* p);
 #if TL_LANES_AVX2
 /* chain_kernels_avx2.c: the batch kernels built for AVX2 (taken when the CPU has it) */
 SIM_INTERNAL bool chain_has_avx2(void);

@@ -19,6 +19,7 @@ static void set_target(tl_chain_input* in, const tl_chain_sample* s) {
     memcpy(in->hips_target, s->hips, sizeof s->hips);
     memcpy(in->force, s->force, sizeof s->force);
     in->colliders = s->colliders, in->collider_count = s->collider_count;
+    in->collider_growth = s->collider_growth;
 }
 
 /* The next sub-frame starts where this one ended. */

@@ -383,7 +383,7 @@ LANE_TARGET KERNEL void NAME(link_cull)(const lane_frame* restrict f, NAME(link_
 }
 
 /* The rope (a rope cannot stretch, so neither can its velocity), then contact. */
-LANE_TARGET KERNEL void NAME(link_rope)(const LINK_T* restrict k, lane_frame* restrict f,
+LANE_TARGET KERNEL void NAME(link_rope)(const LINK_T* restrict k, int i, lane_frame* restrict f,
                                         NAME(link_work) * restrict w) {
     int near[LANE_COUNT];
     EACH {
@@ -406,7 +406,7 @@ LANE_TARGET KERNEL void NAME(link_rope)(const LINK_T* restrict k, lane_frame* re
         if (!w->flag[l] && f->collider_count[l] > 0) {
             v3 p = {w->p_x[l], w->p_y[l], w->p_z[l]}, v = {w->v_x[l], w->v_y[l], w->v_z[l]};
             bool touch;
-            assert(!chain_contact(f, l, LANE_V3(f, h, l), w->len[l],
+            assert(!chain_contact(f, l, i, LANE_V3(f, h, l), w->len[l],
                                   (v3){w->rest_x[l], w->rest_y[l], w->rest_z[l]}, &p, &v, &touch));
         }
 #endif
@@ -416,7 +416,7 @@ LANE_TARGET KERNEL void NAME(link_rope)(const LINK_T* restrict k, lane_frame* re
                 v3 head = LANE_V3(f, h, l), rest = {w->rest_x[l], w->rest_y[l], w->rest_z[l]};
                 v3 p = {w->p_x[l], w->p_y[l], w->p_z[l]}, v = {w->v_x[l], w->v_y[l], w->v_z[l]};
                 bool touch;
-                if (chain_contact(f, l, head, w->len[l], rest, &p, &v, &touch)) {
+                if (chain_contact(f, l, i, head, w->len[l], rest, &p, &v, &touch)) {
                     const qt W = LANE_QT(f, w, l);
                     v3 dir = v3_scale(v3_sub(p, head), 1.0f / w->len[l]);
                     v = v3_madd(v, dir, -v3_dot(v, dir));
@@ -484,7 +484,7 @@ static void NAME(lanes_link)(LINK_T* restrict links, int n, int i, lane_frame* r
     NAME(link_spring)(k, f, &work, i > 0 ? 1.0f : 0.0f);
     if (n > 1) NAME(link_couple)(f, &work);
     NAME(link_limit)(k, f, &work);
-    NAME(link_rope)(k, f, &work);
+    NAME(link_rope)(k, i, f, &work);
     NAME(link_read_back)(k, f, &work);
 }
 
