@@ -139,20 +139,18 @@ static void stress_character(character* c, const char* label, const char* clip_n
      * state in the character's own magnitudes (docs/stress.md). */
     ENSURE_MSG(r.cut_error >= 0 && r.cut_error <= 1e-5f,
                "%s: a reported cut moves the tips by %.3g of the chain", label, r.cut_error);
-    /* What still fails on some cases (docs/stress.md): the chain at rest within 2 s of the
-     * shake (the rat: 2.07 s), and the render-pose target of 1% (6 of 8). Built strict they run
-     * as the known-failing program (ctest label known_failing, `make test-known-failing`); in
-     * the suite they are printed. */
-    bool settle_ok = r.settle_seconds >= 0 && r.settle_seconds <= 2;
+    /* measure.md "Coming to rest": every chain at rest within 2 s of the shake (the rat, the
+     * longest tail, the slowest: 1.97 s at the 1.2 Hz root spring, docs/stress.md session 7). */
+    ENSURE_MSG(r.settle_seconds >= 0 && r.settle_seconds <= 2,
+               "%s: at rest %.2f s after the shake (-1: never)", label, r.settle_seconds);
+    /* What still fails (docs/stress.md): the render-pose target of 1% (6 of 8). Built strict it
+     * runs as the known-failing program (ctest label known_failing, `make
+     * test-known-failing`); in the suite it is printed. */
     bool render_ok = r.fps_max_diff >= 0 && r.fps_max_diff <= 0.01f;
     if (!TL_STRESS_STRICT) {
-        if (!settle_ok || !render_ok)
-            fprintf(stderr, "  %s: KNOWN FAILING:%s%s\n", label, settle_ok ? "" : " settle",
-                    render_ok ? "" : " render-pose frame rate");
+        if (!render_ok) fprintf(stderr, "  %s: KNOWN FAILING: render-pose frame rate\n", label);
         return;
     }
-    ENSURE_MSG(settle_ok, "%s: at rest %.2f s after the shake (-1: never)", label,
-               r.settle_seconds);
     ENSURE_MSG(render_ok, "%s: render-pose tips at 15-144 fps differ by %.2f%% of the chain", label,
                100 * r.fps_max_diff);
 }

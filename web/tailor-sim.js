@@ -17,7 +17,7 @@ const MAX_BONES = 64; // TL_CHAIN_MAX_BONES
 
 // tl_chain_settings in declaration order, with the reader's ranges (docs/schema.md).
 const SETTINGS = [
-  ['root_frequency', 0.9, '>', 0],
+  ['root_frequency', 1.2, '>', 0],
   ['tip_frequency', 0.45, '>', 0],
   ['damping_ratio', 0.65, '>=', 0],
   ['gravity', 1, '>=', 0],

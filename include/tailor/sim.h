@@ -71,7 +71,8 @@ void tl_chain_local_from_binds(const float parent_inverse_bind[16], const float 
  * embedded in tl_chain_def and tl_rig_def. */
 typedef struct tl_chain_settings {
     /* --- spring (spring-chain.md §1) --- */
-    float root_frequency; /* natural frequency at the root link, Hz; 0.9 */
+    float root_frequency; /* natural frequency at the root link, Hz; 1.2 (the article's 0.9
+                             left the whole tail's swing too slow to settle, docs/stress.md) */
     float tip_frequency;  /* at the tip link (linear in between), Hz; 0.45 */
     float damping_ratio;  /* zeta, 1 = critical; 0.65 */
     float gravity; /* downward acceleration, m/s^2 (x scale); 1, not 9.8: a tail has muscle */

@@ -12,8 +12,9 @@ tl_hair_chain_def tl_default_hair_chain_def(void) {
        locks hanging forward (bob01 sagged 30 mm at rest); -180 lies below every direction */
     chain.carry_deg = -180;
     chain.rest_curve = 1;
-    /* twice the springs, critically damped: neighbouring locks swing apart less (hair.md) */
-    chain.root_frequency *= 2, chain.tip_frequency *= 2, chain.damping_ratio = 1;
+    /* twice the article's springs (0.9 / 0.45 Hz), critically damped: neighbouring locks swing
+     * apart less (hair.md); not the tails' root default, which is raised for their settling */
+    chain.root_frequency = 1.8f, chain.tip_frequency *= 2, chain.damping_ratio = 1;
     return (tl_hair_chain_def){
         .chain = chain,
         .max_chains = 24,
