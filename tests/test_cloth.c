@@ -181,7 +181,7 @@ static double penetration(const tl_cloth* c, const tl_collider* k, int count) {
 
 static void test_defaults(void) {
     tl_cloth_settings s = tl_default_cloth_settings();
-    ENSURE(s.iterations == 8 && s.world_motion >= 0.1f && s.world_motion <= 0.3f);
+    ENSURE(s.iterations == 12 && s.world_motion >= 0.1f && s.world_motion <= 0.3f);
     ENSURE(s.edge_damping < s.damping && s.edge_max_distance > 1);
     ENSURE(s.max_distance_bottom > s.max_distance_top);
     tl_cloth_def d = tl_default_cloth_def();
@@ -1114,18 +1114,16 @@ static void play_skirt(bool colliders) {
 
 /* The knight's cape with the body colliders in the knight's walk, run and jump: its edges
  * stretch no more than the body's, tethers, safe distance, no particle inside a collider, it
- * swings; with TL_CLOTH_STRICT it also comes to rest within 2 s of the body stopping (ctest
- * known_failing_cloth_cape: with the player's pose sampler the run leaves 0.0035 m/s against
- * 0.0023, still bouncing off the body at 1.2-1.4 s; the damping 0.04 left ~0.02 m/s after the
- * walk, 0.055 after the run). */
+ * swings and comes to rest within 2 s of the body stopping (before the contact push stopped
+ * adding velocity and the relaxation went to 12 iterations, the run left 0.0035 m/s against
+ * 0.0023, the lower rows jittering particle by particle). */
 static void test_play_knight_cape(void) {
-    bool strict = getenv("TL_CLOTH_STRICT") != NULL;
     if (!rigged_cape_path) {
         test_rig_knight_cape();
         ENSURE(rigged_cape_path);
     }
     static const char* const clips[] = {"Walking_A", "Running_A", "Jump_Full_Long"};
-    play_cloth(rigged_cape_path, clips, 3, true, true, strict);
+    play_cloth(rigged_cape_path, clips, 3, true, true, true);
 }
 
 static void test_play_skirt_clips(void) {

@@ -356,7 +356,12 @@ static void test_aim(void) {
 
 /* ---- the cloth stress runs on real characters ---- */
 
-static void stress_cloth_file(const char* input, const char* label, const char* clip_name) {
+/* The criteria a file meets in the normal suite (`met`); the rest are asserted only under
+ * TL_CLOTH_STRESS_STRICT (ctest known_failing_cloth_stress). */
+enum { MET_HITCH = 1, MET_TELEPORT = 2, MET_SETTLE = 4, MET_RENDER = 8 };
+
+static void stress_cloth_file(const char* input, const char* label, const char* clip_name,
+                              unsigned met) {
     char name[160];
     snprintf(name, sizeof name, "%s.rigged.glb", label);
     const char* output = tl_test_scratch(name);
@@ -407,21 +412,26 @@ static void stress_cloth_file(const char* input, const char* label, const char* 
                     teleport ? "" : " teleport", settle ? "" : " settle",
                     render ? "" : " render-pose frame rate");
     } else {
+        met = MET_HITCH | MET_TELEPORT | MET_SETTLE | MET_RENDER;
+    }
+    if (met & MET_HITCH)
         ENSURE_MSG(hitch, "hitch %.3f later %.3f", r.hitch_speed_ratio, r.hitch_speed_ratio_later);
+    if (met & MET_TELEPORT)
         ENSURE_MSG(teleport, "teleport %.3f later %.3f", r.teleport_speed_ratio,
                    r.teleport_speed_ratio_later);
-        ENSURE_MSG(settle, "settles in %.2f s", r.settle_seconds);
-        ENSURE_MSG(render, "render poses differ by %.2f%%", 100 * r.fps_max_diff);
-    }
+    if (met & MET_SETTLE) ENSURE_MSG(settle, "settles in %.2f s", r.settle_seconds);
+    if (met & MET_RENDER) ENSURE_MSG(render, "render poses differ by %.2f%%", 100 * r.fps_max_diff);
     tl_scene_destroy(scene);
     tl_gltf_destroy(doc);
 }
 
 static void test_stress_skirt(void) {
-    stress_cloth_file(tl_test_shared("cases/mh-suit-skirt.glb"), "mh-suit-skirt", "Walk");
+    stress_cloth_file(tl_test_shared("cases/mh-suit-skirt.glb"), "mh-suit-skirt", "Walk",
+                      MET_TELEPORT | MET_SETTLE);
 }
 static void test_stress_knight_cape(void) {
-    stress_cloth_file(tl_test_shared("assets/kaykit-knight/Knight.glb"), "knight", "Running_A");
+    stress_cloth_file(tl_test_shared("assets/kaykit-knight/Knight.glb"), "knight", "Running_A",
+                      MET_TELEPORT | MET_SETTLE);
 }
 
 static const tl_test_case cases[] = {

@@ -64,7 +64,7 @@ extern "C" {
  * stretch neighbours than interior ones (the hem, a cape's sides): their own damping, wind,
  * world motion and max distance give them another natural frequency (cloth.md §7). */
 typedef struct tl_cloth_settings {
-    int iterations;          /* relaxation iterations per fixed step; 8 */
+    int iterations;          /* relaxation iterations per fixed step; 12 */
     float damping;           /* share of the velocity lost per fixed step, [0, 1); 0.12 (at rest
                                 within ~2 s of the body stopping) */
     float edge_damping;      /* the same for edge particles; 0.08 */

@@ -236,6 +236,22 @@ static bool collide_all(const tl_cloth* c, v3 q, float L, v3* p) {
     return hit;
 }
 
+/* A push out of a collider (from `free` to `p`) is a position correction, not a bounce: the
+ * Verlet velocity (p - previous) would gain the whole push, so a particle resting on a collider
+ * under gravity was kicked off it every step and fell back (the knight's cape still moving 2 s
+ * after the run). The push may cancel the velocity into the collider (an inelastic contact);
+ * what is left of it moves the previous position along, adding no outward velocity. */
+static void limit_velocity(tl_cloth* c, int i, v3 free, v3 p) {
+    v3 push = v3_sub(p, free);
+    float len = v3_length(push);
+    if (!(len > 0)) return;
+    v3 n = v3_scale(push, 1.0f / len);
+    float into = v3_dot(v3_sub(free, v3_make(c->px[i], c->py[i], c->pz[i])), n);
+    float extra = len + (into < 0 ? into : 0);
+    if (extra <= 0) return;
+    c->px[i] += n.x * extra, c->py[i] += n.y * extra, c->pz[i] += n.z * extra;
+}
+
 /* The final pass (cloth.md §4-§6, §9): rows top-down, each particle onto its tether from the
  * (already final) particle above, inside its safe distance, outside the colliders. */
 static void final_pass(tl_cloth* c, float u) {
@@ -251,6 +267,7 @@ static void final_pass(tl_cloth* c, float u) {
         v3 e = v3_sub(p, ref);
         clamps += v3_dot(e, e) > d * d;
         p = tether_point(q, L, p, ref, d);
+        v3 free = p;
         bool hit = c->shape_count > 0 && collide_all(c, q, L, &p);
         if (hit) {
             e = v3_sub(p, ref);
@@ -258,6 +275,7 @@ static void final_pass(tl_cloth* c, float u) {
                 p = tether_point(q, L, p, ref, d);
                 collide_all(c, q, L, &p);
             }
+            limit_velocity(c, i, free, p);
         }
         contacts += hit;
         c->contact[i] = hit;
