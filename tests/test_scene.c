@@ -756,8 +756,8 @@ static void test_up_axis_wrapped(void) {
     } files[] = {
         {"khronos-fox/Fox.glb", "b_Tail", "b_Hip_01", "b_LeftLeg02_016", "b_LeftLeg01_015",
          "b_RightLeg01_019", "nearest", 100},
-        {"quaternius-rat/Rat.glb", "Tail", "Back", "BackUpLeg.L", "BackLeg.L", "BackLeg.R",
-         "thigh", 0.01f},
+        {"quaternius-rat/Rat.glb", "Tail", "Back", "BackUpLeg.L", "BackLeg.L", "BackLeg.R", "thigh",
+         0.01f},
         {"quaternius-rat/Rat.glb", "Tail", "Back", "BackUpLeg.L", "BackLeg.L", "BackLeg.R",
          "nearest", 100},
         {"quaternius-stag/Stag.glb", "Tail", "Back", "BackLowerLeg.L", "BackUpperLeg.L",
@@ -775,8 +775,8 @@ static void test_up_axis_wrapped(void) {
                  "python3 '%s' '%s' '%s' --tail '%s' --parent '%s' --style %s --shin '%s' "
                  "--thigh-l '%s' --thigh-r '%s' --scale %g --z-up >/dev/null",
                  tl_test_source("scripts/tail_styles.py"), asset, base, files[f].tail,
-                 files[f].parent, files[f].style, files[f].shin, files[f].thigh_l,
-                 files[f].thigh_r, (double)files[f].scale);
+                 files[f].parent, files[f].style, files[f].shin, files[f].thigh_l, files[f].thigh_r,
+                 (double)files[f].scale);
         ENSURE_MSG(system(command) == 0, "%s", command);
         tl_gltf *doc, *wrapped_doc;
         tl_scene *scene, *wrapped;

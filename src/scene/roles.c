@@ -510,8 +510,7 @@ static void vote_up(classify* cp, tl_scene_skin* skin, const int32_t thigh[2]) {
     }
     int best = 2; /* +Y */
     for (int a = 0; a < 6; ++a) {
-        if (count[a] > count[best] ||
-            (count[a] == count[best] && floor_vote[a] > floor_vote[best]))
+        if (count[a] > count[best] || (count[a] == count[best] && floor_vote[a] > floor_vote[best]))
             best = a;
     }
     if (count[best] == 0) best = 2;
