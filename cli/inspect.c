@@ -135,6 +135,15 @@ static json_t* skins_section(inspect* in) {
                                                "joint_count", (json_int_t)skin->joint_count,
                                                "skeleton", index_or_null(skin->skeleton), "joints",
                                                joints, "colliders", colliders_json(in, s)));
+        if (in->scene) { /* the character's frame (docs/scene.md "The character's axes") */
+            const tl_scene_skin* sk = &in->scene->skins[s];
+            json_t* o = json_array_get(skins, json_array_size(skins) - 1);
+            json_object_set_new(o, "up", numbers_json(sk->up, 3));
+            json_object_set_new(o, "forward", numbers_json(sk->forward, 3));
+            json_object_set_new(o, "lateral", numbers_json(sk->lateral, 3));
+            json_object_set_new(o, "height", json_real((double)sk->height));
+            json_object_set_new(o, "floor", json_real((double)sk->floor));
+        }
         for (uint32_t j = 0; j < skin->joint_count; ++j)
             local[skin->joints[j]] = TL_NONE;
     }

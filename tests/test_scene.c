@@ -743,6 +743,68 @@ static void test_schema_names(void) {
     tl_gltf_destroy(doc);
 }
 
+/* Up on a character an exporter wrapped in a scaled Z-up root (scripts/tail_styles.py
+ * --scale S --z-up: +90 deg about X), its tail bound the way other auto-riggers bind it.
+ * The wrapped file's up must be +Z, its H S times the unwrapped asset's, and its forward the
+ * asset's turned the same way. The Khronos fox bound to the nearest bones (its tail on the
+ * shins) and the rat bound to one thigh failed this with the unanimous leg vote (up +Y, H
+ * 15 470 for a fox of 7 903). */
+static void test_up_axis_wrapped(void) {
+    static const struct {
+        const char *asset, *tail, *parent, *shin, *thigh_l, *thigh_r, *style;
+        float scale;
+    } files[] = {
+        {"khronos-fox/Fox.glb", "b_Tail", "b_Hip_01", "b_LeftLeg02_016", "b_LeftLeg01_015",
+         "b_RightLeg01_019", "nearest", 100},
+        {"quaternius-rat/Rat.glb", "Tail", "Back", "BackUpLeg.L", "BackLeg.L", "BackLeg.R", "thigh",
+         0.01f},
+        {"quaternius-rat/Rat.glb", "Tail", "Back", "BackUpLeg.L", "BackLeg.L", "BackLeg.R",
+         "nearest", 100},
+        {"quaternius-stag/Stag.glb", "Tail", "Back", "BackLowerLeg.L", "BackUpperLeg.L",
+         "BackUpperLeg.R", "template", 100},
+    };
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; ++f) {
+        char name[64], base[4096], path[4200], command[12288];
+        snprintf(name, sizeof name, "up-%zu", f);
+        snprintf(base, sizeof base, "%s", tl_test_scratch(name));
+        snprintf(path, sizeof path, "%s.glb", base);
+        char asset_path[4096];
+        snprintf(asset_path, sizeof asset_path, "assets/%s", files[f].asset);
+        const char* asset = tl_test_shared(asset_path);
+        snprintf(command, sizeof command,
+                 "python3 '%s' '%s' '%s' --tail '%s' --parent '%s' --style %s --shin '%s' "
+                 "--thigh-l '%s' --thigh-r '%s' --scale %g --z-up >/dev/null",
+                 tl_test_source("scripts/tail_styles.py"), asset, base, files[f].tail,
+                 files[f].parent, files[f].style, files[f].shin, files[f].thigh_l, files[f].thigh_r,
+                 (double)files[f].scale);
+        ENSURE_MSG(system(command) == 0, "%s", command);
+        tl_gltf *doc, *wrapped_doc;
+        tl_scene *scene, *wrapped;
+        tl_error err;
+        ENSURE_OK(tl_gltf_load(asset, &doc, &err), err);
+        ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+        ENSURE_OK(tl_gltf_load(path, &wrapped_doc, &err), err);
+        ENSURE_OK(tl_scene_create(wrapped_doc, &wrapped, &err), err);
+        const tl_scene_skin *a = &scene->skins[0], *b = &wrapped->skins[0];
+        float up[3] = {0, 0, 1}; /* +90 deg about X: (x, y, z) -> (x, -z, y) */
+        float forward[3] = {a->forward[0], -a->forward[2], a->forward[1]};
+        fprintf(stderr, "  %-26s %-8s x%-5g up %+.0f %+.0f %+.0f  H %.5g (asset %.5g)\n",
+                files[f].asset, files[f].style, (double)files[f].scale, (double)b->up[0],
+                (double)b->up[1], (double)b->up[2], (double)b->height, (double)a->height);
+        ENSURE_MSG(a->up[1] == 1, "%s: the asset's up is not +Y", files[f].asset);
+        ENSURE_MSG(max_abs3(b->up, up) < 1e-6f, "%s %s x%g: up (%g, %g, %g), not +Z",
+                   files[f].asset, files[f].style, (double)files[f].scale, (double)b->up[0],
+                   (double)b->up[1], (double)b->up[2]);
+        ENSURE_MSG(max_abs3(b->forward, forward) < 1e-4f, "%s: forward turned wrong",
+                   files[f].asset);
+        ENSURE_MSG(fabsf(b->height - files[f].scale * a->height) < 1e-4f * b->height,
+                   "%s: H %g, not %g x %g", files[f].asset, (double)b->height,
+                   (double)files[f].scale, (double)a->height);
+        tl_scene_destroy(wrapped), tl_gltf_destroy(wrapped_doc);
+        tl_scene_destroy(scene), tl_gltf_destroy(doc);
+    }
+}
+
 static const tl_test_case cases[] = {
     {"trs_matrix", test_trs_matrix},
     {"step_and_cubic_by_hand", test_step_and_cubic_by_hand},
@@ -750,6 +812,7 @@ static const tl_test_case cases[] = {
     {"bind_pose_skinning", test_bind_pose_skinning},
     {"roles", test_roles},
     {"roles_from_shape", test_roles_from_shape},
+    {"up_axis_wrapped", test_up_axis_wrapped},
     {"clips_match_three", test_clips_match_three},
     {"schema_refusals", test_schema_refusals},
     {"schema_reads_v1", test_schema_reads_v1},

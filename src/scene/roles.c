@@ -448,35 +448,74 @@ static void legs_from_shape(classify* c, int32_t* a_out, int32_t* b_out) {
     *b_out = child_toward(c, best_lca, b);
 }
 
-/* Up: +Y unless every leg signal names the same other axis: for each leg, the direction from
- * its farthest skin vertex to the thigh and from its farthest joint to the pelvis. (A
- * misbound tail on the legs, or a rat's folded legs, sway one signal, not all.) */
+/* The leg's end: the subtree of the joint farthest from the pelvis, or of its nearest
+ * ancestor (not above the thigh) that some vertex is heaviest on. */
+static int32_t leg_end(const classify* c, int32_t thigh, int32_t far_joint) {
+    for (int32_t j = far_joint;; j = c->joints[j].parent) {
+        for (uint32_t v = 0; v < c->skin->vertex_count; ++v)
+            if (is_ancestor(c, j, (int32_t)c->dominant[v])) return j;
+        if (j == thigh) return TL_NONE;
+    }
+}
+
+/* Floor signal: of the signed axes across the body (not the lateral one), the one along which
+ * the leg end's lowest vertex lies lowest within the whole mesh's extent: feet stand on the
+ * floor. Skin weights do not enter, only which vertices the leg's end joints carry. */
+static int floor_axis(const classify* c, int32_t end, int lateral_axis) {
+    const tl_scene_skin* skin = c->skin;
+    int best = -2;
+    float best_f = INFINITY;
+    for (int a = 0; a < 6; ++a) {
+        if (a / 2 == lateral_axis) continue;
+        float sign = a % 2 ? -1.0f : 1.0f, lo = INFINITY, hi = -INFINITY, foot = INFINITY;
+        for (uint32_t v = 0; v < skin->vertex_count; ++v) {
+            float h = sign * skin->rest_positions[3 * (size_t)v + a / 2];
+            lo = fminf(lo, h), hi = fmaxf(hi, h);
+            if (is_ancestor(c, end, (int32_t)c->dominant[v])) foot = fminf(foot, h);
+        }
+        float f = hi > lo ? (foot - lo) / (hi - lo) : INFINITY;
+        if (f < best_f) best_f = f, best = a;
+    }
+    return best;
+}
+
+/* Up: a vote of three signals per leg, each a signed coordinate axis across the body (the
+ * axis the thighs are apart along is never up): the direction from the leg end's farthest
+ * vertex to the thigh, from the leg's farthest joint to the pelvis, and the floor signal.
+ * The most named axis wins; a tie goes to the floor signal's axis, then to +Y. One signal
+ * alone is swayed: a tail bound to the shins makes a leg's farthest vertex the tail tip, a
+ * rat's folded legs point backward; the floor is not swayed by either. No legs: +Y. */
 static void vote_up(classify* cp, tl_scene_skin* skin, const int32_t thigh[2]) {
     classify c = *cp;
     const tl_scene_joint* joints = c.joints;
     const tl_scene_body* body = &skin->body;
-    int vote = -1, votes = 0;
+    int count[6] = {0}, floor_vote[6] = {0}, lateral_axis = -1;
+    if (thigh[0] != TL_NONE && thigh[1] != TL_NONE)
+        lateral_axis = axis_of(position(&joints[thigh[0]]), position(&joints[thigh[1]])) / 2;
     for (int s = 0; s < 2; ++s) {
         if (thigh[s] == TL_NONE) continue;
-        const float* hip = position(&joints[thigh[s]]);
-        int32_t end = farthest_vertex(&c, thigh[s], hip);
         int32_t top = body->pelvis != TL_NONE ? body->pelvis : thigh[s];
         int32_t far_joint = farthest_joint(&c, thigh[s], position(&joints[top]));
-        int a1 = end == TL_NONE ? -2 : axis_of(hip, skin->rest_positions + 3 * (size_t)end);
-        int a2 = axis_of(position(&joints[top]), position(&joints[far_joint]));
-        for (int k = 0; k < 2; ++k) {
-            int ax = k ? a2 : a1;
-            if (votes == 0)
-                vote = ax;
-            else if (vote != ax)
-                vote = -2;
-            votes++;
+        int32_t end = leg_end(&c, thigh[s], far_joint);
+        int a[3] = {-2, axis_of(position(&joints[top]), position(&joints[far_joint])), -2};
+        if (end != TL_NONE) {
+            const float* hip = position(&joints[thigh[s]]);
+            int32_t v = farthest_vertex(&c, end, hip);
+            a[0] = axis_of(hip, skin->rest_positions + 3 * (size_t)v);
+            a[2] = floor_axis(&c, end, lateral_axis);
         }
+        for (int k = 0; k < 3; ++k)
+            if (a[k] >= 0 && a[k] / 2 != lateral_axis) count[a[k]]++;
+        if (a[2] >= 0) floor_vote[a[2]]++;
     }
-    if (votes == 4 && vote >= 0) {
-        memset(skin->up, 0, sizeof skin->up);
-        skin->up[vote / 2] = vote % 2 ? -1.0f : 1.0f;
+    int best = 2; /* +Y */
+    for (int a = 0; a < 6; ++a) {
+        if (count[a] > count[best] || (count[a] == count[best] && floor_vote[a] > floor_vote[best]))
+            best = a;
     }
+    if (count[best] == 0) best = 2;
+    memset(skin->up, 0, sizeof skin->up);
+    skin->up[best / 2] = best % 2 ? -1.0f : 1.0f;
 }
 
 /* Neck, head, chest and spine along the path from the pelvis to the head, then other torso
