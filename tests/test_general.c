@@ -113,16 +113,12 @@ static const struct {
     {"fox-k-parent", "input", "Walk"},
     {"fox-k-parent", "input", "Run"},
     {"husky-thigh", "input", "Gallop"},
-    {"rat-thigh", "tail", "Rat_Walk"},
     {"rat-thigh", "new", "Rat_Walk"},
-    {"rat-thigh", "tail", "Rat_Run"},
     {"rat-thigh", "new", "Rat_Run"},
     {"fox-k-thigh", "input", "Walk"},
     {"fox-k-thigh", "input", "Run"},
     /* the same figures as rat-thigh, since its up axis is found (docs/scene.md) */
-    {"rat-thigh-x0.01-zup", "tail", "Rat_Walk"},
     {"rat-thigh-x0.01-zup", "new", "Rat_Walk"},
-    {"rat-thigh-x0.01-zup", "tail", "Rat_Run"},
     {"rat-thigh-x0.01-zup", "new", "Rat_Run"},
 };
 
