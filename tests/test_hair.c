@@ -719,10 +719,11 @@ static void hair_audit_command(void) {
     ENSURE_MSG(strstr(err.message, "line 3"), "%s", err.message);
 }
 
-static bool chains_of(const char* style, tl_hair_mesh* mesh, tl_hair_guides** g,
-                      tl_hair_chains** c) {
+static bool chains_smoothed(const char* style, uint32_t iterations, tl_hair_mesh* mesh,
+                            tl_hair_guides** g, tl_hair_chains** c) {
     tl_hair_def def = tl_default_hair_def();
     tl_hair_chain_def cdef = tl_default_hair_chain_def();
+    cdef.smooth_steps = iterations;
     tl_error err;
     if (!style_load(style, mesh)) return false;
     if (tl_hair_guides_create(mesh, scalp, &def, g, &err) == TL_OK &&
@@ -730,6 +731,48 @@ static bool chains_of(const char* style, tl_hair_mesh* mesh, tl_hair_guides** g,
         return true;
     fprintf(stderr, "%s: %s\n", style, err.message);
     return false;
+}
+
+static bool chains_of(const char* style, tl_hair_mesh* mesh, tl_hair_guides** g,
+                      tl_hair_chains** c) {
+    return chains_smoothed(style, tl_default_hair_chain_def().smooth_steps, mesh, g, c);
+}
+
+/* The weights diffused over the surface (smooth_steps, off by default: hair.md "Seams"):
+ * at most 4 influences largest first summing to 1, seam copies weighted alike, the weights
+ * spread past one chain's bone pair, the cap left on the head. */
+static void smoothed_weights(void) {
+    ENSURE(body_load());
+    tl_hair_mesh mesh;
+    tl_hair_guides *g, *g0;
+    tl_hair_chains *c, *c0;
+    ENSURE(chains_smoothed("long01", 8, &mesh, &g, &c));
+    tl_hair_mesh m0;
+    ENSURE(chains_smoothed("long01", 0, &m0, &g0, &c0));
+    ENSURE(c->chain_count == c0->chain_count && c->bound_vertices >= 0.4 * mesh.vertex_count);
+    uint32_t spread = 0, cap = 0;
+    for (uint32_t v = 0; v < mesh.vertex_count; ++v) {
+        const float* w = c->weight + TL_HAIR_INFLUENCES * (size_t)v;
+        const uint32_t* inf = c->influence + TL_HAIR_INFLUENCES * (size_t)v;
+        ENSURE_NEAR(w[0] + w[1] + w[2] + w[3], 1.0, 1e-5);
+        for (int k = 1; k < TL_HAIR_INFLUENCES; ++k)
+            ENSURE(w[k] <= w[k - 1] && w[k] >= 0);
+        spread += w[2] > 0;
+        bool was_cap = c0->influence[TL_HAIR_INFLUENCES * v] == UINT32_MAX;
+        if (was_cap && inf[0] == UINT32_MAX && w[0] == 1) cap++;
+        /* a seam copy: the same position, the same weights */
+        for (uint32_t u = v + 1; u < mesh.vertex_count && u < v + 64; ++u)
+            if (!memcmp(mesh.positions + 3 * (size_t)u, mesh.positions + 3 * (size_t)v,
+                        3 * sizeof(float)))
+                for (int k = 0; k < TL_HAIR_INFLUENCES; ++k)
+                    ENSURE_NEAR(c->weight[TL_HAIR_INFLUENCES * (size_t)u + k], w[k], 1e-6);
+    }
+    printf("  long01 smoothed: %u of %u vertices with 3+ influences, %u held on the head\n", spread,
+           mesh.vertex_count, cap);
+    ENSURE(spread > mesh.vertex_count / 10 && cap > 0);
+    tl_hair_chains_destroy(c), tl_hair_chains_destroy(c0);
+    tl_hair_guides_destroy(g), tl_hair_guides_destroy(g0);
+    tl_hair_mesh_free(&mesh), tl_hair_mesh_free(&m0);
 }
 
 /* §6: long01 gets the most chains (24), binding at least 40% of its vertices (the article:
@@ -744,8 +787,10 @@ static void long_style_chains(void) {
            mesh.vertex_count);
     ENSURE(!c->rigid && c->chain_count == 24);
     ENSURE(c->bound_vertices >= 0.4 * mesh.vertex_count);
-    for (uint32_t v = 0; v < mesh.vertex_count; ++v)
-        ENSURE_NEAR(c->weight[2 * v] + c->weight[2 * v + 1], 1.0, 1e-6);
+    for (uint32_t v = 0; v < mesh.vertex_count; ++v) {
+        const float* w = c->weight + TL_HAIR_INFLUENCES * (size_t)v;
+        ENSURE_NEAR(w[0] + w[1] + w[2] + w[3], 1.0, 1e-6);
+    }
     for (uint32_t k = 0; k < c->chain_count; ++k) {
         const tl_hair_chain* ch = &c->chains[k];
         ENSURE(ch->bone_count >= 1 && ch->free_length >= 120 * body->skins[0].height / 1750);
@@ -770,7 +815,8 @@ static void short_styles_rigid(void) {
                    "%s: %u chains (longest free %.3f m)", rigid[s], c->chain_count,
                    c->longest_free);
         for (uint32_t v = 0; v < mesh.vertex_count; ++v)
-            ENSURE(c->influence[2 * v] == UINT32_MAX && c->weight[2 * v] == 1);
+            ENSURE(c->influence[TL_HAIR_INFLUENCES * v] == UINT32_MAX &&
+                   c->weight[TL_HAIR_INFLUENCES * v] == 1);
         tl_hair_chains_destroy(c);
         tl_hair_guides_destroy(g);
         tl_hair_mesh_free(&mesh);
@@ -1352,6 +1398,7 @@ int main(int argc, char** argv) {
         {"godette_spring_hair", godette_spring_hair},
         {"hair_audit_command", hair_audit_command},
         {"long_style_chains", long_style_chains},
+        {"smoothed_weights", smoothed_weights},
         {"short_styles_rigid", short_styles_rigid},
         {"ponytail_follows_truth", ponytail_follows_truth},
         {"long01_rigged_plays", long01_rigged_plays},

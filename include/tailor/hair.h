@@ -315,6 +315,10 @@ typedef struct tl_hair_chain_def {
     float min_drop;          /* a lock's free part must drop along up by this share of its length
                                 (hair hangs; horns and antlers stand); 0.5 */
     uint32_t min_vertices;   /* a chain that would move fewer hair vertices is dropped; 16 */
+    uint32_t smooth_steps;   /* Jacobi steps diffusing the weights over the hair surface (each
+                                the mean of a welded vertex and its neighbours, the cap held on
+                                the head, the 4 largest kept); 0: off (8 blurs the seams between
+                                chains but spreads them into the chain regions, hair.md) */
     tl_chain_settings chain; /* written with each hair chain: tl_default_chain_settings but
                                 gravity 0 (the modelled style already hangs under gravity: the
                                 springs aim at it as it is), carry_deg -180 and rest_curve 1
@@ -334,16 +338,19 @@ typedef struct tl_hair_chain {
     float free_length;                          /* of the lock past the cap, file units */
 } tl_hair_chain;
 
-/* The adapter's result. Vertex v of the hair mesh has two influences: influence[2v + i] is
- * chain × TL_CHAIN_MAX_BONES + bone, or UINT32_MAX for the head, weighted weight[2v + i]. */
+#define TL_HAIR_INFLUENCES 4 /* influences per hair vertex in tl_hair_chains */
+
+/* The adapter's result. Vertex v of the hair mesh has TL_HAIR_INFLUENCES influences, largest
+ * first: influence[4v + i] is chain × TL_CHAIN_MAX_BONES + bone, or UINT32_MAX for the head
+ * (also on unused slots, weight 0), weighted weight[4v + i]. */
 typedef struct tl_hair_chains {
     const tl_hair_chain* chains;
     uint32_t chain_count;
     bool rigid;         /* no guide long enough past the cap: the style stays on the head */
     float longest_free; /* the longest free length of any attached guide, file units */
     uint32_t vertex_count;
-    const uint32_t* influence; /* 2 × vertex_count */
-    const float* weight;       /* 2 × vertex_count, each pair sums to 1 */
+    const uint32_t* influence; /* TL_HAIR_INFLUENCES × vertex_count */
+    const float* weight;       /* TL_HAIR_INFLUENCES × vertex_count, each vertex's sum to 1 */
     uint32_t bound_vertices;   /* with some weight on a chain */
     void* internal;
 } tl_hair_chains;
@@ -351,7 +358,7 @@ typedef struct tl_hair_chains {
 /* Picks at most max_chains chains by free length and spread (each next one maximises its free
  * length times its tip's distance from the tips chosen), puts `bones` bones along each, and
  * weights the mesh: the cap and far vertices on the head, the others on their nearest chain
- * bone, blended along it. */
+ * bone, blended along it, then diffused over the surface for smooth_steps steps. */
 tl_result tl_hair_chains_create(const tl_hair_mesh* mesh, const tl_hair_scalp* scalp,
                                 const tl_hair_guides* guides, const tl_hair_chain_def* def,
                                 tl_hair_chains** out, tl_error* err);

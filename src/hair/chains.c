@@ -3,6 +3,8 @@
 #include "internal.h"
 
 #include <stdlib.h>
+
+#define TL_HAIR_MAX_CHAINS 256 /* the most chains whose weights are diffused */
 #include <string.h>
 
 tl_hair_chain_def tl_default_hair_chain_def(void) {
@@ -22,6 +24,7 @@ tl_hair_chain_def tl_default_hair_chain_def(void) {
         .cap_mm = 30.0f,
         .min_free_mm = 120.0f,
         .bind_mm = 40.0f,
+        .smooth_steps = 0,
         .min_drop = 0.5f,
         .min_vertices = 16,
     };
@@ -143,15 +146,44 @@ done:
     return chosen;
 }
 
-/* The two influences of one vertex (see tl_hair_chains). */
-static void weigh(const tl_hair_chains* cs, const float* p, bool cap, float bind, uint32_t* inf,
-                  float* w) {
-    inf[0] = inf[1] = UINT32_MAX;
-    w[0] = 1, w[1] = 0;
+/* Adds `weight` on influence id to a vertex's list. */
+static void influence_add(uint32_t* inf, float* w, uint32_t* n, uint32_t id, float weight) {
+    if (!(weight > 0)) return;
+    for (uint32_t k = 0; k < *n; ++k)
+        if (inf[k] == id) {
+            w[k] += weight;
+            return;
+        }
+    inf[*n] = id, w[(*n)++] = weight;
+}
+
+/* One chain's bone pair for a point nearest bone b at t along it: the bone at its middle, half
+ * and half with the neighbour at a joint (the head before the first bone). */
+static void chain_pair(const tl_hair_chain* chain, uint32_t c, uint32_t b, float t, float share,
+                       uint32_t* inf, float* w, uint32_t* n) {
+    uint32_t id = c * TL_CHAIN_MAX_BONES + b;
+    if (t >= 0.5f && b + 1 < chain->bone_count) {
+        influence_add(inf, w, n, id, share * (1.5f - t));
+        influence_add(inf, w, n, id + 1, share * (t - 0.5f));
+    } else if (t >= 0.5f) {
+        influence_add(inf, w, n, id, share);
+    } else {
+        influence_add(inf, w, n, id, share * (0.5f + t));
+        influence_add(inf, w, n, b > 0 ? id - 1 : UINT32_MAX, share * (0.5f - t));
+    }
+}
+
+/* The influences of one vertex (see tl_hair_chains) before the diffusion: the head on the cap
+ * and farther than `bind` from every chain, else the nearest chain's bone pair. */
+static void weigh(const tl_hair_chains* cs, const float* p, bool cap, float bind, uint32_t* inf_out,
+                  float* w_out) {
+    uint32_t inf[TL_HAIR_INFLUENCES], n = 0;
+    float w[TL_HAIR_INFLUENCES];
+    for (int k = 0; k < TL_HAIR_INFLUENCES; ++k)
+        inf_out[k] = UINT32_MAX, w_out[k] = k == 0;
     if (cap) return;
-    float best = bind;
+    float best = bind, bt = 0;
     uint32_t bc = UINT32_MAX, bb = 0;
-    float bt = 0;
     for (uint32_t c = 0; c < cs->chain_count; ++c)
         for (uint32_t b = 0; b < cs->chains[c].bone_count; ++b) {
             float t;
@@ -160,18 +192,93 @@ static void weigh(const tl_hair_chains* cs, const float* p, bool cap, float bind
             if (d <= best) best = d, bc = c, bb = b, bt = t;
         }
     if (bc == UINT32_MAX) return;
-    /* one bone at its middle, half and half with the neighbour at a joint (the head before the
-       first bone): continuous along the chain */
-    uint32_t id = bc * TL_CHAIN_MAX_BONES + bb;
-    inf[0] = id;
-    if (bt >= 0.5f) {
-        w[0] = 1.5f - bt, w[1] = bt - 0.5f;
-        inf[1] = bb + 1 < cs->chains[bc].bone_count ? id + 1 : UINT32_MAX;
-        if (inf[1] == UINT32_MAX) w[0] = 1, w[1] = 0;
-    } else {
-        w[0] = 0.5f + bt, w[1] = 0.5f - bt;
-        inf[1] = bb > 0 ? id - 1 : UINT32_MAX;
+    chain_pair(&cs->chains[bc], bc, bb, bt, 1, inf, w, &n);
+    /* the larger first */
+    bool swap = n == 2 && w[1] > w[0];
+    for (uint32_t k = 0; k < n; ++k)
+        inf_out[k] = inf[swap ? 1 - k : k], w_out[k] = w[swap ? 1 - k : k];
+}
+
+/* The dominant chain of a vertex's influences, UINT32_MAX when the head outweighs every bone. */
+static uint32_t dominant_chain(const uint32_t* inf) {
+    return inf[0] == UINT32_MAX ? UINT32_MAX : inf[0] / TL_CHAIN_MAX_BONES;
+}
+
+/* The weights diffused over the hair surface: `iterations` Jacobi steps of the mean over each
+ * welded vertex and its neighbours, cap vertices held on the head, then each vertex's largest
+ * TL_HAIR_INFLUENCES renormalised. Seam copies share one welded vertex. False: out of memory. */
+static bool weights_diffuse(const tl_hair_mesh* mesh, const tl_hair_chains* cs,
+                            const float* scalp_d, float cap, float weld, uint32_t iterations,
+                            uint32_t* influence, float* weight) {
+    size_t V = mesh->vertex_count, J = 1;
+    uint32_t first[TL_HAIR_MAX_CHAINS + 1];
+    if (cs->chain_count > TL_HAIR_MAX_CHAINS) return true; /* left as weighed */
+    for (uint32_t c = 0; c < cs->chain_count; ++c)
+        first[c] = (uint32_t)J - 1, J += cs->chains[c].bone_count;
+    first[cs->chain_count] = (uint32_t)J - 1;
+    size_t ic = (size_t)mesh->triangle_count * 3;
+    if (iterations == 0 || V == 0 || cs->chain_count == 0) return true;
+    uint32_t* remap = malloc(sizeof(uint32_t) * V);
+    uint32_t* edges = malloc(sizeof(uint32_t) * 2 * (tl_mesh_edges_bound(ic) + 1));
+    size_t W = remap ? tl_mesh_weld(remap, mesh->positions, V, 3 * sizeof(float), weld) : 0;
+    size_t E = edges && W != TL_MESH_OUT_OF_MEMORY
+                   ? tl_mesh_edges(edges, mesh->triangles, ic, remap)
+                   : TL_MESH_OUT_OF_MEMORY;
+    float* a = E != TL_MESH_OUT_OF_MEMORY ? calloc(W * J, sizeof(float)) : NULL;
+    float* b = a ? calloc(W * J, sizeof(float)) : NULL;
+    float* count = b ? calloc(W, sizeof(float)) : NULL;
+    uint8_t* held = count ? calloc(W, 1) : NULL;
+    bool ok = held != NULL;
+    for (size_t v = 0; ok && v < V; ++v) {
+        size_t u = remap[v];
+        if (count[u]++ > 0) continue; /* the first copy's weights */
+        held[u] = scalp_d[v] <= cap && influence[TL_HAIR_INFLUENCES * v] == UINT32_MAX &&
+                  weight[TL_HAIR_INFLUENCES * v] == 1;
+        for (int k = 0; k < TL_HAIR_INFLUENCES; ++k) {
+            uint32_t id = influence[TL_HAIR_INFLUENCES * v + k];
+            size_t col =
+                id == UINT32_MAX ? J - 1 : first[id / TL_CHAIN_MAX_BONES] + id % TL_CHAIN_MAX_BONES;
+            a[u * J + col] += weight[TL_HAIR_INFLUENCES * v + k];
+        }
     }
+    for (uint32_t it = 0; ok && it < iterations; ++it) {
+        memcpy(b, a, sizeof(float) * W * J);
+        for (size_t u = 0; u < W; ++u)
+            count[u] = 1;
+        for (size_t e = 0; e < E; ++e) {
+            size_t p = edges[2 * e], q = edges[2 * e + 1];
+            for (size_t j = 0; j < J; ++j)
+                b[p * J + j] += a[q * J + j], b[q * J + j] += a[p * J + j];
+            count[p]++, count[q]++;
+        }
+        for (size_t u = 0; u < W; ++u)
+            for (size_t j = 0; j < J && !held[u]; ++j)
+                a[u * J + j] = b[u * J + j] / count[u];
+    }
+    for (size_t v = 0; ok && v < V; ++v) {
+        const float* row = a + (size_t)remap[v] * J;
+        uint32_t* inf = influence + TL_HAIR_INFLUENCES * v;
+        float *w = weight + TL_HAIR_INFLUENCES * v, total = 0;
+        size_t pick[TL_HAIR_INFLUENCES];
+        for (int k = 0; k < TL_HAIR_INFLUENCES; ++k) {
+            size_t m = J;
+            for (size_t j = 0; j < J; ++j) {
+                bool taken = false;
+                for (int i = 0; i < k; ++i)
+                    taken |= pick[i] == j;
+                if (!taken && row[j] > 0 && (m == J || row[j] > row[m])) m = j;
+            }
+            pick[k] = m, w[k] = m < J ? row[m] : 0, inf[k] = UINT32_MAX;
+            for (uint32_t c = 0; m + 1 < J && c < cs->chain_count; ++c)
+                if (m >= first[c] && m < first[c + 1])
+                    inf[k] = c * TL_CHAIN_MAX_BONES + (uint32_t)(m - first[c]);
+            total += w[k];
+        }
+        for (int k = 0; k < TL_HAIR_INFLUENCES; ++k)
+            w[k] = total > 0 ? w[k] / total : k == 0;
+    }
+    free(remap), free(edges), free(a), free(b), free(count), free(held);
+    return ok;
 }
 
 tl_result tl_hair_chains_create(const tl_hair_mesh* mesh, const tl_hair_scalp* scalp,
@@ -182,8 +289,8 @@ tl_result tl_hair_chains_create(const tl_hair_mesh* mesh, const tl_hair_scalp* s
     chains_storage* s = calloc(1, sizeof *s);
     size_t n = mesh->vertex_count ? mesh->vertex_count : 1;
     if (s) s->chains = calloc(def->max_chains ? def->max_chains : 1, sizeof *s->chains);
-    if (s) s->influence = malloc(2 * n * sizeof(uint32_t));
-    if (s) s->weight = malloc(2 * n * sizeof(float));
+    if (s) s->influence = malloc(TL_HAIR_INFLUENCES * n * sizeof(uint32_t));
+    if (s) s->weight = malloc(TL_HAIR_INFLUENCES * n * sizeof(float));
     if (!s || !s->chains || !s->influence || !s->weight) {
         if (s) free(s->chains), free(s->influence), free(s->weight), free(s);
         return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
@@ -193,10 +300,10 @@ tl_result tl_hair_chains_create(const tl_hair_mesh* mesh, const tl_hair_scalp* s
     cs->internal = s;
     cs->chains = s->chains;
     uint8_t* dropped = calloc(guides->guide_count + 1, 1);
-    uint8_t* cap = malloc(n);
+    float* scalp_d = malloc(n * sizeof(float));
     uint32_t* held = calloc(def->max_chains + 1, sizeof(uint32_t));
-    if (!dropped || !cap || !held) {
-        free(dropped), free(cap), free(held);
+    if (!dropped || !scalp_d || !held) {
+        free(dropped), free(scalp_d), free(held);
         tl_hair_chains_destroy(&s->out);
         return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     }
@@ -205,10 +312,12 @@ tl_result tl_hair_chains_create(const tl_hair_mesh* mesh, const tl_hair_scalp* s
     cs->vertex_count = mesh->vertex_count;
     cs->influence = s->influence;
     cs->weight = s->weight;
+    float cap_d = def->cap_mm * scale;
     for (uint32_t v = 0; v < mesh->vertex_count; ++v) {
         float d, b[3];
-        cap[v] = cs->rigid || hair_scalp_nearest(scalp, mesh->positions + 3 * (size_t)v,
-                                                 def->cap_mm * scale, &d, b) != UINT32_MAX;
+        bool near =
+            hair_scalp_nearest(scalp, mesh->positions + 3 * (size_t)v, cap_d, &d, b) != UINT32_MAX;
+        scalp_d[v] = near ? d : INFINITY;
     }
     /* weigh; the guide of a chain that would move fewer than min_vertices is dropped and the
        chains chosen again (each pass drops at least one guide, so it ends) */
@@ -216,11 +325,13 @@ tl_result tl_hair_chains_create(const tl_hair_mesh* mesh, const tl_hair_scalp* s
         memset(held, 0, sizeof(uint32_t) * (def->max_chains + 1));
         cs->bound_vertices = 0;
         for (uint32_t v = 0; v < mesh->vertex_count; ++v) {
-            weigh(cs, mesh->positions + 3 * (size_t)v, cap[v] || cs->rigid, def->bind_mm * scale,
-                  s->influence + 2 * v, s->weight + 2 * v);
-            if (s->influence[2 * v] == UINT32_MAX) continue;
-            cs->bound_vertices++;
-            held[s->influence[2 * v] / TL_CHAIN_MAX_BONES]++;
+            uint32_t* inf = s->influence + TL_HAIR_INFLUENCES * (size_t)v;
+            float* w = s->weight + TL_HAIR_INFLUENCES * (size_t)v;
+            weigh(cs, mesh->positions + 3 * (size_t)v, cs->rigid || scalp_d[v] <= cap_d,
+                  def->bind_mm * scale, inf, w);
+            cs->bound_vertices += inf[0] != UINT32_MAX;
+            uint32_t c = dominant_chain(inf);
+            if (c != UINT32_MAX) held[c]++;
         }
         bool any = false;
         for (uint32_t c = 0; c < cs->chain_count; ++c)
@@ -231,7 +342,16 @@ tl_result tl_hair_chains_create(const tl_hair_mesh* mesh, const tl_hair_scalp* s
         cs->longest_free = longest; /* of every guide, dropped or not */
         cs->rigid = cs->chain_count == 0;
     }
-    free(dropped), free(cap), free(held);
+    if (!weights_diffuse(mesh, cs, scalp_d, cap_d, 0.01f * scale, def->smooth_steps, s->influence,
+                         s->weight)) {
+        free(dropped), free(scalp_d), free(held);
+        tl_hair_chains_destroy(&s->out);
+        return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    }
+    cs->bound_vertices = 0;
+    for (uint32_t v = 0; v < mesh->vertex_count; ++v)
+        cs->bound_vertices += s->influence[TL_HAIR_INFLUENCES * (size_t)v] != UINT32_MAX;
+    free(dropped), free(scalp_d), free(held);
     *out = cs;
     return TL_OK;
 }

@@ -87,7 +87,7 @@ static bool plan_vertices(tl_rig_analysis* a, uint32_t first_part, const tl_hair
     uint32_t* count = calloc(parts, sizeof *count);
     if (!count) return false;
     for (uint32_t v = 0; v < cs->vertex_count; ++v) {
-        uint32_t inf = cs->influence[2 * v];
+        uint32_t inf = cs->influence[TL_HAIR_INFLUENCES * v];
         count[inf == UINT32_MAX ? 0 : inf / TL_CHAIN_MAX_BONES]++;
     }
     bool ok = true;
@@ -99,14 +99,15 @@ static bool plan_vertices(tl_rig_analysis* a, uint32_t first_part, const tl_hair
         ok = part->vertices && part->new_joints && part->new_weights;
     }
     for (uint32_t v = 0; v < cs->vertex_count && ok; ++v) {
-        uint32_t inf = cs->influence[2 * v];
+        uint32_t inf = cs->influence[TL_HAIR_INFLUENCES * v];
         tl_rig_part* part =
             &a->parts[first_part + (inf == UINT32_MAX ? 0 : inf / TL_CHAIN_MAX_BONES)];
         uint32_t k = part->vertex_count++;
         part->vertices[k] = union_index[v];
-        for (int i = 0; i < 2; ++i) {
-            part->new_joints[4 * k + i] = joint_of(a, first_part, cs->influence[2 * v + i], head);
-            part->new_weights[4 * k + i] = cs->weight[2 * v + i];
+        for (int i = 0; i < TL_HAIR_INFLUENCES; ++i) {
+            size_t at = TL_HAIR_INFLUENCES * (size_t)v + i;
+            part->new_joints[4 * k + i] = joint_of(a, first_part, cs->influence[at], head);
+            part->new_weights[4 * k + i] = cs->weight[at];
         }
         a->skins[part->skin].part[union_index[v]] = (int32_t)part->id;
     }
