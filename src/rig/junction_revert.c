@@ -14,22 +14,31 @@ typedef struct edge_score {
     double squared;
 } edge_score;
 
+enum { SCORE_CHUNK = 64 }; /* poses per batch of stretches (a vectorisable loop) */
+
 static edge_score vertex_score(const fit* f, uint32_t i, const float* pi) {
     const rig_ctx* ctx = f->ctx;
     uint32_t v = f->verts[i];
     edge_score s = {0, 0, 0};
+    float r[SCORE_CHUNK];
     for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1]; ++k) {
         int32_t j = f->local[ctx->adj[k]];
         float L = ctx->adj_len[k];
         if (j < 0 || !(L > 1e-6f * ctx->H)) continue;
         const float* pj = f->pos + (size_t)j * f->P * 3;
         const uint8_t* torn_in = f->torn_in + ((size_t)f->eoff[i] + (k - ctx->adj_off[v])) * f->P;
-        for (uint32_t t = 0; t < f->P; ++t) {
-            float r = pose_ratio(pi, pj, t, L);
-            bool torn = is_torn(r);
-            s.new_torn += torn && !torn_in[t];
-            s.torn += torn;
-            s.squared += (double)(r - 1) * (r - 1);
+        for (uint32_t t0 = 0; t0 < f->P; t0 += SCORE_CHUNK) {
+            uint32_t n = f->P - t0 < SCORE_CHUNK ? f->P - t0 : SCORE_CHUNK;
+            /* the stretches first (no branch: the compiler batches the square roots), then
+               the counts and the sum in pose order, as pose_ratio and a plain loop give them */
+            for (uint32_t u = 0; u < n; ++u)
+                r[u] = pose_ratio(pi, pj, t0 + u, L);
+            for (uint32_t u = 0; u < n; ++u) {
+                bool torn = is_torn(r[u]);
+                s.new_torn += torn && !torn_in[t0 + u];
+                s.torn += torn;
+                s.squared += (double)(r[u] - 1) * (r[u] - 1);
+            }
         }
     }
     return s;

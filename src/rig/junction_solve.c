@@ -132,15 +132,19 @@ static void linear_term(const fit* f, uint32_t i, double* q, double* fi) {
         const float* pj = f->pos + (size_t)j * P * 3;
         const float* om = edge_omega(f, i, k);
         double inv_l2 = 1.0 / ((double)L * L);
+        if ((uint32_t)j >= f->nf) /* a fixed neighbour's position */
+            for (uint32_t t = 0; t < P; ++t) {
+                double wt = 1.0 + om[t];
+                for (int r = 0; r < 3; ++r)
+                    q[3 * t + r] += wt * inv_l2 * pj[3 * t + r];
+            }
+        /* no branch in the loop, so the compiler batches the square roots: a zero-length
+           sample adds +0 (as skipping it would, to the last bit) */
         for (uint32_t t = 0; t < P; ++t) {
             double d[3] = {pi[3 * t] - pj[3 * t], pi[3 * t + 1] - pj[3 * t + 1],
                            pi[3 * t + 2] - pj[3 * t + 2]};
             double len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]), wt = 1.0 + om[t];
-            if ((uint32_t)j >= f->nf) /* a fixed neighbour's position */
-                for (int r = 0; r < 3; ++r)
-                    q[3 * t + r] += wt * inv_l2 * pj[3 * t + r];
-            if (!(len > 1e-12)) continue;
-            double s = wt / (len * L);
+            double s = len > 1e-12 ? wt / (len * L) : 0;
             for (int r = 0; r < 3; ++r)
                 q[3 * t + r] += s * d[r];
         }
@@ -384,7 +388,7 @@ static void reweight(fit* f) {
                               pi[3 * t + 2] - pj[3 * t + 2]};
                 float r = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) / L;
                 bool near = r > FIT_NEAR || r * FIT_NEAR < 1;
-                if (near && om[t] < FIT_REWEIGHT_MAX) om[t] += FIT_REWEIGHT;
+                om[t] += near && om[t] < FIT_REWEIGHT_MAX ? FIT_REWEIGHT : 0.0f;
             }
         }
     }
