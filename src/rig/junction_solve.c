@@ -29,6 +29,18 @@ void rig_fit_wset_positions(const fit* f, const wset* s, const float* b, float* 
 }
 
 void rig_fit_free_positions(const fit* f, uint32_t i) {
+    if (f->cpos) { /* the candidates' positions, as group_position gives them, summed alike */
+        float* out = f->pos + (size_t)i * f->P * 3;
+        memset(out, 0, (size_t)f->P * 3 * sizeof *out);
+        for (uint32_t c = 0; c < f->ncand[i]; ++c) {
+            float wc = (float)f->w[i * FIT_CANDIDATES + c];
+            if (!(f->w[i * FIT_CANDIDATES + c] > 0)) continue;
+            const float* a = f->cpos + ((size_t)i * FIT_CANDIDATES + c) * f->P * 3;
+            for (uint32_t t = 0; t < 3 * f->P; ++t)
+                out[t] += wc * a[t];
+        }
+        return;
+    }
     wset s = {0};
     for (uint32_t c = 0; c < f->ncand[i]; ++c)
         if (f->w[i * FIT_CANDIDATES + c] > 0)
