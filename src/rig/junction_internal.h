@@ -38,6 +38,16 @@ static inline float pose_ratio(const float* a, const float* b, uint32_t t, float
     return sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) / L;
 }
 
+enum { RATIO_CHUNK = 64 }; /* poses per batch of stretches */
+
+/* The stretches of the edge a-b in poses t0..t0+n-1, in a loop of their own: the compiler
+ * batches the square roots (in files built without errno for them), to the same bits. */
+static inline void pose_ratios(const float* a, const float* b, uint32_t t0, uint32_t n, float L,
+                               float* r) {
+    for (uint32_t u = 0; u < n; ++u)
+        r[u] = pose_ratio(a, b, t0 + u, L);
+}
+
 static inline int compare_u32(const void* a, const void* b) {
     uint32_t x = *(const uint32_t*)a, y = *(const uint32_t*)b;
     return x < y ? -1 : x > y;

@@ -18,18 +18,22 @@ static edge_score vertex_score(const fit* f, uint32_t i, const float* pi) {
     const rig_ctx* ctx = f->ctx;
     uint32_t v = f->verts[i];
     edge_score s = {0, 0, 0};
+    float r[RATIO_CHUNK];
     for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1]; ++k) {
         int32_t j = f->local[ctx->adj[k]];
         float L = ctx->adj_len[k];
         if (j < 0 || !(L > 1e-6f * ctx->H)) continue;
         const float* pj = f->pos + (size_t)j * f->P * 3;
         const uint8_t* torn_in = f->torn_in + ((size_t)f->eoff[i] + (k - ctx->adj_off[v])) * f->P;
-        for (uint32_t t = 0; t < f->P; ++t) {
-            float r = pose_ratio(pi, pj, t, L);
-            bool torn = is_torn(r);
-            s.new_torn += torn && !torn_in[t];
-            s.torn += torn;
-            s.squared += (double)(r - 1) * (r - 1);
+        for (uint32_t t0 = 0; t0 < f->P; t0 += RATIO_CHUNK) {
+            uint32_t n = f->P - t0 < RATIO_CHUNK ? f->P - t0 : RATIO_CHUNK;
+            pose_ratios(pi, pj, t0, n, L, r); /* then the counts and the sum in pose order */
+            for (uint32_t u = 0; u < n; ++u) {
+                bool torn = is_torn(r[u]);
+                s.new_torn += torn && !torn_in[t0 + u];
+                s.torn += torn;
+                s.squared += (double)(r[u] - 1) * (r[u] - 1);
+            }
         }
     }
     return s;
@@ -96,34 +100,59 @@ static bool may_revert(const fit* f, uint32_t i) {
     return score.n == n;
 }
 
-/* Free vertex i's positions changed: its free neighbours' reverts are worth judging again. */
-static void mark_around(const fit* f, uint32_t i, uint8_t* dirty) {
+/* What is worth judging again (docs/rig.md "The junction fit", revert): a single revert of
+ * vertex i depends on the positions within one ring of it, a pair with a neighbour on two
+ * rings, a patch around it (three rings and their edges) on four; each bit is cleared when the
+ * vertex is judged and set again when a vertex that near it changes. */
+enum { DIRTY_SINGLE = 1, DIRTY_PAIR = 2, DIRTY_PATCH = 4, DIRTY_RINGS = 4 };
+
+typedef struct marks {
+    uint8_t* dirty;  /* nf: DIRTY_* bits */
+    uint8_t* ring;   /* nl: rings from the changed vertex, 0xff unvisited */
+    uint32_t* queue; /* nl */
+} marks;
+
+/* Free vertex i's positions changed: the reverts near it are worth judging again. */
+static void mark_around(const fit* f, uint32_t i, marks* m) {
     const rig_ctx* ctx = f->ctx;
-    uint32_t v = f->verts[i];
-    for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1]; ++k) {
-        int32_t j = f->local[ctx->adj[k]];
-        if (j >= 0 && (uint32_t)j < f->nf) dirty[j] = 1;
+    uint32_t head = 0, tail = 0;
+    m->queue[tail++] = i;
+    m->ring[i] = 0;
+    while (head < tail) {
+        uint32_t x = m->queue[head++], d = m->ring[x];
+        if (x < f->nf && d > 0)
+            m->dirty[x] |= (d <= 1 ? DIRTY_SINGLE : 0) | (d <= 2 ? DIRTY_PAIR : 0) | DIRTY_PATCH;
+        if (d == DIRTY_RINGS) continue;
+        uint32_t v = f->verts[x];
+        for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1]; ++k) {
+            int32_t j = f->local[ctx->adj[k]];
+            if (j < 0 || m->ring[j] != 0xff) continue;
+            m->ring[j] = (uint8_t)(d + 1);
+            m->queue[tail++] = (uint32_t)j;
+        }
     }
+    for (uint32_t q = 0; q < tail; ++q)
+        m->ring[m->queue[q]] = 0xff;
 }
 
 /* One sweep of single reverts, in `sequence`: a vertex takes the file's weights back where
  * that is no worse for its edges. Only `dirty` vertices are judged (the others' edges are as
  * when they were last judged no better). Returns how many did. */
-static uint32_t revert_singles(fit* f, const uint32_t* sequence, uint8_t* reverted, uint8_t* dirty,
+static uint32_t revert_singles(fit* f, const uint32_t* sequence, uint8_t* reverted, marks* m,
                                float* trial) {
     size_t bytes = (size_t)f->P * 3 * sizeof *trial;
     uint32_t count = 0;
     for (uint32_t n = 0; n < f->nf; ++n) {
         uint32_t i = sequence[n];
-        if (reverted[i] || !dirty[i] || !may_revert(f, i)) continue;
-        dirty[i] = 0;
+        if (reverted[i] || !(m->dirty[i] & DIRTY_SINGLE) || !may_revert(f, i)) continue;
+        m->dirty[i] &= (uint8_t)~DIRTY_SINGLE;
         float* pi = f->pos + (size_t)i * f->P * 3;
         memcpy(trial, f->pos_in + (size_t)i * f->P * 3, bytes);
         edge_score in = vertex_score(f, i, trial), fitted = vertex_score(f, i, pi);
         if (no_worse(&in, &fitted)) {
             memcpy(pi, trial, bytes);
             reverted[i] = 1;
-            mark_around(f, i, dirty);
+            mark_around(f, i, m);
             ++count;
         }
     }
@@ -133,14 +162,15 @@ static uint32_t revert_singles(fit* f, const uint32_t* sequence, uint8_t* revert
 /* One sweep of pair reverts: two neighbours given back together where one alone would tear
  * the edge between them (a seam of the fitted set inside the file's weights). Returns how
  * many vertices were. */
-static uint32_t revert_pairs(fit* f, const uint32_t* sequence, uint8_t* reverted, uint8_t* dirty,
+static uint32_t revert_pairs(fit* f, const uint32_t* sequence, uint8_t* reverted, marks* m,
                              float* trial, float* trial2) {
     const rig_ctx* ctx = f->ctx;
     size_t bytes = (size_t)f->P * 3 * sizeof *trial;
     uint32_t count = 0;
     for (uint32_t n = 0; n < f->nf; ++n) {
         uint32_t i = sequence[n];
-        if (reverted[i] || !may_revert(f, i)) continue;
+        if (reverted[i] || !(m->dirty[i] & DIRTY_PAIR) || !may_revert(f, i)) continue;
+        m->dirty[i] &= (uint8_t)~DIRTY_PAIR;
         uint32_t v = f->verts[i];
         for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1] && !reverted[i]; ++k) {
             int32_t lj = f->local[ctx->adj[k]];
@@ -160,7 +190,7 @@ static uint32_t revert_pairs(fit* f, const uint32_t* sequence, uint8_t* reverted
             edge_score in = {a.new_torn + b.new_torn, a.torn + b.torn, a.squared + b.squared};
             if (no_worse(&in, &fitted)) {
                 reverted[i] = reverted[j] = 1;
-                mark_around(f, i, dirty), mark_around(f, j, dirty);
+                mark_around(f, i, m), mark_around(f, j, m);
                 count += 2;
             } else {
                 memcpy(pi, trial, bytes);
@@ -176,14 +206,15 @@ static uint32_t revert_pairs(fit* f, const uint32_t* sequence, uint8_t* reverted
  * ring by ring, at the first size where that is no worse for their edges (a patch of fitted
  * weights inside the file's that no pair can close). `saved` holds the patch's positions
  * (FIT_PATCH_MAX × P × 3). Returns how many vertices were. */
-static uint32_t revert_patches(fit* f, const uint32_t* sequence, uint8_t* reverted, uint8_t* dirty,
+static uint32_t revert_patches(fit* f, const uint32_t* sequence, uint8_t* reverted, marks* mk,
                                uint32_t* patch, float* saved) {
     const rig_ctx* ctx = f->ctx;
     size_t bytes = (size_t)f->P * 3 * sizeof *saved;
     uint32_t count = 0;
     for (uint32_t n = 0; n < f->nf; ++n) {
         uint32_t i = sequence[n], v = f->verts[i];
-        if (reverted[i] || f->in_part[i]) continue;
+        if (reverted[i] || f->in_part[i] || !(mk->dirty[i] & DIRTY_PATCH)) continue;
+        mk->dirty[i] &= (uint8_t)~DIRTY_PATCH;
         bool anew = false;
         for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1] && !anew; ++k) {
             int32_t j = f->local[ctx->adj[k]];
@@ -233,7 +264,7 @@ static uint32_t revert_patches(fit* f, const uint32_t* sequence, uint8_t* revert
         }
         for (uint32_t m = 0; m < size; ++m) {
             reverted[patch[m]] = done ? 1 : 0;
-            if (done) mark_around(f, patch[m], dirty);
+            if (done) mark_around(f, patch[m], mk);
         }
         if (done) count += size;
     }
@@ -250,9 +281,12 @@ bool rig_fit_revert(fit* f, uint8_t* reverted, uint32_t* reverts) {
     uint32_t* sequence = malloc(((size_t)nf + 1) * sizeof *sequence);
     uint32_t* patch = malloc(FIT_PATCH_MAX * sizeof *patch);
     float* saved = malloc(((size_t)FIT_PATCH_MAX * f->P + 1) * 3 * sizeof *saved);
-    uint8_t* dirty = malloc((size_t)nf + 1);
-    bool ok = trial && trial2 && sequence && patch && saved && dirty && mark_torn_in(f);
-    if (dirty) memset(dirty, 1, (size_t)nf + 1);
+    marks mk = {malloc((size_t)nf + 1), malloc((size_t)f->nl + 1),
+                malloc(((size_t)f->nl + 1) * sizeof *mk.queue)};
+    bool ok = trial && trial2 && sequence && patch && saved && mk.dirty && mk.ring && mk.queue &&
+              mark_torn_in(f);
+    if (mk.dirty) memset(mk.dirty, DIRTY_SINGLE | DIRTY_PAIR | DIRTY_PATCH, (size_t)nf + 1);
+    if (mk.ring) memset(mk.ring, 0xff, (size_t)f->nl + 1);
     for (uint32_t i = 0; ok && i < nf; ++i)
         sequence[i] = i;
     if (ok) {
@@ -261,12 +295,13 @@ bool rig_fit_revert(fit* f, uint8_t* reverted, uint32_t* reverts) {
     }
     *reverts = 0;
     for (int sweep = 0; ok && sweep < 8; ++sweep) {
-        uint32_t n = revert_singles(f, sequence, reverted, dirty, trial);
-        n += revert_pairs(f, sequence, reverted, dirty, trial, trial2);
-        if (n == 0) n += revert_patches(f, sequence, reverted, dirty, patch, saved);
+        uint32_t n = revert_singles(f, sequence, reverted, &mk, trial);
+        n += revert_pairs(f, sequence, reverted, &mk, trial, trial2);
+        if (n == 0) n += revert_patches(f, sequence, reverted, &mk, patch, saved);
         *reverts += n;
         if (n == 0) break;
     }
-    free(sequence), free(trial2), free(trial), free(patch), free(saved), free(dirty);
+    free(sequence), free(trial2), free(trial), free(patch), free(saved);
+    free(mk.dirty), free(mk.ring), free(mk.queue);
     return ok;
 }

@@ -29,6 +29,18 @@ void rig_fit_wset_positions(const fit* f, const wset* s, const float* b, float* 
 }
 
 void rig_fit_free_positions(const fit* f, uint32_t i) {
+    if (f->cpos) { /* the candidates' positions, as group_position gives them, summed alike */
+        float* out = f->pos + (size_t)i * f->P * 3;
+        memset(out, 0, (size_t)f->P * 3 * sizeof *out);
+        for (uint32_t c = 0; c < f->ncand[i]; ++c) {
+            float wc = (float)f->w[i * FIT_CANDIDATES + c];
+            if (!(f->w[i * FIT_CANDIDATES + c] > 0)) continue;
+            const float* a = f->cpos + ((size_t)i * FIT_CANDIDATES + c) * f->P * 3;
+            for (uint32_t t = 0; t < 3 * f->P; ++t)
+                out[t] += wc * a[t];
+        }
+        return;
+    }
     wset s = {0};
     for (uint32_t c = 0; c < f->ncand[i]; ++c)
         if (f->w[i * FIT_CANDIDATES + c] > 0)
@@ -99,7 +111,7 @@ typedef struct step {
     uint32_t n;    /* unknowns */
     double* fvec;  /* nf × FIT_CANDIDATES: the full-space linear term */
     double* red;   /* nf × FIT_CANDIDATES: the linear term reduced to the unknowns */
-    double* q;     /* P × 3 scratch */
+    double* q;     /* P × 4 scratch */
 } step;
 
 static void number_unknowns(const fit* f, step* s) {
@@ -124,6 +136,7 @@ static void linear_term(const fit* f, uint32_t i, double* q, double* fi) {
     uint32_t P = f->P, C = FIT_CANDIDATES, v = f->verts[i];
     double lambda = ctx->def->junction_smooth, mu = ctx->def->junction_pull;
     const float* pi = f->pos + (size_t)i * P * 3;
+    double* len = q + (size_t)P * 3; /* P scratch after the P × 3 sums */
     memset(q, 0, (size_t)P * 3 * sizeof *q);
     for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1]; ++k) {
         int32_t j = f->local[ctx->adj[k]];
@@ -132,15 +145,26 @@ static void linear_term(const fit* f, uint32_t i, double* q, double* fi) {
         const float* pj = f->pos + (size_t)j * P * 3;
         const float* om = edge_omega(f, i, k);
         double inv_l2 = 1.0 / ((double)L * L);
+        if ((uint32_t)j >= f->nf) /* a fixed neighbour's position */
+            for (uint32_t t = 0; t < P; ++t) {
+                double wt = 1.0 + om[t];
+                for (int r = 0; r < 3; ++r)
+                    q[3 * t + r] += wt * inv_l2 * pj[3 * t + r];
+            }
+        /* the squared lengths, their roots in a plain loop (the compiler batches them), then
+           the directions; a zero-length sample adds +0 (as skipping it would, to the bit) */
         for (uint32_t t = 0; t < P; ++t) {
             double d[3] = {pi[3 * t] - pj[3 * t], pi[3 * t + 1] - pj[3 * t + 1],
                            pi[3 * t + 2] - pj[3 * t + 2]};
-            double len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]), wt = 1.0 + om[t];
-            if ((uint32_t)j >= f->nf) /* a fixed neighbour's position */
-                for (int r = 0; r < 3; ++r)
-                    q[3 * t + r] += wt * inv_l2 * pj[3 * t + r];
-            if (!(len > 1e-12)) continue;
-            double s = wt / (len * L);
+            len[t] = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+        }
+        for (uint32_t t = 0; t < P; ++t)
+            len[t] = sqrt(len[t]);
+        for (uint32_t t = 0; t < P; ++t) {
+            double d[3] = {pi[3 * t] - pj[3 * t], pi[3 * t + 1] - pj[3 * t + 1],
+                           pi[3 * t + 2] - pj[3 * t + 2]};
+            double wt = 1.0 + om[t];
+            double s = len[t] > 1e-12 ? wt / (len[t] * L) : 0;
             for (int r = 0; r < 3; ++r)
                 q[3 * t + r] += s * d[r];
         }
@@ -297,7 +321,7 @@ static bool global_step(fit* f, cholmod_common* cm) {
     s.var = malloc(((size_t)nf * C + 1) * sizeof *s.var);
     s.fvec = calloc((size_t)nf * C + 1, sizeof *s.fvec);
     s.red = calloc((size_t)nf * C + 1, sizeof *s.red);
-    s.q = malloc(((size_t)f->P * 3 + 1) * sizeof *s.q);
+    s.q = malloc(((size_t)f->P * 4 + 1) * sizeof *s.q);
     size_t cap = 0; /* triplets: a block per vertex and per edge */
     for (uint32_t i = 0; i < nf; ++i) {
         uint32_t v = f->verts[i];
@@ -379,12 +403,14 @@ static void reweight(fit* f) {
             if (j < 0 || !(L > 1e-6f * ctx->H)) continue;
             const float* pj = f->pos + (size_t)j * P * 3;
             float* om = f->omega + ((size_t)f->eoff[i] + (k - ctx->adj_off[v])) * P;
-            for (uint32_t t = 0; t < P; ++t) {
-                float d[3] = {pi[3 * t] - pj[3 * t], pi[3 * t + 1] - pj[3 * t + 1],
-                              pi[3 * t + 2] - pj[3 * t + 2]};
-                float r = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) / L;
-                bool near = r > FIT_NEAR || r * FIT_NEAR < 1;
-                if (near && om[t] < FIT_REWEIGHT_MAX) om[t] += FIT_REWEIGHT;
+            for (uint32_t t0 = 0; t0 < P; t0 += RATIO_CHUNK) {
+                uint32_t n = P - t0 < RATIO_CHUNK ? P - t0 : RATIO_CHUNK;
+                float r[RATIO_CHUNK];
+                pose_ratios(pi, pj, t0, n, L, r);
+                for (uint32_t u = 0; u < n; ++u) {
+                    bool near = r[u] > FIT_NEAR || r[u] * FIT_NEAR < 1;
+                    if (near && om[t0 + u] < FIT_REWEIGHT_MAX) om[t0 + u] += FIT_REWEIGHT;
+                }
             }
         }
     }
@@ -408,12 +434,16 @@ static uint64_t bad_samples(const fit* f) {
             const float* pj = f->pos + (size_t)j * P * 3;
             const float* qj = f->pos_in + (size_t)j * P * 3;
             bool part = f->in_part[i] && f->in_part[j];
-            for (uint32_t t = 0; t < P; ++t) {
-                float r = pose_ratio(pi, pj, t, L);
-                if (part)
-                    bad += r > FIT_NEAR || r * FIT_NEAR < 1;
-                else
-                    bad += is_torn(r) && (part || !is_torn(pose_ratio(qi, qj, t, L)));
+            for (uint32_t t0 = 0; t0 < P; t0 += RATIO_CHUNK) {
+                uint32_t n = P - t0 < RATIO_CHUNK ? P - t0 : RATIO_CHUNK;
+                float r[RATIO_CHUNK];
+                pose_ratios(pi, pj, t0, n, L, r);
+                for (uint32_t u = 0; u < n; ++u) {
+                    if (part)
+                        bad += r[u] > FIT_NEAR || r[u] * FIT_NEAR < 1;
+                    else
+                        bad += is_torn(r[u]) && !is_torn(pose_ratio(qi, qj, t0 + u, L));
+                }
             }
         }
     }
