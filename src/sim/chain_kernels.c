@@ -83,16 +83,24 @@ static bool plane_holds(const contact_plane* pl, v3 p) {
     return v3_dot(v3_sub(p, pl->at), pl->normal) < pl->below;
 }
 
+/* The velocity of a tip on a contact surface of normal n (dir: the link's unit direction at the
+ * tip's final place): the rope's part along the link removed, then the part into the surface
+ * along n's component across the link (the rope lets the tip move only across it; removing the
+ * inward part along n itself would give back a part along the link, and taking that away, as
+ * the rope must, would turn the velocity into the surface again). What is left neither
+ * stretches the rope nor enters the surface. */
+static v3 contact_velocity(v3 v, v3 dir, v3 n) {
+    v = v3_madd(v, dir, -v3_dot(v, dir));
+    v3 across = v3_madd(n, dir, -v3_dot(n, dir));
+    float across2 = v3_dot(across, across), into = v3_dot(v, across);
+    if (into < 0 && across2 > 1e-12f) v = v3_madd(v, across, -into / across2);
+    return v;
+}
+
 /* The velocity of a tip put onto the plane (dir: the link's unit direction). */
 static v3 plane_velocity(const contact_plane* pl, v3 dir, float slip, v3 v) {
-    if (pl->response == PLANE_FLOOR) {
-        v = v3_madd(v, dir, -v3_dot(v, dir));
-        float vy = v3_dot(v, pl->normal);
-        return v3_scale(v3_madd(v, pl->normal, vy > 0 ? 0 : -vy), slip);
-    }
-    float into = v3_dot(v, pl->normal);
-    if (into < 0) v = v3_madd(v, pl->normal, -into);
-    return pl->response == PLANE_BODY ? v3_scale(v, slip) : v;
+    v = contact_velocity(v, dir, pl->normal);
+    return pl->response == PLANE_HIPS ? v : v3_scale(v, slip);
 }
 
 /* Pushes a tip out of one collider along its rope circle (the nearest point of the sphere
@@ -108,7 +116,7 @@ static bool collide(const tl_collider* c, v3 head, float len, v3 rest, float sli
         contact_plane pl = {a, n, zero, zero, 0, v3_dot(n, a), false, PLANE_BODY};
         if (!plane_holds(&pl, p)) return false;
         *pp = project_onto_circle(head, len, p, n, pl.level, rest);
-        *vp = plane_velocity(&pl, n, slip, *vp);
+        *vp = plane_velocity(&pl, v3_scale(v3_sub(*pp, head), 1.0f / len), slip, *vp);
         return true;
     }
     if (c->shape == TL_COLLIDER_ELLIPSOID) {
@@ -121,10 +129,8 @@ static bool collide(const tl_collider* c, v3 head, float len, v3 rest, float sli
         }
         if (!moved) return false;
         ellipsoid_inside(c, p, &surface, &normal);
-        v3 v = *vp;
-        float into = v3_dot(v, normal);
-        if (into < 0) v = v3_madd(v, normal, -into);
-        *vp = v3_scale(v, slip), *pp = p;
+        *vp = v3_scale(contact_velocity(*vp, v3_scale(v3_sub(p, head), 1.0f / len), normal), slip);
+        *pp = p;
         return true;
     }
     for (int pass = 0; pass < (c->shape == TL_COLLIDER_CAPSULE ? 3 : 1); ++pass) {
@@ -141,10 +147,8 @@ static bool collide(const tl_collider* c, v3 head, float len, v3 rest, float sli
     if (!moved) return false;
     collider_inside(c, p, &centre, &radius);
     normal = v3_normalize_or(v3_sub(p, centre), v3_sub(p, head));
-    v3 v = *vp;
-    float into = v3_dot(v, normal);
-    if (into < 0) v = v3_madd(v, normal, -into);
-    *vp = v3_scale(v, slip), *pp = p;
+    *vp = v3_scale(contact_velocity(*vp, v3_scale(v3_sub(p, head), 1.0f / len), normal), slip);
+    *pp = p;
     return true;
 }
 
