@@ -314,6 +314,9 @@ static void hair_json(const tl_measure_run* run, const tl_measure_clip* m, json_
                           json_real(h.head_bone_drift_max), "free_motion_max",
                           json_real(h.free_motion_max), "rest_sag_max", json_real(h.rest_sag_max),
                           "collider_penetration", json_real(h.collider_penetration));
+            /* the whole hair mesh (the chain regions leave out the seams between them) */
+            json_object_set_new(block, "stretch_all", stats_json(&h.stretch));
+            json_object_set_new(block, "stretch_body", stats_json(&h.stretch_body));
         }
         json_object_set(json_array_get(regions, i), "hair", block);
     }

@@ -35,6 +35,7 @@
 #define TAILOR_HAIR_H
 
 #include <tailor/base.h>
+#include <tailor/measure.h>
 #include <tailor/rig.h>
 #include <tailor/scene.h>
 
@@ -278,15 +279,19 @@ tl_hair_drift tl_hair_root_drift(const tl_scene* scene, uint32_t skin, const tl_
  * file's frame, but collider_penetration a fraction of H): the skin's hair (its hair primitives)
  * with the chains the file stores, simulated from rest. */
 typedef struct tl_hair_measure {
-    uint32_t roots;             /* root-linked guides of the hair at rest */
-    float root_drift_max;       /* tl_hair_root_drift's triangle_drift over `samples` times */
-    float head_bone_drift_max;  /* ... and its head_drift */
-    float free_motion_max;      /* the largest distance of a hair vertex from its rest place in
-                                   the head's frame (the head's own motion undone) */
-    float rest_sag_max;         /* after 3 s settled in the bind pose, the largest distance of a
-                                   hair vertex from its modelled place */
-    float collider_penetration; /* the deepest hair vertex inside a body collider it was not
-                                   inside at rest, / H */
+    uint32_t roots;                /* root-linked guides of the hair at rest */
+    float root_drift_max;          /* tl_hair_root_drift's triangle_drift over `samples` times */
+    float head_bone_drift_max;     /* ... and its head_drift */
+    float free_motion_max;         /* the largest distance of a hair vertex from its rest place in
+                                      the head's frame (the head's own motion undone) */
+    float rest_sag_max;            /* after 3 s settled in the bind pose, the largest distance of a
+                                      hair vertex from its modelled place */
+    float collider_penetration;    /* the deepest hair vertex inside a body collider it was not
+                                      inside at rest, / H */
+    tl_stretch_stats stretch;      /* every edge with both ends hair vertices (the whole hair
+                                      mesh, seams between chains and the head included), the
+                                      chains simulated from rest, tl_stretch_run's sample times */
+    tl_stretch_stats stretch_body; /* ... every other edge of the skin, in the same run */
 } tl_hair_measure;
 
 tl_result tl_hair_measure_clip(const tl_scene* scene, uint32_t skin, uint32_t clip,

@@ -104,6 +104,44 @@ static float run_sample(hair_run* r, float* depth) {
     return moved;
 }
 
+typedef struct stretch_hook {
+    tl_player* player;
+    uint32_t clip;
+} stretch_hook;
+
+static void stretch_advance(void* user, tl_pose* pose, float time) {
+    const stretch_hook* h = user;
+    tl_player_advance(h->player, pose, h->clip, time);
+}
+
+/* The stretch of the whole hair mesh and of the rest of the skin, the chains simulated from rest
+ * (tailor measure's sample times): the seams between chains and the head are hair edges too. */
+static tl_result run_stretch(hair_run* r, uint32_t clip, uint32_t samples, tl_hair_measure* out,
+                             tl_error* err) {
+    uint32_t V = r->scene->skins[r->skin].vertex_count;
+    uint8_t* hair = calloc(2 * (size_t)V + 1, 1);
+    if (!hair) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    uint8_t* body = hair + V;
+    for (uint32_t i = 0; i < r->count; ++i)
+        hair[r->hair[i]] = 1;
+    for (uint32_t v = 0; v < V; ++v)
+        body[v] = !hair[v];
+    const uint8_t* masks[2] = {hair, body};
+    tl_measure_def def = tl_default_measure_def();
+    def.samples = samples;
+    tl_stretch* st = NULL;
+    tl_result res = tl_stretch_create(r->scene, r->skin, masks, 2, &def, &st, err);
+    free(hair);
+    if (res != TL_OK) return res;
+    stretch_hook hook = {r->player, clip};
+    tl_stretch_stats stats[2];
+    tl_player_start(r->player, clip, 0);
+    tl_stretch_run(st, clip, stretch_advance, &hook, stats);
+    tl_stretch_destroy(st);
+    out->stretch = stats[0], out->stretch_body = stats[1];
+    return TL_OK;
+}
+
 tl_result tl_hair_measure_clip(const tl_scene* scene, uint32_t skin, uint32_t clip,
                                uint32_t samples, tl_hair_measure* out, tl_error* err) {
     assert(scene && out && skin < scene->skin_count && clip < scene->clip_count);
@@ -152,6 +190,7 @@ tl_result tl_hair_measure_clip(const tl_scene* scene, uint32_t skin, uint32_t cl
             out->free_motion_max = moved > out->free_motion_max ? moved : out->free_motion_max;
         }
         out->collider_penetration = sk->height > 0 ? depth / sk->height : 0;
+        res = run_stretch(&r, clip, samples, out, err);
     }
     free(flags);
     tl_hair_guides_destroy(guides);
