@@ -8,49 +8,60 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
+/* A broken promise names itself, so a crash report from CI says which one without a rerun. */
+#define BROKEN(what)                                                                               \
+    do {                                                                                           \
+        fprintf(stderr, "fuzz_scene_parts: broken promise: %s (line %d)\n", what, __LINE__);       \
+        abort();                                                                                   \
+    } while (0)
+
 /* What tl_scene_part promises: joints of its skin, 1..64 bones, radii >= 0, settings in the
  * solver's ranges. A part breaking it would reach the player unchecked. */
 static void check_part(const tl_scene* scene, const tl_scene_part* p) {
-    if (p->skin >= scene->skin_count || p->node >= scene->node_count) abort();
+    if (p->skin >= scene->skin_count || p->node >= scene->node_count)
+        BROKEN("part skin or node in range");
     const tl_scene_skin* sk = &scene->skins[p->skin];
-    if (p->attach_joint >= sk->joint_count || p->end_joint >= sk->joint_count) abort();
-    if (p->bone_count < 1 || p->bone_count > TL_CHAIN_MAX_BONES) abort();
+    if (p->attach_joint >= sk->joint_count || p->end_joint >= sk->joint_count)
+        BROKEN("part attach/end joints of its skin");
+    if (p->bone_count < 1 || p->bone_count > TL_CHAIN_MAX_BONES)
+        BROKEN("part bone count 1..TL_CHAIN_MAX_BONES");
     for (uint32_t b = 0; b < p->bone_count; ++b)
         if (p->bone_joints[b] >= sk->joint_count || !(p->radii[b] >= 0) || !isfinite(p->radii[b]))
-            abort();
+            BROKEN("part bone joints and radii");
     const tl_chain_settings* s = &p->chain;
     if (p->kind != TL_PART_CLOTH &&
         !(s->root_frequency > 0 && s->tip_frequency > 0 && s->damping_ratio >= 0 &&
           s->gravity >= 0 && isfinite(s->gravity) && isfinite(s->carry_deg) && s->rest_curve >= 0 &&
           s->rest_curve <= 1 && s->coupling_rate >= 0 && s->bend_limit_deg > 0 &&
           s->ground_clearance >= 0 && s->slip_damping >= 0))
-        abort();
+        BROKEN("part chain settings in the solver's ranges");
 }
 
 /* What tl_scene_skin.colliders promise: at most TL_BODY_COLLIDERS_MAX, on joints of the skin,
  * finite, a sphere's or capsule's radius > 0, a plane's normal unit. */
 static void check_colliders(const tl_scene_skin* sk) {
     if (sk->collider_count > TL_BODY_COLLIDERS_MAX || (sk->collider_count && !sk->colliders))
-        abort();
+        BROKEN("collider count and array");
     for (uint32_t k = 0; k < sk->collider_count; ++k) {
         const tl_body_collider* b = &sk->colliders[k];
         const tl_collider* c = &b->local;
         if (b->joint >= sk->joint_count || b->role >= TL_ROLE_COUNT || b->side > TL_SIDE_NONE ||
             c->shape > TL_COLLIDER_ELLIPSOID)
-            abort();
+            BROKEN("collider joint, role, side and shape");
         for (int i = 0; i < 3; ++i)
             if (!isfinite(c->a[i]) || !isfinite(c->b[i]) || !isfinite(c->axes[0][i]) ||
                 !isfinite(c->axes[1][i]) || !isfinite(c->axes[2][i]))
-                abort();
+                BROKEN("collider numbers finite");
         if ((c->shape == TL_COLLIDER_SPHERE || c->shape == TL_COLLIDER_CAPSULE) &&
             !(c->radius > 0 && isfinite(c->radius)))
-            abort();
+            BROKEN("sphere or capsule radius > 0");
         float n2 = c->b[0] * c->b[0] + c->b[1] * c->b[1] + c->b[2] * c->b[2];
-        if (c->shape == TL_COLLIDER_PLANE && !(fabsf(n2 - 1) < 1e-3f)) abort();
+        if (c->shape == TL_COLLIDER_PLANE && !(fabsf(n2 - 1) < 1e-3f)) BROKEN("plane normal unit");
     }
 }
 
@@ -66,7 +77,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             check_colliders(&scene->skins[s]);
         tl_play_chain chains[8];
         uint32_t count = 0;
-        if (tl_play_chains_find(scene, chains, 8, &count, &err) != TL_OK) abort();
+        if (tl_play_chains_find(scene, chains, 8, &count, &err) != TL_OK)
+            BROKEN("tl_play_chains_find succeeds on a built scene");
         tl_player* player = NULL;
         tl_player_def def = tl_default_player_def();
         if (count > 8) count = 8;
@@ -74,7 +86,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             tl_player_destroy(player);
         /* the same document gives the same parts when built again in place */
         uint32_t parts = scene->part_count;
-        if (tl_scene_refresh(scene, &err) != TL_OK || scene->part_count != parts) abort();
+        if (tl_scene_refresh(scene, &err) != TL_OK || scene->part_count != parts)
+            BROKEN("tl_scene_refresh gives the same parts");
     }
     tl_scene_destroy(scene);
     tl_gltf_destroy(doc);

@@ -15,6 +15,14 @@ ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1} \
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
 "$fuzzer" "$work/corpus" -max_len=65536 -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
     -artifact_prefix="$work/artifacts/" -print_final_stats=1 >"$work/log.txt" 2>&1 || status=$?
+# the report's head says what broke (a sanitizer's error or the target's own message); the
+# tail has the artifact's name and the run's statistics
+if grep -qE "^==[0-9]+==|ERROR:|broken promise" "$work/log.txt"; then
+    echo "fuzz: the first report:"
+    grep -m1 -n -E "^==[0-9]+==|ERROR:|broken promise" "$work/log.txt" | cut -d: -f1 |
+        { read -r at; sed -n "$((at > 3 ? at - 3 : 1)),$((at + 30))p" "$work/log.txt"; }
+    echo "..."
+fi
 tail -n 25 "$work/log.txt"
 crashes=$(ls "$work/artifacts" | wc -l)
 if [ "$status" -ne 0 ] || [ "$crashes" -ne 0 ]; then

@@ -410,6 +410,10 @@ static void test_stored_refusals(void) {
          "0/shape: must be \"sphere\", \"capsule\", \"plane\" or \"ellipsoid\", is missing"},
         {"0/radius", "-1", "0/radius: must be > 0 and within BIG, is -1"},
         {"0/radius", "\"thick\"", "0/radius: must be a number, is a string"},
+        /* numbers judged as the solver stores them: these are zero as floats */
+        {"0/radius", "1e-60", "0/radius: must be > 0 and within BIG, is 1e-60"},
+        {"1/axes", "[[1, 0, 0], [0, 1, 0], [0, 0, 1e-60]]",
+         "1/axes/2: a semi-axis must not be zero"},
         {"0/a", "[1, 2]", "0/a: must be an array of 3 numbers, is an array of another length"},
         {"0/a/1", "1e300", "0/a/1: must be finite and within BIG, is 1e+300"},
         {"0/b", NULL, "0/b: must be an array of 3 numbers, is missing"},

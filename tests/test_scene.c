@@ -608,6 +608,8 @@ static void test_schema_refusals(void) {
          "/nodes/23/extras/tailor/chain/damping_ratio: must be >= 0, is -1"},
         {"nodes/23/extras/tailor/chain/root_frequency", "0",
          "/nodes/23/extras/tailor/chain/root_frequency: must be > 0, is 0"},
+        {"nodes/23/extras/tailor/chain/root_frequency", "1e-60", /* 0 as a float */
+         "/nodes/23/extras/tailor/chain/root_frequency: must be > 0, is 1e-60"},
         {"nodes/23/extras/tailor/chain/rest_curve", "1.5",
          "/nodes/23/extras/tailor/chain/rest_curve: must be <= 1, is 1.5"},
         {"nodes/23/extras/tailor/chain/gravity", "-9.8",

@@ -463,17 +463,18 @@ static tl_result read_collider_shape(reader* r, const char* base, json_t* obj, t
         snprintf(ptr, sizeof ptr, "%s/%s", base, TL_SCHEMA_COLLIDER_B);
         if ((res = read_numbers(r, ptr, json_object_get(obj, TL_SCHEMA_COLLIDER_B), 3, b)) != TL_OK)
             return res;
-        if (c->shape == TL_COLLIDER_PLANE && !(b[0] * b[0] + b[1] * b[1] + b[2] * b[2] > 0))
+        double n = sqrt(b[0] * b[0] + b[1] * b[1] + b[2] * b[2]);
+        if (c->shape == TL_COLLIDER_PLANE && !(n > 0))
             return refuse(r, ptr, "the plane's normal must not be zero");
-        for (int k = 0; k < 3; ++k)
-            c->b[k] = (float)b[k];
+        for (int k = 0; k < 3; ++k) /* a normal is stored unit: a tiny one would be 0 as floats */
+            c->b[k] = (float)(c->shape == TL_COLLIDER_PLANE ? b[k] / n : b[k]);
     }
     if (c->shape == TL_COLLIDER_SPHERE || c->shape == TL_COLLIDER_CAPSULE) {
         snprintf(ptr, sizeof ptr, "%s/%s", base, TL_SCHEMA_COLLIDER_RADIUS);
         json_t* v = json_object_get(obj, TL_SCHEMA_COLLIDER_RADIUS);
         if (!json_is_number(v)) return refuse(r, ptr, "must be a number, is %s", type_name(v));
         radius[0] = json_number_value(v);
-        if (!(radius[0] > 0 && radius[0] <= TL_SCENE_MAX_MAGNITUDE))
+        if (!((float)radius[0] > 0 && radius[0] <= TL_SCENE_MAX_MAGNITUDE))
             return refuse(r, ptr, "must be > 0 and within %g, is %g",
                           (double)TL_SCENE_MAX_MAGNITUDE, radius[0]);
         c->radius = (float)radius[0];
@@ -489,6 +490,8 @@ static tl_result read_collider_shape(reader* r, const char* base, json_t* obj, t
             if ((res = read_numbers(r, at, json_array_get(v, k), 3, axes + 3 * k)) != TL_OK)
                 return res;
             double* e = axes + 3 * k;
+            for (int i = 0; i < 3; ++i) /* judged as stored */
+                e[i] = (float)e[i];
             if (!(e[0] * e[0] + e[1] * e[1] + e[2] * e[2] > 0))
                 return refuse(r, at, "a semi-axis must not be zero");
             for (uint32_t m = 0; m < k; ++m) {
@@ -505,6 +508,28 @@ static tl_result read_collider_shape(reader* r, const char* base, json_t* obj, t
         }
     }
     return TL_OK;
+}
+
+/* What the solver needs of a collider in the rest-world frame: finite, a sphere's or capsule's
+ * radius > 0, a plane's normal unit, an ellipsoid's semi-axes non-zero. */
+static bool collider_usable(const tl_collider* c) {
+    double n2 = 0;
+    for (int i = 0; i < 3; ++i) {
+        if (!isfinite(c->a[i]) || !isfinite(c->b[i])) return false;
+        n2 += (double)c->b[i] * c->b[i];
+    }
+    for (int e = 0; e < 3; ++e) {
+        double l2 = 0;
+        for (int i = 0; i < 3; ++i) {
+            if (!isfinite(c->axes[e][i])) return false;
+            l2 += (double)c->axes[e][i] * c->axes[e][i];
+        }
+        if (c->shape == TL_COLLIDER_ELLIPSOID && !(l2 > 0)) return false;
+    }
+    if ((c->shape == TL_COLLIDER_SPHERE || c->shape == TL_COLLIDER_CAPSULE) &&
+        !(c->radius > 0 && isfinite(c->radius)))
+        return false;
+    return c->shape != TL_COLLIDER_PLANE || fabs(n2 - 1) < 1e-4;
 }
 
 /* One stored collider, skins/s/extras/tailor/colliders/k, into the rest-world frame. */
@@ -558,6 +583,11 @@ static tl_result read_collider(reader* r, uint32_t s, const char* base, json_t* 
     double rest[16];
     tl_mat4d_from_float(rest, sk->joints[out->joint].rest_world);
     tl_collider_transform(&local, rest, &out->local);
+    if (!collider_usable(&out->local))
+        return refuse(r, base,
+                      "the rest transform of joint %u makes this collider degenerate (zero or "
+                      "non-finite size)",
+                      out->joint);
     static const char* const known[] = {TL_SCHEMA_COLLIDER_JOINT,
                                         TL_SCHEMA_COLLIDER_JOINT_NAME,
                                         TL_SCHEMA_COLLIDER_ROLE,

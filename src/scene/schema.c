@@ -48,8 +48,10 @@ float* tl_schema_setting_field(const tl_schema_setting* s, tl_chain_settings* se
     return (float*)((char*)settings + s->offset);
 }
 
-bool tl_schema_setting_check(const tl_schema_setting* s, double value, char* why, size_t size) {
-    if (!isfinite((float)value))
+bool tl_schema_setting_check(const tl_schema_setting* s, double number, char* why, size_t size) {
+    /* judged as stored: 1e-60 > 0 but is 0 as a float */
+    float value = (float)number;
+    if (!isfinite(value))
         snprintf(why, size, "must be a finite number");
     else if (s->min_open ? !(value > s->min) : !(value >= s->min))
         snprintf(why, size, "must be %s %g", s->min_open ? ">" : ">=", (double)s->min);
