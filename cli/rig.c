@@ -488,7 +488,7 @@ int tl_cli_rig(int argc, char** argv) {
         tl_cli_fail("rig", "%s", err.message);
         goto done;
     }
-    if (!dry_run && def.cloth && rig->unskinned_count) {
+    if (def.cloth && rig->unskinned_count) {
         /* a cape modelled apart: rebound to its torso joint, then analysed as part of the skin */
         uint32_t converted = 0;
         if (tl_rig_skin_unskinned(doc, scene, rig, &def, &converted, &err) != TL_OK) {
