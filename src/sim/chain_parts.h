@@ -20,6 +20,10 @@
 #if TL_LANES_AVX2
 #include <immintrin.h>
 #endif
+/* ... and for AVX-512 (-DTL_LANES_AVX512=0: without) */
+#if TL_LANES_AVX2 && !defined(TL_LANES_AVX512)
+#define TL_LANES_AVX512 1
+#endif
 
 #include "sim_math.h"
 
@@ -309,6 +313,12 @@ SIM_INTERNAL void chain_lanes_steps_avx2(lane_link* links, int n, lane_frame* f,
 SIM_INTERNAL void chain_lanes_outputs_avx2(lane_link* links, int n, float* t, float* gx, float* gy,
                                            float* gz, float* gw, float* hx, float* hy, float* hz,
                                            float* s, int lanes);
+/* chain_kernels_avx512.c: the full batch kernels again for AVX-512 (16 floats a vector) */
+SIM_INTERNAL bool chain_has_avx512(void);
+SIM_INTERNAL void chain_lanes_steps_avx512(lane_link* links, int n, lane_frame* f);
+SIM_INTERNAL void chain_lanes_outputs_avx512(lane_link* links, int n, float* t, float* gx,
+                                             float* gy, float* gz, float* gw, float* hx, float* hy,
+                                             float* hz, float* s);
 #endif
 
 #endif
