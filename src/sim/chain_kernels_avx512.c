@@ -2,7 +2,7 @@
  * time): one instruction where AVX2 takes two. The same IEEE operations in the same order, so
  * the same bits as the AVX2 and SSE builds: gcc contracts nothing in C11 mode, and clang (whose
  * avx512f brings FMA) is told not to. */
-#if defined(__clang__) /* (before every header: their inline functions are contracted where
+#if defined(__clang__) /* (before every header: their inline functions are contracted where        \
                           they are written) */
 #pragma STDC FP_CONTRACT OFF
 #endif

@@ -1,8 +1,8 @@
 /* The spring chain's internal parts, shared by the files of src/sim (not installed):
  * chain_api.c (create, defaults, accessors), chain_bind.c (bind maths, the rest arc),
  * chain_frame.c (frame planning: cuts, teleports, hitches, the path), chain_batch.c (batching
- * and dispatch), chain_kernels.c and chain_kernels_avx2.c (the lane kernels,
- * spring_chain_lanes.h). */
+ * and dispatch), chain_kernels.c, chain_kernels_avx2.c and chain_kernels_avx512.c (the lane
+ * kernels, spring_chain_lanes.h). */
 #ifndef TL_CHAIN_PARTS_H
 #define TL_CHAIN_PARTS_H
 
