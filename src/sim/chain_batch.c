@@ -209,11 +209,23 @@ static void output_contact(const frame_plan* fp) {
     const tl_chain_pose* pose = &fp->target;
     qt G = qt_load(pose->rotation);
     v3 head = v3_madd(v3_load(pose->position), qt_rotate(G, c->root_offset), pose->scale);
+    bool near[TL_CHAIN_MAX_BONES], moved = false; /* (near: of the tips as they were) */
+    chain_output_near(fp, c->out_tips, c->n, near);
     for (int i = 0; i < c->n; ++i) {
         qt L = qt_load(c->out_local + 4 * i);
         v3 tip = v3_load(c->out_tips + 3 * i), p = tip;
+        if (!near[i] && !moved) { /* outside every collider: the pass would leave it */
+#ifndef NDEBUG
+            float to_tip = v3_length(v3_sub(tip, head));
+            assert(!(to_tip > 0 && chain_contact_output(fp, i, head, to_tip, &p)));
+#endif
+            G = qt_mul(G, L);
+            head = tip;
+            continue;
+        }
         float len = v3_length(v3_sub(tip, head));
         if (len > 0 && chain_contact_output(fp, i, head, len, &p)) {
+            moved = true;
             qt D = qt_swing(v3_scale(v3_sub(tip, head), 1.0f / len),
                             v3_normalize_or(v3_sub(p, head), v3_sub(tip, head)));
             L = qt_normalize(qt_mul(qt_mul(qt_conj(G), qt_mul(D, G)), L));

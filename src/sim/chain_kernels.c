@@ -283,6 +283,48 @@ bool chain_contact(const lane_frame* f, int l, int link, v3 head, float len, v3 
     return moved;
 }
 
+/* Which of the n output tips (3n floats) may be inside one of the frame's colliders, in near[]:
+ * the test of chain_cull_setup / link_cull (the segment's point nearest the tip within the
+ * radius grown by the largest growth and a margin), for every sphere and capsule; any other
+ * shape, or a non-finite one, leaves every tip near. A tip found outside is one that
+ * chain_contact_output leaves as it is, so skipping it changes no bit. */
+void chain_output_near(const frame_plan* fp, const float* tips, int n, bool* near) {
+    for (int i = 0; i < n; ++i)
+        near[i] = false;
+    for (int k = 0; k < fp->collider_count; ++k) {
+        const tl_collider* c = &fp->colliders[k];
+        bool all = c->shape != TL_COLLIDER_SPHERE && c->shape != TL_COLLIDER_CAPSULE;
+        v3 a = v3_load(c->a), ab = {0, 0, 0};
+        if (c->shape == TL_COLLIDER_CAPSULE) ab = v3_sub(v3_load(c->b), a);
+        float ab2 = v3_dot(ab, ab), r = c->radius;
+        if (fp->collider_growth) {
+            float most = -INFINITY;
+            for (int i = 0; i < n; ++i)
+                most = fmaxf(most, fp->collider_growth[(size_t)k * n + i]);
+            r = most > -c->radius ? c->radius + most : 0;
+        }
+        float size = fabsf(a.x) + fabsf(a.y) + fabsf(a.z) + fabsf(ab.x) + fabsf(ab.y) +
+                     fabsf(ab.z) + fabsf(r);
+        float grown = fabsf(r) * (1 + 1e-3f) + 1e-5f * size;
+        float inv = ab2 > 0 ? 1.0f / ab2 : 0;
+        if (all || !(isfinite(grown) && isfinite(inv) && grown * grown < INFINITY)) {
+            for (int i = 0; i < n; ++i)
+                near[i] = true;
+            return;
+        }
+        if (r == 0) continue; /* (nothing is inside) */
+        const float r2 = grown * grown;
+        for (int i = 0; i < n; ++i) {
+            float px = tips[3 * i] - a.x, py = tips[3 * i + 1] - a.y, pz = tips[3 * i + 2] - a.z;
+            float t = (px * ab.x + py * ab.y + pz * ab.z) * inv;
+            t = t < 0 ? 0.0f : t;
+            t = t > 1 ? 1.0f : t;
+            float dx = px - ab.x * t, dy = py - ab.y * t, dz = pz - ab.z * t;
+            near[i] |= dx * dx + dy * dy + dz * dz < r2;
+        }
+    }
+}
+
 /* The render-time contact of one output tip: p pushed out of the colliders along its rope
  * circle about head (the crease sweeps of chain_contact); whether it moved. */
 bool chain_contact_output(const frame_plan* fp, int link, v3 head, float len, v3* p) {

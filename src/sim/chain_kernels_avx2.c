@@ -38,7 +38,9 @@ bool chain_has_avx2(void) {
 /* (Not inlined into the dispatch: gcc 12 then warns of the neighbours' bend that an uncoupled
  * chain never reads.) */
 void chain_lanes_steps_avx2(lane_link* links, int n, lane_frame* f, int lanes) {
-    if (lanes == LANES) {
+    if (lanes == LANES && chain_has_avx512()) {
+        chain_lanes_steps_avx512(links, n, f);
+    } else if (lanes == LANES) {
         BATCH_AVX2(lanes_pose)(f);
         for (int i = 0; i < n; ++i)
             BATCH_AVX2(lanes_link)(links, n, i, f);
@@ -51,7 +53,9 @@ void chain_lanes_steps_avx2(lane_link* links, int n, lane_frame* f, int lanes) {
 
 void chain_lanes_outputs_avx2(lane_link* links, int n, float* t, float* gx, float* gy, float* gz,
                               float* gw, float* hx, float* hy, float* hz, float* s, int lanes) {
-    if (lanes == LANES)
+    if (lanes == LANES && chain_has_avx512())
+        chain_lanes_outputs_avx512(links, n, t, gx, gy, gz, gw, hx, hy, hz, s);
+    else if (lanes == LANES)
         BATCH_AVX2(lanes_output)(links, n, t, gx, gy, gz, gw, hx, hy, hz, s);
     else
         HALF_AVX2(lanes_output)(links, n, t, gx, gy, gz, gw, hx, hy, hz, s);

@@ -1,8 +1,8 @@
 /* The spring chain's internal parts, shared by the files of src/sim (not installed):
  * chain_api.c (create, defaults, accessors), chain_bind.c (bind maths, the rest arc),
  * chain_frame.c (frame planning: cuts, teleports, hitches, the path), chain_batch.c (batching
- * and dispatch), chain_kernels.c and chain_kernels_avx2.c (the lane kernels,
- * spring_chain_lanes.h). */
+ * and dispatch), chain_kernels.c, chain_kernels_avx2.c and chain_kernels_avx512.c (the lane
+ * kernels, spring_chain_lanes.h). */
 #ifndef TL_CHAIN_PARTS_H
 #define TL_CHAIN_PARTS_H
 
@@ -19,6 +19,10 @@
 #endif
 #if TL_LANES_AVX2
 #include <immintrin.h>
+#endif
+/* ... and for AVX-512 (-DTL_LANES_AVX512=0: without) */
+#if TL_LANES_AVX2 && !defined(TL_LANES_AVX512)
+#define TL_LANES_AVX512 1
 #endif
 
 #include "sim_math.h"
@@ -302,6 +306,7 @@ SIM_INTERNAL void chain_cull_setup(lane_frame* f, int l);
 SIM_INTERNAL bool chain_contact(const lane_frame* f, int l, int link, v3 head, float len, v3 rest,
                                 v3* pp, v3* vp, bool* touch);
 SIM_INTERNAL bool chain_contact_output(const frame_plan* fp, int link, v3 head, float len, v3* p);
+SIM_INTERNAL void chain_output_near(const frame_plan* fp, const float* tips, int n, bool* near);
 #if TL_LANES_AVX2
 /* chain_kernels_avx2.c: the batch kernels built for AVX2 (taken when the CPU has it) */
 SIM_INTERNAL bool chain_has_avx2(void);
@@ -309,6 +314,12 @@ SIM_INTERNAL void chain_lanes_steps_avx2(lane_link* links, int n, lane_frame* f,
 SIM_INTERNAL void chain_lanes_outputs_avx2(lane_link* links, int n, float* t, float* gx, float* gy,
                                            float* gz, float* gw, float* hx, float* hy, float* hz,
                                            float* s, int lanes);
+/* chain_kernels_avx512.c: the full batch kernels again for AVX-512 (16 floats a vector) */
+SIM_INTERNAL bool chain_has_avx512(void);
+SIM_INTERNAL void chain_lanes_steps_avx512(lane_link* links, int n, lane_frame* f);
+SIM_INTERNAL void chain_lanes_outputs_avx512(lane_link* links, int n, float* t, float* gx,
+                                             float* gy, float* gz, float* gw, float* hx, float* hy,
+                                             float* hz, float* s);
 #endif
 
 #endif

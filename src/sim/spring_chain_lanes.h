@@ -66,7 +66,11 @@ KERNEL qt NAME(qt_flip)(int c, qt a) {
 /* out = 1 / sqrt(x) per lane, correctly rounded like the scalar 1.0f / sqrtf(x) (compilers
  * vectorise no sqrtf while it may set errno). */
 LANE_TARGET KERNEL void NAME(lanes_rsqrt)(float* restrict out, const float* restrict x) {
-#if defined(LANE_AVX2) && LANE_COUNT % 8 == 0
+#if defined(LANE_AVX512) && LANE_COUNT % 16 == 0
+    for (int l = 0; l < LANE_COUNT; l += 16)
+        _mm512_storeu_ps(
+            out + l, _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_sqrt_ps(_mm512_loadu_ps(x + l))));
+#elif defined(LANE_AVX2) && LANE_COUNT % 8 == 0
     for (int l = 0; l < LANE_COUNT; l += 8)
         _mm256_storeu_ps(
             out + l, _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_sqrt_ps(_mm256_loadu_ps(x + l))));
@@ -82,7 +86,10 @@ LANE_TARGET KERNEL void NAME(lanes_rsqrt)(float* restrict out, const float* rest
 
 /* out = sqrt(x) per lane. */
 LANE_TARGET KERNEL void NAME(lanes_sqrt)(float* restrict out, const float* restrict x) {
-#if defined(LANE_AVX2) && LANE_COUNT % 8 == 0
+#if defined(LANE_AVX512) && LANE_COUNT % 16 == 0
+    for (int l = 0; l < LANE_COUNT; l += 16)
+        _mm512_storeu_ps(out + l, _mm512_sqrt_ps(_mm512_loadu_ps(x + l)));
+#elif defined(LANE_AVX2) && LANE_COUNT % 8 == 0
     for (int l = 0; l < LANE_COUNT; l += 8)
         _mm256_storeu_ps(out + l, _mm256_sqrt_ps(_mm256_loadu_ps(x + l)));
 #elif defined(__SSE__) && LANE_COUNT % 4 == 0
