@@ -191,38 +191,51 @@ static void cull_clear(lane_frame* f, int l, int from, int to) {
  * no bit. The margin (1e-3 of the radius and 1e-5 of the coordinates' size) dwarfs the few
  * roundings by which the cull's arithmetic (a reciprocal for the division) can differ from the
  * exact test's. */
+/* One collider's cull bound: the segment a..a+ab (a sphere: ab 0), 1/|ab|^2 and the squared
+ * radius grown by the largest growth the links meet it with (growth: its row of `links`, or NULL)
+ * and a margin; r2 -1 when the radius is 0 (nothing is inside). False when the collider cannot
+ * be culled (another shape, or a bound that is not finite): the contact pass must run. */
+typedef struct cull_bound {
+    v3 a, ab;
+    float inv, r2;
+} cull_bound;
+
+static bool cull_bound_of(const tl_collider* c, const float* growth, int links, cull_bound* b) {
+    if (c->shape != TL_COLLIDER_SPHERE && c->shape != TL_COLLIDER_CAPSULE) return false;
+    v3 a = v3_load(c->a), ab = {0, 0, 0};
+    if (c->shape == TL_COLLIDER_CAPSULE) ab = v3_sub(v3_load(c->b), a);
+    float ab2 = v3_dot(ab, ab), r = c->radius;
+    if (growth) { /* the largest the links meet it */
+        float most = -INFINITY;
+        for (int i = 0; i < links; ++i)
+            most = fmaxf(most, growth[i]);
+        r = most > -c->radius ? c->radius + most : 0;
+    }
+    float size =
+        fabsf(a.x) + fabsf(a.y) + fabsf(a.z) + fabsf(ab.x) + fabsf(ab.y) + fabsf(ab.z) + fabsf(r);
+    float grown = fabsf(r) * (1 + 1e-3f) + 1e-5f * size;
+    float inv = ab2 > 0 ? 1.0f / ab2 : 0; /* (a subnormal |ab|^2: no cull) */
+    if (!(isfinite(grown) && isfinite(inv) && grown * grown < INFINITY)) return false;
+    *b = (cull_bound){a, ab, inv, r != 0 ? grown * grown : -1};
+    return true;
+}
+
 void chain_cull_setup(lane_frame* f, int l) {
     if (l == 0) f->cull_count = 0;
     const int count = f->collider_count[l];
     bool all = count > CULL_COLLIDERS;
     int used = 0;
     for (int m = 0; m < count && !all; ++m, ++used) {
-        const tl_collider* c = &f->colliders[l][m];
-        if (c->shape != TL_COLLIDER_SPHERE && c->shape != TL_COLLIDER_CAPSULE) {
+        cull_bound b;
+        const float* growth = f->growth[l] ? f->growth[l] + (size_t)m * f->links : NULL;
+        if (!cull_bound_of(&f->colliders[l][m], growth, f->links, &b)) {
             all = true;
             break;
         }
-        v3 a = v3_load(c->a), ab = {0, 0, 0};
-        if (c->shape == TL_COLLIDER_CAPSULE) ab = v3_sub(v3_load(c->b), a);
-        float ab2 = v3_dot(ab, ab), r = c->radius;
-        if (f->growth[l]) { /* the largest the links meet it */
-            float most = -INFINITY;
-            for (int i = 0; i < f->links; ++i)
-                most = fmaxf(most, f->growth[l][(size_t)m * f->links + i]);
-            r = most > -c->radius ? c->radius + most : 0;
-        }
-        float size = fabsf(a.x) + fabsf(a.y) + fabsf(a.z) + fabsf(ab.x) + fabsf(ab.y) +
-                     fabsf(ab.z) + fabsf(r);
-        float grown = fabsf(r) * (1 + 1e-3f) + 1e-5f * size;
-        float inv = ab2 > 0 ? 1.0f / ab2 : 0; /* (a subnormal |ab|^2: no cull) */
-        if (!(isfinite(grown) && isfinite(inv) && grown * grown < INFINITY)) {
-            all = true;
-            break;
-        }
-        f->cull_ax[m][l] = a.x, f->cull_ay[m][l] = a.y, f->cull_az[m][l] = a.z;
-        f->cull_bx[m][l] = ab.x, f->cull_by[m][l] = ab.y, f->cull_bz[m][l] = ab.z;
-        f->cull_inv[m][l] = inv;
-        f->cull_r2[m][l] = r != 0 ? grown * grown : -1; /* (radius 0: nothing is inside) */
+        f->cull_ax[m][l] = b.a.x, f->cull_ay[m][l] = b.a.y, f->cull_az[m][l] = b.a.z;
+        f->cull_bx[m][l] = b.ab.x, f->cull_by[m][l] = b.ab.y, f->cull_bz[m][l] = b.ab.z;
+        f->cull_inv[m][l] = b.inv;
+        f->cull_r2[m][l] = b.r2;
     }
     if (all) used = 0; /* (the contact pass runs anyway) */
     f->cull_all[l] = all;
@@ -292,35 +305,20 @@ void chain_output_near(const frame_plan* fp, const float* tips, int n, bool* nea
     for (int i = 0; i < n; ++i)
         near[i] = false;
     for (int k = 0; k < fp->collider_count; ++k) {
-        const tl_collider* c = &fp->colliders[k];
-        bool all = c->shape != TL_COLLIDER_SPHERE && c->shape != TL_COLLIDER_CAPSULE;
-        v3 a = v3_load(c->a), ab = {0, 0, 0};
-        if (c->shape == TL_COLLIDER_CAPSULE) ab = v3_sub(v3_load(c->b), a);
-        float ab2 = v3_dot(ab, ab), r = c->radius;
-        if (fp->collider_growth) {
-            float most = -INFINITY;
-            for (int i = 0; i < n; ++i)
-                most = fmaxf(most, fp->collider_growth[(size_t)k * n + i]);
-            r = most > -c->radius ? c->radius + most : 0;
-        }
-        float size = fabsf(a.x) + fabsf(a.y) + fabsf(a.z) + fabsf(ab.x) + fabsf(ab.y) +
-                     fabsf(ab.z) + fabsf(r);
-        float grown = fabsf(r) * (1 + 1e-3f) + 1e-5f * size;
-        float inv = ab2 > 0 ? 1.0f / ab2 : 0;
-        if (all || !(isfinite(grown) && isfinite(inv) && grown * grown < INFINITY)) {
+        cull_bound b;
+        const float* growth = fp->collider_growth ? fp->collider_growth + (size_t)k * n : NULL;
+        if (!cull_bound_of(&fp->colliders[k], growth, n, &b)) {
             for (int i = 0; i < n; ++i)
                 near[i] = true;
             return;
         }
-        if (r == 0) continue; /* (nothing is inside) */
-        const float r2 = grown * grown;
-        for (int i = 0; i < n; ++i) {
-            float px = tips[3 * i] - a.x, py = tips[3 * i + 1] - a.y, pz = tips[3 * i + 2] - a.z;
-            float t = (px * ab.x + py * ab.y + pz * ab.z) * inv;
+        for (int i = 0; i < n && b.r2 >= 0; ++i) {
+            v3 pa = v3_sub(v3_load(tips + 3 * i), b.a);
+            float t = v3_dot(pa, b.ab) * b.inv;
             t = t < 0 ? 0.0f : t;
             t = t > 1 ? 1.0f : t;
-            float dx = px - ab.x * t, dy = py - ab.y * t, dz = pz - ab.z * t;
-            near[i] |= dx * dx + dy * dy + dz * dz < r2;
+            v3 d = v3_sub(pa, v3_scale(b.ab, t));
+            near[i] |= v3_dot(d, d) < b.r2;
         }
     }
 }
