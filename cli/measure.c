@@ -362,6 +362,14 @@ static json_t* clip_json(const tl_measure_run* run, const tl_measure_clip* m) {
                           "collider_penetration", lat->collider_penetration, "stretch_vertical",
                           stats_json(&lat->stretch_vertical), "stretch_horizontal",
                           stats_json(&lat->stretch_horizontal)));
+        if (lat->particles) {
+            json_t* cj = json_object_get(r, "cloth");
+            json_object_set_new(cj, "mesh_penetration", json_real(lat->mesh_penetration));
+            json_object_set_new(cj, "mesh_penetration_input",
+                                lat->mesh_penetration_input >= 0
+                                    ? json_real(lat->mesh_penetration_input)
+                                    : json_null());
+        }
         const tl_rig_fit* fit = region_fit(rigs, rg);
         if (fit)
             json_object_set_new(r, "fit",
@@ -427,6 +435,10 @@ static void clip_print(const tl_measure_run* run, const tl_measure_clip* m) {
                    "exceeded by %.2g at most, deepest in its %u collider(s) %.4f H\n",
                    lat->particles, lat->bones, lat->tether_violation_max,
                    lat->max_distance_violation_max, lat->colliders, lat->collider_penetration);
+            printf("    cloth mesh: deepest vertex in those colliders %.4f H", lat->mesh_penetration);
+            if (lat->mesh_penetration_input >= 0)
+                printf(" (as the file bound it %.4f H)", lat->mesh_penetration_input);
+            printf("\n");
             print_stats_row("vertical", &lat->stretch_vertical, "");
             print_stats_row("horizontal", &lat->stretch_horizontal, "");
         }

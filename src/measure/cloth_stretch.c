@@ -2,6 +2,7 @@
  * what looks bad). Each mesh edge takes the direction, vertical or horizontal, its rest
  * direction is nearer to at the nearest rest particle. */
 #include "cloth_stretch.h"
+#include <tailor/colliders.h>
 #include <tailor/mesh.h>
 
 #include <math.h>
@@ -19,6 +20,8 @@ struct cloth_stretch {
     size_t count[2], capacity[2];
     float* joints;    /* joint_count x 16 */
     float* positions; /* vertex_count x 3 */
+    uint32_t* vertices; /* the edges' ends, each once */
+    size_t vertex_count;
 };
 
 static void sub3(float* out, const float* a, const float* b) {
@@ -82,7 +85,12 @@ cloth_stretch* cloth_stretch_create(const tl_scene* scene, uint32_t skin, const 
     cs->cls = malloc(edge_count + 1);
     cs->joints = malloc((16 * (size_t)sk->joint_count + 1) * sizeof *cs->joints);
     cs->positions = malloc((3 * (size_t)sk->vertex_count + 1) * sizeof *cs->positions);
-    bool ok = cs->rest && cs->cls && cs->joints && cs->positions;
+    cs->vertices = malloc((2 * edge_count + 1) * sizeof *cs->vertices);
+    uint8_t* seen = calloc((size_t)sk->vertex_count + 1, 1);
+    bool ok = cs->rest && cs->cls && cs->joints && cs->positions && cs->vertices && seen;
+    for (size_t e = 0; ok && e < 2 * edge_count; ++e)
+        if (!seen[edges[e]]) seen[edges[e]] = 1, cs->vertices[cs->vertex_count++] = edges[e];
+    free(seen);
     size_t n[2] = {0, 0};
     for (size_t e = 0; ok && e < edge_count; ++e) {
         const float *a = sk->rest_positions + 3 * (size_t)edges[2 * e],
@@ -119,6 +127,16 @@ void cloth_stretch_add(cloth_stretch* cs, const tl_pose* pose) {
     }
 }
 
+double cloth_stretch_depth(const cloth_stretch* cs, const tl_collider* colliders, uint32_t count) {
+    double deepest = 0;
+    for (uint32_t k = 0; k < count; ++k)
+        for (size_t i = 0; i < cs->vertex_count; ++i) {
+            double d = tl_collider_depth(&colliders[k], cs->positions + 3 * (size_t)cs->vertices[i]);
+            if (d > deepest) deepest = d;
+        }
+    return deepest;
+}
+
 static void stats_of(float* r, size_t n, tl_stretch_stats* out) {
     tl_measure_def def = tl_default_measure_def();
     memset(out, 0, sizeof *out);
@@ -150,5 +168,6 @@ void cloth_stretch_destroy(cloth_stretch* cs) {
     free(cs->ratios[1]);
     free(cs->joints);
     free(cs->positions);
+    free(cs->vertices);
     free(cs);
 }

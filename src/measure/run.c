@@ -91,6 +91,22 @@ static bool regions_from_chains(tl_measure_run* run, const tl_scene_skin* sk) {
                 if (dominant == chained->chains[c].bone_joints[b]) r->mask[v] = 1;
         }
     }
+    /* each cloth the player runs: the skin its lattice's bones dominate */
+    uint32_t cloths = chained->player ? tl_player_cloth_count(chained->player) : 0;
+    for (uint32_t c = 0; c < cloths && run->region_count < DETECTED_MAX; ++c) {
+        const tl_scene_part* sp = &chained->scene->parts[tl_player_cloth_part(chained->player, c)];
+        if (sp->skin != run->skin) continue;
+        tl_measure_region* r = region_add(run, sk->vertex_count);
+        if (!r) return false;
+        snprintf(r->name, sizeof r->name, "%s", sk->joints[sp->bone_joints[0]].name);
+        r->cls = "cloth";
+        r->cloth = (int32_t)c;
+        for (uint32_t v = 0; v < sk->vertex_count; ++v) {
+            uint32_t dominant = tl_scene_skin_dominant_joint(sk, v);
+            for (uint32_t b = 0; b < sp->bone_count; ++b)
+                if (dominant == sp->bone_joints[b]) r->mask[v] = 1;
+        }
+    }
     return true;
 }
 
@@ -222,6 +238,9 @@ typedef struct hook_ctx {
     const tl_measure_run* run; /* with out: the cloth figures (chain_hook) */
     tl_measure_clip* out;
     cloth_stretch** split; /* with out: per region, its edges split by direction, or NULL */
+    cloth_stretch** input; /* with split: the same edges as the file bound them, or NULL */
+    const tl_scene* input_scene; /* with input: the file as bound, and a pose of it */
+    tl_pose* input_pose;
 } hook_ctx;
 
 /* One sample of a cloth region's lattice: tethers and safe distances. */
@@ -263,11 +282,23 @@ static void chain_hook(void* user, tl_pose* pose, float time) {
     if (h->rig->player) tl_player_advance(h->rig->player, pose, h->clip, time);
     for (uint32_t i = 0; i < h->rig->chain_count; ++i)
         if (h->rig->live[i]) tl_liveliness_add(h->rig->live[i], pose);
+    bool sampled = false; /* the input's pose at this time, once for every region */
     for (uint32_t i = 0; h->out && i < h->run->region_count && i < TL_MEASURE_MAX_REGIONS; ++i) {
         int32_t c = h->run->regions[i].cloth;
         if (c < 0) continue;
-        cloth_sample(h->rig->player, (uint32_t)c, h->run->height, &h->out->cloth[i]);
-        if (h->split && h->split[i]) cloth_stretch_add(h->split[i], pose);
+        tl_measure_cloth* m = &h->out->cloth[i];
+        cloth_sample(h->rig->player, (uint32_t)c, h->run->height, m);
+        if (!h->split || !h->split[i] || !(h->run->height > 0)) continue;
+        const tl_collider* colliders;
+        uint32_t count = tl_player_cloth_colliders(h->rig->player, (uint32_t)c, &colliders);
+        cloth_stretch_add(h->split[i], pose);
+        double d = cloth_stretch_depth(h->split[i], colliders, count) / h->run->height;
+        if (d > m->mesh_penetration) m->mesh_penetration = d;
+        if (!h->input || !h->input[i]) continue;
+        if (!sampled) tl_pose_sample(h->input_pose, h->input_scene, h->clip, time), sampled = true;
+        cloth_stretch_add(h->input[i], h->input_pose);
+        d = cloth_stretch_depth(h->input[i], colliders, count) / h->run->height;
+        if (d > m->mesh_penetration_input) m->mesh_penetration_input = d;
     }
 }
 
@@ -348,21 +379,39 @@ tl_result tl_measure_run_clip(tl_measure_run* run, uint32_t clip, tl_measure_cli
         const tl_measure_rig* rig = &rigs->rigs[c];
         if (!rig->used) continue;
         cloth_stretch* split[TL_MEASURE_MAX_REGIONS] = {0};
-        hook_ctx hook = {rig, clip, run, out, split};
+        cloth_stretch* input[TL_MEASURE_MAX_REGIONS] = {0};
         bool motion = c == TL_MEASURE_CHAIN && rig->player;
+        /* the file as bound, posed at the same times against the same colliders: the skin's
+           vertices as they were, so the rig's figure has its before */
+        const tl_measure_rig* original = &rigs->rigs[TL_MEASURE_ORIGINAL];
+        const tl_scene* before = original->used && rigs->analysis ? original->scene : NULL;
+        if (before && (run->skin >= before->skin_count ||
+                       before->skins[run->skin].vertex_count !=
+                           rig->scene->skins[run->skin].vertex_count))
+            before = NULL;
+        hook_ctx hook = {rig, clip, run, out, split, input, before, NULL};
+        bool ok = !motion || !before || (hook.input_pose = tl_pose_create(before)) != NULL;
         for (uint32_t i = 0; motion && i < run->region_count && i < TL_MEASURE_MAX_REGIONS; ++i) {
             int32_t k = run->regions[i].cloth;
             if (k < 0) continue;
             const tl_scene_part* sp =
                 &rig->scene->parts[tl_player_cloth_part(rig->player, (uint32_t)k)];
-            split[i] =
-                cloth_stretch_create(rig->scene, run->skin, sp, tl_stretch_edges(in->stretch[c], i),
-                                     tl_stretch_edge_count(in->stretch[c], i), run->samples);
-            if (!split[i]) {
-                for (uint32_t j = 0; j < i; ++j)
-                    cloth_stretch_destroy(split[j]);
-                return tl_error_set(err, TL_ERROR_MEMORY, "out of memory (cloth stretch)");
+            const uint32_t* edges = tl_stretch_edges(in->stretch[c], i);
+            size_t edge_count = tl_stretch_edge_count(in->stretch[c], i);
+            out->cloth[i].mesh_penetration_input = -1;
+            ok = ok && (split[i] = cloth_stretch_create(rig->scene, run->skin, sp, edges,
+                                                        edge_count, run->samples)) != NULL;
+            if (ok && before) {
+                out->cloth[i].mesh_penetration_input = 0;
+                ok = (input[i] = cloth_stretch_create(before, run->skin, sp, edges, edge_count,
+                                                      run->samples)) != NULL;
             }
+        }
+        if (!ok) {
+            for (uint32_t j = 0; j < TL_MEASURE_MAX_REGIONS; ++j)
+                cloth_stretch_destroy(split[j]), cloth_stretch_destroy(input[j]);
+            tl_pose_destroy(hook.input_pose);
+            return tl_error_set(err, TL_ERROR_MEMORY, "out of memory (cloth stretch)");
         }
         if (motion) {
             tl_player_start(rig->player, clip, 0);
@@ -372,11 +421,13 @@ tl_result tl_measure_run_clip(tl_measure_run* run, uint32_t clip, tl_measure_cli
         tl_stretch_run(in->stretch[c], clip, motion ? chain_hook : NULL, motion ? &hook : NULL,
                        out->stats[c]);
         for (uint32_t i = 0; i < TL_MEASURE_MAX_REGIONS; ++i) {
+            cloth_stretch_destroy(input[i]);
             if (!split[i]) continue;
             cloth_stretch_stats(split[i], &out->cloth[i].stretch_vertical,
                                 &out->cloth[i].stretch_horizontal);
             cloth_stretch_destroy(split[i]);
         }
+        tl_pose_destroy(hook.input_pose);
     }
     out->lift = chained && chained->chain_count > 0 ? clip_lift(chained, clip, run->samples) : -1;
     for (uint32_t i = 0; chained && i < chained->chain_count; ++i)
