@@ -18,8 +18,8 @@ struct cloth_stretch {
     uint8_t* cls;     /* edge_count: 0 vertical, 1 horizontal */
     float* ratios[2]; /* per class: its edges x samples */
     size_t count[2], capacity[2];
-    float* joints;    /* joint_count x 16 */
-    float* positions; /* vertex_count x 3 */
+    float* joints;      /* joint_count x 16 */
+    float* positions;   /* vertex_count x 3 */
     uint32_t* vertices; /* the edges' ends, each once */
     size_t vertex_count;
 };
@@ -131,7 +131,8 @@ double cloth_stretch_depth(const cloth_stretch* cs, const tl_collider* colliders
     double deepest = 0;
     for (uint32_t k = 0; k < count; ++k)
         for (size_t i = 0; i < cs->vertex_count; ++i) {
-            double d = tl_collider_depth(&colliders[k], cs->positions + 3 * (size_t)cs->vertices[i]);
+            double d =
+                tl_collider_depth(&colliders[k], cs->positions + 3 * (size_t)cs->vertices[i]);
             if (d > deepest) deepest = d;
         }
     return deepest;

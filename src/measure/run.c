@@ -237,8 +237,8 @@ typedef struct hook_ctx {
     uint32_t clip;
     const tl_measure_run* run; /* with out: the cloth figures (chain_hook) */
     tl_measure_clip* out;
-    cloth_stretch** split; /* with out: per region, its edges split by direction, or NULL */
-    cloth_stretch** input; /* with split: the same edges as the file bound them, or NULL */
+    cloth_stretch** split;       /* with out: per region, its edges split by direction, or NULL */
+    cloth_stretch** input;       /* with split: the same edges as the file bound them, or NULL */
     const tl_scene* input_scene; /* with input: the file as bound, and a pose of it */
     tl_pose* input_pose;
 } hook_ctx;
@@ -385,9 +385,9 @@ tl_result tl_measure_run_clip(tl_measure_run* run, uint32_t clip, tl_measure_cli
            vertices as they were, so the rig's figure has its before */
         const tl_measure_rig* original = &rigs->rigs[TL_MEASURE_ORIGINAL];
         const tl_scene* before = original->used && rigs->analysis ? original->scene : NULL;
-        if (before && (run->skin >= before->skin_count ||
-                       before->skins[run->skin].vertex_count !=
-                           rig->scene->skins[run->skin].vertex_count))
+        if (before &&
+            (run->skin >= before->skin_count ||
+             before->skins[run->skin].vertex_count != rig->scene->skins[run->skin].vertex_count))
             before = NULL;
         hook_ctx hook = {rig, clip, run, out, split, input, before, NULL};
         bool ok = !motion || !before || (hook.input_pose = tl_pose_create(before)) != NULL;
