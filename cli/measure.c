@@ -435,7 +435,8 @@ static void clip_print(const tl_measure_run* run, const tl_measure_clip* m) {
                    "exceeded by %.2g at most, deepest in its %u collider(s) %.4f H\n",
                    lat->particles, lat->bones, lat->tether_violation_max,
                    lat->max_distance_violation_max, lat->colliders, lat->collider_penetration);
-            printf("    cloth mesh: deepest vertex in those colliders %.4f H", lat->mesh_penetration);
+            printf("    cloth mesh: deepest vertex in those colliders %.4f H",
+                   lat->mesh_penetration);
             if (lat->mesh_penetration_input >= 0)
                 printf(" (as the file bound it %.4f H)", lat->mesh_penetration_input);
             printf("\n");

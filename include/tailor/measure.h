@@ -274,11 +274,11 @@ typedef struct tl_measure_cloth {
     uint32_t colliders;                /* the most body colliders the cloth met in a sample */
     double collider_penetration; /* the deepest free particle (rows 1..) inside a body collider the
                                     cloth collides with (the player's), x H (0: none) */
-    double mesh_penetration;       /* the deepest of the region's mesh vertices, as the rig skins
-                                      them, inside those colliders at the same times, x H */
-    double mesh_penetration_input; /* the same vertices as the file bound them (a skirt on the
-                                      thighs), the same colliders and times, x H; < 0: not
-                                      measured (a file rigged before has no such binding) */
+    double mesh_penetration;     /* the deepest of the region's mesh vertices, as the rig skins
+                                    them, inside those colliders at the same times, x H */
+    double mesh_penetration_input;       /* the same vertices as the file bound them (a skirt on the
+                                            thighs), the same colliders and times, x H; < 0: not
+                                            measured (a file rigged before has no such binding) */
     tl_stretch_stats stretch_vertical;   /* the chain configuration's stretch over the region's
                                             mesh edges nearer the lattice's columns (down the
                                             garment) at their nearest rest particle */
