@@ -14,6 +14,8 @@
  *     the half extents, scaled so that three quarters of the skin lie inside, as in the
  *     capsule.
  * A bone whose skin is longer than 6 capsule radii is split into two, each fitted to its half.
+ * The hair is left out: a primitive a bone of a hair part (tl_scene.parts) moves, whose vertices
+ * the head or joints below it dominate (at least 95%), is not body skin.
  * Colliders are kept in the rest-world frame (`local`) and posed with the joint:
  * world = pose world(joint) · rest_world(joint)^-1 · local. `tailor rig` stores them in the
  * file (docs/schema.md, extras.tailor.colliders of the skin): the scene reads them into

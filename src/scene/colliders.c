@@ -197,6 +197,41 @@ static bool body_role(tl_role role) {
            role == TL_ROLE_SHIN || role == TL_ROLE_UPPER_ARM;
 }
 
+/* Is joint j the head or below it? */
+static bool below_head(const tl_scene_skin* sk, int32_t j) {
+    for (uint32_t depth = 0; j != TL_NONE && depth <= sk->joint_count; ++depth) {
+        if (j == sk->body.head) return true;
+        j = sk->joints[j].parent;
+    }
+    return false;
+}
+
+/* Leaves out (owner UINT32_MAX) the hair: every primitive some vertex of which a bone of a hair
+ * part dominates and whose vertices the head or joints below it dominate (at least 95%, the
+ * rule hair primitives are found by). The head-bound cap of a style would otherwise fit into the
+ * head's collider (bob01: 4,328 of its 7,072 vertices), so the hair's own volume became body. */
+static void owner_drop_hair(const tl_scene* scene, uint32_t skin, uint32_t* owner) {
+    const tl_scene_skin* sk = &scene->skins[skin];
+    if (sk->body.head == TL_NONE) return;
+    for (uint32_t p = 0; p < sk->primitive_count; ++p) {
+        const tl_scene_primitive* prim = &sk->primitives[p];
+        uint32_t on_hair = 0, headed = 0;
+        for (uint32_t v = prim->first_vertex; v < prim->first_vertex + prim->vertex_count; ++v) {
+            headed += below_head(sk, (int32_t)owner[v]);
+            for (uint32_t i = 0; i < scene->part_count && !on_hair; ++i) {
+                const tl_scene_part* part = &scene->parts[i];
+                for (uint32_t b = 0; part->kind == TL_PART_HAIR && part->skin == skin &&
+                                     b < part->bone_count && !on_hair;
+                     ++b)
+                    on_hair += part->bone_joints[b] == owner[v];
+            }
+        }
+        if (!on_hair || (double)headed < 0.95 * prim->vertex_count) continue;
+        for (uint32_t v = prim->first_vertex; v < prim->first_vertex + prim->vertex_count; ++v)
+            owner[v] = UINT32_MAX;
+    }
+}
+
 tl_result tl_body_colliders_fit(const tl_scene* scene, uint32_t skin, tl_body_collider* out,
                                 uint32_t capacity, uint32_t* count, tl_error* err) {
     assert(scene && skin < scene->skin_count && count && (out || capacity == 0));
@@ -213,6 +248,7 @@ tl_result tl_body_colliders_fit(const tl_scene* scene, uint32_t skin, tl_body_co
     }
     for (uint32_t v = 0; v < sk->vertex_count; ++v)
         owner[v] = dominant_joint(sk, v);
+    owner_drop_hair(scene, skin, owner);
     for (uint32_t j = 0; j < sk->joint_count && *count < capacity; ++j) {
         if (!body_role(sk->joints[j].role)) continue;
         uint32_t n = 0;
