@@ -15,6 +15,28 @@
 #undef GS
 #undef LINK_T
 
+void chain_state_sync(tl_chain* c) {
+    lane_group* g = c->home;
+    if (!g) return;
+    scatter_lane_batch(g->links, c->home_lane, c, g->lane_scale[c->home_lane]);
+    g->lane_owner[c->home_lane] = NULL; /* (the lane keeps a copy: serial and stamp hold) */
+    c->home = NULL;
+}
+
+void chain_state_drop(tl_chain* c) {
+    if (!c->home) return;
+    c->home->lane_owner[c->home_lane] = NULL;
+    c->home = NULL;
+}
+
+/* Before lane l takes chain c: the state the lane alone holds of another chain goes back to
+ * it, and so does c's own if another lane holds it. */
+static void lane_claim(lane_group* lead, int l, tl_chain* c) {
+    tl_chain* owner = lead->lane_owner[l];
+    if (owner && owner != c) chain_state_sync(owner);
+    if (c->home && (c->home != lead || c->home_lane != l)) chain_state_sync(c);
+}
+
 /* Whether each of the first `lanes` lanes' state (particles and swings) is finite: x - x is
  * 0 for a finite x and NaN otherwise. */
 static inline void lanes_finite_n(const lane_link* k, int n, bool* finite, const int lanes) {
@@ -270,6 +292,7 @@ static void step_alone(frame_plan* fp) {
     lane_link1 links[TL_CHAIN_MAX_BONES];
     uint64_t serial = 0, stamp = 0; /* whose state the copy holds, as of which change */
     lane_frame f;
+    chain_state_sync(c);
     gather_constants_1(links, 0, c);
     gather_state_1(links, 0, c, &serial, &stamp);
     setup_lane(&f, 0, fp, n);
@@ -289,22 +312,16 @@ static void step_alone(frame_plan* fp) {
     output_contact(fp);
 }
 
-/* Asks the cache for the lines a chain's write-back stores to (with many chains they were
- * evicted since its last frame), so that they arrive while the kernels run. */
+/* Asks the cache for the lines a chain's output stores to (with many chains they were
+ * evicted since its last frame), so that they arrive while the kernels run. (Its state stays
+ * in the lane: chain_state_sync.) */
 static void prefetch_write_back(const tl_chain* c) {
 #if defined(__GNUC__)
     const int n = c->n;
-    for (int i = 0; i < 3 * n; i += 16) {
-        __builtin_prefetch(c->positions + i, 1);
-        __builtin_prefetch(c->velocities + i, 1);
+    for (int i = 0; i < 3 * n; i += 16)
         __builtin_prefetch(c->out_tips + i, 1);
-    }
     for (int i = 0; i < 4 * n; i += 16)
         __builtin_prefetch(c->out_local + i, 1);
-    for (int i = 0; i < n; i += 16)
-        __builtin_prefetch(c->out_lengths + i, 1);
-    for (size_t at = 0; at < (size_t)n * sizeof(link_swings); at += 64)
-        __builtin_prefetch((const char*)c->own + at, 1);
 #else
     (void)c;
 #endif
@@ -319,18 +336,22 @@ static void step_group(lane_group* lead, frame_plan* plans, int count) {
     long max_steps = 0;
     bool early[LANES] = {false};
     const int lanes = chain_lanes_for(count);
-    for (int l = 0; l < count; ++l)
+    for (int l = 0; l < count; ++l) {
         prefetch_write_back(plans[l].chain);
+        if (plans[l].steps > max_steps) max_steps = plans[l].steps;
+    }
     for (int l = 0; l < lanes; ++l) {
         const frame_plan* fp = &plans[l < count ? l : 0]; /* spare lanes repeat lane 0 */
-        const tl_chain* c = fp->chain;
+        tl_chain* c = fp->chain;
+        lane_claim(lead, l, c);
+        /* a lane the padding steps run over keeps no chain's only state */
+        if (l < count && fp->steps < max_steps) chain_state_sync(c);
         if (lead->lane_serial[l] != c->constants_id) {
             gather_constants_batch(links, l, c);
             lead->lane_serial[l] = c->constants_id;
         }
         gather_state_batch(links, l, c, &lead->lane_state_serial[l], &lead->lane_state_stamp[l]);
         setup_lane(&f, l, fp, n);
-        if (fp->steps > max_steps) max_steps = fp->steps;
     }
     for (long j = 1; j <= max_steps; ++j) {
         for (int l = 0; l < lanes; ++l) {
@@ -369,7 +390,16 @@ static void step_group(lane_group* lead, frame_plan* plans, int count) {
         frame_plan* fp = &plans[l];
         if (fp->steps > 0 && !early[l]) back[l] = fp->chain, back_scale[l] = fp->last_pose.scale;
     }
-    scatter_states(lead, n, back, back_scale, finite);
+    /* their state stays in the lanes, checked there (written back when read: chain_state_sync) */
+    lanes_finite(links, n, finite, lanes);
+    for (int l = 0; l < count; ++l)
+        if (back[l]) {
+            tl_chain* c = back[l];
+            lead->lane_state_serial[l] = c->serial;
+            lead->lane_state_stamp[l] = ++c->stamp;
+            lead->lane_owner[l] = c, lead->lane_scale[l] = back_scale[l];
+            c->home = lead, c->home_lane = l;
+        }
     for (int l = 0; l < lanes; ++l) {
         frame_plan* fp = &plans[l < count ? l : 0];
         if (l < count) {

@@ -158,6 +158,11 @@ struct tl_chain {
     link_swings* own;
     uint64_t listed; /* the tl_chain_batch_step call whose open groups hold its frame (0: none):
                         a chain listed twice is found without a search */
+    /* where its state is while a batch's lane holds it (NULL: in the arrays above). A batch
+     * keeps a chain's state in the lane it was stepped in and writes it back only when it is
+     * read, changed outside the step or the lane is wanted (chain_state_sync) */
+    struct lane_group* home;
+    int home_lane;
 };
 
 /* Chains are grouped by bone count, chain_batch_lanes() to a group, in their order; a batch
@@ -165,6 +170,8 @@ struct tl_chain {
 enum { OPEN_GROUPS = 4 };
 typedef struct lane_group {
     lane_link* links;                  /* max_bones */
+    tl_chain* lane_owner[LANES];       /* the chain whose state only this lane holds (or NULL) */
+    float lane_scale[LANES];           /* ... and its last step's scale (its link lengths) */
     uint64_t lane_serial[LANES];       /* whose constants each lane holds (constants_id) */
     uint64_t lane_state_serial[LANES]; /* whose state each lane holds (0: nobody's) ... */
     uint64_t lane_state_stamp[LANES];  /* ... and as of which change */
@@ -286,6 +293,11 @@ SIM_INTERNAL uint64_t chain_new_id(void);
 SIM_INTERNAL tl_result chain_hips_frame(const tl_chain_def* def, qt* out, tl_error* err);
 SIM_INTERNAL tl_result chain_build_links(tl_chain* chain, const tl_chain_def* def, tl_error* err);
 SIM_INTERNAL void chain_build_rest(tl_chain* chain, const tl_chain_settings* settings);
+
+/* chain_batch.c: writes back a chain's state from the batch lane that holds it (if any) and
+ * leaves the lane a copy; chain_state_drop forgets that lane (the state is being replaced) */
+SIM_INTERNAL void chain_state_sync(tl_chain* c);
+SIM_INTERNAL void chain_state_drop(tl_chain* c);
 
 /* chain_frame.c */
 SIM_INTERNAL void chain_place_at_rest(tl_chain* c, const tl_chain_pose* pose, qt hips);
