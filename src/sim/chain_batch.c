@@ -5,14 +5,18 @@
 #include "chain_parts.h"
 
 #define LINK_T lane_link
+#define OUTPUT_T lane_output
 #define GS(x) x##_batch
 #include "chain_gather.h"
 #undef GS
+#undef OUTPUT_T
 #undef LINK_T
 #define LINK_T lane_link1
+#define OUTPUT_T lane_output1
 #define GS(x) x##_1
 #include "chain_gather.h"
 #undef GS
+#undef OUTPUT_T
 #undef LINK_T
 
 void chain_state_sync(tl_chain* c) {
@@ -307,8 +311,9 @@ static void step_alone(frame_plan* fp) {
     gather_state_1(links, 0, c, &serial, &stamp); /* (only if the frame reset the chain) */
     float t[1], gx[1], gy[1], gz[1], gw[1], hx[1], hy[1], hz[1], s[1];
     output_lane(fp, 0, t, gx, gy, gz, gw, hx, hy, hz, s);
-    chain_lanes_outputs(links, n, t, gx, gy, gz, gw, hx, hy, hz, s, 1);
-    copy_output_1(links, 0, c);
+    lane_output1 out[TL_CHAIN_MAX_BONES];
+    chain_lanes_outputs(links, out, n, t, gx, gy, gz, gw, hx, hy, hz, s, 1);
+    copy_output_1(out, 0, c, 0, n);
     output_contact(fp);
 }
 
@@ -410,28 +415,35 @@ static void step_group(lane_group* lead, frame_plan* plans, int count) {
         }
         output_lane(fp, l, t, gx, gy, gz, gw, hx, hy, hz, s);
     }
-    chain_lanes_outputs(links, n, t, gx, gy, gz, gw, hx, hy, hz, s, lanes);
-    int l = 0;
+    /* a few links at a time (the outputs' G and head carried in gx..hz), each block then
+     * transposed into the chains four lanes at a time, as scatter_states */
+    lane_output out[OUTPUT_BLOCK];
+    for (int first = 0; first < n; first += OUTPUT_BLOCK) {
+        const int m = n - first < OUTPUT_BLOCK ? n - first : OUTPUT_BLOCK;
+        chain_lanes_outputs(links + first, out, m, t, gx, gy, gz, gw, hx, hy, hz, s, lanes);
+        int l = 0;
 #if defined(__SSE__)
-    for (; l + 4 <= count; l += 4) { /* four lanes at a time, as scatter_states */
-        float *local[4], *tips[4];
-        for (int j = 0; j < 4; ++j)
-            local[j] = plans[l + j].chain->out_local, tips[j] = plans[l + j].chain->out_tips;
-        const lane_link* k = links;
-        for (int i = 0; i < n; ++i, ++k) {
-            __m128 q[4];
-            lanes_to_qt4(k->Lx + l, k->Ly + l, k->Lz + l, k->Lw + l, q);
+        for (; l + 4 <= count; l += 4) {
+            float *local[4], *tips[4];
             for (int j = 0; j < 4; ++j)
-                _mm_storeu_ps(local[j] + 4 * i, q[j]);
-            lanes_to_qt4(k->Tx + l, k->Ty + l, k->Tz + l, k->Tz + l, q);
-            for (int j = 0; j < 4; ++j)
-                store_xyz(tips[j] + 3 * i, q[j]);
+                local[j] = plans[l + j].chain->out_local + 4 * first,
+                tips[j] = plans[l + j].chain->out_tips + 3 * first;
+            const lane_output* o = out;
+            for (int i = 0; i < m; ++i, ++o) {
+                __m128 q[4];
+                lanes_to_qt4(o->Lx + l, o->Ly + l, o->Lz + l, o->Lw + l, q);
+                for (int j = 0; j < 4; ++j)
+                    _mm_storeu_ps(local[j] + 4 * i, q[j]);
+                lanes_to_qt4(o->Tx + l, o->Ty + l, o->Tz + l, o->Tz + l, q);
+                for (int j = 0; j < 4; ++j)
+                    store_xyz(tips[j] + 3 * i, q[j]);
+            }
         }
-    }
 #endif
-    for (; l < count; ++l)
-        copy_output_batch(links, l, plans[l].chain);
-    for (l = 0; l < count; ++l)
+        for (; l < count; ++l)
+            copy_output_batch(out, l, plans[l].chain, first, m);
+    }
+    for (int l = 0; l < count; ++l)
         output_contact(&plans[l]);
 }
 

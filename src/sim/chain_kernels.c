@@ -414,19 +414,19 @@ void chain_lanes_steps(void* links, int n, lane_frame* f, int lanes, bool feedba
     }
 }
 
-void chain_lanes_outputs(void* links, int n, float* t, float* gx, float* gy, float* gz, float* gw,
+void chain_lanes_outputs(const void* links, void* out, int n, float* t, float* gx, float* gy, float* gz, float* gw,
                          float* hx, float* hy, float* hz, float* s, int lanes) {
 #if TL_LANES_AVX2
     if (lanes > 1 && chain_has_avx2()) {
-        chain_lanes_outputs_avx2(links, n, t, gx, gy, gz, gw, hx, hy, hz, s, lanes);
+        chain_lanes_outputs_avx2(links, out, n, t, gx, gy, gz, gw, hx, hy, hz, s, lanes);
         return;
     }
 #endif
-    if (lanes == LANES) BATCH(lanes_output)(links, n, t, gx, gy, gz, gw, hx, hy, hz, s);
+    if (lanes == LANES) BATCH(lanes_output)(links, out, n, t, gx, gy, gz, gw, hx, hy, hz, s);
 #if TL_LANES_AVX2
     else if (lanes == HALF_LANES)
-        HALF(lanes_output)(links, n, t, gx, gy, gz, gw, hx, hy, hz, s);
+        HALF(lanes_output)(links, out, n, t, gx, gy, gz, gw, hx, hy, hz, s);
 #endif
     else
-        lanes_output_1(links, n, t, gx, gy, gz, gw, hx, hy, hz, s);
+        lanes_output_1(links, out, n, t, gx, gy, gz, gw, hx, hy, hz, s);
 }

@@ -81,16 +81,26 @@ typedef struct link_const {
     float ax[W], ay[W], az[W], aw[W]; /* A_i */                                                    \
     float nx[W], ny[W], nz[W], nw[W]; /* N_i */                                                    \
     float ex[W], ey[W], ez[W];        /* own direction */                                          \
-    float len[W], omega2[W], damping[W], cos_lim[W], sin_lim[W];                                   \
-    /* render-time output */                                                                       \
-    float Lx[W], Ly[W], Lz[W], Lw[W]; /* local rotation */                                         \
-    float Tx[W], Ty[W], Tz[W];        /* tip */
+    float len[W], omega2[W], damping[W], cos_lim[W], sin_lim[W];
 typedef struct lane_link {
     LANE_LINK_FIELDS(LANES)
 } lane_link;
 typedef struct lane_link1 {
     LANE_LINK_FIELDS(1)
 } lane_link1;
+
+/* The render-time output of one link of W chains on its way to them: a few links at a time on
+ * the stack (OUTPUT_BLOCK), not in the batch's working copy, which stays smaller in cache. */
+#define LANE_OUTPUT_FIELDS(W)                                                                      \
+    float Lx[W], Ly[W], Lz[W], Lw[W]; /* local rotation */                                         \
+    float Tx[W], Ty[W], Tz[W];        /* tip */
+typedef struct lane_output {
+    LANE_OUTPUT_FIELDS(LANES)
+} lane_output;
+typedef struct lane_output1 {
+    LANE_OUTPUT_FIELDS(1)
+} lane_output1;
+enum { OUTPUT_BLOCK = 8 };
 
 /* The state of one link that only the step reads (48 B; a chain keeps N of them, wherever it
  * is stepped): its bend and read-back swings, named as the lane fields so that LANE_QT and
@@ -311,7 +321,7 @@ SIM_INTERNAL float chain_step_time(const frame_plan* fp, long j);
 SIM_INTERNAL int chain_batch_lanes(void);
 SIM_INTERNAL int chain_lanes_for(int count);
 SIM_INTERNAL void chain_lanes_steps(void* links, int n, lane_frame* f, int lanes, bool feedback);
-SIM_INTERNAL void chain_lanes_outputs(void* links, int n, float* t, float* gx, float* gy, float* gz,
+SIM_INTERNAL void chain_lanes_outputs(const void* links, void* out, int n, float* t, float* gx, float* gy, float* gz,
                                       float* gw, float* hx, float* hy, float* hz, float* s,
                                       int lanes);
 SIM_INTERNAL void chain_cull_setup(lane_frame* f, int l);
@@ -323,13 +333,13 @@ SIM_INTERNAL void chain_output_near(const frame_plan* fp, const float* tips, int
 /* chain_kernels_avx2.c: the batch kernels built for AVX2 (taken when the CPU has it) */
 SIM_INTERNAL bool chain_has_avx2(void);
 SIM_INTERNAL void chain_lanes_steps_avx2(lane_link* links, int n, lane_frame* f, int lanes);
-SIM_INTERNAL void chain_lanes_outputs_avx2(lane_link* links, int n, float* t, float* gx, float* gy,
+SIM_INTERNAL void chain_lanes_outputs_avx2(const lane_link* links, lane_output* out, int n, float* t, float* gx, float* gy,
                                            float* gz, float* gw, float* hx, float* hy, float* hz,
                                            float* s, int lanes);
 /* chain_kernels_avx512.c: the full batch kernels again for AVX-512 (16 floats a vector) */
 SIM_INTERNAL bool chain_has_avx512(void);
 SIM_INTERNAL void chain_lanes_steps_avx512(lane_link* links, int n, lane_frame* f);
-SIM_INTERNAL void chain_lanes_outputs_avx512(lane_link* links, int n, float* t, float* gx,
+SIM_INTERNAL void chain_lanes_outputs_avx512(const lane_link* links, lane_output* out, int n, float* t, float* gx,
                                              float* gy, float* gz, float* gw, float* hx, float* hy,
                                              float* hz, float* s);
 #endif
