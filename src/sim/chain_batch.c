@@ -184,7 +184,8 @@ static void setup_lane(lane_frame* f, int l, const frame_plan* fp, int n) {
     chain_cull_setup(f, l);
 }
 
-/* What internal step j of lane l leaves in the plan and the chain's stats. */
+/* What the frame's last internal step of lane l leaves in the plan and the chain's stats (the
+ * steps before it leave nothing that lasts). */
 static void record_step(const lane_frame* f, int l, frame_plan* fp) {
     tl_chain_pose* pose = &fp->last_pose;
     v3_store(pose->position, LANE_V3(f, pp, l));
@@ -192,7 +193,7 @@ static void record_step(const lane_frame* f, int l, frame_plan* fp) {
     pose->scale = f->scale[l];
     fp->last_hips = LANE_QT(f, pk, l);
     fp->chain->stats.contacts = (uint32_t)f->contacts[l];
-    fp->chain->stats.steps++;
+    fp->chain->stats.steps += (uint64_t)fp->steps;
 }
 
 /* The chain's bookkeeping after its frame's steps (its state written back: scattered, finite). */
@@ -303,8 +304,8 @@ static void step_alone(frame_plan* fp) {
     for (long j = 1; j <= fp->steps; ++j) {
         f.t[0] = chain_step_time(fp, j);
         chain_lanes_steps(links, n, &f, 1, c->velocity_feedback);
-        record_step(&f, 0, fp);
     }
+    if (fp->steps > 0) record_step(&f, 0, fp);
     bool scattered = fp->steps > 0,
          finite = scattered ? scatter_alone(links, c, fp->last_pose.scale, &serial, &stamp) : true;
     finish_frame(fp, scattered, finite);
@@ -365,9 +366,9 @@ static void step_group(lane_group* lead, frame_plan* plans, int count) {
         }
         chain_lanes_steps(links, n, &f, lanes, false);
         for (int l = 0; l < count; ++l) {
-            if (j > plans[l].steps) continue;
+            if (j != plans[l].steps) continue;
             record_step(&f, l, &plans[l]);
-            if (j == plans[l].steps && j < max_steps) { /* done before the others */
+            if (j < max_steps) { /* done before the others */
                 tl_chain* c = plans[l].chain;
                 early[l] = true;
                 tl_chain* only[LANES] = {NULL};
