@@ -230,14 +230,14 @@ static void output_lane(const frame_plan* fp, int l, float* t, float* gx, float*
  * onto the nearest point outside, the links beyond it turning with it (their own rotations
  * kept), so no length changes. Only the output moves (the state stays the steps'); an output
  * outside every collider keeps its bits. */
-static void output_contact(const frame_plan* fp) {
+static void output_contact(const frame_plan* fp, const lane_frame* f, int l) {
     tl_chain* c = fp->chain;
     if (fp->collider_count == 0) return;
     const tl_chain_pose* pose = &fp->target;
     qt G = qt_load(pose->rotation);
     v3 head = v3_madd(v3_load(pose->position), qt_rotate(G, c->root_offset), pose->scale);
     bool near[TL_CHAIN_MAX_BONES], moved = false; /* (near: of the tips as they were) */
-    chain_output_near(fp, c->out_tips, c->n, near);
+    chain_output_near(fp, f, l, c->out_tips, c->n, near);
     for (int i = 0; i < c->n; ++i) {
         qt L = qt_load(c->out_local + 4 * i);
         v3 tip = v3_load(c->out_tips + 3 * i), p = tip;
@@ -315,7 +315,7 @@ static void step_alone(frame_plan* fp) {
     lane_output1 out[TL_CHAIN_MAX_BONES];
     chain_lanes_outputs(links, out, n, t, gx, gy, gz, gw, hx, hy, hz, s, 1);
     copy_output_1(out, 0, c, 0, n);
-    output_contact(fp);
+    output_contact(fp, &f, 0);
 }
 
 /* Asks the cache for the lines a chain's output stores to (with many chains they were
@@ -445,7 +445,7 @@ static void step_group(lane_group* lead, frame_plan* plans, int count) {
             copy_output_batch(out, l, plans[l].chain, first, m);
     }
     for (int l = 0; l < count; ++l)
-        output_contact(&plans[l]);
+        output_contact(&plans[l], &f, l);
 }
 
 /* Steps a group's plans; `*next` counts the groups of this call, which take the batch's
