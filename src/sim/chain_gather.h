@@ -1,6 +1,6 @@
 /* The copies between chains and a working copy of type LINK_T (lane_link: a batch's,
- * lane_link1: a chain alone's; OUTPUT_T: its output's), included by chain_batch.c once per type; every function is named
- * GS(x) = x_<suffix>. */
+ * lane_link1: a chain alone's; OUTPUT_T: its output's), included by chain_batch.c once per type;
+ * every function is named GS(x) = x_<suffix>. */
 
 static inline void GS(gather_constants)(LINK_T* k, int l, const tl_chain* c) {
     for (int i = 0; i < c->n; ++i, ++k) {

@@ -441,8 +441,9 @@ void chain_lanes_steps(void* links, int n, lane_frame* f, int lanes, bool feedba
     }
 }
 
-void chain_lanes_outputs(const void* links, void* out, int n, float* t, float* gx, float* gy, float* gz, float* gw,
-                         float* hx, float* hy, float* hz, float* s, int lanes) {
+void chain_lanes_outputs(const void* links, void* out, int n, float* t, float* gx, float* gy,
+                         float* gz, float* gw, float* hx, float* hy, float* hz, float* s,
+                         int lanes) {
 #if TL_LANES_AVX2
     if (lanes > 1 && chain_has_avx2()) {
         chain_lanes_outputs_avx2(links, out, n, t, gx, gy, gz, gw, hx, hy, hz, s, lanes);

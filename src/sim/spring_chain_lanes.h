@@ -503,10 +503,9 @@ static void NAME(lanes_link)(LINK_T* restrict links, int n, int i, lane_frame* r
  * the root at head (the attachment pose's rotation g and scale s). */
 LANE_TARGET
 static void NAME(lanes_output)(const LINK_T* restrict links, OUTPUT_T* restrict out, int n,
-                               const float* restrict t,
-                               float* restrict gx, float* restrict gy, float* restrict gz,
-                               float* restrict gw, float* restrict hx, float* restrict hy,
-                               float* restrict hz, const float* restrict s) {
+                               const float* restrict t, float* restrict gx, float* restrict gy,
+                               float* restrict gz, float* restrict gw, float* restrict hx,
+                               float* restrict hy, float* restrict hz, const float* restrict s) {
     float q_x[LANE_COUNT], q_y[LANE_COUNT], q_z[LANE_COUNT], q_w[LANE_COUNT], norm2[LANE_COUNT],
         inv[LANE_COUNT];
     for (int i = 0; i < n; ++i) {
