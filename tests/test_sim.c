@@ -1254,6 +1254,112 @@ static void test_wide_batch_matches_alone(void) {
     }
 }
 
+/* The render-time output and stats of two chains (what a host reads every frame, without the
+ * state a batch may still hold in its lanes). */
+static bool same_output(const tl_chain* a, const tl_chain* b) {
+    size_t n = (size_t)tl_chain_bone_count(a);
+    tl_chain_stats sa = tl_chain_get_stats(a), sb = tl_chain_get_stats(b);
+    return memcmp(tl_chain_local_rotations(a), tl_chain_local_rotations(b), 16 * n) == 0 &&
+           memcmp(tl_chain_tip_positions(a), tl_chain_tip_positions(b), 12 * n) == 0 &&
+           memcmp(&sa, &sb, sizeof sa) == 0;
+}
+
+/* A batch keeps each chain's state in its lane between frames and writes it back only when it
+ * is read or the lane is wanted: 40 eight-bone chains whose state is not read for 150 frames
+ * while their order changes (every lane changes chain), a second batch takes some of them, one
+ * is stepped alone, reset, given new settings, cut, teleported or fed a NaN, steps differ
+ * between lanes (1/90 s chains at 144 fps), a batch that holds states is destroyed, and a chain
+ * whose state a lane holds is destroyed: each gets the bits of a twin stepped alone. */
+static void test_batch_keeps_state(void) {
+    enum { MANY = 40 };
+    rig r;
+    tl_chain *batch[MANY], *alone[MANY];
+    tl_chain_input in[MANY];
+    float radii[TL_CHAIN_MAX_BONES];
+    for (int i = 0; i < TL_CHAIN_MAX_BONES; ++i)
+        radii[i] = 0.05f + 0.02f * (float)i;
+    for (int k = 0; k < MANY; ++k) {
+        rig_straight(&r, 8, v3_make(0, -1, 0.1f * (float)(k % 4)), 0.8f);
+        tl_chain_def def = def_for(&r);
+        if (k % 2) def.joint_radii = radii;
+        if (k % 5 == 3) def.fixed_step = 1.0f / 90;
+        if (k == 8) def.floor_height = 0.4f; /* in contact */
+        batch[k] = create(&def);
+        alone[k] = create(&def);
+        ENSURE(batch[k] && alone[k]);
+    }
+    tl_chain_batch *one, *other;
+    tl_error err;
+    ENSURE(tl_chain_batch_create(8, MANY, NULL, &one, &err) == TL_OK);
+    ENSURE(tl_chain_batch_create(8, MANY, NULL, &other, &err) == TL_OK);
+    const double dt = 1 / 60.0;
+    int live = MANY, first_mismatch = -1;
+    for (int frame = 1; frame <= 150; ++frame) {
+        float step = frame == 60 ? 0.4f : frame > 100 && frame < 120 ? 1.0f / 144 : (float)dt;
+        if (frame == 95) { /* a reset and new settings between frames */
+            tl_chain_reset(batch[11], &in[0].target);
+            tl_chain_reset(alone[11], &in[0].target);
+            tl_chain_settings s = tl_chain_get_settings(batch[12]);
+            s.coupling_rate *= 2;
+            tl_chain_set_settings(batch[12], &s);
+            tl_chain_set_settings(alone[12], &s);
+        }
+        if (frame == 140) { /* a chain whose state only a lane holds goes away */
+            tl_chain_destroy(batch[MANY - 1]);
+            tl_chain_destroy(alone[MANY - 1]);
+            live = MANY - 1;
+        }
+        /* the chains for the other batch go in their own call first */
+        tl_chain *first[MANY], *rest[MANY];
+        tl_chain_input first_in[MANY], rest_in[MANY];
+        int n_first = 0, n_rest = 0;
+        for (int j = 0; j < live; ++j) {
+            /* the same order, then reversed, then turned by one every frame, then held again
+             * (while lanes of a group step different counts) */
+            int k = frame <= 40   ? j
+                    : frame <= 80 ? live - 1 - j
+                                  : (j + (frame < 100 ? frame : 7)) % live;
+            in[k] = batch_input(k % BATCH, frame, dt);
+            if (k == 20 && frame == 85) in[k].start.position[0] += 0.3f; /* a cut */
+            tl_chain_step(alone[k], &in[k], step);
+            if (k == 7 && frame == 90) {
+                tl_chain_step(batch[k], &in[k], step); /* alone, between batch frames */
+                continue;
+            }
+            if ((frame >= 50 && frame <= 70 && k % 3 == 0) || (frame == 130 && k < 10))
+                first[n_first] = batch[k], first_in[n_first++] = in[k];
+            else
+                rest[n_rest] = batch[k], rest_in[n_rest++] = in[k];
+        }
+        if (n_first > 0) tl_chain_batch_step(other, first, first_in, n_first, step);
+        tl_chain_batch_step(one, rest, rest_in, n_rest, step);
+        if (frame == 130) { /* a batch destroyed while its lanes hold states */
+            tl_chain_batch_destroy(other);
+            other = NULL;
+            ENSURE(tl_chain_batch_create(8, MANY, NULL, &other, &err) == TL_OK);
+        }
+        for (int k = 0; k < live && first_mismatch < 0; ++k)
+            if (!same_output(batch[k], alone[k])) first_mismatch = frame;
+    }
+    int state_mismatch = -1;
+    for (int k = 0; k < live; ++k)
+        if (!same_chain(batch[k], alone[k]) && state_mismatch < 0) state_mismatch = k;
+    tl_chain_stats s2 = tl_chain_get_stats(batch[2]), s5 = tl_chain_get_stats(batch[5]);
+    tl_chain_stats s20 = tl_chain_get_stats(batch[20]);
+    fprintf(stderr,
+            "  %d chains of 8 bones, 150 frames, state read only at the end: first frame with "
+            "different output %d, first chain with a different state %d\n",
+            MANY, first_mismatch, state_mismatch);
+    ENSURE(first_mismatch < 0 && state_mismatch < 0);
+    ENSURE(s2.nonfinite_inputs == 1 && s5.teleports >= 1 && s20.cuts >= 1);
+    tl_chain_batch_destroy(one);
+    tl_chain_batch_destroy(other);
+    for (int k = 0; k < live; ++k) {
+        tl_chain_destroy(batch[k]);
+        tl_chain_destroy(alone[k]);
+    }
+}
+
 /* ---- settings at run time, external force ---- */
 
 static bool same_state(const tl_chain* a, const tl_chain* b) {
@@ -1914,6 +2020,7 @@ static const tl_test_case cases[] = {
     {"determinism", test_determinism},
     {"batch_matches_alone", test_batch_matches_alone},
     {"wide_batch_matches_alone", test_wide_batch_matches_alone},
+    {"batch_keeps_state", test_batch_keeps_state},
     {"golden_hash", test_golden_hash},
     {"settings_at_run_time", test_settings_at_run_time},
     {"external_force", test_external_force},

@@ -325,7 +325,9 @@ const float* tl_chain_local_rotations(const tl_chain* chain);
  * origin; the last is the chain's end). */
 const float* tl_chain_tip_positions(const tl_chain* chain);
 /* N x 3 each: the tip particles and their velocities (world units, per second) after the
- * last internal step, which lags the render time by less than one fixed step. */
+ * last internal step, which lags the render time by less than one fixed step. These two and
+ * tl_chain_link_lengths first write back the state a tl_chain_batch may still hold for the chain
+ * (so not while another thread steps it); the arrays are valid until the chain's next step. */
 const float* tl_chain_particle_positions(const tl_chain* chain);
 const float* tl_chain_particle_velocities(const tl_chain* chain);
 /* N: each link's length in world units under the last pose. */

@@ -222,11 +222,17 @@ tl_result tl_chain_batch_create(int max_bones, int max_chains, const tl_allocato
 }
 
 void tl_chain_batch_destroy(tl_chain_batch* batch) {
-    if (batch) batch->allocator.free(batch, batch->allocator.user);
+    if (!batch) return;
+    for (int g = 0; g < batch->group_count; ++g) /* the state only its lanes hold goes back */
+        for (int l = 0; l < LANES; ++l)
+            if (batch->groups[g].lane_owner[l]) chain_state_sync(batch->groups[g].lane_owner[l]);
+    batch->allocator.free(batch, batch->allocator.user);
 }
 
 void tl_chain_destroy(tl_chain* chain) {
-    if (chain) chain->allocator.free(chain, chain->allocator.user);
+    if (!chain) return;
+    chain_state_drop(chain); /* (a batch's lane no longer names it) */
+    chain->allocator.free(chain, chain->allocator.user);
 }
 
 /* ---- output ---- */
@@ -240,13 +246,18 @@ const float* tl_chain_local_rotations(const tl_chain* c) {
 const float* tl_chain_tip_positions(const tl_chain* c) {
     return c->out_tips;
 }
+/* (The state a batch's lane still holds is written back first: the chain was made writable by
+ * tl_chain_create, so the cast is sound.) */
 const float* tl_chain_particle_positions(const tl_chain* c) {
+    chain_state_sync((tl_chain*)c);
     return c->positions;
 }
 const float* tl_chain_particle_velocities(const tl_chain* c) {
+    chain_state_sync((tl_chain*)c);
     return c->velocities;
 }
 const float* tl_chain_link_lengths(const tl_chain* c) {
+    chain_state_sync((tl_chain*)c);
     return c->out_lengths;
 }
 const float* tl_chain_rest_directions(const tl_chain* c) {

@@ -5,15 +5,41 @@
 #include "chain_parts.h"
 
 #define LINK_T lane_link
+#define OUTPUT_T lane_output
 #define GS(x) x##_batch
 #include "chain_gather.h"
 #undef GS
+#undef OUTPUT_T
 #undef LINK_T
 #define LINK_T lane_link1
+#define OUTPUT_T lane_output1
 #define GS(x) x##_1
 #include "chain_gather.h"
 #undef GS
+#undef OUTPUT_T
 #undef LINK_T
+
+void chain_state_sync(tl_chain* c) {
+    lane_group* g = c->home;
+    if (!g) return;
+    scatter_lane_batch(g->links, c->home_lane, c, g->lane_scale[c->home_lane]);
+    g->lane_owner[c->home_lane] = NULL; /* (the lane keeps a copy: serial and stamp hold) */
+    c->home = NULL;
+}
+
+void chain_state_drop(tl_chain* c) {
+    if (!c->home) return;
+    c->home->lane_owner[c->home_lane] = NULL;
+    c->home = NULL;
+}
+
+/* Before lane l takes chain c: the state the lane alone holds of another chain goes back to
+ * it, and so does c's own if another lane holds it. */
+static void lane_claim(lane_group* lead, int l, tl_chain* c) {
+    tl_chain* owner = lead->lane_owner[l];
+    if (owner && owner != c) chain_state_sync(owner);
+    if (c->home && (c->home != lead || c->home_lane != l)) chain_state_sync(c);
+}
 
 /* Whether each of the first `lanes` lanes' state (particles and swings) is finite: x - x is
  * 0 for a finite x and NaN otherwise. */
@@ -158,7 +184,8 @@ static void setup_lane(lane_frame* f, int l, const frame_plan* fp, int n) {
     chain_cull_setup(f, l);
 }
 
-/* What internal step j of lane l leaves in the plan and the chain's stats. */
+/* What the frame's last internal step of lane l leaves in the plan and the chain's stats (the
+ * steps before it leave nothing that lasts). */
 static void record_step(const lane_frame* f, int l, frame_plan* fp) {
     tl_chain_pose* pose = &fp->last_pose;
     v3_store(pose->position, LANE_V3(f, pp, l));
@@ -166,7 +193,7 @@ static void record_step(const lane_frame* f, int l, frame_plan* fp) {
     pose->scale = f->scale[l];
     fp->last_hips = LANE_QT(f, pk, l);
     fp->chain->stats.contacts = (uint32_t)f->contacts[l];
-    fp->chain->stats.steps++;
+    fp->chain->stats.steps += (uint64_t)fp->steps;
 }
 
 /* The chain's bookkeeping after its frame's steps (its state written back: scattered, finite). */
@@ -203,14 +230,14 @@ static void output_lane(const frame_plan* fp, int l, float* t, float* gx, float*
  * onto the nearest point outside, the links beyond it turning with it (their own rotations
  * kept), so no length changes. Only the output moves (the state stays the steps'); an output
  * outside every collider keeps its bits. */
-static void output_contact(const frame_plan* fp) {
+static void output_contact(const frame_plan* fp, const lane_frame* f, int l) {
     tl_chain* c = fp->chain;
     if (fp->collider_count == 0) return;
     const tl_chain_pose* pose = &fp->target;
     qt G = qt_load(pose->rotation);
     v3 head = v3_madd(v3_load(pose->position), qt_rotate(G, c->root_offset), pose->scale);
     bool near[TL_CHAIN_MAX_BONES], moved = false; /* (near: of the tips as they were) */
-    chain_output_near(fp, c->out_tips, c->n, near);
+    chain_output_near(fp, f, l, c->out_tips, c->n, near);
     for (int i = 0; i < c->n; ++i) {
         qt L = qt_load(c->out_local + 4 * i);
         v3 tip = v3_load(c->out_tips + 3 * i), p = tip;
@@ -270,41 +297,37 @@ static void step_alone(frame_plan* fp) {
     lane_link1 links[TL_CHAIN_MAX_BONES];
     uint64_t serial = 0, stamp = 0; /* whose state the copy holds, as of which change */
     lane_frame f;
+    chain_state_sync(c);
     gather_constants_1(links, 0, c);
     gather_state_1(links, 0, c, &serial, &stamp);
     setup_lane(&f, 0, fp, n);
     for (long j = 1; j <= fp->steps; ++j) {
         f.t[0] = chain_step_time(fp, j);
         chain_lanes_steps(links, n, &f, 1, c->velocity_feedback);
-        record_step(&f, 0, fp);
     }
+    if (fp->steps > 0) record_step(&f, 0, fp);
     bool scattered = fp->steps > 0,
          finite = scattered ? scatter_alone(links, c, fp->last_pose.scale, &serial, &stamp) : true;
     finish_frame(fp, scattered, finite);
     gather_state_1(links, 0, c, &serial, &stamp); /* (only if the frame reset the chain) */
     float t[1], gx[1], gy[1], gz[1], gw[1], hx[1], hy[1], hz[1], s[1];
     output_lane(fp, 0, t, gx, gy, gz, gw, hx, hy, hz, s);
-    chain_lanes_outputs(links, n, t, gx, gy, gz, gw, hx, hy, hz, s, 1);
-    copy_output_1(links, 0, c);
-    output_contact(fp);
+    lane_output1 out[TL_CHAIN_MAX_BONES];
+    chain_lanes_outputs(links, out, n, t, gx, gy, gz, gw, hx, hy, hz, s, 1);
+    copy_output_1(out, 0, c, 0, n);
+    output_contact(fp, &f, 0);
 }
 
-/* Asks the cache for the lines a chain's write-back stores to (with many chains they were
- * evicted since its last frame), so that they arrive while the kernels run. */
+/* Asks the cache for the lines a chain's output stores to (with many chains they were
+ * evicted since its last frame), so that they arrive while the kernels run. (Its state stays
+ * in the lane: chain_state_sync.) */
 static void prefetch_write_back(const tl_chain* c) {
 #if defined(__GNUC__)
     const int n = c->n;
-    for (int i = 0; i < 3 * n; i += 16) {
-        __builtin_prefetch(c->positions + i, 1);
-        __builtin_prefetch(c->velocities + i, 1);
+    for (int i = 0; i < 3 * n; i += 16)
         __builtin_prefetch(c->out_tips + i, 1);
-    }
     for (int i = 0; i < 4 * n; i += 16)
         __builtin_prefetch(c->out_local + i, 1);
-    for (int i = 0; i < n; i += 16)
-        __builtin_prefetch(c->out_lengths + i, 1);
-    for (size_t at = 0; at < (size_t)n * sizeof(link_swings); at += 64)
-        __builtin_prefetch((const char*)c->own + at, 1);
 #else
     (void)c;
 #endif
@@ -319,18 +342,22 @@ static void step_group(lane_group* lead, frame_plan* plans, int count) {
     long max_steps = 0;
     bool early[LANES] = {false};
     const int lanes = chain_lanes_for(count);
-    for (int l = 0; l < count; ++l)
+    for (int l = 0; l < count; ++l) {
         prefetch_write_back(plans[l].chain);
+        if (plans[l].steps > max_steps) max_steps = plans[l].steps;
+    }
     for (int l = 0; l < lanes; ++l) {
         const frame_plan* fp = &plans[l < count ? l : 0]; /* spare lanes repeat lane 0 */
-        const tl_chain* c = fp->chain;
+        tl_chain* c = fp->chain;
+        lane_claim(lead, l, c);
+        /* a lane the padding steps run over keeps no chain's only state */
+        if (l < count && fp->steps < max_steps) chain_state_sync(c);
         if (lead->lane_serial[l] != c->constants_id) {
             gather_constants_batch(links, l, c);
             lead->lane_serial[l] = c->constants_id;
         }
         gather_state_batch(links, l, c, &lead->lane_state_serial[l], &lead->lane_state_stamp[l]);
         setup_lane(&f, l, fp, n);
-        if (fp->steps > max_steps) max_steps = fp->steps;
     }
     for (long j = 1; j <= max_steps; ++j) {
         for (int l = 0; l < lanes; ++l) {
@@ -339,9 +366,9 @@ static void step_group(lane_group* lead, frame_plan* plans, int count) {
         }
         chain_lanes_steps(links, n, &f, lanes, false);
         for (int l = 0; l < count; ++l) {
-            if (j > plans[l].steps) continue;
+            if (j != plans[l].steps) continue;
             record_step(&f, l, &plans[l]);
-            if (j == plans[l].steps && j < max_steps) { /* done before the others */
+            if (j < max_steps) { /* done before the others */
                 tl_chain* c = plans[l].chain;
                 early[l] = true;
                 tl_chain* only[LANES] = {NULL};
@@ -369,7 +396,16 @@ static void step_group(lane_group* lead, frame_plan* plans, int count) {
         frame_plan* fp = &plans[l];
         if (fp->steps > 0 && !early[l]) back[l] = fp->chain, back_scale[l] = fp->last_pose.scale;
     }
-    scatter_states(lead, n, back, back_scale, finite);
+    /* their state stays in the lanes, checked there (written back when read: chain_state_sync) */
+    lanes_finite(links, n, finite, lanes);
+    for (int l = 0; l < count; ++l)
+        if (back[l]) {
+            tl_chain* c = back[l];
+            lead->lane_state_serial[l] = c->serial;
+            lead->lane_state_stamp[l] = ++c->stamp;
+            lead->lane_owner[l] = c, lead->lane_scale[l] = back_scale[l];
+            c->home = lead, c->home_lane = l;
+        }
     for (int l = 0; l < lanes; ++l) {
         frame_plan* fp = &plans[l < count ? l : 0];
         if (l < count) {
@@ -380,29 +416,36 @@ static void step_group(lane_group* lead, frame_plan* plans, int count) {
         }
         output_lane(fp, l, t, gx, gy, gz, gw, hx, hy, hz, s);
     }
-    chain_lanes_outputs(links, n, t, gx, gy, gz, gw, hx, hy, hz, s, lanes);
-    int l = 0;
+    /* a few links at a time (the outputs' G and head carried in gx..hz), each block then
+     * transposed into the chains four lanes at a time, as scatter_states */
+    lane_output out[OUTPUT_BLOCK];
+    for (int first = 0; first < n; first += OUTPUT_BLOCK) {
+        const int m = n - first < OUTPUT_BLOCK ? n - first : OUTPUT_BLOCK;
+        chain_lanes_outputs(links + first, out, m, t, gx, gy, gz, gw, hx, hy, hz, s, lanes);
+        int l = 0;
 #if defined(__SSE__)
-    for (; l + 4 <= count; l += 4) { /* four lanes at a time, as scatter_states */
-        float *local[4], *tips[4];
-        for (int j = 0; j < 4; ++j)
-            local[j] = plans[l + j].chain->out_local, tips[j] = plans[l + j].chain->out_tips;
-        const lane_link* k = links;
-        for (int i = 0; i < n; ++i, ++k) {
-            __m128 q[4];
-            lanes_to_qt4(k->Lx + l, k->Ly + l, k->Lz + l, k->Lw + l, q);
+        for (; l + 4 <= count; l += 4) {
+            float *local[4], *tips[4];
             for (int j = 0; j < 4; ++j)
-                _mm_storeu_ps(local[j] + 4 * i, q[j]);
-            lanes_to_qt4(k->Tx + l, k->Ty + l, k->Tz + l, k->Tz + l, q);
-            for (int j = 0; j < 4; ++j)
-                store_xyz(tips[j] + 3 * i, q[j]);
+                local[j] = plans[l + j].chain->out_local + 4 * first,
+                tips[j] = plans[l + j].chain->out_tips + 3 * first;
+            const lane_output* o = out;
+            for (int i = 0; i < m; ++i, ++o) {
+                __m128 q[4];
+                lanes_to_qt4(o->Lx + l, o->Ly + l, o->Lz + l, o->Lw + l, q);
+                for (int j = 0; j < 4; ++j)
+                    _mm_storeu_ps(local[j] + 4 * i, q[j]);
+                lanes_to_qt4(o->Tx + l, o->Ty + l, o->Tz + l, o->Tz + l, q);
+                for (int j = 0; j < 4; ++j)
+                    store_xyz(tips[j] + 3 * i, q[j]);
+            }
         }
-    }
 #endif
-    for (; l < count; ++l)
-        copy_output_batch(links, l, plans[l].chain);
-    for (l = 0; l < count; ++l)
-        output_contact(&plans[l]);
+        for (; l < count; ++l)
+            copy_output_batch(out, l, plans[l].chain, first, m);
+    }
+    for (int l = 0; l < count; ++l)
+        output_contact(&plans[l], &f, l);
 }
 
 /* Steps a group's plans; `*next` counts the groups of this call, which take the batch's

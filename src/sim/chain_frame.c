@@ -127,6 +127,7 @@ static void carry(tl_chain* c, const tl_chain_pose* from_pose, const tl_chain_po
     float ratio = to.scale / from.scale;
     v3 a = v3_load(from.position), b = v3_load(to.position);
     float rest[3 * TL_CHAIN_MAX_BONES];
+    chain_state_sync(c); /* (the state moves here: from a batch's lane first) */
     v3 gravity = v3_scale(c->up, -c->gravity);
     if (c->force.x != 0 || c->force.y != 0 || c->force.z != 0) gravity = v3_add(gravity, c->force);
     if (relax) {
@@ -167,6 +168,7 @@ static void carry(tl_chain* c, const tl_chain_pose* from_pose, const tl_chain_po
 }
 
 void chain_place_at_rest(tl_chain* c, const tl_chain_pose* pose, qt hips) {
+    chain_state_drop(c); /* (every value of the state is replaced) */
     c->stamp++;
     qt locals[TL_CHAIN_MAX_BONES];
     for (int i = 0; i < c->n; ++i) {

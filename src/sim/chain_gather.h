@@ -1,6 +1,6 @@
 /* The copies between chains and a working copy of type LINK_T (lane_link: a batch's,
- * lane_link1: a chain alone's), included by chain_batch.c once per type; every function is named
- * GS(x) = x_<suffix>. */
+ * lane_link1: a chain alone's; OUTPUT_T: its output's), included by chain_batch.c once per type;
+ * every function is named GS(x) = x_<suffix>. */
 
 static inline void GS(gather_constants)(LINK_T* k, int l, const tl_chain* c) {
     for (int i = 0; i < c->n; ++i, ++k) {
@@ -46,10 +46,10 @@ static inline void GS(scatter_lane)(const LINK_T* k, int l, tl_chain* c, float s
     }
 }
 
-/* The render-time output of lane l into its chain. */
-static inline void GS(copy_output)(const LINK_T* k, int l, tl_chain* c) {
-    for (int i = 0; i < c->n; ++i, ++k) {
-        qt_store(c->out_local + 4 * i, LANE_QT(k, L, l));
-        v3_store(c->out_tips + 3 * i, LANE_V3(k, T, l));
+/* The render-time output of lane l for links first..first+count-1 into its chain. */
+static inline void GS(copy_output)(const OUTPUT_T* o, int l, tl_chain* c, int first, int count) {
+    for (int i = first; i < first + count; ++i, ++o) {
+        qt_store(c->out_local + 4 * i, LANE_QT(o, L, l));
+        v3_store(c->out_tips + 3 * i, LANE_V3(o, T, l));
     }
 }

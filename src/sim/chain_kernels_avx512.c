@@ -44,9 +44,10 @@ void chain_lanes_steps_avx512(lane_link* links, int n, lane_frame* f) {
         lanes_link_16_avx512(links, n, i, f);
 }
 
-void chain_lanes_outputs_avx512(lane_link* links, int n, float* t, float* gx, float* gy, float* gz,
-                                float* gw, float* hx, float* hy, float* hz, float* s) {
-    lanes_output_16_avx512(links, n, t, gx, gy, gz, gw, hx, hy, hz, s);
+void chain_lanes_outputs_avx512(const lane_link* links, lane_output* out, int n, float* t,
+                                float* gx, float* gy, float* gz, float* gw, float* hx, float* hy,
+                                float* hz, float* s) {
+    lanes_output_16_avx512(links, out, n, t, gx, gy, gz, gw, hx, hy, hz, s);
 }
 #elif TL_LANES_AVX2
 bool chain_has_avx512(void) {
@@ -55,9 +56,11 @@ bool chain_has_avx512(void) {
 void chain_lanes_steps_avx512(lane_link* links, int n, lane_frame* f) {
     (void)links, (void)n, (void)f;
 }
-void chain_lanes_outputs_avx512(lane_link* links, int n, float* t, float* gx, float* gy, float* gz,
-                                float* gw, float* hx, float* hy, float* hz, float* s) {
-    (void)links, (void)n, (void)t, (void)gx, (void)gy, (void)gz, (void)gw, (void)hx, (void)hy;
+void chain_lanes_outputs_avx512(const lane_link* links, lane_output* out, int n, float* t,
+                                float* gx, float* gy, float* gz, float* gw, float* hx, float* hy,
+                                float* hz, float* s) {
+    (void)links, (void)out, (void)n, (void)t, (void)gx, (void)gy, (void)gz, (void)gw, (void)hx,
+        (void)hy;
     (void)hz, (void)s;
 }
 #else

@@ -81,16 +81,26 @@ typedef struct link_const {
     float ax[W], ay[W], az[W], aw[W]; /* A_i */                                                    \
     float nx[W], ny[W], nz[W], nw[W]; /* N_i */                                                    \
     float ex[W], ey[W], ez[W];        /* own direction */                                          \
-    float len[W], omega2[W], damping[W], cos_lim[W], sin_lim[W];                                   \
-    /* render-time output */                                                                       \
-    float Lx[W], Ly[W], Lz[W], Lw[W]; /* local rotation */                                         \
-    float Tx[W], Ty[W], Tz[W];        /* tip */
+    float len[W], omega2[W], damping[W], cos_lim[W], sin_lim[W];
 typedef struct lane_link {
     LANE_LINK_FIELDS(LANES)
 } lane_link;
 typedef struct lane_link1 {
     LANE_LINK_FIELDS(1)
 } lane_link1;
+
+/* The render-time output of one link of W chains on its way to them: a few links at a time on
+ * the stack (OUTPUT_BLOCK), not in the batch's working copy, which stays smaller in cache. */
+#define LANE_OUTPUT_FIELDS(W)                                                                      \
+    float Lx[W], Ly[W], Lz[W], Lw[W]; /* local rotation */                                         \
+    float Tx[W], Ty[W], Tz[W];        /* tip */
+typedef struct lane_output {
+    LANE_OUTPUT_FIELDS(LANES)
+} lane_output;
+typedef struct lane_output1 {
+    LANE_OUTPUT_FIELDS(1)
+} lane_output1;
+enum { OUTPUT_BLOCK = 8 };
 
 /* The state of one link that only the step reads (48 B; a chain keeps N of them, wherever it
  * is stepped): its bend and read-back swings, named as the lane fields so that LANE_QT and
@@ -158,6 +168,11 @@ struct tl_chain {
     link_swings* own;
     uint64_t listed; /* the tl_chain_batch_step call whose open groups hold its frame (0: none):
                         a chain listed twice is found without a search */
+    /* where its state is while a batch's lane holds it (NULL: in the arrays above). A batch
+     * keeps a chain's state in the lane it was stepped in and writes it back only when it is
+     * read, changed outside the step or the lane is wanted (chain_state_sync) */
+    struct lane_group* home;
+    int home_lane;
 };
 
 /* Chains are grouped by bone count, chain_batch_lanes() to a group, in their order; a batch
@@ -165,6 +180,8 @@ struct tl_chain {
 enum { OPEN_GROUPS = 4 };
 typedef struct lane_group {
     lane_link* links;                  /* max_bones */
+    tl_chain* lane_owner[LANES];       /* the chain whose state only this lane holds (or NULL) */
+    float lane_scale[LANES];           /* ... and its last step's scale (its link lengths) */
     uint64_t lane_serial[LANES];       /* whose constants each lane holds (constants_id) */
     uint64_t lane_state_serial[LANES]; /* whose state each lane holds (0: nobody's) ... */
     uint64_t lane_state_stamp[LANES];  /* ... and as of which change */
@@ -287,6 +304,11 @@ SIM_INTERNAL tl_result chain_hips_frame(const tl_chain_def* def, qt* out, tl_err
 SIM_INTERNAL tl_result chain_build_links(tl_chain* chain, const tl_chain_def* def, tl_error* err);
 SIM_INTERNAL void chain_build_rest(tl_chain* chain, const tl_chain_settings* settings);
 
+/* chain_batch.c: writes back a chain's state from the batch lane that holds it (if any) and
+ * leaves the lane a copy; chain_state_drop forgets that lane (the state is being replaced) */
+SIM_INTERNAL void chain_state_sync(tl_chain* c);
+SIM_INTERNAL void chain_state_drop(tl_chain* c);
+
 /* chain_frame.c */
 SIM_INTERNAL void chain_place_at_rest(tl_chain* c, const tl_chain_pose* pose, qt hips);
 SIM_INTERNAL bool chain_frame_begin(tl_chain* c, const tl_chain_input* in, float dt,
@@ -299,27 +321,28 @@ SIM_INTERNAL float chain_step_time(const frame_plan* fp, long j);
 SIM_INTERNAL int chain_batch_lanes(void);
 SIM_INTERNAL int chain_lanes_for(int count);
 SIM_INTERNAL void chain_lanes_steps(void* links, int n, lane_frame* f, int lanes, bool feedback);
-SIM_INTERNAL void chain_lanes_outputs(void* links, int n, float* t, float* gx, float* gy, float* gz,
-                                      float* gw, float* hx, float* hy, float* hz, float* s,
-                                      int lanes);
+SIM_INTERNAL void chain_lanes_outputs(const void* links, void* out, int n, float* t, float* gx,
+                                      float* gy, float* gz, float* gw, float* hx, float* hy,
+                                      float* hz, float* s, int lanes);
 SIM_INTERNAL void chain_cull_setup(lane_frame* f, int l);
 SIM_INTERNAL bool chain_contact(const lane_frame* f, int l, int link, v3 head, float len, v3 rest,
                                 v3* pp, v3* vp, bool* touch);
 SIM_INTERNAL bool chain_contact_output(const frame_plan* fp, int link, v3 head, float len, v3* p);
-SIM_INTERNAL void chain_output_near(const frame_plan* fp, const float* tips, int n, bool* near);
+SIM_INTERNAL void chain_output_near(const frame_plan* fp, const lane_frame* f, int l,
+                                    const float* tips, int n, bool* near);
 #if TL_LANES_AVX2
 /* chain_kernels_avx2.c: the batch kernels built for AVX2 (taken when the CPU has it) */
 SIM_INTERNAL bool chain_has_avx2(void);
 SIM_INTERNAL void chain_lanes_steps_avx2(lane_link* links, int n, lane_frame* f, int lanes);
-SIM_INTERNAL void chain_lanes_outputs_avx2(lane_link* links, int n, float* t, float* gx, float* gy,
-                                           float* gz, float* gw, float* hx, float* hy, float* hz,
-                                           float* s, int lanes);
+SIM_INTERNAL void chain_lanes_outputs_avx2(const lane_link* links, lane_output* out, int n,
+                                           float* t, float* gx, float* gy, float* gz, float* gw,
+                                           float* hx, float* hy, float* hz, float* s, int lanes);
 /* chain_kernels_avx512.c: the full batch kernels again for AVX-512 (16 floats a vector) */
 SIM_INTERNAL bool chain_has_avx512(void);
 SIM_INTERNAL void chain_lanes_steps_avx512(lane_link* links, int n, lane_frame* f);
-SIM_INTERNAL void chain_lanes_outputs_avx512(lane_link* links, int n, float* t, float* gx,
-                                             float* gy, float* gz, float* gw, float* hx, float* hy,
-                                             float* hz, float* s);
+SIM_INTERNAL void chain_lanes_outputs_avx512(const lane_link* links, lane_output* out, int n,
+                                             float* t, float* gx, float* gy, float* gz, float* gw,
+                                             float* hx, float* hy, float* hz, float* s);
 #endif
 
 #endif

@@ -13,8 +13,10 @@
 #define NAME(x) NAME_(x, LANE_COUNT, LANE_ISA)
 #if LANE_COUNT == 1 /* the working copy's type: one lane or a batch */
 #define LINK_T lane_link1
+#define OUTPUT_T lane_output1
 #else
 #define LINK_T lane_link
+#define OUTPUT_T lane_output
 #endif
 #define NAME_(x, n, isa) NAME__(x, n, isa)
 #define NAME__(x, n, isa) x##_##n##isa
@@ -500,14 +502,15 @@ static void NAME(lanes_link)(LINK_T* restrict links, int n, int i, lane_frame* r
  * (nlerp) at t, turned into local rotations L_i = A_i^-1 S A_i N_i, and the tips by FK from
  * the root at head (the attachment pose's rotation g and scale s). */
 LANE_TARGET
-static void NAME(lanes_output)(LINK_T* restrict links, int n, const float* restrict t,
-                               float* restrict gx, float* restrict gy, float* restrict gz,
-                               float* restrict gw, float* restrict hx, float* restrict hy,
-                               float* restrict hz, const float* restrict s) {
+static void NAME(lanes_output)(const LINK_T* restrict links, OUTPUT_T* restrict out, int n,
+                               const float* restrict t, float* restrict gx, float* restrict gy,
+                               float* restrict gz, float* restrict gw, float* restrict hx,
+                               float* restrict hy, float* restrict hz, const float* restrict s) {
     float q_x[LANE_COUNT], q_y[LANE_COUNT], q_z[LANE_COUNT], q_w[LANE_COUNT], norm2[LANE_COUNT],
         inv[LANE_COUNT];
     for (int i = 0; i < n; ++i) {
-        LINK_T* restrict k = &links[i];
+        const LINK_T* restrict k = &links[i];
+        OUTPUT_T* restrict o = &out[i];
         EACH {
             qt a = LANE_QT(k, o, l), b = LANE_QT(k, s, l);
             b = NAME(qt_flip)(qt_dot(a, b) < 0, b);
@@ -526,8 +529,8 @@ static void NAME(lanes_output)(LINK_T* restrict links, int n, const float* restr
                               s[l] * k->len[l]);
             gx[l] = G.x, gy[l] = G.y, gz[l] = G.z, gw[l] = G.w;
             hx[l] = head.x, hy[l] = head.y, hz[l] = head.z;
-            SET_QT(k, L, l, local);
-            SET_V3(k, T, l, head);
+            SET_QT(o, L, l, local);
+            SET_V3(o, T, l, head);
         }
     }
 }
@@ -536,6 +539,7 @@ static void NAME(lanes_output)(LINK_T* restrict links, int n, const float* restr
 
 #undef EACH
 #undef LINK_T
+#undef OUTPUT_T
 #ifdef LANE_FEEDBACK_DEFAULT
 #undef LANE_FEEDBACK
 #undef LANE_FEEDBACK_DEFAULT
