@@ -644,14 +644,14 @@ static void test_no_allocation_in_step(void) {
  * hardware 1/sqrt estimate's error). */
 static void test_kernels_agree(void) {
     static lattice l;
-    static float x[3][3 * MAXN];
+    static float x[4][3 * MAXN];
     make_skirt(&l, 20, 37);
     tl_cloth_def d = def_of(&l);
     tl_cloth_model* m;
     tl_error err;
     ENSURE_OK(tl_cloth_model_create(&d, NULL, &m, &err), err);
     int n = 20 * 37;
-    for (int level = 0; level < 3; ++level) {
+    for (int level = 0; level < 4; ++level) {
         cloth_set_simd_level(level);
         float *px = x[level], *py = px + n, *pz = py + n;
         for (int i = 0; i < n; ++i) { /* a crumpled start */
