@@ -89,4 +89,16 @@ void cloth_relax(const tl_cloth_model* m, float* x, float* y, float* z, float st
 int cloth_simd_level(void);
 void cloth_set_simd_level(int level); /* clamped to what the CPU has; -1: the best */
 
+/* The point on the tether sphere |x - q| = L nearest p within d of ref (cloth_kernels.c). */
+v3 cloth_tether_point(v3 q, float L, v3 p, v3 ref, float d);
+/* The final pass's first half on one row (i0 on row >= 1): each particle onto its tether from
+ * the final particle above, within its safe distance from its reference (the targets at u);
+ * returns how many were beyond it. The same bits at every level. */
+int cloth_tether_row(tl_cloth* c, int i0, int count, float u);
+/* The Verlet step of particles [from, to): the world-motion map x -> map[0..2] x.x + map[3..5]
+ * x.y + map[6..8] x.z + map[9..11] shared by `share`, damping (more on contact), gravity g and
+ * wind w (both x h^2). The same bits at every level. */
+void cloth_integrate(tl_cloth* c, const float* map, v3 g, v3 w, float contact_keep, int from,
+                     int to);
+
 #endif
