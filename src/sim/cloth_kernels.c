@@ -419,8 +419,11 @@ static inline __mmask16 prefix16(int n) {
     return n >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n < 0 ? 0 : n)) - 1u);
 }
 
-AVX512 static void relax_avx512_contiguous(float* x, float* y, float* z, const cloth_run* r,
-                                           const float* rest, float kk) {
+/* `same`: wa == wb (both ends free, most pairs), one product a coordinate serves both ends
+ * (the same bits). Inlined with a constant, each kernel is two loops. */
+AVX512 static inline __attribute__((always_inline)) void
+relax_avx512_contiguous_(float* x, float* y, float* z, const cloth_run* r, const float* rest,
+                         float kk, bool same) {
     float *xa = x + r->first, *ya = y + r->first, *za = z + r->first;
     float *xb = xa + r->offset, *yb = ya + r->offset, *zb = za + r->offset;
     __m512 k = _mm512_set1_ps(kk), wa = _mm512_set1_ps(r->wa), wb = _mm512_set1_ps(r->wb);
@@ -431,22 +434,34 @@ AVX512 static void relax_avx512_contiguous(float* x, float* y, float* z, const c
         __m512 by = _mm512_maskz_loadu_ps(m, yb + j), bz = _mm512_maskz_loadu_ps(m, zb + j);
         __m512 dx = _mm512_sub_ps(bx, ax), dy = _mm512_sub_ps(by, ay), dz = _mm512_sub_ps(bz, az);
         __m512 f = factor_avx512(dx, dy, dz, _mm512_maskz_loadu_ps(m, rest + j), k, m);
-        __m512 fa = _mm512_mul_ps(f, wa), fb = _mm512_mul_ps(f, wb);
-        _mm512_mask_storeu_ps(xa + j, m, _mm512_add_ps(ax, _mm512_mul_ps(dx, fa)));
-        _mm512_mask_storeu_ps(ya + j, m, _mm512_add_ps(ay, _mm512_mul_ps(dy, fa)));
-        _mm512_mask_storeu_ps(za + j, m, _mm512_add_ps(az, _mm512_mul_ps(dz, fa)));
-        _mm512_mask_storeu_ps(xb + j, m, _mm512_sub_ps(bx, _mm512_mul_ps(dx, fb)));
-        _mm512_mask_storeu_ps(yb + j, m, _mm512_sub_ps(by, _mm512_mul_ps(dy, fb)));
-        _mm512_mask_storeu_ps(zb + j, m, _mm512_sub_ps(bz, _mm512_mul_ps(dz, fb)));
+        __m512 fa = _mm512_mul_ps(f, wa), fb = same ? fa : _mm512_mul_ps(f, wb);
+        __m512 tx = _mm512_mul_ps(dx, fa), ty = _mm512_mul_ps(dy, fa), tz = _mm512_mul_ps(dz, fa);
+        __m512 sx = same ? tx : _mm512_mul_ps(dx, fb), sy = same ? ty : _mm512_mul_ps(dy, fb);
+        __m512 sz = same ? tz : _mm512_mul_ps(dz, fb);
+        _mm512_mask_storeu_ps(xa + j, m, _mm512_add_ps(ax, tx));
+        _mm512_mask_storeu_ps(ya + j, m, _mm512_add_ps(ay, ty));
+        _mm512_mask_storeu_ps(za + j, m, _mm512_add_ps(az, tz));
+        _mm512_mask_storeu_ps(xb + j, m, _mm512_sub_ps(bx, sx));
+        _mm512_mask_storeu_ps(yb + j, m, _mm512_sub_ps(by, sy));
+        _mm512_mask_storeu_ps(zb + j, m, _mm512_sub_ps(bz, sz));
     }
+}
+
+AVX512 static void relax_avx512_contiguous(float* x, float* y, float* z, const cloth_run* r,
+                                           const float* rest, float k) {
+    if (r->wa == r->wb)
+        relax_avx512_contiguous_(x, y, z, r, rest, k, true);
+    else
+        relax_avx512_contiguous_(x, y, z, r, rest, k, false);
 }
 
 /* Blocks along a row (width w = offset = 1 or 2, stride 2 w): 16 pairs from 32 floats, split
  * into the a and b ends by two-source permutes (pair order kept, so the rest lengths load as
  * they are). A last partial vector of m pairs loads and stores only the floats they reach: 2 m,
  * or 2 m + 1 when w = 2 and the row's end cut the last block short (its b is float 2 m). */
-AVX512 static void relax_avx512_blocks(float* x, float* y, float* z, const cloth_run* r,
-                                       const float* rest, float kk) {
+AVX512 static inline __attribute__((always_inline)) void
+relax_avx512_blocks_(float* x, float* y, float* z, const cloth_run* r, const float* rest, float kk,
+                     bool same) {
     float *px = x + r->first, *py = y + r->first, *pz = z + r->first;
     __m512 k = _mm512_set1_ps(kk), wa = _mm512_set1_ps(r->wa), wb = _mm512_set1_ps(r->wb);
     __m512i ia, ib, ilo, ihi; /* a = permute(lo, hi, ia); lo = permute(a, b, ilo) */
@@ -474,10 +489,13 @@ AVX512 static void relax_avx512_blocks(float* x, float* y, float* z, const cloth
         __m512 az = _mm512_permutex2var_ps(z0, ia, z1), bz = _mm512_permutex2var_ps(z0, ib, z1);
         __m512 dx = _mm512_sub_ps(bx, ax), dy = _mm512_sub_ps(by, ay), dz = _mm512_sub_ps(bz, az);
         __m512 f = factor_avx512(dx, dy, dz, _mm512_maskz_loadu_ps(valid, rest + j), k, valid);
-        __m512 fa = _mm512_mul_ps(f, wa), fb = _mm512_mul_ps(f, wb);
-        ax = _mm512_add_ps(ax, _mm512_mul_ps(dx, fa)), bx = _mm512_sub_ps(bx, _mm512_mul_ps(dx, fb));
-        ay = _mm512_add_ps(ay, _mm512_mul_ps(dy, fa)), by = _mm512_sub_ps(by, _mm512_mul_ps(dy, fb));
-        az = _mm512_add_ps(az, _mm512_mul_ps(dz, fa)), bz = _mm512_sub_ps(bz, _mm512_mul_ps(dz, fb));
+        __m512 fa = _mm512_mul_ps(f, wa), fb = same ? fa : _mm512_mul_ps(f, wb);
+        __m512 tx = _mm512_mul_ps(dx, fa), ty = _mm512_mul_ps(dy, fa), tz = _mm512_mul_ps(dz, fa);
+        __m512 sx = same ? tx : _mm512_mul_ps(dx, fb), sy = same ? ty : _mm512_mul_ps(dy, fb);
+        __m512 sz = same ? tz : _mm512_mul_ps(dz, fb);
+        ax = _mm512_add_ps(ax, tx), bx = _mm512_sub_ps(bx, sx);
+        ay = _mm512_add_ps(ay, ty), by = _mm512_sub_ps(by, sy);
+        az = _mm512_add_ps(az, tz), bz = _mm512_sub_ps(bz, sz);
         _mm512_mask_storeu_ps(qx, lo, _mm512_permutex2var_ps(ax, ilo, bx));
         _mm512_mask_storeu_ps(qx + 16, hi, _mm512_permutex2var_ps(ax, ihi, bx));
         _mm512_mask_storeu_ps(qy, lo, _mm512_permutex2var_ps(ay, ilo, by));
@@ -485,6 +503,14 @@ AVX512 static void relax_avx512_blocks(float* x, float* y, float* z, const cloth
         _mm512_mask_storeu_ps(qz, lo, _mm512_permutex2var_ps(az, ilo, bz));
         _mm512_mask_storeu_ps(qz + 16, hi, _mm512_permutex2var_ps(az, ihi, bz));
     }
+}
+
+AVX512 static void relax_avx512_blocks(float* x, float* y, float* z, const cloth_run* r,
+                                       const float* rest, float k) {
+    if (r->wa == r->wb)
+        relax_avx512_blocks_(x, y, z, r, rest, k, true);
+    else
+        relax_avx512_blocks_(x, y, z, r, rest, k, false);
 }
 
 static int best_level(void) {

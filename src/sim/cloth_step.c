@@ -352,10 +352,17 @@ void tl_cloth_reset(tl_cloth* cloth, const tl_chain_pose* frame, const float* ta
 
 static bool input_finite(const tl_cloth* c, const tl_cloth_input* in, float dt) {
     if (!isfinite(dt) || !pose_finite(&in->frame) || !v3_finite(v3_load(in->force))) return false;
-    float sum = 0;
-    for (int i = 0; i < 3 * c->n; ++i)
-        sum += in->targets[i] * 0.0f; /* NaN or inf anywhere makes the sum NaN */
-    return sum == 0;
+    /* NaN or inf anywhere makes a sum NaN; 8 sums, not one chain of 3 n dependent adds */
+    float sum[8] = {0};
+    int i = 0, count = 3 * c->n;
+    for (; i + 8 <= count; i += 8)
+        for (int k = 0; k < 8; ++k)
+            sum[k] += in->targets[i + k] * 0.0f;
+    for (; i < count; ++i)
+        sum[0] += in->targets[i] * 0.0f;
+    for (int k = 1; k < 8; ++k)
+        sum[0] += sum[k];
+    return sum[0] == 0;
 }
 
 /* Every particle carried by its own target's jump, with no world motion (a cut). */
@@ -371,10 +378,16 @@ static void carry(tl_cloth* c, const tl_chain_pose* f) {
 }
 
 static bool state_finite(const tl_cloth* c) {
-    float sum = 0;
-    for (int i = 0; i < c->n; ++i)
-        sum += (c->x[i] + c->y[i] + c->z[i]) * 0.0f;
-    return sum == 0;
+    float sum[8] = {0}; /* (as input_finite) */
+    int i = 0;
+    for (; i + 8 <= c->n; i += 8)
+        for (int k = 0; k < 8; ++k)
+            sum[k] += (c->x[i + k] + c->y[i + k] + c->z[i + k]) * 0.0f;
+    for (; i < c->n; ++i)
+        sum[0] += (c->x[i] + c->y[i] + c->z[i]) * 0.0f;
+    for (int k = 1; k < 8; ++k)
+        sum[0] += sum[k];
+    return sum[0] == 0;
 }
 
 /* A frame longer than the steps it may run (a hitch): the cloth restarts at rest on its
