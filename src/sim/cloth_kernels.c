@@ -513,6 +513,89 @@ AVX512 static void relax_avx512_blocks(float* x, float* y, float* z, const cloth
         relax_avx512_blocks_(x, y, z, r, rest, k, false);
 }
 
+/* tether_avx2 8 lanes a vector (the same operations, so the same bits). */
+#define D8(v) _mm512_cvtps_pd(v)
+#define SUM3(a, b, c) _mm512_add_pd(_mm512_add_pd(a, b), c)
+AVX512 static int tether_avx512(tl_cloth* c, int from, int to, float u) {
+    const tl_cloth_model* m = c->model;
+    int C = m->columns, clamps = 0, i = from;
+    const __m512d eps = _mm512_set1_pd(1e-12), one = _mm512_set1_pd(1.0);
+    const __m512d zero = _mm512_setzero_pd(), minus1 = _mm512_set1_pd(-1.0);
+    __m256 uu = _mm256_set1_ps(u);
+    for (; i + 8 <= to; i += 8) {
+        __m256 fqx = _mm256_loadu_ps(c->x + i - C), fqy = _mm256_loadu_ps(c->y + i - C);
+        __m256 fqz = _mm256_loadu_ps(c->z + i - C);
+        __m256 fpx = _mm256_loadu_ps(c->x + i), fpy = _mm256_loadu_ps(c->y + i);
+        __m256 fpz = _mm256_loadu_ps(c->z + i);
+        __m256 t0x = _mm256_loadu_ps(c->t0x + i), t0y = _mm256_loadu_ps(c->t0y + i);
+        __m256 t0z = _mm256_loadu_ps(c->t0z + i);
+        __m256 rx = _mm256_add_ps(t0x, _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(c->t1x + i), t0x), uu));
+        __m256 ry = _mm256_add_ps(t0y, _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(c->t1y + i), t0y), uu));
+        __m256 rz = _mm256_add_ps(t0z, _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(c->t1z + i), t0z), uu));
+        __m256 fd = _mm256_loadu_ps(c->max_distance + i), fL = _mm256_loadu_ps(m->tether + i);
+        __m256 ex = _mm256_sub_ps(fpx, rx), ey = _mm256_sub_ps(fpy, ry), ez = _mm256_sub_ps(fpz, rz);
+        __m256 e2 = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(ex, ex), _mm256_mul_ps(ey, ey)),
+                                  _mm256_mul_ps(ez, ez));
+        clamps += __builtin_popcount(
+            (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(e2, _mm256_mul_ps(fd, fd), _CMP_GT_OQ)));
+
+        __m512d qx = D8(fqx), qy = D8(fqy), qz = D8(fqz), L = D8(fL), d = D8(fd);
+        __m512d ux = _mm512_sub_pd(D8(rx), qx), uy = _mm512_sub_pd(D8(ry), qy);
+        __m512d uz = _mm512_sub_pd(D8(rz), qz);
+        __m512d wx = _mm512_sub_pd(D8(fpx), qx), wy = _mm512_sub_pd(D8(fpy), qy);
+        __m512d wz = _mm512_sub_pd(D8(fpz), qz);
+        __m512d D = _mm512_sqrt_pd(
+            SUM3(_mm512_mul_pd(ux, ux), _mm512_mul_pd(uy, uy), _mm512_mul_pd(uz, uz)));
+        __m512d lw = _mm512_sqrt_pd(
+            SUM3(_mm512_mul_pd(wx, wx), _mm512_mul_pd(wy, wy), _mm512_mul_pd(wz, wz)));
+        __mmask8 hasD = _mm512_cmp_pd_mask(D, eps, _CMP_GT_OQ);
+        __mmask8 hasw = _mm512_cmp_pd_mask(lw, eps, _CMP_GT_OQ);
+        __m512d ax = _mm512_mask_blend_pd(hasD, zero, _mm512_div_pd(ux, D));
+        __m512d ay = _mm512_mask_blend_pd(hasD, minus1, _mm512_div_pd(uy, D));
+        __m512d az = _mm512_mask_blend_pd(hasD, zero, _mm512_div_pd(uz, D));
+        wx = _mm512_mask_blend_pd(hasw, ax, _mm512_div_pd(wx, lw));
+        wy = _mm512_mask_blend_pd(hasw, ay, _mm512_div_pd(wy, lw));
+        wz = _mm512_mask_blend_pd(hasw, az, _mm512_div_pd(wz, lw));
+        __m512d cc = _mm512_div_pd(
+            _mm512_sub_pd(_mm512_add_pd(_mm512_mul_pd(L, L), _mm512_mul_pd(D, D)), _mm512_mul_pd(d, d)),
+            _mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(2.0), L), D));
+        __m512d dot = SUM3(_mm512_mul_pd(wx, ax), _mm512_mul_pd(wy, ay), _mm512_mul_pd(wz, az));
+        __mmask8 full = hasD & _mm512_cmp_pd_mask(cc, one, _CMP_GE_OQ);
+        __mmask8 cap = (__mmask8)(hasD & ~full & _mm512_cmp_pd_mask(cc, minus1, _CMP_GT_OQ) &
+                                  _mm512_cmp_pd_mask(dot, cc, _CMP_LT_OQ));
+        int rare = 0;
+        if (cap) {
+            __m512d sx = _mm512_sub_pd(wx, _mm512_mul_pd(ax, dot));
+            __m512d sy = _mm512_sub_pd(wy, _mm512_mul_pd(ay, dot));
+            __m512d sz = _mm512_sub_pd(wz, _mm512_mul_pd(az, dot));
+            __m512d lp = _mm512_sqrt_pd(
+                SUM3(_mm512_mul_pd(sx, sx), _mm512_mul_pd(sy, sy), _mm512_mul_pd(sz, sz)));
+            __m512d sn = _mm512_sqrt_pd(_mm512_sub_pd(one, _mm512_mul_pd(cc, cc)));
+            __m512d kx = _mm512_add_pd(_mm512_mul_pd(ax, cc), _mm512_mul_pd(_mm512_div_pd(sx, lp), sn));
+            __m512d ky = _mm512_add_pd(_mm512_mul_pd(ay, cc), _mm512_mul_pd(_mm512_div_pd(sy, lp), sn));
+            __m512d kz = _mm512_add_pd(_mm512_mul_pd(az, cc), _mm512_mul_pd(_mm512_div_pd(sz, lp), sn));
+            wx = _mm512_mask_blend_pd(cap, wx, kx), wy = _mm512_mask_blend_pd(cap, wy, ky);
+            wz = _mm512_mask_blend_pd(cap, wz, kz);
+            rare = cap & ~_mm512_cmp_pd_mask(lp, eps, _CMP_GT_OQ);
+        }
+        wx = _mm512_mask_blend_pd(full, wx, ax), wy = _mm512_mask_blend_pd(full, wy, ay);
+        wz = _mm512_mask_blend_pd(full, wz, az);
+        _mm256_storeu_ps(c->x + i, _mm512_cvtpd_ps(_mm512_add_pd(qx, _mm512_mul_pd(wx, L))));
+        _mm256_storeu_ps(c->y + i, _mm512_cvtpd_ps(_mm512_add_pd(qy, _mm512_mul_pd(wy, L))));
+        _mm256_storeu_ps(c->z + i, _mm512_cvtpd_ps(_mm512_add_pd(qz, _mm512_mul_pd(wz, L))));
+        if (rare) { /* from the particles as they were */
+            float px[8], py[8], pz[8];
+            _mm256_storeu_ps(px, fpx), _mm256_storeu_ps(py, fpy), _mm256_storeu_ps(pz, fpz);
+            for (int k = 0; k < 8; ++k)
+                if (rare >> k & 1) {
+                    c->x[i + k] = px[k], c->y[i + k] = py[k], c->z[i + k] = pz[k];
+                    tether_scalar(c, i + k, i + k + 1, u); /* (its clamp already counted) */
+                }
+        }
+    }
+    return clamps + tether_avx2(c, i, to, u);
+}
+
 static int best_level(void) {
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx512f")) return 3;
@@ -593,6 +676,7 @@ void cloth_relax(const tl_cloth_model* m, float* x, float* y, float* z, float st
 
 int cloth_tether_row(tl_cloth* c, int i0, int count, float u) {
 #if TL_CLOTH_AVX2
+    if (cloth_simd_level() >= 3) return tether_avx512(c, i0, i0 + count, u);
     if (cloth_simd_level() >= 2) return tether_avx2(c, i0, i0 + count, u);
 #endif
     return tether_scalar(c, i0, i0 + count, u);
