@@ -690,8 +690,8 @@ static void test_pass_kernels_identical(void) {
     static float out[4][6 * MAXN];
     static uint32_t clamps[4];
     const float* tether = tl_cloth_model_tethers(m);
-    float map[12] = {0.98f, 0.19f, 0.01f, -0.19f, 0.98f, 0.02f, 0.0f, -0.02f, 1.0f,
-                     0.01f, -0.003f, 0.02f};
+    float map[12] = {0.98f, 0.19f,  0.01f, -0.19f, 0.98f,   0.02f,
+                     0.0f,  -0.02f, 1.0f,  0.01f,  -0.003f, 0.02f};
     for (int level = 0; level < 4; ++level) {
         cloth_set_simd_level(level);
         for (int i = 0; i < n; ++i) {

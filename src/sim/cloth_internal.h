@@ -82,8 +82,8 @@ struct tl_cloth {
     tl_cloth_stats stats;
 };
 
-/* The kernels (cloth_kernels.c). Level: 0 scalar, 1 SSE2, 2 AVX2, 3 AVX-512 (the best the CPU has by
- * default); the benchmark compares them. */
+/* The kernels (cloth_kernels.c). Level: 0 scalar, 1 SSE2, 2 AVX2, 3 AVX-512 (the best the CPU has
+ * by default); the benchmark compares them. */
 void cloth_relax(const tl_cloth_model* m, float* x, float* y, float* z, float stretch, float shear,
                  int iterations);
 int cloth_simd_level(void);

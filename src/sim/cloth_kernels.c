@@ -94,8 +94,8 @@ static int tether_scalar(tl_cloth* c, int from, int to, float u) {
     return clamps;
 }
 
-static void integrate_scalar(tl_cloth* c, const float* A, v3 g, v3 w, float contact_keep,
-                             int from, int to) {
+static void integrate_scalar(tl_cloth* c, const float* A, v3 g, v3 w, float contact_keep, int from,
+                             int to) {
     for (int i = from; i < to; ++i) {
         float a = c->share[i];
         float x[3] = {c->x[i], c->y[i], c->z[i]}, p[3] = {c->px[i], c->py[i], c->pz[i]};
@@ -269,7 +269,6 @@ AVX2 static int relax_avx2_contiguous(float* x, float* y, float* z, const cloth_
 BLOCK_KERNEL8(relax_avx2_pairs, SPLIT1_8, JOIN1_8)
 BLOCK_KERNEL8(relax_avx2_pairs2, SPLIT2_8, JOIN2_8)
 
-
 /* The tether pass 4 particles a vector, in double as cloth_tether_point and with its operations
  * in its order, so the same bits; its branches are blends, and a lane in its rare corner (w on
  * the cap's axis) is solved again by it. */
@@ -293,8 +292,10 @@ AVX2 static int tether_avx2(tl_cloth* c, int from, int to, float u) {
         __m128 rz = _mm_add_ps(t0z, _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(c->t1z + i), t0z), uu));
         __m128 fd = _mm_loadu_ps(c->max_distance + i), fL = _mm_loadu_ps(m->tether + i);
         __m128 ex = _mm_sub_ps(fpx, rx), ey = _mm_sub_ps(fpy, ry), ez = _mm_sub_ps(fpz, rz);
-        __m128 e2 = _mm_add_ps(_mm_add_ps(_mm_mul_ps(ex, ex), _mm_mul_ps(ey, ey)), _mm_mul_ps(ez, ez));
-        clamps += __builtin_popcount((unsigned)_mm_movemask_ps(_mm_cmpgt_ps(e2, _mm_mul_ps(fd, fd))));
+        __m128 e2 =
+            _mm_add_ps(_mm_add_ps(_mm_mul_ps(ex, ex), _mm_mul_ps(ey, ey)), _mm_mul_ps(ez, ez));
+        clamps +=
+            __builtin_popcount((unsigned)_mm_movemask_ps(_mm_cmpgt_ps(e2, _mm_mul_ps(fd, fd))));
 
         __m256d qx = D4(fqx), qy = D4(fqy), qz = D4(fqz), L = D4(fL), d = D4(fd);
         __m256d ux = _mm256_sub_pd(D4(rx), qx), uy = _mm256_sub_pd(D4(ry), qy);
@@ -312,24 +313,30 @@ AVX2 static int tether_avx2(tl_cloth* c, int from, int to, float u) {
         wx = _mm256_blendv_pd(ax, _mm256_div_pd(wx, lw), hasw);
         wy = _mm256_blendv_pd(ay, _mm256_div_pd(wy, lw), hasw);
         wz = _mm256_blendv_pd(az, _mm256_div_pd(wz, lw), hasw);
-        __m256d cc = _mm256_div_pd(
-            _mm256_sub_pd(_mm256_add_pd(_mm256_mul_pd(L, L), _mm256_mul_pd(D, D)), _mm256_mul_pd(d, d)),
-            _mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(2.0), L), D));
+        __m256d cc =
+            _mm256_div_pd(_mm256_sub_pd(_mm256_add_pd(_mm256_mul_pd(L, L), _mm256_mul_pd(D, D)),
+                                        _mm256_mul_pd(d, d)),
+                          _mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(2.0), L), D));
         __m256d dot = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(wx, ax), _mm256_mul_pd(wy, ay)),
                                     _mm256_mul_pd(wz, az));
         __m256d full = _mm256_and_pd(hasD, _mm256_cmp_pd(cc, one, _CMP_GE_OQ));
-        __m256d cap = _mm256_andnot_pd(full, _mm256_and_pd(hasD, _mm256_and_pd(
-            _mm256_cmp_pd(cc, minus1, _CMP_GT_OQ), _mm256_cmp_pd(dot, cc, _CMP_LT_OQ))));
+        __m256d cap = _mm256_andnot_pd(
+            full, _mm256_and_pd(hasD, _mm256_and_pd(_mm256_cmp_pd(cc, minus1, _CMP_GT_OQ),
+                                                    _mm256_cmp_pd(dot, cc, _CMP_LT_OQ))));
         if (_mm256_movemask_pd(cap)) {
             __m256d sx = _mm256_sub_pd(wx, _mm256_mul_pd(ax, dot));
             __m256d sy = _mm256_sub_pd(wy, _mm256_mul_pd(ay, dot));
             __m256d sz = _mm256_sub_pd(wz, _mm256_mul_pd(az, dot));
-            __m256d lp = _mm256_sqrt_pd(_mm256_add_pd(
-                _mm256_add_pd(_mm256_mul_pd(sx, sx), _mm256_mul_pd(sy, sy)), _mm256_mul_pd(sz, sz)));
+            __m256d lp = _mm256_sqrt_pd(
+                _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(sx, sx), _mm256_mul_pd(sy, sy)),
+                              _mm256_mul_pd(sz, sz)));
             __m256d sn = _mm256_sqrt_pd(_mm256_sub_pd(one, _mm256_mul_pd(cc, cc)));
-            __m256d kx = _mm256_add_pd(_mm256_mul_pd(ax, cc), _mm256_mul_pd(_mm256_div_pd(sx, lp), sn));
-            __m256d ky = _mm256_add_pd(_mm256_mul_pd(ay, cc), _mm256_mul_pd(_mm256_div_pd(sy, lp), sn));
-            __m256d kz = _mm256_add_pd(_mm256_mul_pd(az, cc), _mm256_mul_pd(_mm256_div_pd(sz, lp), sn));
+            __m256d kx =
+                _mm256_add_pd(_mm256_mul_pd(ax, cc), _mm256_mul_pd(_mm256_div_pd(sx, lp), sn));
+            __m256d ky =
+                _mm256_add_pd(_mm256_mul_pd(ay, cc), _mm256_mul_pd(_mm256_div_pd(sy, lp), sn));
+            __m256d kz =
+                _mm256_add_pd(_mm256_mul_pd(az, cc), _mm256_mul_pd(_mm256_div_pd(sz, lp), sn));
             wx = _mm256_blendv_pd(wx, kx, cap), wy = _mm256_blendv_pd(wy, ky, cap);
             wz = _mm256_blendv_pd(wz, kz, cap);
             rare = _mm256_movemask_pd(_mm256_andnot_pd(_mm256_cmp_pd(lp, eps, _CMP_GT_OQ), cap));
@@ -529,11 +536,15 @@ AVX512 static int tether_avx512(tl_cloth* c, int from, int to, float u) {
         __m256 fpz = _mm256_loadu_ps(c->z + i);
         __m256 t0x = _mm256_loadu_ps(c->t0x + i), t0y = _mm256_loadu_ps(c->t0y + i);
         __m256 t0z = _mm256_loadu_ps(c->t0z + i);
-        __m256 rx = _mm256_add_ps(t0x, _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(c->t1x + i), t0x), uu));
-        __m256 ry = _mm256_add_ps(t0y, _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(c->t1y + i), t0y), uu));
-        __m256 rz = _mm256_add_ps(t0z, _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(c->t1z + i), t0z), uu));
+        __m256 rx =
+            _mm256_add_ps(t0x, _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(c->t1x + i), t0x), uu));
+        __m256 ry =
+            _mm256_add_ps(t0y, _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(c->t1y + i), t0y), uu));
+        __m256 rz =
+            _mm256_add_ps(t0z, _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(c->t1z + i), t0z), uu));
         __m256 fd = _mm256_loadu_ps(c->max_distance + i), fL = _mm256_loadu_ps(m->tether + i);
-        __m256 ex = _mm256_sub_ps(fpx, rx), ey = _mm256_sub_ps(fpy, ry), ez = _mm256_sub_ps(fpz, rz);
+        __m256 ex = _mm256_sub_ps(fpx, rx), ey = _mm256_sub_ps(fpy, ry),
+               ez = _mm256_sub_ps(fpz, rz);
         __m256 e2 = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(ex, ex), _mm256_mul_ps(ey, ey)),
                                   _mm256_mul_ps(ez, ez));
         clamps += __builtin_popcount(
@@ -556,9 +567,10 @@ AVX512 static int tether_avx512(tl_cloth* c, int from, int to, float u) {
         wx = _mm512_mask_blend_pd(hasw, ax, _mm512_div_pd(wx, lw));
         wy = _mm512_mask_blend_pd(hasw, ay, _mm512_div_pd(wy, lw));
         wz = _mm512_mask_blend_pd(hasw, az, _mm512_div_pd(wz, lw));
-        __m512d cc = _mm512_div_pd(
-            _mm512_sub_pd(_mm512_add_pd(_mm512_mul_pd(L, L), _mm512_mul_pd(D, D)), _mm512_mul_pd(d, d)),
-            _mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(2.0), L), D));
+        __m512d cc =
+            _mm512_div_pd(_mm512_sub_pd(_mm512_add_pd(_mm512_mul_pd(L, L), _mm512_mul_pd(D, D)),
+                                        _mm512_mul_pd(d, d)),
+                          _mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(2.0), L), D));
         __m512d dot = SUM3(_mm512_mul_pd(wx, ax), _mm512_mul_pd(wy, ay), _mm512_mul_pd(wz, az));
         __mmask8 full = hasD & _mm512_cmp_pd_mask(cc, one, _CMP_GE_OQ);
         __mmask8 cap = (__mmask8)(hasD & ~full & _mm512_cmp_pd_mask(cc, minus1, _CMP_GT_OQ) &
@@ -571,9 +583,12 @@ AVX512 static int tether_avx512(tl_cloth* c, int from, int to, float u) {
             __m512d lp = _mm512_sqrt_pd(
                 SUM3(_mm512_mul_pd(sx, sx), _mm512_mul_pd(sy, sy), _mm512_mul_pd(sz, sz)));
             __m512d sn = _mm512_sqrt_pd(_mm512_sub_pd(one, _mm512_mul_pd(cc, cc)));
-            __m512d kx = _mm512_add_pd(_mm512_mul_pd(ax, cc), _mm512_mul_pd(_mm512_div_pd(sx, lp), sn));
-            __m512d ky = _mm512_add_pd(_mm512_mul_pd(ay, cc), _mm512_mul_pd(_mm512_div_pd(sy, lp), sn));
-            __m512d kz = _mm512_add_pd(_mm512_mul_pd(az, cc), _mm512_mul_pd(_mm512_div_pd(sz, lp), sn));
+            __m512d kx =
+                _mm512_add_pd(_mm512_mul_pd(ax, cc), _mm512_mul_pd(_mm512_div_pd(sx, lp), sn));
+            __m512d ky =
+                _mm512_add_pd(_mm512_mul_pd(ay, cc), _mm512_mul_pd(_mm512_div_pd(sy, lp), sn));
+            __m512d kz =
+                _mm512_add_pd(_mm512_mul_pd(az, cc), _mm512_mul_pd(_mm512_div_pd(sz, lp), sn));
             wx = _mm512_mask_blend_pd(cap, wx, kx), wy = _mm512_mask_blend_pd(cap, wy, ky);
             wz = _mm512_mask_blend_pd(cap, wz, kz);
             rare = cap & ~_mm512_cmp_pd_mask(lp, eps, _CMP_GT_OQ);
