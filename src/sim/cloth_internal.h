@@ -100,5 +100,10 @@ int cloth_tether_row(tl_cloth* c, int i0, int count, float u);
  * wind w (both x h^2). The same bits at every level. */
 void cloth_integrate(tl_cloth* c, const float* map, v3 g, v3 w, float contact_keep, int from,
                      int to);
+/* The targets t1 (internal) from the host's interleaved world targets: m w - t - o in double,
+ * m the frame's inverse map (row-major), t its translation, o the model's origin. The same bits at
+ * every level. */
+void cloth_map_targets(tl_cloth* c, const double m[9], const double t[3], const double o[3],
+                       const float* targets);
 
 #endif

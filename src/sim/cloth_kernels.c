@@ -94,6 +94,17 @@ static int tether_scalar(tl_cloth* c, int from, int to, float u) {
     return clamps;
 }
 
+static void map_targets_scalar(tl_cloth* c, const double m[9], const double t[3], const double o[3],
+                               const float* targets, int from) {
+    for (int i = from; i < c->n; ++i) {
+        const float* w = targets + 3 * i;
+        double q[3];
+        for (int k = 0; k < 3; ++k)
+            q[k] = m[3 * k] * w[0] + m[3 * k + 1] * w[1] + m[3 * k + 2] * w[2] - t[k] - o[k];
+        c->t1x[i] = (float)q[0], c->t1y[i] = (float)q[1], c->t1z[i] = (float)q[2];
+    }
+}
+
 static void integrate_scalar(tl_cloth* c, const float* A, v3 g, v3 w, float contact_keep, int from,
                              int to) {
     for (int i = from; i < to; ++i) {
@@ -611,6 +622,40 @@ AVX512 static int tether_avx512(tl_cloth* c, int from, int to, float u) {
     return clamps + tether_avx2(c, i, to, u);
 }
 
+/* map_targets_scalar 8 particles a vector: their 24 interleaved floats split by two-source
+ * permutes, then its double operations in its order (the same bits). */
+AVX512 static void map_targets_avx512(tl_cloth* c, const double m[9], const double t[3],
+                                      const double o[3], const float* targets) {
+    __m512d mm[3][3], tt[3], oo[3];
+    for (int k = 0; k < 3; ++k) {
+        for (int j = 0; j < 3; ++j)
+            mm[k][j] = _mm512_set1_pd(m[3 * k + j]);
+        tt[k] = _mm512_set1_pd(t[k]), oo[k] = _mm512_set1_pd(o[k]);
+    }
+    const __m512i split[3] = {
+        _mm512_setr_epi32(0, 3, 6, 9, 12, 15, 18, 21, 0, 0, 0, 0, 0, 0, 0, 0),
+        _mm512_setr_epi32(1, 4, 7, 10, 13, 16, 19, 22, 0, 0, 0, 0, 0, 0, 0, 0),
+        _mm512_setr_epi32(2, 5, 8, 11, 14, 17, 20, 23, 0, 0, 0, 0, 0, 0, 0, 0)};
+    float* out[3] = {c->t1x, c->t1y, c->t1z};
+    int i = 0;
+    for (; i + 8 <= c->n; i += 8) {
+        const float* w = targets + 3 * i;
+        __m512 lo = _mm512_loadu_ps(w), hi = _mm512_castps256_ps512(_mm256_loadu_ps(w + 16));
+        __m512d v[3];
+        for (int j = 0; j < 3; ++j)
+            v[j] =
+                _mm512_cvtps_pd(_mm512_castps512_ps256(_mm512_permutex2var_ps(lo, split[j], hi)));
+        for (int k = 0; k < 3; ++k) {
+            __m512d q = _mm512_add_pd(
+                _mm512_add_pd(_mm512_mul_pd(mm[k][0], v[0]), _mm512_mul_pd(mm[k][1], v[1])),
+                _mm512_mul_pd(mm[k][2], v[2]));
+            q = _mm512_sub_pd(_mm512_sub_pd(q, tt[k]), oo[k]);
+            _mm256_storeu_ps(out[k] + i, _mm512_cvtpd_ps(q));
+        }
+    }
+    map_targets_scalar(c, m, t, o, targets, i);
+}
+
 static int best_level(void) {
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx512f")) return 3;
@@ -706,4 +751,15 @@ void cloth_integrate(tl_cloth* c, const float* map, v3 g, v3 w, float contact_ke
     }
 #endif
     integrate_scalar(c, map, g, w, contact_keep, from, to);
+}
+
+void cloth_map_targets(tl_cloth* c, const double m[9], const double t[3], const double o[3],
+                       const float* targets) {
+#if TL_CLOTH_AVX2
+    if (cloth_simd_level() >= 3) {
+        map_targets_avx512(c, m, t, o, targets);
+        return;
+    }
+#endif
+    map_targets_scalar(c, m, t, o, targets, 0);
 }

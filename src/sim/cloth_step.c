@@ -306,21 +306,16 @@ static void write_outputs(tl_cloth* c) {
 /* In double: world targets metres from the origin (a run) lose digits to the subtraction of the
  * frame's position, 9 float steps at 10 m, 1.7e-4 of a 5 cm safe distance. */
 static void load_targets(tl_cloth* c, const tl_chain_pose* f, const float* targets) {
-    double m[3][3], t[3], o[3] = {c->model->origin.x, c->model->origin.y, c->model->origin.z};
+    double m[9], t[3], o[3] = {c->model->origin.x, c->model->origin.y, c->model->origin.z};
     qt r = qt_load(f->rotation);
-    for (int k = 0; k < 3; ++k) { /* row k of R^T / s */
+    for (int k = 0; k < 3; ++k) { /* row k of R^T / s (m row-major) */
         v3 e = qt_unrotate(r, v3_make(k == 0, k == 1, k == 2));
-        m[0][k] = e.x / f->scale, m[1][k] = e.y / f->scale, m[2][k] = e.z / f->scale;
+        m[k] = e.x / f->scale, m[3 + k] = e.y / f->scale, m[6 + k] = e.z / f->scale;
     }
     for (int k = 0; k < 3; ++k)
-        t[k] = m[k][0] * f->position[0] + m[k][1] * f->position[1] + m[k][2] * f->position[2];
-    for (int i = 0; i < c->n; ++i) {
-        const float* w = targets + 3 * i;
-        double q[3];
-        for (int k = 0; k < 3; ++k)
-            q[k] = m[k][0] * w[0] + m[k][1] * w[1] + m[k][2] * w[2] - t[k] - o[k];
-        c->t1x[i] = (float)q[0], c->t1y[i] = (float)q[1], c->t1z[i] = (float)q[2];
-    }
+        t[k] = m[3 * k] * f->position[0] + m[3 * k + 1] * f->position[1] +
+               m[3 * k + 2] * f->position[2];
+    cloth_map_targets(c, m, t, o, targets);
 }
 
 static void place_at_targets(tl_cloth* c, const tl_chain_pose* f) {
