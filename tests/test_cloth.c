@@ -672,9 +672,9 @@ static void test_kernels_agree(void) {
     tl_cloth_model_destroy(m);
 }
 
-/* The targets' map, the final pass's tethers and the Verlet step give the same bits at every
- * kernel level: the targets of a turned, scaled frame 14 m away; a crumpled 20 x 37 skirt (rows
- * of 37: vectors and a scalar tail) whose references are pushed up to a tether's length away
+/* The targets' map, the outputs, the final pass's tethers and the Verlet step give the same bits at
+ * every kernel level: the targets of a turned, scaled frame 14 m away; a crumpled 20 x 37 skirt
+ * (rows of 37: vectors and a scalar tail) whose references are pushed up to a tether's length away
  * and whose safe distances run from a fifth of a tether to two, so every branch of the tether
  * point is taken (free, on the cap's edge, on its axis); the Verlet step with a turning
  * world-motion map and every other particle in contact. */
@@ -693,7 +693,7 @@ static void test_pass_kernels_identical(void) {
     const float* tether = tl_cloth_model_tethers(m);
     float map[12] = {0.98f, 0.19f,  0.01f, -0.19f, 0.98f,   0.02f,
                      0.0f,  -0.02f, 1.0f,  0.01f,  -0.003f, 0.02f};
-    static float targets[3 * MAXN], mapped[4][3 * MAXN];
+    static float targets[3 * MAXN], mapped[4][3 * MAXN], outputs[4][6 * MAXN];
     tl_chain_pose frame = {{12.5f, 0.3f, -7.25f}, {0.1f, 0.7f, -0.2f, 0.68f}, 1.1f};
     for (int i = 0; i < 3 * n; ++i) /* the rest, turned, scaled and 14 m away, and crumpled */
         targets[i] = l.rest[i] * 1.1f + frame.position[i % 3] + 0.01f * sinf(0.77f * (float)i);
@@ -704,6 +704,8 @@ static void test_pass_kernels_identical(void) {
             float* q = mapped[level] + 3 * i;
             q[0] = c->t1x[i], q[1] = c->t1y[i], q[2] = c->t1z[i];
         }
+        memcpy(outputs[level], c->out_world, sizeof(float) * 3 * (size_t)n);
+        memcpy(outputs[level] + 3 * n, c->out_local, sizeof(float) * 3 * (size_t)n);
         for (int i = 0; i < n; ++i) {
             float L = i >= C ? tether[i] : 0.03f, s = (float)i;
             c->x[i] = l.rest[3 * i] + 0.5f * L * sinf(1.7f * s);
@@ -746,6 +748,7 @@ static void test_pass_kernels_identical(void) {
         ENSURE(clamps[level] == clamps[0]);
         ENSURE(memcmp(out[level], out[0], sizeof(float) * 6 * (size_t)n) == 0);
         ENSURE(memcmp(mapped[level], mapped[0], sizeof(float) * 3 * (size_t)n) == 0);
+        ENSURE(memcmp(outputs[level], outputs[0], sizeof(float) * 6 * (size_t)n) == 0);
     }
     tl_cloth_destroy(c);
     tl_cloth_model_destroy(m);

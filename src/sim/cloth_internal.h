@@ -103,6 +103,9 @@ void cloth_integrate(tl_cloth* c, const float* map, v3 g, v3 w, float contact_ke
 /* The targets t1 (internal) from the host's interleaved world targets: m w - t - o in double,
  * m the frame's inverse map (row-major), t its translation, o the model's origin. The same bits at
  * every level. */
+/* out_local (the state) and out_world (its map, laid out as cloth_integrate's), interleaved.
+ * The same bits at every level. */
+void cloth_write_outputs(tl_cloth* c, const float* map);
 void cloth_map_targets(tl_cloth* c, const double m[9], const double t[3], const double o[3],
                        const float* targets);
 

@@ -105,6 +105,18 @@ static void map_targets_scalar(tl_cloth* c, const double m[9], const double t[3]
     }
 }
 
+/* The outputs, interleaved: out_local the state, out_world its map (affine_apply's order). */
+static void write_outputs_scalar(tl_cloth* c, const float* A, int from) {
+    for (int i = from; i < c->n; ++i) {
+        float q[3] = {c->x[i], c->y[i], c->z[i]};
+        for (int k = 0; k < 3; ++k) {
+            c->out_local[3 * i + k] = q[k];
+            c->out_world[3 * i + k] =
+                (A[k] * q[0] + A[3 + k] * q[1]) + (A[6 + k] * q[2] + A[9 + k]);
+        }
+    }
+}
+
 static void integrate_scalar(tl_cloth* c, const float* A, v3 g, v3 w, float contact_keep, int from,
                              int to) {
     for (int i = from; i < to; ++i) {
@@ -656,6 +668,44 @@ AVX512 static void map_targets_avx512(tl_cloth* c, const double m[9], const doub
     map_targets_scalar(c, m, t, o, targets, i);
 }
 
+/* 16 particles' x, y, z interleaved into 48 floats: two two-source permutes a vector. */
+AVX512 static inline void store_interleaved(float* out, __m512 x, __m512 y, __m512 z,
+                                            const __m512i* xy, const __m512i* xyz) {
+    for (int v = 0; v < 3; ++v)
+        _mm512_storeu_ps(out + 16 * v,
+                         _mm512_permutex2var_ps(_mm512_permutex2var_ps(x, xy[v], y), xyz[v], z));
+}
+
+/* write_outputs_scalar 16 particles a vector (the same bits). */
+AVX512 static void write_outputs_avx512(tl_cloth* c, const float* A) {
+    __m512i xy[3], xyz[3];
+    for (int v = 0; v < 3; ++v) {
+        int a[16], b[16];
+        for (int e = 0; e < 16; ++e) {
+            int f = 16 * v + e, particle = f / 3, comp = f % 3;
+            a[e] = comp == 1 ? 16 + particle : particle; /* x or y */
+            b[e] = comp == 2 ? 16 + particle : e;        /* z, or what xy put there */
+        }
+        xy[v] = _mm512_loadu_si512(a), xyz[v] = _mm512_loadu_si512(b);
+    }
+    __m512 m[12];
+    for (int k = 0; k < 12; ++k)
+        m[k] = _mm512_set1_ps(A[k]);
+    int i = 0;
+    for (; i + 16 <= c->n; i += 16) {
+        __m512 q[3] = {_mm512_loadu_ps(c->x + i), _mm512_loadu_ps(c->y + i),
+                       _mm512_loadu_ps(c->z + i)};
+        __m512 w[3];
+        for (int k = 0; k < 3; ++k)
+            w[k] = _mm512_add_ps(
+                _mm512_add_ps(_mm512_mul_ps(m[k], q[0]), _mm512_mul_ps(m[3 + k], q[1])),
+                _mm512_add_ps(_mm512_mul_ps(m[6 + k], q[2]), m[9 + k]));
+        store_interleaved(c->out_local + 3 * i, q[0], q[1], q[2], xy, xyz);
+        store_interleaved(c->out_world + 3 * i, w[0], w[1], w[2], xy, xyz);
+    }
+    write_outputs_scalar(c, A, i);
+}
+
 static int best_level(void) {
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx512f")) return 3;
@@ -762,4 +812,14 @@ void cloth_map_targets(tl_cloth* c, const double m[9], const double t[3], const 
     }
 #endif
     map_targets_scalar(c, m, t, o, targets, 0);
+}
+
+void cloth_write_outputs(tl_cloth* c, const float* map) {
+#if TL_CLOTH_AVX2
+    if (cloth_simd_level() >= 3) {
+        write_outputs_avx512(c, map);
+        return;
+    }
+#endif
+    write_outputs_scalar(c, map, 0);
 }

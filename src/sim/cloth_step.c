@@ -296,11 +296,11 @@ static void integrate(tl_cloth* c, const tl_chain_pose* frame, const float force
 
 static void write_outputs(tl_cloth* c) {
     affine a = affine_to_world(&c->frame, c->model->origin);
-    for (int i = 0; i < c->n; ++i) {
-        v3 q = v3_make(c->x[i], c->y[i], c->z[i]);
-        v3_store(c->out_local + 3 * i, q);
-        v3_store(c->out_world + 3 * i, affine_apply(&a, q));
-    }
+    float map[12];
+    for (int k = 0; k < 3; ++k)
+        v3_store(map + 3 * k, a.m[k]);
+    v3_store(map + 9, a.t);
+    cloth_write_outputs(c, map);
 }
 
 /* In double: world targets metres from the origin (a run) lose digits to the subtraction of the
