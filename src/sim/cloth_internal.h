@@ -89,7 +89,8 @@ void cloth_relax(const tl_cloth_model* m, float* x, float* y, float* z, float st
 int cloth_simd_level(void);
 void cloth_set_simd_level(int level); /* clamped to what the CPU has; -1: the best */
 
-/* The point on the tether sphere |x - q| = L nearest p within d of ref (cloth_kernels.c). */
+/* The point on the tether sphere |x - q| = L nearest p within d of ref (cloth_passes.c, as
+ * the passes below). */
 v3 cloth_tether_point(v3 q, float L, v3 p, v3 ref, float d);
 /* The final pass's first half on one row (i0 on row >= 1): each particle onto its tether from
  * the final particle above, within its safe distance from its reference (the targets at u);
