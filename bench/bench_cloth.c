@@ -157,7 +157,7 @@ int main(void) {
 
     printf("solver,particles,iterations,constraints,ms_per_step,ns_per_particle_iteration,"
            "plain_over_this\n");
-    const char* names[] = {"library_scalar", "library_sse2", "library_avx2"};
+    const char* names[] = {"library_scalar", "library_sse2", "library_avx2", "library_avx512"};
     int best = cloth_simd_level();
     for (int level = best; level >= 0; --level) {
         int steps;

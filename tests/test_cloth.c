@@ -644,14 +644,14 @@ static void test_no_allocation_in_step(void) {
  * hardware 1/sqrt estimate's error). */
 static void test_kernels_agree(void) {
     static lattice l;
-    static float x[3][3 * MAXN];
+    static float x[4][3 * MAXN];
     make_skirt(&l, 20, 37);
     tl_cloth_def d = def_of(&l);
     tl_cloth_model* m;
     tl_error err;
     ENSURE_OK(tl_cloth_model_create(&d, NULL, &m, &err), err);
     int n = 20 * 37;
-    for (int level = 0; level < 3; ++level) {
+    for (int level = 0; level < 4; ++level) {
         cloth_set_simd_level(level);
         float *px = x[level], *py = px + n, *pz = py + n;
         for (int i = 0; i < n; ++i) { /* a crumpled start */
@@ -669,6 +669,88 @@ static void test_kernels_agree(void) {
             worst = fmax(worst, fabs((double)x[level][i] - x[0][i]));
     fprintf(stderr, "  best level %d; largest difference from scalar %.2e m\n", best, worst);
     ENSURE(worst < 1e-5);
+    tl_cloth_model_destroy(m);
+}
+
+/* The targets' map, the outputs, the final pass's tethers and the Verlet step give the same bits at
+ * every kernel level: the targets of a turned, scaled frame 14 m away; a crumpled 20 x 37 skirt
+ * (rows of 37: vectors and a scalar tail) whose references are pushed up to a tether's length away
+ * and whose safe distances run from a fifth of a tether to two, so every branch of the tether
+ * point is taken (free, on the cap's edge, on its axis); the Verlet step with a turning
+ * world-motion map and every other particle in contact. */
+static void test_pass_kernels_identical(void) {
+    static lattice l;
+    make_skirt(&l, 20, 37);
+    tl_cloth_def d = def_of(&l);
+    tl_cloth_model* m;
+    tl_cloth* c;
+    tl_error err;
+    ENSURE_OK(tl_cloth_model_create(&d, NULL, &m, &err), err);
+    ENSURE_OK(tl_cloth_create(m, NULL, &c, &err), err);
+    int n = 20 * 37, C = 37;
+    static float out[4][6 * MAXN];
+    static uint32_t clamps[4];
+    const float* tether = tl_cloth_model_tethers(m);
+    float map[12] = {0.98f, 0.19f,  0.01f, -0.19f, 0.98f,   0.02f,
+                     0.0f,  -0.02f, 1.0f,  0.01f,  -0.003f, 0.02f};
+    static float targets[3 * MAXN], mapped[4][3 * MAXN], outputs[4][6 * MAXN];
+    tl_chain_pose frame = {{12.5f, 0.3f, -7.25f}, {0.1f, 0.7f, -0.2f, 0.68f}, 1.1f};
+    for (int i = 0; i < 3 * n; ++i) /* the rest, turned, scaled and 14 m away, and crumpled */
+        targets[i] = l.rest[i] * 1.1f + frame.position[i % 3] + 0.01f * sinf(0.77f * (float)i);
+    for (int level = 0; level < 4; ++level) {
+        cloth_set_simd_level(level);
+        tl_cloth_reset(c, &frame, targets); /* the targets mapped into the solver's frame */
+        for (int i = 0; i < n; ++i) {
+            float* q = mapped[level] + 3 * i;
+            q[0] = c->t1x[i], q[1] = c->t1y[i], q[2] = c->t1z[i];
+        }
+        memcpy(outputs[level], c->out_world, sizeof(float) * 3 * (size_t)n);
+        memcpy(outputs[level] + 3 * n, c->out_local, sizeof(float) * 3 * (size_t)n);
+        for (int i = 0; i < n; ++i) {
+            float L = i >= C ? tether[i] : 0.03f, s = (float)i;
+            c->x[i] = l.rest[3 * i] + 0.5f * L * sinf(1.7f * s);
+            c->y[i] = l.rest[3 * i + 1] + 0.5f * L * cosf(2.3f * s);
+            c->z[i] = l.rest[3 * i + 2] + 0.5f * L * sinf(0.9f * s + 1);
+            c->px[i] = c->x[i] + 0.01f * sinf(0.7f * s), c->py[i] = c->y[i] - 0.004f;
+            c->pz[i] = c->z[i] + 0.01f * cosf(1.3f * s);
+            c->t0x[i] = l.rest[3 * i] + L * sinf(0.3f * s), c->t0y[i] = l.rest[3 * i + 1];
+            c->t0z[i] = l.rest[3 * i + 2] + L * cosf(0.5f * s);
+            c->t1x[i] = c->t0x[i] + 0.2f * L, c->t1y[i] = c->t0y[i] - 0.3f * L;
+            c->t1z[i] = c->t0z[i];
+            c->max_distance[i] = L * (0.2f + 0.9f * (1.0f + sinf(0.37f * s)));
+            c->contact[i] = (uint8_t)(i & 1);
+        }
+        cloth_integrate(c, map, v3_make(0, -0.0027f, 0), v3_make(0.001f, 0, 0.0005f), 0.7f, C, n);
+        for (int row = C; row < n; row += C)
+            clamps[level] += (uint32_t)cloth_tether_row(c, row, C, 0.4f);
+        for (int i = 0; i < n; ++i) {
+            float* o = out[level] + 6 * i;
+            o[0] = c->x[i], o[1] = c->y[i], o[2] = c->z[i];
+            o[3] = c->px[i], o[4] = c->py[i], o[5] = c->pz[i];
+        }
+    }
+    int best = cloth_simd_level();
+    cloth_set_simd_level(-1);
+    double worst_tether = 0;
+    for (int i = C; i < n; ++i) {
+        const float* o = out[0] + 6 * i;
+        const float* q = out[0] + 6 * (i - C);
+        double len = sqrt(((double)o[0] - q[0]) * ((double)o[0] - q[0]) +
+                          ((double)o[1] - q[1]) * ((double)o[1] - q[1]) +
+                          ((double)o[2] - q[2]) * ((double)o[2] - q[2]));
+        worst_tether = fmax(worst_tether, fabs(len / tether[i] - 1));
+    }
+    fprintf(stderr, "  best level %d; %u of %d beyond their safe distance; tethers within %.2g\n",
+            best, clamps[0], n - C, worst_tether);
+    /* (positions ~1 m from the origin here: a float step is ~2e-6 of a 3 cm tether) */
+    ENSURE(clamps[0] > 0 && clamps[0] < (uint32_t)(n - C) && worst_tether < 1e-5);
+    for (int level = 1; level < 4; ++level) {
+        ENSURE(clamps[level] == clamps[0]);
+        ENSURE(memcmp(out[level], out[0], sizeof(float) * 6 * (size_t)n) == 0);
+        ENSURE(memcmp(mapped[level], mapped[0], sizeof(float) * 3 * (size_t)n) == 0);
+        ENSURE(memcmp(outputs[level], outputs[0], sizeof(float) * 6 * (size_t)n) == 0);
+    }
+    tl_cloth_destroy(c);
     tl_cloth_model_destroy(m);
 }
 
@@ -1179,6 +1261,7 @@ static const tl_test_case cases[] = {
     {"nonfinite_input", test_nonfinite_input},
     {"no_allocation_in_step", test_no_allocation_in_step},
     {"kernels_agree", test_kernels_agree},
+    {"pass_kernels_identical", test_pass_kernels_identical},
     {"rig_skirt_lattice", test_rig_skirt_lattice},
     {"play_skirt_clips", test_play_skirt_clips},
     {"play_skirt_colliders", test_play_skirt_colliders},

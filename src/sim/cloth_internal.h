@@ -82,11 +82,32 @@ struct tl_cloth {
     tl_cloth_stats stats;
 };
 
-/* The kernels (cloth_kernels.c). Level: 0 scalar, 1 SSE2, 2 AVX2 (the best the CPU has by
- * default); the benchmark compares them. */
+/* The kernels (cloth_kernels.c). Level: 0 scalar, 1 SSE2, 2 AVX2, 3 AVX-512 (the best the CPU has
+ * by default); the benchmark compares them. */
 void cloth_relax(const tl_cloth_model* m, float* x, float* y, float* z, float stretch, float shear,
                  int iterations);
 int cloth_simd_level(void);
 void cloth_set_simd_level(int level); /* clamped to what the CPU has; -1: the best */
+
+/* The point on the tether sphere |x - q| = L nearest p within d of ref (cloth_passes.c, as
+ * the passes below). */
+v3 cloth_tether_point(v3 q, float L, v3 p, v3 ref, float d);
+/* The final pass's first half on one row (i0 on row >= 1): each particle onto its tether from
+ * the final particle above, within its safe distance from its reference (the targets at u);
+ * returns how many were beyond it. The same bits at every level. */
+int cloth_tether_row(tl_cloth* c, int i0, int count, float u);
+/* The Verlet step of particles [from, to): the world-motion map x -> map[0..2] x.x + map[3..5]
+ * x.y + map[6..8] x.z + map[9..11] shared by `share`, damping (more on contact), gravity g and
+ * wind w (both x h^2). The same bits at every level. */
+void cloth_integrate(tl_cloth* c, const float* map, v3 g, v3 w, float contact_keep, int from,
+                     int to);
+/* The targets t1 (internal) from the host's interleaved world targets: m w - t - o in double,
+ * m the frame's inverse map (row-major), t its translation, o the model's origin. The same bits at
+ * every level. */
+/* out_local (the state) and out_world (its map, laid out as cloth_integrate's), interleaved.
+ * The same bits at every level. */
+void cloth_write_outputs(tl_cloth* c, const float* map);
+void cloth_map_targets(tl_cloth* c, const double m[9], const double t[3], const double o[3],
+                       const float* targets);
 
 #endif

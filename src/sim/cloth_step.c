@@ -128,42 +128,6 @@ static v3 keep_in_cap(v3 w, v3 axis, float c) {
     return v3_add(v3_scale(axis, c), v3_scale(perp, sqrtf(1.0f - c * c)));
 }
 
-/* The point on the tether sphere |x - q| = L nearest p whose distance from ref is at most d
- * (the nearest to ref when the two do not meet: the tether wins). In double: where the ball
- * barely meets the sphere (the particle above at its own limit) the cap's edge moves by
- * sqrt(float rounding), which left particles 1.6e-4 d past their safe distance. */
-static v3 tether_point(v3 q, float L, v3 p, v3 ref, float d) {
-    double u[3] = {(double)ref.x - q.x, (double)ref.y - q.y, (double)ref.z - q.z};
-    double w[3] = {(double)p.x - q.x, (double)p.y - q.y, (double)p.z - q.z};
-    double D = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
-    double lw = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
-    double axis[3] = {0, -1, 0};
-    if (D > 1e-12)
-        for (int k = 0; k < 3; ++k)
-            axis[k] = u[k] / D;
-    for (int k = 0; k < 3; ++k)
-        w[k] = lw > 1e-12 ? w[k] / lw : axis[k];
-    if (D > 1e-12) {
-        double c = ((double)L * L + D * D - (double)d * d) / (2.0 * L * D);
-        double dot = w[0] * axis[0] + w[1] * axis[1] + w[2] * axis[2];
-        if (c >= 1.0) {
-            for (int k = 0; k < 3; ++k)
-                w[k] = axis[k];
-        } else if (c > -1.0 && dot < c) { /* turned toward the axis onto the cap's edge */
-            double perp[3] = {w[0] - axis[0] * dot, w[1] - axis[1] * dot, w[2] - axis[2] * dot};
-            double lp = sqrt(perp[0] * perp[0] + perp[1] * perp[1] + perp[2] * perp[2]);
-            if (!(lp > 1e-12)) {
-                v3 any = v3_perpendicular(v3_make((float)axis[0], (float)axis[1], (float)axis[2]));
-                perp[0] = any.x, perp[1] = any.y, perp[2] = any.z, lp = 1;
-            }
-            double sn = sqrt(1.0 - c * c);
-            for (int k = 0; k < 3; ++k)
-                w[k] = axis[k] * c + perp[k] / lp * sn;
-        }
-    }
-    return v3_make((float)(q.x + w[0] * L), (float)(q.y + w[1] * L), (float)(q.z + w[2] * L));
-}
-
 /* p on the tether sphere pushed out of a sphere (centre s, radius R) along the sphere: the
  * circle where the two meet. False when p is outside. */
 static bool out_of_sphere(v3 q, float L, v3 s, float R, v3* p) {
@@ -253,33 +217,37 @@ static void limit_velocity(tl_cloth* c, int i, v3 free, v3 p) {
 }
 
 /* The final pass (cloth.md §4-§6, §9): rows top-down, each particle onto its tether from the
- * (already final) particle above, inside its safe distance, outside the colliders. */
+ * (already final) particle above, inside its safe distance (a row at a time, cloth_tether_row),
+ * then outside the colliders. */
 static void final_pass(tl_cloth* c, float u) {
     const tl_cloth_model* m = c->model;
     int C = m->columns;
     uint32_t contacts = 0, clamps = 0;
-    for (int i = C; i < m->n; ++i) {
-        v3 q = v3_make(c->x[i - C], c->y[i - C], c->z[i - C]);
-        v3 p = v3_make(c->x[i], c->y[i], c->z[i]);
-        v3 t0 = v3_make(c->t0x[i], c->t0y[i], c->t0z[i]);
-        v3 ref = v3_madd(t0, v3_sub(v3_make(c->t1x[i], c->t1y[i], c->t1z[i]), t0), u);
-        float L = m->tether[i], d = c->max_distance[i];
-        v3 e = v3_sub(p, ref);
-        clamps += v3_dot(e, e) > d * d;
-        p = tether_point(q, L, p, ref, d);
-        v3 free = p;
-        bool hit = c->shape_count > 0 && collide_all(c, q, L, &p);
-        if (hit) {
-            e = v3_sub(p, ref);
-            if (v3_dot(e, e) > d * d) {
-                p = tether_point(q, L, p, ref, d);
-                collide_all(c, q, L, &p);
-            }
-            limit_velocity(c, i, free, p);
+    for (int row = C; row < m->n; row += C) {
+        clamps += (uint32_t)cloth_tether_row(c, row, C, u);
+        if (c->shape_count == 0) {
+            memset(c->contact + row, 0, (size_t)C);
+            continue;
         }
-        contacts += hit;
-        c->contact[i] = hit;
-        c->x[i] = p.x, c->y[i] = p.y, c->z[i] = p.z;
+        for (int i = row; i < row + C; ++i) {
+            v3 q = v3_make(c->x[i - C], c->y[i - C], c->z[i - C]);
+            v3 p = v3_make(c->x[i], c->y[i], c->z[i]), free = p;
+            v3 t0 = v3_make(c->t0x[i], c->t0y[i], c->t0z[i]);
+            v3 ref = v3_madd(t0, v3_sub(v3_make(c->t1x[i], c->t1y[i], c->t1z[i]), t0), u);
+            float L = m->tether[i], d = c->max_distance[i];
+            bool hit = collide_all(c, q, L, &p);
+            if (hit) {
+                v3 e = v3_sub(p, ref);
+                if (v3_dot(e, e) > d * d) {
+                    p = cloth_tether_point(q, L, p, ref, d);
+                    collide_all(c, q, L, &p);
+                }
+                limit_velocity(c, i, free, p);
+            }
+            contacts += hit;
+            c->contact[i] = hit;
+            c->x[i] = p.x, c->y[i] = p.y, c->z[i] = p.z;
+        }
     }
     c->stats.contacts = contacts;
     c->stats.max_distance_clamps = clamps;
@@ -309,19 +277,12 @@ static void integrate(tl_cloth* c, const tl_chain_pose* frame, const float force
     v3 up = v3_normalize_or(v3_load(m->up), v3_make(0, 1, 0));
     v3 g = v3_scale(qt_unrotate(r, up), -s->gravity * m->scale * inv_s * h * h);
     v3 w = v3_scale(qt_unrotate(r, v3_load(force)), inv_s * h * h);
-    float contact_keep = 1.0f - s->contact_damping;
+    float map[12];
+    for (int k = 0; k < 3; ++k)
+        v3_store(map + 3 * k, A.m[k]);
+    v3_store(map + 9, A.t);
     int C = m->columns;
-    for (int i = C; i < m->n; ++i) {
-        float a = c->share[i];
-        v3 x = v3_make(c->x[i], c->y[i], c->z[i]), p = v3_make(c->px[i], c->py[i], c->pz[i]);
-        v3 xw = affine_apply(&A, x), pw = affine_apply(&A, p);
-        x = v3_madd(x, v3_sub(xw, x), a);
-        p = v3_madd(p, v3_sub(pw, p), a);
-        float keep = (1.0f - c->damping[i]) * (c->contact[i] ? contact_keep : 1.0f);
-        v3 next = v3_add(v3_madd(x, v3_sub(x, p), keep), v3_madd(g, w, c->wind[i]));
-        c->px[i] = x.x, c->py[i] = x.y, c->pz[i] = x.z;
-        c->x[i] = next.x, c->y[i] = next.y, c->z[i] = next.z;
-    }
+    cloth_integrate(c, map, g, w, 1.0f - s->contact_damping, C, m->n);
     for (int i = 0; i < C; ++i) { /* row 0 follows the body */
         c->px[i] = c->x[i], c->py[i] = c->y[i], c->pz[i] = c->z[i];
         c->x[i] = c->t0x[i] + (c->t1x[i] - c->t0x[i]) * u;
@@ -335,31 +296,26 @@ static void integrate(tl_cloth* c, const tl_chain_pose* frame, const float force
 
 static void write_outputs(tl_cloth* c) {
     affine a = affine_to_world(&c->frame, c->model->origin);
-    for (int i = 0; i < c->n; ++i) {
-        v3 q = v3_make(c->x[i], c->y[i], c->z[i]);
-        v3_store(c->out_local + 3 * i, q);
-        v3_store(c->out_world + 3 * i, affine_apply(&a, q));
-    }
+    float map[12];
+    for (int k = 0; k < 3; ++k)
+        v3_store(map + 3 * k, a.m[k]);
+    v3_store(map + 9, a.t);
+    cloth_write_outputs(c, map);
 }
 
 /* In double: world targets metres from the origin (a run) lose digits to the subtraction of the
  * frame's position, 9 float steps at 10 m, 1.7e-4 of a 5 cm safe distance. */
 static void load_targets(tl_cloth* c, const tl_chain_pose* f, const float* targets) {
-    double m[3][3], t[3], o[3] = {c->model->origin.x, c->model->origin.y, c->model->origin.z};
+    double m[9], t[3], o[3] = {c->model->origin.x, c->model->origin.y, c->model->origin.z};
     qt r = qt_load(f->rotation);
-    for (int k = 0; k < 3; ++k) { /* row k of R^T / s */
+    for (int k = 0; k < 3; ++k) { /* row k of R^T / s (m row-major) */
         v3 e = qt_unrotate(r, v3_make(k == 0, k == 1, k == 2));
-        m[0][k] = e.x / f->scale, m[1][k] = e.y / f->scale, m[2][k] = e.z / f->scale;
+        m[k] = e.x / f->scale, m[3 + k] = e.y / f->scale, m[6 + k] = e.z / f->scale;
     }
     for (int k = 0; k < 3; ++k)
-        t[k] = m[k][0] * f->position[0] + m[k][1] * f->position[1] + m[k][2] * f->position[2];
-    for (int i = 0; i < c->n; ++i) {
-        const float* w = targets + 3 * i;
-        double q[3];
-        for (int k = 0; k < 3; ++k)
-            q[k] = m[k][0] * w[0] + m[k][1] * w[1] + m[k][2] * w[2] - t[k] - o[k];
-        c->t1x[i] = (float)q[0], c->t1y[i] = (float)q[1], c->t1z[i] = (float)q[2];
-    }
+        t[k] = m[3 * k] * f->position[0] + m[3 * k + 1] * f->position[1] +
+               m[3 * k + 2] * f->position[2];
+    cloth_map_targets(c, m, t, o, targets);
 }
 
 static void place_at_targets(tl_cloth* c, const tl_chain_pose* f) {
@@ -391,10 +347,17 @@ void tl_cloth_reset(tl_cloth* cloth, const tl_chain_pose* frame, const float* ta
 
 static bool input_finite(const tl_cloth* c, const tl_cloth_input* in, float dt) {
     if (!isfinite(dt) || !pose_finite(&in->frame) || !v3_finite(v3_load(in->force))) return false;
-    float sum = 0;
-    for (int i = 0; i < 3 * c->n; ++i)
-        sum += in->targets[i] * 0.0f; /* NaN or inf anywhere makes the sum NaN */
-    return sum == 0;
+    /* NaN or inf anywhere makes a sum NaN; 8 sums, not one chain of 3 n dependent adds */
+    float sum[8] = {0};
+    int i = 0, count = 3 * c->n;
+    for (; i + 8 <= count; i += 8)
+        for (int k = 0; k < 8; ++k)
+            sum[k] += in->targets[i + k] * 0.0f;
+    for (; i < count; ++i)
+        sum[0] += in->targets[i] * 0.0f;
+    for (int k = 1; k < 8; ++k)
+        sum[0] += sum[k];
+    return sum[0] == 0;
 }
 
 /* Every particle carried by its own target's jump, with no world motion (a cut). */
@@ -410,10 +373,16 @@ static void carry(tl_cloth* c, const tl_chain_pose* f) {
 }
 
 static bool state_finite(const tl_cloth* c) {
-    float sum = 0;
-    for (int i = 0; i < c->n; ++i)
-        sum += (c->x[i] + c->y[i] + c->z[i]) * 0.0f;
-    return sum == 0;
+    float sum[8] = {0}; /* (as input_finite) */
+    int i = 0;
+    for (; i + 8 <= c->n; i += 8)
+        for (int k = 0; k < 8; ++k)
+            sum[k] += (c->x[i + k] + c->y[i + k] + c->z[i + k]) * 0.0f;
+    for (; i < c->n; ++i)
+        sum[0] += (c->x[i] + c->y[i] + c->z[i]) * 0.0f;
+    for (int k = 1; k < 8; ++k)
+        sum[0] += sum[k];
+    return sum[0] == 0;
 }
 
 /* A frame longer than the steps it may run (a hitch): the cloth restarts at rest on its
@@ -520,11 +489,11 @@ static void write_projected_outputs(tl_cloth* c) {
             v3 q = v3_load(c->out_local + 3 * (i - C));
             v3 ref = v3_make(c->t1x[i], c->t1y[i], c->t1z[i]);
             float L = m->tether[i], d = c->max_distance[i];
-            p = tether_point(q, L, p, ref, d);
+            p = cloth_tether_point(q, L, p, ref, d);
             if (collide_all(c, q, L, &p)) {
                 v3 e = v3_sub(p, ref);
                 if (v3_dot(e, e) > d * d) {
-                    p = tether_point(q, L, p, ref, d);
+                    p = cloth_tether_point(q, L, p, ref, d);
                     collide_all(c, q, L, &p);
                 }
             }
