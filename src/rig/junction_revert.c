@@ -316,29 +316,34 @@ static bool local_step(const fit* f, uint32_t i, const float* pi, double* w) {
     uint32_t C = FIT_CANDIDATES, n = f->ncand[i], v = f->verts[i], N = n + 1;
     double A[(FIT_CANDIDATES + 1) * (FIT_CANDIDATES + 1)] = {0}, b[FIT_CANDIDATES + 1] = {0};
     const float* cp = f->cpos + (size_t)i * C * f->P * 3;
-    for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1]; ++k) {
-        int32_t j = f->local[ctx->adj[k]];
-        float L = ctx->adj_len[k];
-        if (j < 0 || !(L > 1e-6f * ctx->H)) continue;
-        const float* pj = f->pos + (size_t)j * f->P * 3;
-        const uint8_t* torn_in = f->torn_in + ((size_t)f->eoff[i] + (k - ctx->adj_off[v])) * f->P;
-        for (uint32_t t = 0; t < f->P; ++t) {
+    /* the candidates' positions do not depend on the edge: per pose, the edges' weights and
+       weighted targets are summed first, then one outer product of the candidates */
+    for (uint32_t t = 0; t < f->P; ++t) {
+        double W = 0, T[3] = {0, 0, 0};
+        for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1]; ++k) {
+            int32_t j = f->local[ctx->adj[k]];
+            float L = ctx->adj_len[k];
+            if (j < 0 || !(L > 1e-6f * ctx->H)) continue;
+            const float* pj = f->pos + (size_t)j * f->P * 3;
+            uint8_t torn_in = f->torn_in[((size_t)f->eoff[i] + (k - ctx->adj_off[v])) * f->P + t];
             double d[3] = {pi[3 * t] - pj[3 * t], pi[3 * t + 1] - pj[3 * t + 1],
                            pi[3 * t + 2] - pj[3 * t + 2]};
             double len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
             if (!(len > 0)) continue;
-            bool anew = is_torn((float)(len / L)) && !torn_in[t];
+            bool anew = is_torn((float)(len / L)) && !torn_in;
             double om = (1 + (anew ? FIT_REPAIR_HEAVY : 0)) / ((double)L * L);
-            for (int a = 0; a < 3; ++a) {
-                double target = pj[3 * t + a] + L * d[a] / len;
-                for (uint32_t c = 0; c < n; ++c) {
-                    double xc = cp[((size_t)c * f->P + t) * 3 + a];
-                    b[c] += om * xc * target;
-                    for (uint32_t e = 0; e < n; ++e)
-                        A[c * N + e] += om * xc * cp[((size_t)e * f->P + t) * 3 + a];
-                }
-            }
+            W += om;
+            for (int x = 0; x < 3; ++x)
+                T[x] += om * (pj[3 * t + x] + L * d[x] / len);
         }
+        if (!(W > 0)) continue;
+        for (int x = 0; x < 3; ++x)
+            for (uint32_t c = 0; c < n; ++c) {
+                double xc = cp[((size_t)c * f->P + t) * 3 + x];
+                b[c] += xc * T[x];
+                for (uint32_t e = 0; e < n; ++e)
+                    A[c * N + e] += W * xc * cp[((size_t)e * f->P + t) * 3 + x];
+            }
     }
     double mean = 0;
     for (uint32_t c = 0; c < n; ++c)
@@ -376,11 +381,13 @@ static bool local_step(const fit* f, uint32_t i, const float* pi, double* w) {
  * samples near tearing (the tail must not tear, whatever the file did). The global passes
  * trade a vertex's few tearing samples against all its others; this weighs those samples
  * alone. Returns how many were kept. */
-static uint32_t repair_vertices(fit* f, const uint8_t* reverted, float* trial) {
+static uint32_t repair_vertices(fit* f, const uint8_t* reverted, float* trial, uint8_t* retry) {
+    const rig_ctx* ctx = f->ctx;
     uint32_t C = FIT_CANDIDATES, count = 0;
     size_t bytes = (size_t)f->P * 3 * sizeof *trial;
     for (uint32_t i = 0; i < f->nf; ++i) {
-        if (reverted[i] || f->ncand[i] < 2) continue;
+        if (reverted[i] || f->ncand[i] < 2 || !(retry[i] & 1)) continue;
+        retry[i] &= (uint8_t)~1;
         float* pi = f->pos + (size_t)i * f->P * 3;
         edge_score now = vertex_score(f, i, pi);
         if (now.new_torn == 0) continue;
@@ -402,6 +409,11 @@ static uint32_t repair_vertices(fit* f, const uint8_t* reverted, float* trial) {
             for (uint32_t c = 0; c < f->ncand[i]; ++c)
                 f->active[i * C + c] = f->w[i * C + c] > 0;
             ++count;
+            retry[i] |= 1; /* it may improve again, and */
+            for (uint32_t k = ctx->adj_off[f->verts[i]]; k < ctx->adj_off[f->verts[i] + 1]; ++k) {
+                int32_t j = f->local[ctx->adj[k]]; /* its neighbours are worth judging again */
+                if (j >= 0 && (uint32_t)j < f->nf) retry[j] |= 1;
+            }
         } else {
             for (uint32_t c = 0; c < f->ncand[i]; ++c)
                 f->w[i * C + c] = keep[c];
@@ -441,8 +453,12 @@ bool rig_fit_revert(fit* f, uint8_t* reverted, uint32_t* reverts) {
         *reverts += n;
         if (n == 0) break;
     }
+    uint8_t* retry = ok ? malloc((size_t)nf + 1) : NULL; /* bit 0: judge in the repair */
+    ok = ok && retry;
+    if (ok) memset(retry, 1, (size_t)nf + 1);
     for (int sweep = 0; ok && sweep < FIT_REPAIR_SWEEPS; ++sweep) /* then the repair */
-        if (repair_vertices(f, reverted, trial) == 0) break;
+        if (repair_vertices(f, reverted, trial, retry) == 0) break;
+    free(retry);
     free(sequence), free(trial2), free(trial), free(patch), free(saved);
     free(mk.dirty), free(mk.ring), free(mk.queue);
     return ok;
