@@ -15,13 +15,18 @@ enum {
     FIT_PATCH_MAX = 64,
     FIT_CANDIDATES = 6,
     FIT_MAX_INFLUENCES = 4,
-    FIT_GROUP_MEMBERS = TL_RIG_MAX_LINKS + 8
+    FIT_GROUP_MEMBERS = TL_RIG_MAX_LINKS + 8,
+    FIT_REPAIR_STEPS = 3, /* local steps per vertex in the repair after the revert */
+    FIT_REPAIR_SWEEPS = 4 /* … sweeps over the free vertices at most */
 };
 static const float FIT_DROP = 1e-3f;        /* influences below this are dropped */
 static const float FIT_NEAR = 1.3f;         /* an edge sample stretched beyond this (or below
                                                its inverse) is near tearing (torn: 1.5, 0.67) */
 static const float FIT_REWEIGHT = 2.0f;     /* … and weighs this much more after each pass */
 static const float FIT_REWEIGHT_MAX = 4.0f; /* … up to this much more */
+static const double FIT_REPAIR_HEAVY = 8.0; /* the repair: a sample that tears anew weighs
+                                               this much more, … */
+static const double FIT_REPAIR_PULL = 0.1;  /* … the pull towards the fitted weights */
 static const float FIT_PART_END = 0.5f;     /* a part vertex the fit gives less than this share on
                                                the chain's bones is past the part's end */
 

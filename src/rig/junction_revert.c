@@ -10,14 +10,14 @@
  * of concern: new tears (torn, and not torn with the file's weights), then tears, then the
  * squared change of length. */
 typedef struct edge_score {
-    uint32_t new_torn, torn;
+    uint32_t new_torn, torn, near;
     double squared;
 } edge_score;
 
 static edge_score vertex_score(const fit* f, uint32_t i, const float* pi) {
     const rig_ctx* ctx = f->ctx;
     uint32_t v = f->verts[i];
-    edge_score s = {0, 0, 0};
+    edge_score s = {0, 0, 0, 0};
     float r[RATIO_CHUNK];
     for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1]; ++k) {
         int32_t j = f->local[ctx->adj[k]];
@@ -32,6 +32,7 @@ static edge_score vertex_score(const fit* f, uint32_t i, const float* pi) {
                 bool torn = is_torn(r[u]);
                 s.new_torn += torn && !torn_in[t0 + u];
                 s.torn += torn;
+                s.near += r[u] > FIT_NEAR || r[u] * FIT_NEAR < 1;
                 s.squared += (double)(r[u] - 1) * (r[u] - 1);
             }
         }
@@ -181,13 +182,14 @@ static uint32_t revert_pairs(fit* f, const uint32_t* sequence, uint8_t* reverted
             float* pi = f->pos + (size_t)i * f->P * 3;
             float* pj = f->pos + (size_t)j * f->P * 3;
             edge_score a = vertex_score(f, i, pi), b = vertex_score(f, j, pj);
-            edge_score fitted = {a.new_torn + b.new_torn, a.torn + b.torn, a.squared + b.squared};
+            edge_score fitted = {a.new_torn + b.new_torn, a.torn + b.torn, 0,
+                                 a.squared + b.squared};
             memcpy(trial, pi, bytes);
             memcpy(pi, f->pos_in + (size_t)i * f->P * 3, bytes);
             memcpy(trial2, pj, bytes);
             memcpy(pj, f->pos_in + (size_t)j * f->P * 3, bytes);
             a = vertex_score(f, i, pi), b = vertex_score(f, j, pj);
-            edge_score in = {a.new_torn + b.new_torn, a.torn + b.torn, a.squared + b.squared};
+            edge_score in = {a.new_torn + b.new_torn, a.torn + b.torn, 0, a.squared + b.squared};
             if (no_worse(&in, &fitted)) {
                 reverted[i] = reverted[j] = 1;
                 mark_around(f, i, m), mark_around(f, j, m);
@@ -223,7 +225,7 @@ static uint32_t revert_patches(fit* f, const uint32_t* sequence, uint8_t* revert
         }
         if (!anew) continue;
         uint32_t size = 1, from = 0, grown = 0;
-        edge_score fitted = {0, 0, 0}; /* the patch's score with its fitted weights */
+        edge_score fitted = {0, 0, 0, 0}; /* the patch's score with its fitted weights */
         patch[0] = i;
         reverted[i] = 3; /* marks the patch while it grows */
         bool done = false;
@@ -241,7 +243,7 @@ static uint32_t revert_patches(fit* f, const uint32_t* sequence, uint8_t* revert
                 }
             }
             grown = end;
-            edge_score in = {0, 0, 0};
+            edge_score in = {0, 0, 0, 0};
             for (uint32_t m = from; m < size; ++m) { /* the new ring's fitted score, kept */
                 float* pm = f->pos + (size_t)patch[m] * f->P * 3;
                 edge_score a = vertex_score(f, patch[m], pm);
@@ -267,6 +269,156 @@ static uint32_t revert_patches(fit* f, const uint32_t* sequence, uint8_t* revert
             if (done) mark_around(f, patch[m], mk);
         }
         if (done) count += size;
+    }
+    return count;
+}
+
+/* Solves the n × n system A x = b in place (Gaussian elimination, partial pivoting); false
+ * when singular. */
+static bool solve_small(double* A, double* b, uint32_t n) {
+    for (uint32_t c = 0; c < n; ++c) {
+        uint32_t piv = c;
+        for (uint32_t r = c + 1; r < n; ++r)
+            if (fabs(A[r * n + c]) > fabs(A[piv * n + c])) piv = r;
+        if (!(fabs(A[piv * n + c]) > 1e-12)) return false;
+        if (piv != c) {
+            for (uint32_t k = 0; k < n; ++k) {
+                double x = A[c * n + k];
+                A[c * n + k] = A[piv * n + k], A[piv * n + k] = x;
+            }
+            double x = b[c];
+            b[c] = b[piv], b[piv] = x;
+        }
+        for (uint32_t r = c + 1; r < n; ++r) {
+            double m = A[r * n + c] / A[c * n + c];
+            for (uint32_t k = c; k < n; ++k)
+                A[r * n + k] -= m * A[c * n + k];
+            b[r] -= m * b[c];
+        }
+    }
+    for (uint32_t c = n; c-- > 0;) {
+        double x = b[c];
+        for (uint32_t k = c + 1; k < n; ++k)
+            x -= A[c * n + k] * b[k];
+        b[c] = x / A[c * n + c];
+    }
+    return true;
+}
+
+/* One local/global step of free vertex i's weights alone, its neighbours held: each edge
+ * sample's deformed direction fixed from `pi`, a sample that tears anew weighing
+ * FIT_REPAIR_HEAVY more, a pull of FIT_REPAIR_PULL (of the data term's mean diagonal) towards
+ * the current weights, sum to one by a Lagrange multiplier; then projected as the passes
+ * project (non-negative, at most four, renormalised). Writes `w` (ncand); false when the
+ * system is singular or nothing is left. */
+static bool local_step(const fit* f, uint32_t i, const float* pi, double* w) {
+    const rig_ctx* ctx = f->ctx;
+    uint32_t C = FIT_CANDIDATES, n = f->ncand[i], v = f->verts[i], N = n + 1;
+    double A[(FIT_CANDIDATES + 1) * (FIT_CANDIDATES + 1)] = {0}, b[FIT_CANDIDATES + 1] = {0};
+    const float* cp = f->cpos + (size_t)i * C * f->P * 3;
+    /* the candidates' positions do not depend on the edge: per pose, the edges' weights and
+       weighted targets are summed first, then one outer product of the candidates */
+    for (uint32_t t = 0; t < f->P; ++t) {
+        double W = 0, T[3] = {0, 0, 0};
+        for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1]; ++k) {
+            int32_t j = f->local[ctx->adj[k]];
+            float L = ctx->adj_len[k];
+            if (j < 0 || !(L > 1e-6f * ctx->H)) continue;
+            const float* pj = f->pos + (size_t)j * f->P * 3;
+            uint8_t torn_in = f->torn_in[((size_t)f->eoff[i] + (k - ctx->adj_off[v])) * f->P + t];
+            double d[3] = {pi[3 * t] - pj[3 * t], pi[3 * t + 1] - pj[3 * t + 1],
+                           pi[3 * t + 2] - pj[3 * t + 2]};
+            double len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+            if (!(len > 0)) continue;
+            bool anew = is_torn((float)(len / L)) && !torn_in;
+            double om = (1 + (anew ? FIT_REPAIR_HEAVY : 0)) / ((double)L * L);
+            W += om;
+            for (int x = 0; x < 3; ++x)
+                T[x] += om * (pj[3 * t + x] + L * d[x] / len);
+        }
+        if (!(W > 0)) continue;
+        for (int x = 0; x < 3; ++x)
+            for (uint32_t c = 0; c < n; ++c) {
+                double xc = cp[((size_t)c * f->P + t) * 3 + x];
+                b[c] += xc * T[x];
+                for (uint32_t e = 0; e < n; ++e)
+                    A[c * N + e] += W * xc * cp[((size_t)e * f->P + t) * 3 + x];
+            }
+    }
+    double mean = 0;
+    for (uint32_t c = 0; c < n; ++c)
+        mean += A[c * N + c] / n;
+    for (uint32_t c = 0; c < n; ++c) {
+        A[c * N + c] += FIT_REPAIR_PULL * mean;
+        b[c] += FIT_REPAIR_PULL * mean * f->w[i * C + c];
+        A[c * N + n] = A[n * N + c] = 1;
+    }
+    b[n] = 1;
+    if (!solve_small(A, b, N)) return false;
+    uint32_t count = 0;
+    for (uint32_t c = 0; c < n; ++c) {
+        w[c] = b[c] >= FIT_DROP ? b[c] : 0;
+        count += w[c] > 0;
+    }
+    for (; count > FIT_MAX_INFLUENCES; --count) { /* the four largest kept */
+        uint32_t low = UINT32_MAX;
+        for (uint32_t c = 0; c < n; ++c)
+            if (w[c] > 0 && (low == UINT32_MAX || w[c] < w[low])) low = c;
+        w[low] = 0;
+    }
+    double sum = 0;
+    for (uint32_t c = 0; c < n; ++c)
+        sum += w[c];
+    if (!(sum > 0)) return false;
+    for (uint32_t c = 0; c < n; ++c)
+        w[c] /= sum;
+    return true;
+}
+
+/* The repair: a fitted vertex whose edges still tear anew after the reverts gets its weights
+ * solved again alone (local_step, up to FIT_REPAIR_STEPS times), its neighbours held; kept at
+ * the first step that gives it fewer new tears, no more tears and, inside the part, no more
+ * samples near tearing (the tail must not tear, whatever the file did). The global passes
+ * trade a vertex's few tearing samples against all its others; this weighs those samples
+ * alone. Returns how many were kept. */
+static uint32_t repair_vertices(fit* f, const uint8_t* reverted, float* trial, uint8_t* retry) {
+    const rig_ctx* ctx = f->ctx;
+    uint32_t C = FIT_CANDIDATES, count = 0;
+    size_t bytes = (size_t)f->P * 3 * sizeof *trial;
+    for (uint32_t i = 0; i < f->nf; ++i) {
+        if (reverted[i] || f->ncand[i] < 2 || !(retry[i] & 1)) continue;
+        retry[i] &= (uint8_t)~1;
+        float* pi = f->pos + (size_t)i * f->P * 3;
+        edge_score now = vertex_score(f, i, pi);
+        if (now.new_torn == 0) continue;
+        double keep[FIT_CANDIDATES], w[FIT_CANDIDATES];
+        for (uint32_t c = 0; c < f->ncand[i]; ++c)
+            keep[c] = f->w[i * C + c];
+        memcpy(trial, pi, bytes);
+        bool kept = false;
+        for (int step = 0; step < FIT_REPAIR_STEPS && !kept; ++step) {
+            if (!local_step(f, i, pi, w)) break;
+            for (uint32_t c = 0; c < f->ncand[i]; ++c)
+                f->w[i * C + c] = w[c];
+            rig_fit_free_positions(f, i);
+            edge_score s = vertex_score(f, i, pi);
+            kept = s.new_torn < now.new_torn && s.torn <= now.torn &&
+                   (!f->in_part[i] || s.near <= now.near);
+        }
+        if (kept) {
+            for (uint32_t c = 0; c < f->ncand[i]; ++c)
+                f->active[i * C + c] = f->w[i * C + c] > 0;
+            ++count;
+            retry[i] |= 1; /* it may improve again, and */
+            for (uint32_t k = ctx->adj_off[f->verts[i]]; k < ctx->adj_off[f->verts[i] + 1]; ++k) {
+                int32_t j = f->local[ctx->adj[k]]; /* its neighbours are worth judging again */
+                if (j >= 0 && (uint32_t)j < f->nf) retry[j] |= 1;
+            }
+        } else {
+            for (uint32_t c = 0; c < f->ncand[i]; ++c)
+                f->w[i * C + c] = keep[c];
+            memcpy(pi, trial, bytes);
+        }
     }
     return count;
 }
@@ -301,6 +453,12 @@ bool rig_fit_revert(fit* f, uint8_t* reverted, uint32_t* reverts) {
         *reverts += n;
         if (n == 0) break;
     }
+    uint8_t* retry = ok ? malloc((size_t)nf + 1) : NULL; /* bit 0: judge in the repair */
+    ok = ok && retry;
+    if (ok) memset(retry, 1, (size_t)nf + 1);
+    for (int sweep = 0; ok && sweep < FIT_REPAIR_SWEEPS; ++sweep) /* then the repair */
+        if (repair_vertices(f, reverted, trial, retry) == 0) break;
+    free(retry);
     free(sequence), free(trial2), free(trial), free(patch), free(saved);
     free(mk.dirty), free(mk.ring), free(mk.queue);
     return ok;
