@@ -427,11 +427,11 @@ static void stress_cloth_file(const char* input, const char* label, const char* 
 
 static void test_stress_skirt(void) {
     stress_cloth_file(tl_test_shared("cases/mh-suit-skirt.glb"), "mh-suit-skirt", "Walk",
-                      MET_TELEPORT | MET_SETTLE);
+                      MET_HITCH | MET_TELEPORT | MET_SETTLE);
 }
 static void test_stress_knight_cape(void) {
     stress_cloth_file(tl_test_shared("assets/kaykit-knight/Knight.glb"), "knight", "Running_A",
-                      MET_TELEPORT | MET_SETTLE);
+                      MET_HITCH | MET_TELEPORT | MET_SETTLE);
 }
 
 static const tl_test_case cases[] = {

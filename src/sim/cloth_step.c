@@ -416,29 +416,95 @@ static bool state_finite(const tl_cloth* c) {
     return sum == 0;
 }
 
-/* A frame longer than the steps it may run (a hitch): the cloth restarts at rest on its
- * targets where the frame's head ends, and only the last `window` seconds are simulated at
- * the fixed step. Compressing the whole frame into them flings the cloth at several times the
- * body's speed (a 0.5 s hitch on the knight's cape: 2.7x the peak before); keeping the
- * particles where they were in the character frame leaves the legs elsewhere under them
- * (the skirt caught on the far side of a thigh: 4.1x). */
-static void restart_head(tl_cloth* c, const tl_chain_pose* end, const float* targets, float dt,
-                         float window) {
+/* A collider part way from where it was (`a`, the last frame's end) to where it is now (`b`),
+ * both in the character frame. */
+static cloth_shape shape_lerp(const cloth_shape* a, const cloth_shape* b, float s) {
+    cloth_shape r = *b;
+    r.a = v3_madd(a->a, v3_sub(b->a, a->a), s);
+    r.b = v3_madd(a->b, v3_sub(b->b, a->b), s);
+    if (b->kind == SHAPE_PLANE) r.b = v3_normalize_or(r.b, b->b);
+    r.radius = a->radius + (b->radius - a->radius) * s;
+    r.rotation = qt_nlerp(a->rotation, b->rotation, s);
+    r.radii = v3_madd(a->radii, v3_sub(b->radii, a->radii), s);
+    return r;
+}
+
+/* A frame longer than the steps it may run (a hitch): only its last `window` seconds are
+ * simulated at the fixed step. Over the head the state is carried with the body, as the chain
+ * carries its particles with the root: each particle by its own target's move in the character
+ * frame (no world-motion share: the character's run is not wind), its velocity kept in that
+ * frame and decayed by the damping of the skipped steps. The colliders are swept from the last
+ * frame's poses to this one's in increments, each followed by the final pass (tethers, safe
+ * distance, out of the colliders), so a thigh that swings under a skirt pushes it along rather
+ * than passing through it and leaving it caught on its far side. Restarting at rest on the
+ * targets instead dropped the skirt onto the thighs (2.41x the peak before); compressing the
+ * whole frame into the window flung the knight's cape (2.7x). `before` is NULL when the
+ * colliders are not the last frame's (another count): the sweep then uses this frame's. */
+static void carry_head(tl_cloth* c, const tl_chain_pose* end, float dt, float window, float skipped,
+                       const cloth_shape* before) {
+    const tl_cloth_model* m = c->model;
     float u = (dt - window) / dt;
-    for (int i = 0; i < c->n; ++i) {
-        c->t1x[i] = c->t0x[i] + (c->t1x[i] - c->t0x[i]) * u;
-        c->t1y[i] = c->t0y[i] + (c->t1y[i] - c->t0y[i]) * u;
-        c->t1z[i] = c->t0z[i] + (c->t1z[i] - c->t0z[i]) * u;
+    int n = c->n, C = m->columns;
+    cloth_shape after[TL_CLOTH_MAX_COLLIDERS];
+    int shapes = c->shape_count;
+    memcpy(after, c->shapes, sizeof(cloth_shape) * (size_t)shapes);
+    /* increments in which no collider moves more than half its radius (at most 4 x
+     * max_substeps: each costs a final pass, a tenth of a step) */
+    int sweeps = 1;
+    for (int k = 0; before && k < shapes; ++k) {
+        const cloth_shape* a = &after[k];
+        float r = a->kind == SHAPE_ELLIPSOID ? fminf(a->radii.x, fminf(a->radii.y, a->radii.z))
+                                             : a->radius;
+        float move = v3_length(v3_sub(a->a, before[k].a));
+        if (a->kind == SHAPE_CAPSULE) move = fmaxf(move, v3_length(v3_sub(a->b, before[k].b)));
+        if (a->kind == SHAPE_ELLIPSOID) /* a turn moves its far ends the most */
+            for (int e = 0; e < 3; ++e) {
+                float l = e == 0 ? a->radii.x : (e == 1 ? a->radii.y : a->radii.z);
+                v3 axis = v3_make(e == 0, e == 1, e == 2);
+                v3 now = qt_rotate(a->rotation, axis), then = qt_rotate(before[k].rotation, axis);
+                move = fmaxf(move, v3_length(v3_sub(a->a, before[k].a)) +
+                                       l * v3_length(v3_sub(now, then)));
+            }
+        int need = r > 0 ? (int)ceilf(move / (0.5f * r)) : 1;
+        if (need > sweeps) sweeps = need;
     }
-    size_t bytes = sizeof(float) * (size_t)c->n;
-    memcpy(c->t0x, c->t1x, bytes), memcpy(c->t0y, c->t1y, bytes), memcpy(c->t0z, c->t1z, bytes);
+    if (sweeps > 4 * m->max_substeps) sweeps = 4 * m->max_substeps;
+    float done = 0;
+    for (int j = 1; j <= sweeps; ++j) {
+        float s = (float)j / (float)sweeps, w = s * u;
+        for (int k = 0; k < shapes; ++k)
+            c->shapes[k] = before ? shape_lerp(&before[k], &after[k], s) : after[k];
+        for (int i = 0; i < n; ++i) { /* each particle and its velocity by its target's move */
+            float dx = (c->t1x[i] - c->t0x[i]) * (w - done);
+            float dy = (c->t1y[i] - c->t0y[i]) * (w - done);
+            float dz = (c->t1z[i] - c->t0z[i]) * (w - done);
+            c->x[i] += dx, c->y[i] += dy, c->z[i] += dz;
+            c->px[i] += dx, c->py[i] += dy, c->pz[i] += dz;
+        }
+        for (int i = 0; i < C; ++i) { /* row 0 exactly on its targets */
+            c->x[i] = c->t0x[i] + (c->t1x[i] - c->t0x[i]) * w;
+            c->y[i] = c->t0y[i] + (c->t1y[i] - c->t0y[i]) * w;
+            c->z[i] = c->t0z[i] + (c->t1z[i] - c->t0z[i]) * w;
+        }
+        done = w;
+        /* one relaxation iteration: a push must not leave the row's links stretched for
+           the next step to snap back (without it the skirt's hitch read 2.79) */
+        cloth_relax(m, c->x, c->y, c->z, c->settings.stretch_stiffness, c->settings.shear_stiffness,
+                    1);
+        final_pass(c, w); /* a push moves px along: it adds no velocity */
+    }
+    memcpy(c->shapes, after, sizeof(cloth_shape) * (size_t)shapes);
+    for (int i = 0; i < n; ++i) {
+        /* the velocity decayed by the skipped steps' damping; row 0 at rest with its targets */
+        float keep = i < C ? 0.0f : powf(1.0f - c->damping[i], skipped / m->fixed_step);
+        c->px[i] = c->x[i] - (c->x[i] - c->px[i]) * keep;
+        c->py[i] = c->y[i] - (c->y[i] - c->py[i]) * keep;
+        c->pz[i] = c->z[i] - (c->z[i] - c->pz[i]) * keep;
+        c->t0x[i] += (c->t1x[i] - c->t0x[i]) * u;
+        c->t0y[i] += (c->t1y[i] - c->t0y[i]) * u;
+        c->t0z[i] += (c->t1z[i] - c->t0z[i]) * u;
+    }
     c->frame = c->step_frame = pose_lerp(&c->frame, end, u);
-    /* at rest on the targets, then on the tethers and out of the colliders (of the frame's
-     * end, the nearest known) with no velocity from that projection */
-    memcpy(c->x, c->t1x, bytes), memcpy(c->y, c->t1y, bytes), memcpy(c->z, c->t1z, bytes);
-    final_pass(c, 0.0f);
-    memcpy(c->px, c->x, bytes), memcpy(c->py, c->y, bytes), memcpy(c->pz, c->z, bytes);
-    load_targets(c, end, targets);
 }
 
 void tl_cloth_step(tl_cloth* c, const tl_cloth_input* in, float dt) {
@@ -462,17 +528,26 @@ void tl_cloth_step(tl_cloth* c, const tl_cloth_input* in, float dt) {
         c->stats.teleports += teleport;
         carry(c, &end);
     }
-    gather_shapes(c, in, &end);
     float h = m->fixed_step, before = c->accumulator, total = before + dt;
     int steps = (int)((total + 1e-4f * h) / h);
     c->accumulator = total - (float)steps * h;
     if (c->accumulator < 0) c->accumulator = 0;
     bool clamped = steps > m->max_substeps;
-    if (clamped) {
+    if (clamped) { /* the last frame's colliders, for the sweep over the skipped head */
+        cloth_shape last[TL_CLOTH_MAX_COLLIDERS];
+        int last_count = c->shape_count;
+        memcpy(last, c->shapes, sizeof(cloth_shape) * (size_t)last_count);
+        gather_shapes(c, in, &end);
+        bool same = last_count == c->shape_count;
+        for (int k = 0; same && k < last_count; ++k)
+            same = last[k].kind == c->shapes[k].kind;
         c->stats.clamped_frames++;
         steps = m->max_substeps, c->accumulator = 0;
-        restart_head(c, &end, in->targets, dt, (float)steps * h);
-        dt = (float)steps * h, before = 0, clamped = false;
+        float window = (float)steps * h;
+        carry_head(c, &end, dt, window, before + dt - window, same ? last : NULL);
+        dt = window, before = 0, clamped = false;
+    } else {
+        gather_shapes(c, in, &end);
     }
     for (int k = 1; k <= steps; ++k) {
         float at = clamped ? dt * (float)k / (float)steps : (float)k * h - before;
