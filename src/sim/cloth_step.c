@@ -371,6 +371,7 @@ static void place_at_targets(tl_cloth* c, const tl_chain_pose* f) {
     c->frame = c->step_frame = *f;
     c->accumulator = 0;
     c->started = true;
+    c->older_count = -1;
     /* the targets are skinned, not lattice-true: start on the tethers, within max distance,
      * outside the colliders of the last input (none after tl_cloth_reset) */
     final_pass(c, 1.0f);
@@ -427,6 +428,32 @@ static cloth_shape shape_lerp(const cloth_shape* a, const cloth_shape* b, float 
     r.rotation = qt_nlerp(a->rotation, b->rotation, s);
     r.radii = v3_madd(a->radii, v3_sub(b->radii, a->radii), s);
     return r;
+}
+
+/* A collider on the parabola through its poses a frame ago (`o`, at -r frame lengths), at this
+ * frame's start (`a`) and end (`b`), at s of the frame (the chain's curve of the attachment's
+ * path, chain_frame.c): linear keys between render frames cut a swinging thigh's arc. */
+static v3 v3_curve(v3 o, v3 a, v3 b, float s, float r) {
+    v3 c = v3_scale(v3_add(v3_sub(o, a), v3_scale(v3_sub(b, a), r)), 1.0f / (r * (r + 1)));
+    return v3_add(v3_madd(a, v3_sub(b, a), s), v3_scale(c, s * (s - 1)));
+}
+
+static cloth_shape shape_curve(const cloth_shape* o, const cloth_shape* a, const cloth_shape* b,
+                               float s, float r) {
+    cloth_shape out = shape_lerp(a, b, s);
+    out.a = v3_curve(o->a, a->a, b->a, s, r);
+    if (b->kind == SHAPE_SPHERE || b->kind == SHAPE_CAPSULE)
+        out.b = v3_curve(o->b, a->b, b->b, s, r);
+    if (b->kind == SHAPE_ELLIPSOID) {
+        qt q0 = o->rotation, q1 = a->rotation, q2 = b->rotation;
+        if (qt_dot(q1, q2) < 0) q2 = qt_neg(q2);
+        if (qt_dot(q1, q0) < 0) q0 = qt_neg(q0);
+        v3 v = v3_curve(v3_make(q0.x, q0.y, q0.z), v3_make(q1.x, q1.y, q1.z),
+                        v3_make(q2.x, q2.y, q2.z), s, r);
+        float w = v3_curve(v3_make(q0.w, 0, 0), v3_make(q1.w, 0, 0), v3_make(q2.w, 0, 0), s, r).x;
+        out.rotation = qt_normalize((qt){v.x, v.y, v.z, w});
+    }
+    return out;
 }
 
 /* A frame longer than the steps it may run (a hitch): only its last `window` seconds are
@@ -510,6 +537,8 @@ static void carry_head(tl_cloth* c, const tl_chain_pose* end, float dt, float wi
     c->frame = c->step_frame = pose_lerp(&c->frame, end, u);
 }
 
+static void write_projected_outputs(tl_cloth* c);
+
 void tl_cloth_step(tl_cloth* c, const tl_cloth_input* in, float dt) {
     const tl_cloth_model* m = c->model;
     if (!(dt >= 0) || !in->targets || !input_finite(c, in, dt)) {
@@ -536,41 +565,55 @@ void tl_cloth_step(tl_cloth* c, const tl_cloth_input* in, float dt) {
     c->accumulator = total - (float)steps * h;
     if (c->accumulator < 0) c->accumulator = 0;
     bool clamped = steps > m->max_substeps;
-    if (clamped) { /* the last frame's colliders, for the sweep over the skipped head */
-        cloth_shape last[TL_CLOTH_MAX_COLLIDERS];
-        int last_count = c->shape_count;
-        memcpy(last, c->shapes, sizeof(cloth_shape) * (size_t)last_count);
-        gather_shapes(c, in, &end);
-        bool same = last_count == c->shape_count;
-        for (int k = 0; same && k < last_count; ++k)
-            same = last[k].kind == c->shapes[k].kind;
+    /* the colliders as the last frame left them (the same list: count and kinds), so the steps
+     * see them move across the frame as the targets do, not at the frame's end throughout */
+    cloth_shape last[TL_CLOTH_MAX_COLLIDERS];
+    int last_count = c->shape_count;
+    memcpy(last, c->shapes, sizeof(cloth_shape) * (size_t)last_count);
+    gather_shapes(c, in, &end);
+    bool same = last_count == c->shape_count;
+    for (int k = 0; same && k < last_count; ++k)
+        same = last[k].kind == c->shapes[k].kind;
+    if (clamped) {
         c->stats.clamped_frames++;
         steps = m->max_substeps, c->accumulator = 0;
         float window = (float)steps * h;
         carry_head(c, &end, dt, window, before + dt - window, same ? last : NULL);
         dt = window, before = 0, clamped = false;
-    } else {
-        gather_shapes(c, in, &end);
+        same = false; /* the sweep ends on this frame's colliders */
     }
+    cloth_shape after[TL_CLOTH_MAX_COLLIDERS];
+    if (same) memcpy(after, c->shapes, sizeof(cloth_shape) * (size_t)last_count);
+    /* the curve when the frame before was about as long (the chain's test) */
+    float r = c->older_count == last_count && dt > 0 ? c->older_dt / dt : 0;
+    bool curve = same && !in->cut && !teleport && r >= 0.25f && r <= 4;
+    for (int k = 0; curve && k < last_count; ++k)
+        curve = c->older[k].kind == last[k].kind;
     for (int k = 1; k <= steps; ++k) {
         float at = clamped ? dt * (float)k / (float)steps : (float)k * h - before;
         float u = dt > 0 ? at / dt : 1.0f;
         u = u < 0 ? 0 : (u > 1 ? 1 : u);
         tl_chain_pose f = pose_lerp(&c->frame, &end, u);
+        for (int j = 0; same && j < last_count; ++j)
+            c->shapes[j] = curve ? shape_curve(&c->older[j], &last[j], &after[j], u, r)
+                                 : shape_lerp(&last[j], &after[j], u);
         integrate(c, &f, in->force, u);
         cloth_relax(m, c->x, c->y, c->z, c->settings.stretch_stiffness, c->settings.shear_stiffness,
                     c->settings.iterations);
         final_pass(c, u);
         c->stats.steps++;
     }
+    if (same) memcpy(c->shapes, after, sizeof(cloth_shape) * (size_t)last_count);
+    /* this frame's start colliders, for the next frame's curve */
+    c->older_count = same && !in->cut && !teleport ? last_count : -1;
+    if (same) memcpy(c->older, last, sizeof(cloth_shape) * (size_t)last_count);
+    c->older_dt = dt;
     /* the render time is past the last step: the body (and its colliders) moved on since, so
-     * the particles are put back on their tethers, within reach and out of the colliders at
-     * the frame's end (a projection; the next step's velocity includes it) */
-    if (c->accumulator > 0 && c->shape_count > 0) {
-        for (int i = 0; i < c->n; ++i)
-            c->t0x[i] = c->t1x[i], c->t0y[i] = c->t1y[i], c->t0z[i] = c->t1z[i];
-        final_pass(c, 1.0f);
-    }
+     * the outputs are the particles put back on their tethers, within reach and out of the
+     * colliders at the frame's end; the state is left as the last step made it, so the next
+     * step is the same at every render rate (projecting the state itself, as before, made the
+     * skirt's render-pose figure 1.79% against 0.60%: 144 fps ends between steps, 15-120 do not) */
+    bool project = c->accumulator > 0 && c->shape_count > 0;
     size_t bytes = sizeof(float) * (size_t)c->n;
     memcpy(c->t0x, c->t1x, bytes), memcpy(c->t0y, c->t1y, bytes), memcpy(c->t0z, c->t1z, bytes);
     c->frame = end;
@@ -580,14 +623,17 @@ void tl_cloth_step(tl_cloth* c, const tl_cloth_input* in, float dt) {
         place_at_targets(c, &end);
         return;
     }
-    write_outputs(c);
+    if (project)
+        write_projected_outputs(c);
+    else
+        write_outputs(c);
 }
 
 /* ---- frames from a host's pose sampler (tl_cloth_step_sampled) ---- */
 
 /* The outputs after the frame's end when it lies past the last internal step: the particles
  * projected onto their tethers, within reach and out of the colliders at the frame's end
- * (tl_cloth_step's projection), written to the outputs only, so the state, and with it the
+ * (tl_cloth_step does the same), written to the outputs only, so the state, and with it the
  * next step, is the same at every render rate. */
 static void write_projected_outputs(tl_cloth* c) {
     const tl_cloth_model* m = c->model;
@@ -654,6 +700,7 @@ static void sampled_failed(tl_cloth* c) {
 
 void tl_cloth_step_sampled(tl_cloth* c, tl_cloth_sampler sampler, void* user, float dt, bool cut) {
     assert(c && sampler);
+    c->older_count = -1; /* its steps see the colliders at their own times: no curve after */
     const tl_cloth_model* m = c->model;
     tl_cloth_input in;
     tl_chain_pose f;
