@@ -468,13 +468,13 @@ static cloth_shape shape_curve(const cloth_shape* o, const cloth_shape* a, const
  * on the targets (it fell onto the thighs), 3.98x carried with one increment, 2.73x with the
  * colliders left where they end, 2.79x without the relaxation, 1.20x so; compressing the whole
  * frame into the window flung the knight's cape (2.7x). `before` is NULL when the colliders are
- * not the last frame's (another count or kind): the sweep then uses this frame's. */
+ * not the last frame's (another count or kind): the sweep then uses this frame's. `after` is
+ * scratch for this frame's colliders (TL_CLOTH_MAX_COLLIDERS). */
 static void carry_head(tl_cloth* c, const tl_chain_pose* end, float dt, float window, float skipped,
-                       const cloth_shape* before) {
+                       const cloth_shape* before, cloth_shape* after) {
     const tl_cloth_model* m = c->model;
     float u = (dt - window) / dt;
     int n = c->n, C = m->columns;
-    cloth_shape after[TL_CLOTH_MAX_COLLIDERS];
     int shapes = c->shape_count;
     memcpy(after, c->shapes, sizeof(cloth_shape) * (size_t)shapes);
     /* increments in which no collider moves more than half its radius, at most 8 x
@@ -567,7 +567,7 @@ void tl_cloth_step(tl_cloth* c, const tl_cloth_input* in, float dt) {
     bool clamped = steps > m->max_substeps;
     /* the colliders as the last frame left them (the same list: count and kinds), so the steps
      * see them move across the frame as the targets do, not at the frame's end throughout */
-    cloth_shape last[TL_CLOTH_MAX_COLLIDERS];
+    cloth_shape last[TL_CLOTH_MAX_COLLIDERS], after[TL_CLOTH_MAX_COLLIDERS];
     int last_count = c->shape_count;
     memcpy(last, c->shapes, sizeof(cloth_shape) * (size_t)last_count);
     gather_shapes(c, in, &end);
@@ -578,11 +578,10 @@ void tl_cloth_step(tl_cloth* c, const tl_cloth_input* in, float dt) {
         c->stats.clamped_frames++;
         steps = m->max_substeps, c->accumulator = 0;
         float window = (float)steps * h;
-        carry_head(c, &end, dt, window, before + dt - window, same ? last : NULL);
+        carry_head(c, &end, dt, window, before + dt - window, same ? last : NULL, after);
         dt = window, before = 0, clamped = false;
         same = false; /* the sweep ends on this frame's colliders */
     }
-    cloth_shape after[TL_CLOTH_MAX_COLLIDERS];
     if (same) memcpy(after, c->shapes, sizeof(cloth_shape) * (size_t)last_count);
     /* the curve when the frame before was about as long (the chain's test) */
     float r = c->older_count == last_count && dt > 0 ? c->older_dt / dt : 0;
