@@ -543,6 +543,58 @@ static void test_cut_carries(void) {
     tl_cloth_model_destroy(m);
 }
 
+/* A 0.5 s frame (a hitch) on a walking skirt with swinging legs: the peak particle speed
+ * relative to the body in the second after it is at most 1.5x the peak in the second before
+ * (measure.md "Stress"), at four phases of the stride; no particle ends inside a leg. */
+static void test_hitch_carries(void) {
+    static lattice l;
+    static float targets[3 * MAXN], last[3 * MAXN];
+    make_skirt(&l, 7, 16);
+    tl_cloth_def d = def_of(&l);
+    tl_cloth_model* m;
+    tl_cloth* c;
+    tl_error err;
+    ENSURE_OK(tl_cloth_model_create(&d, NULL, &m, &err), err);
+    ENSURE_OK(tl_cloth_create(m, NULL, &c, &err), err);
+    int n = l.rows * l.columns;
+    double worst = 0, deepest = 0;
+    for (int phase = 0; phase < 4; ++phase) {
+        tl_cloth_clear(c);
+        tl_cloth_input in = tl_default_cloth_input();
+        tl_collider legs[2];
+        double t = 0, before = 0, after = 0;
+        int hitch = 120 + 15 * phase; /* 2 s of walk, then a quarter stride later per phase */
+        for (int f = 0; f <= hitch + 60; ++f) {
+            double dt = f == 0 ? 0 : (f == hitch ? 0.5 : 1.0 / 60.0);
+            t += dt;
+            in.frame = body_frame(WALK, t);
+            body_targets(&l, &in.frame, targets);
+            body_legs(WALK, t, &in.frame, legs);
+            in.targets = targets, in.colliders = legs, in.collider_count = 2;
+            tl_cloth_step(c, &in, (float)dt);
+            const float* x = tl_cloth_local_positions(c); /* rest-world: the body's frame */
+            double peak = 0;
+            for (int i = l.columns; f > 0 && i < n; ++i)
+                peak =
+                    fmax(peak, v3_length(v3_sub(v3_load(x + 3 * i), v3_load(last + 3 * i))) / dt);
+            memcpy(last, x, sizeof(float) * 3 * (size_t)n);
+            if (f >= hitch - 60 && f < hitch) before = fmax(before, peak);
+            if (f >= hitch) after = fmax(after, peak);
+            if (f >= hitch) deepest = fmax(deepest, penetration(c, legs, 2));
+        }
+        fprintf(stderr, "  phase %d: peak speed before %.3f m/s, after %.3f m/s (%.3fx)\n", phase,
+                before, after, after / before);
+        ENSURE(before > 0.1);
+        worst = fmax(worst, after / before);
+    }
+    fprintf(stderr, "  worst %.3fx, deepest after the hitch %.2e m\n", worst, deepest);
+    ENSURE(tl_cloth_get_stats(c).clamped_frames >= 1);
+    ENSURE_MSG(worst <= 1.5, "hitch %.3fx", worst);
+    ENSURE(deepest <= 1e-4);
+    tl_cloth_destroy(c);
+    tl_cloth_model_destroy(m);
+}
+
 static void test_nonfinite_input(void) {
     static lattice l;
     static float targets[3 * MAXN];
@@ -1258,6 +1310,7 @@ static const tl_test_case cases[] = {
     {"world_motion_share", test_world_motion_share},
     {"external_force", test_external_force},
     {"cut_carries", test_cut_carries},
+    {"hitch_carries", test_hitch_carries},
     {"nonfinite_input", test_nonfinite_input},
     {"no_allocation_in_step", test_no_allocation_in_step},
     {"kernels_agree", test_kernels_agree},

@@ -79,6 +79,11 @@ struct tl_cloth {
     bool started;
     cloth_shape shapes[TL_CLOTH_MAX_COLLIDERS];
     int shape_count;
+    /* the colliders at the last two-pose frame's start and its length, for the curve of their
+     * path across the next one (older_count -1: none) */
+    cloth_shape older[TL_CLOTH_MAX_COLLIDERS];
+    int older_count;
+    float older_dt;
     tl_cloth_stats stats;
 };
 
