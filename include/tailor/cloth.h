@@ -89,12 +89,6 @@ typedef struct tl_cloth_settings {
 /* The defaults above. */
 tl_cloth_settings tl_default_cloth_settings(void);
 
-/* The particle column bone column b of a lattice sits on: bones at every column (bone_columns
- * == columns) or at every other one (columns / 2 closed, (columns + 1) / 2 open). */
-static inline uint32_t tl_cloth_bone_column(uint32_t columns, uint32_t bone_columns, uint32_t b) {
-    return bone_columns == columns ? b : 2 * b;
-}
-
 /* The lattice and the world. */
 typedef struct tl_cloth_def {
     int rows;                    /* rows of particles, row 0 pinned, 2..TL_CLOTH_MAX_SIDE; 4-8 */

@@ -203,18 +203,16 @@ typedef struct tl_rig_fit {
 
 /* A part's cloth lattice (action TL_RIG_ACTION_CLOTH), rest-world (cloth.md §1): particle
  * (r, c) is the centroid of the part's skin in geodesic row band r from the collar and collar
- * column cell c; bones sit at every row but the last and at every column (every other one
- * where TL_CHAIN_MAX_BONES leaves fewer bones than columns). */
+ * column cell c; bones sit at every row but the last and every other column. */
 typedef struct tl_rig_cloth {
     uint32_t rows, columns;     /* particles: rows x columns, row 0 on the collar (pinned) */
     bool closed;                /* the columns close around (a skirt) or not (a cape) */
     float* particles;           /* rows x columns x 3, row-major */
     uint32_t* particle_joints;  /* rows x columns: the body joint each particle's rest position
                                    is skinned to (its nearest deforming bone) */
-    uint32_t bone_columns;      /* columns with bones: columns, or every other one */
-    uint32_t bone_count;        /* (rows - 1) x bone_columns: bone (r, b) at particle
-                                   (r, tl_cloth_bone_column(columns, bone_columns, b)) is skin
-                                   joint first_new_joint + r x bone_columns + b */
+    uint32_t bone_columns;      /* columns with bones: 0, 2, 4, ... */
+    uint32_t bone_count;        /* (rows - 1) x bone_columns: bone (r, b) at particle (r, 2 b)
+                                   is skin joint first_new_joint + r x bone_columns + b */
     tl_cloth_settings settings; /* stored with the part */
 } tl_rig_cloth;
 

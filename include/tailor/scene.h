@@ -261,8 +261,7 @@ typedef struct tl_scene_part {
     tl_chain_settings chain;     /* tail, hair: the spring settings; a key the file lacks
                                     has its default (tl_default_chain_settings) */
     /* cloth: the lattice of extras.tailor.cloth (docs/schema.md); bone_joints lists its bones
-     * row by row (bone (r, b) at particle (r, tl_cloth_bone_column(..., b))), and end_joint
-     * is its last bone */
+     * row by row (bone (r, b) at particle (r, 2 b)), and end_joint is its last bone */
     uint32_t cloth_rows, cloth_columns;    /* particles: rows x columns (0 unless cloth) */
     uint32_t cloth_bone_columns;           /* bone columns: bone_count / (rows - 1) */
     bool cloth_closed;                     /* the columns close around (a skirt) */

@@ -2,7 +2,7 @@
  *
  *   targets   particle i's rest position skinned to its one joint: W(j) · IBM(j) · bind_i
  *   frame     the attachment joint's motion from rest: W(attach) · (M · IBM(attach)^-1)^-1
- *   bones     bone (r, b) sits at particle (r, tl_cloth_bone_column(b)) at rest; its world is the rest bone carried
+ *   bones     bone (r, b) sits at particle (r, 2 b) at rest; its world is the rest bone carried
  *             by the rigid motion best fitting the patch of particles the bone's weights span
  *             (patch_rotation: the rotation, and the patch's centroid onto its centroid now) */
 #include "play/cloth_play.h"
@@ -184,22 +184,11 @@ static tl_result create_one(const tl_scene* scene, uint32_t part, bool colliders
     const tl_scene_skin* sk = &scene->skins[sp->skin];
     uint32_t R = sp->cloth_rows, C = sp->cloth_columns, n = R * C;
     pc->part = part;
-    /* rest, targets, then the free rows' particles and the middles of their row links */
-    pc->rest = malloc(12 * (size_t)n * sizeof *pc->rest);
+    pc->rest = malloc(6 * (size_t)n * sizeof *pc->rest);
     if (!pc->rest) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     pc->targets = pc->rest + 3 * (size_t)n;
-    float* clear = pc->targets + 3 * (size_t)n;
-    uint32_t clear_count = 0;
     for (uint32_t i = 0; i < n; ++i)
         tl_mat4_transform_point(pc->rest + 3 * i, sk->rest_world, sp->cloth_particles + 3 * i);
-    for (uint32_t i = C; i < n; ++i) {
-        uint32_t c = i % C, left = c > 0 ? i - 1 : (sp->cloth_closed ? i + C - 1 : i);
-        memcpy(clear + 3 * clear_count++, pc->rest + 3 * i, 3 * sizeof *clear);
-        if (left == i) continue;
-        for (int k = 0; k < 3; ++k)
-            clear[3 * clear_count + k] = 0.5f * (pc->rest[3 * i + k] + pc->rest[3 * left + k]);
-        clear_count++;
-    }
     invert(pc->attach_inv, sk->joints[sp->attach_joint].rest_world);
     tl_cloth_def def = tl_default_cloth_def();
     def.rows = (int)R, def.columns = (int)C, def.closed = sp->cloth_closed;
@@ -230,9 +219,8 @@ static tl_result create_one(const tl_scene* scene, uint32_t part, bool colliders
     if (r != TL_OK) return r;
     /* The body inside the pinned collar row is the garment's own hold, not an obstacle. The
      * lattice's particles are centroids of curved patches and sit a little inside the fitted
-     * body at rest; each sphere or capsule shrinks until the rest lattice, its particles and
-     * the middles of its row links (the solver keeps both out), and the solver's margin clear
-     * it, so the cloth starts at rest, and one that would shrink below half its
+     * body at rest; each sphere or capsule shrinks until the rest lattice (and the solver's
+     * margin) clears it, so the cloth starts at rest, and one that would shrink below half its
      * radius is left out. */
     float margin = def.settings.collision_margin * def.scale;
     for (uint32_t k = 0; k < count; ++k) {
@@ -242,13 +230,13 @@ static tl_result create_one(const tl_scene* scene, uint32_t part, bool colliders
             holds = tl_collider_depth(c, pc->rest + 3 * q) > 0;
         if (holds || c->shape == TL_COLLIDER_PLANE) continue;
         if (c->shape == TL_COLLIDER_ELLIPSOID) {
-            if (shrink_ellipsoid(c, clear, clear_count, 1.01f * margin))
+            if (shrink_ellipsoid(c, pc->rest + 3 * C, n - C, 1.01f * margin))
                 pc->colliders[pc->collider_count++] = all[k];
             continue;
         }
         float radius = c->radius;
-        for (uint32_t i = 0; i < clear_count; ++i) {
-            float core = c->radius - tl_collider_depth(c, clear + 3 * i); /* to the axis */
+        for (uint32_t i = C; i < n; ++i) {
+            float core = c->radius - tl_collider_depth(c, pc->rest + 3 * i); /* to the axis */
             if (core - 1.01f * margin < radius) radius = core - 1.01f * margin;
         }
         if (!(radius >= 0.5f * c->radius)) continue;
@@ -384,7 +372,7 @@ void play_cloths_apply(const play_cloths* pcs, tl_pose* pose) {
         const float* now = tl_cloth_positions(pc->cloth);
         double parent_world[TL_CHAIN_MAX_BONES + 1][16];
         for (uint32_t k = 0; k <= sp->bone_count; ++k) {
-            uint32_t r = k / BC, c = tl_cloth_bone_column(C, BC, k % BC);
+            uint32_t r = k / BC, c = 2 * (k % BC);
             uint32_t joint = k < sp->bone_count ? sp->bone_joints[k] : sp->end_joint;
             const tl_scene_joint* j = &sk->joints[joint];
             double f0[9], f1[9], guess[9], rot[9], D[16] = {0}, W[16], rest[16];

@@ -1,9 +1,8 @@
 /* A wide part's cloth lattice (cloth.md §1): rows are geodesic bands from the collar, columns
  * follow the collar ring (each vertex takes the column of the collar point it is geodesically
  * nearest to: labels carried by the same Dijkstra), particle (r, c) is the centroid of the skin
- * in band r and cell c, bones sit at every row but the last and at every column (every other
- * one where the bone limit asks), and the part's skin weights interpolate bilinearly over the
- * bone grid.
+ * in band r and cell c, bones sit at every row but the last and every other column, and the
+ * part's skin weights interpolate bilinearly over the bone grid.
  *
  * A garment bound to the legs (a skirt skinned to the thighs) is found only where it stands off
  * the body; when the part lies on a shell of its own (not the body's), the lattice also takes
@@ -406,7 +405,7 @@ static void vertex_weights(const tl_rig_cloth* cl, uint32_t first_joint, float r
     uint32_t BR = cl->rows - 1, BC = cl->bone_columns;
     float br = row - 0.5f;
     br = br < 0 ? 0 : (br > (float)(BR - 1) ? (float)(BR - 1) : br);
-    float bc = BC == cl->columns ? column : column * 0.5f;
+    float bc = column * 0.5f;
     if (!cl->closed) bc = bc < 0 ? 0 : (bc > (float)(BC - 1) ? (float)(BC - 1) : bc);
     uint32_t r0 = (uint32_t)br, r1 = r0 + 1 < BR ? r0 + 1 : r0;
     float fr = br - (float)r0;
@@ -497,17 +496,16 @@ bool rig_cloth_plan(rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part, bool* b
     cl->rows = segments + 1;
     cl->closed = closed;
     uint32_t C = (uint32_t)lroundf(perimeter / (step > 0 ? step : 1));
-    C = closed ? (C < 6 ? 6 : (C > 32 ? 32 : C)) : (C < 3 ? 3 : (C > 33 ? 33 : C));
-    /* The schema lists at most TL_CHAIN_MAX_BONES + 1 bones a part. A bone at every column where
-     * that allows, else at every other one: the skin between two bone columns follows the
-     * chord of their motions, and around a thigh the chord across two columns sank the skirt's
-     * skin 0.034 H into the leg its particles cleared (docs/cloth.md). */
-    uint32_t most = (TL_CHAIN_MAX_BONES + 1) / segments;
-    if (closed) C += C & 1; /* every other column around a closed ring */
-    else C |= 1;            /* both open edges carry bones */
-    uint32_t every = C < most ? C : most, bc = closed ? C / 2 : (C + 1) / 2;
+    if (closed) {
+        C = C < 6 ? 6 : (C > 32 ? 32 : C);
+        C += C & 1; /* bones every other column around a closed ring */
+    } else {
+        C = C < 3 ? 3 : (C > 33 ? 33 : C);
+        C |= 1; /* both open edges carry bones */
+    }
+    /* the schema lists at most TL_CHAIN_MAX_BONES + 1 bones a part: fewer columns then */
+    uint32_t bc = closed ? C / 2 : (C + 1) / 2, most = (TL_CHAIN_MAX_BONES + 1) / segments;
     if (bc > most) bc = most, C = closed ? 2 * bc : 2 * bc - 1;
-    if (every > bc && every >= (closed ? 6u : 3u)) C = bc = every;
     cl->columns = C;
     cl->bone_columns = bc;
     cl->bone_count = (cl->rows - 1) * cl->bone_columns;

@@ -223,44 +223,6 @@ static bool collide_one(const cloth_shape* s, v3 q, float L, v3* p) {
     return false;
 }
 
-/* Pushes a free point (no tether) out of every shape, straight out of each. */
-static bool push_point_out(const tl_cloth* c, v3* p) {
-    bool hit = false;
-    for (int k = 0; k < c->shape_count; ++k) {
-        const cloth_shape* s = &c->shapes[k];
-        switch (s->kind) {
-        case SHAPE_SPHERE:
-        case SHAPE_CAPSULE: {
-            v3 centre = s->kind == SHAPE_CAPSULE ? nearest_on_segment(s->a, s->b, *p) : s->a;
-            v3 e = v3_sub(*p, centre);
-            float l2 = v3_dot(e, e);
-            if (l2 >= s->radius * s->radius) break;
-            *p = v3_madd(centre, v3_normalize_or(e, v3_make(0, 0, 1)), s->radius);
-            hit = true;
-            break;
-        }
-        case SHAPE_PLANE: {
-            float h = v3_dot(v3_sub(*p, s->a), s->b);
-            if (h >= s->radius) break;
-            *p = v3_madd(*p, s->b, s->radius - h);
-            hit = true;
-            break;
-        }
-        case SHAPE_ELLIPSOID: {
-            v3 u = qt_unrotate(s->rotation, v3_sub(*p, s->a));
-            u = v3_make(u.x / s->radii.x, u.y / s->radii.y, u.z / s->radii.z);
-            if (v3_dot(u, u) >= 1.0f) break;
-            u = v3_normalize_or(u, v3_make(0, 0, 1));
-            *p = v3_add(s->a, qt_rotate(s->rotation, v3_make(u.x * s->radii.x, u.y * s->radii.y,
-                                                              u.z * s->radii.z)));
-            hit = true;
-            break;
-        }
-        }
-    }
-    return hit;
-}
-
 /* Every shape, twice when one hit: out of one collider can be into the next (two thighs). */
 static bool collide_all(const tl_cloth* c, v3 q, float L, v3* p) {
     bool hit = false;
@@ -290,89 +252,34 @@ static void limit_velocity(tl_cloth* c, int i, v3 free, v3 p) {
     c->px[i] += n.x * extra, c->py[i] += n.y * extra, c->pz[i] += n.z * extra;
 }
 
-/* Particle i (below row 0) from p onto its tether from the particle above, inside its safe
- * distance, outside the colliders; whether a collider pushed it. */
-static bool settle_one(tl_cloth* c, int i, float u, v3* out, bool* clamped) {
-    const tl_cloth_model* m = c->model;
-    int C = m->columns;
-    v3 q = v3_make(c->x[i - C], c->y[i - C], c->z[i - C]);
-    v3 p = *out;
-    v3 t0 = v3_make(c->t0x[i], c->t0y[i], c->t0z[i]);
-    v3 ref = v3_madd(t0, v3_sub(v3_make(c->t1x[i], c->t1y[i], c->t1z[i]), t0), u);
-    float L = m->tether[i], d = c->max_distance[i];
-    v3 e = v3_sub(p, ref);
-    *clamped = v3_dot(e, e) > d * d;
-    p = tether_point(q, L, p, ref, d);
-    v3 free = p;
-    bool hit = c->shape_count > 0 && collide_all(c, q, L, &p);
-    if (hit) {
-        e = v3_sub(p, ref);
-        if (v3_dot(e, e) > d * d) {
-            p = tether_point(q, L, p, ref, d);
-            collide_all(c, q, L, &p);
-        }
-        limit_velocity(c, i, free, p);
-    }
-    *out = p;
-    return hit;
-}
-
-/* Whether particle i at p lies past its safe distance (a float step of slack). */
-static bool beyond_reach(const tl_cloth* c, int i, float u, v3 p) {
-    v3 t0 = v3_make(c->t0x[i], c->t0y[i], c->t0z[i]);
-    v3 ref = v3_madd(t0, v3_sub(v3_make(c->t1x[i], c->t1y[i], c->t1z[i]), t0), u);
-    v3 e = v3_sub(p, ref);
-    float d = c->max_distance[i];
-    return v3_dot(e, e) > d * d;
-}
-
-/* The row link from particle j to particle i (both final this pass) kept out of the colliders
- * at its middle: the skin between two columns follows the link's chord, which a thigh passed
- * between two particles otherwise enters (the skirt's mesh 0.034 H inside the leg while its
- * particles stayed out, docs/cloth.md). Both ends move by the middle's push, each back onto its
- * own tether; rounds, as the tethers take part of the push. */
-static bool push_link(tl_cloth* c, int i, int j, float u) {
-    bool any = false;
-    for (int round = 0; round < 3; ++round) {
-        v3 a = v3_make(c->x[i], c->y[i], c->z[i]), b = v3_make(c->x[j], c->y[j], c->z[j]);
-        v3 mid = v3_scale(v3_add(a, b), 0.5f), out = mid;
-        if (!push_point_out(c, &out)) break;
-        v3 push = v3_sub(out, mid);
-        bool clamped;
-        v3 pa = v3_add(a, push), pb = v3_add(b, push);
-        settle_one(c, i, u, &pa, &clamped);
-        settle_one(c, j, u, &pb, &clamped);
-        /* a link the body passes beyond the cloth's reach stays where it is: the safe
-         * distance wins over the link's middle (not over a particle's own collision) */
-        if (beyond_reach(c, i, u, pa) || beyond_reach(c, j, u, pb)) break;
-        limit_velocity(c, i, a, pa);
-        limit_velocity(c, j, b, pb);
-        c->x[i] = pa.x, c->y[i] = pa.y, c->z[i] = pa.z;
-        c->x[j] = pb.x, c->y[j] = pb.y, c->z[j] = pb.z;
-        c->contact[i] = c->contact[j] = true;
-        any = true;
-    }
-    return any;
-}
-
 /* The final pass (cloth.md §4-§6, §9): rows top-down, each particle onto its tether from the
- * (already final) particle above, inside its safe distance, outside the colliders, and each
- * row's links kept out of them at their middles. */
+ * (already final) particle above, inside its safe distance, outside the colliders. */
 static void final_pass(tl_cloth* c, float u) {
     const tl_cloth_model* m = c->model;
     int C = m->columns;
     uint32_t contacts = 0, clamps = 0;
     for (int i = C; i < m->n; ++i) {
+        v3 q = v3_make(c->x[i - C], c->y[i - C], c->z[i - C]);
         v3 p = v3_make(c->x[i], c->y[i], c->z[i]);
-        bool clamped, hit = settle_one(c, i, u, &p, &clamped);
-        clamps += clamped;
+        v3 t0 = v3_make(c->t0x[i], c->t0y[i], c->t0z[i]);
+        v3 ref = v3_madd(t0, v3_sub(v3_make(c->t1x[i], c->t1y[i], c->t1z[i]), t0), u);
+        float L = m->tether[i], d = c->max_distance[i];
+        v3 e = v3_sub(p, ref);
+        clamps += v3_dot(e, e) > d * d;
+        p = tether_point(q, L, p, ref, d);
+        v3 free = p;
+        bool hit = c->shape_count > 0 && collide_all(c, q, L, &p);
+        if (hit) {
+            e = v3_sub(p, ref);
+            if (v3_dot(e, e) > d * d) {
+                p = tether_point(q, L, p, ref, d);
+                collide_all(c, q, L, &p);
+            }
+            limit_velocity(c, i, free, p);
+        }
         contacts += hit;
         c->contact[i] = hit;
         c->x[i] = p.x, c->y[i] = p.y, c->z[i] = p.z;
-        if (c->shape_count == 0) continue;
-        int col = i % C;
-        if (col > 0) push_link(c, i, i - 1, u);
-        if (col == C - 1 && m->closed) push_link(c, i, i - C + 1, u);
     }
     c->stats.contacts = contacts;
     c->stats.max_distance_clamps = clamps;
