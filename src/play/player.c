@@ -47,12 +47,26 @@ struct tl_player {
     uint32_t* sheet_degree; /* per chain: the pairs it is in */
 };
 
-/* Two chains whose skins meet, and their particles' rest distances over the pose's scale. */
+/* Two chains whose skins meet, and their particles' rest offsets (b's particle i from a's) in
+ * a's attachment frame over the pose's scale. */
 typedef struct sheet_pair {
     uint32_t a, b, links; /* links: the shorter chain's bone count */
     float rate;           /* 1/s */
-    float rest[TL_CHAIN_MAX_BONES];
+    float offset[3 * TL_CHAIN_MAX_BONES];
 } sheet_pair;
+
+/* v rotated by the unit quaternion q (x, y, z, w), or by its inverse. */
+static void sheet_rotate(const float* q, const float* v, float* out, bool inverse) {
+    float x = inverse ? -q[0] : q[0], y = inverse ? -q[1] : q[1], z = inverse ? -q[2] : q[2],
+          w = q[3];
+    float n = sqrtf(x * x + y * y + z * z + w * w);
+    x /= n, y /= n, z /= n, w /= n;
+    float tx = 2 * (y * v[2] - z * v[1]), ty = 2 * (z * v[0] - x * v[2]),
+          tz = 2 * (x * v[1] - y * v[0]);
+    out[0] = v[0] + w * tx + (y * tz - z * ty);
+    out[1] = v[1] + w * ty + (z * tx - x * tz);
+    out[2] = v[2] + w * tz + (x * ty - y * tx);
+}
 
 tl_player_def tl_default_player_def(void) {
     tl_player_def def;
@@ -239,7 +253,7 @@ static bool sheet_pairs_find(tl_player* p) {
     return true;
 }
 
-/* The pairs' rest distances, from the chains put at rest under one pose (scale s). */
+/* The pairs' rest offsets, from the chains put at rest under one pose. */
 static void sheet_pairs_rest(tl_player* p) {
     for (uint32_t k = 0; k < p->pair_count; ++k) {
         sheet_pair* q = &p->pairs[k];
@@ -249,14 +263,18 @@ static void sheet_pairs_rest(tl_player* p) {
         for (uint32_t i = 0; i < q->links; ++i) {
             float d[3] = {b[3 * i] - a[3 * i], b[3 * i + 1] - a[3 * i + 1],
                           b[3 * i + 2] - a[3 * i + 2]};
-            q->rest[i] = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) / (s > 0 ? s : 1);
+            sheet_rotate(p->inputs[q->a].start.rotation, d, q->offset + 3 * i, true);
+            for (int c = 0; c < 3; ++c)
+                q->offset[3 * i + c] /= (s > 0 ? s : 1);
         }
     }
 }
 
-/* After a frame of dt seconds: each pair's particles pulled towards their rest distance,
- * the gap closed by 1 - exp(-rate dt), half on each side (all pairs from the same state, so
- * the order of the chains does not matter). A position correction only (sim.h). */
+/* After a frame of dt seconds: each pair's particles pulled towards their rest offset carried
+ * by the attachment (a distance alone let neighbouring locks shear past each other: braid01
+ * HeadTurn all hair p99 7.80 against 5.69, docs/hair.md), the gap closed by
+ * 1 - exp(-rate dt), half on each side (all pairs from the same state, so the order of the
+ * chains does not matter). A position correction only (sim.h). */
 static void sheet_couple(tl_player* p, float dt) {
     if (p->pair_count == 0 || !(dt > 0)) return;
     memset(p->sheet_moves, 0, 3 * TL_CHAIN_MAX_BONES * sizeof(float) * p->count);
@@ -270,11 +288,12 @@ static void sheet_couple(tl_player* p, float dt) {
         for (uint32_t i = 0; i < q->links; ++i) {
             float d[3] = {b[3 * i] - a[3 * i], b[3 * i + 1] - a[3 * i + 1],
                           b[3 * i + 2] - a[3 * i + 2]};
-            float l = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-            if (!(l > 0)) continue;
-            float f = half * (l - q->rest[i] * s) / l;
-            for (int c = 0; c < 3; ++c)
-                ma[3 * i + c] += f * d[c], mb[3 * i + c] -= f * d[c];
+            float o[3];
+            sheet_rotate(p->inputs[q->a].start.rotation, q->offset + 3 * i, o, false);
+            for (int c = 0; c < 3; ++c) {
+                float g = half * (d[c] - s * o[c]);
+                ma[3 * i + c] += g, mb[3 * i + c] -= g;
+            }
         }
     }
     /* a chain between several neighbours moves by their mean: summed, the corrections of a
