@@ -43,7 +43,7 @@ struct tl_player {
     /* neighbouring chains held at their rest distances (tl_play_chain.sheet_rate) */
     struct sheet_pair* pairs;
     uint32_t pair_count;
-    float* sheet_moves; /* per chain: 3 x TL_CHAIN_MAX_BONES, one frame's corrections */
+    float* sheet_moves;     /* per chain: 3 x TL_CHAIN_MAX_BONES, one frame's corrections */
     uint32_t* sheet_degree; /* per chain: the pairs it is in */
 };
 
