@@ -1022,9 +1022,9 @@ static float sheet_spread(tl_scene* scene, tl_play_chain* chains, uint32_t count
             if (j != i && d < best) best = d, near[i] = j;
         }
         for (int k = 0; k < n && k < tl_chain_bone_count(tl_player_chain(player, near[i])); ++k)
-            rest[i][k] = sqrtf(dist2(tl_chain_particle_positions(a) + 3 * k,
-                                     tl_chain_particle_positions(tl_player_chain(player, near[i])) +
-                                         3 * k));
+            rest[i][k] =
+                sqrtf(dist2(tl_chain_particle_positions(a) + 3 * k,
+                            tl_chain_particle_positions(tl_player_chain(player, near[i])) + 3 * k));
     }
     float duration = scene->clips[clip].duration;
     for (int f = 1; f <= 48; ++f) {
