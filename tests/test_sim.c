@@ -1987,6 +1987,47 @@ static uint64_t golden_scene_hash(golden_variant variant) {
  * back): 8d7654a255f18af0 before. */
 #define GOLDEN_HASH 0x74e7aaaf0ac833c5ull
 
+/* tl_chain_particles_move: the particles move by exactly the offsets, the velocities stay, a
+ * non-finite offset moves nothing, and the next step starts from the moved particles (its rope
+ * puts each back at its link's length from its head). */
+static void test_particles_move(void) {
+    rig r;
+    rig_straight(&r, 4, v3_make(0.2f, -1, -0.3f), 0.4f);
+    tl_chain_def def = def_for(&r);
+    tl_chain *moved = create(&def), *still = create(&def);
+    ENSURE(moved && still);
+    tl_chain_input in = tl_default_chain_input();
+    tl_chain_step(moved, &in, 1.0f / 60), tl_chain_step(still, &in, 1.0f / 60);
+    float before[12], v[12], offsets[12];
+    memcpy(before, tl_chain_particle_positions(moved), sizeof before);
+    memcpy(v, tl_chain_particle_velocities(moved), sizeof v);
+    for (int k = 0; k < 12; ++k)
+        offsets[k] = 0.01f * (float)((k % 5) - 2);
+    tl_chain_particles_move(moved, offsets);
+    for (int k = 0; k < 12; ++k) {
+        ENSURE(tl_chain_particle_positions(moved)[k] == before[k] + offsets[k]);
+        ENSURE(tl_chain_particle_velocities(moved)[k] == v[k]);
+    }
+    float bad[12] = {0};
+    bad[4] = NAN;
+    memcpy(before, tl_chain_particle_positions(moved), sizeof before);
+    tl_chain_particles_move(moved, bad);
+    ENSURE(!memcmp(before, tl_chain_particle_positions(moved), sizeof before));
+    tl_chain_step(moved, &in, 1.0f / 60), tl_chain_step(still, &in, 1.0f / 60);
+    const float *p = tl_chain_particle_positions(moved), *q = tl_chain_particle_positions(still);
+    float apart = 0;
+    for (int k = 0; k < 12; ++k)
+        apart = fmaxf(apart, fabsf(p[k] - q[k]));
+    ENSURE(apart > 1e-3f);
+    v3 head = v3_make(0, 0, 0);
+    for (int i = 0; i < 4; ++i) {
+        v3 tip = v3_make(p[3 * i], p[3 * i + 1], p[3 * i + 2]);
+        if (i > 0) ENSURE_NEAR(v3_length(v3_sub(tip, head)), tl_chain_link_lengths(moved)[i], 1e-5);
+        head = tip;
+    }
+    tl_chain_destroy(moved), tl_chain_destroy(still);
+}
+
 static void test_golden_hash(void) {
     uint64_t h = golden_scene_hash(GOLDEN_AS_IS), again = golden_scene_hash(GOLDEN_AS_IS);
     uint64_t other = golden_scene_hash(GOLDEN_DAMPING);
@@ -2022,6 +2063,7 @@ static const tl_test_case cases[] = {
     {"wide_batch_matches_alone", test_wide_batch_matches_alone},
     {"batch_keeps_state", test_batch_keeps_state},
     {"golden_hash", test_golden_hash},
+    {"particles_move", test_particles_move},
     {"settings_at_run_time", test_settings_at_run_time},
     {"external_force", test_external_force},
     {"sampler", test_sampler},

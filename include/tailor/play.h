@@ -58,8 +58,19 @@ typedef struct tl_play_chain {
                          points, and the colliders the bind pose lies in are left out, such as
                          the pelvis around a tail's root); for hair the 90th percentile of its
                          skin's distance from the chain (a lock's thickness) */
+    float sheet_rate; /* 1/s: the chain is held at its rest offset (in the attachment's frame)
+                         from each chain whose skin meets its own (an edge of the skin from a
+                         vertex one chain's bones dominate to one the other's do), particle by
+                         particle, the gap closed by 1 - exp(-rate dt) a frame (a lock among
+                         several by their mean): neighbouring hair locks move as a sheet and
+                         the edges between them tear less. tl_play_chains_find: 0 for tails,
+                         TL_PLAY_HAIR_SHEET_RATE for hair; chains of one skin and attachment
+                         with a rate above 0 are coupled, at the smaller rate */
     tl_chain_def settings;
 } tl_play_chain;
+
+/* The sheet coupling of hair chains (tl_play_chain.sheet_rate), 1/s. */
+#define TL_PLAY_HAIR_SHEET_RATE 240.0f
 
 /* The chains of the scene's tail parts (tl_scene.parts: extras.tailor as decoded and checked
  * when the scene was built, docs/schema.md), in node order. Writes at most `capacity` and the

@@ -266,6 +266,13 @@ void tl_chain_set_settings(tl_chain* chain, const tl_chain_settings* settings);
  * cut), where the world's floor lies at floor_height - up · origin. */
 void tl_chain_set_floor(tl_chain* chain, float height);
 
+/* Moves the tip particles between steps by a host's position correction, keeping their
+ * velocities (a correction feeds no velocity, spring-chain.md §2): `offsets` N x 3 world units,
+ * particle i by offsets[3i..3i+2]. The next step starts from the moved particles (its rope puts
+ * each back at its link's length); the last step's output stays as it was. tailor's player
+ * holds neighbouring hair locks together this way (docs/hair.md, "The sheet"). */
+void tl_chain_particles_move(tl_chain* chain, const float* offsets);
+
 /* The settings the chain runs with (the def's, or the last tl_chain_set_settings). */
 tl_chain_settings tl_chain_get_settings(const tl_chain* chain);
 

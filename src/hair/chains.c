@@ -319,18 +319,26 @@ tl_result tl_hair_chains_create(const tl_hair_mesh* mesh, const tl_hair_scalp* s
             hair_scalp_nearest(scalp, mesh->positions + 3 * (size_t)v, cap_d, &d, b) != UINT32_MAX;
         scalp_d[v] = near ? d : INFINITY;
     }
-    /* weigh; the guide of a chain that would move fewer than min_vertices is dropped and the
-       chains chosen again (each pass drops at least one guide, so it ends) */
+    /* weigh and diffuse; the guide of a chain that would move fewer than min_vertices is
+       dropped and the chains chosen again (each pass drops at least one guide, so it ends).
+       Counted after the diffusion: it can take a narrow lock's every vertex over to its
+       neighbours (long01, 8 steps: a chain dominating none, its lock's thickness 0) */
     for (;;) {
         memset(held, 0, sizeof(uint32_t) * (def->max_chains + 1));
-        cs->bound_vertices = 0;
         for (uint32_t v = 0; v < mesh->vertex_count; ++v) {
             uint32_t* inf = s->influence + TL_HAIR_INFLUENCES * (size_t)v;
             float* w = s->weight + TL_HAIR_INFLUENCES * (size_t)v;
             weigh(cs, mesh->positions + 3 * (size_t)v, cs->rigid || scalp_d[v] <= cap_d,
                   def->bind_mm * scale, inf, w);
-            cs->bound_vertices += inf[0] != UINT32_MAX;
-            uint32_t c = dominant_chain(inf);
+        }
+        if (!weights_diffuse(mesh, cs, scalp_d, cap_d, 0.01f * scale, def->smooth_steps,
+                             s->influence, s->weight)) {
+            free(dropped), free(scalp_d), free(held);
+            tl_hair_chains_destroy(&s->out);
+            return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+        }
+        for (uint32_t v = 0; v < mesh->vertex_count; ++v) {
+            uint32_t c = dominant_chain(s->influence + TL_HAIR_INFLUENCES * (size_t)v);
             if (c != UINT32_MAX) held[c]++;
         }
         bool any = false;
@@ -341,12 +349,6 @@ tl_result tl_hair_chains_create(const tl_hair_mesh* mesh, const tl_hair_scalp* s
         cs->chain_count = choose(guides, scalp, def, scale, dropped, s->chains, &cs->longest_free);
         cs->longest_free = longest; /* of every guide, dropped or not */
         cs->rigid = cs->chain_count == 0;
-    }
-    if (!weights_diffuse(mesh, cs, scalp_d, cap_d, 0.01f * scale, def->smooth_steps, s->influence,
-                         s->weight)) {
-        free(dropped), free(scalp_d), free(held);
-        tl_hair_chains_destroy(&s->out);
-        return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     }
     cs->bound_vertices = 0;
     for (uint32_t v = 0; v < mesh->vertex_count; ++v)

@@ -103,6 +103,14 @@ void tl_chain_set_floor(tl_chain* c, float height) {
     c->floor_level = height + c->settings.ground_clearance * c->scale;
 }
 
+void tl_chain_particles_move(tl_chain* c, const float* offsets) {
+    assert(c && offsets);
+    if (!chain_all_finite(offsets, 3 * (size_t)c->n)) return; /* a host's NaN moves nothing */
+    for (int k = 0; k < 3 * c->n; ++k)
+        c->positions[k] += offsets[k];
+    c->stamp++; /* lanes holding the state gather it again */
+}
+
 void tl_chain_set_settings(tl_chain* c, const tl_chain_settings* settings) {
     assert(c && settings);
     assert_settings(settings);
