@@ -1304,6 +1304,13 @@ static void test_batch_keeps_state(void) {
             tl_chain_set_settings(batch[12], &s);
             tl_chain_set_settings(alone[12], &s);
         }
+        if (frame == 97) { /* a host moves the particles a lane holds (the hair's sheet) */
+            float offsets[3 * 8];
+            for (int k = 0; k < 3 * 8; ++k)
+                offsets[k] = 0.001f * (float)(k % 5);
+            tl_chain_particles_move(batch[13], offsets);
+            tl_chain_particles_move(alone[13], offsets);
+        }
         if (frame == 140) { /* a chain whose state only a lane holds goes away */
             tl_chain_destroy(batch[MANY - 1]);
             tl_chain_destroy(alone[MANY - 1]);

@@ -106,6 +106,7 @@ void tl_chain_set_floor(tl_chain* c, float height) {
 void tl_chain_particles_move(tl_chain* c, const float* offsets) {
     assert(c && offsets);
     if (!chain_all_finite(offsets, 3 * (size_t)c->n)) return; /* a host's NaN moves nothing */
+    chain_state_sync(c); /* (the state may be in a batch's lane: write it back first) */
     for (int k = 0; k < 3 * c->n; ++k)
         c->positions[k] += offsets[k];
     c->stamp++; /* lanes holding the state gather it again */
