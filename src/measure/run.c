@@ -91,22 +91,6 @@ static bool regions_from_chains(tl_measure_run* run, const tl_scene_skin* sk) {
                 if (dominant == chained->chains[c].bone_joints[b]) r->mask[v] = 1;
         }
     }
-    /* each cloth the player runs: the skin its lattice's bones dominate */
-    uint32_t cloths = chained->player ? tl_player_cloth_count(chained->player) : 0;
-    for (uint32_t c = 0; c < cloths && run->region_count < DETECTED_MAX; ++c) {
-        const tl_scene_part* sp = &chained->scene->parts[tl_player_cloth_part(chained->player, c)];
-        if (sp->skin != run->skin) continue;
-        tl_measure_region* r = region_add(run, sk->vertex_count);
-        if (!r) return false;
-        snprintf(r->name, sizeof r->name, "%s", sk->joints[sp->bone_joints[0]].name);
-        r->cls = "cloth";
-        r->cloth = (int32_t)c;
-        for (uint32_t v = 0; v < sk->vertex_count; ++v) {
-            uint32_t dominant = tl_scene_skin_dominant_joint(sk, v);
-            for (uint32_t b = 0; b < sp->bone_count; ++b)
-                if (dominant == sp->bone_joints[b]) r->mask[v] = 1;
-        }
-    }
     return true;
 }
 
