@@ -113,9 +113,13 @@ cloth_stretch* cloth_stretch_create(const tl_scene* scene, uint32_t skin, const 
     return cs;
 }
 
-void cloth_stretch_add(cloth_stretch* cs, const tl_pose* pose) {
+void cloth_stretch_pose(cloth_stretch* cs, const tl_pose* pose) {
     tl_pose_joint_matrices(pose, cs->scene, cs->skin, cs->joints);
     tl_scene_skin_positions(cs->scene, cs->skin, cs->joints, cs->positions);
+}
+
+void cloth_stretch_add(cloth_stretch* cs, const tl_pose* pose) {
+    cloth_stretch_pose(cs, pose);
     for (size_t e = 0; e < cs->edge_count; ++e) {
         int k = cs->cls[e];
         if (cs->count[k] >= cs->capacity[k] || !(cs->rest[e] > 0)) continue;

@@ -13,6 +13,8 @@ cloth_stretch* cloth_stretch_create(const tl_scene* scene, uint32_t skin, const 
                                     const uint32_t* edges, size_t edge_count, uint32_t samples);
 /* One sample: the skin posed by `pose` (the player's bones written into it). */
 void cloth_stretch_add(cloth_stretch* cs, const tl_pose* pose);
+/* The skin posed by `pose` for cloth_stretch_depth only: no sample taken. */
+void cloth_stretch_pose(cloth_stretch* cs, const tl_pose* pose);
 /* The deepest of the region's vertices (the edges' ends), as the last sample skinned them, inside
  * any of the `count` world colliders (world units; 0: none inside). */
 double cloth_stretch_depth(const cloth_stretch* cs, const tl_collider* colliders, uint32_t count);

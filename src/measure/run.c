@@ -280,7 +280,7 @@ static void chain_hook(void* user, tl_pose* pose, float time) {
         if (d > m->mesh_penetration) m->mesh_penetration = d;
         if (!h->input || !h->input[i]) continue;
         if (!sampled) tl_pose_sample(h->input_pose, h->input_scene, h->clip, time), sampled = true;
-        cloth_stretch_add(h->input[i], h->input_pose);
+        cloth_stretch_pose(h->input[i], h->input_pose);
         d = cloth_stretch_depth(h->input[i], colliders, count) / h->run->height;
         if (d > m->mesh_penetration_input) m->mesh_penetration_input = d;
     }
@@ -388,7 +388,7 @@ tl_result tl_measure_run_clip(tl_measure_run* run, uint32_t clip, tl_measure_cli
             if (ok && before) {
                 out->cloth[i].mesh_penetration_input = 0;
                 ok = (input[i] = cloth_stretch_create(before, run->skin, sp, edges, edge_count,
-                                                      run->samples)) != NULL;
+                                                      0)) != NULL; /* (its depth only) */
             }
         }
         if (!ok) {
