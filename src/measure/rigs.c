@@ -77,8 +77,8 @@ static tl_result rigs_build(tl_measure_rigs* m, rigs_internal* in, const tl_scen
     base->scene = scene;
     tl_result r = rig_chains(base, true, def->samples, err);
     if (r != TL_OK) return r;
-    if (base->chain_count > 0) {
-        /* the chains' own configuration is this file: measured static and moving */
+    if (base->chain_count > 0 || has_cloth(scene)) {
+        /* the chains' (and cloths') own configuration is this file: measured static and moving */
         m->rigged = true;
         m->rigs[TL_MEASURE_CHAIN] = *base;
         memset(base, 0, sizeof *base);

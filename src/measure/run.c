@@ -91,6 +91,28 @@ static bool regions_from_chains(tl_measure_run* run, const tl_scene_skin* sk) {
                 if (dominant == chained->chains[c].bone_joints[b]) r->mask[v] = 1;
         }
     }
+    /* each cloth the player runs: the skin that carries most of its weight on the lattice's
+     * bones (summed: a single dominant bone flips between a lattice and a body bone on rounding
+     * where the rig's weights tie, which made the region depend on the file's scale) */
+    uint32_t cloths = chained->player ? tl_player_cloth_count(chained->player) : 0;
+    for (uint32_t c = 0; c < cloths && run->region_count < DETECTED_MAX; ++c) {
+        const tl_scene_part* sp = &chained->scene->parts[tl_player_cloth_part(chained->player, c)];
+        if (sp->skin != run->skin) continue;
+        tl_measure_region* r = region_add(run, sk->vertex_count);
+        if (!r) return false;
+        snprintf(r->name, sizeof r->name, "%s", sk->joints[sp->bone_joints[0]].name);
+        r->cls = "cloth";
+        r->cloth = (int32_t)c;
+        for (uint32_t v = 0; v < sk->vertex_count; ++v) {
+            const uint32_t* j = sk->influence_joints + (size_t)v * sk->influence_count;
+            const float* w = sk->influence_weights + (size_t)v * sk->influence_count;
+            double on = 0;
+            for (uint32_t k = 0; k < sk->influence_count; ++k)
+                for (uint32_t b = 0; b < sp->bone_count; ++b)
+                    if (j[k] == sp->bone_joints[b]) on += w[k];
+            if (on > 0.5) r->mask[v] = 1;
+        }
+    }
     return true;
 }
 

@@ -197,9 +197,14 @@ static bool geodesic_labels(rig_ctx* ctx, work* w) {
             if (ctx->stamp[u] != in) continue; /* paths run inside the lattice's skin */
             uint32_t lu = ctx->queue[u];
             float d = top.d + ctx->adj_len[e];
-            if (d < w->g[lu]) {
-                w->g[lu] = d, w->label[lu] = w->label[top.v];
-                heap_push(heap, &count, (heap_item){d, lu});
+            /* paths equal within rounding (a symmetric mesh) go to the lower collar index, so
+             * the label does not depend on how the file's scale rounds the two sums */
+            float tie = 1e-5f * d;
+            bool shorter = d < w->g[lu] - tie;
+            if (shorter || (d <= w->g[lu] + tie && w->label[top.v] < w->label[lu])) {
+                if (d < w->g[lu]) w->g[lu] = d;
+                w->label[lu] = w->label[top.v];
+                heap_push(heap, &count, (heap_item){w->g[lu], lu});
             }
         }
     }
