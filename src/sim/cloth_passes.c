@@ -31,11 +31,13 @@ v3 cloth_tether_point(v3 q, float L, v3 p, v3 ref, float d) {
     double D = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
     double lw = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
     double axis[3] = {0, -1, 0};
+    /* one division and three products, not three divisions (the vector passes' cost) */
+    double iD = 1.0 / D, il = 1.0 / lw;
     if (D > 1e-12)
         for (int k = 0; k < 3; ++k)
-            axis[k] = u[k] / D;
+            axis[k] = u[k] * iD;
     for (int k = 0; k < 3; ++k)
-        w[k] = lw > 1e-12 ? w[k] / lw : axis[k];
+        w[k] = lw > 1e-12 ? w[k] * il : axis[k];
     if (D > 1e-12) {
         double c = ((double)L * L + D * D - (double)d * d) / (2.0 * L * D);
         double dot = w[0] * axis[0] + w[1] * axis[1] + w[2] * axis[2];
@@ -158,12 +160,13 @@ AVX2 static int tether_avx2(tl_cloth* c, int from, int to, float u) {
         __m256d lw = _mm256_sqrt_pd(_mm256_add_pd(
             _mm256_add_pd(_mm256_mul_pd(wx, wx), _mm256_mul_pd(wy, wy)), _mm256_mul_pd(wz, wz)));
         __m256d hasD = _mm256_cmp_pd(D, eps, _CMP_GT_OQ), hasw = _mm256_cmp_pd(lw, eps, _CMP_GT_OQ);
-        __m256d ax = _mm256_blendv_pd(zero, _mm256_div_pd(ux, D), hasD);
-        __m256d ay = _mm256_blendv_pd(minus1, _mm256_div_pd(uy, D), hasD);
-        __m256d az = _mm256_blendv_pd(zero, _mm256_div_pd(uz, D), hasD);
-        wx = _mm256_blendv_pd(ax, _mm256_div_pd(wx, lw), hasw);
-        wy = _mm256_blendv_pd(ay, _mm256_div_pd(wy, lw), hasw);
-        wz = _mm256_blendv_pd(az, _mm256_div_pd(wz, lw), hasw);
+        __m256d iD = _mm256_div_pd(one, D), il = _mm256_div_pd(one, lw);
+        __m256d ax = _mm256_blendv_pd(zero, _mm256_mul_pd(ux, iD), hasD);
+        __m256d ay = _mm256_blendv_pd(minus1, _mm256_mul_pd(uy, iD), hasD);
+        __m256d az = _mm256_blendv_pd(zero, _mm256_mul_pd(uz, iD), hasD);
+        wx = _mm256_blendv_pd(ax, _mm256_mul_pd(wx, il), hasw);
+        wy = _mm256_blendv_pd(ay, _mm256_mul_pd(wy, il), hasw);
+        wz = _mm256_blendv_pd(az, _mm256_mul_pd(wz, il), hasw);
         __m256d cc =
             _mm256_div_pd(_mm256_sub_pd(_mm256_add_pd(_mm256_mul_pd(L, L), _mm256_mul_pd(D, D)),
                                         _mm256_mul_pd(d, d)),
@@ -295,12 +298,13 @@ AVX512 static int tether_avx512(tl_cloth* c, int from, int to, float u) {
             SUM3(_mm512_mul_pd(wx, wx), _mm512_mul_pd(wy, wy), _mm512_mul_pd(wz, wz)));
         __mmask8 hasD = _mm512_cmp_pd_mask(D, eps, _CMP_GT_OQ);
         __mmask8 hasw = _mm512_cmp_pd_mask(lw, eps, _CMP_GT_OQ);
-        __m512d ax = _mm512_mask_blend_pd(hasD, zero, _mm512_div_pd(ux, D));
-        __m512d ay = _mm512_mask_blend_pd(hasD, minus1, _mm512_div_pd(uy, D));
-        __m512d az = _mm512_mask_blend_pd(hasD, zero, _mm512_div_pd(uz, D));
-        wx = _mm512_mask_blend_pd(hasw, ax, _mm512_div_pd(wx, lw));
-        wy = _mm512_mask_blend_pd(hasw, ay, _mm512_div_pd(wy, lw));
-        wz = _mm512_mask_blend_pd(hasw, az, _mm512_div_pd(wz, lw));
+        __m512d iD = _mm512_div_pd(one, D), il = _mm512_div_pd(one, lw);
+        __m512d ax = _mm512_mask_blend_pd(hasD, zero, _mm512_mul_pd(ux, iD));
+        __m512d ay = _mm512_mask_blend_pd(hasD, minus1, _mm512_mul_pd(uy, iD));
+        __m512d az = _mm512_mask_blend_pd(hasD, zero, _mm512_mul_pd(uz, iD));
+        wx = _mm512_mask_blend_pd(hasw, ax, _mm512_mul_pd(wx, il));
+        wy = _mm512_mask_blend_pd(hasw, ay, _mm512_mul_pd(wy, il));
+        wz = _mm512_mask_blend_pd(hasw, az, _mm512_mul_pd(wz, il));
         __m512d cc =
             _mm512_div_pd(_mm512_sub_pd(_mm512_add_pd(_mm512_mul_pd(L, L), _mm512_mul_pd(D, D)),
                                         _mm512_mul_pd(d, d)),
