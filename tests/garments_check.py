@@ -12,6 +12,7 @@ strict = os.environ.get('TL_GARMENTS_STRICT') == '1'
 bodies = ['assets/khronos-cesiumman/CesiumMan.glb', 'cases/mh-body.glb', 'assets/vrm-godette/Godette_vrm_v4.vrm']
 os.makedirs(work, exist_ok=True)
 fails = []
+measured = 0  # cloth regions measured: the tether check must not pass on none
 def check(ok, what):
     print(('ok   ' if ok else 'FAIL ') + what)
     if not ok: fails.append(what)
@@ -40,6 +41,7 @@ for b in bodies:
             for r in c['regions']:
                 cl = r.get('cloth')
                 if not cl: continue
+                measured += 1
                 check(cl['tether_violation_max'] <= 1e-6, '%s %s %s: tethers %.3g' % (info['body'], g, c['clip'], cl['tether_violation_max']))
                 bs = c['body']['stretch']
                 print('info %s %s %s: stretch v p99/max %.4f/%.4f h %.4f/%.4f torn %.2f%% (body %.4f/%.4f/%.2f%%) '
@@ -57,5 +59,6 @@ for b in bodies:
                 p['hitch_speed_ratio'], p['teleport_speed_ratio'])
             check(p['nonfinite'] == 0, what)
             if strict: check(p['settle_seconds'] <= 2.0, what + ' (bar 2 s)')
+check(measured >= 2, '%d cloth regions measured' % measured)
 print('%d failed' % len(fails))
 sys.exit(1 if fails else 0)
