@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+# usage: garments_check.py TAILOR SOURCE_DIR SHARED_DIR WORK_DIR
+# Issue 13: cloth judged on garments not in ../shared. scripts/garments.py dresses real bodies
+# of ../shared in a cape (unskinned, under the chest joint) and a skirt (skinned to the thighs);
+# each is rigged and measured. Asserted: the rigged files validate with no error and no warning
+# code the body did not already draw, every cape becomes a cloth lattice, and its tethers stay
+# within 1e-6 of rest length in every clip. Reported only (asserted with TL_GARMENTS_STRICT=1,
+# ctest known_failing_garments): the stress settle <= 2 s and the skirt found as cloth.
+import json, os, subprocess, sys
+tailor, src, shared, work = sys.argv[1:5]
+strict = os.environ.get('TL_GARMENTS_STRICT') == '1'
+bodies = ['assets/khronos-cesiumman/CesiumMan.glb', 'cases/mh-body.glb', 'assets/vrm-godette/Godette_vrm_v4.vrm']
+os.makedirs(work, exist_ok=True)
+fails = []
+measured = 0  # cloth regions measured: the tether check must not pass on none
+def check(ok, what):
+    print(('ok   ' if ok else 'FAIL ') + what)
+    if not ok: fails.append(what)
+def run(*args):
+    return subprocess.run(list(args), check=True, capture_output=True, text=True).stdout
+def validate(path):
+    return json.loads(run('node', os.path.join(src, 'tests/validate.mjs'), os.path.abspath(path)))
+for b in bodies:
+    body = os.path.join(shared, b)
+    info = json.loads(run(sys.executable, os.path.join(src, 'scripts/garments.py'), body, work))
+    base = os.path.join(work, info['body'])
+    before = set(validate(body)['codes'])
+    for g in ('cape', 'skirt'):
+        inp, out, rep = base + '-' + g + '.glb', base + '-' + g + '.rig.glb', base + '-' + g + '.rep.json'
+        run(tailor, 'rig', inp, '-o', out, '--report', rep)
+        v = validate(out)
+        check(v['errors'] == 0 and set(v['codes']) <= before,
+              '%s %s: validator %d errors, codes %s (body: %s)' % (info['body'], g, v['errors'], sorted(v['codes']), sorted(before)))
+        parts = [p for p in json.load(open(rep))['parts'] if p['action'] == 'cloth']
+        what = '%s %s: cloth lattices %s' % (info['body'], g, [p['cloth'] for p in parts])
+        if g == 'cape' or strict: check(len(parts) == 1, what)
+        else: print('info ' + what)
+        if not parts: continue
+        m = json.loads(run(tailor, 'measure', inp, '--json'))
+        for c in m['clips']:
+            for r in c['regions']:
+                cl = r.get('cloth')
+                if not cl: continue
+                measured += 1
+                check(cl['tether_violation_max'] <= 1e-6, '%s %s %s: tethers %.3g' % (info['body'], g, c['clip'], cl['tether_violation_max']))
+                bs = c['body']['stretch']
+                print('info %s %s %s: stretch v p99/max %.4f/%.4f h %.4f/%.4f torn %.2f%% (body %.4f/%.4f/%.2f%%) '
+                      'max distance %.3g collider %.4f mesh %.4f (input %.4f) H' % (
+                      info['body'], g, c['clip'], cl['stretch_vertical']['p99'], cl['stretch_vertical']['max'],
+                      cl['stretch_horizontal']['p99'], cl['stretch_horizontal']['max'],
+                      max(cl['stretch_vertical']['torn_pct'], cl['stretch_horizontal']['torn_pct']),
+                      bs['p99'], bs['max'], bs['torn_pct'], cl['max_distance_violation_max'],
+                      cl['collider_penetration'], cl['mesh_penetration'], cl['mesh_penetration_input']))
+        s = json.loads(run(tailor, 'measure', inp, '--stress', '--json'))
+        for p in s.get('parts', []):
+            if p.get('kind') != 'cloth': continue
+            what = '%s %s stress: settle %.3f s, nonfinite %d, length error %.3g, hitch %.2f, teleport %.2f' % (
+                info['body'], g, p['settle_seconds'], p['nonfinite'], p['max_length_error'],
+                p['hitch_speed_ratio'], p['teleport_speed_ratio'])
+            check(p['nonfinite'] == 0, what)
+            if strict: check(p['settle_seconds'] <= 2.0, what + ' (bar 2 s)')
+check(measured >= 2, '%d cloth regions measured' % measured)
+print('%d failed' % len(fails))
+sys.exit(1 if fails else 0)
