@@ -8,6 +8,9 @@
 # and OUT_DIR/NAME-skirt.glb and prints what it found as JSON.
 import json, math, os, struct, sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tests', 'hostile'))
+import make_corpus  # noqa: E402  (the GLB reader/writer the hostile tests use)
+
 def mat_mul(a, b):  # column-major 4x4
     return [sum(a[k * 4 + r] * b[c * 4 + k] for k in range(4)) for c in range(4) for r in range(4)]
 
@@ -47,25 +50,6 @@ def norm(a): return math.sqrt(dot(a, a))
 def unit(a): n = norm(a); return mul(a, 1 / n) if n > 0 else a
 def cross(a, b): return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
 
-def load(path):
-    data = open(path, 'rb').read()
-    jlen = struct.unpack_from('<I', data, 12)[0]
-    doc = json.loads(data[20:20 + jlen])
-    off = 20 + jlen
-    blen = struct.unpack_from('<I', data, off)[0]
-    return doc, bytearray(data[off + 8:off + 8 + blen])
-
-def save(path, doc, bin_):
-    js = json.dumps(doc, separators=(',', ':')).encode()
-    js += b' ' * ((4 - len(js) % 4) % 4)
-    bin_ = bin_ + b'\0' * ((4 - len(bin_) % 4) % 4)
-    doc['buffers'][0]['byteLength'] = len(bin_)
-    js = json.dumps(doc, separators=(',', ':')).encode(); js += b' ' * ((4 - len(js) % 4) % 4)
-    with open(path, 'wb') as f:
-        f.write(struct.pack('<III', 0x46546C67, 2, 12 + 8 + len(js) + 8 + len(bin_)))
-        f.write(struct.pack('<II', len(js), 0x4E4F534A)); f.write(js)
-        f.write(struct.pack('<II', len(bin_), 0x004E4942)); f.write(bin_)
-
 def skeleton(doc):
     parent = {}
     for i, n in enumerate(doc['nodes']):
@@ -89,40 +73,27 @@ def lca(parent, a, b):
     for j in path_up(parent, b):
         if j in up: return j
 
-def add_accessor(doc, bin_, fmt, ctype, atype, rows, target=None):
-    while len(bin_) % 4: bin_.append(0)
-    off = len(bin_)
-    for r in rows: bin_ += struct.pack('<' + fmt, *r)
-    bv = {'buffer': 0, 'byteOffset': off, 'byteLength': len(bin_) - off}
-    if target: bv['target'] = target
-    doc['bufferViews'].append(bv)
-    acc = {'bufferView': len(doc['bufferViews']) - 1, 'componentType': ctype, 'count': len(rows), 'type': atype}
-    if atype == 'VEC3':
-        acc['min'] = [min(r[i] for r in rows) for i in range(3)]
-        acc['max'] = [max(r[i] for r in rows) for i in range(3)]
-    doc['accessors'].append(acc)
-    return len(doc['accessors']) - 1
-
-def grid_mesh(doc, bin_, name, pos, rows, cols, closed, skin=None):
+def grid_mesh(doc, name, pos, rows, cols, closed, skin=None):
     tris = []
     cc = cols if closed else cols - 1
     for r in range(rows - 1):
         for c in range(cc):
             a, b = r * cols + c, r * cols + (c + 1) % cols
             tris += [(a, a + cols, b), (b, a + cols, b + cols)]
-    attr = {'POSITION': add_accessor(doc, bin_, '3f', 5126, 'VEC3', pos, 34962)}
+    attr = {'POSITION': doc.add(pos, 'VEC3', min_max=True, target=34962)}
     if skin:
-        attr['JOINTS_0'] = add_accessor(doc, bin_, '4H', 5123, 'VEC4', skin[0], 34962)
-        attr['WEIGHTS_0'] = add_accessor(doc, bin_, '4f', 5126, 'VEC4', skin[1], 34962)
-    ind = add_accessor(doc, bin_, '3H', 5123, 'SCALAR', tris, 34963)
-    doc['accessors'][ind]['count'] = 3 * len(tris)
-    doc['meshes'].append({'name': name, 'primitives': [{'attributes': attr, 'indices': ind}]})
-    return len(doc['meshes']) - 1
+        attr['JOINTS_0'] = doc.add(skin[0], 'VEC4', 5123, target=34962)
+        attr['WEIGHTS_0'] = doc.add(skin[1], 'VEC4', target=34962)
+    ind = doc.add(tris, 'SCALAR', 5123, target=34963)
+    doc.json['accessors'][ind]['count'] = 3 * len(tris)
+    doc.json['meshes'].append({'name': name, 'primitives': [{'attributes': attr, 'indices': ind}]})
+    return len(doc.json['meshes']) - 1
 
 def main():
     src, out_dir = sys.argv[1:3]
     base = os.path.splitext(os.path.basename(src))[0]
-    doc, bin0 = load(src)
+    src_doc = make_corpus.Doc(src)
+    doc, bin0 = src_doc.json, src_doc.bin
     parent, world = skeleton(doc)
     skin_i = next(i for i, n in enumerate(doc['nodes']) if 'skin' in n)
     skin = doc['skins'][doc['nodes'][skin_i]['skin']]
@@ -181,7 +152,8 @@ def main():
     to_bind = mat_inv(mat_mul(world[tl], ibm(joints.index(tl))))
 
     # Skirt: a cone from above the hip joints to just above the knees, standing off the legs.
-    doc_s, bin_s = json.loads(json.dumps(doc)), bytearray(bin0)
+    out = src_doc.clone()
+    doc_s = out.json
     rows, cols = 10, 24
     top_y, hem_y = P[tl][1] + 0.3 * thigh_len, P[kl][1] + 0.15 * thigh_len
     r_top, r_hem = 1.05 * hip_span, 1.9 * hip_span
@@ -200,14 +172,15 @@ def main():
             jw = sorted([(s, joints.index(tl)), (1 - s, joints.index(tr))], reverse=True)
             if jw[1][0] <= 0: jw[1] = (0.0, 0)  # no joint with zero weight (validator warning)
             J.append((jw[0][1], jw[1][1], 0, 0)); W.append((jw[0][0], jw[1][0], 0, 0))
-    m = grid_mesh(doc_s, bin_s, 'GenSkirt', pos, rows, cols, True, (J, W))
+    m = grid_mesh(out, 'GenSkirt', pos, rows, cols, True, (J, W))
     doc_s['nodes'].append({'name': 'GenSkirt', 'mesh': m, 'skin': doc['nodes'][skin_i]['skin']})
     doc_s['scenes'][doc_s.get('scene', 0)]['nodes'].append(len(doc_s['nodes']) - 1)
-    save(os.path.join(out_dir, base + '-skirt.glb'), doc_s, bin_s)
+    out.save(os.path.join(out_dir, base + '-skirt.glb'))
 
     # Cape: an open sheet behind the back from the shoulders to mid-thigh, curved around the back,
     # an unskinned mesh child of the chest joint (vertices in the chest's local space).
-    doc_c, bin_c = json.loads(json.dumps(doc)), bytearray(bin0)
+    out = src_doc.clone()
+    doc_c = out.json
     rows, cols = 12, 11
     top = [P[chest][0], (P[sa][1] + P[sb][1]) / 2, P[chest][2]]
     hem_y = P[kl][1] + 0.5 * thigh_len
@@ -225,10 +198,10 @@ def main():
             p = sub(p, mul(fwd, back * (0.6 + 0.4 * math.cos(a)) + 0.1 * sh_span * t))
             p[1] = y
             pos.append(xform(to_chest, p))
-    m = grid_mesh(doc_c, bin_c, 'GenCape', pos, rows, cols, False)
+    m = grid_mesh(out, 'GenCape', pos, rows, cols, False)
     doc_c['nodes'].append({'name': 'GenCape', 'mesh': m})
     doc_c['nodes'][chest].setdefault('children', []).append(len(doc_c['nodes']) - 1)
-    save(os.path.join(out_dir, base + '-cape.glb'), doc_c, bin_c)
+    out.save(os.path.join(out_dir, base + '-cape.glb'))
     print(json.dumps(info))
 
 main()

@@ -75,7 +75,8 @@ static bool regions_from_parts(tl_measure_run* run, const tl_scene_skin* sk) {
     return true;
 }
 
-/* The skin each chain of a rigged file moves (vertices whose dominant joint is its bone). */
+/* The skin each chain of a rigged file moves (vertices whose dominant joint is its bone), and
+ * each cloth lattice (below). */
 static bool regions_from_chains(tl_measure_run* run, const tl_scene_skin* sk) {
     const tl_measure_rig* chained = chained_rig(run->rigs);
     for (uint32_t c = 0; c < chained->chain_count && run->region_count < DETECTED_MAX; ++c) {

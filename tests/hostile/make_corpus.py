@@ -65,15 +65,18 @@ class Doc:
             acc["min"] = [min(v[k] for v in finite) for k in range(n)]
             acc["max"] = [max(v[k] for v in finite) for k in range(n)]
 
-    def add(self, values, type_, component=FLOAT, min_max=False):
-        """Appends an accessor of packed values; returns its index."""
+    def add(self, values, type_, component=FLOAT, min_max=False, target=None):
+        """Appends an accessor of packed values (its view's `target` if given); returns its
+        index."""
         while len(self.bin) % 4:
             self.bin.append(0)
         fmt = {FLOAT: "f", 5125: "I", 5123: "H", 5121: "B"}[component]
         flat = [x for v in values for x in v]
         raw = struct.pack("<%d%s" % (len(flat), fmt), *flat)
-        self.json["bufferViews"].append(
-            {"buffer": 0, "byteOffset": len(self.bin), "byteLength": len(raw)})
+        view = {"buffer": 0, "byteOffset": len(self.bin), "byteLength": len(raw)}
+        if target:
+            view["target"] = target
+        self.json["bufferViews"].append(view)
         self.bin += raw
         acc = {"bufferView": len(self.json["bufferViews"]) - 1, "componentType": component,
                "count": len(values), "type": type_}
