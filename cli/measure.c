@@ -446,7 +446,7 @@ static void clip_print(const tl_measure_run* run, const tl_measure_clip* m) {
         const tl_new_tears* t = &m->new_tears[i];
         if (t->count)
             printf("    new tears %.3f%%: %llu of the %llu edge samples of the skin the rig "
-                   "re-weighted (part and band) torn with the chain, not as bound\n",
+                   "re-weighted torn in the rig (simulated), not as bound\n",
                    t->new_torn_pct, (unsigned long long)t->new_torn, (unsigned long long)t->count);
     }
     const tl_measure_region* body = &run->regions[run->region_count];

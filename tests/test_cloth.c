@@ -1084,6 +1084,15 @@ static void test_measure_cape_fields(void) {
                     lat->mesh_penetration_input);
             ENSURE(isfinite(lat->mesh_penetration) && lat->mesh_penetration >= 0);
             ENSURE(isfinite(lat->mesh_penetration_input) && lat->mesh_penetration_input >= 0);
+            /* new tears over the skin the lattice re-weighted: every edge of the cloth region
+               is in it (the whole cape moved onto the lattice), each sample counted once */
+            const tl_new_tears* t = &m->new_tears[i];
+            fprintf(stderr, "    new tears %.3f%% (%llu of %llu; torn before %llu, after %llu)\n",
+                    t->new_torn_pct, (unsigned long long)t->new_torn, (unsigned long long)t->count,
+                    (unsigned long long)t->torn_before, (unsigned long long)t->torn_after);
+            ENSURE(t->count >= all->count && t->count % def.samples == 0);
+            ENSURE(t->new_torn <= t->torn_after && t->torn_after <= t->count);
+            ENSURE(t->new_torn_pct <= 0.25f);
         }
         ENSURE(found == 1);
     }

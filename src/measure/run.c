@@ -333,8 +333,28 @@ static void player_hook(void* user, tl_pose* pose, float time) {
     tl_player_advance(h->rig->player, pose, h->clip, time);
 }
 
-/* New tears of each chained part's re-weighted skin (the part and its band) on an un-rigged file
- * rigged in memory, against the file as bound; zero counts elsewhere. */
+/* The skin a cloth lattice re-weighted: the part and every vertex whose influences changed onto
+ * a joint the file did not have (the lattice's bones; joints are matched by name, the rig
+ * appends its own). The chain's set is the part and its band, which the rig plans itself. */
+static void cloth_changed_mask(const tl_scene_skin* sb, const tl_scene_skin* sa,
+                               const tl_rig_part* part, uint8_t* mask) {
+    for (uint32_t k = 0; k < part->vertex_count; ++k)
+        mask[part->vertices[k]] = 1;
+    for (uint32_t v = 0; v < sa->vertex_count; ++v) {
+        const uint32_t* j = sa->influence_joints + (size_t)v * sa->influence_count;
+        const float* w = sa->influence_weights + (size_t)v * sa->influence_count;
+        for (uint32_t k = 0; k < sa->influence_count && !mask[v]; ++k) {
+            if (!(w[k] > 0)) continue;
+            bool known = false;
+            for (uint32_t b = 0; b < sb->joint_count && !known; ++b)
+                known = !strcmp(sa->joints[j[k]].name, sb->joints[b].name);
+            mask[v] = !known;
+        }
+    }
+}
+
+/* New tears of each chained or cloth part's re-weighted skin on an un-rigged file rigged in
+ * memory, against the file as bound; zero counts elsewhere. */
 static tl_result clip_new_tears(const tl_measure_run* run, uint32_t clip, tl_measure_clip* out,
                                 tl_error* err) {
     const tl_measure_rigs* rigs = run->rigs;
@@ -350,13 +370,17 @@ static tl_result clip_new_tears(const tl_measure_run* run, uint32_t clip, tl_mea
         int32_t pi = run->regions[i].part;
         if (pi < 0) continue;
         const tl_rig_part* part = &rigs->analysis->parts[pi];
-        if (part->action != TL_RIG_ACTION_CHAIN || part->skin != run->skin) continue;
+        bool cloth = part->action == TL_RIG_ACTION_CLOTH;
+        if ((part->action != TL_RIG_ACTION_CHAIN && !cloth) || part->skin != run->skin) continue;
+        const tl_scene_skin* sa = &chained->scene->skins[run->skin];
+        if (sa->vertex_count != V) continue; /* a rebound mesh has no binding to compare */
         if (!mask && !(mask = malloc((size_t)V + 1)))
             return tl_error_set(err, TL_ERROR_MEMORY, "out of memory (new tears)");
         memset(mask, 0, (size_t)V + 1);
-        for (uint32_t k = 0; k < part->vertex_count; ++k)
+        if (cloth) cloth_changed_mask(&before->skins[run->skin], sa, part, mask);
+        for (uint32_t k = 0; !cloth && k < part->vertex_count; ++k)
             mask[part->vertices[k]] = 1;
-        for (uint32_t k = 0; k < part->band_count; ++k)
+        for (uint32_t k = 0; !cloth && k < part->band_count; ++k)
             mask[part->band_vertices[k]] = 1;
         hook_ctx hook = {chained, clip, NULL, NULL};
         tl_player_start(chained->player, clip, 0);
