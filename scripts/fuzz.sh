@@ -8,7 +8,10 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 work="$(cd "$(dirname "$fuzzer")" && pwd)/fuzz-run-$(basename "$fuzzer")"
 rm -rf "$work"
 mkdir -p "$work/corpus" "$work/artifacts"
-cp "$root"/fuzz/corpus/* "$work/corpus/"
+# a target with seeds of its own (fuzz/corpus-NAME) starts from those, the others from the GLBs
+seeds="$root/fuzz/corpus"
+[ -d "$root/fuzz/corpus-$(basename "$fuzzer")" ] && seeds="$root/fuzz/corpus-$(basename "$fuzzer")"
+cp "$seeds"/* "$work/corpus/"
 echo "fuzz: $(basename "$fuzzer") for ${seconds}s on $(ls "$work/corpus" | wc -l) seeds (work folder $work)"
 status=0
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1} \

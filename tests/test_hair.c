@@ -11,6 +11,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 /* ENSURE for helpers that return a count. */
@@ -717,6 +719,78 @@ static void hair_audit_command(void) {
     tl_error err;
     ENSURE(tl_hair_mesh_read_obj(bad, &mesh, &err) == TL_ERROR_INVALID);
     ENSURE_MSG(strstr(err.message, "line 3"), "%s", err.message);
+}
+
+/* A read mesh holds finite positions and triangles of its own vertices; a refusal names the
+ * file. */
+static bool obj_result_sound(tl_result r, const tl_hair_mesh* mesh, const tl_error* err,
+                             const char* name, size_t cut) {
+    if (r != TL_OK) {
+        if (strstr(err->message, name)) return true;
+        tl_test_failf(__FILE__, __LINE__, "cut at %zu: message without the file: %s", cut,
+                      err->message);
+        return false;
+    }
+    for (size_t i = 0; i < 3 * (size_t)mesh->vertex_count; ++i)
+        if (!isfinite(mesh->positions[i])) return false;
+    for (size_t i = 0; i < 3 * (size_t)mesh->triangle_count; ++i)
+        if (mesh->triangles[i] >= mesh->vertex_count) {
+            tl_test_failf(__FILE__, __LINE__, "cut at %zu: corner %u of %u vertices", cut,
+                          mesh->triangles[i], mesh->vertex_count);
+            return false;
+        }
+    return mesh->vertex_count > 0;
+}
+
+/* The OBJ reader on hostile input: a FIFO, a folder and a NUL byte are refused (the FIFO
+ * without waiting for a writer), the command names the file and goes on with the other
+ * styles; every truncation of a shared style reads or fails cleanly. */
+static void obj_hostile(void) {
+    tl_hair_mesh mesh;
+    tl_error err;
+    const char* fifo = tl_test_scratch("hostile-fifo.obj");
+    remove(fifo);
+    ENSURE(mkfifo(fifo, 0600) == 0);
+    ENSURE(tl_hair_mesh_read_obj(fifo, &mesh, &err) == TL_ERROR_IO);
+    ENSURE_MSG(strstr(err.message, fifo) && strstr(err.message, "a FIFO"), "%s", err.message);
+    char* out = NULL;
+    int rc =
+        tl_test_cli(&out, "hair-audit '%s' '%s' '%s' --json", tl_test_shared("cases/mh-body.glb"),
+                    fifo, tl_test_shared("cases/mh-short04.hair.obj"));
+    ENSURE(rc == 1 && out && strstr(out, "a FIFO") && strstr(out, "\"attached\""));
+    free(out);
+    const char* folder = tl_test_scratch("hostile-folder.obj");
+    rmdir(folder);
+    ENSURE(mkdir(folder, 0700) == 0);
+    ENSURE(tl_hair_mesh_read_obj(folder, &mesh, &err) == TL_ERROR_IO);
+    ENSURE_MSG(strstr(err.message, "a folder"), "%s", err.message);
+    static const char nul[] = "v 0 0 0\nv 1 0 0\0junk\nv 0 1 0\nf 1 2 3\n";
+    ENSURE(tl_hair_mesh_read_obj_memory(nul, sizeof nul - 1, "nul.obj", &mesh, &err) ==
+           TL_ERROR_FORMAT);
+    ENSURE_MSG(strstr(err.message, "nul.obj: line 2") && strstr(err.message, "offset 15"), "%s",
+               err.message);
+
+    const char* path = tl_test_shared("cases/mh-short04.hair.obj");
+    size_t size = 0;
+    unsigned char* bytes = tl_test_read_file(path, &size);
+    ENSURE(bytes && size > 4096);
+    tl_hair_mesh whole;
+    ENSURE_OK(tl_hair_mesh_read_obj(path, &whole, &err), err);
+    ENSURE_OK(tl_hair_mesh_read_obj_memory(bytes, size, "short04", &mesh, &err), err);
+    ENSURE(mesh.vertex_count == whole.vertex_count && mesh.triangle_count == whole.triangle_count);
+    ENSURE(!memcmp(mesh.positions, whole.positions, 12 * (size_t)whole.vertex_count) &&
+           !memcmp(mesh.triangles, whole.triangles, 12 * (size_t)whole.triangle_count));
+    tl_hair_mesh_free(&mesh);
+    tl_hair_mesh_free(&whole);
+    /* every cut in the first 4096 bytes, every 997th after */
+    bool ok = true;
+    for (size_t cut = 0; ok && cut < size; cut += cut < 4096 ? 1 : 997) {
+        tl_result r = tl_hair_mesh_read_obj_memory(bytes, cut, "short04", &mesh, &err);
+        ok = obj_result_sound(r, &mesh, &err, "short04", cut);
+        ENSURE_MSG(ok, "cut at %zu of %zu: %s", cut, size, tl_result_string(r));
+        tl_hair_mesh_free(&mesh);
+    }
+    free(bytes);
 }
 
 static bool chains_smoothed(const char* style, uint32_t iterations, tl_hair_mesh* mesh,
@@ -1491,6 +1565,7 @@ int main(int argc, char** argv) {
         {"rig_reports_hair", rig_reports_hair},
         {"fit_onto_other_heads", fit_onto_other_heads},
         {"hair_command", hair_command},
+        {"obj_hostile", obj_hostile},
     };
     int rc = tl_test_main(argc, argv, cases, COUNT(cases));
     tl_hair_scalp_destroy(scalp);

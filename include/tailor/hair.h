@@ -95,8 +95,15 @@ typedef struct tl_hair_mesh {
 } tl_hair_mesh;
 
 /* Reads the vertices and faces of a Wavefront OBJ (polygons fanned into triangles; v/vt/vn
- * and negative indices accepted, everything else ignored). Errors name the file and line. */
+ * and negative indices accepted, everything else ignored). Errors name the file and line (a
+ * NUL byte: its offset). Only a regular file of at most TL_HAIR_MAX_OBJ_BYTES is read; a FIFO,
+ * a device or a folder is refused without waiting. */
+#define TL_HAIR_MAX_OBJ_BYTES ((uint64_t)2 << 30)
 tl_result tl_hair_mesh_read_obj(const char* path, tl_hair_mesh* out, tl_error* err);
+
+/* The same from `size` bytes in memory; `name` stands for the file in messages. */
+tl_result tl_hair_mesh_read_obj_memory(const void* data, size_t size, const char* name,
+                                       tl_hair_mesh* out, tl_error* err);
 
 /* Copies primitive `primitive` of skin `skin` (tl_scene_skin.primitives) at rest. */
 tl_result tl_hair_mesh_from_scene(const tl_scene* scene, uint32_t skin, uint32_t primitive,

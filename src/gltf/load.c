@@ -2,15 +2,13 @@
  * Header fields are read with memcpy and lengths checked by subtraction. */
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
+#include "base/file.h"
 
 #include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 enum { GLB_MAGIC = 0x46546C67, GLB_JSON = 0x4E4F534A, GLB_BIN = 0x004E4942 };
 
@@ -106,57 +104,14 @@ char* tl_gltf_base64_encode(const uint8_t* data, size_t size) {
     return out;
 }
 
-/* Reads a whole file, refusing anything over the size limit and anything not a regular
- * file. Opened without blocking, so a FIFO is refused by fstat instead of waiting for a
- * writer; `source` (optional) gets the file's device and inode. */
+/* Reads a whole file (base/file.c: regular files only, never blocking, at most the size
+ * limit); `source` (optional) gets the file's device and inode. */
 static tl_result read_file(const char* path, uint8_t** out, size_t* size, tl_gltf_source* source,
                            tl_error* err) {
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return tl_error_set(err, TL_ERROR_IO, "%s: cannot open: %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        int e = errno;
-        close(fd);
-        return tl_error_set(err, TL_ERROR_IO, "%s: cannot stat: %s", path, strerror(e));
-    }
-    if (!S_ISREG(st.st_mode)) {
-        close(fd);
-        return tl_error_set(err, TL_ERROR_IO, "%s: not a regular file (%s)", path,
-                            S_ISDIR(st.st_mode)    ? "a folder"
-                            : S_ISFIFO(st.st_mode) ? "a FIFO"
-                            : S_ISCHR(st.st_mode)  ? "a character device"
-                            : S_ISBLK(st.st_mode)  ? "a block device"
-                                                   : "a special file");
-    }
-    if (st.st_size < 0 || (uint64_t)st.st_size > TL_GLTF_MAX_FILE_BYTES) {
-        close(fd);
-        return tl_error_set(err, TL_ERROR_LIMIT, "%s: %lld bytes; at most %llu are read", path,
-                            (long long)st.st_size, (unsigned long long)TL_GLTF_MAX_FILE_BYTES);
-    }
-    size_t n = (size_t)st.st_size;
-    uint8_t* data = malloc(n ? n : 1);
-    if (!data) {
-        close(fd);
-        return tl_error_set(err, TL_ERROR_MEMORY, "%s: out of memory for %zu bytes", path, n);
-    }
-    size_t got = 0;
-    while (got < n) {
-        ssize_t k = read(fd, data + got, n - got);
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) {
-            int e = k < 0 ? errno : 0;
-            close(fd);
-            free(data);
-            return tl_error_set(err, TL_ERROR_IO, "%s: short read (%zu of %zu bytes)%s%s", path,
-                                got, n, e ? ": " : "", e ? strerror(e) : "");
-        }
-        got += (size_t)k;
-    }
-    close(fd);
-    if (source) *source = (tl_gltf_source){(uint64_t)st.st_dev, (uint64_t)st.st_ino};
-    *out = data;
-    *size = got;
-    return TL_OK;
+    uint64_t dev = 0, ino = 0;
+    tl_result r = tl_file_read(path, TL_GLTF_MAX_FILE_BYTES, out, size, &dev, &ino, err);
+    if (r == TL_OK && source) *source = (tl_gltf_source){dev, ino};
+    return r;
 }
 
 /* Remembers a file the document was read from, so that saving never replaces it. */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/file.h"
 #include "base/try.h"
 
 void tl_hair_mesh_free(tl_hair_mesh* mesh) {
@@ -105,27 +106,41 @@ static tl_result obj_line(const char* line, const char* path, size_t number, gro
     return TL_OK;
 }
 
-tl_result tl_hair_mesh_read_obj(const char* path, tl_hair_mesh* out, tl_error* err) {
-    assert(path && out);
+tl_result tl_hair_mesh_read_obj_memory(const void* data, size_t size, const char* name,
+                                       tl_hair_mesh* out, tl_error* err) {
+    assert((data || size == 0) && name && out);
     memset(out, 0, sizeof *out);
-    FILE* f = fopen(path, "rb");
-    if (!f) return tl_error_set(err, TL_ERROR_IO, "%s: %s", path, strerror(errno));
+    const char* bytes = data;
     grow v = {.size = sizeof(float)}, t = {.size = sizeof(uint32_t)};
-    char* line = NULL;
+    char* line = NULL; /* each line copied and ended, for the number parsers */
     size_t capacity = 0, number = 0;
     tl_result r = TL_OK;
-    while (r == TL_OK && getline(&line, &capacity, f) >= 0) {
+    for (size_t at = 0; r == TL_OK && at < size;) {
+        const char* end = memchr(bytes + at, '\n', size - at);
+        size_t n = end ? (size_t)(end - (bytes + at)) + 1 : size - at;
         ++number;
-        if (strlen(line) > 0 && memchr(line, 0, strlen(line)))
-            r = tl_error_set(err, TL_ERROR_FORMAT, "%s: line %zu: binary data", path, number);
-        else
-            r = obj_line(line, path, number, &v, &t, err);
+        const char* zero = memchr(bytes + at, 0, n);
+        if (zero) {
+            r = tl_error_set(err, TL_ERROR_FORMAT, "%s: line %zu: binary data at byte offset %zu",
+                             name, number, (size_t)(zero - bytes));
+            break;
+        }
+        if (n + 1 > capacity) {
+            char* grown = realloc(line, n + 1);
+            if (!grown) {
+                r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+                break;
+            }
+            line = grown, capacity = n + 1;
+        }
+        memcpy(line, bytes + at, n);
+        line[n] = 0;
+        r = obj_line(line, name, number, &v, &t, err);
+        at += n;
     }
-    if (r == TL_OK && ferror(f)) r = tl_error_set(err, TL_ERROR_IO, "%s: read error", path);
     if (r == TL_OK && v.count == 0)
-        r = tl_error_set(err, TL_ERROR_FORMAT, "%s: no vertex (not an OBJ file?)", path);
+        r = tl_error_set(err, TL_ERROR_FORMAT, "%s: no vertex (not an OBJ file?)", name);
     free(line);
-    fclose(f);
     if (r != TL_OK) {
         free(v.items);
         free(t.items);
@@ -136,6 +151,17 @@ tl_result tl_hair_mesh_read_obj(const char* path, tl_hair_mesh* out, tl_error* e
     out->triangles = t.items;
     out->triangle_count = (uint32_t)(t.count / 3);
     return TL_OK;
+}
+
+tl_result tl_hair_mesh_read_obj(const char* path, tl_hair_mesh* out, tl_error* err) {
+    assert(path && out);
+    memset(out, 0, sizeof *out);
+    uint8_t* data = NULL;
+    size_t size = 0;
+    tl_result r = tl_file_read(path, TL_HAIR_MAX_OBJ_BYTES, &data, &size, NULL, NULL, err);
+    if (r == TL_OK) r = tl_hair_mesh_read_obj_memory(data, size, path, out, err);
+    free(data);
+    return r;
 }
 
 tl_result tl_hair_mesh_from_scene(const tl_scene* scene, uint32_t skin, uint32_t primitive,
