@@ -91,11 +91,11 @@ typedef struct rig_ctx {
     /* scratch */
     uint32_t* stamp; /* W */
     uint32_t stamp_value;
-    uint8_t* mask;    /* W, kept all-zero between uses */
-    uint32_t* queue;  /* W: breadth-first queue, or welded id -> local index */
-    int32_t* owner;   /* W: index of the classified part holding it, or -1 */
-    uint8_t* body;    /* W: far skin left unclassified by re-splitting */
-    uint32_t* shell;  /* W: connected shell of each welded vertex (rig_shells_build) */
+    uint8_t* mask;   /* W, kept all-zero between uses */
+    uint32_t* queue; /* W: breadth-first queue, or welded id -> local index */
+    int32_t* owner;  /* W: index of the classified part holding it, or -1 */
+    uint8_t* body;   /* W: far skin left unclassified by re-splitting */
+    uint32_t* shell; /* W: connected shell of each welded vertex (rig_shells_build) */
     uint32_t* shell_size;
     uint32_t shell_count, largest_shell;
     rig_wpart* parts; /* found parts of this skin */

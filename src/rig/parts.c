@@ -614,9 +614,9 @@ bool rig_parts_find(rig_ctx* ctx) {
     double t0 = rig_now();
     double geodesic_before = ctx->seconds[TL_RIG_STAGE_GEODESICS];
     part_array top = {0}, tails = {0};
-    bool ok =
-        rig_shells_build(ctx) && far_components(ctx, NULL, def->far * ctx->H, def->far, &top) &&
-        attach_and_merge(ctx, &top, true);
+    bool ok = rig_shells_build(ctx) &&
+              far_components(ctx, NULL, def->far * ctx->H, def->far, &top) &&
+              attach_and_merge(ctx, &top, true);
     for (uint32_t i = 0; i < top.count && ok; ++i) {
         rig_wpart* p = &top.items[i];
         bool limb = part_limb_test(ctx, p);

@@ -39,7 +39,8 @@ bool rig_shells_build(rig_ctx* ctx) {
     return true;
 }
 
-/* A fresh far component (one shell) is a garment when (1) its shell is not the largest one
+/* A fresh far component (one shell) hanging from the pelvis region or the spine is a garment
+ * when (1) its shell is not the largest one
  * (the body), (2) it holds at least half of its shell (the shell as a whole stands off the
  * skeleton, where body skin is a patch of a shell that mostly lies near its bones), and (3) the
  * tenth of it farthest from every other shell (a skirt's hem) stands off them by more than the
@@ -47,7 +48,10 @@ bool rig_shells_build(rig_ctx* ctx) {
 bool rig_part_garment(rig_ctx* ctx, const rig_wpart* p, bool* garment) {
     *garment = false;
     uint32_t n = p->verts.count;
-    if (!n || ctx->shell_count < 2) return true;
+    if (!n || ctx->shell_count < 2 || p->attach == TL_NONE) return true;
+    /* only where a wide part hangs as cloth (tails.md §4): a helmet stays with the head */
+    tl_rig_region region = (tl_rig_region)ctx->region[p->attach];
+    if (region != TL_RIG_REGION_PELVIS && region != TL_RIG_REGION_SPINE) return true;
     uint32_t s = ctx->shell[p->verts.items[0]];
     for (uint32_t i = 1; i < n; ++i)
         if (ctx->shell[p->verts.items[i]] != s) return true;
