@@ -3,9 +3,11 @@
 # Issue 13: cloth judged on garments not in ../shared. scripts/garments.py dresses real bodies
 # of ../shared in a cape (unskinned, under the chest joint) and a skirt (skinned to the thighs);
 # each is rigged and measured. Asserted: the rigged files validate with no error and no warning
-# code the body did not already draw, every cape becomes a cloth lattice, and its tethers stay
-# within 1e-6 of rest length in every clip. Reported only (asserted with TL_GARMENTS_STRICT=1,
-# ctest known_failing_garments): the stress settle <= 2 s and the skirt found as cloth.
+# code the body did not already draw, every cape and every skirt becomes one cloth lattice (the
+# skirt a closed ring from the pelvis region, no tail part, and every other part the bare
+# body's: its skin stays body), and the tethers stay within 1e-6 of rest length in every clip.
+# Reported only (asserted with TL_GARMENTS_STRICT=1, ctest known_failing_garments): the stress
+# settle <= 2 s.
 import json, os, subprocess, sys
 tailor, src, shared, work = sys.argv[1:5]
 strict = os.environ.get('TL_GARMENTS_STRICT') == '1'
@@ -25,16 +27,29 @@ for b in bodies:
     info = json.loads(run(sys.executable, os.path.join(src, 'scripts/garments.py'), body, work))
     base = os.path.join(work, info['body'])
     before = set(validate(body)['codes'])
+    # the bare body's parts: a skirted file must keep them (real body skin stays body)
+    key = lambda p: (p['vertices'], p['welded'], p['class'], p['region'], p['action'], p['attach_joint'])
+    run(tailor, 'rig', body, '-o', base + '.rig.glb', '--report', base + '.rep.json')
+    body_parts = [key(p) for p in json.load(open(base + '.rep.json'))['parts']]
     for g in ('cape', 'skirt'):
         inp, out, rep = base + '-' + g + '.glb', base + '-' + g + '.rig.glb', base + '-' + g + '.rep.json'
         run(tailor, 'rig', inp, '-o', out, '--report', rep)
         v = validate(out)
         check(v['errors'] == 0 and set(v['codes']) <= before,
               '%s %s: validator %d errors, codes %s (body: %s)' % (info['body'], g, v['errors'], sorted(v['codes']), sorted(before)))
-        parts = [p for p in json.load(open(rep))['parts'] if p['action'] == 'cloth']
-        what = '%s %s: cloth lattices %s' % (info['body'], g, [p['cloth'] for p in parts])
-        if g == 'cape' or strict: check(len(parts) == 1, what)
-        else: print('info ' + what)
+        report = json.load(open(rep))['parts']
+        parts = [p for p in report if p['action'] == 'cloth']
+        check(len(parts) == 1, '%s %s: cloth lattices %s' % (info['body'], g, [p['cloth'] for p in parts]))
+        if g == 'skirt':
+            # a skirt on its own shell, skinned to the thighs: one closed ring hanging from the
+            # pelvis region, not body skin (limb test) nor flaps re-split into tails
+            check(len(parts) == 1 and parts[0]['cloth']['closed'] and parts[0]['region'] == 'pelvis',
+                  '%s skirt: a closed lattice from the pelvis region' % info['body'])
+            tails = [p['vertices'] for p in report if p['class'] == 'tail']
+            check(not tails, '%s skirt: no tail parts (%s)' % (info['body'], tails))
+            rest = [key(p) for p in report if p['action'] != 'cloth']
+            check(rest == body_parts, '%s skirt: the other parts are the bare body\'s (%d / %d parts)' % (
+                  info['body'], len(rest), len(body_parts)))
         if not parts: continue
         m = json.loads(run(tailor, 'measure', inp, '--json'))
         for c in m['clips']:

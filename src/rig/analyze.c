@@ -154,6 +154,8 @@ static void ctx_free(rig_ctx* ctx) {
     free(ctx->queue);
     free(ctx->owner);
     free(ctx->body);
+    free(ctx->shell);
+    free(ctx->shell_size);
     for (uint32_t i = 0; i < ctx->part_count; ++i)
         rig_wpart_free(&ctx->parts[i]);
     free(ctx->parts);

@@ -132,6 +132,17 @@ static bool lattice_skin(rig_ctx* ctx, const rig_wpart* p, work* w) {
             if (!rig_list_push(&w->collar, u)) return false;
         }
     }
+    if (garment && w->collar.count == 0) {
+        /* the whole shell hangs from the legs (a skirt skinned to the thighs): nothing of it is
+           left to hang from, so its collar is its own top, as a shell modelled apart */
+        rig_wpart whole = {0};
+        whole.verts = w->verts;
+        w->verts = (rig_list){0};
+        ok = rig_part_collar(ctx, &whole, NULL) && own_collar_skin(ctx, &whole, w);
+        rig_wpart_free(&whole);
+        w->grown = w->verts.count + w->collar.count - p->verts.count;
+        return ok;
+    }
     /* leave every lattice vertex's stamp as `in`, collar as `ring`, local ids in queue */
     local_ids(ctx, w);
     return true;

@@ -45,6 +45,7 @@ typedef struct rig_wpart {
     rig_list collar; /* welded ids of its collar */
     bool own_collar; /* the collar is the part's own vertices nearest the skeleton */
     uint32_t shells;
+    bool garment;    /* a garment shell of its own standing off the body (standoff.c) */
     float threshold; /* × H */
     int32_t attach;
     float collar_c[3];
@@ -90,10 +91,13 @@ typedef struct rig_ctx {
     /* scratch */
     uint32_t* stamp; /* W */
     uint32_t stamp_value;
-    uint8_t* mask;    /* W, kept all-zero between uses */
-    uint32_t* queue;  /* W: breadth-first queue, or welded id -> local index */
-    int32_t* owner;   /* W: index of the classified part holding it, or -1 */
-    uint8_t* body;    /* W: far skin left unclassified by re-splitting */
+    uint8_t* mask;   /* W, kept all-zero between uses */
+    uint32_t* queue; /* W: breadth-first queue, or welded id -> local index */
+    int32_t* owner;  /* W: index of the classified part holding it, or -1 */
+    uint8_t* body;   /* W: far skin left unclassified by re-splitting */
+    uint32_t* shell; /* W: connected shell of each welded vertex (rig_shells_build) */
+    uint32_t* shell_size;
+    uint32_t shell_count, largest_shell;
     rig_wpart* parts; /* found parts of this skin */
     uint32_t part_count, part_capacity;
     double* seconds; /* the analysis' stage times */
@@ -139,6 +143,19 @@ bool rig_part_band(rig_ctx* ctx, const rig_wpart* wpart, tl_rig_part* part, uint
 /* The collar ring's radius: the mean distance of its vertices from their centroid (band.c). */
 float rig_collar_radius(const rig_ctx* ctx, const rig_wpart* p);
 bool rig_part_junction(rig_ctx* ctx, const rig_wpart* wpart, tl_rig_part* part, uint8_t* banded);
+
+/* parts.c: the part's collar: the ring of welded neighbours outside it (filtered by `keep`
+ * when given), or when there is none (a shell modelled apart) its own vertices nearest the
+ * skeleton (own_collar). False on memory. */
+bool rig_part_collar(rig_ctx* ctx, rig_wpart* p, const uint8_t* keep);
+
+/* standoff.c: the welded mesh's shells (ctx->shell, shell_size, largest_shell); false on
+ * memory. */
+bool rig_shells_build(rig_ctx* ctx);
+
+/* standoff.c: *garment is whether a fresh far component is a garment on a shell of its own
+ * standing off the body (it then skips the limb test); false on memory. */
+bool rig_part_garment(rig_ctx* ctx, const rig_wpart* p, bool* garment);
 
 /* unskinned.c: the part of garment node `node` (def->garment_nodes) in this skin: its vertices,
  * attached to the joint they are bound to, class cloth, its collar its own top edge and its

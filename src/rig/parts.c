@@ -60,7 +60,7 @@ static int compare_by_key(const void* a, const void* b) {
 /* The ring of welded neighbours outside the part; when there is none (a shell modelled
  * apart), the part's own vertices nearest the skeleton. `keep` (optional) filters the
  * ring. */
-static bool part_collar(rig_ctx* ctx, rig_wpart* p, const uint8_t* keep) {
+bool rig_part_collar(rig_ctx* ctx, rig_wpart* p, const uint8_t* keep) {
     p->collar.count = 0;
     uint32_t in = rig_stamp(ctx);
     for (uint32_t i = 0; i < p->verts.count; ++i)
@@ -344,13 +344,16 @@ static int compare_u32(const void* a, const void* b) {
     return x < y ? -1 : x > y;
 }
 
-/* Collars and attachments of fresh components, then shells that overlap by more than half
+/* Collars and attachments of fresh components (and, when `garments`, the garment test), then
+ * shells that overlap by more than half
  * and hang from the same joint become one part; its collar is the union of theirs. */
-static bool attach_and_merge(rig_ctx* ctx, part_array* parts) {
+static bool attach_and_merge(rig_ctx* ctx, part_array* parts, bool garments) {
     uint32_t n = parts->count;
     for (uint32_t i = 0; i < n; ++i) {
-        if (!part_collar(ctx, &parts->items[i], NULL)) return false;
+        if (!rig_part_collar(ctx, &parts->items[i], NULL)) return false;
         part_attach(ctx, &parts->items[i]);
+        if (garments && !rig_part_garment(ctx, &parts->items[i], &parts->items[i].garment))
+            return false;
     }
     if (n < 2) return true;
     uint32_t* parent = malloc(n * sizeof *parent);
@@ -369,6 +372,8 @@ static bool attach_and_merge(rig_ctx* ctx, part_array* parts) {
     for (uint32_t i = 0; i < n; ++i)
         for (uint32_t j = i + 1; j < n; ++j) {
             if (parts->items[i].attach != parts->items[j].attach) continue;
+            /* a garment does not take in the body skin it covers */
+            if (parts->items[i].garment != parts->items[j].garment) continue;
             if (tl_mesh_box_overlap(&boxes[i], &boxes[j]) <= ctx->def->overlap) continue;
             uint32_t a = find_root(parent, i), b = find_root(parent, j);
             if (a != b) parent[a > b ? a : b] = a < b ? a : b, merged = true;
@@ -446,7 +451,7 @@ static bool resplit(rig_ctx* ctx, const rig_wpart* whole, uint32_t level, part_a
         if (subs.count == 1 && subs.items[0].verts.count == whole->verts.count) continue;
         break;
     }
-    if (!attach_and_merge(ctx, &subs)) goto fail;
+    if (!attach_and_merge(ctx, &subs, false)) goto fail;
     bool ok = true;
     for (uint32_t i = 0; i < subs.count && ok; ++i) {
         rig_wpart* p = &subs.items[i];
@@ -473,7 +478,7 @@ fail:
 static bool misbound_split(rig_ctx* ctx, const rig_wpart* whole, part_array* tails) {
     part_array subs = {0};
     bool ok = far_components(ctx, &whole->verts, -1.0f, whole->threshold, &subs) &&
-              attach_and_merge(ctx, &subs);
+              attach_and_merge(ctx, &subs, false);
     for (uint32_t i = 0; i < subs.count && ok; ++i) {
         rig_wpart* p = &subs.items[i];
         if (!part_limb_test(ctx, p)) continue;
@@ -522,7 +527,7 @@ static bool part_grow(rig_ctx* ctx, rig_wpart* p, int32_t self) {
         for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1]; ++k)
             keep[ctx->adj[k]] = !ctx->misbound[ctx->adj[k]];
     }
-    bool ok = part_collar(ctx, p, keep);
+    bool ok = rig_part_collar(ctx, p, keep);
     for (uint32_t i = 0; i < p->verts.count; ++i) {
         uint32_t v = p->verts.items[i];
         for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1]; ++k)
@@ -609,12 +614,17 @@ bool rig_parts_find(rig_ctx* ctx) {
     double t0 = rig_now();
     double geodesic_before = ctx->seconds[TL_RIG_STAGE_GEODESICS];
     part_array top = {0}, tails = {0};
-    bool ok =
-        far_components(ctx, NULL, def->far * ctx->H, def->far, &top) && attach_and_merge(ctx, &top);
+    bool ok = rig_shells_build(ctx) &&
+              far_components(ctx, NULL, def->far * ctx->H, def->far, &top) &&
+              attach_and_merge(ctx, &top, true);
     for (uint32_t i = 0; i < top.count && ok; ++i) {
         rig_wpart* p = &top.items[i];
-        if (part_limb_test(ctx, p)) {
-            ok = part_classify(ctx, p, true) && add_part(ctx, p);
+        bool limb = part_limb_test(ctx, p);
+        if (limb || p->garment) {
+            ok = part_classify(ctx, p, true);
+            if (!limb && p->cls == TL_RIG_CLASS_CLOTH)
+                p->reason = "a garment on its own shell, standing off the body: cloth";
+            ok = ok && add_part(ctx, p);
             continue;
         }
         ok = part_classify(ctx, p, false);
