@@ -23,17 +23,17 @@ static float length3(const float v[3]) {
 }
 
 /* The collider grown by g (shrunk for g < 0): radius, or every semi-axis. False when a size
- * would fall below half of what it was. */
+ * would not stay above 0. */
 static bool grow(const tl_collider* c, float g, tl_collider* out) {
     *out = *c;
     if (c->shape == TL_COLLIDER_PLANE) return g == 0;
     if (c->shape != TL_COLLIDER_ELLIPSOID) {
         out->radius = c->radius + g;
-        return out->radius >= 0.5f * c->radius;
+        return out->radius > 0;
     }
     for (int k = 0; k < 3; ++k) {
         float len = length3(c->axes[k]);
-        if (!(len > 0) || !(len + g >= 0.5f * len)) return false;
+        if (!(len > 0) || !(len + g > 0)) return false;
         for (int j = 0; j < 3; ++j)
             out->axes[k][j] = c->axes[k][j] * (len + g) / len;
     }
@@ -55,13 +55,15 @@ static float size_of(const tl_collider* c) {
     return s;
 }
 
-/* The largest growth in [-size / 2, hit] that leaves the point outside c; -INFINITY when even
- * the smallest does not (the link is free of the collider). */
+/* The largest growth in (-size, hit] that leaves the point outside c (clearing is monotone in
+ * the growth: a grown collider holds the smaller one); -INFINITY when none does (the point on
+ * the collider's centre or segment: the link is free of it). However deep the rest tip lies,
+ * the link keeps a collider its own size: freed, it would go deeper than it rests. */
 static float room_for(const tl_collider* c, float hit, const float* point) {
     tl_collider trial;
     if (grow(c, hit, &trial) && clears(&trial, point, 1)) return hit;
-    float lo = -0.5f * size_of(c), hi = hit;
-    if (!grow(c, lo, &trial) || !clears(&trial, point, 1)) return -INFINITY;
+    const float none = -size_of(c); /* (no size left: nothing is inside) */
+    float lo = none, hi = hit;
     for (int it = 0; it < 24; ++it) {
         float mid = 0.5f * (lo + hi);
         if (grow(c, mid, &trial) && clears(&trial, point, 1))
@@ -69,7 +71,7 @@ static float room_for(const tl_collider* c, float hit, const float* point) {
         else
             hi = mid;
     }
-    return lo;
+    return lo > none ? lo : -INFINITY;
 }
 
 uint32_t play_chain_colliders(const tl_scene* scene, const tl_play_chain* d,

@@ -7,9 +7,10 @@
 /* Chain d's colliders out of all[0..n) into out (capacity n), their count. With a zero
  * hit_radius those its bind joints lie in are left out (growth untouched); with one, growth
  * (capacity n * bone_count) gets, per kept collider k and link i, growth[k * bone_count + i]:
- * the hit radius, or less (a shrink) as far as that link's tip at rest stays outside, or
- * -INFINITY where a shrink to half its size does not clear it (tl_chain_input.collider_growth:
- * that link is free of it); a collider no link meets is left out. */
+ * the hit radius, or less (a shrink, however deep: down to no size) as far as that link's tip
+ * at rest stays outside, or -INFINITY where no shrink clears it (the tip on the collider's
+ * centre or segment; tl_chain_input.collider_growth: that link is free of it); a collider no
+ * link meets is left out. */
 uint32_t play_chain_colliders(const tl_scene* scene, const tl_play_chain* d,
                               const tl_body_collider* all, uint32_t n, tl_body_collider* out,
                               float* growth);
