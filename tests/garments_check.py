@@ -3,9 +3,13 @@
 # Issue 13: cloth judged on garments not in ../shared. scripts/garments.py dresses real bodies
 # of ../shared in a cape (unskinned, under the chest joint) and a skirt (skinned to the thighs);
 # each is rigged and measured. Asserted: the rigged files validate with no error and no warning
-# code the body did not already draw, every cape becomes a cloth lattice, and its tethers stay
-# within 1e-6 of rest length in every clip. Reported only (asserted with TL_GARMENTS_STRICT=1,
-# ctest known_failing_garments): the stress settle <= 2 s and the skirt found as cloth.
+# code the body did not already draw, every cape becomes a cloth lattice, its tethers stay
+# within 1e-6 of rest length in every clip, it comes to rest within 2 s of the stress shake
+# (CesiumMan's took 2.617 s before the tether pass gave the particle above its share of each
+# move, docs/cloth.md "Coming to rest after a shake"), and on a body with a clip its hitch and
+# teleport transients meet the stress bars (hitch <= 1.5 and <= 1.02 later, teleport <= 1.15
+# and <= 1.02 later; CesiumMan's were 3.19 / 2.91). Reported only (asserted with
+# TL_GARMENTS_STRICT=1, ctest known_failing_garments): the skirt found as cloth.
 import json, os, subprocess, sys
 tailor, src, shared, work = sys.argv[1:5]
 strict = os.environ.get('TL_GARMENTS_STRICT') == '1'
@@ -58,7 +62,12 @@ for b in bodies:
                 info['body'], g, p['settle_seconds'], p['nonfinite'], p['max_length_error'],
                 p['hitch_speed_ratio'], p['teleport_speed_ratio'])
             check(p['nonfinite'] == 0, what)
-            if strict: check(p['settle_seconds'] <= 2.0, what + ' (bar 2 s)')
+            check(0 <= p['settle_seconds'] <= 2.0, what + ' (settle bar 2 s)')
+            if p['hitch_speed_ratio'] >= 0:  # (-1: no clip to run the events in)
+                check(p['hitch_speed_ratio'] <= 1.5 and p['hitch_speed_ratio_later'] <= 1.02,
+                      what + ' (hitch bars 1.5, later %.3f <= 1.02)' % p['hitch_speed_ratio_later'])
+                check(p['teleport_speed_ratio'] <= 1.15 and p['teleport_speed_ratio_later'] <= 1.02,
+                      what + ' (teleport bars 1.15, later %.3f <= 1.02)' % p['teleport_speed_ratio_later'])
 check(measured >= 2, '%d cloth regions measured' % measured)
 print('%d failed' % len(fails))
 sys.exit(1 if fails else 0)
