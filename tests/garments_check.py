@@ -5,11 +5,17 @@
 # each is rigged and measured. Asserted: the rigged files validate with no error and no warning
 # code the body did not already draw, every cape and every skirt becomes one cloth lattice (the
 # skirt a closed ring from the pelvis region, no tail part, and every other part the bare
-# body's: its skin stays body), and the tethers stay within 1e-6 of rest length in every clip.
-# Reported only (asserted with TL_GARMENTS_STRICT=1, ctest known_failing_garments): the stress
-# settle <= 2 s.
+# body's: its skin stays body), the tethers stay within 1e-6 of rest length in every clip,
+# every garment comes to rest within 2 s of the stress shake (CesiumMan's cape took 2.617 s
+# before the tether pass gave the particle above its share of each move, docs/cloth.md "Coming
+# to rest after a shake"), and on a body with a clip the hitch and teleport transients meet the
+# stress bars (hitch <= 1.5 and <= 1.02 later, teleport <= 1.15 and <= 1.02 later; CesiumMan's
+# cape's were 3.19 / 2.91).
 import json, os, subprocess, sys
 tailor, src, shared, work = sys.argv[1:5]
+# Misses known today, printed here and asserted with TL_GARMENTS_STRICT=1 (ctest
+# known_failing_garments): CesiumMan's skirt swings 2.50x after a hitch (docs/cloth.md).
+KNOWN_MISSES = {('CesiumMan', 'skirt', 'hitch')}
 strict = os.environ.get('TL_GARMENTS_STRICT') == '1'
 bodies = ['assets/khronos-cesiumman/CesiumMan.glb', 'cases/mh-body.glb', 'assets/vrm-godette/Godette_vrm_v4.vrm']
 os.makedirs(work, exist_ok=True)
@@ -73,7 +79,16 @@ for b in bodies:
                 info['body'], g, p['settle_seconds'], p['nonfinite'], p['max_length_error'],
                 p['hitch_speed_ratio'], p['teleport_speed_ratio'])
             check(p['nonfinite'] == 0, what)
-            if strict: check(p['settle_seconds'] <= 2.0, what + ' (bar 2 s)')
+            check(0 <= p['settle_seconds'] <= 2.0, what + ' (settle bar 2 s)')
+            if p['hitch_speed_ratio'] >= 0:  # (-1: no clip to run the events in)
+                hitch_ok = p['hitch_speed_ratio'] <= 1.5 and p['hitch_speed_ratio_later'] <= 1.02
+                hitch = what + ' (hitch bars 1.5, later %.3f <= 1.02)' % p['hitch_speed_ratio_later']
+                if (info['body'], g, 'hitch') in KNOWN_MISSES and not strict:
+                    print(('ok   ' if hitch_ok else 'KNOWN FAILING ') + hitch)
+                else:
+                    check(hitch_ok, hitch)
+                check(p['teleport_speed_ratio'] <= 1.15 and p['teleport_speed_ratio_later'] <= 1.02,
+                      what + ' (teleport bars 1.15, later %.3f <= 1.02)' % p['teleport_speed_ratio_later'])
 check(measured >= 2, '%d cloth regions measured' % measured)
 print('%d failed' % len(fails))
 sys.exit(1 if fails else 0)

@@ -51,7 +51,8 @@ tl_result tl_cloth_create(const tl_cloth_model* model, const tl_allocator* alloc
     check_settings(&model->settings);
     tl_allocator a = allocator ? *allocator : model->allocator;
     int n = model->n;
-    size_t floats = (size_t)n * (16 + 6); /* 16 arrays of n, two outputs of 3n */
+    /* 16 arrays of n, two outputs of 3n, a row's scratch */
+    size_t floats = (size_t)n * (16 + 6) + 3 * (size_t)model->columns;
     size_t bytes =
         ((sizeof(tl_cloth) + 63) & ~(size_t)63) + floats * sizeof(float) + (size_t)n + 64;
     char* block = a.alloc(bytes, a.user);
@@ -68,7 +69,8 @@ tl_result tl_cloth_create(const tl_cloth_model* model, const tl_allocator* alloc
         *arrays[k] = f + k * (size_t)n;
     c->out_world = f + 16 * (size_t)n;
     c->out_local = c->out_world + 3 * (size_t)n;
-    c->contact = (uint8_t*)(c->out_local + 3 * (size_t)n);
+    c->row_before = c->out_local + 3 * (size_t)n;
+    c->contact = (uint8_t*)(c->row_before + 3 * (size_t)model->columns);
     memset(c->contact, 0, (size_t)n);
     memset(c->out_world, 0, sizeof(float) * 6 * (size_t)n);
     apply_settings(c);

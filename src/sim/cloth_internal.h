@@ -71,6 +71,7 @@ struct tl_cloth {
     float *t1x, *t1y, *t1z;                       /* ... at its end */
     float *damping, *share, *wind, *max_distance; /* per particle, from the settings */
     uint8_t* contact;
+    float* row_before;        /* 3 x columns: a row before its tethers (final_pass) */
     float* out_world;         /* n x 3 */
     float* out_local;         /* n x 3, rest-world */
     tl_chain_pose frame;      /* the last frame's end */

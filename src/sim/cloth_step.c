@@ -216,6 +216,26 @@ static void limit_velocity(tl_cloth* c, int i, v3 free, v3 p) {
     c->px[i] += n.x * extra, c->py[i] += n.y * extra, c->pz[i] += n.z * extra;
 }
 
+/* The tether pass moves only the lower particle of each vertical link (cloth.md §6), and Verlet
+ * turns that move into its velocity with no reaction on the particle above: a one-sided force.
+ * Against the relaxation's bend links (rows r, r + 2), whose pull the pass undoes at the upper end
+ * and keeps at the lower, it pumped energy into a swinging cape: CesiumMan's generated cape still
+ * moved 4 m/s a second after the stress harness's shake stopped, and mh-body's, with no colliders,
+ * never came to rest. The particle above (not on the pinned row) takes back, as velocity only
+ * (its position stays final), the share of the move it would have made in an equal-mass
+ * projection: half (the dynamic follow-the-leader correction of hair solvers). docs/cloth.md
+ * "Coming to rest after a shake". */
+static void tether_reaction(tl_cloth* c, int row) {
+    int C = c->model->columns;
+    const float *bx = c->row_before, *by = bx + C, *bz = by + C;
+    for (int j = 0; j < C; ++j) {
+        int i = row + j, up = i - C;
+        c->px[up] += 0.5f * (c->x[i] - bx[j]);
+        c->py[up] += 0.5f * (c->y[i] - by[j]);
+        c->pz[up] += 0.5f * (c->z[i] - bz[j]);
+    }
+}
+
 /* The final pass (cloth.md §4-§6, §9): rows top-down, each particle onto its tether from the
  * (already final) particle above, inside its safe distance (a row at a time, cloth_tether_row),
  * then outside the colliders. */
@@ -224,7 +244,14 @@ static void final_pass(tl_cloth* c, float u) {
     int C = m->columns;
     uint32_t contacts = 0, clamps = 0;
     for (int row = C; row < m->n; row += C) {
+        size_t bytes = sizeof(float) * (size_t)C;
+        if (row >= 2 * C) {
+            memcpy(c->row_before, c->x + row, bytes);
+            memcpy(c->row_before + C, c->y + row, bytes);
+            memcpy(c->row_before + 2 * C, c->z + row, bytes);
+        }
         clamps += (uint32_t)cloth_tether_row(c, row, C, u);
+        if (row >= 2 * C) tether_reaction(c, row);
         if (c->shape_count == 0) {
             memset(c->contact + row, 0, (size_t)C);
             continue;
