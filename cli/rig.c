@@ -130,6 +130,7 @@ static json_t* part_json(const tl_rig_analysis* a, const tl_rig_part* p) {
     json_object_set_new(o, "reweighted", json_integer(p->new_joints ? p->vertex_count : 0));
     json_object_set_new(o, "band", json_integer(p->band_count));
     json_object_set_new(o, "band_radius", json_real(p->band_radius));
+    json_object_set_new(o, "band_grown", json_integer(p->band_grown));
     json_object_set_new(o, "reason", json_string(p->reason));
     json_object_set_new(
         o, "fit",

@@ -271,6 +271,7 @@ typedef struct tl_rig_part {
     uint32_t* band_joints;
     float* band_weights;
     float band_radius; /* the band's geodesic width, rest-world units (0: no band) */
+    uint32_t band_grown; /* welded band vertices reached beyond it over torn body skin */
 
     tl_rig_fit fit;     /* the junction fit (def.junction_fit): after it, the band holds every
                            vertex outside the part whose weights it changed */

@@ -68,8 +68,7 @@ static void fit_free(fit* f) {
     free(f->pos), free(f->pos_in), free(f->depth), free(f->in_part);
     free(f->eoff), free(f->omega), free(f->cpos), free(f->torn_in);
 }
-/* The file's weights of welded vertex w in joints: the mean over its copies. */
-static void add_file_weights(const rig_ctx* ctx, uint32_t w, wset* out) {
+void rig_fit_file_weights(const rig_ctx* ctx, uint32_t w, wset* out) {
     const tl_scene_skin* skin = ctx->skin;
     uint32_t first = ctx->copy_first[w], copies = ctx->copy_first[w + 1] - first;
     for (uint32_t k = 0; k < copies; ++k) {
@@ -111,7 +110,9 @@ static bool find_candidates(fit* f, free_scan* s, const uint8_t* banded) {
         s->own[p->verts.items[i]] = 1, ok = rig_list_push(&seeds, p->verts.items[i]);
     for (uint32_t k = 0; ok && k < part->band_count; ++k) {
         uint32_t w = ctx->remap[part->band_vertices[k]];
-        if (!s->own[w]) s->own[w] = 2, ok = rig_list_push(&seeds, w);
+        if (s->own[w]) continue;
+        s->own[w] = 2;
+        if (banded[w] != 2) ok = rig_list_push(&seeds, w);
     }
     for (uint32_t w = 0; ok && w < W; ++w)
         s->open[w] =
@@ -121,15 +122,20 @@ static bool find_candidates(fit* f, free_scan* s, const uint8_t* banded) {
                          seeds.count, s->scratch);
     rig_list_free(&seeds);
     float ring = ctx->def->junction_ring * s->r1;
+    uint8_t* member = ok ? calloc(W + 1, 1) : NULL;
+    ok = ok && member;
+    for (uint32_t w = 0; ok && w < W; ++w)
+        member[w] = s->open[w] && (s->own[w] || s->dist[w] <= ring);
     s->depth = ok ? malloc(((size_t)W + 1) * sizeof *s->depth) : NULL;
     ok = ok && s->depth;
     for (uint32_t w = 0; ok && w < W; ++w) {
         f->local[w] = -1;
-        if (s->open[w] && (s->own[w] || s->dist[w] <= ring)) {
+        if (member[w]) {
             s->depth[s->cand.count] = s->own[w] ? 0 : s->dist[w];
             ok = rig_list_push(&s->cand, w);
         }
     }
+    free(member);
     return ok;
 }
 
@@ -143,7 +149,7 @@ static bool candidate_weights(const fit* f, free_scan* s) {
     if (!s->rigj || !s->inj) return false;
     for (uint32_t c = 0; c < s->cand.count; ++c) {
         uint32_t w = s->cand.items[c];
-        add_file_weights(ctx, w, &s->inj[c]);
+        rig_fit_file_weights(ctx, w, &s->inj[c]);
         uint32_t u = ctx->copies[ctx->copy_first[w]];
         bool in_part = s->own[w] == 1;
         uint32_t at = in_part ? sorted_index(part->vertices, part->vertex_count, u)
@@ -233,7 +239,7 @@ static bool fill_local(fit* f, const free_scan* s) {
             f->input_joints[i] = s->inj[c], f->rig_joints[i] = s->rigj[c];
             continue;
         }
-        add_file_weights(ctx, w, &f->input_joints[i]);
+        rig_fit_file_weights(ctx, w, &f->input_joints[i]);
         f->rig_joints[i] = f->input_joints[i];
     }
     for (uint32_t i = 0; i < nl; ++i)

@@ -159,4 +159,20 @@ void rig_fit_drop_misbound(const fit* f, uint32_t i, wset* score);
  * file's weights (their f->pos too), and counts the reverts; false when out of memory. */
 bool rig_fit_revert(fit* f, uint8_t* reverted, uint32_t* reverts);
 
+/* The file's weights of welded vertex w in joints: the mean over its copies (junction.c). */
+void rig_fit_file_weights(const rig_ctx* ctx, uint32_t w, wset* out);
+
+/* The free set's reach over torn body skin (junction_grow.c): from the welded vertices
+ * `member` marks (1), breadth first into `open` `body` vertices over edges whose input stretch
+ * (the file's weights, over the fit's poses) departs in some pose beyond the p99 of the body's
+ * edge samples; marks them 2 and counts them. Sets f->slots; false when out of memory. */
+bool rig_fit_grow(fit* f, const uint8_t* open, const uint8_t* body, uint8_t* member,
+                  uint32_t* grown_count);
+
+/* The root band's reach (junction_grow.c, called by band.c): appends to `band` the body skin
+ * reached from the part and the band over torn edges (rig_fit_grow), and counts it in
+ * part->band_grown; false when out of memory. */
+bool rig_band_reach(rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part, uint32_t self,
+                    const uint8_t* banded, rig_list* band);
+
 #endif
