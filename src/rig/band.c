@@ -5,7 +5,7 @@
  * against the re-weighted part when the legs swing. Replacing the whole band by the smooth
  * solution removes them without a rule for what is wrong (§6's open problem), and spreads
  * the step between the tail's and the body's motion over a tail's thickness of skin. */
-#include "junction_internal.h"
+#include "internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -14,6 +14,11 @@
 enum { BAND_MAX_ITERATIONS = 2000 };
 static const float BAND_TOLERANCE = 1e-5f; /* largest weight change of a sweep at convergence */
 static const float BAND_DROP = 1e-3f;      /* influences below this are dropped before the top 4 */
+
+static int compare_u32(const void* a, const void* b) {
+    uint32_t x = *(const uint32_t*)a, y = *(const uint32_t*)b;
+    return x < y ? -1 : x > y;
+}
 
 /* Index of union vertex u in the part's ascending vertex list, or UINT32_MAX. */
 static uint32_t part_index(const tl_rig_part* part, uint32_t u) {
@@ -147,14 +152,13 @@ bool rig_part_band(rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part, uint8_t*
     /* 1. the band */
     rig_list band = {0};
     bool ok = band_find(ctx, p, self, r, banded, &band);
-    ok = ok && rig_band_reach(ctx, p, part, self, banded, &band);
     if (!ok || band.count == 0) {
         rig_list_free(&band);
         return ok;
     }
     uint32_t nb = band.count;
-    for (uint32_t i = 0; i < nb; ++i) /* 2: reached over torn skin (the fit's ring skips it) */
-        banded[band.items[i]] = i < nb - part->band_grown ? 1 : 2;
+    for (uint32_t i = 0; i < nb; ++i)
+        banded[band.items[i]] = 1;
 
     /* 2. the joints involved, and the fixed values: the part's planned weights inside, the
        file's weights outside (the mean over welded copies) */

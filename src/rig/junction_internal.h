@@ -109,6 +109,7 @@ typedef struct fit {
     double* wrig; /* nf × FIT_CANDIDATES the rig's weights on the candidates */
     uint8_t* active;
     uint8_t* in_part; /* nl: 1 for vertices of the part */
+    uint8_t* reached; /* nl: 1 for torn body skin the free set reached (rig_fit_reach) */
     float* pos;       /* nl × P × 3 */
     float* pos_in;    /* nl × P × 3: with the file's weights */
     float* depth;     /* nf: distance from the part and its band along the mesh (0 inside) */
@@ -163,16 +164,10 @@ bool rig_fit_revert(fit* f, uint8_t* reverted, uint32_t* reverts);
 void rig_fit_file_weights(const rig_ctx* ctx, uint32_t w, wset* out);
 
 /* The free set's reach over torn body skin (junction_grow.c): from the welded vertices
- * `member` marks (1), breadth first into `open` `body` vertices over edges whose input stretch
- * (the file's weights, over the fit's poses) departs in some pose beyond the p99 of the body's
- * edge samples; marks them 2 and counts them. Sets f->slots; false when out of memory. */
-bool rig_fit_grow(fit* f, const uint8_t* open, const uint8_t* body, uint8_t* member,
-                  uint32_t* grown_count);
-
-/* The root band's reach (junction_grow.c, called by band.c): appends to `band` the body skin
- * reached from the part and the band over torn edges (rig_fit_grow), and counts it in
- * part->band_grown; false when out of memory. */
-bool rig_band_reach(rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part, uint32_t self,
-                    const uint8_t* banded, rig_list* band);
+ * `member` marks (the part and its band), breadth first into `open` body vertices (in no
+ * classified part): a neighbour of the set with an edge, then on over edges, whose stretch
+ * with the file's weights over the fit's poses exceeds in some pose the p99 of the body's edge
+ * samples. Marks them 2 in `member` and counts them; false when out of memory. */
+bool rig_fit_reach(fit* f, const uint8_t* open, uint8_t* member, uint32_t* reached);
 
 #endif
