@@ -66,7 +66,7 @@ static void fit_free(fit* f) {
     free(f->rig_joints), free(f->group_of), free(f->group_joint), free(f->mats), free(f->Q);
     free(f->bind), free(f->cand), free(f->ncand), free(f->w), free(f->wrig), free(f->active);
     free(f->pos), free(f->pos_in), free(f->depth), free(f->in_part), free(f->reached);
-    free(f->eoff), free(f->omega), free(f->cpos), free(f->torn_in);
+    free(f->eoff), free(f->omega), free(f->cpos), free(f->torn_in), free(f->clip_jm);
 }
 void rig_fit_file_weights(const rig_ctx* ctx, uint32_t w, wset* out) {
     const tl_scene_skin* skin = ctx->skin;
@@ -302,7 +302,12 @@ static bool poses_and_groups(fit* f) {
                     used[skin->joint_count + (j - part->first_new_joint)] = 1;
             }
         }
-    float* jm = ok ? rig_fit_sample_poses(f, used, &f->P) : NULL;
+    float* jm = f->clip_jm; /* the reach's clip poses (the same: they name every joint) */
+    f->clip_jm = NULL;
+    if (jm)
+        f->P = f->clip_P;
+    else
+        jm = ok ? rig_fit_sample_poses(f, used, &f->P) : NULL;
     ok = ok && jm && f->P > 0 && rig_fit_build_groups(f, jm, used);
     free(jm), free(used);
     return ok;

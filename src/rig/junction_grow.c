@@ -180,6 +180,8 @@ bool rig_fit_reach(fit* f, const uint8_t* open, uint8_t* member, uint32_t* reach
             if (torn) member[v] = 2, queue[tail++] = v, ++*reached;
         }
     }
+    if (ok && P && rig_fit_poses_from_clips(f)) /* the fit samples the same clip poses */
+        f->clip_jm = jm, f->clip_P = P, jm = NULL;
     free(used), free(body), free(queue), free(c.slot), free(c.store), free(jm);
     f->P = 0;
     return ok;

@@ -110,9 +110,11 @@ typedef struct fit {
     uint8_t* active;
     uint8_t* in_part; /* nl: 1 for vertices of the part */
     uint8_t* reached; /* nl: 1 for torn body skin the free set reached (rig_fit_reach) */
-    float* pos;       /* nl × P × 3 */
-    float* pos_in;    /* nl × P × 3: with the file's weights */
-    float* depth;     /* nf: distance from the part and its band along the mesh (0 inside) */
+    float* clip_jm;   /* the clips' pose matrices rig_fit_reach sampled, kept for the fit */
+    uint32_t clip_P;
+    float* pos;    /* nl × P × 3 */
+    float* pos_in; /* nl × P × 3: with the file's weights */
+    float* depth;  /* nf: distance from the part and its band along the mesh (0 inside) */
     /* the edge samples' extra weights (iteratively reweighted: each pass adds to the samples
        near tearing): per free vertex, per mesh neighbour slot, per pose */
     uint32_t* eoff;   /* nf + 1: the first slot of free vertex i */
@@ -128,6 +130,9 @@ typedef struct fit {
  * Returns the per-pose joint matrices (P × slots × 16, column-major) and sets *out_P; NULL
  * when out of memory. */
 float* rig_fit_sample_poses(fit* f, const uint8_t* used, uint32_t* out_P);
+
+/* Are the poses sampled from clips (not the range-of-motion set, which depends on `used`)? */
+bool rig_fit_poses_from_clips(const fit* f);
 
 /* Groups the joints `used` marks (and the attachment) by identical motion over the poses
  * `jm`; the chain's joints join the attachment's group. Fills group_of, group_joint, G,
