@@ -133,12 +133,13 @@ static json_t* part_json(const tl_rig_analysis* a, const tl_rig_part* p) {
     json_object_set_new(o, "reason", json_string(p->reason));
     json_object_set_new(
         o, "fit",
-        json_pack("{s:i,s:i,s:i,s:i,s:i,s:i,s:f,s:f,s:f,s:f}", "free_vertices",
+        json_pack("{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:f,s:f,s:f,s:f}", "free_vertices",
                   (int)p->fit.free_vertices, "fixed_vertices", (int)p->fit.fixed_vertices, "poses",
                   (int)p->fit.poses, "iterations", (int)p->fit.iterations, "joints",
-                  (int)p->fit.joints, "reverted", (int)p->fit.reverted, "energy_before",
-                  (double)p->fit.energy_before, "energy_after", (double)p->fit.energy_after,
-                  "energy_final", (double)p->fit.energy_final, "seconds", (double)p->fit.seconds));
+                  (int)p->fit.joints, "reverted", (int)p->fit.reverted, "reached",
+                  (int)p->fit.reached, "energy_before", (double)p->fit.energy_before,
+                  "energy_after", (double)p->fit.energy_after, "energy_final",
+                  (double)p->fit.energy_final, "seconds", (double)p->fit.seconds));
     return o;
 }
 

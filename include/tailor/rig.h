@@ -194,6 +194,7 @@ typedef struct tl_rig_fit {
     uint32_t iterations;     /* local/global passes run */
     uint32_t joints;         /* joint groups (joints that move alike count once) */
     uint32_t reverted;       /* free vertices given the file's weights back */
+    uint32_t reached;        /* free vertices reached over torn body skin (docs/rig.md §8) */
     float energy_before;     /* the edge term with the rig's weights: mean over poses of
                                 Σ (stretch - 1)² over the edges touching the free set */
     float energy_after;      /* … with the kept pass's weights (docs/rig.md §8) */

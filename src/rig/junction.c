@@ -65,11 +65,10 @@ static void fit_free(fit* f) {
     free(f->local), free(f->verts), free(f->input), free(f->rig), free(f->input_joints);
     free(f->rig_joints), free(f->group_of), free(f->group_joint), free(f->mats), free(f->Q);
     free(f->bind), free(f->cand), free(f->ncand), free(f->w), free(f->wrig), free(f->active);
-    free(f->pos), free(f->pos_in), free(f->depth), free(f->in_part);
-    free(f->eoff), free(f->omega), free(f->cpos), free(f->torn_in);
+    free(f->pos), free(f->pos_in), free(f->depth), free(f->in_part), free(f->reached);
+    free(f->eoff), free(f->omega), free(f->cpos), free(f->torn_in), free(f->clip_jm);
 }
-/* The file's weights of welded vertex w in joints: the mean over its copies. */
-static void add_file_weights(const rig_ctx* ctx, uint32_t w, wset* out) {
+void rig_fit_file_weights(const rig_ctx* ctx, uint32_t w, wset* out) {
     const tl_scene_skin* skin = ctx->skin;
     uint32_t first = ctx->copy_first[w], copies = ctx->copy_first[w + 1] - first;
     for (uint32_t k = 0; k < copies; ++k) {
@@ -86,7 +85,7 @@ static void add_file_weights(const rig_ctx* ctx, uint32_t w, wset* out) {
 /* The free set's working arrays, over the welded vertices (W) or the candidates. */
 typedef struct free_scan {
     float r1;         /* the collar radius */
-    uint8_t* own;     /* W: 1 in the part, 2 in its own band */
+    uint8_t* own;     /* W: 1 in the part, 2 in its own band, 3 reached over torn skin */
     uint8_t* open;    /* W: where the geodesic may pass */
     float* dist;      /* W: geodesic distance */
     void* scratch;    /* for tl_mesh_geodesic */
@@ -96,8 +95,9 @@ typedef struct free_scan {
     rig_list fixed;   /* the fixed vertices around the free ones, in local order */
 } free_scan;
 
-/* The candidates: the part, its band, and everything within `junction_ring` collar radii of
- * them along welded edges (in no other part or band). */
+/* The candidates: the part, its band, the torn body skin they reach (rig_fit_reach, on a part
+ * with no misbound skin), and everything within `junction_ring` collar radii of the part and
+ * its band along welded edges (in no other part or band). */
 static bool find_candidates(fit* f, free_scan* s, const uint8_t* banded) {
     const rig_ctx* ctx = f->ctx;
     const rig_wpart* p = f->p;
@@ -105,17 +105,31 @@ static bool find_candidates(fit* f, free_scan* s, const uint8_t* banded) {
     uint32_t W = ctx->W, self = UINT32_MAX;
     for (uint32_t i = 0; i < ctx->part_count; ++i)
         if (&ctx->parts[i] == p) self = i;
-    rig_list seeds = {0};
-    bool ok = true;
-    for (uint32_t i = 0; ok && i < p->verts.count; ++i)
-        s->own[p->verts.items[i]] = 1, ok = rig_list_push(&seeds, p->verts.items[i]);
-    for (uint32_t k = 0; ok && k < part->band_count; ++k) {
+    for (uint32_t i = 0; i < p->verts.count; ++i)
+        s->own[p->verts.items[i]] = 1;
+    for (uint32_t k = 0; k < part->band_count; ++k) {
         uint32_t w = ctx->remap[part->band_vertices[k]];
-        if (!s->own[w]) s->own[w] = 2, ok = rig_list_push(&seeds, w);
+        if (!s->own[w]) s->own[w] = 2;
     }
-    for (uint32_t w = 0; ok && w < W; ++w)
+    for (uint32_t w = 0; w < W; ++w)
         s->open[w] =
             s->own[w] || ((ctx->owner[w] == -1 || (uint32_t)ctx->owner[w] == self) && !banded[w]);
+    /* A part with misbound skin found its root by the file's weights (its growth); one with
+       none (the file binds the tail to bones near it) leaves its root to the motion. */
+    bool ok = true;
+    if (!(p->misbound > 0)) {
+        uint8_t* member = calloc(W + 1, 1);
+        ok = member != NULL;
+        for (uint32_t w = 0; ok && w < W; ++w)
+            member[w] = s->own[w] != 0;
+        ok = ok && rig_fit_reach(f, s->open, member, &f->part->fit.reached);
+        for (uint32_t w = 0; ok && w < W; ++w)
+            if (member[w] == 2) s->own[w] = 3;
+        free(member);
+    }
+    rig_list seeds = {0}; /* the part and its band: the ring is measured from them */
+    for (uint32_t w = 0; ok && w < W; ++w)
+        if (s->own[w] == 1 || s->own[w] == 2) ok = rig_list_push(&seeds, w);
     if (ok)
         tl_mesh_geodesic(s->dist, ctx->adj_off, ctx->adj, ctx->adj_len, W, s->open, seeds.items,
                          seeds.count, s->scratch);
@@ -143,7 +157,7 @@ static bool candidate_weights(const fit* f, free_scan* s) {
     if (!s->rigj || !s->inj) return false;
     for (uint32_t c = 0; c < s->cand.count; ++c) {
         uint32_t w = s->cand.items[c];
-        add_file_weights(ctx, w, &s->inj[c]);
+        rig_fit_file_weights(ctx, w, &s->inj[c]);
         uint32_t u = ctx->copies[ctx->copy_first[w]];
         bool in_part = s->own[w] == 1;
         uint32_t at = in_part ? sorted_index(part->vertices, part->vertex_count, u)
@@ -233,7 +247,7 @@ static bool fill_local(fit* f, const free_scan* s) {
             f->input_joints[i] = s->inj[c], f->rig_joints[i] = s->rigj[c];
             continue;
         }
-        add_file_weights(ctx, w, &f->input_joints[i]);
+        rig_fit_file_weights(ctx, w, &f->input_joints[i]);
         f->rig_joints[i] = f->input_joints[i];
     }
     for (uint32_t i = 0; i < nl; ++i)
@@ -260,6 +274,10 @@ static bool free_set(fit* f, const uint8_t* banded) {
     ok = ok && candidate_weights(f, &s);
     ok = ok && number_local(f, &s);
     ok = ok && fill_local(f, &s);
+    f->reached = ok ? calloc(f->nl + 1, 1) : NULL;
+    ok = ok && f->reached;
+    for (uint32_t i = 0; ok && i < f->nl; ++i)
+        f->reached[i] = s.own[f->verts[i]] == 3;
     free(s.own), free(s.open), free(s.dist), free(s.scratch), free(s.depth);
     free(s.rigj), free(s.inj);
     rig_list_free(&s.cand), rig_list_free(&s.fixed);
@@ -284,7 +302,12 @@ static bool poses_and_groups(fit* f) {
                     used[skin->joint_count + (j - part->first_new_joint)] = 1;
             }
         }
-    float* jm = ok ? rig_fit_sample_poses(f, used, &f->P) : NULL;
+    float* jm = f->clip_jm; /* the reach's clip poses (the same: they name every joint) */
+    f->clip_jm = NULL;
+    if (jm)
+        f->P = f->clip_P;
+    else
+        jm = ok ? rig_fit_sample_poses(f, used, &f->P) : NULL;
     ok = ok && jm && f->P > 0 && rig_fit_build_groups(f, jm, used);
     free(jm), free(used);
     return ok;

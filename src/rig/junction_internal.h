@@ -109,9 +109,12 @@ typedef struct fit {
     double* wrig; /* nf × FIT_CANDIDATES the rig's weights on the candidates */
     uint8_t* active;
     uint8_t* in_part; /* nl: 1 for vertices of the part */
-    float* pos;       /* nl × P × 3 */
-    float* pos_in;    /* nl × P × 3: with the file's weights */
-    float* depth;     /* nf: distance from the part and its band along the mesh (0 inside) */
+    uint8_t* reached; /* nl: 1 for torn body skin the free set reached (rig_fit_reach) */
+    float* clip_jm;   /* the clips' pose matrices rig_fit_reach sampled, kept for the fit */
+    uint32_t clip_P;
+    float* pos;    /* nl × P × 3 */
+    float* pos_in; /* nl × P × 3: with the file's weights */
+    float* depth;  /* nf: distance from the part and its band along the mesh (0 inside) */
     /* the edge samples' extra weights (iteratively reweighted: each pass adds to the samples
        near tearing): per free vertex, per mesh neighbour slot, per pose */
     uint32_t* eoff;   /* nf + 1: the first slot of free vertex i */
@@ -127,6 +130,9 @@ typedef struct fit {
  * Returns the per-pose joint matrices (P × slots × 16, column-major) and sets *out_P; NULL
  * when out of memory. */
 float* rig_fit_sample_poses(fit* f, const uint8_t* used, uint32_t* out_P);
+
+/* Are the poses sampled from clips (not the range-of-motion set, which depends on `used`)? */
+bool rig_fit_poses_from_clips(const fit* f);
 
 /* Groups the joints `used` marks (and the attachment) by identical motion over the poses
  * `jm`; the chain's joints join the attachment's group. Fills group_of, group_joint, G,
@@ -158,5 +164,15 @@ void rig_fit_drop_misbound(const fit* f, uint32_t i, wset* score);
 /* The revert (junction_revert.c): marks `reverted` (nf), the free vertices given back the
  * file's weights (their f->pos too), and counts the reverts; false when out of memory. */
 bool rig_fit_revert(fit* f, uint8_t* reverted, uint32_t* reverts);
+
+/* The file's weights of welded vertex w in joints: the mean over its copies (junction.c). */
+void rig_fit_file_weights(const rig_ctx* ctx, uint32_t w, wset* out);
+
+/* The free set's reach over torn body skin (junction_grow.c): from the welded vertices
+ * `member` marks (the part and its band), breadth first into `open` body vertices (in no
+ * classified part): a neighbour of the set with an edge, then on over edges, whose stretch
+ * with the file's weights over the fit's poses exceeds in some pose the p99 of the body's edge
+ * samples. Marks them 2 in `member` and counts them; false when out of memory. */
+bool rig_fit_reach(fit* f, const uint8_t* open, uint8_t* member, uint32_t* reached);
 
 #endif

@@ -333,6 +333,13 @@ static uint32_t rom_poses(const fit* f, const uint8_t* used, chain_sim* cs, tl_p
     return P;
 }
 
+bool rig_fit_poses_from_clips(const fit* f) {
+    const tl_scene* scene = f->ctx->scene;
+    for (uint32_t c = 0; c < scene->clip_count; ++c)
+        if (!(c < 64 && (f->ctx->def->junction_skip >> c) & 1)) return true;
+    return false;
+}
+
 /* The poses: `per_clip` samples of every clip not skipped; a file with no clip gets the
  * range-of-motion set. Fills f->P and f->mats (for the skin's joints, 12 floats each, then
  * grouped by the caller). Returns the per-pose joint matrices, P × joint_count × 16. */

@@ -434,6 +434,7 @@ static uint64_t bad_samples(const fit* f) {
             const float* pj = f->pos + (size_t)j * P * 3;
             const float* qj = f->pos_in + (size_t)j * P * 3;
             bool part = f->in_part[i] && f->in_part[j];
+            bool reached = f->reached[i] || f->reached[j];
             for (uint32_t t0 = 0; t0 < P; t0 += RATIO_CHUNK) {
                 uint32_t n = P - t0 < RATIO_CHUNK ? P - t0 : RATIO_CHUNK;
                 float r[RATIO_CHUNK];
@@ -441,6 +442,8 @@ static uint64_t bad_samples(const fit* f) {
                 for (uint32_t u = 0; u < n; ++u) {
                     if (part)
                         bad += r[u] > FIT_NEAR || r[u] * FIT_NEAR < 1;
+                    else if (reached)
+                        bad += is_torn(r[u]);
                     else
                         bad += is_torn(r[u]) && !is_torn(pose_ratio(qi, qj, t0 + u, L));
                 }
