@@ -330,14 +330,15 @@ LANE_TARGET KERNEL void NAME(link_limit)(const LINK_T* restrict k, const lane_fr
 }
 
 /* Whether each lane's tip p may be inside one of its colliders (chain_cull_setup): the
- * segment's point nearest p within the grown radius. */
-LANE_TARGET KERNEL void NAME(link_cull)(const lane_frame* restrict f, NAME(link_work) * restrict w,
-                                        int* restrict near) {
+ * segment's point nearest p within the grown radius. (The steps' tips and the output's.) */
+LANE_TARGET KERNEL void NAME(lanes_cull)(const lane_frame* restrict f, const float* restrict p_x,
+                                         const float* restrict p_y, const float* restrict p_z,
+                                         int* restrict near) {
     EACH near[l] = f->cull_all[l];
     for (int m = 0; m < f->cull_count; ++m)
         EACH {
-            float px = w->p_x[l] - f->cull_ax[m][l], py = w->p_y[l] - f->cull_ay[m][l],
-                  pz = w->p_z[l] - f->cull_az[m][l];
+            float px = p_x[l] - f->cull_ax[m][l], py = p_y[l] - f->cull_ay[m][l],
+                  pz = p_z[l] - f->cull_az[m][l];
             float bx = f->cull_bx[m][l], by = f->cull_by[m][l], bz = f->cull_bz[m][l];
             float t = (px * bx + py * by + pz * bz) * f->cull_inv[m][l];
             t = NAME(pick)(t < 0, 0.0f, t);
@@ -364,7 +365,7 @@ LANE_TARGET KERNEL void NAME(link_rope)(const LINK_T* restrict k, int i, lane_fr
         w->v_x[l] = v.x, w->v_y[l] = v.y, w->v_z[l] = v.z, w->p_x[l] = p.x, w->p_y[l] = p.y,
         w->p_z[l] = p.z;
     }
-    NAME(link_cull)(f, w, near);
+    NAME(lanes_cull)(f, w->p_x, w->p_y, w->p_z, near);
     EACH w->flag[l] |= near[l];
 #ifndef NDEBUG /* a tip the cull passes over is one the contact pass would leave as it is */
     for (int l = 0; l < LANE_COUNT; ++l)
@@ -451,12 +452,14 @@ static void NAME(lanes_link)(LINK_T* restrict links, int n, int i, lane_frame* r
 #if !LANE_FEEDBACK /* (the variant shares the output of a chain alone) */
 /* Render-time output of every lane: the read-back swings of the last two steps interpolated
  * (nlerp) at t, turned into local rotations L_i = A_i^-1 S A_i N_i, and the tips by FK from
- * the root at head (the attachment pose's rotation g and scale s). */
+ * the root at head (the attachment pose's rotation g and scale s). With cull slots (f), which
+ * tips may be inside a collider (N; output_contact's cull, in the lanes). */
 LANE_TARGET
 static void NAME(lanes_output)(const LINK_T* restrict links, OUTPUT_T* restrict out, int n,
                                const float* restrict t, float* restrict gx, float* restrict gy,
                                float* restrict gz, float* restrict gw, float* restrict hx,
-                               float* restrict hy, float* restrict hz, const float* restrict s) {
+                               float* restrict hy, float* restrict hz, const float* restrict s,
+                               const lane_frame* restrict f) {
     for (int i = 0; i < n; ++i) {
         const LINK_T* restrict k = &links[i];
         OUTPUT_T* restrict o = &out[i];
@@ -479,6 +482,7 @@ static void NAME(lanes_output)(const LINK_T* restrict links, OUTPUT_T* restrict 
             SET_QT(o, L, l, local);
             SET_V3(o, T, l, head);
         }
+        if (f->cull_count > 0) NAME(lanes_cull)(f, o->Tx, o->Ty, o->Tz, o->N);
     }
 }
 
