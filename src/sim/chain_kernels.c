@@ -200,7 +200,7 @@ typedef struct cull_bound {
     float inv, r2;
 } cull_bound;
 
-static bool cull_bound_of(const tl_collider* c, const float* growth, int links, cull_bound* b) {
+KERNEL bool cull_bound_of(const tl_collider* c, const float* growth, int links, cull_bound* b) {
     if (c->shape != TL_COLLIDER_SPHERE && c->shape != TL_COLLIDER_CAPSULE) return false;
     v3 a = v3_load(c->a), ab = {0, 0, 0};
     if (c->shape == TL_COLLIDER_CAPSULE) ab = v3_sub(v3_load(c->b), a);
