@@ -230,14 +230,23 @@ static void output_lane(const frame_plan* fp, int l, float* t, float* gx, float*
  * onto the nearest point outside, the links beyond it turning with it (their own rotations
  * kept), so no length changes. Only the output moves (the state stays the steps'); an output
  * outside every collider keeps its bits. */
-static void output_contact(const frame_plan* fp, const lane_frame* f, int l) {
+static void output_contact(const frame_plan* fp, const lane_frame* f, int l, uint64_t near_mask) {
     tl_chain* c = fp->chain;
     if (fp->collider_count == 0) return;
+#ifdef NDEBUG /* (Debug builds go on, asserting below that every tip stays) */
+    if (!f->cull_all[l] && near_mask == 0) return; /* no tip near: the pass would move none */
+#endif
     const tl_chain_pose* pose = &fp->target;
     qt G = qt_load(pose->rotation);
     v3 head = v3_madd(v3_load(pose->position), qt_rotate(G, c->root_offset), pose->scale);
     bool near[TL_CHAIN_MAX_BONES], moved = false; /* (near: of the tips as they were) */
-    chain_output_near(fp, f, l, c->out_tips, c->n, near);
+    if (f->cull_all[l]) {                         /* no cull slots: from the colliders */
+        chain_output_near(fp, c->out_tips, c->n, near);
+    } else { /* the output kernel's cull by the lane's slots (lanes_output) */
+        assert(f->collider_count[l] == fp->collider_count && f->cull_count > 0);
+        for (int i = 0; i < c->n; ++i)
+            near[i] = (near_mask >> i) & 1;
+    }
     for (int i = 0; i < c->n; ++i) {
         qt L = qt_load(c->out_local + 4 * i);
         v3 tip = v3_load(c->out_tips + 3 * i), p = tip;
@@ -313,9 +322,12 @@ static void step_alone(frame_plan* fp) {
     float t[1], gx[1], gy[1], gz[1], gw[1], hx[1], hy[1], hz[1], s[1];
     output_lane(fp, 0, t, gx, gy, gz, gw, hx, hy, hz, s);
     lane_output1 out[TL_CHAIN_MAX_BONES];
-    chain_lanes_outputs(links, out, n, t, gx, gy, gz, gw, hx, hy, hz, s, 1);
+    chain_lanes_outputs(links, out, n, t, gx, gy, gz, gw, hx, hy, hz, s, &f, 1);
     copy_output_1(out, 0, c, 0, n);
-    output_contact(fp, &f, 0);
+    uint64_t near_mask = 0;
+    for (int i = 0; i < n && f.cull_count > 0; ++i)
+        near_mask |= (uint64_t)(out[i].N[0] != 0) << i;
+    output_contact(fp, &f, 0, near_mask);
 }
 
 /* Asks the cache for the lines a chain's output stores to (with many chains they were
@@ -419,9 +431,13 @@ static void step_group(lane_group* lead, frame_plan* plans, int count) {
     /* a few links at a time (the outputs' G and head carried in gx..hz), each block then
      * transposed into the chains four lanes at a time, as scatter_states */
     lane_output out[OUTPUT_BLOCK];
+    uint64_t near_mask[LANES] = {0}; /* the output tips that may be inside a collider */
     for (int first = 0; first < n; first += OUTPUT_BLOCK) {
         const int m = n - first < OUTPUT_BLOCK ? n - first : OUTPUT_BLOCK;
-        chain_lanes_outputs(links + first, out, m, t, gx, gy, gz, gw, hx, hy, hz, s, lanes);
+        chain_lanes_outputs(links + first, out, m, t, gx, gy, gz, gw, hx, hy, hz, s, &f, lanes);
+        for (int l = 0; l < count && f.cull_count > 0; ++l)
+            for (int i = 0; i < m; ++i)
+                near_mask[l] |= (uint64_t)(out[i].N[l] != 0) << (first + i);
         int l = 0;
 #if defined(__SSE__)
         for (; l + 4 <= count; l += 4) {
@@ -445,7 +461,7 @@ static void step_group(lane_group* lead, frame_plan* plans, int count) {
             copy_output_batch(out, l, plans[l].chain, first, m);
     }
     for (int l = 0; l < count; ++l)
-        output_contact(&plans[l], &f, l);
+        output_contact(&plans[l], &f, l, near_mask[l]);
 }
 
 /* Steps a group's plans; `*next` counts the groups of this call, which take the batch's

@@ -200,7 +200,7 @@ typedef struct cull_bound {
     float inv, r2;
 } cull_bound;
 
-static bool cull_bound_of(const tl_collider* c, const float* growth, int links, cull_bound* b) {
+KERNEL bool cull_bound_of(const tl_collider* c, const float* growth, int links, cull_bound* b) {
     if (c->shape != TL_COLLIDER_SPHERE && c->shape != TL_COLLIDER_CAPSULE) return false;
     v3 a = v3_load(c->a), ab = {0, 0, 0};
     if (c->shape == TL_COLLIDER_CAPSULE) ab = v3_sub(v3_load(c->b), a);
@@ -297,11 +297,12 @@ bool chain_contact(const lane_frame* f, int l, int link, v3 head, float len, v3 
 }
 
 /* Which of the n output tips (3n floats) may be inside one of the frame's colliders, in near[]:
- * the test of chain_cull_setup / link_cull (the segment's point nearest the tip within the
+ * the test of chain_cull_setup / lanes_cull (the segment's point nearest the tip within the
  * radius grown by the largest growth and a margin), for every sphere and capsule; any other
  * shape, or a non-finite one, leaves every tip near. A tip found outside is one that
- * chain_contact_output leaves as it is, so skipping it changes no bit. */
-static void output_near_bounds(const frame_plan* fp, const float* tips, int n, bool* near) {
+ * chain_contact_output leaves as it is, so skipping it changes no bit. (For a lane without
+ * cull slots; the others' output kernel makes the same test from the slots.) */
+void chain_output_near(const frame_plan* fp, const float* tips, int n, bool* near) {
     for (int i = 0; i < n; ++i)
         near[i] = false;
     for (int k = 0; k < fp->collider_count; ++k) {
@@ -319,33 +320,6 @@ static void output_near_bounds(const frame_plan* fp, const float* tips, int n, b
             t = t > 1 ? 1.0f : t;
             v3 d = v3_sub(pa, v3_scale(b.ab, t));
             near[i] |= v3_dot(d, d) < b.r2;
-        }
-    }
-}
-
-/* The same test from lane l's cull slots, which chain_cull_setup made from the same colliders
- * and growth for the frame's steps (the bounds are not made twice); where the lane has no slots
- * (more than CULL_COLLIDERS colliders, or one that cannot be culled), from the colliders. */
-void chain_output_near(const frame_plan* fp, const lane_frame* f, int l, const float* tips, int n,
-                       bool* near) {
-    if (f->cull_all[l]) {
-        output_near_bounds(fp, tips, n, near);
-        return;
-    }
-    assert(f->collider_count[l] == fp->collider_count);
-    for (int i = 0; i < n; ++i)
-        near[i] = false;
-    for (int m = 0; m < f->cull_count; ++m) {
-        const v3 a = {f->cull_ax[m][l], f->cull_ay[m][l], f->cull_az[m][l]};
-        const v3 ab = {f->cull_bx[m][l], f->cull_by[m][l], f->cull_bz[m][l]};
-        const float inv = f->cull_inv[m][l], r2 = f->cull_r2[m][l];
-        for (int i = 0; i < n && r2 >= 0; ++i) { /* (r2 -1: an unused slot or no size) */
-            v3 pa = v3_sub(v3_load(tips + 3 * i), a);
-            float t = v3_dot(pa, ab) * inv;
-            t = t < 0 ? 0.0f : t;
-            t = t > 1 ? 1.0f : t;
-            v3 d = v3_sub(pa, v3_scale(ab, t));
-            near[i] |= v3_dot(d, d) < r2;
         }
     }
 }
@@ -443,18 +417,18 @@ void chain_lanes_steps(void* links, int n, lane_frame* f, int lanes, bool feedba
 
 void chain_lanes_outputs(const void* links, void* out, int n, float* t, float* gx, float* gy,
                          float* gz, float* gw, float* hx, float* hy, float* hz, float* s,
-                         int lanes) {
+                         const lane_frame* f, int lanes) {
 #if TL_LANES_AVX2
     if (lanes > 1 && chain_has_avx2()) {
-        chain_lanes_outputs_avx2(links, out, n, t, gx, gy, gz, gw, hx, hy, hz, s, lanes);
+        chain_lanes_outputs_avx2(links, out, n, t, gx, gy, gz, gw, hx, hy, hz, s, f, lanes);
         return;
     }
 #endif
-    if (lanes == LANES) BATCH(lanes_output)(links, out, n, t, gx, gy, gz, gw, hx, hy, hz, s);
+    if (lanes == LANES) BATCH(lanes_output)(links, out, n, t, gx, gy, gz, gw, hx, hy, hz, s, f);
 #if TL_LANES_AVX2
     else if (lanes == HALF_LANES)
-        HALF(lanes_output)(links, out, n, t, gx, gy, gz, gw, hx, hy, hz, s);
+        HALF(lanes_output)(links, out, n, t, gx, gy, gz, gw, hx, hy, hz, s, f);
 #endif
     else
-        lanes_output_1(links, out, n, t, gx, gy, gz, gw, hx, hy, hz, s);
+        lanes_output_1(links, out, n, t, gx, gy, gz, gw, hx, hy, hz, s, f);
 }

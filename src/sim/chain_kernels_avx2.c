@@ -53,13 +53,13 @@ void chain_lanes_steps_avx2(lane_link* links, int n, lane_frame* f, int lanes) {
 
 void chain_lanes_outputs_avx2(const lane_link* links, lane_output* out, int n, float* t, float* gx,
                               float* gy, float* gz, float* gw, float* hx, float* hy, float* hz,
-                              float* s, int lanes) {
+                              float* s, const lane_frame* f, int lanes) {
     if (lanes == LANES && chain_has_avx512())
-        chain_lanes_outputs_avx512(links, out, n, t, gx, gy, gz, gw, hx, hy, hz, s);
+        chain_lanes_outputs_avx512(links, out, n, t, gx, gy, gz, gw, hx, hy, hz, s, f);
     else if (lanes == LANES)
-        BATCH_AVX2(lanes_output)(links, out, n, t, gx, gy, gz, gw, hx, hy, hz, s);
+        BATCH_AVX2(lanes_output)(links, out, n, t, gx, gy, gz, gw, hx, hy, hz, s, f);
     else
-        HALF_AVX2(lanes_output)(links, out, n, t, gx, gy, gz, gw, hx, hy, hz, s);
+        HALF_AVX2(lanes_output)(links, out, n, t, gx, gy, gz, gw, hx, hy, hz, s, f);
 }
 #else
 typedef int chain_kernels_avx2_unused; /* (ISO C: no empty translation unit) */

@@ -46,8 +46,8 @@ void chain_lanes_steps_avx512(lane_link* links, int n, lane_frame* f) {
 
 void chain_lanes_outputs_avx512(const lane_link* links, lane_output* out, int n, float* t,
                                 float* gx, float* gy, float* gz, float* gw, float* hx, float* hy,
-                                float* hz, float* s) {
-    lanes_output_16_avx512(links, out, n, t, gx, gy, gz, gw, hx, hy, hz, s);
+                                float* hz, float* s, const lane_frame* f) {
+    lanes_output_16_avx512(links, out, n, t, gx, gy, gz, gw, hx, hy, hz, s, f);
 }
 #elif TL_LANES_AVX2
 bool chain_has_avx512(void) {
@@ -58,10 +58,10 @@ void chain_lanes_steps_avx512(lane_link* links, int n, lane_frame* f) {
 }
 void chain_lanes_outputs_avx512(const lane_link* links, lane_output* out, int n, float* t,
                                 float* gx, float* gy, float* gz, float* gw, float* hx, float* hy,
-                                float* hz, float* s) {
+                                float* hz, float* s, const lane_frame* f) {
     (void)links, (void)out, (void)n, (void)t, (void)gx, (void)gy, (void)gz, (void)gw, (void)hx,
         (void)hy;
-    (void)hz, (void)s;
+    (void)hz, (void)s, (void)f;
 }
 #else
 typedef int chain_kernels_avx512_unused; /* (ISO C: no empty translation unit) */

@@ -93,7 +93,8 @@ typedef struct lane_link1 {
  * the stack (OUTPUT_BLOCK), not in the batch's working copy, which stays smaller in cache. */
 #define LANE_OUTPUT_FIELDS(W)                                                                      \
     float Lx[W], Ly[W], Lz[W], Lw[W]; /* local rotation */                                         \
-    float Tx[W], Ty[W], Tz[W];        /* tip */
+    float Tx[W], Ty[W], Tz[W];        /* tip */                                                    \
+    int N[W]; /* whether the tip may be inside a collider (set only with cull slots) */
 typedef struct lane_output {
     LANE_OUTPUT_FIELDS(LANES)
 } lane_output;
@@ -323,26 +324,27 @@ SIM_INTERNAL int chain_lanes_for(int count);
 SIM_INTERNAL void chain_lanes_steps(void* links, int n, lane_frame* f, int lanes, bool feedback);
 SIM_INTERNAL void chain_lanes_outputs(const void* links, void* out, int n, float* t, float* gx,
                                       float* gy, float* gz, float* gw, float* hx, float* hy,
-                                      float* hz, float* s, int lanes);
+                                      float* hz, float* s, const lane_frame* f, int lanes);
 SIM_INTERNAL void chain_cull_setup(lane_frame* f, int l);
 SIM_INTERNAL bool chain_contact(const lane_frame* f, int l, int link, v3 head, float len, v3 rest,
                                 v3* pp, v3* vp, bool* touch);
 SIM_INTERNAL bool chain_contact_output(const frame_plan* fp, int link, v3 head, float len, v3* p);
-SIM_INTERNAL void chain_output_near(const frame_plan* fp, const lane_frame* f, int l,
-                                    const float* tips, int n, bool* near);
+SIM_INTERNAL void chain_output_near(const frame_plan* fp, const float* tips, int n, bool* near);
 #if TL_LANES_AVX2
 /* chain_kernels_avx2.c: the batch kernels built for AVX2 (taken when the CPU has it) */
 SIM_INTERNAL bool chain_has_avx2(void);
 SIM_INTERNAL void chain_lanes_steps_avx2(lane_link* links, int n, lane_frame* f, int lanes);
 SIM_INTERNAL void chain_lanes_outputs_avx2(const lane_link* links, lane_output* out, int n,
                                            float* t, float* gx, float* gy, float* gz, float* gw,
-                                           float* hx, float* hy, float* hz, float* s, int lanes);
+                                           float* hx, float* hy, float* hz, float* s,
+                                           const lane_frame* f, int lanes);
 /* chain_kernels_avx512.c: the full batch kernels again for AVX-512 (16 floats a vector) */
 SIM_INTERNAL bool chain_has_avx512(void);
 SIM_INTERNAL void chain_lanes_steps_avx512(lane_link* links, int n, lane_frame* f);
 SIM_INTERNAL void chain_lanes_outputs_avx512(const lane_link* links, lane_output* out, int n,
                                              float* t, float* gx, float* gy, float* gz, float* gw,
-                                             float* hx, float* hy, float* hz, float* s);
+                                             float* hx, float* hy, float* hz, float* s,
+                                             const lane_frame* f);
 #endif
 
 #endif

@@ -65,40 +65,15 @@ KERNEL qt NAME(qt_flip)(int c, qt a) {
     return (qt){NAME(flip)(c, a.x), NAME(flip)(c, a.y), NAME(flip)(c, a.z), NAME(flip)(c, a.w)};
 }
 
-/* out = 1 / sqrt(x) per lane, correctly rounded like the scalar 1.0f / sqrtf(x) (compilers
- * vectorise no sqrtf while it may set errno). */
-LANE_TARGET KERNEL void NAME(lanes_rsqrt)(float* restrict out, const float* restrict x) {
-#if defined(LANE_AVX512) && LANE_COUNT % 16 == 0
-    for (int l = 0; l < LANE_COUNT; l += 16)
-        _mm512_storeu_ps(
-            out + l, _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_sqrt_ps(_mm512_loadu_ps(x + l))));
-#elif defined(LANE_AVX2) && LANE_COUNT % 8 == 0
-    for (int l = 0; l < LANE_COUNT; l += 8)
-        _mm256_storeu_ps(
-            out + l, _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_sqrt_ps(_mm256_loadu_ps(x + l))));
-#elif defined(__SSE__) && LANE_COUNT % 4 == 0
-    for (int l = 0; l < LANE_COUNT; l += 4)
-        _mm_storeu_ps(out + l, _mm_div_ps(_mm_set1_ps(1.0f), _mm_sqrt_ps(_mm_loadu_ps(x + l))));
+/* 1 / sqrt(x) of one lane, written inside the loops over the lanes (as sqrtf) so that the values
+ * on either side stay in registers (it was a loop of its own, with the values passed through
+ * arrays). The kernel files are built with -fno-math-errno (CMakeLists.txt): compilers then make
+ * vector square roots and divisions of them, correctly rounded as the scalar ones. */
+KERNEL float NAME(rsqrt_lane)(float x) {
+#if LANE_COUNT == 1
+    return x != 0 ? 1.0f / sqrtf(x) : copysignf(INFINITY, x);
 #else
-    /* x = 0 (a link collapsed by huge coordinates) gives inf as the vector paths do, but
-     * without a division by zero */
-    EACH out[l] = x[l] != 0 ? 1.0f / sqrtf(x[l]) : copysignf(INFINITY, x[l]);
-#endif
-}
-
-/* out = sqrt(x) per lane. */
-LANE_TARGET KERNEL void NAME(lanes_sqrt)(float* restrict out, const float* restrict x) {
-#if defined(LANE_AVX512) && LANE_COUNT % 16 == 0
-    for (int l = 0; l < LANE_COUNT; l += 16)
-        _mm512_storeu_ps(out + l, _mm512_sqrt_ps(_mm512_loadu_ps(x + l)));
-#elif defined(LANE_AVX2) && LANE_COUNT % 8 == 0
-    for (int l = 0; l < LANE_COUNT; l += 8)
-        _mm256_storeu_ps(out + l, _mm256_sqrt_ps(_mm256_loadu_ps(x + l)));
-#elif defined(__SSE__) && LANE_COUNT % 4 == 0
-    for (int l = 0; l < LANE_COUNT; l += 4)
-        _mm_storeu_ps(out + l, _mm_sqrt_ps(_mm_loadu_ps(x + l)));
-#else
-    EACH out[l] = sqrtf(x[l]);
+    return 1.0f / sqrtf(x); /* (x = 0: inf, as 1 / sqrt in vectors) */
 #endif
 }
 
@@ -114,7 +89,7 @@ KERNEL bool NAME(any_lane)(const int* flag) {
 LANE_TARGET
 static void NAME(lanes_pose)(lane_frame* restrict f) {
     float r_x[LANE_COUNT], r_y[LANE_COUNT], r_z[LANE_COUNT], r_w[LANE_COUNT];
-    float cos_half[LANE_COUNT], norm2[LANE_COUNT], inv[LANE_COUNT];
+    float cos_half[LANE_COUNT];
     int flag[LANE_COUNT];
     EACH {
         const float t = f->t[l], bend = t * (t - 1.0f);
@@ -147,12 +122,10 @@ static void NAME(lanes_pose)(lane_frame* restrict f) {
         const float bend = f->t[l] * (f->t[l] - 1.0f); /* the path's bend (frame_plan) */
         r_x[l] += f->crx[l] * bend, r_y[l] += f->cry[l] * bend;
         r_z[l] += f->crz[l] * bend, r_w[l] += f->crw[l] * bend;
-        norm2[l] = r_x[l] * r_x[l] + r_y[l] * r_y[l] + r_z[l] * r_z[l] + r_w[l] * r_w[l];
-    }
-    NAME(lanes_rsqrt)(inv, norm2);
-    EACH {
-        qt R = {r_x[l] * inv[l], r_y[l] * inv[l], r_z[l] * inv[l], r_w[l] * inv[l]};
-        R = NAME(qt_pick)(norm2[l] > 1e-30f, R, qt_identity());
+        float norm2 = r_x[l] * r_x[l] + r_y[l] * r_y[l] + r_z[l] * r_z[l] + r_w[l] * r_w[l];
+        float inv = NAME(rsqrt_lane)(norm2);
+        qt R = {r_x[l] * inv, r_y[l] * inv, r_z[l] * inv, r_w[l] * inv};
+        R = NAME(qt_pick)(norm2 > 1e-30f, R, qt_identity());
         qt W = qt_mul(R, LANE_QT(f, hip, l)); /* W_0 = G_0 A_0^-1 = R H; the hips ride it */
         v3 root = v3_madd(LANE_V3(f, pp, l), qt_rotate(R, LANE_V3(f, off, l)), f->scale[l]);
         SET_QT(f, pr, l, R);
@@ -192,11 +165,10 @@ typedef struct NAME(link_work) {
     float rest_x[LANE_COUNT], rest_y[LANE_COUNT], rest_z[LANE_COUNT], len[LANE_COUNT];
     float p_x[LANE_COUNT], p_y[LANE_COUNT], p_z[LANE_COUNT];
     float v_x[LANE_COUNT], v_y[LANE_COUNT], v_z[LANE_COUNT];
-    float d_x[LANE_COUNT], d_y[LANE_COUNT], d_z[LANE_COUNT], d2[LANE_COUNT];
+    float d_x[LANE_COUNT], d_y[LANE_COUNT], d_z[LANE_COUNT];
     float m_x[LANE_COUNT], m_y[LANE_COUNT], m_z[LANE_COUNT], m_w[LANE_COUNT]; /* neighbours' bend */
     float q_x[LANE_COUNT], q_y[LANE_COUNT], q_z[LANE_COUNT], q_w[LANE_COUNT]; /* the bend */
     float h_x[LANE_COUNT], h_y[LANE_COUNT], h_z[LANE_COUNT]; /* its direction, hips frame */
-    float norm2[LANE_COUNT], inv[LANE_COUNT], mid2[LANE_COUNT], mid_inv[LANE_COUNT];
     int flag[LANE_COUNT];
 } NAME(link_work);
 
@@ -213,16 +185,11 @@ LANE_TARGET KERNEL void NAME(link_neighbours)(const LINK_T* restrict links, int 
         EACH {
             qt a = LANE_QT(f, q, l), b = LANE_QT(next, b, l);
             b = NAME(qt_flip)(qt_dot(a, b) < 0, b);
-            w->m_x[l] = a.x + b.x, w->m_y[l] = a.y + b.y, w->m_z[l] = a.z + b.z,
-            w->m_w[l] = a.w + b.w;
-            w->mid2[l] = w->m_x[l] * w->m_x[l] + w->m_y[l] * w->m_y[l] + w->m_z[l] * w->m_z[l] +
-                         w->m_w[l] * w->m_w[l];
-        }
-        NAME(lanes_rsqrt)(w->mid_inv, w->mid2);
-        EACH {
-            qt m = {w->m_x[l] * w->mid_inv[l], w->m_y[l] * w->mid_inv[l], w->m_z[l] * w->mid_inv[l],
-                    w->m_w[l] * w->mid_inv[l]};
-            m = NAME(qt_pick)(w->mid2[l] > 1e-30f, m, qt_identity());
+            qt m = {a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w};
+            float mid2 = m.x * m.x + m.y * m.y + m.z * m.z + m.w * m.w,
+                  inv = NAME(rsqrt_lane)(mid2);
+            m = NAME(qt_pick)(mid2 > 1e-30f, (qt){m.x * inv, m.y * inv, m.z * inv, m.w * inv},
+                              qt_identity());
             w->m_x[l] = m.x, w->m_y[l] = m.y, w->m_z[l] = m.z, w->m_w[l] = m.w;
         }
     } else if (coupled) {
@@ -275,24 +242,13 @@ LANE_TARGET KERNEL void NAME(link_spring)(const LINK_T* restrict k, lane_frame* 
         w->rest_x[l] = rest.x, w->rest_y[l] = rest.y, w->rest_z[l] = rest.z, w->len[l] = length;
         w->p_x[l] = p.x, w->p_y[l] = p.y, w->p_z[l] = p.z, w->v_x[l] = v.x, w->v_y[l] = v.y,
         w->v_z[l] = v.z;
-        w->q_x[l] = c.x, w->q_y[l] = c.y, w->q_z[l] = c.z, w->q_w[l] = dot;
-        w->norm2[l] = v3_dot(d, d);
-    }
-    NAME(lanes_sqrt)(w->inv, w->norm2);
-    EACH {
-        float d_len = w->inv[l];
-        w->flag[l] = w->q_w[l] < -0.999999f * d_len; /* d opposite u */
-        w->q_w[l] += d_len;
-        w->d2[l] = w->norm2[l];
-        w->norm2[l] = w->q_x[l] * w->q_x[l] + w->q_y[l] * w->q_y[l] + w->q_z[l] * w->q_z[l] +
-                      w->q_w[l] * w->q_w[l];
-    }
-    NAME(lanes_rsqrt)(w->inv, w->norm2);
-    EACH {
-        qt q = {w->q_x[l] * w->inv[l], w->q_y[l] * w->inv[l], w->q_z[l] * w->inv[l],
-                w->q_w[l] * w->inv[l]};
+        float d2 = v3_dot(d, d), d_len = sqrtf(d2);
+        w->flag[l] = dot < -0.999999f * d_len; /* d opposite u */
+        qt q = {c.x, c.y, c.z, dot + d_len};
+        float norm2 = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w, inv = NAME(rsqrt_lane)(norm2);
         /* (a particle on the head: no bend) */
-        q = NAME(qt_pick)((w->norm2[l] > 1e-30f) & (w->d2[l] > 1e-24f), q, qt_identity());
+        q = NAME(qt_pick)((norm2 > 1e-30f) & (d2 > 1e-24f),
+                          (qt){q.x * inv, q.y * inv, q.z * inv, q.w * inv}, qt_identity());
         w->q_x[l] = q.x, w->q_y[l] = q.y, w->q_z[l] = q.z, w->q_w[l] = q.w;
     }
     if (NAME(any_lane)(w->flag))
@@ -330,11 +286,11 @@ LANE_TARGET KERNEL void NAME(link_couple)(const lane_frame* restrict f,
                 r_x[l] = w->q_x[l] * wa + w->m_x[l] * wb, r_y[l] = w->q_y[l] * wa + w->m_y[l] * wb;
                 r_z[l] = w->q_z[l] * wa + w->m_z[l] * wb, r_w[l] = w->q_w[l] * wa + w->m_w[l] * wb;
             }
-    EACH w->norm2[l] = r_x[l] * r_x[l] + r_y[l] * r_y[l] + r_z[l] * r_z[l] + r_w[l] * r_w[l];
-    NAME(lanes_rsqrt)(w->inv, w->norm2);
     EACH {
-        qt r = {r_x[l] * w->inv[l], r_y[l] * w->inv[l], r_z[l] * w->inv[l], r_w[l] * w->inv[l]};
-        r = NAME(qt_pick)(w->norm2[l] > 1e-30f, r, qt_identity());
+        float norm2 = r_x[l] * r_x[l] + r_y[l] * r_y[l] + r_z[l] * r_z[l] + r_w[l] * r_w[l];
+        float inv = NAME(rsqrt_lane)(norm2);
+        qt r = {r_x[l] * inv, r_y[l] * inv, r_z[l] * inv, r_w[l] * inv};
+        r = NAME(qt_pick)(norm2 > 1e-30f, r, qt_identity());
         qt q = NAME(qt_pick)(f->alpha[l] > 0, r, (qt){w->q_x[l], w->q_y[l], w->q_z[l], w->q_w[l]});
         w->q_x[l] = q.x, w->q_y[l] = q.y, w->q_z[l] = q.z, w->q_w[l] = q.w;
     }
@@ -374,14 +330,15 @@ LANE_TARGET KERNEL void NAME(link_limit)(const LINK_T* restrict k, const lane_fr
 }
 
 /* Whether each lane's tip p may be inside one of its colliders (chain_cull_setup): the
- * segment's point nearest p within the grown radius. */
-LANE_TARGET KERNEL void NAME(link_cull)(const lane_frame* restrict f, NAME(link_work) * restrict w,
-                                        int* restrict near) {
+ * segment's point nearest p within the grown radius. (The steps' tips and the output's.) */
+LANE_TARGET KERNEL void NAME(lanes_cull)(const lane_frame* restrict f, const float* restrict p_x,
+                                         const float* restrict p_y, const float* restrict p_z,
+                                         int* restrict near) {
     EACH near[l] = f->cull_all[l];
     for (int m = 0; m < f->cull_count; ++m)
         EACH {
-            float px = w->p_x[l] - f->cull_ax[m][l], py = w->p_y[l] - f->cull_ay[m][l],
-                  pz = w->p_z[l] - f->cull_az[m][l];
+            float px = p_x[l] - f->cull_ax[m][l], py = p_y[l] - f->cull_ay[m][l],
+                  pz = p_z[l] - f->cull_az[m][l];
             float bx = f->cull_bx[m][l], by = f->cull_by[m][l], bz = f->cull_bz[m][l];
             float t = (px * bx + py * by + pz * bz) * f->cull_inv[m][l];
             t = NAME(pick)(t < 0, 0.0f, t);
@@ -408,7 +365,7 @@ LANE_TARGET KERNEL void NAME(link_rope)(const LINK_T* restrict k, int i, lane_fr
         w->v_x[l] = v.x, w->v_y[l] = v.y, w->v_z[l] = v.z, w->p_x[l] = p.x, w->p_y[l] = p.y,
         w->p_z[l] = p.z;
     }
-    NAME(link_cull)(f, w, near);
+    NAME(lanes_cull)(f, w->p_x, w->p_y, w->p_z, near);
     EACH w->flag[l] |= near[l];
 #ifndef NDEBUG /* a tip the cull passes over is one the contact pass would leave as it is */
     for (int l = 0; l < LANE_COUNT; ++l)
@@ -451,15 +408,10 @@ LANE_TARGET KERNEL void NAME(link_read_back)(LINK_T* restrict k, lane_frame* res
         float dot = v3_dot(b, h);
         v3 c = v3_cross(b, h);
         w->flag[l] = dot < -0.999999f;
-        w->m_x[l] = c.x, w->m_y[l] = c.y, w->m_z[l] = c.z, w->m_w[l] = 1.0f + dot;
-        w->norm2[l] = w->m_x[l] * w->m_x[l] + w->m_y[l] * w->m_y[l] + w->m_z[l] * w->m_z[l] +
-                      w->m_w[l] * w->m_w[l];
-    }
-    NAME(lanes_rsqrt)(w->inv, w->norm2);
-    EACH {
-        qt S = {w->m_x[l] * w->inv[l], w->m_y[l] * w->inv[l], w->m_z[l] * w->inv[l],
-                w->m_w[l] * w->inv[l]};
-        S = NAME(qt_pick)(w->norm2[l] > 1e-30f, S, qt_identity());
+        qt S = {c.x, c.y, c.z, 1.0f + dot};
+        float norm2 = S.x * S.x + S.y * S.y + S.z * S.z + S.w * S.w, inv = NAME(rsqrt_lane)(norm2);
+        S = NAME(qt_pick)(norm2 > 1e-30f, (qt){S.x * inv, S.y * inv, S.z * inv, S.w * inv},
+                          qt_identity());
         w->m_x[l] = S.x, w->m_y[l] = S.y, w->m_z[l] = S.z, w->m_w[l] = S.w;
     }
     if (NAME(any_lane)(w->flag))
@@ -500,28 +452,26 @@ static void NAME(lanes_link)(LINK_T* restrict links, int n, int i, lane_frame* r
 #if !LANE_FEEDBACK /* (the variant shares the output of a chain alone) */
 /* Render-time output of every lane: the read-back swings of the last two steps interpolated
  * (nlerp) at t, turned into local rotations L_i = A_i^-1 S A_i N_i, and the tips by FK from
- * the root at head (the attachment pose's rotation g and scale s). */
+ * the root at head (the attachment pose's rotation g and scale s). With cull slots (f), which
+ * tips may be inside a collider (N; output_contact's cull, in the lanes). */
 LANE_TARGET
 static void NAME(lanes_output)(const LINK_T* restrict links, OUTPUT_T* restrict out, int n,
                                const float* restrict t, float* restrict gx, float* restrict gy,
                                float* restrict gz, float* restrict gw, float* restrict hx,
-                               float* restrict hy, float* restrict hz, const float* restrict s) {
-    float q_x[LANE_COUNT], q_y[LANE_COUNT], q_z[LANE_COUNT], q_w[LANE_COUNT], norm2[LANE_COUNT],
-        inv[LANE_COUNT];
+                               float* restrict hy, float* restrict hz, const float* restrict s,
+                               const lane_frame* restrict f) {
     for (int i = 0; i < n; ++i) {
         const LINK_T* restrict k = &links[i];
         OUTPUT_T* restrict o = &out[i];
         EACH {
             qt a = LANE_QT(k, o, l), b = LANE_QT(k, s, l);
             b = NAME(qt_flip)(qt_dot(a, b) < 0, b);
-            q_x[l] = a.x + (b.x - a.x) * t[l], q_y[l] = a.y + (b.y - a.y) * t[l];
-            q_z[l] = a.z + (b.z - a.z) * t[l], q_w[l] = a.w + (b.w - a.w) * t[l];
-            norm2[l] = q_x[l] * q_x[l] + q_y[l] * q_y[l] + q_z[l] * q_z[l] + q_w[l] * q_w[l];
-        }
-        NAME(lanes_rsqrt)(inv, norm2);
-        EACH {
-            qt S = {q_x[l] * inv[l], q_y[l] * inv[l], q_z[l] * inv[l], q_w[l] * inv[l]};
-            S = NAME(qt_pick)(norm2[l] > 1e-30f, S, qt_identity());
+            qt q = {a.x + (b.x - a.x) * t[l], a.y + (b.y - a.y) * t[l], a.z + (b.z - a.z) * t[l],
+                    a.w + (b.w - a.w) * t[l]};
+            float norm2 = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w;
+            float inv = NAME(rsqrt_lane)(norm2);
+            qt S = {q.x * inv, q.y * inv, q.z * inv, q.w * inv};
+            S = NAME(qt_pick)(norm2 > 1e-30f, S, qt_identity());
             v3 axis = qt_unrotate(LANE_QT(k, a, l), (v3){S.x, S.y, S.z});
             qt local = qt_mul((qt){axis.x, axis.y, axis.z, S.w}, LANE_QT(k, n, l));
             qt G = qt_mul((qt){gx[l], gy[l], gz[l], gw[l]}, local);
@@ -532,6 +482,7 @@ static void NAME(lanes_output)(const LINK_T* restrict links, OUTPUT_T* restrict 
             SET_QT(o, L, l, local);
             SET_V3(o, T, l, head);
         }
+        if (f->cull_count > 0) NAME(lanes_cull)(f, o->Tx, o->Ty, o->Tz, o->N);
     }
 }
 
