@@ -463,11 +463,16 @@ static cloth_shape shape_curve(const cloth_shape* o, const cloth_shape* a, const
  * (docs/cloth.md) the peak after a 0.5 s frame was 2.41x the peak before when restarting at rest
  * on the targets (it fell onto the thighs), 3.98x carried with one increment, 2.73x with the
  * colliders left where they end, 2.79x without the relaxation, 1.20x so; compressing the whole
- * frame into the window flung the knight's cape (2.7x). `before` is NULL when the colliders are
- * not the last frame's (another count or kind): the sweep then uses this frame's. `after` is
+ * frame into the window flung the knight's cape (2.7x). The colliders end the sweep where the
+ * body is at the head's end, as the targets do, and `before` is set to them for the window's
+ * steps: swept to the frame's end, they stood a window ahead of the skin, and on CesiumMan's
+ * generated skirt (skinned to the thighs, so its targets move with the thigh capsules) a thigh a
+ * window ahead put the hem on its far side, to slip off 8 frames later (hitch 2.50x, now 1.38x;
+ * docs/cloth.md "The head's colliders at the head's end"). `before` is NULL when the colliders
+ * are not the last frame's (another count or kind): the sweep then uses this frame's. `after` is
  * scratch for this frame's colliders (TL_CLOTH_MAX_COLLIDERS). */
 static void carry_head(tl_cloth* c, const tl_chain_pose* end, float dt, float window, float skipped,
-                       const cloth_shape* before, cloth_shape* after) {
+                       cloth_shape* before, cloth_shape* after) {
     const tl_cloth_model* m = c->model;
     float u = (dt - window) / dt;
     int n = c->n, C = m->columns;
@@ -499,7 +504,7 @@ static void carry_head(tl_cloth* c, const tl_chain_pose* end, float dt, float wi
     for (int j = 1; j <= sweeps; ++j) {
         float s = (float)j / (float)sweeps, w = s * u;
         for (int k = 0; k < shapes; ++k)
-            c->shapes[k] = before ? shape_lerp(&before[k], &after[k], s) : after[k];
+            c->shapes[k] = before ? shape_lerp(&before[k], &after[k], w) : after[k];
         for (int i = 0; i < n; ++i) { /* each particle and its velocity by its target's move */
             float dx = (c->t1x[i] - c->t0x[i]) * (w - done);
             float dy = (c->t1y[i] - c->t0y[i]) * (w - done);
@@ -519,6 +524,7 @@ static void carry_head(tl_cloth* c, const tl_chain_pose* end, float dt, float wi
                     1);
         final_pass(c, w); /* a push moves px along: it adds no velocity */
     }
+    if (before) memcpy(before, c->shapes, sizeof(cloth_shape) * (size_t)shapes);
     memcpy(c->shapes, after, sizeof(cloth_shape) * (size_t)shapes);
     for (int i = 0; i < n; ++i) {
         /* the velocity decayed by the skipped steps' damping; row 0 at rest with its targets */
@@ -570,18 +576,20 @@ void tl_cloth_step(tl_cloth* c, const tl_cloth_input* in, float dt) {
     bool same = last_count == c->shape_count;
     for (int k = 0; same && k < last_count; ++k)
         same = last[k].kind == c->shapes[k].kind;
+    bool hitch = clamped;
     if (clamped) {
         c->stats.clamped_frames++;
         steps = m->max_substeps, c->accumulator = 0;
         float window = (float)steps * h;
+        /* the sweep leaves `last` at the head's end: the window's steps go on from there */
         carry_head(c, &end, dt, window, before + dt - window, same ? last : NULL, after);
         dt = window, before = 0, clamped = false;
-        same = false; /* the sweep ends on this frame's colliders */
     }
     if (same) memcpy(after, c->shapes, sizeof(cloth_shape) * (size_t)last_count);
-    /* the curve when the frame before was about as long (the chain's test) */
+    /* the curve when the frame before was about as long (the chain's test); not across a hitch,
+     * whose head's end is a guess on the line between the frame's two poses */
     float r = c->older_count == last_count && dt > 0 ? c->older_dt / dt : 0;
-    bool curve = same && !in->cut && !teleport && r >= 0.25f && r <= 4;
+    bool curve = same && !hitch && !in->cut && !teleport && r >= 0.25f && r <= 4;
     for (int k = 0; curve && k < last_count; ++k)
         curve = c->older[k].kind == last[k].kind;
     for (int k = 1; k <= steps; ++k) {
@@ -600,7 +608,7 @@ void tl_cloth_step(tl_cloth* c, const tl_cloth_input* in, float dt) {
     }
     if (same) memcpy(c->shapes, after, sizeof(cloth_shape) * (size_t)last_count);
     /* this frame's start colliders, for the next frame's curve */
-    c->older_count = same && !in->cut && !teleport ? last_count : -1;
+    c->older_count = same && !hitch && !in->cut && !teleport ? last_count : -1;
     if (same) memcpy(c->older, last, sizeof(cloth_shape) * (size_t)last_count);
     c->older_dt = dt;
     /* the render time is past the last step: the body (and its colliders) moved on since, so
