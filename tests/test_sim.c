@@ -1212,10 +1212,13 @@ static void test_batch_matches_alone(void) {
 }
 
 /* Batches wider than 8 (16 lanes where the CPU has AVX2) and lanes written back four at a
- * time: 21 eight-bone chains in one list (a batch of 16 or 8, then the rest) get the bits of
- * each chain stepped alone. */
+ * time: 37 eight-bone chains in one list (batches of 16 or 8, then the rest), one of them
+ * twice, get the bits of each chain stepped alone. */
 static void test_wide_batch_matches_alone(void) {
-    enum { WIDE = 21 };
+    /* (with 16 lanes: two full groups, stepped side by side, and one of half lanes; the 1/90 s
+     * chain gives the first group more steps than the second, which then sits out a kernel;
+     * chain 0 listed a second time while its full group waits for a second one) */
+    enum { WIDE = 37, AGAIN_AT = 20 };
     rig r;
     tl_chain *batch[WIDE], *alone[WIDE];
     float radii[TL_CHAIN_MAX_BONES];
@@ -1231,16 +1234,21 @@ static void test_wide_batch_matches_alone(void) {
         alone[k] = create(&def);
         ENSURE(batch[k] && alone[k]);
     }
-    tl_chain_input in[WIDE];
+    tl_chain_input in[WIDE + 1];
     const double dt = 1 / 60.0;
     int first_mismatch = -1;
     for (int frame = 1; frame <= 180 && first_mismatch < 0; ++frame) {
         float step = frame == 120 ? 0.4f : (float)dt;
-        for (int k = 0; k < WIDE; ++k)
-            in[k] = batch_input(k % BATCH, frame, dt);
-        tl_chain_batch_step(test_batch(), batch, in, WIDE, step);
-        for (int k = 0; k < WIDE; ++k)
-            tl_chain_step(alone[k], &in[k], step);
+        tl_chain *list[WIDE + 1], *twins[WIDE + 1];
+        for (int k = 0; k <= WIDE; ++k) {
+            int c = k < AGAIN_AT ? k : k == AGAIN_AT ? 0 : k - 1;
+            list[k] = batch[c], twins[k] = alone[c];
+            in[k] = batch_input(c % BATCH, frame, dt);
+        }
+        in[AGAIN_AT].start = in[0].target; /* chain 0 held still a frame more */
+        tl_chain_batch_step(test_batch(), list, in, WIDE + 1, step);
+        for (int k = 0; k <= WIDE; ++k)
+            tl_chain_step(twins[k], &in[k], step);
         for (int k = 0; k < WIDE; ++k)
             if (!same_chain(batch[k], alone[k]) && first_mismatch < 0) first_mismatch = frame;
     }

@@ -322,6 +322,8 @@ SIM_INTERNAL float chain_step_time(const frame_plan* fp, long j);
 SIM_INTERNAL int chain_batch_lanes(void);
 SIM_INTERNAL int chain_lanes_for(int count);
 SIM_INTERNAL void chain_lanes_steps(void* links, int n, lane_frame* f, int lanes, bool feedback);
+/* Two groups of LANES lanes (each as chain_lanes_steps; their kernels interleaved) */
+SIM_INTERNAL void chain_lanes_steps2(void* la, lane_frame* fa, void* lb, lane_frame* fb, int n);
 SIM_INTERNAL void chain_lanes_outputs(const void* links, void* out, int n, float* t, float* gx,
                                       float* gy, float* gz, float* gw, float* hx, float* hy,
                                       float* hz, float* s, const lane_frame* f, int lanes);
@@ -334,6 +336,8 @@ SIM_INTERNAL void chain_output_near(const frame_plan* fp, const float* tips, int
 /* chain_kernels_avx2.c: the batch kernels built for AVX2 (taken when the CPU has it) */
 SIM_INTERNAL bool chain_has_avx2(void);
 SIM_INTERNAL void chain_lanes_steps_avx2(lane_link* links, int n, lane_frame* f, int lanes);
+SIM_INTERNAL void chain_lanes_steps2_avx2(lane_link* la, lane_frame* fa, lane_link* lb,
+                                          lane_frame* fb, int n);
 SIM_INTERNAL void chain_lanes_outputs_avx2(const lane_link* links, lane_output* out, int n,
                                            float* t, float* gx, float* gy, float* gz, float* gw,
                                            float* hx, float* hy, float* hz, float* s,
@@ -341,6 +345,8 @@ SIM_INTERNAL void chain_lanes_outputs_avx2(const lane_link* links, lane_output* 
 /* chain_kernels_avx512.c: the full batch kernels again for AVX-512 (16 floats a vector) */
 SIM_INTERNAL bool chain_has_avx512(void);
 SIM_INTERNAL void chain_lanes_steps_avx512(lane_link* links, int n, lane_frame* f);
+SIM_INTERNAL void chain_lanes_steps2_avx512(lane_link* la, lane_frame* fa, lane_link* lb,
+                                            lane_frame* fb, int n);
 SIM_INTERNAL void chain_lanes_outputs_avx512(const lane_link* links, lane_output* out, int n,
                                              float* t, float* gx, float* gy, float* gz, float* gw,
                                              float* hx, float* hy, float* hz, float* s,
