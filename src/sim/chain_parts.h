@@ -314,7 +314,12 @@ SIM_INTERNAL void chain_state_drop(tl_chain* c);
 SIM_INTERNAL void chain_place_at_rest(tl_chain* c, const tl_chain_pose* pose, qt hips);
 SIM_INTERNAL bool chain_frame_begin(tl_chain* c, const tl_chain_input* in, float dt,
                                     frame_plan* fp);
-SIM_INTERNAL float chain_step_time(const frame_plan* fp, long j);
+/* Where internal step j is in its frame, 0 (start) to 1 (target). (Inline: it is called per
+ * lane and step.) */
+static inline float chain_step_time(const frame_plan* fp, long j) {
+    float t = (float)(fp->begin + (double)j * fp->chain->step / fp->dt);
+    return t > 1 ? 1 : t;
+}
 
 /* chain_kernels.c: one internal step of `lanes` lanes (chain_lanes_for), the render-time
  * output, and the lane counts. `feedback`: the article's bug 2 (spring_chain_internal.h), a
