@@ -57,7 +57,7 @@ static inline void lanes_finite_n(const lane_link* k, int n, bool* finite, const
 }
 static void lanes_finite(const lane_link* k, int n, bool* finite, int lanes) {
     if (lanes > 1)
-        lanes_finite_n(k, n, finite, LANES); /* (all lanes at once: SIMD) */
+        chain_lanes_finite(k, n, finite); /* (all lanes at once, in the kernels' instructions) */
     else
         lanes_finite_n(k, n, finite, 1);
 }

@@ -344,9 +344,9 @@ bool chain_contact_output(const frame_plan* fp, int link, v3 head, float len, v3
 }
 
 #define LANE_COUNT LANES
-#define LANE_PAIR 1
+#define LANE_FULL 1
 #include "spring_chain_lanes.h"
-#undef LANE_PAIR
+#undef LANE_FULL
 #undef LANE_COUNT
 #if TL_LANES_AVX2
 #define LANE_COUNT HALF_LANES
@@ -428,6 +428,16 @@ void chain_lanes_steps2(void* la, lane_frame* fa, void* lb, lane_frame* fb, int 
     BATCH(lanes_pose)(fb);
     for (int i = 0; i < n; ++i)
         BATCH(lanes_link2)(la, fa, lb, fb, n, i);
+}
+
+void chain_lanes_finite(const void* links, int n, bool* finite) {
+#if TL_LANES_AVX2
+    if (chain_has_avx2()) {
+        chain_lanes_finite_avx2(links, n, finite);
+        return;
+    }
+#endif
+    BATCH(lanes_finite)(links, n, finite);
 }
 
 void chain_lanes_outputs(const void* links, void* out, int n, float* t, float* gx, float* gy,

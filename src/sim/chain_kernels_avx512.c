@@ -20,9 +20,9 @@
     __attribute__((target("avx512f,avx512dq,avx512vl,avx512bw,prefer-vector-width=512")))
 #endif
 #define LANE_AVX512 1
-#define LANE_PAIR 1
+#define LANE_FULL 1
 #include "spring_chain_lanes.h"
-#undef LANE_PAIR
+#undef LANE_FULL
 #undef LANE_AVX512
 #undef LANE_COUNT
 
@@ -54,6 +54,10 @@ void chain_lanes_steps2_avx512(lane_link* la, lane_frame* fa, lane_link* lb, lan
         lanes_link2_16_avx512(la, fa, lb, fb, n, i);
 }
 
+void chain_lanes_finite_avx512(const lane_link* links, int n, bool* finite) {
+    lanes_finite_16_avx512(links, n, finite);
+}
+
 void chain_lanes_outputs_avx512(const lane_link* links, lane_output* out, int n, float* t,
                                 float* gx, float* gy, float* gz, float* gw, float* hx, float* hy,
                                 float* hz, float* s, const lane_frame* f) {
@@ -69,6 +73,9 @@ void chain_lanes_steps_avx512(lane_link* links, int n, lane_frame* f) {
 void chain_lanes_steps2_avx512(lane_link* la, lane_frame* fa, lane_link* lb, lane_frame* fb,
                                int n) {
     (void)la, (void)fa, (void)lb, (void)fb, (void)n;
+}
+void chain_lanes_finite_avx512(const lane_link* links, int n, bool* finite) {
+    (void)links, (void)n, (void)finite;
 }
 void chain_lanes_outputs_avx512(const lane_link* links, lane_output* out, int n, float* t,
                                 float* gx, float* gy, float* gz, float* gw, float* hx, float* hy,

@@ -329,6 +329,8 @@ SIM_INTERNAL int chain_lanes_for(int count);
 SIM_INTERNAL void chain_lanes_steps(void* links, int n, lane_frame* f, int lanes, bool feedback);
 /* Two groups of LANES lanes (each as chain_lanes_steps; their kernels interleaved) */
 SIM_INTERNAL void chain_lanes_steps2(void* la, lane_frame* fa, void* lb, lane_frame* fb, int n);
+/* Whether each of the LANES lanes' state (particles, swings) is finite */
+SIM_INTERNAL void chain_lanes_finite(const void* links, int n, bool* finite);
 SIM_INTERNAL void chain_lanes_outputs(const void* links, void* out, int n, float* t, float* gx,
                                       float* gy, float* gz, float* gw, float* hx, float* hy,
                                       float* hz, float* s, const lane_frame* f, int lanes);
@@ -343,6 +345,7 @@ SIM_INTERNAL bool chain_has_avx2(void);
 SIM_INTERNAL void chain_lanes_steps_avx2(lane_link* links, int n, lane_frame* f, int lanes);
 SIM_INTERNAL void chain_lanes_steps2_avx2(lane_link* la, lane_frame* fa, lane_link* lb,
                                           lane_frame* fb, int n);
+SIM_INTERNAL void chain_lanes_finite_avx2(const lane_link* links, int n, bool* finite);
 SIM_INTERNAL void chain_lanes_outputs_avx2(const lane_link* links, lane_output* out, int n,
                                            float* t, float* gx, float* gy, float* gz, float* gw,
                                            float* hx, float* hy, float* hz, float* s,
@@ -352,6 +355,7 @@ SIM_INTERNAL bool chain_has_avx512(void);
 SIM_INTERNAL void chain_lanes_steps_avx512(lane_link* links, int n, lane_frame* f);
 SIM_INTERNAL void chain_lanes_steps2_avx512(lane_link* la, lane_frame* fa, lane_link* lb,
                                             lane_frame* fb, int n);
+SIM_INTERNAL void chain_lanes_finite_avx512(const lane_link* links, int n, bool* finite);
 SIM_INTERNAL void chain_lanes_outputs_avx512(const lane_link* links, lane_output* out, int n,
                                              float* t, float* gx, float* gy, float* gz, float* gw,
                                              float* hx, float* hy, float* hz, float* s,
