@@ -1272,6 +1272,48 @@ static bool same_output(const tl_chain* a, const tl_chain* b) {
            memcmp(&sa, &sb, sizeof sa) == 0;
 }
 
+/* A batch keeps each lane's settings across frames (lane_group.settings): chains listed in the
+ * same order keep their lanes, and a floor raised into one of them mid-run (tl_chain_set_floor)
+ * reaches its lane; every chain gets the bits of a twin stepped alone. */
+static void test_batch_settings_kept(void) {
+    enum { SAME = 16, RAISED = 3 };
+    rig r;
+    tl_chain *batch[SAME], *alone[SAME];
+    for (int k = 0; k < SAME; ++k) {
+        rig_straight(&r, 8, v3_make(0, -1, 0.1f * (float)(k % 4)), 0.8f);
+        tl_chain_def def = def_for(&r);
+        batch[k] = create(&def);
+        alone[k] = create(&def);
+        ENSURE(batch[k] && alone[k]);
+    }
+    tl_chain_input in[SAME];
+    const double dt = 1 / 60.0;
+    int first_mismatch = -1;
+    for (int frame = 1; frame <= 90 && first_mismatch < 0; ++frame) {
+        if (frame == 30) {
+            tl_chain_set_floor(batch[RAISED], 0.4f);
+            tl_chain_set_floor(alone[RAISED], 0.4f);
+        }
+        for (int k = 0; k < SAME; ++k)
+            in[k] = batch_input(k % BATCH, frame, dt);
+        tl_chain_batch_step(test_batch(), batch, in, SAME, (float)dt);
+        for (int k = 0; k < SAME; ++k)
+            tl_chain_step(alone[k], &in[k], (float)dt);
+        for (int k = 0; k < SAME; ++k)
+            if (!same_output(batch[k], alone[k]) && first_mismatch < 0) first_mismatch = frame;
+    }
+    tl_chain_stats raised = tl_chain_get_stats(alone[RAISED]);
+    fprintf(stderr,
+            "  %d chains, floor raised at frame 30: first frame with different bits %d, "
+            "contacts %u\n",
+            SAME, first_mismatch, raised.contacts);
+    ENSURE(first_mismatch < 0 && raised.contacts > 0);
+    for (int k = 0; k < SAME; ++k) {
+        tl_chain_destroy(batch[k]);
+        tl_chain_destroy(alone[k]);
+    }
+}
+
 /* A batch keeps each chain's state in its lane between frames and writes it back only when it
  * is read or the lane is wanted: 40 eight-bone chains whose state is not read for 150 frames
  * while their order changes (every lane changes chain), a second batch takes some of them, one
@@ -2077,6 +2119,7 @@ static const tl_test_case cases[] = {
     {"batch_matches_alone", test_batch_matches_alone},
     {"wide_batch_matches_alone", test_wide_batch_matches_alone},
     {"batch_keeps_state", test_batch_keeps_state},
+    {"batch_settings_kept", test_batch_settings_kept},
     {"golden_hash", test_golden_hash},
     {"particles_move", test_particles_move},
     {"settings_at_run_time", test_settings_at_run_time},

@@ -155,17 +155,24 @@ static void scatter_states(lane_group* lead, int n, tl_chain* const* chains, con
         if (chains[l]) scatter_lane_batch(links, l, chains[l], scale[l]);
 }
 
-/* Lane l of a frame's settings and poses from a chain's plan. */
-static void setup_lane(lane_frame* f, int l, const frame_plan* fp, int n) {
-    const tl_chain* c = fp->chain;
+/* Lane l of the settings' rows from a chain with n bones (lane_group.settings keeps them
+ * across frames). */
+static void settings_lane(lane_settings* f, int l, const tl_chain* c, int n) {
     f->dt[l] = c->step, f->alpha[l] = n > 1 ? c->coupling_alpha : 0, f->slip[l] = c->slip_decay;
     f->floor_level[l] = c->floor_level;
-    v3 g = v3_scale(c->up, -c->gravity);
-    if (c->force.x != 0 || c->force.y != 0 || c->force.z != 0) g = v3_add(g, c->force);
-    SET_V3(f, g, l, g);
+    SET_V3(f, g, l, v3_scale(c->up, -c->gravity));
     f->lift[l] = c->gravity;
     SET_V3(f, up, l, c->up);
     f->plane[l] = c->plane_enabled, f->floor[l] = c->floor_enabled;
+    SET_V3(f, off, l, c->root_offset);
+    SET_QT(f, hip, l, c->hips_in_attachment);
+}
+
+/* Lane l of a frame's poses from a chain's plan (its settings' rows already in f). */
+static void setup_lane(lane_frame* f, int l, const frame_plan* fp, int n) {
+    const tl_chain* c = fp->chain;
+    if (c->force.x != 0 || c->force.y != 0 || c->force.z != 0)
+        SET_V3(f, g, l, v3_add(LANE_V3(f, g, l), c->force));
     SET_V3(f, ps, l, v3_load(fp->start.position));
     SET_V3(f, pt, l, v3_load(fp->target.position));
     SET_QT(f, rs, l, qt_load(fp->start.rotation));
@@ -176,8 +183,6 @@ static void setup_lane(lane_frame* f, int l, const frame_plan* fp, int n) {
     SET_V3(f, cp, l, fp->curve_position);
     SET_QT(f, cr, l, fp->curve_rotation);
     SET_QT(f, ch, l, fp->curve_hips);
-    SET_V3(f, off, l, c->root_offset);
-    SET_QT(f, hip, l, c->hips_in_attachment);
     f->has_hips[l] = fp->has_hips;
     f->colliders[l] = fp->colliders, f->collider_count[l] = fp->collider_count;
     f->growth[l] = fp->collider_growth, f->links = n;
@@ -309,6 +314,7 @@ static void step_alone(frame_plan* fp) {
     chain_state_sync(c);
     gather_constants_1(links, 0, c);
     gather_state_1(links, 0, c, &serial, &stamp);
+    settings_lane(&f.settings, 0, c, n);
     setup_lane(&f, 0, fp, n);
     for (long j = 1; j <= fp->steps; ++j) {
         f.t[0] = chain_step_time(fp, j);
@@ -381,8 +387,14 @@ static void group_begin(group_run* r, lane_group* lead, frame_plan* plans, int c
             lead->lane_serial[l] = c->constants_id;
         }
         gather_state_batch(links, l, c, &lead->lane_state_serial[l], &lead->lane_state_stamp[l]);
-        setup_lane(&r->f, l, fp, n);
+        if (lead->lane_settings_id[l] != c->settings_id) {
+            settings_lane(&lead->settings, l, c, n);
+            lead->lane_settings_id[l] = c->settings_id;
+        }
     }
+    r->f.settings = lead->settings;
+    for (int l = 0; l < r->lanes; ++l)
+        setup_lane(&r->f, l, &plans[l < count ? l : 0], n);
 }
 
 /* Where internal step j falls in each lane's frame. */
