@@ -1212,10 +1212,13 @@ static void test_batch_matches_alone(void) {
 }
 
 /* Batches wider than 8 (16 lanes where the CPU has AVX2) and lanes written back four at a
- * time: 21 eight-bone chains in one list (a batch of 16 or 8, then the rest) get the bits of
- * each chain stepped alone. */
+ * time: 37 eight-bone chains in one list (batches of 16 or 8, then the rest), one of them
+ * twice, get the bits of each chain stepped alone. */
 static void test_wide_batch_matches_alone(void) {
-    enum { WIDE = 21 };
+    /* (with 16 lanes: two full groups, stepped side by side, and one of half lanes; the 1/90 s
+     * chain gives the first group more steps than the second, which then sits out a kernel;
+     * chain 0 listed a second time while its full group waits for a second one) */
+    enum { WIDE = 37, AGAIN_AT = 20 };
     rig r;
     tl_chain *batch[WIDE], *alone[WIDE];
     float radii[TL_CHAIN_MAX_BONES];
@@ -1231,16 +1234,21 @@ static void test_wide_batch_matches_alone(void) {
         alone[k] = create(&def);
         ENSURE(batch[k] && alone[k]);
     }
-    tl_chain_input in[WIDE];
+    tl_chain_input in[WIDE + 1];
     const double dt = 1 / 60.0;
     int first_mismatch = -1;
     for (int frame = 1; frame <= 180 && first_mismatch < 0; ++frame) {
         float step = frame == 120 ? 0.4f : (float)dt;
-        for (int k = 0; k < WIDE; ++k)
-            in[k] = batch_input(k % BATCH, frame, dt);
-        tl_chain_batch_step(test_batch(), batch, in, WIDE, step);
-        for (int k = 0; k < WIDE; ++k)
-            tl_chain_step(alone[k], &in[k], step);
+        tl_chain *list[WIDE + 1], *twins[WIDE + 1];
+        for (int k = 0; k <= WIDE; ++k) {
+            int c = k < AGAIN_AT ? k : k == AGAIN_AT ? 0 : k - 1;
+            list[k] = batch[c], twins[k] = alone[c];
+            in[k] = batch_input(c % BATCH, frame, dt);
+        }
+        in[AGAIN_AT].start = in[0].target; /* chain 0 held still a frame more */
+        tl_chain_batch_step(test_batch(), list, in, WIDE + 1, step);
+        for (int k = 0; k <= WIDE; ++k)
+            tl_chain_step(twins[k], &in[k], step);
         for (int k = 0; k < WIDE; ++k)
             if (!same_chain(batch[k], alone[k]) && first_mismatch < 0) first_mismatch = frame;
     }
@@ -1262,6 +1270,48 @@ static bool same_output(const tl_chain* a, const tl_chain* b) {
     return memcmp(tl_chain_local_rotations(a), tl_chain_local_rotations(b), 16 * n) == 0 &&
            memcmp(tl_chain_tip_positions(a), tl_chain_tip_positions(b), 12 * n) == 0 &&
            memcmp(&sa, &sb, sizeof sa) == 0;
+}
+
+/* A batch keeps each lane's settings across frames (lane_group.settings): chains listed in the
+ * same order keep their lanes, and a floor raised into one of them mid-run (tl_chain_set_floor)
+ * reaches its lane; every chain gets the bits of a twin stepped alone. */
+static void test_batch_settings_kept(void) {
+    enum { SAME = 16, RAISED = 3 };
+    rig r;
+    tl_chain *batch[SAME], *alone[SAME];
+    for (int k = 0; k < SAME; ++k) {
+        rig_straight(&r, 8, v3_make(0, -1, 0.1f * (float)(k % 4)), 0.8f);
+        tl_chain_def def = def_for(&r);
+        batch[k] = create(&def);
+        alone[k] = create(&def);
+        ENSURE(batch[k] && alone[k]);
+    }
+    tl_chain_input in[SAME];
+    const double dt = 1 / 60.0;
+    int first_mismatch = -1;
+    for (int frame = 1; frame <= 90 && first_mismatch < 0; ++frame) {
+        if (frame == 30) {
+            tl_chain_set_floor(batch[RAISED], 0.4f);
+            tl_chain_set_floor(alone[RAISED], 0.4f);
+        }
+        for (int k = 0; k < SAME; ++k)
+            in[k] = batch_input(k % BATCH, frame, dt);
+        tl_chain_batch_step(test_batch(), batch, in, SAME, (float)dt);
+        for (int k = 0; k < SAME; ++k)
+            tl_chain_step(alone[k], &in[k], (float)dt);
+        for (int k = 0; k < SAME; ++k)
+            if (!same_output(batch[k], alone[k]) && first_mismatch < 0) first_mismatch = frame;
+    }
+    tl_chain_stats raised = tl_chain_get_stats(alone[RAISED]);
+    fprintf(stderr,
+            "  %d chains, floor raised at frame 30: first frame with different bits %d, "
+            "contacts %u\n",
+            SAME, first_mismatch, raised.contacts);
+    ENSURE(first_mismatch < 0 && raised.contacts > 0);
+    for (int k = 0; k < SAME; ++k) {
+        tl_chain_destroy(batch[k]);
+        tl_chain_destroy(alone[k]);
+    }
 }
 
 /* A batch keeps each chain's state in its lane between frames and writes it back only when it
@@ -2069,6 +2119,7 @@ static const tl_test_case cases[] = {
     {"batch_matches_alone", test_batch_matches_alone},
     {"wide_batch_matches_alone", test_wide_batch_matches_alone},
     {"batch_keeps_state", test_batch_keeps_state},
+    {"batch_settings_kept", test_batch_settings_kept},
     {"golden_hash", test_golden_hash},
     {"particles_move", test_particles_move},
     {"settings_at_run_time", test_settings_at_run_time},

@@ -101,6 +101,7 @@ void tl_chain_set_floor(tl_chain* c, float height) {
     assert(c && isfinite(height));
     c->floor_height = height;
     c->floor_level = height + c->settings.ground_clearance * c->scale;
+    c->settings_id = chain_new_id(); /* (lanes holding its settings take them again) */
 }
 
 void tl_chain_particles_move(tl_chain* c, const float* offsets) {
@@ -119,6 +120,7 @@ void tl_chain_set_settings(tl_chain* c, const tl_chain_settings* settings) {
     chain_build_rest(c, settings);
     /* every lane holding this chain's constants gathers them again; its state is kept */
     c->constants_id = chain_new_id();
+    c->settings_id = chain_new_id();
 }
 
 tl_chain_settings tl_chain_get_settings(const tl_chain* c) {
@@ -172,6 +174,7 @@ tl_result tl_chain_create(const tl_chain_def* def, const tl_allocator* allocator
     c->n = n;
     c->serial = chain_new_id();
     c->constants_id = c->serial;
+    c->settings_id = c->serial;
     c->step = def->fixed_step;
     c->scale = def->scale;
     c->floor_height = def->floor_height;

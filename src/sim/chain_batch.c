@@ -57,7 +57,7 @@ static inline void lanes_finite_n(const lane_link* k, int n, bool* finite, const
 }
 static void lanes_finite(const lane_link* k, int n, bool* finite, int lanes) {
     if (lanes > 1)
-        lanes_finite_n(k, n, finite, LANES); /* (all lanes at once: SIMD) */
+        chain_lanes_finite(k, n, finite); /* (all lanes at once, in the kernels' instructions) */
     else
         lanes_finite_n(k, n, finite, 1);
 }
@@ -155,17 +155,24 @@ static void scatter_states(lane_group* lead, int n, tl_chain* const* chains, con
         if (chains[l]) scatter_lane_batch(links, l, chains[l], scale[l]);
 }
 
-/* Lane l of a frame's settings and poses from a chain's plan. */
-static void setup_lane(lane_frame* f, int l, const frame_plan* fp, int n) {
-    const tl_chain* c = fp->chain;
+/* Lane l of the settings' rows from a chain with n bones (lane_group.settings keeps them
+ * across frames). */
+static void settings_lane(lane_settings* f, int l, const tl_chain* c, int n) {
     f->dt[l] = c->step, f->alpha[l] = n > 1 ? c->coupling_alpha : 0, f->slip[l] = c->slip_decay;
     f->floor_level[l] = c->floor_level;
-    v3 g = v3_scale(c->up, -c->gravity);
-    if (c->force.x != 0 || c->force.y != 0 || c->force.z != 0) g = v3_add(g, c->force);
-    SET_V3(f, g, l, g);
+    SET_V3(f, g, l, v3_scale(c->up, -c->gravity));
     f->lift[l] = c->gravity;
     SET_V3(f, up, l, c->up);
     f->plane[l] = c->plane_enabled, f->floor[l] = c->floor_enabled;
+    SET_V3(f, off, l, c->root_offset);
+    SET_QT(f, hip, l, c->hips_in_attachment);
+}
+
+/* Lane l of a frame's poses from a chain's plan (its settings' rows already in f). */
+static void setup_lane(lane_frame* f, int l, const frame_plan* fp, int n) {
+    const tl_chain* c = fp->chain;
+    if (c->force.x != 0 || c->force.y != 0 || c->force.z != 0)
+        SET_V3(f, g, l, v3_add(LANE_V3(f, g, l), c->force));
     SET_V3(f, ps, l, v3_load(fp->start.position));
     SET_V3(f, pt, l, v3_load(fp->target.position));
     SET_QT(f, rs, l, qt_load(fp->start.rotation));
@@ -176,8 +183,6 @@ static void setup_lane(lane_frame* f, int l, const frame_plan* fp, int n) {
     SET_V3(f, cp, l, fp->curve_position);
     SET_QT(f, cr, l, fp->curve_rotation);
     SET_QT(f, ch, l, fp->curve_hips);
-    SET_V3(f, off, l, c->root_offset);
-    SET_QT(f, hip, l, c->hips_in_attachment);
     f->has_hips[l] = fp->has_hips;
     f->colliders[l] = fp->colliders, f->collider_count[l] = fp->collider_count;
     f->growth[l] = fp->collider_growth, f->links = n;
@@ -309,6 +314,7 @@ static void step_alone(frame_plan* fp) {
     chain_state_sync(c);
     gather_constants_1(links, 0, c);
     gather_state_1(links, 0, c, &serial, &stamp);
+    settings_lane(&f.settings, 0, c, n);
     setup_lane(&f, 0, fp, n);
     for (long j = 1; j <= fp->steps; ++j) {
         f.t[0] = chain_step_time(fp, j);
@@ -345,56 +351,91 @@ static void prefetch_write_back(const tl_chain* c) {
 #endif
 }
 
-/* Steps 2 to LANES chains with the same bone count through one frame each in a batch's
- * working copy. */
-static void step_group(lane_group* lead, frame_plan* plans, int count) {
+/* One group's frame in a batch's working copy, in parts (group_begin, then each internal
+ * step's times, kernel and group_after_step, then group_end), so that two groups' kernels
+ * can run interleaved (step_pair). */
+typedef struct group_run {
+    lane_group* lead;
+    frame_plan* plans;
+    int count, n, lanes;
+    long max_steps;
+    bool early[LANES]; /* done before the others (state written back then) */
+    lane_frame f;
+} group_run;
+
+/* Takes the lanes for 2 to LANES chains with the same bone count and sets up their frame. */
+static void group_begin(group_run* r, lane_group* lead, frame_plan* plans, int count) {
     const int n = plans[0].chain->n;
     lane_link* links = lead->links;
-    lane_frame f;
-    long max_steps = 0;
-    bool early[LANES] = {false};
-    const int lanes = chain_lanes_for(count);
+    r->lead = lead, r->plans = plans, r->count = count, r->n = n;
+    r->lanes = chain_lanes_for(count);
+    r->max_steps = 0;
+    for (int l = 0; l < LANES; ++l)
+        r->early[l] = false;
     for (int l = 0; l < count; ++l) {
         prefetch_write_back(plans[l].chain);
-        if (plans[l].steps > max_steps) max_steps = plans[l].steps;
+        if (plans[l].steps > r->max_steps) r->max_steps = plans[l].steps;
     }
-    for (int l = 0; l < lanes; ++l) {
+    for (int l = 0; l < r->lanes; ++l) {
         const frame_plan* fp = &plans[l < count ? l : 0]; /* spare lanes repeat lane 0 */
         tl_chain* c = fp->chain;
         lane_claim(lead, l, c);
         /* a lane the padding steps run over keeps no chain's only state */
-        if (l < count && fp->steps < max_steps) chain_state_sync(c);
+        if (l < count && fp->steps < r->max_steps) chain_state_sync(c);
         if (lead->lane_serial[l] != c->constants_id) {
             gather_constants_batch(links, l, c);
             lead->lane_serial[l] = c->constants_id;
         }
         gather_state_batch(links, l, c, &lead->lane_state_serial[l], &lead->lane_state_stamp[l]);
-        setup_lane(&f, l, fp, n);
-    }
-    for (long j = 1; j <= max_steps; ++j) {
-        for (int l = 0; l < lanes; ++l) {
-            const frame_plan* fp = &plans[l < count ? l : 0];
-            f.t[l] = chain_step_time(fp, j <= fp->steps ? j : fp->steps);
+        if (lead->lane_settings_id[l] != c->settings_id) {
+            settings_lane(&lead->settings, l, c, n);
+            lead->lane_settings_id[l] = c->settings_id;
         }
-        chain_lanes_steps(links, n, &f, lanes, false);
-        for (int l = 0; l < count; ++l) {
-            if (j != plans[l].steps) continue;
-            record_step(&f, l, &plans[l]);
-            if (j < max_steps) { /* done before the others */
-                tl_chain* c = plans[l].chain;
-                early[l] = true;
-                tl_chain* only[LANES] = {NULL};
-                float scale[LANES] = {0};
-                bool finite[LANES];
-                only[l] = c, scale[l] = plans[l].last_pose.scale;
-                scatter_states(lead, n, only, scale, finite);
-                if (!finite[l]) {
-                    c->stats.nonfinite_states++;
-                    chain_place_at_rest(c, &plans[l].target, plans[l].hips_target);
-                }
+    }
+    r->f.settings = lead->settings;
+    for (int l = 0; l < r->lanes; ++l)
+        setup_lane(&r->f, l, &plans[l < count ? l : 0], n);
+}
+
+/* Where internal step j falls in each lane's frame. */
+static void group_times(group_run* r, long j) {
+    for (int l = 0; l < r->lanes; ++l) {
+        const frame_plan* fp = &r->plans[l < r->count ? l : 0];
+        r->f.t[l] = chain_step_time(fp, j <= fp->steps ? j : fp->steps);
+    }
+}
+
+/* After internal step j: the lanes whose frame it ends record it, and those done before the
+ * others write their state back now (the padding steps run over it). */
+static void group_after_step(group_run* r, long j) {
+    frame_plan* plans = r->plans;
+    for (int l = 0; l < r->count; ++l) {
+        if (j != plans[l].steps) continue;
+        record_step(&r->f, l, &plans[l]);
+        if (j < r->max_steps) {
+            tl_chain* c = plans[l].chain;
+            r->early[l] = true;
+            tl_chain* only[LANES] = {NULL};
+            float scale[LANES] = {0};
+            bool finite[LANES];
+            only[l] = c, scale[l] = plans[l].last_pose.scale;
+            scatter_states(r->lead, r->n, only, scale, finite);
+            if (!finite[l]) {
+                c->stats.nonfinite_states++;
+                chain_place_at_rest(c, &plans[l].target, plans[l].hips_target);
             }
         }
     }
+}
+
+/* The lanes' bookkeeping after the group's steps and the render-time output. */
+static void group_end(group_run* r) {
+    lane_group* lead = r->lead;
+    frame_plan* plans = r->plans;
+    const int n = r->n, count = r->count, lanes = r->lanes;
+    const long max_steps = r->max_steps;
+    lane_link* links = lead->links;
+    const lane_frame* f = &r->f;
     /* lanes the padding steps ran over no longer hold their chain's state */
     for (int l = 0; l < lanes; ++l)
         if (l >= count || plans[l].steps < max_steps) lead->lane_state_serial[l] = 0;
@@ -406,7 +447,7 @@ static void step_group(lane_group* lead, frame_plan* plans, int count) {
     bool finite[LANES];
     for (int l = 0; l < count; ++l) {
         frame_plan* fp = &plans[l];
-        if (fp->steps > 0 && !early[l]) back[l] = fp->chain, back_scale[l] = fp->last_pose.scale;
+        if (fp->steps > 0 && !r->early[l]) back[l] = fp->chain, back_scale[l] = fp->last_pose.scale;
     }
     /* their state stays in the lanes, checked there (written back when read: chain_state_sync) */
     lanes_finite(links, n, finite, lanes);
@@ -434,8 +475,8 @@ static void step_group(lane_group* lead, frame_plan* plans, int count) {
     uint64_t near_mask[LANES] = {0}; /* the output tips that may be inside a collider */
     for (int first = 0; first < n; first += OUTPUT_BLOCK) {
         const int m = n - first < OUTPUT_BLOCK ? n - first : OUTPUT_BLOCK;
-        chain_lanes_outputs(links + first, out, m, t, gx, gy, gz, gw, hx, hy, hz, s, &f, lanes);
-        for (int l = 0; l < count && f.cull_count > 0; ++l)
+        chain_lanes_outputs(links + first, out, m, t, gx, gy, gz, gw, hx, hy, hz, s, f, lanes);
+        for (int l = 0; l < count && f->cull_count > 0; ++l)
             for (int i = 0; i < m; ++i)
                 near_mask[l] |= (uint64_t)(out[i].N[l] != 0) << (first + i);
         int l = 0;
@@ -461,20 +502,100 @@ static void step_group(lane_group* lead, frame_plan* plans, int count) {
             copy_output_batch(out, l, plans[l].chain, first, m);
     }
     for (int l = 0; l < count; ++l)
-        output_contact(&plans[l], &f, l, near_mask[l]);
+        output_contact(&plans[l], f, l, near_mask[l]);
 }
 
-/* Steps a group's plans; `*next` counts the groups of this call, which take the batch's
- * working copies in turn. */
-static void step_plans(tl_chain_batch* batch, int* next, frame_plan* plans, int count) {
+/* Steps 2 to LANES chains with the same bone count through one frame each in a batch's
+ * working copy. */
+static void step_group(lane_group* lead, frame_plan* plans, int count) {
+    group_run r;
+    group_begin(&r, lead, plans, count);
+    for (long j = 1; j <= r.max_steps; ++j) {
+        group_times(&r, j);
+        chain_lanes_steps(lead->links, r.n, &r.f, r.lanes, false);
+        group_after_step(&r, j);
+    }
+    group_end(&r);
+}
+
+/* Two full groups with the same bone count in two working copies: as step_group each (the
+ * same operations, so the same bits), their kernels interleaved while both have steps. */
+static void step_pair(lane_group* lead_a, frame_plan* plans_a, int count_a, lane_group* lead_b,
+                      frame_plan* plans_b, int count_b) {
+    group_run a, b;
+    group_begin(&a, lead_a, plans_a, count_a);
+    group_begin(&b, lead_b, plans_b, count_b);
+    assert(a.lanes == LANES && b.lanes == LANES && a.n == b.n && lead_a != lead_b);
+    const long steps = a.max_steps > b.max_steps ? a.max_steps : b.max_steps;
+    for (long j = 1; j <= steps; ++j) {
+        const bool in_a = j <= a.max_steps, in_b = j <= b.max_steps;
+        if (in_a) group_times(&a, j);
+        if (in_b) group_times(&b, j);
+        if (in_a && in_b)
+            chain_lanes_steps2(lead_a->links, &a.f, lead_b->links, &b.f, a.n);
+        else
+            chain_lanes_steps(in_a ? lead_a->links : lead_b->links, a.n, in_a ? &a.f : &b.f, LANES,
+                              false);
+        if (in_a) group_after_step(&a, j);
+        if (in_b) group_after_step(&b, j);
+    }
+    group_end(&a);
+    group_end(&b);
+}
+
+/* The groups of one tl_chain_batch_step call: which working copy the next takes, and a full
+ * group held back (its plans in a row of the call's) until another can step beside it. */
+typedef struct batch_call {
+    tl_chain_batch* batch;
+    int next;         /* groups so far: they take the batch's working copies in turn */
+    frame_plan* held; /* the group held back, or NULL */
+    int held_count;
+    lane_group* held_lead;
+    frame_plan* spare; /* the row a held group's plans leave free */
+} batch_call;
+
+static void plans_unlist(frame_plan* plans, int count) {
     for (int l = 0; l < count; ++l)
         plans[l].chain->listed = 0;
+}
+
+/* Steps the held group, if any, alone. */
+static void call_flush(batch_call* call) {
+    if (!call->held) return;
+    step_group(call->held_lead, call->held, call->held_count);
+    plans_unlist(call->held, call->held_count);
+    call->spare = call->held, call->held = NULL;
+}
+
+/* Steps the group of plans in *row (a row of the call's). A full group with the same bone
+ * count as a held one steps beside it; without one it is held (*row then gets the spare row). */
+static void step_plans(batch_call* call, frame_plan** row, int count) {
+    frame_plan* plans = *row;
     if (count == 1) {
+        plans_unlist(plans, count);
         step_alone(&plans[0]);
         return;
     }
-    step_group(&batch->groups[*next % batch->group_count], plans, count);
-    ++*next;
+    tl_chain_batch* batch = call->batch;
+    lane_group* lead = &batch->groups[call->next % batch->group_count];
+    ++call->next;
+    const bool pairs = chain_lanes_for(count) == LANES;
+    if (pairs && call->held && call->held_lead != lead &&
+        call->held[0].chain->n == plans[0].chain->n) {
+        step_pair(call->held_lead, call->held, call->held_count, lead, plans, count);
+        plans_unlist(call->held, call->held_count);
+        plans_unlist(plans, count);
+        call->spare = call->held, call->held = NULL;
+        return;
+    }
+    call_flush(call);
+    if (pairs) {
+        call->held = plans, call->held_count = count, call->held_lead = lead;
+        *row = call->spare, call->spare = NULL;
+        return;
+    }
+    step_group(lead, plans, count);
+    plans_unlist(plans, count);
 }
 
 void tl_chain_step(tl_chain* c, const tl_chain_input* in, float dt) {
@@ -495,10 +616,14 @@ enum { PLAN_AHEAD = 4 };
 void tl_chain_batch_step(tl_chain_batch* batch, tl_chain* const* chains,
                          const tl_chain_input* inputs, int count, float dt) {
     assert(batch && count >= 0 && (count == 0 || (chains && inputs)));
-    frame_plan groups[OPEN_GROUPS][LANES];
-    int used[OPEN_GROUPS] = {0}, next = 0;
+    frame_plan rows[OPEN_GROUPS + 1][LANES]; /* (one more: a held group's) */
+    frame_plan* groups[OPEN_GROUPS];
+    batch_call call = {batch, 0, NULL, 0, NULL, rows[OPEN_GROUPS]};
+    int used[OPEN_GROUPS] = {0};
+    for (int g = 0; g < OPEN_GROUPS; ++g)
+        groups[g] = rows[g];
     const int capacity = chain_batch_lanes();
-    const uint64_t call = chain_new_id();
+    const uint64_t id = chain_new_id();
     for (int k = 0; k < count; ++k) {
         tl_chain* c = chains[k];
         assert(c->n <= batch->max_bones && "the batch was made for fewer bones");
@@ -508,13 +633,15 @@ void tl_chain_batch_step(tl_chain_batch* batch, tl_chain* const* chains,
                 __builtin_prefetch((const char*)chains[k + PLAN_AHEAD] + at, 1);
 #endif
         /* a chain listed twice steps twice, one frame after the other */
-        if (c->listed == call)
+        if (c->listed == id) {
             for (int g = 0; g < OPEN_GROUPS; ++g)
                 for (int l = 0; l < used[g]; ++l)
                     if (groups[g][l].chain == c) {
-                        step_plans(batch, &next, groups[g], used[g]);
+                        step_plans(&call, &groups[g], used[g]);
                         used[g] = 0;
                     }
+            call_flush(&call); /* (it may be held) */
+        }
         /* the group first, so that the plan is made in its place (not copied) */
         int g = 0;
         while (g < OPEN_GROUPS && !(used[g] > 0 && groups[g][0].chain->n == c->n))
@@ -525,7 +652,7 @@ void tl_chain_batch_step(tl_chain_batch* batch, tl_chain* const* chains,
                 ++g;
             if (g == OPEN_GROUPS) { /* every group open for other bone counts */
                 g = 0;
-                step_plans(batch, &next, groups[0], used[0]);
+                step_plans(&call, &groups[0], used[0]);
                 used[0] = 0;
             }
         }
@@ -534,12 +661,13 @@ void tl_chain_batch_step(tl_chain_batch* batch, tl_chain* const* chains,
             continue;
         }
         if (!chain_frame_begin(c, &inputs[k], dt, &groups[g][used[g]])) continue;
-        c->listed = call;
+        c->listed = id;
         if (++used[g] == capacity) {
-            step_plans(batch, &next, groups[g], used[g]);
+            step_plans(&call, &groups[g], used[g]);
             used[g] = 0;
         }
     }
     for (int g = 0; g < OPEN_GROUPS; ++g)
-        if (used[g] > 0) step_plans(batch, &next, groups[g], used[g]);
+        if (used[g] > 0) step_plans(&call, &groups[g], used[g]);
+    call_flush(&call);
 }

@@ -21,7 +21,8 @@ static bool pose_equal(const tl_chain_pose* a, const tl_chain_pose* b) {
            a->rotation[3] == b->rotation[3] && a->scale == b->scale;
 }
 
-static tl_chain_pose pose_normalized(const tl_chain_pose* p) {
+/* (inlined: called, it copied the pose out and back through the stack) */
+KERNEL tl_chain_pose pose_normalized(const tl_chain_pose* p) {
     tl_chain_pose out = *p;
     qt_store(out.rotation, qt_normalize(qt_load(p->rotation)));
     return out;
@@ -350,10 +351,4 @@ bool chain_frame_begin(tl_chain* c, const tl_chain_input* in, float dt, frame_pl
     fp->steps = steps;
     fp->owed = owed;
     return true;
-}
-
-/* Where internal step j is in its frame, 0 (start) to 1 (target). */
-float chain_step_time(const frame_plan* fp, long j) {
-    float t = (float)(fp->begin + (double)j * fp->chain->step / fp->dt);
-    return t > 1 ? 1 : t;
 }

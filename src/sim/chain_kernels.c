@@ -344,7 +344,9 @@ bool chain_contact_output(const frame_plan* fp, int link, v3 head, float len, v3
 }
 
 #define LANE_COUNT LANES
+#define LANE_FULL 1
 #include "spring_chain_lanes.h"
+#undef LANE_FULL
 #undef LANE_COUNT
 #if TL_LANES_AVX2
 #define LANE_COUNT HALF_LANES
@@ -413,6 +415,29 @@ void chain_lanes_steps(void* links, int n, lane_frame* f, int lanes, bool feedba
         for (int i = 0; i < n; ++i)
             lanes_link_1(links, n, i, f);
     }
+}
+
+void chain_lanes_steps2(void* la, lane_frame* fa, void* lb, lane_frame* fb, int n) {
+#if TL_LANES_AVX2
+    if (chain_has_avx2()) {
+        chain_lanes_steps2_avx2(la, fa, lb, fb, n);
+        return;
+    }
+#endif
+    BATCH(lanes_pose)(fa);
+    BATCH(lanes_pose)(fb);
+    for (int i = 0; i < n; ++i)
+        BATCH(lanes_link2)(la, fa, lb, fb, n, i);
+}
+
+void chain_lanes_finite(const void* links, int n, bool* finite) {
+#if TL_LANES_AVX2
+    if (chain_has_avx2()) {
+        chain_lanes_finite_avx2(links, n, finite);
+        return;
+    }
+#endif
+    BATCH(lanes_finite)(links, n, finite);
 }
 
 void chain_lanes_outputs(const void* links, void* out, int n, float* t, float* gx, float* gy,

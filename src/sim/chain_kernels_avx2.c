@@ -10,7 +10,9 @@
 #define LANE_ISA _avx2
 #define LANE_TARGET __attribute__((target("avx2")))
 #define LANE_AVX2 1
+#define LANE_FULL 1
 #include "spring_chain_lanes.h"
+#undef LANE_FULL
 #undef LANE_COUNT
 #define LANE_COUNT HALF_LANES
 #define LANE_ISA _avx2
@@ -49,6 +51,24 @@ void chain_lanes_steps_avx2(lane_link* links, int n, lane_frame* f, int lanes) {
         for (int i = 0; i < n; ++i)
             HALF_AVX2(lanes_link)(links, n, i, f);
     }
+}
+
+void chain_lanes_steps2_avx2(lane_link* la, lane_frame* fa, lane_link* lb, lane_frame* fb, int n) {
+    if (chain_has_avx512()) {
+        chain_lanes_steps2_avx512(la, fa, lb, fb, n);
+        return;
+    }
+    BATCH_AVX2(lanes_pose)(fa);
+    BATCH_AVX2(lanes_pose)(fb);
+    for (int i = 0; i < n; ++i)
+        BATCH_AVX2(lanes_link2)(la, fa, lb, fb, n, i);
+}
+
+void chain_lanes_finite_avx2(const lane_link* links, int n, bool* finite) {
+    if (chain_has_avx512())
+        chain_lanes_finite_avx512(links, n, finite);
+    else
+        BATCH_AVX2(lanes_finite)(links, n, finite);
 }
 
 void chain_lanes_outputs_avx2(const lane_link* links, lane_output* out, int n, float* t, float* gx,

@@ -20,7 +20,9 @@
     __attribute__((target("avx512f,avx512dq,avx512vl,avx512bw,prefer-vector-width=512")))
 #endif
 #define LANE_AVX512 1
+#define LANE_FULL 1
 #include "spring_chain_lanes.h"
+#undef LANE_FULL
 #undef LANE_AVX512
 #undef LANE_COUNT
 
@@ -44,6 +46,18 @@ void chain_lanes_steps_avx512(lane_link* links, int n, lane_frame* f) {
         lanes_link_16_avx512(links, n, i, f);
 }
 
+void chain_lanes_steps2_avx512(lane_link* la, lane_frame* fa, lane_link* lb, lane_frame* fb,
+                               int n) {
+    lanes_pose_16_avx512(fa);
+    lanes_pose_16_avx512(fb);
+    for (int i = 0; i < n; ++i)
+        lanes_link2_16_avx512(la, fa, lb, fb, n, i);
+}
+
+void chain_lanes_finite_avx512(const lane_link* links, int n, bool* finite) {
+    lanes_finite_16_avx512(links, n, finite);
+}
+
 void chain_lanes_outputs_avx512(const lane_link* links, lane_output* out, int n, float* t,
                                 float* gx, float* gy, float* gz, float* gw, float* hx, float* hy,
                                 float* hz, float* s, const lane_frame* f) {
@@ -55,6 +69,13 @@ bool chain_has_avx512(void) {
 }
 void chain_lanes_steps_avx512(lane_link* links, int n, lane_frame* f) {
     (void)links, (void)n, (void)f;
+}
+void chain_lanes_steps2_avx512(lane_link* la, lane_frame* fa, lane_link* lb, lane_frame* fb,
+                               int n) {
+    (void)la, (void)fa, (void)lb, (void)fb, (void)n;
+}
+void chain_lanes_finite_avx512(const lane_link* links, int n, bool* finite) {
+    (void)links, (void)n, (void)finite;
 }
 void chain_lanes_outputs_avx512(const lane_link* links, lane_output* out, int n, float* t,
                                 float* gx, float* gy, float* gz, float* gw, float* hx, float* hy,

@@ -122,6 +122,7 @@ struct tl_chain {
     int n;
     uint64_t serial;       /* unique per create: the key of the lanes' state caches */
     uint64_t constants_id; /* ... of their constants' caches: new at every change of settings */
+    uint64_t settings_id;  /* ... of their settings' (lane_settings): new at every change */
     uint64_t stamp;        /* counts the changes of the state arrays below */
     /* settings, in world units for one internal step */
     float step;           /* fixed internal step, s */
@@ -176,6 +177,19 @@ struct tl_chain {
     int home_lane;
 };
 
+/* (the settings' rows: kept in a batch's lanes across frames, lane_group.settings) */
+#define LANE_SETTINGS_ROWS                                                                         \
+    float dt[LANES], alpha[LANES], slip[LANES], floor_level[LANES];                                \
+    float lift[LANES]; /* gravity's magnitude, world units / s^2: what the muscle holds */         \
+    float gx[LANES], gy[LANES], gz[LANES];    /* gravity (a frame adds its force) */               \
+    float upx[LANES], upy[LANES], upz[LANES]; /* world up */                                       \
+    int plane[LANES], floor[LANES];                                                                \
+    float offx[LANES], offy[LANES], offz[LANES];              /* bone 0's origin, attachment */    \
+    float hipx[LANES], hipy[LANES], hipz[LANES], hipw[LANES]; /* H */
+typedef struct lane_settings {
+    LANE_SETTINGS_ROWS
+} lane_settings;
+
 /* Chains are grouped by bone count, chain_batch_lanes() to a group, in their order; a batch
  * holds a working copy per open group. */
 enum { OPEN_GROUPS = 4 };
@@ -186,6 +200,8 @@ typedef struct lane_group {
     uint64_t lane_serial[LANES];       /* whose constants each lane holds (constants_id) */
     uint64_t lane_state_serial[LANES]; /* whose state each lane holds (0: nobody's) ... */
     uint64_t lane_state_stamp[LANES];  /* ... and as of which change */
+    uint64_t lane_settings_id[LANES];  /* whose settings each lane of `settings` holds */
+    lane_settings settings;            /* (copied into each frame's lane_frame) */
 } lane_group;
 struct tl_chain_batch {
     tl_allocator allocator;
@@ -219,11 +235,13 @@ enum { CULL_COLLIDERS = 8 }; /* spheres and capsules a lane culls by (beyond: no
 
 /* The per-chain settings of the lanes and the running values of one internal step. */
 typedef struct lane_frame {
-    float dt[LANES], alpha[LANES], slip[LANES], floor_level[LANES], scale[LANES];
-    float lift[LANES]; /* gravity's magnitude, world units / s^2: what the muscle holds */
-    float gx[LANES], gy[LANES], gz[LANES];    /* gravity, world units / s^2 */
-    float upx[LANES], upy[LANES], upz[LANES]; /* world up */
-    int plane[LANES], floor[LANES];
+    union { /* the settings' rows, by name (f->dt) or as a block (f->settings) */
+        lane_settings settings;
+        struct {
+            LANE_SETTINGS_ROWS
+        };
+    };
+    float scale[LANES];
     const tl_collider* colliders[LANES]; /* world, the frame's */
     int collider_count[LANES];
     const float* growth[LANES]; /* per collider and link, or NULL (tl_chain_input) */
@@ -257,8 +275,6 @@ typedef struct lane_frame {
     float cpx[LANES], cpy[LANES], cpz[LANES]; /* the path's bend (frame_plan) */
     float crx[LANES], cry[LANES], crz[LANES], crw[LANES];
     float chx[LANES], chy[LANES], chz[LANES], chw[LANES];
-    float offx[LANES], offy[LANES], offz[LANES];              /* bone 0's origin, attachment */
-    float hipx[LANES], hipy[LANES], hipz[LANES], hipw[LANES]; /* H */
     int has_hips[LANES];
     /* per internal step: where it is in the frame and the interpolated poses */
     float t[LANES];
@@ -314,7 +330,12 @@ SIM_INTERNAL void chain_state_drop(tl_chain* c);
 SIM_INTERNAL void chain_place_at_rest(tl_chain* c, const tl_chain_pose* pose, qt hips);
 SIM_INTERNAL bool chain_frame_begin(tl_chain* c, const tl_chain_input* in, float dt,
                                     frame_plan* fp);
-SIM_INTERNAL float chain_step_time(const frame_plan* fp, long j);
+/* Where internal step j is in its frame, 0 (start) to 1 (target). (Inline: it is called per
+ * lane and step.) */
+static inline float chain_step_time(const frame_plan* fp, long j) {
+    float t = (float)(fp->begin + (double)j * fp->chain->step / fp->dt);
+    return t > 1 ? 1 : t;
+}
 
 /* chain_kernels.c: one internal step of `lanes` lanes (chain_lanes_for), the render-time
  * output, and the lane counts. `feedback`: the article's bug 2 (spring_chain_internal.h), a
@@ -322,6 +343,10 @@ SIM_INTERNAL float chain_step_time(const frame_plan* fp, long j);
 SIM_INTERNAL int chain_batch_lanes(void);
 SIM_INTERNAL int chain_lanes_for(int count);
 SIM_INTERNAL void chain_lanes_steps(void* links, int n, lane_frame* f, int lanes, bool feedback);
+/* Two groups of LANES lanes (each as chain_lanes_steps; their kernels interleaved) */
+SIM_INTERNAL void chain_lanes_steps2(void* la, lane_frame* fa, void* lb, lane_frame* fb, int n);
+/* Whether each of the LANES lanes' state (particles, swings) is finite */
+SIM_INTERNAL void chain_lanes_finite(const void* links, int n, bool* finite);
 SIM_INTERNAL void chain_lanes_outputs(const void* links, void* out, int n, float* t, float* gx,
                                       float* gy, float* gz, float* gw, float* hx, float* hy,
                                       float* hz, float* s, const lane_frame* f, int lanes);
@@ -334,6 +359,9 @@ SIM_INTERNAL void chain_output_near(const frame_plan* fp, const float* tips, int
 /* chain_kernels_avx2.c: the batch kernels built for AVX2 (taken when the CPU has it) */
 SIM_INTERNAL bool chain_has_avx2(void);
 SIM_INTERNAL void chain_lanes_steps_avx2(lane_link* links, int n, lane_frame* f, int lanes);
+SIM_INTERNAL void chain_lanes_steps2_avx2(lane_link* la, lane_frame* fa, lane_link* lb,
+                                          lane_frame* fb, int n);
+SIM_INTERNAL void chain_lanes_finite_avx2(const lane_link* links, int n, bool* finite);
 SIM_INTERNAL void chain_lanes_outputs_avx2(const lane_link* links, lane_output* out, int n,
                                            float* t, float* gx, float* gy, float* gz, float* gw,
                                            float* hx, float* hy, float* hz, float* s,
@@ -341,6 +369,9 @@ SIM_INTERNAL void chain_lanes_outputs_avx2(const lane_link* links, lane_output* 
 /* chain_kernels_avx512.c: the full batch kernels again for AVX-512 (16 floats a vector) */
 SIM_INTERNAL bool chain_has_avx512(void);
 SIM_INTERNAL void chain_lanes_steps_avx512(lane_link* links, int n, lane_frame* f);
+SIM_INTERNAL void chain_lanes_steps2_avx512(lane_link* la, lane_frame* fa, lane_link* lb,
+                                            lane_frame* fb, int n);
+SIM_INTERNAL void chain_lanes_finite_avx512(const lane_link* links, int n, bool* finite);
 SIM_INTERNAL void chain_lanes_outputs_avx512(const lane_link* links, lane_output* out, int n,
                                              float* t, float* gx, float* gy, float* gz, float* gw,
                                              float* hx, float* hy, float* hz, float* s,

@@ -449,6 +449,48 @@ static void NAME(lanes_link)(LINK_T* restrict links, int n, int i, lane_frame* r
     NAME(link_read_back)(k, f, &work);
 }
 
+#if LANE_COUNT > 1 && defined(LANE_FULL) /* (the full batch's width: its extras) */
+/* Whether each lane's state (particles and swings) is finite: x - x is 0 for a finite x and
+ * NaN otherwise. */
+LANE_TARGET
+static void NAME(lanes_finite)(const LINK_T* restrict links, int n, bool* restrict finite) {
+    float nan_if_not_finite[LANE_COUNT] = {0};
+    for (int i = 0; i < n; ++i) {
+        const LINK_T* restrict k = &links[i];
+        EACH nan_if_not_finite[l] += (k->px[l] - k->px[l]) + (k->py[l] - k->py[l]) +
+                                     (k->pz[l] - k->pz[l]) + (k->vx[l] - k->vx[l]) +
+                                     (k->vy[l] - k->vy[l]) + (k->vz[l] - k->vz[l]) +
+                                     (k->sx[l] - k->sx[l]) + (k->sy[l] - k->sy[l]) +
+                                     (k->sz[l] - k->sz[l]) + (k->sw[l] - k->sw[l]);
+    }
+    for (int l = 0; l < LANE_COUNT; ++l)
+        finite[l] = nan_if_not_finite[l] == 0;
+}
+
+/* Link i of two groups' lanes, their parts alternating: each group's link is one dependent
+ * chain of square roots and divisions, and the other group's part beside it gives the core
+ * independent work meanwhile. Each group's operations are lanes_link's, so its bits too. */
+LANE_TARGET
+static void NAME(lanes_link2)(LINK_T* restrict la, lane_frame* restrict fa, LINK_T* restrict lb,
+                              lane_frame* restrict fb, int n, int i) {
+    LINK_T* restrict ka = &la[i];
+    LINK_T* restrict kb = &lb[i];
+    NAME(link_work) wa, wb;
+    NAME(link_neighbours)(la, n, i, fa, &wa);
+    NAME(link_neighbours)(lb, n, i, fb, &wb);
+    NAME(link_spring)(ka, fa, &wa, i > 0 ? 1.0f : 0.0f);
+    NAME(link_spring)(kb, fb, &wb, i > 0 ? 1.0f : 0.0f);
+    if (n > 1) NAME(link_couple)(fa, &wa);
+    if (n > 1) NAME(link_couple)(fb, &wb);
+    NAME(link_limit)(ka, fa, &wa);
+    NAME(link_limit)(kb, fb, &wb);
+    NAME(link_rope)(ka, i, fa, &wa);
+    NAME(link_rope)(kb, i, fb, &wb);
+    NAME(link_read_back)(ka, fa, &wa);
+    NAME(link_read_back)(kb, fb, &wb);
+}
+#endif
+
 #if !LANE_FEEDBACK /* (the variant shares the output of a chain alone) */
 /* Render-time output of every lane: the read-back swings of the last two steps interpolated
  * (nlerp) at t, turned into local rotations L_i = A_i^-1 S A_i N_i, and the tips by FK from
