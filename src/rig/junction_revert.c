@@ -90,9 +90,12 @@ static int deeper_first(const void* a, const void* b) {
 
 /* May free vertex i take the file's weights back? Not a vertex of the part whose file weights
  * name a joint drop_misbound keeps from it: the revert must not bind the tail to the shin
- * again either. */
+ * again either. Nor any vertex of the part in a fit with no clip: the range of motion holds
+ * the chain still (but for its swings), so the file's binding of the tail to body bones
+ * looks harmless there, and tears the tail once the chain moves (docs/rig.md §8). */
 static bool may_revert(const fit* f, uint32_t i) {
     if (!f->in_part[i]) return true;
+    if (!rig_fit_poses_from_clips(f)) return false;
     wset score = {0};
     for (uint32_t m = 0; m < f->input[i].n; ++m)
         if (f->input[i].w[m] >= FIT_DROP) wset_add(&score, f->input[i].j[m], 1);
