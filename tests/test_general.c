@@ -400,9 +400,55 @@ static void general_cases(void) {
     if (strict) ENSURE_MSG(misses == 0, "%d cells miss the bars", misses);
 }
 
+/* A thigh-bound horse rigged with every clip skipped (the range-of-motion fit, docs/rig.md §8
+ * session 10c): the whole tail's p99 and max within the body's (the `tail` bar) in the walk
+ * and the fast clip. With the 60° girdles the revert gave the tail's flare back the file's
+ * binding to the hip joint, and it tore (1.880 / 4.06 against the body's max 3.30). */
+static void noclip_thigh_flare(void) {
+    const variant v = {"horse", "thigh", 1, false};
+    const original* o = original_of(v.key);
+    char name[128], base[4096], in[4200], out[4200], truth[4200], skip[4096] = "";
+    variant_name(&v, name, sizeof name);
+    snprintf(base, sizeof base, "%s", tl_test_scratch("noclip-horse-thigh"));
+    snprintf(in, sizeof in, "%s.glb", base);
+    snprintf(out, sizeof out, "%s.rigged.glb", base);
+    snprintf(truth, sizeof truth, "%s.truth.json", base);
+    ENSURE_MSG(make_variant(&v, base), "%s: tail_styles.py failed", name);
+    char* text = NULL;
+    ENSURE(tl_test_cli(&text, "inspect '%s' --json", in) == 0 && text);
+    json_t* doc = json_loads(text, 0, NULL);
+    free(text);
+    ENSURE(doc);
+    size_t i;
+    json_t* a;
+    json_array_foreach(json_object_get(doc, "animations"), i, a) {
+        const char* clip = json_string_value(json_object_get(a, "name"));
+        ENSURE(clip && strlen(skip) + strlen(clip) + 16 < sizeof skip);
+        strcat(skip, " --fit-skip '"), strcat(skip, clip), strcat(skip, "'");
+    }
+    json_decref(doc);
+    ENSURE(i > 0);
+    ENSURE(tl_test_cli(NULL, "rig '%s' -o '%s' --force%s >/dev/null 2>&1", in, out, skip) == 0);
+    for (int c = 0; c < 2; ++c) {
+        const char* clip = c ? o->fast : o->walk;
+        json_t* mi = measure(in, clip, truth);
+        json_t* mo = measure(out, clip, truth);
+        ENSURE(mi && mo);
+        double p99 = num(mo, "regions.0.stretch.chain.p99"),
+               max = num(mo, "regions.0.stretch.chain.max");
+        double body_p99 = num(mi, "body.stretch.p99"), body_max = num(mi, "body.stretch.max");
+        fprintf(stderr, "  %s %s, no clips: whole tail p99/max %.3f/%.2f, body %.3f/%.2f\n", name,
+                clip, p99, max, body_p99, body_max);
+        ENSURE_MSG(p99 <= body_p99 && max <= body_max, "%s %s (no clips): the whole tail tears",
+                   name, clip);
+        json_decref(mi), json_decref(mo);
+    }
+}
+
 int main(int argc, char** argv) {
     static const tl_test_case cases[] = {
         {"general_cases", general_cases},
+        {"noclip_thigh_flare", noclip_thigh_flare},
     };
     return tl_test_main(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }

@@ -1443,6 +1443,18 @@ static void test_junction_cases(void) {
                            "%s %s (%s): the whole tail misses the bar", cases[k].name, clip,
                            j ? "hold-out" : "fit");
             }
+            /* a file with no clip (the range-of-motion fit): new tears within the bar and the
+               whole tail within the body's stretch, always; torn at most 0.1% and never above
+               the input counted with the misses below */
+            ENSURE_MSG(rom.tears.new_torn_pct <= 0.25f && rom.tail.p99 <= input[1].p99 &&
+                           rom.tail.max <= input[1].max && rom.tail.p99 <= input[0].p99,
+                       "%s %s (no clips): new tears %.3f%% or the whole tail misses the bar",
+                       cases[k].name, clip, rom.tears.new_torn_pct);
+            if (!(rom.tail.torn_pct <= 0.1f && rom.tail.torn_pct <= input[0].torn_pct)) {
+                fprintf(stderr, "    %s %s: the whole tail tears %.3f%% with no clips\n",
+                        cases[k].name, clip, rom.tail.torn_pct);
+                ++failures;
+            }
             if (!(fit.touched.torn_pct <= fit.touched_input.torn_pct)) {
                 fprintf(stderr, "    %s %s: the body skin the rig touched tears more\n",
                         cases[k].name, clip);

@@ -66,6 +66,7 @@ static void fit_free(fit* f) {
     free(f->rig_joints), free(f->group_of), free(f->group_joint), free(f->mats), free(f->Q);
     free(f->bind), free(f->cand), free(f->ncand), free(f->w), free(f->wrig), free(f->active);
     free(f->pos), free(f->pos_in), free(f->depth), free(f->in_part), free(f->reached);
+    free(f->held);
     free(f->eoff), free(f->omega), free(f->cpos), free(f->torn_in), free(f->clip_jm);
 }
 void rig_fit_file_weights(const rig_ctx* ctx, uint32_t w, wset* out) {
@@ -458,6 +459,53 @@ static float chain_share(const fit* f, const uint32_t jo[4], const float wo[4]) 
     return share;
 }
 
+/* The group that carries most of the part's file weights: the body joint the file binds the
+ * tail to (the attachment's group where the file follows the tail's parent). */
+static uint32_t part_file_group(const fit* f, double* share) {
+    for (uint32_t i = 0; i < f->nf; ++i)
+        for (uint32_t m = 0; f->in_part[i] && m < f->input[i].n; ++m)
+            share[f->input[i].j[m]] += f->input[i].w[m];
+    uint32_t best = 0;
+    for (uint32_t g = 1; g < f->G; ++g)
+        if (share[g] > share[best]) best = g;
+    return best;
+}
+
+/* In a fit with no clip, the skin outside the part that the revert may not give back its
+ * file weights (f->held), as the part's own may not (junction_revert.c): a vertex the kept
+ * pass puts on the chain more than on any body joint, whose file weights follow mostly the
+ * joint the file binds the part to, when that is not the chain's attachment. The file binds
+ * it as it binds the tail, and the range of motion, holding the chain still but for its
+ * swings, cannot judge that binding: with the girdles at 60° it judged the file's binding of
+ * a tail's flare to a hip joint no worse, and the flare tore once the chain moved (docs/rig.md
+ * §8, session 10c). Body skin the fit put on the chain but the file binds elsewhere (a thigh
+ * beside a tail the file gave the hips) stays free to take its file weights back. `none` is
+ * all zero (nothing reverted yet). */
+static bool mark_held(fit* f, const uint8_t* none) {
+    if (rig_fit_poses_from_clips(f)) return true;
+    f->held = calloc(f->nf + 1, 1);
+    double* share = calloc(f->G + 1, sizeof *share);
+    if (!f->held || !share) return free(share), false;
+    uint32_t tail_g = part_file_group(f, share);
+    free(share);
+    if (tail_g == (uint32_t)f->group_of[f->p->attach]) return true;
+    for (uint32_t i = 0; i < f->nf; ++i) {
+        if (f->in_part[i] || f->input[i].n == 0) continue;
+        uint32_t top = 0; /* the file's largest group */
+        for (uint32_t m = 1; m < f->input[i].n; ++m)
+            if (f->input[i].w[m] > f->input[i].w[top]) top = m;
+        if (f->input[i].j[top] != tail_g) continue;
+        uint32_t jo[4];
+        float wo[4];
+        vertex_result(f, i, none, jo, wo);
+        float body = 0; /* the largest share on one body joint */
+        for (int k = 0; k < 4; ++k)
+            if (jo[k] < f->ctx->skin->joint_count && wo[k] > body) body = wo[k];
+        f->held[i] = chain_share(f, jo, wo) > body;
+    }
+    return true;
+}
+
 /* 5. The write-back: the part's vertices into its plan (each copy); its other changed
  * vertices become its band, in place of the old one, and are marked in `banded`. */
 static bool write_back(fit* f, const uint8_t* reverted, uint8_t* banded) {
@@ -552,7 +600,7 @@ bool rig_part_junction(rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part, uint
     uint32_t iterations = 0, reverts = 0;
     ok = ok && rig_fit_solve(&f, &iterations); /* 3. the local/global passes */
     uint8_t* reverted = ok ? calloc(f.nf + 1, 1) : NULL;
-    ok = ok && reverted && rig_fit_revert(&f, reverted, &reverts);
+    ok = ok && reverted && mark_held(&f, reverted) && rig_fit_revert(&f, reverted, &reverts);
     part->fit.energy_final = ok ? (float)rig_fit_energy(&f) : 0;
     ok = ok && write_back(&f, reverted, banded);
     if (ok) {

@@ -109,6 +109,7 @@ typedef struct fit {
     double* wrig; /* nf × FIT_CANDIDATES the rig's weights on the candidates */
     uint8_t* active;
     uint8_t* in_part; /* nl: 1 for vertices of the part */
+    uint8_t* held;    /* nf: kept from the revert (mark_held, fits with no clip), or NULL */
     uint8_t* reached; /* nl: 1 for torn body skin the free set reached (rig_fit_reach) */
     float* clip_jm;   /* the clips' pose matrices rig_fit_reach sampled, kept for the fit */
     uint32_t clip_P;

@@ -184,7 +184,10 @@ static const float ROM_SWING_DEGREES = 45; /* the chain's swing, root to tip */
 
 /* A joint of this role's range, in degrees, one way: near the ends of what a walk, a gallop or
  * a jump asks of it (a fit shown the extremes stays nearer the file's weights where they
- * hold; shown less, it tore more of the clips' skin: docs/rig.md §8). */
+ * hold; shown less, it tore more of the clips' skin: docs/rig.md §8). A limb's girdle (hip,
+ * shoulder) gets the widest limb range: rigs split a leg's swing between the girdle joints
+ * and the thigh as they please, and quadruped gallops turn hip-role joints well past 30° (on
+ * the cases 56-111° from rest: at 30° the fit never saw the rump folded so, and tore it). */
 static float rom_degrees(tl_role role) {
     switch (role) {
     case TL_ROLE_THIGH:
@@ -192,14 +195,13 @@ static float rom_degrees(tl_role role) {
         return 50;
     case TL_ROLE_SHIN:
     case TL_ROLE_FOREARM:
+    case TL_ROLE_HIP:
+    case TL_ROLE_SHOULDER:
         return 60;
     case TL_ROLE_FOOT:
     case TL_ROLE_HAND:
     case TL_ROLE_TOE:
         return 40;
-    case TL_ROLE_HIP:
-    case TL_ROLE_SHOULDER:
-        return 30;
     default:
         return 20; /* torso, neck, head and joints of no role */
     }

@@ -90,15 +90,24 @@ static int deeper_first(const void* a, const void* b) {
 
 /* May free vertex i take the file's weights back? Not a vertex of the part whose file weights
  * name a joint drop_misbound keeps from it: the revert must not bind the tail to the shin
- * again either. */
+ * again either. Nor any vertex of the part in a fit with no clip: the range of motion holds
+ * the chain still (but for its swings), so the file's binding of the tail to body bones
+ * looks harmless there, and tears the tail once the chain moves (docs/rig.md §8). */
 static bool may_revert(const fit* f, uint32_t i) {
+    if (f->held && f->held[i]) return false; /* the file's binding of the tail's skin */
     if (!f->in_part[i]) return true;
+    if (!rig_fit_poses_from_clips(f)) return false;
     wset score = {0};
     for (uint32_t m = 0; m < f->input[i].n; ++m)
         if (f->input[i].w[m] >= FIT_DROP) wset_add(&score, f->input[i].j[m], 1);
     uint32_t n = score.n;
     rig_fit_drop_misbound(f, i, &score);
     return score.n == n;
+}
+
+/* May free vertex i be in a patch of body skin given back together? */
+static bool may_join_patch(const fit* f, uint32_t i) {
+    return !f->in_part[i] && !(f->held && f->held[i]);
 }
 
 /* What is worth judging again (docs/rig.md "The junction fit", revert): a single revert of
@@ -215,7 +224,7 @@ static uint32_t revert_patches(fit* f, const uint32_t* sequence, uint8_t* revert
     uint32_t count = 0;
     for (uint32_t n = 0; n < f->nf; ++n) {
         uint32_t i = sequence[n], v = f->verts[i];
-        if (reverted[i] || f->in_part[i] || !(mk->dirty[i] & DIRTY_PATCH)) continue;
+        if (reverted[i] || !may_join_patch(f, i) || !(mk->dirty[i] & DIRTY_PATCH)) continue;
         mk->dirty[i] &= (uint8_t)~DIRTY_PATCH;
         bool anew = false;
         for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1] && !anew; ++k) {
@@ -235,8 +244,8 @@ static uint32_t revert_patches(fit* f, const uint32_t* sequence, uint8_t* revert
                 uint32_t u = f->verts[patch[m]];
                 for (uint32_t k = ctx->adj_off[u]; k < ctx->adj_off[u + 1]; ++k) {
                     int32_t j = f->local[ctx->adj[k]];
-                    if (j < 0 || (uint32_t)j >= f->nf || reverted[j] || f->in_part[j] ||
-                        size == FIT_PATCH_MAX)
+                    if (j < 0 || (uint32_t)j >= f->nf || reverted[j] ||
+                        !may_join_patch(f, (uint32_t)j) || size == FIT_PATCH_MAX)
                         continue;
                     reverted[j] = 3;
                     patch[size++] = (uint32_t)j;
