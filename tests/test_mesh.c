@@ -690,6 +690,10 @@ static void percentiles(void) {
     ENSURE(tl_mesh_percentile(inf, 3, 100) == INFINITY);
     float one = 42;
     ENSURE(tl_mesh_percentile(&one, 1, 99) == 42);
+    for (size_t k = 0; k < 10; ++k) { /* the k-th smallest, no interpolation */
+        memcpy(copy, v, sizeof v);
+        ENSURE(tl_mesh_nth(copy, 10, k) == (float)(k + 1));
+    }
 
     enum { n = 1001 };
     float* values = malloc(n * sizeof(float));

@@ -201,6 +201,10 @@ float tl_mesh_box_overlap(const tl_mesh_box* a, const tl_mesh_box* b);
  * distances), NaN is not; count must be ≥ 1. */
 float tl_mesh_percentile(float* values, size_t count, float p);
 
+/* The k-th smallest of count values (k < count; no interpolation), by the same selection:
+ * reorders `values`. */
+float tl_mesh_nth(float* values, size_t count, size_t k);
+
 #ifdef __cplusplus
 }
 #endif

@@ -333,9 +333,9 @@ static void player_hook(void* user, tl_pose* pose, float time) {
     tl_player_advance(h->rig->player, pose, h->clip, time);
 }
 
-/* The skin a cloth lattice re-weighted: the part and every vertex whose influences changed onto
- * a joint the file did not have (the lattice's bones; joints are matched by name, the rig
- * appends its own). The chain's set is the part and its band, which the rig plans itself. */
+/* The skin a cloth lattice re-weighted: the part and every vertex with weight on a joint the
+ * file did not have (the rig appends its joints after the file's, rig.md "What the output file
+ * holds"). The chain's set is the part and its band, which the rig plans itself. */
 static void cloth_changed_mask(const tl_scene_skin* sb, const tl_scene_skin* sa,
                                const tl_rig_part* part, uint8_t* mask) {
     for (uint32_t k = 0; k < part->vertex_count; ++k)
@@ -343,13 +343,8 @@ static void cloth_changed_mask(const tl_scene_skin* sb, const tl_scene_skin* sa,
     for (uint32_t v = 0; v < sa->vertex_count; ++v) {
         const uint32_t* j = sa->influence_joints + (size_t)v * sa->influence_count;
         const float* w = sa->influence_weights + (size_t)v * sa->influence_count;
-        for (uint32_t k = 0; k < sa->influence_count && !mask[v]; ++k) {
-            if (!(w[k] > 0)) continue;
-            bool known = false;
-            for (uint32_t b = 0; b < sb->joint_count && !known; ++b)
-                known = !strcmp(sa->joints[j[k]].name, sb->joints[b].name);
-            mask[v] = !known;
-        }
+        for (uint32_t k = 0; k < sa->influence_count; ++k)
+            if (w[k] > 0 && j[k] >= sb->joint_count) mask[v] = 1;
     }
 }
 

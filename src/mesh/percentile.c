@@ -29,6 +29,12 @@ static void select_nth(float* values, size_t count, size_t k) {
     }
 }
 
+float tl_mesh_nth(float* values, size_t count, size_t k) {
+    assert(values && k < count);
+    select_nth(values, count, k);
+    return values[k];
+}
+
 float tl_mesh_percentile(float* values, size_t count, float p) {
     assert(values && count > 0 && p >= 0.0f && p <= 100.0f);
     for (size_t i = 0; i < count; ++i)

@@ -58,35 +58,6 @@ static bool edge_positions(pos_cache* c, uint32_t u, uint32_t v, const float** a
     return *a && *b;
 }
 
-/* The k-th smallest of x[0..n-1], n ≥ 1 (reorders x). */
-static float select_kth(float* x, size_t n, size_t k) {
-    size_t lo = 0, hi = n - 1;
-    while (lo < hi) {
-        float pivot = x[lo + (hi - lo) / 2];
-        size_t i = lo, j = hi;
-        while (i <= j) {
-            while (x[i] < pivot)
-                ++i;
-            while (x[j] > pivot)
-                --j;
-            if (i <= j) {
-                float t = x[i];
-                x[i] = x[j], x[j] = t;
-                ++i;
-                if (j == 0) break;
-                --j;
-            }
-        }
-        if (k <= j)
-            hi = j;
-        else if (k >= i)
-            lo = i;
-        else
-            break;
-    }
-    return x[k];
-}
-
 /* The p99 of the stretch of the body's edge samples (edges with both ends in `body`), over
  * at most REACH_SAMPLE_EDGES edges taken at an even stride; 0 when there is none. */
 static float body_p99(pos_cache* c, const uint8_t* body, bool* ok) {
@@ -113,7 +84,7 @@ static float body_p99(pos_cache* c, const uint8_t* body, bool* ok) {
             for (uint32_t t = 0; t < P; ++t)
                 s[n++] = pose_ratio(a, b, t, L);
         }
-    float p99 = *ok && n ? select_kth(s, n, (size_t)(0.99 * (double)(n - 1))) : 0;
+    float p99 = *ok && n ? tl_mesh_nth(s, n, (size_t)(0.99 * (double)(n - 1))) : 0;
     free(s);
     return p99;
 }

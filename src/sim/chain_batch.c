@@ -41,25 +41,20 @@ static void lane_claim(lane_group* lead, int l, tl_chain* c) {
     if (c->home && (c->home != lead || c->home_lane != l)) chain_state_sync(c);
 }
 
-/* Whether each of the first `lanes` lanes' state (particles and swings) is finite: x - x is
- * 0 for a finite x and NaN otherwise. */
-static inline void lanes_finite_n(const lane_link* k, int n, bool* finite, const int lanes) {
-    float nan_if_not_finite[LANES] = {0};
-    for (int i = 0; i < n; ++i, ++k)
-        for (int l = 0; l < lanes; ++l)
-            nan_if_not_finite[l] += (k->px[l] - k->px[l]) + (k->py[l] - k->py[l]) +
-                                    (k->pz[l] - k->pz[l]) + (k->vx[l] - k->vx[l]) +
-                                    (k->vy[l] - k->vy[l]) + (k->vz[l] - k->vz[l]) +
-                                    (k->sx[l] - k->sx[l]) + (k->sy[l] - k->sy[l]) +
-                                    (k->sz[l] - k->sz[l]) + (k->sw[l] - k->sw[l]);
-    for (int l = 0; l < lanes; ++l)
-        finite[l] = nan_if_not_finite[l] == 0;
-}
+/* Whether each lane's state (particles and swings) is finite: x - x is 0 for a finite x and NaN
+ * otherwise. A group's lanes all at once in the kernels' instructions; a chain alone, lane 0. */
 static void lanes_finite(const lane_link* k, int n, bool* finite, int lanes) {
-    if (lanes > 1)
-        chain_lanes_finite(k, n, finite); /* (all lanes at once, in the kernels' instructions) */
-    else
-        lanes_finite_n(k, n, finite, 1);
+    if (lanes > 1) {
+        chain_lanes_finite(k, n, finite);
+        return;
+    }
+    float nan_if_not_finite = 0;
+    for (int i = 0; i < n; ++i, ++k)
+        nan_if_not_finite += (k->px[0] - k->px[0]) + (k->py[0] - k->py[0]) + (k->pz[0] - k->pz[0]) +
+                             (k->vx[0] - k->vx[0]) + (k->vy[0] - k->vy[0]) + (k->vz[0] - k->vz[0]) +
+                             (k->sx[0] - k->sx[0]) + (k->sy[0] - k->sy[0]) + (k->sz[0] - k->sz[0]) +
+                             (k->sw[0] - k->sw[0]);
+    finite[0] = nan_if_not_finite == 0;
 }
 
 #if defined(__SSE__)
