@@ -11,13 +11,35 @@
 # to rest after a shake"), and on a body with a clip the hitch and teleport transients meet the
 # stress bars (hitch <= 1.5 and <= 1.02 later, teleport <= 1.15 and <= 1.02 later; CesiumMan's
 # cape's were 3.19 / 2.91, its skirt's hitch 2.50).
-import json, os, subprocess, sys
+import json, os, struct, subprocess, sys
 tailor, src, shared, work = sys.argv[1:5]
 # Misses known today, printed here and asserted with TL_GARMENTS_STRICT=1: none since CesiumMan's
 # skirt's hitch (2.50x before the hitch's sweep stopped at the head's end: docs/cloth.md "The
 # head's colliders at the head's end"; 1.38x now) is asserted.
-KNOWN_MISSES = set()
+# Misses known today, printed here and asserted with TL_GARMENTS_STRICT=1 (ctest
+# known_failing_garments): the whole skirt as modelled (every vertex of its mesh, not only the
+# skin the lattice carries) stretches past the body's p99 on every skirted body with a clip:
+# its thigh-bound waist against the lattice hanging from the pelvis (docs/cloth.md).
+KNOWN_MISSES = {(b, 'skirt', 'whole') for b in ('CesiumMan', 'mh-body')}
 strict = os.environ.get('TL_GARMENTS_STRICT') == '1'
+def known(key, ok, what):
+    if key in KNOWN_MISSES and not strict: print(('ok   ' if ok else 'KNOWN FAILING ') + what)
+    else: check(ok, what)
+def garment_region(path, out):
+    """The generated garment's vertices (its mesh, named Gen*) as union indices of skin 0 (the
+    skin's primitives in node order), written as a --region-json file; False if it has none."""
+    b = open(path, 'rb').read()
+    j = json.loads(b[20:20 + struct.unpack('<I', b[12:16])[0]])
+    first, rng = 0, None
+    for nd in j['nodes']:
+        if 'mesh' not in nd or nd.get('skin') != 0: continue
+        mesh = j['meshes'][nd['mesh']]
+        for prim in mesh['primitives']:
+            c = j['accessors'][prim['attributes']['POSITION']]['count']
+            if mesh.get('name', '').startswith('Gen'): rng = (first, first + c)
+            first += c
+    if rng: json.dump({'name': 'whole', 'vertices': list(range(*rng))}, open(out, 'w'))
+    return rng is not None
 bodies = ['assets/khronos-cesiumman/CesiumMan.glb', 'cases/mh-body.glb', 'assets/vrm-godette/Godette_vrm_v4.vrm']
 os.makedirs(work, exist_ok=True)
 fails = []
@@ -58,6 +80,18 @@ for b in bodies:
             check(rest == body_parts, '%s skirt: the other parts are the bare body\'s (%d / %d parts)' % (
                   info['body'], len(rest), len(body_parts)))
         if not parts: continue
+        whole = base + '-' + g + '.whole.json'
+        if garment_region(inp, whole):  # the whole garment as modelled, against the body
+            w = json.loads(run(tailor, 'measure', inp, '--region-json', whole, '--json'))
+            for c in w.get('clips', [w]):
+                st = [r for r in c['regions'] if r['name'] == 'whole'][0]['stretch']
+                ch, orig, body = st['chain'], st['original'], c['body']['stretch']
+                known((info['body'], g, 'whole'),
+                      ch['p99'] <= body['p99'] and ch['max'] <= body['max'] and
+                      ch['torn_pct'] <= max(0.1, orig['torn_pct']),
+                      '%s %s %s: whole garment p99/max/torn %.3f/%.3f/%.3f%% (as bound %.3f/%.3f/%.3f%%, '
+                      'body %.3f/%.3f)' % (info['body'], g, c.get('clip') or '', ch['p99'], ch['max'],
+                      ch['torn_pct'], orig['p99'], orig['max'], orig['torn_pct'], body['p99'], body['max']))
         m = json.loads(run(tailor, 'measure', inp, '--json'))
         for c in m['clips']:
             for r in c['regions']:
@@ -84,10 +118,7 @@ for b in bodies:
             if p['hitch_speed_ratio'] >= 0:  # (-1: no clip to run the events in)
                 hitch_ok = p['hitch_speed_ratio'] <= 1.5 and p['hitch_speed_ratio_later'] <= 1.02
                 hitch = what + ' (hitch bars 1.5, later %.3f <= 1.02)' % p['hitch_speed_ratio_later']
-                if (info['body'], g, 'hitch') in KNOWN_MISSES and not strict:
-                    print(('ok   ' if hitch_ok else 'KNOWN FAILING ') + hitch)
-                else:
-                    check(hitch_ok, hitch)
+                known((info['body'], g, 'hitch'), hitch_ok, hitch)
                 check(p['teleport_speed_ratio'] <= 1.15 and p['teleport_speed_ratio_later'] <= 1.02,
                       what + ' (teleport bars 1.15, later %.3f <= 1.02)' % p['teleport_speed_ratio_later'])
 check(measured >= 2, '%d cloth regions measured' % measured)
