@@ -24,6 +24,7 @@ typedef struct work {
     uint32_t* label; /* m: local id of the nearest collar vertex */
     float* column;   /* m: column coordinate in [0, columns) */
     uint32_t grown;
+    bool own; /* the collar is the lattice's own shell (not skin around it) */
 } work;
 
 static void work_free(work* w) {
@@ -87,6 +88,7 @@ static void local_ids(rig_ctx* ctx, work* w) {
 /* A garment modelled apart (a cape) has no skin around it to hang from: its collar is its own
  * top edge (the part's collar), the rest is the lattice's skin. */
 static bool own_collar_skin(rig_ctx* ctx, const rig_wpart* p, work* w) {
+    w->own = true;
     uint32_t ring = rig_stamp(ctx);
     for (uint32_t i = 0; i < p->collar.count; ++i) {
         ctx->stamp[p->collar.items[i]] = ring;
@@ -452,11 +454,25 @@ static int compare_u32(const void* a, const void* b) {
     return (x > y) - (x < y);
 }
 
-/* The part's union vertices (every welded copy of the lattice's skin) and their weights. */
-static bool plan_weights(rig_ctx* ctx, const work* w, tl_rig_part* part, float step) {
+/* Whether a collar vertex takes the attachment joint. An own collar (the garment's shell, not
+ * skin around it) is where the lattice hangs from; a vertex of it bound to another region than
+ * the attachment's (a skirt's waist on the thighs, as an auto-rigger binds one, under a lattice
+ * hanging from the pelvis) would move with the legs between neighbours that hang from the
+ * torso, and tear every edge to them. */
+static bool collar_reweighted(const rig_ctx* ctx, const work* w, int32_t attach, uint32_t v) {
+    return w->own && ctx->region[main_joint(ctx, v)] != ctx->region[attach];
+}
+
+/* The part's union vertices (every welded copy of the lattice's skin and of its re-weighted
+ * collar) and their weights. */
+static bool plan_weights(rig_ctx* ctx, const work* w, int32_t attach, tl_rig_part* part,
+                         float step) {
     uint32_t n = 0;
-    for (uint32_t i = 0; i < w->verts.count; ++i)
-        n += ctx->copy_first[w->verts.items[i] + 1] - ctx->copy_first[w->verts.items[i]];
+    for (uint32_t i = 0; i < w->m; ++i) {
+        uint32_t v = i < w->verts.count ? w->verts.items[i] : w->collar.items[i - w->verts.count];
+        if (i < w->verts.count || collar_reweighted(ctx, w, attach, v))
+            n += ctx->copy_first[v + 1] - ctx->copy_first[v];
+    }
     free(part->vertices);
     part->vertices = malloc((n + 1) * sizeof *part->vertices);
     part->new_joints = calloc(4 * (size_t)(n + 1), sizeof *part->new_joints);
@@ -464,8 +480,9 @@ static bool plan_weights(rig_ctx* ctx, const work* w, tl_rig_part* part, float s
     if (!part->vertices || !part->new_joints || !part->new_weights) return false;
     part->vertex_count = n;
     n = 0;
-    for (uint32_t i = 0; i < w->verts.count; ++i) {
-        uint32_t v = w->verts.items[i];
+    for (uint32_t i = 0; i < w->m; ++i) {
+        uint32_t v = i < w->verts.count ? w->verts.items[i] : w->collar.items[i - w->verts.count];
+        if (i >= w->verts.count && !collar_reweighted(ctx, w, attach, v)) continue;
         for (uint32_t c = ctx->copy_first[v]; c < ctx->copy_first[v + 1]; ++c)
             part->vertices[n++] = ctx->copies[c];
     }
@@ -474,9 +491,14 @@ static bool plan_weights(rig_ctx* ctx, const work* w, tl_rig_part* part, float s
     float columns = cl->closed ? (float)cl->columns : (float)(cl->columns - 1);
     for (uint32_t k = 0; k < n; ++k) {
         uint32_t local = ctx->queue[ctx->remap[part->vertices[k]]];
+        uint32_t* joints = part->new_joints + 4 * (size_t)k;
+        float* weights = part->new_weights + 4 * (size_t)k;
+        if (local >= w->verts.count) { /* a collar vertex: rigid on the attachment */
+            joints[0] = (uint32_t)attach, weights[0] = 1;
+            continue;
+        }
         float col = w->label[local] < w->m ? w->column[w->label[local]] * columns : 0;
-        vertex_weights(cl, part->first_new_joint, w->g[local] / step, col,
-                       part->new_joints + 4 * (size_t)k, part->new_weights + 4 * (size_t)k);
+        vertex_weights(cl, part->first_new_joint, w->g[local] / step, col, joints, weights);
     }
     return true;
 }
@@ -535,7 +557,7 @@ bool rig_cloth_plan(rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part, bool* b
     ok = build_particles(ctx, &w, cl, step) && particle_joints(ctx, p, cl);
     for (uint32_t i = 0; i < w.m; ++i)
         w.column[i] /= columns;
-    if (ok) ok = plan_weights(ctx, &w, part, step);
+    if (ok) ok = plan_weights(ctx, &w, p->attach, part, step);
     part->grown = w.grown;
     work_free(&w);
     *built = ok;
