@@ -85,15 +85,89 @@ static void local_ids(rig_ctx* ctx, work* w) {
     w->m = w->verts.count + w->collar.count;
 }
 
+/* The slot of welded neighbour `b` in `a`'s adjacency, or the end when it has none. */
+static uint32_t adj_slot(const rig_ctx* ctx, uint32_t a, uint32_t b) {
+    uint32_t e = ctx->adj_off[a];
+    while (e < ctx->adj_off[a + 1] && ctx->adj[e] != b)
+        ++e;
+    return e;
+}
+
+/* A tube's top: when the part's own edge (edges of one of its triangles only) forms two or more
+ * loops (a skirt's waist and hem, a sleeve's two cuffs), the loop nearest the skeleton on
+ * average replaces `collar`. The part's vertices nearest the skeleton are a tube's flanks where
+ * it passes the legs, and a lattice hanging from two patches has columns that meet at a seam
+ * halfway round. A sheet (one loop: a cape) or a closed surface keeps `collar`. */
+static bool tube_collar(rig_ctx* ctx, const rig_wpart* p, rig_list* collar) {
+    uint32_t in = rig_stamp(ctx);
+    for (uint32_t i = 0; i < p->verts.count; ++i)
+        ctx->stamp[p->verts.items[i]] = in;
+    uint8_t* uses = calloc((size_t)ctx->adj_off[ctx->W] + 1, 1);
+    rig_list loop = {0};
+    bool ok = uses != NULL;
+    const tl_scene_skin* s = ctx->skin;
+    for (uint32_t t = 0; ok && t < s->triangle_count; ++t) {
+        uint32_t v[3];
+        for (int k = 0; k < 3; ++k)
+            v[k] = ctx->remap[s->triangles[3 * (size_t)t + k]];
+        if (ctx->stamp[v[0]] != in || ctx->stamp[v[1]] != in || ctx->stamp[v[2]] != in) continue;
+        for (int k = 0; k < 3; ++k) {
+            uint32_t a = v[k], b = v[(k + 1) % 3];
+            if (a == b) continue;
+            uint32_t e = adj_slot(ctx, a, b), f = adj_slot(ctx, b, a);
+            if (uses[e] < 2) uses[e]++;
+            if (uses[f] < 2) uses[f]++;
+        }
+    }
+    uint32_t seen = rig_stamp(ctx), loops = 0;
+    float best = INFINITY;
+    for (uint32_t i = 0; ok && i < p->verts.count; ++i) {
+        uint32_t start = p->verts.items[i];
+        if (ctx->stamp[start] == seen) continue;
+        bool edge = false;
+        for (uint32_t e = ctx->adj_off[start]; e < ctx->adj_off[start + 1]; ++e)
+            edge |= uses[e] == 1;
+        if (!edge) continue;
+        loop.count = 0; /* the loop through `start`, breadth-first along one-triangle edges */
+        ctx->stamp[start] = seen;
+        ok = rig_list_push(&loop, start);
+        double sum = 0;
+        for (uint32_t head = 0; ok && head < loop.count; ++head) {
+            uint32_t a = loop.items[head];
+            sum += ctx->dskel[a];
+            for (uint32_t e = ctx->adj_off[a]; ok && e < ctx->adj_off[a + 1]; ++e) {
+                uint32_t b = ctx->adj[e];
+                if (uses[e] != 1 || ctx->stamp[b] == seen) continue;
+                ctx->stamp[b] = seen;
+                ok = rig_list_push(&loop, b);
+            }
+        }
+        if (!ok || loop.count < 3) continue;
+        float mean = (float)(sum / loop.count);
+        if (loops++ == 0 || mean < best) {
+            best = mean;
+            rig_list keep = *collar;
+            *collar = loop;
+            loop = keep;
+        }
+    }
+    free(uses);
+    rig_list_free(&loop);
+    if (ok && loops < 2) collar->count = 0; /* not a tube: the caller's collar */
+    return ok;
+}
+
 /* A garment modelled apart (a cape) has no skin around it to hang from: its collar is its own
- * top edge (the part's collar), the rest is the lattice's skin. */
+ * top (the part's collar, or a tube's top loop), the rest is the lattice's skin. */
 static bool own_collar_skin(rig_ctx* ctx, const rig_wpart* p, work* w) {
     w->own = true;
-    uint32_t ring = rig_stamp(ctx);
-    for (uint32_t i = 0; i < p->collar.count; ++i) {
-        ctx->stamp[p->collar.items[i]] = ring;
+    if (!tube_collar(ctx, p, &w->collar)) return false;
+    bool tube = w->collar.count > 0;
+    for (uint32_t i = 0; i < p->collar.count && !tube; ++i)
         if (!rig_list_push(&w->collar, p->collar.items[i])) return false;
-    }
+    uint32_t ring = rig_stamp(ctx);
+    for (uint32_t i = 0; i < w->collar.count; ++i)
+        ctx->stamp[w->collar.items[i]] = ring;
     uint32_t in = rig_stamp(ctx);
     for (uint32_t i = 0; i < p->verts.count; ++i) {
         uint32_t v = p->verts.items[i];
