@@ -115,6 +115,8 @@ static bool tube_collar(rig_ctx* ctx, const rig_wpart* p, rig_list* collar) {
             uint32_t a = v[k], b = v[(k + 1) % 3];
             if (a == b) continue;
             uint32_t e = adj_slot(ctx, a, b), f = adj_slot(ctx, b, a);
+            if (e == ctx->adj_off[a + 1] || f == ctx->adj_off[b + 1])
+                continue; /* (the graph holds every edge) */
             if (uses[e] < 2) uses[e]++;
             if (uses[f] < 2) uses[f]++;
         }
