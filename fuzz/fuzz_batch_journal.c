@@ -1,4 +1,6 @@
-/* libFuzzer target for the batch journal's resume reader: the input is a journal (batch.jsonl)
+/* libFuzzer target for the batch module's two text readers. The input is read as an input list
+ * (every path kept is relative, without "..", shorter than TL_BATCH_PATH_MAX), then as a journal
+ * (batch.jsonl)
  * opened with --resume over three inputs in a scratch folder ("a.glb" and "b/c.glb" with their
  * outputs, "d.glb" without). After a successful open the rewritten journal holds only complete
  * JSON lines, each a successful record of a known input with its output, at most one per input,
@@ -32,6 +34,7 @@ static void remove_folder(void) {
     const char* names[] = {"in/a.glb",
                            "in/b/c.glb",
                            "in/d.glb",
+                           "in/list.txt",
                            "out/a.glb",
                            "out/b/c.glb",
                            "out/batch.jsonl",
@@ -75,8 +78,27 @@ static int known_input(const char* s) {
     return -1;
 }
 
+static void read_as_list(const uint8_t* data, size_t size) {
+    char list[128];
+    snprintf(list, sizeof list, "%s/list.txt", root);
+    FILE* f = fopen(list, "wb");
+    if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0) abort();
+    tl_batch_inputs* in;
+    tl_error err;
+    if (tl_batch_inputs_list(list, NULL, &in, &err) != TL_OK) return;
+    for (uint32_t i = 0; i < in->count; ++i) {
+        const char* p = in->relative[i];
+        if (!*p || *p == '/' || strlen(p) >= TL_BATCH_PATH_MAX || !strncmp(p, "../", 3) ||
+            strstr(p, "/../") || (strlen(p) >= 3 && !strcmp(p + strlen(p) - 3, "/..")) ||
+            !strcmp(p, ".."))
+            abort();
+    }
+    tl_batch_inputs_destroy(in);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!dir[0]) make_folder();
+    read_as_list(data, size);
     FILE* f = fopen(journal, "wb");
     if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0) abort();
     tl_batch_journal* j;

@@ -290,6 +290,23 @@ static void journal_hostile(void) {
     ENSURE_MSG(!tl_batch_journal_done(j, in->relative[0]), "an output outside out_dir counted");
     tl_batch_journal_close(j);
     tl_batch_inputs_destroy(in);
+    /* an input list with a NUL byte: refused with its line and offset, not read as a path */
+    char list[8300];
+    snprintf(list, sizeof list, "%s/in/list.txt", dir);
+    f = fopen(list, "wb");
+    fputs("a.glb\nb", f);
+    fputc(0, f);
+    fputs(".glb\n", f);
+    fclose(f);
+    ENSURE(tl_batch_inputs_list(list, NULL, &in, &err) == TL_ERROR_ARGUMENT);
+    ENSURE_MSG(strstr(err.message, "line 2: binary data at byte offset 7"), "%s", err.message);
+    /* an empty list: no inputs (the sort was handed NULL, which UBSan reports; fuzz_batch_journal)
+     */
+    f = fopen(list, "wb");
+    fclose(f);
+    ENSURE_OK(tl_batch_inputs_list(list, NULL, &in, &err), err);
+    ENSURE(in->count == 0);
+    tl_batch_inputs_destroy(in);
 }
 
 /* Runs `tailor batch` into scratch/NAME; returns its exit status. */

@@ -43,6 +43,8 @@ extern "C" {
 #define TL_BATCH_MAX_PARTS 32
 /* The largest journal resume reads (about four million records). */
 #define TL_BATCH_JOURNAL_MAX_BYTES (4ull << 30)
+/* The largest input list read (a million paths of a kilobyte). */
+#define TL_BATCH_LIST_MAX_BYTES (1ull << 30)
 
 /* The inputs of a batch, sorted by relative path (strcmp), each once. */
 typedef struct tl_batch_inputs {

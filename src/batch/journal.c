@@ -13,7 +13,6 @@
 
 #include <jansson.h>
 
-#include "base/file.h"
 #include "base/try.h"
 
 static json_t* part_json(const tl_batch_part* p) {
