@@ -37,7 +37,7 @@ test-asan: setup
 		ctest --test-dir $(ASAN) --output-on-failure -j$(JOBS) -LE known_failing
 
 # Each target runs for its share of FUZZ_SECONDS, so adding one does not lengthen CI.
-FUZZ_TARGETS := fuzz_gltf_load fuzz_scene_parts fuzz_hair_obj
+FUZZ_TARGETS := fuzz_gltf_load fuzz_scene_parts fuzz_hair_obj fuzz_batch_journal
 fuzz: setup
 	CC=clang cmake -S . -B $(FUZZ) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTL_BUILD_FUZZ=ON -DTL_SANITIZE=ON -DTL_BUILD_TESTS=OFF >/dev/null
 	cmake --build $(FUZZ) -j$(JOBS) --target $(FUZZ_TARGETS)

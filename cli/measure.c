@@ -80,8 +80,14 @@ static int mark(const tl_scene_skin* sk, region* r, int mesh, int prim, json_int
 /* {"vertices": [...]}, a case's {"tail_vertices": {"meshM/primP": [...]}}, or the knight
  * case's {"shells": [{"primitive": P}]} (every vertex of the skin's P-th primitive). */
 static int region_from_json(const tl_scene_skin* sk, const char* file, region* r) {
+    uint8_t* text;
+    size_t size;
+    tl_error err;
+    if (tl_file_read(file, TL_GLTF_MAX_FILE_BYTES, &text, &size, NULL, NULL, &err) != TL_OK)
+        return tl_cli_fail("measure", "%s", err.message);
     json_error_t jerr;
-    json_t* root = json_load_file(file, 0, &jerr);
+    json_t* root = json_loadb((const char*)text, size, 0, &jerr);
+    free(text);
     if (!root) return tl_cli_fail("measure", "%s: line %d: %s", file, jerr.line, jerr.text);
     int code = 0;
     json_t* list = json_object_get(root, "vertices");

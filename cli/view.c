@@ -62,38 +62,22 @@ typedef struct blob {
     size_t size;
 } blob;
 
-/* Reads a whole file (bounded). 0, or -1 with errno. */
-static int read_all(const char* path, blob* out) {
-    out->data = NULL, out->size = 0;
-    FILE* f = fopen(path, "rb");
-    if (!f) return -1;
-    size_t cap = 1 << 16, n = 0;
-    char* buf = malloc(cap + 1);
-    while (buf) {
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (n < cap) break;
-        if (cap >= (size_t)MAX_FILE_BYTES) {
-            free(buf), buf = NULL, errno = EFBIG;
-            break;
-        }
-        char* grown = realloc(buf, 2 * cap + 1);
-        if (!grown) free(buf);
-        buf = grown, cap *= 2;
+/* Reads a whole file (bounded, regular files only). 0, or -1 with err. */
+static int read_all(const char* path, blob* out, tl_error* err) {
+    uint8_t* data;
+    if (tl_file_read(path, MAX_FILE_BYTES, &data, &out->size, NULL, NULL, err) != TL_OK) {
+        out->data = NULL;
+        return -1;
     }
-    bool bad = ferror(f);
-    fclose(f);
-    if (!buf || bad) return free(buf), -1;
-    buf[n] = 0;
-    out->data = buf, out->size = n;
+    out->data = (char*)data;
     return 0;
 }
 
-static int read_joined(const char* dir, const char* name, blob* out) {
+static int read_joined(const char* dir, const char* name, blob* out, tl_error* err) {
     char path[4096];
     if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
-        return errno = ENAMETOOLONG, -1;
-    return read_all(path, out);
+        return tl_error_set(err, TL_ERROR_IO, "%s/%s: path too long", dir, name), -1;
+    return read_all(path, out, err);
 }
 
 typedef struct assets {
@@ -108,13 +92,13 @@ static void assets_free(assets* a) {
 /* The files every page needs. 0 or the exit code (the error printed). */
 static int assets_load(const char* cmd, const char* rigged, const char* input, assets* a) {
     memset(a, 0, sizeof *a);
-    if (read_all(rigged, &a->rigged)) return tl_cli_fail(cmd, "%s: %s", rigged, strerror(errno));
-    if (input && read_all(input, &a->input))
-        return tl_cli_fail(cmd, "%s: %s", input, strerror(errno));
+    tl_error err;
+    if (read_all(rigged, &a->rigged, &err) || (input && read_all(input, &a->input, &err)))
+        return tl_cli_fail(cmd, "%s", err.message);
     a->has_input = input != NULL;
-    if (read_all(wasm_file(), &a->wasm))
-        return tl_cli_fail(cmd, "%s: %s (build the target tailor_sim_wasm, or set TAILOR_WASM)",
-                           wasm_file(), strerror(errno));
+    if (read_all(wasm_file(), &a->wasm, &err))
+        return tl_cli_fail(cmd, "%s (build the target tailor_sim_wasm, or set TAILOR_WASM)",
+                           err.message);
     /* measured on the input when given: the original, rigid and chain rows of measure.md */
     char* json = tl_cli_measure_json(cmd, input ? input : rigged);
     if (!json) return 1;
@@ -171,11 +155,11 @@ static const char* module_dir(int dir, char* buf, size_t size) {
 static int write_report(const char* cmd, const char* out_path, const char* file, const char* input,
                         bool force, const assets* a) {
     blob page = {0}, boot = {0};
-    if (read_joined(web_dir(), "viewer.html", &page))
-        return tl_cli_fail(cmd, "%s/viewer.html: %s (set TAILOR_WEB_DIR)", web_dir(),
-                           strerror(errno));
+    tl_error err;
+    if (read_joined(web_dir(), "viewer.html", &page, &err))
+        return tl_cli_fail(cmd, "%s (set TAILOR_WEB_DIR)", err.message);
     char* mark = strstr(page.data, BOOT_MARK);
-    if (!mark || read_joined(web_dir(), "report-boot.js", &boot)) {
+    if (!mark || read_joined(web_dir(), "report-boot.js", &boot, &err)) {
         free(page.data);
         return tl_cli_fail(cmd, "%s: viewer.html without %s or no report-boot.js", web_dir(),
                            BOOT_MARK);
@@ -196,8 +180,8 @@ static int write_report(const char* cmd, const char* out_path, const char* file,
             char dir[4096];
             blob m = {0};
             const char* d = module_dir(MODULES[i].dir, dir, sizeof dir);
-            if (read_joined(d, MODULES[i].path, &m)) {
-                code = tl_cli_fail(cmd, "%s/%s: %s", d, MODULES[i].path, strerror(errno));
+            if (read_joined(d, MODULES[i].path, &m, &err)) {
+                code = tl_cli_fail(cmd, "%s", err.message);
                 break;
             }
             fprintf(f, "<script type=\"application/octet-stream\" data-module=\"%s\">",
@@ -301,7 +285,8 @@ static const char VIEW_BOOT[] =
 static void serve_page(int fd, const assets* a) {
     blob page = {0};
     char* mark;
-    if (read_joined(web_dir(), "viewer.html", &page) || !(mark = strstr(page.data, BOOT_MARK))) {
+    if (read_joined(web_dir(), "viewer.html", &page, NULL) ||
+        !(mark = strstr(page.data, BOOT_MARK))) {
         free(page.data);
         static const char msg[] = "viewer.html missing (set TAILOR_WEB_DIR)";
         respond(fd, 404, "text/plain", msg, sizeof msg - 1);
@@ -323,7 +308,7 @@ static void serve_page(int fd, const assets* a) {
 
 static void serve_file(int fd, const char* dir, const char* path) {
     blob b = {0};
-    if (!safe_path(path) || read_joined(dir, path, &b)) {
+    if (!safe_path(path) || read_joined(dir, path, &b, NULL)) {
         static const char msg[] = "not found";
         respond(fd, 404, "text/plain", msg, sizeof msg - 1);
         return;

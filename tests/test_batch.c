@@ -233,6 +233,82 @@ static void journal_drops_a_partial_line(void) {
     tl_batch_inputs_destroy(in);
 }
 
+/* A hostile journal: a FIFO in its place is refused at once (it was waited on forever), a line
+ * with a NUL byte drops only that line (it cut off every record after it), and a record whose
+ * output lies outside the output folder does not count as done. */
+static void journal_hostile(void) {
+    SCRATCH(dir, "journal_hostile");
+    shell("rm -rf '%s' && mkdir -p '%s/in' '%s/out' && printf a > '%s/in/a.glb' && "
+          "printf b > '%s/in/b.glb' && printf x > '%s/out/a.glb' && printf x > '%s/out/b.glb'",
+          dir, dir, dir, dir, dir, dir, dir);
+    char in_dir[8192], out_dir[8192], path[8192];
+    snprintf(in_dir, sizeof in_dir, "%s/in", dir);
+    snprintf(out_dir, sizeof out_dir, "%s/out", dir);
+    snprintf(path, sizeof path, "%s/out/batch.jsonl", dir);
+    tl_batch_inputs* in;
+    tl_error err;
+    ENSURE_OK(tl_batch_inputs_list(in_dir, NULL, &in, &err), err);
+    ENSURE(in->count == 2);
+    tl_batch_journal* j;
+    shell("mkfifo '%s'", path);
+    ENSURE(tl_batch_journal_open(path, out_dir, in, &j, &err) == TL_ERROR_IO);
+    ENSURE_MSG(strstr(err.message, "batch.jsonl") && strstr(err.message, "FIFO"), "%s",
+               err.message);
+    shell("rm '%s'", path);
+    tl_batch_record rec[2];
+    char line[2][4096];
+    for (int i = 0; i < 2; ++i) {
+        memset(&rec[i], 0, sizeof rec[i]);
+        rec[i].ok = true;
+        snprintf(rec[i].input, sizeof rec[i].input, "%s", in->relative[i]);
+        snprintf(rec[i].output, sizeof rec[i].output, "%s", in->relative[i]);
+        char file[8300];
+        snprintf(file, sizeof file, "%s/%s", in_dir, in->relative[i]);
+        ENSURE_OK(tl_batch_sha256_file(file, rec[i].sha256, &err), err);
+        ENSURE(tl_batch_record_json(&rec[i], line[i], sizeof line[i]) < sizeof line[i]);
+    }
+    /* the NUL byte inside a's line, then b's line */
+    FILE* f = fopen(path, "wb");
+    fwrite(line[0], 1, 10, f);
+    fputc(0, f);
+    fprintf(f, "%s\n%s\n", line[0] + 10, line[1]);
+    fclose(f);
+    ENSURE_OK(tl_batch_journal_open(path, out_dir, in, &j, &err), err);
+    ENSURE(!tl_batch_journal_done(j, in->relative[0]));
+    ENSURE_MSG(tl_batch_journal_done(j, in->relative[1]), "the line after a NUL byte was lost");
+    tl_batch_journal_close(j);
+    json_t* r = records(path);
+    ENSURE(r && json_array_size(r) == 1);
+    json_decref(r);
+    /* a's output named outside the output folder, at a file that exists there */
+    snprintf(rec[0].output, sizeof rec[0].output, "../in/%s", in->relative[0]);
+    tl_batch_record_json(&rec[0], line[0], sizeof line[0]);
+    f = fopen(path, "wb");
+    fprintf(f, "%s\n", line[0]);
+    fclose(f);
+    ENSURE_OK(tl_batch_journal_open(path, out_dir, in, &j, &err), err);
+    ENSURE_MSG(!tl_batch_journal_done(j, in->relative[0]), "an output outside out_dir counted");
+    tl_batch_journal_close(j);
+    tl_batch_inputs_destroy(in);
+    /* an input list with a NUL byte: refused with its line and offset, not read as a path */
+    char list[8300];
+    snprintf(list, sizeof list, "%s/in/list.txt", dir);
+    f = fopen(list, "wb");
+    fputs("a.glb\nb", f);
+    fputc(0, f);
+    fputs(".glb\n", f);
+    fclose(f);
+    ENSURE(tl_batch_inputs_list(list, NULL, &in, &err) == TL_ERROR_ARGUMENT);
+    ENSURE_MSG(strstr(err.message, "line 2: binary data at byte offset 7"), "%s", err.message);
+    /* an empty list: no inputs (the sort was handed NULL, which UBSan reports; fuzz_batch_journal)
+     */
+    f = fopen(list, "wb");
+    fclose(f);
+    ENSURE_OK(tl_batch_inputs_list(list, NULL, &in, &err), err);
+    ENSURE(in->count == 0);
+    tl_batch_inputs_destroy(in);
+}
+
 /* Runs `tailor batch` into scratch/NAME; returns its exit status. */
 static int batch(const char* out, const char* options) {
     return tl_test_cli(NULL, "batch '%s' -o '%s' -q %s 2>/dev/null", cases_dir(), out, options);
@@ -526,6 +602,7 @@ int main(int argc, char** argv) {
         {"sha256_of_known_bytes", sha256_of_known_bytes},
         {"inputs_from_folder_and_list", inputs_from_folder_and_list},
         {"journal_drops_a_partial_line", journal_drops_a_partial_line},
+        {"journal_hostile", journal_hostile},
         {"cases_serial_threads_and_shards_agree", cases_serial_threads_and_shards_agree},
         {"killed_and_resumed_is_the_serial_run", killed_and_resumed_is_the_serial_run},
         {"broken_files_among_good_ones", broken_files_among_good_ones},

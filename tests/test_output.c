@@ -265,11 +265,41 @@ static void concurrent_writers(void) {
     }
 }
 
+/* Every file a command reads, a FIFO in its place: exit 1 or 2 at once with a message naming
+ * it as a FIFO (before session 11, `batch LIST`, `measure --region-json` and a FIFO among a
+ * batch's inputs waited forever for a writer). */
+static void commands_refuse_fifo_inputs(void) {
+    char in[4096];
+    const char* dir = fresh_dir("fifo_in", in, sizeof in);
+    ENSURE(dir);
+    char command[8400];
+    snprintf(command, sizeof command, "cd '%s' && mkfifo fifo && mkdir batch && mkfifo batch/x.glb",
+             dir);
+    ENSURE(system(command) == 0);
+    static const char* forms[] = {
+        "measure '%s/in.glb' --region-json '%s/fifo' 2>&1",
+        "batch '%s/fifo' -o '%s/out' -q 2>&1",
+        "batch '%s/batch' -o '%s/out' -q 2>&1",
+        "rig '%s/fifo' -o '%s/out.glb' 2>&1",
+        "inspect '%s/fifo' 2>&1%.0s",
+    };
+    for (size_t f = 0; f < sizeof forms / sizeof forms[0]; ++f) {
+        char args[8400];
+        snprintf(args, sizeof args, forms[f], dir, dir);
+        char* text = NULL;
+        int code = tl_test_cli(&text, "%s", args);
+        ENSURE_MSG((code == 1 || code == 2) && text && strstr(text, "not a regular file (a FIFO)"),
+                   "`tailor %s`: exit %d: %s", args, code, text ? text : "");
+        free(text);
+    }
+}
+
 int main(int argc, char** argv) {
     static const tl_test_case cases[] = {
         {"library_refuses_inputs_and_specials", library_refuses_inputs_and_specials},
         {"library_all_or_nothing", library_all_or_nothing},
         {"commands_refuse_bad_targets", commands_refuse_bad_targets},
+        {"commands_refuse_fifo_inputs", commands_refuse_fifo_inputs},
         {"gltf_sidecar_follows_output", gltf_sidecar_follows_output},
         {"failed_rig_leaves_no_report", failed_rig_leaves_no_report},
         {"concurrent_writers", concurrent_writers},

@@ -41,6 +41,10 @@ extern "C" {
 #define TL_BATCH_PATH_MAX 1024
 /* Parts a record describes one by one; a file with more counts them all in part_count. */
 #define TL_BATCH_MAX_PARTS 32
+/* The largest journal resume reads (about four million records). */
+#define TL_BATCH_JOURNAL_MAX_BYTES (4ull << 30)
+/* The largest input list read (a million paths of a kilobyte). */
+#define TL_BATCH_LIST_MAX_BYTES (1ull << 30)
 
 /* The inputs of a batch, sorted by relative path (strcmp), each once. */
 typedef struct tl_batch_inputs {
@@ -144,8 +148,10 @@ typedef struct tl_batch_journal tl_batch_journal;
  * and whose sha256 is the input's now, the first of each input, drops everything else (a
  * partial last line from a killed run, failures, stale records) and rewrites the file with
  * them (temporary file, fsync, rename); tl_batch_journal_done then names those inputs, and a
- * resumed run ends with one line per file. The inputs must outlive the journal. Errors:
- * TL_ERROR_IO, memory. */
+ * resumed run ends with one line per file. A record counts only with its output at the input's
+ * own relative path; a line that is not JSON (a NUL byte, a cut) is dropped. The inputs must
+ * outlive the journal. Errors: TL_ERROR_IO (also a journal that is not a regular file: a FIFO is
+ * refused, never waited on), TL_ERROR_LIMIT (over TL_BATCH_JOURNAL_MAX_BYTES), memory. */
 tl_result tl_batch_journal_open(const char* path, const char* out_dir,
                                 const tl_batch_inputs* resume, tl_batch_journal** out,
                                 tl_error* err);

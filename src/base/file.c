@@ -1,6 +1,6 @@
 /* Reading a whole input file: regular files only, never blocking, bounded. */
 #define _POSIX_C_SOURCE 200809L
-#include "file.h"
+#include <tailor/base.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,23 +17,37 @@ static const char* special_kind(mode_t mode) {
                             : "a special file";
 }
 
+/* The descriptor of a regular file, and its stat. */
+static tl_result open_regular(const char* path, int* fd, struct stat* st, tl_error* err) {
+    *fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (*fd < 0)
+        return tl_error_set(err, TL_ERROR_IO, "%s: cannot open: %s", path, strerror(errno));
+    tl_result r = TL_OK;
+    if (fstat(*fd, st) != 0)
+        r = tl_error_set(err, TL_ERROR_IO, "%s: cannot stat: %s", path, strerror(errno));
+    else if (!S_ISREG(st->st_mode))
+        r = tl_error_set(err, TL_ERROR_IO, "%s: not a regular file (%s)", path,
+                         special_kind(st->st_mode));
+    if (r != TL_OK) {
+        close(*fd);
+        *fd = -1;
+    }
+    return r;
+}
+
+tl_result tl_file_open(const char* path, int* fd, tl_error* err) {
+    struct stat st;
+    return open_regular(path, fd, &st, err);
+}
+
 tl_result tl_file_read(const char* path, uint64_t max_bytes, uint8_t** out, size_t* size,
                        uint64_t* dev, uint64_t* ino, tl_error* err) {
     *out = NULL;
     *size = 0;
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return tl_error_set(err, TL_ERROR_IO, "%s: cannot open: %s", path, strerror(errno));
+    int fd;
     struct stat st;
-    if (fstat(fd, &st) != 0) {
-        int e = errno;
-        close(fd);
-        return tl_error_set(err, TL_ERROR_IO, "%s: cannot stat: %s", path, strerror(e));
-    }
-    if (!S_ISREG(st.st_mode)) {
-        close(fd);
-        return tl_error_set(err, TL_ERROR_IO, "%s: not a regular file (%s)", path,
-                            special_kind(st.st_mode));
-    }
+    tl_result r = open_regular(path, &fd, &st, err);
+    if (r != TL_OK) return r;
     if (st.st_size < 0 || (uint64_t)st.st_size > max_bytes) {
         close(fd);
         return tl_error_set(err, TL_ERROR_LIMIT, "%s: %lld bytes; at most %llu are read", path,

@@ -1,6 +1,7 @@
 /* The inputs of a batch: a folder walked or a list read, sorted; shards; the input's sha256. */
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
+#include "base/try.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include <sys/stat.h>
 
 #include <openssl/evp.h>
+#include <unistd.h>
 
 typedef struct walk {
     tl_batch_inputs* in;
@@ -90,22 +92,32 @@ static bool bad_relative(const char* p) {
     return false;
 }
 
+/* The list's lines, read through tl_file_read (a FIFO is refused, not waited on). */
 static tl_result read_list(walk* w, const char* list, tl_error* err) {
-    FILE* f = fopen(list, "r");
-    if (!f) return tl_error_set(err, TL_ERROR_IO, "%s: %s", list, strerror(errno));
-    char line[TL_BATCH_PATH_MAX + 2];
+    uint8_t* data;
+    size_t size;
+    TRY(tl_file_read(list, TL_BATCH_LIST_MAX_BYTES, &data, &size, NULL, NULL, err));
+    char* text = (char*)data;
     tl_result r = TL_OK;
-    for (unsigned n = 1; r == TL_OK && fgets(line, sizeof line, f); ++n) {
-        size_t len = strlen(line);
-        if (len && line[len - 1] == '\n')
-            line[--len] = 0;
-        else if (!feof(f)) {
+    unsigned n = 1;
+    for (char* line = text; r == TL_OK && line < text + size; ++n) {
+        char* nl = memchr(line, '\n', (size_t)(text + size - line));
+        size_t len = nl ? (size_t)(nl - line) : (size_t)(text + size - line);
+        char* next = line + len + 1;
+        if (memchr(line, 0, len)) {
+            r = tl_error_set(err, TL_ERROR_ARGUMENT, "%s: line %u: binary data at byte offset %zu",
+                             list, n, (size_t)((char*)memchr(line, 0, len) - text));
+            break;
+        }
+        line[len] = 0;
+        if (len && line[len - 1] == '\r') line[--len] = 0;
+        if (len > TL_BATCH_PATH_MAX - 1) {
             r = tl_error_set(err, TL_ERROR_LIMIT, "%s: line %u: path longer than %d bytes", list, n,
                              TL_BATCH_PATH_MAX - 1);
             break;
         }
-        if (len && line[len - 1] == '\r') line[--len] = 0;
         const char* p = line;
+        line = next;
         while (p[0] == '.' && p[1] == '/')
             p += 2;
         if (!*p || *p == '#') continue;
@@ -117,8 +129,7 @@ static tl_result read_list(walk* w, const char* list, tl_error* err) {
         else
             r = add(w, p, err);
     }
-    if (r == TL_OK && ferror(f)) r = tl_error_set(err, TL_ERROR_IO, "%s: read error", list);
-    fclose(f);
+    free(text);
     return r;
 }
 
@@ -156,7 +167,8 @@ tl_result tl_batch_inputs_list(const char* source, const char* exclude, tl_batch
         tl_batch_inputs_destroy(in);
         return r;
     }
-    qsort(in->relative, in->count, sizeof *in->relative, compare);
+    if (in->count)
+        qsort(in->relative, in->count, sizeof *in->relative, compare); /* NULL when empty */
     uint32_t kept = 0; /* a list may name a file twice */
     for (uint32_t i = 0; i < in->count; ++i) {
         if (kept && !strcmp(in->relative[kept - 1], in->relative[i]))
@@ -202,8 +214,13 @@ void tl_batch_inputs_shard(tl_batch_inputs* in, uint32_t index, uint32_t count) 
 
 tl_result tl_batch_sha256_file(const char* path, char hex[65], tl_error* err) {
     hex[0] = 0;
-    FILE* f = fopen(path, "rb");
-    if (!f) return tl_error_set(err, TL_ERROR_IO, "%s: %s", path, strerror(errno));
+    int fd;
+    TRY(tl_file_open(path, &fd, err));
+    FILE* f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return tl_error_set(err, TL_ERROR_MEMORY, "%s: out of memory", path);
+    }
     EVP_MD_CTX* ctx = EVP_MD_CTX_new();
     if (!ctx || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
         EVP_MD_CTX_free(ctx);

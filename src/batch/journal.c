@@ -114,56 +114,38 @@ static bool output_exists(const char* out_dir, const char* output) {
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* Reads the whole journal; *out is NULL with *size 0 when it does not exist. */
+/* Reads the whole journal through the one reader of user files (regular files only, never
+ * blocking on a FIFO, bounded); *out is NULL with *size 0 when it does not exist. */
 static tl_result read_all(const char* path, char** out, size_t* size, tl_error* err) {
     *out = NULL;
     *size = 0;
-    FILE* f = fopen(path, "rb");
-    if (!f) {
-        if (errno == ENOENT) return TL_OK;
-        return tl_error_set(err, TL_ERROR_IO, "%s: %s", path, strerror(errno));
-    }
-    size_t cap = 65536, n = 0, got;
-    char* buf = malloc(cap);
-    while (buf && (got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-        n += got;
-        if (n + 1 == cap) {
-            char* b = realloc(buf, 2 * cap);
-            if (!b) free(buf);
-            buf = b;
-            cap *= 2;
-        }
-    }
-    bool bad = ferror(f);
-    fclose(f);
-    if (!buf) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
-    if (bad) {
-        free(buf);
-        return tl_error_set(err, TL_ERROR_IO, "%s: read error", path);
-    }
-    buf[n] = 0;
-    *out = buf;
-    *size = n;
+    struct stat st;
+    if (stat(path, &st) != 0 && errno == ENOENT) return TL_OK;
+    uint8_t* data;
+    TRY(tl_file_read(path, TL_BATCH_JOURNAL_MAX_BYTES, &data, size, NULL, NULL, err));
+    *out = (char*)data;
     return TL_OK;
 }
 
 /* The successful records of the journal whose input is one of `inputs` with the same sha256
- * now and whose output exists; complete lines only (a partial last line is a killed write). */
-static tl_result collect(tl_batch_journal* j, char* text, const tl_batch_inputs* inputs,
-                         const char* out_dir, tl_error* err) {
+ * now and whose output, the input's own path, exists; complete lines only (a partial last line
+ * is a killed write). A line with a NUL byte is not JSON and is dropped, not the end of the
+ * text, so the lines after it still count. */
+static tl_result collect(tl_batch_journal* j, const char* text, size_t size,
+                         const tl_batch_inputs* inputs, const char* out_dir, tl_error* err) {
     uint32_t cap = 0;
-    for (char* line = text; line && *line;) {
-        char* nl = strchr(line, '\n');
+    for (const char* line = text; line < text + size;) {
+        const char* nl = memchr(line, '\n', (size_t)(text + size - line));
         if (!nl) break;
-        *nl = 0;
-        json_t* o = json_loads(line, 0, NULL);
+        json_t* o = json_loadb(line, (size_t)(nl - line), 0, NULL);
         const char* input = json_string_value(json_object_get(o, "input"));
         const char* sha = json_string_value(json_object_get(o, "sha256"));
         const char* output = json_string_value(json_object_get(o, "output"));
         char* const* known = input ? bsearch(input, inputs->relative, inputs->count,
                                              sizeof *inputs->relative, find_input)
                                    : NULL;
-        bool keep = known && sha && output && strlen(sha) == 64 &&
+        /* the output must be the input's path: a journal cannot point outside out_dir */
+        bool keep = known && sha && output && strlen(sha) == 64 && !strcmp(output, input) &&
                     json_is_true(json_object_get(o, "ok")) && output_exists(out_dir, output);
         char now[65];
         if (keep) {
@@ -207,7 +189,7 @@ static tl_result resume_from(tl_batch_journal* j, const char* path, const tl_bat
     char* text;
     size_t size;
     TRY(read_all(path, &text, &size, err));
-    tl_result r = collect(j, text, inputs, out_dir, err);
+    tl_result r = collect(j, text, size, inputs, out_dir, err);
     char tmp[2 * TL_BATCH_PATH_MAX + 16];
     snprintf(tmp, sizeof tmp, "%s.resume", path);
     FILE* f = r == TL_OK ? fopen(tmp, "wb") : NULL;

@@ -2,7 +2,6 @@
  * Header fields are read with memcpy and lengths checked by subtraction. */
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
-#include "base/file.h"
 
 #include <assert.h>
 #include <errno.h>

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/file.h"
 #include "base/try.h"
 
 void tl_hair_mesh_free(tl_hair_mesh* mesh) {
