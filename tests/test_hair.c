@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hair/internal.h"
 #include "play/chain_colliders.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -851,6 +852,70 @@ static void smoothed_weights(void) {
     tl_hair_mesh_free(&mesh), tl_hair_mesh_free(&m0);
 }
 
+/* Vertices off the cap, on the head alone, that share an edge with hair a chain moves: the
+ * seam between a lock and the hair left beside it (long01: the lock ends past bind_mm). */
+static uint32_t head_beside_chain(const tl_hair_mesh* mesh, const tl_hair_chains* c,
+                                  const tl_hair_chains* bound, float cap) {
+    uint8_t* off_cap = calloc(mesh->vertex_count + 1, 1);
+    uint32_t n = 0;
+    for (uint32_t v = 0; off_cap && v < mesh->vertex_count; ++v) {
+        float d, b[3];
+        off_cap[v] =
+            hair_scalp_nearest(scalp, mesh->positions + 3 * (size_t)v, cap, &d, b) == UINT32_MAX;
+    }
+    for (uint32_t t = 0; off_cap && t < mesh->triangle_count; ++t)
+        for (int k = 0; k < 3; ++k) {
+            uint32_t p = mesh->triangles[3 * t + k], q = mesh->triangles[3 * t + (k + 1) % 3];
+            for (int side = 0; side < 2; ++side, p ^= q, q ^= p, p ^= q)
+                n += off_cap[q] && c->influence[TL_HAIR_INFLUENCES * (size_t)q] == UINT32_MAX &&
+                     c->weight[TL_HAIR_INFLUENCES * (size_t)q] == 1 &&
+                     bound->influence[TL_HAIR_INFLUENCES * (size_t)p] != UINT32_MAX;
+        }
+    free(off_cap);
+    return n;
+}
+
+/* fill_unowned (off by default, docs/hair.md "Hair no chain takes"): long01's hair off the cap
+ * that no chain takes gets weights filled over the surface from the locks and the cap around
+ * it, so no vertex left on the head alone borders a chain-bound one (without the fill: 208
+ * such edge ends); the cap stays on the head, the chains are the same, weights sum to 1. */
+static void unowned_hair_filled(void) {
+    ENSURE(body_load());
+    tl_hair_def def = tl_default_hair_def();
+    tl_hair_chain_def cdef = tl_default_hair_chain_def();
+    tl_hair_mesh mesh;
+    tl_hair_guides* g;
+    tl_hair_chains *c, *c0;
+    tl_error err;
+    ENSURE(style_load("long01", &mesh));
+    ENSURE_OK(tl_hair_guides_create(&mesh, scalp, &def, &g, &err), err);
+    cdef.fill_unowned = false;
+    ENSURE_OK(tl_hair_chains_create(&mesh, scalp, g, &cdef, &c0, &err), err);
+    cdef.fill_unowned = true;
+    ENSURE_OK(tl_hair_chains_create(&mesh, scalp, g, &cdef, &c, &err), err);
+    float cap = cdef.cap_mm * scalp->height / TL_HAIR_HUMAN_MM;
+    uint32_t before = head_beside_chain(&mesh, c0, c0, cap),
+             after = head_beside_chain(&mesh, c, c0, cap), cap_kept = 0, cap_count = 0;
+    ENSURE(c->chain_count == c0->chain_count && c->bound_vertices > c0->bound_vertices);
+    for (uint32_t v = 0; v < mesh.vertex_count; ++v) {
+        const float* w = c->weight + TL_HAIR_INFLUENCES * (size_t)v;
+        ENSURE_NEAR(w[0] + w[1] + w[2] + w[3], 1.0, 1e-5);
+        float d, b[3];
+        if (hair_scalp_nearest(scalp, mesh.positions + 3 * (size_t)v, cap, &d, b) == UINT32_MAX)
+            continue;
+        cap_count++;
+        cap_kept += c->influence[TL_HAIR_INFLUENCES * (size_t)v] == UINT32_MAX && w[0] == 1;
+    }
+    printf("  long01: %u -> %u chain-bound vertices; head-only vertices off the cap beside a "
+           "lock: %u edge ends without the fill, %u with; cap %u of %u on the head\n",
+           c0->bound_vertices, c->bound_vertices, before, after, cap_kept, cap_count);
+    tl_hair_chains_destroy(c), tl_hair_chains_destroy(c0);
+    tl_hair_guides_destroy(g);
+    tl_hair_mesh_free(&mesh);
+    ENSURE(before > 0 && cap_kept == cap_count);
+    ENSURE_MSG(after == 0, "%u head-only vertices off the cap beside a lock", after);
+}
+
 /* §6: long01 gets the most chains (24), binding at least 40% of its vertices (the article:
  * 18,204 of 39,804); weights sum to 1 and chain joints lie below the cap. */
 static void long_style_chains(void) {
@@ -1590,6 +1655,7 @@ int main(int argc, char** argv) {
         {"hair_audit_command", hair_audit_command},
         {"long_style_chains", long_style_chains},
         {"smoothed_weights", smoothed_weights},
+        {"unowned_hair_filled", unowned_hair_filled},
         {"short_styles_rigid", short_styles_rigid},
         {"ponytail_follows_truth", ponytail_follows_truth},
         {"long01_rigged_plays", long01_rigged_plays},

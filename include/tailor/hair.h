@@ -331,6 +331,11 @@ typedef struct tl_hair_chain_def {
                                 the mean of a welded vertex and its neighbours, the cap held on
                                 the head, the 4 largest kept); 0: off (8 blurs the seams between
                                 chains but spreads them into the chain regions, hair.md) */
+    bool fill_unowned;       /* hair off the cap that no chain takes (farther than bind_mm from
+                                every chain) gets weights filled over the hair surface from the
+                                chain-bound hair and the cap around it (harmonic), not the head
+                                alone; false (measured, hair.md: less stretch on long01, deeper
+                                in the body in Jump) */
     tl_chain_settings chain; /* written with each hair chain: tl_default_chain_settings but
                                 gravity 0 (the modelled style already hangs under gravity: the
                                 springs aim at it as it is), carry_deg -180 and rest_curve 1

@@ -25,6 +25,7 @@ tl_hair_chain_def tl_default_hair_chain_def(void) {
         .min_free_mm = 120.0f,
         .bind_mm = 40.0f,
         .smooth_steps = 0,
+        .fill_unowned = false,
         .min_drop = 0.5f,
         .min_vertices = 16,
     };
@@ -204,59 +205,130 @@ static uint32_t dominant_chain(const uint32_t* inf) {
     return inf[0] == UINT32_MAX ? UINT32_MAX : inf[0] / TL_CHAIN_MAX_BONES;
 }
 
-/* The weights diffused over the hair surface: `iterations` Jacobi steps of the mean over each
- * welded vertex and its neighbours, cap vertices held on the head, then each vertex's largest
- * TL_HAIR_INFLUENCES renormalised. Seam copies share one welded vertex. False: out of memory. */
-static bool weights_diffuse(const tl_hair_mesh* mesh, const tl_hair_chains* cs,
-                            const float* scalp_d, float cap, float weld, uint32_t iterations,
-                            uint32_t* influence, float* weight) {
-    size_t V = mesh->vertex_count, J = 1;
-    uint32_t first[TL_HAIR_MAX_CHAINS + 1];
-    if (cs->chain_count > TL_HAIR_MAX_CHAINS) return true; /* left as weighed */
+/* The weights over the welded hair surface: W rows of J columns (every chain's bones, then the
+ * head last), seam copies sharing one welded vertex (the first copy's weights). */
+typedef struct weight_field {
+    size_t W, J, E;
+    uint32_t first[TL_HAIR_MAX_CHAINS + 1]; /* each chain's first column */
+    uint32_t* remap;
+    uint32_t* edges;
+    float *a, *b, *count;
+    uint8_t* held;
+} weight_field;
+
+static void field_close(weight_field* f) {
+    free(f->remap), free(f->edges), free(f->a), free(f->b), free(f->count), free(f->held);
+}
+
+/* The field of the weighed influences. False: out of memory. */
+static bool field_open(weight_field* f, const tl_hair_mesh* mesh, const tl_hair_chains* cs,
+                       float weld, const uint32_t* influence, const float* weight) {
+    size_t V = mesh->vertex_count, ic = (size_t)mesh->triangle_count * 3;
+    memset(f, 0, sizeof *f);
+    f->J = 1;
     for (uint32_t c = 0; c < cs->chain_count; ++c)
-        first[c] = (uint32_t)J - 1, J += cs->chains[c].bone_count;
-    first[cs->chain_count] = (uint32_t)J - 1;
-    size_t ic = (size_t)mesh->triangle_count * 3;
-    if (iterations == 0 || V == 0 || cs->chain_count == 0) return true;
-    uint32_t* remap = malloc(sizeof(uint32_t) * V);
-    uint32_t* edges = malloc(sizeof(uint32_t) * 2 * (tl_mesh_edges_bound(ic) + 1));
-    size_t W = remap ? tl_mesh_weld(remap, mesh->positions, V, 3 * sizeof(float), weld) : 0;
-    size_t E = edges && W != TL_MESH_OUT_OF_MEMORY
-                   ? tl_mesh_edges(edges, mesh->triangles, ic, remap)
-                   : TL_MESH_OUT_OF_MEMORY;
-    float* a = E != TL_MESH_OUT_OF_MEMORY ? calloc(W * J, sizeof(float)) : NULL;
-    float* b = a ? calloc(W * J, sizeof(float)) : NULL;
-    float* count = b ? calloc(W, sizeof(float)) : NULL;
-    uint8_t* held = count ? calloc(W, 1) : NULL;
-    bool ok = held != NULL;
-    for (size_t v = 0; ok && v < V; ++v) {
-        size_t u = remap[v];
-        if (count[u]++ > 0) continue; /* the first copy's weights */
-        held[u] = scalp_d[v] <= cap && influence[TL_HAIR_INFLUENCES * v] == UINT32_MAX &&
-                  weight[TL_HAIR_INFLUENCES * v] == 1;
+        f->first[c] = (uint32_t)f->J - 1, f->J += cs->chains[c].bone_count;
+    f->first[cs->chain_count] = (uint32_t)f->J - 1;
+    f->remap = malloc(sizeof(uint32_t) * V);
+    f->edges = malloc(sizeof(uint32_t) * 2 * (tl_mesh_edges_bound(ic) + 1));
+    f->W = f->remap ? tl_mesh_weld(f->remap, mesh->positions, V, 3 * sizeof(float), weld) : 0;
+    f->E = f->edges && f->W != TL_MESH_OUT_OF_MEMORY
+               ? tl_mesh_edges(f->edges, mesh->triangles, ic, f->remap)
+               : TL_MESH_OUT_OF_MEMORY;
+    if (f->E == TL_MESH_OUT_OF_MEMORY) return false;
+    f->a = calloc(f->W * f->J, sizeof(float));
+    f->b = calloc(f->W * f->J, sizeof(float));
+    f->count = calloc(f->W, sizeof(float));
+    f->held = calloc(f->W, 1);
+    if (!f->a || !f->b || !f->count || !f->held) return false;
+    for (size_t v = 0; v < V; ++v) {
+        size_t u = f->remap[v];
+        if (f->count[u]++ > 0) continue; /* the first copy's weights */
         for (int k = 0; k < TL_HAIR_INFLUENCES; ++k) {
             uint32_t id = influence[TL_HAIR_INFLUENCES * v + k];
-            size_t col =
-                id == UINT32_MAX ? J - 1 : first[id / TL_CHAIN_MAX_BONES] + id % TL_CHAIN_MAX_BONES;
-            a[u * J + col] += weight[TL_HAIR_INFLUENCES * v + k];
+            size_t col = id == UINT32_MAX
+                             ? f->J - 1
+                             : f->first[id / TL_CHAIN_MAX_BONES] + id % TL_CHAIN_MAX_BONES;
+            f->a[u * f->J + col] += weight[TL_HAIR_INFLUENCES * v + k];
         }
     }
-    for (uint32_t it = 0; ok && it < iterations; ++it) {
-        memcpy(b, a, sizeof(float) * W * J);
-        for (size_t u = 0; u < W; ++u)
-            count[u] = 1;
-        for (size_t e = 0; e < E; ++e) {
-            size_t p = edges[2 * e], q = edges[2 * e + 1];
+    return true;
+}
+
+/* `iterations` Jacobi steps of the mean over each vertex and its neighbours, held rows kept. */
+static void field_smooth(weight_field* f, uint32_t iterations) {
+    size_t J = f->J;
+    for (uint32_t it = 0; it < iterations; ++it) {
+        memcpy(f->b, f->a, sizeof(float) * f->W * J);
+        for (size_t u = 0; u < f->W; ++u)
+            f->count[u] = 1;
+        for (size_t e = 0; e < f->E; ++e) {
+            size_t p = f->edges[2 * e], q = f->edges[2 * e + 1];
             for (size_t j = 0; j < J; ++j)
-                b[p * J + j] += a[q * J + j], b[q * J + j] += a[p * J + j];
-            count[p]++, count[q]++;
+                f->b[p * J + j] += f->a[q * J + j], f->b[q * J + j] += f->a[p * J + j];
+            f->count[p]++, f->count[q]++;
         }
-        for (size_t u = 0; u < W; ++u)
-            for (size_t j = 0; j < J && !held[u]; ++j)
-                a[u * J + j] = b[u * J + j] / count[u];
+        for (size_t u = 0; u < f->W; ++u)
+            for (size_t j = 0; j < J && !f->held[u]; ++j)
+                f->a[u * J + j] = f->b[u * J + j] / f->count[u];
     }
-    for (size_t v = 0; ok && v < V; ++v) {
-        const float* row = a + (size_t)remap[v] * J;
+}
+
+/* The rows not held filled from the held ones over the surface: first each takes the mean of
+ * its neighbours already known (a front spreading out from the held rows), then Jacobi steps of
+ * the mean of its neighbours alone (a harmonic fill: the weights vary smoothly from every held
+ * row around it) until no weight moves by 1e-4. Rows no held row reaches keep theirs. */
+static void field_fill(weight_field* f, uint8_t* known) {
+    size_t J = f->J;
+    for (size_t u = 0; u < f->W; ++u)
+        known[u] = f->held[u];
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (size_t u = 0; u < f->W; ++u)
+            f->count[u] = 0;
+        for (size_t e = 0; e < f->E; ++e)
+            for (int side = 0; side < 2; ++side) {
+                size_t p = f->edges[2 * e + side], q = f->edges[2 * e + 1 - side];
+                if (known[q] || !known[p]) continue;
+                if (f->count[q]++ == 0) memset(f->b + q * J, 0, sizeof(float) * J);
+                for (size_t j = 0; j < J; ++j)
+                    f->b[q * J + j] += f->a[p * J + j];
+            }
+        for (size_t u = 0; u < f->W; ++u)
+            if (!known[u] && f->count[u] > 0) {
+                for (size_t j = 0; j < J; ++j)
+                    f->a[u * J + j] = f->b[u * J + j] / f->count[u];
+                known[u] = grew = true;
+            }
+    }
+    for (uint32_t it = 0; it < 4096; ++it) {
+        float moved = 0;
+        for (size_t u = 0; u < f->W; ++u)
+            if (!f->held[u]) f->count[u] = 0, memset(f->b + u * J, 0, sizeof(float) * J);
+        for (size_t e = 0; e < f->E; ++e)
+            for (int side = 0; side < 2; ++side) {
+                size_t p = f->edges[2 * e + side], q = f->edges[2 * e + 1 - side];
+                if (f->held[q]) continue;
+                f->count[q]++;
+                for (size_t j = 0; j < J; ++j)
+                    f->b[q * J + j] += f->a[p * J + j];
+            }
+        for (size_t u = 0; u < f->W; ++u)
+            for (size_t j = 0; j < J && !f->held[u] && f->count[u] > 0; ++j) {
+                float w = f->b[u * J + j] / f->count[u];
+                moved = fmaxf(moved, fabsf(w - f->a[u * J + j]));
+                f->a[u * J + j] = w;
+            }
+        if (moved < 1e-4f) break;
+    }
+}
+
+/* Each vertex's largest TL_HAIR_INFLUENCES of the field, renormalised. */
+static void field_write(const weight_field* f, const tl_hair_chains* cs, size_t V,
+                        uint32_t* influence, float* weight) {
+    size_t J = f->J;
+    for (size_t v = 0; v < V; ++v) {
+        const float* row = f->a + (size_t)f->remap[v] * J;
         uint32_t* inf = influence + TL_HAIR_INFLUENCES * v;
         float *w = weight + TL_HAIR_INFLUENCES * v, total = 0;
         size_t pick[TL_HAIR_INFLUENCES];
@@ -270,14 +342,50 @@ static bool weights_diffuse(const tl_hair_mesh* mesh, const tl_hair_chains* cs,
             }
             pick[k] = m, w[k] = m < J ? row[m] : 0, inf[k] = UINT32_MAX;
             for (uint32_t c = 0; m + 1 < J && c < cs->chain_count; ++c)
-                if (m >= first[c] && m < first[c + 1])
-                    inf[k] = c * TL_CHAIN_MAX_BONES + (uint32_t)(m - first[c]);
+                if (m >= f->first[c] && m < f->first[c + 1])
+                    inf[k] = c * TL_CHAIN_MAX_BONES + (uint32_t)(m - f->first[c]);
             total += w[k];
         }
         for (int k = 0; k < TL_HAIR_INFLUENCES; ++k)
             w[k] = total > 0 ? w[k] / total : k == 0;
     }
-    free(remap), free(edges), free(a), free(b), free(count), free(held);
+}
+
+/* The weights spread over the hair surface. With `fill`, hair off the cap that no chain took
+ * (farther than bind from every chain) gets the harmonic fill of the cap's head and the chain
+ * weights around it instead of the head alone: left on the head it swung rigidly at the lock's
+ * length (long01's lock ends 0.5 m below the scalp went 0.027 H into the back in HeadTurn) and
+ * tore from the chain-bound hair beside it. Then `iterations` smoothing steps over every vertex
+ * but the cap held on the head. False: out of memory. */
+static bool weights_diffuse(const tl_hair_mesh* mesh, const tl_hair_chains* cs,
+                            const float* scalp_d, float cap, float weld, bool fill,
+                            uint32_t iterations, uint32_t* influence, float* weight) {
+    size_t V = mesh->vertex_count;
+    if (cs->chain_count > TL_HAIR_MAX_CHAINS) return true; /* left as weighed */
+    if ((iterations == 0 && !fill) || V == 0 || cs->chain_count == 0) return true;
+    weight_field f;
+    bool ok = field_open(&f, mesh, cs, weld, influence, weight);
+    uint8_t* known = ok ? calloc(f.W, 1) : NULL;
+    ok = ok && known;
+    /* the first copy of a welded vertex decides, as for its weights */
+    for (int pass = 0; ok && pass < 1 + fill; ++pass) {
+        memset(known, 0, f.W);
+        for (size_t v = 0; v < V; ++v) {
+            size_t u = f.remap[v];
+            bool head = influence[TL_HAIR_INFLUENCES * v] == UINT32_MAX &&
+                        weight[TL_HAIR_INFLUENCES * v] == 1;
+            /* the fill holds every row but the hair off the cap on the head alone; the
+               smoothing holds the cap alone */
+            if (!known[u])
+                f.held[u] = pass < fill ? !head || scalp_d[v] <= cap : head && scalp_d[v] <= cap;
+            known[u] = 1;
+        }
+        if (pass < fill) field_fill(&f, known);
+    }
+    if (ok) field_smooth(&f, iterations);
+    if (ok) field_write(&f, cs, V, influence, weight);
+    free(known);
+    field_close(&f);
     return ok;
 }
 
@@ -331,8 +439,8 @@ tl_result tl_hair_chains_create(const tl_hair_mesh* mesh, const tl_hair_scalp* s
             weigh(cs, mesh->positions + 3 * (size_t)v, cs->rigid || scalp_d[v] <= cap_d,
                   def->bind_mm * scale, inf, w);
         }
-        if (!weights_diffuse(mesh, cs, scalp_d, cap_d, 0.01f * scale, def->smooth_steps,
-                             s->influence, s->weight)) {
+        if (!weights_diffuse(mesh, cs, scalp_d, cap_d, 0.01f * scale, def->fill_unowned,
+                             def->smooth_steps, s->influence, s->weight)) {
             free(dropped), free(scalp_d), free(held);
             tl_hair_chains_destroy(&s->out);
             return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
