@@ -336,6 +336,9 @@ typedef struct tl_hair_chain_def {
                                 chain-bound hair and the cap around it (harmonic), not the head
                                 alone; false (measured, hair.md: less stretch on long01, deeper
                                 in the body in Jump) */
+    bool cover_unowned;      /* choose each next chain by the hair off the cap it would take that
+                                no chain chosen takes yet (within bind_mm of its bones), then by
+                                free length × spread; false: free length × spread alone */
     tl_chain_settings chain; /* written with each hair chain: tl_default_chain_settings but
                                 gravity 0 (the modelled style already hangs under gravity: the
                                 springs aim at it as it is), carry_deg -180 and rest_curve 1

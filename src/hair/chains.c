@@ -26,6 +26,7 @@ tl_hair_chain_def tl_default_hair_chain_def(void) {
         .bind_mm = 40.0f,
         .smooth_steps = 0,
         .fill_unowned = false,
+        .cover_unowned = true,
         .min_drop = 0.5f,
         .min_vertices = 16,
     };
@@ -96,10 +97,88 @@ static void joints_along(const float* p, uint32_t from, uint32_t n, uint32_t bon
     }
 }
 
+/* The hair a candidate chain would take: for each guide with free_len[g] > 0, the vertices off
+ * the cap (off_cap[v]) within `bind` of a bone of its joints, listed in items[off[g] ..
+ * off[g + 1]). False: out of memory. */
+typedef struct cover_visit {
+    const float* positions;
+    const float* joints;
+    uint32_t bones;
+    float bind;
+    uint32_t* stamp;
+    uint32_t mark;
+    uint32_t* items;
+    size_t count, capacity;
+    bool ok;
+} cover_visit;
+
+static bool cover_one(void* user, uint32_t v) {
+    cover_visit* c = user;
+    if (c->stamp[v] == c->mark) return true;
+    for (uint32_t b = 0; b < c->bones; ++b) {
+        float t;
+        const float* j = c->joints + 3 * b;
+        if (tl_mesh_segment_distance(c->positions + 3 * (size_t)v, j, j + 3, &t) > c->bind)
+            continue;
+        c->stamp[v] = c->mark;
+        if (c->count == c->capacity) {
+            size_t cap = c->capacity ? 2 * c->capacity : 1024;
+            uint32_t* grown = realloc(c->items, cap * sizeof *grown);
+            if (!grown) return c->ok = false;
+            c->items = grown, c->capacity = cap;
+        }
+        c->items[c->count++] = v;
+        return true;
+    }
+    return true;
+}
+
+static bool cover_build(const tl_hair_guides* gs, const tl_hair_scalp* scalp, const float* free_len,
+                        const tl_hair_mesh* mesh, const uint8_t* off_cap, uint32_t bones, float cap,
+                        float bind, float* lock, uint32_t cap_points, uint32_t* off,
+                        uint32_t** items) {
+    uint32_t V = mesh->vertex_count, n_off = 0;
+    uint32_t* ids = malloc(sizeof(uint32_t) * (V + 1));
+    cover_visit c = {.positions = mesh->positions, .bones = bones, .bind = bind, .ok = true};
+    c.stamp = calloc(V + 1, sizeof(uint32_t));
+    float joints[3 * (TL_CHAIN_MAX_BONES + 1)];
+    hair_grid grid = {0};
+    for (uint32_t v = 0; ids && v < V; ++v)
+        if (off_cap[v]) ids[n_off++] = v;
+    bool ok = ids && c.stamp && hair_grid_build(&grid, mesh->positions, ids, n_off, 2 * bind);
+    c.joints = joints;
+    for (uint32_t g = 0; ok && g < gs->guide_count; ++g) {
+        off[g] = (uint32_t)c.count;
+        if (!(free_len[g] > 0)) continue;
+        uint32_t n = lock_of(gs, g, lock, cap_points, 0);
+        joints_along(lock, free_start(scalp, lock, n, cap), n, bones, joints);
+        c.mark = g + 1;
+        for (uint32_t b = 0; b < bones && c.ok; ++b) {
+            const float* j = joints + 3 * b;
+            float length = sqrtf(tl__dist2(j, j + 3));
+            uint32_t steps = 1 + (uint32_t)fminf(length / bind, 4096);
+            for (uint32_t k = 0; k <= steps && c.ok; ++k) {
+                float f = (float)k / (float)steps, p[3];
+                for (int i = 0; i < 3; ++i)
+                    p[i] = j[i] + f * (j[3 + i] - j[i]);
+                hair_grid_visit(&grid, p, cover_one, &c);
+            }
+        }
+        ok = c.ok;
+    }
+    if (ok) off[gs->guide_count] = (uint32_t)c.count;
+    hair_grid_free(&grid);
+    free(ids), free(c.stamp);
+    *items = c.items;
+    if (!ok) free(c.items), *items = NULL;
+    return ok;
+}
+
 /* Every attached guide's free part, then the choice by free length × spread. */
 static uint32_t choose(const tl_hair_guides* gs, const tl_hair_scalp* scalp,
                        const tl_hair_chain_def* def, float scale, const uint8_t* dropped,
-                       tl_hair_chain* chains, float* longest) {
+                       const tl_hair_mesh* mesh, const uint8_t* off_cap, tl_hair_chain* chains,
+                       float* longest) {
     const float* up = scalp->scene->skins[scalp->skin].up;
     uint32_t cap_points = 4096;
     float* lock = malloc(3 * sizeof(float) * cap_points);
@@ -123,18 +202,37 @@ static uint32_t choose(const tl_hair_guides* gs, const tl_hair_scalp* scalp,
     uint32_t bones = def->bones < 1                    ? 1
                      : def->bones > TL_CHAIN_MAX_BONES ? TL_CHAIN_MAX_BONES
                                                        : def->bones;
+    for (uint32_t g = 0; g < gs->guide_count; ++g)
+        if (free_len[g] < def->min_free_mm * scale) free_len[g] = 0;
+    /* with cover_unowned, the hair each candidate would take off the cap */
+    uint32_t* off = def->cover_unowned ? malloc(sizeof(uint32_t) * (gs->guide_count + 1)) : NULL;
+    uint32_t* items = NULL;
+    uint8_t* covered = off ? calloc(mesh->vertex_count + 1, 1) : NULL;
+    if (covered && !cover_build(gs, scalp, free_len, mesh, off_cap, bones, def->cap_mm * scale,
+                                def->bind_mm * scale, lock, cap_points, off, &items))
+        free(covered), covered = NULL;
     while (chosen < def->max_chains) {
         int64_t best = -1;
         float best_score = 0;
+        float best_take = 0;
         for (uint32_t g = 0; g < gs->guide_count; ++g) {
-            if (free_len[g] < def->min_free_mm * scale) continue;
+            if (!(free_len[g] > 0)) continue;
             float spread = INFINITY;
             for (uint32_t c = 0; c < chosen; ++c)
                 spread = fminf(spread, sqrtf(tl__dist2(tip + 3 * g, tip + 3 * chains[c].guide)));
             float score = chosen ? free_len[g] * spread : free_len[g];
-            if (score > best_score) best_score = score, best = g;
+            uint32_t fresh = 0;
+            for (uint32_t k = covered ? off[g] : 0; covered && k < off[g + 1]; ++k)
+                fresh += !covered[items[k]];
+            /* first the hair no chain takes yet, weighed by the lock's free length (a long lock
+               left on the head swings farthest into the body), then free length × spread */
+            float take = (float)fresh * free_len[g];
+            if (take > best_take || (take == best_take && score > best_score))
+                best_score = score, best = g, best_take = take;
         }
         if (best < 0) break;
+        for (uint32_t k = covered ? off[best] : 0; covered && k < off[best + 1]; ++k)
+            covered[items[k]] = 1;
         tl_hair_chain* c = &chains[chosen++];
         c->guide = (uint32_t)best;
         c->bone_count = bones;
@@ -142,6 +240,7 @@ static uint32_t choose(const tl_hair_guides* gs, const tl_hair_scalp* scalp,
         uint32_t n = lock_of(gs, c->guide, lock, cap_points, 0);
         joints_along(lock, free_start(scalp, lock, n, def->cap_mm * scale), n, bones, c->joints);
     }
+    free(off), free(items), free(covered);
 done:
     free(lock), free(free_len), free(tip);
     return chosen;
@@ -410,23 +509,26 @@ tl_result tl_hair_chains_create(const tl_hair_mesh* mesh, const tl_hair_scalp* s
     uint8_t* dropped = calloc(guides->guide_count + 1, 1);
     float* scalp_d = malloc(n * sizeof(float));
     uint32_t* held = calloc(def->max_chains + 1, sizeof(uint32_t));
-    if (!dropped || !scalp_d || !held) {
-        free(dropped), free(scalp_d), free(held);
+    uint8_t* off_cap = malloc(n);
+    if (!dropped || !scalp_d || !held || !off_cap) {
+        free(dropped), free(scalp_d), free(held), free(off_cap);
         tl_hair_chains_destroy(&s->out);
         return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     }
-    cs->chain_count = choose(guides, scalp, def, scale, dropped, s->chains, &cs->longest_free);
-    cs->rigid = cs->chain_count == 0;
-    cs->vertex_count = mesh->vertex_count;
-    cs->influence = s->influence;
-    cs->weight = s->weight;
     float cap_d = def->cap_mm * scale;
     for (uint32_t v = 0; v < mesh->vertex_count; ++v) {
         float d, b[3];
         bool near =
             hair_scalp_nearest(scalp, mesh->positions + 3 * (size_t)v, cap_d, &d, b) != UINT32_MAX;
         scalp_d[v] = near ? d : INFINITY;
+        off_cap[v] = !near;
     }
+    cs->chain_count =
+        choose(guides, scalp, def, scale, dropped, mesh, off_cap, s->chains, &cs->longest_free);
+    cs->rigid = cs->chain_count == 0;
+    cs->vertex_count = mesh->vertex_count;
+    cs->influence = s->influence;
+    cs->weight = s->weight;
     /* weigh and diffuse; the guide of a chain that would move fewer than min_vertices is
        dropped and the chains chosen again (each pass drops at least one guide, so it ends).
        Counted after the diffusion: it can take a narrow lock's every vertex over to its
@@ -441,7 +543,7 @@ tl_result tl_hair_chains_create(const tl_hair_mesh* mesh, const tl_hair_scalp* s
         }
         if (!weights_diffuse(mesh, cs, scalp_d, cap_d, 0.01f * scale, def->fill_unowned,
                              def->smooth_steps, s->influence, s->weight)) {
-            free(dropped), free(scalp_d), free(held);
+            free(dropped), free(scalp_d), free(held), free(off_cap);
             tl_hair_chains_destroy(&s->out);
             return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
         }
@@ -454,14 +556,15 @@ tl_result tl_hair_chains_create(const tl_hair_mesh* mesh, const tl_hair_scalp* s
             if (held[c] < def->min_vertices) dropped[s->chains[c].guide] = 1, any = true;
         if (!any) break;
         float longest = cs->longest_free;
-        cs->chain_count = choose(guides, scalp, def, scale, dropped, s->chains, &cs->longest_free);
+        cs->chain_count =
+            choose(guides, scalp, def, scale, dropped, mesh, off_cap, s->chains, &cs->longest_free);
         cs->longest_free = longest; /* of every guide, dropped or not */
         cs->rigid = cs->chain_count == 0;
     }
     cs->bound_vertices = 0;
     for (uint32_t v = 0; v < mesh->vertex_count; ++v)
         cs->bound_vertices += s->influence[TL_HAIR_INFLUENCES * (size_t)v] != UINT32_MAX;
-    free(dropped), free(scalp_d), free(held);
+    free(dropped), free(scalp_d), free(held), free(off_cap);
     *out = cs;
     return TL_OK;
 }
