@@ -98,8 +98,8 @@ static void joints_along(const float* p, uint32_t from, uint32_t n, uint32_t bon
 }
 
 /* The hair a candidate chain would take: for each guide with free_len[g] > 0, the vertices off
- * the cap (off_cap[v]) within `bind` of a bone of its joints, listed in items[off[g] ..
- * off[g + 1]). False: out of memory. */
+ * the cap (off_cap[v]) within `bind` of a bone of its joints (along its lock from point
+ * start[g]), listed in items[off[g] .. off[g + 1]). False: out of memory. */
 typedef struct cover_visit {
     const float* positions;
     const float* joints;
@@ -133,8 +133,8 @@ static bool cover_one(void* user, uint32_t v) {
     return true;
 }
 
-static bool cover_build(const tl_hair_guides* gs, const tl_hair_scalp* scalp, const float* free_len,
-                        const tl_hair_mesh* mesh, const uint8_t* off_cap, uint32_t bones, float cap,
+static bool cover_build(const tl_hair_guides* gs, const uint32_t* start, const float* free_len,
+                        const tl_hair_mesh* mesh, const uint8_t* off_cap, uint32_t bones,
                         float bind, float* lock, uint32_t cap_points, uint32_t* off,
                         uint32_t** items) {
     uint32_t V = mesh->vertex_count, n_off = 0;
@@ -151,7 +151,7 @@ static bool cover_build(const tl_hair_guides* gs, const tl_hair_scalp* scalp, co
         off[g] = (uint32_t)c.count;
         if (!(free_len[g] > 0)) continue;
         uint32_t n = lock_of(gs, g, lock, cap_points, 0);
-        joints_along(lock, free_start(scalp, lock, n, cap), n, bones, joints);
+        joints_along(lock, start[g], n, bones, joints);
         c.mark = g + 1;
         for (uint32_t b = 0; b < bones && c.ok; ++b) {
             const float* j = joints + 3 * b;
@@ -184,13 +184,14 @@ static uint32_t choose(const tl_hair_guides* gs, const tl_hair_scalp* scalp,
     float* lock = malloc(3 * sizeof(float) * cap_points);
     float* free_len = calloc(gs->guide_count ? gs->guide_count : 1, sizeof(float));
     float* tip = malloc(3 * sizeof(float) * (gs->guide_count ? gs->guide_count : 1));
+    uint32_t* start = calloc(gs->guide_count ? gs->guide_count : 1, sizeof(uint32_t));
     uint32_t chosen = 0;
     *longest = 0;
-    if (!lock || !free_len || !tip) goto done;
+    if (!lock || !free_len || !tip || !start) goto done;
     for (uint32_t g = 0; g < gs->guide_count; ++g) {
         if (gs->guides[g].link == TL_HAIR_LINK_NONE) continue;
         uint32_t n = lock_of(gs, g, lock, cap_points, 0);
-        uint32_t s = free_start(scalp, lock, n, def->cap_mm * scale);
+        uint32_t s = start[g] = free_start(scalp, lock, n, def->cap_mm * scale);
         free_len[g] = s + 1 < n && !dropped[g] ? arc(lock, s, n) : 0;
         /* hair hangs: a free part that does not drop by half its length (an antler, a horn, a
            crest standing up) is not a lock for a chain */
@@ -208,8 +209,8 @@ static uint32_t choose(const tl_hair_guides* gs, const tl_hair_scalp* scalp,
     uint32_t* off = def->cover_unowned ? malloc(sizeof(uint32_t) * (gs->guide_count + 1)) : NULL;
     uint32_t* items = NULL;
     uint8_t* covered = off ? calloc(mesh->vertex_count + 1, 1) : NULL;
-    if (covered && !cover_build(gs, scalp, free_len, mesh, off_cap, bones, def->cap_mm * scale,
-                                def->bind_mm * scale, lock, cap_points, off, &items))
+    if (covered && !cover_build(gs, start, free_len, mesh, off_cap, bones, def->bind_mm * scale,
+                                lock, cap_points, off, &items))
         free(covered), covered = NULL;
     while (chosen < def->max_chains) {
         int64_t best = -1;
@@ -238,11 +239,11 @@ static uint32_t choose(const tl_hair_guides* gs, const tl_hair_scalp* scalp,
         c->bone_count = bones;
         c->free_length = free_len[best];
         uint32_t n = lock_of(gs, c->guide, lock, cap_points, 0);
-        joints_along(lock, free_start(scalp, lock, n, def->cap_mm * scale), n, bones, c->joints);
+        joints_along(lock, start[best], n, bones, c->joints);
     }
     free(off), free(items), free(covered);
 done:
-    free(lock), free(free_len), free(tip);
+    free(lock), free(free_len), free(tip), free(start);
     return chosen;
 }
 
