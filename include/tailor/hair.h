@@ -375,8 +375,10 @@ typedef struct tl_hair_chains {
     void* internal;
 } tl_hair_chains;
 
-/* Picks at most max_chains chains by free length and spread (each next one maximises its free
- * length times its tip's distance from the tips chosen), puts `bones` bones along each, and
+/* Picks at most max_chains chains: with cover_unowned each next one takes the most hair off the
+ * cap that no chain chosen takes yet, weighed by its free length; once none takes any, by free
+ * length and spread (its free length times its tip's distance from the tips chosen). Puts
+ * `bones` bones along each, and
  * weights the mesh: the cap and far vertices on the head, the others on their nearest chain
  * bone, blended along it, then diffused over the surface for smooth_steps steps. */
 tl_result tl_hair_chains_create(const tl_hair_mesh* mesh, const tl_hair_scalp* scalp,
