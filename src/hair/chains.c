@@ -206,7 +206,8 @@ static uint32_t choose(const tl_hair_guides* gs, const tl_hair_scalp* scalp,
     for (uint32_t g = 0; g < gs->guide_count; ++g)
         if (free_len[g] < def->min_free_mm * scale) free_len[g] = 0;
     /* with cover_unowned, the hair each candidate would take off the cap */
-    uint32_t* off = def->cover_unowned ? malloc(sizeof(uint32_t) * (gs->guide_count + 1)) : NULL;
+    bool cover = def->cover_unowned && def->bind_mm * scale > 0; /* no reach: nothing to take */
+    uint32_t* off = cover ? malloc(sizeof(uint32_t) * (gs->guide_count + 1)) : NULL;
     uint32_t* items = NULL;
     uint8_t* covered = off ? calloc(mesh->vertex_count + 1, 1) : NULL;
     if (covered && !cover_build(gs, start, free_len, mesh, off_cap, bones, def->bind_mm * scale,
