@@ -243,6 +243,7 @@ static void final_pass(tl_cloth* c, float u) {
     const tl_cloth_model* m = c->model;
     int C = m->columns;
     uint32_t contacts = 0, clamps = 0;
+    cloth_push_segments(c);
     for (int row = C; row < m->n; row += C) {
         size_t bytes = sizeof(float) * (size_t)C;
         if (row >= 2 * C) {
