@@ -106,14 +106,10 @@ typedef struct tl_cloth_def {
                                     over its whole length); 4 */
     float teleport_distance;     /* a character frame jump longer than this within one frame is a
                                     cut, m (x scale); 1 */
-    int chord_columns;           /* columns between the bones that drive the skin along a row (the
-                                    player: 2); the chords between them are kept out of the
-                                    colliders with every link; 0 or 1: only the links */
-    const float* segment_slack;  /* rows x columns x 3 or NULL (0): how deep particle i's segments
-                                    (the link up, the link to its right, the chord to its right) may
-                                    go into a collider, rest-world units, >= 0: the depth the rest
-                                    pose has (the player measures it), so the rest pushes nothing;
-                                    copied at create */
+    const float* link_slack;     /* rows x columns x 2 or NULL (0): how deep particle i's links
+                                    (up, and right along the row) may go into a collider,
+                                    rest-world units, >= 0: the depth the rest pose has (the
+                                    player measures it); copied at create */
     tl_cloth_settings settings;  /* the default of a cloth made from this model */
 } tl_cloth_def;
 

@@ -213,30 +213,29 @@ static tl_result fit_colliders(const tl_scene* scene, const tl_scene_part* sp, p
     return TL_OK;
 }
 
-/* How deep each segment the solver keeps outside (tl_cloth_def.segment_slack: particle i's link
- * up, its link to the right, its chord `step` columns to the right) lies in the colliders (and
- * the margin) at rest: the solver lets it go that deep and no deeper, so the rest pose pushes
- * nothing and the colliders need not shrink further for it. The rest chords between the skirt's
- * bone columns cut 2 cm into the thighs where the skin, rounder than its chords, does not;
- * shrinking the thighs until the chords cleared them left them under half their radius. */
-static void segment_slack(const play_cloth* pc, uint32_t R, uint32_t C, bool closed, uint32_t step,
-                          float margin, float* slack) {
-    enum { SAMPLES = 8 }; /* a segment's points: 7 between its ends */
+/* How deep each link the solver keeps outside (tl_cloth_def.link_slack: particle i's link up and
+ * its link to the right) lies in the colliders (and the margin) at rest: the solver lets it go that
+ * deep and no deeper, so the rest pose pushes nothing and the colliders need not shrink further
+ * for it. Without it the skirt's rest links, which cut into the thighs where the rounder skin does
+ * not, were pushed out at rest (HeadTurn mesh 0.0023 -> 0.0247 H); shrinking the thighs until the
+ * links cleared them took them from 0.059 to 0.046 m. */
+static void link_slack(const play_cloth* pc, uint32_t R, uint32_t C, bool closed, float margin,
+                       float* slack) {
+    enum { SAMPLES = 8 }; /* a link's points: 7 between its ends */
     const float* rest = pc->rest;
-    memset(slack, 0, sizeof(float) * 3 * R * C);
+    memset(slack, 0, sizeof(float) * 2 * R * C);
     for (uint32_t r = 1; r < R; ++r)
         for (uint32_t j = 0; j < C; ++j) {
-            uint32_t i = r * C + j, other[3] = {i - C, r * C + (j + 1) % C, r * C + (j + step) % C};
-            bool used[3] = {true, closed || j + 1 < C,
-                            step > 1 && j % step == 0 && (closed || j + step < C)};
-            for (int k = 0; k < 3; ++k)
+            uint32_t i = r * C + j, other[2] = {i - C, r * C + (j + 1) % C};
+            bool used[2] = {true, closed || j + 1 < C};
+            for (int k = 0; k < 2; ++k)
                 for (int s = 1; used[k] && s < SAMPLES; ++s) {
                     float t = (float)s / SAMPLES, p[3];
                     for (int a = 0; a < 3; ++a)
                         p[a] = rest[3 * i + a] + t * (rest[3 * other[k] + a] - rest[3 * i + a]);
                     for (uint32_t q = 0; q < pc->collider_count; ++q) {
                         float d = tl_collider_depth(&pc->colliders[q].local, p) + 1.01f * margin;
-                        if (d > slack[3 * i + k]) slack[3 * i + k] = d;
+                        if (d > slack[2 * i + k]) slack[2 * i + k] = d;
                     }
                 }
         }
@@ -248,8 +247,8 @@ static tl_result create_one(const tl_scene* scene, uint32_t part, bool colliders
     const tl_scene_skin* sk = &scene->skins[sp->skin];
     uint32_t R = sp->cloth_rows, C = sp->cloth_columns, n = R * C;
     pc->part = part;
-    /* rest, targets (n x 3 each), then the segments' slack (n x 3, used at create only) */
-    pc->rest = malloc(9 * (size_t)n * sizeof *pc->rest);
+    /* rest, targets (n x 3 each), then the links' slack (n x 2, used at create only) */
+    pc->rest = malloc(8 * (size_t)n * sizeof *pc->rest);
     if (!pc->rest) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     pc->targets = pc->rest + 3 * (size_t)n;
     float* slack = pc->rest + 6 * (size_t)n;
@@ -262,7 +261,6 @@ static tl_result create_one(const tl_scene* scene, uint32_t part, bool colliders
     memcpy(def.up, sk->up, sizeof def.up);
     def.scale = sk->height > 0 ? sk->height / 1.8f : 1.0f;
     def.settings = sp->cloth;
-    def.chord_columns = 2; /* bone (r, b) sits at column 2 b (play_cloths_apply) */
     /* the player feeds poses every 1/120 s (tl_player_def.frame_step): the cloth steps with
      * them, so it never lags the legs it collides with; the damping tuned per 1/60 s step is
      * kept per second */
@@ -276,8 +274,8 @@ static tl_result create_one(const tl_scene* scene, uint32_t part, bool colliders
         float margin = def.settings.collision_margin * def.scale;
         tl_result r = fit_colliders(scene, sp, pc, margin, err);
         if (r != TL_OK) return r;
-        segment_slack(pc, R, C, sp->cloth_closed, (uint32_t)def.chord_columns, margin, slack);
-        def.segment_slack = slack;
+        link_slack(pc, R, C, sp->cloth_closed, margin, slack);
+        def.link_slack = slack;
     }
     tl_error e;
     tl_result r = tl_cloth_model_create(&def, NULL, &pc->model, &e);

@@ -134,7 +134,7 @@ size_t tl_cloth_model_memory_size(int rows, int columns, bool closed) {
     run_list l = {0};
     lattice_runs(&l, &d);
     size_t n = (size_t)rows * (size_t)columns;
-    return sizeof(tl_cloth_model) + n * (6 * sizeof(float) + 1 + sizeof(float)) +
+    return sizeof(tl_cloth_model) + n * (5 * sizeof(float) + 1 + sizeof(float)) +
            (size_t)l.count * sizeof(cloth_run) + (size_t)l.pairs * sizeof(float) + 64;
 }
 
@@ -213,11 +213,11 @@ static tl_result check_def(const tl_cloth_def* d, tl_error* err) {
                                 "cloth: particle %d (row %d, column %d) coincides with the one "
                                 "above it (a zero-length link)",
                                 i, i / d->columns, i % d->columns);
-    for (int i = 0; d->segment_slack && i < 3 * n; ++i)
-        if (!(d->segment_slack[i] >= 0 && isfinite(d->segment_slack[i])))
+    for (int i = 0; d->link_slack && i < 2 * n; ++i)
+        if (!(d->link_slack[i] >= 0 && isfinite(d->link_slack[i])))
             return tl_error_set(err, TL_ERROR_INVALID,
-                                "cloth: particle %d's segment slack is not a finite depth >= 0",
-                                i / 3);
+                                "cloth: particle %d's link slack is not a finite depth >= 0",
+                                i / 2);
     return TL_OK;
 }
 
@@ -268,7 +268,7 @@ tl_result tl_cloth_model_create(const tl_cloth_def* def, const tl_allocator* all
     size_t o_tether = at;
     at += (size_t)n * sizeof(float);
     size_t o_slack = at;
-    at += (size_t)n * 3 * sizeof(float);
+    at += (size_t)n * 2 * sizeof(float);
     size_t o_pairs = at;
     at += (size_t)pair_count * sizeof(float);
     size_t o_runs = at = (at + 15) & ~(size_t)15;
@@ -291,10 +291,10 @@ tl_result tl_cloth_model_create(const tl_cloth_def* def, const tl_allocator* all
     m->rest = (float*)(block + o_rest);
     m->tether = (float*)(block + o_tether);
     m->slack = (float*)(block + o_slack);
-    if (def->segment_slack)
-        memcpy(m->slack, def->segment_slack, sizeof(float) * 3 * (size_t)n);
+    if (def->link_slack)
+        memcpy(m->slack, def->link_slack, sizeof(float) * 2 * (size_t)n);
     else
-        memset(m->slack, 0, sizeof(float) * 3 * (size_t)n);
+        memset(m->slack, 0, sizeof(float) * 2 * (size_t)n);
     m->pair_rest = (float*)(block + o_pairs);
     m->runs = (cloth_run*)(block + o_runs);
     m->edge = (uint8_t*)(block + o_edge);
@@ -325,8 +325,6 @@ tl_result tl_cloth_model_create(const tl_cloth_def* def, const tl_allocator* all
     memcpy(m->up, def->up, sizeof m->up);
     m->scale = def->scale, m->fixed_step = def->fixed_step;
     m->teleport_distance = def->teleport_distance, m->max_substeps = def->max_substeps;
-    m->chord_columns =
-        def->chord_columns > 1 && def->chord_columns < def->columns ? def->chord_columns : 1;
     m->settings = def->settings;
     *out = m;
     return TL_OK;
