@@ -134,6 +134,11 @@ static void push_segment(tl_cloth* c, int i, int j, float slack) {
         float s;
         v3 d;
         if (!segment_out(&c->shapes[k], a, b, slack, &s, &d)) continue;
+        /* three quarters of the depth a step, the rest left to the next steps (an under-relaxed
+           contact): the whole depth left CesiumMan's generated cape moving 9% faster a few
+           cycles after a hitch than before it (the later ratio 1.092, the bar 1.02; 1.007 so),
+           half left the knight's Jump skin 0.0020 H deep */
+        d = v3_scale(d, 0.75f);
         /* the ends' moves (1 - s) g wi, s g wj carry the point by d: g = d / sum */
         float ci = (1 - s) * wi, cj = s * wj, sum = (1 - s) * ci + s * cj;
         /* near a pinned end the free one would have to move far: at most twice the depth */
