@@ -114,8 +114,8 @@ void cloth_integrate(tl_cloth* c, const float* map, v3 g, v3 w, float contact_ke
 /* out_local (the state) and out_world (its map, laid out as cloth_integrate's), interleaved.
  * The same bits at every level. */
 void cloth_write_outputs(tl_cloth* c, const float* map);
-/* Every link of rows >= 1 out of the colliders but its slack, moving its end particles and
- * their previous positions alike (cloth_contact.c). */
+/* On an open lattice, every link of rows >= 1 that sags into a collider beyond its slack pushed
+ * out by moving its end particles, as an inelastic contact (cloth_contact.c). */
 void cloth_push_segments(tl_cloth* c);
 void cloth_map_targets(tl_cloth* c, const double m[9], const double t[3], const double o[3],
                        const float* targets);
