@@ -157,7 +157,7 @@ struct tl_chain {
      * to it is valid and no cut, and normalises to last_target (its checks are skipped) */
     tl_chain_pose last_given;
     bool given_known;
-    qt solved_hips;             /* the hips frame's world rotation there */
+    qt solved_hips; /* the hips frame's world rotation there */
     /* the previous frame, for the curve of the attachment's motion across a frame and the
      * motion a teleport frame would have had without its jump */
     tl_chain_pose last_start; /* its start (after a teleport: where it would have started) */
