@@ -855,7 +855,8 @@ static void test_cut_carries_rigidly(void) {
 }
 
 /* A frame whose start is the previous frame's target exactly as given (here a rotation not of
- * unit length) skips the start's checks and normalisation (chain_frame_begin): the same bits
+ * unit length) skips the start's checks and normalisation and takes the hips' start from the
+ * last frame (chain_frame_begin; they matter once hips are given apart): the same bits
  * as a twin given that rotation doubled, which takes the ordinary test against last_target
  * (doubling is exact, so is its normalisation: the same unit rotation), alone and in a batch;
  * after tl_chain_reset to another pose, the same start is a cut again. */
@@ -877,10 +878,17 @@ static void test_start_as_given(void) {
         given[k] = create(&def), normalised[k] = create(&def);
     const double dt = 1 / 60.0;
     bool same = true;
-    for (int f = 1; f <= 120; ++f) {
+    for (int f = 1; f <= 150; ++f) {
         tl_chain_input a[PAIRS], b[PAIRS];
         for (int k = 0; k < PAIRS; ++k) {
             a[k] = frame_input(clip_walk_long, (f - 1) * dt + 0.3 * k, f * dt + 0.3 * k);
+            if (f > 120) { /* hips given apart, their curve from the last frame's start: turned
+                              about (the tail now ahead, the plane behind them pushing it) */
+                a[k].has_hips = true;
+                qt about = {0, 1, 0, 0};
+                qt_store(a[k].hips_start, qt_mul(qt_load(a[k].start.rotation), about));
+                qt_store(a[k].hips_target, qt_mul(qt_load(a[k].target.rotation), about));
+            }
             b[k] = a[k];
             for (int j = 0; j < 4; ++j) /* other bits, the same unit rotation exactly */
                 b[k].start.rotation[j] *= 2;
@@ -897,10 +905,10 @@ static void test_start_as_given(void) {
     for (int k = 0; k < PAIRS; ++k)
         cuts += tl_chain_get_stats(given[k]).cuts + tl_chain_get_stats(normalised[k]).cuts;
     /* placed elsewhere: the start given as the last target's is a cut now */
-    tl_chain_input last = frame_input(clip_walk_long, 119 * dt, 120 * dt);
+    tl_chain_input last = frame_input(clip_walk_long, 149 * dt, 150 * dt);
     tl_chain_pose away = clip_walk_long(0);
     tl_chain_reset(given[0], &away);
-    tl_chain_input next = frame_input(clip_walk_long, 120 * dt, 121 * dt);
+    tl_chain_input next = frame_input(clip_walk_long, 150 * dt, 151 * dt);
     next.start = last.target;
     tl_chain_step(given[0], &next, (float)dt);
     uint32_t after_reset = tl_chain_get_stats(given[0]).cuts;

@@ -225,6 +225,7 @@ static void finish_frame(frame_plan* fp, bool scattered, bool finite) {
         chain_place_at_rest(c, &fp->target, fp->hips_target);
     }
     c->given_known = true; /* (last_given: this frame's target as given, chain_frame_begin) */
+    c->given_hips_known = !fp->has_hips, c->given_hips = fp->hips_target;
 }
 
 /* The render-time output's inputs of lane l: where the frame is between the last two steps,

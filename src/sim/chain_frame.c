@@ -256,8 +256,9 @@ bool chain_frame_begin(tl_chain* c, const tl_chain_input* in, float dt, frame_pl
     c->last_given = in->target; /* (known once finish_frame makes fp->target last_target) */
     c->given_known = false;
     fp->has_hips = in->has_hips;
-    fp->hips_start =
-        in->has_hips ? qt_normalize(qt_load(in->hips_start)) : hips_world(c, &fp->start);
+    fp->hips_start = in->has_hips                   ? qt_normalize(qt_load(in->hips_start))
+                     : given && c->given_hips_known ? c->given_hips
+                                                    : hips_world(c, &fp->start);
     fp->hips_target =
         in->has_hips ? qt_normalize(qt_load(in->hips_target)) : hips_world(c, &fp->target);
     fp->dt = dt;

@@ -157,6 +157,9 @@ struct tl_chain {
      * to it is valid and no cut, and normalises to last_target (its checks are skipped) */
     tl_chain_pose last_given;
     bool given_known;
+    bool given_hips_known; /* ... and that frame's hips rode the attachment: given_hips is its
+                              hips_target, hips_world(last_target) (the next start's) */
+    qt given_hips;
     qt solved_hips; /* the hips frame's world rotation there */
     /* the previous frame, for the curve of the attachment's motion across a frame and the
      * motion a teleport frame would have had without its jump */
