@@ -499,14 +499,22 @@ static void group_end(group_run* r) {
                 local[j] = plans[l + j].chain->out_local + 4 * first,
                 tips[j] = plans[l + j].chain->out_tips + 3 * first;
             const lane_output* o = out;
+            /* (the four chains written out one by one: gcc -O2 kept the loops over them) */
+            float *l0 = local[0], *l1 = local[1], *l2 = local[2], *l3 = local[3];
+            float *t0 = tips[0], *t1 = tips[1], *t2 = tips[2], *t3 = tips[3];
             for (int i = 0; i < m; ++i, ++o) {
                 __m128 q[4];
                 lanes_to_qt4(o->Lx + l, o->Ly + l, o->Lz + l, o->Lw + l, q);
-                for (int j = 0; j < 4; ++j)
-                    _mm_storeu_ps(local[j] + 4 * i, q[j]);
+                _mm_storeu_ps(l0 + 4 * i, q[0]), _mm_storeu_ps(l1 + 4 * i, q[1]);
+                _mm_storeu_ps(l2 + 4 * i, q[2]), _mm_storeu_ps(l3 + 4 * i, q[3]);
                 lanes_to_qt4(o->Tx + l, o->Ty + l, o->Tz + l, o->Tz + l, q);
-                for (int j = 0; j < 4; ++j)
-                    store_xyz(tips[j] + 3 * i, q[j]);
+                if (first + i + 1 < n) { /* (the fourth float: the next tip's x, written next) */
+                    _mm_storeu_ps(t0 + 3 * i, q[0]), _mm_storeu_ps(t1 + 3 * i, q[1]);
+                    _mm_storeu_ps(t2 + 3 * i, q[2]), _mm_storeu_ps(t3 + 3 * i, q[3]);
+                } else {
+                    store_xyz(t0 + 3 * i, q[0]), store_xyz(t1 + 3 * i, q[1]);
+                    store_xyz(t2 + 3 * i, q[2]), store_xyz(t3 + 3 * i, q[3]);
+                }
             }
         }
 #endif
