@@ -179,20 +179,22 @@ static void settings_lane(lane_settings* f, int l, const tl_chain* c, int n) {
 }
 
 /* Lane l of a frame's poses from a chain's plan (its settings' rows already in f). */
-static void setup_lane(lane_frame* f, int l, const frame_plan* fp, int n) {
+static void setup_lane(lane_frame* f, int l, const frame_plan* fp, int n, bool poses) {
     const tl_chain* c = fp->chain;
     if (c->force.x != 0 || c->force.y != 0 || c->force.z != 0)
         SET_V3(f, g, l, v3_add(LANE_V3(f, g, l), c->force));
-    SET_V3(f, ps, l, v3_load(fp->start.position));
-    SET_V3(f, pt, l, v3_load(fp->target.position));
-    SET_QT(f, rs, l, qt_load(fp->start.rotation));
-    SET_QT(f, rt, l, qt_load(fp->target.rotation));
-    SET_QT(f, hs, l, fp->hips_start);
-    SET_QT(f, ht, l, fp->hips_target);
-    f->ss[l] = fp->start.scale, f->st[l] = fp->target.scale;
-    SET_V3(f, cp, l, fp->curve_position);
-    SET_QT(f, cr, l, fp->curve_rotation);
-    SET_QT(f, ch, l, fp->curve_hips);
+    if (poses) { /* (else setup_poses4 made them) */
+        SET_V3(f, ps, l, v3_load(fp->start.position));
+        SET_V3(f, pt, l, v3_load(fp->target.position));
+        SET_QT(f, rs, l, qt_load(fp->start.rotation));
+        SET_QT(f, rt, l, qt_load(fp->target.rotation));
+        SET_QT(f, hs, l, fp->hips_start);
+        SET_QT(f, ht, l, fp->hips_target);
+        f->ss[l] = fp->start.scale, f->st[l] = fp->target.scale;
+        SET_V3(f, cp, l, fp->curve_position);
+        SET_QT(f, cr, l, fp->curve_rotation);
+        SET_QT(f, ch, l, fp->curve_hips);
+    }
     f->has_hips[l] = fp->has_hips;
     f->colliders[l] = fp->colliders, f->collider_count[l] = fp->collider_count;
     f->growth[l] = fp->collider_growth, f->links = n;
@@ -204,6 +206,38 @@ static void setup_lane(lane_frame* f, int l, const frame_plan* fp, int n) {
     }
     chain_cull_setup(f, l);
 }
+
+#if defined(__SSE__)
+/* Four lanes' values (from a, b, c, d: four floats read from each) as rows x, y, z (and w
+ * unless NULL): a transpose, as lanes_to_qt4 the other way. */
+static inline void lanes_from_4(const float* a, const float* b, const float* c, const float* d,
+                                float* x, float* y, float* z, float* w) {
+    __m128 p = _mm_loadu_ps(a), q = _mm_loadu_ps(b), r = _mm_loadu_ps(c), s = _mm_loadu_ps(d);
+    _MM_TRANSPOSE4_PS(p, q, r, s);
+    _mm_storeu_ps(x, p), _mm_storeu_ps(y, q), _mm_storeu_ps(z, r);
+    if (w) _mm_storeu_ps(w, s);
+}
+
+/* setup_lane's poses of lanes l..l+3 from four plans, four lanes a transpose. (A point's fourth
+ * float read is the plan's next field.) */
+static void setup_poses4(lane_frame* f, int l, const frame_plan* p) {
+#define FROM_4(row, field, w)                                                                      \
+    lanes_from_4((const float*)&p[0].field, (const float*)&p[1].field, (const float*)&p[2].field,  \
+                 (const float*)&p[3].field, f->row##x + l, f->row##y + l, f->row##z + l, w)
+    FROM_4(ps, start.position, NULL);
+    FROM_4(pt, target.position, NULL);
+    FROM_4(rs, start.rotation, f->rsw + l);
+    FROM_4(rt, target.rotation, f->rtw + l);
+    FROM_4(hs, hips_start, f->hsw + l);
+    FROM_4(ht, hips_target, f->htw + l);
+    FROM_4(cp, curve_position, NULL);
+    FROM_4(cr, curve_rotation, f->crw + l);
+    FROM_4(ch, curve_hips, f->chw + l);
+#undef FROM_4
+    for (int j = 0; j < 4; ++j)
+        f->ss[l + j] = p[j].start.scale, f->st[l + j] = p[j].target.scale;
+}
+#endif
 
 /* What the frame's last internal step of lane l leaves in the plan and the chain's stats (the
  * steps before it leave nothing that lasts). */
@@ -349,7 +383,7 @@ static void step_alone(frame_plan* fp) {
     gather_constants_1(links, 0, c);
     gather_state_1(links, 0, c, &serial, &stamp);
     settings_lane(&f.settings, 0, c, n);
-    setup_lane(&f, 0, fp, n);
+    setup_lane(&f, 0, fp, n, true);
     for (long j = 1; j <= fp->steps; ++j) {
         f.t[0] = chain_step_time(fp, j);
         chain_lanes_steps(links, n, &f, 1, c->velocity_feedback);
@@ -427,8 +461,13 @@ static void group_begin(group_run* r, lane_group* lead, frame_plan* plans, int c
         }
     }
     settings_copy(&r->f.settings, &lead->settings);
+    int quads = 0; /* lanes whose poses go four at a time */
+#if defined(__SSE__)
+    for (; quads + 4 <= count; quads += 4)
+        setup_poses4(&r->f, quads, plans + quads);
+#endif
     for (int l = 0; l < r->lanes; ++l)
-        setup_lane(&r->f, l, &plans[l < count ? l : 0], n);
+        setup_lane(&r->f, l, &plans[l < count ? l : 0], n, l >= quads);
 }
 
 /* Where internal step j falls in each lane's frame. */
