@@ -181,6 +181,18 @@ static void inputs_from_folder_and_list(void) {
     ENSURE(strstr(err.message, "line 2"));
 }
 
+/* DIR/in, DIR/out and DIR/out/batch.jsonl (each 8192 bytes), and the inputs listed in DIR/in. */
+static tl_batch_inputs* journal_folders(const char* dir, char* in_dir, char* out_dir, char* path) {
+    snprintf(in_dir, 8192, "%s/in", dir);
+    snprintf(out_dir, 8192, "%s/out", dir);
+    snprintf(path, 8192, "%s/out/batch.jsonl", dir);
+    tl_batch_inputs* in = NULL;
+    tl_error err;
+    if (tl_batch_inputs_list(in_dir, NULL, &in, &err) != TL_OK)
+        tl_test_failf(__FILE__, __LINE__, "%s: %s", in_dir, err.message);
+    return in;
+}
+
 /* A journal killed mid-line resumes with the partial line gone and one line per done file. */
 static void journal_drops_a_partial_line(void) {
     SCRATCH(dir, "journal");
@@ -188,12 +200,9 @@ static void journal_drops_a_partial_line(void) {
           "'%s/rat-tailless.glb' '%s/in/'",
           dir, dir, dir, cases_dir(), cases_dir(), dir);
     char in_dir[8192], out_dir[8192], path[8192];
-    snprintf(in_dir, sizeof in_dir, "%s/in", dir);
-    snprintf(out_dir, sizeof out_dir, "%s/out", dir);
-    snprintf(path, sizeof path, "%s/out/batch.jsonl", dir);
-    tl_batch_inputs* in;
+    tl_batch_inputs* in = journal_folders(dir, in_dir, out_dir, path);
+    ENSURE(in);
     tl_error err;
-    ENSURE_OK(tl_batch_inputs_list(in_dir, NULL, &in, &err), err);
     tl_batch_def def = tl_default_batch_def();
     def.out_dir = out_dir;
     def.stretch = false;
@@ -242,12 +251,9 @@ static void journal_hostile(void) {
           "printf b > '%s/in/b.glb' && printf x > '%s/out/a.glb' && printf x > '%s/out/b.glb'",
           dir, dir, dir, dir, dir, dir, dir);
     char in_dir[8192], out_dir[8192], path[8192];
-    snprintf(in_dir, sizeof in_dir, "%s/in", dir);
-    snprintf(out_dir, sizeof out_dir, "%s/out", dir);
-    snprintf(path, sizeof path, "%s/out/batch.jsonl", dir);
-    tl_batch_inputs* in;
+    tl_batch_inputs* in = journal_folders(dir, in_dir, out_dir, path);
+    ENSURE(in);
     tl_error err;
-    ENSURE_OK(tl_batch_inputs_list(in_dir, NULL, &in, &err), err);
     ENSURE(in->count == 2);
     tl_batch_journal* j;
     shell("mkfifo '%s'", path);
