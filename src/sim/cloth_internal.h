@@ -79,7 +79,8 @@ struct tl_cloth {
     tl_chain_pose prior_step; /* ... of the step before it (step_frame after a cut: no motion) */
     float accumulator;        /* time since the last internal step, s */
     bool started;
-    bool guessed; /* the last step's body motion was a hitch's straight-path guess */
+    bool guessed; /* the last step's body motion was a hitch's straight-path guess (prior_step
+                   * to step_frame): the next step replaces it (rebase_velocity) */
     cloth_shape shapes[TL_CLOTH_MAX_COLLIDERS];
     int shape_count;
     /* the colliders at the last two-pose frame's start and its length, for the curve of their

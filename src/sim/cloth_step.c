@@ -371,7 +371,7 @@ static void place_at_targets(tl_cloth* c, const tl_chain_pose* f) {
     memcpy(c->x, c->t1x, bytes), memcpy(c->y, c->t1y, bytes), memcpy(c->z, c->t1z, bytes);
     memcpy(c->px, c->t1x, bytes), memcpy(c->py, c->t1y, bytes), memcpy(c->pz, c->t1z, bytes);
     memset(c->contact, 0, (size_t)c->n);
-    c->frame = c->step_frame = c->prior_step = *f;
+    c->frame = c->step_frame = c->prior_step = *f, c->guessed = false;
     c->accumulator = 0;
     c->started = true;
     c->older_count = -1;
@@ -405,7 +405,7 @@ static bool input_finite(const tl_cloth* c, const tl_cloth_input* in, float dt) 
 static void shift_by_jump(tl_cloth* c, const tl_chain_pose* from, const tl_chain_pose* to,
                           float seconds) {
     if (fabsf(qt_dot(qt_load(from->rotation), qt_load(to->rotation))) <= 0.9238795f) {
-        c->frame = c->step_frame = c->prior_step = *to; /* cos(45 deg / 2) */
+        c->frame = c->step_frame = c->prior_step = *to, c->guessed = false; /* cos(45/2) */
         return;
     }
     v3 last = v3_load(c->step_frame.position), prior = v3_load(c->prior_step.position);
@@ -425,7 +425,7 @@ static void carry(tl_cloth* c, const tl_chain_pose* f) {
     }
     size_t bytes = sizeof(float) * (size_t)c->n;
     memcpy(c->t0x, c->t1x, bytes), memcpy(c->t0y, c->t1y, bytes), memcpy(c->t0z, c->t1z, bytes);
-    c->frame = c->step_frame = c->prior_step = *f;
+    c->frame = c->step_frame = c->prior_step = *f, c->guessed = false;
 }
 
 static bool state_finite(const tl_cloth* c) {
@@ -488,7 +488,6 @@ static void carry_head(tl_cloth* c, const tl_chain_pose* end, float dt, float wi
     float u = (dt - window) / dt;
     int n = c->n, C = m->columns;
     int shapes = c->shape_count;
-    affine was = world_motion_map(&c->prior_step, &c->step_frame, m->origin);
     memcpy(after, c->shapes, sizeof(cloth_shape) * (size_t)shapes);
     /* increments in which no collider moves more than half its radius, at most 8 x
      * max_substeps (each is one relaxation iteration and a final pass; on a synthetic walking
@@ -538,27 +537,27 @@ static void carry_head(tl_cloth* c, const tl_chain_pose* end, float dt, float wi
     }
     if (before) memcpy(before, c->shapes, sizeof(cloth_shape) * (size_t)shapes);
     memcpy(c->shapes, after, sizeof(cloth_shape) * (size_t)shapes);
-    /* the body's motion in the step before the head and in the window's first */
+    /* the body's motion in the window's first step */
     tl_chain_pose head = pose_lerp(&c->frame, end, u);
     tl_chain_pose next = pose_lerp(&head, end, m->fixed_step / window);
     affine will = world_motion_map(&head, &next, m->origin);
     for (int i = 0; i < n; ++i) {
-        /* the body's share in the velocity is the window's (decayed too, it held the hem still
-         * in the world as the window began: docs/cloth.md "A near-still skirt after a hitch");
-         * row 0 at rest with its targets */
+        /* the velocity relative to the body's share in the window decays, not the velocity
+         * (which held the hem still in the world as the window began: docs/cloth.md "A
+         * near-still skirt after a hitch"); row 0 at rest with its targets */
         v3 x = v3_make(c->x[i], c->y[i], c->z[i]), p = x;
         if (i >= C) {
             float keep = powf(1.0f - c->damping[i], skipped / m->fixed_step);
-            v3 v = v3_sub(x, v3_make(c->px[i], c->py[i], c->pz[i]));
-            v3 relative = v3_sub(v, body_velocity(&was, c->share[i], x));
-            p = v3_sub(x, v3_madd(body_velocity(&will, c->share[i], x), relative, keep));
+            v3 body = body_velocity(&will, c->share[i], x);
+            v3 relative = v3_sub(v3_sub(x, v3_make(c->px[i], c->py[i], c->pz[i])), body);
+            p = v3_sub(x, v3_madd(body, relative, keep));
         }
         c->px[i] = p.x, c->py[i] = p.y, c->pz[i] = p.z;
         c->t0x[i] += (c->t1x[i] - c->t0x[i]) * u;
         c->t0y[i] += (c->t1y[i] - c->t0y[i]) * u;
         c->t0z[i] += (c->t1z[i] - c->t0z[i]) * u;
     }
-    c->frame = c->step_frame = c->prior_step = head;
+    c->frame = c->step_frame = c->prior_step = head, c->guessed = false;
 }
 
 static void write_projected_outputs(tl_cloth* c);
