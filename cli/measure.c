@@ -4,6 +4,7 @@
  * reads the arguments and the caller's regions and prints. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include <tailor/file.h>
 
 #include <regex.h>
 

@@ -4,6 +4,7 @@
  * `tailor measure` table of every clip. The manual is docs/web.md. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include <tailor/file.h>
 
 #include <arpa/inet.h>
 #include <errno.h>

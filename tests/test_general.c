@@ -107,7 +107,6 @@ static const struct {
     {"trex-parent", "input", "TRex_Walk"},
     {"fox-k-parent", "input", "Walk"},
     {"fox-k-parent", "input", "Run"},
-    {"husky-thigh", "input", "Gallop"},
     {"rat-thigh", "new", "Rat_Walk"},
     {"rat-thigh", "new", "Rat_Run"},
     {"fox-k-thigh", "input", "Walk"},

@@ -854,6 +854,71 @@ static void test_cut_carries_rigidly(void) {
     tl_chain_destroy(plain);
 }
 
+/* A frame whose start is the previous frame's target exactly as given (here a rotation not of
+ * unit length) skips the start's checks and normalisation and takes the hips' start from the
+ * last frame (chain_frame_begin; they matter once hips are given apart): the same bits
+ * as a twin given that rotation doubled, which takes the ordinary test against last_target
+ * (doubling is exact, so is its normalisation: the same unit rotation), alone and in a batch;
+ * after tl_chain_reset to another pose, the same start is a cut again. */
+static tl_chain_pose clip_walk_long(double t) {
+    tl_chain_pose p = clip_walk(t);
+    for (int k = 0; k < 4; ++k)
+        p.rotation[k] *= 1.5f; /* (valid: a non-zero rotation is normalised) */
+    return p;
+}
+
+static void test_start_as_given(void) {
+    rig r;
+    rig_straight(&r, 8, v3_make(0, -1, 0), 0.8f);
+    tl_chain_def def = def_for(&r);
+    enum { PAIRS = 3 };
+    tl_chain* given[PAIRS];
+    tl_chain* normalised[PAIRS];
+    for (int k = 0; k < PAIRS; ++k)
+        given[k] = create(&def), normalised[k] = create(&def);
+    const double dt = 1 / 60.0;
+    bool same = true;
+    for (int f = 1; f <= 150; ++f) {
+        tl_chain_input a[PAIRS], b[PAIRS];
+        for (int k = 0; k < PAIRS; ++k) {
+            a[k] = frame_input(clip_walk_long, (f - 1) * dt + 0.3 * k, f * dt + 0.3 * k);
+            if (f > 120) { /* hips given apart, their curve from the last frame's start: turned
+                              about (the tail now ahead, the plane behind them pushing it) */
+                a[k].has_hips = true;
+                qt about = {0, 1, 0, 0};
+                qt_store(a[k].hips_start, qt_mul(qt_load(a[k].start.rotation), about));
+                qt_store(a[k].hips_target, qt_mul(qt_load(a[k].target.rotation), about));
+            }
+            b[k] = a[k];
+            for (int j = 0; j < 4; ++j) /* other bits, the same unit rotation exactly */
+                b[k].start.rotation[j] *= 2;
+        }
+        tl_chain_step(given[0], &a[0], (float)dt); /* alone, and two in a batch */
+        tl_chain_step(normalised[0], &b[0], (float)dt);
+        tl_chain_batch_step(test_batch(), given + 1, a + 1, PAIRS - 1, (float)dt);
+        tl_chain_batch_step(test_batch(), normalised + 1, b + 1, PAIRS - 1, (float)dt);
+        for (int k = 0; k < PAIRS; ++k)
+            same &= memcmp(tl_chain_tip_positions(given[k]), tl_chain_tip_positions(normalised[k]),
+                           sizeof(float) * 3 * 8) == 0;
+    }
+    uint32_t cuts = 0;
+    for (int k = 0; k < PAIRS; ++k)
+        cuts += tl_chain_get_stats(given[k]).cuts + tl_chain_get_stats(normalised[k]).cuts;
+    /* placed elsewhere: the start given as the last target's is a cut now */
+    tl_chain_input last = frame_input(clip_walk_long, 149 * dt, 150 * dt);
+    tl_chain_pose away = clip_walk_long(0);
+    tl_chain_reset(given[0], &away);
+    tl_chain_input next = frame_input(clip_walk_long, 150 * dt, 151 * dt);
+    next.start = last.target;
+    tl_chain_step(given[0], &next, (float)dt);
+    uint32_t after_reset = tl_chain_get_stats(given[0]).cuts;
+    fprintf(stderr, "  start as given: tips bit-identical %d, cuts %u; after a reset %u\n", same,
+            cuts, after_reset);
+    ENSURE(same && cuts == 0 && after_reset == 1);
+    for (int k = 0; k < PAIRS; ++k)
+        tl_chain_destroy(given[k]), tl_chain_destroy(normalised[k]);
+}
+
 /* §7: a tail hanging into the floor lies on it: every tip at or above F = 0.025 m, links
  * exactly their length; with the hips below the floor (u > 1) nothing stretches. */
 static tl_chain_pose clip_low(double t) {
@@ -2100,6 +2165,7 @@ static const tl_test_case cases[] = {
     {"defaults", test_defaults},
     {"bug1_spring_in_physical_units", test_bug1_spring_in_physical_units},
     {"cut_carries_rigidly", test_cut_carries_rigidly},
+    {"start_as_given", test_start_as_given},
     {"bug2_hip_shake", test_bug2_hip_shake},
     {"bug3_carry_shared", test_bug3_carry_shared},
     {"rest_arc_centred", test_rest_arc_centred},

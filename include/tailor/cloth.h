@@ -106,6 +106,10 @@ typedef struct tl_cloth_def {
                                     over its whole length); 4 */
     float teleport_distance;     /* a character frame jump longer than this within one frame is a
                                     cut, m (x scale); 1 */
+    const float* link_slack;     /* rows x columns x 2 or NULL (0): how deep particle i's links
+                                    (up, and right along the row) may go into a collider before
+                                    an open lattice pushes them out, rest-world units, >= 0: the
+                                    depth the rest pose has (the player measures it); copied */
     tl_cloth_settings settings;  /* the default of a cloth made from this model */
 } tl_cloth_def;
 

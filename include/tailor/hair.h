@@ -331,6 +331,14 @@ typedef struct tl_hair_chain_def {
                                 the mean of a welded vertex and its neighbours, the cap held on
                                 the head, the 4 largest kept); 0: off (8 blurs the seams between
                                 chains but spreads them into the chain regions, hair.md) */
+    bool fill_unowned;       /* hair off the cap that no chain takes (farther than bind_mm from
+                                every chain) gets weights filled over the hair surface from the
+                                chain-bound hair and the cap around it (harmonic), not the head
+                                alone; false (measured, hair.md: less stretch on long01, deeper
+                                in the body in Jump) */
+    bool cover_unowned;      /* choose each next chain by the hair off the cap it would take that
+                                no chain chosen takes yet (within bind_mm of its bones), then by
+                                free length × spread; false: free length × spread alone */
     tl_chain_settings chain; /* written with each hair chain: tl_default_chain_settings but
                                 gravity 0 (the modelled style already hangs under gravity: the
                                 springs aim at it as it is), carry_deg -180 and rest_curve 1
@@ -367,8 +375,10 @@ typedef struct tl_hair_chains {
     void* internal;
 } tl_hair_chains;
 
-/* Picks at most max_chains chains by free length and spread (each next one maximises its free
- * length times its tip's distance from the tips chosen), puts `bones` bones along each, and
+/* Picks at most max_chains chains: with cover_unowned each next one takes the most hair off the
+ * cap that no chain chosen takes yet, weighed by its free length; once none takes any, by free
+ * length and spread (its free length times its tip's distance from the tips chosen). Puts
+ * `bones` bones along each, and
  * weights the mesh: the cap and far vertices on the head, the others on their nearest chain
  * bone, blended along it, then diffused over the surface for smooth_steps steps. */
 tl_result tl_hair_chains_create(const tl_hair_mesh* mesh, const tl_hair_scalp* scalp,

@@ -2,6 +2,7 @@
  *
  * The umbrella header: include this one. Modules, bottom to top:
  *   base.h    results, errors and allocators
+ *   file.h    the one reader of a user's file (regular files only, never blocking, bounded)
  *   output.h  the one writer: every output file complete or not at all, never an input
  *   gltf.h    the lossless glTF document (read, edit, write)
  *   sim.h     the runtime spring-chain solver (no I/O, no allocation per step)
@@ -24,6 +25,7 @@
 #define TAILOR_H
 
 #include <tailor/base.h>
+#include <tailor/file.h>
 #include <tailor/output.h>
 #include <tailor/gltf.h>
 #include <tailor/sim.h>

@@ -1,6 +1,6 @@
 /* Reading a whole input file: regular files only, never blocking, bounded. */
 #define _POSIX_C_SOURCE 200809L
-#include <tailor/base.h>
+#include <tailor/file.h>
 
 #include <errno.h>
 #include <fcntl.h>

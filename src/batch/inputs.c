@@ -1,6 +1,7 @@
 /* The inputs of a batch: a folder walked or a list read, sorted; shards; the input's sha256. */
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
+#include <tailor/file.h>
 #include "base/try.h"
 
 #include <dirent.h>

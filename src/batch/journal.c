@@ -1,6 +1,7 @@
 /* batch.jsonl: one JSON line per file, appended with one write(2) each; read back to resume. */
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
+#include <tailor/file.h>
 
 #include <errno.h>
 #include <fcntl.h>

@@ -2,6 +2,7 @@
  * Header fields are read with memcpy and lengths checked by subtraction. */
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
+#include <tailor/file.h>
 
 #include <assert.h>
 #include <errno.h>

@@ -25,6 +25,8 @@ tl_hair_chain_def tl_default_hair_chain_def(void) {
         .min_free_mm = 120.0f,
         .bind_mm = 40.0f,
         .smooth_steps = 0,
+        .fill_unowned = false,
+        .cover_unowned = true,
         .min_drop = 0.5f,
         .min_vertices = 16,
     };
@@ -95,22 +97,101 @@ static void joints_along(const float* p, uint32_t from, uint32_t n, uint32_t bon
     }
 }
 
+/* The hair a candidate chain would take: for each guide with free_len[g] > 0, the vertices off
+ * the cap (off_cap[v]) within `bind` of a bone of its joints (along its lock from point
+ * start[g]), listed in items[off[g] .. off[g + 1]). False: out of memory. */
+typedef struct cover_visit {
+    const float* positions;
+    const float* joints;
+    uint32_t bones;
+    float bind;
+    uint32_t* stamp;
+    uint32_t mark;
+    uint32_t* items;
+    size_t count, capacity;
+    bool ok;
+} cover_visit;
+
+static bool cover_one(void* user, uint32_t v) {
+    cover_visit* c = user;
+    if (c->stamp[v] == c->mark) return true;
+    for (uint32_t b = 0; b < c->bones; ++b) {
+        float t;
+        const float* j = c->joints + 3 * b;
+        if (tl_mesh_segment_distance(c->positions + 3 * (size_t)v, j, j + 3, &t) > c->bind)
+            continue;
+        c->stamp[v] = c->mark;
+        if (c->count == c->capacity) {
+            size_t cap = c->capacity ? 2 * c->capacity : 1024;
+            uint32_t* grown = realloc(c->items, cap * sizeof *grown);
+            if (!grown) return c->ok = false;
+            c->items = grown, c->capacity = cap;
+        }
+        c->items[c->count++] = v;
+        return true;
+    }
+    return true;
+}
+
+static bool cover_build(const tl_hair_guides* gs, const uint32_t* start, const float* free_len,
+                        const tl_hair_mesh* mesh, const uint8_t* off_cap, uint32_t bones,
+                        float bind, float* lock, uint32_t cap_points, uint32_t* off,
+                        uint32_t** items) {
+    uint32_t V = mesh->vertex_count, n_off = 0;
+    uint32_t* ids = malloc(sizeof(uint32_t) * (V + 1));
+    cover_visit c = {.positions = mesh->positions, .bones = bones, .bind = bind, .ok = true};
+    c.stamp = calloc(V + 1, sizeof(uint32_t));
+    float joints[3 * (TL_CHAIN_MAX_BONES + 1)];
+    hair_grid grid = {0};
+    for (uint32_t v = 0; ids && v < V; ++v)
+        if (off_cap[v]) ids[n_off++] = v;
+    bool ok = ids && c.stamp && hair_grid_build(&grid, mesh->positions, ids, n_off, 2 * bind);
+    c.joints = joints;
+    for (uint32_t g = 0; ok && g < gs->guide_count; ++g) {
+        off[g] = (uint32_t)c.count;
+        if (!(free_len[g] > 0)) continue;
+        uint32_t n = lock_of(gs, g, lock, cap_points, 0);
+        joints_along(lock, start[g], n, bones, joints);
+        c.mark = g + 1;
+        for (uint32_t b = 0; b < bones && c.ok; ++b) {
+            const float* j = joints + 3 * b;
+            float length = sqrtf(tl__dist2(j, j + 3));
+            uint32_t steps = 1 + (uint32_t)fminf(length / bind, 4096);
+            for (uint32_t k = 0; k <= steps && c.ok; ++k) {
+                float f = (float)k / (float)steps, p[3];
+                for (int i = 0; i < 3; ++i)
+                    p[i] = j[i] + f * (j[3 + i] - j[i]);
+                hair_grid_visit(&grid, p, cover_one, &c);
+            }
+        }
+        ok = c.ok;
+    }
+    if (ok) off[gs->guide_count] = (uint32_t)c.count;
+    hair_grid_free(&grid);
+    free(ids), free(c.stamp);
+    *items = c.items;
+    if (!ok) free(c.items), *items = NULL;
+    return ok;
+}
+
 /* Every attached guide's free part, then the choice by free length × spread. */
 static uint32_t choose(const tl_hair_guides* gs, const tl_hair_scalp* scalp,
                        const tl_hair_chain_def* def, float scale, const uint8_t* dropped,
-                       tl_hair_chain* chains, float* longest) {
+                       const tl_hair_mesh* mesh, const uint8_t* off_cap, tl_hair_chain* chains,
+                       float* longest) {
     const float* up = scalp->scene->skins[scalp->skin].up;
     uint32_t cap_points = 4096;
     float* lock = malloc(3 * sizeof(float) * cap_points);
     float* free_len = calloc(gs->guide_count ? gs->guide_count : 1, sizeof(float));
     float* tip = malloc(3 * sizeof(float) * (gs->guide_count ? gs->guide_count : 1));
+    uint32_t* start = calloc(gs->guide_count ? gs->guide_count : 1, sizeof(uint32_t));
     uint32_t chosen = 0;
     *longest = 0;
-    if (!lock || !free_len || !tip) goto done;
+    if (!lock || !free_len || !tip || !start) goto done;
     for (uint32_t g = 0; g < gs->guide_count; ++g) {
         if (gs->guides[g].link == TL_HAIR_LINK_NONE) continue;
         uint32_t n = lock_of(gs, g, lock, cap_points, 0);
-        uint32_t s = free_start(scalp, lock, n, def->cap_mm * scale);
+        uint32_t s = start[g] = free_start(scalp, lock, n, def->cap_mm * scale);
         free_len[g] = s + 1 < n && !dropped[g] ? arc(lock, s, n) : 0;
         /* hair hangs: a free part that does not drop by half its length (an antler, a horn, a
            crest standing up) is not a lock for a chain */
@@ -122,27 +203,48 @@ static uint32_t choose(const tl_hair_guides* gs, const tl_hair_scalp* scalp,
     uint32_t bones = def->bones < 1                    ? 1
                      : def->bones > TL_CHAIN_MAX_BONES ? TL_CHAIN_MAX_BONES
                                                        : def->bones;
+    for (uint32_t g = 0; g < gs->guide_count; ++g)
+        if (free_len[g] < def->min_free_mm * scale) free_len[g] = 0;
+    /* with cover_unowned, the hair each candidate would take off the cap */
+    bool cover = def->cover_unowned && def->bind_mm * scale > 0; /* no reach: nothing to take */
+    uint32_t* off = cover ? malloc(sizeof(uint32_t) * (gs->guide_count + 1)) : NULL;
+    uint32_t* items = NULL;
+    uint8_t* covered = off ? calloc(mesh->vertex_count + 1, 1) : NULL;
+    if (covered && !cover_build(gs, start, free_len, mesh, off_cap, bones, def->bind_mm * scale,
+                                lock, cap_points, off, &items))
+        free(covered), covered = NULL;
     while (chosen < def->max_chains) {
         int64_t best = -1;
         float best_score = 0;
+        float best_take = 0;
         for (uint32_t g = 0; g < gs->guide_count; ++g) {
-            if (free_len[g] < def->min_free_mm * scale) continue;
+            if (!(free_len[g] > 0)) continue;
             float spread = INFINITY;
             for (uint32_t c = 0; c < chosen; ++c)
                 spread = fminf(spread, sqrtf(tl__dist2(tip + 3 * g, tip + 3 * chains[c].guide)));
             float score = chosen ? free_len[g] * spread : free_len[g];
-            if (score > best_score) best_score = score, best = g;
+            uint32_t fresh = 0;
+            for (uint32_t k = covered ? off[g] : 0; covered && k < off[g + 1]; ++k)
+                fresh += !covered[items[k]];
+            /* first the hair no chain takes yet, weighed by the lock's free length (a long lock
+               left on the head swings farthest into the body), then free length × spread */
+            float take = (float)fresh * free_len[g];
+            if (take > best_take || (take == best_take && score > best_score))
+                best_score = score, best = g, best_take = take;
         }
         if (best < 0) break;
+        for (uint32_t k = covered ? off[best] : 0; covered && k < off[best + 1]; ++k)
+            covered[items[k]] = 1;
         tl_hair_chain* c = &chains[chosen++];
         c->guide = (uint32_t)best;
         c->bone_count = bones;
         c->free_length = free_len[best];
         uint32_t n = lock_of(gs, c->guide, lock, cap_points, 0);
-        joints_along(lock, free_start(scalp, lock, n, def->cap_mm * scale), n, bones, c->joints);
+        joints_along(lock, start[best], n, bones, c->joints);
     }
+    free(off), free(items), free(covered);
 done:
-    free(lock), free(free_len), free(tip);
+    free(lock), free(free_len), free(tip), free(start);
     return chosen;
 }
 
@@ -204,59 +306,130 @@ static uint32_t dominant_chain(const uint32_t* inf) {
     return inf[0] == UINT32_MAX ? UINT32_MAX : inf[0] / TL_CHAIN_MAX_BONES;
 }
 
-/* The weights diffused over the hair surface: `iterations` Jacobi steps of the mean over each
- * welded vertex and its neighbours, cap vertices held on the head, then each vertex's largest
- * TL_HAIR_INFLUENCES renormalised. Seam copies share one welded vertex. False: out of memory. */
-static bool weights_diffuse(const tl_hair_mesh* mesh, const tl_hair_chains* cs,
-                            const float* scalp_d, float cap, float weld, uint32_t iterations,
-                            uint32_t* influence, float* weight) {
-    size_t V = mesh->vertex_count, J = 1;
-    uint32_t first[TL_HAIR_MAX_CHAINS + 1];
-    if (cs->chain_count > TL_HAIR_MAX_CHAINS) return true; /* left as weighed */
+/* The weights over the welded hair surface: W rows of J columns (every chain's bones, then the
+ * head last), seam copies sharing one welded vertex (the first copy's weights). */
+typedef struct weight_field {
+    size_t W, J, E;
+    uint32_t first[TL_HAIR_MAX_CHAINS + 1]; /* each chain's first column */
+    uint32_t* remap;
+    uint32_t* edges;
+    float *a, *b, *count;
+    uint8_t* held;
+} weight_field;
+
+static void field_close(weight_field* f) {
+    free(f->remap), free(f->edges), free(f->a), free(f->b), free(f->count), free(f->held);
+}
+
+/* The field of the weighed influences. False: out of memory. */
+static bool field_open(weight_field* f, const tl_hair_mesh* mesh, const tl_hair_chains* cs,
+                       float weld, const uint32_t* influence, const float* weight) {
+    size_t V = mesh->vertex_count, ic = (size_t)mesh->triangle_count * 3;
+    memset(f, 0, sizeof *f);
+    f->J = 1;
     for (uint32_t c = 0; c < cs->chain_count; ++c)
-        first[c] = (uint32_t)J - 1, J += cs->chains[c].bone_count;
-    first[cs->chain_count] = (uint32_t)J - 1;
-    size_t ic = (size_t)mesh->triangle_count * 3;
-    if (iterations == 0 || V == 0 || cs->chain_count == 0) return true;
-    uint32_t* remap = malloc(sizeof(uint32_t) * V);
-    uint32_t* edges = malloc(sizeof(uint32_t) * 2 * (tl_mesh_edges_bound(ic) + 1));
-    size_t W = remap ? tl_mesh_weld(remap, mesh->positions, V, 3 * sizeof(float), weld) : 0;
-    size_t E = edges && W != TL_MESH_OUT_OF_MEMORY
-                   ? tl_mesh_edges(edges, mesh->triangles, ic, remap)
-                   : TL_MESH_OUT_OF_MEMORY;
-    float* a = E != TL_MESH_OUT_OF_MEMORY ? calloc(W * J, sizeof(float)) : NULL;
-    float* b = a ? calloc(W * J, sizeof(float)) : NULL;
-    float* count = b ? calloc(W, sizeof(float)) : NULL;
-    uint8_t* held = count ? calloc(W, 1) : NULL;
-    bool ok = held != NULL;
-    for (size_t v = 0; ok && v < V; ++v) {
-        size_t u = remap[v];
-        if (count[u]++ > 0) continue; /* the first copy's weights */
-        held[u] = scalp_d[v] <= cap && influence[TL_HAIR_INFLUENCES * v] == UINT32_MAX &&
-                  weight[TL_HAIR_INFLUENCES * v] == 1;
+        f->first[c] = (uint32_t)f->J - 1, f->J += cs->chains[c].bone_count;
+    f->first[cs->chain_count] = (uint32_t)f->J - 1;
+    f->remap = malloc(sizeof(uint32_t) * V);
+    f->edges = malloc(sizeof(uint32_t) * 2 * (tl_mesh_edges_bound(ic) + 1));
+    f->W = f->remap ? tl_mesh_weld(f->remap, mesh->positions, V, 3 * sizeof(float), weld) : 0;
+    f->E = f->edges && f->W != TL_MESH_OUT_OF_MEMORY
+               ? tl_mesh_edges(f->edges, mesh->triangles, ic, f->remap)
+               : TL_MESH_OUT_OF_MEMORY;
+    if (f->E == TL_MESH_OUT_OF_MEMORY) return false;
+    f->a = calloc(f->W * f->J, sizeof(float));
+    f->b = calloc(f->W * f->J, sizeof(float));
+    f->count = calloc(f->W, sizeof(float));
+    f->held = calloc(f->W, 1);
+    if (!f->a || !f->b || !f->count || !f->held) return false;
+    for (size_t v = 0; v < V; ++v) {
+        size_t u = f->remap[v];
+        if (f->count[u]++ > 0) continue; /* the first copy's weights */
         for (int k = 0; k < TL_HAIR_INFLUENCES; ++k) {
             uint32_t id = influence[TL_HAIR_INFLUENCES * v + k];
-            size_t col =
-                id == UINT32_MAX ? J - 1 : first[id / TL_CHAIN_MAX_BONES] + id % TL_CHAIN_MAX_BONES;
-            a[u * J + col] += weight[TL_HAIR_INFLUENCES * v + k];
+            size_t col = id == UINT32_MAX
+                             ? f->J - 1
+                             : f->first[id / TL_CHAIN_MAX_BONES] + id % TL_CHAIN_MAX_BONES;
+            f->a[u * f->J + col] += weight[TL_HAIR_INFLUENCES * v + k];
         }
     }
-    for (uint32_t it = 0; ok && it < iterations; ++it) {
-        memcpy(b, a, sizeof(float) * W * J);
-        for (size_t u = 0; u < W; ++u)
-            count[u] = 1;
-        for (size_t e = 0; e < E; ++e) {
-            size_t p = edges[2 * e], q = edges[2 * e + 1];
+    return true;
+}
+
+/* `iterations` Jacobi steps of the mean over each vertex and its neighbours, held rows kept. */
+static void field_smooth(weight_field* f, uint32_t iterations) {
+    size_t J = f->J;
+    for (uint32_t it = 0; it < iterations; ++it) {
+        memcpy(f->b, f->a, sizeof(float) * f->W * J);
+        for (size_t u = 0; u < f->W; ++u)
+            f->count[u] = 1;
+        for (size_t e = 0; e < f->E; ++e) {
+            size_t p = f->edges[2 * e], q = f->edges[2 * e + 1];
             for (size_t j = 0; j < J; ++j)
-                b[p * J + j] += a[q * J + j], b[q * J + j] += a[p * J + j];
-            count[p]++, count[q]++;
+                f->b[p * J + j] += f->a[q * J + j], f->b[q * J + j] += f->a[p * J + j];
+            f->count[p]++, f->count[q]++;
         }
-        for (size_t u = 0; u < W; ++u)
-            for (size_t j = 0; j < J && !held[u]; ++j)
-                a[u * J + j] = b[u * J + j] / count[u];
+        for (size_t u = 0; u < f->W; ++u)
+            for (size_t j = 0; j < J && !f->held[u]; ++j)
+                f->a[u * J + j] = f->b[u * J + j] / f->count[u];
     }
-    for (size_t v = 0; ok && v < V; ++v) {
-        const float* row = a + (size_t)remap[v] * J;
+}
+
+/* The rows not held filled from the held ones over the surface: first each takes the mean of
+ * its neighbours already known (a front spreading out from the held rows), then Jacobi steps of
+ * the mean of its neighbours alone (a harmonic fill: the weights vary smoothly from every held
+ * row around it) until no weight moves by 1e-4. Rows no held row reaches keep theirs. */
+static void field_fill(weight_field* f, uint8_t* known) {
+    size_t J = f->J;
+    for (size_t u = 0; u < f->W; ++u)
+        known[u] = f->held[u];
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (size_t u = 0; u < f->W; ++u)
+            f->count[u] = 0;
+        for (size_t e = 0; e < f->E; ++e)
+            for (int side = 0; side < 2; ++side) {
+                size_t p = f->edges[2 * e + side], q = f->edges[2 * e + 1 - side];
+                if (known[q] || !known[p]) continue;
+                if (f->count[q]++ == 0) memset(f->b + q * J, 0, sizeof(float) * J);
+                for (size_t j = 0; j < J; ++j)
+                    f->b[q * J + j] += f->a[p * J + j];
+            }
+        for (size_t u = 0; u < f->W; ++u)
+            if (!known[u] && f->count[u] > 0) {
+                for (size_t j = 0; j < J; ++j)
+                    f->a[u * J + j] = f->b[u * J + j] / f->count[u];
+                known[u] = grew = true;
+            }
+    }
+    for (uint32_t it = 0; it < 4096; ++it) {
+        float moved = 0;
+        for (size_t u = 0; u < f->W; ++u)
+            if (!f->held[u]) f->count[u] = 0, memset(f->b + u * J, 0, sizeof(float) * J);
+        for (size_t e = 0; e < f->E; ++e)
+            for (int side = 0; side < 2; ++side) {
+                size_t p = f->edges[2 * e + side], q = f->edges[2 * e + 1 - side];
+                if (f->held[q]) continue;
+                f->count[q]++;
+                for (size_t j = 0; j < J; ++j)
+                    f->b[q * J + j] += f->a[p * J + j];
+            }
+        for (size_t u = 0; u < f->W; ++u)
+            for (size_t j = 0; j < J && !f->held[u] && f->count[u] > 0; ++j) {
+                float w = f->b[u * J + j] / f->count[u];
+                moved = fmaxf(moved, fabsf(w - f->a[u * J + j]));
+                f->a[u * J + j] = w;
+            }
+        if (moved < 1e-4f) break;
+    }
+}
+
+/* Each vertex's largest TL_HAIR_INFLUENCES of the field, renormalised. */
+static void field_write(const weight_field* f, const tl_hair_chains* cs, size_t V,
+                        uint32_t* influence, float* weight) {
+    size_t J = f->J;
+    for (size_t v = 0; v < V; ++v) {
+        const float* row = f->a + (size_t)f->remap[v] * J;
         uint32_t* inf = influence + TL_HAIR_INFLUENCES * v;
         float *w = weight + TL_HAIR_INFLUENCES * v, total = 0;
         size_t pick[TL_HAIR_INFLUENCES];
@@ -270,14 +443,50 @@ static bool weights_diffuse(const tl_hair_mesh* mesh, const tl_hair_chains* cs,
             }
             pick[k] = m, w[k] = m < J ? row[m] : 0, inf[k] = UINT32_MAX;
             for (uint32_t c = 0; m + 1 < J && c < cs->chain_count; ++c)
-                if (m >= first[c] && m < first[c + 1])
-                    inf[k] = c * TL_CHAIN_MAX_BONES + (uint32_t)(m - first[c]);
+                if (m >= f->first[c] && m < f->first[c + 1])
+                    inf[k] = c * TL_CHAIN_MAX_BONES + (uint32_t)(m - f->first[c]);
             total += w[k];
         }
         for (int k = 0; k < TL_HAIR_INFLUENCES; ++k)
             w[k] = total > 0 ? w[k] / total : k == 0;
     }
-    free(remap), free(edges), free(a), free(b), free(count), free(held);
+}
+
+/* The weights spread over the hair surface. With `fill`, hair off the cap that no chain took
+ * (farther than bind from every chain) gets the harmonic fill of the cap's head and the chain
+ * weights around it instead of the head alone: left on the head it swung rigidly at the lock's
+ * length (long01's lock ends 0.5 m below the scalp went 0.027 H into the back in HeadTurn) and
+ * tore from the chain-bound hair beside it. Then `iterations` smoothing steps over every vertex
+ * but the cap held on the head. False: out of memory. */
+static bool weights_diffuse(const tl_hair_mesh* mesh, const tl_hair_chains* cs,
+                            const float* scalp_d, float cap, float weld, bool fill,
+                            uint32_t iterations, uint32_t* influence, float* weight) {
+    size_t V = mesh->vertex_count;
+    if (cs->chain_count > TL_HAIR_MAX_CHAINS) return true; /* left as weighed */
+    if ((iterations == 0 && !fill) || V == 0 || cs->chain_count == 0) return true;
+    weight_field f;
+    bool ok = field_open(&f, mesh, cs, weld, influence, weight);
+    uint8_t* known = ok ? calloc(f.W, 1) : NULL;
+    ok = ok && known;
+    /* the first copy of a welded vertex decides, as for its weights */
+    for (int pass = 0; ok && pass < 1 + fill; ++pass) {
+        memset(known, 0, f.W);
+        for (size_t v = 0; v < V; ++v) {
+            size_t u = f.remap[v];
+            bool head = influence[TL_HAIR_INFLUENCES * v] == UINT32_MAX &&
+                        weight[TL_HAIR_INFLUENCES * v] == 1;
+            /* the fill holds every row but the hair off the cap on the head alone; the
+               smoothing holds the cap alone */
+            if (!known[u])
+                f.held[u] = pass < fill ? !head || scalp_d[v] <= cap : head && scalp_d[v] <= cap;
+            known[u] = 1;
+        }
+        if (pass < fill) field_fill(&f, known);
+    }
+    if (ok) field_smooth(&f, iterations);
+    if (ok) field_write(&f, cs, V, influence, weight);
+    free(known);
+    field_close(&f);
     return ok;
 }
 
@@ -302,23 +511,26 @@ tl_result tl_hair_chains_create(const tl_hair_mesh* mesh, const tl_hair_scalp* s
     uint8_t* dropped = calloc(guides->guide_count + 1, 1);
     float* scalp_d = malloc(n * sizeof(float));
     uint32_t* held = calloc(def->max_chains + 1, sizeof(uint32_t));
-    if (!dropped || !scalp_d || !held) {
-        free(dropped), free(scalp_d), free(held);
+    uint8_t* off_cap = malloc(n);
+    if (!dropped || !scalp_d || !held || !off_cap) {
+        free(dropped), free(scalp_d), free(held), free(off_cap);
         tl_hair_chains_destroy(&s->out);
         return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     }
-    cs->chain_count = choose(guides, scalp, def, scale, dropped, s->chains, &cs->longest_free);
-    cs->rigid = cs->chain_count == 0;
-    cs->vertex_count = mesh->vertex_count;
-    cs->influence = s->influence;
-    cs->weight = s->weight;
     float cap_d = def->cap_mm * scale;
     for (uint32_t v = 0; v < mesh->vertex_count; ++v) {
         float d, b[3];
         bool near =
             hair_scalp_nearest(scalp, mesh->positions + 3 * (size_t)v, cap_d, &d, b) != UINT32_MAX;
         scalp_d[v] = near ? d : INFINITY;
+        off_cap[v] = !near;
     }
+    cs->chain_count =
+        choose(guides, scalp, def, scale, dropped, mesh, off_cap, s->chains, &cs->longest_free);
+    cs->rigid = cs->chain_count == 0;
+    cs->vertex_count = mesh->vertex_count;
+    cs->influence = s->influence;
+    cs->weight = s->weight;
     /* weigh and diffuse; the guide of a chain that would move fewer than min_vertices is
        dropped and the chains chosen again (each pass drops at least one guide, so it ends).
        Counted after the diffusion: it can take a narrow lock's every vertex over to its
@@ -331,9 +543,9 @@ tl_result tl_hair_chains_create(const tl_hair_mesh* mesh, const tl_hair_scalp* s
             weigh(cs, mesh->positions + 3 * (size_t)v, cs->rigid || scalp_d[v] <= cap_d,
                   def->bind_mm * scale, inf, w);
         }
-        if (!weights_diffuse(mesh, cs, scalp_d, cap_d, 0.01f * scale, def->smooth_steps,
-                             s->influence, s->weight)) {
-            free(dropped), free(scalp_d), free(held);
+        if (!weights_diffuse(mesh, cs, scalp_d, cap_d, 0.01f * scale, def->fill_unowned,
+                             def->smooth_steps, s->influence, s->weight)) {
+            free(dropped), free(scalp_d), free(held), free(off_cap);
             tl_hair_chains_destroy(&s->out);
             return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
         }
@@ -346,14 +558,15 @@ tl_result tl_hair_chains_create(const tl_hair_mesh* mesh, const tl_hair_scalp* s
             if (held[c] < def->min_vertices) dropped[s->chains[c].guide] = 1, any = true;
         if (!any) break;
         float longest = cs->longest_free;
-        cs->chain_count = choose(guides, scalp, def, scale, dropped, s->chains, &cs->longest_free);
+        cs->chain_count =
+            choose(guides, scalp, def, scale, dropped, mesh, off_cap, s->chains, &cs->longest_free);
         cs->longest_free = longest; /* of every guide, dropped or not */
         cs->rigid = cs->chain_count == 0;
     }
     cs->bound_vertices = 0;
     for (uint32_t v = 0; v < mesh->vertex_count; ++v)
         cs->bound_vertices += s->influence[TL_HAIR_INFLUENCES * (size_t)v] != UINT32_MAX;
-    free(dropped), free(scalp_d), free(held);
+    free(dropped), free(scalp_d), free(held), free(off_cap);
     *out = cs;
     return TL_OK;
 }

@@ -1,6 +1,7 @@
 /* The hair mesh: read from an OBJ file or copied from a character's primitive. */
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
+#include <tailor/file.h>
 
 #include <errno.h>
 #include <math.h>

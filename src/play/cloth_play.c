@@ -178,51 +178,18 @@ static bool shrink_ellipsoid(tl_collider* c, const float* points, uint32_t count
     return true;
 }
 
-static tl_result create_one(const tl_scene* scene, uint32_t part, bool colliders, play_cloth* pc,
-                            tl_error* err) {
-    const tl_scene_part* sp = &scene->parts[part];
-    const tl_scene_skin* sk = &scene->skins[sp->skin];
-    uint32_t R = sp->cloth_rows, C = sp->cloth_columns, n = R * C;
-    pc->part = part;
-    pc->rest = malloc(6 * (size_t)n * sizeof *pc->rest);
-    if (!pc->rest) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
-    pc->targets = pc->rest + 3 * (size_t)n;
-    for (uint32_t i = 0; i < n; ++i)
-        tl_mat4_transform_point(pc->rest + 3 * i, sk->rest_world, sp->cloth_particles + 3 * i);
-    invert(pc->attach_inv, sk->joints[sp->attach_joint].rest_world);
-    tl_cloth_def def = tl_default_cloth_def();
-    def.rows = (int)R, def.columns = (int)C, def.closed = sp->cloth_closed;
-    def.rest_positions = pc->rest;
-    memcpy(def.up, sk->up, sizeof def.up);
-    def.scale = sk->height > 0 ? sk->height / 1.8f : 1.0f;
-    def.settings = sp->cloth;
-    /* the player feeds poses every 1/120 s (tl_player_def.frame_step): the cloth steps with
-     * them, so it never lags the legs it collides with; the damping tuned per 1/60 s step is
-     * kept per second */
-    float ratio = (1.0f / 120.0f) / def.fixed_step;
-    def.fixed_step = 1.0f / 120.0f;
-    def.max_substeps *= 2;
-    def.settings.damping = 1.0f - powf(1.0f - def.settings.damping, ratio);
-    def.settings.edge_damping = 1.0f - powf(1.0f - def.settings.edge_damping, ratio);
-    def.settings.contact_damping = 1.0f - powf(1.0f - def.settings.contact_damping, ratio);
-    tl_error e;
-    tl_result r = tl_cloth_model_create(&def, NULL, &pc->model, &e);
-    if (r == TL_OK) r = tl_cloth_create(pc->model, NULL, &pc->cloth, &e);
-    if (r != TL_OK)
-        return tl_error_set(err, r, "%s: the cloth from %s: %s",
-                            scene->doc->path && *scene->doc->path ? scene->doc->path : "<memory>",
-                            sk->joints[sp->attach_joint].name, e.message);
-    if (!colliders) return TL_OK;
+/* The body colliders the cloth meets: the body inside the pinned collar row is the garment's own
+ * hold, not an obstacle. The lattice's particles are centroids of curved patches and sit a little
+ * inside the fitted body at rest; each sphere or capsule shrinks until the rest lattice (and the
+ * solver's margin) clears it, so the cloth starts at rest, and one that would shrink below half its
+ * radius is left out. */
+static tl_result fit_colliders(const tl_scene* scene, const tl_scene_part* sp, play_cloth* pc,
+                               float margin, tl_error* err) {
+    uint32_t C = sp->cloth_columns, n = sp->cloth_rows * C;
     tl_body_collider all[TL_BODY_COLLIDERS_MAX];
     uint32_t count;
-    r = tl_body_colliders_fit(scene, sp->skin, all, TL_BODY_COLLIDERS_MAX, &count, err);
+    tl_result r = tl_body_colliders_fit(scene, sp->skin, all, TL_BODY_COLLIDERS_MAX, &count, err);
     if (r != TL_OK) return r;
-    /* The body inside the pinned collar row is the garment's own hold, not an obstacle. The
-     * lattice's particles are centroids of curved patches and sit a little inside the fitted
-     * body at rest; each sphere or capsule shrinks until the rest lattice (and the solver's
-     * margin) clears it, so the cloth starts at rest, and one that would shrink below half its
-     * radius is left out. */
-    float margin = def.settings.collision_margin * def.scale;
     for (uint32_t k = 0; k < count; ++k) {
         tl_collider* c = &all[k].local;
         bool holds = false;
@@ -243,6 +210,80 @@ static tl_result create_one(const tl_scene* scene, uint32_t part, bool colliders
         c->radius = radius;
         pc->colliders[pc->collider_count++] = all[k];
     }
+    return TL_OK;
+}
+
+/* How deep each link the solver keeps outside (tl_cloth_def.link_slack: particle i's link up and
+ * its link to the right) lies in the colliders (and the margin) at rest: the solver lets it go that
+ * deep and no deeper, so the rest pose pushes nothing and the colliders need not shrink further
+ * for it. Without it the skirt's rest links, which cut into the thighs where the rounder skin does
+ * not, were pushed out at rest (HeadTurn mesh 0.0023 -> 0.0247 H); shrinking the thighs until the
+ * links cleared them took them from 0.059 to 0.046 m. */
+static void link_slack(const play_cloth* pc, uint32_t R, uint32_t C, bool closed, float margin,
+                       float* slack) {
+    enum { SAMPLES = 8 }; /* a link's points: 7 between its ends */
+    const float* rest = pc->rest;
+    memset(slack, 0, sizeof(float) * 2 * R * C);
+    for (uint32_t r = 1; r < R; ++r)
+        for (uint32_t j = 0; j < C; ++j) {
+            uint32_t i = r * C + j, other[2] = {i - C, r * C + (j + 1) % C};
+            bool used[2] = {true, closed || j + 1 < C};
+            for (int k = 0; k < 2; ++k)
+                for (int s = 1; used[k] && s < SAMPLES; ++s) {
+                    float t = (float)s / SAMPLES, p[3];
+                    for (int a = 0; a < 3; ++a)
+                        p[a] = rest[3 * i + a] + t * (rest[3 * other[k] + a] - rest[3 * i + a]);
+                    for (uint32_t q = 0; q < pc->collider_count; ++q) {
+                        float d = tl_collider_depth(&pc->colliders[q].local, p) + 1.01f * margin;
+                        if (d > slack[2 * i + k]) slack[2 * i + k] = d;
+                    }
+                }
+        }
+}
+
+static tl_result create_one(const tl_scene* scene, uint32_t part, bool colliders, play_cloth* pc,
+                            tl_error* err) {
+    const tl_scene_part* sp = &scene->parts[part];
+    const tl_scene_skin* sk = &scene->skins[sp->skin];
+    uint32_t R = sp->cloth_rows, C = sp->cloth_columns, n = R * C;
+    pc->part = part;
+    /* rest, targets (n x 3 each), then the links' slack (n x 2, used at create only) */
+    pc->rest = malloc(8 * (size_t)n * sizeof *pc->rest);
+    if (!pc->rest) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    pc->targets = pc->rest + 3 * (size_t)n;
+    float* slack = pc->rest + 6 * (size_t)n;
+    for (uint32_t i = 0; i < n; ++i)
+        tl_mat4_transform_point(pc->rest + 3 * i, sk->rest_world, sp->cloth_particles + 3 * i);
+    invert(pc->attach_inv, sk->joints[sp->attach_joint].rest_world);
+    tl_cloth_def def = tl_default_cloth_def();
+    def.rows = (int)R, def.columns = (int)C, def.closed = sp->cloth_closed;
+    def.rest_positions = pc->rest;
+    memcpy(def.up, sk->up, sizeof def.up);
+    def.scale = sk->height > 0 ? sk->height / 1.8f : 1.0f;
+    def.settings = sp->cloth;
+    /* the player feeds poses every 1/120 s (tl_player_def.frame_step): the cloth steps with
+     * them, so it never lags the legs it collides with; the damping tuned per 1/60 s step is
+     * kept per second */
+    float ratio = (1.0f / 120.0f) / def.fixed_step;
+    def.fixed_step = 1.0f / 120.0f;
+    def.max_substeps *= 2;
+    def.settings.damping = 1.0f - powf(1.0f - def.settings.damping, ratio);
+    def.settings.edge_damping = 1.0f - powf(1.0f - def.settings.edge_damping, ratio);
+    def.settings.contact_damping = 1.0f - powf(1.0f - def.settings.contact_damping, ratio);
+    if (colliders) {
+        float margin = def.settings.collision_margin * def.scale;
+        tl_result r = fit_colliders(scene, sp, pc, margin, err);
+        if (r != TL_OK) return r;
+        link_slack(pc, R, C, sp->cloth_closed, margin, slack);
+        def.link_slack = slack;
+    }
+    tl_error e;
+    tl_result r = tl_cloth_model_create(&def, NULL, &pc->model, &e);
+    if (r == TL_OK) r = tl_cloth_create(pc->model, NULL, &pc->cloth, &e);
+    if (r != TL_OK)
+        return tl_error_set(err, r, "%s: the cloth from %s: %s",
+                            scene->doc->path && *scene->doc->path ? scene->doc->path : "<memory>",
+                            sk->joints[sp->attach_joint].name, e.message);
     return TL_OK;
 }
 

@@ -66,7 +66,7 @@ static void fit_free(fit* f) {
     free(f->rig_joints), free(f->group_of), free(f->group_joint), free(f->mats), free(f->Q);
     free(f->bind), free(f->cand), free(f->ncand), free(f->w), free(f->wrig), free(f->active);
     free(f->pos), free(f->pos_in), free(f->depth), free(f->in_part), free(f->reached);
-    free(f->held);
+    free(f->held), free(f->tail);
     free(f->eoff), free(f->omega), free(f->cpos), free(f->torn_in), free(f->clip_jm);
 }
 void rig_fit_file_weights(const rig_ctx* ctx, uint32_t w, wset* out) {

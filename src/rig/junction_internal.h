@@ -26,7 +26,9 @@ static const float FIT_REWEIGHT = 2.0f;     /* … and weighs this much more aft
 static const float FIT_REWEIGHT_MAX = 4.0f; /* … up to this much more */
 static const double FIT_REPAIR_HEAVY = 8.0; /* the repair: a sample that tears anew weighs
                                                this much more, … */
-static const double FIT_REPAIR_PULL = 0.1;  /* … the pull towards the fitted weights */
+static const double FIT_REPAIR_PULL = 0.1;  /* … the pull towards the fitted weights; a sample
+                                               of an edge inside the tail that tears weighs
+                                               FIT_REPAIR_HEAVY times a new tear's weight */
 static const float FIT_PART_END = 0.5f;     /* a part vertex the fit gives less than this share on
                                                the chain's bones is past the part's end */
 
@@ -111,6 +113,8 @@ typedef struct fit {
     uint8_t* in_part; /* nl: 1 for vertices of the part */
     uint8_t* held;    /* nf: kept from the revert (mark_held, fits with no clip), or NULL */
     uint8_t* reached; /* nl: 1 for torn body skin the free set reached (rig_fit_reach) */
+    uint8_t* tail;    /* nl: the tail as the kept pass has it: the part, and free vertices it
+                         puts at least FIT_PART_END on the chain (rig_fit_revert) */
     float* clip_jm;   /* the clips' pose matrices rig_fit_reach sampled, kept for the fit */
     uint32_t clip_P;
     float* pos;    /* nl × P × 3 */

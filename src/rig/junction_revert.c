@@ -53,7 +53,26 @@ static bool edge_tears_anew(const fit* f, uint32_t i, uint32_t j, uint32_t k, fl
     return false;
 }
 
-/* Which edge samples of the free vertices the file's weights tear (f->torn_in). */
+/* The tail as the kept pass has it (f->tail): the part, and every free vertex outside it
+ * that the pass puts at least FIT_PART_END on the chain's bones (the share at which the part
+ * ends, write_back): skin the fit moves with the tail is tail skin, whatever the part says. */
+static bool mark_tail(fit* f) {
+    f->tail = calloc((size_t)f->nl + 1, 1);
+    if (!f->tail) return false;
+    uint32_t C = FIT_CANDIDATES;
+    for (uint32_t i = 0; i < f->nl; ++i) {
+        double share = 0;
+        for (uint32_t c = 0; i < f->nf && c < f->ncand[i]; ++c)
+            if (f->group_joint[f->cand[i * C + c]] >= f->ctx->skin->joint_count)
+                share += f->w[i * C + c];
+        f->tail[i] = f->in_part[i] || share >= FIT_PART_END;
+    }
+    return true;
+}
+
+/* Which edge samples of the free vertices the file's weights tear (f->torn_in). An edge
+ * inside the tail gets none: the file's tears there excuse nothing (the tail must not tear,
+ * whatever the file did), so the revert and the repair count its tears as new. */
 static bool mark_torn_in(fit* f) {
     const rig_ctx* ctx = f->ctx;
     f->torn_in = calloc((size_t)f->eoff[f->nf] * f->P + 1, 1);
@@ -64,7 +83,7 @@ static bool mark_torn_in(fit* f) {
         for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1]; ++k) {
             int32_t j = f->local[ctx->adj[k]];
             float L = ctx->adj_len[k];
-            if (j < 0 || !(L > 1e-6f * ctx->H)) continue;
+            if (j < 0 || !(L > 1e-6f * ctx->H) || (f->tail[i] && f->tail[j])) continue;
             const float* qj = f->pos_in + (size_t)j * f->P * 3;
             uint8_t* out = f->torn_in + ((size_t)f->eoff[i] + (k - ctx->adj_off[v])) * f->P;
             for (uint32_t t = 0; t < f->P; ++t)
@@ -340,7 +359,10 @@ static bool local_step(const fit* f, uint32_t i, const float* pi, double* w) {
             double len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
             if (!(len > 0)) continue;
             bool anew = is_torn((float)(len / L)) && !torn_in;
-            double om = (1 + (anew ? FIT_REPAIR_HEAVY : 0)) / ((double)L * L);
+            /* a tear inside the tail first, then new tears (the measure's order of concern) */
+            double heavy = f->tail[i] && f->tail[j] ? FIT_REPAIR_HEAVY * (1 + FIT_REPAIR_HEAVY)
+                                                    : FIT_REPAIR_HEAVY;
+            double om = (1 + (anew ? heavy : 0)) / ((double)L * L);
             W += om;
             for (int x = 0; x < 3; ++x)
                 T[x] += om * (pj[3 * t + x] + L * d[x] / len);
@@ -445,7 +467,7 @@ bool rig_fit_revert(fit* f, uint8_t* reverted, uint32_t* reverts) {
     marks mk = {malloc((size_t)nf + 1), malloc((size_t)f->nl + 1),
                 malloc(((size_t)f->nl + 1) * sizeof *mk.queue)};
     bool ok = trial && trial2 && sequence && patch && saved && mk.dirty && mk.ring && mk.queue &&
-              mark_torn_in(f);
+              mark_tail(f) && mark_torn_in(f);
     if (mk.dirty) memset(mk.dirty, DIRTY_SINGLE | DIRTY_PAIR | DIRTY_PATCH, (size_t)nf + 1);
     if (mk.ring) memset(mk.ring, 0xff, (size_t)f->nl + 1);
     for (uint32_t i = 0; ok && i < nf; ++i)

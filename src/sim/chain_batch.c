@@ -150,6 +150,21 @@ static void scatter_states(lane_group* lead, int n, tl_chain* const* chains, con
         if (chains[l]) scatter_lane_batch(links, l, chains[l], scale[l]);
 }
 
+/* A group's settings' rows into its frame. A struct assignment of this size became an inline
+ * `rep movsq` (44% of group_begin's samples in perf); this loop becomes a call of the C
+ * library's memmove (gcc 12), whose vector copy is faster. */
+static void settings_copy(lane_settings* restrict to, const lane_settings* restrict from) {
+#if defined(__SSE__)
+    _Static_assert(sizeof(lane_settings) % 16 == 0, "whole vectors");
+    const float* a = (const float*)from;
+    float* b = (float*)to;
+    for (size_t i = 0; i < sizeof(lane_settings) / sizeof(float); i += 4)
+        _mm_storeu_ps(b + i, _mm_loadu_ps(a + i));
+#else
+    *to = *from;
+#endif
+}
+
 /* Lane l of the settings' rows from a chain with n bones (lane_group.settings keeps them
  * across frames). */
 static void settings_lane(lane_settings* f, int l, const tl_chain* c, int n) {
@@ -164,25 +179,65 @@ static void settings_lane(lane_settings* f, int l, const tl_chain* c, int n) {
 }
 
 /* Lane l of a frame's poses from a chain's plan (its settings' rows already in f). */
-static void setup_lane(lane_frame* f, int l, const frame_plan* fp, int n) {
+static void setup_lane(lane_frame* f, int l, const frame_plan* fp, int n, bool poses) {
     const tl_chain* c = fp->chain;
     if (c->force.x != 0 || c->force.y != 0 || c->force.z != 0)
         SET_V3(f, g, l, v3_add(LANE_V3(f, g, l), c->force));
-    SET_V3(f, ps, l, v3_load(fp->start.position));
-    SET_V3(f, pt, l, v3_load(fp->target.position));
-    SET_QT(f, rs, l, qt_load(fp->start.rotation));
-    SET_QT(f, rt, l, qt_load(fp->target.rotation));
-    SET_QT(f, hs, l, fp->hips_start);
-    SET_QT(f, ht, l, fp->hips_target);
-    f->ss[l] = fp->start.scale, f->st[l] = fp->target.scale;
-    SET_V3(f, cp, l, fp->curve_position);
-    SET_QT(f, cr, l, fp->curve_rotation);
-    SET_QT(f, ch, l, fp->curve_hips);
+    if (poses) { /* (else setup_poses4 made them) */
+        SET_V3(f, ps, l, v3_load(fp->start.position));
+        SET_V3(f, pt, l, v3_load(fp->target.position));
+        SET_QT(f, rs, l, qt_load(fp->start.rotation));
+        SET_QT(f, rt, l, qt_load(fp->target.rotation));
+        SET_QT(f, hs, l, fp->hips_start);
+        SET_QT(f, ht, l, fp->hips_target);
+        f->ss[l] = fp->start.scale, f->st[l] = fp->target.scale;
+        SET_V3(f, cp, l, fp->curve_position);
+        SET_QT(f, cr, l, fp->curve_rotation);
+        SET_QT(f, ch, l, fp->curve_hips);
+    }
     f->has_hips[l] = fp->has_hips;
     f->colliders[l] = fp->colliders, f->collider_count[l] = fp->collider_count;
     f->growth[l] = fp->collider_growth, f->links = n;
+    if (fp->collider_count == 0 && (l == 0 || f->cull_count == 0)) {
+        /* what chain_cull_setup does for a lane without colliders among lanes without slots */
+        if (l == 0) f->cull_count = 0;
+        f->cull_all[l] = 0;
+        return;
+    }
     chain_cull_setup(f, l);
 }
+
+#if defined(__SSE__)
+/* Four lanes' values (from a, b, c, d: four floats read from each) as rows x, y, z (and w
+ * unless NULL): a transpose, as lanes_to_qt4 the other way. */
+static inline void lanes_from_4(const float* a, const float* b, const float* c, const float* d,
+                                float* x, float* y, float* z, float* w) {
+    __m128 p = _mm_loadu_ps(a), q = _mm_loadu_ps(b), r = _mm_loadu_ps(c), s = _mm_loadu_ps(d);
+    _MM_TRANSPOSE4_PS(p, q, r, s);
+    _mm_storeu_ps(x, p), _mm_storeu_ps(y, q), _mm_storeu_ps(z, r);
+    if (w) _mm_storeu_ps(w, s);
+}
+
+/* setup_lane's poses of lanes l..l+3 from four plans, four lanes a transpose. (A point's fourth
+ * float read is the plan's next field.) */
+static void setup_poses4(lane_frame* f, int l, const frame_plan* p) {
+#define FROM_4(row, field, w)                                                                      \
+    lanes_from_4((const float*)&p[0].field, (const float*)&p[1].field, (const float*)&p[2].field,  \
+                 (const float*)&p[3].field, f->row##x + l, f->row##y + l, f->row##z + l, w)
+    FROM_4(ps, start.position, NULL);
+    FROM_4(pt, target.position, NULL);
+    FROM_4(rs, start.rotation, f->rsw + l);
+    FROM_4(rt, target.rotation, f->rtw + l);
+    FROM_4(hs, hips_start, f->hsw + l);
+    FROM_4(ht, hips_target, f->htw + l);
+    FROM_4(cp, curve_position, NULL);
+    FROM_4(cr, curve_rotation, f->crw + l);
+    FROM_4(ch, curve_hips, f->chw + l);
+#undef FROM_4
+    for (int j = 0; j < 4; ++j)
+        f->ss[l + j] = p[j].start.scale, f->st[l + j] = p[j].target.scale;
+}
+#endif
 
 /* What the frame's last internal step of lane l leaves in the plan and the chain's stats (the
  * steps before it leave nothing that lasts). */
@@ -209,6 +264,8 @@ static void finish_frame(frame_plan* fp, bool scattered, bool finite) {
         c->stats.nonfinite_states++;
         chain_place_at_rest(c, &fp->target, fp->hips_target);
     }
+    c->given_known = true; /* (last_given: this frame's target as given, chain_frame_begin) */
+    c->given_hips_known = !fp->has_hips, c->given_hips = fp->hips_target;
 }
 
 /* The render-time output's inputs of lane l: where the frame is between the last two steps,
@@ -222,6 +279,22 @@ static void output_lane(const frame_plan* fp, int l, float* t, float* gx, float*
     t[l] = (float)(c->accumulator / c->step);
     gx[l] = G.x, gy[l] = G.y, gz[l] = G.z, gw[l] = G.w;
     hx[l] = root.x, hy[l] = root.y, hz[l] = root.z, s[l] = pose->scale;
+}
+
+/* output_lane for every lane of a group from its frame's rows (setup_lane put each plan's
+ * target there), as one loop over the lanes (SIMD), but for t. */
+static void output_rows(const lane_frame* restrict f, int lanes, float* restrict gx,
+                        float* restrict gy, float* restrict gz, float* restrict gw,
+                        float* restrict hx, float* restrict hy, float* restrict hz,
+                        float* restrict s) {
+    assert(lanes % 4 == 0);
+    for (int first = 0; first < lanes; first += 4)
+        for (int l = first; l < first + 4; ++l) { /* (four at a time: gcc -O2 vectorises it) */
+            qt G = LANE_QT(f, rt, l);
+            v3 root = v3_madd(LANE_V3(f, pt, l), qt_rotate(G, LANE_V3(f, off, l)), f->st[l]);
+            gx[l] = G.x, gy[l] = G.y, gz[l] = G.z, gw[l] = G.w;
+            hx[l] = root.x, hy[l] = root.y, hz[l] = root.z, s[l] = f->st[l];
+        }
 }
 
 /* The render-time output kept out of the frame's body colliders. The output lags the pose by
@@ -310,7 +383,7 @@ static void step_alone(frame_plan* fp) {
     gather_constants_1(links, 0, c);
     gather_state_1(links, 0, c, &serial, &stamp);
     settings_lane(&f.settings, 0, c, n);
-    setup_lane(&f, 0, fp, n);
+    setup_lane(&f, 0, fp, n, true);
     for (long j = 1; j <= fp->steps; ++j) {
         f.t[0] = chain_step_time(fp, j);
         chain_lanes_steps(links, n, &f, 1, c->velocity_feedback);
@@ -387,9 +460,14 @@ static void group_begin(group_run* r, lane_group* lead, frame_plan* plans, int c
             lead->lane_settings_id[l] = c->settings_id;
         }
     }
-    r->f.settings = lead->settings;
+    settings_copy(&r->f.settings, &lead->settings);
+    int quads = 0; /* lanes whose poses go four at a time */
+#if defined(__SSE__)
+    for (; quads + 4 <= count; quads += 4)
+        setup_poses4(&r->f, quads, plans + quads);
+#endif
     for (int l = 0; l < r->lanes; ++l)
-        setup_lane(&r->f, l, &plans[l < count ? l : 0], n);
+        setup_lane(&r->f, l, &plans[l < count ? l : 0], n, l >= quads);
 }
 
 /* Where internal step j falls in each lane's frame. */
@@ -462,8 +540,9 @@ static void group_end(group_run* r) {
             gather_state_batch(links, l, fp->chain, &lead->lane_state_serial[l],
                                &lead->lane_state_stamp[l]);
         }
-        output_lane(fp, l, t, gx, gy, gz, gw, hx, hy, hz, s);
+        t[l] = (float)(fp->chain->accumulator / fp->chain->step); /* (as output_lane) */
     }
+    output_rows(f, lanes, gx, gy, gz, gw, hx, hy, hz, s);
     /* a few links at a time (the outputs' G and head carried in gx..hz), each block then
      * transposed into the chains four lanes at a time, as scatter_states */
     lane_output out[OUTPUT_BLOCK];
@@ -482,14 +561,22 @@ static void group_end(group_run* r) {
                 local[j] = plans[l + j].chain->out_local + 4 * first,
                 tips[j] = plans[l + j].chain->out_tips + 3 * first;
             const lane_output* o = out;
+            /* (the four chains written out one by one: gcc -O2 kept the loops over them) */
+            float *l0 = local[0], *l1 = local[1], *l2 = local[2], *l3 = local[3];
+            float *t0 = tips[0], *t1 = tips[1], *t2 = tips[2], *t3 = tips[3];
             for (int i = 0; i < m; ++i, ++o) {
                 __m128 q[4];
                 lanes_to_qt4(o->Lx + l, o->Ly + l, o->Lz + l, o->Lw + l, q);
-                for (int j = 0; j < 4; ++j)
-                    _mm_storeu_ps(local[j] + 4 * i, q[j]);
+                _mm_storeu_ps(l0 + 4 * i, q[0]), _mm_storeu_ps(l1 + 4 * i, q[1]);
+                _mm_storeu_ps(l2 + 4 * i, q[2]), _mm_storeu_ps(l3 + 4 * i, q[3]);
                 lanes_to_qt4(o->Tx + l, o->Ty + l, o->Tz + l, o->Tz + l, q);
-                for (int j = 0; j < 4; ++j)
-                    store_xyz(tips[j] + 3 * i, q[j]);
+                if (first + i + 1 < n) { /* (the fourth float: the next tip's x, written next) */
+                    _mm_storeu_ps(t0 + 3 * i, q[0]), _mm_storeu_ps(t1 + 3 * i, q[1]);
+                    _mm_storeu_ps(t2 + 3 * i, q[2]), _mm_storeu_ps(t3 + 3 * i, q[3]);
+                } else {
+                    store_xyz(t0 + 3 * i, q[0]), store_xyz(t1 + 3 * i, q[1]);
+                    store_xyz(t2 + 3 * i, q[2]), store_xyz(t3 + 3 * i, q[3]);
+                }
             }
         }
 #endif
@@ -624,6 +711,7 @@ void tl_chain_batch_step(tl_chain_batch* batch, tl_chain* const* chains,
         assert(c->n <= batch->max_bones && "the batch was made for fewer bones");
 #if defined(__GNUC__)
         if (k + PLAN_AHEAD < count) /* the frame plan's reads of a chain, from the cache */
+#pragma GCC unroll 16               /* (gcc -O2 kept a loop: about four instructions a prefetch) */
             for (size_t at = 0; at < sizeof(tl_chain); at += 64)
                 __builtin_prefetch((const char*)chains[k + PLAN_AHEAD] + at, 1);
 #endif

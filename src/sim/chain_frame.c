@@ -184,6 +184,7 @@ void chain_place_at_rest(tl_chain* c, const tl_chain_pose* pose, qt hips) {
     memcpy(c->out_tips, c->positions, 3 * (size_t)c->n * sizeof(float));
     memset(c->velocities, 0, 3 * (size_t)c->n * sizeof(float));
     c->solved_pose = c->last_target = *pose;
+    c->given_known = false;
     c->solved_hips = hips;
     c->accumulator = 0;
     c->placed = true;
@@ -227,7 +228,10 @@ KERNEL qt quaternion_curve(qt before, qt a, qt b, double r) {
  * when the input was not finite: the chain was reset and is done for this frame. */
 bool chain_frame_begin(tl_chain* c, const tl_chain_input* in, float dt, frame_plan* fp) {
     assert(c && in);
-    bool finite = isfinite(dt) && pose_valid(&in->start) && pose_valid(&in->target) &&
+    /* the start as the last frame's target was given (the usual frame): already checked, no
+     * cut, and its normalised pose is last_target (the same operations on the same bits) */
+    const bool given = c->given_known && memcmp(&in->start, &c->last_given, sizeof in->start) == 0;
+    bool finite = isfinite(dt) && (given || pose_valid(&in->start)) && pose_valid(&in->target) &&
                   chain_all_finite(in->force, 3);
     if (finite && in->has_hips) {
         qt a = qt_load(in->hips_start), b = qt_load(in->hips_target);
@@ -247,10 +251,14 @@ bool chain_frame_begin(tl_chain* c, const tl_chain_input* in, float dt, frame_pl
     fp->colliders = in->collider_count > 0 ? in->colliders : NULL;
     fp->collider_count = fp->colliders ? in->collider_count : 0;
     fp->collider_growth = fp->colliders ? in->collider_growth : NULL;
-    fp->start = pose_normalized(&in->start), fp->target = pose_normalized(&in->target);
+    fp->start = given ? c->last_target : pose_normalized(&in->start);
+    fp->target = pose_normalized(&in->target);
+    c->last_given = in->target; /* (known once finish_frame makes fp->target last_target) */
+    c->given_known = false;
     fp->has_hips = in->has_hips;
-    fp->hips_start =
-        in->has_hips ? qt_normalize(qt_load(in->hips_start)) : hips_world(c, &fp->start);
+    fp->hips_start = in->has_hips                   ? qt_normalize(qt_load(in->hips_start))
+                     : given && c->given_hips_known ? c->given_hips
+                                                    : hips_world(c, &fp->start);
     fp->hips_target =
         in->has_hips ? qt_normalize(qt_load(in->hips_target)) : hips_world(c, &fp->target);
     fp->dt = dt;
@@ -260,7 +268,7 @@ bool chain_frame_begin(tl_chain* c, const tl_chain_input* in, float dt, frame_pl
     bool history = c->placed && c->history;
     if (!c->placed) {
         chain_place_at_rest(c, &fp->start, fp->hips_start);
-    } else if (!pose_equal(&fp->start, &c->last_target) &&
+    } else if (!given && !pose_equal(&fp->start, &c->last_target) &&
                !pose_equal(&in->start, &c->last_target)) {
         /* (a start that is the last target as the chain stored it, normalized, is no cut:
            normalizing it again may move its last bit; tl_chain_step_sampled passes it so) */

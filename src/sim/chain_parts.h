@@ -153,7 +153,15 @@ struct tl_chain {
                                    ended with (the next one starts there) */
     tl_chain_pose solved_pose;  /* the attachment pose of the last internal step */
     tl_chain_pose last_target;  /* the previous frame's target */
-    qt solved_hips;             /* the hips frame's world rotation there */
+    qt solved_hips;             /* the hips frame's world rotation at solved_pose */
+    /* last_target as the caller gave it (before normalising), when given_known: a start
+     * bit-identical to it is valid and no cut, and normalises to last_target (its checks are
+     * skipped) */
+    tl_chain_pose last_given;
+    bool given_known;
+    bool given_hips_known; /* ... and that frame's hips rode the attachment: given_hips is its
+                              hips_target, hips_world(last_target) (the next start's) */
+    qt given_hips;
     /* the previous frame, for the curve of the attachment's motion across a frame and the
      * motion a teleport frame would have had without its jump */
     tl_chain_pose last_start; /* its start (after a teleport: where it would have started) */

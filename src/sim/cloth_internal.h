@@ -42,6 +42,7 @@ struct tl_cloth_model {
     float* pair_rest; /* pair_count */
     float up[3], scale, fixed_step, teleport_distance;
     int max_substeps;
+    float* slack; /* n x 2: the depth each particle's links may have (tl_cloth_def) */
     tl_cloth_settings settings;
 };
 
@@ -118,6 +119,9 @@ void cloth_integrate(tl_cloth* c, const float* map, v3 g, v3 w, float contact_ke
 /* out_local (the state) and out_world (its map, laid out as cloth_integrate's), interleaved.
  * The same bits at every level. */
 void cloth_write_outputs(tl_cloth* c, const float* map);
+/* On an open lattice, every link of rows >= 1 that sags into a collider beyond its slack pushed
+ * out by moving its end particles, as an inelastic contact (cloth_contact.c). */
+void cloth_push_segments(tl_cloth* c);
 void cloth_map_targets(tl_cloth* c, const double m[9], const double t[3], const double o[3],
                        const float* targets);
 

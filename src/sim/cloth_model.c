@@ -134,7 +134,7 @@ size_t tl_cloth_model_memory_size(int rows, int columns, bool closed) {
     run_list l = {0};
     lattice_runs(&l, &d);
     size_t n = (size_t)rows * (size_t)columns;
-    return sizeof(tl_cloth_model) + n * (3 * sizeof(float) + 1 + sizeof(float)) +
+    return sizeof(tl_cloth_model) + n * (5 * sizeof(float) + 1 + sizeof(float)) +
            (size_t)l.count * sizeof(cloth_run) + (size_t)l.pairs * sizeof(float) + 64;
 }
 
@@ -213,6 +213,11 @@ static tl_result check_def(const tl_cloth_def* d, tl_error* err) {
                                 "cloth: particle %d (row %d, column %d) coincides with the one "
                                 "above it (a zero-length link)",
                                 i, i / d->columns, i % d->columns);
+    for (int i = 0; d->link_slack && i < 2 * n; ++i)
+        if (!(d->link_slack[i] >= 0 && isfinite(d->link_slack[i])))
+            return tl_error_set(err, TL_ERROR_INVALID,
+                                "cloth: particle %d's link slack is not a finite depth >= 0",
+                                i / 2);
     return TL_OK;
 }
 
@@ -262,6 +267,8 @@ tl_result tl_cloth_model_create(const tl_cloth_def* def, const tl_allocator* all
     at += (size_t)n * 3 * sizeof(float);
     size_t o_tether = at;
     at += (size_t)n * sizeof(float);
+    size_t o_slack = at;
+    at += (size_t)n * 2 * sizeof(float);
     size_t o_pairs = at;
     at += (size_t)pair_count * sizeof(float);
     size_t o_runs = at = (at + 15) & ~(size_t)15;
@@ -283,6 +290,11 @@ tl_result tl_cloth_model_create(const tl_cloth_def* def, const tl_allocator* all
     m->rows = def->rows, m->columns = def->columns, m->n = n, m->closed = def->closed;
     m->rest = (float*)(block + o_rest);
     m->tether = (float*)(block + o_tether);
+    m->slack = (float*)(block + o_slack);
+    if (def->link_slack)
+        memcpy(m->slack, def->link_slack, sizeof(float) * 2 * (size_t)n);
+    else
+        memset(m->slack, 0, sizeof(float) * 2 * (size_t)n);
     m->pair_rest = (float*)(block + o_pairs);
     m->runs = (cloth_run*)(block + o_runs);
     m->edge = (uint8_t*)(block + o_edge);
