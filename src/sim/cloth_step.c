@@ -537,9 +537,8 @@ static void carry_head(tl_cloth* c, const tl_chain_pose* end, float dt, float wi
     }
     if (before) memcpy(before, c->shapes, sizeof(cloth_shape) * (size_t)shapes);
     memcpy(c->shapes, after, sizeof(cloth_shape) * (size_t)shapes);
-    /* the body's motion in the window's first step */
     tl_chain_pose head = pose_lerp(&c->frame, end, u);
-    tl_chain_pose next = pose_lerp(&head, end, m->fixed_step / window);
+    tl_chain_pose next = pose_lerp(&head, end, m->fixed_step / window); /* its first step */
     affine will = world_motion_map(&head, &next, m->origin);
     for (int i = 0; i < n; ++i) {
         /* the velocity relative to the body's share in the window decays, not the velocity
