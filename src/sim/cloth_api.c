@@ -75,7 +75,7 @@ tl_result tl_cloth_create(const tl_cloth_model* model, const tl_allocator* alloc
     memset(c->out_world, 0, sizeof(float) * 6 * (size_t)n);
     apply_settings(c);
     c->frame = tl_default_cloth_input().frame;
-    c->step_frame = c->frame;
+    c->step_frame = c->prior_step = c->frame;
     *out = c;
     return TL_OK;
 }

@@ -77,8 +77,11 @@ struct tl_cloth {
     float* out_local;         /* n x 3, rest-world */
     tl_chain_pose frame;      /* the last frame's end */
     tl_chain_pose step_frame; /* the frame of the last internal step */
+    tl_chain_pose prior_step; /* ... of the step before it (step_frame after a cut: no motion) */
     float accumulator;        /* time since the last internal step, s */
     bool started;
+    bool guessed; /* the last step's body motion was a hitch's straight-path guess (prior_step
+                   * to step_frame): the next step replaces it (rebase_velocity) */
     cloth_shape shapes[TL_CLOTH_MAX_COLLIDERS];
     int shape_count;
     /* the colliders at the last two-pose frame's start and its length, for the curve of their
@@ -103,6 +106,8 @@ v3 cloth_tether_point(v3 q, float L, v3 p, v3 ref, float d);
  * the final particle above, within its safe distance from its reference (the targets at u);
  * returns how many were beyond it. The same bits at every level. */
 int cloth_tether_row(tl_cloth* c, int i0, int count, float u);
+/* False when any of `count` floats is NaN or infinite (cloth_passes.c). */
+bool cloth_floats_finite(const float* v, int count);
 /* The Verlet step of particles [from, to): the world-motion map x -> map[0..2] x.x + map[3..5]
  * x.y + map[6..8] x.z + map[9..11] shared by `share`, damping (more on contact), gravity g and
  * wind w (both x h^2). The same bits at every level. */

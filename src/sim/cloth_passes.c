@@ -461,3 +461,17 @@ void cloth_write_outputs(tl_cloth* c, const float* map) {
 #endif
     write_outputs_scalar(c, map, 0);
 }
+
+bool cloth_floats_finite(const float* v, int count) {
+    /* NaN or inf anywhere makes a sum NaN; 8 sums, not one chain of dependent adds */
+    float sum[8] = {0};
+    int i = 0;
+    for (; i + 8 <= count; i += 8)
+        for (int k = 0; k < 8; ++k)
+            sum[k] += v[i + k] * 0.0f;
+    for (; i < count; ++i)
+        sum[0] += v[i] * 0.0f;
+    for (int k = 1; k < 8; ++k)
+        sum[0] += sum[k];
+    return sum[0] == 0;
+}

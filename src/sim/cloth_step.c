@@ -294,6 +294,23 @@ static affine world_motion_map(const tl_chain_pose* from, const tl_chain_pose* t
     return a;
 }
 
+/* The velocity (x - previous) a particle carried with the body has after a step whose world
+ * motion is `A` (integrate's map): its share of that motion, share (x - A x). */
+static v3 body_velocity(const affine* A, float share, v3 x) {
+    return v3_scale(v3_sub(x, affine_apply(A, x)), share);
+}
+
+/* After a hitch the velocity holds the body's motion along the frame's straight path (a guess);
+ * the first step after it sees the real one (`A`), which replaces it there. */
+static void rebase_velocity(tl_cloth* c, const affine* A) {
+    affine was = world_motion_map(&c->prior_step, &c->step_frame, c->model->origin);
+    for (int i = c->model->columns; i < c->n; ++i) {
+        v3 x = v3_make(c->x[i], c->y[i], c->z[i]);
+        v3 d = v3_sub(body_velocity(&was, c->share[i], x), body_velocity(A, c->share[i], x));
+        c->px[i] += d.x, c->py[i] += d.y, c->pz[i] += d.z;
+    }
+}
+
 static void integrate(tl_cloth* c, const tl_chain_pose* frame, const float force[3], float u) {
     const tl_cloth_model* m = c->model;
     const tl_cloth_settings* s = &c->settings;
@@ -309,6 +326,8 @@ static void integrate(tl_cloth* c, const tl_chain_pose* frame, const float force
         v3_store(map + 3 * k, A.m[k]);
     v3_store(map + 9, A.t);
     int C = m->columns;
+    if (c->guessed) rebase_velocity(c, &A);
+    c->guessed = false;
     cloth_integrate(c, map, g, w, 1.0f - s->contact_damping, C, m->n);
     for (int i = 0; i < C; ++i) { /* row 0 follows the body */
         c->px[i] = c->x[i], c->py[i] = c->y[i], c->pz[i] = c->z[i];
@@ -316,6 +335,7 @@ static void integrate(tl_cloth* c, const tl_chain_pose* frame, const float force
         c->y[i] = c->t0y[i] + (c->t1y[i] - c->t0y[i]) * u;
         c->z[i] = c->t0z[i] + (c->t1z[i] - c->t0z[i]) * u;
     }
+    c->prior_step = c->step_frame;
     c->step_frame = *frame;
 }
 
@@ -351,7 +371,7 @@ static void place_at_targets(tl_cloth* c, const tl_chain_pose* f) {
     memcpy(c->x, c->t1x, bytes), memcpy(c->y, c->t1y, bytes), memcpy(c->z, c->t1z, bytes);
     memcpy(c->px, c->t1x, bytes), memcpy(c->py, c->t1y, bytes), memcpy(c->pz, c->t1z, bytes);
     memset(c->contact, 0, (size_t)c->n);
-    c->frame = c->step_frame = *f;
+    c->frame = c->step_frame = c->prior_step = *f, c->guessed = false;
     c->accumulator = 0;
     c->started = true;
     c->older_count = -1;
@@ -374,18 +394,26 @@ void tl_cloth_reset(tl_cloth* cloth, const tl_chain_pose* frame, const float* ta
 }
 
 static bool input_finite(const tl_cloth* c, const tl_cloth_input* in, float dt) {
-    if (!isfinite(dt) || !pose_finite(&in->frame) || !v3_finite(v3_load(in->force))) return false;
-    /* NaN or inf anywhere makes a sum NaN; 8 sums, not one chain of 3 n dependent adds */
-    float sum[8] = {0};
-    int i = 0, count = 3 * c->n;
-    for (; i + 8 <= count; i += 8)
-        for (int k = 0; k < 8; ++k)
-            sum[k] += in->targets[i + k] * 0.0f;
-    for (; i < count; ++i)
-        sum[0] += in->targets[i] * 0.0f;
-    for (int k = 1; k < 8; ++k)
-        sum[0] += sum[k];
-    return sum[0] == 0;
+    return isfinite(dt) && pose_finite(&in->frame) && v3_finite(v3_load(in->force)) &&
+           cloth_floats_finite(in->targets, 3 * c->n);
+}
+
+/* A jump beyond teleport_distance inside a frame (no cut) from `from` to `to`, `seconds` apart:
+ * the body's own motion is taken as the last step's velocity, the rest moves the frames the
+ * world motion is measured from (as the chain takes a jump), so the steps keep their share of
+ * it; a turn over 45 degrees is part of the jump (the chain's test). */
+static void shift_by_jump(tl_cloth* c, const tl_chain_pose* from, const tl_chain_pose* to,
+                          float seconds) {
+    if (fabsf(qt_dot(qt_load(from->rotation), qt_load(to->rotation))) <= 0.9238795f) {
+        c->frame = c->step_frame = c->prior_step = *to, c->guessed = false; /* cos(45/2) */
+        return;
+    }
+    v3 last = v3_load(c->step_frame.position), prior = v3_load(c->prior_step.position);
+    v3 own = v3_scale(v3_sub(last, prior), seconds / c->model->fixed_step);
+    v3 shift = v3_sub(v3_sub(v3_load(to->position), v3_load(from->position)), own);
+    tl_chain_pose* poses[] = {&c->frame, &c->step_frame, &c->prior_step};
+    for (int k = 0; k < 3; ++k)
+        v3_store(poses[k]->position, v3_add(v3_load(poses[k]->position), shift));
 }
 
 /* Every particle carried by its own target's jump, with no world motion (a cut). */
@@ -397,20 +425,12 @@ static void carry(tl_cloth* c, const tl_chain_pose* f) {
     }
     size_t bytes = sizeof(float) * (size_t)c->n;
     memcpy(c->t0x, c->t1x, bytes), memcpy(c->t0y, c->t1y, bytes), memcpy(c->t0z, c->t1z, bytes);
-    c->frame = c->step_frame = *f;
+    c->frame = c->step_frame = c->prior_step = *f, c->guessed = false;
 }
 
 static bool state_finite(const tl_cloth* c) {
-    float sum[8] = {0}; /* (as input_finite) */
-    int i = 0;
-    for (; i + 8 <= c->n; i += 8)
-        for (int k = 0; k < 8; ++k)
-            sum[k] += (c->x[i + k] + c->y[i + k] + c->z[i + k]) * 0.0f;
-    for (; i < c->n; ++i)
-        sum[0] += (c->x[i] + c->y[i] + c->z[i]) * 0.0f;
-    for (int k = 1; k < 8; ++k)
-        sum[0] += sum[k];
-    return sum[0] == 0;
+    return cloth_floats_finite(c->x, c->n) && cloth_floats_finite(c->y, c->n) &&
+           cloth_floats_finite(c->z, c->n);
 }
 
 /* A collider part way from where it was (`a`, the last frame's end) to where it is now (`b`),
@@ -455,22 +475,13 @@ static cloth_shape shape_curve(const cloth_shape* o, const cloth_shape* a, const
 /* A frame longer than the steps it may run (a hitch): only its last `window` seconds are
  * simulated at the fixed step. Over the head the state is carried with the body, as the chain
  * carries its particles with the root: each particle by its own target's move in the character
- * frame (no world-motion share: the character's run is not wind), its velocity kept in that
- * frame and decayed by the damping of the skipped steps. The colliders are swept from the last
- * frame's poses to this one's in increments, each followed by the final pass (tethers, safe
- * distance, out of the colliders), so a thigh that swings under a skirt pushes it along rather
- * than passing through it and leaving it caught on its far side. On the rigged mh-suit skirt
- * (docs/cloth.md) the peak after a 0.5 s frame was 2.41x the peak before when restarting at rest
- * on the targets (it fell onto the thighs), 3.98x carried with one increment, 2.73x with the
- * colliders left where they end, 2.79x without the relaxation, 1.20x so; compressing the whole
- * frame into the window flung the knight's cape (2.7x). The colliders end the sweep where the
- * body is at the head's end, as the targets do, and `before` is set to them for the window's
- * steps: swept to the frame's end, they stood a window ahead of the skin, and on CesiumMan's
- * generated skirt (skinned to the thighs, so its targets move with the thigh capsules) a thigh a
- * window ahead put the hem on its far side, to slip off 8 frames later (hitch 2.50x, now 1.38x;
- * docs/cloth.md "The head's colliders at the head's end"). `before` is NULL when the colliders
- * are not the last frame's (another count or kind): the sweep then uses this frame's. `after` is
- * scratch for this frame's colliders (TL_CLOTH_MAX_COLLIDERS). */
+ * frame, its velocity relative to the body decayed by the skipped steps' damping. The colliders
+ * are swept from the last frame's poses to where the body is at the head's end in increments,
+ * each followed by the final pass, so a thigh that swings under a skirt pushes it along rather
+ * than leaving it caught on its far side; `before` is left on them for the window's steps (NULL
+ * when the colliders are not the last frame's: the sweep uses this frame's). `after` is scratch
+ * for this frame's colliders. The variants measured (a restart at rest, one increment, no
+ * sweep, the frame compressed into the window): docs/cloth.md "Hitches and render poses". */
 static void carry_head(tl_cloth* c, const tl_chain_pose* end, float dt, float window, float skipped,
                        cloth_shape* before, cloth_shape* after) {
     const tl_cloth_model* m = c->model;
@@ -526,17 +537,26 @@ static void carry_head(tl_cloth* c, const tl_chain_pose* end, float dt, float wi
     }
     if (before) memcpy(before, c->shapes, sizeof(cloth_shape) * (size_t)shapes);
     memcpy(c->shapes, after, sizeof(cloth_shape) * (size_t)shapes);
+    tl_chain_pose head = pose_lerp(&c->frame, end, u);
+    tl_chain_pose next = pose_lerp(&head, end, m->fixed_step / window); /* its first step */
+    affine will = world_motion_map(&head, &next, m->origin);
     for (int i = 0; i < n; ++i) {
-        /* the velocity decayed by the skipped steps' damping; row 0 at rest with its targets */
-        float keep = i < C ? 0.0f : powf(1.0f - c->damping[i], skipped / m->fixed_step);
-        c->px[i] = c->x[i] - (c->x[i] - c->px[i]) * keep;
-        c->py[i] = c->y[i] - (c->y[i] - c->py[i]) * keep;
-        c->pz[i] = c->z[i] - (c->z[i] - c->pz[i]) * keep;
+        /* the velocity relative to the body's share in the window decays, not the velocity
+         * (which held the hem still in the world as the window began: docs/cloth.md "A
+         * near-still skirt after a hitch"); row 0 at rest with its targets */
+        v3 x = v3_make(c->x[i], c->y[i], c->z[i]), p = x;
+        if (i >= C) {
+            float keep = powf(1.0f - c->damping[i], skipped / m->fixed_step);
+            v3 body = body_velocity(&will, c->share[i], x);
+            v3 relative = v3_sub(v3_sub(x, v3_make(c->px[i], c->py[i], c->pz[i])), body);
+            p = v3_sub(x, v3_madd(body, relative, keep));
+        }
+        c->px[i] = p.x, c->py[i] = p.y, c->pz[i] = p.z;
         c->t0x[i] += (c->t1x[i] - c->t0x[i]) * u;
         c->t0y[i] += (c->t1y[i] - c->t0y[i]) * u;
         c->t0z[i] += (c->t1z[i] - c->t0z[i]) * u;
     }
-    c->frame = c->step_frame = pose_lerp(&c->frame, end, u);
+    c->frame = c->step_frame = c->prior_step = head, c->guessed = false;
 }
 
 static void write_projected_outputs(tl_cloth* c);
@@ -557,9 +577,12 @@ void tl_cloth_step(tl_cloth* c, const tl_cloth_input* in, float dt) {
     }
     v3 jump = v3_sub(v3_load(end.position), v3_load(c->frame.position));
     bool teleport = !in->cut && v3_length(jump) > m->teleport_distance * m->scale;
-    if (in->cut || teleport) {
-        c->stats.cuts++;
-        c->stats.teleports += teleport;
+    if (in->cut || teleport) c->stats.cuts++;
+    if (teleport) {
+        c->stats.teleports++;
+        tl_chain_pose from = c->frame;
+        shift_by_jump(c, &from, &end, dt);
+    } else if (in->cut) {
         carry(c, &end);
     }
     float h = m->fixed_step, before = c->accumulator, total = before + dt;
@@ -608,6 +631,7 @@ void tl_cloth_step(tl_cloth* c, const tl_cloth_input* in, float dt) {
         c->stats.steps++;
     }
     if (same) memcpy(c->shapes, after, sizeof(cloth_shape) * (size_t)last_count);
+    c->guessed = hitch; /* the window's body motion was a guess: the next step rebases */
     /* this frame's start colliders, for the next frame's curve */
     c->older_count = same && !hitch && !in->cut && !teleport ? last_count : -1;
     if (same) memcpy(c->older, last, sizeof(cloth_shape) * (size_t)last_count);
@@ -680,11 +704,12 @@ static void step_at_sample(tl_cloth* c, const tl_cloth_input* in, const tl_chain
     load_targets(c, f, in->targets);
     v3 jump = v3_sub(v3_load(f->position), v3_load(c->step_frame.position));
     if (v3_length(jump) > m->teleport_distance * m->scale) {
-        /* the state is in the character frame: only the world-motion share would see the
-           jump, so the step goes on from the new frame with its own local motion */
+        /* the state is in the character frame: only the world-motion share sees the jump,
+           which leaves it the step's own motion guessed from the last step's */
         c->stats.cuts++;
         c->stats.teleports++;
-        c->step_frame = c->frame = *f;
+        tl_chain_pose from = c->step_frame;
+        shift_by_jump(c, &from, f, c->model->fixed_step);
     }
     size_t bytes = sizeof(float) * (size_t)c->n; /* row 0 and the references exactly on t1 */
     memcpy(c->t0x, c->t1x, bytes), memcpy(c->t0y, c->t1y, bytes), memcpy(c->t0z, c->t1z, bytes);
