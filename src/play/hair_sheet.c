@@ -22,7 +22,9 @@ typedef struct sheet_tie {
     uint32_t a, b;   /* chains */
     uint32_t ia, ib; /* their particles */
     float seam;      /* the mean rest length of the skin edges that made it, world units */
-    float most;      /* rest length + allowance, over the rest pose's scale */
+    float slack;     /* the allowance, over the rest pose's scale */
+    float offset[3]; /* b's particle from a's at rest, in the attachment's frame over the scale */
+    float dir[3];    /* the two links' mean direction at rest, in the attachment's frame */
 } sheet_tie;
 
 struct play_sheet {
@@ -140,14 +142,71 @@ void play_sheet_destroy(play_sheet* s) {
     free(s->ties), free(s->pos), free(s->moves), free(s->bones), free(s);
 }
 
+/* v rotated by the unit quaternion q (x, y, z, w), or by its inverse. */
+static void rotate(const float* q, const float* v, float* out, bool inverse) {
+    float x = inverse ? -q[0] : q[0], y = inverse ? -q[1] : q[1], z = inverse ? -q[2] : q[2],
+          w = q[3];
+    float n = sqrtf(x * x + y * y + z * z + w * w);
+    x /= n, y /= n, z /= n, w /= n;
+    float tx = 2 * (y * v[2] - z * v[1]), ty = 2 * (z * v[0] - x * v[2]),
+          tz = 2 * (x * v[1] - y * v[0]);
+    out[0] = v[0] + w * tx + (y * tz - z * ty);
+    out[1] = v[1] + w * ty + (z * tx - x * tz);
+    out[2] = v[2] + w * tz + (x * ty - y * tx);
+}
+
+static bool unit(float* v) {
+    float n = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    if (!(n > 0)) return false;
+    v[0] /= n, v[1] /= n, v[2] /= n;
+    return true;
+}
+
+/* The mean direction of the tie's two links (a particle's link: from the one before it; the
+ * first particle's, having none, the next link's). False: none (a one-link chain). */
+static bool tie_direction(const sheet_tie* t, const float* a, uint32_t na, const float* b,
+                          uint32_t nb, float* out) {
+    float da[3], db[3];
+    uint32_t ia = t->ia > 0 ? t->ia : 1, ib = t->ib > 0 ? t->ib : 1;
+    if (ia >= na || ib >= nb) return false;
+    for (int c = 0; c < 3; ++c)
+        da[c] = a[3 * ia + c] - a[3 * (ia - 1) + c], db[c] = b[3 * ib + c] - b[3 * (ib - 1) + c];
+    if (!unit(da) || !unit(db)) return false;
+    for (int c = 0; c < 3; ++c)
+        out[c] = da[c] + db[c];
+    return unit(out);
+}
+
+/* v turned by the shortest arc that carries unit n0 to unit n1 (none when they are opposite). */
+static void arc_turn(const float* n0, const float* n1, const float* v, float* out) {
+    float k[3] = {n0[1] * n1[2] - n0[2] * n1[1], n0[2] * n1[0] - n0[0] * n1[2],
+                  n0[0] * n1[1] - n0[1] * n1[0]};
+    float c = n0[0] * n1[0] + n0[1] * n1[1] + n0[2] * n1[2];
+    if (!(c > -0.999f)) {
+        memcpy(out, v, 3 * sizeof(float));
+        return;
+    }
+    float kv[3] = {k[1] * v[2] - k[2] * v[1], k[2] * v[0] - k[0] * v[2], k[0] * v[1] - k[1] * v[0]};
+    float kd = (k[0] * v[0] + k[1] * v[1] + k[2] * v[2]) / (1 + c);
+    for (int i = 0; i < 3; ++i)
+        out[i] = c * v[i] + kv[i] + kd * k[i];
+}
+
 void play_sheet_rest(play_sheet* s, tl_chain* const* chains, const tl_chain_input* inputs) {
     if (!s) return;
     for (uint32_t k = 0; k < s->tie_count; ++k) {
         sheet_tie* t = &s->ties[k];
         const float* a = tl_chain_particle_positions(chains[t->a]);
         const float* b = tl_chain_particle_positions(chains[t->b]);
+        const float* q = inputs[t->a].start.rotation;
         float scale = inputs[t->a].start.scale > 0 ? inputs[t->a].start.scale : 1;
-        t->most = (dist(a + 3 * t->ia, b + 3 * t->ib) + SHEET_SEAM_STRETCH * t->seam) / scale;
+        float d[3], n[3] = {0, 0, 0};
+        for (int c = 0; c < 3; ++c)
+            d[c] = (b[3 * t->ib + c] - a[3 * t->ia + c]) / scale;
+        rotate(q, d, t->offset, true);
+        if (tie_direction(t, a, s->bones[t->a], b, s->bones[t->b], d)) rotate(q, d, n, true);
+        memcpy(t->dir, n, sizeof n);
+        t->slack = SHEET_SEAM_STRETCH * t->seam / scale;
     }
 }
 
@@ -188,8 +247,24 @@ void play_sheet_hold(play_sheet* s, tl_chain* const* chains, const tl_chain_inpu
             const sheet_tie* t = &s->ties[k];
             float* x = s->pos + per * t->a + 3 * t->ia;
             float* y = s->pos + per * t->b + 3 * t->ib;
-            float most = inputs[t->a].start.scale * t->most;
-            float d[3] = {y[0] - x[0], y[1] - x[1], y[2] - x[2]};
+            float sc = inputs[t->a].start.scale, o[3], n0[3], n1[3], turned[3];
+            const float* q = inputs[t->a].start.rotation;
+            float most = sc * t->slack;
+            /* the rest offset carried by the attachment, then turned as the two links turned
+               together: a sheet swinging as one keeps its offsets, a lock swinging past its
+               neighbour (out of the sheet, which the particles' distance barely sees) does not */
+            rotate(q, t->offset, o, false);
+            rotate(q, t->dir, n0, false);
+            bool turns = (t->dir[0] != 0 || t->dir[1] != 0 || t->dir[2] != 0) &&
+                         tie_direction(t, s->pos + per * t->a, s->bones[t->a], s->pos + per * t->b,
+                                       s->bones[t->b], n1);
+            if (turns)
+                arc_turn(n0, n1, o, turned);
+            else
+                memcpy(turned, o, sizeof o);
+            float d[3];
+            for (int c = 0; c < 3; ++c)
+                d[c] = y[c] - x[c] - sc * turned[c];
             float len = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
             if (!(len > most)) continue;
             /* half the excess off each side; a side that would go deeper into the body stays */

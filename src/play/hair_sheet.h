@@ -26,7 +26,8 @@ void play_sheet_destroy(play_sheet* sheet);
 /* The ties' rest lengths, from the chains at rest under inputs[i].start (over its scale). */
 void play_sheet_rest(play_sheet* sheet, tl_chain* const* chains, const tl_chain_input* inputs);
 
-/* No tie longer than at rest by more than its seam's allowance: a position correction of the
+/* No tie farther from its rest offset (carried by the attachment, turned as its two links
+ * turned together) than its seam's allowance: a position correction of the
  * chains' particles (tl_chain_particles_move), no allocation. A side the correction would take
  * deeper into one of its chain's colliders (bodies[chain]) stays, the other takes it all; a
  * tie whose two sides would both go deeper is left. */
