@@ -1,7 +1,8 @@
 /* The sheet's limit (docs/hair.md): the player's sheet pulls neighbouring hair locks towards
  * their rest offsets at a rate, which lets two locks part when they swing apart fast, and the
  * skin between them tears. Here the particles of the links whose skins meet are tied: no tie
- * grows past its rest length by more than the stretch the seam's skin allows. */
+ * strays from its rest offset (carried by the head, turned as its two links turn together) by
+ * more than the stretch the seam's skin allows. */
 #include "play/hair_sheet.h"
 
 #include <tailor/colliders.h>

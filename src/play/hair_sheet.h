@@ -23,7 +23,8 @@ bool play_sheet_create(const tl_scene* scene, const tl_play_chain* descs, uint32
                        play_sheet** out);
 void play_sheet_destroy(play_sheet* sheet);
 
-/* The ties' rest lengths, from the chains at rest under inputs[i].start (over its scale). */
+/* The ties' rest offsets and directions, from the chains at rest under inputs[i].start (over its
+ * scale). */
 void play_sheet_rest(play_sheet* sheet, tl_chain* const* chains, const tl_chain_input* inputs);
 
 /* No tie farther from its rest offset (carried by the attachment, turned as its two links
