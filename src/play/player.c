@@ -6,6 +6,7 @@
 #include "base/mat4.h"
 #include "play/chain_colliders.h"
 #include "play/cloth_play.h"
+#include "play/hair_sheet.h"
 
 #include <assert.h>
 #include <math.h>
@@ -43,8 +44,10 @@ struct tl_player {
     /* neighbouring chains held at their rest distances (tl_play_chain.sheet_rate) */
     struct sheet_pair* pairs;
     uint32_t pair_count;
-    float* sheet_moves;     /* per chain: 3 x TL_CHAIN_MAX_BONES, one frame's corrections */
-    uint32_t* sheet_degree; /* per chain: the pairs it is in */
+    float* sheet_moves;            /* per chain: 3 x TL_CHAIN_MAX_BONES, one frame's corrections */
+    uint32_t* sheet_degree;        /* per chain: the pairs it is in */
+    play_sheet* sheet;             /* the sheet's limit (hair_sheet.c), or NULL */
+    play_sheet_body* sheet_bodies; /* per chain: its colliders for the limit */
 };
 
 /* Two chains whose skins meet, and their particles' rest offsets (b's particle i from a's) in
@@ -305,6 +308,18 @@ static void sheet_couple(tl_player* p, float dt) {
             m[k] /= (float)p->sheet_degree[i];
         tl_chain_particles_move(p->chains[i], m);
     }
+    if (!p->sheet) return;
+    /* the colliders each chain's last step saw (pose_colliders at the frame's end) */
+    for (uint32_t i = 0; i < p->count; ++i) {
+        play_sheet_body* body = &p->sheet_bodies[i];
+        *body = (play_sheet_body){0};
+        if (!p->collider_count || p->collider_count[i] == 0) continue;
+        bool moved = p->home[0] != 0 || p->home[1] != 0 || p->home[2] != 0;
+        body->colliders = moved ? p->relative[i] : p->world[i];
+        body->count = p->collider_count[i];
+        body->growth = p->descs[i].hit_radius > 0 ? p->growth[i] : NULL;
+    }
+    play_sheet_hold(p->sheet, p->chains, p->inputs, p->sheet_bodies);
 }
 
 tl_result tl_player_create(const tl_scene* scene, const tl_play_chain* chains, uint32_t count,
@@ -371,7 +386,9 @@ tl_result tl_player_create(const tl_scene* scene, const tl_play_chain* chains, u
             return r;
         }
     }
-    if (!sheet_pairs_find(p)) {
+    p->sheet_bodies = calloc(count + 1, sizeof *p->sheet_bodies);
+    if (!p->sheet_bodies || !sheet_pairs_find(p) ||
+        !play_sheet_create(scene, p->descs, count, &p->sheet)) {
         tl_player_destroy(p);
         return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     }
@@ -395,6 +412,8 @@ void tl_player_destroy(tl_player* p) {
     free(p->pairs);
     free(p->sheet_moves);
     free(p->sheet_degree);
+    play_sheet_destroy(p->sheet);
+    free(p->sheet_bodies);
     free(p->inputs);
     tl_pose_destroy(p->scratch);
     tl_pose_destroy(p->sampled);
@@ -443,6 +462,7 @@ void tl_player_start(tl_player* p, uint32_t clip, float time) {
         p->inputs[i].start = a;
     }
     sheet_pairs_rest(p);
+    play_sheet_rest(p->sheet, p->chains, p->inputs);
     play_cloths_start(p->cloths, p->scratch);
     p->clip = clip;
     p->time = time;
@@ -610,6 +630,7 @@ void tl_player_step_pose(tl_player* p, tl_pose* pose, float dt) {
             p->inputs[i].start = a;
         }
         sheet_pairs_rest(p);
+        play_sheet_rest(p->sheet, p->chains, p->inputs);
         play_cloths_start(p->cloths, pose);
         p->started = true;
     }

@@ -1,0 +1,289 @@
+/* The sheet's limit (docs/hair.md): the player's sheet pulls neighbouring hair locks towards
+ * their rest offsets at a rate, which lets two locks part when they swing apart fast, and the
+ * skin between them tears. Here the particles of the links whose skins meet are tied: no tie
+ * strays from its rest offset (carried by the head, turned as its two links turn together) by
+ * more than the stretch the seam's skin allows. */
+#include "play/hair_sheet.h"
+
+#include <tailor/colliders.h>
+
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* How far the skin between two locks may stretch, as a fraction of the seam's mean rest edge:
+ * the allowance the solver's bend limits give a link's skin (spring-chain.md §4: outside-of-bend
+ * stretch near 1.3). */
+#define SHEET_SEAM_STRETCH 0.3f
+/* Gauss-Seidel sweeps over the ties per frame (each tie shares particles with its neighbours) */
+#define SHEET_SWEEPS 4
+
+typedef struct sheet_tie {
+    uint32_t a, b;   /* chains */
+    uint32_t ia, ib; /* their particles */
+    float seam;      /* the mean rest length of the skin edges that made it, world units */
+    float slack;     /* the allowance, over the rest pose's scale */
+    float offset[3]; /* b's particle from a's at rest, in the attachment's frame over the scale */
+    float dir[3];    /* the two links' mean direction at rest, in the attachment's frame */
+} sheet_tie;
+
+struct play_sheet {
+    uint32_t count, tie_count;
+    sheet_tie* ties;
+    float* pos;      /* per chain: 3 x TL_CHAIN_MAX_BONES, the working copy */
+    float* moves;    /* per chain: 3 x TL_CHAIN_MAX_BONES */
+    uint32_t* bones; /* per chain: its bone count, 0 when not tied */
+};
+
+static float dist(const float* a, const float* b) {
+    float x = a[0] - b[0], y = a[1] - b[1], z = a[2] - b[2];
+    return sqrtf(x * x + y * y + z * z);
+}
+
+static int tie_order(const void* x, const void* y) {
+    const sheet_tie *p = x, *q = y;
+    if (p->a != q->a) return p->a < q->a ? -1 : 1;
+    if (p->b != q->b) return p->b < q->b ? -1 : 1;
+    if (p->ia != q->ia) return p->ia < q->ia ? -1 : 1;
+    if (p->ib != q->ib) return p->ib < q->ib ? -1 : 1;
+    return 0;
+}
+
+/* Appends the tie (a, ia)-(b, ib), a < b. False: out of memory. */
+static bool tie_add(play_sheet* s, size_t* capacity, uint32_t a, uint32_t ia, uint32_t b,
+                    uint32_t ib, float seam) {
+    if (s->tie_count == *capacity) {
+        size_t grown = *capacity ? 2 * *capacity : 256;
+        sheet_tie* t = realloc(s->ties, grown * sizeof *t);
+        if (!t) return false;
+        s->ties = t, *capacity = grown;
+    }
+    s->ties[s->tie_count++] =
+        a < b ? (sheet_tie){a, b, ia, ib, seam, 0} : (sheet_tie){b, a, ib, ia, seam, 0};
+    return true;
+}
+
+/* The edges of one skin between links of two coupled chains, as ties (duplicates kept). */
+static bool skin_ties(play_sheet* s, size_t* capacity, const tl_scene_skin* sk, uint32_t skin,
+                      const tl_play_chain* descs) {
+    int32_t* owner = malloc(sizeof(int32_t) * 2 * (sk->joint_count + 1));
+    if (!owner) return false;
+    int32_t* bone = owner + sk->joint_count + 1;
+    bool any = false, ok = true;
+    for (uint32_t j = 0; j < sk->joint_count; ++j)
+        owner[j] = bone[j] = -1;
+    for (uint32_t i = 0; i < s->count; ++i)
+        for (uint32_t b = 0;
+             descs[i].skin == skin && descs[i].sheet_rate > 0 && b < descs[i].bone_count; ++b)
+            owner[descs[i].bone_joints[b]] = (int32_t)i, bone[descs[i].bone_joints[b]] = (int32_t)b,
+            any = true;
+    for (uint32_t t = 0; any && ok && t < sk->triangle_count; ++t)
+        for (int e = 0; e < 3 && ok; ++e) {
+            uint32_t u = sk->triangles[3 * t + e], v = sk->triangles[3 * t + (e + 1) % 3];
+            uint32_t ju = tl_scene_skin_dominant_joint(sk, u),
+                     jv = tl_scene_skin_dominant_joint(sk, v);
+            int32_t a = owner[ju], b = owner[jv];
+            if (a < 0 || b < 0 || a == b || descs[a].attach_joint != descs[b].attach_joint)
+                continue;
+            uint32_t ba = (uint32_t)bone[ju], bb = (uint32_t)bone[jv];
+            float seam =
+                dist(sk->rest_positions + 3 * (size_t)u, sk->rest_positions + 3 * (size_t)v);
+            /* the two links' tips, and each tip to the other link's head (a ladder alone shears) */
+            ok = tie_add(s, capacity, (uint32_t)a, ba, (uint32_t)b, bb, seam);
+            if (ok && ba > 0) ok = tie_add(s, capacity, (uint32_t)a, ba - 1, (uint32_t)b, bb, seam);
+            if (ok && bb > 0) ok = tie_add(s, capacity, (uint32_t)a, ba, (uint32_t)b, bb - 1, seam);
+        }
+    free(owner);
+    return ok;
+}
+
+/* Sorts the ties and merges duplicates, their seam the mean of theirs. */
+static void ties_merge(play_sheet* s) {
+    if (s->tie_count == 0) return;
+    qsort(s->ties, s->tie_count, sizeof *s->ties, tie_order);
+    uint32_t kept = 0, run = 0;
+    for (uint32_t k = 0; k < s->tie_count; ++k) {
+        if (kept > 0 && tie_order(&s->ties[kept - 1], &s->ties[k]) == 0) {
+            sheet_tie* t = &s->ties[kept - 1];
+            t->seam += (s->ties[k].seam - t->seam) / (float)(++run + 1);
+            continue;
+        }
+        s->ties[kept++] = s->ties[k], run = 0;
+    }
+    s->tie_count = kept;
+}
+
+bool play_sheet_create(const tl_scene* scene, const tl_play_chain* descs, uint32_t count,
+                       play_sheet** out) {
+    *out = NULL;
+    play_sheet* s = calloc(1, sizeof *s);
+    if (!s) return false;
+    s->count = count;
+    size_t capacity = 0;
+    for (uint32_t skin = 0; skin < scene->skin_count; ++skin)
+        if (!skin_ties(s, &capacity, &scene->skins[skin], skin, descs))
+            return play_sheet_destroy(s), false;
+    ties_merge(s);
+    if (s->tie_count == 0) return play_sheet_destroy(s), true;
+    s->pos = calloc(3 * TL_CHAIN_MAX_BONES * (size_t)count, sizeof(float));
+    s->moves = calloc(3 * TL_CHAIN_MAX_BONES * (size_t)count, sizeof(float));
+    s->bones = calloc(count, sizeof(uint32_t));
+    if (!s->pos || !s->moves || !s->bones) return play_sheet_destroy(s), false;
+    for (uint32_t k = 0; k < s->tie_count; ++k) {
+        s->bones[s->ties[k].a] = descs[s->ties[k].a].bone_count;
+        s->bones[s->ties[k].b] = descs[s->ties[k].b].bone_count;
+    }
+    *out = s;
+    return true;
+}
+
+void play_sheet_destroy(play_sheet* s) {
+    if (!s) return;
+    free(s->ties), free(s->pos), free(s->moves), free(s->bones), free(s);
+}
+
+/* v rotated by the unit quaternion q (x, y, z, w), or by its inverse. */
+static void rotate(const float* q, const float* v, float* out, bool inverse) {
+    float x = inverse ? -q[0] : q[0], y = inverse ? -q[1] : q[1], z = inverse ? -q[2] : q[2],
+          w = q[3];
+    float n = sqrtf(x * x + y * y + z * z + w * w);
+    x /= n, y /= n, z /= n, w /= n;
+    float tx = 2 * (y * v[2] - z * v[1]), ty = 2 * (z * v[0] - x * v[2]),
+          tz = 2 * (x * v[1] - y * v[0]);
+    out[0] = v[0] + w * tx + (y * tz - z * ty);
+    out[1] = v[1] + w * ty + (z * tx - x * tz);
+    out[2] = v[2] + w * tz + (x * ty - y * tx);
+}
+
+static bool unit(float* v) {
+    float n = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    if (!(n > 0)) return false;
+    v[0] /= n, v[1] /= n, v[2] /= n;
+    return true;
+}
+
+/* The mean direction of the tie's two links (a particle's link: from the one before it; the
+ * first particle's, having none, the next link's). False: none (a one-link chain). */
+static bool tie_direction(const sheet_tie* t, const float* a, uint32_t na, const float* b,
+                          uint32_t nb, float* out) {
+    float da[3], db[3];
+    uint32_t ia = t->ia > 0 ? t->ia : 1, ib = t->ib > 0 ? t->ib : 1;
+    if (ia >= na || ib >= nb) return false;
+    for (int c = 0; c < 3; ++c)
+        da[c] = a[3 * ia + c] - a[3 * (ia - 1) + c], db[c] = b[3 * ib + c] - b[3 * (ib - 1) + c];
+    if (!unit(da) || !unit(db)) return false;
+    for (int c = 0; c < 3; ++c)
+        out[c] = da[c] + db[c];
+    return unit(out);
+}
+
+/* v turned by the shortest arc that carries unit n0 to unit n1 (none when they are opposite). */
+static void arc_turn(const float* n0, const float* n1, const float* v, float* out) {
+    float k[3] = {n0[1] * n1[2] - n0[2] * n1[1], n0[2] * n1[0] - n0[0] * n1[2],
+                  n0[0] * n1[1] - n0[1] * n1[0]};
+    float c = n0[0] * n1[0] + n0[1] * n1[1] + n0[2] * n1[2];
+    if (!(c > -0.999f)) {
+        memcpy(out, v, 3 * sizeof(float));
+        return;
+    }
+    float kv[3] = {k[1] * v[2] - k[2] * v[1], k[2] * v[0] - k[0] * v[2], k[0] * v[1] - k[1] * v[0]};
+    float kd = (k[0] * v[0] + k[1] * v[1] + k[2] * v[2]) / (1 + c);
+    for (int i = 0; i < 3; ++i)
+        out[i] = c * v[i] + kv[i] + kd * k[i];
+}
+
+void play_sheet_rest(play_sheet* s, tl_chain* const* chains, const tl_chain_input* inputs) {
+    if (!s) return;
+    for (uint32_t k = 0; k < s->tie_count; ++k) {
+        sheet_tie* t = &s->ties[k];
+        const float* a = tl_chain_particle_positions(chains[t->a]);
+        const float* b = tl_chain_particle_positions(chains[t->b]);
+        const float* q = inputs[t->a].start.rotation;
+        float scale = inputs[t->a].start.scale > 0 ? inputs[t->a].start.scale : 1;
+        float d[3], n[3] = {0, 0, 0};
+        for (int c = 0; c < 3; ++c)
+            d[c] = (b[3 * t->ib + c] - a[3 * t->ia + c]) / scale;
+        rotate(q, d, t->offset, true);
+        if (tie_direction(t, a, s->bones[t->a], b, s->bones[t->b], d)) rotate(q, d, n, true);
+        memcpy(t->dir, n, sizeof n);
+        t->slack = SHEET_SEAM_STRETCH * t->seam / scale;
+    }
+}
+
+/* How deep p is in the colliders of a chain's link (grown for it; a link free of one: not),
+ * <= 0 outside all. */
+static float body_depth(const play_sheet_body* body, uint32_t bones, uint32_t link,
+                        const float* p) {
+    float deepest = -INFINITY;
+    for (uint32_t k = 0; body && k < body->count; ++k) {
+        float grow = body->growth ? body->growth[k * bones + link] : 0;
+        if (!isfinite(grow)) continue; /* -INFINITY: the link is free of it */
+        float d = tl_collider_depth(&body->colliders[k], p) + grow;
+        deepest = d > deepest ? d : deepest;
+    }
+    return deepest;
+}
+
+/* Would moving p by g * d take it deeper into its link's colliders? */
+static bool goes_deeper(const play_sheet_body* body, uint32_t bones, uint32_t link, const float* p,
+                        const float* d, float g) {
+    if (!body || body->count == 0) return false;
+    float q[3] = {p[0] + g * d[0], p[1] + g * d[1], p[2] + g * d[2]};
+    float after = body_depth(body, bones, link, q);
+    if (!(after > 0)) return false;
+    return after > body_depth(body, bones, link, p);
+}
+
+void play_sheet_hold(play_sheet* s, tl_chain* const* chains, const tl_chain_input* inputs,
+                     const play_sheet_body* bodies) {
+    if (!s) return;
+    const size_t per = 3 * TL_CHAIN_MAX_BONES;
+    for (uint32_t i = 0; i < s->count; ++i)
+        if (s->bones[i] > 0)
+            memcpy(s->pos + per * i, tl_chain_particle_positions(chains[i]),
+                   3 * sizeof(float) * s->bones[i]);
+    for (int sweep = 0; sweep < SHEET_SWEEPS; ++sweep)
+        for (uint32_t k = 0; k < s->tie_count; ++k) {
+            const sheet_tie* t = &s->ties[k];
+            float* x = s->pos + per * t->a + 3 * t->ia;
+            float* y = s->pos + per * t->b + 3 * t->ib;
+            float sc = inputs[t->a].start.scale, o[3], n0[3], n1[3], turned[3];
+            const float* q = inputs[t->a].start.rotation;
+            float most = sc * t->slack;
+            /* the rest offset carried by the attachment, then turned as the two links turned
+               together: a sheet swinging as one keeps its offsets, a lock swinging past its
+               neighbour (out of the sheet, which the particles' distance barely sees) does not */
+            rotate(q, t->offset, o, false);
+            rotate(q, t->dir, n0, false);
+            bool turns = (t->dir[0] != 0 || t->dir[1] != 0 || t->dir[2] != 0) &&
+                         tie_direction(t, s->pos + per * t->a, s->bones[t->a], s->pos + per * t->b,
+                                       s->bones[t->b], n1);
+            if (turns)
+                arc_turn(n0, n1, o, turned);
+            else
+                memcpy(turned, o, sizeof o);
+            float d[3];
+            for (int c = 0; c < 3; ++c)
+                d[c] = y[c] - x[c] - sc * turned[c];
+            float len = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+            if (!(len > most)) continue;
+            /* half the excess off each side; a side that would go deeper into the body stays */
+            float g = 0.5f * (len - most) / len;
+            bool x_stays = goes_deeper(bodies + t->a, s->bones[t->a], t->ia, x, d, g);
+            bool y_stays = goes_deeper(bodies + t->b, s->bones[t->b], t->ib, y, d, -g);
+            if (x_stays && y_stays) continue;
+            float gx = y_stays ? 2 * g : x_stays ? 0 : g, gy = x_stays ? 2 * g : y_stays ? 0 : g;
+            for (int c = 0; c < 3; ++c)
+                x[c] += gx * d[c], y[c] -= gy * d[c];
+        }
+    for (uint32_t i = 0; i < s->count; ++i) {
+        if (s->bones[i] == 0) continue;
+        const float* now = tl_chain_particle_positions(chains[i]);
+        const float* to = s->pos + per * i;
+        float* m = s->moves + per * i;
+        for (uint32_t k = 0; k < 3 * s->bones[i]; ++k)
+            m[k] = to[k] - now[k];
+        tl_chain_particles_move(chains[i], m);
+    }
+}

@@ -1,0 +1,38 @@
+/* The sheet's limit between neighbouring hair chains (player.c, docs/hair.md "The sheet's
+ * limit"). */
+#ifndef TAILOR_PLAY_HAIR_SHEET_H
+#define TAILOR_PLAY_HAIR_SHEET_H
+
+#include <tailor/play.h>
+
+typedef struct play_sheet play_sheet;
+
+/* A chain's body colliders at the frame's end, as its last step saw them (growth per collider
+ * and link as tl_chain_input.collider_growth, or NULL). */
+typedef struct play_sheet_body {
+    const tl_collider* colliders;
+    uint32_t count;
+    const float* growth;
+} play_sheet_body;
+
+/* The ties between coupled chains (sheet_rate > 0, one skin, one attachment): for every skin
+ * edge from a vertex one chain's bone dominates to one another chain's bone dominates, the
+ * particles at the two links' tips tied, and (against shear) each tip to the other link's
+ * head particle. *out NULL when no chain pair meets. False: out of memory. */
+bool play_sheet_create(const tl_scene* scene, const tl_play_chain* descs, uint32_t count,
+                       play_sheet** out);
+void play_sheet_destroy(play_sheet* sheet);
+
+/* The ties' rest offsets and directions, from the chains at rest under inputs[i].start (over its
+ * scale). */
+void play_sheet_rest(play_sheet* sheet, tl_chain* const* chains, const tl_chain_input* inputs);
+
+/* No tie farther from its rest offset (carried by the attachment, turned as its two links
+ * turned together) than its seam's allowance: a position correction of the
+ * chains' particles (tl_chain_particles_move), no allocation. A side the correction would take
+ * deeper into one of its chain's colliders (bodies[chain]) stays, the other takes it all; a
+ * tie whose two sides would both go deeper is left. */
+void play_sheet_hold(play_sheet* sheet, tl_chain* const* chains, const tl_chain_input* inputs,
+                     const play_sheet_body* bodies);
+
+#endif
