@@ -65,7 +65,10 @@ typedef struct tl_play_chain {
                          several by their mean): neighbouring hair locks move as a sheet and
                          the edges between them tear less. tl_play_chains_find: 0 for tails,
                          TL_PLAY_HAIR_SHEET_RATE for hair; chains of one skin and attachment
-                         with a rate above 0 are coupled, at the smaller rate */
+                         with a rate above 0 are coupled, at the smaller rate. Where their
+                         skins share edges the player holds each tie within its rest offset
+                         instead (the sheet's limit, docs/hair.md), and the rate only marks
+                         the chains coupled */
     tl_chain_def settings;
 } tl_play_chain;
 
