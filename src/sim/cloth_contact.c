@@ -8,7 +8,9 @@
  * move that carries it; a pinned end does not move). The final pass then puts every particle on
  * its tether and out of the colliders as before. Pushed after the relaxation instead (with the
  * chords between bone columns too) the skirt's rows stretched (Walk horizontal p99 1.26 ->
- * 1.59); inside every iteration, 1.92.
+ * 1.59); skirts are no longer pushed (closed rings, below). The step calls this before each
+ * relaxation iteration (cloth_relax_links_out), so the contact is one more
+ * constraint of the Gauss-Seidel solve: the whole depth each time, no share left for later.
  * docs/cloth.md "The links out of the colliders". */
 #include "cloth_internal.h"
 
@@ -134,11 +136,6 @@ static void push_segment(tl_cloth* c, int i, int j, float slack) {
         float s;
         v3 d;
         if (!segment_out(&c->shapes[k], a, b, slack, &s, &d)) continue;
-        /* three quarters of the depth a step, the rest left to the next steps (an under-relaxed
-           contact): the whole depth left CesiumMan's generated cape moving 9% faster a few
-           cycles after a hitch than before it (the later ratio 1.092, the bar 1.02; 1.007 so),
-           half left the knight's Jump skin 0.0020 H deep */
-        d = v3_scale(d, 0.75f);
         /* the ends' moves (1 - s) g wi, s g wj carry the point by d: g = d / sum */
         float ci = (1 - s) * wi, cj = s * wj, sum = (1 - s) * ci + s * cj;
         /* near a pinned end the free one would have to move far: at most twice the depth */
@@ -164,5 +161,25 @@ void cloth_push_segments(tl_cloth* c) {
             push_segment(c, row + j - C, row + j, slack[2 * j]);
         for (int j = 0; j + 1 < C || (m->closed && j < C); ++j) /* along the row */
             push_segment(c, row + j, row + (j + 1) % C, slack[2 * j + 1]);
+    }
+}
+
+/* The relaxation with the links' push (below) as one more constraint of its
+ * Gauss-Seidel solve: pushed out before every iteration, the whole depth. Pushed once before
+ * all the iterations, the links' stretch corrections put part of the depth back and the push
+ * needed a share tuned on the bars (0.75: the whole depth read CesiumMan's generated cape's
+ * hitch later ratio 1.064, three quarters 1.048, bar 1.02); solved together it reads 1.002 (1.003
+ * with three quarters; docs/cloth.md "The links' push inside the relaxation"). A closed ring
+ * or a lattice with no collider, which push nothing, run the iterations in one call. */
+void cloth_relax_links_out(tl_cloth* c) {
+    const tl_cloth_model* m = c->model;
+    const tl_cloth_settings* s = &c->settings;
+    if (c->shape_count == 0 || m->closed) {
+        cloth_relax(m, c->x, c->y, c->z, s->stretch_stiffness, s->shear_stiffness, s->iterations);
+        return;
+    }
+    for (int it = 0; it < s->iterations; ++it) {
+        cloth_push_segments(c);
+        cloth_relax(m, c->x, c->y, c->z, s->stretch_stiffness, s->shear_stiffness, 1);
     }
 }

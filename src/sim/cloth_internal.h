@@ -122,6 +122,8 @@ void cloth_write_outputs(tl_cloth* c, const float* map);
 /* On an open lattice, every link of rows >= 1 that sags into a collider beyond its slack pushed
  * out by moving its end particles, as an inelastic contact (cloth_contact.c). */
 void cloth_push_segments(tl_cloth* c);
+/* The relaxation's iterations with cloth_push_segments before each (cloth_contact.c). */
+void cloth_relax_links_out(tl_cloth* c);
 void cloth_map_targets(tl_cloth* c, const double m[9], const double t[3], const double o[3],
                        const float* targets);
 

@@ -624,9 +624,7 @@ void tl_cloth_step(tl_cloth* c, const tl_cloth_input* in, float dt) {
             c->shapes[j] = curve ? shape_curve(&c->older[j], &last[j], &after[j], u, r)
                                  : shape_lerp(&last[j], &after[j], u);
         integrate(c, &f, in->force, u);
-        cloth_push_segments(c);
-        cloth_relax(m, c->x, c->y, c->z, c->settings.stretch_stiffness, c->settings.shear_stiffness,
-                    c->settings.iterations);
+        cloth_relax_links_out(c);
         final_pass(c, u);
         c->stats.steps++;
     }
@@ -715,9 +713,7 @@ static void step_at_sample(tl_cloth* c, const tl_cloth_input* in, const tl_chain
     memcpy(c->t0x, c->t1x, bytes), memcpy(c->t0y, c->t1y, bytes), memcpy(c->t0z, c->t1z, bytes);
     gather_shapes(c, in, f);
     integrate(c, f, in->force, 1.0f);
-    cloth_push_segments(c);
-    cloth_relax(m, c->x, c->y, c->z, c->settings.stretch_stiffness, c->settings.shear_stiffness,
-                c->settings.iterations);
+    cloth_relax_links_out(c);
     final_pass(c, 1.0f);
     c->frame = *f;
     c->stats.steps++;
