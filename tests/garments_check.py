@@ -16,8 +16,8 @@
 # and tore 0.58-1.73% before: docs/cloth.md "The whole skirt as modelled").
 import json, os, struct, subprocess, sys
 tailor, src, shared, work = sys.argv[1:5]
-# Misses known today, printed here and asserted with TL_GARMENTS_STRICT=1 (ctest
-# known_failing_garments): none. CesiumMan's cape's hitch 'later' ratio read 1.048 > 1.02 while
+# Misses known today, printed here and asserted with TL_GARMENTS_STRICT=1: none (so the ctest
+# known_failing_garments was removed in session 11). CesiumMan's cape's hitch 'later' ratio read 1.048 > 1.02 while
 # the links' push ran once a step before the relaxation with a tuned share (0.75); pushed
 # before every relaxation iteration, the whole depth, it reads 1.002 (docs/cloth.md "The links'
 # push inside the relaxation") and is asserted again.
