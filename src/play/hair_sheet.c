@@ -24,6 +24,7 @@ typedef struct sheet_tie {
     uint32_t ia, ib; /* their particles */
     float seam;      /* the mean rest length of the skin edges that made it, world units */
     float slack;     /* the allowance, over the rest pose's scale */
+    float span;      /* the most a sweep moves its particles: its rest length, over the scale */
     float offset[3]; /* b's particle from a's at rest, in the attachment's frame over the scale */
     float dir[3];    /* the two links' mean direction at rest, in the attachment's frame */
 } sheet_tie;
@@ -208,6 +209,9 @@ void play_sheet_rest(play_sheet* s, tl_chain* const* chains, const tl_chain_inpu
         if (tie_direction(t, a, s->bones[t->a], b, s->bones[t->b], d)) rotate(q, d, n, true);
         memcpy(t->dir, n, sizeof n);
         t->slack = SHEET_SEAM_STRETCH * t->seam / scale;
+        t->span = sqrtf(t->offset[0] * t->offset[0] + t->offset[1] * t->offset[1] +
+                        t->offset[2] * t->offset[2]) +
+                  t->seam / scale;
     }
 }
 
@@ -268,8 +272,11 @@ void play_sheet_hold(play_sheet* s, tl_chain* const* chains, const tl_chain_inpu
                 d[c] = y[c] - x[c] - sc * turned[c];
             float len = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
             if (!(len > most)) continue;
-            /* half the excess off each side; a side that would go deeper into the body stays */
-            float g = 0.5f * (len - most) / len;
+            /* half the excess off each side; a side that would go deeper into the body stays.
+               A sweep closes no more than the tie's own rest span: a lock swung far past a
+               neighbour held by the body is drawn back over frames, not yanked through in one
+               (long01's Jump flung a lock end 0.6 m, docs/hair.md) */
+            float g = 0.5f * fminf(len - most, sc * t->span) / len;
             bool x_stays = goes_deeper(bodies + t->a, s->bones[t->a], t->ia, x, d, g);
             bool y_stays = goes_deeper(bodies + t->b, s->bones[t->b], t->ib, y, d, -g);
             if (x_stays && y_stays) continue;
