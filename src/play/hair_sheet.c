@@ -5,6 +5,8 @@
  * more than the stretch the seam's skin allows. */
 #include "play/hair_sheet.h"
 
+#include "base/mat4.h"
+
 #include <tailor/colliders.h>
 
 #include <assert.h>
@@ -144,17 +146,10 @@ void play_sheet_destroy(play_sheet* s) {
     free(s->ties), free(s->pos), free(s->moves), free(s->bones), free(s);
 }
 
-/* v rotated by the unit quaternion q (x, y, z, w), or by its inverse. */
-static void rotate(const float* q, const float* v, float* out, bool inverse) {
-    float x = inverse ? -q[0] : q[0], y = inverse ? -q[1] : q[1], z = inverse ? -q[2] : q[2],
-          w = q[3];
-    float n = sqrtf(x * x + y * y + z * z + w * w);
-    x /= n, y /= n, z /= n, w /= n;
-    float tx = 2 * (y * v[2] - z * v[1]), ty = 2 * (z * v[0] - x * v[2]),
-          tz = 2 * (x * v[1] - y * v[0]);
-    out[0] = v[0] + w * tx + (y * tz - z * ty);
-    out[1] = v[1] + w * ty + (z * tx - x * tz);
-    out[2] = v[2] + w * tz + (x * ty - y * tx);
+void play_rotate(const float* q, const float* v, float* out, bool inverse) {
+    float n = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]), sign = inverse ? -1 : 1;
+    float u[4] = {sign * q[0] / n, sign * q[1] / n, sign * q[2] / n, q[3] / n};
+    tl_quat_rotate(out, u, v);
 }
 
 static bool unit(float* v) {
@@ -205,8 +200,8 @@ void play_sheet_rest(play_sheet* s, tl_chain* const* chains, const tl_chain_inpu
         float d[3], n[3] = {0, 0, 0};
         for (int c = 0; c < 3; ++c)
             d[c] = (b[3 * t->ib + c] - a[3 * t->ia + c]) / scale;
-        rotate(q, d, t->offset, true);
-        if (tie_direction(t, a, s->bones[t->a], b, s->bones[t->b], d)) rotate(q, d, n, true);
+        play_rotate(q, d, t->offset, true);
+        if (tie_direction(t, a, s->bones[t->a], b, s->bones[t->b], d)) play_rotate(q, d, n, true);
         memcpy(t->dir, n, sizeof n);
         t->slack = SHEET_SEAM_STRETCH * t->seam / scale;
         t->span = sqrtf(t->offset[0] * t->offset[0] + t->offset[1] * t->offset[1] +
@@ -258,8 +253,8 @@ void play_sheet_hold(play_sheet* s, tl_chain* const* chains, const tl_chain_inpu
             /* the rest offset carried by the attachment, then turned as the two links turned
                together: a sheet swinging as one keeps its offsets, a lock swinging past its
                neighbour (out of the sheet, which the particles' distance barely sees) does not */
-            rotate(q, t->offset, o, false);
-            rotate(q, t->dir, n0, false);
+            play_rotate(q, t->offset, o, false);
+            play_rotate(q, t->dir, n0, false);
             bool turns = (t->dir[0] != 0 || t->dir[1] != 0 || t->dir[2] != 0) &&
                          tie_direction(t, s->pos + per * t->a, s->bones[t->a], s->pos + per * t->b,
                                        s->bones[t->b], n1);

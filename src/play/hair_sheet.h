@@ -35,4 +35,7 @@ void play_sheet_rest(play_sheet* sheet, tl_chain* const* chains, const tl_chain_
 void play_sheet_hold(play_sheet* sheet, tl_chain* const* chains, const tl_chain_input* inputs,
                      const play_sheet_body* bodies);
 
+/* v rotated by the quaternion q (x, y, z, w; normalised here), or by its inverse. */
+void play_rotate(const float* q, const float* v, float* out, bool inverse);
+
 #endif

@@ -58,19 +58,6 @@ typedef struct sheet_pair {
     float offset[3 * TL_CHAIN_MAX_BONES];
 } sheet_pair;
 
-/* v rotated by the unit quaternion q (x, y, z, w), or by its inverse. */
-static void sheet_rotate(const float* q, const float* v, float* out, bool inverse) {
-    float x = inverse ? -q[0] : q[0], y = inverse ? -q[1] : q[1], z = inverse ? -q[2] : q[2],
-          w = q[3];
-    float n = sqrtf(x * x + y * y + z * z + w * w);
-    x /= n, y /= n, z /= n, w /= n;
-    float tx = 2 * (y * v[2] - z * v[1]), ty = 2 * (z * v[0] - x * v[2]),
-          tz = 2 * (x * v[1] - y * v[0]);
-    out[0] = v[0] + w * tx + (y * tz - z * ty);
-    out[1] = v[1] + w * ty + (z * tx - x * tz);
-    out[2] = v[2] + w * tz + (x * ty - y * tx);
-}
-
 tl_player_def tl_default_player_def(void) {
     tl_player_def def;
     def.frame_step = 1.0f / 120.0f;
@@ -266,7 +253,7 @@ static void sheet_pairs_rest(tl_player* p) {
         for (uint32_t i = 0; i < q->links; ++i) {
             float d[3] = {b[3 * i] - a[3 * i], b[3 * i + 1] - a[3 * i + 1],
                           b[3 * i + 2] - a[3 * i + 2]};
-            sheet_rotate(p->inputs[q->a].start.rotation, d, q->offset + 3 * i, true);
+            play_rotate(p->inputs[q->a].start.rotation, d, q->offset + 3 * i, true);
             for (int c = 0; c < 3; ++c)
                 q->offset[3 * i + c] /= (s > 0 ? s : 1);
         }
@@ -291,7 +278,7 @@ static void sheet_pull(tl_player* p, float dt) {
             float d[3] = {b[3 * i] - a[3 * i], b[3 * i + 1] - a[3 * i + 1],
                           b[3 * i + 2] - a[3 * i + 2]};
             float o[3];
-            sheet_rotate(p->inputs[q->a].start.rotation, q->offset + 3 * i, o, false);
+            play_rotate(p->inputs[q->a].start.rotation, q->offset + 3 * i, o, false);
             for (int c = 0; c < 3; ++c) {
                 float g = half * (d[c] - s * o[c]);
                 ma[3 * i + c] += g, mb[3 * i + c] -= g;
