@@ -135,6 +135,7 @@ static tl_result read_all(const char* path, char** out, size_t* size, tl_error* 
 static tl_result collect(tl_batch_journal* j, const char* text, size_t size,
                          const tl_batch_inputs* inputs, const char* out_dir, tl_error* err) {
     uint32_t cap = 0;
+    if (!text) return TL_OK; /* no journal yet (NULL + 0 is undefined) */
     for (const char* line = text; line < text + size;) {
         const char* nl = memchr(line, '\n', (size_t)(text + size - line));
         if (!nl) break;
