@@ -1294,16 +1294,21 @@ static float sheet_spread(tl_scene* scene, tl_play_chain* chains, uint32_t count
     return mean;
 }
 
+/* A style rigged, its hair chains (2 to 32) and one of its clips; false on any failure. */
+static bool style_chains(const char* style, const char* clip_name, tl_gltf** doc, tl_scene** scene,
+                         tl_play_chain chains[32], uint32_t* count, uint32_t* clip) {
+    tl_error err;
+    if (!rig_style(style, doc, scene)) return false;
+    return tl_play_chains_find(*scene, chains, 32, count, &err) == TL_OK && *count >= 2 &&
+           *count <= 32 && tl_scene_find_clip(*scene, clip_name, clip, &err) == TL_OK;
+}
+
 static void sheet_holds_neighbours(void) {
     tl_gltf* doc;
     tl_scene* scene;
-    ENSURE(rig_style("long01", &doc, &scene));
     tl_play_chain chains[32];
     uint32_t count, clip;
-    tl_error err;
-    ENSURE_OK(tl_play_chains_find(scene, chains, 32, &count, &err), err);
-    ENSURE(count >= 2 && count <= 32);
-    ENSURE_OK(tl_scene_find_clip(scene, "HeadTurn", &clip, &err), err);
+    ENSURE(style_chains("long01", "HeadTurn", &doc, &scene, chains, &count, &clip));
     for (uint32_t i = 0; i < count; ++i)
         ENSURE(chains[i].sheet_rate > 0); /* hair chains get the rate */
     float with = sheet_spread(scene, chains, count, clip);
@@ -1401,13 +1406,9 @@ static void seam_excess(tl_scene* scene, tl_play_chain* chains, uint32_t count, 
 static void sheet_limit_holds_seams(void) {
     tl_gltf* doc;
     tl_scene* scene;
-    ENSURE(rig_style("braid01", &doc, &scene));
     tl_play_chain chains[32];
     uint32_t count, clip;
-    tl_error err;
-    ENSURE_OK(tl_play_chains_find(scene, chains, 32, &count, &err), err);
-    ENSURE(count >= 2 && count <= 32);
-    ENSURE_OK(tl_scene_find_clip(scene, "Jump", &clip, &err), err);
+    ENSURE(style_chains("braid01", "Jump", &doc, &scene, chains, &count, &clip));
     float p99, worst, p99_off, worst_off;
     seam_excess(scene, chains, count, clip, &p99, &worst);
     for (uint32_t i = 0; i < count; ++i)

@@ -159,8 +159,8 @@ void cloth_push_segments(tl_cloth* c) {
         const float* slack = m->slack + 2 * row;
         for (int j = 0; j < C; ++j) /* the links up */
             push_segment(c, row + j - C, row + j, slack[2 * j]);
-        for (int j = 0; j + 1 < C || (m->closed && j < C); ++j) /* along the row */
-            push_segment(c, row + j, row + (j + 1) % C, slack[2 * j + 1]);
+        for (int j = 0; j + 1 < C; ++j) /* along the row (open: no link back to column 0) */
+            push_segment(c, row + j, row + j + 1, slack[2 * j + 1]);
     }
 }
 
