@@ -1310,14 +1310,12 @@ static void play_pose(void* user, tl_pose* pose, float time) {
  * After every sample the tethers are at rest length and no particle is past its safe distance;
  * the hem swings and comes to rest within 2 s once the body holds still (its particles' mean
  * speed under 0.1% of H a second). Without colliders its edges stretch no more than the body's
- * (p99 and max) and tear on <= 0.1% of edge samples; with colliders no particle is deeper than
- * 0.002 H in one at any sample, and the stretch is reported. With TL_CLOTH_STRICT set both
- * configurations must meet every criterion (ctest known_failing_cloth_colliders: today the
- * colliders stretch the tight skirt's edges past the body's). */
-/* One rigged file's cloth in its clips (play_skirt's criteria; `stretch`: the stretch ones,
- * `rest`: coming to rest). */
-static void play_cloth(const char* path, const char* const* clips, int clip_count, bool colliders,
-                       bool stretch, bool rest) {
+ * (p99 and max) and tear on <= 0.1% of edge samples, with colliders too, where no particle is
+ * deeper than 0.002 H in one at any sample. (With colliders the stretch was a known miss until
+ * the skin took its column from the rest lattice's nearest point, rig/cloth.c lattice_column:
+ * Walk p99 1.155 > the body's 1.112, max 2.249, torn 0.10%; now 1.090, 1.493, 0%.) */
+/* One rigged file's cloth in its clips (play_skirt's criteria). */
+static void play_cloth(const char* path, const char* const* clips, int clip_count, bool colliders) {
     tl_gltf* doc;
     tl_scene* scene;
     tl_error err;
@@ -1390,8 +1388,8 @@ static void play_cloth(const char* path, const char* const* clips, int clip_coun
         ENSURE(s[0].count > 0);
         ENSURE(p.tether <= 1e-6 && p.excess <= 1e-5);
         ENSURE(p.hem_swing > 0.001 * sk->height);
-        if (rest) ENSURE(speed_end < 0.001 * sk->height); /* at rest: under 0.1% of H a second */
-        if (stretch) ENSURE(s[0].p99 <= s[1].p99 && s[0].max <= s[1].max && s[0].torn_pct <= 0.1f);
+        ENSURE(speed_end < 0.001 * sk->height); /* at rest: under 0.1% of H a second */
+        ENSURE(s[0].p99 <= s[1].p99 && s[0].max <= s[1].max && s[0].torn_pct <= 0.1f);
         if (colliders) ENSURE(p.depth <= 0.002);
     }
     tl_pose_destroy(pose);
@@ -1404,13 +1402,12 @@ static void play_cloth(const char* path, const char* const* clips, int clip_coun
 }
 
 static void play_skirt(bool colliders) {
-    bool strict = getenv("TL_CLOTH_STRICT") != NULL;
     if (!rigged_skirt_path) {
         test_rig_skirt_lattice();
         ENSURE(rigged_skirt_path);
     }
     static const char* const clips[] = {"Walk", "Jump"};
-    play_cloth(rigged_skirt_path, clips, 2, colliders, !colliders || strict, true);
+    play_cloth(rigged_skirt_path, clips, 2, colliders);
 }
 
 /* The knight's cape with the body colliders in the knight's walk, run and jump: its edges
@@ -1424,7 +1421,7 @@ static void test_play_knight_cape(void) {
         ENSURE(rigged_cape_path);
     }
     static const char* const clips[] = {"Walking_A", "Running_A", "Jump_Full_Long"};
-    play_cloth(rigged_cape_path, clips, 3, true, true, true);
+    play_cloth(rigged_cape_path, clips, 3, true);
 }
 
 static void test_play_skirt_clips(void) {
