@@ -613,6 +613,54 @@ static void segment_distances(void) {
     ENSURE(distance[0] == sqrtf(17) && distance[2] == sqrtf(50));
 }
 
+/* The nearest point of the triangle (0,0,0), (2,0,0), (0,2,0) in each Voronoi region, a
+ * degenerate triangle, and 2000 random points against a brute-force search over a fine
+ * barycentric grid (the returned point is never farther than the grid's best). */
+static void triangle_nearest(void) {
+    const float a[3] = {0, 0, 0}, b[3] = {2, 0, 0}, c[3] = {0, 2, 0};
+    float w[3];
+    const float face[3] = {0.5f, 0.5f, 3};
+    ENSURE(tl_mesh_triangle_nearest(face, a, b, c, w) == 9);
+    ENSURE(w[0] == 0.5f && w[1] == 0.25f && w[2] == 0.25f);
+    const float vertex_a[3] = {-1, -1, 0}, vertex_b[3] = {3, -1, 0};
+    ENSURE(tl_mesh_triangle_nearest(vertex_a, a, b, c, w) == 2 && w[0] == 1);
+    ENSURE(tl_mesh_triangle_nearest(vertex_b, a, b, c, w) == 2 && w[1] == 1);
+    const float edge_ab[3] = {1, -1, 0}, edge_bc[3] = {2, 2, 0};
+    ENSURE(tl_mesh_triangle_nearest(edge_ab, a, b, c, w) == 1);
+    ENSURE(w[0] == 0.5f && w[1] == 0.5f && w[2] == 0);
+    ENSURE(fabsf(tl_mesh_triangle_nearest(edge_bc, a, b, c, w) - 2) < 1e-6f);
+    ENSURE(w[0] == 0 && fabsf(w[1] - 0.5f) < 1e-6f && fabsf(w[2] - 0.5f) < 1e-6f);
+    const float line_c[3] = {4, 0, 0}, off[3] = {3, 1, 0}; /* a, b, c on one line */
+    ENSURE(fabsf(tl_mesh_triangle_nearest(off, a, b, line_c, w) - 1) < 1e-6f);
+    ENSURE(fabsf(w[0] + w[1] + w[2] - 1) < 1e-6f);
+    uint32_t seed = 7;
+    for (int n = 0; n < 2000; ++n) {
+        float t[4][3];
+        for (int i = 0; i < 4; ++i)
+            for (int k = 0; k < 3; ++k) {
+                seed = seed * 1664525u + 1013904223u;
+                t[i][k] = (float)(seed >> 8) / (float)(1u << 24) * 4 - 2;
+            }
+        float d = tl_mesh_triangle_nearest(t[3], t[0], t[1], t[2], w), best = INFINITY;
+        ENSURE(w[0] >= 0 && w[1] >= 0 && w[2] >= 0 && fabsf(w[0] + w[1] + w[2] - 1) < 1e-5f);
+        float q[3], e = 0;
+        for (int k = 0; k < 3; ++k)
+            q[k] = w[0] * t[0][k] + w[1] * t[1][k] + w[2] * t[2][k],
+            e += (t[3][k] - q[k]) * (t[3][k] - q[k]);
+        ENSURE(fabsf(e - d) <= 1e-4f * (1 + d)); /* the distance is the barycentric point's */
+        for (int i = 0; i <= 64; ++i)
+            for (int j = 0; i + j <= 64; ++j) {
+                float u = (float)i / 64, v = (float)j / 64, g = 0;
+                for (int k = 0; k < 3; ++k) {
+                    float x = (1 - u - v) * t[0][k] + u * t[1][k] + v * t[2][k] - t[3][k];
+                    g += x * x;
+                }
+                best = g < best ? g : best;
+            }
+        ENSURE(d <= best + 1e-4f);
+    }
+}
+
 static tl_mesh_box box(float x0, float y0, float z0, float x1, float y1, float z1) {
     tl_mesh_box b = {{x0, y0, z0}, {x1, y1, z1}};
     return b;
@@ -997,6 +1045,7 @@ int main(int argc, char** argv) {
         {"eigen_known_matrices", eigen_known_matrices},
         {"covariance_known_points", covariance_known_points},
         {"segment_distances", segment_distances},
+        {"triangle_nearest", triangle_nearest},
         {"box_overlaps", box_overlaps},
         {"percentiles", percentiles},
         {"knight_tail_shells", knight_tail_shells},

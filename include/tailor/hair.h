@@ -140,8 +140,9 @@ typedef struct tl_hair_scalp {
     const float* positions;           /* the skin's rest positions (the scene's array) */
     float height;                     /* H of the skin, file units */
     const struct tl_hair_scalp* head; /* the whole head skin (face and ears too), which the
-                                         adapter's cap and the guides' scale are measured from;
-                                         NULL: the scalp itself (a skin with no head joint) */
+                                         guides' scale is measured from (the adapter's cap is
+                                         measured from the scalp's own triangles); NULL: the
+                                         scalp itself (a skin with no head joint) */
     void* internal;
 } tl_hair_scalp;
 

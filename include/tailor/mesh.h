@@ -150,6 +150,11 @@ void tl_mesh_eigen_symmetric(float values[3], float vectors[9], const float matr
  * NULL. */
 float tl_mesh_segment_distance(const float p[3], const float a[3], const float b[3], float* t_out);
 
+/* The point of triangle a, b, c nearest p: writes its barycentrics (weights of a, b, c) and
+ * returns the squared distance. A degenerate triangle gives its nearest edge or vertex. */
+float tl_mesh_triangle_nearest(const float p[3], const float a[3], const float b[3],
+                               const float c[3], float bary[3]);
+
 /* For each of point_count points (byte stride `stride`), the nearest of segment_count
  * segments, given as 6 packed floats each (a then b). Writes distance[i] and, when nearest
  * is not NULL, the segment index (the lowest one on ties). segment_count must be ≥ 1. */

@@ -18,11 +18,6 @@ bool hair_head_joints(const tl_scene_skin* skin, uint8_t* in_head);
  * A caller's mask (no head skin): the body's. */
 float hair_scalp_scale(const tl_hair_scalp* scalp);
 
-/* The closest point to p on triangle a, b, c: writes its barycentrics and returns the squared
- * distance. */
-float hair_closest_on_triangle(const float p[3], const float a[3], const float b[3],
-                               const float c[3], float bary[3]);
-
 /* The nearest scalp triangle to p no farther than max_distance: its index, or UINT32_MAX;
  * *distance and bary are filled when found. */
 uint32_t hair_scalp_nearest(const tl_hair_scalp* scalp, const float p[3], float max_distance,

@@ -102,7 +102,7 @@ static bool closest_visit(void* user, uint32_t v) {
     for (uint32_t i = q->start[v]; i < q->start[v + 1]; ++i) {
         const uint32_t* t = q->mesh->triangles + 3 * (size_t)q->items[i];
         float bary[3];
-        float d2 = hair_closest_on_triangle(q->p, q->mesh->positions + 3 * (size_t)t[0],
+        float d2 = tl_mesh_triangle_nearest(q->p, q->mesh->positions + 3 * (size_t)t[0],
                                             q->mesh->positions + 3 * (size_t)t[1],
                                             q->mesh->positions + 3 * (size_t)t[2], bary);
         if (!(d2 < q->best)) continue;

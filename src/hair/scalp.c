@@ -227,43 +227,6 @@ float hair_scalp_scale(const tl_hair_scalp* scalp) {
     return by_head > body ? by_head : body;
 }
 
-float hair_closest_on_triangle(const float p[3], const float a[3], const float b[3],
-                               const float c[3], float bary[3]) {
-    /* by the Voronoi regions of the vertices, edges and face */
-    float ab[3], ac[3], ap[3], bp[3], cp[3];
-    for (int k = 0; k < 3; ++k) {
-        ab[k] = b[k] - a[k], ac[k] = c[k] - a[k], ap[k] = p[k] - a[k];
-        bp[k] = p[k] - b[k], cp[k] = p[k] - c[k];
-    }
-    float d1 = tl__dot(ab, ap), d2 = tl__dot(ac, ap), d3 = tl__dot(ab, bp), d4 = tl__dot(ac, bp);
-    float d5 = tl__dot(ab, cp), d6 = tl__dot(ac, cp);
-    float u = 1, v = 0, w = 0; /* weights of a, b, c */
-    float vc = d1 * d4 - d3 * d2, vb = d5 * d2 - d1 * d6, va = d3 * d6 - d5 * d4;
-    if (d1 <= 0 && d2 <= 0) {
-        u = 1, v = 0, w = 0;
-    } else if (d3 >= 0 && d4 <= d3) {
-        u = 0, v = 1, w = 0;
-    } else if (d6 >= 0 && d5 <= d6) {
-        u = 0, v = 0, w = 1;
-    } else if (vc <= 0 && d1 >= 0 && d3 <= 0) {
-        v = d1 / (d1 - d3), u = 1 - v, w = 0;
-    } else if (vb <= 0 && d2 >= 0 && d6 <= 0) {
-        w = d2 / (d2 - d6), u = 1 - w, v = 0;
-    } else if (va <= 0 && (d4 - d3) >= 0 && (d5 - d6) >= 0) {
-        w = (d4 - d3) / ((d4 - d3) + (d5 - d6)), v = 1 - w, u = 0;
-    } else {
-        float s = va + vb + vc;
-        if (s > 0) {
-            v = vb / s, w = vc / s, u = 1 - v - w;
-        } /* else degenerate: a */
-    }
-    bary[0] = u, bary[1] = v, bary[2] = w;
-    float q[3];
-    for (int k = 0; k < 3; ++k)
-        q[k] = u * a[k] + v * b[k] + w * c[k];
-    return tl__dist2(p, q);
-}
-
 uint32_t hair_scalp_nearest(const tl_hair_scalp* scalp, const float p[3], float max_distance,
                             float* distance, float bary[3]) {
     const scalp_storage* s = scalp->internal;
@@ -275,7 +238,7 @@ uint32_t hair_scalp_nearest(const tl_hair_scalp* scalp, const float p[3], float 
         if (tl__dist2(p, c) > reach * reach) continue;
         const uint32_t* tri = scalp->triangles + 3 * (size_t)t;
         float b[3];
-        float d2 = hair_closest_on_triangle(p, vertex(scalp, tri[0]), vertex(scalp, tri[1]),
+        float d2 = tl_mesh_triangle_nearest(p, vertex(scalp, tri[0]), vertex(scalp, tri[1]),
                                             vertex(scalp, tri[2]), b);
         if (d2 <= best2) {
             best2 = d2, best = t;

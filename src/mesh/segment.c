@@ -41,3 +41,46 @@ void tl_mesh_nearest_segments(float* distance, uint32_t* nearest, const float* p
         if (nearest) nearest[i] = best_index;
     }
 }
+
+static float dot3(const float a[3], const float b[3]) {
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+/* The nearest point by the Voronoi regions of the vertices, edges and face. */
+float tl_mesh_triangle_nearest(const float p[3], const float a[3], const float b[3],
+                               const float c[3], float bary[3]) {
+    /* by the Voronoi regions of the vertices, edges and face */
+    float ab[3], ac[3], ap[3], bp[3], cp[3];
+    for (int k = 0; k < 3; ++k) {
+        ab[k] = b[k] - a[k], ac[k] = c[k] - a[k], ap[k] = p[k] - a[k];
+        bp[k] = p[k] - b[k], cp[k] = p[k] - c[k];
+    }
+    float d1 = dot3(ab, ap), d2 = dot3(ac, ap), d3 = dot3(ab, bp), d4 = dot3(ac, bp);
+    float d5 = dot3(ab, cp), d6 = dot3(ac, cp);
+    float u = 1, v = 0, w = 0; /* weights of a, b, c */
+    float vc = d1 * d4 - d3 * d2, vb = d5 * d2 - d1 * d6, va = d3 * d6 - d5 * d4;
+    if (d1 <= 0 && d2 <= 0) {
+        u = 1, v = 0, w = 0;
+    } else if (d3 >= 0 && d4 <= d3) {
+        u = 0, v = 1, w = 0;
+    } else if (d6 >= 0 && d5 <= d6) {
+        u = 0, v = 0, w = 1;
+    } else if (vc <= 0 && d1 >= 0 && d3 <= 0) {
+        v = d1 / (d1 - d3), u = 1 - v, w = 0;
+    } else if (vb <= 0 && d2 >= 0 && d6 <= 0) {
+        w = d2 / (d2 - d6), u = 1 - w, v = 0;
+    } else if (va <= 0 && (d4 - d3) >= 0 && (d5 - d6) >= 0) {
+        w = (d4 - d3) / ((d4 - d3) + (d5 - d6)), v = 1 - w, u = 0;
+    } else {
+        float s = va + vb + vc;
+        if (s > 0) {
+            v = vb / s, w = vc / s, u = 1 - v - w;
+        } /* else degenerate: a */
+    }
+    bary[0] = u, bary[1] = v, bary[2] = w;
+    float q[3];
+    for (int k = 0; k < 3; ++k)
+        q[k] = u * a[k] + v * b[k] + w * c[k];
+    float d[3] = {p[0] - q[0], p[1] - q[1], p[2] - q[2]};
+    return dot3(d, d);
+}

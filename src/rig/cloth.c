@@ -526,55 +526,6 @@ static void vertex_weights(const tl_rig_cloth* cl, uint32_t first_joint, float r
     }
 }
 
-/* The closest point to p on triangle a, b, c as barycentrics (weights of b and c); returns the
- * squared distance. Inside: the plane's foot; else the nearest point of the three edges. */
-static float triangle_nearest(const float* p, const float* a, const float* b, const float* c,
-                              float* wb, float* wc) {
-    float ab[3], ac[3], ap[3];
-    for (int k = 0; k < 3; ++k)
-        ab[k] = b[k] - a[k], ac[k] = c[k] - a[k], ap[k] = p[k] - a[k];
-    float d00 = ab[0] * ab[0] + ab[1] * ab[1] + ab[2] * ab[2];
-    float d01 = ab[0] * ac[0] + ab[1] * ac[1] + ab[2] * ac[2];
-    float d11 = ac[0] * ac[0] + ac[1] * ac[1] + ac[2] * ac[2];
-    float d20 = ap[0] * ab[0] + ap[1] * ab[1] + ap[2] * ab[2];
-    float d21 = ap[0] * ac[0] + ap[1] * ac[1] + ap[2] * ac[2];
-    float den = d00 * d11 - d01 * d01, best = INFINITY;
-    if (den > 1e-12f * d00 * d11) {
-        float v = (d11 * d20 - d01 * d21) / den, w = (d00 * d21 - d01 * d20) / den;
-        if (v >= 0 && w >= 0 && v + w <= 1) {
-            float d = 0;
-            for (int k = 0; k < 3; ++k) {
-                float e = ap[k] - v * ab[k] - w * ac[k];
-                d += e * e;
-            }
-            *wb = v, *wc = w;
-            return d;
-        }
-    }
-    /* the edges a-b, a-c, b-c as (start weights, end weights) in (wb, wc) */
-    const float* ends[3][2] = {{a, b}, {a, c}, {b, c}};
-    const float at[3][2][2] = {{{0, 0}, {1, 0}}, {{0, 0}, {0, 1}}, {{1, 0}, {0, 1}}};
-    for (int e = 0; e < 3; ++e) {
-        const float *s0 = ends[e][0], *s1 = ends[e][1];
-        float d[3], q[3], l2 = 0, t = 0;
-        for (int k = 0; k < 3; ++k)
-            d[k] = s1[k] - s0[k], q[k] = p[k] - s0[k], l2 += d[k] * d[k], t += q[k] * d[k];
-        t = l2 > 0 ? t / l2 : 0;
-        t = t < 0 ? 0 : (t > 1 ? 1 : t);
-        float dd = 0;
-        for (int k = 0; k < 3; ++k) {
-            float x = q[k] - t * d[k];
-            dd += x * x;
-        }
-        if (dd < best) {
-            best = dd;
-            *wb = at[e][0][0] + t * (at[e][1][0] - at[e][0][0]);
-            *wc = at[e][0][1] + t * (at[e][1][1] - at[e][0][1]);
-        }
-    }
-    return best;
-}
-
 /* A vertex's column coordinate: that of the point of the rest lattice's surface (each cell two
  * triangles) nearest it. Its label's column (the collar point geodesically nearest it) sets the
  * cells the particles are centroids of, but down a skirt the labels drift from those centroids:
@@ -592,11 +543,11 @@ static float lattice_column(const tl_rig_cloth* cl, const float* p) {
                         *p01 = cl->particles + 3 * (r * C + c1),
                         *p10 = cl->particles + 3 * ((r + 1) * C + c),
                         *p11 = cl->particles + 3 * ((r + 1) * C + c1);
-            float wb, wc;
-            float d = triangle_nearest(p, p00, p01, p11, &wb, &wc); /* columns c, c+1, c+1 */
-            if (d < best) best = d, column = (float)c + wb + wc;
-            d = triangle_nearest(p, p00, p11, p10, &wb, &wc); /* columns c, c+1, c */
-            if (d < best) best = d, column = (float)c + wb;
+            float b[3];
+            float d = tl_mesh_triangle_nearest(p, p00, p01, p11, b); /* columns c, c+1, c+1 */
+            if (d < best) best = d, column = (float)c + b[1] + b[2];
+            d = tl_mesh_triangle_nearest(p, p00, p11, p10, b); /* columns c, c+1, c */
+            if (d < best) best = d, column = (float)c + b[1];
         }
     return column;
 }
