@@ -1489,7 +1489,8 @@ static bool rig_hair_mesh(const tl_hair_mesh* mesh, const char* name, tl_gltf** 
               tl_hair_attach(*doc, *scene, 0, mesh, &err) == TL_OK &&
               tl_scene_refresh(*scene, &err) == TL_OK &&
               tl_rig_analyze(*scene, &def, &rig, &err) == TL_OK &&
-              tl_rig_apply(*doc, rig, &err) == TL_OK && tl_gltf_save(*doc, out, &save, &err) == TL_OK;
+              tl_rig_apply(*doc, rig, &err) == TL_OK &&
+              tl_gltf_save(*doc, out, &save, &err) == TL_OK;
     tl_rig_analysis_destroy(rig);
     tl_scene_destroy(*scene);
     tl_gltf_destroy(*doc);

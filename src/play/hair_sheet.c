@@ -76,9 +76,8 @@ static bool tie_add(play_sheet* s, size_t* capacity, uint32_t a, uint32_t ia, fl
         if (!t) return false;
         s->ties = t, *capacity = grown;
     }
-    s->ties[s->tie_count++] =
-        a < b ? (sheet_tie){a, b, ia, ib, ta, tb, along, seam, 0}
-              : (sheet_tie){b, a, ib, ia, tb, ta, along, seam, 0};
+    s->ties[s->tie_count++] = a < b ? (sheet_tie){a, b, ia, ib, ta, tb, along, seam, 0}
+                                    : (sheet_tie){b, a, ib, ia, tb, ta, along, seam, 0};
     return true;
 }
 
@@ -346,10 +345,10 @@ static void tie_hold(play_sheet* s, const sheet_tie* t, const tl_chain_input* in
         sb += wb[k] * wb[k];
     /* each particle moves by its weight over the sum of squares, so the points close the excess
        (half from each side); a side that would go deeper into the body stays */
-    bool x_stays = side_goes_deeper(bodies + t->a, s->bones[t->a], xa, ia, wa, na, d,
-                                    e / (sa + sb));
-    bool y_stays = side_goes_deeper(bodies + t->b, s->bones[t->b], yb, ib, wb, nb, d,
-                                    -e / (sa + sb));
+    bool x_stays =
+        side_goes_deeper(bodies + t->a, s->bones[t->a], xa, ia, wa, na, d, e / (sa + sb));
+    bool y_stays =
+        side_goes_deeper(bodies + t->b, s->bones[t->b], yb, ib, wb, nb, d, -e / (sa + sb));
     if (x_stays && y_stays) return;
     float w = (x_stays ? 0 : sa) + (y_stays ? 0 : sb);
     if (!(w > 0)) return;
