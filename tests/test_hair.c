@@ -892,6 +892,80 @@ static void smoothed_weights(void) {
     tl_hair_mesh_free(&mesh), tl_hair_mesh_free(&m0);
 }
 
+/* long01's chains with seam_steps and smooth_steps as given. */
+static bool chains_seamed(uint32_t seam, uint32_t smooth, tl_hair_mesh* mesh, tl_hair_guides** g,
+                          tl_hair_chains** c) {
+    tl_hair_def def = tl_default_hair_def();
+    tl_hair_chain_def cdef = tl_default_hair_chain_def();
+    cdef.seam_steps = seam, cdef.smooth_steps = smooth;
+    tl_error err;
+    if (!style_load("long01", mesh)) return false;
+    if (tl_hair_guides_create(mesh, scalp, &def, g, &err) == TL_OK &&
+        tl_hair_chains_create(mesh, scalp, *g, &cdef, c, &err) == TL_OK)
+        return true;
+    fprintf(stderr, "long01: %s\n", err.message);
+    return false;
+}
+
+/* Edges between two chains' hair that share no chain among their influences (a hard seam). */
+static uint32_t hard_seams(const tl_hair_mesh* mesh, const tl_hair_chains* c) {
+    uint32_t n = 0;
+    for (uint32_t t = 0; t < mesh->triangle_count; ++t)
+        for (int e = 0; e < 3; ++e) {
+            const uint32_t* iu =
+                c->influence + TL_HAIR_INFLUENCES * (size_t)mesh->triangles[3 * t + e];
+            const uint32_t* iv =
+                c->influence + TL_HAIR_INFLUENCES * (size_t)mesh->triangles[3 * t + (e + 1) % 3];
+            if (iu[0] == UINT32_MAX || iv[0] == UINT32_MAX ||
+                iu[0] / TL_CHAIN_MAX_BONES == iv[0] / TL_CHAIN_MAX_BONES)
+                continue;
+            bool shared = false;
+            for (int a = 0; a < TL_HAIR_INFLUENCES; ++a)
+                for (int b = 0; b < TL_HAIR_INFLUENCES; ++b)
+                    shared |= iu[a] != UINT32_MAX && iv[b] != UINT32_MAX &&
+                              iu[a] / TL_CHAIN_MAX_BONES == iv[b] / TL_CHAIN_MAX_BONES;
+            n += !shared;
+        }
+    return n;
+}
+
+/* The seams between chains blended (seam_steps, off by default: hair.md "Seams blended"): on
+ * long01 fewer edges between two chains' hair share no chain, and only the band along the seams
+ * moves (fewer vertices change than with the same steps over the whole surface), the cap kept. */
+static void seam_weights_blend(void) {
+    ENSURE(body_load());
+    tl_hair_mesh m0, m1, m2;
+    tl_hair_guides *g0, *g1, *g2;
+    tl_hair_chains *c0, *c1, *c2;
+    ENSURE(chains_seamed(0, 0, &m0, &g0, &c0));
+    ENSURE(chains_seamed(4, 0, &m1, &g1, &c1));
+    ENSURE(chains_seamed(0, 4, &m2, &g2, &c2));
+    ENSURE(c0->chain_count == c1->chain_count);
+    uint32_t changed = 0, changed_all = 0, cap_lost = 0;
+    for (uint32_t v = 0; v < m0.vertex_count; ++v) {
+        size_t at = TL_HAIR_INFLUENCES * (size_t)v;
+        const float* w = c1->weight + at;
+        ENSURE_NEAR(w[0] + w[1] + w[2] + w[3], 1.0, 1e-5);
+        changed += memcmp(c0->weight + at, w, sizeof(float) * TL_HAIR_INFLUENCES) != 0 ||
+                   memcmp(c0->influence + at, c1->influence + at,
+                          sizeof(uint32_t) * TL_HAIR_INFLUENCES) != 0;
+        changed_all +=
+            memcmp(c0->weight + at, c2->weight + at, sizeof(float) * TL_HAIR_INFLUENCES) != 0;
+        bool cap = c0->influence[at] == UINT32_MAX && c0->weight[at] == 1;
+        cap_lost += cap && !(c1->influence[at] == UINT32_MAX && w[0] == 1);
+    }
+    uint32_t hard0 = hard_seams(&m0, c0), hard1 = hard_seams(&m1, c1);
+    printf(
+        "  long01: hard seam edges %u -> %u with seam_steps 4; vertices changed %u (smooth_steps "
+        "4: %u) of %u\n",
+        hard0, hard1, changed, changed_all, m0.vertex_count);
+    ENSURE(hard0 > 0 && hard1 < hard0 / 2);
+    ENSURE(changed > 0 && changed < changed_all && cap_lost == 0);
+    tl_hair_chains_destroy(c0), tl_hair_chains_destroy(c1), tl_hair_chains_destroy(c2);
+    tl_hair_guides_destroy(g0), tl_hair_guides_destroy(g1), tl_hair_guides_destroy(g2);
+    tl_hair_mesh_free(&m0), tl_hair_mesh_free(&m1), tl_hair_mesh_free(&m2);
+}
+
 /* Vertices off the cap, on the head alone, that share an edge with hair a chain moves: the
  * seam between a lock and the hair left beside it (long01: the lock ends past bind_mm). */
 static uint32_t head_beside_chain(const tl_hair_mesh* mesh, const tl_hair_chains* c,
@@ -1926,6 +2000,7 @@ int main(int argc, char** argv) {
         {"hair_audit_command", hair_audit_command},
         {"long_style_chains", long_style_chains},
         {"smoothed_weights", smoothed_weights},
+        {"seam_weights_blend", seam_weights_blend},
         {"unowned_hair_filled", unowned_hair_filled},
         {"chains_cover_hair", chains_cover_hair},
         {"short_styles_rigid", short_styles_rigid},
