@@ -892,6 +892,80 @@ static void smoothed_weights(void) {
     tl_hair_mesh_free(&mesh), tl_hair_mesh_free(&m0);
 }
 
+/* long01's chains with seam_steps and smooth_steps as given. */
+static bool chains_seamed(uint32_t seam, uint32_t smooth, tl_hair_mesh* mesh, tl_hair_guides** g,
+                          tl_hair_chains** c) {
+    tl_hair_def def = tl_default_hair_def();
+    tl_hair_chain_def cdef = tl_default_hair_chain_def();
+    cdef.seam_steps = seam, cdef.smooth_steps = smooth;
+    tl_error err;
+    if (!style_load("long01", mesh)) return false;
+    if (tl_hair_guides_create(mesh, scalp, &def, g, &err) == TL_OK &&
+        tl_hair_chains_create(mesh, scalp, *g, &cdef, c, &err) == TL_OK)
+        return true;
+    fprintf(stderr, "long01: %s\n", err.message);
+    return false;
+}
+
+/* Edges between two chains' hair that share no chain among their influences (a hard seam). */
+static uint32_t hard_seams(const tl_hair_mesh* mesh, const tl_hair_chains* c) {
+    uint32_t n = 0;
+    for (uint32_t t = 0; t < mesh->triangle_count; ++t)
+        for (int e = 0; e < 3; ++e) {
+            const uint32_t* iu =
+                c->influence + TL_HAIR_INFLUENCES * (size_t)mesh->triangles[3 * t + e];
+            const uint32_t* iv =
+                c->influence + TL_HAIR_INFLUENCES * (size_t)mesh->triangles[3 * t + (e + 1) % 3];
+            if (iu[0] == UINT32_MAX || iv[0] == UINT32_MAX ||
+                iu[0] / TL_CHAIN_MAX_BONES == iv[0] / TL_CHAIN_MAX_BONES)
+                continue;
+            bool shared = false;
+            for (int a = 0; a < TL_HAIR_INFLUENCES; ++a)
+                for (int b = 0; b < TL_HAIR_INFLUENCES; ++b)
+                    shared |= iu[a] != UINT32_MAX && iv[b] != UINT32_MAX &&
+                              iu[a] / TL_CHAIN_MAX_BONES == iv[b] / TL_CHAIN_MAX_BONES;
+            n += !shared;
+        }
+    return n;
+}
+
+/* The seams between chains blended (seam_steps, off by default: hair.md "Seams blended"): on
+ * long01 fewer edges between two chains' hair share no chain, and only the band along the seams
+ * moves (fewer vertices change than with the same steps over the whole surface), the cap kept. */
+static void seam_weights_blend(void) {
+    ENSURE(body_load());
+    tl_hair_mesh m0, m1, m2;
+    tl_hair_guides *g0, *g1, *g2;
+    tl_hair_chains *c0, *c1, *c2;
+    ENSURE(chains_seamed(0, 0, &m0, &g0, &c0));
+    ENSURE(chains_seamed(4, 0, &m1, &g1, &c1));
+    ENSURE(chains_seamed(0, 4, &m2, &g2, &c2));
+    ENSURE(c0->chain_count == c1->chain_count);
+    uint32_t changed = 0, changed_all = 0, cap_lost = 0;
+    for (uint32_t v = 0; v < m0.vertex_count; ++v) {
+        size_t at = TL_HAIR_INFLUENCES * (size_t)v;
+        const float* w = c1->weight + at;
+        ENSURE_NEAR(w[0] + w[1] + w[2] + w[3], 1.0, 1e-5);
+        changed += memcmp(c0->weight + at, w, sizeof(float) * TL_HAIR_INFLUENCES) != 0 ||
+                   memcmp(c0->influence + at, c1->influence + at,
+                          sizeof(uint32_t) * TL_HAIR_INFLUENCES) != 0;
+        changed_all +=
+            memcmp(c0->weight + at, c2->weight + at, sizeof(float) * TL_HAIR_INFLUENCES) != 0;
+        bool cap = c0->influence[at] == UINT32_MAX && c0->weight[at] == 1;
+        cap_lost += cap && !(c1->influence[at] == UINT32_MAX && w[0] == 1);
+    }
+    uint32_t hard0 = hard_seams(&m0, c0), hard1 = hard_seams(&m1, c1);
+    printf(
+        "  long01: hard seam edges %u -> %u with seam_steps 4; vertices changed %u (smooth_steps "
+        "4: %u) of %u\n",
+        hard0, hard1, changed, changed_all, m0.vertex_count);
+    ENSURE(hard0 > 0 && hard1 < hard0 / 2);
+    ENSURE(changed > 0 && changed < changed_all && cap_lost == 0);
+    tl_hair_chains_destroy(c0), tl_hair_chains_destroy(c1), tl_hair_chains_destroy(c2);
+    tl_hair_guides_destroy(g0), tl_hair_guides_destroy(g1), tl_hair_guides_destroy(g2);
+    tl_hair_mesh_free(&m0), tl_hair_mesh_free(&m1), tl_hair_mesh_free(&m2);
+}
+
 /* Vertices off the cap, on the head alone, that share an edge with hair a chain moves: the
  * seam between a lock and the hair left beside it (long01: the lock ends past bind_mm). */
 static uint32_t head_beside_chain(const tl_hair_mesh* mesh, const tl_hair_chains* c,
@@ -1474,6 +1548,95 @@ static void styles_play(void) {
     }
 }
 
+/* A hair mesh attached to mh-body.glb as it lies and rigged (tailor hair's steps), saved to the
+ * scratch folder as NAME and read back. */
+static bool rig_hair_mesh(const tl_hair_mesh* mesh, const char* name, tl_gltf** doc,
+                          tl_scene** scene) {
+    tl_error err;
+    tl_rig_analysis* rig = NULL;
+    tl_rig_def def = tl_default_rig_def();
+    tl_gltf_save_def save = tl_default_gltf_save_def();
+    save.overwrite = true;
+    const char* out = tl_test_scratch(name);
+    bool ok = tl_gltf_load(tl_test_shared("cases/mh-body.glb"), doc, &err) == TL_OK &&
+              tl_scene_create(*doc, scene, &err) == TL_OK &&
+              tl_hair_attach(*doc, *scene, 0, mesh, &err) == TL_OK &&
+              tl_scene_refresh(*scene, &err) == TL_OK &&
+              tl_rig_analyze(*scene, &def, &rig, &err) == TL_OK &&
+              tl_rig_apply(*doc, rig, &err) == TL_OK &&
+              tl_gltf_save(*doc, out, &save, &err) == TL_OK;
+    tl_rig_analysis_destroy(rig);
+    tl_scene_destroy(*scene);
+    tl_gltf_destroy(*doc);
+    *scene = NULL, *doc = NULL;
+    ok = ok && tl_gltf_load(out, doc, &err) == TL_OK && tl_scene_create(*doc, scene, &err) == TL_OK;
+    if (!ok) fprintf(stderr, "%s: %s\n", name, err.message);
+    return ok;
+}
+
+/* The player on hair not in ../shared: the playable styles cut into loose cards and made longer
+ * (generalisation_set's variants) attached to the body, rigged, and played in HeadTurn and Jump;
+ * the same figures as styles_play, and their sums. Asserted: what must hold of any style (finite
+ * figures, roots kept on the scalp, rest sag within the spec's 5 mm), not the figures. */
+static void variants_play(void) {
+    ENSURE(body_load());
+    const char* styles[] = {"bob01", "bob02", "braid01", "long01", "ponytail01"};
+    const char* variants[] = {"cards", "longer"};
+    const char* clips[] = {"HeadTurn", "Jump"};
+    const tl_scene_skin* sk = &body->skins[0];
+    const float* head = sk->joints[sk->body.head].rest_world + 12;
+    float mm = sk->height / TL_HAIR_HUMAN_MM;
+    double sum_p99 = 0, sum_max = 0, sum_torn = 0, sum_pen = 0;
+    uint32_t cells = 0, over = 0;
+    for (size_t s = 0; s < COUNT(styles); ++s)
+        for (size_t k = 0; k < COUNT(variants); ++k) {
+            tl_hair_mesh mesh;
+            ENSURE(style_load(styles[s], &mesh));
+            if (k == 0) cut_into_cards(&mesh, 40 * mm, 2 * mm);
+            if (k == 1) lengthen(&mesh, head, 1.6f);
+            char name[64];
+            snprintf(name, sizeof name, "variant-%s-%s.glb", styles[s], variants[k]);
+            tl_gltf* doc;
+            tl_scene* scene;
+            bool rigged = rig_hair_mesh(&mesh, name, &doc, &scene);
+            tl_hair_mesh_free(&mesh);
+            ENSURE(rigged);
+            uint32_t chains = 0;
+            for (uint32_t i = 0; i < scene->part_count; ++i)
+                chains += scene->parts[i].kind == TL_PART_HAIR;
+            for (size_t c = 0; c < COUNT(clips); ++c) {
+                uint32_t clip;
+                tl_error err;
+                tl_hair_measure h;
+                ENSURE_OK(tl_scene_find_clip(scene, clips[c], &clip, &err), err);
+                ENSURE_OK(tl_hair_measure_clip(scene, 0, clip, 24, &h, &err), err);
+                printf("  %-10s %-6s %-8s %2u chains: rest sag %.4f mm, root drift %.2g m, "
+                       "collider penetration %.4f H, free motion %.1f mm, all hair p99 %.3f max "
+                       "%.3f torn %.3f%% (body %.3f / %.3f)\n",
+                       styles[s], variants[k], clips[c], chains, 1000 * h.rest_sag_max,
+                       h.root_drift_max, h.collider_penetration, 1000 * h.free_motion_max,
+                       h.stretch.p99, h.stretch.max, h.stretch.torn_pct, h.stretch_body.p99,
+                       h.stretch_body.max);
+                ENSURE_MSG(isfinite(h.stretch.p99) && isfinite(h.stretch.max) &&
+                               isfinite(h.collider_penetration) && isfinite(h.free_motion_max) &&
+                               h.stretch.count > 0,
+                           "%s %s %s: not finite", styles[s], variants[k], clips[c]);
+                ENSURE_MSG(h.roots > 0 && h.root_drift_max <= 1e-5f, "%s %s %s: root drift %g m",
+                           styles[s], variants[k], clips[c], h.root_drift_max);
+                ENSURE_MSG(h.rest_sag_max <= 0.005f, "%s %s: rest sag %.2f mm", styles[s],
+                           variants[k], 1000 * h.rest_sag_max);
+                sum_p99 += h.stretch.p99, sum_max += h.stretch.max, sum_torn += h.stretch.torn_pct;
+                sum_pen += h.collider_penetration, cells++;
+                over += h.collider_penetration > 0.002f;
+            }
+            tl_scene_destroy(scene);
+            tl_gltf_destroy(doc);
+        }
+    printf("  variants: %u cells, summed p99 %.3f max %.3f torn %.3f%%, penetration %.4f H, %u "
+           "over 0.002 H\n",
+           cells, sum_p99, sum_max, sum_torn, sum_pen, over);
+}
+
 /* Reads accessor `name` of a primitive's attributes (or "indices") as floats. */
 static float* read_attribute(const tl_gltf* doc, json_t* prim, const char* name, size_t per,
                              size_t* count) {
@@ -1837,6 +2000,7 @@ int main(int argc, char** argv) {
         {"hair_audit_command", hair_audit_command},
         {"long_style_chains", long_style_chains},
         {"smoothed_weights", smoothed_weights},
+        {"seam_weights_blend", seam_weights_blend},
         {"unowned_hair_filled", unowned_hair_filled},
         {"chains_cover_hair", chains_cover_hair},
         {"short_styles_rigid", short_styles_rigid},
@@ -1845,6 +2009,7 @@ int main(int argc, char** argv) {
         {"sheet_holds_neighbours", sheet_holds_neighbours},
         {"sheet_limit_holds_seams", sheet_limit_holds_seams},
         {"styles_play", styles_play},
+        {"variants_play", variants_play},
         {"links_keep_colliders", links_keep_colliders},
         {"guide_layer_follows_hair", guide_layer_follows_hair},
         {"roots_follow_scalp", roots_follow_scalp},

@@ -332,6 +332,10 @@ typedef struct tl_hair_chain_def {
                                 the mean of a welded vertex and its neighbours, the cap held on
                                 the head, the 4 largest kept); 0: off (8 blurs the seams between
                                 chains but spreads them into the chain regions, hair.md) */
+    uint32_t seam_steps;     /* the same Jacobi steps on the band along the seams between chains
+                                alone (a vertex with an edge to another chain's, and one ring
+                                beside it), everything else held: the locks' skins blend where
+                                they meet; 0: off */
     bool fill_unowned;       /* hair off the cap that no chain takes (farther than bind_mm from
                                 every chain) gets weights filled over the hair surface from the
                                 chain-bound hair and the cap around it (harmonic), not the head

@@ -58,21 +58,19 @@ typedef struct tl_play_chain {
                          points, and the colliders the bind pose lies in are left out, such as
                          the pelvis around a tail's root); for hair the 90th percentile of its
                          skin's distance from the chain (a lock's thickness) */
-    float sheet_rate; /* 1/s: the chain is held at its rest offset (in the attachment's frame)
-                         from each chain whose skin meets its own (an edge of the skin from a
-                         vertex one chain's bones dominate to one the other's do), particle by
-                         particle, the gap closed by 1 - exp(-rate dt) a frame (a lock among
-                         several by their mean): neighbouring hair locks move as a sheet and
-                         the edges between them tear less. tl_play_chains_find: 0 for tails,
-                         TL_PLAY_HAIR_SHEET_RATE for hair; chains of one skin and attachment
-                         with a rate above 0 are coupled, at the smaller rate. Where their
-                         skins share edges the player holds each tie within its rest offset
-                         instead (the sheet's limit, docs/hair.md), and the rate only marks
-                         the chains coupled */
+    float sheet_rate; /* above 0: the chain is coupled to each coupled chain of its skin and
+                         attachment whose skin meets its own (an edge of the skin from a vertex
+                         one chain's bones dominate to one the other's do): the player holds
+                         the points of the two links beside each such edge, and their tips,
+                         within their rest offsets (the sheet's limit, docs/hair.md), so
+                         neighbouring hair locks move as a sheet and the edges between them
+                         tear less. Only its sign is read. tl_play_chains_find: 0 for tails,
+                         TL_PLAY_HAIR_SHEET_RATE for hair */
     tl_chain_def settings;
 } tl_play_chain;
 
-/* The sheet coupling of hair chains (tl_play_chain.sheet_rate), 1/s. */
+/* tl_play_chain.sheet_rate for hair chains: above 0, coupled (the value itself, once a pull's
+ * rate in 1/s, is not read). */
 #define TL_PLAY_HAIR_SHEET_RATE 240.0f
 
 /* The chains of the scene's tail parts (tl_scene.parts: extras.tailor as decoded and checked

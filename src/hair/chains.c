@@ -25,6 +25,7 @@ tl_hair_chain_def tl_default_hair_chain_def(void) {
         .min_free_mm = 120.0f,
         .bind_mm = 40.0f,
         .smooth_steps = 0,
+        .seam_steps = 0,
         .fill_unowned = false,
         .cover_unowned = true,
         .min_drop = 0.5f,
@@ -452,6 +453,38 @@ static void field_write(const weight_field* f, const tl_hair_chains* cs, size_t 
     }
 }
 
+/* The band along the seams between chains: each welded vertex with an edge to a vertex another
+ * chain dominates (the head's column is no chain), and their neighbours `rings` edges out.
+ * Uses f->count as scratch. */
+static void field_seam_band(weight_field* f, uint32_t rings, uint8_t* band, uint8_t* scratch) {
+    size_t J = f->J;
+    memset(band, 0, f->W);
+    for (size_t u = 0; u < f->W; ++u) { /* the dominant column, -1 the head's */
+        size_t m = 0;
+        for (size_t j = 1; j < J; ++j)
+            if (f->a[u * J + j] > f->a[u * J + m]) m = j;
+        f->count[u] = m + 1 == J ? -1.0f : (float)m;
+    }
+    for (size_t e = 0; e < f->E; ++e) {
+        size_t p = f->edges[2 * e], q = f->edges[2 * e + 1];
+        float cp = f->count[p], cq = f->count[q];
+        if (cp < 0 || cq < 0) continue;
+        uint32_t chain_p = 0, chain_q = 0;
+        while (f->first[chain_p + 1] <= (uint32_t)cp)
+            chain_p++;
+        while (f->first[chain_q + 1] <= (uint32_t)cq)
+            chain_q++;
+        if (chain_p != chain_q) band[p] = band[q] = 1;
+    }
+    for (uint32_t r = 0; r < rings; ++r) {
+        memcpy(scratch, band, f->W);
+        for (size_t e = 0; e < f->E; ++e) {
+            size_t p = f->edges[2 * e], q = f->edges[2 * e + 1];
+            if (scratch[p] || scratch[q]) band[p] = band[q] = 1;
+        }
+    }
+}
+
 /* The weights spread over the hair surface. With `fill`, hair off the cap that no chain took
  * (farther than bind from every chain) gets the harmonic fill of the cap's head and the chain
  * weights around it instead of the head alone: left on the head it swung rigidly at the lock's
@@ -460,10 +493,12 @@ static void field_write(const weight_field* f, const tl_hair_chains* cs, size_t 
  * but the cap held on the head. False: out of memory. */
 static bool weights_diffuse(const tl_hair_mesh* mesh, const tl_hair_chains* cs,
                             const float* scalp_d, float cap, float weld, bool fill,
-                            uint32_t iterations, uint32_t* influence, float* weight) {
+                            uint32_t iterations, uint32_t seam_steps, uint32_t* influence,
+                            float* weight) {
     size_t V = mesh->vertex_count;
     if (cs->chain_count > TL_HAIR_MAX_CHAINS) return true; /* left as weighed */
-    if ((iterations == 0 && !fill) || V == 0 || cs->chain_count == 0) return true;
+    if ((iterations == 0 && !fill && seam_steps == 0) || V == 0 || cs->chain_count == 0)
+        return true;
     weight_field f;
     bool ok = field_open(&f, mesh, cs, weld, influence, weight);
     uint8_t* known = ok ? calloc(f.W, 1) : NULL;
@@ -484,6 +519,20 @@ static bool weights_diffuse(const tl_hair_mesh* mesh, const tl_hair_chains* cs,
         if (pass < fill) field_fill(&f, known);
     }
     if (ok) field_smooth(&f, iterations);
+    uint8_t* band = ok && seam_steps > 0 ? malloc(f.W) : NULL;
+    ok = ok && (seam_steps == 0 || band);
+    if (ok && band) {
+        /* the seams between chains blended: only the band beside them moves, the cap held */
+        field_seam_band(&f, 1, band, known);
+        for (size_t u = 0; u < f.W; ++u)
+            f.held[u] = !band[u];
+        for (size_t v = 0; v < V; ++v)
+            if (influence[TL_HAIR_INFLUENCES * v] == UINT32_MAX &&
+                weight[TL_HAIR_INFLUENCES * v] == 1 && scalp_d[v] <= cap)
+                f.held[f.remap[v]] = 1;
+        field_smooth(&f, seam_steps);
+    }
+    free(band);
     if (ok) field_write(&f, cs, V, influence, weight);
     free(known);
     field_close(&f);
@@ -544,7 +593,7 @@ tl_result tl_hair_chains_create(const tl_hair_mesh* mesh, const tl_hair_scalp* s
                   def->bind_mm * scale, inf, w);
         }
         if (!weights_diffuse(mesh, cs, scalp_d, cap_d, 0.01f * scale, def->fill_unowned,
-                             def->smooth_steps, s->influence, s->weight)) {
+                             def->smooth_steps, def->seam_steps, s->influence, s->weight)) {
             free(dropped), free(scalp_d), free(held), free(off_cap);
             tl_hair_chains_destroy(&s->out);
             return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");

@@ -23,7 +23,9 @@
 
 typedef struct sheet_tie {
     uint32_t a, b;   /* chains */
-    uint32_t ia, ib; /* their particles */
+    uint32_t ia, ib; /* their links (link i: particle i-1, or the root, to particle i) */
+    float ta, tb;    /* the tied point along each link, 0 its head to 1 its tip */
+    uint32_t along;  /* 0: the links' tips (ta = tb = 1); 1: the points beside the seam */
     float seam;      /* the mean rest length of the skin edges that made it, world units */
     float slack;     /* the allowance, over the rest pose's scale */
     float span;      /* the most a sweep moves its particles: its rest length, over the scale */
@@ -44,27 +46,62 @@ static float dist(const float* a, const float* b) {
     return sqrtf(x * x + y * y + z * z);
 }
 
-static int tie_order(const void* x, const void* y) {
-    const sheet_tie *p = x, *q = y;
+/* Ties between the same two links compare equal. */
+static int tie_links(const sheet_tie* p, const sheet_tie* q) {
     if (p->a != q->a) return p->a < q->a ? -1 : 1;
     if (p->b != q->b) return p->b < q->b ? -1 : 1;
     if (p->ia != q->ia) return p->ia < q->ia ? -1 : 1;
     if (p->ib != q->ib) return p->ib < q->ib ? -1 : 1;
+    if (p->along != q->along) return p->along < q->along ? -1 : 1;
     return 0;
 }
 
-/* Appends the tie (a, ia)-(b, ib), a < b. False: out of memory. */
-static bool tie_add(play_sheet* s, size_t* capacity, uint32_t a, uint32_t ia, uint32_t b,
-                    uint32_t ib, float seam) {
+/* By links, then points and seam: a total order, so the merged means do not depend on qsort */
+static int tie_order(const void* x, const void* y) {
+    const sheet_tie *p = x, *q = y;
+    int o = tie_links(p, q);
+    if (o) return o;
+    if (p->ta != q->ta) return p->ta < q->ta ? -1 : 1;
+    if (p->tb != q->tb) return p->tb < q->tb ? -1 : 1;
+    if (p->seam != q->seam) return p->seam < q->seam ? -1 : 1;
+    return 0;
+}
+
+/* Appends the tie (a, ia, ta)-(b, ib, tb), a < b. False: out of memory. */
+static bool tie_add(play_sheet* s, size_t* capacity, uint32_t a, uint32_t ia, float ta, uint32_t b,
+                    uint32_t ib, float tb, uint32_t along, float seam) {
     if (s->tie_count == *capacity) {
         size_t grown = *capacity ? 2 * *capacity : 256;
         sheet_tie* t = realloc(s->ties, grown * sizeof *t);
         if (!t) return false;
         s->ties = t, *capacity = grown;
     }
-    s->ties[s->tie_count++] =
-        a < b ? (sheet_tie){a, b, ia, ib, seam, 0} : (sheet_tie){b, a, ib, ia, seam, 0};
+    s->ties[s->tie_count++] = a < b ? (sheet_tie){a, b, ia, ib, ta, tb, along, seam, 0}
+                                    : (sheet_tie){b, a, ib, ia, tb, ta, along, seam, 0};
     return true;
+}
+
+/* Where the rest-world point p lies along bone b of a chain (0 its head, 1 its tip; its tip the
+ * next bone's head, the end joint, or the last link's tangent continued). The first link's head
+ * is the root, which no tie moves: its points are tied at its tip (1). */
+static float link_param(const tl_scene_skin* sk, const tl_play_chain* c, uint32_t b,
+                        const float* p) {
+    if (b == 0) return 1;
+    const float* h = sk->joints[c->bone_joints[b]].rest_world + 12;
+    float t[3];
+    if (b + 1 < c->bone_count || c->end_joint >= 0) {
+        uint32_t j = b + 1 < c->bone_count ? c->bone_joints[b + 1] : (uint32_t)c->end_joint;
+        memcpy(t, sk->joints[j].rest_world + 12, sizeof t);
+    } else {
+        const float* g = sk->joints[c->bone_joints[b - 1]].rest_world + 12;
+        for (int k = 0; k < 3; ++k)
+            t[k] = 2 * h[k] - g[k];
+    }
+    float d[3] = {t[0] - h[0], t[1] - h[1], t[2] - h[2]};
+    float dd = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    if (!(dd > 0)) return 1;
+    float u = ((p[0] - h[0]) * d[0] + (p[1] - h[1]) * d[1] + (p[2] - h[2]) * d[2]) / dd;
+    return u < 0 ? 0 : u > 1 ? 1 : u;
 }
 
 /* The edges of one skin between links of two coupled chains, as ties (duplicates kept). */
@@ -90,26 +127,36 @@ static bool skin_ties(play_sheet* s, size_t* capacity, const tl_scene_skin* sk, 
             if (a < 0 || b < 0 || a == b || descs[a].attach_joint != descs[b].attach_joint)
                 continue;
             uint32_t ba = (uint32_t)bone[ju], bb = (uint32_t)bone[jv];
-            float seam =
-                dist(sk->rest_positions + 3 * (size_t)u, sk->rest_positions + 3 * (size_t)v);
+            const float *pu = sk->rest_positions + 3 * (size_t)u,
+                        *pv = sk->rest_positions + 3 * (size_t)v;
+            /* the points of the two links beside the seam's ends: a tie then spans the gap
+               between the locks, not their links' tips at other heights */
+            float seam = dist(pu, pv);
+            ok = tie_add(s, capacity, (uint32_t)a, ba, link_param(sk, &descs[a], ba, pu),
+                         (uint32_t)b, bb, link_param(sk, &descs[b], bb, pv), 1, seam);
             /* the two links' tips, and each tip to the other link's head (a ladder alone shears) */
-            ok = tie_add(s, capacity, (uint32_t)a, ba, (uint32_t)b, bb, seam);
-            if (ok && ba > 0) ok = tie_add(s, capacity, (uint32_t)a, ba - 1, (uint32_t)b, bb, seam);
-            if (ok && bb > 0) ok = tie_add(s, capacity, (uint32_t)a, ba, (uint32_t)b, bb - 1, seam);
+            if (ok) ok = tie_add(s, capacity, (uint32_t)a, ba, 1, (uint32_t)b, bb, 1, 0, seam);
+            if (ok && ba > 0)
+                ok = tie_add(s, capacity, (uint32_t)a, ba - 1, 1, (uint32_t)b, bb, 1, 0, seam);
+            if (ok && bb > 0)
+                ok = tie_add(s, capacity, (uint32_t)a, ba, 1, (uint32_t)b, bb - 1, 1, 0, seam);
         }
     free(owner);
     return ok;
 }
 
-/* Sorts the ties and merges duplicates, their seam the mean of theirs. */
+/* Sorts the ties and merges those between the same two links, their points and seam the mean
+ * of theirs. */
 static void ties_merge(play_sheet* s) {
     if (s->tie_count == 0) return;
     qsort(s->ties, s->tie_count, sizeof *s->ties, tie_order);
     uint32_t kept = 0, run = 0;
     for (uint32_t k = 0; k < s->tie_count; ++k) {
-        if (kept > 0 && tie_order(&s->ties[kept - 1], &s->ties[k]) == 0) {
+        if (kept > 0 && tie_links(&s->ties[kept - 1], &s->ties[k]) == 0) {
             sheet_tie* t = &s->ties[kept - 1];
-            t->seam += (s->ties[k].seam - t->seam) / (float)(++run + 1);
+            float w = 1.0f / (float)(++run + 1);
+            t->seam += (s->ties[k].seam - t->seam) * w;
+            t->ta += (s->ties[k].ta - t->ta) * w, t->tb += (s->ties[k].tb - t->tb) * w;
             continue;
         }
         s->ties[kept++] = s->ties[k], run = 0;
@@ -189,6 +236,12 @@ static void arc_turn(const float* n0, const float* n1, const float* v, float* ou
         out[i] = c * v[i] + kv[i] + kd * k[i];
 }
 
+/* The tied point of link i at t, from a chain's particles (the first link's: its tip). */
+static void tie_point(const float* pos, uint32_t i, float t, float* out) {
+    for (int c = 0; c < 3; ++c)
+        out[c] = i == 0 ? pos[c] : (1 - t) * pos[3 * (i - 1) + c] + t * pos[3 * i + c];
+}
+
 void play_sheet_rest(play_sheet* s, tl_chain* const* chains, const tl_chain_input* inputs) {
     if (!s) return;
     for (uint32_t k = 0; k < s->tie_count; ++k) {
@@ -197,9 +250,10 @@ void play_sheet_rest(play_sheet* s, tl_chain* const* chains, const tl_chain_inpu
         const float* b = tl_chain_particle_positions(chains[t->b]);
         const float* q = inputs[t->a].start.rotation;
         float scale = inputs[t->a].start.scale > 0 ? inputs[t->a].start.scale : 1;
-        float d[3], n[3] = {0, 0, 0};
+        float d[3], n[3] = {0, 0, 0}, pa[3], pb[3];
+        tie_point(a, t->ia, t->ta, pa), tie_point(b, t->ib, t->tb, pb);
         for (int c = 0; c < 3; ++c)
-            d[c] = (b[3 * t->ib + c] - a[3 * t->ia + c]) / scale;
+            d[c] = (pb[c] - pa[c]) / scale;
         play_rotate(q, d, t->offset, true);
         if (tie_direction(t, a, s->bones[t->a], b, s->bones[t->b], d)) play_rotate(q, d, n, true);
         memcpy(t->dir, n, sizeof n);
@@ -234,6 +288,78 @@ static bool goes_deeper(const play_sheet_body* body, uint32_t bones, uint32_t li
     return after > body_depth(body, bones, link, p);
 }
 
+/* A tie's side: the particles its point moves with (the link's two ends, or the first link's
+ * tip alone) and their weights. Returns how many. */
+static int side_particles(uint32_t link, float t, uint32_t* idx, float* w) {
+    if (link == 0) return idx[0] = 0, w[0] = 1, 1;
+    idx[0] = link - 1, w[0] = 1 - t, idx[1] = link, w[1] = t;
+    return 2;
+}
+
+/* Would moving the side's particles by g * w_k * d take one deeper into its link's colliders? */
+static bool side_goes_deeper(const play_sheet_body* body, uint32_t bones, const float* pos,
+                             const uint32_t* idx, const float* w, int n, const float* d, float g) {
+    for (int k = 0; k < n; ++k)
+        if (w[k] > 0 && goes_deeper(body, bones, idx[k], pos + 3 * idx[k], d, g * w[k]))
+            return true;
+    return false;
+}
+
+/* One tie held: its excess over the allowance closed, at most its rest span a sweep. */
+static void tie_hold(play_sheet* s, const sheet_tie* t, const tl_chain_input* inputs,
+                     const play_sheet_body* bodies) {
+    const size_t per = 3 * TL_CHAIN_MAX_BONES;
+    float* xa = s->pos + per * t->a;
+    float* yb = s->pos + per * t->b;
+    float sc = inputs[t->a].start.scale, o[3], n0[3], n1[3], turned[3], pa[3], pb[3];
+    const float* q = inputs[t->a].start.rotation;
+    float most = sc * t->slack;
+    /* the rest offset carried by the attachment, then turned as the two links turned
+       together: a sheet swinging as one keeps its offsets, a lock swinging past its
+       neighbour (out of the sheet, which the points' distance barely sees) does not */
+    play_rotate(q, t->offset, o, false);
+    play_rotate(q, t->dir, n0, false);
+    bool turns = (t->dir[0] != 0 || t->dir[1] != 0 || t->dir[2] != 0) &&
+                 tie_direction(t, xa, s->bones[t->a], yb, s->bones[t->b], n1);
+    if (turns)
+        arc_turn(n0, n1, o, turned);
+    else
+        memcpy(turned, o, sizeof o);
+    tie_point(xa, t->ia, t->ta, pa), tie_point(yb, t->ib, t->tb, pb);
+    float d[3];
+    for (int c = 0; c < 3; ++c)
+        d[c] = pb[c] - pa[c] - sc * turned[c];
+    float len = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    if (!(len > most)) return;
+    /* the excess to close; a sweep closes no more than the tie's own rest span: a lock swung
+       far past a neighbour held by the body is drawn back over frames, not yanked through in
+       one (long01's Jump flung a lock end 0.6 m, docs/hair.md) */
+    float e = fminf(len - most, sc * t->span) / len;
+    uint32_t ia[2], ib[2];
+    float wa[2], wb[2];
+    int na = side_particles(t->ia, t->ta, ia, wa), nb = side_particles(t->ib, t->tb, ib, wb);
+    float sa = 0, sb = 0;
+    for (int k = 0; k < na; ++k)
+        sa += wa[k] * wa[k];
+    for (int k = 0; k < nb; ++k)
+        sb += wb[k] * wb[k];
+    /* each particle moves by its weight over the sum of squares, so the points close the excess
+       (half from each side); a side that would go deeper into the body stays */
+    bool x_stays =
+        side_goes_deeper(bodies + t->a, s->bones[t->a], xa, ia, wa, na, d, e / (sa + sb));
+    bool y_stays =
+        side_goes_deeper(bodies + t->b, s->bones[t->b], yb, ib, wb, nb, d, -e / (sa + sb));
+    if (x_stays && y_stays) return;
+    float w = (x_stays ? 0 : sa) + (y_stays ? 0 : sb);
+    if (!(w > 0)) return;
+    for (int k = 0; k < na && !x_stays; ++k)
+        for (int c = 0; c < 3; ++c)
+            xa[3 * ia[k] + c] += e * wa[k] / w * d[c];
+    for (int k = 0; k < nb && !y_stays; ++k)
+        for (int c = 0; c < 3; ++c)
+            yb[3 * ib[k] + c] -= e * wb[k] / w * d[c];
+}
+
 void play_sheet_hold(play_sheet* s, tl_chain* const* chains, const tl_chain_input* inputs,
                      const play_sheet_body* bodies) {
     if (!s) return;
@@ -243,42 +369,8 @@ void play_sheet_hold(play_sheet* s, tl_chain* const* chains, const tl_chain_inpu
             memcpy(s->pos + per * i, tl_chain_particle_positions(chains[i]),
                    3 * sizeof(float) * s->bones[i]);
     for (int sweep = 0; sweep < SHEET_SWEEPS; ++sweep)
-        for (uint32_t k = 0; k < s->tie_count; ++k) {
-            const sheet_tie* t = &s->ties[k];
-            float* x = s->pos + per * t->a + 3 * t->ia;
-            float* y = s->pos + per * t->b + 3 * t->ib;
-            float sc = inputs[t->a].start.scale, o[3], n0[3], n1[3], turned[3];
-            const float* q = inputs[t->a].start.rotation;
-            float most = sc * t->slack;
-            /* the rest offset carried by the attachment, then turned as the two links turned
-               together: a sheet swinging as one keeps its offsets, a lock swinging past its
-               neighbour (out of the sheet, which the particles' distance barely sees) does not */
-            play_rotate(q, t->offset, o, false);
-            play_rotate(q, t->dir, n0, false);
-            bool turns = (t->dir[0] != 0 || t->dir[1] != 0 || t->dir[2] != 0) &&
-                         tie_direction(t, s->pos + per * t->a, s->bones[t->a], s->pos + per * t->b,
-                                       s->bones[t->b], n1);
-            if (turns)
-                arc_turn(n0, n1, o, turned);
-            else
-                memcpy(turned, o, sizeof o);
-            float d[3];
-            for (int c = 0; c < 3; ++c)
-                d[c] = y[c] - x[c] - sc * turned[c];
-            float len = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-            if (!(len > most)) continue;
-            /* half the excess off each side; a side that would go deeper into the body stays.
-               A sweep closes no more than the tie's own rest span: a lock swung far past a
-               neighbour held by the body is drawn back over frames, not yanked through in one
-               (long01's Jump flung a lock end 0.6 m, docs/hair.md) */
-            float g = 0.5f * fminf(len - most, sc * t->span) / len;
-            bool x_stays = goes_deeper(bodies + t->a, s->bones[t->a], t->ia, x, d, g);
-            bool y_stays = goes_deeper(bodies + t->b, s->bones[t->b], t->ib, y, d, -g);
-            if (x_stays && y_stays) continue;
-            float gx = y_stays ? 2 * g : x_stays ? 0 : g, gy = x_stays ? 2 * g : y_stays ? 0 : g;
-            for (int c = 0; c < 3; ++c)
-                x[c] += gx * d[c], y[c] -= gy * d[c];
-        }
+        for (uint32_t k = 0; k < s->tie_count; ++k)
+            tie_hold(s, &s->ties[k], inputs, bodies);
     for (uint32_t i = 0; i < s->count; ++i) {
         if (s->bones[i] == 0) continue;
         const float* now = tl_chain_particle_positions(chains[i]);

@@ -17,8 +17,9 @@ typedef struct play_sheet_body {
 
 /* The ties between coupled chains (sheet_rate > 0, one skin, one attachment): for every skin
  * edge from a vertex one chain's bone dominates to one another chain's bone dominates, the
- * particles at the two links' tips tied, and (against shear) each tip to the other link's
- * head particle. *out NULL when no chain pair meets. False: out of memory. */
+ * points of the two links nearest its two ends at rest (merged per pair of links), the
+ * particles at the two links' tips, and (against shear) each tip to the other link's head
+ * particle. *out NULL when no chain pair meets. False: out of memory. */
 bool play_sheet_create(const tl_scene* scene, const tl_play_chain* descs, uint32_t count,
                        play_sheet** out);
 void play_sheet_destroy(play_sheet* sheet);

@@ -41,22 +41,10 @@ struct tl_player {
     float* floors;       /* per chain: its body floor along up, world units */
     float home[3];       /* the world point the chains are simulated relative to (player_rehome) */
     play_cloths* cloths; /* the scene's cloth parts (cloth_play.c), or NULL */
-    /* neighbouring chains held at their rest distances (tl_play_chain.sheet_rate) */
-    struct sheet_pair* pairs;
-    uint32_t pair_count;
-    float* sheet_moves;            /* per chain: 3 x TL_CHAIN_MAX_BONES, one frame's corrections */
-    uint32_t* sheet_degree;        /* per chain: the pairs it is in */
+    /* neighbouring hair chains held together (tl_play_chain.sheet_rate marks them) */
     play_sheet* sheet;             /* the sheet's limit (hair_sheet.c), or NULL */
     play_sheet_body* sheet_bodies; /* per chain: its colliders for the limit */
 };
-
-/* Two chains whose skins meet, and their particles' rest offsets (b's particle i from a's) in
- * a's attachment frame over the pose's scale. */
-typedef struct sheet_pair {
-    uint32_t a, b, links; /* links: the shorter chain's bone count */
-    float rate;           /* 1/s */
-    float offset[3 * TL_CHAIN_MAX_BONES];
-} sheet_pair;
 
 tl_player_def tl_default_player_def(void) {
     tl_player_def def;
@@ -188,124 +176,10 @@ static tl_result fit_colliders(tl_player* p, tl_error* err) {
     return TL_OK;
 }
 
-/* The pairs of coupled chains (sheet_rate > 0, one skin, one attachment) whose skins meet: a
- * triangle edge from a vertex dominated by one's bones to one dominated by the other's. The
- * mesh says which locks lie side by side, whatever the style. False: out of memory. */
-static bool sheet_pairs_find(tl_player* p) {
-    uint32_t n = p->count, found = 0;
-    uint32_t coupled = 0;
-    for (uint32_t i = 0; i < n; ++i)
-        coupled += p->descs[i].sheet_rate > 0;
-    if (coupled < 2) return true;
-    uint8_t* meets = calloc((size_t)n * n, 1);
-    p->sheet_moves = calloc(3 * TL_CHAIN_MAX_BONES * (size_t)n, sizeof(float));
-    p->sheet_degree = calloc(n, sizeof(uint32_t));
-    if (!meets || !p->sheet_moves || !p->sheet_degree) return free(meets), false;
-    for (uint32_t skin = 0; skin < p->scene->skin_count; ++skin) {
-        const tl_scene_skin* sk = &p->scene->skins[skin];
-        int32_t* owner = malloc(sizeof(int32_t) * (sk->joint_count + 1));
-        if (!owner) return free(meets), false;
-        bool any = false;
-        for (uint32_t j = 0; j < sk->joint_count; ++j)
-            owner[j] = -1;
-        for (uint32_t i = 0; i < n; ++i)
-            for (uint32_t b = 0; p->descs[i].skin == skin && p->descs[i].sheet_rate > 0 &&
-                                 b < p->descs[i].bone_count;
-                 ++b)
-                owner[p->descs[i].bone_joints[b]] = (int32_t)i, any = true;
-        for (uint32_t t = 0; any && t < sk->triangle_count; ++t)
-            for (int e = 0; e < 3; ++e) {
-                uint32_t u = sk->triangles[3 * t + e], v = sk->triangles[3 * t + (e + 1) % 3];
-                int32_t a = owner[tl_scene_skin_dominant_joint(sk, u)];
-                int32_t b = owner[tl_scene_skin_dominant_joint(sk, v)];
-                if (a >= 0 && b >= 0 && a != b &&
-                    p->descs[a].attach_joint == p->descs[b].attach_joint)
-                    meets[(size_t)a * n + (uint32_t)b] = meets[(size_t)b * n + (uint32_t)a] = 1;
-            }
-        free(owner);
-    }
-    for (uint32_t a = 0; a < n; ++a)
-        for (uint32_t b = a + 1; b < n; ++b)
-            found += meets[(size_t)a * n + b];
-    p->pairs = calloc(found + 1, sizeof *p->pairs);
-    if (!p->pairs) return free(meets), false;
-    for (uint32_t a = 0; a < n; ++a)
-        for (uint32_t b = a + 1; b < n; ++b) {
-            if (!meets[(size_t)a * n + b]) continue;
-            sheet_pair* q = &p->pairs[p->pair_count++];
-            q->a = a, q->b = b;
-            q->links = p->descs[a].bone_count < p->descs[b].bone_count ? p->descs[a].bone_count
-                                                                       : p->descs[b].bone_count;
-            q->rate = fminf(p->descs[a].sheet_rate, p->descs[b].sheet_rate);
-            p->sheet_degree[a]++, p->sheet_degree[b]++;
-        }
-    free(meets);
-    return true;
-}
-
-/* The pairs' rest offsets, from the chains put at rest under one pose. */
-static void sheet_pairs_rest(tl_player* p) {
-    for (uint32_t k = 0; k < p->pair_count; ++k) {
-        sheet_pair* q = &p->pairs[k];
-        const float* a = tl_chain_particle_positions(p->chains[q->a]);
-        const float* b = tl_chain_particle_positions(p->chains[q->b]);
-        float s = p->inputs[q->a].start.scale;
-        for (uint32_t i = 0; i < q->links; ++i) {
-            float d[3] = {b[3 * i] - a[3 * i], b[3 * i + 1] - a[3 * i + 1],
-                          b[3 * i + 2] - a[3 * i + 2]};
-            play_rotate(p->inputs[q->a].start.rotation, d, q->offset + 3 * i, true);
-            for (int c = 0; c < 3; ++c)
-                q->offset[3 * i + c] /= (s > 0 ? s : 1);
-        }
-    }
-}
-
-/* After a frame of dt seconds: each pair's particles pulled towards their rest offset carried
- * by the attachment (a distance alone let neighbouring locks shear past each other: braid01
- * HeadTurn all hair p99 7.80 against 5.69, docs/hair.md), the gap closed by
- * 1 - exp(-rate dt), half on each side (all pairs from the same state, so the order of the
- * chains does not matter). A position correction only (sim.h). */
-static void sheet_pull(tl_player* p, float dt) {
-    memset(p->sheet_moves, 0, 3 * TL_CHAIN_MAX_BONES * sizeof(float) * p->count);
-    for (uint32_t k = 0; k < p->pair_count; ++k) {
-        const sheet_pair* q = &p->pairs[k];
-        const float* a = tl_chain_particle_positions(p->chains[q->a]);
-        const float* b = tl_chain_particle_positions(p->chains[q->b]);
-        float* ma = p->sheet_moves + 3 * TL_CHAIN_MAX_BONES * (size_t)q->a;
-        float* mb = p->sheet_moves + 3 * TL_CHAIN_MAX_BONES * (size_t)q->b;
-        float s = p->inputs[q->a].start.scale, half = 0.5f * (1.0f - expf(-q->rate * dt));
-        for (uint32_t i = 0; i < q->links; ++i) {
-            float d[3] = {b[3 * i] - a[3 * i], b[3 * i + 1] - a[3 * i + 1],
-                          b[3 * i + 2] - a[3 * i + 2]};
-            float o[3];
-            play_rotate(p->inputs[q->a].start.rotation, q->offset + 3 * i, o, false);
-            for (int c = 0; c < 3; ++c) {
-                float g = half * (d[c] - s * o[c]);
-                ma[3 * i + c] += g, mb[3 * i + c] -= g;
-            }
-        }
-    }
-    /* a chain between several neighbours moves by their mean: summed, the corrections of a
-       lock among many (a braid's) would overshoot and grow */
-    for (uint32_t i = 0; i < p->count; ++i) {
-        if (p->sheet_degree[i] == 0) continue;
-        float* m = p->sheet_moves + 3 * TL_CHAIN_MAX_BONES * i;
-        for (uint32_t k = 0; k < 3 * p->descs[i].bone_count; ++k)
-            m[k] /= (float)p->sheet_degree[i];
-        tl_chain_particles_move(p->chains[i], m);
-    }
-}
-
-/* After a frame of dt seconds: neighbouring chains held together. Where the limit holds the
- * pairs (hair_sheet.c) it replaces the pull: with both, long01's Jump hair went 0.0312 H into the
- * body against 0.0126 H with the limit alone, and the 15 styles_play cells' penetration summed
- * 0.1185 against 0.0956 H (docs/hair.md "The limit alone"). */
+/* After a frame of dt seconds: neighbouring chains held together by the sheet's limit
+ * (hair_sheet.c). */
 static void sheet_couple(tl_player* p, float dt) {
-    if (p->pair_count == 0 || !(dt > 0)) return;
-    if (!p->sheet) {
-        sheet_pull(p, dt);
-        return;
-    }
+    if (!p->sheet || !(dt > 0)) return;
     /* the colliders each chain's last step saw (pose_colliders at the frame's end) */
     for (uint32_t i = 0; i < p->count; ++i) {
         play_sheet_body* body = &p->sheet_bodies[i];
@@ -384,8 +258,7 @@ tl_result tl_player_create(const tl_scene* scene, const tl_play_chain* chains, u
         }
     }
     p->sheet_bodies = calloc(count + 1, sizeof *p->sheet_bodies);
-    if (!p->sheet_bodies || !sheet_pairs_find(p) ||
-        !play_sheet_create(scene, p->descs, count, &p->sheet)) {
+    if (!p->sheet_bodies || !play_sheet_create(scene, p->descs, count, &p->sheet)) {
         tl_player_destroy(p);
         return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     }
@@ -406,9 +279,6 @@ void tl_player_destroy(tl_player* p) {
     free(p->growth);
     free(p->floors);
     play_cloths_destroy(p->cloths);
-    free(p->pairs);
-    free(p->sheet_moves);
-    free(p->sheet_degree);
     play_sheet_destroy(p->sheet);
     free(p->sheet_bodies);
     free(p->inputs);
@@ -458,7 +328,6 @@ void tl_player_start(tl_player* p, uint32_t clip, float time) {
         tl_chain_reset(p->chains[i], &a);
         p->inputs[i].start = a;
     }
-    sheet_pairs_rest(p);
     play_sheet_rest(p->sheet, p->chains, p->inputs);
     play_cloths_start(p->cloths, p->scratch);
     p->clip = clip;
@@ -626,7 +495,6 @@ void tl_player_step_pose(tl_player* p, tl_pose* pose, float dt) {
             tl_chain_reset(p->chains[i], &a);
             p->inputs[i].start = a;
         }
-        sheet_pairs_rest(p);
         play_sheet_rest(p->sheet, p->chains, p->inputs);
         play_cloths_start(p->cloths, pose);
         p->started = true;
