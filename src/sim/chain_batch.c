@@ -710,10 +710,15 @@ void tl_chain_batch_step(tl_chain_batch* batch, tl_chain* const* chains,
         tl_chain* c = chains[k];
         assert(c->n <= batch->max_bones && "the batch was made for fewer bones");
 #if defined(__GNUC__)
-        if (k + PLAN_AHEAD < count) /* the frame plan's reads of a chain, from the cache */
-#pragma GCC unroll 16               /* (gcc -O2 kept a loop: about four instructions a prefetch) */
+        if (k + PLAN_AHEAD < count) { /* the frame plan's reads of a chain, from the cache */
+#pragma GCC unroll 16 /* (gcc -O2 kept a loop: about four instructions a prefetch) */
             for (size_t at = 0; at < sizeof(tl_chain); at += 64)
                 __builtin_prefetch((const char*)chains[k + PLAN_AHEAD] + at, 1);
+            /* ... and of its input (a caller's array, often written frames before) */
+#pragma GCC unroll 4
+            for (size_t at = 0; at < sizeof(tl_chain_input); at += 64)
+                __builtin_prefetch((const char*)&inputs[k + PLAN_AHEAD] + at, 0);
+        }
 #endif
         /* a chain listed twice steps twice, one frame after the other */
         if (c->listed == id) {
