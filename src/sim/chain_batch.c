@@ -714,8 +714,7 @@ void tl_chain_batch_step(tl_chain_batch* batch, tl_chain* const* chains,
 #pragma GCC unroll 16 /* (gcc -O2 kept a loop: about four instructions a prefetch) */
             for (size_t at = 0; at < sizeof(tl_chain); at += 64)
                 __builtin_prefetch((const char*)chains[k + PLAN_AHEAD] + at, 1);
-            /* ... and of its input (a caller's array, often written frames before) */
-#pragma GCC unroll 4
+#pragma GCC unroll 4 /* ... and of its input (a caller's array, often written frames before) */
             for (size_t at = 0; at < sizeof(tl_chain_input); at += 64)
                 __builtin_prefetch((const char*)&inputs[k + PLAN_AHEAD] + at, 0);
         }
