@@ -710,10 +710,24 @@ void tl_chain_batch_step(tl_chain_batch* batch, tl_chain* const* chains,
         tl_chain* c = chains[k];
         assert(c->n <= batch->max_bones && "the batch was made for fewer bones");
 #if defined(__GNUC__)
-        if (k + PLAN_AHEAD < count) /* the frame plan's reads of a chain, from the cache */
-#pragma GCC unroll 16               /* (gcc -O2 kept a loop: about four instructions a prefetch) */
+        if (k + PLAN_AHEAD < count) { /* the frame plan's reads of a chain, from the cache */
+#pragma GCC unroll 16 /* (gcc -O2 kept a loop: about four instructions a prefetch) */
             for (size_t at = 0; at < sizeof(tl_chain); at += 64)
                 __builtin_prefetch((const char*)chains[k + PLAN_AHEAD] + at, 1);
+            /* ... of its input a little further ahead (a caller's array, often written frames
+             * before), so that its colliders can be asked for now: the cull's first reads */
+            if (k + 2 * PLAN_AHEAD < count)
+#pragma GCC unroll 4
+                for (size_t at = 0; at < sizeof(tl_chain_input); at += 64)
+                    __builtin_prefetch((const char*)&inputs[k + 2 * PLAN_AHEAD] + at, 0);
+            const tl_chain_input* ahead = &inputs[k + PLAN_AHEAD];
+            const int count_ahead = ahead->colliders ? ahead->collider_count : 0;
+            const size_t colliders = count_ahead <= 0               ? 0
+                                     : count_ahead < CULL_COLLIDERS ? (size_t)count_ahead
+                                                                    : CULL_COLLIDERS;
+            for (size_t at = 0; at < colliders * sizeof(tl_collider); at += 64)
+                __builtin_prefetch((const char*)ahead->colliders + at, 0);
+        }
 #endif
         /* a chain listed twice steps twice, one frame after the other */
         if (c->listed == id) {
