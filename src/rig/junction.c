@@ -128,9 +128,16 @@ static bool find_candidates(fit* f, free_scan* s, const uint8_t* banded) {
             if (member[w] == 2) s->own[w] = 3;
         free(member);
     }
-    rig_list seeds = {0}; /* the part and its band: the ring is measured from them */
+    /* The ring is measured from the part and its band, and, in a fit from clips, from the
+       reached skin too: the fit keeps that skin (its file tears excuse nothing in the revert),
+       and without a ring its edges to the file-weighted skin beyond tore anew (session 12).
+       The range of motion cannot judge reached skin so far (fox-khronos with no clip tore
+       0.385% anew), so there the ring stays the part's. */
+    bool clips = rig_fit_poses_from_clips(f);
+    rig_list seeds = {0};
     for (uint32_t w = 0; ok && w < W; ++w)
-        if (s->own[w] == 1 || s->own[w] == 2) ok = rig_list_push(&seeds, w);
+        if (s->own[w] == 1 || s->own[w] == 2 || (clips && s->own[w] == 3))
+            ok = rig_list_push(&seeds, w);
     if (ok)
         tl_mesh_geodesic(s->dist, ctx->adj_off, ctx->adj, ctx->adj_len, W, s->open, seeds.items,
                          seeds.count, s->scratch);

@@ -72,18 +72,24 @@ static bool mark_tail(fit* f) {
 
 /* Which edge samples of the free vertices the file's weights tear (f->torn_in). An edge
  * inside the tail gets none: the file's tears there excuse nothing (the tail must not tear,
- * whatever the file did), so the revert and the repair count its tears as new. */
+ * whatever the file did), so the revert and the repair count its tears as new. Nor, in a fit
+ * from clips, an edge of reached skin: the reach took it because the file tears it, and the
+ * kept pass counts its every tear (docs/rig.md §8, session 12); excused, the revert gave the
+ * reach back one vertex at a time. */
 static bool mark_torn_in(fit* f) {
     const rig_ctx* ctx = f->ctx;
     f->torn_in = calloc((size_t)f->eoff[f->nf] * f->P + 1, 1);
     if (!f->torn_in) return false;
+    bool clips = rig_fit_poses_from_clips(f);
     for (uint32_t i = 0; i < f->nf; ++i) {
         uint32_t v = f->verts[i];
         const float* qi = f->pos_in + (size_t)i * f->P * 3;
         for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1]; ++k) {
             int32_t j = f->local[ctx->adj[k]];
             float L = ctx->adj_len[k];
-            if (j < 0 || !(L > 1e-6f * ctx->H) || (f->tail[i] && f->tail[j])) continue;
+            if (j < 0 || !(L > 1e-6f * ctx->H) || (f->tail[i] && f->tail[j]) ||
+                (clips && (f->reached[i] || f->reached[j])))
+                continue;
             const float* qj = f->pos_in + (size_t)j * f->P * 3;
             uint8_t* out = f->torn_in + ((size_t)f->eoff[i] + (k - ctx->adj_off[v])) * f->P;
             for (uint32_t t = 0; t < f->P; ++t)
