@@ -285,6 +285,138 @@ static void test_tail_enters_thigh(void) {
     tl_gltf_destroy(doc);
 }
 
+/* ---- the body's own skin inside its colliders ---- */
+
+/* Exposed skin (tl_skin_exposed) inside one collider, over H: the deepest vertex the
+ * collider's joint dominates (its own skin, three quarters inside by the fit) and the deepest
+ * other body vertex, at rest and over the clips' sampled poses; how many other vertices lie
+ * deeper than the penetration bar at rest, the joint that dominates the deepest one, and the
+ * deepest other vertex that is not exposed (inside the body: teeth, a limb's sunk end). */
+typedef struct skin_inside {
+    double own_rest, other_rest, own_posed, other_posed, hidden_rest;
+    uint32_t over_bar, other_joint;
+} skin_inside;
+
+static uint32_t test_dominant(const tl_scene_skin* sk, uint32_t v) {
+    const float* w = sk->influence_weights + (size_t)v * sk->influence_count;
+    uint32_t best = 0;
+    for (uint32_t k = 1; k < sk->influence_count; ++k)
+        if (w[k] > w[best]) best = k;
+    return sk->influence_joints[(size_t)v * sk->influence_count + best];
+}
+
+/* Depths of the skin's body vertices (hair left out) in the colliders posed as `world`, into
+ * the rest or the posed fields. */
+static void skin_depths(const tl_scene_skin* sk, const tl_body_collider* body, uint32_t n,
+                        const tl_collider* world, const float* positions, const uint8_t* hair,
+                        const uint8_t* exposed, bool rest, skin_inside* out) {
+    for (uint32_t v = 0; v < sk->vertex_count; ++v) {
+        if (hair[v]) continue;
+        uint32_t j = test_dominant(sk, v);
+        for (uint32_t c = 0; c < n; ++c) {
+            double d = tl_collider_depth(&world[c], positions + 3 * (size_t)v) / sk->height;
+            bool own = j == body[c].joint;
+            if (!exposed[v]) {
+                if (!own && rest) out[c].hidden_rest = fmax(out[c].hidden_rest, d);
+                continue;
+            }
+            double* slot = own ? (rest ? &out[c].own_rest : &out[c].own_posed)
+                               : (rest ? &out[c].other_rest : &out[c].other_posed);
+            if (!own && rest && d > out[c].other_rest) out[c].other_joint = j;
+            if (!own && rest) out[c].over_bar += d > 0.002;
+            if (d > *slot) *slot = d;
+        }
+    }
+}
+
+/* Fits the colliders of skin 0 and measures skin_depths at rest and at `samples` times of
+ * every clip. Returns the collider count (0: none fitted). */
+static uint32_t measure_skin_inside(const tl_scene* scene, uint32_t samples,
+                                    tl_body_collider* body, skin_inside* out) {
+    const tl_scene_skin* sk = &scene->skins[0];
+    tl_error err;
+    uint32_t n = 0;
+    if (tl_body_colliders_fit(scene, 0, body, TL_BODY_COLLIDERS_MAX, &n, &err) != TL_OK || !n)
+        return 0;
+    memset(out, 0, sizeof *out * n);
+    uint8_t* flags = calloc(sk->primitive_count + 1, 1);
+    uint8_t* hair = calloc(sk->vertex_count + 1, 1);
+    uint8_t* all = malloc(sk->vertex_count + 1);
+    uint8_t* exposed = calloc(sk->vertex_count + 1, 1);
+    float* joints = malloc(16 * sizeof(float) * (sk->joint_count + 1));
+    float* skinned = malloc(3 * sizeof(float) * (sk->vertex_count + 1));
+    tl_pose* pose = tl_pose_create(scene);
+    if (sk->body.head != TL_NONE) tl_hair_find_primitives(scene, 0, flags);
+    for (uint32_t p = 0; p < sk->primitive_count; ++p)
+        for (uint32_t v = 0; flags[p] && v < sk->primitives[p].vertex_count; ++v)
+            hair[sk->primitives[p].first_vertex + v] = 1;
+    memset(all, 1, sk->vertex_count);
+    if (tl_skin_exposed(scene, 0, hair, all, exposed, &err) != TL_OK) n = 0;
+    tl_collider world[TL_BODY_COLLIDERS_MAX];
+    tl_pose_set_rest(pose, scene, 0);
+    tl_body_colliders_pose(scene, 0, body, n, pose, world);
+    skin_depths(sk, body, n, world, sk->rest_positions, hair, exposed, true, out);
+    for (uint32_t clip = 0; clip < scene->clip_count; ++clip)
+        for (uint32_t s = 0; s < samples; ++s) {
+            tl_pose_sample(pose, scene, clip, scene->clips[clip].duration * (float)s / samples);
+            tl_pose_joint_matrices(pose, scene, 0, joints);
+            tl_scene_skin_positions(scene, 0, joints, skinned);
+            tl_body_colliders_pose(scene, 0, body, n, pose, world);
+            skin_depths(sk, body, n, world, skinned, hair, exposed, false, out);
+        }
+    tl_pose_destroy(pose);
+    free(flags), free(hair), free(all), free(exposed), free(joints), free(skinned);
+    return n;
+}
+
+/* Every shared body (and the tailless cases after `tailor rig`, whose tails are skin of their
+ * own bones then): the skin other joints dominate lies at rest no deeper than
+ * TL_BODY_COLLIDER_SKIN_SLACK in any collider. Prints per collider the depths over H. */
+static void test_skin_inside(void) {
+    const char** files;
+    size_t count = tl_test_shared_files(&files);
+    static const char* tailless[] = {"fox-khronos-tailless", "fox-quaternius-tailless",
+                                     "horse-tailless",       "husky-tailless",
+                                     "rat-tailless",         "trex-tailless"};
+    size_t total = count + sizeof tailless / sizeof *tailless;
+    double worst = 0;
+    for (size_t f = 0; f < total; ++f) {
+        const char* path = f < count ? files[f] : rigged(tailless[f - count]);
+        ENSURE(path);
+        tl_gltf* doc;
+        tl_scene* scene;
+        tl_error err;
+        ENSURE_OK(tl_gltf_load(path, &doc, &err), err);
+        ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+        tl_body_collider body[TL_BODY_COLLIDERS_MAX];
+        skin_inside in[TL_BODY_COLLIDERS_MAX];
+        uint32_t n = scene->skin_count ? measure_skin_inside(scene, 16, body, in) : 0;
+        const char* name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+        double file_worst = 0, posed_worst = 0;
+        for (uint32_t c = 0; c < n; ++c) {
+            const tl_scene_skin* sk = &scene->skins[0];
+            file_worst = fmax(file_worst, in[c].other_rest);
+            posed_worst = fmax(posed_worst, in[c].other_posed);
+            if (in[c].other_rest <= 0.001 && in[c].other_posed <= 0.002) continue;
+            fprintf(stderr,
+                    "  %-32s %-9s %-5s %-9s own %.4f / %.4f, other %.4f (%4u > bar, %s) / %.4f H, "
+                    "hidden %.4f\n",
+                    name, tl_role_string(body[c].role), tl_side_string(body[c].side),
+                    body[c].local.shape == TL_COLLIDER_ELLIPSOID ? "ellipsoid"
+                    : body[c].local.shape == TL_COLLIDER_CAPSULE ? "capsule"
+                                                                 : "sphere",
+                    in[c].own_rest, in[c].own_posed, in[c].other_rest, in[c].over_bar,
+                    sk->joints[in[c].other_joint].name, in[c].other_posed, in[c].hidden_rest);
+        }
+        fprintf(stderr, "  %-32s %u colliders, other skin at rest %.4f H, posed %.4f H\n", name, n,
+                file_worst, posed_worst);
+        worst = fmax(worst, file_worst);
+        tl_scene_destroy(scene);
+        tl_gltf_destroy(doc);
+    }
+    fprintf(stderr, "  deepest other skin at rest %.4f H\n", worst);
+}
+
 /* ---- stored in the file ---- */
 
 static double max_difference(const float* a, const float* b, int count) {
@@ -479,6 +611,7 @@ static const tl_test_case cases[] = {
     {"fit_degenerate", test_fit_degenerate},
     {"capsule_around_ellipsoid", test_capsule_around_ellipsoid},
     {"tail_enters_thigh", test_tail_enters_thigh},
+    {"skin_inside", test_skin_inside},
     {"stored_round_trip", test_stored_round_trip},
     {"stored_refusals", test_stored_refusals},
 };

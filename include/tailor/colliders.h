@@ -40,6 +40,11 @@
 extern "C" {
 #endif
 
+/* How far, over H, a fitted body collider may reach past the exposed skin of the other joints
+ * around it: half the penetration bar (measure.md), so that what rests on that skin reads
+ * inside by at most half the bar. */
+#define TL_BODY_COLLIDER_SLACK 0.001f
+
 /* (TL_BODY_COLLIDERS_MAX and tl_body_collider are in scene.h: the scene holds the stored
  * ones.) */
 
@@ -58,6 +63,15 @@ void tl_collider_transform(const tl_collider* in, const double matrix[16], tl_co
  * A skin without mesh or roles gets none. TL_ERROR_MEMORY when scratch memory fails. */
 tl_result tl_body_colliders_fit(const tl_scene* scene, uint32_t skin, tl_body_collider* out,
                                 uint32_t capacity, uint32_t* count, tl_error* err);
+
+/* Which vertices of the skin an outside observer can see at rest: exposed[v] = 1 when a ray
+ * from v in one of the 26 directions (the axes, the face and the corner diagonals of a cube)
+ * that lie within 90 degrees of v's normal meets no triangle of the skin (the inside of a
+ * mouth, teeth, a limb's end sunk into the torso are not exposed). Vertices with ignore[v]
+ * (NULL: none), and the triangles that use them, are left out; only vertices with query[v]
+ * are tested (others get 0). TL_ERROR_MEMORY when scratch memory fails. */
+tl_result tl_skin_exposed(const tl_scene* scene, uint32_t skin, const uint8_t* ignore,
+                          const uint8_t* query, uint8_t* exposed, tl_error* err);
 
 /* The colliders in the pose's world (its world matrices updated). */
 void tl_body_colliders_pose(const tl_scene* scene, uint32_t skin, const tl_body_collider* in,
