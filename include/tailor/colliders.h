@@ -59,10 +59,26 @@ tl_result tl_colliders_fit_points(const float* points, uint32_t count, tl_collid
  * unit, the radius times the scale. */
 void tl_collider_transform(const tl_collider* in, const double matrix[16], tl_collider* out);
 
+/* Holds fitted colliders (of skin `skin`, in the rest-world frame as tl_body_colliders_fit
+ * gives them) inside the skin around them: every exposed vertex (tl_skin_exposed; the hair left
+ * out, tl_body_skin_mask) that a joint other than a collider's own dominates ends no deeper than
+ * TL_BODY_COLLIDER_SLACK x H in it. Each such vertex, the deepest first, shrinks the collider
+ * along the direction it lies in only, by whichever keeps the most volume: a capsule's end
+ * pulled back along its axis or its radius; one of an ellipsoid's semi-axes (both its poles).
+ * The collider's own joint's skin is no bound (the fit leaves a quarter of it outside). Not
+ * applied by tl_body_colliders_fit unless the library is built with TL_FIT_BOUND (docs/sim.md
+ * "Colliders inside the skin": what it changes). TL_ERROR_MEMORY when scratch memory fails. */
+tl_result tl_body_colliders_bound(const tl_scene* scene, uint32_t skin, tl_body_collider* colliders,
+                                  uint32_t count, tl_error* err);
+
 /* Fits the skin's body colliders (above). Writes at most `capacity`, the number to *count.
  * A skin without mesh or roles gets none. TL_ERROR_MEMORY when scratch memory fails. */
 tl_result tl_body_colliders_fit(const tl_scene* scene, uint32_t skin, tl_body_collider* out,
                                 uint32_t capacity, uint32_t* count, tl_error* err);
+
+/* The skin the body colliders are fitted to and bounded by: body[v] = 0 for the hair left out
+ * (above), 1 for every other vertex. TL_ERROR_MEMORY when scratch memory fails. */
+tl_result tl_body_skin_mask(const tl_scene* scene, uint32_t skin, uint8_t* body, tl_error* err);
 
 /* Which vertices of the skin an outside observer can see at rest: exposed[v] = 1 when a ray
  * from v in one of the 26 directions (the axes, the face and the corner diagonals of a cube)

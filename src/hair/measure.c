@@ -9,7 +9,6 @@
 
 #include "base/try.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,10 +98,6 @@ static float run_sample(hair_run* r, float* depth) {
         for (uint32_t c = 0; c < r->collider_count; ++c) {
             if (r->inside_at_rest[(size_t)i * r->collider_count + c]) continue;
             float k = tl_collider_depth(&world[c], p);
-            if (k > *depth && getenv("TL_DBG_HAIR"))
-                fprintf(stderr, "DBG collider %u %s joint %s hair v%u depth %.4f H\n", c,
-                        tl_role_string(r->colliders[c].role),
-                        sk->joints[r->colliders[c].joint].name, r->hair[i], k / sk->height);
             *depth = k > *depth ? k : *depth;
         }
     }

@@ -233,38 +233,53 @@ static void owner_drop_hair(const tl_scene* scene, uint32_t skin, uint32_t* owne
     }
 }
 
-/* Holds every fitted collider inside the skin around it: the exposed vertices (tl_skin_exposed,
- * the hair left out) that another joint dominates lie no deeper than TL_BODY_COLLIDER_SLACK x H
- * in it (tl_collider_bound). Its own joint's skin is not a bound: the fit leaves a quarter of
- * that outside by design, and bounding by it too shrank limbs to spheres (mh-body's thigh
- * capsule 0.169 H long to 0.017). `points` holds room for every vertex. */
-static tl_result colliders_bound(const tl_scene* scene, uint32_t skin, const uint32_t* owner,
-                                 tl_body_collider* out, uint32_t count, float* points,
-                                 tl_error* err) {
+tl_result tl_body_skin_mask(const tl_scene* scene, uint32_t skin, uint8_t* body, tl_error* err) {
+    assert(scene && skin < scene->skin_count && (body || scene->skins[skin].vertex_count == 0));
+    const tl_scene_skin* sk = &scene->skins[skin];
+    uint32_t* owner = malloc(sizeof(uint32_t) * (sk->vertex_count + 1));
+    if (!owner) return tl_error_set(err, TL_ERROR_MEMORY, "colliders: out of memory");
+    for (uint32_t v = 0; v < sk->vertex_count; ++v)
+        owner[v] = dominant_joint(sk, v);
+    owner_drop_hair(scene, skin, owner);
+    for (uint32_t v = 0; v < sk->vertex_count; ++v)
+        body[v] = owner[v] != UINT32_MAX;
+    free(owner);
+    return TL_OK;
+}
+
+tl_result tl_body_colliders_bound(const tl_scene* scene, uint32_t skin, tl_body_collider* colliders,
+                                  uint32_t count, tl_error* err) {
+    assert(scene && skin < scene->skin_count && (colliders || count == 0));
     const tl_scene_skin* sk = &scene->skins[skin];
     float slack = TL_BODY_COLLIDER_SLACK * sk->height;
+    uint32_t* owner = malloc(sizeof(uint32_t) * (sk->vertex_count + 1));
+    float* points = malloc(sizeof(float) * 3 * (sk->vertex_count + 1));
     uint8_t* ignore = calloc(2 * (size_t)sk->vertex_count + 1, 1);
     uint8_t* exposed = malloc(sk->vertex_count + 1);
-    if (!ignore || !exposed) {
-        free(ignore), free(exposed);
+    if (!owner || !points || !ignore || !exposed) {
+        free(owner), free(points), free(ignore), free(exposed);
         return tl_error_set(err, TL_ERROR_MEMORY, "colliders: out of memory");
     }
+    for (uint32_t v = 0; v < sk->vertex_count; ++v)
+        owner[v] = dominant_joint(sk, v);
+    owner_drop_hair(scene, skin, owner);
     uint8_t* query = ignore + sk->vertex_count; /* body vertices some collider holds too deep */
     for (uint32_t v = 0; v < sk->vertex_count; ++v) {
         ignore[v] = owner[v] == UINT32_MAX;
         for (uint32_t c = 0; c < count && !ignore[v] && !query[v]; ++c)
-            query[v] = owner[v] != out[c].joint &&
-                       tl_collider_depth(&out[c].local, sk->rest_positions + 3 * (size_t)v) > slack;
+            query[v] =
+                owner[v] != colliders[c].joint &&
+                tl_collider_depth(&colliders[c].local, sk->rest_positions + 3 * (size_t)v) > slack;
     }
     tl_result res = tl_skin_exposed(scene, skin, ignore, query, exposed, err);
     for (uint32_t c = 0; c < count && res == TL_OK; ++c) {
         uint32_t n = 0;
         for (uint32_t v = 0; v < sk->vertex_count; ++v)
-            if (exposed[v] && owner[v] != out[c].joint)
+            if (exposed[v] && owner[v] != colliders[c].joint)
                 memcpy(points + 3 * (size_t)n++, sk->rest_positions + 3 * (size_t)v, 12);
-        tl_collider_bound(&out[c].local, points, n, slack);
+        tl_collider_bound(&colliders[c].local, points, n, slack);
     }
-    free(ignore), free(exposed);
+    free(owner), free(points), free(ignore), free(exposed);
     return res;
 }
 
@@ -302,11 +317,15 @@ tl_result tl_body_colliders_fit(const tl_scene* scene, uint32_t skin, tl_body_co
             b->vertices = n;
         }
     }
-    tl_result res = getenv("TL_NO_BOUND") ? TL_OK
-                                          : colliders_bound(scene, skin, owner, out, *count, points, err);
-    if (res != TL_OK) *count = 0;
     free(points), free(half), free(scratch), free(owner);
+#ifdef TL_FIT_BOUND
+    /* (the experiment of docs/sim.md "Colliders inside the skin": off by default) */
+    tl_result res = tl_body_colliders_bound(scene, skin, out, *count, err);
+    if (res != TL_OK) *count = 0;
     return res;
+#else
+    return TL_OK;
+#endif
 }
 
 void tl_collider_transform(const tl_collider* in, const double m[16], tl_collider* out) {

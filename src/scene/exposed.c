@@ -64,8 +64,7 @@ static bool triangle_cells(const tl_scene_skin* sk, const uint8_t* ignore, const
 }
 
 /* Bins the skin's triangles across direction d (two passes: count, then fill). */
-static bool bins_build(const tl_scene_skin* sk, const uint8_t* ignore, const double d[3],
-                       bins* b) {
+static bool bins_build(const tl_scene_skin* sk, const uint8_t* ignore, const double d[3], bins* b) {
     memcpy(b->d, d, sizeof b->d);
     double a[3] = {fabs(d[0]) < 0.9 ? 1 : 0, fabs(d[0]) < 0.9 ? 0 : 1, 0};
     double u[3] = {a[1] * d[2] - a[2] * d[1], a[2] * d[0] - a[0] * d[2], a[0] * d[1] - a[1] * d[0]};
