@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scene/internal.h"
+
 /* ---- fits on exact geometry ---- */
 
 /* A turned frame: rows are the three axes. */
@@ -183,6 +185,37 @@ static void test_fit_degenerate(void) {
     ENSURE(fitted == 0);
 }
 
+/* tl_collider_bound on exact shapes: a point past a capsule's end pulls that end back (radius
+ * and the other end kept) until the point lies `slack` deep; a point beside the segment's middle
+ * shrinks the radius instead (shortening would cost more); a point off an ellipsoid's centre
+ * along one axis scales that semi-axis alone; a point already shallower than the slack changes
+ * nothing. */
+static void test_bound_one_axis(void) {
+    tl_collider cap = {
+        .shape = TL_COLLIDER_CAPSULE, .a = {0, 0, 0}, .b = {1, 0, 0}, .radius = 0.2f};
+    float past[3] = {1.1f, 0.05f, 0}, slack = 0.01f;
+    tl_collider c = cap;
+    tl_collider_bound(&c, past, 1, slack);
+    ENSURE_NEAR(tl_collider_depth(&c, past), slack, 1e-5);
+    ENSURE(c.radius == cap.radius && c.a[0] == 0 && c.b[0] < 1 && c.b[1] == 0);
+    float beside[3] = {0.5f, 0.15f, 0};
+    c = cap;
+    tl_collider_bound(&c, beside, 1, slack);
+    ENSURE_NEAR(c.radius, 0.15 + slack, 1e-6);
+    ENSURE(c.a[0] == 0 && c.b[0] == 1);
+    tl_collider e = {.shape = TL_COLLIDER_ELLIPSOID,
+                     .axes = {{0.3f, 0, 0}, {0, 0.2f, 0}, {0, 0, 0.1f}}};
+    float up[3] = {0.02f, 0.15f, 0};
+    c = e;
+    tl_collider_bound(&c, up, 1, slack);
+    ENSURE(fabsf(tl_collider_depth(&c, up) - slack) < 1e-4f);
+    ENSURE(c.axes[1][1] < 0.2f && c.axes[0][0] == 0.3f && c.axes[2][2] == 0.1f);
+    float shallow[3] = {0, 0, 0.095f};
+    c = e;
+    tl_collider_bound(&c, shallow, 1, slack);
+    ENSURE(!memcmp(&c, &e, sizeof c));
+}
+
 /* ---- a real tail and a thigh ---- */
 
 /* `tailor rig` of a shared case into the scratch folder (once per program run). */
@@ -283,6 +316,169 @@ static void test_tail_enters_thigh(void) {
     ENSURE(steps[1] == 0 && deepest[1] <= 1e-5); /* (float rounding; the issue asks 0.002 H) */
     tl_scene_destroy(scene);
     tl_gltf_destroy(doc);
+}
+
+/* ---- the body's own skin inside its colliders ---- */
+
+/* Exposed skin (tl_skin_exposed) inside one collider, over H: the deepest vertex the
+ * collider's joint dominates (its own skin, three quarters inside by the fit) and the deepest
+ * other body vertex, at rest and over the clips' sampled poses; how many other vertices lie
+ * deeper than the penetration bar at rest, the joint that dominates the deepest one, and the
+ * deepest other vertex that is not exposed (inside the body: teeth, a limb's sunk end). */
+typedef struct skin_inside {
+    double own_rest, other_rest, own_posed, other_posed, hidden_rest;
+    uint32_t over_bar, other_joint;
+} skin_inside;
+
+static uint32_t test_dominant(const tl_scene_skin* sk, uint32_t v) {
+    const float* w = sk->influence_weights + (size_t)v * sk->influence_count;
+    uint32_t best = 0;
+    for (uint32_t k = 1; k < sk->influence_count; ++k)
+        if (w[k] > w[best]) best = k;
+    return sk->influence_joints[(size_t)v * sk->influence_count + best];
+}
+
+/* Depths of the skin's body vertices (hair left out) in the colliders posed as `world`, into
+ * the rest or the posed fields. */
+static void skin_depths(const tl_scene_skin* sk, const tl_body_collider* body, uint32_t n,
+                        const tl_collider* world, const float* positions, const uint8_t* hair,
+                        const uint8_t* exposed, bool rest, skin_inside* out) {
+    for (uint32_t v = 0; v < sk->vertex_count; ++v) {
+        if (hair[v]) continue;
+        uint32_t j = test_dominant(sk, v);
+        for (uint32_t c = 0; c < n; ++c) {
+            double d = tl_collider_depth(&world[c], positions + 3 * (size_t)v) / sk->height;
+            bool own = j == body[c].joint;
+            if (!exposed[v]) {
+                if (!own && rest) out[c].hidden_rest = fmax(out[c].hidden_rest, d);
+                continue;
+            }
+            double* slot = own ? (rest ? &out[c].own_rest : &out[c].own_posed)
+                               : (rest ? &out[c].other_rest : &out[c].other_posed);
+            if (!own && rest && d > out[c].other_rest) out[c].other_joint = j;
+            if (!own && rest) out[c].over_bar += d > 0.002;
+            if (d > *slot) *slot = d;
+        }
+    }
+}
+
+/* skin_depths of the colliders `body` of skin 0 at rest and at `samples` times of every clip. */
+static bool measure_skin_inside(const tl_scene* scene, uint32_t samples,
+                                const tl_body_collider* body, uint32_t n, skin_inside* out) {
+    const tl_scene_skin* sk = &scene->skins[0];
+    tl_error err;
+    memset(out, 0, sizeof *out * n);
+    uint8_t* hair = calloc(sk->vertex_count + 1, 1);
+    uint8_t* all = malloc(sk->vertex_count + 1);
+    uint8_t* exposed = calloc(sk->vertex_count + 1, 1);
+    float* joints = malloc(16 * sizeof(float) * (sk->joint_count + 1));
+    float* skinned = malloc(3 * sizeof(float) * (sk->vertex_count + 1));
+    tl_pose* pose = tl_pose_create(scene);
+    bool ok = hair && all && exposed && joints && skinned && pose &&
+              tl_body_skin_mask(scene, 0, all, &err) == TL_OK;
+    for (uint32_t v = 0; ok && v < sk->vertex_count; ++v)
+        hair[v] = !all[v], all[v] = 1;
+    ok = ok && tl_skin_exposed(scene, 0, hair, all, exposed, &err) == TL_OK;
+    tl_collider world[TL_BODY_COLLIDERS_MAX];
+    if (ok) {
+        tl_pose_set_rest(pose, scene, 0);
+        tl_body_colliders_pose(scene, 0, body, n, pose, world);
+        skin_depths(sk, body, n, world, sk->rest_positions, hair, exposed, true, out);
+    }
+    for (uint32_t clip = 0; ok && clip < scene->clip_count; ++clip)
+        for (uint32_t s = 0; s < samples; ++s) {
+            tl_pose_sample(pose, scene, clip, scene->clips[clip].duration * (float)s / samples);
+            tl_pose_joint_matrices(pose, scene, 0, joints);
+            tl_scene_skin_positions(scene, 0, joints, skinned);
+            tl_body_colliders_pose(scene, 0, body, n, pose, world);
+            skin_depths(sk, body, n, world, skinned, hair, exposed, false, out);
+        }
+    tl_pose_destroy(pose);
+    free(hair), free(all), free(exposed), free(joints), free(skinned);
+    return ok;
+}
+
+/* The deepest rest and posed other skin over a file's colliders. */
+static void skin_inside_worst(const skin_inside* in, uint32_t n, double worst[2]) {
+    worst[0] = worst[1] = 0;
+    for (uint32_t c = 0; c < n; ++c)
+        worst[0] = fmax(worst[0], in[c].other_rest), worst[1] = fmax(worst[1], in[c].other_posed);
+}
+
+/* One line per collider whose bounded form still holds other skin (over the slack at rest, the
+ * bar posed): shape, own and other depths (plain fit -> bounded). */
+static void skin_inside_print(const char* name, const tl_scene_skin* sk,
+                              const tl_body_collider* body, const skin_inside* plain,
+                              const skin_inside* bound, uint32_t n) {
+    for (uint32_t c = 0; c < n; ++c) {
+        if (plain[c].other_rest <= TL_BODY_COLLIDER_SLACK && plain[c].other_posed <= 0.002)
+            continue;
+        fprintf(stderr,
+                "  %-24s %-9s %-5s %-9s own %.4f -> %.4f, other at rest %.4f (%u > bar, %s) -> "
+                "%.4f, posed %.4f -> %.4f H (hidden %.4f)\n",
+                name, tl_role_string(body[c].role), tl_side_string(body[c].side),
+                body[c].local.shape == TL_COLLIDER_ELLIPSOID ? "ellipsoid"
+                : body[c].local.shape == TL_COLLIDER_CAPSULE ? "capsule"
+                                                             : "sphere",
+                plain[c].own_rest, bound[c].own_rest, plain[c].other_rest, plain[c].over_bar,
+                sk->joints[plain[c].other_joint].name, bound[c].other_rest, plain[c].other_posed,
+                bound[c].other_posed, plain[c].hidden_rest);
+    }
+}
+
+/* The body's own skin inside its colliders, on every shared body (and the tailless cases after
+ * `tailor rig`, whose tails are skin of their own bones then): per collider the depth over H of
+ * the exposed skin its joint dominates and of the exposed skin other joints dominate, at rest
+ * and over 16 poses of every clip, for the plain fit and after tl_body_colliders_bound. The
+ * plain fit reaches past the other joints' skin (mh-body's head capsule by 0.05 H in front of
+ * its lips, the neck by 0.010 H); bounded, no exposed other skin lies deeper than
+ * TL_BODY_COLLIDER_SLACK x H at rest in any file. */
+static void test_skin_inside(void) {
+    const char** files;
+    size_t count = tl_test_shared_files(&files);
+    static const char* tailless[] = {"fox-khronos-tailless", "fox-quaternius-tailless",
+                                     "horse-tailless",       "husky-tailless",
+                                     "rat-tailless",         "trex-tailless"};
+    size_t total = count + sizeof tailless / sizeof *tailless;
+    double worst[2][2] = {{0, 0}, {0, 0}}; /* plain, bound x rest, posed */
+    for (size_t f = 0; f < total; ++f) {
+        const char* path = f < count ? files[f] : rigged(tailless[f - count]);
+        ENSURE(path);
+        tl_gltf* doc;
+        tl_scene* scene;
+        tl_error err;
+        ENSURE_OK(tl_gltf_load(path, &doc, &err), err);
+        ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+        tl_body_collider plain[TL_BODY_COLLIDERS_MAX], bound[TL_BODY_COLLIDERS_MAX];
+        skin_inside in[2][TL_BODY_COLLIDERS_MAX];
+        uint32_t n = 0;
+        if (scene->skin_count)
+            ENSURE_OK(tl_body_colliders_fit(scene, 0, plain, TL_BODY_COLLIDERS_MAX, &n, &err), err);
+        memcpy(bound, plain, sizeof *plain * n);
+        if (n) ENSURE_OK(tl_body_colliders_bound(scene, 0, bound, n, &err), err);
+        ENSURE(!n || (measure_skin_inside(scene, 16, plain, n, in[0]) &&
+                      measure_skin_inside(scene, 16, bound, n, in[1])));
+        const char* name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+        if (n) skin_inside_print(name, &scene->skins[0], plain, in[0], in[1], n);
+        double w[2][2];
+        for (int b = 0; b < 2; ++b) {
+            skin_inside_worst(in[b], n, w[b]);
+            worst[b][0] = fmax(worst[b][0], w[b][0]), worst[b][1] = fmax(worst[b][1], w[b][1]);
+        }
+        fprintf(stderr,
+                "  %-24s %2u colliders, other skin at rest %.4f -> %.4f H, posed %.4f -> %.4f H\n",
+                name, n, w[0][0], w[1][0], w[0][1], w[1][1]);
+        tl_scene_destroy(scene);
+        tl_gltf_destroy(doc);
+        /* (float rounding of the depth at the slack) */
+        ENSURE_MSG(w[1][0] <= TL_BODY_COLLIDER_SLACK * 1.001 + 1e-6, "%s: other skin %.5f H deep",
+                   name, w[1][0]);
+    }
+    fprintf(stderr,
+            "  every file: other skin at rest %.4f -> %.4f H, posed %.4f -> %.4f H (plain fit -> "
+            "bounded)\n",
+            worst[0][0], worst[1][0], worst[0][1], worst[1][1]);
+    ENSURE(worst[0][0] > 10 * TL_BODY_COLLIDER_SLACK); /* the plain fit does reach past it */
 }
 
 /* ---- stored in the file ---- */
@@ -478,7 +674,9 @@ static const tl_test_case cases[] = {
     {"fit_capsule", test_fit_capsule},
     {"fit_degenerate", test_fit_degenerate},
     {"capsule_around_ellipsoid", test_capsule_around_ellipsoid},
+    {"bound_one_axis", test_bound_one_axis},
     {"tail_enters_thigh", test_tail_enters_thigh},
+    {"skin_inside", test_skin_inside},
     {"stored_round_trip", test_stored_round_trip},
     {"stored_refusals", test_stored_refusals},
 };

@@ -40,6 +40,11 @@
 extern "C" {
 #endif
 
+/* How far, over H, a fitted body collider may reach past the exposed skin of the other joints
+ * around it: half the penetration bar (measure.md), so that what rests on that skin reads
+ * inside by at most half the bar. */
+#define TL_BODY_COLLIDER_SLACK 0.001f
+
 /* (TL_BODY_COLLIDERS_MAX and tl_body_collider are in scene.h: the scene holds the stored
  * ones.) */
 
@@ -54,10 +59,35 @@ tl_result tl_colliders_fit_points(const float* points, uint32_t count, tl_collid
  * unit, the radius times the scale. */
 void tl_collider_transform(const tl_collider* in, const double matrix[16], tl_collider* out);
 
+/* Holds fitted colliders (of skin `skin`, in the rest-world frame as tl_body_colliders_fit
+ * gives them) inside the skin around them: every exposed vertex (tl_skin_exposed; the hair left
+ * out, tl_body_skin_mask) that a joint other than a collider's own dominates ends no deeper than
+ * TL_BODY_COLLIDER_SLACK x H in it. Each such vertex, the deepest first, shrinks the collider
+ * along the direction it lies in only, by whichever keeps the most volume: a capsule's end
+ * pulled back along its axis or its radius; one of an ellipsoid's semi-axes (both its poles).
+ * The collider's own joint's skin is no bound (the fit leaves a quarter of it outside). Not
+ * applied by tl_body_colliders_fit unless the library is built with TL_FIT_BOUND (docs/sim.md
+ * "Colliders inside the skin": what it changes). TL_ERROR_MEMORY when scratch memory fails. */
+tl_result tl_body_colliders_bound(const tl_scene* scene, uint32_t skin, tl_body_collider* colliders,
+                                  uint32_t count, tl_error* err);
+
 /* Fits the skin's body colliders (above). Writes at most `capacity`, the number to *count.
  * A skin without mesh or roles gets none. TL_ERROR_MEMORY when scratch memory fails. */
 tl_result tl_body_colliders_fit(const tl_scene* scene, uint32_t skin, tl_body_collider* out,
                                 uint32_t capacity, uint32_t* count, tl_error* err);
+
+/* The skin the body colliders are fitted to and bounded by: body[v] = 0 for the hair left out
+ * (above), 1 for every other vertex. TL_ERROR_MEMORY when scratch memory fails. */
+tl_result tl_body_skin_mask(const tl_scene* scene, uint32_t skin, uint8_t* body, tl_error* err);
+
+/* Which vertices of the skin an outside observer can see at rest: exposed[v] = 1 when a ray
+ * from v in one of the 26 directions (the axes, the face and the corner diagonals of a cube)
+ * that lie within 90 degrees of v's normal meets no triangle of the skin (the inside of a
+ * mouth, teeth, a limb's end sunk into the torso are not exposed). Vertices with ignore[v]
+ * (NULL: none), and the triangles that use them, are left out; only vertices with query[v]
+ * are tested (others get 0). TL_ERROR_MEMORY when scratch memory fails. */
+tl_result tl_skin_exposed(const tl_scene* scene, uint32_t skin, const uint8_t* ignore,
+                          const uint8_t* query, uint8_t* exposed, tl_error* err);
 
 /* The colliders in the pose's world (its world matrices updated). */
 void tl_body_colliders_pose(const tl_scene* scene, uint32_t skin, const tl_body_collider* in,

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/mat4.h"
+#include "scene/internal.h"
 
 static int compare_floats(const void* a, const void* b) {
     float x = *(const float*)a, y = *(const float*)b;
@@ -232,6 +233,56 @@ static void owner_drop_hair(const tl_scene* scene, uint32_t skin, uint32_t* owne
     }
 }
 
+tl_result tl_body_skin_mask(const tl_scene* scene, uint32_t skin, uint8_t* body, tl_error* err) {
+    assert(scene && skin < scene->skin_count && (body || scene->skins[skin].vertex_count == 0));
+    const tl_scene_skin* sk = &scene->skins[skin];
+    uint32_t* owner = malloc(sizeof(uint32_t) * (sk->vertex_count + 1));
+    if (!owner) return tl_error_set(err, TL_ERROR_MEMORY, "colliders: out of memory");
+    for (uint32_t v = 0; v < sk->vertex_count; ++v)
+        owner[v] = dominant_joint(sk, v);
+    owner_drop_hair(scene, skin, owner);
+    for (uint32_t v = 0; v < sk->vertex_count; ++v)
+        body[v] = owner[v] != UINT32_MAX;
+    free(owner);
+    return TL_OK;
+}
+
+tl_result tl_body_colliders_bound(const tl_scene* scene, uint32_t skin, tl_body_collider* colliders,
+                                  uint32_t count, tl_error* err) {
+    assert(scene && skin < scene->skin_count && (colliders || count == 0));
+    const tl_scene_skin* sk = &scene->skins[skin];
+    float slack = TL_BODY_COLLIDER_SLACK * sk->height;
+    uint32_t* owner = malloc(sizeof(uint32_t) * (sk->vertex_count + 1));
+    float* points = malloc(sizeof(float) * 3 * (sk->vertex_count + 1));
+    uint8_t* ignore = calloc(2 * (size_t)sk->vertex_count + 1, 1);
+    uint8_t* exposed = malloc(sk->vertex_count + 1);
+    if (!owner || !points || !ignore || !exposed) {
+        free(owner), free(points), free(ignore), free(exposed);
+        return tl_error_set(err, TL_ERROR_MEMORY, "colliders: out of memory");
+    }
+    for (uint32_t v = 0; v < sk->vertex_count; ++v)
+        owner[v] = dominant_joint(sk, v);
+    owner_drop_hair(scene, skin, owner);
+    uint8_t* query = ignore + sk->vertex_count; /* body vertices some collider holds too deep */
+    for (uint32_t v = 0; v < sk->vertex_count; ++v) {
+        ignore[v] = owner[v] == UINT32_MAX;
+        for (uint32_t c = 0; c < count && !ignore[v] && !query[v]; ++c)
+            query[v] =
+                owner[v] != colliders[c].joint &&
+                tl_collider_depth(&colliders[c].local, sk->rest_positions + 3 * (size_t)v) > slack;
+    }
+    tl_result res = tl_skin_exposed(scene, skin, ignore, query, exposed, err);
+    for (uint32_t c = 0; c < count && res == TL_OK; ++c) {
+        uint32_t n = 0;
+        for (uint32_t v = 0; v < sk->vertex_count; ++v)
+            if (exposed[v] && owner[v] != colliders[c].joint)
+                memcpy(points + 3 * (size_t)n++, sk->rest_positions + 3 * (size_t)v, 12);
+        tl_collider_bound(&colliders[c].local, points, n, slack);
+    }
+    free(owner), free(points), free(ignore), free(exposed);
+    return res;
+}
+
 tl_result tl_body_colliders_fit(const tl_scene* scene, uint32_t skin, tl_body_collider* out,
                                 uint32_t capacity, uint32_t* count, tl_error* err) {
     assert(scene && skin < scene->skin_count && count && (out || capacity == 0));
@@ -267,7 +318,14 @@ tl_result tl_body_colliders_fit(const tl_scene* scene, uint32_t skin, tl_body_co
         }
     }
     free(points), free(half), free(scratch), free(owner);
+#ifdef TL_FIT_BOUND
+    /* (the experiment of docs/sim.md "Colliders inside the skin": off by default) */
+    tl_result res = tl_body_colliders_bound(scene, skin, out, *count, err);
+    if (res != TL_OK) *count = 0;
+    return res;
+#else
     return TL_OK;
+#endif
 }
 
 void tl_collider_transform(const tl_collider* in, const double m[16], tl_collider* out) {

@@ -3,6 +3,7 @@
 #define TL_SCENE_INTERNAL_H
 
 #include <tailor/scene.h>
+#include <tailor/sim.h>
 
 #include "base/mat4.h"
 
@@ -16,5 +17,11 @@ void* tl_scene_storage(tl_scene* scene, size_t size);
 /* Decodes every extras.tailor of the scene's document into scene->parts and scene->notes
  * (src/scene/parts.c, docs/schema.md); needs the skins built. */
 tl_result tl_scene_parts_read(tl_scene* scene, const char* label, tl_error* err);
+
+/* Shrinks a sphere, capsule or ellipsoid until none of the points (count x 3 floats) lies
+ * deeper than `slack` inside it (src/scene/colliders_bound.c): along the direction each point
+ * lies in only (a capsule's end pulled back for a point past it, else its radius; the
+ * ellipsoid's semi-axis the point lies most along). Planes stay. */
+void tl_collider_bound(tl_collider* c, const float* points, uint32_t count, float slack);
 
 #endif
