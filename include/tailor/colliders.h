@@ -65,9 +65,10 @@ void tl_collider_transform(const tl_collider* in, const double matrix[16], tl_co
  * TL_BODY_COLLIDER_SLACK x H in it. Each such vertex, the deepest first, shrinks the collider
  * along the direction it lies in only, by whichever keeps the most volume: a capsule's end
  * pulled back along its axis or its radius; one of an ellipsoid's semi-axes (both its poles).
- * The collider's own joint's skin is no bound (the fit leaves a quarter of it outside). Not
- * applied by tl_body_colliders_fit unless the library is built with TL_FIT_BOUND (docs/sim.md
- * "Colliders inside the skin": what it changes). TL_ERROR_MEMORY when scratch memory fails. */
+ * The collider's own joint's skin is no bound (the fit leaves a quarter of it outside). A call
+ * for hosts that want colliders inside the skin; tl_body_colliders_fit does not apply it
+ * (docs/sim.md "Colliders inside the skin": what it changes). TL_ERROR_MEMORY when scratch memory
+ * fails. */
 tl_result tl_body_colliders_bound(const tl_scene* scene, uint32_t skin, tl_body_collider* colliders,
                                   uint32_t count, tl_error* err);
 

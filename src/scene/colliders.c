@@ -318,14 +318,7 @@ tl_result tl_body_colliders_fit(const tl_scene* scene, uint32_t skin, tl_body_co
         }
     }
     free(points), free(half), free(scratch), free(owner);
-#ifdef TL_FIT_BOUND
-    /* (the experiment of docs/sim.md "Colliders inside the skin": off by default) */
-    tl_result res = tl_body_colliders_bound(scene, skin, out, *count, err);
-    if (res != TL_OK) *count = 0;
-    return res;
-#else
     return TL_OK;
-#endif
 }
 
 void tl_collider_transform(const tl_collider* in, const double m[16], tl_collider* out) {
