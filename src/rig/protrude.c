@@ -1,0 +1,264 @@
+/* Bone-less protrusions of body skin (tails.md §2, tailor): a short tail on a thick rump (the
+ * Quaternius stag's) is neither apart from the rump by skeleton distance nor, when the file
+ * binds it to the hips, misbound. What sets it apart is its shape: under its skin the solid is
+ * thinner than the distance to the nearest bone, so no bone runs into it. Those vertices are
+ * its core; the skin nearer (along the surface) to a core than to any bone grows onto it. */
+#include "internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A uniform grid over the skin's welded triangles, for rays. */
+typedef struct tri_grid {
+    float lo[3], cell;
+    int32_t n[3];
+    uint32_t* start; /* cells + 1 */
+    uint32_t* items; /* triangle ids by cell */
+} tri_grid;
+
+static void sub3(float* out, const float* a, const float* b) {
+    out[0] = a[0] - b[0], out[1] = a[1] - b[1], out[2] = a[2] - b[2];
+}
+static void cross3(float* out, const float* a, const float* b) {
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+static float dot3(const float* a, const float* b) {
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+static int32_t cell_of(const tri_grid* g, float x, int axis) {
+    int32_t c = (int32_t)floorf((x - g->lo[axis]) / g->cell);
+    return c < 0 ? 0 : c >= g->n[axis] ? g->n[axis] - 1 : c;
+}
+
+static size_t cell_index(const tri_grid* g, const int32_t* c) {
+    return ((size_t)c[2] * (size_t)g->n[1] + (size_t)c[1]) * (size_t)g->n[0] + (size_t)c[0];
+}
+
+static const float* corner(const rig_ctx* ctx, const uint32_t* tri, int k) {
+    return ctx->wpos + 3 * (size_t)ctx->remap[tri[k]];
+}
+
+/* Cells of about the mean triangle's size (at most ~4 cells a triangle, and 2^24 in all). */
+static bool grid_build(tri_grid* g, const rig_ctx* ctx) {
+    const tl_scene_skin* skin = ctx->skin;
+    uint32_t T = skin->triangle_count;
+    tl_mesh_box box = tl_mesh_box_of(ctx->wpos, ctx->W, 12, NULL, ctx->W);
+    double extent = 0, edge = 0;
+    for (int k = 0; k < 3; ++k)
+        extent = fmax(extent, (double)(box.max[k] - box.min[k]));
+    for (uint32_t t = 0; t < T; ++t) {
+        float e[3];
+        sub3(e, corner(ctx, skin->triangles + 3 * (size_t)t, 1),
+             corner(ctx, skin->triangles + 3 * (size_t)t, 0));
+        edge += sqrt((double)dot3(e, e));
+    }
+    g->cell = (float)fmax(T ? 2.0 * edge / T : extent, extent / 256.0);
+    if (!(g->cell > 0)) g->cell = 1;
+    size_t cells = 1;
+    for (int k = 0; k < 3; ++k) {
+        g->lo[k] = box.min[k];
+        g->n[k] = (int32_t)((box.max[k] - box.min[k]) / g->cell) + 1;
+        cells *= (size_t)g->n[k];
+    }
+    g->start = calloc(cells + 1, sizeof *g->start);
+    if (!g->start) return false;
+    for (int pass = 0; pass < 2; ++pass) {
+        for (uint32_t t = 0; t < T; ++t) {
+            const uint32_t* tri = skin->triangles + 3 * (size_t)t;
+            int32_t a[3], b[3], c[3];
+            for (int k = 0; k < 3; ++k) {
+                float lo = INFINITY, hi = -INFINITY;
+                for (int m = 0; m < 3; ++m) {
+                    float x = corner(ctx, tri, m)[k];
+                    lo = fminf(lo, x), hi = fmaxf(hi, x);
+                }
+                a[k] = cell_of(g, lo, k), b[k] = cell_of(g, hi, k);
+            }
+            for (c[2] = a[2]; c[2] <= b[2]; ++c[2])
+                for (c[1] = a[1]; c[1] <= b[1]; ++c[1])
+                    for (c[0] = a[0]; c[0] <= b[0]; ++c[0]) {
+                        size_t i = cell_index(g, c);
+                        if (pass == 0)
+                            g->start[i + 1]++;
+                        else
+                            g->items[g->start[i]++] = t;
+                    }
+        }
+        if (pass == 0) {
+            for (size_t i = 0; i < cells; ++i)
+                g->start[i + 1] += g->start[i];
+            g->items = malloc((g->start[cells] ? g->start[cells] : 1) * sizeof *g->items);
+            if (!g->items) return false;
+        } else {
+            for (size_t i = cells; i > 0; --i)
+                g->start[i] = g->start[i - 1];
+            g->start[0] = 0;
+        }
+    }
+    return true;
+}
+
+/* Möller–Trumbore: the ray's parameter at the triangle, or INFINITY. */
+static float ray_triangle(const float* o, const float* d, const float* a, const float* b,
+                          const float* c) {
+    float e1[3], e2[3], h[3], s[3], q[3];
+    sub3(e1, b, a), sub3(e2, c, a), cross3(h, d, e2);
+    float det = dot3(e1, h);
+    if (fabsf(det) < 1e-20f) return INFINITY;
+    float f = 1.0f / det;
+    sub3(s, o, a);
+    float u = f * dot3(s, h);
+    if (u < 0 || u > 1) return INFINITY;
+    cross3(q, s, e1);
+    float v = f * dot3(d, q);
+    if (v < 0 || u + v > 1) return INFINITY;
+    float t = f * dot3(e2, q);
+    return t > 0 ? t : INFINITY;
+}
+
+/* Whether the ray from welded vertex w along d leaves the solid (the first surface it meets
+ * faces away from it: the far wall from inside) within `limit`. Triangles through w are
+ * skipped; `seen` (one stamp per triangle) keeps a triangle from being tested twice. */
+static float ray_exit(const rig_ctx* ctx, const tri_grid* g, uint32_t w, const float* d,
+                      float limit, uint32_t* seen, uint32_t stamp) {
+    const tl_scene_skin* skin = ctx->skin;
+    const float* o = ctx->wpos + 3 * (size_t)w;
+    float best = INFINITY;
+    bool exits = false;
+    /* cells along the ray, sampled at a third of a cell with the 27 around each sample: a
+       cell the ray only grazes is never missed */
+    float step = g->cell / 3;
+    int32_t last[3] = {-1, -1, -1};
+    for (float s = 0; s <= limit + g->cell && s <= best + g->cell; s += step) {
+        float x[3] = {o[0] + s * d[0], o[1] + s * d[1], o[2] + s * d[2]};
+        int32_t c[3];
+        for (int k = 0; k < 3; ++k)
+            c[k] = cell_of(g, x[k], k);
+        if (c[0] == last[0] && c[1] == last[1] && c[2] == last[2]) continue;
+        memcpy(last, c, sizeof last);
+        int32_t m[3];
+        for (m[2] = c[2] - 1; m[2] <= c[2] + 1; ++m[2])
+            for (m[1] = c[1] - 1; m[1] <= c[1] + 1; ++m[1])
+                for (m[0] = c[0] - 1; m[0] <= c[0] + 1; ++m[0]) {
+                    if (m[0] < 0 || m[1] < 0 || m[2] < 0 || m[0] >= g->n[0] || m[1] >= g->n[1] ||
+                        m[2] >= g->n[2])
+                        continue;
+                    size_t i = cell_index(g, m);
+                    for (uint32_t k = g->start[i]; k < g->start[i + 1]; ++k) {
+                        uint32_t t = g->items[k];
+                        if (seen[t] == stamp) continue;
+                        seen[t] = stamp;
+                        const uint32_t* tri = skin->triangles + 3 * (size_t)t;
+                        if (ctx->remap[tri[0]] == w || ctx->remap[tri[1]] == w ||
+                            ctx->remap[tri[2]] == w)
+                            continue;
+                        const float *a = corner(ctx, tri, 0), *b = corner(ctx, tri, 1),
+                                    *cc = corner(ctx, tri, 2);
+                        float hit = ray_triangle(o, d, a, b, cc);
+                        if (!(hit < best)) continue;
+                        float e1[3], e2[3], n[3];
+                        sub3(e1, b, a), sub3(e2, cc, a), cross3(n, e1, e2);
+                        best = hit;
+                        exits = dot3(n, d) > 0;
+                    }
+                }
+    }
+    return exits && best < limit ? best : INFINITY;
+}
+
+/* Whether the nearest point of the skeleton to p is a pelvis-region joint at the end of its
+ * segment: skin beyond the skeleton's end behind the hips (a tail's), not beside a bone nor
+ * beyond a limb's or the head's end (a foot, a snout, an antler). */
+static bool beyond_pelvis(const rig_ctx* ctx, const float* p) {
+    const rig_bones* bones = &ctx->bones;
+    float d, t;
+    uint32_t s;
+    tl_mesh_nearest_segments(&d, &s, p, 1, 12, bones->ab, bones->count);
+    const float* a = bones->ab + 6 * (size_t)s;
+    tl_mesh_segment_distance(p, a, a + 3, &t);
+    if (t > 0 && t < 1) return false;
+    uint32_t j = bones->joint[s]; /* the segment's start, or a leaf's extension */
+    if (t >= 1) {
+        const tl_scene_skin* skin = ctx->skin;
+        for (uint32_t k = 0; k < skin->joint_count; ++k) {
+            const float* q = skin->joints[k].rest_world + 12;
+            if (q[0] == a[3] && q[1] == a[4] && q[2] == a[5] && skin->joints[k].deforming) j = k;
+        }
+    }
+    return ctx->region[j] == TL_RIG_REGION_PELVIS;
+}
+
+/* Outward normals of the welded vertices of `set` (area-weighted; zero where the faces
+ * cancel, as on a two-sided sheet). `normal` holds W × 3 floats. */
+static void set_normals(const rig_ctx* ctx, float* normal) {
+    const tl_scene_skin* skin = ctx->skin;
+    memset(normal, 0, 3 * (size_t)ctx->W * sizeof *normal);
+    for (uint32_t t = 0; t < skin->triangle_count; ++t) {
+        const uint32_t* tri = skin->triangles + 3 * (size_t)t;
+        float e1[3], e2[3], n[3];
+        sub3(e1, corner(ctx, tri, 1), corner(ctx, tri, 0));
+        sub3(e2, corner(ctx, tri, 2), corner(ctx, tri, 0));
+        cross3(n, e1, e2);
+        for (int k = 0; k < 3; ++k)
+            for (int m = 0; m < 3; ++m)
+                normal[3 * (size_t)ctx->remap[tri[k]] + m] += n[m];
+    }
+}
+
+bool rig_protrusions(rig_ctx* ctx, const rig_list* set, uint8_t* grown) {
+    uint32_t W = ctx->W, T = ctx->skin->triangle_count;
+    tri_grid g = {0};
+    float* normal = malloc(3 * (size_t)W * sizeof *normal);
+    uint32_t* seen = calloc(T ? T : 1, sizeof *seen);
+    uint8_t* mask = calloc(W, 1);
+    float* dist = malloc(W * sizeof *dist);
+    uint32_t* sources = malloc((set->count ? set->count : 1) * sizeof *sources);
+    void* heap = malloc(tl_mesh_geodesic_scratch_size(W));
+    bool ok = normal && seen && mask && dist && sources && heap && grid_build(&g, ctx);
+    uint32_t cores = 0;
+    if (ok) {
+        set_normals(ctx, normal);
+        for (uint32_t i = 0; i < set->count; ++i) {
+            uint32_t w = set->items[i];
+            grown[w] = 0;
+            mask[w] = 1;
+            float* n = normal + 3 * (size_t)w;
+            float len = sqrtf(dot3(n, n));
+            if (!(len > 0)) continue;
+            float d[3] = {-n[0] / len, -n[1] / len, -n[2] / len};
+            const float* o = ctx->wpos + 3 * (size_t)w;
+            float t = ray_exit(ctx, &g, w, d, ctx->dskel[w], seen, i + 1);
+            float x[3] = {o[0] + t * d[0], o[1] + t * d[1], o[2] + t * d[2]};
+            /* the chord through the solid is shorter than the distance from either of its
+               ends to every bone: no bone runs inside, nor close under the far wall */
+            if (t < ctx->dskel[w] && t < rig_skeleton_distance(&ctx->bones, x) &&
+                beyond_pelvis(ctx, o))
+                sources[cores++] = w;
+        }
+    }
+    /* the skin nearer a core than any bone, reached through such skin: the first pass bounds
+       the set, the second measures paths inside it */
+    for (int pass = 0; pass < 2 && ok && cores; ++pass) {
+        tl_mesh_geodesic(dist, ctx->adj_off, ctx->adj, ctx->adj_len, W, mask, sources, cores, heap);
+        for (uint32_t i = 0; i < set->count; ++i) {
+            uint32_t w = set->items[i];
+            mask[w] = dist[w] <= ctx->dskel[w];
+            grown[w] = mask[w];
+        }
+    }
+    for (uint32_t i = 0; i < set->count && mask; ++i)
+        mask[set->items[i]] = 0;
+    free(g.start);
+    free(g.items);
+    free(normal);
+    free(seen);
+    free(mask);
+    free(dist);
+    free(sources);
+    free(heap);
+    return ok;
+}
