@@ -211,21 +211,30 @@ static void set_normals(const rig_ctx* ctx, float* normal) {
 
 bool rig_protrusions(rig_ctx* ctx, const rig_list* set, uint8_t* grown) {
     uint32_t W = ctx->W, T = ctx->skin->triangle_count;
+    uint32_t* sources = malloc((set->count ? set->count : 1) * sizeof *sources);
+    if (!sources) return false;
+    /* candidates first (cheap): most body components have no skin beyond the hips */
+    uint32_t candidates = 0;
+    for (uint32_t i = 0; i < set->count; ++i) {
+        uint32_t w = set->items[i];
+        grown[w] = 0;
+        if (beyond_pelvis(ctx, ctx->wpos + 3 * (size_t)w)) sources[candidates++] = w;
+    }
+    if (!candidates) return free(sources), true;
     tri_grid g = {0};
     float* normal = malloc(3 * (size_t)W * sizeof *normal);
     uint32_t* seen = calloc(T ? T : 1, sizeof *seen);
     uint8_t* mask = calloc(W, 1);
     float* dist = malloc(W * sizeof *dist);
-    uint32_t* sources = malloc((set->count ? set->count : 1) * sizeof *sources);
     void* heap = malloc(tl_mesh_geodesic_scratch_size(W));
-    bool ok = normal && seen && mask && dist && sources && heap && grid_build(&g, ctx);
+    bool ok = normal && seen && mask && dist && heap && grid_build(&g, ctx);
     uint32_t cores = 0;
     if (ok) {
         set_normals(ctx, normal);
-        for (uint32_t i = 0; i < set->count; ++i) {
-            uint32_t w = set->items[i];
-            grown[w] = 0;
-            mask[w] = 1;
+        for (uint32_t i = 0; i < set->count; ++i)
+            mask[set->items[i]] = 1;
+        for (uint32_t i = 0; i < candidates; ++i) {
+            uint32_t w = sources[i];
             float* n = normal + 3 * (size_t)w;
             float len = sqrtf(dot3(n, n));
             if (!(len > 0)) continue;
@@ -235,9 +244,8 @@ bool rig_protrusions(rig_ctx* ctx, const rig_list* set, uint8_t* grown) {
             float x[3] = {o[0] + t * d[0], o[1] + t * d[1], o[2] + t * d[2]};
             /* the chord through the solid is shorter than the distance from either of its
                ends to every bone: no bone runs inside, nor close under the far wall */
-            if (t < ctx->dskel[w] && t < rig_skeleton_distance(&ctx->bones, x) &&
-                beyond_pelvis(ctx, o))
-                sources[cores++] = w;
+            if (t < ctx->dskel[w] && t < rig_skeleton_distance(&ctx->bones, x))
+                sources[cores++] = w; /* cores ≤ i: overwrites only candidates already read */
         }
     }
     /* the skin nearer a core than any bone, reached through such skin: the first pass bounds
