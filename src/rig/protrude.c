@@ -42,7 +42,7 @@ static const float* corner(const rig_ctx* ctx, const uint32_t* tri, int k) {
     return ctx->wpos + 3 * (size_t)ctx->remap[tri[k]];
 }
 
-/* Cells of about the mean triangle's size (at most ~4 cells a triangle, and 2^24 in all). */
+/* A grid over the welded triangles (each listed in every cell its box touches). */
 static bool grid_build(tri_grid* g, const rig_ctx* ctx) {
     const tl_scene_skin* skin = ctx->skin;
     uint32_t T = skin->triangle_count;
@@ -56,7 +56,11 @@ static bool grid_build(tri_grid* g, const rig_ctx* ctx) {
              corner(ctx, skin->triangles + 3 * (size_t)t, 0));
         edge += sqrt((double)dot3(e, e));
     }
-    g->cell = (float)fmax(T ? 2.0 * edge / T : extent, extent / 256.0);
+    /* about twice the mean edge, but no more cells than twice the triangles */
+    double volume = 1;
+    for (int k = 0; k < 3; ++k)
+        volume *= fmax((double)(box.max[k] - box.min[k]), extent * 1e-3);
+    g->cell = (float)fmax(T ? 2.0 * edge / T : extent, cbrt(volume / (2.0 * T + 1)));
     if (!(g->cell > 0)) g->cell = 1;
     size_t cells = 1;
     for (int k = 0; k < 3; ++k) {
@@ -129,43 +133,40 @@ static float ray_exit(const rig_ctx* ctx, const tri_grid* g, uint32_t w, const f
     const float* o = ctx->wpos + 3 * (size_t)w;
     float best = INFINITY;
     bool exits = false;
-    /* cells along the ray, sampled at a third of a cell with the 27 around each sample: a
-       cell the ray only grazes is never missed */
-    float step = g->cell / 3;
-    int32_t last[3] = {-1, -1, -1};
-    for (float s = 0; s <= limit + g->cell && s <= best + g->cell; s += step) {
-        float x[3] = {o[0] + s * d[0], o[1] + s * d[1], o[2] + s * d[2]};
-        int32_t c[3];
-        for (int k = 0; k < 3; ++k)
-            c[k] = cell_of(g, x[k], k);
-        if (c[0] == last[0] && c[1] == last[1] && c[2] == last[2]) continue;
-        memcpy(last, c, sizeof last);
-        int32_t m[3];
-        for (m[2] = c[2] - 1; m[2] <= c[2] + 1; ++m[2])
-            for (m[1] = c[1] - 1; m[1] <= c[1] + 1; ++m[1])
-                for (m[0] = c[0] - 1; m[0] <= c[0] + 1; ++m[0]) {
-                    if (m[0] < 0 || m[1] < 0 || m[2] < 0 || m[0] >= g->n[0] || m[1] >= g->n[1] ||
-                        m[2] >= g->n[2])
-                        continue;
-                    size_t i = cell_index(g, m);
-                    for (uint32_t k = g->start[i]; k < g->start[i + 1]; ++k) {
-                        uint32_t t = g->items[k];
-                        if (seen[t] == stamp) continue;
-                        seen[t] = stamp;
-                        const uint32_t* tri = skin->triangles + 3 * (size_t)t;
-                        if (ctx->remap[tri[0]] == w || ctx->remap[tri[1]] == w ||
-                            ctx->remap[tri[2]] == w)
-                            continue;
-                        const float *a = corner(ctx, tri, 0), *b = corner(ctx, tri, 1),
-                                    *cc = corner(ctx, tri, 2);
-                        float hit = ray_triangle(o, d, a, b, cc);
-                        if (!(hit < best)) continue;
-                        float e1[3], e2[3], n[3];
-                        sub3(e1, b, a), sub3(e2, cc, a), cross3(n, e1, e2);
-                        best = hit;
-                        exits = dot3(n, d) > 0;
-                    }
-                }
+    /* the cells the ray crosses, in order (a 3D DDA), until the next one starts beyond the
+       nearest hit or the limit */
+    int32_t c[3], step[3];
+    float next[3], delta[3];
+    for (int k = 0; k < 3; ++k) {
+        c[k] = cell_of(g, o[k], k);
+        step[k] = d[k] > 0 ? 1 : d[k] < 0 ? -1 : 0;
+        float wall = g->lo[k] + (float)(c[k] + (d[k] > 0)) * g->cell;
+        next[k] = step[k] ? (wall - o[k]) / d[k] : INFINITY;
+        delta[k] = step[k] ? g->cell / fabsf(d[k]) : INFINITY;
+    }
+    for (;;) {
+        size_t i = cell_index(g, c);
+        for (uint32_t k = g->start[i]; k < g->start[i + 1]; ++k) {
+            uint32_t t = g->items[k];
+            if (seen[t] == stamp) continue;
+            seen[t] = stamp;
+            const uint32_t* tri = skin->triangles + 3 * (size_t)t;
+            if (ctx->remap[tri[0]] == w || ctx->remap[tri[1]] == w || ctx->remap[tri[2]] == w)
+                continue;
+            const float *a = corner(ctx, tri, 0), *b = corner(ctx, tri, 1),
+                        *cc = corner(ctx, tri, 2);
+            float hit = ray_triangle(o, d, a, b, cc);
+            if (!(hit < best)) continue;
+            float e1[3], e2[3], n[3];
+            sub3(e1, b, a), sub3(e2, cc, a), cross3(n, e1, e2);
+            best = hit;
+            exits = dot3(n, d) > 0;
+        }
+        int axis = next[0] <= next[1] ? (next[0] <= next[2] ? 0 : 2) : (next[1] <= next[2] ? 1 : 2);
+        if (!(next[axis] <= limit && next[axis] < best)) break;
+        c[axis] += step[axis];
+        if (c[axis] < 0 || c[axis] >= g->n[axis]) break;
+        next[axis] += delta[axis];
     }
     return exits && best < limit ? best : INFINITY;
 }
