@@ -42,25 +42,38 @@ static const float* corner(const rig_ctx* ctx, const uint32_t* tri, int k) {
     return ctx->wpos + 3 * (size_t)ctx->remap[tri[k]];
 }
 
-/* A grid over the welded triangles (each listed in every cell its box touches). */
-static bool grid_build(tri_grid* g, const rig_ctx* ctx) {
+/* A grid over `box` of the welded triangles that touch it (each listed in every cell its own
+ * box touches, clamped to the grid). */
+static bool grid_build(tri_grid* g, const rig_ctx* ctx, tl_mesh_box box) {
     const tl_scene_skin* skin = ctx->skin;
-    uint32_t T = skin->triangle_count;
-    tl_mesh_box box = tl_mesh_box_of(ctx->wpos, ctx->W, 12, NULL, ctx->W);
+    uint32_t* list = malloc((skin->triangle_count + 1) * sizeof *list);
+    if (!list) return false;
+    uint32_t n = 0;
     double extent = 0, edge = 0;
+    for (uint32_t t = 0; t < skin->triangle_count; ++t) {
+        const uint32_t* tri = skin->triangles + 3 * (size_t)t;
+        bool outside = false;
+        for (int k = 0; k < 3 && !outside; ++k) {
+            float lo = INFINITY, hi = -INFINITY;
+            for (int m = 0; m < 3; ++m) {
+                float x = corner(ctx, tri, m)[k];
+                lo = fminf(lo, x), hi = fmaxf(hi, x);
+            }
+            outside = hi < box.min[k] || lo > box.max[k];
+        }
+        if (outside) continue;
+        float e[3];
+        sub3(e, corner(ctx, tri, 1), corner(ctx, tri, 0));
+        edge += sqrt((double)dot3(e, e));
+        list[n++] = t;
+    }
     for (int k = 0; k < 3; ++k)
         extent = fmax(extent, (double)(box.max[k] - box.min[k]));
-    for (uint32_t t = 0; t < T; ++t) {
-        float e[3];
-        sub3(e, corner(ctx, skin->triangles + 3 * (size_t)t, 1),
-             corner(ctx, skin->triangles + 3 * (size_t)t, 0));
-        edge += sqrt((double)dot3(e, e));
-    }
     /* about twice the mean edge, but no more cells than twice the triangles */
     double volume = 1;
     for (int k = 0; k < 3; ++k)
         volume *= fmax((double)(box.max[k] - box.min[k]), extent * 1e-3);
-    g->cell = (float)fmax(T ? 2.0 * edge / T : extent, cbrt(volume / (2.0 * T + 1)));
+    g->cell = (float)fmax(n ? 2.0 * edge / n : extent, cbrt(volume / (2.0 * n + 1)));
     if (!(g->cell > 0)) g->cell = 1;
     size_t cells = 1;
     for (int k = 0; k < 3; ++k) {
@@ -69,10 +82,10 @@ static bool grid_build(tri_grid* g, const rig_ctx* ctx) {
         cells *= (size_t)g->n[k];
     }
     g->start = calloc(cells + 1, sizeof *g->start);
-    if (!g->start) return false;
-    for (int pass = 0; pass < 2; ++pass) {
-        for (uint32_t t = 0; t < T; ++t) {
-            const uint32_t* tri = skin->triangles + 3 * (size_t)t;
+    bool ok = g->start != NULL;
+    for (int pass = 0; pass < 2 && ok; ++pass) {
+        for (uint32_t i = 0; i < n; ++i) {
+            const uint32_t* tri = skin->triangles + 3 * (size_t)list[i];
             int32_t a[3], b[3], c[3];
             for (int k = 0; k < 3; ++k) {
                 float lo = INFINITY, hi = -INFINITY;
@@ -85,25 +98,26 @@ static bool grid_build(tri_grid* g, const rig_ctx* ctx) {
             for (c[2] = a[2]; c[2] <= b[2]; ++c[2])
                 for (c[1] = a[1]; c[1] <= b[1]; ++c[1])
                     for (c[0] = a[0]; c[0] <= b[0]; ++c[0]) {
-                        size_t i = cell_index(g, c);
+                        size_t cell = cell_index(g, c);
                         if (pass == 0)
-                            g->start[i + 1]++;
+                            g->start[cell + 1]++;
                         else
-                            g->items[g->start[i]++] = t;
+                            g->items[g->start[cell]++] = list[i];
                     }
         }
         if (pass == 0) {
             for (size_t i = 0; i < cells; ++i)
                 g->start[i + 1] += g->start[i];
             g->items = malloc((g->start[cells] ? g->start[cells] : 1) * sizeof *g->items);
-            if (!g->items) return false;
+            ok = g->items != NULL;
         } else {
             for (size_t i = cells; i > 0; --i)
                 g->start[i] = g->start[i - 1];
             g->start[0] = 0;
         }
     }
-    return true;
+    free(list);
+    return ok;
 }
 
 /* Möller–Trumbore: the ray's parameter at the triangle, or INFINITY. */
@@ -222,13 +236,20 @@ bool rig_protrusions(rig_ctx* ctx, const rig_list* set, uint8_t* grown) {
         if (beyond_pelvis(ctx, ctx->wpos + 3 * (size_t)w)) sources[candidates++] = w;
     }
     if (!candidates) return free(sources), true;
+    /* rays reach at most a candidate's skeleton distance: the grid covers no more */
+    tl_mesh_box box = tl_mesh_box_of(ctx->wpos, W, 12, sources, candidates);
+    float reach = 0;
+    for (uint32_t i = 0; i < candidates; ++i)
+        reach = fmaxf(reach, ctx->dskel[sources[i]]);
+    for (int k = 0; k < 3; ++k)
+        box.min[k] -= reach, box.max[k] += reach;
     tri_grid g = {0};
     float* normal = malloc(3 * (size_t)W * sizeof *normal);
     uint32_t* seen = calloc(T ? T : 1, sizeof *seen);
     uint8_t* mask = calloc(W, 1);
     float* dist = malloc(W * sizeof *dist);
     void* heap = malloc(tl_mesh_geodesic_scratch_size(W));
-    bool ok = normal && seen && mask && dist && heap && grid_build(&g, ctx);
+    bool ok = normal && seen && mask && dist && heap && grid_build(&g, ctx, box);
     uint32_t cores = 0;
     if (ok) {
         set_normals(ctx, normal);
