@@ -30,8 +30,8 @@ static float dot3(const float* a, const float* b) {
 }
 
 static int32_t cell_of(const tri_grid* g, float x, int axis) {
-    int32_t c = (int32_t)floorf((x - g->lo[axis]) / g->cell);
-    return c < 0 ? 0 : c >= g->n[axis] ? g->n[axis] - 1 : c;
+    float c = floorf((x - g->lo[axis]) / g->cell); /* clamped before the conversion */
+    return !(c >= 0) ? 0 : c >= (float)g->n[axis] ? g->n[axis] - 1 : (int32_t)c;
 }
 
 static size_t cell_index(const tri_grid* g, const int32_t* c) {
