@@ -810,6 +810,67 @@ static void test_controls_unchanged(void) {
     }
 }
 
+/* A short tail on a thick rump bound to the hips or to the body bones nearest it (the
+ * Quaternius stag, stripped of its tail bones by scripts/tail_styles.py) is neither far from
+ * the rump nor misbound: found by its shape (src/rig/protrude.c), it gets one chain from the
+ * pelvis on the artist's tail skin. Fails without the protrusion split (no part at all). */
+static void test_short_tail_on_hips(void) {
+    const char* styles[] = {"parent", "nearest"};
+    for (size_t s = 0; s < 2; ++s) {
+        char name[64], base[4096], path[4200], command[12288];
+        snprintf(name, sizeof name, "stag-hips-%s", styles[s]);
+        snprintf(base, sizeof base, "%s", tl_test_scratch(name));
+        snprintf(command, sizeof command,
+                 "python3 '%s' '%s' '%s' --tail Tail --parent Back --style %s --shin "
+                 "BackLowerLeg.L --thigh-l BackUpperLeg.L --thigh-r BackUpperLeg.R >/dev/null",
+                 tl_test_source("scripts/tail_styles.py"),
+                 tl_test_shared("assets/quaternius-stag/Stag.glb"), base, styles[s]);
+        ENSURE_MSG(system(command) == 0, "%s: tail_styles.py failed", name);
+        snprintf(path, sizeof path, "%s.truth.json", base);
+        json_error_t jerr;
+        json_t* truth = json_load_file(path, 0, &jerr);
+        ENSURE_MSG(truth, "%s: %s", path, jerr.text);
+        snprintf(path, sizeof path, "%s.glb", base);
+        loaded l;
+        ENSURE(load(path, &l));
+        uint32_t* tail = NULL;
+        size_t tail_count = truth_vertices(truth, l.scene, &tail);
+        json_decref(truth);
+        tl_rig_def def = tl_default_rig_def();
+        tl_rig_analysis* rig = NULL;
+        tl_error err;
+        bool ok = tl_rig_analyze(l.scene, &def, &rig, &err) == TL_OK;
+        uint32_t chains = 0, tails = 0, inside = 0, count = 0;
+        bool pelvis = false;
+        uint8_t* in_tail = calloc(l.scene->skins[0].vertex_count + 1, 1);
+        for (size_t i = 0; i < tail_count && in_tail; ++i)
+            in_tail[tail[i]] = 1;
+        for (uint32_t i = 0; ok && in_tail && i < rig->part_count; ++i) {
+            const tl_rig_part* p = &rig->parts[i];
+            tails += p->cls == TL_RIG_CLASS_TAIL;
+            if (p->action != TL_RIG_ACTION_CHAIN) continue;
+            chains++;
+            pelvis = p->region == TL_RIG_REGION_PELVIS;
+            count = p->vertex_count;
+            for (uint32_t k = 0; k < p->vertex_count; ++k)
+                inside += in_tail[p->vertices[k]];
+        }
+        fprintf(stderr,
+                "  %s: %u chain(s), %u tail part(s); part %u vertices, %u of them "
+                "in the artist's tail skin of %zu\n",
+                name, chains, tails, count, inside, tail_count);
+        free(in_tail);
+        free(tail);
+        tl_rig_analysis_destroy(rig);
+        unload(&l);
+        ENSURE_MSG(ok, "%s: %s", name, err.message);
+        ENSURE_MSG(chains == 1 && tails == 1 && pelvis, "%s: no single pelvis chain", name);
+        /* the part is the tail's skin: nearly all of it inside, most of the tail covered */
+        ENSURE_MSG(10 * inside >= 9 * count && 10 * inside >= 8 * tail_count,
+                   "%s: the part is not the tail", name);
+    }
+}
+
 /* Two chains in one file get distinct names and both are written validly. */
 static void test_two_chains(void) {
     char input[4096];
@@ -1628,6 +1689,7 @@ int main(int argc, char** argv) {
         {"rigid_mode", test_rigid_mode},
         {"analyze_modes", test_analyze_modes},
         {"controls_unchanged", test_controls_unchanged},
+        {"short_tail_on_hips", test_short_tail_on_hips},
         {"two_chains", test_two_chains},
         {"fix_rigid_keeps_hair", test_fix_rigid_keeps_hair},
         {"many_chains_widen_joints", test_many_chains_widen_joints},

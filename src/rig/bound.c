@@ -12,7 +12,9 @@ static float dist3(const float* a, const float* b) {
 }
 
 /* Share of the well-bound skin weight of the part that sits on its own bones: joints whose
- * bone lies inside the part (the welded vertex nearest a segment's midpoint is in it). */
+ * bone lies inside the part (the welded vertex nearest a segment's midpoint is in it). The
+ * joint it hangs from is never its own: on a short tail on a thick rump, the hips' segment
+ * ends nearer the tail's root than any rump skin (the Quaternius stag bound to its hips). */
 float rig_own_bone_share(rig_ctx* ctx, const rig_wpart* p, const uint32_t* segment_vertex) {
     uint32_t in = rig_stamp(ctx);
     for (uint32_t i = 0; i < p->verts.count; ++i)
@@ -23,7 +25,8 @@ float rig_own_bone_share(rig_ctx* ctx, const rig_wpart* p, const uint32_t* segme
     if (!own) return 0;
     bool any = false;
     for (uint32_t s = 0; s < bones->count; ++s)
-        if (ctx->stamp[segment_vertex[s]] == in) own[bones->joint[s]] = 1, any = true;
+        if (ctx->stamp[segment_vertex[s]] == in && (int32_t)bones->joint[s] != p->attach)
+            own[bones->joint[s]] = 1, any = true;
     double on_own = 0, total = 0;
     if (any) {
         for (uint32_t i = 0; i < p->verts.count; ++i) {

@@ -114,6 +114,12 @@ bool rig_field_build(rig_ctx* ctx);
 /* parts.c: far components, merging, re-splitting, classes, already-rigged check, growth. */
 bool rig_parts_find(rig_ctx* ctx);
 
+/* protrude.c: marks in `grown` (W bytes; only the set's entries are written) the skin of `set`
+ * on bone-less protrusions: the vertices under which the solid ends (the ray along the inward
+ * normal leaves through a far wall) nearer than their nearest bone, and the skin nearer to
+ * them along the surface than to any bone. False on memory. */
+bool rig_protrusions(rig_ctx* ctx, const rig_list* set, uint8_t* grown);
+
 /* parts.c: what happens to each part (overrides, fix-rigid rule, already rigged), and growth
  * of the tails to re-weight. `first_id` is the public id of the skin's first part. */
 bool rig_parts_decide(rig_ctx* ctx, uint32_t first_id);

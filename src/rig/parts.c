@@ -300,13 +300,13 @@ static bool part_classify(rig_ctx* ctx, rig_wpart* p, bool limb) {
 /* Connected components of the vertices of `set` (all welded vertices when NULL) whose
  * skeleton distance exceeds `limit`, along edges with both ends in it. */
 static bool far_components(rig_ctx* ctx, const rig_list* set, float limit, float threshold,
-                           part_array* out) {
+                           const uint8_t* pick, part_array* out) {
     uint32_t member = rig_stamp(ctx);
     uint32_t n = set ? set->count : ctx->W;
     for (uint32_t i = 0; i < n; ++i) {
         uint32_t v = set ? set->items[i] : i;
-        /* limit < 0: the misbound vertices of the set, at any distance (misbound_split) */
-        if (limit < 0 ? ctx->misbound[v] != 0 : ctx->dskel[v] > limit) ctx->stamp[v] = member;
+        /* limit < 0: the vertices of the set marked in `pick`, at any distance (split_by) */
+        if (limit < 0 ? pick[v] != 0 : ctx->dskel[v] > limit) ctx->stamp[v] = member;
     }
     uint32_t done = rig_stamp(ctx);
     for (uint32_t i = 0; i < n; ++i) {
@@ -446,7 +446,7 @@ static bool resplit(rig_ctx* ctx, const rig_wpart* whole, uint32_t level, part_a
         for (uint32_t i = 0; i < subs.count; ++i)
             rig_wpart_free(&subs.items[i]);
         subs.count = 0;
-        if (!far_components(ctx, &whole->verts, t * ctx->H, t, &subs)) goto fail;
+        if (!far_components(ctx, &whole->verts, t * ctx->H, t, NULL, &subs)) goto fail;
         /* nothing dropped at this threshold: the same part, the same answer */
         if (subs.count == 1 && subs.items[0].verts.count == whole->verts.count) continue;
         break;
@@ -472,12 +472,14 @@ fail:
 
 /* A body component in which re-splitting found no tail (§2): a short tail on a thick rump (the
  * Quaternius stag's) never comes apart from it by skeleton distance, since the rump is as far
- * from the bones as the tail. What sets such a tail apart is its binding: the auto-rigger
- * bound it to bones far from it. So the component's misbound vertices, connected along mesh
- * edges, are parts too, tested and classified as any part; only tails are kept (to `tails`). */
-static bool misbound_split(rig_ctx* ctx, const rig_wpart* whole, part_array* tails) {
+ * from the bones as the tail. What sets such a tail apart is its binding (an auto-rigger bound
+ * it to bones far from it: the component's misbound vertices) or, when it is bound to the
+ * hips, its shape (protrude.c: skin under which no bone runs). The vertices marked in `pick`,
+ * connected along mesh edges, are parts too, tested and classified as any part; only tails
+ * are kept (to `tails`). */
+static bool split_by(rig_ctx* ctx, const rig_wpart* whole, const uint8_t* pick, part_array* tails) {
     part_array subs = {0};
-    bool ok = far_components(ctx, &whole->verts, -1.0f, whole->threshold, &subs) &&
+    bool ok = far_components(ctx, &whole->verts, -1.0f, whole->threshold, pick, &subs) &&
               attach_and_merge(ctx, &subs, false);
     for (uint32_t i = 0; i < subs.count && ok; ++i) {
         rig_wpart* p = &subs.items[i];
@@ -486,6 +488,15 @@ static bool misbound_split(rig_ctx* ctx, const rig_wpart* whole, part_array* tai
         if (ok && p->cls == TL_RIG_CLASS_TAIL) move_part(tails, p, &ok);
     }
     part_array_free(&subs);
+    return ok;
+}
+
+/* The protrusions of a body component (protrude.c), split off as split_by does. */
+static bool protrusion_split(rig_ctx* ctx, const rig_wpart* whole, part_array* tails) {
+    uint8_t* grown = ctx->mask; /* borrowed, cleared below */
+    bool ok = rig_protrusions(ctx, &whole->verts, grown) && split_by(ctx, whole, grown, tails);
+    for (uint32_t i = 0; i < whole->verts.count; ++i)
+        grown[whole->verts.items[i]] = 0;
     return ok;
 }
 
@@ -615,7 +626,7 @@ bool rig_parts_find(rig_ctx* ctx) {
     double geodesic_before = ctx->seconds[TL_RIG_STAGE_GEODESICS];
     part_array top = {0}, tails = {0};
     bool ok = rig_shells_build(ctx) &&
-              far_components(ctx, NULL, def->far * ctx->H, def->far, &top) &&
+              far_components(ctx, NULL, def->far * ctx->H, def->far, NULL, &top) &&
               attach_and_merge(ctx, &top, true);
     for (uint32_t i = 0; i < top.count && ok; ++i) {
         rig_wpart* p = &top.items[i];
@@ -632,7 +643,8 @@ bool rig_parts_find(rig_ctx* ctx) {
             rig_wpart_free(&tails.items[k]);
         tails.count = 0;
         if (ok) ok = resplit(ctx, p, 1, &tails);
-        if (ok && tails.count == 0) ok = misbound_split(ctx, p, &tails);
+        if (ok && tails.count == 0) ok = split_by(ctx, p, ctx->misbound, &tails);
+        if (ok && tails.count == 0) ok = protrusion_split(ctx, p, &tails);
         if (!ok) break;
         /* a tail hanging between the legs fails the limb test only because the thighs are
            near: when one tail sub-part holds half the component, the component is the tail */
