@@ -330,14 +330,6 @@ typedef struct skin_inside {
     uint32_t over_bar, other_joint;
 } skin_inside;
 
-static uint32_t test_dominant(const tl_scene_skin* sk, uint32_t v) {
-    const float* w = sk->influence_weights + (size_t)v * sk->influence_count;
-    uint32_t best = 0;
-    for (uint32_t k = 1; k < sk->influence_count; ++k)
-        if (w[k] > w[best]) best = k;
-    return sk->influence_joints[(size_t)v * sk->influence_count + best];
-}
-
 /* Depths of the skin's body vertices (hair left out) in the colliders posed as `world`, into
  * the rest or the posed fields. */
 static void skin_depths(const tl_scene_skin* sk, const tl_body_collider* body, uint32_t n,
@@ -345,7 +337,7 @@ static void skin_depths(const tl_scene_skin* sk, const tl_body_collider* body, u
                         const uint8_t* exposed, bool rest, skin_inside* out) {
     for (uint32_t v = 0; v < sk->vertex_count; ++v) {
         if (hair[v]) continue;
-        uint32_t j = test_dominant(sk, v);
+        uint32_t j = tl_scene_skin_dominant_joint(sk, v);
         for (uint32_t c = 0; c < n; ++c) {
             double d = tl_collider_depth(&world[c], positions + 3 * (size_t)v) / sk->height;
             bool own = j == body[c].joint;

@@ -1175,28 +1175,36 @@ static void ponytail_follows_truth(void) {
     tl_hair_mesh_free(&mesh);
 }
 
-/* A rigged character in memory: mh-STYLE.glb through tl_rig_analyze and tl_rig_apply, saved
- * to the scratch folder and read back (the one writer and the one reader). */
-static bool rig_style(const char* style, tl_gltf** doc, tl_scene** scene) {
-    char path[256];
-    snprintf(path, sizeof path, "cases/mh-%s.glb", style);
-    tl_error err;
+/* A loaded character (*doc, *scene; a mesh attached to it when `mesh` is not NULL) through
+ * tl_rig_analyze and tl_rig_apply, saved to the scratch folder as NAME and read back (the one
+ * writer and the one reader); false, with both freed, on failure. */
+static bool rig_and_reload(tl_gltf** doc, tl_scene** scene, const tl_hair_mesh* mesh,
+                           const char* name, tl_error* err) {
     tl_rig_analysis* rig = NULL;
     tl_rig_def def = tl_default_rig_def();
     tl_gltf_save_def save = tl_default_gltf_save_def();
     save.overwrite = true;
-    snprintf(path, sizeof path, "cases/mh-%s.glb", style);
-    const char* out = tl_test_scratch(style);
-    bool ok = tl_gltf_load(tl_test_shared(path), doc, &err) == TL_OK &&
-              tl_scene_create(*doc, scene, &err) == TL_OK &&
-              tl_rig_analyze(*scene, &def, &rig, &err) == TL_OK &&
-              tl_rig_apply(*doc, rig, &err) == TL_OK &&
-              tl_gltf_save(*doc, out, &save, &err) == TL_OK;
+    const char* out = tl_test_scratch(name);
+    bool ok = (!mesh || (tl_hair_attach(*doc, *scene, 0, mesh, err) == TL_OK &&
+                         tl_scene_refresh(*scene, err) == TL_OK)) &&
+              tl_rig_analyze(*scene, &def, &rig, err) == TL_OK &&
+              tl_rig_apply(*doc, rig, err) == TL_OK && tl_gltf_save(*doc, out, &save, err) == TL_OK;
     tl_rig_analysis_destroy(rig);
     tl_scene_destroy(*scene);
     tl_gltf_destroy(*doc);
     *scene = NULL, *doc = NULL;
-    ok = ok && tl_gltf_load(out, doc, &err) == TL_OK && tl_scene_create(*doc, scene, &err) == TL_OK;
+    return ok && tl_gltf_load(out, doc, err) == TL_OK && tl_scene_create(*doc, scene, err) == TL_OK;
+}
+
+/* A rigged character in memory: mh-STYLE.glb rigged, saved and read back (rig_and_reload). */
+static bool rig_style(const char* style, tl_gltf** doc, tl_scene** scene) {
+    char path[256];
+    snprintf(path, sizeof path, "cases/mh-%s.glb", style);
+    tl_error err;
+    *doc = NULL, *scene = NULL;
+    bool ok = tl_gltf_load(tl_test_shared(path), doc, &err) == TL_OK &&
+              tl_scene_create(*doc, scene, &err) == TL_OK &&
+              rig_and_reload(doc, scene, NULL, style, &err);
     if (!ok) fprintf(stderr, "%s: %s\n", style, err.message);
     return ok;
 }
@@ -1553,23 +1561,10 @@ static void styles_play(void) {
 static bool rig_hair_mesh(const tl_hair_mesh* mesh, const char* name, tl_gltf** doc,
                           tl_scene** scene) {
     tl_error err;
-    tl_rig_analysis* rig = NULL;
-    tl_rig_def def = tl_default_rig_def();
-    tl_gltf_save_def save = tl_default_gltf_save_def();
-    save.overwrite = true;
-    const char* out = tl_test_scratch(name);
+    *doc = NULL, *scene = NULL;
     bool ok = tl_gltf_load(tl_test_shared("cases/mh-body.glb"), doc, &err) == TL_OK &&
               tl_scene_create(*doc, scene, &err) == TL_OK &&
-              tl_hair_attach(*doc, *scene, 0, mesh, &err) == TL_OK &&
-              tl_scene_refresh(*scene, &err) == TL_OK &&
-              tl_rig_analyze(*scene, &def, &rig, &err) == TL_OK &&
-              tl_rig_apply(*doc, rig, &err) == TL_OK &&
-              tl_gltf_save(*doc, out, &save, &err) == TL_OK;
-    tl_rig_analysis_destroy(rig);
-    tl_scene_destroy(*scene);
-    tl_gltf_destroy(*doc);
-    *scene = NULL, *doc = NULL;
-    ok = ok && tl_gltf_load(out, doc, &err) == TL_OK && tl_scene_create(*doc, scene, &err) == TL_OK;
+              rig_and_reload(doc, scene, mesh, name, &err);
     if (!ok) fprintf(stderr, "%s: %s\n", name, err.message);
     return ok;
 }

@@ -184,14 +184,6 @@ tl_result tl_colliders_fit_points(const float* points, uint32_t count, tl_collid
     return TL_OK;
 }
 
-static uint32_t dominant_joint(const tl_scene_skin* sk, uint32_t v) {
-    const float* w = sk->influence_weights + (size_t)v * sk->influence_count;
-    uint32_t best = 0;
-    for (uint32_t k = 1; k < sk->influence_count; ++k)
-        if (w[k] > w[best]) best = k;
-    return sk->influence_joints[(size_t)v * sk->influence_count + best];
-}
-
 static bool body_role(tl_role role) {
     return role == TL_ROLE_PELVIS || role == TL_ROLE_SPINE || role == TL_ROLE_CHEST ||
            role == TL_ROLE_NECK || role == TL_ROLE_HEAD || role == TL_ROLE_THIGH ||
@@ -239,7 +231,7 @@ tl_result tl_body_skin_mask(const tl_scene* scene, uint32_t skin, uint8_t* body,
     uint32_t* owner = malloc(sizeof(uint32_t) * (sk->vertex_count + 1));
     if (!owner) return tl_error_set(err, TL_ERROR_MEMORY, "colliders: out of memory");
     for (uint32_t v = 0; v < sk->vertex_count; ++v)
-        owner[v] = dominant_joint(sk, v);
+        owner[v] = tl_scene_skin_dominant_joint(sk, v);
     owner_drop_hair(scene, skin, owner);
     for (uint32_t v = 0; v < sk->vertex_count; ++v)
         body[v] = owner[v] != UINT32_MAX;
@@ -261,7 +253,7 @@ tl_result tl_body_colliders_bound(const tl_scene* scene, uint32_t skin, tl_body_
         return tl_error_set(err, TL_ERROR_MEMORY, "colliders: out of memory");
     }
     for (uint32_t v = 0; v < sk->vertex_count; ++v)
-        owner[v] = dominant_joint(sk, v);
+        owner[v] = tl_scene_skin_dominant_joint(sk, v);
     owner_drop_hair(scene, skin, owner);
     uint8_t* query = ignore + sk->vertex_count; /* body vertices some collider holds too deep */
     for (uint32_t v = 0; v < sk->vertex_count; ++v) {
@@ -298,7 +290,7 @@ tl_result tl_body_colliders_fit(const tl_scene* scene, uint32_t skin, tl_body_co
         return tl_error_set(err, TL_ERROR_MEMORY, "colliders: out of memory");
     }
     for (uint32_t v = 0; v < sk->vertex_count; ++v)
-        owner[v] = dominant_joint(sk, v);
+        owner[v] = tl_scene_skin_dominant_joint(sk, v);
     owner_drop_hair(scene, skin, owner);
     for (uint32_t j = 0; j < sk->joint_count && *count < capacity; ++j) {
         if (!body_role(sk->joints[j].role)) continue;
