@@ -501,26 +501,20 @@ static void group_after_step(group_run* r, long j) {
     }
 }
 
-/* The render-time output of a group on its way to the chains (group_end's parts) */
-typedef struct group_output {
-    lane_output_rows rows;
-    lane_output out[OUTPUT_BLOCK];
-    uint64_t near_mask[LANES]; /* the output tips that may be inside a collider */
-} group_output;
-
-/* The lanes' bookkeeping after the group's steps, and the render-time output's inputs. */
-static void group_end_begin(group_run* r, group_output* go) {
+/* The lanes' bookkeeping after the group's steps and the render-time output. */
+static void group_end(group_run* r) {
     lane_group* lead = r->lead;
     frame_plan* plans = r->plans;
     const int n = r->n, count = r->count, lanes = r->lanes;
     const long max_steps = r->max_steps;
     lane_link* links = lead->links;
     const lane_frame* f = &r->f;
-    lane_output_rows* rows = &go->rows;
     /* lanes the padding steps ran over no longer hold their chain's state */
     for (int l = 0; l < lanes; ++l)
         if (l >= count || plans[l].steps < max_steps) lead->lane_state_serial[l] = 0;
     /* the render-time output, from the state of each lane's own last step */
+    float t[LANES], gx[LANES], gy[LANES], gz[LANES], gw[LANES], hx[LANES], hy[LANES], hz[LANES],
+        s[LANES];
     tl_chain* back[LANES] = {NULL}; /* the chains whose state goes back now */
     float back_scale[LANES] = {0};
     bool finite[LANES];
@@ -546,90 +540,51 @@ static void group_end_begin(group_run* r, group_output* go) {
             gather_state_batch(links, l, fp->chain, &lead->lane_state_serial[l],
                                &lead->lane_state_stamp[l]);
         }
-        rows->t[l] = (float)(fp->chain->accumulator / fp->chain->step); /* (as output_lane) */
+        t[l] = (float)(fp->chain->accumulator / fp->chain->step); /* (as output_lane) */
     }
-    output_rows(f, lanes, rows->gx, rows->gy, rows->gz, rows->gw, rows->hx, rows->hy, rows->hz,
-                rows->s);
-    memset(go->near_mask, 0, sizeof go->near_mask);
-}
-
-/* One block of the output (links first to first + m, made by the output kernel into go->out)
- * into the chains, four lanes at a time by transposes, as scatter_states. */
-static void group_end_block(const group_run* r, group_output* go, int first, int m) {
-    frame_plan* plans = r->plans;
-    const int n = r->n, count = r->count;
-    const lane_output* out = go->out;
-    for (int l = 0; l < count && r->f.cull_count > 0; ++l)
-        for (int i = 0; i < m; ++i)
-            go->near_mask[l] |= (uint64_t)(out[i].N[l] != 0) << (first + i);
-    int l = 0;
+    output_rows(f, lanes, gx, gy, gz, gw, hx, hy, hz, s);
+    /* a few links at a time (the outputs' G and head carried in gx..hz), each block then
+     * transposed into the chains four lanes at a time, as scatter_states */
+    lane_output out[OUTPUT_BLOCK];
+    uint64_t near_mask[LANES] = {0}; /* the output tips that may be inside a collider */
+    for (int first = 0; first < n; first += OUTPUT_BLOCK) {
+        const int m = n - first < OUTPUT_BLOCK ? n - first : OUTPUT_BLOCK;
+        chain_lanes_outputs(links + first, out, m, t, gx, gy, gz, gw, hx, hy, hz, s, f, lanes);
+        for (int l = 0; l < count && f->cull_count > 0; ++l)
+            for (int i = 0; i < m; ++i)
+                near_mask[l] |= (uint64_t)(out[i].N[l] != 0) << (first + i);
+        int l = 0;
 #if defined(__SSE__)
-    for (; l + 4 <= count; l += 4) {
-        float *local[4], *tips[4];
-        for (int j = 0; j < 4; ++j)
-            local[j] = plans[l + j].chain->out_local + 4 * first,
-            tips[j] = plans[l + j].chain->out_tips + 3 * first;
-        const lane_output* o = out;
-        /* (the four chains written out one by one: gcc -O2 kept the loops over them) */
-        float *l0 = local[0], *l1 = local[1], *l2 = local[2], *l3 = local[3];
-        float *t0 = tips[0], *t1 = tips[1], *t2 = tips[2], *t3 = tips[3];
-        for (int i = 0; i < m; ++i, ++o) {
-            __m128 q[4];
-            lanes_to_qt4(o->Lx + l, o->Ly + l, o->Lz + l, o->Lw + l, q);
-            _mm_storeu_ps(l0 + 4 * i, q[0]), _mm_storeu_ps(l1 + 4 * i, q[1]);
-            _mm_storeu_ps(l2 + 4 * i, q[2]), _mm_storeu_ps(l3 + 4 * i, q[3]);
-            lanes_to_qt4(o->Tx + l, o->Ty + l, o->Tz + l, o->Tz + l, q);
-            if (first + i + 1 < n) { /* (the fourth float: the next tip's x, written next) */
-                _mm_storeu_ps(t0 + 3 * i, q[0]), _mm_storeu_ps(t1 + 3 * i, q[1]);
-                _mm_storeu_ps(t2 + 3 * i, q[2]), _mm_storeu_ps(t3 + 3 * i, q[3]);
-            } else {
-                store_xyz(t0 + 3 * i, q[0]), store_xyz(t1 + 3 * i, q[1]);
-                store_xyz(t2 + 3 * i, q[2]), store_xyz(t3 + 3 * i, q[3]);
+        for (; l + 4 <= count; l += 4) {
+            float *local[4], *tips[4];
+            for (int j = 0; j < 4; ++j)
+                local[j] = plans[l + j].chain->out_local + 4 * first,
+                tips[j] = plans[l + j].chain->out_tips + 3 * first;
+            const lane_output* o = out;
+            /* (the four chains written out one by one: gcc -O2 kept the loops over them) */
+            float *l0 = local[0], *l1 = local[1], *l2 = local[2], *l3 = local[3];
+            float *t0 = tips[0], *t1 = tips[1], *t2 = tips[2], *t3 = tips[3];
+            for (int i = 0; i < m; ++i, ++o) {
+                __m128 q[4];
+                lanes_to_qt4(o->Lx + l, o->Ly + l, o->Lz + l, o->Lw + l, q);
+                _mm_storeu_ps(l0 + 4 * i, q[0]), _mm_storeu_ps(l1 + 4 * i, q[1]);
+                _mm_storeu_ps(l2 + 4 * i, q[2]), _mm_storeu_ps(l3 + 4 * i, q[3]);
+                lanes_to_qt4(o->Tx + l, o->Ty + l, o->Tz + l, o->Tz + l, q);
+                if (first + i + 1 < n) { /* (the fourth float: the next tip's x, written next) */
+                    _mm_storeu_ps(t0 + 3 * i, q[0]), _mm_storeu_ps(t1 + 3 * i, q[1]);
+                    _mm_storeu_ps(t2 + 3 * i, q[2]), _mm_storeu_ps(t3 + 3 * i, q[3]);
+                } else {
+                    store_xyz(t0 + 3 * i, q[0]), store_xyz(t1 + 3 * i, q[1]);
+                    store_xyz(t2 + 3 * i, q[2]), store_xyz(t3 + 3 * i, q[3]);
+                }
             }
         }
-    }
 #endif
-    for (; l < count; ++l)
-        copy_output_batch(out, l, plans[l].chain, first, m);
-}
-
-/* The output kept out of the frame's body colliders, lane by lane. */
-static void group_end_contact(const group_run* r, const group_output* go) {
-    for (int l = 0; l < r->count; ++l)
-        output_contact(&r->plans[l], &r->f, l, go->near_mask[l]);
-}
-
-/* The lanes' bookkeeping after the group's steps and the render-time output, a few links at a
- * time (the outputs' G and head carried in go->rows). */
-static void group_end(group_run* r) {
-    group_output go;
-    group_end_begin(r, &go);
-    lane_output_rows* rows = &go.rows;
-    for (int first = 0; first < r->n; first += OUTPUT_BLOCK) {
-        const int m = r->n - first < OUTPUT_BLOCK ? r->n - first : OUTPUT_BLOCK;
-        chain_lanes_outputs(r->lead->links + first, go.out, m, rows->t, rows->gx, rows->gy,
-                            rows->gz, rows->gw, rows->hx, rows->hy, rows->hz, rows->s, &r->f,
-                            r->lanes);
-        group_end_block(r, &go, first, m);
+        for (; l < count; ++l)
+            copy_output_batch(out, l, plans[l].chain, first, m);
     }
-    group_end_contact(r, &go);
-}
-
-/* group_end of two full groups with the same bone count, their output kernels interleaved
- * (chain_lanes_outputs2: each group's operations as group_end's, so its bits too). */
-static void group_end_pair(group_run* a, group_run* b) {
-    group_output ga, gb;
-    group_end_begin(a, &ga);
-    group_end_begin(b, &gb);
-    for (int first = 0; first < a->n; first += OUTPUT_BLOCK) {
-        const int m = a->n - first < OUTPUT_BLOCK ? a->n - first : OUTPUT_BLOCK;
-        chain_lanes_outputs2(a->lead->links + first, ga.out, &ga.rows, &a->f,
-                             b->lead->links + first, gb.out, &gb.rows, &b->f, m);
-        group_end_block(a, &ga, first, m);
-        group_end_block(b, &gb, first, m);
-    }
-    group_end_contact(a, &ga);
-    group_end_contact(b, &gb);
+    for (int l = 0; l < count; ++l)
+        output_contact(&plans[l], f, l, near_mask[l]);
 }
 
 /* Steps 2 to LANES chains with the same bone count through one frame each in a batch's
@@ -666,7 +621,8 @@ static void step_pair(lane_group* lead_a, frame_plan* plans_a, int count_a, lane
         if (in_a) group_after_step(&a, j);
         if (in_b) group_after_step(&b, j);
     }
-    group_end_pair(&a, &b);
+    group_end(&a);
+    group_end(&b);
 }
 
 /* The groups of one tl_chain_batch_step call: which working copy the next takes, and a full

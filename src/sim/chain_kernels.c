@@ -457,15 +457,3 @@ void chain_lanes_outputs(const void* links, void* out, int n, float* t, float* g
     else
         lanes_output_1(links, out, n, t, gx, gy, gz, gw, hx, hy, hz, s, f);
 }
-
-void chain_lanes_outputs2(const void* la, void* oa, lane_output_rows* ra, const lane_frame* fa,
-                          const void* lb, void* ob, lane_output_rows* rb, const lane_frame* fb,
-                          int n) {
-#if TL_LANES_AVX2
-    if (chain_has_avx2()) {
-        chain_lanes_outputs2_avx2(la, oa, ra, fa, lb, ob, rb, fb, n);
-        return;
-    }
-#endif
-    BATCH(lanes_output2)(la, oa, ra, fa, lb, ob, rb, fb, n);
-}

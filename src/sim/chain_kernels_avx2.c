@@ -81,15 +81,6 @@ void chain_lanes_outputs_avx2(const lane_link* links, lane_output* out, int n, f
     else
         HALF_AVX2(lanes_output)(links, out, n, t, gx, gy, gz, gw, hx, hy, hz, s, f);
 }
-
-void chain_lanes_outputs2_avx2(const lane_link* la, lane_output* oa, lane_output_rows* ra,
-                               const lane_frame* fa, const lane_link* lb, lane_output* ob,
-                               lane_output_rows* rb, const lane_frame* fb, int n) {
-    if (chain_has_avx512())
-        chain_lanes_outputs2_avx512(la, oa, ra, fa, lb, ob, rb, fb, n);
-    else
-        BATCH_AVX2(lanes_output2)(la, oa, ra, fa, lb, ob, rb, fb, n);
-}
 #else
 typedef int chain_kernels_avx2_unused; /* (ISO C: no empty translation unit) */
 #endif

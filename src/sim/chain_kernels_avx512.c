@@ -63,12 +63,6 @@ void chain_lanes_outputs_avx512(const lane_link* links, lane_output* out, int n,
                                 float* hz, float* s, const lane_frame* f) {
     lanes_output_16_avx512(links, out, n, t, gx, gy, gz, gw, hx, hy, hz, s, f);
 }
-
-void chain_lanes_outputs2_avx512(const lane_link* la, lane_output* oa, lane_output_rows* ra,
-                                 const lane_frame* fa, const lane_link* lb, lane_output* ob,
-                                 lane_output_rows* rb, const lane_frame* fb, int n) {
-    lanes_output2_16_avx512(la, oa, ra, fa, lb, ob, rb, fb, n);
-}
 #elif TL_LANES_AVX2
 bool chain_has_avx512(void) {
     return false;
@@ -89,11 +83,6 @@ void chain_lanes_outputs_avx512(const lane_link* links, lane_output* out, int n,
     (void)links, (void)out, (void)n, (void)t, (void)gx, (void)gy, (void)gz, (void)gw, (void)hx,
         (void)hy;
     (void)hz, (void)s, (void)f;
-}
-void chain_lanes_outputs2_avx512(const lane_link* la, lane_output* oa, lane_output_rows* ra,
-                                 const lane_frame* fa, const lane_link* lb, lane_output* ob,
-                                 lane_output_rows* rb, const lane_frame* fb, int n) {
-    (void)la, (void)oa, (void)ra, (void)fa, (void)lb, (void)ob, (void)rb, (void)fb, (void)n;
 }
 #else
 typedef int chain_kernels_avx512_unused; /* (ISO C: no empty translation unit) */

@@ -102,12 +102,6 @@ typedef struct lane_output1 {
     LANE_OUTPUT_FIELDS(1)
 } lane_output1;
 enum { OUTPUT_BLOCK = 8 };
-/* The render-time output's inputs of a group's lanes, and its G and head carried from link to
- * link (chain_lanes_outputs' t..s, for two groups at once) */
-typedef struct lane_output_rows {
-    float t[LANES], gx[LANES], gy[LANES], gz[LANES], gw[LANES], hx[LANES], hy[LANES], hz[LANES],
-        s[LANES];
-} lane_output_rows;
 
 /* The state of one link that only the step reads (48 B; a chain keeps N of them, wherever it
  * is stepped): its bend and read-back swings, named as the lane fields so that LANE_QT and
@@ -364,10 +358,6 @@ SIM_INTERNAL void chain_lanes_finite(const void* links, int n, bool* finite);
 SIM_INTERNAL void chain_lanes_outputs(const void* links, void* out, int n, float* t, float* gx,
                                       float* gy, float* gz, float* gw, float* hx, float* hy,
                                       float* hz, float* s, const lane_frame* f, int lanes);
-/* Two groups of LANES lanes (each as chain_lanes_outputs; their links interleaved) */
-SIM_INTERNAL void chain_lanes_outputs2(const void* la, void* oa, lane_output_rows* ra,
-                                       const lane_frame* fa, const void* lb, void* ob,
-                                       lane_output_rows* rb, const lane_frame* fb, int n);
 SIM_INTERNAL void chain_cull_setup(lane_frame* f, int l);
 SIM_INTERNAL bool chain_contact(const lane_frame* f, int l, int link, v3 head, float len, v3 rest,
                                 v3* pp, v3* vp, bool* touch);
@@ -384,10 +374,6 @@ SIM_INTERNAL void chain_lanes_outputs_avx2(const lane_link* links, lane_output* 
                                            float* t, float* gx, float* gy, float* gz, float* gw,
                                            float* hx, float* hy, float* hz, float* s,
                                            const lane_frame* f, int lanes);
-SIM_INTERNAL void chain_lanes_outputs2_avx2(const lane_link* la, lane_output* oa,
-                                            lane_output_rows* ra, const lane_frame* fa,
-                                            const lane_link* lb, lane_output* ob,
-                                            lane_output_rows* rb, const lane_frame* fb, int n);
 /* chain_kernels_avx512.c: the full batch kernels again for AVX-512 (16 floats a vector) */
 SIM_INTERNAL bool chain_has_avx512(void);
 SIM_INTERNAL void chain_lanes_steps_avx512(lane_link* links, int n, lane_frame* f);
@@ -398,10 +384,6 @@ SIM_INTERNAL void chain_lanes_outputs_avx512(const lane_link* links, lane_output
                                              float* t, float* gx, float* gy, float* gz, float* gw,
                                              float* hx, float* hy, float* hz, float* s,
                                              const lane_frame* f);
-SIM_INTERNAL void chain_lanes_outputs2_avx512(const lane_link* la, lane_output* oa,
-                                              lane_output_rows* ra, const lane_frame* fa,
-                                              const lane_link* lb, lane_output* ob,
-                                              lane_output_rows* rb, const lane_frame* fb, int n);
 #endif
 
 #endif

@@ -492,38 +492,9 @@ static void NAME(lanes_link2)(LINK_T* restrict la, lane_frame* restrict fa, LINK
 #endif
 
 #if !LANE_FEEDBACK /* (the variant shares the output of a chain alone) */
-/* Render-time output of link k of every lane: the read-back swings of the last two steps
- * interpolated (nlerp) at t, turned into the local rotation L_i = A_i^-1 S A_i N_i, and the tip
- * by FK from the last link's G and head (at the root: the attachment pose's rotation g and
- * scale s), which it carries on in gx..hz. */
-LANE_TARGET KERNEL void NAME(output_link)(const LINK_T* restrict k, OUTPUT_T* restrict o,
-                                          const float* restrict t, float* restrict gx,
-                                          float* restrict gy, float* restrict gz,
-                                          float* restrict gw, float* restrict hx,
-                                          float* restrict hy, float* restrict hz,
-                                          const float* restrict s) {
-    EACH {
-        qt a = LANE_QT(k, o, l), b = LANE_QT(k, s, l);
-        b = NAME(qt_flip)(qt_dot(a, b) < 0, b);
-        qt q = {a.x + (b.x - a.x) * t[l], a.y + (b.y - a.y) * t[l], a.z + (b.z - a.z) * t[l],
-                a.w + (b.w - a.w) * t[l]};
-        float norm2 = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w;
-        float inv = NAME(rsqrt_lane)(norm2);
-        qt S = {q.x * inv, q.y * inv, q.z * inv, q.w * inv};
-        S = NAME(qt_pick)(norm2 > 1e-30f, S, qt_identity());
-        v3 axis = qt_unrotate(LANE_QT(k, a, l), (v3){S.x, S.y, S.z});
-        qt local = qt_mul((qt){axis.x, axis.y, axis.z, S.w}, LANE_QT(k, n, l));
-        qt G = qt_mul((qt){gx[l], gy[l], gz[l], gw[l]}, local);
-        v3 head = v3_madd((v3){hx[l], hy[l], hz[l]}, qt_rotate(G, LANE_V3(k, e, l)),
-                          s[l] * k->len[l]);
-        gx[l] = G.x, gy[l] = G.y, gz[l] = G.z, gw[l] = G.w;
-        hx[l] = head.x, hy[l] = head.y, hz[l] = head.z;
-        SET_QT(o, L, l, local);
-        SET_V3(o, T, l, head);
-    }
-}
-
-/* Render-time output of every lane, link by link (output_link). With cull slots (f), which
+/* Render-time output of every lane: the read-back swings of the last two steps interpolated
+ * (nlerp) at t, turned into local rotations L_i = A_i^-1 S A_i N_i, and the tips by FK from
+ * the root at head (the attachment pose's rotation g and scale s). With cull slots (f), which
  * tips may be inside a collider (N; output_contact's cull, in the lanes). */
 LANE_TARGET
 static void NAME(lanes_output)(const LINK_T* restrict links, OUTPUT_T* restrict out, int n,
@@ -532,32 +503,30 @@ static void NAME(lanes_output)(const LINK_T* restrict links, OUTPUT_T* restrict 
                                float* restrict hy, float* restrict hz, const float* restrict s,
                                const lane_frame* restrict f) {
     for (int i = 0; i < n; ++i) {
+        const LINK_T* restrict k = &links[i];
         OUTPUT_T* restrict o = &out[i];
-        NAME(output_link)(&links[i], o, t, gx, gy, gz, gw, hx, hy, hz, s);
+        EACH {
+            qt a = LANE_QT(k, o, l), b = LANE_QT(k, s, l);
+            b = NAME(qt_flip)(qt_dot(a, b) < 0, b);
+            qt q = {a.x + (b.x - a.x) * t[l], a.y + (b.y - a.y) * t[l], a.z + (b.z - a.z) * t[l],
+                    a.w + (b.w - a.w) * t[l]};
+            float norm2 = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w;
+            float inv = NAME(rsqrt_lane)(norm2);
+            qt S = {q.x * inv, q.y * inv, q.z * inv, q.w * inv};
+            S = NAME(qt_pick)(norm2 > 1e-30f, S, qt_identity());
+            v3 axis = qt_unrotate(LANE_QT(k, a, l), (v3){S.x, S.y, S.z});
+            qt local = qt_mul((qt){axis.x, axis.y, axis.z, S.w}, LANE_QT(k, n, l));
+            qt G = qt_mul((qt){gx[l], gy[l], gz[l], gw[l]}, local);
+            v3 head = v3_madd((v3){hx[l], hy[l], hz[l]}, qt_rotate(G, LANE_V3(k, e, l)),
+                              s[l] * k->len[l]);
+            gx[l] = G.x, gy[l] = G.y, gz[l] = G.z, gw[l] = G.w;
+            hx[l] = head.x, hy[l] = head.y, hz[l] = head.z;
+            SET_QT(o, L, l, local);
+            SET_V3(o, T, l, head);
+        }
         if (f->cull_count > 0) NAME(lanes_cull)(f, o->Tx, o->Ty, o->Tz, o->N);
     }
 }
-
-#if LANE_COUNT > 1 && defined(LANE_FULL)
-/* lanes_output of two groups, their links alternating: each group's links are one dependent
- * chain (G and head carried from link to link), and the other group's link beside it gives
- * the core independent work meanwhile. Each group's operations are lanes_output's. */
-LANE_TARGET
-static void NAME(lanes_output2)(const LINK_T* restrict la, OUTPUT_T* restrict oa,
-                                lane_output_rows* restrict ra, const lane_frame* restrict fa,
-                                const LINK_T* restrict lb, OUTPUT_T* restrict ob,
-                                lane_output_rows* restrict rb, const lane_frame* restrict fb,
-                                int n) {
-    for (int i = 0; i < n; ++i) {
-        NAME(output_link)(&la[i], &oa[i], ra->t, ra->gx, ra->gy, ra->gz, ra->gw, ra->hx, ra->hy,
-                          ra->hz, ra->s);
-        NAME(output_link)(&lb[i], &ob[i], rb->t, rb->gx, rb->gy, rb->gz, rb->gw, rb->hx, rb->hy,
-                          rb->hz, rb->s);
-        if (fa->cull_count > 0) NAME(lanes_cull)(fa, oa[i].Tx, oa[i].Ty, oa[i].Tz, oa[i].N);
-        if (fb->cull_count > 0) NAME(lanes_cull)(fb, ob[i].Tx, ob[i].Ty, ob[i].Tz, ob[i].N);
-    }
-}
-#endif
 
 #endif
 
