@@ -966,6 +966,69 @@ static void seam_weights_blend(void) {
     tl_hair_mesh_free(&m0), tl_hair_mesh_free(&m1), tl_hair_mesh_free(&m2);
 }
 
+/* A vertex's weight on the head (the UINT32_MAX influence). */
+static float head_share(const tl_hair_chains* c, uint32_t v) {
+    float h = 0;
+    for (int k = 0; k < TL_HAIR_INFLUENCES; ++k)
+        if (c->influence[TL_HAIR_INFLUENCES * (size_t)v + k] == UINT32_MAX)
+            h += c->weight[TL_HAIR_INFLUENCES * (size_t)v + k];
+    return h;
+}
+
+/* Edges from hair on the head alone to hair with no head weight at all: a hard step from the
+ * head to a bone (hair.md "Hair left on the head": 97% of bob01's torn chain-head samples). */
+static uint32_t hard_head_steps(const tl_hair_mesh* mesh, const tl_hair_chains* c) {
+    uint32_t n = 0;
+    for (uint32_t t = 0; t < mesh->triangle_count; ++t)
+        for (int e = 0; e < 3; ++e) {
+            float a = head_share(c, mesh->triangles[3 * t + e]),
+                  b = head_share(c, mesh->triangles[3 * t + (e + 1) % 3]);
+            n += (a > 1 - 1e-6f && b == 0) || (b > 1 - 1e-6f && a == 0);
+        }
+    return n;
+}
+
+/* head_ramp_mm (off by default: hair.md "Hair left on the head"): on bob01 the chain-bound hair
+ * near the cap's edge shares its weight with the head, so fewer edges step from the head alone
+ * to a bone alone; the cap stays on the head, the chains are the same, weights sum to 1. */
+static void head_ramp_spreads(void) {
+    ENSURE(body_load());
+    tl_hair_def def = tl_default_hair_def();
+    tl_hair_chain_def cdef = tl_default_hair_chain_def();
+    tl_hair_mesh mesh;
+    tl_hair_guides* g;
+    tl_hair_chains *c, *c0;
+    tl_error err;
+    ENSURE(style_load("bob01", &mesh));
+    ENSURE_OK(tl_hair_guides_create(&mesh, scalp, &def, &g, &err), err);
+    cdef.head_ramp_mm = 0;
+    ENSURE_OK(tl_hair_chains_create(&mesh, scalp, g, &cdef, &c0, &err), err);
+    cdef.head_ramp_mm = 30;
+    ENSURE_OK(tl_hair_chains_create(&mesh, scalp, g, &cdef, &c, &err), err);
+    float cap = cdef.cap_mm * scalp->height / TL_HAIR_HUMAN_MM;
+    uint32_t before = hard_head_steps(&mesh, c0), after = hard_head_steps(&mesh, c);
+    uint32_t cap_kept = 0, cap_count = 0, shared = 0;
+    ENSURE(c->chain_count == c0->chain_count);
+    for (uint32_t v = 0; v < mesh.vertex_count; ++v) {
+        const float* w = c->weight + TL_HAIR_INFLUENCES * (size_t)v;
+        ENSURE_NEAR(w[0] + w[1] + w[2] + w[3], 1.0, 1e-5);
+        float h = head_share(c, v);
+        shared += h > 0 && h < 1;
+        float d, b[3];
+        if (hair_scalp_nearest(scalp, mesh.positions + 3 * (size_t)v, cap, &d, b) == UINT32_MAX)
+            continue;
+        cap_count++;
+        cap_kept += h > 1 - 1e-6f;
+    }
+    printf("  bob01: edges from the head alone to a bone alone %u -> %u with head_ramp_mm 30; %u "
+           "vertices share head and bone; cap %u of %u on the head\n",
+           before, after, shared, cap_kept, cap_count);
+    tl_hair_chains_destroy(c), tl_hair_chains_destroy(c0);
+    tl_hair_guides_destroy(g);
+    tl_hair_mesh_free(&mesh);
+    ENSURE(before > 0 && after < before / 2 && cap_kept == cap_count);
+}
+
 /* Vertices off the cap, on the head alone, that share an edge with hair a chain moves: the
  * seam between a lock and the hair left beside it (long01: the lock ends past bind_mm). */
 static uint32_t head_beside_chain(const tl_hair_mesh* mesh, const tl_hair_chains* c,
@@ -1996,6 +2059,7 @@ int main(int argc, char** argv) {
         {"long_style_chains", long_style_chains},
         {"smoothed_weights", smoothed_weights},
         {"seam_weights_blend", seam_weights_blend},
+        {"head_ramp_spreads", head_ramp_spreads},
         {"unowned_hair_filled", unowned_hair_filled},
         {"chains_cover_hair", chains_cover_hair},
         {"short_styles_rigid", short_styles_rigid},

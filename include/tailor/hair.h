@@ -325,6 +325,10 @@ typedef struct tl_hair_chain_def {
     float min_free_mm;       /* a guide needs this much length past the cap to be a chain; a style
                                 with none stays rigid on the head; 120 */
     float bind_mm;           /* a vertex farther than this from every chain stays on the head; 40 */
+    float head_ramp_mm;      /* chain-bound hair within this past the cap's edge shares its
+                                weight with the head, linearly (the head's share 1 at cap_mm, 0
+                                at cap_mm + this): the step from the cap to a bone spreads over
+                                a band; 0: off (30 cut bob01's stretch but sank hair, hair.md) */
     float min_drop;          /* a lock's free part must drop along up by this share of its length
                                 (hair hangs; horns and antlers stand); 0.5 */
     uint32_t min_vertices;   /* a chain that would move fewer hair vertices is dropped; 16 */

@@ -24,6 +24,7 @@ tl_hair_chain_def tl_default_hair_chain_def(void) {
         .cap_mm = 30.0f,
         .min_free_mm = 120.0f,
         .bind_mm = 40.0f,
+        .head_ramp_mm = 0.0f,
         .smooth_steps = 0,
         .seam_steps = 0,
         .fill_unowned = false,
@@ -277,14 +278,16 @@ static void chain_pair(const tl_hair_chain* chain, uint32_t c, uint32_t b, float
 }
 
 /* The influences of one vertex (see tl_hair_chains) before the diffusion: the head on the cap
- * and farther than `bind` from every chain, else the nearest chain's bone pair. */
-static void weigh(const tl_hair_chains* cs, const float* p, bool cap, float bind, uint32_t* inf_out,
-                  float* w_out) {
+ * and farther than `bind` from every chain, else the nearest chain's bone pair; within `ramp`
+ * past the cap's edge (scalp distance `sd`) the head keeps a linear share, so the step from
+ * the cap to a bone spreads over a band of hair. */
+static void weigh(const tl_hair_chains* cs, const float* p, float sd, float cap, float bind,
+                  float ramp, uint32_t* inf_out, float* w_out) {
     uint32_t inf[TL_HAIR_INFLUENCES], n = 0;
     float w[TL_HAIR_INFLUENCES];
     for (int k = 0; k < TL_HAIR_INFLUENCES; ++k)
         inf_out[k] = UINT32_MAX, w_out[k] = k == 0;
-    if (cap) return;
+    if (cs->rigid || sd <= cap) return;
     float best = bind, bt = 0;
     uint32_t bc = UINT32_MAX, bb = 0;
     for (uint32_t c = 0; c < cs->chain_count; ++c)
@@ -295,11 +298,23 @@ static void weigh(const tl_hair_chains* cs, const float* p, bool cap, float bind
             if (d <= best) best = d, bc = c, bb = b, bt = t;
         }
     if (bc == UINT32_MAX) return;
-    chain_pair(&cs->chains[bc], bc, bb, bt, 1, inf, w, &n);
-    /* the larger first */
-    bool swap = n == 2 && w[1] > w[0];
+    /* not also at bind's edge: lock ends half a metre down, partly rigid with the head, tore
+       and sank more (long01 Jump, hair.md) */
+    float head = ramp > 0 ? 1 - (sd - cap) / ramp : 0;
+    head = head < 0 ? 0 : head;
+    chain_pair(&cs->chains[bc], bc, bb, bt, 1 - head, inf, w, &n);
+    influence_add(inf, w, &n, UINT32_MAX, head);
+    /* the larger first (at most three) */
+    for (uint32_t k = 1; k < n; ++k)
+        for (uint32_t i = k; i > 0 && w[i] > w[i - 1]; --i) {
+            float tw = w[i];
+            uint32_t ti = inf[i];
+            w[i] = w[i - 1], inf[i] = inf[i - 1], w[i - 1] = tw, inf[i - 1] = ti;
+        }
     for (uint32_t k = 0; k < n; ++k)
-        inf_out[k] = inf[swap ? 1 - k : k], w_out[k] = w[swap ? 1 - k : k];
+        inf_out[k] = inf[k], w_out[k] = w[k];
+    for (uint32_t k = n; k < TL_HAIR_INFLUENCES; ++k)
+        inf_out[k] = UINT32_MAX, w_out[k] = 0;
 }
 
 /* The dominant chain of a vertex's influences, UINT32_MAX when the head outweighs every bone. */
@@ -566,13 +581,14 @@ tl_result tl_hair_chains_create(const tl_hair_mesh* mesh, const tl_hair_scalp* s
         tl_hair_chains_destroy(&s->out);
         return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     }
-    float cap_d = def->cap_mm * scale;
+    float cap_d = def->cap_mm * scale, ramp_d = def->head_ramp_mm * scale;
+    /* the scalp distance as far as the ramp past the cap reads it */
     for (uint32_t v = 0; v < mesh->vertex_count; ++v) {
         float d, b[3];
-        bool near =
-            hair_scalp_nearest(scalp, mesh->positions + 3 * (size_t)v, cap_d, &d, b) != UINT32_MAX;
+        bool near = hair_scalp_nearest(scalp, mesh->positions + 3 * (size_t)v, cap_d + ramp_d, &d,
+                                       b) != UINT32_MAX;
         scalp_d[v] = near ? d : INFINITY;
-        off_cap[v] = !near;
+        off_cap[v] = !(scalp_d[v] <= cap_d);
     }
     cs->chain_count =
         choose(guides, scalp, def, scale, dropped, mesh, off_cap, s->chains, &cs->longest_free);
@@ -589,8 +605,8 @@ tl_result tl_hair_chains_create(const tl_hair_mesh* mesh, const tl_hair_scalp* s
         for (uint32_t v = 0; v < mesh->vertex_count; ++v) {
             uint32_t* inf = s->influence + TL_HAIR_INFLUENCES * (size_t)v;
             float* w = s->weight + TL_HAIR_INFLUENCES * (size_t)v;
-            weigh(cs, mesh->positions + 3 * (size_t)v, cs->rigid || scalp_d[v] <= cap_d,
-                  def->bind_mm * scale, inf, w);
+            weigh(cs, mesh->positions + 3 * (size_t)v, scalp_d[v], cap_d, def->bind_mm * scale,
+                  ramp_d, inf, w);
         }
         if (!weights_diffuse(mesh, cs, scalp_d, cap_d, 0.01f * scale, def->fill_unowned,
                              def->smooth_steps, def->seam_steps, s->influence, s->weight)) {
