@@ -266,9 +266,10 @@ static void lock_before(hair_store* s, uint32_t g, float* length, uint32_t* poin
     }
 }
 
-/* One sweep after the passes: each guide linked to another piece takes, among every attached
- * guide of another piece not hanging from it, a tip before a mid-guide point, then the lock
- * whose root lies higher along up (hair hangs from its root), then the nearer. The passes link a
+/* One sweep after the passes: each guide linked to another piece moves to a lock whose root lies
+ * higher along up (hair hangs from its root), never from a tip to a mid-guide point, among
+ * every attached guide of another piece not hanging from it that passes merge_visit's tests (a
+ * tip before a mid-guide point, then the higher root, then the nearer). The passes link a
  * piece to the first lock that reaches it: cut into cards, a lock bound lower on the scalp
  * (fewer pieces away) took the pieces below another lock's tip 2 mm off, and both locks ended
  * short of the chains' min_free_mm (bob02's cards: 3 chains, the style 6). Links within a piece
@@ -301,18 +302,13 @@ static int64_t relink_pass(merger* m) {
         const tl_hair_guide* parent = &s->guides[guide->parent];
         if (parent->component == guide->component) continue; /* held by the surface */
         bool tip = guide->parent_point + 1 == parent->point_count;
-        float d = sqrtf(tl__dist2(point_of(s, g, 0),
-                                  point_of(s, (uint32_t)guide->parent, guide->parent_point)));
         m->child = g, m->best_id = -1, m->near = false, m->capped = false, m->end = 0;
         m->best_root = -INFINITY;
         m->q = point_of(s, g, 0);
         tangent(s, g, 0, 0, m->span, m->dir);
         hair_grid_visit(&grid, m->q, merge_visit, m);
         float root = m->root_up[guide->parent];
-        if (m->best_id >= 0 &&
-            ((m->best_tip && !tip) ||
-             (m->best_tip == tip &&
-              (m->best_root > root || (m->best_root == root && m->best_d < d))))) {
+        if (m->best_id >= 0 && (m->best_tip || !tip) && m->best_root > root) {
             uint32_t a = m->point_guide[m->best_id];
             guide->link = m->best_tip ? TL_HAIR_LINK_TIP : TL_HAIR_LINK_MID;
             guide->parent = (int32_t)a;
