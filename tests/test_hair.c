@@ -547,6 +547,71 @@ static void generalisation_set(void) {
     ENSURE(cover_left < spread_left);
 }
 
+/* Chains per style and variant (generalisation_set's variants, the style itself first): the
+ * chains' count, the hair off the cap they bind (within bind_mm of a chain) and the hair off the
+ * cap. Cutting a style into cards keeps its locks: the cards variant of every style with chains
+ * gets at least as many chains (bob02: 3 against 6 before the links were chosen again after the
+ * merge passes, docs/hair.md "Cards keep their locks"). */
+static void variants_chains(void) {
+    ENSURE(body_load());
+    tl_gltf* zdoc;
+    tl_scene* zbody;
+    ENSURE(body_z_up_cm(&zdoc, &zbody));
+    tl_hair_def def = tl_default_hair_def();
+    tl_hair_scalp* zscalp;
+    tl_error err;
+    ENSURE_OK(tl_hair_scalp_find(zbody, 0, &def, NULL, &zscalp, &err), err);
+    const tl_scene_skin* sk = &body->skins[0];
+    const float* head = sk->joints[sk->body.head].rest_world + 12;
+    float mm = sk->height / TL_HAIR_HUMAN_MM;
+    static const char* variants[] = {"style", "cards", "shell", "decimated", "z-up cm", "longer"};
+    uint32_t total[COUNT(variants)] = {0}, fewer = 0;
+    for (size_t s = 0; s < COUNT(STYLES); ++s) {
+        uint32_t style_chains = 0;
+        for (size_t k = 0; k < COUNT(variants); ++k) {
+            tl_hair_mesh mesh;
+            ENSURE(style_load(STYLES[s], &mesh));
+            const tl_hair_scalp* on = scalp;
+            if (k == 1) cut_into_cards(&mesh, 40 * mm, 2 * mm);
+            if (k == 2) add_shell(&mesh, 15 * mm, head);
+            if (k == 3) decimate(&mesh, 8 * mm);
+            if (k == 4) style_z_up_cm(&mesh), on = zscalp;
+            if (k == 5) lengthen(&mesh, head, 1.6f);
+            tl_hair_guides* g;
+            tl_hair_chains* c;
+            tl_hair_chain_def cdef = tl_default_hair_chain_def();
+            ENSURE_OK(tl_hair_guides_create(&mesh, on, &def, &g, &err), err);
+            ENSURE_OK(tl_hair_chains_create(&mesh, on, g, &cdef, &c, &err), err);
+            float cap = cdef.cap_mm * on->height / TL_HAIR_HUMAN_MM;
+            uint32_t off = 0, bound = 0;
+            for (uint32_t v = 0; v < mesh.vertex_count; ++v) {
+                float d, b[3];
+                if (hair_scalp_nearest(on, mesh.positions + 3 * (size_t)v, cap, &d, b) !=
+                    UINT32_MAX)
+                    continue;
+                off++, bound += c->influence[TL_HAIR_INFLUENCES * (size_t)v] != UINT32_MAX;
+            }
+            printf("  %-10s %-9s %2u chains, hair off the cap bound %5u of %5u (%.1f%%), "
+                   "longest free part %.0f mm\n",
+                   STYLES[s], variants[k], c->chain_count, bound, off,
+                   off ? 100.0 * bound / off : 0,
+                   c->longest_free / (on->height / TL_HAIR_HUMAN_MM));
+            total[k] += c->chain_count;
+            if (k == 0) style_chains = c->chain_count;
+            fewer += k == 1 && c->chain_count < style_chains;
+            tl_hair_chains_destroy(c);
+            tl_hair_guides_destroy(g);
+            tl_hair_mesh_free(&mesh);
+        }
+    }
+    for (size_t k = 0; k < COUNT(variants); ++k)
+        printf("  %-9s %u chains over the ten styles\n", variants[k], total[k]);
+    tl_hair_scalp_destroy(zscalp);
+    tl_scene_destroy(zbody);
+    tl_gltf_destroy(zdoc);
+    ENSURE_MSG(fewer == 0, "%u styles cut into cards get fewer chains", fewer);
+}
+
 /* Godette (VRM 0.x): her hair pieces are the skin the VRM spring-bone groups hanging from the
  * head drive (the front locks and the hair balls: ground truth), cut out of her one body mesh;
  * her scalp the automatic one without them (a mask). Audited like a style not in ../shared:
@@ -2054,6 +2119,7 @@ int main(int argc, char** argv) {
         {"distant_fragments_rejected", distant_fragments_rejected},
         {"ten_style_audit", ten_style_audit},
         {"generalisation_set", generalisation_set},
+        {"variants_chains", variants_chains},
         {"godette_spring_hair", godette_spring_hair},
         {"hair_audit_command", hair_audit_command},
         {"long_style_chains", long_style_chains},

@@ -145,7 +145,21 @@ typedef struct merger {
     float best_d;
     int32_t best_id;
     bool best_tip, near, capped;
+    bool relink; /* every attached guide a parent but those hanging from the child */
+    const float* up;
+    float* root_up; /* relinking: the height along up of each guide's lock root */
+    float best_root;
 } merger;
+
+/* True when guide a is g or hangs from it: linking g to a would close a loop. */
+static bool hangs_from(const hair_store* s, uint32_t a, uint32_t g) {
+    for (uint32_t depth = 0; depth <= s->guide_count; ++depth) {
+        if (a == g) return true;
+        if (s->guides[a].parent == TL_NONE) return false;
+        a = (uint32_t)s->guides[a].parent;
+    }
+    return true;
+}
 
 static bool merge_visit(void* user, uint32_t id) {
     merger* m = user;
@@ -153,6 +167,9 @@ static bool merge_visit(void* user, uint32_t id) {
     if (!m->parent_ok[a] || a == m->child) return true;
     float d = sqrtf(tl__dist2(m->q, m->s->points + 3 * (size_t)id));
     if (d > m->distance) return true;
+    if (m->relink && (m->s->guides[a].component == m->s->guides[m->child].component ||
+                      hangs_from(m->s, a, m->child)))
+        return true;
     const tl_hair_guide* pa = &m->s->guides[a];
     uint32_t k = id - pa->first_point;
     bool tip = k + 1 == pa->point_count;
@@ -173,9 +190,13 @@ static bool merge_visit(void* user, uint32_t id) {
         m->capped = true;
         return true;
     }
-    /* a tip link beats a mid-guide one; then the nearer */
-    if (m->best_id < 0 || (tip && !m->best_tip) || (tip == m->best_tip && d < m->best_d)) {
-        m->best_id = (int32_t)id, m->best_d = d, m->best_tip = tip;
+    /* a tip link beats a mid-guide one; relinking, then the lock from the higher root; then the
+       nearer */
+    float root = m->relink ? m->root_up[a] : 0;
+    bool higher = root > m->best_root, level = root == m->best_root;
+    if (m->best_id < 0 || (tip && !m->best_tip) ||
+        (tip == m->best_tip && (higher || (level && d < m->best_d)))) {
+        m->best_id = (int32_t)id, m->best_d = d, m->best_tip = tip, m->best_root = root;
         m->chain_length[m->child] = m->chain_length[a] + along + d; /* provisional */
         m->chain_points[m->child] = m->chain_points[a] + k + 1;
     }
@@ -231,7 +252,78 @@ static int64_t merge_pass(merger* m) {
     return links;
 }
 
-static tl_result merge(hair_store* s, const tl_hair_def* def, float scale, tl_error* err) {
+/* The length and points of guide g's lock from its scalp root to its point 0, along its links
+ * (as merge_visit counts them). */
+static void lock_before(hair_store* s, uint32_t g, float* length, uint32_t* points) {
+    *length = 0, *points = 0;
+    for (uint32_t depth = 0; s->guides[g].parent != TL_NONE && depth < s->guide_count; ++depth) {
+        uint32_t a = (uint32_t)s->guides[g].parent, k = s->guides[g].parent_point;
+        for (uint32_t i = 0; i < k; ++i)
+            *length += sqrtf(tl__dist2(point_of(s, a, i + 1), point_of(s, a, i)));
+        *length += sqrtf(tl__dist2(point_of(s, g, 0), point_of(s, a, k)));
+        *points += k + 1;
+        g = a;
+    }
+}
+
+/* One sweep after the passes: each guide linked to another piece moves to a lock whose root lies
+ * higher along up (hair hangs from its root), never from a tip to a mid-guide point, among
+ * every attached guide of another piece not hanging from it that passes merge_visit's tests (a
+ * tip before a mid-guide point, then the higher root, then the nearer). The passes link a
+ * piece to the first lock that reaches it: cut into cards, a lock bound lower on the scalp
+ * (fewer pieces away) took the pieces below another lock's tip 2 mm off, and both locks ended
+ * short of the chains' min_free_mm (bob02's cards: 3 chains, the style 6). Links within a piece
+ * stay (the surface holds them). Only links change: what is attached, and so the audit, stays.
+ * Returns the links changed, or -1 when out of memory. */
+static int64_t relink_pass(merger* m) {
+    hair_store* s = m->s;
+    uint32_t* ids = malloc((s->point_count ? s->point_count : 1) * sizeof(uint32_t));
+    if (!ids) return -1;
+    uint32_t count = 0;
+    for (uint32_t g = 0; g < s->guide_count; ++g) {
+        m->parent_ok[g] = s->guides[g].link != TL_HAIR_LINK_NONE;
+        if (m->parent_ok[g]) lock_before(s, g, &m->chain_length[g], &m->chain_points[g]);
+        uint32_t r = g;
+        for (uint32_t depth = 0; s->guides[r].parent != TL_NONE && depth < s->guide_count; ++depth)
+            r = (uint32_t)s->guides[r].parent;
+        m->root_up[g] = tl__dot(point_of(s, r, 0), m->up);
+        for (uint32_t k = 0; m->parent_ok[g] && k < s->guides[g].point_count; ++k)
+            ids[count++] = s->guides[g].first_point + k;
+    }
+    hair_grid grid;
+    bool ok = hair_grid_build(&grid, s->points, ids, count, m->distance);
+    free(ids);
+    if (!ok) return -1;
+    int64_t changed = 0;
+    m->relink = true;
+    for (uint32_t g = 0; g < s->guide_count; ++g) {
+        tl_hair_guide* guide = &s->guides[g];
+        if (guide->link != TL_HAIR_LINK_TIP && guide->link != TL_HAIR_LINK_MID) continue;
+        const tl_hair_guide* parent = &s->guides[guide->parent];
+        if (parent->component == guide->component) continue; /* held by the surface */
+        bool tip = guide->parent_point + 1 == parent->point_count;
+        m->child = g, m->best_id = -1, m->near = false, m->capped = false, m->end = 0;
+        m->best_root = -INFINITY;
+        m->q = point_of(s, g, 0);
+        tangent(s, g, 0, 0, m->span, m->dir);
+        hair_grid_visit(&grid, m->q, merge_visit, m);
+        float root = m->root_up[guide->parent];
+        if (m->best_id >= 0 && (m->best_tip || !tip) && m->best_root > root) {
+            uint32_t a = m->point_guide[m->best_id];
+            guide->link = m->best_tip ? TL_HAIR_LINK_TIP : TL_HAIR_LINK_MID;
+            guide->parent = (int32_t)a;
+            guide->parent_point = (uint32_t)m->best_id - s->guides[a].first_point;
+            changed++;
+        }
+        lock_before(s, g, &m->chain_length[g], &m->chain_points[g]); /* not the provisional */
+    }
+    m->relink = false;
+    hair_grid_free(&grid);
+    return changed;
+}
+
+static tl_result merge(hair_store* s, const tl_hair_def* def, float scale, const float* up,
+                       tl_error* err) {
     float span = def->sample_mm > 0 ? roundf(def->merge_distance_mm / def->sample_mm) : 1;
     merger m = {s,
                 def,
@@ -246,8 +338,10 @@ static tl_result merge(hair_store* s, const tl_hair_def* def, float scale, tl_er
     m.parent_ok = calloc(n, 1);
     m.chain_length = calloc(n, sizeof(float));
     m.chain_points = calloc(n, sizeof(uint32_t));
+    m.root_up = malloc(n * sizeof(float));
+    m.up = up;
     tl_result r = TL_OK;
-    if (!m.point_guide || !m.parent_ok || !m.chain_length || !m.chain_points) {
+    if (!m.point_guide || !m.parent_ok || !m.chain_length || !m.chain_points || !m.root_up) {
         r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     } else {
         for (uint32_t g = 0; g < s->guide_count; ++g)
@@ -258,8 +352,14 @@ static tl_result merge(hair_store* s, const tl_hair_def* def, float scale, tl_er
             if (links < 0) r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
             if (links <= 0) break;
         }
+        for (uint32_t pass = 0; r == TL_OK && pass < def->merge_passes; ++pass) {
+            int64_t changed = relink_pass(&m);
+            if (changed < 0) r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+            if (changed <= 0) break;
+        }
     }
     free(m.point_guide), free(m.parent_ok), free(m.chain_length), free(m.chain_points);
+    free(m.root_up);
     return r;
 }
 
@@ -360,7 +460,7 @@ tl_result tl_hair_guides_create(const tl_hair_mesh* mesh, const tl_hair_scalp* s
     free(component);
     if (r == TL_OK) {
         bind_roots(s, scalp, def->root_distance_mm * audit->scale);
-        r = merge(s, def, audit->scale, err);
+        r = merge(s, def, audit->scale, up, err);
     }
     if (r == TL_OK) r = coverage(s, mesh, def->coverage_mm * audit->scale, audit, err);
     if (r != TL_OK) {
