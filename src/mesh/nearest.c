@@ -8,13 +8,14 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct kd_point {
     float p[3];
     uint32_t index;
 } kd_point;
 
-enum { KD_LEAF = 8, KD_STACK = 64 };
+enum { KD_LEAF = 8, KD_STACK = 64, KD_UNSPLIT = 255 };
 
 /* Wirth's selection: a[nth] gets the point it would have sorted along axis, those before it are
  * not greater, those after not smaller. */
@@ -38,27 +39,24 @@ static void kd_select(kd_point* a, ptrdiff_t lo, ptrdiff_t hi, ptrdiff_t nth, in
     }
 }
 
-/* Splits [lo, hi) at its middle along the widest axis of its cell (the box its ancestors' splits
- * leave it: no pass over its points), recursively; the middle index names the node (no two nodes
- * share it), so axis and split value live in arrays of the point count. */
-static void kd_build(kd_point* a, uint8_t* axis_of, float* split_of, size_t lo, size_t hi,
-                     const float cell_lo[3], const float cell_hi[3]) {
-    float mn[3] = {cell_lo[0], cell_lo[1], cell_lo[2]},
-          mx[3] = {cell_hi[0], cell_hi[1], cell_hi[2]};
-    while (hi - lo > KD_LEAF) {
-        int axis = 0;
-        for (int k = 1; k < 3; ++k)
-            if (mx[k] - mn[k] > mx[axis] - mn[axis]) axis = k;
-        size_t mid = lo + (hi - lo) / 2;
-        kd_select(a, (ptrdiff_t)lo, (ptrdiff_t)hi - 1, (ptrdiff_t)mid, axis);
-        axis_of[mid] = (uint8_t)axis;
-        split_of[mid] = a[mid].p[axis];
-        float left_hi[3] = {mx[0], mx[1], mx[2]};
-        left_hi[axis] = split_of[mid];
-        kd_build(a, axis_of, split_of, lo, mid, mn, left_hi);
-        mn[axis] = split_of[mid];
-        lo = mid; /* the right half in this loop: recursion depth stays logarithmic */
-    }
+/* Splits [lo, hi) at mid along the widest axis of its points; mid names the node (no two
+ * nodes share it), so axis and split value live in arrays of the point count. A node is split
+ * when a query first reaches it: few queries on many points (the hair test, a shell's
+ * unreached vertices) leave the far subtrees unbuilt, and the result does not depend on it. */
+static void kd_split(kd_point* a, uint8_t* axis_of, float* split_of, size_t lo, size_t hi,
+                     size_t mid) {
+    float mn[3] = {a[lo].p[0], a[lo].p[1], a[lo].p[2]}, mx[3] = {mn[0], mn[1], mn[2]};
+    for (size_t i = lo + 1; i < hi; ++i)
+        for (int k = 0; k < 3; ++k) {
+            if (a[i].p[k] < mn[k]) mn[k] = a[i].p[k];
+            if (a[i].p[k] > mx[k]) mx[k] = a[i].p[k];
+        }
+    int axis = 0;
+    for (int k = 1; k < 3; ++k)
+        if (mx[k] - mn[k] > mx[axis] - mn[axis]) axis = k;
+    kd_select(a, (ptrdiff_t)lo, (ptrdiff_t)hi - 1, (ptrdiff_t)mid, axis);
+    axis_of[mid] = (uint8_t)axis;
+    split_of[mid] = a[mid].p[axis];
 }
 
 typedef struct kd_pending {
@@ -66,8 +64,8 @@ typedef struct kd_pending {
     float bound; /* no point of [lo, hi) is nearer (squared) than this */
 } kd_pending;
 
-static uint32_t kd_query(const kd_point* a, const uint8_t* axis_of, const float* split_of,
-                         size_t count, const float* x) {
+static uint32_t kd_query(kd_point* a, uint8_t* axis_of, float* split_of, size_t count,
+                         const float* x) {
     kd_pending stack[KD_STACK];
     size_t top = 0;
     stack[top++] = (kd_pending){0, count, 0.0f};
@@ -80,6 +78,7 @@ static uint32_t kd_query(const kd_point* a, const uint8_t* axis_of, const float*
         if (n.bound > best) continue;
         while (n.hi - n.lo > KD_LEAF) {
             size_t mid = n.lo + (n.hi - n.lo) / 2;
+            if (axis_of[mid] == KD_UNSPLIT) kd_split(a, axis_of, split_of, n.lo, n.hi, mid);
             float diff = x[axis_of[mid]] - split_of[mid];
             assert(top < KD_STACK);
             if (diff < 0) {
@@ -112,14 +111,11 @@ size_t tl_mesh_nearest_points(uint32_t* nearest, const float* queries, size_t qu
         free(a), free(axis_of), free(split_of);
         return TL_MESH_OUT_OF_MEMORY;
     }
-    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (size_t i = 0; i < point_count; ++i) {
         const float* p = tl__mesh_position(points, point_stride, i);
         a[i] = (kd_point){{p[0], p[1], p[2]}, (uint32_t)i};
-        for (int k = 0; k < 3; ++k)
-            lo[k] = fminf(lo[k], p[k]), hi[k] = fmaxf(hi[k], p[k]);
     }
-    kd_build(a, axis_of, split_of, 0, point_count, lo, hi);
+    memset(axis_of, KD_UNSPLIT, point_count);
     for (size_t q = 0; q < query_count; ++q)
         nearest[q] = kd_query(a, axis_of, split_of, point_count,
                               tl__mesh_position(queries, query_stride, q));
