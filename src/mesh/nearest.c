@@ -1,114 +1,124 @@
-/* Nearest point of a set for many queries, on a uniform grid of about one point per cell. */
+/* Nearest point of a set for many queries, on a balanced k-d tree of the points. A uniform grid
+ * (the first version) paid the cube of the gap in cells for a query standing off the set (the
+ * garment test's hem: 4.2 s of a 5.7 s rig on a 317k-vertex mesh); the tree's cost follows the
+ * point count only. The result is the exact minimum of the squared distance as computed below,
+ * the lowest index on ties, whatever the tree's shape. */
 #include "internal.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+
+typedef struct kd_point {
+    float p[3];
+    uint32_t index;
+} kd_point;
+
+enum { KD_LEAF = 8, KD_STACK = 64, KD_UNSPLIT = 255 };
+
+/* Wirth's selection: a[nth] gets the point it would have sorted along axis, those before it are
+ * not greater, those after not smaller. */
+static void kd_select(kd_point* a, ptrdiff_t lo, ptrdiff_t hi, ptrdiff_t nth, int axis) {
+    while (lo < hi) {
+        float pivot = a[nth].p[axis];
+        ptrdiff_t i = lo, j = hi;
+        do {
+            while (a[i].p[axis] < pivot)
+                ++i;
+            while (pivot < a[j].p[axis])
+                --j;
+            if (i <= j) {
+                kd_point t = a[i];
+                a[i] = a[j], a[j] = t;
+                ++i, --j;
+            }
+        } while (i <= j);
+        if (j < nth) lo = i;
+        if (nth < i) hi = j;
+    }
+}
+
+/* Splits [lo, hi) at mid along the widest axis of its points; mid names the node (no two
+ * nodes share it), so axis and split value live in arrays of the point count. A node is split
+ * when a query first reaches it: few queries on many points (the hair test, a shell's
+ * unreached vertices) leave the far subtrees unbuilt, and the result does not depend on it. */
+static void kd_split(kd_point* a, uint8_t* axis_of, float* split_of, size_t lo, size_t hi,
+                     size_t mid) {
+    float mn[3] = {a[lo].p[0], a[lo].p[1], a[lo].p[2]}, mx[3] = {mn[0], mn[1], mn[2]};
+    for (size_t i = lo + 1; i < hi; ++i)
+        for (int k = 0; k < 3; ++k) {
+            if (a[i].p[k] < mn[k]) mn[k] = a[i].p[k];
+            if (a[i].p[k] > mx[k]) mx[k] = a[i].p[k];
+        }
+    int axis = 0;
+    for (int k = 1; k < 3; ++k)
+        if (mx[k] - mn[k] > mx[axis] - mn[axis]) axis = k;
+    kd_select(a, (ptrdiff_t)lo, (ptrdiff_t)hi - 1, (ptrdiff_t)mid, axis);
+    axis_of[mid] = (uint8_t)axis;
+    split_of[mid] = a[mid].p[axis];
+}
+
+typedef struct kd_pending {
+    size_t lo, hi;
+    float bound; /* no point of [lo, hi) is nearer (squared) than this */
+} kd_pending;
+
+static uint32_t kd_query(kd_point* a, uint8_t* axis_of, float* split_of, size_t count,
+                         const float* x) {
+    kd_pending stack[KD_STACK];
+    size_t top = 0;
+    stack[top++] = (kd_pending){0, count, 0.0f};
+    float best = INFINITY;
+    uint32_t best_index = 0;
+    while (top) {
+        kd_pending n = stack[--top];
+        /* a far side's squared distance along its axis never exceeds a point's computed one
+         * (rounding is monotonic), so skipping only when it is greater keeps every tie */
+        if (n.bound > best) continue;
+        while (n.hi - n.lo > KD_LEAF) {
+            size_t mid = n.lo + (n.hi - n.lo) / 2;
+            if (axis_of[mid] == KD_UNSPLIT) kd_split(a, axis_of, split_of, n.lo, n.hi, mid);
+            float diff = x[axis_of[mid]] - split_of[mid];
+            assert(top < KD_STACK);
+            if (diff < 0) {
+                stack[top++] = (kd_pending){mid, n.hi, diff * diff};
+                n.hi = mid;
+            } else {
+                stack[top++] = (kd_pending){n.lo, mid, diff * diff};
+                n.lo = mid;
+            }
+        }
+        for (size_t s = n.lo; s < n.hi; ++s) {
+            const float* p = a[s].p;
+            float d = (x[0] - p[0]) * (x[0] - p[0]) + (x[1] - p[1]) * (x[1] - p[1]) +
+                      (x[2] - p[2]) * (x[2] - p[2]);
+            if (d < best || (d == best && a[s].index < best_index))
+                best = d, best_index = a[s].index;
+        }
+    }
+    return best_index;
+}
 
 size_t tl_mesh_nearest_points(uint32_t* nearest, const float* queries, size_t query_count,
                               size_t query_stride, const float* points, size_t point_count,
                               size_t point_stride) {
     assert(point_count >= 1);
-    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    for (size_t i = 0; i < point_count; ++i) {
-        const float* p = tl__mesh_position(points, point_stride, i);
-        for (int a = 0; a < 3; ++a)
-            lo[a] = fminf(lo[a], p[a]), hi[a] = fmaxf(hi[a], p[a]);
-    }
-    /* cell size: the edge of a cube holding one point on average over the box's non-flat axes */
-    double extent[3], volume = 1;
-    int flat = 0;
-    for (int a = 0; a < 3; ++a) {
-        extent[a] = (double)hi[a] - lo[a];
-        if (extent[a] > 0)
-            volume *= extent[a];
-        else
-            ++flat;
-    }
-    double h = flat == 3 ? 1.0 : pow(volume / (double)point_count, 1.0 / (3 - flat));
-    uint32_t dims[3];
-    size_t cells;
-    for (;;) { /* at most a few cells per point, whatever the box's proportions */
-        cells = 1;
-        for (int a = 0; a < 3; ++a) {
-            double d = extent[a] / h + 1;
-            dims[a] = d > 1024 ? 1024 : (uint32_t)d;
-            cells *= dims[a];
-        }
-        if (cells <= 4 * point_count + 64) break;
-        h *= 1.5;
-    }
-    size_t* start = calloc(cells + 1, sizeof *start);
-    uint32_t* order = malloc(point_count * sizeof *order);
-    uint32_t* cell_of = malloc(point_count * sizeof *cell_of);
-    if (!start || !order || !cell_of) {
-        free(start), free(order), free(cell_of);
+    kd_point* a = malloc(point_count * sizeof *a);
+    uint8_t* axis_of = malloc(point_count * sizeof *axis_of);
+    float* split_of = malloc(point_count * sizeof *split_of);
+    if (!a || !axis_of || !split_of) {
+        free(a), free(axis_of), free(split_of);
         return TL_MESH_OUT_OF_MEMORY;
     }
-    float inv[3];
-    for (int a = 0; a < 3; ++a)
-        inv[a] = extent[a] > 0 ? (float)(dims[a] / (extent[a] * (1 + 1e-6))) : 0;
-#define CELL_AXIS(p, a)                                                                            \
-    ((uint32_t)fminf(fmaxf(((p)[a] - lo[a]) * inv[a], 0.0f), (float)(dims[a] - 1)))
     for (size_t i = 0; i < point_count; ++i) {
         const float* p = tl__mesh_position(points, point_stride, i);
-        size_t c = CELL_AXIS(p, 0) +
-                   (size_t)dims[0] * (CELL_AXIS(p, 1) + (size_t)dims[1] * CELL_AXIS(p, 2));
-        cell_of[i] = (uint32_t)c;
-        start[c + 1]++;
+        a[i] = (kd_point){{p[0], p[1], p[2]}, (uint32_t)i};
     }
-    for (size_t c = 0; c < cells; ++c)
-        start[c + 1] += start[c];
-    size_t* fill = malloc(cells * sizeof *fill);
-    if (!fill) {
-        free(start), free(order), free(cell_of);
-        return TL_MESH_OUT_OF_MEMORY;
-    }
-    memcpy(fill, start, cells * sizeof *fill);
-    for (size_t i = 0; i < point_count; ++i)
-        order[fill[cell_of[i]]++] = (uint32_t)i; /* stable: ascending */
-    free(fill);
-    float cell_size[3];
-    for (int a = 0; a < 3; ++a)
-        cell_size[a] = inv[a] > 0 ? 1.0f / inv[a] : INFINITY;
-    float min_cell = fminf(cell_size[0], fminf(cell_size[1], cell_size[2]));
-    for (size_t q = 0; q < query_count; ++q) {
-        const float* x = tl__mesh_position(queries, query_stride, q);
-        int32_t c[3] = {(int32_t)CELL_AXIS(x, 0), (int32_t)CELL_AXIS(x, 1),
-                        (int32_t)CELL_AXIS(x, 2)};
-        float best = INFINITY;
-        uint32_t best_index = 0;
-        uint32_t max_ring = dims[0] > dims[1] ? dims[0] : dims[1];
-        if (dims[2] > max_ring) max_ring = dims[2];
-        for (uint32_t r = 0; r <= max_ring; ++r) {
-            /* cells at Chebyshev distance r from the query's cell */
-            for (int32_t k = c[2] - (int32_t)r; k <= c[2] + (int32_t)r; ++k) {
-                if (k < 0 || k >= (int32_t)dims[2]) continue;
-                for (int32_t j = c[1] - (int32_t)r; j <= c[1] + (int32_t)r; ++j) {
-                    if (j < 0 || j >= (int32_t)dims[1]) continue;
-                    bool edge_jk = (uint32_t)abs(k - c[2]) == r || (uint32_t)abs(j - c[1]) == r;
-                    for (int32_t i = c[0] - (int32_t)r; i <= c[0] + (int32_t)r; ++i) {
-                        if (i < 0 || i >= (int32_t)dims[0]) continue;
-                        if (!edge_jk && (uint32_t)abs(i - c[0]) != r) continue;
-                        size_t cell =
-                            (size_t)i + (size_t)dims[0] * ((size_t)j + (size_t)dims[1] * (size_t)k);
-                        for (size_t s = start[cell]; s < start[cell + 1]; ++s) {
-                            const float* p = tl__mesh_position(points, point_stride, order[s]);
-                            float d = (x[0] - p[0]) * (x[0] - p[0]) +
-                                      (x[1] - p[1]) * (x[1] - p[1]) + (x[2] - p[2]) * (x[2] - p[2]);
-                            if (d < best || (d == best && order[s] < best_index))
-                                best = d, best_index = order[s];
-                        }
-                    }
-                }
-            }
-            /* anything in a farther ring is at least r whole cells away */
-            float reach = (float)r * min_cell;
-            if (best < INFINITY && best < reach * reach) break;
-        }
-        nearest[q] = best_index;
-    }
-#undef CELL_AXIS
-    free(start), free(order), free(cell_of);
+    memset(axis_of, KD_UNSPLIT, point_count);
+    for (size_t q = 0; q < query_count; ++q)
+        nearest[q] = kd_query(a, axis_of, split_of, point_count,
+                              tl__mesh_position(queries, query_stride, q));
+    free(a), free(axis_of), free(split_of);
     return query_count;
 }
