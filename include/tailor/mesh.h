@@ -164,8 +164,9 @@ void tl_mesh_nearest_segments(float* distance, uint32_t* nearest, const float* p
 
 /* For each of query_count queries (byte stride query_stride), the index of the nearest of
  * point_count ≥ 1 points (byte stride point_stride), by Euclidean distance, the lowest index
- * on ties. A uniform grid of about one point per cell keeps it near linear for surface-like
- * sets. Allocates its grid; returns query_count, or TL_MESH_OUT_OF_MEMORY. */
+ * on ties. A balanced k-d tree over the points, each node split only when a query first
+ * reaches it, keeps it fast for queries standing off the set as well as on it. Allocates its
+ * tree; returns query_count, or TL_MESH_OUT_OF_MEMORY. */
 size_t tl_mesh_nearest_points(uint32_t* nearest, const float* queries, size_t query_count,
                               size_t query_stride, const float* points, size_t point_count,
                               size_t point_stride);
