@@ -203,19 +203,25 @@ static bool merge_visit(void* user, uint32_t id) {
     return true;
 }
 
+/* The attached guides (m->parent_ok) and their points' ids into ids; returns the count. */
+static uint32_t attached_point_ids(merger* m, uint32_t* ids) {
+    const hair_store* s = m->s;
+    uint32_t count = 0;
+    for (uint32_t g = 0; g < s->guide_count; ++g) {
+        m->parent_ok[g] = s->guides[g].link != TL_HAIR_LINK_NONE;
+        for (uint32_t k = 0; m->parent_ok[g] && k < s->guides[g].point_count; ++k)
+            ids[count++] = s->guides[g].first_point + k;
+    }
+    return count;
+}
+
 /* One pass: each rejected guide, tested from both ends, against the guides attached before the
  * pass. Returns the links made, or -1 when out of memory. */
 static int64_t merge_pass(merger* m) {
     hair_store* s = m->s;
     uint32_t* ids = malloc((s->point_count ? s->point_count : 1) * sizeof(uint32_t));
     if (!ids) return -1;
-    uint32_t count = 0;
-    for (uint32_t g = 0; g < s->guide_count; ++g) {
-        m->parent_ok[g] = s->guides[g].link != TL_HAIR_LINK_NONE;
-        if (!m->parent_ok[g]) continue;
-        for (uint32_t k = 0; k < s->guides[g].point_count; ++k)
-            ids[count++] = s->guides[g].first_point + k;
-    }
+    uint32_t count = attached_point_ids(m, ids);
     hair_grid grid;
     bool ok = hair_grid_build(&grid, s->points, ids, count, m->distance);
     free(ids);
@@ -279,16 +285,13 @@ static int64_t relink_pass(merger* m) {
     hair_store* s = m->s;
     uint32_t* ids = malloc((s->point_count ? s->point_count : 1) * sizeof(uint32_t));
     if (!ids) return -1;
-    uint32_t count = 0;
+    uint32_t count = attached_point_ids(m, ids);
     for (uint32_t g = 0; g < s->guide_count; ++g) {
-        m->parent_ok[g] = s->guides[g].link != TL_HAIR_LINK_NONE;
         if (m->parent_ok[g]) lock_before(s, g, &m->chain_length[g], &m->chain_points[g]);
         uint32_t r = g;
         for (uint32_t depth = 0; s->guides[r].parent != TL_NONE && depth < s->guide_count; ++depth)
             r = (uint32_t)s->guides[r].parent;
         m->root_up[g] = tl__dot(point_of(s, r, 0), m->up);
-        for (uint32_t k = 0; m->parent_ok[g] && k < s->guides[g].point_count; ++k)
-            ids[count++] = s->guides[g].first_point + k;
     }
     hair_grid grid;
     bool ok = hair_grid_build(&grid, s->points, ids, count, m->distance);
