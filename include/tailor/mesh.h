@@ -155,6 +155,11 @@ float tl_mesh_segment_distance(const float p[3], const float a[3], const float b
 float tl_mesh_triangle_nearest(const float p[3], const float a[3], const float b[3],
                                const float c[3], float bary[3]);
 
+/* Where the ray o + t d meets triangle a, b, c: its parameter t (negative behind o), or INFINITY
+ * when it misses or runs parallel to the triangle's plane. */
+double tl_mesh_ray_triangle(const float o[3], const double d[3], const float a[3], const float b[3],
+                            const float c[3]);
+
 /* For each of point_count points (byte stride `stride`), the nearest of segment_count
  * segments, given as 6 packed floats each (a then b). Writes distance[i] and, when nearest
  * is not NULL, the segment index (the lowest one on ties). segment_count must be ≥ 1. */

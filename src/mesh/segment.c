@@ -1,4 +1,5 @@
-/* Point–segment distances: the skeleton distance field of tails.md §1. */
+/* Point–segment distances (the skeleton distance field of tails.md §1), a point's nearest
+ * point on a triangle, and a ray's hit on one. */
 #include "internal.h"
 
 #include <math.h>
@@ -83,4 +84,23 @@ float tl_mesh_triangle_nearest(const float p[3], const float a[3], const float b
         q[k] = u * a[k] + v * b[k] + w * c[k];
     float d[3] = {p[0] - q[0], p[1] - q[1], p[2] - q[2]};
     return dot3(d, d);
+}
+
+double tl_mesh_ray_triangle(const float o[3], const double d[3], const float a[3], const float b[3],
+                            const float c[3]) {
+    /* Moller-Trumbore, in doubles from the float differences */
+    double e1[3], e2[3], s[3];
+    for (int k = 0; k < 3; ++k)
+        e1[k] = b[k] - a[k], e2[k] = c[k] - a[k], s[k] = o[k] - a[k]; /* in floats */
+    double h[3] = {d[1] * e2[2] - d[2] * e2[1], d[2] * e2[0] - d[0] * e2[2],
+                   d[0] * e2[1] - d[1] * e2[0]};
+    double det = e1[0] * h[0] + e1[1] * h[1] + e1[2] * h[2];
+    if (fabs(det) < 1e-30) return INFINITY;
+    double f = 1 / det, u = f * (s[0] * h[0] + s[1] * h[1] + s[2] * h[2]);
+    if (u < 0 || u > 1) return INFINITY;
+    double q[3] = {s[1] * e1[2] - s[2] * e1[1], s[2] * e1[0] - s[0] * e1[2],
+                   s[0] * e1[1] - s[1] * e1[0]};
+    double v = f * (d[0] * q[0] + d[1] * q[1] + d[2] * q[2]);
+    if (v < 0 || u + v > 1) return INFINITY;
+    return f * (e2[0] * q[0] + e2[1] * q[1] + e2[2] * q[2]);
 }

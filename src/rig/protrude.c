@@ -120,24 +120,6 @@ static bool grid_build(tri_grid* g, const rig_ctx* ctx, tl_mesh_box box) {
     return ok;
 }
 
-/* Möller–Trumbore: the ray's parameter at the triangle, or INFINITY. */
-static float ray_triangle(const float* o, const float* d, const float* a, const float* b,
-                          const float* c) {
-    float e1[3], e2[3], h[3], s[3], q[3];
-    sub3(e1, b, a), sub3(e2, c, a), cross3(h, d, e2);
-    float det = dot3(e1, h);
-    if (fabsf(det) < 1e-20f) return INFINITY;
-    float f = 1.0f / det;
-    sub3(s, o, a);
-    float u = f * dot3(s, h);
-    if (u < 0 || u > 1) return INFINITY;
-    cross3(q, s, e1);
-    float v = f * dot3(d, q);
-    if (v < 0 || u + v > 1) return INFINITY;
-    float t = f * dot3(e2, q);
-    return t > 0 ? t : INFINITY;
-}
-
 /* Whether the ray from welded vertex w along d leaves the solid (the first surface it meets
  * faces away from it: the far wall from inside) within `limit`. Triangles through w are
  * skipped; `seen` (one stamp per triangle) keeps a triangle from being tested twice. */
@@ -169,7 +151,8 @@ static float ray_exit(const rig_ctx* ctx, const tri_grid* g, uint32_t w, const f
                 continue;
             const float *a = corner(ctx, tri, 0), *b = corner(ctx, tri, 1),
                         *cc = corner(ctx, tri, 2);
-            float hit = ray_triangle(o, d, a, b, cc);
+            double dd[3] = {d[0], d[1], d[2]}, at = tl_mesh_ray_triangle(o, dd, a, b, cc);
+            float hit = at > 0 ? (float)at : INFINITY;
             if (!(hit < best)) continue;
             float e1[3], e2[3], n[3];
             sub3(e1, b, a), sub3(e2, cc, a), cross3(n, e1, e2);

@@ -3,6 +3,7 @@
  * normal meets no triangle. Each direction bins the triangles on a grid across it, so a ray
  * tests only the triangles of its own cell. */
 #include <tailor/colliders.h>
+#include <tailor/mesh.h>
 
 #include <assert.h>
 #include <math.h>
@@ -127,21 +128,8 @@ static bool ray_blocked(const tl_scene_skin* sk, const bins* b, uint32_t v, doub
         const float *p = sk->rest_positions + 3 * (size_t)i[0],
                     *q = sk->rest_positions + 3 * (size_t)i[1],
                     *r = sk->rest_positions + 3 * (size_t)i[2];
-        /* Moller-Trumbore */
-        double e1[3], e2[3], s[3];
-        for (int c = 0; c < 3; ++c)
-            e1[c] = q[c] - p[c], e2[c] = r[c] - p[c], s[c] = o[c] - p[c];
-        double h[3] = {d[1] * e2[2] - d[2] * e2[1], d[2] * e2[0] - d[0] * e2[2],
-                       d[0] * e2[1] - d[1] * e2[0]};
-        double det = e1[0] * h[0] + e1[1] * h[1] + e1[2] * h[2];
-        if (fabs(det) < 1e-30) continue;
-        double f = 1 / det, bu = f * (s[0] * h[0] + s[1] * h[1] + s[2] * h[2]);
-        if (bu < 0 || bu > 1) continue;
-        double g[3] = {s[1] * e1[2] - s[2] * e1[1], s[2] * e1[0] - s[0] * e1[2],
-                       s[0] * e1[1] - s[1] * e1[0]};
-        double bv = f * (d[0] * g[0] + d[1] * g[1] + d[2] * g[2]);
-        if (bv < 0 || bu + bv > 1) continue;
-        if (f * (e2[0] * g[0] + e2[1] * g[1] + e2[2] * g[2]) > eps) return true;
+        double t = tl_mesh_ray_triangle(o, d, p, q, r);
+        if (t != INFINITY && t > eps) return true;
     }
     return false;
 }
