@@ -143,6 +143,13 @@ static json_t* part_json(const tl_rig_analysis* a, const tl_rig_part* p) {
     return o;
 }
 
+/* An unskinned mesh under a torso joint; rebound: made a skinned garment and rigged as cloth. */
+static json_t* unskinned_json(const tl_rig_unskinned* u, bool rebound) {
+    return json_pack("{s:i,s:s,s:i,s:s,s:s,s:b}", "node", (int)u->node, "name", u->name, "skin",
+                     (int)u->skin, "joint", u->joint_name, "role", tl_role_string(u->role),
+                     "rebound", rebound);
+}
+
 static json_t* build_report(const char* in, const char* out, const tl_rig_analysis* a,
                             bool dry_run) {
     json_t* r = json_object();
@@ -168,9 +175,7 @@ static json_t* build_report(const char* in, const char* out, const tl_rig_analys
     json_t* unskinned = json_array();
     for (uint32_t i = 0; i < a->unskinned_count; ++i) {
         const tl_rig_unskinned* u = &a->unskinned[i];
-        json_array_append_new(unskinned, json_pack("{s:i,s:s,s:i,s:s,s:s}", "node", (int)u->node,
-                                                   "name", u->name, "skin", (int)u->skin, "joint",
-                                                   u->joint_name, "role", tl_role_string(u->role)));
+        json_array_append_new(unskinned, unskinned_json(u, false));
     }
     json_object_set_new(r, "unskinned", unskinned);
     json_object_set_new(r, "chains", json_integer(a->chain_count));
@@ -258,12 +263,14 @@ static void print_report(FILE* f, const json_t* r) {
         }
     }
     json_array_foreach(json_object_get(r, "unskinned"), i, s) {
-        fprintf(f,
-                "\nunskinned mesh %s (node %d) under %s (%s): a cloth candidate, not converted to "
-                "a skinned lattice yet (docs/cloth.md)\n",
+        fprintf(f, "\nunskinned mesh %s (node %d) under %s (%s): %s\n",
                 json_string_value(json_object_get(s, "name")), (int)num(s, "node"),
                 json_string_value(json_object_get(s, "joint")),
-                json_string_value(json_object_get(s, "role")));
+                json_string_value(json_object_get(s, "role")),
+                json_is_true(json_object_get(s, "rebound"))
+                    ? "rebound to that joint as a skinned mesh, rigged as its cloth part above"
+                    : "a cloth candidate, left as it is (a mesh other nodes share, or one with "
+                      "weights or morph targets)");
     }
     fprintf(f, "\n%d chain(s), %d vertices re-weighted (%d in parts + %d in root bands)%s\n",
             (int)num(r, "chains"), (int)num(r, "changed_vertices"), parts_total, bands_total,
@@ -482,6 +489,7 @@ int tl_cli_rig(int argc, char** argv) {
     tl_scene* scene = NULL;
     tl_rig_analysis* rig = NULL;
     json_t* report = NULL;
+    json_t* rebound = json_array(); /* the meshes rebound, as the first analysis saw them */
     code = 1;
     if (tl_gltf_load(in, &doc, &err) != TL_OK || tl_scene_create(doc, &scene, &err) != TL_OK ||
         tl_cli_rig_skips(scene, skips, skip_count, &def, &err) != TL_OK ||
@@ -496,6 +504,10 @@ int tl_cli_rig(int argc, char** argv) {
             tl_cli_fail("rig", "%s: %s", in, err.message);
             goto done;
         }
+        for (uint32_t i = 0; i < rig->unskinned_count; ++i)
+            for (uint32_t g = 0; g < def.garment_node_count; ++g)
+                if (def.garment_nodes[g] == rig->unskinned[i].node)
+                    json_array_append_new(rebound, unskinned_json(&rig->unskinned[i], true));
         if (converted) {
             tl_rig_analysis_destroy(rig);
             rig = NULL;
@@ -519,6 +531,7 @@ int tl_cli_rig(int argc, char** argv) {
             goto done;
         }
     report = build_report(in, out, rig, dry_run);
+    json_array_extend(json_object_get(report, "unskinned"), rebound);
     if (summary) print_report(summary, report);
     char* report_text = NULL;
     if (!dry_run) {
@@ -553,6 +566,7 @@ int tl_cli_rig(int argc, char** argv) {
         tl_cli_write("rig", dry_run ? NULL : doc, in, out, force, true, report_path, report_text);
     free(report_text);
 done:
+    json_decref(rebound);
     json_decref(report);
     tl_rig_analysis_destroy(rig);
     tl_scene_destroy(scene);

@@ -463,6 +463,37 @@ static void dry_run_reports_the_run(void) {
     }
 }
 
+/* The knight's cape is rebound before the analysis: the report still lists it among the
+ * unskinned meshes, marked rebound, and its cloth part says where it came from and has a
+ * measured reach (from its own collar, as every part's). */
+static void rebound_cape_reported(void) {
+    char* text = NULL;
+    ENSURE(tl_test_cli(&text, "rig '%s' --dry-run --json",
+                       tl_test_shared("assets/kaykit-knight/Knight.glb")) == 0);
+    json_t* r = json_loads(text, 0, NULL);
+    free(text);
+    ENSURE(r);
+    json_t* un = json_object_get(r, "unskinned");
+    ENSURE_MSG(json_array_size(un) == 1, "%zu unskinned meshes listed", json_array_size(un));
+    json_t* cape = json_array_get(un, 0);
+    ENSURE(!strcmp(json_string_value(json_object_get(cape, "name")), "Knight_Cape"));
+    ENSURE(json_is_true(json_object_get(cape, "rebound")));
+    size_t i, cloth = 0;
+    json_t* p;
+    json_array_foreach(json_object_get(r, "parts"), i, p) {
+        if (strcmp(json_string_value(json_object_get(p, "action")), "cloth")) continue;
+        ++cloth;
+        double reach = json_number_value(json_object_get(p, "reach"));
+        double ratio = json_number_value(json_object_get(p, "centroid_ratio"));
+        fprintf(stderr, "  cape part: reach %.3f, centroid ratio %.3f, %s\n", reach, ratio,
+                json_string_value(json_object_get(p, "reason")));
+        ENSURE(reach > 0 && ratio > 0);
+        ENSURE(strstr(json_string_value(json_object_get(p, "reason")), "modelled apart"));
+    }
+    ENSURE(cloth == 1);
+    json_decref(r);
+}
+
 /* `play --json` is JSON Lines: a header line with the frame count, then that many lines,
  * one JSON frame each, so `head -n 2` gives the header and the first frame. */
 static void play_json_lines(void) {
@@ -763,6 +794,7 @@ int main(int argc, char** argv) {
         {"write_failure_says_why", write_failure_says_why},
         {"rig_summary_adds_up", rig_summary_adds_up},
         {"dry_run_reports_the_run", dry_run_reports_the_run},
+        {"rebound_cape_reported", rebound_cape_reported},
         {"play_json_lines", play_json_lines},
         {"clip_names", clip_names},
         {"setup_split", setup_split},

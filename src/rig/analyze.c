@@ -284,7 +284,9 @@ static bool plan_cloth(tl_rig_analysis* a, const tl_scene* scene, rig_ctx* ctx, 
         memset(&part->cloth, 0, sizeof part->cloth);
         return true;
     }
-    part->reason = part->region == TL_RIG_REGION_PELVIS
+    part->reason = p->apart ? "a garment modelled apart, rebound to the torso joint it hung from: "
+                              "a cloth lattice"
+                   : part->region == TL_RIG_REGION_PELVIS
                        ? "wide, hangs from the pelvis region: a cloth lattice (a skirt)"
                        : "wide, hangs from the spine: a cloth lattice (a cape)";
     for (unsigned k = 0; k < 100000; ++k) {

@@ -46,6 +46,7 @@ typedef struct rig_wpart {
     bool own_collar; /* the collar is the part's own vertices nearest the skeleton */
     uint32_t shells;
     bool garment;    /* a garment shell of its own standing off the body (standoff.c) */
+    bool apart;      /* a garment modelled apart and rebound to a torso joint (unskinned.c) */
     float threshold; /* × H */
     int32_t attach;
     float collar_c[3];

@@ -607,7 +607,10 @@ static bool garment_parts(rig_ctx* ctx) {
         if (!add_part(ctx, &p)) return rig_wpart_free(&p), false;
         for (uint32_t i = 0; i < first; ++i)
             subtract_parts(ctx, &ctx->parts[i], first);
-        part_shape(ctx, &ctx->parts[first]);
+        rig_wpart* q = &ctx->parts[first];
+        centroid_of(ctx, &q->collar, q->collar_c);
+        part_limb_test(ctx, q); /* reach and centroid ratio for the report: cloth either way */
+        part_shape(ctx, q);
     }
     uint32_t m = 0;
     for (uint32_t i = 0; i < ctx->part_count; ++i) {

@@ -232,6 +232,7 @@ bool rig_garment_part(rig_ctx* ctx, uint32_t node, rig_wpart* p) {
     p->cls = TL_RIG_CLASS_CLOTH;
     p->region = (tl_rig_region)ctx->region[best];
     p->shells = 1;
+    p->apart = true;
     p->reason = "a garment modelled apart, rebound to the torso joint it hung from: cloth";
     /* its collar is its own top edge: the vertices within half a lattice row of its top */
     float top = -INFINITY, band = 0.5f * ctx->def->cloth_row * ctx->H;
