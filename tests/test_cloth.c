@@ -503,6 +503,51 @@ static void test_links_out_of_colliders(void) {
     tl_cloth_model_destroy(model);
 }
 
+/* A thin post moved into a hanging sheet between two of its columns (issue #13: a thigh swung
+ * into a cape's hem between two particles). Every particle stays clear of it, and the link
+ * between them meets it with its ends more than a right angle apart round its axis: no side of
+ * its own to leave by. Before the link was pushed to the side it came from, the post cut
+ * through it: 0.029 m deep (its axis 1 cm behind the sheet when it stops). */
+static void test_links_across_collider(void) {
+    static lattice l;
+    make_sheet(&l, 4, 3); /* columns at x = -0.1, 0, 0.1; z = -0.15 */
+    tl_cloth_def def = def_of(&l);
+    tl_cloth_model* model;
+    tl_cloth* cloth;
+    tl_error err;
+    ENSURE_OK(tl_cloth_model_create(&def, NULL, &model, &err), err);
+    ENSURE_OK(tl_cloth_create(model, NULL, &cloth, &err), err);
+    tl_collider post = {.shape = TL_COLLIDER_CAPSULE, .radius = 0.03f};
+    tl_cloth_input in = tl_default_cloth_input();
+    in.targets = l.rest;
+    in.colliders = &post, in.collider_count = 1;
+    double deepest = 0, particle = 0;
+    for (int f = 0; f <= 120; ++f) {
+        float z = -0.25f + 0.11f * fminf((float)f / 30.0f, 1.0f); /* to z = -0.14 in 0.5 s */
+        post.a[0] = post.b[0] = 0.05f, post.a[1] = 1.35f, post.b[1] = 1.0f;
+        post.a[2] = post.b[2] = z;
+        tl_cloth_step(cloth, &in, f ? 1.0f / 60.0f : 0.0f);
+        const float* x = tl_cloth_positions(cloth);
+        particle = fmax(particle, penetration(cloth, &post, 1));
+        for (int r = 1; r < l.rows; ++r)
+            for (int s = 1; s < 16; ++s) { /* points along the link from column 1 to 2 */
+                v3 a = v3_load(x + 3 * (r * l.columns + 1)),
+                   b = v3_load(x + 3 * (r * l.columns + 2));
+                v3 p = v3_madd(a, v3_sub(b, a), (float)s / 16);
+                double d = post.radius - hypot(p.x - post.a[0], p.z - z);
+                if (d > deepest) deepest = d;
+            }
+    }
+    double tether = tether_error(cloth);
+    fprintf(stderr, "  deepest link point %.2e m inside the post (particles %.2e), tether %.2e\n",
+            deepest, particle, tether);
+    ENSURE(particle <= 1e-6);
+    ENSURE(deepest <= 1e-4); /* it was 0.029 m */
+    ENSURE(tether <= 1e-6);
+    tl_cloth_destroy(cloth);
+    tl_cloth_model_destroy(model);
+}
+
 /* The deepest any particle of a sheet the wind presses onto ellipsoid `e` goes inside it (as a
  * share of its radius), with it as a collider or without (`collide` false); *touched: the
  * particle-steps in contact. */
@@ -1457,6 +1502,7 @@ static const tl_test_case cases[] = {
     {"rig_knight_cape", test_rig_knight_cape},
     {"measure_cape_fields", test_measure_cape_fields},
     {"links_out_of_colliders", test_links_out_of_colliders},
+    {"links_across_collider", test_links_across_collider},
     {"play_knight_cape", test_play_knight_cape},
 };
 

@@ -62,10 +62,28 @@ static bool sags_into(v3 e, v3 ea, v3 eb) {
     return v3_dot(ea, eb) > 0 && v3_dot(e, ea) > 0 && v3_dot(e, eb) > 0;
 }
 
+/* The move `d` along `side` taking point `e` (from the centre, inside the sphere of `radius`)
+ * onto its surface; false when `side` has no direction. A link lying across a collider (its ends
+ * more than a right angle apart round it) has no side of its own: pushed from the centre it
+ * flipped from side to side (sags_into). The side its previous position lay on (the step's
+ * start, which the push kept outside) is stable: the link is carried back out that way, as a
+ * garment is pushed aside by a leg swung into it rather than cut by it (CesiumMan's generated
+ * cape: the thigh came between two hem particles, the skin 0.015 H inside). */
+static bool exit_along(v3 e, v3 side, float radius, v3* d) {
+    float l = v3_length(side);
+    if (!(l > 1e-9f * radius)) return false;
+    v3 n = v3_scale(side, 1.0f / l);
+    float en = v3_dot(e, n), c = radius * radius - v3_dot(e, e);
+    if (!(c > 0)) return false;
+    *d = v3_scale(n, sqrtf(en * en + c) - en);
+    return true;
+}
+
 /* The move `d` taking the point of segment a-b deepest in shape `sh` (at parameter *s) to its
  * surface; false when the segment is outside. Planes are left to the particles: a segment's
  * deepest point into a plane is one of its ends. */
-static bool segment_out(const cloth_shape* sh, v3 a, v3 b, float slack, float* s, v3* d) {
+static bool segment_out(const cloth_shape* sh, v3 a, v3 b, v3 pa, v3 pb, float slack, float* s,
+                        v3* d) {
     v3 p, centre;
     float radius;
     switch (sh->kind) {
@@ -80,9 +98,16 @@ static bool segment_out(const cloth_shape* sh, v3 a, v3 b, float slack, float* s
         float l = v3_length(e);
         v3 ea = v3_sub(a, sh->kind == SHAPE_CAPSULE ? nearest_on_axis(sh->a, sh->b, a) : sh->a);
         v3 eb = v3_sub(b, sh->kind == SHAPE_CAPSULE ? nearest_on_axis(sh->a, sh->b, b) : sh->a);
-        if (!sags_into(e, ea, eb)) return false;
-        if (!(radius > 0) || l >= radius || !(l > 1e-9f * radius))
-            return false; /* outside, or on the axis */
+        if (!(radius > 0) || l >= radius) return false; /* outside */
+        if (!sags_into(e, ea, eb)) {                    /* across: out on the side it came from */
+            float sp, tp;
+            segments_nearest(pa, pb, sh->a, sh->kind == SHAPE_CAPSULE ? sh->b : sh->a, &sp, &tp);
+            v3 q = v3_madd(pa, v3_sub(pb, pa), sp);
+            v3 side =
+                v3_sub(q, sh->kind == SHAPE_CAPSULE ? nearest_on_axis(sh->a, sh->b, q) : sh->a);
+            return exit_along(e, side, radius, d);
+        }
+        if (!(l > 1e-9f * radius)) return false; /* on the axis */
         *d = v3_scale(e, (radius - l) / l);
         return true;
     }
@@ -99,9 +124,21 @@ static bool segment_out(const cloth_shape* sh, v3 a, v3 b, float slack, float* s
         *s = t < 0 ? 0 : (t > 1 ? 1 : t);
         v3 u = v3_madd(ua, ab, *s);
         float l = v3_length(u);
-        if (!sags_into(u, ua, ub)) return false;
-        if (l >= 1.0f || !(l > 1e-6f)) return false;
-        v3 out = v3_scale(u, 1.0f / l - 1.0f);
+        if (l >= 1.0f) return false;
+        v3 out;
+        if (!sags_into(u, ua, ub)) { /* across: out on the side it came from */
+            v3 pu = qt_unrotate(sh->rotation, v3_sub(pa, sh->a));
+            v3 pv = qt_unrotate(sh->rotation, v3_sub(pb, sh->a));
+            pu = v3_make(pu.x / radii.x, pu.y / radii.y, pu.z / radii.z);
+            pv = v3_make(pv.x / radii.x, pv.y / radii.y, pv.z / radii.z);
+            v3 pd = v3_sub(pv, pu);
+            float p2 = v3_dot(pd, pd), pt = p2 > 0 ? -v3_dot(pu, pd) / p2 : 0;
+            v3 side = v3_madd(pu, pd, pt < 0 ? 0 : (pt > 1 ? 1 : pt));
+            if (!exit_along(u, side, 1.0f, &out)) return false;
+        } else {
+            if (!(l > 1e-6f)) return false;
+            out = v3_scale(u, 1.0f / l - 1.0f);
+        }
         out = v3_make(out.x * radii.x, out.y * radii.y, out.z * radii.z);
         *d = qt_rotate(sh->rotation, out);
         return true;
@@ -133,9 +170,10 @@ static void push_segment(tl_cloth* c, int i, int j, float slack) {
     float wi = i < C ? 0.0f : 1.0f, wj = j < C ? 0.0f : 1.0f;
     for (int k = 0; k < c->shape_count; ++k) {
         v3 a = v3_make(c->x[i], c->y[i], c->z[i]), b = v3_make(c->x[j], c->y[j], c->z[j]);
+        v3 pa = v3_make(c->px[i], c->py[i], c->pz[i]), pb = v3_make(c->px[j], c->py[j], c->pz[j]);
         float s;
         v3 d;
-        if (!segment_out(&c->shapes[k], a, b, slack, &s, &d)) continue;
+        if (!segment_out(&c->shapes[k], a, b, pa, pb, slack, &s, &d)) continue;
         /* the ends' moves (1 - s) g wi, s g wj carry the point by d: g = d / sum */
         float ci = (1 - s) * wi, cj = s * wj, sum = (1 - s) * ci + s * cj;
         /* near a pinned end the free one would have to move far: at most twice the depth */
