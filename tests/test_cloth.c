@@ -548,6 +548,46 @@ static void test_links_across_collider(void) {
     tl_cloth_model_destroy(model);
 }
 
+/* A sheet started (its first frame, no time) with a thin post standing between two of its
+ * columns, 1 cm behind it: the start puts the particles on their targets and out of the
+ * colliders, and now the links out as every step does. Placed by the particles alone, the link
+ * between columns 1 and 2 started 0.020 m inside the post until the first step. */
+static void test_links_out_at_start(void) {
+    static lattice l;
+    make_sheet(&l, 4, 3); /* columns at x = -0.1, 0, 0.1; z = -0.15 */
+    tl_cloth_def def = def_of(&l);
+    tl_cloth_model* model;
+    tl_cloth* cloth;
+    tl_error err;
+    ENSURE_OK(tl_cloth_model_create(&def, NULL, &model, &err), err);
+    ENSURE_OK(tl_cloth_create(model, NULL, &cloth, &err), err);
+    tl_collider post = {.shape = TL_COLLIDER_CAPSULE,
+                        .a = {0.05f, 1.35f, -0.14f},
+                        .b = {0.05f, 1.0f, -0.14f},
+                        .radius = 0.03f};
+    tl_cloth_input in = tl_default_cloth_input();
+    in.targets = l.rest;
+    in.colliders = &post, in.collider_count = 1;
+    tl_cloth_step(cloth, &in, 0.0f);
+    const float* x = tl_cloth_positions(cloth);
+    double deepest = 0;
+    for (int r = 1; r < l.rows; ++r)
+        for (int s = 1; s < 16; ++s) {
+            v3 a = v3_load(x + 3 * (r * l.columns + 1)), b = v3_load(x + 3 * (r * l.columns + 2));
+            v3 p = v3_madd(a, v3_sub(b, a), (float)s / 16);
+            double d = post.radius - hypot(p.x - post.a[0], p.z - post.a[2]);
+            if (d > deepest) deepest = d;
+        }
+    double particle = penetration(cloth, &post, 1), tether = tether_error(cloth);
+    fprintf(stderr, "  at the start: deepest link point %.2e m (particles %.2e), tether %.2e\n",
+            deepest, particle, tether);
+    ENSURE(particle <= 1e-6);
+    ENSURE(deepest <= 1e-4); /* it was 0.020 m */
+    ENSURE(tether <= 1e-6);
+    tl_cloth_destroy(cloth);
+    tl_cloth_model_destroy(model);
+}
+
 /* The deepest any particle of a sheet the wind presses onto ellipsoid `e` goes inside it (as a
  * share of its radius), with it as a collider or without (`collide` false); *touched: the
  * particle-steps in contact. */
@@ -1503,6 +1543,7 @@ static const tl_test_case cases[] = {
     {"measure_cape_fields", test_measure_cape_fields},
     {"links_out_of_colliders", test_links_out_of_colliders},
     {"links_across_collider", test_links_across_collider},
+    {"links_out_at_start", test_links_out_at_start},
     {"play_knight_cape", test_play_knight_cape},
 };
 
