@@ -124,6 +124,9 @@ void cloth_write_outputs(tl_cloth* c, const float* map);
 void cloth_push_segments(tl_cloth* c);
 /* The relaxation's iterations with cloth_push_segments before each (cloth_contact.c). */
 void cloth_relax_links_out(tl_cloth* c);
+/* An open lattice with colliders just placed: its links out (cloth_contact.c); false: nothing
+ * done, and nothing to do. */
+bool cloth_links_out_at_start(tl_cloth* c);
 void cloth_map_targets(tl_cloth* c, const double m[9], const double t[3], const double o[3],
                        const float* targets);
 

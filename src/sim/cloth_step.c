@@ -378,15 +378,7 @@ static void place_at_targets(tl_cloth* c, const tl_chain_pose* f) {
     /* the targets are skinned, not lattice-true: start on the tethers, within max distance,
      * outside the colliders of the last input (none after tl_cloth_reset) */
     final_pass(c, 1.0f);
-    /* ... and its links out of them, as every step leaves them (cloth_relax_links_out): placed
-     * by the particles alone, the links and the skin on them stayed in until the first step
-     * (mh-body's generated cape, Walk at 0 s: its skin 0.0038 H inside the right thigh, every
-     * later sample under 0.0019 H). Closed rings push no links. */
-    if (c->shape_count && !c->model->closed) {
-        memcpy(c->px, c->x, bytes), memcpy(c->py, c->y, bytes), memcpy(c->pz, c->z, bytes);
-        cloth_relax_links_out(c);
-        final_pass(c, 1.0f);
-    }
+    if (cloth_links_out_at_start(c)) final_pass(c, 1.0f); /* and its links out */
     memcpy(c->px, c->x, bytes), memcpy(c->py, c->y, bytes), memcpy(c->pz, c->z, bytes);
     write_outputs(c);
 }
