@@ -42,7 +42,9 @@ struct tl_cloth_model {
     float* pair_rest; /* pair_count */
     float up[3], scale, fixed_step, teleport_distance;
     int max_substeps;
-    float* slack; /* n x 2: the depth each particle's links may have (tl_cloth_def) */
+    float* slack;              /* n x 2: the depth each particle's links may have (tl_cloth_def) */
+    tl_cloth_skin_point* skin; /* skin_count (tl_cloth_def.skin_points) */
+    int skin_count;
     tl_cloth_settings settings;
 };
 
