@@ -195,10 +195,13 @@ static bool point_out(const cloth_shape* sh, v3 p, float slack, v3* d) {
         return true;
     }
     if (sh->kind != SHAPE_ELLIPSOID) return false;
+    v3 e = v3_sub(p, sh->a);
+    float most = fmaxf(sh->radii.x, fmaxf(sh->radii.y, sh->radii.z));
+    if (v3_dot(e, e) >= most * most) return false; /* outside its bounding sphere */
     v3 radii = v3_make(fmaxf(sh->radii.x - slack, 0.5f * sh->radii.x),
                        fmaxf(sh->radii.y - slack, 0.5f * sh->radii.y),
                        fmaxf(sh->radii.z - slack, 0.5f * sh->radii.z));
-    v3 u = qt_unrotate(sh->rotation, v3_sub(p, sh->a));
+    v3 u = qt_unrotate(sh->rotation, e);
     u = v3_make(u.x / radii.x, u.y / radii.y, u.z / radii.z);
     float l = v3_length(u);
     if (l >= 1.0f || !(l > 1e-6f)) return false;
@@ -213,6 +216,19 @@ static bool point_out(const cloth_shape* sh, v3 p, float slack, v3* d) {
  * generated cape a thigh ellipsoid 3.5 cm thick came into a 10 x 8 cm cell with its four
  * particles and links outside (the cell's own surface 0.0070 H inside), and the skin beyond the
  * edge column went 0.005-0.006 H into the other thigh with the lattice outside. */
+static v3 skin_point_at(const tl_cloth* c, const int idx[4], const float w[4],
+                        const tl_cloth_skin_point* s) {
+    v3 x[4], p = v3_make(0, 0, 0);
+    for (int k = 0; k < 4; ++k)
+        x[k] = v3_make(c->x[idx[k]], c->y[idx[k]], c->z[idx[k]]), p = v3_madd(p, x[k], w[k]);
+    /* the lift along the normal down x along: d/du and d/dv of the bilinear surface */
+    v3 du = v3_add(v3_scale(v3_sub(x[2], x[0]), 1 - s->v), v3_scale(v3_sub(x[3], x[1]), s->v));
+    v3 dv = v3_add(v3_scale(v3_sub(x[1], x[0]), 1 - s->u), v3_scale(v3_sub(x[3], x[2]), s->u));
+    v3 n = v3_cross(du, dv);
+    float nl = v3_length(n);
+    return nl > 0 ? v3_madd(p, n, s->lift / nl) : p;
+}
+
 static void push_skin_point(tl_cloth* c, const tl_cloth_skin_point* s) {
     int C = c->model->columns, r = s->cell / C, j = s->cell % C;
     int idx[4] = {s->cell, r * C + (j + 1) % C, s->cell + C, (r + 1) * C + (j + 1) % C};
@@ -222,20 +238,13 @@ static void push_skin_point(tl_cloth* c, const tl_cloth_skin_point* s) {
         mob[k] = idx[k] < C ? 0.0f : w[k], sum += mob[k] * w[k];
     /* near the pinned row the free corners would have to move far: at most four times */
     if (sum < 0.25f) sum = 0.25f;
+    v3 p = skin_point_at(c, idx, w, s);
     for (int q = 0; q < c->shape_count; ++q) {
-        v3 x[4], p = v3_make(0, 0, 0);
-        for (int k = 0; k < 4; ++k)
-            x[k] = v3_make(c->x[idx[k]], c->y[idx[k]], c->z[idx[k]]), p = v3_madd(p, x[k], w[k]);
-        /* the lift along the normal down x along: d/du and d/dv of the bilinear surface */
-        v3 du = v3_add(v3_scale(v3_sub(x[2], x[0]), 1 - s->v), v3_scale(v3_sub(x[3], x[1]), s->v));
-        v3 dv = v3_add(v3_scale(v3_sub(x[1], x[0]), 1 - s->u), v3_scale(v3_sub(x[3], x[2]), s->u));
-        v3 n = v3_cross(du, dv);
-        float nl = v3_length(n);
-        if (nl > 0) p = v3_madd(p, n, s->lift / nl);
         v3 d;
         if (!point_out(&c->shapes[q], p, s->slack, &d)) continue;
         for (int k = 0; k < 4; ++k)
             if (mob[k] != 0) move_particle(c, idx[k], v3_scale(d, mob[k] / sum));
+        p = skin_point_at(c, idx, w, s); /* only a push moves it */
     }
 }
 
