@@ -503,6 +503,154 @@ static void test_links_out_of_colliders(void) {
     tl_cloth_model_destroy(model);
 }
 
+/* A thin post moved into a hanging sheet between two of its columns (issue #13: a thigh swung
+ * into a cape's hem between two particles). Every particle stays clear of it, and the link
+ * between them meets it with its ends more than a right angle apart round its axis: no side of
+ * its own to leave by. Before the link was pushed to the side it came from, the post cut
+ * through it: 0.029 m deep (its axis 1 cm behind the sheet when it stops). */
+static void test_links_across_collider(void) {
+    static lattice l;
+    make_sheet(&l, 4, 3); /* columns at x = -0.1, 0, 0.1; z = -0.15 */
+    tl_cloth_def def = def_of(&l);
+    tl_cloth_model* model;
+    tl_cloth* cloth;
+    tl_error err;
+    ENSURE_OK(tl_cloth_model_create(&def, NULL, &model, &err), err);
+    ENSURE_OK(tl_cloth_create(model, NULL, &cloth, &err), err);
+    tl_collider post = {.shape = TL_COLLIDER_CAPSULE, .radius = 0.03f};
+    tl_cloth_input in = tl_default_cloth_input();
+    in.targets = l.rest;
+    in.colliders = &post, in.collider_count = 1;
+    double deepest = 0, particle = 0;
+    for (int f = 0; f <= 120; ++f) {
+        float z = -0.25f + 0.11f * fminf((float)f / 30.0f, 1.0f); /* to z = -0.14 in 0.5 s */
+        post.a[0] = post.b[0] = 0.05f, post.a[1] = 1.35f, post.b[1] = 1.0f;
+        post.a[2] = post.b[2] = z;
+        tl_cloth_step(cloth, &in, f ? 1.0f / 60.0f : 0.0f);
+        const float* x = tl_cloth_positions(cloth);
+        particle = fmax(particle, penetration(cloth, &post, 1));
+        for (int r = 1; r < l.rows; ++r)
+            for (int s = 1; s < 16; ++s) { /* points along the link from column 1 to 2 */
+                v3 a = v3_load(x + 3 * (r * l.columns + 1)),
+                   b = v3_load(x + 3 * (r * l.columns + 2));
+                v3 p = v3_madd(a, v3_sub(b, a), (float)s / 16);
+                double d = post.radius - hypot(p.x - post.a[0], p.z - z);
+                if (d > deepest) deepest = d;
+            }
+    }
+    double tether = tether_error(cloth);
+    fprintf(stderr, "  deepest link point %.2e m inside the post (particles %.2e), tether %.2e\n",
+            deepest, particle, tether);
+    ENSURE(particle <= 1e-6);
+    ENSURE(deepest <= 1e-4); /* it was 0.029 m */
+    ENSURE(tether <= 1e-6);
+    tl_cloth_destroy(cloth);
+    tl_cloth_model_destroy(model);
+}
+
+/* A sheet started (its first frame, no time) with a thin post standing between two of its
+ * columns, 1 cm behind it: the start puts the particles on their targets and out of the
+ * colliders, and now the links out as every step does. Placed by the particles alone, the link
+ * between columns 1 and 2 started 0.020 m inside the post until the first step. */
+static void test_links_out_at_start(void) {
+    static lattice l;
+    make_sheet(&l, 4, 3); /* columns at x = -0.1, 0, 0.1; z = -0.15 */
+    tl_cloth_def def = def_of(&l);
+    tl_cloth_model* model;
+    tl_cloth* cloth;
+    tl_error err;
+    ENSURE_OK(tl_cloth_model_create(&def, NULL, &model, &err), err);
+    ENSURE_OK(tl_cloth_create(model, NULL, &cloth, &err), err);
+    tl_collider post = {.shape = TL_COLLIDER_CAPSULE,
+                        .a = {0.05f, 1.35f, -0.14f},
+                        .b = {0.05f, 1.0f, -0.14f},
+                        .radius = 0.03f};
+    tl_cloth_input in = tl_default_cloth_input();
+    in.targets = l.rest;
+    in.colliders = &post, in.collider_count = 1;
+    tl_cloth_step(cloth, &in, 0.0f);
+    const float* x = tl_cloth_positions(cloth);
+    double deepest = 0;
+    for (int r = 1; r < l.rows; ++r)
+        for (int s = 1; s < 16; ++s) {
+            v3 a = v3_load(x + 3 * (r * l.columns + 1)), b = v3_load(x + 3 * (r * l.columns + 2));
+            v3 p = v3_madd(a, v3_sub(b, a), (float)s / 16);
+            double d = post.radius - hypot(p.x - post.a[0], p.z - post.a[2]);
+            if (d > deepest) deepest = d;
+        }
+    double particle = penetration(cloth, &post, 1), tether = tether_error(cloth);
+    fprintf(stderr, "  at the start: deepest link point %.2e m (particles %.2e), tether %.2e\n",
+            deepest, particle, tether);
+    ENSURE(particle <= 1e-6);
+    ENSURE(deepest <= 1e-4); /* it was 0.020 m */
+    ENSURE(tether <= 1e-6);
+    tl_cloth_destroy(cloth);
+    tl_cloth_model_destroy(model);
+}
+
+/* The centre of cell (row 1, column 0) of a hanging sheet after a second with a ball poking
+ * into it from in front, 2 cm off the sheet: its four particles and four links stay clear of
+ * the ball, the cell's middle is 0.015 m inside. With the point as a skin point the cell is
+ * pushed off it; `points` 0: not. *depth: how deep the middle is inside the ball; *particle: the
+ * deepest particle. */
+static void cell_middle_depth(int points, double* depth, double* particle) {
+    static lattice l;
+    make_sheet(&l, 4, 3); /* columns at x = -0.1, 0, 0.1; rows 0.1 apart from y = 1.4 */
+    tl_cloth_skin_point middle = {.cell = 3, .u = 0.5f, .v = 0.5f};
+    tl_cloth_def def = def_of(&l);
+    def.skin_points = &middle, def.skin_point_count = points;
+    tl_cloth_model* model;
+    tl_cloth* cloth;
+    tl_error err;
+    ENSURE_OK(tl_cloth_model_create(&def, NULL, &model, &err), err);
+    ENSURE_OK(tl_cloth_create(model, NULL, &cloth, &err), err);
+    tl_collider ball = {
+        .shape = TL_COLLIDER_SPHERE, .a = {-0.05f, 1.25f, -0.13f}, .radius = 0.035f};
+    tl_cloth_input in = tl_default_cloth_input();
+    in.targets = l.rest;
+    in.colliders = &ball, in.collider_count = 1;
+    for (int f = 0; f <= 60; ++f)
+        tl_cloth_step(cloth, &in, f ? 1.0f / 60.0f : 0.0f);
+    const float* x = tl_cloth_positions(cloth);
+    v3 p = v3_make(0, 0, 0);
+    const int corner[4] = {3, 4, 6, 7};
+    for (int k = 0; k < 4; ++k)
+        p = v3_madd(p, v3_load(x + 3 * corner[k]), 0.25f);
+    *depth = ball.radius - v3_length(v3_sub(p, v3_load(ball.a)));
+    *particle = -1;
+    for (int i = 0; i < tl_cloth_particle_count(cloth); ++i)
+        *particle =
+            fmax(*particle, ball.radius - v3_length(v3_sub(v3_load(x + 3 * i), v3_load(ball.a))));
+    ENSURE(tether_error(cloth) <= 1e-6);
+    tl_cloth_destroy(cloth);
+    tl_cloth_model_destroy(model);
+}
+
+/* Skin points (tl_cloth_def.skin_points): the skin lies on the cells, where no link is (issue
+ * #13: a thigh ellipsoid 3.5 cm thick came into one of CesiumMan's cape's 10 x 8 cm cells). */
+static void test_skin_points_out(void) {
+    double without, with, p0, p1;
+    cell_middle_depth(0, &without, &p0);
+    cell_middle_depth(1, &with, &p1);
+    fprintf(stderr,
+            "  the cell's middle in the ball: %.2e m without the skin point, %.2e with (deepest "
+            "particle %.2e, %.2e)\n",
+            without, with, p0, p1);
+    ENSURE(without > 0.01); /* the ball does come into the cell between its particles */
+    static lattice l; /* a point off the lattice, or with no slack, is the caller's data: refused */
+    make_sheet(&l, 4, 3);
+    tl_cloth_skin_point bad[3] = {{.cell = 2}, {.cell = 9}, {.cell = 0, .u = 0.5f, .slack = -1}};
+    for (int k = 0; k < 3; ++k) {
+        tl_cloth_def def = def_of(&l);
+        def.skin_points = &bad[k], def.skin_point_count = 1;
+        tl_cloth_model* model = NULL;
+        tl_error err;
+        ENSURE(tl_cloth_model_create(&def, NULL, &model, &err) == TL_ERROR_INVALID && !model);
+    }
+    ENSURE(p0 < 0 && p1 < 0);
+    ENSURE(with <= 1e-4);
+}
+
 /* The deepest any particle of a sheet the wind presses onto ellipsoid `e` goes inside it (as a
  * share of its radius), with it as a collider or without (`collide` false); *touched: the
  * particle-steps in contact. */
@@ -1457,6 +1605,9 @@ static const tl_test_case cases[] = {
     {"rig_knight_cape", test_rig_knight_cape},
     {"measure_cape_fields", test_measure_cape_fields},
     {"links_out_of_colliders", test_links_out_of_colliders},
+    {"links_across_collider", test_links_across_collider},
+    {"links_out_at_start", test_links_out_at_start},
+    {"skin_points_out", test_skin_points_out},
     {"play_knight_cape", test_play_knight_cape},
 };
 

@@ -89,6 +89,20 @@ typedef struct tl_cloth_settings {
 /* The defaults above. */
 tl_cloth_settings tl_default_cloth_settings(void);
 
+/* A point of the skin the lattice drives, bilinear in the four particles of one cell: (1 - u)
+ * (1 - v) top-left + (1 - u) v top-right + u (1 - v) bottom-left + u v bottom-right, lifted off
+ * it along the cell's normal. */
+typedef struct tl_cloth_skin_point {
+    int cell;    /* its top-left particle r x columns + c: r + 1 < rows, c + 1 < columns (or
+                    the last column of a closed ring, whose right neighbour is column 0) */
+    float u, v;  /* down the cell and along its row; outside [0, 1] beyond the lattice's
+                    border (a garment's edge lies half a cell beyond its edge particles), within
+                    [-1, 2] */
+    float lift;  /* the skin's offset from that bilinear point along the cell's normal (down x
+                    along, normalised), rest-world units: the point is carried at it */
+    float slack; /* as tl_cloth_def.link_slack: its depth at rest, >= 0 */
+} tl_cloth_skin_point;
+
 /* The lattice and the world. */
 typedef struct tl_cloth_def {
     int rows;                    /* rows of particles, row 0 pinned, 2..TL_CLOTH_MAX_SIDE; 4-8 */
@@ -110,7 +124,12 @@ typedef struct tl_cloth_def {
                                     (up, and right along the row) may go into a collider before
                                     an open lattice pushes them out, rest-world units, >= 0: the
                                     depth the rest pose has (the player measures it); copied */
-    tl_cloth_settings settings;  /* the default of a cloth made from this model */
+    const tl_cloth_skin_point* skin_points; /* skin_point_count or NULL: points an open lattice
+                                    keeps out of the colliders as it does its links, moving
+                                    their cells' particles (the skin lies on the cells, and
+                                    beyond the edge particles, where no link is); copied */
+    int skin_point_count;                   /* 0 */
+    tl_cloth_settings settings;             /* the default of a cloth made from this model */
 } tl_cloth_def;
 
 /* The defaults above (rows, columns 0 and NULL positions: the caller fills those). */
@@ -165,7 +184,8 @@ tl_result tl_cloth_model_create(const tl_cloth_def* def, const tl_allocator* all
                                 tl_cloth_model** out, tl_error* err);
 void tl_cloth_model_destroy(tl_cloth_model* model);
 
-/* Bytes tl_cloth_model_create allocates for a lattice: about 100 bytes per particle. */
+/* Bytes tl_cloth_model_create allocates for a lattice: about 100 bytes per particle, and
+ * sizeof(tl_cloth_skin_point) per skin point on top. */
 size_t tl_cloth_model_memory_size(int rows, int columns, bool closed);
 
 /* A cloth instance (its state) on a model, with the model's settings. allocator may be NULL. */

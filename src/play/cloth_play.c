@@ -8,6 +8,7 @@
 #include "play/cloth_play.h"
 
 #include <tailor/colliders.h>
+#include <tailor/mesh.h>
 
 #include "base/mat4.h"
 
@@ -241,11 +242,145 @@ static void link_slack(const play_cloth* pc, uint32_t R, uint32_t C, bool closed
         }
 }
 
+/* The rest-world positions of the skin the lattice drives (more than half its weight on the
+ * part's bones, the region tailor measure judges), in a new array (*out); 0 when none or out of
+ * memory (*out NULL then). */
+static uint32_t part_rest_mesh(const tl_scene* scene, const tl_scene_part* sp, float** out) {
+    const tl_scene_skin* sk = &scene->skins[sp->skin];
+    uint32_t IC = sk->influence_count, count = 0;
+    *out = malloc(3 * (size_t)sk->vertex_count * sizeof **out + 1);
+    if (!*out) return 0;
+    for (uint32_t v = 0; v < sk->vertex_count; ++v) {
+        float w = 0;
+        for (uint32_t k = 0; k < IC; ++k) {
+            uint32_t j = sk->influence_joints[(size_t)v * IC + k];
+            bool ours = j == sp->end_joint;
+            for (uint32_t b = 0; b < sp->bone_count && !ours; ++b)
+                ours = sp->bone_joints[b] == j;
+            if (ours) w += sk->influence_weights[(size_t)v * IC + k];
+        }
+        if (w > 0.5f) memcpy(*out + 3 * (size_t)count++, sk->rest_positions + 3 * (size_t)v, 12);
+    }
+    return count;
+}
+
+static void bilinear(const float* rest, uint32_t C, uint32_t cell, float u, float v, float out[3]) {
+    const float *a = rest + 3 * cell, *b = a + 3, *c = a + 3 * C, *d = c + 3;
+    for (int k = 0; k < 3; ++k)
+        out[k] = (1 - u) * (1 - v) * a[k] + (1 - u) * v * b[k] + u * (1 - v) * c[k] + u * v * d[k];
+}
+
+/* The unit normal (down x along the row) of the bilinear surface of `cell` at (u, v). */
+static void cell_normal(const float* rest, uint32_t C, uint32_t cell, float u, float v,
+                        float n[3]) {
+    const float *a = rest + 3 * cell, *b = a + 3, *c = a + 3 * C, *d = c + 3;
+    float du[3], dv[3], l = 0;
+    for (int k = 0; k < 3; ++k)
+        du[k] = (1 - v) * (c[k] - a[k]) + v * (d[k] - b[k]),
+        dv[k] = (1 - u) * (b[k] - a[k]) + u * (d[k] - c[k]);
+    n[0] = du[1] * dv[2] - du[2] * dv[1], n[1] = du[2] * dv[0] - du[0] * dv[2],
+    n[2] = du[0] * dv[1] - du[1] * dv[0];
+    for (int k = 0; k < 3; ++k)
+        l += n[k] * n[k];
+    l = sqrtf(l);
+    for (int k = 0; k < 3; ++k)
+        n[k] = l > 0 ? n[k] / l : 0;
+}
+
+/* Point p's cell and coordinates on an open rest lattice: the nearest point of its surface (each
+ * cell two triangles, as the rig's lattice_column), carried on beyond a border column or the
+ * last row by p's offset along the cell's edge there (particles are centroids of their cells, so
+ * a garment's edge lies beyond them; above row 0 is the body). */
+static tl_cloth_skin_point skin_point(const float* rest, uint32_t R, uint32_t C, const float* p) {
+    tl_cloth_skin_point s = {0};
+    float best = INFINITY, b[3];
+    for (uint32_t r = 0; r + 1 < R; ++r)
+        for (uint32_t c = 0; c + 1 < C; ++c) {
+            const float *p00 = rest + 3 * (r * C + c), *p01 = p00 + 3, *p10 = p00 + 3 * C,
+                        *p11 = p10 + 3;
+            float d = tl_mesh_triangle_nearest(p, p00, p01, p11, b);
+            if (d < best) best = d, s.cell = (int)(r * C + c), s.u = b[2], s.v = b[1] + b[2];
+            d = tl_mesh_triangle_nearest(p, p00, p11, p10, b);
+            if (d < best) best = d, s.cell = (int)(r * C + c), s.u = b[1] + b[2], s.v = b[1];
+        }
+    uint32_t r = (uint32_t)s.cell / C, c = (uint32_t)s.cell % C;
+    float q[3], e0[3], e1[3], t[3];
+    bilinear(rest, C, (uint32_t)s.cell, s.u, s.v, q);
+    for (int k = 0; k < 3; ++k)
+        t[k] = p[k] - q[k];
+    bool left = c == 0 && s.v <= 0, right = c + 2 == C && s.v >= 1, hem = r + 2 == R && s.u >= 1;
+    if (left || right) { /* along the row */
+        bilinear(rest, C, (uint32_t)s.cell, s.u, 0, e0),
+            bilinear(rest, C, (uint32_t)s.cell, s.u, 1, e1);
+        float l2 = 0, dot = 0;
+        for (int k = 0; k < 3; ++k)
+            l2 += (e1[k] - e0[k]) * (e1[k] - e0[k]), dot += t[k] * (e1[k] - e0[k]);
+        if (l2 > 0) s.v = fminf(fmaxf(s.v + dot / l2, -1.0f), 2.0f);
+    }
+    if (hem) { /* down the column */
+        bilinear(rest, C, (uint32_t)s.cell, 0, s.v, e0),
+            bilinear(rest, C, (uint32_t)s.cell, 1, s.v, e1);
+        float l2 = 0, dot = 0;
+        for (int k = 0; k < 3; ++k)
+            l2 += (e1[k] - e0[k]) * (e1[k] - e0[k]), dot += t[k] * (e1[k] - e0[k]);
+        if (l2 > 0) s.u = fminf(fmaxf(s.u + dot / l2, -1.0f), 2.0f);
+    }
+    return s;
+}
+
+/* The skin points an open lattice keeps out of its colliders (tl_cloth_def.skin_points): the
+ * vertices the lattice drives, at their cells and coordinates, with their depth at rest (and the
+ * margin) as slack like the links'. One point a bin of a quarter cell (in u and v; extrapolated
+ * coordinates have bins of their own), the one lying furthest in (least lift): the solver tests
+ * every point against every collider each iteration, so its cost stays with the lattice, not the
+ * mesh. *out: a new array (NULL when none); -1 when out of memory. */
+static int skin_points(const tl_scene* scene, const tl_scene_part* sp, const play_cloth* pc,
+                       float margin, tl_cloth_skin_point** out) {
+    enum { BINS = 24 }; /* per side of a cell: u, v in [-1, 2] by eighths */
+    float* mesh;
+    uint32_t count = part_rest_mesh(scene, sp, &mesh), R = sp->cloth_rows, C = sp->cloth_columns;
+    size_t bins = (size_t)R * C * BINS * BINS;
+    int* bin = mesh ? malloc(bins * sizeof *bin) : NULL;
+    *out = bin ? malloc((count + 1) * sizeof **out) : NULL;
+    if (!*out) {
+        free(mesh), free(bin);
+        return -1;
+    }
+    for (size_t b = 0; b < bins; ++b)
+        bin[b] = -1;
+    int kept = 0;
+    for (uint32_t i = 0; i < count; ++i) {
+        tl_cloth_skin_point s = skin_point(pc->rest, R, C, mesh + 3 * i);
+        float q[3], n[3];
+        bilinear(pc->rest, C, (uint32_t)s.cell, s.u, s.v, q);
+        cell_normal(pc->rest, C, (uint32_t)s.cell, s.u, s.v, n);
+        for (int k = 0; k < 3; ++k)
+            s.lift += (mesh[3 * i + k] - q[k]) * n[k];
+        for (int k = 0; k < 3; ++k)
+            q[k] += s.lift * n[k];
+        for (uint32_t k = 0; k < pc->collider_count; ++k) {
+            float d = tl_collider_depth(&pc->colliders[k].local, q) + 1.01f * margin;
+            if (d > s.slack) s.slack = d;
+        }
+        int bu = (int)floorf((s.u + 1) * 8), bv = (int)floorf((s.v + 1) * 8);
+        bu = bu < 0 ? 0 : (bu >= BINS ? BINS - 1 : bu),
+        bv = bv < 0 ? 0 : (bv >= BINS ? BINS - 1 : bv);
+        int* at = &bin[((size_t)s.cell * BINS + (size_t)bu) * BINS + (size_t)bv];
+        if (*at < 0)
+            *at = kept++, (*out)[*at] = s;
+        else if (s.lift < (*out)[*at].lift)
+            (*out)[*at] = s;
+    }
+    free(mesh), free(bin);
+    return kept;
+}
+
 static tl_result create_one(const tl_scene* scene, uint32_t part, bool colliders, play_cloth* pc,
                             tl_error* err) {
     const tl_scene_part* sp = &scene->parts[part];
     const tl_scene_skin* sk = &scene->skins[sp->skin];
     uint32_t R = sp->cloth_rows, C = sp->cloth_columns, n = R * C;
+    tl_cloth_skin_point* points = NULL;
     pc->part = part;
     /* rest, targets (n x 3 each), then the links' slack (n x 2, used at create only) */
     pc->rest = malloc(8 * (size_t)n * sizeof *pc->rest);
@@ -276,9 +411,14 @@ static tl_result create_one(const tl_scene* scene, uint32_t part, bool colliders
         if (r != TL_OK) return r;
         link_slack(pc, R, C, sp->cloth_closed, margin, slack);
         def.link_slack = slack;
+        if (!sp->cloth_closed) /* a closed ring pushes no links and no skin */
+            def.skin_point_count = skin_points(scene, sp, pc, margin, &points);
+        if (def.skin_point_count < 0) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+        def.skin_points = points;
     }
     tl_error e;
     tl_result r = tl_cloth_model_create(&def, NULL, &pc->model, &e);
+    free(points);
     if (r == TL_OK) r = tl_cloth_create(pc->model, NULL, &pc->cloth, &e);
     if (r != TL_OK)
         return tl_error_set(err, r, "%s: the cloth from %s: %s",

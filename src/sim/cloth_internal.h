@@ -42,7 +42,9 @@ struct tl_cloth_model {
     float* pair_rest; /* pair_count */
     float up[3], scale, fixed_step, teleport_distance;
     int max_substeps;
-    float* slack; /* n x 2: the depth each particle's links may have (tl_cloth_def) */
+    float* slack;              /* n x 2: the depth each particle's links may have (tl_cloth_def) */
+    tl_cloth_skin_point* skin; /* skin_count (tl_cloth_def.skin_points) */
+    int skin_count;
     tl_cloth_settings settings;
 };
 
@@ -124,6 +126,9 @@ void cloth_write_outputs(tl_cloth* c, const float* map);
 void cloth_push_segments(tl_cloth* c);
 /* The relaxation's iterations with cloth_push_segments before each (cloth_contact.c). */
 void cloth_relax_links_out(tl_cloth* c);
+/* An open lattice with colliders just placed: its links out (cloth_contact.c); false: nothing
+ * done, and nothing to do. */
+bool cloth_links_out_at_start(tl_cloth* c);
 void cloth_map_targets(tl_cloth* c, const double m[9], const double t[3], const double o[3],
                        const float* targets);
 

@@ -218,6 +218,21 @@ static tl_result check_def(const tl_cloth_def* d, tl_error* err) {
             return tl_error_set(err, TL_ERROR_INVALID,
                                 "cloth: particle %d's link slack is not a finite depth >= 0",
                                 i / 2);
+    if (d->skin_point_count < 0 || (d->skin_point_count > 0 && !d->skin_points))
+        return tl_error_set(err, TL_ERROR_INVALID, "cloth: %d skin points and no array",
+                            d->skin_point_count);
+    for (int i = 0; i < d->skin_point_count; ++i) {
+        const tl_cloth_skin_point* p = &d->skin_points[i];
+        int r = p->cell / d->columns, c = p->cell % d->columns;
+        if (p->cell < 0 || r + 1 >= d->rows || (!d->closed && c + 1 >= d->columns) ||
+            !(p->u >= -1 && p->u <= 2 && p->v >= -1 && p->v <= 2) ||
+            !(p->slack >= 0 && isfinite(p->slack)) || !isfinite(p->lift))
+            return tl_error_set(err, TL_ERROR_INVALID,
+                                "cloth: skin point %d (cell %d, u %g, v %g, lift %g, slack %g) "
+                                "is not in a cell of the lattice",
+                                i, p->cell, (double)p->u, (double)p->v, (double)p->lift,
+                                (double)p->slack);
+    }
     return TL_OK;
 }
 
@@ -269,6 +284,8 @@ tl_result tl_cloth_model_create(const tl_cloth_def* def, const tl_allocator* all
     at += (size_t)n * sizeof(float);
     size_t o_slack = at;
     at += (size_t)n * 2 * sizeof(float);
+    size_t o_skin = at;
+    at += (size_t)def->skin_point_count * sizeof(tl_cloth_skin_point);
     size_t o_pairs = at;
     at += (size_t)pair_count * sizeof(float);
     size_t o_runs = at = (at + 15) & ~(size_t)15;
@@ -295,6 +312,9 @@ tl_result tl_cloth_model_create(const tl_cloth_def* def, const tl_allocator* all
         memcpy(m->slack, def->link_slack, sizeof(float) * 2 * (size_t)n);
     else
         memset(m->slack, 0, sizeof(float) * 2 * (size_t)n);
+    m->skin = (tl_cloth_skin_point*)(block + o_skin), m->skin_count = def->skin_point_count;
+    if (m->skin_count)
+        memcpy(m->skin, def->skin_points, sizeof(tl_cloth_skin_point) * (size_t)m->skin_count);
     m->pair_rest = (float*)(block + o_pairs);
     m->runs = (cloth_run*)(block + o_runs);
     m->edge = (uint8_t*)(block + o_edge);

@@ -378,6 +378,7 @@ static void place_at_targets(tl_cloth* c, const tl_chain_pose* f) {
     /* the targets are skinned, not lattice-true: start on the tethers, within max distance,
      * outside the colliders of the last input (none after tl_cloth_reset) */
     final_pass(c, 1.0f);
+    if (cloth_links_out_at_start(c)) final_pass(c, 1.0f); /* and its links out */
     memcpy(c->px, c->x, bytes), memcpy(c->py, c->y, bytes), memcpy(c->pz, c->z, bytes);
     write_outputs(c);
 }
