@@ -24,4 +24,15 @@ tl_result tl_scene_parts_read(tl_scene* scene, const char* label, tl_error* err)
  * ellipsoid's semi-axis the point lies most along). Planes stay. */
 void tl_collider_bound(tl_collider* c, const float* points, uint32_t count, float slack);
 
+/* The direction of joint's bone in the rest-world frame, unit: to its child on the way to the
+ * main joint its role leads to (a torso joint to the head, a thigh to its shin, a shin to its
+ * foot, an upper arm to its forearm), else (a head, a chain's end) from its parent to it. False
+ * when neither exists or the joints coincide. */
+bool tl_scene_skin_bone_direction(const tl_scene_skin* sk, uint32_t joint, double dir[3]);
+
+/* Centroid, principal axes (rows, the largest variance first) and variances (per point) of
+ * points (count x 3 floats, count > 0). */
+void tl_points_principal_frame(const float* points, uint32_t count, double centre[3],
+                               double axes[3][3], double variance[3]);
+
 #endif
