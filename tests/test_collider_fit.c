@@ -57,6 +57,22 @@ static bool collider_axis(const tl_collider* c, double axis[3]) {
     return true;
 }
 
+/* The angle in degrees from the bone to the nearest of the collider's axes (a capsule's
+ * segment, each of an ellipsoid's semi-axes); 0 for a sphere. */
+static double bone_axis_angle(const tl_collider* c, const double bone[3]) {
+    if (c->shape == TL_COLLIDER_CAPSULE) {
+        double axis[3];
+        return collider_axis(c, axis) ? line_angle(axis, bone) : 0;
+    }
+    if (c->shape != TL_COLLIDER_ELLIPSOID) return 0;
+    double best = 90;
+    for (int e = 0; e < 3; ++e) {
+        double v[3] = {c->axes[e][0], c->axes[e][1], c->axes[e][2]};
+        if (dot3(v, v) > 0) best = fmin(best, line_angle(v, bone));
+    }
+    return best;
+}
+
 /* The collider's six poles: a capsule's two cap tips and its radius either way across at the
  * centre (two directions), an ellipsoid's centre plus and minus each semi-axis. */
 static void collider_poles(const tl_collider* c, float poles[6][3]) {
@@ -140,10 +156,10 @@ static double pole_reach(const tl_scene_skin* sk, const tl_collider* c, const ui
 
 /* Per collider of skin 0: role, shape, the two largest variances' ratio of its joint's skin,
  * the angle of the skin's principal axis and of the collider's axis to the bone, the pole
- * reach. Returns the worst reach and the largest collider-to-bone angle of the colliders whose
- * joint's skin is round (ratio under 1.5: the spread picks no axis). */
+ * reach. Adds to the worst reach, the summed reach and the largest angle from a bone to its
+ * collider's nearest axis. */
 static void axes_print(const char* name, const tl_scene* scene, double* worst_reach,
-                       double* worst_round_angle, double* sum_reach) {
+                       double* worst_angle, double* sum_reach) {
     const tl_scene_skin* sk = &scene->skins[0];
     tl_error err;
     tl_body_collider body[TL_BODY_COLLIDERS_MAX];
@@ -172,18 +188,18 @@ static void axes_print(const char* name, const tl_scene* scene, double* worst_re
         double reach = pole_reach(sk, &body[c].local, own, m, normals);
         file_reach = fmax(file_reach, reach);
         *sum_reach += reach;
-        if (ratio < 1.5 && fit_angle == fit_angle)
-            *worst_round_angle = fmax(*worst_round_angle, fit_angle);
+        double off = has_bone ? bone_axis_angle(&body[c].local, bone) : 0;
+        *worst_angle = fmax(*worst_angle, off);
         const tl_collider* l = &body[c].local;
         fprintf(stderr,
                 "  %-24s %-16s %-9s %-5s %-9s var ratio %6.2f, spread axis %5.1f deg, collider "
-                "axis %5.1f deg from the bone, poles out %.4f H\n",
+                "axis %5.1f deg from the bone (nearest axis %4.1f), poles out %.4f H\n",
                 name, sk->joints[body[c].joint].name, tl_role_string(body[c].role),
                 tl_side_string(body[c].side),
                 l->shape == TL_COLLIDER_ELLIPSOID ? "ellipsoid"
                 : l->shape == TL_COLLIDER_CAPSULE ? "capsule"
                                                   : "sphere",
-                ratio, spread_angle, fit_angle, reach);
+                ratio, spread_angle, fit_angle, off, reach);
     }
     *worst_reach = fmax(*worst_reach, file_reach);
     free(mask), free(own), free(points), free(normals);
@@ -197,12 +213,14 @@ static const char* tailless[] = {
     "rat-tailless",         "trex-tailless",           "knight-tailed"};
 
 /* The measure on every shared asset, the MakeHuman cases rigged (their hair is a part then)
- * and the tailless cases rigged. */
+ * and the tailless cases rigged; every collider rides its bone: one of its axes lies along the
+ * bone's direction (on main the knight's spine capsule lay 56 degrees off it, its thighs' and
+ * shins' ellipsoids 72-73). */
 static void test_axes(void) {
     const char** files;
     size_t count = tl_test_shared_files(&files);
     size_t mh = sizeof mh_cases / sizeof *mh_cases, tl = sizeof tailless / sizeof *tailless;
-    double worst_reach = 0, worst_round = 0, sum_reach = 0;
+    double worst_reach = 0, worst_angle = 0, sum_reach = 0;
     for (size_t f = 0; f < count + mh + tl; ++f) {
         const char* path = f < count        ? files[f]
                            : f < count + mh ? rigged(mh_cases[f - count])
@@ -215,14 +233,15 @@ static void test_axes(void) {
         ENSURE_OK(tl_gltf_load(path, &doc, &err), err);
         ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
         const char* name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-        if (scene->skin_count) axes_print(name, scene, &worst_reach, &worst_round, &sum_reach);
+        if (scene->skin_count) axes_print(name, scene, &worst_reach, &worst_angle, &sum_reach);
         tl_scene_destroy(scene);
         tl_gltf_destroy(doc);
     }
     fprintf(stderr,
-            "  every file: poles out of their own skin at most %.4f H (sum %.4f H), round skin's "
-            "collider axis at most %.1f deg from its bone\n",
-            worst_reach, sum_reach, worst_round);
+            "  every file: poles out of their own skin at most %.4f H (sum %.4f H), a bone at most "
+            "%.2f deg from its collider's nearest axis\n",
+            worst_reach, sum_reach, worst_angle);
+    ENSURE_MSG(worst_angle < 0.1, "a collider %.2f deg off its bone", worst_angle);
 }
 
 /* The hair the collider fit leaves out (tl_body_skin_mask) is the hair the hair finder finds
