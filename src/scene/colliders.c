@@ -90,9 +90,7 @@ void tl_points_principal_frame(const float* points, uint32_t count, double centr
 }
 
 /* The frame a collider is fitted on: with a bone direction, the bone first and the principal axes
- * of the spread across it after it (a collider rides its bone; on round skin, a head or a chest,
- * the largest variance points anywhere: the knight's spine capsule lay 56 degrees off its bone),
- * else the principal axes, the largest variance first. */
+ * of the spread across it after it; else the principal axes, the largest variance first. */
 static void fit_frame(const float* points, uint32_t count, const double* bone, double centre[3],
                       double axes[3][3]) {
     double a[3][3], values[3];
@@ -211,8 +209,8 @@ static bool fit_one(const float* points, uint32_t count, const double* bone, flo
 
 /* fit_one, and an elongated skin split in two at its centroid along the principal axis, each
  * half fitted on its own. */
-static uint32_t fit_points(const float* points, uint32_t count, const double* bone, float* scratch,
-                           float* half, tl_collider out[2]) {
+static uint32_t fit_points_on(const float* points, uint32_t count, const double* bone,
+                              float* scratch, float* half, tl_collider out[2]) {
     bool elongated, unused;
     if (!fit_one(points, count, bone, scratch, &out[0], &elongated)) return 0;
     if (!elongated) return 1;
@@ -230,6 +228,53 @@ static uint32_t fit_points(const float* points, uint32_t count, const double* bo
     if (fitted < 2) return 1;
     out[0] = parts[0], out[1] = parts[1];
     return 2;
+}
+
+double tl_collider_volume(const tl_collider* c) {
+    double len = 0, v = 1;
+    for (int k = 0; k < 3; ++k)
+        len += ((double)c->b[k] - c->a[k]) * ((double)c->b[k] - c->a[k]);
+    if (c->shape == TL_COLLIDER_ELLIPSOID) {
+        for (int e = 0; e < 3; ++e)
+            v *=
+                sqrt((double)c->axes[e][0] * c->axes[e][0] + (double)c->axes[e][1] * c->axes[e][1] +
+                     (double)c->axes[e][2] * c->axes[e][2]);
+        return 4.0 / 3.0 * v;
+    }
+    return (double)c->radius * c->radius * (sqrt(len) + 4.0 / 3.0 * c->radius);
+}
+
+/* fit_points_on with the bone's frame and with the spread's, keeping the smaller: both hold
+ * three quarters of the skin, so the smaller reaches less past it. On round skin (a head, a
+ * chest) the spread's long axis points anywhere (the knight's spine capsule lay 56 degrees off
+ * its bone, a MakeHuman spine capsule across the torso) and the bone's frame is the tighter; on
+ * skin that does not follow its bone (a tail the file binds to a shin) the spread's is. */
+static uint32_t fit_points(const float* points, uint32_t count, const double* bone, float* scratch,
+                           float* half, tl_collider out[2]) {
+    uint32_t spread_count = fit_points_on(points, count, NULL, scratch, half, out);
+    if (!bone) return spread_count;
+    tl_collider along[2];
+    uint32_t along_count = fit_points_on(points, count, bone, scratch, half, along);
+    double spread_volume = 0, along_volume = 0;
+    for (uint32_t k = 0; k < spread_count; ++k)
+        spread_volume += tl_collider_volume(&out[k]);
+    for (uint32_t k = 0; k < along_count; ++k)
+        along_volume += tl_collider_volume(&along[k]);
+    if (along_count == 0 || (spread_count > 0 && spread_volume <= along_volume))
+        return spread_count;
+    memcpy(out, along, sizeof along);
+    return along_count;
+}
+
+uint32_t tl_colliders_fit_frame(const float* points, uint32_t count, const double* bone,
+                                bool choose, tl_collider out[2]) {
+    float* scratch = malloc(sizeof(float) * (count + 1));
+    float* half = malloc(sizeof(float) * 3 * (count + 1));
+    uint32_t n = scratch && half ? (choose ? fit_points : fit_points_on)(points, count, bone,
+                                                                         scratch, half, out)
+                                 : 0;
+    free(scratch), free(half);
+    return n;
 }
 
 tl_result tl_colliders_fit_points(const float* points, uint32_t count, tl_collider out[2],

@@ -30,6 +30,15 @@ void tl_collider_bound(tl_collider* c, const float* points, uint32_t count, floa
  * when neither exists or the joints coincide. */
 bool tl_scene_skin_bone_direction(const tl_scene_skin* sk, uint32_t joint, double dir[3]);
 
+/* The body collider fit (src/scene/colliders.c) of one joint's skin points: with choose, as
+ * tl_body_colliders_fit does (the smaller of the bone's frame and the spread's); without, on the
+ * bone's frame alone (bone NULL: the spread's). Returns how many (0-2); 0 when memory fails. */
+uint32_t tl_colliders_fit_frame(const float* points, uint32_t count, const double* bone,
+                                bool choose, tl_collider out[2]);
+
+/* The volume over pi of a sphere, capsule or ellipsoid. */
+double tl_collider_volume(const tl_collider* c);
+
 /* Centroid, principal axes (rows, the largest variance first) and variances (per point) of
  * points (count x 3 floats, count > 0). */
 void tl_points_principal_frame(const float* points, uint32_t count, double centre[3],
