@@ -419,8 +419,9 @@ tl_result tl_body_colliders_bound(const tl_scene* scene, uint32_t skin, tl_body_
     return res;
 }
 
-tl_result tl_body_colliders_fit(const tl_scene* scene, uint32_t skin, tl_body_collider* out,
-                                uint32_t capacity, uint32_t* count, tl_error* err) {
+/* tl_body_colliders_fit, and with `bones` tl_body_colliders_fit_bones. */
+static tl_result fit_skin(const tl_scene* scene, uint32_t skin, bool bones, tl_body_collider* out,
+                          uint32_t capacity, uint32_t* count, tl_error* err) {
     assert(scene && skin < scene->skin_count && count && (out || capacity == 0));
     const tl_scene_skin* sk = &scene->skins[skin];
     *count = 0;
@@ -446,7 +447,7 @@ tl_result tl_body_colliders_fit(const tl_scene* scene, uint32_t skin, tl_body_co
             if (owner[v] == j) memcpy(points + 3 * n++, sk->rest_positions + 3 * (size_t)v, 12);
         tl_collider parts[2];
         double bone[3];
-        bool has_bone = tl_scene_skin_bone_direction(sk, j, bone);
+        bool has_bone = bones && tl_scene_skin_bone_direction(sk, j, bone);
         uint32_t part_count = fit_points(points, n, has_bone ? bone : NULL, scratch, half, parts);
         if (*count + part_count > capacity) part_count = 0;
         for (uint32_t k = 0; k < part_count; ++k) {
@@ -460,6 +461,16 @@ tl_result tl_body_colliders_fit(const tl_scene* scene, uint32_t skin, tl_body_co
     }
     free(points), free(half), free(scratch), free(owner);
     return TL_OK;
+}
+
+tl_result tl_body_colliders_fit(const tl_scene* scene, uint32_t skin, tl_body_collider* out,
+                                uint32_t capacity, uint32_t* count, tl_error* err) {
+    return fit_skin(scene, skin, false, out, capacity, count, err);
+}
+
+tl_result tl_body_colliders_fit_bones(const tl_scene* scene, uint32_t skin, tl_body_collider* out,
+                                      uint32_t capacity, uint32_t* count, tl_error* err) {
+    return fit_skin(scene, skin, true, out, capacity, count, err);
 }
 
 void tl_collider_transform(const tl_collider* in, const double m[16], tl_collider* out) {
