@@ -207,8 +207,8 @@ static bool fit_one(const float* points, uint32_t count, const double* bone, flo
     return true;
 }
 
-/* fit_one, and an elongated skin split in two at its centroid along the principal axis, each
- * half fitted on its own. */
+/* fit_one, and an elongated skin split in two at its centroid along the frame's first axis (the
+ * bone's, or the principal axis), each half fitted on its own. */
 static uint32_t fit_points_on(const float* points, uint32_t count, const double* bone,
                               float* scratch, float* half, tl_collider out[2]) {
     bool elongated, unused;
