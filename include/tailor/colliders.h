@@ -3,19 +3,19 @@
  *
  * For every main body joint of the roles pelvis, spine, chest, neck, head, thigh, shin and
  * upper arm, the rest-world positions of the vertices whose largest weight is that joint give
- * one collider on their principal axes (the eigenvectors of their covariance):
- *   - a capsule for a round limb: the 5th to 95th percentile of the positions along the main
+ * one collider on their principal axes (the eigenvectors of their covariance; see
+ * tl_body_colliders_fit_bones for a fit that also tries the bone's direction):
+ *   - a capsule for a round limb: the 5th to 95th percentile of the positions along the first
  *     axis, and the 75th percentile of their distances from it as the radius (the skin is a
  *     surface around the bone: the segment spans the skin's extent and the caps reach past
  *     it);
  *   - an ellipsoid where a capsule fits badly: a flat cross-section (its two half extents, 5th
  *     to 95th percentile, differ by more than 1.25x: a pelvis, a chest) or a blob shorter than
- *     the capsule's diameter (a head): semi-axes along the principal axes in proportion to
- *     the half extents, scaled so that three quarters of the skin lie inside, as in the
- *     capsule.
+ *     the capsule's diameter (a head): semi-axes along the frame in proportion to the half
+ *     extents, scaled so that three quarters of the skin lie inside, as in the capsule.
  * A bone whose skin is longer than 6 capsule radii is split into two, each fitted to its half.
- * The hair is left out: a primitive a bone of a hair part (tl_scene.parts) moves, whose vertices
- * the head or joints below it dominate (at least 95%), is not body skin.
+ * The hair is left out: the primitives tl_hair_find_primitives finds (hair.h; one rule for the
+ * fit and the hair) are not body skin.
  * Colliders are kept in the rest-world frame (`local`) and posed with the joint:
  * world = pose world(joint) · rest_world(joint)^-1 · local. `tailor rig` stores them in the
  * file (docs/schema.md, extras.tailor.colliders of the skin): the scene reads them into
@@ -49,8 +49,8 @@ extern "C" {
  * ones.) */
 
 /* One or two colliders (an elongated set split in two, see above) fitted to points sampled
- * on a surface (count x 3 floats), into out[0..*fitted): none with fewer than 8 points or
- * none off a plane. TL_ERROR_MEMORY when scratch memory fails. */
+ * on a surface (count x 3 floats) on their principal axes (no bone), into out[0..*fitted): none
+ * with fewer than 8 points or none off a plane. TL_ERROR_MEMORY when scratch memory fails. */
 tl_result tl_colliders_fit_points(const float* points, uint32_t count, tl_collider out[2],
                                   uint32_t* fitted, tl_error* err);
 
@@ -77,8 +77,21 @@ tl_result tl_body_colliders_bound(const tl_scene* scene, uint32_t skin, tl_body_
 tl_result tl_body_colliders_fit(const tl_scene* scene, uint32_t skin, tl_body_collider* out,
                                 uint32_t capacity, uint32_t* count, tl_error* err);
 
+/* tl_body_colliders_fit with each joint's collider fitted on whichever of two frames gives the
+ * smaller one (both hold three quarters of the skin, so the smaller reaches less past it): the
+ * skin's principal axes, or the bone's direction (to the child on the way to the head, the shin,
+ * the foot or the forearm; a head's from its parent) with the principal axes of the skin across
+ * it. On round skin (a head, a chest) the largest variance points anywhere (the knight's spine
+ * capsule lies 56 degrees off its bone); on skin that does not follow its bone (a tail a file binds
+ * to a shin) the spread's frame is the tighter. A call for hosts; tailor rig, the player and the
+ * measures use tl_body_colliders_fit (docs/sim.md "Colliders along their bones": the knight's and
+ * CesiumMan's capes fail their settle and hitch bars with it). */
+tl_result tl_body_colliders_fit_bones(const tl_scene* scene, uint32_t skin, tl_body_collider* out,
+                                      uint32_t capacity, uint32_t* count, tl_error* err);
+
 /* The skin the body colliders are fitted to and bounded by: body[v] = 0 for the hair left out
- * (above), 1 for every other vertex. TL_ERROR_MEMORY when scratch memory fails. */
+ * (the vertices of the primitives tl_hair_find_primitives finds), 1 for every other vertex.
+ * TL_ERROR_MEMORY when scratch memory fails. */
 tl_result tl_body_skin_mask(const tl_scene* scene, uint32_t skin, uint8_t* body, tl_error* err);
 
 /* Which vertices of the skin an outside observer can see at rest: exposed[v] = 1 when a ray

@@ -1,5 +1,6 @@
 /* Body colliders fitted to the skin each body bone dominates (include/tailor/colliders.h). */
 #include <tailor/colliders.h>
+#include <tailor/hair.h>
 
 #include <assert.h>
 #include <math.h>
@@ -21,15 +22,13 @@ static float quantile(float* values, uint32_t count, float q) {
     return values[k < count ? k : count - 1];
 }
 
-/* Centroid and principal axes of points (count x 3 floats), the largest variance first:
- * the eigenvectors of their covariance by cyclic Jacobi rotations. */
-static void principal_frame(const float* points, uint32_t count, double centre[3],
-                            double axes[3][3]) {
+/* The centroid of points (count x 3 floats) and the sums of their spread's products. */
+static void spread(const float* points, uint32_t count, double centre[3], double a[3][3]) {
     centre[0] = centre[1] = centre[2] = 0;
     for (uint32_t v = 0; v < count; ++v)
         for (int c = 0; c < 3; ++c)
             centre[c] += points[3 * v + c] / count;
-    double a[3][3] = {{0}}, e[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    memset(a, 0, sizeof(double[3][3]));
     for (uint32_t v = 0; v < count; ++v) {
         double d[3] = {points[3 * v] - centre[0], points[3 * v + 1] - centre[1],
                        points[3 * v + 2] - centre[2]};
@@ -37,6 +36,12 @@ static void principal_frame(const float* points, uint32_t count, double centre[3
             for (int c = 0; c < 3; ++c)
                 a[r][c] += d[r] * d[c];
     }
+}
+
+/* The eigenvectors of the symmetric a (destroyed) by cyclic Jacobi rotations, into axes' rows,
+ * the largest eigenvalue first; the eigenvalues into values. */
+static void eigen_frame(double a[3][3], double axes[3][3], double values[3]) {
+    double e[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
     for (int sweep = 0; sweep < 32; ++sweep) {
         double off = fabs(a[0][1]) + fabs(a[0][2]) + fabs(a[1][2]);
         if (!(off > 1e-300)) break;
@@ -67,9 +72,65 @@ static void principal_frame(const float* points, uint32_t count, double centre[3
                 int t = order[i];
                 order[i] = order[j], order[j] = t;
             }
-    for (int k = 0; k < 3; ++k)
+    for (int k = 0; k < 3; ++k) {
+        values[k] = a[order[k]][order[k]];
         for (int c = 0; c < 3; ++c)
             axes[k][c] = e[c][order[k]];
+    }
+}
+
+void tl_points_principal_frame(const float* points, uint32_t count, double centre[3],
+                               double axes[3][3], double variance[3]) {
+    assert(points && count > 0);
+    double a[3][3];
+    spread(points, count, centre, a);
+    eigen_frame(a, axes, variance);
+    for (int k = 0; k < 3; ++k)
+        variance[k] /= count;
+}
+
+/* The frame a collider is fitted on: with a bone direction, the bone first and the principal axes
+ * of the spread across it after it; else the principal axes, the largest variance first. */
+static void fit_frame(const float* points, uint32_t count, const double* bone, double centre[3],
+                      double axes[3][3]) {
+    double a[3][3], values[3];
+    spread(points, count, centre, a);
+    double across[3][3];
+    memcpy(across, a, sizeof across);
+    eigen_frame(a, axes, values);
+    if (!bone) return;
+    /* the spread projected across the bone: the bone is its null axis */
+    double q[3][3], m[3][3] = {{0}}, b[3][3] = {{0}};
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c)
+            q[r][c] = (r == c) - bone[r] * bone[c];
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c)
+            for (int k = 0; k < 3; ++k)
+                m[r][c] += q[r][k] * across[k][c];
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c)
+            for (int k = 0; k < 3; ++k)
+                b[r][c] += m[r][k] * q[k][c];
+    double turned[3][3];
+    eigen_frame(b, turned, values);
+    /* of the three, the two least along the bone (a flat spread's second value may be 0 too) */
+    int skip = 0;
+    for (int k = 1; k < 3; ++k)
+        if (fabs(turned[k][0] * bone[0] + turned[k][1] * bone[1] + turned[k][2] * bone[2]) >
+            fabs(turned[skip][0] * bone[0] + turned[skip][1] * bone[1] + turned[skip][2] * bone[2]))
+            skip = k;
+    memcpy(axes[0], bone, sizeof axes[0]);
+    for (int k = 0, out = 1; k < 3; ++k) {
+        if (k == skip) continue;
+        double d = turned[k][0] * bone[0] + turned[k][1] * bone[1] + turned[k][2] * bone[2], n = 0;
+        for (int c = 0; c < 3; ++c)
+            axes[out][c] = turned[k][c] - d * bone[c], n += axes[out][c] * axes[out][c];
+        n = sqrt(n);
+        for (int c = 0; c < 3; ++c)
+            axes[out][c] /= n > 0 ? n : 1;
+        ++out;
+    }
 }
 
 static double along(const float* point, const double centre[3], const double axis[3]) {
@@ -83,11 +144,11 @@ static double along(const float* point, const double centre[3], const double axi
  * extents differ by more than 1.25x) or the skin is a blob rather than a limb (shorter than
  * the capsule's diameter). *elongated: longer than 6 radii (an ellipsoid's radius here: its wide
  * half extent). False with fewer than 8 points or no thickness. */
-static bool fit_one(const float* points, uint32_t count, float* scratch, tl_collider* out,
-                    bool* elongated) {
+static bool fit_one(const float* points, uint32_t count, const double* bone, float* scratch,
+                    tl_collider* out, bool* elongated) {
     if (count < 8) return false;
     double centre[3], axes[3][3], lo[3], hi[3];
-    principal_frame(points, count, centre, axes);
+    fit_frame(points, count, bone, centre, axes);
     for (int k = 0; k < 3; ++k) {
         for (uint32_t v = 0; v < count; ++v)
             scratch[v] = (float)along(points + 3 * v, centre, axes[k]);
@@ -146,15 +207,15 @@ static bool fit_one(const float* points, uint32_t count, float* scratch, tl_coll
     return true;
 }
 
-/* fit_one, and an elongated skin split in two at its centroid along the principal axis, each
- * half fitted on its own. */
-static uint32_t fit_points(const float* points, uint32_t count, float* scratch, float* half,
-                           tl_collider out[2]) {
+/* fit_one, and an elongated skin split in two at its centroid along the frame's first axis (the
+ * bone's, or the principal axis), each half fitted on its own. */
+static uint32_t fit_points_on(const float* points, uint32_t count, const double* bone,
+                              float* scratch, float* half, tl_collider out[2]) {
     bool elongated, unused;
-    if (!fit_one(points, count, scratch, &out[0], &elongated)) return 0;
+    if (!fit_one(points, count, bone, scratch, &out[0], &elongated)) return 0;
     if (!elongated) return 1;
     double centre[3], axes[3][3];
-    principal_frame(points, count, centre, axes);
+    fit_frame(points, count, bone, centre, axes);
     tl_collider parts[2];
     uint32_t fitted = 0;
     for (int side = 0; side < 2; ++side) {
@@ -162,11 +223,58 @@ static uint32_t fit_points(const float* points, uint32_t count, float* scratch, 
         for (uint32_t v = 0; v < count; ++v)
             if ((along(points + 3 * v, centre, axes[0]) < 0) == (side == 0))
                 memcpy(half + 3 * m++, points + 3 * v, 12);
-        fitted += fit_one(half, m, scratch, &parts[fitted], &unused);
+        fitted += fit_one(half, m, bone, scratch, &parts[fitted], &unused);
     }
     if (fitted < 2) return 1;
     out[0] = parts[0], out[1] = parts[1];
     return 2;
+}
+
+double tl_collider_volume(const tl_collider* c) {
+    double len = 0, v = 1;
+    for (int k = 0; k < 3; ++k)
+        len += ((double)c->b[k] - c->a[k]) * ((double)c->b[k] - c->a[k]);
+    if (c->shape == TL_COLLIDER_ELLIPSOID) {
+        for (int e = 0; e < 3; ++e)
+            v *=
+                sqrt((double)c->axes[e][0] * c->axes[e][0] + (double)c->axes[e][1] * c->axes[e][1] +
+                     (double)c->axes[e][2] * c->axes[e][2]);
+        return 4.0 / 3.0 * v;
+    }
+    return (double)c->radius * c->radius * (sqrt(len) + 4.0 / 3.0 * c->radius);
+}
+
+/* fit_points_on with the bone's frame and with the spread's, keeping the smaller: both hold
+ * three quarters of the skin, so the smaller reaches less past it. On round skin (a head, a
+ * chest) the spread's long axis points anywhere (the knight's spine capsule lay 56 degrees off
+ * its bone, a MakeHuman spine capsule across the torso) and the bone's frame is the tighter; on
+ * skin that does not follow its bone (a tail the file binds to a shin) the spread's is. */
+static uint32_t fit_points(const float* points, uint32_t count, const double* bone, float* scratch,
+                           float* half, tl_collider out[2]) {
+    uint32_t spread_count = fit_points_on(points, count, NULL, scratch, half, out);
+    if (!bone) return spread_count;
+    tl_collider along[2];
+    uint32_t along_count = fit_points_on(points, count, bone, scratch, half, along);
+    double spread_volume = 0, along_volume = 0;
+    for (uint32_t k = 0; k < spread_count; ++k)
+        spread_volume += tl_collider_volume(&out[k]);
+    for (uint32_t k = 0; k < along_count; ++k)
+        along_volume += tl_collider_volume(&along[k]);
+    if (along_count == 0 || (spread_count > 0 && spread_volume <= along_volume))
+        return spread_count;
+    memcpy(out, along, sizeof along);
+    return along_count;
+}
+
+uint32_t tl_colliders_fit_frame(const float* points, uint32_t count, const double* bone,
+                                bool choose, tl_collider out[2]) {
+    float* scratch = malloc(sizeof(float) * (count + 1));
+    float* half = malloc(sizeof(float) * 3 * (count + 1));
+    uint32_t n = scratch && half ? (choose ? fit_points : fit_points_on)(points, count, bone,
+                                                                         scratch, half, out)
+                                 : 0;
+    free(scratch), free(half);
+    return n;
 }
 
 tl_result tl_colliders_fit_points(const float* points, uint32_t count, tl_collider out[2],
@@ -179,7 +287,7 @@ tl_result tl_colliders_fit_points(const float* points, uint32_t count, tl_collid
         free(scratch), free(half);
         return tl_error_set(err, TL_ERROR_MEMORY, "colliders: out of memory");
     }
-    *fitted = fit_points(points, count, scratch, half, out);
+    *fitted = fit_points(points, count, NULL, scratch, half, out);
     free(scratch), free(half);
     return TL_OK;
 }
@@ -190,39 +298,72 @@ static bool body_role(tl_role role) {
            role == TL_ROLE_SHIN || role == TL_ROLE_UPPER_ARM;
 }
 
-/* Is joint j the head or below it? */
-static bool below_head(const tl_scene_skin* sk, int32_t j) {
-    for (uint32_t depth = 0; j != TL_NONE && depth <= sk->joint_count; ++depth) {
-        if (j == sk->body.head) return true;
-        j = sk->joints[j].parent;
+bool tl_scene_skin_bone_direction(const tl_scene_skin* sk, uint32_t joint, double dir[3]) {
+    assert(sk && joint < sk->joint_count && dir);
+    const tl_scene_body* body = &sk->body;
+    int side = sk->joints[joint].side;
+    bool sided = side == TL_SIDE_LEFT || side == TL_SIDE_RIGHT;
+    int32_t target = TL_NONE; /* the main joint the bone leads to */
+    switch (sk->joints[joint].role) {
+    case TL_ROLE_PELVIS:
+    case TL_ROLE_SPINE:
+    case TL_ROLE_CHEST:
+    case TL_ROLE_NECK:
+        target = body->head != TL_NONE ? body->head : body->neck;
+        break;
+    case TL_ROLE_THIGH:
+        target = sided ? body->shin[side] : TL_NONE;
+        break;
+    case TL_ROLE_SHIN:
+        target = sided ? body->foot[side] : TL_NONE;
+        break;
+    case TL_ROLE_UPPER_ARM:
+        target = sided ? body->forearm[side] : TL_NONE;
+        break;
+    default:
+        break;
     }
-    return false;
+    /* the child of `joint` on the way to the target, else the bone into `joint` */
+    int32_t from = (int32_t)joint, to = TL_NONE;
+    for (uint32_t depth = 0; target != TL_NONE && depth <= sk->joint_count; ++depth) {
+        if (sk->joints[target].parent == (int32_t)joint) {
+            to = target;
+            break;
+        }
+        target = sk->joints[target].parent;
+    }
+    if (to == TL_NONE) to = (int32_t)joint, from = sk->joints[joint].parent;
+    if (from == TL_NONE) return false;
+    const float *a = sk->joints[from].rest_world + 12, *b = sk->joints[to].rest_world + 12;
+    double n = 0;
+    for (int c = 0; c < 3; ++c)
+        dir[c] = (double)b[c] - a[c], n += dir[c] * dir[c];
+    n = sqrt(n);
+    if (!(n > 1e-6 * (sk->height > 0 ? sk->height : 1))) return false;
+    for (int c = 0; c < 3; ++c)
+        dir[c] /= n;
+    return true;
 }
 
-/* Leaves out (owner UINT32_MAX) the hair: every primitive some vertex of which a bone of a hair
- * part dominates and whose vertices the head or joints below it dominate (at least 95%, the
- * rule hair primitives are found by). The head-bound cap of a style would otherwise fit into the
- * head's collider (bob01: 4,328 of its 7,072 vertices), so the hair's own volume became body. */
-static void owner_drop_hair(const tl_scene* scene, uint32_t skin, uint32_t* owner) {
+/* Leaves out (owner UINT32_MAX) the hair: the primitives the hair finder finds
+ * (tl_hair_find_primitives: nearly all on the head, a surface of its own), one rule for the fit
+ * and the hair. The head-bound cap of a style would otherwise fit into the head's collider
+ * (bob01: 4,328 of its 7,072 vertices), so the hair's own volume became body; before this rule
+ * was shared, the fit left out only primitives a hair part's bone moved, and kept as body the
+ * hair of the short styles and the afro, which get no chain. False when memory fails. */
+static bool owner_drop_hair(const tl_scene* scene, uint32_t skin, uint32_t* owner) {
     const tl_scene_skin* sk = &scene->skins[skin];
-    if (sk->body.head == TL_NONE) return;
+    uint8_t* hair = calloc(sk->primitive_count + 1, 1);
+    if (!hair) return false;
+    tl_hair_find_primitives(scene, skin, hair);
     for (uint32_t p = 0; p < sk->primitive_count; ++p) {
         const tl_scene_primitive* prim = &sk->primitives[p];
-        uint32_t on_hair = 0, headed = 0;
-        for (uint32_t v = prim->first_vertex; v < prim->first_vertex + prim->vertex_count; ++v) {
-            headed += below_head(sk, (int32_t)owner[v]);
-            for (uint32_t i = 0; i < scene->part_count && !on_hair; ++i) {
-                const tl_scene_part* part = &scene->parts[i];
-                for (uint32_t b = 0; part->kind == TL_PART_HAIR && part->skin == skin &&
-                                     b < part->bone_count && !on_hair;
-                     ++b)
-                    on_hair += part->bone_joints[b] == owner[v];
-            }
-        }
-        if (!on_hair || (double)headed < 0.95 * prim->vertex_count) continue;
-        for (uint32_t v = prim->first_vertex; v < prim->first_vertex + prim->vertex_count; ++v)
+        for (uint32_t v = prim->first_vertex;
+             hair[p] && v < prim->first_vertex + prim->vertex_count; ++v)
             owner[v] = UINT32_MAX;
     }
+    free(hair);
+    return true;
 }
 
 tl_result tl_body_skin_mask(const tl_scene* scene, uint32_t skin, uint8_t* body, tl_error* err) {
@@ -232,11 +373,11 @@ tl_result tl_body_skin_mask(const tl_scene* scene, uint32_t skin, uint8_t* body,
     if (!owner) return tl_error_set(err, TL_ERROR_MEMORY, "colliders: out of memory");
     for (uint32_t v = 0; v < sk->vertex_count; ++v)
         owner[v] = tl_scene_skin_dominant_joint(sk, v);
-    owner_drop_hair(scene, skin, owner);
+    bool ok = owner_drop_hair(scene, skin, owner);
     for (uint32_t v = 0; v < sk->vertex_count; ++v)
         body[v] = owner[v] != UINT32_MAX;
     free(owner);
-    return TL_OK;
+    return ok ? TL_OK : tl_error_set(err, TL_ERROR_MEMORY, "colliders: out of memory");
 }
 
 tl_result tl_body_colliders_bound(const tl_scene* scene, uint32_t skin, tl_body_collider* colliders,
@@ -254,7 +395,10 @@ tl_result tl_body_colliders_bound(const tl_scene* scene, uint32_t skin, tl_body_
     }
     for (uint32_t v = 0; v < sk->vertex_count; ++v)
         owner[v] = tl_scene_skin_dominant_joint(sk, v);
-    owner_drop_hair(scene, skin, owner);
+    if (!owner_drop_hair(scene, skin, owner)) {
+        free(owner), free(points), free(ignore), free(exposed);
+        return tl_error_set(err, TL_ERROR_MEMORY, "colliders: out of memory");
+    }
     uint8_t* query = ignore + sk->vertex_count; /* body vertices some collider holds too deep */
     for (uint32_t v = 0; v < sk->vertex_count; ++v) {
         ignore[v] = owner[v] == UINT32_MAX;
@@ -275,8 +419,9 @@ tl_result tl_body_colliders_bound(const tl_scene* scene, uint32_t skin, tl_body_
     return res;
 }
 
-tl_result tl_body_colliders_fit(const tl_scene* scene, uint32_t skin, tl_body_collider* out,
-                                uint32_t capacity, uint32_t* count, tl_error* err) {
+/* tl_body_colliders_fit, and with `bones` tl_body_colliders_fit_bones. */
+static tl_result fit_skin(const tl_scene* scene, uint32_t skin, bool bones, tl_body_collider* out,
+                          uint32_t capacity, uint32_t* count, tl_error* err) {
     assert(scene && skin < scene->skin_count && count && (out || capacity == 0));
     const tl_scene_skin* sk = &scene->skins[skin];
     *count = 0;
@@ -291,14 +436,19 @@ tl_result tl_body_colliders_fit(const tl_scene* scene, uint32_t skin, tl_body_co
     }
     for (uint32_t v = 0; v < sk->vertex_count; ++v)
         owner[v] = tl_scene_skin_dominant_joint(sk, v);
-    owner_drop_hair(scene, skin, owner);
+    if (!owner_drop_hair(scene, skin, owner)) {
+        free(points), free(half), free(scratch), free(owner);
+        return tl_error_set(err, TL_ERROR_MEMORY, "colliders: out of memory");
+    }
     for (uint32_t j = 0; j < sk->joint_count && *count < capacity; ++j) {
         if (!body_role(sk->joints[j].role)) continue;
         uint32_t n = 0;
         for (uint32_t v = 0; v < sk->vertex_count; ++v)
             if (owner[v] == j) memcpy(points + 3 * n++, sk->rest_positions + 3 * (size_t)v, 12);
         tl_collider parts[2];
-        uint32_t part_count = fit_points(points, n, scratch, half, parts);
+        double bone[3];
+        bool has_bone = bones && tl_scene_skin_bone_direction(sk, j, bone);
+        uint32_t part_count = fit_points(points, n, has_bone ? bone : NULL, scratch, half, parts);
         if (*count + part_count > capacity) part_count = 0;
         for (uint32_t k = 0; k < part_count; ++k) {
             tl_body_collider* b = &out[(*count)++];
@@ -311,6 +461,16 @@ tl_result tl_body_colliders_fit(const tl_scene* scene, uint32_t skin, tl_body_co
     }
     free(points), free(half), free(scratch), free(owner);
     return TL_OK;
+}
+
+tl_result tl_body_colliders_fit(const tl_scene* scene, uint32_t skin, tl_body_collider* out,
+                                uint32_t capacity, uint32_t* count, tl_error* err) {
+    return fit_skin(scene, skin, false, out, capacity, count, err);
+}
+
+tl_result tl_body_colliders_fit_bones(const tl_scene* scene, uint32_t skin, tl_body_collider* out,
+                                      uint32_t capacity, uint32_t* count, tl_error* err) {
+    return fit_skin(scene, skin, true, out, capacity, count, err);
 }
 
 void tl_collider_transform(const tl_collider* in, const double m[16], tl_collider* out) {

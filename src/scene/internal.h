@@ -24,4 +24,24 @@ tl_result tl_scene_parts_read(tl_scene* scene, const char* label, tl_error* err)
  * ellipsoid's semi-axis the point lies most along). Planes stay. */
 void tl_collider_bound(tl_collider* c, const float* points, uint32_t count, float slack);
 
+/* The direction of joint's bone in the rest-world frame, unit: to its child on the way to the
+ * main joint its role leads to (a torso joint to the head, a thigh to its shin, a shin to its
+ * foot, an upper arm to its forearm), else (a head, a chain's end) from its parent to it. False
+ * when neither exists or the joints coincide. */
+bool tl_scene_skin_bone_direction(const tl_scene_skin* sk, uint32_t joint, double dir[3]);
+
+/* The body collider fit (src/scene/colliders.c) of one joint's skin points: with choose, as
+ * tl_body_colliders_fit does (the smaller of the bone's frame and the spread's); without, on the
+ * bone's frame alone (bone NULL: the spread's). Returns how many (0-2); 0 when memory fails. */
+uint32_t tl_colliders_fit_frame(const float* points, uint32_t count, const double* bone,
+                                bool choose, tl_collider out[2]);
+
+/* The volume over pi of a sphere, capsule or ellipsoid. */
+double tl_collider_volume(const tl_collider* c);
+
+/* Centroid, principal axes (rows, the largest variance first) and variances (per point) of
+ * points (count x 3 floats, count > 0). */
+void tl_points_principal_frame(const float* points, uint32_t count, double centre[3],
+                               double axes[3][3], double variance[3]);
+
 #endif
