@@ -1,6 +1,7 @@
 /* A chain along a part (tails.md §7–§8): the geodesic coordinate from the collar, joints
  * at the centroids of geodesic bands, smoothed twice, bones Tail_1..Tail_K + Tail_End, and
- * weights that give each segment to its bone and blend 50/50 at the joints. */
+ * weights that give each segment to its bone and blend 50/50 at the joints, over a width
+ * that grows with the tail's radius there (docs/rig.md, "Chain weights"). */
 #include "internal.h"
 
 #include <math.h>
@@ -217,18 +218,45 @@ bool rig_part_plan(rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part) {
 
     uint32_t first = part->first_new_joint;
     float* owned = malloc((n ? n : 1) * sizeof *owned); /* for the radii */
-    if (!owned) return false;
-    for (uint32_t b = 1; b <= K; ++b)
-        part->radii[b - 1] = 0;
+    uint32_t* seg_of = malloc((n ? n : 1) * sizeof *seg_of);
+    float* frac = malloc((n ? n : 1) * sizeof *frac);
+    if (!owned || !seg_of || !frac) {
+        free(owned), free(seg_of), free(frac);
+        return false;
+    }
     for (uint32_t i = 0; i < n; ++i) {
-        uint32_t w = ctx->remap[part->vertices[i]];
-        float g = p->g[ctx->queue[w]];
-        float s = (float)K * g / L;
+        float s = (float)K * p->g[ctx->queue[ctx->remap[part->vertices[i]]]] / L;
         float kf = floorf(s);
-        uint32_t k = kf < 0 ? 0 : kf > (float)(K - 1) ? K - 1 : (uint32_t)kf;
-        float f = s - (float)k;
-        float w_prev = clampf(0.5f - 2 * f, 0, 0.5f);
-        float w_next = k + 1 < K ? clampf(2 * f - 1.5f, 0, 0.5f) : 0; /* the last bone keeps it */
+        seg_of[i] = kf < 0 ? 0 : kf > (float)(K - 1) ? K - 1 : (uint32_t)kf;
+        frac[i] = s - (float)seg_of[i];
+    }
+    /* radii: the 90th percentile distance of the skin each bone owns (its segment) from it */
+    for (uint32_t b = 1; b <= K; ++b) {
+        uint32_t m = 0;
+        for (uint32_t i = 0; i < n; ++i)
+            if (seg_of[i] == b - 1)
+                owned[m++] = link_distance(
+                    part, b, ctx->skin->rest_positions + 3 * (size_t)part->vertices[i]);
+        part->radii[b - 1] = m ? tl_mesh_percentile(owned, m, 90.0f) : 0;
+    }
+    /* Blend half-width per joint, in segments (joint b between bones b and b + 1). A bend of
+       φ stretches the outer skin across a joint by about r·φ over the blend's width, so the
+       width grows with the radius r there, from a quarter segment each side to half (the
+       widest linear blend, from one segment's middle to the next's). The root and the first
+       joint keep a quarter: the junction fit re-weights the skin there against the body's
+       own weights, and wider blends there changed what it finds (docs/rig.md). */
+    float half[TL_RIG_MAX_LINKS + 1];
+    float seg_len = L / (float)K;
+    for (uint32_t b = 0; b <= K; ++b)
+        half[b] = 0.25f;
+    for (uint32_t b = 2; b < K; ++b)
+        half[b] = clampf(0.5f * (part->radii[b - 1] + part->radii[b]) / seg_len, 0.25f, 0.5f);
+    for (uint32_t i = 0; i < n; ++i) {
+        uint32_t k = seg_of[i];
+        float f = frac[i];
+        float w_prev = clampf(0.5f * (1 - f / half[k]), 0, 0.5f);
+        float w_next = k + 1 < K ? clampf(0.5f * (1 - (1 - f) / half[k + 1]), 0, 0.5f)
+                                 : 0; /* the last bone keeps it */
         float w_self = 1 - w_prev - w_next;
         uint32_t* jo = part->new_joints + 4 * (size_t)i;
         float* wo = part->new_weights + 4 * (size_t)i;
@@ -244,15 +272,8 @@ bool rig_part_plan(rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part) {
         if (w_next > 0) after += w_next * link_distance(part, k + 2, x);
     }
     part->bone_distance_after = n ? (float)(after / n) : 0;
-    /* radii: the 90th percentile distance of the skin each bone owns from it */
-    for (uint32_t b = 1; b <= K; ++b) {
-        uint32_t m = 0;
-        for (uint32_t i = 0; i < n; ++i)
-            if (part->new_joints[4 * (size_t)i] == first + b - 1)
-                owned[m++] = link_distance(
-                    part, b, ctx->skin->rest_positions + 3 * (size_t)part->vertices[i]);
-        part->radii[b - 1] = m ? tl_mesh_percentile(owned, m, 90.0f) : 0;
-    }
     free(owned);
+    free(seg_of);
+    free(frac);
     return true;
 }
