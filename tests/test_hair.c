@@ -957,12 +957,15 @@ static void smoothed_weights(void) {
     tl_hair_mesh_free(&mesh), tl_hair_mesh_free(&m0);
 }
 
-/* long01's chains with seam_steps and smooth_steps as given. */
-static bool chains_seamed(uint32_t seam, uint32_t smooth, tl_hair_mesh* mesh, tl_hair_guides** g,
-                          tl_hair_chains** c) {
+/* long01's chains with seam_steps and smooth_steps as given, the seam blend guarded by the
+ * colliders when given. */
+static bool chains_guarded(uint32_t seam, uint32_t smooth, const tl_collider* colliders,
+                           uint32_t collider_count, tl_hair_mesh* mesh, tl_hair_guides** g,
+                           tl_hair_chains** c) {
     tl_hair_def def = tl_default_hair_def();
     tl_hair_chain_def cdef = tl_default_hair_chain_def();
     cdef.seam_steps = seam, cdef.smooth_steps = smooth;
+    cdef.colliders = colliders, cdef.collider_count = collider_count;
     tl_error err;
     if (!style_load("long01", mesh)) return false;
     if (tl_hair_guides_create(mesh, scalp, &def, g, &err) == TL_OK &&
@@ -970,6 +973,11 @@ static bool chains_seamed(uint32_t seam, uint32_t smooth, tl_hair_mesh* mesh, tl
         return true;
     fprintf(stderr, "long01: %s\n", err.message);
     return false;
+}
+
+static bool chains_seamed(uint32_t seam, uint32_t smooth, tl_hair_mesh* mesh, tl_hair_guides** g,
+                          tl_hair_chains** c) {
+    return chains_guarded(seam, smooth, NULL, 0, mesh, g, c);
 }
 
 /* Edges between two chains' hair that share no chain among their influences (a hard seam). */
@@ -1026,6 +1034,122 @@ static void seam_weights_blend(void) {
         hard0, hard1, changed, changed_all, m0.vertex_count);
     ENSURE(hard0 > 0 && hard1 < hard0 / 2);
     ENSURE(changed > 0 && changed < changed_all && cap_lost == 0);
+    tl_hair_chains_destroy(c0), tl_hair_chains_destroy(c1), tl_hair_chains_destroy(c2);
+    tl_hair_guides_destroy(g0), tl_hair_guides_destroy(g1), tl_hair_guides_destroy(g2);
+    tl_hair_mesh_free(&m0), tl_hair_mesh_free(&m1), tl_hair_mesh_free(&m2);
+}
+
+static void cross3(const float a[3], const float b[3], float out[3]) {
+    out[0] = a[1] * b[2] - a[2] * b[1], out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static float dot3(const float a[3], const float b[3]) {
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+/* How much deeper than its unblended weights put it the blend puts a vertex into the colliders,
+ * the deepest over the vertices, with every chain swung rigidly about its first joint by `deg`
+ * towards each of eight directions across its lock at once (the test's own poses, not the
+ * guard's samples). */
+static float seam_sink(const tl_hair_mesh* m, const tl_hair_chains* c0, const tl_hair_chains* c1,
+                       const tl_collider* col, uint32_t n, float deg) {
+    float worst = 0;
+    for (int dir = 0; dir < 8; ++dir) {
+        float turned[24][9];
+        for (uint32_t k = 0; k < c0->chain_count && k < 24; ++k) {
+            const float* j = c0->chains[k].joints;
+            const float* t = j + 3 * c0->chains[k].bone_count;
+            float d[3] = {t[0] - j[0], t[1] - j[1], t[2] - j[2]}, a[3] = {0, 0, 0}, e1[3], e2[3];
+            a[fabsf(d[0]) < 0.9f * sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) ? 0 : 1] = 1;
+            cross3(d, a, e1), cross3(d, e1, e2);
+            float l1 = sqrtf(dot3(e1, e1)), l2 = sqrtf(dot3(e2, e2)), ang = 0.7853982f * dir;
+            float ax[3], s = sinf(deg * 0.017453293f), co = cosf(deg * 0.017453293f);
+            for (int q = 0; q < 3; ++q)
+                ax[q] = cosf(ang) * e1[q] / l1 + sinf(ang) * e2[q] / l2;
+            /* Rodrigues' rotation, row-major */
+            float x = ax[0], y = ax[1], z = ax[2], u = 1 - co;
+            float r[9] = {u * x * x + co,    u * x * y - s * z, u * x * z + s * y,
+                          u * x * y + s * z, u * y * y + co,    u * y * z - s * x,
+                          u * x * z - s * y, u * y * z + s * x, u * z * z + co};
+            memcpy(turned[k], r, sizeof r);
+        }
+        for (uint32_t v = 0; v < m->vertex_count; ++v) {
+            const float* p = m->positions + 3 * (size_t)v;
+            float q[2][3];
+            const tl_hair_chains* cc[2] = {c0, c1};
+            for (int w = 0; w < 2; ++w) {
+                q[w][0] = q[w][1] = q[w][2] = 0;
+                for (int i = 0; i < TL_HAIR_INFLUENCES; ++i) {
+                    uint32_t id = cc[w]->influence[TL_HAIR_INFLUENCES * (size_t)v + i];
+                    float wt = cc[w]->weight[TL_HAIR_INFLUENCES * (size_t)v + i], o[3];
+                    memcpy(o, p, sizeof o);
+                    if (id != UINT32_MAX && id / TL_CHAIN_MAX_BONES < 24) {
+                        const float* j = cc[w]->chains[id / TL_CHAIN_MAX_BONES].joints;
+                        const float* r = turned[id / TL_CHAIN_MAX_BONES];
+                        float d[3] = {p[0] - j[0], p[1] - j[1], p[2] - j[2]};
+                        for (int k = 0; k < 3; ++k)
+                            o[k] =
+                                j[k] + r[3 * k] * d[0] + r[3 * k + 1] * d[1] + r[3 * k + 2] * d[2];
+                    }
+                    for (int k = 0; k < 3; ++k)
+                        q[w][k] += wt * o[k];
+                }
+            }
+            for (uint32_t k = 0; k < n; ++k) {
+                float bound = fmaxf(fmaxf(tl_collider_depth(&col[k], p), 0),
+                                    tl_collider_depth(&col[k], q[0]));
+                worst = fmaxf(worst, tl_collider_depth(&col[k], q[1]) - bound);
+            }
+        }
+    }
+    return worst;
+}
+
+/* The seam blend guarded by the body's colliders (tl_hair_chain_def.colliders; hair.md "Seams
+ * blended outside the body"): on long01 and mh-body's rest colliders the guard gives back part
+ * of the blend (fewer vertices change, every one between its unblended and blended weights, the
+ * cap kept), some of it stays (fewer hard seams than unblended), and with the locks swung 30
+ * degrees the blended hair sinks less past the unblended hair's depth than unguarded. */
+static void seam_guard_gives_back(void) {
+    ENSURE(body_load());
+    tl_body_collider fitted[TL_BODY_COLLIDERS_MAX];
+    tl_collider col[TL_BODY_COLLIDERS_MAX];
+    uint32_t n;
+    tl_error err;
+    ENSURE_OK(tl_body_colliders_fit(body, 0, fitted, TL_BODY_COLLIDERS_MAX, &n, &err), err);
+    tl_pose* pose = tl_pose_create(body);
+    ENSURE(pose && n > 0);
+    tl_pose_set_rest(pose, body, 0);
+    tl_body_colliders_pose(body, 0, fitted, n, pose, col);
+    tl_pose_destroy(pose);
+    tl_hair_mesh m0, m1, m2;
+    tl_hair_guides *g0, *g1, *g2;
+    tl_hair_chains *c0, *c1, *c2;
+    ENSURE(chains_guarded(0, 0, NULL, 0, &m0, &g0, &c0));
+    ENSURE(chains_guarded(4, 0, NULL, 0, &m1, &g1, &c1));
+    ENSURE(chains_guarded(4, 0, col, n, &m2, &g2, &c2));
+    ENSURE(c0->chain_count == c2->chain_count && c1->chain_count == c2->chain_count);
+    uint32_t changed1 = 0, changed2 = 0, cap_lost = 0;
+    for (uint32_t v = 0; v < m0.vertex_count; ++v) {
+        size_t at = TL_HAIR_INFLUENCES * (size_t)v;
+        const float* w = c2->weight + at;
+        ENSURE_NEAR(w[0] + w[1] + w[2] + w[3], 1.0, 1e-5);
+        changed1 += memcmp(c0->weight + at, c1->weight + at, sizeof(float) * 4) != 0;
+        changed2 += memcmp(c0->weight + at, w, sizeof(float) * 4) != 0;
+        bool cap = c0->influence[at] == UINT32_MAX && c0->weight[at] == 1;
+        cap_lost += cap && !(c2->influence[at] == UINT32_MAX && w[0] == 1);
+    }
+    uint32_t hard0 = hard_seams(&m0, c0), hard1 = hard_seams(&m1, c1), hard2 = hard_seams(&m2, c2);
+    float sink1 = seam_sink(&m0, c0, c1, col, n, 30), sink2 = seam_sink(&m0, c0, c2, col, n, 30);
+    printf("  long01: vertices changed by the blend %u unguarded, %u guarded of %u; hard seam "
+           "edges %u -> %u unguarded, %u guarded; sink past the unblended hair, locks swung 30 "
+           "deg: %.4f H unguarded, %.4f H guarded\n",
+           changed1, changed2, m0.vertex_count, hard0, hard1, hard2, sink1 / body->skins[0].height,
+           sink2 / body->skins[0].height);
+    ENSURE(changed2 > 0 && changed2 < changed1 && cap_lost == 0);
+    ENSURE(hard2 < hard0 && hard2 > hard1);
+    ENSURE(sink2 < sink1);
     tl_hair_chains_destroy(c0), tl_hair_chains_destroy(c1), tl_hair_chains_destroy(c2);
     tl_hair_guides_destroy(g0), tl_hair_guides_destroy(g1), tl_hair_guides_destroy(g2);
     tl_hair_mesh_free(&m0), tl_hair_mesh_free(&m1), tl_hair_mesh_free(&m2);
@@ -2125,6 +2249,7 @@ int main(int argc, char** argv) {
         {"long_style_chains", long_style_chains},
         {"smoothed_weights", smoothed_weights},
         {"seam_weights_blend", seam_weights_blend},
+        {"seam_guard_gives_back", seam_guard_gives_back},
         {"head_ramp_spreads", head_ramp_spreads},
         {"unowned_hair_filled", unowned_hair_filled},
         {"chains_cover_hair", chains_cover_hair},

@@ -354,6 +354,13 @@ typedef struct tl_hair_chain_def {
                                 (the authored shape is the rest: the carry lifts a lock to
                                 carry_deg from straight down, so 0 still lifted locks modelled
                                 hanging forward) */
+    /* The body's colliders in the rest pose's world, or NULL: with them each seam-blended vertex
+       keeps only as much of its blend (1, 3/4, 1/2, 1/4, none) as takes it no deeper into them
+       than its unblended weights with the chains bent (32 samples, each joint by up to
+       chain.bend_limit_deg, the joints pushed out of them); tl_hair_rig_plan fits them when
+       seam_steps > 0 (hair.md "Seams blended outside the body") */
+    const tl_collider* colliders;
+    uint32_t collider_count;
 } tl_hair_chain_def;
 
 tl_hair_chain_def tl_default_hair_chain_def(void);

@@ -27,6 +27,8 @@ tl_hair_chain_def tl_default_hair_chain_def(void) {
         .head_ramp_mm = 0.0f,
         .smooth_steps = 0,
         .seam_steps = 0,
+        .colliders = NULL,
+        .collider_count = 0,
         .fill_unowned = false,
         .cover_unowned = true,
         .min_drop = 0.5f,
@@ -505,11 +507,13 @@ static void field_seam_band(weight_field* f, uint32_t rings, uint8_t* band, uint
  * weights around it instead of the head alone: left on the head it swung rigidly at the lock's
  * length (long01's lock ends 0.5 m below the scalp went 0.027 H into the back in HeadTurn) and
  * tore from the chain-bound hair beside it. Then `iterations` smoothing steps over every vertex
- * but the cap held on the head. False: out of memory. */
+ * but the cap held on the head, and def->seam_steps on the band along the seams, given back where
+ * they would sink hair into def->colliders (seam_guard.c). False: out of memory. */
 static bool weights_diffuse(const tl_hair_mesh* mesh, const tl_hair_chains* cs,
                             const float* scalp_d, float cap, float weld, bool fill,
-                            uint32_t iterations, uint32_t seam_steps, uint32_t* influence,
-                            float* weight) {
+                            uint32_t iterations, const tl_hair_chain_def* def, float height,
+                            uint32_t* influence, float* weight) {
+    uint32_t seam_steps = def->seam_steps;
     size_t V = mesh->vertex_count;
     if (cs->chain_count > TL_HAIR_MAX_CHAINS) return true; /* left as weighed */
     if ((iterations == 0 && !fill && seam_steps == 0) || V == 0 || cs->chain_count == 0)
@@ -545,7 +549,22 @@ static bool weights_diffuse(const tl_hair_mesh* mesh, const tl_hair_chains* cs,
             if (influence[TL_HAIR_INFLUENCES * v] == UINT32_MAX &&
                 weight[TL_HAIR_INFLUENCES * v] == 1 && scalp_d[v] <= cap)
                 f.held[f.remap[v]] = 1;
-        field_smooth(&f, seam_steps);
+        float* a0 = def->collider_count > 0 ? malloc(sizeof(float) * f.W * f.J) : NULL;
+        float* pos = a0 ? malloc(sizeof(float) * 3 * f.W) : NULL;
+        ok = def->collider_count == 0 || (a0 && pos);
+        if (ok && a0) {
+            memcpy(a0, f.a, sizeof(float) * f.W * f.J);
+            for (size_t v = V; v-- > 0;) /* the first copy's position */
+                memcpy(pos + 3 * (size_t)f.remap[v], mesh->positions + 3 * v, 3 * sizeof(float));
+        }
+        if (ok) field_smooth(&f, seam_steps);
+        /* the blend given back where it sinks hair (seam_guard.c); half the penetration bar
+           (measure.md) of slack */
+        hair_seam_field sf = {f.W, f.J, f.first, pos, cs};
+        if (ok && a0)
+            ok = hair_seam_guard(&sf, band, a0, f.a, def->colliders, def->collider_count,
+                                 def->chain.bend_limit_deg * 0.017453293f, 0.001f * height);
+        free(a0), free(pos);
     }
     free(band);
     if (ok) field_write(&f, cs, V, influence, weight);
@@ -609,7 +628,7 @@ tl_result tl_hair_chains_create(const tl_hair_mesh* mesh, const tl_hair_scalp* s
                   ramp_d, inf, w);
         }
         if (!weights_diffuse(mesh, cs, scalp_d, cap_d, 0.01f * scale, def->fill_unowned,
-                             def->smooth_steps, def->seam_steps, s->influence, s->weight)) {
+                             def->smooth_steps, def, scalp->height, s->influence, s->weight)) {
             free(dropped), free(scalp_d), free(held), free(off_cap);
             tl_hair_chains_destroy(&s->out);
             return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");

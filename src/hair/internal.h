@@ -5,6 +5,7 @@
 #include <tailor/hair.h>
 #include <tailor/gltf.h>
 #include <tailor/mesh.h>
+#include <tailor/colliders.h>
 
 #include <assert.h>
 #include <math.h>
@@ -79,5 +80,23 @@ bool hair_store_guide(hair_store* s, const float* points, uint32_t count, uint32
 tl_result hair_trace(const tl_hair_mesh* mesh, const tl_hair_def* def, float scale,
                      const float up[3], hair_store* store, uint32_t* component,
                      tl_hair_audit* audit, tl_error* err);
+
+/* The seam blend's weights as the guard reads them: W welded rows of J columns (each chain's
+ * bones from first[c], the head's column last), each row's rest position. */
+typedef struct hair_seam_field {
+    size_t W, J;
+    const uint32_t* first;
+    const float* positions; /* W x 3 */
+    const tl_hair_chains* chains;
+} hair_seam_field;
+
+/* Gives back the seam blend where it sinks hair (seam_guard.c): each row of the band moved from
+ * a0 to a keeps the largest of 1, 3/4, 1/2, 1/4 or none of its move whose position, with every
+ * chain bent (sampled: each joint turning by up to `turn` radians about an axis across the lock,
+ * the joints pushed out of the colliders as the solver's particles are), goes no deeper than eps
+ * past where the unblended row, or the rest, lies in any of the n colliders (rest world).
+ * False: out of memory. */
+bool hair_seam_guard(const hair_seam_field* f, const uint8_t* band, const float* a0, float* a,
+                     const tl_collider* col, uint32_t n, float turn, float eps);
 
 #endif

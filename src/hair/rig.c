@@ -183,6 +183,23 @@ static void relabel_parts(tl_rig_analysis* a, uint32_t skin, const uint32_t* uni
     free(hair);
 }
 
+/* The body's colliders in the rest pose's world for the seam blend's guard (tl_hair_chain_def);
+ * none when the blend is off or they cannot be fitted (the blend then runs unguarded). */
+static uint32_t rest_colliders(const tl_scene* scene, uint32_t skin, const tl_hair_chain_def* def,
+                               tl_collider* world) {
+    tl_body_collider body[TL_BODY_COLLIDERS_MAX];
+    uint32_t n = 0;
+    if (def->seam_steps == 0 ||
+        tl_body_colliders_fit(scene, skin, body, TL_BODY_COLLIDERS_MAX, &n, NULL) != TL_OK)
+        return 0;
+    tl_pose* pose = n > 0 ? tl_pose_create(scene) : NULL;
+    if (!pose) return 0;
+    tl_pose_set_rest(pose, scene, skin);
+    tl_body_colliders_pose(scene, skin, body, n, pose, world);
+    tl_pose_destroy(pose);
+    return n;
+}
+
 bool tl_hair_rig_plan(tl_rig_analysis* a, const tl_scene* scene, uint32_t skin) {
     assert(a && scene && skin < scene->skin_count);
     const tl_scene_skin* sk = &scene->skins[skin];
@@ -199,6 +216,9 @@ bool tl_hair_rig_plan(tl_rig_analysis* a, const tl_scene* scene, uint32_t skin) 
     tl_hair_chains* chains = NULL;
     tl_hair_def def = tl_default_hair_def();
     tl_hair_chain_def cdef = tl_default_hair_chain_def();
+    tl_collider world[TL_BODY_COLLIDERS_MAX];
+    if (found)
+        cdef.colliders = world, cdef.collider_count = rest_colliders(scene, skin, &cdef, world);
     bool ok = true;
     /* no hair, no scalp, no guide long enough: nothing to add (the style stays on the head) */
     if (found && hair_skin_mesh(scene, skin, &mesh, &union_index, NULL) == TL_OK &&
