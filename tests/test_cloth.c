@@ -457,6 +457,23 @@ static void test_collider_penetration(void) {
     }
 }
 
+/* The deepest point of a hanging sheet's links from column c0 to c1 - 1 (each to its right
+ * neighbour), rows below the pinned one, inside a vertical post (15 points along each link);
+ * 0 when none is inside. */
+static double link_depth(const float* x, const lattice* l, int c0, int c1,
+                         const tl_collider* post) {
+    double deepest = 0;
+    for (int r = 1; r < l->rows; ++r)
+        for (int c = c0; c < c1; ++c)
+            for (int s = 1; s < 16; ++s) {
+                v3 a = v3_load(x + 3 * (r * l->columns + c)),
+                   b = v3_load(x + 3 * (r * l->columns + c + 1));
+                v3 p = v3_madd(a, v3_sub(b, a), (float)s / 16);
+                deepest = fmax(deepest, post->radius - hypot(p.x - post->a[0], p.z - post->a[2]));
+            }
+    return deepest;
+}
+
 /* The links between particles out of a collider (issue #13: the skin lies on them): a post
  * bulging between two columns of a hanging sheet (its axis 6 cm in front of the sheet, between
  * them), every particle outside it and the link between them 6 mm into it. Before
@@ -483,15 +500,7 @@ static void test_links_out_of_colliders(void) {
         if (f < 60) continue; /* its last second */
         const float* x = tl_cloth_positions(cloth);
         particle = fmax(particle, penetration(cloth, &post, 1));
-        for (int r = 1; r < l.rows; ++r)
-            for (int c = 0; c + 1 < l.columns; ++c)
-                for (int s = 1; s < 16; ++s) { /* points along the link to the right */
-                    v3 a = v3_load(x + 3 * (r * l.columns + c)),
-                       b = v3_load(x + 3 * (r * l.columns + c + 1));
-                    v3 p = v3_madd(a, v3_sub(b, a), (float)s / 16);
-                    double d = post.radius - hypot(p.x - post.a[0], p.z - post.a[2]);
-                    if (d > deepest) deepest = d;
-                }
+        deepest = fmax(deepest, link_depth(x, &l, 0, l.columns - 1, &post));
     }
     double tether = tether_error(cloth);
     fprintf(stderr, "  deepest link point %.2e m inside the post (particles %.2e), tether %.2e\n",
@@ -529,14 +538,7 @@ static void test_links_across_collider(void) {
         tl_cloth_step(cloth, &in, f ? 1.0f / 60.0f : 0.0f);
         const float* x = tl_cloth_positions(cloth);
         particle = fmax(particle, penetration(cloth, &post, 1));
-        for (int r = 1; r < l.rows; ++r)
-            for (int s = 1; s < 16; ++s) { /* points along the link from column 1 to 2 */
-                v3 a = v3_load(x + 3 * (r * l.columns + 1)),
-                   b = v3_load(x + 3 * (r * l.columns + 2));
-                v3 p = v3_madd(a, v3_sub(b, a), (float)s / 16);
-                double d = post.radius - hypot(p.x - post.a[0], p.z - z);
-                if (d > deepest) deepest = d;
-            }
+        deepest = fmax(deepest, link_depth(x, &l, 1, 2, &post)); /* column 1 to 2 */
     }
     double tether = tether_error(cloth);
     fprintf(stderr, "  deepest link point %.2e m inside the post (particles %.2e), tether %.2e\n",
@@ -570,14 +572,7 @@ static void test_links_out_at_start(void) {
     in.colliders = &post, in.collider_count = 1;
     tl_cloth_step(cloth, &in, 0.0f);
     const float* x = tl_cloth_positions(cloth);
-    double deepest = 0;
-    for (int r = 1; r < l.rows; ++r)
-        for (int s = 1; s < 16; ++s) {
-            v3 a = v3_load(x + 3 * (r * l.columns + 1)), b = v3_load(x + 3 * (r * l.columns + 2));
-            v3 p = v3_madd(a, v3_sub(b, a), (float)s / 16);
-            double d = post.radius - hypot(p.x - post.a[0], p.z - post.a[2]);
-            if (d > deepest) deepest = d;
-        }
+    double deepest = link_depth(x, &l, 1, 2, &post);
     double particle = penetration(cloth, &post, 1), tether = tether_error(cloth);
     fprintf(stderr, "  at the start: deepest link point %.2e m (particles %.2e), tether %.2e\n",
             deepest, particle, tether);
