@@ -87,6 +87,23 @@ const char* tl_test_scratch(const char* name) {
     return path_join(dir, name);
 }
 
+const char* tl_test_rigged_case(const char* name) {
+    static char done[32][64], paths[32][512];
+    for (int k = 0; k < 32; ++k) {
+        if (!strcmp(done[k], name)) return paths[k];
+        if (done[k][0]) continue;
+        char input[128], output[128];
+        snprintf(input, sizeof input, "cases/%s.glb", name);
+        snprintf(output, sizeof output, "%s.rigged.glb", name);
+        snprintf(paths[k], sizeof paths[k], "%s", tl_test_scratch(output));
+        if (tl_test_cli(NULL, "rig '%s' -o '%s' >/dev/null", tl_test_shared(input), paths[k]) != 0)
+            return NULL;
+        snprintf(done[k], sizeof done[k], "%s", name);
+        return paths[k];
+    }
+    return NULL;
+}
+
 static int compare_strings(const void* a, const void* b) {
     return strcmp(*(const char* const*)a, *(const char* const*)b);
 }

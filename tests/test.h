@@ -63,6 +63,10 @@ const char* tl_test_shared(const char* relative); /* "<shared>/relative" (static
 const char* tl_test_source(const char* relative); /* "<repo>/relative" */
 const char* tl_test_scratch(const char* name);    /* "<build>/scratch/<program>/name" */
 
+/* shared/cases/<name>.glb after `tailor rig`, in the scratch folder: rigged once per program
+ * run (up to 32 cases), the path returned after; NULL when the rig fails. */
+const char* tl_test_rigged_case(const char* name);
+
 /* Every .glb/.gltf/.vrm under shared/assets and shared/cases, sorted. Returns the count;
  * the array and strings live until exit. */
 size_t tl_test_shared_files(const char*** out_paths);

@@ -12,24 +12,6 @@
 
 #include "scene/internal.h"
 
-/* A shared case rigged by `tailor rig` into the scratch folder (once per run). */
-static const char* rigged(const char* name) {
-    static char done[32][64], paths[32][512];
-    for (int k = 0; k < 32; ++k) {
-        if (!strcmp(done[k], name)) return paths[k];
-        if (done[k][0]) continue;
-        char input[128], output[128];
-        snprintf(input, sizeof input, "cases/%s.glb", name);
-        snprintf(output, sizeof output, "%s.fit.glb", name);
-        snprintf(paths[k], sizeof paths[k], "%s", tl_test_scratch(output));
-        if (tl_test_cli(NULL, "rig '%s' -o '%s' >/dev/null", tl_test_shared(input), paths[k]) != 0)
-            return NULL;
-        snprintf(done[k], sizeof done[k], "%s", name);
-        return paths[k];
-    }
-    return NULL;
-}
-
 static double dot3(const double a[3], const double b[3]) {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
@@ -226,8 +208,8 @@ static void test_axes(void) {
     double worst_reach = 0, worst_angle = 0, sum_reach = 0;
     for (size_t f = 0; f < count + mh + tl; ++f) {
         const char* path = f < count        ? files[f]
-                           : f < count + mh ? rigged(mh_cases[f - count])
-                                            : rigged(tailless[f - count - mh]);
+                           : f < count + mh ? tl_test_rigged_case(mh_cases[f - count])
+                                            : tl_test_rigged_case(tailless[f - count - mh]);
         ENSURE(path);
         if (f < count && strstr(path, "/cases/")) continue; /* (rigged below) */
         tl_gltf* doc;
@@ -259,8 +241,8 @@ static void test_smaller_frame(void) {
     double spread_total = 0, chosen_total = 0;
     for (size_t f = 0; f < count + mh + tl; ++f) {
         const char* path = f < count        ? files[f]
-                           : f < count + mh ? rigged(mh_cases[f - count])
-                                            : rigged(tailless[f - count - mh]);
+                           : f < count + mh ? tl_test_rigged_case(mh_cases[f - count])
+                                            : tl_test_rigged_case(tailless[f - count - mh]);
         ENSURE(path);
         if (f < count && strstr(path, "/cases/")) continue;
         tl_gltf* doc;
@@ -320,7 +302,8 @@ static void test_hair_rule(void) {
     size_t mh = sizeof mh_cases / sizeof *mh_cases;
     uint32_t total = 0;
     for (size_t f = 0; f <= mh; ++f) {
-        const char* path = f < mh ? rigged(mh_cases[f]) : tl_test_shared("cases/mh-long01.glb");
+        const char* path =
+            f < mh ? tl_test_rigged_case(mh_cases[f]) : tl_test_shared("cases/mh-long01.glb");
         ENSURE(path);
         tl_gltf* doc;
         tl_scene* scene;

@@ -218,24 +218,6 @@ static void test_bound_one_axis(void) {
 
 /* ---- a real tail and a thigh ---- */
 
-/* `tailor rig` of a shared case into the scratch folder (once per program run). */
-static const char* rigged(const char* name) {
-    static char done[8][64], paths[8][512];
-    for (int k = 0; k < 8; ++k) {
-        if (!strcmp(done[k], name)) return paths[k];
-        if (done[k][0]) continue;
-        char input[128], output[128];
-        snprintf(input, sizeof input, "cases/%s.glb", name);
-        snprintf(output, sizeof output, "%s.rigged.glb", name);
-        snprintf(paths[k], sizeof paths[k], "%s", tl_test_scratch(output));
-        if (tl_test_cli(NULL, "rig '%s' -o '%s' >/dev/null", tl_test_shared(input), paths[k]) != 0)
-            return NULL;
-        snprintf(done[k], sizeof done[k], "%s", name);
-        return paths[k];
-    }
-    return NULL;
-}
-
 /* Deepest particle of chain 0 inside the skin's stored thigh colliders posed at `pose` (over
  * H), after a step. */
 static double thigh_penetration(const tl_scene* scene, const tl_player* player,
@@ -292,7 +274,7 @@ static bool play_against_thighs(const tl_scene* scene, const tl_play_chain* chai
  * thigh; with the colliders the file stores (the player's default) no particle ends a step
  * inside one (within 1e-5 H of float rounding; issue 11 asks <= 0.002 H). */
 static void test_tail_enters_thigh(void) {
-    const char* path = rigged("trex-tailless");
+    const char* path = tl_test_rigged_case("trex-tailless");
     ENSURE(path);
     tl_gltf* doc;
     tl_scene* scene;
@@ -434,7 +416,7 @@ static void test_skin_inside(void) {
     size_t total = count + sizeof tailless / sizeof *tailless;
     double worst[2][2] = {{0, 0}, {0, 0}}; /* plain, bound x rest, posed */
     for (size_t f = 0; f < total; ++f) {
-        const char* path = f < count ? files[f] : rigged(tailless[f - count]);
+        const char* path = f < count ? files[f] : tl_test_rigged_case(tailless[f - count]);
         ENSURE(path);
         tl_gltf* doc;
         tl_scene* scene;
@@ -486,7 +468,7 @@ static double max_difference(const float* a, const float* b, int count) {
  * fit of the rigged skin gives (through the joint frames: within 1e-5 H), and tailor inspect
  * lists them in its text and its JSON. */
 static void test_stored_round_trip(void) {
-    const char* path = rigged("horse-tailless");
+    const char* path = tl_test_rigged_case("horse-tailless");
     ENSURE(path);
     /* no validator issue the source file does not have (the horse's skeleton is not a common
      * root already) */
@@ -582,7 +564,7 @@ static bool json_edit(json_t* root, const char* path, const char* value) {
 /* Every malformed stored collider is refused with the file and the JSON pointer of the value;
  * a stale joint index beside its node's name is followed by the name. */
 static void test_stored_refusals(void) {
-    const char* path = rigged("horse-tailless");
+    const char* path = tl_test_rigged_case("horse-tailless");
     ENSURE(path);
     char big[32];
     snprintf(big, sizeof big, "%g", (double)TL_SCENE_MAX_MAGNITUDE);
