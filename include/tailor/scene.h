@@ -237,8 +237,8 @@ typedef struct tl_scene_clip {
 /* What a part stored in the file is (extras.tailor.kind, docs/schema.md). */
 typedef enum tl_part_kind {
     TL_PART_TAIL,  /* a spring chain of new bones hanging from a body joint */
-    TL_PART_HAIR,  /* guide chains of a hair mesh: defined in the schema, not written yet */
-    TL_PART_CLOTH, /* a cloth lattice: defined in the schema, not written yet */
+    TL_PART_HAIR,  /* a guide chain of a hair mesh (tailor rig, tailor hair) */
+    TL_PART_CLOTH, /* a cloth lattice driving bones (a skirt, a cape) */
 } tl_part_kind;
 
 /* "tail", "hair", "cloth". Never NULL. */
