@@ -96,7 +96,6 @@ static const struct {
     {"horse-parent", "input", "Gallop"},
     {"rat-parent", "tail", "Rat_Run"},
     {"rat-parent", "new", "Rat_Run"}, /* as rat-nearest's, session 12 */
-    {"trex-parent", "input", "TRex_Walk"},
     {"fox-k-parent", "input", "Walk"},
     {"fox-k-parent", "input", "Run"},
     {"rat-thigh", "new", "Rat_Walk"},

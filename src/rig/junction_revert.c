@@ -113,21 +113,16 @@ static int deeper_first(const void* a, const void* b) {
     return x > y ? -1 : x < y;
 }
 
-/* May free vertex i take the file's weights back? Not a vertex of the part whose file weights
- * name a joint drop_misbound keeps from it: the revert must not bind the tail to the shin
- * again either. Nor any vertex of the part in a fit with no clip: the range of motion holds
- * the chain still (but for its swings), so the file's binding of the tail to body bones
- * looks harmless there, and tears the tail once the chain moves (docs/rig.md §8). */
+/* May free vertex i take the file's weights back? Not a vertex of the part: the revert judges
+ * a vertex by its own edges, and the file's binding of a root vertex of the tail to the body
+ * joint it hangs from looks no worse there, while it stretches the tail's edges beyond once
+ * the chain moves (docs/rig.md §8, session 14: on the stag and the T. rex bound `parent` the
+ * whole tail's p99 rose above the input's). Before session 14 a part vertex was given back
+ * where its file joints passed the misbinding rule; in a fit with no clip never (the range of
+ * motion holds the chain still but for its swings). Nor a held vertex (mark_held). */
 static bool may_revert(const fit* f, uint32_t i) {
     if (f->held && f->held[i]) return false; /* the file's binding of the tail's skin */
-    if (!f->in_part[i]) return true;
-    if (!rig_fit_poses_from_clips(f)) return false;
-    wset score = {0};
-    for (uint32_t m = 0; m < f->input[i].n; ++m)
-        if (f->input[i].w[m] >= FIT_DROP) wset_add(&score, f->input[i].j[m], 1);
-    uint32_t n = score.n;
-    rig_fit_drop_misbound(f, i, &score);
-    return score.n == n;
+    return !f->in_part[i];
 }
 
 /* May free vertex i be in a patch of body skin given back together? */
