@@ -441,23 +441,6 @@ static void vertex_result(const fit* f, uint32_t i, const uint8_t* reverted, uin
     split_back(f, i, &groups, jo, wo);
 }
 
-/* The weights reverted free vertex i writes for its copy v: that copy's own file weights,
- * top four. */
-static void copy_file_weights(fit* f, uint32_t i, size_t v, uint32_t jo[4], float wo[4]) {
-    const tl_scene_skin* skin = f->ctx->skin;
-    wset one = {0};
-    for (uint32_t m = 0; m < skin->influence_count; ++m)
-        if (skin->influence_weights[v * skin->influence_count + m] > 0)
-            wset_add(&one, skin->influence_joints[v * skin->influence_count + m],
-                     skin->influence_weights[v * skin->influence_count + m]);
-    wset g1 = {0};
-    rig_fit_to_groups(f, &one, &g1);
-    wset keep = f->input_joints[i];
-    f->input_joints[i] = one;
-    split_back(f, i, &g1, jo, wo);
-    f->input_joints[i] = keep;
-}
-
 /* The share of the weights on the chain's bones (the joints after the file's). */
 static float chain_share(const fit* f, const uint32_t jo[4], const float wo[4]) {
     float share = 0;
@@ -542,7 +525,6 @@ static bool write_back(fit* f, const uint8_t* reverted, uint8_t* banded) {
         if (in_part) {
             for (uint32_t c = ctx->copy_first[w]; c < ctx->copy_first[w + 1]; ++c) {
                 uint32_t k = sorted_index(part->vertices, part->vertex_count, ctx->copies[c]);
-                if (reverted[i]) copy_file_weights(f, i, ctx->copies[c], jo, wo);
                 memcpy(part->new_joints + 4 * (size_t)k, jo, sizeof jo);
                 memcpy(part->new_weights + 4 * (size_t)k, wo, sizeof wo);
             }
