@@ -89,6 +89,17 @@ __attribute__((target("avx512f"), noinline)) static double core_rate(int k, long
         case 9:
             CORE_X8("vmulps %%zmm0,%%zmm1,%%zmm3\n\tvaddps", "%%zmm0,%%zmm1,%%zmm2");
             break;
+        case 10: /* (as the kernels: other addresses than the stores') */
+            __asm__ volatile("vmovaps (%0),%%zmm2\n\tvmovaps %%zmm1,1024(%0)\n\t"
+                             "vmovaps 64(%0),%%zmm3\n\tvmovaps %%zmm1,1088(%0)\n\t"
+                             "vmovaps 128(%0),%%zmm2\n\tvmovaps %%zmm1,1152(%0)\n\t"
+                             "vmovaps 192(%0),%%zmm3\n\tvmovaps %%zmm1,1216(%0)\n\t"
+                             "vmovaps 256(%0),%%zmm2\n\tvmovaps %%zmm1,1280(%0)\n\t"
+                             "vmovaps 320(%0),%%zmm3\n\tvmovaps %%zmm1,1344(%0)\n\t"
+                             "vmovaps 384(%0),%%zmm2\n\tvmovaps %%zmm1,1408(%0)\n\t"
+                             "vmovaps 448(%0),%%zmm3\n\tvmovaps %%zmm1,1472(%0)" ::"r"(buffer)
+                             : "xmm2", "xmm3", "memory");
+            break;
         default: /* (eight accumulators: each FMA reads its destination) */
             __asm__ volatile("vmulps %%zmm0,%%zmm1,%%zmm2\n\tvfmadd231ps %%zmm0,%%zmm1,%%zmm3\n\t"
                              "vmulps %%zmm0,%%zmm1,%%zmm2\n\tvfmadd231ps %%zmm0,%%zmm1,%%zmm4\n\t"
@@ -124,10 +135,11 @@ static int core_main(void) {
                                         "zmm vsqrtps latency",
                                         "zmm store then load (latency)",
                                         "a zmm vmulps and a vaddps (a pair)",
+                                        "a zmm load and a store (a pair)",
                                         "a zmm vmulps and a vfmadd231ps (a pair)"};
     const double cycle = core_rate(0, 100000000);
     printf("kind,ns,cycles\n%s,%.4f,1 (%.2f GHz)\n", names[0], cycle, 1 / cycle);
-    for (int k = 1; k < 11; ++k) {
+    for (int k = 1; k < 12; ++k) {
         double ns = core_rate(k, k == 3 || k == 4 || k == 7 ? 2000000 : 20000000);
         printf("%s,%.4f,%.2f\n", names[k], ns, ns / cycle);
     }
