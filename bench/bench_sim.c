@@ -37,9 +37,125 @@ static uint64_t hash_floats(uint64_t hash, const float* x, int count) {
     return hash;
 }
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+/* `bench_sim core`: the rates of this core that bound the lane kernels (docs/sim.md, session
+ * 14), each as eight independent instructions a loop iteration (a dependent chain for the
+ * clock and the latencies). Cycles are the clock's: a chain of dependent integer adds, one a
+ * cycle. */
+#define CORE_X8(op, ...)                                                                           \
+    __asm__ volatile(op " " __VA_ARGS__ "\n\t" op " " __VA_ARGS__ "\n\t" op " " __VA_ARGS__        \
+                        "\n\t" op " " __VA_ARGS__ "\n\t" op " " __VA_ARGS__ "\n\t" op              \
+                        " " __VA_ARGS__ "\n\t" op " " __VA_ARGS__ "\n\t" op                        \
+                        " " __VA_ARGS__ ::"r"(buffer)                                              \
+                     : "xmm2", "xmm3", "memory")
+static float core_buffer[1024] __attribute__((aligned(64)));
+
+/* ns per instruction of kind k over n loop iterations of eight */
+__attribute__((target("avx512f"), noinline)) static double core_rate(int k, long n) {
+    float* buffer = core_buffer;
+    long x = 0;
+    double begin = bench_cpu_ms();
+    for (long i = 0; i < n; ++i) {
+        switch (k) {
+        case 0:
+            __asm__ volatile("add $1,%0\n\tadd $1,%0\n\tadd $1,%0\n\tadd $1,%0\n\t"
+                             "add $1,%0\n\tadd $1,%0\n\tadd $1,%0\n\tadd $1,%0"
+                             : "+r"(x));
+            break;
+        case 1:
+            CORE_X8("vmulps", "%%zmm0,%%zmm1,%%zmm2");
+            break;
+        case 2:
+            CORE_X8("vaddps", "%%zmm0,%%zmm1,%%zmm2");
+            break;
+        case 3:
+            CORE_X8("vsqrtps", "%%zmm1,%%zmm2");
+            break;
+        case 4:
+            CORE_X8("vdivps", "%%zmm0,%%zmm1,%%zmm2");
+            break;
+        case 5:
+            CORE_X8("vmovaps", "(%0),%%zmm2");
+            break;
+        case 6:
+            CORE_X8("vmovaps", "%%zmm1,64(%0)");
+            break;
+        case 7:
+            CORE_X8("vsqrtps", "%%zmm2,%%zmm2");
+            break;
+        case 8:
+            CORE_X8("vmovaps %%zmm2,128(%0)\n\tvmovaps", "128(%0),%%zmm2");
+            break;
+        case 9:
+            CORE_X8("vmulps %%zmm0,%%zmm1,%%zmm3\n\tvaddps", "%%zmm0,%%zmm1,%%zmm2");
+            break;
+        case 10: /* (as the kernels: other addresses than the stores') */
+            __asm__ volatile("vmovaps (%0),%%zmm2\n\tvmovaps %%zmm1,1024(%0)\n\t"
+                             "vmovaps 64(%0),%%zmm3\n\tvmovaps %%zmm1,1088(%0)\n\t"
+                             "vmovaps 128(%0),%%zmm2\n\tvmovaps %%zmm1,1152(%0)\n\t"
+                             "vmovaps 192(%0),%%zmm3\n\tvmovaps %%zmm1,1216(%0)\n\t"
+                             "vmovaps 256(%0),%%zmm2\n\tvmovaps %%zmm1,1280(%0)\n\t"
+                             "vmovaps 320(%0),%%zmm3\n\tvmovaps %%zmm1,1344(%0)\n\t"
+                             "vmovaps 384(%0),%%zmm2\n\tvmovaps %%zmm1,1408(%0)\n\t"
+                             "vmovaps 448(%0),%%zmm3\n\tvmovaps %%zmm1,1472(%0)" ::"r"(buffer)
+                             : "xmm2", "xmm3", "memory");
+            break;
+        default: /* (eight accumulators: each FMA reads its destination) */
+            __asm__ volatile("vmulps %%zmm0,%%zmm1,%%zmm2\n\tvfmadd231ps %%zmm0,%%zmm1,%%zmm3\n\t"
+                             "vmulps %%zmm0,%%zmm1,%%zmm2\n\tvfmadd231ps %%zmm0,%%zmm1,%%zmm4\n\t"
+                             "vmulps %%zmm0,%%zmm1,%%zmm2\n\tvfmadd231ps %%zmm0,%%zmm1,%%zmm5\n\t"
+                             "vmulps %%zmm0,%%zmm1,%%zmm2\n\tvfmadd231ps %%zmm0,%%zmm1,%%zmm6\n\t"
+                             "vmulps %%zmm0,%%zmm1,%%zmm2\n\tvfmadd231ps %%zmm0,%%zmm1,%%zmm7\n\t"
+                             "vmulps %%zmm0,%%zmm1,%%zmm2\n\tvfmadd231ps %%zmm0,%%zmm1,%%zmm8\n\t"
+                             "vmulps %%zmm0,%%zmm1,%%zmm2\n\tvfmadd231ps %%zmm0,%%zmm1,%%zmm9\n\t"
+                             "vmulps %%zmm0,%%zmm1,%%zmm2\n\tvfmadd231ps %%zmm0,%%zmm1,%%zmm10" ::
+                                 : "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",
+                                   "xmm10");
+            break;
+        }
+    }
+    return (bench_cpu_ms() - begin) * 1e6 / (8.0 * (double)n);
+}
+
+static int core_main(void) {
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("avx512f")) {
+        fprintf(stderr, "bench_sim core: no AVX-512\n");
+        return 1;
+    }
+    __asm__ volatile("vxorps %%xmm0,%%xmm0,%%xmm0\n\tvxorps %%xmm1,%%xmm1,%%xmm1" ::
+                         : "xmm0", "xmm1");
+    static const char* const names[] = {"dependent integer add (the clock)",
+                                        "zmm vmulps",
+                                        "zmm vaddps",
+                                        "zmm vsqrtps",
+                                        "zmm vdivps",
+                                        "zmm load",
+                                        "zmm store",
+                                        "zmm vsqrtps latency",
+                                        "zmm store then load (latency)",
+                                        "a zmm vmulps and a vaddps (a pair)",
+                                        "a zmm load and a store (a pair)",
+                                        "a zmm vmulps and a vfmadd231ps (a pair)"};
+    const double cycle = core_rate(0, 100000000);
+    printf("kind,ns,cycles\n%s,%.4f,1 (%.2f GHz)\n", names[0], cycle, 1 / cycle);
+    for (int k = 1; k < 12; ++k) {
+        double ns = core_rate(k, k == 3 || k == 4 || k == 7 ? 2000000 : 20000000);
+        printf("%s,%.4f,%.2f\n", names[k], ns, ns / cycle);
+    }
+    return 0;
+}
+#else
+static int core_main(void) {
+    fprintf(stderr, "bench_sim core: x86-64 gcc builds only\n");
+    return 1;
+}
+#endif
+
 int main(int argc, char** argv) {
     /* bench_sim [CHARACTERS [plain|colliders]]: only the runs with that many characters, and
-     * only those without (with) colliders (for a profiler) */
+     * only those without (with) colliders (for a profiler); bench_sim core: the core's rates */
+    if (argc > 1 && strcmp(argv[1], "core") == 0) return core_main();
     const int only = argc > 1 ? atoi(argv[1]) : 0;
     const int kind = argc > 2 ? (strcmp(argv[2], "colliders") == 0 ? 2 : 1) : 0;
     /* a straight 0.8 m tail hanging from behind the hips, bones unrotated */
