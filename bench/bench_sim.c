@@ -152,12 +152,57 @@ static int core_main(void) {
 }
 #endif
 
+/* Six capsules of a 1.8 m body at walk time t about hips pose h: thighs, shins, pelvis and
+ * spine (bar_behind: a bar behind the legs in the spine's place). */
+static void body_capsules(bool bar_behind, double t, const tl_chain_pose* h, tl_collider* b) {
+    /* In the hips' frame; the legs swing 30 degrees either way with the stride, so that the
+     * capsules reach the tail behind (a scene whose capsules never touch it measures their cull
+     * alone, docs/sim.md session 14) */
+    double stride = sin(2 * 3.14159265358979 * t);
+    float local[6][7] = {{0}};
+    for (int leg = 0; leg < 2; ++leg) {
+        float side = leg ? -0.08f : 0.08f;
+        double a = (leg ? -1 : 1) * 30 * 3.14159265358979 / 180 * stride;
+        double s = a - 15 * 3.14159265358979 / 180; /* the shin trails the thigh */
+        float knee[3] = {side, (float)(-0.05 - 0.42 * cos(a)), (float)(0.02 + 0.42 * sin(a))};
+        float* th = local[leg];
+        float* sh = local[2 + leg];
+        th[0] = side, th[1] = -0.05f, th[2] = 0.02f;
+        memcpy(th + 3, knee, sizeof knee), th[6] = 0.1f;
+        memcpy(sh, knee, sizeof knee);
+        sh[3] = side, sh[4] = knee[1] - (float)(0.42 * cos(s));
+        sh[5] = knee[2] + (float)(0.42 * sin(s)), sh[6] = 0.055f;
+    }
+    static const float trunk[2][7] = {{-0.1f, 0.0f, 0.04f, 0.1f, 0.0f, 0.04f, 0.12f},
+                                      {0.0f, 0.1f, 0.02f, 0.0f, 0.5f, 0.0f, 0.13f}};
+    static const float bar[7] = {-0.3f, -0.45f, -0.22f, 0.3f, -0.45f, -0.22f, 0.1f};
+    memcpy(local[4], trunk, sizeof trunk);
+    if (bar_behind) memcpy(local[5], bar, sizeof bar);
+    float yaw_s = h->rotation[1], yaw_c = h->rotation[3];
+    float cs = yaw_c * yaw_c - yaw_s * yaw_s, sn = 2 * yaw_s * yaw_c; /* about y */
+    for (int m = 0; m < 6; ++m) {
+        const float* l = local[m];
+        b[m].shape = TL_COLLIDER_CAPSULE;
+        for (int e = 0; e < 2; ++e) {
+            float* out = e ? b[m].b : b[m].a;
+            const float* p = l + 3 * e;
+            out[0] = h->position[0] + cs * p[0] + sn * p[2];
+            out[1] = h->position[1] + p[1];
+            out[2] = h->position[2] - sn * p[0] + cs * p[2];
+        }
+        b[m].radius = l[6];
+    }
+}
+
 int main(int argc, char** argv) {
-    /* bench_sim [CHARACTERS [plain|colliders]]: only the runs with that many characters, and
-     * only those without (with) colliders (for a profiler); bench_sim core: the core's rates */
+    /* bench_sim [CHARACTERS [plain|colliders|contact]]: only the runs with that many
+     * characters, and only that scene (for a profiler); bench_sim core: the core's rates */
     if (argc > 1 && strcmp(argv[1], "core") == 0) return core_main();
     const int only = argc > 1 ? atoi(argv[1]) : 0;
-    const int kind = argc > 2 ? (strcmp(argv[2], "colliders") == 0 ? 2 : 1) : 0;
+    const char* scenes[3] = {"plain", "colliders", "contact"};
+    int kind = -1; /* every scene */
+    for (int k = 0; argc > 2 && k < 3; ++k)
+        if (strcmp(argv[2], scenes[k]) == 0) kind = k;
     /* a straight 0.8 m tail hanging from behind the hips, bones unrotated */
     float t[3 * LINKS], q[4 * LINKS], tip[3] = {0, -0.1f, 0};
     for (int i = 0; i < LINKS; ++i) {
@@ -175,16 +220,23 @@ int main(int argc, char** argv) {
     printf("solver,characters,links,steps,ns_per_link_step,us_per_character_step\n");
     const int counts[] = {1, 100, 1000};
     uint64_t hash = 1469598103934665603u; /* FNV-1a of every run's output: the same bits? */
-    for (int run = 0; run < 6; ++run) {
-        int n = counts[run % 3];
+    for (int run = 0; run < 9; ++run) {
+        int n = counts[run % 3], scene = run / 3;
         if (only > 0 && n != only) continue;
-        bool colliders = run >= 3; /* six body capsules per character, beside the tail */
-        if (kind > 0 && colliders != (kind == 2)) continue;
+        /* colliders: six body capsules per character, the legs swinging past the tail (it
+         * touches them rarely); contact: the spine's capsule replaced by a bar behind the legs
+         * that the tail hangs against (as hair on a back) */
+        bool colliders = scene > 0;
+        if (argc > 2 && scene != kind) continue;
         tl_chain** chains = malloc(sizeof(tl_chain*) * (size_t)n);
         tl_chain_input* in = malloc(sizeof(tl_chain_input) * (size_t)n);
         for (int k = 0; k < n; ++k) {
             tl_error err;
-            if (tl_chain_create(&def, NULL, &chains[k], &err) != TL_OK) {
+            /* with the capsules the tail hangs straight down between the legs (no carry), so
+             * they touch it; carry changes the rest arc only, not the cost of a step */
+            tl_chain_def d = def;
+            if (colliders) d.settings.carry_deg = 0;
+            if (tl_chain_create(&d, NULL, &chains[k], &err) != TL_OK) {
                 fprintf(stderr, "bench_sim: %s\n", err.message);
                 return 1;
             }
@@ -204,30 +256,8 @@ int main(int argc, char** argv) {
                 x->start = walk(f * dt + 0.37 * k);
                 x->target = walk((f + 1) * dt + 0.37 * k);
                 if (!colliders) continue;
-                /* thighs, shins, pelvis and spine of a 1.8 m body, in the hips' frame */
-                static const float local[6][7] = {
-                    {0.12f, -0.05f, 0.05f, 0.12f, -0.45f, 0.08f, 0.08f},
-                    {-0.12f, -0.05f, 0.05f, -0.12f, -0.45f, 0.08f, 0.08f},
-                    {0.12f, -0.5f, 0.08f, 0.12f, -0.9f, 0.05f, 0.06f},
-                    {-0.12f, -0.5f, 0.08f, -0.12f, -0.9f, 0.05f, 0.06f},
-                    {-0.1f, 0.0f, 0.04f, 0.1f, 0.0f, 0.04f, 0.12f},
-                    {0.0f, 0.1f, 0.02f, 0.0f, 0.5f, 0.0f, 0.13f}};
                 tl_collider* b = bodies + 6 * ((size_t)f * (size_t)n + (size_t)k);
-                const tl_chain_pose* h = &x->target;
-                float yaw_s = h->rotation[1], yaw_c = h->rotation[3];
-                float cs = yaw_c * yaw_c - yaw_s * yaw_s, sn = 2 * yaw_s * yaw_c; /* about y */
-                for (int m = 0; m < 6; ++m) {
-                    const float* l = local[m];
-                    b[m].shape = TL_COLLIDER_CAPSULE;
-                    for (int e = 0; e < 2; ++e) {
-                        float* out = e ? b[m].b : b[m].a;
-                        const float* p = l + 3 * e;
-                        out[0] = h->position[0] + cs * p[0] + sn * p[2];
-                        out[1] = h->position[1] + p[1];
-                        out[2] = h->position[2] - sn * p[0] + cs * p[2];
-                    }
-                    b[m].radius = l[6];
-                }
+                body_capsules(scene == 2, f * dt + dt + 0.37 * k, &x->target, b);
                 x->colliders = b, x->collider_count = 6;
             }
         double spent = 0, sink = 0;
@@ -242,13 +272,18 @@ int main(int argc, char** argv) {
         long steps = (long)tl_chain_get_stats(chains[0]).steps;
         /* The clip once more, untimed, every frame's output of every chain hashed: the bits of
          * the simulation (the chains are at rest here, so their tips alone say nothing of it) */
+        double touching = 0; /* tips in contact at a frame's end, summed */
         for (int f = 0; f < frames; ++f) {
             tl_chain_batch_step(batch, chains, clip + (size_t)f * (size_t)n, n, (float)dt);
             for (int k = 0; k < n; ++k) {
                 hash = hash_floats(hash, tl_chain_tip_positions(chains[k]), 3 * LINKS);
                 hash = hash_floats(hash, tl_chain_local_rotations(chains[k]), 4 * LINKS);
+                touching += tl_chain_get_stats(chains[k]).contacts;
             }
         }
+        if (colliders)
+            fprintf(stderr, "bench_sim: %s, %d characters: %.2f%% of link-frames touch\n",
+                    scenes[scene], n, 100 * touching / ((double)n * LINKS * frames));
         free(clip);
         free(bodies);
         for (int k = 0; k < n; ++k) {
@@ -256,8 +291,9 @@ int main(int argc, char** argv) {
             tl_chain_destroy(chains[k]);
         }
         double link_steps = (double)n * LINKS * (double)steps;
-        printf("%s,%d,%d,%ld,%.2f,%.3f\n", colliders ? "tailor_6_colliders" : "tailor", n, LINKS,
-               steps, 1e9 * spent / link_steps, 1e6 * spent / ((double)n * (double)steps));
+        const char* solver[3] = {"tailor", "tailor_6_colliders", "tailor_6_colliders_contact"};
+        printf("%s,%d,%d,%ld,%.2f,%.3f\n", solver[scene], n, LINKS, steps, 1e9 * spent / link_steps,
+               1e6 * spent / ((double)n * (double)steps));
         if (!isfinite(sink)) return 1;
         free(chains);
         free(in);

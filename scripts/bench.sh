@@ -31,6 +31,14 @@ if [ -f "$build/bench_sim.csv" ]; then
     awk -F, '$1 == "tailor" && $2 == 1000 { printf "# KawaiiPhysics published ~100 ns per bone-step; tailor at 1000 characters %s ns: %.1fx less\n", $5, 100 / $5 }' \
         "$build/bench_sim.csv"
 fi
+# The colliders' cost over the collider-free one (issue #11's bar: at most 2x), in the scene
+# where the legs swing past the tail and in the one where it hangs against a bar.
+if [ -f "$build/bench_sim.csv" ]; then
+    awk -F, '$2 == 1000 { ns[$1] = $5 }
+             END { printf "# at 1000 characters, six capsules over none: %.2fx (legs swinging), %.2fx (against a bar)\n",
+                          ns["tailor_6_colliders"] / ns["tailor"], ns["tailor_6_colliders_contact"] / ns["tailor"] }' \
+        "$build/bench_sim.csv"
+fi
 if [ "$found" = 0 ]; then
     echo "bench.sh: no bench_* programs in $build (configure with -DTL_BUILD_BENCH=ON)" >&2
     exit 1
