@@ -646,6 +646,60 @@ static void test_skin_points_out(void) {
     ENSURE(with <= 1e-4);
 }
 
+/* The same on a closed ring (a skirt): a leg-like ball inside the ring, in the cell across its
+ * seam (the last column's, whose right neighbour is column 0), every particle and link outside
+ * it. *depth: how deep the cell's middle ends in the ball; *particle: the deepest particle. */
+static void ring_cell_depth(int points, double* depth, double* particle) {
+    static lattice l;
+    make_skirt(&l, 4, 8); /* rows 1 and 2 at radii 0.213 / 0.257 m, columns 45 degrees apart */
+    tl_cloth_skin_point middle = {.cell = 15, .u = 0.5f, .v = 0.5f}; /* row 1, columns 7 -> 0 */
+    tl_cloth_def def = def_of(&l);
+    def.settings.gravity = 0; /* the ring stays where it was made: the ball is placed against it */
+    def.skin_points = &middle, def.skin_point_count = points;
+    tl_cloth_model* model;
+    tl_cloth* cloth;
+    tl_error err;
+    ENSURE_OK(tl_cloth_model_create(&def, NULL, &model, &err), err);
+    ENSURE_OK(tl_cloth_create(model, NULL, &cloth, &err), err);
+    float a = -0.125f * (float)PI; /* the seam cell's middle angle */
+    tl_collider ball = {.shape = TL_COLLIDER_SPHERE,
+                        .a = {0.19f * sinf(a), 0.75f, 0.19f * cosf(a)},
+                        .radius = 0.05f};
+    tl_cloth_input in = tl_default_cloth_input();
+    in.targets = l.rest;
+    in.colliders = &ball, in.collider_count = 1;
+    for (int f = 0; f <= 60; ++f)
+        tl_cloth_step(cloth, &in, f ? 1.0f / 60.0f : 0.0f);
+    const float* x = tl_cloth_positions(cloth);
+    v3 p = v3_make(0, 0, 0);
+    const int corner[4] = {15, 8, 23, 16};
+    for (int k = 0; k < 4; ++k)
+        p = v3_madd(p, v3_load(x + 3 * corner[k]), 0.25f);
+    *depth = ball.radius - v3_length(v3_sub(p, v3_load(ball.a)));
+    *particle = -1;
+    for (int i = 0; i < tl_cloth_particle_count(cloth); ++i)
+        *particle =
+            fmax(*particle, ball.radius - v3_length(v3_sub(v3_load(x + 3 * i), v3_load(ball.a))));
+    ENSURE(tether_error(cloth) <= 1e-6);
+    tl_cloth_destroy(cloth);
+    tl_cloth_model_destroy(model);
+}
+
+/* Skin points on a closed ring too (session 14): until then a skirt pushed none, and the
+ * generated skirts' skin went 0.024 / 0.035 H into the thighs between particle columns. */
+static void test_skin_points_ring(void) {
+    double without, with, p0, p1;
+    ring_cell_depth(0, &without, &p0);
+    ring_cell_depth(1, &with, &p1);
+    fprintf(stderr,
+            "  the ring's seam cell's middle in the ball: %.2e m without the skin point, %.2e with "
+            "(deepest particle %.2e, %.2e)\n",
+            without, with, p0, p1);
+    ENSURE(without > 0.01); /* the ball does come into the cell between its particles */
+    ENSURE(p0 < 0 && p1 < 0);
+    ENSURE(with <= 1e-4);
+}
+
 /* The deepest any particle of a sheet the wind presses onto ellipsoid `e` goes inside it (as a
  * share of its radius), with it as a collider or without (`collide` false); *touched: the
  * particle-steps in contact. */
@@ -1603,6 +1657,7 @@ static const tl_test_case cases[] = {
     {"links_across_collider", test_links_across_collider},
     {"links_out_at_start", test_links_out_at_start},
     {"skin_points_out", test_skin_points_out},
+    {"skin_points_ring", test_skin_points_ring},
     {"play_knight_cape", test_play_knight_cape},
 };
 

@@ -124,8 +124,9 @@ typedef struct tl_cloth_def {
                                     (up, and right along the row) may go into a collider before
                                     an open lattice pushes them out, rest-world units, >= 0: the
                                     depth the rest pose has (the player measures it); copied */
-    const tl_cloth_skin_point* skin_points; /* skin_point_count or NULL: points an open lattice
-                                    keeps out of the colliders as it does its links, moving
+    const tl_cloth_skin_point* skin_points; /* skin_point_count or NULL: points the lattice
+                                    keeps out of the colliders (an open one as it does its
+                                    links; a closed ring too, which pushes no links), moving
                                     their cells' particles (the skin lies on the cells, and
                                     beyond the edge particles, where no link is); copied */
     int skin_point_count;                   /* 0 */

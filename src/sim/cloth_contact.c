@@ -255,9 +255,10 @@ void cloth_push_segments(tl_cloth* c) {
      * stretching the ring round it, and pushed out they stretched it and made its motion follow
      * the legs' interpolated path between frames (mh-suit-skirt Walk: mesh 0.0336 -> 0.0339 H,
      * cloth p99 1.155 -> 1.172; render poses between frame rates 0.63% -> 1.14% of a column, over
-     * the 1% bar). Open lattices only. */
-    if (c->shape_count == 0 || m->closed) return;
-    for (int r = 1; r < R; ++r) {
+     * the 1% bar; session 14 again with 14 columns: Walk torn 0.9%). Open lattices only. A ring's
+     * skin points, which its host chose to pass, are pushed as an open lattice's. */
+    if (c->shape_count == 0) return;
+    for (int r = 1; r < R && !m->closed; ++r) {
         int row = r * C;
         const float* slack = m->slack + 2 * row;
         for (int j = 0; j < C; ++j) /* the links up */
@@ -275,11 +276,12 @@ void cloth_push_segments(tl_cloth* c) {
  * needed a share tuned on the bars (0.75: the whole depth read CesiumMan's generated cape's
  * hitch later ratio 1.064, three quarters 1.048, bar 1.02); solved together it reads 1.002 (1.003
  * with three quarters; docs/cloth.md "The links' push inside the relaxation"). A closed ring
- * or a lattice with no collider, which push nothing, run the iterations in one call. */
+ * with no skin points or a lattice with no collider, which push nothing, run the iterations in
+ * one call. */
 void cloth_relax_links_out(tl_cloth* c) {
     const tl_cloth_model* m = c->model;
     const tl_cloth_settings* s = &c->settings;
-    if (c->shape_count == 0 || m->closed) {
+    if (c->shape_count == 0 || (m->closed && m->skin_count == 0)) {
         cloth_relax(m, c->x, c->y, c->z, s->stretch_stiffness, s->shear_stiffness, s->iterations);
         return;
     }
@@ -293,10 +295,10 @@ void cloth_relax_links_out(tl_cloth* c) {
  * the links out as every step leaves them: the relaxation with the push from there; the caller
  * runs the final pass again when this returns true. Placed by the particles alone, the links and
  * the skin on them stayed in until the first step (mh-body's generated cape, Walk at 0 s: its
- * skin 0.0038 H inside the right thigh, every later sample under 0.0019 H). Closed rings and a
- * lattice with no collider push nothing and are left as placed. */
+ * skin 0.0038 H inside the right thigh, every later sample under 0.0019 H). A closed ring with
+ * no skin points and a lattice with no collider push nothing and are left as placed. */
 bool cloth_links_out_at_start(tl_cloth* c) {
-    if (c->shape_count == 0 || c->model->closed) return false;
+    if (c->shape_count == 0 || (c->model->closed && c->model->skin_count == 0)) return false;
     size_t bytes = sizeof(float) * (size_t)c->n;
     memcpy(c->px, c->x, bytes), memcpy(c->py, c->y, bytes), memcpy(c->pz, c->z, bytes);
     cloth_relax_links_out(c);

@@ -122,12 +122,13 @@ void cloth_integrate(tl_cloth* c, const float* map, v3 g, v3 w, float contact_ke
  * The same bits at every level. */
 void cloth_write_outputs(tl_cloth* c, const float* map);
 /* On an open lattice, every link of rows >= 1 that sags into a collider beyond its slack pushed
- * out by moving its end particles, as an inelastic contact (cloth_contact.c). */
+ * out by moving its end particles, as an inelastic contact; then every skin point (a closed
+ * ring's too) through its cell's particles (cloth_contact.c). */
 void cloth_push_segments(tl_cloth* c);
 /* The relaxation's iterations with cloth_push_segments before each (cloth_contact.c). */
 void cloth_relax_links_out(tl_cloth* c);
-/* An open lattice with colliders just placed: its links out (cloth_contact.c); false: nothing
- * done, and nothing to do. */
+/* A lattice with colliders just placed: its links (open lattices) and skin points out
+ * (cloth_contact.c); false: nothing done, and nothing to do. */
 bool cloth_links_out_at_start(tl_cloth* c);
 void cloth_map_targets(tl_cloth* c, const double m[9], const double t[3], const double o[3],
                        const float* targets);
