@@ -66,6 +66,12 @@ typedef struct tl_play_chain {
                          neighbouring hair locks move as a sheet and the edges between them
                          tear less. Only its sign is read. tl_play_chains_find: 0 for tails,
                          TL_PLAY_HAIR_SHEET_RATE for hair */
+    /* With sheet_rate > 0, head ties: each skin edge from a vertex this chain's bones dominate to
+     * one its attachment dominates (hair left on the head beside the lock) also holds the link's
+     * point beside it near its rest spot carried by the attachment (docs/hair.md "Head ties").
+     * tl_play_chains_find: false (they cut short styles' tearing, bob01 HeadTurn p99 3.73 ->
+     * 2.00, but sink long ones deeper) */
+    bool sheet_head_ties;
     tl_chain_def settings;
 } tl_play_chain;
 

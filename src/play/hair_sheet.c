@@ -20,12 +20,15 @@
 #define SHEET_SEAM_STRETCH 0.3f
 /* Gauss-Seidel sweeps over the ties per frame (each tie shares particles with its neighbours) */
 #define SHEET_SWEEPS 4
+/* b of a head tie: a chain's link point held near its rest spot carried by the attachment */
+#define HEAD_TIE UINT32_MAX
 
 typedef struct sheet_tie {
     uint32_t a, b;   /* chains */
     uint32_t ia, ib; /* their links (link i: particle i-1, or the root, to particle i) */
     float ta, tb;    /* the tied point along each link, 0 its head to 1 its tip */
-    uint32_t along;  /* 0: the links' tips (ta = tb = 1); 1: the points beside the seam */
+    uint32_t along;  /* 0: the links' tips (ta = tb = 1); 1: the points beside the seam; 2: a head
+                        tie (b = HEAD_TIE): a's point and its rest spot on the attachment */
     float seam;      /* the mean rest length of the skin edges that made it, world units */
     float slack;     /* the allowance, over the rest pose's scale */
     float span;      /* the most a sweep moves its particles: its rest length, over the scale */
@@ -124,6 +127,20 @@ static bool skin_ties(play_sheet* s, size_t* capacity, const tl_scene_skin* sk, 
             uint32_t ju = tl_scene_skin_dominant_joint(sk, u),
                      jv = tl_scene_skin_dominant_joint(sk, v);
             int32_t a = owner[ju], b = owner[jv];
+            if (a < 0 && b >= 0) { /* the chain's end first */
+                uint32_t w = u;
+                u = v, v = w, w = ju, ju = jv, jv = w, a = b, b = -1;
+            }
+            if (a >= 0 && b < 0 && descs[a].sheet_head_ties && jv == descs[a].attach_joint) {
+                /* hair left on the head beside a lock: the link's point beside it is held near
+                   its rest spot on the head, as that hair is */
+                const float *pu = sk->rest_positions + 3 * (size_t)u,
+                            *pv = sk->rest_positions + 3 * (size_t)v;
+                uint32_t ba = (uint32_t)bone[ju];
+                ok = tie_add(s, capacity, (uint32_t)a, ba, link_param(sk, &descs[a], ba, pu),
+                             HEAD_TIE, 0, 0, 2, dist(pu, pv));
+                continue;
+            }
             if (a < 0 || b < 0 || a == b || descs[a].attach_joint != descs[b].attach_joint)
                 continue;
             uint32_t ba = (uint32_t)bone[ju], bb = (uint32_t)bone[jv];
@@ -182,7 +199,7 @@ bool play_sheet_create(const tl_scene* scene, const tl_play_chain* descs, uint32
     if (!s->pos || !s->moves || !s->bones) return play_sheet_destroy(s), false;
     for (uint32_t k = 0; k < s->tie_count; ++k) {
         s->bones[s->ties[k].a] = descs[s->ties[k].a].bone_count;
-        s->bones[s->ties[k].b] = descs[s->ties[k].b].bone_count;
+        if (s->ties[k].b != HEAD_TIE) s->bones[s->ties[k].b] = descs[s->ties[k].b].bone_count;
     }
     *out = s;
     return true;
@@ -242,11 +259,28 @@ static void tie_point(const float* pos, uint32_t i, float t, float* out) {
         out[c] = i == 0 ? pos[c] : (1 - t) * pos[3 * (i - 1) + c] + t * pos[3 * i + c];
 }
 
+/* A head tie's rest: its point's offset from the attachment, in the attachment's frame over the
+ * scale; its allowance the seam ties', its sweep at most its seam edge. */
+static void head_tie_rest(sheet_tie* t, const float* a, const tl_chain_input* in) {
+    float scale = in->start.scale > 0 ? in->start.scale : 1, p[3], d[3];
+    tie_point(a, t->ia, t->ta, p);
+    for (int c = 0; c < 3; ++c)
+        d[c] = (p[c] - in->start.position[c]) / scale;
+    play_rotate(in->start.rotation, d, t->offset, true);
+    memset(t->dir, 0, sizeof t->dir);
+    t->slack = SHEET_SEAM_STRETCH * t->seam / scale;
+    t->span = t->seam / scale;
+}
+
 void play_sheet_rest(play_sheet* s, tl_chain* const* chains, const tl_chain_input* inputs) {
     if (!s) return;
     for (uint32_t k = 0; k < s->tie_count; ++k) {
         sheet_tie* t = &s->ties[k];
         const float* a = tl_chain_particle_positions(chains[t->a]);
+        if (t->b == HEAD_TIE) {
+            head_tie_rest(t, a, &inputs[t->a]);
+            continue;
+        }
         const float* b = tl_chain_particle_positions(chains[t->b]);
         const float* q = inputs[t->a].start.rotation;
         float scale = inputs[t->a].start.scale > 0 ? inputs[t->a].start.scale : 1;
@@ -305,10 +339,39 @@ static bool side_goes_deeper(const play_sheet_body* body, uint32_t bones, const 
     return false;
 }
 
+/* A head tie held: the link's point drawn towards its rest spot carried by the attachment (its
+ * pose at the frame's end), past the allowance, at most its seam a sweep; the chain's side alone
+ * moves, and not when that takes one of its particles deeper into its link's colliders. */
+static void head_tie_hold(play_sheet* s, const sheet_tie* t, const tl_chain_input* in,
+                          const play_sheet_body* body) {
+    float* xa = s->pos + 3 * TL_CHAIN_MAX_BONES * t->a;
+    float sc = in->start.scale > 0 ? in->start.scale : 1, o[3], pa[3], d[3];
+    play_rotate(in->start.rotation, t->offset, o, false);
+    tie_point(xa, t->ia, t->ta, pa);
+    for (int c = 0; c < 3; ++c)
+        d[c] = in->start.position[c] + sc * o[c] - pa[c];
+    float len = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    if (!(len > sc * t->slack)) return;
+    float e = fminf(len - sc * t->slack, sc * t->span) / len;
+    uint32_t ia[2];
+    float wa[2], sa = 0;
+    int na = side_particles(t->ia, t->ta, ia, wa);
+    for (int k = 0; k < na; ++k)
+        sa += wa[k] * wa[k];
+    if (!(sa > 0) || side_goes_deeper(body, s->bones[t->a], xa, ia, wa, na, d, e / sa)) return;
+    for (int k = 0; k < na; ++k)
+        for (int c = 0; c < 3; ++c)
+            xa[3 * ia[k] + c] += e * wa[k] / sa * d[c];
+}
+
 /* One tie held: its excess over the allowance closed, at most its rest span a sweep. */
 static void tie_hold(play_sheet* s, const sheet_tie* t, const tl_chain_input* inputs,
                      const play_sheet_body* bodies) {
     const size_t per = 3 * TL_CHAIN_MAX_BONES;
+    if (t->b == HEAD_TIE) {
+        head_tie_hold(s, t, &inputs[t->a], bodies + t->a);
+        return;
+    }
     float* xa = s->pos + per * t->a;
     float* yb = s->pos + per * t->b;
     float sc = inputs[t->a].start.scale, o[3], n0[3], n1[3], turned[3], pa[3], pb[3];
