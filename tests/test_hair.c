@@ -1769,17 +1769,6 @@ static void sheet_limit_holds_seams(void) {
  * docs/hair.md), and the whole hair mesh's stretch (every edge with both ends hair, the seams
  * between chains included) within the rest of the skin's p99 and max, torn <= 0.1%. */
 extern const tl_scene* tl__bridge_source;
-void tl_hair_bridges_fold(tl_scene* scene, uint32_t skin);
-/* PROTOTYPE (TL_PROTO_FOLD): the measure runs on a second scene of the rigged file whose weights
- * are folded as the player would read them; the bridges skin with the file's own. */
-static tl_scene* proto_fold(tl_gltf* doc, tl_scene* scene) {
-    tl_scene* folded = NULL;
-    tl_error e;
-    if (!getenv("TL_PROTO_FOLD") || tl_scene_create(doc, &folded, &e) != TL_OK) return scene;
-    tl_hair_bridges_fold(folded, 0);
-    tl__bridge_source = scene;
-    return folded;
-}
 static void styles_play(void) {
     bool strict = getenv("TL_HAIR_STRICT") != NULL;
     const char* styles[] = {"bob01", "bob02", "braid01", "long01", "ponytail01"};
@@ -1805,12 +1794,11 @@ static void styles_play(void) {
         ENSURE(rig_style(styles[i], &doc, &scene));
         if (bscene) ENSURE(bscene->skins[0].joint_count == scene->skins[0].joint_count);
         tl_hair_measure h[3];
-        tl_scene* mscene = proto_fold(doc, scene);
         for (int c = 0; c < 3; ++c) {
             uint32_t clip;
             tl_error err;
             ENSURE_OK(tl_scene_find_clip(scene, clips[c], &clip, &err), err);
-            ENSURE_OK(tl_hair_measure_clip(mscene, 0, clip, 24, &h[c], &err), err);
+            ENSURE_OK(tl_hair_measure_clip(scene, 0, clip, 24, &h[c], &err), err);
             printf("  %s %s: rest sag %.4f mm, root drift %.2g m, collider penetration %.4f H, "
                    "free motion %.1f mm, all hair p99 %.3f max %.3f torn %.3f%% (body %.3f / "
                    "%.3f)\n",
@@ -1819,7 +1807,6 @@ static void styles_play(void) {
                    h[c].stretch.max, h[c].stretch.torn_pct, h[c].stretch_body.p99,
                    h[c].stretch_body.max);
         }
-        if (mscene != scene) tl_scene_destroy(mscene);
         tl_scene_destroy(scene);
         tl_gltf_destroy(doc);
         tl__bridge_source = NULL;
@@ -1887,13 +1874,12 @@ static void variants_play(void) {
             uint32_t chains = 0;
             for (uint32_t i = 0; i < scene->part_count; ++i)
                 chains += scene->parts[i].kind == TL_PART_HAIR;
-            tl_scene* mscene = proto_fold(doc, scene);
             for (size_t c = 0; c < COUNT(clips); ++c) {
                 uint32_t clip;
                 tl_error err;
                 tl_hair_measure h;
                 ENSURE_OK(tl_scene_find_clip(scene, clips[c], &clip, &err), err);
-                ENSURE_OK(tl_hair_measure_clip(mscene, 0, clip, 24, &h, &err), err);
+                ENSURE_OK(tl_hair_measure_clip(scene, 0, clip, 24, &h, &err), err);
                 printf("  %-10s %-6s %-8s %2u chains: rest sag %.4f mm, root drift %.2g m, "
                        "collider penetration %.4f H, free motion %.1f mm, all hair p99 %.3f max "
                        "%.3f torn %.3f%% (body %.3f / %.3f)\n",
@@ -1913,8 +1899,6 @@ static void variants_play(void) {
                 sum_pen += h.collider_penetration, cells++;
                 over += h.collider_penetration > 0.002f;
             }
-            if (mscene != scene) tl_scene_destroy(mscene);
-            tl__bridge_source = NULL;
             tl_scene_destroy(scene);
             tl_gltf_destroy(doc);
         }

@@ -16,9 +16,6 @@
  *   TL_PROTO_VCHECK        ... until none of its vertices lies deeper in a collider than at rest
  *   TL_PROTO_BOTH          ... then towards the far chain as well
  *   TL_PROTO_NOPUSH / NOAIM / TOP2  the midpoint bridges' push-out, aim, third-chain fold
- *   TL_PROTO_FOLD          (test_hair) the player runs on the file's weights with each row
- *                          vertex's weight on its nearer lock; the bridges skin with the file's
- *   TL_PROTO_STYLE / VAR / TRACE / BTRACE / COUNT  one style / variant; prints
  * Without ROWS a vertex's shared part 2 min(sA, sB) goes on midpoint bridges between A's and B's
  * bones: head the midpoint of the two joints' heads pushed out of the colliders as far as at rest
  * (or the locks' mean hit radius), turn the normalised mean of the two turns, aimed at the pushed
@@ -61,8 +58,6 @@ typedef struct br_vertex {
     uint32_t n;
     uint32_t group, gnext;
     uint32_t js[16];
-    float fold[16]; /* rows mode: the two-sided weight on the nearer lock (the player's view) */
-    int folded;
     float rest_depth[TL_BODY_COLLIDERS_MAX];
 } br_vertex;
 
@@ -169,13 +164,6 @@ static void rows_vertex(tl_hair_bridges* h, br_vertex* bv, int A, int B, float* 
         if (o == B) bv->w[k] = q == (uint32_t)h->rows ? ws[k] * sum / share[B] : 0;
     }
     bv->group = UINT32_MAX;
-    bv->folded = 1;
-    for (uint32_t k = 0; k < per && k < 16; ++k) {
-        int o = owner[js[k]];
-        bv->fold[k] = ws[k];
-        if (o == A) bv->fold[k] = u < 0.5f ? ws[k] * sum / share[A] : 0;
-        if (o == B) bv->fold[k] = u >= 0.5f ? ws[k] * sum / share[B] : 0;
-    }
     if (q == 0 || q == (uint32_t)h->rows) return;
     uint32_t g = group_find(h, (uint32_t)A, (uint32_t)B, q);
     bv->group = g, bv->gnext = h->first_v[g], h->first_v[g] = (uint32_t)(bv - h->verts);
@@ -751,17 +739,4 @@ void tl_hair_bridges_skin(tl_hair_bridges* h, const float* joints, float* out) {
             }
         }
     }
-}
-
-/* PROTOTYPE: the scene's weights replaced by what the player would read of a rig with rows: each
- * row vertex's two-sided weight on its nearer lock. */
-void tl_hair_bridges_fold(tl_scene* scene, uint32_t skin) {
-    tl_hair_bridges* h = tl_hair_bridges_create(scene, skin, 0);
-    const tl_scene_skin* sk = &scene->skins[skin];
-    float* w = (float*)sk->influence_weights;
-    for (uint32_t i = 0; i < h->vert_count; ++i)
-        if (h->verts[i].folded)
-            for (uint32_t k = 0; k < sk->influence_count && k < 16; ++k)
-                w[(size_t)h->verts[i].v * sk->influence_count + k] = h->verts[i].fold[k];
-    tl_hair_bridges_destroy(h);
 }
