@@ -26,7 +26,7 @@ tl_hair_chain_def tl_default_hair_chain_def(void) {
         .bind_mm = 40.0f,
         .head_ramp_mm = 0.0f,
         .smooth_steps = 0,
-        .seam_steps = getenv("TL_PROTO_SEAM") ? (uint32_t)atoi(getenv("TL_PROTO_SEAM")) : 0,
+        .seam_steps = 0,
         .colliders = NULL,
         .collider_count = 0,
         .fill_unowned = false,

@@ -9,7 +9,6 @@
 
 #include "base/try.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,20 +35,7 @@ typedef struct hair_run {
     uint8_t* inside_at_rest; /* hair vertex × collider */
 } hair_run;
 
-typedef struct tl_hair_bridges tl_hair_bridges;
-tl_hair_bridges* tl_hair_bridges_create(const tl_scene* scene, uint32_t skin, int all);
-const tl_scene* tl__bridge_source;
-void tl_hair_bridges_destroy(tl_hair_bridges* h);
-void tl_hair_bridges_skin(tl_hair_bridges* h, const float* joints, float* out);
-extern void (*tl__skin_post)(void* user, const float* joints, float* out);
-extern void* tl__skin_post_user;
-static void bridge_post(void* user, const float* joints, float* out) {
-    tl_hair_bridges_skin(user, joints, out);
-}
-
 static void run_free(hair_run* r) {
-    if (tl__skin_post) tl_hair_bridges_destroy(tl__skin_post_user);
-    tl__skin_post = NULL, tl__skin_post_user = NULL;
     free(r->hair), free(r->joints), free(r->skinned), free(r->inside_at_rest);
     tl_pose_destroy(r->pose);
     tl_player_destroy(r->player);
@@ -81,10 +67,6 @@ static tl_result run_open(hair_run* r, const tl_scene* scene, uint32_t skin, tl_
     TRY(tl_player_create(scene, chains, n < 64 ? n : 64, &def, &r->player, err));
     TRY(tl_body_colliders_fit(scene, skin, r->colliders, TL_BODY_COLLIDERS_MAX, &r->collider_count,
                               err));
-    if (getenv("TL_PROTO_BRIDGE"))
-        tl__skin_post_user = tl_hair_bridges_create(tl__bridge_source ? tl__bridge_source : scene,
-                                                    skin, tl__bridge_source != NULL),
-        tl__skin_post = bridge_post;
     r->inside_at_rest = calloc((size_t)r->count * (r->collider_count + 1), 1);
     if (!r->inside_at_rest) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     tl_collider world[TL_BODY_COLLIDERS_MAX];
@@ -116,17 +98,6 @@ static float run_sample(hair_run* r, float* depth) {
         for (uint32_t c = 0; c < r->collider_count; ++c) {
             if (r->inside_at_rest[(size_t)i * r->collider_count + c]) continue;
             float k = tl_collider_depth(&world[c], p);
-            if (k > *depth && getenv("TL_PROTO_TRACE")) {
-                uint32_t v = r->hair[i], per = sk->influence_count;
-                const float* q = sk->rest_positions + 3 * (size_t)v;
-                fprintf(stderr, "deep %.4f H v %u rest (%.3f %.3f %.3f) in %s:", k / sk->height, v,
-                        q[0], q[1], q[2], sk->joints[r->colliders[c].joint].name);
-                for (uint32_t j = 0; j < per; ++j)
-                    if (sk->influence_weights[v * per + j] > 0)
-                        fprintf(stderr, " %s %.2f", sk->joints[sk->influence_joints[v * per + j]].name,
-                                sk->influence_weights[v * per + j]);
-                fprintf(stderr, "\n");
-            }
             *depth = k > *depth ? k : *depth;
         }
     }

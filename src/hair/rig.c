@@ -189,7 +189,7 @@ static uint32_t rest_colliders(const tl_scene* scene, uint32_t skin, const tl_ha
                                tl_collider* world) {
     tl_body_collider body[TL_BODY_COLLIDERS_MAX];
     uint32_t n = 0;
-    if (def->seam_steps == 0 || getenv("TL_PROTO_NOGUARD") ||
+    if (def->seam_steps == 0 ||
         tl_body_colliders_fit(scene, skin, body, TL_BODY_COLLIDERS_MAX, &n, NULL) != TL_OK)
         return 0;
     tl_pose* pose = n > 0 ? tl_pose_create(scene) : NULL;

@@ -188,8 +188,6 @@ void tl_pose_joint_matrices(const tl_pose* pose, const tl_scene* scene, uint32_t
                     s->joints[k].inverse_bind);
 }
 
-void (*tl__skin_post)(void* user, const float* joints, float* out);
-void* tl__skin_post_user;
 void tl_scene_skin_positions(const tl_scene* scene, uint32_t skin, const float* joint_matrices,
                              float* out) {
     assert(scene && skin < scene->skin_count && joint_matrices && out);
@@ -208,7 +206,6 @@ void tl_scene_skin_positions(const tl_scene* scene, uint32_t skin, const float* 
         }
         memcpy(out + 3 * (size_t)v, acc, sizeof acc);
     }
-    if (tl__skin_post) tl__skin_post(tl__skin_post_user, joint_matrices, out);
 }
 
 uint32_t tl_scene_skin_dominant_joint(const tl_scene_skin* skin, uint32_t vertex) {
