@@ -148,7 +148,9 @@ static bool collide(const tl_collider* c, v3 head, float len, v3 rest, float sli
         *pp = p;
         return true;
     }
+    bool stale = true; /* whether centre is not yet p's (collider_inside of p sets it) */
     for (int pass = 0; pass < (c->shape == TL_COLLIDER_CAPSULE ? 3 : 1); ++pass) {
+        stale = false;
         if (!collider_inside(c, p, &centre, &radius)) break;
         /* outside the sphere on the rope sphere: (x - head).d <= m, d towards the centre */
         v3 to = v3_sub(centre, head);
@@ -159,10 +161,10 @@ static bool collide(const tl_collider* c, v3 head, float len, v3 rest, float sli
         v3 q = project_onto_circle(head, len, p, n, v3_dot(n, head) - m, rest);
         moved = true;
         if (v3_same_bits(q, p)) break; /* the next pass would repeat this one */
-        p = q;
+        p = q, stale = true;
     }
     if (!moved) return false;
-    collider_inside(c, p, &centre, &radius);
+    if (stale) collider_inside(c, p, &centre, &radius);
     normal = v3_normalize_or(v3_sub(p, centre), v3_sub(p, head));
     *vp = v3_scale(contact_velocity(*vp, v3_scale(v3_sub(p, head), 1.0f / len), normal), slip);
     *pp = p;
