@@ -1758,6 +1758,76 @@ static void test_thigh_collider(void) {
     ENSURE(length_error <= 1e-4 && swing > 0.02);
 }
 
+/* The contact visits only the colliders within the rope's reach of a link's head (from the
+ * lane's cull slots): the walk of thigh_collider past its capsule with far spheres and capsules
+ * beside it, 5 colliders (cull slots: the far ones passed over) against the same 5 and 4 more
+ * far ones (9, more than the cull takes: every collider visited). The far ones never hold a
+ * tip, so both give the same bits every frame, with contacts on the way. */
+static void test_contact_candidates_exact(void) {
+    rig r;
+    rig_straight(&r, 8, v3_make(0, -1, 0), 0.8f);
+    tl_chain_def def = def_for(&r);
+    const double dt = 1 / 60.0;
+    tl_chain* probe = create(&def);
+    ENSURE(probe);
+    v3 seen = {0, 0, 0}; /* link 4's particle at frame 200 without colliders */
+    for (int k = 1; k <= 200; ++k) {
+        tl_chain_input in = frame_input(clip_walk, (k - 1) * dt, k * dt);
+        tl_chain_step(probe, &in, (float)dt);
+        if (k == 200)
+            seen = qt_unrotate(
+                qt_load(in.target.rotation),
+                v3_sub(tip_at(tl_chain_particle_positions(probe), 4), v3_load(in.target.position)));
+    }
+    tl_chain_destroy(probe);
+    tl_chain* chain[2] = {create(&def), create(&def)};
+    ENSURE(chain[0] && chain[1]);
+    int touching = 0, differing = 0;
+    for (int k = 1; k <= 360; ++k) {
+        tl_chain_input in = frame_input(clip_walk, (k - 1) * dt, k * dt);
+        qt R = qt_load(in.target.rotation);
+        v3 o = v3_load(in.target.position);
+        tl_collider c[9];
+        for (int m = 0; m < 9; ++m) { /* (m > 0: 2-4 m away, spheres and capsules) */
+            v3 a = v3_add(seen, v3_make(0.03f, 0.25f, 0)),
+               b = v3_add(seen, v3_make(0.03f, -0.25f, 0));
+            if (m > 0) {
+                v3 away = v3_make((m & 1) ? 2.0f + 0.2f * m : -2.0f - 0.2f * m, 0,
+                                  (m & 2) ? 2.0f : -2.0f);
+                a = v3_add(a, away), b = m & 4 ? v3_add(b, away) : a;
+            }
+            a = v3_add(o, qt_rotate(R, a)), b = v3_add(o, qt_rotate(R, b));
+            c[m] = (tl_collider){a.x == b.x && a.y == b.y && a.z == b.z ? TL_COLLIDER_SPHERE
+                                                                        : TL_COLLIDER_CAPSULE,
+                                 {a.x, a.y, a.z},
+                                 {b.x, b.y, b.z},
+                                 m ? 0.3f : 0.08f,
+                                 {{0}}};
+        }
+        for (int j = 0; j < 2; ++j) {
+            in.colliders = c, in.collider_count = j ? 9 : 5;
+            tl_chain_step(chain[j], &in, (float)dt);
+        }
+        touching += (int)tl_chain_get_stats(chain[0]).contacts;
+        differing +=
+            memcmp(tl_chain_particle_positions(chain[0]), tl_chain_particle_positions(chain[1]),
+                   sizeof(float) * 3 * (size_t)r.n) != 0 ||
+            memcmp(tl_chain_particle_velocities(chain[0]), tl_chain_particle_velocities(chain[1]),
+                   sizeof(float) * 3 * (size_t)r.n) != 0 ||
+            memcmp(tl_chain_tip_positions(chain[0]), tl_chain_tip_positions(chain[1]),
+                   sizeof(float) * 3 * (size_t)r.n) != 0 ||
+            memcmp(tl_chain_local_rotations(chain[0]), tl_chain_local_rotations(chain[1]),
+                   sizeof(float) * 4 * (size_t)r.n) != 0;
+    }
+    tl_chain_destroy(chain[0]);
+    tl_chain_destroy(chain[1]);
+    fprintf(stderr,
+            "  5 colliders (culled) against 9 (every one visited): %d link-frames touching, "
+            "%d of 360 frames differ\n",
+            touching, differing);
+    ENSURE(touching > 0 && differing == 0);
+}
+
 /* How far out of an ellipsoid a point is in its unit-sphere space: |q| (< 1 inside), exactly
  * in doubles. */
 static double ellipsoid_rho(const tl_collider* c, v3 p) {
@@ -2195,6 +2265,7 @@ static const tl_test_case cases[] = {
     {"ellipsoid_collider", test_ellipsoid_collider},
     {"ellipsoid_exact", test_ellipsoid_exact},
     {"collider_crease", test_collider_crease},
+    {"contact_candidates_exact", test_contact_candidates_exact},
     {"collider_growth_per_link", test_collider_growth_per_link},
     {"plane_and_sphere_colliders", test_plane_and_sphere_colliders},
 };

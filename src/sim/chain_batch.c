@@ -312,8 +312,9 @@ static void output_contact(const frame_plan* fp, const lane_frame* f, int l, uin
     const tl_chain_pose* pose = &fp->target;
     qt G = qt_load(pose->rotation);
     v3 head = v3_madd(v3_load(pose->position), qt_rotate(G, c->root_offset), pose->scale);
-    bool near[TL_CHAIN_MAX_BONES], moved = false; /* (near: of the tips as they were) */
-    if (f->cull_all[l]) {                         /* no cull slots: from the colliders */
+    bool near[TL_CHAIN_MAX_BONES], moved = false;        /* (near: of the tips as they were) */
+    const lane_frame* slots = f->cull_all[l] ? NULL : f; /* (the contact's candidates) */
+    if (f->cull_all[l]) {                                /* no cull slots: from the colliders */
         chain_output_near(fp, c->out_tips, c->n, near);
     } else { /* the output kernel's cull by the lane's slots (lanes_output) */
         assert(f->collider_count[l] == fp->collider_count && f->cull_count > 0);
@@ -326,14 +327,14 @@ static void output_contact(const frame_plan* fp, const lane_frame* f, int l, uin
         if (!near[i] && !moved) { /* outside every collider: the pass would leave it */
 #ifndef NDEBUG
             float to_tip = v3_length(v3_sub(tip, head));
-            assert(!(to_tip > 0 && chain_contact_output(fp, i, head, to_tip, &p)));
+            assert(!(to_tip > 0 && chain_contact_output(fp, NULL, l, i, head, to_tip, &p)));
 #endif
             G = qt_mul(G, L);
             head = tip;
             continue;
         }
         float len = v3_length(v3_sub(tip, head));
-        if (len > 0 && chain_contact_output(fp, i, head, len, &p)) {
+        if (len > 0 && chain_contact_output(fp, slots, l, i, head, len, &p)) {
             moved = true;
             qt D = qt_swing(v3_scale(v3_sub(tip, head), 1.0f / len),
                             v3_normalize_or(v3_sub(p, head), v3_sub(tip, head)));

@@ -12,8 +12,15 @@ static v3 project_onto_circle(v3 h, float len, v3 p, v3 n, float c, v3 fallback)
     u = u > 1 ? 1 : (u < -1 ? -1 : u);
     v3 d = v3_sub(p, h);
     v3 t = v3_madd(d, n, -v3_dot(d, n));
-    v3 tf = v3_madd(fallback, n, -v3_dot(fallback, n));
-    t = v3_normalize_or(t, v3_normalize_or(tf, v3_perpendicular(n)));
+    /* v3_normalize_or(t, the fallback's part across n, normalised): the same values, the
+     * fallback worked out only when used (every pass of the contact sweeps calls this) */
+    float t2 = v3_dot(t, t);
+    if (t2 > 1e-24f) {
+        t = v3_scale(t, 1.0f / sqrtf(t2));
+    } else {
+        v3 tf = v3_madd(fallback, n, -v3_dot(fallback, n));
+        t = v3_normalize_or(tf, v3_perpendicular(n));
+    }
     return v3_add(h, v3_scale(v3_madd(v3_scale(t, sqrtf(1.0f - u * u)), n, u), len));
 }
 
@@ -103,6 +110,12 @@ static v3 plane_velocity(const contact_plane* pl, v3 dir, float slip, v3 v) {
     return pl->response == PLANE_HIPS ? v : v3_scale(v, slip);
 }
 
+/* Whether a and b hold the same bits (a pass of collide that leaves the tip where it was gives
+ * the same again: it depends on the tip alone). */
+static bool v3_same_bits(v3 a, v3 b) {
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
 /* Pushes a tip out of one collider along its rope circle (the nearest point of the sphere
  * |p - head| = len outside it) and takes its velocity into the collider away, the tangential
  * part damped by `slip` (friction). A capsule is refined once more (its nearest point moves
@@ -124,8 +137,10 @@ static bool collide(const tl_collider* c, v3 head, float len, v3 rest, float sli
          * convex; again from there when the plane did not reach the rope sphere */
         v3 surface;
         for (int pass = 0; pass < 3 && ellipsoid_inside(c, p, &surface, &normal); ++pass) {
-            p = project_onto_circle(head, len, p, normal, v3_dot(normal, surface), rest);
+            v3 q = project_onto_circle(head, len, p, normal, v3_dot(normal, surface), rest);
             moved = true;
+            if (v3_same_bits(q, p)) break; /* the next pass would repeat this one */
+            p = q;
         }
         if (!moved) return false;
         ellipsoid_inside(c, p, &surface, &normal);
@@ -133,7 +148,9 @@ static bool collide(const tl_collider* c, v3 head, float len, v3 rest, float sli
         *pp = p;
         return true;
     }
+    bool stale = true; /* whether centre is not yet p's (collider_inside of p sets it) */
     for (int pass = 0; pass < (c->shape == TL_COLLIDER_CAPSULE ? 3 : 1); ++pass) {
+        stale = false;
         if (!collider_inside(c, p, &centre, &radius)) break;
         /* outside the sphere on the rope sphere: (x - head).d <= m, d towards the centre */
         v3 to = v3_sub(centre, head);
@@ -141,11 +158,13 @@ static bool collide(const tl_collider* c, v3 head, float len, v3 rest, float sli
         if (!(D > 1e-9f) || D + len <= radius) break;
         v3 n = v3_scale(to, -1.0f / D);
         float m = (len * len + D * D - radius * radius) / (2 * D);
-        p = project_onto_circle(head, len, p, n, v3_dot(n, head) - m, rest);
+        v3 q = project_onto_circle(head, len, p, n, v3_dot(n, head) - m, rest);
         moved = true;
+        if (v3_same_bits(q, p)) break; /* the next pass would repeat this one */
+        p = q, stale = true;
     }
     if (!moved) return false;
-    collider_inside(c, p, &centre, &radius);
+    if (stale) collider_inside(c, p, &centre, &radius);
     normal = v3_normalize_or(v3_sub(p, centre), v3_sub(p, head));
     *vp = v3_scale(contact_velocity(*vp, v3_scale(v3_sub(p, head), 1.0f / len), normal), slip);
     *pp = p;
@@ -247,6 +266,30 @@ void chain_cull_setup(lane_frame* f, int l) {
     cull_clear(f, l, used, f->cull_count);
 }
 
+/* The colliders of lane l that a tip on the rope sphere |p - head| = len may be inside, in
+ * order, into list (at most CULL_COLLIDERS); the count, or -1 when the lane has no cull slots
+ * (every collider then). Every place the contact pass gives a tip is on that sphere (up to
+ * rounding), so a slot's bound (grown by the largest growth and the cull's margin) farther from
+ * head than len plus a margin never holds it: collide leaves the tip as it is, and skipping it
+ * changes no bit. The sweeps repeat the other colliders up to eight times (a tip pushed onto a
+ * surface may test inside by rounding and be pushed again), so this is tested once a call. */
+static int contact_candidates(const lane_frame* f, int l, v3 head, float len, int* list) {
+    if (f->cull_all[l]) return -1;
+    int count = 0;
+    const float reach = len * (1 + 1e-3f) + 1e-5f * (fabsf(head.x) + fabsf(head.y) + fabsf(head.z));
+    for (int m = 0; m < f->collider_count[l]; ++m) {
+        if (!(f->cull_r2[m][l] >= 0)) continue; /* nothing is inside */
+        v3 ha = {head.x - f->cull_ax[m][l], head.y - f->cull_ay[m][l], head.z - f->cull_az[m][l]};
+        v3 ab = {f->cull_bx[m][l], f->cull_by[m][l], f->cull_bz[m][l]};
+        float t = v3_dot(ha, ab) * f->cull_inv[m][l];
+        t = t < 0 ? 0.0f : (t > 1 ? 1.0f : t);
+        v3 d = v3_madd(ha, ab, -t);
+        float r = sqrtf(f->cull_r2[m][l]) + reach;
+        if (v3_dot(d, d) < r * r) list[count++] = m;
+    }
+    return count;
+}
+
 /* The contact pass for one lane's tip (rare: scalar): the plane behind the hips, the floor,
  * then the body's colliders, each a collider of the pass. Returns whether the tip moved; *touch
  * whether it is on the floor or a body collider. */
@@ -282,14 +325,31 @@ bool chain_contact(const lane_frame* f, int l, int link, v3 head, float len, v3 
     }
     /* a tip pushed out of one collider into an overlapping one (a crease of the body) is
        pushed again: up to eight sweeps, until one moves nothing */
-    for (int sweep = 0; sweep < 8; ++sweep) {
+    int list[CULL_COLLIDERS];
+    const int candidates = contact_candidates(f, l, head, len, list);
+    const int count = candidates < 0 ? f->collider_count[l] : candidates;
+    for (int sweep = 0; sweep < 8 && count > 0; ++sweep) {
         bool again = false;
-        for (int k = 0; k < f->collider_count[l]; ++k) {
+        for (int j = 0; j < count; ++j) {
+            const int k = candidates < 0 ? j : list[j];
             tl_collider tmp;
             const tl_collider* c =
                 collider_for(f->colliders[l], f->growth[l], f->links, k, link, &tmp);
             if (c && collide(c, head, len, rest, f->slip[l], &p, &v)) again = moved = *touch = true;
         }
+#ifndef NDEBUG /* a collider passed over leaves the tip as it is */
+        for (int k = 0, j = 0; k < f->collider_count[l] && candidates >= 0; ++k) {
+            if (j < candidates && list[j] == k) {
+                ++j;
+                continue;
+            }
+            tl_collider tmp;
+            const tl_collider* c =
+                collider_for(f->colliders[l], f->growth[l], f->links, k, link, &tmp);
+            v3 q = p, u = v;
+            assert(!(c && collide(c, head, len, rest, f->slip[l], &q, &u)));
+        }
+#endif
         if (!again) break;
     }
     *pp = p, *vp = v;
@@ -325,13 +385,20 @@ void chain_output_near(const frame_plan* fp, const float* tips, int n, bool* nea
 }
 
 /* The render-time contact of one output tip: p pushed out of the colliders along its rope
- * circle about head (the crease sweeps of chain_contact); whether it moved. */
-bool chain_contact_output(const frame_plan* fp, int link, v3 head, float len, v3* p) {
+ * circle about head (the crease sweeps of chain_contact); whether it moved. With lane l of f
+ * (its cull slots being the plan's colliders), only the colliders within the rope's reach
+ * (contact_candidates); f NULL: every collider. */
+bool chain_contact_output(const frame_plan* fp, const lane_frame* f, int l, int link, v3 head,
+                          float len, v3* p) {
     v3 v = {0, 0, 0}, rest = v3_scale(v3_sub(*p, head), 1.0f / len);
     bool moved = false;
-    for (int sweep = 0; sweep < 8; ++sweep) {
+    int list[CULL_COLLIDERS];
+    const int candidates = f ? contact_candidates(f, l, head, len, list) : -1;
+    const int count = candidates < 0 ? fp->collider_count : candidates;
+    for (int sweep = 0; sweep < 8 && count > 0; ++sweep) {
         bool again = false;
-        for (int k = 0; k < fp->collider_count; ++k) {
+        for (int j = 0; j < count; ++j) {
+            const int k = candidates < 0 ? j : list[j];
             tl_collider tmp;
             const tl_collider* c =
                 collider_for(fp->colliders, fp->collider_growth, fp->chain->n, k, link, &tmp);

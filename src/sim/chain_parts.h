@@ -361,7 +361,8 @@ SIM_INTERNAL void chain_lanes_outputs(const void* links, void* out, int n, float
 SIM_INTERNAL void chain_cull_setup(lane_frame* f, int l);
 SIM_INTERNAL bool chain_contact(const lane_frame* f, int l, int link, v3 head, float len, v3 rest,
                                 v3* pp, v3* vp, bool* touch);
-SIM_INTERNAL bool chain_contact_output(const frame_plan* fp, int link, v3 head, float len, v3* p);
+SIM_INTERNAL bool chain_contact_output(const frame_plan* fp, const lane_frame* f, int l, int link,
+                                       v3 head, float len, v3* p);
 SIM_INTERNAL void chain_output_near(const frame_plan* fp, const float* tips, int n, bool* near);
 #if TL_LANES_AVX2
 /* chain_kernels_avx2.c: the batch kernels built for AVX2 (taken when the CPU has it) */
