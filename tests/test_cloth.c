@@ -583,6 +583,35 @@ static void test_links_out_at_start(void) {
     tl_cloth_model_destroy(model);
 }
 
+/* Steps def's cloth for a second against a still ball, from its rest targets: *depth, how deep
+ * the middle of the cell with the four corner particles ends in the ball; *particle, the
+ * deepest particle. */
+static void cell_in_ball(const tl_cloth_def* def, const float* targets, tl_collider ball,
+                         const int corner[4], double* depth, double* particle) {
+    tl_cloth_model* model;
+    tl_cloth* cloth;
+    tl_error err;
+    ENSURE_OK(tl_cloth_model_create(def, NULL, &model, &err), err);
+    ENSURE_OK(tl_cloth_create(model, NULL, &cloth, &err), err);
+    tl_cloth_input in = tl_default_cloth_input();
+    in.targets = targets;
+    in.colliders = &ball, in.collider_count = 1;
+    for (int f = 0; f <= 60; ++f)
+        tl_cloth_step(cloth, &in, f ? 1.0f / 60.0f : 0.0f);
+    const float* x = tl_cloth_positions(cloth);
+    v3 p = v3_make(0, 0, 0);
+    for (int k = 0; k < 4; ++k)
+        p = v3_madd(p, v3_load(x + 3 * corner[k]), 0.25f);
+    *depth = ball.radius - v3_length(v3_sub(p, v3_load(ball.a)));
+    *particle = -1;
+    for (int i = 0; i < tl_cloth_particle_count(cloth); ++i)
+        *particle =
+            fmax(*particle, ball.radius - v3_length(v3_sub(v3_load(x + 3 * i), v3_load(ball.a))));
+    ENSURE(tether_error(cloth) <= 1e-6);
+    tl_cloth_destroy(cloth);
+    tl_cloth_model_destroy(model);
+}
+
 /* The centre of cell (row 1, column 0) of a hanging sheet after a second with a ball poking
  * into it from in front, 2 cm off the sheet: its four particles and four links stay clear of
  * the ball, the cell's middle is 0.015 m inside. With the point as a skin point the cell is
@@ -594,31 +623,10 @@ static void cell_middle_depth(int points, double* depth, double* particle) {
     tl_cloth_skin_point middle = {.cell = 3, .u = 0.5f, .v = 0.5f};
     tl_cloth_def def = def_of(&l);
     def.skin_points = &middle, def.skin_point_count = points;
-    tl_cloth_model* model;
-    tl_cloth* cloth;
-    tl_error err;
-    ENSURE_OK(tl_cloth_model_create(&def, NULL, &model, &err), err);
-    ENSURE_OK(tl_cloth_create(model, NULL, &cloth, &err), err);
     tl_collider ball = {
         .shape = TL_COLLIDER_SPHERE, .a = {-0.05f, 1.25f, -0.13f}, .radius = 0.035f};
-    tl_cloth_input in = tl_default_cloth_input();
-    in.targets = l.rest;
-    in.colliders = &ball, in.collider_count = 1;
-    for (int f = 0; f <= 60; ++f)
-        tl_cloth_step(cloth, &in, f ? 1.0f / 60.0f : 0.0f);
-    const float* x = tl_cloth_positions(cloth);
-    v3 p = v3_make(0, 0, 0);
     const int corner[4] = {3, 4, 6, 7};
-    for (int k = 0; k < 4; ++k)
-        p = v3_madd(p, v3_load(x + 3 * corner[k]), 0.25f);
-    *depth = ball.radius - v3_length(v3_sub(p, v3_load(ball.a)));
-    *particle = -1;
-    for (int i = 0; i < tl_cloth_particle_count(cloth); ++i)
-        *particle =
-            fmax(*particle, ball.radius - v3_length(v3_sub(v3_load(x + 3 * i), v3_load(ball.a))));
-    ENSURE(tether_error(cloth) <= 1e-6);
-    tl_cloth_destroy(cloth);
-    tl_cloth_model_destroy(model);
+    cell_in_ball(&def, l.rest, ball, corner, depth, particle);
 }
 
 /* Skin points (tl_cloth_def.skin_points): the skin lies on the cells, where no link is (issue
@@ -656,33 +664,12 @@ static void ring_cell_depth(int points, double* depth, double* particle) {
     tl_cloth_def def = def_of(&l);
     def.settings.gravity = 0; /* the ring stays where it was made: the ball is placed against it */
     def.skin_points = &middle, def.skin_point_count = points;
-    tl_cloth_model* model;
-    tl_cloth* cloth;
-    tl_error err;
-    ENSURE_OK(tl_cloth_model_create(&def, NULL, &model, &err), err);
-    ENSURE_OK(tl_cloth_create(model, NULL, &cloth, &err), err);
     float a = -0.125f * (float)PI; /* the seam cell's middle angle */
     tl_collider ball = {.shape = TL_COLLIDER_SPHERE,
                         .a = {0.19f * sinf(a), 0.75f, 0.19f * cosf(a)},
                         .radius = 0.05f};
-    tl_cloth_input in = tl_default_cloth_input();
-    in.targets = l.rest;
-    in.colliders = &ball, in.collider_count = 1;
-    for (int f = 0; f <= 60; ++f)
-        tl_cloth_step(cloth, &in, f ? 1.0f / 60.0f : 0.0f);
-    const float* x = tl_cloth_positions(cloth);
-    v3 p = v3_make(0, 0, 0);
     const int corner[4] = {15, 8, 23, 16};
-    for (int k = 0; k < 4; ++k)
-        p = v3_madd(p, v3_load(x + 3 * corner[k]), 0.25f);
-    *depth = ball.radius - v3_length(v3_sub(p, v3_load(ball.a)));
-    *particle = -1;
-    for (int i = 0; i < tl_cloth_particle_count(cloth); ++i)
-        *particle =
-            fmax(*particle, ball.radius - v3_length(v3_sub(v3_load(x + 3 * i), v3_load(ball.a))));
-    ENSURE(tether_error(cloth) <= 1e-6);
-    tl_cloth_destroy(cloth);
-    tl_cloth_model_destroy(model);
+    cell_in_ball(&def, l.rest, ball, corner, depth, particle);
 }
 
 /* Skin points on a closed ring too (session 14): until then a skirt pushed none, and the
