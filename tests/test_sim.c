@@ -1690,6 +1690,23 @@ static double segment_distance(v3 p, v3 a, v3 b) {
     return v3_length(v3_sub(p, v3_madd(a, ab, (float)t)));
 }
 
+/* *seen: where link `link`'s particle is, in the attachment's frame, after `frames` frames of the
+ * walk at 60 fps without colliders. */
+static void walk_particle_at(const tl_chain_def* def, int link, int frames, v3* seen) {
+    const double dt = 1 / 60.0;
+    tl_chain* probe = create(def);
+    ENSURE(probe);
+    for (int k = 1; k <= frames; ++k) {
+        tl_chain_input in = frame_input(clip_walk, (k - 1) * dt, k * dt);
+        tl_chain_step(probe, &in, (float)dt);
+        if (k == frames)
+            *seen = qt_unrotate(qt_load(in.target.rotation),
+                                v3_sub(tip_at(tl_chain_particle_positions(probe), link),
+                                       v3_load(in.target.position)));
+    }
+    tl_chain_destroy(probe);
+}
+
 /* A walk with a thigh: a capsule (attached to the hips here, carried by the host every frame)
  * placed across the path the tail takes without colliders. Without it, particles end frames
  * inside; with it none does, and the chain still swings and keeps its lengths. */
@@ -1699,19 +1716,8 @@ static void test_thigh_collider(void) {
     tl_chain_def def = def_for(&r);
     const double dt = 1 / 60.0;
     const int frames = 360;
-    /* where link 4's particle is (attachment frame) at frame 200 without colliders */
-    tl_chain* probe = create(&def);
-    ENSURE(probe);
-    v3 seen = {0, 0, 0};
-    for (int k = 1; k <= 200; ++k) {
-        tl_chain_input in = frame_input(clip_walk, (k - 1) * dt, k * dt);
-        tl_chain_step(probe, &in, (float)dt);
-        if (k == 200)
-            seen = qt_unrotate(
-                qt_load(in.target.rotation),
-                v3_sub(tip_at(tl_chain_particle_positions(probe), 4), v3_load(in.target.position)));
-    }
-    tl_chain_destroy(probe);
+    v3 seen = {0, 0, 0}; /* link 4's particle without colliders */
+    walk_particle_at(&def, 4, 200, &seen);
     /* a 0.08 m thick vertical capsule 0.03 m beside it */
     const float radius = 0.08f;
     v3 a_local = v3_add(seen, v3_make(0.03f, 0.25f, 0)),
@@ -1768,18 +1774,8 @@ static void test_contact_candidates_exact(void) {
     rig_straight(&r, 8, v3_make(0, -1, 0), 0.8f);
     tl_chain_def def = def_for(&r);
     const double dt = 1 / 60.0;
-    tl_chain* probe = create(&def);
-    ENSURE(probe);
-    v3 seen = {0, 0, 0}; /* link 4's particle at frame 200 without colliders */
-    for (int k = 1; k <= 200; ++k) {
-        tl_chain_input in = frame_input(clip_walk, (k - 1) * dt, k * dt);
-        tl_chain_step(probe, &in, (float)dt);
-        if (k == 200)
-            seen = qt_unrotate(
-                qt_load(in.target.rotation),
-                v3_sub(tip_at(tl_chain_particle_positions(probe), 4), v3_load(in.target.position)));
-    }
-    tl_chain_destroy(probe);
+    v3 seen = {0, 0, 0}; /* link 4's particle without colliders */
+    walk_particle_at(&def, 4, 200, &seen);
     tl_chain* chain[2] = {create(&def), create(&def)};
     ENSURE(chain[0] && chain[1]);
     int touching = 0, differing = 0;
