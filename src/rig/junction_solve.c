@@ -223,8 +223,8 @@ static void diagonal_block(const fit* f, const block base, uint32_t i, double* w
         float L = ctx->adj_len[e];
         if (f->local[ctx->adj[e]] < 0 || !(L > 1e-6f * ctx->H)) continue;
         const float* om = edge_omega(f, i, e);
-        for (uint32_t t = 0; t < P; ++t)
-            wt[t] += om[t] / ((double)P * L * L);
+        for (uint32_t t = 0; t < P; ++t) /* a zero weight adds +0: skipped, the same bits */
+            if (om[t] > 0) wt[t] += om[t] / ((double)P * L * L);
     }
     for (uint32_t t = 0; t < P; ++t) {
         if (!(wt[t] > 0)) continue;
@@ -456,8 +456,10 @@ static void project(fit* f) {
 
 /* Iterative reweighting: every edge sample that is near tearing after a pass (stretch beyond
  * FIT_NEAR, short of the measure's torn bound so unseen poses in between keep clear of it)
- * weighs FIT_REWEIGHT more in the next passes. */
-static void reweight(fit* f) {
+ * weighs FIT_REWEIGHT more in the next passes. The stretches are bad_samples' (`ratio`, of the
+ * same positions): an edge to a free neighbour listed before this vertex reads its twin slot
+ * (the stretch is the same to the bit either way round), where there is one. */
+static void reweight(fit* f, const float* ratio, const uint32_t* twin) {
     const rig_ctx* ctx = f->ctx;
     uint32_t P = f->P;
     for (uint32_t i = 0; i < f->nf; ++i) {
@@ -468,11 +470,20 @@ static void reweight(fit* f) {
             float L = ctx->adj_len[k];
             if (j < 0 || !(L > 1e-6f * ctx->H)) continue;
             const float* pj = f->pos + (size_t)j * P * 3;
-            float* om = f->omega + ((size_t)f->eoff[i] + (k - ctx->adj_off[v])) * P;
+            size_t slot = (size_t)f->eoff[i] + (k - ctx->adj_off[v]);
+            float* om = f->omega + slot * P;
+            const float* known = NULL;
+            if ((uint32_t)j >= f->nf || (uint32_t)j >= i)
+                known = ratio + slot * P;
+            else if (twin[slot] != UINT32_MAX)
+                known = ratio + (size_t)twin[slot] * P;
             for (uint32_t t0 = 0; t0 < P; t0 += RATIO_CHUNK) {
                 uint32_t n = P - t0 < RATIO_CHUNK ? P - t0 : RATIO_CHUNK;
                 float r[RATIO_CHUNK];
-                pose_ratios(pi, pj, t0, n, L, r);
+                if (known)
+                    memcpy(r, known + t0, n * sizeof *r);
+                else
+                    pose_ratios(pi, pj, t0, n, L, r);
                 for (uint32_t u = 0; u < n; ++u) {
                     bool near = r[u] > FIT_NEAR || r[u] * FIT_NEAR < 1;
                     if (near && om[t0 + u] < FIT_REWEIGHT_MAX) om[t0 + u] += FIT_REWEIGHT;
@@ -482,9 +493,34 @@ static void reweight(fit* f) {
     }
 }
 
+/* Per adjacency slot of free vertex i whose neighbour j is free and listed before it, the slot
+ * of the same edge at j (UINT32_MAX where there is none, or where its length differs). */
+static uint32_t* twin_slots(const fit* f) {
+    const rig_ctx* ctx = f->ctx;
+    uint32_t* twin = malloc(((size_t)f->eoff[f->nf] + 1) * sizeof *twin);
+    if (!twin) return NULL;
+    for (uint32_t i = 0; i < f->nf; ++i) {
+        uint32_t v = f->verts[i];
+        for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1]; ++k) {
+            int32_t j = f->local[ctx->adj[k]];
+            uint32_t slot = f->eoff[i] + (k - ctx->adj_off[v]);
+            twin[slot] = UINT32_MAX;
+            if (j < 0 || (uint32_t)j >= f->nf || (uint32_t)j >= i) continue;
+            uint32_t u = f->verts[j];
+            for (uint32_t m = ctx->adj_off[u]; m < ctx->adj_off[u + 1]; ++m)
+                if (ctx->adj[m] == v && ctx->adj_len[m] == ctx->adj_len[k]) {
+                    twin[slot] = f->eoff[j] + (m - ctx->adj_off[u]);
+                    break;
+                }
+        }
+    }
+    return twin;
+}
+
 /* The edge samples the measure would hold against the fit, over the poses: torn where the
- * file's weights were not, or torn within the part (the tail must not tear). */
-static uint64_t bad_samples(const fit* f) {
+ * file's weights were not, or torn within the part (the tail must not tear). Each edge's
+ * stretches go to `ratio` at its slot (for reweight). */
+static uint64_t bad_samples(const fit* f, float* ratio) {
     const rig_ctx* ctx = f->ctx;
     uint32_t P = f->P;
     uint64_t bad = 0;
@@ -503,7 +539,7 @@ static uint64_t bad_samples(const fit* f) {
             bool reached = f->reached[i] || f->reached[j];
             for (uint32_t t0 = 0; t0 < P; t0 += RATIO_CHUNK) {
                 uint32_t n = P - t0 < RATIO_CHUNK ? P - t0 : RATIO_CHUNK;
-                float r[RATIO_CHUNK];
+                float* r = ratio + ((size_t)f->eoff[i] + (k - ctx->adj_off[v])) * P + t0;
                 pose_ratios(pi, pj, t0, n, L, r);
                 for (uint32_t u = 0; u < n; ++u) {
                     if (part)
@@ -544,8 +580,10 @@ bool rig_fit_solve(fit* f, uint32_t* iterations) {
     size_t wn = (size_t)f->nf * FIT_CANDIDATES;
     double* best_w = malloc((wn + 1) * sizeof *best_w);
     uint8_t* best_act = malloc(wn + 1);
-    ok = ok && best_w && best_act;
-    uint64_t best = ok ? bad_samples(f) : 0;
+    float* ratio = malloc(((size_t)f->eoff[f->nf] * f->P + 1) * sizeof *ratio);
+    uint32_t* twin = twin_slots(f);
+    ok = ok && best_w && best_act && ratio && twin;
+    uint64_t best = ok ? bad_samples(f, ratio) : 0;
     uint32_t gained = 0; /* the last pass (1-based; 0: the rig's weights) with fewer */
     if (ok) memcpy(best_w, f->w, wn * sizeof *best_w), memcpy(best_act, f->active, wn);
     for (; ok && it < ctx->def->junction_iterations; ++it) {
@@ -554,7 +592,7 @@ bool rig_fit_solve(fit* f, uint32_t* iterations) {
         project(f);
         for (uint32_t i = 0; i < f->nf; ++i)
             rig_fit_free_positions(f, i);
-        uint64_t bad = bad_samples(f);
+        uint64_t bad = bad_samples(f, ratio);
         if (bad < best) gained = it + 1;
         if (bad <= best)
             best = bad, memcpy(best_w, f->w, wn * sizeof *best_w), memcpy(best_act, f->active, wn);
@@ -562,14 +600,14 @@ bool rig_fit_solve(fit* f, uint32_t* iterations) {
             ++it;
             break;
         }
-        reweight(f);
+        reweight(f, ratio, twin);
     }
     if (ok) {
         memcpy(f->w, best_w, wn * sizeof *best_w), memcpy(f->active, best_act, wn);
         for (uint32_t i = 0; i < f->nf; ++i)
             rig_fit_free_positions(f, i);
     }
-    free(best_w), free(best_act);
+    free(best_w), free(best_act), free(ratio), free(twin);
     if (started) {
         cholmod_free_factor(&sv.L, &sv.cm);
         cholmod_free_sparse(&sv.A, &sv.cm);
