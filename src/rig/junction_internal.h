@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 enum {
-    FIT_STALL = 3, /* passes without fewer bad samples before the fit stops */
+    FIT_STALL = 2, /* passes without fewer bad samples before the fit stops */
     FIT_PATCH_RINGS = 3,
     FIT_PATCH_MAX = 64,
     FIT_CANDIDATES = 6,
