@@ -4,7 +4,9 @@
  * `case,vertices,weld_ms,field_ms,parts_ms,geodesics_ms,weights_ms, write_ms,total_ms,chains`; each
  * row is the fastest of several runs (by total). Times are processor time (stages from the
  * analysis, write = apply + serialise to GLB in memory; total = analyse + write), so a shared
- * machine's neighbours do not count. */
+ * machine's neighbours do not count. `--cases` leaves out the dense samples; `--iterations N`
+ * sets the junction fit's passes at most (`junction_iterations`), to measure what more passes
+ * cost. */
 #define _POSIX_C_SOURCE 200809L
 #include "bench.h"
 #include <tailor/gltf_json.h>
@@ -19,6 +21,8 @@
 #include <time.h>
 
 enum { RUNS = 3 };
+
+static uint32_t fit_iterations; /* 0: the default rig definition's */
 
 /* One full rig of a document copy (the document is edited, so each run reloads it). */
 static bool bench_once(const uint8_t* glb, size_t size, const char* name,
@@ -38,6 +42,7 @@ static bool bench_once(const uint8_t* glb, size_t size, const char* name,
         return false;
     }
     tl_rig_def def = tl_default_rig_def();
+    if (fit_iterations) def.junction_iterations = fit_iterations;
     double t0 = bench_cpu_ms();
     if (tl_rig_analyze(scene, &def, &rig, &err) != TL_OK) {
         fprintf(stderr, "bench_rig: %s\n", err.message);
@@ -287,6 +292,12 @@ int main(int argc, char** argv) {
         free(glb);
         return 0;
     }
+    bool cases_only = false;
+    for (int a = 1; a < argc; ++a) {
+        if (!strcmp(argv[a], "--cases")) cases_only = true;
+        if (!strcmp(argv[a], "--iterations") && a + 1 < argc)
+            fit_iterations = (uint32_t)strtoul(argv[++a], NULL, 10);
+    }
     printf("case,vertices,weld_ms,field_ms,parts_ms,geodesics_ms,weights_ms,fit_ms,write_ms,"
            "total_ms,fit_share,chains\n");
     const char* dir = TL_SHARED_DIR "/cases";
@@ -306,7 +317,7 @@ int main(int argc, char** argv) {
         free(names[i]);
     }
     const size_t targets[] = {20000, 50000, 200000};
-    for (int k = 0; k < 3; ++k) {
+    for (int k = 0; k < (cases_only ? 0 : 3); ++k) {
         uint8_t* glb;
         size_t size;
         if (!dense_sample(targets[k], &glb, &size)) return 1;

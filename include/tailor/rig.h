@@ -156,7 +156,7 @@ typedef struct tl_rig_def {
     uint32_t junction_max_poses;  /* … at most this many in all (fewer per clip, at least 4);
                                      64 */
     uint32_t junction_iterations; /* local/global passes at most (fewer when two in a row do
-                                     not cut the samples that tear; docs/rig.md §8); 6 */
+                                     not cut the samples that tear; docs/rig.md §8); 20 */
     float junction_smooth;        /* weight of the graph Laplacian of the weights; 0.05 */
     float junction_pull;          /* weight of the pull towards the rig's weights; 1e-3 */
     uint64_t junction_skip;       /* bit c set: clip c is not shown to the fit (a hold-out test);

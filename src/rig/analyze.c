@@ -55,7 +55,7 @@ tl_rig_def tl_default_rig_def(void) {
     def.junction_ring = 2.0f;
     def.junction_poses = 16;
     def.junction_max_poses = 64;
-    def.junction_iterations = 6;
+    def.junction_iterations = 20;
     def.junction_smooth = 0.05f;
     def.junction_pull = 1e-3f;
     def.chain = tl_default_chain_settings();

@@ -386,7 +386,11 @@ void rig_fit_drop_misbound(const fit* f, uint32_t i, wset* score) {
 }
 
 /* Free vertex i's candidates, the best scored first, all active, starting from the rig's
- * weights on them (renormalised; even where the rig gives them none). */
+ * weights on them (renormalised; even where the rig gives them none). Reached skin (torn body skin
+ * the free set took, rig_fit_reach) also gets the chain's first bone, in place of the lowest-scored
+ * where there are six: the reach goes past the band, where no neighbour's weights name a chain
+ * bone, so without it the fit could not move the tail's root onto the chain whatever the motion
+ * says (docs/rig.md §8, session 14b). */
 static void vertex_candidates(fit* f, uint32_t i) {
     uint32_t C = FIT_CANDIDATES;
     wset score = {0};
@@ -399,6 +403,13 @@ static void vertex_candidates(fit* f, uint32_t i) {
             if (score.w[m] > score.w[best]) best = m;
         f->cand[i * C + n++] = score.j[best];
         score.j[best] = score.j[--score.n], score.w[best] = score.w[score.n];
+    }
+    if (f->reached && f->reached[i]) { /* the chain's first bone, last of the candidates */
+        int32_t g = f->group_of[f->part->first_new_joint];
+        bool has = g < 0;
+        for (uint32_t c = 0; c < n; ++c)
+            has = has || f->cand[i * C + c] == (uint32_t)g;
+        if (!has) f->cand[i * C + (n < C ? n++ : C - 1)] = (uint32_t)g;
     }
     f->ncand[i] = n;
     double s = 0;

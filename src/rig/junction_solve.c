@@ -190,8 +190,10 @@ static void linear_term(const fit* f, uint32_t i, double* q, double* fi) {
 
 typedef double block[FIT_CANDIDATES][FIT_CANDIDATES];
 
-/* The Hessian block of free vertex i with itself: Σ_e 1/(P L²) S_ii + (λ deg + μ) I. */
-static void diagonal_block(const fit* f, uint32_t i, double* wt, block B) {
+/* The unit-weight part of free vertex i's Hessian block with itself: Σ_e 1/(P L²) S_ii +
+ * (λ deg + μ) I. It does not change over the passes (the candidates, bind positions and pose
+ * sums are fixed), so it is computed once (block_bases). */
+static void diagonal_base(const fit* f, uint32_t i, block B) {
     const rig_ctx* ctx = f->ctx;
     uint32_t P = f->P, C = FIT_CANDIDATES, v = f->verts[i], ni = f->ncand[i];
     double lambda = ctx->def->junction_smooth, mu = ctx->def->junction_pull;
@@ -208,14 +210,21 @@ static void diagonal_block(const fit* f, uint32_t i, double* wt, block B) {
         for (uint32_t b = 0; b < ni; ++b)
             B[a][b] = inv / P * quad(f, f->cand[i * C + a], f->cand[i * C + b], bi, bi) +
                       (a == b ? lambda * deg + mu : 0);
+}
+
+/* The Hessian block of free vertex i with itself: its base plus the reweighted samples. */
+static void diagonal_block(const fit* f, const block base, uint32_t i, double* wt, block B) {
+    const rig_ctx* ctx = f->ctx;
+    uint32_t P = f->P, v = f->verts[i], ni = f->ncand[i];
+    memcpy(B, base, sizeof(block));
     /* the reweighted edge samples, summed over the vertex's edges per pose (wt: P) */
     memset(wt, 0, (size_t)P * sizeof *wt);
     for (uint32_t e = ctx->adj_off[v]; e < ctx->adj_off[v + 1]; ++e) {
         float L = ctx->adj_len[e];
         if (f->local[ctx->adj[e]] < 0 || !(L > 1e-6f * ctx->H)) continue;
         const float* om = edge_omega(f, i, e);
-        for (uint32_t t = 0; t < P; ++t)
-            wt[t] += om[t] / ((double)P * L * L);
+        for (uint32_t t = 0; t < P; ++t) /* a zero weight adds +0: skipped, the same bits */
+            if (om[t] > 0) wt[t] += om[t] / ((double)P * L * L);
     }
     for (uint32_t t = 0; t < P; ++t) {
         if (!(wt[t] > 0)) continue;
@@ -228,9 +237,9 @@ static void diagonal_block(const fit* f, uint32_t i, double* wt, block B) {
     }
 }
 
-/* The Hessian block of free vertex i with its free neighbour j along the edge at adjacency
- * slot k, of length L. */
-static void neighbour_block(const fit* f, uint32_t i, uint32_t j, uint32_t k, float L, block B) {
+/* The unit-weight part of free vertex i's Hessian block with its free neighbour j along an
+ * edge of length L (fixed over the passes, as diagonal_base). */
+static void neighbour_base(const fit* f, uint32_t i, uint32_t j, float L, block B) {
     uint32_t P = f->P, C = FIT_CANDIDATES;
     double lambda = f->ctx->def->junction_smooth;
     const float* bi = f->bind + 3 * (size_t)i;
@@ -240,6 +249,14 @@ static void neighbour_block(const fit* f, uint32_t i, uint32_t j, uint32_t k, fl
             B[a][b] =
                 -quad(f, f->cand[i * C + a], f->cand[j * C + b], bi, bj) / ((double)P * L * L) -
                 (f->cand[i * C + a] == f->cand[j * C + b] ? lambda : 0);
+}
+
+/* The Hessian block of free vertex i with its free neighbour j along the edge at adjacency
+ * slot k, of length L: its base plus the reweighted samples. */
+static void neighbour_block(const fit* f, const block base, uint32_t i, uint32_t j, uint32_t k,
+                            float L, block B) {
+    uint32_t P = f->P;
+    memcpy(B, base, sizeof(block));
     const float* om = edge_omega(f, i, k);
     for (uint32_t t = 0; t < P; ++t) {
         if (!(om[t] > 0)) continue;
@@ -272,23 +289,46 @@ static void add_block(const fit* f, step* s, uint32_t i, uint32_t j, block B, ch
     }
 }
 
+/* The blocks' unit-weight parts, once for all passes: free vertex i's own at i, its block
+ * with the free neighbour at adjacency slot k at nf + eoff[i] + (k - adj_off[v]). */
+static double* block_bases(const fit* f) {
+    const rig_ctx* ctx = f->ctx;
+    block* bases = malloc(((size_t)f->nf + f->eoff[f->nf] + 1) * sizeof *bases);
+    if (!bases) return NULL;
+    for (uint32_t i = 0; i < f->nf; ++i) {
+        uint32_t v = f->verts[i];
+        diagonal_base(f, i, bases[i]);
+        for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1]; ++k) {
+            int32_t lj = f->local[ctx->adj[k]];
+            float L = ctx->adj_len[k];
+            if (lj < 0 || (uint32_t)lj >= f->nf || !(L > 1e-6f * ctx->H)) continue;
+            neighbour_base(f, i, (uint32_t)lj, L,
+                           bases[f->nf + f->eoff[i] + (k - ctx->adj_off[v])]);
+        }
+    }
+    return (double*)bases;
+}
+
 /* The reduced system: T (each free vertex's block with itself, then with its free
  * neighbours) and its right-hand side, T_i^T x = x[k] - x[r] of the reduced linear term. */
-static void assemble(const fit* f, step* s, cholmod_triplet* T, cholmod_dense* rhs) {
+static void assemble(const fit* f, step* s, const double* base_data, cholmod_triplet* T,
+                     cholmod_dense* rhs) {
     const rig_ctx* ctx = f->ctx;
+    const block* bases = (const block*)base_data;
     uint32_t C = FIT_CANDIDATES;
     block B;
     for (uint32_t i = 0; i < f->nf; ++i) {
         uint32_t v = f->verts[i];
         for (uint32_t c = 0; c < f->ncand[i]; ++c)
             s->red[i * C + c] += s->fvec[i * C + c];
-        diagonal_block(f, i, s->q, B);
+        diagonal_block(f, bases[i], i, s->q, B);
         add_block(f, s, i, i, B, T);
         for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1]; ++k) {
             int32_t lj = f->local[ctx->adj[k]];
             float L = ctx->adj_len[k];
             if (lj < 0 || (uint32_t)lj >= f->nf || !(L > 1e-6f * ctx->H)) continue;
-            neighbour_block(f, i, (uint32_t)lj, k, L, B);
+            neighbour_block(f, bases[f->nf + f->eoff[i] + (k - ctx->adj_off[v])], i, (uint32_t)lj,
+                            k, L, B);
             add_block(f, s, i, (uint32_t)lj, B, T);
         }
     }
@@ -299,21 +339,47 @@ static void assemble(const fit* f, step* s, cholmod_triplet* T, cholmod_dense* r
                     s->red[i * C + c] - s->red[i * C + s->ref[i]];
 }
 
-/* The solution of the reduced system, NULL when CHOLMOD fails (or there is no unknown). */
-static cholmod_dense* solve_system(cholmod_triplet* T, cholmod_dense* rhs, cholmod_common* cm) {
+/* CHOLMOD's state across the passes: the factor of the last system and that system's
+ * pattern. The pattern only changes when a vertex's count of unknowns does (the projection
+ * dropped an influence), so most passes refactorise on the same symbolic analysis. */
+typedef struct solver {
+    cholmod_common cm;
+    cholmod_factor* L;
+    cholmod_sparse* A; /* the last system (its pattern is compared) */
+    double* bases;     /* block_bases */
+} solver;
+
+static bool same_pattern(const cholmod_sparse* a, const cholmod_sparse* b) {
+    if (!a || !b || a->ncol != b->ncol || a->nrow != b->nrow) return false;
+    const int *ap = a->p, *bp = b->p;
+    if (memcmp(ap, bp, (a->ncol + 1) * sizeof *ap)) return false;
+    return !memcmp(a->i, b->i, (size_t)ap[a->ncol] * sizeof(int));
+}
+
+/* The solution of the reduced system, NULL when CHOLMOD fails (or there is no unknown). The
+ * analysis (the fill-reducing ordering, from the pattern alone) is redone only when the
+ * pattern changed; the numeric factorisation is computed afresh either way. */
+static cholmod_dense* solve_system(solver* sv, cholmod_triplet* T, cholmod_dense* rhs) {
+    cholmod_common* cm = &sv->cm;
     cholmod_sparse* A = cholmod_triplet_to_sparse(T, T->nnz, cm);
-    cholmod_factor* L = A ? cholmod_analyze(A, cm) : NULL;
+    if (!A) return NULL;
+    if (!sv->L || !same_pattern(A, sv->A)) {
+        cholmod_free_factor(&sv->L, cm);
+        sv->L = cholmod_analyze(A, cm);
+    }
+    cholmod_free_sparse(&sv->A, cm);
+    sv->A = A;
     cholmod_dense* x = NULL;
-    if (L && cholmod_factorize(A, L, cm) && cm->status == CHOLMOD_OK)
-        x = cholmod_solve(CHOLMOD_A, L, rhs, cm);
-    cholmod_free_factor(&L, cm);
-    cholmod_free_sparse(&A, cm);
+    if (sv->L && cholmod_factorize(A, sv->L, cm) && cm->status == CHOLMOD_OK)
+        x = cholmod_solve(CHOLMOD_A, sv->L, rhs, cm);
+    if (!x) cholmod_free_factor(&sv->L, cm); /* analyse afresh should it be asked again */
     return x;
 }
 
 /* One global step: with every edge's deformed direction fixed (from f->pos), the weights
  * minimising the quadratic energy, on each vertex's active candidates, summing to one. */
-static bool global_step(fit* f, cholmod_common* cm) {
+static bool global_step(fit* f, solver* sv) {
+    cholmod_common* cm = &sv->cm;
     const rig_ctx* ctx = f->ctx;
     uint32_t nf = f->nf, C = FIT_CANDIDATES;
     step s = {0};
@@ -335,8 +401,8 @@ static bool global_step(fit* f, cholmod_common* cm) {
     ok = ok && T && rhs;
     for (uint32_t i = 0; ok && i < nf; ++i)
         linear_term(f, i, s.q, s.fvec + (size_t)i * C);
-    if (ok) assemble(f, &s, T, rhs);
-    cholmod_dense* x = ok && s.n ? solve_system(T, rhs, cm) : NULL;
+    if (ok) assemble(f, &s, sv->bases, T, rhs);
+    cholmod_dense* x = ok && s.n ? solve_system(sv, T, rhs) : NULL;
     ok = ok && (s.n == 0 || x);
     for (uint32_t i = 0; ok && i < nf; ++i) {
         double sum = 0;
@@ -390,8 +456,10 @@ static void project(fit* f) {
 
 /* Iterative reweighting: every edge sample that is near tearing after a pass (stretch beyond
  * FIT_NEAR, short of the measure's torn bound so unseen poses in between keep clear of it)
- * weighs FIT_REWEIGHT more in the next passes. */
-static void reweight(fit* f) {
+ * weighs FIT_REWEIGHT more in the next passes. The stretches are bad_samples' (`ratio`, of the
+ * same positions): an edge to a free neighbour listed before this vertex reads its twin slot
+ * (the stretch is the same to the bit either way round), where there is one. */
+static void reweight(fit* f, const float* ratio, const uint32_t* twin) {
     const rig_ctx* ctx = f->ctx;
     uint32_t P = f->P;
     for (uint32_t i = 0; i < f->nf; ++i) {
@@ -402,11 +470,20 @@ static void reweight(fit* f) {
             float L = ctx->adj_len[k];
             if (j < 0 || !(L > 1e-6f * ctx->H)) continue;
             const float* pj = f->pos + (size_t)j * P * 3;
-            float* om = f->omega + ((size_t)f->eoff[i] + (k - ctx->adj_off[v])) * P;
+            size_t slot = (size_t)f->eoff[i] + (k - ctx->adj_off[v]);
+            float* om = f->omega + slot * P;
+            const float* known = NULL;
+            if ((uint32_t)j >= f->nf || (uint32_t)j >= i)
+                known = ratio + slot * P;
+            else if (twin[slot] != UINT32_MAX)
+                known = ratio + (size_t)twin[slot] * P;
             for (uint32_t t0 = 0; t0 < P; t0 += RATIO_CHUNK) {
                 uint32_t n = P - t0 < RATIO_CHUNK ? P - t0 : RATIO_CHUNK;
                 float r[RATIO_CHUNK];
-                pose_ratios(pi, pj, t0, n, L, r);
+                if (known)
+                    memcpy(r, known + t0, n * sizeof *r);
+                else
+                    pose_ratios(pi, pj, t0, n, L, r);
                 for (uint32_t u = 0; u < n; ++u) {
                     bool near = r[u] > FIT_NEAR || r[u] * FIT_NEAR < 1;
                     if (near && om[t0 + u] < FIT_REWEIGHT_MAX) om[t0 + u] += FIT_REWEIGHT;
@@ -416,9 +493,34 @@ static void reweight(fit* f) {
     }
 }
 
+/* Per adjacency slot of free vertex i whose neighbour j is free and listed before it, the slot
+ * of the same edge at j (UINT32_MAX where there is none, or where its length differs). */
+static uint32_t* twin_slots(const fit* f) {
+    const rig_ctx* ctx = f->ctx;
+    uint32_t* twin = malloc(((size_t)f->eoff[f->nf] + 1) * sizeof *twin);
+    if (!twin) return NULL;
+    for (uint32_t i = 0; i < f->nf; ++i) {
+        uint32_t v = f->verts[i];
+        for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1]; ++k) {
+            int32_t j = f->local[ctx->adj[k]];
+            uint32_t slot = f->eoff[i] + (k - ctx->adj_off[v]);
+            twin[slot] = UINT32_MAX;
+            if (j < 0 || (uint32_t)j >= f->nf || (uint32_t)j >= i) continue;
+            uint32_t u = f->verts[j];
+            for (uint32_t m = ctx->adj_off[u]; m < ctx->adj_off[u + 1]; ++m)
+                if (ctx->adj[m] == v && ctx->adj_len[m] == ctx->adj_len[k]) {
+                    twin[slot] = f->eoff[j] + (m - ctx->adj_off[u]);
+                    break;
+                }
+        }
+    }
+    return twin;
+}
+
 /* The edge samples the measure would hold against the fit, over the poses: torn where the
- * file's weights were not, or torn within the part (the tail must not tear). */
-static uint64_t bad_samples(const fit* f) {
+ * file's weights were not, or torn within the part (the tail must not tear). Each edge's
+ * stretches go to `ratio` at its slot (for reweight). */
+static uint64_t bad_samples(const fit* f, float* ratio) {
     const rig_ctx* ctx = f->ctx;
     uint32_t P = f->P;
     uint64_t bad = 0;
@@ -437,7 +539,7 @@ static uint64_t bad_samples(const fit* f) {
             bool reached = f->reached[i] || f->reached[j];
             for (uint32_t t0 = 0; t0 < P; t0 += RATIO_CHUNK) {
                 uint32_t n = P - t0 < RATIO_CHUNK ? P - t0 : RATIO_CHUNK;
-                float r[RATIO_CHUNK];
+                float* r = ratio + ((size_t)f->eoff[i] + (k - ctx->adj_off[v])) * P + t0;
                 pose_ratios(pi, pj, t0, n, L, r);
                 for (uint32_t u = 0; u < n; ++u) {
                     if (part)
@@ -468,26 +570,29 @@ bool rig_fit_solve(fit* f, uint32_t* iterations) {
             for (uint32_t t = 0; t < f->P; ++t)
                 group_position(f, f->cand[i * FIT_CANDIDATES + c], t, f->bind + 3 * (size_t)i,
                                f->cpos + (((size_t)i * FIT_CANDIDATES + c) * f->P + t) * 3);
-    cholmod_common cm;
-    bool started = cholmod_start(&cm), ok = started;
-    if (started) cm.print = 0;
+    solver sv = {0};
+    sv.bases = block_bases(f);
+    bool started = sv.bases && cholmod_start(&sv.cm), ok = started;
+    if (started) sv.cm.print = 0;
     f->part->fit.energy_before = ok ? (float)rig_fit_energy(f) : 0;
     uint32_t it = 0;
     /* the pass with the fewest bad samples is kept (the rig's weights count as pass 0) */
     size_t wn = (size_t)f->nf * FIT_CANDIDATES;
     double* best_w = malloc((wn + 1) * sizeof *best_w);
     uint8_t* best_act = malloc(wn + 1);
-    ok = ok && best_w && best_act;
-    uint64_t best = ok ? bad_samples(f) : 0;
+    float* ratio = malloc(((size_t)f->eoff[f->nf] * f->P + 1) * sizeof *ratio);
+    uint32_t* twin = twin_slots(f);
+    ok = ok && best_w && best_act && ratio && twin;
+    uint64_t best = ok ? bad_samples(f, ratio) : 0;
     uint32_t gained = 0; /* the last pass (1-based; 0: the rig's weights) with fewer */
     if (ok) memcpy(best_w, f->w, wn * sizeof *best_w), memcpy(best_act, f->active, wn);
     for (; ok && it < ctx->def->junction_iterations; ++it) {
-        ok = global_step(f, &cm);
+        ok = global_step(f, &sv);
         if (!ok) break;
         project(f);
         for (uint32_t i = 0; i < f->nf; ++i)
             rig_fit_free_positions(f, i);
-        uint64_t bad = bad_samples(f);
+        uint64_t bad = bad_samples(f, ratio);
         if (bad < best) gained = it + 1;
         if (bad <= best)
             best = bad, memcpy(best_w, f->w, wn * sizeof *best_w), memcpy(best_act, f->active, wn);
@@ -495,15 +600,20 @@ bool rig_fit_solve(fit* f, uint32_t* iterations) {
             ++it;
             break;
         }
-        reweight(f);
+        reweight(f, ratio, twin);
     }
     if (ok) {
         memcpy(f->w, best_w, wn * sizeof *best_w), memcpy(f->active, best_act, wn);
         for (uint32_t i = 0; i < f->nf; ++i)
             rig_fit_free_positions(f, i);
     }
-    free(best_w), free(best_act);
-    if (started) cholmod_finish(&cm);
+    free(best_w), free(best_act), free(ratio), free(twin);
+    if (started) {
+        cholmod_free_factor(&sv.L, &sv.cm);
+        cholmod_free_sparse(&sv.A, &sv.cm);
+        cholmod_finish(&sv.cm);
+    }
+    free(sv.bases);
     f->part->fit.energy_after = ok ? (float)rig_fit_energy(f) : 0;
     *iterations = it;
     return ok;
