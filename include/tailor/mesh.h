@@ -126,6 +126,18 @@ size_t tl_mesh_geodesic(float* distance, const uint32_t* offsets, const uint32_t
                         const float* lengths, size_t vertex_count, const uint8_t* mask,
                         const uint32_t* sources, size_t source_count, void* scratch);
 
+/* Lowers a distance field to the distance from `sources` where that is shorter, without a
+ * mask: afterwards distance[v] is min(distance[v] before, tl_mesh_geodesic's distance from
+ * the sources), bit for bit, provided the field before holds distance[v] <= distance[u] +
+ * length in float arithmetic along every edge — as tl_mesh_geodesic's output without a mask
+ * and any minimum of such fields do. Only vertices whose distance drops are visited, so
+ * covering a mesh path after path (farthest-point sampling) costs the area each path claims,
+ * not the whole mesh each time. scratch as tl_mesh_geodesic's. Returns the vertices lowered
+ * (sources included). */
+size_t tl_mesh_geodesic_lower(float* distance, const uint32_t* offsets, const uint32_t* neighbors,
+                              const float* lengths, size_t vertex_count, const uint32_t* sources,
+                              size_t source_count, void* scratch);
+
 /* ---- Principal axes ------------------------------------------------------------------ */
 
 /* Mean and covariance (divided by n, not n - 1) of a point set: the points given by

@@ -154,7 +154,6 @@ typedef struct tracer {
     float scale;
     float* from_root; /* geodesic distance from the root */
     float* cover;     /* geodesic distance to the nearest path so far */
-    float* scratch_d;
     void* heap;
     uint32_t* path; /* local ids, tip first */
     float* curve;   /* path positions, then smoothed */
@@ -246,10 +245,8 @@ static bool trace_component(tracer* t, const welded* w, uint32_t c, const float 
         uint32_t samples = curve_of(t, pos, count);
         if (!hair_store_guide(store, t->samples, samples, c)) return false;
         made++;
-        tl_mesh_geodesic(t->scratch_d, offsets, neighbors, lengths, n, NULL, t->path, count,
-                         t->heap);
-        for (uint32_t v = 0; v < n; ++v)
-            t->cover[v] = t->scratch_d[v] < t->cover[v] ? t->scratch_d[v] : t->cover[v];
+        /* the minimum of the cover and the path's distance, visiting only what it claims */
+        tl_mesh_geodesic_lower(t->cover, offsets, neighbors, lengths, n, t->path, count, t->heap);
     }
     *excluded = made == 0;
     return true;
@@ -269,14 +266,13 @@ tl_result hair_trace(const tl_hair_mesh* mesh, const tl_hair_def* def, float sca
     tracer t = {def, scale};
     t.from_root = malloc(n * sizeof(float));
     t.cover = malloc(n * sizeof(float));
-    t.scratch_d = malloc(n * sizeof(float));
     t.heap = malloc(tl_mesh_geodesic_scratch_size(n));
     t.path = malloc(n * sizeof(uint32_t));
     t.curve = malloc(3 * n * sizeof(float));
     t.smooth = malloc(3 * n * sizeof(float));
     t.samples = malloc(3 * sizeof(float) * (def->max_points + 2));
     uint8_t* dropped = calloc(w.parts ? w.parts : 1, 1);
-    bool ok = t.from_root && t.cover && t.scratch_d && t.heap && t.path && t.curve && t.smooth &&
+    bool ok = t.from_root && t.cover && t.heap && t.path && t.curve && t.smooth &&
               t.samples && dropped;
     for (uint32_t c = 0; ok && c < w.parts; ++c) {
         bool excluded = false;
@@ -292,7 +288,7 @@ tl_result hair_trace(const tl_hair_mesh* mesh, const tl_hair_def* def, float sca
             audit->excluded_vertices += component[v] == UINT32_MAX;
         }
     }
-    free(t.from_root), free(t.cover), free(t.scratch_d), free(t.heap), free(t.path);
+    free(t.from_root), free(t.cover), free(t.heap), free(t.path);
     free(t.curve), free(t.smooth), free(t.samples), free(dropped);
     welded_free(&w);
     return ok ? TL_OK : tl_error_set(err, TL_ERROR_MEMORY, "out of memory");

@@ -2,6 +2,7 @@
 #include "internal.h"
 
 #include <math.h>
+#include <string.h>
 
 size_t tl_mesh_geodesic_scratch_size(size_t vertex_count) {
     return 2 * vertex_count * sizeof(uint32_t); /* the heap and each vertex's place in it */
@@ -105,4 +106,40 @@ size_t tl_mesh_geodesic(float* distance, const uint32_t* offsets, const uint32_t
         }
     }
     return reached;
+}
+
+size_t tl_mesh_geodesic_lower(float* distance, const uint32_t* offsets, const uint32_t* neighbors,
+                              const float* lengths, size_t vertex_count, const uint32_t* sources,
+                              size_t source_count, void* scratch) {
+    assert(distance && offsets && (sources || source_count == 0));
+    assert(vertex_count < UINT32_MAX && (scratch || vertex_count == 0));
+    assert(((uintptr_t)scratch & 3) == 0);
+    if (vertex_count == 0) return 0;
+    heap h = {(uint32_t*)scratch, (uint32_t*)scratch + vertex_count, distance, 0};
+    memset(h.place, 0xff, vertex_count * sizeof(uint32_t));
+    for (size_t s = 0; s < source_count; ++s) {
+        assert(sources[s] < vertex_count);
+        if (distance[sources[s]] == 0) continue;
+        distance[sources[s]] = 0;
+        heap_update(&h, sources[s]);
+    }
+    /* Dijkstra seeded with the old field as upper bounds: a vertex is queued only when its
+     * distance drops. Where the new distance is shorter, every vertex on its shortest path
+     * dropped too (the old field's d(v) <= d(u) + length, and rounding is monotone), so the
+     * search reaches it along that path and computes the very sum tl_mesh_geodesic would. */
+    size_t lowered = 0;
+    while (h.size > 0) {
+        uint32_t u = heap_pop(&h);
+        ++lowered;
+        for (uint32_t k = offsets[u]; k < offsets[u + 1]; ++k) {
+            uint32_t v = neighbors[k];
+            assert(lengths[k] >= 0);
+            float d = distance[u] + lengths[k];
+            if (d < distance[v]) {
+                distance[v] = d;
+                heap_update(&h, v);
+            }
+        }
+    }
+    return lowered;
 }
