@@ -178,61 +178,90 @@ static bool cover_build(const tl_hair_guides* gs, const uint32_t* start, const f
     return ok;
 }
 
-/* Every attached guide's free part, then the choice by free length × spread. */
-static uint32_t choose(const tl_hair_guides* gs, const tl_hair_scalp* scalp,
-                       const tl_hair_chain_def* def, float scale, const uint8_t* dropped,
-                       const tl_hair_mesh* mesh, const uint8_t* off_cap, tl_hair_chain* chains,
-                       float* longest) {
+/* What the choice reads of each guide, found once: the choice runs again after chains are
+ * dropped, and only which guides are dropped changes between runs. */
+typedef struct candidates {
+    uint32_t bones;
+    uint32_t cap_points;
+    float* lock;     /* cap_points × 3: scratch for a guide's lock */
+    float* free_len; /* per guide: its free part's length, 0 when it cannot be a chain */
+    float* tip;      /* per guide: its lock's last point */
+    uint32_t* start; /* per guide: where its free part begins on its lock */
+    uint32_t* off;   /* with cover_unowned: guide g's hair is items[off[g] .. off[g + 1]) */
+    uint32_t* items;
+    float longest; /* the longest free part of any guide */
+} candidates;
+
+static void candidates_free(candidates* c) {
+    free(c->lock), free(c->free_len), free(c->tip), free(c->start), free(c->off), free(c->items);
+}
+
+/* Every attached guide's free part and, with cover_unowned, the hair it would take. False: out
+ * of memory. */
+static bool candidates_find(candidates* cd, const tl_hair_guides* gs, const tl_hair_scalp* scalp,
+                            const tl_hair_chain_def* def, float scale, const tl_hair_mesh* mesh,
+                            const uint8_t* off_cap) {
     const float* up = scalp->scene->skins[scalp->skin].up;
-    uint32_t cap_points = 4096;
-    float* lock = malloc(3 * sizeof(float) * cap_points);
-    float* free_len = calloc(gs->guide_count ? gs->guide_count : 1, sizeof(float));
-    float* tip = malloc(3 * sizeof(float) * (gs->guide_count ? gs->guide_count : 1));
-    uint32_t* start = calloc(gs->guide_count ? gs->guide_count : 1, sizeof(uint32_t));
-    uint32_t chosen = 0;
-    *longest = 0;
-    if (!lock || !free_len || !tip || !start) goto done;
+    *cd = (candidates){.cap_points = 4096};
+    cd->lock = malloc(3 * sizeof(float) * cd->cap_points);
+    cd->free_len = calloc(gs->guide_count ? gs->guide_count : 1, sizeof(float));
+    cd->tip = malloc(3 * sizeof(float) * (gs->guide_count ? gs->guide_count : 1));
+    cd->start = calloc(gs->guide_count ? gs->guide_count : 1, sizeof(uint32_t));
+    if (!cd->lock || !cd->free_len || !cd->tip || !cd->start) return false;
+    float* lock = cd->lock;
     for (uint32_t g = 0; g < gs->guide_count; ++g) {
         if (gs->guides[g].link == TL_HAIR_LINK_NONE) continue;
-        uint32_t n = lock_of(gs, g, lock, cap_points, 0);
-        uint32_t s = start[g] = free_start(scalp, lock, n, def->cap_mm * scale);
-        free_len[g] = s + 1 < n && !dropped[g] ? arc(lock, s, n) : 0;
+        uint32_t n = lock_of(gs, g, lock, cd->cap_points, 0);
+        uint32_t s = cd->start[g] = free_start(scalp, lock, n, def->cap_mm * scale);
+        cd->free_len[g] = s + 1 < n ? arc(lock, s, n) : 0;
         /* hair hangs: a free part that does not drop by half its length (an antler, a horn, a
            crest standing up) is not a lock for a chain */
         float drop = tl__dot(lock + 3 * s, up) - tl__dot(lock + 3 * (n - 1), up);
-        if (drop < def->min_drop * free_len[g]) free_len[g] = 0;
-        memcpy(tip + 3 * g, lock + 3 * (n - 1), 3 * sizeof(float));
-        *longest = free_len[g] > *longest ? free_len[g] : *longest;
+        if (drop < def->min_drop * cd->free_len[g]) cd->free_len[g] = 0;
+        memcpy(cd->tip + 3 * g, lock + 3 * (n - 1), 3 * sizeof(float));
+        cd->longest = cd->free_len[g] > cd->longest ? cd->free_len[g] : cd->longest;
     }
-    uint32_t bones = def->bones < 1                    ? 1
-                     : def->bones > TL_CHAIN_MAX_BONES ? TL_CHAIN_MAX_BONES
-                                                       : def->bones;
+    cd->bones = def->bones < 1                    ? 1
+                : def->bones > TL_CHAIN_MAX_BONES ? TL_CHAIN_MAX_BONES
+                                                  : def->bones;
     for (uint32_t g = 0; g < gs->guide_count; ++g)
-        if (free_len[g] < def->min_free_mm * scale) free_len[g] = 0;
+        if (cd->free_len[g] < def->min_free_mm * scale) cd->free_len[g] = 0;
     /* with cover_unowned, the hair each candidate would take off the cap */
     bool cover = def->cover_unowned && def->bind_mm * scale > 0; /* no reach: nothing to take */
-    uint32_t* off = cover ? malloc(sizeof(uint32_t) * (gs->guide_count + 1)) : NULL;
-    uint32_t* items = NULL;
+    if (!cover) return true;
+    cd->off = malloc(sizeof(uint32_t) * (gs->guide_count + 1));
+    if (!cd->off) return false;
+    if (!cover_build(gs, cd->start, cd->free_len, mesh, off_cap, cd->bones, def->bind_mm * scale,
+                     lock, cd->cap_points, cd->off, &cd->items))
+        free(cd->off), cd->off = NULL; /* chosen without it, as when it is off */
+    return true;
+}
+
+/* The choice by free length × spread among the guides not dropped. */
+static uint32_t choose(const candidates* cd, const tl_hair_guides* gs,
+                       const tl_hair_chain_def* def, const uint8_t* dropped,
+                       const tl_hair_mesh* mesh, tl_hair_chain* chains) {
+    uint32_t chosen = 0;
+    const float* tip = cd->tip;
+    const uint32_t *off = cd->off, *items = cd->items;
     uint8_t* covered = off ? calloc(mesh->vertex_count + 1, 1) : NULL;
-    if (covered && !cover_build(gs, start, free_len, mesh, off_cap, bones, def->bind_mm * scale,
-                                lock, cap_points, off, &items))
-        free(covered), covered = NULL;
     while (chosen < def->max_chains) {
         int64_t best = -1;
         float best_score = 0;
         float best_take = 0;
         for (uint32_t g = 0; g < gs->guide_count; ++g) {
-            if (!(free_len[g] > 0)) continue;
+            float free_len = dropped[g] ? 0 : cd->free_len[g];
+            if (!(free_len > 0)) continue;
             float spread = INFINITY;
             for (uint32_t c = 0; c < chosen; ++c)
                 spread = fminf(spread, sqrtf(tl__dist2(tip + 3 * g, tip + 3 * chains[c].guide)));
-            float score = chosen ? free_len[g] * spread : free_len[g];
+            float score = chosen ? free_len * spread : free_len;
             uint32_t fresh = 0;
             for (uint32_t k = covered ? off[g] : 0; covered && k < off[g + 1]; ++k)
                 fresh += !covered[items[k]];
             /* first the hair no chain takes yet, weighed by the lock's free length (a long lock
                left on the head swings farthest into the body), then free length × spread */
-            float take = (float)fresh * free_len[g];
+            float take = (float)fresh * free_len;
             if (take > best_take || (take == best_take && score > best_score))
                 best_score = score, best = g, best_take = take;
         }
@@ -241,14 +270,12 @@ static uint32_t choose(const tl_hair_guides* gs, const tl_hair_scalp* scalp,
             covered[items[k]] = 1;
         tl_hair_chain* c = &chains[chosen++];
         c->guide = (uint32_t)best;
-        c->bone_count = bones;
-        c->free_length = free_len[best];
-        uint32_t n = lock_of(gs, c->guide, lock, cap_points, 0);
-        joints_along(lock, start[best], n, bones, c->joints);
+        c->bone_count = cd->bones;
+        c->free_length = cd->free_len[best];
+        uint32_t n = lock_of(gs, c->guide, cd->lock, cd->cap_points, 0);
+        joints_along(cd->lock, cd->start[best], n, cd->bones, c->joints);
     }
-    free(off), free(items), free(covered);
-done:
-    free(lock), free(free_len), free(tip), free(start);
+    free(covered);
     return chosen;
 }
 
@@ -609,8 +636,15 @@ tl_result tl_hair_chains_create(const tl_hair_mesh* mesh, const tl_hair_scalp* s
         scalp_d[v] = near ? d : INFINITY;
         off_cap[v] = !(scalp_d[v] <= cap_d);
     }
-    cs->chain_count =
-        choose(guides, scalp, def, scale, dropped, mesh, off_cap, s->chains, &cs->longest_free);
+    candidates cd;
+    if (!candidates_find(&cd, guides, scalp, def, scale, mesh, off_cap)) {
+        candidates_free(&cd);
+        free(dropped), free(scalp_d), free(held), free(off_cap);
+        tl_hair_chains_destroy(&s->out);
+        return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    }
+    cs->longest_free = cd.longest; /* of every guide, dropped or not */
+    cs->chain_count = choose(&cd, guides, def, dropped, mesh, s->chains);
     cs->rigid = cs->chain_count == 0;
     cs->vertex_count = mesh->vertex_count;
     cs->influence = s->influence;
@@ -629,6 +663,7 @@ tl_result tl_hair_chains_create(const tl_hair_mesh* mesh, const tl_hair_scalp* s
         }
         if (!weights_diffuse(mesh, cs, scalp_d, cap_d, 0.01f * scale, def->fill_unowned,
                              def->smooth_steps, def, scalp->height, s->influence, s->weight)) {
+            candidates_free(&cd);
             free(dropped), free(scalp_d), free(held), free(off_cap);
             tl_hair_chains_destroy(&s->out);
             return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
@@ -641,12 +676,10 @@ tl_result tl_hair_chains_create(const tl_hair_mesh* mesh, const tl_hair_scalp* s
         for (uint32_t c = 0; c < cs->chain_count; ++c)
             if (held[c] < def->min_vertices) dropped[s->chains[c].guide] = 1, any = true;
         if (!any) break;
-        float longest = cs->longest_free;
-        cs->chain_count =
-            choose(guides, scalp, def, scale, dropped, mesh, off_cap, s->chains, &cs->longest_free);
-        cs->longest_free = longest; /* of every guide, dropped or not */
+        cs->chain_count = choose(&cd, guides, def, dropped, mesh, s->chains);
         cs->rigid = cs->chain_count == 0;
     }
+    candidates_free(&cd);
     cs->bound_vertices = 0;
     for (uint32_t v = 0; v < mesh->vertex_count; ++v)
         cs->bound_vertices += s->influence[TL_HAIR_INFLUENCES * (size_t)v] != UINT32_MAX;
