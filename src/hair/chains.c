@@ -67,12 +67,9 @@ static uint32_t lock_of(const tl_hair_guides* gs, uint32_t g, float* out, uint32
 
 /* The free part of a lock: from its last point within `cap` of the scalp to its tip. */
 static uint32_t free_start(const tl_hair_scalp* scalp, const float* lock, uint32_t n, float cap) {
-    uint32_t start = 0;
-    for (uint32_t k = 0; k < n; ++k) {
-        float d, b[3];
-        if (hair_scalp_nearest(scalp, lock + 3 * k, cap, &d, b) != UINT32_MAX) start = k;
-    }
-    return start;
+    for (uint32_t k = n; k-- > 1;) /* from the tip: the last such point is the first found */
+        if (hair_scalp_within(scalp, lock + 3 * k, cap)) return k;
+    return 0;
 }
 
 static float arc(const float* p, uint32_t from, uint32_t n) {

@@ -23,6 +23,8 @@ float hair_scalp_scale(const tl_hair_scalp* scalp);
  * *distance and bary are filled when found. */
 uint32_t hair_scalp_nearest(const tl_hair_scalp* scalp, const float p[3], float max_distance,
                             float* distance, float bary[3]);
+/* Whether hair_scalp_nearest finds a triangle (found the same way, without the nearest). */
+bool hair_scalp_within(const tl_hair_scalp* scalp, const float p[3], float max_distance);
 
 /* The binding of point p to scalp triangle t at the barycentrics. */
 tl_hair_binding hair_bind(const tl_hair_scalp* scalp, uint32_t t, const float bary[3],
