@@ -95,11 +95,17 @@ typedef struct closest_query {
     float best;
     uint32_t triangle;
     float bary[3];
+    uint32_t* tested; /* per triangle: the mark of the last query that tested it */
+    uint32_t mark;
 } closest_query;
 
 static bool closest_visit(void* user, uint32_t v) {
     closest_query* q = user;
     for (uint32_t i = q->start[v]; i < q->start[v + 1]; ++i) {
+        /* a triangle met again through another of its vertices gives the same distance, which
+           the strict test below would not take: skipped */
+        if (q->tested[q->items[i]] == q->mark) continue;
+        q->tested[q->items[i]] = q->mark;
         const uint32_t* t = q->mesh->triangles + 3 * (size_t)q->items[i];
         float bary[3];
         float d2 = tl_mesh_triangle_nearest(q->p, q->mesh->positions + 3 * (size_t)t[0],
@@ -117,8 +123,9 @@ static bool closest_visit(void* user, uint32_t v) {
  * nearest vertex. */
 static void weights_at(const tl_scene_skin* sk, const tl_hair_mesh* mesh, const uint32_t* uidx,
                        const hair_grid* g, const uint32_t* start, const uint32_t* items,
-                       const float p[3], uint16_t joints[4], float weights[4]) {
-    closest_query q = {mesh, start, items, p, INFINITY, UINT32_MAX, {1, 0, 0}};
+                       uint32_t* tested, uint32_t mark, const float p[3], uint16_t joints[4],
+                       float weights[4]) {
+    closest_query q = {mesh, start, items, p, INFINITY, UINT32_MAX, {1, 0, 0}, tested, mark};
     hair_grid_visit(g, p, closest_visit, &q);
     uint32_t v = UINT32_MAX;
     if (q.triangle == UINT32_MAX) {
@@ -153,11 +160,12 @@ static tl_result layer_write(tl_gltf* doc, const tl_scene_skin* sk, const tl_hai
     uint32_t* lines = malloc(2 * sizeof(uint32_t) * segments);
     uint32_t* ids = malloc(sizeof(uint32_t) * ((size_t)mesh->vertex_count + 1));
     uint32_t *start = NULL, *items = NULL;
+    uint32_t* tested = calloc((size_t)mesh->triangle_count + 1, sizeof(uint32_t));
     hair_grid grid = {0};
     tl_result r = TL_OK;
     for (uint32_t v = 0; ids && v < mesh->vertex_count; ++v)
         ids[v] = v;
-    if (!pos || !joints || !weights || !lines || !ids || !vertex_triangles(mesh, &start, &items) ||
+    if (!pos || !joints || !weights || !lines || !ids || !tested || !vertex_triangles(mesh, &start, &items) ||
         !hair_grid_build(&grid, mesh->positions, ids, mesh->vertex_count, cell))
         r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     uint32_t n = 0, s = 0;
@@ -167,7 +175,7 @@ static tl_result layer_write(tl_gltf* doc, const tl_scene_skin* sk, const tl_hai
         for (uint32_t k = 0; k < gd->point_count; ++k, ++n) {
             memcpy(pos + 3 * (size_t)n, g->points + 3 * (size_t)(gd->first_point + k),
                    3 * sizeof(float));
-            weights_at(sk, mesh, uidx, &grid, start, items, pos + 3 * (size_t)n,
+            weights_at(sk, mesh, uidx, &grid, start, items, tested, n + 1, pos + 3 * (size_t)n,
                        joints + 4 * (size_t)n, weights + 4 * (size_t)n);
             if (k > 0) lines[s++] = n - 1, lines[s++] = n;
         }
@@ -175,7 +183,7 @@ static tl_result layer_write(tl_gltf* doc, const tl_scene_skin* sk, const tl_hai
     if (r == TL_OK)
         r = hair_mesh_add(doc, sk, "hair_guides", pos, points, joints, weights, lines, s, 1, err);
     hair_grid_free(&grid);
-    free(ids), free(start), free(items), free(pos), free(joints), free(weights), free(lines);
+    free(ids), free(tested), free(start), free(items), free(pos), free(joints), free(weights), free(lines);
     return r;
 }
 
