@@ -115,13 +115,15 @@ typedef struct cover_visit {
 
 static bool cover_one(void* user, uint32_t v) {
     cover_visit* c = user;
+    /* the test reads the vertex and the guide's bones only: a vertex met again from the next
+       point along a bone is not tested again, taken or not */
     if (c->stamp[v] == c->mark) return true;
+    c->stamp[v] = c->mark;
     for (uint32_t b = 0; b < c->bones; ++b) {
         float t;
         const float* j = c->joints + 3 * b;
         if (tl_mesh_segment_distance(c->positions + 3 * (size_t)v, j, j + 3, &t) > c->bind)
             continue;
-        c->stamp[v] = c->mark;
         if (c->count == c->capacity) {
             size_t cap = c->capacity ? 2 * c->capacity : 1024;
             uint32_t* grown = realloc(c->items, cap * sizeof *grown);
