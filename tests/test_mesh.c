@@ -482,6 +482,69 @@ static void geodesic_random_properties(void) {
     free(lengths), free(distance), free(reference), free(scratch);
 }
 
+/* Covering a mesh path after path (the hair trace): tl_mesh_geodesic_lower gives, bit for bit,
+ * the minimum of the field so far and a whole tl_mesh_geodesic from each new path, on a
+ * jittered 40×40 grid with holes (pieces the first source cannot reach start at INFINITY), and
+ * counts exactly the vertices whose distance dropped. Paths are random walks. */
+static void geodesic_lower_matches_whole_runs(void) {
+    enum { side = 40, vertices = side * side };
+    float* positions = malloc(vertices * 3 * sizeof(float));
+    uint32_t* indices = malloc((side - 1) * (side - 1) * 6 * sizeof(uint32_t));
+    for (int v = 0; v < vertices; ++v) {
+        positions[3 * v + 0] = (float)(v % side) + rng_float(-0.3f, 0.3f);
+        positions[3 * v + 1] = (float)(v / side) + rng_float(-0.3f, 0.3f);
+        positions[3 * v + 2] = rng_float(-0.5f, 0.5f);
+    }
+    size_t index_count = 0;
+    for (uint32_t y = 0; y + 1 < side; ++y)
+        for (uint32_t x = 0; x + 1 < side; ++x) {
+            if (rng_next() % 4 == 0) continue; /* a hole */
+            uint32_t a = side * y + x;
+            const uint32_t tri[6] = {a, a + 1, a + side + 1, a, a + side + 1, a + side};
+            for (int k = 0; k < 6; ++k)
+                indices[index_count++] = tri[k];
+        }
+    uint32_t* edges = malloc(2 * tl_mesh_edges_bound(index_count) * sizeof(uint32_t));
+    size_t edge_count = tl_mesh_edges(edges, indices, index_count, NULL);
+    uint32_t* offsets = malloc((vertices + 1) * sizeof(uint32_t));
+    uint32_t* neighbors = malloc(2 * edge_count * sizeof(uint32_t));
+    float* lengths = malloc(2 * edge_count * sizeof(float));
+    float* cover = malloc(vertices * sizeof(float));
+    float* whole = malloc(vertices * sizeof(float));
+    float* expected = malloc(vertices * sizeof(float));
+    uint32_t path[80];
+    void* scratch = malloc(tl_mesh_geodesic_scratch_size(vertices));
+    tl_mesh_adjacency(offsets, neighbors, lengths, edges, edge_count, vertices, positions,
+                      3 * sizeof(float));
+    const uint32_t source = side * (side / 2) + side / 2;
+    tl_mesh_geodesic(cover, offsets, neighbors, lengths, vertices, NULL, &source, 1, scratch);
+    size_t visited = 0;
+    for (int round = 0; round < 60; ++round) {
+        uint32_t v = rng_next() % vertices, count = 0;
+        path[count++] = v;
+        for (int step = 0; step < 40 && offsets[v + 1] > offsets[v]; ++step) {
+            v = neighbors[offsets[v] + rng_next() % (offsets[v + 1] - offsets[v])];
+            path[count++] = v; /* repeats included: duplicate sources are fine */
+        }
+        tl_mesh_geodesic(whole, offsets, neighbors, lengths, vertices, NULL, path, count, scratch);
+        size_t dropped = 0;
+        for (int i = 0; i < vertices; ++i) {
+            expected[i] = whole[i] < cover[i] ? whole[i] : cover[i];
+            dropped += expected[i] < cover[i];
+        }
+        size_t lowered = tl_mesh_geodesic_lower(cover, offsets, neighbors, lengths, vertices,
+                                                path, count, scratch);
+        ENSURE_MSG(memcmp(cover, expected, vertices * sizeof(float)) == 0, "round %d", round);
+        ENSURE_MSG(lowered == dropped, "round %d: %zu lowered, %zu dropped", round, lowered,
+                   dropped);
+        visited += lowered;
+    }
+    /* the point of it: later paths claim little, so far fewer than 60 whole runs' visits */
+    ENSURE_MSG(visited < 60 * (size_t)vertices / 4, "%zu visits", visited);
+    free(positions), free(indices), free(edges), free(offsets), free(neighbors);
+    free(lengths), free(cover), free(whole), free(expected), free(scratch);
+}
+
 /* ---- PCA ----------------------------------------------------------------------------- */
 
 static void ensure_eigenpairs(const float m[9], const float values[3], const float vectors[9]) {
@@ -1042,6 +1105,7 @@ int main(int argc, char** argv) {
         {"geodesic_around_a_hole", geodesic_around_a_hole},
         {"geodesic_along_a_strip", geodesic_along_a_strip},
         {"geodesic_random_properties", geodesic_random_properties},
+        {"geodesic_lower_matches_whole_runs", geodesic_lower_matches_whole_runs},
         {"eigen_known_matrices", eigen_known_matrices},
         {"covariance_known_points", covariance_known_points},
         {"segment_distances", segment_distances},
