@@ -532,8 +532,8 @@ static void geodesic_lower_matches_whole_runs(void) {
             expected[i] = whole[i] < cover[i] ? whole[i] : cover[i];
             dropped += expected[i] < cover[i];
         }
-        size_t lowered = tl_mesh_geodesic_lower(cover, offsets, neighbors, lengths, vertices,
-                                                path, count, scratch);
+        size_t lowered = tl_mesh_geodesic_lower(cover, offsets, neighbors, lengths, vertices, path,
+                                                count, scratch);
         ENSURE_MSG(memcmp(cover, expected, vertices * sizeof(float)) == 0, "round %d", round);
         ENSURE_MSG(lowered == dropped, "round %d: %zu lowered, %zu dropped", round, lowered,
                    dropped);

@@ -237,9 +237,8 @@ static bool candidates_find(candidates* cd, const tl_hair_guides* gs, const tl_h
 }
 
 /* The choice by free length × spread among the guides not dropped. */
-static uint32_t choose(const candidates* cd, const tl_hair_guides* gs,
-                       const tl_hair_chain_def* def, const uint8_t* dropped,
-                       const tl_hair_mesh* mesh, tl_hair_chain* chains) {
+static uint32_t choose(const candidates* cd, const tl_hair_guides* gs, const tl_hair_chain_def* def,
+                       const uint8_t* dropped, const tl_hair_mesh* mesh, tl_hair_chain* chains) {
     uint32_t chosen = 0;
     const float* tip = cd->tip;
     const uint32_t *off = cd->off, *items = cd->items;

@@ -165,7 +165,8 @@ static tl_result layer_write(tl_gltf* doc, const tl_scene_skin* sk, const tl_hai
     tl_result r = TL_OK;
     for (uint32_t v = 0; ids && v < mesh->vertex_count; ++v)
         ids[v] = v;
-    if (!pos || !joints || !weights || !lines || !ids || !tested || !vertex_triangles(mesh, &start, &items) ||
+    if (!pos || !joints || !weights || !lines || !ids || !tested ||
+        !vertex_triangles(mesh, &start, &items) ||
         !hair_grid_build(&grid, mesh->positions, ids, mesh->vertex_count, cell))
         r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     uint32_t n = 0, s = 0;
@@ -183,7 +184,8 @@ static tl_result layer_write(tl_gltf* doc, const tl_scene_skin* sk, const tl_hai
     if (r == TL_OK)
         r = hair_mesh_add(doc, sk, "hair_guides", pos, points, joints, weights, lines, s, 1, err);
     hair_grid_free(&grid);
-    free(ids), free(tested), free(start), free(items), free(pos), free(joints), free(weights), free(lines);
+    free(ids), free(tested), free(start), free(items), free(pos), free(joints), free(weights),
+        free(lines);
     return r;
 }
 

@@ -95,8 +95,10 @@ static void grid_build(scalp_grid* g, const float* sphere, uint32_t count) {
                 for (uint32_t y = l[1]; y <= h[1]; ++y)
                     for (uint32_t x = l[0]; x <= h[0]; ++x) {
                         size_t at = grid_cell(g, x, y, z);
-                        if (pass == 0) g->start[at + 1]++;
-                        else g->items[g->start[at]++] = t;
+                        if (pass == 0)
+                            g->start[at + 1]++;
+                        else
+                            g->items[g->start[at]++] = t;
                     }
         }
         if (pass == 0) {
@@ -382,7 +384,7 @@ uint32_t hair_scalp_nearest(const tl_hair_scalp* scalp, const float p[3], float 
     float best2 = max_distance * max_distance;
     uint32_t lo[3], hi[3];
     bool none = false, grid = scalp->triangle_count <= 64 * SCALP_QUERY_WORDS &&
-                      scalp_query_cells(s, p, max_distance, lo, hi, &none);
+                              scalp_query_cells(s, p, max_distance, lo, hi, &none);
     if (!grid && none) return UINT32_MAX;
     if (!grid) {
         for (uint32_t t = 0; t < scalp->triangle_count; ++t)

@@ -272,8 +272,8 @@ tl_result hair_trace(const tl_hair_mesh* mesh, const tl_hair_def* def, float sca
     t.smooth = malloc(3 * n * sizeof(float));
     t.samples = malloc(3 * sizeof(float) * (def->max_points + 2));
     uint8_t* dropped = calloc(w.parts ? w.parts : 1, 1);
-    bool ok = t.from_root && t.cover && t.heap && t.path && t.curve && t.smooth &&
-              t.samples && dropped;
+    bool ok =
+        t.from_root && t.cover && t.heap && t.path && t.curve && t.smooth && t.samples && dropped;
     for (uint32_t c = 0; ok && c < w.parts; ++c) {
         bool excluded = false;
         ok = trace_component(&t, &w, c, up, store, &excluded);
