@@ -97,7 +97,23 @@ typedef struct closest_query {
     float bary[3];
     uint32_t* tested; /* per triangle: the mark of the last query that tested it */
     uint32_t mark;
+    const float* sphere; /* per triangle: centre xyz and radius */
 } closest_query;
+
+/* Whether triangle t lies surely farther than the best so far: its sphere's distance, less a
+ * slack 100 times the float rounding of coordinates this large, beyond the best's. Only those
+ * are skipped, so the triangle taken is the one the full test takes. */
+static bool closest_beyond(const closest_query* q, uint32_t t) {
+    const float* c = q->sphere + 4 * (size_t)t;
+    double d2 = 0, size = c[3];
+    for (int k = 0; k < 3; ++k) {
+        double d = (double)q->p[k] - c[k];
+        d2 += d * d;
+        size += fabs((double)q->p[k]) + fabs((double)c[k]);
+    }
+    double gap = sqrt(d2) - c[3] - 1e-5 * size;
+    return gap > 0 && gap * gap > (double)q->best;
+}
 
 static bool closest_visit(void* user, uint32_t v) {
     closest_query* q = user;
@@ -105,7 +121,8 @@ static bool closest_visit(void* user, uint32_t v) {
         /* a triangle met again through another of its vertices gives the same distance, which
            the strict test below would not take: skipped */
         if (q->tested[q->items[i]] == q->mark) continue;
-        q->tested[q->items[i]] = q->mark;
+        q->tested[q->items[i]] = q->mark; /* the best only shrinks: skipped now, skipped then */
+        if (closest_beyond(q, q->items[i])) continue;
         const uint32_t* t = q->mesh->triangles + 3 * (size_t)q->items[i];
         float bary[3];
         float d2 = tl_mesh_triangle_nearest(q->p, q->mesh->positions + 3 * (size_t)t[0],
@@ -123,9 +140,10 @@ static bool closest_visit(void* user, uint32_t v) {
  * nearest vertex. */
 static void weights_at(const tl_scene_skin* sk, const tl_hair_mesh* mesh, const uint32_t* uidx,
                        const hair_grid* g, const uint32_t* start, const uint32_t* items,
-                       uint32_t* tested, uint32_t mark, const float p[3], uint16_t joints[4],
-                       float weights[4]) {
-    closest_query q = {mesh, start, items, p, INFINITY, UINT32_MAX, {1, 0, 0}, tested, mark};
+                       uint32_t* tested, uint32_t mark, const float* sphere, const float p[3],
+                       uint16_t joints[4], float weights[4]) {
+    closest_query q = {mesh,       start,     items,  p,    INFINITY,
+                       UINT32_MAX, {1, 0, 0}, tested, mark, sphere};
     hair_grid_visit(g, p, closest_visit, &q);
     uint32_t v = UINT32_MAX;
     if (q.triangle == UINT32_MAX) {
@@ -161,11 +179,27 @@ static tl_result layer_write(tl_gltf* doc, const tl_scene_skin* sk, const tl_hai
     uint32_t* ids = malloc(sizeof(uint32_t) * ((size_t)mesh->vertex_count + 1));
     uint32_t *start = NULL, *items = NULL;
     uint32_t* tested = calloc((size_t)mesh->triangle_count + 1, sizeof(uint32_t));
+    float* sphere = malloc(4 * sizeof(float) * ((size_t)mesh->triangle_count + 1));
+    for (uint32_t t = 0; sphere && t < mesh->triangle_count; ++t) {
+        const uint32_t* tri = mesh->triangles + 3 * (size_t)t;
+        float* c = sphere + 4 * (size_t)t;
+        for (int k = 0; k < 3; ++k)
+            c[k] =
+                (mesh->positions[3 * (size_t)tri[0] + k] + mesh->positions[3 * (size_t)tri[1] + k] +
+                 mesh->positions[3 * (size_t)tri[2] + k]) /
+                3;
+        float r2 = 0;
+        for (int k = 0; k < 3; ++k) {
+            float d2 = tl__dist2(c, mesh->positions + 3 * (size_t)tri[k]);
+            r2 = d2 > r2 ? d2 : r2;
+        }
+        c[3] = sqrtf(r2) * (1 + 1e-5f); /* rounded up: it bounds the vertices */
+    }
     hair_grid grid = {0};
     tl_result r = TL_OK;
     for (uint32_t v = 0; ids && v < mesh->vertex_count; ++v)
         ids[v] = v;
-    if (!pos || !joints || !weights || !lines || !ids || !tested ||
+    if (!pos || !joints || !weights || !lines || !ids || !tested || !sphere ||
         !vertex_triangles(mesh, &start, &items) ||
         !hair_grid_build(&grid, mesh->positions, ids, mesh->vertex_count, cell))
         r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
@@ -176,16 +210,16 @@ static tl_result layer_write(tl_gltf* doc, const tl_scene_skin* sk, const tl_hai
         for (uint32_t k = 0; k < gd->point_count; ++k, ++n) {
             memcpy(pos + 3 * (size_t)n, g->points + 3 * (size_t)(gd->first_point + k),
                    3 * sizeof(float));
-            weights_at(sk, mesh, uidx, &grid, start, items, tested, n + 1, pos + 3 * (size_t)n,
-                       joints + 4 * (size_t)n, weights + 4 * (size_t)n);
+            weights_at(sk, mesh, uidx, &grid, start, items, tested, n + 1, sphere,
+                       pos + 3 * (size_t)n, joints + 4 * (size_t)n, weights + 4 * (size_t)n);
             if (k > 0) lines[s++] = n - 1, lines[s++] = n;
         }
     }
     if (r == TL_OK)
         r = hair_mesh_add(doc, sk, "hair_guides", pos, points, joints, weights, lines, s, 1, err);
     hair_grid_free(&grid);
-    free(ids), free(tested), free(start), free(items), free(pos), free(joints), free(weights),
-        free(lines);
+    free(ids), free(tested), free(sphere), free(start), free(items), free(pos), free(joints),
+        free(weights), free(lines);
     return r;
 }
 
