@@ -7,7 +7,7 @@
 
 /* The point of the sphere |p - h| = len with dot(n, p) >= c nearest the candidate p: the
  * circle where the sphere meets the plane. u is clamped, so the link never stretches. */
-static v3 project_onto_circle(v3 h, float len, v3 p, v3 n, float c, v3 fallback) {
+KERNEL v3 project_onto_circle(v3 h, float len, v3 p, v3 n, float c, v3 fallback) {
     float u = (c - v3_dot(n, h)) / len;
     u = u > 1 ? 1 : (u < -1 ? -1 : u);
     v3 d = v3_sub(p, h);
@@ -24,19 +24,29 @@ static v3 project_onto_circle(v3 h, float len, v3 p, v3 n, float c, v3 fallback)
     return v3_add(h, v3_scale(v3_madd(v3_scale(t, sqrtf(1.0f - u * u)), n, u), len));
 }
 
+/* A collider as one contact call meets it (contact_collider_of): grown for the link, and for a
+ * sphere or capsule the values each of its tests worked out again (the segment, its squared
+ * length, the squared radius), worked out once: the same operations, so the same bits. */
+typedef struct contact_collider {
+    const tl_collider* c; /* planes, ellipsoids (grown: &grown) */
+    tl_collider grown;
+    int shape;
+    v3 a, ab;              /* a sphere's centre; a capsule's segment a..a+ab */
+    float ab2, radius, r2; /* |ab|^2, the radius grown, its square */
+} contact_collider;
+
 /* A sphere or capsule as the ball that matters for p (*centre, *radius); false when p is
  * outside. A capsule is the sphere around the segment's point nearest p. (Planes and
- * ellipsoids have their own tests below.) */
-static bool collider_inside(const tl_collider* c, v3 p, v3* centre, float* radius) {
-    v3 a = v3_load(c->a);
+ * ellipsoids have their own tests below.) Inlined: the sweeps call it on every pass. */
+KERNEL bool collider_inside(const contact_collider* c, v3 p, v3* centre, float* radius) {
+    v3 a = c->a;
     if (c->shape == TL_COLLIDER_CAPSULE) {
-        v3 ab = v3_sub(v3_load(c->b), a);
-        float t = v3_dot(ab, ab) > 0 ? v3_dot(v3_sub(p, a), ab) / v3_dot(ab, ab) : 0;
-        a = v3_madd(a, ab, t < 0 ? 0 : t > 1 ? 1 : t);
+        float t = c->ab2 > 0 ? v3_dot(v3_sub(p, a), c->ab) / c->ab2 : 0;
+        a = v3_madd(a, c->ab, t < 0 ? 0 : t > 1 ? 1 : t);
     }
     *centre = a, *radius = c->radius;
     v3 d = v3_sub(p, a);
-    return v3_dot(d, d) < c->radius * c->radius;
+    return v3_dot(d, d) < c->r2;
 }
 
 /* An ellipsoid in its unit-sphere space q (p = a + sum q_k axes[k]): the surface point radially
@@ -120,7 +130,9 @@ static bool v3_same_bits(v3 a, v3 b) {
  * |p - head| = len outside it) and takes its velocity into the collider away, the tangential
  * part damped by `slip` (friction). A capsule is refined once more (its nearest point moves
  * as the tip does); a collider swallowing the whole rope sphere leaves the tip where it is. */
-static bool collide(const tl_collider* c, v3 head, float len, v3 rest, float slip, v3* pp, v3* vp) {
+static bool collide(const contact_collider* cc, v3 head, float len, v3 rest, float slip, v3* pp,
+                    v3* vp) {
+    const tl_collider* c = cc->c;
     v3 p = *pp, centre, normal;
     float radius;
     bool moved = false;
@@ -149,9 +161,9 @@ static bool collide(const tl_collider* c, v3 head, float len, v3 rest, float sli
         return true;
     }
     bool stale = true; /* whether centre is not yet p's (collider_inside of p sets it) */
-    for (int pass = 0; pass < (c->shape == TL_COLLIDER_CAPSULE ? 3 : 1); ++pass) {
+    for (int pass = 0; pass < (cc->shape == TL_COLLIDER_CAPSULE ? 3 : 1); ++pass) {
         stale = false;
-        if (!collider_inside(c, p, &centre, &radius)) break;
+        if (!collider_inside(cc, p, &centre, &radius)) break;
         /* outside the sphere on the rope sphere: (x - head).d <= m, d towards the centre */
         v3 to = v3_sub(centre, head);
         float D = v3_length(to);
@@ -164,34 +176,40 @@ static bool collide(const tl_collider* c, v3 head, float len, v3 rest, float sli
         p = q, stale = true;
     }
     if (!moved) return false;
-    if (stale) collider_inside(c, p, &centre, &radius);
+    if (stale) collider_inside(cc, p, &centre, &radius);
     normal = v3_normalize_or(v3_sub(p, centre), v3_sub(p, head));
     *vp = v3_scale(contact_velocity(*vp, v3_scale(v3_sub(p, head), 1.0f / len), normal), slip);
     *pp = p;
     return true;
 }
 
-/* Collider k as link `link` meets it: grown by its growth (tl_chain_input.collider_growth) into
- * *tmp, or NULL when the growth leaves no size (the link is free of it). Without growth, or a
- * growth of 0, the collider itself. */
-static const tl_collider* collider_for(const tl_collider* colliders, const float* growth, int links,
-                                       int k, int link, tl_collider* tmp) {
+/* Collider k as link `link` meets it, into *cc: grown by its growth
+ * (tl_chain_input.collider_growth); false when the growth leaves no size (the link is free of
+ * it). Without growth, or a growth of 0, the collider itself. */
+static bool contact_collider_of(const tl_collider* colliders, const float* growth, int links, int k,
+                                int link, contact_collider* cc) {
     const tl_collider* c = &colliders[k];
     float g = growth ? growth[(size_t)k * links + link] : 0;
-    if (g == 0 || c->shape == TL_COLLIDER_PLANE) return c;
-    *tmp = *c;
-    if (c->shape != TL_COLLIDER_ELLIPSOID) {
-        tmp->radius = c->radius + g;
-        return tmp->radius > 0 ? tmp : NULL;
+    cc->c = c, cc->shape = c->shape;
+    if (c->shape == TL_COLLIDER_PLANE) return true;
+    if (c->shape != TL_COLLIDER_ELLIPSOID) { /* (a sphere or capsule) */
+        cc->radius = g == 0 ? c->radius : c->radius + g;
+        if (g != 0 && !(cc->radius > 0)) return false;
+        cc->a = v3_load(c->a), cc->ab = (v3){0, 0, 0};
+        if (c->shape == TL_COLLIDER_CAPSULE) cc->ab = v3_sub(v3_load(c->b), cc->a);
+        cc->ab2 = v3_dot(cc->ab, cc->ab), cc->r2 = cc->radius * cc->radius;
+        return true;
     }
+    if (g == 0) return true;
+    cc->grown = *c, cc->c = &cc->grown;
     for (int a = 0; a < 3; ++a) { /* (as src/play grows them: the same bits) */
         const float* x = c->axes[a];
         float len = sqrtf(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
-        if (!(len > 0) || !(len + g > 0)) return NULL;
+        if (!(len > 0) || !(len + g > 0)) return false;
         for (int j = 0; j < 3; ++j)
-            tmp->axes[a][j] = x[j] * (len + g) / len;
+            cc->grown.axes[a][j] = x[j] * (len + g) / len;
     }
-    return tmp;
+    return true;
 }
 
 /* Slots [from, to) of lane l: unused (nothing is inside). */
@@ -290,6 +308,48 @@ static int contact_candidates(const lane_frame* f, int l, v3 head, float len, in
     return count;
 }
 
+/* The crease sweeps: a tip pushed out of one collider into an overlapping one is pushed again,
+ * up to eight sweeps, until one moves nothing; whether any moved it. candidates: how many of the
+ * colliders list holds (contact_candidates), each prepared once for all the sweeps; -1: every
+ * collider, each prepared as it is met. */
+static bool contact_sweeps(const tl_collider* colliders, int collider_count, const float* growth,
+                           int links, int link, const int* list, int candidates, v3 head,
+                           float len, v3 rest, float slip, v3* p, v3* v) {
+    contact_collider ready[CULL_COLLIDERS];
+    int count = 0;
+    for (int j = 0; j < candidates; ++j) /* (those the growth leaves no size are left out) */
+        count += contact_collider_of(colliders, growth, links, list[j], link, &ready[count]);
+    if (candidates < 0) count = collider_count;
+    bool moved = false;
+    for (int sweep = 0; sweep < 8 && count > 0; ++sweep) {
+        bool again = false;
+        for (int j = 0; j < count; ++j) {
+            if (candidates >= 0) {
+                again |= collide(&ready[j], head, len, rest, slip, p, v);
+                continue;
+            }
+            contact_collider cc;
+            if (contact_collider_of(colliders, growth, links, j, link, &cc))
+                again |= collide(&cc, head, len, rest, slip, p, v);
+        }
+#ifndef NDEBUG /* a collider passed over leaves the tip as it is */
+        for (int k = 0, j = 0; k < collider_count && candidates >= 0; ++k) {
+            if (j < candidates && list[j] == k) {
+                ++j;
+                continue;
+            }
+            contact_collider cc;
+            v3 q = *p, u = *v;
+            assert(!(contact_collider_of(colliders, growth, links, k, link, &cc) &&
+                     collide(&cc, head, len, rest, slip, &q, &u)));
+        }
+#endif
+        if (!again) break;
+        moved = true;
+    }
+    return moved;
+}
+
 /* The contact pass for one lane's tip (rare: scalar): the plane behind the hips, the floor,
  * then the body's colliders, each a collider of the pass. Returns whether the tip moved; *touch
  * whether it is on the floor or a body collider. */
@@ -323,35 +383,12 @@ bool chain_contact(const lane_frame* f, int l, int link, v3 head, float len, v3 
         moved = true;
         *touch = true;
     }
-    /* a tip pushed out of one collider into an overlapping one (a crease of the body) is
-       pushed again: up to eight sweeps, until one moves nothing */
+    /* the body's colliders, those within the rope's reach (a crease of the body: sweeps) */
     int list[CULL_COLLIDERS];
     const int candidates = contact_candidates(f, l, head, len, list);
-    const int count = candidates < 0 ? f->collider_count[l] : candidates;
-    for (int sweep = 0; sweep < 8 && count > 0; ++sweep) {
-        bool again = false;
-        for (int j = 0; j < count; ++j) {
-            const int k = candidates < 0 ? j : list[j];
-            tl_collider tmp;
-            const tl_collider* c =
-                collider_for(f->colliders[l], f->growth[l], f->links, k, link, &tmp);
-            if (c && collide(c, head, len, rest, f->slip[l], &p, &v)) again = moved = *touch = true;
-        }
-#ifndef NDEBUG /* a collider passed over leaves the tip as it is */
-        for (int k = 0, j = 0; k < f->collider_count[l] && candidates >= 0; ++k) {
-            if (j < candidates && list[j] == k) {
-                ++j;
-                continue;
-            }
-            tl_collider tmp;
-            const tl_collider* c =
-                collider_for(f->colliders[l], f->growth[l], f->links, k, link, &tmp);
-            v3 q = p, u = v;
-            assert(!(c && collide(c, head, len, rest, f->slip[l], &q, &u)));
-        }
-#endif
-        if (!again) break;
-    }
+    if (contact_sweeps(f->colliders[l], f->collider_count[l], f->growth[l], f->links, link, list,
+                       candidates, head, len, rest, f->slip[l], &p, &v))
+        moved = *touch = true;
     *pp = p, *vp = v;
     return moved;
 }
@@ -391,23 +428,10 @@ void chain_output_near(const frame_plan* fp, const float* tips, int n, bool* nea
 bool chain_contact_output(const frame_plan* fp, const lane_frame* f, int l, int link, v3 head,
                           float len, v3* p) {
     v3 v = {0, 0, 0}, rest = v3_scale(v3_sub(*p, head), 1.0f / len);
-    bool moved = false;
     int list[CULL_COLLIDERS];
     const int candidates = f ? contact_candidates(f, l, head, len, list) : -1;
-    const int count = candidates < 0 ? fp->collider_count : candidates;
-    for (int sweep = 0; sweep < 8 && count > 0; ++sweep) {
-        bool again = false;
-        for (int j = 0; j < count; ++j) {
-            const int k = candidates < 0 ? j : list[j];
-            tl_collider tmp;
-            const tl_collider* c =
-                collider_for(fp->colliders, fp->collider_growth, fp->chain->n, k, link, &tmp);
-            again |= c && collide(c, head, len, rest, 1.0f, p, &v);
-        }
-        if (!again) break;
-        moved = true;
-    }
-    return moved;
+    return contact_sweeps(fp->colliders, fp->collider_count, fp->collider_growth, fp->chain->n, link,
+                          list, candidates, head, len, rest, 1.0f, p, &v);
 }
 
 #define LANE_COUNT LANES
