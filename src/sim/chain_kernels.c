@@ -313,8 +313,8 @@ static int contact_candidates(const lane_frame* f, int l, v3 head, float len, in
  * colliders list holds (contact_candidates), each prepared once for all the sweeps; -1: every
  * collider, each prepared as it is met. */
 static bool contact_sweeps(const tl_collider* colliders, int collider_count, const float* growth,
-                           int links, int link, const int* list, int candidates, v3 head,
-                           float len, v3 rest, float slip, v3* p, v3* v) {
+                           int links, int link, const int* list, int candidates, v3 head, float len,
+                           v3 rest, float slip, v3* p, v3* v) {
     contact_collider ready[CULL_COLLIDERS];
     int count = 0;
     for (int j = 0; j < candidates; ++j) /* (those the growth leaves no size are left out) */
@@ -430,8 +430,8 @@ bool chain_contact_output(const frame_plan* fp, const lane_frame* f, int l, int 
     v3 v = {0, 0, 0}, rest = v3_scale(v3_sub(*p, head), 1.0f / len);
     int list[CULL_COLLIDERS];
     const int candidates = f ? contact_candidates(f, l, head, len, list) : -1;
-    return contact_sweeps(fp->colliders, fp->collider_count, fp->collider_growth, fp->chain->n, link,
-                          list, candidates, head, len, rest, 1.0f, p, &v);
+    return contact_sweeps(fp->colliders, fp->collider_count, fp->collider_growth, fp->chain->n,
+                          link, list, candidates, head, len, rest, 1.0f, p, &v);
 }
 
 #define LANE_COUNT LANES
