@@ -3,6 +3,8 @@
  * floor and the body colliders (spring-chain.md §1, §3, §4, §7). */
 #include "chain_parts.h"
 
+#include <stddef.h>
+
 /* ---- one internal step of LANES chains (spring-chain.md §1, §3, §4, §7) ---- */
 
 /* The point of the sphere |p - h| = len with dot(n, p) >= c nearest the candidate p: the
@@ -221,7 +223,7 @@ static void cull_clear(lane_frame* f, int l, int from, int to) {
     }
 }
 
-/* Lane l's colliders as the cull's slots (lanes are set up in order, lane 0 first; the slots
+/* The lanes' colliders as the cull's slots, once a frame for all of a group's lanes (the slots
  * below cull_count that a lane does not use are cleared, so a frame without colliders writes
  * none). A tip outside every slot's grown ball or capsule is outside every collider by
  * collider_inside's test too, so the contact pass would leave it as it is: skipping it changes
@@ -257,31 +259,111 @@ KERNEL bool cull_bound_of(const tl_collider* c, const float* growth, int links, 
     return true;
 }
 
-void chain_cull_setup(lane_frame* f, int l) {
-    if (l == 0) f->cull_count = 0;
-    const int count = f->collider_count[l];
-    bool all = count > CULL_COLLIDERS;
-    int used = 0;
-    for (int m = 0; m < count && !all; ++m, ++used) {
-        cull_bound b;
-        const float* growth = f->growth[l] ? f->growth[l] + (size_t)m * f->links : NULL;
-        if (!cull_bound_of(&f->colliders[l][m], growth, f->links, &b)) {
-            all = true;
-            break;
+/* Slot m of lane l from its m-th collider (used: how many of its colliders it culls by).
+ * Another shape or a bound that is not finite leaves the lane without slots (cull_all: the
+ * contact pass runs). */
+static void cull_slot(lane_frame* f, int m, int l, int* used) {
+    cull_bound b;
+    const float* growth = f->growth[l] ? f->growth[l] + (size_t)m * f->links : NULL;
+    if (m >= used[l] || !cull_bound_of(&f->colliders[l][m], growth, f->links, &b)) {
+        if (m < used[l]) { /* (another shape, or not finite) */
+            f->cull_all[l] = 1, used[l] = 0;
+            cull_clear(f, l, 0, m);
         }
-        f->cull_ax[m][l] = b.a.x, f->cull_ay[m][l] = b.a.y, f->cull_az[m][l] = b.a.z;
-        f->cull_bx[m][l] = b.ab.x, f->cull_by[m][l] = b.ab.y, f->cull_bz[m][l] = b.ab.z;
-        f->cull_inv[m][l] = b.inv;
-        f->cull_r2[m][l] = b.r2;
+        cull_clear(f, l, m, m + 1);
+        return;
     }
-    if (all) used = 0; /* (the contact pass runs anyway) */
-    f->cull_all[l] = all;
-    if (used > f->cull_count) { /* the lanes before have none of the new slots */
-        for (int j = 0; j < l; ++j)
-            cull_clear(f, j, f->cull_count, used);
-        f->cull_count = used;
+    f->cull_ax[m][l] = b.a.x, f->cull_ay[m][l] = b.a.y, f->cull_az[m][l] = b.a.z;
+    f->cull_bx[m][l] = b.ab.x, f->cull_by[m][l] = b.ab.y, f->cull_bz[m][l] = b.ab.z;
+    f->cull_inv[m][l] = b.inv;
+    f->cull_r2[m][l] = b.r2;
+}
+
+#if defined(__SSE2__)
+/* cull_bound_of for slot m of lanes l..l+3 at once, none with growth: each lane's collider
+ * (shape, a; b, radius: two vectors) a transpose, then the same operations in the same order,
+ * so the same values. False (nothing written) for another shape or a bound that is not finite
+ * (cull_slot then). */
+static bool cull_slots4(lane_frame* f, int m, int l) {
+    _Static_assert(sizeof(tl_collider_shape) == 4 && offsetof(tl_collider, a) == 4 &&
+                       offsetof(tl_collider, b) == 16 && offsetof(tl_collider, radius) == 28,
+                   "a collider's shape, a, b and radius: two vectors");
+    const float* c[4];
+    for (int j = 0; j < 4; ++j)
+        c[j] = (const float*)&f->colliders[l + j][m];
+    __m128 shape = _mm_loadu_ps(c[0]), ax = _mm_loadu_ps(c[1]), ay = _mm_loadu_ps(c[2]),
+           az = _mm_loadu_ps(c[3]);
+    __m128 bx = _mm_loadu_ps(c[0] + 4), by = _mm_loadu_ps(c[1] + 4), bz = _mm_loadu_ps(c[2] + 4),
+           r = _mm_loadu_ps(c[3] + 4);
+    _MM_TRANSPOSE4_PS(shape, ax, ay, az);
+    _MM_TRANSPOSE4_PS(bx, by, bz, r);
+    const __m128i kind = _mm_castps_si128(shape);
+    const __m128 capsule =
+        _mm_castsi128_ps(_mm_cmpeq_epi32(kind, _mm_set1_epi32(TL_COLLIDER_CAPSULE)));
+    const __m128 sphere =
+        _mm_castsi128_ps(_mm_cmpeq_epi32(kind, _mm_set1_epi32(TL_COLLIDER_SPHERE)));
+    if (_mm_movemask_ps(_mm_or_ps(capsule, sphere)) != 15) return false; /* another shape */
+    const __m128 zero = _mm_setzero_ps(), magnitude = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff));
+    const __m128 infinity = _mm_set1_ps(INFINITY);
+    __m128 abx = _mm_and_ps(capsule, _mm_sub_ps(bx, ax)),
+           aby = _mm_and_ps(capsule, _mm_sub_ps(by, ay)),
+           abz = _mm_and_ps(capsule, _mm_sub_ps(bz, az)); /* (a sphere: 0) */
+    __m128 ab2 =
+        _mm_add_ps(_mm_add_ps(_mm_mul_ps(abx, abx), _mm_mul_ps(aby, aby)), _mm_mul_ps(abz, abz));
+    __m128 r_abs = _mm_and_ps(magnitude, r), size = _mm_and_ps(magnitude, ax);
+    size = _mm_add_ps(size, _mm_and_ps(magnitude, ay));
+    size = _mm_add_ps(size, _mm_and_ps(magnitude, az));
+    size = _mm_add_ps(size, _mm_and_ps(magnitude, abx));
+    size = _mm_add_ps(size, _mm_and_ps(magnitude, aby));
+    size = _mm_add_ps(size, _mm_and_ps(magnitude, abz));
+    size = _mm_add_ps(size, r_abs);
+    __m128 grown =
+        _mm_add_ps(_mm_mul_ps(r_abs, _mm_set1_ps(1 + 1e-3f)), _mm_mul_ps(_mm_set1_ps(1e-5f), size));
+    __m128 inv = _mm_and_ps(_mm_cmpgt_ps(ab2, zero), _mm_div_ps(_mm_set1_ps(1.0f), ab2));
+    __m128 grown2 = _mm_mul_ps(grown, grown);
+    __m128 finite = _mm_and_ps(_mm_cmplt_ps(_mm_and_ps(magnitude, grown), infinity),
+                               _mm_cmplt_ps(_mm_and_ps(magnitude, inv), infinity));
+    finite = _mm_and_ps(finite, _mm_cmplt_ps(grown2, infinity));
+    if (_mm_movemask_ps(finite) != 15) return false;
+    __m128 sized = _mm_cmpneq_ps(r, zero); /* r2 -1 where the radius is 0 */
+    __m128 r2 = _mm_or_ps(_mm_and_ps(sized, grown2), _mm_andnot_ps(sized, _mm_set1_ps(-1.0f)));
+    _mm_storeu_ps(&f->cull_ax[m][l], ax), _mm_storeu_ps(&f->cull_ay[m][l], ay);
+    _mm_storeu_ps(&f->cull_az[m][l], az), _mm_storeu_ps(&f->cull_bx[m][l], abx);
+    _mm_storeu_ps(&f->cull_by[m][l], aby), _mm_storeu_ps(&f->cull_bz[m][l], abz);
+    _mm_storeu_ps(&f->cull_inv[m][l], inv), _mm_storeu_ps(&f->cull_r2[m][l], r2);
+    return true;
+}
+#endif
+
+void chain_cull_setup(lane_frame* f, int lanes) {
+    int used[LANES]; /* the colliders each lane culls by: all, or none (cull_all) */
+    f->cull_count = 0;
+    for (int l = 0; l < lanes; ++l) { /* (another shape: cull_slot or cull_slots4 see it) */
+        const int count = f->collider_count[l];
+        f->cull_all[l] = count > CULL_COLLIDERS, used[l] = f->cull_all[l] ? 0 : count;
+        if (used[l] > f->cull_count) f->cull_count = used[l];
     }
-    cull_clear(f, l, used, f->cull_count);
+#if defined(__SSE2__) /* four lanes at a time for the slots each of them has without growth */
+    int quad[LANES / 4];
+    for (int q = 0; 4 * q + 4 <= lanes; ++q) {
+        quad[q] = CULL_COLLIDERS;
+        for (int l = 4 * q; l < 4 * q + 4; ++l)
+            if (f->growth[l] || used[l] < quad[q]) quad[q] = f->growth[l] ? 0 : used[l];
+    }
+#endif
+    for (int m = 0; m < f->cull_count; ++m) {
+        int l = 0;
+#if defined(__SSE2__)
+        for (; l + 4 <= lanes; l += 4) {
+            if (m < quad[l / 4] && cull_slots4(f, m, l)) continue;
+            quad[l / 4] = 0; /* (a lane may have lost its slots) */
+            for (int j = l; j < l + 4; ++j)
+                cull_slot(f, m, j, used);
+        }
+#endif
+        for (; l < lanes; ++l)
+            cull_slot(f, m, l, used);
+    }
 }
 
 /* The colliders of lane l that a tip on the rope sphere |p - head| = len may be inside, in
