@@ -262,7 +262,7 @@ KERNEL bool cull_bound_of(const tl_collider* c, const float* growth, int links, 
 /* Slot m of lane l from its m-th collider (used: how many of its colliders it culls by).
  * Another shape or a bound that is not finite leaves the lane without slots (cull_all: the
  * contact pass runs). */
-static void cull_slot(lane_frame* f, int m, int l, int* used) {
+KERNEL void cull_slot(lane_frame* restrict f, int m, int l, int* restrict used) {
     cull_bound b;
     const float* growth = f->growth[l] ? f->growth[l] + (size_t)m * f->links : NULL;
     if (m >= used[l] || !cull_bound_of(&f->colliders[l][m], growth, f->links, &b)) {
@@ -351,19 +351,20 @@ void chain_cull_setup(lane_frame* f, int lanes) {
             if (f->growth[l] || used[l] < quad[q]) quad[q] = f->growth[l] ? 0 : used[l];
     }
 #endif
-    for (int m = 0; m < f->cull_count; ++m) {
-        int l = 0;
+    int quads = 0; /* (lanes in fours) */
 #if defined(__SSE2__)
-        for (; l + 4 <= lanes; l += 4) {
+    quads = lanes / 4 * 4;
+    for (int m = 0; m < f->cull_count && quads > 0; ++m)
+        for (int l = 0; l < quads; l += 4) {
             if (m < quad[l / 4] && cull_slots4(f, m, l)) continue;
             quad[l / 4] = 0; /* (a lane may have lost its slots) */
             for (int j = l; j < l + 4; ++j)
                 cull_slot(f, m, j, used);
         }
 #endif
-        for (; l < lanes; ++l)
+    for (int l = quads; l < lanes; ++l) /* (a chain alone: one lane) */
+        for (int m = 0, count = f->cull_count; m < count; ++m)
             cull_slot(f, m, l, used);
-    }
 }
 
 /* The colliders of lane l that a tip on the rope sphere |p - head| = len may be inside, in
