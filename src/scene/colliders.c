@@ -419,59 +419,6 @@ tl_result tl_body_colliders_bound(const tl_scene* scene, uint32_t skin, tl_body_
     return res;
 }
 
-/* The farthest crossing of the ray o + t d (t > 0) with the skin's triangles whose three
- * vertices joint j dominates (owner); -1 when it meets none. */
-static double ray_far_own(const tl_scene_skin* sk, const uint32_t* owner, uint32_t j,
-                          const double o[3], const double d[3]) {
-    double far = -1;
-    for (uint32_t t = 0; t < sk->triangle_count; ++t) {
-        const uint32_t* i = sk->triangles + 3 * (size_t)t;
-        if (owner[i[0]] != j || owner[i[1]] != j || owner[i[2]] != j) continue;
-        const float *a = sk->rest_positions + 3 * (size_t)i[0],
-                    *b = sk->rest_positions + 3 * (size_t)i[1],
-                    *c = sk->rest_positions + 3 * (size_t)i[2];
-        double e1[3], e2[3], s[3];
-        for (int k = 0; k < 3; ++k)
-            e1[k] = (double)b[k] - a[k], e2[k] = (double)c[k] - a[k], s[k] = o[k] - a[k];
-        double p[3] = {d[1] * e2[2] - d[2] * e2[1], d[2] * e2[0] - d[0] * e2[2],
-                       d[0] * e2[1] - d[1] * e2[0]};
-        double det = e1[0] * p[0] + e1[1] * p[1] + e1[2] * p[2];
-        if (det == 0) continue; /* (the ray runs in the triangle's plane) */
-        double u = (s[0] * p[0] + s[1] * p[1] + s[2] * p[2]) / det;
-        if (u < 0 || u > 1) continue;
-        double q[3] = {s[1] * e1[2] - s[2] * e1[1], s[2] * e1[0] - s[0] * e1[2],
-                       s[0] * e1[1] - s[1] * e1[0]};
-        double v = (d[0] * q[0] + d[1] * q[1] + d[2] * q[2]) / det;
-        if (v < 0 || u + v > 1) continue;
-        double hit = (e2[0] * q[0] + e2[1] * q[1] + e2[2] * q[2]) / det;
-        if (hit > 0 && hit > far) far = hit;
-    }
-    return far;
-}
-
-/* An ellipsoid holds three quarters of its skin through the skin's percentile extents, so on
- * skin that flares (a neck whose skin runs out over the trapezius) its poles, at its middle,
- * stand past the skin (mh-bob01's neck 85 mm out from its centre where the neck's sides are 47
- * mm, docs/hair.md): each semi-axis is cut to the farther of its own skin's two walls along it.
- * An axis that leaves through an open end of the skin (no wall on one side) keeps its length. */
-static void ellipsoid_poles_on_skin(const tl_scene_skin* sk, const uint32_t* owner, uint32_t j,
-                                    tl_collider* c) {
-    for (int k = 0; k < 3; ++k) {
-        double len = 0, d[3], back[3], o[3];
-        for (int i = 0; i < 3; ++i)
-            len += (double)c->axes[k][i] * c->axes[k][i];
-        len = sqrt(len);
-        if (!(len > 0)) continue;
-        for (int i = 0; i < 3; ++i)
-            d[i] = c->axes[k][i] / len, back[i] = -d[i], o[i] = c->a[i];
-        double ahead = ray_far_own(sk, owner, j, o, d), behind = ray_far_own(sk, owner, j, o, back);
-        double wall = fmax(ahead, behind);
-        if (fmin(ahead, behind) < 0 || !(wall < len)) continue;
-        for (int i = 0; i < 3; ++i)
-            c->axes[k][i] = (float)(c->axes[k][i] * (wall / len));
-    }
-}
-
 /* tl_body_colliders_fit, and with `bones` tl_body_colliders_fit_bones. */
 static tl_result fit_skin(const tl_scene* scene, uint32_t skin, bool bones, tl_body_collider* out,
                           uint32_t capacity, uint32_t* count, tl_error* err) {
@@ -504,8 +451,6 @@ static tl_result fit_skin(const tl_scene* scene, uint32_t skin, bool bones, tl_b
         uint32_t part_count = fit_points(points, n, has_bone ? bone : NULL, scratch, half, parts);
         if (*count + part_count > capacity) part_count = 0;
         for (uint32_t k = 0; k < part_count; ++k) {
-            if (parts[k].shape == TL_COLLIDER_ELLIPSOID)
-                ellipsoid_poles_on_skin(sk, owner, j, &parts[k]);
             tl_body_collider* b = &out[(*count)++];
             b->joint = j;
             b->role = sk->joints[j].role;
