@@ -14,6 +14,25 @@ typedef struct edge_score {
     double squared;
 } edge_score;
 
+/* The stretches of the edge a-b in poses t0..t0+n-1 (n at most RATIO_CHUNK), as pose_ratio
+ * computes them: the squared lengths first, then the roots and quotients over a whole chunk
+ * (the tail padded), a loop of fixed length that the compiler turns into vector square roots
+ * and divisions at -O2. Both are correctly rounded, so the bits are pose_ratio's. */
+static void chunk_ratios(const float* a, const float* b, uint32_t t0, uint32_t n, float L,
+                         float* r) {
+    float sq[RATIO_CHUNK];
+    for (uint32_t u = 0; u < n; ++u) {
+        const float* x = a + 3 * (size_t)(t0 + u);
+        const float* y = b + 3 * (size_t)(t0 + u);
+        float d[3] = {x[0] - y[0], x[1] - y[1], x[2] - y[2]};
+        sq[u] = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    }
+    for (uint32_t u = n; u < RATIO_CHUNK; ++u)
+        sq[u] = 1;
+    for (uint32_t u = 0; u < RATIO_CHUNK; ++u)
+        r[u] = sqrtf(sq[u]) / L;
+}
+
 static edge_score vertex_score(const fit* f, uint32_t i, const float* pi) {
     const rig_ctx* ctx = f->ctx;
     uint32_t v = f->verts[i];
@@ -27,7 +46,7 @@ static edge_score vertex_score(const fit* f, uint32_t i, const float* pi) {
         const uint8_t* torn_in = f->torn_in + ((size_t)f->eoff[i] + (k - ctx->adj_off[v])) * f->P;
         for (uint32_t t0 = 0; t0 < f->P; t0 += RATIO_CHUNK) {
             uint32_t n = f->P - t0 < RATIO_CHUNK ? f->P - t0 : RATIO_CHUNK;
-            pose_ratios(pi, pj, t0, n, L, r); /* then the counts and the sum in pose order */
+            chunk_ratios(pi, pj, t0, n, L, r); /* then the counts and the sum in pose order */
             for (uint32_t u = 0; u < n; ++u) {
                 bool torn = is_torn(r[u]);
                 s.new_torn += torn && !torn_in[t0 + u];
