@@ -214,11 +214,13 @@ bool play_skin_locks(const tl_scene* scene, uint32_t skin, const tl_play_chain* 
 float play_chain_skin_thickness(const tl_scene* scene, const tl_play_chain* d, uint32_t index,
                                 const int32_t* lock, const float* near) {
     const tl_scene_skin* sk = &scene->skins[d->skin];
-    float* dist = malloc(sk->vertex_count * sizeof *dist + 1);
+    float points[3 * (TL_CHAIN_MAX_BONES + 1)];
+    if (rest_points(sk, d, points) < 2 || sk->vertex_count == 0) return 0; /* no segment */
+    float* dist = malloc(sk->vertex_count * sizeof *dist);
     if (!dist) return 0;
     uint32_t found = 0;
     for (uint32_t v = 0; v < sk->vertex_count; ++v)
-        if (lock[v] == (int32_t)index) dist[found++] = near[v];
+        if (lock[v] == (int32_t)index && isfinite(near[v])) dist[found++] = near[v];
     float t = 0;
     if (found) {
         qsort(dist, found, sizeof *dist, compare_float);
