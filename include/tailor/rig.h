@@ -179,6 +179,9 @@ typedef struct tl_rig_def {
     uint32_t override_count;
     tl_chain_settings chain;          /* stored with each chain (tl_default_chain_settings) */
     tl_cloth_settings cloth_settings; /* stored with each cloth (tl_default_cloth_settings) */
+    /* how the hair on a skin's head gets its chains and weights (tailor/hair.h,
+       tl_hair_rig_plan), read during tl_rig_analyze only; NULL: tl_default_hair_chain_def() */
+    const struct tl_hair_chain_def* hair;
 } tl_rig_def;
 
 tl_rig_def tl_default_rig_def(void);
