@@ -1958,6 +1958,31 @@ static void chain_joints_play(const tl_scene* scene, const tl_play_chain* chains
     tl_player_destroy(player);
 }
 
+/* The hair def given to tailor rig (tl_rig_def.hair) is the one stored with every hair chain:
+ * bob01 rigged with a damping ratio and a gravity that are not the hair default's reads them back
+ * from the file on each hair part. Before, the writer stored the hair default whatever the def. */
+static void rig_hair_def_stored(void) {
+    tl_hair_chain_def hair = tl_default_hair_chain_def();
+    hair.chain.damping_ratio = 0.8f * hair.chain.damping_ratio;
+    hair.chain.gravity = 0.5f * hair.chain.gravity + 0.25f;
+    tl_gltf* doc;
+    tl_scene* scene;
+    ENSURE(rig_style_with("bob01", "bob01-hairdef.glb", &hair, &doc, &scene));
+    uint32_t parts = 0;
+    for (uint32_t p = 0; p < scene->part_count; ++p) {
+        const tl_scene_part* part = &scene->parts[p];
+        if (part->kind != TL_PART_HAIR) continue;
+        ++parts;
+        ENSURE(part->chain.damping_ratio == hair.chain.damping_ratio);
+        ENSURE(part->chain.gravity == hair.chain.gravity);
+    }
+    printf("  bob01: %u hair parts store damping %.3f, gravity %.3f\n", parts,
+           (double)hair.chain.damping_ratio, (double)hair.chain.gravity);
+    ENSURE(parts > 0);
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+}
+
 /* The seam blend does not choose the chains (docs/hair.md "The seam blend as an option"): each
  * shared style rigged as is and with seam_steps 4 through the rig's hair def (the blend guarded
  * by the body colliders the rig fits), the same chains at rest (every chain's bones within
@@ -2613,6 +2638,7 @@ int main(int argc, char** argv) {
         {"head_ties_hold_cap_edges", head_ties_hold_cap_edges},
         {"player_inputs_from_locks", player_inputs_from_locks},
         {"locks_seam_motion", locks_seam_motion},
+        {"rig_hair_def_stored", rig_hair_def_stored},
         {"styles_play", styles_play},
         {"variants_play", variants_play},
         {"links_keep_colliders", links_keep_colliders},
