@@ -2,6 +2,7 @@
  * fitted styles as OBJ files. Each mechanism of hair.md has its case: root attachment,
  * excluded vertices, bindings rebuilt from a saved file, fragment merging, rejection of
  * distant fragments; then the ten-style audit and the command. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "test.h"
 
 #include <tailor/gltf_json.h>
@@ -980,6 +981,51 @@ static bool chains_seamed(uint32_t seam, uint32_t smooth, tl_hair_mesh* mesh, tl
     return chains_guarded(seam, smooth, NULL, 0, mesh, g, c);
 }
 
+/* The seam blend leaves the chains as chosen (seam_steps, hair.md "The seam blend as an option"):
+ * on every playable style the adapter with seam_steps 4 (unguarded) keeps the same chains (guide
+ * and joints) as with none. Failed before min_vertices was counted ahead of the blend (bob02: 7
+ * chains, 5 blended). Printed: the fewest vertices a chain dominates once blended. */
+static void seam_blend_keeps_chains(void) {
+    ENSURE(body_load());
+    const char* styles[] = {"bob01", "bob02", "braid01", "long01", "ponytail01"};
+    tl_hair_def def = tl_default_hair_def();
+    for (size_t i = 0; i < COUNT(styles); ++i) {
+        tl_hair_mesh mesh;
+        tl_hair_guides* g;
+        tl_hair_chains* c[2] = {NULL, NULL};
+        tl_error err;
+        ENSURE(style_load(styles[i], &mesh));
+        ENSURE_OK(tl_hair_guides_create(&mesh, scalp, &def, &g, &err), err);
+        for (int k = 0; k < 2; ++k) {
+            tl_hair_chain_def cdef = tl_default_hair_chain_def();
+            cdef.seam_steps = 4 * (uint32_t)k;
+            ENSURE_OK(tl_hair_chains_create(&mesh, scalp, g, &cdef, &c[k], &err), err);
+        }
+        uint32_t same = 0, fewest = UINT32_MAX;
+        for (uint32_t a = 0; a < c[0]->chain_count && a < c[1]->chain_count; ++a) {
+            const tl_hair_chain *x = &c[0]->chains[a], *y = &c[1]->chains[a];
+            same += x->guide == y->guide && x->bone_count == y->bone_count &&
+                    !memcmp(x->joints, y->joints, 3 * sizeof(float) * (x->bone_count + 1));
+            uint32_t held = 0;
+            for (uint32_t v = 0; v < mesh.vertex_count; ++v) {
+                uint32_t inf = c[1]->influence[TL_HAIR_INFLUENCES * (size_t)v];
+                held += inf != UINT32_MAX && inf / TL_CHAIN_MAX_BONES == a;
+            }
+            fewest = held < fewest ? held : fewest;
+        }
+        printf("  %s: %u chains, %u with seam_steps 4, %u the same; the fewest vertices a blended "
+               "chain dominates %u\n",
+               styles[i], c[0]->chain_count, c[1]->chain_count, same, fewest);
+        ENSURE_MSG(c[0]->chain_count > 0 && c[0]->chain_count == c[1]->chain_count &&
+                       same == c[0]->chain_count,
+                   "%s: %u chains, %u blended, %u the same", styles[i], c[0]->chain_count,
+                   c[1]->chain_count, same);
+        tl_hair_chains_destroy(c[0]), tl_hair_chains_destroy(c[1]);
+        tl_hair_guides_destroy(g);
+        tl_hair_mesh_free(&mesh);
+    }
+}
+
 /* Edges between two chains' hair that share no chain among their influences (a hard seam). */
 static uint32_t hard_seams(const tl_hair_mesh* mesh, const tl_hair_chains* c) {
     uint32_t n = 0;
@@ -1430,10 +1476,11 @@ static void ponytail_follows_truth(void) {
 /* A loaded character (*doc, *scene; a mesh attached to it when `mesh` is not NULL) through
  * tl_rig_analyze and tl_rig_apply, saved to the scratch folder as NAME and read back (the one
  * writer and the one reader); false, with both freed, on failure. */
-static bool rig_and_reload(tl_gltf** doc, tl_scene** scene, const tl_hair_mesh* mesh,
-                           const char* name, tl_error* err) {
+static bool rig_and_reload_with(tl_gltf** doc, tl_scene** scene, const tl_hair_mesh* mesh,
+                                const char* name, const tl_hair_chain_def* hair, tl_error* err) {
     tl_rig_analysis* rig = NULL;
     tl_rig_def def = tl_default_rig_def();
+    def.hair = hair;
     tl_gltf_save_def save = tl_default_gltf_save_def();
     save.overwrite = true;
     const char* out = tl_test_scratch(name);
@@ -1448,17 +1495,28 @@ static bool rig_and_reload(tl_gltf** doc, tl_scene** scene, const tl_hair_mesh* 
     return ok && tl_gltf_load(out, doc, err) == TL_OK && tl_scene_create(*doc, scene, err) == TL_OK;
 }
 
-/* A rigged character in memory: mh-STYLE.glb rigged, saved and read back (rig_and_reload). */
-static bool rig_style(const char* style, tl_gltf** doc, tl_scene** scene) {
+static bool rig_and_reload(tl_gltf** doc, tl_scene** scene, const tl_hair_mesh* mesh,
+                           const char* name, tl_error* err) {
+    return rig_and_reload_with(doc, scene, mesh, name, NULL, err);
+}
+
+/* mh-STYLE.glb rigged with the hair def given (NULL: the default), saved as NAME and read back. */
+static bool rig_style_with(const char* style, const char* name, const tl_hair_chain_def* hair,
+                           tl_gltf** doc, tl_scene** scene) {
     char path[256];
     snprintf(path, sizeof path, "cases/mh-%s.glb", style);
     tl_error err;
     *doc = NULL, *scene = NULL;
     bool ok = tl_gltf_load(tl_test_shared(path), doc, &err) == TL_OK &&
               tl_scene_create(*doc, scene, &err) == TL_OK &&
-              rig_and_reload(doc, scene, NULL, style, &err);
+              rig_and_reload_with(doc, scene, NULL, name, hair, &err);
     if (!ok) fprintf(stderr, "%s: %s\n", style, err.message);
     return ok;
+}
+
+/* A rigged character in memory: mh-STYLE.glb rigged, saved and read back (rig_and_reload). */
+static bool rig_style(const char* style, tl_gltf** doc, tl_scene** scene) {
+    return rig_style_with(style, style, NULL, doc, scene);
 }
 
 /* Every hair link keeps every body collider, shrunk as far as its rest tip needs however deep
@@ -1875,6 +1933,207 @@ static void head_ties_hold_cap_edges(void) {
     ENSURE_MSG(p99[1] < p99[0] && worst[1] < worst[0], "p99 %.3f / %.3f, max %.3f / %.3f", p99[1],
                p99[0], worst[1], worst[0]);
     ENSURE_MSG(deepest[1] <= deepest[0], "deepest %.4f / %.4f H", deepest[1], deepest[0]);
+}
+
+/* The chains' joints over the clip's first 48 frames at 30 fps, played from rest: 3 floats per
+ * chain bone per frame into out (48 x 3 x the bones). */
+static void chain_joints_play(const tl_scene* scene, const tl_play_chain* chains, uint32_t count,
+                              uint32_t clip, float* out) {
+    tl_player_def pdef = tl_default_player_def();
+    tl_player* player;
+    tl_error err;
+    ENSURE_OK(tl_player_create(scene, chains, count, &pdef, &player, &err), err);
+    tl_pose* pose = tl_pose_create(scene);
+    tl_player_start(player, clip, 0);
+    size_t k = 0;
+    for (int f = 1; f <= 48; ++f) {
+        tl_player_advance(player, pose, clip, (float)f / 30);
+        for (uint32_t c = 0; c < count; ++c)
+            for (uint32_t b = 0; b < chains[c].bone_count; ++b) {
+                uint32_t node = scene->skins[0].joints[chains[c].bone_joints[b]].node;
+                memcpy(out + 3 * k++, pose->world + 16 * (size_t)node + 12, 3 * sizeof(float));
+            }
+    }
+    tl_pose_destroy(pose);
+    tl_player_destroy(player);
+}
+
+/* The hair def given to tailor rig (tl_rig_def.hair) is the one stored with every hair chain:
+ * bob01 rigged with a damping ratio and a gravity that are not the hair default's reads them back
+ * from the file on each hair part. Before, the writer stored the hair default whatever the def. */
+static void rig_hair_def_stored(void) {
+    tl_hair_chain_def hair = tl_default_hair_chain_def();
+    hair.chain.damping_ratio = 0.8f * hair.chain.damping_ratio;
+    hair.chain.gravity = 0.5f * hair.chain.gravity + 0.25f;
+    tl_gltf* doc;
+    tl_scene* scene;
+    ENSURE(rig_style_with("bob01", "bob01-hairdef.glb", &hair, &doc, &scene));
+    uint32_t parts = 0;
+    for (uint32_t p = 0; p < scene->part_count; ++p) {
+        const tl_scene_part* part = &scene->parts[p];
+        if (part->kind != TL_PART_HAIR) continue;
+        ++parts;
+        ENSURE(part->chain.damping_ratio == hair.chain.damping_ratio);
+        ENSURE(part->chain.gravity == hair.chain.gravity);
+    }
+    printf("  bob01: %u hair parts store damping %.3f, gravity %.3f\n", parts,
+           (double)hair.chain.damping_ratio, (double)hair.chain.gravity);
+    ENSURE(parts > 0);
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+}
+
+/* The seam blend does not choose the chains (docs/hair.md "The seam blend as an option"): each
+ * shared style rigged as is and with seam_steps 4 through the rig's hair def (the blend guarded
+ * by the body colliders the rig fits), the same chains at rest (every chain's bones within
+ * 1e-5 m of one of the other rig's, both ways). Failed before the adapter counted its
+ * min_vertices before the blend (bob02 7 chains, 5 blended). Measured beside it: the player's
+ * hit radii and the chains' joints played 48 frames in Walk, HeadTurn and Jump, blended rig
+ * against unblended (the blend moves the lock hair the player reads, hair.md). */
+static void locks_seam_motion(void) {
+    const char* styles[] = {"bob01", "bob02", "braid01", "long01", "ponytail01"};
+    const char* clips[] = {"Walk", "HeadTurn", "Jump"};
+    tl_hair_chain_def blend = tl_default_hair_chain_def();
+    blend.seam_steps = 4;
+    for (size_t i = 0; i < COUNT(styles); ++i) {
+        tl_gltf *d0, *d4;
+        tl_scene *s0, *s4;
+        tl_play_chain c0[32], c4[32], same[32];
+        uint32_t n0, n4, clip, matched = 0, bones = 0;
+        tl_error err;
+        char name[64];
+        snprintf(name, sizeof name, "%s-seam4.glb", styles[i]);
+        ENSURE(rig_style(styles[i], &d0, &s0));
+        ENSURE(rig_style_with(styles[i], name, &blend, &d4, &s4));
+        ENSURE_OK(tl_play_chains_find(s0, c0, 32, &n0, &err), err);
+        ENSURE_OK(tl_play_chains_find(s4, c4, 32, &n4, &err), err);
+        const tl_scene_skin *k0 = &s0->skins[0], *k4 = &s4->skins[0];
+        float rel_max = 0, rel_sum = 0;
+        for (uint32_t c = 0; c < n0; ++c) /* c4's chain with c0[c]'s bones at rest */
+            for (uint32_t d = 0; d < n4; ++d) {
+                float far = c4[d].bone_count == c0[c].bone_count ? 0 : INFINITY;
+                for (uint32_t q = 0; q < c0[c].bone_count && far < 1e-5f; ++q)
+                    far =
+                        fmaxf(far, sqrtf(dist2(k0->joints[c0[c].bone_joints[q]].rest_world + 12,
+                                               k4->joints[c4[d].bone_joints[q]].rest_world + 12)));
+                if (!(far < 1e-5f)) continue;
+                float rel = c0[c].hit_radius > 0
+                                ? fabsf(c4[d].hit_radius - c0[c].hit_radius) / c0[c].hit_radius
+                                : 0;
+                rel_max = fmaxf(rel_max, rel), rel_sum += rel;
+                c0[matched] = c0[c], same[matched++] = c4[d], bones += c0[c].bone_count;
+                break;
+            }
+        printf("  %s: %u / %u chains, %u the same at rest; their hit radii move by %.1f%% at most, "
+               "%.1f%% on average\n",
+               styles[i], n0, n4, matched, 100 * rel_max,
+               100 * rel_sum / (float)(matched + !matched));
+        ENSURE_MSG(n0 > 0 && matched == n0 && n0 == n4, "%s: %u chains, %u blended, %u the same",
+                   styles[i], n0, n4, matched);
+        float* a = malloc(48 * 3 * sizeof(float) * bones + 1);
+        float* b = malloc(48 * 3 * sizeof(float) * bones + 1);
+        for (size_t c = 0; c < COUNT(clips); ++c) {
+            ENSURE_OK(tl_scene_find_clip(s0, clips[c], &clip, &err), err);
+            chain_joints_play(s0, c0, matched, clip, a);
+            ENSURE_OK(tl_scene_find_clip(s4, clips[c], &clip, &err), err);
+            chain_joints_play(s4, same, matched, clip, b);
+            double apart = 0, sum = 0;
+            for (size_t k = 0; k < 48 * (size_t)bones; ++k) {
+                float d = sqrtf(dist2(a + 3 * k, b + 3 * k));
+                apart = fmax(apart, d), sum += d;
+            }
+            printf("    %s %s: the chains' joints apart max %.4f H, mean %.5f H\n", styles[i],
+                   clips[c], apart / k0->height, sum / (48.0 * bones) / k0->height);
+        }
+        free(a), free(b);
+        tl_scene_destroy(s0), tl_scene_destroy(s4);
+        tl_gltf_destroy(d0), tl_gltf_destroy(d4);
+    }
+}
+
+/* The chain of joint j among chains (by bone), or -1. */
+static int32_t joint_chain(const tl_play_chain* chains, uint32_t count, uint32_t j) {
+    for (uint32_t c = 0; c < count; ++c)
+        for (uint32_t b = 0; b < chains[c].bone_count; ++b)
+            if (chains[c].bone_joints[b] == j) return (int32_t)c;
+    return -1;
+}
+
+/* The player's inputs from the locks, not the skin's dominant joints (docs/hair.md "The
+ * player's inputs from the locks"): bob01 rigged, every lock vertex beside another lock (all
+ * its weight on its own lock's bones) given 40% to the other lock's joint across the edge, as
+ * a seam blend does (its four largest kept). Each vertex keeps its lock, so the player's hit
+ * radii, sheet ties and floor, and with them the chains' motion in HeadTurn, stay bit for bit.
+ * Failed before: read from each vertex's dominant joint, a vertex split between two bones of
+ * its lock went to the other lock's. */
+static void player_inputs_from_locks(void) {
+    tl_gltf* doc;
+    tl_scene* scene;
+    tl_play_chain chains[32], blended[32];
+    uint32_t count, count2, clip, bones = 0;
+    ENSURE(style_chains("bob01", "HeadTurn", &doc, &scene, chains, &count, &clip));
+    for (uint32_t c = 0; c < count; ++c)
+        bones += chains[c].bone_count;
+    float* before = malloc(48 * 3 * sizeof(float) * bones);
+    float* after = malloc(48 * 3 * sizeof(float) * bones);
+    chain_joints_play(scene, chains, count, clip, before);
+    const tl_scene_skin* sk = &scene->skins[0];
+    const uint32_t IC = sk->influence_count;
+    float* w = (float*)sk->influence_weights; /* (the test's own copy of the file) */
+    uint32_t* jt = (uint32_t*)sk->influence_joints;
+    int32_t* lock = malloc(sizeof(int32_t) * sk->vertex_count);
+    uint32_t* other = malloc(sizeof(uint32_t) * sk->vertex_count);
+    for (uint32_t v = 0; v < sk->vertex_count; ++v) {
+        lock[v] = joint_chain(chains, count, tl_scene_skin_dominant_joint(sk, v));
+        for (uint32_t k = 0; k < IC && lock[v] >= 0; ++k)
+            if (w[v * IC + k] > 0 && joint_chain(chains, count, jt[v * IC + k]) != lock[v])
+                lock[v] = -1; /* not all on one lock */
+        other[v] = UINT32_MAX;
+    }
+    for (uint32_t t = 0; t < sk->triangle_count; ++t)
+        for (int e = 0; e < 6; ++e) { /* each edge both ways */
+            uint32_t u = sk->triangles[3 * t + e % 3], v = sk->triangles[3 * t + (e % 3 + 1) % 3];
+            if (e >= 3) {
+                uint32_t x = u;
+                u = v, v = x;
+            }
+            if (lock[u] >= 0 && lock[v] >= 0 && lock[u] != lock[v] && other[u] == UINT32_MAX)
+                other[u] = tl_scene_skin_dominant_joint(sk, v);
+        }
+    uint32_t moved = 0, flipped = 0;
+    for (uint32_t v = 0; v < sk->vertex_count; ++v) {
+        if (other[v] == UINT32_MAX) continue;
+        float* wv = w + (size_t)v * IC;
+        uint32_t low = 0;
+        for (uint32_t k = 1; k < IC; ++k)
+            low = wv[k] < wv[low] ? k : low;
+        float kept = 0;
+        for (uint32_t k = 0; k < IC; ++k)
+            kept += k == low ? 0 : wv[k];
+        for (uint32_t k = 0; k < IC; ++k)
+            wv[k] = k == low ? 0.4f : 0.6f * wv[k] / kept;
+        jt[(size_t)v * IC + low] = other[v];
+        ++moved;
+        flipped += tl_scene_skin_dominant_joint(sk, v) == other[v];
+    }
+    tl_error err;
+    ENSURE_OK(tl_play_chains_find(scene, blended, 32, &count2, &err), err);
+    ENSURE(count2 == count);
+    float radius = 0;
+    for (uint32_t c = 0; c < count; ++c)
+        radius = fmaxf(radius, fabsf(blended[c].hit_radius - chains[c].hit_radius));
+    chain_joints_play(scene, blended, count, clip, after);
+    float apart = 0;
+    for (size_t k = 0; k < 48 * 3 * (size_t)bones; ++k)
+        apart = fmaxf(apart, fabsf(after[k] - before[k]));
+    printf("  bob01 HeadTurn: %u vertices beside another lock blended 40%% (%u of them dominated "
+           "by its joint): hit radii move by %.3g m at most, the chains' joints by %.3g m\n",
+           moved, flipped, radius, apart);
+    free(before), free(after), free(lock), free(other);
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+    ENSURE(moved > 0 && flipped > 0); /* (the blend moves dominant joints) */
+    ENSURE_MSG(radius == 0 && apart == 0, "hit radii %g m, joints %g m", radius, apart);
 }
 
 /* §6 on every style with chains, in Walk, HeadTurn and Jump (24 samples): settled 3 s in the
@@ -2367,6 +2626,7 @@ int main(int argc, char** argv) {
         {"smoothed_weights", smoothed_weights},
         {"seam_weights_blend", seam_weights_blend},
         {"seam_guard_gives_back", seam_guard_gives_back},
+        {"seam_blend_keeps_chains", seam_blend_keeps_chains},
         {"head_ramp_spreads", head_ramp_spreads},
         {"unowned_hair_filled", unowned_hair_filled},
         {"chains_cover_hair", chains_cover_hair},
@@ -2376,6 +2636,9 @@ int main(int argc, char** argv) {
         {"sheet_holds_neighbours", sheet_holds_neighbours},
         {"sheet_limit_holds_seams", sheet_limit_holds_seams},
         {"head_ties_hold_cap_edges", head_ties_hold_cap_edges},
+        {"player_inputs_from_locks", player_inputs_from_locks},
+        {"locks_seam_motion", locks_seam_motion},
+        {"rig_hair_def_stored", rig_hair_def_stored},
         {"styles_play", styles_play},
         {"variants_play", variants_play},
         {"links_keep_colliders", links_keep_colliders},

@@ -1824,6 +1824,81 @@ static void test_contact_candidates_exact(void) {
     ENSURE(touching > 0 && differing == 0);
 }
 
+/* A batch's cull set up four lanes at a time (chain_cull_setup) against no cull at all: 20
+ * chains walking with staggered phases past the thigh of contact_candidates_exact (a full group
+ * and a half), the lanes mixing five colliders and three (chains 0-7: the four-lane set-up for
+ * the slots they all have, one lane at a time beyond), growth per link (8-11), a far ellipsoid
+ * in chain 13 (that lane culls by none) and five again (the half group). Each gets the bits of a
+ * twin stepped alone with its colliders and far spheres up to nine (more than the cull's slots:
+ * every tip tested against every collider). */
+static void test_batch_cull_exact(void) {
+    enum { CHAINS = 20, LINKS = 8, ALL = 9 };
+    rig r;
+    rig_straight(&r, LINKS, v3_make(0, -1, 0), 0.8f);
+    tl_chain_def def = def_for(&r);
+    const double dt = 1 / 60.0;
+    v3 seen = {0, 0, 0}; /* link 4's particle without colliders */
+    walk_particle_at(&def, 4, 200, &seen);
+    tl_chain *batch[CHAINS], *alone[CHAINS];
+    static tl_collider c[CHAINS][ALL];
+    static float growth[ALL * LINKS];
+    for (int k = 0; k < ALL * LINKS; ++k)
+        growth[k] = k < 5 * LINKS ? 0.01f * (float)(k % 3) - 0.005f : 0;
+    for (int k = 0; k < CHAINS; ++k) {
+        batch[k] = create(&def), alone[k] = create(&def);
+        ENSURE(batch[k] && alone[k]);
+    }
+    int touching = 0, touching_quads = 0, differing = 0;
+    for (int frame = 1; frame <= 360; ++frame) {
+        tl_chain_input in[CHAINS], twin[CHAINS];
+        for (int k = 0; k < CHAINS; ++k) {
+            const double shift = 0.02 * k;
+            in[k] = frame_input(clip_walk, (frame - 1) * dt + shift, frame * dt + shift);
+            qt R = qt_load(in[k].target.rotation);
+            v3 o = v3_load(in[k].target.position);
+            for (int m = 0; m < ALL; ++m) { /* (m > 0: 2-4 m away, spheres and capsules) */
+                v3 a = v3_add(seen, v3_make(0.03f, 0.25f, 0)),
+                   b = v3_add(seen, v3_make(0.03f, -0.25f, 0));
+                if (m > 0) {
+                    v3 away = v3_make((m & 1) ? 2.0f + 0.2f * m : -2.0f - 0.2f * m, 0,
+                                      (m & 2) ? 2.0f : -2.0f);
+                    a = v3_add(a, away), b = m & 4 && m < 5 ? v3_add(b, away) : a;
+                }
+                a = v3_add(o, qt_rotate(R, a)), b = v3_add(o, qt_rotate(R, b));
+                tl_collider_shape shape =
+                    m == 0 || (m & 4 && m < 5) ? TL_COLLIDER_CAPSULE : TL_COLLIDER_SPHERE;
+                c[k][m] = (tl_collider){shape,
+                                        {a.x, a.y, a.z},
+                                        {b.x, b.y, b.z},
+                                        m ? 0.3f : 0.08f,
+                                        {{0.2f, 0, 0}, {0, 0.2f, 0}, {0, 0, 0.2f}}};
+                if (k == 13 && m == 4) c[k][m].shape = TL_COLLIDER_ELLIPSOID;
+            }
+            in[k].colliders = c[k];
+            in[k].collider_count = k < 8 && k % 2 ? 3 : 5;
+            in[k].collider_growth = k >= 8 && k < 12 ? growth : NULL;
+            twin[k] = in[k];
+            twin[k].collider_count = ALL;
+        }
+        tl_chain_batch_step(test_batch(), batch, in, CHAINS, (float)dt);
+        for (int k = 0; k < CHAINS; ++k) {
+            tl_chain_step(alone[k], &twin[k], (float)dt);
+            int contacts = (int)tl_chain_get_stats(batch[k]).contacts;
+            touching += contacts, touching_quads += k < 8 ? contacts : 0;
+            differing += !same_chain(batch[k], alone[k]);
+        }
+    }
+    for (int k = 0; k < CHAINS; ++k) {
+        tl_chain_destroy(batch[k]);
+        tl_chain_destroy(alone[k]);
+    }
+    fprintf(stderr,
+            "  %d chains, 360 frames: %d link-frames touching (%d in the four-lane set-up's "
+            "lanes), %d chain-frames differ from no cull\n",
+            CHAINS, touching, touching_quads, differing);
+    ENSURE(touching_quads > 0 && differing == 0);
+}
+
 /* How far out of an ellipsoid a point is in its unit-sphere space: |q| (< 1 inside), exactly
  * in doubles. */
 static double ellipsoid_rho(const tl_collider* c, v3 p) {
@@ -2262,6 +2337,7 @@ static const tl_test_case cases[] = {
     {"ellipsoid_exact", test_ellipsoid_exact},
     {"collider_crease", test_collider_crease},
     {"contact_candidates_exact", test_contact_candidates_exact},
+    {"batch_cull_exact", test_batch_cull_exact},
     {"collider_growth_per_link", test_collider_growth_per_link},
     {"plane_and_sphere_colliders", test_plane_and_sphere_colliders},
 };

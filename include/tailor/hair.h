@@ -339,7 +339,10 @@ typedef struct tl_hair_chain_def {
     uint32_t seam_steps;     /* the same Jacobi steps on the band along the seams between chains
                                 alone (a vertex with an edge to another chain's, and one ring
                                 beside it), everything else held: the locks' skins blend where
-                                they meet; 0: off */
+                                they meet. Run once the chains are kept (min_vertices counts
+                                the weights before it), so it never changes which chains there
+                                are; in tailor rig through tl_rig_def.hair. 0: off (4 measured,
+                                hair.md "The seam blend as an option") */
     bool fill_unowned;       /* hair off the cap that no chain takes (farther than bind_mm from
                                 every chain) gets weights filled over the hair surface from the
                                 chain-bound hair and the cap around it (harmonic), not the head

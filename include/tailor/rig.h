@@ -179,6 +179,9 @@ typedef struct tl_rig_def {
     uint32_t override_count;
     tl_chain_settings chain;          /* stored with each chain (tl_default_chain_settings) */
     tl_cloth_settings cloth_settings; /* stored with each cloth (tl_default_cloth_settings) */
+    /* how the hair on a skin's head gets its chains and weights (tailor/hair.h,
+       tl_hair_rig_plan), read during tl_rig_analyze only; NULL: tl_default_hair_chain_def() */
+    const struct tl_hair_chain_def* hair;
 } tl_rig_def;
 
 tl_rig_def tl_default_rig_def(void);
@@ -320,8 +323,10 @@ typedef struct tl_rig_unskinned {
 } tl_rig_unskinned;
 
 typedef struct tl_rig_analysis {
-    tl_rig_def def;     /* the def it was made with */
-    tl_rig_skin* skins; /* one per doc->skins */
+    tl_rig_def def; /* the def it was made with (its hair pointer cleared: read in analysis only) */
+    tl_chain_settings hair_chain; /* stored with each hair chain: def.hair's, else the hair
+                                     default (tl_default_hair_chain_def) */
+    tl_rig_skin* skins;           /* one per doc->skins */
     uint32_t skin_count;
     tl_rig_part* parts; /* every part of every skin, ids 0..part_count-1 */
     uint32_t part_count;

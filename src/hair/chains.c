@@ -532,13 +532,12 @@ static void field_seam_band(weight_field* f, uint32_t rings, uint8_t* band, uint
  * weights around it instead of the head alone: left on the head it swung rigidly at the lock's
  * length (long01's lock ends 0.5 m below the scalp went 0.027 H into the back in HeadTurn) and
  * tore from the chain-bound hair beside it. Then `iterations` smoothing steps over every vertex
- * but the cap held on the head, and def->seam_steps on the band along the seams, given back where
+ * but the cap held on the head, and `seam_steps` on the band along the seams, given back where
  * they would sink hair into def->colliders (seam_guard.c). False: out of memory. */
 static bool weights_diffuse(const tl_hair_mesh* mesh, const tl_hair_chains* cs,
                             const float* scalp_d, float cap, float weld, bool fill,
-                            uint32_t iterations, const tl_hair_chain_def* def, float height,
-                            uint32_t* influence, float* weight) {
-    uint32_t seam_steps = def->seam_steps;
+                            uint32_t iterations, uint32_t seam_steps, const tl_hair_chain_def* def,
+                            float height, uint32_t* influence, float* weight) {
     size_t V = mesh->vertex_count;
     if (cs->chain_count > TL_HAIR_MAX_CHAINS) return true; /* left as weighed */
     if ((iterations == 0 && !fill && seam_steps == 0) || V == 0 || cs->chain_count == 0)
@@ -650,7 +649,11 @@ tl_result tl_hair_chains_create(const tl_hair_mesh* mesh, const tl_hair_scalp* s
     /* weigh and diffuse; the guide of a chain that would move fewer than min_vertices is
        dropped and the chains chosen again (each pass drops at least one guide, so it ends).
        Counted after the diffusion: it can take a narrow lock's every vertex over to its
-       neighbours (long01, 8 steps: a chain dominating none, its lock's thickness 0) */
+       neighbours (long01, 8 steps: a chain dominating none, its lock's thickness 0). Counted
+       before the seam blend, which runs once the chains are kept: the blend only mixes the
+       skins where locks meet, and the chains must not depend on it (bob02 had 7 chains
+       unblended, 5 with seam_steps 4) */
+    bool ok = true;
     for (;;) {
         memset(held, 0, sizeof(uint32_t) * (def->max_chains + 1));
         for (uint32_t v = 0; v < mesh->vertex_count; ++v) {
@@ -659,13 +662,9 @@ tl_result tl_hair_chains_create(const tl_hair_mesh* mesh, const tl_hair_scalp* s
             weigh(cs, mesh->positions + 3 * (size_t)v, scalp_d[v], cap_d, def->bind_mm * scale,
                   ramp_d, inf, w);
         }
-        if (!weights_diffuse(mesh, cs, scalp_d, cap_d, 0.01f * scale, def->fill_unowned,
-                             def->smooth_steps, def, scalp->height, s->influence, s->weight)) {
-            candidates_free(&cd);
-            free(dropped), free(scalp_d), free(held), free(off_cap);
-            tl_hair_chains_destroy(&s->out);
-            return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
-        }
+        ok = weights_diffuse(mesh, cs, scalp_d, cap_d, 0.01f * scale, def->fill_unowned,
+                             def->smooth_steps, 0, def, scalp->height, s->influence, s->weight);
+        if (!ok) break;
         for (uint32_t v = 0; v < mesh->vertex_count; ++v) {
             uint32_t c = dominant_chain(s->influence + TL_HAIR_INFLUENCES * (size_t)v);
             if (c != UINT32_MAX) held[c]++;
@@ -678,6 +677,13 @@ tl_result tl_hair_chains_create(const tl_hair_mesh* mesh, const tl_hair_scalp* s
         cs->rigid = cs->chain_count == 0;
     }
     candidates_free(&cd);
+    ok = ok && weights_diffuse(mesh, cs, scalp_d, cap_d, 0.01f * scale, false, 0, def->seam_steps,
+                               def, scalp->height, s->influence, s->weight);
+    if (!ok) {
+        free(dropped), free(scalp_d), free(held), free(off_cap);
+        tl_hair_chains_destroy(&s->out);
+        return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    }
     cs->bound_vertices = 0;
     for (uint32_t v = 0; v < mesh->vertex_count; ++v)
         cs->bound_vertices += s->influence[TL_HAIR_INFLUENCES * (size_t)v] != UINT32_MAX;

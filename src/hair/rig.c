@@ -215,7 +215,7 @@ bool tl_hair_rig_plan(tl_rig_analysis* a, const tl_scene* scene, uint32_t skin) 
     tl_hair_guides* guides = NULL;
     tl_hair_chains* chains = NULL;
     tl_hair_def def = tl_default_hair_def();
-    tl_hair_chain_def cdef = tl_default_hair_chain_def();
+    tl_hair_chain_def cdef = a->def.hair ? *a->def.hair : tl_default_hair_chain_def();
     tl_collider world[TL_BODY_COLLIDERS_MAX];
     if (found)
         cdef.colliders = world, cdef.collider_count = rest_colliders(scene, skin, &cdef, world);

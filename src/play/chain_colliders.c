@@ -107,6 +107,11 @@ uint32_t play_chain_colliders(const tl_scene* scene, const tl_play_chain* d,
     return kept;
 }
 
+static int compare_float(const void* a, const void* b) {
+    float x = *(const float*)a, y = *(const float*)b;
+    return (x > y) - (x < y);
+}
+
 static float segment_distance(const float p[3], const float a[3], const float b[3]) {
     float ab[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
     float ap[3] = {p[0] - a[0], p[1] - a[1], p[2] - a[2]};
@@ -117,31 +122,105 @@ static float segment_distance(const float p[3], const float a[3], const float b[
     return length3(q);
 }
 
-static int compare_float(const void* a, const void* b) {
-    float x = *(const float*)a, y = *(const float*)b;
-    return (x > y) - (x < y);
+/* The chain of every joint of the skin (an index into chains), -1 for the others. */
+static void joint_chains(const tl_scene_skin* sk, uint32_t skin, const tl_play_chain* chains,
+                         uint32_t count, int32_t* chain_of) {
+    for (uint32_t j = 0; j < sk->joint_count; ++j)
+        chain_of[j] = -1;
+    for (uint32_t c = 0; c < count; ++c)
+        for (uint32_t b = 0; chains[c].skin == skin && b < chains[c].bone_count; ++b)
+            if (chains[c].bone_joints[b] < sk->joint_count)
+                chain_of[chains[c].bone_joints[b]] = (int32_t)c;
 }
 
-float play_chain_skin_thickness(const tl_scene* scene, const tl_play_chain* d) {
+/* Vertex v's largest side (its weights on one chain's bones summed, on every other joint
+ * alone): its chain, or -1; *joint its joint of most weight (first of equals); *blended
+ * whether another chain weighs it too. */
+static int32_t vertex_side(const tl_scene_skin* sk, const int32_t* chain_of, uint32_t count,
+                           uint32_t v, uint32_t* joint, bool* blended) {
+    const uint32_t IC = sk->influence_count;
+    const uint32_t* joints = sk->influence_joints + (size_t)v * IC;
+    const float* w = sk->influence_weights + (size_t)v * IC;
+    /* a side's key: its chain, or count + the joint */
+#define SIDE_KEY(k) (chain_of[joints[k]] >= 0 ? (uint32_t)chain_of[joints[k]] : count + joints[k])
+    uint32_t best = 0;
+    float best_sum = -INFINITY;
+    for (uint32_t k = 0; k < IC; ++k) {
+        float sum = 0;
+        for (uint32_t i = 0; i < IC; ++i)
+            if (SIDE_KEY(i) == SIDE_KEY(k)) sum += w[i];
+        if (sum > best_sum) best = k, best_sum = sum;
+    }
+    uint32_t pick = best;
+    *blended = false;
+    for (uint32_t k = 0; k < IC; ++k) {
+        if (SIDE_KEY(k) == SIDE_KEY(best) && w[k] > w[pick]) pick = k;
+        *blended |= w[k] > 0 && chain_of[joints[k]] >= 0 && SIDE_KEY(k) != SIDE_KEY(best);
+    }
+#undef SIDE_KEY
+    *joint = joints[pick];
+    return chain_of[joints[best]];
+}
+
+/* The bone of the chains nearest the rest point p (the last of equals, as the hair adapter
+ * picks), its chain into *chain and its distance into *near. */
+static uint32_t nearest_bone(const tl_scene_skin* sk, uint32_t skin, const tl_play_chain* chains,
+                             uint32_t count, const float* p, int32_t* chain, float* near) {
+    uint32_t joint = UINT32_MAX;
+    *near = INFINITY, *chain = -1;
+    for (uint32_t c = 0; c < count; ++c) {
+        if (chains[c].skin != skin) continue;
+        float points[3 * (TL_CHAIN_MAX_BONES + 1)];
+        uint32_t n = rest_points(sk, &chains[c], points);
+        for (uint32_t b = 0; b + 1 < n; ++b) {
+            float d = segment_distance(p, points + 3 * b, points + 3 * b + 3);
+            if (d <= *near) *near = d, *chain = (int32_t)c, joint = chains[c].bone_joints[b];
+        }
+    }
+    return joint;
+}
+
+bool play_skin_locks(const tl_scene* scene, uint32_t skin, const tl_play_chain* chains,
+                     uint32_t count, int32_t* lock, uint32_t* joint, float* near) {
+    const tl_scene_skin* sk = &scene->skins[skin];
+    int32_t* chain_of = malloc((sk->joint_count + 1) * sizeof *chain_of);
+    if (!chain_of) return false;
+    joint_chains(sk, skin, chains, count, chain_of);
+    for (uint32_t v = 0; v < sk->vertex_count; ++v) {
+        const float* p = sk->rest_positions + 3 * (size_t)v;
+        uint32_t j, nearest;
+        bool blended;
+        int32_t c = vertex_side(sk, chain_of, count, v, &j, &blended), n = -1;
+        float d = INFINITY;
+        if (c < 0) {
+            j = tl_scene_skin_dominant_joint(sk, v);
+        } else if (!blended) { /* one lock weighs it: that lock's, as weighed */
+            float points[3 * (TL_CHAIN_MAX_BONES + 1)];
+            uint32_t m = rest_points(sk, &chains[c], points);
+            for (uint32_t i = 0; i + 1 < m; ++i)
+                d = fminf(d, segment_distance(p, points + 3 * i, points + 3 * i + 3));
+        } else { /* several: the lock whose bones lie nearest, as the hair adapter weighed it
+                    before the seams were blended (hair/chains.c weigh) */
+            nearest = nearest_bone(sk, skin, chains, count, p, &n, &d);
+            if (n >= 0) c = n, j = nearest;
+        }
+        lock[v] = c, joint[v] = j;
+        if (near) near[v] = d;
+    }
+    free(chain_of);
+    return true;
+}
+
+float play_chain_skin_thickness(const tl_scene* scene, const tl_play_chain* d, uint32_t index,
+                                const int32_t* lock, const float* near) {
     const tl_scene_skin* sk = &scene->skins[d->skin];
     float points[3 * (TL_CHAIN_MAX_BONES + 1)];
-    uint32_t count = rest_points(sk, d, points);
-    if (count < 2 || sk->vertex_count == 0) return 0;
+    if (rest_points(sk, d, points) < 2 || sk->vertex_count == 0) return 0; /* no segment */
     float* dist = malloc(sk->vertex_count * sizeof *dist);
     if (!dist) return 0;
     uint32_t found = 0;
-    for (uint32_t v = 0; v < sk->vertex_count; ++v) {
-        uint32_t dominant = tl_scene_skin_dominant_joint(sk, v);
-        bool mine = false;
-        for (uint32_t b = 0; b < d->bone_count && !mine; ++b)
-            mine = d->bone_joints[b] == dominant;
-        if (!mine) continue;
-        const float* p = sk->rest_positions + 3 * (size_t)v;
-        float near = INFINITY;
-        for (uint32_t i = 0; i + 1 < count; ++i)
-            near = fminf(near, segment_distance(p, points + 3 * i, points + 3 * i + 3));
-        dist[found++] = near;
-    }
+    for (uint32_t v = 0; v < sk->vertex_count; ++v)
+        if (lock[v] == (int32_t)index && isfinite(near[v])) dist[found++] = near[v];
     float t = 0;
     if (found) {
         qsort(dist, found, sizeof *dist, compare_float);

@@ -15,9 +15,20 @@ uint32_t play_chain_colliders(const tl_scene* scene, const tl_play_chain* d,
                               const tl_body_collider* all, uint32_t n, tl_body_collider* out,
                               float* growth);
 
-/* The thickness of the skin chain d moves: the 90th percentile of the rest distances from
- * its bones' polyline of the vertices its bones dominate, bind units; 0 without any or when
- * scratch memory fails. */
-float play_chain_skin_thickness(const tl_scene* scene, const tl_play_chain* d);
+/* Per vertex of the skin, the lock it belongs to, read so that blending the weights between
+ * neighbouring locks does not move it (docs/hair.md "The player's inputs from the locks"): a
+ * vertex whose largest side is a chain's (each chain's bones summed, every other joint alone)
+ * belongs to the chain whose rest bones lie nearest, as the hair adapter weighed it before any
+ * diffusion; lock[v] that chain (an index into chains[0..count)) and joint[v] its nearest bone,
+ * near[v] (may be NULL) the distance. Others: -1, their dominant joint, INFINITY. False: out of
+ * memory. */
+bool play_skin_locks(const tl_scene* scene, uint32_t skin, const tl_play_chain* chains,
+                     uint32_t count, int32_t* lock, uint32_t* joint, float* near);
+
+/* The thickness of the skin chain d (chains[index] of play_skin_locks' lock and near) moves: the
+ * 90th percentile of its lock's vertices' rest distances from its bones, bind units; 0 without
+ * any or when scratch memory fails. */
+float play_chain_skin_thickness(const tl_scene* scene, const tl_play_chain* d, uint32_t index,
+                                const int32_t* lock, const float* near);
 
 #endif

@@ -5,6 +5,8 @@
  * more than the stretch the seam's skin allows. */
 #include "play/hair_sheet.h"
 
+#include "play/chain_colliders.h"
+
 #include "base/mat4.h"
 
 #include <tailor/colliders.h>
@@ -107,25 +109,29 @@ static float link_param(const tl_scene_skin* sk, const tl_play_chain* c, uint32_
     return u < 0 ? 0 : u > 1 ? 1 : u;
 }
 
-/* The edges of one skin between links of two coupled chains, as ties (duplicates kept). */
-static bool skin_ties(play_sheet* s, size_t* capacity, const tl_scene_skin* sk, uint32_t skin,
+/* The edges of one skin between links of two coupled chains, as ties (duplicates kept). A
+ * vertex's link is its lock's (play_skin_locks), so a seam blended between two locks keeps its
+ * ties. */
+static bool skin_ties(play_sheet* s, size_t* capacity, const tl_scene* scene, uint32_t skin,
                       const tl_play_chain* descs) {
+    const tl_scene_skin* sk = &scene->skins[skin];
     int32_t* owner = malloc(sizeof(int32_t) * 2 * (sk->joint_count + 1));
-    if (!owner) return false;
-    int32_t* bone = owner + sk->joint_count + 1;
-    bool any = false, ok = true;
-    for (uint32_t j = 0; j < sk->joint_count; ++j)
+    int32_t* lock = malloc(sizeof(int32_t) * (sk->vertex_count + 1));
+    uint32_t* side = malloc(sizeof(uint32_t) * (sk->vertex_count + 1));
+    bool any = false, ok = owner && lock && side;
+    int32_t* bone = ok ? owner + sk->joint_count + 1 : NULL;
+    for (uint32_t j = 0; ok && j < sk->joint_count; ++j)
         owner[j] = bone[j] = -1;
-    for (uint32_t i = 0; i < s->count; ++i)
+    for (uint32_t i = 0; ok && i < s->count; ++i)
         for (uint32_t b = 0;
              descs[i].skin == skin && descs[i].sheet_rate > 0 && b < descs[i].bone_count; ++b)
             owner[descs[i].bone_joints[b]] = (int32_t)i, bone[descs[i].bone_joints[b]] = (int32_t)b,
             any = true;
+    ok = ok && (!any || play_skin_locks(scene, skin, descs, s->count, lock, side, NULL));
     for (uint32_t t = 0; any && ok && t < sk->triangle_count; ++t)
         for (int e = 0; e < 3 && ok; ++e) {
             uint32_t u = sk->triangles[3 * t + e], v = sk->triangles[3 * t + (e + 1) % 3];
-            uint32_t ju = tl_scene_skin_dominant_joint(sk, u),
-                     jv = tl_scene_skin_dominant_joint(sk, v);
+            uint32_t ju = side[u], jv = side[v];
             int32_t a = owner[ju], b = owner[jv];
             if (a < 0 && b >= 0) { /* the chain's end first */
                 uint32_t w = u;
@@ -158,7 +164,7 @@ static bool skin_ties(play_sheet* s, size_t* capacity, const tl_scene_skin* sk, 
             if (ok && bb > 0)
                 ok = tie_add(s, capacity, (uint32_t)a, ba, 1, (uint32_t)b, bb - 1, 1, 0, seam);
         }
-    free(owner);
+    free(owner), free(lock), free(side);
     return ok;
 }
 
@@ -189,8 +195,7 @@ bool play_sheet_create(const tl_scene* scene, const tl_play_chain* descs, uint32
     s->count = count;
     size_t capacity = 0;
     for (uint32_t skin = 0; skin < scene->skin_count; ++skin)
-        if (!skin_ties(s, &capacity, &scene->skins[skin], skin, descs))
-            return play_sheet_destroy(s), false;
+        if (!skin_ties(s, &capacity, scene, skin, descs)) return play_sheet_destroy(s), false;
     ties_merge(s);
     if (s->tie_count == 0) return play_sheet_destroy(s), true;
     s->pos = calloc(3 * TL_CHAIN_MAX_BONES * (size_t)count, sizeof(float));

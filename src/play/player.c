@@ -58,7 +58,6 @@ tl_player_def tl_default_player_def(void) {
 
 tl_result tl_play_chains_find(const tl_scene* scene, tl_play_chain* out, uint32_t capacity,
                               uint32_t* count, tl_error* err) {
-    (void)err; /* the scene checked the parts when it was built */
     *count = 0;
     for (uint32_t i = 0; i < scene->part_count; ++i) {
         const tl_scene_part* part = &scene->parts[i];
@@ -80,30 +79,46 @@ tl_result tl_play_chains_find(const tl_scene* scene, tl_play_chain* out, uint32_
         /* hair hangs in front of the shoulders too: the tail's plane behind the hips is not
            its */
         if (part->kind == TL_PART_HAIR) c->settings.hips_plane_enabled = false;
-        /* a hair chain's particles run inside its lock: the lock's skin keeps off the body */
-        if (part->kind == TL_PART_HAIR) c->hit_radius = play_chain_skin_thickness(scene, c);
         if (part->kind == TL_PART_HAIR) c->sheet_rate = TL_PLAY_HAIR_SHEET_RATE;
+    }
+    /* a hair chain's particles run inside its lock: the lock's skin keeps off the body */
+    uint32_t found = *count < capacity ? *count : capacity;
+    for (uint32_t skin = 0; skin < scene->skin_count; ++skin) {
+        const tl_scene_skin* sk = &scene->skins[skin];
+        int32_t* lock = malloc(sk->vertex_count * sizeof *lock + 1);
+        uint32_t* joint = malloc(sk->vertex_count * sizeof *joint + 1);
+        float* near = malloc(sk->vertex_count * sizeof *near + 1);
+        bool ok =
+            lock && joint && near && play_skin_locks(scene, skin, out, found, lock, joint, near);
+        for (uint32_t i = 0, c = 0; ok && i < scene->part_count && c < found; ++i) {
+            tl_part_kind kind = scene->parts[i].kind;
+            if (kind != TL_PART_TAIL && kind != TL_PART_HAIR) continue;
+            if (kind == TL_PART_HAIR && out[c].skin == skin)
+                out[c].hit_radius = play_chain_skin_thickness(scene, &out[c], c, lock, near);
+            ++c;
+        }
+        free(lock), free(joint), free(near);
+        if (!ok) return tl_error_set(err, TL_ERROR_MEMORY, "play: out of memory");
     }
     return TL_OK;
 }
 
 /* The body's floor (spring-chain.md §8): the lowest rest vertex along up among the skin
- * that no chain bone dominates, so a tail drooping below the soles does not lower it. */
+ * of no chain's lock (play_skin_locks), so a tail drooping below the soles does not lower it. */
 static float body_floor(const tl_scene* scene, const tl_play_chain* chains, uint32_t count,
                         uint32_t skin) {
     const tl_scene_skin* sk = &scene->skins[skin];
+    int32_t* lock = malloc(sk->vertex_count * sizeof *lock + 1);
+    uint32_t* joint = malloc(sk->vertex_count * sizeof *joint + 1);
     float floor = INFINITY;
-    for (uint32_t v = 0; v < sk->vertex_count; ++v) {
-        uint32_t dominant = tl_scene_skin_dominant_joint(sk, v);
-        bool chain_skin = false;
-        for (uint32_t c = 0; c < count && !chain_skin; ++c)
-            for (uint32_t b = 0; b < chains[c].bone_count && chains[c].skin == skin; ++b)
-                chain_skin = chain_skin || chains[c].bone_joints[b] == dominant;
-        if (chain_skin) continue;
-        const float* p = sk->rest_positions + 3 * (size_t)v;
-        float h = p[0] * sk->up[0] + p[1] * sk->up[1] + p[2] * sk->up[2];
-        if (h < floor) floor = h;
-    }
+    if (lock && joint && play_skin_locks(scene, skin, chains, count, lock, joint, NULL))
+        for (uint32_t v = 0; v < sk->vertex_count; ++v) {
+            if (lock[v] >= 0) continue;
+            const float* p = sk->rest_positions + 3 * (size_t)v;
+            float h = p[0] * sk->up[0] + p[1] * sk->up[1] + p[2] * sk->up[2];
+            if (h < floor) floor = h;
+        }
+    free(lock), free(joint);
     return isfinite(floor) ? floor : sk->floor;
 }
 

@@ -445,6 +445,7 @@ tl_result tl_rig_analyze_modes(const tl_scene* scene, const tl_rig_def* def,
         if (!ok) break;
         a->def = *def;
         a->def.mode = modes[k];
+        a->hair_chain = def->hair ? def->hair->chain : tl_default_hair_chain_def().chain;
         a->skin_count = scene->skin_count;
     }
     /* the worked parts are the same in every mode; the first mode decides them */
@@ -461,6 +462,9 @@ tl_result tl_rig_analyze_modes(const tl_scene* scene, const tl_rig_def* def,
         }
         return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     }
+    /* the caller's hair def is read during the analysis only; hair_chain keeps what is stored */
+    for (uint32_t k = 0; k < count; ++k)
+        out[k]->def.hair = NULL;
     return TL_OK;
 }
 

@@ -14,12 +14,33 @@ typedef struct edge_score {
     double squared;
 } edge_score;
 
-static edge_score vertex_score(const fit* f, uint32_t i, const float* pi) {
+/* The stretches of the edge a-b in poses t0..t0+n-1 (n at most RATIO_CHUNK), as pose_ratio
+ * computes them: the squared lengths first, then the roots and quotients over a whole chunk
+ * (the tail padded), a loop of fixed length that the compiler turns into vector square roots
+ * and divisions at -O2. Both are correctly rounded, so the bits are pose_ratio's. */
+static void chunk_ratios(const float* a, const float* b, uint32_t t0, uint32_t n, float L,
+                         float* r) {
+    float sq[RATIO_CHUNK];
+    for (uint32_t u = 0; u < n; ++u) {
+        const float* x = a + 3 * (size_t)(t0 + u);
+        const float* y = b + 3 * (size_t)(t0 + u);
+        float d[3] = {x[0] - y[0], x[1] - y[1], x[2] - y[2]};
+        sq[u] = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    }
+    for (uint32_t u = n; u < RATIO_CHUNK; ++u)
+        sq[u] = 1;
+    for (uint32_t u = 0; u < RATIO_CHUNK; ++u)
+        r[u] = sqrtf(sq[u]) / L;
+}
+
+/* Vertex i's score, cut short once its new tears exceed `limit` (UINT32_MAX: never): the
+ * judgements below need no more to know it is worse (no_worse compares new tears first). */
+static edge_score vertex_score(const fit* f, uint32_t i, const float* pi, uint32_t limit) {
     const rig_ctx* ctx = f->ctx;
     uint32_t v = f->verts[i];
     edge_score s = {0, 0, 0, 0};
     float r[RATIO_CHUNK];
-    for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1]; ++k) {
+    for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1] && s.new_torn <= limit; ++k) {
         int32_t j = f->local[ctx->adj[k]];
         float L = ctx->adj_len[k];
         if (j < 0 || !(L > 1e-6f * ctx->H)) continue;
@@ -27,7 +48,7 @@ static edge_score vertex_score(const fit* f, uint32_t i, const float* pi) {
         const uint8_t* torn_in = f->torn_in + ((size_t)f->eoff[i] + (k - ctx->adj_off[v])) * f->P;
         for (uint32_t t0 = 0; t0 < f->P; t0 += RATIO_CHUNK) {
             uint32_t n = f->P - t0 < RATIO_CHUNK ? f->P - t0 : RATIO_CHUNK;
-            pose_ratios(pi, pj, t0, n, L, r); /* then the counts and the sum in pose order */
+            chunk_ratios(pi, pj, t0, n, L, r); /* then the counts and the sum in pose order */
             for (uint32_t u = 0; u < n; ++u) {
                 bool torn = is_torn(r[u]);
                 s.new_torn += torn && !torn_in[t0 + u];
@@ -178,7 +199,8 @@ static uint32_t revert_singles(fit* f, const uint32_t* sequence, uint8_t* revert
         m->dirty[i] &= (uint8_t)~DIRTY_SINGLE;
         float* pi = f->pos + (size_t)i * f->P * 3;
         memcpy(trial, f->pos_in + (size_t)i * f->P * 3, bytes);
-        edge_score in = vertex_score(f, i, trial), fitted = vertex_score(f, i, pi);
+        edge_score fitted = vertex_score(f, i, pi, UINT32_MAX);
+        edge_score in = vertex_score(f, i, trial, fitted.new_torn);
         if (no_worse(&in, &fitted)) {
             memcpy(pi, trial, bytes);
             reverted[i] = 1;
@@ -210,14 +232,17 @@ static uint32_t revert_pairs(fit* f, const uint32_t* sequence, uint8_t* reverted
             if (!edge_tears_anew(f, i, j, k, ctx->adj_len[k])) continue;
             float* pi = f->pos + (size_t)i * f->P * 3;
             float* pj = f->pos + (size_t)j * f->P * 3;
-            edge_score a = vertex_score(f, i, pi), b = vertex_score(f, j, pj);
+            edge_score a = vertex_score(f, i, pi, UINT32_MAX),
+                       b = vertex_score(f, j, pj, UINT32_MAX);
             edge_score fitted = {a.new_torn + b.new_torn, a.torn + b.torn, 0,
                                  a.squared + b.squared};
             memcpy(trial, pi, bytes);
             memcpy(pi, f->pos_in + (size_t)i * f->P * 3, bytes);
             memcpy(trial2, pj, bytes);
             memcpy(pj, f->pos_in + (size_t)j * f->P * 3, bytes);
-            a = vertex_score(f, i, pi), b = vertex_score(f, j, pj);
+            a = vertex_score(f, i, pi, fitted.new_torn);
+            b = a.new_torn > fitted.new_torn ? (edge_score){0, 0, 0, 0}
+                                             : vertex_score(f, j, pj, fitted.new_torn - a.new_torn);
             edge_score in = {a.new_torn + b.new_torn, a.torn + b.torn, 0, a.squared + b.squared};
             if (no_worse(&in, &fitted)) {
                 reverted[i] = reverted[j] = 1;
@@ -255,6 +280,11 @@ static uint32_t revert_patches(fit* f, const uint32_t* sequence, uint8_t* revert
         if (!anew) continue;
         uint32_t size = 1, from = 0, grown = 0;
         edge_score fitted = {0, 0, 0, 0}; /* the patch's score with its fitted weights */
+        /* each member's score with the patch given back: a member two rings inside the newest
+           has every neighbour given back already in the trial before, so its score is kept
+           (summed in the same order: the same bits) */
+        edge_score kept[FIT_PATCH_MAX];
+        uint8_t known[FIT_PATCH_MAX] = {0};
         patch[0] = i;
         reverted[i] = 3; /* marks the patch while it grows */
         bool done = false;
@@ -271,11 +301,14 @@ static uint32_t revert_patches(fit* f, const uint32_t* sequence, uint8_t* revert
                     patch[size++] = (uint32_t)j;
                 }
             }
+            for (uint32_t m = grown; m < end; ++m) /* the ring before: its neighbours changed */
+                known[m] = 0;
             grown = end;
             edge_score in = {0, 0, 0, 0};
             for (uint32_t m = from; m < size; ++m) { /* the new ring's fitted score, kept */
                 float* pm = f->pos + (size_t)patch[m] * f->P * 3;
-                edge_score a = vertex_score(f, patch[m], pm);
+                edge_score a = vertex_score(f, patch[m], pm, UINT32_MAX);
+                known[m] = 0;
                 fitted.new_torn += a.new_torn, fitted.torn += a.torn, fitted.squared += a.squared;
                 memcpy(saved + (size_t)m * f->P * 3, pm, bytes);
             }
@@ -283,9 +316,15 @@ static uint32_t revert_patches(fit* f, const uint32_t* sequence, uint8_t* revert
             for (uint32_t m = 0; m < size; ++m)
                 memcpy(f->pos + (size_t)patch[m] * f->P * 3,
                        f->pos_in + (size_t)patch[m] * f->P * 3, bytes);
-            for (uint32_t m = 0; m < size; ++m) {
-                edge_score a = vertex_score(f, patch[m], f->pos + (size_t)patch[m] * f->P * 3);
-                in.new_torn += a.new_torn, in.torn += a.torn, in.squared += a.squared;
+            for (uint32_t m = 0; m < size && in.new_torn <= fitted.new_torn; ++m) {
+                if (!known[m]) { /* cut short once the patch is worse: not kept then */
+                    uint32_t limit = fitted.new_torn - in.new_torn;
+                    kept[m] =
+                        vertex_score(f, patch[m], f->pos + (size_t)patch[m] * f->P * 3, limit);
+                    known[m] = kept[m].new_torn <= limit;
+                }
+                in.new_torn += kept[m].new_torn, in.torn += kept[m].torn;
+                in.squared += kept[m].squared;
             }
             done = no_worse(&in, &fitted);
             if (!done)
@@ -421,7 +460,7 @@ static uint32_t repair_vertices(fit* f, const uint8_t* reverted, float* trial, u
         if (reverted[i] || f->ncand[i] < 2 || !(retry[i] & 1)) continue;
         retry[i] &= (uint8_t)~1;
         float* pi = f->pos + (size_t)i * f->P * 3;
-        edge_score now = vertex_score(f, i, pi);
+        edge_score now = vertex_score(f, i, pi, UINT32_MAX);
         if (now.new_torn == 0) continue;
         double keep[FIT_CANDIDATES], w[FIT_CANDIDATES];
         for (uint32_t c = 0; c < f->ncand[i]; ++c)
@@ -433,7 +472,7 @@ static uint32_t repair_vertices(fit* f, const uint8_t* reverted, float* trial, u
             for (uint32_t c = 0; c < f->ncand[i]; ++c)
                 f->w[i * C + c] = w[c];
             rig_fit_free_positions(f, i);
-            edge_score s = vertex_score(f, i, pi);
+            edge_score s = vertex_score(f, i, pi, now.new_torn - 1); /* kept only below */
             kept = s.new_torn < now.new_torn && s.torn <= now.torn &&
                    (!f->in_part[i] || s.near <= now.near);
         }

@@ -87,9 +87,8 @@ static json_t* part_json(const tl_gltf* doc, const tl_rig_analysis* a, tl_part_k
     json_object_set(tailor, TL_SCHEMA_BONE_NAMES, bone_names);
     json_object_set_new(tailor, TL_SCHEMA_RADII, radii);
     /* hair keeps its modelled shape: its own settings (tailor/hair.h) */
-    json_object_set_new(
-        tailor, TL_SCHEMA_CHAIN,
-        chain_json(kind == TL_PART_HAIR ? tl_default_hair_chain_def().chain : a->def.chain));
+    json_object_set_new(tailor, TL_SCHEMA_CHAIN,
+                        chain_json(kind == TL_PART_HAIR ? a->hair_chain : a->def.chain));
     return tailor;
 }
 

@@ -197,14 +197,7 @@ static void setup_lane(lane_frame* f, int l, const frame_plan* fp, int n, bool p
     }
     f->has_hips[l] = fp->has_hips;
     f->colliders[l] = fp->colliders, f->collider_count[l] = fp->collider_count;
-    f->growth[l] = fp->collider_growth, f->links = n;
-    if (fp->collider_count == 0 && (l == 0 || f->cull_count == 0)) {
-        /* what chain_cull_setup does for a lane without colliders among lanes without slots */
-        if (l == 0) f->cull_count = 0;
-        f->cull_all[l] = 0;
-        return;
-    }
-    chain_cull_setup(f, l);
+    f->growth[l] = fp->collider_growth, f->links = n; /* (the cull: chain_cull_setup) */
 }
 
 #if defined(__SSE__)
@@ -385,6 +378,7 @@ static void step_alone(frame_plan* fp) {
     gather_state_1(links, 0, c, &serial, &stamp);
     settings_lane(&f.settings, 0, c, n);
     setup_lane(&f, 0, fp, n, true);
+    chain_cull_setup(&f, 1);
     for (long j = 1; j <= fp->steps; ++j) {
         f.t[0] = chain_step_time(fp, j);
         chain_lanes_steps(links, n, &f, 1, c->velocity_feedback);
@@ -469,6 +463,7 @@ static void group_begin(group_run* r, lane_group* lead, frame_plan* plans, int c
 #endif
     for (int l = 0; l < r->lanes; ++l)
         setup_lane(&r->f, l, &plans[l < count ? l : 0], n, l >= quads);
+    chain_cull_setup(&r->f, r->lanes);
 }
 
 /* Where internal step j falls in each lane's frame. */

@@ -3,11 +3,13 @@
  * floor and the body colliders (spring-chain.md §1, §3, §4, §7). */
 #include "chain_parts.h"
 
+#include <stddef.h>
+
 /* ---- one internal step of LANES chains (spring-chain.md §1, §3, §4, §7) ---- */
 
 /* The point of the sphere |p - h| = len with dot(n, p) >= c nearest the candidate p: the
  * circle where the sphere meets the plane. u is clamped, so the link never stretches. */
-static v3 project_onto_circle(v3 h, float len, v3 p, v3 n, float c, v3 fallback) {
+KERNEL v3 project_onto_circle(v3 h, float len, v3 p, v3 n, float c, v3 fallback) {
     float u = (c - v3_dot(n, h)) / len;
     u = u > 1 ? 1 : (u < -1 ? -1 : u);
     v3 d = v3_sub(p, h);
@@ -24,19 +26,29 @@ static v3 project_onto_circle(v3 h, float len, v3 p, v3 n, float c, v3 fallback)
     return v3_add(h, v3_scale(v3_madd(v3_scale(t, sqrtf(1.0f - u * u)), n, u), len));
 }
 
+/* A collider as one contact call meets it (contact_collider_of): grown for the link, and for a
+ * sphere or capsule the values each of its tests worked out again (the segment, its squared
+ * length, the squared radius), worked out once: the same operations, so the same bits. */
+typedef struct contact_collider {
+    const tl_collider* c; /* planes, ellipsoids (grown: &grown) */
+    tl_collider grown;
+    int shape;
+    v3 a, ab;              /* a sphere's centre; a capsule's segment a..a+ab */
+    float ab2, radius, r2; /* |ab|^2, the radius grown, its square */
+} contact_collider;
+
 /* A sphere or capsule as the ball that matters for p (*centre, *radius); false when p is
  * outside. A capsule is the sphere around the segment's point nearest p. (Planes and
- * ellipsoids have their own tests below.) */
-static bool collider_inside(const tl_collider* c, v3 p, v3* centre, float* radius) {
-    v3 a = v3_load(c->a);
+ * ellipsoids have their own tests below.) Inlined: the sweeps call it on every pass. */
+KERNEL bool collider_inside(const contact_collider* c, v3 p, v3* centre, float* radius) {
+    v3 a = c->a;
     if (c->shape == TL_COLLIDER_CAPSULE) {
-        v3 ab = v3_sub(v3_load(c->b), a);
-        float t = v3_dot(ab, ab) > 0 ? v3_dot(v3_sub(p, a), ab) / v3_dot(ab, ab) : 0;
-        a = v3_madd(a, ab, t < 0 ? 0 : t > 1 ? 1 : t);
+        float t = c->ab2 > 0 ? v3_dot(v3_sub(p, a), c->ab) / c->ab2 : 0;
+        a = v3_madd(a, c->ab, t < 0 ? 0 : t > 1 ? 1 : t);
     }
     *centre = a, *radius = c->radius;
     v3 d = v3_sub(p, a);
-    return v3_dot(d, d) < c->radius * c->radius;
+    return v3_dot(d, d) < c->r2;
 }
 
 /* An ellipsoid in its unit-sphere space q (p = a + sum q_k axes[k]): the surface point radially
@@ -120,7 +132,9 @@ static bool v3_same_bits(v3 a, v3 b) {
  * |p - head| = len outside it) and takes its velocity into the collider away, the tangential
  * part damped by `slip` (friction). A capsule is refined once more (its nearest point moves
  * as the tip does); a collider swallowing the whole rope sphere leaves the tip where it is. */
-static bool collide(const tl_collider* c, v3 head, float len, v3 rest, float slip, v3* pp, v3* vp) {
+static bool collide(const contact_collider* cc, v3 head, float len, v3 rest, float slip, v3* pp,
+                    v3* vp) {
+    const tl_collider* c = cc->c;
     v3 p = *pp, centre, normal;
     float radius;
     bool moved = false;
@@ -149,9 +163,9 @@ static bool collide(const tl_collider* c, v3 head, float len, v3 rest, float sli
         return true;
     }
     bool stale = true; /* whether centre is not yet p's (collider_inside of p sets it) */
-    for (int pass = 0; pass < (c->shape == TL_COLLIDER_CAPSULE ? 3 : 1); ++pass) {
+    for (int pass = 0; pass < (cc->shape == TL_COLLIDER_CAPSULE ? 3 : 1); ++pass) {
         stale = false;
-        if (!collider_inside(c, p, &centre, &radius)) break;
+        if (!collider_inside(cc, p, &centre, &radius)) break;
         /* outside the sphere on the rope sphere: (x - head).d <= m, d towards the centre */
         v3 to = v3_sub(centre, head);
         float D = v3_length(to);
@@ -164,34 +178,40 @@ static bool collide(const tl_collider* c, v3 head, float len, v3 rest, float sli
         p = q, stale = true;
     }
     if (!moved) return false;
-    if (stale) collider_inside(c, p, &centre, &radius);
+    if (stale) collider_inside(cc, p, &centre, &radius);
     normal = v3_normalize_or(v3_sub(p, centre), v3_sub(p, head));
     *vp = v3_scale(contact_velocity(*vp, v3_scale(v3_sub(p, head), 1.0f / len), normal), slip);
     *pp = p;
     return true;
 }
 
-/* Collider k as link `link` meets it: grown by its growth (tl_chain_input.collider_growth) into
- * *tmp, or NULL when the growth leaves no size (the link is free of it). Without growth, or a
- * growth of 0, the collider itself. */
-static const tl_collider* collider_for(const tl_collider* colliders, const float* growth, int links,
-                                       int k, int link, tl_collider* tmp) {
+/* Collider k as link `link` meets it, into *cc: grown by its growth
+ * (tl_chain_input.collider_growth); false when the growth leaves no size (the link is free of
+ * it). Without growth, or a growth of 0, the collider itself. */
+static bool contact_collider_of(const tl_collider* colliders, const float* growth, int links, int k,
+                                int link, contact_collider* cc) {
     const tl_collider* c = &colliders[k];
     float g = growth ? growth[(size_t)k * links + link] : 0;
-    if (g == 0 || c->shape == TL_COLLIDER_PLANE) return c;
-    *tmp = *c;
-    if (c->shape != TL_COLLIDER_ELLIPSOID) {
-        tmp->radius = c->radius + g;
-        return tmp->radius > 0 ? tmp : NULL;
+    cc->c = c, cc->shape = c->shape;
+    if (c->shape == TL_COLLIDER_PLANE) return true;
+    if (c->shape != TL_COLLIDER_ELLIPSOID) { /* (a sphere or capsule) */
+        cc->radius = g == 0 ? c->radius : c->radius + g;
+        if (g != 0 && !(cc->radius > 0)) return false;
+        cc->a = v3_load(c->a), cc->ab = (v3){0, 0, 0};
+        if (c->shape == TL_COLLIDER_CAPSULE) cc->ab = v3_sub(v3_load(c->b), cc->a);
+        cc->ab2 = v3_dot(cc->ab, cc->ab), cc->r2 = cc->radius * cc->radius;
+        return true;
     }
+    if (g == 0) return true;
+    cc->grown = *c, cc->c = &cc->grown;
     for (int a = 0; a < 3; ++a) { /* (as src/play grows them: the same bits) */
         const float* x = c->axes[a];
         float len = sqrtf(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
-        if (!(len > 0) || !(len + g > 0)) return NULL;
+        if (!(len > 0) || !(len + g > 0)) return false;
         for (int j = 0; j < 3; ++j)
-            tmp->axes[a][j] = x[j] * (len + g) / len;
+            cc->grown.axes[a][j] = x[j] * (len + g) / len;
     }
-    return tmp;
+    return true;
 }
 
 /* Slots [from, to) of lane l: unused (nothing is inside). */
@@ -203,7 +223,7 @@ static void cull_clear(lane_frame* f, int l, int from, int to) {
     }
 }
 
-/* Lane l's colliders as the cull's slots (lanes are set up in order, lane 0 first; the slots
+/* The lanes' colliders as the cull's slots, once a frame for all of a group's lanes (the slots
  * below cull_count that a lane does not use are cleared, so a frame without colliders writes
  * none). A tip outside every slot's grown ball or capsule is outside every collider by
  * collider_inside's test too, so the contact pass would leave it as it is: skipping it changes
@@ -239,31 +259,112 @@ KERNEL bool cull_bound_of(const tl_collider* c, const float* growth, int links, 
     return true;
 }
 
-void chain_cull_setup(lane_frame* f, int l) {
-    if (l == 0) f->cull_count = 0;
-    const int count = f->collider_count[l];
-    bool all = count > CULL_COLLIDERS;
-    int used = 0;
-    for (int m = 0; m < count && !all; ++m, ++used) {
-        cull_bound b;
-        const float* growth = f->growth[l] ? f->growth[l] + (size_t)m * f->links : NULL;
-        if (!cull_bound_of(&f->colliders[l][m], growth, f->links, &b)) {
-            all = true;
-            break;
+/* Slot m of lane l from its m-th collider (used: how many of its colliders it culls by).
+ * Another shape or a bound that is not finite leaves the lane without slots (cull_all: the
+ * contact pass runs). */
+KERNEL void cull_slot(lane_frame* restrict f, int m, int l, int* restrict used) {
+    cull_bound b;
+    const float* growth = f->growth[l] ? f->growth[l] + (size_t)m * f->links : NULL;
+    if (m >= used[l] || !cull_bound_of(&f->colliders[l][m], growth, f->links, &b)) {
+        if (m < used[l]) { /* (another shape, or not finite) */
+            f->cull_all[l] = 1, used[l] = 0;
+            cull_clear(f, l, 0, m);
         }
-        f->cull_ax[m][l] = b.a.x, f->cull_ay[m][l] = b.a.y, f->cull_az[m][l] = b.a.z;
-        f->cull_bx[m][l] = b.ab.x, f->cull_by[m][l] = b.ab.y, f->cull_bz[m][l] = b.ab.z;
-        f->cull_inv[m][l] = b.inv;
-        f->cull_r2[m][l] = b.r2;
+        cull_clear(f, l, m, m + 1);
+        return;
     }
-    if (all) used = 0; /* (the contact pass runs anyway) */
-    f->cull_all[l] = all;
-    if (used > f->cull_count) { /* the lanes before have none of the new slots */
-        for (int j = 0; j < l; ++j)
-            cull_clear(f, j, f->cull_count, used);
-        f->cull_count = used;
+    f->cull_ax[m][l] = b.a.x, f->cull_ay[m][l] = b.a.y, f->cull_az[m][l] = b.a.z;
+    f->cull_bx[m][l] = b.ab.x, f->cull_by[m][l] = b.ab.y, f->cull_bz[m][l] = b.ab.z;
+    f->cull_inv[m][l] = b.inv;
+    f->cull_r2[m][l] = b.r2;
+}
+
+#if defined(__SSE2__)
+/* cull_bound_of for slot m of lanes l..l+3 at once, none with growth: each lane's collider
+ * (shape, a; b, radius: two vectors) a transpose, then the same operations in the same order,
+ * so the same values. False (nothing written) for another shape or a bound that is not finite
+ * (cull_slot then). */
+static bool cull_slots4(lane_frame* f, int m, int l) {
+    _Static_assert(sizeof(tl_collider_shape) == 4 && offsetof(tl_collider, a) == 4 &&
+                       offsetof(tl_collider, b) == 16 && offsetof(tl_collider, radius) == 28,
+                   "a collider's shape, a, b and radius: two vectors");
+    const float* c[4];
+    for (int j = 0; j < 4; ++j)
+        c[j] = (const float*)&f->colliders[l + j][m];
+    __m128 shape = _mm_loadu_ps(c[0]), ax = _mm_loadu_ps(c[1]), ay = _mm_loadu_ps(c[2]),
+           az = _mm_loadu_ps(c[3]);
+    __m128 bx = _mm_loadu_ps(c[0] + 4), by = _mm_loadu_ps(c[1] + 4), bz = _mm_loadu_ps(c[2] + 4),
+           r = _mm_loadu_ps(c[3] + 4);
+    _MM_TRANSPOSE4_PS(shape, ax, ay, az);
+    _MM_TRANSPOSE4_PS(bx, by, bz, r);
+    const __m128i kind = _mm_castps_si128(shape);
+    const __m128 capsule =
+        _mm_castsi128_ps(_mm_cmpeq_epi32(kind, _mm_set1_epi32(TL_COLLIDER_CAPSULE)));
+    const __m128 sphere =
+        _mm_castsi128_ps(_mm_cmpeq_epi32(kind, _mm_set1_epi32(TL_COLLIDER_SPHERE)));
+    if (_mm_movemask_ps(_mm_or_ps(capsule, sphere)) != 15) return false; /* another shape */
+    const __m128 zero = _mm_setzero_ps(), magnitude = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff));
+    const __m128 infinity = _mm_set1_ps(INFINITY);
+    __m128 abx = _mm_and_ps(capsule, _mm_sub_ps(bx, ax)),
+           aby = _mm_and_ps(capsule, _mm_sub_ps(by, ay)),
+           abz = _mm_and_ps(capsule, _mm_sub_ps(bz, az)); /* (a sphere: 0) */
+    __m128 ab2 =
+        _mm_add_ps(_mm_add_ps(_mm_mul_ps(abx, abx), _mm_mul_ps(aby, aby)), _mm_mul_ps(abz, abz));
+    __m128 r_abs = _mm_and_ps(magnitude, r), size = _mm_and_ps(magnitude, ax);
+    size = _mm_add_ps(size, _mm_and_ps(magnitude, ay));
+    size = _mm_add_ps(size, _mm_and_ps(magnitude, az));
+    size = _mm_add_ps(size, _mm_and_ps(magnitude, abx));
+    size = _mm_add_ps(size, _mm_and_ps(magnitude, aby));
+    size = _mm_add_ps(size, _mm_and_ps(magnitude, abz));
+    size = _mm_add_ps(size, r_abs);
+    __m128 grown =
+        _mm_add_ps(_mm_mul_ps(r_abs, _mm_set1_ps(1 + 1e-3f)), _mm_mul_ps(_mm_set1_ps(1e-5f), size));
+    __m128 inv = _mm_and_ps(_mm_cmpgt_ps(ab2, zero), _mm_div_ps(_mm_set1_ps(1.0f), ab2));
+    __m128 grown2 = _mm_mul_ps(grown, grown);
+    __m128 finite = _mm_and_ps(_mm_cmplt_ps(_mm_and_ps(magnitude, grown), infinity),
+                               _mm_cmplt_ps(_mm_and_ps(magnitude, inv), infinity));
+    finite = _mm_and_ps(finite, _mm_cmplt_ps(grown2, infinity));
+    if (_mm_movemask_ps(finite) != 15) return false;
+    __m128 sized = _mm_cmpneq_ps(r, zero); /* r2 -1 where the radius is 0 */
+    __m128 r2 = _mm_or_ps(_mm_and_ps(sized, grown2), _mm_andnot_ps(sized, _mm_set1_ps(-1.0f)));
+    _mm_storeu_ps(&f->cull_ax[m][l], ax), _mm_storeu_ps(&f->cull_ay[m][l], ay);
+    _mm_storeu_ps(&f->cull_az[m][l], az), _mm_storeu_ps(&f->cull_bx[m][l], abx);
+    _mm_storeu_ps(&f->cull_by[m][l], aby), _mm_storeu_ps(&f->cull_bz[m][l], abz);
+    _mm_storeu_ps(&f->cull_inv[m][l], inv), _mm_storeu_ps(&f->cull_r2[m][l], r2);
+    return true;
+}
+#endif
+
+void chain_cull_setup(lane_frame* f, int lanes) {
+    int used[LANES]; /* the colliders each lane culls by: all, or none (cull_all) */
+    f->cull_count = 0;
+    for (int l = 0; l < lanes; ++l) { /* (another shape: cull_slot or cull_slots4 see it) */
+        const int count = f->collider_count[l];
+        f->cull_all[l] = count > CULL_COLLIDERS, used[l] = f->cull_all[l] ? 0 : count;
+        if (used[l] > f->cull_count) f->cull_count = used[l];
     }
-    cull_clear(f, l, used, f->cull_count);
+#if defined(__SSE2__) /* four lanes at a time for the slots each of them has without growth */
+    int quad[LANES / 4];
+    for (int q = 0; 4 * q + 4 <= lanes; ++q) {
+        quad[q] = CULL_COLLIDERS;
+        for (int l = 4 * q; l < 4 * q + 4; ++l)
+            if (f->growth[l] || used[l] < quad[q]) quad[q] = f->growth[l] ? 0 : used[l];
+    }
+#endif
+    int quads = 0; /* (lanes in fours) */
+#if defined(__SSE2__)
+    quads = lanes / 4 * 4;
+    for (int m = 0; m < f->cull_count && quads > 0; ++m)
+        for (int l = 0; l < quads; l += 4) {
+            if (m < quad[l / 4] && cull_slots4(f, m, l)) continue;
+            quad[l / 4] = 0; /* (a lane may have lost its slots) */
+            for (int j = l; j < l + 4; ++j)
+                cull_slot(f, m, j, used);
+        }
+#endif
+    for (int l = quads; l < lanes; ++l) /* (a chain alone: one lane) */
+        for (int m = 0, count = f->cull_count; m < count; ++m)
+            cull_slot(f, m, l, used);
 }
 
 /* The colliders of lane l that a tip on the rope sphere |p - head| = len may be inside, in
@@ -288,6 +389,48 @@ static int contact_candidates(const lane_frame* f, int l, v3 head, float len, in
         if (v3_dot(d, d) < r * r) list[count++] = m;
     }
     return count;
+}
+
+/* The crease sweeps: a tip pushed out of one collider into an overlapping one is pushed again,
+ * up to eight sweeps, until one moves nothing; whether any moved it. candidates: how many of the
+ * colliders list holds (contact_candidates), each prepared once for all the sweeps; -1: every
+ * collider, each prepared as it is met. */
+static bool contact_sweeps(const tl_collider* colliders, int collider_count, const float* growth,
+                           int links, int link, const int* list, int candidates, v3 head, float len,
+                           v3 rest, float slip, v3* p, v3* v) {
+    contact_collider ready[CULL_COLLIDERS];
+    int count = 0;
+    for (int j = 0; j < candidates; ++j) /* (those the growth leaves no size are left out) */
+        count += contact_collider_of(colliders, growth, links, list[j], link, &ready[count]);
+    if (candidates < 0) count = collider_count;
+    bool moved = false;
+    for (int sweep = 0; sweep < 8 && count > 0; ++sweep) {
+        bool again = false;
+        for (int j = 0; j < count; ++j) {
+            if (candidates >= 0) {
+                again |= collide(&ready[j], head, len, rest, slip, p, v);
+                continue;
+            }
+            contact_collider cc;
+            if (contact_collider_of(colliders, growth, links, j, link, &cc))
+                again |= collide(&cc, head, len, rest, slip, p, v);
+        }
+#ifndef NDEBUG /* a collider passed over leaves the tip as it is */
+        for (int k = 0, j = 0; k < collider_count && candidates >= 0; ++k) {
+            if (j < candidates && list[j] == k) {
+                ++j;
+                continue;
+            }
+            contact_collider cc;
+            v3 q = *p, u = *v;
+            assert(!(contact_collider_of(colliders, growth, links, k, link, &cc) &&
+                     collide(&cc, head, len, rest, slip, &q, &u)));
+        }
+#endif
+        if (!again) break;
+        moved = true;
+    }
+    return moved;
 }
 
 /* The contact pass for one lane's tip (rare: scalar): the plane behind the hips, the floor,
@@ -323,35 +466,12 @@ bool chain_contact(const lane_frame* f, int l, int link, v3 head, float len, v3 
         moved = true;
         *touch = true;
     }
-    /* a tip pushed out of one collider into an overlapping one (a crease of the body) is
-       pushed again: up to eight sweeps, until one moves nothing */
+    /* the body's colliders, those within the rope's reach (a crease of the body: sweeps) */
     int list[CULL_COLLIDERS];
     const int candidates = contact_candidates(f, l, head, len, list);
-    const int count = candidates < 0 ? f->collider_count[l] : candidates;
-    for (int sweep = 0; sweep < 8 && count > 0; ++sweep) {
-        bool again = false;
-        for (int j = 0; j < count; ++j) {
-            const int k = candidates < 0 ? j : list[j];
-            tl_collider tmp;
-            const tl_collider* c =
-                collider_for(f->colliders[l], f->growth[l], f->links, k, link, &tmp);
-            if (c && collide(c, head, len, rest, f->slip[l], &p, &v)) again = moved = *touch = true;
-        }
-#ifndef NDEBUG /* a collider passed over leaves the tip as it is */
-        for (int k = 0, j = 0; k < f->collider_count[l] && candidates >= 0; ++k) {
-            if (j < candidates && list[j] == k) {
-                ++j;
-                continue;
-            }
-            tl_collider tmp;
-            const tl_collider* c =
-                collider_for(f->colliders[l], f->growth[l], f->links, k, link, &tmp);
-            v3 q = p, u = v;
-            assert(!(c && collide(c, head, len, rest, f->slip[l], &q, &u)));
-        }
-#endif
-        if (!again) break;
-    }
+    if (contact_sweeps(f->colliders[l], f->collider_count[l], f->growth[l], f->links, link, list,
+                       candidates, head, len, rest, f->slip[l], &p, &v))
+        moved = *touch = true;
     *pp = p, *vp = v;
     return moved;
 }
@@ -391,23 +511,10 @@ void chain_output_near(const frame_plan* fp, const float* tips, int n, bool* nea
 bool chain_contact_output(const frame_plan* fp, const lane_frame* f, int l, int link, v3 head,
                           float len, v3* p) {
     v3 v = {0, 0, 0}, rest = v3_scale(v3_sub(*p, head), 1.0f / len);
-    bool moved = false;
     int list[CULL_COLLIDERS];
     const int candidates = f ? contact_candidates(f, l, head, len, list) : -1;
-    const int count = candidates < 0 ? fp->collider_count : candidates;
-    for (int sweep = 0; sweep < 8 && count > 0; ++sweep) {
-        bool again = false;
-        for (int j = 0; j < count; ++j) {
-            const int k = candidates < 0 ? j : list[j];
-            tl_collider tmp;
-            const tl_collider* c =
-                collider_for(fp->colliders, fp->collider_growth, fp->chain->n, k, link, &tmp);
-            again |= c && collide(c, head, len, rest, 1.0f, p, &v);
-        }
-        if (!again) break;
-        moved = true;
-    }
-    return moved;
+    return contact_sweeps(fp->colliders, fp->collider_count, fp->collider_growth, fp->chain->n,
+                          link, list, candidates, head, len, rest, 1.0f, p, &v);
 }
 
 #define LANE_COUNT LANES

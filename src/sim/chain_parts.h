@@ -358,7 +358,8 @@ SIM_INTERNAL void chain_lanes_finite(const void* links, int n, bool* finite);
 SIM_INTERNAL void chain_lanes_outputs(const void* links, void* out, int n, float* t, float* gx,
                                       float* gy, float* gz, float* gw, float* hx, float* hy,
                                       float* hz, float* s, const lane_frame* f, int lanes);
-SIM_INTERNAL void chain_cull_setup(lane_frame* f, int l);
+/* the cull's slots of lanes 0..lanes-1 from their colliders (setup after every lane's) */
+SIM_INTERNAL void chain_cull_setup(lane_frame* f, int lanes);
 SIM_INTERNAL bool chain_contact(const lane_frame* f, int l, int link, v3 head, float len, v3 rest,
                                 v3* pp, v3* vp, bool* touch);
 SIM_INTERNAL bool chain_contact_output(const frame_plan* fp, const lane_frame* f, int l, int link,
