@@ -2136,6 +2136,149 @@ static void player_inputs_from_locks(void) {
     ENSURE_MSG(radius == 0 && apart == 0, "hit radii %g m, joints %g m", radius, apart);
 }
 
+/* The hair bound to no chain bone (the cap, and hair no chain took) against
+ * the posed body skin (tl_body_skin_mask's), in `samples` poses of the clip's skeleton: each such
+ * vertex outside the skin at rest and within 0.03 H of it, its signed distance to the nearest
+ * body triangle (by that face's normal) among those within 0.03 H at rest. */
+typedef struct skin_pen {
+    float deepest;     /* the deepest into the skin, file units (0: none) */
+    uint32_t over;     /* vertex-samples more than 1 mm (human scale) inside */
+    uint32_t vertices; /* the vertices measured */
+    uint32_t worst;    /* the deepest's union vertex */
+} skin_pen;
+
+/* The body skin's vertex normals at `pos` (area-weighted face normals, not normalised). */
+static void skin_normals(const tl_scene_skin* sk, const uint8_t* on_body, const float* pos,
+                         float* normals) {
+    memset(normals, 0, 3 * sizeof(float) * sk->vertex_count);
+    for (uint32_t t = 0; t < sk->triangle_count; ++t) {
+        const uint32_t* i = sk->triangles + 3 * (size_t)t;
+        if (!on_body[i[0]] || !on_body[i[1]] || !on_body[i[2]]) continue;
+        const float *a = pos + 3 * (size_t)i[0], *b = pos + 3 * (size_t)i[1],
+                    *c = pos + 3 * (size_t)i[2];
+        float ab[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+        float ac[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+        float n[3] = {ab[1] * ac[2] - ab[2] * ac[1], ab[2] * ac[0] - ab[0] * ac[2],
+                      ab[0] * ac[1] - ab[1] * ac[0]};
+        for (int k = 0; k < 3; ++k)
+            for (int j = 0; j < 3; ++j)
+                normals[3 * (size_t)i[k] + j] += n[j];
+    }
+}
+
+/* The signed distance of p to a triangle: negative when p lies behind the skin's normal
+ * interpolated at the nearest point (smooth, so a point off an edge or a corner is not taken
+ * inside by the one face it happens to be nearest). */
+static float skin_signed(const float* pos, const float* normals, const uint32_t* tri,
+                         const float* p) {
+    const float *a = pos + 3 * (size_t)tri[0], *b = pos + 3 * (size_t)tri[1],
+                *c = pos + 3 * (size_t)tri[2];
+    float bary[3], side = 0;
+    float d = sqrtf(tl_mesh_triangle_nearest(p, a, b, c, bary));
+    for (int k = 0; k < 3; ++k) {
+        float q = bary[0] * a[k] + bary[1] * b[k] + bary[2] * c[k];
+        float n = bary[0] * normals[3 * (size_t)tri[0] + k] +
+                  bary[1] * normals[3 * (size_t)tri[1] + k] +
+                  bary[2] * normals[3 * (size_t)tri[2] + k];
+        side += (p[k] - q) * n;
+    }
+    return side < 0 ? -d : d;
+}
+
+/* The nearest of a vertex's listed triangles at `pos`: its signed distance. */
+static float skin_nearest(const tl_scene_skin* sk, const float* pos, const float* normals,
+                          const uint32_t* list, uint32_t from, uint32_t to, const float* p) {
+    float best = INFINITY, sd = INFINITY;
+    for (uint32_t i = from; i < to; ++i) {
+        float d = skin_signed(pos, normals, sk->triangles + 3 * (size_t)list[i], p);
+        if (fabsf(d) < best) best = fabsf(d), sd = d;
+    }
+    return sd;
+}
+
+static skin_pen hair_skin_penetration(const tl_scene* scene, uint32_t clip, uint32_t samples) {
+    const tl_scene_skin* sk = &scene->skins[0];
+    skin_pen out = {-1, 0, 0, UINT32_MAX}; /* -1: failed (asserted by the caller) */
+    float reach = 0.03f * sk->height, mm = sk->height / TL_HAIR_HUMAN_MM;
+    uint8_t* on_body = malloc(sk->vertex_count);
+    uint8_t* chain_bone = calloc(sk->joint_count, 1); /* the hair chains' bones */
+    uint32_t *off = calloc(sk->vertex_count + 1, sizeof(uint32_t)), *list = NULL;
+    float* skinned = malloc(3 * sizeof(float) * sk->vertex_count);
+    float* normals = malloc(3 * sizeof(float) * sk->vertex_count);
+    float* joints = malloc(16 * sizeof(float) * sk->joint_count);
+    tl_pose* pose = tl_pose_create(scene);
+    size_t n = 0, cap = 0;
+    if (!on_body || !chain_bone || !off || !skinned || !normals || !joints || !pose ||
+        sk->body.head == TL_NONE || tl_body_skin_mask(scene, 0, on_body, NULL) != TL_OK)
+        goto done;
+    skin_normals(sk, on_body, sk->rest_positions, normals);
+    out.deepest = 0;
+    for (uint32_t i = 0; i < scene->part_count; ++i)
+        for (uint32_t b = 0; scene->parts[i].kind == TL_PART_HAIR && b < scene->parts[i].bone_count;
+             ++b)
+            chain_bone[scene->parts[i].bone_joints[b]] = 1;
+    for (uint32_t v = 0; v < sk->vertex_count; ++v) {
+        off[v] = (uint32_t)n;
+        bool on_chain = on_body[v];
+        for (uint32_t k = 0; k < sk->influence_count; ++k) {
+            size_t at = (size_t)v * sk->influence_count + k;
+            on_chain |= sk->influence_weights[at] > 0 && chain_bone[sk->influence_joints[at]];
+        }
+        if (on_chain) continue;
+        const float* p = sk->rest_positions + 3 * (size_t)v;
+        size_t first = n;
+        for (uint32_t t = 0; t < sk->triangle_count; ++t) {
+            const uint32_t* i = sk->triangles + 3 * (size_t)t;
+            if (!on_body[i[0]] || !on_body[i[1]] || !on_body[i[2]]) continue;
+            bool near = true; /* the box test before the exact one */
+            for (int k = 0; k < 3 && near; ++k) {
+                float lo =
+                    fminf(fminf(sk->rest_positions[3 * i[0] + k], sk->rest_positions[3 * i[1] + k]),
+                          sk->rest_positions[3 * i[2] + k]);
+                float hi =
+                    fmaxf(fmaxf(sk->rest_positions[3 * i[0] + k], sk->rest_positions[3 * i[1] + k]),
+                          sk->rest_positions[3 * i[2] + k]);
+                near = p[k] >= lo - reach && p[k] <= hi + reach;
+            }
+            if (!near || fabsf(skin_signed(sk->rest_positions, normals, i, p)) > reach) continue;
+            if (n == cap) {
+                uint32_t* grown = realloc(list, (cap = cap ? 2 * cap : 4096) * sizeof *list);
+                if (!grown) {
+                    out.deepest = -1;
+                    goto done;
+                }
+                list = grown;
+            }
+            list[n++] = t;
+        }
+        /* inside the skin at rest: not new penetration */
+        if (n > first && skin_nearest(sk, sk->rest_positions, normals, list, (uint32_t)first,
+                                      (uint32_t)n, p) < 0)
+            n = first;
+        out.vertices += n > first;
+    }
+    off[sk->vertex_count] = (uint32_t)n;
+    for (uint32_t s = 0; s < samples; ++s) {
+        float t = samples > 1 ? scene->clips[clip].duration * (float)s / (float)(samples - 1) : 0;
+        tl_pose_sample(pose, scene, clip, t);
+        tl_pose_joint_matrices(pose, scene, 0, joints);
+        tl_scene_skin_positions(scene, 0, joints, skinned);
+        skin_normals(sk, on_body, skinned, normals);
+        for (uint32_t v = 0; v < sk->vertex_count; ++v) {
+            if (off[v] == off[v + 1]) continue;
+            float d = -skin_nearest(sk, skinned, normals, list, off[v], off[v + 1],
+                                    skinned + 3 * (size_t)v);
+            if (d > out.deepest) out.deepest = d, out.worst = v;
+            out.over += d > mm;
+        }
+    }
+done:
+    tl_pose_destroy(pose);
+    free(on_body), free(chain_bone), free(off), free(list), free(skinned), free(normals),
+        free(joints);
+    return out;
+}
+
 /* §6 on every style with chains, in Walk, HeadTurn and Jump (24 samples): settled 3 s in the
  * bind pose the hair keeps its modelled shape (rest sag <= 5 mm; failed before the hair chains'
  * carry was turned off for every lock: a carry of 0° from straight down still lifted locks
@@ -2153,11 +2296,19 @@ static void styles_play(void) {
         tl_scene* scene;
         ENSURE(rig_style(styles[i], &doc, &scene));
         tl_hair_measure h[3];
+        float skin[3];
         for (int c = 0; c < 3; ++c) {
             uint32_t clip;
             tl_error err;
             ENSURE_OK(tl_scene_find_clip(scene, clips[c], &clip, &err), err);
             ENSURE_OK(tl_hair_measure_clip(scene, 0, clip, 24, &h[c], &err), err);
+            skin_pen sp = hair_skin_penetration(scene, clip, 24);
+            ENSURE(sp.deepest >= 0);
+            printf("  %s %s: skin penetration %.4f H (%.1f mm, vertex %u), %u vertex-samples over "
+                   "1 mm of %u vertices\n",
+                   styles[i], clips[c], sp.deepest / scene->skins[0].height, 1000 * sp.deepest,
+                   sp.worst, sp.over, sp.vertices);
+            skin[c] = sp.deepest / scene->skins[0].height;
             printf("  %s %s: rest sag %.4f mm, root drift %.2g m, collider penetration %.4f H, "
                    "free motion %.1f mm, all hair p99 %.3f max %.3f torn %.3f%% (body %.3f / "
                    "%.3f)\n",
@@ -2176,11 +2327,40 @@ static void styles_play(void) {
             if (!strict) continue;
             ENSURE_MSG(h[c].collider_penetration <= 0.002f, "%s %s: penetration %.4f H", styles[i],
                        clips[c], h[c].collider_penetration);
+            ENSURE_MSG(skin[c] <= 0.002f, "%s %s: skin penetration %.4f H", styles[i], clips[c],
+                       skin[c]);
             const tl_stretch_stats *a = &h[c].stretch, *b = &h[c].stretch_body;
             ENSURE_MSG(a->count > 0 && a->p99 <= b->p99 && a->max <= b->max && a->torn_pct <= 0.1f,
                        "%s %s: all hair p99 %.3f max %.3f torn %.3f%% (body %.3f / %.3f)",
                        styles[i], clips[c], a->p99, a->max, a->torn_pct, b->p99, b->max);
         }
+    }
+}
+
+/* Cap hair lying on the nape and the sides of the neck follows the neck's skin (hair_nape_bind):
+ * in HeadTurn the hair bound to no chain goes no deeper into the posed body skin than the spec's
+ * penetration bar (0.002 H). Failed on the head-alone binding: bob02 0.0029 H, ponytail01
+ * 0.0050 H (nape hair 1.4 mm off the neck's skin at rest, 8.4 mm into it). bob01, braid01 and
+ * long01 still miss it (docs/hair.md "Hair lying on the neck"), so they are printed by
+ * styles_play and asserted there only with TL_HAIR_STRICT. */
+static void nape_hair_follows_neck(void) {
+    const char* styles[] = {"bob02", "ponytail01"};
+    for (size_t i = 0; i < COUNT(styles); ++i) {
+        tl_gltf* doc;
+        tl_scene* scene;
+        ENSURE(rig_style(styles[i], &doc, &scene));
+        uint32_t clip;
+        tl_error err;
+        ENSURE_OK(tl_scene_find_clip(scene, "HeadTurn", &clip, &err), err);
+        skin_pen sp = hair_skin_penetration(scene, clip, 24);
+        float h = scene->skins[0].height;
+        tl_scene_destroy(scene);
+        tl_gltf_destroy(doc);
+        printf("  %s HeadTurn: skin penetration %.4f H, %u vertex-samples over 1 mm of %u\n",
+               styles[i], sp.deepest / h, sp.over, sp.vertices);
+        ENSURE(sp.deepest >= 0 && sp.vertices > 0);
+        ENSURE_MSG(sp.deepest <= 0.002f * h, "%s HeadTurn: hair %.4f H into the skin", styles[i],
+                   sp.deepest / h);
     }
 }
 
@@ -2209,8 +2389,8 @@ static void variants_play(void) {
     const tl_scene_skin* sk = &body->skins[0];
     const float* head = sk->joints[sk->body.head].rest_world + 12;
     float mm = sk->height / TL_HAIR_HUMAN_MM;
-    double sum_p99 = 0, sum_max = 0, sum_torn = 0, sum_pen = 0;
-    uint32_t cells = 0, over = 0;
+    double sum_p99 = 0, sum_max = 0, sum_torn = 0, sum_pen = 0, sum_skin = 0;
+    uint32_t cells = 0, over = 0, skin_over = 0;
     for (size_t s = 0; s < COUNT(styles); ++s)
         for (size_t k = 0; k < COUNT(variants); ++k) {
             tl_hair_mesh mesh;
@@ -2233,6 +2413,13 @@ static void variants_play(void) {
                 tl_hair_measure h;
                 ENSURE_OK(tl_scene_find_clip(scene, clips[c], &clip, &err), err);
                 ENSURE_OK(tl_hair_measure_clip(scene, 0, clip, 24, &h, &err), err);
+                skin_pen sp = hair_skin_penetration(scene, clip, 24);
+                ENSURE(sp.deepest >= 0);
+                printf("  %-10s %-6s %-8s skin penetration %.4f H (%.1f mm), %u vertex-samples "
+                       "over 1 mm of %u vertices\n",
+                       styles[s], variants[k], clips[c], sp.deepest / scene->skins[0].height,
+                       1000 * sp.deepest, sp.over, sp.vertices);
+                sum_skin += sp.deepest / scene->skins[0].height, skin_over += sp.over;
                 printf("  %-10s %-6s %-8s %2u chains: rest sag %.4f mm, root drift %.2g m, "
                        "collider penetration %.4f H, free motion %.1f mm, all hair p99 %.3f max "
                        "%.3f torn %.3f%% (body %.3f / %.3f)\n",
@@ -2258,6 +2445,8 @@ static void variants_play(void) {
     printf("  variants: %u cells, summed p99 %.3f max %.3f torn %.3f%%, penetration %.4f H, %u "
            "over 0.002 H\n",
            cells, sum_p99, sum_max, sum_torn, sum_pen, over);
+    printf("  variants: skin penetration summed %.4f H, %u vertex-samples over 1 mm\n", sum_skin,
+           skin_over);
 }
 
 /* Reads accessor `name` of a primitive's attributes (or "indices") as floats. */
@@ -2640,6 +2829,7 @@ int main(int argc, char** argv) {
         {"locks_seam_motion", locks_seam_motion},
         {"rig_hair_def_stored", rig_hair_def_stored},
         {"styles_play", styles_play},
+        {"nape_hair_follows_neck", nape_hair_follows_neck},
         {"variants_play", variants_play},
         {"links_keep_colliders", links_keep_colliders},
         {"guide_layer_follows_hair", guide_layer_follows_hair},

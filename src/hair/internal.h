@@ -101,4 +101,12 @@ typedef struct hair_seam_field {
 bool hair_seam_guard(const hair_seam_field* f, const uint8_t* band, const float* a0, float* a,
                      const tl_collider* col, uint32_t n, float turn, float eps);
 
+/* Cap hair lying on skin the head does not move (nape.c): each vertex of the planned parts
+ * [first_part, first_part + parts) bound to the head alone that lies within the style's
+ * lying-on distance (the median of the cap's distance to the scalp, the cap: within
+ * `cap` of it) of the body skin takes that skin's weights, blended with the head's by distance;
+ * the head stays its largest joint. False: out of memory. */
+bool hair_nape_bind(tl_rig_analysis* a, const tl_scene* scene, uint32_t skin,
+                    const tl_hair_scalp* scalp, uint32_t first_part, uint32_t parts, float cap);
+
 #endif

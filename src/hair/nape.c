@@ -1,0 +1,167 @@
+/* Cap hair lying on skin the head does not move (the nape, the sides of the neck): bound to the
+ * head alone it cannot follow that skin, and a head turn carries it into the neck (issue #12,
+ * docs/hair.md "Hair lying on the neck"). Such hair takes the weights of the skin beneath it,
+ * blended with the head's by its distance from that skin. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The body skin's triangles near p: a grid over their centroids (ids: triangle indices) whose
+ * cell is the lying-on distance past the largest centroid-to-corner distance, so every triangle
+ * within that distance is visited; the nearest found so far. */
+typedef struct nape_skin {
+    const tl_scene_skin* sk;
+    hair_grid grid;
+    const float* p;
+    float best, bary[3];
+    uint32_t tri;
+} nape_skin;
+
+static bool nape_visit(void* user, uint32_t id) {
+    nape_skin* n = user;
+    const uint32_t* t = n->sk->triangles + 3 * (size_t)id;
+    const float* r = n->sk->rest_positions;
+    float b[3];
+    float d2 = tl_mesh_triangle_nearest(n->p, r + 3 * (size_t)t[0], r + 3 * (size_t)t[1],
+                                        r + 3 * (size_t)t[2], b);
+    if (d2 < n->best) n->best = d2, n->tri = id, memcpy(n->bary, b, sizeof b);
+    return true;
+}
+
+/* The skin weights at the nearest point of triangle t (barycentrics b) summed per joint into
+ * w[joint_count]. */
+static void skin_weights(const tl_scene_skin* sk, uint32_t t, const float* b, float* w) {
+    memset(w, 0, sizeof(float) * sk->joint_count);
+    uint32_t n = sk->influence_count;
+    for (int i = 0; i < 3; ++i) {
+        uint32_t v = sk->triangles[3 * (size_t)t + i];
+        for (uint32_t k = 0; k < n; ++k)
+            w[sk->influence_joints[(size_t)v * n + k]] +=
+                b[i] * sk->influence_weights[(size_t)v * n + k];
+    }
+}
+
+/* The skin's share for hair `d` off skin whose weights are w: falls linearly from 1 on the skin
+ * to 0 at the lying-on distance `lie`, and stays below the share at which a joint outside the
+ * head's subtree would outweigh it (the rigged hair must stay hair: tl_hair_find_primitives). */
+static float skin_share(const tl_scene_skin* sk, const uint8_t* in_head, const float* w, float d,
+                        float lie) {
+    float s = 1 - d / lie, other = 0, head = w[sk->body.head];
+    for (uint32_t j = 0; j < sk->joint_count; ++j)
+        if (!in_head[j]) other = w[j] > other ? w[j] : other;
+    /* the head's weight (1 - s) + s * head must stay above s * other */
+    if (other > head) {
+        float limit = 1 / (1 + other - head);
+        s = s < limit ? s : limit * 0.999f; /* strictly below: ties go to the first joint */
+    }
+    return s > 0 ? s : 0;
+}
+
+static int float_order(const void* a, const void* b) {
+    float x = *(const float*)a, y = *(const float*)b;
+    return (x > y) - (x < y);
+}
+
+/* The lying-on distance: how far the style's cap lies from the scalp, the median of its planned
+ * head-alone vertices within `cap` of it (the inner half of the cap lies on the scalp at most
+ * that far; the 90th percentile, 22-26 mm at human scale on the shared styles, reached hair
+ * beside the jaw that the head turn then carried into the jaw's skin). 0: no cap. */
+static float lying_on(const tl_hair_scalp* scalp, const float* pos, const uint32_t* ids,
+                      uint32_t count, float cap) {
+    float* d = malloc(sizeof(float) * (count + 1));
+    if (!d) return 0;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < count; ++i) {
+        float dist, b[3];
+        if (hair_scalp_nearest(scalp, pos + 3 * (size_t)ids[i], cap, &dist, b) != UINT32_MAX)
+            d[n++] = dist;
+    }
+    float lie = 0;
+    if (n > 0) {
+        qsort(d, n, sizeof *d, float_order);
+        lie = d[(uint32_t)(0.5f * (float)(n - 1))];
+    }
+    free(d);
+    return lie;
+}
+
+/* Is row k of a planned part the head alone? */
+static bool head_alone(const tl_rig_part* part, uint32_t k, uint32_t head) {
+    return part->new_joints[4 * (size_t)k] == head && part->new_weights[4 * (size_t)k] == 1;
+}
+
+/* Row k of a part: the head's weight blended with the skin's w at share s, its 4 largest. */
+static void row_blend(tl_rig_part* part, uint32_t k, const float* w, uint32_t joints, uint32_t head,
+                      float s) {
+    uint32_t* jo = part->new_joints + 4 * (size_t)k;
+    float* wo = part->new_weights + 4 * (size_t)k;
+    float total = 0;
+    for (int i = 0; i < 4; ++i) {
+        uint32_t m = UINT32_MAX;
+        float mw = 0;
+        for (uint32_t j = 0; j < joints; ++j) {
+            float x = s * w[j] + (j == head ? 1 - s : 0);
+            bool taken = false;
+            for (int q = 0; q < i; ++q)
+                taken |= jo[q] == j && wo[q] > 0;
+            if (!taken && x > mw) m = j, mw = x;
+        }
+        jo[i] = m == UINT32_MAX ? head : m, wo[i] = mw, total += mw;
+    }
+    for (int i = 0; i < 4; ++i)
+        wo[i] = total > 0 ? wo[i] / total : i == 0;
+}
+
+bool hair_nape_bind(tl_rig_analysis* a, const tl_scene* scene, uint32_t skin,
+                    const tl_hair_scalp* scalp, uint32_t first_part, uint32_t parts, float cap) {
+    const tl_scene_skin* sk = &scene->skins[skin];
+    uint32_t head = (uint32_t)sk->body.head, count = 0;
+    for (uint32_t p = first_part; p < first_part + parts; ++p)
+        count += a->parts[p].vertex_count;
+    uint32_t* ids = malloc(sizeof(uint32_t) * (count + 1));
+    uint8_t* body = malloc(sk->vertex_count + 1);
+    uint8_t* in_head = malloc(sk->joint_count + 1);
+    uint32_t* tris = malloc(sizeof(uint32_t) * (sk->triangle_count + 1));
+    float* centre = malloc(3 * sizeof(float) * (sk->triangle_count + 1));
+    float* w = malloc(sizeof(float) * (sk->joint_count + 1));
+    nape_skin ns = {.sk = sk};
+    bool ok = ids && body && in_head && tris && centre && w &&
+              tl_body_skin_mask(scene, skin, body, NULL) == TL_OK && hair_head_joints(sk, in_head);
+    uint32_t alone = 0, nt = 0;
+    for (uint32_t p = first_part; ok && p < first_part + parts; ++p)
+        for (uint32_t k = 0; k < a->parts[p].vertex_count; ++k)
+            if (head_alone(&a->parts[p], k, head)) ids[alone++] = a->parts[p].vertices[k];
+    float lie = ok ? lying_on(scalp, sk->rest_positions, ids, alone, cap) : 0;
+    float corner = 0;
+    for (uint32_t t = 0; ok && lie > 0 && t < sk->triangle_count; ++t) {
+        const uint32_t* i = sk->triangles + 3 * (size_t)t;
+        if (!body[i[0]] || !body[i[1]] || !body[i[2]]) continue;
+        float* c = centre + 3 * (size_t)t;
+        for (int k = 0; k < 3; ++k)
+            c[k] = (sk->rest_positions[3 * (size_t)i[0] + k] +
+                    sk->rest_positions[3 * (size_t)i[1] + k] +
+                    sk->rest_positions[3 * (size_t)i[2] + k]) /
+                   3;
+        for (int k = 0; k < 3; ++k)
+            corner = fmaxf(corner, sqrtf(tl__dist2(c, sk->rest_positions + 3 * (size_t)i[k])));
+        tris[nt++] = t;
+    }
+    ok = ok && (lie == 0 || nt == 0 || hair_grid_build(&ns.grid, centre, tris, nt, lie + corner));
+    for (uint32_t p = first_part; ok && lie > 0 && nt > 0 && p < first_part + parts; ++p) {
+        tl_rig_part* part = &a->parts[p];
+        for (uint32_t k = 0; k < part->vertex_count; ++k) {
+            if (!head_alone(part, k, head)) continue;
+            ns.p = sk->rest_positions + 3 * (size_t)part->vertices[k];
+            ns.best = lie * lie, ns.tri = UINT32_MAX;
+            hair_grid_visit(&ns.grid, ns.p, nape_visit, &ns);
+            if (ns.tri == UINT32_MAX) continue;
+            skin_weights(sk, ns.tri, ns.bary, w);
+            float s = skin_share(sk, in_head, w, sqrtf(ns.best), lie);
+            if (s > 0) row_blend(part, k, w, sk->joint_count, head, s);
+        }
+    }
+    if (nt > 0 && lie > 0) hair_grid_free(&ns.grid);
+    free(ids), free(body), free(in_head), free(tris), free(centre), free(w);
+    return ok;
+}
