@@ -398,6 +398,27 @@ static void geodesic_along_a_strip(void) {
     ENSURE(distance[7] == 6);
 }
 
+/* A side×side grid of vertices jittered by ±0.3 in x, y and ±0.5 in z, two triangles per cell,
+ * one cell in `hole_one_in` (at random) left out; the index count. */
+static size_t jittered_grid(uint32_t side, uint32_t hole_one_in, float* positions,
+                            uint32_t* indices) {
+    for (uint32_t v = 0; v < side * side; ++v) {
+        positions[3 * v + 0] = (float)(v % side) + rng_float(-0.3f, 0.3f);
+        positions[3 * v + 1] = (float)(v / side) + rng_float(-0.3f, 0.3f);
+        positions[3 * v + 2] = rng_float(-0.5f, 0.5f);
+    }
+    size_t index_count = 0;
+    for (uint32_t y = 0; y + 1 < side; ++y)
+        for (uint32_t x = 0; x + 1 < side; ++x) {
+            if (rng_next() % hole_one_in == 0) continue; /* a hole */
+            uint32_t a = side * y + x;
+            const uint32_t tri[6] = {a, a + 1, a + side + 1, a, a + side + 1, a + side};
+            for (int k = 0; k < 6; ++k)
+                indices[index_count++] = tri[k];
+        }
+    return index_count;
+}
+
 /* Random property on a jittered, triangulated 40×40 grid with random holes: Dijkstra's
  * distances (a) satisfy d[v] <= d[u] + |uv| exactly for every edge, (b) never exceed the
  * length of any random walk from the source, summed the same way, (c) are at least the
@@ -406,20 +427,7 @@ static void geodesic_random_properties(void) {
     enum { side = 40, vertices = side * side };
     float* positions = malloc(vertices * 3 * sizeof(float));
     uint32_t* indices = malloc((side - 1) * (side - 1) * 6 * sizeof(uint32_t));
-    for (int v = 0; v < vertices; ++v) {
-        positions[3 * v + 0] = (float)(v % side) + rng_float(-0.3f, 0.3f);
-        positions[3 * v + 1] = (float)(v / side) + rng_float(-0.3f, 0.3f);
-        positions[3 * v + 2] = rng_float(-0.5f, 0.5f);
-    }
-    size_t index_count = 0;
-    for (uint32_t y = 0; y + 1 < side; ++y)
-        for (uint32_t x = 0; x + 1 < side; ++x) {
-            if (rng_next() % 5 == 0) continue; /* a hole */
-            uint32_t a = side * y + x;
-            const uint32_t tri[6] = {a, a + 1, a + side + 1, a, a + side + 1, a + side};
-            for (int k = 0; k < 6; ++k)
-                indices[index_count++] = tri[k];
-        }
+    size_t index_count = jittered_grid(side, 5, positions, indices);
     uint32_t* edges = malloc(2 * tl_mesh_edges_bound(index_count) * sizeof(uint32_t));
     size_t edge_count = tl_mesh_edges(edges, indices, index_count, NULL);
     uint32_t* offsets = malloc((vertices + 1) * sizeof(uint32_t));
@@ -490,20 +498,7 @@ static void geodesic_lower_matches_whole_runs(void) {
     enum { side = 40, vertices = side * side };
     float* positions = malloc(vertices * 3 * sizeof(float));
     uint32_t* indices = malloc((side - 1) * (side - 1) * 6 * sizeof(uint32_t));
-    for (int v = 0; v < vertices; ++v) {
-        positions[3 * v + 0] = (float)(v % side) + rng_float(-0.3f, 0.3f);
-        positions[3 * v + 1] = (float)(v / side) + rng_float(-0.3f, 0.3f);
-        positions[3 * v + 2] = rng_float(-0.5f, 0.5f);
-    }
-    size_t index_count = 0;
-    for (uint32_t y = 0; y + 1 < side; ++y)
-        for (uint32_t x = 0; x + 1 < side; ++x) {
-            if (rng_next() % 4 == 0) continue; /* a hole */
-            uint32_t a = side * y + x;
-            const uint32_t tri[6] = {a, a + 1, a + side + 1, a, a + side + 1, a + side};
-            for (int k = 0; k < 6; ++k)
-                indices[index_count++] = tri[k];
-        }
+    size_t index_count = jittered_grid(side, 4, positions, indices);
     uint32_t* edges = malloc(2 * tl_mesh_edges_bound(index_count) * sizeof(uint32_t));
     size_t edge_count = tl_mesh_edges(edges, indices, index_count, NULL);
     uint32_t* offsets = malloc((vertices + 1) * sizeof(uint32_t));
