@@ -9,10 +9,13 @@
 
 /* The body skin's triangles near p: a grid over their centroids (ids: triangle indices) whose
  * cell is the lying-on distance past the largest centroid-to-corner distance, so every triangle
- * within that distance is visited; the nearest found so far. */
+ * within that distance is visited; the nearest found so far. Each triangle's centroid and
+ * centroid-to-corner distance (its bounding ball) let a visit pass over one surely farther than
+ * the best so far (the large cell visits ~1500 triangles per hair vertex on a human body). */
 typedef struct nape_skin {
     const tl_scene_skin* sk;
     hair_grid grid;
+    const float *centre, *ball; /* per triangle: 3 floats, 1 float */
     const float* p;
     float best, bary[3];
     uint32_t tri;
@@ -23,6 +26,10 @@ static bool nape_visit(void* user, uint32_t id) {
     const uint32_t* t = n->sk->triangles + 3 * (size_t)id;
     const float* r = n->sk->rest_positions;
     float b[3];
+    /* surely farther: the ball's gap exceeds the best by 1e-4 (~100x float rounding), so a
+       triangle that would tie or win is always tested, and the first such in the visit wins */
+    float gap = sqrtf(tl__dist2(n->p, n->centre + 3 * (size_t)id)) - n->ball[id];
+    if (gap > 0 && gap * gap > n->best * (1 + 1e-4f)) return true;
     float d2 = tl_mesh_triangle_nearest(n->p, r + 3 * (size_t)t[0], r + 3 * (size_t)t[1],
                                         r + 3 * (size_t)t[2], b);
     if (d2 < n->best) n->best = d2, n->tri = id, memcpy(n->bary, b, sizeof b);
@@ -124,9 +131,10 @@ bool hair_nape_bind(tl_rig_analysis* a, const tl_scene* scene, uint32_t skin,
     uint8_t* in_head = malloc(sk->joint_count + 1);
     uint32_t* tris = malloc(sizeof(uint32_t) * (sk->triangle_count + 1));
     float* centre = malloc(3 * sizeof(float) * (sk->triangle_count + 1));
+    float* ball = malloc(sizeof(float) * (sk->triangle_count + 1));
     float* w = malloc(sizeof(float) * (sk->joint_count + 1));
-    nape_skin ns = {.sk = sk};
-    bool ok = ids && body && in_head && tris && centre && w &&
+    nape_skin ns = {.sk = sk, .centre = centre, .ball = ball};
+    bool ok = ids && body && in_head && tris && centre && ball && w &&
               tl_body_skin_mask(scene, skin, body, NULL) == TL_OK && hair_head_joints(sk, in_head);
     uint32_t alone = 0, nt = 0;
     for (uint32_t p = first_part; ok && p < first_part + parts; ++p)
@@ -143,8 +151,10 @@ bool hair_nape_bind(tl_rig_analysis* a, const tl_scene* scene, uint32_t skin,
                     sk->rest_positions[3 * (size_t)i[1] + k] +
                     sk->rest_positions[3 * (size_t)i[2] + k]) /
                    3;
+        ball[t] = 0;
         for (int k = 0; k < 3; ++k)
-            corner = fmaxf(corner, sqrtf(tl__dist2(c, sk->rest_positions + 3 * (size_t)i[k])));
+            ball[t] = fmaxf(ball[t], sqrtf(tl__dist2(c, sk->rest_positions + 3 * (size_t)i[k])));
+        corner = fmaxf(corner, ball[t]);
         tris[nt++] = t;
     }
     ok = ok && (lie == 0 || nt == 0 || hair_grid_build(&ns.grid, centre, tris, nt, lie + corner));
@@ -162,6 +172,6 @@ bool hair_nape_bind(tl_rig_analysis* a, const tl_scene* scene, uint32_t skin,
         }
     }
     if (nt > 0 && lie > 0) hair_grid_free(&ns.grid);
-    free(ids), free(body), free(in_head), free(tris), free(centre), free(w);
+    free(ids), free(body), free(in_head), free(tris), free(centre), free(ball), free(w);
     return ok;
 }
