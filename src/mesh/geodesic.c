@@ -68,6 +68,34 @@ static void heap_update(heap* h, uint32_t v) {
     heap_up(h, h->place[v]);
 }
 
+/* Dijkstra from the sources over the field as it stands (a vertex is queued only when its
+ * distance drops); the number of vertices settled. */
+static size_t settle(heap* h, float* distance, const uint32_t* offsets, const uint32_t* neighbors,
+                     const float* lengths, const uint8_t* mask, const uint32_t* sources,
+                     size_t source_count) {
+    for (size_t s = 0; s < source_count; ++s) {
+        if (distance[sources[s]] == 0) continue;
+        distance[sources[s]] = 0;
+        heap_update(h, sources[s]);
+    }
+    size_t settled = 0;
+    while (h->size > 0) {
+        uint32_t u = heap_pop(h);
+        ++settled;
+        for (uint32_t k = offsets[u]; k < offsets[u + 1]; ++k) {
+            uint32_t v = neighbors[k];
+            if (mask && !mask[v]) continue;
+            assert(lengths[k] >= 0);
+            float d = distance[u] + lengths[k];
+            if (d < distance[v]) { /* never true for a settled v: lengths are >= 0 */
+                distance[v] = d;
+                heap_update(h, v);
+            }
+        }
+    }
+    return settled;
+}
+
 size_t tl_mesh_geodesic(float* distance, const uint32_t* offsets, const uint32_t* neighbors,
                         const float* lengths, size_t vertex_count, const uint8_t* mask,
                         const uint32_t* sources, size_t source_count, void* scratch) {
@@ -77,35 +105,15 @@ size_t tl_mesh_geodesic(float* distance, const uint32_t* offsets, const uint32_t
     if (vertex_count == 0) return 0;
     assert(neighbors || offsets[vertex_count] == 0);
     assert(lengths || offsets[vertex_count] == 0);
+    for (size_t s = 0; s < source_count; ++s)
+        assert(sources[s] < vertex_count);
 
     heap h = {(uint32_t*)scratch, (uint32_t*)scratch + vertex_count, distance, 0};
     for (size_t v = 0; v < vertex_count; ++v) {
         distance[v] = INFINITY;
         h.place[v] = UINT32_MAX;
     }
-    for (size_t s = 0; s < source_count; ++s) {
-        assert(sources[s] < vertex_count);
-        if (distance[sources[s]] == 0) continue;
-        distance[sources[s]] = 0;
-        heap_update(&h, sources[s]);
-    }
-
-    size_t reached = 0;
-    while (h.size > 0) {
-        uint32_t u = heap_pop(&h);
-        ++reached;
-        for (uint32_t k = offsets[u]; k < offsets[u + 1]; ++k) {
-            uint32_t v = neighbors[k];
-            if (mask && !mask[v]) continue;
-            assert(lengths[k] >= 0);
-            float d = distance[u] + lengths[k];
-            if (d < distance[v]) { /* never true for a settled v: lengths are >= 0 */
-                distance[v] = d;
-                heap_update(&h, v);
-            }
-        }
-    }
-    return reached;
+    return settle(&h, distance, offsets, neighbors, lengths, mask, sources, source_count);
 }
 
 size_t tl_mesh_geodesic_lower(float* distance, const uint32_t* offsets, const uint32_t* neighbors,
@@ -115,31 +123,13 @@ size_t tl_mesh_geodesic_lower(float* distance, const uint32_t* offsets, const ui
     assert(vertex_count < UINT32_MAX && (scratch || vertex_count == 0));
     assert(((uintptr_t)scratch & 3) == 0);
     if (vertex_count == 0) return 0;
+    for (size_t s = 0; s < source_count; ++s)
+        assert(sources[s] < vertex_count);
     heap h = {(uint32_t*)scratch, (uint32_t*)scratch + vertex_count, distance, 0};
     memset(h.place, 0xff, vertex_count * sizeof(uint32_t));
-    for (size_t s = 0; s < source_count; ++s) {
-        assert(sources[s] < vertex_count);
-        if (distance[sources[s]] == 0) continue;
-        distance[sources[s]] = 0;
-        heap_update(&h, sources[s]);
-    }
     /* Dijkstra seeded with the old field as upper bounds: a vertex is queued only when its
      * distance drops. Where the new distance is shorter, every vertex on its shortest path
      * dropped too (the old field's d(v) <= d(u) + length, and rounding is monotone), so the
      * search reaches it along that path and computes the very sum tl_mesh_geodesic would. */
-    size_t lowered = 0;
-    while (h.size > 0) {
-        uint32_t u = heap_pop(&h);
-        ++lowered;
-        for (uint32_t k = offsets[u]; k < offsets[u + 1]; ++k) {
-            uint32_t v = neighbors[k];
-            assert(lengths[k] >= 0);
-            float d = distance[u] + lengths[k];
-            if (d < distance[v]) {
-                distance[v] = d;
-                heap_update(&h, v);
-            }
-        }
-    }
-    return lowered;
+    return settle(&h, distance, offsets, neighbors, lengths, NULL, sources, source_count);
 }
