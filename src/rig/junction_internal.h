@@ -115,7 +115,6 @@ typedef struct fit {
     uint8_t* reached; /* nl: 1 for torn body skin the free set reached (rig_fit_reach) */
     uint8_t* tail;    /* nl: the tail as the kept pass has it: the part, and free vertices it
                          puts at least FIT_PART_END on the chain (rig_fit_revert) */
-    const uint8_t* frozen; /* nf: held at their positions in a pass (rig_fit_resolve), or NULL */
     float* clip_jm;   /* the clips' pose matrices rig_fit_reach sampled, kept for the fit */
     uint32_t clip_P;
     float* pos;    /* nl × P × 3 */
@@ -162,12 +161,6 @@ double rig_fit_energy(const fit* f);
  * followed by the free vertices' new positions. Sets the part's energy before and after and
  * *iterations (the passes done); false when out of memory or when CHOLMOD fails. */
 bool rig_fit_solve(fit* f, uint32_t* iterations);
-
-/* The passes again with the free vertices `frozen` marks held at their positions (the
- * reverted, given back the file's weights), the others solved against them; the pass with the
- * fewest bad samples kept, the current weights counting as pass 0. False when out of memory
- * or when CHOLMOD fails. */
-bool rig_fit_resolve(fit* f, const uint8_t* frozen, uint32_t passes, bool keep_best);
 
 /* Drops from `score` (groups) those a vertex of the part may not take (junction.c): a joint
  * whose bone is farther than the misbinding rule allows, unless the rig's weights use it. */

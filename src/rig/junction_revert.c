@@ -5,7 +5,6 @@
 
 #include <math.h>
 #include <string.h>
-#include <stdio.h>
 
 /* How vertex i's edges fare over the poses with its positions `pi`, in the measure's order
  * of concern: new tears (torn, and not torn with the file's weights), then tears, then the
@@ -202,20 +201,7 @@ static uint32_t revert_singles(fit* f, const uint32_t* sequence, uint8_t* revert
         memcpy(trial, f->pos_in + (size_t)i * f->P * 3, bytes);
         edge_score fitted = vertex_score(f, i, pi, UINT32_MAX);
         edge_score in = vertex_score(f, i, trial, fitted.new_torn);
-        static int hyst = -1;
-        if (hyst < 0) hyst = getenv("TL_J16_HYST") ? atoi(getenv("TL_J16_HYST")) : 0;
-        bool next = false;
-        if (hyst) {
-            uint32_t v = f->verts[i];
-            for (uint32_t k = f->ctx->adj_off[v]; k < f->ctx->adj_off[v + 1] && !next; ++k) {
-                int32_t j = f->local[f->ctx->adj[k]];
-                next = j >= 0 && (uint32_t)j < f->nf && reverted[j];
-            }
-        }
-        bool go = no_worse(&in, &fitted);
-        if (next && hyst == 1) go = in.new_torn < fitted.new_torn || (in.new_torn == fitted.new_torn && in.torn <= fitted.torn);
-        if (next && hyst == 2) go = in.new_torn <= fitted.new_torn;
-        if (go) {
+        if (no_worse(&in, &fitted)) {
             memcpy(pi, trial, bytes);
             reverted[i] = 1;
             mark_around(f, i, m);
@@ -508,86 +494,6 @@ static uint32_t repair_vertices(fit* f, const uint8_t* reverted, float* trial, u
     return count;
 }
 
-/* Free vertex i's weights set to `w` (ncand), projected as the passes project (at least
- * FIT_DROP, the four largest, renormalised), and its positions refreshed; false when nothing
- * is left. */
-static bool set_weights(fit* f, uint32_t i, double* w) {
-    uint32_t C = FIT_CANDIDATES, n = f->ncand[i], count = 0;
-    for (uint32_t c = 0; c < n; ++c) {
-        w[c] = w[c] >= FIT_DROP ? w[c] : 0;
-        count += w[c] > 0;
-    }
-    for (; count > FIT_MAX_INFLUENCES; --count) {
-        uint32_t low = UINT32_MAX;
-        for (uint32_t c = 0; c < n; ++c)
-            if (w[c] > 0 && (low == UINT32_MAX || w[c] < w[low])) low = c;
-        w[low] = 0;
-    }
-    double sum = 0;
-    for (uint32_t c = 0; c < n; ++c)
-        sum += w[c];
-    if (!(sum > 0)) return false;
-    for (uint32_t c = 0; c < n; ++c)
-        f->w[i * C + c] = w[c] / sum;
-    rig_fit_free_positions(f, i);
-    return true;
-}
-
-/* One sweep of seam blends: a fitted vertex beside one given back the file's weights, whose
- * whole revert was worse, takes the blend of its fitted and file weights (on its candidates)
- * that is best for its edges, where that is no worse than its fitted weights. */
-static uint32_t blend_seams(fit* f, const uint8_t* reverted, float* trial) {
-    const rig_ctx* ctx = f->ctx;
-    uint32_t C = FIT_CANDIDATES, count = 0;
-    size_t bytes = (size_t)f->P * 3 * sizeof *trial;
-    static const double mix[] = {0.75, 0.5, 0.25};
-    for (uint32_t i = 0; i < f->nf; ++i) {
-        if (reverted[i] || !may_revert(f, i) || f->ncand[i] < 2) continue;
-        if (getenv("TL_J16_NOTAIL") && f->tail[i]) continue;
-        uint32_t v = f->verts[i];
-        bool seam = false;
-        for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1] && !seam; ++k) {
-            int32_t j = f->local[ctx->adj[k]];
-            seam = j >= 0 && (uint32_t)j < f->nf && reverted[j];
-        }
-        if (!seam) continue;
-        double keep[FIT_CANDIDATES], file[FIT_CANDIDATES] = {0}, w[FIT_CANDIDATES], fs = 0;
-        for (uint32_t c = 0; c < f->ncand[i]; ++c) {
-            keep[c] = f->w[i * C + c];
-            for (uint32_t m = 0; m < f->input[i].n; ++m)
-                if (f->input[i].j[m] == f->cand[i * C + c]) file[c] = f->input[i].w[m];
-            fs += file[c];
-        }
-        if (!(fs > 0)) continue;
-        float* pi = f->pos + (size_t)i * f->P * 3;
-        memcpy(trial, pi, bytes);
-        edge_score best = vertex_score(f, i, pi, UINT32_MAX);
-        int chosen = -1;
-        for (int m = 0; m < 3; ++m) {
-            for (uint32_t c = 0; c < f->ncand[i]; ++c)
-                w[c] = mix[m] * keep[c] + (1 - mix[m]) * file[c] / fs;
-            if (!set_weights(f, i, w)) continue;
-            edge_score s = vertex_score(f, i, pi, best.new_torn);
-            if (s.new_torn <= best.new_torn && no_worse(&s, &best) &&
-                (s.new_torn < best.new_torn || s.torn < best.torn || s.squared < best.squared))
-                best = s, chosen = m;
-        }
-        if (chosen >= 0) {
-            for (uint32_t c = 0; c < f->ncand[i]; ++c)
-                w[c] = mix[chosen] * keep[c] + (1 - mix[chosen]) * file[c] / fs;
-            set_weights(f, i, w);
-            for (uint32_t c = 0; c < f->ncand[i]; ++c)
-                f->active[i * C + c] = f->w[i * C + c] > 0;
-            ++count;
-        } else {
-            for (uint32_t c = 0; c < f->ncand[i]; ++c)
-                f->w[i * C + c] = keep[c];
-            memcpy(pi, trial, bytes);
-        }
-    }
-    return count;
-}
-
 /* 4. The revert: the file's weights wherever they are no worse for the vertex's edges, from
  * the outside in (the fixed body first), in sweeps until none changes: a revert can make its
  * inner neighbour's worth it. Marks `reverted` (nf) and counts the reverts. */
@@ -611,155 +517,12 @@ bool rig_fit_revert(fit* f, uint8_t* reverted, uint32_t* reverts) {
         qsort(sequence, nf, sizeof *sequence, deeper_first);
     }
     *reverts = 0;
-    int maxs = getenv("TL_J16_SWEEPS") ? atoi(getenv("TL_J16_SWEEPS")) : 8;
-    int sweep = 0;
-    for (sweep = 0; ok && sweep < maxs; ++sweep) {
+    for (int sweep = 0; ok && sweep < 8; ++sweep) {
         uint32_t n = revert_singles(f, sequence, reverted, &mk, trial);
         n += revert_pairs(f, sequence, reverted, &mk, trial, trial2);
         if (n == 0) n += revert_patches(f, sequence, reverted, &mk, patch, saved);
         *reverts += n;
         if (n == 0) break;
-    }
-    if (getenv("TL_J16_TRACE")) fprintf(stderr, "sweeps %d reverts %u\n", sweep, *reverts);
-    if (ok && getenv("TL_J16_BLEND")) {
-        int bs = atoi(getenv("TL_J16_BLEND"));
-        for (int q = 0; q < bs; ++q) {
-            uint32_t nb = blend_seams(f, reverted, trial);
-            if (getenv("TL_J16_TRACE")) fprintf(stderr, "blend sweep %d: %u\n", q, nb);
-            if (!nb) break;
-        }
-    }
-    if (ok && getenv("TL_J16_COMP")) {
-        /* components of fitted body skin, each tried given back whole */
-        const rig_ctx* ctx = f->ctx;
-        uint32_t* comp = malloc(((size_t)nf + 1) * sizeof *comp);
-        float* sv = malloc(((size_t)nf * f->P + 1) * 3 * sizeof *sv);
-        uint8_t* seen = calloc(nf + 1, 1);
-        size_t bytes = (size_t)f->P * 3 * sizeof(float);
-        uint32_t ncomp = 0, acc = 0;
-        for (uint32_t s0 = 0; s0 < nf; ++s0) {
-            if (seen[s0] || reverted[s0] || !may_join_patch(f, s0)) continue;
-            uint32_t n = 0, h = 0;
-            comp[n++] = s0, seen[s0] = 1;
-            while (h < n) {
-                uint32_t x = comp[h++], v = f->verts[x];
-                for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1]; ++k) {
-                    int32_t j = f->local[ctx->adj[k]];
-                    if (j < 0 || (uint32_t)j >= nf || seen[j] || reverted[j] || !may_join_patch(f, (uint32_t)j)) continue;
-                    seen[j] = 1, comp[n++] = (uint32_t)j;
-                }
-            }
-            ++ncomp;
-            edge_score fitted = {0, 0, 0, 0}, in = {0, 0, 0, 0};
-            for (uint32_t m = 0; m < n; ++m) {
-                edge_score a = vertex_score(f, comp[m], f->pos + (size_t)comp[m] * f->P * 3, UINT32_MAX);
-                fitted.new_torn += a.new_torn, fitted.torn += a.torn, fitted.squared += a.squared;
-                memcpy(sv + (size_t)m * f->P * 3, f->pos + (size_t)comp[m] * f->P * 3, bytes);
-            }
-            for (uint32_t m = 0; m < n; ++m)
-                memcpy(f->pos + (size_t)comp[m] * f->P * 3, f->pos_in + (size_t)comp[m] * f->P * 3, bytes);
-            for (uint32_t m = 0; m < n; ++m) {
-                edge_score a = vertex_score(f, comp[m], f->pos + (size_t)comp[m] * f->P * 3, UINT32_MAX);
-                in.new_torn += a.new_torn, in.torn += a.torn, in.squared += a.squared;
-            }
-            bool go = no_worse(&in, &fitted);
-            if (getenv("TL_J16_TRACE")) fprintf(stderr, "comp %u size %u fitted %u/%u in %u/%u go %d\n", ncomp, n, fitted.new_torn, fitted.torn, in.new_torn, in.torn, go);
-            if (go) {
-                for (uint32_t m = 0; m < n; ++m) reverted[comp[m]] = 1;
-                *reverts += n, ++acc;
-            } else
-                for (uint32_t m = 0; m < n; ++m)
-                    memcpy(f->pos + (size_t)comp[m] * f->P * 3, sv + (size_t)m * f->P * 3, bytes);
-        }
-        free(comp), free(sv), free(seen);
-    }
-    {
-        const char* e = getenv("TL_J16_RESOLVE");
-        uint32_t passes = e ? (uint32_t)atoi(e) : 0;
-        const char* e3 = getenv("TL_J16_RINGS");
-        uint32_t rings = e3 ? (uint32_t)atoi(e3) : 0;
-        uint8_t* frozen = malloc((size_t)nf + 1);
-        if (ok && passes && frozen) {
-            /* ring distance from reverted */
-            uint8_t* dist = malloc((size_t)f->nl + 1);
-            uint32_t* q = malloc(((size_t)f->nl + 1) * sizeof *q);
-            uint32_t h = 0, t = 0;
-            memset(dist, 0xff, f->nl + 1);
-            for (uint32_t i = 0; i < nf; ++i)
-                if (reverted[i]) dist[i] = 0, q[t++] = i;
-            while (h < t) {
-                uint32_t x = q[h++], v = f->verts[x];
-                for (uint32_t k = f->ctx->adj_off[v]; k < f->ctx->adj_off[v + 1]; ++k) {
-                    int32_t j = f->local[f->ctx->adj[k]];
-                    if (j < 0 || (uint32_t)j >= nf || dist[j] != 0xff) continue;
-                    dist[j] = dist[x] + 1;
-                    q[t++] = (uint32_t)j;
-                }
-            }
-            uint32_t nfree = 0;
-            for (uint32_t i = 0; i < nf; ++i) {
-                frozen[i] = reverted[i] || (rings && dist[i] > rings) ||
-                            (getenv("TL_J16_NOPART") && f->in_part[i]);
-                nfree += !frozen[i];
-            }
-            if (getenv("TL_J16_OMEGA0")) memset(f->omega, 0, (size_t)f->eoff[nf] * f->P * sizeof *f->omega);
-            if (getenv("TL_J16_DEBUG")) fprintf(stderr, "resolve: nf %u reverted-frozen, free %u\n", nf, nfree);
-            free(dist), free(q);
-            int rounds = getenv("TL_J16_ROUNDS") ? atoi(getenv("TL_J16_ROUNDS")) : 1;
-            if (!getenv("TL_J16_PROPOSE"))
-                ok = rig_fit_resolve(f, frozen, passes, true);
-            else for (int rd = 0; rd < rounds && ok; ++rd) {
-                size_t wn = (size_t)nf * FIT_CANDIDATES, pb = (size_t)nf * f->P * 3;
-                double* w0 = malloc(wn * sizeof *w0);
-                double* w1 = malloc(wn * sizeof *w1);
-                uint8_t* a0 = malloc(wn);
-                uint8_t* a1 = malloc(wn);
-                float* p0 = malloc(pb * sizeof *p0);
-                memcpy(w0, f->w, wn * sizeof *w0), memcpy(a0, f->active, wn), memcpy(p0, f->pos, pb * sizeof *p0);
-                ok = rig_fit_resolve(f, frozen, passes, false);
-                memcpy(w1, f->w, wn * sizeof *w1), memcpy(a1, f->active, wn);
-                memcpy(f->w, w0, wn * sizeof *w0), memcpy(f->active, a0, wn), memcpy(f->pos, p0, pb * sizeof *p0);
-                size_t bytes = (size_t)f->P * 3 * sizeof(float);
-                uint32_t C = FIT_CANDIDATES;
-                for (int q = 0; ok && q < 4; ++q) {
-                    uint32_t acc = 0;
-                    for (uint32_t i = 0; i < nf; ++i) {
-                        if (frozen[i] || !memcmp(f->w + i * C, w1 + i * C, C * sizeof *w1)) continue;
-                        float* pi = f->pos + (size_t)i * f->P * 3;
-                        edge_score now = vertex_score(f, i, pi, UINT32_MAX);
-                        double keep[FIT_CANDIDATES];
-                        uint8_t ka[FIT_CANDIDATES];
-                        memcpy(keep, f->w + i * C, sizeof keep), memcpy(ka, f->active + i * C, sizeof ka);
-                        memcpy(trial, pi, bytes);
-                        memcpy(f->w + i * C, w1 + i * C, C * sizeof *w1), memcpy(f->active + i * C, a1 + i * C, C);
-                        rig_fit_free_positions(f, i);
-                        edge_score s2 = vertex_score(f, i, pi, UINT32_MAX);
-                        bool better = no_worse(&s2, &now) && (s2.new_torn < now.new_torn || s2.torn < now.torn || s2.squared < now.squared);
-                        if (f->in_part[i] && s2.near > now.near) better = false;
-                        if (better) ++acc;
-                        else {
-                            memcpy(f->w + i * C, keep, sizeof keep), memcpy(f->active + i * C, ka, sizeof ka);
-                            memcpy(pi, trial, bytes);
-                        }
-                    }
-                    if (getenv("TL_J16_TRACE")) fprintf(stderr, "propose sweep %d: %u\n", q, acc);
-                    if (!acc) break;
-                }
-                free(w0), free(w1), free(a0), free(a1), free(p0);
-            }
-        }
-        free(frozen);
-        const char* e2 = getenv("TL_J16_AGAIN");
-        if (ok && passes && e2 && atoi(e2)) {
-            memset(mk.dirty, DIRTY_SINGLE | DIRTY_PAIR | DIRTY_PATCH, (size_t)nf + 1);
-            for (int sweep = 0; ok && sweep < 8; ++sweep) {
-                uint32_t n = revert_singles(f, sequence, reverted, &mk, trial);
-                n += revert_pairs(f, sequence, reverted, &mk, trial, trial2);
-                if (n == 0) n += revert_patches(f, sequence, reverted, &mk, patch, saved);
-                *reverts += n;
-                if (n == 0) break;
-            }
-        }
     }
     uint8_t* retry = ok ? malloc((size_t)nf + 1) : NULL; /* bit 0: judge in the repair */
     ok = ok && retry;
@@ -767,61 +530,6 @@ bool rig_fit_revert(fit* f, uint8_t* reverted, uint32_t* reverts) {
     for (int sweep = 0; ok && sweep < FIT_REPAIR_SWEEPS; ++sweep) /* then the repair */
         if (repair_vertices(f, reverted, trial, retry) == 0) break;
     free(retry);
-    if (ok && getenv("TL_J16_TRACE")) {
-        const rig_ctx* ctx = f->ctx;
-        uint64_t cnt[3] = {0}, nt[3] = {0}, ntp[3][64] = {{0}};
-        for (uint32_t i = 0; i < nf; ++i) {
-            uint32_t v = f->verts[i];
-            const float* pi = f->pos + (size_t)i * f->P * 3;
-            const float* qi = f->pos_in + (size_t)i * f->P * 3;
-            for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1]; ++k) {
-                int32_t j = f->local[ctx->adj[k]];
-                float L = ctx->adj_len[k];
-                if (j < 0 || ((uint32_t)j < nf && (uint32_t)j < i) || !(L > 1e-6f * ctx->H)) continue;
-                int cat = (uint32_t)j >= nf ? 2 : (!reverted[i] && !reverted[j]) ? 0 : (reverted[i] && reverted[j]) ? 2 : 1;
-                if (reverted[i] && (uint32_t)j >= nf) cat = 2;
-                const float* pj = f->pos + (size_t)j * f->P * 3;
-                const float* qj = f->pos_in + (size_t)j * f->P * 3;
-                cnt[cat] += f->P;
-                for (uint32_t t = 0; t < f->P; ++t) {
-                    bool a1 = is_torn(pose_ratio(pi, pj, t, L)), b1 = is_torn(pose_ratio(qi, qj, t, L));
-                    if (a1 && !b1) { nt[cat]++; if (t / 10 < 64) ntp[cat][t / 10]++;
-                        if (cat == 0 && t / 10 == (getenv("TL_J16_GRP") ? (uint32_t)atoi(getenv("TL_J16_GRP")) : 4)) {
-                            int adjr[2] = {0, 0};
-                            uint32_t e2[2] = {i, (uint32_t)j};
-                            for (int z = 0; z < 2; ++z) {
-                                uint32_t u = f->verts[e2[z]];
-                                for (uint32_t m = ctx->adj_off[u]; m < ctx->adj_off[u + 1]; ++m) {
-                                    int32_t x = f->local[ctx->adj[m]];
-                                    adjr[z] += x >= 0 && (uint32_t)x < nf && reverted[x];
-                                }
-                            }
-                            double dw[2] = {0, 0};
-                            for (int z = 0; z < 2; ++z) {
-                                uint32_t y = e2[z];
-                                for (uint32_t c = 0; c < f->ncand[y]; ++c) {
-                                    double fw = 0;
-                                    for (uint32_t m = 0; m < f->input[y].n; ++m)
-                                        if (f->input[y].j[m] == f->cand[y * FIT_CANDIDATES + c]) fw = f->input[y].w[m];
-                                    dw[z] += fabs(f->w[y * FIT_CANDIDATES + c] - fw);
-                                }
-                            }
-                            fprintf(stderr, "  run t%u e %u-%u r %.3f rin %.3f part %d%d reach %d%d tail %d%d depth %.3f %.3f revnb %d %d dw %.2f %.2f\n", t, i, j,
-                                pose_ratio(pi, pj, t, L), pose_ratio(qi, qj, t, L), f->in_part[i], f->in_part[j], f->reached[i], f->reached[j], f->tail[i], f->tail[j],
-                                f->depth[i], f->depth[j], adjr[0], adjr[1], dw[0], dw[1]);
-                        }
-                    }
-                }
-            }
-        }
-        fprintf(stderr, "trace nf %u P %u: mask edges samples %llu new %llu; seam %llu new %llu; other %llu new %llu\n", nf, f->P,
-                (unsigned long long)cnt[0], (unsigned long long)nt[0], (unsigned long long)cnt[1], (unsigned long long)nt[1], (unsigned long long)cnt[2], (unsigned long long)nt[2]);
-        for (int c = 0; c < 2; ++c) {
-            fprintf(stderr, "  cat %d per 10 poses:", c);
-            for (uint32_t g = 0; g < (f->P + 9) / 10 && g < 64; ++g) fprintf(stderr, " %llu", (unsigned long long)ntp[c][g]);
-            fprintf(stderr, "\n");
-        }
-    }
     free(sequence), free(trial2), free(trial), free(patch), free(saved);
     free(mk.dirty), free(mk.ring), free(mk.queue);
     return ok;

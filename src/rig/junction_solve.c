@@ -8,7 +8,6 @@
 #include <cholmod.h>
 #include <math.h>
 #include <string.h>
-#include <stdio.h>
 
 static void group_position(const fit* f, uint32_t g, uint32_t t, const float* b, float out[3]) {
     const float* m = f->mats + ((size_t)t * f->G + g) * 12;
@@ -52,11 +51,6 @@ void rig_fit_free_positions(const fit* f, uint32_t i) {
 /* The extra weights of free vertex i's edge at adjacency slot k (P of them). */
 static const float* edge_omega(const fit* f, uint32_t i, uint32_t k) {
     return f->omega + ((size_t)f->eoff[i] + (k - f->ctx->adj_off[f->verts[i]])) * f->P;
-}
-
-/* Is local vertex i free but held at its positions in this pass (rig_fit_resolve)? */
-static bool is_frozen(const fit* f, uint32_t i) {
-    return f->frozen && i < f->nf && f->frozen[i];
 }
 
 /* Free vertex i bound wholly to its candidate c, at pose t. */
@@ -129,11 +123,9 @@ static void number_unknowns(const fit* f, step* s) {
         for (uint32_t c = 0; c < f->ncand[i]; ++c)
             if (f->active[i * C + c] && f->w[i * C + c] > bw) bw = f->w[i * C + c], best = c;
         s->ref[i] = best;
-        bool frozen = is_frozen(f, i);
         for (uint32_t c = 0; c < C; ++c)
-            s->var[i * C + c] = (c < f->ncand[i] && f->active[i * C + c] && c != best && !frozen)
-                                    ? (int32_t)s->n++
-                                    : -1;
+            s->var[i * C + c] =
+                (c < f->ncand[i] && f->active[i * C + c] && c != best) ? (int32_t)s->n++ : -1;
     }
 }
 
@@ -153,8 +145,7 @@ static void linear_term(const fit* f, uint32_t i, double* q, double* fi) {
         const float* pj = f->pos + (size_t)j * P * 3;
         const float* om = edge_omega(f, i, k);
         double inv_l2 = 1.0 / ((double)L * L);
-        bool held = (uint32_t)j >= f->nf || is_frozen(f, (uint32_t)j);
-        if (held) /* a fixed (or frozen) neighbour's position */
+        if ((uint32_t)j >= f->nf) /* a fixed neighbour's position */
             for (uint32_t t = 0; t < P; ++t) {
                 double wt = 1.0 + om[t];
                 for (int r = 0; r < 3; ++r)
@@ -180,14 +171,11 @@ static void linear_term(const fit* f, uint32_t i, double* q, double* fi) {
         /* the Laplacian of the change from the rig's weights: λ Σ_e |(w_i - r_i) -
            (w_j - r_j)|², so the body's own weight boundaries stay where evidence is weak */
         for (uint32_t c = 0; c < f->ncand[i]; ++c) {
-            double rj = 0, wj = 0;
+            double rj = 0;
             for (uint32_t m = 0; m < f->rig[j].n; ++m)
                 if (f->rig[j].j[m] == f->cand[i * C + c]) rj = f->rig[j].w[m];
             double ri = f->wrig[i * C + c];
-            if ((uint32_t)j < f->nf && held) /* frozen: it holds the file's weights */
-                for (uint32_t m = 0; m < f->input[j].n; ++m)
-                    if (f->input[j].j[m] == f->cand[i * C + c]) wj = f->input[j].w[m];
-            fi[c] += (uint32_t)j >= f->nf ? lambda * ri : lambda * (ri - rj + (held ? wj : 0));
+            fi[c] += (uint32_t)j >= f->nf ? lambda * ri : lambda * (ri - rj);
         }
     }
     for (uint32_t c = 0; c < f->ncand[i]; ++c) {
@@ -331,7 +319,6 @@ static void assemble(const fit* f, step* s, const double* base_data, cholmod_tri
     block B;
     for (uint32_t i = 0; i < f->nf; ++i) {
         uint32_t v = f->verts[i];
-        if (is_frozen(f, i)) continue; /* no unknowns */
         for (uint32_t c = 0; c < f->ncand[i]; ++c)
             s->red[i * C + c] += s->fvec[i * C + c];
         diagonal_block(f, bases[i], i, s->q, B);
@@ -339,9 +326,7 @@ static void assemble(const fit* f, step* s, const double* base_data, cholmod_tri
         for (uint32_t k = ctx->adj_off[v]; k < ctx->adj_off[v + 1]; ++k) {
             int32_t lj = f->local[ctx->adj[k]];
             float L = ctx->adj_len[k];
-            if (lj < 0 || (uint32_t)lj >= f->nf || !(L > 1e-6f * ctx->H) ||
-                is_frozen(f, (uint32_t)lj))
-                continue;
+            if (lj < 0 || (uint32_t)lj >= f->nf || !(L > 1e-6f * ctx->H)) continue;
             neighbour_block(f, bases[f->nf + f->eoff[i] + (k - ctx->adj_off[v])], i, (uint32_t)lj,
                             k, L, B);
             add_block(f, s, i, (uint32_t)lj, B, T);
@@ -415,12 +400,11 @@ static bool global_step(fit* f, solver* sv) {
     cholmod_dense* rhs = ok ? cholmod_zeros(n, 1, CHOLMOD_REAL, cm) : NULL;
     ok = ok && T && rhs;
     for (uint32_t i = 0; ok && i < nf; ++i)
-        if (!is_frozen(f, i)) linear_term(f, i, s.q, s.fvec + (size_t)i * C);
+        linear_term(f, i, s.q, s.fvec + (size_t)i * C);
     if (ok) assemble(f, &s, sv->bases, T, rhs);
     cholmod_dense* x = ok && s.n ? solve_system(sv, T, rhs) : NULL;
     ok = ok && (s.n == 0 || x);
     for (uint32_t i = 0; ok && i < nf; ++i) {
-        if (is_frozen(f, i)) continue; /* its weights stay */
         double sum = 0;
         for (uint32_t c = 0; c < f->ncand[i]; ++c) {
             double wv = s.var[i * C + c] >= 0 ? ((double*)x->x)[s.var[i * C + c]] : 0;
@@ -441,7 +425,6 @@ static bool global_step(fit* f, solver* sv) {
 static void project(fit* f) {
     uint32_t C = FIT_CANDIDATES;
     for (uint32_t i = 0; i < f->nf; ++i) {
-        if (is_frozen(f, i)) continue;
         double* w = f->w + (size_t)i * C;
         uint8_t* act = f->active + (size_t)i * C;
         uint32_t n = f->ncand[i];
@@ -572,66 +555,6 @@ static uint64_t bad_samples(const fit* f, float* ratio) {
     return bad;
 }
 
-/* The positions of the free vertices not frozen, from their weights. */
-static void free_positions(const fit* f) {
-    for (uint32_t i = 0; i < f->nf; ++i)
-        if (!is_frozen(f, i)) rig_fit_free_positions(f, i);
-}
-
-/* Up to `max` passes on `sv`; the pass with the fewest bad samples is kept (the current
- * weights count as pass 0). Sets *iterations to the passes done. */
-static bool run_passes(fit* f, solver* sv, uint32_t max, bool keep_best, uint32_t* iterations) {
-    uint32_t it = 0;
-    size_t wn = (size_t)f->nf * FIT_CANDIDATES;
-    double* best_w = malloc((wn + 1) * sizeof *best_w);
-    uint8_t* best_act = malloc(wn + 1);
-    float* ratio = malloc(((size_t)f->eoff[f->nf] * f->P + 1) * sizeof *ratio);
-    uint32_t* twin = twin_slots(f);
-    bool ok = best_w && best_act && ratio && twin;
-    uint64_t best = ok ? bad_samples(f, ratio) : 0;
-    uint32_t gained = 0; /* the last pass (1-based; 0: the rig's weights) with fewer */
-    if (ok) memcpy(best_w, f->w, wn * sizeof *best_w), memcpy(best_act, f->active, wn);
-    for (; ok && it < max; ++it) {
-        ok = global_step(f, sv);
-        if (!ok) break;
-        project(f);
-        free_positions(f);
-        uint64_t bad = bad_samples(f, ratio);
-        if (getenv("TL_J16_DEBUG")) fprintf(stderr, "pass %u bad %llu best %llu frozen %d\n", it, (unsigned long long)bad, (unsigned long long)best, f->frozen != NULL);
-        if (bad < best) gained = it + 1;
-        if (bad <= best || !keep_best)
-            best = bad, memcpy(best_w, f->w, wn * sizeof *best_w), memcpy(best_act, f->active, wn);
-        if (keep_best && it + 1 >= gained + FIT_STALL) { /* no fewer bad samples in FIT_STALL passes */
-            ++it;
-            break;
-        }
-        reweight(f, ratio, twin);
-    }
-    if (ok) {
-        memcpy(f->w, best_w, wn * sizeof *best_w), memcpy(f->active, best_act, wn);
-        free_positions(f);
-    }
-    free(best_w), free(best_act), free(ratio), free(twin);
-    *iterations = it;
-    return ok;
-}
-
-static bool solver_start(const fit* f, solver* sv) {
-    *sv = (solver){0};
-    sv->bases = block_bases(f);
-    if (!sv->bases || !cholmod_start(&sv->cm)) return free(sv->bases), sv->bases = NULL, false;
-    sv->cm.print = 0;
-    return true;
-}
-
-static void solver_finish(solver* sv) {
-    if (!sv->bases) return;
-    cholmod_free_factor(&sv->L, &sv->cm);
-    cholmod_free_sparse(&sv->A, &sv->cm);
-    cholmod_finish(&sv->cm);
-    free(sv->bases);
-}
-
 bool rig_fit_solve(fit* f, uint32_t* iterations) {
     const rig_ctx* ctx = f->ctx;
     f->eoff = malloc(((size_t)f->nf + 1) * sizeof *f->eoff);
@@ -647,22 +570,51 @@ bool rig_fit_solve(fit* f, uint32_t* iterations) {
             for (uint32_t t = 0; t < f->P; ++t)
                 group_position(f, f->cand[i * FIT_CANDIDATES + c], t, f->bind + 3 * (size_t)i,
                                f->cpos + (((size_t)i * FIT_CANDIDATES + c) * f->P + t) * 3);
-    solver sv;
-    bool ok = solver_start(f, &sv);
+    solver sv = {0};
+    sv.bases = block_bases(f);
+    bool started = sv.bases && cholmod_start(&sv.cm), ok = started;
+    if (started) sv.cm.print = 0;
     f->part->fit.energy_before = ok ? (float)rig_fit_energy(f) : 0;
-    *iterations = 0;
-    ok = ok && run_passes(f, &sv, ctx->def->junction_iterations, true, iterations);
-    solver_finish(&sv);
-    f->part->fit.energy_after = ok ? (float)rig_fit_energy(f) : 0;
-    return ok;
-}
-
-bool rig_fit_resolve(fit* f, const uint8_t* frozen, uint32_t passes, bool keep_best) {
-    solver sv;
-    f->frozen = frozen;
     uint32_t it = 0;
-    bool ok = solver_start(f, &sv) && run_passes(f, &sv, passes, keep_best, &it);
-    solver_finish(&sv);
-    f->frozen = NULL;
+    /* the pass with the fewest bad samples is kept (the rig's weights count as pass 0) */
+    size_t wn = (size_t)f->nf * FIT_CANDIDATES;
+    double* best_w = malloc((wn + 1) * sizeof *best_w);
+    uint8_t* best_act = malloc(wn + 1);
+    float* ratio = malloc(((size_t)f->eoff[f->nf] * f->P + 1) * sizeof *ratio);
+    uint32_t* twin = twin_slots(f);
+    ok = ok && best_w && best_act && ratio && twin;
+    uint64_t best = ok ? bad_samples(f, ratio) : 0;
+    uint32_t gained = 0; /* the last pass (1-based; 0: the rig's weights) with fewer */
+    if (ok) memcpy(best_w, f->w, wn * sizeof *best_w), memcpy(best_act, f->active, wn);
+    for (; ok && it < ctx->def->junction_iterations; ++it) {
+        ok = global_step(f, &sv);
+        if (!ok) break;
+        project(f);
+        for (uint32_t i = 0; i < f->nf; ++i)
+            rig_fit_free_positions(f, i);
+        uint64_t bad = bad_samples(f, ratio);
+        if (bad < best) gained = it + 1;
+        if (bad <= best)
+            best = bad, memcpy(best_w, f->w, wn * sizeof *best_w), memcpy(best_act, f->active, wn);
+        if (it + 1 >= gained + FIT_STALL) { /* no fewer bad samples in FIT_STALL passes */
+            ++it;
+            break;
+        }
+        reweight(f, ratio, twin);
+    }
+    if (ok) {
+        memcpy(f->w, best_w, wn * sizeof *best_w), memcpy(f->active, best_act, wn);
+        for (uint32_t i = 0; i < f->nf; ++i)
+            rig_fit_free_positions(f, i);
+    }
+    free(best_w), free(best_act), free(ratio), free(twin);
+    if (started) {
+        cholmod_free_factor(&sv.L, &sv.cm);
+        cholmod_free_sparse(&sv.A, &sv.cm);
+        cholmod_finish(&sv.cm);
+    }
+    free(sv.bases);
+    f->part->fit.energy_after = ok ? (float)rig_fit_energy(f) : 0;
+    *iterations = it;
     return ok;
 }
