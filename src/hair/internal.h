@@ -43,19 +43,31 @@ tl_result hair_mesh_add(tl_gltf* doc, const tl_scene_skin* sk, const char* name,
                         const float* weights, const uint32_t* indices, size_t index_count, int mode,
                         tl_error* err);
 
-/* A uniform grid over points (cell size `cell`): the points of the 27 cells around a query. */
+/* A uniform grid (cell size `cell`) over points, or over boxes with each item filed in every
+ * cell its box meets (ascending ids within a cell): the items of the 27 cells around a query. */
 typedef struct hair_grid {
     float cell;
     float origin[3];
     uint32_t dims[3];
-    uint32_t* start; /* cell count + 1 */
-    uint32_t* items; /* point ids sorted by cell */
+    uint32_t* start; /* cell count + 1; NULL: no grid */
+    uint32_t* items; /* item ids by cell */
 } hair_grid;
 
+/* Over the points points[3 * ids[i]] (the cell grows to keep at most 4 cells per point). */
 bool hair_grid_build(hair_grid* g, const float* points, const uint32_t* ids, uint32_t count,
                      float cell);
+/* Over the boxes boxes[6 * id] (lo xyz, hi xyz) of ids[0..count) (NULL: 0..count); the cell
+ * grows to keep at most max_cells cells. */
+bool hair_grid_build_boxes(hair_grid* g, const float* boxes, const uint32_t* ids, uint32_t count,
+                           float cell, size_t max_cells);
 void hair_grid_free(hair_grid* g);
-/* Calls visit(user, id) for every point in the cells around p; stops when it returns false. */
+/* The cells [lo, hi] along each axis that the box [a, b] meets (clamped); false when none. */
+bool hair_grid_range(const hair_grid* g, const float a[3], const float b[3], uint32_t lo[3],
+                     uint32_t hi[3]);
+static inline size_t hair_grid_cell(const hair_grid* g, uint32_t x, uint32_t y, uint32_t z) {
+    return ((size_t)z * g->dims[1] + y) * g->dims[0] + x;
+}
+/* Calls visit(user, id) for every item in the cells around p; stops when it returns false. */
 void hair_grid_visit(const hair_grid* g, const float p[3], bool (*visit)(void* user, uint32_t id),
                      void* user);
 
