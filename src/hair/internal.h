@@ -61,9 +61,19 @@ bool hair_grid_build(hair_grid* g, const float* points, const uint32_t* ids, uin
 bool hair_grid_build_boxes(hair_grid* g, const float* boxes, const uint32_t* ids, uint32_t count,
                            float cell, size_t max_cells);
 void hair_grid_free(hair_grid* g);
-/* The cells [lo, hi] along each axis that the box [a, b] meets (clamped); false when none. */
-bool hair_grid_range(const hair_grid* g, const float a[3], const float b[3], uint32_t lo[3],
-                     uint32_t hi[3]);
+/* The cells [lo, hi] along each axis that the box [a, b] meets (clamped); false when none.
+ * Inline: the scalp asks it for every query. */
+static inline bool hair_grid_range(const hair_grid* g, const float a[3], const float b[3],
+                                   uint32_t lo[3], uint32_t hi[3]) {
+    for (int k = 0; k < 3; ++k) {
+        float l = floorf((a[k] - g->origin[k]) / g->cell);
+        float h = floorf((b[k] - g->origin[k]) / g->cell);
+        if (!(h >= 0) || !(l < (float)g->dims[k])) return false; /* NaN too */
+        lo[k] = l > 0 ? (uint32_t)l : 0;
+        hi[k] = h < (float)(g->dims[k] - 1) ? (uint32_t)h : g->dims[k] - 1;
+    }
+    return true;
+}
 static inline size_t hair_grid_cell(const hair_grid* g, uint32_t x, uint32_t y, uint32_t z) {
     return ((size_t)z * g->dims[1] + y) * g->dims[0] + x;
 }
