@@ -18,6 +18,7 @@ typedef struct nape_skin {
     hair_grid grid;
     const float *centre, *ball; /* per triangle: 3 floats, 1 float */
     const uint32_t* rank;       /* per triangle: of equals the lowest rank wins */
+    uint32_t *seen, query; /* per triangle: the last query that met it (filed in several cells) */
     const float* p;
     float best, bary[3];
     uint32_t tri;
@@ -25,6 +26,8 @@ typedef struct nape_skin {
 
 static bool nape_visit(void* user, uint32_t id) {
     nape_skin* n = user;
+    if (n->seen[id] == n->query) return true; /* met again: the same distance, the same outcome */
+    n->seen[id] = n->query;
     const uint32_t* t = n->sk->triangles + 3 * (size_t)id;
     const float* r = n->sk->rest_positions;
     float b[3];
@@ -155,10 +158,11 @@ bool hair_nape_bind(tl_rig_analysis* a, const tl_scene* scene, uint32_t skin,
     float* centre = malloc(3 * sizeof(float) * (sk->triangle_count + 1));
     float* box = malloc(6 * sizeof(float) * (sk->triangle_count + 1));
     uint32_t* rank = malloc(sizeof(uint32_t) * (sk->triangle_count + 1));
+    uint32_t* seen = calloc(sk->triangle_count + 1, sizeof(uint32_t));
     float* ball = malloc(sizeof(float) * (sk->triangle_count + 1));
     float* w = malloc(sizeof(float) * (sk->joint_count + 1));
-    nape_skin ns = {.sk = sk, .centre = centre, .ball = ball, .rank = rank};
-    bool ok = ids && body && in_head && tris && centre && box && rank && ball && w &&
+    nape_skin ns = {.sk = sk, .centre = centre, .ball = ball, .rank = rank, .seen = seen};
+    bool ok = ids && body && in_head && tris && centre && box && rank && seen && ball && w &&
               tl_body_skin_mask(scene, skin, body, NULL) == TL_OK && hair_head_joints(sk, in_head);
     uint32_t alone = 0, nt = 0;
     for (uint32_t p = first_part; ok && p < first_part + parts; ++p)
@@ -190,7 +194,7 @@ bool hair_nape_bind(tl_rig_analysis* a, const tl_scene* scene, uint32_t skin,
         for (uint32_t k = 0; k < part->vertex_count; ++k) {
             if (!head_alone(part, k, head)) continue;
             ns.p = sk->rest_positions + 3 * (size_t)part->vertices[k];
-            ns.best = lie * lie, ns.tri = UINT32_MAX;
+            ns.best = lie * lie, ns.tri = UINT32_MAX, ns.query++;
             hair_grid_visit(&ns.grid, ns.p, nape_visit, &ns);
             if (ns.tri == UINT32_MAX) continue;
             skin_weights(sk, ns.tri, ns.bary, w);
