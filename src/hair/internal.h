@@ -30,10 +30,13 @@ bool hair_scalp_within(const tl_hair_scalp* scalp, const float p[3], float max_d
 tl_hair_binding hair_bind(const tl_hair_scalp* scalp, uint32_t t, const float bary[3],
                           const float p[3]);
 
-/* The hair mesh of the skin (every hair primitive, in order) and each of its vertices' union
- * index (malloc'd). */
-tl_result hair_skin_mesh(const tl_scene* scene, uint32_t skin, tl_hair_mesh* mesh,
-                         uint32_t** union_index, tl_error* err);
+/* The mesh of the primitives flagged (tl_hair_find_primitives), in order; none: NOT_FOUND. */
+tl_result hair_mesh_of_primitives(const tl_scene* scene, uint32_t skin, const uint8_t* flags,
+                                  tl_hair_mesh* out, tl_error* err);
+/* The hair mesh of the skin (every primitive flagged by tl_hair_find_primitives, in order: the
+ * caller's flags, not found again) and each of its vertices' union index (malloc'd). */
+tl_result hair_skin_mesh(const tl_scene* scene, uint32_t skin, const uint8_t* flags,
+                         tl_hair_mesh* mesh, uint32_t** union_index, tl_error* err);
 
 /* Adds a mesh `name` of one primitive (glTF mode `mode`: 1 lines, 4 triangles) skinned to skin
  * sk on a new root node: rest-world positions (taken to bind space), 4 joints (the skin's

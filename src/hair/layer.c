@@ -271,7 +271,7 @@ tl_result tl_hair_guide_layer_add(tl_gltf* doc, const tl_scene* scene, uint32_t 
     tl_hair_scalp* scalp = NULL;
     tl_hair_guides* guides = NULL;
     tl_hair_def def = tl_default_hair_def();
-    tl_result r = hair_skin_mesh(scene, skin, &mesh, &uidx, err);
+    tl_result r = hair_skin_mesh(scene, skin, flags, &mesh, &uidx, err);
     /* a skin whose scalp cannot be found has no guides to write (as in the rig's hair step) */
     if (r == TL_OK && tl_hair_scalp_find(scene, skin, &def, flags, &scalp, NULL) == TL_OK) {
         r = tl_hair_guides_create(&mesh, scalp, &def, &guides, err);
