@@ -254,8 +254,9 @@ static tl_result layer_write(tl_gltf* doc, const tl_scene_skin* sk, const tl_hai
     return r;
 }
 
-tl_result tl_hair_guide_layer_add(tl_gltf* doc, const tl_scene* scene, uint32_t skin,
-                                  uint32_t* guides_written, tl_error* err) {
+tl_result tl_hair_guide_layer_add_guides(tl_gltf* doc, const tl_scene* scene, uint32_t skin,
+                                         const tl_hair_guides* given, uint32_t* guides_written,
+                                         tl_error* err) {
     assert(doc && scene && scene->doc == doc && skin < scene->skin_count && guides_written);
     *guides_written = 0;
     const tl_scene_skin* sk = &scene->skins[skin];
@@ -272,10 +273,12 @@ tl_result tl_hair_guide_layer_add(tl_gltf* doc, const tl_scene* scene, uint32_t 
     tl_hair_guides* guides = NULL;
     tl_hair_def def = tl_default_hair_def();
     tl_result r = hair_skin_mesh(scene, skin, flags, &mesh, &uidx, err);
-    /* a skin whose scalp cannot be found has no guides to write (as in the rig's hair step) */
-    if (r == TL_OK && tl_hair_scalp_find(scene, skin, &def, flags, &scalp, NULL) == TL_OK) {
+    float cell = def.coverage_mm * sk->height / TL_HAIR_HUMAN_MM;
+    if (r == TL_OK && given) {
+        r = layer_write(doc, sk, &mesh, uidx, given, cell, guides_written, err);
+    } else if (r == TL_OK && tl_hair_scalp_find(scene, skin, &def, flags, &scalp, NULL) == TL_OK) {
+        /* a skin whose scalp cannot be found has no guides to write (as in the rig's hair step) */
         r = tl_hair_guides_create(&mesh, scalp, &def, &guides, err);
-        float cell = def.coverage_mm * sk->height / TL_HAIR_HUMAN_MM;
         if (r == TL_OK) r = layer_write(doc, sk, &mesh, uidx, guides, cell, guides_written, err);
     }
     tl_hair_guides_destroy(guides);
@@ -284,4 +287,9 @@ tl_result tl_hair_guide_layer_add(tl_gltf* doc, const tl_scene* scene, uint32_t 
     free(uidx);
     free(flags);
     return r;
+}
+
+tl_result tl_hair_guide_layer_add(tl_gltf* doc, const tl_scene* scene, uint32_t skin,
+                                  uint32_t* guides_written, tl_error* err) {
+    return tl_hair_guide_layer_add_guides(doc, scene, skin, NULL, guides_written, err);
 }

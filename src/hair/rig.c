@@ -235,6 +235,9 @@ bool tl_hair_rig_plan(tl_rig_analysis* a, const tl_scene* scene, uint32_t skin) 
                  hair_nape_bind(a, scene, skin, scalp, first, chains->chain_count,
                                 cdef.cap_mm * scalp->height / TL_HAIR_HUMAN_MM);
         }
+        /* kept for the guide layer: the rig leaves the hair and scalp where they were */
+        tl_hair_guides_destroy(a->skins[skin].hair_guides);
+        a->skins[skin].hair_guides = guides, guides = NULL;
     }
     if (chains) tl_hair_chains_destroy(chains);
     tl_hair_guides_destroy(guides);
