@@ -101,6 +101,7 @@ typedef struct closest_query {
     const float* pad;    /* per vertex: its longest edge and the rounding slack, see vertex_pads */
     double lim;          /* the best's distance (its square root, kept to spare one a test) */
     double slack;        /* 1e-5 of the query's |x| + |y| + |z|: rounding at its size */
+    bool seeded;         /* best is closest_seed's bound, no triangle taken yet */
 } closest_query;
 
 /* Whether triangle t lies surely farther than the best so far: its sphere's distance, less a
@@ -156,12 +157,42 @@ static bool closest_visit(void* user, uint32_t v) {
         float d2 = tl_mesh_triangle_nearest(q->p, q->mesh->positions + 3 * (size_t)t[0],
                                             q->mesh->positions + 3 * (size_t)t[1],
                                             q->mesh->positions + 3 * (size_t)t[2], bary);
-        if (!(d2 < q->best)) continue;
+        /* of equals the first in the visit: the one taken strictly below an infinite start */
+        bool first = q->seeded && q->triangle == UINT32_MAX && d2 == q->best;
+        if (!(d2 < q->best) && !first) continue;
         q->best = d2, q->triangle = q->items[i];
         q->lim = sqrt((double)d2);
         memcpy(q->bary, bary, sizeof bary);
     }
     return true;
+}
+
+/* A bound on the best before the visit, so that its tests skip from the start: the distance to
+ * the triangles of the vertex nearest p in p's own cell (candidates of the visit, so no nearer
+ * than its closest; no marks set). The visit then takes the first triangle in its order whose
+ * distance is the least, as from an infinite start. */
+static void closest_seed(closest_query* q, const hair_grid* g) {
+    uint32_t c[3], near = UINT32_MAX;
+    if (!g->start || !hair_grid_range(g, q->p, q->p, c, c)) return;
+    for (int k = 0; k < 3; ++k) /* the visit's own cell, unclamped */
+        if (floorf((q->p[k] - g->origin[k]) / g->cell) != (float)c[k]) return;
+    size_t cell = hair_grid_cell(g, c[0], c[1], c[2]);
+    float nd2 = INFINITY;
+    for (uint32_t i = g->start[cell]; i < g->start[cell + 1]; ++i) {
+        float d2 = tl__dist2(q->mesh->positions + 3 * (size_t)g->items[i], q->p);
+        if (d2 < nd2) nd2 = d2, near = g->items[i];
+    }
+    float best = INFINITY, bary[3];
+    for (uint32_t i = near == UINT32_MAX ? 0 : q->start[near];
+         near != UINT32_MAX && i < q->start[near + 1]; ++i) {
+        const uint32_t* t = q->mesh->triangles + 3 * (size_t)q->items[i];
+        float d2 = tl_mesh_triangle_nearest(q->p, q->mesh->positions + 3 * (size_t)t[0],
+                                            q->mesh->positions + 3 * (size_t)t[1],
+                                            q->mesh->positions + 3 * (size_t)t[2], bary);
+        best = d2 < best ? d2 : best;
+    }
+    if (!(best < INFINITY)) return;
+    q->best = best, q->lim = sqrt((double)best), q->seeded = true;
 }
 
 /* The skin weights at p: blended over the closest point of the hair surface (the weights the
@@ -171,8 +202,10 @@ static void weights_at(const tl_scene_skin* sk, const tl_hair_mesh* mesh, const 
                        const hair_grid* g, const uint32_t* start, const uint32_t* items,
                        uint32_t* tested, uint32_t mark, const float* sphere, const float* pad,
                        const float p[3], uint16_t joints[4], float weights[4]) {
-    closest_query q = {mesh,      start,  items, p,      INFINITY, UINT32_MAX,
-                       {1, 0, 0}, tested, mark,  sphere, pad,      INFINITY};
+    double size = fabs((double)p[0]) + fabs((double)p[1]) + fabs((double)p[2]);
+    closest_query q = {mesh,   start, items,  p,   INFINITY, UINT32_MAX,  {1, 0, 0},
+                       tested, mark,  sphere, pad, INFINITY, 1e-5 * size, false};
+    closest_seed(&q, g);
     hair_grid_visit(g, p, closest_visit, &q);
     uint32_t v = UINT32_MAX;
     if (q.triangle == UINT32_MAX) {
