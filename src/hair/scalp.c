@@ -258,18 +258,19 @@ float hair_scalp_scale(const tl_hair_scalp* scalp) {
 }
 
 /* Triangle t as the scan tests it: skipped when its sphere lies beyond the best so far, taken
- * when no farther than the best (the last of equals wins). */
+ * when no farther than the best (the last of equals wins). *root: sqrtf(*best2), kept with it
+ * (the same value, not found again for every triangle). */
 static bool scalp_test(const tl_hair_scalp* scalp, const scalp_storage* s, uint32_t t,
-                       const float p[3], float* best2, float bary[3]) {
+                       const float p[3], float* best2, float* root, float bary[3]) {
     const float* c = s->sphere + 4 * (size_t)t;
-    float reach = sqrtf(*best2) + c[3];
+    float reach = *root + c[3];
     if (tl__dist2(p, c) > reach * reach) return false;
     const uint32_t* tri = scalp->triangles + 3 * (size_t)t;
     float b[3];
     float d2 = tl_mesh_triangle_nearest(p, vertex(scalp, tri[0]), vertex(scalp, tri[1]),
                                         vertex(scalp, tri[2]), b);
     if (!(d2 <= *best2)) return false;
-    *best2 = d2;
+    if (d2 != *best2) *best2 = d2, *root = sqrtf(d2);
     memcpy(bary, b, sizeof b);
     return true;
 }
@@ -316,14 +317,14 @@ uint32_t hair_scalp_nearest(const tl_hair_scalp* scalp, const float p[3], float 
                             float* distance, float bary[3]) {
     const scalp_storage* s = scalp->internal;
     uint32_t best = UINT32_MAX;
-    float best2 = max_distance * max_distance;
+    float best2 = max_distance * max_distance, root = sqrtf(best2);
     uint32_t lo[3], hi[3];
     bool none = false, grid = scalp->triangle_count <= 64 * SCALP_QUERY_WORDS &&
                               scalp_query_cells(s, p, max_distance, lo, hi, &none);
     if (!grid && none) return UINT32_MAX;
     if (!grid) {
         for (uint32_t t = 0; t < scalp->triangle_count; ++t)
-            if (scalp_test(scalp, s, t, p, &best2, bary)) best = t;
+            if (scalp_test(scalp, s, t, p, &best2, &root, bary)) best = t;
     } else {
         /* the cells' triangles marked, then tested in the scan's order (ties go to the last) */
         uint64_t mark[SCALP_QUERY_WORDS];
@@ -345,7 +346,7 @@ uint32_t hair_scalp_nearest(const tl_hair_scalp* scalp, const float p[3], float 
         for (uint32_t w = first; first != UINT32_MAX && w <= last; ++w)
             for (uint64_t bits = mark[w]; bits; bits &= bits - 1) {
                 uint32_t t = 64 * w + lowest_bit(bits);
-                if (scalp_test(scalp, s, t, p, &best2, bary)) best = t;
+                if (scalp_test(scalp, s, t, p, &best2, &root, bary)) best = t;
             }
     }
     if (best != UINT32_MAX) *distance = sqrtf(best2);
@@ -354,13 +355,13 @@ uint32_t hair_scalp_nearest(const tl_hair_scalp* scalp, const float p[3], float 
 
 bool hair_scalp_within(const tl_hair_scalp* scalp, const float p[3], float max_distance) {
     const scalp_storage* s = scalp->internal;
-    float best2 = max_distance * max_distance, bary[3];
+    float best2 = max_distance * max_distance, root = sqrtf(best2), bary[3];
     uint32_t lo[3], hi[3];
     bool none;
     if (!scalp_query_cells(s, p, max_distance, lo, hi, &none)) {
         if (none) return false;
         for (uint32_t t = 0; t < scalp->triangle_count; ++t)
-            if (scalp_test(scalp, s, t, p, &best2, bary)) return true;
+            if (scalp_test(scalp, s, t, p, &best2, &root, bary)) return true;
         return false;
     }
     /* the scan finds one exactly when some triangle passes both tests at max_distance (before
@@ -370,7 +371,7 @@ bool hair_scalp_within(const tl_hair_scalp* scalp, const float p[3], float max_d
             for (uint32_t x = lo[0]; x <= hi[0]; ++x) {
                 size_t at = hair_grid_cell(&s->grid, x, y, z);
                 for (uint32_t i = s->grid.start[at]; i < s->grid.start[at + 1]; ++i)
-                    if (scalp_test(scalp, s, s->grid.items[i], p, &best2, bary)) return true;
+                    if (scalp_test(scalp, s, s->grid.items[i], p, &best2, &root, bary)) return true;
             }
     return false;
 }
