@@ -2798,6 +2798,67 @@ static void hair_command(void) {
     ENSURE(rc != 0 && !f);
 }
 
+/* hair_grid_build_boxes: a query's 27 cells hold every box that comes within one cell of it
+ * (the nape binding's guarantee: every triangle within the lying-on distance is visited), on
+ * random boxes of every size from a point to several cells, against a scan of all boxes. */
+typedef struct grid_seen {
+    uint8_t* seen;
+} grid_seen;
+
+static bool grid_seen_visit(void* user, uint32_t id) {
+    ((grid_seen*)user)->seen[id] = 1;
+    return true;
+}
+
+static float lcg_unit(uint32_t* r) {
+    *r = *r * 1664525u + 1013904223u;
+    return (float)(*r >> 8) / (float)(1u << 24);
+}
+
+static void grid_boxes_cover_near_items(void) {
+    enum { N = 3000, Q = 2000 };
+    float* box = malloc(6 * sizeof(float) * N);
+    uint32_t* ids = malloc(sizeof(uint32_t) * N);
+    uint8_t* seen = malloc(N);
+    ENSURE(box && ids && seen);
+    uint32_t r = 12345;
+#define NEXT() lcg_unit(&r)
+    for (uint32_t i = 0; i < N; ++i) {
+        float size = NEXT() < 0.3f ? 0 : 0.2f * NEXT();
+        size *= NEXT();
+        for (int k = 0; k < 3; ++k) {
+            box[6 * i + k] = NEXT() - 0.5f;
+            box[6 * i + 3 + k] = box[6 * i + k] + size * NEXT();
+        }
+        ids[i] = i;
+    }
+    float cell = 0.05f; /* 20^3 cells: under the budget, so the grid keeps it */
+    hair_grid g;
+    ENSURE(hair_grid_build_boxes(&g, box, ids + 1, N - 1, cell, 4 * (size_t)N + 64));
+    uint32_t missed = 0, near = 0;
+    for (uint32_t q = 0; q < Q; ++q) {
+        float p[3] = {1.2f * (NEXT() - 0.5f), 1.2f * (NEXT() - 0.5f), 1.2f * (NEXT() - 0.5f)};
+        memset(seen, 0, N);
+        grid_seen gs = {seen};
+        hair_grid_visit(&g, p, grid_seen_visit, &gs);
+        missed += seen[0]; /* left out of the build: never visited */
+        for (uint32_t i = 1; i < N; ++i) {
+            float d2 = 0;
+            for (int k = 0; k < 3; ++k) {
+                float d = fmaxf(fmaxf(box[6 * i + k] - p[k], p[k] - box[6 * i + 3 + k]), 0);
+                d2 += d * d;
+            }
+            if (d2 < 0.999f * cell * cell) near++, missed += !seen[i];
+        }
+    }
+#undef NEXT
+    printf("  %u box-query pairs within a cell, %u missed (grid cell %.4f, %u x %u x %u)\n", near,
+           missed, g.cell, g.dims[0], g.dims[1], g.dims[2]);
+    ENSURE(near > 1000 && missed == 0);
+    hair_grid_free(&g);
+    free(box), free(ids), free(seen);
+}
+
 int main(int argc, char** argv) {
     static const tl_test_case cases[] = {
         {"scalp_is_top_and_back", scalp_is_top_and_back},
@@ -2838,6 +2899,7 @@ int main(int argc, char** argv) {
         {"fit_onto_other_heads", fit_onto_other_heads},
         {"hair_command", hair_command},
         {"obj_hostile", obj_hostile},
+        {"grid_boxes_cover_near_items", grid_boxes_cover_near_items},
     };
     int rc = tl_test_main(argc, argv, cases, COUNT(cases));
     tl_hair_scalp_destroy(scalp);

@@ -415,6 +415,12 @@ void tl_hair_chains_destroy(tl_hair_chains* chains);
  * *guides_written: the guides written (0: no hair or no scalp; nothing added). */
 tl_result tl_hair_guide_layer_add(tl_gltf* doc, const tl_scene* scene, uint32_t skin,
                                   uint32_t* guides_written, tl_error* err);
+/* The same with the guides given (the ones the chains were planned from, tl_rig_skin's
+ * hair_guides: found again from the rigged skin they are the same, at the cost of a second
+ * search); NULL: found as tl_hair_guide_layer_add does. */
+tl_result tl_hair_guide_layer_add_guides(tl_gltf* doc, const tl_scene* scene, uint32_t skin,
+                                         const tl_hair_guides* guides, uint32_t* guides_written,
+                                         tl_error* err);
 
 /* The rig's hair step (tl_rig_analyze calls it per skin, chain mode only): the skin's hair
  * primitives get guides and chains with the defaults above (not on a character standing on

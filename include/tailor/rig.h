@@ -298,6 +298,9 @@ typedef struct tl_rig_skin {
     float up[3], forward[3];        /* the character's axes, rest-world (tl_scene_skin) */
     tl_scene_primitive* primitives; /* the skin's primitives and their union ranges */
     uint32_t primitive_count;
+    /* the guides the skin's hair chains were planned from (tl_hair_rig_plan), which the guide
+       layer writes (tl_rig_apply); NULL: no hair chains */
+    struct tl_hair_guides* hair_guides;
 } tl_rig_skin;
 
 /* Stage times of one analysis, seconds (the benchmark reports them). */

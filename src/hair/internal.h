@@ -30,10 +30,13 @@ bool hair_scalp_within(const tl_hair_scalp* scalp, const float p[3], float max_d
 tl_hair_binding hair_bind(const tl_hair_scalp* scalp, uint32_t t, const float bary[3],
                           const float p[3]);
 
-/* The hair mesh of the skin (every hair primitive, in order) and each of its vertices' union
- * index (malloc'd). */
-tl_result hair_skin_mesh(const tl_scene* scene, uint32_t skin, tl_hair_mesh* mesh,
-                         uint32_t** union_index, tl_error* err);
+/* The mesh of the primitives flagged (tl_hair_find_primitives), in order; none: NOT_FOUND. */
+tl_result hair_mesh_of_primitives(const tl_scene* scene, uint32_t skin, const uint8_t* flags,
+                                  tl_hair_mesh* out, tl_error* err);
+/* The hair mesh of the skin (every primitive flagged by tl_hair_find_primitives, in order: the
+ * caller's flags, not found again) and each of its vertices' union index (malloc'd). */
+tl_result hair_skin_mesh(const tl_scene* scene, uint32_t skin, const uint8_t* flags,
+                         tl_hair_mesh* mesh, uint32_t** union_index, tl_error* err);
 
 /* Adds a mesh `name` of one primitive (glTF mode `mode`: 1 lines, 4 triangles) skinned to skin
  * sk on a new root node: rest-world positions (taken to bind space), 4 joints (the skin's
@@ -43,19 +46,41 @@ tl_result hair_mesh_add(tl_gltf* doc, const tl_scene_skin* sk, const char* name,
                         const float* weights, const uint32_t* indices, size_t index_count, int mode,
                         tl_error* err);
 
-/* A uniform grid over points (cell size `cell`): the points of the 27 cells around a query. */
+/* A uniform grid (cell size `cell`) over points, or over boxes with each item filed in every
+ * cell its box meets (ascending ids within a cell): the items of the 27 cells around a query. */
 typedef struct hair_grid {
     float cell;
     float origin[3];
     uint32_t dims[3];
-    uint32_t* start; /* cell count + 1 */
-    uint32_t* items; /* point ids sorted by cell */
+    uint32_t* start; /* cell count + 1; NULL: no grid */
+    uint32_t* items; /* item ids by cell */
 } hair_grid;
 
+/* Over the points points[3 * ids[i]] (the cell grows to keep at most 4 cells per point). */
 bool hair_grid_build(hair_grid* g, const float* points, const uint32_t* ids, uint32_t count,
                      float cell);
+/* Over the boxes boxes[6 * id] (lo xyz, hi xyz) of ids[0..count) (NULL: 0..count); the cell
+ * grows to keep at most max_cells cells. */
+bool hair_grid_build_boxes(hair_grid* g, const float* boxes, const uint32_t* ids, uint32_t count,
+                           float cell, size_t max_cells);
 void hair_grid_free(hair_grid* g);
-/* Calls visit(user, id) for every point in the cells around p; stops when it returns false. */
+/* The cells [lo, hi] along each axis that the box [a, b] meets (clamped); false when none.
+ * Inline: the scalp asks it for every query. */
+static inline bool hair_grid_range(const hair_grid* g, const float a[3], const float b[3],
+                                   uint32_t lo[3], uint32_t hi[3]) {
+    for (int k = 0; k < 3; ++k) {
+        float l = floorf((a[k] - g->origin[k]) / g->cell);
+        float h = floorf((b[k] - g->origin[k]) / g->cell);
+        if (!(h >= 0) || !(l < (float)g->dims[k])) return false; /* NaN too */
+        lo[k] = l > 0 ? (uint32_t)l : 0;
+        hi[k] = h < (float)(g->dims[k] - 1) ? (uint32_t)h : g->dims[k] - 1;
+    }
+    return true;
+}
+static inline size_t hair_grid_cell(const hair_grid* g, uint32_t x, uint32_t y, uint32_t z) {
+    return ((size_t)z * g->dims[1] + y) * g->dims[0] + x;
+}
+/* Calls visit(user, id) for every item in the cells around p; stops when it returns false. */
 void hair_grid_visit(const hair_grid* g, const float p[3], bool (*visit)(void* user, uint32_t id),
                      void* user);
 

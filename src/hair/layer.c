@@ -98,6 +98,10 @@ typedef struct closest_query {
     uint32_t* tested; /* per triangle: the mark of the last query that tested it */
     uint32_t mark;
     const float* sphere; /* per triangle: centre xyz and radius */
+    const float* pad;    /* per vertex: its longest edge and the rounding slack, see vertex_pads */
+    double lim;          /* the best's distance (its square root, kept to spare one a test) */
+    double slack;        /* 1e-5 of the query's |x| + |y| + |z|: rounding at its size */
+    bool seeded;         /* best is closest_seed's bound, no triangle taken yet */
 } closest_query;
 
 /* Whether triangle t lies surely farther than the best so far: its sphere's distance, less a
@@ -109,14 +113,39 @@ static bool closest_beyond(const closest_query* q, uint32_t t) {
     for (int k = 0; k < 3; ++k) {
         double d = (double)q->p[k] - c[k];
         d2 += d * d;
-        size += fabs((double)q->p[k]) + fabs((double)c[k]);
+        size += fabs((double)c[k]);
     }
-    double gap = sqrt(d2) - c[3] - 1e-5 * size;
-    return gap > 0 && gap * gap > (double)q->best;
+    double reach = q->lim + c[3] + 1e-5 * size + q->slack; /* infinite until a best */
+    return d2 > reach * reach;
+}
+
+/* Per vertex: its longest edge (its triangles lie within it) and the slack of closest_beyond
+ * for its coordinates, so that a vertex farther than the best's distance, its pad and the
+ * query's slack has only triangles closest_beyond would skip (rounded up by 1e-5 each). */
+static void vertex_pads(const tl_hair_mesh* mesh, float* pad) {
+    for (size_t i = 0; i < 3 * (size_t)mesh->triangle_count; ++i) {
+        uint32_t a = mesh->triangles[i], b = mesh->triangles[i % 3 == 2 ? i - 2 : i + 1];
+        float e =
+            sqrtf(tl__dist2(mesh->positions + 3 * (size_t)a, mesh->positions + 3 * (size_t)b)) *
+            (1 + 1e-5f);
+        pad[a] = fmaxf(pad[a], e), pad[b] = fmaxf(pad[b], e);
+    }
+    for (uint32_t v = 0; v < mesh->vertex_count; ++v) {
+        const float* c = mesh->positions + 3 * (size_t)v;
+        double size = fabs((double)c[0]) + fabs((double)c[1]) + fabs((double)c[2]);
+        pad[v] = (float)((pad[v] + 2e-5 * (size + pad[v])) * (1 + 1e-5));
+    }
 }
 
 static bool closest_visit(void* user, uint32_t v) {
     closest_query* q = user;
+    if (q->best < INFINITY) { /* v's triangles all surely beyond the best: skipped unmarked */
+        const float* c = q->mesh->positions + 3 * (size_t)v;
+        double d2 = 0, r = q->lim + q->pad[v] + 2 * q->slack;
+        for (int k = 0; k < 3; ++k)
+            d2 += ((double)q->p[k] - c[k]) * ((double)q->p[k] - c[k]);
+        if (d2 > r * r) return true;
+    }
     for (uint32_t i = q->start[v]; i < q->start[v + 1]; ++i) {
         /* a triangle met again through another of its vertices gives the same distance, which
            the strict test below would not take: skipped */
@@ -128,11 +157,42 @@ static bool closest_visit(void* user, uint32_t v) {
         float d2 = tl_mesh_triangle_nearest(q->p, q->mesh->positions + 3 * (size_t)t[0],
                                             q->mesh->positions + 3 * (size_t)t[1],
                                             q->mesh->positions + 3 * (size_t)t[2], bary);
-        if (!(d2 < q->best)) continue;
+        /* of equals the first in the visit: the one taken strictly below an infinite start */
+        bool first = q->seeded && q->triangle == UINT32_MAX && d2 == q->best;
+        if (!(d2 < q->best) && !first) continue;
         q->best = d2, q->triangle = q->items[i];
+        q->lim = sqrt((double)d2);
         memcpy(q->bary, bary, sizeof bary);
     }
     return true;
+}
+
+/* A bound on the best before the visit, so that its tests skip from the start: the distance to
+ * the triangles of the vertex nearest p in p's own cell (candidates of the visit, so no nearer
+ * than its closest; no marks set). The visit then takes the first triangle in its order whose
+ * distance is the least, as from an infinite start. */
+static void closest_seed(closest_query* q, const hair_grid* g) {
+    uint32_t c[3], near = UINT32_MAX;
+    if (!g->start || !hair_grid_range(g, q->p, q->p, c, c)) return;
+    for (int k = 0; k < 3; ++k) /* the visit's own cell, unclamped */
+        if (floorf((q->p[k] - g->origin[k]) / g->cell) != (float)c[k]) return;
+    size_t cell = hair_grid_cell(g, c[0], c[1], c[2]);
+    float nd2 = INFINITY;
+    for (uint32_t i = g->start[cell]; i < g->start[cell + 1]; ++i) {
+        float d2 = tl__dist2(q->mesh->positions + 3 * (size_t)g->items[i], q->p);
+        if (d2 < nd2) nd2 = d2, near = g->items[i];
+    }
+    float best = INFINITY, bary[3];
+    for (uint32_t i = near == UINT32_MAX ? 0 : q->start[near];
+         near != UINT32_MAX && i < q->start[near + 1]; ++i) {
+        const uint32_t* t = q->mesh->triangles + 3 * (size_t)q->items[i];
+        float d2 = tl_mesh_triangle_nearest(q->p, q->mesh->positions + 3 * (size_t)t[0],
+                                            q->mesh->positions + 3 * (size_t)t[1],
+                                            q->mesh->positions + 3 * (size_t)t[2], bary);
+        best = d2 < best ? d2 : best;
+    }
+    if (!(best < INFINITY)) return;
+    q->best = best, q->lim = sqrt((double)best), q->seeded = true;
 }
 
 /* The skin weights at p: blended over the closest point of the hair surface (the weights the
@@ -140,10 +200,12 @@ static bool closest_visit(void* user, uint32_t v) {
  * nearest vertex. */
 static void weights_at(const tl_scene_skin* sk, const tl_hair_mesh* mesh, const uint32_t* uidx,
                        const hair_grid* g, const uint32_t* start, const uint32_t* items,
-                       uint32_t* tested, uint32_t mark, const float* sphere, const float p[3],
-                       uint16_t joints[4], float weights[4]) {
-    closest_query q = {mesh,       start,     items,  p,    INFINITY,
-                       UINT32_MAX, {1, 0, 0}, tested, mark, sphere};
+                       uint32_t* tested, uint32_t mark, const float* sphere, const float* pad,
+                       const float p[3], uint16_t joints[4], float weights[4]) {
+    double size = fabs((double)p[0]) + fabs((double)p[1]) + fabs((double)p[2]);
+    closest_query q = {mesh,   start, items,  p,   INFINITY, UINT32_MAX,  {1, 0, 0},
+                       tested, mark,  sphere, pad, INFINITY, 1e-5 * size, false};
+    closest_seed(&q, g);
     hair_grid_visit(g, p, closest_visit, &q);
     uint32_t v = UINT32_MAX;
     if (q.triangle == UINT32_MAX) {
@@ -180,6 +242,8 @@ static tl_result layer_write(tl_gltf* doc, const tl_scene_skin* sk, const tl_hai
     uint32_t *start = NULL, *items = NULL;
     uint32_t* tested = calloc((size_t)mesh->triangle_count + 1, sizeof(uint32_t));
     float* sphere = malloc(4 * sizeof(float) * ((size_t)mesh->triangle_count + 1));
+    float* pad = calloc((size_t)mesh->vertex_count + 1, sizeof(float));
+    if (pad) vertex_pads(mesh, pad);
     for (uint32_t t = 0; sphere && t < mesh->triangle_count; ++t) {
         const uint32_t* tri = mesh->triangles + 3 * (size_t)t;
         float* c = sphere + 4 * (size_t)t;
@@ -199,7 +263,7 @@ static tl_result layer_write(tl_gltf* doc, const tl_scene_skin* sk, const tl_hai
     tl_result r = TL_OK;
     for (uint32_t v = 0; ids && v < mesh->vertex_count; ++v)
         ids[v] = v;
-    if (!pos || !joints || !weights || !lines || !ids || !tested || !sphere ||
+    if (!pos || !joints || !weights || !lines || !ids || !tested || !sphere || !pad ||
         !vertex_triangles(mesh, &start, &items) ||
         !hair_grid_build(&grid, mesh->positions, ids, mesh->vertex_count, cell))
         r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
@@ -210,7 +274,7 @@ static tl_result layer_write(tl_gltf* doc, const tl_scene_skin* sk, const tl_hai
         for (uint32_t k = 0; k < gd->point_count; ++k, ++n) {
             memcpy(pos + 3 * (size_t)n, g->points + 3 * (size_t)(gd->first_point + k),
                    3 * sizeof(float));
-            weights_at(sk, mesh, uidx, &grid, start, items, tested, n + 1, sphere,
+            weights_at(sk, mesh, uidx, &grid, start, items, tested, n + 1, sphere, pad,
                        pos + 3 * (size_t)n, joints + 4 * (size_t)n, weights + 4 * (size_t)n);
             if (k > 0) lines[s++] = n - 1, lines[s++] = n;
         }
@@ -218,13 +282,14 @@ static tl_result layer_write(tl_gltf* doc, const tl_scene_skin* sk, const tl_hai
     if (r == TL_OK)
         r = hair_mesh_add(doc, sk, "hair_guides", pos, points, joints, weights, lines, s, 1, err);
     hair_grid_free(&grid);
-    free(ids), free(tested), free(sphere), free(start), free(items), free(pos), free(joints),
-        free(weights), free(lines);
+    free(ids), free(tested), free(sphere), free(pad), free(start), free(items), free(pos),
+        free(joints), free(weights), free(lines);
     return r;
 }
 
-tl_result tl_hair_guide_layer_add(tl_gltf* doc, const tl_scene* scene, uint32_t skin,
-                                  uint32_t* guides_written, tl_error* err) {
+tl_result tl_hair_guide_layer_add_guides(tl_gltf* doc, const tl_scene* scene, uint32_t skin,
+                                         const tl_hair_guides* given, uint32_t* guides_written,
+                                         tl_error* err) {
     assert(doc && scene && scene->doc == doc && skin < scene->skin_count && guides_written);
     *guides_written = 0;
     const tl_scene_skin* sk = &scene->skins[skin];
@@ -240,11 +305,13 @@ tl_result tl_hair_guide_layer_add(tl_gltf* doc, const tl_scene* scene, uint32_t 
     tl_hair_scalp* scalp = NULL;
     tl_hair_guides* guides = NULL;
     tl_hair_def def = tl_default_hair_def();
-    tl_result r = hair_skin_mesh(scene, skin, &mesh, &uidx, err);
-    /* a skin whose scalp cannot be found has no guides to write (as in the rig's hair step) */
-    if (r == TL_OK && tl_hair_scalp_find(scene, skin, &def, flags, &scalp, NULL) == TL_OK) {
+    tl_result r = hair_skin_mesh(scene, skin, flags, &mesh, &uidx, err);
+    float cell = def.coverage_mm * sk->height / TL_HAIR_HUMAN_MM;
+    if (r == TL_OK && given) {
+        r = layer_write(doc, sk, &mesh, uidx, given, cell, guides_written, err);
+    } else if (r == TL_OK && tl_hair_scalp_find(scene, skin, &def, flags, &scalp, NULL) == TL_OK) {
+        /* a skin whose scalp cannot be found has no guides to write (as in the rig's hair step) */
         r = tl_hair_guides_create(&mesh, scalp, &def, &guides, err);
-        float cell = def.coverage_mm * sk->height / TL_HAIR_HUMAN_MM;
         if (r == TL_OK) r = layer_write(doc, sk, &mesh, uidx, guides, cell, guides_written, err);
     }
     tl_hair_guides_destroy(guides);
@@ -253,4 +320,9 @@ tl_result tl_hair_guide_layer_add(tl_gltf* doc, const tl_scene* scene, uint32_t 
     free(uidx);
     free(flags);
     return r;
+}
+
+tl_result tl_hair_guide_layer_add(tl_gltf* doc, const tl_scene* scene, uint32_t skin,
+                                  uint32_t* guides_written, tl_error* err) {
+    return tl_hair_guide_layer_add_guides(doc, scene, skin, NULL, guides_written, err);
 }

@@ -289,15 +289,15 @@ static tl_result mesh_append(tl_hair_mesh* mesh, const tl_hair_mesh* add, tl_err
     return TL_OK;
 }
 
-tl_result tl_hair_mesh_from_scene_hair(const tl_scene* scene, uint32_t skin, tl_hair_mesh* out,
-                                       tl_error* err) {
-    assert(scene && out && skin < scene->skin_count);
+tl_result hair_mesh_of_primitives(const tl_scene* scene, uint32_t skin, const uint8_t* flags,
+                                  tl_hair_mesh* out, tl_error* err) {
     memset(out, 0, sizeof *out);
     const tl_scene_skin* s = &scene->skins[skin];
-    uint8_t* flags = malloc(s->primitive_count ? s->primitive_count : 1);
-    if (!flags) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    uint32_t found = 0;
+    for (uint32_t p = 0; p < s->primitive_count; ++p)
+        found += flags[p] != 0;
     tl_result r = TL_OK;
-    if (tl_hair_find_primitives(scene, skin, flags) == 0)
+    if (found == 0)
         r = tl_error_set(err, TL_ERROR_NOT_FOUND, "skin %u has no mesh on the head (no hair)",
                          skin);
     for (uint32_t p = 0; r == TL_OK && p < s->primitive_count; ++p) {
@@ -307,8 +307,20 @@ tl_result tl_hair_mesh_from_scene_hair(const tl_scene* scene, uint32_t skin, tl_
         if (r == TL_OK) r = mesh_append(out, &one, err);
         tl_hair_mesh_free(&one);
     }
-    free(flags);
     if (r != TL_OK) tl_hair_mesh_free(out);
+    return r;
+}
+
+tl_result tl_hair_mesh_from_scene_hair(const tl_scene* scene, uint32_t skin, tl_hair_mesh* out,
+                                       tl_error* err) {
+    assert(scene && out && skin < scene->skin_count);
+    memset(out, 0, sizeof *out);
+    const tl_scene_skin* s = &scene->skins[skin];
+    uint8_t* flags = malloc(s->primitive_count ? s->primitive_count : 1);
+    if (!flags) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    tl_hair_find_primitives(scene, skin, flags);
+    tl_result r = hair_mesh_of_primitives(scene, skin, flags, out, err);
+    free(flags);
     return r;
 }
 

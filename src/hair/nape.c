@@ -7,15 +7,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The body skin's triangles near p: a grid over their centroids (ids: triangle indices) whose
- * cell is the lying-on distance past the largest centroid-to-corner distance, so every triangle
- * within that distance is visited; the nearest found so far. Each triangle's centroid and
- * centroid-to-corner distance (its bounding ball) let a visit pass over one surely farther than
- * the best so far (the large cell visits ~1500 triangles per hair vertex on a human body). */
+/* The body skin's triangles near p: a grid whose cell is the lying-on distance (and a little,
+ * so that rounding in the cell arithmetic cannot leave out a triangle just within it), each
+ * triangle filed in every cell its box meets, so every triangle within that distance is visited
+ * (some more than once); the nearest found so far, ties by `rank` (tie_ranks). Each
+ * triangle's centroid and centroid-to-corner distance (its bounding ball) let a visit pass over
+ * one surely farther than the best so far. */
 typedef struct nape_skin {
     const tl_scene_skin* sk;
     hair_grid grid;
     const float *centre, *ball; /* per triangle: 3 floats, 1 float */
+    const uint32_t* rank;       /* per triangle: of equals the lowest rank wins */
+    uint32_t *seen, query; /* per triangle: the last query that met it (filed in several cells) */
     const float* p;
     float best, bary[3];
     uint32_t tri;
@@ -23,16 +26,20 @@ typedef struct nape_skin {
 
 static bool nape_visit(void* user, uint32_t id) {
     nape_skin* n = user;
+    if (n->seen[id] == n->query) return true; /* met again: the same distance, the same outcome */
+    n->seen[id] = n->query;
     const uint32_t* t = n->sk->triangles + 3 * (size_t)id;
     const float* r = n->sk->rest_positions;
     float b[3];
     /* surely farther: the ball's gap exceeds the best by 1e-4 (~100x float rounding), so a
-       triangle that would tie or win is always tested, and the first such in the visit wins */
+       triangle that would tie or win is always tested; of equals the lowest rank wins, whatever
+       the visit order */
     float gap = sqrtf(tl__dist2(n->p, n->centre + 3 * (size_t)id)) - n->ball[id];
     if (gap > 0 && gap * gap > n->best * (1 + 1e-4f)) return true;
     float d2 = tl_mesh_triangle_nearest(n->p, r + 3 * (size_t)t[0], r + 3 * (size_t)t[1],
                                         r + 3 * (size_t)t[2], b);
-    if (d2 < n->best) n->best = d2, n->tri = id, memcpy(n->bary, b, sizeof b);
+    if (d2 < n->best || (d2 == n->best && n->tri != UINT32_MAX && n->rank[id] < n->rank[n->tri]))
+        n->best = d2, n->tri = id, memcpy(n->bary, b, sizeof b);
     return true;
 }
 
@@ -120,6 +127,24 @@ static void row_blend(tl_rig_part* part, uint32_t k, const float* w, uint32_t jo
         wo[i] = total > 0 ? wo[i] / total : i == 0;
 }
 
+/* The order in which equally near triangles resolve: their order in a grid over the centroids
+ * with the lying-on distance past the largest ball as cell, the visit order of the binding
+ * before it filed triangles by their boxes (nape15), kept so that the binding's result does not
+ * change (a shared edge or corner is equally near from both its triangles, with barycentrics
+ * that differ in rounding). */
+static bool tie_ranks(const float* centre, const float* ball, const uint32_t* tris, uint32_t nt,
+                      float lie, uint32_t* rank) {
+    float corner = 0;
+    for (uint32_t i = 0; i < nt; ++i)
+        corner = fmaxf(corner, ball[tris[i]]);
+    hair_grid g;
+    if (!hair_grid_build(&g, centre, tris, nt, lie + corner)) return false;
+    for (uint32_t i = 0; i < nt; ++i)
+        rank[g.items[i]] = i;
+    hair_grid_free(&g);
+    return true;
+}
+
 bool hair_nape_bind(tl_rig_analysis* a, const tl_scene* scene, uint32_t skin,
                     const tl_hair_scalp* scalp, uint32_t first_part, uint32_t parts, float cap) {
     const tl_scene_skin* sk = &scene->skins[skin];
@@ -131,39 +156,45 @@ bool hair_nape_bind(tl_rig_analysis* a, const tl_scene* scene, uint32_t skin,
     uint8_t* in_head = malloc(sk->joint_count + 1);
     uint32_t* tris = malloc(sizeof(uint32_t) * (sk->triangle_count + 1));
     float* centre = malloc(3 * sizeof(float) * (sk->triangle_count + 1));
+    float* box = malloc(6 * sizeof(float) * (sk->triangle_count + 1));
+    uint32_t* rank = malloc(sizeof(uint32_t) * (sk->triangle_count + 1));
+    uint32_t* seen = calloc(sk->triangle_count + 1, sizeof(uint32_t));
     float* ball = malloc(sizeof(float) * (sk->triangle_count + 1));
     float* w = malloc(sizeof(float) * (sk->joint_count + 1));
-    nape_skin ns = {.sk = sk, .centre = centre, .ball = ball};
-    bool ok = ids && body && in_head && tris && centre && ball && w &&
+    nape_skin ns = {.sk = sk, .centre = centre, .ball = ball, .rank = rank, .seen = seen};
+    bool ok = ids && body && in_head && tris && centre && box && rank && seen && ball && w &&
               tl_body_skin_mask(scene, skin, body, NULL) == TL_OK && hair_head_joints(sk, in_head);
     uint32_t alone = 0, nt = 0;
     for (uint32_t p = first_part; ok && p < first_part + parts; ++p)
         for (uint32_t k = 0; k < a->parts[p].vertex_count; ++k)
             if (head_alone(&a->parts[p], k, head)) ids[alone++] = a->parts[p].vertices[k];
     float lie = ok ? lying_on(scalp, sk->rest_positions, ids, alone, cap) : 0;
-    float corner = 0;
     for (uint32_t t = 0; ok && lie > 0 && t < sk->triangle_count; ++t) {
         const uint32_t* i = sk->triangles + 3 * (size_t)t;
         if (!body[i[0]] || !body[i[1]] || !body[i[2]]) continue;
-        float* c = centre + 3 * (size_t)t;
-        for (int k = 0; k < 3; ++k)
-            c[k] = (sk->rest_positions[3 * (size_t)i[0] + k] +
-                    sk->rest_positions[3 * (size_t)i[1] + k] +
-                    sk->rest_positions[3 * (size_t)i[2] + k]) /
-                   3;
+        float *c = centre + 3 * (size_t)t, *bx = box + 6 * (size_t)t;
+        for (int k = 0; k < 3; ++k) {
+            const float* r = sk->rest_positions;
+            float x = r[3 * (size_t)i[0] + k], y = r[3 * (size_t)i[1] + k],
+                  z = r[3 * (size_t)i[2] + k];
+            c[k] = (x + y + z) / 3;
+            bx[k] = fminf(x, fminf(y, z)), bx[3 + k] = fmaxf(x, fmaxf(y, z));
+        }
         ball[t] = 0;
         for (int k = 0; k < 3; ++k)
             ball[t] = fmaxf(ball[t], sqrtf(tl__dist2(c, sk->rest_positions + 3 * (size_t)i[k])));
-        corner = fmaxf(corner, ball[t]);
         tris[nt++] = t;
     }
-    ok = ok && (lie == 0 || nt == 0 || hair_grid_build(&ns.grid, centre, tris, nt, lie + corner));
+    ok = ok && (lie == 0 || nt == 0 || tie_ranks(centre, ball, tris, nt, lie, rank));
+    ok =
+        ok && (lie == 0 || nt == 0 ||
+               hair_grid_build_boxes(&ns.grid, box, tris, nt, lie + lie / 64, 4 * (size_t)nt + 64));
     for (uint32_t p = first_part; ok && lie > 0 && nt > 0 && p < first_part + parts; ++p) {
         tl_rig_part* part = &a->parts[p];
         for (uint32_t k = 0; k < part->vertex_count; ++k) {
             if (!head_alone(part, k, head)) continue;
             ns.p = sk->rest_positions + 3 * (size_t)part->vertices[k];
-            ns.best = lie * lie, ns.tri = UINT32_MAX;
+            ns.best = lie * lie, ns.tri = UINT32_MAX, ns.query++;
             hair_grid_visit(&ns.grid, ns.p, nape_visit, &ns);
             if (ns.tri == UINT32_MAX) continue;
             skin_weights(sk, ns.tri, ns.bary, w);
@@ -172,6 +203,8 @@ bool hair_nape_bind(tl_rig_analysis* a, const tl_scene* scene, uint32_t skin,
         }
     }
     if (nt > 0 && lie > 0) hair_grid_free(&ns.grid);
-    free(ids), free(body), free(in_head), free(tris), free(centre), free(ball), free(w);
+    free(ids), free(body), free(in_head), free(tris), free(centre), free(box), free(rank),
+        free(ball);
+    free(w);
     return ok;
 }

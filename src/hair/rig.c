@@ -21,22 +21,16 @@ static bool prefix_taken(const tl_gltf* doc, const tl_rig_analysis* a, const cha
     return false;
 }
 
-tl_result hair_skin_mesh(const tl_scene* scene, uint32_t skin, tl_hair_mesh* mesh,
-                         uint32_t** union_index, tl_error* err) {
+tl_result hair_skin_mesh(const tl_scene* scene, uint32_t skin, const uint8_t* flags,
+                         tl_hair_mesh* mesh, uint32_t** union_index, tl_error* err) {
     const tl_scene_skin* sk = &scene->skins[skin];
-    TRY(tl_hair_mesh_from_scene_hair(scene, skin, mesh, err));
-    uint8_t* flags = malloc(sk->primitive_count + 1);
+    TRY(hair_mesh_of_primitives(scene, skin, flags, mesh, err));
     *union_index = malloc(sizeof(uint32_t) * (mesh->vertex_count + 1));
-    if (!flags || !*union_index) {
-        free(flags);
-        return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
-    }
-    tl_hair_find_primitives(scene, skin, flags);
+    if (!*union_index) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     uint32_t n = 0;
     for (uint32_t p = 0; p < sk->primitive_count; ++p)
         for (uint32_t v = 0; flags[p] && v < sk->primitives[p].vertex_count; ++v)
             (*union_index)[n++] = sk->primitives[p].first_vertex + v;
-    free(flags);
     assert(n == mesh->vertex_count);
     return TL_OK;
 }
@@ -221,7 +215,7 @@ bool tl_hair_rig_plan(tl_rig_analysis* a, const tl_scene* scene, uint32_t skin) 
         cdef.colliders = world, cdef.collider_count = rest_colliders(scene, skin, &cdef, world);
     bool ok = true;
     /* no hair, no scalp, no guide long enough: nothing to add (the style stays on the head) */
-    if (found && hair_skin_mesh(scene, skin, &mesh, &union_index, NULL) == TL_OK &&
+    if (found && hair_skin_mesh(scene, skin, flags, &mesh, &union_index, NULL) == TL_OK &&
         tl_hair_scalp_find(scene, skin, &def, flags, &scalp, NULL) == TL_OK &&
         tl_hair_guides_create(&mesh, scalp, &def, &guides, NULL) == TL_OK &&
         tl_hair_chains_create(&mesh, scalp, guides, &cdef, &chains, NULL) == TL_OK)
@@ -241,6 +235,9 @@ bool tl_hair_rig_plan(tl_rig_analysis* a, const tl_scene* scene, uint32_t skin) 
                  hair_nape_bind(a, scene, skin, scalp, first, chains->chain_count,
                                 cdef.cap_mm * scalp->height / TL_HAIR_HUMAN_MM);
         }
+        /* kept for the guide layer: the rig leaves the hair and scalp where they were */
+        tl_hair_guides_destroy(a->skins[skin].hair_guides);
+        a->skins[skin].hair_guides = guides, guides = NULL;
     }
     if (chains) tl_hair_chains_destroy(chains);
     tl_hair_guides_destroy(guides);

@@ -5,22 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A uniform grid over the triangles, each listed (ascending) in every cell its bounding
- * sphere's box overlaps: a query reads the triangles around it, not all of them (the adapter
- * asks for every hair vertex and every point of every lock). */
-typedef struct scalp_grid {
-    float cell;
-    float origin[3];
-    uint32_t dims[3];
-    uint32_t* start; /* cells + 1; NULL: no grid, every query scans all triangles */
-    uint32_t* items;
-} scalp_grid;
-
 typedef struct scalp_storage {
     tl_hair_scalp scalp;
     uint32_t* triangles;
-    float* sphere; /* per triangle: centre xyz and radius, to skip far triangles */
-    scalp_grid grid;
+    float* sphere;  /* per triangle: centre xyz and radius, to skip far triangles */
+    hair_grid grid; /* each triangle filed in the cells of its sphere's box; none: scans */
 } scalp_storage;
 
 void tl_hair_scalp_destroy(tl_hair_scalp* scalp) {
@@ -29,89 +18,35 @@ void tl_hair_scalp_destroy(tl_hair_scalp* scalp) {
     tl_hair_scalp_destroy((tl_hair_scalp*)scalp->head);
     free(s->triangles);
     free(s->sphere);
-    free(s->grid.start);
-    free(s->grid.items);
+    hair_grid_free(&s->grid);
     free(s);
 }
 
-/* The grid cells [lo, hi] along each axis that the box [a, b] overlaps; false when none. */
-static bool grid_range(const scalp_grid* g, const float a[3], const float b[3], uint32_t lo[3],
-                       uint32_t hi[3]) {
-    for (int k = 0; k < 3; ++k) {
-        float l = floorf((a[k] - g->origin[k]) / g->cell);
-        float h = floorf((b[k] - g->origin[k]) / g->cell);
-        if (!(h >= 0) || !(l < (float)g->dims[k])) return false; /* NaN too */
-        lo[k] = l > 0 ? (uint32_t)l : 0;
-        hi[k] = h < (float)(g->dims[k] - 1) ? (uint32_t)h : g->dims[k] - 1;
-    }
-    return true;
-}
-
-static size_t grid_cell(const scalp_grid* g, uint32_t x, uint32_t y, uint32_t z) {
-    return ((size_t)z * g->dims[1] + y) * g->dims[0] + x;
-}
-
-/* Lists each triangle in the cells of its sphere's box (cells twice the mean radius or more,
- * about one per triangle). Without memory or with degenerate spheres it leaves no grid: the queries
- * then scan every triangle, as they would anyway. */
-static void grid_build(scalp_grid* g, const float* sphere, uint32_t count) {
-    *g = (scalp_grid){0};
+/* Files each triangle in the cells of its sphere's box (cells twice the mean radius or more,
+ * about one per triangle: a query reads the triangles around it, not all of them; the adapter
+ * asks for every hair vertex and every point of every lock). Without memory or with degenerate
+ * spheres it leaves no grid: the queries then scan every triangle, as they would anyway. */
+static void scalp_grid_build(hair_grid* g, const float* sphere, uint32_t count) {
+    *g = (hair_grid){0};
     float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     double radius = 0;
+    float* box = malloc(6 * sizeof(float) * (count ? count : 1));
+    if (!box) return;
     for (uint32_t t = 0; t < count; ++t) {
         const float* c = sphere + 4 * (size_t)t;
         for (int k = 0; k < 3; ++k) {
+            box[6 * (size_t)t + k] = c[k] - c[3], box[6 * (size_t)t + 3 + k] = c[k] + c[3];
             lo[k] = c[k] - c[3] < lo[k] ? c[k] - c[3] : lo[k];
             hi[k] = c[k] + c[3] > hi[k] ? c[k] + c[3] : hi[k];
         }
         radius += c[3];
     }
     float cell = (float)(2 * radius / (count ? count : 1));
-    if (count == 0 || !(cell > 0) || !isfinite(cell)) return;
+    bool finite = count > 0 && cell > 0 && isfinite(cell);
     for (int k = 0; k < 3; ++k)
-        if (!isfinite(lo[k]) || !isfinite(hi[k])) return;
-    size_t cells;
-    for (;;) {
-        cells = 1;
-        for (int k = 0; k < 3; ++k) {
-            float d = floorf((hi[k] - lo[k]) / cell) + 1;
-            g->dims[k] = d > 1e6f ? 1000000u : (uint32_t)d;
-            cells *= g->dims[k];
-        }
-        if (cells <= (size_t)count + 64) break;
-        cell *= 1.5f;
-    }
-    g->cell = cell;
-    memcpy(g->origin, lo, sizeof lo);
-    g->start = calloc(cells + 1, sizeof(uint32_t));
-    for (int pass = 0; pass < 2 && g->start; ++pass) {
-        for (uint32_t t = 0; t < count; ++t) {
-            const float* c = sphere + 4 * (size_t)t;
-            float a[3] = {c[0] - c[3], c[1] - c[3], c[2] - c[3]};
-            float b[3] = {c[0] + c[3], c[1] + c[3], c[2] + c[3]};
-            uint32_t l[3], h[3];
-            if (!grid_range(g, a, b, l, h)) continue; /* cannot happen: the box is the union */
-            for (uint32_t z = l[2]; z <= h[2]; ++z)
-                for (uint32_t y = l[1]; y <= h[1]; ++y)
-                    for (uint32_t x = l[0]; x <= h[0]; ++x) {
-                        size_t at = grid_cell(g, x, y, z);
-                        if (pass == 0)
-                            g->start[at + 1]++;
-                        else
-                            g->items[g->start[at]++] = t;
-                    }
-        }
-        if (pass == 0) {
-            for (size_t i = 0; i < cells; ++i)
-                g->start[i + 1] += g->start[i];
-            g->items = malloc(sizeof(uint32_t) * (g->start[cells] ? g->start[cells] : 1));
-            if (!g->items) free(g->start), g->start = NULL;
-        }
-    }
-    if (!g->start) return;
-    for (size_t i = cells; i > 0; --i) /* the fill moved each start to the next cell's */
-        g->start[i] = g->start[i - 1];
-    g->start[0] = 0;
+        finite = finite && isfinite(lo[k]) && isfinite(hi[k]);
+    if (finite) hair_grid_build_boxes(g, box, NULL, count, cell, (size_t)count + 64);
+    free(box);
 }
 
 static const float* vertex(const tl_hair_scalp* scalp, uint32_t v) {
@@ -145,7 +80,7 @@ static tl_result scalp_make(const tl_scene* scene, uint32_t skin, const uint32_t
         }
         c[3] = sqrtf(r2);
     }
-    grid_build(&s->grid, s->sphere, count);
+    scalp_grid_build(&s->grid, s->sphere, count);
     *out = &s->scalp;
     return TL_OK;
 }
@@ -323,18 +258,19 @@ float hair_scalp_scale(const tl_hair_scalp* scalp) {
 }
 
 /* Triangle t as the scan tests it: skipped when its sphere lies beyond the best so far, taken
- * when no farther than the best (the last of equals wins). */
+ * when no farther than the best (the last of equals wins). *root: sqrtf(*best2), kept with it
+ * (the same value, not found again for every triangle). */
 static bool scalp_test(const tl_hair_scalp* scalp, const scalp_storage* s, uint32_t t,
-                       const float p[3], float* best2, float bary[3]) {
+                       const float p[3], float* best2, float* root, float bary[3]) {
     const float* c = s->sphere + 4 * (size_t)t;
-    float reach = sqrtf(*best2) + c[3];
+    float reach = *root + c[3];
     if (tl__dist2(p, c) > reach * reach) return false;
     const uint32_t* tri = scalp->triangles + 3 * (size_t)t;
     float b[3];
     float d2 = tl_mesh_triangle_nearest(p, vertex(scalp, tri[0]), vertex(scalp, tri[1]),
                                         vertex(scalp, tri[2]), b);
     if (!(d2 <= *best2)) return false;
-    *best2 = d2;
+    if (d2 != *best2) *best2 = d2, *root = sqrtf(d2);
     memcpy(bary, b, sizeof b);
     return true;
 }
@@ -345,7 +281,7 @@ static bool scalp_test(const tl_hair_scalp* scalp, const scalp_storage* s, uint3
  * distance, or a box over a large part of the grid). */
 static bool scalp_query_cells(const scalp_storage* s, const float p[3], float max_distance,
                               uint32_t lo[3], uint32_t hi[3], bool* none) {
-    const scalp_grid* g = &s->grid;
+    const hair_grid* g = &s->grid;
     *none = false;
     if (!g->start || !isfinite(max_distance) || !(max_distance >= 0)) return false;
     float margin = max_distance + max_distance / 64 + g->cell / 1024;
@@ -354,7 +290,7 @@ static bool scalp_query_cells(const scalp_storage* s, const float p[3], float ma
         if (!isfinite(p[k])) return false;
         a[k] = p[k] - margin, b[k] = p[k] + margin;
     }
-    if (!grid_range(g, a, b, lo, hi)) {
+    if (!hair_grid_range(g, a, b, lo, hi)) {
         *none = true; /* beyond the grid: every triangle is skipped by its sphere */
         return false;
     }
@@ -381,14 +317,14 @@ uint32_t hair_scalp_nearest(const tl_hair_scalp* scalp, const float p[3], float 
                             float* distance, float bary[3]) {
     const scalp_storage* s = scalp->internal;
     uint32_t best = UINT32_MAX;
-    float best2 = max_distance * max_distance;
+    float best2 = max_distance * max_distance, root = sqrtf(best2);
     uint32_t lo[3], hi[3];
     bool none = false, grid = scalp->triangle_count <= 64 * SCALP_QUERY_WORDS &&
                               scalp_query_cells(s, p, max_distance, lo, hi, &none);
     if (!grid && none) return UINT32_MAX;
     if (!grid) {
         for (uint32_t t = 0; t < scalp->triangle_count; ++t)
-            if (scalp_test(scalp, s, t, p, &best2, bary)) best = t;
+            if (scalp_test(scalp, s, t, p, &best2, &root, bary)) best = t;
     } else {
         /* the cells' triangles marked, then tested in the scan's order (ties go to the last) */
         uint64_t mark[SCALP_QUERY_WORDS];
@@ -396,7 +332,7 @@ uint32_t hair_scalp_nearest(const tl_hair_scalp* scalp, const float p[3], float 
         for (uint32_t z = lo[2]; z <= hi[2]; ++z)
             for (uint32_t y = lo[1]; y <= hi[1]; ++y)
                 for (uint32_t x = lo[0]; x <= hi[0]; ++x) {
-                    size_t at = grid_cell(&s->grid, x, y, z);
+                    size_t at = hair_grid_cell(&s->grid, x, y, z);
                     for (uint32_t i = s->grid.start[at]; i < s->grid.start[at + 1]; ++i) {
                         uint32_t t = s->grid.items[i], w = t / 64;
                         if (first == UINT32_MAX) first = last = w, mark[w] = 0;
@@ -410,7 +346,7 @@ uint32_t hair_scalp_nearest(const tl_hair_scalp* scalp, const float p[3], float 
         for (uint32_t w = first; first != UINT32_MAX && w <= last; ++w)
             for (uint64_t bits = mark[w]; bits; bits &= bits - 1) {
                 uint32_t t = 64 * w + lowest_bit(bits);
-                if (scalp_test(scalp, s, t, p, &best2, bary)) best = t;
+                if (scalp_test(scalp, s, t, p, &best2, &root, bary)) best = t;
             }
     }
     if (best != UINT32_MAX) *distance = sqrtf(best2);
@@ -419,13 +355,13 @@ uint32_t hair_scalp_nearest(const tl_hair_scalp* scalp, const float p[3], float 
 
 bool hair_scalp_within(const tl_hair_scalp* scalp, const float p[3], float max_distance) {
     const scalp_storage* s = scalp->internal;
-    float best2 = max_distance * max_distance, bary[3];
+    float best2 = max_distance * max_distance, root = sqrtf(best2), bary[3];
     uint32_t lo[3], hi[3];
     bool none;
     if (!scalp_query_cells(s, p, max_distance, lo, hi, &none)) {
         if (none) return false;
         for (uint32_t t = 0; t < scalp->triangle_count; ++t)
-            if (scalp_test(scalp, s, t, p, &best2, bary)) return true;
+            if (scalp_test(scalp, s, t, p, &best2, &root, bary)) return true;
         return false;
     }
     /* the scan finds one exactly when some triangle passes both tests at max_distance (before
@@ -433,9 +369,9 @@ bool hair_scalp_within(const tl_hair_scalp* scalp, const float p[3], float max_d
     for (uint32_t z = lo[2]; z <= hi[2]; ++z)
         for (uint32_t y = lo[1]; y <= hi[1]; ++y)
             for (uint32_t x = lo[0]; x <= hi[0]; ++x) {
-                size_t at = grid_cell(&s->grid, x, y, z);
+                size_t at = hair_grid_cell(&s->grid, x, y, z);
                 for (uint32_t i = s->grid.start[at]; i < s->grid.start[at + 1]; ++i)
-                    if (scalp_test(scalp, s, s->grid.items[i], p, &best2, bary)) return true;
+                    if (scalp_test(scalp, s, s->grid.items[i], p, &best2, &root, bary)) return true;
             }
     return false;
 }

@@ -191,6 +191,7 @@ void tl_rig_analysis_destroy(tl_rig_analysis* a) {
         free(s->misbound);
         free(s->part);
         free(s->primitives);
+        tl_hair_guides_destroy(s->hair_guides);
     }
     for (uint32_t i = 0; i < a->part_count; ++i) {
         free(a->parts[i].vertices);

@@ -541,7 +541,8 @@ static tl_result write_hair_guides(tl_gltf* doc, const tl_rig_analysis* a, tl_er
         uint32_t written = 0;
         for (uint32_t k = 0; k < scene->skin_count; ++k)
             if (scene->skins[k].skin == a->skins[s].skin)
-                r = tl_hair_guide_layer_add(doc, scene, k, &written, err);
+                r = tl_hair_guide_layer_add_guides(doc, scene, k, a->skins[s].hair_guides, &written,
+                                                   err);
         tl_scene_destroy(scene);
     }
     return r;
