@@ -204,7 +204,6 @@ bool hair_nape_bind(tl_rig_analysis* a, const tl_scene* scene, uint32_t skin,
     }
     if (nt > 0 && lie > 0) hair_grid_free(&ns.grid);
     free(ids), free(body), free(in_head), free(tris), free(centre), free(box), free(rank),
-        free(ball);
-    free(w);
+        free(seen), free(ball), free(w);
     return ok;
 }
