@@ -133,10 +133,6 @@ static void fit_frame(const float* points, uint32_t count, const double* bone, d
     }
 }
 
-static double dot3(const double a[3], const double b[3]) {
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
 static double along(const float* point, const double centre[3], const double axis[3]) {
     return (point[0] - centre[0]) * axis[0] + (point[1] - centre[1]) * axis[1] +
            (point[2] - centre[2]) * axis[2];
@@ -232,100 +228,6 @@ static uint32_t fit_points_on(const float* points, uint32_t count, const double*
     if (fitted < 2) return 1;
     out[0] = parts[0], out[1] = parts[1];
     return 2;
-}
-
-/* Whether one ellipsoid c fitted to the points stands past the middle of its skin by more than
- * a skin of one width allows. Through the percentile box of a skin whose width does not change
- * along `axis`, every point lies within sqrt(2) of the box's half extents (at most 1 along the
- * axis and 1 across, in the box's units), so the three-quarter scale is at most sqrt(2): each
- * semi-axis across is at most sqrt(2) times that skin's half width at any height. A semi-axis
- * across longer than sqrt(2) times the farthest point of the skin's middle half (the 25th to
- * 75th percentile along the axis) says the skin is wider elsewhere than at its middle: it
- * flares (a neck running out over the trapezius). */
-static bool skin_flares(const float* points, uint32_t count, const tl_collider* c,
-                        const double axis[3], float* scratch) {
-    if (c->shape != TL_COLLIDER_ELLIPSOID || count < 16) return false;
-    double origin[3] = {0, 0, 0}, centre[3] = {c->a[0], c->a[1], c->a[2]};
-    for (uint32_t v = 0; v < count; ++v)
-        scratch[v] = (float)along(points + 3 * v, origin, axis);
-    float lo = quantile(scratch, count, 0.25f), hi = quantile(scratch, count, 0.75f);
-    double len[3], dir[3][3];
-    int skip = 0;
-    for (int e = 0; e < 3; ++e) {
-        len[e] =
-            sqrt((double)c->axes[e][0] * c->axes[e][0] + (double)c->axes[e][1] * c->axes[e][1] +
-                 (double)c->axes[e][2] * c->axes[e][2]);
-        for (int k = 0; k < 3; ++k)
-            dir[e][k] = len[e] > 0 ? c->axes[e][k] / len[e] : 0;
-        if (fabs(dot3(dir[e], axis)) > fabs(dot3(dir[skip], axis))) skip = e;
-    }
-    for (int e = 0; e < 3; ++e) {
-        if (e == skip) continue;
-        double wide = 0;
-        for (uint32_t v = 0; v < count; ++v) {
-            double t = along(points + 3 * v, origin, axis);
-            if (t >= lo && t <= hi) wide = fmax(wide, fabs(along(points + 3 * v, centre, dir[e])));
-        }
-        if (len[e] > sqrt(2.0) * wide) return true;
-    }
-    return false;
-}
-
-/* A skin that flares (a neck running out over the trapezius): split across `axis` at the height
- * where the two parts' fits (fit_one on the spread's frame, each holding three quarters of its
- * part) have the least volume, candidates at the 25th to 75th percentile along the axis so each
- * part keeps a quarter of the skin. False without two fits. */
-static bool fit_split_across(const float* points, uint32_t count, const double axis[3],
-                             float* scratch, float* half, tl_collider out[2], double* volume) {
-    if (count < 16) return false;
-    double origin[3] = {0, 0, 0};
-    bool found = false, unused;
-    for (int q = 0; q <= 8; ++q) {
-        for (uint32_t v = 0; v < count; ++v)
-            scratch[v] = (float)along(points + 3 * v, origin, axis);
-        float cut = quantile(scratch, count, 0.25f + 0.0625f * (float)q);
-        tl_collider parts[2];
-        uint32_t fitted = 0;
-        for (int side = 0; side < 2; ++side) {
-            uint32_t m = 0;
-            for (uint32_t v = 0; v < count; ++v)
-                if ((along(points + 3 * v, origin, axis) < cut) == (side == 0))
-                    memcpy(half + 3 * m++, points + 3 * v, 12);
-            fitted += fit_one(half, m, NULL, scratch, &parts[fitted], &unused);
-        }
-        if (fitted < 2) continue;
-        double v = tl_collider_volume(&parts[0]) + tl_collider_volume(&parts[1]);
-        if (!found || v < *volume) *volume = v, out[0] = parts[0], out[1] = parts[1];
-        found = true;
-    }
-    return found;
-}
-
-static uint32_t count_inside(const tl_collider* parts, uint32_t part_count, const float* points,
-                             uint32_t count) {
-    uint32_t inside = 0;
-    for (uint32_t v = 0; v < count; ++v)
-        for (uint32_t k = 0; k < part_count; ++k)
-            if (tl_collider_depth(&parts[k], points + 3 * v) > 0) {
-                ++inside;
-                break;
-            }
-    return inside;
-}
-
-/* One ellipsoid `one` replaced by two on skin that flares along `axis` (skin_flares), split
- * where the two are smallest (fit_split_across), when the two are no larger and hold no less of
- * the skin: the fit keeps the smaller of fits that hold as much (fit_points), and a split that
- * holds less gives up the three quarters every collider promises (the knight's torso: 46 of 58
- * vertices inside one, 28 inside the best two). */
-static bool fit_flare(const float* points, uint32_t count, const double axis[3],
-                      const tl_collider* one, float* scratch, float* half, tl_collider out[2]) {
-    double volume = 0;
-    if (!skin_flares(points, count, one, axis, scratch) ||
-        !fit_split_across(points, count, axis, scratch, half, out, &volume))
-        return false;
-    return volume <= tl_collider_volume(one) &&
-           count_inside(out, 2, points, count) >= count_inside(one, 1, points, count);
 }
 
 double tl_collider_volume(const tl_collider* c) {
@@ -547,10 +449,6 @@ static tl_result fit_skin(const tl_scene* scene, uint32_t skin, bool bones, tl_b
         double bone[3];
         bool has_bone = bones && tl_scene_skin_bone_direction(sk, j, bone);
         uint32_t part_count = fit_points(points, n, has_bone ? bone : NULL, scratch, half, parts);
-        tl_collider split[2];
-        if (part_count == 1 && tl_scene_skin_bone_direction(sk, j, bone) &&
-            fit_flare(points, n, bone, &parts[0], scratch, half, split))
-            parts[0] = split[0], parts[1] = split[1], part_count = 2;
         if (*count + part_count > capacity) part_count = 0;
         for (uint32_t k = 0; k < part_count; ++k) {
             tl_body_collider* b = &out[(*count)++];
