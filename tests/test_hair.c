@@ -17,7 +17,6 @@
 
 #include "hair/internal.h"
 #include "play/chain_colliders.h"
-#include "play/hair_sheet.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 /* ENSURE for helpers that return a count. */
@@ -1984,39 +1983,13 @@ static void rig_hair_def_stored(void) {
     tl_gltf_destroy(doc);
 }
 
-/* How many of the sheet ties two rigs' same chains give differ (by position in the sorted list),
- * UINT32_MAX when out of memory; *ties the first's count. */
-static uint32_t ties_differ(const tl_scene* s0, const tl_play_chain* c0, const tl_scene* s1,
-                            const tl_play_chain* c1, uint32_t count, uint32_t* ties) {
-    play_sheet *p0 = NULL, *p1 = NULL;
-    *ties = 0;
-    if (!play_sheet_create(s0, c0, count, &p0) || !play_sheet_create(s1, c1, count, &p1))
-        return play_sheet_destroy(p0), UINT32_MAX; /* (out of memory) */
-    uint32_t n0 = play_sheet_tie_count(p0), n1 = play_sheet_tie_count(p1), differ = 0;
-    for (uint32_t k = 0; k < n0 || k < n1; ++k) {
-        play_sheet_tie_view a = {0}, b = {0};
-        if (k >= n0 || k >= n1) {
-            ++differ;
-            continue;
-        }
-        play_sheet_tie_get(p0, k, &a), play_sheet_tie_get(p1, k, &b);
-        differ += a.a != b.a || a.b != b.b || a.ia != b.ia || a.ib != b.ib || a.along != b.along ||
-                  a.ta != b.ta || a.tb != b.tb || a.seam != b.seam;
-    }
-    play_sheet_destroy(p0), play_sheet_destroy(p1);
-    *ties = n0;
-    return differ;
-}
-
 /* The seam blend does not choose the chains (docs/hair.md "The seam blend as an option"): each
  * shared style rigged as is and with seam_steps 4 through the rig's hair def (the blend guarded
  * by the body colliders the rig fits), the same chains at rest (every chain's bones within
  * 1e-5 m of one of the other rig's, both ways). Failed before the adapter counted its
- * min_vertices before the blend (bob02 7 chains, 5 blended). With the same chains the player's
- * inputs are the same (docs/hair.md "The sheet's ties from the locks' rest geometry"): the
- * sheet's ties, the hit radii, and so the chains' joints played 48 frames in Walk, HeadTurn and
- * Jump, blended rig against unblended. Failed when the player read which hair is a lock's from
- * the weights (long01 HeadTurn: joints 0.32 H apart, ties and hit radii differing). */
+ * min_vertices before the blend (bob02 7 chains, 5 blended). Measured beside it: the player's
+ * hit radii and the chains' joints played 48 frames in Walk, HeadTurn and Jump, blended rig
+ * against unblended (the blend moves the lock hair the player reads, hair.md). */
 static void locks_seam_motion(void) {
     const char* styles[] = {"bob01", "bob02", "braid01", "long01", "ponytail01"};
     const char* clips[] = {"Walk", "HeadTurn", "Jump"};
@@ -2057,11 +2030,8 @@ static void locks_seam_motion(void) {
                100 * rel_sum / (float)(matched + !matched));
         ENSURE_MSG(n0 > 0 && matched == n0 && n0 == n4, "%s: %u chains, %u blended, %u the same",
                    styles[i], n0, n4, matched);
-        uint32_t ties, differ = ties_differ(s0, c0, s4, same, matched, &ties);
-        printf("    %s: %u sheet ties, %u differ blended\n", styles[i], ties, differ);
         float* a = malloc(48 * 3 * sizeof(float) * bones + 1);
         float* b = malloc(48 * 3 * sizeof(float) * bones + 1);
-        double worst = 0;
         for (size_t c = 0; c < COUNT(clips); ++c) {
             ENSURE_OK(tl_scene_find_clip(s0, clips[c], &clip, &err), err);
             chain_joints_play(s0, c0, matched, clip, a);
@@ -2072,14 +2042,9 @@ static void locks_seam_motion(void) {
                 float d = sqrtf(dist2(a + 3 * k, b + 3 * k));
                 apart = fmax(apart, d), sum += d;
             }
-            printf("    %s %s: the chains' joints apart max %.4g H, mean %.5g H\n", styles[i],
+            printf("    %s %s: the chains' joints apart max %.4f H, mean %.5f H\n", styles[i],
                    clips[c], apart / k0->height, sum / (48.0 * bones) / k0->height);
-            worst = fmax(worst, apart / k0->height);
         }
-        ENSURE_MSG(ties > 0 && differ == 0 && rel_max == 0,
-                   "%s: %u of %u ties differ, hit radii %g", styles[i], differ, ties, rel_max);
-        /* (float noise: the same inputs give the same bits) */
-        ENSURE_MSG(worst <= 1e-6, "%s: the chains' joints %.4g H apart", styles[i], worst);
         free(a), free(b);
         tl_scene_destroy(s0), tl_scene_destroy(s4);
         tl_gltf_destroy(d0), tl_gltf_destroy(d4);

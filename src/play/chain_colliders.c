@@ -2,7 +2,6 @@
 #include "play/chain_colliders.h"
 
 #include <tailor/colliders.h>
-#include <tailor/hair.h>
 
 #include <math.h>
 #include <stdlib.h>
@@ -163,16 +162,14 @@ static int32_t vertex_side(const tl_scene_skin* sk, const int32_t* chain_of, uin
     return chain_of[joints[best]];
 }
 
-/* The bone of the chains (only the coupled ones, sheet_rate > 0: hair, with `coupled`) nearest
- * the rest point p (the last of equals, as the hair adapter picks), its chain into *chain and its
- * distance into *near. */
+/* The bone of the chains nearest the rest point p (the last of equals, as the hair adapter
+ * picks), its chain into *chain and its distance into *near. */
 static uint32_t nearest_bone(const tl_scene_skin* sk, uint32_t skin, const tl_play_chain* chains,
-                             uint32_t count, const float* p, bool coupled, int32_t* chain,
-                             float* near) {
+                             uint32_t count, const float* p, int32_t* chain, float* near) {
     uint32_t joint = UINT32_MAX;
     *near = INFINITY, *chain = -1;
     for (uint32_t c = 0; c < count; ++c) {
-        if (chains[c].skin != skin || (coupled && !(chains[c].sheet_rate > 0))) continue;
+        if (chains[c].skin != skin) continue;
         float points[3 * (TL_CHAIN_MAX_BONES + 1)];
         uint32_t n = rest_points(sk, &chains[c], points);
         for (uint32_t b = 0; b + 1 < n; ++b) {
@@ -183,52 +180,28 @@ static uint32_t nearest_bone(const tl_scene_skin* sk, uint32_t skin, const tl_pl
     return joint;
 }
 
-/* Does a coupled chain's bone weigh vertex v? */
-static bool weighs_coupled(const tl_scene_skin* sk, const int32_t* chain_of,
-                           const tl_play_chain* chains, uint32_t v) {
-    const uint32_t IC = sk->influence_count;
-    for (uint32_t k = 0; k < IC; ++k) {
-        uint32_t j = sk->influence_joints[(size_t)v * IC + k];
-        if (sk->influence_weights[(size_t)v * IC + k] > 0 && j < sk->joint_count &&
-            chain_of[j] >= 0 && chains[chain_of[j]].sheet_rate > 0)
-            return true;
-    }
-    return false;
-}
-
 bool play_skin_locks(const tl_scene* scene, uint32_t skin, const tl_play_chain* chains,
                      uint32_t count, int32_t* lock, uint32_t* joint, float* near) {
     const tl_scene_skin* sk = &scene->skins[skin];
     int32_t* chain_of = malloc((sk->joint_count + 1) * sizeof *chain_of);
     if (!chain_of) return false;
     joint_chains(sk, skin, chains, count, chain_of);
-    /* the hair adapter's reach (hair/chains.c weigh): hair farther than this from every chain
-       was left on the head, whatever a seam blend later gave it */
-    float bind = tl_default_hair_chain_def().bind_mm * sk->height / TL_HAIR_HUMAN_MM;
     for (uint32_t v = 0; v < sk->vertex_count; ++v) {
         const float* p = sk->rest_positions + 3 * (size_t)v;
         uint32_t j, nearest;
         bool blended;
         int32_t c = vertex_side(sk, chain_of, count, v, &j, &blended), n = -1;
         float d = INFINITY;
-        if (weighs_coupled(sk, chain_of, chains, v)) {
-            /* hair: its lock from the rest geometry alone, as the adapter weighed it before any
-               diffusion (the nearest chain's bone within its reach), so neither a seam blend nor
-               the head's share in it moves the lock hair nor its bone; beyond the reach it is
-               the hair left on the head the blend took in */
-            nearest = nearest_bone(sk, skin, chains, count, p, true, &n, &d);
-            bool held = n >= 0 && d <= bind;
-            c = held ? n : -1, j = held ? nearest : n >= 0 ? chains[n].attach_joint : j;
-            d = held ? d : INFINITY;
-        } else if (c < 0) {
+        if (c < 0) {
             j = tl_scene_skin_dominant_joint(sk, v);
         } else if (!blended) { /* one lock weighs it: that lock's, as weighed */
             float points[3 * (TL_CHAIN_MAX_BONES + 1)];
             uint32_t m = rest_points(sk, &chains[c], points);
             for (uint32_t i = 0; i + 1 < m; ++i)
                 d = fminf(d, segment_distance(p, points + 3 * i, points + 3 * i + 3));
-        } else { /* several tails: the one whose bones lie nearest */
-            nearest = nearest_bone(sk, skin, chains, count, p, false, &n, &d);
+        } else { /* several: the lock whose bones lie nearest, as the hair adapter weighed it
+                    before the seams were blended (hair/chains.c weigh) */
+            nearest = nearest_bone(sk, skin, chains, count, p, &n, &d);
             if (n >= 0) c = n, j = nearest;
         }
         lock[v] = c, joint[v] = j;

@@ -16,16 +16,12 @@ uint32_t play_chain_colliders(const tl_scene* scene, const tl_play_chain* d,
                               float* growth);
 
 /* Per vertex of the skin, the lock it belongs to, read so that blending the weights between
- * neighbouring locks does not move it (docs/hair.md "The sheet's ties from the locks' rest
- * geometry"). A vertex a coupled chain's bone weighs (hair, sheet_rate > 0) is lock hair when
- * the coupled bone nearest it at rest lies within the hair adapter's reach (tl_hair_chain_def
- * bind_mm, the default's, at the skin's height): lock[v] that chain (an index into
- * chains[0..count)), joint[v] that bone, near[v] (may be NULL) the distance; farther, it is hair
- * left on the head: -1, that chain's attachment, INFINITY. Any other vertex whose largest side
- * (each chain's bones summed, every other joint alone) is a chain's belongs to that chain (the
- * nearest of several), at its joint of most weight (the nearest bone); others: -1, their
- * dominant joint, INFINITY. So which hair is a lock's, and at which bone, depends on the chains'
- * rest geometry alone, not on how the weights were blended. False: out of memory. */
+ * neighbouring locks does not move it (docs/hair.md "The player's inputs from the locks"): a
+ * vertex whose largest side is a chain's (each chain's bones summed, every other joint alone)
+ * belongs to the chain whose rest bones lie nearest, as the hair adapter weighed it before any
+ * diffusion; lock[v] that chain (an index into chains[0..count)) and joint[v] its nearest bone,
+ * near[v] (may be NULL) the distance. Others: -1, their dominant joint, INFINITY. False: out of
+ * memory. */
 bool play_skin_locks(const tl_scene* scene, uint32_t skin, const tl_play_chain* chains,
                      uint32_t count, int32_t* lock, uint32_t* joint, float* near);
 

@@ -110,8 +110,8 @@ static float link_param(const tl_scene_skin* sk, const tl_play_chain* c, uint32_
 }
 
 /* The edges of one skin between links of two coupled chains, as ties (duplicates kept). A
- * vertex's lock and link are those of play_skin_locks, from the chains' rest geometry: the same
- * chains give the same ties whatever a seam blend did to the weights. */
+ * vertex's link is its lock's (play_skin_locks), so a seam blended between two locks keeps its
+ * ties. */
 static bool skin_ties(play_sheet* s, size_t* capacity, const tl_scene* scene, uint32_t skin,
                       const tl_play_chain* descs) {
     const tl_scene_skin* sk = &scene->skins[skin];
@@ -213,16 +213,6 @@ bool play_sheet_create(const tl_scene* scene, const tl_play_chain* descs, uint32
 void play_sheet_destroy(play_sheet* s) {
     if (!s) return;
     free(s->ties), free(s->pos), free(s->moves), free(s->bones), free(s);
-}
-
-uint32_t play_sheet_tie_count(const play_sheet* s) {
-    return s ? s->tie_count : 0;
-}
-
-void play_sheet_tie_get(const play_sheet* s, uint32_t k, play_sheet_tie_view* out) {
-    assert(s && k < s->tie_count && out);
-    const sheet_tie* t = &s->ties[k];
-    *out = (play_sheet_tie_view){t->a, t->b, t->ia, t->ib, t->along, t->ta, t->tb, t->seam};
 }
 
 void play_rotate(const float* q, const float* v, float* out, bool inverse) {

@@ -24,18 +24,6 @@ bool play_sheet_create(const tl_scene* scene, const tl_play_chain* descs, uint32
                        play_sheet** out);
 void play_sheet_destroy(play_sheet* sheet);
 
-/* One tie as found (tests): chains a < b (b UINT32_MAX for a head tie), their links, the tied
- * points along them (0 the link's head, 1 its tip), its kind (0 the links' tips, 1 the points
- * beside the seam, 2 a head tie) and its seam's mean rest edge. */
-typedef struct play_sheet_tie_view {
-    uint32_t a, b, ia, ib, along;
-    float ta, tb, seam;
-} play_sheet_tie_view;
-
-/* The sheet's tie count (0 for NULL); tie k (< the count) into *out. */
-uint32_t play_sheet_tie_count(const play_sheet* sheet);
-void play_sheet_tie_get(const play_sheet* sheet, uint32_t k, play_sheet_tie_view* out);
-
 /* The ties' rest offsets and directions, from the chains at rest under inputs[i].start (over its
  * scale). */
 void play_sheet_rest(play_sheet* sheet, tl_chain* const* chains, const tl_chain_input* inputs);
