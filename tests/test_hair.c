@@ -2563,8 +2563,8 @@ static bool nape_rig_pair(const char* character, const tl_hair_mesh* mesh, bool 
             }
             ok = ok && (!fit || tl_hair_fit(scenes[k], 0, NULL, 8.0f, &fitted, &err) == TL_OK);
         }
-        ok = ok && rig_and_reload_with(&docs[k], &scenes[k], mesh ? &fitted : NULL, file, &def,
-                                       &err);
+        ok = ok &&
+             rig_and_reload_with(&docs[k], &scenes[k], mesh ? &fitted : NULL, file, &def, &err);
     }
     if (!ok) fprintf(stderr, "%s: %s\n", name, err.message);
     free(fitted.positions), free(fitted.triangles);
