@@ -351,6 +351,10 @@ typedef struct tl_hair_chain_def {
     bool cover_unowned;      /* choose each next chain by the hair off the cap it would take that
                                 no chain chosen takes yet (within bind_mm of its bones), then by
                                 free length × spread; false: free length × spread alone */
+    bool nape;               /* hair the rig leaves on the head alone that lies on the body's skin
+                                (the nape, the sides of the neck) takes that skin's weights,
+                                blended with the head's by its distance (hair_nape_bind, hair.md
+                                "Hair lying on the neck"); true (false: on the head alone) */
     tl_chain_settings chain; /* written with each hair chain: tl_default_chain_settings but
                                 gravity 0 (the modelled style already hangs under gravity: the
                                 springs aim at it as it is), carry_deg -180 and rest_curve 1

@@ -31,6 +31,7 @@ tl_hair_chain_def tl_default_hair_chain_def(void) {
         .collider_count = 0,
         .fill_unowned = false,
         .cover_unowned = true,
+        .nape = true,
         .min_drop = 0.5f,
         .min_vertices = 16,
     };

@@ -232,8 +232,8 @@ bool tl_hair_rig_plan(tl_rig_analysis* a, const tl_scene* scene, uint32_t skin) 
             for (uint32_t c = 0; c < chains->chain_count; ++c)
                 chain_part(a, scene, skin, &chains->chains[c], c, chains->chain_count);
             ok = plan_vertices(a, first, chains, union_index, (uint32_t)sk->body.head) &&
-                 hair_nape_bind(a, scene, skin, scalp, first, chains->chain_count,
-                                cdef.cap_mm * scalp->height / TL_HAIR_HUMAN_MM);
+                 (!cdef.nape || hair_nape_bind(a, scene, skin, scalp, first, chains->chain_count,
+                                               cdef.cap_mm * scalp->height / TL_HAIR_HUMAN_MM));
         }
         /* kept for the guide layer: the rig leaves the hair and scalp where they were */
         tl_hair_guides_destroy(a->skins[skin].hair_guides);
