@@ -34,6 +34,7 @@ int tl_test_main(int argc, char** argv, const tl_test_case* cases, size_t count)
     int passed = 0, failed = 0;
     for (size_t i = 0; i < count; ++i) {
         if (filter && !strstr(cases[i].name, filter)) continue;
+        if (cases[i].on_demand && !(filter && strcmp(cases[i].name, filter) == 0)) continue;
         tl_test_failed = false;
         fprintf(stderr, "[ RUN  ] %s\n", cases[i].name);
         cases[i].fn();

@@ -14,6 +14,9 @@ typedef void tl_test_fn(void);
 typedef struct tl_test_case {
     const char* name;
     tl_test_fn* fn;
+    /* run only when named exactly on the command line: a table that takes minutes, whose
+       figures the docs quote (`./test_hair nape_measured`); ctest runs the others */
+    bool on_demand;
 } tl_test_case;
 
 /* Set by ENSURE when the current case fails; a case returns at its first failure. */
