@@ -2365,7 +2365,12 @@ static float quat_turn_deg(const float* a, const float* b) {
     return 2 * atan2f(sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]), fabsf(w)) * 57.29578f;
 }
 
-typedef enum rest_variant { REST_DEFAULT, REST_NO_SHEET, REST_NO_COLLIDERS, REST_NO_LIMITS } rest_variant;
+typedef enum rest_variant {
+    REST_DEFAULT,
+    REST_NO_SHEET,
+    REST_NO_COLLIDERS,
+    REST_NO_LIMITS
+} rest_variant;
 
 static bool rest_trace_run(const tl_scene* scene, rest_variant variant, rest_trace* out) {
     tl_play_chain chains[64];
@@ -2480,8 +2485,8 @@ static void shake_trace(const tl_scene* scene, const tl_play_chain* chain, bool 
     float pivot[3], up[3] = {sk->up[0], sk->up[1], sk->up[2]}, prev[3 * TL_CHAIN_MAX_BONES];
     float at5[3 * TL_CHAIN_MAX_BONES], speed[10] = {0}, drift = 0, H = sk->height;
     uint32_t contacts[10] = {0};
-    const float* w = sk->joints[sk->body.pelvis != TL_NONE ? (uint32_t)sk->body.pelvis : sk->top]
-                         .rest_world;
+    const float* w =
+        sk->joints[sk->body.pelvis != TL_NONE ? (uint32_t)sk->body.pelvis : sk->top].rest_world;
     pivot[0] = w[12], pivot[1] = w[13], pivot[2] = w[14];
     const int shake = (int)lroundf(sd.shake_seconds * sd.shake_fps), hold = 10 * 60;
     const double omega = 2.0 * 3.14159265358979323846 * sd.shake_frequency;
@@ -2499,8 +2504,10 @@ static void shake_trace(const tl_scene* scene, const tl_play_chain* chain, bool 
         const float* tip = tl_chain_tip_positions(ch);
         int bones = tl_chain_bone_count(ch), second = (f - shake - 1) / 60;
         for (int b = 0; f > shake && b < bones; ++b) {
-            speed[second] = fmaxf(speed[second], sqrtf(tl__dist2(tip + 3 * b, prev + 3 * b)) / dt / H);
-            if (f == shake + hold) drift = fmaxf(drift, sqrtf(tl__dist2(tip + 3 * b, at5 + 3 * b)) / H);
+            speed[second] =
+                fmaxf(speed[second], sqrtf(tl__dist2(tip + 3 * b, prev + 3 * b)) / dt / H);
+            if (f == shake + hold)
+                drift = fmaxf(drift, sqrtf(tl__dist2(tip + 3 * b, at5 + 3 * b)) / H);
         }
         if (f > shake) contacts[second] += tl_chain_get_stats(ch).contacts > 0;
         if (f == shake + 5 * 60) memcpy(at5, tip, 3 * sizeof(float) * (size_t)bones);
