@@ -2431,11 +2431,12 @@ static bool rest_trace_run(const tl_scene* scene, rest_variant variant, rest_tra
     return ok;
 }
 
-/* The table of docs/hair.md "Session 16 (hairrest16)". Asserted (TL_HAIR_REST_STRICT, ctest
- * known_failing_hair_rest): measure.md's rest criterion, every tip slower than 1 cm/s at human
- * scale (0.01 / 1.8 H/s) from 2 s on, and staying so. */
+/* Hair held still in the bind pose comes to rest (issue #12 "settled in the bind pose", measure.md
+ * "Coming to rest"): every hair tip slower than 1 cm/s at human scale (0.01 / 1.8 H/s) from 2 s
+ * on, to 10 s (session 16: at most 5.2e-5 H/s, long01). With TL_HAIR_REST_TRACE also the
+ * ablations of docs/hair.md "Session 16 (hairrest16)". */
 static void styles_rest(void) {
-    bool strict = getenv("TL_HAIR_REST_STRICT") != NULL;
+    bool trace = getenv("TL_HAIR_REST_TRACE") != NULL;
     const char* styles[] = {"bob01", "bob02", "braid01", "long01", "ponytail01"};
     const char* variants[] = {"default", "no sheet", "no colliders", "no limits"};
     const float bar = 0.01f / 1.8f;
@@ -2444,7 +2445,7 @@ static void styles_rest(void) {
         tl_scene* scene;
         ENSURE(rig_style(styles[i], &doc, &scene));
         rest_trace base = {0};
-        for (int v = 0; v < (strict ? 1 : (int)COUNT(variants)); ++v) {
+        for (int v = 0; v < (trace ? (int)COUNT(variants) : 1); ++v) {
             rest_trace t;
             ENSURE(rest_trace_run(scene, (rest_variant)v, &t));
             if (v == 0) base = t;
@@ -2460,7 +2461,6 @@ static void styles_rest(void) {
         }
         tl_scene_destroy(scene);
         tl_gltf_destroy(doc);
-        if (!strict) continue;
         for (int s = 2; s < REST_SECONDS; ++s)
             ENSURE_MSG(base.speed[s] < bar, "%s: tip %.4f H/s in second %d (bar %.4f)", styles[i],
                        base.speed[s], s, bar);
@@ -2520,15 +2520,44 @@ static void shake_trace(const tl_scene* scene, const tl_play_chain* chain, bool 
     for (int s = 0; s < 10; ++s)
         printf(" %u", contacts[s]);
     printf("; displacement 5-10 s %.2g H\n", drift);
+    /* at the end: each particle's speed and the colliders it lies in or within 0.01 H of */
+    const tl_chain* ch = tl_player_chain(player, 0);
+    const float *pos = tl_chain_particle_positions(ch), *vel = tl_chain_particle_velocities(ch);
+    const tl_collider* world;
+    uint32_t nc = tl_player_colliders(player, 0, &world);
+    float origin[3];
+    tl_player_origin(player, origin);
+    for (int b = 0; colliders && b < tl_chain_bone_count(ch); ++b) {
+        float q[3] = {pos[3 * b] + origin[0], pos[3 * b + 1] + origin[1],
+                      pos[3 * b + 2] + origin[2]};
+        printf("    link %d speed %.3g H/s near:", b,
+               sqrtf(vel[3 * b] * vel[3 * b] + vel[3 * b + 1] * vel[3 * b + 1] +
+                     vel[3 * b + 2] * vel[3 * b + 2]) /
+                   H);
+        for (uint32_t k = 0; k < nc; ++k) {
+            float d = tl_collider_depth(&world[k], q) / H;
+            if (d > -0.01f)
+                printf(" c%u(%s, shape %d) %.4f", k,
+                       nc == sk->collider_count ? sk->joints[sk->colliders[k].joint].name : "?",
+                       (int)world[k].shape, d);
+        }
+        printf("\n");
+    }
     tl_player_destroy(player);
     tl_pose_destroy(pose);
 }
 
-/* The stress's hip shake (tailor measure --stress, spec measure.md "Coming to rest") on every hair
- * chain alone, the hold 10 s instead of 4, with the body colliders and without: settle_seconds
- * per chain (-1: still moving at the end). Printed only (docs/hair.md "Session 16"). */
+/* The stress's hip shake (tailor measure --stress, measure.md "Coming to rest") on every hair
+ * chain alone, the hold 10 s instead of 4: settle_seconds per chain (-1: still moving at the
+ * end). With TL_HAIR_REST_TRACE also without the body colliders, and a trace of each chain over
+ * 2 s; with TL_HAIR_REST_STRICT (ctest known_failing_hair_rest) asserted: every chain settles in
+ * 0-2 s (session 16: 5 of 103 chains miss, long01's chain 11 trembles on the chest to the end,
+ * docs/hair.md "Session 16 (hairrest16)"). */
 static void styles_shake_rest(void) {
+    bool trace = getenv("TL_HAIR_REST_TRACE") != NULL;
+    bool strict = getenv("TL_HAIR_REST_STRICT") != NULL;
     const char* styles[] = {"bob01", "bob02", "braid01", "long01", "ponytail01"};
+    uint32_t missed = 0;
     for (size_t i = 0; i < COUNT(styles); ++i) {
         tl_gltf* doc;
         tl_scene* scene;
@@ -2538,7 +2567,7 @@ static void styles_shake_rest(void) {
         tl_error err;
         ENSURE_OK(tl_play_chains_find(scene, chains, 64, &n, &err), err);
         uint32_t slow[64], slow_count = 0;
-        for (int colliders = 1; colliders >= 0; --colliders) {
+        for (int colliders = 1; colliders >= (trace ? 0 : 1); --colliders) {
             tl_stress_def def = tl_default_stress_def();
             def.hold_seconds = 10;
             def.colliders = colliders;
@@ -2551,6 +2580,7 @@ static void styles_shake_rest(void) {
                 printf(" %.2f", r.settle_seconds);
                 if (colliders && (r.settle_seconds < 0 || r.settle_seconds > 2))
                     slow[slow_count++] = c;
+                missed += colliders && (r.settle_seconds < 0 || r.settle_seconds > 2);
                 never += r.settle_seconds < 0;
                 over += r.settle_seconds > 2;
                 worst = fmaxf(worst, r.settle_seconds);
@@ -2558,7 +2588,7 @@ static void styles_shake_rest(void) {
             printf("\n  %-10s colliders %d: %u over 2 s, %u never in 10 s, slowest %.2f s\n",
                    styles[i], colliders, over, never, worst);
         }
-        for (uint32_t k = 0; k < slow_count; ++k)
+        for (uint32_t k = 0; trace && k < slow_count; ++k)
             for (int colliders = 1; colliders >= 0; --colliders) {
                 char label[64];
                 snprintf(label, sizeof label, "%s chain %u", styles[i], slow[k]);
@@ -2567,6 +2597,7 @@ static void styles_shake_rest(void) {
         tl_scene_destroy(scene);
         tl_gltf_destroy(doc);
     }
+    if (strict) ENSURE_MSG(missed == 0, "%u hair chains do not settle in 0-2 s", missed);
 }
 
 /* Cap hair lying on the nape and the sides of the neck follows the neck's skin (hair_nape_bind):
