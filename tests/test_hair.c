@@ -2483,7 +2483,8 @@ static void shake_trace(const tl_scene* scene, const tl_play_chain* chain, bool 
     tl_pose* pose = tl_pose_create(scene);
     ENSURE(pose && tl_player_create(scene, chain, 1, &def, &player, &err) == TL_OK);
     float pivot[3], up[3] = {sk->up[0], sk->up[1], sk->up[2]}, prev[3 * TL_CHAIN_MAX_BONES];
-    float at5[3 * TL_CHAIN_MAX_BONES], speed[10] = {0}, drift = 0, H = sk->height;
+    float at5[3 * TL_CHAIN_MAX_BONES], at0[3 * TL_CHAIN_MAX_BONES], speed[10] = {0}, drift = 0,
+                                                                    home = 0, H = sk->height;
     uint32_t contacts[10] = {0};
     const float* w =
         sk->joints[sk->body.pelvis != TL_NONE ? (uint32_t)sk->body.pelvis : sk->top].rest_world;
@@ -2511,6 +2512,9 @@ static void shake_trace(const tl_scene* scene, const tl_play_chain* chain, bool 
         }
         if (f > shake) contacts[second] += tl_chain_get_stats(ch).contacts > 0;
         if (f == shake + 5 * 60) memcpy(at5, tip, 3 * sizeof(float) * (size_t)bones);
+        if (f == 0) memcpy(at0, tip, 3 * sizeof(float) * (size_t)bones);
+        for (int b = 0; f == shake + hold && b < bones; ++b)
+            home = fmaxf(home, sqrtf(tl__dist2(tip + 3 * b, at0 + 3 * b)) / H);
         memcpy(prev, tip, 3 * sizeof(float) * (size_t)bones);
     }
     printf("  %s colliders %d hold tip H/s per s:", label, colliders);
@@ -2519,7 +2523,7 @@ static void shake_trace(const tl_scene* scene, const tl_play_chain* chain, bool 
     printf("; contact frames per s:");
     for (int s = 0; s < 10; ++s)
         printf(" %u", contacts[s]);
-    printf("; displacement 5-10 s %.2g H\n", drift);
+    printf("; displacement 5-10 s %.2g H; off the start at the end %.2g H\n", drift, home);
     /* at the end: each particle's speed and the colliders it lies in or within 0.01 H of */
     const tl_chain* ch = tl_player_chain(player, 0);
     const float *pos = tl_chain_particle_positions(ch), *vel = tl_chain_particle_velocities(ch);
