@@ -2555,7 +2555,7 @@ static void shake_trace(const tl_scene* scene, const tl_play_chain* chain, bool 
  * chain alone, the hold 10 s instead of 4: settle_seconds per chain (-1: still moving at the
  * end). With TL_HAIR_REST_TRACE also without the body colliders, and a trace of each chain over
  * 2 s; with TL_HAIR_REST_STRICT (ctest known_failing_hair_rest) asserted: every chain settles in
- * 0-2 s (session 16: 5 of 103 chains miss, long01's chain 11 trembles on the chest to the end,
+ * 0-2 s (session 16: 6 of 103 chains miss, long01's chain 11 trembles on the chest to the end,
  * docs/hair.md "Session 16 (hairrest16)"). */
 static void styles_shake_rest(void) {
     bool trace = getenv("TL_HAIR_REST_TRACE") != NULL;
