@@ -17,6 +17,7 @@
 
 #include "hair/internal.h"
 #include "play/chain_colliders.h"
+#include "base/mat4.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 /* ENSURE for helpers that return a count. */
@@ -2337,6 +2338,272 @@ static void styles_play(void) {
     }
 }
 
+/* Issues #11/#12 (docs/hair.md "Session 16 (hairrest16)"): does the hair come to rest on a still
+ * body? A rigged style played in the bind pose for REST_SECONDS at 60 fps; per second, the
+ * largest joint rotation change in one frame (degrees) and the largest tip speed (H/s) over every
+ * hair chain, the chain holding the speed in the last second, and the last frame any joint's
+ * rotation changed at all. Ablations (what keeps the motion alive): the sheet's ties off, the
+ * body colliders off, the bend limits opened to 179°. */
+enum { REST_SECONDS = 10, REST_FPS = 60 };
+
+typedef struct rest_trace {
+    float deg[REST_SECONDS], speed[REST_SECONDS];
+    int last_changed;     /* the last frame any joint rotation changed, -1 none */
+    uint32_t worst_chain; /* the fastest tip's chain in the last second */
+    uint32_t worst_contacts;
+    uint32_t chains;
+    float drift; /* the largest tip displacement from 2 s to the end, H (creep, not tremor) */
+} rest_trace;
+
+/* The angle between two rotations (x, y, z, w), degrees: from the vector part of a^-1 b, which
+ * keeps its precision at small angles where acos of the dot product rounds to 0.04° steps. */
+static float quat_turn_deg(const float* a, const float* b) {
+    float v[3] = {a[3] * b[0] - b[3] * a[0] - (a[1] * b[2] - a[2] * b[1]),
+                  a[3] * b[1] - b[3] * a[1] - (a[2] * b[0] - a[0] * b[2]),
+                  a[3] * b[2] - b[3] * a[2] - (a[0] * b[1] - a[1] * b[0])};
+    float w = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
+    return 2 * atan2f(sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]), fabsf(w)) * 57.29578f;
+}
+
+typedef enum rest_variant {
+    REST_DEFAULT,
+    REST_NO_SHEET,
+    REST_NO_COLLIDERS,
+    REST_NO_LIMITS
+} rest_variant;
+
+static bool rest_trace_run(const tl_scene* scene, rest_variant variant, rest_trace* out) {
+    tl_play_chain chains[64];
+    uint32_t n;
+    tl_error err;
+    memset(out, 0, sizeof *out);
+    out->last_changed = -1;
+    if (tl_play_chains_find(scene, chains, 64, &n, &err) != TL_OK || n == 0 || n > 64) return false;
+    for (uint32_t i = 0; i < n; ++i) {
+        if (variant == REST_NO_SHEET) chains[i].sheet_rate = 0;
+        if (variant == REST_NO_LIMITS) {
+            chains[i].settings.settings.bend_limit_deg = 179;
+            memset(chains[i].joint_radii, 0, sizeof chains[i].joint_radii);
+        }
+    }
+    tl_player_def def = tl_default_player_def();
+    def.colliders = variant != REST_NO_COLLIDERS;
+    tl_player* player = NULL;
+    tl_pose* pose = tl_pose_create(scene);
+    float* prev = calloc(64 * TL_CHAIN_MAX_BONES * 10, sizeof(float)); /* rotation, tip, at 2 s */
+    bool ok = pose && prev && tl_player_create(scene, chains, n, &def, &player, &err) == TL_OK;
+    const float H = scene->skins[0].height, dt = 1.0f / REST_FPS;
+    out->chains = n;
+    float worst = 0;
+    tl_pose_set_rest(pose, scene, 0);
+    for (int f = 0; ok && f <= REST_SECONDS * REST_FPS; ++f) {
+        tl_pose_set_rest(pose, scene, 0);
+        tl_player_step_pose(player, pose, f ? dt : 0);
+        int second = f ? (f - 1) / REST_FPS : 0;
+        for (uint32_t c = 0; c < n; ++c) {
+            const tl_chain* ch = tl_player_chain(player, c);
+            int bones = tl_chain_bone_count(ch);
+            const float* q = tl_chain_local_rotations(ch);
+            const float* tip = tl_chain_tip_positions(ch);
+            float* pq = prev + (size_t)c * TL_CHAIN_MAX_BONES * 10;
+            float *pt = pq + TL_CHAIN_MAX_BONES * 4, *p2 = pt + TL_CHAIN_MAX_BONES * 3;
+            if (f == 2 * REST_FPS) memcpy(p2, tip, 3 * sizeof(float) * (size_t)bones);
+            for (int b = 0; f == REST_SECONDS * REST_FPS && b < bones; ++b)
+                out->drift = fmaxf(out->drift, sqrtf(tl__dist2(tip + 3 * b, p2 + 3 * b)) / H);
+            for (int b = 0; f > 0 && b < bones; ++b) {
+                if (memcmp(q + 4 * b, pq + 4 * b, 4 * sizeof(float)) != 0) out->last_changed = f;
+                float deg = quat_turn_deg(pq + 4 * b, q + 4 * b);
+                float v = sqrtf(tl__dist2(tip + 3 * b, pt + 3 * b)) / dt / H;
+                out->deg[second] = fmaxf(out->deg[second], deg);
+                out->speed[second] = fmaxf(out->speed[second], v);
+                if (second == REST_SECONDS - 1 && v > worst) {
+                    worst = v, out->worst_chain = c;
+                    out->worst_contacts = tl_chain_get_stats(ch).contacts;
+                }
+            }
+            memcpy(pq, q, 4 * sizeof(float) * (size_t)bones);
+            memcpy(pt, tip, 3 * sizeof(float) * (size_t)bones);
+        }
+    }
+    tl_player_destroy(player);
+    tl_pose_destroy(pose);
+    free(prev);
+    return ok;
+}
+
+/* Hair held still in the bind pose comes to rest (issue #12 "settled in the bind pose", measure.md
+ * "Coming to rest"): every hair tip slower than 1 cm/s at human scale (0.01 / 1.8 H/s) from 2 s
+ * on, to 10 s (session 16: at most 5.2e-5 H/s, long01). With TL_HAIR_REST_TRACE also the
+ * ablations of docs/hair.md "Session 16 (hairrest16)". */
+static void styles_rest(void) {
+    bool trace = getenv("TL_HAIR_REST_TRACE") != NULL;
+    const char* styles[] = {"bob01", "bob02", "braid01", "long01", "ponytail01"};
+    const char* variants[] = {"default", "no sheet", "no colliders", "no limits"};
+    const float bar = 0.01f / 1.8f;
+    for (size_t i = 0; i < COUNT(styles); ++i) {
+        tl_gltf* doc;
+        tl_scene* scene;
+        ENSURE(rig_style(styles[i], &doc, &scene));
+        rest_trace base = {0};
+        for (int v = 0; v < (trace ? (int)COUNT(variants) : 1); ++v) {
+            rest_trace t;
+            ENSURE(rest_trace_run(scene, (rest_variant)v, &t));
+            if (v == 0) base = t;
+            printf("  %-10s %-12s last change frame %4d; deg/frame per s:", styles[i], variants[v],
+                   t.last_changed);
+            for (int s = 0; s < REST_SECONDS; ++s)
+                printf(" %.2g", t.deg[s]);
+            printf("\n  %-10s %-12s tip H/s per s:", styles[i], variants[v]);
+            for (int s = 0; s < REST_SECONDS; ++s)
+                printf(" %.2g", t.speed[s]);
+            printf("; last-second worst chain %u of %u (contacts %u); drift 2-10 s %.2g H\n",
+                   t.worst_chain, t.chains, t.worst_contacts, t.drift);
+        }
+        tl_scene_destroy(scene);
+        tl_gltf_destroy(doc);
+        for (int s = 2; s < REST_SECONDS; ++s)
+            ENSURE_MSG(base.speed[s] < bar, "%s: tip %.4f H/s in second %d (bar %.4f)", styles[i],
+                       base.speed[s], s, bar);
+    }
+}
+
+/* One hair chain alone through the stress's hip shake (tl_default_stress_def's amplitude, yaw,
+ * frequency, 4 s at 60 fps), then held still 10 s: per second of the hold, the largest tip speed
+ * (H/s) and the frames with a tip on a collider; and the largest tip displacement over the last
+ * 5 s (H), to tell a creep from a tremor. */
+static void shake_trace(const tl_scene* scene, const tl_play_chain* chain, bool colliders,
+                        const char* label) {
+    const tl_scene_skin* sk = &scene->skins[chain->skin];
+    tl_stress_def sd = tl_default_stress_def();
+    tl_player_def def = tl_default_player_def();
+    def.frame_step = 1.0f / sd.shake_fps;
+    def.colliders = colliders;
+    tl_player* player = NULL;
+    tl_error err;
+    tl_pose* pose = tl_pose_create(scene);
+    ENSURE(pose && tl_player_create(scene, chain, 1, &def, &player, &err) == TL_OK);
+    float pivot[3], up[3] = {sk->up[0], sk->up[1], sk->up[2]}, prev[3 * TL_CHAIN_MAX_BONES];
+    float at5[3 * TL_CHAIN_MAX_BONES], at0[3 * TL_CHAIN_MAX_BONES], speed[10] = {0}, drift = 0,
+                                                                    home = 0, H = sk->height;
+    uint32_t contacts[10] = {0};
+    const float* w =
+        sk->joints[sk->body.pelvis != TL_NONE ? (uint32_t)sk->body.pelvis : sk->top].rest_world;
+    pivot[0] = w[12], pivot[1] = w[13], pivot[2] = w[14];
+    const int shake = (int)lroundf(sd.shake_seconds * sd.shake_fps), hold = 10 * 60;
+    const double omega = 2.0 * 3.14159265358979323846 * sd.shake_frequency;
+    const float scale = H / 1.8f, dt = 1.0f / sd.shake_fps;
+    for (int f = 0; f <= shake + hold; ++f) {
+        double s = f < shake ? sin(omega * f / sd.shake_fps) : 0.0;
+        float move[16];
+        tl_mat4_rotation_about(move, pivot, (float)(sd.shake_yaw_deg * s * 0.017453292), up);
+        for (int c = 0; c < 3; ++c)
+            move[12 + c] += (float)(sd.shake_amplitude * scale * s) * sk->lateral[c];
+        tl_pose_set_rest(pose, scene, chain->skin);
+        tl_pose_move_skin(pose, scene, chain->skin, move);
+        tl_player_step_pose(player, pose, f ? dt : 0);
+        const tl_chain* ch = tl_player_chain(player, 0);
+        const float* tip = tl_chain_tip_positions(ch);
+        int bones = tl_chain_bone_count(ch), second = (f - shake - 1) / 60;
+        for (int b = 0; f > shake && b < bones; ++b) {
+            speed[second] =
+                fmaxf(speed[second], sqrtf(tl__dist2(tip + 3 * b, prev + 3 * b)) / dt / H);
+            if (f == shake + hold)
+                drift = fmaxf(drift, sqrtf(tl__dist2(tip + 3 * b, at5 + 3 * b)) / H);
+        }
+        if (f > shake) contacts[second] += tl_chain_get_stats(ch).contacts > 0;
+        if (f == shake + 5 * 60) memcpy(at5, tip, 3 * sizeof(float) * (size_t)bones);
+        if (f == 0) memcpy(at0, tip, 3 * sizeof(float) * (size_t)bones);
+        for (int b = 0; f == shake + hold && b < bones; ++b)
+            home = fmaxf(home, sqrtf(tl__dist2(tip + 3 * b, at0 + 3 * b)) / H);
+        memcpy(prev, tip, 3 * sizeof(float) * (size_t)bones);
+    }
+    printf("  %s colliders %d hold tip H/s per s:", label, colliders);
+    for (int s = 0; s < 10; ++s)
+        printf(" %.2g", speed[s]);
+    printf("; contact frames per s:");
+    for (int s = 0; s < 10; ++s)
+        printf(" %u", contacts[s]);
+    printf("; displacement 5-10 s %.2g H; off the start at the end %.2g H\n", drift, home);
+    /* at the end: each particle's speed and the colliders it lies in or within 0.01 H of */
+    const tl_chain* ch = tl_player_chain(player, 0);
+    const float *pos = tl_chain_particle_positions(ch), *vel = tl_chain_particle_velocities(ch);
+    const tl_collider* world;
+    uint32_t nc = tl_player_colliders(player, 0, &world);
+    float origin[3];
+    tl_player_origin(player, origin);
+    for (int b = 0; colliders && b < tl_chain_bone_count(ch); ++b) {
+        float q[3] = {pos[3 * b] + origin[0], pos[3 * b + 1] + origin[1],
+                      pos[3 * b + 2] + origin[2]};
+        printf("    link %d speed %.3g H/s near:", b,
+               sqrtf(vel[3 * b] * vel[3 * b] + vel[3 * b + 1] * vel[3 * b + 1] +
+                     vel[3 * b + 2] * vel[3 * b + 2]) /
+                   H);
+        for (uint32_t k = 0; k < nc; ++k) {
+            float d = tl_collider_depth(&world[k], q) / H;
+            if (d > -0.01f)
+                printf(" c%u(%s, shape %d) %.4f", k,
+                       nc == sk->collider_count ? sk->joints[sk->colliders[k].joint].name : "?",
+                       (int)world[k].shape, d);
+        }
+        printf("\n");
+    }
+    tl_player_destroy(player);
+    tl_pose_destroy(pose);
+}
+
+/* The stress's hip shake (tailor measure --stress, measure.md "Coming to rest") on every hair
+ * chain alone, the hold 10 s instead of 4: settle_seconds per chain (-1: still moving at the
+ * end). With TL_HAIR_REST_TRACE also without the body colliders, and a trace of each chain over
+ * 2 s; with TL_HAIR_REST_STRICT (ctest known_failing_hair_rest) asserted: every chain settles in
+ * 0-2 s (session 16: 6 of 103 chains miss, long01's chain 11 trembles on the chest to the end,
+ * docs/hair.md "Session 16 (hairrest16)"). */
+static void styles_shake_rest(void) {
+    bool trace = getenv("TL_HAIR_REST_TRACE") != NULL;
+    bool strict = getenv("TL_HAIR_REST_STRICT") != NULL;
+    const char* styles[] = {"bob01", "bob02", "braid01", "long01", "ponytail01"};
+    uint32_t missed = 0;
+    for (size_t i = 0; i < COUNT(styles); ++i) {
+        tl_gltf* doc;
+        tl_scene* scene;
+        ENSURE(rig_style(styles[i], &doc, &scene));
+        tl_play_chain chains[64];
+        uint32_t n;
+        tl_error err;
+        ENSURE_OK(tl_play_chains_find(scene, chains, 64, &n, &err), err);
+        uint32_t slow[64], slow_count = 0;
+        for (int colliders = 1; colliders >= (trace ? 0 : 1); --colliders) {
+            tl_stress_def def = tl_default_stress_def();
+            def.hold_seconds = 10;
+            def.colliders = colliders;
+            uint32_t over = 0, never = 0;
+            float worst = 0;
+            printf("  %-10s colliders %d settle s:", styles[i], colliders);
+            for (uint32_t c = 0; c < n && c < 64; ++c) {
+                tl_stress_report r;
+                ENSURE_OK(tl_measure_stress(scene, &chains[c], -1, &def, &r, &err), err);
+                printf(" %.2f", r.settle_seconds);
+                if (colliders && (r.settle_seconds < 0 || r.settle_seconds > 2))
+                    slow[slow_count++] = c;
+                missed += colliders && (r.settle_seconds < 0 || r.settle_seconds > 2);
+                never += r.settle_seconds < 0;
+                over += r.settle_seconds > 2;
+                worst = fmaxf(worst, r.settle_seconds);
+            }
+            printf("\n  %-10s colliders %d: %u over 2 s, %u never in 10 s, slowest %.2f s\n",
+                   styles[i], colliders, over, never, worst);
+        }
+        for (uint32_t k = 0; trace && k < slow_count; ++k)
+            for (int colliders = 1; colliders >= 0; --colliders) {
+                char label[64];
+                snprintf(label, sizeof label, "%s chain %u", styles[i], slow[k]);
+                shake_trace(scene, &chains[slow[k]], colliders, label);
+            }
+        tl_scene_destroy(scene);
+        tl_gltf_destroy(doc);
+    }
+    if (strict) ENSURE_MSG(missed == 0, "%u hair chains do not settle in 0-2 s", missed);
+}
+
 /* Cap hair lying on the nape and the sides of the neck follows the neck's skin (hair_nape_bind):
  * in HeadTurn the hair bound to no chain goes no deeper into the posed body skin than the spec's
  * penetration bar (0.002 H). Failed on the head-alone binding: bob02 0.0029 H, ponytail01
@@ -3199,6 +3466,8 @@ int main(int argc, char** argv) {
         {"locks_seam_motion", locks_seam_motion},
         {"rig_hair_def_stored", rig_hair_def_stored},
         {"styles_play", styles_play},
+        {"styles_rest", styles_rest},
+        {"styles_shake_rest", styles_shake_rest},
         {"nape_hair_follows_neck", nape_hair_follows_neck},
         {"nape_tears_bounded", nape_tears_bounded},
         {"nape_measured", nape_measured, true},
