@@ -2866,6 +2866,13 @@ static void nape_pair_free(tl_gltf* docs[2], tl_scene* scenes[2]) {
         tl_scene_destroy(scenes[k]), tl_gltf_destroy(docs[k]);
 }
 
+/* The shared case mh-STYLE.glb rigged nape off and on (nape_rig_pair). */
+static bool nape_rig_case(const char* style, tl_gltf* docs[2], tl_scene* scenes[2]) {
+    char path[64];
+    snprintf(path, sizeof path, "cases/mh-%s.glb", style);
+    return nape_rig_pair(path, NULL, false, style, docs, scenes);
+}
+
 /* The nape table (docs/hair.md "nape15 measured"): per style and clip the vertices nape
  * re-weights, the new tears of the edges touching them, the whole hair's stretch and the skin
  * penetration, nape off -> on. Printed; asserted: the measurement ran and nape re-weights. */
@@ -2873,11 +2880,9 @@ static void nape_measured(void) {
     const char* styles[] = {"bob01", "bob02", "braid01", "long01", "ponytail01"};
     const char* clips[] = {"Walk", "HeadTurn", "Jump"};
     for (size_t s = 0; s < COUNT(styles); ++s) {
-        char path[64];
-        snprintf(path, sizeof path, "cases/mh-%s.glb", styles[s]);
         tl_gltf* docs[2];
         tl_scene* scenes[2];
-        ENSURE(nape_rig_pair(path, NULL, false, styles[s], docs, scenes));
+        ENSURE(nape_rig_case(styles[s], docs, scenes));
         for (size_t c = 0; c < COUNT(clips); ++c) {
             nape_cell cell;
             ENSURE(nape_cell_measure(styles[s], scenes[0], scenes[1], clips[c], &cell));
@@ -2931,11 +2936,9 @@ static void nape_off_shared(void) {
 static void nape_tears_bounded(void) {
     const char* styles[] = {"bob02", "ponytail01"};
     for (size_t s = 0; s < COUNT(styles); ++s) {
-        char path[64];
-        snprintf(path, sizeof path, "cases/mh-%s.glb", styles[s]);
         tl_gltf* docs[2];
         tl_scene* scenes[2];
-        ENSURE(nape_rig_pair(path, NULL, false, styles[s], docs, scenes));
+        ENSURE(nape_rig_case(styles[s], docs, scenes));
         uint32_t clip;
         tl_error err;
         ENSURE_OK(tl_scene_find_clip(scenes[1], "HeadTurn", &clip, &err), err);
