@@ -412,6 +412,20 @@ LANE_TARGET KERNEL void NAME(link_rope)(const LINK_T* restrict k, int i, lane_fr
                 w->p_x[l] = p.x, w->p_y[l] = p.y, w->p_z[l] = p.z, w->v_x[l] = v.x, w->v_y[l] = v.y,
                 w->v_z[l] = v.z;
             }
+    /* From a link that touched a collider or the floor in this step to the tip, the velocity is
+     * the particle's move over the step (less the part along the link, as the rope's): the
+     * coupling moves these particles without velocity and the contact removes the velocity
+     * into the surface, so a velocity kept from the spring alone is stored every step and never
+     * spent, and a lock lying across a collider trembles forever (docs/stress.md, session 16).
+     * A particle that ends where it began keeps none. */
+    EACH {
+        v3 p = {w->p_x[l], w->p_y[l], w->p_z[l]}, v = {w->v_x[l], w->v_y[l], w->v_z[l]};
+        v3 dir = v3_scale(v3_sub(p, LANE_V3(f, h, l)), 1.0f / w->len[l]);
+        v3 moved = v3_scale(v3_sub(p, LANE_V3(k, p, l)), 1.0f / f->dt[l]);
+        moved = v3_madd(moved, dir, -v3_dot(moved, dir));
+        v = NAME(v3_pick)(f->contacts[l] > 0, moved, v);
+        w->v_x[l] = v.x, w->v_y[l] = v.y, w->v_z[l] = v.z;
+    }
 }
 
 /* Read back: S = swing(b, h), the rotation carrying the bind direction to the link; the
