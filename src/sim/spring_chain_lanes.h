@@ -171,7 +171,7 @@ static void NAME(lanes_pose)(lane_frame* restrict f) {
         f->fx[l] = 2.0f * (K.x * K.z + K.w * K.y);
         f->fy[l] = 2.0f * (K.y * K.z - K.w * K.x);
         f->fz[l] = 1.0f - 2.0f * (K.x * K.x + K.y * K.y);
-        f->contacts[l] = 0;
+        f->contacts[l] = 0, f->collider_touched[l] = 0;
     }
 }
 
@@ -386,9 +386,10 @@ LANE_TARGET KERNEL void NAME(link_rope)(const LINK_T* restrict k, int i, lane_fr
     for (int l = 0; l < LANE_COUNT; ++l)
         if (!w->flag[l] && f->collider_count[l] > 0) {
             v3 p = {w->p_x[l], w->p_y[l], w->p_z[l]}, v = {w->v_x[l], w->v_y[l], w->v_z[l]};
-            bool touch;
+            bool touch, body;
             assert(!chain_contact(f, l, i, LANE_V3(f, h, l), w->len[l],
-                                  (v3){w->rest_x[l], w->rest_y[l], w->rest_z[l]}, &p, &v, &touch));
+                                  (v3){w->rest_x[l], w->rest_y[l], w->rest_z[l]}, &p, &v, &touch,
+                                  &body));
         }
 #endif
     if (NAME(any_lane)(w->flag))
@@ -396,8 +397,8 @@ LANE_TARGET KERNEL void NAME(link_rope)(const LINK_T* restrict k, int i, lane_fr
             if (w->flag[l]) {
                 v3 head = LANE_V3(f, h, l), rest = {w->rest_x[l], w->rest_y[l], w->rest_z[l]};
                 v3 p = {w->p_x[l], w->p_y[l], w->p_z[l]}, v = {w->v_x[l], w->v_y[l], w->v_z[l]};
-                bool touch;
-                if (chain_contact(f, l, i, head, w->len[l], rest, &p, &v, &touch)) {
+                bool touch, body;
+                if (chain_contact(f, l, i, head, w->len[l], rest, &p, &v, &touch, &body)) {
                     const qt W = LANE_QT(f, w, l);
                     v3 dir = v3_scale(v3_sub(p, head), 1.0f / w->len[l]);
                     v = v3_madd(v, dir, -v3_dot(v, dir));
@@ -406,13 +407,14 @@ LANE_TARGET KERNEL void NAME(link_rope)(const LINK_T* restrict k, int i, lane_fr
                     w->q_x[l] = q.x, w->q_y[l] = q.y, w->q_z[l] = q.z, w->q_w[l] = q.w;
                     w->h_x[l] = h.x, w->h_y[l] = h.y, w->h_z[l] = h.z;
                     f->contacts[l] += touch;
+                    f->collider_touched[l] |= body;
                 }
                 if (LANE_FEEDBACK) /* every correction / dt */
                     v = v3_scale(v3_sub(p, LANE_V3(k, p, l)), 1.0f / f->dt[l]);
                 w->p_x[l] = p.x, w->p_y[l] = p.y, w->p_z[l] = p.z, w->v_x[l] = v.x, w->v_y[l] = v.y,
                 w->v_z[l] = v.z;
             }
-    /* From a link that touched a collider or the floor in this step to the tip, the velocity is
+    /* From a link that touched a body collider in this step to the tip, the velocity is
      * the particle's move over the step (less the part along the link, as the rope's): the
      * coupling moves these particles without velocity and the contact removes the velocity
      * into the surface, so a velocity kept from the spring alone is stored every step and never
@@ -423,7 +425,7 @@ LANE_TARGET KERNEL void NAME(link_rope)(const LINK_T* restrict k, int i, lane_fr
         v3 dir = v3_scale(v3_sub(p, LANE_V3(f, h, l)), 1.0f / w->len[l]);
         v3 moved = v3_scale(v3_sub(p, LANE_V3(k, p, l)), 1.0f / f->dt[l]);
         moved = v3_madd(moved, dir, -v3_dot(moved, dir));
-        v = NAME(v3_pick)(f->contacts[l] > 0, moved, v);
+        v = NAME(v3_pick)(f->collider_touched[l], moved, v);
         w->v_x[l] = v.x, w->v_y[l] = v.y, w->v_z[l] = v.z;
     }
 }
