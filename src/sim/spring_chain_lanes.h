@@ -398,10 +398,19 @@ LANE_TARGET KERNEL void NAME(link_rope)(const LINK_T* restrict k, int i, lane_fr
                 v3 head = LANE_V3(f, h, l), rest = {w->rest_x[l], w->rest_y[l], w->rest_z[l]};
                 v3 p = {w->p_x[l], w->p_y[l], w->p_z[l]}, v = {w->v_x[l], w->v_y[l], w->v_z[l]};
                 bool touch, body;
+                const v3 before = p;
+                w->flag[l] = 0;
                 if (chain_contact(f, l, i, head, w->len[l], rest, &p, &v, &touch, &body)) {
                     const qt W = LANE_QT(f, w, l);
                     v3 dir = v3_scale(v3_sub(p, head), 1.0f / w->len[l]);
                     v = v3_madd(v, dir, -v3_dot(v, dir));
+                    if (body) { /* the contact again, on the move over the step so far */
+                        v3 moved = v3_scale(v3_sub(before, LANE_V3(k, p, l)), 1.0f / f->dt[l]);
+                        p = before;
+                        chain_contact(f, l, i, head, w->len[l], rest, &p, &moved, &touch, &body);
+                        v = v3_madd(moved, dir, -v3_dot(moved, dir));
+                        w->flag[l] = 1;
+                    }
                     v3 h = qt_unrotate(W, dir);
                     qt q = qt_swing(LANE_V3(k, u, l), h);
                     w->q_x[l] = q.x, w->q_y[l] = q.y, w->q_z[l] = q.z, w->q_w[l] = q.w;
@@ -414,18 +423,18 @@ LANE_TARGET KERNEL void NAME(link_rope)(const LINK_T* restrict k, int i, lane_fr
                 w->p_x[l] = p.x, w->p_y[l] = p.y, w->p_z[l] = p.z, w->v_x[l] = v.x, w->v_y[l] = v.y,
                 w->v_z[l] = v.z;
             }
-    /* From a link that touched a body collider in this step to the tip, the velocity is
-     * the particle's move over the step (less the part along the link, as the rope's): the
-     * coupling moves these particles without velocity and the contact removes the velocity
+    /* Beyond a link that touched a body collider in this step, to the tip, the velocity is the
+     * particle's move over the step (less the part along the link, as the rope's); the touching
+     * link's is its move before the push out, met by the contact's velocity response (flag).
+     * The coupling moves these particles without velocity and the contact removes the velocity
      * into the surface, so a velocity kept from the spring alone is stored every step and never
-     * spent, and a lock lying across a collider trembles forever (docs/stress.md, session 16).
-     * A particle that ends where it began keeps none. */
+     * spent: a lock lying across a collider trembled forever (docs/stress.md, session 16). */
     EACH {
         v3 p = {w->p_x[l], w->p_y[l], w->p_z[l]}, v = {w->v_x[l], w->v_y[l], w->v_z[l]};
         v3 dir = v3_scale(v3_sub(p, LANE_V3(f, h, l)), 1.0f / w->len[l]);
         v3 moved = v3_scale(v3_sub(p, LANE_V3(k, p, l)), 1.0f / f->dt[l]);
         moved = v3_madd(moved, dir, -v3_dot(moved, dir));
-        v = NAME(v3_pick)(f->collider_touched[l], moved, v);
+        v = NAME(v3_pick)(f->collider_touched[l] & !w->flag[l], moved, v);
         w->v_x[l] = v.x, w->v_y[l] = v.y, w->v_z[l] = v.z;
     }
 }
