@@ -423,9 +423,10 @@ LANE_TARGET KERNEL void NAME(link_rope)(const LINK_T* restrict k, int i, lane_fr
                 w->p_x[l] = p.x, w->p_y[l] = p.y, w->p_z[l] = p.z, w->v_x[l] = v.x, w->v_y[l] = v.y,
                 w->v_z[l] = v.z;
             }
-    /* Beyond a link that touched a body collider in this step, to the tip, the velocity is the
-     * particle's move over the step (less the part along the link, as the rope's); the touching
-     * link's is its move before the push out, met by the contact's velocity response (flag).
+    /* Beyond a link that touched a body collider in this step, to the tip, the velocity keeps no
+     * more than the particle's move over the step along it (less the part along the link, as the
+     * rope's; scaled down, never up, so no correction becomes a push); the touching link's is
+     * its move before the push out, met by the contact's velocity response (flag).
      * The coupling moves these particles without velocity and the contact removes the velocity
      * into the surface, so a velocity kept from the spring alone is stored every step and never
      * spent: a lock lying across a collider trembled forever (docs/stress.md, session 16). */
@@ -434,6 +435,11 @@ LANE_TARGET KERNEL void NAME(link_rope)(const LINK_T* restrict k, int i, lane_fr
         v3 dir = v3_scale(v3_sub(p, LANE_V3(f, h, l)), 1.0f / w->len[l]);
         v3 moved = v3_scale(v3_sub(p, LANE_V3(k, p, l)), 1.0f / f->dt[l]);
         moved = v3_madd(moved, dir, -v3_dot(moved, dir));
+        float vv = v3_dot(v, v), keep = v3_dot(v, moved) / vv;
+        keep = NAME(pick)(vv > 0, keep, 1.0f);
+        keep = NAME(pick)(keep < 0, 0.0f, keep);
+        keep = NAME(pick)(keep > 1, 1.0f, keep);
+        moved = v3_scale(v, keep); /* no faster than it moved along it, and never turned */
         v = NAME(v3_pick)(f->collider_touched[l] & !w->flag[l], moved, v);
         w->v_x[l] = v.x, w->v_y[l] = v.y, w->v_z[l] = v.z;
     }
