@@ -273,7 +273,6 @@ typedef struct lane_frame {
     float wx[LANES], wy[LANES], wz[LANES], ww[LANES]; /* W of the current link */
     float qx[LANES], qy[LANES], qz[LANES], qw[LANES]; /* the previous link's bend snapshot */
     int contacts[LANES];
-    int collider_touched[LANES]; /* a link of this step touched a body collider */
     /* the frame's poses: attachment at its start and end, hips (when given apart) */
     float psx[LANES], psy[LANES], psz[LANES], ptx[LANES], pty[LANES], ptz[LANES];
     float rsx[LANES], rsy[LANES], rsz[LANES], rsw[LANES], rtx[LANES], rty[LANES], rtz[LANES],
@@ -362,7 +361,7 @@ SIM_INTERNAL void chain_lanes_outputs(const void* links, void* out, int n, float
 /* the cull's slots of lanes 0..lanes-1 from their colliders (setup after every lane's) */
 SIM_INTERNAL void chain_cull_setup(lane_frame* f, int lanes);
 SIM_INTERNAL bool chain_contact(const lane_frame* f, int l, int link, v3 head, float len, v3 rest,
-                                v3* pp, v3* vp, bool* touch, bool* body);
+                                v3* pp, v3* vp, bool* touch);
 SIM_INTERNAL bool chain_contact_output(const frame_plan* fp, const lane_frame* f, int l, int link,
                                        v3 head, float len, v3* p);
 SIM_INTERNAL void chain_output_near(const frame_plan* fp, const float* tips, int n, bool* near);

@@ -171,7 +171,7 @@ static void NAME(lanes_pose)(lane_frame* restrict f) {
         f->fx[l] = 2.0f * (K.x * K.z + K.w * K.y);
         f->fy[l] = 2.0f * (K.y * K.z - K.w * K.x);
         f->fz[l] = 1.0f - 2.0f * (K.x * K.x + K.y * K.y);
-        f->contacts[l] = 0, f->collider_touched[l] = 0;
+        f->contacts[l] = 0;
     }
 }
 
@@ -386,10 +386,9 @@ LANE_TARGET KERNEL void NAME(link_rope)(const LINK_T* restrict k, int i, lane_fr
     for (int l = 0; l < LANE_COUNT; ++l)
         if (!w->flag[l] && f->collider_count[l] > 0) {
             v3 p = {w->p_x[l], w->p_y[l], w->p_z[l]}, v = {w->v_x[l], w->v_y[l], w->v_z[l]};
-            bool touch, body;
+            bool touch;
             assert(!chain_contact(f, l, i, LANE_V3(f, h, l), w->len[l],
-                                  (v3){w->rest_x[l], w->rest_y[l], w->rest_z[l]}, &p, &v, &touch,
-                                  &body));
+                                  (v3){w->rest_x[l], w->rest_y[l], w->rest_z[l]}, &p, &v, &touch));
         }
 #endif
     if (NAME(any_lane)(w->flag))
@@ -397,52 +396,22 @@ LANE_TARGET KERNEL void NAME(link_rope)(const LINK_T* restrict k, int i, lane_fr
             if (w->flag[l]) {
                 v3 head = LANE_V3(f, h, l), rest = {w->rest_x[l], w->rest_y[l], w->rest_z[l]};
                 v3 p = {w->p_x[l], w->p_y[l], w->p_z[l]}, v = {w->v_x[l], w->v_y[l], w->v_z[l]};
-                bool touch, body;
-                const v3 before = p;
-                w->flag[l] = 0;
-                if (chain_contact(f, l, i, head, w->len[l], rest, &p, &v, &touch, &body)) {
+                bool touch;
+                if (chain_contact(f, l, i, head, w->len[l], rest, &p, &v, &touch)) {
                     const qt W = LANE_QT(f, w, l);
                     v3 dir = v3_scale(v3_sub(p, head), 1.0f / w->len[l]);
                     v = v3_madd(v, dir, -v3_dot(v, dir));
-                    if (body) { /* the contact again, on the move over the step so far */
-                        v3 moved = v3_scale(v3_sub(before, LANE_V3(k, p, l)), 1.0f / f->dt[l]);
-                        p = before;
-                        chain_contact(f, l, i, head, w->len[l], rest, &p, &moved, &touch, &body);
-                        v = v3_madd(moved, dir, -v3_dot(moved, dir));
-                        w->flag[l] = 1;
-                    }
                     v3 h = qt_unrotate(W, dir);
                     qt q = qt_swing(LANE_V3(k, u, l), h);
                     w->q_x[l] = q.x, w->q_y[l] = q.y, w->q_z[l] = q.z, w->q_w[l] = q.w;
                     w->h_x[l] = h.x, w->h_y[l] = h.y, w->h_z[l] = h.z;
                     f->contacts[l] += touch;
-                    f->collider_touched[l] |= body;
                 }
                 if (LANE_FEEDBACK) /* every correction / dt */
                     v = v3_scale(v3_sub(p, LANE_V3(k, p, l)), 1.0f / f->dt[l]);
                 w->p_x[l] = p.x, w->p_y[l] = p.y, w->p_z[l] = p.z, w->v_x[l] = v.x, w->v_y[l] = v.y,
                 w->v_z[l] = v.z;
             }
-    /* Beyond a link that touched a body collider in this step, to the tip, the velocity keeps no
-     * more than the particle's move over the step along it (less the part along the link, as the
-     * rope's; scaled down, never up, so no correction becomes a push); the touching link's is
-     * its move before the push out, met by the contact's velocity response (flag).
-     * The coupling moves these particles without velocity and the contact removes the velocity
-     * into the surface, so a velocity kept from the spring alone is stored every step and never
-     * spent: a lock lying across a collider trembled forever (docs/stress.md, session 16). */
-    EACH {
-        v3 p = {w->p_x[l], w->p_y[l], w->p_z[l]}, v = {w->v_x[l], w->v_y[l], w->v_z[l]};
-        v3 dir = v3_scale(v3_sub(p, LANE_V3(f, h, l)), 1.0f / w->len[l]);
-        v3 moved = v3_scale(v3_sub(p, LANE_V3(k, p, l)), 1.0f / f->dt[l]);
-        moved = v3_madd(moved, dir, -v3_dot(moved, dir));
-        float vv = v3_dot(v, v), keep = v3_dot(v, moved) / vv;
-        keep = NAME(pick)(vv > 0, keep, 1.0f);
-        keep = NAME(pick)(keep < 0, 0.0f, keep);
-        keep = NAME(pick)(keep > 1, 1.0f, keep);
-        moved = v3_scale(v, keep); /* no faster than it moved along it, and never turned */
-        v = NAME(v3_pick)(f->collider_touched[l] & !w->flag[l], moved, v);
-        w->v_x[l] = v.x, w->v_y[l] = v.y, w->v_z[l] = v.z;
-    }
 }
 
 /* Read back: S = swing(b, h), the rotation carrying the bind direction to the link; the
