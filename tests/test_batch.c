@@ -278,19 +278,28 @@ static void journal_hostile(void) {
         ENSURE_OK(tl_batch_sha256_file(file, rec[i].sha256, &err), err);
         ENSURE(tl_batch_record_json(&rec[i], line[i], sizeof line[i]) < sizeof line[i]);
     }
-    /* the NUL byte inside a's line, then b's line */
-    FILE* f = fopen(path, "wb");
-    fwrite(line[0], 1, 10, f);
-    fputc(0, f);
-    fprintf(f, "%s\n%s\n", line[0] + 10, line[1]);
-    fclose(f);
-    ENSURE_OK(tl_batch_journal_open(path, out_dir, in, &j, &err), err);
-    ENSURE(!tl_batch_journal_done(j, in->relative[0]));
-    ENSURE_MSG(tl_batch_journal_done(j, in->relative[1]), "the line after a NUL byte was lost");
-    tl_batch_journal_close(j);
-    json_t* r = records(path);
-    ENSURE(r && json_array_size(r) == 1);
-    json_decref(r);
+    /* a NUL byte inside a's line, then b's line: in a string, and after a whole member (where
+       jansson read the object as it was so far, a record with every field it needs: fuzz_batch_
+       journal found it kept, NUL and all) */
+    const char* ok = strstr(line[0], "\"ok\":true");
+    ENSURE(ok);
+    size_t cuts[2] = {10, (size_t)(ok - line[0]) + strlen("\"ok\":true")};
+    FILE* f;
+    for (int c = 0; c < 2; ++c) {
+        f = fopen(path, "wb");
+        fwrite(line[0], 1, cuts[c], f);
+        fputc(0, f);
+        fprintf(f, "%s\n%s\n", line[0] + cuts[c], line[1]);
+        fclose(f);
+        ENSURE_OK(tl_batch_journal_open(path, out_dir, in, &j, &err), err);
+        ENSURE_MSG(!tl_batch_journal_done(j, in->relative[0]), "a line with a NUL at %zu kept",
+                   cuts[c]);
+        ENSURE_MSG(tl_batch_journal_done(j, in->relative[1]), "the line after a NUL byte was lost");
+        tl_batch_journal_close(j);
+        json_t* r = records(path);
+        ENSURE(r && json_array_size(r) == 1);
+        json_decref(r);
+    }
     /* a's output named outside the output folder, at a file that exists there */
     snprintf(rec[0].output, sizeof rec[0].output, "../in/%s", in->relative[0]);
     tl_batch_record_json(&rec[0], line[0], sizeof line[0]);

@@ -139,7 +139,10 @@ static tl_result collect(tl_batch_journal* j, const char* text, size_t size,
     for (const char* line = text; line < text + size;) {
         const char* nl = memchr(line, '\n', (size_t)(text + size - line));
         if (!nl) break;
-        json_t* o = json_loadb(line, (size_t)(nl - line), 0, NULL);
+        /* jansson reads "{...,\"ok\":true\0,...}" as the object so far: a NUL is refused here */
+        json_t* o = memchr(line, '\0', (size_t)(nl - line))
+                        ? NULL
+                        : json_loadb(line, (size_t)(nl - line), 0, NULL);
         const char* input = json_string_value(json_object_get(o, "input"));
         const char* sha = json_string_value(json_object_get(o, "sha256"));
         const char* output = json_string_value(json_object_get(o, "output"));
