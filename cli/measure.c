@@ -86,6 +86,10 @@ static int region_from_json(const tl_scene_skin* sk, const char* file, region* r
     tl_error err;
     if (tl_file_read(file, TL_GLTF_MAX_FILE_BYTES, &text, &size, NULL, NULL, &err) != TL_OK)
         return tl_cli_fail("measure", "%s", err.message);
+    if (tl_file_check_json_text(text, size, 0, file, &err) != TL_OK) {
+        free(text);
+        return tl_cli_fail("measure", "%s", err.message);
+    }
     json_error_t jerr;
     json_t* root = json_loadb((const char*)text, size, 0, &jerr);
     free(text);

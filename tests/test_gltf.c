@@ -968,6 +968,8 @@ static const broken_case broken_cases[] = {
     {"glb_bin_short.glb", TL_ERROR_INVALID, "/buffers/0/byteLength", -1},
     {"glb_header.glb", TL_ERROR_FORMAT, "byte 16", -1},
     {"glb_json_number.glb", TL_ERROR_FORMAT, "JSON line 1", -1},
+    {"json_nul.gltf", TL_ERROR_FORMAT, "byte 36: a NUL byte", -1},
+    {"glb_json_nul.glb", TL_ERROR_FORMAT, "byte 52: a NUL byte", -1},
 };
 
 static void broken_files(void) {

@@ -294,6 +294,25 @@ static void commands_refuse_fifo_inputs(void) {
     }
 }
 
+/* A region file with a NUL byte after a number: jansson alone reads `[1,2<NUL>,3]` as [1,2,3];
+ * `measure --region-json` refuses it, naming the file and the byte. */
+static void measure_refuses_nul_region(void) {
+    char dir_buf[4096];
+    const char* dir = fresh_dir("nul_region", dir_buf, sizeof dir_buf);
+    ENSURE(dir);
+    char region[4200];
+    snprintf(region, sizeof region, "%s/region.json", dir);
+    static const char text[] = "{\"vertices\": [1, 2\0, 3]}";
+    FILE* f = fopen(region, "wb");
+    ENSURE(f && fwrite(text, 1, sizeof text - 1, f) == sizeof text - 1 && fclose(f) == 0);
+    char* out = NULL;
+    int code = tl_test_cli(&out, "measure '%s' --region-json '%s' --json 2>&1",
+                           tl_test_shared("cases/rat-tailless.glb"), region);
+    ENSURE_MSG(code == 1 && out && strstr(out, "region.json: byte 18: a NUL byte"), "exit %d: %s",
+               code, out ? out : "");
+    free(out);
+}
+
 int main(int argc, char** argv) {
     static const tl_test_case cases[] = {
         {"library_refuses_inputs_and_specials", library_refuses_inputs_and_specials},
@@ -303,6 +322,7 @@ int main(int argc, char** argv) {
         {"gltf_sidecar_follows_output", gltf_sidecar_follows_output},
         {"failed_rig_leaves_no_report", failed_rig_leaves_no_report},
         {"concurrent_writers", concurrent_writers},
+        {"measure_refuses_nul_region", measure_refuses_nul_region},
     };
     return tl_test_main(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }

@@ -24,6 +24,14 @@ tl_result tl_file_read(const char* path, uint64_t max_bytes, uint8_t** out, size
  * refused) and returns its descriptor in *fd, for readers that stream (close() it). */
 tl_result tl_file_open(const char* path, int* fd, tl_error* err);
 
+/* Refuses JSON text holding a NUL byte (TL_ERROR_FORMAT, "LABEL: byte N: a NUL byte in JSON
+ * text", N counted from `first_byte`, the text's offset in its file). JSON has no NUL outside a
+ * \u0000 escape, and jansson skips one that follows a number or a literal, so without this
+ * check `{"scene":0<NUL>,...}` would load as if the NUL were not there. Call it on the bytes
+ * before json_loadb. */
+tl_result tl_file_check_json_text(const void* text, size_t size, size_t first_byte,
+                                  const char* label, tl_error* err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -80,3 +80,11 @@ tl_result tl_file_read(const char* path, uint64_t max_bytes, uint8_t** out, size
     *size = got;
     return TL_OK;
 }
+
+tl_result tl_file_check_json_text(const void* text, size_t size, size_t first_byte,
+                                  const char* label, tl_error* err) {
+    const char* nul = size ? memchr(text, '\0', size) : NULL;
+    if (!nul) return TL_OK;
+    return tl_error_set(err, TL_ERROR_FORMAT, "%s: byte %zu: a NUL byte in JSON text", label,
+                        first_byte + (size_t)(nul - (const char*)text));
+}

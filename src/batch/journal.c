@@ -139,8 +139,7 @@ static tl_result collect(tl_batch_journal* j, const char* text, size_t size,
     for (const char* line = text; line < text + size;) {
         const char* nl = memchr(line, '\n', (size_t)(text + size - line));
         if (!nl) break;
-        /* jansson reads "{...,\"ok\":true\0,...}" as the object so far: a NUL is refused here */
-        json_t* o = memchr(line, '\0', (size_t)(nl - line))
+        json_t* o = tl_file_check_json_text(line, (size_t)(nl - line), 0, "", NULL) != TL_OK
                         ? NULL
                         : json_loadb(line, (size_t)(nl - line), 0, NULL);
         const char* input = json_string_value(json_object_get(o, "input"));

@@ -297,6 +297,9 @@ static tl_result parse(tl_gltf* doc, const uint8_t* bytes, size_t size, const ch
                                 "%s: byte %zu: %zu stray bytes after the last chunk", label, offset,
                                 (size_t)length - offset);
     }
+    tl_result nul =
+        tl_file_check_json_text(json_bytes, json_size, (size_t)(json_bytes - bytes), label, err);
+    if (nul != TL_OK) return nul;
     json_error_t jerr;
     doc->json = json_loadb((const char*)json_bytes, json_size, JSON_REJECT_DUPLICATES, &jerr);
     if (!doc->json)
