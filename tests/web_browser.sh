@@ -23,4 +23,16 @@ for _ in $(seq 100); do
     sleep 0.1
 done
 [ -n "$url" ] || { cat "$out/view.log"; echo "0 passed, 1 failed"; exit 1; }
-node --no-warnings "$here/tests/web/browser.mjs" "$out" "$out/report.html" "$url"
+status=0
+node --no-warnings "$here/tests/web/browser.mjs" "$out" "$out/report.html" "$url" || status=$?
+if [ "$status" -ne 0 ]; then
+    # what the server said and whether it still runs: a refused connection was seen once
+    if kill -0 "$server" 2>/dev/null; then echo "web_browser: tailor view still running"
+    else
+        rc=0
+        wait "$server" || rc=$?
+        echo "web_browser: tailor view had exited with status $rc"
+    fi
+    cat "$out/view.log"
+fi
+exit "$status"
