@@ -585,7 +585,7 @@ void play_cloths_apply(const play_cloths* pcs, tl_pose* pose) {
         }
         double parent_world[TL_CHAIN_MAX_BONES + 1][16];
         for (uint32_t k = 0; k <= sp->bone_count; ++k) {
-            uint32_t r = k / BC, c = 2 * (k % BC);
+            uint32_t r = k / BC, c = (BC == C ? 1 : 2) * (k % BC);
             uint32_t joint = k < sp->bone_count ? sp->bone_joints[k] : sp->end_joint;
             const tl_scene_joint* j = &sk->joints[joint];
             double f0[9], f1[9], guess[9], rot[9], D[16] = {0}, W[16], rest[16];
