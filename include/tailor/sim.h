@@ -47,7 +47,7 @@ extern "C" {
 #endif
 
 /* The most bones one chain accepts (tails have 3-8, hair guides up to ~32). */
-#define TL_CHAIN_MAX_BONES 128 /* EXPERIMENT (64) */
+#define TL_CHAIN_MAX_BONES 64
 
 /* A rigid transform with uniform scale: world = position + scale * rotate(rotation, local). */
 typedef struct tl_chain_pose {

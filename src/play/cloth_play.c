@@ -15,7 +15,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 
 typedef struct play_cloth {
     uint32_t part;
@@ -265,18 +264,8 @@ static uint32_t part_rest_mesh(const tl_scene* scene, const tl_scene_part* sp, f
     return count;
 }
 
-/* A cell's four corners: top-left, top-right, bottom-left, bottom-right (a ring's last column
- * neighbours column 0: its seam cell). */
-static void cell_corners(const float* rest, uint32_t C, uint32_t cell, const float* k[4]) {
-    uint32_t r = cell / C, right = r * C + (cell % C + 1) % C;
-    k[0] = rest + 3 * (size_t)cell, k[1] = rest + 3 * (size_t)right;
-    k[2] = k[0] + 3 * (size_t)C, k[3] = k[1] + 3 * (size_t)C;
-}
-
 static void bilinear(const float* rest, uint32_t C, uint32_t cell, float u, float v, float out[3]) {
-    const float* k4[4];
-    cell_corners(rest, C, cell, k4);
-    const float *a = k4[0], *b = k4[1], *c = k4[2], *d = k4[3];
+    const float *a = rest + 3 * cell, *b = a + 3, *c = a + 3 * C, *d = c + 3;
     for (int k = 0; k < 3; ++k)
         out[k] = (1 - u) * (1 - v) * a[k] + (1 - u) * v * b[k] + u * (1 - v) * c[k] + u * v * d[k];
 }
@@ -284,9 +273,7 @@ static void bilinear(const float* rest, uint32_t C, uint32_t cell, float u, floa
 /* The unit normal (down x along the row) of the bilinear surface of `cell` at (u, v). */
 static void cell_normal(const float* rest, uint32_t C, uint32_t cell, float u, float v,
                         float n[3]) {
-    const float* k4[4];
-    cell_corners(rest, C, cell, k4);
-    const float *a = k4[0], *b = k4[1], *c = k4[2], *d = k4[3];
+    const float *a = rest + 3 * cell, *b = a + 3, *c = a + 3 * C, *d = c + 3;
     float du[3], dv[3], l = 0;
     for (int k = 0; k < 3; ++k)
         du[k] = (1 - v) * (c[k] - a[k]) + v * (d[k] - b[k]),
@@ -304,15 +291,13 @@ static void cell_normal(const float* rest, uint32_t C, uint32_t cell, float u, f
  * cell two triangles, as the rig's lattice_column), carried on beyond a border column or the
  * last row by p's offset along the cell's edge there (particles are centroids of their cells, so
  * a garment's edge lies beyond them; above row 0 is the body). */
-static tl_cloth_skin_point skin_point(const float* rest, uint32_t R, uint32_t C, bool closed,
-                                      const float* p) {
+static tl_cloth_skin_point skin_point(const float* rest, uint32_t R, uint32_t C, const float* p) {
     tl_cloth_skin_point s = {0};
     float best = INFINITY, b[3];
     for (uint32_t r = 0; r + 1 < R; ++r)
-        for (uint32_t c = 0; c + 1 < C || (closed && c < C); ++c) {
-            const float* k4[4];
-            cell_corners(rest, C, r * C + c, k4);
-            const float *p00 = k4[0], *p01 = k4[1], *p10 = k4[2], *p11 = k4[3];
+        for (uint32_t c = 0; c + 1 < C; ++c) {
+            const float *p00 = rest + 3 * (r * C + c), *p01 = p00 + 3, *p10 = p00 + 3 * C,
+                        *p11 = p10 + 3;
             float d = tl_mesh_triangle_nearest(p, p00, p01, p11, b);
             if (d < best) best = d, s.cell = (int)(r * C + c), s.u = b[2], s.v = b[1] + b[2];
             d = tl_mesh_triangle_nearest(p, p00, p11, p10, b);
@@ -323,8 +308,7 @@ static tl_cloth_skin_point skin_point(const float* rest, uint32_t R, uint32_t C,
     bilinear(rest, C, (uint32_t)s.cell, s.u, s.v, q);
     for (int k = 0; k < 3; ++k)
         t[k] = p[k] - q[k];
-    bool left = !closed && c == 0 && s.v <= 0, right = !closed && c + 2 == C && s.v >= 1,
-         hem = r + 2 == R && s.u >= 1 && !(closed && getenv("TL_X_NOHEM"));
+    bool left = c == 0 && s.v <= 0, right = c + 2 == C && s.v >= 1, hem = r + 2 == R && s.u >= 1;
     if (left || right) { /* along the row */
         bilinear(rest, C, (uint32_t)s.cell, s.u, 0, e0),
             bilinear(rest, C, (uint32_t)s.cell, s.u, 1, e1);
@@ -366,7 +350,7 @@ static int skin_points(const tl_scene* scene, const tl_scene_part* sp, const pla
         bin[b] = -1;
     int kept = 0;
     for (uint32_t i = 0; i < count; ++i) {
-        tl_cloth_skin_point s = skin_point(pc->rest, R, C, sp->cloth_closed, mesh + 3 * i);
+        tl_cloth_skin_point s = skin_point(pc->rest, R, C, mesh + 3 * i);
         float q[3], n[3];
         bilinear(pc->rest, C, (uint32_t)s.cell, s.u, s.v, q);
         cell_normal(pc->rest, C, (uint32_t)s.cell, s.u, s.v, n);
@@ -427,7 +411,7 @@ static tl_result create_one(const tl_scene* scene, uint32_t part, bool colliders
         if (r != TL_OK) return r;
         link_slack(pc, R, C, sp->cloth_closed, margin, slack);
         def.link_slack = slack;
-        if (!sp->cloth_closed || getenv("TL_X_RING")) /* EXPERIMENT */
+        if (!sp->cloth_closed) /* a closed ring pushes no links and no skin */
             def.skin_point_count = skin_points(scene, sp, pc, margin, &points);
         if (def.skin_point_count < 0) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
         def.skin_points = points;
@@ -567,25 +551,9 @@ void play_cloths_apply(const play_cloths* pcs, tl_pose* pose) {
         const tl_scene_skin* sk = &pcs->scene->skins[sp->skin];
         uint32_t R = sp->cloth_rows, C = sp->cloth_columns, BC = sp->cloth_bone_columns;
         const float* now = tl_cloth_positions(pc->cloth);
-        if (getenv("TL_X_TRACE")) { /* EXPERIMENT: the lattice's row links */
-            float mx = 0, mn = 9;
-            for (uint32_t r = 1; r < R; ++r)
-                for (uint32_t c = 0; c < C; ++c) {
-                    uint32_t a = r * C + c, b = r * C + (c + 1) % C;
-                    if (!sp->cloth_closed && c + 1 == C) continue;
-                    float l0 = 0, l1 = 0;
-                    for (int k = 0; k < 3; ++k)
-                        l0 += (pc->rest[3 * a + k] - pc->rest[3 * b + k]) *
-                              (pc->rest[3 * a + k] - pc->rest[3 * b + k]),
-                            l1 += (now[3 * a + k] - now[3 * b + k]) * (now[3 * a + k] - now[3 * b + k]);
-                    float q = sqrtf(l1 / l0);
-                    mx = q > mx ? q : mx, mn = q < mn ? q : mn;
-                }
-            fprintf(stderr, "rowlinks %.3f %.3f\n", mn, mx);
-        }
         double parent_world[TL_CHAIN_MAX_BONES + 1][16];
         for (uint32_t k = 0; k <= sp->bone_count; ++k) {
-            uint32_t r = k / BC, c = (BC == C ? 1 : 2) * (k % BC);
+            uint32_t r = k / BC, c = 2 * (k % BC);
             uint32_t joint = k < sp->bone_count ? sp->bone_joints[k] : sp->end_joint;
             const tl_scene_joint* j = &sk->joints[joint];
             double f0[9], f1[9], guess[9], rot[9], D[16] = {0}, W[16], rest[16];

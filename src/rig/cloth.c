@@ -500,7 +500,7 @@ static void vertex_weights(const tl_rig_cloth* cl, uint32_t first_joint, float r
     uint32_t BR = cl->rows - 1, BC = cl->bone_columns;
     float br = row - 0.5f;
     br = br < 0 ? 0 : (br > (float)(BR - 1) ? (float)(BR - 1) : br);
-    float bc = column * (cl->bone_columns == cl->columns ? 1.0f : 0.5f);
+    float bc = column * 0.5f;
     if (!cl->closed) bc = bc < 0 ? 0 : (bc > (float)(BC - 1) ? (float)(BC - 1) : bc);
     uint32_t r0 = (uint32_t)br, r1 = r0 + 1 < BR ? r0 + 1 : r0;
     float fr = br - (float)r0;
@@ -645,10 +645,7 @@ bool rig_cloth_plan(rig_ctx* ctx, const rig_wpart* p, tl_rig_part* part, bool* b
     }
     /* the schema lists at most TL_CHAIN_MAX_BONES + 1 bones a part: fewer columns then */
     uint32_t bc = closed ? C / 2 : (C + 1) / 2, most = (TL_CHAIN_MAX_BONES + 1) / segments;
-    bool every = closed && getenv("TL_X_EVERY"); /* EXPERIMENT */
-    if (every) bc = C;
-    if (!every && most > 65 / segments) most = 65 / segments;
-    if (bc > most) bc = most, C = every ? bc : (closed ? 2 * bc : 2 * bc - 1);
+    if (bc > most) bc = most, C = closed ? 2 * bc : 2 * bc - 1;
     cl->columns = C;
     cl->bone_columns = bc;
     cl->bone_count = (cl->rows - 1) * cl->bone_columns;

@@ -133,7 +133,7 @@ bool rig_cloth_add(tl_gltf* doc, const tl_rig_part* part, const uint32_t* skin_j
         for (uint32_t b = 0; b < BC; ++b) {
             uint32_t k = r * BC + b;
             double B[16], inv[16];
-            bone_bind(cl, bp, r, (BC == cl->columns ? 1 : 2) * b, scale, mirrored, B);
+            bone_bind(cl, bp, r, 2 * b, scale, mirrored, B);
             tl_mat4d_invert(inv, B);
             float* out = ibm + 16 * (size_t)k;
             tl_mat4d_to_float(out, inv);

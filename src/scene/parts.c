@@ -268,7 +268,7 @@ static tl_result read_cloth(reader* r, const char* base, json_t* tailor, tl_scen
                       TL_CLOTH_MAX_SIDE, TL_CLOTH_MAX_SIDE);
     json_t* closed = json_object_get(o, TL_SCHEMA_CLOTH_CLOSED);
     part->cloth_closed = json_is_true(closed);
-    if ((R - 1) * BC != part->bone_count + 1 || (BC != (part->cloth_closed ? C / 2 : (C + 1) / 2) && BC != C))
+    if ((R - 1) * BC != part->bone_count + 1 || BC != (part->cloth_closed ? C / 2 : (C + 1) / 2))
         return refuse(r, ptr, "a %u x %u lattice with %u bone columns has %u bones, bones lists %u",
                       R, C, BC, (R - 1) * BC, part->bone_count + 1);
     uint32_t N = R * C;

@@ -16,8 +16,6 @@
 
 #include <math.h>
 #include <string.h>
-#include <stdlib.h>
-static int m_closed(const tl_cloth* c) { return c->model->closed; }
 
 static v3 nearest_on_axis(v3 a, v3 b, v3 p) {
     v3 ab = v3_sub(b, a);
@@ -241,57 +239,9 @@ static void push_skin_point(tl_cloth* c, const tl_cloth_skin_point* s) {
     /* near the pinned row the free corners would have to move far: at most four times */
     if (sum < 0.25f) sum = 0.25f;
     v3 p = skin_point_at(c, idx, w, s);
-    static int mode = -1; /* EXPERIMENT */
-    if (mode < 0) mode = getenv("TL_X_MODE") ? atoi(getenv("TL_X_MODE")) : 0;
-    static float lim = -1;
-    if (lim < 0) lim = getenv("TL_X_LIM") ? (float)atof(getenv("TL_X_LIM")) : 0.0f;
-    if (lim > 0 && c->model->closed) /* a ring already stretched there: no push */
-        for (int e = 0; e < 4; e += 2) {
-            const float *ra = c->model->rest + 3 * idx[e], *rb = c->model->rest + 3 * idx[e + 1];
-            float rl = sqrtf((ra[0] - rb[0]) * (ra[0] - rb[0]) + (ra[1] - rb[1]) * (ra[1] - rb[1]) +
-                             (ra[2] - rb[2]) * (ra[2] - rb[2]));
-            v3 l = v3_make(c->x[idx[e]] - c->x[idx[e + 1]], c->y[idx[e]] - c->y[idx[e + 1]],
-                           c->z[idx[e]] - c->z[idx[e + 1]]);
-            if (v3_length(l) > lim * rl) return;
-        }
     for (int q = 0; q < c->shape_count; ++q) {
         v3 d;
         if (!point_out(&c->shapes[q], p, s->slack, &d)) continue;
-        if (mode == 1 && m_closed(c)) { /* only the part normal to the cell */
-            v3 x[4];
-            for (int k = 0; k < 4; ++k)
-                x[k] = v3_make(c->x[idx[k]], c->y[idx[k]], c->z[idx[k]]);
-            v3 du = v3_add(v3_scale(v3_sub(x[2], x[0]), 1 - s->v),
-                           v3_scale(v3_sub(x[3], x[1]), s->v));
-            v3 dv = v3_add(v3_scale(v3_sub(x[1], x[0]), 1 - s->u),
-                           v3_scale(v3_sub(x[3], x[2]), s->u));
-            v3 n = v3_cross(du, dv);
-            float nl = v3_length(n);
-            if (!(nl > 0)) continue;
-            n = v3_scale(n, 1.0f / nl);
-            d = v3_scale(n, v3_dot(d, n));
-        }
-        static float share = -1;
-        if (share < 0) share = getenv("TL_X_SHARE") ? (float)atof(getenv("TL_X_SHARE")) : 1.0f;
-        if (m_closed(c)) d = v3_scale(d, share);
-        if ((mode == 2 || mode == 3 || mode == 4) && m_closed(c)) { /* no edge of the cell shortened */
-            v3 x[4];
-            for (int k = 0; k < 4; ++k)
-                x[k] = v3_make(c->x[idx[k]], c->y[idx[k]], c->z[idx[k]]);
-            v3 ec = v3_add(v3_sub(x[2], x[0]), v3_sub(x[3], x[1]));
-            v3 er = v3_add(v3_sub(x[1], x[0]), v3_sub(x[3], x[2]));
-            float lc = v3_length(ec), lr = v3_length(er);
-            if (lc > 0) {
-                ec = v3_scale(ec, 1.0f / lc);
-                float a = v3_dot(d, ec);
-                if ((2 * s->u - 1) * a < 0 || mode == 4) d = v3_madd(d, ec, -a);
-            }
-            if ((mode == 2 || mode == 4) && lr > 0) {
-                er = v3_scale(er, 1.0f / lr);
-                float a = v3_dot(d, er);
-                if ((2 * s->v - 1) * a < 0) d = v3_madd(d, er, -a);
-            }
-        }
         for (int k = 0; k < 4; ++k)
             if (mob[k] != 0) move_particle(c, idx[k], v3_scale(d, mob[k] / sum));
         p = skin_point_at(c, idx, w, s); /* only a push moves it */
