@@ -1764,6 +1764,48 @@ static void test_thigh_collider(void) {
     ENSURE(length_error <= 1e-4 && swing > 0.02);
 }
 
+/* Friction is the slip decay once a step (spring-chain.md §7), however many passes or colliders
+ * hold the tip: the walk of thigh_collider past its capsule given once, and given twice (the
+ * second copy holds every tip the first put on its surface, by rounding about half the time).
+ * Both runs keep together (before, each collider that moved the tip damped its slip again:
+ * the twice-given capsule braked the tail harder and the runs parted by centimetres). */
+static void test_friction_once_a_step(void) {
+    rig r;
+    rig_straight(&r, 8, v3_make(0, -1, 0), 0.8f);
+    tl_chain_def def = def_for(&r);
+    const double dt = 1 / 60.0;
+    v3 seen = {0, 0, 0}; /* link 4's particle without colliders */
+    walk_particle_at(&def, 4, 200, &seen);
+    tl_chain* chain[2] = {create(&def), create(&def)};
+    ENSURE(chain[0] && chain[1]);
+    double apart = 0;
+    uint32_t touching = 0;
+    for (int k = 1; k <= 360; ++k) {
+        tl_chain_input in = frame_input(clip_walk, (k - 1) * dt, k * dt);
+        qt R = qt_load(in.target.rotation);
+        v3 o = v3_load(in.target.position);
+        v3 a = v3_add(o, qt_rotate(R, v3_add(seen, v3_make(0.03f, 0.25f, 0))));
+        v3 b = v3_add(o, qt_rotate(R, v3_add(seen, v3_make(0.03f, -0.25f, 0))));
+        tl_collider c = {TL_COLLIDER_CAPSULE, {a.x, a.y, a.z}, {b.x, b.y, b.z}, 0.08f, {{0}}};
+        tl_collider twice[2] = {c, c};
+        for (int m = 0; m < 2; ++m) {
+            tl_chain_input x = in;
+            x.colliders = m ? twice : &c, x.collider_count = m + 1;
+            tl_chain_step(chain[m], &x, (float)dt);
+        }
+        touching += tl_chain_get_stats(chain[0]).contacts;
+        const float *p = tl_chain_particle_positions(chain[0]),
+                    *q = tl_chain_particle_positions(chain[1]);
+        for (int i = 0; i < r.n; ++i)
+            apart = fmax(apart, v3_length(v3_sub(tip_at(p, i), tip_at(q, i))));
+    }
+    fprintf(stderr, "  a capsule given once and twice: %u link-steps touching, runs %.2g m apart\n",
+            touching, apart);
+    tl_chain_destroy(chain[0]), tl_chain_destroy(chain[1]);
+    ENSURE(touching > 50);
+    ENSURE(apart <= 1e-4 * r.total);
+}
+
 /* The contact visits only the colliders within the rope's reach of a link's head (from the
  * lane's cull slots): the walk of thigh_collider past its capsule with far spheres and capsules
  * beside it, 5 colliders (cull slots: the far ones passed over) against the same 5 and 4 more
@@ -2336,6 +2378,7 @@ static const tl_test_case cases[] = {
     {"ellipsoid_collider", test_ellipsoid_collider},
     {"ellipsoid_exact", test_ellipsoid_exact},
     {"collider_crease", test_collider_crease},
+    {"friction_once_a_step", test_friction_once_a_step},
     {"contact_candidates_exact", test_contact_candidates_exact},
     {"batch_cull_exact", test_batch_cull_exact},
     {"collider_growth_per_link", test_collider_growth_per_link},

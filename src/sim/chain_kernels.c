@@ -33,8 +33,8 @@ typedef struct contact_collider {
     const tl_collider* c; /* planes, ellipsoids (grown: &grown) */
     tl_collider grown;
     int shape;
-    v3 a, ab;              /* a sphere's centre; a capsule's segment a..a+ab */
-    float ab2, radius, r2; /* |ab|^2, the radius grown, its square */
+    v3 a, ab;                  /* a sphere's centre; a capsule's segment a..a+ab */
+    float inv_ab2, radius, r2; /* 1 / |ab|^2 (0: a sphere), the radius grown, its square */
 } contact_collider;
 
 /* A sphere or capsule as the ball that matters for p (*centre, *radius); false when p is
@@ -43,7 +43,7 @@ typedef struct contact_collider {
 KERNEL bool collider_inside(const contact_collider* c, v3 p, v3* centre, float* radius) {
     v3 a = c->a;
     if (c->shape == TL_COLLIDER_CAPSULE) {
-        float t = c->ab2 > 0 ? v3_dot(v3_sub(p, a), c->ab) / c->ab2 : 0;
+        float t = v3_dot(v3_sub(p, a), c->ab) * c->inv_ab2;
         a = v3_madd(a, c->ab, t < 0 ? 0 : t > 1 ? 1 : t);
     }
     *centre = a, *radius = c->radius;
@@ -122,67 +122,111 @@ static v3 plane_velocity(const contact_plane* pl, v3 dir, float slip, v3 v) {
     return pl->response == PLANE_HIPS ? v : v3_scale(v, slip);
 }
 
-/* Whether a and b hold the same bits (a pass of collide that leaves the tip where it was gives
- * the same again: it depends on the tip alone). */
-static bool v3_same_bits(v3 a, v3 b) {
-    return memcmp(&a, &b, sizeof a) == 0;
+/* What one collider did to a tip (collide): held it (it was inside: its velocity into the
+ * surface taken away), pushed it (moved it farther than rounding: the other colliders must be
+ * tested again), left it settled on its surface (the last pass moved it by rounding only, or
+ * nothing was pushed: testing it again would move it by rounding at most). */
+enum { HELD = 1, PUSHED = 2, SETTLED = 4 };
+
+/* The tip's move from p to q is rounding, not a push: within `still` (squared; contact_sweeps:
+ * 1e-6 of the link's length and of the head's coordinates, a few float roundings of them). A
+ * tip put onto a curved surface tests inside it again by rounding about half the time
+ * (docs/sim.md, session 14); such a re-seat neither repeats a sweep nor another pass. */
+static bool v3_moved(v3 p, v3 q, float still) {
+    v3 d = v3_sub(q, p);
+    return v3_dot(d, d) > still;
+}
+
+/* One pass of a ball (a sphere, or a capsule's ball about the segment's point nearest the tip:
+ * centre, radius r, r2 its square) on a tip p on the rope sphere |x - head| = len (len2 its
+ * square): the point of the rope sphere's circle where it meets the ball's surface nearest p,
+ * into *q; false when there is none (the ball's centre on the head, or the ball swallowing the
+ * rope sphere). The circle lies in the plane (x - head).e = m |e|, e = centre - head, m =
+ * (len2 + |e|^2 - r2) / (2 |e|); with w = p - head's part across e, scaled by |e|^2,
+ *   q = head + e (m / |e|) + w sqrt(len2 - m^2) / |w|
+ *     = head + e num / (2 D2) + w sqrt((4 D2 len2 - num^2) / (4 D2 |w|^2)),
+ * num = len2 + D2 - r2, D2 = |e|^2: two independent divisions and one square root, where
+ * project_onto_circle's form chains a square root, three divisions and another square root
+ * (the passes are latency-bound: docs/sim.md, session 15). rest: the direction taken when p
+ * lies on the line through head and the centre. */
+KERNEL bool ball_push(v3 head, float len, float len2, v3 centre, float r, float r2, v3 p, v3 rest,
+                      v3* q) {
+    v3 e = v3_sub(centre, head), d = v3_sub(p, head);
+    float D2 = v3_dot(e, e);
+    if (!(D2 > 1e-18f) || (r > len && D2 <= (r - len) * (r - len))) return false;
+    float num = len2 + D2 - r2, de = v3_dot(d, e);
+    v3 w = v3_madd(v3_scale(d, D2), e, -de);
+    float ww = v3_dot(w, w);
+    if (!(ww > 1e-24f * D2 * D2)) { /* (rare) the rest direction across e, or any across e */
+        w = v3_madd(v3_scale(rest, D2), e, -v3_dot(rest, e)), ww = v3_dot(w, w);
+        if (!(ww > 1e-24f * D2 * D2))
+            w = v3_scale(v3_perpendicular(v3_scale(e, 1.0f / sqrtf(D2))), D2), ww = D2 * D2;
+    }
+    float across = 4 * D2 * len2 - num * num; /* 4 D2 (len2 - m^2) */
+    float along = num / (2 * D2), side = 0;
+    if (across > 0) {
+        side = sqrtf(across / (4 * D2 * ww));
+    } else { /* (by rounding) the circle is a point: at len along e */
+        float reach = len / sqrtf(D2);
+        along = num < 0 ? -reach : reach;
+    }
+    *q = v3_add(head, v3_madd(v3_scale(e, along), w, side));
+    return true;
 }
 
 /* Pushes a tip out of one collider along its rope circle (the nearest point of the sphere
- * |p - head| = len outside it) and takes its velocity into the collider away, the tangential
- * part damped by `slip` (friction). A capsule is refined once more (its nearest point moves
- * as the tip does); a collider swallowing the whole rope sphere leaves the tip where it is. */
-static bool collide(const contact_collider* cc, v3 head, float len, v3 rest, float slip, v3* pp,
-                    v3* vp) {
+ * |p - head| = len outside it) and takes its velocity into the collider away (friction:
+ * contact_sweeps). A capsule or an ellipsoid is refined up to twice more (its nearest point
+ * moves as the tip does) while a pass pushes; a collider swallowing the whole rope sphere leaves
+ * the tip where it is. HELD, PUSHED, SETTLED as above; inv_len = 1 / len, still as v3_moved. */
+static int collide(const contact_collider* cc, v3 head, float len, float inv_len, v3 rest,
+                   float still, v3* pp, v3* vp) {
     const tl_collider* c = cc->c;
     v3 p = *pp, centre, normal;
     float radius;
-    bool moved = false;
+    int did = 0, pass = 0;
     if (c->shape == TL_COLLIDER_PLANE) {
         v3 n = v3_load(c->b), a = v3_load(c->a), zero = {0, 0, 0};
         contact_plane pl = {a, n, zero, zero, 0, v3_dot(n, a), false, PLANE_BODY};
-        if (!plane_holds(&pl, p)) return false;
+        if (!plane_holds(&pl, p)) return SETTLED;
         *pp = project_onto_circle(head, len, p, n, pl.level, rest);
-        *vp = plane_velocity(&pl, v3_scale(v3_sub(*pp, head), 1.0f / len), slip, *vp);
-        return true;
+        *vp = contact_velocity(*vp, v3_scale(v3_sub(*pp, head), inv_len), n);
+        return HELD | SETTLED | (v3_moved(p, *pp, still) ? PUSHED : 0);
     }
     if (c->shape == TL_COLLIDER_ELLIPSOID) {
         /* beyond the tangent plane at the radial surface point: outside, the ellipsoid being
          * convex; again from there when the plane did not reach the rope sphere */
         v3 surface;
-        for (int pass = 0; pass < 3 && ellipsoid_inside(c, p, &surface, &normal); ++pass) {
+        for (; pass < 3 && ellipsoid_inside(c, p, &surface, &normal); ++pass) {
             v3 q = project_onto_circle(head, len, p, normal, v3_dot(normal, surface), rest);
-            moved = true;
-            if (v3_same_bits(q, p)) break; /* the next pass would repeat this one */
-            p = q;
+            bool pushed = v3_moved(p, q, still);
+            did |= HELD | (pushed ? PUSHED : 0), p = q;
+            if (!pushed) break; /* (a re-seat by rounding: settled) */
         }
-        if (!moved) return false;
+        if (!did) return SETTLED;
         ellipsoid_inside(c, p, &surface, &normal);
-        *vp = v3_scale(contact_velocity(*vp, v3_scale(v3_sub(p, head), 1.0f / len), normal), slip);
+        *vp = contact_velocity(*vp, v3_scale(v3_sub(p, head), inv_len), normal);
         *pp = p;
-        return true;
+        return did | (pass < 3 ? SETTLED : 0);
     }
+    const float len2 = len * len;
     bool stale = true; /* whether centre is not yet p's (collider_inside of p sets it) */
-    for (int pass = 0; pass < (cc->shape == TL_COLLIDER_CAPSULE ? 3 : 1); ++pass) {
+    for (int passes = cc->shape == TL_COLLIDER_CAPSULE ? 3 : 1; pass < passes; ++pass) {
         stale = false;
-        if (!collider_inside(cc, p, &centre, &radius)) break;
-        /* outside the sphere on the rope sphere: (x - head).d <= m, d towards the centre */
-        v3 to = v3_sub(centre, head);
-        float D = v3_length(to);
-        if (!(D > 1e-9f) || D + len <= radius) break;
-        v3 n = v3_scale(to, -1.0f / D);
-        float m = (len * len + D * D - radius * radius) / (2 * D);
-        v3 q = project_onto_circle(head, len, p, n, v3_dot(n, head) - m, rest);
-        moved = true;
-        if (v3_same_bits(q, p)) break; /* the next pass would repeat this one */
-        p = q, stale = true;
+        v3 q;
+        if (!collider_inside(cc, p, &centre, &radius) ||
+            !ball_push(head, len, len2, centre, radius, cc->r2, p, rest, &q))
+            break;
+        bool pushed = v3_moved(p, q, still);
+        did |= HELD | (pushed ? PUSHED : 0), p = q, stale = true;
+        if (!pushed) break;
     }
-    if (!moved) return false;
+    if (!did) return SETTLED;
     if (stale) collider_inside(cc, p, &centre, &radius);
     normal = v3_normalize_or(v3_sub(p, centre), v3_sub(p, head));
-    *vp = v3_scale(contact_velocity(*vp, v3_scale(v3_sub(p, head), 1.0f / len), normal), slip);
+    *vp = contact_velocity(*vp, v3_scale(v3_sub(p, head), inv_len), normal);
     *pp = p;
-    return true;
+    return did | (pass < 3 ? SETTLED : 0); /* (a capsule's third push may leave it inside) */
 }
 
 /* Collider k as link `link` meets it, into *cc: grown by its growth
@@ -199,7 +243,9 @@ static bool contact_collider_of(const tl_collider* colliders, const float* growt
         if (g != 0 && !(cc->radius > 0)) return false;
         cc->a = v3_load(c->a), cc->ab = (v3){0, 0, 0};
         if (c->shape == TL_COLLIDER_CAPSULE) cc->ab = v3_sub(v3_load(c->b), cc->a);
-        cc->ab2 = v3_dot(cc->ab, cc->ab), cc->r2 = cc->radius * cc->radius;
+        float ab2 = v3_dot(cc->ab, cc->ab);
+        float inv = ab2 > 0 ? 1.0f / ab2 : 0; /* (a subnormal |ab|^2: a sphere) */
+        cc->inv_ab2 = isfinite(inv) ? inv : 0, cc->r2 = cc->radius * cc->radius;
         return true;
     }
     if (g == 0) return true;
@@ -391,10 +437,14 @@ static int contact_candidates(const lane_frame* f, int l, v3 head, float len, in
     return count;
 }
 
-/* The crease sweeps: a tip pushed out of one collider into an overlapping one is pushed again,
- * up to eight sweeps, until one moves nothing; whether any moved it. candidates: how many of the
- * colliders list holds (contact_candidates), each prepared once for all the sweeps; -1: every
- * collider, each prepared as it is met. */
+/* The crease sweeps: a tip pushed out of one collider into an overlapping one is pushed again:
+ * the colliders are visited in turn, up to eight sweeps, until every one has been met since the
+ * last push without pushing (the pusher itself counts when its passes settled the tip on its
+ * surface: testing it again would re-seat the tip by rounding). Whether any held the tip; its
+ * velocity is damped by slip once for all of them (spring-chain.md §7: e^(-gamma dt) a step).
+ * candidates: how many of the colliders list holds (contact_candidates), each prepared once for
+ * all the sweeps; -1: every collider, each prepared as it is met. A collider never met leaves
+ * the tip as it is, so both give the same bits. */
 static bool contact_sweeps(const tl_collider* colliders, int collider_count, const float* growth,
                            int links, int link, const int* list, int candidates, v3 head, float len,
                            v3 rest, float slip, v3* p, v3* v) {
@@ -403,34 +453,34 @@ static bool contact_sweeps(const tl_collider* colliders, int collider_count, con
     for (int j = 0; j < candidates; ++j) /* (those the growth leaves no size are left out) */
         count += contact_collider_of(colliders, growth, links, list[j], link, &ready[count]);
     if (candidates < 0) count = collider_count;
-    bool moved = false;
-    for (int sweep = 0; sweep < 8 && count > 0; ++sweep) {
-        bool again = false;
-        for (int j = 0; j < count; ++j) {
-            if (candidates >= 0) {
-                again |= collide(&ready[j], head, len, rest, slip, p, v);
-                continue;
-            }
-            contact_collider cc;
-            if (contact_collider_of(colliders, growth, links, j, link, &cc))
-                again |= collide(&cc, head, len, rest, slip, p, v);
-        }
-#ifndef NDEBUG /* a collider passed over leaves the tip as it is */
-        for (int k = 0, j = 0; k < collider_count && candidates >= 0; ++k) {
-            if (j < candidates && list[j] == k) {
-                ++j;
-                continue;
-            }
-            contact_collider cc;
-            v3 q = *p, u = *v;
-            assert(!(contact_collider_of(colliders, growth, links, k, link, &cc) &&
-                     collide(&cc, head, len, rest, slip, &q, &u)));
-        }
-#endif
-        if (!again) break;
-        moved = true;
+    const float scale = len + fabsf(head.x) + fabsf(head.y) + fabsf(head.z);
+    const float still = (1e-6f * scale) * (1e-6f * scale), inv_len = 1.0f / len;
+    int held = 0;
+    for (int visit = 0, met = 0; visit < 8 * count && met < count; ++visit) {
+        const int j = visit % count;
+        contact_collider cc;
+        int did = SETTLED;
+        if (candidates >= 0)
+            did = collide(&ready[j], head, len, inv_len, rest, still, p, v);
+        else if (contact_collider_of(colliders, growth, links, j, link, &cc))
+            did = collide(&cc, head, len, inv_len, rest, still, p, v);
+        held |= did;
+        met = did & PUSHED ? (did & SETTLED ? 1 : 0) : met + 1;
     }
-    return moved;
+#ifndef NDEBUG /* a collider passed over leaves the tip as it is */
+    for (int k = 0, j = 0; k < collider_count && candidates >= 0; ++k) {
+        if (j < candidates && list[j] == k) {
+            ++j;
+            continue;
+        }
+        contact_collider cc;
+        v3 q = *p, u = *v;
+        assert(!(contact_collider_of(colliders, growth, links, k, link, &cc) &&
+                 collide(&cc, head, len, inv_len, rest, still, &q, &u) & HELD));
+    }
+#endif
+    if (held & HELD) *v = v3_scale(*v, slip);
+    return held & HELD;
 }
 
 /* The contact pass for one lane's tip (rare: scalar): the plane behind the hips, the floor,
