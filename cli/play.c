@@ -64,22 +64,9 @@ static json_t* joint_parts_json(const tl_player* player, const tl_scene* scene,
                                             "swing_deg", (double)tl_pendulum_swing_deg(pendulum)));
             continue;
         }
-        const float* m = pose->world + 16 * (size_t)sk->joints[sp->bone_joints[0]].node;
-        const float* t = pose->world + 16 * (size_t)sk->joints[sp->aim_target].node + 12;
-        double axis[3] = {0, 0, 0}, to[3], dot = 0, la = 0, lt = 0;
-        for (int r = 0; r < 3; ++r) {
-            for (int c = 0; c < 3; ++c)
-                axis[r] += (double)m[4 * c + r] * sp->aim.aim_axis[c];
-            to[r] = (double)t[r] - m[12 + r];
-            dot += axis[r] * to[r], la += axis[r] * axis[r], lt += to[r] * to[r];
-        }
-        double c = la > 0 && lt > 0 ? dot / sqrt(la * lt) : 1;
         json_array_append_new(list,
                               json_pack("{s:s,s:s,s:f}", "kind", "aim", "joint", name, "error_deg",
-                                        acos(c > 1    ? 1
-                                             : c < -1 ? -1
-                                                      : c) *
-                                            57.29577951308232));
+                                        (double)tl_measure_aim_error_deg(scene, sp, pose)));
     }
     return list;
 }
