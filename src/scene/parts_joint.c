@@ -88,10 +88,12 @@ static tl_result read_aim(reader* r, const char* base, json_t* tailor, tl_scene_
         return tl_parts_refuse(r, ptr, "node %u is not a joint of skin %u", node, part->skin);
     part->aim_target = (uint32_t)r->joint_of_node[node];
     if (joint_under(sk, part->aim_target, joint))
-        return tl_parts_refuse(r, ptr,
-                               "node %u is %s the aimed joint (node %u): turning it would move "
-                               "its own target (a cycle)",
-                               node, part->aim_target == joint ? "" : "below", part->node);
+        return tl_parts_refuse(
+            r, ptr,
+            "node %u is %s (node %u): turning it would move its own target "
+            "(a cycle)",
+            node, part->aim_target == joint ? "the aimed joint itself" : "below the aimed joint",
+            part->node);
     part->aim = tl_default_aim_def();
     snprintf(ptr, sizeof ptr, "%s/%s", base, TL_SCHEMA_AIM);
     return read_settings(r, ptr, json_object_get(tailor, TL_SCHEMA_AIM), tl_schema_aim_settings,
