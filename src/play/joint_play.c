@@ -13,6 +13,7 @@ struct play_joints {
     uint32_t count;         /* scene->joint_part_count */
     tl_pendulum* pendulums; /* count; used by the pendulum parts */
     float (*animated)[4];   /* count: an aim joint's local rotation at the last step */
+    float home[3];          /* the world point the pendulums are simulated relative to (rehome) */
 };
 
 tl_result play_joints_create(const tl_scene* scene, play_joints** out, tl_error* err) {
@@ -74,6 +75,32 @@ static tl_chain_pose world_pose(const tl_pose* pose, uint32_t node) {
     return tl_chain_pose_from_matrix(pose->world + 16 * (size_t)node);
 }
 
+/* A pendulum's pivot: its joint's world pose relative to home. */
+static tl_chain_pose pivot_pose(const play_joints* pj, const tl_pose* pose, uint32_t i) {
+    tl_chain_pose f = world_pose(pose, node_of(pj, i));
+    for (int c = 0; c < 3; ++c)
+        f.position[c] -= pj->home[c];
+    return f;
+}
+
+/* A floating origin, as the player's for its chains: the first pendulum's joint snapped to a
+ * grid of a power of two of at least 8 character heights, set at the start and at every cut, so
+ * the particle keeps a float's precision at the character's size wherever it is. The pendulums'
+ * state is placed again after it (start: at rest; cut: carried). */
+static void rehome(play_joints* pj, const tl_pose* pose) {
+    for (uint32_t i = 0; i < pj->count; ++i) {
+        if (!is_pendulum(pj, i)) continue;
+        const tl_scene_skin* sk =
+            &pj->scene->skins[pj->scene->parts[pj->scene->joint_parts[i]].skin];
+        const float* m = pose->world + 16 * (size_t)node_of(pj, i);
+        float grid = exp2f(ceilf(log2f(8 * (sk->height > 0 ? sk->height : 1.0f)))), home[3];
+        for (int c = 0; c < 3; ++c)
+            home[c] = isfinite(m[12 + c]) ? grid * roundf(m[12 + c] / grid) : pj->home[c];
+        memcpy(pj->home, home, sizeof home);
+        return;
+    }
+}
+
 static void keep_animated(play_joints* pj, const tl_pose* pose) {
     for (uint32_t i = 0; i < pj->count; ++i)
         memcpy(pj->animated[i], pose->locals[node_of(pj, i)].rotation, sizeof pj->animated[i]);
@@ -81,9 +108,10 @@ static void keep_animated(play_joints* pj, const tl_pose* pose) {
 
 void play_joints_start(play_joints* pj, const tl_pose* pose) {
     if (!pj) return;
+    rehome(pj, pose);
     for (uint32_t i = 0; i < pj->count; ++i) {
         if (!is_pendulum(pj, i)) continue;
-        tl_chain_pose pivot = world_pose(pose, node_of(pj, i));
+        tl_chain_pose pivot = pivot_pose(pj, pose, i);
         tl_pendulum_reset(&pj->pendulums[i], &pivot);
     }
     keep_animated(pj, pose);
@@ -91,10 +119,20 @@ void play_joints_start(play_joints* pj, const tl_pose* pose) {
 
 void play_joints_cut(play_joints* pj, const tl_pose* pose) {
     if (!pj) return;
+    rehome(pj, pose);
     for (uint32_t i = 0; i < pj->count; ++i) {
         if (!is_pendulum(pj, i)) continue;
-        tl_chain_pose pivot = world_pose(pose, node_of(pj, i));
-        tl_pendulum_carry(&pj->pendulums[i], &pivot);
+        tl_pendulum* p = &pj->pendulums[i];
+        tl_chain_pose pivot = pivot_pose(pj, pose, i);
+        /* the particle about its pivot taken across the new origin as offsets (small numbers,
+           no rounding at the jump's size), then turned with the pivot */
+        for (int c = 0; c < 3 && p->started; ++c) {
+            float x = p->position[c] - p->pivot.position[c];
+            float y = p->previous[c] - p->pivot.position[c];
+            p->pivot.position[c] = pivot.position[c];
+            p->position[c] = pivot.position[c] + x, p->previous[c] = pivot.position[c] + y;
+        }
+        tl_pendulum_carry(p, &pivot);
     }
 }
 
@@ -102,7 +140,7 @@ void play_joints_step(play_joints* pj, const tl_pose* pose, float dt) {
     if (!pj) return;
     for (uint32_t i = 0; i < pj->count; ++i) {
         if (!is_pendulum(pj, i)) continue;
-        tl_chain_pose pivot = world_pose(pose, node_of(pj, i));
+        tl_chain_pose pivot = pivot_pose(pj, pose, i);
         tl_pendulum_step(&pj->pendulums[i], &pivot, dt);
     }
     keep_animated(pj, pose);
