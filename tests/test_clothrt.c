@@ -592,6 +592,55 @@ static void test_knight_pendulum_aim(void) {
     tl_gltf_destroy(doc);
 }
 
+/* tailor bake on the knight: the pendulum's and the aim's motion keyed into every clip (their
+ * parts then leave the file): the baked Run alone swings the head and keeps the shoulder on its
+ * target, within the bake's key tolerance. */
+static void test_knight_bake(void) {
+    const char* path = knight_joint_parts();
+    ENSURE_MSG(path, "tailor rig --pendulum Head --aim Shoulder.L=Head:180 failed");
+    const char* baked = tl_test_scratch("knight-joint-parts-baked.glb");
+    ENSURE(tl_test_cli(NULL, "bake '%s' -o '%s' --force >/dev/null", path, baked) == 0);
+    tl_gltf *doc, *bdoc;
+    tl_scene *scene, *bscene;
+    tl_error err;
+    ENSURE_OK(tl_gltf_load(path, &doc, &err), err);
+    ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+    ENSURE_OK(tl_gltf_load(baked, &bdoc, &err), err);
+    ENSURE_OK(tl_scene_create(bdoc, &bscene, &err), err);
+    ENSURE_MSG(bscene->joint_part_count == 0, "%u parts left", bscene->joint_part_count);
+    const tl_scene_part* aim = &scene->parts[scene->joint_parts[1]];
+    const tl_scene_part* pen = &scene->parts[scene->joint_parts[0]];
+    ENSURE(aim->kind == TL_PART_AIM && pen->kind == TL_PART_PENDULUM);
+    uint32_t run, brun;
+    ENSURE_OK(tl_scene_find_clip(scene, "Run", &run, &err), err);
+    ENSURE_OK(tl_scene_find_clip(bscene, "Run", &brun, &err), err);
+    tl_pose* a = tl_pose_create(scene);
+    tl_pose* b = tl_pose_create(bscene);
+    uint32_t head = scene->skins[0].joints[pen->bone_joints[0]].node;
+    float turned = 0, aim_error = 0;
+    for (int f = 0; f <= 60; ++f) {
+        float t = scene->clips[run].duration * (float)f / 60.0f;
+        tl_pose_sample(a, scene, run, t);
+        tl_pose_sample(b, bscene, brun, t);
+        const float *q = a->locals[head].rotation, *r = b->locals[head].rotation;
+        double d = fabs((double)q[0] * r[0] + (double)q[1] * r[1] + (double)q[2] * r[2] +
+                        (double)q[3] * r[3]);
+        turned = fmaxf(turned, (float)(2 * acos(d < 1 ? d : 1) * 180 / PI));
+        aim_error = fmaxf(aim_error, tl_measure_aim_error_deg(bscene, aim, b));
+    }
+    fprintf(stderr, "  baked Run: the head up to %.2f° off the clip's, the aim %.3f° off target\n",
+            turned, aim_error);
+    ENSURE_MSG(turned >= 5, "the baked head is at most %.2f° off the clip's", turned);
+    /* the keys' tolerance (0.1°) on the shoulder and on the head it aims at */
+    ENSURE_MSG(aim_error <= 0.5f, "the baked aim is %.3f° off", aim_error);
+    tl_pose_destroy(a);
+    tl_pose_destroy(b);
+    tl_scene_destroy(bscene);
+    tl_gltf_destroy(bdoc);
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+}
+
 static const tl_test_case cases[] = {
     {"sampled_frame_rate", test_sampled_frame_rate},
     {"sampled_cut", test_sampled_cut},
@@ -600,6 +649,7 @@ static const tl_test_case cases[] = {
     {"pendulum_teleport_and_def", test_pendulum_teleport_and_def},
     {"aim", test_aim},
     {"knight_pendulum_aim", test_knight_pendulum_aim},
+    {"knight_bake", test_knight_bake},
     {"stress_skirt", test_stress_skirt},
     {"stress_knight_cape", test_stress_knight_cape},
 };
