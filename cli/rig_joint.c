@@ -93,7 +93,8 @@ static int add_part(const tl_scene* scene, tl_gltf* doc, bool aim, const char* s
                 return tl_cli_fail("rig",
                                    "%s %s: target node %d is %s node %d: turning it would move its "
                                    "own target",
-                                   option, spec, target, target == node ? "" : "below", node),
+                                   option, spec, target, target == node ? "the same as" : "below",
+                                   node),
                        2;
         tl_aim_def def = tl_part_default_aim(scene, skin, joint);
         const char* more = t + tlen;

@@ -592,6 +592,35 @@ static void test_knight_pendulum_aim(void) {
     tl_gltf_destroy(doc);
 }
 
+/* tailor rig's refusals of --pendulum / --aim: exit 2 and a message naming the option. */
+static void test_rig_joint_part_errors(void) {
+    static const struct {
+        const char *options, *message;
+    } cases[] = {
+        {"--pendulum Nope", "--pendulum Nope: no node is named or numbered \"Nope\""},
+        {"--pendulum Head:-1", "--pendulum Head:-1: the length must be a number of metres > 0"},
+        {"--aim Shoulder.L=LowerArm.L", "target node 14 is below node 12: turning it would move "
+                                        "its own target"},
+        {"--aim Shoulder.L=Shoulder.L", "target node 12 is the same as node 12"},
+        {"--aim Shoulder.L", "expected NODE=TARGET"},
+        {"--aim Shoulder.L=Head:200", "MAX_DEG must be in [0, 180]"},
+        {"--pendulum Head --pendulum 10", "node 10 (Head) already holds a part"},
+        {"--aim Shoulder.L=Shoulder.R --aim Shoulder.R=UpperArm.L", "(a cycle of aims)"},
+    };
+    const char* input = tl_test_shared("assets/quaternius-knight/KnightCharacter.glb");
+    const char* output = tl_test_scratch("knight-refused.glb");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        remove(output);
+        char* out = NULL;
+        int rc = tl_test_cli(&out, "rig '%s' -o '%s' %s 2>&1", input, output, cases[i].options);
+        ENSURE_MSG(rc == 2 && out && strstr(out, cases[i].message), "%s: exit %d, %s",
+                   cases[i].options, rc, out ? out : "(no output)");
+        FILE* f = fopen(output, "rb");
+        ENSURE_MSG(!f, "%s: an output was written", cases[i].options);
+        free(out);
+    }
+}
+
 /* tailor bake on the knight: the pendulum's and the aim's motion keyed into every clip (their
  * parts then leave the file): the baked Run alone swings the head and keeps the shoulder on its
  * target, within the bake's key tolerance. */
@@ -650,6 +679,7 @@ static const tl_test_case cases[] = {
     {"aim", test_aim},
     {"knight_pendulum_aim", test_knight_pendulum_aim},
     {"knight_bake", test_knight_bake},
+    {"rig_joint_part_errors", test_rig_joint_part_errors},
     {"stress_skirt", test_stress_skirt},
     {"stress_knight_cape", test_stress_knight_cape},
 };
