@@ -14,6 +14,7 @@ struct play_joints {
     tl_pendulum* pendulums; /* count; used by the pendulum parts */
     float (*animated)[4];   /* count: an aim joint's local rotation at the last step */
     float home[3];          /* the world point the pendulums are simulated relative to (rehome) */
+    bool started;           /* animated holds a step's (apply writes nothing before) */
 };
 
 tl_result play_joints_create(const tl_scene* scene, play_joints** out, tl_error* err) {
@@ -115,6 +116,7 @@ void play_joints_start(play_joints* pj, const tl_pose* pose) {
         tl_pendulum_reset(&pj->pendulums[i], &pivot);
     }
     keep_animated(pj, pose);
+    pj->started = true;
 }
 
 void play_joints_cut(play_joints* pj, const tl_pose* pose) {
@@ -144,6 +146,7 @@ void play_joints_step(play_joints* pj, const tl_pose* pose, float dt) {
         tl_pendulum_step(&pj->pendulums[i], &pivot, dt);
     }
     keep_animated(pj, pose);
+    pj->started = true;
 }
 
 /* The rotation of the node's parent in the pose's world (identity for a root). */
@@ -156,7 +159,7 @@ static void parent_rotation(const play_joints* pj, const tl_pose* pose, uint32_t
 }
 
 void play_joints_apply(const play_joints* pj, tl_pose* pose) {
-    if (!pj) return;
+    if (!pj || !pj->started) return;
     bool pendulums = false;
     float parent[4], inverse[4], world[4];
     for (uint32_t i = 0; i < pj->count; ++i) {
