@@ -66,7 +66,7 @@ int tl_cli_bake_document(const char* cmd, tl_gltf* doc, const char* clip_list,
         tl_cli_fail(cmd, "%s", err.message);
         goto done;
     }
-    if (chain_count == 0 || chain_count > 64) {
+    if ((chain_count == 0 && scene->joint_part_count == 0) || chain_count > 64) {
         tl_cli_fail(cmd, "%s: %s", doc->path && *doc->path ? doc->path : "the document",
                     chain_count ? "more than 64 chains" : "no chains (run tailor rig first)");
         goto done;

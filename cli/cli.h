@@ -22,6 +22,10 @@ int tl_cli_batch(int argc, char** argv);
  * rig --help`) into def, moving *index past its value. 1: it was one; 0: not a rig option;
  * -1: a bad value (printed as "tailor COMMAND: …"). */
 int tl_cli_rig_option(const char* command, int argc, char** argv, int* index, tl_rig_def* def);
+/* tailor rig's --pendulum / --aim (aims[i]) specs written into the document as parts
+ * (cli/rig_joint.c); non-zero after printing a failure. */
+int tl_cli_rig_joint_parts(tl_gltf* doc, const char* const* specs, const bool* aims, int count,
+                           FILE* summary);
 
 int tl_cli_view(int argc, char** argv);
 int tl_cli_report(int argc, char** argv);

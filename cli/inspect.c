@@ -97,6 +97,39 @@ static json_t* colliders_json(const inspect* in, uint32_t s) {
     return list;
 }
 
+/* The skin's pendulum and aim parts (tailor rig --pendulum / --aim, docs/schema.md), as read. */
+static json_t* joint_parts_json(const inspect* in, uint32_t s) {
+    json_t* list = json_array();
+    const tl_scene* scene = in->scene;
+    for (uint32_t i = 0; scene && i < scene->joint_part_count; ++i) {
+        const tl_scene_part* sp = &scene->parts[scene->joint_parts[i]];
+        if (sp->skin != s) continue;
+        const tl_scene_joint* joints = scene->skins[s].joints;
+        json_t* o =
+            json_pack("{s:s,s:I,s:s}", "kind", tl_part_kind_string(sp->kind), "joint",
+                      (json_int_t)sp->bone_joints[0], "name", joints[sp->bone_joints[0]].name);
+        if (sp->kind == TL_PART_PENDULUM) {
+            const tl_pendulum_def* d = &sp->pendulum;
+            json_object_set_new(
+                o, "pendulum",
+                json_pack("{s:f,s:o,s:f,s:f,s:f,s:f,s:f}", "length", (double)d->length,
+                          "rest_direction", numbers_json(d->rest_direction, 3), "gravity",
+                          (double)d->gravity, "damping", (double)d->damping, "stiffness",
+                          (double)d->stiffness, "max_angle_deg", (double)d->max_angle_deg,
+                          "teleport_distance", (double)d->teleport_distance));
+        } else {
+            json_object_set_new(o, "target", json_integer(sp->aim_target));
+            json_object_set_new(o, "target_name", json_string(joints[sp->aim_target].name));
+            json_object_set_new(
+                o, "aim",
+                json_pack("{s:o,s:f,s:f}", "aim_axis", numbers_json(sp->aim.aim_axis, 3), "weight",
+                          (double)sp->aim.weight, "max_angle_deg", (double)sp->aim.max_angle_deg));
+        }
+        json_array_append_new(list, o);
+    }
+    return list;
+}
+
 static json_t* skins_section(inspect* in) {
     const tl_gltf* doc = in->doc;
     json_t* skins = json_array();
@@ -143,6 +176,7 @@ static json_t* skins_section(inspect* in) {
             json_object_set_new(o, "lateral", numbers_json(sk->lateral, 3));
             json_object_set_new(o, "height", json_real((double)sk->height));
             json_object_set_new(o, "floor", json_real((double)sk->floor));
+            json_object_set_new(o, "joint_parts", joint_parts_json(in, s));
         }
         for (uint32_t j = 0; j < skin->joint_count; ++j)
             local[skin->joints[j]] = TL_NONE;
@@ -440,6 +474,39 @@ static void print_colliders(json_t* colliders) {
     }
 }
 
+/* "pendulum/aim parts: …", one line each (metres of a 1.8 m character, the joint's frame). */
+static void print_joint_parts(json_t* parts) {
+    size_t k;
+    json_t* p;
+    if (json_array_size(parts))
+        printf("  pendulum/aim parts: %zu (stored by tailor rig)\n", json_array_size(parts));
+    json_array_foreach(parts, k, p) {
+        json_t* d = json_object_get(p, "pendulum");
+        if (d) {
+            json_t* r = json_object_get(d, "rest_direction");
+            printf("    pendulum on joint %lld '%s': length %.3g m, rest (%.3g %.3g %.3g), "
+                   "stiffness %.3g, damping %.3g, within %.4g deg\n",
+                   (long long)num(p, "joint"), str(p, "name", ""),
+                   json_number_value(json_object_get(d, "length")),
+                   json_number_value(json_array_get(r, 0)), json_number_value(json_array_get(r, 1)),
+                   json_number_value(json_array_get(r, 2)),
+                   json_number_value(json_object_get(d, "stiffness")),
+                   json_number_value(json_object_get(d, "damping")),
+                   json_number_value(json_object_get(d, "max_angle_deg")));
+            continue;
+        }
+        d = json_object_get(p, "aim");
+        json_t* x = json_object_get(d, "aim_axis");
+        printf("    aim on joint %lld '%s' at joint %lld '%s': axis (%.3g %.3g %.3g), weight %.3g, "
+               "at most %.4g deg\n",
+               (long long)num(p, "joint"), str(p, "name", ""), (long long)num(p, "target"),
+               str(p, "target_name", ""), json_number_value(json_array_get(x, 0)),
+               json_number_value(json_array_get(x, 1)), json_number_value(json_array_get(x, 2)),
+               json_number_value(json_object_get(d, "weight")),
+               json_number_value(json_object_get(d, "max_angle_deg")));
+    }
+}
+
 static void print_skins(json_t* r) {
     size_t i, j;
     json_t *skin, *joint;
@@ -490,6 +557,7 @@ static void print_skins(json_t* r) {
         }
         free(tree.first), free(tree.next), free(tree.last);
         print_colliders(json_object_get(skin, "colliders"));
+        print_joint_parts(json_object_get(skin, "joint_parts"));
     }
 }
 

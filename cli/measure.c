@@ -222,6 +222,39 @@ static int run_stress_cloths(const char* file, const tl_scene* scene, int32_t cl
     return 0;
 }
 
+/* --stress on the pendulum and aim parts (tl_measure_stress_joint_parts): one entry each, named
+ * by its joint, "kind" "pendulum" or "aim", with the chain's settle_seconds; non-zero after
+ * printing a failure. */
+static int run_stress_joints(const char* file, const tl_scene* scene, int32_t clip,
+                             const tl_stress_def* def, bool as_json, json_t* parts) {
+    tl_joint_part_report r[64];
+    uint32_t n;
+    tl_error err;
+    if (tl_measure_stress_joint_parts(scene, clip, def, r, 64, &n, &err))
+        return tl_cli_fail_file("measure", file, err.message);
+    for (uint32_t i = 0; i < n; ++i) {
+        const tl_scene_part* sp = &scene->parts[r[i].part];
+        const char* joint = scene->skins[sp->skin].joints[sp->bone_joints[0]].name;
+        bool aim = r[i].kind == TL_PART_AIM;
+        json_t* entry =
+            json_pack("{s:s,s:s,s:I}", "name", joint, "kind", tl_part_kind_string(r[i].kind),
+                      "nonfinite", (json_int_t)r[i].nonfinite);
+        if (aim)
+            json_object_set_new(entry, "aim_error_max_deg", json_real(r[i].aim_error_max_deg));
+        else
+            json_object_set_new(entry, "swing_max_deg", json_real(r[i].swing_max_deg)),
+                json_object_set_new(entry, "settle_seconds", json_real(r[i].settle_seconds));
+        json_array_append_new(parts, entry);
+        if (!as_json && aim)
+            printf("  aim %-12s %9u  off target at most %.3f°\n", joint, r[i].nonfinite,
+                   r[i].aim_error_max_deg);
+        else if (!as_json)
+            printf("  pendulum %-7s %9u  swing up to %.1f° in the clip, settles in %.2f s\n", joint,
+                   r[i].nonfinite, r[i].swing_max_deg, r[i].settle_seconds);
+    }
+    return 0;
+}
+
 /* --stress: the spec's stress runs on each chain (measure.md "Stress"). */
 static int run_stress(const char* file, const tl_measure_rig* c, const tl_scene* scene,
                       const char* clip_name, bool as_json) {
@@ -230,8 +263,10 @@ static int run_stress(const char* file, const tl_measure_rig* c, const tl_scene*
     if (c) scene = c->scene;
     for (uint32_t k = 0; k < scene->part_count; ++k)
         cloths += scene->parts[k].kind == TL_PART_CLOTH;
-    if (chains == 0 && cloths == 0)
-        return tl_cli_fail("measure", "%s: --stress needs a chain or a cloth (none found or built)",
+    if (chains == 0 && cloths == 0 && scene->joint_part_count == 0)
+        return tl_cli_fail("measure",
+                           "%s: --stress needs a chain, a cloth, a pendulum or an aim (none found "
+                           "or built)",
                            file);
     tl_error err;
     int32_t clip = TL_NONE;
@@ -264,7 +299,8 @@ static int run_stress(const char* file, const tl_measure_rig* c, const tl_scene*
                    r.teleport_speed_ratio, r.settle_seconds, r.hitch_speed_ratio_later,
                    r.teleport_speed_ratio_later);
     }
-    if (run_stress_cloths(file, scene, clip, &def, as_json, parts)) {
+    if (run_stress_cloths(file, scene, clip, &def, as_json, parts) ||
+        run_stress_joints(file, scene, clip, &def, as_json, parts)) {
         json_decref(parts);
         return 1;
     }

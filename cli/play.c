@@ -48,6 +48,29 @@ int tl_cli_chain_from_names(const tl_scene* scene, const char* list, tl_play_cha
 }
 
 /* The --json header line: the clip, the rate, the frame count and each chain's joints. */
+/* Per pendulum: its swing from the rest direction; per aim: the angle between its joint's aim axis
+ * and the direction to its target, degrees (docs/cloth.md "Pendulum and aim"). */
+static json_t* joint_parts_json(const tl_player* player, const tl_scene* scene,
+                                const tl_pose* pose) {
+    json_t* list = json_array();
+    for (uint32_t i = 0; i < tl_player_joint_part_count(player); ++i) {
+        const tl_scene_part* sp = &scene->parts[tl_player_joint_part(player, i)];
+        const tl_scene_skin* sk = &scene->skins[sp->skin];
+        const tl_pendulum* pendulum = tl_player_pendulum(player, i);
+        const char* name = sk->joints[sp->bone_joints[0]].name;
+        if (pendulum) {
+            json_array_append_new(list,
+                                  json_pack("{s:s,s:s,s:f}", "kind", "pendulum", "joint", name,
+                                            "swing_deg", (double)tl_pendulum_swing_deg(pendulum)));
+            continue;
+        }
+        json_array_append_new(list,
+                              json_pack("{s:s,s:s,s:f}", "kind", "aim", "joint", name, "error_deg",
+                                        (double)tl_measure_aim_error_deg(scene, sp, pose)));
+    }
+    return list;
+}
+
 static int print_header(const tl_scene* scene, const tl_play_chain* chains, uint32_t chain_count,
                         uint32_t clip, double fps, long frames, const char* file) {
     json_t* names = json_array();
@@ -123,7 +146,7 @@ int tl_cli_play(int argc, char** argv) {
         goto done;
     }
     if (chain_count > 64) chain_count = 64;
-    if (chain_count == 0) {
+    if (chain_count == 0 && scene->joint_part_count == 0) {
         code = tl_cli_fail(
             "play", "%s: no chains (run tailor rig first, or name joints with --chain)", file);
         goto done;
@@ -138,14 +161,18 @@ int tl_cli_play(int argc, char** argv) {
     bool one_skin = pose != NULL;
     for (uint32_t c = 0; c < chain_count; ++c)
         one_skin = one_skin && chains[c].skin == chains[0].skin;
-    if (one_skin) tl_pose_keep_skin(pose, scene, chains[0].skin); /* only chain joints are read */
+    /* only the chains' and joint parts' joints are read */
+    uint32_t skin0 = chain_count ? chains[0].skin : scene->parts[scene->joint_parts[0]].skin;
+    for (uint32_t c = 0; c < scene->joint_part_count; ++c)
+        one_skin = one_skin && scene->parts[scene->joint_parts[c]].skin == skin0;
+    if (one_skin) tl_pose_keep_skin(pose, scene, skin0);
     if (seconds < 0) seconds = scene->clips[clip].duration;
     long frames = (long)floor(seconds * fps + 1e-6) + 1;
     if (as_json && (code = print_header(scene, chains, chain_count, clip, fps, frames, file)))
         goto done;
     if (!as_json)
-        printf("%s: clip %s, %u chain(s), %ld frames at %g fps\n", file, scene->clips[clip].name,
-               chain_count, frames, fps);
+        printf("%s: clip %s, %u chain(s), %u pendulum/aim part(s), %ld frames at %g fps\n", file,
+               scene->clips[clip].name, chain_count, scene->joint_part_count, frames, fps);
     for (long f = 0; f < frames; ++f) {
         float t = (float)((double)f / fps);
         double duration = scene->clips[clip].duration;
@@ -182,13 +209,24 @@ int tl_cli_play(int argc, char** argv) {
             }
             json_array_append_new(jchains, joints);
         }
+        json_t* jparts = joint_parts_json(player, scene, pose);
+        for (size_t k = 0; !as_json && k < json_array_size(jparts); ++k) {
+            json_t* e = json_array_get(jparts, k);
+            json_t* v = json_object_get(e, "swing_deg");
+            printf("  t %7.3f  %s %s %s %.3f deg\n", t,
+                   json_string_value(json_object_get(e, "kind")),
+                   json_string_value(json_object_get(e, "joint")), v ? "swing" : "off target",
+                   json_real_value(v ? v : json_object_get(e, "error_deg")));
+        }
         if (as_json) {
-            json_t* line = json_pack("{s:f,s:o}", "t", (double)t, "chains", jchains);
+            json_t* line = json_pack("{s:f,s:o,s:o}", "t", (double)t, "chains", jchains,
+                                     "joint_parts", jparts);
             code = tl_cli_json_out("play", file, line, JSON_COMPACT | JSON_REAL_PRECISION(7));
             json_decref(line);
             if (code) goto done;
         } else {
             json_decref(jchains);
+            json_decref(jparts);
         }
     }
 done:

@@ -13,6 +13,7 @@ static const char* usage_text =
     "                [--min-links N] [--max-links N] [--overlap O] [--part ID=chain|rigid|none]\n"
     "                [--fix-rigid] [--no-grow] [--root-band B] [--no-fit] [--fit-skip CLIP]\n"
     "                [--bake] [--vrm] [--fix-skeleton]\n"
+    "                [--pendulum NODE[:LENGTH_M]] [--aim NODE=TARGET[:MAX_DEG[:WEIGHT]]]\n"
     "                [--force]\n"
     "  Finds far skin (parts farther from every bone than F x height), decides per part\n"
     "  whether it is a tail (a bone chain), a rigid or cloth part, or body skin, and writes\n"
@@ -40,6 +41,10 @@ static const char* usage_text =
     "  --bake              also bake every clip (tailor bake's defaults, docs/bake.md)\n"
     "  --vrm               also write the chains as VRM spring bones (VRMC_springBone),\n"
     "                      fitted to tailor's motion on the walk clip (docs/vrm.md)\n"
+    "  --pendulum NODE[:LENGTH_M]  swing joint NODE (name or index: a hood) as a pendulum, the\n"
+    "                      particle LENGTH_M metres out (default: its bone's length; repeatable)\n"
+    "  --aim NODE=TARGET[:MAX_DEG[:WEIGHT]]  turn joint NODE's bone toward joint TARGET (a\n"
+    "                      shoulder pad), at most MAX_DEG (45) by WEIGHT (1); repeatable\n"
     "  --force             allow OUT to be IN\n";
 
 static bool parse_float(const char* s, float* out) {
@@ -442,6 +447,9 @@ int tl_cli_rig(int argc, char** argv) {
     tl_rig_def def = tl_default_rig_def();
     const char* skips[64];
     int skip_count = 0;
+    const char* joint_specs[64];
+    bool joint_aims[64];
+    int joint_count = 0;
     for (int i = 1; i < argc; ++i) {
         const char* a = argv[i];
         const char* v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -461,7 +469,10 @@ int tl_cli_rig(int argc, char** argv) {
             dry_run = true;
         else if (!strcmp(a, "--fit-skip") && v && skip_count < 64)
             skips[skip_count++] = argv[++i];
-        else if (!strcmp(a, "--force"))
+        else if ((!strcmp(a, "--pendulum") || !strcmp(a, "--aim")) && v && joint_count < 64) {
+            joint_aims[joint_count] = !strcmp(a, "--aim");
+            joint_specs[joint_count++] = argv[++i];
+        } else if (!strcmp(a, "--force"))
             force = true;
         else if (!strcmp(a, "--bake"))
             bake = true;
@@ -548,6 +559,8 @@ int tl_cli_rig(int argc, char** argv) {
             goto done;
         }
         if (fixed && summary) fprintf(summary, "%u skin skeleton(s) repaired\n", fixed);
+        if ((code = tl_cli_rig_joint_parts(doc, joint_specs, joint_aims, joint_count, summary)))
+            goto done;
         if ((code = rig_finish(doc, bake))) goto done;
         if (vrm && (code = tl_cli_vrm_document("rig", doc, report, summary))) goto done;
     }

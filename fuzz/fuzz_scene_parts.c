@@ -42,6 +42,39 @@ static void check_part(const tl_scene* scene, const tl_scene_part* p) {
         BROKEN("part chain settings in the solver's ranges");
 }
 
+/* What a pendulum or aim part promises (docs/schema.md): one joint of its skin, a pendulum def
+ * tl_pendulum_init accepts (after the player's scale), an aim in tl_aim_solve's ranges with a
+ * target joint of its skin outside the aimed joint's subtree; joint_parts lists exactly them. */
+static void check_joint_parts(const tl_scene* scene) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < scene->part_count; ++i)
+        n += scene->parts[i].kind == TL_PART_PENDULUM || scene->parts[i].kind == TL_PART_AIM;
+    if (n != scene->joint_part_count || (n && !scene->joint_parts)) BROKEN("joint_parts count");
+    for (uint32_t i = 0; i < n; ++i) {
+        if (scene->joint_parts[i] >= scene->part_count) BROKEN("joint_parts index in range");
+        const tl_scene_part* p = &scene->parts[scene->joint_parts[i]];
+        const tl_scene_skin* sk = &scene->skins[p->skin];
+        if (p->bone_count != 1) BROKEN("a joint part turns one joint");
+        if (p->kind == TL_PART_PENDULUM) {
+            tl_pendulum pen;
+            tl_error err;
+            tl_pendulum_def d = p->pendulum;
+            d.scale = sk->height > 0 ? sk->height / 1.8f : 1.0f;
+            d.length *= d.scale;
+            if (tl_pendulum_init(&pen, &d, &err) != TL_OK) BROKEN("pendulum def accepted");
+        } else if (p->kind == TL_PART_AIM) {
+            const tl_aim_def* a = &p->aim;
+            if (!(a->weight >= 0 && a->weight <= 1 && a->max_angle_deg >= 0 &&
+                  a->max_angle_deg <= 180 && p->aim_target < sk->joint_count))
+                BROKEN("aim settings and target in range");
+            for (int32_t j = (int32_t)p->aim_target; j != TL_NONE; j = sk->joints[j].parent)
+                if ((uint32_t)j == p->bone_joints[0]) BROKEN("aim target outside its joint");
+        } else {
+            BROKEN("joint_parts lists pendulums and aims only");
+        }
+    }
+}
+
 /* What tl_scene_skin.colliders promise: at most TL_BODY_COLLIDERS_MAX, on joints of the skin,
  * finite, a sphere's or capsule's radius > 0, a plane's normal unit. */
 static void check_colliders(const tl_scene_skin* sk) {
@@ -75,6 +108,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             check_part(scene, &scene->parts[i]);
         for (uint32_t s = 0; s < scene->skin_count; ++s)
             check_colliders(&scene->skins[s]);
+        check_joint_parts(scene);
         tl_play_chain chains[8];
         uint32_t count = 0;
         if (tl_play_chains_find(scene, chains, 8, &count, &err) != TL_OK)
@@ -82,8 +116,16 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         tl_player* player = NULL;
         tl_player_def def = tl_default_player_def();
         if (count > 8) count = 8;
-        if (count && tl_player_create(scene, chains, count, &def, &player, &err) == TL_OK)
+        if ((count || scene->joint_part_count) &&
+            tl_player_create(scene, chains, count, &def, &player, &err) == TL_OK) {
+            tl_pose* pose = scene->joint_part_count ? tl_pose_create(scene) : NULL;
+            for (int f = 0; pose && f < 3; ++f) { /* the joint parts stepped and applied */
+                tl_pose_set_stored(pose, scene);
+                tl_player_step_pose(player, pose, f ? 1.0f / 60.0f : 0.0f);
+            }
+            tl_pose_destroy(pose);
             tl_player_destroy(player);
+        }
         /* the same document gives the same parts when built again in place */
         uint32_t parts = scene->part_count;
         if (tl_scene_refresh(scene, &err) != TL_OK || scene->part_count != parts)

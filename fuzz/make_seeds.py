@@ -184,6 +184,21 @@ def with_colliders(j):
     return j
 
 
+def with_joint_parts(j):
+    """A pendulum on the head and an aim of the left upper arm at the head (docs/schema.md kinds
+    pendulum and aim), as tailor rig --pendulum / --aim write them."""
+    nodes = j["nodes"]
+    named = {node.get("name"): i for i, node in enumerate(nodes)}
+    nodes[named["b_Head_05"]].setdefault("extras", {})["tailor"] = {
+        "version": 2, "kind": "pendulum", "pendulum": {
+            "length": 0.2, "gravity": 9.81, "damping": 0.05, "stiffness": 0.02,
+            "max_angle_deg": 60.0, "teleport_distance": 1.0, "rest_direction": [0.0, 1.0, 0.0]}}
+    nodes[named["b_LeftUpperArm_09"]].setdefault("extras", {})["tailor"] = {
+        "version": 2, "kind": "aim", "target": named["b_Head_05"], "target_name": "b_Head_05",
+        "aim": {"weight": 1.0, "max_angle_deg": 45.0, "aim_axis": [0.0, 1.0, 0.0]}}
+    return j
+
+
 def renumbered(j):
     n = len(j["nodes"])
     new = lambda i: n - 1 - i
@@ -218,7 +233,10 @@ def main():
                        (lambda j: renumbered(as_v2(j)), "real_fox_rigged_renumbered.glb"),
                        (lambda j: with_colliders(as_v2(j)), "real_fox_rigged_colliders.glb"),
                        (lambda j: renumbered(with_colliders(as_v2(j))),
-                        "real_fox_rigged_colliders_renumbered.glb")):
+                        "real_fox_rigged_colliders_renumbered.glb"),
+                       (lambda j: with_joint_parts(as_v2(j)), "real_fox_rigged_joint_parts.glb"),
+                       (lambda j: renumbered(with_joint_parts(as_v2(j))),
+                        "real_fox_rigged_joint_parts_renumbered.glb")):
         j, bin_ = read_glb(os.path.join(root, RIGGED))
         j, bin_ = shrink(edit(j), bin_)
         path = os.path.join(corpus, name)

@@ -434,6 +434,242 @@ static void test_stress_knight_cape(void) {
                       MET_HITCH | MET_TELEPORT | MET_SETTLE | MET_RENDER);
 }
 
+/* ---- pendulum and aim parts end to end (tailor rig --pendulum / --aim, the player) ---- */
+
+/* Every malloc of the process counted while `counting_on` (the player's step must make none).
+ * The C library's own allocator does the work; under a sanitizer, which replaces malloc itself,
+ * nothing is counted. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define COUNT_MALLOC 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
+#define COUNT_MALLOC 0
+#endif
+#endif
+#if !defined(COUNT_MALLOC) && defined(__GLIBC__)
+#define COUNT_MALLOC 1
+#endif
+#ifndef COUNT_MALLOC
+#define COUNT_MALLOC 0
+#endif
+static volatile bool counting_on;
+static volatile size_t counted;
+#if COUNT_MALLOC
+extern void* __libc_malloc(size_t);
+extern void* __libc_calloc(size_t, size_t);
+extern void* __libc_realloc(void*, size_t);
+extern void __libc_free(void*);
+void* malloc(size_t n) {
+    if (counting_on) counted++;
+    return __libc_malloc(n);
+}
+void* calloc(size_t n, size_t size) {
+    if (counting_on) counted++;
+    return __libc_calloc(n, size);
+}
+void* realloc(void* p, size_t n) {
+    if (counting_on) counted++;
+    return __libc_realloc(p, n);
+}
+void free(void* p) {
+    __libc_free(p);
+}
+#endif
+
+/* The Quaternius knight with a pendulum on its head joint and its left shoulder aimed at the
+ * head (the aim unlimited, so its axis must reach the target every frame), rigged by the CLI. */
+static const char* knight_joint_parts(void) {
+    const char* input = tl_test_shared("assets/quaternius-knight/KnightCharacter.glb");
+    const char* output = tl_test_scratch("knight-joint-parts.glb");
+    int rc = tl_test_cli(NULL,
+                         "rig '%s' -o '%s' --force --pendulum Head --aim Shoulder.L=Head:180 "
+                         ">/dev/null",
+                         input, output);
+    return rc == 0 ? output : NULL;
+}
+
+static void test_knight_pendulum_aim(void) {
+    const char* path = knight_joint_parts();
+    ENSURE_MSG(path, "tailor rig --pendulum Head --aim Shoulder.L=Head:180 failed");
+    json_t* v = tl_test_validate(path);
+    ENSURE_MSG(v, "the glTF validator did not run");
+    fprintf(stderr, "  validator: %lld error(s), %lld warning(s)\n",
+            (long long)json_integer_value(json_object_get(v, "errors")),
+            (long long)json_integer_value(json_object_get(v, "warnings")));
+    ENSURE(json_integer_value(json_object_get(v, "errors")) == 0);
+    json_decref(v);
+    tl_gltf* doc;
+    tl_scene* scene;
+    tl_error err;
+    ENSURE_OK(tl_gltf_load(path, &doc, &err), err);
+    ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+    ENSURE(scene->joint_part_count == 2);
+    uint32_t run;
+    ENSURE_OK(tl_scene_find_clip(scene, "Run", &run, &err), err);
+
+    /* the clip at 60 fps through a player with no chain; no allocation in any advance */
+    tl_player_def pdef = tl_default_player_def();
+    pdef.loop = true;
+    tl_player* player;
+    ENSURE_OK(tl_player_create(scene, NULL, 0, &pdef, &player, &err), err);
+    tl_pose* pose = tl_pose_create(scene);
+    tl_pose* plain = tl_pose_create(scene);
+    const tl_scene_part* aim = &scene->parts[tl_player_joint_part(player, 1)];
+    ENSURE(aim->kind == TL_PART_AIM && tl_player_pendulum(player, 0));
+    float swing = 0, aim_error = 0, unaimed = 0;
+    double duration = scene->clips[run].duration;
+    counting_on = true; /* the counter sees an allocation */
+    tl_pose_destroy(tl_pose_create(scene));
+    counting_on = false;
+    ENSURE(counted > 0 || !COUNT_MALLOC);
+    counted = 0;
+    for (int f = 0; f <= 240; ++f) {
+        float t = (float)fmod(f / 60.0, duration);
+        counting_on = true;
+        tl_player_advance(player, pose, run, t);
+        counting_on = false;
+        swing = fmaxf(swing, tl_pendulum_swing_deg(tl_player_pendulum(player, 0)));
+        aim_error = fmaxf(aim_error, tl_measure_aim_error_deg(scene, aim, pose));
+        tl_pose_sample(plain, scene, run, t);
+        unaimed = fmaxf(unaimed, tl_measure_aim_error_deg(scene, aim, plain));
+    }
+    fprintf(stderr,
+            "  Run, 4 s at 60 fps: head swing up to %.2f°, aim off target at most %.4f° (the clip "
+            "alone: %.1f°); %zu allocation(s) in the advances%s\n",
+            swing, aim_error, unaimed, counted, COUNT_MALLOC ? "" : " (not counted here)");
+    ENSURE_MSG(swing >= 5, "the head swings at most %.2f° in a run", swing);
+    ENSURE_MSG(swing <= 60.0001f, "the head swings %.2f°, past its 60° cone", swing);
+    ENSURE_MSG(aim_error <= 0.05f, "the aim is %.4f° off its target", aim_error);
+    ENSURE_MSG(unaimed >= 10, "the clip alone is only %.1f° off (the test would not see the aim)",
+               unaimed);
+    ENSURE_MSG(counted == 0, "%zu allocation(s) in the player's advances", counted);
+
+    /* a reported cut 100 m away carries the pendulum: it swings on as without the jump */
+    tl_player *control, *cut;
+    ENSURE_OK(tl_player_create(scene, NULL, 0, &pdef, &control, &err), err);
+    ENSURE_OK(tl_player_create(scene, NULL, 0, &pdef, &cut, &err), err);
+    float off = 0, move[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 100, 0, 0, 1};
+    for (int f = 0; f <= 180; ++f) {
+        float t = (float)fmod(f / 60.0, duration), dt = f ? 1.0f / 60.0f : 0.0f;
+        tl_pose_sample(plain, scene, run, t);
+        counting_on = true;
+        tl_player_step_pose(control, plain, dt);
+        counting_on = false;
+        if (f == 60) { /* the last frame's pose, moved: where the next one starts */
+            tl_pose_sample(pose, scene, run, (float)fmod((f - 1) / 60.0, duration));
+            tl_pose_move_skin(pose, scene, 0, move);
+            tl_player_cut(cut, pose);
+        }
+        tl_pose_sample(pose, scene, run, t);
+        if (f >= 60) tl_pose_move_skin(pose, scene, 0, move);
+        tl_player_step_pose(cut, pose, dt);
+        if (f >= 60)
+            off = fmaxf(off, fabsf(tl_pendulum_swing_deg(tl_player_pendulum(control, 0)) -
+                                   tl_pendulum_swing_deg(tl_player_pendulum(cut, 0))));
+    }
+    fprintf(stderr, "  a reported cut 100 m away: the swing %.4f° from the run without it\n", off);
+    ENSURE_MSG(off <= 0.05f, "the cut moved the swing by %.4f°", off);
+    ENSURE_MSG(counted == 0, "%zu allocation(s) in step_pose", counted);
+    tl_player_destroy(control);
+    tl_player_destroy(cut);
+
+    /* the stress runs: the swing in the clip, the settle after the hip shake (within 2 s) */
+    tl_stress_def def = tl_default_stress_def();
+    tl_joint_part_report r[2];
+    uint32_t n;
+    ENSURE_OK(tl_measure_stress_joint_parts(scene, (int32_t)run, &def, r, 2, &n, &err), err);
+    ENSURE(n == 2 && r[0].kind == TL_PART_PENDULUM && r[1].kind == TL_PART_AIM);
+    fprintf(stderr, "  stress: swing %.2f°, settles in %.2f s; aim off at most %.4f°\n",
+            r[0].swing_max_deg, r[0].settle_seconds, r[1].aim_error_max_deg);
+    ENSURE(r[0].nonfinite == 0 && r[1].nonfinite == 0);
+    ENSURE_MSG(r[0].settle_seconds >= 0 && r[0].settle_seconds <= 2, "settles in %.2f s",
+               r[0].settle_seconds);
+    ENSURE_MSG(r[1].aim_error_max_deg <= 0.05f, "aim off %.4f°", r[1].aim_error_max_deg);
+    tl_pose_destroy(plain);
+    tl_pose_destroy(pose);
+    tl_player_destroy(player);
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+}
+
+/* tailor rig's refusals of --pendulum / --aim: exit 2 and a message naming the option. */
+static void test_rig_joint_part_errors(void) {
+    static const struct {
+        const char *options, *message;
+    } cases[] = {
+        {"--pendulum Nope", "--pendulum Nope: no node is named or numbered \"Nope\""},
+        {"--pendulum Head:-1", "--pendulum Head:-1: the length must be a number of metres > 0"},
+        {"--aim Shoulder.L=LowerArm.L", "target node 14 is below node 12: turning it would move "
+                                        "its own target"},
+        {"--aim Shoulder.L=Shoulder.L", "target node 12 is the same as node 12"},
+        {"--aim Shoulder.L", "expected NODE=TARGET"},
+        {"--aim Shoulder.L=Head:200", "MAX_DEG must be in [0, 180]"},
+        {"--pendulum Head --pendulum 10", "node 10 (Head) already holds a part"},
+        {"--aim Shoulder.L=Shoulder.R --aim Shoulder.R=UpperArm.L", "(a cycle of aims)"},
+    };
+    const char* input = tl_test_shared("assets/quaternius-knight/KnightCharacter.glb");
+    const char* output = tl_test_scratch("knight-refused.glb");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        remove(output);
+        char* out = NULL;
+        int rc = tl_test_cli(&out, "rig '%s' -o '%s' %s 2>&1", input, output, cases[i].options);
+        ENSURE_MSG(rc == 2 && out && strstr(out, cases[i].message), "%s: exit %d, %s",
+                   cases[i].options, rc, out ? out : "(no output)");
+        FILE* f = fopen(output, "rb");
+        ENSURE_MSG(!f, "%s: an output was written", cases[i].options);
+        free(out);
+    }
+}
+
+/* tailor bake on the knight: the pendulum's and the aim's motion keyed into every clip (their
+ * parts then leave the file): the baked Run alone swings the head and keeps the shoulder on its
+ * target, within the bake's key tolerance. */
+static void test_knight_bake(void) {
+    const char* path = knight_joint_parts();
+    ENSURE_MSG(path, "tailor rig --pendulum Head --aim Shoulder.L=Head:180 failed");
+    const char* baked = tl_test_scratch("knight-joint-parts-baked.glb");
+    ENSURE(tl_test_cli(NULL, "bake '%s' -o '%s' --force >/dev/null", path, baked) == 0);
+    tl_gltf *doc, *bdoc;
+    tl_scene *scene, *bscene;
+    tl_error err;
+    ENSURE_OK(tl_gltf_load(path, &doc, &err), err);
+    ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+    ENSURE_OK(tl_gltf_load(baked, &bdoc, &err), err);
+    ENSURE_OK(tl_scene_create(bdoc, &bscene, &err), err);
+    ENSURE_MSG(bscene->joint_part_count == 0, "%u parts left", bscene->joint_part_count);
+    const tl_scene_part* aim = &scene->parts[scene->joint_parts[1]];
+    const tl_scene_part* pen = &scene->parts[scene->joint_parts[0]];
+    ENSURE(aim->kind == TL_PART_AIM && pen->kind == TL_PART_PENDULUM);
+    uint32_t run, brun;
+    ENSURE_OK(tl_scene_find_clip(scene, "Run", &run, &err), err);
+    ENSURE_OK(tl_scene_find_clip(bscene, "Run", &brun, &err), err);
+    tl_pose* a = tl_pose_create(scene);
+    tl_pose* b = tl_pose_create(bscene);
+    uint32_t head = scene->skins[0].joints[pen->bone_joints[0]].node;
+    float turned = 0, aim_error = 0;
+    for (int f = 0; f <= 60; ++f) {
+        float t = scene->clips[run].duration * (float)f / 60.0f;
+        tl_pose_sample(a, scene, run, t);
+        tl_pose_sample(b, bscene, brun, t);
+        const float *q = a->locals[head].rotation, *r = b->locals[head].rotation;
+        double d = fabs((double)q[0] * r[0] + (double)q[1] * r[1] + (double)q[2] * r[2] +
+                        (double)q[3] * r[3]);
+        turned = fmaxf(turned, (float)(2 * acos(d < 1 ? d : 1) * 180 / PI));
+        aim_error = fmaxf(aim_error, tl_measure_aim_error_deg(bscene, aim, b));
+    }
+    fprintf(stderr, "  baked Run: the head up to %.2f° off the clip's, the aim %.3f° off target\n",
+            turned, aim_error);
+    ENSURE_MSG(turned >= 5, "the baked head is at most %.2f° off the clip's", turned);
+    /* the keys' tolerance (0.1°) on the shoulder and on the head it aims at */
+    ENSURE_MSG(aim_error <= 0.5f, "the baked aim is %.3f° off", aim_error);
+    tl_pose_destroy(a);
+    tl_pose_destroy(b);
+    tl_scene_destroy(bscene);
+    tl_gltf_destroy(bdoc);
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+}
+
 static const tl_test_case cases[] = {
     {"sampled_frame_rate", test_sampled_frame_rate},
     {"sampled_cut", test_sampled_cut},
@@ -441,6 +677,9 @@ static const tl_test_case cases[] = {
     {"pendulum_limits", test_pendulum_limits},
     {"pendulum_teleport_and_def", test_pendulum_teleport_and_def},
     {"aim", test_aim},
+    {"knight_pendulum_aim", test_knight_pendulum_aim},
+    {"knight_bake", test_knight_bake},
+    {"rig_joint_part_errors", test_rig_joint_part_errors},
     {"stress_skirt", test_stress_skirt},
     {"stress_knight_cape", test_stress_knight_cape},
 };

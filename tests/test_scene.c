@@ -622,7 +622,8 @@ static void test_schema_refusals(void) {
          "/nodes/23/extras/tailor/chain: must be an object, is an array"},
         {"nodes/23/extras/tailor", "5", "/nodes/23/extras/tailor: must be an object, is a number"},
         {"nodes/23/extras/tailor/kind", "\"fur\"",
-         "/nodes/23/extras/tailor/kind: must be \"tail\", \"hair\" or \"cloth\", is \"fur\""},
+         "/nodes/23/extras/tailor/kind: must be \"tail\", \"hair\", \"cloth\", \"pendulum\" or "
+         "\"aim\", is \"fur\""},
         {"nodes/23/extras/tailor/bones/3", "999",
          "/nodes/23/extras/tailor/bones/3: node 999 does not exist (32 nodes)"},
         {"nodes/23/extras/tailor/bones/3", "1",
@@ -807,6 +808,132 @@ static void test_up_axis_wrapped(void) {
     }
 }
 
+/* Pendulum and aim parts (docs/schema.md): written by tl_part_write_*, saved, loaded and read
+ * back with the same values; each hostile value refused with its JSON pointer; a cycle of aims
+ * refused; the player's order puts an aim after the aim that moves its target. On the rigged
+ * fox: node 8 b_Head_05, 7 b_Neck_04, 12 b_LeftUpperArm_09, 9 b_RightUpperArm_06, 24 Tail_2. */
+static void test_schema_joint_parts(void) {
+    tl_gltf* doc;
+    tl_scene* scene;
+    tl_error err;
+    ENSURE_OK(tl_gltf_load(tl_test_source(RIGGED_V1), &doc, &err), err);
+    ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+    int32_t head = tl_scene_find_joint(scene, 0, "b_Head_05");
+    int32_t arm = tl_scene_find_joint(scene, 0, "b_LeftUpperArm_09");
+    ENSURE(head != TL_NONE && arm != TL_NONE);
+    tl_pendulum_def pd = tl_part_default_pendulum(scene, 0, (uint32_t)head, 0.3f);
+    pd.gravity = 5, pd.damping = 0.2f, pd.stiffness = 0.1f, pd.max_angle_deg = 40;
+    pd.teleport_distance = 2;
+    tl_aim_def ad = tl_part_default_aim(scene, 0, (uint32_t)arm);
+    ad.weight = 0.5f, ad.max_angle_deg = 30;
+    tl_scene_destroy(scene);
+    ENSURE_OK(tl_part_write_pendulum(doc, 8, &pd, &err), err);
+    ENSURE_OK(tl_part_write_aim(doc, 12, 8, &ad, &err), err);
+    ENSURE(tl_part_write_aim(doc, 12, 8, &ad, &err) == TL_ERROR_INVALID); /* one part a node */
+    tl_gltf_save_def save = tl_default_gltf_save_def();
+    save.overwrite = true;
+    const char* path = tl_test_scratch("fox-joint-parts.glb");
+    ENSURE_OK(tl_gltf_save(doc, path, &save, &err), err);
+    tl_gltf_destroy(doc);
+    ENSURE_OK(tl_gltf_load(path, &doc, &err), err);
+    ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+    ENSURE_MSG(scene->joint_part_count == 2, "%u joint parts", scene->joint_part_count);
+    const tl_scene_part* p = &scene->parts[scene->joint_parts[0]];
+    const tl_scene_part* a = &scene->parts[scene->joint_parts[1]];
+    ENSURE(p->kind == TL_PART_PENDULUM && p->bone_joints[0] == (uint32_t)head);
+    ENSURE(a->kind == TL_PART_AIM && a->bone_joints[0] == (uint32_t)arm &&
+           a->aim_target == (uint32_t)head);
+    ENSURE(p->pendulum.length == pd.length && p->pendulum.gravity == pd.gravity &&
+           p->pendulum.damping == pd.damping && p->pendulum.stiffness == pd.stiffness &&
+           p->pendulum.max_angle_deg == pd.max_angle_deg &&
+           p->pendulum.teleport_distance == pd.teleport_distance);
+    for (int k = 0; k < 3; ++k) {
+        ENSURE(fabsf(p->pendulum.rest_direction[k] - pd.rest_direction[k]) <= 1e-6f);
+        ENSURE(fabsf(a->aim.aim_axis[k] - ad.aim_axis[k]) <= 1e-6f);
+    }
+    ENSURE(a->aim.weight == ad.weight && a->aim.max_angle_deg == ad.max_angle_deg);
+    fprintf(stderr, "  round trip: pendulum length %g, rest (%g %g %g); aim axis (%g %g %g)\n",
+            (double)p->pendulum.length, (double)p->pendulum.rest_direction[0],
+            (double)p->pendulum.rest_direction[1], (double)p->pendulum.rest_direction[2],
+            (double)a->aim.aim_axis[0], (double)a->aim.aim_axis[1], (double)a->aim.aim_axis[2]);
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+
+#define PEN(x) "{\"tailor\": {\"version\": 2, \"kind\": \"pendulum\", \"pendulum\": " x "}}"
+#define AIM(t, x) "{\"tailor\": {\"version\": 2, \"kind\": \"aim\", \"target\": " t x "}}"
+    static const struct {
+        const char *path, *value, *message;
+    } cases[] = {
+        {"nodes/8/extras", PEN("{\"length\": -1}"),
+         "/nodes/8/extras/tailor/pendulum/length: must be > 0, is -1"},
+        {"nodes/8/extras", PEN("{\"damping\": 1e300}"),
+         "/nodes/8/extras/tailor/pendulum/damping: must be a finite number, is 1e+300"},
+        {"nodes/8/extras", PEN("{\"max_angle_deg\": 181}"),
+         "/nodes/8/extras/tailor/pendulum/max_angle_deg: must be <= 180, is 181"},
+        {"nodes/8/extras", PEN("{\"stiffness\": \"stiff\"}"),
+         "/nodes/8/extras/tailor/pendulum/stiffness: must be a number, is a string"},
+        {"nodes/8/extras", PEN("{\"rest_direction\": [0, 0, 0]}"),
+         "/nodes/8/extras/tailor/pendulum/rest_direction: must not be zero"},
+        {"nodes/8/extras", PEN("{\"rest_direction\": [0, \"up\", 0]}"),
+         "/nodes/8/extras/tailor/pendulum/rest_direction/1: must be a finite number, is a string"},
+        {"nodes/8/extras", PEN("[]"),
+         "/nodes/8/extras/tailor/pendulum: must be an object, is an array"},
+        {"nodes/1/extras", PEN("{}"),
+         "/nodes/1/extras/tailor: node 1 is not a joint of any skin (a pendulum turns a joint)"},
+        {"nodes/24/extras", PEN("{}"),
+         "/nodes/24/extras/tailor: joint 22 is a bone of the tail part at /nodes/23 (two parts "
+         "would turn it)"},
+        {"nodes/12/extras", AIM("999", ""),
+         "/nodes/12/extras/tailor/target: node 999 does not exist (32 nodes)"},
+        {"nodes/12/extras", AIM("1", ""),
+         "/nodes/12/extras/tailor/target: node 1 is not a joint of skin 0"},
+        {"nodes/12/extras", AIM("12", ""),
+         "/nodes/12/extras/tailor/target: node 12 is the aimed joint itself (node 12): turning "
+         "it would move its own target (a cycle)"},
+        {"nodes/7/extras", AIM("8", ""),
+         "/nodes/7/extras/tailor/target: node 8 is below the aimed joint (node 7): turning it "
+         "would move its own target (a cycle)"},
+        {"nodes/12/extras", "{\"tailor\": {\"version\": 2, \"kind\": \"aim\"}}",
+         "/nodes/12/extras/tailor/target: is missing"},
+        {"nodes/12/extras", AIM("8", ", \"aim\": {\"weight\": 2}"),
+         "/nodes/12/extras/tailor/aim/weight: must be <= 1, is 2"},
+        {"nodes/12/extras", AIM("8", ", \"aim\": {\"max_angle_deg\": -1}"),
+         "/nodes/12/extras/tailor/aim/max_angle_deg: must be >= 0, is -1"},
+        {"nodes/12/extras", AIM("8", ", \"aim\": {\"aim_axis\": [0, 1e39, 0]}"),
+         "/nodes/12/extras/tailor/aim/aim_axis/1: must be a finite number, is not finite as a "
+         "float"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        tl_error e = {0};
+        tl_result r = scene_after_edit(cases[i].path, cases[i].value, &e, NULL);
+        char expected[512];
+        snprintf(expected, sizeof expected, "fox-khronos-rigged-v1.glb: %s", cases[i].message);
+        ENSURE_MSG(r == TL_ERROR_INVALID && !strcmp(e.message, expected),
+                   "%s = %s: %s \"%s\", expected \"%s\"", cases[i].path, cases[i].value,
+                   tl_result_string(r), e.message, expected);
+    }
+    /* a cycle of aims: the left arm aims at the right hand, the right arm at the left hand */
+    ENSURE_OK(tl_gltf_load(tl_test_source(RIGGED_V1), &doc, &err), err);
+    ENSURE(json_edit(doc->json, "nodes/12/extras", AIM("11", "")));
+    ENSURE(json_edit(doc->json, "nodes/9/extras", AIM("14", "")));
+    ENSURE(tl_scene_create(doc, &scene, &err) == TL_ERROR_INVALID);
+    fprintf(stderr, "  cycle: %s\n", err.message);
+    ENSURE(strstr(err.message, "(a cycle of aims)") != NULL);
+    /* without it, the order: the right arm's aim (its target the left hand) after the left
+       arm's, though it comes first in the file */
+    ENSURE(json_edit(doc->json, "nodes/12/extras", AIM("8", "")));
+    ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+    ENSURE(scene->joint_part_count == 2);
+    ENSURE_MSG(scene->parts[scene->joint_parts[0]].node == 12 &&
+                   scene->parts[scene->joint_parts[1]].node == 9,
+               "order: nodes %u, %u", scene->parts[scene->joint_parts[0]].node,
+               scene->parts[scene->joint_parts[1]].node);
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+#undef PEN
+#undef AIM
+}
+
 static const tl_test_case cases[] = {
     {"trs_matrix", test_trs_matrix},
     {"step_and_cubic_by_hand", test_step_and_cubic_by_hand},
@@ -819,6 +946,7 @@ static const tl_test_case cases[] = {
     {"schema_refusals", test_schema_refusals},
     {"schema_reads_v1", test_schema_reads_v1},
     {"schema_names", test_schema_names},
+    {"schema_joint_parts", test_schema_joint_parts},
 };
 
 int main(int argc, char** argv) {

@@ -257,7 +257,11 @@ export function readParts(json, file = 'file') {
     const ptr = `/nodes/${i}/extras/tailor`;
     if (typeof rec !== 'object' || rec === null || Array.isArray(rec)) fail(file, ptr, 'must be an object');
     checkVersion(rec, ptr, file);
-    if (!['tail', 'hair', 'cloth'].includes(rec.kind)) fail(file, `${ptr}/kind`, `unknown kind ${JSON.stringify(rec.kind)}`);
+    if (!['tail', 'hair', 'cloth', 'pendulum', 'aim'].includes(rec.kind)) fail(file, `${ptr}/kind`, `unknown kind ${JSON.stringify(rec.kind)}`);
+    if (rec.kind === 'pendulum' || rec.kind === 'aim') { // tailor's C player runs them; this one not yet
+      notes.push(`${file}: ${ptr}: a part of kind ${rec.kind}, not played by the web player (tailor play does)`);
+      return;
+    }
     for (const k of Object.keys(rec)) if (!PART_KEYS.has(k)) notes.push(`${file}: ${ptr}/${k}: unknown key, ignored`);
     let renumbered = false;
     const resolve = (index, name, at, nameAt) => {

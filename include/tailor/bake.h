@@ -8,6 +8,10 @@
  * closest to it), so the baked loop has no pop. Keys are then reduced: a time is dropped
  * when slerp between its neighbours reproduces every chain joint within the tolerance. All
  * joints of a clip share one key-time accessor, so at every key time every joint is exact.
+ * The joints of pendulum and aim parts (scene->joint_parts) are keyed too, their rotation
+ * channels replaced, but only when every clip is baked: their parts then leave the file (the
+ * motion is in the clips; a player would turn those joints again). With some clips only, they
+ * stay parts and are not keyed.
  *
  * tl_bake_rest writes the settled rest (the chain hanging still under the file's stored
  * pose) into the chain joints' node rotations, so a viewer with no animation shows the tail

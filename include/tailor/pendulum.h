@@ -73,6 +73,11 @@ tl_result tl_pendulum_init(tl_pendulum* pendulum, const tl_pendulum_def* def, tl
 /* The particle at rest along its rest direction under the pivot, still. */
 void tl_pendulum_reset(tl_pendulum* pendulum, const tl_chain_pose* pivot);
 
+/* A cut (a respawn, a loop's wrap): the pivot jumps to `pivot` and the particle is carried
+ * rigidly with it, keeping its place and velocity in the pivot's frame (not started: placed at
+ * rest). What a pivot jump beyond teleport_distance does inside tl_pendulum_step. */
+void tl_pendulum_carry(tl_pendulum* pendulum, const tl_chain_pose* pivot);
+
 /* Advances dt seconds (>= 0) with the pivot moving from its last pose to `pivot` (world).
  * The first step after init starts at rest. */
 void tl_pendulum_step(tl_pendulum* pendulum, const tl_chain_pose* pivot, float dt);

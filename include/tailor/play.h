@@ -33,6 +33,7 @@
 
 #include <tailor/base.h>
 #include <tailor/cloth.h>
+#include <tailor/pendulum.h>
 #include <tailor/scene.h>
 #include <tailor/sim.h>
 
@@ -168,6 +169,15 @@ const float* tl_player_cloth_targets(const tl_player* player, uint32_t index);
 /* Its body colliders at the last step (world), with def.colliders; their count. */
 uint32_t tl_player_cloth_colliders(const tl_player* player, uint32_t index,
                                    const tl_collider** world);
+
+/* The scene's pendulum and aim parts (scene->joint_parts, in that order): each pendulum stepped
+ * under its joint's animated world pose, each aim solved on the pose the chains and pendulums
+ * left; their joints' rotations written into the pose after the chains' (docs/cloth.md
+ * "Pendulum and aim"). The part (index into scene->parts) joint part `index` plays, and its
+ * pendulum (NULL for an aim). */
+uint32_t tl_player_joint_part_count(const tl_player* player);
+uint32_t tl_player_joint_part(const tl_player* player, uint32_t index);
+const tl_pendulum* tl_player_pendulum(const tl_player* player, uint32_t index);
 
 #ifdef __cplusplus
 }

@@ -57,6 +57,7 @@
 #include <tailor/base.h>
 #include <tailor/cloth.h>
 #include <tailor/gltf.h>
+#include <tailor/pendulum.h>
 #include <tailor/sim.h>
 
 #ifdef __cplusplus
@@ -236,12 +237,14 @@ typedef struct tl_scene_clip {
 
 /* What a part stored in the file is (extras.tailor.kind, docs/schema.md). */
 typedef enum tl_part_kind {
-    TL_PART_TAIL,  /* a spring chain of new bones hanging from a body joint */
-    TL_PART_HAIR,  /* a guide chain of a hair mesh (tailor rig, tailor hair) */
-    TL_PART_CLOTH, /* a cloth lattice driving bones (a skirt, a cape) */
+    TL_PART_TAIL,     /* a spring chain of new bones hanging from a body joint */
+    TL_PART_HAIR,     /* a guide chain of a hair mesh (tailor rig, tailor hair) */
+    TL_PART_CLOTH,    /* a cloth lattice driving bones (a skirt, a cape) */
+    TL_PART_PENDULUM, /* an existing joint swung by a one-particle pendulum (a hood) */
+    TL_PART_AIM,      /* an existing joint turned toward a target joint (a shoulder pad) */
 } tl_part_kind;
 
-/* "tail", "hair", "cloth". Never NULL. */
+/* "tail", "hair", "cloth", "pendulum", "aim". Never NULL. */
 const char* tl_part_kind_string(tl_part_kind kind);
 
 /* One part tailor rig stored in the file (extras.tailor on the node of its first bone,
@@ -269,12 +272,20 @@ typedef struct tl_scene_part {
     const uint32_t* cloth_particle_joints; /* rows x columns: the skin joint each particle's
                                               rest position is skinned to */
     tl_cloth_settings cloth;               /* the cloth's settings (defaults where absent) */
-    bool resolved_by_name;                 /* some stored node index disagreed with its stored name
-                                              (the nodes were renumbered) and the name was used */
-    bool from_names; /* the file has no extras.tailor (an exporter dropped it):
-                        the chain was recognised from tailor rig's joint names
-                        (Tail_1 … Tail_K, Tail_End; Tail.001_1 …), version 0,
-                        default settings, radii 0; a note says so */
+    /* pendulum, aim: bone_count 1, bone_joints[0] (= end_joint) the joint they turn, an existing
+     * joint of the skin; attach_joint its parent joint (itself when it has none) */
+    tl_pendulum_def pendulum; /* pendulum: length, gravity and teleport_distance in metres of a
+                                 1.8 m character (the player multiplies them by H / 1.8 m, as
+                                 def.scale); rest_direction in the joint's own frame, unit; up,
+                                 fixed_step and max_substeps the player's */
+    tl_aim_def aim;           /* aim: aim_axis in the joint's own frame, unit */
+    uint32_t aim_target;      /* aim: the joint it points at (not the joint or below it) */
+    bool resolved_by_name;    /* some stored node index disagreed with its stored name
+                                 (the nodes were renumbered) and the name was used */
+    bool from_names;          /* the file has no extras.tailor (an exporter dropped it):
+                                 the chain was recognised from tailor rig's joint names
+                                 (Tail_1 … Tail_K, Tail_End; Tail.001_1 …), version 0,
+                                 default settings, radii 0; a note says so */
 } tl_scene_part;
 
 typedef struct tl_scene {
@@ -293,12 +304,34 @@ typedef struct tl_scene {
     uint32_t clip_count;
     const tl_scene_part* parts; /* the parts stored in the file, in node order */
     uint32_t part_count;
+    const uint32_t* joint_parts; /* the parts of kind pendulum and aim (indices into parts) in
+                                    the order a player applies them: the pendulums, then each
+                                    aim after the aims whose joints carry its target */
+    uint32_t joint_part_count;
     const char* const* notes; /* what the reader of extras.tailor did that the file did not
                                  say plainly, "FILE: /json/pointer: what" (indices resolved
                                  by name, unknown keys ignored); for the caller to show */
     uint32_t note_count;
     void* internal; /* storage; do not touch */
 } tl_scene;
+
+/* A pendulum for joint `joint` of a skin (docs/schema.md kind pendulum), in the units the part
+ * stores: rest_direction (the joint's frame) toward its first child joint, else along its bone
+ * from its parent, else down; length that child's distance in metres of a 1.8 m character, else
+ * 0.2; length_m > 0 replaces it. */
+tl_pendulum_def tl_part_default_pendulum(const tl_scene* scene, uint32_t skin, uint32_t joint,
+                                         float length_m);
+/* An aim for joint `joint` of a skin: aim_axis (the joint's frame) toward its first child
+ * joint, else along its bone from its parent, else +Y; weight 1, max_angle_deg 45. */
+tl_aim_def tl_part_default_aim(const tl_scene* scene, uint32_t skin, uint32_t joint);
+
+/* Stores a part of kind pendulum (aim: pointing at node `target`) as extras.tailor of `node`, a
+ * joint (docs/schema.md); the node's other extras are kept. TL_ERROR_INVALID when the node
+ * already holds a part. The scene built from the document checks the rest (tl_scene_create). */
+tl_result tl_part_write_pendulum(tl_gltf* doc, uint32_t node, const tl_pendulum_def* def,
+                                 tl_error* err);
+tl_result tl_part_write_aim(tl_gltf* doc, uint32_t node, uint32_t target, const tl_aim_def* def,
+                            tl_error* err);
 
 /* Builds the scene view. Fails (with the file, JSON pointer and reason) when an accessor
  * the scene needs is unreadable or inconsistent: IBM count below the joint count, joint

@@ -153,6 +153,37 @@ tl_result tl_measure_stress(const tl_scene* scene, const tl_play_chain* chain, i
 tl_result tl_measure_stress_cloth(const tl_scene* scene, uint32_t part, int32_t clip,
                                   const tl_stress_def* def, tl_stress_report* out, tl_error* err);
 
+/* The stress figures of a part that turns an existing joint (kinds pendulum and aim,
+ * scene->joint_parts order), docs/cloth.md "Pendulum and aim". */
+typedef struct tl_joint_part_report {
+    uint32_t part;           /* index into scene->parts */
+    tl_part_kind kind;       /* TL_PART_PENDULUM or TL_PART_AIM */
+    float swing_max_deg;     /* pendulum: its largest swing from the rest direction over the
+                                clip played from rest, looped, max(2 s, two cycles) at
+                                def.event_fps; 0 without a clip */
+    float settle_seconds;    /* pendulum: from the end of the hip shake (the chain's, def.shake_*)
+                                until its particle stays slower than settle_speed relative to
+                                its joint; -1 if it never does within hold_seconds (and for an
+                                aim) */
+    float aim_error_max_deg; /* aim: the largest angle between its joint's aim axis and the
+                                direction to its target over the clip and the shake (0 when
+                                every frame reaches it: max_angle_deg and weight allowing) */
+    uint32_t nonfinite;      /* frames with a non-finite swing or aim error */
+} tl_joint_part_report;
+
+/* The angle between an aim part's axis (its joint's world rotation) and the direction from its
+ * joint to its target in the pose (world current), degrees. */
+float tl_measure_aim_error_deg(const tl_scene* scene, const tl_scene_part* part,
+                               const tl_pose* pose);
+
+/* Plays every pendulum and aim part of the scene (a player with no chain) through `clip`
+ * (TL_NONE: the shake only) and the hip shake; one report per part into out (capacity at least
+ * scene->joint_part_count, the count written to *count). TL_ERROR_INVALID when there are more
+ * parts than capacity or the player refuses one, TL_ERROR_MEMORY. */
+tl_result tl_measure_stress_joint_parts(const tl_scene* scene, int32_t clip,
+                                        const tl_stress_def* def, tl_joint_part_report* out,
+                                        uint32_t capacity, uint32_t* count, tl_error* err);
+
 /* The clip the stress runs use when none is named (measure.md "Stress"): the first whose name
  * holds "run" (case-insensitive), else "gallop", else "walk", else the first; TL_NONE when the
  * scene has none. */

@@ -61,6 +61,21 @@ static void read_rotations(const tl_scene* scene, const tl_play_chain* chains, u
     }
 }
 
+/* The nodes tl_bake keys, into out (NULL: counted only): every chain bone, then the joint of every
+ * pendulum and aim part (scene->joint_parts), which the player turns too. */
+static uint32_t baked_nodes(const tl_scene* scene, const tl_play_chain* chains, uint32_t count,
+                            bool joint_parts, uint32_t* out) {
+    uint32_t n = 0;
+    for (uint32_t c = 0; c < count; ++c)
+        for (uint32_t b = 0; b < chains[c].bone_count; ++b, ++n)
+            if (out) out[n] = scene->skins[chains[c].skin].joints[chains[c].bone_joints[b]].node;
+    for (uint32_t i = 0; joint_parts && i < scene->joint_part_count; ++i, ++n) {
+        const tl_scene_part* sp = &scene->parts[scene->joint_parts[i]];
+        if (out) out[n] = scene->skins[sp->skin].joints[sp->bone_joints[0]].node;
+    }
+    return n;
+}
+
 /* The samples of one clip: the cycle kept (times × bones × 4) and its figures. */
 typedef struct cycle {
     uint32_t samples;
@@ -74,9 +89,8 @@ typedef struct cycle {
 /* Plays the clip cycle after cycle from rest at 0 and keeps the first cycle whose end meets
  * its start within the tolerance, else the one that comes closest. */
 static void find_cycle(tl_player* player, tl_pose* pose, const tl_scene* scene,
-                       const tl_play_chain* chains, uint32_t count, uint32_t clip,
-                       const tl_bake_def* def, cycle* cy) {
-    uint32_t bones = total_bones(chains, count);
+                       const uint32_t* nodes, uint32_t bones, uint32_t clip, const tl_bake_def* def,
+                       cycle* cy) {
     size_t frame = 4 * (size_t)bones;
     float duration = scene->clips[clip].duration;
     tl_player_start(player, clip, 0.0f);
@@ -84,7 +98,9 @@ static void find_cycle(tl_player* player, tl_pose* pose, const tl_scene* scene,
     for (uint32_t m = 0; m < def->max_cycles; ++m) {
         for (uint32_t k = 0; k < cy->samples; ++k) {
             tl_player_advance(player, pose, clip, cy->times[k]);
-            read_rotations(scene, chains, count, pose, cy->current + k * frame);
+            for (uint32_t b = 0; b < bones; ++b)
+                memcpy(cy->current + k * frame + 4 * b, pose->locals[nodes[b]].rotation,
+                       4 * sizeof(float));
         }
         double error = 0;
         for (uint32_t b = 0; b < bones; ++b)
@@ -178,11 +194,10 @@ static tl_result add_float_accessor(tl_gltf* doc, const float* data, size_t coun
 }
 
 /* Writes the kept keys of one clip: one time accessor, one rotation accessor, sampler and
- * channel per chain joint. */
-static tl_result write_clip(tl_gltf* doc, const tl_scene* scene, const tl_play_chain* chains,
-                            uint32_t count, uint32_t clip, const cycle* cy, const bool* keep,
+ * channel per baked joint (a joint the clip already turns gets its rotation sampler replaced). */
+static tl_result write_clip(tl_gltf* doc, const tl_scene* scene, const uint32_t* nodes,
+                            uint32_t bones, uint32_t clip, const cycle* cy, const bool* keep,
                             uint32_t kept, float* scratch, size_t* bytes, tl_error* err) {
-    uint32_t bones = total_bones(chains, count);
     size_t frame = 4 * (size_t)bones;
     uint32_t m = 0, times_acc;
     for (uint32_t k = 0; k < cy->samples; ++k)
@@ -194,33 +209,29 @@ static tl_result write_clip(tl_gltf* doc, const tl_scene* scene, const tl_play_c
                                        scene->clips[clip].animation);
     json_t* samplers = json_object_get(animation, "samplers");
     json_t* channels = json_object_get(animation, "channels");
-    uint32_t j = 0;
-    for (uint32_t c = 0; c < count; ++c) {
-        const tl_scene_skin* sk = &scene->skins[chains[c].skin];
-        for (uint32_t b = 0; b < chains[c].bone_count; ++b, ++j) {
-            m = 0;
-            for (uint32_t k = 0; k < cy->samples; ++k)
-                if (keep[k]) memcpy(scratch + 4 * m++, cy->best + k * frame + 4 * j, 16);
-            uint32_t values;
-            if ((r = add_float_accessor(doc, scratch, kept, TL_GLTF_VEC4, false, &values, err)))
-                return r;
-            *bytes += kept * 4 * sizeof(float);
-            uint32_t node = sk->joints[chains[c].bone_joints[b]].node;
-            json_t* sampler = json_pack("{s:I,s:I,s:s}", "input", (json_int_t)times_acc, "output",
-                                        (json_int_t)values, "interpolation", "LINEAR");
-            json_int_t old = rotation_sampler(animation, node);
-            bool ok = sampler != NULL;
-            if (ok && old >= 0 && (size_t)old < json_array_size(samplers)) {
-                ok = json_array_set_new(samplers, (size_t)old, sampler) == 0;
-            } else if (ok) {
-                json_int_t index = (json_int_t)json_array_size(samplers);
-                ok = json_array_append_new(samplers, sampler) == 0;
-                json_t* channel = json_pack("{s:I,s:{s:I,s:s}}", "sampler", index, "target", "node",
-                                            (json_int_t)node, "path", "rotation");
-                ok = ok && channel && json_array_append_new(channels, channel) == 0;
-            }
-            if (!ok) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    for (uint32_t j = 0; j < bones; ++j) {
+        m = 0;
+        for (uint32_t k = 0; k < cy->samples; ++k)
+            if (keep[k]) memcpy(scratch + 4 * m++, cy->best + k * frame + 4 * j, 16);
+        uint32_t values;
+        if ((r = add_float_accessor(doc, scratch, kept, TL_GLTF_VEC4, false, &values, err)))
+            return r;
+        *bytes += kept * 4 * sizeof(float);
+        uint32_t node = nodes[j];
+        json_t* sampler = json_pack("{s:I,s:I,s:s}", "input", (json_int_t)times_acc, "output",
+                                    (json_int_t)values, "interpolation", "LINEAR");
+        json_int_t old = rotation_sampler(animation, node);
+        bool ok = sampler != NULL;
+        if (ok && old >= 0 && (size_t)old < json_array_size(samplers)) {
+            ok = json_array_set_new(samplers, (size_t)old, sampler) == 0;
+        } else if (ok) {
+            json_int_t index = (json_int_t)json_array_size(samplers);
+            ok = json_array_append_new(samplers, sampler) == 0;
+            json_t* channel = json_pack("{s:I,s:{s:I,s:s}}", "sampler", index, "target", "node",
+                                        (json_int_t)node, "path", "rotation");
+            ok = ok && channel && json_array_append_new(channels, channel) == 0;
         }
+        if (!ok) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     }
     return TL_OK;
 }
@@ -241,7 +252,21 @@ tl_result tl_bake(tl_gltf* doc, const tl_scene* scene, const tl_play_chain* chai
     tl_result r = tl_player_create(scene, chains, chain_count, &pdef, &player, err);
     if (r != TL_OK) return r;
     tl_pose* pose = tl_pose_create(scene);
-    uint32_t bones = total_bones(chains, chain_count);
+    /* a pendulum or aim turns a joint the clips animate: keyed, its motion replaces the clip's,
+       and a player would turn it again; so it is keyed only when every clip is, and its part
+       then leaves the file */
+    bool every = true;
+    for (uint32_t c = 0; c < scene->clip_count && every; ++c) {
+        bool listed = false;
+        for (uint32_t i = 0; i < clip_count && !listed; ++i)
+            listed = clips[i] == c;
+        every = listed || !(scene->clips[c].duration > 0);
+    }
+    bool joint_parts = every && scene->joint_part_count > 0;
+    uint32_t bones = baked_nodes(scene, chains, chain_count, joint_parts, NULL);
+    uint32_t* nodes = malloc((bones + 1) * sizeof *nodes);
+    if (!nodes) r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    if (nodes) baked_nodes(scene, chains, chain_count, joint_parts, nodes);
     for (uint32_t i = 0; i < clip_count && r == TL_OK; ++i) {
         assert(clips[i] < scene->clip_count);
         tl_bake_clip_report* rep = &reports[i];
@@ -263,19 +288,26 @@ tl_result tl_bake(tl_gltf* doc, const tl_scene* scene, const tl_play_chain* chai
             for (uint32_t k = 0; k + 1 < cy.samples; ++k)
                 cy.times[k] = (float)(k / (double)def->rate);
             cy.times[cy.samples - 1] = (float)duration;
-            find_cycle(player, pose, scene, chains, chain_count, clips[i], def, &cy);
+            find_cycle(player, pose, scene, nodes, bones, clips[i], def, &cy);
             make_continuous(&cy, bones);
             rep->samples = cy.samples;
             rep->cycle_start = cy.start_cycle * duration;
             rep->loop_error_deg = cy.loop_error;
             rep->keys = reduce(&cy, bones, def->tolerance_deg, keep, &rep->max_error_deg);
-            r = write_clip(doc, scene, chains, chain_count, clips[i], &cy, keep, rep->keys, scratch,
+            r = write_clip(doc, scene, nodes, bones, clips[i], &cy, keep, rep->keys, scratch,
                            &rep->bytes, err);
         }
         free(keep);
         free(scratch);
         cycle_free(&cy);
     }
+    json_t* node_list = json_object_get(tl_gltf_json(doc), "nodes");
+    for (uint32_t i = 0; r == TL_OK && joint_parts && i < scene->joint_part_count; ++i) {
+        json_t* extras = json_object_get(
+            json_array_get(node_list, scene->parts[scene->joint_parts[i]].node), "extras");
+        json_object_del(extras, "tailor");
+    }
+    free(nodes);
     tl_pose_destroy(pose);
     tl_player_destroy(player);
     if (r == TL_OK) r = tl_gltf_reindex(doc, err);

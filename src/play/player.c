@@ -7,6 +7,7 @@
 #include "play/chain_colliders.h"
 #include "play/cloth_play.h"
 #include "play/hair_sheet.h"
+#include "play/joint_play.h"
 
 #include <assert.h>
 #include <math.h>
@@ -41,6 +42,7 @@ struct tl_player {
     float* floors;       /* per chain: its body floor along up, world units */
     float home[3];       /* the world point the chains are simulated relative to (player_rehome) */
     play_cloths* cloths; /* the scene's cloth parts (cloth_play.c), or NULL */
+    play_joints* joints; /* the scene's pendulum and aim parts (joint_play.c), or NULL */
     /* neighbouring hair chains held together (tl_play_chain.sheet_rate marks them) */
     play_sheet* sheet;             /* the sheet's limit (hair_sheet.c), or NULL */
     play_sheet_body* sheet_bodies; /* per chain: its colliders for the limit */
@@ -261,7 +263,12 @@ tl_result tl_player_create(const tl_scene* scene, const tl_play_chain* chains, u
         tl_player_destroy(p);
         return cr;
     }
+    if ((cr = play_joints_create(scene, &p->joints, err)) != TL_OK) {
+        tl_player_destroy(p);
+        return cr;
+    }
     /* Only the chains' joints are read from the scratch pose: keep just their skin. */
+    one_skin = one_skin && play_joints_skin_only(p->joints, count ? chains[0].skin : 0);
     if (count > 0 && one_skin && !p->cloths) tl_pose_keep_skin(p->scratch, scene, chains[0].skin);
     if (count > 0 && one_skin && p->sampled && !p->cloths)
         tl_pose_keep_skin(p->sampled, scene, chains[0].skin);
@@ -294,6 +301,7 @@ void tl_player_destroy(tl_player* p) {
     free(p->growth);
     free(p->floors);
     play_cloths_destroy(p->cloths);
+    play_joints_destroy(p->joints);
     play_sheet_destroy(p->sheet);
     free(p->sheet_bodies);
     free(p->inputs);
@@ -345,6 +353,7 @@ void tl_player_start(tl_player* p, uint32_t clip, float time) {
     }
     play_sheet_rest(p->sheet, p->chains, p->inputs);
     play_cloths_start(p->cloths, p->scratch);
+    play_joints_start(p->joints, p->scratch);
     p->clip = clip;
     p->time = time;
     p->origin = time;
@@ -386,6 +395,7 @@ static void step_frame(tl_player* p, const tl_pose* pose, float dt) {
     }
     sheet_couple(p, dt);
     play_cloths_step(p->cloths, pose, dt);
+    play_joints_step(p->joints, pose, dt);
 }
 
 /* A fed frame of the clip, for the chains' pose sampler: it runs from clip time `from` to the
@@ -438,6 +448,7 @@ static void step_clip_frame(tl_player* p, const tl_pose* pose, uint32_t clip, do
     sheet_couple(p, dt);
     p->cut = false;
     play_cloths_step_sampled(p->cloths, clip_pose_at, &f, dt);
+    play_joints_step(p->joints, pose, dt); /* (its own fixed steps, the pivot interpolated) */
 }
 
 /* One fed frame, the clip from clip time `from` to `to` (evaluated in `pose`), dt seconds. */
@@ -468,6 +479,7 @@ static void feed(tl_player* p, tl_pose* pose, uint32_t clip, double* last, doubl
             for (uint32_t i = 0; i < p->count; ++i)
                 p->inputs[i].start = attachment_pose(p, p->scratch, i);
             play_cloths_cut(p->cloths, p->scratch);
+            play_joints_cut(p->joints, p->scratch);
             p->cut = true;
             p->fed = 0;
             *last = at;
@@ -512,6 +524,7 @@ void tl_player_step_pose(tl_player* p, tl_pose* pose, float dt) {
         }
         play_sheet_rest(p->sheet, p->chains, p->inputs);
         play_cloths_start(p->cloths, pose);
+        play_joints_start(p->joints, pose);
         p->started = true;
     }
     p->cut = false; /* (this path cuts by the start pose, tl_player_cut set it) */
@@ -525,6 +538,7 @@ void tl_player_cut(tl_player* p, const tl_pose* pose) {
         p->inputs[i].start = attachment_pose(p, pose, i);
     p->cut = true;
     play_cloths_cut(p->cloths, pose);
+    play_joints_cut(p->joints, pose);
 }
 
 void tl_player_apply(const tl_player* p, tl_pose* pose) {
@@ -541,6 +555,7 @@ void tl_player_apply(const tl_player* p, tl_pose* pose) {
     }
     play_cloths_apply(p->cloths, pose);
     tl_pose_update_live(pose, p->scene); /* only joints changed */
+    play_joints_apply(p->joints, pose);  /* on the pose the chains left */
 }
 
 void tl_player_origin(const tl_player* p, float out[3]) {
@@ -581,6 +596,15 @@ const float* tl_player_cloth_targets(const tl_player* p, uint32_t i) {
 uint32_t tl_player_cloth_colliders(const tl_player* p, uint32_t i, const tl_collider** world) {
     assert(i < play_cloths_count(p->cloths));
     return play_cloths_colliders(p->cloths, i, world);
+}
+uint32_t tl_player_joint_part_count(const tl_player* p) {
+    return play_joints_count(p->joints);
+}
+uint32_t tl_player_joint_part(const tl_player* p, uint32_t i) {
+    return play_joints_part(p->joints, i);
+}
+const tl_pendulum* tl_player_pendulum(const tl_player* p, uint32_t i) {
+    return play_joints_pendulum(p->joints, i);
 }
 const tl_play_chain* tl_player_chain_desc(const tl_player* p, uint32_t i) {
     assert(i < p->count);

@@ -2,6 +2,7 @@
  * and checked here, once, into tl_scene_part; nothing after this touches the JSON. A bad
  * value is refused with the file and the JSON pointer of the value. */
 #include "internal.h"
+#include "scene/parts_internal.h"
 #include "scene/schema.h"
 #include <tailor/colliders.h>
 #include <tailor/gltf_json.h>
@@ -12,16 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct reader {
-    tl_scene* scene;
-    const tl_gltf* doc;
-    const char* label;
-    tl_error* err;
-    char** notes; /* malloc'd until they move into the scene's storage */
-    uint32_t note_count, note_capacity;
-    int32_t* joint_of_node; /* one skin's map, node_count entries */
-} reader;
-
 const char* tl_part_kind_string(tl_part_kind kind) {
     switch (kind) {
     case TL_PART_TAIL:
@@ -30,165 +21,28 @@ const char* tl_part_kind_string(tl_part_kind kind) {
         return "hair";
     case TL_PART_CLOTH:
         return "cloth";
+    case TL_PART_PENDULUM:
+        return "pendulum";
+    case TL_PART_AIM:
+        return "aim";
     }
     return "?";
-}
-
-#if defined(__GNUC__) || defined(__clang__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static tl_result
-refuse(reader* r, const char* pointer, const char* format, ...) {
-    char why[384];
-    va_list args;
-    va_start(args, format);
-    vsnprintf(why, sizeof why, format, args);
-    va_end(args);
-    return tl_error_set(r->err, TL_ERROR_INVALID, "%s: %s: %s", r->label, pointer, why);
-}
-
-static tl_result note(reader* r, const char* pointer, const char* what) {
-    if (r->note_count == r->note_capacity) {
-        uint32_t cap = r->note_capacity ? 2 * r->note_capacity : 8;
-        char** grown = realloc(r->notes, cap * sizeof *grown);
-        if (!grown) return tl_error_set(r->err, TL_ERROR_MEMORY, "%s: out of memory", r->label);
-        r->notes = grown, r->note_capacity = cap;
-    }
-    size_t size = strlen(r->label) + strlen(pointer) + strlen(what) + 5;
-    char* text = malloc(size);
-    if (!text) return tl_error_set(r->err, TL_ERROR_MEMORY, "%s: out of memory", r->label);
-    snprintf(text, size, "%s: %s: %s", r->label, pointer, what);
-    r->notes[r->note_count++] = text;
-    return TL_OK;
-}
-
-static const char* type_name(const json_t* v) {
-    if (!v) return "missing";
-    switch (json_typeof(v)) {
-    case JSON_OBJECT:
-        return "an object";
-    case JSON_ARRAY:
-        return "an array";
-    case JSON_STRING:
-        return "a string";
-    case JSON_INTEGER:
-    case JSON_REAL:
-        return "a number";
-    case JSON_TRUE:
-    case JSON_FALSE:
-        return "a boolean";
-    default:
-        return "null";
-    }
-}
-
-/* `version` of a part or skin record: 1..TL_SCHEMA_VERSION. */
-static tl_result read_version(reader* r, const char* base, json_t* tailor, uint32_t* out) {
-    char ptr[128];
-    snprintf(ptr, sizeof ptr, "%s/%s", base, TL_SCHEMA_VERSION_KEY);
-    json_t* v = json_object_get(tailor, TL_SCHEMA_VERSION_KEY);
-    if (!v) return refuse(r, ptr, "is missing");
-    if (!json_is_integer(v)) return refuse(r, ptr, "must be an integer, is %s", type_name(v));
-    json_int_t n = json_integer_value(v);
-    if (n > TL_SCHEMA_VERSION)
-        return refuse(r, ptr, "version %" JSON_INTEGER_FORMAT " is newer than this reader (%d)", n,
-                      TL_SCHEMA_VERSION);
-    if (n < 1) return refuse(r, ptr, "must be >= 1, is %" JSON_INTEGER_FORMAT, n);
-    *out = (uint32_t)n;
-    return TL_OK;
-}
-
-/* Notes every key of `obj` not in `known` (NULL-terminated); `quiet` keys pass silently. */
-static tl_result note_unknown(reader* r, const char* base, json_t* obj, const char* const* known,
-                              const char* quiet) {
-    const char* key;
-    json_t* v;
-    json_object_foreach(obj, key, v) {
-        bool found = quiet && !strcmp(key, quiet);
-        for (const char* const* k = known; *k && !found; ++k)
-            found = !strcmp(key, *k);
-        if (found) continue;
-        char ptr[256];
-        snprintf(ptr, sizeof ptr, "%s/%.100s", base, key);
-        tl_result res = note(r, ptr, "unknown key, ignored");
-        if (res != TL_OK) return res;
-    }
-    return TL_OK;
-}
-
-/* The node one stored reference means: its index when the node there has the stored name
- * (or no name is stored), else the one node with that name. */
-static tl_result resolve(reader* r, json_t* index, const char* index_ptr, json_t* name,
-                         const char* name_ptr, uint32_t* node, bool* by_name) {
-    const tl_gltf* doc = r->doc;
-    if (!json_is_integer(index))
-        return refuse(r, index_ptr, "must be a node index, is %s", type_name(index));
-    json_int_t i = json_integer_value(index);
-    bool in_range = i >= 0 && i < (json_int_t)doc->node_count;
-    if (!name) {
-        if (!in_range)
-            return refuse(r, index_ptr, "node %" JSON_INTEGER_FORMAT " does not exist (%u nodes)",
-                          i, doc->node_count);
-        *node = (uint32_t)i;
-        return TL_OK;
-    }
-    if (!json_is_string(name))
-        return refuse(r, name_ptr, "must be a node name, is %s", type_name(name));
-    const char* want = json_string_value(name);
-    if (in_range && doc->nodes[i].name && !strcmp(doc->nodes[i].name, want)) {
-        *node = (uint32_t)i;
-        return TL_OK;
-    }
-    uint32_t found = 0, first = 0, second = 0;
-    for (uint32_t n = 0; n < doc->node_count; ++n)
-        if (doc->nodes[n].name && !strcmp(doc->nodes[n].name, want)) {
-            if (found == 0) first = n;
-            if (found == 1) second = n;
-            ++found;
-        }
-    if (found == 0)
-        return refuse(r, name_ptr,
-                      "no node is named \"%.100s\" (the index says node %" JSON_INTEGER_FORMAT ")",
-                      want, i);
-    if (found > 1)
-        return refuse(
-            r, name_ptr,
-            "%u nodes are named \"%.100s\" (nodes %u and %u) and node %" JSON_INTEGER_FORMAT
-            " is none of them",
-            found, want, first, second, i);
-    *node = first;
-    *by_name = true;
-    return TL_OK;
-}
-
-/* The joint index of a node in the skin whose map is loaded, or TL_NONE. */
-static void load_skin_map(reader* r, uint32_t skin) {
-    for (uint32_t n = 0; n < r->doc->node_count; ++n)
-        r->joint_of_node[n] = TL_NONE;
-    const tl_scene_skin* sk = &r->scene->skins[skin];
-    for (uint32_t j = sk->joint_count; j-- > 0;)
-        r->joint_of_node[sk->joints[j].node] = (int32_t)j;
-}
-
-static bool skin_has(const tl_scene_skin* sk, uint32_t node) {
-    for (uint32_t j = 0; j < sk->joint_count; ++j)
-        if (sk->joints[j].node == node) return true;
-    return false;
 }
 
 static tl_result read_kind(reader* r, const char* base, json_t* tailor, tl_part_kind* out) {
     char ptr[128];
     snprintf(ptr, sizeof ptr, "%s/%s", base, TL_SCHEMA_KIND);
     json_t* v = json_object_get(tailor, TL_SCHEMA_KIND);
-    if (!v) return refuse(r, ptr, "is missing");
+    if (!v) return tl_parts_refuse(r, ptr, "is missing");
     const char* s = json_string_value(v);
-    if (!s) return refuse(r, ptr, "must be a string, is %s", type_name(v));
-    for (int k = TL_PART_TAIL; k <= TL_PART_CLOTH; ++k)
+    if (!s) return tl_parts_refuse(r, ptr, "must be a string, is %s", tl_parts_type_name(v));
+    for (int k = TL_PART_TAIL; k <= TL_PART_AIM; ++k)
         if (!strcmp(s, tl_part_kind_string((tl_part_kind)k))) {
             *out = (tl_part_kind)k;
             return TL_OK;
         }
-    return refuse(r, ptr, "must be \"tail\", \"hair\" or \"cloth\", is \"%.60s\"", s);
+    return tl_parts_refuse(
+        r, ptr, "must be \"tail\", \"hair\", \"cloth\", \"pendulum\" or \"aim\", is \"%.60s\"", s);
 }
 
 static tl_result read_chain(reader* r, const char* base, json_t* tailor, uint32_t version,
@@ -198,7 +52,8 @@ static tl_result read_chain(reader* r, const char* base, json_t* tailor, uint32_
     snprintf(ptr, sizeof ptr, "%s/%s", base, TL_SCHEMA_CHAIN);
     json_t* chain = json_object_get(tailor, TL_SCHEMA_CHAIN);
     if (!chain) return TL_OK;
-    if (!json_is_object(chain)) return refuse(r, ptr, "must be an object, is %s", type_name(chain));
+    if (!json_is_object(chain))
+        return tl_parts_refuse(r, ptr, "must be an object, is %s", tl_parts_type_name(chain));
     const char* known[TL_SCHEMA_SETTING_COUNT + 1];
     for (int k = 0; k < TL_SCHEMA_SETTING_COUNT; ++k) {
         const tl_schema_setting* s = &tl_schema_settings[k];
@@ -207,27 +62,29 @@ static tl_result read_chain(reader* r, const char* base, json_t* tailor, uint32_
         if (!v) continue;
         char at[200], why[64];
         snprintf(at, sizeof at, "%s/%s", ptr, s->key);
-        if (!json_is_number(v)) return refuse(r, at, "must be a number, is %s", type_name(v));
+        if (!json_is_number(v))
+            return tl_parts_refuse(r, at, "must be a number, is %s", tl_parts_type_name(v));
         double x = json_number_value(v);
         if (!tl_schema_setting_check(s, x, why, sizeof why))
-            return refuse(r, at, "%s, is %g", why, x);
+            return tl_parts_refuse(r, at, "%s, is %g", why, x);
         *tl_schema_setting_field(s, out) = (float)x;
     }
     known[TL_SCHEMA_SETTING_COUNT] = NULL;
-    return note_unknown(r, ptr, chain, known, version == 1 ? TL_SCHEMA_V1_SCALE : NULL);
+    return tl_parts_note_unknown(r, ptr, chain, known, version == 1 ? TL_SCHEMA_V1_SCALE : NULL);
 }
 
 static tl_result read_cloth_settings(reader* r, const char* ptr, json_t* o, tl_cloth_settings* s) {
     *s = tl_default_cloth_settings();
     if (!o) return TL_OK;
-    if (!json_is_object(o)) return refuse(r, ptr, "must be an object, is %s", type_name(o));
+    if (!json_is_object(o))
+        return tl_parts_refuse(r, ptr, "must be an object, is %s", tl_parts_type_name(o));
     char at[320], why[64];
     const char* known[TL_SCHEMA_CLOTH_SETTING_COUNT + 2];
     json_t* it = json_object_get(o, TL_SCHEMA_CLOTH_ITERATIONS);
     snprintf(at, sizeof at, "%s/%s", ptr, TL_SCHEMA_CLOTH_ITERATIONS);
     if (it &&
         !(json_is_integer(it) && json_integer_value(it) >= 0 && json_integer_value(it) <= 1000))
-        return refuse(r, at, "must be an integer in 0..1000");
+        return tl_parts_refuse(r, at, "must be an integer in 0..1000");
     if (it) s->iterations = (int)json_integer_value(it);
     known[0] = TL_SCHEMA_CLOTH_ITERATIONS;
     for (int k = 0; k < TL_SCHEMA_CLOTH_SETTING_COUNT; ++k) {
@@ -236,14 +93,15 @@ static tl_result read_cloth_settings(reader* r, const char* ptr, json_t* o, tl_c
         json_t* v = json_object_get(o, d->key);
         if (!v) continue;
         snprintf(at, sizeof at, "%s/%s", ptr, d->key);
-        if (!json_is_number(v)) return refuse(r, at, "must be a number, is %s", type_name(v));
+        if (!json_is_number(v))
+            return tl_parts_refuse(r, at, "must be a number, is %s", tl_parts_type_name(v));
         double x = json_number_value(v);
         if (!tl_schema_setting_check(d, x, why, sizeof why))
-            return refuse(r, at, "%s, is %g", why, x);
+            return tl_parts_refuse(r, at, "%s, is %g", why, x);
         *tl_schema_cloth_setting_field(d, s) = (float)x;
     }
     known[TL_SCHEMA_CLOTH_SETTING_COUNT + 1] = NULL;
-    return note_unknown(r, ptr, o, known, NULL);
+    return tl_parts_note_unknown(r, ptr, o, known, NULL);
 }
 
 static bool read_count(json_t* o, const char* key, uint32_t lo, uint32_t hi, uint32_t* out) {
@@ -259,27 +117,30 @@ static tl_result read_cloth(reader* r, const char* base, json_t* tailor, tl_scen
     char ptr[200], at[240];
     snprintf(ptr, sizeof ptr, "%s/%s", base, TL_SCHEMA_CLOTH);
     json_t* o = json_object_get(tailor, TL_SCHEMA_CLOTH);
-    if (!json_is_object(o)) return refuse(r, ptr, "must be an object, is %s", type_name(o));
+    if (!json_is_object(o))
+        return tl_parts_refuse(r, ptr, "must be an object, is %s", tl_parts_type_name(o));
     uint32_t R, C, BC;
     if (!read_count(o, TL_SCHEMA_CLOTH_ROWS, 2, TL_CLOTH_MAX_SIDE, &R) ||
         !read_count(o, TL_SCHEMA_CLOTH_COLUMNS, 2, TL_CLOTH_MAX_SIDE, &C) ||
         !read_count(o, TL_SCHEMA_CLOTH_BONE_COLUMNS, 1, C, &BC))
-        return refuse(r, ptr, "needs integer rows (2..%d), columns (2..%d) and bone_columns",
-                      TL_CLOTH_MAX_SIDE, TL_CLOTH_MAX_SIDE);
+        return tl_parts_refuse(r, ptr,
+                               "needs integer rows (2..%d), columns (2..%d) and bone_columns",
+                               TL_CLOTH_MAX_SIDE, TL_CLOTH_MAX_SIDE);
     json_t* closed = json_object_get(o, TL_SCHEMA_CLOTH_CLOSED);
     part->cloth_closed = json_is_true(closed);
     if ((R - 1) * BC != part->bone_count + 1 || BC != (part->cloth_closed ? C / 2 : (C + 1) / 2))
-        return refuse(r, ptr, "a %u x %u lattice with %u bone columns has %u bones, bones lists %u",
-                      R, C, BC, (R - 1) * BC, part->bone_count + 1);
+        return tl_parts_refuse(
+            r, ptr, "a %u x %u lattice with %u bone columns has %u bones, bones lists %u", R, C, BC,
+            (R - 1) * BC, part->bone_count + 1);
     uint32_t N = R * C;
     json_t* p = json_object_get(o, TL_SCHEMA_CLOTH_PARTICLES);
     json_t* j = json_object_get(o, TL_SCHEMA_CLOTH_PARTICLE_JOINTS);
     snprintf(at, sizeof at, "%s/%s", ptr, TL_SCHEMA_CLOTH_PARTICLES);
     if (!json_is_array(p) || json_array_size(p) != 3 * (size_t)N)
-        return refuse(r, at, "must be an array of %u numbers (rows x columns x 3)", 3 * N);
+        return tl_parts_refuse(r, at, "must be an array of %u numbers (rows x columns x 3)", 3 * N);
     snprintf(at, sizeof at, "%s/%s", ptr, TL_SCHEMA_CLOTH_PARTICLE_JOINTS);
     if (!json_is_array(j) || json_array_size(j) != N)
-        return refuse(r, at, "must be an array of %u node indices", N);
+        return tl_parts_refuse(r, at, "must be an array of %u node indices", N);
     float* particles = tl_scene_storage(r->scene, 3 * (size_t)N * sizeof *particles);
     uint32_t* joints = tl_scene_storage(r->scene, (size_t)N * sizeof *joints);
     if (!particles || !joints)
@@ -288,7 +149,7 @@ static tl_result read_cloth(reader* r, const char* base, json_t* tailor, tl_scen
         json_t* v = json_array_get(p, i);
         snprintf(at, sizeof at, "%s/%s/%u", ptr, TL_SCHEMA_CLOTH_PARTICLES, i);
         if (!json_is_number(v) || !isfinite((float)json_number_value(v)))
-            return refuse(r, at, "must be a finite number");
+            return tl_parts_refuse(r, at, "must be a finite number");
         particles[i] = (float)json_number_value(v);
     }
     for (uint32_t i = 0; i < N; ++i) {
@@ -297,7 +158,8 @@ static tl_result read_cloth(reader* r, const char* base, json_t* tailor, tl_scen
         json_int_t node = json_is_integer(v) ? json_integer_value(v) : -1;
         if (node < 0 || node >= (json_int_t)r->scene->node_count ||
             r->joint_of_node[node] == TL_NONE)
-            return refuse(r, at, "must be the node index of a joint of skin %u", part->skin);
+            return tl_parts_refuse(r, at, "must be the node index of a joint of skin %u",
+                                   part->skin);
         joints[i] = (uint32_t)r->joint_of_node[node];
     }
     part->cloth_rows = R, part->cloth_columns = C, part->cloth_bone_columns = BC;
@@ -309,7 +171,7 @@ static tl_result read_cloth(reader* r, const char* base, json_t* tailor, tl_scen
                                         TL_SCHEMA_CLOTH_CLOSED,    TL_SCHEMA_CLOTH_BONE_COLUMNS,
                                         TL_SCHEMA_CLOTH_PARTICLES, TL_SCHEMA_CLOTH_PARTICLE_JOINTS,
                                         TL_SCHEMA_CLOTH_SETTINGS,  NULL};
-    return res != TL_OK ? res : note_unknown(r, ptr, o, known, NULL);
+    return res != TL_OK ? res : tl_parts_note_unknown(r, ptr, o, known, NULL);
 }
 
 /* One part record: nodes/n/extras/tailor. */
@@ -318,54 +180,61 @@ static tl_result read_part(reader* r, uint32_t n, json_t* tailor, tl_scene_part*
     char base[64], ptr[128], name_ptr[128];
     snprintf(base, sizeof base, "/nodes/%u/extras/%s", n, TL_SCHEMA_KEY);
     if (!json_is_object(tailor))
-        return refuse(r, base, "must be an object, is %s", type_name(tailor));
+        return tl_parts_refuse(r, base, "must be an object, is %s", tl_parts_type_name(tailor));
     memset(part, 0, sizeof *part);
     part->node = n;
-    tl_result res = read_version(r, base, tailor, &part->version);
+    tl_result res = tl_parts_read_version(r, base, tailor, &part->version);
     if (res == TL_OK) res = read_kind(r, base, tailor, &part->kind);
     if (res != TL_OK) return res;
+    if (part->kind == TL_PART_PENDULUM || part->kind == TL_PART_AIM)
+        return tl_parts_read_joint_part(r, base, tailor, part);
 
     /* the nodes: attachment, bones (the last one the end joint), names beside them */
     json_t* bones = json_object_get(tailor, TL_SCHEMA_BONES);
     json_t* names = json_object_get(tailor, TL_SCHEMA_BONE_NAMES);
     snprintf(ptr, sizeof ptr, "%s/%s", base, TL_SCHEMA_BONES);
     if (!json_is_array(bones))
-        return refuse(r, ptr, "must be an array of node indices, is %s", type_name(bones));
+        return tl_parts_refuse(r, ptr, "must be an array of node indices, is %s",
+                               tl_parts_type_name(bones));
     size_t total = json_array_size(bones);
     if (total < 2 || total - 1 > TL_CHAIN_MAX_BONES)
-        return refuse(r, ptr, "must list 2..%d nodes (the bones, then the end joint), lists %zu",
-                      TL_CHAIN_MAX_BONES + 1, total);
+        return tl_parts_refuse(r, ptr,
+                               "must list 2..%d nodes (the bones, then the end joint), lists %zu",
+                               TL_CHAIN_MAX_BONES + 1, total);
     snprintf(name_ptr, sizeof name_ptr, "%s/%s", base, TL_SCHEMA_BONE_NAMES);
     if (names && !(json_is_array(names) && json_array_size(names) == total))
-        return refuse(r, name_ptr, "must be an array of %zu node names, one per bone", total);
+        return tl_parts_refuse(r, name_ptr, "must be an array of %zu node names, one per bone",
+                               total);
     uint32_t nodes[TL_CHAIN_MAX_BONES + 1], attach;
     snprintf(ptr, sizeof ptr, "%s/%s", base, TL_SCHEMA_ATTACHMENT);
     snprintf(name_ptr, sizeof name_ptr, "%s/%s", base, TL_SCHEMA_ATTACHMENT_NAME);
-    res = resolve(r, json_object_get(tailor, TL_SCHEMA_ATTACHMENT), ptr,
-                  json_object_get(tailor, TL_SCHEMA_ATTACHMENT_NAME), name_ptr, &attach,
-                  &part->resolved_by_name);
+    res = tl_parts_resolve(r, json_object_get(tailor, TL_SCHEMA_ATTACHMENT), ptr,
+                           json_object_get(tailor, TL_SCHEMA_ATTACHMENT_NAME), name_ptr, &attach,
+                           &part->resolved_by_name);
     for (uint32_t b = 0; b < total && res == TL_OK; ++b) {
         snprintf(ptr, sizeof ptr, "%s/%s/%u", base, TL_SCHEMA_BONES, b);
         snprintf(name_ptr, sizeof name_ptr, "%s/%s/%u", base, TL_SCHEMA_BONE_NAMES, b);
-        res = resolve(r, json_array_get(bones, b), ptr, names ? json_array_get(names, b) : NULL,
-                      name_ptr, &nodes[b], &part->resolved_by_name);
+        res = tl_parts_resolve(r, json_array_get(bones, b), ptr,
+                               names ? json_array_get(names, b) : NULL, name_ptr, &nodes[b],
+                               &part->resolved_by_name);
         bool twice = res == TL_OK && nodes[b] == attach;
         for (uint32_t c = 0; c < b && res == TL_OK; ++c)
             twice = twice || nodes[c] == nodes[b];
-        if (twice) res = refuse(r, ptr, "node %u is listed twice", nodes[b]);
+        if (twice) res = tl_parts_refuse(r, ptr, "node %u is listed twice", nodes[b]);
     }
     if (res != TL_OK) return res;
 
     /* the skin: the first one with the attachment and the first bone among its joints */
     part->skin = scene->skin_count;
     for (uint32_t s = 0; s < scene->skin_count && part->skin == scene->skin_count; ++s)
-        if (skin_has(&scene->skins[s], attach) && skin_has(&scene->skins[s], nodes[0]))
+        if (tl_parts_skin_has(&scene->skins[s], attach) &&
+            tl_parts_skin_has(&scene->skins[s], nodes[0]))
             part->skin = s;
     if (part->skin == scene->skin_count)
-        return refuse(r, base,
-                      "attachment (node %u) and bones (node %u, ...) are not joints of one skin",
-                      attach, nodes[0]);
-    load_skin_map(r, part->skin);
+        return tl_parts_refuse(
+            r, base, "attachment (node %u) and bones (node %u, ...) are not joints of one skin",
+            attach, nodes[0]);
+    tl_parts_load_skin_map(r, part->skin);
     part->bone_count = (uint32_t)total - 1;
     uint32_t* joints = tl_scene_storage(r->scene, part->bone_count * sizeof *joints);
     float* radii = tl_scene_storage(r->scene, part->bone_count * sizeof *radii);
@@ -376,7 +245,8 @@ static tl_result read_part(reader* r, uint32_t n, json_t* tailor, tl_scene_part*
         int32_t j = r->joint_of_node[nodes[b]];
         snprintf(ptr, sizeof ptr, "%s/%s/%u", base, TL_SCHEMA_BONES, b);
         if (j == TL_NONE)
-            return refuse(r, ptr, "node %u is not a joint of skin %u", nodes[b], part->skin);
+            return tl_parts_refuse(r, ptr, "node %u is not a joint of skin %u", nodes[b],
+                                   part->skin);
         if (b < part->bone_count)
             joints[b] = (uint32_t)j;
         else
@@ -388,13 +258,16 @@ static tl_result read_part(reader* r, uint32_t n, json_t* tailor, tl_scene_part*
     json_t* rv = json_object_get(tailor, TL_SCHEMA_RADII);
     snprintf(ptr, sizeof ptr, "%s/%s", base, TL_SCHEMA_RADII);
     if (rv && !(json_is_array(rv) && json_array_size(rv) == part->bone_count))
-        return refuse(r, ptr, "must be an array of %u numbers, one per bone", part->bone_count);
+        return tl_parts_refuse(r, ptr, "must be an array of %u numbers, one per bone",
+                               part->bone_count);
     for (uint32_t b = 0; rv && b < part->bone_count; ++b) {
         json_t* v = json_array_get(rv, b);
         snprintf(ptr, sizeof ptr, "%s/%s/%u", base, TL_SCHEMA_RADII, b);
-        if (!json_is_number(v)) return refuse(r, ptr, "must be a number, is %s", type_name(v));
+        if (!json_is_number(v))
+            return tl_parts_refuse(r, ptr, "must be a number, is %s", tl_parts_type_name(v));
         double x = json_number_value(v);
-        if (!(x >= 0 && isfinite((float)x))) return refuse(r, ptr, "must be >= 0, is %g", x);
+        if (!(x >= 0 && isfinite((float)x)))
+            return tl_parts_refuse(r, ptr, "must be >= 0, is %g", x);
         radii[b] = (float)x;
     }
     if (part->kind != TL_PART_CLOTH &&
@@ -403,32 +276,35 @@ static tl_result read_part(reader* r, uint32_t n, json_t* tailor, tl_scene_part*
     if (part->kind == TL_PART_CLOTH && (res = read_cloth(r, base, tailor, part)) != TL_OK)
         return res;
     if (part->resolved_by_name &&
-        (res = note(r, base,
-                    "node indices disagree with the node names stored beside them (the nodes "
-                    "were renumbered); the names were used")) != TL_OK)
+        (res = tl_parts_note(
+             r, base,
+             "node indices disagree with the node names stored beside them (the nodes "
+             "were renumbered); the names were used")) != TL_OK)
         return res;
     static const char* const known[] = {TL_SCHEMA_VERSION_KEY, TL_SCHEMA_KIND,
                                         TL_SCHEMA_ATTACHMENT,  TL_SCHEMA_ATTACHMENT_NAME,
                                         TL_SCHEMA_BONES,       TL_SCHEMA_BONE_NAMES,
                                         TL_SCHEMA_RADII,       TL_SCHEMA_CHAIN,
                                         TL_SCHEMA_CLOTH,       NULL};
-    return note_unknown(r, base, tailor, known, NULL);
+    return tl_parts_note_unknown(r, base, tailor, known, NULL);
 }
 
 /* `count` finite numbers within TL_SCENE_MAX_MAGNITUDE at ptr. */
 static tl_result read_numbers(reader* r, const char* ptr, json_t* v, uint32_t count, double* out) {
     if (!(json_is_array(v) && json_array_size(v) == count))
-        return refuse(r, ptr, "must be an array of %u numbers, is %s", count,
-                      json_is_array(v) ? "an array of another length" : type_name(v));
+        return tl_parts_refuse(r, ptr, "must be an array of %u numbers, is %s", count,
+                               json_is_array(v) ? "an array of another length"
+                                                : tl_parts_type_name(v));
     for (uint32_t k = 0; k < count; ++k) {
         json_t* x = json_array_get(v, k);
         char at[200];
         snprintf(at, sizeof at, "%s/%u", ptr, k);
-        if (!json_is_number(x)) return refuse(r, at, "must be a number, is %s", type_name(x));
+        if (!json_is_number(x))
+            return tl_parts_refuse(r, at, "must be a number, is %s", tl_parts_type_name(x));
         out[k] = json_number_value(x);
         if (!(fabs(out[k]) <= TL_SCENE_MAX_MAGNITUDE))
-            return refuse(r, at, "must be finite and within %g, is %g",
-                          (double)TL_SCENE_MAX_MAGNITUDE, out[k]);
+            return tl_parts_refuse(r, at, "must be finite and within %g, is %g",
+                                   (double)TL_SCENE_MAX_MAGNITUDE, out[k]);
     }
     return TL_OK;
 }
@@ -465,25 +341,27 @@ static tl_result read_collider_shape(reader* r, const char* base, json_t* obj, t
             return res;
         double n = sqrt(b[0] * b[0] + b[1] * b[1] + b[2] * b[2]);
         if (c->shape == TL_COLLIDER_PLANE && !(n > 0))
-            return refuse(r, ptr, "the plane's normal must not be zero");
+            return tl_parts_refuse(r, ptr, "the plane's normal must not be zero");
         for (int k = 0; k < 3; ++k) /* a normal is stored unit: a tiny one would be 0 as floats */
             c->b[k] = (float)(c->shape == TL_COLLIDER_PLANE ? b[k] / n : b[k]);
     }
     if (c->shape == TL_COLLIDER_SPHERE || c->shape == TL_COLLIDER_CAPSULE) {
         snprintf(ptr, sizeof ptr, "%s/%s", base, TL_SCHEMA_COLLIDER_RADIUS);
         json_t* v = json_object_get(obj, TL_SCHEMA_COLLIDER_RADIUS);
-        if (!json_is_number(v)) return refuse(r, ptr, "must be a number, is %s", type_name(v));
+        if (!json_is_number(v))
+            return tl_parts_refuse(r, ptr, "must be a number, is %s", tl_parts_type_name(v));
         radius[0] = json_number_value(v);
         if (!((float)radius[0] > 0 && radius[0] <= TL_SCENE_MAX_MAGNITUDE))
-            return refuse(r, ptr, "must be > 0 and within %g, is %g",
-                          (double)TL_SCENE_MAX_MAGNITUDE, radius[0]);
+            return tl_parts_refuse(r, ptr, "must be > 0 and within %g, is %g",
+                                   (double)TL_SCENE_MAX_MAGNITUDE, radius[0]);
         c->radius = (float)radius[0];
     }
     if (c->shape == TL_COLLIDER_ELLIPSOID) {
         snprintf(ptr, sizeof ptr, "%s/%s", base, TL_SCHEMA_COLLIDER_AXES);
         json_t* v = json_object_get(obj, TL_SCHEMA_COLLIDER_AXES);
         if (!(json_is_array(v) && json_array_size(v) == 3))
-            return refuse(r, ptr, "must be an array of 3 semi-axes, is %s", type_name(v));
+            return tl_parts_refuse(r, ptr, "must be an array of 3 semi-axes, is %s",
+                                   tl_parts_type_name(v));
         for (uint32_t k = 0; k < 3; ++k) {
             char at[220];
             snprintf(at, sizeof at, "%s/%u", ptr, k);
@@ -493,15 +371,16 @@ static tl_result read_collider_shape(reader* r, const char* base, json_t* obj, t
             for (int i = 0; i < 3; ++i) /* judged as stored */
                 e[i] = (float)e[i];
             if (!(e[0] * e[0] + e[1] * e[1] + e[2] * e[2] > 0))
-                return refuse(r, at, "a semi-axis must not be zero");
+                return tl_parts_refuse(r, at, "a semi-axis must not be zero");
             for (uint32_t m = 0; m < k; ++m) {
                 double* f = axes + 3 * m;
                 double dot = e[0] * f[0] + e[1] * f[1] + e[2] * f[2];
                 double ee = sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
                 double ff = sqrt(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]);
                 if (!(fabs(dot) <= 1e-3 * ee * ff))
-                    return refuse(r, at, "must be orthogonal to semi-axis %u (cosine %.3g)", m,
-                                  dot / (ee * ff));
+                    return tl_parts_refuse(r, at,
+                                           "must be orthogonal to semi-axis %u (cosine %.3g)", m,
+                                           dot / (ee * ff));
             }
             for (int i = 0; i < 3; ++i)
                 c->axes[k][i] = (float)e[i];
@@ -535,7 +414,8 @@ static bool collider_usable(const tl_collider* c) {
 /* One stored collider, skins/s/extras/tailor/colliders/k, into the rest-world frame. */
 static tl_result read_collider(reader* r, uint32_t s, const char* base, json_t* obj,
                                tl_body_collider* out, bool* by_name) {
-    if (!json_is_object(obj)) return refuse(r, base, "must be an object, is %s", type_name(obj));
+    if (!json_is_object(obj))
+        return tl_parts_refuse(r, base, "must be an object, is %s", tl_parts_type_name(obj));
     char ptr[200], name_ptr[200];
     const tl_scene_skin* sk = &r->scene->skins[s];
     memset(out, 0, sizeof *out);
@@ -543,19 +423,20 @@ static tl_result read_collider(reader* r, uint32_t s, const char* base, json_t* 
     json_t* v = json_object_get(obj, TL_SCHEMA_COLLIDER_SHAPE);
     int shape = string_index(v, shape_name, 4);
     if (shape < 0)
-        return refuse(r, ptr, "must be \"sphere\", \"capsule\", \"plane\" or \"ellipsoid\", is %s",
-                      json_is_string(v) ? json_string_value(v) : type_name(v));
+        return tl_parts_refuse(r, ptr,
+                               "must be \"sphere\", \"capsule\", \"plane\" or \"ellipsoid\", is %s",
+                               json_is_string(v) ? json_string_value(v) : tl_parts_type_name(v));
     tl_collider local = {0};
     local.shape = (tl_collider_shape)shape;
     snprintf(ptr, sizeof ptr, "%s/%s", base, TL_SCHEMA_COLLIDER_JOINT);
     snprintf(name_ptr, sizeof name_ptr, "%s/%s", base, TL_SCHEMA_COLLIDER_JOINT_NAME);
     uint32_t node;
-    tl_result res =
-        resolve(r, json_object_get(obj, TL_SCHEMA_COLLIDER_JOINT), ptr,
-                json_object_get(obj, TL_SCHEMA_COLLIDER_JOINT_NAME), name_ptr, &node, by_name);
+    tl_result res = tl_parts_resolve(r, json_object_get(obj, TL_SCHEMA_COLLIDER_JOINT), ptr,
+                                     json_object_get(obj, TL_SCHEMA_COLLIDER_JOINT_NAME), name_ptr,
+                                     &node, by_name);
     if (res != TL_OK) return res;
     if (r->joint_of_node[node] == TL_NONE)
-        return refuse(r, ptr, "node %u is not a joint of skin %u", node, s);
+        return tl_parts_refuse(r, ptr, "node %u is not a joint of skin %u", node, s);
     out->joint = (uint32_t)r->joint_of_node[node];
     out->role = sk->joints[out->joint].role;
     out->side = sk->joints[out->joint].side;
@@ -565,8 +446,9 @@ static tl_result read_collider(reader* r, uint32_t s, const char* base, json_t* 
         snprintf(ptr, sizeof ptr, "%s/%s", base, keys[k]);
         int i = string_index(v, k ? side_name : role_name, k ? 3 : TL_ROLE_COUNT);
         if (i < 0)
-            return refuse(r, ptr, "must be a %s name (docs/schema.md), is %s", k ? "side" : "role",
-                          json_is_string(v) ? json_string_value(v) : type_name(v));
+            return tl_parts_refuse(
+                r, ptr, "must be a %s name (docs/schema.md), is %s", k ? "side" : "role",
+                json_is_string(v) ? json_string_value(v) : tl_parts_type_name(v));
         if (k)
             out->side = (tl_side)i;
         else
@@ -576,7 +458,7 @@ static tl_result read_collider(reader* r, uint32_t s, const char* base, json_t* 
         snprintf(ptr, sizeof ptr, "%s/%s", base, TL_SCHEMA_COLLIDER_VERTICES);
         if (!json_is_integer(v) || json_integer_value(v) < 0 ||
             json_integer_value(v) > (json_int_t)UINT32_MAX)
-            return refuse(r, ptr, "must be a count >= 0, is %s", type_name(v));
+            return tl_parts_refuse(r, ptr, "must be a count >= 0, is %s", tl_parts_type_name(v));
         out->vertices = (uint32_t)json_integer_value(v);
     }
     if ((res = read_collider_shape(r, base, obj, &local)) != TL_OK) return res;
@@ -584,10 +466,11 @@ static tl_result read_collider(reader* r, uint32_t s, const char* base, json_t* 
     tl_mat4d_from_float(rest, sk->joints[out->joint].rest_world);
     tl_collider_transform(&local, rest, &out->local);
     if (!collider_usable(&out->local))
-        return refuse(r, base,
-                      "the rest transform of joint %u makes this collider degenerate (zero or "
-                      "non-finite size)",
-                      out->joint);
+        return tl_parts_refuse(
+            r, base,
+            "the rest transform of joint %u makes this collider degenerate (zero or "
+            "non-finite size)",
+            out->joint);
     static const char* const known[] = {TL_SCHEMA_COLLIDER_JOINT,
                                         TL_SCHEMA_COLLIDER_JOINT_NAME,
                                         TL_SCHEMA_COLLIDER_ROLE,
@@ -599,7 +482,7 @@ static tl_result read_collider(reader* r, uint32_t s, const char* base, json_t* 
                                         TL_SCHEMA_COLLIDER_AXES,
                                         TL_SCHEMA_COLLIDER_VERTICES,
                                         NULL};
-    return note_unknown(r, base, obj, known, NULL);
+    return tl_parts_note_unknown(r, base, obj, known, NULL);
 }
 
 /* skins/s/extras/tailor/colliders: into the skin's colliders. */
@@ -607,14 +490,15 @@ static tl_result read_colliders(reader* r, uint32_t s, const char* base, json_t*
     char ptr[160];
     snprintf(ptr, sizeof ptr, "%s/%s", base, TL_SCHEMA_COLLIDERS);
     if (!json_is_array(list))
-        return refuse(r, ptr, "must be an array of colliders, is %s", type_name(list));
+        return tl_parts_refuse(r, ptr, "must be an array of colliders, is %s",
+                               tl_parts_type_name(list));
     size_t count = json_array_size(list);
     if (count > TL_BODY_COLLIDERS_MAX)
-        return refuse(r, ptr, "must list at most %d colliders, lists %zu", TL_BODY_COLLIDERS_MAX,
-                      count);
+        return tl_parts_refuse(r, ptr, "must list at most %d colliders, lists %zu",
+                               TL_BODY_COLLIDERS_MAX, count);
     tl_body_collider* out = tl_scene_storage(r->scene, (count + 1) * sizeof *out);
     if (!out) return tl_error_set(r->err, TL_ERROR_MEMORY, "%s: out of memory", r->label);
-    load_skin_map(r, s);
+    tl_parts_load_skin_map(r, s);
     bool by_name = false;
     for (size_t k = 0; k < count; ++k) {
         char at[180];
@@ -623,9 +507,10 @@ static tl_result read_colliders(reader* r, uint32_t s, const char* base, json_t*
         if (res != TL_OK) return res;
     }
     if (by_name) {
-        tl_result res = note(r, ptr,
-                             "node indices disagree with the node names stored beside them (the "
-                             "nodes were renumbered); the names were used");
+        tl_result res =
+            tl_parts_note(r, ptr,
+                          "node indices disagree with the node names stored beside them (the "
+                          "nodes were renumbered); the names were used");
         if (res != TL_OK) return res;
     }
     tl_scene_skin* sk = (tl_scene_skin*)&r->scene->skins[s]; /* (the scene's own storage) */
@@ -639,13 +524,13 @@ static tl_result read_skin(reader* r, uint32_t s, json_t* tailor) {
     char base[64];
     snprintf(base, sizeof base, "/skins/%u/extras/%s", s, TL_SCHEMA_KEY);
     if (!json_is_object(tailor))
-        return refuse(r, base, "must be an object, is %s", type_name(tailor));
+        return tl_parts_refuse(r, base, "must be an object, is %s", tl_parts_type_name(tailor));
     uint32_t version;
-    tl_result res = read_version(r, base, tailor, &version);
+    tl_result res = tl_parts_read_version(r, base, tailor, &version);
     json_t* colliders = json_object_get(tailor, TL_SCHEMA_COLLIDERS);
     if (res == TL_OK && colliders) res = read_colliders(r, s, base, colliders);
     static const char* const known[] = {TL_SCHEMA_VERSION_KEY, TL_SCHEMA_COLLIDERS, NULL};
-    return res != TL_OK ? res : note_unknown(r, base, tailor, known, NULL);
+    return res != TL_OK ? res : tl_parts_note_unknown(r, base, tailor, known, NULL);
 }
 
 /* The child of `node` named exactly `name`, or TL_NONE. */
@@ -713,7 +598,7 @@ static tl_result read_named(reader* r, tl_scene_part** out, uint32_t* count) {
     for (int pass = 0; pass < 2; ++pass) {
         uint32_t k = 0;
         for (uint32_t s = 0; s < r->scene->skin_count; ++s) {
-            load_skin_map(r, s);
+            tl_parts_load_skin_map(r, s);
             for (uint32_t j = 0; j < r->scene->skins[s].joint_count; ++j) {
                 if (!named_chain(r, s, j, pass ? &(*out)[k] : NULL, pass == 1)) continue;
                 if (pass == 1) {
@@ -723,7 +608,7 @@ static tl_result read_named(reader* r, tl_scene_part** out, uint32_t* count) {
                              "no extras.tailor (an exporter dropped it?): chain %s recognised by "
                              "its joint names, played with default settings",
                              r->scene->skins[s].joints[j].name);
-                    tl_result res = note(r, ptr, what);
+                    tl_result res = tl_parts_note(r, ptr, what);
                     if (res != TL_OK) return res;
                 }
                 ++k;
@@ -763,6 +648,7 @@ tl_result tl_scene_parts_read(tl_scene* scene, const char* label, tl_error* err)
     for (uint32_t n = 0; n < doc->node_count && res == TL_OK; ++n)
         if (tailor_of(nodes, n)) res = read_part(&r, n, tailor_of(nodes, n), &parts[k++]);
     if (res == TL_OK && count == 0) res = read_named(&r, &parts, &count);
+    if (res == TL_OK) res = tl_parts_check_joint_parts(&r, parts, count);
     char** notes = res == TL_OK ? tl_scene_storage(scene, r.note_count * sizeof *notes) : NULL;
     if (res == TL_OK && !notes)
         res = tl_error_set(err, TL_ERROR_MEMORY, "%s: out of memory", label);

@@ -61,3 +61,21 @@ bool tl_schema_setting_check(const tl_schema_setting* s, double number, char* wh
         return true;
     return false;
 }
+
+#define PENDULUM(name, lo, open, hi)                                                               \
+    { #name, offsetof(tl_pendulum_def, name), lo, open, hi }
+
+/* length, gravity and teleport_distance in metres of a 1.8 m character (x H / 1.8 m at play) */
+const tl_schema_setting tl_schema_pendulum_settings[TL_SCHEMA_PENDULUM_SETTING_COUNT] = {
+    PENDULUM(length, 0, true, INFINITY),   PENDULUM(gravity, -INFINITY, false, INFINITY),
+    PENDULUM(damping, 0, false, 0.999f),   PENDULUM(stiffness, 0, false, 1),
+    PENDULUM(max_angle_deg, 0, true, 180), PENDULUM(teleport_distance, 0, true, INFINITY),
+};
+
+#define AIM(name, lo, open, hi)                                                                    \
+    { #name, offsetof(tl_aim_def, name), lo, open, hi }
+
+const tl_schema_setting tl_schema_aim_settings[TL_SCHEMA_AIM_SETTING_COUNT] = {
+    AIM(weight, 0, false, 1),
+    AIM(max_angle_deg, 0, false, 180),
+};

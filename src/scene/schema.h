@@ -4,6 +4,7 @@
 #define TL_SCENE_SCHEMA_H
 
 #include <tailor/cloth.h>
+#include <tailor/pendulum.h>
 #include <tailor/sim.h>
 
 #include <stdbool.h>
@@ -71,5 +72,19 @@ bool tl_schema_setting_check(const tl_schema_setting* s, double value, char* why
 enum { TL_SCHEMA_CLOTH_SETTING_COUNT = 14 };
 extern const tl_schema_setting tl_schema_cloth_settings[TL_SCHEMA_CLOTH_SETTING_COUNT];
 float* tl_schema_cloth_setting_field(const tl_schema_setting* s, tl_cloth_settings* settings);
+
+/* extras.tailor of a part of kind pendulum or aim (docs/schema.md), on the joint it turns */
+#define TL_SCHEMA_PENDULUM "pendulum"                      /* the pendulum's settings */
+#define TL_SCHEMA_PENDULUM_REST_DIRECTION "rest_direction" /* 3 numbers, the joint's frame */
+#define TL_SCHEMA_AIM "aim"                                /* the aim's settings */
+#define TL_SCHEMA_AIM_AXIS "aim_axis"                      /* 3 numbers, the joint's frame */
+#define TL_SCHEMA_AIM_TARGET "target"                      /* the node it points at ... */
+#define TL_SCHEMA_AIM_TARGET_NAME "target_name"            /* ... and that node's name */
+
+/* The pendulum's and the aim's float settings: key, field in tl_pendulum_def / tl_aim_def,
+ * range (the ones tl_pendulum_init checks and tl_aim_solve asserts). */
+enum { TL_SCHEMA_PENDULUM_SETTING_COUNT = 6, TL_SCHEMA_AIM_SETTING_COUNT = 2 };
+extern const tl_schema_setting tl_schema_pendulum_settings[TL_SCHEMA_PENDULUM_SETTING_COUNT];
+extern const tl_schema_setting tl_schema_aim_settings[TL_SCHEMA_AIM_SETTING_COUNT];
 
 #endif

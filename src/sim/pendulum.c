@@ -68,6 +68,22 @@ static bool pose_ok(const tl_chain_pose* f) {
            isfinite(f->scale) && f->scale > 0;
 }
 
+void tl_pendulum_carry(tl_pendulum* p, const tl_chain_pose* pivot) {
+    assert(p && pivot);
+    if (!p->started || !pose_ok(pivot)) {
+        tl_pendulum_reset(p, pivot);
+        return;
+    }
+    /* the particle keeps its place and velocity in the pivot's frame */
+    qt from = qt_normalize(qt_load(p->pivot.rotation)), to = qt_normalize(qt_load(pivot->rotation));
+    v3 a = v3_load(p->pivot.position), b = v3_load(pivot->position);
+    v3 x = qt_rotate(to, qt_unrotate(from, v3_sub(v3_load(p->position), a)));
+    v3 y = qt_rotate(to, qt_unrotate(from, v3_sub(v3_load(p->previous), a)));
+    v3_store(p->position, v3_add(b, x));
+    v3_store(p->previous, v3_add(b, y));
+    p->pivot = *pivot;
+}
+
 static v3 rest_point(const tl_pendulum* p, const tl_chain_pose* f) {
     qt r = qt_normalize(qt_load(f->rotation));
     return v3_madd(v3_load(f->position), qt_rotate(r, v3_load(p->def.rest_direction)),
@@ -138,15 +154,7 @@ void tl_pendulum_step(tl_pendulum* p, const tl_chain_pose* pivot, float dt) {
     const tl_pendulum_def* d = &p->def;
     v3 jump = v3_sub(v3_load(pivot->position), v3_load(p->pivot.position));
     if (v3_length(jump) > d->teleport_distance * d->scale) {
-        /* carried rigidly: the particle keeps its place and velocity in the pivot's frame */
-        qt from = qt_normalize(qt_load(p->pivot.rotation)),
-           to = qt_normalize(qt_load(pivot->rotation));
-        v3 a = v3_load(p->pivot.position), b = v3_load(pivot->position);
-        v3 x = qt_rotate(to, qt_unrotate(from, v3_sub(v3_load(p->position), a)));
-        v3 y = qt_rotate(to, qt_unrotate(from, v3_sub(v3_load(p->previous), a)));
-        v3_store(p->position, v3_add(b, x));
-        v3_store(p->previous, v3_add(b, y));
-        p->pivot = *pivot;
+        tl_pendulum_carry(p, pivot);
         p->teleports++;
     }
     float h = d->fixed_step, before = p->accumulator, total = before + dt;

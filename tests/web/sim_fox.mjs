@@ -69,6 +69,17 @@ for (const clip of gltf.animations) {
 
 check(mostMoved > 0.01, `no clip moves the chain by 1% of H (at most ${mostMoved.toFixed(4)} H)`);
 
+// A pendulum or aim part (docs/schema.md) is skipped with a note, the chains read as before.
+{
+  const withPendulum = JSON.parse(JSON.stringify(gltf.parser.json));
+  const head = withPendulum.skins[0].joints.find((j) => !(withPendulum.nodes[j].extras || {}).tailor);
+  withPendulum.nodes[head].extras = { tailor: { version: 2, kind: 'pendulum', pendulum: {} } };
+  const before = readParts(gltf.parser.json, file).parts.length;
+  const read = readParts(withPendulum, file);
+  check(head !== undefined && read.parts.length === before, `a pendulum part changed the chains read (${read.parts.length}, was ${before})`);
+  check(read.notes.some((n) => n.includes('kind pendulum')), 'no note for the pendulum part');
+}
+
 // The version rule of docs/schema.md: a part written by a newer writer is refused by the JS
 // reader with the C reader's message (the same file, patched, through `tailor play`).
 const json = JSON.parse(JSON.stringify(gltf.parser.json));
