@@ -58,16 +58,8 @@ static tl_result read_chain(reader* r, const char* base, json_t* tailor, uint32_
     for (int k = 0; k < TL_SCHEMA_SETTING_COUNT; ++k) {
         const tl_schema_setting* s = &tl_schema_settings[k];
         known[k] = s->key;
-        json_t* v = json_object_get(chain, s->key);
-        if (!v) continue;
-        char at[200], why[64];
-        snprintf(at, sizeof at, "%s/%s", ptr, s->key);
-        if (!json_is_number(v))
-            return tl_parts_refuse(r, at, "must be a number, is %s", tl_parts_type_name(v));
-        double x = json_number_value(v);
-        if (!tl_schema_setting_check(s, x, why, sizeof why))
-            return tl_parts_refuse(r, at, "%s, is %g", why, x);
-        *tl_schema_setting_field(s, out) = (float)x;
+        tl_result res = tl_parts_read_setting(r, ptr, chain, s, tl_schema_setting_field(s, out));
+        if (res != TL_OK) return res;
     }
     known[TL_SCHEMA_SETTING_COUNT] = NULL;
     return tl_parts_note_unknown(r, ptr, chain, known, version == 1 ? TL_SCHEMA_V1_SCALE : NULL);
@@ -78,7 +70,7 @@ static tl_result read_cloth_settings(reader* r, const char* ptr, json_t* o, tl_c
     if (!o) return TL_OK;
     if (!json_is_object(o))
         return tl_parts_refuse(r, ptr, "must be an object, is %s", tl_parts_type_name(o));
-    char at[320], why[64];
+    char at[320];
     const char* known[TL_SCHEMA_CLOTH_SETTING_COUNT + 2];
     json_t* it = json_object_get(o, TL_SCHEMA_CLOTH_ITERATIONS);
     snprintf(at, sizeof at, "%s/%s", ptr, TL_SCHEMA_CLOTH_ITERATIONS);
@@ -90,15 +82,8 @@ static tl_result read_cloth_settings(reader* r, const char* ptr, json_t* o, tl_c
     for (int k = 0; k < TL_SCHEMA_CLOTH_SETTING_COUNT; ++k) {
         const tl_schema_setting* d = &tl_schema_cloth_settings[k];
         known[k + 1] = d->key;
-        json_t* v = json_object_get(o, d->key);
-        if (!v) continue;
-        snprintf(at, sizeof at, "%s/%s", ptr, d->key);
-        if (!json_is_number(v))
-            return tl_parts_refuse(r, at, "must be a number, is %s", tl_parts_type_name(v));
-        double x = json_number_value(v);
-        if (!tl_schema_setting_check(d, x, why, sizeof why))
-            return tl_parts_refuse(r, at, "%s, is %g", why, x);
-        *tl_schema_cloth_setting_field(d, s) = (float)x;
+        tl_result res = tl_parts_read_setting(r, ptr, o, d, tl_schema_cloth_setting_field(d, s));
+        if (res != TL_OK) return res;
     }
     known[TL_SCHEMA_CLOTH_SETTING_COUNT + 1] = NULL;
     return tl_parts_note_unknown(r, ptr, o, known, NULL);

@@ -71,6 +71,21 @@ tl_result tl_parts_read_version(reader* r, const char* base, json_t* tailor, uin
     return TL_OK;
 }
 
+tl_result tl_parts_read_setting(reader* r, const char* ptr, json_t* obj, const tl_schema_setting* s,
+                                float* field) {
+    json_t* v = json_object_get(obj, s->key);
+    if (!v) return TL_OK;
+    char at[240], why[64];
+    snprintf(at, sizeof at, "%s/%s", ptr, s->key);
+    if (!json_is_number(v))
+        return tl_parts_refuse(r, at, "must be a number, is %s", tl_parts_type_name(v));
+    double x = json_number_value(v);
+    if (!tl_schema_setting_check(s, x, why, sizeof why))
+        return tl_parts_refuse(r, at, "%s, is %g", why, x);
+    *field = (float)x;
+    return TL_OK;
+}
+
 /* Notes every key of `obj` not in `known` (NULL-terminated); `quiet` keys pass silently. */
 tl_result tl_parts_note_unknown(reader* r, const char* base, json_t* obj, const char* const* known,
                                 const char* quiet) {

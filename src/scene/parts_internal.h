@@ -6,6 +6,8 @@
 #include <tailor/gltf_json.h>
 #include <tailor/scene.h>
 
+#include "scene/schema.h"
+
 typedef struct reader {
     tl_scene* scene;
     const tl_gltf* doc;
@@ -27,6 +29,10 @@ const char* tl_parts_type_name(const json_t* v);
 tl_result tl_parts_read_version(reader* r, const char* base, json_t* tailor, uint32_t* out);
 tl_result tl_parts_note_unknown(reader* r, const char* base, json_t* obj, const char* const* known,
                                 const char* quiet);
+/* Setting s of the settings object `obj` at ptr into *field when present (a number within s's
+ * range; refused with its JSON pointer otherwise; missing: *field kept). */
+tl_result tl_parts_read_setting(reader* r, const char* ptr, json_t* obj, const tl_schema_setting* s,
+                                float* field);
 tl_result tl_parts_resolve(reader* r, json_t* index, const char* index_ptr, json_t* name,
                            const char* name_ptr, uint32_t* node, bool* by_name);
 void tl_parts_load_skin_map(reader* r, uint32_t skin);

@@ -43,19 +43,12 @@ static tl_result read_settings(reader* r, const char* ptr, json_t* o,
     if (!json_is_object(o))
         return tl_parts_refuse(r, ptr, "must be an object, is %s", tl_parts_type_name(o));
     const char* known[TL_SCHEMA_PENDULUM_SETTING_COUNT + 2];
-    char at[240], why[64];
+    char at[240];
     for (int k = 0; k < count; ++k) {
         const tl_schema_setting* s = &table[k];
         known[k] = s->key;
-        json_t* v = json_object_get(o, s->key);
-        if (!v) continue;
-        snprintf(at, sizeof at, "%s/%s", ptr, s->key);
-        if (!json_is_number(v))
-            return tl_parts_refuse(r, at, "must be a number, is %s", tl_parts_type_name(v));
-        double x = json_number_value(v);
-        if (!tl_schema_setting_check(s, x, why, sizeof why))
-            return tl_parts_refuse(r, at, "%s, is %g", why, x);
-        *(float*)((char*)fields + s->offset) = (float)x;
+        tl_result res = tl_parts_read_setting(r, ptr, o, s, (float*)((char*)fields + s->offset));
+        if (res != TL_OK) return res;
     }
     known[count] = direction_key, known[count + 1] = NULL;
     json_t* d = json_object_get(o, direction_key);
