@@ -60,7 +60,8 @@ typedef struct hair_grid {
 bool hair_grid_build(hair_grid* g, const float* points, const uint32_t* ids, uint32_t count,
                      float cell);
 /* Over the boxes boxes[6 * id] (lo xyz, hi xyz) of ids[0..count) (NULL: 0..count); the cell
- * grows to keep at most max_cells cells. */
+ * grows to keep at most max_cells cells. False, no grid, without memory or when the boxes'
+ * bounds are not finite. */
 bool hair_grid_build_boxes(hair_grid* g, const float* boxes, const uint32_t* ids, uint32_t count,
                            float cell, size_t max_cells);
 void hair_grid_free(hair_grid* g);

@@ -10,6 +10,8 @@
 
 /* Influences gathered over a triangle's vertices: summed per joint, the four largest kept. */
 #define LAYER_MAX_INFLUENCES 48
+/* The seed's triangles whose distance the visit reuses (a vertex's first ones). */
+#define LAYER_SEED_KEPT 16
 
 typedef struct nearest_query {
     const float* positions;
@@ -95,13 +97,16 @@ typedef struct closest_query {
     float best;
     uint32_t triangle;
     float bary[3];
-    uint32_t* tested; /* per triangle: the mark of the last query that tested it */
+    uint32_t* tested; /* per triangle: mark when this query tested it, mark + 1 when the seed did */
     uint32_t mark;
     const float* sphere; /* per triangle: centre xyz and radius */
     const float* pad;    /* per vertex: its longest edge and the rounding slack, see vertex_pads */
     double lim;          /* the best's distance (its square root, kept to spare one a test) */
     double slack;        /* 1e-5 of the query's |x| + |y| + |z|: rounding at its size */
     bool seeded;         /* best is closest_seed's bound, no triangle taken yet */
+    uint32_t seed_count; /* the seed's triangles, their distances and barycentrics */
+    uint32_t seed_tri[LAYER_SEED_KEPT];
+    float seed_d2[LAYER_SEED_KEPT], seed_bary[LAYER_SEED_KEPT][3];
 } closest_query;
 
 /* Whether triangle t lies surely farther than the best so far: its sphere's distance, less a
@@ -149,14 +154,23 @@ static bool closest_visit(void* user, uint32_t v) {
     for (uint32_t i = q->start[v]; i < q->start[v + 1]; ++i) {
         /* a triangle met again through another of its vertices gives the same distance, which
            the strict test below would not take: skipped */
-        if (q->tested[q->items[i]] == q->mark) continue;
+        uint32_t was = q->tested[q->items[i]];
+        if (was == q->mark) continue;
         q->tested[q->items[i]] = q->mark; /* the best only shrinks: skipped now, skipped then */
-        if (closest_beyond(q, q->items[i])) continue;
-        const uint32_t* t = q->mesh->triangles + 3 * (size_t)q->items[i];
-        float bary[3];
-        float d2 = tl_mesh_triangle_nearest(q->p, q->mesh->positions + 3 * (size_t)t[0],
-                                            q->mesh->positions + 3 * (size_t)t[1],
-                                            q->mesh->positions + 3 * (size_t)t[2], bary);
+        float bary[3], d2;
+        if (was == q->mark + 1) { /* the seed's: its distance, the same the test gives */
+            uint32_t k = 0;
+            while (q->seed_tri[k] != q->items[i])
+                k++;
+            d2 = q->seed_d2[k];
+            memcpy(bary, q->seed_bary[k], sizeof bary);
+        } else {
+            if (closest_beyond(q, q->items[i])) continue; /* skips only d2 > best: not taken */
+            const uint32_t* t = q->mesh->triangles + 3 * (size_t)q->items[i];
+            d2 = tl_mesh_triangle_nearest(q->p, q->mesh->positions + 3 * (size_t)t[0],
+                                          q->mesh->positions + 3 * (size_t)t[1],
+                                          q->mesh->positions + 3 * (size_t)t[2], bary);
+        }
         /* of equals the first in the visit: the one taken strictly below an infinite start */
         bool first = q->seeded && q->triangle == UINT32_MAX && d2 == q->best;
         if (!(d2 < q->best) && !first) continue;
@@ -169,8 +183,9 @@ static bool closest_visit(void* user, uint32_t v) {
 
 /* A bound on the best before the visit, so that its tests skip from the start: the distance to
  * the triangles of the vertex nearest p in p's own cell (candidates of the visit, so no nearer
- * than its closest; no marks set). The visit then takes the first triangle in its order whose
- * distance is the least, as from an infinite start. */
+ * than its closest). The visit then takes the first triangle in its order whose distance is the
+ * least, as from an infinite start; the first LAYER_SEED_KEPT of them are marked mark + 1 and
+ * their distances kept, so the visit does not test them again. */
 static void closest_seed(closest_query* q, const hair_grid* g) {
     uint32_t c[3], near = UINT32_MAX;
     if (!g->start || !hair_grid_range(g, q->p, q->p, c, c)) return;
@@ -190,6 +205,11 @@ static void closest_seed(closest_query* q, const hair_grid* g) {
                                             q->mesh->positions + 3 * (size_t)t[1],
                                             q->mesh->positions + 3 * (size_t)t[2], bary);
         best = d2 < best ? d2 : best;
+        if (q->seed_count == LAYER_SEED_KEPT) continue;
+        uint32_t k = q->seed_count++;
+        q->seed_tri[k] = q->items[i], q->seed_d2[k] = d2;
+        memcpy(q->seed_bary[k], bary, sizeof bary);
+        q->tested[q->items[i]] = q->mark + 1;
     }
     if (!(best < INFINITY)) return;
     q->best = best, q->lim = sqrt((double)best), q->seeded = true;
@@ -203,8 +223,8 @@ static void weights_at(const tl_scene_skin* sk, const tl_hair_mesh* mesh, const 
                        uint32_t* tested, uint32_t mark, const float* sphere, const float* pad,
                        const float p[3], uint16_t joints[4], float weights[4]) {
     double size = fabs((double)p[0]) + fabs((double)p[1]) + fabs((double)p[2]);
-    closest_query q = {mesh,   start, items,  p,   INFINITY, UINT32_MAX,  {1, 0, 0},
-                       tested, mark,  sphere, pad, INFINITY, 1e-5 * size, false};
+    closest_query q = {mesh, start,  items, p,        INFINITY,    UINT32_MAX, {1, 0, 0}, tested,
+                       mark, sphere, pad,   INFINITY, 1e-5 * size, false,      0};
     closest_seed(&q, g);
     hair_grid_visit(g, p, closest_visit, &q);
     uint32_t v = UINT32_MAX;
@@ -274,7 +294,8 @@ static tl_result layer_write(tl_gltf* doc, const tl_scene_skin* sk, const tl_hai
         for (uint32_t k = 0; k < gd->point_count; ++k, ++n) {
             memcpy(pos + 3 * (size_t)n, g->points + 3 * (size_t)(gd->first_point + k),
                    3 * sizeof(float));
-            weights_at(sk, mesh, uidx, &grid, start, items, tested, n + 1, sphere, pad,
+            /* marks 2n + 2 and 2n + 3 (the seed's): never the calloc's 0, new per query */
+            weights_at(sk, mesh, uidx, &grid, start, items, tested, 2 * n + 2, sphere, pad,
                        pos + 3 * (size_t)n, joints + 4 * (size_t)n, weights + 4 * (size_t)n);
             if (k > 0) lines[s++] = n - 1, lines[s++] = n;
         }
