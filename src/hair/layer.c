@@ -215,18 +215,138 @@ static void closest_seed(closest_query* q, const hair_grid* g) {
     q->best = best, q->lim = sqrt((double)best), q->seeded = true;
 }
 
+/* The visit's key of triangle t, whose distance ties another's: the visit (hair_grid_visit over
+ * the 27 cells around cell c, each cell's vertices ascending, each vertex's triangles ascending)
+ * meets it first through the earliest of its vertices in those cells, and takes the first of
+ * equals. Returns that vertex's cell index (the visit's cell order) and sets *vertex. */
+static size_t visit_key(const closest_query* q, const hair_grid* g, const int64_t c[3],
+                        const uint32_t* vcell, uint32_t t, uint32_t* vertex) {
+    size_t best = SIZE_MAX;
+    *vertex = UINT32_MAX;
+    for (int i = 0; i < 3; ++i) {
+        uint32_t v = q->mesh->triangles[3 * (size_t)t + i];
+        const uint32_t* vc = vcell + 3 * (size_t)v;
+        bool in = true;
+        for (int k = 0; k < 3; ++k)
+            in = in && (int64_t)vc[k] >= c[k] - 1 && (int64_t)vc[k] <= c[k] + 1;
+        if (!in) continue;
+        size_t at = hair_grid_cell(g, vc[0], vc[1], vc[2]);
+        if (at < best || (at == best && v < *vertex)) best = at, *vertex = v;
+    }
+    return best;
+}
+
+/* What the visit finds, from the seed's bound on: the triangles that have a vertex in the 27
+ * cells around p (the visit's candidates) and lie within the seed's distance, found through a
+ * grid over the triangles' boxes; the least distance, ties to the triangle the visit meets
+ * first (visit_key, then the lower index). The seed's best is a candidate's distance, so
+ * every triangle the visit could take lies within it (the box is widened by 1e-4 of it and the
+ * query's slack against rounding). */
+static void closest_triangles(closest_query* q, const hair_grid* g, const hair_grid* tg,
+                              const float* boxes, const uint32_t* vcell) {
+    int64_t c[3];
+    for (int k = 0; k < 3; ++k)
+        c[k] = (int64_t)floorf((q->p[k] - g->origin[k]) / g->cell);
+    double reach = q->lim * (1 + 1e-4) + 4 * q->slack;
+    float lo[3], hi[3];
+    for (int k = 0; k < 3; ++k)
+        lo[k] = (float)(q->p[k] - reach), hi[k] = (float)(q->p[k] + reach);
+    uint32_t l[3], h[3], key_vertex = UINT32_MAX;
+    size_t key_cell = SIZE_MAX;
+    if (!hair_grid_range(tg, lo, hi, l, h)) return;
+    for (uint32_t z = l[2]; z <= h[2]; ++z)
+        for (uint32_t y = l[1]; y <= h[1]; ++y)
+            for (uint32_t x = l[0]; x <= h[0]; ++x) {
+                size_t cell = hair_grid_cell(tg, x, y, z);
+                for (uint32_t i = tg->start[cell]; i < tg->start[cell + 1]; ++i) {
+                    uint32_t t = tg->items[i], was = q->tested[t];
+                    if (was == q->mark) continue;
+                    q->tested[t] = q->mark;
+                    const float* b = boxes + 6 * (size_t)t;
+                    bool apart = false;
+                    for (int k = 0; k < 3; ++k)
+                        apart = apart || b[k] > hi[k] || b[3 + k] < lo[k];
+                    if (apart) continue; /* farther than the reach on one axis */
+                    uint32_t vertex;
+                    size_t at = visit_key(q, g, c, vcell, t, &vertex);
+                    if (at == SIZE_MAX) continue; /* not one of the visit's candidates */
+                    float bary[3], d2;
+                    if (was == q->mark + 1) {
+                        uint32_t k = 0;
+                        while (q->seed_tri[k] != t)
+                            k++;
+                        d2 = q->seed_d2[k];
+                        memcpy(bary, q->seed_bary[k], sizeof bary);
+                    } else {
+                        if (closest_beyond(q, t)) continue;
+                        const uint32_t* tri = q->mesh->triangles + 3 * (size_t)t;
+                        d2 =
+                            tl_mesh_triangle_nearest(q->p, q->mesh->positions + 3 * (size_t)tri[0],
+                                                     q->mesh->positions + 3 * (size_t)tri[1],
+                                                     q->mesh->positions + 3 * (size_t)tri[2], bary);
+                    }
+                    bool tie = d2 == q->best &&
+                               (q->triangle == UINT32_MAX || at < key_cell ||
+                                (at == key_cell && (vertex < key_vertex ||
+                                                    (vertex == key_vertex && t < q->triangle))));
+                    if (!(d2 < q->best) && !tie) continue;
+                    q->best = d2, q->triangle = t, key_cell = at, key_vertex = vertex;
+                    q->lim = sqrt((double)d2);
+                    memcpy(q->bary, bary, sizeof bary);
+                }
+            }
+}
+
+/* The triangles' grid of closest_triangles: each triangle's box (6 floats in boxes), filed in
+ * cells of the boxes' mean largest side; and each vertex's cell in the vertex grid g (3 per
+ * vertex, read from g's lists). False: out of memory or no grid (the visit alone then). */
+static bool triangle_grid(const tl_hair_mesh* mesh, const hair_grid* g, hair_grid* tg, float* boxes,
+                          uint32_t* vcell) {
+    double side = 0;
+    for (uint32_t t = 0; t < mesh->triangle_count; ++t) {
+        const uint32_t* tri = mesh->triangles + 3 * (size_t)t;
+        float* b = boxes + 6 * (size_t)t;
+        float most = 0;
+        for (int k = 0; k < 3; ++k) {
+            float x = mesh->positions[3 * (size_t)tri[0] + k],
+                  y = mesh->positions[3 * (size_t)tri[1] + k],
+                  z = mesh->positions[3 * (size_t)tri[2] + k];
+            b[k] = fminf(x, fminf(y, z)), b[3 + k] = fmaxf(x, fmaxf(y, z));
+            most = fmaxf(most, b[3 + k] - b[k]);
+        }
+        side += most;
+    }
+    float cell = (float)(side / (mesh->triangle_count ? mesh->triangle_count : 1));
+    if (!g->start || !(cell > 0) || !isfinite(cell) || mesh->triangle_count == 0) return false;
+    for (uint32_t z = 0; z < g->dims[2]; ++z)
+        for (uint32_t y = 0; y < g->dims[1]; ++y)
+            for (uint32_t x = 0; x < g->dims[0]; ++x) {
+                size_t at = hair_grid_cell(g, x, y, z);
+                for (uint32_t i = g->start[at]; i < g->start[at + 1]; ++i) {
+                    uint32_t* vc = vcell + 3 * (size_t)g->items[i];
+                    vc[0] = x, vc[1] = y, vc[2] = z;
+                }
+            }
+    return hair_grid_build_boxes(tg, boxes, NULL, mesh->triangle_count, cell,
+                                 4 * (size_t)mesh->triangle_count + 64);
+}
+
 /* The skin weights at p: blended over the closest point of the hair surface (the weights the
  * visible mesh has there); when no vertex is in the cells around p, the triangles around the
  * nearest vertex. */
 static void weights_at(const tl_scene_skin* sk, const tl_hair_mesh* mesh, const uint32_t* uidx,
                        const hair_grid* g, const uint32_t* start, const uint32_t* items,
                        uint32_t* tested, uint32_t mark, const float* sphere, const float* pad,
+                       const hair_grid* tg, const float* boxes, const uint32_t* vcell,
                        const float p[3], uint16_t joints[4], float weights[4]) {
     double size = fabs((double)p[0]) + fabs((double)p[1]) + fabs((double)p[2]);
     closest_query q = {mesh, start,  items, p,        INFINITY,    UINT32_MAX, {1, 0, 0}, tested,
                        mark, sphere, pad,   INFINITY, 1e-5 * size, false,      0};
     closest_seed(&q, g);
-    hair_grid_visit(g, p, closest_visit, &q);
+    if (q.seeded && tg->start)
+        closest_triangles(&q, g, tg, boxes, vcell);
+    else
+        hair_grid_visit(g, p, closest_visit, &q);
     uint32_t v = UINT32_MAX;
     if (q.triangle == UINT32_MAX) {
         v = nearest_vertex(g, mesh, p);
@@ -287,6 +407,11 @@ static tl_result layer_write(tl_gltf* doc, const tl_scene_skin* sk, const tl_hai
         !vertex_triangles(mesh, &start, &items) ||
         !hair_grid_build(&grid, mesh->positions, ids, mesh->vertex_count, cell))
         r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    hair_grid tgrid = {0};
+    float* boxes = malloc(6 * sizeof(float) * ((size_t)mesh->triangle_count + 1));
+    uint32_t* vcell = malloc(3 * sizeof(uint32_t) * ((size_t)mesh->vertex_count + 1));
+    if (r == TL_OK && boxes && vcell && !triangle_grid(mesh, &grid, &tgrid, boxes, vcell))
+        tgrid = (hair_grid){0}; /* the visit alone, as it finds the same */
     uint32_t n = 0, s = 0;
     for (uint32_t i = 0; r == TL_OK && i < g->guide_count; ++i) {
         const tl_hair_guide* gd = &g->guides[i];
@@ -295,14 +420,17 @@ static tl_result layer_write(tl_gltf* doc, const tl_scene_skin* sk, const tl_hai
             memcpy(pos + 3 * (size_t)n, g->points + 3 * (size_t)(gd->first_point + k),
                    3 * sizeof(float));
             /* marks 2n + 2 and 2n + 3 (the seed's): never the calloc's 0, new per query */
-            weights_at(sk, mesh, uidx, &grid, start, items, tested, 2 * n + 2, sphere, pad,
-                       pos + 3 * (size_t)n, joints + 4 * (size_t)n, weights + 4 * (size_t)n);
+            weights_at(sk, mesh, uidx, &grid, start, items, tested, 2 * n + 2, sphere, pad, &tgrid,
+                       boxes, vcell, pos + 3 * (size_t)n, joints + 4 * (size_t)n,
+                       weights + 4 * (size_t)n);
             if (k > 0) lines[s++] = n - 1, lines[s++] = n;
         }
     }
     if (r == TL_OK)
         r = hair_mesh_add(doc, sk, "hair_guides", pos, points, joints, weights, lines, s, 1, err);
     hair_grid_free(&grid);
+    hair_grid_free(&tgrid);
+    free(boxes), free(vcell);
     free(ids), free(tested), free(sphere), free(pad), free(start), free(items), free(pos),
         free(joints), free(weights), free(lines);
     return r;
