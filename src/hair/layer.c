@@ -331,27 +331,90 @@ static bool triangle_grid(const tl_hair_mesh* mesh, const hair_grid* g, hair_gri
                                  4 * (size_t)mesh->triangle_count + 64);
 }
 
+/* What the closest-point queries read: the hair mesh's vertex → triangles lists, per-triangle
+ * marks and spheres, per-vertex pads, the vertex grid and the triangle grid (tgrid.start NULL:
+ * the visit alone). */
+typedef struct layer_index {
+    const tl_hair_mesh* mesh;
+    uint32_t *start, *items, *tested, *vcell;
+    float *sphere, *pad, *boxes;
+    hair_grid grid, tgrid;
+} layer_index;
+
+static void layer_index_free(layer_index* li) {
+    hair_grid_free(&li->grid);
+    hair_grid_free(&li->tgrid);
+    free(li->start), free(li->items), free(li->tested), free(li->vcell), free(li->sphere),
+        free(li->pad), free(li->boxes);
+}
+
+/* False: out of memory. */
+static bool layer_index_build(layer_index* li, const tl_hair_mesh* mesh, float cell,
+                              bool triangles) {
+    *li = (layer_index){.mesh = mesh};
+    size_t V = (size_t)mesh->vertex_count + 1, T = (size_t)mesh->triangle_count + 1;
+    uint32_t* ids = malloc(sizeof(uint32_t) * V);
+    li->tested = calloc(T, sizeof(uint32_t));
+    li->sphere = malloc(4 * sizeof(float) * T);
+    li->pad = calloc(V, sizeof(float));
+    li->boxes = malloc(6 * sizeof(float) * T);
+    li->vcell = malloc(3 * sizeof(uint32_t) * V);
+    bool ok = ids && li->tested && li->sphere && li->pad && li->boxes && li->vcell;
+    if (ok) vertex_pads(mesh, li->pad);
+    for (uint32_t t = 0; ok && t < mesh->triangle_count; ++t) {
+        const uint32_t* tri = mesh->triangles + 3 * (size_t)t;
+        float* c = li->sphere + 4 * (size_t)t;
+        for (int k = 0; k < 3; ++k)
+            c[k] =
+                (mesh->positions[3 * (size_t)tri[0] + k] + mesh->positions[3 * (size_t)tri[1] + k] +
+                 mesh->positions[3 * (size_t)tri[2] + k]) /
+                3;
+        float r2 = 0;
+        for (int k = 0; k < 3; ++k) {
+            float d2 = tl__dist2(c, mesh->positions + 3 * (size_t)tri[k]);
+            r2 = d2 > r2 ? d2 : r2;
+        }
+        c[3] = sqrtf(r2) * (1 + 1e-5f); /* rounded up: it bounds the vertices */
+    }
+    for (uint32_t v = 0; ids && v < mesh->vertex_count; ++v)
+        ids[v] = v;
+    ok = ok && vertex_triangles(mesh, &li->start, &li->items) &&
+         hair_grid_build(&li->grid, mesh->positions, ids, mesh->vertex_count, cell);
+    if (ok && (!triangles || !triangle_grid(mesh, &li->grid, &li->tgrid, li->boxes, li->vcell)))
+        li->tgrid = (hair_grid){0}; /* the visit alone, as it finds the same */
+    free(ids);
+    return ok;
+}
+
+/* The closest point of the hair surface to p: its triangle and barycentrics in q, or, when no
+ * vertex is in the cells around p, q->triangle UINT32_MAX and the nearest vertex returned.
+ * `mark` is new per query and at least 2 (the seed marks mark + 1). */
+static uint32_t layer_closest(layer_index* li, const float p[3], uint32_t mark, closest_query* q) {
+    double size = fabs((double)p[0]) + fabs((double)p[1]) + fabs((double)p[2]);
+    *q = (closest_query){li->mesh,   li->start, li->items,   p,     INFINITY,
+                         UINT32_MAX, {1, 0, 0}, li->tested,  mark,  li->sphere,
+                         li->pad,    INFINITY,  1e-5 * size, false, 0};
+    closest_seed(q, &li->grid);
+    if (q->seeded && li->tgrid.start)
+        closest_triangles(q, &li->grid, &li->tgrid, li->boxes, li->vcell);
+    else
+        hair_grid_visit(&li->grid, p, closest_visit, q);
+    uint32_t v = UINT32_MAX;
+    if (q->triangle == UINT32_MAX) {
+        v = nearest_vertex(&li->grid, li->mesh, p);
+        closest_visit(q, v);
+    }
+    return v;
+}
+
 /* The skin weights at p: blended over the closest point of the hair surface (the weights the
  * visible mesh has there); when no vertex is in the cells around p, the triangles around the
  * nearest vertex. */
-static void weights_at(const tl_scene_skin* sk, const tl_hair_mesh* mesh, const uint32_t* uidx,
-                       const hair_grid* g, const uint32_t* start, const uint32_t* items,
-                       uint32_t* tested, uint32_t mark, const float* sphere, const float* pad,
-                       const hair_grid* tg, const float* boxes, const uint32_t* vcell,
-                       const float p[3], uint16_t joints[4], float weights[4]) {
-    double size = fabs((double)p[0]) + fabs((double)p[1]) + fabs((double)p[2]);
-    closest_query q = {mesh, start,  items, p,        INFINITY,    UINT32_MAX, {1, 0, 0}, tested,
-                       mark, sphere, pad,   INFINITY, 1e-5 * size, false,      0};
-    closest_seed(&q, g);
-    if (q.seeded && tg->start)
-        closest_triangles(&q, g, tg, boxes, vcell);
-    else
-        hair_grid_visit(g, p, closest_visit, &q);
-    uint32_t v = UINT32_MAX;
-    if (q.triangle == UINT32_MAX) {
-        v = nearest_vertex(g, mesh, p);
-        closest_visit(&q, v);
-    }
+static void weights_at(const tl_scene_skin* sk, layer_index* li, const uint32_t* uidx,
+                       uint32_t mark, const float p[3], uint16_t joints[4], float weights[4]) {
+    closest_query q;
+    uint32_t v = layer_closest(li, p, mark, &q);
+    const tl_hair_mesh* mesh = li->mesh;
     uint32_t vs[3];
     float w[3] = {1, 0, 0};
     for (int k = 0; k < 3; ++k) {
@@ -360,6 +423,19 @@ static void weights_at(const tl_scene_skin* sk, const tl_hair_mesh* mesh, const 
         if (q.triangle != UINT32_MAX) w[k] = q.bary[k];
     }
     blend_weights(sk, vs, w, joints, weights);
+}
+
+bool hair_layer_closest(const tl_hair_mesh* mesh, float cell, const float* points, uint32_t count,
+                        bool triangles, uint32_t* out) {
+    layer_index li;
+    bool ok = layer_index_build(&li, mesh, cell, triangles);
+    for (uint32_t i = 0; ok && i < count; ++i) {
+        closest_query q;
+        uint32_t v = layer_closest(&li, points + 3 * (size_t)i, 2 * i + 2, &q);
+        out[i] = q.triangle != UINT32_MAX ? q.triangle : v == UINT32_MAX ? UINT32_MAX : ~v;
+    }
+    layer_index_free(&li);
+    return ok;
 }
 
 /* The line primitive's data: every attached guide's points, a segment between consecutive ones. */
@@ -378,40 +454,10 @@ static tl_result layer_write(tl_gltf* doc, const tl_scene_skin* sk, const tl_hai
     uint16_t* joints = malloc(4 * sizeof(uint16_t) * points);
     float* weights = malloc(4 * sizeof(float) * points);
     uint32_t* lines = malloc(2 * sizeof(uint32_t) * segments);
-    uint32_t* ids = malloc(sizeof(uint32_t) * ((size_t)mesh->vertex_count + 1));
-    uint32_t *start = NULL, *items = NULL;
-    uint32_t* tested = calloc((size_t)mesh->triangle_count + 1, sizeof(uint32_t));
-    float* sphere = malloc(4 * sizeof(float) * ((size_t)mesh->triangle_count + 1));
-    float* pad = calloc((size_t)mesh->vertex_count + 1, sizeof(float));
-    if (pad) vertex_pads(mesh, pad);
-    for (uint32_t t = 0; sphere && t < mesh->triangle_count; ++t) {
-        const uint32_t* tri = mesh->triangles + 3 * (size_t)t;
-        float* c = sphere + 4 * (size_t)t;
-        for (int k = 0; k < 3; ++k)
-            c[k] =
-                (mesh->positions[3 * (size_t)tri[0] + k] + mesh->positions[3 * (size_t)tri[1] + k] +
-                 mesh->positions[3 * (size_t)tri[2] + k]) /
-                3;
-        float r2 = 0;
-        for (int k = 0; k < 3; ++k) {
-            float d2 = tl__dist2(c, mesh->positions + 3 * (size_t)tri[k]);
-            r2 = d2 > r2 ? d2 : r2;
-        }
-        c[3] = sqrtf(r2) * (1 + 1e-5f); /* rounded up: it bounds the vertices */
-    }
-    hair_grid grid = {0};
+    layer_index li;
     tl_result r = TL_OK;
-    for (uint32_t v = 0; ids && v < mesh->vertex_count; ++v)
-        ids[v] = v;
-    if (!pos || !joints || !weights || !lines || !ids || !tested || !sphere || !pad ||
-        !vertex_triangles(mesh, &start, &items) ||
-        !hair_grid_build(&grid, mesh->positions, ids, mesh->vertex_count, cell))
+    if (!layer_index_build(&li, mesh, cell, true) || !pos || !joints || !weights || !lines)
         r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
-    hair_grid tgrid = {0};
-    float* boxes = malloc(6 * sizeof(float) * ((size_t)mesh->triangle_count + 1));
-    uint32_t* vcell = malloc(3 * sizeof(uint32_t) * ((size_t)mesh->vertex_count + 1));
-    if (r == TL_OK && boxes && vcell && !triangle_grid(mesh, &grid, &tgrid, boxes, vcell))
-        tgrid = (hair_grid){0}; /* the visit alone, as it finds the same */
     uint32_t n = 0, s = 0;
     for (uint32_t i = 0; r == TL_OK && i < g->guide_count; ++i) {
         const tl_hair_guide* gd = &g->guides[i];
@@ -420,19 +466,15 @@ static tl_result layer_write(tl_gltf* doc, const tl_scene_skin* sk, const tl_hai
             memcpy(pos + 3 * (size_t)n, g->points + 3 * (size_t)(gd->first_point + k),
                    3 * sizeof(float));
             /* marks 2n + 2 and 2n + 3 (the seed's): never the calloc's 0, new per query */
-            weights_at(sk, mesh, uidx, &grid, start, items, tested, 2 * n + 2, sphere, pad, &tgrid,
-                       boxes, vcell, pos + 3 * (size_t)n, joints + 4 * (size_t)n,
+            weights_at(sk, &li, uidx, 2 * n + 2, pos + 3 * (size_t)n, joints + 4 * (size_t)n,
                        weights + 4 * (size_t)n);
             if (k > 0) lines[s++] = n - 1, lines[s++] = n;
         }
     }
     if (r == TL_OK)
         r = hair_mesh_add(doc, sk, "hair_guides", pos, points, joints, weights, lines, s, 1, err);
-    hair_grid_free(&grid);
-    hair_grid_free(&tgrid);
-    free(boxes), free(vcell);
-    free(ids), free(tested), free(sphere), free(pad), free(start), free(items), free(pos),
-        free(joints), free(weights), free(lines);
+    layer_index_free(&li);
+    free(pos), free(joints), free(weights), free(lines);
     return r;
 }
 
