@@ -3456,6 +3456,66 @@ static void grid_boxes_cover_near_items(void) {
     free(box), free(ids), free(seen);
 }
 
+/* The guide layer's closest triangle through the triangle grid is the visit's, ties included:
+ * card-like strips (rows of quads sharing vertices and edges, long thin triangles, layers lying
+ * over each other, one row in a random order of its triangles) queried at random points, at
+ * vertices and at edge midpoints (equal distances to several triangles: the visit takes the one
+ * it meets first), and off the mesh. */
+static void layer_closest_matches_visit(void) {
+    enum { STRIPS = 40, ALONG = 12, Q = 6000 };
+    uint32_t V = STRIPS * (ALONG + 1) * 2, T = STRIPS * ALONG * 2;
+    tl_hair_mesh m = {malloc(3 * sizeof(float) * V), V, malloc(3 * sizeof(uint32_t) * T), T};
+    float* pts = malloc(3 * sizeof(float) * Q);
+    uint32_t *a = malloc(sizeof(uint32_t) * Q), *b = malloc(sizeof(uint32_t) * Q);
+    ENSURE(m.positions && m.triangles && pts && a && b);
+    uint32_t r = 777, t = 0;
+#define NEXT() lcg_unit(&r)
+    for (uint32_t s = 0; s < STRIPS; ++s) {
+        float x = 0.3f * (NEXT() - 0.5f), z = 0.3f * (NEXT() - 0.5f), w = 0.002f + 0.01f * NEXT();
+        float dx = 0.02f * (NEXT() - 0.5f), dz = 0.02f * (NEXT() - 0.5f);
+        for (uint32_t k = 0; k <= ALONG; ++k)
+            for (uint32_t side = 0; side < 2; ++side) {
+                float* p = m.positions + 3 * (size_t)(s * (ALONG + 1) * 2 + 2 * k + side);
+                p[0] = x + dx * (float)k + (side ? w : 0), p[1] = -0.03f * (float)k;
+                p[2] = z + dz * (float)k + (s % 3 == 0 ? 0.0005f * NEXT() : 0);
+            }
+        for (uint32_t k = 0; k < ALONG; ++k) {
+            uint32_t v0 = s * (ALONG + 1) * 2 + 2 * k,
+                     tri[6] = {v0, v0 + 1, v0 + 3, v0, v0 + 3, v0 + 2};
+            memcpy(m.triangles + 3 * (size_t)t, tri, sizeof tri);
+            t += 2;
+        }
+    }
+    for (uint32_t i = 0; i + 1 < 2 * ALONG; ++i) { /* strip 0's triangles shuffled */
+        uint32_t j = i + (uint32_t)(NEXT() * (float)(2 * ALONG - i)) % (2 * ALONG - i), tmp[3];
+        memcpy(tmp, m.triangles + 3 * i, sizeof tmp);
+        memcpy(m.triangles + 3 * i, m.triangles + 3 * j, sizeof tmp);
+        memcpy(m.triangles + 3 * j, tmp, sizeof tmp);
+    }
+    for (uint32_t q = 0; q < Q; ++q) {
+        float* p = pts + 3 * (size_t)q;
+        uint32_t kind = q % 4, v = (uint32_t)(NEXT() * (float)V) % V;
+        const float* a0 = m.positions + 3 * (size_t)v;
+        const float* b0 = m.positions + 3 * (size_t)(v ^ 1);
+        for (int k = 0; k < 3; ++k)
+            p[k] = kind == 0   ? a0[k]
+                   : kind == 1 ? 0.5f * (a0[k] + b0[k]) + (k == 2 ? 0.004f : 0)
+                   : kind == 2 ? 0.4f * (NEXT() - 0.5f) + (k == 1 ? -0.18f : 0)
+                               : a0[k] + 0.01f * (NEXT() - 0.5f);
+        if (q % 16 == 2)
+            p[0] += 1; /* no vertex in the cells around: the nearest vertex's triangles */
+    }
+#undef NEXT
+    ENSURE(hair_layer_closest(&m, 0.01f, pts, Q, false, a));
+    ENSURE(hair_layer_closest(&m, 0.01f, pts, Q, true, b));
+    uint32_t differ = 0, found = 0;
+    for (uint32_t q = 0; q < Q; ++q)
+        differ += a[q] != b[q], found += (int32_t)a[q] >= 0;
+    printf("  %u queries, %u on a triangle, %u differ from the visit\n", Q, found, differ);
+    ENSURE(found > Q / 2 && differ == 0);
+    free(m.positions), free(m.triangles), free(pts), free(a), free(b);
+}
+
 int main(int argc, char** argv) {
     static const tl_test_case cases[] = {
         {"scalp_is_top_and_back", scalp_is_top_and_back},
@@ -3504,6 +3564,7 @@ int main(int argc, char** argv) {
         {"hair_command", hair_command},
         {"obj_hostile", obj_hostile},
         {"grid_boxes_cover_near_items", grid_boxes_cover_near_items},
+        {"layer_closest_matches_visit", layer_closest_matches_visit},
     };
     int rc = tl_test_main(argc, argv, cases, COUNT(cases));
     tl_hair_scalp_destroy(scalp);

@@ -72,14 +72,22 @@ tl_result tl_bake(tl_gltf* doc, const tl_scene* scene, const tl_play_chain* chai
                   uint32_t chain_count, const uint32_t* clips, uint32_t clip_count,
                   const tl_bake_def* def, tl_bake_clip_report* reports, tl_error* err);
 
-/* How long tl_bake_rest lets the chains hang still before it reads them, s. */
+/* How long tl_bake_rest lets the chains hang still before it reads them at most, s. */
 #define TL_BAKE_SETTLE_SECONDS 4.0f
+/* It reads them sooner, once for TL_BAKE_STILL_FRAMES frames in a row no point of any chain
+ * moved faster than TL_BAKE_STILL_SPEED skin heights per second (a bound from the joints'
+ * turns): a hundredth of measure.md's rest bar (1 cm/s at a human's 1.8 m), 0.1 mm/s. What
+ * the longer settle would still change is float noise (docs/hair.md, session 17). */
+#define TL_BAKE_STILL_SPEED (0.01 / 1.8 / 100)
+#define TL_BAKE_STILL_FRAMES 30
 
-/* The chains' settled rest under the stored pose: a player stepped TL_BAKE_SETTLE_SECONDS
- * at 1/60 s with every joint still (tl_pose_set_stored). Writes bone_count × 4 rotations
- * (x, y, z, w) per chain, chain after chain, into `rotations`. */
+/* The chains' settled rest under the stored pose: a player stepped at 1/60 s with every joint
+ * still (tl_pose_set_stored) until the chains are still (above) or TL_BAKE_SETTLE_SECONDS have
+ * passed. Writes bone_count × 4 rotations (x, y, z, w) per chain, chain after chain, into
+ * `rotations`, and the frames stepped into *frames (may be NULL). */
 tl_result tl_bake_rest_rotations(const tl_scene* scene, const tl_play_chain* chains,
-                                 uint32_t chain_count, float* rotations, tl_error* err);
+                                 uint32_t chain_count, float* rotations, uint32_t* frames,
+                                 tl_error* err);
 
 /* Writes tl_bake_rest_rotations into the chain joints' node "rotation" (translation and
  * scale as they were) and reindexes. */

@@ -314,8 +314,49 @@ tl_result tl_bake(tl_gltf* doc, const tl_scene* scene, const tl_play_chain* chai
     return r;
 }
 
+/* The angle between two unit quaternions from the vector part of a⁻¹b, radians (exact near 0,
+ * where acos of the dot product rounds to 0.04°). */
+static double quat_angle_small(const float* a, const float* b) {
+    double v[3], dot = 0, len = 0;
+    for (int k = 0; k < 4; ++k)
+        dot += (double)a[k] * b[k];
+    for (int k = 0; k < 3; ++k) {
+        int i = (k + 1) % 3, j = (k + 2) % 3;
+        v[k] =
+            (double)a[3] * b[k] - (double)b[3] * a[k] - ((double)a[i] * b[j] - (double)a[j] * b[i]);
+        len += v[k] * v[k];
+    }
+    return 2 * atan2(sqrt(len), fabs(dot));
+}
+
+/* A bound on how fast any point of the chains moved since the last rotations (`last`, read
+ * from the pose; `since` false on the first frame: 0), in its skin's heights per second: each
+ * joint's turn times the length of the chain beyond it (the roots hold still under the stored
+ * pose). Copies the pose's rotations into `last`. */
+static double settle_speed(const tl_player* player, const tl_scene* scene,
+                           const tl_play_chain* chains, uint32_t count, const tl_pose* pose,
+                           float* last, bool since) {
+    double worst = 0;
+    for (uint32_t c = 0; c < count; ++c) {
+        const tl_scene_skin* sk = &scene->skins[chains[c].skin];
+        const float* len = tl_chain_link_lengths(tl_player_chain(player, c));
+        uint32_t n = chains[c].bone_count;
+        double beyond = 0, speed = 0;
+        for (uint32_t b = n; b-- > 0;) {
+            const float* q = pose->locals[sk->joints[chains[c].bone_joints[b]].node].rotation;
+            beyond += len[b];
+            if (since) speed += quat_angle_small(last + 4 * (size_t)b, q) * beyond;
+            memcpy(last + 4 * (size_t)b, q, 4 * sizeof *q);
+        }
+        worst = fmax(worst, speed * 60.0 / sk->height);
+        last += 4 * (size_t)n;
+    }
+    return worst;
+}
+
 tl_result tl_bake_rest_rotations(const tl_scene* scene, const tl_play_chain* chains,
-                                 uint32_t chain_count, float* rotations, tl_error* err) {
+                                 uint32_t chain_count, float* rotations, uint32_t* frames,
+                                 tl_error* err) {
     tl_player_def pdef = tl_default_player_def();
     tl_player* player = NULL;
     tl_result r = tl_player_create(scene, chains, chain_count, &pdef, &player, err);
@@ -325,12 +366,23 @@ tl_result tl_bake_rest_rotations(const tl_scene* scene, const tl_play_chain* cha
         tl_player_destroy(player);
         return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     }
-    int frames = (int)lroundf(TL_BAKE_SETTLE_SECONDS * 60.0f);
-    for (int f = 0; f < frames; ++f) {
+    uint32_t bones = total_bones(chains, chain_count);
+    float* last = malloc((4 * (size_t)bones + 1) * sizeof *last);
+    if (!last) {
+        tl_pose_destroy(pose);
+        tl_player_destroy(player);
+        return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    }
+    int most = (int)lroundf(TL_BAKE_SETTLE_SECONDS * 60.0f), still = 0, f = 0;
+    for (; f < most && still < TL_BAKE_STILL_FRAMES; ++f) {
         tl_pose_set_stored(pose, scene);
         tl_player_step_pose(player, pose, 1.0f / 60.0f);
+        double speed = settle_speed(player, scene, chains, chain_count, pose, last, f > 0);
+        still = f > 0 && speed < TL_BAKE_STILL_SPEED ? still + 1 : 0; /* NaN: not still */
     }
+    if (frames) *frames = (uint32_t)f;
     read_rotations(scene, chains, chain_count, pose, rotations);
+    free(last);
     tl_pose_destroy(pose);
     tl_player_destroy(player);
     return TL_OK;
@@ -341,7 +393,7 @@ tl_result tl_bake_rest(tl_gltf* doc, const tl_scene* scene, const tl_play_chain*
     uint32_t bones = total_bones(chains, chain_count);
     float* q = malloc((4 * (size_t)bones + 1) * sizeof *q);
     if (!q) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
-    tl_result r = tl_bake_rest_rotations(scene, chains, chain_count, q, err);
+    tl_result r = tl_bake_rest_rotations(scene, chains, chain_count, q, NULL, err);
     json_t* nodes = json_object_get(tl_gltf_json(doc), "nodes");
     const float* p = q;
     for (uint32_t c = 0; c < chain_count && r == TL_OK; ++c) {

@@ -107,6 +107,7 @@ typedef struct cover_visit {
     const float* joints;
     uint32_t bones;
     float bind;
+    float box[6 * TL_CHAIN_MAX_BONES]; /* per bone: its box grown by bind and a slack */
     uint32_t* stamp;
     uint32_t mark;
     uint32_t* items;
@@ -120,11 +121,15 @@ static bool cover_one(void* user, uint32_t v) {
        point along a bone is not tested again, taken or not */
     if (c->stamp[v] == c->mark) return true;
     c->stamp[v] = c->mark;
+    const float* p = c->positions + 3 * (size_t)v;
     for (uint32_t b = 0; b < c->bones; ++b) {
         float t;
         const float* j = c->joints + 3 * b;
-        if (tl_mesh_segment_distance(c->positions + 3 * (size_t)v, j, j + 3, &t) > c->bind)
-            continue;
+        const float* box = c->box + 6 * b;
+        if (p[0] < box[0] || p[1] < box[1] || p[2] < box[2] || p[0] > box[3] || p[1] > box[4] ||
+            p[2] > box[5])
+            continue; /* surely beyond bind: the test below would say so too */
+        if (tl_mesh_segment_distance(p, j, j + 3, &t) > c->bind) continue;
         if (c->count == c->capacity) {
             size_t cap = c->capacity ? 2 * c->capacity : 1024;
             uint32_t* grown = realloc(c->items, cap * sizeof *grown);
@@ -135,6 +140,23 @@ static bool cover_one(void* user, uint32_t v) {
         return true;
     }
     return true;
+}
+
+/* Each bone's box grown by bind and a slack far above the distance test's float rounding
+ * (1e-4 of the coordinates' size and of bind), so a vertex outside it is beyond bind in the test
+ * as well. */
+static void cover_boxes(cover_visit* c) {
+    for (uint32_t b = 0; b < c->bones; ++b) {
+        const float *j = c->joints + 3 * b, *e = j + 3;
+        double size = c->bind;
+        for (int k = 0; k < 3; ++k)
+            size += fabs((double)j[k]) + fabs((double)e[k]);
+        double grow = c->bind + 1e-4 * size;
+        for (int k = 0; k < 3; ++k) {
+            c->box[6 * b + k] = (float)(fmin(j[k], e[k]) - grow);
+            c->box[6 * b + 3 + k] = (float)(fmax(j[k], e[k]) + grow);
+        }
+    }
 }
 
 static bool cover_build(const tl_hair_guides* gs, const uint32_t* start, const float* free_len,
@@ -156,6 +178,7 @@ static bool cover_build(const tl_hair_guides* gs, const uint32_t* start, const f
         if (!(free_len[g] > 0)) continue;
         uint32_t n = lock_of(gs, g, lock, cap_points, 0);
         joints_along(lock, start[g], n, bones, joints);
+        cover_boxes(&c);
         c.mark = g + 1;
         for (uint32_t b = 0; b < bones && c.ok; ++b) {
             const float* j = joints + 3 * b;

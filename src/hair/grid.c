@@ -2,6 +2,7 @@
  * triangles): each item filed in every cell its box meets, ascending within a cell. */
 #include "internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,6 +114,8 @@ bool hair_grid_build_boxes(hair_grid* g, const float* boxes, const uint32_t* ids
     memset(g, 0, sizeof *g);
     float a[3], b[3];
     grid_bounds(boxes, boxes + 3, 6, ids, count, a, b);
+    for (int k = 0; k < 3; ++k) /* a NaN or infinite box: no grid (cells would not count) */
+        if (!isfinite(a[k]) || !isfinite(b[k])) return false;
     if (!grid_alloc(g, a, b, cell, max_cells)) return false;
     size_t cells = grid_cells(g);
     grid_file(g, boxes, ids, count, 0);

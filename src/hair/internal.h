@@ -60,10 +60,19 @@ typedef struct hair_grid {
 bool hair_grid_build(hair_grid* g, const float* points, const uint32_t* ids, uint32_t count,
                      float cell);
 /* Over the boxes boxes[6 * id] (lo xyz, hi xyz) of ids[0..count) (NULL: 0..count); the cell
- * grows to keep at most max_cells cells. */
+ * grows to keep at most max_cells cells. False, no grid, without memory or when the boxes'
+ * bounds are not finite. */
 bool hair_grid_build_boxes(hair_grid* g, const float* boxes, const uint32_t* ids, uint32_t count,
                            float cell, size_t max_cells);
 void hair_grid_free(hair_grid* g);
+
+/* The guide layer's closest hair triangle to each of `points` (count), over a vertex grid of
+ * `cell`: by the visit of the 27 cells alone (triangles false) or through the triangle grid
+ * after the seed (true, as the layer runs); out[i] the triangle, or ~v when no vertex is in
+ * the cells around the point and v is the nearest vertex. Both give the same (tests). False:
+ * out of memory. */
+bool hair_layer_closest(const tl_hair_mesh* mesh, float cell, const float* points, uint32_t count,
+                        bool triangles, uint32_t* out);
 /* The cells [lo, hi] along each axis that the box [a, b] meets (clamped); false when none.
  * Inline: the scalp asks it for every query. */
 static inline bool hair_grid_range(const hair_grid* g, const float a[3], const float b[3],

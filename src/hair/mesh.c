@@ -314,10 +314,12 @@ tl_result hair_mesh_of_primitives(const tl_scene* scene, uint32_t skin, const ui
 tl_result tl_hair_mesh_from_scene_hair(const tl_scene* scene, uint32_t skin, tl_hair_mesh* out,
                                        tl_error* err) {
     assert(scene && out && skin < scene->skin_count);
-    memset(out, 0, sizeof *out);
     const tl_scene_skin* s = &scene->skins[skin];
     uint8_t* flags = malloc(s->primitive_count ? s->primitive_count : 1);
-    if (!flags) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    if (!flags) { /* hair_mesh_of_primitives zeroes out on every other path */
+        memset(out, 0, sizeof *out);
+        return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    }
     tl_hair_find_primitives(scene, skin, flags);
     tl_result r = hair_mesh_of_primitives(scene, skin, flags, out, err);
     free(flags);

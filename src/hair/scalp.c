@@ -28,24 +28,19 @@ void tl_hair_scalp_destroy(tl_hair_scalp* scalp) {
  * spheres it leaves no grid: the queries then scan every triangle, as they would anyway. */
 static void scalp_grid_build(hair_grid* g, const float* sphere, uint32_t count) {
     *g = (hair_grid){0};
-    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     double radius = 0;
     float* box = malloc(6 * sizeof(float) * (count ? count : 1));
     if (!box) return;
     for (uint32_t t = 0; t < count; ++t) {
         const float* c = sphere + 4 * (size_t)t;
-        for (int k = 0; k < 3; ++k) {
+        for (int k = 0; k < 3; ++k)
             box[6 * (size_t)t + k] = c[k] - c[3], box[6 * (size_t)t + 3 + k] = c[k] + c[3];
-            lo[k] = c[k] - c[3] < lo[k] ? c[k] - c[3] : lo[k];
-            hi[k] = c[k] + c[3] > hi[k] ? c[k] + c[3] : hi[k];
-        }
         radius += c[3];
     }
     float cell = (float)(2 * radius / (count ? count : 1));
-    bool finite = count > 0 && cell > 0 && isfinite(cell);
-    for (int k = 0; k < 3; ++k)
-        finite = finite && isfinite(lo[k]) && isfinite(hi[k]);
-    if (finite) hair_grid_build_boxes(g, box, NULL, count, cell, (size_t)count + 64);
+    /* the build leaves no grid when the boxes' bounds are not finite */
+    if (count > 0 && cell > 0 && isfinite(cell))
+        hair_grid_build_boxes(g, box, NULL, count, cell, (size_t)count + 64);
     free(box);
 }
 

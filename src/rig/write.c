@@ -490,10 +490,11 @@ static json_t* collider_json(const tl_gltf* doc, const tl_scene_skin* sk,
 }
 
 /* The body colliders of every skin that got a chain, fitted to the rigged skin (the tail's
- * skin is the tail bones' by then) and stored as skins[s].extras.tailor.colliders. */
-static tl_result write_colliders(tl_gltf* doc, const tl_rig_analysis* a, tl_error* err) {
-    tl_scene* scene;
-    tl_result r = tl_scene_create(doc, &scene, err);
+ * skin is the tail bones' by then; `scene` is the rigged document's) and stored as
+ * skins[s].extras.tailor.colliders. */
+static tl_result write_colliders(tl_gltf* doc, const tl_rig_analysis* a, const tl_scene* scene,
+                                 tl_error* err) {
+    tl_result r = TL_OK;
     json_t* skins = json_object_get(doc->json, "skins");
     for (uint32_t s = 0; s < a->skin_count && r == TL_OK; ++s) {
         bool chained = false;
@@ -522,13 +523,15 @@ static tl_result write_colliders(tl_gltf* doc, const tl_rig_analysis* a, tl_erro
         json_object_set_new(tailor, TL_SCHEMA_VERSION_KEY, json_integer(TL_SCHEMA_VERSION));
         json_object_set_new(tailor, TL_SCHEMA_COLLIDERS, list);
     }
-    if (scene) tl_scene_destroy(scene);
     return r;
 }
 
 /* The guide layer (hair.md §6) of every skin that got hair chains, weighted from the rigged skin:
- * the same weights as the visible hair. */
-static tl_result write_hair_guides(tl_gltf* doc, const tl_rig_analysis* a, tl_error* err) {
+ * the same weights as the visible hair. The first reads `scene` (write_colliders' scene: the
+ * colliders it added are not read by the layer); each later one a scene with the layers before
+ * it. `scene` is destroyed. */
+static tl_result write_hair_guides(tl_gltf* doc, const tl_rig_analysis* a, tl_scene* scene,
+                                   tl_error* err) {
     tl_result r = TL_OK;
     for (uint32_t s = 0; s < a->skin_count && r == TL_OK; ++s) {
         bool hair = false;
@@ -536,15 +539,16 @@ static tl_result write_hair_guides(tl_gltf* doc, const tl_rig_analysis* a, tl_er
             hair |= a->parts[i].skin == s && a->parts[i].cls == TL_RIG_CLASS_HAIR &&
                     a->parts[i].action == TL_RIG_ACTION_CHAIN;
         if (!hair) continue;
-        tl_scene* scene;
-        if ((r = tl_scene_create(doc, &scene, err)) != TL_OK) break;
+        if (!scene && (r = tl_scene_create(doc, &scene, err)) != TL_OK) break;
         uint32_t written = 0;
         for (uint32_t k = 0; k < scene->skin_count; ++k)
             if (scene->skins[k].skin == a->skins[s].skin)
                 r = tl_hair_guide_layer_add_guides(doc, scene, k, a->skins[s].hair_guides, &written,
                                                    err);
-        tl_scene_destroy(scene);
+        tl_scene_destroy(scene); /* the layer changed the document */
+        scene = NULL;
     }
+    tl_scene_destroy(scene);
     return r;
 }
 
@@ -561,6 +565,10 @@ tl_result tl_rig_apply(tl_gltf* doc, const tl_rig_analysis* a, tl_error* err) {
     if (r == TL_OK) r = rig_prune_accessors(doc, replaced.items, replaced.count, first_new, err);
     free(replaced.items);
     if (r == TL_OK) r = tl_gltf_reindex(doc, err);
-    if (r == TL_OK) r = write_colliders(doc, a, err);
-    return r == TL_OK ? write_hair_guides(doc, a, err) : r;
+    tl_scene* scene = NULL; /* the rigged document's, for the colliders and the first layer */
+    if (r == TL_OK) r = tl_scene_create(doc, &scene, err);
+    if (r == TL_OK) r = write_colliders(doc, a, scene, err);
+    if (r == TL_OK) return write_hair_guides(doc, a, scene, err);
+    tl_scene_destroy(scene);
+    return r;
 }
