@@ -339,10 +339,11 @@ function readJointSettings(o, ptr, file, notes, table, directionKey, direction) 
     if (v === undefined) continue;
     const at = `${ptr}/${key}`;
     if (typeof v !== 'number') fail(file, at, `must be a number, is a ${typeof v}`);
-    if (!Number.isFinite(v) || Math.abs(v) > FLT_MAX) fail(file, at, 'must be finite');
-    if (open ? !(v > lo) : !(v >= lo)) fail(file, at, `must be ${open ? '>' : '>='} ${lo}, is ${v}`);
-    if (!(v <= hi)) fail(file, at, `must be <= ${hi}, is ${v}`);
-    out[key] = Math.fround(v);
+    const f = Math.fround(v); // judged as stored, a float (tl_schema_setting_check)
+    if (!Number.isFinite(f)) fail(file, at, `must be a finite number, is ${v}`);
+    if (open ? !(f > lo) : !(f >= lo)) fail(file, at, `must be ${open ? '>' : '>='} ${lo}, is ${v}`);
+    if (!(f <= Math.fround(hi))) fail(file, at, `must be <= ${hi}, is ${v}`);
+    out[key] = f;
   }
   const d = o[directionKey];
   if (d !== undefined) {
