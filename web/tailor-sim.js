@@ -121,6 +121,44 @@ export class Chain {
   }
 }
 
+// One pendulum of the solver (tl_pendulum, a pendulum part: docs/cloth.md "Pendulum and aim").
+// Pivot poses are 8 numbers as a chain's; nothing is allocated after create.
+export class Pendulum {
+  constructor(sim, pointer) {
+    this.sim = sim;
+    this.pointer = pointer;
+  }
+
+  pass(pose, call) {
+    this.sim.f32(this.sim.scratch, 8).set(pose);
+    call(this.sim.scratch);
+  }
+
+  // tl_pendulum_step: the pivot moved from its last pose to `pivot` over dt seconds.
+  step(pivot, dt) { this.pass(pivot, (at) => this.sim.x.tl_web_pendulum_step(this.pointer, at, dt)); }
+  // tl_pendulum_reset: the particle at rest under `pivot`, still.
+  reset(pivot) { this.pass(pivot, (at) => this.sim.x.tl_web_pendulum_reset(this.pointer, at)); }
+  // tl_pendulum_carry: a cut, the particle carried rigidly with the pivot.
+  carry(pivot) { this.pass(pivot, (at) => this.sim.x.tl_web_pendulum_carry(this.pointer, at)); }
+  // tl_pendulum_rotation: the joint's world rotation (x, y, z, w), the look-at.
+  rotation() {
+    const at = this.sim.scratch + 32;
+    this.sim.x.tl_pendulum_rotation(this.pointer, at);
+    return this.sim.f32(at, 4).slice();
+  }
+  swingDeg() { return this.sim.x.tl_pendulum_swing_deg(this.pointer); }
+
+  destroy() {
+    if (this.pointer) this.sim.x.tl_web_free(this.pointer);
+    this.pointer = 0;
+  }
+}
+
+// tl_pendulum_def's keys in the glue's order (web/tailor_sim_glue.c), with their sizes.
+const PENDULUM_DEF = [['length', 1], ['rest_direction', 3], ['up', 3], ['scale', 1], ['gravity', 1],
+  ['damping', 1], ['stiffness', 1], ['max_angle_deg', 1], ['fixed_step', 1], ['max_substeps', 1],
+  ['teleport_distance', 1]];
+
 export class TailorSim {
   constructor(exports) {
     this.x = exports;
@@ -176,6 +214,50 @@ export class TailorSim {
     this.x.tl_web_free(block);
     if (!pointer) throw new Error(`tailor-sim: ${text}`);
     return new Chain(this, pointer, n);
+  }
+
+  // tl_default_pendulum_def, keyed as tl_pendulum_def (snake_case, as in the file).
+  pendulumDefaults() {
+    const count = this.x.tl_web_pendulum_param_count();
+    const p = this.x.tl_web_alloc(4 * count);
+    this.x.tl_web_default_pendulum_params(p);
+    const f = this.f32(p, count).slice();
+    this.x.tl_web_free(p);
+    const out = {};
+    let k = 0;
+    for (const [key, n] of PENDULUM_DEF) out[key] = n === 1 ? f[k] : Array.from(f.subarray(k, k + n)), k += n;
+    return out;
+  }
+
+  // A pendulum from a def shaped like tl_pendulum_def (any keys missing: the defaults).
+  // Throws with the solver's message on a bad def.
+  createPendulum(def) {
+    const d = { ...this.pendulumDefaults(), ...def };
+    const params = PENDULUM_DEF.flatMap(([key, n]) => (n === 1 ? [d[key]] : Array.from(d[key])));
+    const block = this.x.tl_web_alloc(4 * params.length + 512);
+    const message = block + 4 * params.length;
+    this.f32(block, params.length).set(params);
+    const pointer = this.x.tl_web_pendulum_create(block, message, 512);
+    let text = '';
+    if (!pointer) {
+      const bytes = new Uint8Array(this.x.memory.buffer, message, 512);
+      text = new TextDecoder().decode(bytes.slice(0, Math.max(0, bytes.indexOf(0))));
+    }
+    this.x.tl_web_free(block);
+    if (!pointer) throw new Error(`tailor-sim: ${text}`);
+    return new Pendulum(this, pointer);
+  }
+
+  // tl_aim_solve: `rotation` (world) turned so the aim axis points from `position` toward
+  // `target`, limited and weighted by `aim` ({aim_axis, weight, max_angle_deg}).
+  aimSolve(aim, rotation, position, target) {
+    const s = this.scratch + 384;
+    this.f32(s, 5).set([...aim.aim_axis, aim.weight, aim.max_angle_deg]);
+    this.f32(s + 32, 4).set(rotation);
+    this.f32(s + 48, 3).set(position);
+    this.f32(s + 64, 3).set(target);
+    this.x.tl_web_aim_solve(s, s + 32, s + 48, s + 64, s + 80);
+    return this.f32(s + 80, 4).slice();
   }
 
   // tl_chain_local_from_binds: a joint's neutral local transform from inverse bind matrices.
@@ -236,6 +318,127 @@ function readSettings(chain, pointer, file) {
   return out;
 }
 
+// The float settings of a pendulum or an aim (docs/schema.md; src/scene/schema.c's ranges):
+// [key, default, low, low open, high].
+const PENDULUM_SETTINGS = [
+  ['length', 0.2, 0, true, Infinity], ['gravity', 9.81, -Infinity, false, Infinity],
+  ['damping', 0.05, 0, false, 0.999], ['stiffness', 0.02, 0, false, 1],
+  ['max_angle_deg', 60, 0, true, 180], ['teleport_distance', 1, 0, true, Infinity],
+];
+const AIM_SETTINGS = [['weight', 1, 0, false, 1], ['max_angle_deg', 45, 0, false, 180]];
+
+// A settings object at ptr (missing: the defaults) with its direction key, as the C reader.
+function readJointSettings(o, ptr, file, notes, table, directionKey, direction) {
+  const out = {};
+  for (const [key, def] of table) out[key] = Math.fround(def);
+  out[directionKey] = direction;
+  if (o === undefined) return out;
+  if (typeof o !== 'object' || o === null || Array.isArray(o)) fail(file, ptr, 'must be an object');
+  for (const [key, , lo, open, hi] of table) {
+    const v = o[key];
+    if (v === undefined) continue;
+    const at = `${ptr}/${key}`;
+    if (typeof v !== 'number') fail(file, at, `must be a number, is a ${typeof v}`);
+    const f = Math.fround(v); // judged as stored, a float (tl_schema_setting_check)
+    if (!Number.isFinite(f)) fail(file, at, `must be a finite number, is ${v}`);
+    if (open ? !(f > lo) : !(f >= lo)) fail(file, at, `must be ${open ? '>' : '>='} ${lo}, is ${v}`);
+    if (!(f <= Math.fround(hi))) fail(file, at, `must be <= ${hi}, is ${v}`);
+    out[key] = f;
+  }
+  const d = o[directionKey];
+  if (d !== undefined) {
+    const at = `${ptr}/${directionKey}`;
+    if (!Array.isArray(d) || d.length !== 3) fail(file, at, 'must be an array of 3 numbers');
+    const f = d.map((x, k) => {
+      if (typeof x !== 'number' || !Number.isFinite(Math.fround(x))) fail(file, `${at}/${k}`, 'must be a finite number');
+      return Math.fround(x);
+    });
+    const n = Math.hypot(...f);
+    if (!(n > 1e-6 && Number.isFinite(n))) fail(file, at, 'must not be zero');
+    out[directionKey] = f.map((x) => Math.fround(x / n));
+  }
+  const known = new Set([...table.map(([key]) => key), directionKey]);
+  for (const k of Object.keys(o)) if (!known.has(k)) notes.push(`${file}: ${ptr}/${k}: unknown key, ignored`);
+  return out;
+}
+
+// A part of kind pendulum or aim on node i (src/scene/parts_joint.c): {node, kind, skin,
+// joint (the node it turns), pendulum or aim settings, target (aims: a node)}.
+function readJointPart(json, i, rec, ptr, file, notes, resolveName) {
+  const skins = json.skins || [];
+  const skin = skins.findIndex((s) => (s.joints || []).includes(i));
+  if (skin < 0) fail(file, ptr, `node ${i} is not a joint of any skin (a ${rec.kind} turns a joint)`);
+  const part = { node: i, kind: rec.kind, skin, joint: i };
+  let renamed = false;
+  if (rec.kind === 'pendulum') {
+    const s = readJointSettings(rec.pendulum, `${ptr}/pendulum`, file, notes, PENDULUM_SETTINGS, 'rest_direction', [0, -1, 0]);
+    part.pendulum = s;
+  } else {
+    if (rec.target === undefined) fail(file, `${ptr}/target`, 'is missing');
+    let target;
+    [target, renamed] = resolveName(rec.target, rec.target_name, `${ptr}/target`, `${ptr}/target_name`);
+    if (!skins[skin].joints.includes(target)) fail(file, `${ptr}/target`, `node ${target} is not a joint of skin ${skin}`);
+    if (jointUnder(json, skin, target, i))
+      fail(file, `${ptr}/target`, `node ${target} is ${target === i ? 'the aimed joint itself' : 'below the aimed joint'} (node ${i}): turning it would move its own target (a cycle)`);
+    part.target = target;
+    part.aim = readJointSettings(rec.aim, `${ptr}/aim`, file, notes, AIM_SETTINGS, 'aim_axis', [1, 0, 0]);
+  }
+  if (renamed) notes.push(`${file}: ${ptr}: node indices disagree with the node names stored beside them (the nodes were renumbered); the names were used`);
+  const known = new Set(rec.kind === 'pendulum' ? ['version', 'kind', 'pendulum'] : ['version', 'kind', 'target', 'target_name', 'aim']);
+  for (const k of Object.keys(rec)) if (!known.has(k)) notes.push(`${file}: ${ptr}/${k}: unknown key, ignored`);
+  return part;
+}
+
+// The joint of `skin` above node `node` (its nearest ancestor that is a joint), or -1.
+function parentJoint(json, skin, node) {
+  const joints = new Set(json.skins[skin].joints);
+  const parentOf = new Map();
+  (json.nodes || []).forEach((n, p) => (n.children || []).forEach((c) => parentOf.set(c, p)));
+  for (let a = parentOf.get(node); a !== undefined; a = parentOf.get(a)) if (joints.has(a)) return a;
+  return -1;
+}
+
+function jointUnder(json, skin, below, joint) {
+  for (let j = below, steps = 0; j >= 0 && steps <= json.nodes.length; j = parentJoint(json, skin, j), ++steps)
+    if (j === joint) return true;
+  return false;
+}
+
+// The C player's order (tl_scene.joint_parts): the pendulums, then each aim after the aims on
+// its target's joint and above it; a joint a chain turns too, or a cycle of aims, is refused.
+function orderJointParts(json, parts, jointParts, file) {
+  for (const p of jointParts) {
+    const q = parts.find((c) => c.skin === p.skin && c.bones.includes(p.joint));
+    if (q) fail(file, `/nodes/${p.node}/extras/tailor`, `joint ${json.skins[p.skin].joints.indexOf(p.joint)} is a bone of the ${q.kind} part at /nodes/${q.node} (two parts would turn it)`);
+  }
+  const order = jointParts.filter((p) => p.kind === 'pendulum');
+  const aimAt = new Map(jointParts.filter((p) => p.kind === 'aim').map((p) => [p.node, p]));
+  const state = new Map();
+  for (const first of aimAt.values()) {
+    if (state.has(first)) continue;
+    const stack = [first];
+    state.set(first, 1);
+    while (stack.length) {
+      const p = stack[stack.length - 1];
+      let wait = null;
+      for (let j = p.target; j >= 0 && !wait; j = parentJoint(json, p.skin, j)) {
+        const a = aimAt.get(j);
+        if (a && a.skin === p.skin && state.get(a) !== 2) wait = a;
+      }
+      if (!wait) {
+        order.push(stack.pop());
+        state.set(p, 2);
+      } else if (state.get(wait) === 1) {
+        fail(file, `/nodes/${p.node}/extras/tailor/target`, `its target moves with the aim at /nodes/${wait.node}, which waits for this one (a cycle of aims)`);
+      } else {
+        stack.push(wait);
+        state.set(wait, 1);
+      }
+    }
+  }
+  return order;
+}
+
 // The parts of a glTF JSON (parser.json): [{node, kind, attachment, bones, end, radii,
 // settings, notes}], node indices resolved through the stored names as the C reader does.
 export function readParts(json, file = 'file') {
@@ -250,7 +453,17 @@ export function readParts(json, file = 'file') {
   (json.skins || []).forEach((skin, s) => {
     if (skin.extras && skin.extras.tailor !== undefined) checkVersion(skin.extras.tailor, `/skins/${s}/extras/tailor`, file);
   });
-  const parts = [];
+  const parts = [], jointParts = [];
+  // a node index checked against the name stored beside it (the C reader's rule); [node, renamed]
+  const resolveName = (index, name, at, nameAt) => {
+    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= nodes.length)
+      fail(file, at, `no node ${index}`);
+    if (name === undefined || nodes[index].name === name) return [index, false];
+    const hits = byName.get(name) || [];
+    if (hits.length === 0) fail(file, nameAt, `no node is named "${name}" (the index says node ${index})`);
+    if (hits.length > 1) fail(file, nameAt, `${hits.length} nodes are named "${name}" (nodes ${hits.join(' and ')}) and node ${index} is none of them`);
+    return [hits[0], true];
+  };
   nodes.forEach((node, i) => {
     const rec = node.extras && node.extras.tailor;
     if (rec === undefined) return;
@@ -258,21 +471,16 @@ export function readParts(json, file = 'file') {
     if (typeof rec !== 'object' || rec === null || Array.isArray(rec)) fail(file, ptr, 'must be an object');
     checkVersion(rec, ptr, file);
     if (!['tail', 'hair', 'cloth', 'pendulum', 'aim'].includes(rec.kind)) fail(file, `${ptr}/kind`, `unknown kind ${JSON.stringify(rec.kind)}`);
-    if (rec.kind === 'pendulum' || rec.kind === 'aim') { // tailor's C player runs them; this one not yet
-      notes.push(`${file}: ${ptr}: a part of kind ${rec.kind}, not played by the web player (tailor play does)`);
+    if (rec.kind === 'pendulum' || rec.kind === 'aim') {
+      jointParts.push(readJointPart(json, i, rec, ptr, file, notes, resolveName));
       return;
     }
     for (const k of Object.keys(rec)) if (!PART_KEYS.has(k)) notes.push(`${file}: ${ptr}/${k}: unknown key, ignored`);
     let renumbered = false;
     const resolve = (index, name, at, nameAt) => {
-      if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= nodes.length)
-        fail(file, at, `no node ${index}`);
-      if (name === undefined || nodes[index].name === name) return index;
-      const hits = byName.get(name) || [];
-      if (hits.length === 0) fail(file, nameAt, `no node is named "${name}" (the index says node ${index})`);
-      if (hits.length > 1) fail(file, nameAt, `${hits.length} nodes are named "${name}" (nodes ${hits.join(' and ')}) and node ${index} is none of them`);
-      renumbered = true;
-      return hits[0];
+      const [node, renamed] = resolveName(index, name, at, nameAt);
+      renumbered = renumbered || renamed;
+      return node;
     };
     if (!Array.isArray(rec.bones) || rec.bones.length < 2 || rec.bones.length > MAX_BONES + 1)
       fail(file, `${ptr}/bones`, `must be an array of 2..${MAX_BONES + 1} node indices`);
@@ -301,7 +509,7 @@ export function readParts(json, file = 'file') {
     parts.push({ node: i, kind: rec.kind, skin, attachment, bones: list.slice(0, count), end: list[count], radii,
       settings: readSettings(rec.chain, ptr, file) });
   });
-  return { parts, notes };
+  return { parts, jointParts: orderJointParts(json, parts, jointParts, file), notes };
 }
 
 // --- the runtime on a three.js scene ---
@@ -328,9 +536,9 @@ export class TailorRig {
         if (a && a.nodes !== undefined && !objectOf.has(a.nodes)) objectOf.set(a.nodes, o);
       });
     }
-    let parts;
+    let parts, jointParts = [];
     if (json) {
-      ({ parts, notes: this.notes } = readParts(json, options.file || 'file'));
+      ({ parts, jointParts, notes: this.notes } = readParts(json, options.file || 'file'));
     } else {
       ({ parts, notes: this.notes } = this.partsFromScene());
     }
@@ -346,6 +554,15 @@ export class TailorRig {
       if (!attachment || bones.some((b) => !b)) throw new Error('tailor-sim: a part\'s joint is not in the scene');
       this.chains.push(this.buildChain(part, attachment, bones, end));
     }
+    // pendulum and aim parts, in the C player's order (applied after the chains, aims last)
+    this.joints = jointParts.map((part) => {
+      const joint = find(part.joint, json.nodes[part.joint].name);
+      const target = part.kind === 'aim' ? find(part.target, json.nodes[part.target].name) : null;
+      if (!joint || (part.kind === 'aim' && !target)) throw new Error('tailor-sim: a part\'s joint is not in the scene');
+      return this.buildJoint(part, joint, target);
+    });
+    this.jointsStarted = false;
+    this.home = [0, 0, 0];
     this.lastTime = undefined;
   }
 
@@ -373,20 +590,54 @@ export class TailorRig {
     return { parts, notes: [] };
   }
 
-  // The chain of one part: rest geometry from the skin's inverse binds (as tl_player does),
-  // scale H / 1.8 from the skin's rest height, the floor under the body's rest skin.
-  buildChain(part, attachment, bones, end) {
-    const sim = this.sim;
+  // The skin binding joints a and b: its skeleton, its meshes, the inverse bind of a joint and
+  // the rest-world frame of tl_scene (M = the top joint's stored world x its inverse bind, the
+  // top joint being the skeleton root with the most joints below it; the skin's rest vertices
+  // are M x bind positions).
+  restSkin(a, b) {
     let skeleton = null;
-    let meshes = [];
+    const meshes = [];
     this.scene.traverse((o) => {
-      if (o.isSkinnedMesh && o.skeleton.bones.includes(attachment) && o.skeleton.bones.includes(bones[0])) {
+      if (o.isSkinnedMesh && o.skeleton.bones.includes(a) && o.skeleton.bones.includes(b)) {
         if (!skeleton) skeleton = o.skeleton;
         meshes.push(o);
       }
     });
     if (!skeleton) throw new Error('tailor-sim: no skinned mesh binds the part\'s joints');
     const ibm = (o) => skeleton.boneInverses[skeleton.bones.indexOf(o)].elements;
+    const inSkeleton = new Set(skeleton.bones);
+    let top = null, topCount = -1;
+    for (const j of skeleton.bones) {
+      let up = j.parent;
+      while (up && !inSkeleton.has(up)) up = up.parent;
+      if (up) continue;
+      let count = 0;
+      j.traverse((o) => { if (inSkeleton.has(o)) count++; });
+      if (count > topCount) top = j, topCount = count;
+    }
+    const M = this.relativeWorld(top).multiply(new top.matrixWorld.constructor().fromArray(ibm(top)));
+    return { skeleton, meshes, ibm, m: M.elements };
+  }
+
+  // The skin's rest height along +Y (tl_scene_skin.height), from restSkin's meshes.
+  static restHeight({ meshes, m }) {
+    let lo = Infinity, hi = -Infinity;
+    for (const mesh of meshes) {
+      const pos = mesh.geometry.attributes.position;
+      for (let v = 0; v < pos.count; ++v) {
+        const h = m[1] * pos.getX(v) + m[5] * pos.getY(v) + m[9] * pos.getZ(v) + m[13];
+        lo = Math.min(lo, h);
+        hi = Math.max(hi, h);
+      }
+    }
+    return hi > lo ? hi - lo : 0;
+  }
+
+  // The chain of one part: rest geometry from the skin's inverse binds (as tl_player does),
+  // scale H / 1.8 from the skin's rest height, the floor under the body's rest skin.
+  buildChain(part, attachment, bones, end) {
+    const sim = this.sim;
+    const { skeleton, meshes, ibm, m } = this.restSkin(attachment, bones[0]);
     const n = bones.length;
     const t = new Float32Array(3 * n), q = new Float32Array(4 * n);
     let parent = attachment;
@@ -398,21 +649,6 @@ export class TailorRig {
     });
     let tip = null;
     if (end && skeleton.bones.includes(end)) tip = sim.localFromBinds(ibm(bones[n - 1]), ibm(end)).translation;
-    // the rest-world frame of tl_scene: M = (the top joint's stored world) x (its inverse
-    // bind), the top joint being the skeleton root with the most joints below it; the
-    // skin's rest vertices are M x bind positions
-    const inSkeleton = new Set(skeleton.bones);
-    let top = null, topCount = -1;
-    for (const b of skeleton.bones) {
-      let a = b.parent;
-      while (a && !inSkeleton.has(a)) a = a.parent;
-      if (a) continue;
-      let count = 0;
-      b.traverse((o) => { if (inSkeleton.has(o)) count++; });
-      if (count > topCount) top = b, topCount = count;
-    }
-    const M = this.relativeWorld(top).multiply(new top.matrixWorld.constructor().fromArray(ibm(top)));
-    const m = M.elements;
     // height along up (+Y), and the floor: the lowest rest vertex no chain bone dominates
     let lo = Infinity, hi = -Infinity, floor = Infinity;
     const chainBones = new Set(bones);
@@ -456,6 +692,77 @@ export class TailorRig {
     };
   }
 
+  // A pendulum or aim part on its joint (src/play/joint_play.c): a pendulum's length, gravity
+  // and teleport distance scaled by H / 1.8 m of its skin, up +Y.
+  buildJoint(part, joint, target) {
+    const entry = { part, joint, target, animated: joint.quaternion.clone(), posed: joint.quaternion.clone(),
+      written: null, pendulum: null, height: 0 };
+    if (part.kind === 'pendulum') {
+      const height = TailorRig.restHeight(this.restSkin(joint, joint));
+      const scale = Math.fround(height > 0 ? height / 1.8 : 1);
+      entry.height = height;
+      entry.pendulum = this.sim.createPendulum({ ...part.pendulum, scale, length: Math.fround(part.pendulum.length * scale), up: [0, 1, 0] });
+    }
+    return entry;
+  }
+
+  // The joint parts' joints as the clip poses them: a rotation this rig wrote and the mixer
+  // did not overwrite goes back to the one it replaced (three.js's mixer writes a value only
+  // when it changed: a joint the clip holds still, or does not animate, keeps what was written).
+  unwriteJoints() {
+    for (const j of this.joints) if (j.written && j.joint.quaternion.equals(j.written)) j.joint.quaternion.copy(j.posed);
+  }
+
+  // A pendulum's pivot: its joint's pose in the root's frame relative to home.
+  pivotPose(j) {
+    const f = this.sim.poseFromMatrix(this.relativeWorld(j.joint).elements);
+    for (let c = 0; c < 3; ++c) f[c] -= this.home[c];
+    return f;
+  }
+
+  // The C player's floating origin for the pendulums: the first one's joint snapped to a grid
+  // of a power of two of at least 8 heights; then each pendulum at rest under its joint.
+  startJoints() {
+    const first = this.joints.find((j) => j.pendulum);
+    if (first) {
+      const m = this.relativeWorld(first.joint).elements;
+      const grid = 2 ** Math.ceil(Math.log2(8 * (first.height > 0 ? first.height : 1)));
+      const away = (x) => Math.sign(x) * Math.round(Math.abs(x)); // roundf: halves away from 0
+      this.home = [0, 1, 2].map((c) => (Number.isFinite(m[12 + c]) ? grid * away(m[12 + c] / grid) : this.home[c]));
+    }
+    for (const j of this.joints) {
+      if (j.pendulum) j.pendulum.reset(this.pivotPose(j));
+      j.animated.copy(j.joint.quaternion);
+    }
+    this.jointsStarted = true;
+  }
+
+  // The world rotation (root frame) of a joint's parent as posed now.
+  parentRotation(joint) {
+    if (!joint.parent || joint === this.root) return [0, 0, 0, 1];
+    return Array.from(this.sim.poseFromMatrix(this.relativeWorld(joint.parent).elements).subarray(3, 7));
+  }
+
+  // Writes the joint parts after the chains (as tl_player_apply): each pendulum's look-at as a
+  // local rotation under its parent as posed, then each aim on the pose they left.
+  writeJoints() {
+    if (!this.jointsStarted) return;
+    const setLocal = (j, world) => {
+      const local = quatMul(quatConjugate(this.parentRotation(j.joint)), world);
+      j.posed.copy(j.joint.quaternion);
+      j.joint.quaternion.set(local[0], local[1], local[2], local[3]);
+      j.written = j.joint.quaternion.clone();
+    };
+    for (const j of this.joints) if (j.pendulum) setLocal(j, j.pendulum.rotation());
+    for (const j of this.joints) {
+      if (j.pendulum) continue;
+      const a = j.animated;
+      const given = quatMul(this.parentRotation(j.joint), [a.x, a.y, a.z, a.w]);
+      const at = this.relativeWorld(j.joint).elements, to = this.relativeWorld(j.target).elements;
+      setLocal(j, this.sim.aimSolve(j.part.aim, given, [at[12], at[13], at[14]], [to[12], to[13], to[14]]));
+    }
+  }
+
   // An object's world matrix in the root's frame (the file's world: the root may be moved).
   relativeWorld(o) {
     o.updateWorldMatrix(true, false);
@@ -470,6 +777,8 @@ export class TailorRig {
 
   // Puts every chain at rest under the current pose (a new clip, a jump of the scrubber).
   reset() {
+    this.unwriteJoints();
+    this.startJoints();
     for (const c of this.chains) {
       c.start = this.attachmentPose(c);
       c.chain.clear();
@@ -487,10 +796,12 @@ export class TailorRig {
       this.holdRest();
       return;
     }
+    this.unwriteJoints();
     for (const c of this.chains) if (!c.start) {
       c.start = this.attachmentPose(c);
       c.chain.reset(c.start);
     }
+    if (!this.jointsStarted) this.startJoints();
     const now = this.mixer ? this.mixer.time : undefined;
     const span = now !== undefined && this.lastTime !== undefined ? now - this.lastTime : 0;
     if (dt > 0 && span > 0 && span <= 1.5 * dt + 1e-6) {
@@ -515,6 +826,10 @@ export class TailorRig {
       c.chain.step(c.start, target, dt);
       c.start = target;
     }
+    for (const j of this.joints) {
+      if (j.pendulum) j.pendulum.step(this.pivotPose(j), dt);
+      j.animated.copy(j.joint.quaternion); // an aim turns the clip's rotation of its last step
+    }
   }
 
   write() {
@@ -522,6 +837,7 @@ export class TailorRig {
       const q = c.chain.localRotations();
       c.bones.forEach((b, i) => b.quaternion.set(q[4 * i], q[4 * i + 1], q[4 * i + 2], q[4 * i + 3]));
     }
+    this.writeJoints();
   }
 
   // Physics off: the bones as the file has them (the rigid tail), the chains forgotten.
@@ -530,13 +846,30 @@ export class TailorRig {
       c.bones.forEach((b, i) => b.quaternion.copy(c.restQuaternions[i]));
       c.start = null;
     }
+    this.unwriteJoints();
+    for (const j of this.joints) j.written = null;
+    this.jointsStarted = false;
     this.lastTime = undefined;
   }
 
   dispose() {
     for (const c of this.chains) c.chain.destroy();
+    for (const j of this.joints) if (j.pendulum) j.pendulum.destroy();
     this.chains = [];
+    this.joints = [];
   }
+}
+
+// Quaternions (x, y, z, w) as arrays: the Hamilton product a b, and the conjugate.
+function quatMul(a, b) {
+  return [a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
+    a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
+    a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3],
+    a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2]];
+}
+
+function quatConjugate(q) {
+  return [-q[0], -q[1], -q[2], q[3]];
 }
 
 function invert(m) {

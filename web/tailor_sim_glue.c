@@ -5,13 +5,20 @@
  *   0-2 up, 3 scale, 4 floor_enabled (0/1), 5 floor_height, 6 hips_plane_enabled (0/1),
  *   7 fixed_step, 8 max_substeps, 9 teleport_distance, 10-12 hips_lateral, 13-15 hips_up,
  *   16-18 hips_forward, 19-28 the tl_chain_settings in their declaration order.
- * A pose is 8 floats: position (3), rotation (x, y, z, w), scale. */
+ * A pose is 8 floats: position (3), rotation (x, y, z, w), scale.
+ *
+ * pendulum (TL_WEB_PENDULUM_PARAM_COUNT floats, tl_pendulum_def in declaration order):
+ *   0 length, 1-3 rest_direction, 4-6 up, 7 scale, 8 gravity, 9 damping, 10 stiffness,
+ *   11 max_angle_deg, 12 fixed_step, 13 max_substeps, 14 teleport_distance.
+ * aim (5 floats): 0-2 aim_axis, 3 weight, 4 max_angle_deg. */
+#include <tailor/pendulum.h>
 #include <tailor/sim.h>
 
 #include <stdlib.h>
 #include <string.h>
 
 #define TL_WEB_PARAM_COUNT 29
+#define TL_WEB_PENDULUM_PARAM_COUNT 15
 
 void* tl_web_alloc(size_t bytes);
 void tl_web_free(void* p);
@@ -22,6 +29,14 @@ tl_chain* tl_web_chain_create(int bone_count, const float* translations, const f
                               char* message, int message_size);
 void tl_web_chain_step(tl_chain* chain, const float* start, const float* target, float dt);
 void tl_web_chain_reset(tl_chain* chain, const float* pose);
+int tl_web_pendulum_param_count(void);
+void tl_web_default_pendulum_params(float* params);
+tl_pendulum* tl_web_pendulum_create(const float* params, char* message, int message_size);
+void tl_web_pendulum_step(tl_pendulum* pendulum, const float* pivot, float dt);
+void tl_web_pendulum_reset(tl_pendulum* pendulum, const float* pivot);
+void tl_web_pendulum_carry(tl_pendulum* pendulum, const float* pivot);
+void tl_web_aim_solve(const float* aim, const float* rotation, const float* position,
+                      const float* target, float* out);
 
 void* tl_web_alloc(size_t bytes) {
     return malloc(bytes);
@@ -107,4 +122,64 @@ void tl_web_chain_step(tl_chain* chain, const float* start, const float* target,
 void tl_web_chain_reset(tl_chain* chain, const float* pose) {
     tl_chain_pose a = pose_of(pose);
     tl_chain_reset(chain, &a);
+}
+
+/* --- pendulum and aim parts (tailor/pendulum.h): one allocation at create, none per step --- */
+
+int tl_web_pendulum_param_count(void) {
+    return TL_WEB_PENDULUM_PARAM_COUNT;
+}
+
+void tl_web_default_pendulum_params(float* p) {
+    tl_pendulum_def d = tl_default_pendulum_def();
+    p[0] = d.length;
+    memcpy(p + 1, d.rest_direction, 3 * sizeof(float));
+    memcpy(p + 4, d.up, 3 * sizeof(float));
+    p[7] = d.scale, p[8] = d.gravity, p[9] = d.damping, p[10] = d.stiffness;
+    p[11] = d.max_angle_deg, p[12] = d.fixed_step, p[13] = (float)d.max_substeps;
+    p[14] = d.teleport_distance;
+}
+
+tl_pendulum* tl_web_pendulum_create(const float* p, char* message, int message_size) {
+    tl_pendulum_def d;
+    d.length = p[0];
+    memcpy(d.rest_direction, p + 1, 3 * sizeof(float));
+    memcpy(d.up, p + 4, 3 * sizeof(float));
+    d.scale = p[7], d.gravity = p[8], d.damping = p[9], d.stiffness = p[10];
+    d.max_angle_deg = p[11], d.fixed_step = p[12], d.max_substeps = (int)p[13];
+    d.teleport_distance = p[14];
+    tl_pendulum* pendulum = malloc(sizeof *pendulum);
+    tl_error err;
+    const char* why = "out of memory";
+    if (pendulum && tl_pendulum_init(pendulum, &d, &err) == TL_OK) return pendulum;
+    if (pendulum) why = err.message;
+    free(pendulum);
+    if (message_size > 0) {
+        strncpy(message, why, (size_t)message_size - 1);
+        message[message_size - 1] = 0;
+    }
+    return NULL;
+}
+
+void tl_web_pendulum_step(tl_pendulum* pendulum, const float* pivot, float dt) {
+    tl_chain_pose a = pose_of(pivot);
+    tl_pendulum_step(pendulum, &a, dt);
+}
+
+void tl_web_pendulum_reset(tl_pendulum* pendulum, const float* pivot) {
+    tl_chain_pose a = pose_of(pivot);
+    tl_pendulum_reset(pendulum, &a);
+}
+
+void tl_web_pendulum_carry(tl_pendulum* pendulum, const float* pivot) {
+    tl_chain_pose a = pose_of(pivot);
+    tl_pendulum_carry(pendulum, &a);
+}
+
+void tl_web_aim_solve(const float* aim, const float* rotation, const float* position,
+                      const float* target, float* out) {
+    tl_aim_def d;
+    memcpy(d.aim_axis, aim, 3 * sizeof(float));
+    d.weight = aim[3], d.max_angle_deg = aim[4];
+    tl_aim_solve(&d, rotation, position, target, out);
 }

@@ -69,7 +69,8 @@ for (const clip of gltf.animations) {
 
 check(mostMoved > 0.01, `no clip moves the chain by 1% of H (at most ${mostMoved.toFixed(4)} H)`);
 
-// A pendulum or aim part (docs/schema.md) is skipped with a note, the chains read as before.
+// A pendulum part (docs/schema.md) is read beside the chains (its defaults filled in, the chains
+// read as before); a bad setting is refused with its JSON pointer, as the C reader does.
 {
   const withPendulum = JSON.parse(JSON.stringify(gltf.parser.json));
   const head = withPendulum.skins[0].joints.find((j) => !(withPendulum.nodes[j].extras || {}).tailor);
@@ -77,7 +78,17 @@ check(mostMoved > 0.01, `no clip moves the chain by 1% of H (at most ${mostMoved
   const before = readParts(gltf.parser.json, file).parts.length;
   const read = readParts(withPendulum, file);
   check(head !== undefined && read.parts.length === before, `a pendulum part changed the chains read (${read.parts.length}, was ${before})`);
-  check(read.notes.some((n) => n.includes('kind pendulum')), 'no note for the pendulum part');
+  const p = read.jointParts[0];
+  check(read.jointParts.length === 1 && p.kind === 'pendulum' && p.joint === head && p.pendulum.length === Math.fround(0.2) &&
+    p.pendulum.max_angle_deg === 60 && p.pendulum.rest_direction.join() === '0,-1,0', 'the pendulum part is not read with its defaults');
+  withPendulum.nodes[head].extras.tailor.pendulum = { damping: 1 };
+  let message = '';
+  try {
+    readParts(withPendulum, file);
+  } catch (e) {
+    message = e.message;
+  }
+  check(message === `${file}: /nodes/${head}/extras/tailor/pendulum/damping: must be <= 0.999, is 1`, `damping 1 refused: "${message}"`);
 }
 
 // The version rule of docs/schema.md: a part written by a newer writer is refused by the JS
