@@ -487,7 +487,7 @@ static bool contact_sweeps(const tl_collider* colliders, int collider_count, con
  * then the body's colliders, each a collider of the pass. Returns whether the tip moved; *touch
  * whether it is on the floor or a body collider. */
 bool chain_contact(const lane_frame* f, int l, int link, v3 head, float len, v3 rest, v3* pp,
-                   v3* vp, bool* touch, bool* body) {
+                   v3* vp, bool* touch) {
     v3 p = *pp, v = *vp;
     const v3 root = LANE_V3(f, r, l), forward = LANE_V3(f, f, l), hips_up = LANE_V3(f, e, l);
     const v3 up = LANE_V3(f, up, l), back = v3_scale(forward, -1.0f), zero = {0, 0, 0};
@@ -497,7 +497,7 @@ bool chain_contact(const lane_frame* f, int l, int link, v3 head, float len, v3 
     const contact_plane ground = {
         zero, up, zero, zero, f->floor_level[l], f->floor_level[l], false, PLANE_FLOOR};
     bool moved = false;
-    *touch = *body = false;
+    *touch = false;
     if (f->plane[l] && plane_holds(&hips, p)) {
         p = project_onto_circle(head, len, p, hips.normal, hips.level, rest);
         v = plane_velocity(&hips, v3_scale(v3_sub(p, head), 1.0f / len), f->slip[l], v);
@@ -521,7 +521,7 @@ bool chain_contact(const lane_frame* f, int l, int link, v3 head, float len, v3 
     const int candidates = contact_candidates(f, l, head, len, list);
     if (contact_sweeps(f->colliders[l], f->collider_count[l], f->growth[l], f->links, link, list,
                        candidates, head, len, rest, f->slip[l], &p, &v))
-        moved = *touch = *body = true;
+        moved = *touch = true;
     *pp = p, *vp = v;
     return moved;
 }

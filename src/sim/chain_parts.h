@@ -171,7 +171,6 @@ struct tl_chain {
     double accumulator;       /* simulated time owed, s, in [0, step) */
     bool placed;
     bool velocity_feedback; /* test hook: the article's bug 2 (spring_chain_internal.h) */
-    bool collider_touched;  /* its last internal step touched a body collider (link_rope) */
     tl_chain_stats stats;
     /* N: its bends and read-back swings, the chain's own wherever it was stepped (a chain
      * stepped alone gathers everything into a working copy on the stack: 48 B a link here
@@ -274,8 +273,6 @@ typedef struct lane_frame {
     float wx[LANES], wy[LANES], wz[LANES], ww[LANES]; /* W of the current link */
     float qx[LANES], qy[LANES], qz[LANES], qw[LANES]; /* the previous link's bend snapshot */
     int contacts[LANES];
-    int collider_touched[LANES]; /* a link of this step touched a body collider */
-    int in_contact[LANES];       /* ... of the step before (the chain's collider_touched) */
     /* the frame's poses: attachment at its start and end, hips (when given apart) */
     float psx[LANES], psy[LANES], psz[LANES], ptx[LANES], pty[LANES], ptz[LANES];
     float rsx[LANES], rsy[LANES], rsz[LANES], rsw[LANES], rtx[LANES], rty[LANES], rtz[LANES],
@@ -364,7 +361,7 @@ SIM_INTERNAL void chain_lanes_outputs(const void* links, void* out, int n, float
 /* the cull's slots of lanes 0..lanes-1 from their colliders (setup after every lane's) */
 SIM_INTERNAL void chain_cull_setup(lane_frame* f, int lanes);
 SIM_INTERNAL bool chain_contact(const lane_frame* f, int l, int link, v3 head, float len, v3 rest,
-                                v3* pp, v3* vp, bool* touch, bool* body);
+                                v3* pp, v3* vp, bool* touch);
 SIM_INTERNAL bool chain_contact_output(const frame_plan* fp, const lane_frame* f, int l, int link,
                                        v3 head, float len, v3* p);
 SIM_INTERNAL void chain_output_near(const frame_plan* fp, const float* tips, int n, bool* near);

@@ -171,7 +171,7 @@ static void NAME(lanes_pose)(lane_frame* restrict f) {
         f->fx[l] = 2.0f * (K.x * K.z + K.w * K.y);
         f->fy[l] = 2.0f * (K.y * K.z - K.w * K.x);
         f->fz[l] = 1.0f - 2.0f * (K.x * K.x + K.y * K.y);
-        f->contacts[l] = 0, f->in_contact[l] = f->collider_touched[l], f->collider_touched[l] = 0;
+        f->contacts[l] = 0;
     }
 }
 
@@ -363,21 +363,6 @@ LANE_TARGET KERNEL void NAME(lanes_cull)(const lane_frame* restrict f, const flo
         }
 }
 
-/* The velocity of a link that touched a body collider in this step (position-based): its move
- * over the step, the pushes out included, less its part along the push (inelastic: the push
- * out becomes no velocity), met by the contact's velocity response from the place before the
- * push (the part into the surface removed, the rest slipping). */
-KERNEL v3 NAME(contact_move)(const LINK_T* restrict k, int l, const lane_frame* restrict f, v3 head,
-                             float len, v3 rest, v3 before, v3 after, int i) {
-    v3 moved = v3_scale(v3_sub(after, LANE_V3(k, p, l)), 1.0f / f->dt[l]);
-    v3 push = v3_sub(after, before);
-    float push2 = v3_dot(push, push);
-    if (push2 > 0) moved = v3_madd(moved, push, -v3_dot(moved, push) / push2);
-    bool touch, body;
-    chain_contact(f, l, i, head, len, rest, &before, &moved, &touch, &body);
-    return moved;
-}
-
 /* The rope (a rope cannot stretch, so neither can its velocity), then contact. */
 LANE_TARGET KERNEL void NAME(link_rope)(const LINK_T* restrict k, int i, lane_frame* restrict f,
                                         NAME(link_work) * restrict w) {
@@ -401,10 +386,9 @@ LANE_TARGET KERNEL void NAME(link_rope)(const LINK_T* restrict k, int i, lane_fr
     for (int l = 0; l < LANE_COUNT; ++l)
         if (!w->flag[l] && f->collider_count[l] > 0) {
             v3 p = {w->p_x[l], w->p_y[l], w->p_z[l]}, v = {w->v_x[l], w->v_y[l], w->v_z[l]};
-            bool touch, body;
+            bool touch;
             assert(!chain_contact(f, l, i, LANE_V3(f, h, l), w->len[l],
-                                  (v3){w->rest_x[l], w->rest_y[l], w->rest_z[l]}, &p, &v, &touch,
-                                  &body));
+                                  (v3){w->rest_x[l], w->rest_y[l], w->rest_z[l]}, &p, &v, &touch));
         }
 #endif
     if (NAME(any_lane)(w->flag))
@@ -412,44 +396,22 @@ LANE_TARGET KERNEL void NAME(link_rope)(const LINK_T* restrict k, int i, lane_fr
             if (w->flag[l]) {
                 v3 head = LANE_V3(f, h, l), rest = {w->rest_x[l], w->rest_y[l], w->rest_z[l]};
                 v3 p = {w->p_x[l], w->p_y[l], w->p_z[l]}, v = {w->v_x[l], w->v_y[l], w->v_z[l]};
-                const v3 before = p;
-                bool touch, body;
-                w->flag[l] = 0;
-                if (chain_contact(f, l, i, head, w->len[l], rest, &p, &v, &touch, &body)) {
+                bool touch;
+                if (chain_contact(f, l, i, head, w->len[l], rest, &p, &v, &touch)) {
                     const qt W = LANE_QT(f, w, l);
                     v3 dir = v3_scale(v3_sub(p, head), 1.0f / w->len[l]);
-                    if (body) v = NAME(contact_move)(k, l, f, head, w->len[l], rest, before, p, i);
                     v = v3_madd(v, dir, -v3_dot(v, dir));
                     v3 h = qt_unrotate(W, dir);
                     qt q = qt_swing(LANE_V3(k, u, l), h);
                     w->q_x[l] = q.x, w->q_y[l] = q.y, w->q_z[l] = q.z, w->q_w[l] = q.w;
                     w->h_x[l] = h.x, w->h_y[l] = h.y, w->h_z[l] = h.z;
                     f->contacts[l] += touch;
-                    f->collider_touched[l] |= body;
-                    w->flag[l] = body;
                 }
                 if (LANE_FEEDBACK) /* every correction / dt */
                     v = v3_scale(v3_sub(p, LANE_V3(k, p, l)), 1.0f / f->dt[l]);
                 w->p_x[l] = p.x, w->p_y[l] = p.y, w->p_z[l] = p.z, w->v_x[l] = v.x, w->v_y[l] = v.y,
                 w->v_z[l] = v.z;
             }
-    /* In a chain in contact (a link of the step before touched a body collider), a link up to
-     * the first one touching in this step has its move over the step as its velocity (less the
-     * part along the link, as the rope's); a touching link as above. The coupling and the limit
-     * move these particles without velocity and the contact removes the velocity into the
-     * surface, so a velocity kept from the spring alone was stored every step and never spent:
-     * a lock lying across colliders trembled forever (docs/stress.md, sessions 16-17). The
-     * links beyond the first touching one keep theirs: their move holds the drag of its push,
-     * and a collider given at the frame's end pushes in the frame's first step alone (with the
-     * move there too, long01's hair stretched more in its Jump: docs/stress.md). */
-    EACH {
-        v3 p = {w->p_x[l], w->p_y[l], w->p_z[l]}, v = {w->v_x[l], w->v_y[l], w->v_z[l]};
-        v3 dir = v3_scale(v3_sub(p, LANE_V3(f, h, l)), 1.0f / w->len[l]);
-        v3 moved = v3_scale(v3_sub(p, LANE_V3(k, p, l)), 1.0f / f->dt[l]);
-        moved = v3_madd(moved, dir, -v3_dot(moved, dir));
-        v = NAME(v3_pick)(f->in_contact[l] & !f->collider_touched[l] & !w->flag[l], moved, v);
-        w->v_x[l] = v.x, w->v_y[l] = v.y, w->v_z[l] = v.z;
-    }
 }
 
 /* Read back: S = swing(b, h), the rotation carrying the bind direction to the link; the
