@@ -208,8 +208,8 @@ bool hair_head_joints(const tl_scene_skin* skin, uint8_t* in_head) {
     return true;
 }
 
-/* A point's cell in stitched_count's grid; false when not finite (never within a tolerance of
- * anything) or too far out for 32-bit cells (*big set). */
+/* A point's cell in hair_stitched_count's grid; false when not finite (never within a
+ * tolerance of anything) or too far out for 32-bit cells (*big set). */
 static bool stitch_cell(const float* x, double cell, int32_t c[3], bool* big) {
     for (int k = 0; k < 3; ++k) {
         double q = floor((double)x[k] / cell);
@@ -231,8 +231,8 @@ static uint32_t stitch_slot(const int32_t c[3], uint32_t mask) {
  * to the nearest. Through a hashed grid of cells a little larger than the tolerance (a pair
  * that near lies in neighbouring cells). False: out of memory or cells out of range (the caller
  * then finds the nearest). */
-static bool stitched_count(const float* mine, uint32_t m, const float* points, uint32_t n,
-                           float tolerance, uint32_t* on) {
+bool hair_stitched_count(const float* mine, uint32_t m, const float* points, uint32_t n,
+                         float tolerance, uint32_t* on) {
     double cell = 1.01 * (double)tolerance;
     if (!(tolerance > 0) || !isfinite(cell) || n >= UINT32_MAX / 4) return false;
     uint32_t slots = 1;
@@ -291,7 +291,7 @@ static float stitched_share(const tl_scene_skin* s, uint32_t p, float tolerance)
                 memcpy(points + 3 * n++, s->rest_positions + 3 * (size_t)v, 3 * sizeof(float));
         const float* mine = s->rest_positions + 3 * (size_t)prim->first_vertex;
         uint32_t on = 0;
-        if (stitched_count(mine, prim->vertex_count, points, n, tolerance, &on))
+        if (hair_stitched_count(mine, prim->vertex_count, points, n, tolerance, &on))
             share = (float)on / (float)prim->vertex_count;
         else if (tl_mesh_nearest_points(nearest, mine, prim->vertex_count, 12, points, n, 12) !=
                  TL_MESH_OUT_OF_MEMORY) {

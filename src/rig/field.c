@@ -99,17 +99,17 @@ static double box_gap2(const float* x, const float p[3]) {
     return gap2;
 }
 
-/* Bones per group of skeleton_distances (consecutive joints lie near each other). */
+/* Bones per group of rig_skeleton_distances (consecutive joints lie near each other). */
 #define FIELD_GROUP 8
 
-/* The skeleton distance of `count` points (xyz), the value tl_mesh_nearest_segments gives: a
- * group of FIELD_GROUP bones, then a bone, is measured only when its box lies within the
- * nearest so far plus a slack of 1e-5 of the coordinates' size (the float test's rounding is
- * ~1e-6 of it), starting from the bone nearest the point before (welded vertices come in mesh
- * order, neighbours near). Only the value is kept, and sqrtf is monotone, so the least root is
- * the root of the least square. False: out of memory. */
-static bool skeleton_distances(const rig_bones* bones, const float* points, uint32_t count,
-                               float* out) {
+/* The skeleton distance of `count` points (xyz), the value tl_mesh_nearest_segments gives
+ * (bones->count > 0): a group of FIELD_GROUP bones, then a bone, is measured only when its box lies
+ * within the nearest so far plus a slack of 1e-5 of the coordinates' size (the float test's
+ * rounding is ~1e-6 of it), starting from the bone nearest the point before (welded vertices come
+ * in mesh order, neighbours near). Only the value is kept, and sqrtf is monotone, so the least root
+ * is the root of the least square. False: out of memory. */
+bool rig_skeleton_distances(const rig_bones* bones, const float* points, uint32_t count,
+                            float* out) {
     uint32_t n = bones->count, groups = (n + FIELD_GROUP - 1) / FIELD_GROUP;
     /* per bone, then per group: lo xyz, hi xyz, the largest |a|₁ + |b|₁ */
     float* box = malloc(7 * sizeof(float) * ((size_t)n + groups));
@@ -318,7 +318,7 @@ bool rig_field_build(rig_ctx* ctx) {
     if (!rig_bones_build(&ctx->bones, ctx->skin)) return false;
     build_regions(ctx);
     if (ctx->bones.count) {
-        if (!skeleton_distances(&ctx->bones, ctx->wpos, W, ctx->dskel)) return false;
+        if (!rig_skeleton_distances(&ctx->bones, ctx->wpos, W, ctx->dskel)) return false;
     } else
         for (uint32_t w = 0; w < W; ++w)
             ctx->dskel[w] = INFINITY;
