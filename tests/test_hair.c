@@ -3516,6 +3516,43 @@ static void layer_closest_matches_visit(void) {
     free(m.positions), free(m.triangles), free(pts), free(a), free(b);
 }
 
+/* hair_stitched_count (the hair primitives' stitched share) gives the count measuring to the
+ * nearest point gives, with points placed around the tolerance in every direction. */
+static void stitched_count_matches_nearest(void) {
+    enum { N = 4000, M = 3000 };
+    float *pts = malloc(3 * sizeof(float) * N), *mine = malloc(3 * sizeof(float) * M);
+    uint32_t* nearest = malloc(sizeof(uint32_t) * M);
+    ENSURE(pts && mine && nearest);
+    uint32_t r = 4242;
+    float tol = 1e-3f;
+    for (uint32_t i = 0; i < N; ++i)
+        for (int k = 0; k < 3; ++k)
+            pts[3 * i + k] = (k == 1 ? 1.5f : 0) + 0.05f * (lcg_unit(&r) - 0.5f);
+    for (uint32_t i = 0; i < M; ++i) {
+        const float* o = pts + 3 * (size_t)((uint32_t)(lcg_unit(&r) * N) % N);
+        float d[3], len = 0;
+        for (int k = 0; k < 3; ++k)
+            d[k] = lcg_unit(&r) - 0.5f, len += d[k] * d[k];
+        float at = i % 5 == 0 ? 0 : tol * (0.98f + 0.04f * lcg_unit(&r)) / sqrtf(len);
+        if (i % 7 == 0) at = tol * (0.5f + 1.5f * lcg_unit(&r)) / sqrtf(len);
+        for (int k = 0; k < 3; ++k)
+            mine[3 * i + k] = o[k] + at * d[k];
+    }
+    mine[0] = NAN; /* never within */
+    uint32_t on = 0, expected = 0;
+    ENSURE(hair_stitched_count(mine, M, pts, N, tol, &on));
+    ENSURE(tl_mesh_nearest_points(nearest, mine, M, 12, pts, N, 12) != TL_MESH_OUT_OF_MEMORY);
+    for (uint32_t i = 0; i < M; ++i) {
+        const float *a = mine + 3 * (size_t)i, *b = pts + 3 * (size_t)nearest[i];
+        float d2 = (a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) +
+                   (a[2] - b[2]) * (a[2] - b[2]);
+        expected += d2 < tol * tol;
+    }
+    printf("  %u of %u within the tolerance, the grid counts %u\n", expected, M, on);
+    ENSURE(on == expected && expected > M / 4 && expected < M - M / 4);
+    free(pts), free(mine), free(nearest);
+}
+
 int main(int argc, char** argv) {
     static const tl_test_case cases[] = {
         {"scalp_is_top_and_back", scalp_is_top_and_back},
@@ -3565,6 +3602,7 @@ int main(int argc, char** argv) {
         {"obj_hostile", obj_hostile},
         {"grid_boxes_cover_near_items", grid_boxes_cover_near_items},
         {"layer_closest_matches_visit", layer_closest_matches_visit},
+        {"stitched_count_matches_nearest", stitched_count_matches_nearest},
     };
     int rc = tl_test_main(argc, argv, cases, COUNT(cases));
     tl_hair_scalp_destroy(scalp);

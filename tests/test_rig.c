@@ -5,6 +5,7 @@
  * validator), the built-in samples in every frame, and the command. */
 #define _POSIX_C_SOURCE 200809L
 #include "test.h"
+#include "rig/internal.h"
 
 #include <tailor/sample.h>
 #include <tailor/tailor.h>
@@ -1678,6 +1679,46 @@ static void test_clean_file(void) {
     ENSURE(invalid_inputs > 0); /* the repair was exercised */
 }
 
+/* rig_skeleton_distances (the field's skeleton distance through the bones' boxes) gives the
+ * very values of tl_mesh_nearest_segments: a random skeleton of chains (some bones of zero
+ * length), points near the bones, on them, far away and not finite. */
+static void test_skeleton_distances_match(void) {
+    enum { BONES = 150, POINTS = 20000 };
+    rig_bones bones = {malloc(6 * sizeof(float) * BONES), NULL, BONES, NULL, 0};
+    float *pts = malloc(3 * sizeof(float) * POINTS), *a = malloc(sizeof(float) * POINTS),
+          *b = malloc(sizeof(float) * POINTS);
+    ENSURE(bones.ab && pts && a && b);
+    uint32_t r = 99;
+#define UNIT() ((r = r * 1664525u + 1013904223u) >> 8) * (1.0f / 16777216.0f)
+    float at[3] = {0, 1, 0};
+    for (uint32_t s = 0; s < BONES; ++s) {
+        float* ab = bones.ab + 6 * (size_t)s;
+        if (s % 12 == 0) /* a new chain from somewhere on the body */
+            for (int k = 0; k < 3; ++k)
+                at[k] = (k == 1 ? 1 : 0) + 0.6f * (UNIT() - 0.5f);
+        float len = s % 17 == 0 ? 0 : 0.01f + 0.15f * UNIT();
+        for (int k = 0; k < 3; ++k)
+            ab[k] = at[k], at[k] += len * (UNIT() - 0.5f), ab[3 + k] = at[k];
+    }
+    for (uint32_t i = 0; i < POINTS; ++i) {
+        const float* ab = bones.ab + 6 * (size_t)((uint32_t)(UNIT() * BONES) % BONES);
+        float t = UNIT(), spread = i % 3 == 0 ? 0.002f : i % 3 == 1 ? 0.05f : 0.5f;
+        for (int k = 0; k < 3; ++k)
+            pts[3 * i + k] =
+                ab[k] + t * (ab[3 + k] - ab[k]) + (i % 11 == 0 ? 0 : spread) * (UNIT() - 0.5f);
+    }
+#undef UNIT
+    pts[3 * 5] = NAN, pts[3 * 9 + 1] = INFINITY;
+    ENSURE(rig_skeleton_distances(&bones, pts, POINTS, a));
+    tl_mesh_nearest_segments(b, NULL, pts, POINTS, 12, bones.ab, BONES);
+    uint32_t differ = 0;
+    for (uint32_t i = 0; i < POINTS; ++i)
+        differ += memcmp(a + i, b + i, sizeof(float)) != 0;
+    printf("  %u points, %u differ from tl_mesh_nearest_segments\n", POINTS, differ);
+    ENSURE(differ == 0);
+    free(bones.ab), free(pts), free(a), free(b);
+}
+
 int main(int argc, char** argv) {
     static const tl_test_case cases[] = {
         {"chain_settings_checked", chain_settings_checked},
@@ -1698,6 +1739,7 @@ int main(int argc, char** argv) {
         {"cli", test_cli},
         {"clean_file", test_clean_file},
         {"bones_point_at_children", test_bones_point_at_children},
+        {"skeleton_distances_match", test_skeleton_distances_match},
     };
     return tl_test_main(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }

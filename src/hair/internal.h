@@ -19,6 +19,12 @@ bool hair_head_joints(const tl_scene_skin* skin, uint8_t* in_head);
  * A caller's mask (no head skin): the body's. */
 float hair_scalp_scale(const tl_hair_scalp* scalp);
 
+/* How many of `mine` (m points, xyz) have one of `points` (n) at a squared distance under
+ * tolerance² (the float test measuring to the nearest point makes): into *on. False when it
+ * cannot tell (out of memory, tolerance not positive, cells out of range): find the nearest. */
+bool hair_stitched_count(const float* mine, uint32_t m, const float* points, uint32_t n,
+                         float tolerance, uint32_t* on);
+
 /* The nearest scalp triangle to p no farther than max_distance: its index, or UINT32_MAX;
  * *distance and bary are filled when found. */
 uint32_t hair_scalp_nearest(const tl_hair_scalp* scalp, const float p[3], float max_distance,

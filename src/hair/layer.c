@@ -182,10 +182,11 @@ static bool closest_visit(void* user, uint32_t v) {
 }
 
 /* A bound on the best before the visit, so that its tests skip from the start: the distance to
- * the triangles of the vertex nearest p in p's own cell (candidates of the visit, so no nearer
- * than its closest). The visit then takes the first triangle in its order whose distance is the
- * least, as from an infinite start; the first LAYER_SEED_KEPT of them are marked mark + 1 and
- * their distances kept, so the visit does not test them again. */
+ * the triangles of the vertex nearest p in p's own cell, or when it has none in the 27 cells
+ * around it (candidates of the visit, so no nearer than its closest). The visit then takes the
+ * first triangle in its order whose distance is the least, as from an infinite start; the first
+ * LAYER_SEED_KEPT of them are marked mark + 1 and their distances kept, so the visit does not test
+ * them again. */
 static void closest_seed(closest_query* q, const hair_grid* g) {
     uint32_t c[3], near = UINT32_MAX;
     if (!g->start || !hair_grid_range(g, q->p, q->p, c, c)) return;
@@ -196,6 +197,11 @@ static void closest_seed(closest_query* q, const hair_grid* g) {
     for (uint32_t i = g->start[cell]; i < g->start[cell + 1]; ++i) {
         float d2 = tl__dist2(q->mesh->positions + 3 * (size_t)g->items[i], q->p);
         if (d2 < nd2) nd2 = d2, near = g->items[i];
+    }
+    if (near == UINT32_MAX) { /* an empty cell: the nearest vertex in the 27 around it */
+        nearest_query nq = {q->mesh->positions, q->p, UINT32_MAX, INFINITY};
+        hair_grid_visit(g, q->p, nearest_visit, &nq);
+        near = nq.best;
     }
     float best = INFINITY, bary[3];
     for (uint32_t i = near == UINT32_MAX ? 0 : q->start[near];

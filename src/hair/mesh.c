@@ -208,6 +208,72 @@ bool hair_head_joints(const tl_scene_skin* skin, uint8_t* in_head) {
     return true;
 }
 
+/* A point's cell in hair_stitched_count's grid; false when not finite (never within a
+ * tolerance of anything) or too far out for 32-bit cells (*big set). */
+static bool stitch_cell(const float* x, double cell, int32_t c[3], bool* big) {
+    for (int k = 0; k < 3; ++k) {
+        double q = floor((double)x[k] / cell);
+        if (!isfinite(x[k])) return false;
+        if (!(fabs(q) < 1 << 30)) return *big = true, false;
+        c[k] = (int32_t)q;
+    }
+    return true;
+}
+
+static uint32_t stitch_slot(const int32_t c[3], uint32_t mask) {
+    uint64_t h = (uint64_t)(uint32_t)c[0] * 73856093u ^ (uint64_t)(uint32_t)c[1] * 19349663u ^
+                 (uint64_t)(uint32_t)c[2] * 83492791u;
+    return (uint32_t)(h ^ h >> 29) & mask;
+}
+
+/* How many of `mine` (m points) have one of `points` (n) at a squared distance under
+ * tolerance², computed as the nearest-point test computes it: so the same count as measuring
+ * to the nearest. Through a hashed grid of cells a little larger than the tolerance (a pair
+ * that near lies in neighbouring cells). False: out of memory or cells out of range (the caller
+ * then finds the nearest). */
+bool hair_stitched_count(const float* mine, uint32_t m, const float* points, uint32_t n,
+                         float tolerance, uint32_t* on) {
+    double cell = 1.01 * (double)tolerance;
+    if (!(tolerance > 0) || !isfinite(cell) || n >= UINT32_MAX / 4) return false;
+    uint32_t slots = 1;
+    while (slots < 2 * n)
+        slots *= 2;
+    uint32_t* head = malloc(sizeof(uint32_t) * slots);
+    uint32_t* next = malloc(sizeof(uint32_t) * n);
+    int32_t* cells = malloc(3 * sizeof(int32_t) * n);
+    bool big = false;
+    if (!head || !next || !cells) return free(head), free(next), free(cells), false;
+    memset(head, 0xff, sizeof(uint32_t) * slots);
+    for (uint32_t i = 0; i < n && !big; ++i) {
+        int32_t* c = cells + 3 * (size_t)i;
+        if (!stitch_cell(points + 3 * (size_t)i, cell, c, &big)) continue;
+        uint32_t slot = stitch_slot(c, slots - 1);
+        next[i] = head[slot], head[slot] = i;
+    }
+    *on = 0;
+    for (uint32_t v = 0; v < m && !big; ++v) {
+        const float* a = mine + 3 * (size_t)v;
+        int32_t c[3];
+        bool near = false;
+        if (!stitch_cell(a, cell, c, &big)) continue;
+        for (int z = -1; z <= 1 && !near; ++z)
+            for (int y = -1; y <= 1 && !near; ++y)
+                for (int x = -1; x <= 1 && !near; ++x) {
+                    int32_t at[3] = {c[0] + x, c[1] + y, c[2] + z};
+                    for (uint32_t i = head[stitch_slot(at, slots - 1)]; i != UINT32_MAX && !near;
+                         i = next[i]) {
+                        const float* b = points + 3 * (size_t)i;
+                        float d2 = (a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) +
+                                   (a[2] - b[2]) * (a[2] - b[2]);
+                        near = d2 < tolerance * tolerance;
+                    }
+                }
+        *on += near;
+    }
+    free(head), free(next), free(cells);
+    return !big;
+}
+
 /* The share of primitive p's vertices that lie on another primitive's (within `tolerance`):
  * skin cut into pieces by material (a snout, a face) is stitched to the body at its seams;
  * hair is a surface of its own. */
@@ -224,9 +290,11 @@ static float stitched_share(const tl_scene_skin* s, uint32_t p, float tolerance)
             if (v < prim->first_vertex || v >= prim->first_vertex + prim->vertex_count)
                 memcpy(points + 3 * n++, s->rest_positions + 3 * (size_t)v, 3 * sizeof(float));
         const float* mine = s->rest_positions + 3 * (size_t)prim->first_vertex;
-        if (tl_mesh_nearest_points(nearest, mine, prim->vertex_count, 12, points, n, 12) !=
-            TL_MESH_OUT_OF_MEMORY) {
-            uint32_t on = 0;
+        uint32_t on = 0;
+        if (hair_stitched_count(mine, prim->vertex_count, points, n, tolerance, &on))
+            share = (float)on / (float)prim->vertex_count;
+        else if (tl_mesh_nearest_points(nearest, mine, prim->vertex_count, 12, points, n, 12) !=
+                 TL_MESH_OUT_OF_MEMORY) {
             for (uint32_t v = 0; v < prim->vertex_count; ++v) {
                 const float* a = mine + 3 * v;
                 const float* b = points + 3 * (size_t)nearest[v];

@@ -105,16 +105,37 @@ static bool head_alone(const tl_rig_part* part, uint32_t k, uint32_t head) {
     return part->new_joints[4 * (size_t)k] == head && part->new_weights[4 * (size_t)k] == 1;
 }
 
-/* Row k of a part: the head's weight blended with the skin's w at share s, its 4 largest. */
-static void row_blend(tl_rig_part* part, uint32_t k, const float* w, uint32_t joints, uint32_t head,
-                      float s) {
+/* The joints triangle t's vertices name and the head, ascending and once each, into `out` (3 ×
+ * influence_count + 1 room): the only joints row_blend can give weight (others blend to 0). */
+static uint32_t blend_joints(const tl_scene_skin* sk, uint32_t t, uint32_t head, uint32_t* out) {
+    uint32_t n = 0, per = sk->influence_count;
+    out[n++] = head;
+    for (int i = 0; i < 3; ++i)
+        for (uint32_t k = 0; k < per; ++k) {
+            uint32_t j = sk->influence_joints[(size_t)sk->triangles[3 * (size_t)t + i] * per + k],
+                     at = n;
+            while (at > 0 && out[at - 1] > j)
+                at--;
+            if (at > 0 && out[at - 1] == j) continue;
+            memmove(out + at + 1, out + at, sizeof(uint32_t) * (n - at));
+            out[at] = j, n++;
+        }
+    return n;
+}
+
+/* Row k of a part: the head's weight blended with the skin's w at share s, its 4 largest (of
+ * equals the lowest joint). Only the `count` joints in `joints` (ascending) are read: any other
+ * has no skin weight and blends to 0, never taken. */
+static void row_blend(tl_rig_part* part, uint32_t k, const float* w, const uint32_t* joints,
+                      uint32_t count, uint32_t head, float s) {
     uint32_t* jo = part->new_joints + 4 * (size_t)k;
     float* wo = part->new_weights + 4 * (size_t)k;
     float total = 0;
     for (int i = 0; i < 4; ++i) {
         uint32_t m = UINT32_MAX;
         float mw = 0;
-        for (uint32_t j = 0; j < joints; ++j) {
+        for (uint32_t c = 0; c < count; ++c) {
+            uint32_t j = joints[c];
             float x = s * w[j] + (j == head ? 1 - s : 0);
             bool taken = false;
             for (int q = 0; q < i; ++q)
@@ -161,9 +182,11 @@ bool hair_nape_bind(tl_rig_analysis* a, const tl_scene* scene, uint32_t skin,
     uint32_t* seen = calloc(sk->triangle_count + 1, sizeof(uint32_t));
     float* ball = malloc(sizeof(float) * (sk->triangle_count + 1));
     float* w = malloc(sizeof(float) * (sk->joint_count + 1));
+    uint32_t* blended = malloc(sizeof(uint32_t) * (3 * (size_t)sk->influence_count + 1));
     nape_skin ns = {.sk = sk, .centre = centre, .ball = ball, .rank = rank, .seen = seen};
     bool ok = ids && body && in_head && tris && centre && box && rank && seen && ball && w &&
-              tl_body_skin_mask(scene, skin, body, NULL) == TL_OK && hair_head_joints(sk, in_head);
+              blended && tl_body_skin_mask(scene, skin, body, NULL) == TL_OK &&
+              hair_head_joints(sk, in_head);
     uint32_t alone = 0, nt = 0;
     for (uint32_t p = first_part; ok && p < first_part + parts; ++p)
         for (uint32_t k = 0; k < a->parts[p].vertex_count; ++k)
@@ -199,11 +222,12 @@ bool hair_nape_bind(tl_rig_analysis* a, const tl_scene* scene, uint32_t skin,
             if (ns.tri == UINT32_MAX) continue;
             skin_weights(sk, ns.tri, ns.bary, w);
             float s = skin_share(sk, in_head, w, sqrtf(ns.best), lie);
-            if (s > 0) row_blend(part, k, w, sk->joint_count, head, s);
+            if (s > 0)
+                row_blend(part, k, w, blended, blend_joints(sk, ns.tri, head, blended), head, s);
         }
     }
     if (nt > 0 && lie > 0) hair_grid_free(&ns.grid);
     free(ids), free(body), free(in_head), free(tris), free(centre), free(box), free(rank),
-        free(seen), free(ball), free(w);
+        free(seen), free(ball), free(w), free(blended);
     return ok;
 }

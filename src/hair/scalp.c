@@ -306,6 +306,18 @@ static uint32_t lowest_bit(uint64_t bits) {
 #endif
 }
 
+/* ORs `bits` into word w of a query's marks (none when w is UINT32_MAX), clearing the words
+ * as the marked range first..last grows (so only the range is ever cleared). */
+static void mark_word(uint64_t* mark, uint32_t* first, uint32_t* last, uint32_t w, uint64_t bits) {
+    if (w == UINT32_MAX) return;
+    if (*first == UINT32_MAX) *first = *last = w, mark[w] = 0;
+    while (w < *first)
+        mark[--*first] = 0;
+    while (w > *last)
+        mark[++*last] = 0;
+    mark[w] |= bits;
+}
+
 enum { SCALP_QUERY_WORDS = 1024 }; /* a grid query marks at most 65 536 triangles; more: the scan */
 
 uint32_t hair_scalp_nearest(const tl_hair_scalp* scalp, const float p[3], float max_distance,
@@ -322,22 +334,22 @@ uint32_t hair_scalp_nearest(const tl_hair_scalp* scalp, const float p[3], float 
             if (scalp_test(scalp, s, t, p, &best2, &root, bary)) best = t;
     } else {
         /* the cells' triangles marked, then tested in the scan's order (ties go to the last) */
-        uint64_t mark[SCALP_QUERY_WORDS];
-        uint32_t first = UINT32_MAX, last = 0;
+        uint64_t mark[SCALP_QUERY_WORDS], gathered = 0;
+        uint32_t first = UINT32_MAX, last = 0, word = UINT32_MAX;
         for (uint32_t z = lo[2]; z <= hi[2]; ++z)
             for (uint32_t y = lo[1]; y <= hi[1]; ++y)
                 for (uint32_t x = lo[0]; x <= hi[0]; ++x) {
                     size_t at = hair_grid_cell(&s->grid, x, y, z);
                     for (uint32_t i = s->grid.start[at]; i < s->grid.start[at + 1]; ++i) {
-                        uint32_t t = s->grid.items[i], w = t / 64;
-                        if (first == UINT32_MAX) first = last = w, mark[w] = 0;
-                        while (w < first) /* words cleared as the marked range grows */
-                            mark[--first] = 0;
-                        while (w > last)
-                            mark[++last] = 0;
-                        mark[w] |= (uint64_t)1 << (t % 64);
+                        uint32_t t = s->grid.items[i];
+                        if (t / 64 != word) { /* a cell's triangles ascend: bits gathered */
+                            mark_word(mark, &first, &last, word, gathered);
+                            word = t / 64, gathered = 0;
+                        }
+                        gathered |= (uint64_t)1 << (t % 64);
                     }
                 }
+        mark_word(mark, &first, &last, word, gathered);
         for (uint32_t w = first; first != UINT32_MAX && w <= last; ++w)
             for (uint64_t bits = mark[w]; bits; bits &= bits - 1) {
                 uint32_t t = 64 * w + lowest_bit(bits);

@@ -88,6 +88,72 @@ float rig_skeleton_distance(const rig_bones* bones, const float p[3]) {
     return d;
 }
 
+/* Squared distance from p to a box (lo xyz, hi xyz), in double. */
+static double box_gap2(const float* x, const float p[3]) {
+    double gap2 = 0;
+    for (int k = 0; k < 3; ++k) {
+        double below = (double)x[k] - p[k], above = (double)p[k] - x[3 + k];
+        double g = below > 0 ? below : above > 0 ? above : 0;
+        gap2 += g * g;
+    }
+    return gap2;
+}
+
+/* Bones per group of rig_skeleton_distances (consecutive joints lie near each other). */
+#define FIELD_GROUP 8
+
+/* The skeleton distance of `count` points (xyz), the value tl_mesh_nearest_segments gives
+ * (bones->count > 0): a group of FIELD_GROUP bones, then a bone, is measured only when its box lies
+ * within the nearest so far plus a slack of 1e-5 of the coordinates' size (the float test's
+ * rounding is ~1e-6 of it), starting from the bone nearest the point before (welded vertices come
+ * in mesh order, neighbours near). Only the value is kept, and sqrtf is monotone, so the least root
+ * is the root of the least square. False: out of memory. */
+bool rig_skeleton_distances(const rig_bones* bones, const float* points, uint32_t count,
+                            float* out) {
+    uint32_t n = bones->count, groups = (n + FIELD_GROUP - 1) / FIELD_GROUP;
+    /* per bone, then per group: lo xyz, hi xyz, the largest |a|₁ + |b|₁ */
+    float* box = malloc(7 * sizeof(float) * ((size_t)n + groups));
+    if (!box) return false;
+    float* group = box + 7 * (size_t)n;
+    for (uint32_t s = 0; s < n; ++s) {
+        const float *a = bones->ab + 6 * (size_t)s, *b = a + 3;
+        float *x = box + 7 * (size_t)s, *gx = group + 7 * (size_t)(s / FIELD_GROUP);
+        x[6] = 0;
+        for (int k = 0; k < 3; ++k)
+            x[k] = fminf(a[k], b[k]), x[3 + k] = fmaxf(a[k], b[k]),
+            x[6] += fabsf(a[k]) + fabsf(b[k]);
+        for (int k = 0; k < 7; ++k)
+            gx[k] = s % FIELD_GROUP == 0 ? x[k] : k < 3 ? fminf(gx[k], x[k]) : fmaxf(gx[k], x[k]);
+    }
+    uint32_t seed = 0;
+    for (uint32_t i = 0; i < count; ++i) {
+        const float* p = points + 3 * (size_t)i;
+        double size = fabs((double)p[0]) + fabs((double)p[1]) + fabs((double)p[2]);
+        float best = tl_mesh_segment_distance(p, bones->ab + 6 * (size_t)seed,
+                                              bones->ab + 6 * (size_t)seed + 3, NULL);
+        if (!(best <= INFINITY)) best = INFINITY; /* NaN is never taken */
+        uint32_t nearest = seed;
+        for (uint32_t gi = 0; gi < groups; ++gi) {
+            const float* gx = group + 7 * (size_t)gi;
+            double reach = best + 1e-5 * (size + gx[6]);
+            if (box_gap2(gx, p) > reach * reach) continue; /* all its bones surely farther */
+            uint32_t end = (gi + 1) * FIELD_GROUP < n ? (gi + 1) * FIELD_GROUP : n;
+            for (uint32_t s = gi * FIELD_GROUP; s < end; ++s) {
+                const float* x = box + 7 * (size_t)s;
+                reach = best + 1e-5 * (size + x[6]);
+                if (s == seed || box_gap2(x, p) > reach * reach) continue;
+                float d = tl_mesh_segment_distance(p, bones->ab + 6 * (size_t)s,
+                                                   bones->ab + 6 * (size_t)s + 3, NULL);
+                if (d < best) best = d, nearest = s;
+            }
+        }
+        out[i] = best;
+        seed = nearest;
+    }
+    free(box);
+    return true;
+}
+
 float rig_vertex_bone_distance(const rig_bones* bones, const tl_scene_skin* skin, uint32_t v) {
     const float* p = skin->rest_positions + 3 * (size_t)v;
     const uint32_t* joints = skin->influence_joints + (size_t)v * skin->influence_count;
@@ -251,10 +317,9 @@ bool rig_field_build(rig_ctx* ctx) {
     if (!ctx->region || !ctx->dskel || !ctx->wbd || !ctx->wbd_union || !ctx->misbound) return false;
     if (!rig_bones_build(&ctx->bones, ctx->skin)) return false;
     build_regions(ctx);
-    if (ctx->bones.count)
-        tl_mesh_nearest_segments(ctx->dskel, NULL, ctx->wpos, W, 12, ctx->bones.ab,
-                                 ctx->bones.count);
-    else
+    if (ctx->bones.count) {
+        if (!rig_skeleton_distances(&ctx->bones, ctx->wpos, W, ctx->dskel)) return false;
+    } else
         for (uint32_t w = 0; w < W; ++w)
             ctx->dskel[w] = INFINITY;
     for (uint32_t v = 0; v < V; ++v) {

@@ -27,6 +27,11 @@ float rig_joint_distance(const rig_bones* bones, uint32_t j, const float p[3]);
 /* Distance from p to the nearest segment of any joint (INFINITY when there is none). */
 float rig_skeleton_distance(const rig_bones* bones, const float p[3]);
 
+/* The skeleton distances of `count` points (xyz) into out, the values tl_mesh_nearest_segments
+ * gives, through the bones' boxes (bones->count > 0). False: out of memory. */
+bool rig_skeleton_distances(const rig_bones* bones, const float* points, uint32_t count,
+                            float* out);
+
 /* Weighted bone distance of union vertex v on its own influences. */
 float rig_vertex_bone_distance(const rig_bones* bones, const tl_scene_skin* skin, uint32_t v);
 

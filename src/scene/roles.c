@@ -158,12 +158,21 @@ typedef struct classify {
     uint32_t* depth;
     float* height;      /* along the provisional up (rest-world +Y) */
     uint32_t* dominant; /* per vertex: the joint with the most weight */
+    bool* below;        /* per joint: scratch of subtree_of */
 } classify;
 
 static bool is_ancestor(const classify* c, int32_t a, int32_t j) { /* a is j or above it */
     for (; j != TL_NONE; j = c->joints[j].parent)
         if (j == a) return true;
     return false;
+}
+
+/* Per joint whether it is `top` or below it, in c->below: the vertex loops then read one flag
+ * per vertex rather than walk each dominant joint's parents. */
+static const bool* subtree_of(const classify* c, int32_t top) {
+    for (uint32_t j = 0; j < c->n; ++j)
+        c->below[j] = is_ancestor(c, top, (int32_t)j);
+    return c->below;
 }
 
 static int32_t common_ancestor(const classify* c, int32_t a, int32_t b) {
@@ -325,8 +334,9 @@ static int32_t farthest_vertex(const classify* c, int32_t top, const float* from
     const tl_scene_skin* skin = c->skin;
     int32_t best = TL_NONE;
     float best_score = -INFINITY;
+    const bool* below = subtree_of(c, top);
     for (uint32_t v = 0; v < skin->vertex_count; ++v) {
-        if (!is_ancestor(c, top, (int32_t)c->dominant[v])) continue;
+        if (!below[c->dominant[v]]) continue;
         const float* p = skin->rest_positions + 3 * (size_t)v;
         float score;
         if (from) {
@@ -452,8 +462,9 @@ static void legs_from_shape(classify* c, int32_t* a_out, int32_t* b_out) {
  * ancestor (not above the thigh) that some vertex is heaviest on. */
 static int32_t leg_end(const classify* c, int32_t thigh, int32_t far_joint) {
     for (int32_t j = far_joint;; j = c->joints[j].parent) {
+        const bool* below = subtree_of(c, j);
         for (uint32_t v = 0; v < c->skin->vertex_count; ++v)
-            if (is_ancestor(c, j, (int32_t)c->dominant[v])) return j;
+            if (below[c->dominant[v]]) return j;
         if (j == thigh) return TL_NONE;
     }
 }
@@ -465,13 +476,14 @@ static int floor_axis(const classify* c, int32_t end, int lateral_axis) {
     const tl_scene_skin* skin = c->skin;
     int best = -2;
     float best_f = INFINITY;
+    const bool* below = subtree_of(c, end);
     for (int a = 0; a < 6; ++a) {
         if (a / 2 == lateral_axis) continue;
         float sign = a % 2 ? -1.0f : 1.0f, lo = INFINITY, hi = -INFINITY, foot = INFINITY;
         for (uint32_t v = 0; v < skin->vertex_count; ++v) {
             float h = sign * skin->rest_positions[3 * (size_t)v + a / 2];
             lo = fminf(lo, h), hi = fmaxf(hi, h);
-            if (is_ancestor(c, end, (int32_t)c->dominant[v])) foot = fminf(foot, h);
+            if (below[c->dominant[v]]) foot = fminf(foot, h);
         }
         float f = hi > lo ? (foot - lo) / (hi - lo) : INFINITY;
         if (f < best_f) best_f = f, best = a;
@@ -611,13 +623,14 @@ void tl_scene_skin_classify(tl_scene_skin* skin, tl_scene_joint* joints) {
                             {TL_NONE, TL_NONE}};
     float up[3] = {0, 1, 0};
     memcpy(skin->up, up, sizeof up);
-    classify c = {skin, joints, n, NULL, NULL, NULL, NULL};
+    classify c = {skin, joints, n, NULL, NULL, NULL, NULL, NULL};
     c.info = malloc(sizeof(name_info) * (n ? n : 1));
     c.depth = malloc(sizeof(uint32_t) * (n ? n : 1));
     c.height = malloc(sizeof(float) * (n ? n : 1));
     c.dominant = malloc(sizeof(uint32_t) * (skin->vertex_count ? skin->vertex_count : 1));
     bool* in_limb = calloc(n ? n : 1, sizeof(bool));
-    if (!c.info || !c.depth || !c.height || !c.dominant || !in_limb)
+    c.below = malloc(sizeof(bool) * (n ? n : 1));
+    if (!c.info || !c.depth || !c.height || !c.dominant || !in_limb || !c.below)
         goto axes; /* roles stay none */
     for (uint32_t v = 0; v < skin->vertex_count; ++v)
         c.dominant[v] = tl_scene_skin_dominant_joint(skin, v);
@@ -735,5 +748,5 @@ void tl_scene_skin_classify(tl_scene_skin* skin, tl_scene_joint* joints) {
     vote_up(&c, skin, thigh);
 axes:
     skin_axes(skin, joints);
-    free(c.info), free(c.depth), free(c.height), free(c.dominant), free(in_limb);
+    free(c.info), free(c.depth), free(c.height), free(c.dominant), free(in_limb), free(c.below);
 }
