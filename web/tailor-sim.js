@@ -167,6 +167,11 @@ export class TailorSim {
   }
 
   f32(pointer, count) { return new Float32Array(this.x.memory.buffer, pointer, count); }
+  // The NUL-terminated message the solver wrote at pointer (at most size bytes).
+  message(pointer, size) {
+    const bytes = new Uint8Array(this.x.memory.buffer, pointer, size);
+    return new TextDecoder().decode(bytes.slice(0, Math.max(0, bytes.indexOf(0))));
+  }
 
   // tl_default_chain_def's world and time settings and tl_default_chain_settings.
   defaults() {
@@ -206,11 +211,7 @@ export class TailorSim {
     this.f32(par, this.paramCount).set(params);
     const pointer = this.x.tl_web_chain_create(n, t, q, d.tipTranslation ? tip : 0,
       d.jointRadii ? radii : 0, par, message, 512);
-    let text = '';
-    if (!pointer) {
-      const bytes = new Uint8Array(this.x.memory.buffer, message, 512);
-      text = new TextDecoder().decode(bytes.slice(0, Math.max(0, bytes.indexOf(0))));
-    }
+    const text = pointer ? '' : this.message(message, 512);
     this.x.tl_web_free(block);
     if (!pointer) throw new Error(`tailor-sim: ${text}`);
     return new Chain(this, pointer, n);
@@ -238,11 +239,7 @@ export class TailorSim {
     const message = block + 4 * params.length;
     this.f32(block, params.length).set(params);
     const pointer = this.x.tl_web_pendulum_create(block, message, 512);
-    let text = '';
-    if (!pointer) {
-      const bytes = new Uint8Array(this.x.memory.buffer, message, 512);
-      text = new TextDecoder().decode(bytes.slice(0, Math.max(0, bytes.indexOf(0))));
-    }
+    const text = pointer ? '' : this.message(message, 512);
     this.x.tl_web_free(block);
     if (!pointer) throw new Error(`tailor-sim: ${text}`);
     return new Pendulum(this, pointer);
