@@ -210,16 +210,21 @@ static int collide(const contact_collider* cc, v3 head, float len, float inv_len
         return did | (pass < 3 ? SETTLED : 0);
     }
     const float len2 = len * len;
-    bool stale = true; /* whether centre is not yet p's (collider_inside of p sets it) */
-    for (int passes = cc->shape == TL_COLLIDER_CAPSULE ? 3 : 1; pass < passes; ++pass) {
-        stale = false;
-        v3 q;
-        if (!collider_inside(cc, p, &centre, &radius) ||
-            !ball_push(head, len, len2, centre, radius, cc->r2, p, rest, &q))
-            break;
+    bool stale = false; /* whether centre is not yet p's (collider_inside of p sets it) */
+    bool inside = collider_inside(cc, p, &centre, &radius);
+    for (int passes = cc->shape == TL_COLLIDER_CAPSULE ? 3 : 1; pass < passes && inside; ++pass) {
+        v3 q, was = centre;
+        if (!ball_push(head, len, len2, centre, radius, cc->r2, p, rest, &q)) break;
         bool pushed = v3_moved(p, q, still);
-        did |= HELD | (pushed ? PUSHED : 0), p = q, stale = true;
-        if (!pushed) break;
+        did |= HELD | (pushed ? PUSHED : 0), p = q;
+        if (!pushed) { /* (a re-seat by rounding: settled) */
+            stale = true;
+            break;
+        }
+        /* The pushed tip is on the ball's surface; a capsule's ball moves with the tip. One
+         * that moved by rounding only would re-seat it by rounding: settled, no pass more. */
+        inside = collider_inside(cc, p, &centre, &radius);
+        if (!v3_moved(was, centre, still)) break;
     }
     if (!did) return SETTLED;
     if (stale) collider_inside(cc, p, &centre, &radius);
@@ -434,7 +439,7 @@ static int contact_candidates(const lane_frame* f, int l, v3 head, float len, in
         t = t < 0 ? 0.0f : (t > 1 ? 1.0f : t);
         v3 d = v3_madd(ha, ab, -t);
         float r = sqrtf(r2) + reach;
-        if (v3_dot(d, d) < r * r) list[count++] = m;
+        list[count] = m, count += v3_dot(d, d) < r * r; /* (no branch: it mispredicts) */
     }
     return count;
 }
