@@ -153,8 +153,9 @@ static int core_main(void) {
 #endif
 
 /* Six capsules of a 1.8 m body at walk time t about hips pose h: thighs, shins, pelvis and
- * spine (bar_behind: a bar behind the legs in the spine's place). */
-static void body_capsules(bool bar_behind, double t, const tl_chain_pose* h, tl_collider* b) {
+ * spine (scene 2: a bar behind the legs in the spine's place; scene 3: a thick bar under the
+ * tail as the walk trails it back, which two of its links lie on: resting contact). */
+static void body_capsules(int scene, double t, const tl_chain_pose* h, tl_collider* b) {
     /* In the hips' frame; the legs swing 30 degrees either way with the stride, so that the
      * capsules reach the tail behind (a scene whose capsules never touch it measures their cull
      * alone, docs/sim.md session 14) */
@@ -176,8 +177,10 @@ static void body_capsules(bool bar_behind, double t, const tl_chain_pose* h, tl_
     static const float trunk[2][7] = {{-0.1f, 0.0f, 0.04f, 0.1f, 0.0f, 0.04f, 0.12f},
                                       {0.0f, 0.1f, 0.02f, 0.0f, 0.5f, 0.0f, 0.13f}};
     static const float bar[7] = {-0.3f, -0.45f, -0.22f, 0.3f, -0.45f, -0.22f, 0.1f};
+    static const float rest_bar[7] = {-0.3f, -0.3f, -0.3f, 0.3f, -0.3f, -0.3f, 0.15f};
     memcpy(local[4], trunk, sizeof trunk);
-    if (bar_behind) memcpy(local[5], bar, sizeof bar);
+    if (scene == 2) memcpy(local[5], bar, sizeof bar);
+    if (scene == 3) memcpy(local[5], rest_bar, sizeof rest_bar);
     float yaw_s = h->rotation[1], yaw_c = h->rotation[3];
     float cs = yaw_c * yaw_c - yaw_s * yaw_s, sn = 2 * yaw_s * yaw_c; /* about y */
     for (int m = 0; m < 6; ++m) {
@@ -195,13 +198,14 @@ static void body_capsules(bool bar_behind, double t, const tl_chain_pose* h, tl_
 }
 
 int main(int argc, char** argv) {
-    /* bench_sim [CHARACTERS [plain|colliders|contact]]: only the runs with that many
-     * characters, and only that scene (for a profiler); bench_sim core: the core's rates */
+    /* bench_sim [CHARACTERS [plain|colliders|contact|rest]]: only the runs with that many
+     * characters, and only that scene (for a profiler; `rest` runs only when named, so the
+     * output hash of the other scenes is as it was); bench_sim core: the core's rates */
     if (argc > 1 && strcmp(argv[1], "core") == 0) return core_main();
     const int only = argc > 1 ? atoi(argv[1]) : 0;
-    const char* scenes[3] = {"plain", "colliders", "contact"};
-    int kind = -1; /* every scene */
-    for (int k = 0; argc > 2 && k < 3; ++k)
+    const char* scenes[4] = {"plain", "colliders", "contact", "rest"};
+    int kind = -1; /* every scene but rest */
+    for (int k = 0; argc > 2 && k < 4; ++k)
         if (strcmp(argv[2], scenes[k]) == 0) kind = k;
     /* a straight 0.8 m tail hanging from behind the hips, bones unrotated */
     float t[3 * LINKS], q[4 * LINKS], tip[3] = {0, -0.1f, 0};
@@ -220,12 +224,13 @@ int main(int argc, char** argv) {
     printf("solver,characters,links,steps,ns_per_link_step,us_per_character_step\n");
     const int counts[] = {1, 100, 1000};
     uint64_t hash = 1469598103934665603u; /* FNV-1a of every run's output: the same bits? */
-    for (int run = 0; run < 9; ++run) {
+    for (int run = 0; run < 12; ++run) {
         int n = counts[run % 3], scene = run / 3;
         if (only > 0 && n != only) continue;
+        if (scene == 3 && kind != 3) continue;
         /* colliders: six body capsules per character, the legs swinging past the tail (it
          * touches them rarely); contact: the spine's capsule replaced by a bar behind the legs
-         * that the tail hangs against (as hair on a back) */
+         * that the tail hangs against (as hair on a back); rest: a thick bar the tail lies on */
         bool colliders = scene > 0;
         if (argc > 2 && scene != kind) continue;
         tl_chain** chains = malloc(sizeof(tl_chain*) * (size_t)n);
@@ -257,7 +262,7 @@ int main(int argc, char** argv) {
                 x->target = walk((f + 1) * dt + 0.37 * k);
                 if (!colliders) continue;
                 tl_collider* b = bodies + 6 * ((size_t)f * (size_t)n + (size_t)k);
-                body_capsules(scene == 2, f * dt + dt + 0.37 * k, &x->target, b);
+                body_capsules(scene, f * dt + dt + 0.37 * k, &x->target, b);
                 x->colliders = b, x->collider_count = 6;
             }
         double spent = 0, sink = 0;
@@ -291,7 +296,8 @@ int main(int argc, char** argv) {
             tl_chain_destroy(chains[k]);
         }
         double link_steps = (double)n * LINKS * (double)steps;
-        const char* solver[3] = {"tailor", "tailor_6_colliders", "tailor_6_colliders_contact"};
+        const char* solver[4] = {"tailor", "tailor_6_colliders", "tailor_6_colliders_contact",
+                                 "tailor_6_colliders_rest"};
         printf("%s,%d,%d,%ld,%.2f,%.3f\n", solver[scene], n, LINKS, steps, 1e9 * spent / link_steps,
                1e6 * spent / ((double)n * (double)steps));
         if (!isfinite(sink)) return 1;

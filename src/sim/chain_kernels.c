@@ -210,16 +210,21 @@ static int collide(const contact_collider* cc, v3 head, float len, float inv_len
         return did | (pass < 3 ? SETTLED : 0);
     }
     const float len2 = len * len;
-    bool stale = true; /* whether centre is not yet p's (collider_inside of p sets it) */
-    for (int passes = cc->shape == TL_COLLIDER_CAPSULE ? 3 : 1; pass < passes; ++pass) {
-        stale = false;
-        v3 q;
-        if (!collider_inside(cc, p, &centre, &radius) ||
-            !ball_push(head, len, len2, centre, radius, cc->r2, p, rest, &q))
-            break;
+    bool stale = false; /* whether centre is not yet p's (collider_inside of p sets it) */
+    bool inside = collider_inside(cc, p, &centre, &radius);
+    for (int passes = cc->shape == TL_COLLIDER_CAPSULE ? 3 : 1; pass < passes && inside; ++pass) {
+        v3 q, was = centre;
+        if (!ball_push(head, len, len2, centre, radius, cc->r2, p, rest, &q)) break;
         bool pushed = v3_moved(p, q, still);
-        did |= HELD | (pushed ? PUSHED : 0), p = q, stale = true;
-        if (!pushed) break;
+        did |= HELD | (pushed ? PUSHED : 0), p = q;
+        if (!pushed) { /* (a re-seat by rounding: settled) */
+            stale = true;
+            break;
+        }
+        /* The pushed tip is on the ball's surface; a capsule's ball moves with the tip. One
+         * that moved by rounding only would re-seat it by rounding: settled, no pass more. */
+        inside = collider_inside(cc, p, &centre, &radius);
+        if (!v3_moved(was, centre, still)) break;
     }
     if (!did) return SETTLED;
     if (stale) collider_inside(cc, p, &centre, &radius);
@@ -424,15 +429,17 @@ static int contact_candidates(const lane_frame* f, int l, v3 head, float len, in
     if (f->cull_all[l]) return -1;
     int count = 0;
     const float reach = len * (1 + 1e-3f) + 1e-5f * (fabsf(head.x) + fabsf(head.y) + fabsf(head.z));
-    for (int m = 0; m < f->collider_count[l]; ++m) {
-        if (!(f->cull_r2[m][l] >= 0)) continue; /* nothing is inside */
+    /* (the count and each slot's r2 read once: list's stores may alias the lane's ints) */
+    for (int m = 0, colliders = f->collider_count[l]; m < colliders; ++m) {
+        const float r2 = f->cull_r2[m][l];
+        if (!(r2 >= 0)) continue; /* nothing is inside */
         v3 ha = {head.x - f->cull_ax[m][l], head.y - f->cull_ay[m][l], head.z - f->cull_az[m][l]};
         v3 ab = {f->cull_bx[m][l], f->cull_by[m][l], f->cull_bz[m][l]};
         float t = v3_dot(ha, ab) * f->cull_inv[m][l];
         t = t < 0 ? 0.0f : (t > 1 ? 1.0f : t);
         v3 d = v3_madd(ha, ab, -t);
-        float r = sqrtf(f->cull_r2[m][l]) + reach;
-        if (v3_dot(d, d) < r * r) list[count++] = m;
+        float r = sqrtf(r2) + reach;
+        list[count] = m, count += v3_dot(d, d) < r * r; /* (no branch: it mispredicts) */
     }
     return count;
 }
@@ -460,9 +467,16 @@ static bool contact_sweeps(const tl_collider* colliders, int collider_count, con
         const int j = visit % count;
         contact_collider cc;
         int did = SETTLED;
-        if (candidates >= 0)
-            did = collide(&ready[j], head, len, inv_len, rest, still, p, v);
-        else if (contact_collider_of(colliders, growth, links, j, link, &cc))
+        v3 centre;
+        float radius;
+        if (candidates >= 0) {
+            /* a tip outside a ball (most visits: the colliders beside the one holding it) is
+             * collide's first test, made here without the call */
+            const int shape = ready[j].shape;
+            if (shape == TL_COLLIDER_PLANE || shape == TL_COLLIDER_ELLIPSOID ||
+                collider_inside(&ready[j], *p, &centre, &radius))
+                did = collide(&ready[j], head, len, inv_len, rest, still, p, v);
+        } else if (contact_collider_of(colliders, growth, links, j, link, &cc))
             did = collide(&cc, head, len, inv_len, rest, still, p, v);
         held |= did;
         met = did & PUSHED ? (did & SETTLED ? 1 : 0) : met + 1;
