@@ -3456,6 +3456,46 @@ static void grid_boxes_cover_near_items(void) {
     free(box), free(ids), free(seen);
 }
 
+/* The audit's coverage through the guide points' grid and their reach equals the plain count:
+ * every vertex against every attached guide's segment, the same float test; at the default
+ * radius and at smaller ones (many vertices near the bound). */
+static void coverage_matches_segments(void) {
+    ENSURE(body_load());
+    tl_hair_def def = tl_default_hair_def();
+    const char* styles[] = {"bob01", "braid01", "short02"};
+    const float radii_mm[] = {10.0f, 2.0f, 0.5f};
+    for (size_t s = 0; s < COUNT(styles) * COUNT(radii_mm); ++s) {
+        def.coverage_mm = radii_mm[s % COUNT(radii_mm)];
+        tl_hair_mesh mesh;
+        ENSURE(style_load(styles[s / COUNT(radii_mm)], &mesh));
+        tl_hair_guides* g;
+        tl_error err;
+        ENSURE_OK(tl_hair_guides_create(&mesh, scalp, &def, &g, &err), err);
+        float radius = def.coverage_mm * g->audit.scale;
+        uint32_t covered = 0;
+        for (uint32_t v = 0; v < mesh.vertex_count; ++v) {
+            const float* q = mesh.positions + 3 * (size_t)v;
+            bool hit = false;
+            for (uint32_t i = 0; i < g->guide_count && !hit; ++i) {
+                const tl_hair_guide* guide = &g->guides[i];
+                if (guide->link == TL_HAIR_LINK_NONE) continue;
+                for (uint32_t k = 1; k < guide->point_count && !hit; ++k) {
+                    const float* p = g->points + 3 * ((size_t)guide->first_point + k);
+                    hit = tl_mesh_segment_distance(q, p - 3, p, NULL) <= radius;
+                }
+            }
+            covered += hit;
+        }
+        uint32_t audit = (uint32_t)llround(g->audit.coverage * mesh.vertex_count);
+        printf("  %-8s %4.1f mm: %u of %u vertices covered (audit %u)\n",
+               styles[s / COUNT(radii_mm)], (double)def.coverage_mm, covered, mesh.vertex_count,
+               audit);
+        ENSURE(covered == audit);
+        tl_hair_guides_destroy(g);
+        tl_hair_mesh_free(&mesh);
+    }
+}
+
 /* The guide layer's closest triangle through the triangle grid is the visit's, ties included:
  * card-like strips (rows of quads sharing vertices and edges, long thin triangles, layers lying
  * over each other, one row in a random order of its triangles) queried at random points, at
@@ -3602,6 +3642,7 @@ int main(int argc, char** argv) {
         {"obj_hostile", obj_hostile},
         {"grid_boxes_cover_near_items", grid_boxes_cover_near_items},
         {"layer_closest_matches_visit", layer_closest_matches_visit},
+        {"coverage_matches_segments", coverage_matches_segments},
         {"stitched_count_matches_nearest", stitched_count_matches_nearest},
     };
     int rc = tl_test_main(argc, argv, cases, COUNT(cases));
