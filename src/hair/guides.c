@@ -400,9 +400,11 @@ static double cover_size(const hair_store* s, const tl_hair_mesh* mesh) {
     return size;
 }
 
-/* Per point of an attached guide: a vertex within radius of one of its segments lies within
- * radius + that segment's length of it; grown by a slack far above the float tests' rounding
- * (1e-4 of the coordinates' size and of that sum), squared. Returns the longest segment. */
+/* Per point of an attached guide: a vertex within radius of a segment lies within radius + half
+ * its length of the segment's end nearer its nearest point, and that end's visit tests the
+ * segment; so a point farther than radius + half its longer segment needs no test. Grown by a
+ * slack far above the float tests' rounding (1e-4 of the coordinates' size and of that sum),
+ * squared. Returns the longest segment. */
 static float cover_reach(const hair_store* s, const tl_hair_mesh* mesh, float radius,
                          float* reach2) {
     double slack = 1e-4 * cover_size(s, mesh);
@@ -413,7 +415,7 @@ static float cover_reach(const hair_store* s, const tl_hair_mesh* mesh, float ra
             const float* p = s->points + 3 * ((size_t)guide->first_point + k);
             float before = k > 0 ? sqrtf(tl__dist2(p, p - 3)) : 0;
             float after = k + 1 < guide->point_count ? sqrtf(tl__dist2(p, p + 3)) : 0;
-            double reach = (radius + (double)fmaxf(before, after)) * (1 + 1e-4) + slack;
+            double reach = (radius + 0.5 * (double)fmaxf(before, after)) * (1 + 1e-4) + slack;
             reach2[guide->first_point + k] = (float)(reach * reach);
             if (guide->link != TL_HAIR_LINK_NONE) longest = before > longest ? before : longest;
         }
