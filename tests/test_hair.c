@@ -3456,6 +3456,130 @@ static void grid_boxes_cover_near_items(void) {
     free(box), free(ids), free(seen);
 }
 
+/* The scalp's nearest triangle through its grid is the plain scan's: every triangle ascending,
+ * skipped when its sphere lies beyond the best so far, taken when no farther (the last of
+ * equals). Queried at the hair vertices of three styles and at random points around the head,
+ * at the adapter's cap depth and at smaller ones; triangle, distance and barycentrics equal. */
+static uint32_t scalp_scan(const tl_hair_scalp* sc, const float* sphere, const float p[3],
+                           float max_distance, float* distance, float bary[3]) {
+    uint32_t best = UINT32_MAX;
+    float best2 = max_distance * max_distance, root = sqrtf(best2);
+    for (uint32_t t = 0; t < sc->triangle_count; ++t) {
+        const float* c = sphere + 4 * (size_t)t;
+        float reach = root + c[3], b[3];
+        if (tl__dist2(p, c) > reach * reach) continue;
+        const uint32_t* tri = sc->triangles + 3 * (size_t)t;
+        float d2 = tl_mesh_triangle_nearest(p, sc->positions + 3 * (size_t)tri[0],
+                                            sc->positions + 3 * (size_t)tri[1],
+                                            sc->positions + 3 * (size_t)tri[2], b);
+        if (!(d2 <= best2)) continue;
+        if (d2 != best2) best2 = d2, root = sqrtf(d2);
+        memcpy(bary, b, sizeof b), best = t;
+    }
+    if (best != UINT32_MAX) *distance = sqrtf(best2);
+    return best;
+}
+
+static void scalp_nearest_matches_scan(void) {
+    ENSURE(body_load());
+    const tl_hair_scalp* sc = scalp;
+    float* sphere = malloc(4 * sizeof(float) * (sc->triangle_count + 1));
+    ENSURE(sphere);
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (uint32_t t = 0; t < sc->triangle_count; ++t) { /* as the scalp makes them */
+        const uint32_t* tri = sc->triangles + 3 * (size_t)t;
+        float* c = sphere + 4 * (size_t)t;
+        for (int k = 0; k < 3; ++k) {
+            c[k] = (sc->positions[3 * (size_t)tri[0] + k] + sc->positions[3 * (size_t)tri[1] + k] +
+                    sc->positions[3 * (size_t)tri[2] + k]) /
+                   3;
+            lo[k] = fminf(lo[k], c[k]), hi[k] = fmaxf(hi[k], c[k]);
+        }
+        float r2 = 0;
+        for (int k = 0; k < 3; ++k) {
+            float d2 = tl__dist2(c, sc->positions + 3 * (size_t)tri[k]);
+            r2 = d2 > r2 ? d2 : r2;
+        }
+        c[3] = sqrtf(r2);
+    }
+    float scale = sc->height / TL_HAIR_HUMAN_MM;
+    const float depth_mm[] = {30.0f, 10.0f, 2.0f};
+    const char* styles[] = {"bob01", "braid01", "short02"};
+    uint32_t queries = 0, differ = 0, found = 0, r = 4242;
+    for (size_t s = 0; s <= COUNT(styles); ++s) {
+        tl_hair_mesh mesh = {0};
+        float* random = NULL;
+        uint32_t n = 4000;
+        if (s < COUNT(styles)) {
+            ENSURE(style_load(styles[s], &mesh));
+            n = mesh.vertex_count;
+        } else { /* around the scalp's box, widened by 40 mm */
+            random = malloc(3 * sizeof(float) * n);
+            ENSURE(random);
+            for (uint32_t i = 0; i < 3 * n; ++i) {
+                int k = (int)(i % 3);
+                float pad = 40.0f * scale;
+                random[i] = lo[k] - pad + (hi[k] - lo[k] + 2 * pad) * lcg_unit(&r);
+            }
+        }
+        const float* pts = random ? random : mesh.positions;
+        for (uint32_t i = 0; i < n; ++i)
+            for (size_t d = 0; d < COUNT(depth_mm); ++d) {
+                float max = depth_mm[d] * scale, da = -1, db = -1, ba[3] = {0}, bb[3] = {0};
+                uint32_t a = hair_scalp_nearest(sc, pts + 3 * (size_t)i, max, &da, ba);
+                uint32_t b = scalp_scan(sc, sphere, pts + 3 * (size_t)i, max, &db, bb);
+                queries++, found += a != UINT32_MAX;
+                differ += a != b || memcmp(&da, &db, sizeof da) || memcmp(ba, bb, sizeof ba);
+            }
+        if (s < COUNT(styles)) tl_hair_mesh_free(&mesh);
+        free(random);
+    }
+    printf("  %u queries (%u within their depth), %u differ from the scan\n", queries, found,
+           differ);
+    ENSURE(differ == 0 && found > 1000); /* many queries reach a triangle */
+    free(sphere);
+}
+
+/* The audit's coverage through the guide points' grid and their reach equals the plain count:
+ * every vertex against every attached guide's segment, the same float test; at the default
+ * radius and at smaller ones (many vertices near the bound). */
+static void coverage_matches_segments(void) {
+    ENSURE(body_load());
+    tl_hair_def def = tl_default_hair_def();
+    const char* styles[] = {"bob01", "braid01", "short02"};
+    const float radii_mm[] = {10.0f, 2.0f, 0.5f};
+    for (size_t s = 0; s < COUNT(styles) * COUNT(radii_mm); ++s) {
+        def.coverage_mm = radii_mm[s % COUNT(radii_mm)];
+        tl_hair_mesh mesh;
+        ENSURE(style_load(styles[s / COUNT(radii_mm)], &mesh));
+        tl_hair_guides* g;
+        tl_error err;
+        ENSURE_OK(tl_hair_guides_create(&mesh, scalp, &def, &g, &err), err);
+        float radius = def.coverage_mm * g->audit.scale;
+        uint32_t covered = 0;
+        for (uint32_t v = 0; v < mesh.vertex_count; ++v) {
+            const float* q = mesh.positions + 3 * (size_t)v;
+            bool hit = false;
+            for (uint32_t i = 0; i < g->guide_count && !hit; ++i) {
+                const tl_hair_guide* guide = &g->guides[i];
+                if (guide->link == TL_HAIR_LINK_NONE) continue;
+                for (uint32_t k = 1; k < guide->point_count && !hit; ++k) {
+                    const float* p = g->points + 3 * ((size_t)guide->first_point + k);
+                    hit = tl_mesh_segment_distance(q, p - 3, p, NULL) <= radius;
+                }
+            }
+            covered += hit;
+        }
+        uint32_t audit = (uint32_t)llround(g->audit.coverage * mesh.vertex_count);
+        printf("  %-8s %4.1f mm: %u of %u vertices covered (audit %u)\n",
+               styles[s / COUNT(radii_mm)], (double)def.coverage_mm, covered, mesh.vertex_count,
+               audit);
+        ENSURE(covered == audit);
+        tl_hair_guides_destroy(g);
+        tl_hair_mesh_free(&mesh);
+    }
+}
+
 /* The guide layer's closest triangle through the triangle grid is the visit's, ties included:
  * card-like strips (rows of quads sharing vertices and edges, long thin triangles, layers lying
  * over each other, one row in a random order of its triangles) queried at random points, at
@@ -3602,6 +3726,8 @@ int main(int argc, char** argv) {
         {"obj_hostile", obj_hostile},
         {"grid_boxes_cover_near_items", grid_boxes_cover_near_items},
         {"layer_closest_matches_visit", layer_closest_matches_visit},
+        {"coverage_matches_segments", coverage_matches_segments},
+        {"scalp_nearest_matches_scan", scalp_nearest_matches_scan},
         {"stitched_count_matches_nearest", stitched_count_matches_nearest},
     };
     int rc = tl_test_main(argc, argv, cases, COUNT(cases));

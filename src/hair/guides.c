@@ -370,6 +370,7 @@ static tl_result merge(hair_store* s, const tl_hair_def* def, float scale, const
 typedef struct coverer {
     hair_store* s;
     const uint32_t* point_guide;
+    const float* reach2; /* per point: the squared reach of its segments' test, or -1 */
     const float* q;
     float radius;
     bool hit;
@@ -377,8 +378,10 @@ typedef struct coverer {
 
 static bool cover_visit(void* user, uint32_t id) {
     coverer* c = user;
-    const tl_hair_guide* g = &c->s->guides[c->point_guide[id]];
     const float* p = c->s->points + 3 * (size_t)id;
+    /* both of the point's segments surely beyond radius: the tests below would say so too */
+    if (tl__dist2(c->q, p) > c->reach2[id]) return true;
+    const tl_hair_guide* g = &c->s->guides[c->point_guide[id]];
     if (id > g->first_point && tl_mesh_segment_distance(c->q, p - 3, p, NULL) <= c->radius)
         c->hit = true;
     if (id + 1 < g->first_point + g->point_count &&
@@ -387,40 +390,70 @@ static bool cover_visit(void* user, uint32_t id) {
     return !c->hit;
 }
 
-static tl_result coverage(hair_store* s, const tl_hair_mesh* mesh, float radius,
-                          tl_hair_audit* audit, tl_error* err) {
-    uint32_t* ids = malloc((s->point_count ? s->point_count : 1) * sizeof(uint32_t));
-    uint32_t* point_guide = malloc((s->point_count ? s->point_count : 1) * sizeof(uint32_t));
-    if (!ids || !point_guide) {
-        free(ids), free(point_guide);
-        return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
-    }
-    uint32_t count = 0;
+/* The largest coordinate's magnitude of the store's points and the mesh's vertices. */
+static double cover_size(const hair_store* s, const tl_hair_mesh* mesh) {
+    double size = 0;
+    for (size_t i = 0; i < 3 * (size_t)s->point_count; ++i)
+        size = fmax(size, fabs((double)s->points[i]));
+    for (size_t i = 0; i < 3 * (size_t)mesh->vertex_count; ++i)
+        size = fmax(size, fabs((double)mesh->positions[i]));
+    return size;
+}
+
+/* Per point of an attached guide: a vertex within radius of a segment lies within radius + half
+ * its length of the segment's end nearer its nearest point, and that end's visit tests the
+ * segment; so a point farther than radius + half its longer segment needs no test. Grown by a
+ * slack far above the float tests' rounding (1e-4 of the coordinates' size and of that sum),
+ * squared. Returns the longest segment. */
+static float cover_reach(const hair_store* s, const tl_hair_mesh* mesh, float radius,
+                         float* reach2) {
+    double slack = 1e-4 * cover_size(s, mesh);
     float longest = 0;
     for (uint32_t g = 0; g < s->guide_count; ++g) {
         const tl_hair_guide* guide = &s->guides[g];
         for (uint32_t k = 0; k < guide->point_count; ++k) {
-            point_guide[guide->first_point + k] = g;
-            if (guide->link == TL_HAIR_LINK_NONE) continue;
-            ids[count++] = guide->first_point + k;
-            if (k > 0) {
-                float l = sqrtf(tl__dist2(point_of(s, g, k), point_of(s, g, k - 1)));
-                longest = l > longest ? l : longest;
-            }
+            const float* p = s->points + 3 * ((size_t)guide->first_point + k);
+            float before = k > 0 ? sqrtf(tl__dist2(p, p - 3)) : 0;
+            float after = k + 1 < guide->point_count ? sqrtf(tl__dist2(p, p + 3)) : 0;
+            double reach = (radius + 0.5 * (double)fmaxf(before, after)) * (1 + 1e-4) + slack;
+            reach2[guide->first_point + k] = (float)(reach * reach);
+            if (guide->link != TL_HAIR_LINK_NONE) longest = before > longest ? before : longest;
         }
     }
+    return longest;
+}
+
+static tl_result coverage(hair_store* s, const tl_hair_mesh* mesh, float radius,
+                          tl_hair_audit* audit, tl_error* err) {
+    size_t n = s->point_count ? s->point_count : 1;
+    uint32_t* ids = malloc(n * sizeof(uint32_t));
+    uint32_t* point_guide = malloc(n * sizeof(uint32_t));
+    float* reach2 = malloc(n * sizeof(float));
+    if (!ids || !point_guide || !reach2) {
+        free(ids), free(point_guide), free(reach2);
+        return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    }
+    uint32_t count = 0;
+    for (uint32_t g = 0; g < s->guide_count; ++g) {
+        const tl_hair_guide* guide = &s->guides[g];
+        for (uint32_t k = 0; k < guide->point_count; ++k) {
+            point_guide[guide->first_point + k] = g;
+            if (guide->link != TL_HAIR_LINK_NONE) ids[count++] = guide->first_point + k;
+        }
+    }
+    float longest = cover_reach(s, mesh, radius, reach2);
     hair_grid grid;
     /* a vertex within radius of a segment is within radius + its length of its nearer end */
     bool ok = hair_grid_build(&grid, s->points, ids, count, radius + longest);
     uint32_t covered = 0;
     for (uint32_t v = 0; ok && v < mesh->vertex_count; ++v) {
-        coverer c = {s, point_guide, mesh->positions + 3 * (size_t)v, radius, false};
+        coverer c = {s, point_guide, reach2, mesh->positions + 3 * (size_t)v, radius, false};
         hair_grid_visit(&grid, c.q, cover_visit, &c);
         covered += c.hit;
     }
     audit->coverage = mesh->vertex_count ? (double)covered / mesh->vertex_count : 0;
     hair_grid_free(&grid);
-    free(ids), free(point_guide);
+    free(ids), free(point_guide), free(reach2);
     return ok ? TL_OK : tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
 }
 
