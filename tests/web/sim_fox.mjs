@@ -9,23 +9,13 @@
 //   node sim_fox.mjs TAILOR_SIM.WASM RIGGED.glb
 import fs from 'node:fs';
 import * as THREE from 'three';
-import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import { execFileSync } from 'node:child_process';
-import { loadTailorSim, readParts } from '../../web/tailor-sim.js';
+import { readParts } from '../../web/tailor-sim.js';
+import { loadCase, checker } from './node_case.mjs';
 
 const [wasmFile, file, tailor] = process.argv.slice(2);
-const sim = await loadTailorSim(fs.readFileSync(wasmFile));
-const bytes = fs.readFileSync(file);
-const loader = new GLTFLoader();
-loader.register(() => ({ name: 'tailor_no_textures', loadTexture: () => Promise.resolve(null) }));
-const gltf = await loader.parseAsync(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength), '');
-let failures = 0;
-const check = (ok, what) => {
-  if (!ok) {
-    failures++;
-    console.log(`FAIL ${what}`);
-  }
-};
+const { sim, gltf, bytes } = await loadCase(wasmFile, file);
+const { check, failures: failureCount } = checker();
 let mostMoved = 0;
 for (const clip of gltf.animations) {
   const mixer = new THREE.AnimationMixer(gltf.scene);
@@ -134,5 +124,6 @@ if (tailor) {
   }
   check(js2 === expected, 'the two messages agree');
 }
+const failures = failureCount();
 console.log(failures ? `0 passed, ${failures} failed` : '1 passed, 0 failed');
 process.exitCode = failures ? 1 : 0;

@@ -11,11 +11,9 @@
 //     joint world rotation), every such joint within ROTATION_TOLERANCE degrees of the C one.
 // And the parts are live: the pendulum swings by more than 5 degrees somewhere in the clip.
 //   node sim_joints.mjs TAILOR_SIM.WASM RIGGED.glb TAILOR CLIP [ROTATIONS]
-import fs from 'node:fs';
 import * as THREE from 'three';
-import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import { execFileSync } from 'node:child_process';
-import { loadTailorSim } from '../../web/tailor-sim.js';
+import { loadCase, checker } from './node_case.mjs';
 
 const [wasmFile, file, tailor, clipName, rotationsTool] = process.argv.slice(2);
 // The two players run the same float solver (src/sim/pendulum.c) on pivots that differ by
@@ -29,18 +27,8 @@ const SMALL_SWING_TOLERANCE = 0.05;
 const ROTATION_TOLERANCE = 2e-3;
 const AIM_SLACK = 1e-3;
 
-const sim = await loadTailorSim(fs.readFileSync(wasmFile));
-const bytes = fs.readFileSync(file);
-const loader = new GLTFLoader();
-loader.register(() => ({ name: 'tailor_no_textures', loadTexture: () => Promise.resolve(null) }));
-const gltf = await loader.parseAsync(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength), '');
-let failures = 0;
-const check = (ok, what) => {
-  if (!ok) {
-    failures++;
-    console.log(`FAIL ${what}`);
-  }
-};
+const { sim, gltf } = await loadCase(wasmFile, file);
+const { check, failures: failureCount } = checker();
 
 const clip = gltf.animations.find((a) => a.name === clipName || a.name.endsWith(`|${clipName}`));
 check(clip, `no clip ${clipName}`);
@@ -109,5 +97,6 @@ check(worstSmall <= SMALL_SWING_TOLERANCE, `a swing below 1 deg is ${worstSmall}
 check(worstLook <= 1e-4, `the joint is ${worstLook} deg off the solver's look-at`);
 check(worstAimOver <= AIM_SLACK, `the aim is ${worstAimOver} deg further off its target than the C player's`);
 rig.dispose();
+const failures = failureCount();
 console.log(failures ? `0 passed, ${failures} failed` : '1 passed, 0 failed');
 process.exitCode = failures ? 1 : 0;
