@@ -348,7 +348,7 @@ static double settle_speed(const tl_player* player, const tl_scene* scene,
             if (since) speed += quat_angle_small(last + 4 * (size_t)b, q) * beyond;
             memcpy(last + 4 * (size_t)b, q, 4 * sizeof *q);
         }
-        worst = fmax(worst, speed * 60.0 / sk->height);
+        worst = fmax(worst, speed * 60.0 / (sk->height > 0 ? sk->height : 1.0)); /* (0: no size) */
         last += 4 * (size_t)n;
     }
     return worst;
