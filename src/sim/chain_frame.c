@@ -187,6 +187,7 @@ void chain_place_at_rest(tl_chain* c, const tl_chain_pose* pose, qt hips) {
     c->given_known = false;
     c->solved_hips = hips;
     c->accumulator = 0;
+    c->collider_touched = false;
     c->placed = true;
     c->history = false;
 }
