@@ -271,7 +271,7 @@ static void cull_clear(lane_frame* f, int l, int from, int to) {
     for (int m = from; m < to; ++m) {
         f->cull_ax[m][l] = f->cull_ay[m][l] = f->cull_az[m][l] = 0;
         f->cull_bx[m][l] = f->cull_by[m][l] = f->cull_bz[m][l] = 0;
-        f->cull_inv[m][l] = 0, f->cull_r2[m][l] = -1, f->cull_r[m][l] = 0;
+        f->cull_inv[m][l] = 0, f->cull_r2[m][l] = -1;
     }
 }
 
@@ -328,7 +328,7 @@ KERNEL void cull_slot(lane_frame* restrict f, int m, int l, int* restrict used) 
     f->cull_ax[m][l] = b.a.x, f->cull_ay[m][l] = b.a.y, f->cull_az[m][l] = b.a.z;
     f->cull_bx[m][l] = b.ab.x, f->cull_by[m][l] = b.ab.y, f->cull_bz[m][l] = b.ab.z;
     f->cull_inv[m][l] = b.inv;
-    f->cull_r2[m][l] = b.r2, f->cull_r[m][l] = b.r2 >= 0 ? sqrtf(b.r2) : 0;
+    f->cull_r2[m][l] = b.r2;
 }
 
 #if defined(__SSE2__)
@@ -383,7 +383,6 @@ static bool cull_slots4(lane_frame* f, int m, int l) {
     _mm_storeu_ps(&f->cull_az[m][l], az), _mm_storeu_ps(&f->cull_bx[m][l], abx);
     _mm_storeu_ps(&f->cull_by[m][l], aby), _mm_storeu_ps(&f->cull_bz[m][l], abz);
     _mm_storeu_ps(&f->cull_inv[m][l], inv), _mm_storeu_ps(&f->cull_r2[m][l], r2);
-    _mm_storeu_ps(&f->cull_r[m][l], _mm_and_ps(sized, _mm_sqrt_ps(grown2)));
     return true;
 }
 #endif
@@ -420,25 +419,6 @@ void chain_cull_setup(lane_frame* f, int lanes) {
             cull_slot(f, m, l, used);
 }
 
-/* contact_collider_of for a collider the lane culls by (slot k of lane l): a sphere's or
- * capsule's segment and 1 / |ab|^2 read from the slot, which chain_cull_setup worked out by
- * the same operations from the same collider (the same bits), so a call pays no division. */
-static bool contact_collider_slot(const lane_frame* f, int l, const tl_collider* colliders,
-                                  const float* growth, int links, int k, int link,
-                                  contact_collider* cc) {
-    const tl_collider* c = &colliders[k];
-    if (c->shape != TL_COLLIDER_SPHERE && c->shape != TL_COLLIDER_CAPSULE)
-        return contact_collider_of(colliders, growth, links, k, link, cc);
-    float g = growth ? growth[(size_t)k * links + link] : 0;
-    cc->c = c, cc->shape = c->shape;
-    cc->radius = g == 0 ? c->radius : c->radius + g;
-    if (g != 0 && !(cc->radius > 0)) return false;
-    cc->a = (v3){f->cull_ax[k][l], f->cull_ay[k][l], f->cull_az[k][l]};
-    cc->ab = (v3){f->cull_bx[k][l], f->cull_by[k][l], f->cull_bz[k][l]};
-    cc->inv_ab2 = f->cull_inv[k][l], cc->r2 = cc->radius * cc->radius;
-    return true;
-}
-
 /* The colliders of lane l that a tip on the rope sphere |p - head| = len may be inside, in
  * order, into list (at most CULL_COLLIDERS); the count, or -1 when the lane has no cull slots
  * (every collider then). Every place the contact pass gives a tip is on that sphere (up to
@@ -459,7 +439,7 @@ static int contact_candidates(const lane_frame* f, int l, v3 head, float len, in
         float t = v3_dot(ha, ab) * f->cull_inv[m][l];
         t = t < 0 ? 0.0f : (t > 1 ? 1.0f : t);
         v3 d = v3_madd(ha, ab, -t);
-        float r = f->cull_r[m][l] + reach;
+        float r = sqrtf(r2) + reach;
         list[count] = m, count += v3_dot(d, d) < r * r; /* (no branch: it mispredicts) */
     }
     return count;
@@ -473,21 +453,19 @@ static int contact_candidates(const lane_frame* f, int l, v3 head, float len, in
  * candidates: how many of the colliders list holds (contact_candidates), each prepared once for
  * all the sweeps; -1: every collider, each prepared as it is met. A collider never met leaves
  * the tip as it is, so both give the same bits. */
-static bool contact_sweeps(const lane_frame* f, int l, const tl_collider* colliders,
-                           int collider_count, const float* growth, int links, int link,
-                           const int* list, int candidates, v3 head, float len, v3 rest, float slip,
-                           v3* p, v3* v, v3* normal) {
+static bool contact_sweeps(const tl_collider* colliders, int collider_count, const float* growth,
+                           int links, int link, const int* list, int candidates, v3 head, float len,
+                           v3 rest, float slip, v3* p, v3* v, v3* normal) {
     contact_collider ready[CULL_COLLIDERS];
     int count = 0;
     for (int j = 0; j < candidates; ++j) /* (those the growth leaves no size are left out) */
-        count +=
-            contact_collider_slot(f, l, colliders, growth, links, list[j], link, &ready[count]);
+        count += contact_collider_of(colliders, growth, links, list[j], link, &ready[count]);
     if (candidates < 0) count = collider_count;
     const float scale = len + fabsf(head.x) + fabsf(head.y) + fabsf(head.z);
     const float still = (1e-6f * scale) * (1e-6f * scale), inv_len = 1.0f / len;
     int held = 0;
-    for (int visit = 0, met = 0, j = 0; visit < 8 * count && met < count;
-         ++visit, j = j + 1 < count ? j + 1 : 0) { /* (j: visit % count, without a division) */
+    for (int visit = 0, met = 0; visit < 8 * count && met < count; ++visit) {
+        const int j = visit % count;
         contact_collider cc;
         int did = SETTLED;
         v3 centre;
@@ -557,8 +535,8 @@ bool chain_contact(const lane_frame* f, int l, int link, v3 head, float len, v3 
     /* the body's colliders, those within the rope's reach (a crease of the body: sweeps) */
     int list[CULL_COLLIDERS];
     const int candidates = contact_candidates(f, l, head, len, list);
-    if (contact_sweeps(f, l, f->colliders[l], f->collider_count[l], f->growth[l], f->links, link,
-                       list, candidates, head, len, rest, f->slip[l], &p, &v, normal))
+    if (contact_sweeps(f->colliders[l], f->collider_count[l], f->growth[l], f->links, link, list,
+                       candidates, head, len, rest, f->slip[l], &p, &v, normal))
         moved = true, *touch |= TOUCH_BODY;
     *pp = p, *vp = v;
     return moved;
@@ -615,9 +593,8 @@ bool chain_contact_output(const frame_plan* fp, const lane_frame* f, int l, int 
     v3 v = {0, 0, 0}, rest = v3_scale(v3_sub(*p, head), 1.0f / len), normal;
     int list[CULL_COLLIDERS];
     const int candidates = f ? contact_candidates(f, l, head, len, list) : -1;
-    return contact_sweeps(f, l, fp->colliders, fp->collider_count, fp->collider_growth,
-                          fp->chain->n, link, list, candidates, head, len, rest, 1.0f, p, &v,
-                          &normal);
+    return contact_sweeps(fp->colliders, fp->collider_count, fp->collider_growth, fp->chain->n,
+                          link, list, candidates, head, len, rest, 1.0f, p, &v, &normal);
 }
 
 #define LANE_COUNT LANES

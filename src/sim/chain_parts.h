@@ -259,14 +259,12 @@ typedef struct lane_frame {
     /* the spheres and capsules of the frame's colliders again, across the lanes, so that a tip
      * outside all of them skips the contact pass (chain_cull_setup): segment start, its
      * direction ab and 1 / |ab|^2 (0: a sphere), and a squared radius grown by a margin that
-     * covers the rounding of the exact test (-1: an unused slot), and its square root (the
-     * contact's candidates: one a call each, worked out once a frame) */
+     * covers the rounding of the exact test (-1: an unused slot) */
     float cull_ax[CULL_COLLIDERS][LANES], cull_ay[CULL_COLLIDERS][LANES],
         cull_az[CULL_COLLIDERS][LANES];
     float cull_bx[CULL_COLLIDERS][LANES], cull_by[CULL_COLLIDERS][LANES],
         cull_bz[CULL_COLLIDERS][LANES];
-    float cull_inv[CULL_COLLIDERS][LANES], cull_r2[CULL_COLLIDERS][LANES],
-        cull_r[CULL_COLLIDERS][LANES];
+    float cull_inv[CULL_COLLIDERS][LANES], cull_r2[CULL_COLLIDERS][LANES];
     int cull_all[LANES]; /* other shapes, too many or non-finite ones: always the contact pass */
     int cull_count;      /* slots used by any lane */
     /* per internal step */
