@@ -198,7 +198,8 @@ static void setup_lane(lane_frame* f, int l, const frame_plan* fp, int n, bool p
     f->has_hips[l] = fp->has_hips;
     f->colliders[l] = fp->colliders, f->collider_count[l] = fp->collider_count;
     f->growth[l] = fp->collider_growth, f->links = n; /* (the cull: chain_cull_setup) */
-    f->body_now[l] = c->collider_touched;             /* (the first step's body_before) */
+    f->still[l] = chain_frame_still(fp);
+    f->body_now[l] = f->still[l] && c->collider_touched; /* (the first step's body_before) */
 }
 
 #if defined(__SSE__)

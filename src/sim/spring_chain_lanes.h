@@ -393,10 +393,12 @@ LANE_TARGET KERNEL void NAME(link_rope)(const LINK_T* restrict k, int i, lane_fr
                                   &n));
         }
 #endif
-    /* a chain that rested on a body collider in the step before: the links up to the first one
-     * touching in this step move as the corrections moved them, their move as their velocity
-     * (less its part along the link, as the rope's), so a lock held across a collider keeps no
-     * velocity it never spends (issue #11; docs/stress.md, session 17 "V4") */
+    /* a chain that rested on a body collider in the step before, its attachment still (body_
+     * flags are set in still frames only: a moving frame takes the contact's response alone):
+     * the links up to the first one touching in this step move as the corrections moved them,
+     * their move as their velocity (less its part along the link, as the rope's), so a lock
+     * held across a collider keeps no velocity it never spends (issue #11; docs/stress.md,
+     * session 17 "V4") */
     if (NAME(any_lane)(f->body_before))
         for (int l = 0; l < LANE_COUNT; ++l)
             if (f->body_before[l] && !f->body_now[l] && !w->flag[l]) {
@@ -415,7 +417,7 @@ LANE_TARGET KERNEL void NAME(link_rope)(const LINK_T* restrict k, int i, lane_fr
                 int touch;
                 if (chain_contact(f, l, i, head, w->len[l], rest, &p, &v, &touch, &normal)) {
                     const qt W = LANE_QT(f, w, l);
-                    if (touch & TOUCH_BODY) { /* (V4 as above: the touching link) */
+                    if (touch & TOUCH_BODY && f->still[l]) { /* (V4 as above: the touching link) */
                         v = chain_contact_move(LANE_V3(k, p, l), pushed, p, head, w->len[l],
                                                f->dt[l], normal, f->slip[l]);
                         f->body_now[l] = 1;
