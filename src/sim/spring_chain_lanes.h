@@ -395,13 +395,13 @@ LANE_TARGET KERNEL void NAME(link_rope)(const LINK_T* restrict k, int i, lane_fr
 #endif
     /* a chain that rested on a body collider in the step before, its attachment still (body_
      * flags are set in still frames only: a moving frame takes the contact's response alone):
-     * the links up to the first one touching in this step move as the corrections moved them,
-     * their move as their velocity (less its part along the link, as the rope's), so a lock
-     * held across a collider keeps no velocity it never spends (issue #11; docs/stress.md,
-     * session 17 "V4") */
+     * every link a collider does not hold in this step moves as the corrections moved it, its
+     * move as its velocity (less its part along the link, as the rope's), so a lock held
+     * across a collider keeps no velocity it never spends (issue #11; docs/stress.md, session
+     * 17 "V4"; all the links, not those before the touch only: docs/sim.md "restill18") */
     if (NAME(any_lane)(f->body_before))
         for (int l = 0; l < LANE_COUNT; ++l)
-            if (f->body_before[l] && !f->body_now[l] && !w->flag[l]) {
+            if (f->body_before[l] && !w->flag[l]) {
                 v3 p = {w->p_x[l], w->p_y[l], w->p_z[l]}, dir = {w->d_x[l], w->d_y[l], w->d_z[l]};
                 v3 v = v3_scale(v3_sub(p, LANE_V3(k, p, l)), 1.0f / f->dt[l]);
                 v = v3_madd(v, dir, -v3_dot(v, dir));
@@ -429,7 +429,7 @@ LANE_TARGET KERNEL void NAME(link_rope)(const LINK_T* restrict k, int i, lane_fr
                     w->q_x[l] = q.x, w->q_y[l] = q.y, w->q_z[l] = q.z, w->q_w[l] = q.w;
                     w->h_x[l] = h.x, w->h_y[l] = h.y, w->h_z[l] = h.z;
                     f->contacts[l] += touch != 0;
-                } else if (f->body_before[l] && !f->body_now[l]) { /* (as the lanes above) */
+                } else if (f->body_before[l]) { /* (as the lanes above) */
                     v3 dir = {w->d_x[l], w->d_y[l], w->d_z[l]};
                     v = v3_scale(v3_sub(p, LANE_V3(k, p, l)), 1.0f / f->dt[l]);
                     v = v3_madd(v, dir, -v3_dot(v, dir));
