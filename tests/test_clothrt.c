@@ -670,6 +670,50 @@ static void test_knight_bake(void) {
     tl_gltf_destroy(doc);
 }
 
+/* tailor measure on the knight plays its pendulum and aim in the clip run: a region for each
+ * (the skin its joint turns) with the swing or the aim error, the skin's stretch as played
+ * beside the file's static one, and the clip's "joint_parts". */
+static void test_knight_measure_joints(void) {
+    const char* path = knight_joint_parts();
+    ENSURE_MSG(path, "tailor rig --pendulum Head --aim Shoulder.L=Head:180 failed");
+    char* out = NULL;
+    ENSURE(tl_test_cli(&out, "measure '%s' --clip Run --json", path) == 0);
+    json_t* doc = out ? json_loads(out, 0, NULL) : NULL;
+    free(out);
+    ENSURE_MSG(doc, "tailor measure --json printed no JSON");
+    json_t* regions = json_object_get(doc, "regions");
+    const json_t *head = NULL, *shoulder = NULL;
+    for (size_t i = 0; i < json_array_size(regions); ++i) {
+        json_t* r = json_array_get(regions, i);
+        const char* cls = json_string_value(json_object_get(r, "class"));
+        const char* name = json_string_value(json_object_get(r, "name"));
+        if (cls && name && !strcmp(cls, "pendulum") && !strcmp(name, "Head")) head = r;
+        if (cls && name && !strcmp(cls, "aim") && !strcmp(name, "Shoulder.L")) shoulder = r;
+    }
+    ENSURE_MSG(head && shoulder, "no pendulum Head or aim Shoulder.L region (%zu regions)",
+               json_array_size(regions));
+    double swing =
+        json_number_value(json_object_get(json_object_get(head, "joint"), "swing_max_deg"));
+    double aim_error =
+        json_number_value(json_object_get(json_object_get(shoulder, "joint"), "aim_error_max_deg"));
+    json_t* st = json_object_get(head, "stretch");
+    double p99_static =
+        json_number_value(json_object_get(json_object_get(st, "chain_static"), "p99"));
+    double p99_played = json_number_value(json_object_get(json_object_get(st, "chain"), "p99"));
+    fprintf(stderr,
+            "  measure, Run: Head (%lld vertices) swings up to %.2f°, stretch p99 %.3f static, "
+            "%.3f played; Shoulder.L off target at most %.4f°\n",
+            (long long)json_integer_value(json_object_get(head, "vertices")), swing, p99_static,
+            p99_played, aim_error);
+    ENSURE_MSG(swing >= 5 && swing <= 60.0001, "the head swings %.2f° in the measured run", swing);
+    ENSURE_MSG(aim_error <= 0.05, "the measured aim is %.4f° off its target", aim_error);
+    ENSURE(json_integer_value(json_object_get(head, "vertices")) > 0);
+    ENSURE_MSG(p99_static > 0 && p99_played != p99_static,
+               "the head's skin stretches the same played as static (p99 %.4f)", p99_played);
+    ENSURE(json_array_size(json_object_get(doc, "joint_parts")) == 2);
+    json_decref(doc);
+}
+
 static const tl_test_case cases[] = {
     {"sampled_frame_rate", test_sampled_frame_rate},
     {"sampled_cut", test_sampled_cut},
@@ -679,6 +723,7 @@ static const tl_test_case cases[] = {
     {"aim", test_aim},
     {"knight_pendulum_aim", test_knight_pendulum_aim},
     {"knight_bake", test_knight_bake},
+    {"knight_measure_joints", test_knight_measure_joints},
     {"rig_joint_part_errors", test_rig_joint_part_errors},
     {"stress_skirt", test_stress_skirt},
     {"stress_knight_cape", test_stress_knight_cape},
