@@ -714,6 +714,111 @@ static void test_knight_measure_joints(void) {
     json_decref(doc);
 }
 
+/* The node's joint in the scene's skin `skin`, or -1. */
+static int32_t joint_of_node(const tl_scene* scene, uint32_t skin, const char* name) {
+    const tl_scene_skin* sk = &scene->skins[skin];
+    for (uint32_t j = 0; j < sk->joint_count; ++j)
+        if (!strcmp(sk->joints[j].name, name)) return (int32_t)j;
+    return -1;
+}
+
+/* The angle between two unit quaternions, degrees. */
+static float quat_angle_deg(const float* a, const float* b) {
+    double d =
+        fabs((double)a[0] * b[0] + (double)a[1] * b[1] + (double)a[2] * b[2] + (double)a[3] * b[3]);
+    return (float)(2 * acos(d < 1 ? d : 1) * 180 / PI);
+}
+
+/* tailor rig --pendulum on an unskinned mesh node under a joint (the KayKit knight's helmet
+ * under its head, a stand-in for a hood): the node becomes a joint of the skin, skinning as its
+ * head in the stored pose; the file validates, the clip poses the helmet as the input's did,
+ * and played the pendulum swings the helmet. */
+static void test_mesh_node_pendulum(void) {
+    const char* input = tl_test_shared("assets/kaykit-knight/Knight.glb");
+    const char* path = tl_test_scratch("kaykit-helmet-pendulum.glb");
+    ENSURE_MSG(tl_test_cli(NULL, "rig '%s' -o '%s' --force --pendulum Knight_Helmet >/dev/null",
+                           input, path) == 0,
+               "tailor rig --pendulum Knight_Helmet failed");
+    json_t* v = tl_test_validate(path);
+    ENSURE_MSG(v, "the glTF validator did not run");
+    ENSURE(json_integer_value(json_object_get(v, "errors")) == 0);
+    json_decref(v);
+    tl_gltf *doc, *idoc;
+    tl_scene *scene, *iscene;
+    tl_error err;
+    ENSURE_OK(tl_gltf_load(path, &doc, &err), err);
+    ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+    ENSURE_OK(tl_gltf_load(input, &idoc, &err), err);
+    ENSURE_OK(tl_scene_create(idoc, &iscene, &err), err);
+    ENSURE(scene->joint_part_count == 1 && iscene->joint_part_count == 0);
+    const tl_scene_part* pen = &scene->parts[scene->joint_parts[0]];
+    int32_t helmet = joint_of_node(scene, pen->skin, "Knight_Helmet");
+    int32_t head = joint_of_node(scene, pen->skin, "head");
+    ENSURE(pen->kind == TL_PART_PENDULUM && helmet >= 0 && head >= 0 &&
+           pen->bone_joints[0] == (uint32_t)helmet);
+    const tl_scene_skin* sk = &scene->skins[pen->skin];
+    uint32_t node = sk->joints[helmet].node;
+    ENSURE(doc->nodes[node].mesh != TL_NONE && doc->nodes[node].skin == TL_NONE);
+    /* in the stored pose the new joint skins as its head: W(helmet) IBM(helmet) = W(head) IBM(head)
+     */
+    float a[16], b[16], skinning = 0;
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) {
+            a[4 * c + r] = b[4 * c + r] = 0;
+            for (int k = 0; k < 4; ++k) {
+                a[4 * c + r] += scene->stored_world[16 * node + 4 * k + r] *
+                                sk->joints[helmet].inverse_bind[4 * c + k];
+                b[4 * c + r] += scene->stored_world[16 * sk->joints[head].node + 4 * k + r] *
+                                sk->joints[head].inverse_bind[4 * c + k];
+            }
+        }
+    for (int k = 0; k < 16; ++k)
+        skinning = fmaxf(skinning, fabsf(a[k] - b[k]));
+    /* the clip poses the helmet as the input did; the player swings it */
+    uint32_t clip, iclip;
+    ENSURE_OK(tl_scene_find_clip(scene, "Running_A", &clip, &err), err);
+    ENSURE_OK(tl_scene_find_clip(iscene, "Running_A", &iclip, &err), err);
+    tl_player_def pdef = tl_default_player_def();
+    pdef.loop = true;
+    tl_player* player;
+    ENSURE_OK(tl_player_create(scene, NULL, 0, &pdef, &player, &err), err);
+    tl_pose* pose = tl_pose_create(scene);
+    tl_pose* plain = tl_pose_create(scene);
+    tl_pose* before = tl_pose_create(iscene);
+    float posed = 0, turned = 0, swing = 0;
+    double duration = scene->clips[clip].duration;
+    for (int f = 0; f <= 240; ++f) {
+        float t = (float)fmod(f / 60.0, duration);
+        tl_player_advance(player, pose, clip, t);
+        tl_pose_sample(plain, scene, clip, t);
+        tl_pose_sample(before, iscene, iclip, t);
+        for (int k = 0; k < 16; ++k)
+            posed = fmaxf(posed, fabsf(plain->world[16 * node + k] - before->world[16 * node + k]));
+        tl_chain_pose p = tl_chain_pose_from_matrix(pose->world + 16 * (size_t)node);
+        tl_chain_pose q = tl_chain_pose_from_matrix(plain->world + 16 * (size_t)node);
+        turned = fmaxf(turned, quat_angle_deg(p.rotation, q.rotation));
+        swing = fmaxf(swing, tl_pendulum_swing_deg(tl_player_pendulum(player, 0)));
+    }
+    fprintf(stderr,
+            "  helmet node %u: joint %d of %u, skinning off its head's by %.2g; the clip poses it "
+            "%.2g off the input; Running_A 4 s: swing up to %.2f°, turned up to %.2f° off the "
+            "clip\n",
+            node, helmet, sk->joint_count, skinning, posed, swing, turned);
+    ENSURE_MSG(skinning <= 1e-5f, "the helmet skins %.3g off its head in the stored pose",
+               skinning);
+    ENSURE_MSG(posed <= 1e-5f, "the clip poses the helmet %.3g off the input's", posed);
+    ENSURE_MSG(swing >= 5 && swing <= 60.0001f, "the helmet swings %.2f°", swing);
+    ENSURE_MSG(turned >= 5, "the helmet is at most %.2f° off the clip's", turned);
+    tl_pose_destroy(before);
+    tl_pose_destroy(plain);
+    tl_pose_destroy(pose);
+    tl_player_destroy(player);
+    tl_scene_destroy(iscene);
+    tl_gltf_destroy(idoc);
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+}
+
 static const tl_test_case cases[] = {
     {"sampled_frame_rate", test_sampled_frame_rate},
     {"sampled_cut", test_sampled_cut},
@@ -724,6 +829,7 @@ static const tl_test_case cases[] = {
     {"knight_pendulum_aim", test_knight_pendulum_aim},
     {"knight_bake", test_knight_bake},
     {"knight_measure_joints", test_knight_measure_joints},
+    {"mesh_node_pendulum", test_mesh_node_pendulum},
     {"rig_joint_part_errors", test_rig_joint_part_errors},
     {"stress_skirt", test_stress_skirt},
     {"stress_knight_cape", test_stress_knight_cape},
