@@ -293,6 +293,41 @@ static void test_pendulum_limits(void) {
     ENSURE(tl_pendulum_swing_deg(&p) < 5);
 }
 
+/* A pivot spinning 720°/s, the particle in a 30° cone with no spring (it rides the cone's
+ * edge), played at frame rates off the 1/120 s grid (144, 50 Hz) and on it (60 Hz): the swing
+ * shown at every frame stays in the cone (the frame's leftover time moves the pivot, not the
+ * particle's place in its frame), and the look-at turns the pivot's rest direction by it. */
+static void test_pendulum_off_grid(void) {
+    static const float rates[] = {144, 50, 60};
+    for (int k = 0; k < 3; ++k) {
+        tl_pendulum_def d = tl_default_pendulum_def();
+        d.max_angle_deg = 30, d.stiffness = 0;
+        tl_pendulum p;
+        tl_error err;
+        ENSURE_OK(tl_pendulum_init(&p, &d, &err), err);
+        float swing = 0, mismatch = 0;
+        int frames = (int)(3 * rates[k]);
+        for (int f = 0; f <= frames; ++f) {
+            tl_chain_pose pivot = pivot_pose(0, 4 * (float)PI * (float)f / rates[k]);
+            tl_pendulum_step(&p, &pivot, f ? 1.0f / rates[k] : 0);
+            float s = tl_pendulum_swing_deg(&p), q[4], bone[3], carried[3];
+            swing = fmaxf(swing, s);
+            tl_pendulum_rotation(&p, q);
+            rotate(q, d.rest_direction, bone);
+            rotate(pivot.rotation, d.rest_direction, carried);
+            mismatch = fmaxf(mismatch, fabsf(angle_deg(bone, carried) - s));
+        }
+        fprintf(stderr,
+                "  %g Hz, pivot at 720°/s: swing up to %.4f° (cone 30°), look-at %.2g° off it\n",
+                rates[k], swing, mismatch);
+        ENSURE_MSG(swing <= 30.001f, "%g Hz: the swing reaches %.4f°, past its 30° cone", rates[k],
+                   swing);
+        ENSURE_MSG(swing >= 29.9f, "%g Hz: the particle only reaches %.2f°", rates[k], swing);
+        ENSURE_MSG(mismatch <= 0.01f, "%g Hz: the look-at is %.3g° off the swing", rates[k],
+                   mismatch);
+    }
+}
+
 /* A 100 m jump of the pivot is carried: the particle keeps its place in the pivot's frame. Bad
  * defs are refused with the field named. */
 static void test_pendulum_teleport_and_def(void) {
@@ -825,6 +860,7 @@ static const tl_test_case cases[] = {
     {"pendulum_look_at", test_pendulum_look_at},
     {"pendulum_limits", test_pendulum_limits},
     {"pendulum_teleport_and_def", test_pendulum_teleport_and_def},
+    {"pendulum_off_grid", test_pendulum_off_grid},
     {"aim", test_aim},
     {"knight_pendulum_aim", test_knight_pendulum_aim},
     {"knight_bake", test_knight_bake},
