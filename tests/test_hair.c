@@ -3677,6 +3677,84 @@ static void stitched_count_matches_nearest(void) {
     free(pts), free(mine), free(nearest);
 }
 
+/* The adapter's cover through the grid's cells is the plain scan's: for each bone set, every
+ * vertex off the cap against every bone, the same float test. Bone sets along the guides of
+ * three styles and random ones through the hair, at the default reach and smaller ones (many
+ * vertices near the bound), a random half of the vertices off the cap, some sets skipped. */
+static int cover_cmp(const void* a, const void* b) {
+    uint32_t x = *(const uint32_t*)a, y = *(const uint32_t*)b;
+    return x < y ? -1 : x > y;
+}
+
+static void cover_matches_scan(void) {
+    ENSURE(body_load());
+    enum { BONES = 6, J = BONES + 1, RANDOM = 200 };
+    const char* styles[] = {"bob01", "braid01", "short02"};
+    const float bind_mm[] = {40.0f, 10.0f, 2.0f};
+    tl_hair_def def = tl_default_hair_def();
+    uint32_t r = 99, sets = 0, taken = 0, differ = 0;
+    for (size_t s = 0; s < COUNT(styles); ++s) {
+        tl_hair_mesh mesh;
+        ENSURE(style_load(styles[s], &mesh));
+        tl_hair_guides* g;
+        tl_error err;
+        ENSURE_OK(tl_hair_guides_create(&mesh, scalp, &def, &g, &err), err);
+        uint32_t V = mesh.vertex_count, count = g->guide_count + RANDOM;
+        float scale = g->audit.scale, *joints = malloc(3 * sizeof(float) * J * count);
+        uint8_t *skip = malloc(count), *off_cap = malloc(V);
+        uint32_t *off = malloc(sizeof(uint32_t) * (count + 1)), *items = NULL;
+        ENSURE(joints && skip && off_cap && off);
+        for (uint32_t v = 0; v < V; ++v)
+            off_cap[v] = lcg_unit(&r) < 0.5f;
+        for (uint32_t i = 0; i < count; ++i) {
+            float* j = joints + 3 * J * (size_t)i;
+            skip[i] = lcg_unit(&r) < 0.1f;
+            if (i < g->guide_count) { /* along the guide's points */
+                const tl_hair_guide* gd = &g->guides[i];
+                for (uint32_t k = 0; k < J; ++k) {
+                    uint32_t at = gd->point_count ? k * (gd->point_count - 1) / BONES : 0;
+                    memcpy(j + 3 * k, g->points + 3 * ((size_t)gd->first_point + at),
+                           3 * sizeof(float));
+                }
+                continue;
+            }
+            memcpy(j, mesh.positions + 3 * (size_t)(lcg_unit(&r) * (float)(V - 1)),
+                   3 * sizeof(float));
+            for (uint32_t k = 1; k < J; ++k)
+                for (int c = 0; c < 3; ++c)
+                    j[3 * k + c] = j[3 * (k - 1) + c] + 80.0f * scale * (lcg_unit(&r) - 0.5f);
+        }
+        for (size_t b = 0; b < COUNT(bind_mm); ++b) {
+            float bind = bind_mm[b] * scale;
+            ENSURE(hair_cover_build(mesh.positions, V, off_cap, joints, skip, count, BONES, bind,
+                                    off, &items));
+            for (uint32_t i = 0; i < count; ++i) {
+                uint32_t n = off[i + 1] - off[i], want = 0;
+                qsort(items + off[i], n, sizeof(uint32_t), cover_cmp);
+                for (uint32_t v = 0, at = off[i]; v < V; ++v) {
+                    bool hit = false;
+                    for (uint32_t k = 0; k < BONES && off_cap[v] && !skip[i] && !hit; ++k) {
+                        const float* j = joints + 3 * (J * (size_t)i + k);
+                        hit = tl_mesh_segment_distance(mesh.positions + 3 * (size_t)v, j, j + 3,
+                                                       NULL) <= bind;
+                    }
+                    want += hit;
+                    differ += hit != (at < off[i + 1] && items[at] == v); /* missed or extra */
+                    at += at < off[i + 1] && items[at] == v;
+                }
+                differ += want != n; /* a vertex listed twice */
+                sets++, taken += n;
+            }
+            free(items);
+        }
+        tl_hair_guides_destroy(g);
+        tl_hair_mesh_free(&mesh);
+        free(joints), free(skip), free(off_cap), free(off);
+    }
+    printf("  %u bone sets, %u vertices taken, %u differ from the scan\n", sets, taken, differ);
+    ENSURE(differ == 0 && taken > 10000);
+}
+
 int main(int argc, char** argv) {
     static const tl_test_case cases[] = {
         {"scalp_is_top_and_back", scalp_is_top_and_back},
@@ -3729,6 +3807,7 @@ int main(int argc, char** argv) {
         {"coverage_matches_segments", coverage_matches_segments},
         {"scalp_nearest_matches_scan", scalp_nearest_matches_scan},
         {"stitched_count_matches_nearest", stitched_count_matches_nearest},
+        {"cover_matches_scan", cover_matches_scan},
     };
     int rc = tl_test_main(argc, argv, cases, COUNT(cases));
     tl_hair_scalp_destroy(scalp);

@@ -102,102 +102,23 @@ static void joints_along(const float* p, uint32_t from, uint32_t n, uint32_t bon
 /* The hair a candidate chain would take: for each guide with free_len[g] > 0, the vertices off
  * the cap (off_cap[v]) within `bind` of a bone of its joints (along its lock from point
  * start[g]), listed in items[off[g] .. off[g + 1]). False: out of memory. */
-typedef struct cover_visit {
-    const float* positions;
-    const float* joints;
-    uint32_t bones;
-    float bind;
-    float box[6 * TL_CHAIN_MAX_BONES]; /* per bone: its box grown by bind and a slack */
-    uint32_t* stamp;
-    uint32_t mark;
-    uint32_t* items;
-    size_t count, capacity;
-    bool ok;
-} cover_visit;
-
-static bool cover_one(void* user, uint32_t v) {
-    cover_visit* c = user;
-    /* the test reads the vertex and the guide's bones only: a vertex met again from the next
-       point along a bone is not tested again, taken or not */
-    if (c->stamp[v] == c->mark) return true;
-    c->stamp[v] = c->mark;
-    const float* p = c->positions + 3 * (size_t)v;
-    for (uint32_t b = 0; b < c->bones; ++b) {
-        float t;
-        const float* j = c->joints + 3 * b;
-        const float* box = c->box + 6 * b;
-        if (p[0] < box[0] || p[1] < box[1] || p[2] < box[2] || p[0] > box[3] || p[1] > box[4] ||
-            p[2] > box[5])
-            continue; /* surely beyond bind: the test below would say so too */
-        if (tl_mesh_segment_distance(p, j, j + 3, &t) > c->bind) continue;
-        if (c->count == c->capacity) {
-            size_t cap = c->capacity ? 2 * c->capacity : 1024;
-            uint32_t* grown = realloc(c->items, cap * sizeof *grown);
-            if (!grown) return c->ok = false;
-            c->items = grown, c->capacity = cap;
-        }
-        c->items[c->count++] = v;
-        return true;
-    }
-    return true;
-}
-
-/* Each bone's box grown by bind and a slack far above the distance test's float rounding
- * (1e-4 of the coordinates' size and of bind), so a vertex outside it is beyond bind in the test
- * as well. */
-static void cover_boxes(cover_visit* c) {
-    for (uint32_t b = 0; b < c->bones; ++b) {
-        const float *j = c->joints + 3 * b, *e = j + 3;
-        double size = c->bind;
-        for (int k = 0; k < 3; ++k)
-            size += fabs((double)j[k]) + fabs((double)e[k]);
-        double grow = c->bind + 1e-4 * size;
-        for (int k = 0; k < 3; ++k) {
-            c->box[6 * b + k] = (float)(fmin(j[k], e[k]) - grow);
-            c->box[6 * b + 3 + k] = (float)(fmax(j[k], e[k]) + grow);
-        }
-    }
-}
-
 static bool cover_build(const tl_hair_guides* gs, const uint32_t* start, const float* free_len,
                         const tl_hair_mesh* mesh, const uint8_t* off_cap, uint32_t bones,
                         float bind, float* lock, uint32_t cap_points, uint32_t* off,
                         uint32_t** items) {
-    uint32_t V = mesh->vertex_count, n_off = 0;
-    uint32_t* ids = malloc(sizeof(uint32_t) * (V + 1));
-    cover_visit c = {.positions = mesh->positions, .bones = bones, .bind = bind, .ok = true};
-    c.stamp = calloc(V + 1, sizeof(uint32_t));
-    float joints[3 * (TL_CHAIN_MAX_BONES + 1)];
-    hair_grid grid = {0};
-    for (uint32_t v = 0; ids && v < V; ++v)
-        if (off_cap[v]) ids[n_off++] = v;
-    bool ok = ids && c.stamp && hair_grid_build(&grid, mesh->positions, ids, n_off, 2 * bind);
-    c.joints = joints;
-    for (uint32_t g = 0; ok && g < gs->guide_count; ++g) {
-        off[g] = (uint32_t)c.count;
-        if (!(free_len[g] > 0)) continue;
+    size_t G = gs->guide_count, stride = 3 * (size_t)(bones + 1);
+    float* joints = malloc(sizeof(float) * stride * (G ? G : 1));
+    uint8_t* skip = malloc(G ? G : 1);
+    bool ok = joints && skip;
+    for (uint32_t g = 0; ok && g < G; ++g) {
+        skip[g] = !(free_len[g] > 0);
+        if (skip[g]) continue;
         uint32_t n = lock_of(gs, g, lock, cap_points, 0);
-        joints_along(lock, start[g], n, bones, joints);
-        cover_boxes(&c);
-        c.mark = g + 1;
-        for (uint32_t b = 0; b < bones && c.ok; ++b) {
-            const float* j = joints + 3 * b;
-            float length = sqrtf(tl__dist2(j, j + 3));
-            uint32_t steps = 1 + (uint32_t)fminf(length / bind, 4096);
-            for (uint32_t k = 0; k <= steps && c.ok; ++k) {
-                float f = (float)k / (float)steps, p[3];
-                for (int i = 0; i < 3; ++i)
-                    p[i] = j[i] + f * (j[3 + i] - j[i]);
-                hair_grid_visit(&grid, p, cover_one, &c);
-            }
-        }
-        ok = c.ok;
+        joints_along(lock, start[g], n, bones, joints + stride * g);
     }
-    if (ok) off[gs->guide_count] = (uint32_t)c.count;
-    hair_grid_free(&grid);
-    free(ids), free(c.stamp);
-    *items = c.items;
-    if (!ok) free(c.items), *items = NULL;
+    ok = ok && hair_cover_build(mesh->positions, mesh->vertex_count, off_cap, joints, skip,
+                                (uint32_t)G, bones, bind, off, items);
+    free(joints), free(skip);
     return ok;
 }
 

@@ -79,6 +79,13 @@ void hair_grid_free(hair_grid* g);
  * out of memory. */
 bool hair_layer_closest(const tl_hair_mesh* mesh, float cell, const float* points, uint32_t count,
                         bool triangles, uint32_t* out);
+/* The adapter's cover: for each of `count` bone sets (bones + 1 joints each, from
+ * joints[3 * (bones + 1) * i]), the vertices v with off_cap[v] within bind of one of its bones
+ * (tl_mesh_segment_distance <= bind), in items[off[i] .. off[i + 1]) in any order; none for a set
+ * with skip[i] (skip NULL: none skipped). False: out of memory (*items NULL). */
+bool hair_cover_build(const float* positions, uint32_t V, const uint8_t* off_cap,
+                      const float* joints, const uint8_t* skip, uint32_t count, uint32_t bones,
+                      float bind, uint32_t* off, uint32_t** items);
 /* The cells [lo, hi] along each axis that the box [a, b] meets (clamped); false when none.
  * Inline: the scalp asks it for every query. */
 static inline bool hair_grid_range(const hair_grid* g, const float a[3], const float b[3],
