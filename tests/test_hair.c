@@ -3755,6 +3755,57 @@ static void cover_matches_scan(void) {
     ENSURE(differ == 0 && taken > 10000);
 }
 
+/* The nape's lying-on distance read from the chains' scalp distances is the one it asks for:
+ * each hair vertex's distance kept by the chains equals hair_scalp_nearest's at the cap as the
+ * nape reads it (bit for bit, INFINITY beyond), and the median over every vertex and over a
+ * random third of them is the same with those distances as without. */
+static void nape_known_matches_query(void) {
+    ENSURE(body_load());
+    const char* styles[] = {"bob01", "braid01", "short02", "long01"};
+    tl_hair_def def = tl_default_hair_def();
+    tl_hair_chain_def cdef = tl_default_hair_chain_def();
+    uint32_t r = 7, vertices = 0, within = 0, differ = 0;
+    for (size_t s = 0; s < COUNT(styles); ++s) {
+        tl_hair_mesh mesh;
+        ENSURE(style_load(styles[s], &mesh));
+        tl_hair_guides* g;
+        tl_hair_chains* cs;
+        tl_error err;
+        ENSURE_OK(tl_hair_guides_create(&mesh, scalp, &def, &g, &err), err);
+        ENSURE_OK(tl_hair_chains_create(&mesh, scalp, g, &cdef, &cs, &err), err);
+        float reach, cap = cdef.cap_mm * (scalp->height / TL_HAIR_HUMAN_MM);
+        const float* known = hair_chains_scalp(cs, &reach);
+        ENSURE(reach == cap);
+        uint32_t V = mesh.vertex_count, *ids = malloc(sizeof(uint32_t) * V), some = 0;
+        ENSURE(ids);
+        for (uint32_t v = 0; v < V; ++v) {
+            float d = INFINITY, b[3];
+            if (hair_scalp_nearest(scalp, mesh.positions + 3 * (size_t)v, cap, &d, b) == UINT32_MAX)
+                d = INFINITY;
+            differ += memcmp(&d, known + v, sizeof d) != 0;
+            within += d < INFINITY, vertices++;
+        }
+        for (int pass = 0; pass < 2; ++pass) {
+            uint32_t n = 0;
+            for (uint32_t v = 0; v < V; ++v)
+                if (pass == 0 || lcg_unit(&r) < 0.33f) ids[n++] = v;
+            float a = hair_lying_on(scalp, mesh.positions, ids, n, cap, known);
+            float b = hair_lying_on(scalp, mesh.positions, ids, n, cap, NULL);
+            printf("  %-8s %u vertices: lying on %.6f (known) %.6f (asked)\n", styles[s], n,
+                   (double)a, (double)b);
+            differ += memcmp(&a, &b, sizeof a) != 0;
+            some += a > 0;
+        }
+        ENSURE(some == 2);
+        free(ids);
+        tl_hair_chains_destroy(cs);
+        tl_hair_guides_destroy(g);
+        tl_hair_mesh_free(&mesh);
+    }
+    printf("  %u vertices (%u within the cap), %u differ\n", vertices, within, differ);
+    ENSURE(differ == 0 && within > 1000);
+}
+
 int main(int argc, char** argv) {
     static const tl_test_case cases[] = {
         {"scalp_is_top_and_back", scalp_is_top_and_back},
@@ -3808,6 +3859,7 @@ int main(int argc, char** argv) {
         {"scalp_nearest_matches_scan", scalp_nearest_matches_scan},
         {"stitched_count_matches_nearest", stitched_count_matches_nearest},
         {"cover_matches_scan", cover_matches_scan},
+        {"nape_known_matches_query", nape_known_matches_query},
     };
     int rc = tl_test_main(argc, argv, cases, COUNT(cases));
     tl_hair_scalp_destroy(scalp);

@@ -42,12 +42,20 @@ typedef struct chains_storage {
     tl_hair_chain* chains;
     uint32_t* influence;
     float* weight;
+    float* scalp_d; /* per vertex: its scalp distance within reach, else INFINITY */
+    float reach;
 } chains_storage;
 
 void tl_hair_chains_destroy(tl_hair_chains* chains) {
     if (!chains) return;
     chains_storage* s = chains->internal;
-    free(s->chains), free(s->influence), free(s->weight), free(s);
+    free(s->chains), free(s->influence), free(s->weight), free(s->scalp_d), free(s);
+}
+
+const float* hair_chains_scalp(const tl_hair_chains* chains, float* reach) {
+    const chains_storage* s = chains->internal;
+    *reach = s->reach;
+    return s->scalp_d;
 }
 
 /* The lock of guide g: its parents' points up to where it leaves them, then its own. Writes at
@@ -561,15 +569,16 @@ tl_result tl_hair_chains_create(const tl_hair_mesh* mesh, const tl_hair_scalp* s
     cs->internal = s;
     cs->chains = s->chains;
     uint8_t* dropped = calloc(guides->guide_count + 1, 1);
-    float* scalp_d = malloc(n * sizeof(float));
+    float* scalp_d = s->scalp_d = malloc(n * sizeof(float)); /* kept: the nape reads it */
     uint32_t* held = calloc(def->max_chains + 1, sizeof(uint32_t));
     uint8_t* off_cap = malloc(n);
     if (!dropped || !scalp_d || !held || !off_cap) {
-        free(dropped), free(scalp_d), free(held), free(off_cap);
+        free(dropped), free(held), free(off_cap);
         tl_hair_chains_destroy(&s->out);
         return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     }
     float cap_d = def->cap_mm * scale, ramp_d = def->head_ramp_mm * scale;
+    s->reach = cap_d + ramp_d;
     /* the scalp distance as far as the ramp past the cap reads it */
     for (uint32_t v = 0; v < mesh->vertex_count; ++v) {
         float d, b[3];
@@ -581,7 +590,7 @@ tl_result tl_hair_chains_create(const tl_hair_mesh* mesh, const tl_hair_scalp* s
     candidates cd;
     if (!candidates_find(&cd, guides, scalp, def, scale, mesh, off_cap)) {
         candidates_free(&cd);
-        free(dropped), free(scalp_d), free(held), free(off_cap);
+        free(dropped), free(held), free(off_cap);
         tl_hair_chains_destroy(&s->out);
         return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     }
@@ -625,14 +634,14 @@ tl_result tl_hair_chains_create(const tl_hair_mesh* mesh, const tl_hair_scalp* s
     ok = ok && weights_diffuse(mesh, cs, scalp_d, cap_d, 0.01f * scale, false, 0, def->seam_steps,
                                def, scalp->height, s->influence, s->weight);
     if (!ok) {
-        free(dropped), free(scalp_d), free(held), free(off_cap);
+        free(dropped), free(held), free(off_cap);
         tl_hair_chains_destroy(&s->out);
         return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     }
     cs->bound_vertices = 0;
     for (uint32_t v = 0; v < mesh->vertex_count; ++v)
         cs->bound_vertices += s->influence[TL_HAIR_INFLUENCES * (size_t)v] != UINT32_MAX;
-    free(dropped), free(scalp_d), free(held), free(off_cap);
+    free(dropped), free(held), free(off_cap);
     *out = cs;
     return TL_OK;
 }
