@@ -17,6 +17,7 @@
 
 #include "hair/internal.h"
 #include "play/chain_colliders.h"
+#include "sim/chain_parts.h"
 #include "base/mat4.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -3806,6 +3807,47 @@ static void nape_known_matches_query(void) {
     ENSURE(differ == 0 && within > 1000);
 }
 
+/* Each chain's body floor as the player sets it (found once per skin) is the one written out
+ * here for that chain: the lowest rest vertex along up among the skin's vertices in no chain's
+ * lock (play_skin_locks over every chain), the skin's floor when there is none. */
+static void player_floor_matches_locks(void) {
+    const char* styles[] = {"bob01", "braid01"};
+    for (size_t s = 0; s < COUNT(styles); ++s) {
+        tl_gltf* doc;
+        tl_scene* scene;
+        ENSURE(rig_style(styles[s], &doc, &scene));
+        tl_play_chain chains[64];
+        uint32_t count, differ = 0;
+        tl_error err;
+        ENSURE_OK(tl_play_chains_find(scene, chains, 64, &count, &err), err);
+        ENSURE(count > 1);
+        tl_player_def pdef = tl_default_player_def();
+        tl_player* player;
+        ENSURE_OK(tl_player_create(scene, chains, count, &pdef, &player, &err), err);
+        for (uint32_t i = 0; i < count; ++i) {
+            const tl_scene_skin* sk = &scene->skins[chains[i].skin];
+            int32_t* lock = malloc(sizeof(int32_t) * (sk->vertex_count + 1));
+            uint32_t* joint = malloc(sizeof(uint32_t) * (sk->vertex_count + 1));
+            ENSURE(lock && joint &&
+                   play_skin_locks(scene, chains[i].skin, chains, count, lock, joint, NULL));
+            float floor = INFINITY;
+            for (uint32_t v = 0; v < sk->vertex_count; ++v)
+                if (lock[v] < 0)
+                    floor = fminf(floor, tl__dot(sk->rest_positions + 3 * (size_t)v, sk->up));
+            floor = isfinite(floor) ? floor : sk->floor;
+            float set = tl_player_chain(player, i)->floor_height;
+            differ += memcmp(&floor, &set, sizeof floor) != 0;
+            if (i == 0) printf("  %-8s %u chains, floor %.6f\n", styles[s], count, (double)floor);
+            free(lock), free(joint);
+        }
+        printf("  %-8s %u of %u chains' floors differ\n", styles[s], differ, count);
+        ENSURE(differ == 0);
+        tl_player_destroy(player);
+        tl_scene_destroy(scene);
+        tl_gltf_destroy(doc);
+    }
+}
+
 int main(int argc, char** argv) {
     static const tl_test_case cases[] = {
         {"scalp_is_top_and_back", scalp_is_top_and_back},
@@ -3860,6 +3902,7 @@ int main(int argc, char** argv) {
         {"stitched_count_matches_nearest", stitched_count_matches_nearest},
         {"cover_matches_scan", cover_matches_scan},
         {"nape_known_matches_query", nape_known_matches_query},
+        {"player_floor_matches_locks", player_floor_matches_locks},
     };
     int rc = tl_test_main(argc, argv, cases, COUNT(cases));
     tl_hair_scalp_destroy(scalp);
