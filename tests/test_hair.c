@@ -17,6 +17,7 @@
 
 #include "hair/internal.h"
 #include "play/chain_colliders.h"
+#include "play/hair_sheet.h"
 #include "sim/chain_parts.h"
 #include "base/mat4.h"
 
@@ -3848,6 +3849,58 @@ static void player_floor_matches_locks(void) {
     }
 }
 
+/* The sheet's hold reads the attachment of the frame it holds: a sheet that held a frame under
+ * one attachment rotation holds the next, under another, as a sheet that never held does (its
+ * ties' rest vectors carried by that frame's rotation, not an earlier one's). Three players'
+ * chains of braid01 (24 chains, 2739 ties); chains' particles compared bit for bit. */
+static void sheet_hold_reads_its_frame(void) {
+    tl_gltf* doc;
+    tl_scene* scene;
+    ENSURE(rig_style("braid01", &doc, &scene));
+    tl_play_chain descs[64];
+    uint32_t count;
+    tl_error err;
+    ENSURE_OK(tl_play_chains_find(scene, descs, 64, &count, &err), err);
+    tl_player_def pdef = tl_default_player_def();
+    tl_player* players[3];
+    play_sheet* sheets[3];
+    tl_chain* chains[3][64];
+    tl_chain_input rest[64], a[64], b[64];
+    play_sheet_body bodies[64] = {{0}};
+    const float qa[4] = {0, 0.2588190f, 0, 0.9659258f}, qb[4] = {0.1305262f, 0, 0, 0.9914449f};
+    for (uint32_t i = 0; i < count; ++i) {
+        rest[i] = a[i] = b[i] = tl_default_chain_input();
+        memcpy(a[i].start.rotation, qa, sizeof qa), memcpy(b[i].start.rotation, qb, sizeof qb);
+    }
+    for (int k = 0; k < 3; ++k) {
+        ENSURE_OK(tl_player_create(scene, descs, count, &pdef, &players[k], &err), err);
+        for (uint32_t i = 0; i < count; ++i) /* the test moves them as the player would */
+            chains[k][i] = (tl_chain*)tl_player_chain(players[k], i);
+        ENSURE(play_sheet_create(scene, descs, count, &sheets[k]) && sheets[k]);
+        play_sheet_rest(sheets[k], chains[k], rest);
+    }
+    play_sheet_hold(sheets[0], chains[0], a, bodies); /* held under a, then under b */
+    play_sheet_hold(sheets[0], chains[0], b, bodies);
+    play_sheet_hold(sheets[1], chains[1], a, bodies); /* the same under a; b by a fresh sheet */
+    play_sheet_hold(sheets[2], chains[1], b, bodies);
+    uint32_t particles = 0, differ = 0, moved = 0;
+    for (uint32_t i = 0; i < count; ++i) {
+        const float *x = tl_chain_particle_positions(chains[0][i]),
+                    *y = tl_chain_particle_positions(chains[1][i]),
+                    *z = tl_chain_particle_positions(chains[2][i]);
+        for (uint32_t k = 0; k < 3 * descs[i].bone_count; ++k)
+            differ += memcmp(x + k, y + k, sizeof *x) != 0, moved += x[k] != z[k];
+        particles += descs[i].bone_count;
+    }
+    printf("  %u chains, %u particles: %u coordinates moved by the holds, %u differ\n", count,
+           particles, moved, differ);
+    ENSURE(moved > 100 && differ == 0);
+    for (int k = 0; k < 3; ++k)
+        play_sheet_destroy(sheets[k]), tl_player_destroy(players[k]);
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+}
+
 int main(int argc, char** argv) {
     static const tl_test_case cases[] = {
         {"scalp_is_top_and_back", scalp_is_top_and_back},
@@ -3903,6 +3956,7 @@ int main(int argc, char** argv) {
         {"cover_matches_scan", cover_matches_scan},
         {"nape_known_matches_query", nape_known_matches_query},
         {"player_floor_matches_locks", player_floor_matches_locks},
+        {"sheet_hold_reads_its_frame", sheet_hold_reads_its_frame},
     };
     int rc = tl_test_main(argc, argv, cases, COUNT(cases));
     tl_hair_scalp_destroy(scalp);
