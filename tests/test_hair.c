@@ -3901,6 +3901,56 @@ static void sheet_hold_reads_its_frame(void) {
     tl_gltf_destroy(doc);
 }
 
+/* The chain choice's fresh counts kept as sets are taken equal the plain recount: for every set,
+ * its entries whose vertex a set taken so far lists. Random sets over a few vertices (entries
+ * repeated within a set, empty sets, sets taken twice), after each take and after a reset. */
+static void cover_tally_matches_count(void) {
+    enum { V = 900, SETS = 300, TAKES = 60 };
+    uint32_t r = 31, *off = malloc(sizeof(uint32_t) * (SETS + 1)), *items = NULL, n = 0, cap = 0;
+    uint8_t* taken = calloc(V, 1);
+    ENSURE(off && taken);
+    for (uint32_t i = 0; i < SETS; ++i) {
+        off[i] = n;
+        uint32_t len = lcg_unit(&r) < 0.1f ? 0 : (uint32_t)(lcg_unit(&r) * 200), at = 0;
+        for (uint32_t k = 0; k < len; ++k) {
+            if (n == cap) {
+                cap = cap ? 2 * cap : 1024;
+                items = realloc(items, sizeof(uint32_t) * cap);
+                ENSURE(items);
+            }
+            /* mostly a run of neighbours (as a lock's hair), sometimes one listed again */
+            at = k > 0 && lcg_unit(&r) < 0.05f ? at : (uint32_t)(lcg_unit(&r) * V);
+            items[n++] = at;
+        }
+    }
+    off[SETS] = n;
+    hair_cover_tally t;
+    ENSURE(hair_cover_tally_init(&t, off, items, SETS, V));
+    uint32_t checks = 0, differ = 0, fresh_sum = 0;
+    for (int round = 0; round < 2; ++round) {
+        memset(taken, 0, V);
+        if (round) hair_cover_tally_reset(&t);
+        for (uint32_t step = 0; step <= TAKES; ++step) {
+            for (uint32_t i = 0; i < SETS; ++i) {
+                uint32_t fresh = 0;
+                for (uint32_t k = off[i]; k < off[i + 1]; ++k)
+                    fresh += !taken[items[k]];
+                differ += fresh != t.fresh[i], checks++, fresh_sum += fresh;
+            }
+            if (step == TAKES) break;
+            uint32_t set = (uint32_t)(lcg_unit(&r) * SETS) % SETS;
+            hair_cover_tally_take(&t, set);
+            for (uint32_t k = off[set]; k < off[set + 1]; ++k)
+                taken[items[k]] = 1;
+        }
+    }
+    printf("  %u entries in %u sets, %u counts checked (sum %u), %u differ\n", n, SETS, checks,
+           fresh_sum, differ);
+    ENSURE(differ == 0 && n > 10000);
+    hair_cover_tally_free(&t);
+    free(off), free(items), free(taken);
+}
+
 int main(int argc, char** argv) {
     static const tl_test_case cases[] = {
         {"scalp_is_top_and_back", scalp_is_top_and_back},
@@ -3957,6 +4007,7 @@ int main(int argc, char** argv) {
         {"nape_known_matches_query", nape_known_matches_query},
         {"player_floor_matches_locks", player_floor_matches_locks},
         {"sheet_hold_reads_its_frame", sheet_hold_reads_its_frame},
+        {"cover_tally_matches_count", cover_tally_matches_count},
     };
     int rc = tl_test_main(argc, argv, cases, COUNT(cases));
     tl_hair_scalp_destroy(scalp);

@@ -141,11 +141,13 @@ typedef struct candidates {
     uint32_t* start; /* per guide: where its free part begins on its lock */
     uint32_t* off;   /* with cover_unowned: guide g's hair is items[off[g] .. off[g + 1]) */
     uint32_t* items;
-    float longest; /* the longest free part of any guide */
+    hair_cover_tally tally; /* over off and items; by_off NULL: none (every fresh count 0) */
+    float longest;          /* the longest free part of any guide */
 } candidates;
 
 static void candidates_free(candidates* c) {
     free(c->lock), free(c->free_len), free(c->tip), free(c->start), free(c->off), free(c->items);
+    if (c->tally.by_off) hair_cover_tally_free(&c->tally);
 }
 
 /* Every attached guide's free part and, with cover_unowned, the hair it would take. False: out
@@ -186,16 +188,19 @@ static bool candidates_find(candidates* cd, const tl_hair_guides* gs, const tl_h
     if (!cover_build(gs, cd->start, cd->free_len, mesh, off_cap, cd->bones, def->bind_mm * scale,
                      lock, cd->cap_points, cd->off, &cd->items))
         free(cd->off), cd->off = NULL; /* chosen without it, as when it is off */
+    else if (!hair_cover_tally_init(&cd->tally, cd->off, cd->items, gs->guide_count,
+                                    mesh->vertex_count))
+        cd->tally = (hair_cover_tally){0}; /* as without memory for the choice's marks */
     return true;
 }
 
 /* The choice by free length × spread among the guides not dropped. */
-static uint32_t choose(const candidates* cd, const tl_hair_guides* gs, const tl_hair_chain_def* def,
-                       const uint8_t* dropped, const tl_hair_mesh* mesh, tl_hair_chain* chains) {
+static uint32_t choose(candidates* cd, const tl_hair_guides* gs, const tl_hair_chain_def* def,
+                       const uint8_t* dropped, tl_hair_chain* chains) {
     uint32_t chosen = 0;
     const float* tip = cd->tip;
-    const uint32_t *off = cd->off, *items = cd->items;
-    uint8_t* covered = off ? calloc(mesh->vertex_count + 1, 1) : NULL;
+    hair_cover_tally* tally = cd->tally.by_off ? &cd->tally : NULL;
+    if (tally) hair_cover_tally_reset(tally);
     while (chosen < def->max_chains) {
         int64_t best = -1;
         float best_score = 0;
@@ -207,9 +212,7 @@ static uint32_t choose(const candidates* cd, const tl_hair_guides* gs, const tl_
             for (uint32_t c = 0; c < chosen; ++c)
                 spread = fminf(spread, sqrtf(tl__dist2(tip + 3 * g, tip + 3 * chains[c].guide)));
             float score = chosen ? free_len * spread : free_len;
-            uint32_t fresh = 0;
-            for (uint32_t k = covered ? off[g] : 0; covered && k < off[g + 1]; ++k)
-                fresh += !covered[items[k]];
+            uint32_t fresh = tally ? tally->fresh[g] : 0;
             /* first the hair no chain takes yet, weighed by the lock's free length (a long lock
                left on the head swings farthest into the body), then free length × spread */
             float take = (float)fresh * free_len;
@@ -217,8 +220,7 @@ static uint32_t choose(const candidates* cd, const tl_hair_guides* gs, const tl_
                 best_score = score, best = g, best_take = take;
         }
         if (best < 0) break;
-        for (uint32_t k = covered ? off[best] : 0; covered && k < off[best + 1]; ++k)
-            covered[items[k]] = 1;
+        if (tally) hair_cover_tally_take(tally, (uint32_t)best);
         tl_hair_chain* c = &chains[chosen++];
         c->guide = (uint32_t)best;
         c->bone_count = cd->bones;
@@ -226,7 +228,6 @@ static uint32_t choose(const candidates* cd, const tl_hair_guides* gs, const tl_
         uint32_t n = lock_of(gs, c->guide, cd->lock, cd->cap_points, 0);
         joints_along(cd->lock, cd->start[best], n, cd->bones, c->joints);
     }
-    free(covered);
     return chosen;
 }
 
@@ -595,7 +596,7 @@ tl_result tl_hair_chains_create(const tl_hair_mesh* mesh, const tl_hair_scalp* s
         return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     }
     cs->longest_free = cd.longest; /* of every guide, dropped or not */
-    cs->chain_count = choose(&cd, guides, def, dropped, mesh, s->chains);
+    cs->chain_count = choose(&cd, guides, def, dropped, s->chains);
     cs->rigid = cs->chain_count == 0;
     cs->vertex_count = mesh->vertex_count;
     cs->influence = s->influence;
@@ -627,7 +628,7 @@ tl_result tl_hair_chains_create(const tl_hair_mesh* mesh, const tl_hair_scalp* s
         for (uint32_t c = 0; c < cs->chain_count; ++c)
             if (held[c] < def->min_vertices) dropped[s->chains[c].guide] = 1, any = true;
         if (!any) break;
-        cs->chain_count = choose(&cd, guides, def, dropped, mesh, s->chains);
+        cs->chain_count = choose(&cd, guides, def, dropped, s->chains);
         cs->rigid = cs->chain_count == 0;
     }
     candidates_free(&cd);

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Each bone's box grown by bind and a slack far above the distance test's float rounding
  * (1e-4 of the coordinates' size and of bind), so a vertex outside it is beyond bind in the test
@@ -94,4 +95,48 @@ bool hair_cover_build(const float* positions, uint32_t V, const uint8_t* off_cap
     *items = list.items;
     if (!ok) free(list.items), *items = NULL;
     return ok;
+}
+
+bool hair_cover_tally_init(hair_cover_tally* t, const uint32_t* off, const uint32_t* items,
+                           uint32_t count, uint32_t V) {
+    *t = (hair_cover_tally){.count = count, .V = V, .off = off, .items = items};
+    size_t total = off[count];
+    t->by_off = calloc((size_t)V + 1, sizeof(uint32_t));
+    t->by = malloc(sizeof(uint32_t) * (total + 1));
+    t->fresh = malloc(sizeof(uint32_t) * ((size_t)count + 1));
+    t->taken = malloc((size_t)V + 1);
+    if (!t->by_off || !t->by || !t->fresh || !t->taken) return hair_cover_tally_free(t), false;
+    for (size_t k = 0; k < total; ++k) /* counted at v + 1, then summed: starts */
+        t->by_off[items[k] + 1]++;
+    for (uint32_t v = 0; v < V; ++v)
+        t->by_off[v + 1] += t->by_off[v];
+    for (uint32_t i = 0; i < count; ++i) /* each vertex's sets ascending; starts move one on */
+        for (uint32_t k = off[i]; k < off[i + 1]; ++k)
+            t->by[t->by_off[items[k]]++] = i;
+    for (uint32_t v = V; v > 0; --v)
+        t->by_off[v] = t->by_off[v - 1];
+    t->by_off[0] = 0;
+    hair_cover_tally_reset(t);
+    return true;
+}
+
+void hair_cover_tally_reset(hair_cover_tally* t) {
+    memset(t->taken, 0, t->V);
+    for (uint32_t i = 0; i < t->count; ++i)
+        t->fresh[i] = t->off[i + 1] - t->off[i];
+}
+
+void hair_cover_tally_take(hair_cover_tally* t, uint32_t set) {
+    for (uint32_t k = t->off[set]; k < t->off[set + 1]; ++k) {
+        uint32_t v = t->items[k];
+        if (t->taken[v]) continue;
+        t->taken[v] = 1; /* each set listing v (as often as it lists it) has one fewer */
+        for (uint32_t i = t->by_off[v]; i < t->by_off[v + 1]; ++i)
+            t->fresh[t->by[i]]--;
+    }
+}
+
+void hair_cover_tally_free(hair_cover_tally* t) {
+    free(t->by_off), free(t->by), free(t->fresh), free(t->taken);
+    memset(t, 0, sizeof *t);
 }

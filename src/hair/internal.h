@@ -86,6 +86,22 @@ bool hair_layer_closest(const tl_hair_mesh* mesh, float cell, const float* point
 bool hair_cover_build(const float* positions, uint32_t V, const uint8_t* off_cap,
                       const float* joints, const uint8_t* skip, uint32_t count, uint32_t bones,
                       float bind, uint32_t* off, uint32_t** items);
+/* What the chain choice reads of a cover (items[off[i] .. off[i + 1]) of `count` sets over V
+ * vertices): fresh[i], the entries of set i whose vertex no set taken so far lists, kept as sets
+ * are taken (each vertex's sets listed once, so a take costs the vertices it newly takes). */
+typedef struct hair_cover_tally {
+    uint32_t count, V;
+    const uint32_t *off, *items;
+    uint32_t *by_off, *by; /* per vertex: the sets listing it, by[by_off[v] .. by_off[v + 1]) */
+    uint32_t* fresh;
+    uint8_t* taken; /* per vertex: listed by a set taken */
+} hair_cover_tally;
+/* False: out of memory (nothing to free). */
+bool hair_cover_tally_init(hair_cover_tally* t, const uint32_t* off, const uint32_t* items,
+                           uint32_t count, uint32_t V);
+void hair_cover_tally_reset(hair_cover_tally* t); /* no set taken */
+void hair_cover_tally_take(hair_cover_tally* t, uint32_t set);
+void hair_cover_tally_free(hair_cover_tally* t);
 /* The cells [lo, hi] along each axis that the box [a, b] meets (clamped); false when none.
  * Inline: the scalp asks it for every query. */
 static inline bool hair_grid_range(const hair_grid* g, const float a[3], const float b[3],
