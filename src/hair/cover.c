@@ -8,13 +8,14 @@
 /* Each bone's box grown by bind and a slack far above the distance test's float rounding
  * (1e-4 of the coordinates' size and of bind), so a vertex outside it is beyond bind in the test
  * as well. */
-static void cover_boxes(const float* joints, uint32_t bones, float bind, float* box) {
+static void cover_boxes(const float* joints, uint32_t bones, float bind, float* box, float* sure) {
     for (uint32_t b = 0; b < bones; ++b) {
         const float *j = joints + 3 * b, *e = j + 3;
         double size = bind;
         for (int k = 0; k < 3; ++k)
             size += fabs((double)j[k]) + fabs((double)e[k]);
-        double grow = bind + 1e-4 * size;
+        double grow = bind + 1e-4 * size, in = bind - 1e-4 * size;
+        sure[b] = in > 0 ? (float)(in * in) : -1;
         for (int k = 0; k < 3; ++k) {
             box[6 * b + k] = (float)(fmin(j[k], e[k]) - grow);
             box[6 * b + 3 + k] = (float)(fmax(j[k], e[k]) + grow);
@@ -23,12 +24,15 @@ static void cover_boxes(const float* joints, uint32_t bones, float bind, float* 
 }
 
 /* Whether p lies within bind of one of the bones (the box first: outside it, surely not). */
-static bool cover_takes(const float* p, const float* joints, const float* box, uint32_t bones,
-                        float bind) {
+static bool cover_takes(const float* p, const float* joints, const float* box, const float* sure,
+                        uint32_t bones, float bind) {
     for (uint32_t b = 0; b < bones; ++b, box += 6) {
         if (p[0] < box[0] || p[1] < box[1] || p[2] < box[2] || p[0] > box[3] || p[1] > box[4] ||
             p[2] > box[5])
             continue;
+        /* within bind less the slack of a joint: surely within bind of the bone in the test */
+        if (tl__dist2(p, joints + 3 * b) <= sure[b] || tl__dist2(p, joints + 3 * b + 3) <= sure[b])
+            return true;
         if (tl_mesh_segment_distance(p, joints + 3 * b, joints + 3 * b + 3, NULL) <= bind)
             return true;
     }
@@ -66,12 +70,12 @@ bool hair_cover_build(const float* positions, uint32_t V, const uint8_t* off_cap
     bool ok = ids && hair_grid_build(&grid, positions, ids, n_off, bind);
     size_t cells = ok ? (size_t)grid.dims[0] * grid.dims[1] * grid.dims[2] : 0;
     ok = ok && (stamp = calloc(cells + 1, sizeof(uint32_t)));
-    float box[6 * TL_CHAIN_MAX_BONES];
+    float box[6 * TL_CHAIN_MAX_BONES], sure[TL_CHAIN_MAX_BONES];
     for (uint32_t i = 0; ok && i < count; ++i) {
         off[i] = (uint32_t)list.count;
         if (skip && skip[i]) continue;
         const float* j = joints + 3 * (size_t)(bones + 1) * i;
-        cover_boxes(j, bones, bind, box);
+        cover_boxes(j, bones, bind, box, sure);
         for (uint32_t b = 0; ok && b < bones; ++b) {
             uint32_t lo[3], hi[3];
             if (!hair_grid_range(&grid, box + 6 * b, box + 6 * b + 3, lo, hi)) continue;
@@ -83,7 +87,7 @@ bool hair_cover_build(const float* positions, uint32_t V, const uint8_t* off_cap
                         stamp[c] = i + 1;
                         for (uint32_t k = grid.start[c]; ok && k < grid.start[c + 1]; ++k) {
                             uint32_t v = grid.items[k];
-                            if (cover_takes(positions + 3 * (size_t)v, j, box, bones, bind))
+                            if (cover_takes(positions + 3 * (size_t)v, j, box, sure, bones, bind))
                                 ok = cover_push(&list, v);
                         }
                     }
