@@ -3951,6 +3951,66 @@ static void cover_tally_matches_count(void) {
     free(off), free(items), free(taken);
 }
 
+/* The sheet's hold that keeps each link's direction until its chain moves gives what finding
+ * every direction anew gives, bit for bit: two players' chains of braid01 held by two sheets,
+ * one keeping directions, one not, through five frames under five attachment rotations. */
+static void sheet_memo_matches_fresh(void) {
+    tl_gltf* doc;
+    tl_scene* scene;
+    ENSURE(rig_style("braid01", &doc, &scene));
+    tl_play_chain descs[64];
+    uint32_t count;
+    tl_error err;
+    ENSURE_OK(tl_play_chains_find(scene, descs, 64, &count, &err), err);
+    tl_player_def pdef = tl_default_player_def();
+    tl_player* players[2];
+    play_sheet* sheets[2];
+    tl_chain* chains[2][64];
+    tl_chain_input in[64];
+    play_sheet_body bodies[64] = {{0}};
+    for (uint32_t i = 0; i < count; ++i)
+        in[i] = tl_default_chain_input();
+    for (int k = 0; k < 2; ++k) {
+        ENSURE_OK(tl_player_create(scene, descs, count, &pdef, &players[k], &err), err);
+        for (uint32_t i = 0; i < count; ++i) /* the test moves them as the player would */
+            chains[k][i] = (tl_chain*)tl_player_chain(players[k], i);
+        ENSURE(play_sheet_create(scene, descs, count, &sheets[k]) && sheets[k]);
+        play_sheet_memo(sheets[k], k == 0);
+        play_sheet_rest(sheets[k], chains[k], in);
+    }
+    uint32_t differ = 0, moved = 0, r = 5;
+    for (int frame = 0; frame < 5; ++frame) {
+        float q[4] = {0.3f * (lcg_unit(&r) - 0.5f), 0.3f * (lcg_unit(&r) - 0.5f),
+                      0.3f * (lcg_unit(&r) - 0.5f), 1};
+        for (uint32_t i = 0; i < count; ++i)
+            memcpy(in[i].start.rotation, q, sizeof q);
+        for (int k = 0; k < 2; ++k)
+            play_sheet_hold(sheets[k], chains[k], in, bodies);
+        for (uint32_t i = 0; i < count; ++i) {
+            const float *x = tl_chain_particle_positions(chains[0][i]),
+                        *y = tl_chain_particle_positions(chains[1][i]);
+            for (uint32_t k = 0; k < 3 * descs[i].bone_count; ++k)
+                differ += memcmp(x + k, y + k, sizeof *x) != 0;
+        }
+    }
+    tl_player* fresh; /* a third player's chains, never held */
+    ENSURE_OK(tl_player_create(scene, descs, count, &pdef, &fresh, &err), err);
+    for (uint32_t i = 0; i < count; ++i) {
+        const float *x = tl_chain_particle_positions(chains[0][i]),
+                    *z = tl_chain_particle_positions(tl_player_chain(fresh, i));
+        for (uint32_t k = 0; k < 3 * descs[i].bone_count; ++k)
+            moved += x[k] != z[k];
+    }
+    tl_player_destroy(fresh);
+    printf("  %u chains, 5 frames: %u coordinates moved by the holds, %u differ\n", count, moved,
+           differ);
+    ENSURE(moved > 100 && differ == 0);
+    for (int k = 0; k < 2; ++k)
+        play_sheet_destroy(sheets[k]), tl_player_destroy(players[k]);
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+}
+
 int main(int argc, char** argv) {
     static const tl_test_case cases[] = {
         {"scalp_is_top_and_back", scalp_is_top_and_back},
@@ -4008,6 +4068,7 @@ int main(int argc, char** argv) {
         {"player_floor_matches_locks", player_floor_matches_locks},
         {"sheet_hold_reads_its_frame", sheet_hold_reads_its_frame},
         {"cover_tally_matches_count", cover_tally_matches_count},
+        {"sheet_memo_matches_fresh", sheet_memo_matches_fresh},
     };
     int rc = tl_test_main(argc, argv, cases, COUNT(cases));
     tl_hair_scalp_destroy(scalp);
