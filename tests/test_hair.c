@@ -3849,56 +3849,76 @@ static void player_floor_matches_locks(void) {
     }
 }
 
+/* What the sheet tests share: braid01 rigged, and `n` players whose chains the test moves as the
+ * player would, each with a sheet of its own put at rest. */
+typedef struct sheet_rig {
+    tl_gltf* doc;
+    tl_scene* scene;
+    tl_play_chain descs[64];
+    uint32_t count, n;
+    tl_player* players[3];
+    play_sheet* sheets[3];
+    tl_chain* chains[3][64];
+} sheet_rig;
+
+static void sheet_rig_create(sheet_rig* r, uint32_t n) {
+    tl_error err;
+    memset(r, 0, sizeof *r);
+    r->n = n;
+    ENSURE(n <= 3 && rig_style("braid01", &r->doc, &r->scene));
+    ENSURE_OK(tl_play_chains_find(r->scene, r->descs, 64, &r->count, &err), err);
+    tl_player_def pdef = tl_default_player_def();
+    tl_chain_input rest[64];
+    for (uint32_t i = 0; i < r->count; ++i)
+        rest[i] = tl_default_chain_input();
+    for (uint32_t k = 0; k < n; ++k) {
+        ENSURE_OK(tl_player_create(r->scene, r->descs, r->count, &pdef, &r->players[k], &err), err);
+        for (uint32_t i = 0; i < r->count; ++i)
+            r->chains[k][i] = (tl_chain*)tl_player_chain(r->players[k], i);
+        ENSURE(play_sheet_create(r->scene, r->descs, r->count, &r->sheets[k]) && r->sheets[k]);
+    }
+    for (uint32_t k = 0; k < n; ++k)
+        play_sheet_rest(r->sheets[k], r->chains[k], rest);
+}
+
+static void sheet_rig_destroy(sheet_rig* r) {
+    for (uint32_t k = 0; k < r->n; ++k)
+        play_sheet_destroy(r->sheets[k]), tl_player_destroy(r->players[k]);
+    tl_scene_destroy(r->scene);
+    tl_gltf_destroy(r->doc);
+}
+
 /* The sheet's hold reads the attachment of the frame it holds: a sheet that held a frame under
  * one attachment rotation holds the next, under another, as a sheet that never held does (its
  * ties' rest vectors carried by that frame's rotation, not an earlier one's). Three players'
  * chains of braid01 (24 chains, 2739 ties); chains' particles compared bit for bit. */
 static void sheet_hold_reads_its_frame(void) {
-    tl_gltf* doc;
-    tl_scene* scene;
-    ENSURE(rig_style("braid01", &doc, &scene));
-    tl_play_chain descs[64];
-    uint32_t count;
-    tl_error err;
-    ENSURE_OK(tl_play_chains_find(scene, descs, 64, &count, &err), err);
-    tl_player_def pdef = tl_default_player_def();
-    tl_player* players[3];
-    play_sheet* sheets[3];
-    tl_chain* chains[3][64];
-    tl_chain_input rest[64], a[64], b[64];
+    sheet_rig r;
+    sheet_rig_create(&r, 3);
+    tl_chain_input a[64], b[64];
     play_sheet_body bodies[64] = {{0}};
     const float qa[4] = {0, 0.2588190f, 0, 0.9659258f}, qb[4] = {0.1305262f, 0, 0, 0.9914449f};
-    for (uint32_t i = 0; i < count; ++i) {
-        rest[i] = a[i] = b[i] = tl_default_chain_input();
+    for (uint32_t i = 0; i < r.count; ++i) {
+        a[i] = b[i] = tl_default_chain_input();
         memcpy(a[i].start.rotation, qa, sizeof qa), memcpy(b[i].start.rotation, qb, sizeof qb);
     }
-    for (int k = 0; k < 3; ++k) {
-        ENSURE_OK(tl_player_create(scene, descs, count, &pdef, &players[k], &err), err);
-        for (uint32_t i = 0; i < count; ++i) /* the test moves them as the player would */
-            chains[k][i] = (tl_chain*)tl_player_chain(players[k], i);
-        ENSURE(play_sheet_create(scene, descs, count, &sheets[k]) && sheets[k]);
-        play_sheet_rest(sheets[k], chains[k], rest);
-    }
-    play_sheet_hold(sheets[0], chains[0], a, bodies); /* held under a, then under b */
-    play_sheet_hold(sheets[0], chains[0], b, bodies);
-    play_sheet_hold(sheets[1], chains[1], a, bodies); /* the same under a; b by a fresh sheet */
-    play_sheet_hold(sheets[2], chains[1], b, bodies);
+    play_sheet_hold(r.sheets[0], r.chains[0], a, bodies); /* held under a, then under b */
+    play_sheet_hold(r.sheets[0], r.chains[0], b, bodies);
+    play_sheet_hold(r.sheets[1], r.chains[1], a, bodies); /* the same under a; b by a fresh sheet */
+    play_sheet_hold(r.sheets[2], r.chains[1], b, bodies);
     uint32_t particles = 0, differ = 0, moved = 0;
-    for (uint32_t i = 0; i < count; ++i) {
-        const float *x = tl_chain_particle_positions(chains[0][i]),
-                    *y = tl_chain_particle_positions(chains[1][i]),
-                    *z = tl_chain_particle_positions(chains[2][i]);
-        for (uint32_t k = 0; k < 3 * descs[i].bone_count; ++k)
+    for (uint32_t i = 0; i < r.count; ++i) {
+        const float *x = tl_chain_particle_positions(r.chains[0][i]),
+                    *y = tl_chain_particle_positions(r.chains[1][i]),
+                    *z = tl_chain_particle_positions(r.chains[2][i]);
+        for (uint32_t k = 0; k < 3 * r.descs[i].bone_count; ++k)
             differ += memcmp(x + k, y + k, sizeof *x) != 0, moved += x[k] != z[k];
-        particles += descs[i].bone_count;
+        particles += r.descs[i].bone_count;
     }
-    printf("  %u chains, %u particles: %u coordinates moved by the holds, %u differ\n", count,
+    printf("  %u chains, %u particles: %u coordinates moved by the holds, %u differ\n", r.count,
            particles, moved, differ);
     ENSURE(moved > 100 && differ == 0);
-    for (int k = 0; k < 3; ++k)
-        play_sheet_destroy(sheets[k]), tl_player_destroy(players[k]);
-    tl_scene_destroy(scene);
-    tl_gltf_destroy(doc);
+    sheet_rig_destroy(&r);
 }
 
 /* The chain choice's fresh counts kept as sets are taken equal the plain recount: for every set,
@@ -3955,60 +3975,38 @@ static void cover_tally_matches_count(void) {
  * every direction anew gives, bit for bit: two players' chains of braid01 held by two sheets,
  * one keeping directions, one not, through five frames under five attachment rotations. */
 static void sheet_memo_matches_fresh(void) {
-    tl_gltf* doc;
-    tl_scene* scene;
-    ENSURE(rig_style("braid01", &doc, &scene));
-    tl_play_chain descs[64];
-    uint32_t count;
-    tl_error err;
-    ENSURE_OK(tl_play_chains_find(scene, descs, 64, &count, &err), err);
-    tl_player_def pdef = tl_default_player_def();
-    tl_player* players[2];
-    play_sheet* sheets[2];
-    tl_chain* chains[2][64];
+    sheet_rig r;
+    sheet_rig_create(&r, 3); /* the third player's chains are never held */
+    play_sheet_memo(r.sheets[1], false);
     tl_chain_input in[64];
     play_sheet_body bodies[64] = {{0}};
-    for (uint32_t i = 0; i < count; ++i)
+    for (uint32_t i = 0; i < r.count; ++i)
         in[i] = tl_default_chain_input();
-    for (int k = 0; k < 2; ++k) {
-        ENSURE_OK(tl_player_create(scene, descs, count, &pdef, &players[k], &err), err);
-        for (uint32_t i = 0; i < count; ++i) /* the test moves them as the player would */
-            chains[k][i] = (tl_chain*)tl_player_chain(players[k], i);
-        ENSURE(play_sheet_create(scene, descs, count, &sheets[k]) && sheets[k]);
-        play_sheet_memo(sheets[k], k == 0);
-        play_sheet_rest(sheets[k], chains[k], in);
-    }
-    uint32_t differ = 0, moved = 0, r = 5;
+    uint32_t differ = 0, moved = 0, seed = 5;
     for (int frame = 0; frame < 5; ++frame) {
-        float q[4] = {0.3f * (lcg_unit(&r) - 0.5f), 0.3f * (lcg_unit(&r) - 0.5f),
-                      0.3f * (lcg_unit(&r) - 0.5f), 1};
-        for (uint32_t i = 0; i < count; ++i)
+        float q[4] = {0.3f * (lcg_unit(&seed) - 0.5f), 0.3f * (lcg_unit(&seed) - 0.5f),
+                      0.3f * (lcg_unit(&seed) - 0.5f), 1};
+        for (uint32_t i = 0; i < r.count; ++i)
             memcpy(in[i].start.rotation, q, sizeof q);
         for (int k = 0; k < 2; ++k)
-            play_sheet_hold(sheets[k], chains[k], in, bodies);
-        for (uint32_t i = 0; i < count; ++i) {
-            const float *x = tl_chain_particle_positions(chains[0][i]),
-                        *y = tl_chain_particle_positions(chains[1][i]);
-            for (uint32_t k = 0; k < 3 * descs[i].bone_count; ++k)
+            play_sheet_hold(r.sheets[k], r.chains[k], in, bodies);
+        for (uint32_t i = 0; i < r.count; ++i) {
+            const float *x = tl_chain_particle_positions(r.chains[0][i]),
+                        *y = tl_chain_particle_positions(r.chains[1][i]);
+            for (uint32_t k = 0; k < 3 * r.descs[i].bone_count; ++k)
                 differ += memcmp(x + k, y + k, sizeof *x) != 0;
         }
     }
-    tl_player* fresh; /* a third player's chains, never held */
-    ENSURE_OK(tl_player_create(scene, descs, count, &pdef, &fresh, &err), err);
-    for (uint32_t i = 0; i < count; ++i) {
-        const float *x = tl_chain_particle_positions(chains[0][i]),
-                    *z = tl_chain_particle_positions(tl_player_chain(fresh, i));
-        for (uint32_t k = 0; k < 3 * descs[i].bone_count; ++k)
+    for (uint32_t i = 0; i < r.count; ++i) {
+        const float *x = tl_chain_particle_positions(r.chains[0][i]),
+                    *z = tl_chain_particle_positions(r.chains[2][i]);
+        for (uint32_t k = 0; k < 3 * r.descs[i].bone_count; ++k)
             moved += x[k] != z[k];
     }
-    tl_player_destroy(fresh);
-    printf("  %u chains, 5 frames: %u coordinates moved by the holds, %u differ\n", count, moved,
+    printf("  %u chains, 5 frames: %u coordinates moved by the holds, %u differ\n", r.count, moved,
            differ);
     ENSURE(moved > 100 && differ == 0);
-    for (int k = 0; k < 2; ++k)
-        play_sheet_destroy(sheets[k]), tl_player_destroy(players[k]);
-    tl_scene_destroy(scene);
-    tl_gltf_destroy(doc);
+    sheet_rig_destroy(&r);
 }
 
 int main(int argc, char** argv) {
