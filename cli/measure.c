@@ -157,6 +157,22 @@ static json_t* liveliness_json(const tl_liveliness* l) {
                      (double)l->rest_rms_deg, "tip_path_ratio", (double)l->tip_path_ratio);
 }
 
+/* A pendulum's swing or an aim's error over the clip (docs/measure.md "Pendulum and aim"). */
+static json_t* joint_json(const tl_measure_joint* j) {
+    if (j->kind == TL_PART_AIM)
+        return json_pack("{s:f,s:i,s:i}", "aim_error_max_deg", (double)j->aim_error_max_deg,
+                         "samples", (int)j->samples, "nonfinite", (int)j->nonfinite);
+    return json_pack("{s:f,s:f,s:i,s:i}", "swing_max_deg", (double)j->swing_max_deg,
+                     "swing_rms_deg", (double)j->swing_rms_deg, "samples", (int)j->samples,
+                     "nonfinite", (int)j->nonfinite);
+}
+
+/* The joint a pendulum or aim part of the chained rig's player turns. */
+static const char* joint_part_name(const tl_measure_rig* rig, uint32_t i) {
+    const tl_scene_part* sp = &rig->scene->parts[tl_player_joint_part(rig->player, i)];
+    return rig->scene->skins[sp->skin].joints[sp->bone_joints[0]].name;
+}
+
 /* A chain's deepest particle inside a body collider over the clip, a fraction of H. */
 static double penetration_of_h(const tl_liveliness* l, float height) {
     return height > 0 ? (double)l->collider_penetration / height : 0;
@@ -398,6 +414,8 @@ static json_t* clip_json(const tl_measure_run* run, const tl_measure_clip* m) {
             json_object_set_new(r, "liveliness", liveliness_json(&m->liveliness[rg->chain]));
         if (m->new_tears[i].count)
             json_object_set_new(r, "new_tears", new_tears_json(&m->new_tears[i]));
+        if (rg->joint >= 0 && (uint32_t)rg->joint < m->joint_count)
+            json_object_set_new(r, "joint", joint_json(&m->joints[rg->joint]));
         const tl_measure_cloth* lat = &m->cloth[i];
         if (lat->particles)
             json_object_set_new(
@@ -435,12 +453,20 @@ static json_t* clip_json(const tl_measure_run* run, const tl_measure_clip* m) {
                                         liveliness_json(&m->liveliness[i]), "collider_penetration",
                                         penetration_of_h(&m->liveliness[i], run->height),
                                         "colliders", (int)m->liveliness[i].colliders));
+    json_t* joints = json_array();
+    for (uint32_t i = 0; i < m->joint_count; ++i) {
+        json_t* j = joint_json(&m->joints[i]);
+        json_object_set_new(j, "name", json_string(joint_part_name(chained, i)));
+        json_object_set_new(j, "kind", json_string(tl_part_kind_string(m->joints[i].kind)));
+        json_array_append_new(joints, j);
+    }
     const tl_measure_region* body = &run->regions[run->region_count];
     json_t* out = json_pack("{s:s,s:f,s:i,s:f,s:o,s:{s:I,s:I,s:o},s:o}", "clip", cl->name,
                             "duration", (double)cl->duration, "samples", (int)run->samples, "H",
                             (double)run->height, "regions", rs, "body", "vertices",
                             (json_int_t)body->vertices, "edges", (json_int_t)body->edges, "stretch",
                             stats_json(&m->stats[run->first][run->region_count]), "chains", chains);
+    json_object_set_new(out, "joint_parts", joints);
     if (m->lift >= 0) json_object_set_new(out, "lift", json_pack("{s:f}", "max_dy_hips", m->lift));
     /* the body as the rig in memory moves it (the root band re-weights body skin) */
     if (chained && run->first != TL_MEASURE_CHAIN)
@@ -474,6 +500,13 @@ static void clip_print(const tl_measure_run* run, const tl_measure_clip* m) {
                 snprintf(extra, sizeof extra, "swing %.2f deg, from rest %.2f deg, tip path x%.2f",
                          m->liveliness[r->chain].swing_deg, m->liveliness[r->chain].rest_rms_deg,
                          m->liveliness[r->chain].tip_path_ratio);
+            const tl_measure_joint* j =
+                r->joint >= 0 && (uint32_t)r->joint < m->joint_count ? &m->joints[r->joint] : NULL;
+            if (c == TL_MEASURE_CHAIN && j && j->kind == TL_PART_AIM)
+                snprintf(extra, sizeof extra, "off target at most %.3f deg", j->aim_error_max_deg);
+            else if (c == TL_MEASURE_CHAIN && j)
+                snprintf(extra, sizeof extra, "swing up to %.2f deg, RMS %.2f deg from rest",
+                         j->swing_max_deg, j->swing_rms_deg);
             print_stats_row(tl_measure_rig_string((tl_measure_rig_kind)c), &m->stats[c][i], extra);
         }
         const tl_measure_cloth* lat = &m->cloth[i];

@@ -111,13 +111,43 @@ static int add_part(const tl_scene* scene, tl_gltf* doc, bool aim, const char* s
     return 0;
 }
 
+/* Each option's NODE that is an unskinned mesh node (a hood modelled apart under the head)
+ * made a joint of its ancestor joint's skin (tl_rig_mesh_joint), so the part can turn it.
+ * 0 or the exit code. */
+static int mesh_joints(tl_gltf* doc, const char* const* specs, const bool* aims, int count,
+                       FILE* summary) {
+    for (int i = 0; i < count; ++i) {
+        int32_t node = find_node(doc, specs[i], strcspn(specs[i], aims[i] ? "=" : ":"));
+        if (node == TL_NONE || doc->nodes[node].mesh == TL_NONE || doc->nodes[node].skin != TL_NONE)
+            continue;
+        tl_error err;
+        tl_scene* scene = NULL;
+        if (tl_scene_create(doc, &scene, &err) != TL_OK)
+            return tl_cli_fail("rig", "%s", err.message);
+        uint32_t skin, joint;
+        tl_result r = TL_OK;
+        bool made = !joint_of(scene, (uint32_t)node, &skin, &joint);
+        if (made) r = tl_rig_mesh_joint(doc, scene, (uint32_t)node, &skin, &err);
+        tl_scene_destroy(scene);
+        if (r != TL_OK)
+            return tl_cli_fail("rig", "%s %s: %s", aims[i] ? "--aim" : "--pendulum", specs[i],
+                               err.message),
+                   2;
+        if (made && summary)
+            fprintf(summary, "mesh node %d (%s) made a joint of skin %u\n", node,
+                    doc->nodes[node].name ? doc->nodes[node].name : "", skin);
+    }
+    return 0;
+}
+
 int tl_cli_rig_joint_parts(tl_gltf* doc, const char* const* specs, const bool* aims, int count,
                            FILE* summary) {
     if (count == 0) return 0;
+    int code = mesh_joints(doc, specs, aims, count, summary);
+    if (code) return code;
     tl_error err;
     tl_scene* scene = NULL;
     if (tl_scene_create(doc, &scene, &err) != TL_OK) return tl_cli_fail("rig", "%s", err.message);
-    int code = 0;
     for (int i = 0; i < count && !code; ++i)
         code = add_part(scene, doc, aims[i], specs[i]);
     tl_scene_destroy(scene);

@@ -293,6 +293,41 @@ static void test_pendulum_limits(void) {
     ENSURE(tl_pendulum_swing_deg(&p) < 5);
 }
 
+/* A pivot spinning 720°/s, the particle in a 30° cone with no spring (it rides the cone's
+ * edge), played at frame rates off the 1/120 s grid (144, 50 Hz) and on it (60 Hz): the swing
+ * shown at every frame stays in the cone (the frame's leftover time moves the pivot, not the
+ * particle's place in its frame), and the look-at turns the pivot's rest direction by it. */
+static void test_pendulum_off_grid(void) {
+    static const float rates[] = {144, 50, 60};
+    for (int k = 0; k < 3; ++k) {
+        tl_pendulum_def d = tl_default_pendulum_def();
+        d.max_angle_deg = 30, d.stiffness = 0;
+        tl_pendulum p;
+        tl_error err;
+        ENSURE_OK(tl_pendulum_init(&p, &d, &err), err);
+        float swing = 0, mismatch = 0;
+        int frames = (int)(3 * rates[k]);
+        for (int f = 0; f <= frames; ++f) {
+            tl_chain_pose pivot = pivot_pose(0, 4 * (float)PI * (float)f / rates[k]);
+            tl_pendulum_step(&p, &pivot, f ? 1.0f / rates[k] : 0);
+            float s = tl_pendulum_swing_deg(&p), q[4], bone[3], carried[3];
+            swing = fmaxf(swing, s);
+            tl_pendulum_rotation(&p, q);
+            rotate(q, d.rest_direction, bone);
+            rotate(pivot.rotation, d.rest_direction, carried);
+            mismatch = fmaxf(mismatch, fabsf(angle_deg(bone, carried) - s));
+        }
+        fprintf(stderr,
+                "  %g Hz, pivot at 720°/s: swing up to %.4f° (cone 30°), look-at %.2g° off it\n",
+                rates[k], swing, mismatch);
+        ENSURE_MSG(swing <= 30.001f, "%g Hz: the swing reaches %.4f°, past its 30° cone", rates[k],
+                   swing);
+        ENSURE_MSG(swing >= 29.9f, "%g Hz: the particle only reaches %.2f°", rates[k], swing);
+        ENSURE_MSG(mismatch <= 0.01f, "%g Hz: the look-at is %.3g° off the swing", rates[k],
+                   mismatch);
+    }
+}
+
 /* A 100 m jump of the pivot is carried: the particle keeps its place in the pivot's frame. Bad
  * defs are refused with the field named. */
 static void test_pendulum_teleport_and_def(void) {
@@ -670,15 +705,167 @@ static void test_knight_bake(void) {
     tl_gltf_destroy(doc);
 }
 
+/* tailor measure on the knight plays its pendulum and aim in the clip run: a region for each
+ * (the skin its joint turns) with the swing or the aim error, the skin's stretch as played
+ * beside the file's static one, and the clip's "joint_parts". */
+static void test_knight_measure_joints(void) {
+    const char* path = knight_joint_parts();
+    ENSURE_MSG(path, "tailor rig --pendulum Head --aim Shoulder.L=Head:180 failed");
+    char* out = NULL;
+    ENSURE(tl_test_cli(&out, "measure '%s' --clip Run --json", path) == 0);
+    json_t* doc = out ? json_loads(out, 0, NULL) : NULL;
+    free(out);
+    ENSURE_MSG(doc, "tailor measure --json printed no JSON");
+    json_t* regions = json_object_get(doc, "regions");
+    const json_t *head = NULL, *shoulder = NULL;
+    for (size_t i = 0; i < json_array_size(regions); ++i) {
+        json_t* r = json_array_get(regions, i);
+        const char* cls = json_string_value(json_object_get(r, "class"));
+        const char* name = json_string_value(json_object_get(r, "name"));
+        if (cls && name && !strcmp(cls, "pendulum") && !strcmp(name, "Head")) head = r;
+        if (cls && name && !strcmp(cls, "aim") && !strcmp(name, "Shoulder.L")) shoulder = r;
+    }
+    ENSURE_MSG(head && shoulder, "no pendulum Head or aim Shoulder.L region (%zu regions)",
+               json_array_size(regions));
+    double swing =
+        json_number_value(json_object_get(json_object_get(head, "joint"), "swing_max_deg"));
+    double aim_error =
+        json_number_value(json_object_get(json_object_get(shoulder, "joint"), "aim_error_max_deg"));
+    json_t* st = json_object_get(head, "stretch");
+    double p99_static =
+        json_number_value(json_object_get(json_object_get(st, "chain_static"), "p99"));
+    double p99_played = json_number_value(json_object_get(json_object_get(st, "chain"), "p99"));
+    fprintf(stderr,
+            "  measure, Run: Head (%lld vertices) swings up to %.2f°, stretch p99 %.3f static, "
+            "%.3f played; Shoulder.L off target at most %.4f°\n",
+            (long long)json_integer_value(json_object_get(head, "vertices")), swing, p99_static,
+            p99_played, aim_error);
+    ENSURE_MSG(swing >= 5 && swing <= 60.0001, "the head swings %.2f° in the measured run", swing);
+    ENSURE_MSG(aim_error <= 0.05, "the measured aim is %.4f° off its target", aim_error);
+    ENSURE(json_integer_value(json_object_get(head, "vertices")) > 0);
+    ENSURE_MSG(p99_static > 0 && p99_played != p99_static,
+               "the head's skin stretches the same played as static (p99 %.4f)", p99_played);
+    ENSURE(json_array_size(json_object_get(doc, "joint_parts")) == 2);
+    json_decref(doc);
+}
+
+/* The node's joint in the scene's skin `skin`, or -1. */
+static int32_t joint_of_node(const tl_scene* scene, uint32_t skin, const char* name) {
+    const tl_scene_skin* sk = &scene->skins[skin];
+    for (uint32_t j = 0; j < sk->joint_count; ++j)
+        if (!strcmp(sk->joints[j].name, name)) return (int32_t)j;
+    return -1;
+}
+
+/* The angle between two unit quaternions, degrees. */
+static float quat_angle_deg(const float* a, const float* b) {
+    double d =
+        fabs((double)a[0] * b[0] + (double)a[1] * b[1] + (double)a[2] * b[2] + (double)a[3] * b[3]);
+    return (float)(2 * acos(d < 1 ? d : 1) * 180 / PI);
+}
+
+/* tailor rig --pendulum on an unskinned mesh node under a joint (the KayKit knight's helmet
+ * under its head, a stand-in for a hood): the node becomes a joint of the skin, skinning as its
+ * head in the stored pose; the file validates, the clip poses the helmet as the input's did,
+ * and played the pendulum swings the helmet. */
+static void test_mesh_node_pendulum(void) {
+    const char* input = tl_test_shared("assets/kaykit-knight/Knight.glb");
+    const char* path = tl_test_scratch("kaykit-helmet-pendulum.glb");
+    ENSURE_MSG(tl_test_cli(NULL, "rig '%s' -o '%s' --force --pendulum Knight_Helmet >/dev/null",
+                           input, path) == 0,
+               "tailor rig --pendulum Knight_Helmet failed");
+    json_t* v = tl_test_validate(path);
+    ENSURE_MSG(v, "the glTF validator did not run");
+    ENSURE(json_integer_value(json_object_get(v, "errors")) == 0);
+    json_decref(v);
+    tl_gltf *doc, *idoc;
+    tl_scene *scene, *iscene;
+    tl_error err;
+    ENSURE_OK(tl_gltf_load(path, &doc, &err), err);
+    ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+    ENSURE_OK(tl_gltf_load(input, &idoc, &err), err);
+    ENSURE_OK(tl_scene_create(idoc, &iscene, &err), err);
+    ENSURE(scene->joint_part_count == 1 && iscene->joint_part_count == 0);
+    const tl_scene_part* pen = &scene->parts[scene->joint_parts[0]];
+    int32_t helmet = joint_of_node(scene, pen->skin, "Knight_Helmet");
+    int32_t head = joint_of_node(scene, pen->skin, "head");
+    ENSURE(pen->kind == TL_PART_PENDULUM && helmet >= 0 && head >= 0 &&
+           pen->bone_joints[0] == (uint32_t)helmet);
+    const tl_scene_skin* sk = &scene->skins[pen->skin];
+    uint32_t node = sk->joints[helmet].node;
+    ENSURE(doc->nodes[node].mesh != TL_NONE && doc->nodes[node].skin == TL_NONE);
+    /* in the stored pose the new joint skins as its head: W(helmet) IBM(helmet) = W(head) IBM(head)
+     */
+    float a[16], b[16], skinning = 0;
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) {
+            a[4 * c + r] = b[4 * c + r] = 0;
+            for (int k = 0; k < 4; ++k) {
+                a[4 * c + r] += scene->stored_world[16 * node + 4 * k + r] *
+                                sk->joints[helmet].inverse_bind[4 * c + k];
+                b[4 * c + r] += scene->stored_world[16 * sk->joints[head].node + 4 * k + r] *
+                                sk->joints[head].inverse_bind[4 * c + k];
+            }
+        }
+    for (int k = 0; k < 16; ++k)
+        skinning = fmaxf(skinning, fabsf(a[k] - b[k]));
+    /* the clip poses the helmet as the input did; the player swings it */
+    uint32_t clip, iclip;
+    ENSURE_OK(tl_scene_find_clip(scene, "Running_A", &clip, &err), err);
+    ENSURE_OK(tl_scene_find_clip(iscene, "Running_A", &iclip, &err), err);
+    tl_player_def pdef = tl_default_player_def();
+    pdef.loop = true;
+    tl_player* player;
+    ENSURE_OK(tl_player_create(scene, NULL, 0, &pdef, &player, &err), err);
+    tl_pose* pose = tl_pose_create(scene);
+    tl_pose* plain = tl_pose_create(scene);
+    tl_pose* before = tl_pose_create(iscene);
+    float posed = 0, turned = 0, swing = 0;
+    double duration = scene->clips[clip].duration;
+    for (int f = 0; f <= 240; ++f) {
+        float t = (float)fmod(f / 60.0, duration);
+        tl_player_advance(player, pose, clip, t);
+        tl_pose_sample(plain, scene, clip, t);
+        tl_pose_sample(before, iscene, iclip, t);
+        for (int k = 0; k < 16; ++k)
+            posed = fmaxf(posed, fabsf(plain->world[16 * node + k] - before->world[16 * node + k]));
+        tl_chain_pose p = tl_chain_pose_from_matrix(pose->world + 16 * (size_t)node);
+        tl_chain_pose q = tl_chain_pose_from_matrix(plain->world + 16 * (size_t)node);
+        turned = fmaxf(turned, quat_angle_deg(p.rotation, q.rotation));
+        swing = fmaxf(swing, tl_pendulum_swing_deg(tl_player_pendulum(player, 0)));
+    }
+    fprintf(stderr,
+            "  helmet node %u: joint %d of %u, skinning off its head's by %.2g; the clip poses it "
+            "%.2g off the input; Running_A 4 s: swing up to %.2f°, turned up to %.2f° off the "
+            "clip\n",
+            node, helmet, sk->joint_count, skinning, posed, swing, turned);
+    ENSURE_MSG(skinning <= 1e-5f, "the helmet skins %.3g off its head in the stored pose",
+               skinning);
+    ENSURE_MSG(posed <= 1e-5f, "the clip poses the helmet %.3g off the input's", posed);
+    ENSURE_MSG(swing >= 5 && swing <= 60.0001f, "the helmet swings %.2f°", swing);
+    ENSURE_MSG(turned >= 5, "the helmet is at most %.2f° off the clip's", turned);
+    tl_pose_destroy(before);
+    tl_pose_destroy(plain);
+    tl_pose_destroy(pose);
+    tl_player_destroy(player);
+    tl_scene_destroy(iscene);
+    tl_gltf_destroy(idoc);
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+}
+
 static const tl_test_case cases[] = {
     {"sampled_frame_rate", test_sampled_frame_rate},
     {"sampled_cut", test_sampled_cut},
     {"pendulum_look_at", test_pendulum_look_at},
     {"pendulum_limits", test_pendulum_limits},
     {"pendulum_teleport_and_def", test_pendulum_teleport_and_def},
+    {"pendulum_off_grid", test_pendulum_off_grid},
     {"aim", test_aim},
     {"knight_pendulum_aim", test_knight_pendulum_aim},
     {"knight_bake", test_knight_bake},
+    {"knight_measure_joints", test_knight_measure_joints},
+    {"mesh_node_pendulum", test_mesh_node_pendulum},
     {"rig_joint_part_errors", test_rig_joint_part_errors},
     {"stress_skirt", test_stress_skirt},
     {"stress_knight_cape", test_stress_knight_cape},

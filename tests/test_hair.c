@@ -17,6 +17,8 @@
 
 #include "hair/internal.h"
 #include "play/chain_colliders.h"
+#include "play/hair_sheet.h"
+#include "sim/chain_parts.h"
 #include "base/mat4.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -3677,6 +3679,336 @@ static void stitched_count_matches_nearest(void) {
     free(pts), free(mine), free(nearest);
 }
 
+/* The adapter's cover through the grid's cells is the plain scan's: for each bone set, every
+ * vertex off the cap against every bone, the same float test. Bone sets along the guides of
+ * three styles and random ones through the hair, at the default reach and smaller ones (many
+ * vertices near the bound), a random half of the vertices off the cap, some sets skipped. */
+static int cover_cmp(const void* a, const void* b) {
+    uint32_t x = *(const uint32_t*)a, y = *(const uint32_t*)b;
+    return x < y ? -1 : x > y;
+}
+
+static void cover_matches_scan(void) {
+    ENSURE(body_load());
+    enum { BONES = 6, J = BONES + 1, RANDOM = 200 };
+    const char* styles[] = {"bob01", "braid01", "short02"};
+    const float bind_mm[] = {40.0f, 10.0f, 2.0f};
+    tl_hair_def def = tl_default_hair_def();
+    uint32_t r = 99, sets = 0, taken = 0, differ = 0;
+    for (size_t s = 0; s < COUNT(styles); ++s) {
+        tl_hair_mesh mesh;
+        ENSURE(style_load(styles[s], &mesh));
+        tl_hair_guides* g;
+        tl_error err;
+        ENSURE_OK(tl_hair_guides_create(&mesh, scalp, &def, &g, &err), err);
+        uint32_t V = mesh.vertex_count, count = g->guide_count + RANDOM;
+        float scale = g->audit.scale, *joints = malloc(3 * sizeof(float) * J * count);
+        uint8_t *skip = malloc(count), *off_cap = malloc(V);
+        uint32_t *off = malloc(sizeof(uint32_t) * (count + 1)), *items = NULL;
+        ENSURE(joints && skip && off_cap && off);
+        for (uint32_t v = 0; v < V; ++v)
+            off_cap[v] = lcg_unit(&r) < 0.5f;
+        for (uint32_t i = 0; i < count; ++i) {
+            float* j = joints + 3 * J * (size_t)i;
+            skip[i] = lcg_unit(&r) < 0.1f;
+            if (i < g->guide_count) { /* along the guide's points */
+                const tl_hair_guide* gd = &g->guides[i];
+                for (uint32_t k = 0; k < J; ++k) {
+                    uint32_t at = gd->point_count ? k * (gd->point_count - 1) / BONES : 0;
+                    memcpy(j + 3 * k, g->points + 3 * ((size_t)gd->first_point + at),
+                           3 * sizeof(float));
+                }
+                continue;
+            }
+            memcpy(j, mesh.positions + 3 * (size_t)(lcg_unit(&r) * (float)(V - 1)),
+                   3 * sizeof(float));
+            for (uint32_t k = 1; k < J; ++k)
+                for (int c = 0; c < 3; ++c)
+                    j[3 * k + c] = j[3 * (k - 1) + c] + 80.0f * scale * (lcg_unit(&r) - 0.5f);
+        }
+        for (size_t b = 0; b < COUNT(bind_mm); ++b) {
+            float bind = bind_mm[b] * scale;
+            ENSURE(hair_cover_build(mesh.positions, V, off_cap, joints, skip, count, BONES, bind,
+                                    off, &items));
+            for (uint32_t i = 0; i < count; ++i) {
+                uint32_t n = off[i + 1] - off[i], want = 0;
+                qsort(items + off[i], n, sizeof(uint32_t), cover_cmp);
+                for (uint32_t v = 0, at = off[i]; v < V; ++v) {
+                    bool hit = false;
+                    for (uint32_t k = 0; k < BONES && off_cap[v] && !skip[i] && !hit; ++k) {
+                        const float* j = joints + 3 * (J * (size_t)i + k);
+                        hit = tl_mesh_segment_distance(mesh.positions + 3 * (size_t)v, j, j + 3,
+                                                       NULL) <= bind;
+                    }
+                    want += hit;
+                    differ += hit != (at < off[i + 1] && items[at] == v); /* missed or extra */
+                    at += at < off[i + 1] && items[at] == v;
+                }
+                differ += want != n; /* a vertex listed twice */
+                sets++, taken += n;
+            }
+            free(items);
+        }
+        tl_hair_guides_destroy(g);
+        tl_hair_mesh_free(&mesh);
+        free(joints), free(skip), free(off_cap), free(off);
+    }
+    printf("  %u bone sets, %u vertices taken, %u differ from the scan\n", sets, taken, differ);
+    ENSURE(differ == 0 && taken > 10000);
+}
+
+/* The nape's lying-on distance read from the chains' scalp distances is the one it asks for:
+ * each hair vertex's distance kept by the chains equals hair_scalp_nearest's at the cap as the
+ * nape reads it (bit for bit, INFINITY beyond), and the median over every vertex and over a
+ * random third of them is the same with those distances as without. */
+static void nape_known_matches_query(void) {
+    ENSURE(body_load());
+    const char* styles[] = {"bob01", "braid01", "short02", "long01"};
+    tl_hair_def def = tl_default_hair_def();
+    tl_hair_chain_def cdef = tl_default_hair_chain_def();
+    uint32_t r = 7, vertices = 0, within = 0, differ = 0;
+    for (size_t s = 0; s < COUNT(styles); ++s) {
+        tl_hair_mesh mesh;
+        ENSURE(style_load(styles[s], &mesh));
+        tl_hair_guides* g;
+        tl_hair_chains* cs;
+        tl_error err;
+        ENSURE_OK(tl_hair_guides_create(&mesh, scalp, &def, &g, &err), err);
+        ENSURE_OK(tl_hair_chains_create(&mesh, scalp, g, &cdef, &cs, &err), err);
+        float reach, cap = cdef.cap_mm * (scalp->height / TL_HAIR_HUMAN_MM);
+        const float* known = hair_chains_scalp(cs, &reach);
+        ENSURE(reach == cap);
+        uint32_t V = mesh.vertex_count, *ids = malloc(sizeof(uint32_t) * V), some = 0;
+        ENSURE(ids);
+        for (uint32_t v = 0; v < V; ++v) {
+            float d = INFINITY, b[3];
+            if (hair_scalp_nearest(scalp, mesh.positions + 3 * (size_t)v, cap, &d, b) == UINT32_MAX)
+                d = INFINITY;
+            differ += memcmp(&d, known + v, sizeof d) != 0;
+            within += d < INFINITY, vertices++;
+        }
+        for (int pass = 0; pass < 2; ++pass) {
+            uint32_t n = 0;
+            for (uint32_t v = 0; v < V; ++v)
+                if (pass == 0 || lcg_unit(&r) < 0.33f) ids[n++] = v;
+            float a = hair_lying_on(scalp, mesh.positions, ids, n, cap, known);
+            float b = hair_lying_on(scalp, mesh.positions, ids, n, cap, NULL);
+            printf("  %-8s %u vertices: lying on %.6f (known) %.6f (asked)\n", styles[s], n,
+                   (double)a, (double)b);
+            differ += memcmp(&a, &b, sizeof a) != 0;
+            some += a > 0;
+        }
+        ENSURE(some == 2);
+        free(ids);
+        tl_hair_chains_destroy(cs);
+        tl_hair_guides_destroy(g);
+        tl_hair_mesh_free(&mesh);
+    }
+    printf("  %u vertices (%u within the cap), %u differ\n", vertices, within, differ);
+    ENSURE(differ == 0 && within > 1000);
+}
+
+/* Each chain's body floor as the player sets it (found once per skin) is the one written out
+ * here for that chain: the lowest rest vertex along up among the skin's vertices in no chain's
+ * lock (play_skin_locks over every chain), the skin's floor when there is none. */
+static void player_floor_matches_locks(void) {
+    const char* styles[] = {"bob01", "braid01"};
+    for (size_t s = 0; s < COUNT(styles); ++s) {
+        tl_gltf* doc;
+        tl_scene* scene;
+        ENSURE(rig_style(styles[s], &doc, &scene));
+        tl_play_chain chains[64];
+        uint32_t count, differ = 0;
+        tl_error err;
+        ENSURE_OK(tl_play_chains_find(scene, chains, 64, &count, &err), err);
+        ENSURE(count > 1);
+        tl_player_def pdef = tl_default_player_def();
+        tl_player* player;
+        ENSURE_OK(tl_player_create(scene, chains, count, &pdef, &player, &err), err);
+        for (uint32_t i = 0; i < count; ++i) {
+            const tl_scene_skin* sk = &scene->skins[chains[i].skin];
+            int32_t* lock = malloc(sizeof(int32_t) * (sk->vertex_count + 1));
+            uint32_t* joint = malloc(sizeof(uint32_t) * (sk->vertex_count + 1));
+            ENSURE(lock && joint &&
+                   play_skin_locks(scene, chains[i].skin, chains, count, lock, joint, NULL));
+            float floor = INFINITY;
+            for (uint32_t v = 0; v < sk->vertex_count; ++v)
+                if (lock[v] < 0)
+                    floor = fminf(floor, tl__dot(sk->rest_positions + 3 * (size_t)v, sk->up));
+            floor = isfinite(floor) ? floor : sk->floor;
+            float set = tl_player_chain(player, i)->floor_height;
+            differ += memcmp(&floor, &set, sizeof floor) != 0;
+            if (i == 0) printf("  %-8s %u chains, floor %.6f\n", styles[s], count, (double)floor);
+            free(lock), free(joint);
+        }
+        printf("  %-8s %u of %u chains' floors differ\n", styles[s], differ, count);
+        ENSURE(differ == 0);
+        tl_player_destroy(player);
+        tl_scene_destroy(scene);
+        tl_gltf_destroy(doc);
+    }
+}
+
+/* What the sheet tests share: braid01 rigged, and `n` players whose chains the test moves as the
+ * player would, each with a sheet of its own put at rest. */
+typedef struct sheet_rig {
+    tl_gltf* doc;
+    tl_scene* scene;
+    tl_play_chain descs[64];
+    uint32_t count, n;
+    tl_player* players[3];
+    play_sheet* sheets[3];
+    tl_chain* chains[3][64];
+} sheet_rig;
+
+static void sheet_rig_create(sheet_rig* r, uint32_t n) {
+    tl_error err;
+    memset(r, 0, sizeof *r);
+    r->n = n;
+    ENSURE(n <= 3 && rig_style("braid01", &r->doc, &r->scene));
+    ENSURE_OK(tl_play_chains_find(r->scene, r->descs, 64, &r->count, &err), err);
+    tl_player_def pdef = tl_default_player_def();
+    tl_chain_input rest[64];
+    for (uint32_t i = 0; i < r->count; ++i)
+        rest[i] = tl_default_chain_input();
+    for (uint32_t k = 0; k < n; ++k) {
+        ENSURE_OK(tl_player_create(r->scene, r->descs, r->count, &pdef, &r->players[k], &err), err);
+        for (uint32_t i = 0; i < r->count; ++i)
+            r->chains[k][i] = (tl_chain*)tl_player_chain(r->players[k], i);
+        ENSURE(play_sheet_create(r->scene, r->descs, r->count, &r->sheets[k]) && r->sheets[k]);
+    }
+    for (uint32_t k = 0; k < n; ++k)
+        play_sheet_rest(r->sheets[k], r->chains[k], rest);
+}
+
+static void sheet_rig_destroy(sheet_rig* r) {
+    for (uint32_t k = 0; k < r->n; ++k)
+        play_sheet_destroy(r->sheets[k]), tl_player_destroy(r->players[k]);
+    tl_scene_destroy(r->scene);
+    tl_gltf_destroy(r->doc);
+}
+
+/* The sheet's hold reads the attachment of the frame it holds: a sheet that held a frame under
+ * one attachment rotation holds the next, under another, as a sheet that never held does (its
+ * ties' rest vectors carried by that frame's rotation, not an earlier one's). Three players'
+ * chains of braid01 (24 chains, 2739 ties); chains' particles compared bit for bit. */
+static void sheet_hold_reads_its_frame(void) {
+    sheet_rig r;
+    sheet_rig_create(&r, 3);
+    tl_chain_input a[64], b[64];
+    play_sheet_body bodies[64] = {{0}};
+    const float qa[4] = {0, 0.2588190f, 0, 0.9659258f}, qb[4] = {0.1305262f, 0, 0, 0.9914449f};
+    for (uint32_t i = 0; i < r.count; ++i) {
+        a[i] = b[i] = tl_default_chain_input();
+        memcpy(a[i].start.rotation, qa, sizeof qa), memcpy(b[i].start.rotation, qb, sizeof qb);
+    }
+    play_sheet_hold(r.sheets[0], r.chains[0], a, bodies); /* held under a, then under b */
+    play_sheet_hold(r.sheets[0], r.chains[0], b, bodies);
+    play_sheet_hold(r.sheets[1], r.chains[1], a, bodies); /* the same under a; b by a fresh sheet */
+    play_sheet_hold(r.sheets[2], r.chains[1], b, bodies);
+    uint32_t particles = 0, differ = 0, moved = 0;
+    for (uint32_t i = 0; i < r.count; ++i) {
+        const float *x = tl_chain_particle_positions(r.chains[0][i]),
+                    *y = tl_chain_particle_positions(r.chains[1][i]),
+                    *z = tl_chain_particle_positions(r.chains[2][i]);
+        for (uint32_t k = 0; k < 3 * r.descs[i].bone_count; ++k)
+            differ += memcmp(x + k, y + k, sizeof *x) != 0, moved += x[k] != z[k];
+        particles += r.descs[i].bone_count;
+    }
+    printf("  %u chains, %u particles: %u coordinates moved by the holds, %u differ\n", r.count,
+           particles, moved, differ);
+    ENSURE(moved > 100 && differ == 0);
+    sheet_rig_destroy(&r);
+}
+
+/* The chain choice's fresh counts kept as sets are taken equal the plain recount: for every set,
+ * its entries whose vertex a set taken so far lists. Random sets over a few vertices (entries
+ * repeated within a set, empty sets, sets taken twice), after each take and after a reset. */
+static void cover_tally_matches_count(void) {
+    enum { V = 900, SETS = 300, TAKES = 60 };
+    uint32_t r = 31, *off = malloc(sizeof(uint32_t) * (SETS + 1)), *items = NULL, n = 0, cap = 0;
+    uint8_t* taken = calloc(V, 1);
+    ENSURE(off && taken);
+    for (uint32_t i = 0; i < SETS; ++i) {
+        off[i] = n;
+        uint32_t len = lcg_unit(&r) < 0.1f ? 0 : (uint32_t)(lcg_unit(&r) * 200), at = 0;
+        for (uint32_t k = 0; k < len; ++k) {
+            if (n == cap) {
+                cap = cap ? 2 * cap : 1024;
+                items = realloc(items, sizeof(uint32_t) * cap);
+                ENSURE(items);
+            }
+            /* mostly a run of neighbours (as a lock's hair), sometimes one listed again */
+            at = k > 0 && lcg_unit(&r) < 0.05f ? at : (uint32_t)(lcg_unit(&r) * V);
+            items[n++] = at;
+        }
+    }
+    off[SETS] = n;
+    hair_cover_tally t;
+    ENSURE(hair_cover_tally_init(&t, off, items, SETS, V));
+    uint32_t checks = 0, differ = 0, fresh_sum = 0;
+    for (int round = 0; round < 2; ++round) {
+        memset(taken, 0, V);
+        if (round) hair_cover_tally_reset(&t);
+        for (uint32_t step = 0; step <= TAKES; ++step) {
+            for (uint32_t i = 0; i < SETS; ++i) {
+                uint32_t fresh = 0;
+                for (uint32_t k = off[i]; k < off[i + 1]; ++k)
+                    fresh += !taken[items[k]];
+                differ += fresh != t.fresh[i], checks++, fresh_sum += fresh;
+            }
+            if (step == TAKES) break;
+            uint32_t set = (uint32_t)(lcg_unit(&r) * SETS) % SETS;
+            hair_cover_tally_take(&t, set);
+            for (uint32_t k = off[set]; k < off[set + 1]; ++k)
+                taken[items[k]] = 1;
+        }
+    }
+    printf("  %u entries in %u sets, %u counts checked (sum %u), %u differ\n", n, SETS, checks,
+           fresh_sum, differ);
+    ENSURE(differ == 0 && n > 10000);
+    hair_cover_tally_free(&t);
+    free(off), free(items), free(taken);
+}
+
+/* The sheet's hold that keeps each link's direction until its chain moves gives what finding
+ * every direction anew gives, bit for bit: two players' chains of braid01 held by two sheets,
+ * one keeping directions, one not, through five frames under five attachment rotations. */
+static void sheet_memo_matches_fresh(void) {
+    sheet_rig r;
+    sheet_rig_create(&r, 3); /* the third player's chains are never held */
+    play_sheet_memo(r.sheets[1], false);
+    tl_chain_input in[64];
+    play_sheet_body bodies[64] = {{0}};
+    for (uint32_t i = 0; i < r.count; ++i)
+        in[i] = tl_default_chain_input();
+    uint32_t differ = 0, moved = 0, seed = 5;
+    for (int frame = 0; frame < 5; ++frame) {
+        float q[4] = {0.3f * (lcg_unit(&seed) - 0.5f), 0.3f * (lcg_unit(&seed) - 0.5f),
+                      0.3f * (lcg_unit(&seed) - 0.5f), 1};
+        for (uint32_t i = 0; i < r.count; ++i)
+            memcpy(in[i].start.rotation, q, sizeof q);
+        for (int k = 0; k < 2; ++k)
+            play_sheet_hold(r.sheets[k], r.chains[k], in, bodies);
+        for (uint32_t i = 0; i < r.count; ++i) {
+            const float *x = tl_chain_particle_positions(r.chains[0][i]),
+                        *y = tl_chain_particle_positions(r.chains[1][i]);
+            for (uint32_t k = 0; k < 3 * r.descs[i].bone_count; ++k)
+                differ += memcmp(x + k, y + k, sizeof *x) != 0;
+        }
+    }
+    for (uint32_t i = 0; i < r.count; ++i) {
+        const float *x = tl_chain_particle_positions(r.chains[0][i]),
+                    *z = tl_chain_particle_positions(r.chains[2][i]);
+        for (uint32_t k = 0; k < 3 * r.descs[i].bone_count; ++k)
+            moved += x[k] != z[k];
+    }
+    printf("  %u chains, 5 frames: %u coordinates moved by the holds, %u differ\n", r.count, moved,
+           differ);
+    ENSURE(moved > 100 && differ == 0);
+    sheet_rig_destroy(&r);
+}
+
 int main(int argc, char** argv) {
     static const tl_test_case cases[] = {
         {"scalp_is_top_and_back", scalp_is_top_and_back},
@@ -3729,6 +4061,12 @@ int main(int argc, char** argv) {
         {"coverage_matches_segments", coverage_matches_segments},
         {"scalp_nearest_matches_scan", scalp_nearest_matches_scan},
         {"stitched_count_matches_nearest", stitched_count_matches_nearest},
+        {"cover_matches_scan", cover_matches_scan},
+        {"nape_known_matches_query", nape_known_matches_query},
+        {"player_floor_matches_locks", player_floor_matches_locks},
+        {"sheet_hold_reads_its_frame", sheet_hold_reads_its_frame},
+        {"cover_tally_matches_count", cover_tally_matches_count},
+        {"sheet_memo_matches_fresh", sheet_memo_matches_fresh},
     };
     int rc = tl_test_main(argc, argv, cases, COUNT(cases));
     tl_hair_scalp_destroy(scalp);

@@ -31,6 +31,7 @@ const SETTINGS = [
 const PART_KEYS = new Set(['version', 'kind', 'attachment', 'attachment_name', 'bones',
   'bone_names', 'radii', 'chain', 'cloth']);
 const FLT_MAX = 3.4028234663852886e38;
+const LOOP_ONCE = 2200; // THREE.LoopOnce (no three.js import)
 
 // The few WASI imports a wasm32-wasi reactor built with wasi-libc links (fd_write for stdio,
 // which the solver never uses, fd_seek, fd_close, proc_exit, clocks): enough to instantiate.
@@ -523,6 +524,9 @@ export class TailorRig {
     this.scene = isGltf ? loaded.scene : loaded;
     this.root = options.root || this.scene;
     this.mixer = options.mixer || null;
+    // the clips whose actions' loop wraps are cuts: the file's and the caller's
+    this.clips = [...(isGltf ? loaded.animations || [] : []), ...(options.clips || [])];
+    this.clipTimes = new Map(); // a looping action's clip time when last seen
     this.enabled = true;
     this.chains = [];
     const json = isGltf ? loaded.parser.json : null;
@@ -718,15 +722,19 @@ export class TailorRig {
   }
 
   // The C player's floating origin for the pendulums: the first one's joint snapped to a grid
-  // of a power of two of at least 8 heights; then each pendulum at rest under its joint.
-  startJoints() {
+  // of a power of two of at least 8 heights (at the start and at every cut).
+  rehomeJoints() {
     const first = this.joints.find((j) => j.pendulum);
-    if (first) {
-      const m = this.relativeWorld(first.joint).elements;
-      const grid = 2 ** Math.ceil(Math.log2(8 * (first.height > 0 ? first.height : 1)));
-      const away = (x) => Math.sign(x) * Math.round(Math.abs(x)); // roundf: halves away from 0
-      this.home = [0, 1, 2].map((c) => (Number.isFinite(m[12 + c]) ? grid * away(m[12 + c] / grid) : this.home[c]));
-    }
+    if (!first) return;
+    const m = this.relativeWorld(first.joint).elements;
+    const grid = 2 ** Math.ceil(Math.log2(8 * (first.height > 0 ? first.height : 1)));
+    const away = (x) => Math.sign(x) * Math.round(Math.abs(x)); // roundf: halves away from 0
+    this.home = [0, 1, 2].map((c) => (Number.isFinite(m[12 + c]) ? grid * away(m[12 + c] / grid) : this.home[c]));
+  }
+
+  // The floating origin, then each pendulum at rest under its joint.
+  startJoints() {
+    this.rehomeJoints();
     for (const j of this.joints) {
       if (j.pendulum) j.pendulum.reset(this.pivotPose(j));
       j.animated.copy(j.joint.quaternion);
@@ -782,6 +790,8 @@ export class TailorRig {
       c.chain.reset(c.start);
     }
     this.lastTime = this.mixer ? this.mixer.time : undefined;
+    this.clipTimes.clear(); // (a scrub back is no wrap)
+    this.wrappedAction(this.lastTime);
   }
 
   // After mixer.update(dt) (or any pose change) and before rendering: advances the chains by
@@ -806,15 +816,63 @@ export class TailorRig {
       const sub = Math.max(1, Math.ceil(span / step - 1e-6));
       for (let k = 1; k < sub; ++k) {
         this.mixer.setTime(this.lastTime + (span * k) / sub);
-        this.stepAll(dt / sub);
+        this.stepTo(this.lastTime + (span * (k - 1)) / sub, this.lastTime + (span * k) / sub, dt / sub);
       }
       this.mixer.setTime(now);
-      this.stepAll(dt / sub);
+      this.stepTo(now - span / sub, now, dt / sub);
     } else if (dt > 0) {
       this.stepAll(dt);
     }
+    this.wrappedAction(now); // (a wrap over a jump of the mixer's time: no cut, as before)
     this.lastTime = now;
     this.write();
+  }
+
+  // The first running looping action of the mixer (now at mixer time `to`) whose clip time went
+  // back since it was last seen, with the mixer time of its wrap; every action's time noted.
+  wrappedAction(to) {
+    let wrapped = null;
+    if (!this.mixer || to === undefined) return wrapped;
+    for (const clip of this.clips) {
+      const a = this.mixer.existingAction(clip);
+      if (!a || !a.isRunning() || a.loop === LOOP_ONCE) continue;
+      const before = this.clipTimes.get(a), rate = a.getEffectiveTimeScale() * this.mixer.timeScale;
+      if (!wrapped && before !== undefined && rate > 0 && a.time < before) wrapped = { action: a, at: to - a.time / rate };
+      this.clipTimes.set(a, a.time);
+    }
+    return wrapped;
+  }
+
+  // One sub-step from mixer time `from` to `to` (the mixer at `to`), dt seconds. A loop's wrap on
+  // the way is a cut, as in the C player (src/play/player.c, feed): the parts reach the wrap with
+  // the clip's last pose and start again from its first (glTF loops jump from one to the other;
+  // stepped through, the jump would swing a pendulum differently at every frame rate).
+  stepTo(from, to, dt) {
+    const wrapped = this.wrappedAction(to);
+    if (!wrapped) {
+      this.stepAll(dt);
+      return;
+    }
+    const { action, at } = wrapped;
+    const share = to > from ? Math.min(1, Math.max(0, (at - from) / (to - from))) : 0;
+    action.time = action.getClip().duration; // (a zero update does not wrap it: the last pose)
+    this.mixer.update(0);
+    this.stepAll(dt * share);
+    action.time = 0;
+    this.mixer.update(0);
+    this.cut();
+    this.mixer.setTime(to);
+    this.wrappedAction(to);
+    this.stepAll(dt * (1 - share));
+  }
+
+  // A cut (tl_player_cut) under the pose now: each chain starts again from its attachment (the
+  // solver carries it rigidly), the floating origin is set again and each pendulum is carried
+  // rigidly to its joint.
+  cut() {
+    for (const c of this.chains) c.start = this.attachmentPose(c);
+    this.rehomeJoints();
+    for (const j of this.joints) if (j.pendulum) j.pendulum.carry(this.pivotPose(j));
   }
 
   stepAll(dt) {
@@ -847,6 +905,7 @@ export class TailorRig {
     for (const j of this.joints) j.written = null;
     this.jointsStarted = false;
     this.lastTime = undefined;
+    this.clipTimes.clear();
   }
 
   dispose() {

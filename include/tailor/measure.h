@@ -142,12 +142,12 @@ tl_liveliness tl_liveliness_result(const tl_liveliness_acc* acc);
 
 /* ---- The rigs `tailor measure` compares (measure.md) ----
  *
- * A file with chains is measured as it is, static (TL_MEASURE_CHAIN_STATIC) and with its
- * chains simulated (TL_MEASURE_CHAIN). An un-rigged file is measured as it is
- * (TL_MEASURE_ORIGINAL) and, when tailor would give it a chain, rigged in memory rigid
- * (TL_MEASURE_RIGID) and with chains, static and simulated: one analysis planned in both modes
- * (tl_rig_analyze_modes), applied to two copies of the document (tl_gltf_clone), one scene
- * each; the two chain configurations share theirs.
+ * A file with chains (or cloth, pendulum or aim parts) is measured as it is, static
+ * (TL_MEASURE_CHAIN_STATIC) and with its chains and parts played (TL_MEASURE_CHAIN). An un-rigged
+ * file is measured as it is (TL_MEASURE_ORIGINAL) and, when tailor would give it a chain, rigged in
+ * memory rigid (TL_MEASURE_RIGID) and with chains, static and simulated: one analysis planned in
+ * both modes (tl_rig_analyze_modes), applied to two copies of the document (tl_gltf_clone), one
+ * scene each; the two chain configurations share theirs.
  *
  * Example:
  *     tl_measure_rigs_def rdef = tl_default_measure_rigs_def();
@@ -197,7 +197,7 @@ tl_measure_rigs_def tl_default_measure_rigs_def(void);
 
 typedef struct tl_measure_rigs {
     tl_measure_rig rigs[TL_MEASURE_RIG_COUNT];
-    bool rigged;                     /* the file has chains of its own */
+    bool rigged;                     /* the file has chains (or parts) of its own */
     const tl_rig_analysis* analysis; /* an un-rigged file's analysis (chain mode); NULL when
                                         rigged */
     void* internal;                  /* the copies, their scenes, the rigid analysis */
@@ -231,16 +231,19 @@ typedef struct tl_measure_run_def {
 tl_measure_run_def tl_default_measure_run_def(void);
 
 typedef struct tl_measure_region {
-    char name[256];  /* the caller's, "partN" or the chain's first bone */
-    const char* cls; /* a detected part's class ("tail", …), "chain", or NULL (the caller's) */
-    int32_t part;    /* index into the analysis' parts, or -1 */
-    int32_t chain;   /* the chain of rigs[TL_MEASURE_CHAIN] that moves it, or -1 */
-    int32_t cloth;   /* the cloth of rigs[TL_MEASURE_CHAIN]'s player that moves it, or -1 */
-    bool changed;    /* the rigs differ on it (not a detected part left as it is) */
-    size_t vertices; /* vertices inside */
-    size_t edges;    /* edges measured (both ends inside) */
-    double distance; /* mean weighted bone distance as the file is (ORIGINAL, else
-                        CHAIN_STATIC), rest-world units */
+    char name[256];        /* the caller's, "partN", the chain's first bone or the turned joint */
+    const char* cls;       /* a detected part's class ("tail", …), "chain", "cloth", "pendulum",
+                              "aim", or NULL (the caller's) */
+    int32_t part;          /* index into the analysis' parts, or -1 */
+    int32_t chain;         /* the chain of rigs[TL_MEASURE_CHAIN] that moves it, or -1 */
+    int32_t cloth;         /* the cloth of rigs[TL_MEASURE_CHAIN]'s player that moves it, or -1 */
+    int32_t joint;         /* the pendulum or aim part (tl_player_joint_part index) of
+                              rigs[TL_MEASURE_CHAIN]'s player that turns it, or -1 */
+    bool changed;          /* the rigs differ on it (not a detected part left as it is) */
+    size_t vertices;       /* vertices inside */
+    size_t edges;          /* edges measured (both ends inside) */
+    double distance;       /* mean weighted bone distance as the file is (ORIGINAL, else
+                              CHAIN_STATIC), rest-world units */
     double distance_chain; /* … with the chain rigged in memory; -1 without chains */
     uint8_t* mask;         /* owned */
 } tl_measure_region;
@@ -285,6 +288,21 @@ typedef struct tl_measure_cloth {
     tl_stretch_stats stretch_horizontal; /* ... and over those nearer its rows (around it) */
 } tl_measure_cloth;
 
+/* Pendulum and aim parts of one configuration at most (one figure each); more are ignored. */
+#define TL_MEASURE_MAX_JOINT_PARTS 32
+
+/* A pendulum or aim part over a clip's sample times (docs/measure.md "Pendulum and aim"). */
+typedef struct tl_measure_joint {
+    tl_part_kind kind;       /* TL_PART_PENDULUM or TL_PART_AIM */
+    float swing_max_deg;     /* pendulum: the largest angle between its particle's direction and
+                                its rest direction (tl_pendulum_swing_deg) at a sample time */
+    float swing_rms_deg;     /* pendulum: the RMS of that angle over the sample times */
+    float aim_error_max_deg; /* aim: the largest angle between its axis and its target
+                                (tl_measure_aim_error_deg) at a sample time */
+    uint32_t samples;        /* sample times taken */
+    uint32_t nonfinite;      /* sample times with a non-finite swing or aim error */
+} tl_measure_joint;
+
 typedef struct tl_measure_clip {
     uint32_t clip;
     /* [configuration][region], the body at [region_count]; only used configurations filled */
@@ -297,6 +315,10 @@ typedef struct tl_measure_clip {
        every other region */
     tl_new_tears new_tears[TL_MEASURE_MAX_REGIONS];
     tl_measure_cloth cloth[TL_MEASURE_MAX_REGIONS]; /* per region moved by a cloth */
+    /* per pendulum and aim part of rigs[TL_MEASURE_CHAIN]'s player (tl_player_joint_part
+       order), joint_count of them */
+    tl_measure_joint joints[TL_MEASURE_MAX_JOINT_PARTS];
+    uint32_t joint_count;
 } tl_measure_clip;
 
 /* Samples one clip (rigs[TL_MEASURE_CHAIN] simulated from rest at t = 0). Errors: memory. */

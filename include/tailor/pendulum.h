@@ -56,14 +56,18 @@ tl_pendulum_def tl_default_pendulum_def(void);
 
 typedef struct tl_pendulum {
     tl_pendulum_def def;
-    float position[3];   /* the particle, world */
-    float previous[3];   /* the particle one internal step ago, world */
-    tl_chain_pose pivot; /* the pivot at the last frame's end */
-    float accumulator;   /* time since the last internal step, s */
-    bool started;        /* false: the next step places the particle at rest */
-    uint32_t steps;      /* internal steps run */
-    uint32_t teleports;  /* pivot jumps carried */
-    uint32_t nonfinite;  /* frames with non-finite input (ignored, the pendulum restarted) */
+    float position[3];     /* the particle, world */
+    float previous[3];     /* the particle one internal step ago, world */
+    tl_chain_pose pivot;   /* the pivot at the last frame's end */
+    tl_chain_pose stepped; /* the pivot at the last internal step: the frame the particle was
+                              last kept in its cone in (the look-at and the swing are taken in
+                              it, then shown under `pivot`: the time left in the accumulator
+                              moves the pivot, not the particle's place in its frame) */
+    float accumulator;     /* time since the last internal step, s */
+    bool started;          /* false: the next step places the particle at rest */
+    uint32_t steps;        /* internal steps run */
+    uint32_t teleports;    /* pivot jumps carried */
+    uint32_t nonfinite;    /* frames with non-finite input (ignored, the pendulum restarted) */
 } tl_pendulum;
 
 /* Checks the def (it may come from a file: TL_ERROR_INVALID names the field) and puts the
@@ -83,10 +87,12 @@ void tl_pendulum_carry(tl_pendulum* pendulum, const tl_chain_pose* pivot);
 void tl_pendulum_step(tl_pendulum* pendulum, const tl_chain_pose* pivot, float dt);
 
 /* The bone's world rotation: the pivot's, turned by the shortest arc taking the rest
- * direction to the particle's direction (the look-at). */
+ * direction to the particle's direction in the pivot's frame at the last internal step (the
+ * look-at; within the cone at any frame time, on the fixed-step grid or not). */
 void tl_pendulum_rotation(const tl_pendulum* pendulum, float rotation[4]);
 
-/* The angle between the particle's direction and the rest direction, degrees. */
+/* The angle between the particle's direction and the rest direction (the pivot's frame at
+ * the last internal step), degrees. */
 float tl_pendulum_swing_deg(const tl_pendulum* pendulum);
 
 /* An aim constraint: a bone turned so that one of its axes points at a target. */

@@ -380,6 +380,18 @@ tl_result tl_rig_skin_unskinned(tl_gltf* doc, const tl_scene* scene,
                                 const tl_rig_analysis* analysis, tl_rig_def* def,
                                 uint32_t* converted, tl_error* err);
 
+/* Makes an unskinned mesh node under a joint (a hood or a tassel modelled apart and parented to
+ * the head) a joint of the skin of its nearest ancestor joint, so that a pendulum or an aim can
+ * turn it (tailor rig --pendulum NODE): the node is appended to that skin's joints, its inverse
+ * bind W(node)^-1 · W(joint) · IBM(joint) (stored transforms: in the stored pose the new joint
+ * skins as its ancestor; it carries no weight), the skin's inverse binds rewritten into a new
+ * accessor that takes the old one's place. The mesh stays unskinned and rides the node, where
+ * the file showed it. *skin: the document's skin it joined. TL_ERROR_INVALID when the node has
+ * no mesh, a skinned one, is a joint already or has no joint above it. `scene` is the
+ * document's (stale afterwards: the call ends with tl_gltf_reindex). */
+tl_result tl_rig_mesh_joint(tl_gltf* doc, const tl_scene* scene, uint32_t node, uint32_t* skin,
+                            tl_error* err);
+
 #ifdef __cplusplus
 }
 #endif

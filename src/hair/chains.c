@@ -42,12 +42,20 @@ typedef struct chains_storage {
     tl_hair_chain* chains;
     uint32_t* influence;
     float* weight;
+    float* scalp_d; /* per vertex: its scalp distance within reach, else INFINITY */
+    float reach;
 } chains_storage;
 
 void tl_hair_chains_destroy(tl_hair_chains* chains) {
     if (!chains) return;
     chains_storage* s = chains->internal;
-    free(s->chains), free(s->influence), free(s->weight), free(s);
+    free(s->chains), free(s->influence), free(s->weight), free(s->scalp_d), free(s);
+}
+
+const float* hair_chains_scalp(const tl_hair_chains* chains, float* reach) {
+    const chains_storage* s = chains->internal;
+    *reach = s->reach;
+    return s->scalp_d;
 }
 
 /* The lock of guide g: its parents' points up to where it leaves them, then its own. Writes at
@@ -102,102 +110,23 @@ static void joints_along(const float* p, uint32_t from, uint32_t n, uint32_t bon
 /* The hair a candidate chain would take: for each guide with free_len[g] > 0, the vertices off
  * the cap (off_cap[v]) within `bind` of a bone of its joints (along its lock from point
  * start[g]), listed in items[off[g] .. off[g + 1]). False: out of memory. */
-typedef struct cover_visit {
-    const float* positions;
-    const float* joints;
-    uint32_t bones;
-    float bind;
-    float box[6 * TL_CHAIN_MAX_BONES]; /* per bone: its box grown by bind and a slack */
-    uint32_t* stamp;
-    uint32_t mark;
-    uint32_t* items;
-    size_t count, capacity;
-    bool ok;
-} cover_visit;
-
-static bool cover_one(void* user, uint32_t v) {
-    cover_visit* c = user;
-    /* the test reads the vertex and the guide's bones only: a vertex met again from the next
-       point along a bone is not tested again, taken or not */
-    if (c->stamp[v] == c->mark) return true;
-    c->stamp[v] = c->mark;
-    const float* p = c->positions + 3 * (size_t)v;
-    for (uint32_t b = 0; b < c->bones; ++b) {
-        float t;
-        const float* j = c->joints + 3 * b;
-        const float* box = c->box + 6 * b;
-        if (p[0] < box[0] || p[1] < box[1] || p[2] < box[2] || p[0] > box[3] || p[1] > box[4] ||
-            p[2] > box[5])
-            continue; /* surely beyond bind: the test below would say so too */
-        if (tl_mesh_segment_distance(p, j, j + 3, &t) > c->bind) continue;
-        if (c->count == c->capacity) {
-            size_t cap = c->capacity ? 2 * c->capacity : 1024;
-            uint32_t* grown = realloc(c->items, cap * sizeof *grown);
-            if (!grown) return c->ok = false;
-            c->items = grown, c->capacity = cap;
-        }
-        c->items[c->count++] = v;
-        return true;
-    }
-    return true;
-}
-
-/* Each bone's box grown by bind and a slack far above the distance test's float rounding
- * (1e-4 of the coordinates' size and of bind), so a vertex outside it is beyond bind in the test
- * as well. */
-static void cover_boxes(cover_visit* c) {
-    for (uint32_t b = 0; b < c->bones; ++b) {
-        const float *j = c->joints + 3 * b, *e = j + 3;
-        double size = c->bind;
-        for (int k = 0; k < 3; ++k)
-            size += fabs((double)j[k]) + fabs((double)e[k]);
-        double grow = c->bind + 1e-4 * size;
-        for (int k = 0; k < 3; ++k) {
-            c->box[6 * b + k] = (float)(fmin(j[k], e[k]) - grow);
-            c->box[6 * b + 3 + k] = (float)(fmax(j[k], e[k]) + grow);
-        }
-    }
-}
-
 static bool cover_build(const tl_hair_guides* gs, const uint32_t* start, const float* free_len,
                         const tl_hair_mesh* mesh, const uint8_t* off_cap, uint32_t bones,
                         float bind, float* lock, uint32_t cap_points, uint32_t* off,
                         uint32_t** items) {
-    uint32_t V = mesh->vertex_count, n_off = 0;
-    uint32_t* ids = malloc(sizeof(uint32_t) * (V + 1));
-    cover_visit c = {.positions = mesh->positions, .bones = bones, .bind = bind, .ok = true};
-    c.stamp = calloc(V + 1, sizeof(uint32_t));
-    float joints[3 * (TL_CHAIN_MAX_BONES + 1)];
-    hair_grid grid = {0};
-    for (uint32_t v = 0; ids && v < V; ++v)
-        if (off_cap[v]) ids[n_off++] = v;
-    bool ok = ids && c.stamp && hair_grid_build(&grid, mesh->positions, ids, n_off, 2 * bind);
-    c.joints = joints;
-    for (uint32_t g = 0; ok && g < gs->guide_count; ++g) {
-        off[g] = (uint32_t)c.count;
-        if (!(free_len[g] > 0)) continue;
+    size_t G = gs->guide_count, stride = 3 * (size_t)(bones + 1);
+    float* joints = malloc(sizeof(float) * stride * (G ? G : 1));
+    uint8_t* skip = malloc(G ? G : 1);
+    bool ok = joints && skip;
+    for (uint32_t g = 0; ok && g < G; ++g) {
+        skip[g] = !(free_len[g] > 0);
+        if (skip[g]) continue;
         uint32_t n = lock_of(gs, g, lock, cap_points, 0);
-        joints_along(lock, start[g], n, bones, joints);
-        cover_boxes(&c);
-        c.mark = g + 1;
-        for (uint32_t b = 0; b < bones && c.ok; ++b) {
-            const float* j = joints + 3 * b;
-            float length = sqrtf(tl__dist2(j, j + 3));
-            uint32_t steps = 1 + (uint32_t)fminf(length / bind, 4096);
-            for (uint32_t k = 0; k <= steps && c.ok; ++k) {
-                float f = (float)k / (float)steps, p[3];
-                for (int i = 0; i < 3; ++i)
-                    p[i] = j[i] + f * (j[3 + i] - j[i]);
-                hair_grid_visit(&grid, p, cover_one, &c);
-            }
-        }
-        ok = c.ok;
+        joints_along(lock, start[g], n, bones, joints + stride * g);
     }
-    if (ok) off[gs->guide_count] = (uint32_t)c.count;
-    hair_grid_free(&grid);
-    free(ids), free(c.stamp);
-    *items = c.items;
-    if (!ok) free(c.items), *items = NULL;
+    ok = ok && hair_cover_build(mesh->positions, mesh->vertex_count, off_cap, joints, skip,
+                                (uint32_t)G, bones, bind, off, items);
+    free(joints), free(skip);
     return ok;
 }
 
@@ -212,11 +141,13 @@ typedef struct candidates {
     uint32_t* start; /* per guide: where its free part begins on its lock */
     uint32_t* off;   /* with cover_unowned: guide g's hair is items[off[g] .. off[g + 1]) */
     uint32_t* items;
-    float longest; /* the longest free part of any guide */
+    hair_cover_tally tally; /* over off and items; by_off NULL: none (every fresh count 0) */
+    float longest;          /* the longest free part of any guide */
 } candidates;
 
 static void candidates_free(candidates* c) {
     free(c->lock), free(c->free_len), free(c->tip), free(c->start), free(c->off), free(c->items);
+    if (c->tally.by_off) hair_cover_tally_free(&c->tally);
 }
 
 /* Every attached guide's free part and, with cover_unowned, the hair it would take. False: out
@@ -257,16 +188,19 @@ static bool candidates_find(candidates* cd, const tl_hair_guides* gs, const tl_h
     if (!cover_build(gs, cd->start, cd->free_len, mesh, off_cap, cd->bones, def->bind_mm * scale,
                      lock, cd->cap_points, cd->off, &cd->items))
         free(cd->off), cd->off = NULL; /* chosen without it, as when it is off */
+    else if (!hair_cover_tally_init(&cd->tally, cd->off, cd->items, gs->guide_count,
+                                    mesh->vertex_count))
+        cd->tally = (hair_cover_tally){0}; /* as without memory for the choice's marks */
     return true;
 }
 
 /* The choice by free length × spread among the guides not dropped. */
-static uint32_t choose(const candidates* cd, const tl_hair_guides* gs, const tl_hair_chain_def* def,
-                       const uint8_t* dropped, const tl_hair_mesh* mesh, tl_hair_chain* chains) {
+static uint32_t choose(candidates* cd, const tl_hair_guides* gs, const tl_hair_chain_def* def,
+                       const uint8_t* dropped, tl_hair_chain* chains) {
     uint32_t chosen = 0;
     const float* tip = cd->tip;
-    const uint32_t *off = cd->off, *items = cd->items;
-    uint8_t* covered = off ? calloc(mesh->vertex_count + 1, 1) : NULL;
+    hair_cover_tally* tally = cd->tally.by_off ? &cd->tally : NULL;
+    if (tally) hair_cover_tally_reset(tally);
     while (chosen < def->max_chains) {
         int64_t best = -1;
         float best_score = 0;
@@ -278,9 +212,7 @@ static uint32_t choose(const candidates* cd, const tl_hair_guides* gs, const tl_
             for (uint32_t c = 0; c < chosen; ++c)
                 spread = fminf(spread, sqrtf(tl__dist2(tip + 3 * g, tip + 3 * chains[c].guide)));
             float score = chosen ? free_len * spread : free_len;
-            uint32_t fresh = 0;
-            for (uint32_t k = covered ? off[g] : 0; covered && k < off[g + 1]; ++k)
-                fresh += !covered[items[k]];
+            uint32_t fresh = tally ? tally->fresh[g] : 0;
             /* first the hair no chain takes yet, weighed by the lock's free length (a long lock
                left on the head swings farthest into the body), then free length × spread */
             float take = (float)fresh * free_len;
@@ -288,8 +220,7 @@ static uint32_t choose(const candidates* cd, const tl_hair_guides* gs, const tl_
                 best_score = score, best = g, best_take = take;
         }
         if (best < 0) break;
-        for (uint32_t k = covered ? off[best] : 0; covered && k < off[best + 1]; ++k)
-            covered[items[k]] = 1;
+        if (tally) hair_cover_tally_take(tally, (uint32_t)best);
         tl_hair_chain* c = &chains[chosen++];
         c->guide = (uint32_t)best;
         c->bone_count = cd->bones;
@@ -297,7 +228,6 @@ static uint32_t choose(const candidates* cd, const tl_hair_guides* gs, const tl_
         uint32_t n = lock_of(gs, c->guide, cd->lock, cd->cap_points, 0);
         joints_along(cd->lock, cd->start[best], n, cd->bones, c->joints);
     }
-    free(covered);
     return chosen;
 }
 
@@ -640,15 +570,16 @@ tl_result tl_hair_chains_create(const tl_hair_mesh* mesh, const tl_hair_scalp* s
     cs->internal = s;
     cs->chains = s->chains;
     uint8_t* dropped = calloc(guides->guide_count + 1, 1);
-    float* scalp_d = malloc(n * sizeof(float));
+    float* scalp_d = s->scalp_d = malloc(n * sizeof(float)); /* kept: the nape reads it */
     uint32_t* held = calloc(def->max_chains + 1, sizeof(uint32_t));
     uint8_t* off_cap = malloc(n);
     if (!dropped || !scalp_d || !held || !off_cap) {
-        free(dropped), free(scalp_d), free(held), free(off_cap);
+        free(dropped), free(held), free(off_cap);
         tl_hair_chains_destroy(&s->out);
         return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     }
     float cap_d = def->cap_mm * scale, ramp_d = def->head_ramp_mm * scale;
+    s->reach = cap_d + ramp_d;
     /* the scalp distance as far as the ramp past the cap reads it */
     for (uint32_t v = 0; v < mesh->vertex_count; ++v) {
         float d, b[3];
@@ -660,12 +591,12 @@ tl_result tl_hair_chains_create(const tl_hair_mesh* mesh, const tl_hair_scalp* s
     candidates cd;
     if (!candidates_find(&cd, guides, scalp, def, scale, mesh, off_cap)) {
         candidates_free(&cd);
-        free(dropped), free(scalp_d), free(held), free(off_cap);
+        free(dropped), free(held), free(off_cap);
         tl_hair_chains_destroy(&s->out);
         return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     }
     cs->longest_free = cd.longest; /* of every guide, dropped or not */
-    cs->chain_count = choose(&cd, guides, def, dropped, mesh, s->chains);
+    cs->chain_count = choose(&cd, guides, def, dropped, s->chains);
     cs->rigid = cs->chain_count == 0;
     cs->vertex_count = mesh->vertex_count;
     cs->influence = s->influence;
@@ -697,21 +628,21 @@ tl_result tl_hair_chains_create(const tl_hair_mesh* mesh, const tl_hair_scalp* s
         for (uint32_t c = 0; c < cs->chain_count; ++c)
             if (held[c] < def->min_vertices) dropped[s->chains[c].guide] = 1, any = true;
         if (!any) break;
-        cs->chain_count = choose(&cd, guides, def, dropped, mesh, s->chains);
+        cs->chain_count = choose(&cd, guides, def, dropped, s->chains);
         cs->rigid = cs->chain_count == 0;
     }
     candidates_free(&cd);
     ok = ok && weights_diffuse(mesh, cs, scalp_d, cap_d, 0.01f * scale, false, 0, def->seam_steps,
                                def, scalp->height, s->influence, s->weight);
     if (!ok) {
-        free(dropped), free(scalp_d), free(held), free(off_cap);
+        free(dropped), free(held), free(off_cap);
         tl_hair_chains_destroy(&s->out);
         return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     }
     cs->bound_vertices = 0;
     for (uint32_t v = 0; v < mesh->vertex_count; ++v)
         cs->bound_vertices += s->influence[TL_HAIR_INFLUENCES * (size_t)v] != UINT32_MAX;
-    free(dropped), free(scalp_d), free(held), free(off_cap);
+    free(dropped), free(held), free(off_cap);
     *out = cs;
     return TL_OK;
 }

@@ -79,6 +79,29 @@ void hair_grid_free(hair_grid* g);
  * out of memory. */
 bool hair_layer_closest(const tl_hair_mesh* mesh, float cell, const float* points, uint32_t count,
                         bool triangles, uint32_t* out);
+/* The adapter's cover: for each of `count` bone sets (bones + 1 joints each, from
+ * joints[3 * (bones + 1) * i]), the vertices v with off_cap[v] within bind of one of its bones
+ * (tl_mesh_segment_distance <= bind), in items[off[i] .. off[i + 1]) in any order; none for a set
+ * with skip[i] (skip NULL: none skipped). False: out of memory (*items NULL). */
+bool hair_cover_build(const float* positions, uint32_t V, const uint8_t* off_cap,
+                      const float* joints, const uint8_t* skip, uint32_t count, uint32_t bones,
+                      float bind, uint32_t* off, uint32_t** items);
+/* What the chain choice reads of a cover (items[off[i] .. off[i + 1]) of `count` sets over V
+ * vertices): fresh[i], the entries of set i whose vertex no set taken so far lists, kept as sets
+ * are taken (each vertex's sets listed once, so a take costs the vertices it newly takes). */
+typedef struct hair_cover_tally {
+    uint32_t count, V;
+    const uint32_t *off, *items;
+    uint32_t *by_off, *by; /* per vertex: the sets listing it, by[by_off[v] .. by_off[v + 1]) */
+    uint32_t* fresh;
+    uint8_t* taken; /* per vertex: listed by a set taken */
+} hair_cover_tally;
+/* False: out of memory (nothing to free). */
+bool hair_cover_tally_init(hair_cover_tally* t, const uint32_t* off, const uint32_t* items,
+                           uint32_t count, uint32_t V);
+void hair_cover_tally_reset(hair_cover_tally* t); /* no set taken */
+void hair_cover_tally_take(hair_cover_tally* t, uint32_t set);
+void hair_cover_tally_free(hair_cover_tally* t);
 /* The cells [lo, hi] along each axis that the box [a, b] meets (clamped); false when none.
  * Inline: the scalp asks it for every query. */
 static inline bool hair_grid_range(const hair_grid* g, const float a[3], const float b[3],
@@ -145,8 +168,17 @@ bool hair_seam_guard(const hair_seam_field* f, const uint8_t* band, const float*
  * [first_part, first_part + parts) bound to the head alone that lies within the style's
  * lying-on distance (the median of the cap's distance to the scalp, the cap: within
  * `cap` of it) of the body skin takes that skin's weights, blended with the head's by distance;
- * the head stays its largest joint. False: out of memory. */
+ * the head stays its largest joint. known: per skin vertex, hair_scalp_nearest's distance within
+ * `cap` (INFINITY beyond), NaN where not known; NULL: none known. False: out of memory. */
 bool hair_nape_bind(tl_rig_analysis* a, const tl_scene* scene, uint32_t skin,
-                    const tl_hair_scalp* scalp, uint32_t first_part, uint32_t parts, float cap);
+                    const tl_hair_scalp* scalp, uint32_t first_part, uint32_t parts, float cap,
+                    const float* known);
+/* The nape's lying-on distance (nape.c): the median scalp distance within `cap` of the points
+ * pos[3 * ids[i]], known[ids[i]] read where it is not NaN (known NULL: every one asked). */
+float hair_lying_on(const tl_hair_scalp* scalp, const float* pos, const uint32_t* ids,
+                    uint32_t count, float cap, const float* known);
+/* The chains' scalp distances (chains.c): per hair mesh vertex, hair_scalp_nearest's distance
+ * within *reach, INFINITY beyond it. */
+const float* hair_chains_scalp(const tl_hair_chains* chains, float* reach);
 
 #endif

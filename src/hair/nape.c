@@ -81,14 +81,16 @@ static int float_order(const void* a, const void* b) {
  * head-alone vertices within `cap` of it (the inner half of the cap lies on the scalp at most
  * that far; the 90th percentile, 22-26 mm at human scale on the shared styles, reached hair
  * beside the jaw that the head turn then carried into the jaw's skin). 0: no cap. */
-static float lying_on(const tl_hair_scalp* scalp, const float* pos, const uint32_t* ids,
-                      uint32_t count, float cap) {
+float hair_lying_on(const tl_hair_scalp* scalp, const float* pos, const uint32_t* ids,
+                    uint32_t count, float cap, const float* known) {
     float* d = malloc(sizeof(float) * (count + 1));
     if (!d) return 0;
     uint32_t n = 0;
     for (uint32_t i = 0; i < count; ++i) {
-        float dist, b[3];
-        if (hair_scalp_nearest(scalp, pos + 3 * (size_t)ids[i], cap, &dist, b) != UINT32_MAX)
+        float dist, b[3], k = known ? known[ids[i]] : NAN;
+        if (!isnan(k)) { /* the same query, answered before */
+            if (k < INFINITY) d[n++] = k;
+        } else if (hair_scalp_nearest(scalp, pos + 3 * (size_t)ids[i], cap, &dist, b) != UINT32_MAX)
             d[n++] = dist;
     }
     float lie = 0;
@@ -167,7 +169,8 @@ static bool tie_ranks(const float* centre, const float* ball, const uint32_t* tr
 }
 
 bool hair_nape_bind(tl_rig_analysis* a, const tl_scene* scene, uint32_t skin,
-                    const tl_hair_scalp* scalp, uint32_t first_part, uint32_t parts, float cap) {
+                    const tl_hair_scalp* scalp, uint32_t first_part, uint32_t parts, float cap,
+                    const float* known) {
     const tl_scene_skin* sk = &scene->skins[skin];
     uint32_t head = (uint32_t)sk->body.head, count = 0;
     for (uint32_t p = first_part; p < first_part + parts; ++p)
@@ -191,7 +194,7 @@ bool hair_nape_bind(tl_rig_analysis* a, const tl_scene* scene, uint32_t skin,
     for (uint32_t p = first_part; ok && p < first_part + parts; ++p)
         for (uint32_t k = 0; k < a->parts[p].vertex_count; ++k)
             if (head_alone(&a->parts[p], k, head)) ids[alone++] = a->parts[p].vertices[k];
-    float lie = ok ? lying_on(scalp, sk->rest_positions, ids, alone, cap) : 0;
+    float lie = ok ? hair_lying_on(scalp, sk->rest_positions, ids, alone, cap, known) : 0;
     for (uint32_t t = 0; ok && lie > 0 && t < sk->triangle_count; ++t) {
         const uint32_t* i = sk->triangles + 3 * (size_t)t;
         if (!body[i[0]] || !body[i[1]] || !body[i[2]]) continue;

@@ -194,6 +194,23 @@ static uint32_t rest_colliders(const tl_scene* scene, uint32_t skin, const tl_ha
     return n;
 }
 
+/* The chains' scalp distances per skin vertex where the nape asks the very same query (the
+ * same point, the same reach), NaN elsewhere: the nape then does not ask it again. NULL: none
+ * (another reach, or out of memory: the nape asks every query). */
+static float* nape_known(const tl_scene_skin* sk, const tl_hair_mesh* mesh,
+                         const uint32_t* union_index, const tl_hair_chains* chains, float cap) {
+    float reach;
+    const float* d = hair_chains_scalp(chains, &reach);
+    float* known = reach == cap ? malloc(sizeof(float) * (sk->vertex_count + 1)) : NULL;
+    for (uint32_t v = 0; known && v < sk->vertex_count; ++v)
+        known[v] = NAN;
+    for (uint32_t v = 0; known && v < mesh->vertex_count; ++v)
+        if (!memcmp(mesh->positions + 3 * (size_t)v,
+                    sk->rest_positions + 3 * (size_t)union_index[v], 3 * sizeof(float)))
+            known[union_index[v]] = d[v];
+    return known;
+}
+
 bool tl_hair_rig_plan(tl_rig_analysis* a, const tl_scene* scene, uint32_t skin) {
     assert(a && scene && skin < scene->skin_count);
     const tl_scene_skin* sk = &scene->skins[skin];
@@ -231,9 +248,13 @@ bool tl_hair_rig_plan(tl_rig_analysis* a, const tl_scene* scene, uint32_t skin) 
             uint32_t first = a->part_count;
             for (uint32_t c = 0; c < chains->chain_count; ++c)
                 chain_part(a, scene, skin, &chains->chains[c], c, chains->chain_count);
+            /* the cap as the chains read it (their scale first) */
+            float cap = cdef.cap_mm * (scalp->height / TL_HAIR_HUMAN_MM);
+            float* known = cdef.nape ? nape_known(sk, &mesh, union_index, chains, cap) : NULL;
             ok = plan_vertices(a, first, chains, union_index, (uint32_t)sk->body.head) &&
-                 (!cdef.nape || hair_nape_bind(a, scene, skin, scalp, first, chains->chain_count,
-                                               cdef.cap_mm * scalp->height / TL_HAIR_HUMAN_MM));
+                 (!cdef.nape ||
+                  hair_nape_bind(a, scene, skin, scalp, first, chains->chain_count, cap, known));
+            free(known);
         }
         /* kept for the guide layer: the rig leaves the hair and scalp where they were */
         tl_hair_guides_destroy(a->skins[skin].hair_guides);

@@ -32,20 +32,21 @@ uint32_t tl_measure_default_skin(const tl_scene* scene) {
     return skin;
 }
 
-static bool has_cloth(const tl_scene* scene) {
+/* Parts the player plays besides chains: cloth, pendulum, aim. */
+static bool has_played_parts(const tl_scene* scene) {
     for (uint32_t i = 0; i < scene->part_count; ++i)
         if (scene->parts[i].kind == TL_PART_CLOTH) return true;
-    return false;
+    return scene->joint_part_count > 0;
 }
 
-/* The chains of a rig's scene; with `simulate`, a player (it also plays the cloth parts) and a
- * liveliness per chain. */
+/* The chains of a rig's scene; with `simulate`, a player (it also plays the cloth, pendulum and
+ * aim parts) and a liveliness per chain. */
 static tl_result rig_chains(tl_measure_rig* rig, bool simulate, uint32_t samples, tl_error* err) {
     tl_result r =
         tl_play_chains_find(rig->scene, rig->chains, TL_MEASURE_MAX_CHAINS, &rig->chain_count, err);
     if (r != TL_OK) return r;
     if (rig->chain_count > TL_MEASURE_MAX_CHAINS) rig->chain_count = TL_MEASURE_MAX_CHAINS;
-    if (!simulate || (rig->chain_count == 0 && !has_cloth(rig->scene))) return TL_OK;
+    if (!simulate || (rig->chain_count == 0 && !has_played_parts(rig->scene))) return TL_OK;
     tl_player_def def = tl_default_player_def();
     def.colliders =
         true; /* the skin's body colliders, as a host gets them (collider_penetration) */
@@ -77,8 +78,9 @@ static tl_result rigs_build(tl_measure_rigs* m, rigs_internal* in, const tl_scen
     base->scene = scene;
     tl_result r = rig_chains(base, true, def->samples, err);
     if (r != TL_OK) return r;
-    if (base->chain_count > 0 || has_cloth(scene)) {
-        /* the chains' (and cloths') own configuration is this file: measured static and moving */
+    if (base->chain_count > 0 || has_played_parts(scene)) {
+        /* the chains' (and parts') own configuration is this file: measured static and moving
+           (a file rigged with a pendulum or an aim is the user's rig, not re-planned) */
         m->rigged = true;
         m->rigs[TL_MEASURE_CHAIN] = *base;
         memset(base, 0, sizeof *base);

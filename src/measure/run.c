@@ -1,7 +1,9 @@
 /* One measurement over the rigs of a file (tailor measure): regions, the body, edge stretch
  * in every rig, bone distance, liveliness and seating per clip. */
 #include <tailor/measure.h>
+#include <tailor/mesh.h>
 #include <tailor/seating.h>
+#include <tailor/stress.h>
 #include <tailor/colliders.h>
 #include "cloth_stretch.h"
 
@@ -37,7 +39,7 @@ static const char* chain_name(const tl_measure_rig* rig, uint32_t i) {
 
 static tl_measure_region* region_add(tl_measure_run* run, uint32_t vertex_count) {
     tl_measure_region* r = &run->regions[run->region_count++];
-    r->part = r->chain = r->cloth = -1;
+    r->part = r->chain = r->cloth = r->joint = -1;
     r->mask = calloc(vertex_count + 1, 1);
     return r->mask ? r : NULL;
 }
@@ -117,6 +119,62 @@ static bool regions_from_chains(tl_measure_run* run, const tl_scene_skin* sk) {
     return true;
 }
 
+/* The skin a joint turns: every vertex with weight on it or a joint below it, and the
+ * vertices one edge away (they stay, so the edges to them stretch: the seam where a turned
+ * head would tear). `below` has room for the skin's joints. */
+static bool joint_region_mask(const tl_scene_skin* sk, uint32_t joint, uint8_t* below,
+                              uint8_t* mask) {
+    for (uint32_t j = 0; j < sk->joint_count; ++j) {
+        int32_t a = (int32_t)j; /* parents come in any order: walk up */
+        for (uint32_t depth = 0; a != TL_NONE && a != (int32_t)joint && depth < sk->joint_count;
+             ++depth)
+            a = sk->joints[a].parent;
+        below[j] = a == (int32_t)joint;
+    }
+    for (uint32_t v = 0; v < sk->vertex_count; ++v) {
+        const uint32_t* j = sk->influence_joints + (size_t)v * sk->influence_count;
+        const float* w = sk->influence_weights + (size_t)v * sk->influence_count;
+        for (uint32_t k = 0; k < sk->influence_count; ++k)
+            if (w[k] > 0 && j[k] < sk->joint_count && below[j[k]]) mask[v] = 1;
+    }
+    size_t index_count = (size_t)sk->triangle_count * 3;
+    uint32_t* edges = malloc(sizeof(uint32_t) * 2 * (tl_mesh_edges_bound(index_count) + 1));
+    size_t n = edges ? tl_mesh_edges(edges, sk->triangles, index_count, NULL) : 0;
+    if (!edges || n == TL_MESH_OUT_OF_MEMORY) {
+        free(edges);
+        return false;
+    }
+    for (size_t e = 0; e < n; ++e) { /* 2: one edge away from a moved vertex (1) */
+        uint32_t a = edges[2 * e], b = edges[2 * e + 1];
+        if (mask[a] == 1 && !mask[b]) mask[b] = 2;
+        if (mask[b] == 1 && !mask[a]) mask[a] = 2;
+    }
+    free(edges);
+    return true;
+}
+
+/* Each pendulum and aim part the player plays: the skin its joint turns. */
+static bool regions_from_joints(tl_measure_run* run, const tl_scene_skin* sk) {
+    const tl_measure_rig* chained = chained_rig(run->rigs);
+    uint32_t n = chained->player ? tl_player_joint_part_count(chained->player) : 0;
+    uint8_t* below = malloc((size_t)sk->joint_count + 1);
+    bool ok = below != NULL;
+    for (uint32_t i = 0;
+         ok && i < n && i < TL_MEASURE_MAX_JOINT_PARTS && run->region_count < DETECTED_MAX; ++i) {
+        const tl_scene_part* sp = &chained->scene->parts[tl_player_joint_part(chained->player, i)];
+        if (sp->skin != run->skin) continue;
+        tl_measure_region* r = region_add(run, sk->vertex_count);
+        if (!r) ok = false;
+        if (!r) break;
+        snprintf(r->name, sizeof r->name, "%s", sk->joints[sp->bone_joints[0]].name);
+        r->cls = tl_part_kind_string(sp->kind);
+        r->joint = (int32_t)i;
+        ok = joint_region_mask(sk, sp->bone_joints[0], below, r->mask);
+    }
+    free(below);
+    return ok;
+}
+
 /* The caller's regions, else detected parts, else the skin each chain moves; then the body:
  * every vertex outside every region (parts of class "body" are body skin that sits far from
  * its bone, tails.md §2, §4: they stay in the baseline). */
@@ -134,7 +192,7 @@ static bool regions_build(tl_measure_run* run, const tl_measure_run_def* def,
     if (run->region_count == 0 && rigs->analysis) {
         if (!regions_from_parts(run, sk)) return false;
     } else if (run->region_count == 0 && rigs->rigged) {
-        if (!regions_from_chains(run, sk)) return false;
+        if (!regions_from_chains(run, sk) || !regions_from_joints(run, sk)) return false;
     } else if (chained && chained->chain_count == 1) {
         for (uint32_t i = 0; i < run->region_count; ++i)
             run->regions[i].chain = 0; /* the caller's regions: the one chain */
@@ -148,7 +206,7 @@ static bool regions_build(tl_measure_run* run, const tl_measure_run_def* def,
     }
     tl_measure_region* body = &run->regions[run->region_count];
     snprintf(body->name, sizeof body->name, "body");
-    body->part = body->chain = -1;
+    body->part = body->chain = body->cloth = body->joint = -1;
     if (!(body->mask = calloc(V + 1, 1))) return false;
     for (uint32_t v = 0; v < V; ++v) {
         bool inside = false;
@@ -283,12 +341,34 @@ static void cloth_sample(const tl_player* player, uint32_t index, float height,
         }
 }
 
+/* One sample of each pendulum's swing and aim's error (the RMS summed as squares). */
+static void joints_sample(const tl_measure_rig* rig, const tl_pose* pose, tl_measure_clip* out) {
+    for (uint32_t i = 0; i < out->joint_count; ++i) {
+        tl_measure_joint* m = &out->joints[i];
+        const tl_pendulum* pen = tl_player_pendulum(rig->player, i);
+        float e =
+            pen ? tl_pendulum_swing_deg(pen)
+                : tl_measure_aim_error_deg(
+                      rig->scene, &rig->scene->parts[tl_player_joint_part(rig->player, i)], pose);
+        m->samples++;
+        if (!isfinite(e)) {
+            m->nonfinite++;
+        } else if (pen) {
+            m->swing_max_deg = fmaxf(m->swing_max_deg, e);
+            m->swing_rms_deg += e * e;
+        } else {
+            m->aim_error_max_deg = fmaxf(m->aim_error_max_deg, e);
+        }
+    }
+}
+
 /* Advances the simulated chains to each sample time (tl_stretch_run's hook). */
 static void chain_hook(void* user, tl_pose* pose, float time) {
     const hook_ctx* h = user;
     if (h->rig->player) tl_player_advance(h->rig->player, pose, h->clip, time);
     for (uint32_t i = 0; i < h->rig->chain_count; ++i)
         if (h->rig->live[i]) tl_liveliness_add(h->rig->live[i], pose);
+    if (h->out && h->rig->player) joints_sample(h->rig, pose, h->out);
     bool sampled = false; /* the input's pose at this time, once for every region */
     for (uint32_t i = 0; h->out && i < h->run->region_count && i < TL_MEASURE_MAX_REGIONS; ++i) {
         int32_t c = h->run->regions[i].cloth;
@@ -393,6 +473,15 @@ tl_result tl_measure_run_clip(tl_measure_run* run, uint32_t clip, tl_measure_cli
     const tl_measure_rig* chained = chained_rig(rigs);
     out->clip = clip;
     memset(out->cloth, 0, sizeof out->cloth);
+    memset(out->joints, 0, sizeof out->joints);
+    out->joint_count = 0;
+    if (chained && chained->player) {
+        uint32_t n = tl_player_joint_part_count(chained->player);
+        out->joint_count = n < TL_MEASURE_MAX_JOINT_PARTS ? n : TL_MEASURE_MAX_JOINT_PARTS;
+        for (uint32_t i = 0; i < out->joint_count; ++i)
+            out->joints[i].kind =
+                chained->scene->parts[tl_player_joint_part(chained->player, i)].kind;
+    }
     for (uint32_t i = 0; chained && i < run->region_count && i < TL_MEASURE_MAX_REGIONS; ++i) {
         int32_t c = run->regions[i].cloth;
         if (c < 0) continue;
@@ -454,6 +543,11 @@ tl_result tl_measure_run_clip(tl_measure_run* run, uint32_t clip, tl_measure_cli
             cloth_stretch_destroy(split[i]);
         }
         tl_pose_destroy(hook.input_pose);
+    }
+    for (uint32_t i = 0; i < out->joint_count; ++i) {
+        tl_measure_joint* m = &out->joints[i];
+        uint32_t finite = m->samples - m->nonfinite;
+        m->swing_rms_deg = finite ? sqrtf(m->swing_rms_deg / (float)finite) : 0;
     }
     out->lift = chained && chained->chain_count > 0 ? clip_lift(chained, clip, run->samples) : -1;
     for (uint32_t i = 0; chained && i < chained->chain_count; ++i)

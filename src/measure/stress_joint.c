@@ -31,12 +31,13 @@ float tl_measure_aim_error_deg(const tl_scene* scene, const tl_scene_part* part,
     return (float)(acos(c > 1 ? 1 : c < -1 ? -1 : c) * RAD_TO_DEG);
 }
 
-/* The particle relative to its pivot, in the pivot's frame (world units). */
+/* The particle relative to its pivot, in the pivot's frame at its last internal step (world
+ * units). */
 static void particle_local(const tl_pendulum* p, float out[3]) {
     float d[3], inverse[4];
     for (int k = 0; k < 3; ++k)
-        d[k] = p->position[k] - p->pivot.position[k];
-    tl_quat_conjugate(inverse, p->pivot.rotation);
+        d[k] = p->position[k] - p->stepped.position[k];
+    tl_quat_conjugate(inverse, p->stepped.rotation);
     float n = sqrtf(tl_quat_dot(inverse, inverse));
     for (int k = 0; k < 4; ++k)
         inverse[k] /= n > 0 ? n : 1;

@@ -44,6 +44,14 @@ struct play_sheet {
     float* pos;      /* per chain: 3 x TL_CHAIN_MAX_BONES, the working copy */
     float* moves;    /* per chain: 3 x TL_CHAIN_MAX_BONES */
     uint32_t* bones; /* per chain: its bone count, 0 when not tied */
+    float* carried;  /* per tie: its offset and dir carried by the attachment, 6 (one frame's) */
+    /* per chain and link (TL_CHAIN_MAX_BONES a chain): its unit direction in pos as last found,
+       whether it has one, and the chain's version then; per chain: its version, new whenever
+       its particles in pos move (a sweep moves few: most ties read unmoved links) */
+    float* link_dir;
+    uint8_t* link_ok;
+    uint64_t *link_seen, *version, clock;
+    bool memo; /* false: every direction found anew (play_sheet_memo, for tests) */
 };
 
 static float dist(const float* a, const float* b) {
@@ -201,7 +209,16 @@ bool play_sheet_create(const tl_scene* scene, const tl_play_chain* descs, uint32
     s->pos = calloc(3 * TL_CHAIN_MAX_BONES * (size_t)count, sizeof(float));
     s->moves = calloc(3 * TL_CHAIN_MAX_BONES * (size_t)count, sizeof(float));
     s->bones = calloc(count, sizeof(uint32_t));
-    if (!s->pos || !s->moves || !s->bones) return play_sheet_destroy(s), false;
+    s->carried = calloc(6 * (size_t)s->tie_count, sizeof(float));
+    size_t links = (size_t)TL_CHAIN_MAX_BONES * count;
+    s->link_dir = calloc(3 * links, sizeof(float));
+    s->link_ok = calloc(links, 1);
+    s->link_seen = calloc(links, sizeof(uint64_t));
+    s->version = calloc(count, sizeof(uint64_t));
+    s->memo = true;
+    if (!s->pos || !s->moves || !s->bones || !s->carried || !s->link_dir || !s->link_ok ||
+        !s->link_seen || !s->version)
+        return play_sheet_destroy(s), false;
     for (uint32_t k = 0; k < s->tie_count; ++k) {
         s->bones[s->ties[k].a] = descs[s->ties[k].a].bone_count;
         if (s->ties[k].b != HEAD_TIE) s->bones[s->ties[k].b] = descs[s->ties[k].b].bone_count;
@@ -212,7 +229,12 @@ bool play_sheet_create(const tl_scene* scene, const tl_play_chain* descs, uint32
 
 void play_sheet_destroy(play_sheet* s) {
     if (!s) return;
-    free(s->ties), free(s->pos), free(s->moves), free(s->bones), free(s);
+    free(s->ties), free(s->pos), free(s->moves), free(s->bones), free(s->carried);
+    free(s->link_dir), free(s->link_ok), free(s->link_seen), free(s->version), free(s);
+}
+
+void play_sheet_memo(play_sheet* s, bool memo) {
+    if (s) s->memo = memo;
 }
 
 void play_rotate(const float* q, const float* v, float* out, bool inverse) {
@@ -238,6 +260,33 @@ static bool tie_direction(const sheet_tie* t, const float* a, uint32_t na, const
     for (int c = 0; c < 3; ++c)
         da[c] = a[3 * ia + c] - a[3 * (ia - 1) + c], db[c] = b[3 * ib + c] - b[3 * (ib - 1) + c];
     if (!unit(da) || !unit(db)) return false;
+    for (int c = 0; c < 3; ++c)
+        out[c] = da[c] + db[c];
+    return unit(out);
+}
+
+/* Link i's unit direction of chain c in the working copy (tie_direction's), found again only
+ * when the chain moved since. False: none. */
+static bool link_unit(play_sheet* s, uint32_t c, uint32_t i, float* out) {
+    size_t at = (size_t)c * TL_CHAIN_MAX_BONES + i;
+    float* d = s->link_dir + 3 * at;
+    if (!s->memo || s->link_seen[at] != s->version[c]) {
+        const float* p = s->pos + 3 * TL_CHAIN_MAX_BONES * (size_t)c;
+        for (int k = 0; k < 3; ++k)
+            d[k] = p[3 * i + k] - p[3 * (i - 1) + k];
+        s->link_ok[at] = unit(d);
+        s->link_seen[at] = s->version[c];
+    }
+    memcpy(out, d, 3 * sizeof(float));
+    return s->link_ok[at];
+}
+
+/* tie_direction over the working copy, its links' directions through link_unit. */
+static bool tie_direction_held(play_sheet* s, const sheet_tie* t, float* out) {
+    float da[3], db[3];
+    uint32_t ia = t->ia > 0 ? t->ia : 1, ib = t->ib > 0 ? t->ib : 1;
+    if (ia >= s->bones[t->a] || ib >= s->bones[t->b]) return false;
+    if (!link_unit(s, t->a, ia, da) || !link_unit(s, t->b, ib, db)) return false;
     for (int c = 0; c < 3; ++c)
         out[c] = da[c] + db[c];
     return unit(out);
@@ -347,11 +396,10 @@ static bool side_goes_deeper(const play_sheet_body* body, uint32_t bones, const 
 /* A head tie held: the link's point drawn towards its rest spot carried by the attachment (its
  * pose at the frame's end), past the allowance, at most its seam a sweep; the chain's side alone
  * moves, and not when that takes one of its particles deeper into its link's colliders. */
-static void head_tie_hold(play_sheet* s, const sheet_tie* t, const tl_chain_input* in,
-                          const play_sheet_body* body) {
+static void head_tie_hold(play_sheet* s, const sheet_tie* t, const float* o,
+                          const tl_chain_input* in, const play_sheet_body* body) {
     float* xa = s->pos + 3 * TL_CHAIN_MAX_BONES * t->a;
-    float sc = in->start.scale > 0 ? in->start.scale : 1, o[3], pa[3], d[3];
-    play_rotate(in->start.rotation, t->offset, o, false);
+    float sc = in->start.scale > 0 ? in->start.scale : 1, pa[3], d[3];
     tie_point(xa, t->ia, t->ta, pa);
     for (int c = 0; c < 3; ++c)
         d[c] = in->start.position[c] + sc * o[c] - pa[c];
@@ -367,32 +415,31 @@ static void head_tie_hold(play_sheet* s, const sheet_tie* t, const tl_chain_inpu
     for (int k = 0; k < na; ++k)
         for (int c = 0; c < 3; ++c)
             xa[3 * ia[k] + c] += e * wa[k] / sa * d[c];
+    s->version[t->a] = ++s->clock;
 }
 
-/* One tie held: its excess over the allowance closed, at most its rest span a sweep. */
-static void tie_hold(play_sheet* s, const sheet_tie* t, const tl_chain_input* inputs,
-                     const play_sheet_body* bodies) {
+/* One tie held: its excess over the allowance closed, at most its rest span a sweep. `o` and
+ * `n0` are its offset and dir carried by the attachment (tie_carry). */
+static void tie_hold(play_sheet* s, const sheet_tie* t, const float* o, const float* n0,
+                     const tl_chain_input* inputs, const play_sheet_body* bodies) {
     const size_t per = 3 * TL_CHAIN_MAX_BONES;
     if (t->b == HEAD_TIE) {
-        head_tie_hold(s, t, &inputs[t->a], bodies + t->a);
+        head_tie_hold(s, t, o, &inputs[t->a], bodies + t->a);
         return;
     }
     float* xa = s->pos + per * t->a;
     float* yb = s->pos + per * t->b;
-    float sc = inputs[t->a].start.scale, o[3], n0[3], n1[3], turned[3], pa[3], pb[3];
-    const float* q = inputs[t->a].start.rotation;
+    float sc = inputs[t->a].start.scale, n1[3], turned[3], pa[3], pb[3];
     float most = sc * t->slack;
     /* the rest offset carried by the attachment, then turned as the two links turned
        together: a sheet swinging as one keeps its offsets, a lock swinging past its
        neighbour (out of the sheet, which the points' distance barely sees) does not */
-    play_rotate(q, t->offset, o, false);
-    play_rotate(q, t->dir, n0, false);
-    bool turns = (t->dir[0] != 0 || t->dir[1] != 0 || t->dir[2] != 0) &&
-                 tie_direction(t, xa, s->bones[t->a], yb, s->bones[t->b], n1);
+    bool turns =
+        (t->dir[0] != 0 || t->dir[1] != 0 || t->dir[2] != 0) && tie_direction_held(s, t, n1);
     if (turns)
         arc_turn(n0, n1, o, turned);
     else
-        memcpy(turned, o, sizeof o);
+        memcpy(turned, o, sizeof turned);
     tie_point(xa, t->ia, t->ta, pa), tie_point(yb, t->ib, t->tb, pb);
     float d[3];
     for (int c = 0; c < 3; ++c)
@@ -426,19 +473,31 @@ static void tie_hold(play_sheet* s, const sheet_tie* t, const tl_chain_input* in
     for (int k = 0; k < nb && !y_stays; ++k)
         for (int c = 0; c < 3; ++c)
             yb[3 * ib[k] + c] -= e * wb[k] / w * d[c];
+    if (!x_stays) s->version[t->a] = ++s->clock;
+    if (!y_stays) s->version[t->b] = ++s->clock;
 }
 
 void play_sheet_hold(play_sheet* s, tl_chain* const* chains, const tl_chain_input* inputs,
                      const play_sheet_body* bodies) {
     if (!s) return;
     const size_t per = 3 * TL_CHAIN_MAX_BONES;
-    for (uint32_t i = 0; i < s->count; ++i)
+    for (uint32_t i = 0; i < s->count; ++i) {
         if (s->bones[i] > 0)
             memcpy(s->pos + per * i, tl_chain_particle_positions(chains[i]),
                    3 * sizeof(float) * s->bones[i]);
+        s->version[i] = ++s->clock; /* copied anew */
+    }
+    /* the attachments do not move within a frame: each tie's rest vectors carried once */
+    for (uint32_t k = 0; k < s->tie_count; ++k) {
+        const sheet_tie* t = &s->ties[k];
+        float* c = s->carried + 6 * (size_t)k;
+        play_rotate(inputs[t->a].start.rotation, t->offset, c, false);
+        if (t->b != HEAD_TIE) play_rotate(inputs[t->a].start.rotation, t->dir, c + 3, false);
+    }
     for (int sweep = 0; sweep < SHEET_SWEEPS; ++sweep)
         for (uint32_t k = 0; k < s->tie_count; ++k)
-            tie_hold(s, &s->ties[k], inputs, bodies);
+            tie_hold(s, &s->ties[k], s->carried + 6 * (size_t)k, s->carried + 6 * (size_t)k + 3,
+                     inputs, bodies);
     for (uint32_t i = 0; i < s->count; ++i) {
         if (s->bones[i] == 0) continue;
         const float* now = tl_chain_particle_positions(chains[i]);

@@ -36,6 +36,10 @@ void play_sheet_rest(play_sheet* sheet, tl_chain* const* chains, const tl_chain_
 void play_sheet_hold(play_sheet* sheet, tl_chain* const* chains, const tl_chain_input* inputs,
                      const play_sheet_body* bodies);
 
+/* Whether the hold keeps each link's direction until its chain moves (true, the default) or
+ * finds every one anew (the same result: for tests). */
+void play_sheet_memo(play_sheet* sheet, bool memo);
+
 /* v rotated by the quaternion q (x, y, z, w; normalised here), or by its inverse. */
 void play_rotate(const float* q, const float* v, float* out, bool inverse);
 

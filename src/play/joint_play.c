@@ -129,9 +129,9 @@ void play_joints_cut(play_joints* pj, const tl_pose* pose) {
         /* the particle about its pivot taken across the new origin as offsets (small numbers,
            no rounding at the jump's size), then turned with the pivot */
         for (int c = 0; c < 3 && p->started; ++c) {
-            float x = p->position[c] - p->pivot.position[c];
-            float y = p->previous[c] - p->pivot.position[c];
-            p->pivot.position[c] = pivot.position[c];
+            float x = p->position[c] - p->stepped.position[c];
+            float y = p->previous[c] - p->stepped.position[c];
+            p->stepped.position[c] = pivot.position[c];
             p->position[c] = pivot.position[c] + x, p->previous[c] = pivot.position[c] + y;
         }
         tl_pendulum_carry(p, &pivot);

@@ -250,7 +250,11 @@ tl_result tl_player_create(const tl_scene* scene, const tl_play_chain* chains, u
                 scene->doc->path && *scene->doc->path ? scene->doc->path : "<memory>", i);
         }
         p->descs[i] = *c;
-        p->floors[i] = body_floor(scene, chains, count, c->skin);
+        /* the floor is its skin's, the same for each of the skin's chains: found once */
+        uint32_t same = 0;
+        while (same < i && chains[same].skin != c->skin)
+            same++;
+        p->floors[i] = same < i ? p->floors[same] : body_floor(scene, chains, count, c->skin);
         tl_result r = build_chain(scene, c, p->floors[i], &p->chains[i], err);
         if (r != TL_OK) {
             tl_player_destroy(p);

@@ -59,6 +59,7 @@ tl_result tl_pendulum_init(tl_pendulum* p, const tl_pendulum_def* def, tl_error*
     v3_store(p->def.rest_direction, v3_normalize_or(rest, v3_make(0, -1, 0)));
     v3_store(p->def.up, v3_normalize_or(up, v3_make(0, 1, 0)));
     p->pivot.rotation[3] = 1, p->pivot.scale = 1;
+    p->stepped = p->pivot;
     return TL_OK;
 }
 
@@ -74,14 +75,15 @@ void tl_pendulum_carry(tl_pendulum* p, const tl_chain_pose* pivot) {
         tl_pendulum_reset(p, pivot);
         return;
     }
-    /* the particle keeps its place and velocity in the pivot's frame */
-    qt from = qt_normalize(qt_load(p->pivot.rotation)), to = qt_normalize(qt_load(pivot->rotation));
-    v3 a = v3_load(p->pivot.position), b = v3_load(pivot->position);
+    /* the particle keeps its place and velocity in the frame it was last stepped in */
+    qt from = qt_normalize(qt_load(p->stepped.rotation));
+    qt to = qt_normalize(qt_load(pivot->rotation));
+    v3 a = v3_load(p->stepped.position), b = v3_load(pivot->position);
     v3 x = qt_rotate(to, qt_unrotate(from, v3_sub(v3_load(p->position), a)));
     v3 y = qt_rotate(to, qt_unrotate(from, v3_sub(v3_load(p->previous), a)));
     v3_store(p->position, v3_add(b, x));
     v3_store(p->previous, v3_add(b, y));
-    p->pivot = *pivot;
+    p->pivot = p->stepped = *pivot;
 }
 
 static v3 rest_point(const tl_pendulum* p, const tl_chain_pose* f) {
@@ -95,7 +97,7 @@ void tl_pendulum_reset(tl_pendulum* p, const tl_chain_pose* pivot) {
         p->nonfinite++;
         return;
     }
-    p->pivot = *pivot;
+    p->pivot = p->stepped = *pivot;
     v3 x = rest_point(p, pivot);
     v3_store(p->position, x);
     v3_store(p->previous, x);
@@ -166,25 +168,29 @@ void tl_pendulum_step(tl_pendulum* p, const tl_chain_pose* pivot, float dt) {
     for (int k = 1; k <= steps; ++k) {
         float at = clamped ? dt * (float)k / (float)steps : (float)k * h - before;
         float u = dt > 0 ? fminf(1.0f, fmaxf(0.0f, at / dt)) : 1.0f;
-        tl_chain_pose f = pose_lerp(&start, pivot, u);
-        one_step(p, &f);
+        p->stepped = pose_lerp(&start, pivot, u);
+        one_step(p, &p->stepped);
     }
     p->pivot = *pivot;
 }
 
+/* The particle's direction in the pivot's frame at its last internal step. */
+static v3 particle_direction(const tl_pendulum* p) {
+    qt r = qt_normalize(qt_load(p->stepped.rotation));
+    v3 rest = v3_load(p->def.rest_direction);
+    return v3_normalize_or(
+        qt_unrotate(r, v3_sub(v3_load(p->position), v3_load(p->stepped.position))), rest);
+}
+
 void tl_pendulum_rotation(const tl_pendulum* p, float rotation[4]) {
     qt r = qt_normalize(qt_load(p->pivot.rotation));
-    v3 rest = v3_load(p->def.rest_direction);
-    v3 d = v3_normalize_or(qt_unrotate(r, v3_sub(v3_load(p->position), v3_load(p->pivot.position))),
-                           rest);
-    qt_store(rotation, qt_normalize(qt_mul(r, qt_swing(rest, d))));
+    qt_store(rotation, qt_normalize(qt_mul(
+                           r, qt_swing(v3_load(p->def.rest_direction), particle_direction(p)))));
 }
 
 float tl_pendulum_swing_deg(const tl_pendulum* p) {
-    qt r = qt_normalize(qt_load(p->pivot.rotation));
     v3 rest = v3_load(p->def.rest_direction);
-    v3 d = v3_normalize_or(qt_unrotate(r, v3_sub(v3_load(p->position), v3_load(p->pivot.position))),
-                           rest);
+    v3 d = particle_direction(p);
     float c = fminf(1.0f, fmaxf(-1.0f, v3_dot(d, rest)));
     return acosf(c) / DEG_TO_RAD;
 }

@@ -1,8 +1,9 @@
 /* The C player's pendulum and aim joints, frame by frame, for tests/web/sim_joints.mjs:
  * `tailor play`'s loop (the file's chains, looping, the clip at fmod(f / fps, duration)) with
  * each joint part's joint world rotation (x, y, z, w) printed as one JSON array per frame
- * (tailor play --json prints only the swing and the aim error).
- *   web_joint_rotations FILE.glb CLIP [FPS] */
+ * (tailor play --json prints only the swing and the aim error); SECONDS as tailor play's
+ * --seconds (default: the clip's duration).
+ *   web_joint_rotations FILE.glb CLIP [FPS [SECONDS]] */
 #include <tailor/tailor.h>
 
 #include <math.h>
@@ -10,7 +11,8 @@
 #include <stdlib.h>
 
 int main(int argc, char** argv) {
-    if (argc < 3) return fprintf(stderr, "usage: web_joint_rotations FILE.glb CLIP [FPS]\n"), 2;
+    if (argc < 3)
+        return fprintf(stderr, "usage: web_joint_rotations FILE.glb CLIP [FPS [SECONDS]]\n"), 2;
     double fps = argc > 3 ? atof(argv[3]) : 60;
     tl_error err;
     tl_gltf* doc = NULL;
@@ -28,7 +30,8 @@ int main(int argc, char** argv) {
         return fprintf(stderr, "web_joint_rotations: %s\n", err.message), 1;
     tl_pose* pose = tl_pose_create(scene);
     double duration = scene->clips[clip].duration;
-    long frames = (long)floor(duration * fps + 1e-6) + 1;
+    double seconds = argc > 4 ? atof(argv[4]) : duration;
+    long frames = (long)floor(seconds * fps + 1e-6) + 1;
     for (long f = 0; f < frames && pose; ++f) {
         tl_player_advance(player, pose, clip,
                           duration > 0 ? (float)fmod((double)f / fps, duration) : 0.0f);

@@ -1,0 +1,146 @@
+/* The adapter's cover (chains.c): the hair off the cap each candidate chain would take. */
+#include "internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Each bone's box grown by bind and a slack far above the distance test's float rounding
+ * (1e-4 of the coordinates' size and of bind), so a vertex outside it is beyond bind in the test
+ * as well. */
+static void cover_boxes(const float* joints, uint32_t bones, float bind, float* box, float* sure) {
+    for (uint32_t b = 0; b < bones; ++b) {
+        const float *j = joints + 3 * b, *e = j + 3;
+        double size = bind;
+        for (int k = 0; k < 3; ++k)
+            size += fabs((double)j[k]) + fabs((double)e[k]);
+        double grow = bind + 1e-4 * size, in = bind - 1e-4 * size;
+        sure[b] = in > 0 ? (float)(in * in) : -1;
+        for (int k = 0; k < 3; ++k) {
+            box[6 * b + k] = (float)(fmin(j[k], e[k]) - grow);
+            box[6 * b + 3 + k] = (float)(fmax(j[k], e[k]) + grow);
+        }
+    }
+}
+
+/* Whether p lies within bind of one of the bones (the box first: outside it, surely not). */
+static bool cover_takes(const float* p, const float* joints, const float* box, const float* sure,
+                        uint32_t bones, float bind) {
+    for (uint32_t b = 0; b < bones; ++b, box += 6) {
+        if (p[0] < box[0] || p[1] < box[1] || p[2] < box[2] || p[0] > box[3] || p[1] > box[4] ||
+            p[2] > box[5])
+            continue;
+        /* within bind less the slack of a joint: surely within bind of the bone in the test */
+        if (tl__dist2(p, joints + 3 * b) <= sure[b] || tl__dist2(p, joints + 3 * b + 3) <= sure[b])
+            return true;
+        if (tl_mesh_segment_distance(p, joints + 3 * b, joints + 3 * b + 3, NULL) <= bind)
+            return true;
+    }
+    return false;
+}
+
+typedef struct cover_list {
+    uint32_t* items;
+    size_t count, capacity;
+} cover_list;
+
+static bool cover_push(cover_list* l, uint32_t v) {
+    if (l->count == l->capacity) {
+        size_t cap = l->capacity ? 2 * l->capacity : 1024;
+        uint32_t* grown = realloc(l->items, cap * sizeof *grown);
+        if (!grown) return false;
+        l->items = grown, l->capacity = cap;
+    }
+    l->items[l->count++] = v;
+    return true;
+}
+
+/* A vertex lies in one grid cell, and a vertex within bind of a bone in a cell its box meets
+ * (the cell index is monotone in the coordinate), so each cell met by a bone's box is read once
+ * per set and each of its vertices tested once: the set is the plain scan's. */
+bool hair_cover_build(const float* positions, uint32_t V, const uint8_t* off_cap,
+                      const float* joints, const uint8_t* skip, uint32_t count, uint32_t bones,
+                      float bind, uint32_t* off, uint32_t** items) {
+    assert(bones >= 1 && bones <= TL_CHAIN_MAX_BONES);
+    uint32_t n_off = 0, *ids = malloc(sizeof(uint32_t) * ((size_t)V + 1)), *stamp = NULL;
+    cover_list list = {0};
+    hair_grid grid = {0};
+    for (uint32_t v = 0; ids && v < V; ++v)
+        if (off_cap[v]) ids[n_off++] = v;
+    bool ok = ids && hair_grid_build(&grid, positions, ids, n_off, bind);
+    size_t cells = ok ? (size_t)grid.dims[0] * grid.dims[1] * grid.dims[2] : 0;
+    ok = ok && (stamp = calloc(cells + 1, sizeof(uint32_t)));
+    float box[6 * TL_CHAIN_MAX_BONES], sure[TL_CHAIN_MAX_BONES];
+    for (uint32_t i = 0; ok && i < count; ++i) {
+        off[i] = (uint32_t)list.count;
+        if (skip && skip[i]) continue;
+        const float* j = joints + 3 * (size_t)(bones + 1) * i;
+        cover_boxes(j, bones, bind, box, sure);
+        for (uint32_t b = 0; ok && b < bones; ++b) {
+            uint32_t lo[3], hi[3];
+            if (!hair_grid_range(&grid, box + 6 * b, box + 6 * b + 3, lo, hi)) continue;
+            for (uint32_t z = lo[2]; z <= hi[2]; ++z)
+                for (uint32_t y = lo[1]; y <= hi[1]; ++y)
+                    for (uint32_t x = lo[0]; ok && x <= hi[0]; ++x) {
+                        size_t c = hair_grid_cell(&grid, x, y, z);
+                        if (stamp[c] == i + 1) continue; /* read for an earlier bone */
+                        stamp[c] = i + 1;
+                        for (uint32_t k = grid.start[c]; ok && k < grid.start[c + 1]; ++k) {
+                            uint32_t v = grid.items[k];
+                            if (cover_takes(positions + 3 * (size_t)v, j, box, sure, bones, bind))
+                                ok = cover_push(&list, v);
+                        }
+                    }
+        }
+    }
+    if (ok) off[count] = (uint32_t)list.count;
+    hair_grid_free(&grid);
+    free(ids), free(stamp);
+    *items = list.items;
+    if (!ok) free(list.items), *items = NULL;
+    return ok;
+}
+
+bool hair_cover_tally_init(hair_cover_tally* t, const uint32_t* off, const uint32_t* items,
+                           uint32_t count, uint32_t V) {
+    *t = (hair_cover_tally){.count = count, .V = V, .off = off, .items = items};
+    size_t total = off[count];
+    t->by_off = calloc((size_t)V + 1, sizeof(uint32_t));
+    t->by = malloc(sizeof(uint32_t) * (total + 1));
+    t->fresh = malloc(sizeof(uint32_t) * ((size_t)count + 1));
+    t->taken = malloc((size_t)V + 1);
+    if (!t->by_off || !t->by || !t->fresh || !t->taken) return hair_cover_tally_free(t), false;
+    for (size_t k = 0; k < total; ++k) /* counted at v + 1, then summed: starts */
+        t->by_off[items[k] + 1]++;
+    for (uint32_t v = 0; v < V; ++v)
+        t->by_off[v + 1] += t->by_off[v];
+    for (uint32_t i = 0; i < count; ++i) /* each vertex's sets ascending; starts move one on */
+        for (uint32_t k = off[i]; k < off[i + 1]; ++k)
+            t->by[t->by_off[items[k]]++] = i;
+    for (uint32_t v = V; v > 0; --v)
+        t->by_off[v] = t->by_off[v - 1];
+    t->by_off[0] = 0;
+    hair_cover_tally_reset(t);
+    return true;
+}
+
+void hair_cover_tally_reset(hair_cover_tally* t) {
+    memset(t->taken, 0, t->V);
+    for (uint32_t i = 0; i < t->count; ++i)
+        t->fresh[i] = t->off[i + 1] - t->off[i];
+}
+
+void hair_cover_tally_take(hair_cover_tally* t, uint32_t set) {
+    for (uint32_t k = t->off[set]; k < t->off[set + 1]; ++k) {
+        uint32_t v = t->items[k];
+        if (t->taken[v]) continue;
+        t->taken[v] = 1; /* each set listing v (as often as it lists it) has one fewer */
+        for (uint32_t i = t->by_off[v]; i < t->by_off[v + 1]; ++i)
+            t->fresh[t->by[i]]--;
+    }
+}
+
+void hair_cover_tally_free(hair_cover_tally* t) {
+    free(t->by_off), free(t->by), free(t->fresh), free(t->taken);
+    memset(t, 0, sizeof *t);
+}
