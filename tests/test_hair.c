@@ -20,6 +20,7 @@
 #include "play/hair_sheet.h"
 #include "sim/chain_parts.h"
 #include "base/mat4.h"
+#include "base/order.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 /* ENSURE for helpers that return a count. */
@@ -3951,6 +3952,60 @@ static void cover_tally_matches_count(void) {
     free(off), free(items), free(taken);
 }
 
+/* The sheet's ties sort (base/order.h, a radix sort of key rows) gives the order a plain stable
+ * insertion sort by the same comparison gives (unsigned keys by `<`, float keys by the floats'
+ * own `<`): rows like the ties' (small indices with repeats, UINT32_MAX, high bytes set; floats
+ * with -0 and +0, negatives, ties) at several widths and counts. */
+static bool order_row_less(const uint32_t* a, const uint32_t* b, const float* fa, const float* fb,
+                           uint32_t width, uint32_t floats) {
+    for (uint32_t k = 0; k < width; ++k) {
+        bool fl = k >= width - floats;
+        if (fl ? fa[k] < fb[k] : a[k] < b[k]) return true;
+        if (fl ? fb[k] < fa[k] : b[k] < a[k]) return false;
+    }
+    return false;
+}
+
+static void order_rows_matches_stable_sort(void) {
+    enum { MAX = 3000, W = 8 };
+    static uint32_t keys[MAX * W], plain[MAX], order[MAX], scratch[MAX];
+    static float vals[MAX * W];
+    const float pick[] = {-0.0f, 0.0f, 1.0f, 0.5f, -0.25f, 1e-30f, -3e7f, 0.75f, 2.5f};
+    const uint32_t widths[] = {1, 3, 8, 8}, counts[] = {0, 1, 2, 3000};
+    uint32_t r = 11, differ = 0, checked = 0;
+    for (int c = 0; c < 4; ++c) {
+        uint32_t width = widths[c], n = counts[c], floats = width > 2 ? 3 : 0;
+        for (uint32_t i = 0; i < n * width; ++i) {
+            uint32_t k = i % width;
+            if (k >= width - floats) {
+                vals[i] = pick[(uint32_t)(lcg_unit(&r) * 9) % 9];
+                keys[i] = tl_order_float_key(vals[i]);
+            } else {
+                float u = lcg_unit(&r);
+                keys[i] = u < 0.1f   ? UINT32_MAX
+                          : u < 0.2f ? (uint32_t)(lcg_unit(&r) * 4) << 20
+                                     : (uint32_t)(lcg_unit(&r) * (k == 0 ? 5 : 3));
+                vals[i] = 0;
+            }
+        }
+        for (uint32_t i = 0; i < n; ++i) { /* the plain path: stable insertion */
+            uint32_t j = i;
+            for (; j > 0 &&
+                   order_row_less(keys + (size_t)i * width, keys + (size_t)plain[j - 1] * width,
+                                  vals + (size_t)i * width, vals + (size_t)plain[j - 1] * width,
+                                  width, floats);
+                 --j)
+                plain[j] = plain[j - 1];
+            plain[j] = i;
+        }
+        tl_order_rows(keys, width, n, order, scratch);
+        for (uint32_t i = 0; i < n; ++i)
+            differ += order[i] != plain[i], ++checked;
+    }
+    printf("  %u positions checked, %u differ\n", checked, differ);
+    ENSURE(differ == 0 && checked == 3003);
+}
+
 /* The sheet's hold that keeps each link's direction until its chain moves gives what finding
  * every direction anew gives, bit for bit: two players' chains of braid01 held by two sheets,
  * one keeping directions, one not, through five frames under five attachment rotations. */
@@ -4069,6 +4124,7 @@ int main(int argc, char** argv) {
         {"sheet_hold_reads_its_frame", sheet_hold_reads_its_frame},
         {"cover_tally_matches_count", cover_tally_matches_count},
         {"sheet_memo_matches_fresh", sheet_memo_matches_fresh},
+        {"order_rows_matches_stable_sort", order_rows_matches_stable_sort},
     };
     int rc = tl_test_main(argc, argv, cases, COUNT(cases));
     tl_hair_scalp_destroy(scalp);
