@@ -3680,6 +3680,59 @@ static void stitched_count_matches_nearest(void) {
     free(pts), free(mine), free(nearest);
 }
 
+/* tl_hair_find_primitives' one grid of a whole skin, each primitive skipping its own vertices,
+ * counts what hair_stitched_count of that primitive against a copy of the other vertices (the
+ * plain path, as each primitive was counted before) counts: every primitive of every skin of
+ * the shared files, at the stitch tolerance (1e-4 of the height) and at 3e-3 (many stitched). */
+static void stitch_grid_skip_matches_copy(void) {
+    const char** paths;
+    size_t n = tl_test_shared_files(&paths);
+    ENSURE(n >= 10);
+    uint32_t prims = 0, differ = 0, stitched = 0;
+    for (size_t f = 0; f < n && !tl_test_failed; ++f) {
+        tl_gltf* doc;
+        tl_scene* scene;
+        tl_error err;
+        if (tl_gltf_load(paths[f], &doc, &err) != TL_OK) continue;
+        if (tl_scene_create(doc, &scene, &err) != TL_OK) {
+            tl_gltf_destroy(doc);
+            continue;
+        }
+        for (uint32_t k = 0; k < scene->skin_count; ++k) {
+            const tl_scene_skin* s = &scene->skins[k];
+            float* others = malloc(3 * sizeof(float) * (s->vertex_count + 1));
+            ENSURE(others);
+            for (int t = 0; t < 2; ++t) {
+                float tol = (t == 0 ? 1e-4f : 3e-3f) * s->height;
+                hair_stitch_grid grid;
+                if (!(tol > 0)) continue; /* (no height: neither path can tell) */
+                ENSURE_MSG(hair_stitch_grid_build(&grid, s->rest_positions, s->vertex_count, tol),
+                           "%s skin %u", paths[f], k);
+                for (uint32_t p = 0; p < s->primitive_count; ++p) {
+                    const tl_scene_primitive* pr = &s->primitives[p];
+                    uint32_t m = 0, plain = 0, fast = 0;
+                    for (uint32_t v = 0; v < s->vertex_count; ++v)
+                        if (v < pr->first_vertex || v >= pr->first_vertex + pr->vertex_count)
+                            memcpy(others + 3 * m++, s->rest_positions + 3 * (size_t)v,
+                                   3 * sizeof(float));
+                    const float* mine = s->rest_positions + 3 * (size_t)pr->first_vertex;
+                    ENSURE(hair_stitched_count(mine, pr->vertex_count, others, m, tol, &plain));
+                    ENSURE(hair_stitch_grid_count(&grid, mine, pr->vertex_count, pr->first_vertex,
+                                                  pr->first_vertex + pr->vertex_count, &fast));
+                    differ += plain != fast, stitched += plain > 0, ++prims;
+                }
+                hair_stitch_grid_free(&grid);
+            }
+            free(others);
+        }
+        tl_scene_destroy(scene);
+        tl_gltf_destroy(doc);
+    }
+    printf("  %u primitive counts (%u with stitched vertices), %u differ\n", prims, stitched,
+           differ);
+    ENSURE(differ == 0 && prims > 100 && stitched > 20);
+}
+
 /* The adapter's cover through the grid's cells is the plain scan's: for each bone set, every
  * vertex off the cap against every bone, the same float test. Bone sets along the guides of
  * three styles and random ones through the hair, at the default reach and smaller ones (many
@@ -4118,6 +4171,7 @@ int main(int argc, char** argv) {
         {"coverage_matches_segments", coverage_matches_segments},
         {"scalp_nearest_matches_scan", scalp_nearest_matches_scan},
         {"stitched_count_matches_nearest", stitched_count_matches_nearest},
+        {"stitch_grid_skip_matches_copy", stitch_grid_skip_matches_copy},
         {"cover_matches_scan", cover_matches_scan},
         {"nape_known_matches_query", nape_known_matches_query},
         {"player_floor_matches_locks", player_floor_matches_locks},
