@@ -226,14 +226,16 @@ static uint32_t stitch_slot(const int32_t c[3], uint32_t mask) {
     return (uint32_t)(h ^ h >> 29) & mask;
 }
 
-/* How many of `mine` (m points) have one of `points` (n) at a squared distance under
- * tolerance², computed as the nearest-point test computes it: so the same count as measuring
- * to the nearest. Through a hashed grid of cells a little larger than the tolerance (a pair
- * that near lies in neighbouring cells). False: out of memory or cells out of range (the caller
- * then finds the nearest). */
+/* hair_stitched_count's grid (internal.h): how many of `mine` have one of `points` at a squared
+ * distance under tolerance², computed as the nearest-point test computes it, so the same count
+ * as measuring to the nearest. Cells of 2.02 tolerances, hashed: a pair that near is within
+ * 1.01 tolerances along each axis (the float test's roundings are far smaller), and the cells
+ * that box meets (2 along an axis, 3 by rounding at most; 8 in all where cells of 1.01 read 27)
+ * hold every such point. False: out of memory or cells out of range (the caller then finds the
+ * nearest). */
 bool hair_stitch_grid_build(hair_stitch_grid* g, const float* points, uint32_t n, float tolerance) {
     memset(g, 0, sizeof *g);
-    double cell = 1.01 * (double)tolerance;
+    double cell = 2.02 * (double)tolerance;
     if (!(tolerance > 0) || !isfinite(cell) || n >= UINT32_MAX / 4) return false;
     uint32_t slots = 1;
     while (slots < 2 * n)
@@ -258,16 +260,25 @@ bool hair_stitch_grid_count(const hair_stitch_grid* g, const float* mine, uint32
                             uint32_t skip_from, uint32_t skip_to, uint32_t* on) {
     bool big = false;
     float tolerance = g->tolerance;
+    double reach = 1.01 * (double)tolerance;
     *on = 0;
     for (uint32_t v = 0; v < m && !big; ++v) {
         const float* a = mine + 3 * (size_t)v;
-        int32_t c[3];
-        bool near = false;
-        if (!stitch_cell(a, g->cell, c, &big)) continue;
-        for (int z = -1; z <= 1 && !near; ++z)
-            for (int y = -1; y <= 1 && !near; ++y)
-                for (int x = -1; x <= 1 && !near; ++x) {
-                    int32_t at[3] = {c[0] + x, c[1] + y, c[2] + z};
+        int32_t l[3], h[3];
+        bool near = false, finite = true;
+        for (int k = 0; k < 3 && finite && !big;
+             ++k) { /* the cells 1.01 tolerances about a meets */
+            double ql = floor(((double)a[k] - reach) / g->cell);
+            double qh = floor(((double)a[k] + reach) / g->cell);
+            finite = isfinite(a[k]);
+            big = finite && !(fabs(ql) < 1 << 30 && fabs(qh) < 1 << 30);
+            l[k] = finite && !big ? (int32_t)ql : 0, h[k] = finite && !big ? (int32_t)qh : 0;
+        }
+        if (!finite || big) continue;
+        for (int32_t z = l[2]; z <= h[2] && !near; ++z)
+            for (int32_t y = l[1]; y <= h[1] && !near; ++y)
+                for (int32_t x = l[0]; x <= h[0] && !near; ++x) {
+                    int32_t at[3] = {x, y, z};
                     for (uint32_t i = g->head[stitch_slot(at, g->mask)]; i != UINT32_MAX && !near;
                          i = g->next[i]) {
                         if (i >= skip_from && i < skip_to) continue;
