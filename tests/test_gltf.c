@@ -380,6 +380,92 @@ done:
     tl_gltf_destroy(doc);
 }
 
+/* One component decoded by hand, as the glTF spec says (the plain path for the next test). */
+static double plain_component(const uint8_t* p, tl_gltf_component type, bool normalized) {
+    switch (type) {
+    case TL_GLTF_BYTE:
+        return normalized ? fmax(*(const int8_t*)p / 127.0, -1.0) : *(const int8_t*)p;
+    case TL_GLTF_UNSIGNED_BYTE:
+        return normalized ? *p / 255.0 : *p;
+    case TL_GLTF_SHORT: {
+        int16_t v;
+        memcpy(&v, p, 2);
+        return normalized ? fmax(v / 32767.0, -1.0) : v;
+    }
+    case TL_GLTF_UNSIGNED_SHORT: {
+        uint16_t v;
+        memcpy(&v, p, 2);
+        return normalized ? v / 65535.0 : v;
+    }
+    case TL_GLTF_UNSIGNED_INT: {
+        uint32_t v;
+        memcpy(&v, p, 4);
+        return normalized ? v / 4294967295.0 : v;
+    }
+    default: {
+        float v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    }
+}
+
+/* Every dense accessor of the shared files and the fixtures read through the API (floats, and
+ * integers where the type has them) equals a by-hand decode of its bytes: the element at
+ * offset + i × stride, column c at c × its 4-aligned size, bit for bit. */
+static void accessor_read_matches_plain(void) {
+    const char** paths;
+    size_t n = tl_test_shared_files(&paths);
+    ENSURE_MSG(n >= 10, "only %zu shared files found", n);
+    /* matrix.gltf twice: the second time not normalized, so unsigned byte and short matrices
+       with padded columns are read as integers too */
+    const char* fixtures[] = {"components.gltf", "stride.gltf", "matrix.gltf", "matrix.gltf"};
+    size_t values = 0, differ = 0, accessors = 0;
+    for (size_t f = 0; f < n + 4 && !tl_test_failed; ++f) {
+        tl_gltf* doc = f < n ? NULL : load_fixture(fixtures[f - n]);
+        tl_error err = {0};
+        if (f < n) ENSURE_OK(tl_gltf_load(paths[f], &doc, &err), err);
+        ENSURE(doc);
+        for (uint32_t i = 0; f == n + 3 && i < doc->accessor_count; ++i)
+            ((tl_gltf_accessor*)doc->accessors)[i].normalized = false; /* the loader's own array */
+        for (uint32_t i = 0; i < doc->accessor_count; ++i) {
+            const tl_gltf_accessor* a = &doc->accessors[i];
+            if (a->has_sparse || a->buffer_view == TL_NONE) continue;
+            const tl_gltf_buffer_view* v = &doc->views[a->buffer_view];
+            uint32_t cs = tl_gltf_component_size(a->component_type);
+            uint32_t rows = a->type == TL_GLTF_MAT2   ? 2
+                            : a->type == TL_GLTF_MAT3 ? 3
+                            : a->type == TL_GLTF_MAT4 ? 4
+                                                      : a->components;
+            uint32_t cols = a->components / rows;
+            size_t col = cols > 1 ? (rows * cs + 3) / 4 * 4 : rows * cs;
+            size_t stride = v->byte_stride ? v->byte_stride : cols * col;
+            size_t m = a->count * a->components;
+            float* got = malloc(sizeof(float) * m + 1);
+            uint32_t* ugot = malloc(sizeof(uint32_t) * m + 1);
+            bool ints = a->component_type != TL_GLTF_FLOAT && !a->normalized;
+            bool fl = tl_gltf_accessor_read_float(doc, i, got, m, &err) == TL_OK;
+            bool in = ints && tl_gltf_accessor_read_uint(doc, i, ugot, m, &err) == TL_OK;
+            const uint8_t* base = doc->buffers[v->buffer].data + v->byte_offset + a->byte_offset;
+            for (size_t e = 0; e < a->count; ++e)
+                for (uint32_t c = 0; c < cols; ++c)
+                    for (uint32_t r = 0; r < rows; ++r) {
+                        double want = plain_component(base + e * stride + c * col + r * cs,
+                                                      a->component_type, a->normalized);
+                        size_t k = e * a->components + c * rows + r;
+                        float wf = (float)want;
+                        if (fl) differ += memcmp(&got[k], &wf, sizeof wf) != 0, ++values;
+                        if (in && want >= 0) differ += ugot[k] != (uint32_t)want, ++values;
+                    }
+            accessors += fl;
+            free(got), free(ugot);
+        }
+        tl_gltf_destroy(doc);
+    }
+    printf("  %zu accessors, %zu values checked, %zu differ\n", accessors, values, differ);
+    ENSURE(differ == 0 && accessors > 100);
+}
+
 static void accessor_sparse(void) {
     tl_gltf* doc = load_fixture("sparse.gltf");
     ENSURE(doc);
@@ -1088,6 +1174,7 @@ int main(int argc, char** argv) {
         {"accessor_normalized", accessor_normalized},
         {"accessor_stride", accessor_stride},
         {"accessor_sparse", accessor_sparse},
+        {"accessor_read_matches_plain", accessor_read_matches_plain},
         {"accessor_matrix_padding", accessor_matrix_padding},
         {"accessor_joint_sets", accessor_joint_sets},
         {"accessor_external_bin", accessor_external_bin},

@@ -20,6 +20,7 @@
 #include "play/hair_sheet.h"
 #include "sim/chain_parts.h"
 #include "base/mat4.h"
+#include "base/order.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 /* ENSURE for helpers that return a count. */
@@ -3679,6 +3680,59 @@ static void stitched_count_matches_nearest(void) {
     free(pts), free(mine), free(nearest);
 }
 
+/* tl_hair_find_primitives' one grid of a whole skin, each primitive skipping its own vertices,
+ * counts what hair_stitched_count of that primitive against a copy of the other vertices (the
+ * plain path, as each primitive was counted before) counts: every primitive of every skin of
+ * the shared files, at the stitch tolerance (1e-4 of the height) and at 3e-3 (many stitched). */
+static void stitch_grid_skip_matches_copy(void) {
+    const char** paths;
+    size_t n = tl_test_shared_files(&paths);
+    ENSURE(n >= 10);
+    uint32_t prims = 0, differ = 0, stitched = 0;
+    for (size_t f = 0; f < n && !tl_test_failed; ++f) {
+        tl_gltf* doc;
+        tl_scene* scene;
+        tl_error err;
+        if (tl_gltf_load(paths[f], &doc, &err) != TL_OK) continue;
+        if (tl_scene_create(doc, &scene, &err) != TL_OK) {
+            tl_gltf_destroy(doc);
+            continue;
+        }
+        for (uint32_t k = 0; k < scene->skin_count; ++k) {
+            const tl_scene_skin* s = &scene->skins[k];
+            float* others = malloc(3 * sizeof(float) * (s->vertex_count + 1));
+            ENSURE(others);
+            for (int t = 0; t < 2; ++t) {
+                float tol = (t == 0 ? 1e-4f : 3e-3f) * s->height;
+                hair_stitch_grid grid;
+                if (!(tol > 0)) continue; /* (no height: neither path can tell) */
+                ENSURE_MSG(hair_stitch_grid_build(&grid, s->rest_positions, s->vertex_count, tol),
+                           "%s skin %u", paths[f], k);
+                for (uint32_t p = 0; p < s->primitive_count; ++p) {
+                    const tl_scene_primitive* pr = &s->primitives[p];
+                    uint32_t m = 0, plain = 0, fast = 0;
+                    for (uint32_t v = 0; v < s->vertex_count; ++v)
+                        if (v < pr->first_vertex || v >= pr->first_vertex + pr->vertex_count)
+                            memcpy(others + 3 * m++, s->rest_positions + 3 * (size_t)v,
+                                   3 * sizeof(float));
+                    const float* mine = s->rest_positions + 3 * (size_t)pr->first_vertex;
+                    ENSURE(hair_stitched_count(mine, pr->vertex_count, others, m, tol, &plain));
+                    ENSURE(hair_stitch_grid_count(&grid, mine, pr->vertex_count, pr->first_vertex,
+                                                  pr->first_vertex + pr->vertex_count, &fast));
+                    differ += plain != fast, stitched += plain > 0, ++prims;
+                }
+                hair_stitch_grid_free(&grid);
+            }
+            free(others);
+        }
+        tl_scene_destroy(scene);
+        tl_gltf_destroy(doc);
+    }
+    printf("  %u primitive counts (%u with stitched vertices), %u differ\n", prims, stitched,
+           differ);
+    ENSURE(differ == 0 && prims > 100 && stitched > 20);
+}
+
 /* The adapter's cover through the grid's cells is the plain scan's: for each bone set, every
  * vertex off the cap against every bone, the same float test. Bone sets along the guides of
  * three styles and random ones through the hair, at the default reach and smaller ones (many
@@ -3971,6 +4025,60 @@ static void cover_tally_matches_count(void) {
     free(off), free(items), free(taken);
 }
 
+/* The sheet's ties sort (base/order.h, a radix sort of key rows) gives the order a plain stable
+ * insertion sort by the same comparison gives (unsigned keys by `<`, float keys by the floats'
+ * own `<`): rows like the ties' (small indices with repeats, UINT32_MAX, high bytes set; floats
+ * with -0 and +0, negatives, ties) at several widths and counts. */
+static bool order_row_less(const uint32_t* a, const uint32_t* b, const float* fa, const float* fb,
+                           uint32_t width, uint32_t floats) {
+    for (uint32_t k = 0; k < width; ++k) {
+        bool fl = k >= width - floats;
+        if (fl ? fa[k] < fb[k] : a[k] < b[k]) return true;
+        if (fl ? fb[k] < fa[k] : b[k] < a[k]) return false;
+    }
+    return false;
+}
+
+static void order_rows_matches_stable_sort(void) {
+    enum { MAX = 3000, W = 8 };
+    static uint32_t keys[MAX * W], plain[MAX], order[MAX], scratch[MAX];
+    static float vals[MAX * W];
+    const float pick[] = {-0.0f, 0.0f, 1.0f, 0.5f, -0.25f, 1e-30f, -3e7f, 0.75f, 2.5f};
+    const uint32_t widths[] = {1, 3, 8, 8}, counts[] = {0, 1, 2, 3000};
+    uint32_t r = 11, differ = 0, checked = 0;
+    for (int c = 0; c < 4; ++c) {
+        uint32_t width = widths[c], n = counts[c], floats = width > 2 ? 3 : 0;
+        for (uint32_t i = 0; i < n * width; ++i) {
+            uint32_t k = i % width;
+            if (k >= width - floats) {
+                vals[i] = pick[(uint32_t)(lcg_unit(&r) * 9) % 9];
+                keys[i] = tl_order_float_key(vals[i]);
+            } else {
+                float u = lcg_unit(&r);
+                keys[i] = u < 0.1f   ? UINT32_MAX
+                          : u < 0.2f ? (uint32_t)(lcg_unit(&r) * 4) << 20
+                                     : (uint32_t)(lcg_unit(&r) * (k == 0 ? 5 : 3));
+                vals[i] = 0;
+            }
+        }
+        for (uint32_t i = 0; i < n; ++i) { /* the plain path: stable insertion */
+            uint32_t j = i;
+            for (; j > 0 &&
+                   order_row_less(keys + (size_t)i * width, keys + (size_t)plain[j - 1] * width,
+                                  vals + (size_t)i * width, vals + (size_t)plain[j - 1] * width,
+                                  width, floats);
+                 --j)
+                plain[j] = plain[j - 1];
+            plain[j] = i;
+        }
+        tl_order_rows(keys, width, n, order, scratch);
+        for (uint32_t i = 0; i < n; ++i)
+            differ += order[i] != plain[i], ++checked;
+    }
+    printf("  %u positions checked, %u differ\n", checked, differ);
+    ENSURE(differ == 0 && checked == 3003);
+}
+
 /* The sheet's hold that keeps each link's direction until its chain moves gives what finding
  * every direction anew gives, bit for bit: two players' chains of braid01 held by two sheets,
  * one keeping directions, one not, through five frames under five attachment rotations. */
@@ -4061,12 +4169,14 @@ int main(int argc, char** argv) {
         {"coverage_matches_segments", coverage_matches_segments},
         {"scalp_nearest_matches_scan", scalp_nearest_matches_scan},
         {"stitched_count_matches_nearest", stitched_count_matches_nearest},
+        {"stitch_grid_skip_matches_copy", stitch_grid_skip_matches_copy},
         {"cover_matches_scan", cover_matches_scan},
         {"nape_known_matches_query", nape_known_matches_query},
         {"player_floor_matches_locks", player_floor_matches_locks},
         {"sheet_hold_reads_its_frame", sheet_hold_reads_its_frame},
         {"cover_tally_matches_count", cover_tally_matches_count},
         {"sheet_memo_matches_fresh", sheet_memo_matches_fresh},
+        {"order_rows_matches_stable_sort", order_rows_matches_stable_sort},
     };
     int rc = tl_test_main(argc, argv, cases, COUNT(cases));
     tl_hair_scalp_destroy(scalp);

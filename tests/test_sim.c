@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/chain_parts.h"
 #include "sim/sim_math.h"
 #include "sim/spring_chain_internal.h"
 
@@ -2042,6 +2043,61 @@ static void test_ellipsoid_collider(void) {
     ENSURE(length_error <= 1e-4 && swing > 0.02);
 }
 
+static float unit_random(uint32_t* r) {
+    *r = *r * 1664525u + 1013904223u;
+    return (float)(*r >> 8) / (float)(1u << 24);
+}
+
+/* The contact's cheap inside test (chain_ellipsoid_q < 1, tried before the surface and normal
+ * are worked out) answers as the full test chain_ellipsoid_inside does, on points around 400
+ * random ellipsoids (turned, one in four with a zero axis), their centres and points on their
+ * surfaces within a few roundings: the pushes, and so the bits, are the full test's. */
+static void test_ellipsoid_cheap_test_matches_full(void) {
+    uint32_t r = 3, checked = 0, inside = 0, differ = 0, edge = 0;
+    for (int e = 0; e < 400; ++e) {
+        qt turn = qt_axis_angle(
+            v3_normalize_or(v3_make(unit_random(&r) - 0.5f, unit_random(&r) - 0.5f, 0.3f),
+                            v3_make(0, 0, 1)),
+            6.3f * unit_random(&r));
+        tl_collider c = {TL_COLLIDER_ELLIPSOID, {0, 0, 0}, {0, 0, 0}, 0, {{0}}};
+        v3 ax[3];
+        for (int k = 0; k < 3; ++k) {
+            float len = e % 4 == 0 && k == 2 ? 0 : 0.02f + 0.3f * unit_random(&r);
+            v3 along = v3_make(k == 0, k == 1, k == 2);
+            ax[k] = qt_rotate(turn, v3_scale(along, len));
+            v3_store(c.axes[k], ax[k]);
+        }
+        v3 centre = v3_make(unit_random(&r) - 0.5f, unit_random(&r), unit_random(&r) - 0.5f);
+        v3_store(c.a, centre);
+        for (int i = 0; i < 300; ++i) {
+            v3 p;
+            if (i == 0) {
+                p = centre;
+            } else if (i < 150) { /* on the surface, scaled by a few roundings either way */
+                v3 u = v3_normalize_or(
+                    v3_make(unit_random(&r) - 0.5f, unit_random(&r) - 0.5f, unit_random(&r) - 0.5f),
+                    v3_make(1, 0, 0));
+                float s = 1 + (float)((int)(unit_random(&r) * 9) - 4) * 1.2e-7f;
+                p = v3_madd(v3_madd(v3_madd(centre, ax[0], s * u.x), ax[1], s * u.y), ax[2],
+                            s * u.z);
+            } else {
+                p = v3_add(centre,
+                           v3_make(0.8f * (unit_random(&r) - 0.5f), 0.8f * (unit_random(&r) - 0.5f),
+                                   0.8f * (unit_random(&r) - 0.5f)));
+            }
+            float q[3];
+            v3 surface, normal;
+            bool cheap = chain_ellipsoid_q(&c, p, q) < 1;
+            bool full = chain_ellipsoid_inside(&c, p, &surface, &normal);
+            differ += cheap != full, inside += full, ++checked;
+            edge += i > 0 && i < 150 && full;
+        }
+    }
+    printf("  %u points, %u inside (%u of them on a surface), %u differ\n", checked, inside, edge,
+           differ);
+    ENSURE(differ == 0 && inside > 10000 && edge > 10000);
+}
+
 /* A particle put at the very centre of an ellipsoid, and one just inside its surface: one
  * step puts each outside it (|q| >= 1 - 1e-6), on its rope. */
 static void test_ellipsoid_exact(void) {
@@ -2454,6 +2510,7 @@ static const tl_test_case cases[] = {
     {"thigh_collider", test_thigh_collider},
     {"ellipsoid_collider", test_ellipsoid_collider},
     {"ellipsoid_exact", test_ellipsoid_exact},
+    {"ellipsoid_cheap_test_matches_full", test_ellipsoid_cheap_test_matches_full},
     {"collider_crease", test_collider_crease},
     {"still_rest_on_colliders", test_still_rest_on_colliders},
     {"friction_once_a_step", test_friction_once_a_step},

@@ -25,6 +25,23 @@ float hair_scalp_scale(const tl_hair_scalp* scalp);
 bool hair_stitched_count(const float* mine, uint32_t m, const float* points, uint32_t n,
                          float tolerance, uint32_t* on);
 
+/* hair_stitched_count's grid of points, built once to count several point sets against
+ * (tl_hair_find_primitives: each head primitive against a whole skin's other vertices). */
+typedef struct hair_stitch_grid {
+    const float* points;
+    double cell;
+    float tolerance;
+    uint32_t n, mask;
+    uint32_t *head, *next;
+} hair_stitch_grid;
+/* False when it cannot tell (as hair_stitched_count); *grid then holds nothing to free. */
+bool hair_stitch_grid_build(hair_stitch_grid* grid, const float* points, uint32_t n,
+                            float tolerance);
+/* hair_stitched_count of mine against the grid's points outside [skip_from, skip_to). */
+bool hair_stitch_grid_count(const hair_stitch_grid* grid, const float* mine, uint32_t m,
+                            uint32_t skip_from, uint32_t skip_to, uint32_t* on);
+void hair_stitch_grid_free(hair_stitch_grid* grid);
+
 /* The nearest scalp triangle to p no farther than max_distance: its index, or UINT32_MAX;
  * *distance and bary are filled when found. */
 uint32_t hair_scalp_nearest(const tl_hair_scalp* scalp, const float p[3], float max_distance,

@@ -226,43 +226,63 @@ static uint32_t stitch_slot(const int32_t c[3], uint32_t mask) {
     return (uint32_t)(h ^ h >> 29) & mask;
 }
 
-/* How many of `mine` (m points) have one of `points` (n) at a squared distance under
- * tolerance², computed as the nearest-point test computes it: so the same count as measuring
- * to the nearest. Through a hashed grid of cells a little larger than the tolerance (a pair
- * that near lies in neighbouring cells). False: out of memory or cells out of range (the caller
- * then finds the nearest). */
-bool hair_stitched_count(const float* mine, uint32_t m, const float* points, uint32_t n,
-                         float tolerance, uint32_t* on) {
-    double cell = 1.01 * (double)tolerance;
+/* hair_stitched_count's grid (internal.h): how many of `mine` have one of `points` at a squared
+ * distance under tolerance², computed as the nearest-point test computes it, so the same count
+ * as measuring to the nearest. Cells of 2.02 tolerances, hashed: a pair that near is within
+ * 1.01 tolerances along each axis (the float test's roundings are far smaller), and the cells
+ * that box meets (2 along an axis, 3 by rounding at most; 8 in all where cells of 1.01 read 27)
+ * hold every such point. False: out of memory or cells out of range (the caller then finds the
+ * nearest). */
+bool hair_stitch_grid_build(hair_stitch_grid* g, const float* points, uint32_t n, float tolerance) {
+    memset(g, 0, sizeof *g);
+    double cell = 2.02 * (double)tolerance;
     if (!(tolerance > 0) || !isfinite(cell) || n >= UINT32_MAX / 4) return false;
     uint32_t slots = 1;
     while (slots < 2 * n)
         slots *= 2;
     uint32_t* head = malloc(sizeof(uint32_t) * slots);
-    uint32_t* next = malloc(sizeof(uint32_t) * n);
-    int32_t* cells = malloc(3 * sizeof(int32_t) * n);
+    uint32_t* next = malloc(sizeof(uint32_t) * (n ? n : 1));
     bool big = false;
-    if (!head || !next || !cells) return free(head), free(next), free(cells), false;
+    if (!head || !next) return free(head), free(next), false;
     memset(head, 0xff, sizeof(uint32_t) * slots);
     for (uint32_t i = 0; i < n && !big; ++i) {
-        int32_t* c = cells + 3 * (size_t)i;
+        int32_t c[3];
         if (!stitch_cell(points + 3 * (size_t)i, cell, c, &big)) continue;
         uint32_t slot = stitch_slot(c, slots - 1);
         next[i] = head[slot], head[slot] = i;
     }
+    if (big) return free(head), free(next), false;
+    *g = (hair_stitch_grid){points, cell, tolerance, n, slots - 1, head, next};
+    return true;
+}
+
+bool hair_stitch_grid_count(const hair_stitch_grid* g, const float* mine, uint32_t m,
+                            uint32_t skip_from, uint32_t skip_to, uint32_t* on) {
+    bool big = false;
+    float tolerance = g->tolerance;
+    double reach = 1.01 * (double)tolerance;
     *on = 0;
     for (uint32_t v = 0; v < m && !big; ++v) {
         const float* a = mine + 3 * (size_t)v;
-        int32_t c[3];
-        bool near = false;
-        if (!stitch_cell(a, cell, c, &big)) continue;
-        for (int z = -1; z <= 1 && !near; ++z)
-            for (int y = -1; y <= 1 && !near; ++y)
-                for (int x = -1; x <= 1 && !near; ++x) {
-                    int32_t at[3] = {c[0] + x, c[1] + y, c[2] + z};
-                    for (uint32_t i = head[stitch_slot(at, slots - 1)]; i != UINT32_MAX && !near;
-                         i = next[i]) {
-                        const float* b = points + 3 * (size_t)i;
+        int32_t l[3], h[3];
+        bool near = false, finite = true;
+        for (int k = 0; k < 3 && finite && !big;
+             ++k) { /* the cells 1.01 tolerances about a meets */
+            double ql = floor(((double)a[k] - reach) / g->cell);
+            double qh = floor(((double)a[k] + reach) / g->cell);
+            finite = isfinite(a[k]);
+            big = finite && !(fabs(ql) < 1 << 30 && fabs(qh) < 1 << 30);
+            l[k] = finite && !big ? (int32_t)ql : 0, h[k] = finite && !big ? (int32_t)qh : 0;
+        }
+        if (!finite || big) continue;
+        for (int32_t z = l[2]; z <= h[2] && !near; ++z)
+            for (int32_t y = l[1]; y <= h[1] && !near; ++y)
+                for (int32_t x = l[0]; x <= h[0] && !near; ++x) {
+                    int32_t at[3] = {x, y, z};
+                    for (uint32_t i = g->head[stitch_slot(at, g->mask)]; i != UINT32_MAX && !near;
+                         i = g->next[i]) {
+                        if (i >= skip_from && i < skip_to) continue;
+                        const float* b = g->points + 3 * (size_t)i;
                         float d2 = (a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) +
                                    (a[2] - b[2]) * (a[2] - b[2]);
                         near = d2 < tolerance * tolerance;
@@ -270,8 +290,21 @@ bool hair_stitched_count(const float* mine, uint32_t m, const float* points, uin
                 }
         *on += near;
     }
-    free(head), free(next), free(cells);
     return !big;
+}
+
+void hair_stitch_grid_free(hair_stitch_grid* g) {
+    free(g->head), free(g->next);
+    memset(g, 0, sizeof *g);
+}
+
+bool hair_stitched_count(const float* mine, uint32_t m, const float* points, uint32_t n,
+                         float tolerance, uint32_t* on) {
+    hair_stitch_grid g;
+    if (!hair_stitch_grid_build(&g, points, n, tolerance)) return false;
+    bool ok = hair_stitch_grid_count(&g, mine, m, 0, 0, on);
+    hair_stitch_grid_free(&g);
+    return ok;
 }
 
 /* The share of primitive p's vertices that lie on another primitive's (within `tolerance`):
@@ -317,6 +350,10 @@ uint32_t tl_hair_find_primitives(const tl_scene* scene, uint32_t skin, uint8_t* 
     uint8_t* in_head = malloc(s->joint_count ? s->joint_count : 1);
     if (!in_head) return 0;
     uint32_t found = 0;
+    /* one grid of the whole skin for every head primitive, each skipping its own vertices (0:
+       not built yet, 1: built, 2: cannot be: each primitive's own copy then) */
+    hair_stitch_grid grid;
+    int state = 0;
     if (hair_head_joints(s, in_head)) {
         for (uint32_t p = 0; p < s->primitive_count; ++p) {
             const tl_scene_primitive* prim = &s->primitives[p];
@@ -325,14 +362,25 @@ uint32_t tl_hair_find_primitives(const tl_scene* scene, uint32_t skin, uint8_t* 
                 head += in_head[tl_scene_skin_dominant_joint(s, prim->first_vertex + v)];
             /* nearly all on the head: hair, a hat, a helmet; the body has its head too, but
                most of its skin is elsewhere; and not a piece of the head's own skin */
-            if (prim->vertex_count > 0 && prim->triangle_count > 0 &&
-                head >= 0.95 * prim->vertex_count &&
-                stitched_share(s, p, 1e-4f * s->height) < 0.01f) {
-                flags[p] = 1;
-                found++;
-            }
+            if (!(prim->vertex_count > 0 && prim->triangle_count > 0 &&
+                  head >= 0.95 * prim->vertex_count))
+                continue;
+            float tolerance = 1e-4f * s->height, share = -1;
+            if (state == 0)
+                state = hair_stitch_grid_build(&grid, s->rest_positions, s->vertex_count, tolerance)
+                            ? 1
+                            : 2;
+            uint32_t on = 0;
+            if (state == 1 && s->vertex_count > prim->vertex_count &&
+                hair_stitch_grid_count(&grid, s->rest_positions + 3 * (size_t)prim->first_vertex,
+                                       prim->vertex_count, prim->first_vertex,
+                                       prim->first_vertex + prim->vertex_count, &on))
+                share = (float)on / (float)prim->vertex_count;
+            if (share < 0) share = stitched_share(s, p, tolerance);
+            if (share < 0.01f) flags[p] = 1, found++;
         }
     }
+    if (state == 1) hair_stitch_grid_free(&grid);
     free(in_head);
     return found;
 }

@@ -8,6 +8,7 @@
 #include "play/chain_colliders.h"
 
 #include "base/mat4.h"
+#include "base/order.h"
 
 #include <tailor/colliders.h>
 
@@ -176,11 +177,40 @@ static bool skin_ties(play_sheet* s, size_t* capacity, const tl_scene* scene, ui
     return ok;
 }
 
+enum { TIE_KEYS = 8 };
+
+/* Puts the ties in tie_order's order by a radix sort of their keys (the same order: stable, and
+ * ties equal under tie_order are equal in every field set so far, bar a zero's sign). False:
+ * out of memory, or a NaN point or seam, which tie_order does not order either. */
+static bool ties_sort(play_sheet* s) {
+    uint32_t n = s->tie_count;
+    uint32_t* keys = malloc(sizeof(uint32_t) * (TIE_KEYS + 2) * (size_t)n);
+    sheet_tie* sorted = malloc(sizeof *sorted * n);
+    bool ok = keys && sorted;
+    for (uint32_t i = 0; ok && i < n; ++i) {
+        const sheet_tie* t = &s->ties[i];
+        ok = !isnan(t->ta) && !isnan(t->tb) && !isnan(t->seam);
+        uint32_t* k = keys + (size_t)TIE_KEYS * i;
+        k[0] = t->a, k[1] = t->b, k[2] = t->ia, k[3] = t->ib, k[4] = t->along;
+        k[5] = tl_order_float_key(t->ta), k[6] = tl_order_float_key(t->tb);
+        k[7] = tl_order_float_key(t->seam);
+    }
+    if (ok) {
+        uint32_t* order = keys + (size_t)TIE_KEYS * n;
+        tl_order_rows(keys, TIE_KEYS, n, order, order + n);
+        for (uint32_t i = 0; i < n; ++i)
+            sorted[i] = s->ties[order[i]];
+        memcpy(s->ties, sorted, sizeof *sorted * n);
+    }
+    free(keys), free(sorted);
+    return ok;
+}
+
 /* Sorts the ties and merges those between the same two links, their points and seam the mean
  * of theirs. */
 static void ties_merge(play_sheet* s) {
     if (s->tie_count == 0) return;
-    qsort(s->ties, s->tie_count, sizeof *s->ties, tie_order);
+    if (!ties_sort(s)) qsort(s->ties, s->tie_count, sizeof *s->ties, tie_order);
     uint32_t kept = 0, run = 0;
     for (uint32_t k = 0; k < s->tie_count; ++k) {
         if (kept > 0 && tie_links(&s->ties[kept - 1], &s->ties[k]) == 0) {

@@ -51,33 +51,6 @@ KERNEL bool collider_inside(const contact_collider* c, v3 p, v3* centre, float* 
     return v3_dot(d, d) < c->r2;
 }
 
-/* An ellipsoid in its unit-sphere space q (p = a + sum q_k axes[k]): the surface point radially
- * out from the centre there, s = a + sum (q_k / |q|) axes[k], and the outward normal at s
- * (the gradient of |q|^2); true when p is inside (|q| < 1). The centre itself goes out along
- * the shortest axis. */
-static bool ellipsoid_inside(const tl_collider* c, v3 p, v3* surface, v3* normal) {
-    v3 a = v3_load(c->a), d = v3_sub(p, a), axis[3];
-    float q[3], q2 = 0;
-    int shortest = 0;
-    for (int k = 0; k < 3; ++k) {
-        axis[k] = v3_load(c->axes[k]);
-        float r2 = v3_dot(axis[k], axis[k]);
-        q[k] = r2 > 0 ? v3_dot(d, axis[k]) / r2 : 0;
-        q2 += q[k] * q[k];
-        if (r2 < v3_dot(axis[shortest], axis[shortest])) shortest = k;
-    }
-    float rho = sqrtf(q2);
-    v3 s = a, n = {0, 0, 0};
-    for (int k = 0; k < 3; ++k) {
-        float r2 = v3_dot(axis[k], axis[k]);
-        float u = rho > 1e-12f ? q[k] / rho : (k == shortest ? 1.0f : 0.0f);
-        s = v3_madd(s, axis[k], u);
-        if (r2 > 0) n = v3_madd(n, axis[k], u / r2);
-    }
-    *surface = s, *normal = v3_normalize_or(n, v3_perpendicular(axis[shortest]));
-    return q2 < 1;
-}
-
 /* A plane of the contact pass: the plane behind the hips, the floor or a body plane collider.
  * It holds a tip p where dot(p - at, normal) < below (and, when bounded, only where
  * dot(p - bound_at, bound_normal) < 0: the hips plane acts below the tail root alone), and puts
@@ -198,14 +171,16 @@ static int collide(const contact_collider* cc, v3 head, float len, float inv_len
         /* beyond the tangent plane at the radial surface point: outside, the ellipsoid being
          * convex; again from there when the plane did not reach the rope sphere */
         v3 surface;
-        for (; pass < 3 && ellipsoid_inside(c, p, &surface, &normal); ++pass) {
+        float u[3]; /* |q| alone first: most tips are outside, and then nothing else is read */
+        for (; pass < 3 && chain_ellipsoid_q(c, p, u) < 1; ++pass) {
+            chain_ellipsoid_inside(c, p, &surface, &normal);
             v3 q = project_onto_circle(head, len, p, normal, v3_dot(normal, surface), rest);
             bool pushed = v3_moved(p, q, still);
             did |= HELD | (pushed ? PUSHED : 0), p = q;
             if (!pushed) break; /* (a re-seat by rounding: settled) */
         }
         if (!did) return SETTLED;
-        ellipsoid_inside(c, p, &surface, &normal);
+        chain_ellipsoid_inside(c, p, &surface, &normal);
         *vp = contact_velocity(*vp, v3_scale(v3_sub(p, head), inv_len), normal);
         *pp = p, *np = normal;
         return did | (pass < 3 ? SETTLED : 0);

@@ -234,6 +234,45 @@ struct tl_chain_batch {
 #else
 #define KERNEL static inline
 #endif
+/* p in an ellipsoid's unit-sphere space (p = a + sum q_k axes[k]) into q; returns |q|^2, the
+ * very value chain_ellipsoid_inside compares with 1 (the contact tests it alone first: most
+ * tips are outside, and then nothing else is read). */
+static inline float chain_ellipsoid_q(const tl_collider* c, v3 p, float q[3]) {
+    v3 d = v3_sub(p, v3_load(c->a));
+    float q2 = 0;
+    for (int k = 0; k < 3; ++k) {
+        v3 axis = v3_load(c->axes[k]);
+        float r2 = v3_dot(axis, axis);
+        q[k] = r2 > 0 ? v3_dot(d, axis) / r2 : 0;
+        q2 += q[k] * q[k];
+    }
+    return q2;
+}
+
+/* An ellipsoid in its unit-sphere space q (p = a + sum q_k axes[k]): the surface point radially
+ * out from the centre there, s = a + sum (q_k / |q|) axes[k], and the outward normal at s
+ * (the gradient of |q|^2); true when p is inside (|q| < 1). The centre itself goes out along
+ * the shortest axis. */
+static inline bool chain_ellipsoid_inside(const tl_collider* c, v3 p, v3* surface, v3* normal) {
+    v3 a = v3_load(c->a), axis[3];
+    float q[3], q2 = chain_ellipsoid_q(c, p, q);
+    int shortest = 0;
+    for (int k = 0; k < 3; ++k) {
+        axis[k] = v3_load(c->axes[k]);
+        if (v3_dot(axis[k], axis[k]) < v3_dot(axis[shortest], axis[shortest])) shortest = k;
+    }
+    float rho = sqrtf(q2);
+    v3 s = a, n = {0, 0, 0};
+    for (int k = 0; k < 3; ++k) {
+        float r2 = v3_dot(axis[k], axis[k]);
+        float u = rho > 1e-12f ? q[k] / rho : (k == shortest ? 1.0f : 0.0f);
+        s = v3_madd(s, axis[k], u);
+        if (r2 > 0) n = v3_madd(n, axis[k], u / r2);
+    }
+    *surface = s, *normal = v3_normalize_or(n, v3_perpendicular(axis[shortest]));
+    return q2 < 1;
+}
+
 #define LANE_V3(s, f, l) ((v3){(s)->f##x[l], (s)->f##y[l], (s)->f##z[l]})
 #define LANE_QT(s, f, l) ((qt){(s)->f##x[l], (s)->f##y[l], (s)->f##z[l], (s)->f##w[l]})
 #define SET_V3(s, f, l, v) ((s)->f##x[l] = (v).x, (s)->f##y[l] = (v).y, (s)->f##z[l] = (v).z)
