@@ -269,9 +269,9 @@ static void closest_triangles(closest_query* q, const hair_grid* g, const hair_g
                     if (was == q->mark) continue;
                     q->tested[t] = q->mark;
                     const float* b = boxes + 6 * (size_t)t;
-                    bool apart = false;
+                    int apart = 0; /* (no branch per axis: they mispredict) */
                     for (int k = 0; k < 3; ++k)
-                        apart = apart || b[k] > hi[k] || b[3 + k] < lo[k];
+                        apart |= (b[k] > hi[k]) | (b[3 + k] < lo[k]);
                     if (apart) continue; /* farther than the reach on one axis */
                     float bary[3], d2;
                     if (was == q->mark + 1) {
