@@ -3643,6 +3643,67 @@ static void layer_closest_matches_visit(void) {
     free(m.positions), free(m.triangles), free(pts), free(a), free(b);
 }
 
+/* The guide layer's closest triangle on real styles is the visit's, ties included, and lies at
+ * the least distance a plain scan of every triangle finds: queried at every guide point (the
+ * layer's own queries), at vertices and at edge midpoints (distances tied between the triangles
+ * around them). The triangle grid's path tests a triangle's visit key only at or below the best
+ * distance: a tie skipped or a non-candidate taken differs from the visit. */
+static void layer_closest_styles_match_scan(void) {
+    ENSURE(body_load());
+    const char* styles[] = {"bob01", "braid01", "long01"};
+    tl_hair_def def = tl_default_hair_def();
+    float cell = def.coverage_mm * body->skins[0].height / TL_HAIR_HUMAN_MM;
+    uint32_t queries = 0, differ = 0, scanned = 0, farther = 0, ties = 0;
+    for (size_t s = 0; s < COUNT(styles) && !tl_test_failed; ++s) {
+        tl_hair_mesh m;
+        ENSURE(style_load(styles[s], &m));
+        tl_hair_guides* g;
+        tl_error err;
+        ENSURE_OK(tl_hair_guides_create(&m, scalp, &def, &g, &err), err);
+        uint32_t Q = g->point_count + 2 * m.triangle_count / 7 + 2;
+        float* pts = malloc(3 * sizeof(float) * Q);
+        uint32_t *a = malloc(sizeof(uint32_t) * Q), *b = malloc(sizeof(uint32_t) * Q), n = 0;
+        ENSURE(pts && a && b);
+        memcpy(pts, g->points, 3 * sizeof(float) * g->point_count);
+        n = g->point_count;
+        for (uint32_t t = 0; t < m.triangle_count; t += 7) { /* a vertex, an edge's midpoint */
+            const float* p0 = m.positions + 3 * (size_t)m.triangles[3 * (size_t)t];
+            const float* p1 = m.positions + 3 * (size_t)m.triangles[3 * (size_t)t + 1];
+            for (int k = 0; k < 3; ++k)
+                pts[3 * (size_t)n + k] = p0[k], pts[3 * (size_t)n + 3 + k] = 0.5f * (p0[k] + p1[k]);
+            n += 2;
+        }
+        ENSURE(hair_layer_closest(&m, cell, pts, n, false, a));
+        ENSURE(hair_layer_closest(&m, cell, pts, n, true, b));
+        for (uint32_t q = 0; q < n; ++q) {
+            differ += a[q] != b[q];
+            if (q % 61 != 0 || (int32_t)b[q] < 0) continue;
+            /* the plain scan: every triangle's distance */
+            const float* p = pts + 3 * (size_t)q;
+            float least = INFINITY, got = 0, bary[3];
+            uint32_t at_least = 0;
+            for (uint32_t t = 0; t < m.triangle_count; ++t) {
+                const uint32_t* tri = m.triangles + 3 * (size_t)t;
+                float d2 = tl_mesh_triangle_nearest(p, m.positions + 3 * (size_t)tri[0],
+                                                    m.positions + 3 * (size_t)tri[1],
+                                                    m.positions + 3 * (size_t)tri[2], bary);
+                if (t == b[q]) got = d2;
+                at_least += d2 == least;
+                if (d2 < least) least = d2, at_least = 1;
+            }
+            scanned++, farther += got != least, ties += at_least > 1;
+        }
+        queries += n;
+        free(pts), free(a), free(b);
+        tl_hair_guides_destroy(g);
+        tl_hair_mesh_free(&m);
+    }
+    printf("  %u queries, %u differ from the visit; %u scanned (%u tied), %u farther than the "
+           "scan's least\n",
+           queries, differ, scanned, ties, farther);
+    ENSURE(queries > 50000 && scanned > 500 && ties > 50 && differ == 0 && farther == 0);
+}
+
 /* hair_stitched_count (the hair primitives' stitched share) gives the count measuring to the
  * nearest point gives, with points placed around the tolerance in every direction. */
 static void stitched_count_matches_nearest(void) {
@@ -4166,6 +4227,7 @@ int main(int argc, char** argv) {
         {"obj_hostile", obj_hostile},
         {"grid_boxes_cover_near_items", grid_boxes_cover_near_items},
         {"layer_closest_matches_visit", layer_closest_matches_visit},
+        {"layer_closest_styles_match_scan", layer_closest_styles_match_scan},
         {"coverage_matches_segments", coverage_matches_segments},
         {"scalp_nearest_matches_scan", scalp_nearest_matches_scan},
         {"stitched_count_matches_nearest", stitched_count_matches_nearest},

@@ -269,13 +269,10 @@ static void closest_triangles(closest_query* q, const hair_grid* g, const hair_g
                     if (was == q->mark) continue;
                     q->tested[t] = q->mark;
                     const float* b = boxes + 6 * (size_t)t;
-                    bool apart = false;
+                    int apart = 0; /* (no branch per axis: they mispredict) */
                     for (int k = 0; k < 3; ++k)
-                        apart = apart || b[k] > hi[k] || b[3 + k] < lo[k];
+                        apart |= (b[k] > hi[k]) | (b[3 + k] < lo[k]);
                     if (apart) continue; /* farther than the reach on one axis */
-                    uint32_t vertex;
-                    size_t at = visit_key(q, g, c, vcell, t, &vertex);
-                    if (at == SIZE_MAX) continue; /* not one of the visit's candidates */
                     float bary[3], d2;
                     if (was == q->mark + 1) {
                         uint32_t k = 0;
@@ -291,6 +288,12 @@ static void closest_triangles(closest_query* q, const hair_grid* g, const hair_g
                                                      q->mesh->positions + 3 * (size_t)tri[1],
                                                      q->mesh->positions + 3 * (size_t)tri[2], bary);
                     }
+                    /* the visit's key only for a triangle that could be taken or tie: one
+                       farther is not taken whether a candidate or not */
+                    if (!(d2 <= q->best)) continue;
+                    uint32_t vertex;
+                    size_t at = visit_key(q, g, c, vcell, t, &vertex);
+                    if (at == SIZE_MAX) continue; /* not one of the visit's candidates */
                     bool tie = d2 == q->best &&
                                (q->triangle == UINT32_MAX || at < key_cell ||
                                 (at == key_cell && (vertex < key_vertex ||
@@ -304,8 +307,10 @@ static void closest_triangles(closest_query* q, const hair_grid* g, const hair_g
 }
 
 /* The triangles' grid of closest_triangles: each triangle's box (6 floats in boxes), filed in
- * cells of the boxes' mean largest side; and each vertex's cell in the vertex grid g (3 per
- * vertex, read from g's lists). False: out of memory or no grid (the visit alone then). */
+ * cells of half the boxes' mean largest side (a query's reach box reads fewer items than in
+ * cells of the whole side; 16 cells a triangle at most, the cell grown past that); and each
+ * vertex's cell in the vertex grid g (3 per vertex, read from g's lists). False: out of memory or
+ * no grid (the visit alone then). */
 static bool triangle_grid(const tl_hair_mesh* mesh, const hair_grid* g, hair_grid* tg, float* boxes,
                           uint32_t* vcell) {
     double side = 0;
@@ -322,7 +327,7 @@ static bool triangle_grid(const tl_hair_mesh* mesh, const hair_grid* g, hair_gri
         }
         side += most;
     }
-    float cell = (float)(side / (mesh->triangle_count ? mesh->triangle_count : 1));
+    float cell = 0.5f * (float)(side / (mesh->triangle_count ? mesh->triangle_count : 1));
     if (!g->start || !(cell > 0) || !isfinite(cell) || mesh->triangle_count == 0) return false;
     for (uint32_t z = 0; z < g->dims[2]; ++z)
         for (uint32_t y = 0; y < g->dims[1]; ++y)
@@ -334,7 +339,7 @@ static bool triangle_grid(const tl_hair_mesh* mesh, const hair_grid* g, hair_gri
                 }
             }
     return hair_grid_build_boxes(tg, boxes, NULL, mesh->triangle_count, cell,
-                                 4 * (size_t)mesh->triangle_count + 64);
+                                 16 * (size_t)mesh->triangle_count + 64);
 }
 
 /* What the closest-point queries read: the hair mesh's vertex → triangles lists, per-triangle
