@@ -185,15 +185,7 @@ typedef struct tl_chain_input {
     const tl_collider* colliders; /* the body's colliders at the end of the frame, or NULL;
                                      read during the step only (every internal step of the
                                      frame uses them; tl_chain_step_sampled gives each step its
-                                     own). In a still frame (start and
-                                     target the same values, the hips' too, and the path no
-                                     bend: the frame before still as well, or not about as
-                                     long) a tip a collider holds takes its move over the
-                                     internal step, less the push's part, as its velocity, and
-                                     so does every other tip of a chain that touched one the
-                                     step before (less the part along its link): a resting
-                                     contact keeps no velocity it never spends (issue #11).
-                                     In any other frame the contact's response sets it. */
+                                     own) */
     int collider_count;
     /* or NULL: per collider k and link i, collider_growth[k * links + i] metres added to
      * collider k's size (radius, each semi-axis) for link i's tip; a size it leaves at or below

@@ -198,8 +198,6 @@ static void setup_lane(lane_frame* f, int l, const frame_plan* fp, int n, bool p
     f->has_hips[l] = fp->has_hips;
     f->colliders[l] = fp->colliders, f->collider_count[l] = fp->collider_count;
     f->growth[l] = fp->collider_growth, f->links = n; /* (the cull: chain_cull_setup) */
-    f->still[l] = chain_frame_still(fp);
-    f->body_now[l] = f->still[l] && c->collider_touched; /* (the first step's body_before) */
 }
 
 #if defined(__SSE__)
@@ -243,7 +241,6 @@ static void record_step(const lane_frame* f, int l, frame_plan* fp) {
     pose->scale = f->scale[l];
     fp->last_hips = LANE_QT(f, pk, l);
     fp->chain->stats.contacts = (uint32_t)f->contacts[l];
-    fp->chain->collider_touched = f->body_now[l] != 0;
     fp->chain->stats.steps += (uint64_t)fp->steps;
 }
 

@@ -187,7 +187,6 @@ void chain_place_at_rest(tl_chain* c, const tl_chain_pose* pose, qt hips) {
     c->given_known = false;
     c->solved_hips = hips;
     c->accumulator = 0;
-    c->collider_touched = false;
     c->placed = true;
     c->history = false;
 }
@@ -223,19 +222,6 @@ KERNEL qt quaternion_curve(qt before, qt a, qt b, double r) {
     if (qt_dot(a, before) < 0) before = qt_neg(before);
     return (qt){curve_of(before.x, a.x, b.x, r), curve_of(before.y, a.y, b.y, r),
                 curve_of(before.z, a.z, b.z, r), curve_of(before.w, a.w, b.w, r)};
-}
-
-/* Whether the attachment stands still over the whole frame (issue #11's "the body is still"):
- * start and target the same values (positions, rotations, scale; the hips' too) and the path
- * no bend, so every internal step has the same pose: the exact test, no tolerance, as a host
- * holding a pose passes the same floats each frame. */
-bool chain_frame_still(const frame_plan* fp) {
-    const v3 cp = fp->curve_position;
-    const qt cr = fp->curve_rotation, ch = fp->curve_hips, hs = fp->hips_start,
-             ht = fp->hips_target;
-    return pose_equal(&fp->start, &fp->target) && cp.x == 0 && cp.y == 0 && cp.z == 0 &&
-           cr.x == 0 && cr.y == 0 && cr.z == 0 && cr.w == 0 && ch.x == 0 && ch.y == 0 &&
-           ch.z == 0 && ch.w == 0 && hs.x == ht.x && hs.y == ht.y && hs.z == ht.z && hs.w == ht.w;
 }
 
 /* Validates the input, handles teleports and hitches and counts the internal steps. False

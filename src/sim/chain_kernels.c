@@ -153,7 +153,7 @@ KERNEL bool ball_push(v3 head, float len, float len2, v3 centre, float r, float 
  * moves as the tip does) while a pass pushes; a collider swallowing the whole rope sphere leaves
  * the tip where it is. HELD, PUSHED, SETTLED as above; inv_len = 1 / len, still as v3_moved. */
 static int collide(const contact_collider* cc, v3 head, float len, float inv_len, v3 rest,
-                   float still, v3* pp, v3* vp, v3* np) {
+                   float still, v3* pp, v3* vp) {
     const tl_collider* c = cc->c;
     v3 p = *pp, centre, normal;
     float radius;
@@ -164,7 +164,6 @@ static int collide(const contact_collider* cc, v3 head, float len, float inv_len
         if (!plane_holds(&pl, p)) return SETTLED;
         *pp = project_onto_circle(head, len, p, n, pl.level, rest);
         *vp = contact_velocity(*vp, v3_scale(v3_sub(*pp, head), inv_len), n);
-        *np = n;
         return HELD | SETTLED | (v3_moved(p, *pp, still) ? PUSHED : 0);
     }
     if (c->shape == TL_COLLIDER_ELLIPSOID) {
@@ -182,7 +181,7 @@ static int collide(const contact_collider* cc, v3 head, float len, float inv_len
         if (!did) return SETTLED;
         chain_ellipsoid_inside(c, p, &surface, &normal);
         *vp = contact_velocity(*vp, v3_scale(v3_sub(p, head), inv_len), normal);
-        *pp = p, *np = normal;
+        *pp = p;
         return did | (pass < 3 ? SETTLED : 0);
     }
     const float len2 = len * len;
@@ -206,7 +205,7 @@ static int collide(const contact_collider* cc, v3 head, float len, float inv_len
     if (stale) collider_inside(cc, p, &centre, &radius);
     normal = v3_normalize_or(v3_sub(p, centre), v3_sub(p, head));
     *vp = contact_velocity(*vp, v3_scale(v3_sub(p, head), inv_len), normal);
-    *pp = p, *np = normal;
+    *pp = p;
     return did | (pass < 3 ? SETTLED : 0); /* (a capsule's third push may leave it inside) */
 }
 
@@ -430,7 +429,7 @@ static int contact_candidates(const lane_frame* f, int l, v3 head, float len, in
  * the tip as it is, so both give the same bits. */
 static bool contact_sweeps(const tl_collider* colliders, int collider_count, const float* growth,
                            int links, int link, const int* list, int candidates, v3 head, float len,
-                           v3 rest, float slip, v3* p, v3* v, v3* normal) {
+                           v3 rest, float slip, v3* p, v3* v) {
     contact_collider ready[CULL_COLLIDERS];
     int count = 0;
     for (int j = 0; j < candidates; ++j) /* (those the growth leaves no size are left out) */
@@ -451,9 +450,9 @@ static bool contact_sweeps(const tl_collider* colliders, int collider_count, con
             const int shape = ready[j].shape;
             if (shape == TL_COLLIDER_PLANE || shape == TL_COLLIDER_ELLIPSOID ||
                 collider_inside(&ready[j], *p, &centre, &radius))
-                did = collide(&ready[j], head, len, inv_len, rest, still, p, v, normal);
+                did = collide(&ready[j], head, len, inv_len, rest, still, p, v);
         } else if (contact_collider_of(colliders, growth, links, j, link, &cc))
-            did = collide(&cc, head, len, inv_len, rest, still, p, v, normal);
+            did = collide(&cc, head, len, inv_len, rest, still, p, v);
         held |= did;
         met = did & PUSHED ? (did & SETTLED ? 1 : 0) : met + 1;
     }
@@ -464,9 +463,9 @@ static bool contact_sweeps(const tl_collider* colliders, int collider_count, con
             continue;
         }
         contact_collider cc;
-        v3 q = *p, u = *v, n;
+        v3 q = *p, u = *v;
         assert(!(contact_collider_of(colliders, growth, links, k, link, &cc) &&
-                 collide(&cc, head, len, inv_len, rest, still, &q, &u, &n) & HELD));
+                 collide(&cc, head, len, inv_len, rest, still, &q, &u) & HELD));
     }
 #endif
     if (held & HELD) *v = v3_scale(*v, slip);
@@ -475,10 +474,9 @@ static bool contact_sweeps(const tl_collider* colliders, int collider_count, con
 
 /* The contact pass for one lane's tip (rare: scalar): the plane behind the hips, the floor,
  * then the body's colliders, each a collider of the pass. Returns whether the tip moved; *touch
- * whether it is on the floor (TOUCH_FLOOR) or a body collider (TOUCH_BODY: *normal the outward
- * normal of the last one that held it). */
+ * whether it is on the floor or a body collider. */
 bool chain_contact(const lane_frame* f, int l, int link, v3 head, float len, v3 rest, v3* pp,
-                   v3* vp, int* touch, v3* normal) {
+                   v3* vp, bool* touch) {
     v3 p = *pp, v = *vp;
     const v3 root = LANE_V3(f, r, l), forward = LANE_V3(f, f, l), hips_up = LANE_V3(f, e, l);
     const v3 up = LANE_V3(f, up, l), back = v3_scale(forward, -1.0f), zero = {0, 0, 0};
@@ -488,7 +486,7 @@ bool chain_contact(const lane_frame* f, int l, int link, v3 head, float len, v3 
     const contact_plane ground = {
         zero, up, zero, zero, f->floor_level[l], f->floor_level[l], false, PLANE_FLOOR};
     bool moved = false;
-    *touch = 0;
+    *touch = false;
     if (f->plane[l] && plane_holds(&hips, p)) {
         p = project_onto_circle(head, len, p, hips.normal, hips.level, rest);
         v = plane_velocity(&hips, v3_scale(v3_sub(p, head), 1.0f / len), f->slip[l], v);
@@ -505,30 +503,16 @@ bool chain_contact(const lane_frame* f, int l, int link, v3 head, float len, v3 
         }
         v = plane_velocity(&ground, v3_scale(v3_sub(p, head), 1.0f / len), f->slip[l], v);
         moved = true;
-        *touch = TOUCH_FLOOR;
+        *touch = true;
     }
     /* the body's colliders, those within the rope's reach (a crease of the body: sweeps) */
     int list[CULL_COLLIDERS];
     const int candidates = contact_candidates(f, l, head, len, list);
     if (contact_sweeps(f->colliders[l], f->collider_count[l], f->growth[l], f->links, link, list,
-                       candidates, head, len, rest, f->slip[l], &p, &v, normal))
-        moved = true, *touch |= TOUCH_BODY;
+                       candidates, head, len, rest, f->slip[l], &p, &v))
+        moved = *touch = true;
     *pp = p, *vp = v;
     return moved;
-}
-
-/* The velocity of a tip a body collider held in this step (issue #11: hair locked on a collider
- * comes to rest): its move over the step, from `before` (the step's start) to p, the pushes out
- * included, less the move's part along the contact's push (from `pushed`, the place before the
- * contact: the push out becomes no velocity, an inelastic contact), then the contact's own
- * response (normal: the surface's; the part into it removed, the rest slipping). A move that
- * the corrections (coupling, limit) hold still leaves no velocity to store. */
-v3 chain_contact_move(v3 before, v3 pushed, v3 p, v3 head, float len, float dt, v3 normal,
-                      float slip) {
-    v3 v = v3_scale(v3_sub(p, before), 1.0f / dt), push = v3_sub(p, pushed);
-    float push2 = v3_dot(push, push);
-    if (push2 > 0) v = v3_madd(v, push, -v3_dot(v, push) / push2);
-    return v3_scale(contact_velocity(v, v3_scale(v3_sub(p, head), 1.0f / len), normal), slip);
 }
 
 /* Which of the n output tips (3n floats) may be inside one of the frame's colliders, in near[]:
@@ -565,11 +549,11 @@ void chain_output_near(const frame_plan* fp, const float* tips, int n, bool* nea
  * (contact_candidates); f NULL: every collider. */
 bool chain_contact_output(const frame_plan* fp, const lane_frame* f, int l, int link, v3 head,
                           float len, v3* p) {
-    v3 v = {0, 0, 0}, rest = v3_scale(v3_sub(*p, head), 1.0f / len), normal;
+    v3 v = {0, 0, 0}, rest = v3_scale(v3_sub(*p, head), 1.0f / len);
     int list[CULL_COLLIDERS];
     const int candidates = f ? contact_candidates(f, l, head, len, list) : -1;
     return contact_sweeps(fp->colliders, fp->collider_count, fp->collider_growth, fp->chain->n,
-                          link, list, candidates, head, len, rest, 1.0f, p, &v, &normal);
+                          link, list, candidates, head, len, rest, 1.0f, p, &v);
 }
 
 #define LANE_COUNT LANES

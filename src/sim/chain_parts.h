@@ -171,7 +171,6 @@ struct tl_chain {
     double accumulator;       /* simulated time owed, s, in [0, step) */
     bool placed;
     bool velocity_feedback; /* test hook: the article's bug 2 (spring_chain_internal.h) */
-    bool collider_touched;  /* its last internal step, a still one, touched a body collider */
     tl_chain_stats stats;
     /* N: its bends and read-back swings, the chain's own wherever it was stepped (a chain
      * stepped alone gathers everything into a working copy on the stack: 48 B a link here
@@ -280,7 +279,6 @@ static inline bool chain_ellipsoid_inside(const tl_collider* c, v3 p, v3* surfac
     ((s)->f##x[l] = (q).x, (s)->f##y[l] = (q).y, (s)->f##z[l] = (q).z, (s)->f##w[l] = (q).w)
 
 enum { CULL_COLLIDERS = 8 }; /* spheres and capsules a lane culls by (beyond: no cull) */
-enum { TOUCH_FLOOR = 1, TOUCH_BODY = 2 }; /* what chain_contact found a tip on */
 
 /* The per-chain settings of the lanes and the running values of one internal step. */
 typedef struct lane_frame {
@@ -314,9 +312,6 @@ typedef struct lane_frame {
     float wx[LANES], wy[LANES], wz[LANES], ww[LANES]; /* W of the current link */
     float qx[LANES], qy[LANES], qz[LANES], qw[LANES]; /* the previous link's bend snapshot */
     int contacts[LANES];
-    /* a body collider touched: in the step before this one, and in this one so far */
-    int body_before[LANES], body_now[LANES];
-    int still[LANES]; /* the frame's attachment path is still (chain_frame_still) */
     /* the frame's poses: attachment at its start and end, hips (when given apart) */
     float psx[LANES], psy[LANES], psz[LANES], ptx[LANES], pty[LANES], ptz[LANES];
     float rsx[LANES], rsy[LANES], rsz[LANES], rsw[LANES], rtx[LANES], rty[LANES], rtz[LANES],
@@ -404,11 +399,8 @@ SIM_INTERNAL void chain_lanes_outputs(const void* links, void* out, int n, float
                                       float* hz, float* s, const lane_frame* f, int lanes);
 /* the cull's slots of lanes 0..lanes-1 from their colliders (setup after every lane's) */
 SIM_INTERNAL void chain_cull_setup(lane_frame* f, int lanes);
-SIM_INTERNAL bool chain_frame_still(const frame_plan* fp);
 SIM_INTERNAL bool chain_contact(const lane_frame* f, int l, int link, v3 head, float len, v3 rest,
-                                v3* pp, v3* vp, int* touch, v3* normal);
-SIM_INTERNAL v3 chain_contact_move(v3 before, v3 pushed, v3 p, v3 head, float len, float dt,
-                                   v3 normal, float slip);
+                                v3* pp, v3* vp, bool* touch);
 SIM_INTERNAL bool chain_contact_output(const frame_plan* fp, const lane_frame* f, int l, int link,
                                        v3 head, float len, v3* p);
 SIM_INTERNAL void chain_output_near(const frame_plan* fp, const float* tips, int n, bool* near);

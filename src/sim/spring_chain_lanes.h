@@ -172,7 +172,6 @@ static void NAME(lanes_pose)(lane_frame* restrict f) {
         f->fy[l] = 2.0f * (K.y * K.z - K.w * K.x);
         f->fz[l] = 1.0f - 2.0f * (K.x * K.x + K.y * K.y);
         f->contacts[l] = 0;
-        f->body_before[l] = f->body_now[l], f->body_now[l] = 0;
     }
 }
 
@@ -386,53 +385,27 @@ LANE_TARGET KERNEL void NAME(link_rope)(const LINK_T* restrict k, int i, lane_fr
 #ifndef NDEBUG /* a tip the cull passes over is one the contact pass would leave as it is */
     for (int l = 0; l < LANE_COUNT; ++l)
         if (!w->flag[l] && f->collider_count[l] > 0) {
-            v3 p = {w->p_x[l], w->p_y[l], w->p_z[l]}, v = {w->v_x[l], w->v_y[l], w->v_z[l]}, n;
-            int touch;
+            v3 p = {w->p_x[l], w->p_y[l], w->p_z[l]}, v = {w->v_x[l], w->v_y[l], w->v_z[l]};
+            bool touch;
             assert(!chain_contact(f, l, i, LANE_V3(f, h, l), w->len[l],
-                                  (v3){w->rest_x[l], w->rest_y[l], w->rest_z[l]}, &p, &v, &touch,
-                                  &n));
+                                  (v3){w->rest_x[l], w->rest_y[l], w->rest_z[l]}, &p, &v, &touch));
         }
 #endif
-    /* a chain that rested on a body collider in the step before, its attachment still (body_
-     * flags are set in still frames only: a moving frame takes the contact's response alone):
-     * every link a collider does not hold in this step moves as the corrections moved it, its
-     * move as its velocity (less its part along the link, as the rope's), so a lock held
-     * across a collider keeps no velocity it never spends (issue #11; docs/stress.md, session
-     * 17 "V4"; all the links, not those before the touch only: docs/sim.md "restill18") */
-    if (NAME(any_lane)(f->body_before))
-        for (int l = 0; l < LANE_COUNT; ++l)
-            if (f->body_before[l] && !w->flag[l]) {
-                v3 p = {w->p_x[l], w->p_y[l], w->p_z[l]}, dir = {w->d_x[l], w->d_y[l], w->d_z[l]};
-                v3 v = v3_scale(v3_sub(p, LANE_V3(k, p, l)), 1.0f / f->dt[l]);
-                v = v3_madd(v, dir, -v3_dot(v, dir));
-                w->v_x[l] = v.x, w->v_y[l] = v.y, w->v_z[l] = v.z;
-            }
     if (NAME(any_lane)(w->flag))
         for (int l = 0; l < LANE_COUNT; ++l)
             if (w->flag[l]) {
                 v3 head = LANE_V3(f, h, l), rest = {w->rest_x[l], w->rest_y[l], w->rest_z[l]};
                 v3 p = {w->p_x[l], w->p_y[l], w->p_z[l]}, v = {w->v_x[l], w->v_y[l], w->v_z[l]};
-                const v3 pushed = p;
-                v3 normal;
-                int touch;
-                if (chain_contact(f, l, i, head, w->len[l], rest, &p, &v, &touch, &normal)) {
+                bool touch;
+                if (chain_contact(f, l, i, head, w->len[l], rest, &p, &v, &touch)) {
                     const qt W = LANE_QT(f, w, l);
-                    if (touch & TOUCH_BODY && f->still[l]) { /* (V4 as above: the touching link) */
-                        v = chain_contact_move(LANE_V3(k, p, l), pushed, p, head, w->len[l],
-                                               f->dt[l], normal, f->slip[l]);
-                        f->body_now[l] = 1;
-                    }
                     v3 dir = v3_scale(v3_sub(p, head), 1.0f / w->len[l]);
                     v = v3_madd(v, dir, -v3_dot(v, dir));
                     v3 h = qt_unrotate(W, dir);
                     qt q = qt_swing(LANE_V3(k, u, l), h);
                     w->q_x[l] = q.x, w->q_y[l] = q.y, w->q_z[l] = q.z, w->q_w[l] = q.w;
                     w->h_x[l] = h.x, w->h_y[l] = h.y, w->h_z[l] = h.z;
-                    f->contacts[l] += touch != 0;
-                } else if (f->body_before[l]) { /* (as the lanes above) */
-                    v3 dir = {w->d_x[l], w->d_y[l], w->d_z[l]};
-                    v = v3_scale(v3_sub(p, LANE_V3(k, p, l)), 1.0f / f->dt[l]);
-                    v = v3_madd(v, dir, -v3_dot(v, dir));
+                    f->contacts[l] += touch;
                 }
                 if (LANE_FEEDBACK) /* every correction / dt */
                     v = v3_scale(v3_sub(p, LANE_V3(k, p, l)), 1.0f / f->dt[l]);
