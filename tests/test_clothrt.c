@@ -22,6 +22,17 @@ typedef struct sheet {
     tl_cloth_model* model;
 } sheet;
 
+/* A file and its scene; false (the test failed, nothing left allocated) when either fails. */
+static bool load_scene(const char* path, tl_gltf** doc, tl_scene** scene) {
+    tl_error err;
+    *doc = NULL, *scene = NULL;
+    if (tl_gltf_load(path, doc, &err) == TL_OK && tl_scene_create(*doc, scene, &err) == TL_OK)
+        return true;
+    tl_test_failf(__FILE__, __LINE__, "%s: %s", path, err.message);
+    tl_gltf_destroy(*doc), *doc = NULL;
+    return false;
+}
+
 static bool sheet_make(sheet* s, tl_error* err) {
     for (int r = 0; r < ROWS; ++r)
         for (int c = 0; c < COLS; ++c) {
@@ -405,8 +416,7 @@ static void stress_cloth_file(const char* input, const char* label, const char* 
     tl_gltf* doc;
     tl_scene* scene;
     tl_error err;
-    ENSURE_OK(tl_gltf_load(output, &doc, &err), err);
-    ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+    ENSURE(load_scene(output, &doc, &scene));
     uint32_t part = 0;
     while (part < scene->part_count && scene->parts[part].kind != TL_PART_CLOTH)
         ++part;
@@ -536,8 +546,7 @@ static void test_knight_pendulum_aim(void) {
     tl_gltf* doc;
     tl_scene* scene;
     tl_error err;
-    ENSURE_OK(tl_gltf_load(path, &doc, &err), err);
-    ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+    ENSURE(load_scene(path, &doc, &scene));
     ENSURE(scene->joint_part_count == 2);
     uint32_t run;
     ENSURE_OK(tl_scene_find_clip(scene, "Run", &run, &err), err);
@@ -667,10 +676,8 @@ static void test_knight_bake(void) {
     tl_gltf *doc, *bdoc;
     tl_scene *scene, *bscene;
     tl_error err;
-    ENSURE_OK(tl_gltf_load(path, &doc, &err), err);
-    ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
-    ENSURE_OK(tl_gltf_load(baked, &bdoc, &err), err);
-    ENSURE_OK(tl_scene_create(bdoc, &bscene, &err), err);
+    ENSURE(load_scene(path, &doc, &scene));
+    ENSURE(load_scene(baked, &bdoc, &bscene));
     ENSURE_MSG(bscene->joint_part_count == 0, "%u parts left", bscene->joint_part_count);
     const tl_scene_part* aim = &scene->parts[scene->joint_parts[1]];
     const tl_scene_part* pen = &scene->parts[scene->joint_parts[0]];
@@ -781,10 +788,8 @@ static void test_mesh_node_pendulum(void) {
     tl_gltf *doc, *idoc;
     tl_scene *scene, *iscene;
     tl_error err;
-    ENSURE_OK(tl_gltf_load(path, &doc, &err), err);
-    ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
-    ENSURE_OK(tl_gltf_load(input, &idoc, &err), err);
-    ENSURE_OK(tl_scene_create(idoc, &iscene, &err), err);
+    ENSURE(load_scene(path, &doc, &scene));
+    ENSURE(load_scene(input, &idoc, &iscene));
     ENSURE(scene->joint_part_count == 1 && iscene->joint_part_count == 0);
     const tl_scene_part* pen = &scene->parts[scene->joint_parts[0]];
     int32_t helmet = joint_of_node(scene, pen->skin, "Knight_Helmet");

@@ -18,20 +18,6 @@ static bool joint_of(const tl_scene* scene, uint32_t node, uint32_t* skin, uint3
     return false;
 }
 
-/* The skin's inverse binds (identity when it has none), with room for one more. */
-static tl_result inverse_binds(const tl_gltf* doc, const tl_gltf_skin* gs, float** out,
-                               tl_error* err) {
-    uint32_t n = gs->joint_count;
-    float* ibm = *out = malloc(16 * sizeof(float) * ((size_t)n + 1));
-    if (!ibm) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
-    for (uint32_t j = 0; j < n; ++j)
-        for (int k = 0; k < 16; ++k)
-            ibm[16 * j + k] = (k % 5 == 0) ? 1.0f : 0.0f;
-    if (gs->inverse_bind_matrices == TL_NONE) return TL_OK;
-    return tl_gltf_accessor_read_float(doc, (uint32_t)gs->inverse_bind_matrices, ibm,
-                                       16 * (size_t)n, err);
-}
-
 tl_result tl_rig_mesh_joint(tl_gltf* doc, const tl_scene* scene, uint32_t node, uint32_t* skin,
                             tl_error* err) {
     assert(doc && scene && skin && scene->doc == doc);
@@ -62,13 +48,14 @@ tl_result tl_rig_mesh_joint(tl_gltf* doc, const tl_scene* scene, uint32_t node, 
     tl_mat4d_mul(ibm_n, t, ibm_j);
     uint32_t doc_skin = scene->skins[s].skin;
     const tl_gltf_skin* gs = &doc->skins[doc_skin];
-    float* ibm = NULL;
-    tl_result r = inverse_binds(doc, gs, &ibm, err);
-    if (r != TL_OK) {
-        free(ibm);
-        return r;
-    }
-    tl_mat4d_to_float(ibm + 16 * (size_t)gs->joint_count, ibm_n);
+    /* the skin's inverse binds as the scene read them (identity when it has none), one more */
+    const uint32_t n = scene->skins[s].joint_count;
+    assert(n == gs->joint_count);
+    float* ibm = malloc(16 * sizeof(float) * ((size_t)n + 1));
+    if (!ibm) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    for (uint32_t k = 0; k < n; ++k)
+        memcpy(ibm + 16 * (size_t)k, scene->skins[s].joints[k].inverse_bind, 16 * sizeof(float));
+    tl_mat4d_to_float(ibm + 16 * (size_t)n, ibm_n);
     tl_gltf_accessor_def def = tl_default_gltf_accessor_def();
     def.data = ibm;
     def.count = gs->joint_count + 1;
@@ -76,7 +63,7 @@ tl_result tl_rig_mesh_joint(tl_gltf* doc, const tl_scene* scene, uint32_t node, 
     def.component_type = TL_GLTF_FLOAT;
     uint32_t first_new = doc->accessor_count, acc;
     int32_t old = gs->inverse_bind_matrices;
-    r = tl_gltf_accessor_add(doc, &def, &acc, err);
+    tl_result r = tl_gltf_accessor_add(doc, &def, &acc, err);
     free(ibm);
     if (r != TL_OK) return r;
     json_t* skin_json = json_array_get(json_object_get(tl_gltf_json(doc), "skins"), doc_skin);
