@@ -39,22 +39,6 @@ static bool cover_takes(const float* p, const float* joints, const float* box, c
     return false;
 }
 
-typedef struct cover_list {
-    uint32_t* items;
-    size_t count, capacity;
-} cover_list;
-
-static bool cover_push(cover_list* l, uint32_t v) {
-    if (l->count == l->capacity) {
-        size_t cap = l->capacity ? 2 * l->capacity : 1024;
-        uint32_t* grown = realloc(l->items, cap * sizeof *grown);
-        if (!grown) return false;
-        l->items = grown, l->capacity = cap;
-    }
-    l->items[l->count++] = v;
-    return true;
-}
-
 /* A vertex lies in one grid cell, and a vertex within bind of a bone in a cell its box meets
  * (the cell index is monotone in the coordinate), so each cell met by a bone's box is read once
  * per set and each of its vertices tested once: the set is the plain scan's. */
@@ -63,7 +47,7 @@ bool hair_cover_build(const float* positions, uint32_t V, const uint8_t* off_cap
                       float bind, uint32_t* off, uint32_t** items) {
     assert(bones >= 1 && bones <= TL_CHAIN_MAX_BONES);
     uint32_t n_off = 0, *ids = malloc(sizeof(uint32_t) * ((size_t)V + 1)), *stamp = NULL;
-    cover_list list = {0};
+    hair_grow list = {.size = sizeof(uint32_t)};
     hair_grid grid = {0};
     for (uint32_t v = 0; ids && v < V; ++v)
         if (off_cap[v]) ids[n_off++] = v;
@@ -88,7 +72,7 @@ bool hair_cover_build(const float* positions, uint32_t V, const uint8_t* off_cap
                         for (uint32_t k = grid.start[c]; ok && k < grid.start[c + 1]; ++k) {
                             uint32_t v = grid.items[k];
                             if (cover_takes(positions + 3 * (size_t)v, j, box, sure, bones, bind))
-                                ok = cover_push(&list, v);
+                                ok = hair_grow_push(&list, &v);
                         }
                     }
         }

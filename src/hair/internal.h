@@ -10,6 +10,14 @@
 #include <assert.h>
 #include <math.h>
 
+/* mesh.c: a growable array of items of `size` bytes (uint32 or float), doubled as it fills;
+ * zero it but for size; items freed by the owner. */
+typedef struct hair_grow {
+    void* items;
+    size_t count, capacity, size;
+} hair_grow;
+bool hair_grow_push(hair_grow* g, const void* item);
+
 /* in_head[j] = 1 for the head joint and every joint below it; false when there is none. */
 bool hair_head_joints(const tl_scene_skin* skin, uint8_t* in_head);
 

@@ -18,13 +18,7 @@ void tl_hair_mesh_free(tl_hair_mesh* mesh) {
     memset(mesh, 0, sizeof *mesh);
 }
 
-/* A growable array of uint32 or float, doubled as it fills. */
-typedef struct grow {
-    void* items;
-    size_t count, capacity, size;
-} grow;
-
-static bool grow_push(grow* g, const void* item) {
+bool hair_grow_push(hair_grow* g, const void* item) {
     if (g->count == g->capacity) {
         size_t capacity = g->capacity ? 2 * g->capacity : 1024;
         void* items = realloc(g->items, capacity * g->size);
@@ -58,8 +52,8 @@ static const char* skip_space(const char* s) {
     return s;
 }
 
-static tl_result obj_line(const char* line, const char* path, size_t number, grow* v, grow* t,
-                          tl_error* err) {
+static tl_result obj_line(const char* line, const char* path, size_t number, hair_grow* v,
+                          hair_grow* t, tl_error* err) {
     if (line[0] == 'v' && (line[1] == ' ' || line[1] == '\t')) {
         float p[3];
         char* end = (char*)line + 1;
@@ -75,7 +69,8 @@ static tl_result obj_line(const char* line, const char* path, size_t number, gro
             return tl_error_set(err, TL_ERROR_LIMIT, "%s: line %zu: too many vertices", path,
                                 number);
         for (int k = 0; k < 3; ++k)
-            if (!grow_push(v, &p[k])) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+            if (!hair_grow_push(v, &p[k]))
+                return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
         return TL_OK;
     }
     if (line[0] != 'f' || (line[1] != ' ' && line[1] != '\t')) return TL_OK;
@@ -92,7 +87,7 @@ static tl_result obj_line(const char* line, const char* path, size_t number, gro
         if (corners >= 2) {
             uint32_t tri[3] = {(uint32_t)first, (uint32_t)previous, (uint32_t)i};
             for (int k = 0; k < 3; ++k)
-                if (!grow_push(t, &tri[k]))
+                if (!hair_grow_push(t, &tri[k]))
                     return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
         }
         previous = i;
@@ -111,7 +106,7 @@ tl_result tl_hair_mesh_read_obj_memory(const void* data, size_t size, const char
     assert((data || size == 0) && name && out);
     memset(out, 0, sizeof *out);
     const char* bytes = data;
-    grow v = {.size = sizeof(float)}, t = {.size = sizeof(uint32_t)};
+    hair_grow v = {.size = sizeof(float)}, t = {.size = sizeof(uint32_t)};
     char* line = NULL; /* each line copied and ended, for the number parsers */
     size_t capacity = 0, number = 0;
     tl_result r = TL_OK;
