@@ -4178,6 +4178,49 @@ static void sheet_memo_matches_fresh(void) {
     sheet_rig_destroy(&r);
 }
 
+/* The hold stops after a sweep that moved nothing (its next sweeps would read the same state)
+ * and gives what running every sweep gives, bit for bit: two players' chains of braid01, one
+ * sheet stopping, one running all four, through still frames (the rest pose, a rotation held
+ * again) and frames that move ties (a new rotation each). */
+static void sheet_sweeps_stop_when_still(void) {
+    sheet_rig r;
+    sheet_rig_create(&r, 3); /* the third player's chains are never held */
+    play_sheet_memo(r.sheets[1], false);
+    tl_chain_input in[64];
+    play_sheet_body bodies[64] = {{0}};
+    for (uint32_t i = 0; i < r.count; ++i)
+        in[i] = tl_default_chain_input();
+    uint32_t differ = 0, moved = 0, stopped = 0, full = 0, seed = 9;
+    float q[4] = {0, 0, 0, 1};
+    for (int frame = 0; frame < 12; ++frame) {
+        if (frame % 3 == 1) /* else the last rotation again, or the rest at frame 0 */
+            for (int c = 0; c < 3; ++c)
+                q[c] = 0.3f * (lcg_unit(&seed) - 0.5f);
+        for (uint32_t i = 0; i < r.count; ++i)
+            memcpy(in[i].start.rotation, q, sizeof q);
+        for (int k = 0; k < 2; ++k)
+            play_sheet_hold(r.sheets[k], r.chains[k], in, bodies);
+        uint32_t sweeps = play_sheet_sweeps(r.sheets[0]);
+        stopped += sweeps < play_sheet_sweeps(r.sheets[1]), full += sweeps == 4;
+        for (uint32_t i = 0; i < r.count; ++i) {
+            const float *x = tl_chain_particle_positions(r.chains[0][i]),
+                        *y = tl_chain_particle_positions(r.chains[1][i]);
+            for (uint32_t k = 0; k < 3 * r.descs[i].bone_count; ++k)
+                differ += memcmp(x + k, y + k, sizeof *x) != 0;
+        }
+    }
+    for (uint32_t i = 0; i < r.count; ++i) {
+        const float *x = tl_chain_particle_positions(r.chains[0][i]),
+                    *z = tl_chain_particle_positions(r.chains[2][i]);
+        for (uint32_t k = 0; k < 3 * r.descs[i].bone_count; ++k)
+            moved += x[k] != z[k];
+    }
+    printf("  12 frames: %u stopped early, %u ran every sweep; %u coordinates moved, %u differ\n",
+           stopped, full, moved, differ);
+    ENSURE(stopped > 0 && full > 0 && moved > 100 && differ == 0);
+    sheet_rig_destroy(&r);
+}
+
 int main(int argc, char** argv) {
     static const tl_test_case cases[] = {
         {"scalp_is_top_and_back", scalp_is_top_and_back},
@@ -4238,6 +4281,7 @@ int main(int argc, char** argv) {
         {"sheet_hold_reads_its_frame", sheet_hold_reads_its_frame},
         {"cover_tally_matches_count", cover_tally_matches_count},
         {"sheet_memo_matches_fresh", sheet_memo_matches_fresh},
+        {"sheet_sweeps_stop_when_still", sheet_sweeps_stop_when_still},
         {"order_rows_matches_stable_sort", order_rows_matches_stable_sort},
     };
     int rc = tl_test_main(argc, argv, cases, COUNT(cases));

@@ -52,7 +52,8 @@ struct play_sheet {
     float* link_dir;
     uint8_t* link_ok;
     uint64_t *link_seen, *version, clock;
-    bool memo; /* false: every direction found anew (play_sheet_memo, for tests) */
+    bool memo; /* false: every direction found anew, every sweep run (play_sheet_memo, tests) */
+    uint32_t sweeps; /* the sweeps the last hold ran */
 };
 
 static float dist(const float* a, const float* b) {
@@ -267,6 +268,10 @@ void play_sheet_memo(play_sheet* s, bool memo) {
     if (s) s->memo = memo;
 }
 
+uint32_t play_sheet_sweeps(const play_sheet* s) {
+    return s ? s->sweeps : 0;
+}
+
 void play_rotate(const float* q, const float* v, float* out, bool inverse) {
     float n = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]), sign = inverse ? -1 : 1;
     float u[4] = {sign * q[0] / n, sign * q[1] / n, sign * q[2] / n, q[3] / n};
@@ -426,7 +431,7 @@ static bool side_goes_deeper(const play_sheet_body* body, uint32_t bones, const 
 /* A head tie held: the link's point drawn towards its rest spot carried by the attachment (its
  * pose at the frame's end), past the allowance, at most its seam a sweep; the chain's side alone
  * moves, and not when that takes one of its particles deeper into its link's colliders. */
-static void head_tie_hold(play_sheet* s, const sheet_tie* t, const float* o,
+static bool head_tie_hold(play_sheet* s, const sheet_tie* t, const float* o,
                           const tl_chain_input* in, const play_sheet_body* body) {
     float* xa = s->pos + 3 * TL_CHAIN_MAX_BONES * t->a;
     float sc = in->start.scale > 0 ? in->start.scale : 1, pa[3], d[3];
@@ -434,29 +439,28 @@ static void head_tie_hold(play_sheet* s, const sheet_tie* t, const float* o,
     for (int c = 0; c < 3; ++c)
         d[c] = in->start.position[c] + sc * o[c] - pa[c];
     float len = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-    if (!(len > sc * t->slack)) return;
+    if (!(len > sc * t->slack)) return false;
     float e = fminf(len - sc * t->slack, sc * t->span) / len;
     uint32_t ia[2];
     float wa[2], sa = 0;
     int na = side_particles(t->ia, t->ta, ia, wa);
     for (int k = 0; k < na; ++k)
         sa += wa[k] * wa[k];
-    if (!(sa > 0) || side_goes_deeper(body, s->bones[t->a], xa, ia, wa, na, d, e / sa)) return;
+    if (!(sa > 0) || side_goes_deeper(body, s->bones[t->a], xa, ia, wa, na, d, e / sa))
+        return false;
     for (int k = 0; k < na; ++k)
         for (int c = 0; c < 3; ++c)
             xa[3 * ia[k] + c] += e * wa[k] / sa * d[c];
     s->version[t->a] = ++s->clock;
+    return true;
 }
 
 /* One tie held: its excess over the allowance closed, at most its rest span a sweep. `o` and
- * `n0` are its offset and dir carried by the attachment (tie_carry). */
-static void tie_hold(play_sheet* s, const sheet_tie* t, const float* o, const float* n0,
+ * `n0` are its offset and dir carried by the attachment (tie_carry). True: it moved particles. */
+static bool tie_hold(play_sheet* s, const sheet_tie* t, const float* o, const float* n0,
                      const tl_chain_input* inputs, const play_sheet_body* bodies) {
     const size_t per = 3 * TL_CHAIN_MAX_BONES;
-    if (t->b == HEAD_TIE) {
-        head_tie_hold(s, t, o, &inputs[t->a], bodies + t->a);
-        return;
-    }
+    if (t->b == HEAD_TIE) return head_tie_hold(s, t, o, &inputs[t->a], bodies + t->a);
     float* xa = s->pos + per * t->a;
     float* yb = s->pos + per * t->b;
     float sc = inputs[t->a].start.scale, n1[3], turned[3], pa[3], pb[3];
@@ -475,7 +479,7 @@ static void tie_hold(play_sheet* s, const sheet_tie* t, const float* o, const fl
     for (int c = 0; c < 3; ++c)
         d[c] = pb[c] - pa[c] - sc * turned[c];
     float len = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-    if (!(len > most)) return;
+    if (!(len > most)) return false;
     /* the excess to close; a sweep closes no more than the tie's own rest span: a lock swung
        far past a neighbour held by the body is drawn back over frames, not yanked through in
        one (long01's Jump flung a lock end 0.6 m, docs/hair.md) */
@@ -494,9 +498,9 @@ static void tie_hold(play_sheet* s, const sheet_tie* t, const float* o, const fl
         side_goes_deeper(bodies + t->a, s->bones[t->a], xa, ia, wa, na, d, e / (sa + sb));
     bool y_stays =
         side_goes_deeper(bodies + t->b, s->bones[t->b], yb, ib, wb, nb, d, -e / (sa + sb));
-    if (x_stays && y_stays) return;
+    if (x_stays && y_stays) return false;
     float w = (x_stays ? 0 : sa) + (y_stays ? 0 : sb);
-    if (!(w > 0)) return;
+    if (!(w > 0)) return false;
     for (int k = 0; k < na && !x_stays; ++k)
         for (int c = 0; c < 3; ++c)
             xa[3 * ia[k] + c] += e * wa[k] / w * d[c];
@@ -505,6 +509,7 @@ static void tie_hold(play_sheet* s, const sheet_tie* t, const float* o, const fl
             yb[3 * ib[k] + c] -= e * wb[k] / w * d[c];
     if (!x_stays) s->version[t->a] = ++s->clock;
     if (!y_stays) s->version[t->b] = ++s->clock;
+    return true;
 }
 
 void play_sheet_hold(play_sheet* s, tl_chain* const* chains, const tl_chain_input* inputs,
@@ -524,10 +529,17 @@ void play_sheet_hold(play_sheet* s, tl_chain* const* chains, const tl_chain_inpu
         play_rotate(inputs[t->a].start.rotation, t->offset, c, false);
         if (t->b != HEAD_TIE) play_rotate(inputs[t->a].start.rotation, t->dir, c + 3, false);
     }
-    for (int sweep = 0; sweep < SHEET_SWEEPS; ++sweep)
+    /* a sweep that moves nothing leaves every input of the next as it found them (the frame's
+       carried vectors and bodies, the copy), so the sweeps after it would move nothing either:
+       a sheet at rest (the rest settle) holds in one sweep */
+    bool moved = true;
+    s->sweeps = 0;
+    for (int sweep = 0; sweep < SHEET_SWEEPS && (moved || !s->memo); ++sweep, ++s->sweeps) {
+        moved = false;
         for (uint32_t k = 0; k < s->tie_count; ++k)
-            tie_hold(s, &s->ties[k], s->carried + 6 * (size_t)k, s->carried + 6 * (size_t)k + 3,
-                     inputs, bodies);
+            moved |= tie_hold(s, &s->ties[k], s->carried + 6 * (size_t)k,
+                              s->carried + 6 * (size_t)k + 3, inputs, bodies);
+    }
     for (uint32_t i = 0; i < s->count; ++i) {
         if (s->bones[i] == 0) continue;
         const float* now = tl_chain_particle_positions(chains[i]);

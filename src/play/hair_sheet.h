@@ -36,9 +36,12 @@ void play_sheet_rest(play_sheet* sheet, tl_chain* const* chains, const tl_chain_
 void play_sheet_hold(play_sheet* sheet, tl_chain* const* chains, const tl_chain_input* inputs,
                      const play_sheet_body* bodies);
 
-/* Whether the hold keeps each link's direction until its chain moves (true, the default) or
- * finds every one anew (the same result: for tests). */
+/* Whether the hold keeps each link's direction until its chain moves and stops after a sweep
+ * that moved nothing (true, the default), or finds every direction anew and runs every sweep
+ * (the same result: for tests). */
 void play_sheet_memo(play_sheet* sheet, bool memo);
+/* How many sweeps over the ties the last hold ran. */
+uint32_t play_sheet_sweeps(const play_sheet* sheet);
 
 /* v rotated by the quaternion q (x, y, z, w; normalised here), or by its inverse. */
 void play_rotate(const float* q, const float* v, float* out, bool inverse);
