@@ -40,8 +40,10 @@ void play_sheet_hold(play_sheet* sheet, tl_chain* const* chains, const tl_chain_
  * that moved nothing (true, the default), or finds every direction anew and runs every sweep
  * (the same result: for tests). */
 void play_sheet_memo(play_sheet* sheet, bool memo);
-/* How many sweeps over the ties the last hold ran. */
+/* How many sweeps over the ties the last hold ran, and how many ties it passed over as they lay
+ * within their allowance with their chains and attachment as they are. */
 uint32_t play_sheet_sweeps(const play_sheet* sheet);
+uint32_t play_sheet_skipped(const play_sheet* sheet);
 
 /* v rotated by the quaternion q (x, y, z, w; normalised here), or by its inverse. */
 void play_rotate(const float* q, const float* v, float* out, bool inverse);
