@@ -4276,6 +4276,50 @@ static void sheet_skips_match_in_settle(void) {
     sheet_rig_destroy(&r);
 }
 
+/* A player poses a chain's body colliders again only when one of their joints moved: braid01's
+ * chains played by two players, one posing every frame, through the stored pose (still),
+ * HeadTurn (the neck and head move, the torso's colliders stay) and HeadTurn held at one time
+ * (still again); every chain's rotations equal bit for bit. */
+static void player_pose_memo_matches_every(void) {
+    tl_gltf* doc;
+    tl_scene* scene;
+    tl_play_chain chains[32];
+    uint32_t count, clip;
+    ENSURE(style_chains("braid01", "HeadTurn", &doc, &scene, chains, &count, &clip));
+    tl_player_def def = tl_default_player_def();
+    tl_player* players[2];
+    tl_pose* pose = tl_pose_create(scene);
+    tl_error err;
+    ENSURE(pose);
+    for (int k = 0; k < 2; ++k)
+        ENSURE_OK(tl_player_create(scene, chains, count, &def, &players[k], &err), err);
+    play_player_pose_memo(players[1], false);
+    uint32_t differ = 0, checked = 0;
+    float duration = scene->clips[clip].duration;
+    for (int frame = 0; frame < 90; ++frame) {
+        for (int k = 0; k < 2; ++k) {
+            if (frame < 20)
+                tl_pose_set_stored(pose, scene);
+            else
+                tl_pose_sample(pose, scene, clip, fminf(frame - 20, 40) / 60.0f * duration);
+            tl_player_step_pose(players[k], pose, 1.0f / 60);
+        }
+        for (uint32_t i = 0; i < count; ++i) {
+            const float* x = tl_chain_local_rotations(tl_player_chain(players[0], i));
+            const float* y = tl_chain_local_rotations(tl_player_chain(players[1], i));
+            for (uint32_t b = 0; b < 4 * chains[i].bone_count; ++b)
+                differ += memcmp(x + b, y + b, sizeof *x) != 0, ++checked;
+        }
+    }
+    printf("  %u chains, 90 frames: %u rotation components, %u differ\n", count, checked, differ);
+    for (int k = 0; k < 2; ++k)
+        tl_player_destroy(players[k]);
+    tl_pose_destroy(pose);
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+    ENSURE(differ == 0 && checked > 10000);
+}
+
 int main(int argc, char** argv) {
     static const tl_test_case cases[] = {
         {"scalp_is_top_and_back", scalp_is_top_and_back},
@@ -4338,6 +4382,7 @@ int main(int argc, char** argv) {
         {"sheet_memo_matches_fresh", sheet_memo_matches_fresh},
         {"sheet_sweeps_stop_when_still", sheet_sweeps_stop_when_still},
         {"sheet_skips_match_in_settle", sheet_skips_match_in_settle},
+        {"player_pose_memo_matches_every", player_pose_memo_matches_every},
         {"order_rows_matches_stable_sort", order_rows_matches_stable_sort},
     };
     int rc = tl_test_main(argc, argv, cases, COUNT(cases));

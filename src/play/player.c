@@ -37,6 +37,11 @@ struct tl_player {
     tl_collider (*world)[TL_BODY_COLLIDERS_MAX];
     uint32_t* collider_count;
     tl_collider (*relative)[TL_BODY_COLLIDERS_MAX]; /* world - home: what the chains get */
+    /* per chain: its colliders' joints' world matrices world was posed from (a pose that moves
+       none of them poses them the same: a still body, the rest settle); posed false: none yet */
+    float (*posed_at)[TL_BODY_COLLIDERS_MAX * 16];
+    bool* posed;
+    bool pose_every; /* play_player_pose_memo false: posed every frame */
     /* per chain with a hit radius: each collider's growth per link (play_chain_colliders) */
     float (*growth)[TL_BODY_COLLIDERS_MAX * TL_CHAIN_MAX_BONES];
     float* floors;       /* per chain: its body floor along up, world units */
@@ -173,7 +178,10 @@ static tl_result fit_colliders(tl_player* p, tl_error* err) {
     p->collider_count = calloc(p->count + 1, sizeof *p->collider_count);
     p->relative = calloc(p->count + 1, sizeof *p->relative);
     p->growth = calloc(p->count + 1, sizeof *p->growth);
-    if (!p->colliders || !p->world || !p->collider_count || !p->relative || !p->growth)
+    p->posed_at = calloc(p->count + 1, sizeof *p->posed_at);
+    p->posed = calloc(p->count + 1, sizeof *p->posed);
+    if (!p->colliders || !p->world || !p->collider_count || !p->relative || !p->growth ||
+        !p->posed_at || !p->posed)
         return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     for (uint32_t i = 0; i < p->count; ++i) {
         const tl_play_chain* d = &p->descs[i];
@@ -292,6 +300,10 @@ tl_result tl_player_create(const tl_scene* scene, const tl_play_chain* chains, u
     return TL_OK;
 }
 
+void play_player_pose_memo(tl_player* p, bool memo) {
+    p->pose_every = !memo;
+}
+
 void tl_player_destroy(tl_player* p) {
     if (!p) return;
     for (uint32_t i = 0; p->chains && i < p->count; ++i)
@@ -303,6 +315,8 @@ void tl_player_destroy(tl_player* p) {
     free(p->collider_count);
     free(p->relative);
     free(p->growth);
+    free(p->posed_at);
+    free(p->posed);
     free(p->floors);
     play_cloths_destroy(p->cloths);
     play_joints_destroy(p->joints);
@@ -372,8 +386,19 @@ static void pose_colliders(tl_player* p, uint32_t i, const tl_pose* pose, const 
                            int* count, const float** growth) {
     if (!p->collider_count || p->collider_count[i] == 0) return;
     *growth = p->descs[i].hit_radius > 0 ? p->growth[i] : NULL;
-    tl_body_colliders_pose(p->scene, p->descs[i].skin, p->colliders[i], p->collider_count[i], pose,
-                           p->world[i]);
+    const tl_scene_skin* sk = &p->scene->skins[p->descs[i].skin];
+    bool same = p->posed[i] && !p->pose_every;
+    for (uint32_t k = 0; k < p->collider_count[i]; ++k) {
+        const float* now = pose->world + 16 * (size_t)sk->joints[p->colliders[i][k].joint].node;
+        float* at = p->posed_at[i] + 16 * (size_t)k;
+        if (same && memcmp(at, now, 16 * sizeof *now) == 0) continue;
+        same = false;
+        memcpy(at, now, 16 * sizeof *now);
+    }
+    if (!same) /* (else world holds what posing would give: the same matrices, the same floats) */
+        tl_body_colliders_pose(p->scene, p->descs[i].skin, p->colliders[i], p->collider_count[i],
+                               pose, p->world[i]);
+    p->posed[i] = true;
     *out = p->world[i];
     *count = (int)p->collider_count[i];
     if (p->home[0] == 0 && p->home[1] == 0 && p->home[2] == 0) return;
