@@ -3990,7 +3990,8 @@ static void sheet_rig_create(sheet_rig* r, uint32_t n) {
         ENSURE_OK(tl_player_create(r->scene, r->descs, r->count, &pdef, &r->players[k], &err), err);
         for (uint32_t i = 0; i < r->count; ++i)
             r->chains[k][i] = (tl_chain*)tl_player_chain(r->players[k], i);
-        ENSURE(play_sheet_create(r->scene, r->descs, r->count, &r->sheets[k]) && r->sheets[k]);
+        ENSURE(play_sheet_create(r->scene, r->descs, r->count, NULL, NULL, &r->sheets[k]) &&
+               r->sheets[k]);
     }
     for (uint32_t k = 0; k < n; ++k)
         play_sheet_rest(r->sheets[k], r->chains[k], rest);
@@ -4320,6 +4321,45 @@ static void player_pose_memo_matches_every(void) {
     ENSURE(differ == 0 && checked > 10000);
 }
 
+/* The sheet built on the skin's locks its player found for the floor ties what a sheet finding
+ * them itself ties: braid01's chains held under one rotation by both, bit for bit. */
+static void sheet_known_locks_match(void) {
+    sheet_rig r;
+    sheet_rig_create(&r, 3); /* the third player's chains are never held */
+    const tl_scene_skin* sk = &r.scene->skins[r.descs[0].skin];
+    int32_t* lock = malloc(sizeof(int32_t) * (sk->vertex_count + 1));
+    uint32_t* joint = malloc(sizeof(uint32_t) * (sk->vertex_count + 1));
+    ENSURE(lock && joint && r.scene->skin_count == 1);
+    ENSURE(play_skin_locks(r.scene, 0, r.descs, r.count, lock, joint, NULL));
+    const int32_t* locks[1] = {lock};
+    const uint32_t* joints[1] = {joint};
+    play_sheet* known = NULL;
+    ENSURE(play_sheet_create(r.scene, r.descs, r.count, locks, joints, &known) && known);
+    tl_chain_input in[64];
+    play_sheet_body bodies[64] = {{0}};
+    for (uint32_t i = 0; i < r.count; ++i)
+        in[i] = tl_default_chain_input();
+    play_sheet_rest(known, r.chains[0], in);
+    const float q[4] = {0.1305262f, 0.2588190f, 0, 0.9571155f};
+    for (uint32_t i = 0; i < r.count; ++i)
+        memcpy(in[i].start.rotation, q, sizeof q);
+    play_sheet_hold(known, r.chains[0], in, bodies);
+    play_sheet_hold(r.sheets[1], r.chains[1], in, bodies);
+    uint32_t differ = 0, moved = 0;
+    for (uint32_t i = 0; i < r.count; ++i) {
+        const float *x = tl_chain_particle_positions(r.chains[0][i]),
+                    *y = tl_chain_particle_positions(r.chains[1][i]);
+        const float* z = tl_chain_particle_positions(r.chains[2][i]);
+        for (uint32_t k = 0; k < 3 * r.descs[i].bone_count; ++k)
+            differ += memcmp(x + k, y + k, sizeof *x) != 0, moved += x[k] != z[k];
+    }
+    printf("  %u chains: %u coordinates moved by the holds, %u differ\n", r.count, moved, differ);
+    play_sheet_destroy(known);
+    free(lock), free(joint);
+    sheet_rig_destroy(&r);
+    ENSURE(differ == 0 && moved > 100);
+}
+
 int main(int argc, char** argv) {
     static const tl_test_case cases[] = {
         {"scalp_is_top_and_back", scalp_is_top_and_back},
@@ -4383,6 +4423,7 @@ int main(int argc, char** argv) {
         {"sheet_sweeps_stop_when_still", sheet_sweeps_stop_when_still},
         {"sheet_skips_match_in_settle", sheet_skips_match_in_settle},
         {"player_pose_memo_matches_every", player_pose_memo_matches_every},
+        {"sheet_known_locks_match", sheet_known_locks_match},
         {"order_rows_matches_stable_sort", order_rows_matches_stable_sort},
     };
     int rc = tl_test_main(argc, argv, cases, COUNT(cases));

@@ -136,11 +136,15 @@ static float link_param(const tl_scene_skin* sk, const tl_play_chain* c, uint32_
  * vertex's link is its lock's (play_skin_locks), so a seam blended between two locks keeps its
  * ties. */
 static bool skin_ties(play_sheet* s, size_t* capacity, const tl_scene* scene, uint32_t skin,
-                      const tl_play_chain* descs) {
+                      const tl_play_chain* descs, const int32_t* known_lock,
+                      const uint32_t* known_side) {
     const tl_scene_skin* sk = &scene->skins[skin];
+    bool known = known_lock && known_side;
     int32_t* owner = malloc(sizeof(int32_t) * 2 * (sk->joint_count + 1));
-    int32_t* lock = malloc(sizeof(int32_t) * (sk->vertex_count + 1));
-    uint32_t* side = malloc(sizeof(uint32_t) * (sk->vertex_count + 1));
+    int32_t* own_lock = known ? NULL : malloc(sizeof(int32_t) * (sk->vertex_count + 1));
+    uint32_t* own_side = known ? NULL : malloc(sizeof(uint32_t) * (sk->vertex_count + 1));
+    const int32_t* lock = known ? known_lock : own_lock;
+    const uint32_t* side = known ? known_side : own_side;
     bool any = false, ok = owner && lock && side;
     int32_t* bone = ok ? owner + sk->joint_count + 1 : NULL;
     for (uint32_t j = 0; ok && j < sk->joint_count; ++j)
@@ -150,7 +154,8 @@ static bool skin_ties(play_sheet* s, size_t* capacity, const tl_scene* scene, ui
              descs[i].skin == skin && descs[i].sheet_rate > 0 && b < descs[i].bone_count; ++b)
             owner[descs[i].bone_joints[b]] = (int32_t)i, bone[descs[i].bone_joints[b]] = (int32_t)b,
             any = true;
-    ok = ok && (!any || play_skin_locks(scene, skin, descs, s->count, lock, side, NULL));
+    ok = ok &&
+         (!any || known || play_skin_locks(scene, skin, descs, s->count, own_lock, own_side, NULL));
     for (uint32_t t = 0; any && ok && t < sk->triangle_count; ++t)
         for (int e = 0; e < 3 && ok; ++e) {
             uint32_t u = sk->triangles[3 * t + e], v = sk->triangles[3 * t + (e + 1) % 3];
@@ -187,7 +192,7 @@ static bool skin_ties(play_sheet* s, size_t* capacity, const tl_scene* scene, ui
             if (ok && bb > 0)
                 ok = tie_add(s, capacity, (uint32_t)a, ba, 1, (uint32_t)b, bb - 1, 1, 0, seam);
         }
-    free(owner), free(lock), free(side);
+    free(owner), free(own_lock), free(own_side);
     return ok;
 }
 
@@ -240,6 +245,7 @@ static void ties_merge(play_sheet* s) {
 }
 
 bool play_sheet_create(const tl_scene* scene, const tl_play_chain* descs, uint32_t count,
+                       const int32_t* const* locks, const uint32_t* const* joints,
                        play_sheet** out) {
     *out = NULL;
     play_sheet* s = calloc(1, sizeof *s);
@@ -247,7 +253,9 @@ bool play_sheet_create(const tl_scene* scene, const tl_play_chain* descs, uint32
     s->count = count;
     size_t capacity = 0;
     for (uint32_t skin = 0; skin < scene->skin_count; ++skin)
-        if (!skin_ties(s, &capacity, scene, skin, descs)) return play_sheet_destroy(s), false;
+        if (!skin_ties(s, &capacity, scene, skin, descs, locks ? locks[skin] : NULL,
+                       joints ? joints[skin] : NULL))
+            return play_sheet_destroy(s), false;
     ties_merge(s);
     if (s->tie_count == 0) return play_sheet_destroy(s), true;
     s->pos = calloc(3 * TL_CHAIN_MAX_BONES * (size_t)count, sizeof(float));

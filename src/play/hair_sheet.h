@@ -19,8 +19,11 @@ typedef struct play_sheet_body {
  * edge from a vertex one chain's bone dominates to one another chain's bone dominates, the
  * points of the two links nearest its two ends at rest (merged per pair of links), the
  * particles at the two links' tips, and (against shear) each tip to the other link's head
- * particle. *out NULL when no chain pair meets. False: out of memory. */
+ * particle. locks and joints (may be NULL; per skin, NULL: not known) hold a skin's
+ * play_skin_locks for these chains where the caller found them already. *out NULL when no chain
+ * pair meets. False: out of memory. */
 bool play_sheet_create(const tl_scene* scene, const tl_play_chain* descs, uint32_t count,
+                       const int32_t* const* locks, const uint32_t* const* joints,
                        play_sheet** out);
 void play_sheet_destroy(play_sheet* sheet);
 

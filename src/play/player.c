@@ -111,22 +111,33 @@ tl_result tl_play_chains_find(const tl_scene* scene, tl_play_chain* out, uint32_
 }
 
 /* The body's floor (spring-chain.md §8): the lowest rest vertex along up among the skin
- * of no chain's lock (play_skin_locks), so a tail drooping below the soles does not lower it. */
+ * of no chain's lock (play_skin_locks), so a tail drooping below the soles does not lower it.
+ * The skin's locks are kept in locks[skin] and joints[skin] for the sheet (NULL: none found). */
 static float body_floor(const tl_scene* scene, const tl_play_chain* chains, uint32_t count,
-                        uint32_t skin) {
+                        uint32_t skin, int32_t** locks, uint32_t** joints) {
     const tl_scene_skin* sk = &scene->skins[skin];
     int32_t* lock = malloc(sk->vertex_count * sizeof *lock + 1);
     uint32_t* joint = malloc(sk->vertex_count * sizeof *joint + 1);
     float floor = INFINITY;
-    if (lock && joint && play_skin_locks(scene, skin, chains, count, lock, joint, NULL))
-        for (uint32_t v = 0; v < sk->vertex_count; ++v) {
-            if (lock[v] >= 0) continue;
-            const float* p = sk->rest_positions + 3 * (size_t)v;
-            float h = p[0] * sk->up[0] + p[1] * sk->up[1] + p[2] * sk->up[2];
-            if (h < floor) floor = h;
-        }
-    free(lock), free(joint);
+    bool found = lock && joint && play_skin_locks(scene, skin, chains, count, lock, joint, NULL);
+    for (uint32_t v = 0; found && v < sk->vertex_count; ++v) {
+        if (lock[v] >= 0) continue;
+        const float* p = sk->rest_positions + 3 * (size_t)v;
+        float h = p[0] * sk->up[0] + p[1] * sk->up[1] + p[2] * sk->up[2];
+        if (h < floor) floor = h;
+    }
+    if (found && locks && joints) {
+        locks[skin] = lock, joints[skin] = joint;
+    } else {
+        free(lock), free(joint);
+    }
     return isfinite(floor) ? floor : sk->floor;
+}
+
+static void skin_locks_free(int32_t** locks, uint32_t** joints, uint32_t skins) {
+    for (uint32_t s = 0; s < skins; ++s)
+        free(locks ? locks[s] : NULL), free(joints ? joints[s] : NULL);
+    free(locks), free(joints);
 }
 
 static tl_result build_chain(const tl_scene* scene, const tl_play_chain* desc, float floor,
@@ -240,6 +251,10 @@ tl_result tl_player_create(const tl_scene* scene, const tl_play_chain* chains, u
         return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     }
     bool one_skin = true;
+    /* each chain skin's locks, found for its floor and kept for the sheet's ties (the same
+       chains, so the same locks) */
+    int32_t** locks = calloc(scene->skin_count + 1, sizeof *locks);
+    uint32_t** joints = calloc(scene->skin_count + 1, sizeof *joints);
     for (uint32_t i = 0; i < count; ++i) {
         const tl_play_chain* c = &chains[i];
         one_skin = one_skin && c->skin == chains[0].skin;
@@ -253,6 +268,7 @@ tl_result tl_player_create(const tl_scene* scene, const tl_play_chain* chains, u
             ok = c->bone_joints[b] < sk->joint_count;
         if (!ok) {
             tl_player_destroy(p);
+            skin_locks_free(locks, joints, scene->skin_count);
             return tl_error_set(
                 err, TL_ERROR_INVALID, "%s: chain %u: a joint index is out of range",
                 scene->doc->path && *scene->doc->path ? scene->doc->path : "<memory>", i);
@@ -262,39 +278,38 @@ tl_result tl_player_create(const tl_scene* scene, const tl_play_chain* chains, u
         uint32_t same = 0;
         while (same < i && chains[same].skin != c->skin)
             same++;
-        p->floors[i] = same < i ? p->floors[same] : body_floor(scene, chains, count, c->skin);
+        p->floors[i] =
+            same < i ? p->floors[same] : body_floor(scene, chains, count, c->skin, locks, joints);
         tl_result r = build_chain(scene, c, p->floors[i], &p->chains[i], err);
         if (r != TL_OK) {
             tl_player_destroy(p);
+            skin_locks_free(locks, joints, scene->skin_count);
             return r;
         }
         p->inputs[i] = tl_default_chain_input();
     }
     tl_result cr = play_cloths_create(scene, def->colliders, &p->cloths, err);
+    if (cr == TL_OK) cr = play_joints_create(scene, &p->joints, err);
+    if (cr == TL_OK) {
+        /* Only the chains' joints are read from the scratch pose: keep just their skin. */
+        one_skin = one_skin && play_joints_skin_only(p->joints, count ? chains[0].skin : 0);
+        if (count > 0 && one_skin && !p->cloths)
+            tl_pose_keep_skin(p->scratch, scene, chains[0].skin);
+        if (count > 0 && one_skin && p->sampled && !p->cloths)
+            tl_pose_keep_skin(p->sampled, scene, chains[0].skin);
+    }
+    if (cr == TL_OK && def->colliders) cr = fit_colliders(p, err);
+    if (cr == TL_OK) {
+        p->sheet_bodies = calloc(count + 1, sizeof *p->sheet_bodies);
+        if (!p->sheet_bodies ||
+            !play_sheet_create(scene, p->descs, count, (const int32_t* const*)locks,
+                               (const uint32_t* const*)joints, &p->sheet))
+            cr = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    }
+    skin_locks_free(locks, joints, scene->skin_count);
     if (cr != TL_OK) {
         tl_player_destroy(p);
         return cr;
-    }
-    if ((cr = play_joints_create(scene, &p->joints, err)) != TL_OK) {
-        tl_player_destroy(p);
-        return cr;
-    }
-    /* Only the chains' joints are read from the scratch pose: keep just their skin. */
-    one_skin = one_skin && play_joints_skin_only(p->joints, count ? chains[0].skin : 0);
-    if (count > 0 && one_skin && !p->cloths) tl_pose_keep_skin(p->scratch, scene, chains[0].skin);
-    if (count > 0 && one_skin && p->sampled && !p->cloths)
-        tl_pose_keep_skin(p->sampled, scene, chains[0].skin);
-    if (def->colliders) {
-        tl_result r = fit_colliders(p, err);
-        if (r != TL_OK) {
-            tl_player_destroy(p);
-            return r;
-        }
-    }
-    p->sheet_bodies = calloc(count + 1, sizeof *p->sheet_bodies);
-    if (!p->sheet_bodies || !play_sheet_create(scene, p->descs, count, &p->sheet)) {
-        tl_player_destroy(p);
-        return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     }
     *out = p;
     return TL_OK;
