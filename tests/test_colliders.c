@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/order.h"
 #include "scene/internal.h"
 
 /* ---- fits on exact geometry ---- */
@@ -643,6 +644,45 @@ static void test_stored_refusals(void) {
     ENSURE(followed && noted);
 }
 
+/* The fit's quantiles sort by tl_order_floats (a radix sort) where they used qsort: the same
+ * floats in the same order, bit for bit (-0 and +0 left as qsort, a stable merge sort here, left
+ * them), on arrays with repeats, both zeros in both orders, infinities and denormals; an array
+ * with a NaN is refused and left as it was. */
+static int floats_by_lt(const void* a, const void* b) {
+    float x = *(const float*)a, y = *(const float*)b;
+    return (x > y) - (x < y);
+}
+
+static void test_fit_sort_matches_qsort(void) {
+    enum { MAX = 5000 };
+    static float plain[MAX], fast[MAX], sorted[MAX];
+    static uint32_t keys[MAX], order[MAX], spare[MAX];
+    const float pick[] = {-0.0f,   0.0f,     1.0f,      -1.0f, 0.25f, 1e-40f,
+                          -1e-40f, INFINITY, -INFINITY, 3e38f, 0.0f,  -0.0f};
+    const uint32_t counts[] = {0, 1, 2, 7, 1000, MAX};
+    uint32_t r = 17, differ = 0, checked = 0, zeros = 0;
+    for (int c = 0; c < 6; ++c) {
+        uint32_t n = counts[c];
+        for (uint32_t i = 0; i < n; ++i) {
+            r = r * 1664525u + 1013904223u;
+            plain[i] = (r >> 28) < 6 ? pick[(r >> 8) % 12] : (float)((int32_t)r >> 12) * 1e-3f;
+            zeros += plain[i] == 0;
+        }
+        memcpy(fast, plain, sizeof(float) * n);
+        qsort(plain, n, sizeof *plain, floats_by_lt);
+        ENSURE(tl_order_floats(fast, n, keys, order, spare, sorted));
+        for (uint32_t i = 0; i < n; ++i)
+            differ += memcmp(plain + i, fast + i, sizeof *plain) != 0, ++checked;
+    }
+    float with_nan[3] = {1, NAN, 0}, kept[3];
+    memcpy(kept, with_nan, sizeof kept);
+    bool refused = !tl_order_floats(with_nan, 3, keys, order, spare, sorted) &&
+                   !memcmp(kept, with_nan, sizeof kept);
+    printf("  %u positions (%u zeros), %u differ from qsort; NaN refused: %d\n", checked, zeros,
+           differ, refused);
+    ENSURE(differ == 0 && checked == 6010 && zeros > 100 && refused);
+}
+
 static const tl_test_case cases[] = {
     {"fit_ellipsoid", test_fit_ellipsoid},
     {"fit_capsule", test_fit_capsule},
@@ -653,6 +693,7 @@ static const tl_test_case cases[] = {
     {"skin_inside", test_skin_inside},
     {"stored_round_trip", test_stored_round_trip},
     {"stored_refusals", test_stored_refusals},
+    {"fit_sort_matches_qsort", test_fit_sort_matches_qsort},
 };
 
 int main(int argc, char** argv) {

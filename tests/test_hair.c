@@ -3990,7 +3990,8 @@ static void sheet_rig_create(sheet_rig* r, uint32_t n) {
         ENSURE_OK(tl_player_create(r->scene, r->descs, r->count, &pdef, &r->players[k], &err), err);
         for (uint32_t i = 0; i < r->count; ++i)
             r->chains[k][i] = (tl_chain*)tl_player_chain(r->players[k], i);
-        ENSURE(play_sheet_create(r->scene, r->descs, r->count, &r->sheets[k]) && r->sheets[k]);
+        ENSURE(play_sheet_create(r->scene, r->descs, r->count, NULL, NULL, &r->sheets[k]) &&
+               r->sheets[k]);
     }
     for (uint32_t k = 0; k < n; ++k)
         play_sheet_rest(r->sheets[k], r->chains[k], rest);
@@ -4178,6 +4179,187 @@ static void sheet_memo_matches_fresh(void) {
     sheet_rig_destroy(&r);
 }
 
+/* The hold stops after a sweep that moved nothing (its next sweeps would read the same state)
+ * and passes over a tie that lay within its allowance while its chains and attachment are as
+ * they were, and gives what running every sweep over every tie gives, bit for bit: two
+ * players' chains of braid01, one sheet with both, one without, through still frames (the rest
+ * pose twice, a rotation held again) and frames that move ties (a new rotation each, the first
+ * on chains the frame before left as they were). */
+static void sheet_sweeps_stop_when_still(void) {
+    sheet_rig r;
+    sheet_rig_create(&r, 3); /* the third player's chains are never held */
+    play_sheet_memo(r.sheets[1], false);
+    tl_chain_input in[64];
+    play_sheet_body bodies[64] = {{0}};
+    for (uint32_t i = 0; i < r.count; ++i)
+        in[i] = tl_default_chain_input();
+    uint32_t differ = 0, moved = 0, stopped = 0, full = 0, skipped = 0, seed = 9;
+    float q[4] = {0, 0, 0, 1};
+    for (int frame = 0; frame < 12; ++frame) {
+        if (frame % 3 == 2) /* else the last rotation again, or the rest at frames 0 and 1 */
+            for (int c = 0; c < 3; ++c)
+                q[c] = 0.3f * (lcg_unit(&seed) - 0.5f);
+        for (uint32_t i = 0; i < r.count; ++i)
+            memcpy(in[i].start.rotation, q, sizeof q);
+        for (int k = 0; k < 2; ++k)
+            play_sheet_hold(r.sheets[k], r.chains[k], in, bodies);
+        uint32_t sweeps = play_sheet_sweeps(r.sheets[0]);
+        stopped += sweeps < play_sheet_sweeps(r.sheets[1]), full += sweeps == 4;
+        skipped += play_sheet_skipped(r.sheets[0]);
+        for (uint32_t i = 0; i < r.count; ++i) {
+            const float *x = tl_chain_particle_positions(r.chains[0][i]),
+                        *y = tl_chain_particle_positions(r.chains[1][i]);
+            for (uint32_t k = 0; k < 3 * r.descs[i].bone_count; ++k)
+                differ += memcmp(x + k, y + k, sizeof *x) != 0;
+        }
+    }
+    for (uint32_t i = 0; i < r.count; ++i) {
+        const float *x = tl_chain_particle_positions(r.chains[0][i]),
+                    *z = tl_chain_particle_positions(r.chains[2][i]);
+        for (uint32_t k = 0; k < 3 * r.descs[i].bone_count; ++k)
+            moved += x[k] != z[k];
+    }
+    printf("  12 frames: %u stopped early, %u ran every sweep, %u ties passed over; %u coordinates "
+           "moved, %u differ\n",
+           stopped, full, skipped, moved, differ);
+    ENSURE(stopped > 0 && full > 0 && skipped > 0 && moved > 100 && differ == 0);
+    sheet_rig_destroy(&r);
+}
+
+/* The same through a settle: both chain sets stepped from the rest under a still attachment and
+ * held each frame, one sheet passing over ties, one not; as locks come to rest some chains stay
+ * the same from frame to frame while their neighbours still move. Twice one lock in the middle
+ * is pushed 3 cm aside, so that its ties pull its still neighbours. */
+static void sheet_skips_match_in_settle(void) {
+    sheet_rig r;
+    sheet_rig_create(&r, 2);
+    play_sheet_memo(r.sheets[1], false);
+    tl_chain_input in[64];
+    play_sheet_body bodies[64] = {{0}};
+    tl_pose* pose = tl_pose_create(r.scene); /* the stored pose: the attachments at rest */
+    ENSURE(pose);
+    tl_pose_set_stored(pose, r.scene);
+    for (uint32_t i = 0; i < r.count; ++i) {
+        uint32_t node = r.scene->skins[r.descs[i].skin].joints[r.descs[i].attach_joint].node;
+        in[i] = tl_default_chain_input();
+        in[i].start = in[i].target = tl_chain_pose_from_matrix(pose->world + 16 * (size_t)node);
+        for (int k = 0; k < 2; ++k)
+            tl_chain_reset(r.chains[k][i], &in[i].start);
+    }
+    for (int k = 0; k < 2; ++k)
+        play_sheet_rest(r.sheets[k], r.chains[k], in);
+    tl_pose_destroy(pose);
+    uint32_t differ = 0, partly = 0, skipped = 0, ties = 0, mid = r.count / 2;
+    float push[3 * TL_CHAIN_MAX_BONES] = {0};
+    for (uint32_t b = 0; b < r.descs[mid].bone_count; ++b)
+        push[3 * b] = 0.03f;
+    for (int frame = 0; frame < 120; ++frame) {
+        for (int k = 0; k < 2; ++k) {
+            for (uint32_t i = 0; i < r.count; ++i)
+                tl_chain_step(r.chains[k][i], &in[i], 1.0f / 60);
+            if (frame == 50 || frame == 80) tl_chain_particles_move(r.chains[k][mid], push);
+            play_sheet_hold(r.sheets[k], r.chains[k], in, bodies);
+        }
+        uint32_t n = play_sheet_skipped(r.sheets[0]);
+        skipped += n;
+        ties = n > ties ? n : ties;
+        partly += n > 0 && play_sheet_sweeps(r.sheets[0]) == 1 && n < ties;
+        for (uint32_t i = 0; i < r.count; ++i) {
+            const float *x = tl_chain_particle_positions(r.chains[0][i]),
+                        *y = tl_chain_particle_positions(r.chains[1][i]);
+            for (uint32_t k = 0; k < 3 * r.descs[i].bone_count; ++k)
+                differ += memcmp(x + k, y + k, sizeof *x) != 0;
+        }
+    }
+    printf("  120 frames: %u ties passed over (%u frames some but not all), %u differ\n", skipped,
+           partly, differ);
+    ENSURE(skipped > 0 && partly > 0 && differ == 0);
+    sheet_rig_destroy(&r);
+}
+
+/* A player poses a chain's body colliders again only when one of their joints moved: braid01's
+ * chains played by two players, one posing every frame, through the stored pose (still),
+ * HeadTurn (the neck and head move, the torso's colliders stay) and HeadTurn held at one time
+ * (still again); every chain's rotations equal bit for bit. */
+static void player_pose_memo_matches_every(void) {
+    tl_gltf* doc;
+    tl_scene* scene;
+    tl_play_chain chains[32];
+    uint32_t count, clip;
+    ENSURE(style_chains("braid01", "HeadTurn", &doc, &scene, chains, &count, &clip));
+    tl_player_def def = tl_default_player_def();
+    tl_player* players[2];
+    tl_pose* pose = tl_pose_create(scene);
+    tl_error err;
+    ENSURE(pose);
+    for (int k = 0; k < 2; ++k)
+        ENSURE_OK(tl_player_create(scene, chains, count, &def, &players[k], &err), err);
+    play_player_pose_memo(players[1], false);
+    uint32_t differ = 0, checked = 0;
+    float duration = scene->clips[clip].duration;
+    for (int frame = 0; frame < 90; ++frame) {
+        for (int k = 0; k < 2; ++k) {
+            if (frame < 20)
+                tl_pose_set_stored(pose, scene);
+            else
+                tl_pose_sample(pose, scene, clip, fminf(frame - 20, 40) / 60.0f * duration);
+            tl_player_step_pose(players[k], pose, 1.0f / 60);
+        }
+        for (uint32_t i = 0; i < count; ++i) {
+            const float* x = tl_chain_local_rotations(tl_player_chain(players[0], i));
+            const float* y = tl_chain_local_rotations(tl_player_chain(players[1], i));
+            for (uint32_t b = 0; b < 4 * chains[i].bone_count; ++b)
+                differ += memcmp(x + b, y + b, sizeof *x) != 0, ++checked;
+        }
+    }
+    printf("  %u chains, 90 frames: %u rotation components, %u differ\n", count, checked, differ);
+    for (int k = 0; k < 2; ++k)
+        tl_player_destroy(players[k]);
+    tl_pose_destroy(pose);
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+    ENSURE(differ == 0 && checked > 10000);
+}
+
+/* The sheet built on the skin's locks its player found for the floor ties what a sheet finding
+ * them itself ties: braid01's chains held under one rotation by both, bit for bit. */
+static void sheet_known_locks_match(void) {
+    sheet_rig r;
+    sheet_rig_create(&r, 3); /* the third player's chains are never held */
+    const tl_scene_skin* sk = &r.scene->skins[r.descs[0].skin];
+    int32_t* lock = malloc(sizeof(int32_t) * (sk->vertex_count + 1));
+    uint32_t* joint = malloc(sizeof(uint32_t) * (sk->vertex_count + 1));
+    ENSURE(lock && joint && r.scene->skin_count == 1);
+    ENSURE(play_skin_locks(r.scene, 0, r.descs, r.count, lock, joint, NULL));
+    const int32_t* locks[1] = {lock};
+    const uint32_t* joints[1] = {joint};
+    play_sheet* known = NULL;
+    ENSURE(play_sheet_create(r.scene, r.descs, r.count, locks, joints, &known) && known);
+    tl_chain_input in[64];
+    play_sheet_body bodies[64] = {{0}};
+    for (uint32_t i = 0; i < r.count; ++i)
+        in[i] = tl_default_chain_input();
+    play_sheet_rest(known, r.chains[0], in);
+    const float q[4] = {0.1305262f, 0.2588190f, 0, 0.9571155f};
+    for (uint32_t i = 0; i < r.count; ++i)
+        memcpy(in[i].start.rotation, q, sizeof q);
+    play_sheet_hold(known, r.chains[0], in, bodies);
+    play_sheet_hold(r.sheets[1], r.chains[1], in, bodies);
+    uint32_t differ = 0, moved = 0;
+    for (uint32_t i = 0; i < r.count; ++i) {
+        const float *x = tl_chain_particle_positions(r.chains[0][i]),
+                    *y = tl_chain_particle_positions(r.chains[1][i]);
+        const float* z = tl_chain_particle_positions(r.chains[2][i]);
+        for (uint32_t k = 0; k < 3 * r.descs[i].bone_count; ++k)
+            differ += memcmp(x + k, y + k, sizeof *x) != 0, moved += x[k] != z[k];
+    }
+    printf("  %u chains: %u coordinates moved by the holds, %u differ\n", r.count, moved, differ);
+    play_sheet_destroy(known);
+    free(lock), free(joint);
+    sheet_rig_destroy(&r);
+    ENSURE(differ == 0 && moved > 100);
+}
+
 int main(int argc, char** argv) {
     static const tl_test_case cases[] = {
         {"scalp_is_top_and_back", scalp_is_top_and_back},
@@ -4238,6 +4420,10 @@ int main(int argc, char** argv) {
         {"sheet_hold_reads_its_frame", sheet_hold_reads_its_frame},
         {"cover_tally_matches_count", cover_tally_matches_count},
         {"sheet_memo_matches_fresh", sheet_memo_matches_fresh},
+        {"sheet_sweeps_stop_when_still", sheet_sweeps_stop_when_still},
+        {"sheet_skips_match_in_settle", sheet_skips_match_in_settle},
+        {"player_pose_memo_matches_every", player_pose_memo_matches_every},
+        {"sheet_known_locks_match", sheet_known_locks_match},
         {"order_rows_matches_stable_sort", order_rows_matches_stable_sort},
     };
     int rc = tl_test_main(argc, argv, cases, COUNT(cases));

@@ -33,3 +33,16 @@ void tl_order_rows(const uint32_t* keys, uint32_t width, uint32_t count, uint32_
     }
     if (from != order) memcpy(order, from, sizeof *order * count);
 }
+
+bool tl_order_floats(float* values, uint32_t count, uint32_t* keys, uint32_t* order,
+                     uint32_t* spare, float* sorted) {
+    for (uint32_t v = 0; v < count; ++v) {
+        if (values[v] != values[v]) return false;
+        keys[v] = tl_order_float_key(values[v]);
+    }
+    tl_order_rows(keys, 1, count, order, spare);
+    for (uint32_t v = 0; v < count; ++v)
+        sorted[v] = values[order[v]];
+    memcpy(values, sorted, sizeof *values * count);
+    return true;
+}

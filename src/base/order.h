@@ -4,6 +4,7 @@
 #ifndef TL_BASE_ORDER_H
 #define TL_BASE_ORDER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -12,6 +13,12 @@
  * scratch holds count indices. */
 void tl_order_rows(const uint32_t* keys, uint32_t width, uint32_t count, uint32_t* order,
                    uint32_t* scratch);
+
+/* Sorts count values in place into the order a stable sort comparing them by `<` gives (glibc's
+ * qsort, a merge sort, with (x > y) - (x < y)): -0 and +0 kept in their order. keys, order and
+ * spare hold count indices, sorted count floats. False, values untouched, when one is NaN. */
+bool tl_order_floats(float* values, uint32_t count, uint32_t* keys, uint32_t* order,
+                     uint32_t* spare, float* sorted);
 
 /* A key that orders floats as `<` does: -0 and +0 one key (they compare equal), negatives
  * reversed below the positives. Not for NaN, which `<` does not order. */

@@ -23,10 +23,12 @@ static void cover_boxes(const float* joints, uint32_t bones, float bind, float* 
     }
 }
 
-/* Whether p lies within bind of one of the bones (the box first: outside it, surely not). */
+/* Whether p lies within bind of one of the bones in `near` (a bit per bone; the others' boxes
+ * miss p's cell), the box first: outside it, surely not. */
 static bool cover_takes(const float* p, const float* joints, const float* box, const float* sure,
-                        uint32_t bones, float bind) {
+                        uint32_t bones, uint64_t near, float bind) {
     for (uint32_t b = 0; b < bones; ++b, box += 6) {
+        if (!(near >> b & 1)) continue;
         if (p[0] < box[0] || p[1] < box[1] || p[2] < box[2] || p[0] > box[3] || p[1] > box[4] ||
             p[2] > box[5])
             continue;
@@ -39,9 +41,31 @@ static bool cover_takes(const float* p, const float* joints, const float* box, c
     return false;
 }
 
+/* The bones whose boxes meet cell (x, y, z) grown by `margin` (a bit each): a vertex filed in
+ * the cell lies in it but for the rounding of its cell index, far below the margin, so a box
+ * that misses it holds none of its vertices. */
+static uint64_t cell_bones(const hair_grid* g, uint32_t x, uint32_t y, uint32_t z, const float* box,
+                           uint32_t bones, double margin) {
+    const uint32_t c[3] = {x, y, z};
+    double lo[3], hi[3];
+    for (int k = 0; k < 3; ++k) {
+        lo[k] = g->origin[k] + (double)c[k] * g->cell - margin;
+        hi[k] = g->origin[k] + (double)(c[k] + 1) * g->cell + margin;
+    }
+    uint64_t near = 0;
+    for (uint32_t b = 0; b < bones; ++b, box += 6) {
+        bool apart = false;
+        for (int k = 0; k < 3; ++k)
+            apart = apart || box[k] > hi[k] || box[3 + k] < lo[k];
+        if (!apart) near |= (uint64_t)1 << b;
+    }
+    return near;
+}
+
 /* A vertex lies in one grid cell, and a vertex within bind of a bone in a cell its box meets
  * (the cell index is monotone in the coordinate), so each cell met by a bone's box is read once
- * per set and each of its vertices tested once: the set is the plain scan's. */
+ * per set and each of its vertices tested once: the set is the plain scan's. In a cell only the
+ * bones whose boxes meet it are tested (an "any": the same answer). */
 bool hair_cover_build(const float* positions, uint32_t V, const uint8_t* off_cap,
                       const float* joints, const uint8_t* skip, uint32_t count, uint32_t bones,
                       float bind, uint32_t* off, uint32_t** items) {
@@ -55,6 +79,10 @@ bool hair_cover_build(const float* positions, uint32_t V, const uint8_t* off_cap
     size_t cells = ok ? (size_t)grid.dims[0] * grid.dims[1] * grid.dims[2] : 0;
     ok = ok && (stamp = calloc(cells + 1, sizeof(uint32_t)));
     float box[6 * TL_CHAIN_MAX_BONES], sure[TL_CHAIN_MAX_BONES];
+    /* the cell index's rounding is ~1e-7 of the coordinates: a margin far above it */
+    double margin = 1e-3 * grid.cell;
+    for (int k = 0; ok && k < 3; ++k)
+        margin += 1e-5 * (fabs((double)grid.origin[k]) + (double)grid.dims[k] * grid.cell);
     for (uint32_t i = 0; ok && i < count; ++i) {
         off[i] = (uint32_t)list.count;
         if (skip && skip[i]) continue;
@@ -69,9 +97,12 @@ bool hair_cover_build(const float* positions, uint32_t V, const uint8_t* off_cap
                         size_t c = hair_grid_cell(&grid, x, y, z);
                         if (stamp[c] == i + 1) continue; /* read for an earlier bone */
                         stamp[c] = i + 1;
+                        if (grid.start[c] == grid.start[c + 1]) continue;
+                        uint64_t near = cell_bones(&grid, x, y, z, box, bones, margin);
                         for (uint32_t k = grid.start[c]; ok && k < grid.start[c + 1]; ++k) {
                             uint32_t v = grid.items[k];
-                            if (cover_takes(positions + 3 * (size_t)v, j, box, sure, bones, bind))
+                            if (cover_takes(positions + 3 * (size_t)v, j, box, sure, bones, near,
+                                            bind))
                                 ok = hair_grow_push(&list, &v);
                         }
                     }

@@ -31,4 +31,8 @@ bool play_skin_locks(const tl_scene* scene, uint32_t skin, const tl_play_chain* 
 float play_chain_skin_thickness(const tl_scene* scene, const tl_play_chain* d, uint32_t index,
                                 const int32_t* lock, const float* near);
 
+/* Whether the player poses a chain's colliders again only when one of their joints moved (true,
+ * the default) or every frame (the same colliders: for tests). */
+void play_player_pose_memo(tl_player* player, bool memo);
+
 #endif

@@ -25,6 +25,9 @@
 #define SHEET_SWEEPS 4
 /* b of a head tie: a chain's link point held near its rest spot carried by the attachment */
 #define HEAD_TIE UINT32_MAX
+/* What holding a tie did: nothing, as it lies within its allowance (which reads only its two
+ * chains' particles and the attachment); nothing, as the body held both sides; moved particles */
+enum { TIE_WITHIN, TIE_STAYED, TIE_MOVED };
 
 typedef struct sheet_tie {
     uint32_t a, b;   /* chains */
@@ -52,7 +55,18 @@ struct play_sheet {
     float* link_dir;
     uint8_t* link_ok;
     uint64_t *link_seen, *version, clock;
-    bool memo; /* false: every direction found anew (play_sheet_memo, for tests) */
+    bool memo; /* false: every direction found anew, every sweep run (play_sheet_memo, tests) */
+    uint32_t sweeps; /* the sweeps the last hold ran */
+    /* across frames (a chain still from one frame to the next keeps its version, so a tie
+       whose two chains and attachment are as when it last held nothing holds nothing again):
+       per chain the particles it was handed last and the version they got, its start pose and
+       a version of it; per tie the chains' versions and the start's when it last held nothing
+       (0: not known) */
+    float* fresh;
+    uint64_t *fresh_version, *start_version, *tie_seen;
+    tl_chain_pose* start;
+    bool started;     /* fresh and start hold a frame's */
+    uint32_t skipped; /* the ties the last hold passed over so */
 };
 
 static float dist(const float* a, const float* b) {
@@ -122,11 +136,15 @@ static float link_param(const tl_scene_skin* sk, const tl_play_chain* c, uint32_
  * vertex's link is its lock's (play_skin_locks), so a seam blended between two locks keeps its
  * ties. */
 static bool skin_ties(play_sheet* s, size_t* capacity, const tl_scene* scene, uint32_t skin,
-                      const tl_play_chain* descs) {
+                      const tl_play_chain* descs, const int32_t* known_lock,
+                      const uint32_t* known_side) {
     const tl_scene_skin* sk = &scene->skins[skin];
+    bool known = known_lock && known_side;
     int32_t* owner = malloc(sizeof(int32_t) * 2 * (sk->joint_count + 1));
-    int32_t* lock = malloc(sizeof(int32_t) * (sk->vertex_count + 1));
-    uint32_t* side = malloc(sizeof(uint32_t) * (sk->vertex_count + 1));
+    int32_t* own_lock = known ? NULL : malloc(sizeof(int32_t) * (sk->vertex_count + 1));
+    uint32_t* own_side = known ? NULL : malloc(sizeof(uint32_t) * (sk->vertex_count + 1));
+    const int32_t* lock = known ? known_lock : own_lock;
+    const uint32_t* side = known ? known_side : own_side;
     bool any = false, ok = owner && lock && side;
     int32_t* bone = ok ? owner + sk->joint_count + 1 : NULL;
     for (uint32_t j = 0; ok && j < sk->joint_count; ++j)
@@ -136,7 +154,8 @@ static bool skin_ties(play_sheet* s, size_t* capacity, const tl_scene* scene, ui
              descs[i].skin == skin && descs[i].sheet_rate > 0 && b < descs[i].bone_count; ++b)
             owner[descs[i].bone_joints[b]] = (int32_t)i, bone[descs[i].bone_joints[b]] = (int32_t)b,
             any = true;
-    ok = ok && (!any || play_skin_locks(scene, skin, descs, s->count, lock, side, NULL));
+    ok = ok &&
+         (!any || known || play_skin_locks(scene, skin, descs, s->count, own_lock, own_side, NULL));
     for (uint32_t t = 0; any && ok && t < sk->triangle_count; ++t)
         for (int e = 0; e < 3 && ok; ++e) {
             uint32_t u = sk->triangles[3 * t + e], v = sk->triangles[3 * t + (e + 1) % 3];
@@ -173,7 +192,7 @@ static bool skin_ties(play_sheet* s, size_t* capacity, const tl_scene* scene, ui
             if (ok && bb > 0)
                 ok = tie_add(s, capacity, (uint32_t)a, ba, 1, (uint32_t)b, bb - 1, 1, 0, seam);
         }
-    free(owner), free(lock), free(side);
+    free(owner), free(own_lock), free(own_side);
     return ok;
 }
 
@@ -226,6 +245,7 @@ static void ties_merge(play_sheet* s) {
 }
 
 bool play_sheet_create(const tl_scene* scene, const tl_play_chain* descs, uint32_t count,
+                       const int32_t* const* locks, const uint32_t* const* joints,
                        play_sheet** out) {
     *out = NULL;
     play_sheet* s = calloc(1, sizeof *s);
@@ -233,7 +253,9 @@ bool play_sheet_create(const tl_scene* scene, const tl_play_chain* descs, uint32
     s->count = count;
     size_t capacity = 0;
     for (uint32_t skin = 0; skin < scene->skin_count; ++skin)
-        if (!skin_ties(s, &capacity, scene, skin, descs)) return play_sheet_destroy(s), false;
+        if (!skin_ties(s, &capacity, scene, skin, descs, locks ? locks[skin] : NULL,
+                       joints ? joints[skin] : NULL))
+            return play_sheet_destroy(s), false;
     ties_merge(s);
     if (s->tie_count == 0) return play_sheet_destroy(s), true;
     s->pos = calloc(3 * TL_CHAIN_MAX_BONES * (size_t)count, sizeof(float));
@@ -245,9 +267,15 @@ bool play_sheet_create(const tl_scene* scene, const tl_play_chain* descs, uint32
     s->link_ok = calloc(links, 1);
     s->link_seen = calloc(links, sizeof(uint64_t));
     s->version = calloc(count, sizeof(uint64_t));
+    s->fresh = calloc(3 * links, sizeof(float));
+    s->fresh_version = calloc(count, sizeof(uint64_t));
+    s->start_version = calloc(count, sizeof(uint64_t));
+    s->start = calloc(count, sizeof(tl_chain_pose));
+    s->tie_seen = calloc(3 * (size_t)s->tie_count, sizeof(uint64_t));
     s->memo = true;
     if (!s->pos || !s->moves || !s->bones || !s->carried || !s->link_dir || !s->link_ok ||
-        !s->link_seen || !s->version)
+        !s->link_seen || !s->version || !s->fresh || !s->fresh_version || !s->start_version ||
+        !s->start || !s->tie_seen)
         return play_sheet_destroy(s), false;
     for (uint32_t k = 0; k < s->tie_count; ++k) {
         s->bones[s->ties[k].a] = descs[s->ties[k].a].bone_count;
@@ -260,11 +288,21 @@ bool play_sheet_create(const tl_scene* scene, const tl_play_chain* descs, uint32
 void play_sheet_destroy(play_sheet* s) {
     if (!s) return;
     free(s->ties), free(s->pos), free(s->moves), free(s->bones), free(s->carried);
-    free(s->link_dir), free(s->link_ok), free(s->link_seen), free(s->version), free(s);
+    free(s->link_dir), free(s->link_ok), free(s->link_seen), free(s->version);
+    free(s->fresh), free(s->fresh_version), free(s->start_version), free(s->start);
+    free(s->tie_seen), free(s);
 }
 
 void play_sheet_memo(play_sheet* s, bool memo) {
     if (s) s->memo = memo;
+}
+
+uint32_t play_sheet_sweeps(const play_sheet* s) {
+    return s ? s->sweeps : 0;
+}
+
+uint32_t play_sheet_skipped(const play_sheet* s) {
+    return s ? s->skipped : 0;
 }
 
 void play_rotate(const float* q, const float* v, float* out, bool inverse) {
@@ -358,6 +396,7 @@ static void head_tie_rest(sheet_tie* t, const float* a, const tl_chain_input* in
 
 void play_sheet_rest(play_sheet* s, tl_chain* const* chains, const tl_chain_input* inputs) {
     if (!s) return;
+    s->started = false; /* the ties' rest changes: what they held before says nothing */
     for (uint32_t k = 0; k < s->tie_count; ++k) {
         sheet_tie* t = &s->ties[k];
         const float* a = tl_chain_particle_positions(chains[t->a]);
@@ -426,37 +465,36 @@ static bool side_goes_deeper(const play_sheet_body* body, uint32_t bones, const 
 /* A head tie held: the link's point drawn towards its rest spot carried by the attachment (its
  * pose at the frame's end), past the allowance, at most its seam a sweep; the chain's side alone
  * moves, and not when that takes one of its particles deeper into its link's colliders. */
-static void head_tie_hold(play_sheet* s, const sheet_tie* t, const float* o,
-                          const tl_chain_input* in, const play_sheet_body* body) {
+static int head_tie_hold(play_sheet* s, const sheet_tie* t, const float* o,
+                         const tl_chain_input* in, const play_sheet_body* body) {
     float* xa = s->pos + 3 * TL_CHAIN_MAX_BONES * t->a;
     float sc = in->start.scale > 0 ? in->start.scale : 1, pa[3], d[3];
     tie_point(xa, t->ia, t->ta, pa);
     for (int c = 0; c < 3; ++c)
         d[c] = in->start.position[c] + sc * o[c] - pa[c];
     float len = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-    if (!(len > sc * t->slack)) return;
+    if (!(len > sc * t->slack)) return TIE_WITHIN;
     float e = fminf(len - sc * t->slack, sc * t->span) / len;
     uint32_t ia[2];
     float wa[2], sa = 0;
     int na = side_particles(t->ia, t->ta, ia, wa);
     for (int k = 0; k < na; ++k)
         sa += wa[k] * wa[k];
-    if (!(sa > 0) || side_goes_deeper(body, s->bones[t->a], xa, ia, wa, na, d, e / sa)) return;
+    if (!(sa > 0) || side_goes_deeper(body, s->bones[t->a], xa, ia, wa, na, d, e / sa))
+        return TIE_STAYED;
     for (int k = 0; k < na; ++k)
         for (int c = 0; c < 3; ++c)
             xa[3 * ia[k] + c] += e * wa[k] / sa * d[c];
     s->version[t->a] = ++s->clock;
+    return TIE_MOVED;
 }
 
 /* One tie held: its excess over the allowance closed, at most its rest span a sweep. `o` and
- * `n0` are its offset and dir carried by the attachment (tie_carry). */
-static void tie_hold(play_sheet* s, const sheet_tie* t, const float* o, const float* n0,
-                     const tl_chain_input* inputs, const play_sheet_body* bodies) {
+ * `n0` are its offset and dir carried by the attachment (tie_carry). What it did (TIE_*). */
+static int tie_hold(play_sheet* s, const sheet_tie* t, const float* o, const float* n0,
+                    const tl_chain_input* inputs, const play_sheet_body* bodies) {
     const size_t per = 3 * TL_CHAIN_MAX_BONES;
-    if (t->b == HEAD_TIE) {
-        head_tie_hold(s, t, o, &inputs[t->a], bodies + t->a);
-        return;
-    }
+    if (t->b == HEAD_TIE) return head_tie_hold(s, t, o, &inputs[t->a], bodies + t->a);
     float* xa = s->pos + per * t->a;
     float* yb = s->pos + per * t->b;
     float sc = inputs[t->a].start.scale, n1[3], turned[3], pa[3], pb[3];
@@ -475,7 +513,7 @@ static void tie_hold(play_sheet* s, const sheet_tie* t, const float* o, const fl
     for (int c = 0; c < 3; ++c)
         d[c] = pb[c] - pa[c] - sc * turned[c];
     float len = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-    if (!(len > most)) return;
+    if (!(len > most)) return TIE_WITHIN;
     /* the excess to close; a sweep closes no more than the tie's own rest span: a lock swung
        far past a neighbour held by the body is drawn back over frames, not yanked through in
        one (long01's Jump flung a lock end 0.6 m, docs/hair.md) */
@@ -494,9 +532,9 @@ static void tie_hold(play_sheet* s, const sheet_tie* t, const float* o, const fl
         side_goes_deeper(bodies + t->a, s->bones[t->a], xa, ia, wa, na, d, e / (sa + sb));
     bool y_stays =
         side_goes_deeper(bodies + t->b, s->bones[t->b], yb, ib, wb, nb, d, -e / (sa + sb));
-    if (x_stays && y_stays) return;
+    if (x_stays && y_stays) return TIE_STAYED;
     float w = (x_stays ? 0 : sa) + (y_stays ? 0 : sb);
-    if (!(w > 0)) return;
+    if (!(w > 0)) return TIE_STAYED;
     for (int k = 0; k < na && !x_stays; ++k)
         for (int c = 0; c < 3; ++c)
             xa[3 * ia[k] + c] += e * wa[k] / w * d[c];
@@ -505,29 +543,68 @@ static void tie_hold(play_sheet* s, const sheet_tie* t, const float* o, const fl
             yb[3 * ib[k] + c] -= e * wb[k] / w * d[c];
     if (!x_stays) s->version[t->a] = ++s->clock;
     if (!y_stays) s->version[t->b] = ++s->clock;
+    return TIE_MOVED;
+}
+
+/* Copies each chain's particles in (its version kept when they are the ones handed last frame)
+ * and notes each chain's start pose (a new version when it changed). */
+static void hold_begin(play_sheet* s, tl_chain* const* chains, const tl_chain_input* inputs) {
+    const size_t per = 3 * TL_CHAIN_MAX_BONES;
+    bool keep = s->memo && s->started;
+    for (uint32_t i = 0; i < s->count; ++i) {
+        float *to = s->pos + per * i, *fresh = s->fresh + per * i;
+        size_t bytes = 3 * sizeof(float) * s->bones[i];
+        if (bytes > 0) memcpy(to, tl_chain_particle_positions(chains[i]), bytes);
+        if (keep && memcmp(fresh, to, bytes) == 0) {
+            s->version[i] = s->fresh_version[i]; /* the same particles: the same version */
+        } else {
+            memcpy(fresh, to, bytes);
+            s->version[i] = s->fresh_version[i] = ++s->clock; /* copied anew */
+        }
+        if (!keep || memcmp(&s->start[i], &inputs[i].start, sizeof s->start[i]) != 0)
+            s->start[i] = inputs[i].start, s->start_version[i] = ++s->clock;
+    }
+    s->started = true;
 }
 
 void play_sheet_hold(play_sheet* s, tl_chain* const* chains, const tl_chain_input* inputs,
                      const play_sheet_body* bodies) {
     if (!s) return;
     const size_t per = 3 * TL_CHAIN_MAX_BONES;
-    for (uint32_t i = 0; i < s->count; ++i) {
-        if (s->bones[i] > 0)
-            memcpy(s->pos + per * i, tl_chain_particle_positions(chains[i]),
-                   3 * sizeof(float) * s->bones[i]);
-        s->version[i] = ++s->clock; /* copied anew */
-    }
-    /* the attachments do not move within a frame: each tie's rest vectors carried once */
+    uint64_t before = s->clock;
+    hold_begin(s, chains, inputs);
+    /* the attachments do not move within a frame: each tie's rest vectors carried once, and
+       again only when its attachment moved */
     for (uint32_t k = 0; k < s->tie_count; ++k) {
         const sheet_tie* t = &s->ties[k];
+        if (s->start_version[t->a] <= before) continue; /* (carried as last frame) */
         float* c = s->carried + 6 * (size_t)k;
         play_rotate(inputs[t->a].start.rotation, t->offset, c, false);
         if (t->b != HEAD_TIE) play_rotate(inputs[t->a].start.rotation, t->dir, c + 3, false);
     }
-    for (int sweep = 0; sweep < SHEET_SWEEPS; ++sweep)
-        for (uint32_t k = 0; k < s->tie_count; ++k)
-            tie_hold(s, &s->ties[k], s->carried + 6 * (size_t)k, s->carried + 6 * (size_t)k + 3,
-                     inputs, bodies);
+    /* a sweep that moves nothing leaves every input of the next as it found them (the frame's
+       carried vectors and bodies, the copy), so the sweeps after it would move nothing either:
+       a sheet at rest (the rest settle) holds in one sweep. A tie that lay within its
+       allowance is passed over while its chains' and attachment's versions are the same. */
+    bool moved = true;
+    s->sweeps = s->skipped = 0;
+    for (int sweep = 0; sweep < SHEET_SWEEPS && (moved || !s->memo); ++sweep, ++s->sweeps) {
+        moved = false;
+        for (uint32_t k = 0; k < s->tie_count; ++k) {
+            const sheet_tie* t = &s->ties[k];
+            uint64_t* seen = s->tie_seen + 3 * (size_t)k;
+            uint64_t va = s->version[t->a], vb = t->b == HEAD_TIE ? 0 : s->version[t->b];
+            if (s->memo && seen[0] == va && seen[1] == vb && seen[2] == s->start_version[t->a]) {
+                ++s->skipped;
+                continue;
+            }
+            int held = tie_hold(s, t, s->carried + 6 * (size_t)k, s->carried + 6 * (size_t)k + 3,
+                                inputs, bodies);
+            seen[0] = held == TIE_WITHIN ? va : 0, seen[1] = vb;
+            seen[2] = s->start_version[t->a];
+            moved |= held == TIE_MOVED;
+        }
+    }
     for (uint32_t i = 0; i < s->count; ++i) {
         if (s->bones[i] == 0) continue;
         const float* now = tl_chain_particle_positions(chains[i]);

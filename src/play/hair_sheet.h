@@ -19,8 +19,11 @@ typedef struct play_sheet_body {
  * edge from a vertex one chain's bone dominates to one another chain's bone dominates, the
  * points of the two links nearest its two ends at rest (merged per pair of links), the
  * particles at the two links' tips, and (against shear) each tip to the other link's head
- * particle. *out NULL when no chain pair meets. False: out of memory. */
+ * particle. locks and joints (may be NULL; per skin, NULL: not known) hold a skin's
+ * play_skin_locks for these chains where the caller found them already. *out NULL when no chain
+ * pair meets. False: out of memory. */
 bool play_sheet_create(const tl_scene* scene, const tl_play_chain* descs, uint32_t count,
+                       const int32_t* const* locks, const uint32_t* const* joints,
                        play_sheet** out);
 void play_sheet_destroy(play_sheet* sheet);
 
@@ -36,9 +39,14 @@ void play_sheet_rest(play_sheet* sheet, tl_chain* const* chains, const tl_chain_
 void play_sheet_hold(play_sheet* sheet, tl_chain* const* chains, const tl_chain_input* inputs,
                      const play_sheet_body* bodies);
 
-/* Whether the hold keeps each link's direction until its chain moves (true, the default) or
- * finds every one anew (the same result: for tests). */
+/* Whether the hold keeps each link's direction until its chain moves and stops after a sweep
+ * that moved nothing (true, the default), or finds every direction anew and runs every sweep
+ * (the same result: for tests). */
 void play_sheet_memo(play_sheet* sheet, bool memo);
+/* How many sweeps over the ties the last hold ran, and how many ties it passed over as they lay
+ * within their allowance with their chains and attachment as they are. */
+uint32_t play_sheet_sweeps(const play_sheet* sheet);
+uint32_t play_sheet_skipped(const play_sheet* sheet);
 
 /* v rotated by the quaternion q (x, y, z, w; normalised here), or by its inverse. */
 void play_rotate(const float* q, const float* v, float* out, bool inverse);

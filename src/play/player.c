@@ -37,6 +37,11 @@ struct tl_player {
     tl_collider (*world)[TL_BODY_COLLIDERS_MAX];
     uint32_t* collider_count;
     tl_collider (*relative)[TL_BODY_COLLIDERS_MAX]; /* world - home: what the chains get */
+    /* per chain: its colliders' joints' world matrices world was posed from (a pose that moves
+       none of them poses them the same: a still body, the rest settle); posed false: none yet */
+    float (*posed_at)[TL_BODY_COLLIDERS_MAX * 16];
+    bool* posed;
+    bool pose_every; /* play_player_pose_memo false: posed every frame */
     /* per chain with a hit radius: each collider's growth per link (play_chain_colliders) */
     float (*growth)[TL_BODY_COLLIDERS_MAX * TL_CHAIN_MAX_BONES];
     float* floors;       /* per chain: its body floor along up, world units */
@@ -106,22 +111,33 @@ tl_result tl_play_chains_find(const tl_scene* scene, tl_play_chain* out, uint32_
 }
 
 /* The body's floor (spring-chain.md §8): the lowest rest vertex along up among the skin
- * of no chain's lock (play_skin_locks), so a tail drooping below the soles does not lower it. */
+ * of no chain's lock (play_skin_locks), so a tail drooping below the soles does not lower it.
+ * The skin's locks are kept in locks[skin] and joints[skin] for the sheet (NULL: none found). */
 static float body_floor(const tl_scene* scene, const tl_play_chain* chains, uint32_t count,
-                        uint32_t skin) {
+                        uint32_t skin, int32_t** locks, uint32_t** joints) {
     const tl_scene_skin* sk = &scene->skins[skin];
     int32_t* lock = malloc(sk->vertex_count * sizeof *lock + 1);
     uint32_t* joint = malloc(sk->vertex_count * sizeof *joint + 1);
     float floor = INFINITY;
-    if (lock && joint && play_skin_locks(scene, skin, chains, count, lock, joint, NULL))
-        for (uint32_t v = 0; v < sk->vertex_count; ++v) {
-            if (lock[v] >= 0) continue;
-            const float* p = sk->rest_positions + 3 * (size_t)v;
-            float h = p[0] * sk->up[0] + p[1] * sk->up[1] + p[2] * sk->up[2];
-            if (h < floor) floor = h;
-        }
-    free(lock), free(joint);
+    bool found = lock && joint && play_skin_locks(scene, skin, chains, count, lock, joint, NULL);
+    for (uint32_t v = 0; found && v < sk->vertex_count; ++v) {
+        if (lock[v] >= 0) continue;
+        const float* p = sk->rest_positions + 3 * (size_t)v;
+        float h = p[0] * sk->up[0] + p[1] * sk->up[1] + p[2] * sk->up[2];
+        if (h < floor) floor = h;
+    }
+    if (found && locks && joints) {
+        locks[skin] = lock, joints[skin] = joint;
+    } else {
+        free(lock), free(joint);
+    }
     return isfinite(floor) ? floor : sk->floor;
+}
+
+static void skin_locks_free(int32_t** locks, uint32_t** joints, uint32_t skins) {
+    for (uint32_t s = 0; s < skins; ++s)
+        free(locks ? locks[s] : NULL), free(joints ? joints[s] : NULL);
+    free(locks), free(joints);
 }
 
 static tl_result build_chain(const tl_scene* scene, const tl_play_chain* desc, float floor,
@@ -173,7 +189,10 @@ static tl_result fit_colliders(tl_player* p, tl_error* err) {
     p->collider_count = calloc(p->count + 1, sizeof *p->collider_count);
     p->relative = calloc(p->count + 1, sizeof *p->relative);
     p->growth = calloc(p->count + 1, sizeof *p->growth);
-    if (!p->colliders || !p->world || !p->collider_count || !p->relative || !p->growth)
+    p->posed_at = calloc(p->count + 1, sizeof *p->posed_at);
+    p->posed = calloc(p->count + 1, sizeof *p->posed);
+    if (!p->colliders || !p->world || !p->collider_count || !p->relative || !p->growth ||
+        !p->posed_at || !p->posed)
         return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     for (uint32_t i = 0; i < p->count; ++i) {
         const tl_play_chain* d = &p->descs[i];
@@ -232,6 +251,10 @@ tl_result tl_player_create(const tl_scene* scene, const tl_play_chain* chains, u
         return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     }
     bool one_skin = true;
+    /* each chain skin's locks, found for its floor and kept for the sheet's ties (the same
+       chains, so the same locks) */
+    int32_t** locks = calloc(scene->skin_count + 1, sizeof *locks);
+    uint32_t** joints = calloc(scene->skin_count + 1, sizeof *joints);
     for (uint32_t i = 0; i < count; ++i) {
         const tl_play_chain* c = &chains[i];
         one_skin = one_skin && c->skin == chains[0].skin;
@@ -245,6 +268,7 @@ tl_result tl_player_create(const tl_scene* scene, const tl_play_chain* chains, u
             ok = c->bone_joints[b] < sk->joint_count;
         if (!ok) {
             tl_player_destroy(p);
+            skin_locks_free(locks, joints, scene->skin_count);
             return tl_error_set(
                 err, TL_ERROR_INVALID, "%s: chain %u: a joint index is out of range",
                 scene->doc->path && *scene->doc->path ? scene->doc->path : "<memory>", i);
@@ -254,42 +278,45 @@ tl_result tl_player_create(const tl_scene* scene, const tl_play_chain* chains, u
         uint32_t same = 0;
         while (same < i && chains[same].skin != c->skin)
             same++;
-        p->floors[i] = same < i ? p->floors[same] : body_floor(scene, chains, count, c->skin);
+        p->floors[i] =
+            same < i ? p->floors[same] : body_floor(scene, chains, count, c->skin, locks, joints);
         tl_result r = build_chain(scene, c, p->floors[i], &p->chains[i], err);
         if (r != TL_OK) {
             tl_player_destroy(p);
+            skin_locks_free(locks, joints, scene->skin_count);
             return r;
         }
         p->inputs[i] = tl_default_chain_input();
     }
     tl_result cr = play_cloths_create(scene, def->colliders, &p->cloths, err);
+    if (cr == TL_OK) cr = play_joints_create(scene, &p->joints, err);
+    if (cr == TL_OK) {
+        /* Only the chains' joints are read from the scratch pose: keep just their skin. */
+        one_skin = one_skin && play_joints_skin_only(p->joints, count ? chains[0].skin : 0);
+        if (count > 0 && one_skin && !p->cloths)
+            tl_pose_keep_skin(p->scratch, scene, chains[0].skin);
+        if (count > 0 && one_skin && p->sampled && !p->cloths)
+            tl_pose_keep_skin(p->sampled, scene, chains[0].skin);
+    }
+    if (cr == TL_OK && def->colliders) cr = fit_colliders(p, err);
+    if (cr == TL_OK) {
+        p->sheet_bodies = calloc(count + 1, sizeof *p->sheet_bodies);
+        if (!p->sheet_bodies ||
+            !play_sheet_create(scene, p->descs, count, (const int32_t* const*)locks,
+                               (const uint32_t* const*)joints, &p->sheet))
+            cr = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    }
+    skin_locks_free(locks, joints, scene->skin_count);
     if (cr != TL_OK) {
         tl_player_destroy(p);
         return cr;
     }
-    if ((cr = play_joints_create(scene, &p->joints, err)) != TL_OK) {
-        tl_player_destroy(p);
-        return cr;
-    }
-    /* Only the chains' joints are read from the scratch pose: keep just their skin. */
-    one_skin = one_skin && play_joints_skin_only(p->joints, count ? chains[0].skin : 0);
-    if (count > 0 && one_skin && !p->cloths) tl_pose_keep_skin(p->scratch, scene, chains[0].skin);
-    if (count > 0 && one_skin && p->sampled && !p->cloths)
-        tl_pose_keep_skin(p->sampled, scene, chains[0].skin);
-    if (def->colliders) {
-        tl_result r = fit_colliders(p, err);
-        if (r != TL_OK) {
-            tl_player_destroy(p);
-            return r;
-        }
-    }
-    p->sheet_bodies = calloc(count + 1, sizeof *p->sheet_bodies);
-    if (!p->sheet_bodies || !play_sheet_create(scene, p->descs, count, &p->sheet)) {
-        tl_player_destroy(p);
-        return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
-    }
     *out = p;
     return TL_OK;
+}
+
+void play_player_pose_memo(tl_player* p, bool memo) {
+    p->pose_every = !memo;
 }
 
 void tl_player_destroy(tl_player* p) {
@@ -303,6 +330,8 @@ void tl_player_destroy(tl_player* p) {
     free(p->collider_count);
     free(p->relative);
     free(p->growth);
+    free(p->posed_at);
+    free(p->posed);
     free(p->floors);
     play_cloths_destroy(p->cloths);
     play_joints_destroy(p->joints);
@@ -372,8 +401,19 @@ static void pose_colliders(tl_player* p, uint32_t i, const tl_pose* pose, const 
                            int* count, const float** growth) {
     if (!p->collider_count || p->collider_count[i] == 0) return;
     *growth = p->descs[i].hit_radius > 0 ? p->growth[i] : NULL;
-    tl_body_colliders_pose(p->scene, p->descs[i].skin, p->colliders[i], p->collider_count[i], pose,
-                           p->world[i]);
+    const tl_scene_skin* sk = &p->scene->skins[p->descs[i].skin];
+    bool same = p->posed[i] && !p->pose_every;
+    for (uint32_t k = 0; k < p->collider_count[i]; ++k) {
+        const float* now = pose->world + 16 * (size_t)sk->joints[p->colliders[i][k].joint].node;
+        float* at = p->posed_at[i] + 16 * (size_t)k;
+        if (same && memcmp(at, now, 16 * sizeof *now) == 0) continue;
+        same = false;
+        memcpy(at, now, 16 * sizeof *now);
+    }
+    if (!same) /* (else world holds what posing would give: the same matrices, the same floats) */
+        tl_body_colliders_pose(p->scene, p->descs[i].skin, p->colliders[i], p->collider_count[i],
+                               pose, p->world[i]);
+    p->posed[i] = true;
     *out = p->world[i];
     *count = (int)p->collider_count[i];
     if (p->home[0] == 0 && p->home[1] == 0 && p->home[2] == 0) return;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/mat4.h"
+#include "base/order.h"
 #include "scene/internal.h"
 
 static int compare_floats(const void* a, const void* b) {
@@ -15,11 +16,33 @@ static int compare_floats(const void* a, const void* b) {
     return (x > y) - (x < y);
 }
 
-/* The q-quantile of count values (sorted in place). */
-static float quantile(float* values, uint32_t count, float q) {
-    qsort(values, count, sizeof *values, compare_floats);
+/* A fit's working memory, count + 1 of each: values to take quantiles of, and the sort's keys,
+ * order, scratch and sorted copy. */
+typedef struct fit_scratch {
+    float *values, *sorted;
+    uint32_t *keys, *order, *spare;
+} fit_scratch;
+
+static bool fit_scratch_make(fit_scratch* f, size_t count) {
+    f->values = malloc(sizeof(float) * (count + 1));
+    f->sorted = malloc(sizeof(float) * (count + 1));
+    f->keys = malloc(sizeof(uint32_t) * (count + 1));
+    f->order = malloc(sizeof(uint32_t) * (count + 1));
+    f->spare = malloc(sizeof(uint32_t) * (count + 1));
+    return f->values && f->sorted && f->keys && f->order && f->spare;
+}
+
+static void fit_scratch_free(fit_scratch* f) {
+    free(f->values), free(f->sorted), free(f->keys), free(f->order), free(f->spare);
+}
+
+/* The q-quantile of f's count values (sorted in place). */
+static float quantile(fit_scratch* f, uint32_t count, float q) {
+    /* (the radix sort gives qsort's order; qsort itself when a value is NaN) */
+    if (!tl_order_floats(f->values, count, f->keys, f->order, f->spare, f->sorted))
+        qsort(f->values, count, sizeof *f->values, compare_floats);
     uint32_t k = (uint32_t)(q * (float)(count - 1) + 0.5f);
-    return values[k < count ? k : count - 1];
+    return f->values[k < count ? k : count - 1];
 }
 
 /* The centroid of points (count x 3 floats) and the sums of their spread's products. */
@@ -144,14 +167,14 @@ static double along(const float* point, const double centre[3], const double axi
  * extents differ by more than 1.25x) or the skin is a blob rather than a limb (shorter than
  * the capsule's diameter). *elongated: longer than 6 radii (an ellipsoid's radius here: its wide
  * half extent). False with fewer than 8 points or no thickness. */
-static bool fit_one(const float* points, uint32_t count, const double* bone, float* scratch,
+static bool fit_one(const float* points, uint32_t count, const double* bone, fit_scratch* scratch,
                     tl_collider* out, bool* elongated) {
     if (count < 8) return false;
     double centre[3], axes[3][3], lo[3], hi[3];
     fit_frame(points, count, bone, centre, axes);
     for (int k = 0; k < 3; ++k) {
         for (uint32_t v = 0; v < count; ++v)
-            scratch[v] = (float)along(points + 3 * v, centre, axes[k]);
+            scratch->values[v] = (float)along(points + 3 * v, centre, axes[k]);
         lo[k] = quantile(scratch, count, 0.05f), hi[k] = quantile(scratch, count, 0.95f);
     }
     for (uint32_t v = 0; v < count; ++v) {
@@ -160,7 +183,7 @@ static bool fit_one(const float* points, uint32_t count, const double* bone, flo
             double d = points[3 * v + c] - centre[c] - t * axes[0][c];
             d2 += d * d;
         }
-        scratch[v] = (float)sqrt(d2);
+        scratch->values[v] = (float)sqrt(d2);
     }
     float radius = quantile(scratch, count, 0.75f);
     if (!(radius > 1e-5 * (hi[0] - lo[0]))) return false; /* (a line: rounding is no thickness) */
@@ -182,7 +205,7 @@ static bool fit_one(const float* points, uint32_t count, const double* bone, flo
                 double q = (along(points + 3 * v, centre, axes[k]) - (lo[k] + hi[k]) / 2) / h[k];
                 r2 += q * q;
             }
-            scratch[v] = (float)sqrt(r2);
+            scratch->values[v] = (float)sqrt(r2);
         }
         double s = quantile(scratch, count, 0.75f);
         if (!(s > 0)) return false;
@@ -210,7 +233,7 @@ static bool fit_one(const float* points, uint32_t count, const double* bone, flo
 /* fit_one, and an elongated skin split in two at its centroid along the frame's first axis (the
  * bone's, or the principal axis), each half fitted on its own. */
 static uint32_t fit_points_on(const float* points, uint32_t count, const double* bone,
-                              float* scratch, float* half, tl_collider out[2]) {
+                              fit_scratch* scratch, float* half, tl_collider out[2]) {
     bool elongated, unused;
     if (!fit_one(points, count, bone, scratch, &out[0], &elongated)) return 0;
     if (!elongated) return 1;
@@ -249,8 +272,8 @@ double tl_collider_volume(const tl_collider* c) {
  * chest) the spread's long axis points anywhere (the knight's spine capsule lay 56 degrees off
  * its bone, a MakeHuman spine capsule across the torso) and the bone's frame is the tighter; on
  * skin that does not follow its bone (a tail the file binds to a shin) the spread's is. */
-static uint32_t fit_points(const float* points, uint32_t count, const double* bone, float* scratch,
-                           float* half, tl_collider out[2]) {
+static uint32_t fit_points(const float* points, uint32_t count, const double* bone,
+                           fit_scratch* scratch, float* half, tl_collider out[2]) {
     uint32_t spread_count = fit_points_on(points, count, NULL, scratch, half, out);
     if (!bone) return spread_count;
     tl_collider along[2];
@@ -268,12 +291,13 @@ static uint32_t fit_points(const float* points, uint32_t count, const double* bo
 
 uint32_t tl_colliders_fit_frame(const float* points, uint32_t count, const double* bone,
                                 bool choose, tl_collider out[2]) {
-    float* scratch = malloc(sizeof(float) * (count + 1));
+    fit_scratch scratch;
+    bool made = fit_scratch_make(&scratch, count);
     float* half = malloc(sizeof(float) * 3 * (count + 1));
-    uint32_t n = scratch && half ? (choose ? fit_points : fit_points_on)(points, count, bone,
-                                                                         scratch, half, out)
-                                 : 0;
-    free(scratch), free(half);
+    uint32_t n = made && half ? (choose ? fit_points : fit_points_on)(points, count, bone, &scratch,
+                                                                      half, out)
+                              : 0;
+    fit_scratch_free(&scratch), free(half);
     return n;
 }
 
@@ -281,14 +305,15 @@ tl_result tl_colliders_fit_points(const float* points, uint32_t count, tl_collid
                                   uint32_t* fitted, tl_error* err) {
     assert((points || count == 0) && out && fitted);
     *fitted = 0;
-    float* scratch = malloc(sizeof(float) * (count + 1));
+    fit_scratch scratch;
+    bool made = fit_scratch_make(&scratch, count);
     float* half = malloc(sizeof(float) * 3 * (count + 1));
-    if (!scratch || !half) {
-        free(scratch), free(half);
+    if (!made || !half) {
+        fit_scratch_free(&scratch), free(half);
         return tl_error_set(err, TL_ERROR_MEMORY, "colliders: out of memory");
     }
-    *fitted = fit_points(points, count, NULL, scratch, half, out);
-    free(scratch), free(half);
+    *fitted = fit_points(points, count, NULL, &scratch, half, out);
+    fit_scratch_free(&scratch), free(half);
     return TL_OK;
 }
 
@@ -428,16 +453,17 @@ static tl_result fit_skin(const tl_scene* scene, uint32_t skin, bool bones, tl_b
     if (sk->vertex_count == 0) return TL_OK;
     float* points = malloc(sizeof(float) * 3 * sk->vertex_count);
     float* half = malloc(sizeof(float) * 3 * sk->vertex_count);
-    float* scratch = malloc(sizeof(float) * sk->vertex_count);
+    fit_scratch scratch;
+    bool made = fit_scratch_make(&scratch, sk->vertex_count);
     uint32_t* owner = malloc(sizeof(uint32_t) * sk->vertex_count);
-    if (!points || !half || !scratch || !owner) {
-        free(points), free(half), free(scratch), free(owner);
+    if (!points || !half || !made || !owner) {
+        free(points), free(half), fit_scratch_free(&scratch), free(owner);
         return tl_error_set(err, TL_ERROR_MEMORY, "colliders: out of memory");
     }
     for (uint32_t v = 0; v < sk->vertex_count; ++v)
         owner[v] = tl_scene_skin_dominant_joint(sk, v);
     if (!owner_drop_hair(scene, skin, owner)) {
-        free(points), free(half), free(scratch), free(owner);
+        free(points), free(half), fit_scratch_free(&scratch), free(owner);
         return tl_error_set(err, TL_ERROR_MEMORY, "colliders: out of memory");
     }
     for (uint32_t j = 0; j < sk->joint_count && *count < capacity; ++j) {
@@ -448,7 +474,7 @@ static tl_result fit_skin(const tl_scene* scene, uint32_t skin, bool bones, tl_b
         tl_collider parts[2];
         double bone[3];
         bool has_bone = bones && tl_scene_skin_bone_direction(sk, j, bone);
-        uint32_t part_count = fit_points(points, n, has_bone ? bone : NULL, scratch, half, parts);
+        uint32_t part_count = fit_points(points, n, has_bone ? bone : NULL, &scratch, half, parts);
         if (*count + part_count > capacity) part_count = 0;
         for (uint32_t k = 0; k < part_count; ++k) {
             tl_body_collider* b = &out[(*count)++];
@@ -459,7 +485,7 @@ static tl_result fit_skin(const tl_scene* scene, uint32_t skin, bool bones, tl_b
             b->vertices = n;
         }
     }
-    free(points), free(half), free(scratch), free(owner);
+    free(points), free(half), fit_scratch_free(&scratch), free(owner);
     return TL_OK;
 }
 
