@@ -137,6 +137,14 @@ typedef struct tl_chain_def {
     float teleport_distance; /* a root jump longer than this within one frame moves the chain
                                 rigidly by the jump instead of flinging it, m (x scale); 1
                                 (between frames any jump is a cut, see tl_chain_input.start) */
+
+    /* --- sleep (deactivation, as rigid-body engines do; docs/sim.md "Sleep") --- */
+    float sleep_speed;   /* the rest bar, m/s (x scale): a chain may fall asleep once its output
+                            moves slower than this; 0.01 (measure.md's rest bar) */
+    float sleep_seconds; /* how long the input must stay exactly still and the output under
+                            sleep_speed before the chain sleeps, s; 0 = never (the default);
+                            tailor's player uses 1. Asleep, a step simulates nothing (see
+                            tl_chain_stats.asleep); any change of the input wakes it */
 } tl_chain_def;
 
 /* The defaults above (bone_count 0 and NULL geometry: the caller fills those). */
@@ -209,6 +217,9 @@ typedef struct tl_chain_stats {
                                   chain was carried rigidly across the jump (a loop's wrap) */
     uint32_t clamped_frames;   /* frames longer than max_substeps * fixed_step */
     uint32_t contacts;         /* tips on the floor or a collider after the last internal step */
+    uint32_t sleeps;           /* times the chain fell asleep */
+    bool asleep; /* the chain sleeps: its last step simulated nothing, its outputs are as they
+                    were and its velocities zero (tl_chain_def.sleep_seconds) */
 } tl_chain_stats;
 
 typedef struct tl_chain tl_chain;
