@@ -2740,6 +2740,89 @@ static void styles_shake_sleep(void) {
     ENSURE(never == 0 && far == 0);
 }
 
+/* The stress's hip shake and a 10 s hold for one style's chains in one player (one chain, or
+ * every chain with the sheet), the player's sleep on or off, the hold still or breathing (the
+ * pelvis swaying `breath` metres at human scale at 0.3 Hz): per second of the hold the largest
+ * tip speed (H/s) and the chains asleep at its end. */
+static void style_hold(const char* style, int only, bool sleep, float breath) {
+    tl_gltf* doc;
+    tl_scene* scene;
+    ENSURE(rig_style(style, &doc, &scene));
+    tl_play_chain chains[64];
+    uint32_t n;
+    tl_error err;
+    ENSURE_OK(tl_play_chains_find(scene, chains, 64, &n, &err), err);
+    for (uint32_t c = 0; c < n && !sleep; ++c)
+        chains[c].settings.sleep_seconds = 0;
+    const uint32_t first = only >= 0 ? (uint32_t)only : 0, count = only >= 0 ? 1 : n;
+    const tl_scene_skin* sk = &scene->skins[chains[first].skin];
+    tl_stress_def sd = tl_default_stress_def();
+    tl_player_def def = tl_default_player_def();
+    def.frame_step = 1.0f / sd.shake_fps;
+    tl_player* player = NULL;
+    tl_pose* pose = tl_pose_create(scene);
+    ENSURE(pose && tl_player_create(scene, chains + first, count, &def, &player, &err) == TL_OK);
+    float pivot[3], up[3] = {sk->up[0], sk->up[1], sk->up[2]}, speed[10] = {0};
+    static float prev[64][3 * TL_CHAIN_MAX_BONES];
+    int asleep[10] = {0};
+    const float* w =
+        sk->joints[sk->body.pelvis != TL_NONE ? (uint32_t)sk->body.pelvis : sk->top].rest_world;
+    pivot[0] = w[12], pivot[1] = w[13], pivot[2] = w[14];
+    const int shake = (int)lroundf(sd.shake_seconds * sd.shake_fps), hold = 10 * 60;
+    const double omega = 2.0 * 3.14159265358979323846 * sd.shake_frequency;
+    const float scale = sk->height / 1.8f, dt = 1.0f / sd.shake_fps;
+    for (int f = 0; f <= shake + hold; ++f) {
+        double s = f < shake ? sin(omega * f / sd.shake_fps) : 0.0;
+        double sway =
+            f < shake ? 0.0 : breath * sin(2 * 3.14159265358979 * 0.3 * (f - shake) / 60.0);
+        float move[16];
+        tl_mat4_rotation_about(move, pivot, (float)(sd.shake_yaw_deg * s * 0.017453292), up);
+        for (int c = 0; c < 3; ++c)
+            move[12 + c] += (float)((sd.shake_amplitude * s + sway) * scale) * sk->lateral[c];
+        tl_pose_set_rest(pose, scene, chains[first].skin);
+        tl_pose_move_skin(pose, scene, chains[first].skin, move);
+        tl_player_step_pose(player, pose, f ? dt : 0);
+        const int second = (f - shake - 1) / 60;
+        for (uint32_t c = 0; c < count; ++c) {
+            const tl_chain* ch = tl_player_chain(player, c);
+            const float* tip = tl_chain_tip_positions(ch);
+            for (int b = 0; f > shake && b < tl_chain_bone_count(ch); ++b)
+                speed[second] =
+                    fmaxf(speed[second],
+                          sqrtf(tl__dist2(tip + 3 * b, prev[c] + 3 * b)) / dt / sk->height);
+            if (f > shake && (f - shake) % 60 == 0) asleep[second] += tl_chain_get_stats(ch).asleep;
+            memcpy(prev[c], tip, 3 * sizeof(float) * (size_t)tl_chain_bone_count(ch));
+        }
+    }
+    printf("  %-10s %s sleep %d breath %.3g m: hold tip H/s per s:", style,
+           only >= 0 ? "one chain" : "all chains", sleep, (double)breath);
+    for (int s = 0; s < 10; ++s)
+        printf(" %.2g", speed[s]);
+    printf("; asleep at each second's end:");
+    for (int s = 0; s < 10; ++s)
+        printf(" %d", asleep[s]);
+    printf(" of %u\n", count);
+    tl_player_destroy(player);
+    tl_pose_destroy(pose);
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+}
+
+/* On demand, printed (docs/sim.md "Session 19 (sleep19)"): every style's chains in one player
+ * (the sheet on) after the shake, sleep on and off; and the idle case: long01's chain 11 alone
+ * with the pelvis breathing 1 mm at 0.3 Hz through the hold, where the input moves and sleep
+ * cannot engage. */
+static void styles_sleep_hold(void) {
+    const char* styles[] = {"bob01", "bob02", "braid01", "long01", "ponytail01"};
+    for (size_t i = 0; i < COUNT(styles); ++i)
+        for (int sleep = 1; sleep >= 0; --sleep)
+            style_hold(styles[i], -1, sleep, 0);
+    for (int sleep = 1; sleep >= 0; --sleep) {
+        style_hold("long01", 11, sleep, 0);
+        style_hold("long01", 11, sleep, 0.001f);
+    }
+}
+
 /* On demand: known_failing_hair_rest runs it with TL_HAIR_REST_STRICT (3 of 103 chains over
  * 2 s since session 17); printed otherwise. */
 static void styles_shake_rest(void) {
@@ -4339,6 +4422,7 @@ int main(int argc, char** argv) {
         {"styles_shake_rest", styles_shake_rest, true},
         {"styles_shake_rest_trace", styles_shake_rest_trace, true},
         {"styles_shake_sleep", styles_shake_sleep, true},
+        {"styles_sleep_hold", styles_sleep_hold, true},
         {"styles_rest_trace", styles_rest_trace, true},
         {"nape_hair_follows_neck", nape_hair_follows_neck},
         {"nape_tears_bounded", nape_tears_bounded},

@@ -102,10 +102,10 @@ static void chain_apply_settings(tl_chain* c, const tl_chain_settings* s) {
 
 void tl_chain_set_floor(tl_chain* c, float height) {
     assert(c && isfinite(height));
+    c->sleep_dirty = c->sleep_dirty || height != c->floor_height; /* (a move wakes it) */
     c->floor_height = height;
     c->floor_level = height + c->settings.ground_clearance * c->scale;
     c->settings_id = chain_new_id(); /* (lanes holding its settings take them again) */
-    c->sleep_dirty = true;           /* (a change wakes a sleeping chain) */
 }
 
 void tl_chain_particles_move(tl_chain* c, const float* offsets) {
