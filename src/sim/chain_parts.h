@@ -172,6 +172,17 @@ struct tl_chain {
     bool placed;
     bool velocity_feedback; /* test hook: the article's bug 2 (spring_chain_internal.h) */
     tl_chain_stats stats;
+    /* N: its bends and read-back swings, the chain's own wherever it was stepped (a chain
+     * stepped alone gathers everything into a working copy on the stack: 48 B a link here
+     * instead of a 204-byte copy kept per chain) */
+    link_swings* own;
+    uint64_t listed; /* the tl_chain_batch_step call whose open groups hold its frame (0: none):
+                        a chain listed twice is found without a search */
+    /* where its state is while a batch's lane holds it (NULL: in the arrays above). A batch
+     * keeps a chain's state in the lane it was stepped in and writes it back only when it is
+     * read, changed outside the step or the lane is wanted (chain_state_sync) */
+    struct lane_group* home;
+    int home_lane;
     /* sleep (chain_sleep.c): the window over which the output must stay still, and the last
      * frame's input the next one must repeat */
     float sleep_speed;        /* world units / s */
@@ -189,17 +200,6 @@ struct tl_chain {
     bool sleep_dirty;         /* the host changed the settings or the particles since */
     unsigned char sleep_last; /* what the last frame adds to the window (chain_sleep.c) */
     float sleep_dt;           /* ... and its length */
-    /* N: its bends and read-back swings, the chain's own wherever it was stepped (a chain
-     * stepped alone gathers everything into a working copy on the stack: 48 B a link here
-     * instead of a 204-byte copy kept per chain) */
-    link_swings* own;
-    uint64_t listed; /* the tl_chain_batch_step call whose open groups hold its frame (0: none):
-                        a chain listed twice is found without a search */
-    /* where its state is while a batch's lane holds it (NULL: in the arrays above). A batch
-     * keeps a chain's state in the lane it was stepped in and writes it back only when it is
-     * read, changed outside the step or the lane is wanted (chain_state_sync) */
-    struct lane_group* home;
-    int home_lane;
 };
 
 /* (the settings' rows: kept in a batch's lanes across frames, lane_group.settings) */

@@ -145,15 +145,14 @@ bool chain_sleep_frame(tl_chain* c, const tl_chain_input* in, float dt) {
     if (!(c->sleep_seconds > 0)) return false;
     /* the last frame's output counts now that it is known */
     bool rested = false;
-    if (c->sleep_last == SLEEP_COUNT && !c->stats.asleep)
-        rested = window_count(c, c->sleep_dt);
-    else if (c->sleep_last == SLEEP_RESET)
-        window_reset(c);
+    if (c->sleep_last == SLEEP_COUNT && !c->stats.asleep) rested = window_count(c, c->sleep_dt);
     if (!input_still(c, in, dt)) {
         c->stats.asleep = false; /* (wakes: its velocities are zero, it steps as usual) */
         c->sleep_last = SLEEP_RESET;
         return false;
     }
+    /* a window starts from the output as the last frame left it (a moving body pays nothing) */
+    if (c->sleep_last == SLEEP_RESET) window_reset(c);
     if (rested) fall_asleep(c); /* (only into a still frame: a moving one keeps its velocities) */
     if (c->stats.asleep) {      /* the frame runs nothing; its length is the last one's for the
                                    path of the next (chain_frame_begin) */
