@@ -2589,6 +2589,64 @@ static void test_sleep_collider_wakes(void) {
         }
 }
 
+static void still_sample(void* user, float t, tl_chain_sample* out) {
+    (void)t;
+    out->attachment = *(const tl_chain_pose*)user;
+}
+
+/* Which frames count toward sleep: an 8-link 0.8 m chain set swinging by a 5 cm step of the
+ * attachment, then held still, stepped (a) by 1/60 s frames, (b) the same with a zero-length
+ * frame (start = target = the last target) after each, (c) by tl_chain_step_sampled with a
+ * still sampler; and (d) walking (clip_walk) for 10 s with a zero-length frame after each frame,
+ * as tailor measure's sample times give (restill18b). A zero-length frame neither counts nor
+ * resets: (b) falls asleep after as many real frames as (a); the sampled step falls asleep too
+ * (its sub-frames repeat the sample); the walk, whose zero-length frames are "still", never
+ * sleeps. */
+static void test_sleep_which_frames(void) {
+    enum { N = 8 };
+    rig r;
+    rig_straight(&r, N, v3_make(0, -1, 0.2f), 0.8f);
+    tl_chain_def def = def_for(&r);
+    def.floor_enabled = false, def.hips_plane_enabled = false;
+    def.sleep_seconds = 1;
+    tl_chain *plain = create(&def), *zero = create(&def), *sampled = create(&def),
+             *walk = create(&def);
+    const float dt = 1 / 60.0f;
+    int slept[3] = {-1, -1, -1}, walk_asleep = 0;
+    tl_chain_input in = tl_default_chain_input();
+    for (int f = 0; f < 600; ++f) {
+        in.start = in.target;
+        in.target.position[0] = 0.05f * (float)(f < 6 ? f : 6) / 6;
+        tl_chain_step(plain, &in, dt);
+        tl_chain_step(zero, &in, dt);
+        if (slept[1] < 0 && tl_chain_get_stats(zero).asleep) slept[1] = f; /* (its real frame) */
+        tl_chain_input again = in;
+        again.start = in.target;
+        tl_chain_step(zero, &again, 0);
+        if (f < 6)
+            tl_chain_step(sampled, &in, dt); /* (the swing's start as the others') */
+        else
+            tl_chain_step_sampled(sampled, still_sample, &in.target, dt, false);
+        if (slept[0] < 0 && tl_chain_get_stats(plain).asleep) slept[0] = f;
+        if (slept[2] < 0 && tl_chain_get_stats(sampled).asleep) slept[2] = f;
+    }
+    for (int f = 1; f <= 600; ++f) {
+        tl_chain_input w = frame_input(clip_walk, (f - 1) / 60.0, f / 60.0);
+        tl_chain_step(walk, &w, dt);
+        w.start = w.target;
+        tl_chain_step(walk, &w, 0);
+        walk_asleep += tl_chain_get_stats(walk).asleep;
+    }
+    fprintf(stderr,
+            "  the first frame run asleep: %d (1/60 s frames), %d (each followed by a "
+            "zero-length one), %d (sampled); walking with zero-length frames: %d frames "
+            "asleep\n",
+            slept[0], slept[1], slept[2], walk_asleep);
+    ENSURE(slept[0] > 0 && slept[1] == slept[0] && slept[2] > 0 && walk_asleep == 0);
+    tl_chain_destroy(plain), tl_chain_destroy(zero), tl_chain_destroy(sampled);
+    tl_chain_destroy(walk);
+}
+
 static const tl_test_case cases[] = {
     {"defaults", test_defaults},
     {"bug1_spring_in_physical_units", test_bug1_spring_in_physical_units},
@@ -2631,6 +2689,7 @@ static const tl_test_case cases[] = {
     {"plane_and_sphere_colliders", test_plane_and_sphere_colliders},
     {"sleep_free_swing", test_sleep_free_swing},
     {"sleep_collider_wakes", test_sleep_collider_wakes},
+    {"sleep_which_frames", test_sleep_which_frames},
 };
 
 int main(int argc, char** argv) {
