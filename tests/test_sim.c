@@ -2595,7 +2595,7 @@ static void still_sample(void* user, float t, tl_chain_sample* out) {
 }
 
 /* Which frames count toward sleep: an 8-link 0.8 m chain set swinging by a 5 cm step of the
- * attachment, then held still, stepped (a) by 1/60 s frames, (b) the same with a zero-length
+ * attachment (its rotation not of unit length), then held still, stepped (a) by 1/60 s frames, (b) the same with a zero-length
  * frame (start = target = the last target) after each, (c) by tl_chain_step_sampled with a
  * still sampler; and (d) walking (clip_walk) for 10 s with a zero-length frame after each frame,
  * as tailor measure's sample times give (restill18b). A zero-length frame neither counts nor
@@ -2614,6 +2614,9 @@ static void test_sleep_which_frames(void) {
     const float dt = 1 / 60.0f;
     int slept[3] = {-1, -1, -1}, walk_asleep = 0;
     tl_chain_input in = tl_default_chain_input();
+    /* a rotation of norm 1.5, as a host may pass (the chain normalises it; the sampled step's
+     * frames then start at the normalised pose, not the bits given) */
+    in.target.rotation[1] = 0.9f, in.target.rotation[3] = 1.2f;
     for (int f = 0; f < 600; ++f) {
         in.start = in.target;
         in.target.position[0] = 0.05f * (float)(f < 6 ? f : 6) / 6;

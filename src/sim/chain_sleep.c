@@ -119,17 +119,18 @@ static bool window_count(tl_chain* c, float dt) {
 /* Whether the input repeats the last frame's exactly (see the top); records it for the next. */
 static bool input_still(tl_chain* c, const tl_chain_input* in, float dt) {
     const size_t pose = sizeof in->target;
+    /* start and target the same pose: the same bits, or the start as the chain stored the last
+     * target (normalised: the sampled step's frames start so) and the target that one given */
+    const bool repeats = c->given_known && memcmp(&in->target, &c->last_given, pose) == 0;
+    const bool posed = memcmp(&in->start, &in->target, pose) == 0 ||
+                       (repeats && memcmp(&in->start, &c->last_target, pose) == 0);
     bool still =
-        c->sleep_known && !c->sleep_dirty && c->given_known && c->placed && isfinite(dt) &&
-        memcmp(&in->target, &c->last_given, pose) == 0 &&
-        (memcmp(&in->start, &c->last_given, pose) == 0 ||
-         memcmp(&in->start, &c->last_target, pose) == 0) &&
+        c->sleep_known && !c->sleep_dirty && c->placed && isfinite(dt) && repeats && posed &&
         memcmp(in->force, c->sleep_force, sizeof c->sleep_force) == 0 &&
         in->has_hips == c->sleep_has_hips &&
         (!in->has_hips || (memcmp(in->hips_start, in->hips_target, sizeof in->hips_start) == 0 &&
                            memcmp(in->hips_target, c->sleep_hips, sizeof c->sleep_hips) == 0));
-    /* the colliders are hashed only when the rest is still (a moving body costs nothing) */
-    bool posed = memcmp(&in->start, &in->target, pose) == 0;
+    /* the colliders are hashed only when the pose is still (a moving body costs nothing) */
     uint64_t hash = posed ? colliders_hash(c, in) : 0;
     still = still && hash == c->sleep_hash;
     c->sleep_known = posed;
