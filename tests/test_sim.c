@@ -2595,13 +2595,13 @@ static void still_sample(void* user, float t, tl_chain_sample* out) {
 }
 
 /* Which frames count toward sleep: an 8-link 0.8 m chain set swinging by a 5 cm step of the
- * attachment (its rotation not of unit length), then held still, stepped (a) by 1/60 s frames, (b) the same with a zero-length
- * frame (start = target = the last target) after each, (c) by tl_chain_step_sampled with a
- * still sampler; and (d) walking (clip_walk) for 10 s with a zero-length frame after each frame,
- * as tailor measure's sample times give (restill18b). A zero-length frame neither counts nor
- * resets: (b) falls asleep after as many real frames as (a); the sampled step falls asleep too
- * (its sub-frames repeat the sample); the walk, whose zero-length frames are "still", never
- * sleeps. */
+ * attachment (its rotation not of unit length), then held still, stepped (a) by 1/60 s frames, (b)
+ * the same with a zero-length frame (start = target = the last target) after each, (c) by
+ * tl_chain_step_sampled with a still sampler; and (d) walking (clip_walk) for 10 s with a
+ * zero-length frame after each frame, as tailor measure's sample times give (restill18b). A
+ * zero-length frame neither counts nor resets: (b) falls asleep after as many real frames as (a);
+ * the sampled step falls asleep too (its sub-frames repeat the sample); the walk, whose zero-length
+ * frames are "still", never sleeps. */
 static void test_sleep_which_frames(void) {
     enum { N = 8 };
     rig r;
