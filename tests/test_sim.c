@@ -2477,6 +2477,84 @@ static void test_sleep_free_swing(void) {
         }
 }
 
+/* (3) A chain swinging along a collider it leans on does not sleep at a turning point: an 8-link
+ * 0.8 m chain pressed onto a plane halfway along its rest lean (in contact every frame), undamped
+ * (zeta 0) with no or little friction (slip_damping 0 and 0.5), set swinging along the plane by a
+ * sideways step of 5, 20 or 40 cm, then held still 30 s beside the same chain with sleep off.
+ * The two halves of a window about a turning point have about the same mean tips, so the mean
+ * test alone froze such swings with the awake run going on up to 15.6 mm from the frozen pose;
+ * the window's reach (sleep_speed times its length, 1 cm) keeps them awake until they swing
+ * within it. When it falls asleep, the sleep-off run's tips over the next second stay within
+ * the reach of the pose it sleeps in. */
+static void test_sleep_contact_swing(void) {
+    enum { N = 8, FRAMES = 1800 };
+    rig r;
+    rig_straight(&r, N, v3_make(0, -1, 0.2f), 0.8f);
+    const float dt = 1 / 60.0f, reach = 0.01f * 1.0f, steps[] = {0.05f, 0.2f, 0.4f};
+    const float slips[] = {0.0f, 0.5f};
+    tl_chain_def def = def_for(&r);
+    def.floor_enabled = false, def.hips_plane_enabled = false;
+    def.settings.damping_ratio = 0;
+    /* where the chain rests without the plane: the plane goes halfway along its lean */
+    tl_chain* free_chain = create(&def);
+    ENSURE(free_chain);
+    tl_chain_input in = tl_default_chain_input();
+    for (int f = 0; f < 600; ++f)
+        tl_chain_step(free_chain, &in, dt);
+    v3 tip = tip_at(tl_chain_tip_positions(free_chain), N - 1);
+    tl_chain_destroy(free_chain);
+    v3 lean = v3_make(tip.x, 0, tip.z);
+    ENSURE(v3_length(lean) > 0.1f);
+    v3 n = v3_scale(lean, -1 / v3_length(lean)), at = v3_scale(lean, 0.5f);
+    tl_collider plane = {TL_COLLIDER_PLANE, {at.x, at.y, at.z}, {n.x, n.y, n.z}, 0, {{0}}};
+    v3 side = v3_normalize_or(v3_cross(n, v3_make(0, 1, 0)), v3_make(1, 0, 0));
+    float worst = 0;
+    int slept_count = 0, contact_frames = 0;
+    for (int q = 0; q < 2; ++q)
+        for (int a = 0; a < 3; ++a) {
+            def.settings.slip_damping = slips[q];
+            def.sleep_seconds = 1;
+            tl_chain* on = create(&def);
+            def.sleep_seconds = 0;
+            tl_chain* off = create(&def);
+            ENSURE(on && off);
+            float held[3 * N];
+            int slept = -1;
+            float apart = 0;
+            in = tl_default_chain_input();
+            in.colliders = &plane, in.collider_count = 1;
+            for (int f = 0; f < FRAMES; ++f) {
+                in.start = in.target;
+                float k = steps[a] * (float)(f < 6 ? f : 6) / 6;
+                for (int c = 0; c < 3; ++c)
+                    in.target.position[c] = k * (&side.x)[c];
+                tl_chain_step(on, &in, dt);
+                tl_chain_step(off, &in, dt);
+                contact_frames += f > 60 && tl_chain_get_stats(off).contacts > 0;
+                if (slept < 0 && tl_chain_get_stats(on).asleep) {
+                    slept = f;
+                    memcpy(held, tl_chain_tip_positions(on), sizeof held);
+                }
+                if (slept >= 0 && f - slept <= 60)
+                    for (int i = 0; i < N; ++i)
+                        apart =
+                            fmaxf(apart, v3_length(v3_sub(tip_at(held, i),
+                                                          tip_at(tl_chain_tip_positions(off), i))));
+            }
+            fprintf(stderr,
+                    "  slip %.1f step %3.0f mm: asleep at %5.2f s, the awake run's tips over the "
+                    "next second up to %.2f mm from the sleeping pose (bar %.0f mm)\n",
+                    (double)slips[q], (double)steps[a] * 1000, slept / 60.0, (double)apart * 1000,
+                    (double)reach * 1000);
+            slept_count += slept >= 0;
+            worst = fmaxf(worst, apart);
+            tl_chain_destroy(on), tl_chain_destroy(off);
+        }
+    ENSURE(contact_frames > 6 * (FRAMES - 61) * 9 / 10); /* it leans on the plane throughout */
+    ENSURE(slept_count == 6); /* each comes to rest and sleeps in the 30 s */
+    ENSURE(worst <= reach);
+}
+
 /* The deepest a chain's particles lie in a sphere or capsule, m (< 0: outside). */
 static float collider_depth_of(const tl_chain* c, const tl_collider* col) {
     float deepest = -1e9f;
@@ -2693,6 +2771,7 @@ static const tl_test_case cases[] = {
     {"sleep_free_swing", test_sleep_free_swing},
     {"sleep_collider_wakes", test_sleep_collider_wakes},
     {"sleep_which_frames", test_sleep_which_frames},
+    {"sleep_contact_swing", test_sleep_contact_swing},
 };
 
 int main(int argc, char** argv) {

@@ -64,7 +64,7 @@ size_t tl_chain_memory_size(int n) {
     return align16(sizeof(tl_chain)) + align16(N * sizeof(link_const)) +
            align16(N * sizeof(link_swings)) + align16(N * 3 * sizeof(float)) * 4 +
            align16(N * 4 * sizeof(float)) + align16(N * sizeof(float)) * 3 +
-           align16(N * 9 * sizeof(float)); /* (sleep_tips, sleep_sums) */
+           align16(N * 15 * sizeof(float)); /* (sleep_tips, sleep_sums, sleep_from) */
 }
 
 static void* default_alloc(size_t size, void* user) {
@@ -177,7 +177,8 @@ tl_result tl_chain_create(const tl_chain_def* def, const tl_allocator* allocator
     CARVE(radii, float, N);
     c->sleep_tips = (float*)(block + at); /* (one carve: the size adds them as one block) */
     c->sleep_sums = c->sleep_tips + 3 * N;
-    at += align16(9 * N * sizeof(float));
+    c->sleep_from = c->sleep_sums + 6 * N;
+    at += align16(15 * N * sizeof(float));
 #undef CARVE
     assert(at <= tl_chain_memory_size(n));
 

@@ -189,6 +189,8 @@ struct tl_chain {
     float sleep_seconds;      /* the window, s; 0: never sleeps */
     float* sleep_tips;        /* 3N: the output tips the window last counted */
     float* sleep_sums;        /* 2 x 3N: the tips integrated over time in each half of the window */
+    float* sleep_from;        /* 2 x 3N: the tips where each half began */
+    float sleep_reach[2];     /* the farthest any tip went from where its half began */
     double sleep_quiet;       /* s the output has moved slower than sleep_speed */
     double sleep_half[2];     /* the halves' lengths so far, s (the earlier one, the current one) */
     bool sleep_touch[2];      /* ... each touched a collider or the floor in every frame */

@@ -11,8 +11,11 @@
  *   (a swing faster than the bar anywhere in the window does not sleep);
  * - motion against a contact (a collider or the floor touched in every frame of the window) by
  *   where it goes: the window's two halves' mean tips must lie closer than sleep_speed times
- *   the time between them. A tip buzzing in a crease moves fast with no net motion, so no speed
- *   test fires; its mean pose is still, and the chain sleeps in the pose it was moving about.
+ *   the time between them, and no tip may have strayed farther over the window than
+ *   sleep_speed times its length (a swing sliding along a collider has the same mean on both
+ *   sides of a turning point: its reach keeps it awake). A tip buzzing in a crease moves fast
+ *   with no net motion and no reach, so no speed test fires; its mean pose is still, and the
+ *   chain sleeps in the pose it was moving about.
  * Asleep, the frame runs nothing: the outputs stay, the velocities are zero (set when it falls
  * asleep), and any change of the input wakes it and steps it as usual. */
 #include "chain_parts.h"
@@ -47,8 +50,10 @@ static void window_reset(tl_chain* c) {
     c->sleep_quiet = 0;
     c->sleep_half[0] = c->sleep_half[1] = 0;
     c->sleep_touch[0] = c->sleep_touch[1] = true;
+    c->sleep_reach[0] = c->sleep_reach[1] = 0;
     memset(c->sleep_sums, 0, 6 * (size_t)c->n * sizeof(float));
     memcpy(c->sleep_tips, c->out_tips, 3 * (size_t)c->n * sizeof(float));
+    memcpy(c->sleep_from + 3 * c->n, c->out_tips, 3 * (size_t)c->n * sizeof(float));
 }
 
 void chain_sleep_reset(tl_chain* c) {
@@ -68,18 +73,22 @@ static void fall_asleep(tl_chain* c) {
 }
 
 /* Whether the two halves' mean tips lie within sleep_speed of each other over the time between
- * their middles. */
+ * their middles, and every tip stayed within sleep_speed times the window of where the window
+ * began (bounded by the earlier half's reach, or the later half's start from it and its reach). */
 static bool means_still(const tl_chain* c) {
     const float *a = c->sleep_sums, *b = c->sleep_sums + 3 * c->n;
+    const float *from0 = c->sleep_from, *from1 = c->sleep_from + 3 * c->n;
     const double ta = c->sleep_half[0], tb = c->sleep_half[1];
-    const double bar = c->sleep_speed * 0.5 * (ta + tb);
+    const double bar = c->sleep_speed * 0.5 * (ta + tb), most = c->sleep_speed * (ta + tb);
+    if (!(c->sleep_reach[0] < most)) return false;
     for (int i = 0; i < 3 * c->n; i += 3) {
-        double d2 = 0;
+        double d2 = 0, s2 = 0;
         for (int k = 0; k < 3; ++k) {
             double d = (double)b[i + k] / tb - (double)a[i + k] / ta;
-            d2 += d * d;
+            double e = (double)from1[i + k] - (double)from0[i + k];
+            d2 += d * d, s2 += e * e;
         }
-        if (!(d2 < bar * bar)) return false;
+        if (!(d2 < bar * bar) || !(sqrt(s2) + c->sleep_reach[1] < most)) return false;
     }
     return true;
 }
@@ -88,17 +97,19 @@ static bool means_still(const tl_chain* c) {
 static bool window_count(tl_chain* c, float dt) {
     const int n3 = 3 * c->n;
     const float* tips = c->out_tips;
-    float moved2 = 0;
-    float* sum = c->sleep_sums + n3;
+    float moved2 = 0, reach2 = 0;
+    float *sum = c->sleep_sums + n3, *from = c->sleep_from + n3;
     for (int i = 0; i < n3; i += 3) {
-        float d2 = 0;
+        float d2 = 0, r2 = 0;
         for (int k = 0; k < 3; ++k) {
-            float d = tips[i + k] - c->sleep_tips[i + k];
-            d2 += d * d;
+            float d = tips[i + k] - c->sleep_tips[i + k], r = tips[i + k] - from[i + k];
+            d2 += d * d, r2 += r * r;
             sum[i + k] += tips[i + k] * dt;
         }
         moved2 = d2 > moved2 ? d2 : moved2;
+        reach2 = r2 > reach2 ? r2 : reach2;
     }
+    c->sleep_reach[1] = fmaxf(c->sleep_reach[1], sqrtf(reach2));
     memcpy(c->sleep_tips, tips, (size_t)n3 * sizeof(float));
     const float bar = c->sleep_speed * dt;
     c->sleep_quiet = moved2 < bar * bar ? c->sleep_quiet + dt : 0;
@@ -111,6 +122,9 @@ static bool window_count(tl_chain* c, float dt) {
     /* the current half becomes the earlier one */
     memcpy(c->sleep_sums, sum, (size_t)n3 * sizeof(float));
     memset(sum, 0, (size_t)n3 * sizeof(float));
+    memcpy(c->sleep_from, from, (size_t)n3 * sizeof(float));
+    memcpy(from, tips, (size_t)n3 * sizeof(float));
+    c->sleep_reach[0] = c->sleep_reach[1], c->sleep_reach[1] = 0;
     c->sleep_half[0] = c->sleep_half[1], c->sleep_half[1] = 0;
     c->sleep_touch[0] = c->sleep_touch[1], c->sleep_touch[1] = true;
     return false;
