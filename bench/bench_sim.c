@@ -218,6 +218,8 @@ int main(int argc, char** argv) {
     def.rest_translations = t;
     def.rest_rotations = q;
     def.tip_translation = tip;
+    def.sleep_seconds = 1; /* as tailor's player: the walk never holds still, so each frame pays
+                              only the still test (docs/sim.md "Session 19 (sleep19)") */
     tl_chain_batch* batch; /* (one for every scene: the largest) */
     tl_error batch_err;
     if (tl_chain_batch_create(LINKS, 1000, NULL, &batch, &batch_err) != TL_OK) return 1;

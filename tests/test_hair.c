@@ -2614,6 +2614,215 @@ static void styles_shake_rest_run(bool trace) {
     if (strict) ENSURE_MSG(missed == 0, "%u hair chains do not settle in 0-2 s", missed);
 }
 
+/* One hair chain through the stress's hip shake and a 10 s hold (as shake_trace), the player's
+ * sleep on or off: the tips at the end (`end`), each tip's mean and extent (bounding-box
+ * diagonal) over the last second (`mean`, `spread`), and with sleep on the frame it first fell
+ * asleep (-1: never) and each tip's extent over the sleep window before it (`window`). */
+static int shake_hold(const tl_scene* scene, tl_play_chain chain, bool sleep, float* end,
+                      float* mean, float* spread, float* window) {
+    int slept = -1;
+    const tl_scene_skin* sk = &scene->skins[chain.skin];
+    if (!sleep) chain.settings.sleep_seconds = 0;
+    tl_stress_def sd = tl_default_stress_def();
+    tl_player_def def = tl_default_player_def();
+    def.frame_step = 1.0f / sd.shake_fps;
+    tl_player* player = NULL;
+    tl_error err;
+    tl_pose* pose = tl_pose_create(scene);
+    if (!pose || tl_player_create(scene, &chain, 1, &def, &player, &err) != TL_OK) {
+        tl_pose_destroy(pose);
+        return -2; /* (the caller fails on it) */
+    }
+    float pivot[3], up[3] = {sk->up[0], sk->up[1], sk->up[2]}, box[2][3 * TL_CHAIN_MAX_BONES];
+    static float past[600][3 * TL_CHAIN_MAX_BONES]; /* (the last 10 s of tips, a ring) */
+    const float* w =
+        sk->joints[sk->body.pelvis != TL_NONE ? (uint32_t)sk->body.pelvis : sk->top].rest_world;
+    pivot[0] = w[12], pivot[1] = w[13], pivot[2] = w[14];
+    const int shake = (int)lroundf(sd.shake_seconds * sd.shake_fps), hold = 10 * 60;
+    const int win = (int)lroundf(chain.settings.sleep_seconds * sd.shake_fps);
+    const double omega = 2.0 * 3.14159265358979323846 * sd.shake_frequency;
+    const float scale = sk->height / 1.8f, dt = 1.0f / sd.shake_fps;
+    const int n = (int)chain.bone_count;
+    for (int f = 0; f <= shake + hold; ++f) {
+        double s = f < shake ? sin(omega * f / sd.shake_fps) : 0.0;
+        float move[16];
+        tl_mat4_rotation_about(move, pivot, (float)(sd.shake_yaw_deg * s * 0.017453292), up);
+        for (int c = 0; c < 3; ++c)
+            move[12 + c] += (float)(sd.shake_amplitude * scale * s) * sk->lateral[c];
+        tl_pose_set_rest(pose, scene, chain.skin);
+        tl_pose_move_skin(pose, scene, chain.skin, move);
+        tl_player_step_pose(player, pose, f ? dt : 0);
+        const tl_chain* ch = tl_player_chain(player, 0);
+        memcpy(past[f % 600], tl_chain_tip_positions(ch), 3 * sizeof(float) * (size_t)n);
+        if (sleep && slept < 0 && f > win && tl_chain_get_stats(ch).asleep) {
+            slept = f; /* the window: the frames before this one */
+            for (int k = 0; k < 3 * n; ++k)
+                box[0][k] = box[1][k] = past[(f - 1) % 600][k];
+            for (int j = f - win; j < f; ++j)
+                for (int k = 0; k < 3 * n; ++k)
+                    box[0][k] = fminf(box[0][k], past[j % 600][k]),
+                    box[1][k] = fmaxf(box[1][k], past[j % 600][k]);
+            for (int b = 0; b < n; ++b)
+                window[b] = sqrtf(tl__dist2(box[0] + 3 * b, box[1] + 3 * b));
+        }
+    }
+    const int last = shake + hold;
+    memcpy(end, past[last % 600], 3 * sizeof(float) * (size_t)n);
+    for (int k = 0; k < 3 * n; ++k) {
+        double sum = 0;
+        box[0][k] = box[1][k] = past[last % 600][k];
+        for (int j = last - 59; j <= last; ++j) {
+            sum += past[j % 600][k];
+            box[0][k] = fminf(box[0][k], past[j % 600][k]);
+            box[1][k] = fmaxf(box[1][k], past[j % 600][k]);
+        }
+        mean[k] = (float)(sum / 60);
+    }
+    for (int b = 0; b < n; ++b)
+        spread[b] = sqrtf(tl__dist2(box[0] + 3 * b, box[1] + 3 * b));
+    tl_player_destroy(player);
+    tl_pose_destroy(pose);
+    return slept;
+}
+
+/* Issue #11 with the player's sleep (docs/sim.md "Session 19 (sleep19)"): after the stress's
+ * hip shake every hair chain of the five chained styles comes to rest on the still body (the
+ * stress's settle_seconds >= 0 in a 10 s hold; long01's chain 11, buzzing in the crease of
+ * spine01, spine02 and upperarm01.L, never did), and (3) the pose each chain sleeps in lies
+ * within the motion of its window before of where it would have kept moving without sleep: per
+ * tip, the distance from its final place to the sleep-off run's mean over the last second is
+ * at most its extent over the sleep window plus that run's extent over its last second. */
+static void styles_shake_sleep(void) {
+    const char* styles[] = {"bob01", "bob02", "braid01", "long01", "ponytail01"};
+    uint32_t never = 0, far = 0, asleep = 0, total = 0;
+    for (size_t i = 0; i < COUNT(styles); ++i) {
+        tl_gltf* doc;
+        tl_scene* scene;
+        ENSURE(rig_style(styles[i], &doc, &scene));
+        tl_play_chain chains[64];
+        uint32_t n;
+        tl_error err;
+        ENSURE_OK(tl_play_chains_find(scene, chains, 64, &n, &err), err);
+        float worst = 0, worst_ratio = 0, slowest = 0;
+        for (uint32_t c = 0; c < n && c < 64; ++c, ++total) {
+            tl_stress_def def = tl_default_stress_def();
+            def.hold_seconds = 10;
+            tl_stress_report r;
+            ENSURE_OK(tl_measure_stress(scene, &chains[c], -1, &def, &r, &err), err);
+            never += r.settle_seconds < 0;
+            slowest = r.settle_seconds < 0 ? INFINITY : fmaxf(slowest, r.settle_seconds);
+            float end[3 * TL_CHAIN_MAX_BONES], mean[3 * TL_CHAIN_MAX_BONES],
+                spread[TL_CHAIN_MAX_BONES], window[TL_CHAIN_MAX_BONES] = {0},
+                                            off_end[3 * TL_CHAIN_MAX_BONES],
+                                            off_spread[TL_CHAIN_MAX_BONES], unused[1];
+            int slept = shake_hold(scene, chains[c], true, end, mean, spread, window);
+            ENSURE(slept > -2 &&
+                   shake_hold(scene, chains[c], false, off_end, mean, off_spread, unused) > -2);
+            asleep += slept >= 0;
+            const float H = scene->skins[chains[c].skin].height;
+            for (uint32_t b = 0; b < chains[c].bone_count; ++b) {
+                float d = sqrtf(tl__dist2(end + 3 * b, mean + 3 * b)),
+                      allowed = window[b] + off_spread[b];
+                far += d > allowed;
+                worst = fmaxf(worst, d / H);
+                if (d > 1e-6f * H) worst_ratio = fmaxf(worst_ratio, d / allowed);
+            }
+        }
+        printf("  %-10s %u chains: slowest settle %.2f s; sleep pose from the awake run's last "
+               "second up to %.2g H (%.2f of the window's motion and that second's)\n",
+               styles[i], n, slowest, worst, worst_ratio);
+        tl_scene_destroy(scene);
+        tl_gltf_destroy(doc);
+    }
+    printf("  %u chains: %u never settle, %u asleep at the end, %u tips beyond the window's "
+           "motion\n",
+           total, never, asleep, far);
+    ENSURE(never == 0 && far == 0);
+}
+
+/* The stress's hip shake and a 10 s hold for one style's chains in one player (one chain, or
+ * every chain with the sheet), the player's sleep on or off, the hold still or breathing (the
+ * pelvis swaying `breath` metres at human scale at 0.3 Hz): per second of the hold the largest
+ * tip speed (H/s) and the chains asleep at its end. */
+static void style_hold(const char* style, int only, bool sleep, float breath) {
+    tl_gltf* doc;
+    tl_scene* scene;
+    ENSURE(rig_style(style, &doc, &scene));
+    tl_play_chain chains[64];
+    uint32_t n;
+    tl_error err;
+    ENSURE_OK(tl_play_chains_find(scene, chains, 64, &n, &err), err);
+    for (uint32_t c = 0; c < n && !sleep; ++c)
+        chains[c].settings.sleep_seconds = 0;
+    const uint32_t first = only >= 0 ? (uint32_t)only : 0, count = only >= 0 ? 1 : n;
+    const tl_scene_skin* sk = &scene->skins[chains[first].skin];
+    tl_stress_def sd = tl_default_stress_def();
+    tl_player_def def = tl_default_player_def();
+    def.frame_step = 1.0f / sd.shake_fps;
+    tl_player* player = NULL;
+    tl_pose* pose = tl_pose_create(scene);
+    ENSURE(pose && tl_player_create(scene, chains + first, count, &def, &player, &err) == TL_OK);
+    float pivot[3], up[3] = {sk->up[0], sk->up[1], sk->up[2]}, speed[10] = {0};
+    static float prev[64][3 * TL_CHAIN_MAX_BONES];
+    int asleep[10] = {0};
+    const float* w =
+        sk->joints[sk->body.pelvis != TL_NONE ? (uint32_t)sk->body.pelvis : sk->top].rest_world;
+    pivot[0] = w[12], pivot[1] = w[13], pivot[2] = w[14];
+    const int shake = (int)lroundf(sd.shake_seconds * sd.shake_fps), hold = 10 * 60;
+    const double omega = 2.0 * 3.14159265358979323846 * sd.shake_frequency;
+    const float scale = sk->height / 1.8f, dt = 1.0f / sd.shake_fps;
+    for (int f = 0; f <= shake + hold; ++f) {
+        double s = f < shake ? sin(omega * f / sd.shake_fps) : 0.0;
+        double sway =
+            f < shake ? 0.0 : breath * sin(2 * 3.14159265358979 * 0.3 * (f - shake) / 60.0);
+        float move[16];
+        tl_mat4_rotation_about(move, pivot, (float)(sd.shake_yaw_deg * s * 0.017453292), up);
+        for (int c = 0; c < 3; ++c)
+            move[12 + c] += (float)((sd.shake_amplitude * s + sway) * scale) * sk->lateral[c];
+        tl_pose_set_rest(pose, scene, chains[first].skin);
+        tl_pose_move_skin(pose, scene, chains[first].skin, move);
+        tl_player_step_pose(player, pose, f ? dt : 0);
+        const int second = (f - shake - 1) / 60;
+        for (uint32_t c = 0; c < count; ++c) {
+            const tl_chain* ch = tl_player_chain(player, c);
+            const float* tip = tl_chain_tip_positions(ch);
+            for (int b = 0; f > shake && b < tl_chain_bone_count(ch); ++b)
+                speed[second] =
+                    fmaxf(speed[second],
+                          sqrtf(tl__dist2(tip + 3 * b, prev[c] + 3 * b)) / dt / sk->height);
+            if (f > shake && (f - shake) % 60 == 0) asleep[second] += tl_chain_get_stats(ch).asleep;
+            memcpy(prev[c], tip, 3 * sizeof(float) * (size_t)tl_chain_bone_count(ch));
+        }
+    }
+    printf("  %-10s %s sleep %d breath %.3g m: hold tip H/s per s:", style,
+           only >= 0 ? "one chain" : "all chains", sleep, (double)breath);
+    for (int s = 0; s < 10; ++s)
+        printf(" %.2g", speed[s]);
+    printf("; asleep at each second's end:");
+    for (int s = 0; s < 10; ++s)
+        printf(" %d", asleep[s]);
+    printf(" of %u\n", count);
+    tl_player_destroy(player);
+    tl_pose_destroy(pose);
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+}
+
+/* On demand, printed (docs/sim.md "Session 19 (sleep19)"): every style's chains in one player
+ * (the sheet on) after the shake, sleep on and off; and the idle case: long01's chain 11 alone
+ * with the pelvis breathing 1 mm at 0.3 Hz through the hold, where the input moves and sleep
+ * cannot engage. */
+static void styles_sleep_hold(void) {
+    const char* styles[] = {"bob01", "bob02", "braid01", "long01", "ponytail01"};
+    for (size_t i = 0; i < COUNT(styles); ++i)
+        for (int sleep = 1; sleep >= 0; --sleep)
+            style_hold(styles[i], -1, sleep, 0);
+    for (int sleep = 1; sleep >= 0; --sleep) {
+        style_hold("long01", 11, sleep, 0);
+        style_hold("long01", 11, sleep, 0.001f);
+    }
+}
+
 /* On demand: known_failing_hair_rest runs it with TL_HAIR_REST_STRICT (3 of 103 chains over
  * 2 s since session 17); printed otherwise. */
 static void styles_shake_rest(void) {
@@ -4394,6 +4603,8 @@ int main(int argc, char** argv) {
         {"styles_rest", styles_rest},
         {"styles_shake_rest", styles_shake_rest, true},
         {"styles_shake_rest_trace", styles_shake_rest_trace, true},
+        {"styles_shake_sleep", styles_shake_sleep, true},
+        {"styles_sleep_hold", styles_sleep_hold, true},
         {"styles_rest_trace", styles_rest_trace, true},
         {"nape_hair_follows_neck", nape_hair_follows_neck},
         {"nape_tears_bounded", nape_tears_bounded},

@@ -2400,6 +2400,334 @@ static void test_golden_hash(void) {
     ENSURE(h == GOLDEN_HASH);
 }
 
+/* ---- sleep (tl_chain_def.sleep_seconds; docs/sim.md "Session 19 (sleep19)") ---- */
+
+/* The largest tip speed of a chain's output between two frames, world units / s. */
+static float output_speed(const tl_chain* c, const float* before, float dt) {
+    float fast = 0;
+    for (int i = 0; i < tl_chain_bone_count(c); ++i)
+        fast = fmaxf(
+            fast, v3_length(v3_sub(tip_at(tl_chain_tip_positions(c), i), tip_at(before, i))) / dt);
+    return fast;
+}
+
+/* (2) A free chain (no contact) sleeps only once its motion is under the bar: an 8-link 0.8 m
+ * hanging chain, lightly damped (zeta 0.05) and at the default 0.65, set swinging by a sideways
+ * step of the attachment of 2 mm to 5 cm over 0.1 s, then held still 60 s, beside the same
+ * chain with sleep off (sleep_seconds 1, the bar 1 cm/s). When it falls asleep, no tip of the
+ * sleep-off run moved faster than the bar in the window before; the pose it sleeps in lies
+ * within a swing at the bar (sleep_speed / (2 pi f_d), f_d the tip link's damped frequency) of
+ * the sleep-off run's final pose; asleep, the output stays and the velocities are zero. */
+static void test_sleep_free_swing(void) {
+    enum { N = 8, WINDOW = 60, FRAMES = 3600 };
+    rig r;
+    rig_straight(&r, N, v3_make(0, -1, 0.2f), 0.8f);
+    const float steps[] = {0.002f, 0.005f, 0.01f, 0.02f, 0.05f}, zetas[] = {0.05f, 0.65f};
+    const float dt = 1 / 60.0f, bar = 0.01f;
+    for (int z = 0; z < 2; ++z)
+        for (int a = 0; a < 5; ++a) {
+            tl_chain_def def = def_for(&r);
+            def.floor_enabled = false, def.hips_plane_enabled = false;
+            def.settings.damping_ratio = zetas[z];
+            def.sleep_seconds = 1;
+            tl_chain* on = create(&def);
+            def.sleep_seconds = 0;
+            tl_chain* off = create(&def);
+            ENSURE(on && off);
+            float before[3 * N], held[3 * N], ring[WINDOW] = {0}, fast_before = 0;
+            int slept = -1, changed = 0;
+            bool zero_velocity = true;
+            tl_chain_input in = tl_default_chain_input();
+            for (int f = 0; f < FRAMES; ++f) {
+                in.start = in.target;
+                in.target.position[0] = steps[a] * (float)(f < 6 ? f : 6) / 6;
+                memcpy(before, tl_chain_tip_positions(off), sizeof before);
+                tl_chain_step(on, &in, dt);
+                if (tl_chain_get_stats(on).asleep) {
+                    if (slept < 0) {
+                        slept = f;
+                        for (int k = 0; k < WINDOW; ++k)
+                            fast_before = fmaxf(fast_before, ring[k]);
+                        memcpy(held, tl_chain_tip_positions(on), sizeof held);
+                    }
+                    changed += memcmp(held, tl_chain_tip_positions(on), sizeof held) != 0;
+                    for (int k = 0; k < 3 * N; ++k)
+                        zero_velocity = zero_velocity && tl_chain_particle_velocities(on)[k] == 0;
+                }
+                tl_chain_step(off, &in, dt);
+                ring[f % WINDOW] = f > 0 ? output_speed(off, before, dt) : 0;
+            }
+            float offset = 0;
+            for (int i = 0; i < N; ++i)
+                offset = fmaxf(offset, v3_length(v3_sub(tip_at(tl_chain_tip_positions(on), i),
+                                                        tip_at(tl_chain_tip_positions(off), i))));
+            const float fd = tl_chain_get_settings(on).tip_frequency *
+                             sqrtf(1 - zetas[z] * zetas[z]),
+                        swing = bar / (2 * (float)PI * fd);
+            fprintf(
+                stderr,
+                "  zeta %.2f step %4.0f mm: asleep at %5.2f s, fastest tip in the window before "
+                "%.4f m/s (bar %.2f), pose %.3f mm off the awake run's end (a swing at the "
+                "bar %.2f mm)\n",
+                (double)zetas[z], (double)steps[a] * 1000, slept / 60.0, (double)fast_before,
+                (double)bar, (double)offset * 1000, (double)swing * 1000);
+            ENSURE(slept > 0 && fast_before < bar && offset <= swing);
+            ENSURE(changed == 0 && zero_velocity);
+            tl_chain_destroy(on), tl_chain_destroy(off);
+        }
+}
+
+/* (3) A chain swinging along a collider it leans on does not sleep at a turning point: an 8-link
+ * 0.8 m chain pressed onto a plane halfway along its rest lean (in contact every frame), undamped
+ * (zeta 0) with no or little friction (slip_damping 0 and 0.5), set swinging along the plane by a
+ * sideways step of 5, 20 or 40 cm, then held still 30 s beside the same chain with sleep off.
+ * The two halves of a window about a turning point have about the same mean tips, so the mean
+ * test alone froze such swings with the awake run going on up to 15.6 mm from the frozen pose;
+ * the window's reach (sleep_speed times its length, 1 cm) keeps them awake until they swing
+ * within it. When it falls asleep, the sleep-off run's tips over the next second stay within
+ * the reach of the pose it sleeps in. */
+static void test_sleep_contact_swing(void) {
+    enum { N = 8, FRAMES = 1800 };
+    rig r;
+    rig_straight(&r, N, v3_make(0, -1, 0.2f), 0.8f);
+    const float dt = 1 / 60.0f, reach = 0.01f * 1.0f, steps[] = {0.05f, 0.2f, 0.4f};
+    const float slips[] = {0.0f, 0.5f};
+    tl_chain_def def = def_for(&r);
+    def.floor_enabled = false, def.hips_plane_enabled = false;
+    def.settings.damping_ratio = 0;
+    /* where the chain rests without the plane: the plane goes halfway along its lean */
+    tl_chain* free_chain = create(&def);
+    ENSURE(free_chain);
+    tl_chain_input in = tl_default_chain_input();
+    for (int f = 0; f < 600; ++f)
+        tl_chain_step(free_chain, &in, dt);
+    v3 tip = tip_at(tl_chain_tip_positions(free_chain), N - 1);
+    tl_chain_destroy(free_chain);
+    v3 lean = v3_make(tip.x, 0, tip.z);
+    ENSURE(v3_length(lean) > 0.1f);
+    v3 n = v3_scale(lean, -1 / v3_length(lean)), at = v3_scale(lean, 0.5f);
+    tl_collider plane = {TL_COLLIDER_PLANE, {at.x, at.y, at.z}, {n.x, n.y, n.z}, 0, {{0}}};
+    v3 side = v3_normalize_or(v3_cross(n, v3_make(0, 1, 0)), v3_make(1, 0, 0));
+    float worst = 0;
+    int slept_count = 0, contact_frames = 0;
+    for (int q = 0; q < 2; ++q)
+        for (int a = 0; a < 3; ++a) {
+            def.settings.slip_damping = slips[q];
+            def.sleep_seconds = 1;
+            tl_chain* on = create(&def);
+            def.sleep_seconds = 0;
+            tl_chain* off = create(&def);
+            ENSURE(on && off);
+            float held[3 * N];
+            int slept = -1;
+            float apart = 0;
+            in = tl_default_chain_input();
+            in.colliders = &plane, in.collider_count = 1;
+            for (int f = 0; f < FRAMES; ++f) {
+                in.start = in.target;
+                float k = steps[a] * (float)(f < 6 ? f : 6) / 6;
+                for (int c = 0; c < 3; ++c)
+                    in.target.position[c] = k * (&side.x)[c];
+                tl_chain_step(on, &in, dt);
+                tl_chain_step(off, &in, dt);
+                contact_frames += f > 60 && tl_chain_get_stats(off).contacts > 0;
+                if (slept < 0 && tl_chain_get_stats(on).asleep) {
+                    slept = f;
+                    memcpy(held, tl_chain_tip_positions(on), sizeof held);
+                }
+                if (slept >= 0 && f - slept <= 60)
+                    for (int i = 0; i < N; ++i)
+                        apart =
+                            fmaxf(apart, v3_length(v3_sub(tip_at(held, i),
+                                                          tip_at(tl_chain_tip_positions(off), i))));
+            }
+            fprintf(stderr,
+                    "  slip %.1f step %3.0f mm: asleep at %5.2f s, the awake run's tips over the "
+                    "next second up to %.2f mm from the sleeping pose (bar %.0f mm)\n",
+                    (double)slips[q], (double)steps[a] * 1000, slept / 60.0, (double)apart * 1000,
+                    (double)reach * 1000);
+            slept_count += slept >= 0;
+            worst = fmaxf(worst, apart);
+            tl_chain_destroy(on), tl_chain_destroy(off);
+        }
+    ENSURE(contact_frames > 6 * (FRAMES - 61) * 9 / 10); /* it leans on the plane throughout */
+    ENSURE(slept_count == 6); /* each comes to rest and sleeps in the 30 s */
+    ENSURE(worst <= reach);
+}
+
+/* The deepest a chain's particles lie in a sphere or capsule, m (< 0: outside). */
+static float collider_depth_of(const tl_chain* c, const tl_collider* col) {
+    float deepest = -1e9f;
+    for (int i = 0; i < tl_chain_bone_count(c); ++i) {
+        v3 p = tip_at(tl_chain_particle_positions(c), i), a = v3_load(col->a);
+        float d;
+        if (col->shape == TL_COLLIDER_SPHERE) {
+            d = col->radius - v3_length(v3_sub(p, a));
+        } else {
+            v3 ab = v3_sub(v3_load(col->b), a);
+            float t = v3_dot(v3_sub(p, a), ab) / v3_dot(ab, ab);
+            t = t < 0 ? 0 : t > 1 ? 1 : t;
+            d = col->radius - v3_length(v3_sub(p, v3_madd(a, ab, t)));
+        }
+        deepest = fmaxf(deepest, d);
+    }
+    return deepest;
+}
+
+/* (4), (5) A collider moving into a sleeping chain wakes it, and it is pushed out by the normal
+ * path: an 8-link 0.8 m hanging chain, still 2 s (asleep after 1 s), then a sphere (r 0.1)
+ * rising 0.4 m under its tip at 0.1, 0.3 and 1 m/s, or a capsule (r 0.08) swept 0.8 m through
+ * link 3's tip at 0.5, 1 and 2 m/s, then held 4 s; beside it the same chain with sleep off, and
+ * the sleeping chain's twin stepped in a batch with others. The chain is awake from the
+ * collider's first move, no particle ends a frame deeper in the collider than with sleep off,
+ * the fastest particle after waking is never faster than with sleep off (no fling), and the
+ * batch's twin has the bits of the chain stepped alone every frame. */
+static void test_sleep_collider_wakes(void) {
+    enum { N = 8, LIST = 5 };
+    rig r;
+    rig_straight(&r, N, v3_make(0, -1, 0.2f), 0.8f);
+    tl_chain_def def = def_for(&r);
+    def.floor_enabled = false, def.hips_plane_enabled = false;
+    const float speeds[2][3] = {{0.1f, 0.3f, 1}, {0.5f, 1, 2}}, dt = 1 / 60.0f;
+    for (int kind = 0; kind < 2; ++kind)
+        for (int s = 0; s < 3; ++s) {
+            def.sleep_seconds = 1;
+            tl_chain *on = create(&def), *list[LIST];
+            for (int k = 0; k < LIST; ++k)
+                list[k] = create(&def); /* list[2]: the twin; the others awake */
+            def.sleep_seconds = 0;
+            tl_chain* off = create(&def);
+            tl_chain_input in = tl_default_chain_input(), inputs[LIST];
+            tl_chain_step(on, &in, dt);
+            tl_chain_step(off, &in, dt);
+            tl_chain_step(list[2], &in, dt);
+            const v3 tip = tip_at(tl_chain_particle_positions(on), kind ? 3 : N - 1);
+            const v3 start =
+                kind ? v3_make(tip.x - 0.4f, tip.y, tip.z) : v3_make(tip.x, tip.y - 0.3f, tip.z);
+            const v3 move = kind ? v3_make(1, 0, 0) : v3_make(0, 1, 0);
+            const float dist = kind ? 0.8f : 0.4f, v = speeds[kind][s];
+            tl_collider col = {kind ? TL_COLLIDER_CAPSULE : TL_COLLIDER_SPHERE,
+                               {0},
+                               {0},
+                               kind ? 0.08f : 0.1f,
+                               {{0}}};
+            in.colliders = &col, in.collider_count = 1;
+            const int still = 120, moving = (int)ceilf(dist / v * 60), total = still + moving + 240;
+            float before_on[3 * N], before_off[3 * N], fast_on = 0, fast_off = 0, deeper = 0;
+            bool slept = false, woke = true, same = true;
+            for (int f = 1; f <= total; ++f) {
+                float at = f <= still            ? 0
+                           : f >= still + moving ? dist
+                                                 : v * (float)(f - still) / 60;
+                v3 c = v3_madd(start, move, at);
+                if (kind) {
+                    v3_store(col.a, v3_add(c, v3_make(0, 0, -0.2f)));
+                    v3_store(col.b, v3_add(c, v3_make(0, 0, 0.2f)));
+                } else {
+                    v3_store(col.a, c);
+                }
+                memcpy(before_on, tl_chain_particle_positions(on), sizeof before_on);
+                memcpy(before_off, tl_chain_particle_positions(off), sizeof before_off);
+                tl_chain_step(on, &in, dt);
+                tl_chain_step(off, &in, dt);
+                for (int k = 0; k < LIST; ++k) /* (the others move: walking chains beside) */
+                    inputs[k] = k == 2 ? in : frame_input(clip_walk, (f - 1) / 60.0, f / 60.0);
+                tl_chain_batch_step(test_batch(), list, inputs, LIST, dt);
+                same = same && same_chain(list[2], on);
+                if (f == still) slept = tl_chain_get_stats(on).asleep;
+                if (f > still && f <= still + moving) woke = woke && !tl_chain_get_stats(on).asleep;
+                if (f > still && f <= still + moving) {
+                    deeper = fmaxf(deeper, collider_depth_of(on, &col) -
+                                               fmaxf(collider_depth_of(off, &col), 0));
+                    for (int i = 0; i < N; ++i) {
+                        fast_on = fmaxf(fast_on,
+                                        v3_length(v3_sub(tip_at(tl_chain_particle_positions(on), i),
+                                                         tip_at(before_on, i))) /
+                                            dt);
+                        fast_off = fmaxf(
+                            fast_off, v3_length(v3_sub(tip_at(tl_chain_particle_positions(off), i),
+                                                       tip_at(before_off, i))) /
+                                          dt);
+                    }
+                }
+            }
+            fprintf(stderr,
+                    "  %s at %.1f m/s: asleep before %d, awake while it moves %d, deeper than "
+                    "awake %.2g m, fastest particle %.4f m/s (sleep off %.4f), batch twin the "
+                    "same bits %d, sleeps %u\n",
+                    kind ? "capsule through link 3" : "sphere under the tip", (double)v, slept,
+                    woke, (double)deeper, (double)fast_on, (double)fast_off, same,
+                    tl_chain_get_stats(on).sleeps);
+            ENSURE(slept && woke && deeper <= 1e-6f &&
+                   same); /* (1 um: rounding at 1 m is 0.1 um) */
+            ENSURE(fast_on <= fast_off);
+            tl_chain_destroy(on), tl_chain_destroy(off);
+            for (int k = 0; k < LIST; ++k)
+                tl_chain_destroy(list[k]);
+        }
+}
+
+static void still_sample(void* user, float t, tl_chain_sample* out) {
+    (void)t;
+    out->attachment = *(const tl_chain_pose*)user;
+}
+
+/* Which frames count toward sleep: an 8-link 0.8 m chain set swinging by a 5 cm step of the
+ * attachment (its rotation not of unit length), then held still, stepped (a) by 1/60 s frames, (b)
+ * the same with a zero-length frame (start = target = the last target) after each, (c) by
+ * tl_chain_step_sampled with a still sampler; and (d) walking (clip_walk) for 10 s with a
+ * zero-length frame after each frame, as tailor measure's sample times give (restill18b). A
+ * zero-length frame neither counts nor resets: (b) falls asleep after as many real frames as (a);
+ * the sampled step falls asleep too (its sub-frames repeat the sample); the walk, whose zero-length
+ * frames are "still", never sleeps. */
+static void test_sleep_which_frames(void) {
+    enum { N = 8 };
+    rig r;
+    rig_straight(&r, N, v3_make(0, -1, 0.2f), 0.8f);
+    tl_chain_def def = def_for(&r);
+    def.floor_enabled = false, def.hips_plane_enabled = false;
+    def.sleep_seconds = 1;
+    tl_chain *plain = create(&def), *zero = create(&def), *sampled = create(&def),
+             *walk = create(&def);
+    const float dt = 1 / 60.0f;
+    int slept[3] = {-1, -1, -1}, walk_asleep = 0;
+    tl_chain_input in = tl_default_chain_input();
+    /* a rotation of norm 1.5, as a host may pass (the chain normalises it; the sampled step's
+     * frames then start at the normalised pose, not the bits given) */
+    in.target.rotation[1] = 0.9f, in.target.rotation[3] = 1.2f;
+    for (int f = 0; f < 600; ++f) {
+        in.start = in.target;
+        in.target.position[0] = 0.05f * (float)(f < 6 ? f : 6) / 6;
+        tl_chain_step(plain, &in, dt);
+        tl_chain_step(zero, &in, dt);
+        if (slept[1] < 0 && tl_chain_get_stats(zero).asleep) slept[1] = f; /* (its real frame) */
+        tl_chain_input again = in;
+        again.start = in.target;
+        tl_chain_step(zero, &again, 0);
+        if (f < 6)
+            tl_chain_step(sampled, &in, dt); /* (the swing's start as the others') */
+        else
+            tl_chain_step_sampled(sampled, still_sample, &in.target, dt, false);
+        if (slept[0] < 0 && tl_chain_get_stats(plain).asleep) slept[0] = f;
+        if (slept[2] < 0 && tl_chain_get_stats(sampled).asleep) slept[2] = f;
+    }
+    for (int f = 1; f <= 600; ++f) {
+        tl_chain_input w = frame_input(clip_walk, (f - 1) / 60.0, f / 60.0);
+        tl_chain_step(walk, &w, dt);
+        w.start = w.target;
+        tl_chain_step(walk, &w, 0);
+        walk_asleep += tl_chain_get_stats(walk).asleep;
+    }
+    fprintf(stderr,
+            "  the first frame run asleep: %d (1/60 s frames), %d (each followed by a "
+            "zero-length one), %d (sampled); walking with zero-length frames: %d frames "
+            "asleep\n",
+            slept[0], slept[1], slept[2], walk_asleep);
+    ENSURE(slept[0] > 0 && slept[1] == slept[0] && slept[2] > 0 && walk_asleep == 0);
+    tl_chain_destroy(plain), tl_chain_destroy(zero), tl_chain_destroy(sampled);
+    tl_chain_destroy(walk);
+}
+
 static const tl_test_case cases[] = {
     {"defaults", test_defaults},
     {"bug1_spring_in_physical_units", test_bug1_spring_in_physical_units},
@@ -2440,6 +2768,10 @@ static const tl_test_case cases[] = {
     {"batch_cull_exact", test_batch_cull_exact},
     {"collider_growth_per_link", test_collider_growth_per_link},
     {"plane_and_sphere_colliders", test_plane_and_sphere_colliders},
+    {"sleep_free_swing", test_sleep_free_swing},
+    {"sleep_collider_wakes", test_sleep_collider_wakes},
+    {"sleep_which_frames", test_sleep_which_frames},
+    {"sleep_contact_swing", test_sleep_contact_swing},
 };
 
 int main(int argc, char** argv) {

@@ -79,6 +79,10 @@ typedef struct tl_play_chain {
 /* tl_play_chain.sheet_rate for hair chains: above 0, coupled (the value itself, once a pull's
  * rate in 1/s, is not read). */
 #define TL_PLAY_HAIR_SHEET_RATE 240.0f
+/* The sleep window tl_play_chains_find gives every chain (tl_chain_def.sleep_seconds), s: a
+ * chain on a still body sleeps once its output has kept under the rest bar this long (or,
+ * against a contact, its mean pose has), and wakes as soon as anything moves */
+#define TL_PLAY_SLEEP_SECONDS 1.0f
 
 /* The chains of the scene's tail parts (tl_scene.parts: extras.tailor as decoded and checked
  * when the scene was built, docs/schema.md), in node order. Writes at most `capacity` and the

@@ -31,6 +31,23 @@
  * is in the attachment joint's local frame and is mapped to the world by the pose's scale.
  * Quaternions are (x, y, z, w) as in glTF.
  *
+ * Sleep. A chain on a body that stands still can stop simulating, as rigid-body engines put
+ * resting bodies to sleep: with def.sleep_seconds > 0 (tailor's player: 1 s) a chain whose input
+ * repeats the last frame's exactly (the same pose floats, hips, force and colliders) falls
+ * asleep once its output has stayed under def.sleep_speed (1 cm/s at human scale) for that
+ * long, or, lying against a collider or the floor, once its mean pose has (a lock buzzing in a
+ * crease). Asleep, a step returns at once with the outputs as they were and the velocities zero;
+ * the first frame whose input differs in any bit, or a tl_chain_set_settings, moving floor or
+ * non-zero tl_chain_particles_move, wakes it and steps it as usual. A host that holds a pose
+ * passes the same floats every frame (recomputing them may change a last bit: then nothing
+ * sleeps); a breathing idle never sleeps.
+ *
+ *     def.sleep_seconds = 1.0f;             // sleep_speed keeps the 1 cm/s rest bar
+ *     ...
+ *     tl_chain_step(chain, &in, dt);        // or the batch or sampled step
+ *     if (tl_chain_get_stats(chain).asleep) // the bones' rotations are those of last frame
+ *         skip_upload(bones);
+ *
  * Ownership. tl_chain_create copies everything it needs from the def; the def's arrays may
  * be freed after it returns. Every byte a chain uses is allocated by create (through the
  * optional allocator) and freed by destroy; step never allocates, prints or calls the OS.
@@ -137,6 +154,14 @@ typedef struct tl_chain_def {
     float teleport_distance; /* a root jump longer than this within one frame moves the chain
                                 rigidly by the jump instead of flinging it, m (x scale); 1
                                 (between frames any jump is a cut, see tl_chain_input.start) */
+
+    /* --- sleep (deactivation, as rigid-body engines do; docs/sim.md "Sleep") --- */
+    float sleep_speed;   /* the rest bar, m/s (x scale): a chain may fall asleep once its output
+                            moves slower than this; 0.01 (measure.md's rest bar) */
+    float sleep_seconds; /* how long the input must stay exactly still and the output under
+                            sleep_speed before the chain sleeps, s; 0 = never (the default);
+                            tailor's player uses 1. Asleep, a step simulates nothing (see
+                            tl_chain_stats.asleep); any change of the input wakes it */
 } tl_chain_def;
 
 /* The defaults above (bone_count 0 and NULL geometry: the caller fills those). */
@@ -209,6 +234,9 @@ typedef struct tl_chain_stats {
                                   chain was carried rigidly across the jump (a loop's wrap) */
     uint32_t clamped_frames;   /* frames longer than max_substeps * fixed_step */
     uint32_t contacts;         /* tips on the floor or a collider after the last internal step */
+    uint32_t sleeps;           /* times the chain fell asleep */
+    bool asleep; /* the chain sleeps: its last step simulated nothing, its outputs are as they
+                    were and its velocities zero (tl_chain_def.sleep_seconds) */
 } tl_chain_stats;
 
 typedef struct tl_chain tl_chain;

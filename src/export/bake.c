@@ -359,7 +359,16 @@ tl_result tl_bake_rest_rotations(const tl_scene* scene, const tl_play_chain* cha
                                  tl_error* err) {
     tl_player_def pdef = tl_default_player_def();
     tl_player* player = NULL;
-    tl_result r = tl_player_create(scene, chains, chain_count, &pdef, &player, err);
+    /* the settle runs until its own still test, without the player's sleep (whose frozen
+       outputs would end it elsewhere: the rigs' bytes stay as they were) */
+    tl_play_chain* awake = malloc(((size_t)chain_count + 1) * sizeof *awake);
+    if (!awake) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    for (uint32_t c = 0; c < chain_count; ++c) {
+        awake[c] = chains[c];
+        awake[c].settings.sleep_seconds = 0;
+    }
+    tl_result r = tl_player_create(scene, awake, chain_count, &pdef, &player, err);
+    free(awake);
     if (r != TL_OK) return r;
     tl_pose* pose = tl_pose_create(scene);
     if (!pose) {

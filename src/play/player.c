@@ -83,6 +83,7 @@ tl_result tl_play_chains_find(const tl_scene* scene, tl_play_chain* out, uint32_
         memcpy(c->joint_radii, part->radii, part->bone_count * sizeof *c->joint_radii);
         c->settings = tl_default_chain_def();
         c->settings.settings = part->chain;
+        c->settings.sleep_seconds = TL_PLAY_SLEEP_SECONDS;
         /* hair hangs in front of the shoulders too: the tail's plane behind the hips is not
            its */
         if (part->kind == TL_PART_HAIR) c->settings.hips_plane_enabled = false;

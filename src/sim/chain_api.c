@@ -35,6 +35,8 @@ tl_chain_def tl_default_chain_def(void) {
     def.fixed_step = 1.0f / 120.0f;
     def.max_substeps = 8;
     def.teleport_distance = 1.0f;
+    def.sleep_speed = 0.01f; /* measure.md's rest bar */
+    def.sleep_seconds = 0;   /* (a host opts in: tailor's player does) */
     return def;
 }
 
@@ -61,7 +63,8 @@ size_t tl_chain_memory_size(int n) {
     size_t N = (size_t)n;
     return align16(sizeof(tl_chain)) + align16(N * sizeof(link_const)) +
            align16(N * sizeof(link_swings)) + align16(N * 3 * sizeof(float)) * 4 +
-           align16(N * 4 * sizeof(float)) + align16(N * sizeof(float)) * 3;
+           align16(N * 4 * sizeof(float)) + align16(N * sizeof(float)) * 3 +
+           align16(N * 15 * sizeof(float)); /* (sleep_tips, sleep_sums, sleep_from) */
 }
 
 static void* default_alloc(size_t size, void* user) {
@@ -99,6 +102,7 @@ static void chain_apply_settings(tl_chain* c, const tl_chain_settings* s) {
 
 void tl_chain_set_floor(tl_chain* c, float height) {
     assert(c && isfinite(height));
+    c->sleep_dirty = c->sleep_dirty || height != c->floor_height; /* (a move wakes it) */
     c->floor_height = height;
     c->floor_level = height + c->settings.ground_clearance * c->scale;
     c->settings_id = chain_new_id(); /* (lanes holding its settings take them again) */
@@ -108,8 +112,10 @@ void tl_chain_particles_move(tl_chain* c, const float* offsets) {
     assert(c && offsets);
     if (!chain_all_finite(offsets, 3 * (size_t)c->n)) return; /* a host's NaN moves nothing */
     chain_state_sync(c); /* (the state may be in a batch's lane: write it back first) */
-    for (int k = 0; k < 3 * c->n; ++k)
+    for (int k = 0; k < 3 * c->n; ++k) {
         c->positions[k] += offsets[k];
+        c->sleep_dirty = c->sleep_dirty || offsets[k] != 0; /* (moving nothing wakes nothing) */
+    }
     c->stamp++; /* lanes holding the state gather it again */
 }
 
@@ -121,6 +127,7 @@ void tl_chain_set_settings(tl_chain* c, const tl_chain_settings* settings) {
     /* every lane holding this chain's constants gathers them again; its state is kept */
     c->constants_id = chain_new_id();
     c->settings_id = chain_new_id();
+    c->sleep_dirty = true;
 }
 
 tl_chain_settings tl_chain_get_settings(const tl_chain* c) {
@@ -137,6 +144,7 @@ tl_result tl_chain_create(const tl_chain_def* def, const tl_allocator* allocator
     assert_settings(&def->settings);
     assert(def->scale > 0 && def->fixed_step > 0 && def->max_substeps >= 1);
     assert(def->teleport_distance > 0);
+    assert(def->sleep_speed >= 0 && def->sleep_seconds >= 0);
     if (!chain_all_finite(def->rest_translations, 3 * (size_t)n) ||
         !chain_all_finite(def->rest_rotations, 4 * (size_t)n) ||
         (def->tip_translation && !chain_all_finite(def->tip_translation, 3)) ||
@@ -167,6 +175,10 @@ tl_result tl_chain_create(const tl_chain_def* def, const tl_allocator* allocator
     CARVE(out_lengths, float, N);
     CARVE(limits, float, N);
     CARVE(radii, float, N);
+    c->sleep_tips = (float*)(block + at); /* (one carve: the size adds them as one block) */
+    c->sleep_sums = c->sleep_tips + 3 * N;
+    c->sleep_from = c->sleep_sums + 6 * N;
+    at += align16(15 * N * sizeof(float));
 #undef CARVE
     assert(at <= tl_chain_memory_size(n));
 
@@ -179,6 +191,8 @@ tl_result tl_chain_create(const tl_chain_def* def, const tl_allocator* allocator
     c->scale = def->scale;
     c->floor_height = def->floor_height;
     chain_apply_settings(c, &def->settings);
+    c->sleep_speed = def->sleep_speed * def->scale;
+    c->sleep_seconds = def->sleep_seconds;
     c->teleport2 = def->teleport_distance * def->scale * def->teleport_distance * def->scale;
     c->max_substeps = def->max_substeps;
     c->floor_enabled = def->floor_enabled;

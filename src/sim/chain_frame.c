@@ -189,6 +189,7 @@ void chain_place_at_rest(tl_chain* c, const tl_chain_pose* pose, qt hips) {
     c->accumulator = 0;
     c->placed = true;
     c->history = false;
+    chain_sleep_reset(c);
 }
 
 void tl_chain_reset(tl_chain* chain, const tl_chain_pose* attachment) {
@@ -228,6 +229,7 @@ KERNEL qt quaternion_curve(qt before, qt a, qt b, double r) {
  * when the input was not finite: the chain was reset and is done for this frame. */
 bool chain_frame_begin(tl_chain* c, const tl_chain_input* in, float dt, frame_plan* fp) {
     assert(c && in);
+    if (chain_sleep_frame(c, in, dt)) return false; /* asleep through a still frame */
     /* the start as the last frame's target was given (the usual frame): already checked, no
      * cut, and its normalised pose is last_target (the same operations on the same bits) */
     const bool given = c->given_known && memcmp(&in->start, &c->last_given, sizeof in->start) == 0;

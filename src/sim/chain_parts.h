@@ -183,6 +183,25 @@ struct tl_chain {
      * read, changed outside the step or the lane is wanted (chain_state_sync) */
     struct lane_group* home;
     int home_lane;
+    /* sleep (chain_sleep.c): the window over which the output must stay still, and the last
+     * frame's input the next one must repeat */
+    float sleep_speed;        /* world units / s */
+    float sleep_seconds;      /* the window, s; 0: never sleeps */
+    float* sleep_tips;        /* 3N: the output tips the window last counted */
+    float* sleep_sums;        /* 2 x 3N: the tips integrated over time in each half of the window */
+    float* sleep_from;        /* 2 x 3N: the tips where each half began */
+    float sleep_reach[2];     /* the farthest any tip went from where its half began */
+    double sleep_quiet;       /* s the output has moved slower than sleep_speed */
+    double sleep_half[2];     /* the halves' lengths so far, s (the earlier one, the current one) */
+    bool sleep_touch[2];      /* ... each touched a collider or the floor in every frame */
+    uint64_t sleep_hash;      /* the last frame's colliders and growth, hashed */
+    float sleep_force[3];     /* ... its force */
+    float sleep_hips[4];      /* ... its hips_target (when has_hips) */
+    bool sleep_has_hips;      /* ... */
+    bool sleep_known;         /* the four above hold the last frame's input */
+    bool sleep_dirty;         /* the host changed the settings or the particles since */
+    unsigned char sleep_last; /* what the last frame adds to the window (chain_sleep.c) */
+    float sleep_dt;           /* ... and its length */
 };
 
 /* (the settings' rows: kept in a batch's lanes across frames, lane_group.settings) */
@@ -372,6 +391,11 @@ SIM_INTERNAL void chain_build_rest(tl_chain* chain, const tl_chain_settings* set
  * leaves the lane a copy; chain_state_drop forgets that lane (the state is being replaced) */
 SIM_INTERNAL void chain_state_sync(tl_chain* c);
 SIM_INTERNAL void chain_state_drop(tl_chain* c);
+
+/* chain_sleep.c: before a frame, whether the chain sleeps through it (nothing to step);
+ * chain_sleep_reset forgets the window and wakes the chain */
+SIM_INTERNAL bool chain_sleep_frame(tl_chain* c, const tl_chain_input* in, float dt);
+SIM_INTERNAL void chain_sleep_reset(tl_chain* c);
 
 /* chain_frame.c */
 SIM_INTERNAL void chain_place_at_rest(tl_chain* c, const tl_chain_pose* pose, qt hips);
