@@ -347,7 +347,8 @@ tl_result hair_trace(const tl_hair_mesh* mesh, const tl_hair_def* def, float sca
     t.pinned = malloc(n);
     t.before = malloc(n * sizeof(float));
     t.claimed = malloc(n * sizeof(uint32_t));
-    t.lost_all = calloc(w.count ? w.count : 1, 1);
+    uint32_t ordered = w.part_start ? w.part_start[w.parts] : 0; /* entries of `order` */
+    t.lost_all = calloc(ordered ? ordered : 1, 1);
     t.samples = malloc(3 * sizeof(float) * (def->max_points + 2));
     uint8_t* dropped = calloc(w.parts ? w.parts : 1, 1);
     bool ok = t.from_root && t.cover && t.heap && t.path && t.curve && t.smooth && t.pinned &&
@@ -362,7 +363,7 @@ tl_result hair_trace(const tl_hair_mesh* mesh, const tl_hair_def* def, float sca
      * again, the same paths, pinning for that hair alone; without such hair, as before */
     bool any = false;
     float hold = def->coverage_mm * scale;
-    for (uint32_t v = 0; ok && v < w.count; ++v)
+    for (uint32_t v = 0; ok && v < ordered; ++v)
         if (t.lost_all[v]) {
             t.lost_all[v] = guides_near(store, guides0, w.positions + 3 * (size_t)v, hold) ? 0 : 2;
             any |= t.lost_all[v] == 2;
