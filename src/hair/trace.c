@@ -158,7 +158,15 @@ typedef struct tracer {
     uint32_t* path; /* local ids, tip first */
     float* curve;   /* path positions, then smoothed */
     float* smooth;
-    float* samples; /* max_points × 3 */
+    uint8_t* pinned;   /* per path vertex (root first): held where it is by the passes */
+    float* before;     /* the cover before the current path */
+    uint32_t* claimed; /* the vertices the current path brought within the spacing */
+    uint32_t claimed_count;
+    uint8_t* lost_all; /* per entry of `order`: 1 its path's smoothed curve left it (the first
+                        * trace), 2 and no guide holds it either (pinned for in the second) */
+    uint8_t* lost;     /* the current component's part of it */
+    bool repin;        /* the second trace */
+    float* samples;    /* max_points × 3 */
 } tracer;
 
 /* The shortest path from the root to `tip` down the distance field: the neighbour through
@@ -182,18 +190,68 @@ static uint32_t path_to(const tracer* t, const uint32_t* offsets, const uint32_t
     return count;
 }
 
-/* Smooths the path (root first, ends fixed) and resamples it by arc length into t->samples. */
-static uint32_t curve_of(const tracer* t, const float* pos, uint32_t count) {
+/* Laplacian passes over the path (root first, ends and pinned vertices fixed). */
+static void curve_smooth(const tracer* t, const float* pos, uint32_t count) {
     for (uint32_t i = 0; i < count; ++i)
         memcpy(t->curve + 3 * i, pos + 3 * (size_t)t->path[count - 1 - i], 3 * sizeof(float));
     for (uint32_t pass = 0; pass < t->def->smooth_passes && count > 2; ++pass) {
         memcpy(t->smooth, t->curve, 3 * sizeof(float) * count);
         for (uint32_t i = 1; i + 1 < count; ++i)
-            for (int k = 0; k < 3; ++k)
+            for (int k = 0; !t->pinned[i] && k < 3; ++k)
                 t->curve[3 * i + k] =
                     0.5f * t->smooth[3 * i + k] +
                     0.25f * (t->smooth[3 * (i - 1) + k] + t->smooth[3 * (i + 1) + k]);
     }
+}
+
+/* Whether a segment of the curve in [lo, hi) passes within `hold` of p. */
+static bool curve_near(const tracer* t, const float* p, uint32_t lo, uint32_t hi, float hold) {
+    for (uint32_t j = lo; j < hi; ++j)
+        if (tl_mesh_segment_distance(p, t->curve + 3 * j, t->curve + 3 * (j + 1), NULL) <= hold)
+            return true;
+    return false;
+}
+
+/* The vertices the path claimed that the smoothed curve left farther than `hold` from: marked
+ * lost in the first trace (nothing pinned, the curve as before); in the second, for those no
+ * guide held, the path vertex nearest each is pinned. Returns how many it pinned. */
+static uint32_t curve_pin(const tracer* t, const float* pos, uint32_t count, float hold) {
+    uint32_t pinned = 0, reach = t->def->smooth_passes + 1;
+    for (uint32_t c = 0; c < t->claimed_count; ++c) {
+        uint32_t v = t->claimed[c];
+        if (t->repin && t->lost[v] != 2) continue;
+        const float* p = pos + 3 * (size_t)v;
+        uint32_t near = 0;
+        float near_d = INFINITY;
+        for (uint32_t i = 0; i < count; ++i) {
+            float d = tl__dist2(p, pos + 3 * (size_t)t->path[count - 1 - i]);
+            if (d < near_d) near_d = d, near = i;
+        }
+        /* the passes move a vertex along its `reach` neighbours: look there first */
+        uint32_t lo = near > reach ? near - reach : 0;
+        uint32_t hi = near + reach < count - 1 ? near + reach : count - 1;
+        if (curve_near(t, p, lo, hi, hold) || curve_near(t, p, 0, count - 1, hold)) continue;
+        if (!t->repin)
+            t->lost[v] = 1;
+        else if (!t->pinned[near])
+            t->pinned[near] = 1, pinned++;
+    }
+    return pinned;
+}
+
+/* Smooths the path (root first, ends fixed) and resamples it by arc length into t->samples.
+ * The passes average over a fixed number of vertices, so on a path of few, long segments they
+ * cut across a bend by far more than on a dense one and lose the hair around it. In the second
+ * trace, where hair the path claimed (within the spacing of it) is lost, the path vertex
+ * nearest it is held and the passes run again. That vertex is within the spacing of the hair,
+ * so this ends; every other path is smoothed as before. */
+static uint32_t curve_of(const tracer* t, const float* pos, uint32_t count) {
+    memset(t->pinned, 0, count);
+    t->pinned[0] = t->pinned[count - 1] = 1; /* the ends stay anyway */
+    float hold = t->def->coverage_mm * t->scale;
+    do
+        curve_smooth(t, pos, count);
+    while (curve_pin(t, pos, count, hold));
     float length = 0;
     for (uint32_t i = 1; i < count; ++i)
         length += sqrtf(tl__dist2(t->curve + 3 * i, t->curve + 3 * (i - 1)));
@@ -219,6 +277,16 @@ static uint32_t curve_of(const tracer* t, const float* pos, uint32_t count) {
     return samples;
 }
 
+/* Whether a guide of the store from `first` on passes within `hold` of p. */
+static bool guides_near(const hair_store* s, uint32_t first, const float* p, float hold) {
+    for (uint32_t g = first; g < s->guide_count; ++g) {
+        const float* q = s->points + 3 * (size_t)s->guides[g].first_point;
+        for (uint32_t j = 0; j + 1 < s->guides[g].point_count; ++j)
+            if (tl_mesh_segment_distance(p, q + 3 * j, q + 3 * (j + 1), NULL) <= hold) return true;
+    }
+    return false;
+}
+
 /* The guides of component c. Returns false when out of memory; *excluded when it gave none. */
 static bool trace_component(tracer* t, const welded* w, uint32_t c, const float up[3],
                             hair_store* store, bool* excluded) {
@@ -231,6 +299,7 @@ static bool trace_component(tracer* t, const welded* w, uint32_t c, const float 
     for (uint32_t v = 1; v < n; ++v)
         if (tl__dot(pos + 3 * v, up) > tl__dot(pos + 3 * root, up)) root = v;
     tl_mesh_geodesic(t->from_root, offsets, neighbors, lengths, n, NULL, &root, 1, t->heap);
+    t->lost = t->lost_all + first;
     memcpy(t->cover, t->from_root, n * sizeof(float));
     float spacing = t->def->spacing_mm * t->scale, min_length = t->def->min_length_mm * t->scale;
     uint32_t made = 0;
@@ -242,11 +311,16 @@ static bool trace_component(tracer* t, const welded* w, uint32_t c, const float 
         if (made == 0 ? !(t->from_root[tip] >= min_length) : !(reach > spacing)) break;
         if (!isfinite(t->from_root[tip])) break; /* cannot happen inside one component */
         uint32_t count = path_to(t, offsets, neighbors, lengths, n, tip, root);
+        /* the minimum of the cover and the path's distance, visiting only what it claims */
+        memcpy(t->before, t->cover, n * sizeof(float));
+        tl_mesh_geodesic_lower(t->cover, offsets, neighbors, lengths, n, t->path, count, t->heap);
+        t->claimed_count = 0;
+        for (uint32_t v = 0; v < n; ++v)
+            if (t->cover[v] < t->before[v] && t->cover[v] <= spacing)
+                t->claimed[t->claimed_count++] = v;
         uint32_t samples = curve_of(t, pos, count);
         if (!hair_store_guide(store, t->samples, samples, c)) return false;
         made++;
-        /* the minimum of the cover and the path's distance, visiting only what it claims */
-        tl_mesh_geodesic_lower(t->cover, offsets, neighbors, lengths, n, t->path, count, t->heap);
     }
     *excluded = made == 0;
     return true;
@@ -270,14 +344,38 @@ tl_result hair_trace(const tl_hair_mesh* mesh, const tl_hair_def* def, float sca
     t.path = malloc(n * sizeof(uint32_t));
     t.curve = malloc(3 * n * sizeof(float));
     t.smooth = malloc(3 * n * sizeof(float));
+    t.pinned = malloc(n);
+    t.before = malloc(n * sizeof(float));
+    t.claimed = malloc(n * sizeof(uint32_t));
+    uint32_t ordered = w.part_start ? w.part_start[w.parts] : 0; /* entries of `order` */
+    t.lost_all = calloc(ordered ? ordered : 1, 1);
     t.samples = malloc(3 * sizeof(float) * (def->max_points + 2));
     uint8_t* dropped = calloc(w.parts ? w.parts : 1, 1);
-    bool ok =
-        t.from_root && t.cover && t.heap && t.path && t.curve && t.smooth && t.samples && dropped;
+    bool ok = t.from_root && t.cover && t.heap && t.path && t.curve && t.smooth && t.pinned &&
+              t.before && t.claimed && t.lost_all && t.samples && dropped;
+    uint32_t guides0 = store->guide_count, points0 = store->point_count;
     for (uint32_t c = 0; ok && c < w.parts; ++c) {
         bool excluded = false;
         ok = trace_component(&t, &w, c, up, store, &excluded);
         dropped[c] = excluded;
+    }
+    /* hair a path's smoothed curve left and no guide holds (the coverage radius of any): trace
+     * again, the same paths, pinning for that hair alone; without such hair, as before */
+    bool any = false;
+    float hold = def->coverage_mm * scale;
+    for (uint32_t v = 0; ok && v < ordered; ++v)
+        if (t.lost_all[v]) {
+            t.lost_all[v] = guides_near(store, guides0, w.positions + 3 * (size_t)v, hold) ? 0 : 2;
+            any |= t.lost_all[v] == 2;
+        }
+    if (ok && any) {
+        store->guide_count = guides0, store->point_count = points0;
+        t.repin = true;
+        for (uint32_t c = 0; ok && c < w.parts; ++c) {
+            bool excluded = false;
+            ok = trace_component(&t, &w, c, up, store, &excluded);
+            dropped[c] = excluded;
+        }
     }
     if (ok) {
         audit->components = w.parts;
@@ -289,7 +387,8 @@ tl_result hair_trace(const tl_hair_mesh* mesh, const tl_hair_def* def, float sca
         }
     }
     free(t.from_root), free(t.cover), free(t.heap), free(t.path);
-    free(t.curve), free(t.smooth), free(t.samples), free(dropped);
+    free(t.curve), free(t.smooth), free(t.pinned), free(t.before), free(t.claimed);
+    free(t.lost_all), free(t.samples), free(dropped);
     welded_free(&w);
     return ok ? TL_OK : tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
 }
