@@ -3704,6 +3704,68 @@ static void layer_closest_styles_match_scan(void) {
     ENSURE(queries > 50000 && scanned > 500 && ties > 50 && differ == 0 && farther == 0);
 }
 
+/* The closest triangle found with the previous query's triangle as a bound (the layer's walk
+ * along a guide) is the visit's: a floor of small triangles under one large triangle whose
+ * vertices lie far off, walked from beside the large one's corner (where it is a candidate and
+ * the closest) in over the floor (where it is nearer than the floor but no candidate: its bound
+ * must not be taken there), then walked over the floor just above and below it (the previous
+ * triangle mostly the answer, ties on edges and vertices). */
+static void layer_closest_hint_matches_visit(void) {
+    enum { N = 40, WALK = 900 };
+    uint32_t V = (N + 1) * (N + 1) + 3, T = 2 * N * N + 1;
+    tl_hair_mesh m = {malloc(3 * sizeof(float) * V), V, malloc(3 * sizeof(uint32_t) * T), T};
+    float* pts = malloc(3 * sizeof(float) * WALK);
+    uint32_t *a = malloc(sizeof(uint32_t) * WALK), *b = malloc(sizeof(uint32_t) * WALK);
+    ENSURE(m.positions && m.triangles && pts && a && b);
+    const float side = 0.005f;
+    for (uint32_t i = 0; i <= N; ++i)
+        for (uint32_t j = 0; j <= N; ++j) {
+            float* p = m.positions + 3 * (size_t)(i * (N + 1) + j);
+            p[0] = side * (float)i, p[1] = 0, p[2] = side * (float)j;
+        }
+    uint32_t t = 0;
+    for (uint32_t i = 0; i < N; ++i)
+        for (uint32_t j = 0; j < N; ++j, t += 2) {
+            uint32_t v0 = i * (N + 1) + j,
+                     tri[6] = {v0, v0 + N + 1, v0 + N + 2, v0, v0 + N + 2, v0 + 1};
+            memcpy(m.triangles + 3 * (size_t)t, tri, sizeof tri);
+        }
+    /* the large one's corner 1.2 cm off the floor's: a candidate near that corner only */
+    const float big[9] = {-0.012f, 0.006f, -0.012f, 0.45f, 0.006f, -0.012f, -0.012f, 0.006f, 0.45f};
+    memcpy(m.positions + 3 * (size_t)(V - 3), big, sizeof big);
+    uint32_t tri[3] = {V - 3, V - 2, V - 1};
+    memcpy(m.triangles + 3 * (size_t)t, tri, sizeof tri);
+    uint32_t r = 9191, n = 0;
+    for (; n < WALK / 3; ++n) { /* walks from beside the corner in over the floor, 4 mm up */
+        uint32_t step = n % 15;
+        float* p = pts + 3 * (size_t)n;
+        if (step == 0)
+            p[0] = -0.01f + 0.004f * lcg_unit(&r), p[2] = -0.01f + 0.004f * lcg_unit(&r);
+        else
+            p[0] = p[-3] + 0.004f, p[2] = p[-1] + 0.003f + 0.002f * lcg_unit(&r);
+        p[1] = 0.004f;
+    }
+    for (float at[3] = {0.1f, 0, 0.1f}; n < WALK; ++n) { /* over the floor, small steps */
+        for (int k = 0; k < 3; k += 2)
+            at[k] = fminf(fmaxf(at[k] + 0.004f * (lcg_unit(&r) - 0.5f), 0.01f), 0.19f);
+        float* p = pts + 3 * (size_t)n;
+        p[0] = n % 5 == 0 ? side * roundf(at[0] / side) : at[0], p[2] = at[2];
+        p[1] = n % 7 == 0 ? 0 : 0.003f * (lcg_unit(&r) - 0.5f);
+    }
+    ENSURE(hair_layer_closest(&m, 0.01f, pts, WALK, false, a));
+    ENSURE(hair_layer_closest(&m, 0.01f, pts, WALK, true, b));
+    uint32_t differ = 0, on_big = 0, floor_after_big = 0;
+    for (uint32_t q = 0; q < WALK; ++q) {
+        differ += a[q] != b[q], on_big += a[q] == T - 1;
+        floor_after_big += q > 0 && a[q - 1] == T - 1 && (int32_t)a[q] >= 0 && a[q] < T - 1;
+    }
+    printf("  %u queries, %u on the large triangle, %u onto the floor from it, %u differ from the "
+           "visit\n",
+           WALK, on_big, floor_after_big, differ);
+    ENSURE(on_big > 10 && floor_after_big > 10 && differ == 0);
+    free(m.positions), free(m.triangles), free(pts), free(a), free(b);
+}
+
 /* hair_stitched_count (the hair primitives' stitched share) gives the count measuring to the
  * nearest point gives, with points placed around the tolerance in every direction. */
 static void stitched_count_matches_nearest(void) {
@@ -4410,6 +4472,7 @@ int main(int argc, char** argv) {
         {"grid_boxes_cover_near_items", grid_boxes_cover_near_items},
         {"layer_closest_matches_visit", layer_closest_matches_visit},
         {"layer_closest_styles_match_scan", layer_closest_styles_match_scan},
+        {"layer_closest_hint_matches_visit", layer_closest_hint_matches_visit},
         {"coverage_matches_segments", coverage_matches_segments},
         {"scalp_nearest_matches_scan", scalp_nearest_matches_scan},
         {"stitched_count_matches_nearest", stitched_count_matches_nearest},
