@@ -71,7 +71,8 @@ bool hair_cover_build(const float* positions, uint32_t V, const uint8_t* off_cap
                       float bind, uint32_t* off, uint32_t** items) {
     assert(bones >= 1 && bones <= TL_CHAIN_MAX_BONES);
     uint32_t n_off = 0, *ids = malloc(sizeof(uint32_t) * ((size_t)V + 1)), *stamp = NULL;
-    hair_grow list = {.size = sizeof(uint32_t)};
+    uint32_t* list = NULL; /* the sets' vertices: count of capacity */
+    size_t count_all = 0, capacity = 0;
     hair_grid grid = {0};
     for (uint32_t v = 0; ids && v < V; ++v)
         if (off_cap[v]) ids[n_off++] = v;
@@ -84,7 +85,7 @@ bool hair_cover_build(const float* positions, uint32_t V, const uint8_t* off_cap
     for (int k = 0; ok && k < 3; ++k)
         margin += 1e-5 * (fabs((double)grid.origin[k]) + (double)grid.dims[k] * grid.cell);
     for (uint32_t i = 0; ok && i < count; ++i) {
-        off[i] = (uint32_t)list.count;
+        off[i] = (uint32_t)count_all;
         if (skip && skip[i]) continue;
         const float* j = joints + 3 * (size_t)(bones + 1) * i;
         cover_boxes(j, bones, bind, box, sure);
@@ -99,20 +100,30 @@ bool hair_cover_build(const float* positions, uint32_t V, const uint8_t* off_cap
                         stamp[c] = i + 1;
                         if (grid.start[c] == grid.start[c + 1]) continue;
                         uint64_t near = cell_bones(&grid, x, y, z, box, bones, margin);
-                        for (uint32_t k = grid.start[c]; ok && k < grid.start[c + 1]; ++k) {
+                        /* room for the whole cell once, so a vertex taken is only stored */
+                        size_t need = count_all + (grid.start[c + 1] - grid.start[c]);
+                        if (need > capacity) {
+                            size_t grown = capacity ? 2 * capacity : 1024;
+                            grown = grown < need ? need : grown;
+                            uint32_t* more = realloc(list, sizeof(uint32_t) * grown);
+                            ok = more != NULL;
+                            if (!ok) break;
+                            list = more, capacity = grown;
+                        }
+                        for (uint32_t k = grid.start[c]; k < grid.start[c + 1]; ++k) {
                             uint32_t v = grid.items[k];
                             if (cover_takes(positions + 3 * (size_t)v, j, box, sure, bones, near,
                                             bind))
-                                ok = hair_grow_push(&list, &v);
+                                list[count_all++] = v;
                         }
                     }
         }
     }
-    if (ok) off[count] = (uint32_t)list.count;
+    if (ok) off[count] = (uint32_t)count_all;
     hair_grid_free(&grid);
     free(ids), free(stamp);
-    *items = list.items;
-    if (!ok) free(list.items), *items = NULL;
+    *items = list;
+    if (!ok) free(list), *items = NULL;
     return ok;
 }
 
