@@ -3856,6 +3856,91 @@ static void stitch_grid_skip_matches_copy(void) {
     ENSURE(differ == 0 && prims > 100 && stitched > 20);
 }
 
+/* The weights' nearest bone through the chains' boxes is the plain scan's (chain, bone and
+ * the parameter along it, ties to the last): on two styles' chains at three reaches, queried at
+ * every hair vertex and around every bone at the reach's edge (just within and beyond it,
+ * beside the middle and past both ends, and from each joint along each axis), where a box grown
+ * too little would skip a bone the scan takes. */
+static void chain_nearest_boxes_match_scan(void) {
+    ENSURE(body_load());
+    const char* styles[] = {"braid01", "bob01"};
+    const float bind_mm[] = {0, 4.0f, 25.0f}; /* 0: the chains' own */
+    uint32_t queries = 0, within = 0, edge_within = 0, differ = 0, r = 4711;
+    for (size_t s = 0; s < COUNT(styles) && !tl_test_failed; ++s) {
+        tl_hair_mesh mesh;
+        ENSURE(style_load(styles[s], &mesh));
+        tl_hair_def def = tl_default_hair_def();
+        tl_hair_chain_def cdef = tl_default_hair_chain_def();
+        tl_hair_guides* g;
+        tl_hair_chains* c;
+        tl_error err;
+        ENSURE_OK(tl_hair_guides_create(&mesh, scalp, &def, &g, &err), err);
+        ENSURE_OK(tl_hair_chains_create(&mesh, scalp, g, &cdef, &c, &err), err);
+        ENSURE(c->chain_count > 5);
+        float scale = scalp->height / TL_HAIR_HUMAN_MM;
+        float* boxes = malloc(sizeof(float) * (hair_chain_boxes_size(c) + 1));
+        ENSURE(boxes);
+        for (size_t b = 0; b < COUNT(bind_mm); ++b) {
+            float bind = (bind_mm[b] > 0 ? bind_mm[b] : cdef.bind_mm) * scale;
+            hair_chain_boxes(c, bind, boxes);
+            uint32_t n = mesh.vertex_count;
+            for (uint32_t ch = 0; ch < c->chain_count; ++ch)
+                n += 18 * c->chains[ch].bone_count;
+            float* pts = malloc(3 * sizeof(float) * n);
+            ENSURE(pts);
+            memcpy(pts, mesh.positions, 3 * sizeof(float) * mesh.vertex_count);
+            float* q = pts + 3 * (size_t)mesh.vertex_count;
+            for (uint32_t ch = 0; ch < c->chain_count; ++ch)
+                for (uint32_t k = 0; k < c->chains[ch].bone_count; ++k) {
+                    const float *a = c->chains[ch].joints + 3 * k, *e = a + 3;
+                    float ab[3], side[3], len = 0, sl = 0;
+                    for (int i = 0; i < 3; ++i)
+                        ab[i] = e[i] - a[i], len += ab[i] * ab[i];
+                    len = sqrtf(len);
+                    for (int i = 0; i < 3; ++i) /* a direction across the bone */
+                        side[i] = lcg_unit(&r) - 0.5f;
+                    float along = 0;
+                    for (int i = 0; i < 3; ++i)
+                        along += side[i] * ab[i] / (len * len);
+                    for (int i = 0; i < 3; ++i)
+                        side[i] -= along * ab[i], sl += side[i] * side[i];
+                    sl = sqrtf(sl);
+                    for (int m = 0; m < 6; ++m, q += 3) {
+                        float f = m % 2 ? 1.0005f : 0.9995f; /* within, beyond */
+                        float at = m < 2 ? 0.5f : m < 4 ? -f * bind / len : 1 + f * bind / len;
+                        float off = m < 2 ? f * bind / sl : 0;
+                        for (int i = 0; i < 3; ++i)
+                            q[i] = a[i] + at * ab[i] + off * side[i];
+                    }
+                    for (int m = 0; m < 12; ++m, q += 3) { /* just within, along each axis */
+                        const float* j = m < 6 ? a : e;
+                        memcpy(q, j, 3 * sizeof(float));
+                        q[m % 3] += (m % 6 < 3 ? 0.9995f : -0.9995f) * bind;
+                    }
+                }
+            for (uint32_t i = 0; i < n; ++i) {
+                uint32_t b0, b1;
+                float t0, t1;
+                uint32_t c0 = hair_chain_nearest(c, NULL, pts + 3 * (size_t)i, bind, &b0, &t0);
+                uint32_t c1 = hair_chain_nearest(c, boxes, pts + 3 * (size_t)i, bind, &b1, &t1);
+                differ += c0 != c1 || (c0 != UINT32_MAX && (b0 != b1 || t0 != t1));
+                within += c0 != UINT32_MAX,
+                    edge_within += c0 != UINT32_MAX && i >= mesh.vertex_count;
+            }
+            queries += n;
+            free(pts);
+        }
+        free(boxes);
+        tl_hair_chains_destroy(c);
+        tl_hair_guides_destroy(g);
+        tl_hair_mesh_free(&mesh);
+    }
+    printf("  %u queries, %u within reach (%u of them at a bone's edge), %u differ from the "
+           "scan\n",
+           queries, within, edge_within, differ);
+    ENSURE(within > 10000 && edge_within > 1000 && differ == 0);
+}
+
 /* The adapter's cover through the grid's cells is the plain scan's: for each bone set, every
  * vertex off the cap against every bone, the same float test. Bone sets along the guides of
  * three styles and random ones through the hair, at the default reach and smaller ones (many
@@ -4473,6 +4558,7 @@ int main(int argc, char** argv) {
         {"layer_closest_matches_visit", layer_closest_matches_visit},
         {"layer_closest_styles_match_scan", layer_closest_styles_match_scan},
         {"layer_closest_hint_matches_visit", layer_closest_hint_matches_visit},
+        {"chain_nearest_boxes_match_scan", chain_nearest_boxes_match_scan},
         {"coverage_matches_segments", coverage_matches_segments},
         {"scalp_nearest_matches_scan", scalp_nearest_matches_scan},
         {"stitched_count_matches_nearest", stitched_count_matches_nearest},

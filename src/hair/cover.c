@@ -170,3 +170,48 @@ void hair_cover_tally_free(hair_cover_tally* t) {
     free(t->by_off), free(t->by), free(t->fresh), free(t->taken);
     memset(t, 0, sizeof *t);
 }
+
+size_t hair_chain_boxes_size(const tl_hair_chains* cs) {
+    return 6 * (TL_CHAIN_MAX_BONES + 1) * (size_t)cs->chain_count;
+}
+
+void hair_chain_boxes(const tl_hair_chains* cs, float bind, float* boxes) {
+    float sure[TL_CHAIN_MAX_BONES];
+    for (uint32_t c = 0; c < cs->chain_count; ++c) {
+        const tl_hair_chain* chain = &cs->chains[c];
+        float* box = boxes + 6 * (TL_CHAIN_MAX_BONES + 1) * (size_t)c;
+        for (int k = 0; k < 3; ++k)
+            box[k] = INFINITY, box[3 + k] = -INFINITY;
+        cover_boxes(chain->joints, chain->bone_count, bind, box + 6, sure);
+        for (uint32_t b = 0; b < chain->bone_count; ++b)
+            for (int k = 0; k < 3; ++k) {
+                box[k] = fminf(box[k], box[6 * (b + 1) + k]);
+                box[3 + k] = fmaxf(box[3 + k], box[6 * (b + 1) + 3 + k]);
+            }
+    }
+}
+
+static bool box_misses(const float* box, const float* p) {
+    return p[0] < box[0] || p[1] < box[1] || p[2] < box[2] || p[0] > box[3] || p[1] > box[4] ||
+           p[2] > box[5];
+}
+
+uint32_t hair_chain_nearest(const tl_hair_chains* cs, const float* boxes, const float p[3],
+                            float bind, uint32_t* bone, float* t) {
+    float best = bind;
+    uint32_t bc = UINT32_MAX;
+    *bone = 0, *t = 0;
+    for (uint32_t c = 0; c < cs->chain_count; ++c) {
+        const float* box = boxes ? boxes + 6 * (TL_CHAIN_MAX_BONES + 1) * (size_t)c : NULL;
+        /* outside a box: farther than bind, so than the best (which starts at bind) */
+        if (box && box_misses(box, p)) continue;
+        for (uint32_t b = 0; b < cs->chains[c].bone_count; ++b) {
+            if (box && box_misses(box + 6 * (b + 1), p)) continue;
+            float tb;
+            const float* j = cs->chains[c].joints + 3 * b;
+            float d = tl_mesh_segment_distance(p, j, j + 3, &tb);
+            if (d <= best) best = d, bc = c, *bone = b, *t = tb;
+        }
+    }
+    return bc;
+}
