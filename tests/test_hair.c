@@ -3897,6 +3897,7 @@ static void chain_nearest_boxes_match_scan(void) {
                     for (int i = 0; i < 3; ++i)
                         ab[i] = e[i] - a[i], len += ab[i] * ab[i];
                     len = sqrtf(len);
+                    if (!(len > 0)) len = 1;    /* a zero-length bone: its joint's points only */
                     for (int i = 0; i < 3; ++i) /* a direction across the bone */
                         side[i] = lcg_unit(&r) - 0.5f;
                     float along = 0;
@@ -3905,6 +3906,7 @@ static void chain_nearest_boxes_match_scan(void) {
                     for (int i = 0; i < 3; ++i)
                         side[i] -= along * ab[i], sl += side[i] * side[i];
                     sl = sqrtf(sl);
+                    if (!(sl > 0)) sl = 1;
                     for (int m = 0; m < 6; ++m, q += 3) {
                         float f = m % 2 ? 1.0005f : 0.9995f; /* within, beyond */
                         float at = m < 2 ? 0.5f : m < 4 ? -f * bind / len : 1 + f * bind / len;
