@@ -3916,6 +3916,68 @@ static void layer_closest_styles_match_scan(void) {
     ENSURE(queries > 50000 && scanned > 500 && ties > 50 && differ == 0 && farther == 0);
 }
 
+/* The closest triangle found with the previous query's triangle as a bound (the layer's walk
+ * along a guide) is the visit's: a floor of small triangles under one large triangle whose
+ * vertices lie far off, walked from beside the large one's corner (where it is a candidate and
+ * the closest) in over the floor (where it is nearer than the floor but no candidate: its bound
+ * must not be taken there), then walked over the floor just above and below it (the previous
+ * triangle mostly the answer, ties on edges and vertices). */
+static void layer_closest_hint_matches_visit(void) {
+    enum { N = 40, WALK = 900 };
+    uint32_t V = (N + 1) * (N + 1) + 3, T = 2 * N * N + 1;
+    tl_hair_mesh m = {malloc(3 * sizeof(float) * V), V, malloc(3 * sizeof(uint32_t) * T), T};
+    float* pts = malloc(3 * sizeof(float) * WALK);
+    uint32_t *a = malloc(sizeof(uint32_t) * WALK), *b = malloc(sizeof(uint32_t) * WALK);
+    ENSURE(m.positions && m.triangles && pts && a && b);
+    const float side = 0.005f;
+    for (uint32_t i = 0; i <= N; ++i)
+        for (uint32_t j = 0; j <= N; ++j) {
+            float* p = m.positions + 3 * (size_t)(i * (N + 1) + j);
+            p[0] = side * (float)i, p[1] = 0, p[2] = side * (float)j;
+        }
+    uint32_t t = 0;
+    for (uint32_t i = 0; i < N; ++i)
+        for (uint32_t j = 0; j < N; ++j, t += 2) {
+            uint32_t v0 = i * (N + 1) + j,
+                     tri[6] = {v0, v0 + N + 1, v0 + N + 2, v0, v0 + N + 2, v0 + 1};
+            memcpy(m.triangles + 3 * (size_t)t, tri, sizeof tri);
+        }
+    /* the large one's corner 1.2 cm off the floor's: a candidate near that corner only */
+    const float big[9] = {-0.012f, 0.006f, -0.012f, 0.45f, 0.006f, -0.012f, -0.012f, 0.006f, 0.45f};
+    memcpy(m.positions + 3 * (size_t)(V - 3), big, sizeof big);
+    uint32_t tri[3] = {V - 3, V - 2, V - 1};
+    memcpy(m.triangles + 3 * (size_t)t, tri, sizeof tri);
+    uint32_t r = 9191, n = 0;
+    for (; n < WALK / 3; ++n) { /* walks from beside the corner in over the floor, 4 mm up */
+        uint32_t step = n % 15;
+        float* p = pts + 3 * (size_t)n;
+        if (step == 0)
+            p[0] = -0.01f + 0.004f * lcg_unit(&r), p[2] = -0.01f + 0.004f * lcg_unit(&r);
+        else
+            p[0] = p[-3] + 0.004f, p[2] = p[-1] + 0.003f + 0.002f * lcg_unit(&r);
+        p[1] = 0.004f;
+    }
+    for (float at[3] = {0.1f, 0, 0.1f}; n < WALK; ++n) { /* over the floor, small steps */
+        for (int k = 0; k < 3; k += 2)
+            at[k] = fminf(fmaxf(at[k] + 0.004f * (lcg_unit(&r) - 0.5f), 0.01f), 0.19f);
+        float* p = pts + 3 * (size_t)n;
+        p[0] = n % 5 == 0 ? side * roundf(at[0] / side) : at[0], p[2] = at[2];
+        p[1] = n % 7 == 0 ? 0 : 0.003f * (lcg_unit(&r) - 0.5f);
+    }
+    ENSURE(hair_layer_closest(&m, 0.01f, pts, WALK, false, a));
+    ENSURE(hair_layer_closest(&m, 0.01f, pts, WALK, true, b));
+    uint32_t differ = 0, on_big = 0, floor_after_big = 0;
+    for (uint32_t q = 0; q < WALK; ++q) {
+        differ += a[q] != b[q], on_big += a[q] == T - 1;
+        floor_after_big += q > 0 && a[q - 1] == T - 1 && (int32_t)a[q] >= 0 && a[q] < T - 1;
+    }
+    printf("  %u queries, %u on the large triangle, %u onto the floor from it, %u differ from the "
+           "visit\n",
+           WALK, on_big, floor_after_big, differ);
+    ENSURE(on_big > 10 && floor_after_big > 10 && differ == 0);
+    free(m.positions), free(m.triangles), free(pts), free(a), free(b);
+}
+
 /* hair_stitched_count (the hair primitives' stitched share) gives the count measuring to the
  * nearest point gives, with points placed around the tolerance in every direction. */
 static void stitched_count_matches_nearest(void) {
@@ -4004,6 +4066,93 @@ static void stitch_grid_skip_matches_copy(void) {
     printf("  %u primitive counts (%u with stitched vertices), %u differ\n", prims, stitched,
            differ);
     ENSURE(differ == 0 && prims > 100 && stitched > 20);
+}
+
+/* The weights' nearest bone through the chains' boxes is the plain scan's (chain, bone and
+ * the parameter along it, ties to the last): on two styles' chains at three reaches, queried at
+ * every hair vertex and around every bone at the reach's edge (just within and beyond it,
+ * beside the middle and past both ends, and from each joint along each axis), where a box grown
+ * too little would skip a bone the scan takes. */
+static void chain_nearest_boxes_match_scan(void) {
+    ENSURE(body_load());
+    const char* styles[] = {"braid01", "bob01"};
+    const float bind_mm[] = {0, 4.0f, 25.0f}; /* 0: the chains' own */
+    uint32_t queries = 0, within = 0, edge_within = 0, differ = 0, r = 4711;
+    for (size_t s = 0; s < COUNT(styles) && !tl_test_failed; ++s) {
+        tl_hair_mesh mesh;
+        ENSURE(style_load(styles[s], &mesh));
+        tl_hair_def def = tl_default_hair_def();
+        tl_hair_chain_def cdef = tl_default_hair_chain_def();
+        tl_hair_guides* g;
+        tl_hair_chains* c;
+        tl_error err;
+        ENSURE_OK(tl_hair_guides_create(&mesh, scalp, &def, &g, &err), err);
+        ENSURE_OK(tl_hair_chains_create(&mesh, scalp, g, &cdef, &c, &err), err);
+        ENSURE(c->chain_count > 5);
+        float scale = scalp->height / TL_HAIR_HUMAN_MM;
+        float* boxes = malloc(sizeof(float) * (hair_chain_boxes_size(c) + 1));
+        ENSURE(boxes);
+        for (size_t b = 0; b < COUNT(bind_mm); ++b) {
+            float bind = (bind_mm[b] > 0 ? bind_mm[b] : cdef.bind_mm) * scale;
+            hair_chain_boxes(c, bind, boxes);
+            uint32_t n = mesh.vertex_count;
+            for (uint32_t ch = 0; ch < c->chain_count; ++ch)
+                n += 18 * c->chains[ch].bone_count;
+            float* pts = malloc(3 * sizeof(float) * n);
+            ENSURE(pts);
+            memcpy(pts, mesh.positions, 3 * sizeof(float) * mesh.vertex_count);
+            float* q = pts + 3 * (size_t)mesh.vertex_count;
+            for (uint32_t ch = 0; ch < c->chain_count; ++ch)
+                for (uint32_t k = 0; k < c->chains[ch].bone_count; ++k) {
+                    const float *a = c->chains[ch].joints + 3 * k, *e = a + 3;
+                    float ab[3], side[3], len = 0, sl = 0;
+                    for (int i = 0; i < 3; ++i)
+                        ab[i] = e[i] - a[i], len += ab[i] * ab[i];
+                    len = sqrtf(len);
+                    if (!(len > 0)) len = 1;    /* a zero-length bone: its joint's points only */
+                    for (int i = 0; i < 3; ++i) /* a direction across the bone */
+                        side[i] = lcg_unit(&r) - 0.5f;
+                    float along = 0;
+                    for (int i = 0; i < 3; ++i)
+                        along += side[i] * ab[i] / (len * len);
+                    for (int i = 0; i < 3; ++i)
+                        side[i] -= along * ab[i], sl += side[i] * side[i];
+                    sl = sqrtf(sl);
+                    if (!(sl > 0)) sl = 1;
+                    for (int m = 0; m < 6; ++m, q += 3) {
+                        float f = m % 2 ? 1.0005f : 0.9995f; /* within, beyond */
+                        float at = m < 2 ? 0.5f : m < 4 ? -f * bind / len : 1 + f * bind / len;
+                        float off = m < 2 ? f * bind / sl : 0;
+                        for (int i = 0; i < 3; ++i)
+                            q[i] = a[i] + at * ab[i] + off * side[i];
+                    }
+                    for (int m = 0; m < 12; ++m, q += 3) { /* just within, along each axis */
+                        const float* j = m < 6 ? a : e;
+                        memcpy(q, j, 3 * sizeof(float));
+                        q[m % 3] += (m % 6 < 3 ? 0.9995f : -0.9995f) * bind;
+                    }
+                }
+            for (uint32_t i = 0; i < n; ++i) {
+                uint32_t b0, b1;
+                float t0, t1;
+                uint32_t c0 = hair_chain_nearest(c, NULL, pts + 3 * (size_t)i, bind, &b0, &t0);
+                uint32_t c1 = hair_chain_nearest(c, boxes, pts + 3 * (size_t)i, bind, &b1, &t1);
+                differ += c0 != c1 || (c0 != UINT32_MAX && (b0 != b1 || t0 != t1));
+                within += c0 != UINT32_MAX,
+                    edge_within += c0 != UINT32_MAX && i >= mesh.vertex_count;
+            }
+            queries += n;
+            free(pts);
+        }
+        free(boxes);
+        tl_hair_chains_destroy(c);
+        tl_hair_guides_destroy(g);
+        tl_hair_mesh_free(&mesh);
+    }
+    printf("  %u queries, %u within reach (%u of them at a bone's edge), %u differ from the "
+           "scan\n",
+           queries, within, edge_within, differ);
+    ENSURE(within > 10000 && edge_within > 1000 && differ == 0);
 }
 
 /* The adapter's cover through the grid's cells is the plain scan's: for each bone set, every
@@ -4624,6 +4773,8 @@ int main(int argc, char** argv) {
         {"grid_boxes_cover_near_items", grid_boxes_cover_near_items},
         {"layer_closest_matches_visit", layer_closest_matches_visit},
         {"layer_closest_styles_match_scan", layer_closest_styles_match_scan},
+        {"layer_closest_hint_matches_visit", layer_closest_hint_matches_visit},
+        {"chain_nearest_boxes_match_scan", chain_nearest_boxes_match_scan},
         {"coverage_matches_segments", coverage_matches_segments},
         {"scalp_nearest_matches_scan", scalp_nearest_matches_scan},
         {"stitched_count_matches_nearest", stitched_count_matches_nearest},

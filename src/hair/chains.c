@@ -262,22 +262,15 @@ static void chain_pair(const tl_hair_chain* chain, uint32_t c, uint32_t b, float
  * and farther than `bind` from every chain, else the nearest chain's bone pair; within `ramp`
  * past the cap's edge (scalp distance `sd`) the head keeps a linear share, so the step from
  * the cap to a bone spreads over a band of hair. */
-static void weigh(const tl_hair_chains* cs, const float* p, float sd, float cap, float bind,
-                  float ramp, uint32_t* inf_out, float* w_out) {
+static void weigh(const tl_hair_chains* cs, const float* boxes, const float* p, float sd, float cap,
+                  float bind, float ramp, uint32_t* inf_out, float* w_out) {
     uint32_t inf[TL_HAIR_INFLUENCES], n = 0;
     float w[TL_HAIR_INFLUENCES];
     for (int k = 0; k < TL_HAIR_INFLUENCES; ++k)
         inf_out[k] = UINT32_MAX, w_out[k] = k == 0;
     if (cs->rigid || sd <= cap) return;
-    float best = bind, bt = 0;
-    uint32_t bc = UINT32_MAX, bb = 0;
-    for (uint32_t c = 0; c < cs->chain_count; ++c)
-        for (uint32_t b = 0; b < cs->chains[c].bone_count; ++b) {
-            float t;
-            const float* j = cs->chains[c].joints + 3 * b;
-            float d = tl_mesh_segment_distance(p, j, j + 3, &t);
-            if (d <= best) best = d, bc = c, bb = b, bt = t;
-        }
+    float bt;
+    uint32_t bb, bc = hair_chain_nearest(cs, boxes, p, bind, &bb, &bt);
     if (bc == UINT32_MAX) return;
     /* not also at bind's edge: lock ends half a metre down, partly rigid with the head, tore
        and sank more (long01 Jump, hair.md) */
@@ -611,12 +604,16 @@ tl_result tl_hair_chains_create(const tl_hair_mesh* mesh, const tl_hair_scalp* s
     bool ok = true;
     for (;;) {
         memset(held, 0, sizeof(uint32_t) * (def->max_chains + 1));
+        /* the chains' boxes skip the bones surely beyond bind (none: every bone tested) */
+        float* boxes = malloc(sizeof(float) * (hair_chain_boxes_size(cs) + 1));
+        if (boxes) hair_chain_boxes(cs, def->bind_mm * scale, boxes);
         for (uint32_t v = 0; v < mesh->vertex_count; ++v) {
             uint32_t* inf = s->influence + TL_HAIR_INFLUENCES * (size_t)v;
             float* w = s->weight + TL_HAIR_INFLUENCES * (size_t)v;
-            weigh(cs, mesh->positions + 3 * (size_t)v, scalp_d[v], cap_d, def->bind_mm * scale,
-                  ramp_d, inf, w);
+            weigh(cs, boxes, mesh->positions + 3 * (size_t)v, scalp_d[v], cap_d,
+                  def->bind_mm * scale, ramp_d, inf, w);
         }
+        free(boxes);
         ok = weights_diffuse(mesh, cs, scalp_d, cap_d, 0.01f * scale, def->fill_unowned,
                              def->smooth_steps, 0, def, scalp->height, s->influence, s->weight);
         if (!ok) break;

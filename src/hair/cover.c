@@ -71,7 +71,8 @@ bool hair_cover_build(const float* positions, uint32_t V, const uint8_t* off_cap
                       float bind, uint32_t* off, uint32_t** items) {
     assert(bones >= 1 && bones <= TL_CHAIN_MAX_BONES);
     uint32_t n_off = 0, *ids = malloc(sizeof(uint32_t) * ((size_t)V + 1)), *stamp = NULL;
-    hair_grow list = {.size = sizeof(uint32_t)};
+    uint32_t* list = NULL; /* the sets' vertices: count of capacity */
+    size_t count_all = 0, capacity = 0;
     hair_grid grid = {0};
     for (uint32_t v = 0; ids && v < V; ++v)
         if (off_cap[v]) ids[n_off++] = v;
@@ -84,7 +85,7 @@ bool hair_cover_build(const float* positions, uint32_t V, const uint8_t* off_cap
     for (int k = 0; ok && k < 3; ++k)
         margin += 1e-5 * (fabs((double)grid.origin[k]) + (double)grid.dims[k] * grid.cell);
     for (uint32_t i = 0; ok && i < count; ++i) {
-        off[i] = (uint32_t)list.count;
+        off[i] = (uint32_t)count_all;
         if (skip && skip[i]) continue;
         const float* j = joints + 3 * (size_t)(bones + 1) * i;
         cover_boxes(j, bones, bind, box, sure);
@@ -99,20 +100,30 @@ bool hair_cover_build(const float* positions, uint32_t V, const uint8_t* off_cap
                         stamp[c] = i + 1;
                         if (grid.start[c] == grid.start[c + 1]) continue;
                         uint64_t near = cell_bones(&grid, x, y, z, box, bones, margin);
-                        for (uint32_t k = grid.start[c]; ok && k < grid.start[c + 1]; ++k) {
+                        /* room for the whole cell once, so a vertex taken is only stored */
+                        size_t need = count_all + (grid.start[c + 1] - grid.start[c]);
+                        if (need > capacity) {
+                            size_t grown = capacity ? 2 * capacity : 1024;
+                            grown = grown < need ? need : grown;
+                            uint32_t* more = realloc(list, sizeof(uint32_t) * grown);
+                            ok = more != NULL;
+                            if (!ok) break;
+                            list = more, capacity = grown;
+                        }
+                        for (uint32_t k = grid.start[c]; k < grid.start[c + 1]; ++k) {
                             uint32_t v = grid.items[k];
                             if (cover_takes(positions + 3 * (size_t)v, j, box, sure, bones, near,
                                             bind))
-                                ok = hair_grow_push(&list, &v);
+                                list[count_all++] = v;
                         }
                     }
         }
     }
-    if (ok) off[count] = (uint32_t)list.count;
+    if (ok) off[count] = (uint32_t)count_all;
     hair_grid_free(&grid);
     free(ids), free(stamp);
-    *items = list.items;
-    if (!ok) free(list.items), *items = NULL;
+    *items = list;
+    if (!ok) free(list), *items = NULL;
     return ok;
 }
 
@@ -158,4 +169,49 @@ void hair_cover_tally_take(hair_cover_tally* t, uint32_t set) {
 void hair_cover_tally_free(hair_cover_tally* t) {
     free(t->by_off), free(t->by), free(t->fresh), free(t->taken);
     memset(t, 0, sizeof *t);
+}
+
+size_t hair_chain_boxes_size(const tl_hair_chains* cs) {
+    return 6 * (TL_CHAIN_MAX_BONES + 1) * (size_t)cs->chain_count;
+}
+
+void hair_chain_boxes(const tl_hair_chains* cs, float bind, float* boxes) {
+    float sure[TL_CHAIN_MAX_BONES];
+    for (uint32_t c = 0; c < cs->chain_count; ++c) {
+        const tl_hair_chain* chain = &cs->chains[c];
+        float* box = boxes + 6 * (TL_CHAIN_MAX_BONES + 1) * (size_t)c;
+        for (int k = 0; k < 3; ++k)
+            box[k] = INFINITY, box[3 + k] = -INFINITY;
+        cover_boxes(chain->joints, chain->bone_count, bind, box + 6, sure);
+        for (uint32_t b = 0; b < chain->bone_count; ++b)
+            for (int k = 0; k < 3; ++k) {
+                box[k] = fminf(box[k], box[6 * (b + 1) + k]);
+                box[3 + k] = fmaxf(box[3 + k], box[6 * (b + 1) + 3 + k]);
+            }
+    }
+}
+
+static bool box_misses(const float* box, const float* p) {
+    return p[0] < box[0] || p[1] < box[1] || p[2] < box[2] || p[0] > box[3] || p[1] > box[4] ||
+           p[2] > box[5];
+}
+
+uint32_t hair_chain_nearest(const tl_hair_chains* cs, const float* boxes, const float p[3],
+                            float bind, uint32_t* bone, float* t) {
+    float best = bind;
+    uint32_t bc = UINT32_MAX;
+    *bone = 0, *t = 0;
+    for (uint32_t c = 0; c < cs->chain_count; ++c) {
+        const float* box = boxes ? boxes + 6 * (TL_CHAIN_MAX_BONES + 1) * (size_t)c : NULL;
+        /* outside a box: farther than bind, so than the best (which starts at bind) */
+        if (box && box_misses(box, p)) continue;
+        for (uint32_t b = 0; b < cs->chains[c].bone_count; ++b) {
+            if (box && box_misses(box + 6 * (b + 1), p)) continue;
+            float tb;
+            const float* j = cs->chains[c].joints + 3 * b;
+            float d = tl_mesh_segment_distance(p, j, j + 3, &tb);
+            if (d <= best) best = d, bc = c, *bone = b, *t = tb;
+        }
+    }
+    return bc;
 }

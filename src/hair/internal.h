@@ -104,6 +104,17 @@ void hair_grid_free(hair_grid* g);
  * out of memory. */
 bool hair_layer_closest(const tl_hair_mesh* mesh, float cell, const float* points, uint32_t count,
                         bool triangles, uint32_t* out);
+/* Per chain of cs, TL_CHAIN_MAX_BONES + 1 boxes of 6 floats (min xyz, max xyz): the chain's,
+ * then each bone's, grown by bind and a slack far above the distance test's float rounding, so
+ * a point outside a box is farther than bind from its bones in tl_mesh_segment_distance too. */
+size_t hair_chain_boxes_size(const tl_hair_chains* cs); /* floats */
+void hair_chain_boxes(const tl_hair_chains* cs, float bind, float* boxes);
+/* The bone of cs nearest p by tl_mesh_segment_distance, at most bind, of equals the last in
+ * chain and bone order: its chain (UINT32_MAX: none within bind), *bone and *t along it.
+ * boxes (hair_chain_boxes at this bind) skip the bones surely farther; NULL: every bone tested.
+ * Both give the same (tests). */
+uint32_t hair_chain_nearest(const tl_hair_chains* cs, const float* boxes, const float p[3],
+                            float bind, uint32_t* bone, float* t);
 /* The adapter's cover: for each of `count` bone sets (bones + 1 joints each, from
  * joints[3 * (bones + 1) * i]), the vertices v with off_cap[v] within bind of one of its bones
  * (tl_mesh_segment_distance <= bind), in items[off[i] .. off[i + 1]) in any order; none for a set

@@ -397,18 +397,42 @@ static bool layer_index_build(layer_index* li, const tl_hair_mesh* mesh, float c
     return ok;
 }
 
+/* A tighter bound from triangle `hint` (the previous query's, a guide's next point lying near
+ * it): its distance when it is one of the visit's candidates and nearer than the seed's. The
+ * bound stays a candidate's distance, so closest_triangles takes what it took from the seed's
+ * (the hint is left unmarked: the scan tests it again and weighs its tie by its key). */
+static void closest_hint(closest_query* q, const hair_grid* g, const uint32_t* vcell,
+                         uint32_t hint) {
+    if (hint >= q->mesh->triangle_count || q->tested[hint] == q->mark + 1) return;
+    const uint32_t* t = q->mesh->triangles + 3 * (size_t)hint;
+    float bary[3];
+    float d2 = tl_mesh_triangle_nearest(q->p, q->mesh->positions + 3 * (size_t)t[0],
+                                        q->mesh->positions + 3 * (size_t)t[1],
+                                        q->mesh->positions + 3 * (size_t)t[2], bary);
+    if (!(d2 < q->best)) return;
+    int64_t c[3];
+    for (int k = 0; k < 3; ++k)
+        c[k] = (int64_t)floorf((q->p[k] - g->origin[k]) / g->cell);
+    uint32_t vertex;
+    if (visit_key(q, g, c, vcell, hint, &vertex) == SIZE_MAX) return;
+    q->best = d2, q->lim = sqrt((double)d2);
+}
+
 /* The closest point of the hair surface to p: its triangle and barycentrics in q, or, when no
  * vertex is in the cells around p, q->triangle UINT32_MAX and the nearest vertex returned.
- * `mark` is new per query and at least 2 (the seed marks mark + 1). */
-static uint32_t layer_closest(layer_index* li, const float p[3], uint32_t mark, closest_query* q) {
+ * `mark` is new per query and at least 2 (the seed marks mark + 1); `hint` a triangle likely
+ * near p (UINT32_MAX: none), which only narrows the search. */
+static uint32_t layer_closest(layer_index* li, const float p[3], uint32_t mark, uint32_t hint,
+                              closest_query* q) {
     double size = fabs((double)p[0]) + fabs((double)p[1]) + fabs((double)p[2]);
     *q = (closest_query){li->mesh,   li->start, li->items,   p,     INFINITY,
                          UINT32_MAX, {1, 0, 0}, li->tested,  mark,  li->sphere,
                          li->pad,    INFINITY,  1e-5 * size, false, 0};
     closest_seed(q, &li->grid);
-    if (q->seeded && li->tgrid.start)
+    if (q->seeded && li->tgrid.start) {
+        closest_hint(q, &li->grid, li->vcell, hint);
         closest_triangles(q, &li->grid, &li->tgrid, li->boxes, li->vcell);
-    else
+    } else
         hair_grid_visit(&li->grid, p, closest_visit, q);
     uint32_t v = UINT32_MAX;
     if (q->triangle == UINT32_MAX) {
@@ -422,9 +446,11 @@ static uint32_t layer_closest(layer_index* li, const float p[3], uint32_t mark, 
  * visible mesh has there); when no vertex is in the cells around p, the triangles around the
  * nearest vertex. */
 static void weights_at(const tl_scene_skin* sk, layer_index* li, const uint32_t* uidx,
-                       uint32_t mark, const float p[3], uint16_t joints[4], float weights[4]) {
+                       uint32_t mark, const float p[3], uint32_t* hint, uint16_t joints[4],
+                       float weights[4]) {
     closest_query q;
-    uint32_t v = layer_closest(li, p, mark, &q);
+    uint32_t v = layer_closest(li, p, mark, *hint, &q);
+    *hint = q.triangle;
     const tl_hair_mesh* mesh = li->mesh;
     uint32_t vs[3];
     float w[3] = {1, 0, 0};
@@ -440,9 +466,10 @@ bool hair_layer_closest(const tl_hair_mesh* mesh, float cell, const float* point
                         bool triangles, uint32_t* out) {
     layer_index li;
     bool ok = layer_index_build(&li, mesh, cell, triangles);
-    for (uint32_t i = 0; ok && i < count; ++i) {
+    for (uint32_t i = 0, hint = UINT32_MAX; ok && i < count; ++i) {
         closest_query q;
-        uint32_t v = layer_closest(&li, points + 3 * (size_t)i, 2 * i + 2, &q);
+        uint32_t v = layer_closest(&li, points + 3 * (size_t)i, 2 * i + 2, hint, &q);
+        hint = q.triangle;
         out[i] = q.triangle != UINT32_MAX ? q.triangle : v == UINT32_MAX ? UINT32_MAX : ~v;
     }
     layer_index_free(&li);
@@ -469,7 +496,7 @@ static tl_result layer_write(tl_gltf* doc, const tl_scene_skin* sk, const tl_hai
     tl_result r = TL_OK;
     if (!layer_index_build(&li, mesh, cell, true) || !pos || !joints || !weights || !lines)
         r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
-    uint32_t n = 0, s = 0;
+    uint32_t n = 0, s = 0, hint = UINT32_MAX;
     for (uint32_t i = 0; r == TL_OK && i < g->guide_count; ++i) {
         const tl_hair_guide* gd = &g->guides[i];
         if (gd->reason != TL_HAIR_REJECT_NONE) continue;
@@ -477,7 +504,7 @@ static tl_result layer_write(tl_gltf* doc, const tl_scene_skin* sk, const tl_hai
             memcpy(pos + 3 * (size_t)n, g->points + 3 * (size_t)(gd->first_point + k),
                    3 * sizeof(float));
             /* marks 2n + 2 and 2n + 3 (the seed's): never the calloc's 0, new per query */
-            weights_at(sk, &li, uidx, 2 * n + 2, pos + 3 * (size_t)n, joints + 4 * (size_t)n,
+            weights_at(sk, &li, uidx, 2 * n + 2, pos + 3 * (size_t)n, &hint, joints + 4 * (size_t)n,
                        weights + 4 * (size_t)n);
             if (k > 0) lines[s++] = n - 1, lines[s++] = n;
         }
