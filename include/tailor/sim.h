@@ -35,8 +35,9 @@
  * resting bodies to sleep: with def.sleep_seconds > 0 (tailor's player: 1 s) a chain whose input
  * repeats the last frame's exactly (the same pose floats, hips, force and colliders) falls
  * asleep once its output has stayed under def.sleep_speed (1 cm/s at human scale) for that
- * long, or, lying against a collider or the floor, once its mean pose has (a lock buzzing in a
- * crease). Asleep, a step returns at once with the outputs as they were and the velocities zero;
+ * long, or, lying against a collider or the floor, once its mean pose has and no tip has strayed
+ * farther than sleep_speed times the window (a lock buzzing in a crease sleeps; a swing sliding
+ * along a collider does not). Asleep, a step returns at once with the outputs as they were and the velocities zero;
  * the first frame whose input differs in any bit, or a tl_chain_set_settings, moving floor or
  * non-zero tl_chain_particles_move, wakes it and steps it as usual. A host that holds a pose
  * passes the same floats every frame (recomputing them may change a last bit: then nothing
