@@ -37,11 +37,11 @@
  * asleep once its output has stayed under def.sleep_speed (1 cm/s at human scale) for that
  * long, or, lying against a collider or the floor, once its mean pose has and no tip has strayed
  * farther than sleep_speed times the window (a lock buzzing in a crease sleeps; a swing sliding
- * along a collider does not). Asleep, a step returns at once with the outputs as they were and the velocities zero;
- * the first frame whose input differs in any bit, or a tl_chain_set_settings, moving floor or
- * non-zero tl_chain_particles_move, wakes it and steps it as usual. A host that holds a pose
- * passes the same floats every frame (recomputing them may change a last bit: then nothing
- * sleeps); a breathing idle never sleeps.
+ * along a collider does not). Asleep, a step returns at once with the outputs as they were and the
+ * velocities zero; the first frame whose input differs in any bit, or a tl_chain_set_settings,
+ * moving floor or non-zero tl_chain_particles_move, wakes it and steps it as usual. A host that
+ * holds a pose passes the same floats every frame (recomputing them may change a last bit: then
+ * nothing sleeps); a breathing idle never sleeps.
  *
  *     def.sleep_seconds = 1.0f;             // sleep_speed keeps the 1 cm/s rest bar
  *     ...
