@@ -150,13 +150,21 @@ static void probe_frame(probe* p, const tl_pose* pose, const tl_player* player, 
     const tl_collider* world;
     uint32_t colliders = tl_player_colliders(player, 0, &world);
     const float* particles = tl_chain_particle_positions(tl_player_chain(player, 0));
+    /* each link's colliders as it runs them: a hair link is kept out of a collider grown by
+       its hit radius, or shrunk to where its tip rests (a lock lying in the chest capsule is
+       modelled there), the output's contact the same (hair_sheet.c) */
+    const float* growth = tl_player_collider_growth(player, 0);
     p->colliders = colliders;
     for (uint32_t i = 0; i < p->n; ++i) {
         float at[3];
         for (int c = 0; c < 3; ++c)
             at[c] = particles[3 * i + c] + origin[c];
-        for (uint32_t k = 0; k < colliders; ++k)
-            p->max_penetration = fmaxf(p->max_penetration, tl_collider_depth(&world[k], at));
+        for (uint32_t k = 0; k < colliders; ++k) {
+            float grow = growth ? growth[(size_t)k * p->n + i] : 0;
+            if (isfinite(grow)) /* (-INFINITY: the link is free of it) */
+                p->max_penetration =
+                    fmaxf(p->max_penetration, tl_collider_depth(&world[k], at) + grow);
+        }
     }
     p->peak_speed = 0;
     memset(p->step_deg, 0, sizeof p->step_deg);
