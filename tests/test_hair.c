@@ -1559,6 +1559,32 @@ static void stress_rest_no_penetration(void) {
     }
 }
 
+/* The stress's link-length error on hair chains with the clip (the cut and the teleport put the
+ * character 100 m out): each link read relative to the attachment from the pose's locals, the
+ * last one from the solver's tips. Before, from world matrices 100 m out, whose rounding
+ * (3.8e-6 m) is 1e-4 of a 4 cm hair link: bob02 read 1.25e-4 on 3 of its 7 chains. */
+static void stress_hair_link_length(void) {
+    tl_gltf* doc;
+    tl_scene* scene;
+    ENSURE(rig_style("bob02", &doc, &scene));
+    tl_play_chain chains[64];
+    uint32_t n;
+    tl_error err;
+    ENSURE_OK(tl_play_chains_find(scene, chains, 64, &n, &err), err);
+    tl_stress_def def = tl_default_stress_def();
+    int32_t clip = tl_stress_default_clip(scene);
+    float worst = 0;
+    for (uint32_t c = 0; c < n && c < 64; ++c) {
+        tl_stress_report r;
+        ENSURE_OK(tl_measure_stress(scene, &chains[c], clip, &def, &r, &err), err);
+        worst = fmaxf(worst, r.max_length_error);
+    }
+    printf("  bob02 %u chains: largest link-length error %.3g\n", n, worst);
+    ENSURE(n > 0 && clip >= 0 && worst <= 1e-4f);
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+}
+
 /* Every hair link keeps every body collider, shrunk as far as its rest tip needs however deep
  * that lies (play_chain_colliders): braid01, whose braids lie deep in the chest's collider at
  * rest. Before, a shrink past half the collider's size freed the link of it (growth
@@ -4798,6 +4824,7 @@ int main(int argc, char** argv) {
         {"variants_play", variants_play},
         {"links_keep_colliders", links_keep_colliders},
         {"stress_rest_no_penetration", stress_rest_no_penetration},
+        {"stress_hair_link_length", stress_hair_link_length},
         {"guide_layer_follows_hair", guide_layer_follows_hair},
         {"roots_follow_scalp", roots_follow_scalp},
         {"rig_reports_hair", rig_reports_hair},
