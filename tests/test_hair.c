@@ -1526,6 +1526,65 @@ static bool rig_style(const char* style, tl_gltf** doc, tl_scene** scene) {
     return rig_style_with(style, style, NULL, doc, scene);
 }
 
+/* The stress's collider_penetration judges each link against its colliders as the solver runs
+ * them (grown by the hit radius, or shrunk to where the link's tip rests): a style held still
+ * reads no penetration. Before, the measure read the colliders at their base size, and a braid
+ * or lock modelled deep in the chest capsule read as deep as it rests (braid01 0.0376 H). */
+static void stress_rest_no_penetration(void) {
+    const char* styles[] = {"braid01", "long01"};
+    for (size_t i = 0; i < COUNT(styles); ++i) {
+        tl_gltf* doc;
+        tl_scene* scene;
+        ENSURE(rig_style(styles[i], &doc, &scene));
+        tl_play_chain chains[64];
+        uint32_t n;
+        tl_error err;
+        ENSURE_OK(tl_play_chains_find(scene, chains, 64, &n, &err), err);
+        tl_stress_def def = tl_default_stress_def();
+        def.shake_amplitude = def.shake_yaw_deg = 0; /* held still at rest */
+        def.shake_seconds = 0, def.hold_seconds = 1;
+        float worst = 0;
+        uint32_t over = 0;
+        for (uint32_t c = 0; c < n && c < 64; ++c) {
+            tl_stress_report r;
+            ENSURE_OK(tl_measure_stress(scene, &chains[c], -1, &def, &r, &err), err);
+            worst = fmaxf(worst, r.collider_penetration);
+            over += r.collider_penetration > 0.002f;
+        }
+        printf("  %-8s %u chains held still: deepest %.5f H, %u over 0.002 H\n", styles[i], n,
+               worst, over);
+        ENSURE(n > 0 && over == 0);
+        tl_scene_destroy(scene);
+        tl_gltf_destroy(doc);
+    }
+}
+
+/* The stress's link-length error on hair chains with the clip (the cut and the teleport put the
+ * character 100 m out): each link read relative to the attachment from the pose's locals, the
+ * last one from the solver's tips. Before, from world matrices 100 m out, whose rounding
+ * (3.8e-6 m) is 1e-4 of a 4 cm hair link: bob02 read 1.25e-4 on 3 of its 7 chains. */
+static void stress_hair_link_length(void) {
+    tl_gltf* doc;
+    tl_scene* scene;
+    ENSURE(rig_style("bob02", &doc, &scene));
+    tl_play_chain chains[64];
+    uint32_t n;
+    tl_error err;
+    ENSURE_OK(tl_play_chains_find(scene, chains, 64, &n, &err), err);
+    tl_stress_def def = tl_default_stress_def();
+    int32_t clip = tl_stress_default_clip(scene);
+    float worst = 0;
+    for (uint32_t c = 0; c < n && c < 64; ++c) {
+        tl_stress_report r;
+        ENSURE_OK(tl_measure_stress(scene, &chains[c], clip, &def, &r, &err), err);
+        worst = fmaxf(worst, r.max_length_error);
+    }
+    printf("  bob02 %u chains: largest link-length error %.3g\n", n, worst);
+    ENSURE(n > 0 && clip >= 0 && worst <= 1e-4f);
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+}
+
 /* Every hair link keeps every body collider, shrunk as far as its rest tip needs however deep
  * that lies (play_chain_colliders): braid01, whose braids lie deep in the chest's collider at
  * rest. Before, a shrink past half the collider's size freed the link of it (growth
@@ -4764,6 +4823,8 @@ int main(int argc, char** argv) {
         {"nape_off_shared", nape_off_shared, true},
         {"variants_play", variants_play},
         {"links_keep_colliders", links_keep_colliders},
+        {"stress_rest_no_penetration", stress_rest_no_penetration},
+        {"stress_hair_link_length", stress_hair_link_length},
         {"guide_layer_follows_hair", guide_layer_follows_hair},
         {"roots_follow_scalp", roots_follow_scalp},
         {"rig_reports_hair", rig_reports_hair},

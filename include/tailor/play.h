@@ -153,6 +153,10 @@ void tl_player_origin(const tl_player* player, float out[3]);
  * none stored and def.fit_colliders is off) and, after a frame,
  * where they were at its end (world). */
 uint32_t tl_player_colliders(const tl_player* player, uint32_t index, const tl_collider** world);
+/* How much chain `index` grows each of those colliders per link (tl_chain_input.collider_growth:
+ * growth[k * bone_count + i] for collider k and link i's tip, -INFINITY: the link is free of
+ * it), or NULL when the chain runs them at their size (no hit radius). */
+const float* tl_player_collider_growth(const tl_player* player, uint32_t index);
 
 /* Writes the chains' current rotations into a pose (and updates world). */
 void tl_player_apply(const tl_player* player, tl_pose* pose);

@@ -150,13 +150,21 @@ static void probe_frame(probe* p, const tl_pose* pose, const tl_player* player, 
     const tl_collider* world;
     uint32_t colliders = tl_player_colliders(player, 0, &world);
     const float* particles = tl_chain_particle_positions(tl_player_chain(player, 0));
+    /* each link's colliders as it runs them: a hair link is kept out of a collider grown by
+       its hit radius, or shrunk to where its tip rests (a lock lying in the chest capsule is
+       modelled there), the output's contact the same (hair_sheet.c) */
+    const float* growth = tl_player_collider_growth(player, 0);
     p->colliders = colliders;
     for (uint32_t i = 0; i < p->n; ++i) {
         float at[3];
         for (int c = 0; c < 3; ++c)
             at[c] = particles[3 * i + c] + origin[c];
-        for (uint32_t k = 0; k < colliders; ++k)
-            p->max_penetration = fmaxf(p->max_penetration, tl_collider_depth(&world[k], at));
+        for (uint32_t k = 0; k < colliders; ++k) {
+            float grow = growth ? growth[(size_t)k * p->n + i] : 0;
+            if (isfinite(grow)) /* (-INFINITY: the link is free of it) */
+                p->max_penetration =
+                    fmaxf(p->max_penetration, tl_collider_depth(&world[k], at) + grow);
+        }
     }
     p->peak_speed = 0;
     memset(p->step_deg, 0, sizeof p->step_deg);
@@ -165,13 +173,6 @@ static void probe_frame(probe* p, const tl_pose* pose, const tl_player* player, 
         p->has_last = false;
         return;
     }
-    for (uint32_t b = 0; b < p->n; ++b)
-        if (p->rest_length[b] > 0) {
-            float error =
-                fabsf(tl_vec3_distance(p->points[b], p->points[b + 1]) - p->rest_length[b]) /
-                p->rest_length[b];
-            p->max_length_error = fmaxf(p->max_length_error, error);
-        }
     uint32_t attach_node = joints[p->chain->attach_joint].node;
     for (uint32_t i = 0; i <= p->n; ++i) {
         float offset[3], relative[3];
@@ -186,6 +187,18 @@ static void probe_frame(probe* p, const tl_pose* pose, const tl_player* player, 
             p->peak_speed = fmaxf(p->peak_speed, tl_vec3_distance(relative, p->relative[i]) / dt);
         memcpy(p->relative[i], relative, sizeof relative);
     }
+    /* lengths relative to the attachment (from the locals: 100 m out a world matrix rounds at
+       1e-4 of a 4 cm hair link); the last link without an end joint from the solver's tips,
+       which are relative to its floating origin */
+    const float* tips = tl_chain_tip_positions(tl_player_chain(player, 0));
+    for (uint32_t b = 0; b < p->n; ++b)
+        if (p->rest_length[b] > 0) {
+            float length = b + 1 == p->n && p->chain->end_joint == TL_NONE && b > 0
+                               ? tl_vec3_distance(tips + 3 * (b - 1), tips + 3 * b)
+                               : tl_vec3_distance(p->relative[b], p->relative[b + 1]);
+            float error = fabsf(length - p->rest_length[b]) / p->rest_length[b];
+            p->max_length_error = fmaxf(p->max_length_error, error);
+        }
     for (uint32_t b = 0; b < p->n; ++b) {
         if (p->has_last) {
             float d = fabsf(tl_quat_dot(bones[b], p->bones[b]));

@@ -613,6 +613,12 @@ uint32_t tl_player_colliders(const tl_player* p, uint32_t i, const tl_collider**
     return p->collider_count ? p->collider_count[i] : 0;
 }
 
+const float* tl_player_collider_growth(const tl_player* p, uint32_t i) {
+    assert(i < p->count);
+    return p->collider_count && p->collider_count[i] && p->descs[i].hit_radius > 0 ? p->growth[i]
+                                                                                   : NULL;
+}
+
 const tl_scene* tl_player_scene(const tl_player* p) {
     return p->scene;
 }
