@@ -4155,6 +4155,49 @@ static void chain_nearest_boxes_match_scan(void) {
     ENSURE(within > 10000 && edge_within > 1000 && differ == 0);
 }
 
+/* The merge's lengths along an attached guide, kept per pass, give what summing them on each
+ * visit gives: the same links, reasons and points. Braid01, bob01, long01 whole and long01 cut at
+ * the shoulders (pieces that attach only through links, several passes), at the default
+ * max_chain_mm and shorter ones, where the lengths decide which links are capped. */
+static void merge_along_matches_sum(void) {
+    ENSURE(body_load());
+    const char* styles[] = {"braid01", "bob01", "long01", "long01"};
+    const float max_chain_mm[] = {1200.0f, 600.0f, 350.0f, 200.0f};
+    uint32_t runs = 0, links = 0, capped = 0, differ = 0;
+    for (size_t s = 0; s < COUNT(styles) && !tl_test_failed; ++s) {
+        tl_hair_mesh mesh;
+        ENSURE(style_load(styles[s], &mesh));
+        if (s == 3) split_below(&mesh, 1.30f), drop_copies(&mesh, 0.004f);
+        for (size_t c = 0; c < COUNT(max_chain_mm); ++c) {
+            tl_hair_def def = tl_default_hair_def();
+            def.max_chain_mm = max_chain_mm[c];
+            tl_hair_guides *kept, *summed;
+            tl_error err;
+            ENSURE_OK(hair_guides_build(&mesh, scalp, &def, true, &kept, &err), err);
+            ENSURE_OK(hair_guides_build(&mesh, scalp, &def, false, &summed, &err), err);
+            ENSURE(kept->guide_count == summed->guide_count &&
+                   kept->point_count == summed->point_count);
+            differ +=
+                memcmp(kept->points, summed->points, 3 * sizeof(float) * kept->point_count) != 0;
+            for (uint32_t i = 0; i < kept->guide_count; ++i) {
+                const tl_hair_guide *a = &kept->guides[i], *b = &summed->guides[i];
+                differ += a->link != b->link || a->parent != b->parent ||
+                          a->parent_point != b->parent_point || a->reason != b->reason ||
+                          a->first_point != b->first_point || a->point_count != b->point_count;
+            }
+            links += summed->audit.merged_links;
+            capped += summed->audit.rejected[TL_HAIR_REJECT_CAPPED];
+            runs++;
+            tl_hair_guides_destroy(kept);
+            tl_hair_guides_destroy(summed);
+        }
+        tl_hair_mesh_free(&mesh);
+    }
+    printf("  %u runs, %u links made, %u guides capped, %u differ from the sums\n", runs, links,
+           capped, differ);
+    ENSURE(links > 100 && capped > 10 && differ == 0);
+}
+
 /* The adapter's cover through the grid's cells is the plain scan's: for each bone set, every
  * vertex off the cap against every bone, the same float test. Bone sets along the guides of
  * three styles and random ones through the hair, at the default reach and smaller ones (many
@@ -4775,6 +4818,7 @@ int main(int argc, char** argv) {
         {"layer_closest_styles_match_scan", layer_closest_styles_match_scan},
         {"layer_closest_hint_matches_visit", layer_closest_hint_matches_visit},
         {"chain_nearest_boxes_match_scan", chain_nearest_boxes_match_scan},
+        {"merge_along_matches_sum", merge_along_matches_sum},
         {"coverage_matches_segments", coverage_matches_segments},
         {"scalp_nearest_matches_scan", scalp_nearest_matches_scan},
         {"stitched_count_matches_nearest", stitched_count_matches_nearest},

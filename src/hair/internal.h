@@ -176,6 +176,13 @@ typedef struct hair_store {
 
 bool hair_store_guide(hair_store* s, const float* points, uint32_t count, uint32_t component);
 
+/* tl_hair_guides_create; along_kept false: the merge sums each attached guide's length up to a
+ * candidate point on every visit instead of keeping its lengths per pass (the same floats; for
+ * the test that compares them). */
+tl_result hair_guides_build(const tl_hair_mesh* mesh, const tl_hair_scalp* scalp,
+                            const tl_hair_def* def, bool along_kept, tl_hair_guides** out,
+                            tl_error* err);
+
 /* Traces candidate guides through every welded component (trace.c); fills audit->components,
  * excluded_vertices and the component of each vertex (component[v], UINT32_MAX: excluded). */
 tl_result hair_trace(const tl_hair_mesh* mesh, const tl_hair_def* def, float scale,
