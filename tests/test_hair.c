@@ -4327,6 +4327,94 @@ static void nape_known_matches_query(void) {
     ENSURE(differ == 0 && within > 1000);
 }
 
+/* The nape's narrowed search (hair_nape_bind's hint: the triangles near the hair filed, each
+ * query from the previous one's triangle within its distance) gives the plain visit's weights:
+ * the chain parts of four styles' analyses (planned without it), set back before each bind, at
+ * the default cap and a narrower and a wider one (other lying-on distances). */
+static void nape_narrow_matches_plain(void) {
+    const char* styles[] = {"bob01", "braid01", "long01", "bob02"};
+    const float cap_of[] = {1.0f, 0.6f, 1.6f};
+    uint32_t rows = 0, moved = 0, differ = 0;
+    for (size_t s = 0; s < COUNT(styles) && !tl_test_failed; ++s) {
+        char path[128];
+        snprintf(path, sizeof path, "cases/mh-%s.glb", styles[s]);
+        tl_gltf* doc;
+        tl_scene* scene;
+        tl_rig_analysis* rig;
+        tl_error err;
+        tl_rig_def def = tl_default_rig_def();
+        tl_hair_chain_def unbound = tl_default_hair_chain_def();
+        unbound.nape = false; /* the planned weights before the nape's bind */
+        def.hair = &unbound;
+        ENSURE_OK(tl_gltf_load(tl_test_shared(path), &doc, &err), err);
+        ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+        ENSURE_OK(tl_rig_analyze(scene, &def, &rig, &err), err);
+        uint32_t first = UINT32_MAX, parts = 0, n = 0;
+        for (uint32_t i = 0; i < rig->part_count; ++i)
+            if (rig->parts[i].cls == TL_RIG_CLASS_HAIR &&
+                rig->parts[i].action == TL_RIG_ACTION_CHAIN) {
+                first = first == UINT32_MAX ? i : first, parts++;
+                n += rig->parts[i].vertex_count;
+            }
+        ENSURE(parts > 0 && first + parts == rig->part_count);
+        uint32_t skin = rig->parts[first].skin;
+        uint8_t* flags = malloc(scene->skins[skin].primitive_count + 1);
+        uint32_t* joints[3];
+        float* weights[3];
+        for (int k = 0; k < 3; ++k)
+            joints[k] = malloc(4 * sizeof(uint32_t) * n),
+            weights[k] = malloc(4 * sizeof(float) * n);
+        ENSURE(flags && joints[2] && weights[2]);
+        tl_hair_find_primitives(scene, skin, flags);
+        tl_hair_def hdef = tl_default_hair_def();
+        tl_hair_chain_def cdef = tl_default_hair_chain_def();
+        tl_hair_scalp* sc;
+        ENSURE_OK(tl_hair_scalp_find(scene, skin, &hdef, flags, &sc, &err), err);
+        for (uint32_t i = 0, at = 0; i < parts; at += rig->parts[first + i].vertex_count, ++i) {
+            memcpy(joints[0] + 4 * at, rig->parts[first + i].new_joints,
+                   4 * sizeof(uint32_t) * rig->parts[first + i].vertex_count);
+            memcpy(weights[0] + 4 * at, rig->parts[first + i].new_weights,
+                   4 * sizeof(float) * rig->parts[first + i].vertex_count);
+        }
+        for (size_t c = 0; c < COUNT(cap_of); ++c)
+            for (int narrow = 0; narrow < 2; ++narrow) {
+                for (uint32_t i = 0, at = 0; i < parts;
+                     at += rig->parts[first + i].vertex_count, ++i) {
+                    memcpy(rig->parts[first + i].new_joints, joints[0] + 4 * at,
+                           4 * sizeof(uint32_t) * rig->parts[first + i].vertex_count);
+                    memcpy(rig->parts[first + i].new_weights, weights[0] + 4 * at,
+                           4 * sizeof(float) * rig->parts[first + i].vertex_count);
+                }
+                float cap = cap_of[c] * cdef.cap_mm * (sc->height / TL_HAIR_HUMAN_MM);
+                ENSURE(hair_nape_bind(rig, scene, skin, sc, first, parts, cap, NULL, narrow));
+                for (uint32_t i = 0, at = 0; i < parts;
+                     at += rig->parts[first + i].vertex_count, ++i) {
+                    memcpy(joints[1 + narrow] + 4 * at, rig->parts[first + i].new_joints,
+                           4 * sizeof(uint32_t) * rig->parts[first + i].vertex_count);
+                    memcpy(weights[1 + narrow] + 4 * at, rig->parts[first + i].new_weights,
+                           4 * sizeof(float) * rig->parts[first + i].vertex_count);
+                }
+                if (!narrow) continue;
+                for (uint32_t v = 0; v < n; ++v) {
+                    rows++;
+                    moved += memcmp(weights[1] + 4 * v, weights[0] + 4 * v, 4 * sizeof(float)) != 0;
+                    differ += memcmp(joints[1] + 4 * v, joints[2] + 4 * v, 4 * sizeof(uint32_t)) ||
+                              memcmp(weights[1] + 4 * v, weights[2] + 4 * v, 4 * sizeof(float));
+                }
+            }
+        for (int k = 0; k < 3; ++k)
+            free(joints[k]), free(weights[k]);
+        free(flags);
+        tl_hair_scalp_destroy(sc);
+        tl_rig_analysis_destroy(rig);
+        tl_scene_destroy(scene);
+        tl_gltf_destroy(doc);
+    }
+    printf("  %u rows, %u moved by the nape, %u differ from the plain visit\n", rows, moved,
+           differ);
+    ENSURE(moved > 1000 && differ == 0);
+}
+
 /* Each chain's body floor as the player sets it (found once per skin) is the one written out
  * here for that chain: the lowest rest vertex along up among the skin's vertices in no chain's
  * lock (play_skin_locks over every chain), the skin's floor when there is none. */
@@ -4825,6 +4913,7 @@ int main(int argc, char** argv) {
         {"stitch_grid_skip_matches_copy", stitch_grid_skip_matches_copy},
         {"cover_matches_scan", cover_matches_scan},
         {"nape_known_matches_query", nape_known_matches_query},
+        {"nape_narrow_matches_plain", nape_narrow_matches_plain},
         {"player_floor_matches_locks", player_floor_matches_locks},
         {"sheet_hold_reads_its_frame", sheet_hold_reads_its_frame},
         {"cover_tally_matches_count", cover_tally_matches_count},
