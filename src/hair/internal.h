@@ -212,12 +212,13 @@ bool hair_seam_guard(const hair_seam_field* f, const uint8_t* band, const float*
  * lying-on distance (the median of the cap's distance to the scalp, the cap: within
  * `cap` of it) of the body skin takes that skin's weights, blended with the head's by distance;
  * the head stays its largest joint. known: per skin vertex, hair_scalp_nearest's distance within
- * `cap` (INFINITY beyond), NaN where not known; NULL: none known. hint: each vertex's search
- * starts from the previous one's triangle (the same answer, faster; false: for the test that
- * compares). False: out of memory. */
+ * `cap` (INFINITY beyond), NaN where not known; NULL: none known. narrow: only the body
+ * triangles near the hair searched, each vertex's search from the previous one's triangle (the
+ * same weights, faster; false: the plain visit, for the test that compares). False: out of
+ * memory. */
 bool hair_nape_bind(tl_rig_analysis* a, const tl_scene* scene, uint32_t skin,
                     const tl_hair_scalp* scalp, uint32_t first_part, uint32_t parts, float cap,
-                    const float* known, bool hint);
+                    const float* known, bool narrow);
 /* The nape's lying-on distance (nape.c): the median scalp distance within `cap` of the points
  * pos[3 * ids[i]], known[ids[i]] read where it is not NaN (known NULL: every one asked). */
 float hair_lying_on(const tl_hair_scalp* scalp, const float* pos, const uint32_t* ids,

@@ -231,7 +231,7 @@ static uint32_t tris_near(const float* box, uint32_t* tris, uint32_t nt, const f
 
 bool hair_nape_bind(tl_rig_analysis* a, const tl_scene* scene, uint32_t skin,
                     const tl_hair_scalp* scalp, uint32_t first_part, uint32_t parts, float cap,
-                    const float* known, bool hint) {
+                    const float* known, bool narrow) {
     const tl_scene_skin* sk = &scene->skins[skin];
     uint32_t head = (uint32_t)sk->body.head, count = 0, last = UINT32_MAX;
     for (uint32_t p = first_part; p < first_part + parts; ++p)
@@ -276,7 +276,7 @@ bool hair_nape_bind(tl_rig_analysis* a, const tl_scene* scene, uint32_t skin,
     /* narrowed: only the triangles whose boxes come within 2 lie of the hair's box (one farther
        from every query than lie is never taken); tris keeps its order, ranks are made */
     uint32_t filed = nt;
-    if (hint && ok && lie > 0)
+    if (narrow && ok && lie > 0)
         filed = tris_near(box, tris, nt, sk->rest_positions, ids, alone, 2 * lie);
     ok = ok && (lie == 0 || filed == 0 ||
                 hair_grid_build_boxes(&ns.grid, box, tris, filed, lie + lie / 64,
@@ -286,7 +286,7 @@ bool hair_nape_bind(tl_rig_analysis* a, const tl_scene* scene, uint32_t skin,
         for (uint32_t k = 0; k < part->vertex_count; ++k) {
             if (!head_alone(part, k, head)) continue;
             ns.p = sk->rest_positions + 3 * (size_t)part->vertices[k];
-            nape_nearest(&ns, lie, hint, last);
+            nape_nearest(&ns, lie, narrow, last);
             if (ns.tri == UINT32_MAX) continue;
             last = ns.tri;
             skin_weights(sk, ns.tri, ns.bary, w);
