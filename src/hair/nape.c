@@ -67,7 +67,7 @@ static void nape_visit_box(nape_skin* n, double r) {
 
 /* The nearest body triangle to n->p within lie (n->tri UINT32_MAX: none): the least distance,
  * of equals the lowest rank, whatever the order the triangles are tested in (only those surely
- * farther than the best are skipped). Plain (hint false): the triangles filed in the 27 cells
+ * farther than the best are skipped). Plain (narrow false): the triangles filed in the 27 cells
  * around p's, of a side over lie, so every triangle within lie. Narrowed: `hint` (the previous
  * query's triangle, UINT32_MAX: none) first, then the cells that meet the box of p within the
  * best's distance (lie, or the hint's when nearer), grown by 1e-4 and 1e-5 of p's size, far above
