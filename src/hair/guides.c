@@ -392,6 +392,7 @@ typedef struct coverer {
     const float* q;
     float radius;
     bool hit;
+    uint32_t segment; /* the first point of the segment that hit */
 } coverer;
 
 static bool cover_visit(void* user, uint32_t id) {
@@ -401,10 +402,10 @@ static bool cover_visit(void* user, uint32_t id) {
     if (tl__dist2(c->q, p) > c->reach2[id]) return true;
     const tl_hair_guide* g = &c->s->guides[c->point_guide[id]];
     if (id > g->first_point && tl_mesh_segment_distance(c->q, p - 3, p, NULL) <= c->radius)
-        c->hit = true;
-    if (id + 1 < g->first_point + g->point_count &&
-        tl_mesh_segment_distance(c->q, p, p + 3, NULL) <= c->radius)
-        c->hit = true;
+        c->hit = true, c->segment = id - 1;
+    else if (id + 1 < g->first_point + g->point_count &&
+             tl_mesh_segment_distance(c->q, p, p + 3, NULL) <= c->radius)
+        c->hit = true, c->segment = id;
     return !c->hit;
 }
 
@@ -463,12 +464,29 @@ static tl_result coverage(hair_store* s, const tl_hair_mesh* mesh, float radius,
     hair_grid grid;
     /* a vertex within radius of a segment is within radius + its length of its nearer end */
     bool ok = hair_grid_build(&grid, s->points, ids, count, radius + longest);
-    uint32_t covered = 0;
-    for (uint32_t v = 0; ok && v < mesh->vertex_count; ++v) {
+    /* the vertices in their triangles' order, so that the next lies near the last (the count
+       is the same in any order), each once; then those in no triangle */
+    uint8_t* done = calloc(mesh->vertex_count + 1, 1);
+    ok = ok && done;
+    uint32_t covered = 0, last = UINT32_MAX;
+    size_t corners = 3 * (size_t)mesh->triangle_count;
+    for (size_t i = 0; ok && i < corners + mesh->vertex_count; ++i) {
+        uint32_t v = i < corners ? mesh->triangles[i] : (uint32_t)(i - corners);
+        if (done[v]) continue;
+        done[v] = 1;
         coverer c = {s, point_guide, reach2, mesh->positions + 3 * (size_t)v, radius, false};
+        /* the segment that covered the vertex before first: the answer is an "any", and the
+           visit tests every segment within radius, in the same argument order */
+        const float* a = last != UINT32_MAX ? s->points + 3 * (size_t)last : NULL;
+        if (a && tl_mesh_segment_distance(c.q, a, a + 3, NULL) <= radius) {
+            covered++;
+            continue;
+        }
         hair_grid_visit(&grid, c.q, cover_visit, &c);
         covered += c.hit;
+        if (c.hit) last = c.segment;
     }
+    free(done);
     audit->coverage = mesh->vertex_count ? (double)covered / mesh->vertex_count : 0;
     hair_grid_free(&grid);
     free(ids), free(point_guide), free(reach2);
