@@ -4155,22 +4155,30 @@ static void chain_nearest_boxes_match_scan(void) {
     ENSURE(within > 10000 && edge_within > 1000 && differ == 0);
 }
 
-/* The merge's lengths along an attached guide, kept per pass, give what summing them on each
- * visit gives: the same links, reasons and points. Braid01, bob01, long01 whole and long01 cut at
- * the shoulders (pieces that attach only through links, several passes), at the default
- * max_chain_mm and shorter ones, where the lengths decide which links are capped. */
-static void merge_along_matches_sum(void) {
+/* The guides' fast paths give the plain paths' guides: the same links, reasons and points. The
+ * merge's lengths along an attached guide kept per pass (against summed on each visit): braid01,
+ * bob01, long01 whole and long01 cut at the shoulders (pieces that attach only through links,
+ * several passes), at the default max_chain_mm and shorter ones, where the lengths decide which
+ * links are capped. The second trace's check through a grid over the guides' points (against
+ * every guide): those and bob02, ponytail01, short04 (hair the first trace's curves leave), at
+ * the default coverage radius and a smaller one (more hair left unheld). */
+static void guides_fast_match_plain(void) {
     ENSURE(body_load());
-    const char* styles[] = {"braid01", "bob01", "long01", "long01"};
+    const char* styles[] = {"braid01", "bob01",      "long01", "long01",
+                            "bob02",   "ponytail01", "short04"};
     const float max_chain_mm[] = {1200.0f, 600.0f, 350.0f, 200.0f};
+    const float coverage_mm[] = {0, 0.5f}; /* 0: the default */
     uint32_t runs = 0, links = 0, capped = 0, differ = 0;
     for (size_t s = 0; s < COUNT(styles) && !tl_test_failed; ++s) {
         tl_hair_mesh mesh;
         ENSURE(style_load(styles[s], &mesh));
         if (s == 3) split_below(&mesh, 1.30f), drop_copies(&mesh, 0.004f);
-        for (size_t c = 0; c < COUNT(max_chain_mm); ++c) {
+        for (size_t c = 0; c < COUNT(max_chain_mm) * COUNT(coverage_mm); ++c) {
+            if (s >= 4 && c % COUNT(max_chain_mm)) continue; /* the trace's styles: the default */
             tl_hair_def def = tl_default_hair_def();
-            def.max_chain_mm = max_chain_mm[c];
+            def.max_chain_mm = max_chain_mm[c % COUNT(max_chain_mm)];
+            if (coverage_mm[c / COUNT(max_chain_mm)] > 0)
+                def.coverage_mm = coverage_mm[c / COUNT(max_chain_mm)];
             tl_hair_guides *kept, *summed;
             tl_error err;
             ENSURE_OK(hair_guides_build(&mesh, scalp, &def, true, &kept, &err), err);
@@ -4193,8 +4201,8 @@ static void merge_along_matches_sum(void) {
         }
         tl_hair_mesh_free(&mesh);
     }
-    printf("  %u runs, %u links made, %u guides capped, %u differ from the sums\n", runs, links,
-           capped, differ);
+    printf("  %u runs, %u links made, %u guides capped, %u differ from the plain paths\n", runs,
+           links, capped, differ);
     ENSURE(links > 100 && capped > 10 && differ == 0);
 }
 
@@ -4906,7 +4914,7 @@ int main(int argc, char** argv) {
         {"layer_closest_styles_match_scan", layer_closest_styles_match_scan},
         {"layer_closest_hint_matches_visit", layer_closest_hint_matches_visit},
         {"chain_nearest_boxes_match_scan", chain_nearest_boxes_match_scan},
-        {"merge_along_matches_sum", merge_along_matches_sum},
+        {"guides_fast_match_plain", guides_fast_match_plain},
         {"coverage_matches_segments", coverage_matches_segments},
         {"scalp_nearest_matches_scan", scalp_nearest_matches_scan},
         {"stitched_count_matches_nearest", stitched_count_matches_nearest},

@@ -515,7 +515,7 @@ tl_result tl_hair_guides_create(const tl_hair_mesh* mesh, const tl_hair_scalp* s
 }
 
 tl_result hair_guides_build(const tl_hair_mesh* mesh, const tl_hair_scalp* scalp,
-                            const tl_hair_def* def, bool along_kept, tl_hair_guides** out,
+                            const tl_hair_def* def, bool fast, tl_hair_guides** out,
                             tl_error* err) {
     assert(mesh && scalp && def && out);
     assert(def->max_points >= 2 && def->sample_mm > 0 && def->weld_mm > 0);
@@ -534,11 +534,11 @@ tl_result hair_guides_build(const tl_hair_mesh* mesh, const tl_hair_scalp* scalp
     audit->vertices = mesh->vertex_count;
     audit->scale = hair_scalp_scale(scalp);
     const float* up = scalp->scene->skins[scalp->skin].up;
-    tl_result r = hair_trace(mesh, def, audit->scale, up, s, component, audit, err);
+    tl_result r = hair_trace(mesh, def, audit->scale, up, s, component, audit, fast, err);
     free(component);
     if (r == TL_OK) {
         bind_roots(s, scalp, def->root_distance_mm * audit->scale);
-        r = merge(s, def, audit->scale, up, along_kept, err);
+        r = merge(s, def, audit->scale, up, fast, err);
     }
     if (r == TL_OK) r = coverage(s, mesh, def->coverage_mm * audit->scale, audit, err);
     if (r != TL_OK) {

@@ -176,18 +176,19 @@ typedef struct hair_store {
 
 bool hair_store_guide(hair_store* s, const float* points, uint32_t count, uint32_t component);
 
-/* tl_hair_guides_create; along_kept false: the merge sums each attached guide's length up to a
- * candidate point on every visit instead of keeping its lengths per pass (the same floats; for
- * the test that compares them). */
+/* tl_hair_guides_create; fast false: the plain paths (the merge sums each attached guide's
+ * length up to a candidate point on every visit instead of keeping its lengths per pass; the
+ * second trace's check scans every guide instead of a grid over their points), the same guides,
+ * for the test that compares them. */
 tl_result hair_guides_build(const tl_hair_mesh* mesh, const tl_hair_scalp* scalp,
-                            const tl_hair_def* def, bool along_kept, tl_hair_guides** out,
-                            tl_error* err);
+                            const tl_hair_def* def, bool fast, tl_hair_guides** out, tl_error* err);
 
 /* Traces candidate guides through every welded component (trace.c); fills audit->components,
- * excluded_vertices and the component of each vertex (component[v], UINT32_MAX: excluded). */
+ * excluded_vertices and the component of each vertex (component[v], UINT32_MAX: excluded).
+ * grid_kept false: which hair no guide holds found by a scan of every guide (the plain path). */
 tl_result hair_trace(const tl_hair_mesh* mesh, const tl_hair_def* def, float scale,
                      const float up[3], hair_store* store, uint32_t* component,
-                     tl_hair_audit* audit, tl_error* err);
+                     tl_hair_audit* audit, bool grid_kept, tl_error* err);
 
 /* The seam blend's weights as the guard reads them: W welded rows of J columns (each chain's
  * bones from first[c], the head's column last), each row's rest position. */
