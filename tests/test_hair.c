@@ -4214,6 +4214,57 @@ static void chain_nearest_boxes_match_scan(void) {
     ENSURE(within > 10000 && edge_within > 1000 && differ == 0);
 }
 
+/* The guides' fast paths give the plain paths' guides: the same links, reasons and points. The
+ * merge's lengths along an attached guide kept per pass (against summed on each visit): braid01,
+ * bob01, long01 whole and long01 cut at the shoulders (pieces that attach only through links,
+ * several passes), at the default max_chain_mm and shorter ones, where the lengths decide which
+ * links are capped. The second trace's check through a grid over the guides' points (against
+ * every guide): those and bob02, ponytail01, short04 (hair the first trace's curves leave), at
+ * the default coverage radius and a smaller one (more hair left unheld). */
+static void guides_fast_match_plain(void) {
+    ENSURE(body_load());
+    const char* styles[] = {"braid01", "bob01",      "long01", "long01",
+                            "bob02",   "ponytail01", "short04"};
+    const float max_chain_mm[] = {1200.0f, 600.0f, 350.0f, 200.0f};
+    const float coverage_mm[] = {0, 0.5f}; /* 0: the default */
+    uint32_t runs = 0, links = 0, capped = 0, differ = 0;
+    for (size_t s = 0; s < COUNT(styles) && !tl_test_failed; ++s) {
+        tl_hair_mesh mesh;
+        ENSURE(style_load(styles[s], &mesh));
+        if (s == 3) split_below(&mesh, 1.30f), drop_copies(&mesh, 0.004f);
+        for (size_t c = 0; c < COUNT(max_chain_mm) * COUNT(coverage_mm); ++c) {
+            if (s >= 4 && c % COUNT(max_chain_mm)) continue; /* the trace's styles: the default */
+            tl_hair_def def = tl_default_hair_def();
+            def.max_chain_mm = max_chain_mm[c % COUNT(max_chain_mm)];
+            if (coverage_mm[c / COUNT(max_chain_mm)] > 0)
+                def.coverage_mm = coverage_mm[c / COUNT(max_chain_mm)];
+            tl_hair_guides *kept, *summed;
+            tl_error err;
+            ENSURE_OK(hair_guides_build(&mesh, scalp, &def, true, &kept, &err), err);
+            ENSURE_OK(hair_guides_build(&mesh, scalp, &def, false, &summed, &err), err);
+            bool sized = kept->guide_count == summed->guide_count &&
+                         kept->point_count == summed->point_count;
+            differ += !sized || memcmp(kept->points, summed->points,
+                                       3 * sizeof(float) * kept->point_count) != 0;
+            for (uint32_t i = 0; sized && i < kept->guide_count; ++i) {
+                const tl_hair_guide *a = &kept->guides[i], *b = &summed->guides[i];
+                differ += a->link != b->link || a->parent != b->parent ||
+                          a->parent_point != b->parent_point || a->reason != b->reason ||
+                          a->first_point != b->first_point || a->point_count != b->point_count;
+            }
+            links += summed->audit.merged_links;
+            capped += summed->audit.rejected[TL_HAIR_REJECT_CAPPED];
+            runs++;
+            tl_hair_guides_destroy(kept);
+            tl_hair_guides_destroy(summed);
+        }
+        tl_hair_mesh_free(&mesh);
+    }
+    printf("  %u runs, %u links made, %u guides capped, %u differ from the plain paths\n", runs,
+           links, capped, differ);
+    ENSURE(links > 100 && capped > 10 && differ == 0);
+}
+
 /* The adapter's cover through the grid's cells is the plain scan's: for each bone set, every
  * vertex off the cap against every bone, the same float test. Bone sets along the guides of
  * three styles and random ones through the hair, at the default reach and smaller ones (many
@@ -4341,6 +4392,94 @@ static void nape_known_matches_query(void) {
     }
     printf("  %u vertices (%u within the cap), %u differ\n", vertices, within, differ);
     ENSURE(differ == 0 && within > 1000);
+}
+
+/* The nape's narrowed search (hair_nape_bind's hint: the triangles near the hair filed, each
+ * query from the previous one's triangle within its distance) gives the plain visit's weights:
+ * the chain parts of four styles' analyses (planned without it), set back before each bind, at
+ * the default cap and a narrower and a wider one (other lying-on distances). */
+static void nape_narrow_matches_plain(void) {
+    const char* styles[] = {"bob01", "braid01", "long01", "bob02"};
+    const float cap_of[] = {1.0f, 0.6f, 1.6f};
+    uint32_t rows = 0, moved = 0, differ = 0;
+    for (size_t s = 0; s < COUNT(styles) && !tl_test_failed; ++s) {
+        char path[128];
+        snprintf(path, sizeof path, "cases/mh-%s.glb", styles[s]);
+        tl_gltf* doc;
+        tl_scene* scene;
+        tl_rig_analysis* rig;
+        tl_error err;
+        tl_rig_def def = tl_default_rig_def();
+        tl_hair_chain_def unbound = tl_default_hair_chain_def();
+        unbound.nape = false; /* the planned weights before the nape's bind */
+        def.hair = &unbound;
+        ENSURE_OK(tl_gltf_load(tl_test_shared(path), &doc, &err), err);
+        ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+        ENSURE_OK(tl_rig_analyze(scene, &def, &rig, &err), err);
+        uint32_t first = UINT32_MAX, parts = 0, n = 0;
+        for (uint32_t i = 0; i < rig->part_count; ++i)
+            if (rig->parts[i].cls == TL_RIG_CLASS_HAIR &&
+                rig->parts[i].action == TL_RIG_ACTION_CHAIN) {
+                first = first == UINT32_MAX ? i : first, parts++;
+                n += rig->parts[i].vertex_count;
+            }
+        ENSURE(parts > 0 && first + parts == rig->part_count);
+        uint32_t skin = rig->parts[first].skin;
+        uint8_t* flags = malloc(scene->skins[skin].primitive_count + 1);
+        uint32_t* joints[3];
+        float* weights[3];
+        for (int k = 0; k < 3; ++k)
+            joints[k] = malloc(4 * sizeof(uint32_t) * n),
+            weights[k] = malloc(4 * sizeof(float) * n);
+        ENSURE(flags && joints[2] && weights[2]);
+        tl_hair_find_primitives(scene, skin, flags);
+        tl_hair_def hdef = tl_default_hair_def();
+        tl_hair_chain_def cdef = tl_default_hair_chain_def();
+        tl_hair_scalp* sc;
+        ENSURE_OK(tl_hair_scalp_find(scene, skin, &hdef, flags, &sc, &err), err);
+        for (uint32_t i = 0, at = 0; i < parts; at += rig->parts[first + i].vertex_count, ++i) {
+            memcpy(joints[0] + 4 * at, rig->parts[first + i].new_joints,
+                   4 * sizeof(uint32_t) * rig->parts[first + i].vertex_count);
+            memcpy(weights[0] + 4 * at, rig->parts[first + i].new_weights,
+                   4 * sizeof(float) * rig->parts[first + i].vertex_count);
+        }
+        for (size_t c = 0; c < COUNT(cap_of); ++c)
+            for (int narrow = 0; narrow < 2; ++narrow) {
+                for (uint32_t i = 0, at = 0; i < parts;
+                     at += rig->parts[first + i].vertex_count, ++i) {
+                    memcpy(rig->parts[first + i].new_joints, joints[0] + 4 * at,
+                           4 * sizeof(uint32_t) * rig->parts[first + i].vertex_count);
+                    memcpy(rig->parts[first + i].new_weights, weights[0] + 4 * at,
+                           4 * sizeof(float) * rig->parts[first + i].vertex_count);
+                }
+                float cap = cap_of[c] * cdef.cap_mm * (sc->height / TL_HAIR_HUMAN_MM);
+                ENSURE(hair_nape_bind(rig, scene, skin, sc, first, parts, cap, NULL, narrow));
+                for (uint32_t i = 0, at = 0; i < parts;
+                     at += rig->parts[first + i].vertex_count, ++i) {
+                    memcpy(joints[1 + narrow] + 4 * at, rig->parts[first + i].new_joints,
+                           4 * sizeof(uint32_t) * rig->parts[first + i].vertex_count);
+                    memcpy(weights[1 + narrow] + 4 * at, rig->parts[first + i].new_weights,
+                           4 * sizeof(float) * rig->parts[first + i].vertex_count);
+                }
+                if (!narrow) continue;
+                for (uint32_t v = 0; v < n; ++v) {
+                    rows++;
+                    moved += memcmp(weights[1] + 4 * v, weights[0] + 4 * v, 4 * sizeof(float)) != 0;
+                    differ += memcmp(joints[1] + 4 * v, joints[2] + 4 * v, 4 * sizeof(uint32_t)) ||
+                              memcmp(weights[1] + 4 * v, weights[2] + 4 * v, 4 * sizeof(float));
+                }
+            }
+        for (int k = 0; k < 3; ++k)
+            free(joints[k]), free(weights[k]);
+        free(flags);
+        tl_hair_scalp_destroy(sc);
+        tl_rig_analysis_destroy(rig);
+        tl_scene_destroy(scene);
+        tl_gltf_destroy(doc);
+    }
+    printf("  %u rows, %u moved by the nape, %u differ from the plain visit\n", rows, moved,
+           differ);
+    ENSURE(moved > 1000 && differ == 0);
 }
 
 /* Each chain's body floor as the player sets it (found once per skin) is the one written out
@@ -4836,12 +4975,14 @@ int main(int argc, char** argv) {
         {"layer_closest_styles_match_scan", layer_closest_styles_match_scan},
         {"layer_closest_hint_matches_visit", layer_closest_hint_matches_visit},
         {"chain_nearest_boxes_match_scan", chain_nearest_boxes_match_scan},
+        {"guides_fast_match_plain", guides_fast_match_plain},
         {"coverage_matches_segments", coverage_matches_segments},
         {"scalp_nearest_matches_scan", scalp_nearest_matches_scan},
         {"stitched_count_matches_nearest", stitched_count_matches_nearest},
         {"stitch_grid_skip_matches_copy", stitch_grid_skip_matches_copy},
         {"cover_matches_scan", cover_matches_scan},
         {"nape_known_matches_query", nape_known_matches_query},
+        {"nape_narrow_matches_plain", nape_narrow_matches_plain},
         {"player_floor_matches_locks", player_floor_matches_locks},
         {"sheet_hold_reads_its_frame", sheet_hold_reads_its_frame},
         {"cover_tally_matches_count", cover_tally_matches_count},

@@ -5,6 +5,8 @@
 
 #include <tailor/tailor.h>
 
+#include "scene/internal.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -934,6 +936,79 @@ static void test_schema_joint_parts(void) {
 #undef AIM
 }
 
+/* The floor signal's one pass gives the axis of one pass per signed axis (tl_scene_floor_axis
+ * plain): every skin of the shared cases with each joint's subtree as the leg's end, and random
+ * clouds with zeros of both signs, infinities, NaNs, repeated and flat coordinates, for each
+ * lateral axis. */
+static uint32_t floor_lcg(uint32_t* r) {
+    *r = *r * 1664525u + 1013904223u;
+    return *r >> 8;
+}
+
+static void floor_axis_one_pass_matches_plain(void) {
+    static const char* files[] = {"cases/mh-bob01.glb", "cases/fox-khronos-tailless.glb",
+                                  "cases/rat-tailless.glb", "cases/trex-tailless.glb",
+                                  "cases/knight-tailed.glb"};
+    uint32_t calls = 0, differ = 0, found = 0;
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; ++f) {
+        tl_gltf* doc;
+        tl_scene* scene;
+        tl_error err;
+        ENSURE_OK(tl_gltf_load(tl_test_shared(files[f]), &doc, &err), err);
+        ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+        for (uint32_t s = 0; s < scene->skin_count; ++s) {
+            const tl_scene_skin* sk = &scene->skins[s];
+            uint32_t* dom = malloc(sizeof(uint32_t) * (sk->vertex_count + 1));
+            bool* below = malloc(sk->joint_count + 1);
+            ENSURE(dom && below);
+            for (uint32_t v = 0; v < sk->vertex_count; ++v)
+                dom[v] = tl_scene_skin_dominant_joint(sk, v);
+            for (uint32_t end = 0; end < sk->joint_count; ++end) {
+                for (uint32_t j = 0; j < sk->joint_count; ++j) { /* j in end's subtree */
+                    int32_t a = (int32_t)j;
+                    while (a != TL_NONE && a != (int32_t)end)
+                        a = sk->joints[a].parent;
+                    below[j] = a == (int32_t)end;
+                }
+                for (int lateral = -1; lateral < 3; ++lateral) {
+                    int x = tl_scene_floor_axis(sk->rest_positions, sk->vertex_count, dom, below,
+                                                lateral, false);
+                    int y = tl_scene_floor_axis(sk->rest_positions, sk->vertex_count, dom, below,
+                                                lateral, true);
+                    differ += x != y, found += y >= 0, calls++;
+                }
+            }
+            free(dom), free(below);
+        }
+        tl_scene_destroy(scene);
+        tl_gltf_destroy(doc);
+    }
+    enum { N = 64, J = 8 };
+    const float special[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1.0f, -1.0f, 0.5f};
+    float pos[3 * N];
+    uint32_t dom[N], r = 12345;
+    bool below[J];
+    for (int trial = 0; trial < 20000; ++trial) {
+        uint32_t n = 1 + floor_lcg(&r) % N;
+        for (uint32_t i = 0; i < 3 * n; ++i) {
+            uint32_t pick = floor_lcg(&r) % 16;
+            pos[i] = pick < 8 ? special[pick] : (float)(floor_lcg(&r) % 7) - 3.0f;
+            if (trial % 3 == 0 && pick % 2) pos[i] = (float)(floor_lcg(&r) % 1000) * 1e-3f;
+        }
+        for (uint32_t v = 0; v < n; ++v)
+            dom[v] = floor_lcg(&r) % J;
+        for (int j = 0; j < J; ++j)
+            below[j] = floor_lcg(&r) % 3 == 0;
+        for (int lateral = -1; lateral < 3; ++lateral) {
+            int x = tl_scene_floor_axis(pos, n, dom, below, lateral, false);
+            int y = tl_scene_floor_axis(pos, n, dom, below, lateral, true);
+            differ += x != y, found += y >= 0, calls++;
+        }
+    }
+    printf("  %u calls, %u with an axis, %u differ from the plain passes\n", calls, found, differ);
+    ENSURE(found > 10000 && differ == 0);
+}
+
 static const tl_test_case cases[] = {
     {"trs_matrix", test_trs_matrix},
     {"step_and_cubic_by_hand", test_step_and_cubic_by_hand},
@@ -947,6 +1022,7 @@ static const tl_test_case cases[] = {
     {"schema_reads_v1", test_schema_reads_v1},
     {"schema_names", test_schema_names},
     {"schema_joint_parts", test_schema_joint_parts},
+    {"floor_axis_one_pass_matches_plain", floor_axis_one_pass_matches_plain},
 };
 
 int main(int argc, char** argv) {

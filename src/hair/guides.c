@@ -136,6 +136,8 @@ typedef struct merger {
     uint32_t* point_guide;  /* point → its guide */
     uint8_t* parent_ok;     /* attached before this pass */
     float* chain_length;    /* from the lock's root to the guide's point 0 */
+    float* along;           /* per point of an attached guide: its length from point 0 (NULL:
+                               summed on each visit) */
     uint32_t* chain_points; /* points of the lock before the guide */
     /* the query in flight */
     uint32_t child;
@@ -161,6 +163,15 @@ static bool hangs_from(const hair_store* s, uint32_t a, uint32_t g) {
     return true;
 }
 
+/* Guide g's length from its point 0 to its point k, summed from point 0 (the order fixes the
+ * float). */
+static float guide_along(hair_store* s, uint32_t g, uint32_t k) {
+    float along = 0;
+    for (uint32_t i = 0; i < k; ++i)
+        along += sqrtf(tl__dist2(point_of(s, g, i + 1), point_of(s, g, i)));
+    return along;
+}
+
 static bool merge_visit(void* user, uint32_t id) {
     merger* m = user;
     uint32_t a = m->point_guide[id];
@@ -181,9 +192,7 @@ static bool merge_visit(void* user, uint32_t id) {
     float t[3];
     tangent(m->s, a, k, 0, m->span, t);
     if (!same_piece && tl__dot(t, m->dir) <= m->def->merge_dot) return true;
-    float along = 0;
-    for (uint32_t i = 0; i < k; ++i)
-        along += sqrtf(tl__dist2(point_of(m->s, a, i + 1), point_of(m->s, a, i)));
+    float along = m->along ? m->along[id] : guide_along(m->s, a, k);
     const tl_hair_guide* c = &m->s->guides[m->child];
     if (m->chain_length[a] + along + d + c->length > m->max_chain ||
         m->chain_points[a] + k + 1 + c->point_count > m->def->max_chain_points) {
@@ -203,14 +212,21 @@ static bool merge_visit(void* user, uint32_t id) {
     return true;
 }
 
-/* The attached guides (m->parent_ok) and their points' ids into ids; returns the count. */
+/* The attached guides (m->parent_ok) and their points' ids into ids; returns the count. Their
+ * points' lengths from point 0 into m->along, added in guide_along's order (the same floats):
+ * a pass reverses only guides not attached before it, so they hold through the pass. */
 static uint32_t attached_point_ids(merger* m, uint32_t* ids) {
-    const hair_store* s = m->s;
+    hair_store* s = m->s;
     uint32_t count = 0;
     for (uint32_t g = 0; g < s->guide_count; ++g) {
         m->parent_ok[g] = s->guides[g].link != TL_HAIR_LINK_NONE;
-        for (uint32_t k = 0; m->parent_ok[g] && k < s->guides[g].point_count; ++k)
-            ids[count++] = s->guides[g].first_point + k;
+        float along = 0;
+        for (uint32_t k = 0; m->parent_ok[g] && k < s->guides[g].point_count; ++k) {
+            uint32_t id = s->guides[g].first_point + k;
+            if (k > 0) along += sqrtf(tl__dist2(point_of(s, g, k), point_of(s, g, k - 1)));
+            if (m->along) m->along[id] = along;
+            ids[count++] = id;
+        }
     }
     return count;
 }
@@ -326,7 +342,7 @@ static int64_t relink_pass(merger* m) {
 }
 
 static tl_result merge(hair_store* s, const tl_hair_def* def, float scale, const float* up,
-                       tl_error* err) {
+                       bool along_kept, tl_error* err) {
     float span = def->sample_mm > 0 ? roundf(def->merge_distance_mm / def->sample_mm) : 1;
     merger m = {s,
                 def,
@@ -342,9 +358,11 @@ static tl_result merge(hair_store* s, const tl_hair_def* def, float scale, const
     m.chain_length = calloc(n, sizeof(float));
     m.chain_points = calloc(n, sizeof(uint32_t));
     m.root_up = malloc(n * sizeof(float));
+    if (along_kept) m.along = malloc((s->point_count ? s->point_count : 1) * sizeof(float));
     m.up = up;
     tl_result r = TL_OK;
-    if (!m.point_guide || !m.parent_ok || !m.chain_length || !m.chain_points || !m.root_up) {
+    if (!m.point_guide || !m.parent_ok || !m.chain_length || !m.chain_points || !m.root_up ||
+        (along_kept && !m.along)) {
         r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     } else {
         for (uint32_t g = 0; g < s->guide_count; ++g)
@@ -362,7 +380,7 @@ static tl_result merge(hair_store* s, const tl_hair_def* def, float scale, const
         }
     }
     free(m.point_guide), free(m.parent_ok), free(m.chain_length), free(m.chain_points);
-    free(m.root_up);
+    free(m.root_up), free(m.along);
     return r;
 }
 
@@ -374,6 +392,7 @@ typedef struct coverer {
     const float* q;
     float radius;
     bool hit;
+    uint32_t segment; /* the first point of the segment that hit */
 } coverer;
 
 static bool cover_visit(void* user, uint32_t id) {
@@ -383,10 +402,10 @@ static bool cover_visit(void* user, uint32_t id) {
     if (tl__dist2(c->q, p) > c->reach2[id]) return true;
     const tl_hair_guide* g = &c->s->guides[c->point_guide[id]];
     if (id > g->first_point && tl_mesh_segment_distance(c->q, p - 3, p, NULL) <= c->radius)
-        c->hit = true;
-    if (id + 1 < g->first_point + g->point_count &&
-        tl_mesh_segment_distance(c->q, p, p + 3, NULL) <= c->radius)
-        c->hit = true;
+        c->hit = true, c->segment = id - 1;
+    else if (id + 1 < g->first_point + g->point_count &&
+             tl_mesh_segment_distance(c->q, p, p + 3, NULL) <= c->radius)
+        c->hit = true, c->segment = id;
     return !c->hit;
 }
 
@@ -445,12 +464,29 @@ static tl_result coverage(hair_store* s, const tl_hair_mesh* mesh, float radius,
     hair_grid grid;
     /* a vertex within radius of a segment is within radius + its length of its nearer end */
     bool ok = hair_grid_build(&grid, s->points, ids, count, radius + longest);
-    uint32_t covered = 0;
-    for (uint32_t v = 0; ok && v < mesh->vertex_count; ++v) {
+    /* the vertices in their triangles' order, so that the next lies near the last (the count
+       is the same in any order), each once; then those in no triangle */
+    uint8_t* done = calloc(mesh->vertex_count + 1, 1);
+    ok = ok && done;
+    uint32_t covered = 0, last = UINT32_MAX;
+    size_t corners = 3 * (size_t)mesh->triangle_count;
+    for (size_t i = 0; ok && i < corners + mesh->vertex_count; ++i) {
+        uint32_t v = i < corners ? mesh->triangles[i] : (uint32_t)(i - corners);
+        if (done[v]) continue;
+        done[v] = 1;
         coverer c = {s, point_guide, reach2, mesh->positions + 3 * (size_t)v, radius, false};
+        /* the segment that covered the vertex before first: the answer is an "any", and the
+           visit tests every segment within radius, in the same argument order */
+        const float* a = last != UINT32_MAX ? s->points + 3 * (size_t)last : NULL;
+        if (a && tl_mesh_segment_distance(c.q, a, a + 3, NULL) <= radius) {
+            covered++;
+            continue;
+        }
         hair_grid_visit(&grid, c.q, cover_visit, &c);
         covered += c.hit;
+        if (c.hit) last = c.segment;
     }
+    free(done);
     audit->coverage = mesh->vertex_count ? (double)covered / mesh->vertex_count : 0;
     hair_grid_free(&grid);
     free(ids), free(point_guide), free(reach2);
@@ -475,6 +511,12 @@ static void count_audit(const hair_store* s, tl_hair_audit* audit) {
 
 tl_result tl_hair_guides_create(const tl_hair_mesh* mesh, const tl_hair_scalp* scalp,
                                 const tl_hair_def* def, tl_hair_guides** out, tl_error* err) {
+    return hair_guides_build(mesh, scalp, def, true, out, err);
+}
+
+tl_result hair_guides_build(const tl_hair_mesh* mesh, const tl_hair_scalp* scalp,
+                            const tl_hair_def* def, bool fast, tl_hair_guides** out,
+                            tl_error* err) {
     assert(mesh && scalp && def && out);
     assert(def->max_points >= 2 && def->sample_mm > 0 && def->weld_mm > 0);
     *out = NULL;
@@ -492,11 +534,11 @@ tl_result tl_hair_guides_create(const tl_hair_mesh* mesh, const tl_hair_scalp* s
     audit->vertices = mesh->vertex_count;
     audit->scale = hair_scalp_scale(scalp);
     const float* up = scalp->scene->skins[scalp->skin].up;
-    tl_result r = hair_trace(mesh, def, audit->scale, up, s, component, audit, err);
+    tl_result r = hair_trace(mesh, def, audit->scale, up, s, component, audit, fast, err);
     free(component);
     if (r == TL_OK) {
         bind_roots(s, scalp, def->root_distance_mm * audit->scale);
-        r = merge(s, def, audit->scale, up, err);
+        r = merge(s, def, audit->scale, up, fast, err);
     }
     if (r == TL_OK) r = coverage(s, mesh, def->coverage_mm * audit->scale, audit, err);
     if (r != TL_OK) {

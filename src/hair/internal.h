@@ -176,11 +176,19 @@ typedef struct hair_store {
 
 bool hair_store_guide(hair_store* s, const float* points, uint32_t count, uint32_t component);
 
+/* tl_hair_guides_create; fast false: the plain paths (the merge sums each attached guide's
+ * length up to a candidate point on every visit instead of keeping its lengths per pass; the
+ * second trace's check scans every guide instead of a grid over their points), the same guides,
+ * for the test that compares them. */
+tl_result hair_guides_build(const tl_hair_mesh* mesh, const tl_hair_scalp* scalp,
+                            const tl_hair_def* def, bool fast, tl_hair_guides** out, tl_error* err);
+
 /* Traces candidate guides through every welded component (trace.c); fills audit->components,
- * excluded_vertices and the component of each vertex (component[v], UINT32_MAX: excluded). */
+ * excluded_vertices and the component of each vertex (component[v], UINT32_MAX: excluded).
+ * grid_kept false: which hair no guide holds found by a scan of every guide (the plain path). */
 tl_result hair_trace(const tl_hair_mesh* mesh, const tl_hair_def* def, float scale,
                      const float up[3], hair_store* store, uint32_t* component,
-                     tl_hair_audit* audit, tl_error* err);
+                     tl_hair_audit* audit, bool grid_kept, tl_error* err);
 
 /* The seam blend's weights as the guard reads them: W welded rows of J columns (each chain's
  * bones from first[c], the head's column last), each row's rest position. */
@@ -205,10 +213,13 @@ bool hair_seam_guard(const hair_seam_field* f, const uint8_t* band, const float*
  * lying-on distance (the median of the cap's distance to the scalp, the cap: within
  * `cap` of it) of the body skin takes that skin's weights, blended with the head's by distance;
  * the head stays its largest joint. known: per skin vertex, hair_scalp_nearest's distance within
- * `cap` (INFINITY beyond), NaN where not known; NULL: none known. False: out of memory. */
+ * `cap` (INFINITY beyond), NaN where not known; NULL: none known. narrow: only the body
+ * triangles near the hair searched, each vertex's search from the previous one's triangle (the
+ * same weights, faster; false: the plain visit, for the test that compares). False: out of
+ * memory. */
 bool hair_nape_bind(tl_rig_analysis* a, const tl_scene* scene, uint32_t skin,
                     const tl_hair_scalp* scalp, uint32_t first_part, uint32_t parts, float cap,
-                    const float* known);
+                    const float* known, bool narrow);
 /* The nape's lying-on distance (nape.c): the median scalp distance within `cap` of the points
  * pos[3 * ids[i]], known[ids[i]] read where it is not NaN (known NULL: every one asked). */
 float hair_lying_on(const tl_hair_scalp* scalp, const float* pos, const uint32_t* ids,

@@ -24,10 +24,8 @@ typedef struct nape_skin {
     uint32_t tri;
 } nape_skin;
 
-static bool nape_visit(void* user, uint32_t id) {
-    nape_skin* n = user;
-    if (n->seen[id] == n->query) return true; /* met again: the same distance, the same outcome */
-    n->seen[id] = n->query;
+/* Tests triangle id against the best so far. */
+static void nape_test(nape_skin* n, uint32_t id) {
     const uint32_t* t = n->sk->triangles + 3 * (size_t)id;
     const float* r = n->sk->rest_positions;
     float b[3];
@@ -35,12 +33,54 @@ static bool nape_visit(void* user, uint32_t id) {
        triangle that would tie or win is always tested; of equals the lowest rank wins, whatever
        the visit order */
     float gap = sqrtf(tl__dist2(n->p, n->centre + 3 * (size_t)id)) - n->ball[id];
-    if (gap > 0 && gap * gap > n->best * (1 + 1e-4f)) return true;
+    if (gap > 0 && gap * gap > n->best * (1 + 1e-4f)) return;
     float d2 = tl_mesh_triangle_nearest(n->p, r + 3 * (size_t)t[0], r + 3 * (size_t)t[1],
                                         r + 3 * (size_t)t[2], b);
     if (d2 < n->best || (d2 == n->best && n->tri != UINT32_MAX && n->rank[id] < n->rank[n->tri]))
         n->best = d2, n->tri = id, memcpy(n->bary, b, sizeof b);
+}
+
+static bool nape_visit(void* user, uint32_t id) {
+    nape_skin* n = user;
+    if (n->seen[id] == n->query) return true; /* met again: the same distance, the same outcome */
+    n->seen[id] = n->query;
+    nape_test(n, id);
     return true;
+}
+
+/* Visits the cells of n->grid that meet the box of p within r. */
+static void nape_visit_box(nape_skin* n, double r) {
+    const hair_grid* g = &n->grid;
+    float a[3], b[3];
+    uint32_t lo[3], hi[3];
+    for (int k = 0; k < 3; ++k)
+        a[k] = (float)(n->p[k] - r), b[k] = (float)(n->p[k] + r);
+    if (!hair_grid_range(g, a, b, lo, hi)) return;
+    for (uint32_t z = lo[2]; z <= hi[2]; ++z)
+        for (uint32_t y = lo[1]; y <= hi[1]; ++y)
+            for (uint32_t x = lo[0]; x <= hi[0]; ++x) {
+                size_t at = hair_grid_cell(g, x, y, z);
+                for (uint32_t i = g->start[at]; i < g->start[at + 1]; ++i)
+                    nape_visit(n, g->items[i]);
+            }
+}
+
+/* The nearest body triangle to n->p within lie (n->tri UINT32_MAX: none): the least distance,
+ * of equals the lowest rank, whatever the order the triangles are tested in (only those surely
+ * farther than the best are skipped). Plain (narrow false): the triangles filed in the 27 cells
+ * around p's, of a side over lie, so every triangle within lie. Narrowed: `hint` (the previous
+ * query's triangle, UINT32_MAX: none) first, then the cells that meet the box of p within the
+ * best's distance (lie, or the hint's when nearer), grown by 1e-4 and 1e-5 of p's size, far above
+ * the distance's rounding: every triangle that could win or tie, in cells of any size. */
+static void nape_nearest(nape_skin* n, float lie, bool narrow, uint32_t hint) {
+    n->best = lie * lie, n->tri = UINT32_MAX, n->query++;
+    if (!narrow) {
+        hair_grid_visit(&n->grid, n->p, nape_visit, n);
+        return;
+    }
+    if (hint != UINT32_MAX) n->seen[hint] = n->query, nape_test(n, hint);
+    double size = fabs((double)n->p[0]) + fabs((double)n->p[1]) + fabs((double)n->p[2]);
+    nape_visit_box(n, sqrt((double)n->best) * (1 + 1e-4) + 1e-5 * size);
 }
 
 /* The skin weights at the nearest point of triangle t (barycentrics b) summed per joint into
@@ -168,11 +208,32 @@ static bool tie_ranks(const float* centre, const float* ball, const uint32_t* tr
     return true;
 }
 
+/* Keeps in tris (in order) the triangles whose boxes meet the box of the points ids grown by
+ * `grow`; returns their count. */
+static uint32_t tris_near(const float* box, uint32_t* tris, uint32_t nt, const float* pos,
+                          const uint32_t* ids, uint32_t count, float grow) {
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (uint32_t i = 0; i < count; ++i)
+        for (int k = 0; k < 3; ++k) {
+            float x = pos[3 * (size_t)ids[i] + k];
+            lo[k] = fminf(lo[k], x - grow), hi[k] = fmaxf(hi[k], x + grow);
+        }
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < nt; ++i) {
+        const float* b = box + 6 * (size_t)tris[i];
+        bool apart = false;
+        for (int k = 0; k < 3; ++k)
+            apart |= b[k] > hi[k] || b[3 + k] < lo[k];
+        if (!apart) tris[kept++] = tris[i];
+    }
+    return kept;
+}
+
 bool hair_nape_bind(tl_rig_analysis* a, const tl_scene* scene, uint32_t skin,
                     const tl_hair_scalp* scalp, uint32_t first_part, uint32_t parts, float cap,
-                    const float* known) {
+                    const float* known, bool narrow) {
     const tl_scene_skin* sk = &scene->skins[skin];
-    uint32_t head = (uint32_t)sk->body.head, count = 0;
+    uint32_t head = (uint32_t)sk->body.head, count = 0, last = UINT32_MAX;
     for (uint32_t p = first_part; p < first_part + parts; ++p)
         count += a->parts[p].vertex_count;
     uint32_t* ids = malloc(sizeof(uint32_t) * (count + 1));
@@ -212,24 +273,29 @@ bool hair_nape_bind(tl_rig_analysis* a, const tl_scene* scene, uint32_t skin,
         tris[nt++] = t;
     }
     ok = ok && (lie == 0 || nt == 0 || tie_ranks(centre, ball, tris, nt, lie, rank));
-    ok =
-        ok && (lie == 0 || nt == 0 ||
-               hair_grid_build_boxes(&ns.grid, box, tris, nt, lie + lie / 64, 4 * (size_t)nt + 64));
-    for (uint32_t p = first_part; ok && lie > 0 && nt > 0 && p < first_part + parts; ++p) {
+    /* narrowed: only the triangles whose boxes come within 2 lie of the hair's box (one farther
+       from every query than lie is never taken); tris keeps its order, ranks are made */
+    uint32_t filed = nt;
+    if (narrow && ok && lie > 0)
+        filed = tris_near(box, tris, nt, sk->rest_positions, ids, alone, 2 * lie);
+    ok = ok && (lie == 0 || filed == 0 ||
+                hair_grid_build_boxes(&ns.grid, box, tris, filed, lie + lie / 64,
+                                      4 * (size_t)filed + 64));
+    for (uint32_t p = first_part; ok && lie > 0 && filed > 0 && p < first_part + parts; ++p) {
         tl_rig_part* part = &a->parts[p];
         for (uint32_t k = 0; k < part->vertex_count; ++k) {
             if (!head_alone(part, k, head)) continue;
             ns.p = sk->rest_positions + 3 * (size_t)part->vertices[k];
-            ns.best = lie * lie, ns.tri = UINT32_MAX, ns.query++;
-            hair_grid_visit(&ns.grid, ns.p, nape_visit, &ns);
+            nape_nearest(&ns, lie, narrow, last);
             if (ns.tri == UINT32_MAX) continue;
+            last = ns.tri;
             skin_weights(sk, ns.tri, ns.bary, w);
             float s = skin_share(sk, in_head, w, sqrtf(ns.best), lie);
             if (s > 0)
                 row_blend(part, k, w, blended, blend_joints(sk, ns.tri, head, blended), head, s);
         }
     }
-    if (nt > 0 && lie > 0) hair_grid_free(&ns.grid);
+    if (filed > 0 && lie > 0) hair_grid_free(&ns.grid);
     free(ids), free(body), free(in_head), free(tris), free(centre), free(box), free(rank),
         free(seen), free(ball), free(w), free(blended);
     return ok;

@@ -252,8 +252,8 @@ bool tl_hair_rig_plan(tl_rig_analysis* a, const tl_scene* scene, uint32_t skin) 
             float cap = cdef.cap_mm * (scalp->height / TL_HAIR_HUMAN_MM);
             float* known = cdef.nape ? nape_known(sk, &mesh, union_index, chains, cap) : NULL;
             ok = plan_vertices(a, first, chains, union_index, (uint32_t)sk->body.head) &&
-                 (!cdef.nape ||
-                  hair_nape_bind(a, scene, skin, scalp, first, chains->chain_count, cap, known));
+                 (!cdef.nape || hair_nape_bind(a, scene, skin, scalp, first, chains->chain_count,
+                                               cap, known, true));
             free(known);
         }
         /* kept for the guide layer: the rig leaves the hair and scalp where they were */

@@ -287,6 +287,66 @@ static bool guides_near(const hair_store* s, uint32_t first, const float* p, flo
     return false;
 }
 
+/* guides_near through a grid over the guides' points from `first` on: its cell the hold and the
+ * longest segment, grown by 1%, so that every segment within hold of a vertex starts at a point
+ * in the 27 cells around it; each point tests the segment it starts (the same arguments). The
+ * answer is an "any", the same. */
+typedef struct near_query {
+    const hair_store* s;
+    const uint32_t* point_guide; /* from the first guide's first point on */
+    uint32_t first_point;
+    const float* p;
+    float hold;
+    bool hit;
+} near_query;
+
+static bool near_visit(void* user, uint32_t id) {
+    near_query* q = user;
+    const tl_hair_guide* g = &q->s->guides[q->point_guide[id - q->first_point]];
+    const float* a = q->s->points + 3 * (size_t)id;
+    if (id + 1 < g->first_point + g->point_count &&
+        tl_mesh_segment_distance(q->p, a, a + 3, NULL) <= q->hold)
+        q->hit = true;
+    return !q->hit;
+}
+
+/* Marks each lost vertex (lost[v] 1) 0 when a guide from `first` on passes within hold of it, 2
+ * when none does; returns whether any is 2. Without memory or a grid, guides_near for each. */
+static bool lost_unheld(const hair_store* s, uint32_t first, const float* pos, uint8_t* lost,
+                        uint32_t count, float hold, bool grid_kept) {
+    uint32_t p0 = first < s->guide_count ? s->guides[first].first_point : s->point_count;
+    uint32_t n = s->point_count - p0;
+    uint32_t* ids = grid_kept ? malloc(sizeof(uint32_t) * (n + 1)) : NULL;
+    uint32_t* point_guide = grid_kept ? malloc(sizeof(uint32_t) * (n + 1)) : NULL;
+    float longest = 0;
+    for (uint32_t g = first; ids && point_guide && g < s->guide_count; ++g)
+        for (uint32_t k = 0; k < s->guides[g].point_count; ++k) {
+            uint32_t id = s->guides[g].first_point + k;
+            ids[id - p0] = id, point_guide[id - p0] = g;
+            if (k > 0)
+                longest = fmaxf(longest, sqrtf(tl__dist2(s->points + 3 * (size_t)id,
+                                                         s->points + 3 * (size_t)id - 3)));
+        }
+    hair_grid grid = {0};
+    bool ok =
+        ids && point_guide && hair_grid_build(&grid, s->points, ids, n, (hold + longest) * 1.01f);
+    bool any = false;
+    for (uint32_t v = 0; v < count; ++v) {
+        if (!lost[v]) continue;
+        const float* p = pos + 3 * (size_t)v;
+        near_query q = {s, point_guide, p0, p, hold, false};
+        if (ok)
+            hair_grid_visit(&grid, p, near_visit, &q);
+        else
+            q.hit = guides_near(s, first, p, hold);
+        lost[v] = q.hit ? 0 : 2;
+        any |= lost[v] == 2;
+    }
+    hair_grid_free(&grid);
+    free(ids), free(point_guide);
+    return any;
+}
+
 /* The guides of component c. Returns false when out of memory; *excluded when it gave none. */
 static bool trace_component(tracer* t, const welded* w, uint32_t c, const float up[3],
                             hair_store* store, bool* excluded) {
@@ -328,7 +388,7 @@ static bool trace_component(tracer* t, const welded* w, uint32_t c, const float 
 
 tl_result hair_trace(const tl_hair_mesh* mesh, const tl_hair_def* def, float scale,
                      const float up[3], hair_store* store, uint32_t* component,
-                     tl_hair_audit* audit, tl_error* err) {
+                     tl_hair_audit* audit, bool grid_kept, tl_error* err) {
     for (size_t i = 0; i < 3 * (size_t)mesh->triangle_count; ++i)
         if (mesh->triangles[i] >= mesh->vertex_count)
             return tl_error_set(err, TL_ERROR_INVALID,
@@ -361,13 +421,8 @@ tl_result hair_trace(const tl_hair_mesh* mesh, const tl_hair_def* def, float sca
     }
     /* hair a path's smoothed curve left and no guide holds (the coverage radius of any): trace
      * again, the same paths, pinning for that hair alone; without such hair, as before */
-    bool any = false;
-    float hold = def->coverage_mm * scale;
-    for (uint32_t v = 0; ok && v < ordered; ++v)
-        if (t.lost_all[v]) {
-            t.lost_all[v] = guides_near(store, guides0, w.positions + 3 * (size_t)v, hold) ? 0 : 2;
-            any |= t.lost_all[v] == 2;
-        }
+    bool any = ok && lost_unheld(store, guides0, w.positions, t.lost_all, ordered,
+                                 def->coverage_mm * scale, grid_kept);
     if (ok && any) {
         store->guide_count = guides0, store->point_count = points0;
         t.repin = true;

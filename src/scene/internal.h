@@ -11,6 +11,13 @@
  * names, rest_world, deforming) and rest_positions are filled in. */
 void tl_scene_skin_classify(tl_scene_skin* skin, tl_scene_joint* joints);
 
+/* The floor signal of tl_scene_skin_classify (roles.c): of the signed axes 0..5 (+x, -x, +y,
+ * ...) but lateral_axis's two (-1: none), the one along which the lowest of the rest vertices
+ * whose dominant joint is `below` lies lowest within all of them (-2: none). plain: each signed
+ * axis on its own pass, as before the one pass (the same axis; for the test that compares). */
+int tl_scene_floor_axis(const float* rest, uint32_t count, const uint32_t* dominant,
+                        const bool* below, int lateral_axis, bool plain);
+
 /* Zeroed storage that lives as long as the scene; NULL when out of memory. */
 void* tl_scene_storage(tl_scene* scene, size_t size);
 

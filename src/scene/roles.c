@@ -474,18 +474,45 @@ static int32_t leg_end(const classify* c, int32_t thigh, int32_t far_joint) {
  * floor. Skin weights do not enter, only which vertices the leg's end joints carry. */
 static int floor_axis(const classify* c, int32_t end, int lateral_axis) {
     const tl_scene_skin* skin = c->skin;
+    return tl_scene_floor_axis(skin->rest_positions, skin->vertex_count, c->dominant,
+                               subtree_of(c, end), lateral_axis, false);
+}
+
+int tl_scene_floor_axis(const float* rest, uint32_t count, const uint32_t* dominant,
+                        const bool* below, int lateral_axis, bool plain) {
     int best = -2;
     float best_f = INFINITY;
-    const bool* below = subtree_of(c, end);
+    /* one pass for the three axes: along -x the least is -(the most along x), exactly (a
+       zero's sign aside, which neither f nor its comparison sees; a NaN left out as fminf
+       does) */
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    float foot_lo[3] = {INFINITY, INFINITY, INFINITY};
+    float foot_hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (uint32_t v = 0; !plain && v < count; ++v) {
+        const float* x = rest + 3 * (size_t)v;
+        bool on = below[dominant[v]];
+        for (int k = 0; k < 3; ++k) {
+            lo[k] = x[k] < lo[k] ? x[k] : lo[k], hi[k] = x[k] > hi[k] ? x[k] : hi[k];
+            if (on)
+                foot_lo[k] = x[k] < foot_lo[k] ? x[k] : foot_lo[k],
+                foot_hi[k] = x[k] > foot_hi[k] ? x[k] : foot_hi[k];
+        }
+    }
     for (int a = 0; a < 6; ++a) {
         if (a / 2 == lateral_axis) continue;
-        float sign = a % 2 ? -1.0f : 1.0f, lo = INFINITY, hi = -INFINITY, foot = INFINITY;
-        for (uint32_t v = 0; v < skin->vertex_count; ++v) {
-            float h = sign * skin->rest_positions[3 * (size_t)v + a / 2];
-            lo = fminf(lo, h), hi = fmaxf(hi, h);
-            if (below[c->dominant[v]]) foot = fminf(foot, h);
+        int k = a / 2;
+        float sign = a % 2 ? -1.0f : 1.0f;
+        float l = a % 2 ? -hi[k] : lo[k], h = a % 2 ? -lo[k] : hi[k];
+        float foot = a % 2 ? -foot_hi[k] : foot_lo[k];
+        if (plain) {
+            l = INFINITY, h = -INFINITY, foot = INFINITY;
+            for (uint32_t v = 0; v < count; ++v) {
+                float y = sign * rest[3 * (size_t)v + k];
+                l = fminf(l, y), h = fmaxf(h, y);
+                if (below[dominant[v]]) foot = fminf(foot, y);
+            }
         }
-        float f = hi > lo ? (foot - lo) / (hi - lo) : INFINITY;
+        float f = h > l ? (foot - l) / (h - l) : INFINITY;
         if (f < best_f) best_f = f, best = a;
     }
     return best;
