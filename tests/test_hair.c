@@ -4563,6 +4563,19 @@ static void sheet_rig_destroy(sheet_rig* r) {
     tl_gltf_destroy(r->doc);
 }
 
+/* The particle coordinates of player a's chains that differ from player b's: in their bits
+ * (`bits`, a fast path against the plain one) or in value (what a hold moved). */
+static uint32_t sheet_rig_differ(const sheet_rig* r, int a, int b, bool bits) {
+    uint32_t differ = 0;
+    for (uint32_t i = 0; i < r->count; ++i) {
+        const float *x = tl_chain_particle_positions(r->chains[a][i]),
+                    *y = tl_chain_particle_positions(r->chains[b][i]);
+        for (uint32_t k = 0; k < 3 * r->descs[i].bone_count; ++k)
+            differ += bits ? memcmp(x + k, y + k, sizeof *x) != 0 : x[k] != y[k];
+    }
+    return differ;
+}
+
 /* The sheet's hold reads the attachment of the frame it holds: a sheet that held a frame under
  * one attachment rotation holds the next, under another, as a sheet that never held does (its
  * ties' rest vectors carried by that frame's rotation, not an earlier one's). Three players'
@@ -4581,15 +4594,10 @@ static void sheet_hold_reads_its_frame(void) {
     play_sheet_hold(r.sheets[0], r.chains[0], b, bodies);
     play_sheet_hold(r.sheets[1], r.chains[1], a, bodies); /* the same under a; b by a fresh sheet */
     play_sheet_hold(r.sheets[2], r.chains[1], b, bodies);
-    uint32_t particles = 0, differ = 0, moved = 0;
-    for (uint32_t i = 0; i < r.count; ++i) {
-        const float *x = tl_chain_particle_positions(r.chains[0][i]),
-                    *y = tl_chain_particle_positions(r.chains[1][i]),
-                    *z = tl_chain_particle_positions(r.chains[2][i]);
-        for (uint32_t k = 0; k < 3 * r.descs[i].bone_count; ++k)
-            differ += memcmp(x + k, y + k, sizeof *x) != 0, moved += x[k] != z[k];
+    uint32_t particles = 0, differ = sheet_rig_differ(&r, 0, 1, true),
+             moved = sheet_rig_differ(&r, 0, 2, false);
+    for (uint32_t i = 0; i < r.count; ++i)
         particles += r.descs[i].bone_count;
-    }
     printf("  %u chains, %u particles: %u coordinates moved by the holds, %u differ\n", r.count,
            particles, moved, differ);
     ENSURE(moved > 100 && differ == 0);
@@ -4719,19 +4727,9 @@ static void sheet_memo_matches_fresh(void) {
             memcpy(in[i].start.rotation, q, sizeof q);
         for (int k = 0; k < 2; ++k)
             play_sheet_hold(r.sheets[k], r.chains[k], in, bodies);
-        for (uint32_t i = 0; i < r.count; ++i) {
-            const float *x = tl_chain_particle_positions(r.chains[0][i]),
-                        *y = tl_chain_particle_positions(r.chains[1][i]);
-            for (uint32_t k = 0; k < 3 * r.descs[i].bone_count; ++k)
-                differ += memcmp(x + k, y + k, sizeof *x) != 0;
-        }
+        differ += sheet_rig_differ(&r, 0, 1, true);
     }
-    for (uint32_t i = 0; i < r.count; ++i) {
-        const float *x = tl_chain_particle_positions(r.chains[0][i]),
-                    *z = tl_chain_particle_positions(r.chains[2][i]);
-        for (uint32_t k = 0; k < 3 * r.descs[i].bone_count; ++k)
-            moved += x[k] != z[k];
-    }
+    moved = sheet_rig_differ(&r, 0, 2, false);
     printf("  %u chains, 5 frames: %u coordinates moved by the holds, %u differ\n", r.count, moved,
            differ);
     ENSURE(moved > 100 && differ == 0);
@@ -4765,19 +4763,9 @@ static void sheet_sweeps_stop_when_still(void) {
         uint32_t sweeps = play_sheet_sweeps(r.sheets[0]);
         stopped += sweeps < play_sheet_sweeps(r.sheets[1]), full += sweeps == 4;
         skipped += play_sheet_skipped(r.sheets[0]);
-        for (uint32_t i = 0; i < r.count; ++i) {
-            const float *x = tl_chain_particle_positions(r.chains[0][i]),
-                        *y = tl_chain_particle_positions(r.chains[1][i]);
-            for (uint32_t k = 0; k < 3 * r.descs[i].bone_count; ++k)
-                differ += memcmp(x + k, y + k, sizeof *x) != 0;
-        }
+        differ += sheet_rig_differ(&r, 0, 1, true);
     }
-    for (uint32_t i = 0; i < r.count; ++i) {
-        const float *x = tl_chain_particle_positions(r.chains[0][i]),
-                    *z = tl_chain_particle_positions(r.chains[2][i]);
-        for (uint32_t k = 0; k < 3 * r.descs[i].bone_count; ++k)
-            moved += x[k] != z[k];
-    }
+    moved = sheet_rig_differ(&r, 0, 2, false);
     printf("  12 frames: %u stopped early, %u ran every sweep, %u ties passed over; %u coordinates "
            "moved, %u differ\n",
            stopped, full, skipped, moved, differ);
@@ -4823,12 +4811,7 @@ static void sheet_skips_match_in_settle(void) {
         skipped += n;
         ties = n > ties ? n : ties;
         partly += n > 0 && play_sheet_sweeps(r.sheets[0]) == 1 && n < ties;
-        for (uint32_t i = 0; i < r.count; ++i) {
-            const float *x = tl_chain_particle_positions(r.chains[0][i]),
-                        *y = tl_chain_particle_positions(r.chains[1][i]);
-            for (uint32_t k = 0; k < 3 * r.descs[i].bone_count; ++k)
-                differ += memcmp(x + k, y + k, sizeof *x) != 0;
-        }
+        differ += sheet_rig_differ(&r, 0, 1, true);
     }
     printf("  120 frames: %u ties passed over (%u frames some but not all), %u differ\n", skipped,
            partly, differ);
@@ -4904,14 +4887,7 @@ static void sheet_known_locks_match(void) {
         memcpy(in[i].start.rotation, q, sizeof q);
     play_sheet_hold(known, r.chains[0], in, bodies);
     play_sheet_hold(r.sheets[1], r.chains[1], in, bodies);
-    uint32_t differ = 0, moved = 0;
-    for (uint32_t i = 0; i < r.count; ++i) {
-        const float *x = tl_chain_particle_positions(r.chains[0][i]),
-                    *y = tl_chain_particle_positions(r.chains[1][i]);
-        const float* z = tl_chain_particle_positions(r.chains[2][i]);
-        for (uint32_t k = 0; k < 3 * r.descs[i].bone_count; ++k)
-            differ += memcmp(x + k, y + k, sizeof *x) != 0, moved += x[k] != z[k];
-    }
+    uint32_t differ = sheet_rig_differ(&r, 0, 1, true), moved = sheet_rig_differ(&r, 0, 2, false);
     printf("  %u chains: %u coordinates moved by the holds, %u differ\n", r.count, moved, differ);
     play_sheet_destroy(known);
     free(lock), free(joint);
