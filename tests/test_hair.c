@@ -1526,6 +1526,18 @@ static bool rig_style(const char* style, tl_gltf** doc, tl_scene** scene) {
     return rig_style_with(style, style, NULL, doc, scene);
 }
 
+/* A style rigged and its chains as the player finds them (at most `capacity`); false on any
+ * failure (the scene and document then destroyed). */
+static bool rig_style_chains(const char* style, tl_gltf** doc, tl_scene** scene,
+                             tl_play_chain* chains, uint32_t capacity, uint32_t* count) {
+    if (!rig_style(style, doc, scene)) return false;
+    tl_error err;
+    if (tl_play_chains_find(*scene, chains, capacity, count, &err) == TL_OK) return true;
+    fprintf(stderr, "  %s: %s\n", style, err.message);
+    tl_scene_destroy(*scene), tl_gltf_destroy(*doc);
+    return false;
+}
+
 /* The stress's collider_penetration judges each link against its colliders as the solver runs
  * them (grown by the hit radius, or shrunk to where the link's tip rests): a style held still
  * reads no penetration. Before, the measure read the colliders at their base size, and a braid
@@ -1535,11 +1547,10 @@ static void stress_rest_no_penetration(void) {
     for (size_t i = 0; i < COUNT(styles); ++i) {
         tl_gltf* doc;
         tl_scene* scene;
-        ENSURE(rig_style(styles[i], &doc, &scene));
         tl_play_chain chains[64];
         uint32_t n;
+        ENSURE(rig_style_chains(styles[i], &doc, &scene, chains, 64, &n));
         tl_error err;
-        ENSURE_OK(tl_play_chains_find(scene, chains, 64, &n, &err), err);
         tl_stress_def def = tl_default_stress_def();
         def.shake_amplitude = def.shake_yaw_deg = 0; /* held still at rest */
         def.shake_seconds = 0, def.hold_seconds = 1;
@@ -1566,11 +1577,10 @@ static void stress_rest_no_penetration(void) {
 static void stress_hair_link_length(void) {
     tl_gltf* doc;
     tl_scene* scene;
-    ENSURE(rig_style("bob02", &doc, &scene));
     tl_play_chain chains[64];
     uint32_t n;
+    ENSURE(rig_style_chains("bob02", &doc, &scene, chains, 64, &n));
     tl_error err;
-    ENSURE_OK(tl_play_chains_find(scene, chains, 64, &n, &err), err);
     tl_stress_def def = tl_default_stress_def();
     int32_t clip = tl_stress_default_clip(scene);
     float worst = 0;
@@ -1756,9 +1766,9 @@ static float sheet_spread(tl_scene* scene, tl_play_chain* chains, uint32_t count
 static bool style_chains(const char* style, const char* clip_name, tl_gltf** doc, tl_scene** scene,
                          tl_play_chain chains[32], uint32_t* count, uint32_t* clip) {
     tl_error err;
-    if (!rig_style(style, doc, scene)) return false;
-    return tl_play_chains_find(*scene, chains, 32, count, &err) == TL_OK && *count >= 2 &&
-           *count <= 32 && tl_scene_find_clip(*scene, clip_name, clip, &err) == TL_OK;
+    if (!rig_style_chains(style, doc, scene, chains, 32, count)) return false;
+    return *count >= 2 && *count <= 32 &&
+           tl_scene_find_clip(*scene, clip_name, clip, &err) == TL_OK;
 }
 
 static void sheet_holds_neighbours(void) {
@@ -2637,11 +2647,10 @@ static void styles_shake_rest_run(bool trace) {
     for (size_t i = 0; i < COUNT(styles); ++i) {
         tl_gltf* doc;
         tl_scene* scene;
-        ENSURE(rig_style(styles[i], &doc, &scene));
         tl_play_chain chains[64];
         uint32_t n;
+        ENSURE(rig_style_chains(styles[i], &doc, &scene, chains, 64, &n));
         tl_error err;
-        ENSURE_OK(tl_play_chains_find(scene, chains, 64, &n, &err), err);
         uint32_t slow[64], slow_count = 0;
         for (int colliders = 1; colliders >= (trace ? 0 : 1); --colliders) {
             tl_stress_def def = tl_default_stress_def();
@@ -2760,11 +2769,10 @@ static void styles_shake_sleep(void) {
     for (size_t i = 0; i < COUNT(styles); ++i) {
         tl_gltf* doc;
         tl_scene* scene;
-        ENSURE(rig_style(styles[i], &doc, &scene));
         tl_play_chain chains[64];
         uint32_t n;
+        ENSURE(rig_style_chains(styles[i], &doc, &scene, chains, 64, &n));
         tl_error err;
-        ENSURE_OK(tl_play_chains_find(scene, chains, 64, &n, &err), err);
         float worst = 0, worst_ratio = 0, slowest = 0;
         for (uint32_t c = 0; c < n && c < 64; ++c, ++total) {
             tl_stress_def def = tl_default_stress_def();
@@ -2809,11 +2817,10 @@ static void styles_shake_sleep(void) {
 static void style_hold(const char* style, int only, bool sleep, float breath) {
     tl_gltf* doc;
     tl_scene* scene;
-    ENSURE(rig_style(style, &doc, &scene));
     tl_play_chain chains[64];
     uint32_t n;
+    ENSURE(rig_style_chains(style, &doc, &scene, chains, 64, &n));
     tl_error err;
-    ENSURE_OK(tl_play_chains_find(scene, chains, 64, &n, &err), err);
     for (uint32_t c = 0; c < n && !sleep; ++c)
         chains[c].settings.sleep_seconds = 0;
     const uint32_t first = only >= 0 ? (uint32_t)only : 0, count = only >= 0 ? 1 : n;
