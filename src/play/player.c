@@ -37,9 +37,10 @@ struct tl_player {
     tl_collider (*world)[TL_BODY_COLLIDERS_MAX];
     uint32_t* collider_count;
     tl_collider (*relative)[TL_BODY_COLLIDERS_MAX]; /* world - home: what the chains get */
-    /* per chain: its colliders' joints' world matrices world was posed from (a pose that moves
-       none of them poses them the same: a still body, the rest settle); posed false: none yet */
-    float (*posed_at)[TL_BODY_COLLIDERS_MAX * 16];
+    /* per chain: its colliders' joints' matrices less home relative was posed from (a pose that
+       moves none of them poses them the same: a still body, the rest settle); posed false: none
+       yet */
+    double (*posed_at)[TL_BODY_COLLIDERS_MAX * 16];
     bool* posed;
     bool pose_every; /* play_player_pose_memo false: posed every frame */
     /* per chain with a hit radius: each collider's growth per link (play_chain_colliders) */
@@ -222,8 +223,7 @@ static void sheet_couple(tl_player* p, float dt) {
         play_sheet_body* body = &p->sheet_bodies[i];
         *body = (play_sheet_body){0};
         if (!p->collider_count || p->collider_count[i] == 0) continue;
-        bool moved = p->home[0] != 0 || p->home[1] != 0 || p->home[2] != 0;
-        body->colliders = moved ? p->relative[i] : p->world[i];
+        body->colliders = p->relative[i];
         body->count = p->collider_count[i];
         body->growth = p->descs[i].hit_radius > 0 ? p->growth[i] : NULL;
     }
@@ -344,29 +344,67 @@ void tl_player_destroy(tl_player* p) {
     free(p);
 }
 
+/* Node `node`'s world matrix in `pose` less the player's home, composed in double from the
+ * pose's locals: 100 m out a float world matrix rounds at 4e-6 m, 1e-4 of a short hair chain,
+ * new each frame (docs/stress.md "Session 19"). The one path at every home, 0 included, so a run
+ * at home and one far out round alike. False when the node lies deeper than the path holds. */
+static bool node_world(const tl_player* p, const tl_pose* pose, uint32_t node, double m[16]) {
+    uint32_t path[64], k = 0;
+    for (int32_t n = (int32_t)node; n != TL_NONE; n = p->scene->doc->nodes[n].parent)
+        if (k == 64)
+            return false;
+        else
+            path[k++] = (uint32_t)n;
+    float local[16];
+    tl_trs_to_matrix(&pose->locals[path[--k]], local);
+    tl_mat4d_from_float(m, local);
+    while (k > 0) {
+        double next[16];
+        tl_trs_to_matrix(&pose->locals[path[--k]], local);
+        for (int c = 0; c < 4; ++c)
+            for (int r = 0; r < 4; ++r)
+                next[4 * c + r] = m[r] * local[4 * c] + m[4 + r] * local[4 * c + 1] +
+                                  m[8 + r] * local[4 * c + 2] + m[12 + r] * local[4 * c + 3];
+        memcpy(m, next, sizeof next);
+    }
+    for (int c = 0; c < 3; ++c)
+        m[12 + c] -= p->home[c];
+    return true;
+}
+
 static tl_chain_pose attachment_pose(const tl_player* p, const tl_pose* pose, uint32_t i) {
     const tl_play_chain* d = &p->descs[i];
     uint32_t node = p->scene->skins[d->skin].joints[d->attach_joint].node;
+    double m[16];
+    if (node_world(p, pose, node, m)) {
+        float f[16];
+        tl_mat4d_to_float(f, m);
+        return tl_chain_pose_from_matrix(f);
+    }
     tl_chain_pose a = tl_chain_pose_from_matrix(pose->world + 16 * (size_t)node);
     for (int c = 0; c < 3; ++c)
         a.position[c] -= p->home[c];
     return a;
 }
 
-/* A floating origin: the chains are simulated relative to `home`, chain 0's attachment
- * position snapped to a grid of a power of two of at least 8 character heights, set when the
- * player starts and at every reported cut. Near the world's origin it is 0; far from it (a
- * teleport 100 m away, a level far out) the solver's state stays in the character's own
- * magnitudes, where a float's rounding is that of the character, not of its distance, and a
- * cut is carried by a small translation instead of one rounded 100 m away. */
+/* A floating origin: the chains are simulated relative to `home`, set when the player starts
+ * and at every reported cut. Near the world's origin (within half a power of two of at least 8
+ * character heights, per axis) it is 0; far from it (a teleport 100 m away, a level far out)
+ * chain 0's attachment position snapped to a power of two of at most a quarter height, so the
+ * solver's state keeps the character's own magnitudes, as near the origin: a float's rounding is
+ * that of the character, not of its distance (the coarse grid left up to 4 m, 4x the rounding of
+ * a run at home, docs/stress.md "Session 20"), and a cut is carried by a small translation. */
 static void player_rehome(tl_player* p, const tl_pose* pose) {
     if (p->count == 0) return;
     const tl_scene_skin* sk = &p->scene->skins[p->descs[0].skin];
     const float* m = pose->world + 16 * (size_t)sk->joints[p->descs[0].attach_joint].node;
-    float grid = exp2f(ceilf(log2f(8 * (sk->height > 0 ? sk->height : 1.0f))));
+    float height = sk->height > 0 ? sk->height : 1.0f;
+    float far = exp2f(ceilf(log2f(8 * height))), grid = exp2f(floorf(log2f(height / 4)));
     float home[3];
     for (int c = 0; c < 3; ++c)
-        home[c] = isfinite(m[12 + c]) ? grid * roundf(m[12 + c] / grid) : p->home[c];
+        home[c] = !isfinite(m[12 + c])           ? p->home[c]
+                  : roundf(m[12 + c] / far) == 0 ? 0
+                                                 : grid * roundf(m[12 + c] / grid);
     if (!memcmp(home, p->home, sizeof home)) return;
     memcpy(p->home, home, sizeof home);
     for (uint32_t i = 0; i < p->count; ++i) {
@@ -397,36 +435,37 @@ void tl_player_start(tl_player* p, uint32_t clip, float time) {
     p->cut = false;
 }
 
-/* Chain i's body colliders in `pose`, or none. */
+/* Chain i's body colliders in `pose`, or none: relative (less home, what the chains get)
+ * posed from node_world, as the attachment; world (tl_player_colliders) the same at home 0. */
 static void pose_colliders(tl_player* p, uint32_t i, const tl_pose* pose, const tl_collider** out,
                            int* count, const float** growth) {
     if (!p->collider_count || p->collider_count[i] == 0) return;
     *growth = p->descs[i].hit_radius > 0 ? p->growth[i] : NULL;
     const tl_scene_skin* sk = &p->scene->skins[p->descs[i].skin];
-    bool same = p->posed[i] && !p->pose_every;
+    bool same = p->posed[i] && !p->pose_every, home = p->home[0] == 0 && p->home[1] == 0 &&
+                                                      p->home[2] == 0;
     for (uint32_t k = 0; k < p->collider_count[i]; ++k) {
-        const float* now = pose->world + 16 * (size_t)sk->joints[p->colliders[i][k].joint].node;
-        float* at = p->posed_at[i] + 16 * (size_t)k;
-        if (same && memcmp(at, now, 16 * sizeof *now) == 0) continue;
-        same = false;
-        memcpy(at, now, 16 * sizeof *now);
+        const tl_scene_joint* j = &sk->joints[p->colliders[i][k].joint];
+        double now[16], rest[16], inverse[16], move[16], *at = p->posed_at[i] + 16 * (size_t)k;
+        if (!node_world(p, pose, j->node, now)) { /* (too deep: the float world less home) */
+            tl_mat4d_from_float(now, pose->world + 16 * (size_t)j->node);
+            for (int c = 0; c < 3; ++c)
+                now[12 + c] -= p->home[c];
+        }
+        if (same && memcmp(at, now, sizeof now) == 0) continue; /* (the same collider) */
+        memcpy(at, now, sizeof now);
+        tl_mat4d_from_float(rest, j->rest_world); /* world(joint) · rest_world(joint)^-1 */
+        tl_mat4d_invert(inverse, rest);
+        tl_mat4d_mul(move, now, inverse);
+        tl_collider_transform(&p->colliders[i][k].local, move, &p->relative[i][k]);
+        if (home) p->world[i][k] = p->relative[i][k];
     }
-    if (!same) /* (else world holds what posing would give: the same matrices, the same floats) */
+    if (!home) /* (the world ones only for tl_player_colliders: from the float world) */
         tl_body_colliders_pose(p->scene, p->descs[i].skin, p->colliders[i], p->collider_count[i],
                                pose, p->world[i]);
     p->posed[i] = true;
-    *out = p->world[i];
-    *count = (int)p->collider_count[i];
-    if (p->home[0] == 0 && p->home[1] == 0 && p->home[2] == 0) return;
-    for (uint32_t k = 0; k < p->collider_count[i]; ++k) {
-        tl_collider* c = &p->relative[i][k];
-        *c = p->world[i][k];
-        for (int d = 0; d < 3; ++d) {
-            c->a[d] -= p->home[d];
-            if (c->shape == TL_COLLIDER_CAPSULE) c->b[d] -= p->home[d];
-        }
-    }
     *out = p->relative[i];
+    *count = (int)p->collider_count[i];
 }
 
 /* One render frame: the chains move from their last attachment pose to the one in `pose`. */
