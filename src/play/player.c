@@ -442,8 +442,8 @@ static void pose_colliders(tl_player* p, uint32_t i, const tl_pose* pose, const 
     if (!p->collider_count || p->collider_count[i] == 0) return;
     *growth = p->descs[i].hit_radius > 0 ? p->growth[i] : NULL;
     const tl_scene_skin* sk = &p->scene->skins[p->descs[i].skin];
-    bool same = p->posed[i] && !p->pose_every, home = p->home[0] == 0 && p->home[1] == 0 &&
-                                                      p->home[2] == 0;
+    bool same = p->posed[i] && !p->pose_every,
+         home = p->home[0] == 0 && p->home[1] == 0 && p->home[2] == 0;
     for (uint32_t k = 0; k < p->collider_count[i]; ++k) {
         const tl_scene_joint* j = &sk->joints[p->colliders[i][k].joint];
         double now[16], rest[16], inverse[16], move[16], *at = p->posed_at[i] + 16 * (size_t)k;
