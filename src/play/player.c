@@ -41,6 +41,8 @@ struct tl_player {
        moves none of them poses them the same: a still body, the rest settle); posed false: none
        yet */
     double (*posed_at)[TL_BODY_COLLIDERS_MAX * 16];
+    play_node_plan* plans; /* per chain: its colliders' joints' nodes (play_node_plan_build) */
+    double (*rest_inverse)[TL_BODY_COLLIDERS_MAX * 16]; /* per collider: rest_world(joint)^-1 */
     bool* posed;
     bool pose_every; /* play_player_pose_memo false: posed every frame */
     /* per chain with a hit radius: each collider's growth per link (play_chain_colliders) */
@@ -193,8 +195,10 @@ static tl_result fit_colliders(tl_player* p, tl_error* err) {
     p->growth = calloc(p->count + 1, sizeof *p->growth);
     p->posed_at = calloc(p->count + 1, sizeof *p->posed_at);
     p->posed = calloc(p->count + 1, sizeof *p->posed);
+    p->plans = calloc(p->count + 1, sizeof *p->plans);
+    p->rest_inverse = calloc(p->count + 1, sizeof *p->rest_inverse);
     if (!p->colliders || !p->world || !p->collider_count || !p->relative || !p->growth ||
-        !p->posed_at || !p->posed)
+        !p->posed_at || !p->posed || !p->plans || !p->rest_inverse)
         return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     for (uint32_t i = 0; i < p->count; ++i) {
         const tl_play_chain* d = &p->descs[i];
@@ -208,8 +212,14 @@ static tl_result fit_colliders(tl_player* p, tl_error* err) {
             if (r != TL_OK) return r;
             all = fitted;
         }
-        p->collider_count[i] =
+        uint32_t kept = p->collider_count[i] =
             play_chain_colliders(p->scene, d, all, n, p->colliders[i], p->growth[i]);
+        play_node_plan_build(p->scene, d->skin, p->colliders[i], kept, &p->plans[i]);
+        for (uint32_t k = 0; k < kept; ++k) {
+            double rest[16];
+            tl_mat4d_from_float(rest, sk->joints[p->colliders[i][k].joint].rest_world);
+            tl_mat4d_invert(p->rest_inverse[i] + 16 * (size_t)k, rest);
+        }
     }
     return TL_OK;
 }
@@ -333,6 +343,8 @@ void tl_player_destroy(tl_player* p) {
     free(p->growth);
     free(p->posed_at);
     free(p->posed);
+    free(p->plans);
+    free(p->rest_inverse);
     free(p->floors);
     play_cloths_destroy(p->cloths);
     play_joints_destroy(p->joints);
@@ -344,39 +356,12 @@ void tl_player_destroy(tl_player* p) {
     free(p);
 }
 
-/* Node `node`'s world matrix in `pose` less the player's home, composed in double from the
- * pose's locals: 100 m out a float world matrix rounds at 4e-6 m, 1e-4 of a short hair chain,
- * new each frame (docs/stress.md "Session 19"). The one path at every home, 0 included, so a run
- * at home and one far out round alike. False when the node lies deeper than the path holds. */
-static bool node_world(const tl_player* p, const tl_pose* pose, uint32_t node, double m[16]) {
-    uint32_t path[64], k = 0;
-    for (int32_t n = (int32_t)node; n != TL_NONE; n = p->scene->doc->nodes[n].parent)
-        if (k == 64)
-            return false;
-        else
-            path[k++] = (uint32_t)n;
-    float local[16];
-    tl_trs_to_matrix(&pose->locals[path[--k]], local);
-    tl_mat4d_from_float(m, local);
-    while (k > 0) {
-        double next[16];
-        tl_trs_to_matrix(&pose->locals[path[--k]], local);
-        for (int c = 0; c < 4; ++c)
-            for (int r = 0; r < 4; ++r)
-                next[4 * c + r] = m[r] * local[4 * c] + m[4 + r] * local[4 * c + 1] +
-                                  m[8 + r] * local[4 * c + 2] + m[12 + r] * local[4 * c + 3];
-        memcpy(m, next, sizeof next);
-    }
-    for (int c = 0; c < 3; ++c)
-        m[12 + c] -= p->home[c];
-    return true;
-}
-
 static tl_chain_pose attachment_pose(const tl_player* p, const tl_pose* pose, uint32_t i) {
     const tl_play_chain* d = &p->descs[i];
     uint32_t node = p->scene->skins[d->skin].joints[d->attach_joint].node;
-    double m[16];
-    if (node_world(p, pose, node, m)) {
+    double m[16]; /* (the one path at every home, 0 included: a run at home and one far out
+                     round alike) */
+    if (play_node_world(p->scene, pose, node, p->home, m)) {
         float f[16];
         tl_mat4d_to_float(f, m);
         return tl_chain_pose_from_matrix(f);
@@ -436,27 +421,30 @@ void tl_player_start(tl_player* p, uint32_t clip, float time) {
 }
 
 /* Chain i's body colliders in `pose`, or none: relative (less home, what the chains get)
- * posed from node_world, as the attachment; world (tl_player_colliders) the same at home 0. */
+ * composed in double from the locals, as the attachment; world (tl_player_colliders) the same
+ * at home 0. */
 static void pose_colliders(tl_player* p, uint32_t i, const tl_pose* pose, const tl_collider** out,
                            int* count, const float** growth) {
     if (!p->collider_count || p->collider_count[i] == 0) return;
     *growth = p->descs[i].hit_radius > 0 ? p->growth[i] : NULL;
     const tl_scene_skin* sk = &p->scene->skins[p->descs[i].skin];
+    const play_node_plan* plan = &p->plans[i];
     bool same = p->posed[i] && !p->pose_every,
          home = p->home[0] == 0 && p->home[1] == 0 && p->home[2] == 0;
+    double world[PLAY_PLAN_NODES][16];
+    play_node_plan_compose(pose, plan, world);
     for (uint32_t k = 0; k < p->collider_count[i]; ++k) {
-        const tl_scene_joint* j = &sk->joints[p->colliders[i][k].joint];
-        double now[16], rest[16], inverse[16], move[16], *at = p->posed_at[i] + 16 * (size_t)k;
-        if (!node_world(p, pose, j->node, now)) { /* (too deep: the float world less home) */
-            tl_mat4d_from_float(now, pose->world + 16 * (size_t)j->node);
-            for (int c = 0; c < 3; ++c)
-                now[12 + c] -= p->home[c];
-        }
+        double now[16], move[16], *at = p->posed_at[i] + 16 * (size_t)k;
+        if (plan->count) /* (else too deep a path: the float world) */
+            memcpy(now, world[plan->slot[k]], sizeof now);
+        else
+            tl_mat4d_from_float(now, pose->world +
+                                         16 * (size_t)sk->joints[p->colliders[i][k].joint].node);
+        for (int c = 0; c < 3; ++c)
+            now[12 + c] -= p->home[c];
         if (same && memcmp(at, now, sizeof now) == 0) continue; /* (the same collider) */
         memcpy(at, now, sizeof now);
-        tl_mat4d_from_float(rest, j->rest_world); /* world(joint) · rest_world(joint)^-1 */
-        tl_mat4d_invert(inverse, rest);
-        tl_mat4d_mul(move, now, inverse);
+        tl_mat4d_mul(move, now, p->rest_inverse[i] + 16 * (size_t)k);
         tl_collider_transform(&p->colliders[i][k].local, move, &p->relative[i][k]);
         if (home) p->world[i][k] = p->relative[i][k];
     }
