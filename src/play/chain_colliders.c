@@ -229,3 +229,67 @@ float play_chain_skin_thickness(const tl_scene* scene, const tl_play_chain* d, u
     free(dist);
     return t;
 }
+
+/* out = m · local (local a node's float matrix), the product play_node_world and the plan share
+ * so both give the same doubles. */
+static void compose_local(const double m[16], const tl_trs* trs, double out[16]) {
+    float local[16];
+    tl_trs_to_matrix(trs, local);
+    for (int c = 0; c < 4; ++c)
+        for (int r = 0; r < 4; ++r)
+            out[4 * c + r] = m[r] * local[4 * c] + m[4 + r] * local[4 * c + 1] +
+                             m[8 + r] * local[4 * c + 2] + m[12 + r] * local[4 * c + 3];
+}
+
+static const double identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+
+bool play_node_world(const tl_scene* scene, const tl_pose* pose, uint32_t node, const float home[3],
+                     double m[16]) {
+    uint32_t path[PLAY_PLAN_NODES], k = 0;
+    for (int32_t n = (int32_t)node; n != TL_NONE; n = scene->doc->nodes[n].parent)
+        if (k == PLAY_PLAN_NODES)
+            return false;
+        else
+            path[k++] = (uint32_t)n;
+    memcpy(m, identity, sizeof identity);
+    while (k > 0) {
+        double next[16];
+        compose_local(m, &pose->locals[path[--k]], next);
+        memcpy(m, next, sizeof next);
+    }
+    for (int c = 0; c < 3; ++c)
+        m[12 + c] -= home[c];
+    return true;
+}
+
+bool play_node_plan_build(const tl_scene* scene, uint32_t skin, const tl_body_collider* colliders,
+                          uint32_t n, play_node_plan* plan) {
+    plan->count = 0;
+    for (uint32_t k = 0; k < n; ++k) {
+        uint32_t path[PLAY_PLAN_NODES], depth = 0;
+        for (int32_t v = (int32_t)scene->skins[skin].joints[colliders[k].joint].node; v != TL_NONE;
+             v = scene->doc->nodes[v].parent) {
+            if (depth == PLAY_PLAN_NODES) return plan->count = 0, false;
+            path[depth++] = (uint32_t)v;
+        }
+        int32_t parent = -1; /* walk down from the root, adding the nodes not yet planned */
+        while (depth > 0) {
+            uint32_t v = path[--depth], s = 0;
+            while (s < plan->count && plan->node[s] != v)
+                s++;
+            if (s == plan->count) {
+                if (s == PLAY_PLAN_NODES) return plan->count = 0, false;
+                plan->node[s] = v, plan->parent[s] = parent, plan->count++;
+            }
+            parent = (int32_t)s;
+        }
+        plan->slot[k] = (uint32_t)parent;
+    }
+    return true;
+}
+
+void play_node_plan_compose(const tl_pose* pose, const play_node_plan* plan, double (*world)[16]) {
+    for (uint32_t s = 0; s < plan->count; ++s)
+        compose_local(plan->parent[s] < 0 ? identity : world[plan->parent[s]],
+                      &pose->locals[plan->node[s]], world[s]);
+}

@@ -31,6 +31,31 @@ bool play_skin_locks(const tl_scene* scene, uint32_t skin, const tl_play_chain* 
 float play_chain_skin_thickness(const tl_scene* scene, const tl_play_chain* d, uint32_t index,
                                 const int32_t* lock, const float* near);
 
+/* Node `node`'s world matrix in `pose` less `home`, composed in double from the pose's locals
+ * (root first): 100 m out a float world matrix rounds at 4e-6 m, 1e-4 of a short hair chain,
+ * new each frame (docs/stress.md "Session 20"). False when the node lies deeper than
+ * PLAY_PLAN_NODES. */
+bool play_node_world(const tl_scene* scene, const tl_pose* pose, uint32_t node, const float home[3],
+                     double m[16]);
+
+/* The nodes from the scene's roots to a chain's collider joints, each once, parents first, so
+ * their world matrices are composed sharing the common ancestors (play_node_plan_compose: the
+ * same doubles as play_node_world's). */
+enum { PLAY_PLAN_NODES = 64 };
+typedef struct play_node_plan {
+    uint32_t count; /* 0: a path deeper than the plan holds */
+    uint32_t node[PLAY_PLAN_NODES];
+    int32_t parent[PLAY_PLAN_NODES];      /* the slot of the node's parent; -1 at a root */
+    uint32_t slot[TL_BODY_COLLIDERS_MAX]; /* per collider: its joint's slot */
+} play_node_plan;
+
+/* The plan of colliders[0..n) of skin `skin`; false (count 0) when it does not fit. */
+bool play_node_plan_build(const tl_scene* scene, uint32_t skin, const tl_body_collider* colliders,
+                          uint32_t n, play_node_plan* plan);
+
+/* world[s]: the plan's node s's world matrix in `pose` (home not taken off). */
+void play_node_plan_compose(const tl_pose* pose, const play_node_plan* plan, double (*world)[16]);
+
 /* Whether the player poses a chain's colliders again only when one of their joints moved (true,
  * the default) or every frame (the same colliders: for tests). */
 void play_player_pose_memo(tl_player* player, bool memo);

@@ -37,9 +37,12 @@ struct tl_player {
     tl_collider (*world)[TL_BODY_COLLIDERS_MAX];
     uint32_t* collider_count;
     tl_collider (*relative)[TL_BODY_COLLIDERS_MAX]; /* world - home: what the chains get */
-    /* per chain: its colliders' joints' world matrices world was posed from (a pose that moves
-       none of them poses them the same: a still body, the rest settle); posed false: none yet */
-    float (*posed_at)[TL_BODY_COLLIDERS_MAX * 16];
+    /* per chain: its colliders' joints' matrices less home relative was posed from (a pose that
+       moves none of them poses them the same: a still body, the rest settle); posed false: none
+       yet */
+    double (*posed_at)[TL_BODY_COLLIDERS_MAX * 16];
+    play_node_plan* plans; /* per chain: its colliders' joints' nodes (play_node_plan_build) */
+    double (*rest_inverse)[TL_BODY_COLLIDERS_MAX * 16]; /* per collider: rest_world(joint)^-1 */
     bool* posed;
     bool pose_every; /* play_player_pose_memo false: posed every frame */
     /* per chain with a hit radius: each collider's growth per link (play_chain_colliders) */
@@ -192,8 +195,10 @@ static tl_result fit_colliders(tl_player* p, tl_error* err) {
     p->growth = calloc(p->count + 1, sizeof *p->growth);
     p->posed_at = calloc(p->count + 1, sizeof *p->posed_at);
     p->posed = calloc(p->count + 1, sizeof *p->posed);
+    p->plans = calloc(p->count + 1, sizeof *p->plans);
+    p->rest_inverse = calloc(p->count + 1, sizeof *p->rest_inverse);
     if (!p->colliders || !p->world || !p->collider_count || !p->relative || !p->growth ||
-        !p->posed_at || !p->posed)
+        !p->posed_at || !p->posed || !p->plans || !p->rest_inverse)
         return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     for (uint32_t i = 0; i < p->count; ++i) {
         const tl_play_chain* d = &p->descs[i];
@@ -207,8 +212,14 @@ static tl_result fit_colliders(tl_player* p, tl_error* err) {
             if (r != TL_OK) return r;
             all = fitted;
         }
-        p->collider_count[i] =
+        uint32_t kept = p->collider_count[i] =
             play_chain_colliders(p->scene, d, all, n, p->colliders[i], p->growth[i]);
+        play_node_plan_build(p->scene, d->skin, p->colliders[i], kept, &p->plans[i]);
+        for (uint32_t k = 0; k < kept; ++k) {
+            double rest[16];
+            tl_mat4d_from_float(rest, sk->joints[p->colliders[i][k].joint].rest_world);
+            tl_mat4d_invert(p->rest_inverse[i] + 16 * (size_t)k, rest);
+        }
     }
     return TL_OK;
 }
@@ -222,8 +233,7 @@ static void sheet_couple(tl_player* p, float dt) {
         play_sheet_body* body = &p->sheet_bodies[i];
         *body = (play_sheet_body){0};
         if (!p->collider_count || p->collider_count[i] == 0) continue;
-        bool moved = p->home[0] != 0 || p->home[1] != 0 || p->home[2] != 0;
-        body->colliders = moved ? p->relative[i] : p->world[i];
+        body->colliders = p->relative[i];
         body->count = p->collider_count[i];
         body->growth = p->descs[i].hit_radius > 0 ? p->growth[i] : NULL;
     }
@@ -333,6 +343,8 @@ void tl_player_destroy(tl_player* p) {
     free(p->growth);
     free(p->posed_at);
     free(p->posed);
+    free(p->plans);
+    free(p->rest_inverse);
     free(p->floors);
     play_cloths_destroy(p->cloths);
     play_joints_destroy(p->joints);
@@ -347,26 +359,37 @@ void tl_player_destroy(tl_player* p) {
 static tl_chain_pose attachment_pose(const tl_player* p, const tl_pose* pose, uint32_t i) {
     const tl_play_chain* d = &p->descs[i];
     uint32_t node = p->scene->skins[d->skin].joints[d->attach_joint].node;
+    double m[16]; /* (the one path at every home, 0 included: a run at home and one far out
+                     round alike) */
+    if (play_node_world(p->scene, pose, node, p->home, m)) {
+        float f[16];
+        tl_mat4d_to_float(f, m);
+        return tl_chain_pose_from_matrix(f);
+    }
     tl_chain_pose a = tl_chain_pose_from_matrix(pose->world + 16 * (size_t)node);
     for (int c = 0; c < 3; ++c)
         a.position[c] -= p->home[c];
     return a;
 }
 
-/* A floating origin: the chains are simulated relative to `home`, chain 0's attachment
- * position snapped to a grid of a power of two of at least 8 character heights, set when the
- * player starts and at every reported cut. Near the world's origin it is 0; far from it (a
- * teleport 100 m away, a level far out) the solver's state stays in the character's own
- * magnitudes, where a float's rounding is that of the character, not of its distance, and a
- * cut is carried by a small translation instead of one rounded 100 m away. */
+/* A floating origin: the chains are simulated relative to `home`, set when the player starts
+ * and at every reported cut. Near the world's origin (within half a power of two of at least 8
+ * character heights, per axis) it is 0; far from it (a teleport 100 m away, a level far out)
+ * chain 0's attachment position snapped to a power of two of at most a quarter height, so the
+ * solver's state keeps the character's own magnitudes, as near the origin: a float's rounding is
+ * that of the character, not of its distance (the coarse grid left up to 4 m, 4x the rounding of
+ * a run at home, docs/stress.md "Session 20"), and a cut is carried by a small translation. */
 static void player_rehome(tl_player* p, const tl_pose* pose) {
     if (p->count == 0) return;
     const tl_scene_skin* sk = &p->scene->skins[p->descs[0].skin];
     const float* m = pose->world + 16 * (size_t)sk->joints[p->descs[0].attach_joint].node;
-    float grid = exp2f(ceilf(log2f(8 * (sk->height > 0 ? sk->height : 1.0f))));
+    float height = sk->height > 0 ? sk->height : 1.0f;
+    float far = exp2f(ceilf(log2f(8 * height))), grid = exp2f(floorf(log2f(height / 4)));
     float home[3];
     for (int c = 0; c < 3; ++c)
-        home[c] = isfinite(m[12 + c]) ? grid * roundf(m[12 + c] / grid) : p->home[c];
+        home[c] = !isfinite(m[12 + c])           ? p->home[c]
+                  : roundf(m[12 + c] / far) == 0 ? 0
+                                                 : grid * roundf(m[12 + c] / grid);
     if (!memcmp(home, p->home, sizeof home)) return;
     memcpy(p->home, home, sizeof home);
     for (uint32_t i = 0; i < p->count; ++i) {
@@ -397,36 +420,40 @@ void tl_player_start(tl_player* p, uint32_t clip, float time) {
     p->cut = false;
 }
 
-/* Chain i's body colliders in `pose`, or none. */
+/* Chain i's body colliders in `pose`, or none: relative (less home, what the chains get)
+ * composed in double from the locals, as the attachment; world (tl_player_colliders) the same
+ * at home 0. */
 static void pose_colliders(tl_player* p, uint32_t i, const tl_pose* pose, const tl_collider** out,
                            int* count, const float** growth) {
     if (!p->collider_count || p->collider_count[i] == 0) return;
     *growth = p->descs[i].hit_radius > 0 ? p->growth[i] : NULL;
     const tl_scene_skin* sk = &p->scene->skins[p->descs[i].skin];
-    bool same = p->posed[i] && !p->pose_every;
+    const play_node_plan* plan = &p->plans[i];
+    bool same = p->posed[i] && !p->pose_every,
+         home = p->home[0] == 0 && p->home[1] == 0 && p->home[2] == 0;
+    double world[PLAY_PLAN_NODES][16];
+    play_node_plan_compose(pose, plan, world);
     for (uint32_t k = 0; k < p->collider_count[i]; ++k) {
-        const float* now = pose->world + 16 * (size_t)sk->joints[p->colliders[i][k].joint].node;
-        float* at = p->posed_at[i] + 16 * (size_t)k;
-        if (same && memcmp(at, now, 16 * sizeof *now) == 0) continue;
-        same = false;
-        memcpy(at, now, 16 * sizeof *now);
+        double now[16], move[16], *at = p->posed_at[i] + 16 * (size_t)k;
+        if (plan->count) /* (else too deep a path: the float world) */
+            memcpy(now, world[plan->slot[k]], sizeof now);
+        else
+            tl_mat4d_from_float(now, pose->world +
+                                         16 * (size_t)sk->joints[p->colliders[i][k].joint].node);
+        for (int c = 0; c < 3; ++c)
+            now[12 + c] -= p->home[c];
+        if (same && memcmp(at, now, sizeof now) == 0) continue; /* (the same collider) */
+        memcpy(at, now, sizeof now);
+        tl_mat4d_mul(move, now, p->rest_inverse[i] + 16 * (size_t)k);
+        tl_collider_transform(&p->colliders[i][k].local, move, &p->relative[i][k]);
+        if (home) p->world[i][k] = p->relative[i][k];
     }
-    if (!same) /* (else world holds what posing would give: the same matrices, the same floats) */
+    if (!home) /* (the world ones only for tl_player_colliders: from the float world) */
         tl_body_colliders_pose(p->scene, p->descs[i].skin, p->colliders[i], p->collider_count[i],
                                pose, p->world[i]);
     p->posed[i] = true;
-    *out = p->world[i];
-    *count = (int)p->collider_count[i];
-    if (p->home[0] == 0 && p->home[1] == 0 && p->home[2] == 0) return;
-    for (uint32_t k = 0; k < p->collider_count[i]; ++k) {
-        tl_collider* c = &p->relative[i][k];
-        *c = p->world[i][k];
-        for (int d = 0; d < 3; ++d) {
-            c->a[d] -= p->home[d];
-            if (c->shape == TL_COLLIDER_CAPSULE) c->b[d] -= p->home[d];
-        }
-    }
     *out = p->relative[i];
+    *count = (int)p->collider_count[i];
 }
 
 /* One render frame: the chains move from their last attachment pose to the one in `pose`. */
