@@ -683,6 +683,37 @@ static void test_fit_sort_matches_qsort(void) {
     ENSURE(differ == 0 && checked == 6010 && zeros > 100 && refused);
 }
 
+/* tl_collider_grown: an ellipsoid's every semi-axis grown, as the chain solver grows it for a
+ * link (the stress measures a link against it). A point on the grown surface off the axes is at
+ * depth 0 there, where the base ellipsoid's depth plus the growth (the measure's former reading)
+ * is millimetres off; a shrink past a size frees the link; a plane stays as it is. */
+static void test_grown_ellipsoid(void) {
+    tl_collider e = {TL_COLLIDER_ELLIPSOID,
+                     {0.1f, 1.2f, 0.05f},
+                     {0, 0, 0},
+                     0,
+                     {{0.15f, 0, 0}, {0, 0.06f, 0}, {0, 0, 0.03f}}};
+    const float g = 0.02f, inv = 0.57735027f; /* 1 / sqrt(3): a diagonal of the unit sphere */
+    tl_collider grown;
+    ENSURE(tl_collider_grown(&e, g, &grown));
+    const float want[3] = {0.17f, 0.08f, 0.05f};
+    for (int k = 0; k < 3; ++k)
+        ENSURE(fabsf(grown.axes[k][k] - want[k]) <= 1e-6f);
+    float p[3];
+    for (int i = 0; i < 3; ++i)
+        p[i] = e.a[i] + inv * (grown.axes[0][i] + grown.axes[1][i] + grown.axes[2][i]);
+    float exact = tl_collider_depth(&grown, p), approx = tl_collider_depth(&e, p) + g;
+    fprintf(stderr, "  grown surface point: depth %.2g m; base depth + growth %.4f m\n", exact,
+            approx);
+    ENSURE(fabsf(exact) <= 1e-6f && fabsf(approx) > 1e-3f);
+    ENSURE(!tl_collider_grown(&e, -0.03f, &grown)); /* the shortest semi-axis gone */
+    tl_collider s = {TL_COLLIDER_SPHERE, {0, 0, 0}, {0, 0, 0}, 0.1f, {{0}}};
+    ENSURE(tl_collider_grown(&s, g, &grown) && fabsf(grown.radius - 0.12f) <= 1e-7f);
+    ENSURE(!tl_collider_grown(&s, -INFINITY, &grown)); /* a link free of it */
+    tl_collider plane = {TL_COLLIDER_PLANE, {0, 0, 0}, {0, 1, 0}, 0, {{0}}};
+    ENSURE(tl_collider_grown(&plane, g, &grown) && memcmp(&grown, &plane, sizeof plane) == 0);
+}
+
 static const tl_test_case cases[] = {
     {"fit_ellipsoid", test_fit_ellipsoid},
     {"fit_capsule", test_fit_capsule},
@@ -694,6 +725,7 @@ static const tl_test_case cases[] = {
     {"stored_round_trip", test_stored_round_trip},
     {"stored_refusals", test_stored_refusals},
     {"fit_sort_matches_qsort", test_fit_sort_matches_qsort},
+    {"grown_ellipsoid", test_grown_ellipsoid},
 };
 
 int main(int argc, char** argv) {

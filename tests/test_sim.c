@@ -2215,6 +2215,113 @@ static void test_collider_growth_per_link(void) {
     }
 }
 
+/* A chain's first frame (and the first after tl_chain_clear) with a sphere through its rest
+ * shape: a frame shorter than a step runs no contact pass, yet the host sees it, so the
+ * placement itself keeps every particle and output tip outside (each link with its growth),
+ * the lengths kept, the velocities still zero, the links before the sphere where they rest.
+ * Before: the placed rest shape was left inside, 0.04-0.05 m deep. */
+static void test_first_frame_outside_colliders(void) {
+    rig r;
+    rig_straight(&r, 5, v3_make(0, -1, 0), 0.5f);
+    tl_chain_def def = def_for(&r);
+    def.floor_enabled = false;
+    def.hips_plane_enabled = false;
+    tl_chain* chain = create(&def);
+    ENSURE(chain);
+    tl_chain_input in = tl_default_chain_input();
+    tl_chain_step(chain, &in, 0);
+    float rest[3 * 5];
+    memcpy(rest, tl_chain_particle_positions(chain), sizeof rest);
+    tl_chain_clear(chain);
+    /* a sphere beside link 2, its tip 0.04 m inside it (0.05 grown), links 1 and 3 outside */
+    tl_collider s = {TL_COLLIDER_SPHERE, {0, 0, 0}, {0, 0, 0}, 0.08f, {{0}}};
+    v3_store(s.a, v3_add(tip_at(rest, 2), v3_make(0.04f, 0, 0)));
+    const float growth[5] = {0, 0.01f, 0.01f, 0.01f, 0.01f};
+    in.colliders = &s, in.collider_count = 1;
+    float worst = -1, worst_tip = -1, stretch = 0, speed = 0, moved_before = 0;
+    for (int run = 0; run < 4; ++run) { /* dt 0 and a frame shorter than a step; then cleared */
+        in.collider_growth = run & 1 ? growth : NULL;
+        tl_chain_step(chain, &in, run < 2 ? 0.0f : 1 / 240.0f);
+        const float* p = tl_chain_particle_positions(chain);
+        const float* t = tl_chain_tip_positions(chain);
+        const float* v = tl_chain_particle_velocities(chain);
+        for (int i = 0; i < 5; ++i) {
+            float grow = run & 1 ? growth[i] : 0;
+            worst = fmaxf(worst, s.radius + grow - v3_length(v3_sub(tip_at(p, i), v3_load(s.a))));
+            worst_tip =
+                fmaxf(worst_tip, s.radius + grow - v3_length(v3_sub(tip_at(t, i), v3_load(s.a))));
+            if (i > 0) /* (link 0's head is the root: it turns about it) */
+                stretch = fmaxf(
+                    stretch,
+                    fabsf(v3_length(v3_sub(tip_at(p, i), tip_at(p, i - 1))) / r.length[i] - 1));
+            speed = fmaxf(speed, v3_length(tip_at(v, i)));
+            if (i < 2)
+                moved_before =
+                    fmaxf(moved_before, v3_length(v3_sub(tip_at(p, i), tip_at(rest, i))));
+        }
+        tl_chain_clear(chain);
+    }
+    fprintf(stderr,
+            "  first frames: deepest particle %.3g m, output tip %.3g m; stretch %.2g, speed "
+            "%.2g, links before the sphere moved %.2g m\n",
+            worst, worst_tip, stretch, speed, moved_before);
+    ENSURE(worst <= 1e-6f && worst_tip <= 1e-6f);
+    ENSURE(stretch <= 1e-5f && speed == 0 && moved_before == 0);
+    tl_chain_destroy(chain);
+}
+
+/* A sphere moving through a chain's rest shape, for the sampler: still attachment. */
+typedef struct moving_sphere {
+    double frame_start;
+    v3 centre, velocity; /* at time 0, m/s */
+    tl_collider sphere;
+} moving_sphere;
+
+static void sample_moving_sphere(void* user, float t, tl_chain_sample* out) {
+    moving_sphere* m = user;
+    v3_store(m->sphere.a, v3_madd(m->centre, m->velocity, (float)(m->frame_start + t)));
+    out->colliders = &m->sphere, out->collider_count = 1;
+}
+
+/* A chain started through the sampler (tl_chain_step_sampled) is kept out of the colliders of
+ * its start, whatever the first frame's length: at 24 and at 144 fps the state after 1/24 s is
+ * the same (the sampler's promise). Before, the placement met the colliders of the first
+ * sub-frame's end, 1/144 s or a step (1/120 s) later: 3 mm apart with a sphere at 2 m/s. */
+static void test_first_frame_sampled_colliders(void) {
+    rig r;
+    rig_straight(&r, 5, v3_make(0, -1, 0), 0.5f);
+    tl_chain_def def = def_for(&r);
+    def.floor_enabled = false;
+    def.hips_plane_enabled = false;
+    tl_chain* probe = create(&def);
+    ENSURE(probe);
+    tl_chain_input in = tl_default_chain_input();
+    tl_chain_step(probe, &in, 0);
+    v3 tip2 = tip_at(tl_chain_particle_positions(probe), 2);
+    tl_chain_destroy(probe);
+    float state[2][3 * 5];
+    const int fps[2] = {24, 144};
+    for (int k = 0; k < 2; ++k) {
+        tl_chain* chain = create(&def);
+        ENSURE(chain);
+        moving_sphere m = {0,
+                           v3_add(tip2, v3_make(0.04f, 0, 0)),
+                           v3_make(-2, 0, 0),
+                           {TL_COLLIDER_SPHERE, {0, 0, 0}, {0, 0, 0}, 0.08f, {{0}}}};
+        for (int f = 0; f < fps[k] / 24; ++f) {
+            m.frame_start = f / (double)fps[k];
+            tl_chain_step_sampled(chain, sample_moving_sphere, &m, 1.0f / (float)fps[k], false);
+        }
+        memcpy(state[k], tl_chain_particle_positions(chain), sizeof state[k]);
+        tl_chain_destroy(chain);
+    }
+    float apart = 0;
+    for (int i = 0; i < 5; ++i)
+        apart = fmaxf(apart, v3_length(v3_sub(tip_at(state[0], i), tip_at(state[1], i))));
+    fprintf(stderr, "  after 1/24 s at 24 and 144 fps: particles %.3g m apart\n", apart);
+    ENSURE(apart <= 1e-5f);
+}
+
 /* The walk of thigh_collider past a body plane (a wall through a point 0.03 m beside the tail's
  * path, facing away from the body, as the floor and the hips plane are planes of the same pass)
  * and past a sphere of 0.08 m: without them particles end frames inside, with them none does
@@ -2767,6 +2874,8 @@ static const tl_test_case cases[] = {
     {"contact_candidates_exact", test_contact_candidates_exact},
     {"batch_cull_exact", test_batch_cull_exact},
     {"collider_growth_per_link", test_collider_growth_per_link},
+    {"first_frame_outside_colliders", test_first_frame_outside_colliders},
+    {"first_frame_sampled_colliders", test_first_frame_sampled_colliders},
     {"plane_and_sphere_colliders", test_plane_and_sphere_colliders},
     {"sleep_free_swing", test_sleep_free_swing},
     {"sleep_collider_wakes", test_sleep_collider_wakes},

@@ -113,6 +113,12 @@ void tl_body_colliders_pose(const tl_scene* scene, uint32_t skin, const tl_body_
  * copied as they are. */
 void tl_collider_capsule_around(const tl_collider* in, tl_collider* out);
 
+/* The collider grown by `growth` (shrunk below 0): a sphere's or capsule's radius, or every
+ * semi-axis of an ellipsoid, as the chain solver runs it for a link with that growth
+ * (tl_chain_input.collider_growth); a plane as it is (the solver grows none). False when a
+ * size would not stay above 0 (the link is free of it). */
+bool tl_collider_grown(const tl_collider* collider, float growth, tl_collider* out);
+
 /* How deep a point is inside a world collider (world units; <= 0 outside). An ellipsoid's
  * is the distance to its surface point radially out in its unit-sphere space (never less
  * than the true depth). */

@@ -160,10 +160,14 @@ static void probe_frame(probe* p, const tl_pose* pose, const tl_player* player, 
         for (int c = 0; c < 3; ++c)
             at[c] = particles[3 * i + c] + origin[c];
         for (uint32_t k = 0; k < colliders; ++k) {
+            /* against the collider the link runs (an ellipsoid's semi-axes grown: its depth
+               plus the growth would only approximate it) */
+            tl_collider grown;
             float grow = growth ? growth[(size_t)k * p->n + i] : 0;
-            if (isfinite(grow)) /* (-INFINITY: the link is free of it) */
-                p->max_penetration =
-                    fmaxf(p->max_penetration, tl_collider_depth(&world[k], at) + grow);
+            if (grow == 0) /* (its own) */
+                p->max_penetration = fmaxf(p->max_penetration, tl_collider_depth(&world[k], at));
+            else if (tl_collider_grown(&world[k], grow, &grown)) /* (else free of it) */
+                p->max_penetration = fmaxf(p->max_penetration, tl_collider_depth(&grown, at));
         }
     }
     p->peak_speed = 0;

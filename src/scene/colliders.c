@@ -604,6 +604,23 @@ static float ellipsoid_depth(const tl_collider* c, const float point[3]) {
     return (1 - rho) * sqrtf(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
 }
 
+bool tl_collider_grown(const tl_collider* c, float g, tl_collider* out) {
+    *out = *c;
+    if (c->shape == TL_COLLIDER_PLANE) return true;
+    if (c->shape != TL_COLLIDER_ELLIPSOID) {
+        out->radius = c->radius + g;
+        return out->radius > 0;
+    }
+    for (int k = 0; k < 3; ++k) { /* (the solver's arithmetic: the same bits) */
+        const float* x = c->axes[k];
+        float len = sqrtf(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+        if (!(len > 0) || !(len + g > 0)) return false;
+        for (int j = 0; j < 3; ++j)
+            out->axes[k][j] = x[j] * (len + g) / len;
+    }
+    return true;
+}
+
 float tl_collider_depth(const tl_collider* c, const float point[3]) {
     if (c->shape == TL_COLLIDER_PLANE)
         return -((point[0] - c->a[0]) * c->b[0] + (point[1] - c->a[1]) * c->b[1] +

@@ -188,8 +188,50 @@ void chain_place_at_rest(tl_chain* c, const tl_chain_pose* pose, qt hips) {
     c->solved_hips = hips;
     c->accumulator = 0;
     c->placed = true;
+    c->unseated = true;
     c->history = false;
     chain_sleep_reset(c);
+}
+
+/* The chain as placed at rest (chain_place_at_rest, then carried with any cut) kept out of
+ * the frame's body colliders before a host sees it: the pose has moved the body into it, and
+ * a frame shorter than a step runs no contact pass. Each link whose tip lies inside one turns
+ * about its head onto the nearest point outside, by the contact pass's own sweeps with the
+ * link's growth, the links beyond turning with it (the rest shape kept as far as the contact
+ * allows, no length changed); from the first moved link on, the read-back swings and the
+ * bends are those the step would read back there, both swings alike, so the output shows
+ * that shape and no velocity comes of it (the velocities stay as they are). */
+static void place_in_contact(tl_chain* c, const frame_plan* fp) {
+    const tl_chain_pose* pose = &c->solved_pose;
+    qt W = hips_world(c, pose); /* W_0 = R H (spring_chain_lanes.h) */
+    v3 head = v3_madd(v3_load(pose->position), qt_rotate(qt_load(pose->rotation), c->root_offset),
+                      pose->scale);
+    bool moved = false;
+    chain_state_sync(c);
+    for (int i = 0; i < c->n; ++i) {
+        v3 tip = v3_load(c->positions + 3 * i), p = tip;
+        float len = v3_length(v3_sub(tip, head));
+        if (len > 0 && chain_contact_output(fp, NULL, 0, i, head, len, &p)) {
+            qt D = qt_swing(v3_scale(v3_sub(tip, head), 1.0f / len),
+                            v3_normalize_or(v3_sub(p, head), v3_sub(tip, head)));
+            for (int j = i; j < c->n; ++j) {
+                v3 q = v3_load(c->positions + 3 * j);
+                v3_store(c->positions + 3 * j, v3_add(head, qt_rotate(D, v3_sub(q, head))));
+            }
+            moved = true;
+        }
+        v3 at = v3_load(c->positions + 3 * i);
+        if (moved) {
+            v3 h = qt_unrotate(W, v3_normalize_or(v3_sub(at, head), v3_sub(tip, head)));
+            qt S = qt_swing(c->links[i].bind_dir_hips, h);
+            SET_QT(&c->own[i], s, 0, S);
+            SET_QT(&c->own[i], o, 0, S);
+            SET_QT(&c->own[i], b, 0, qt_swing(c->links[i].rest_dir_hips, h));
+        }
+        W = qt_mul(qt_mul(W, LANE_QT(&c->own[i], s, 0)), c->links[i].next_frame);
+        head = at;
+    }
+    if (moved) c->stamp++;
 }
 
 void tl_chain_reset(tl_chain* chain, const tl_chain_pose* attachment) {
@@ -354,6 +396,8 @@ bool chain_frame_begin(tl_chain* c, const tl_chain_input* in, float dt, frame_pl
             fp->curve_hips =
                 quaternion_curve(c->last_hips_start, fp->hips_start, fp->hips_target, r);
     }
+    if (c->unseated && fp->colliders) place_in_contact(c, fp);
+    c->unseated = false;
     c->last_start = fp->start;
     c->last_hips_start = fp->hips_start;
     c->last_dt = dt;

@@ -170,6 +170,7 @@ struct tl_chain {
     bool history;             /* last_* describe an ordinary frame just before this one */
     double accumulator;       /* simulated time owed, s, in [0, step) */
     bool placed;
+    bool unseated; /* placed at rest since the last frame: not yet kept out of the colliders */
     bool velocity_feedback; /* test hook: the article's bug 2 (spring_chain_internal.h) */
     tl_chain_stats stats;
     /* N: its bends and read-back swings, the chain's own wherever it was stepped (a chain

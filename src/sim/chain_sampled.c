@@ -39,6 +39,17 @@ void tl_chain_step_sampled(tl_chain* c, tl_chain_sampler sampler, void* user, fl
         in.start = c->last_target;
         memcpy(in.hips_start, c->last_hips_target, sizeof in.hips_start);
     }
+    if ((!c->placed || c->unseated) && dt > 0) {
+        /* A chain placed at rest is kept out of the colliders of its placement's time, in a
+         * frame of no time there: the first sub-frame's colliders are those of its end, a step
+         * or the whole frame later by the frame rate. */
+        tl_chain_sample first = sample_at(sampler, user, 0);
+        tl_chain_input still = in;
+        set_target(&still, &first);
+        still.target = in.start, still.has_hips = in.has_hips;
+        memcpy(still.hips_target, in.hips_start, sizeof still.hips_target);
+        if (first.collider_count > 0) tl_chain_step(c, &still, 0);
+    }
     if (!(dt > 0)) {
         tl_chain_step(c, &in, 0);
     } else {
