@@ -32,6 +32,12 @@ const PART_KEYS = new Set(['version', 'kind', 'attachment', 'attachment_name', '
   'bone_names', 'radii', 'chain', 'cloth']);
 const FLT_MAX = 3.4028234663852886e38;
 const LOOP_ONCE = 2200; // THREE.LoopOnce (no three.js import)
+// The player's sleep window (TL_PLAY_SLEEP_SECONDS, include/tailor/play.h): attach() gives it
+// to every chain, so a character held still stops costing CPU after a second.
+export const PLAY_SLEEP_SECONDS = 1;
+// tl_chain_stats in the glue's order (web/tailor_sim_glue.c, tl_web_chain_stats).
+const STATS = ['steps', 'nonfiniteInputs', 'nonfiniteStates', 'teleports', 'cuts', 'clampedFrames',
+  'contacts', 'sleeps', 'asleep'];
 
 // The few WASI imports a wasm32-wasi reactor built with wasi-libc links (fd_write for stdio,
 // which the solver never uses, fd_seek, fd_close, proc_exit, clocks): enough to instantiate.
@@ -111,6 +117,18 @@ export class Chain {
   }
 
   clear() { this.sim.x.tl_chain_clear(this.pointer); }
+  // tl_chain_get_stats: {steps, nonfiniteInputs, nonfiniteStates, teleports, cuts,
+  // clampedFrames, contacts, sleeps, asleep (a boolean: the last step simulated nothing)}.
+  stats() {
+    const s = this.sim;
+    const at = s.scratch + 512;
+    s.x.tl_web_chain_stats(this.pointer, at);
+    const f = new Float64Array(s.x.memory.buffer, at, STATS.length);
+    const out = {};
+    STATS.forEach((key, i) => { out[key] = f[i]; });
+    out.asleep = out.asleep !== 0;
+    return out;
+  }
   // Copies of the outputs (valid whatever happens to the wasm memory later).
   localRotations() { return this.sim.f32(this.sim.x.tl_chain_local_rotations(this.pointer), 4 * this.boneCount).slice(); }
   tipPositions() { return this.sim.f32(this.sim.x.tl_chain_tip_positions(this.pointer), 3 * this.boneCount).slice(); }
@@ -164,6 +182,7 @@ export class TailorSim {
   constructor(exports) {
     this.x = exports;
     this.paramCount = exports.tl_web_param_count();
+    if (exports.tl_web_stats_count() !== STATS.length) throw new Error('tailor-sim: tailor_sim.wasm does not match tailor-sim.js');
     this.scratch = exports.tl_web_alloc(1024); // poses and matrices passed to the solver
   }
 
@@ -174,7 +193,7 @@ export class TailorSim {
     return new TextDecoder().decode(bytes.slice(0, Math.max(0, bytes.indexOf(0))));
   }
 
-  // tl_default_chain_def's world and time settings and tl_default_chain_settings.
+  // tl_default_chain_def's world, time and sleep settings and tl_default_chain_settings.
   defaults() {
     const p = this.x.tl_web_alloc(4 * this.paramCount);
     this.x.tl_web_default_params(p);
@@ -186,20 +205,23 @@ export class TailorSim {
       up: [f[0], f[1], f[2]], scale: f[3], floorEnabled: f[4] !== 0, floorHeight: f[5],
       hipsPlaneEnabled: f[6] !== 0, fixedStep: f[7], maxSubsteps: f[8], teleportDistance: f[9],
       hipsLateral: [f[10], f[11], f[12]], hipsUp: [f[13], f[14], f[15]],
-      hipsForward: [f[16], f[17], f[18]], settings,
+      hipsForward: [f[16], f[17], f[18]], settings, sleepSpeed: f[29], sleepSeconds: f[30],
     };
   }
 
   // A chain from a def shaped like tl_chain_def: {boneCount, restTranslations (3N),
   // restRotations (4N), tipTranslation (3) or null, jointRadii (N) or null, and any of
-  // defaults()'s keys}. Throws with the solver's message on invalid geometry.
+  // defaults()'s keys, among them sleepSpeed and sleepSeconds: tl_chain_def's sleep, 0 s = never
+  // sleeps}. Throws with the solver's message on invalid geometry.
   createChain(def) {
     const d = { ...this.defaults(), ...def, settings: { ...this.defaults().settings, ...(def.settings || {}) } };
     const n = d.boneCount;
     if (!(n >= 1 && n <= MAX_BONES)) throw new Error(`tailor-sim: bone count ${n} out of 1..${MAX_BONES}`);
     const params = [...d.up, d.scale, d.floorEnabled ? 1 : 0, d.floorHeight,
       d.hipsPlaneEnabled ? 1 : 0, d.fixedStep, d.maxSubsteps, d.teleportDistance,
-      ...d.hipsLateral, ...d.hipsUp, ...d.hipsForward, ...SETTINGS.map(([name]) => d.settings[name])];
+      ...d.hipsLateral, ...d.hipsUp, ...d.hipsForward, ...SETTINGS.map(([name]) => d.settings[name]),
+      d.sleepSpeed, d.sleepSeconds];
+    if (params.length !== this.paramCount) throw new Error('tailor-sim: tailor_sim.wasm does not match tailor-sim.js');
     const floats = 3 * n + 4 * n + 3 + n + this.paramCount;
     const block = this.x.tl_web_alloc(4 * floats + 512);
     const at = (k) => block + 4 * k;
@@ -279,7 +301,8 @@ export class TailorSim {
   // GLTFLoader gives (preferred: its parser maps node indices to objects), or its scene
   // (then nodes are found by the names stored beside the indices). Options: mixer (the
   // clips' AnimationMixer, for sampling at the solver's step), root (the frame the chains
-  // live in; default the loaded scene).
+  // live in; default the loaded scene), sleepSeconds (every chain's sleep window, as the C
+  // player's; default PLAY_SLEEP_SECONDS, 0 = never sleeps).
   attach(loaded, options = {}) {
     return new TailorRig(this, loaded, options);
   }
@@ -524,6 +547,7 @@ export class TailorRig {
     this.scene = isGltf ? loaded.scene : loaded;
     this.root = options.root || this.scene;
     this.mixer = options.mixer || null;
+    this.sleepSeconds = options.sleepSeconds ?? PLAY_SLEEP_SECONDS;
     // the clips whose actions' loop wraps are cuts: the file's and the caller's
     this.clips = [...(isGltf ? loaded.animations || [] : []), ...(options.clips || [])];
     this.clipTimes = new Map(); // a looping action's clip time when last seen
@@ -685,6 +709,7 @@ export class TailorRig {
       jointRadii: part.radii, settings: part.settings, up: [0, 1, 0],
       scale: height > 0 ? height / 1.8 : 1, floorHeight: Number.isFinite(floor) ? floor : lo,
       hipsLateral: local([1, 0, 0]), hipsUp: local([0, 1, 0]), hipsForward: local([0, 0, 1]),
+      sleepSeconds: this.sleepSeconds,
     });
     return {
       part, chain, attachment, bones, height, restTranslations: t,
@@ -885,6 +910,11 @@ export class TailorRig {
       if (j.pendulum) j.pendulum.step(this.pivotPose(j), dt);
       j.animated.copy(j.joint.quaternion); // an aim turns the clip's rotation of its last step
     }
+  }
+
+  // How many chains sleep (their last step simulated nothing: the body was held still).
+  asleepCount() {
+    return this.chains.filter((c) => c.chain.stats().asleep).length;
   }
 
   write() {

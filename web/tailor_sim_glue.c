@@ -4,20 +4,26 @@
  * params (TL_WEB_PARAM_COUNT floats, filled with the defaults by tl_web_default_params):
  *   0-2 up, 3 scale, 4 floor_enabled (0/1), 5 floor_height, 6 hips_plane_enabled (0/1),
  *   7 fixed_step, 8 max_substeps, 9 teleport_distance, 10-12 hips_lateral, 13-15 hips_up,
- *   16-18 hips_forward, 19-28 the tl_chain_settings in their declaration order.
+ *   16-18 hips_forward, 19-28 the tl_chain_settings in their declaration order, 29 sleep_speed,
+ *   30 sleep_seconds.
  * A pose is 8 floats: position (3), rotation (x, y, z, w), scale.
  *
  * pendulum (TL_WEB_PENDULUM_PARAM_COUNT floats, tl_pendulum_def in declaration order):
  *   0 length, 1-3 rest_direction, 4-6 up, 7 scale, 8 gravity, 9 damping, 10 stiffness,
  *   11 max_angle_deg, 12 fixed_step, 13 max_substeps, 14 teleport_distance.
- * aim (5 floats): 0-2 aim_axis, 3 weight, 4 max_angle_deg. */
+ * aim (5 floats): 0-2 aim_axis, 3 weight, 4 max_angle_deg.
+ *
+ * stats (TL_WEB_STATS_COUNT doubles, tl_chain_stats in declaration order; a double holds the
+ * 64-bit step count exactly up to 2^53): 0 steps, 1 nonfinite_inputs, 2 nonfinite_states,
+ * 3 teleports, 4 cuts, 5 clamped_frames, 6 contacts, 7 sleeps, 8 asleep (0/1). */
 #include <tailor/pendulum.h>
 #include <tailor/sim.h>
 
 #include <stdlib.h>
 #include <string.h>
 
-#define TL_WEB_PARAM_COUNT 29
+#define TL_WEB_PARAM_COUNT 31
+#define TL_WEB_STATS_COUNT 9
 #define TL_WEB_PENDULUM_PARAM_COUNT 15
 
 void* tl_web_alloc(size_t bytes);
@@ -29,6 +35,8 @@ tl_chain* tl_web_chain_create(int bone_count, const float* translations, const f
                               char* message, int message_size);
 void tl_web_chain_step(tl_chain* chain, const float* start, const float* target, float dt);
 void tl_web_chain_reset(tl_chain* chain, const float* pose);
+int tl_web_stats_count(void);
+void tl_web_chain_stats(const tl_chain* chain, double* out);
 int tl_web_pendulum_param_count(void);
 void tl_web_default_pendulum_params(float* params);
 tl_pendulum* tl_web_pendulum_create(const float* params, char* message, int message_size);
@@ -68,6 +76,7 @@ void tl_web_default_params(float* p) {
     memcpy(p + 16, d.hips_forward, 3 * sizeof(float));
     for (int i = 0; i < 10; ++i)
         p[19 + i] = *settings_field(&d.settings, i);
+    p[29] = d.sleep_speed, p[30] = d.sleep_seconds;
 }
 
 tl_chain* tl_web_chain_create(int bone_count, const float* translations, const float* rotations,
@@ -88,10 +97,16 @@ tl_chain* tl_web_chain_create(int bone_count, const float* translations, const f
     memcpy(d.hips_forward, p + 16, 3 * sizeof(float));
     for (int i = 0; i < 10; ++i)
         *settings_field(&d.settings, i) = p[19 + i];
+    d.sleep_speed = p[29], d.sleep_seconds = p[30];
     tl_chain* chain = NULL;
     tl_error err;
-    if (bone_count < 1 || bone_count > TL_CHAIN_MAX_BONES) {
-        if (message_size > 0) strncpy(message, "bone count out of range", (size_t)message_size - 1);
+    const char* why = NULL;
+    if (bone_count < 1 || bone_count > TL_CHAIN_MAX_BONES) why = "bone count out of range";
+    /* (tl_chain_create asserts these: a page's value must not abort the module) */
+    if (!(d.sleep_speed >= 0 && d.sleep_seconds >= 0))
+        why = "sleep_speed and sleep_seconds must be >= 0";
+    if (why) {
+        if (message_size > 0) strncpy(message, why, (size_t)message_size - 1);
         return NULL;
     }
     if (tl_chain_create(&d, NULL, &chain, &err) != TL_OK) {
@@ -122,6 +137,17 @@ void tl_web_chain_step(tl_chain* chain, const float* start, const float* target,
 void tl_web_chain_reset(tl_chain* chain, const float* pose) {
     tl_chain_pose a = pose_of(pose);
     tl_chain_reset(chain, &a);
+}
+
+int tl_web_stats_count(void) {
+    return TL_WEB_STATS_COUNT;
+}
+
+void tl_web_chain_stats(const tl_chain* chain, double* out) {
+    tl_chain_stats s = tl_chain_get_stats(chain);
+    out[0] = (double)s.steps, out[1] = s.nonfinite_inputs, out[2] = s.nonfinite_states;
+    out[3] = s.teleports, out[4] = s.cuts, out[5] = s.clamped_frames, out[6] = s.contacts;
+    out[7] = s.sleeps, out[8] = s.asleep;
 }
 
 /* --- pendulum and aim parts (tailor/pendulum.h): one allocation at create, none per step --- */

@@ -6,7 +6,7 @@
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
-import { loadTailorSim } from './tailor-sim.js';
+import { loadTailorSim, PLAY_SLEEP_SECONDS } from './tailor-sim.js';
 
 const T = window.TAILOR;
 const $ = (id) => document.getElementById(id);
@@ -74,7 +74,8 @@ async function main() {
   scene.add(grid);
 
   const chained = copies[copies.length - 1];
-  chained.rig = sim.attach(chained.gltf, { mixer: chained.mixer, file: measure.file });
+  // the C player's sleep window: a paused or idle character's chains stop simulating
+  chained.rig = sim.attach(chained.gltf, { mixer: chained.mixer, file: measure.file, sleepSeconds: PLAY_SLEEP_SECONDS });
   for (const note of chained.rig.notes) console.warn(note);
 
   // guides: each chain of the rigged copies as a line from its attachment through its bones
@@ -208,6 +209,8 @@ async function main() {
     updateGuides();
     $('scrub').value = String(state.time);
     $('time').textContent = `${state.time.toFixed(2)} s`;
+    const asleep = state.physics ? chained.rig.asleepCount() : 0;
+    $('sleep').textContent = asleep ? `${asleep} of ${chained.rig.chains.length} chains asleep` : '';
     renderer.render(scene, camera);
   };
 
@@ -283,6 +286,7 @@ async function main() {
       gl.readPixels(x, y, w, h, gl.RGBA, gl.UNSIGNED_BYTE, out);
       return Array.from(out);
     },
+    chainStats: () => chained.rig.chains.map((c) => c.chain.stats()),
     chainRotations: () => chained.rig.chains.map((c) => c.bones.map((b) => b.quaternion.toArray())),
     restRotations: () => chained.rig.chains.map((c) => c.restQuaternions.map((q) => q.toArray())),
     ready: true,

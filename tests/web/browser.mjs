@@ -1,7 +1,8 @@
 // The viewer in Debian's chromium (headless, playwright-core, never a downloaded browser):
 // report.html opened from disk and `tailor view` over localhost. For each page: no console
 // error; with physics on, the tail's pixels differ between two times while the body is held
-// (clip paused, physics stepped); with physics off the tail keeps the rest shape (its bones
+// (clip paused, physics stepped), then the chains fall asleep (the tail's pixels stay) and the
+// first played frame wakes them; with physics off the tail keeps the rest shape (its bones
 // as the file has them, its pixels unchanged over time); switching clips works; at 390 px
 // the page does not overflow sideways. Screenshots go to OUTDIR.
 //   node browser.mjs OUTDIR REPORT.html VIEW_URL
@@ -57,6 +58,33 @@ async function run(name, url) {
   await page.screenshot({ path: path.join(outDir, `${name}-physics-b.png`) });
   const moved = differing(a, b);
   check(moved > 0.01, `${name}: physics on, body held 0.2 s: ${(100 * moved).toFixed(1)}% of the tail region's pixels changed (rect ${Math.round(rect.width)}x${Math.round(rect.height)} px)`);
+  // sleep (the C player's 1 s window): held on, every chain falls asleep within the window and
+  // 5 s of settling, the page says so and the tail's pixels stay; the first played frame wakes it
+  const slept = await page.evaluate(() => {
+    const v = window.tailorViewer;
+    for (let f = 1; f <= 6 * 60; ++f) {
+      v.advance(1 / 60, 1);
+      if (v.chainStats().every((s) => s.asleep)) return { held: 0.2 + f / 60, text: document.getElementById('sleep').textContent };
+    }
+    return { held: null, text: document.getElementById('sleep').textContent };
+  });
+  const e = await page.evaluate((r) => window.tailorViewer.pixels(r), rect);
+  await page.evaluate(() => window.tailorViewer.advance(1 / 60, 12));
+  const f = await page.evaluate((r) => window.tailorViewer.pixels(r), rect);
+  const asleep = await page.evaluate(() => window.tailorViewer.chainStats());
+  check(slept.held !== null && slept.text.includes('asleep') && asleep.every((s) => s.asleep && s.sleeps === 1) && differing(e, f) === 0,
+    `${name}: physics on, body held: every chain asleep after ${slept.held === null ? 'never' : `${slept.held.toFixed(2)} s`} ("${slept.text}"), the tail region's pixels then unchanged over 0.2 s (${(100 * differing(e, f)).toFixed(1)}%)`);
+  await page.screenshot({ path: path.join(outDir, `${name}-asleep.png`) });
+  const woken = await page.evaluate(() => {
+    const v = window.tailorViewer;
+    v.setPlaying(true);
+    v.advance(1 / 60, 1);
+    const stats = v.chainStats();
+    v.setPlaying(false);
+    return { stats, text: document.getElementById('sleep').textContent };
+  });
+  check(woken.stats.every((s) => !s.asleep) && woken.stats.every((s, i) => s.steps > asleep[i].steps) && woken.text === '',
+    `${name}: played again: the first frame wakes every chain and steps it`);
   // physics off: the rest shape, and nothing moves while held
   await page.evaluate(() => { window.tailorViewer.setPhysics(false); window.tailorViewer.advance(1 / 60, 1); });
   const rot = await page.evaluate(() => [window.tailorViewer.chainRotations(), window.tailorViewer.restRotations()]);
