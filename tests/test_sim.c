@@ -2217,6 +2217,28 @@ static void test_collider_narrow_crease(void) {
     ENSURE(into <= 1e-4f);
 }
 
+/* tl_chain_state_lag: the time the state owes the next step. At 144 fps with 1/120 s steps the
+ * first frame runs none (the state a frame old), and the sixth ends on a step (1/24 s). */
+static void test_state_lag(void) {
+    rig r;
+    rig_straight(&r, 2, v3_make(0, -1, 0), 0.5f);
+    tl_chain_def def = def_for(&r);
+    tl_chain* chain = create(&def);
+    ENSURE(chain);
+    tl_chain_input in = tl_default_chain_input();
+    tl_chain_step(chain, &in, 0);
+    double worst = 0;
+    for (int f = 1; f <= 12; ++f) {
+        tl_chain_step(chain, &in, 1 / 144.0f);
+        double expect = fmod(f / 144.0, 1 / 120.0);
+        if (expect > 1 / 120.0 - 1e-9) expect = 0;
+        worst = fmax(worst, fabs(tl_chain_state_lag(chain) - expect));
+    }
+    fprintf(stderr, "  state lag off by at most %.2g s over 12 frames at 144 fps\n", worst);
+    ENSURE(worst <= 1e-7);
+    tl_chain_destroy(chain);
+}
+
 /* Per-link growth (tl_chain_input.collider_growth): a sphere holding both tips of a hanging
  * two-link chain, link 0 free of it (-INFINITY), link 1 meeting it at its size: link 0's tip
  * stays where the spring put it (inside), link 1's ends outside, in the state and in the
@@ -2926,6 +2948,7 @@ static const tl_test_case cases[] = {
     {"collider_growth_per_link", test_collider_growth_per_link},
     {"first_frame_outside_colliders", test_first_frame_outside_colliders},
     {"collider_narrow_crease", test_collider_narrow_crease},
+    {"state_lag", test_state_lag},
     {"first_frame_sampled_colliders", test_first_frame_sampled_colliders},
     {"plane_and_sphere_colliders", test_plane_and_sphere_colliders},
     {"sleep_free_swing", test_sleep_free_swing},
