@@ -1570,6 +1570,33 @@ static void stress_rest_no_penetration(void) {
     }
 }
 
+/* Issue #11's collider_penetration on a long style with the clip: every chain at most 0.002 H.
+ * Before, the measure held the last step's particles against colliders posed up to a step
+ * later (a render frame off the 1/120 s clip grid runs no step: 0.0034 H, 10 of 24 chains
+ * over), and the crease sweeps that did not settle left tips inside (0.0005 H). */
+static void stress_hair_penetration(void) {
+    tl_gltf* doc;
+    tl_scene* scene;
+    tl_play_chain chains[64];
+    uint32_t n;
+    ENSURE(rig_style_chains("long01", &doc, &scene, chains, 64, &n));
+    tl_error err;
+    tl_stress_def def = tl_default_stress_def();
+    int32_t clip = tl_stress_default_clip(scene);
+    float worst = 0;
+    uint32_t over = 0;
+    for (uint32_t c = 0; c < n && c < 64; ++c) {
+        tl_stress_report r;
+        ENSURE_OK(tl_measure_stress(scene, &chains[c], clip, &def, &r, &err), err);
+        worst = fmaxf(worst, r.collider_penetration);
+        over += r.collider_penetration > 0.002f;
+    }
+    printf("  long01 %u chains with the clip: deepest %.5f H, %u over 0.002 H\n", n, worst, over);
+    ENSURE(n > 0 && over == 0);
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+}
+
 /* The stress's link-length error on hair chains with the clip (the cut and the teleport put the
  * character 100 m out): each link read relative to the attachment from the pose's locals, the
  * last one from the solver's tips. Before, from world matrices 100 m out, whose rounding
@@ -5019,6 +5046,7 @@ int main(int argc, char** argv) {
         {"variants_play", variants_play},
         {"links_keep_colliders", links_keep_colliders},
         {"stress_rest_no_penetration", stress_rest_no_penetration},
+        {"stress_hair_penetration", stress_hair_penetration},
         {"stress_hair_link_length", stress_hair_link_length},
         {"stress_hair_cut", stress_hair_cut},
         {"guide_layer_follows_hair", guide_layer_follows_hair},

@@ -366,6 +366,9 @@ const float* tl_chain_tip_positions(const tl_chain* chain);
  * (so not while another thread steps it); the arrays are valid until the chain's next step. */
 const float* tl_chain_particle_positions(const tl_chain* chain);
 const float* tl_chain_particle_velocities(const tl_chain* chain);
+/* Seconds by which those particles and velocities lag the render time: the time owed to the next
+ * internal step, in [0, fixed_step); 0 after a frame whose last step ended at its end. */
+double tl_chain_state_lag(const tl_chain* chain);
 /* N: each link's length in world units under the last pose. */
 const float* tl_chain_link_lengths(const tl_chain* chain);
 /* N x 3: each link's rest direction in the attachment frame (the centred, carried rest arc

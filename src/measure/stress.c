@@ -149,7 +149,13 @@ static void probe_frame(probe* p, const tl_pose* pose, const tl_player* player, 
             finite = finite && isfinite(p->points[i][c]);
     const tl_collider* world;
     uint32_t colliders = tl_player_colliders(player, 0, &world);
-    const float* particles = tl_chain_particle_positions(tl_player_chain(player, 0));
+    const tl_chain* chain = tl_player_chain(player, 0);
+    const float* particles = tl_chain_particle_positions(chain);
+    /* the particles as the last internal step left them, against the colliders of that time: a
+       frame whose last sub-frame ran no step (a render time off the player's 1/120 s clip grid:
+       144 fps, the compare samples) holds a state up to a step older than its colliders, and is
+       not read (the output, interpolated and kept out by output_contact, is what it shows) */
+    const uint32_t read = tl_chain_state_lag(chain) <= 1e-6 ? colliders : 0;
     /* each link's colliders as it runs them: a hair link is kept out of a collider grown by
        its hit radius, or shrunk to where its tip rests (a lock lying in the chest capsule is
        modelled there), the output's contact the same (hair_sheet.c) */
@@ -159,7 +165,7 @@ static void probe_frame(probe* p, const tl_pose* pose, const tl_player* player, 
         float at[3];
         for (int c = 0; c < 3; ++c)
             at[c] = particles[3 * i + c] + origin[c];
-        for (uint32_t k = 0; k < colliders; ++k) {
+        for (uint32_t k = 0; k < read; ++k) {
             /* against the collider the link runs (an ellipsoid's semi-axes grown: its depth
                plus the growth would only approximate it) */
             tl_collider grown;

@@ -292,6 +292,9 @@ const float* tl_chain_rest_directions(const tl_chain* c) {
 const float* tl_chain_bend_limits(const tl_chain* c) {
     return c->limits;
 }
+double tl_chain_state_lag(const tl_chain* c) {
+    return c->accumulator;
+}
 tl_chain_stats tl_chain_get_stats(const tl_chain* c) {
     return c->stats;
 }

@@ -419,6 +419,106 @@ static int contact_candidates(const lane_frame* f, int l, v3 head, float len, in
     return count;
 }
 
+/* A supporting plane of the collider cc holding p (none: false): dot(n, x) >= c outside it,
+ * the collider lying wholly behind (the tangent plane at the ball's surface point nearest p,
+ * at an ellipsoid's radial surface point, a plane collider's own): a point beyond it is outside
+ * cc whatever cc's curvature. away: the normal when p is on a ball's centre. */
+static bool collider_plane(const contact_collider* cc, v3 p, v3 away, v3* n, float* c) {
+    v3 centre, surface;
+    float radius;
+    if (cc->shape == TL_COLLIDER_PLANE) {
+        *n = v3_load(cc->c->b), *c = v3_dot(*n, v3_load(cc->c->a));
+        return v3_dot(*n, p) < *c;
+    }
+    if (cc->shape == TL_COLLIDER_ELLIPSOID) {
+        float u[3];
+        if (!(chain_ellipsoid_q(cc->c, p, u) < 1)) return false;
+        chain_ellipsoid_inside(cc->c, p, &surface, n);
+        *c = v3_dot(*n, surface);
+        return true;
+    }
+    if (!collider_inside(cc, p, &centre, &radius)) return false;
+    *n = v3_normalize_or(v3_sub(p, centre), away);
+    *c = v3_dot(*n, centre) + radius;
+    return true;
+}
+
+enum { CREASE_PLANES = 8 };
+
+/* The point of the rope sphere |x - head| = len nearest `to` beyond every plane (dot(n_k, x) >=
+ * c_k less `slack`), into *best: `to` itself, the nearest point of one plane's circle, or one of
+ * the two points where two planes' circles cross (on a sphere at most two constraints bind);
+ * false when no such point is beyond them all. */
+static bool crease_point(v3 head, float len, v3 to, const v3* n, const float* c, int m, float slack,
+                         v3 rest, v3* best) {
+    float nearest = INFINITY;
+    for (int a = -1; a < m; ++a)
+        for (int b = a; b < m; ++b) {
+            v3 x[2];
+            int xs = 0;
+            if (a < 0 && b < 0) { /* (no plane binds) */
+                x[xs++] = v3_madd(head, v3_normalize_or(v3_sub(to, head), rest), len);
+            } else if (a < 0 || a == b) {
+                if (a < 0) continue; /* (the single planes: a == b) */
+                x[xs++] = project_onto_circle(head, len, to, n[a], c[a], rest);
+            } else { /* x - head = s n_a + t n_b + u (n_a x n_b) on both planes */
+                float g = v3_dot(n[a], n[b]), det = 1 - g * g;
+                if (!(det > 1e-6f)) continue; /* (parallel: the single planes cover it) */
+                float ca = c[a] - v3_dot(n[a], head), cb = c[b] - v3_dot(n[b], head);
+                float s = (ca - g * cb) / det, t = (cb - g * ca) / det;
+                v3 base = v3_madd(v3_scale(n[a], s), n[b], t), line = v3_cross(n[a], n[b]);
+                float off2 = (len * len - v3_dot(base, base)) / det;
+                if (!(off2 >= 0)) continue; /* (the line misses the sphere) */
+                float off = sqrtf(off2);
+                x[xs++] = v3_add(head, v3_madd(base, line, off));
+                x[xs++] = v3_add(head, v3_madd(base, line, -off));
+            }
+            for (int i = 0; i < xs; ++i) {
+                bool beyond = true;
+                for (int k = 0; k < m && beyond; ++k)
+                    beyond = v3_dot(n[k], x[i]) >= c[k] - slack;
+                v3 d = v3_sub(x[i], to);
+                if (beyond && v3_dot(d, d) < nearest) nearest = v3_dot(d, d), *best = x[i];
+            }
+        }
+    return nearest < INFINITY;
+}
+
+/* The sweeps that did not settle (a crease whose pushes undo each other, alternating
+ * projections creeping along it): the tip put at the point of its rope sphere nearest where
+ * it came in (to) beyond the supporting planes of every collider found holding it, gathered
+ * round by round (a plane's far side is outside its collider, so a point beyond them all is
+ * outside them all); its velocity kept out of each plane (contact_velocity), none left when
+ * that cannot be. No point beyond them: the sweeps' tip stays. */
+static void crease_settle(const contact_collider* ready, int count, const tl_collider* colliders,
+                          const float* growth, int links, int link, v3 head, float len, v3 rest,
+                          float slack, v3 to, v3* p, v3* v) {
+    v3 n[CREASE_PLANES], x = *p;
+    float c[CREASE_PLANES];
+    int m = 0;
+    bool moved = false;
+    for (int round = 0; round < 4; ++round) {
+        bool held = false;
+        for (int j = 0; j < count && m < CREASE_PLANES; ++j) {
+            contact_collider cc;
+            const contact_collider* at = ready ? &ready[j] : &cc;
+            if (!ready && !contact_collider_of(colliders, growth, links, j, link, &cc)) continue;
+            if (collider_plane(at, x, v3_sub(x, head), &n[m], &c[m])) ++m, held = true;
+        }
+        if (!held || !crease_point(head, len, to, n, c, m, slack, rest, &x)) break;
+        *p = x, moved = true;
+    }
+    if (!moved) return;
+    v3 dir = v3_scale(v3_sub(*p, head), 1.0f / len), u = *v;
+    for (int k = 0; k < m; ++k)
+        u = contact_velocity(u, dir, n[k]);
+    for (int k = 0; k < m; ++k) { /* (a corner: what one plane's rule gave back into another) */
+        v3 across = v3_madd(n[k], dir, -v3_dot(n[k], dir));
+        if (v3_dot(u, across) < -1e-6f * v3_length(u) * v3_length(across)) u = (v3){0, 0, 0};
+    }
+    *v = u;
+}
+
 /* The crease sweeps: a tip pushed out of one collider into an overlapping one is pushed again:
  * the colliders are visited in turn, up to eight sweeps, until every one has been met since the
  * last push without pushing (the pusher itself counts when its passes settled the tip on its
@@ -437,8 +537,9 @@ static bool contact_sweeps(const tl_collider* colliders, int collider_count, con
     if (candidates < 0) count = collider_count;
     const float scale = len + fabsf(head.x) + fabsf(head.y) + fabsf(head.z);
     const float still = (1e-6f * scale) * (1e-6f * scale), inv_len = 1.0f / len;
-    int held = 0;
-    for (int visit = 0, met = 0; visit < 8 * count && met < count; ++visit) {
+    int held = 0, met = 0;
+    const v3 to = *p;
+    for (int visit = 0; visit < 8 * count && met < count; ++visit) {
         const int j = visit % count;
         contact_collider cc;
         int did = SETTLED;
@@ -456,6 +557,9 @@ static bool contact_sweeps(const tl_collider* colliders, int collider_count, con
         held |= did;
         met = did & PUSHED ? (did & SETTLED ? 1 : 0) : met + 1;
     }
+    if (met < count)
+        crease_settle(candidates >= 0 ? ready : NULL, count, colliders, growth, links, link, head,
+                      len, rest, sqrtf(still), to, p, v);
 #ifndef NDEBUG /* a collider passed over leaves the tip as it is */
     for (int k = 0, j = 0; k < collider_count && candidates >= 0; ++k) {
         if (j < candidates && list[j] == k) {
