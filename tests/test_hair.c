@@ -1538,6 +1538,29 @@ static bool rig_style_chains(const char* style, tl_gltf** doc, tl_scene** scene,
     return false;
 }
 
+/* The stress report of every chain of a rigged style (at most 64), with the default clip
+ * (with_clip) or none; how many. */
+static uint32_t style_stress(const char* style, const tl_stress_def* def, bool with_clip,
+                             tl_stress_report* reports) {
+    tl_gltf* doc;
+    tl_scene* scene;
+    tl_play_chain chains[64];
+    uint32_t n;
+    if (!rig_style_chains(style, &doc, &scene, chains, 64, &n)) return 0;
+    int32_t clip = with_clip ? tl_stress_default_clip(scene) : -1;
+    uint32_t done = 0;
+    tl_error err;
+    for (; done < n && done < 64 && (!with_clip || clip >= 0); ++done)
+        if (tl_measure_stress(scene, &chains[done], clip, def, &reports[done], &err) != TL_OK) {
+            fprintf(stderr, "  %s chain %u: %s\n", style, done, err.message);
+            done = 0;
+            break;
+        }
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+    return done;
+}
+
 /* The stress's collider_penetration judges each link against its colliders as the solver runs
  * them (grown by the hit radius, or shrunk to where the link's tip rests): a style held still
  * reads no penetration. Before, the measure read the colliders at their base size, and a braid
@@ -1545,28 +1568,19 @@ static bool rig_style_chains(const char* style, tl_gltf** doc, tl_scene** scene,
 static void stress_rest_no_penetration(void) {
     const char* styles[] = {"braid01", "long01"};
     for (size_t i = 0; i < COUNT(styles); ++i) {
-        tl_gltf* doc;
-        tl_scene* scene;
-        tl_play_chain chains[64];
-        uint32_t n;
-        ENSURE(rig_style_chains(styles[i], &doc, &scene, chains, 64, &n));
-        tl_error err;
         tl_stress_def def = tl_default_stress_def();
         def.shake_amplitude = def.shake_yaw_deg = 0; /* held still at rest */
         def.shake_seconds = 0, def.hold_seconds = 1;
+        tl_stress_report r[64];
+        uint32_t n = style_stress(styles[i], &def, false, r), over = 0;
         float worst = 0;
-        uint32_t over = 0;
-        for (uint32_t c = 0; c < n && c < 64; ++c) {
-            tl_stress_report r;
-            ENSURE_OK(tl_measure_stress(scene, &chains[c], -1, &def, &r, &err), err);
-            worst = fmaxf(worst, r.collider_penetration);
-            over += r.collider_penetration > 0.002f;
+        for (uint32_t c = 0; c < n; ++c) {
+            worst = fmaxf(worst, r[c].collider_penetration);
+            over += r[c].collider_penetration > 0.002f;
         }
         printf("  %-8s %u chains held still: deepest %.5f H, %u over 0.002 H\n", styles[i], n,
                worst, over);
         ENSURE(n > 0 && over == 0);
-        tl_scene_destroy(scene);
-        tl_gltf_destroy(doc);
     }
 }
 
@@ -1575,26 +1589,16 @@ static void stress_rest_no_penetration(void) {
  * later (a render frame off the 1/120 s clip grid runs no step: 0.0034 H, 10 of 24 chains
  * over), and the crease sweeps that did not settle left tips inside (0.0005 H). */
 static void stress_hair_penetration(void) {
-    tl_gltf* doc;
-    tl_scene* scene;
-    tl_play_chain chains[64];
-    uint32_t n;
-    ENSURE(rig_style_chains("long01", &doc, &scene, chains, 64, &n));
-    tl_error err;
     tl_stress_def def = tl_default_stress_def();
-    int32_t clip = tl_stress_default_clip(scene);
+    tl_stress_report r[64];
+    uint32_t n = style_stress("long01", &def, true, r), over = 0;
     float worst = 0;
-    uint32_t over = 0;
-    for (uint32_t c = 0; c < n && c < 64; ++c) {
-        tl_stress_report r;
-        ENSURE_OK(tl_measure_stress(scene, &chains[c], clip, &def, &r, &err), err);
-        worst = fmaxf(worst, r.collider_penetration);
-        over += r.collider_penetration > 0.002f;
+    for (uint32_t c = 0; c < n; ++c) {
+        worst = fmaxf(worst, r[c].collider_penetration);
+        over += r[c].collider_penetration > 0.002f;
     }
     printf("  long01 %u chains with the clip: deepest %.5f H, %u over 0.002 H\n", n, worst, over);
     ENSURE(n > 0 && over == 0);
-    tl_scene_destroy(scene);
-    tl_gltf_destroy(doc);
 }
 
 /* The stress's link-length error on hair chains with the clip (the cut and the teleport put the
@@ -1602,24 +1606,14 @@ static void stress_hair_penetration(void) {
  * last one from the solver's tips. Before, from world matrices 100 m out, whose rounding
  * (3.8e-6 m) is 1e-4 of a 4 cm hair link: bob02 read 1.25e-4 on 3 of its 7 chains. */
 static void stress_hair_link_length(void) {
-    tl_gltf* doc;
-    tl_scene* scene;
-    tl_play_chain chains[64];
-    uint32_t n;
-    ENSURE(rig_style_chains("bob02", &doc, &scene, chains, 64, &n));
-    tl_error err;
     tl_stress_def def = tl_default_stress_def();
-    int32_t clip = tl_stress_default_clip(scene);
+    tl_stress_report r[64];
+    uint32_t n = style_stress("bob02", &def, true, r);
     float worst = 0;
-    for (uint32_t c = 0; c < n && c < 64; ++c) {
-        tl_stress_report r;
-        ENSURE_OK(tl_measure_stress(scene, &chains[c], clip, &def, &r, &err), err);
-        worst = fmaxf(worst, r.max_length_error);
-    }
+    for (uint32_t c = 0; c < n; ++c)
+        worst = fmaxf(worst, r[c].max_length_error);
     printf("  bob02 %u chains: largest link-length error %.3g\n", n, worst);
-    ENSURE(n > 0 && clip >= 0 && worst <= 1e-4f);
-    tl_scene_destroy(scene);
-    tl_gltf_destroy(doc);
+    ENSURE(n > 0 && worst <= 1e-4f);
 }
 
 /* A cut 100 m away answers as the run without it (issue #11: cut_error <= 1e-5 of the chain)
@@ -1629,25 +1623,16 @@ static void stress_hair_link_length(void) {
 static void stress_hair_cut(void) {
     const char* styles[] = {"bob01", "bob02"};
     for (int s = 0; s < 2; ++s) {
-        tl_gltf* doc;
-        tl_scene* scene;
-        tl_play_chain chains[64];
-        uint32_t n, over = 0;
-        ENSURE(rig_style_chains(styles[s], &doc, &scene, chains, 64, &n));
-        tl_error err;
         tl_stress_def def = tl_default_stress_def();
-        int32_t clip = tl_stress_default_clip(scene);
+        tl_stress_report r[64];
+        uint32_t n = style_stress(styles[s], &def, true, r), over = 0;
         float worst = 0;
-        for (uint32_t c = 0; c < n && c < 64; ++c) {
-            tl_stress_report r;
-            ENSURE_OK(tl_measure_stress(scene, &chains[c], clip, &def, &r, &err), err);
-            worst = fmaxf(worst, r.cut_error);
-            over += !(r.cut_error <= 1e-5f);
+        for (uint32_t c = 0; c < n; ++c) {
+            worst = fmaxf(worst, r[c].cut_error);
+            over += !(r[c].cut_error <= 1e-5f);
         }
         printf("  %s %u chains: largest cut_error %.3g, %u over 1e-5\n", styles[s], n, worst, over);
-        ENSURE(n > 0 && clip >= 0 && over == 0);
-        tl_scene_destroy(scene);
-        tl_gltf_destroy(doc);
+        ENSURE(n > 0 && over == 0);
     }
 }
 

@@ -2098,14 +2098,36 @@ static void test_ellipsoid_cheap_test_matches_full(void) {
     ENSURE(differ == 0 && inside > 10000 && edge > 10000);
 }
 
+/* A straight chain of n links, 0.5 m in all, hanging down with no floor and no hips plane: only
+ * the test's colliders touch it. */
+static tl_chain_def hanging_free(rig* r, int n) {
+    rig_straight(r, n, v3_make(0, -1, 0), 0.5f);
+    tl_chain_def def = def_for(r);
+    def.floor_enabled = false;
+    def.hips_plane_enabled = false;
+    return def;
+}
+
+/* A one-link chain of hanging_free stepped once, and two spheres of 0.1 m whose centres lie dx
+ * on either side of its tip and dz behind it: a crease. NULL if the chain was not made. */
+static tl_chain* crease_chain(const tl_chain_def* def, float dx, float dz, tl_collider s[2]) {
+    tl_chain* chain = create(def);
+    if (!chain) return NULL;
+    tl_chain_input in = tl_default_chain_input();
+    tl_chain_step(chain, &in, 1 / 60.0f);
+    v3 tip = tip_at(tl_chain_particle_positions(chain), 0);
+    for (int k = 0; k < 2; ++k) {
+        s[k] = (tl_collider){TL_COLLIDER_SPHERE, {0, 0, 0}, {0, 0, 0}, 0.1f, {{0}}};
+        v3_store(s[k].a, v3_add(tip, v3_make(k ? -dx : dx, 0, dz)));
+    }
+    return chain;
+}
+
 /* A particle put at the very centre of an ellipsoid, and one just inside its surface: one
  * step puts each outside it (|q| >= 1 - 1e-6), on its rope. */
 static void test_ellipsoid_exact(void) {
     rig r;
-    rig_straight(&r, 1, v3_make(0, -1, 0), 0.5f);
-    tl_chain_def def = def_for(&r);
-    def.floor_enabled = false;
-    def.hips_plane_enabled = false;
+    tl_chain_def def = hanging_free(&r, 1);
     double worst = 1e9, length_error = 0;
     for (int c = 0; c < 2; ++c) {
         tl_chain* chain = create(&def);
@@ -2144,19 +2166,11 @@ static void test_ellipsoid_exact(void) {
  * left it 22 mm inside, three 1.4 mm). */
 static void test_collider_crease(void) {
     rig r;
-    rig_straight(&r, 1, v3_make(0, -1, 0), 0.5f);
-    tl_chain_def def = def_for(&r);
-    def.floor_enabled = false;
-    def.hips_plane_enabled = false;
-    tl_chain* chain = create(&def);
+    tl_chain_def def = hanging_free(&r, 1);
+    tl_collider s[2];
+    tl_chain* chain = crease_chain(&def, 0.08f, 0.03f, s);
     ENSURE(chain);
     tl_chain_input in = tl_default_chain_input();
-    tl_chain_step(chain, &in, 1 / 60.0f);
-    v3 tip = tip_at(tl_chain_particle_positions(chain), 0);
-    tl_collider s[2] = {{TL_COLLIDER_SPHERE, {0, 0, 0}, {0, 0, 0}, 0.1f, {{0}}},
-                        {TL_COLLIDER_SPHERE, {0, 0, 0}, {0, 0, 0}, 0.1f, {{0}}}};
-    v3_store(s[0].a, v3_add(tip, v3_make(0.08f, 0, 0.03f)));
-    v3_store(s[1].a, v3_add(tip, v3_make(-0.08f, 0, 0.03f)));
     in.colliders = s, in.collider_count = 2;
     tl_chain_step(chain, &in, 1 / 120.0f);
     v3 p = tip_at(tl_chain_particle_positions(chain), 0);
@@ -2178,22 +2192,13 @@ static void test_collider_crease(void) {
  * link's length kept and no velocity left into either. */
 static void test_collider_narrow_crease(void) {
     rig r;
-    rig_straight(&r, 1, v3_make(0, -1, 0), 0.5f);
-    tl_chain_def def = def_for(&r);
-    def.floor_enabled = false;
-    def.hips_plane_enabled = false;
+    tl_chain_def def = hanging_free(&r, 1);
     float depth = -INFINITY, length_error = 0, into = 0;
     for (int side = 0; side < 2; ++side) { /* (the crease's exit ahead of the tip and behind) */
-        tl_chain* chain = create(&def);
+        tl_collider s[2];
+        tl_chain* chain = crease_chain(&def, 0.099f, side ? -0.01f : 0.01f, s);
         ENSURE(chain);
         tl_chain_input in = tl_default_chain_input();
-        tl_chain_step(chain, &in, 1 / 60.0f);
-        v3 tip = tip_at(tl_chain_particle_positions(chain), 0);
-        tl_collider s[2] = {{TL_COLLIDER_SPHERE, {0, 0, 0}, {0, 0, 0}, 0.1f, {{0}}},
-                            {TL_COLLIDER_SPHERE, {0, 0, 0}, {0, 0, 0}, 0.1f, {{0}}}};
-        float z = side ? -0.01f : 0.01f;
-        v3_store(s[0].a, v3_add(tip, v3_make(0.099f, 0, z)));
-        v3_store(s[1].a, v3_add(tip, v3_make(-0.099f, 0, z)));
         in.colliders = s, in.collider_count = 2;
         tl_chain_step(chain, &in, 1 / 120.0f);
         v3 p = tip_at(tl_chain_particle_positions(chain), 0);
@@ -2245,10 +2250,7 @@ static void test_state_lag(void) {
  * render-time tips alike; without the growth both are pushed out. */
 static void test_collider_growth_per_link(void) {
     rig r;
-    rig_straight(&r, 2, v3_make(0, -1, 0), 0.5f);
-    tl_chain_def def = def_for(&r);
-    def.floor_enabled = false;
-    def.hips_plane_enabled = false;
+    tl_chain_def def = hanging_free(&r, 2);
     float depth[2][2][2]; /* [with growth][link][state, output] */
     for (int with = 0; with < 2; ++with) {
         tl_chain* chain = create(&def);
@@ -2283,6 +2285,16 @@ static void test_collider_growth_per_link(void) {
     }
 }
 
+/* A straight 5-link 0.5 m chain hanging down, no floor or hips plane, placed at rest (a frame
+ * of no time): the chain of the first-frame tests. */
+static tl_chain* placed_five(rig* r, tl_chain_def* def) {
+    *def = hanging_free(r, 5);
+    tl_chain* chain = create(def);
+    tl_chain_input in = tl_default_chain_input();
+    if (chain) tl_chain_step(chain, &in, 0);
+    return chain;
+}
+
 /* A chain's first frame (and the first after tl_chain_clear) with a sphere through its rest
  * shape: a frame shorter than a step runs no contact pass, yet the host sees it, so the
  * placement itself keeps every particle and output tip outside (each link with its growth),
@@ -2290,14 +2302,10 @@ static void test_collider_growth_per_link(void) {
  * Before: the placed rest shape was left inside, 0.04-0.05 m deep. */
 static void test_first_frame_outside_colliders(void) {
     rig r;
-    rig_straight(&r, 5, v3_make(0, -1, 0), 0.5f);
-    tl_chain_def def = def_for(&r);
-    def.floor_enabled = false;
-    def.hips_plane_enabled = false;
-    tl_chain* chain = create(&def);
+    tl_chain_def def;
+    tl_chain* chain = placed_five(&r, &def);
     ENSURE(chain);
     tl_chain_input in = tl_default_chain_input();
-    tl_chain_step(chain, &in, 0);
     float rest[3 * 5];
     memcpy(rest, tl_chain_particle_positions(chain), sizeof rest);
     tl_chain_clear(chain);
@@ -2357,14 +2365,9 @@ static void sample_moving_sphere(void* user, float t, tl_chain_sample* out) {
  * sub-frame's end, 1/144 s or a step (1/120 s) later: 3 mm apart with a sphere at 2 m/s. */
 static void test_first_frame_sampled_colliders(void) {
     rig r;
-    rig_straight(&r, 5, v3_make(0, -1, 0), 0.5f);
-    tl_chain_def def = def_for(&r);
-    def.floor_enabled = false;
-    def.hips_plane_enabled = false;
-    tl_chain* probe = create(&def);
+    tl_chain_def def;
+    tl_chain* probe = placed_five(&r, &def);
     ENSURE(probe);
-    tl_chain_input in = tl_default_chain_input();
-    tl_chain_step(probe, &in, 0);
     v3 tip2 = tip_at(tl_chain_particle_positions(probe), 2);
     tl_chain_destroy(probe);
     float state[2][3 * 5];
