@@ -360,7 +360,11 @@ static tl_result run_event(const tl_scene* scene, int32_t clip, tl_pose* pose, c
         double dt = f == 0                                      ? 0
                     : (f == event_frame && kind == EVENT_HITCH) ? def->hitch_seconds
                                                                 : 1.0 / def->event_fps;
-        t += dt;
+        /* the time from the frame count, as the chain's harness (stress.c run_event): a sum
+           drifts across a clip's wrap and plays a seam differently after the hitch */
+        t = f / (double)def->event_fps + (kind == EVENT_HITCH && f >= event_frame
+                                              ? def->hitch_seconds - 1.0 / def->event_fps
+                                              : 0.0);
         tl_pose_sample(pose, scene, (uint32_t)clip, clip_time(scene, clip, t));
         if (kind == EVENT_TELEPORT && f >= event_frame)
             tl_pose_move_skin(pose, scene, p->sp->skin, jump);
