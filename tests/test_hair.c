@@ -3583,21 +3583,31 @@ static void roots_follow_scalp(void) {
     ENSURE(ok);
 }
 
+/* The shared case mh-STYLE.glb loaded and analysed by tailor rig with `def`; on failure what
+ * was made is destroyed. */
+static tl_result case_analyze(const char* style, const tl_rig_def* def, tl_gltf** doc,
+                              tl_scene** scene, tl_rig_analysis** rig, tl_error* err) {
+    char path[128];
+    snprintf(path, sizeof path, "cases/mh-%s.glb", style);
+    tl_result r = tl_gltf_load(tl_test_shared(path), doc, err);
+    if (r != TL_OK) return r;
+    if ((r = tl_scene_create(*doc, scene, err)) != TL_OK) return tl_gltf_destroy(*doc), r;
+    if ((r = tl_rig_analyze(*scene, def, rig, err)) != TL_OK)
+        tl_scene_destroy(*scene), tl_gltf_destroy(*doc);
+    return r;
+}
+
 /* §6 in tailor rig: a short style is reported as hair, rigid on the head, and nothing is
  * written; long01's shards that the tail pipeline sees are relabelled hair. */
 static void rig_reports_hair(void) {
     const char* styles[] = {"short01", "long01"};
     for (size_t s = 0; s < COUNT(styles); ++s) {
-        char path[128];
-        snprintf(path, sizeof path, "cases/mh-%s.glb", styles[s]);
         tl_gltf* doc;
         tl_scene* scene;
         tl_rig_analysis* rig;
         tl_error err;
         tl_rig_def def = tl_default_rig_def();
-        ENSURE_OK(tl_gltf_load(tl_test_shared(path), &doc, &err), err);
-        ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
-        ENSURE_OK(tl_rig_analyze(scene, &def, &rig, &err), err);
+        ENSURE_OK(case_analyze(styles[s], &def, &doc, &scene, &rig, &err), err);
         uint32_t hair_chains = 0, hair_reported = 0, other_in_hair = 0;
         for (uint32_t i = 0; i < rig->part_count; ++i) {
             const tl_rig_part* p = &rig->parts[i];
@@ -4442,6 +4452,22 @@ static void nape_known_matches_query(void) {
     ENSURE(differ == 0 && within > 1000);
 }
 
+/* The new weights of parts [first, first + parts) of rig, copied out into joints/weights (4 per
+ * vertex, the parts one after another), or back in (in). */
+static void parts_weights(tl_rig_analysis* rig, uint32_t first, uint32_t parts, uint32_t* joints,
+                          float* weights, bool in) {
+    for (uint32_t i = 0, at = 0; i < parts; at += rig->parts[first + i].vertex_count, ++i) {
+        tl_rig_part* p = &rig->parts[first + i];
+        size_t n = 4 * (size_t)p->vertex_count;
+        if (in)
+            memcpy(p->new_joints, joints + 4 * (size_t)at, n * sizeof *joints),
+                memcpy(p->new_weights, weights + 4 * (size_t)at, n * sizeof *weights);
+        else
+            memcpy(joints + 4 * (size_t)at, p->new_joints, n * sizeof *joints),
+                memcpy(weights + 4 * (size_t)at, p->new_weights, n * sizeof *weights);
+    }
+}
+
 /* The nape's narrowed search (hair_nape_bind's hint: the triangles near the hair filed, each
  * query from the previous one's triangle within its distance) gives the plain visit's weights:
  * the chain parts of four styles' analyses (planned without it), set back before each bind, at
@@ -4451,8 +4477,6 @@ static void nape_narrow_matches_plain(void) {
     const float cap_of[] = {1.0f, 0.6f, 1.6f};
     uint32_t rows = 0, moved = 0, differ = 0;
     for (size_t s = 0; s < COUNT(styles) && !tl_test_failed; ++s) {
-        char path[128];
-        snprintf(path, sizeof path, "cases/mh-%s.glb", styles[s]);
         tl_gltf* doc;
         tl_scene* scene;
         tl_rig_analysis* rig;
@@ -4461,9 +4485,7 @@ static void nape_narrow_matches_plain(void) {
         tl_hair_chain_def unbound = tl_default_hair_chain_def();
         unbound.nape = false; /* the planned weights before the nape's bind */
         def.hair = &unbound;
-        ENSURE_OK(tl_gltf_load(tl_test_shared(path), &doc, &err), err);
-        ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
-        ENSURE_OK(tl_rig_analyze(scene, &def, &rig, &err), err);
+        ENSURE_OK(case_analyze(styles[s], &def, &doc, &scene, &rig, &err), err);
         uint32_t first = UINT32_MAX, parts = 0, n = 0;
         for (uint32_t i = 0; i < rig->part_count; ++i)
             if (rig->parts[i].cls == TL_RIG_CLASS_HAIR &&
@@ -4485,30 +4507,13 @@ static void nape_narrow_matches_plain(void) {
         tl_hair_chain_def cdef = tl_default_hair_chain_def();
         tl_hair_scalp* sc;
         ENSURE_OK(tl_hair_scalp_find(scene, skin, &hdef, flags, &sc, &err), err);
-        for (uint32_t i = 0, at = 0; i < parts; at += rig->parts[first + i].vertex_count, ++i) {
-            memcpy(joints[0] + 4 * at, rig->parts[first + i].new_joints,
-                   4 * sizeof(uint32_t) * rig->parts[first + i].vertex_count);
-            memcpy(weights[0] + 4 * at, rig->parts[first + i].new_weights,
-                   4 * sizeof(float) * rig->parts[first + i].vertex_count);
-        }
+        parts_weights(rig, first, parts, joints[0], weights[0], false);
         for (size_t c = 0; c < COUNT(cap_of); ++c)
             for (int narrow = 0; narrow < 2; ++narrow) {
-                for (uint32_t i = 0, at = 0; i < parts;
-                     at += rig->parts[first + i].vertex_count, ++i) {
-                    memcpy(rig->parts[first + i].new_joints, joints[0] + 4 * at,
-                           4 * sizeof(uint32_t) * rig->parts[first + i].vertex_count);
-                    memcpy(rig->parts[first + i].new_weights, weights[0] + 4 * at,
-                           4 * sizeof(float) * rig->parts[first + i].vertex_count);
-                }
+                parts_weights(rig, first, parts, joints[0], weights[0], true);
                 float cap = cap_of[c] * cdef.cap_mm * (sc->height / TL_HAIR_HUMAN_MM);
                 ENSURE(hair_nape_bind(rig, scene, skin, sc, first, parts, cap, NULL, narrow));
-                for (uint32_t i = 0, at = 0; i < parts;
-                     at += rig->parts[first + i].vertex_count, ++i) {
-                    memcpy(joints[1 + narrow] + 4 * at, rig->parts[first + i].new_joints,
-                           4 * sizeof(uint32_t) * rig->parts[first + i].vertex_count);
-                    memcpy(weights[1 + narrow] + 4 * at, rig->parts[first + i].new_weights,
-                           4 * sizeof(float) * rig->parts[first + i].vertex_count);
-                }
+                parts_weights(rig, first, parts, joints[1 + narrow], weights[1 + narrow], false);
                 if (!narrow) continue;
                 for (uint32_t v = 0; v < n; ++v) {
                     rows++;
