@@ -307,7 +307,10 @@ static int run_stress(const char* file, const tl_measure_rig* c, const tl_scene*
             json_decref(parts);
             return tl_cli_fail_file("measure", file, err.message);
         }
-        json_array_append_new(parts, stress_json(chain_name(c, i), &r));
+        json_t* entry = stress_json(chain_name(c, i), &r);
+        json_object_set_new(entry, "colliders", json_integer(r.colliders));
+        json_object_set_new(entry, "collider_penetration_frames", json_integer(r.collider_frames));
+        json_array_append_new(parts, entry);
         if (!as_json)
             printf("  %-16s %9u %10.2g %8.2f%% %9.1f° %9.1f° %8.3f %8.3f %7.2fs  %.3f %.3f\n",
                    chain_name(c, i), r.nonfinite, r.max_length_error, 100 * r.fps_max_diff,

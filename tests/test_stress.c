@@ -81,13 +81,14 @@ static void print_report(const char* label, const tl_stress_report* r) {
         "teleport_speed_ratio "
         "%.4f (%.4g -> %.4g), control %.4f, one cycle later: hitch %.4f teleport %.4f, "
         "settle_seconds %.3f, shake contact frames %u, chain %.4g units, scale %.4g, colliders %u, "
-        "collider_penetration %.2g\n",
+        "collider_penetration %.2g over %u frames\n",
         label, r->nonfinite, r->max_length_error, r->fps_max_diff_sampled, r->fps_max_diff,
         r->cut_error, r->max_step_rotation_deg, r->max_neighbour_step_rotation_deg,
         r->hitch_speed_ratio, r->hitch_peak_before, r->hitch_peak_after, r->teleport_speed_ratio,
         r->teleport_peak_before, r->teleport_peak_after, r->control_speed_ratio,
         r->hitch_speed_ratio_later, r->teleport_speed_ratio_later, r->settle_seconds,
-        r->shake_contacts, r->chain_length, r->scale, r->colliders, r->collider_penetration);
+        r->shake_contacts, r->chain_length, r->scale, r->colliders, r->collider_penetration,
+        r->collider_frames);
 }
 
 /* Runs the stress tests on chain 0 of a character with one of its clips and checks the
@@ -132,6 +133,8 @@ static void stress_character(character* c, const char* label, const char* clip_n
     ENSURE_MSG(r.colliders >= 1 && r.collider_penetration >= 0 && r.collider_penetration <= 0.002f,
                "%s: a particle %.3g of H inside a body collider (%u colliders)", label,
                r.collider_penetration, r.colliders);
+    /* (a penetration read on no frame would pass unmeasured: most frames of every run are read) */
+    ENSURE_MSG(r.collider_frames > 0, "%s: the penetration was read on no frame", label);
     ENSURE_MSG(r.teleport_speed_ratio >= 0 && r.teleport_speed_ratio <= 1.15f,
                "%s: peak tip speed after a detected teleport is %.3f x the peak before", label,
                r.teleport_speed_ratio);

@@ -130,6 +130,9 @@ typedef struct tl_stress_report {
                                          collider after a frame's last internal step / H;
                                          must be <= 0.002 (0 without colliders) */
     uint32_t colliders;               /* the body colliders the chain ran with */
+    uint32_t collider_frames;         /* the frames collider_penetration read, over every run (a
+                                         frame whose state is older than its colliders is not
+                                         read); 0 with colliders: the penetration is unmeasured */
 } tl_stress_report;
 
 /* Runs the stress tests on one chain (tl_play_chains_find, or filled by hand). `clip` is the

@@ -56,7 +56,8 @@ typedef struct probe {
     /* every frame so far */
     uint32_t nonfinite;
     float max_length_error;
-    float max_penetration; /* world units */
+    float max_penetration;      /* world units */
+    uint32_t penetration_frames; /* frames whose particles were read against the colliders */
     uint32_t colliders;
 } probe;
 
@@ -161,6 +162,7 @@ static void probe_frame(probe* p, const tl_pose* pose, const tl_player* player, 
        modelled there), the output's contact the same (hair_sheet.c) */
     const float* growth = tl_player_collider_growth(player, 0);
     p->colliders = colliders;
+    if (read > 0) p->penetration_frames++;
     for (uint32_t i = 0; i < p->n; ++i) {
         float at[3];
         for (int c = 0; c < 3; ++c)
@@ -410,6 +412,7 @@ static tl_result run_cut(const tl_scene* scene, const tl_play_chain* chain, int3
         return res;
     }
     memcpy(q, p, sizeof *q);
+    const uint32_t q_frames = q->penetration_frames;
     const uint32_t event_frame = (uint32_t)lround(def->warmup_seconds * def->event_fps);
     const uint32_t frames = event_frame + (uint32_t)lround(def->event_fps);
     float jump[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
@@ -439,6 +442,7 @@ static tl_result run_cut(const tl_scene* scene, const tl_play_chain* chain, int3
     *nonfinite += player_nonfinite(control) + player_nonfinite(cut) + q->nonfinite;
     p->max_length_error = fmaxf(p->max_length_error, q->max_length_error);
     p->max_penetration = fmaxf(p->max_penetration, q->max_penetration);
+    p->penetration_frames += q->penetration_frames - q_frames; /* (q began as p's copy) */
     free(q);
     tl_player_destroy(control);
     tl_player_destroy(cut);
@@ -546,6 +550,7 @@ tl_result tl_measure_stress(const tl_scene* scene, const tl_play_chain* chain, i
         out->max_length_error = p->max_length_error;
         out->collider_penetration = sk->height > 0 ? p->max_penetration / sk->height : 0;
         out->colliders = p->colliders;
+        out->collider_frames = p->penetration_frames;
     }
     free(tips);
     free(p);
