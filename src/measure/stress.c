@@ -56,7 +56,7 @@ typedef struct probe {
     /* every frame so far */
     uint32_t nonfinite;
     float max_length_error;
-    float max_penetration;      /* world units */
+    float max_penetration;       /* world units */
     uint32_t penetration_frames; /* frames whose particles were read against the colliders */
     uint32_t colliders;
 } probe;
