@@ -339,7 +339,8 @@ bool chain_frame_begin(tl_chain* c, const tl_chain_input* in, float dt, frame_pl
      * the chain by the jump alone and simulate the frame from there as usual, its own turn
      * included; a turn of more than 45 degrees in one frame is taken to be part of the jump. */
     v3 jump = v3_sub(v3_load(fp->target.position), v3_load(fp->start.position));
-    if (v3_dot(jump, jump) > c->teleport2) {
+    bool teleported = v3_dot(jump, jump) > c->teleport2;
+    if (teleported) {
         tl_chain_pose jumped = fp->target;
         qt r0 = qt_load(fp->start.rotation), r1 = qt_load(fp->target.rotation);
         if (fabsf(qt_dot(r0, r1)) > JUMP_TURN_COS_HALF) {
@@ -401,7 +402,10 @@ bool chain_frame_begin(tl_chain* c, const tl_chain_input* in, float dt, frame_pl
     c->last_start = fp->start;
     c->last_hips_start = fp->hips_start;
     c->last_dt = dt;
-    c->history = dt > 0 && !clamped;
+    /* after a teleport this frame's path is partly a guess (its own motion): a curve through
+     * it would turn the guess's error into a swerve of the next frame (docs/stress.md, session
+     * 21), so the next frame, like the first after a hitch, is taken straight */
+    c->history = dt > 0 && !clamped && !teleported;
     fp->steps = steps;
     fp->owed = owed;
     return true;
