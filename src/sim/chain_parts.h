@@ -388,6 +388,13 @@ SIM_INTERNAL tl_result chain_hips_frame(const tl_chain_def* def, qt* out, tl_err
 SIM_INTERNAL tl_result chain_build_links(tl_chain* chain, const tl_chain_def* def, tl_error* err);
 SIM_INTERNAL void chain_build_rest(tl_chain* chain, const tl_chain_settings* settings);
 
+/* Link i's spring, omega = 2 pi f, f from the root's to the tip's frequency along the links. */
+static inline float chain_link_omega(const tl_chain_settings* s, int i, int n) {
+    float f = s->root_frequency;
+    if (n > 1) f += (s->tip_frequency - s->root_frequency) * (float)i / (float)(n - 1);
+    return 2.0f * PI_F * f;
+}
+
 /* chain_batch.c: writes back a chain's state from the batch lane that holds it (if any) and
  * leaves the lane a copy; chain_state_drop forgets that lane (the state is being replaced) */
 SIM_INTERNAL void chain_state_sync(tl_chain* c);
