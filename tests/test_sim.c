@@ -1774,9 +1774,6 @@ static void test_friction_once_a_step(void) {
     rig r;
     rig_straight(&r, 8, v3_make(0, -1, 0), 0.8f);
     tl_chain_def def = def_for(&r);
-    /* links under-damped enough that the slip damping is not capped away (0 at the defaults:
-     * chain_api.c's chain_slip_damping) */
-    def.settings.damping_ratio = 0.1f;
     const double dt = 1 / 60.0;
     v3 seen = {0, 0, 0}; /* link 4's particle without colliders */
     walk_particle_at(&def, 4, 200, &seen);
@@ -2526,8 +2523,8 @@ static uint64_t golden_scene_hash(golden_variant variant) {
 /* Changed in issue #11 (rest targets carried by the attachment, the muscle holding the rest arc
  * against gravity, the bending damped): 1b9d7535c805dab8 before; then (a contact's velocity
  * taken out of the surface across the link, so the rope's projection gives no part into it
- * back): 8d7654a255f18af0 before; then (session 21, the touching tips' slip damping capped at
- * what their links lack of critical damping, 0 at the defaults; the scene's floor contacts):
+ * back): 8d7654a255f18af0 before; then (session 21, the floor's slip damping capped at what the
+ * links lack of critical damping, 0 at the defaults; the scene's floor contacts):
  * 74e7aaaf0ac833c5 before. */
 #define GOLDEN_HASH 0x7ae03658bc5c47daull
 

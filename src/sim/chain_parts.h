@@ -125,12 +125,13 @@ struct tl_chain {
     uint64_t settings_id;  /* ... of their settings' (lane_settings): new at every change */
     uint64_t stamp;        /* counts the changes of the state arrays below */
     /* settings, in world units for one internal step */
-    float step;           /* fixed internal step, s */
-    float coupling_alpha; /* 1 - exp(-k step) */
-    float slip_decay;     /* exp(-gamma step) */
-    float gravity;        /* world units / s^2 */
-    float floor_level;    /* F = floor + clearance, along up */
-    float teleport2;      /* squared teleport distance, world units^2 */
+    float step;             /* fixed internal step, s */
+    float coupling_alpha;   /* 1 - exp(-k step) */
+    float slip_decay;       /* exp(-gamma step): a body collider's slip */
+    float floor_slip_decay; /* ... the floor's, gamma capped (chain_api.c) */
+    float gravity;          /* world units / s^2 */
+    float floor_level;      /* F = floor + clearance, along up */
+    float teleport2;        /* squared teleport distance, world units^2 */
     int max_substeps;
     bool floor_enabled, plane_enabled;
     v3 up;
@@ -207,7 +208,7 @@ struct tl_chain {
 
 /* (the settings' rows: kept in a batch's lanes across frames, lane_group.settings) */
 #define LANE_SETTINGS_ROWS                                                                         \
-    float dt[LANES], alpha[LANES], slip[LANES], floor_level[LANES];                                \
+    float dt[LANES], alpha[LANES], slip[LANES], floor_slip[LANES], floor_level[LANES];             \
     float lift[LANES]; /* gravity's magnitude, world units / s^2: what the muscle holds */         \
     float gx[LANES], gy[LANES], gz[LANES];    /* gravity (a frame adds its force) */               \
     float upx[LANES], upy[LANES], upz[LANES]; /* world up */                                       \
