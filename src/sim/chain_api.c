@@ -91,11 +91,28 @@ static void assert_settings(const tl_chain_settings* s) {
     (void)s;
 }
 
+/* The floor's slip damping (spring-chain.md §7's gamma) on top of the springs' own. A link's
+ * velocity is damped by 2 zeta omega_i and, beyond the root, as much again relative to its
+ * head: a link on a still head has 2 (root) or 4 zeta omega_i against a critical 2 omega_i.
+ * The floor's slip adds no more than the most damped link lacks of critical: on a link
+ * already past it the slip only made the over-damped return slower (a long tail thrown onto
+ * the floor crept back at the slow root and settled late: docs/stress.md, session 21). The
+ * floor still takes the velocity into it; a body collider's contact keeps gamma (its friction). */
+static float chain_floor_slip_damping(const tl_chain_settings* s, int n) {
+    float lack = INFINITY;
+    for (int i = 0; i < n; ++i) {
+        float own = (i > 0 ? 4.0f : 2.0f) * s->damping_ratio; /* x omega_i */
+        lack = fminf(lack, chain_link_omega(s, i, n) * (2.0f - own));
+    }
+    return fminf(s->slip_damping, fmaxf(0.0f, lack));
+}
+
 /* The settings' values for one internal step (the per-link ones: chain_build_rest). */
 static void chain_apply_settings(tl_chain* c, const tl_chain_settings* s) {
     c->settings = *s;
     c->coupling_alpha = 1.0f - expf(-s->coupling_rate * c->step);
     c->slip_decay = expf(-s->slip_damping * c->step);
+    c->floor_slip_decay = expf(-chain_floor_slip_damping(s, c->n) * c->step);
     c->gravity = s->gravity * c->scale;
     c->floor_level = c->floor_height + s->ground_clearance * c->scale;
 }

@@ -169,6 +169,7 @@ static void settings_copy(lane_settings* restrict to, const lane_settings* restr
  * across frames). */
 static void settings_lane(lane_settings* f, int l, const tl_chain* c, int n) {
     f->dt[l] = c->step, f->alpha[l] = n > 1 ? c->coupling_alpha : 0, f->slip[l] = c->slip_decay;
+    f->floor_slip[l] = c->floor_slip_decay;
     f->floor_level[l] = c->floor_level;
     SET_V3(f, g, l, v3_scale(c->up, -c->gravity));
     f->lift[l] = c->gravity;

@@ -127,10 +127,7 @@ void chain_build_rest(tl_chain* chain, const tl_chain_settings* settings) {
         G = qt_normalize(qt_mul(G, L[i].rest_local));
         v3_store(chain->rest_dirs + 3 * i, qt_rotate(H, u));
 
-        float f = settings->root_frequency;
-        if (n > 1)
-            f += (settings->tip_frequency - settings->root_frequency) * (float)i / (float)(n - 1);
-        float omega = 2.0f * PI_F * f;
+        float omega = chain_link_omega(settings, i, n);
         L[i].omega2 = omega * omega;
         L[i].damping = 2.0f * settings->damping_ratio * omega;
 

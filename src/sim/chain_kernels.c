@@ -605,7 +605,7 @@ bool chain_contact(const lane_frame* f, int l, int link, v3 head, float len, v3 
             v3 beside = v3_madd(p, ahead, -v3_dot(v3_sub(p, head), ahead));
             p = project_onto_circle(head, len, beside, up, ground.level, v3_scale(ahead, -1.0f));
         }
-        v = plane_velocity(&ground, v3_scale(v3_sub(p, head), 1.0f / len), f->slip[l], v);
+        v = plane_velocity(&ground, v3_scale(v3_sub(p, head), 1.0f / len), f->floor_slip[l], v);
         moved = true;
         *touch = true;
     }

@@ -125,12 +125,13 @@ struct tl_chain {
     uint64_t settings_id;  /* ... of their settings' (lane_settings): new at every change */
     uint64_t stamp;        /* counts the changes of the state arrays below */
     /* settings, in world units for one internal step */
-    float step;           /* fixed internal step, s */
-    float coupling_alpha; /* 1 - exp(-k step) */
-    float slip_decay;     /* exp(-gamma step) */
-    float gravity;        /* world units / s^2 */
-    float floor_level;    /* F = floor + clearance, along up */
-    float teleport2;      /* squared teleport distance, world units^2 */
+    float step;             /* fixed internal step, s */
+    float coupling_alpha;   /* 1 - exp(-k step) */
+    float slip_decay;       /* exp(-gamma step): a body collider's slip */
+    float floor_slip_decay; /* ... the floor's, gamma capped (chain_api.c) */
+    float gravity;          /* world units / s^2 */
+    float floor_level;      /* F = floor + clearance, along up */
+    float teleport2;        /* squared teleport distance, world units^2 */
     int max_substeps;
     bool floor_enabled, plane_enabled;
     v3 up;
@@ -207,7 +208,7 @@ struct tl_chain {
 
 /* (the settings' rows: kept in a batch's lanes across frames, lane_group.settings) */
 #define LANE_SETTINGS_ROWS                                                                         \
-    float dt[LANES], alpha[LANES], slip[LANES], floor_level[LANES];                                \
+    float dt[LANES], alpha[LANES], slip[LANES], floor_slip[LANES], floor_level[LANES];             \
     float lift[LANES]; /* gravity's magnitude, world units / s^2: what the muscle holds */         \
     float gx[LANES], gy[LANES], gz[LANES];    /* gravity (a frame adds its force) */               \
     float upx[LANES], upy[LANES], upz[LANES]; /* world up */                                       \
@@ -387,6 +388,13 @@ SIM_INTERNAL uint64_t chain_new_id(void);
 SIM_INTERNAL tl_result chain_hips_frame(const tl_chain_def* def, qt* out, tl_error* err);
 SIM_INTERNAL tl_result chain_build_links(tl_chain* chain, const tl_chain_def* def, tl_error* err);
 SIM_INTERNAL void chain_build_rest(tl_chain* chain, const tl_chain_settings* settings);
+
+/* Link i's spring, omega = 2 pi f, f from the root's to the tip's frequency along the links. */
+static inline float chain_link_omega(const tl_chain_settings* s, int i, int n) {
+    float f = s->root_frequency;
+    if (n > 1) f += (s->tip_frequency - s->root_frequency) * (float)i / (float)(n - 1);
+    return 2.0f * PI_F * f;
+}
 
 /* chain_batch.c: writes back a chain's state from the batch lane that holds it (if any) and
  * leaves the lane a copy; chain_state_drop forgets that lane (the state is being replaced) */
