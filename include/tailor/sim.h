@@ -108,8 +108,9 @@ typedef struct tl_chain_settings {
 
     /* --- ground contact (§7) --- */
     float ground_clearance; /* the centre line stays this far above the floor, m (x scale); 0.025 */
-    float slip_damping;     /* gamma of the touching tips' slip decay, 1/s; 8 (at most what
-                               the links lack of critical damping: 0 when zeta >= 0.5) */
+    float slip_damping;     /* gamma of the touching tips' slip decay, 1/s; 8 (a body
+                               collider's friction; on the floor at most what the links lack
+                               of critical damping: 0 when zeta >= 0.5) */
 } tl_chain_settings;
 
 /* The defaults above. */
