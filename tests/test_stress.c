@@ -197,23 +197,32 @@ static void stress_fox_artist_tail(void) {
     character_close(&c);
 }
 
-/* The stag with its tail stripped and rigged as tests/test_general.c's `style` does. */
-static bool stag_stripped(character* c, const char* style) {
+/* A shared animal whose artist's tail tail_styles.py strips as test_general does (the tail
+ * joints out of the skin, their weight where `style` puts it: nearest, parent, thigh), rigged. */
+typedef struct stripped_animal {
+    const char *name, *asset, *shin, *thigh_l, *thigh_r; /* asset under ../shared/assets */
+} stripped_animal;
+static const stripped_animal STAG = {"stag", "quaternius-stag/Stag.glb", "BackLowerLeg.L",
+                                     "BackUpperLeg.L", "BackUpperLeg.R"};
+static const stripped_animal RAT = {"rat", "quaternius-rat/Rat.glb", "BackUpLeg.L", "BackLeg.L",
+                                    "BackLeg.R"};
+
+static bool animal_stripped(character* c, const stripped_animal* a, const char* style) {
     char name[64], base[4096], input[4200], assets[4096], command[12288];
-    snprintf(name, sizeof name, "stag-%s", style);
+    snprintf(name, sizeof name, "%s-%s", a->name, style);
     snprintf(base, sizeof base, "%s", tl_test_scratch(name));
     snprintf(assets, sizeof assets, "%s", tl_test_shared("assets"));
     snprintf(input, sizeof input, "%s.glb", base);
     snprintf(command, sizeof command,
-             "python3 '%s' '%s/quaternius-stag/Stag.glb' '%s' --tail Tail --parent Back "
-             "--style %s --shin BackLowerLeg.L --thigh-l BackUpperLeg.L --thigh-r "
-             "BackUpperLeg.R --scale 1 --source quaternius-stag/Stag.glb >/dev/null",
-             tl_test_source("scripts/tail_styles.py"), assets, base, style);
+             "python3 '%s' '%s/%s' '%s' --tail Tail --parent Back --style %s --shin %s "
+             "--thigh-l %s --thigh-r %s --scale 1 --source %s >/dev/null",
+             tl_test_source("scripts/tail_styles.py"), assets, a->asset, base, style, a->shin,
+             a->thigh_l, a->thigh_r, a->asset);
     if (system(command) != 0) {
         fprintf(stderr, "  tail_styles.py failed\n");
         return false;
     }
-    snprintf(name, sizeof name, "stag-%s.rigged.glb", style);
+    snprintf(name, sizeof name, "%s-%s.rigged.glb", a->name, style);
     return character_rig(c, input, name);
 }
 
@@ -223,7 +232,7 @@ static bool stag_stripped(character* c, const char* style) {
  * hitch the seam was crossed in one frame instead of two, 1.38x, docs/stress.md session 20). */
 static void hitch_clip_seam(void) {
     character c;
-    ENSURE(stag_stripped(&c, "nearest"));
+    ENSURE(animal_stripped(&c, &STAG, "nearest"));
     tl_error err;
     uint32_t clip;
     ENSURE_OK(tl_scene_find_clip(c.scene, "Gallop", &clip, &err), err);
@@ -245,7 +254,7 @@ static void hitch_clip_seam(void) {
  * bar of stress_character. */
 static void teleport_clip_seam(void) {
     character c;
-    ENSURE(stag_stripped(&c, "thigh"));
+    ENSURE(animal_stripped(&c, &STAG, "thigh"));
     stress_character(&c, "stag (thigh)", "Gallop");
     character_close(&c);
 }
@@ -255,18 +264,8 @@ static void teleport_clip_seam(void) {
  * shake, and a slip damping on top of its already over-critical links held it there (2.37 s
  * before session 21, docs/stress.md). */
 static void long_tail_settles(void) {
-    char base[4096], input[4200], assets[4096], command[12288];
-    snprintf(base, sizeof base, "%s", tl_test_scratch("rat-nearest"));
-    snprintf(assets, sizeof assets, "%s", tl_test_shared("assets"));
-    snprintf(input, sizeof input, "%s.glb", base);
-    snprintf(command, sizeof command,
-             "python3 '%s' '%s/quaternius-rat/Rat.glb' '%s' --tail Tail --parent Back "
-             "--style nearest --shin BackUpLeg.L --thigh-l BackLeg.L --thigh-r BackLeg.R "
-             "--scale 1 --source quaternius-rat/Rat.glb >/dev/null",
-             tl_test_source("scripts/tail_styles.py"), assets, base);
-    ENSURE_MSG(system(command) == 0, "tail_styles.py failed");
     character c;
-    ENSURE(character_rig(&c, input, "rat-nearest.rigged.glb"));
+    ENSURE(animal_stripped(&c, &RAT, "nearest"));
     tl_error err;
     uint32_t clip;
     ENSURE_OK(tl_scene_find_clip(c.scene, "Rat_Run", &clip, &err), err);
