@@ -1,17 +1,16 @@
 /* Stress tests of a simulated chain (measure.md "Stress"): hip shake, frame-rate independence,
- * hitch and teleport, all through the player on a real character. */
+ * hitch and teleport, all through the player on a real character. The runs are stress_runs.c's;
+ * this file reads the chain. */
 #include <tailor/colliders.h>
-#include <tailor/seating.h>
 #include <tailor/stress.h>
 
 #include "base/mat4.h"
+#include "stress_runs.h"
 
 #include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define RAD_TO_DEG 57.29577951308232
 
 tl_stress_def tl_default_stress_def(void) {
     tl_stress_def def;
@@ -46,6 +45,7 @@ typedef struct probe {
     const tl_play_chain* chain;
     uint32_t n;                                /* bones; points are n + 1 */
     float rest_length[TL_CHAIN_MAX_BONES];     /* world units */
+    float length;                              /* the chain's: the sum of rest_length */
     float points[TL_CHAIN_MAX_BONES + 1][3];   /* this frame, world */
     float relative[TL_CHAIN_MAX_BONES + 1][3]; /* last frame, in the attachment's frame */
     float bones[TL_CHAIN_MAX_BONES][4];        /* last frame, relative to the attachment */
@@ -212,353 +212,117 @@ static void probe_frame(probe* p, const tl_pose* pose, const tl_player* player, 
             p->max_length_error = fmaxf(p->max_length_error, error);
         }
     for (uint32_t b = 0; b < p->n; ++b) {
-        if (p->has_last) {
-            float d = fabsf(tl_quat_dot(bones[b], p->bones[b]));
-            p->step_deg[b] = (float)(2.0 * acos(d < 1 ? d : 1) * RAD_TO_DEG);
-        }
+        if (p->has_last) p->step_deg[b] = stress_step_deg(p->bones[b], bones[b]);
         memcpy(p->bones[b], bones[b], sizeof bones[b]);
     }
     p->has_last = true;
 }
 
-static uint32_t player_nonfinite(const tl_player* player) {
+/* The callbacks of stress_part (stress_runs.h) on a probe. */
+static tl_result chain_play(void* self, const tl_player_def* pd, tl_player** out, tl_error* err) {
+    const struct probe* p = self;
+    return tl_player_create(p->scene, p->chain, 1, pd, out, err);
+}
+
+static stress_frame chain_read(void* self, const tl_pose* pose, const tl_player* player, float dt) {
+    probe_frame(self, pose, player, dt);
+    const struct probe* p = self;
+    stress_frame frame = {p->peak_speed, p->step_deg,
+                          tl_chain_get_stats(tl_player_chain(player, 0)).contacts};
+    return frame;
+}
+
+static void chain_forget(void* self) {
+    ((struct probe*)self)->has_last = false;
+}
+
+static uint32_t chain_nonfinite(void* self, const tl_player* player) {
+    (void)self;
     tl_chain_stats stats = tl_chain_get_stats(tl_player_chain(player, 0));
     return stats.nonfinite_inputs + stats.nonfinite_states;
 }
 
-static float clip_time(const tl_scene* scene, int32_t clip, double t) {
-    float duration = scene->clips[clip].duration;
-    return duration > 0 ? (float)fmod(t, duration) : 0.0f;
+/* The tips: every link's end (points 1..n). */
+static void chain_tips(void* self, const tl_player* player, float* out) {
+    (void)player;
+    const struct probe* p = self;
+    memcpy(out, p->points[1], 3 * sizeof(float) * p->n);
 }
 
-/* Hip shake, then hold. */
-static void run_shake(const tl_scene* scene, tl_player* player, tl_pose* pose, probe* p,
-                      const tl_stress_def* def, tl_stress_report* out) {
-    const tl_scene_skin* sk = p->sk;
-    float pivot[3], up[3] = {sk->up[0], sk->up[1], sk->up[2]};
-    column3(sk->joints[sk->body.pelvis != TL_NONE ? (uint32_t)sk->body.pelvis : sk->top].rest_world,
-            3, pivot);
-    const uint32_t frames =
-        (uint32_t)lround((double)(def->shake_seconds + def->hold_seconds) * def->shake_fps);
-    const double omega = 2.0 * 3.14159265358979323846 * def->shake_frequency;
-    const float threshold = def->settle_speed * out->scale;
-    float last_moving = -1; /* time of the last hold frame with a tip at or above threshold */
-    bool still_at_end = false;
-    for (uint32_t f = 0; f <= frames; ++f) {
-        double t = f / (double)def->shake_fps;
-        double s = t < def->shake_seconds ? sin(omega * t) : 0.0;
-        float move[16];
-        tl_mat4_rotation_about(move, pivot, (float)(def->shake_yaw_deg * s / RAD_TO_DEG), up);
-        for (int c = 0; c < 3; ++c)
-            move[12 + c] += (float)(def->shake_amplitude * out->scale * s) * sk->lateral[c];
-        tl_pose_set_rest(pose, scene, p->chain->skin);
-        tl_pose_move_skin(pose, scene, p->chain->skin, move);
-        float dt = f ? 1.0f / def->shake_fps : 0.0f;
-        tl_player_step_pose(player, pose, dt);
-        probe_frame(p, pose, player, dt);
-        if (tl_chain_get_stats(tl_player_chain(player, 0)).contacts) out->shake_contacts++;
-        for (uint32_t b = 0; b < p->n; ++b)
-            if (p->step_deg[b] > out->max_step_rotation_deg) {
-                out->max_step_rotation_deg = p->step_deg[b];
-                out->max_neighbour_step_rotation_deg =
-                    fmaxf(b > 0 ? p->step_deg[b - 1] : 0, b + 1 < p->n ? p->step_deg[b + 1] : 0);
-            }
-        if (t > def->shake_seconds) {
-            still_at_end = p->peak_speed < threshold;
-            if (!still_at_end) last_moving = (float)t;
-        }
-    }
-    if (!still_at_end)
-        out->settle_seconds = -1;
-    else
-        out->settle_seconds = last_moving < 0 ? 0 : last_moving - def->shake_seconds;
+static float chain_tip_length(void* self, uint32_t tip) {
+    (void)tip;
+    return ((const struct probe*)self)->length;
 }
 
-enum { RATES = 5 };
-
-/* The clip at every rate of def.fps; the largest distance between two rates' tips at a common
- * time, world units. `sampled`: the player hands the chains its pose sampler (its default),
- * else the clip only at render frames, two poses a frame. `tips` holds RATES x samples x n x 3
- * floats. */
-static tl_result run_frame_rates(const tl_scene* scene, const tl_play_chain* chain, int32_t clip,
-                                 tl_pose* pose, probe* p, float* tips, uint32_t samples,
-                                 const tl_stress_def* def, bool sampled, float* largest,
-                                 uint32_t* nonfinite, tl_error* err) {
-    for (int r = 0; r < RATES; ++r) {
-        tl_player_def pd = tl_default_player_def();
-        pd.colliders = pd.fit_colliders = def->colliders;
-        if (!sampled) /* the host with two poses a frame, as measure.md defines the figure */
-            pd.frame_step = 1.0f / def->fps[r], pd.sample_chains = false;
-        pd.loop = true;
-        tl_player* player;
-        tl_result res = tl_player_create(scene, chain, 1, &pd, &player, err);
-        if (res != TL_OK) return res;
-        tl_player_start(player, (uint32_t)clip, 0);
-        p->has_last = false;
-        /* render frames f / fps and sample times k · interval, merged in time order */
-        uint32_t f = 0, k = 0;
-        double last = 0;
-        while (k < samples) {
-            double frame_time = f / (double)def->fps[r],
-                   sample_time = k * (double)def->compare_interval;
-            double t = fmin(frame_time, sample_time);
-            tl_player_advance(player, pose, (uint32_t)clip, clip_time(scene, clip, t));
-            probe_frame(p, pose, player, (float)(t - last));
-            last = t;
-            if (sample_time - t < 1e-6) {
-                for (uint32_t i = 0; i < p->n; ++i)
-                    memcpy(tips + (((size_t)r * samples + k) * p->n + i) * 3, p->points[i + 1],
-                           3 * sizeof(float));
-                ++k;
-            }
-            if (frame_time - t < 1e-6) ++f;
-        }
-        *nonfinite += player_nonfinite(player);
-        tl_player_destroy(player);
-    }
-    *largest = 0;
-    for (uint32_t k = 0; k < samples; ++k)
-        for (uint32_t i = 0; i < p->n; ++i)
-            for (int a = 0; a < RATES; ++a)
-                for (int b = a + 1; b < RATES; ++b)
-                    *largest =
-                        fmaxf(*largest,
-                              tl_vec3_distance(tips + (((size_t)a * samples + k) * p->n + i) * 3,
-                                               tips + (((size_t)b * samples + k) * p->n + i) * 3));
-    return TL_OK;
+/* The cut run read by a copy of the probe, merged back after it. */
+static void* chain_cut_begin(void* self) {
+    struct probe* q = malloc(sizeof *q);
+    if (!q) return NULL;
+    memcpy(q, self, sizeof *q);
+    q->penetration_frames = 0; /* (merged back as added frames) */
+    return q;
 }
 
-typedef enum event_kind { EVENT_NONE, EVENT_HITCH, EVENT_TELEPORT } event_kind;
-
-/* The windows: whole clip cycles, at least def.window_seconds, so both hold the same poses. */
-static double event_window(const tl_scene* scene, int32_t clip, const tl_stress_def* def) {
-    double duration = scene->clips[clip].duration;
-    return duration > 0 ? duration * ceil(def->window_seconds / duration - 1e-6)
-                        : def->window_seconds;
-}
-
-/* Warm-up, a window before, the event frame `delay` seconds later, a window after; the peak
- * tip speeds before, after, and in an equal window after the transient (whole clip cycles
- * covering one period of the root spring). */
-static tl_result run_event(const tl_scene* scene, const tl_play_chain* chain, int32_t clip,
-                           tl_pose* pose, probe* p, event_kind kind, double delay,
-                           const tl_stress_def* def, float scale, float peaks[3],
-                           uint32_t* nonfinite, tl_error* err) {
-    tl_player_def pd = tl_default_player_def();
-    pd.colliders = pd.fit_colliders = def->colliders;
-    tl_player* player;
-    tl_result res = tl_player_create(scene, chain, 1, &pd, &player, err);
-    if (res != TL_OK) return res;
-    const tl_scene_skin* sk = p->sk;
-    const uint32_t window_frames =
-        (uint32_t)lround(event_window(scene, clip, def) * def->event_fps);
-    const uint32_t event_frame =
-        (uint32_t)lround((def->warmup_seconds + delay) * def->event_fps) + window_frames + 1;
-    float jump[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
-    for (int c = 0; c < 3; ++c)
-        jump[12 + c] = def->teleport_distance * scale * sk->forward[c];
-    /* the transient: whole clip cycles covering one period of the chain's root spring; the
-       later window starts after them */
-    double duration = scene->clips[clip].duration,
-           period = 1.0 / chain->settings.settings.root_frequency;
-    double skip = duration > 0 ? duration * ceil(period / duration - 1e-6) : period;
-    const uint32_t skip_frames = (uint32_t)lround(skip * def->event_fps);
-    p->has_last = false;
-    peaks[0] = peaks[1] = peaks[2] = 0;
-    double t = 0;
-    for (uint32_t f = 0; f <= event_frame + skip_frames + window_frames; ++f) {
-        double dt = f == 0                                      ? 0
-                    : (f == event_frame && kind == EVENT_HITCH) ? def->hitch_seconds
-                                                                : 1.0 / def->event_fps;
-        /* the time from the frame count, not summed: a sum drifts across a clip's wrap, and a
-           clip whose last key is not its first then plays its seam differently after a hitch */
-        t = f / (double)def->event_fps + (kind == EVENT_HITCH && f >= event_frame
-                                              ? def->hitch_seconds - 1.0 / def->event_fps
-                                              : 0.0);
-        tl_pose_sample(pose, scene, (uint32_t)clip, clip_time(scene, clip, t));
-        if (kind == EVENT_TELEPORT && f >= event_frame)
-            tl_pose_move_skin(pose, scene, chain->skin, jump);
-        tl_player_step_pose(player, pose, (float)dt);
-        probe_frame(p, pose, player, (float)dt);
-        if (f >= event_frame + skip_frames) peaks[2] = fmaxf(peaks[2], p->peak_speed);
-        if (f > event_frame + window_frames) continue;
-        if (f >= event_frame)
-            peaks[1] = fmaxf(peaks[1], p->peak_speed);
-        else if (f + window_frames >= event_frame)
-            peaks[0] = fmaxf(peaks[0], p->peak_speed);
-    }
-    *nonfinite += player_nonfinite(player);
-    tl_player_destroy(player);
-    return TL_OK;
-}
-
-/* The teleport reported as a cut (tl_player_cut) against the run without it: the largest
- * distance of a tip relative to the attachment between the two, over the cut's frame and one
- * second after it, world units. */
-static tl_result run_cut(const tl_scene* scene, const tl_play_chain* chain, int32_t clip,
-                         tl_pose* pose, probe* p, const tl_stress_def* def, float scale,
-                         float* largest, uint32_t* nonfinite, tl_error* err) {
-    tl_player_def pd = tl_default_player_def();
-    pd.colliders = pd.fit_colliders = def->colliders;
-    tl_player *control = NULL, *cut = NULL;
-    tl_result res = tl_player_create(scene, chain, 1, &pd, &control, err);
-    if (res == TL_OK) res = tl_player_create(scene, chain, 1, &pd, &cut, err);
-    probe* q = malloc(sizeof *q);
-    if (res == TL_OK && !q) res = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
-    if (res != TL_OK) {
-        free(q);
-        tl_player_destroy(control);
-        tl_player_destroy(cut);
-        return res;
-    }
-    memcpy(q, p, sizeof *q);
-    const uint32_t q_frames = q->penetration_frames;
-    const uint32_t event_frame = (uint32_t)lround(def->warmup_seconds * def->event_fps);
-    const uint32_t frames = event_frame + (uint32_t)lround(def->event_fps);
-    float jump[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
-    for (int c = 0; c < 3; ++c)
-        jump[12 + c] = def->teleport_distance * scale * p->sk->forward[c];
-    p->has_last = q->has_last = false;
-    *largest = 0;
-    for (uint32_t f = 0; f <= frames; ++f) {
-        double t = f / (double)def->event_fps;
-        float dt = f ? 1.0f / def->event_fps : 0.0f;
-        tl_pose_sample(pose, scene, (uint32_t)clip, clip_time(scene, clip, t));
-        tl_player_step_pose(control, pose, dt);
-        probe_frame(p, pose, control, dt);
-        if (f == event_frame) { /* the last frame's pose, moved: where the next one starts */
-            tl_pose_sample(pose, scene, (uint32_t)clip, clip_time(scene, clip, t - dt));
-            tl_pose_move_skin(pose, scene, chain->skin, jump);
-            tl_player_cut(cut, pose);
-        }
-        tl_pose_sample(pose, scene, (uint32_t)clip, clip_time(scene, clip, t));
-        if (f >= event_frame) tl_pose_move_skin(pose, scene, chain->skin, jump);
-        tl_player_step_pose(cut, pose, dt);
-        probe_frame(q, pose, cut, dt);
-        if (f == event_frame)
-            for (uint32_t i = 1; i <= p->n; ++i)
-                *largest = fmaxf(*largest, tl_vec3_distance(p->relative[i], q->relative[i]));
-    }
-    *nonfinite += player_nonfinite(control) + player_nonfinite(cut) + q->nonfinite;
+static void chain_cut_end(void* self, void* cut_self) {
+    struct probe *p = self, *q = cut_self;
+    p->nonfinite += q->nonfinite; /* (q's count began as p's: p's frames before count twice) */
     p->max_length_error = fmaxf(p->max_length_error, q->max_length_error);
     p->max_penetration = fmaxf(p->max_penetration, q->max_penetration);
-    p->penetration_frames += q->penetration_frames - q_frames; /* (q began as p's copy) */
+    p->penetration_frames += q->penetration_frames;
     free(q);
-    tl_player_destroy(control);
-    tl_player_destroy(cut);
-    return TL_OK;
 }
 
-/* The event at def.event_phases phases of a clip cycle; the worst after/before ratio and its
- * peaks (ratio, before, after), and the worst ratio after the transient (worst[3]). */
-static tl_result run_events(const tl_scene* scene, const tl_play_chain* chain, int32_t clip,
-                            tl_pose* pose, probe* p, event_kind kind, const tl_stress_def* def,
-                            float scale, float worst[4], uint32_t* nonfinite, tl_error* err) {
-    const float floor_speed = def->settle_speed * scale;
-    worst[0] = worst[3] = -1;
-    for (uint32_t k = 0; k < def->event_phases; ++k) {
-        float peaks[3];
-        double delay = scene->clips[clip].duration * k / def->event_phases;
-        tl_result res =
-            run_event(scene, chain, clip, pose, p, kind, delay, def, scale, peaks, nonfinite, err);
-        if (res != TL_OK) return res;
-        float ratio = peaks[1] / fmaxf(peaks[0], floor_speed);
-        if (ratio > worst[0]) worst[0] = ratio, worst[1] = peaks[0], worst[2] = peaks[1];
-        worst[3] = fmaxf(worst[3], peaks[2] / fmaxf(peaks[0], floor_speed));
-    }
-    return TL_OK;
-}
-
-/* Frame rate, hitch, teleport and control on a clip. `tips`: see run_frame_rates. */
-static tl_result run_clip(const tl_scene* scene, const tl_play_chain* chain, int32_t clip,
-                          tl_pose* pose, probe* p, float* tips, uint32_t samples,
-                          const tl_stress_def* def, tl_stress_report* out, tl_error* err) {
-    float largest, worst[4];
-    tl_result res = run_frame_rates(scene, chain, clip, pose, p, tips, samples, def, false,
-                                    &largest, &out->nonfinite, err);
-    if (res != TL_OK) return res;
-    out->fps_max_diff = out->chain_length > 0 ? largest / out->chain_length : 0;
-    res = run_frame_rates(scene, chain, clip, pose, p, tips, samples, def, true, &largest,
-                          &out->nonfinite, err);
-    if (res != TL_OK) return res;
-    out->fps_max_diff_sampled = out->chain_length > 0 ? largest / out->chain_length : 0;
-    res = run_cut(scene, chain, clip, pose, p, def, out->scale, &largest, &out->nonfinite, err);
-    if (res != TL_OK) return res;
-    out->cut_error = out->chain_length > 0 ? largest / out->chain_length : 0;
-    res = run_events(scene, chain, clip, pose, p, EVENT_HITCH, def, out->scale, worst,
-                     &out->nonfinite, err);
-    if (res != TL_OK) return res;
-    out->hitch_speed_ratio = worst[0];
-    out->hitch_peak_before = worst[1];
-    out->hitch_peak_after = worst[2];
-    out->hitch_speed_ratio_later = worst[3];
-    res = run_events(scene, chain, clip, pose, p, EVENT_TELEPORT, def, out->scale, worst,
-                     &out->nonfinite, err);
-    if (res != TL_OK) return res;
-    out->teleport_speed_ratio = worst[0];
-    out->teleport_peak_before = worst[1];
-    out->teleport_peak_after = worst[2];
-    out->teleport_speed_ratio_later = worst[3];
-    res = run_events(scene, chain, clip, pose, p, EVENT_NONE, def, out->scale, worst,
-                     &out->nonfinite, err);
-    out->control_speed_ratio = worst[0];
-    return res;
+/* The largest distance of a tip relative to the attachment between the control run and the
+ * cut run, over the chain's rest length. */
+static float chain_cut_error(void* self, void* cut_self, const tl_pose* pose,
+                             const tl_player* control, const tl_player* cut) {
+    (void)pose, (void)control, (void)cut;
+    const struct probe *p = self, *q = cut_self;
+    float largest = 0;
+    for (uint32_t i = 1; i <= p->n; ++i)
+        largest = fmaxf(largest, tl_vec3_distance(p->relative[i], q->relative[i]));
+    return p->length > 0 ? largest / p->length : 0;
 }
 
 tl_result tl_measure_stress(const tl_scene* scene, const tl_play_chain* chain, int32_t clip,
                             const tl_stress_def* def, tl_stress_report* out, tl_error* err) {
     assert(scene && chain && def && out && chain->skin < scene->skin_count);
-    assert(clip == TL_NONE || (clip >= 0 && (uint32_t)clip < scene->clip_count));
-    assert(def->shake_fps > 0 && def->event_fps > 0 && def->compare_interval > 0 &&
-           def->event_phases >= 1);
-    for (int r = 0; r < RATES; ++r)
-        assert(def->fps[r] > 0);
-    memset(out, 0, sizeof *out);
-    memcpy(out->fps_rates, def->fps, sizeof out->fps_rates);
-    out->fps_max_diff_sampled = out->cut_error = -1;
-    out->fps_max_diff = out->hitch_speed_ratio = out->teleport_speed_ratio =
-        out->control_speed_ratio = out->hitch_speed_ratio_later = out->teleport_speed_ratio_later =
-            -1;
     const tl_scene_skin* sk = &scene->skins[chain->skin];
-    out->scale = sk->height > 0 ? sk->height / 1.8f : 1.0f;
-    uint32_t samples = 0;
-    if (clip != TL_NONE) {
-        double span = fmax(def->compare_seconds, scene->clips[clip].duration);
-        samples = (uint32_t)floor(span / def->compare_interval + 1e-6) + 1;
-    }
-
-    tl_player_def pd = tl_default_player_def();
-    pd.frame_step = 1.0f / def->shake_fps;
-    pd.colliders = pd.fit_colliders = def->colliders;
-    tl_player* player = NULL;
-    tl_result res = tl_player_create(scene, chain, 1, &pd, &player, err);
-    if (res != TL_OK) return res;
-    tl_pose* pose = tl_pose_create(scene);
-    if (pose) tl_pose_keep_skin(pose, scene, chain->skin); /* only the chain's skin is read */
+    stress_report_init(out, def, sk);
     probe* p = malloc(sizeof *p);
-    float* tips = malloc(sizeof *tips * (RATES * (size_t)samples * chain->bone_count * 3 + 1));
-    if (!pose || !p || !tips) {
-        res = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
-    } else {
-        probe_init(p, scene, chain);
-        out->chain_length = chain_length(p);
-        run_shake(scene, player, pose, p, def, out);
-        out->nonfinite += player_nonfinite(player);
-        if (clip != TL_NONE)
-            res = run_clip(scene, chain, clip, pose, p, tips, samples, def, out, err);
-        out->nonfinite += p->nonfinite;
-        out->max_length_error = p->max_length_error;
-        out->collider_penetration = sk->height > 0 ? p->max_penetration / sk->height : 0;
-        out->colliders = p->colliders;
-        out->collider_frames = p->penetration_frames;
-    }
-    free(tips);
+    if (!p) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    probe_init(p, scene, chain);
+    out->chain_length = p->length = chain_length(p);
+    stress_part part = {
+        .scene = scene,
+        .def = def,
+        .skin = chain->skin,
+        .only_skin = true,
+        .bones = p->n,
+        .bone_columns = 1,
+        .tips = p->n,
+        /* the later window waits one period of the chain's root spring */
+        .transient = 1.0 / chain->settings.settings.root_frequency,
+        .probe = p,
+        .play = chain_play,
+        .read = chain_read,
+        .forget = chain_forget,
+        .nonfinite = chain_nonfinite,
+        .tips_read = chain_tips,
+        .tip_length = chain_tip_length,
+        .cut_begin = chain_cut_begin,
+        .cut_end = chain_cut_end,
+        .cut_error = chain_cut_error,
+    };
+    tl_result res = stress_runs(&part, clip, out, err);
+    out->nonfinite += p->nonfinite;
+    out->max_length_error = p->max_length_error;
+    out->collider_penetration = sk->height > 0 ? p->max_penetration / sk->height : 0;
+    out->colliders = p->colliders;
+    out->collider_frames = p->penetration_frames;
     free(p);
-    tl_pose_destroy(pose);
-    tl_player_destroy(player);
     return res;
 }
-
 static bool contains_word(const char* name, const char* word) {
     for (const char* p = name; *p; ++p) {
         size_t k = 0;
