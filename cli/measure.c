@@ -224,6 +224,7 @@ static int run_stress_cloths(const char* file, const tl_scene* scene, int32_t cl
         json_object_set_new(entry, "fps_max_diff_sampled_target", json_real(0.001));
         json_object_set_new(entry, "chain_length", json_real(r.chain_length));
         json_object_set_new(entry, "colliders", json_integer(r.colliders));
+        json_object_set_new(entry, "collider_penetration_frames", json_integer(r.collider_frames));
         json_object_set_new(entry, "cut_error_frame", json_string("character"));
         json_array_append_new(parts, entry);
         if (!as_json)

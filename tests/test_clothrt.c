@@ -430,12 +430,13 @@ static void stress_cloth_file(const char* input, const char* label, const char* 
         stderr,
         "  %s %s: nonfinite %u, tether error %.3g, fps sampled %.4f%%, render %.3f%%, cut %.3g, "
         "hitch %.3f (later %.3f), teleport %.3f (later %.3f), control %.3f, settle %.2f s, "
-        "step rotation %.1f° (neighbours %.1f°), penetration %.3g H, %u colliders, column %.3g\n",
+        "step rotation %.1f° (neighbours %.1f°), penetration %.3g H over %u frames, %u colliders, "
+        "column %.3g\n",
         label, clip_name, r.nonfinite, r.max_length_error, 100 * r.fps_max_diff_sampled,
         100 * r.fps_max_diff, r.cut_error, r.hitch_speed_ratio, r.hitch_speed_ratio_later,
         r.teleport_speed_ratio, r.teleport_speed_ratio_later, r.control_speed_ratio,
         r.settle_seconds, r.max_step_rotation_deg, r.max_neighbour_step_rotation_deg,
-        r.collider_penetration, r.colliders, r.chain_length);
+        r.collider_penetration, r.collider_frames, r.colliders, r.chain_length);
     ENSURE(r.nonfinite == 0);
     ENSURE_MSG(r.max_length_error <= 1e-4f, "tether error %.3g", r.max_length_error);
     ENSURE_MSG(r.fps_max_diff_sampled >= 0 && r.fps_max_diff_sampled <= 0.001f,
@@ -444,6 +445,7 @@ static void stress_cloth_file(const char* input, const char* label, const char* 
     ENSURE_MSG(r.cut_error >= 0 && r.cut_error <= 1e-5f, "a reported cut moved %.3g of a column",
                r.cut_error);
     ENSURE_MSG(r.collider_penetration <= 0.002f, "penetration %.3g H", r.collider_penetration);
+    ENSURE_MSG(r.colliders == 0 || r.collider_frames > 0, "the penetration was read on no frame");
     bool hitch = r.hitch_speed_ratio >= 0 && r.hitch_speed_ratio <= 1.5f &&
                  r.hitch_speed_ratio_later <= 1.02f;
     bool teleport = r.teleport_speed_ratio >= 0 && r.teleport_speed_ratio <= 1.15f &&

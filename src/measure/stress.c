@@ -259,13 +259,13 @@ static void* chain_cut_begin(void* self) {
     struct probe* q = malloc(sizeof *q);
     if (!q) return NULL;
     memcpy(q, self, sizeof *q);
-    q->penetration_frames = 0; /* (merged back as added frames) */
+    q->nonfinite = 0, q->penetration_frames = 0; /* (merged back as added counts) */
     return q;
 }
 
 static void chain_cut_end(void* self, void* cut_self) {
     struct probe *p = self, *q = cut_self;
-    p->nonfinite += q->nonfinite; /* (q's count began as p's: p's frames before count twice) */
+    p->nonfinite += q->nonfinite;
     p->max_length_error = fmaxf(p->max_length_error, q->max_length_error);
     p->max_penetration = fmaxf(p->max_penetration, q->max_penetration);
     p->penetration_frames += q->penetration_frames;

@@ -29,7 +29,8 @@ typedef struct cloth_probe {
     float peak_speed; /* this frame: of any free particle relative to the attachment */
     uint32_t nonfinite;
     float max_length_error;
-    float max_penetration; /* world units */
+    float max_penetration;       /* world units */
+    uint32_t penetration_frames; /* frames whose particles were read against the colliders */
     uint32_t colliders;
 } cloth_probe;
 
@@ -137,6 +138,7 @@ static void probe_frame(cloth_probe* p, const tl_pose* pose, const tl_player* pl
         p->has_last = false;
         return;
     }
+    if (p->colliders > 0) p->penetration_frames++;
     for (uint32_t k = 0; k < p->colliders; ++k)
         for (uint32_t i = C; i < p->n; ++i)
             p->max_penetration =
@@ -236,6 +238,7 @@ tl_result tl_measure_stress_cloth(const tl_scene* scene, uint32_t part, int32_t 
     out->max_length_error = p.max_length_error;
     out->collider_penetration = sk->height > 0 ? p.max_penetration / sk->height : 0;
     out->colliders = p.colliders;
+    out->collider_frames = p.penetration_frames;
     probe_free(&p);
     return res;
 }
