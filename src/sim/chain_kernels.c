@@ -445,42 +445,42 @@ static bool collider_plane(const contact_collider* cc, v3 p, v3 away, v3* n, flo
 
 enum { CREASE_PLANES = 8 };
 
-/* The point of the rope sphere |x - head| = len nearest `to` beyond every plane (dot(n_k, x) >=
- * c_k less `slack`), into *best: `to` itself, the nearest point of one plane's circle, or one of
- * the two points where two planes' circles cross (on a sphere at most two constraints bind);
- * false when no such point is beyond them all. */
+/* x as the best so far (*best, its squared distance from `to` in *nearest) when it is nearer
+ * `to` and beyond every plane (dot(n_k, x) >= c_k less `slack`). */
+static void crease_keep(v3 x, v3 to, const v3* n, const float* c, int m, float slack,
+                        float* nearest, v3* best) {
+    for (int k = 0; k < m; ++k)
+        if (!(v3_dot(n[k], x) >= c[k] - slack)) return;
+    v3 d = v3_sub(x, to);
+    if (v3_dot(d, d) < *nearest) *nearest = v3_dot(d, d), *best = x;
+}
+
+/* The point of the rope sphere |x - head| = len nearest `to` beyond every plane, into *best:
+ * `to` itself, the nearest point of one plane's circle, or one of the two points where two
+ * planes' circles cross (on a sphere at most two constraints bind); false when no such point
+ * is beyond them all. */
 static bool crease_point(v3 head, float len, v3 to, const v3* n, const float* c, int m, float slack,
                          v3 rest, v3* best) {
     float nearest = INFINITY;
-    for (int a = -1; a < m; ++a)
-        for (int b = a; b < m; ++b) {
-            v3 x[2];
-            int xs = 0;
-            if (a < 0 && b < 0) { /* (no plane binds) */
-                x[xs++] = v3_madd(head, v3_normalize_or(v3_sub(to, head), rest), len);
-            } else if (a < 0 || a == b) {
-                if (a < 0) continue; /* (the single planes: a == b) */
-                x[xs++] = project_onto_circle(head, len, to, n[a], c[a], rest);
-            } else { /* x - head = s n_a + t n_b + u (n_a x n_b) on both planes */
-                float g = v3_dot(n[a], n[b]), det = 1 - g * g;
-                if (!(det > 1e-6f)) continue; /* (parallel: the single planes cover it) */
-                float ca = c[a] - v3_dot(n[a], head), cb = c[b] - v3_dot(n[b], head);
-                float s = (ca - g * cb) / det, t = (cb - g * ca) / det;
-                v3 base = v3_madd(v3_scale(n[a], s), n[b], t), line = v3_cross(n[a], n[b]);
-                float off2 = (len * len - v3_dot(base, base)) / det;
-                if (!(off2 >= 0)) continue; /* (the line misses the sphere) */
-                float off = sqrtf(off2);
-                x[xs++] = v3_add(head, v3_madd(base, line, off));
-                x[xs++] = v3_add(head, v3_madd(base, line, -off));
-            }
-            for (int i = 0; i < xs; ++i) {
-                bool beyond = true;
-                for (int k = 0; k < m && beyond; ++k)
-                    beyond = v3_dot(n[k], x[i]) >= c[k] - slack;
-                v3 d = v3_sub(x[i], to);
-                if (beyond && v3_dot(d, d) < nearest) nearest = v3_dot(d, d), *best = x[i];
-            }
+    crease_keep(v3_madd(head, v3_normalize_or(v3_sub(to, head), rest), len), to, n, c, m, slack,
+                &nearest, best);
+    for (int a = 0; a < m; ++a) {
+        crease_keep(project_onto_circle(head, len, to, n[a], c[a], rest), to, n, c, m, slack,
+                    &nearest, best);
+        for (int b = a + 1; b < m; ++b) { /* x - head = s n_a + t n_b + u (n_a x n_b) on both */
+            float g = v3_dot(n[a], n[b]), det = 1 - g * g;
+            if (!(det > 1e-6f)) continue; /* (parallel: the single planes cover it) */
+            float ca = c[a] - v3_dot(n[a], head), cb = c[b] - v3_dot(n[b], head);
+            float s = (ca - g * cb) / det, t = (cb - g * ca) / det;
+            v3 base = v3_madd(v3_scale(n[a], s), n[b], t), line = v3_cross(n[a], n[b]);
+            float off2 = (len * len - v3_dot(base, base)) / det;
+            if (!(off2 >= 0)) continue; /* (the line misses the sphere) */
+            float off = sqrtf(off2);
+            crease_keep(v3_add(head, v3_madd(base, line, off)), to, n, c, m, slack, &nearest, best);
+            crease_keep(v3_add(head, v3_madd(base, line, -off)), to, n, c, m, slack, &nearest,
+                        best);
         }
+    }
     return nearest < INFINITY;
 }
 
