@@ -23,21 +23,9 @@ static float length3(const float v[3]) {
 }
 
 /* The collider grown by g (shrunk for g < 0): radius, or every semi-axis. False when a size
- * would not stay above 0. */
+ * would not stay above 0, or for a plane grown at all (a plane has no size). */
 static bool grow(const tl_collider* c, float g, tl_collider* out) {
-    *out = *c;
-    if (c->shape == TL_COLLIDER_PLANE) return g == 0;
-    if (c->shape != TL_COLLIDER_ELLIPSOID) {
-        out->radius = c->radius + g;
-        return out->radius > 0;
-    }
-    for (int k = 0; k < 3; ++k) {
-        float len = length3(c->axes[k]);
-        if (!(len > 0) || !(len + g > 0)) return false;
-        for (int j = 0; j < 3; ++j)
-            out->axes[k][j] = c->axes[k][j] * (len + g) / len;
-    }
-    return true;
+    return (c->shape != TL_COLLIDER_PLANE || g == 0) && tl_collider_grown(c, g, out);
 }
 
 static bool clears(const tl_collider* c, const float* points, uint32_t count) {
