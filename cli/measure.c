@@ -400,11 +400,15 @@ static json_t* clip_json(const tl_measure_run* run, const tl_measure_clip* m) {
     json_t* rs = json_array();
     for (uint32_t i = 0; i < run->region_count; ++i) {
         const tl_measure_region* rg = &run->regions[i];
-        json_t* st = json_object();
+        json_t *st = json_object(), *depth = json_object();
         for (int c = 0; c < TL_MEASURE_RIG_COUNT; ++c)
-            if (rigs->rigs[c].used)
-                json_object_set_new(st, tl_measure_rig_string((tl_measure_rig_kind)c),
-                                    stats_json(&m->stats[c][i]));
+            if (rigs->rigs[c].used) {
+                const char* kind = tl_measure_rig_string((tl_measure_rig_kind)c);
+                json_object_set_new(st, kind, stats_json(&m->stats[c][i]));
+                json_object_set_new(depth, kind,
+                                    m->skin_depth[c][i] >= 0 ? json_real(m->skin_depth[c][i])
+                                                             : json_null());
+            }
         json_t* bd = json_object();
         json_object_set_new(bd, original ? "original" : "chain_static", json_real(rg->distance));
         if (chained && original) json_object_set_new(bd, "chain", json_real(rg->distance_chain));
@@ -414,6 +418,7 @@ static json_t* clip_json(const tl_measure_run* run, const tl_measure_clip* m) {
                               (json_int_t)rg->vertices, "edges", (json_int_t)rg->edges, "stretch",
                               st, "bone_distance", bd);
         if (rg->cls) json_object_set_new(r, "class", json_string(rg->cls));
+        json_object_set_new(r, "skin_depth", depth);
         if (rg->chain >= 0)
             json_object_set_new(r, "liveliness", liveliness_json(&m->liveliness[rg->chain]));
         if (m->new_tears[i].count)
@@ -513,6 +518,11 @@ static void clip_print(const tl_measure_run* run, const tl_measure_clip* m) {
                          j->swing_max_deg, j->swing_rms_deg);
             print_stats_row(tl_measure_rig_string((tl_measure_rig_kind)c), &m->stats[c][i], extra);
         }
+        for (int c = 0; c < TL_MEASURE_RIG_COUNT; ++c) /* (measured where the rigs differ) */
+            if (rigs->rigs[c].used && m->skin_depth[c][i] >= 0)
+                printf("%s %s %.4f H", c == (int)run->first ? "    inside the body skin:" : ",",
+                       tl_measure_rig_string((tl_measure_rig_kind)c), m->skin_depth[c][i]);
+        if (r->changed) printf("\n");
         const tl_measure_cloth* lat = &m->cloth[i];
         if (lat->particles) {
             printf("    cloth: %u particles, %u bones; tethers within %.2g of rest, safe distance "

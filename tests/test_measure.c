@@ -1,5 +1,6 @@
 /* Measurement: edge stretch and weighted bone distance, proved on cases with known answers. */
 #include "test.h"
+#include "measure/skin_depth.h"
 
 #include <tailor/tailor.h>
 
@@ -452,6 +453,69 @@ static void swing_of_a_still_tail(void) {
     tl_gltf_destroy(doc);
 }
 
+/* The Khronos fox's tail turned about its root joint (each local axis, both ways): the depth of
+ * its vertices inside the body's posed skin. At rest none is inside (the rest is the reference);
+ * a tail turned half round goes through the body; turned a little it stays out. */
+static void skin_depth_of_a_turned_tail(void) {
+    tl_error err;
+    tl_gltf* doc;
+    tl_scene* scene;
+    ENSURE_OK(tl_gltf_load(tl_test_shared("assets/khronos-fox/Fox.glb"), &doc, &err), err);
+    ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+    const tl_scene_skin* sk = &scene->skins[0];
+    int32_t root = tl_scene_find_joint(scene, 0, "b_Tail01_012");
+    ENSURE(root >= 0);
+    uint8_t* tail = calloc(sk->vertex_count, 1);
+    uint8_t* body = malloc(sk->vertex_count);
+    ENSURE(tail && body && tl_body_skin_mask(scene, 0, body, &err) == TL_OK);
+    uint32_t in_tail = 0;
+    for (uint32_t v = 0; v < sk->vertex_count; ++v) {
+        uint32_t j = tl_scene_skin_dominant_joint(sk, v);
+        while (j != UINT32_MAX && j != (uint32_t)root) /* the root or below it */
+            j = sk->joints[j].parent < 0 ? UINT32_MAX : (uint32_t)sk->joints[j].parent;
+        tail[v] = j == (uint32_t)root, body[v] &= !tail[v], in_tail += tail[v];
+    }
+    const uint8_t* regions[1] = {tail};
+    skin_depth* d = skin_depth_create(scene, 0, regions, 1, body);
+    ENSURE(d && in_tail > 100);
+    tl_pose* pose = tl_pose_create(scene);
+    tl_pose_set_rest(pose, scene, 0);
+    ENSURE(skin_depth_add(d, scene, pose));
+    float at_rest = skin_depth_deepest(d, 0), H = sk->height;
+    float turned[2] = {0, 0}; /* deepest over the six turns, by angle */
+    const float angles[2] = {20, 160};
+    uint32_t node = sk->joints[root].node;
+    for (int a = 0; a < 2; ++a)
+        for (int axis = 0; axis < 6; ++axis) {
+            tl_pose_set_rest(pose, scene, 0);
+            float half = (axis < 3 ? 1.0f : -1.0f) * angles[a] * 3.14159265f / 360.0f;
+            float q[4] = {0, 0, 0, cosf(half)}, r[4];
+            q[axis % 3] = sinf(half);
+            const float* p = pose->locals[node].rotation; /* r = p q: about the joint's own axes */
+            r[0] = p[3] * q[0] + p[0] * q[3] + p[1] * q[2] - p[2] * q[1];
+            r[1] = p[3] * q[1] - p[0] * q[2] + p[1] * q[3] + p[2] * q[0];
+            r[2] = p[3] * q[2] + p[0] * q[1] - p[1] * q[0] + p[2] * q[3];
+            r[3] = p[3] * q[3] - p[0] * q[0] - p[1] * q[1] - p[2] * q[2];
+            memcpy(pose->locals[node].rotation, r, sizeof r);
+            tl_pose_update_world(pose, scene);
+            skin_depth_clear(d);
+            ENSURE(skin_depth_add(d, scene, pose));
+            turned[a] = fmaxf(turned[a], skin_depth_deepest(d, 0));
+        }
+    fprintf(stderr,
+            "  fox tail (%u vertices) inside the body skin: rest %.4f H, turned 20 deg %.4f H, "
+            "160 deg %.4f H\n",
+            in_tail, at_rest / H, turned[0] / H, turned[1] / H);
+    ENSURE(at_rest == 0);
+    ENSURE(turned[1] > 0.02f * H);
+    ENSURE(turned[0] < 0.25f * turned[1]);
+    skin_depth_destroy(d);
+    tl_pose_destroy(pose);
+    free(tail), free(body);
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+}
+
 /* --stress prints the documented fields for each chain; a clip where the rat's tail droops
  * below its feet reports the lift the article's bug would add (counted minus excluded). */
 static void stress_and_lift_reported(void) {
@@ -585,6 +649,70 @@ static void rigs_of_unrigged_and_rigged(void) {
     ENSURE(two);
 }
 
+/* The skin depth in tailor measure: measured for the regions the rigs move differently, in the
+ * file as it is and played (the shared skirt: as bound to the thighs and as the cloth rig moves
+ * it), the same figure as skin_depth sampled directly at the clip's times; regions left as the
+ * file has them are not measured. */
+static void skin_depth_where_the_rigs_differ(void) {
+    tl_error err = {0};
+    tl_gltf* doc = NULL;
+    tl_scene* scene = NULL;
+    tl_measure_rigs* rigs = NULL;
+    tl_measure_run* run = NULL;
+    tl_measure_clip* clip = malloc(sizeof *clip);
+    tl_measure_rigs_def rdef = tl_default_measure_rigs_def();
+    tl_measure_run_def def = tl_default_measure_run_def();
+    ENSURE(clip);
+    ENSURE_OK(tl_gltf_load(tl_test_shared("cases/mh-suit-skirt.glb"), &doc, &err), err);
+    ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+    ENSURE_OK(tl_measure_rigs_create(scene, &rdef, &rigs, &err), err);
+    def.skin = tl_measure_default_skin(scene);
+    ENSURE_OK(tl_measure_run_create(rigs, &def, &run, &err), err);
+    const tl_scene_skin* sk = &scene->skins[def.skin];
+    int32_t skirt = -1;
+    for (uint32_t i = 0; i < run->region_count; ++i)
+        if (run->regions[i].cloth >= 0 && run->regions[i].vertices > 100) skirt = (int32_t)i;
+    ENSURE(skirt >= 0 && run->regions[skirt].changed);
+    uint8_t* body = malloc(sk->vertex_count);
+    ENSURE(body && tl_body_skin_mask(scene, def.skin, body, &err) == TL_OK);
+    for (uint32_t v = 0; v < sk->vertex_count; ++v)
+        for (uint32_t i = 0; i < run->region_count; ++i)
+            body[v] &= !run->regions[i].mask[v];
+    const uint8_t* masks[1] = {run->regions[skirt].mask};
+    skin_depth* direct = skin_depth_create(scene, def.skin, masks, 1, body);
+    tl_pose* pose = tl_pose_create(scene);
+    ENSURE(direct && pose);
+    for (uint32_t c = 0; c < scene->clip_count; ++c) {
+        ENSURE_OK(tl_measure_run_clip(run, c, clip, &err), err);
+        skin_depth_clear(direct);
+        for (uint32_t j = 0; j < def.samples; ++j) {
+            tl_pose_sample(pose, scene, c, (float)j * scene->clips[c].duration / def.samples);
+            ENSURE(skin_depth_add(direct, scene, pose));
+        }
+        for (uint32_t i = 0; i < run->region_count; ++i)
+            for (int k = 0; k < TL_MEASURE_RIG_COUNT; ++k) {
+                bool measured =
+                    run->regions[i].changed && (k == TL_MEASURE_ORIGINAL || k == TL_MEASURE_CHAIN);
+                ENSURE(measured ? clip->skin_depth[k][i] >= 0 : clip->skin_depth[k][i] == -1);
+            }
+        fprintf(stderr,
+                "  mh-suit-skirt %s: the skirt inside the body skin, as bound %.4f H, the "
+                "cloth rig played %.4f H\n",
+                scene->clips[c].name, clip->skin_depth[TL_MEASURE_ORIGINAL][skirt],
+                clip->skin_depth[TL_MEASURE_CHAIN][skirt]);
+        ENSURE(clip->skin_depth[TL_MEASURE_ORIGINAL][skirt] ==
+               skin_depth_deepest(direct, 0) / run->height);
+    }
+    skin_depth_destroy(direct);
+    tl_pose_destroy(pose);
+    free(body);
+    tl_measure_run_destroy(run);
+    tl_measure_rigs_destroy(rigs);
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+    free(clip);
+}
+
 static void bad_input_fails_cleanly(void) {
     char* out = NULL;
     ENSURE(tl_test_cli(&out, "measure /nonexistent.glb 2>&1") == 1);
@@ -610,8 +738,10 @@ int main(int argc, char** argv) {
         {"chain_cases_table", chain_cases_table},
         {"rigid_tail_is_exactly_one_in_every_clip", rigid_tail_is_exactly_one_in_every_clip},
         {"swing_of_a_still_tail", swing_of_a_still_tail},
+        {"skin_depth_of_a_turned_tail", skin_depth_of_a_turned_tail},
         {"stress_and_lift_reported", stress_and_lift_reported},
         {"rigs_of_unrigged_and_rigged", rigs_of_unrigged_and_rigged},
+        {"skin_depth_where_the_rigs_differ", skin_depth_where_the_rigs_differ},
         {"bad_input_fails_cleanly", bad_input_fails_cleanly},
     };
     return tl_test_main(argc, argv, cases, sizeof cases / sizeof cases[0]);

@@ -315,6 +315,13 @@ typedef struct tl_measure_clip {
        every other region */
     tl_new_tears new_tears[TL_MEASURE_MAX_REGIONS];
     tl_measure_cloth cloth[TL_MEASURE_MAX_REGIONS]; /* per region moved by a cloth */
+    /* [configuration][region]: the deepest of the region's vertices inside the body's posed
+       skin (the triangles of the vertices in no region, the hair left out) over the sample
+       times, x H: what a viewer sees of a thigh through a skirt, a tail through a leg, hair
+       through a neck, where the colliders stand off the skin; only vertices outside that skin at
+       rest, found within 0.05 H of it (docs/measure.md "Skin depth"); 0: none inside; < 0: not
+       measured (a region the configurations do not move differently: the file's own) */
+    float skin_depth[TL_MEASURE_RIG_COUNT][TL_MEASURE_MAX_REGIONS];
     /* per pendulum and aim part of rigs[TL_MEASURE_CHAIN]'s player (tl_player_joint_part
        order), joint_count of them */
     tl_measure_joint joints[TL_MEASURE_MAX_JOINT_PARTS];

@@ -6,6 +6,7 @@
 #include <tailor/stress.h>
 #include <tailor/colliders.h>
 #include "cloth_stretch.h"
+#include "skin_depth.h"
 
 #include <assert.h>
 #include <math.h>
@@ -19,6 +20,7 @@
 
 typedef struct run_internal {
     tl_stretch* stretch[TL_MEASURE_RIG_COUNT];
+    skin_depth* depth[TL_MEASURE_RIG_COUNT];
 } run_internal;
 
 tl_measure_run_def tl_default_measure_run_def(void) {
@@ -220,6 +222,30 @@ static bool regions_build(tl_measure_run* run, const tl_measure_run_def* def,
 }
 
 /* Edges of every region in every rig, and the bone distances. */
+/* Each configuration's skin depth of the regions the rigs move differently (a region left as
+ * the file has it gets the file's own figure in every one: not measured) against the skin in no
+ * region (the hair left out: cards have no inside). False on memory. */
+static bool depths_build(tl_measure_run* run) {
+    run_internal* in = run->internal;
+    const tl_measure_rigs* rigs = run->rigs;
+    const tl_scene* first = rigs->rigs[run->first].scene;
+    uint32_t n = first->skins[run->skin].vertex_count;
+    uint8_t *body = malloc(n + 1), *none = calloc(n + 1, 1);
+    bool ok = body && none && tl_body_skin_mask(first, run->skin, body, NULL) == TL_OK;
+    const uint8_t* masks[TL_MEASURE_MAX_REGIONS];
+    for (uint32_t i = 0; i < run->region_count; ++i)
+        masks[i] = run->regions[i].changed ? run->regions[i].mask : none;
+    for (uint32_t v = 0; ok && v < n; ++v)
+        for (uint32_t i = 0; i < run->region_count && body[v]; ++i)
+            body[v] = !run->regions[i].mask[v];
+    for (int c = 0; ok && c < TL_MEASURE_RIG_COUNT; ++c) /* the file as it is, and played */
+        ok = !rigs->rigs[c].used || (c != (int)run->first && c != TL_MEASURE_CHAIN) ||
+             (in->depth[c] = skin_depth_create(rigs->rigs[c].scene, run->skin, masks,
+                                               run->region_count, body)) != NULL;
+    free(body), free(none);
+    return ok;
+}
+
 static tl_result measures_build(tl_measure_run* run, tl_error* err) {
     run_internal* in = run->internal;
     const tl_measure_rigs* rigs = run->rigs;
@@ -238,6 +264,7 @@ static tl_result measures_build(tl_measure_run* run, tl_error* err) {
     }
     for (uint32_t i = 0; i <= run->region_count; ++i)
         run->regions[i].edges = tl_stretch_edge_count(in->stretch[run->first], i);
+    if (!depths_build(run)) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     const tl_scene* first = rigs->rigs[run->first].scene;
     float* scratch = malloc(
         sizeof(float) * 7 *
@@ -290,7 +317,7 @@ void tl_measure_run_destroy(tl_measure_run* run) {
     if (!run) return;
     run_internal* in = run->internal;
     for (int c = 0; c < TL_MEASURE_RIG_COUNT; ++c)
-        tl_stretch_destroy(in->stretch[c]);
+        tl_stretch_destroy(in->stretch[c]), skin_depth_destroy(in->depth[c]);
     for (uint32_t i = 0; i <= run->region_count && i <= TL_MEASURE_MAX_REGIONS; ++i)
         free(run->regions[i].mask);
     free(in);
@@ -306,6 +333,8 @@ typedef struct hook_ctx {
     cloth_stretch** input;       /* with split: the same edges as the file bound them, or NULL */
     const tl_scene* input_scene; /* with input: the file as bound, and a pose of it */
     tl_pose* input_pose;
+    skin_depth* depth; /* the configuration's, sampled after everything moved */
+    bool* failed;      /* set when a sample ran out of memory */
 } hook_ctx;
 
 /* One sample of a cloth region's lattice: tethers and safe distances. */
@@ -387,6 +416,14 @@ static void chain_hook(void* user, tl_pose* pose, float time) {
         d = cloth_stretch_depth(h->input[i], colliders, count) / h->run->height;
         if (d > m->mesh_penetration_input) m->mesh_penetration_input = d;
     }
+    if (h->depth && !skin_depth_add(h->depth, h->rig->scene, pose)) *h->failed = true;
+}
+
+/* A configuration nothing moves: its skin depth only. */
+static void depth_hook(void* user, tl_pose* pose, float time) {
+    (void)time;
+    const hook_ctx* h = user;
+    if (h->depth && !skin_depth_add(h->depth, h->rig->scene, pose)) *h->failed = true;
 }
 
 /* The most the chains' skin lifts the hips over the clip's sample times, or -1. */
@@ -474,6 +511,7 @@ tl_result tl_measure_run_clip(tl_measure_run* run, uint32_t clip, tl_measure_cli
     out->clip = clip;
     memset(out->cloth, 0, sizeof out->cloth);
     memset(out->joints, 0, sizeof out->joints);
+    memset(out->skin_depth, 0, sizeof out->skin_depth);
     out->joint_count = 0;
     if (chained && chained->player) {
         uint32_t n = tl_player_joint_part_count(chained->player);
@@ -504,7 +542,9 @@ tl_result tl_measure_run_clip(tl_measure_run* run, uint32_t clip, tl_measure_cli
             (run->skin >= before->skin_count ||
              before->skins[run->skin].vertex_count != rig->scene->skins[run->skin].vertex_count))
             before = NULL;
-        hook_ctx hook = {rig, clip, run, out, split, input, before, NULL};
+        bool failed = false;
+        hook_ctx hook = {rig, clip, run, out, split, input, before, NULL, in->depth[c], &failed};
+        if (in->depth[c]) skin_depth_clear(in->depth[c]);
         bool ok = !motion || !before || (hook.input_pose = tl_pose_create(before)) != NULL;
         for (uint32_t i = 0; motion && i < run->region_count && i < TL_MEASURE_MAX_REGIONS; ++i) {
             int32_t k = run->regions[i].cloth;
@@ -533,8 +573,13 @@ tl_result tl_measure_run_clip(tl_measure_run* run, uint32_t clip, tl_measure_cli
             for (uint32_t i = 0; i < rig->chain_count; ++i)
                 tl_liveliness_clear(rig->live[i]);
         }
-        tl_stretch_run(in->stretch[c], clip, motion ? chain_hook : NULL, motion ? &hook : NULL,
+        tl_stretch_run(in->stretch[c], clip, motion ? chain_hook : depth_hook, &hook,
                        out->stats[c]);
+        for (uint32_t i = 0; i < run->region_count && i < TL_MEASURE_MAX_REGIONS; ++i)
+            out->skin_depth[c][i] = !run->regions[i].changed || !in->depth[c] ? -1
+                                    : run->height > 0
+                                        ? skin_depth_deepest(in->depth[c], i) / run->height
+                                        : 0;
         for (uint32_t i = 0; i < TL_MEASURE_MAX_REGIONS; ++i) {
             cloth_stretch_destroy(input[i]);
             if (!split[i]) continue;
@@ -543,6 +588,7 @@ tl_result tl_measure_run_clip(tl_measure_run* run, uint32_t clip, tl_measure_cli
             cloth_stretch_destroy(split[i]);
         }
         tl_pose_destroy(hook.input_pose);
+        if (failed) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory (skin depth)");
     }
     for (uint32_t i = 0; i < out->joint_count; ++i) {
         tl_measure_joint* m = &out->joints[i];
