@@ -101,13 +101,16 @@ for b in bodies:
                 measured += 1
                 check(cl['tether_violation_max'] <= 1e-6, '%s %s %s: tethers %.3g' % (info['body'], g, c['clip'], cl['tether_violation_max']))
                 bs = c['body']['stretch']
+                sd = r.get('skin_depth') or {}  # (inside the body's skin: docs/measure.md)
                 print('info %s %s %s: stretch v p99/max %.4f/%.4f h %.4f/%.4f torn %.2f%% (body %.4f/%.4f/%.2f%%) '
-                      'max distance %.3g collider %.4f mesh %.4f (input %.4f) H' % (
+                      'max distance %.3g collider %.4f mesh %.4f (input %.4f) H; in the skin %s (input %s) H' % (
                       info['body'], g, c['clip'], cl['stretch_vertical']['p99'], cl['stretch_vertical']['max'],
                       cl['stretch_horizontal']['p99'], cl['stretch_horizontal']['max'],
                       max(cl['stretch_vertical']['torn_pct'], cl['stretch_horizontal']['torn_pct']),
                       bs['p99'], bs['max'], bs['torn_pct'], cl['max_distance_violation_max'],
-                      cl['collider_penetration'], cl['mesh_penetration'], cl['mesh_penetration_input']))
+                      cl['collider_penetration'], cl['mesh_penetration'], cl['mesh_penetration_input'],
+                      '%.4f' % sd['chain'] if sd.get('chain') is not None else '-',
+                      '%.4f' % sd['original'] if sd.get('original') is not None else '-'))
         s = json.loads(run(tailor, 'measure', inp, '--stress', '--json'))
         for p in s.get('parts', []):
             if p.get('kind') != 'cloth': continue
