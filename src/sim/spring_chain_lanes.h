@@ -346,12 +346,12 @@ LANE_TARGET KERNEL void NAME(link_hold)(const lane_frame* restrict f,
 /* The limit: beyond theta_max the bend turns back to the limit about its own axis, and the
  * velocity that keeps pushing into it is dropped. */
 LANE_TARGET KERNEL void NAME(link_limit)(const LINK_T* restrict k, const lane_frame* restrict f,
-                                         NAME(link_work) * restrict w) {
+                                         NAME(link_work) * restrict w, const bool hold) {
     EACH w->flag[l] = fabsf(w->q_w[l]) < k->cos_lim[l];
     if (NAME(any_lane)(w->flag))
         for (int l = 0; l < LANE_COUNT; ++l)
             if (w->flag[l]) {
-                if (!LANE_FEEDBACK && f->still[l]) { /* (link_hold's) */
+                if (hold && f->still[l]) { /* (link_hold's) */
                     v3 c = qt_rotate(LANE_QT(f, w, l),
                                      qt_rotate((qt){w->q_x[l], w->q_y[l], w->q_z[l], w->q_w[l]},
                                                LANE_V3(k, u, l)));
@@ -368,12 +368,7 @@ LANE_TARGET KERNEL void NAME(link_limit)(const LINK_T* restrict k, const lane_fr
         w->h_x[l] = h.x, w->h_y[l] = h.y, w->h_z[l] = h.z;
         w->d_x[l] = dir.x, w->d_y[l] = dir.y, w->d_z[l] = dir.z;
     }
-    /* (nothing held on a moving body: link_rope reads g only where a lane is still, which a
-     * compiler cannot tell, so it is zeroed) */
-    if (!LANE_FEEDBACK && NAME(any_lane)(f->still))
-        NAME(link_hold)(f, w);
-    else
-        EACH w->g_x[l] = 0, w->g_y[l] = 0, w->g_z[l] = 0;
+    if (hold) NAME(link_hold)(f, w);
     if (NAME(any_lane)(w->flag))
         for (int l = 0; l < LANE_COUNT; ++l)
             if (w->flag[l]) { /* drop the velocity that keeps pushing further into the limit */
@@ -409,7 +404,7 @@ LANE_TARGET KERNEL void NAME(lanes_cull)(const lane_frame* restrict f, const flo
 
 /* The rope (a rope cannot stretch, so neither can its velocity), then contact. */
 LANE_TARGET KERNEL void NAME(link_rope)(const LINK_T* restrict k, int i, lane_frame* restrict f,
-                                        NAME(link_work) * restrict w) {
+                                        NAME(link_work) * restrict w, const bool hold) {
     int near[LANE_COUNT];
     EACH {
         v3 dir = {w->d_x[l], w->d_y[l], w->d_z[l]}, v = {w->v_x[l], w->v_y[l], w->v_z[l]};
@@ -456,8 +451,7 @@ LANE_TARGET KERNEL void NAME(link_rope)(const LINK_T* restrict k, int i, lane_fr
                 w->p_x[l] = p.x, w->p_y[l] = p.y, w->p_z[l] = p.z, w->v_x[l] = v.x, w->v_y[l] = v.y,
                 w->v_z[l] = v.z;
             }
-    if (!LANE_FEEDBACK && NAME(any_lane)(f->still))
-        EACH { /* link_hold's part given back, across the link (the rope) */
+    if (hold) EACH { /* link_hold's part given back, across the link (the rope) */
             v3 e = v3_sub((v3){w->p_x[l], w->p_y[l], w->p_z[l]}, LANE_V3(f, h, l));
             v3 g = {w->g_x[l], w->g_y[l], w->g_z[l]};
             float e2 = v3_dot(e, e);
@@ -506,17 +500,25 @@ LANE_TARGET KERNEL void NAME(link_read_back)(LINK_T* restrict k, lane_frame* res
 
 /* Link i of every lane. The straight-line code runs in loops over the lanes (SIMD); the rare
  * branches (antiparallel swings, bends more than 36 degrees from their neighbours, the bend
- * limit, contact) are flagged there and fixed per lane. */
-LANE_TARGET
-static void NAME(lanes_link)(LINK_T* restrict links, int n, int i, lane_frame* restrict f) {
+ * limit, contact) are flagged there and fixed per lane. `hold`: some lane is still (link_hold);
+ * a constant in each of lanes_link's two copies, so that a moving body runs none of it. */
+LANE_TARGET KERNEL void NAME(lanes_link_as)(LINK_T* restrict links, int n, int i,
+                                            lane_frame* restrict f, const bool hold) {
     LINK_T* restrict k = &links[i];
     NAME(link_work) work;
     NAME(link_neighbours)(links, n, i, f, &work);
     NAME(link_spring)(k, f, &work, i > 0 ? 1.0f : 0.0f);
     if (n > 1) NAME(link_couple)(f, &work);
-    NAME(link_limit)(k, f, &work);
-    NAME(link_rope)(k, i, f, &work);
+    NAME(link_limit)(k, f, &work, hold);
+    NAME(link_rope)(k, i, f, &work, hold);
     NAME(link_read_back)(k, f, &work);
+}
+LANE_TARGET
+static void NAME(lanes_link)(LINK_T* restrict links, int n, int i, lane_frame* restrict f) {
+    if (!LANE_FEEDBACK && NAME(any_lane)(f->still))
+        NAME(lanes_link_as)(links, n, i, f, true);
+    else
+        NAME(lanes_link_as)(links, n, i, f, false);
 }
 
 #if LANE_COUNT > 1 && defined(LANE_FULL) /* (the full batch's width: its extras) */
@@ -539,10 +541,11 @@ static void NAME(lanes_finite)(const LINK_T* restrict links, int n, bool* restri
 
 /* Link i of two groups' lanes, their parts alternating: each group's link is one dependent
  * chain of square roots and divisions, and the other group's part beside it gives the core
- * independent work meanwhile. Each group's operations are lanes_link's, so its bits too. */
-LANE_TARGET
-static void NAME(lanes_link2)(LINK_T* restrict la, lane_frame* restrict fa, LINK_T* restrict lb,
-                              lane_frame* restrict fb, int n, int i) {
+ * independent work meanwhile. Each group's operations are lanes_link's, so its bits too (a group
+ * without a still lane held or not: link_hold leaves a moving lane's values as they are). */
+LANE_TARGET KERNEL void NAME(lanes_link2_as)(LINK_T* restrict la, lane_frame* restrict fa,
+                                             LINK_T* restrict lb, lane_frame* restrict fb, int n,
+                                             int i, const bool hold) {
     LINK_T* restrict ka = &la[i];
     LINK_T* restrict kb = &lb[i];
     NAME(link_work) wa, wb;
@@ -552,12 +555,20 @@ static void NAME(lanes_link2)(LINK_T* restrict la, lane_frame* restrict fa, LINK
     NAME(link_spring)(kb, fb, &wb, i > 0 ? 1.0f : 0.0f);
     if (n > 1) NAME(link_couple)(fa, &wa);
     if (n > 1) NAME(link_couple)(fb, &wb);
-    NAME(link_limit)(ka, fa, &wa);
-    NAME(link_limit)(kb, fb, &wb);
-    NAME(link_rope)(ka, i, fa, &wa);
-    NAME(link_rope)(kb, i, fb, &wb);
+    NAME(link_limit)(ka, fa, &wa, hold);
+    NAME(link_limit)(kb, fb, &wb, hold);
+    NAME(link_rope)(ka, i, fa, &wa, hold);
+    NAME(link_rope)(kb, i, fb, &wb, hold);
     NAME(link_read_back)(ka, fa, &wa);
     NAME(link_read_back)(kb, fb, &wb);
+}
+LANE_TARGET
+static void NAME(lanes_link2)(LINK_T* restrict la, lane_frame* restrict fa, LINK_T* restrict lb,
+                              lane_frame* restrict fb, int n, int i) {
+    if (NAME(any_lane)(fa->still) || NAME(any_lane)(fb->still))
+        NAME(lanes_link2_as)(la, fa, lb, fb, n, i, true);
+    else
+        NAME(lanes_link2_as)(la, fa, lb, fb, n, i, false);
 }
 #endif
 
