@@ -289,8 +289,9 @@ static bool frame_still(tl_chain* c, const frame_plan* fp, double dt) {
         v3 move = v3_sub(v3_load(fp->target.position), v3_load(fp->start.position));
         /* (the path's speed at its ends is the chord's plus the bend's, dt (t (t - 1))' = -+1; a
          * rotation's angle about twice its quaternion's bend) */
-        float travel = v3_length(move) + v3_length(fp->curve_position);
-        if (travel < bar) { /* (a moving body stops here) */
+        float travel = bar; /* (a moving body stops at its translation, squared) */
+        if (v3_dot(move, move) < bar * bar) {
+            travel = v3_length(move) + v3_length(fp->curve_position);
             float reach = 0;
             for (int i = 0; i < c->n; ++i)
                 reach += c->links[i].length;

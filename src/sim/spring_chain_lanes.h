@@ -500,8 +500,9 @@ LANE_TARGET KERNEL void NAME(link_read_back)(LINK_T* restrict k, lane_frame* res
 
 /* Link i of every lane. The straight-line code runs in loops over the lanes (SIMD); the rare
  * branches (antiparallel swings, bends more than 36 degrees from their neighbours, the bend
- * limit, contact) are flagged there and fixed per lane. `hold`: some lane is still (link_hold);
- * a constant in each of lanes_link's two copies, so that a moving body runs none of it. */
+ * limit, contact) are flagged there and fixed per lane. `hold`: some lane is still (link_hold),
+ * a constant in each of its two copies, chosen once a step (lanes_links): a moving body runs
+ * the plain one (a choice per link cost the batches 5%). */
 LANE_TARGET KERNEL void NAME(lanes_link_as)(LINK_T* restrict links, int n, int i,
                                             lane_frame* restrict f, const bool hold) {
     LINK_T* restrict k = &links[i];
@@ -515,10 +516,21 @@ LANE_TARGET KERNEL void NAME(lanes_link_as)(LINK_T* restrict links, int n, int i
 }
 LANE_TARGET
 static void NAME(lanes_link)(LINK_T* restrict links, int n, int i, lane_frame* restrict f) {
+    NAME(lanes_link_as)(links, n, i, f, false);
+}
+LANE_TARGET
+static void NAME(lanes_link_held)(LINK_T* restrict links, int n, int i, lane_frame* restrict f) {
+    NAME(lanes_link_as)(links, n, i, f, true);
+}
+/* Every link of one internal step. */
+LANE_TARGET
+static void NAME(lanes_links)(LINK_T* restrict links, int n, lane_frame* restrict f) {
     if (!LANE_FEEDBACK && NAME(any_lane)(f->still))
-        NAME(lanes_link_as)(links, n, i, f, true);
+        for (int i = 0; i < n; ++i)
+            NAME(lanes_link_held)(links, n, i, f);
     else
-        NAME(lanes_link_as)(links, n, i, f, false);
+        for (int i = 0; i < n; ++i)
+            NAME(lanes_link)(links, n, i, f);
 }
 
 #if LANE_COUNT > 1 && defined(LANE_FULL) /* (the full batch's width: its extras) */
@@ -565,10 +577,23 @@ LANE_TARGET KERNEL void NAME(lanes_link2_as)(LINK_T* restrict la, lane_frame* re
 LANE_TARGET
 static void NAME(lanes_link2)(LINK_T* restrict la, lane_frame* restrict fa, LINK_T* restrict lb,
                               lane_frame* restrict fb, int n, int i) {
+    NAME(lanes_link2_as)(la, fa, lb, fb, n, i, false);
+}
+LANE_TARGET
+static void NAME(lanes_link2_held)(LINK_T* restrict la, lane_frame* restrict fa,
+                                   LINK_T* restrict lb, lane_frame* restrict fb, int n, int i) {
+    NAME(lanes_link2_as)(la, fa, lb, fb, n, i, true);
+}
+/* Every link of one internal step of the two groups. */
+LANE_TARGET
+static void NAME(lanes_links2)(LINK_T* restrict la, lane_frame* restrict fa, LINK_T* restrict lb,
+                               lane_frame* restrict fb, int n) {
     if (NAME(any_lane)(fa->still) || NAME(any_lane)(fb->still))
-        NAME(lanes_link2_as)(la, fa, lb, fb, n, i, true);
+        for (int i = 0; i < n; ++i)
+            NAME(lanes_link2_held)(la, fa, lb, fb, n, i);
     else
-        NAME(lanes_link2_as)(la, fa, lb, fb, n, i, false);
+        for (int i = 0; i < n; ++i)
+            NAME(lanes_link2)(la, fa, lb, fb, n, i);
 }
 #endif
 
