@@ -196,7 +196,7 @@ static void setup_lane(lane_frame* f, int l, const frame_plan* fp, int n, bool p
         SET_QT(f, cr, l, fp->curve_rotation);
         SET_QT(f, ch, l, fp->curve_hips);
     }
-    f->has_hips[l] = fp->has_hips;
+    f->has_hips[l] = fp->has_hips, f->still[l] = fp->still;
     f->colliders[l] = fp->colliders, f->collider_count[l] = fp->collider_count;
     f->growth[l] = fp->collider_growth, f->links = n; /* (the cull: chain_cull_setup) */
 }

@@ -267,6 +267,49 @@ KERNEL qt quaternion_curve(qt before, qt a, qt b, double r) {
                 curve_of(before.z, a.z, b.z, r), curve_of(before.w, a.w, b.w, r)};
 }
 
+/* The angle of the turn from unit rotation a to b, less than 1.6 times too small (2 sin(x / 2)
+ * for x, exact for the small ones: what frame_still compares). */
+static float turn_size(qt a, qt b) {
+    qt turn = qt_mul(b, qt_conj(a));
+    return 2.0f * v3_length((v3){turn.x, turn.y, turn.z});
+}
+
+/* Whether the body is still: its attachment has moved the chain's reach (the tips at most that
+ * far from the root) slower than the chain's rest bar for at least a period of the root's spring.
+ * Per frame, the speed at both ends of the frame's path: its translation and turn, the path's
+ * bend (a swing's turning point, where the net motion over a frame may be nil), the hips' turn
+ * when given apart, times the reach for the turns, and its growth. A breathing idle and a held
+ * pose are still; a walk is not, nor a stop shorter than the root's period (a head turn's
+ * turning point, keyed twice: the chain still swings from the motion). A frame shorter than half
+ * an internal step keeps the last judgement: its poses may be equal to the bit (sample times
+ * closer than a float tells apart, a sampled frame's remainder) while the body moves. */
+static bool frame_still(tl_chain* c, const frame_plan* fp, double dt) {
+    if (dt >= 0.5 * c->step) {
+        const float bar = c->sleep_speed * (float)dt;
+        v3 move = v3_sub(v3_load(fp->target.position), v3_load(fp->start.position));
+        /* (the path's speed at its ends is the chord's plus the bend's, dt (t (t - 1))' = -+1; a
+         * rotation's angle about twice its quaternion's bend) */
+        float travel = bar; /* (a moving body stops at its translation, squared) */
+        if (v3_dot(move, move) < bar * bar) {
+            travel = v3_length(move) + v3_length(fp->curve_position);
+            float reach = 0;
+            for (int i = 0; i < c->n; ++i)
+                reach += c->links[i].length;
+            reach *= fmaxf(fp->start.scale, fp->target.scale);
+            float turn = turn_size(qt_load(fp->start.rotation), qt_load(fp->target.rotation)) +
+                         2.0f * sqrtf(qt_dot(fp->curve_rotation, fp->curve_rotation));
+            if (fp->has_hips)
+                turn = fmaxf(turn, turn_size(fp->hips_start, fp->hips_target) +
+                                       2.0f * sqrtf(qt_dot(fp->curve_hips, fp->curve_hips)));
+            float grow = fabsf(fp->target.scale - fp->start.scale) / fmaxf(fp->start.scale, 1e-30f);
+            travel += (turn + grow) * reach;
+        }
+        c->still = travel < bar;
+    }
+    c->still_for = c->still ? c->still_for + dt : 0;
+    return c->still && c->still_for * c->settings.root_frequency >= 1;
+}
+
 /* Validates the input, handles teleports and hitches and counts the internal steps. False
  * when the input was not finite: the chain was reset and is done for this frame. */
 bool chain_frame_begin(tl_chain* c, const tl_chain_input* in, float dt, frame_plan* fp) {
@@ -406,6 +449,7 @@ bool chain_frame_begin(tl_chain* c, const tl_chain_input* in, float dt, frame_pl
      * it would turn the guess's error into a swerve of the next frame (docs/stress.md, session
      * 21), so the next frame, like the first after a hitch, is taken straight */
     c->history = dt > 0 && !clamped && !teleported;
+    fp->still = frame_still(c, fp, dt);
     fp->steps = steps;
     fp->owed = owed;
     return true;

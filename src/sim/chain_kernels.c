@@ -715,22 +715,18 @@ void chain_lanes_steps(void* links, int n, lane_frame* f, int lanes, bool feedba
 #endif
     if (lanes == LANES) {
         BATCH(lanes_pose)(f);
-        for (int i = 0; i < n; ++i)
-            BATCH(lanes_link)(links, n, i, f);
+        BATCH(lanes_links)(links, n, f);
 #if TL_LANES_AVX2
     } else if (lanes == HALF_LANES) {
         HALF(lanes_pose)(f);
-        for (int i = 0; i < n; ++i)
-            HALF(lanes_link)(links, n, i, f);
+        HALF(lanes_links)(links, n, f);
 #endif
     } else if (feedback) {
         lanes_pose_1_feedback(f);
-        for (int i = 0; i < n; ++i)
-            lanes_link_1_feedback(links, n, i, f);
+        lanes_links_1_feedback(links, n, f);
     } else {
         lanes_pose_1(f);
-        for (int i = 0; i < n; ++i)
-            lanes_link_1(links, n, i, f);
+        lanes_links_1(links, n, f);
     }
 }
 
@@ -743,8 +739,7 @@ void chain_lanes_steps2(void* la, lane_frame* fa, void* lb, lane_frame* fb, int 
 #endif
     BATCH(lanes_pose)(fa);
     BATCH(lanes_pose)(fb);
-    for (int i = 0; i < n; ++i)
-        BATCH(lanes_link2)(la, fa, lb, fb, n, i);
+    BATCH(lanes_links2)(la, fa, lb, fb, n);
 }
 
 void chain_lanes_finite(const void* links, int n, bool* finite) {

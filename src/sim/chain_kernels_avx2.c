@@ -44,12 +44,10 @@ void chain_lanes_steps_avx2(lane_link* links, int n, lane_frame* f, int lanes) {
         chain_lanes_steps_avx512(links, n, f);
     } else if (lanes == LANES) {
         BATCH_AVX2(lanes_pose)(f);
-        for (int i = 0; i < n; ++i)
-            BATCH_AVX2(lanes_link)(links, n, i, f);
+        BATCH_AVX2(lanes_links)(links, n, f);
     } else {
         HALF_AVX2(lanes_pose)(f);
-        for (int i = 0; i < n; ++i)
-            HALF_AVX2(lanes_link)(links, n, i, f);
+        HALF_AVX2(lanes_links)(links, n, f);
     }
 }
 
@@ -60,8 +58,7 @@ void chain_lanes_steps2_avx2(lane_link* la, lane_frame* fa, lane_link* lb, lane_
     }
     BATCH_AVX2(lanes_pose)(fa);
     BATCH_AVX2(lanes_pose)(fb);
-    for (int i = 0; i < n; ++i)
-        BATCH_AVX2(lanes_link2)(la, fa, lb, fb, n, i);
+    BATCH_AVX2(lanes_links2)(la, fa, lb, fb, n);
 }
 
 void chain_lanes_finite_avx2(const lane_link* links, int n, bool* finite) {

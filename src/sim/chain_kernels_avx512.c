@@ -42,16 +42,14 @@ bool chain_has_avx512(void) {
 
 void chain_lanes_steps_avx512(lane_link* links, int n, lane_frame* f) {
     lanes_pose_16_avx512(f);
-    for (int i = 0; i < n; ++i)
-        lanes_link_16_avx512(links, n, i, f);
+    lanes_links_16_avx512(links, n, f);
 }
 
 void chain_lanes_steps2_avx512(lane_link* la, lane_frame* fa, lane_link* lb, lane_frame* fb,
                                int n) {
     lanes_pose_16_avx512(fa);
     lanes_pose_16_avx512(fb);
-    for (int i = 0; i < n; ++i)
-        lanes_link2_16_avx512(la, fa, lb, fb, n, i);
+    lanes_links2_16_avx512(la, fa, lb, fb, n);
 }
 
 void chain_lanes_finite_avx512(const lane_link* links, int n, bool* finite) {

@@ -169,6 +169,8 @@ struct tl_chain {
     qt last_hips_start;       /* the hips frame's world rotation there */
     double last_dt;           /* its length, s */
     bool history;             /* last_* describe an ordinary frame just before this one */
+    bool still;               /* the body was still over the last frame judged (frame_still) */
+    double still_for;         /* ... and how long it has been still, s */
     double accumulator;       /* simulated time owed, s, in [0, step) */
     bool placed;
     bool unseated; /* placed at rest since the last frame: not yet kept out of the colliders */
@@ -344,6 +346,7 @@ typedef struct lane_frame {
     float crx[LANES], cry[LANES], crz[LANES], crw[LANES];
     float chx[LANES], chy[LANES], chz[LANES], chw[LANES];
     int has_hips[LANES];
+    int still[LANES]; /* the body is still this frame (frame_plan.still) */
     /* per internal step: where it is in the frame and the interpolated poses */
     float t[LANES];
     float ppx[LANES], ppy[LANES], ppz[LANES];             /* attachment position */
@@ -360,6 +363,9 @@ typedef struct frame_plan {
     tl_chain_pose start, target, last_pose; /* last_pose: the last internal step's */
     qt hips_start, hips_target, last_hips;
     bool has_hips;
+    /* the body is still: the attachment (and hips) have moved the chain's reach slower than its
+     * rest bar for a period of the root's spring (chain_frame.c, frame_still) */
+    bool still;
     const tl_collider* colliders; /* the input's, world */
     int collider_count;
     const float* collider_growth; /* the input's, or NULL */

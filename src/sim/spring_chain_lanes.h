@@ -180,6 +180,8 @@ typedef struct NAME(link_work) {
     float rest_x[LANE_COUNT], rest_y[LANE_COUNT], rest_z[LANE_COUNT], len[LANE_COUNT];
     float p_x[LANE_COUNT], p_y[LANE_COUNT], p_z[LANE_COUNT];
     float v_x[LANE_COUNT], v_y[LANE_COUNT], v_z[LANE_COUNT];
+    float g_x[LANE_COUNT], g_y[LANE_COUNT], g_z[LANE_COUNT]; /* held back (link_hold) */
+    float c_x[LANE_COUNT], c_y[LANE_COUNT], c_z[LANE_COUNT]; /* coupled direction, if limited */
     float d_x[LANE_COUNT], d_y[LANE_COUNT], d_z[LANE_COUNT];
     float m_x[LANE_COUNT], m_y[LANE_COUNT], m_z[LANE_COUNT], m_w[LANE_COUNT]; /* neighbours' bend */
     float q_x[LANE_COUNT], q_y[LANE_COUNT], q_z[LANE_COUNT], q_w[LANE_COUNT]; /* the bend */
@@ -311,14 +313,50 @@ LANE_TARGET KERNEL void NAME(link_couple)(const lane_frame* restrict f,
     }
 }
 
+/* On a still body (lane_frame.still), the velocity's part the coupling took back this step is
+ * set apart (g) before the limit's and the contact's velocity drops, and given back after them
+ * (link_rope). The coupling moves the tip as a position and leaves its velocity: a free link
+ * whose spring it holds back keeps a velocity it never moves by (the spring's pull over the
+ * damping). A drop that took it now and then let the coupling throw the tip off the collider or
+ * the limit, to come back as the velocity built up again: a buzz for ever on a still body
+ * (docs/sim.md, sphere22 and still22). Kept where the body moves, it raised a jump's stretch:
+ * there the drops take it as before. g: the move from the spring's direction to the coupled one
+ * (dir; where the limit fired, the coupled one before it, c), along v, over dt, at most |v|. */
+LANE_TARGET KERNEL void NAME(link_hold)(const lane_frame* restrict f,
+                                        NAME(link_work) * restrict w) {
+    EACH {
+        const v3 v = {w->v_x[l], w->v_y[l], w->v_z[l]};
+        const v3 d = v3_sub((v3){w->p_x[l], w->p_y[l], w->p_z[l]}, LANE_V3(f, h, l));
+        const float d2 = v3_dot(d, d);
+        int limited = w->flag[l];
+        v3 to = {w->d_x[l], w->d_y[l], w->d_z[l]};
+        to = NAME(v3_pick)(limited, (v3){w->c_x[l], w->c_y[l], w->c_z[l]}, to);
+        const v3 from = v3_scale(d, NAME(rsqrt_lane)(NAME(pick)(d2 > 1e-24f, d2, 1.0f)));
+        const float back = -v3_dot(v3_sub(to, from), v) * w->len[l], den = v3_dot(v, v) * f->dt[l];
+        float s = back / NAME(pick)(den > 1e-30f, den, 1.0f);
+        int keep = f->still[l] & (back > 0) & (den > 1e-30f) & (d2 > 1e-24f);
+        s = NAME(pick)(keep, fminf(s, 1.0f), 0.0f);
+        w->g_x[l] = v.x * s, w->g_y[l] = v.y * s, w->g_z[l] = v.z * s;
+        w->v_x[l] = NAME(pick)(keep, v.x - w->g_x[l], v.x);
+        w->v_y[l] = NAME(pick)(keep, v.y - w->g_y[l], v.y);
+        w->v_z[l] = NAME(pick)(keep, v.z - w->g_z[l], v.z);
+    }
+}
+
 /* The limit: beyond theta_max the bend turns back to the limit about its own axis, and the
  * velocity that keeps pushing into it is dropped. */
 LANE_TARGET KERNEL void NAME(link_limit)(const LINK_T* restrict k, const lane_frame* restrict f,
-                                         NAME(link_work) * restrict w) {
+                                         NAME(link_work) * restrict w, const bool hold) {
     EACH w->flag[l] = fabsf(w->q_w[l]) < k->cos_lim[l];
     if (NAME(any_lane)(w->flag))
         for (int l = 0; l < LANE_COUNT; ++l)
             if (w->flag[l]) {
+                if (hold && f->still[l]) { /* (link_hold's) */
+                    v3 c = qt_rotate(LANE_QT(f, w, l),
+                                     qt_rotate((qt){w->q_x[l], w->q_y[l], w->q_z[l], w->q_w[l]},
+                                               LANE_V3(k, u, l)));
+                    w->c_x[l] = c.x, w->c_y[l] = c.y, w->c_z[l] = c.z;
+                }
                 float axis =
                     sqrtf(w->q_x[l] * w->q_x[l] + w->q_y[l] * w->q_y[l] + w->q_z[l] * w->q_z[l]);
                 float s = (w->q_w[l] < 0 ? -k->sin_lim[l] : k->sin_lim[l]) / axis;
@@ -330,6 +368,7 @@ LANE_TARGET KERNEL void NAME(link_limit)(const LINK_T* restrict k, const lane_fr
         w->h_x[l] = h.x, w->h_y[l] = h.y, w->h_z[l] = h.z;
         w->d_x[l] = dir.x, w->d_y[l] = dir.y, w->d_z[l] = dir.z;
     }
+    if (hold) NAME(link_hold)(f, w);
     if (NAME(any_lane)(w->flag))
         for (int l = 0; l < LANE_COUNT; ++l)
             if (w->flag[l]) { /* drop the velocity that keeps pushing further into the limit */
@@ -365,7 +404,7 @@ LANE_TARGET KERNEL void NAME(lanes_cull)(const lane_frame* restrict f, const flo
 
 /* The rope (a rope cannot stretch, so neither can its velocity), then contact. */
 LANE_TARGET KERNEL void NAME(link_rope)(const LINK_T* restrict k, int i, lane_frame* restrict f,
-                                        NAME(link_work) * restrict w) {
+                                        NAME(link_work) * restrict w, const bool hold) {
     int near[LANE_COUNT];
     EACH {
         v3 dir = {w->d_x[l], w->d_y[l], w->d_z[l]}, v = {w->v_x[l], w->v_y[l], w->v_z[l]};
@@ -412,6 +451,16 @@ LANE_TARGET KERNEL void NAME(link_rope)(const LINK_T* restrict k, int i, lane_fr
                 w->p_x[l] = p.x, w->p_y[l] = p.y, w->p_z[l] = p.z, w->v_x[l] = v.x, w->v_y[l] = v.y,
                 w->v_z[l] = v.z;
             }
+    if (hold) EACH { /* link_hold's part given back, across the link (the rope) */
+            v3 e = v3_sub((v3){w->p_x[l], w->p_y[l], w->p_z[l]}, LANE_V3(f, h, l));
+            v3 g = {w->g_x[l], w->g_y[l], w->g_z[l]};
+            float e2 = v3_dot(e, e);
+            g = v3_madd(g, e, -v3_dot(g, e) / NAME(pick)(e2 > 1e-24f, e2, 1.0f));
+            int keep = f->still[l];
+            w->v_x[l] = NAME(pick)(keep, w->v_x[l] + g.x, w->v_x[l]);
+            w->v_y[l] = NAME(pick)(keep, w->v_y[l] + g.y, w->v_y[l]);
+            w->v_z[l] = NAME(pick)(keep, w->v_z[l] + g.z, w->v_z[l]);
+        }
 }
 
 /* Read back: S = swing(b, h), the rotation carrying the bind direction to the link; the
@@ -451,17 +500,37 @@ LANE_TARGET KERNEL void NAME(link_read_back)(LINK_T* restrict k, lane_frame* res
 
 /* Link i of every lane. The straight-line code runs in loops over the lanes (SIMD); the rare
  * branches (antiparallel swings, bends more than 36 degrees from their neighbours, the bend
- * limit, contact) are flagged there and fixed per lane. */
-LANE_TARGET
-static void NAME(lanes_link)(LINK_T* restrict links, int n, int i, lane_frame* restrict f) {
+ * limit, contact) are flagged there and fixed per lane. `hold`: some lane is still (link_hold),
+ * a constant in each of its two copies, chosen once a step (lanes_links): a moving body runs
+ * the plain one (a choice per link cost the batches 5%). */
+LANE_TARGET KERNEL void NAME(lanes_link_as)(LINK_T* restrict links, int n, int i,
+                                            lane_frame* restrict f, const bool hold) {
     LINK_T* restrict k = &links[i];
     NAME(link_work) work;
     NAME(link_neighbours)(links, n, i, f, &work);
     NAME(link_spring)(k, f, &work, i > 0 ? 1.0f : 0.0f);
     if (n > 1) NAME(link_couple)(f, &work);
-    NAME(link_limit)(k, f, &work);
-    NAME(link_rope)(k, i, f, &work);
+    NAME(link_limit)(k, f, &work, hold);
+    NAME(link_rope)(k, i, f, &work, hold);
     NAME(link_read_back)(k, f, &work);
+}
+LANE_TARGET
+static void NAME(lanes_link)(LINK_T* restrict links, int n, int i, lane_frame* restrict f) {
+    NAME(lanes_link_as)(links, n, i, f, false);
+}
+LANE_TARGET
+static void NAME(lanes_link_held)(LINK_T* restrict links, int n, int i, lane_frame* restrict f) {
+    NAME(lanes_link_as)(links, n, i, f, true);
+}
+/* Every link of one internal step. */
+LANE_TARGET
+static void NAME(lanes_links)(LINK_T* restrict links, int n, lane_frame* restrict f) {
+    if (!LANE_FEEDBACK && NAME(any_lane)(f->still))
+        for (int i = 0; i < n; ++i)
+            NAME(lanes_link_held)(links, n, i, f);
+    else
+        for (int i = 0; i < n; ++i)
+            NAME(lanes_link)(links, n, i, f);
 }
 
 #if LANE_COUNT > 1 && defined(LANE_FULL) /* (the full batch's width: its extras) */
@@ -484,10 +553,11 @@ static void NAME(lanes_finite)(const LINK_T* restrict links, int n, bool* restri
 
 /* Link i of two groups' lanes, their parts alternating: each group's link is one dependent
  * chain of square roots and divisions, and the other group's part beside it gives the core
- * independent work meanwhile. Each group's operations are lanes_link's, so its bits too. */
-LANE_TARGET
-static void NAME(lanes_link2)(LINK_T* restrict la, lane_frame* restrict fa, LINK_T* restrict lb,
-                              lane_frame* restrict fb, int n, int i) {
+ * independent work meanwhile. Each group's operations are lanes_link's, so its bits too (a group
+ * without a still lane held or not: link_hold leaves a moving lane's values as they are). */
+LANE_TARGET KERNEL void NAME(lanes_link2_as)(LINK_T* restrict la, lane_frame* restrict fa,
+                                             LINK_T* restrict lb, lane_frame* restrict fb, int n,
+                                             int i, const bool hold) {
     LINK_T* restrict ka = &la[i];
     LINK_T* restrict kb = &lb[i];
     NAME(link_work) wa, wb;
@@ -497,12 +567,33 @@ static void NAME(lanes_link2)(LINK_T* restrict la, lane_frame* restrict fa, LINK
     NAME(link_spring)(kb, fb, &wb, i > 0 ? 1.0f : 0.0f);
     if (n > 1) NAME(link_couple)(fa, &wa);
     if (n > 1) NAME(link_couple)(fb, &wb);
-    NAME(link_limit)(ka, fa, &wa);
-    NAME(link_limit)(kb, fb, &wb);
-    NAME(link_rope)(ka, i, fa, &wa);
-    NAME(link_rope)(kb, i, fb, &wb);
+    NAME(link_limit)(ka, fa, &wa, hold);
+    NAME(link_limit)(kb, fb, &wb, hold);
+    NAME(link_rope)(ka, i, fa, &wa, hold);
+    NAME(link_rope)(kb, i, fb, &wb, hold);
     NAME(link_read_back)(ka, fa, &wa);
     NAME(link_read_back)(kb, fb, &wb);
+}
+LANE_TARGET
+static void NAME(lanes_link2)(LINK_T* restrict la, lane_frame* restrict fa, LINK_T* restrict lb,
+                              lane_frame* restrict fb, int n, int i) {
+    NAME(lanes_link2_as)(la, fa, lb, fb, n, i, false);
+}
+LANE_TARGET
+static void NAME(lanes_link2_held)(LINK_T* restrict la, lane_frame* restrict fa,
+                                   LINK_T* restrict lb, lane_frame* restrict fb, int n, int i) {
+    NAME(lanes_link2_as)(la, fa, lb, fb, n, i, true);
+}
+/* Every link of one internal step of the two groups. */
+LANE_TARGET
+static void NAME(lanes_links2)(LINK_T* restrict la, lane_frame* restrict fa, LINK_T* restrict lb,
+                               lane_frame* restrict fb, int n) {
+    if (NAME(any_lane)(fa->still) || NAME(any_lane)(fb->still))
+        for (int i = 0; i < n; ++i)
+            NAME(lanes_link2_held)(la, fa, lb, fb, n, i);
+    else
+        for (int i = 0; i < n; ++i)
+            NAME(lanes_link2)(la, fa, lb, fb, n, i);
 }
 #endif
 
