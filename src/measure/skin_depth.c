@@ -39,6 +39,7 @@ struct skin_depth {
 
 static int cell_coord(float x, float inv) {
     float c = floorf(x * inv);
+    if (c != c) return 0; /* (a non-finite position: any cell, its distances are not finite) */
     return c > 1e8f ? 100000000 : c < -1e8f ? -100000000 : (int)c; /* (far points: one cell) */
 }
 
