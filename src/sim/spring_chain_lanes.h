@@ -320,8 +320,11 @@ LANE_TARGET KERNEL void NAME(link_couple)(const lane_frame* restrict f,
  * damping). A drop that took it now and then let the coupling throw the tip off the collider or
  * the limit, to come back as the velocity built up again: a buzz for ever on a still body
  * (docs/sim.md, sphere22 and still22). Kept where the body moves, it raised a jump's stretch:
- * there the drops take it as before. g: the move from the spring's direction to the coupled one
- * (dir; where the limit fired, the coupled one before it, c), along v, over dt, at most |v|. */
+ * there the drops take it as before. g: v's part against the coupling's move m (from the
+ * spring's direction to the coupled one, dir; where the limit fired, the coupled one before it,
+ * c), at most |m| / dt. Counted along v only, the part of the pull across v was left to the
+ * drops, which took it now and then (a tip sliding into a two-collider crease, a bend at the
+ * limit one substep in three): a buzz for ever (docs/sim.md, crease22b). */
 LANE_TARGET KERNEL void NAME(link_hold)(const lane_frame* restrict f,
                                         NAME(link_work) * restrict w) {
     EACH {
@@ -332,11 +335,12 @@ LANE_TARGET KERNEL void NAME(link_hold)(const lane_frame* restrict f,
         v3 to = {w->d_x[l], w->d_y[l], w->d_z[l]};
         to = NAME(v3_pick)(limited, (v3){w->c_x[l], w->c_y[l], w->c_z[l]}, to);
         const v3 from = v3_scale(d, NAME(rsqrt_lane)(NAME(pick)(d2 > 1e-24f, d2, 1.0f)));
-        const float back = -v3_dot(v3_sub(to, from), v) * w->len[l], den = v3_dot(v, v) * f->dt[l];
-        float s = back / NAME(pick)(den > 1e-30f, den, 1.0f);
-        int keep = f->still[l] & (back > 0) & (den > 1e-30f) & (d2 > 1e-24f);
-        s = NAME(pick)(keep, fminf(s, 1.0f), 0.0f);
-        w->g_x[l] = v.x * s, w->g_y[l] = v.y * s, w->g_z[l] = v.z * s;
+        const v3 m = v3_scale(v3_sub(to, from), w->len[l]);
+        const float back = -v3_dot(m, v), m2 = v3_dot(m, m);
+        float s = back / NAME(pick)(m2 > 1e-30f, m2, 1.0f); /* g = -s m */
+        int keep = f->still[l] & (back > 0) & (m2 > 1e-30f) & (d2 > 1e-24f);
+        s = NAME(pick)(keep, fminf(s, 1.0f / f->dt[l]), 0.0f);
+        w->g_x[l] = -m.x * s, w->g_y[l] = -m.y * s, w->g_z[l] = -m.z * s;
         w->v_x[l] = NAME(pick)(keep, v.x - w->g_x[l], v.x);
         w->v_y[l] = NAME(pick)(keep, v.y - w->g_y[l], v.y);
         w->v_z[l] = NAME(pick)(keep, v.z - w->g_z[l], v.z);
