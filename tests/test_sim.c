@@ -2662,12 +2662,11 @@ static void test_sleep_free_swing(void) {
         }
 }
 
-/* A chain lying on a large sphere on a still body comes to rest (issue #11, the one-sphere
- * buzz: docs/sim.md, sphere22 and still22): a 6-link 0.6 m hanging chain, sleep off, a sphere of
- * 0.2 m centred 6 cm beside link 2's tip. Its free links kept a velocity the neighbour coupling
- * held back; the contact dropped it once every 7 frames and the coupling threw the tip off the
- * sphere, 0.148 m/s for ever. From 2 s on no tip moves faster than the rest bar (sleep_speed). */
-static void test_sphere_chain_settles(void) {
+/* A 6-link 0.6 m hanging chain, sleep off, `count` spheres of 0.2 m centred `aside` m either
+ * side of link `link`'s tip (the first on +x), the attachment and the spheres swaying `sway` m
+ * at 0.3 Hz (0: a still body): from 2 s to 5 s no tip moves faster than the rest bar
+ * (sleep_speed), and the spheres were touched. */
+static void hanging_on_spheres_settles(int link, float aside, int count, float sway) {
     enum { N = 6 };
     rig r;
     rig_straight(&r, N, v3_make(0, -1, 0.2f), 0.6f);
@@ -2678,109 +2677,63 @@ static void test_sphere_chain_settles(void) {
     tl_chain_input in = tl_default_chain_input();
     const float dt = 1 / 60.0f;
     tl_chain_step(chain, &in, dt);
-    tl_collider sphere = {TL_COLLIDER_SPHERE, {0, 0, 0}, {0, 0, 0}, 0.2f, {{0}}};
-    v3_store(sphere.a, v3_add(tip_at(tl_chain_particle_positions(chain), 2), v3_make(0.06f, 0, 0)));
-    in.colliders = &sphere, in.collider_count = 1;
+    const v3 tip = tip_at(tl_chain_particle_positions(chain), link),
+             at = v3_load(in.target.position);
+    tl_collider rest[2], s[2];
+    for (int k = 0; k < count; ++k) {
+        rest[k] = (tl_collider){TL_COLLIDER_SPHERE, {0, 0, 0}, {0, 0, 0}, 0.2f, {{0}}};
+        v3_store(rest[k].a, v3_add(tip, v3_make(k ? -aside : aside, 0, 0)));
+    }
+    in.colliders = s, in.collider_count = (uint32_t)count;
     float before[3 * N], fast = 0;
     for (int f = 1; f <= 5 * 60; ++f) {
+        float at_end[2]; /* the sway at the frame's start and end */
+        for (int e = 0; e < 2; ++e)
+            at_end[e] = (float)(sway * sin(2 * PI * 0.3 * (f - 1 + e) * dt));
+        v3_store(in.start.position, v3_add(at, v3_make(at_end[0], 0, 0)));
+        v3_store(in.target.position, v3_add(at, v3_make(at_end[1], 0, 0)));
+        for (int k = 0; k < count; ++k) {
+            s[k] = rest[k];
+            v3_store(s[k].a, v3_add(v3_load(rest[k].a), v3_make(at_end[1], 0, 0)));
+        }
         memcpy(before, tl_chain_tip_positions(chain), sizeof before);
         tl_chain_step(chain, &in, dt);
         if (f > 2 * 60) fast = fmaxf(fast, output_speed(chain, before, dt));
     }
     tl_chain_stats st = tl_chain_get_stats(chain);
-    fprintf(stderr, "  fastest tip from 2 s to 5 s: %.4f m/s (bar %.2f), contacts %u\n",
-            (double)fast, (double)def.sleep_speed, st.contacts);
+    fprintf(stderr,
+            "  %d sphere(s) %.2f m aside link %d: fastest tip from 2 s to 5 s %.4f m/s (bar %.2f), "
+            "contacts %u\n",
+            count, (double)aside, link, (double)fast, (double)def.sleep_speed, st.contacts);
     tl_chain_destroy(chain);
     ENSURE(st.contacts > 0);
     ENSURE(fast < def.sleep_speed);
+}
+
+/* A chain lying on a large sphere on a still body comes to rest (issue #11, the one-sphere
+ * buzz: docs/sim.md, sphere22 and still22): a sphere 6 cm beside link 2's tip. Its free links
+ * kept a velocity the neighbour coupling held back; the contact dropped it once every 7 frames
+ * and the coupling threw the tip off the sphere, 0.148 m/s for ever. */
+static void test_sphere_chain_settles(void) {
+    hanging_on_spheres_settles(2, 0.06f, 1, 0);
 }
 
 /* A chain lying in the crease of two large spheres on a still body comes to rest (issue #11, the
- * crease scan: docs/sim.md, still22 and crease22b): a 6-link 0.6 m hanging chain, sleep off, two
- * spheres of 0.2 m centred 8 cm (10 cm) either side of link 2's tip. A link below slid along one
- * sphere into the crease and was thrown back when the other's contact dropped the velocity the
- * coupling held back across it (counted along the velocity only), 0.0172 (0.0114) m/s for ever.
- * From 2 s on no tip moves faster than the rest bar (sleep_speed). */
+ * crease scan: docs/sim.md, still22 and crease22b): spheres 8 cm (10 cm) either side of link 2's
+ * tip. A link below slid along one sphere into the crease and was thrown back when the other's
+ * contact dropped the velocity the coupling held back across it (counted along the velocity
+ * only), 0.0172 (0.0114) m/s for ever. */
 static void test_crease_chain_settles(void) {
-    enum { N = 6 };
-    const float beside[2] = {0.08f, 0.1f};
-    for (int k = 0; k < 2; ++k) {
-        rig r;
-        rig_straight(&r, N, v3_make(0, -1, 0.2f), 0.6f);
-        tl_chain_def def = def_for(&r);
-        def.floor_enabled = false, def.hips_plane_enabled = false, def.sleep_seconds = 0;
-        tl_chain* chain = create(&def);
-        ENSURE(chain);
-        tl_chain_input in = tl_default_chain_input();
-        const float dt = 1 / 60.0f;
-        tl_chain_step(chain, &in, dt);
-        const v3 tip = tip_at(tl_chain_particle_positions(chain), 2);
-        tl_collider s[2] = {{TL_COLLIDER_SPHERE, {0, 0, 0}, {0, 0, 0}, 0.2f, {{0}}},
-                            {TL_COLLIDER_SPHERE, {0, 0, 0}, {0, 0, 0}, 0.2f, {{0}}}};
-        v3_store(s[0].a, v3_add(tip, v3_make(beside[k], 0, 0)));
-        v3_store(s[1].a, v3_add(tip, v3_make(-beside[k], 0, 0)));
-        in.colliders = s, in.collider_count = 2;
-        float before[3 * N], fast = 0;
-        for (int f = 1; f <= 5 * 60; ++f) {
-            memcpy(before, tl_chain_tip_positions(chain), sizeof before);
-            tl_chain_step(chain, &in, dt);
-            if (f > 2 * 60) fast = fmaxf(fast, output_speed(chain, before, dt));
-        }
-        tl_chain_stats st = tl_chain_get_stats(chain);
-        fprintf(stderr,
-                "  spheres %.2f m aside: fastest tip from 2 s to 5 s %.4f m/s (bar %.2f), "
-                "contacts %u\n",
-                (double)beside[k], (double)fast, (double)def.sleep_speed, st.contacts);
-        tl_chain_destroy(chain);
-        ENSURE(st.contacts > 0);
-        ENSURE(fast < def.sleep_speed);
-    }
+    hanging_on_spheres_settles(2, 0.08f, 2, 0);
+    hanging_on_spheres_settles(2, 0.1f, 2, 0);
 }
 
 /* A chain lying in the crease of two large spheres on a breathing body comes to rest (issue #11:
- * long01 Hair12's buzz went on through a breathing idle, docs/sim.md still22): a 6-link 0.6 m
- * hanging chain, sleep off, two spheres of 0.2 m centred 4 cm either side of link 1's tip, the
- * attachment and the spheres swaying 1 mm at 0.3 Hz (0.0019 m/s at most). The breath is a still
- * body: from 2 s on no tip moves faster than the rest bar (sleep_speed; main 0.15 m/s). */
+ * long01 Hair12's buzz went on through a breathing idle, docs/sim.md still22): spheres 4 cm
+ * either side of link 1's tip, the attachment and the spheres swaying 1 mm at 0.3 Hz (0.0019 m/s
+ * at most). The breath is a still body (main 0.15 m/s). */
 static void test_crease_breath_settles(void) {
-    enum { N = 6 };
-    rig r;
-    rig_straight(&r, N, v3_make(0, -1, 0.2f), 0.6f);
-    tl_chain_def def = def_for(&r);
-    def.floor_enabled = false, def.hips_plane_enabled = false, def.sleep_seconds = 0;
-    tl_chain* chain = create(&def);
-    ENSURE(chain);
-    tl_chain_input in = tl_default_chain_input();
-    const float dt = 1 / 60.0f;
-    tl_chain_step(chain, &in, dt);
-    const v3 tip = tip_at(tl_chain_particle_positions(chain), 1), at = v3_load(in.target.position);
-    tl_collider rest[2], s[2];
-    for (int k = 0; k < 2; ++k) {
-        rest[k] = (tl_collider){TL_COLLIDER_SPHERE, {0, 0, 0}, {0, 0, 0}, 0.2f, {{0}}};
-        v3_store(rest[k].a, v3_add(tip, v3_make(k ? -0.04f : 0.04f, 0, 0)));
-    }
-    in.colliders = s, in.collider_count = 2;
-    float before[3 * N], fast = 0;
-    for (int f = 1; f <= 5 * 60; ++f) {
-        float sway[2]; /* the breath at the frame's start and end */
-        for (int e = 0; e < 2; ++e)
-            sway[e] = (float)(0.001 * sin(2 * PI * 0.3 * (f - 1 + e) * dt));
-        v3_store(in.start.position, v3_add(at, v3_make(sway[0], 0, 0)));
-        v3_store(in.target.position, v3_add(at, v3_make(sway[1], 0, 0)));
-        for (int k = 0; k < 2; ++k) {
-            s[k] = rest[k];
-            v3_store(s[k].a, v3_add(v3_load(rest[k].a), v3_make(sway[1], 0, 0)));
-        }
-        memcpy(before, tl_chain_tip_positions(chain), sizeof before);
-        tl_chain_step(chain, &in, dt);
-        if (f > 2 * 60) fast = fmaxf(fast, output_speed(chain, before, dt));
-    }
-    tl_chain_stats st = tl_chain_get_stats(chain);
-    fprintf(stderr, "  fastest tip from 2 s to 5 s: %.4f m/s (bar %.2f), contacts %u\n",
-            (double)fast, (double)def.sleep_speed, st.contacts);
-    tl_chain_destroy(chain);
-    ENSURE(st.contacts > 0);
-    ENSURE(fast < def.sleep_speed);
+    hanging_on_spheres_settles(1, 0.04f, 2, 0.001f);
 }
 
 /* (3) A chain swinging along a collider it leans on does not sleep at a turning point: an 8-link
