@@ -691,6 +691,14 @@ static void triangle_nearest(void) {
     const float line_c[3] = {4, 0, 0}, off[3] = {3, 1, 0}; /* a, b, c on one line */
     ENSURE(fabsf(tl_mesh_triangle_nearest(off, a, b, line_c, w) - 1) < 1e-6f);
     ENSURE(fabsf(w[0] + w[1] + w[2] - 1) < 1e-6f);
+    /* two corners in one (a joint scaled to zero collapses its skin so): the triangle is the
+       edge a-c, whose middle is nearest, not a (0/0 there before, NaN weights) */
+    const float above[3] = {0.5f, 1, 0}, ac_c[3] = {1, 0, 0};
+    ENSURE(tl_mesh_triangle_nearest(above, a, a, ac_c, w) == 1);
+    ENSURE(w[0] + w[1] == 0.5f && w[2] == 0.5f);
+    ENSURE(tl_mesh_triangle_nearest(above, ac_c, a, a, w) == 1 && w[0] == 0.5f);
+    ENSURE(tl_mesh_triangle_nearest(above, a, ac_c, a, w) == 1 && w[1] == 0.5f);
+    ENSURE(tl_mesh_triangle_nearest(above, a, a, a, w) == 1.25f && w[0] == 1);
     uint32_t seed = 7;
     for (int n = 0; n < 2000; ++n) {
         float t[4][3];

@@ -157,7 +157,8 @@ static float signed_depth(const skin_depth* d, const float* pos, const float* p)
                 n += bary[j] * d->normals[3 * (size_t)i[j] + k];
         side += (p[k] - q) * n, nn += n * n;
     }
-    across = side * side / ((nn > 0 ? nn : 1) * (best > 0 ? best : 1));
+    const float den = nn * best; /* (0 for a point on the skin or a skin of no size here) */
+    across = den > 0 ? side * side / den : 0;
     /* Behind the skin and straight across it: a point beyond an open sheet's edge (a body whose
        skin under the clothes was cut away) is behind it only obliquely, and is not inside. */
     return side < 0 && across >= DIRECT * DIRECT ? -sqrtf(best) : sqrtf(best);

@@ -66,11 +66,12 @@ float tl_mesh_triangle_nearest(const float p[3], const float a[3], const float b
         u = 0, v = 1, w = 0;
     } else if (d6 >= 0 && d5 <= d6) {
         u = 0, v = 0, w = 1;
-    } else if (vc <= 0 && d1 >= 0 && d3 <= 0) {
+    } else if (vc <= 0 && d1 >= 0 && d3 <= 0 && d1 - d3 > 0) {
+        /* (an edge of no length is no edge: the point lies on another, or at a vertex) */
         v = d1 / (d1 - d3), u = 1 - v, w = 0;
-    } else if (vb <= 0 && d2 >= 0 && d6 <= 0) {
+    } else if (vb <= 0 && d2 >= 0 && d6 <= 0 && d2 - d6 > 0) {
         w = d2 / (d2 - d6), u = 1 - w, v = 0;
-    } else if (va <= 0 && (d4 - d3) >= 0 && (d5 - d6) >= 0) {
+    } else if (va <= 0 && (d4 - d3) >= 0 && (d5 - d6) >= 0 && (d4 - d3) + (d5 - d6) > 0) {
         w = (d4 - d3) / ((d4 - d3) + (d5 - d6)), v = 1 - w, u = 0;
     } else {
         float s = va + vb + vc;
