@@ -20,7 +20,7 @@
 
 typedef struct run_internal {
     tl_stretch* stretch[TL_MEASURE_RIG_COUNT];
-    skin_depth* depth[TL_MEASURE_RIG_COUNT];
+    skin_depth* depth; /* sampled in the file as it is and played (rig_depth) */
 } run_internal;
 
 tl_measure_run_def tl_default_measure_run_def(void) {
@@ -238,12 +238,16 @@ static bool depths_build(tl_measure_run* run) {
     for (uint32_t v = 0; ok && v < n; ++v)
         for (uint32_t i = 0; i < run->region_count && body[v]; ++i)
             body[v] = !run->regions[i].mask[v];
-    for (int c = 0; ok && c < TL_MEASURE_RIG_COUNT; ++c) /* the file as it is, and played */
-        ok = !rigs->rigs[c].used || (c != (int)run->first && c != TL_MEASURE_CHAIN) ||
-             (in->depth[c] = skin_depth_create(rigs->rigs[c].scene, run->skin, masks,
-                                               run->region_count, body)) != NULL;
+    /* (every rig has the same rest skin: one measure serves each in turn, skinned by its own) */
+    ok = ok && (in->depth = skin_depth_create(first, run->skin, masks, run->region_count, body));
     free(body), free(none);
     return ok;
+}
+
+/* The skin depth rig c samples: the file as it is (the first rig) and played, else NULL. */
+static skin_depth* rig_depth(const tl_measure_run* run, int c) {
+    const run_internal* in = run->internal;
+    return c == (int)run->first || c == TL_MEASURE_CHAIN ? in->depth : NULL;
 }
 
 static tl_result measures_build(tl_measure_run* run, tl_error* err) {
@@ -317,7 +321,8 @@ void tl_measure_run_destroy(tl_measure_run* run) {
     if (!run) return;
     run_internal* in = run->internal;
     for (int c = 0; c < TL_MEASURE_RIG_COUNT; ++c)
-        tl_stretch_destroy(in->stretch[c]), skin_depth_destroy(in->depth[c]);
+        tl_stretch_destroy(in->stretch[c]);
+    skin_depth_destroy(in->depth);
     for (uint32_t i = 0; i <= run->region_count && i <= TL_MEASURE_MAX_REGIONS; ++i)
         free(run->regions[i].mask);
     free(in);
@@ -543,8 +548,9 @@ tl_result tl_measure_run_clip(tl_measure_run* run, uint32_t clip, tl_measure_cli
              before->skins[run->skin].vertex_count != rig->scene->skins[run->skin].vertex_count))
             before = NULL;
         bool failed = false;
-        hook_ctx hook = {rig, clip, run, out, split, input, before, NULL, in->depth[c], &failed};
-        if (in->depth[c]) skin_depth_clear(in->depth[c]);
+        skin_depth* depth = rig_depth(run, c);
+        hook_ctx hook = {rig, clip, run, out, split, input, before, NULL, depth, &failed};
+        if (depth) skin_depth_clear(depth);
         bool ok = !motion || !before || (hook.input_pose = tl_pose_create(before)) != NULL;
         for (uint32_t i = 0; motion && i < run->region_count && i < TL_MEASURE_MAX_REGIONS; ++i) {
             int32_t k = run->regions[i].cloth;
@@ -576,10 +582,9 @@ tl_result tl_measure_run_clip(tl_measure_run* run, uint32_t clip, tl_measure_cli
         tl_stretch_run(in->stretch[c], clip, motion ? chain_hook : depth_hook, &hook,
                        out->stats[c]);
         for (uint32_t i = 0; i < run->region_count && i < TL_MEASURE_MAX_REGIONS; ++i)
-            out->skin_depth[c][i] = !run->regions[i].changed || !in->depth[c] ? -1
-                                    : run->height > 0
-                                        ? skin_depth_deepest(in->depth[c], i) / run->height
-                                        : 0;
+            out->skin_depth[c][i] = !run->regions[i].changed || !depth ? -1
+                                    : run->height > 0 ? skin_depth_deepest(depth, i) / run->height
+                                                      : 0;
         for (uint32_t i = 0; i < TL_MEASURE_MAX_REGIONS; ++i) {
             cloth_stretch_destroy(input[i]);
             if (!split[i]) continue;
