@@ -17,7 +17,7 @@ const [wasmFile, file, tailor, clipName, touch] = process.argv.slice(2);
 // The two players run the same float solver on attachment poses and colliders that differ by
 // rounding (C samples the clip and composes in float and double, three.js samples in float and
 // composes in double; wasm's libm is not glibc's): over every clip of the seven rigged shared
-// tail cases the chains agree within 3.1e-6 H (docs/web.md). 30 times that: rounding, where a
+// tail cases the chains agree within 3.9e-6 H (docs/web.md). 25 times that: rounding, where a
 // collider that changes the path moves it by 0.1-0.4 H.
 const TOLERANCE = 1e-4;
 const BAR = 0.002; // measure.md's collider penetration bar, over H
