@@ -316,7 +316,11 @@ export class TailorSim {
   // (then nodes are found by the names stored beside the indices). Options: mixer (the
   // clips' AnimationMixer, for sampling at the solver's step), root (the frame the chains
   // live in; default the loaded scene), sleepSeconds (every chain's sleep window, as the C
-  // player's; default PLAY_SLEEP_SECONDS, 0 = never sleeps).
+  // player's; default PLAY_SLEEP_SECONDS, 0 = never sleeps), colliders (default true: each tail
+  // keeps out of the body colliders the file stores, those its bind pose lies in left out, as the
+  // C player runs a chain without a hit radius; rig.setColliders turns them off and on),
+  // hairColliders (a probe, default false: hair by the tails' rule too; measured to tear the
+  // hair more, docs/web.md "Session 23"). attach(scene) reads no colliders.
   attach(loaded, options = {}) {
     return new TailorRig(this, loaded, options);
   }
@@ -639,6 +643,7 @@ export class TailorRig {
     this.mixer = options.mixer || null;
     this.sleepSeconds = options.sleepSeconds ?? PLAY_SLEEP_SECONDS;
     this.collidersOn = options.colliders ?? true; // the chains keep out of the body colliders
+    this.hairColliders = options.hairColliders ?? false; // (a probe: see attach)
     // the clips whose actions' loop wraps are cuts: the file's and the caller's
     this.clips = [...(isGltf ? loaded.animations || [] : []), ...(options.clips || [])];
     this.clipTimes = new Map(); // a looping action's clip time when last seen
@@ -828,7 +833,7 @@ export class TailorRig {
     // hair: none. The C player runs a lock against the colliders grown by its skin's thickness
     // and holds neighbouring locks together by the sheet (docs/hair.md); this runtime has
     // neither, so its hair plays as before (docs/web.md "Session 23")
-    if (part.kind !== 'tail') return [];
+    if (part.kind !== 'tail' && !this.hairColliders) return [];
     const restWorld = (o) => mat4Mul(m, invert(ibm(o)));
     const points = [...bones, ...(end && skeleton.bones.includes(end) ? [end] : [])].map((o) => restWorld(o).slice(12, 15));
     const rest = new Float64Array(COLLIDER_FLOATS);
@@ -846,7 +851,15 @@ export class TailorRig {
   poseColliders(c) {
     if (!this.collidersOn || !c.colliders.length) return 0;
     const out = this.sim.f32(c.colliderBlock, COLLIDER_FLOATS * c.colliders.length);
-    c.colliders.forEach((k, i) => packCollider(k, this.relativeWorld(k.object).elements, out, COLLIDER_FLOATS * i));
+    // (relativeWorld without its copies: the root's inverse once, one scratch matrix)
+    this.root.updateWorldMatrix(true, false);
+    const Matrix = this.root.matrixWorld.constructor;
+    this.rootInverse = (this.rootInverse || new Matrix()).copy(this.root.matrixWorld).invert();
+    this.posed = this.posed || new Matrix();
+    c.colliders.forEach((k, i) => {
+      k.object.updateWorldMatrix(true, false);
+      packCollider(k, this.posed.multiplyMatrices(this.rootInverse, k.object.matrixWorld).elements, out, COLLIDER_FLOATS * i);
+    });
     return c.colliders.length;
   }
 
