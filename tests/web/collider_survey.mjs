@@ -51,7 +51,7 @@ gltf.scene.traverse((m) => {
 const kinds = {};
 const of = (kind) => (kinds[kind] = kinds[kind] || { off: 0, deep: 0 });
 const ratios = [];
-const posed = new Float64Array(tailorSim.COLLIDER_FLOATS), p = new THREE.Vector3(), q = new THREE.Vector3();
+const posed = new Float64Array(17);
 for (let f = 0; f < frames.length; ++f) {
   mixer.update(f / 60 - mixer.time);
   rig.update(f ? 1 / 60 : 0);
@@ -60,7 +60,7 @@ for (let f = 0; f < frames.length; ++f) {
     const k = of(c.part.kind), tips = c.chain.tipPositions(), joints = frames[f].chains[i];
     for (let b = 1; b < joints.length; ++b)
       k.off = Math.max(k.off, Math.hypot(tips[3 * b - 3] - joints[b][0], tips[3 * b - 2] - joints[b][1], tips[3 * b - 1] - joints[b][2]) / H);
-    for (const col of rule[i]) {
+    for (const col of rule[i] || []) { // (none from a module without colliders: main before session 23)
       tailorSim.packCollider(col, col.object.matrixWorld.elements, posed);
       for (let b = 0; b < c.bones.length; ++b) k.deep = Math.max(k.deep, tailorSim.colliderDepth(posed, [tips[3 * b], tips[3 * b + 1], tips[3 * b + 2]]) / H);
     }
