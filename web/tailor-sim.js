@@ -35,6 +35,16 @@ const LOOP_ONCE = 2200; // THREE.LoopOnce (no three.js import)
 // The player's sleep window (TL_PLAY_SLEEP_SECONDS, include/tailor/play.h): attach() gives it
 // to every chain, so a character held still stops costing CPU after a second.
 export const PLAY_SLEEP_SECONDS = 1;
+// A body collider's shapes in tl_collider_shape's order (include/tailor/sim.h), named as in the
+// file (docs/schema.md, skins[s].extras.tailor.colliders); a skin stores at most
+// TL_BODY_COLLIDERS_MAX; every number within TL_SCENE_MAX_MAGNITUDE.
+const COLLIDER_SHAPES = ['sphere', 'capsule', 'plane', 'ellipsoid'];
+const COLLIDERS_MAX = 26;
+const MAX_MAGNITUDE = 1e12;
+// A collider passed to the solver: shape, a (3), b (3), radius, the semi-axes (3 x 3); the glue's
+// layout (web/tailor_sim_glue.c, tl_web_collider_floats).
+export const COLLIDER_FLOATS = 17;
+const COLLIDER_KEYS = new Set(['joint', 'joint_name', 'role', 'side', 'shape', 'a', 'b', 'radius', 'axes', 'vertices']);
 // tl_chain_stats in the glue's order (web/tailor_sim_glue.c, tl_web_chain_stats).
 const STATS = ['steps', 'nonfiniteInputs', 'nonfiniteStates', 'teleports', 'cuts', 'clampedFrames',
   'contacts', 'sleeps', 'asleep'];
@@ -101,12 +111,14 @@ export class Chain {
     this.boneCount = boneCount;
   }
 
-  // tl_chain_step: the attachment moved from `start` to `target` over dt seconds.
-  step(start, target, dt) {
+  // tl_chain_step: the attachment moved from `start` to `target` over dt seconds; with
+  // `colliderCount` body colliders packed at `colliders` (a pointer into the solver's memory,
+  // COLLIDER_FLOATS floats each: packCollider) where the frame ends, or none.
+  step(start, target, dt, colliders = 0, colliderCount = 0) {
     const s = this.sim;
     s.f32(s.scratch, 8).set(start);
     s.f32(s.scratch + 32, 8).set(target);
-    s.x.tl_web_chain_step(this.pointer, s.scratch, s.scratch + 32, dt);
+    s.x.tl_web_chain_step(this.pointer, s.scratch, s.scratch + 32, dt, colliders, colliderCount);
   }
 
   // tl_chain_reset: at rest on the rest arc under `pose`, still.
@@ -182,7 +194,9 @@ export class TailorSim {
   constructor(exports) {
     this.x = exports;
     this.paramCount = exports.tl_web_param_count();
-    if (exports.tl_web_stats_count() !== STATS.length) throw new Error('tailor-sim: tailor_sim.wasm does not match tailor-sim.js');
+    if (exports.tl_web_stats_count() !== STATS.length || typeof exports.tl_web_collider_floats !== 'function' ||
+      exports.tl_web_collider_floats() !== COLLIDER_FLOATS) throw new Error('tailor-sim: tailor_sim.wasm does not match tailor-sim.js');
+    this.collidersMax = exports.tl_web_colliders_max();
     this.scratch = exports.tl_web_alloc(1024); // poses and matrices passed to the solver
   }
 
@@ -302,7 +316,11 @@ export class TailorSim {
   // (then nodes are found by the names stored beside the indices). Options: mixer (the
   // clips' AnimationMixer, for sampling at the solver's step), root (the frame the chains
   // live in; default the loaded scene), sleepSeconds (every chain's sleep window, as the C
-  // player's; default PLAY_SLEEP_SECONDS, 0 = never sleeps).
+  // player's; default PLAY_SLEEP_SECONDS, 0 = never sleeps), colliders (default true: each tail
+  // keeps out of the body colliders the file stores, those its bind pose lies in left out, as the
+  // C player runs a chain without a hit radius; rig.setColliders turns them off and on),
+  // hairColliders (a probe, default false: hair by the tails' rule too; measured to tear the
+  // hair more, docs/web.md "Session 23"). attach(scene) reads no colliders.
   attach(loaded, options = {}) {
     return new TailorRig(this, loaded, options);
   }
@@ -460,8 +478,79 @@ function orderJointParts(json, parts, jointParts, file) {
   return order;
 }
 
+function typeName(v) {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  return typeof v === 'object' ? 'an object' : `a ${typeof v}`;
+}
+
+// `count` finite numbers within MAX_MAGNITUDE at ptr (src/scene/parts.c read_numbers).
+function readNumbers(v, count, ptr, file) {
+  if (!Array.isArray(v) || v.length !== count) fail(file, ptr, `must be an array of ${count} numbers, is ${Array.isArray(v) ? 'an array of another length' : typeName(v)}`);
+  return v.map((x, k) => {
+    if (typeof x !== 'number') fail(file, `${ptr}/${k}`, `must be a number, is ${typeName(x)}`);
+    if (!(Math.abs(x) <= MAX_MAGNITUDE)) fail(file, `${ptr}/${k}`, `must be finite and within 1e+12, is ${x}`);
+    return x;
+  });
+}
+
+// One stored collider (src/scene/parts.c read_collider): {joint (a node), shape (an index of
+// COLLIDER_SHAPES), a, b, radius, axes}, floats in its joint's frame as the C reader keeps them.
+function readCollider(json, s, o, at, file, notes, resolveName) {
+  if (typeof o !== 'object' || o === null || Array.isArray(o)) fail(file, at, `must be an object, is ${typeName(o)}`);
+  const shape = COLLIDER_SHAPES.indexOf(o.shape);
+  if (shape < 0) fail(file, `${at}/shape`, `must be "sphere", "capsule", "plane" or "ellipsoid", is ${typeof o.shape === 'string' ? o.shape : typeName(o.shape)}`);
+  const [joint, renamed] = resolveName(o.joint, o.joint_name, `${at}/joint`, `${at}/joint_name`);
+  if (!json.skins[s].joints.includes(joint)) fail(file, `${at}/joint`, `node ${joint} is not a joint of skin ${s}`);
+  const a = readNumbers(o.a, 3, `${at}/a`, file).map(Math.fround);
+  const c = { joint, shape, a, b: a.slice(), radius: 0, axes: [[0, 0, 0], [0, 0, 0], [0, 0, 0]], renamed };
+  const name = COLLIDER_SHAPES[shape];
+  if (name === 'capsule' || name === 'plane') {
+    const b = readNumbers(o.b, 3, `${at}/b`, file), n = Math.hypot(...b);
+    if (name === 'plane' && !(n > 0)) fail(file, `${at}/b`, 'the plane\'s normal must not be zero');
+    c.b = b.map((x) => Math.fround(name === 'plane' ? x / n : x));
+  }
+  if (name === 'sphere' || name === 'capsule') {
+    if (typeof o.radius !== 'number') fail(file, `${at}/radius`, `must be a number, is ${typeName(o.radius)}`);
+    if (!(Math.fround(o.radius) > 0 && o.radius <= MAX_MAGNITUDE)) fail(file, `${at}/radius`, `must be > 0 and within 1e+12, is ${o.radius}`);
+    c.radius = Math.fround(o.radius);
+  }
+  if (name === 'ellipsoid') {
+    if (!Array.isArray(o.axes) || o.axes.length !== 3) fail(file, `${at}/axes`, `must be an array of 3 semi-axes, is ${typeName(o.axes)}`);
+    c.axes = o.axes.map((e, k) => {
+      const f = readNumbers(e, 3, `${at}/axes/${k}`, file).map(Math.fround); // judged as stored
+      if (!(f[0] * f[0] + f[1] * f[1] + f[2] * f[2] > 0)) fail(file, `${at}/axes/${k}`, 'a semi-axis must not be zero');
+      return f;
+    });
+    c.axes.forEach((e, k) => {
+      for (let m = 0; m < k; ++m) {
+        const f = c.axes[m], dot = e[0] * f[0] + e[1] * f[1] + e[2] * f[2], ee = Math.hypot(...e), ff = Math.hypot(...f);
+        if (!(Math.abs(dot) <= 1e-3 * ee * ff)) fail(file, `${at}/axes/${k}`, `must be orthogonal to semi-axis ${m} (cosine ${(dot / (ee * ff)).toPrecision(3)})`);
+      }
+    });
+  }
+  for (const k of Object.keys(o)) if (!COLLIDER_KEYS.has(k)) notes.push(`${file}: ${at}/${k}: unknown key, ignored`);
+  return c;
+}
+
+// skins[s].extras.tailor.colliders (docs/schema.md): the skin's stored body colliders, [] when
+// none. (role, side and vertices are informational: not checked here.)
+function readSkinColliders(json, s, file, notes, resolveName) {
+  const rec = json.skins[s].extras.tailor, base = `/skins/${s}/extras/tailor`;
+  for (const k of Object.keys(rec)) if (k !== 'version' && k !== 'colliders') notes.push(`${file}: ${base}/${k}: unknown key, ignored`);
+  if (rec.colliders === undefined) return [];
+  const ptr = `${base}/colliders`;
+  if (!Array.isArray(rec.colliders)) fail(file, ptr, `must be an array of colliders, is ${typeName(rec.colliders)}`);
+  if (rec.colliders.length > COLLIDERS_MAX) fail(file, ptr, `must list at most ${COLLIDERS_MAX} colliders, lists ${rec.colliders.length}`);
+  const out = rec.colliders.map((o, k) => readCollider(json, s, o, `${ptr}/${k}`, file, notes, resolveName));
+  if (out.some((c) => c.renamed)) notes.push(`${file}: ${ptr}: node indices disagree with the node names stored beside them (the nodes were renumbered); the names were used`);
+  out.forEach((c) => delete c.renamed);
+  return out;
+}
+
 // The parts of a glTF JSON (parser.json): [{node, kind, attachment, bones, end, radii,
-// settings, notes}], node indices resolved through the stored names as the C reader does.
+// settings, notes}], node indices resolved through the stored names as the C reader does;
+// colliders[s]: skin s's stored body colliders (readSkinColliders).
 export function readParts(json, file = 'file') {
   const nodes = json.nodes || [];
   const notes = [];
@@ -472,7 +561,10 @@ export function readParts(json, file = 'file') {
     byName.get(n.name).push(i);
   });
   (json.skins || []).forEach((skin, s) => {
-    if (skin.extras && skin.extras.tailor !== undefined) checkVersion(skin.extras.tailor, `/skins/${s}/extras/tailor`, file);
+    if (!skin.extras || skin.extras.tailor === undefined) return;
+    const rec = skin.extras.tailor;
+    if (typeof rec !== 'object' || rec === null || Array.isArray(rec)) fail(file, `/skins/${s}/extras/tailor`, `must be an object, is ${typeName(rec)}`);
+    checkVersion(rec, `/skins/${s}/extras/tailor`, file);
   });
   const parts = [], jointParts = [];
   // a node index checked against the name stored beside it (the C reader's rule); [node, renamed]
@@ -530,7 +622,9 @@ export function readParts(json, file = 'file') {
     parts.push({ node: i, kind: rec.kind, skin, attachment, bones: list.slice(0, count), end: list[count], radii,
       settings: readSettings(rec.chain, ptr, file) });
   });
-  return { parts, jointParts: orderJointParts(json, parts, jointParts, file), notes };
+  const colliders = (json.skins || []).map((skin, s) =>
+    (skin.extras && skin.extras.tailor !== undefined ? readSkinColliders(json, s, file, notes, resolveName) : []));
+  return { parts, jointParts: orderJointParts(json, parts, jointParts, file), colliders, notes };
 }
 
 // --- the runtime on a three.js scene ---
@@ -548,6 +642,8 @@ export class TailorRig {
     this.root = options.root || this.scene;
     this.mixer = options.mixer || null;
     this.sleepSeconds = options.sleepSeconds ?? PLAY_SLEEP_SECONDS;
+    this.collidersOn = options.colliders ?? true; // the chains keep out of the body colliders
+    this.hairColliders = options.hairColliders ?? false; // (a probe: see attach)
     // the clips whose actions' loop wraps are cuts: the file's and the caller's
     this.clips = [...(isGltf ? loaded.animations || [] : []), ...(options.clips || [])];
     this.clipTimes = new Map(); // a looping action's clip time when last seen
@@ -561,15 +657,21 @@ export class TailorRig {
         if (a && a.nodes !== undefined && !objectOf.has(a.nodes)) objectOf.set(a.nodes, o);
       });
     }
-    let parts, jointParts = [];
+    let parts, jointParts = [], colliders = [];
     if (json) {
-      ({ parts, jointParts, notes: this.notes } = readParts(json, options.file || 'file'));
+      ({ parts, jointParts, colliders, notes: this.notes } = readParts(json, options.file || 'file'));
     } else {
       ({ parts, notes: this.notes } = this.partsFromScene());
     }
     this.parts = parts;
     const find = (node, name) => objectOf.get(node) || (name !== undefined && this.scene.getObjectByName(sanitize(name)));
     this.scene.updateMatrixWorld(true);
+    // the skins' stored body colliders, each on its joint's object (what a viewer draws)
+    this.colliders = colliders.flatMap((list, skin) => list.map((c) => {
+      const object = find(c.joint, json.nodes[c.joint].name);
+      if (!object) throw new Error('tailor-sim: a collider\'s joint is not in the scene');
+      return { ...c, skin, object };
+    }));
     for (const part of parts) {
       if (part.kind === 'cloth') continue; // reserved: read, not simulated
       const names = json ? (i) => json.nodes[i].name : (i) => part.names.get(i);
@@ -695,7 +797,9 @@ export class TailorRig {
     }
     const height = hi > lo ? hi - lo : 0;
     // the hips axes: world +X lateral, +Y up, +Z forward (glTF), in the attachment's rest frame
-    const rest = invert(ibm(attachment));
+    // (tl_scene's rest_world: M x the inverse of its inverse bind, as the C player takes them; the
+    // bind frame alone turns them wherever the skeleton's root is turned or scaled)
+    const rest = mat4Mul(m, invert(ibm(attachment)));
     const local = (v) => {
       const out = [0, 1, 2].map((c) => {
         const col = Math.hypot(rest[4 * c], rest[4 * c + 1], rest[4 * c + 2]);
@@ -709,13 +813,59 @@ export class TailorRig {
       jointRadii: part.radii, settings: part.settings, up: [0, 1, 0],
       scale: height > 0 ? height / 1.8 : 1, floorHeight: Number.isFinite(floor) ? floor : lo,
       hipsLateral: local([1, 0, 0]), hipsUp: local([0, 1, 0]), hipsForward: local([0, 0, 1]),
+      hipsPlaneEnabled: part.kind !== 'hair', // (hair hangs in front of the shoulders too)
       sleepSeconds: this.sleepSeconds,
     });
+    const colliders = this.chainColliders(part, skeleton, ibm, m, bones, end);
     return {
       part, chain, attachment, bones, height, restTranslations: t,
       restQuaternions: bones.map((b) => b.quaternion.clone()),
-      fixedStep: sim.defaults().fixedStep, start: null,
+      fixedStep: sim.defaults().fixedStep, start: null, colliders,
+      colliderBlock: colliders.length ? sim.x.tl_web_alloc(4 * COLLIDER_FLOATS * colliders.length) : 0,
     };
+  }
+
+  // The stored colliders a chain runs with (src/play/chain_colliders.c, a chain without a hit
+  // radius): its skin's, less those its bind pose's points (bone heads, end joint) lie in, such
+  // as the pelvis around a tail's root. Judged in tl_scene's rest-world frame: a joint's
+  // rest_world is M x its inverse bind, inverted (restSkin).
+  chainColliders(part, skeleton, ibm, m, bones, end) {
+    // hair: none. The C player runs a lock against the colliders grown by its skin's thickness
+    // and holds neighbouring locks together by the sheet (docs/hair.md); this runtime has
+    // neither, so its hair plays as before (docs/web.md "Session 23")
+    if (part.kind !== 'tail' && !this.hairColliders) return [];
+    const restWorld = (o) => mat4Mul(m, invert(ibm(o)));
+    const points = [...bones, ...(end && skeleton.bones.includes(end) ? [end] : [])].map((o) => restWorld(o).slice(12, 15));
+    const rest = new Float64Array(COLLIDER_FLOATS);
+    const kept = this.colliders.filter((c) => {
+      if (c.skin !== part.skin || !skeleton.bones.includes(c.object)) return false;
+      packCollider(c, restWorld(c.object), rest);
+      return points.every((p) => !(colliderDepth(rest, p) > 0));
+    });
+    if (kept.length > this.sim.collidersMax) throw new Error(`tailor-sim: ${kept.length} colliders, more than ${this.sim.collidersMax}`);
+    return kept;
+  }
+
+  // Chain c's colliders posed now (each its joint's world matrix in the root's frame times its
+  // stored shape) into its block in the solver's memory; their count (0: none, or turned off).
+  poseColliders(c) {
+    if (!this.collidersOn || !c.colliders.length) return 0;
+    const out = this.sim.f32(c.colliderBlock, COLLIDER_FLOATS * c.colliders.length);
+    // (relativeWorld without its copies: the root's inverse once, one scratch matrix)
+    this.root.updateWorldMatrix(true, false);
+    const Matrix = this.root.matrixWorld.constructor;
+    this.rootInverse = (this.rootInverse || new Matrix()).copy(this.root.matrixWorld).invert();
+    this.posed = this.posed || new Matrix();
+    c.colliders.forEach((k, i) => {
+      k.object.updateWorldMatrix(true, false);
+      packCollider(k, this.posed.multiplyMatrices(this.rootInverse, k.object.matrixWorld).elements, out, COLLIDER_FLOATS * i);
+    });
+    return c.colliders.length;
+  }
+
+  // The chains keep out of the body colliders (true, attach's default) or run free of them.
+  setColliders(on) {
+    this.collidersOn = Boolean(on);
   }
 
   // A pendulum or aim part on its joint (src/play/joint_play.c): a pendulum's length, gravity
@@ -903,7 +1053,8 @@ export class TailorRig {
   stepAll(dt) {
     for (const c of this.chains) {
       const target = this.attachmentPose(c);
-      c.chain.step(c.start, target, dt);
+      const colliders = this.poseColliders(c);
+      c.chain.step(c.start, target, dt, colliders ? c.colliderBlock : 0, colliders);
       c.start = target;
     }
     for (const j of this.joints) {
@@ -939,11 +1090,75 @@ export class TailorRig {
   }
 
   dispose() {
-    for (const c of this.chains) c.chain.destroy();
+    for (const c of this.chains) {
+      c.chain.destroy();
+      if (c.colliderBlock) this.sim.x.tl_web_free(c.colliderBlock);
+    }
     for (const j of this.joints) if (j.pendulum) j.pendulum.destroy();
     this.chains = [];
     this.joints = [];
   }
+}
+
+// A stored collider `c` ({shape, a, b, radius, axes} in its joint's frame) moved by the
+// column-major affine matrix m with uniform scale, as tl_collider_transform moves one: points
+// and semi-axes by m, a plane's normal turned and kept unit, the radius times the scale. Written
+// as COLLIDER_FLOATS floats at out[at..] (the glue's layout).
+export function packCollider(c, m, out, at = 0) {
+  const point = (p, k) => m[12 + k] + m[k] * p[0] + m[4 + k] * p[1] + m[8 + k] * p[2];
+  const turn = (v, k) => m[k] * v[0] + m[4 + k] * v[1] + m[8 + k] * v[2];
+  out[at] = c.shape;
+  for (let k = 0; k < 3; ++k) {
+    out[at + 1 + k] = point(c.a, k);
+    out[at + 4 + k] = COLLIDER_SHAPES[c.shape] === 'plane' ? turn(c.b, k) : point(c.b, k);
+    for (let e = 0; e < 3; ++e) out[at + 8 + 3 * e + k] = turn(c.axes[e], k);
+  }
+  if (COLLIDER_SHAPES[c.shape] === 'plane') {
+    const n = Math.hypot(turn(c.b, 0), turn(c.b, 1), turn(c.b, 2));
+    for (let k = 0; k < 3; ++k) out[at + 4 + k] = n > 0 ? turn(c.b, k) / n : c.b[k];
+  }
+  const det = m[0] * (m[5] * m[10] - m[6] * m[9]) - m[4] * (m[1] * m[10] - m[2] * m[9]) +
+    m[8] * (m[1] * m[6] - m[2] * m[5]);
+  const scale = Math.cbrt(Math.abs(det));
+  out[at + 7] = c.radius * (scale > 0 ? scale : 1);
+  return out;
+}
+
+// How deep the point p lies inside the packed collider f[at..] (tl_collider_depth: <= 0
+// outside; an ellipsoid's along the ray from its centre in its unit-sphere space).
+export function colliderDepth(f, p, at = 0) {
+  const shape = COLLIDER_SHAPES[f[at]];
+  const d = [0, 1, 2].map((k) => p[k] - f[at + 1 + k]);
+  if (shape === 'plane') return -(d[0] * f[at + 4] + d[1] * f[at + 5] + d[2] * f[at + 6]);
+  if (shape === 'ellipsoid') {
+    const axis = (e) => [0, 1, 2].map((i) => f[at + 8 + 3 * e + i]);
+    let q2 = 0, shortest = Infinity;
+    const q = [0, 1, 2].map((e) => {
+      const x = axis(e), r2 = x[0] * x[0] + x[1] * x[1] + x[2] * x[2];
+      const t = r2 > 0 ? (d[0] * x[0] + d[1] * x[1] + d[2] * x[2]) / r2 : 0;
+      q2 += t * t;
+      shortest = Math.min(shortest, Math.sqrt(r2));
+      return t;
+    });
+    const rho = Math.sqrt(q2);
+    if (!(rho > 1e-12)) return shortest;
+    const surface = [0, 1, 2].map((i) => [0, 1, 2].reduce((sum, e) => sum + (q[e] / rho) * axis(e)[i], 0));
+    return (1 - rho) * Math.hypot(...surface);
+  }
+  const ab = [0, 1, 2].map((k) => (shape === 'capsule' ? f[at + 4 + k] - f[at + 1 + k] : 0));
+  const len2 = ab[0] * ab[0] + ab[1] * ab[1] + ab[2] * ab[2];
+  let t = len2 > 0 ? (ab[0] * d[0] + ab[1] * d[1] + ab[2] * d[2]) / len2 : 0;
+  t = Math.min(1, Math.max(0, t));
+  return f[at + 7] - Math.hypot(d[0] - t * ab[0], d[1] - t * ab[1], d[2] - t * ab[2]);
+}
+
+// The product a b of two column-major 4x4 matrices.
+function mat4Mul(a, b) {
+  const out = new Array(16);
+  for (let c = 0; c < 4; ++c)
+    for (let r = 0; r < 4; ++r)
+      out[4 * c + r] = a[r] * b[4 * c] + a[4 + r] * b[4 * c + 1] + a[8 + r] * b[4 * c + 2] + a[12 + r] * b[4 * c + 3];
+  return out;
 }
 
 // Quaternions (x, y, z, w) as arrays: the Hamilton product a b, and the conjugate.

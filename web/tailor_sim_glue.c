@@ -7,6 +7,8 @@
  *   16-18 hips_forward, 19-28 the tl_chain_settings in their declaration order, 29 sleep_speed,
  *   30 sleep_seconds.
  * A pose is 8 floats: position (3), rotation (x, y, z, w), scale.
+ * A collider is TL_WEB_COLLIDER_FLOATS floats (a tl_collider, world units, in the chain's world
+ * frame): 0 shape (tl_collider_shape), 1-3 a, 4-6 b, 7 radius, 8-16 the three semi-axes.
  *
  * pendulum (TL_WEB_PENDULUM_PARAM_COUNT floats, tl_pendulum_def in declaration order):
  *   0 length, 1-3 rest_direction, 4-6 up, 7 scale, 8 gravity, 9 damping, 10 stiffness,
@@ -25,6 +27,9 @@
 #define TL_WEB_PARAM_COUNT 31
 #define TL_WEB_STATS_COUNT 9
 #define TL_WEB_PENDULUM_PARAM_COUNT 15
+#define TL_WEB_COLLIDER_FLOATS 17
+/* the most colliders one step takes (a skin stores at most 26, TL_BODY_COLLIDERS_MAX) */
+#define TL_WEB_COLLIDERS_MAX 32
 
 void* tl_web_alloc(size_t bytes);
 void tl_web_free(void* p);
@@ -33,7 +38,10 @@ void tl_web_default_params(float* params);
 tl_chain* tl_web_chain_create(int bone_count, const float* translations, const float* rotations,
                               const float* tip, const float* radii, const float* params,
                               char* message, int message_size);
-void tl_web_chain_step(tl_chain* chain, const float* start, const float* target, float dt);
+int tl_web_collider_floats(void);
+int tl_web_colliders_max(void);
+void tl_web_chain_step(tl_chain* chain, const float* start, const float* target, float dt,
+                       const float* colliders, int collider_count);
 void tl_web_chain_reset(tl_chain* chain, const float* pose);
 int tl_web_stats_count(void);
 void tl_web_chain_stats(const tl_chain* chain, double* out);
@@ -127,10 +135,34 @@ static tl_chain_pose pose_of(const float* f) {
     return pose;
 }
 
-void tl_web_chain_step(tl_chain* chain, const float* start, const float* target, float dt) {
+int tl_web_collider_floats(void) {
+    return TL_WEB_COLLIDER_FLOATS;
+}
+
+int tl_web_colliders_max(void) {
+    return TL_WEB_COLLIDERS_MAX;
+}
+
+/* The step with the body's colliders at the frame's end (collider_count of them packed at
+ * `colliders`, or none); on the stack: nothing allocated. */
+void tl_web_chain_step(tl_chain* chain, const float* start, const float* target, float dt,
+                       const float* colliders, int collider_count) {
     tl_chain_input in = tl_default_chain_input();
     in.start = pose_of(start);
     in.target = pose_of(target);
+    tl_collider body[TL_WEB_COLLIDERS_MAX];
+    int n = colliders && collider_count > 0 ? collider_count : 0;
+    if (n > TL_WEB_COLLIDERS_MAX) n = TL_WEB_COLLIDERS_MAX; /* (tailor-sim.js refuses more) */
+    for (int k = 0; k < n; ++k) {
+        const float* f = colliders + (size_t)k * TL_WEB_COLLIDER_FLOATS;
+        body[k].shape = (tl_collider_shape)(int)f[0];
+        memcpy(body[k].a, f + 1, 3 * sizeof(float));
+        memcpy(body[k].b, f + 4, 3 * sizeof(float));
+        body[k].radius = f[7];
+        memcpy(body[k].axes, f + 8, 9 * sizeof(float));
+    }
+    in.colliders = n ? body : NULL;
+    in.collider_count = n;
     tl_chain_step(chain, &in, dt);
 }
 

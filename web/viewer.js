@@ -105,22 +105,34 @@ async function main() {
       a.needsUpdate = true;
     }
   };
+  // colliders: the body colliders the file stores (skins[s].extras.tailor.colliders, written by
+  // tailor rig). Checked, the simulated copy's tails keep out of them, as in tailor play; the
+  // guide modes draw them as wireframes on that copy, each a child of its joint in its frame.
+  const wires = chained.rig.colliders.map((c) => colliderWire(c)).filter((w) => w);
+  const showWires = () => {
+    const on = $('show').value !== 'mesh' && $('colliders').checked;
+    for (const w of wires) w.visible = on;
+  };
   const setShow = (mode) => {
     for (const g of guides) g.line.visible = mode !== 'mesh';
-    for (const c of copies) c.gltf.scene.traverse((o) => { if (o.isMesh) o.visible = mode !== 'guides'; });
+    for (const c of copies) c.gltf.scene.traverse((o) => { if (o.isMesh && !o.userData.tailorCollider) o.visible = mode !== 'guides'; });
+    showWires();
     updateGuides();
     renderer.render(scene, camera);
   };
   $('show').addEventListener('change', () => setShow($('show').value));
-
-  // colliders: skins' extras.tailor.colliders (reserved in docs/schema.md, not written yet)
-  const colliderCount = (chained.gltf.parser.json.skins || [])
-    .map((s) => (s.extras && s.extras.tailor && s.extras.tailor.colliders) || []).flat().length;
-  if (!colliderCount) {
+  if (chained.rig.colliders.length) {
+    $('colliders').checked = chained.rig.collidersOn;
+    $('colliders').parentElement.title = `${chained.rig.colliders.length} body colliders: the tails keep out of them`;
+  } else {
     $('colliders').disabled = true;
     $('colliders').parentElement.title = 'this file has no colliders';
     $('colliders').parentElement.lastChild.textContent = ' colliders (none)';
   }
+  $('colliders').addEventListener('change', () => {
+    chained.rig.setColliders($('colliders').checked);
+    showWires();
+  });
 
   const camera = new THREE.PerspectiveCamera(35, 1, H / 100, H * 200);
   const controls = new OrbitControls(camera, renderer.domElement);
@@ -287,10 +299,40 @@ async function main() {
       return Array.from(out);
     },
     chainStats: () => chained.rig.chains.map((c) => c.chain.stats()),
+    collidersOn: () => chained.rig.collidersOn,
+    collidersDrawn: () => wires.filter((w) => w.visible).length,
     chainRotations: () => chained.rig.chains.map((c) => c.bones.map((b) => b.quaternion.toArray())),
     restRotations: () => chained.rig.chains.map((c) => c.restQuaternions.map((q) => q.toArray())),
     ready: true,
   };
+}
+
+// A stored collider drawn as a wireframe under its joint, in the joint's frame (null for a
+// plane, which has no extent to draw).
+function colliderWire(c) {
+  const shape = ['sphere', 'capsule', 'plane', 'ellipsoid'][c.shape];
+  const material = new THREE.MeshBasicMaterial({ color: 0x1a9a50, wireframe: true, transparent: true, opacity: 0.55 });
+  const a = new THREE.Vector3().fromArray(c.a);
+  let mesh = null;
+  if (shape === 'sphere') {
+    mesh = new THREE.Mesh(new THREE.SphereGeometry(c.radius, 16, 8), material);
+    mesh.position.copy(a);
+  } else if (shape === 'capsule') {
+    const axis = new THREE.Vector3().fromArray(c.b).sub(a);
+    mesh = new THREE.Mesh(new THREE.CapsuleGeometry(c.radius, axis.length(), 4, 12), material);
+    mesh.position.copy(a).addScaledVector(axis, 0.5);
+    if (axis.lengthSq() > 0) mesh.quaternion.setFromUnitVectors(new THREE.Vector3(0, 1, 0), axis.normalize());
+  } else if (shape === 'ellipsoid') {
+    mesh = new THREE.Mesh(new THREE.SphereGeometry(1, 16, 8), material);
+    const [x, y, z] = c.axes.map((e) => new THREE.Vector3().fromArray(e));
+    mesh.matrixAutoUpdate = false;
+    mesh.matrix.makeBasis(x, y, z).setPosition(a);
+  }
+  if (!mesh) return null;
+  mesh.visible = false;
+  mesh.userData.tailorCollider = true;
+  c.object.add(mesh);
+  return mesh;
 }
 
 main().catch(fail);

@@ -4,7 +4,8 @@
 // (clip paused, physics stepped), then the chains fall asleep (the tail's pixels stay) and the
 // first played frame wakes them; with physics off the tail keeps the rest shape (its bones
 // as the file has them, its pixels unchanged over time); switching clips works; at 390 px
-// the page does not overflow sideways. Screenshots go to OUTDIR.
+// the page does not overflow sideways; the colliders box turns the body colliders on and off (and
+// the guide modes draw them). Screenshots go to OUTDIR.
 //   node browser.mjs OUTDIR REPORT.html VIEW_URL
 import fs from 'node:fs';
 import path from 'node:path';
@@ -117,6 +118,16 @@ async function run(name, url) {
   check(hidden === 'guides' && differing(meshOnly, guidesOnly) > 0.05 && red >= 20,
     `${name}: guides only: the mesh is gone from the tail region (${(100 * differing(meshOnly, guidesOnly)).toFixed(1)}% changed) and the guide is drawn (${red} px)`);
   await page.screenshot({ path: path.join(outDir, `${name}-guides.png`) });
+  // colliders (the file stores them, tailor rig writes them): the box is on and checked, the
+  // chains keep out of them, the guide modes draw them; unchecked, the chains run free of them
+  const box = await page.evaluate(() => ({ disabled: document.getElementById('colliders').disabled,
+    checked: document.getElementById('colliders').checked, on: window.tailorViewer.collidersOn(), drawn: window.tailorViewer.collidersDrawn() }));
+  await page.click('#colliders');
+  const unchecked = await page.evaluate(() => ({ on: window.tailorViewer.collidersOn(), drawn: window.tailorViewer.collidersDrawn() }));
+  await page.click('#colliders');
+  const again = await page.evaluate(() => window.tailorViewer.collidersOn());
+  check(!box.disabled && box.checked && box.on && box.drawn > 0 && !unchecked.on && unchecked.drawn === 0 && again,
+    `${name}: colliders: enabled and on (${box.drawn} drawn in guides mode); unchecked, off and none drawn`);
   await page.selectOption('#show', 'mesh');
   await page.evaluate(() => { window.tailorViewer.setPhysics(true); window.tailorViewer.setPlaying(true); });
   // 390 px wide

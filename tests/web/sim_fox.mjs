@@ -5,7 +5,8 @@
 // poses from the written rotations reach the solver's joint positions (within 1e-3 H), and
 // the tail is live: in every clip its tip, in the attachment joint's frame, leaves its first
 // frame's place by more than 0.1% of H, and by more than 1% of H in the clip that moves it most
-// (an idle clip may move the body too little for more: a still body keeps a still tail).
+// (an idle clip may move the body too little for more: a still body keeps a still tail). The
+// stored body colliders are read, and a bad one refused with the C reader's message.
 //   node sim_fox.mjs TAILOR_SIM.WASM RIGGED.glb
 import fs from 'node:fs';
 import * as THREE from 'three';
@@ -81,6 +82,25 @@ check(mostMoved > 0.01, `no clip moves the chain by 1% of H (at most ${mostMoved
   check(message === `${file}: /nodes/${head}/extras/tailor/pendulum/damping: must be <= 0.999, is 1`, `damping 1 refused: "${message}"`);
 }
 
+// The stored body colliders (skins[s].extras.tailor.colliders, docs/schema.md) are read, each
+// on its joint; a bad one is refused with the C reader's message (checked below through
+// `tailor play`), here a radius out of range.
+const stored = gltf.parser.json.skins[0].extras.tailor.colliders || [];
+const read = readParts(gltf.parser.json, file).colliders[0];
+check(stored.length > 0 && read.length === stored.length && read.every((c, k) => c.joint === stored[k].joint),
+  `${read.length} colliders read, ${stored.length} stored`);
+const badCollider = JSON.parse(JSON.stringify(gltf.parser.json));
+const round = badCollider.skins[0].extras.tailor.colliders.findIndex((c) => c.radius !== undefined);
+badCollider.skins[0].extras.tailor.colliders[round].radius = -1;
+const colliderMessage = (name) => `${name}: /skins/0/extras/tailor/colliders/${round}/radius: must be > 0 and within 1e+12, is -1`;
+let jsCollider = '';
+try {
+  readParts(badCollider, file);
+} catch (e) {
+  jsCollider = e.message;
+}
+check(round >= 0 && jsCollider === colliderMessage(file), `radius -1 refused: "${jsCollider}"`);
+
 // The version rule of docs/schema.md: a part written by a newer writer is refused by the JS
 // reader with the C reader's message (the same file, patched, through `tailor play`).
 const json = JSON.parse(JSON.stringify(gltf.parser.json));
@@ -94,31 +114,38 @@ try {
 }
 check(jsMessage === `${file}: /nodes/${partNode}/extras/tailor/version: version 3 is newer than this reader (2)`,
   `version 3 refused: "${jsMessage}"`);
-if (tailor) {
-  // the glb with its JSON chunk replaced (padded with spaces to 4 bytes)
+// The C player's message on the glb with its JSON chunk replaced by `patch` (padded with spaces
+// to 4 bytes), as `${suffix}.glb` beside the file.
+function cRefusal(patch, suffix) {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const jsonLength = view.getUint32(12, true);
-  let text = JSON.stringify(json);
+  let text = JSON.stringify(patch);
   while (text.length % 4) text += ' ';
   const rest = bytes.subarray(20 + jsonLength);
   const head = Buffer.alloc(20);
   head.writeUInt32LE(0x46546c67, 0), head.writeUInt32LE(2, 4);
   head.writeUInt32LE(20 + text.length + rest.length, 8);
   head.writeUInt32LE(text.length, 12), head.writeUInt32LE(0x4e4f534a, 16);
-  const patched = `${file}.v3.glb`;
+  const patched = `${file}.${suffix}.glb`;
   fs.writeFileSync(patched, Buffer.concat([head, Buffer.from(text), rest]));
-  let cMessage = '';
   try {
     execFileSync(tailor, ['play', patched, '--clip', gltf.animations[0].name], { stdio: 'pipe' });
   } catch (e) {
-    cMessage = String(e.stderr);
+    return { name: patched.split('/').pop(), message: String(e.stderr) };
   }
-  const name = patched.split('/').pop(); // the C reader names the file by its base name
-  const expected = `${name}: /nodes/${partNode}/extras/tailor/version: version 3 is newer than this reader (2)`;
-  check(cMessage.includes(expected), `the C reader refuses it alike: ${cMessage.trim()}`);
+  return { name: patched.split('/').pop(), message: '' };
+}
+if (tailor) {
+  const c = cRefusal(badCollider, 'collider');
+  check(c.message.includes(colliderMessage(c.name)), `the C reader refuses the collider alike: ${c.message.trim()}`);
+}
+if (tailor) {
+  const c = cRefusal(json, 'v3');
+  const expected = `${c.name}: /nodes/${partNode}/extras/tailor/version: version 3 is newer than this reader (2)`;
+  check(c.message.includes(expected), `the C reader refuses it alike: ${c.message.trim()}`);
   let js2 = '';
   try {
-    readParts(json, name);
+    readParts(json, c.name);
   } catch (e) {
     js2 = e.message;
   }
