@@ -1118,6 +1118,30 @@ static void test_pass_kernels_identical(void) {
 
 /* ---- the offline lattice on a real garment ---- */
 
+/* A rigged garment's file holds the body colliders its skin meets: those the cloth player fits
+ * from the rigged skin (tl_body_colliders_fit), as stored (floats written through JSON). */
+static void colliders_stored(const tl_scene* scene, uint32_t skin) {
+    tl_body_collider fitted[TL_BODY_COLLIDERS_MAX];
+    uint32_t n;
+    tl_error err;
+    ENSURE_OK(tl_body_colliders_fit(scene, skin, fitted, TL_BODY_COLLIDERS_MAX, &n, &err), err);
+    const tl_scene_skin* sk = &scene->skins[skin];
+    const double tol = 1e-5 * (sk->height > 0 ? sk->height : 1.0);
+    fprintf(stderr, "  body colliders stored: %u (fitted: %u)\n", sk->collider_count, n);
+    ENSURE(n > 0 && sk->collider_count == n);
+    for (uint32_t k = 0; k < n; ++k) {
+        const tl_collider *c = &sk->colliders[k].local, *f = &fitted[k].local;
+        ENSURE(sk->colliders[k].joint == fitted[k].joint && c->shape == f->shape);
+        ENSURE_NEAR(c->radius, f->radius, tol);
+        for (int q = 0; q < 3; ++q) {
+            ENSURE_NEAR(c->a[q], f->a[q], tol);
+            ENSURE_NEAR(c->b[q], f->b[q], tol);
+            for (int e = 0; e < 3; ++e)
+                ENSURE_NEAR(c->axes[e][q], f->axes[e][q], tol);
+        }
+    }
+}
+
 static const char* rigged_skirt_path; /* written by rig_skirt_lattice */
 static const char* rigged_cape_path;  /* written by rig_knight_cape */
 
@@ -1193,7 +1217,8 @@ static void test_rig_skirt_lattice(void) {
     ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
     uint32_t read = 0;
     for (uint32_t i = 0; i < scene->part_count; ++i)
-        read += scene->parts[i].kind == TL_PART_CLOTH;
+        if (scene->parts[i].kind == TL_PART_CLOTH)
+            read++, colliders_stored(scene, scene->parts[i].skin);
     tl_scene_destroy(scene);
     tl_gltf_destroy(doc);
     ENSURE(read == 1);
@@ -1334,7 +1359,8 @@ static void test_rig_knight_cape(void) {
     ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
     uint32_t read = 0;
     for (uint32_t i = 0; i < scene->part_count; ++i)
-        read += scene->parts[i].kind == TL_PART_CLOTH;
+        if (scene->parts[i].kind == TL_PART_CLOTH)
+            read++, colliders_stored(scene, scene->parts[i].skin);
     tl_scene_destroy(scene);
     tl_gltf_destroy(doc);
     ENSURE(read == 1);

@@ -489,9 +489,11 @@ static json_t* collider_json(const tl_gltf* doc, const tl_scene_skin* sk,
     return o;
 }
 
-/* The body colliders of every skin that got a chain, fitted to the rigged skin (the tail's
- * skin is the tail bones' by then; `scene` is the rigged document's) and stored as
- * skins[s].extras.tailor.colliders. */
+/* The body colliders of every skin that got a chain or a cloth lattice, fitted to the rigged
+ * skin (the tail's or the garment's skin is its new bones' by then; `scene` is the rigged
+ * document's) and stored as skins[s].extras.tailor.colliders: what the chains meet, and for cloth
+ * what its player fits again at play time (tl_body_colliders_fit on the same skin), so a reader
+ * of the file (tailor inspect, the web viewer, another engine) sees the body the garment meets. */
 static tl_result write_colliders(tl_gltf* doc, const tl_rig_analysis* a, const tl_scene* scene,
                                  tl_error* err) {
     tl_result r = TL_OK;
@@ -499,7 +501,8 @@ static tl_result write_colliders(tl_gltf* doc, const tl_rig_analysis* a, const t
     for (uint32_t s = 0; s < a->skin_count && r == TL_OK; ++s) {
         bool chained = false;
         for (uint32_t i = 0; i < a->part_count; ++i)
-            chained |= a->parts[i].skin == s && a->parts[i].action == TL_RIG_ACTION_CHAIN;
+            chained |= a->parts[i].skin == s && (a->parts[i].action == TL_RIG_ACTION_CHAIN ||
+                                                 a->parts[i].action == TL_RIG_ACTION_CLOTH);
         uint32_t skin = a->skins[s].skin;
         if (!chained || skin >= scene->skin_count) continue;
         tl_body_collider body[TL_BODY_COLLIDERS_MAX];
