@@ -720,7 +720,7 @@ export class TailorRig {
   // The skin binding joints a and b: its skeleton, its meshes, the inverse bind of a joint and
   // the rest-world frame of tl_scene (M = the top joint's stored world x its inverse bind, the
   // top joint being the skeleton root with the most joints below it; the skin's rest vertices
-  // are M x bind positions).
+  // are M x bind positions), and a joint's rest_world there (M x its inverse bind, inverted).
   restSkin(a, b) {
     let skeleton = null;
     const meshes = [];
@@ -743,7 +743,8 @@ export class TailorRig {
       if (count > topCount) top = j, topCount = count;
     }
     const M = this.relativeWorld(top).multiply(new top.matrixWorld.constructor().fromArray(ibm(top)));
-    return { skeleton, meshes, ibm, m: M.elements };
+    const m = M.elements;
+    return { skeleton, meshes, ibm, m, restWorld: (o) => mat4Mul(m, invert(ibm(o))) };
   }
 
   // The skin's rest height along +Y (tl_scene_skin.height), from restSkin's meshes.
@@ -764,7 +765,7 @@ export class TailorRig {
   // scale H / 1.8 from the skin's rest height, the floor under the body's rest skin.
   buildChain(part, attachment, bones, end) {
     const sim = this.sim;
-    const { skeleton, meshes, ibm, m } = this.restSkin(attachment, bones[0]);
+    const { skeleton, meshes, ibm, m, restWorld } = this.restSkin(attachment, bones[0]);
     const n = bones.length;
     const t = new Float32Array(3 * n), q = new Float32Array(4 * n);
     let parent = attachment;
@@ -799,7 +800,7 @@ export class TailorRig {
     // the hips axes: world +X lateral, +Y up, +Z forward (glTF), in the attachment's rest frame
     // (tl_scene's rest_world: M x the inverse of its inverse bind, as the C player takes them; the
     // bind frame alone turns them wherever the skeleton's root is turned or scaled)
-    const rest = mat4Mul(m, invert(ibm(attachment)));
+    const rest = restWorld(attachment);
     const local = (v) => {
       const out = [0, 1, 2].map((c) => {
         const col = Math.hypot(rest[4 * c], rest[4 * c + 1], rest[4 * c + 2]);
@@ -816,7 +817,7 @@ export class TailorRig {
       hipsPlaneEnabled: part.kind !== 'hair', // (hair hangs in front of the shoulders too)
       sleepSeconds: this.sleepSeconds,
     });
-    const colliders = this.chainColliders(part, skeleton, ibm, m, bones, end);
+    const colliders = this.chainColliders(part, skeleton, restWorld, bones, end);
     return {
       part, chain, attachment, bones, height, restTranslations: t,
       restQuaternions: bones.map((b) => b.quaternion.clone()),
@@ -829,12 +830,11 @@ export class TailorRig {
   // radius): its skin's, less those its bind pose's points (bone heads, end joint) lie in, such
   // as the pelvis around a tail's root. Judged in tl_scene's rest-world frame: a joint's
   // rest_world is M x its inverse bind, inverted (restSkin).
-  chainColliders(part, skeleton, ibm, m, bones, end) {
+  chainColliders(part, skeleton, restWorld, bones, end) {
     // hair: none. The C player runs a lock against the colliders grown by its skin's thickness
     // and holds neighbouring locks together by the sheet (docs/hair.md); this runtime has
     // neither, so its hair plays as before (docs/web.md "Session 23")
     if (part.kind !== 'tail' && !this.hairColliders) return [];
-    const restWorld = (o) => mat4Mul(m, invert(ibm(o)));
     const points = [...bones, ...(end && skeleton.bones.includes(end) ? [end] : [])].map((o) => restWorld(o).slice(12, 15));
     const rest = new Float64Array(COLLIDER_FLOATS);
     const kept = this.colliders.filter((c) => {
