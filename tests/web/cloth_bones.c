@@ -1,9 +1,9 @@
 /* The C player's cloth bones, frame by frame, for tests/web/sim_cloth.mjs: `tailor play`'s loop
  * (looping, the clip at fmod(f / fps, duration)) on a file whose cloth parts tailor play --json
- * does not print. The first line: [{"bones": [names], "colliders": N}] per cloth part (N: the
- * colliders its player kept); then per frame one JSON array per cloth of every bone's world
- * position (x, y, z).
- *   web_cloth_bones FILE.glb CLIP [FPS [SECONDS]] */
+ * does not print. The first line: [{"bones": [names], "colliders": N, "height": H}] per cloth
+ * part (N: the colliders its player kept, H: its skin's rest height); then per frame one JSON array
+ * per cloth of every bone's world position (x, y, z). web_cloth_bones FILE.glb CLIP [FPS [SECONDS]]
+ */
 #include <tailor/tailor.h>
 
 #include <math.h>
@@ -11,7 +11,8 @@
 #include <stdlib.h>
 
 int main(int argc, char** argv) {
-    if (argc < 3) return fprintf(stderr, "usage: web_cloth_bones FILE.glb CLIP [FPS [SECONDS]]\n"), 2;
+    if (argc < 3)
+        return fprintf(stderr, "usage: web_cloth_bones FILE.glb CLIP [FPS [SECONDS]]\n"), 2;
     double fps = argc > 3 ? atof(argv[3]) : 60;
     tl_error err;
     tl_gltf* doc = NULL;
@@ -36,7 +37,8 @@ int main(int argc, char** argv) {
         for (uint32_t b = 0; b <= sp->bone_count; ++b)
             printf("%s\"%s\"", b ? "," : "",
                    sk->joints[b < sp->bone_count ? sp->bone_joints[b] : sp->end_joint].name);
-        printf("],\"colliders\":%u}", tl_player_cloth_colliders(player, i, NULL));
+        printf("],\"colliders\":%u,\"height\":%.9g}", tl_player_cloth_colliders(player, i, NULL),
+               sk->height);
     }
     printf("]\n");
     double duration = scene->clips[clip].duration;
