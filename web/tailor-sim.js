@@ -936,9 +936,9 @@ export class TailorRig {
     return c.colliders.length;
   }
 
-  // The character's frame of skin s in rest-world coordinates: {up, forward, lateral}. (A
+  // The character's frame of skin skinIndex, rest-world: {up, forward, lateral}. (A
   // stand-in: +Y up, +Z forward, +X lateral, glTF's; the frame stored by tailor rig replaces it.)
-  skinFrame(skinIndex) { // eslint-disable-line no-unused-vars
+  skinFrame(skinIndex) {
     return { up: [0, 1, 0], forward: [0, 0, 1], lateral: [1, 0, 0] };
   }
 
