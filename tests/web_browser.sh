@@ -4,7 +4,7 @@
 #   tests/web_browser.sh TAILOR OUTDIR CASE.glb
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-tailor=$1 out=$2 case=$3
+tailor=$1 out=$2 case=$3 pages=${4:-$here/tests/web/browser.mjs}
 mkdir -p "$out"
 if [ ! -x /usr/bin/chromium ] && [ -z "${TAILOR_CHROMIUM:-}" ]; then
     echo "web_browser: /usr/bin/chromium missing (scripts/setup.sh installs it)"
@@ -24,7 +24,7 @@ for _ in $(seq 100); do
 done
 [ -n "$url" ] || { cat "$out/view.log"; echo "0 passed, 1 failed"; exit 1; }
 status=0
-node --no-warnings "$here/tests/web/browser.mjs" "$out" "$out/report.html" "$url" || status=$?
+node --no-warnings "$pages" "$out" "$out/report.html" "$url" || status=$?
 if [ "$status" -ne 0 ]; then
     # what the server said and whether it still runs: a refused connection was seen once
     if kill -0 "$server" 2>/dev/null; then echo "web_browser: tailor view still running"

@@ -548,6 +548,70 @@ function readSkinColliders(json, s, file, notes, resolveName) {
   return out;
 }
 
+// --- cloth parts (src/scene/parts.c read_cloth, docs/schema.md; played as src/play/cloth_play.c) ---
+
+// tl_cloth_settings' floats in declaration order (the glue's, web/tailor_sim_glue.c) with the
+// reader's ranges (src/scene/schema.c): [key, low, low open, high].
+const CLOTH_SETTINGS = [['damping', 0, false, 0.999], ['edge_damping', 0, false, 0.999],
+  ['contact_damping', 0, false, 1], ['stretch_stiffness', 0, false, 1], ['shear_stiffness', 0, false, 1],
+  ['gravity', -Infinity, false, Infinity], ['wind', -Infinity, false, Infinity],
+  ['edge_wind', -Infinity, false, Infinity], ['world_motion', 0, false, 1], ['edge_world_motion', 0, false, 1],
+  ['max_distance_top', 0, true, Infinity], ['max_distance_bottom', 0, true, Infinity],
+  ['edge_max_distance', 0, true, Infinity], ['collision_margin', 0, false, Infinity]];
+const CLOTH_KEYS = new Set(['rows', 'columns', 'closed', 'bone_columns', 'particles', 'particle_joints', 'settings']);
+const CLOTH_MAX_SIDE = 1024; // TL_CLOTH_MAX_SIDE
+
+// extras.tailor.cloth of a part of kind cloth whose bones list has `listed` nodes: {rows, columns,
+// closed, boneColumns, particles (bind space, floats), particleJoints (node indices), settings
+// (the file's, by name; missing ones are the solver's defaults, filled in by the rig)}.
+function readCloth(json, skin, rec, listed, ptr, file, notes) {
+  const at = `${ptr}/cloth`, o = rec.cloth;
+  if (typeof o !== 'object' || o === null || Array.isArray(o)) fail(file, at, `must be an object, is ${typeName(o)}`);
+  const count = (key, lo, hi) => (Number.isInteger(o[key]) && o[key] >= lo && o[key] <= hi ? o[key] : null);
+  const R = count('rows', 2, CLOTH_MAX_SIDE), C = count('columns', 2, CLOTH_MAX_SIDE);
+  const BC = C === null ? null : count('bone_columns', 1, C);
+  if (R === null || C === null || BC === null)
+    fail(file, at, `needs integer rows (2..${CLOTH_MAX_SIDE}), columns (2..${CLOTH_MAX_SIDE}) and bone_columns`);
+  const closed = o.closed === true;
+  if ((R - 1) * BC !== listed || BC !== (closed ? Math.floor(C / 2) : Math.floor((C + 1) / 2)))
+    fail(file, at, `a ${R} x ${C} lattice with ${BC} bone columns has ${(R - 1) * BC} bones, bones lists ${listed}`);
+  const N = R * C;
+  if (!Array.isArray(o.particles) || o.particles.length !== 3 * N) fail(file, `${at}/particles`, `must be an array of ${3 * N} numbers (rows x columns x 3)`);
+  if (!Array.isArray(o.particle_joints) || o.particle_joints.length !== N) fail(file, `${at}/particle_joints`, `must be an array of ${N} node indices`);
+  const particles = o.particles.map((v, i) => {
+    if (typeof v !== 'number' || !Number.isFinite(Math.fround(v))) fail(file, `${at}/particles/${i}`, 'must be a finite number');
+    return Math.fround(v);
+  });
+  const joints = json.skins[skin].joints;
+  const particleJoints = o.particle_joints.map((v, i) => {
+    if (!Number.isInteger(v) || !joints.includes(v)) fail(file, `${at}/particle_joints/${i}`, `must be the node index of a joint of skin ${skin}`);
+    return v;
+  });
+  const settings = {};
+  const so = o.settings, sat = `${at}/settings`;
+  if (so !== undefined) {
+    if (typeof so !== 'object' || so === null || Array.isArray(so)) fail(file, sat, `must be an object, is ${typeName(so)}`);
+    if (so.iterations !== undefined) {
+      if (!Number.isInteger(so.iterations) || so.iterations < 0 || so.iterations > 1000) fail(file, `${sat}/iterations`, 'must be an integer in 0..1000');
+      settings.iterations = so.iterations;
+    }
+    for (const [key, lo, open, hi] of CLOTH_SETTINGS) {
+      const v = so[key];
+      if (v === undefined) continue;
+      if (typeof v !== 'number') fail(file, `${sat}/${key}`, `must be a number, is ${typeName(v)}`);
+      const f = Math.fround(v); // judged as stored, a float
+      if (!Number.isFinite(f)) fail(file, `${sat}/${key}`, `must be a finite number, is ${v}`);
+      if (open ? !(f > lo) : !(f >= lo)) fail(file, `${sat}/${key}`, `must be ${open ? '>' : '>='} ${lo}, is ${v}`);
+      if (!(f <= Math.fround(hi))) fail(file, `${sat}/${key}`, `must be <= ${hi}, is ${v}`);
+      settings[key] = f;
+    }
+    const known = new Set(['iterations', ...CLOTH_SETTINGS.map(([key]) => key)]);
+    for (const k of Object.keys(so)) if (!known.has(k)) notes.push(`${file}: ${sat}/${k}: unknown key, ignored`);
+  }
+  for (const k of Object.keys(o)) if (!CLOTH_KEYS.has(k)) notes.push(`${file}: ${at}/${k}: unknown key, ignored`);
+  return { rows: R, columns: C, closed, boneColumns: BC, particles, particleJoints, settings };
+}
+
 // The parts of a glTF JSON (parser.json): [{node, kind, attachment, bones, end, radii,
 // settings, notes}], node indices resolved through the stored names as the C reader does;
 // colliders[s]: skin s's stored body colliders (readSkinColliders).
@@ -619,8 +683,10 @@ export function readParts(json, file = 'file') {
       if (!json.skins[skin].joints.includes(b)) fail(file, `${ptr}/bones/${k}`, `node ${b} is not a joint of skin ${skin}`);
     });
     if (renumbered) notes.push(`${file}: ${ptr}: node indices disagree with the node names stored beside them (the nodes were renumbered); the names were used`);
-    parts.push({ node: i, kind: rec.kind, skin, attachment, bones: list.slice(0, count), end: list[count], radii,
-      settings: readSettings(rec.chain, ptr, file) });
+    const part = { node: i, kind: rec.kind, skin, attachment, bones: list.slice(0, count), end: list[count], radii,
+      settings: readSettings(rec.chain, ptr, file) };
+    if (rec.kind === 'cloth') part.cloth = readCloth(json, skin, rec, list.length, ptr, file, notes);
+    parts.push(part);
   });
   const colliders = (json.skins || []).map((skin, s) =>
     (skin.extras && skin.extras.tailor !== undefined ? readSkinColliders(json, s, file, notes, resolveName) : []));
@@ -672,13 +738,19 @@ export class TailorRig {
       if (!object) throw new Error('tailor-sim: a collider\'s joint is not in the scene');
       return { ...c, skin, object };
     }));
+    this.cloths = [];
     for (const part of parts) {
-      if (part.kind === 'cloth') continue; // reserved: read, not simulated
       const names = json ? (i) => json.nodes[i].name : (i) => part.names.get(i);
       const attachment = find(part.attachment, names(part.attachment));
       const bones = part.bones.map((b) => find(b, names(b)));
       const end = find(part.end, names(part.end));
       if (!attachment || bones.some((b) => !b)) throw new Error('tailor-sim: a part\'s joint is not in the scene');
+      if (part.kind === 'cloth') {
+        const joints = part.cloth.particleJoints.map((j) => find(j, names(j)));
+        if (!end || joints.some((j) => !j)) throw new Error('tailor-sim: a part\'s joint is not in the scene');
+        this.cloths.push(this.buildCloth(part, attachment, [...bones, end], joints));
+        continue;
+      }
       this.chains.push(this.buildChain(part, attachment, bones, end));
     }
     // pendulum and aim parts, in the C player's order (applied after the chains, aims last)
@@ -707,6 +779,7 @@ export class TailorRig {
       checkVersion(rec, `${o.name}/extras/tailor`, 'scene');
       if (!rec.bone_names || rec.attachment_name === undefined)
         throw new Error('tailor-sim: attach(scene) needs version 2 names; pass the loaded gltf instead');
+      if (rec.kind === 'cloth') continue; // (its particles' joints are node indices: attach(gltf) plays it)
       const names = new Map([[rec.attachment, rec.attachment_name]]);
       rec.bones.forEach((b, k) => names.set(b, rec.bone_names[k]));
       const count = rec.bones.length - 1;
@@ -863,6 +936,133 @@ export class TailorRig {
     return c.colliders.length;
   }
 
+  // The character's frame of skin skinIndex, rest-world: {up, forward, lateral}. (A
+  // stand-in: +Y up, +Z forward, +X lateral, glTF's; the frame stored by tailor rig replaces it.)
+  skinFrame(skinIndex) {
+    return { up: [0, 1, 0], forward: [0, 0, 1], lateral: [1, 0, 0] };
+  }
+
+  // --- cloth parts: a lattice driving bones, as src/play/cloth_play.c plays one (the glue's
+  // tl_web_cloth_*: the lattice set-up and the bones' motion are the C player's own code) ---
+
+  // The cloth of one part: its rest lattice (M x the stored bind-space particles), the skin's
+  // stored colliders fitted to it as the C player fits them, the skin its bones drive (the skin
+  // points of an open lattice), the skin's up and H / 1.8 m. bones: the part's bones and end.
+  buildCloth(part, attachment, bones, joints) {
+    const sim = this.sim, x = sim.x, cl = part.cloth;
+    const { skeleton, meshes, ibm, m, restWorld } = this.restSkin(attachment, bones[0]);
+    const n = cl.rows * cl.columns, count = bones.length;
+    const point = (M, p, k) => M[12 + k] + M[k] * p[0] + M[4 + k] * p[1] + M[8 + k] * p[2];
+    const rest = new Float32Array(3 * n);
+    for (let i = 0; i < n; ++i) for (let k = 0; k < 3; ++k) rest[3 * i + k] = point(m, cl.particles.slice(3 * i, 3 * i + 3), k);
+    // the skin the bones drive: more than half its weight on them (cloth_play.c part_rest_mesh)
+    const ours = new Set(bones), mesh = [];
+    for (const g of meshes) {
+      const pos = g.geometry.attributes.position, si = g.geometry.attributes.skinIndex, sw = g.geometry.attributes.skinWeight;
+      for (let v = 0; v < pos.count; ++v) {
+        let w = 0;
+        for (let k = 0; k < si.itemSize; ++k) if (ours.has(g.skeleton.bones[si.getComponent(v, k)])) w += sw.getComponent(v, k);
+        if (w > 0.5) for (let k = 0; k < 3; ++k) mesh.push(point(m, [pos.getX(v), pos.getY(v), pos.getZ(v)], k));
+      }
+    }
+    const colliders = this.colliders.filter((c) => c.skin === part.skin && skeleton.bones.includes(c.object));
+    if (colliders.length > sim.collidersMax) throw new Error(`tailor-sim: ${colliders.length} colliders, more than ${sim.collidersMax}`);
+    const pc = x.tl_web_cloth_param_count(), k = colliders.length;
+    const params = x.tl_web_alloc(4 * pc);
+    x.tl_web_default_cloth_params(params);
+    const p = sim.f32(params, pc);
+    const height = TailorRig.restHeight({ meshes, m });
+    p.set(this.skinFrame(part.skin).up, 0);
+    p[3] = height > 0 ? height / 1.8 : 1;
+    if (cl.settings.iterations !== undefined) p[4] = cl.settings.iterations;
+    CLOTH_SETTINGS.forEach(([key], i) => { if (cl.settings[key] !== undefined) p[5 + i] = cl.settings[key]; });
+    const block = x.tl_web_alloc(4 * (3 * n + COLLIDER_FLOATS * k + k + mesh.length) + 512);
+    const at = (f) => block + 4 * f;
+    const restAt = at(0), colAt = at(3 * n), keptAt = at(3 * n + COLLIDER_FLOATS * k), meshAt = at(3 * n + COLLIDER_FLOATS * k + k);
+    const message = at(3 * n + COLLIDER_FLOATS * k + k + mesh.length);
+    sim.f32(restAt, 3 * n).set(rest);
+    const packed = sim.f32(colAt, COLLIDER_FLOATS * k);
+    colliders.forEach((c, i) => packCollider(c, restWorld(c.object), packed, COLLIDER_FLOATS * i));
+    sim.f32(meshAt, mesh.length).set(mesh);
+    const pointer = x.tl_web_cloth_create(cl.rows, cl.columns, cl.closed ? 1 : 0, restAt, params, colAt, keptAt, k,
+      meshAt, mesh.length / 3, message, 512);
+    const text = pointer ? '' : sim.message(message, 512);
+    // the colliders kept, as fitted (rest-world), each moved by its joint's motion from rest
+    const kept = new Int32Array(x.memory.buffer, keptAt, k).slice(), fitted = sim.f32(colAt, COLLIDER_FLOATS * k).slice();
+    x.tl_web_free(block);
+    x.tl_web_free(params);
+    if (!pointer) throw new Error(`tailor-sim: ${text}`);
+    const used = [];
+    colliders.forEach((c, i) => {
+      if (!kept[i]) return;
+      const f = fitted.subarray(COLLIDER_FLOATS * i, COLLIDER_FLOATS * (i + 1));
+      used.push({ shape: f[0], a: Array.from(f.subarray(1, 4)), b: Array.from(f.subarray(4, 7)), radius: f[7],
+        axes: [0, 1, 2].map((e) => Array.from(f.subarray(8 + 3 * e, 11 + 3 * e))), object: c.object,
+        restInverse: invert(restWorld(c.object)) });
+    });
+    // per frame: frame (8), targets (3n), colliders, the bones' rest worlds and attachment, locals
+    const frameAt = x.tl_web_alloc(4 * (8 + 3 * n + COLLIDER_FLOATS * Math.max(1, used.length) + 16 * (2 * count + 1)));
+    const targetsAt = frameAt + 32, usedAt = targetsAt + 12 * n, restWorldAt = usedAt + 4 * COLLIDER_FLOATS * Math.max(1, used.length);
+    const attachAt = restWorldAt + 64 * count, localAt = attachAt + 64;
+    bones.forEach((b, i) => sim.f32(restWorldAt + 64 * i, 16).set(restWorld(b)));
+    // each particle's skinning matrix is its joint's W x IBM: the distinct joints, once a step
+    const distinct = [...new Set(joints)];
+    return {
+      part, pointer, attachment, bones, joints, distinct, jointSlot: joints.map((j) => distinct.indexOf(j)),
+      jointIbm: distinct.map((j) => ibm(j)), particles: cl.particles, height, colliders: used,
+      attachInverse: invert(restWorld(attachment)), frameAt, targetsAt, usedAt, restWorldAt, attachAt, localAt,
+      rest: bones.map((b) => ({ position: b.position.clone(), quaternion: b.quaternion.clone(), scale: b.scale.clone() })),
+      started: false,
+    };
+  }
+
+  // Cloth c's input now in the solver's memory: its frame (the attachment's motion from rest), its
+  // particles' targets (each its rest position skinned to its joint) and, colliders on, its
+  // colliders posed; their count.
+  clothInput(c) {
+    const sim = this.sim;
+    const world = (o) => this.relativeWorld(o).elements;
+    sim.f32(c.frameAt, 8).set(sim.poseFromMatrix(mat4Mul(world(c.attachment), c.attachInverse)));
+    const skins = c.distinct.map((j, i) => mat4Mul(world(j), c.jointIbm[i]));
+    const t = sim.f32(c.targetsAt, c.particles.length), p = c.particles;
+    for (let i = 0; i < c.jointSlot.length; ++i) {
+      const M = skins[c.jointSlot[i]];
+      for (let k = 0; k < 3; ++k) t[3 * i + k] = M[12 + k] + M[k] * p[3 * i] + M[4 + k] * p[3 * i + 1] + M[8 + k] * p[3 * i + 2];
+    }
+    if (!this.collidersOn || !c.colliders.length) return 0;
+    const out = sim.f32(c.usedAt, COLLIDER_FLOATS * c.colliders.length);
+    c.colliders.forEach((k, i) => packCollider(k, Float32Array.from(mat4Mul(world(k.object), k.restInverse)), out, COLLIDER_FLOATS * i));
+    return c.colliders.length;
+  }
+
+  // Cloth c at rest on its targets under the pose now (play_cloths_start).
+  startCloth(c) {
+    const n = this.clothInput(c);
+    this.sim.x.tl_web_cloth_start(c.pointer, c.frameAt, c.targetsAt, c.usedAt, n);
+    c.started = true;
+  }
+
+  // One frame of dt seconds ending at the pose now; with `cut`, dt 0: carried rigidly to it.
+  stepCloth(c, dt, cut = false) {
+    const n = this.clothInput(c);
+    this.sim.x.tl_web_cloth_step(c.pointer, c.frameAt, c.targetsAt, c.usedAt, n, dt, cut ? 1 : 0);
+  }
+
+  // Cloth c's bones from its lattice: their locals (the glue's, as tl_player_apply writes them).
+  writeCloth(c) {
+    const sim = this.sim;
+    sim.f32(c.attachAt, 16).set(this.relativeWorld(c.attachment).elements);
+    sim.x.tl_web_cloth_bones(c.pointer, c.part.cloth.boneColumns, c.bones.length, c.restWorldAt, c.attachAt, c.localAt);
+    const local = sim.f32(c.localAt, 16 * c.bones.length);
+    const Matrix = c.attachment.matrix.constructor, scratch = this.clothMatrix || (this.clothMatrix = new Matrix());
+    c.bones.forEach((b, i) => scratch.fromArray(local, 16 * i).decompose(b.position, b.quaternion, b.scale));
+  }
+
+  // The particles of cloth c after its last step (root frame; rows x columns x 3), a copy.
+  clothPositions(c) {
+    return this.sim.f32(this.sim.x.tl_web_cloth_positions(c.pointer), c.particles.length).slice();
+  }
+
   // The chains keep out of the body colliders (true, attach's default) or run free of them.
   setColliders(on) {
     this.collidersOn = Boolean(on);
@@ -964,6 +1164,7 @@ export class TailorRig {
       c.chain.clear();
       c.chain.reset(c.start);
     }
+    for (const c of this.cloths) this.startCloth(c);
     this.lastTime = this.mixer ? this.mixer.time : undefined;
     this.clipTimes.clear(); // (a scrub back is no wrap)
     this.wrappedAction(this.lastTime);
@@ -983,6 +1184,7 @@ export class TailorRig {
       c.start = this.attachmentPose(c);
       c.chain.reset(c.start);
     }
+    for (const c of this.cloths) if (!c.started) this.startCloth(c);
     if (!this.jointsStarted) this.startJoints();
     const now = this.mixer ? this.mixer.time : undefined;
     const span = now !== undefined && this.lastTime !== undefined ? now - this.lastTime : 0;
@@ -1046,6 +1248,7 @@ export class TailorRig {
   // rigidly to its joint.
   cut() {
     for (const c of this.chains) c.start = this.attachmentPose(c);
+    for (const c of this.cloths) this.stepCloth(c, 0, true);
     this.rehomeJoints();
     for (const j of this.joints) if (j.pendulum) j.pendulum.carry(this.pivotPose(j));
   }
@@ -1057,6 +1260,7 @@ export class TailorRig {
       c.chain.step(c.start, target, dt, colliders ? c.colliderBlock : 0, colliders);
       c.start = target;
     }
+    for (const c of this.cloths) this.stepCloth(c, dt);
     for (const j of this.joints) {
       if (j.pendulum) j.pendulum.step(this.pivotPose(j), dt);
       j.animated.copy(j.joint.quaternion); // an aim turns the clip's rotation of its last step
@@ -1073,6 +1277,7 @@ export class TailorRig {
       const q = c.chain.localRotations();
       c.bones.forEach((b, i) => b.quaternion.set(q[4 * i], q[4 * i + 1], q[4 * i + 2], q[4 * i + 3]));
     }
+    for (const c of this.cloths) if (c.started) this.writeCloth(c);
     this.writeJoints();
   }
 
@@ -1081,6 +1286,14 @@ export class TailorRig {
     for (const c of this.chains) {
       c.bones.forEach((b, i) => b.quaternion.copy(c.restQuaternions[i]));
       c.start = null;
+    }
+    for (const c of this.cloths) {
+      c.bones.forEach((b, i) => {
+        b.position.copy(c.rest[i].position);
+        b.quaternion.copy(c.rest[i].quaternion);
+        b.scale.copy(c.rest[i].scale);
+      });
+      c.started = false;
     }
     this.unwriteJoints();
     for (const j of this.joints) j.written = null;
@@ -1095,6 +1308,11 @@ export class TailorRig {
       if (c.colliderBlock) this.sim.x.tl_web_free(c.colliderBlock);
     }
     for (const j of this.joints) if (j.pendulum) j.pendulum.destroy();
+    for (const c of this.cloths) {
+      this.sim.x.tl_web_cloth_destroy(c.pointer);
+      this.sim.x.tl_web_free(c.frameAt);
+    }
+    this.cloths = [];
     this.chains = [];
     this.joints = [];
   }

@@ -17,10 +17,18 @@
  *
  * stats (TL_WEB_STATS_COUNT doubles, tl_chain_stats in declaration order; a double holds the
  * 64-bit step count exactly up to 2^53): 0 steps, 1 nonfinite_inputs, 2 nonfinite_states,
- * 3 teleports, 4 cuts, 5 clamped_frames, 6 contacts, 7 sleeps, 8 asleep (0/1). */
+ * 3 teleports, 4 cuts, 5 clamped_frames, 6 contacts, 7 sleeps, 8 asleep (0/1).
+ *
+ * cloth params (TL_WEB_CLOTH_PARAM_COUNT floats, a cloth part as src/play/cloth_play.c plays it):
+ *   0-2 up, 3 scale, 4 iterations, 5-18 tl_cloth_settings' floats in declaration order
+ *   (damping .. collision_margin). */
+#include <tailor/cloth.h>
 #include <tailor/pendulum.h>
 #include <tailor/sim.h>
 
+#include "play/cloth_lattice.h"
+
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +38,7 @@
 #define TL_WEB_COLLIDER_FLOATS 17
 /* the most colliders one step takes (a skin stores at most 26, TL_BODY_COLLIDERS_MAX) */
 #define TL_WEB_COLLIDERS_MAX 32
+#define TL_WEB_CLOTH_PARAM_COUNT 19
 
 void* tl_web_alloc(size_t bytes);
 void tl_web_free(void* p);
@@ -53,6 +62,21 @@ void tl_web_pendulum_reset(tl_pendulum* pendulum, const float* pivot);
 void tl_web_pendulum_carry(tl_pendulum* pendulum, const float* pivot);
 void tl_web_aim_solve(const float* aim, const float* rotation, const float* position,
                       const float* target, float* out);
+typedef struct tl_web_cloth tl_web_cloth;
+int tl_web_cloth_param_count(void);
+void tl_web_default_cloth_params(float* params);
+tl_web_cloth* tl_web_cloth_create(int rows, int columns, int closed, const float* rest,
+                                  const float* params, float* colliders, int* kept,
+                                  int collider_count, const float* mesh, int mesh_count,
+                                  char* message, int message_size);
+void tl_web_cloth_start(tl_web_cloth* wc, const float* frame, const float* targets,
+                        const float* colliders, int collider_count);
+void tl_web_cloth_step(tl_web_cloth* wc, const float* frame, const float* targets,
+                       const float* colliders, int collider_count, float dt, int cut);
+void tl_web_cloth_bones(const tl_web_cloth* wc, int bone_columns, int count,
+                        const float* rest_world, const float* attach_world, float* local);
+const float* tl_web_cloth_positions(const tl_web_cloth* wc);
+void tl_web_cloth_destroy(tl_web_cloth* wc);
 
 void* tl_web_alloc(size_t bytes) {
     return malloc(bytes);
@@ -143,16 +167,11 @@ int tl_web_colliders_max(void) {
     return TL_WEB_COLLIDERS_MAX;
 }
 
-/* The step with the body's colliders at the frame's end (collider_count of them packed at
- * `colliders`, or none); on the stack: nothing allocated. */
-void tl_web_chain_step(tl_chain* chain, const float* start, const float* target, float dt,
-                       const float* colliders, int collider_count) {
-    tl_chain_input in = tl_default_chain_input();
-    in.start = pose_of(start);
-    in.target = pose_of(target);
-    tl_collider body[TL_WEB_COLLIDERS_MAX];
+/* collider_count packed colliders (none when `colliders` is NULL) into body; how many (at most
+ * TL_WEB_COLLIDERS_MAX: tailor-sim.js refuses more). */
+static int unpack_colliders(const float* colliders, int collider_count, tl_collider* body) {
     int n = colliders && collider_count > 0 ? collider_count : 0;
-    if (n > TL_WEB_COLLIDERS_MAX) n = TL_WEB_COLLIDERS_MAX; /* (tailor-sim.js refuses more) */
+    if (n > TL_WEB_COLLIDERS_MAX) n = TL_WEB_COLLIDERS_MAX;
     for (int k = 0; k < n; ++k) {
         const float* f = colliders + (size_t)k * TL_WEB_COLLIDER_FLOATS;
         body[k].shape = (tl_collider_shape)(int)f[0];
@@ -161,6 +180,26 @@ void tl_web_chain_step(tl_chain* chain, const float* start, const float* target,
         body[k].radius = f[7];
         memcpy(body[k].axes, f + 8, 9 * sizeof(float));
     }
+    return n;
+}
+
+static void pack_collider(const tl_collider* c, float* f) {
+    f[0] = (float)c->shape;
+    memcpy(f + 1, c->a, 3 * sizeof(float));
+    memcpy(f + 4, c->b, 3 * sizeof(float));
+    f[7] = c->radius;
+    memcpy(f + 8, c->axes, 9 * sizeof(float));
+}
+
+/* The step with the body's colliders at the frame's end (collider_count of them packed at
+ * `colliders`, or none); on the stack: nothing allocated. */
+void tl_web_chain_step(tl_chain* chain, const float* start, const float* target, float dt,
+                       const float* colliders, int collider_count) {
+    tl_chain_input in = tl_default_chain_input();
+    in.start = pose_of(start);
+    in.target = pose_of(target);
+    tl_collider body[TL_WEB_COLLIDERS_MAX];
+    int n = unpack_colliders(colliders, collider_count, body);
     in.colliders = n ? body : NULL;
     in.collider_count = n;
     tl_chain_step(chain, &in, dt);
@@ -240,4 +279,193 @@ void tl_web_aim_solve(const float* aim, const float* rotation, const float* posi
     memcpy(d.aim_axis, aim, 3 * sizeof(float));
     d.weight = aim[3], d.max_angle_deg = aim[4];
     tl_aim_solve(&d, rotation, position, target, out);
+}
+
+/* --- cloth parts (tailor/cloth.h) as src/play/cloth_play.c plays them: the lattice set-up and
+ * the bones' motion are src/play/cloth_lattice.c's; one allocation at create, none per step --- */
+
+struct tl_web_cloth {
+    tl_cloth_model* model;
+    tl_cloth* cloth;
+    int rows, columns;
+    bool closed;
+    float* rest; /* rows x columns x 3, rest-world */
+    tl_cloth_input in;
+    tl_collider world[TL_WEB_COLLIDERS_MAX];
+};
+
+int tl_web_cloth_param_count(void) {
+    return TL_WEB_CLOTH_PARAM_COUNT;
+}
+
+static float* cloth_setting(tl_cloth_settings* s, int i) {
+    float* f[14] = {&s->damping,
+                    &s->edge_damping,
+                    &s->contact_damping,
+                    &s->stretch_stiffness,
+                    &s->shear_stiffness,
+                    &s->gravity,
+                    &s->wind,
+                    &s->edge_wind,
+                    &s->world_motion,
+                    &s->edge_world_motion,
+                    &s->max_distance_top,
+                    &s->max_distance_bottom,
+                    &s->edge_max_distance,
+                    &s->collision_margin};
+    return f[i];
+}
+
+void tl_web_default_cloth_params(float* p) {
+    tl_cloth_def d = tl_default_cloth_def();
+    memcpy(p, d.up, 3 * sizeof(float));
+    p[3] = d.scale, p[4] = (float)d.settings.iterations;
+    for (int i = 0; i < 14; ++i)
+        p[5 + i] = *cloth_setting(&d.settings, i);
+}
+
+/* Why the settings would trip tl_cloth_model_create's asserts (the file's ranges,
+ * src/scene/schema.c), or NULL: a page's value must not abort the module. */
+static const char* cloth_settings_check(const tl_cloth_settings* s) {
+    if (!(s->iterations >= 0 && s->iterations <= 1000)) return "iterations out of 0..1000";
+    for (int i = 0; i < 14; ++i)
+        if (!isfinite(*cloth_setting((tl_cloth_settings*)s, i))) return "a setting is not finite";
+    if (!(s->damping >= 0 && s->damping <= 0.999f && s->edge_damping >= 0 &&
+          s->edge_damping <= 0.999f && s->contact_damping >= 0 && s->contact_damping <= 1 &&
+          s->stretch_stiffness >= 0 && s->stretch_stiffness <= 1 && s->shear_stiffness >= 0 &&
+          s->shear_stiffness <= 1 && s->world_motion >= 0 && s->world_motion <= 1 &&
+          s->edge_world_motion >= 0 && s->edge_world_motion <= 1 && s->max_distance_top > 0 &&
+          s->max_distance_bottom > 0 && s->edge_max_distance > 0 && s->collision_margin >= 0))
+        return "a setting is out of its range (docs/schema.md)";
+    return NULL;
+}
+
+static void cloth_message(char* message, int size, const char* why) {
+    if (size <= 0) return;
+    strncpy(message, why, (size_t)size - 1);
+    message[size - 1] = 0;
+}
+
+/* A cloth part: its rest lattice (rest-world), its params, its skin's colliders (rest-world,
+ * packed; each one kept is shrunk in place and flagged in kept[k], as the C player fits them:
+ * none given, none used) and the rest-world skin its bones drive (mesh: mesh_count x 3, the
+ * skin points of an open lattice). NULL with the message on a bad def. */
+tl_web_cloth* tl_web_cloth_create(int rows, int columns, int closed, const float* rest,
+                                  const float* p, float* colliders, int* kept, int collider_count,
+                                  const float* mesh, int mesh_count, char* message,
+                                  int message_size) {
+    if (!(rows >= 2 && rows <= TL_CLOTH_MAX_SIDE && columns >= 2 && columns <= TL_CLOTH_MAX_SIDE) ||
+        collider_count < 0 || collider_count > TL_WEB_COLLIDERS_MAX || mesh_count < 0) {
+        cloth_message(message, message_size, "lattice, collider or mesh count out of range");
+        return NULL;
+    }
+    tl_cloth_def def = tl_default_cloth_def();
+    def.rows = rows, def.columns = columns, def.closed = closed != 0;
+    memcpy(def.up, p, 3 * sizeof(float));
+    def.scale = p[3], def.settings.iterations = (int)p[4];
+    for (int i = 0; i < 14; ++i)
+        *cloth_setting(&def.settings, i) = p[5 + i];
+    const char* why = cloth_settings_check(&def.settings);
+    if (!(def.scale > 0 && isfinite(def.scale))) why = "scale must be > 0";
+    if (why) {
+        cloth_message(message, message_size, why);
+        return NULL;
+    }
+    play_lattice_player_step(&def);
+    uint32_t R = (uint32_t)rows, C = (uint32_t)columns, n = R * C;
+    size_t bins = play_lattice_skin_bins(R, C);
+    tl_web_cloth* wc = calloc(1, sizeof *wc);
+    float* slack = malloc(2 * (size_t)n * sizeof *slack);
+    int* bin = malloc(bins * sizeof *bin);
+    tl_cloth_skin_point* points = malloc(((size_t)mesh_count + 1) * sizeof *points);
+    if (wc) wc->rest = malloc(3 * (size_t)n * sizeof *wc->rest);
+    tl_error err;
+    tl_result r = TL_ERROR_MEMORY;
+    if (wc && wc->rest && slack && bin && points) {
+        memcpy(wc->rest, rest, 3 * (size_t)n * sizeof *rest);
+        def.rest_positions = wc->rest;
+        float margin = def.settings.collision_margin * def.scale;
+        tl_collider fitted[TL_WEB_COLLIDERS_MAX];
+        uint32_t count = 0;
+        unpack_colliders(colliders, collider_count, wc->world);
+        for (int k = 0; k < collider_count; ++k) {
+            kept[k] = play_lattice_fit_collider(&wc->world[k], wc->rest, R, C, margin);
+            if (kept[k]) {
+                pack_collider(&wc->world[k], colliders + (size_t)k * TL_WEB_COLLIDER_FLOATS);
+                fitted[count++] = wc->world[k];
+            }
+        }
+        if (collider_count > 0) { /* (the C player without colliders: no slack, no points) */
+            play_lattice_link_slack(fitted, count, wc->rest, R, C, def.closed, margin, slack);
+            def.link_slack = slack;
+            if (!def.closed) /* a closed ring pushes no links and no skin */
+                def.skin_point_count = play_lattice_skin_points(
+                    fitted, count, wc->rest, R, C, margin, mesh, (uint32_t)mesh_count, bin, points);
+            def.skin_points = points;
+        }
+        r = tl_cloth_model_create(&def, NULL, &wc->model, &err);
+        if (r == TL_OK) r = tl_cloth_create(wc->model, NULL, &wc->cloth, &err);
+    }
+    free(slack), free(bin), free(points);
+    if (r == TL_OK) {
+        wc->rows = rows, wc->columns = columns, wc->closed = def.closed;
+        return wc;
+    }
+    cloth_message(message, message_size, r == TL_ERROR_MEMORY ? "out of memory" : err.message);
+    tl_web_cloth_destroy(wc);
+    return NULL;
+}
+
+static void cloth_input(tl_web_cloth* wc, const float* frame, const float* targets,
+                        const float* colliders, int collider_count) {
+    wc->in = tl_default_cloth_input();
+    wc->in.frame = pose_of(frame);
+    wc->in.targets = targets;
+    int n = unpack_colliders(colliders, collider_count, wc->world);
+    wc->in.colliders = n ? wc->world : NULL;
+    wc->in.collider_count = n;
+}
+
+/* The cloth at rest on its targets under the pose (play_cloths_start). */
+void tl_web_cloth_start(tl_web_cloth* wc, const float* frame, const float* targets,
+                        const float* colliders, int collider_count) {
+    tl_cloth_clear(wc->cloth);
+    cloth_input(wc, frame, targets, colliders, collider_count);
+    tl_cloth_step(wc->cloth, &wc->in, 0.0f);
+}
+
+static void cloth_sample(void* user, float t, tl_cloth_input* in) {
+    (void)t;
+    *in = ((const tl_web_cloth*)user)->in;
+}
+
+/* One frame (or a cut: dt 0, cut 1) ending at the pose given, each internal step under it: the
+ * C player's tl_cloth_step_sampled with the pose at the step's own time, the same when the page
+ * steps the cloth at its fixed step (tailor-sim.js samples the clip there). targets must stay
+ * valid through the call only. */
+void tl_web_cloth_step(tl_web_cloth* wc, const float* frame, const float* targets,
+                       const float* colliders, int collider_count, float dt, int cut) {
+    cloth_input(wc, frame, targets, colliders, collider_count);
+    tl_cloth_step_sampled(wc->cloth, cloth_sample, wc, dt, cut != 0);
+}
+
+/* The bones' locals (count x 16) from the lattice now (play_lattice_bone_locals). */
+void tl_web_cloth_bones(const tl_web_cloth* wc, int bone_columns, int count,
+                        const float* rest_world, const float* attach_world, float* local) {
+    if (bone_columns < 1 || count < 1 || count > TL_CHAIN_MAX_BONES + 1) return;
+    play_lattice_bone_locals(wc->rest, tl_cloth_positions(wc->cloth), (uint32_t)wc->rows,
+                             (uint32_t)wc->columns, wc->closed, (uint32_t)bone_columns,
+                             (uint32_t)count, rest_world, attach_world, local);
+}
+
+const float* tl_web_cloth_positions(const tl_web_cloth* wc) {
+    return tl_cloth_positions(wc->cloth);
+}
+
+void tl_web_cloth_destroy(tl_web_cloth* wc) {
+    if (!wc) return;
+    tl_cloth_destroy(wc->cloth);
+    tl_cloth_model_destroy(wc->model);
+    free(wc->rest);
+    free(wc);
 }

@@ -1,7 +1,7 @@
 // The tailor viewer (tailor view / tailor report, docs/web.md): three copies of a character
 // side by side — as the auto-rigger bound it (the input file), rigid (the rigged file with
-// its chains held as the file has them) and with tailor's chains simulated by the C solver
-// in WebAssembly (tailor-sim.js). window.TAILOR gives the files' URLs; window.tailorViewer
+// its chains held as the file has them) and with tailor's chains and cloth lattices simulated by
+// the C solver in WebAssembly (tailor-sim.js). window.TAILOR gives the files' URLs; window.tailorViewer
 // is the handle the browser test drives.
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
@@ -78,16 +78,23 @@ async function main() {
   chained.rig = sim.attach(chained.gltf, { mixer: chained.mixer, file: measure.file, sleepSeconds: PLAY_SLEEP_SECONDS });
   for (const note of chained.rig.notes) console.warn(note);
 
-  // guides: each chain of the rigged copies as a line from its attachment through its bones
-  // (the inspection mode: mesh, mesh with guides, guides only); colour by part kind
-  const KIND_COLOUR = { tail: 0xd03020, hair: 0x2050d0 };
+  // guides: each chain of the rigged copies as a line from its attachment through its bones, and
+  // each column of a cloth lattice's bones from its attachment down (the inspection mode: mesh,
+  // mesh with guides, guides only); colour by part kind
+  const KIND_COLOUR = { tail: 0xd03020, hair: 0x2050d0, cloth: 0x208020 };
   const guides = [];
   for (const c of copies.slice(input ? 1 : 0)) {
     const rig = c === chained ? chained.rig : sim.attach(c.gltf, { file: measure.file });
-    for (const ch of rig.chains) {
-      const joints = [ch.attachment, ...ch.bones, ...ch.bones[ch.bones.length - 1].children.filter((o) => o.isBone)];
+    const lines = rig.chains.map((ch) => ({ kind: ch.part.kind,
+      joints: [ch.attachment, ...ch.bones, ...ch.bones[ch.bones.length - 1].children.filter((o) => o.isBone)] }));
+    for (const cl of rig.cloths) {
+      const columns = cl.part.cloth.boneColumns;
+      for (let k = 0; k < columns; ++k)
+        lines.push({ kind: 'cloth', joints: [cl.attachment, ...cl.bones.filter((b, i) => i % columns === k)] });
+    }
+    for (const { kind, joints } of lines) {
       const geometry = new THREE.BufferGeometry().setAttribute('position', new THREE.Float32BufferAttribute(3 * joints.length, 3));
-      const line = new THREE.Line(geometry, new THREE.LineBasicMaterial({ color: KIND_COLOUR[ch.part.kind] || 0x208020, depthTest: false }));
+      const line = new THREE.Line(geometry, new THREE.LineBasicMaterial({ color: KIND_COLOUR[kind] || 0x208020, depthTest: false }));
       line.renderOrder = 2;
       line.frustumCulled = false;
       line.visible = false;
@@ -106,7 +113,7 @@ async function main() {
     }
   };
   // colliders: the body colliders the file stores (skins[s].extras.tailor.colliders, written by
-  // tailor rig). Checked, the simulated copy's tails keep out of them, as in tailor play; the
+  // tailor rig). Checked, the simulated copy's tails and cloth keep out of them, as in tailor play; the
   // guide modes draw them as wireframes on that copy, each a child of its joint in its frame.
   const wires = chained.rig.colliders.map((c) => colliderWire(c)).filter((w) => w);
   const showWires = () => {
@@ -123,7 +130,7 @@ async function main() {
   $('show').addEventListener('change', () => setShow($('show').value));
   if (chained.rig.colliders.length) {
     $('colliders').checked = chained.rig.collidersOn;
-    $('colliders').parentElement.title = `${chained.rig.colliders.length} body colliders: the tails keep out of them`;
+    $('colliders').parentElement.title = `${chained.rig.colliders.length} body colliders: the tails and cloth keep out of them`;
   } else {
     $('colliders').disabled = true;
     $('colliders').parentElement.title = 'this file has no colliders';
@@ -270,12 +277,15 @@ async function main() {
     advance: (dt, frames = 1) => { for (let k = 0; k < frames; ++k) frame(dt); },
     setPlaying: (on) => { if (state.playing !== on) $('play').click(); },
     setPhysics: (on) => { if (state.physics !== on) $('physics').click(); },
-    // the simulated copy's tail on screen: the chain joints' bounding box, CSS pixels, padded
+    // the simulated copy's tail (or cloth) on screen: the chain joints' and cloth bones' bounding
+    // box, CSS pixels, padded
     tailRect: (pad = 0.04) => {
       let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
       const rect = renderer.domElement.getBoundingClientRect();
-      for (const c of chained.rig.chains) {
-        for (const b of c.bones.concat(c.bones[c.bones.length - 1].children.filter((o) => o.isBone))) {
+      const parts = chained.rig.chains.map((c) => c.bones.concat(c.bones[c.bones.length - 1].children.filter((o) => o.isBone)))
+        .concat(chained.rig.cloths.map((c) => c.bones));
+      for (const bones of parts) {
+        for (const b of bones) {
           b.getWorldPosition(v).project(camera);
           const x = rect.left + ((v.x + 1) / 2) * rect.width, y = rect.top + ((1 - v.y) / 2) * rect.height;
           x0 = Math.min(x0, x), y0 = Math.min(y0, y), x1 = Math.max(x1, x), y1 = Math.max(y1, y);
@@ -302,6 +312,9 @@ async function main() {
     collidersOn: () => chained.rig.collidersOn,
     collidersDrawn: () => wires.filter((w) => w.visible).length,
     chainRotations: () => chained.rig.chains.map((c) => c.bones.map((b) => b.quaternion.toArray())),
+    // each cloth's bones: local position and rotation now, and as the file has them
+    clothLocals: () => chained.rig.cloths.map((c) => c.bones.map((b) => [...b.position.toArray(), ...b.quaternion.toArray()])),
+    clothRest: () => chained.rig.cloths.map((c) => c.rest.map((r) => [...r.position.toArray(), ...r.quaternion.toArray()])),
     restRotations: () => chained.rig.chains.map((c) => c.restQuaternions.map((q) => q.toArray())),
     ready: true,
   };
