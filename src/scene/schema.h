@@ -22,8 +22,12 @@
 #define TL_SCHEMA_BONE_NAMES "bone_names"
 #define TL_SCHEMA_RADII "radii"
 #define TL_SCHEMA_CHAIN "chain"
-#define TL_SCHEMA_CLOTH "cloth"                    /* a cloth part's lattice and settings (below) */
-#define TL_SCHEMA_COLLIDERS "colliders"            /* on a skin: its body colliders */
+#define TL_SCHEMA_CLOTH "cloth"         /* a cloth part's lattice and settings (below) */
+#define TL_SCHEMA_COLLIDERS "colliders" /* on a skin: its body colliders */
+#define TL_SCHEMA_FRAME "frame"         /* on a skin: its up, forward, lateral */
+#define TL_SCHEMA_FRAME_UP "up"
+#define TL_SCHEMA_FRAME_FORWARD "forward"
+#define TL_SCHEMA_FRAME_LATERAL "lateral"
 #define TL_SCHEMA_COLLIDER_JOINT "joint"           /* a collider's node (a joint of the skin) ... */
 #define TL_SCHEMA_COLLIDER_JOINT_NAME "joint_name" /* ... and that node's name */
 #define TL_SCHEMA_COLLIDER_ROLE "role"
