@@ -1,14 +1,16 @@
-// A Y-up glTF character turned Z-up in its bind data (docs/web.md "Session 24"): every skinned
-// mesh's vertices (positions, normals, tangents, morph deltas) turned by R (+90 degrees about X:
-// +Y up becomes +Z up), every inverse bind matrix IBM x R^-1, and each skin's top joints (their
+// A Y-up glTF character turned in its bind data (docs/web.md "Session 24"), by R: `zup` +90
+// degrees about X (+Y up becomes +Z up), `facex` +90 degrees about Y (a character facing +Z
+// faces +X, its thighs along Z). Every skinned mesh's vertices (positions, normals, tangents,
+// morph deltas) turned by R, every inverse bind matrix IBM x R^-1, and each skin's top joints (their
 // parent is no joint) given P^-1 R P on the left of their rest transform and of every key of
 // their clip channels (P: the parent's world), so every joint's world is R x what it was. The
 // skinned result is the same figure turned; nothing above the joints is touched.
-//   node zup_case.mjs IN.glb OUT.glb
+//   node turn_case.mjs IN.glb OUT.glb zup|facex
 import fs from 'node:fs';
 import * as THREE from 'three';
 
-const [input, output] = process.argv.slice(2);
+const [input, output, turn] = process.argv.slice(2);
+if (turn !== 'zup' && turn !== 'facex') throw new Error(`turn_case.mjs: turn ${turn}: zup or facex`);
 const bytes = fs.readFileSync(input);
 if (bytes.readUInt32LE(0) !== 0x46546c67) throw new Error(`${input}: not a GLB`);
 const jsonLength = bytes.readUInt32LE(12);
@@ -16,7 +18,7 @@ const json = JSON.parse(bytes.subarray(20, 20 + jsonLength).toString('utf8'));
 const binStart = 20 + jsonLength + 8;
 const bin = Buffer.from(bytes.subarray(binStart, binStart + bytes.readUInt32LE(20 + jsonLength)));
 
-const R = new THREE.Matrix4().makeRotationX(Math.PI / 2);
+const R = turn === 'zup' ? new THREE.Matrix4().makeRotationX(Math.PI / 2) : new THREE.Matrix4().makeRotationY(Math.PI / 2);
 const done = new Set();
 // Accessor a's floats as [element][component] views into bin (float, dense, any stride).
 function elements(a) {
@@ -31,7 +33,7 @@ function elements(a) {
   }));
 }
 // Turns accessor a once: each element through fn([floats]) -> [floats]; POSITION bounds anew.
-function turn(a, size, fn, bounds = false) {
+function turnAccessor(a, size, fn, bounds = false) {
   if (a === undefined || done.has(a)) return;
   done.add(a);
   const acc = json.accessors[a];
@@ -53,19 +55,19 @@ const direction = (v) => [...new THREE.Vector3(v[0], v[1], v[2]).transformDirect
 const skinned = new Set(json.nodes.filter((n) => n.skin !== undefined && n.mesh !== undefined).map((n) => n.mesh));
 for (const m of skinned) {
   for (const p of json.meshes[m].primitives) {
-    turn(p.attributes.POSITION, 3, vector, true);
-    turn(p.attributes.NORMAL, 3, direction);
-    turn(p.attributes.TANGENT, 4, direction);
+    turnAccessor(p.attributes.POSITION, 3, vector, true);
+    turnAccessor(p.attributes.NORMAL, 3, direction);
+    turnAccessor(p.attributes.TANGENT, 4, direction);
     for (const t of p.targets || []) {
-      turn(t.POSITION, 3, direction, true);
-      turn(t.NORMAL, 3, direction);
-      turn(t.TANGENT, 3, direction);
+      turnAccessor(t.POSITION, 3, direction, true);
+      turnAccessor(t.NORMAL, 3, direction);
+      turnAccessor(t.TANGENT, 3, direction);
     }
   }
 }
 // every inverse bind: IBM x R^-1
 const Rinv = R.clone().invert();
-for (const skin of json.skins) turn(skin.inverseBindMatrices, 16, (m) => new THREE.Matrix4().fromArray(m).multiply(Rinv).toArray());
+for (const skin of json.skins) turnAccessor(skin.inverseBindMatrices, 16, (m) => new THREE.Matrix4().fromArray(m).multiply(Rinv).toArray());
 
 // the top joints: rest transform and clip keys under C = P^-1 R P (a rotation and a shift)
 const parent = new Map();
@@ -96,10 +98,10 @@ for (const t of joints) {
       const isValue = (k) => !cubic || k % 3 === 1;
       let k = 0;
       if (ch.target.path === 'translation')
-        turn(sampler.output, 3, (v) => (isValue(k++) ? new THREE.Vector3(...v).applyMatrix4(C).toArray()
+        turnAccessor(sampler.output, 3, (v) => (isValue(k++) ? new THREE.Vector3(...v).applyMatrix4(C).toArray()
           : new THREE.Vector3(...v).applyQuaternion(c).toArray()));
       else if (ch.target.path === 'rotation')
-        turn(sampler.output, 4, (v) => new THREE.Quaternion().multiplyQuaternions(c, new THREE.Quaternion(...v)).toArray());
+        turnAccessor(sampler.output, 4, (v) => new THREE.Quaternion().multiplyQuaternions(c, new THREE.Quaternion(...v)).toArray());
     }
 }
 
