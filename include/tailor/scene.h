@@ -335,6 +335,10 @@ tl_result tl_part_write_pendulum(tl_gltf* doc, uint32_t node, const tl_pendulum_
                                  tl_error* err);
 tl_result tl_part_write_aim(tl_gltf* doc, uint32_t node, uint32_t target, const tl_aim_def* def,
                             tl_error* err);
+/* Stores scene skin `skin`'s frame (up, forward, lateral, rest-world: what the player takes) as
+ * skins[s].extras.tailor.frame of its glTF skin (docs/schema.md), so every reader of the file
+ * plays its parts by it; the skin's other extras are kept and its record gets a version. */
+tl_result tl_skin_write_frame(tl_gltf* doc, const tl_scene* scene, uint32_t skin, tl_error* err);
 
 /* Builds the scene view. Fails (with the file, JSON pointer and reason) when an accessor
  * the scene needs is unreadable or inconsistent: IBM count below the joint count, joint

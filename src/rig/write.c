@@ -489,15 +489,6 @@ static json_t* collider_json(const tl_gltf* doc, const tl_scene_skin* sk,
     return o;
 }
 
-/* The skin's frame as the rigged document's scene takes it (tl_scene_skin up, forward, lateral:
- * rest-world, the coordinates of the colliders' rest-world mapping), so every reader plays the
- * chains in the frame tailor play uses and a misdetected one can be corrected in the file. */
-static json_t* frame_json(const tl_scene_skin* sk) {
-    return json_pack("{s:o, s:o, s:o}", TL_SCHEMA_FRAME_UP, numbers_json(sk->up, 3),
-                     TL_SCHEMA_FRAME_FORWARD, numbers_json(sk->forward, 3), TL_SCHEMA_FRAME_LATERAL,
-                     numbers_json(sk->lateral, 3));
-}
-
 /* The body colliders of every skin that got a chain or a cloth lattice, fitted to the rigged
  * skin (the tail's or the garment's skin is its new bones' by then; `scene` is the rigged
  * document's) and stored as skins[s].extras.tailor.colliders beside the skin's frame (.frame):
@@ -534,7 +525,9 @@ static tl_result write_colliders(tl_gltf* doc, const tl_rig_analysis* a, const t
             json_object_set_new(extras, TL_SCHEMA_KEY, tailor);
         }
         json_object_set_new(tailor, TL_SCHEMA_VERSION_KEY, json_integer(TL_SCHEMA_VERSION));
-        json_object_set_new(tailor, TL_SCHEMA_FRAME, frame_json(&scene->skins[skin]));
+        /* the frame the player takes (in the coordinates of the colliders' rest-world mapping),
+         * so every reader plays by it and a misdetected one can be corrected in the file */
+        r = tl_skin_write_frame(doc, scene, skin, err);
         json_object_set_new(tailor, TL_SCHEMA_COLLIDERS, list);
     }
     return r;
