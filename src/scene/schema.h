@@ -22,12 +22,8 @@
 #define TL_SCHEMA_BONE_NAMES "bone_names"
 #define TL_SCHEMA_RADII "radii"
 #define TL_SCHEMA_CHAIN "chain"
-#define TL_SCHEMA_CLOTH "cloth"         /* a cloth part's lattice and settings (below) */
-#define TL_SCHEMA_COLLIDERS "colliders" /* on a skin: its body colliders */
-#define TL_SCHEMA_FRAME "frame"         /* on a skin: its up, forward, lateral */
-#define TL_SCHEMA_FRAME_UP "up"
-#define TL_SCHEMA_FRAME_FORWARD "forward"
-#define TL_SCHEMA_FRAME_LATERAL "lateral"
+#define TL_SCHEMA_CLOTH "cloth"                    /* a cloth part's lattice and settings (below) */
+#define TL_SCHEMA_COLLIDERS "colliders"            /* on a skin: its body colliders */
 #define TL_SCHEMA_COLLIDER_JOINT "joint"           /* a collider's node (a joint of the skin) ... */
 #define TL_SCHEMA_COLLIDER_JOINT_NAME "joint_name" /* ... and that node's name */
 #define TL_SCHEMA_COLLIDER_ROLE "role"
@@ -39,6 +35,12 @@
 #define TL_SCHEMA_COLLIDER_AXES "axes"
 #define TL_SCHEMA_COLLIDER_VERTICES "vertices"
 #define TL_SCHEMA_V1_SCALE "scale" /* version 1 wrote chain.scale; nothing read it */
+
+/* On a skin: its frame (up, forward, lateral; rest-world) */
+#define TL_SCHEMA_FRAME "frame"
+#define TL_SCHEMA_FRAME_UP "up"
+#define TL_SCHEMA_FRAME_FORWARD "forward"
+#define TL_SCHEMA_FRAME_LATERAL "lateral"
 
 /* The shape names, indexed by tl_collider_shape: "sphere", "capsule", "plane", "ellipsoid". */
 extern const char* const tl_schema_collider_shapes[4];
