@@ -174,6 +174,7 @@ static json_t* skins_section(inspect* in) {
             json_object_set_new(o, "up", numbers_json(sk->up, 3));
             json_object_set_new(o, "forward", numbers_json(sk->forward, 3));
             json_object_set_new(o, "lateral", numbers_json(sk->lateral, 3));
+            json_object_set_new(o, "frame_stored", json_boolean(sk->frame_stored));
             json_object_set_new(o, "height", json_real((double)sk->height));
             json_object_set_new(o, "floor", json_real((double)sk->floor));
             json_object_set_new(o, "joint_parts", joint_parts_json(in, s));
@@ -433,6 +434,22 @@ static double vector_length(json_t* v) {
     return sqrt(d2);
 }
 
+/* "frame: up …, forward …, lateral …" (rest-world) and where it comes from. */
+static void print_frame(json_t* skin) {
+    static const char* const keys[3] = {"up", "forward", "lateral"};
+    if (!json_is_array(json_object_get(skin, "up"))) return;
+    printf("  frame:");
+    for (int k = 0; k < 3; ++k) {
+        json_t* v = json_object_get(skin, keys[k]);
+        printf("%s %s (%.4g, %.4g, %.4g)", k ? "," : "", keys[k],
+               json_number_value(json_array_get(v, 0)), json_number_value(json_array_get(v, 1)),
+               json_number_value(json_array_get(v, 2)));
+    }
+    printf(" (%s)\n", json_is_true(json_object_get(skin, "frame_stored"))
+                          ? "stored by tailor rig, rest-world"
+                          : "from the joints' roles, rest-world");
+}
+
 /* "body colliders: …", one line each: shape, joint, role and side, size (rest-world units). */
 static void print_colliders(json_t* colliders) {
     size_t n = json_array_size(colliders), k;
@@ -556,6 +573,7 @@ static void print_skins(json_t* r) {
                 print_joint(joints, &tree, j, 0, width, roles);
         }
         free(tree.first), free(tree.next), free(tree.last);
+        print_frame(skin);
         print_colliders(json_object_get(skin, "colliders"));
         print_joint_parts(json_object_get(skin, "joint_parts"));
     }

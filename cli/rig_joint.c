@@ -107,6 +107,8 @@ static int add_part(const tl_scene* scene, tl_gltf* doc, bool aim, const char* s
             return tl_cli_fail("rig", "%s %s: WEIGHT must be in [0, 1]", option, spec), 2;
         r = tl_part_write_aim(doc, (uint32_t)node, (uint32_t)target, &def, &err);
     }
+    /* the skin's frame beside it, as for chains: a pendulum's gravity and H follow it */
+    if (r == TL_OK) r = tl_skin_write_frame(doc, scene, skin, &err);
     if (r != TL_OK) return tl_cli_fail("rig", "%s %s: %s", option, spec, err.message), 2;
     return 0;
 }

@@ -644,6 +644,85 @@ static void test_stored_refusals(void) {
     ENSURE(followed && noted);
 }
 
+/* Every malformed skins[s].extras.tailor.frame of tests/data/scene/frame_refusals.json is refused
+ * with the file, the JSON pointer and the message web/tailor-sim.js gives for it (the same table:
+ * tests/web/frame_refusals.mjs); the table's accepted edits load. */
+static void test_stored_frame_refusals(void) {
+    const char* path = tl_test_rigged_case("horse-tailless");
+    ENSURE(path);
+    json_t* table = json_load_file(tl_test_source("tests/data/scene/frame_refusals.json"), 0, NULL);
+    ENSURE(table);
+    size_t i, failed = 0;
+    json_t* c;
+    json_array_foreach(json_object_get(table, "cases"), i, c) {
+        const char* rel = json_string_value(json_object_get(c, "path"));
+        const char* message = json_string_value(json_object_get(c, "message"));
+        json_t* value = json_object_get(c, "value");
+        tl_gltf* doc = NULL;
+        tl_scene* scene = NULL;
+        tl_error err = {0};
+        char at[160], expected[512];
+        snprintf(at, sizeof at, "skins/0/extras/tailor/frame%s%s", rel && *rel ? "/" : "",
+                 rel ? rel : "");
+        snprintf(expected, sizeof expected,
+                 "horse-tailless.rigged.glb: /skins/0/extras/tailor/frame%s",
+                 message ? message : "");
+        char* text = value ? json_dumps(value, JSON_ENCODE_ANY) : NULL;
+        bool ok = tl_gltf_load(path, &doc, &err) == TL_OK && json_edit(tl_gltf_json(doc), at, text);
+        tl_result r = ok ? tl_scene_create(doc, &scene, &err) : TL_ERROR_INVALID;
+        ok = ok && (message ? r == TL_ERROR_INVALID && !strcmp(err.message, expected) : r == TL_OK);
+        if (!ok)
+            fprintf(stderr, "  %s = %s: %s \"%s\", expected %s\n", at, text ? text : "(removed)",
+                    tl_result_string(r), r == TL_OK ? "" : err.message,
+                    message ? expected : "it accepted");
+        failed += !ok;
+        free(text);
+        tl_scene_destroy(scene);
+        tl_gltf_destroy(doc);
+    }
+    json_decref(table);
+    ENSURE(failed == 0);
+}
+
+/* tailor rig stores each chained skin's frame as the roles take it (so a reader playing by the
+ * stored frame plays as before), and a frame edited in the file replaces the roles': up, forward,
+ * lateral, and H and the floor along the new up. */
+static void test_stored_frame_used(void) {
+    const char* path = tl_test_rigged_case("horse-tailless");
+    ENSURE(path);
+    tl_gltf* doc;
+    tl_scene *stored = NULL, *roles = NULL, *edited = NULL;
+    tl_error err;
+    ENSURE_OK(tl_gltf_load(path, &doc, &err), err);
+    json_t* tailor = json_object_get(
+        json_object_get(json_array_get(json_object_get(tl_gltf_json(doc), "skins"), 0), "extras"),
+        "tailor");
+    bool written = json_is_object(json_object_get(tailor, "frame"));
+    bool ok = tl_scene_create(doc, &stored, &err) == TL_OK &&
+              json_edit(tl_gltf_json(doc), "skins/0/extras/tailor/frame", NULL) &&
+              tl_scene_create(doc, &roles, &err) == TL_OK &&
+              json_edit(tl_gltf_json(doc), "skins/0/extras/tailor/frame",
+                        "{\"up\": [0, 0, 1], \"forward\": [0, -1, 0], \"lateral\": [1, 0, 0]}") &&
+              tl_scene_create(doc, &edited, &err) == TL_OK;
+    bool same = false, used = false;
+    if (ok) {
+        const tl_scene_skin *a = &stored->skins[0], *b = &roles->skins[0], *e = &edited->skins[0];
+        same = !memcmp(a->up, b->up, sizeof a->up) &&
+               !memcmp(a->forward, b->forward, sizeof a->up) &&
+               !memcmp(a->lateral, b->lateral, sizeof a->up) && a->height == b->height &&
+               a->floor == b->floor;
+        float lo = INFINITY, hi = -INFINITY;
+        for (uint32_t v = 0; v < e->vertex_count; ++v)
+            lo = fminf(lo, e->rest_positions[3 * v + 2]),
+            hi = fmaxf(hi, e->rest_positions[3 * v + 2]);
+        used = e->up[2] == 1 && e->up[1] == 0 && e->forward[1] == -1 && e->lateral[0] == 1 &&
+               e->height == hi - lo && e->floor == lo && e->height != b->height;
+    }
+    tl_scene_destroy(stored), tl_scene_destroy(roles), tl_scene_destroy(edited);
+    tl_gltf_destroy(doc);
+    ENSURE(ok && written && same && used);
+}
+
 /* The fit's quantiles sort by tl_order_floats (a radix sort) where they used qsort: the same
  * floats in the same order, bit for bit (-0 and +0 left as qsort, a stable merge sort here, left
  * them), on arrays with repeats, both zeros in both orders, infinities and denormals; an array
@@ -724,6 +803,8 @@ static const tl_test_case cases[] = {
     {"skin_inside", test_skin_inside},
     {"stored_round_trip", test_stored_round_trip},
     {"stored_refusals", test_stored_refusals},
+    {"stored_frame_refusals", test_stored_frame_refusals},
+    {"stored_frame_used", test_stored_frame_used},
     {"fit_sort_matches_qsort", test_fit_sort_matches_qsort},
     {"grown_ellipsoid", test_grown_ellipsoid},
 };

@@ -479,6 +479,7 @@ function orderJointParts(json, parts, jointParts, file) {
 }
 
 function typeName(v) {
+  if (v === undefined) return 'missing';
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'an array';
   return typeof v === 'object' ? 'an object' : `a ${typeof v}`;
@@ -492,6 +493,43 @@ function readNumbers(v, count, ptr, file) {
     if (!(Math.abs(x) <= MAX_MAGNITUDE)) fail(file, `${ptr}/${k}`, `must be finite and within 1e+12, is ${x}`);
     return x;
   });
+}
+
+// C's printf %.Ng (the C reader's messages quote numbers that way).
+function formatG(x, precision) {
+  if (!Number.isFinite(x)) return Number.isNaN(x) ? 'nan' : x > 0 ? 'inf' : '-inf';
+  if (x === 0) return Object.is(x, -0) ? '-0' : '0';
+  const trim = (t) => (t.includes('.') ? t.replace(/0+$/, '').replace(/\.$/, '') : t);
+  const [mantissa, exponent] = x.toExponential(precision - 1).split('e');
+  const e = Number(exponent);
+  if (e < -4 || e >= precision) return `${trim(mantissa)}e${e < 0 ? '-' : '+'}${String(Math.abs(e)).padStart(2, '0')}`;
+  return trim(x.toFixed(precision - 1 - e));
+}
+
+// skins[s].extras.tailor.frame (src/scene/parts.c read_frame, docs/schema.md): the character's
+// up, forward and lateral in the skin's rest-world frame, as floats; null when the file has none.
+// Each unit, the three orthogonal, forward = lateral x up, all within FRAME_TOLERANCE.
+const FRAME_TOLERANCE = 1e-3;
+const FRAME_KEYS = ['up', 'forward', 'lateral'];
+function readSkinFrame(json, s, file, notes) {
+  const o = json.skins[s].extras.tailor.frame, ptr = `/skins/${s}/extras/tailor/frame`;
+  if (o === undefined) return null;
+  if (typeof o !== 'object' || o === null || Array.isArray(o)) fail(file, ptr, `must be an object, is ${typeName(o)}`);
+  const v = FRAME_KEYS.map((k) => {
+    const x = readNumbers(o[k], 3, `${ptr}/${k}`, file), len = Math.hypot(...x);
+    if (!(Math.abs(len - 1) <= FRAME_TOLERANCE)) fail(file, `${ptr}/${k}`, `must be a unit vector, has length ${formatG(len, 6)}`);
+    return x;
+  });
+  const dot = (a, b) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+  for (const [a, b] of [[1, 0], [2, 0], [2, 1]]) { // forward.up, lateral.up, lateral.forward
+    const d = dot(v[a], v[b]);
+    if (!(Math.abs(d) <= FRAME_TOLERANCE)) fail(file, `${ptr}/${FRAME_KEYS[a]}`, `must be orthogonal to ${FRAME_KEYS[b]} (cosine ${formatG(d, 3)})`);
+  }
+  const [u, f, l] = v, cross = [l[1] * u[2] - l[2] * u[1], l[2] * u[0] - l[0] * u[2], l[0] * u[1] - l[1] * u[0]];
+  const off = Math.max(...cross.map((c, i) => Math.abs(c - f[i])));
+  if (!(off <= FRAME_TOLERANCE)) fail(file, `${ptr}/forward`, `must be lateral x up (a right-handed frame), is ${formatG(off, 3)} off it`);
+  for (const k of Object.keys(o)) if (!FRAME_KEYS.includes(k)) notes.push(`${file}: ${ptr}/${k}: unknown key, ignored`);
+  return { up: u.map(Math.fround), forward: f.map(Math.fround), lateral: l.map(Math.fround) };
 }
 
 // One stored collider (src/scene/parts.c read_collider): {joint (a node), shape (an index of
@@ -537,7 +575,7 @@ function readCollider(json, s, o, at, file, notes, resolveName) {
 // none. (role, side and vertices are informational: not checked here.)
 function readSkinColliders(json, s, file, notes, resolveName) {
   const rec = json.skins[s].extras.tailor, base = `/skins/${s}/extras/tailor`;
-  for (const k of Object.keys(rec)) if (k !== 'version' && k !== 'colliders') notes.push(`${file}: ${base}/${k}: unknown key, ignored`);
+  for (const k of Object.keys(rec)) if (!['version', 'frame', 'colliders'].includes(k)) notes.push(`${file}: ${base}/${k}: unknown key, ignored`);
   if (rec.colliders === undefined) return [];
   const ptr = `${base}/colliders`;
   if (!Array.isArray(rec.colliders)) fail(file, ptr, `must be an array of colliders, is ${typeName(rec.colliders)}`);
@@ -614,7 +652,8 @@ function readCloth(json, skin, rec, listed, ptr, file, notes) {
 
 // The parts of a glTF JSON (parser.json): [{node, kind, attachment, bones, end, radii,
 // settings, notes}], node indices resolved through the stored names as the C reader does;
-// colliders[s]: skin s's stored body colliders (readSkinColliders).
+// colliders[s]: skin s's stored body colliders (readSkinColliders); frames[s]: its stored frame
+// or null (readSkinFrame).
 export function readParts(json, file = 'file') {
   const nodes = json.nodes || [];
   const notes = [];
@@ -624,11 +663,12 @@ export function readParts(json, file = 'file') {
     if (!byName.has(n.name)) byName.set(n.name, []);
     byName.get(n.name).push(i);
   });
-  (json.skins || []).forEach((skin, s) => {
-    if (!skin.extras || skin.extras.tailor === undefined) return;
+  const frames = (json.skins || []).map((skin, s) => {
+    if (!skin.extras || skin.extras.tailor === undefined) return null;
     const rec = skin.extras.tailor;
     if (typeof rec !== 'object' || rec === null || Array.isArray(rec)) fail(file, `/skins/${s}/extras/tailor`, `must be an object, is ${typeName(rec)}`);
     checkVersion(rec, `/skins/${s}/extras/tailor`, file);
+    return readSkinFrame(json, s, file, notes);
   });
   const parts = [], jointParts = [];
   // a node index checked against the name stored beside it (the C reader's rule); [node, renamed]
@@ -690,7 +730,7 @@ export function readParts(json, file = 'file') {
   });
   const colliders = (json.skins || []).map((skin, s) =>
     (skin.extras && skin.extras.tailor !== undefined ? readSkinColliders(json, s, file, notes, resolveName) : []));
-  return { parts, jointParts: orderJointParts(json, parts, jointParts, file), colliders, notes };
+  return { parts, jointParts: orderJointParts(json, parts, jointParts, file), colliders, frames, notes };
 }
 
 // --- the runtime on a three.js scene ---
@@ -724,8 +764,9 @@ export class TailorRig {
       });
     }
     let parts, jointParts = [], colliders = [];
+    this.frames = [];
     if (json) {
-      ({ parts, jointParts, colliders, notes: this.notes } = readParts(json, options.file || 'file'));
+      ({ parts, jointParts, colliders, frames: this.frames, notes: this.notes } = readParts(json, options.file || 'file'));
     } else {
       ({ parts, notes: this.notes } = this.partsFromScene());
     }
@@ -820,13 +861,29 @@ export class TailorRig {
     return { skeleton, meshes, ibm, m, restWorld: (o) => mat4Mul(m, invert(ibm(o))) };
   }
 
-  // The skin's rest height along +Y (tl_scene_skin.height), from restSkin's meshes.
-  static restHeight({ meshes, m }) {
+  // Skin s's frame in its rest-world (tl_scene_skin up, forward, lateral): the one the file
+  // stores (skins[s].extras.tailor.frame, written by tailor rig), else glTF's +Y up, +Z forward,
+  // +X lateral. Gravity, the hips axes, H and the floor of its chains and pendulums follow it.
+  skinFrame(skinIndex) {
+    const f = this.frames[skinIndex];
+    return f ? { up: f.up.slice(), forward: f.forward.slice(), lateral: f.lateral.slice() }
+      : { up: [0, 1, 0], forward: [0, 0, 1], lateral: [1, 0, 0] };
+  }
+
+  // A rest vertex's height along `up` in the rest-world (M x its bind position).
+  static restAlong(m, up, x, y, z) {
+    let h = 0;
+    for (let r = 0; r < 3; ++r) h += up[r] * (m[r] * x + m[4 + r] * y + m[8 + r] * z + m[12 + r]);
+    return h;
+  }
+
+  // The skin's rest height along up (tl_scene_skin.height), from restSkin's meshes.
+  static restHeight({ meshes, m }, up = [0, 1, 0]) {
     let lo = Infinity, hi = -Infinity;
     for (const mesh of meshes) {
       const pos = mesh.geometry.attributes.position;
       for (let v = 0; v < pos.count; ++v) {
-        const h = m[1] * pos.getX(v) + m[5] * pos.getY(v) + m[9] * pos.getZ(v) + m[13];
+        const h = TailorRig.restAlong(m, up, pos.getX(v), pos.getY(v), pos.getZ(v));
         lo = Math.min(lo, h);
         hi = Math.max(hi, h);
       }
@@ -850,7 +907,8 @@ export class TailorRig {
     });
     let tip = null;
     if (end && skeleton.bones.includes(end)) tip = sim.localFromBinds(ibm(bones[n - 1]), ibm(end)).translation;
-    // height along up (+Y), and the floor: the lowest rest vertex no chain bone dominates
+    // height along the skin's up, and the floor: the lowest rest vertex no chain bone dominates
+    const frame = this.skinFrame(part.skin);
     let lo = Infinity, hi = -Infinity, floor = Infinity;
     const chainBones = new Set(bones);
     for (const mesh of meshes) {
@@ -858,7 +916,7 @@ export class TailorRig {
         sw = mesh.geometry.attributes.skinWeight;
       for (let v = 0; v < pos.count; ++v) {
         const x = pos.getX(v), y = pos.getY(v), z = pos.getZ(v);
-        const h = m[1] * x + m[5] * y + m[9] * z + m[13];
+        const h = TailorRig.restAlong(m, frame.up, x, y, z);
         lo = Math.min(lo, h);
         hi = Math.max(hi, h);
         let best = -1, dom = 0;
@@ -870,7 +928,7 @@ export class TailorRig {
       }
     }
     const height = hi > lo ? hi - lo : 0;
-    // the hips axes: world +X lateral, +Y up, +Z forward (glTF), in the attachment's rest frame
+    // the hips axes: the skin's lateral, up and forward, in the attachment's rest frame
     // (tl_scene's rest_world: M x the inverse of its inverse bind, as the C player takes them; the
     // bind frame alone turns them wherever the skeleton's root is turned or scaled)
     const rest = restWorld(attachment);
@@ -884,9 +942,9 @@ export class TailorRig {
     };
     const chain = sim.createChain({
       boneCount: n, restTranslations: t, restRotations: q, tipTranslation: tip,
-      jointRadii: part.radii, settings: part.settings, up: [0, 1, 0],
+      jointRadii: part.radii, settings: part.settings, up: frame.up,
       scale: height > 0 ? height / 1.8 : 1, floorHeight: Number.isFinite(floor) ? floor : lo,
-      hipsLateral: local([1, 0, 0]), hipsUp: local([0, 1, 0]), hipsForward: local([0, 0, 1]),
+      hipsLateral: local(frame.lateral), hipsUp: local(frame.up), hipsForward: local(frame.forward),
       hipsPlaneEnabled: part.kind !== 'hair', // (hair hangs in front of the shoulders too)
       sleepSeconds: this.sleepSeconds,
     });
@@ -936,12 +994,6 @@ export class TailorRig {
     return c.colliders.length;
   }
 
-  // The character's frame of skin skinIndex, rest-world: {up, forward, lateral}. (A
-  // stand-in: +Y up, +Z forward, +X lateral, glTF's; the frame stored by tailor rig replaces it.)
-  skinFrame(skinIndex) {
-    return { up: [0, 1, 0], forward: [0, 0, 1], lateral: [1, 0, 0] };
-  }
-
   // --- cloth parts: a lattice driving bones, as src/play/cloth_play.c plays one (the glue's
   // tl_web_cloth_*: the lattice set-up and the bones' motion are the C player's own code) ---
 
@@ -971,8 +1023,9 @@ export class TailorRig {
     const params = x.tl_web_alloc(4 * pc);
     x.tl_web_default_cloth_params(params);
     const p = sim.f32(params, pc);
-    const height = TailorRig.restHeight({ meshes, m });
-    p.set(this.skinFrame(part.skin).up, 0);
+    const { up } = this.skinFrame(part.skin);
+    const height = TailorRig.restHeight({ meshes, m }, up);
+    p.set(up, 0);
     p[3] = height > 0 ? height / 1.8 : 1;
     if (cl.settings.iterations !== undefined) p[4] = cl.settings.iterations;
     CLOTH_SETTINGS.forEach(([key], i) => { if (cl.settings[key] !== undefined) p[5 + i] = cl.settings[key]; });
@@ -1069,15 +1122,16 @@ export class TailorRig {
   }
 
   // A pendulum or aim part on its joint (src/play/joint_play.c): a pendulum's length, gravity
-  // and teleport distance scaled by H / 1.8 m of its skin, up +Y.
+  // and teleport distance scaled by H / 1.8 m of its skin, up the skin's (skinFrame).
   buildJoint(part, joint, target) {
     const entry = { part, joint, target, animated: joint.quaternion.clone(), posed: joint.quaternion.clone(),
       written: null, pendulum: null, height: 0 };
     if (part.kind === 'pendulum') {
-      const height = TailorRig.restHeight(this.restSkin(joint, joint));
+      const { up } = this.skinFrame(part.skin);
+      const height = TailorRig.restHeight(this.restSkin(joint, joint), up);
       const scale = Math.fround(height > 0 ? height / 1.8 : 1);
       entry.height = height;
-      entry.pendulum = this.sim.createPendulum({ ...part.pendulum, scale, length: Math.fround(part.pendulum.length * scale), up: [0, 1, 0] });
+      entry.pendulum = this.sim.createPendulum({ ...part.pendulum, scale, length: Math.fround(part.pendulum.length * scale), up });
     }
     return entry;
   }

@@ -190,7 +190,8 @@ typedef struct tl_scene_skin {
      * direction from its farthest skin vertex to the thigh, and from its farthest joint to
      * the pelvis). lateral runs from the
      * right thigh to the left thigh (upper arms if no thighs; +X if neither), made
-     * perpendicular to up. */
+     * perpendicular to up. A frame the file stores (extras.tailor.frame, written by tailor
+     * rig) replaces this one: see frame_stored. */
     float up[3], forward[3], lateral[3];
     float height; /* H: extent of rest_positions along up (0: no mesh) */
     float floor;  /* the lowest rest_positions coordinate along up */
@@ -199,6 +200,8 @@ typedef struct tl_scene_skin {
     const tl_body_collider* colliders; /* the body colliders the file stores for this skin
                                           (extras.tailor.colliders), or NULL */
     uint32_t collider_count;           /* 0..TL_BODY_COLLIDERS_MAX */
+    bool frame_stored;                 /* up, forward, lateral (and so height, floor) are the file's
+                                          extras.tailor.frame (docs/schema.md), not the roles' */
 } tl_scene_skin;
 
 /* One animated channel, keys read from the file at build time. */
@@ -332,6 +335,10 @@ tl_result tl_part_write_pendulum(tl_gltf* doc, uint32_t node, const tl_pendulum_
                                  tl_error* err);
 tl_result tl_part_write_aim(tl_gltf* doc, uint32_t node, uint32_t target, const tl_aim_def* def,
                             tl_error* err);
+/* Stores scene skin `skin`'s frame (up, forward, lateral, rest-world: what the player takes) as
+ * skins[s].extras.tailor.frame of its glTF skin (docs/schema.md), so every reader of the file
+ * plays its parts by it; the skin's other extras are kept and its record gets a version. */
+tl_result tl_skin_write_frame(tl_gltf* doc, const tl_scene* scene, uint32_t skin, tl_error* err);
 
 /* Builds the scene view. Fails (with the file, JSON pointer and reason) when an accessor
  * the scene needs is unreadable or inconsistent: IBM count below the joint count, joint

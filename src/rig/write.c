@@ -491,9 +491,10 @@ static json_t* collider_json(const tl_gltf* doc, const tl_scene_skin* sk,
 
 /* The body colliders of every skin that got a chain or a cloth lattice, fitted to the rigged
  * skin (the tail's or the garment's skin is its new bones' by then; `scene` is the rigged
- * document's) and stored as skins[s].extras.tailor.colliders: what the chains meet, and for cloth
- * what its player fits again at play time (tl_body_colliders_fit on the same skin), so a reader
- * of the file (tailor inspect, the web viewer, another engine) sees the body the garment meets. */
+ * document's) and stored as skins[s].extras.tailor.colliders, beside the skin's frame: what the
+ * chains meet, and for cloth what its player fits again at play time (tl_body_colliders_fit on
+ * the same skin), so a reader of the file (tailor inspect, the web viewer, another engine) sees
+ * the body the garment meets. */
 static tl_result write_colliders(tl_gltf* doc, const tl_rig_analysis* a, const tl_scene* scene,
                                  tl_error* err) {
     tl_result r = TL_OK;
@@ -524,6 +525,9 @@ static tl_result write_colliders(tl_gltf* doc, const tl_rig_analysis* a, const t
             json_object_set_new(extras, TL_SCHEMA_KEY, tailor);
         }
         json_object_set_new(tailor, TL_SCHEMA_VERSION_KEY, json_integer(TL_SCHEMA_VERSION));
+        /* the frame the player takes (in the coordinates of the colliders' rest-world mapping),
+         * so every reader plays by it and a misdetected one can be corrected in the file */
+        r = tl_skin_write_frame(doc, scene, skin, err);
         json_object_set_new(tailor, TL_SCHEMA_COLLIDERS, list);
     }
     return r;

@@ -504,7 +504,65 @@ static tl_result read_colliders(reader* r, uint32_t s, const char* base, json_t*
     return TL_OK;
 }
 
-/* skins/s/extras/tailor: a version and the skin's body colliders. */
+/* skins/s/extras/tailor/frame: the character's up, forward and lateral in the skin's rest-world
+ * frame (docs/schema.md): each unit, the three orthogonal, forward = lateral x up, all within
+ * TL_FRAME_TOLERANCE (a frame typed by hand to four digits passes). Used as stored; the height
+ * and floor are taken again along its up, as the roles' frame takes them. */
+#define TL_FRAME_TOLERANCE 1e-3
+static tl_result read_frame(reader* r, uint32_t s, const char* base, json_t* o) {
+    char ptr[160], at[3][180];
+    snprintf(ptr, sizeof ptr, "%s/%s", base, TL_SCHEMA_FRAME);
+    if (!json_is_object(o))
+        return tl_parts_refuse(r, ptr, "must be an object, is %s", tl_parts_type_name(o));
+    static const char* const keys[3] = {TL_SCHEMA_FRAME_UP, TL_SCHEMA_FRAME_FORWARD,
+                                        TL_SCHEMA_FRAME_LATERAL};
+    double v[3][3];
+    for (int k = 0; k < 3; ++k) {
+        snprintf(at[k], sizeof at[k], "%s/%s", ptr, keys[k]);
+        tl_result res = read_numbers(r, at[k], json_object_get(o, keys[k]), 3, v[k]);
+        if (res != TL_OK) return res;
+        double len = sqrt(v[k][0] * v[k][0] + v[k][1] * v[k][1] + v[k][2] * v[k][2]);
+        if (!(fabs(len - 1) <= TL_FRAME_TOLERANCE))
+            return tl_parts_refuse(r, at[k], "must be a unit vector, has length %.6g", len);
+    }
+    static const int pairs[3][2] = {{1, 0}, {2, 0}, {2, 1}}; /* forward.up, lateral.up, .forward */
+    for (int p = 0; p < 3; ++p) {
+        const double *a = v[pairs[p][0]], *b = v[pairs[p][1]];
+        double dot = a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+        if (!(fabs(dot) <= TL_FRAME_TOLERANCE))
+            return tl_parts_refuse(r, at[pairs[p][0]], "must be orthogonal to %s (cosine %.3g)",
+                                   keys[pairs[p][1]], dot);
+    }
+    const double *u = v[0], *l = v[2];
+    double cross[3] = {l[1] * u[2] - l[2] * u[1], l[2] * u[0] - l[0] * u[2],
+                       l[0] * u[1] - l[1] * u[0]};
+    double off = 0;
+    for (int i = 0; i < 3; ++i)
+        off = fmax(off, fabs(cross[i] - v[1][i]));
+    if (!(off <= TL_FRAME_TOLERANCE))
+        return tl_parts_refuse(r, at[1],
+                               "must be lateral x up (a right-handed frame), is %.3g off it", off);
+    tl_scene_skin* sk = (tl_scene_skin*)&r->scene->skins[s]; /* (the scene's own storage) */
+    for (int i = 0; i < 3; ++i) {
+        sk->up[i] = (float)v[0][i];
+        sk->forward[i] = (float)v[1][i];
+        sk->lateral[i] = (float)v[2][i];
+    }
+    float lo = INFINITY, hi = -INFINITY;
+    for (uint32_t k = 0; k < sk->vertex_count; ++k) {
+        const float* p = sk->rest_positions + 3 * (size_t)k;
+        float h = p[0] * sk->up[0] + p[1] * sk->up[1] + p[2] * sk->up[2];
+        lo = fminf(lo, h), hi = fmaxf(hi, h);
+    }
+    sk->height = sk->vertex_count ? hi - lo : 0;
+    sk->floor = sk->vertex_count ? lo : 0;
+    sk->frame_stored = true;
+    static const char* const known[] = {TL_SCHEMA_FRAME_UP, TL_SCHEMA_FRAME_FORWARD,
+                                        TL_SCHEMA_FRAME_LATERAL, NULL};
+    return tl_parts_note_unknown(r, ptr, o, known, NULL);
+}
+
+/* skins/s/extras/tailor: a version, the skin's frame and its body colliders. */
 static tl_result read_skin(reader* r, uint32_t s, json_t* tailor) {
     char base[64];
     snprintf(base, sizeof base, "/skins/%u/extras/%s", s, TL_SCHEMA_KEY);
@@ -512,9 +570,12 @@ static tl_result read_skin(reader* r, uint32_t s, json_t* tailor) {
         return tl_parts_refuse(r, base, "must be an object, is %s", tl_parts_type_name(tailor));
     uint32_t version;
     tl_result res = tl_parts_read_version(r, base, tailor, &version);
+    json_t* frame = json_object_get(tailor, TL_SCHEMA_FRAME);
+    if (res == TL_OK && frame) res = read_frame(r, s, base, frame);
     json_t* colliders = json_object_get(tailor, TL_SCHEMA_COLLIDERS);
     if (res == TL_OK && colliders) res = read_colliders(r, s, base, colliders);
-    static const char* const known[] = {TL_SCHEMA_VERSION_KEY, TL_SCHEMA_COLLIDERS, NULL};
+    static const char* const known[] = {TL_SCHEMA_VERSION_KEY, TL_SCHEMA_FRAME, TL_SCHEMA_COLLIDERS,
+                                        NULL};
     return res != TL_OK ? res : tl_parts_note_unknown(r, base, tailor, known, NULL);
 }
 

@@ -36,6 +36,12 @@
 #define TL_SCHEMA_COLLIDER_VERTICES "vertices"
 #define TL_SCHEMA_V1_SCALE "scale" /* version 1 wrote chain.scale; nothing read it */
 
+/* On a skin: its frame (up, forward, lateral; rest-world) */
+#define TL_SCHEMA_FRAME "frame"
+#define TL_SCHEMA_FRAME_UP "up"
+#define TL_SCHEMA_FRAME_FORWARD "forward"
+#define TL_SCHEMA_FRAME_LATERAL "lateral"
+
 /* The shape names, indexed by tl_collider_shape: "sphere", "capsule", "plane", "ellipsoid". */
 extern const char* const tl_schema_collider_shapes[4];
 

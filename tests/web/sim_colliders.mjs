@@ -6,14 +6,18 @@
 //     C player's, and no particle deeper than the penetration bar in a collider it runs with;
 //   - with `touch`: the colliders matter in this clip, so without them (attach's `colliders:
 //     false`) the chain is more than 100 x TOLERANCE off the C player's and a particle goes
-//     deeper than the bar.
-//   node sim_colliders.mjs TAILOR_SIM.WASM RIGGED.glb TAILOR CLIP [touch]
+//     deeper than the bar;
+//   - with `frame`: the file stores its skins' frame (skins[s].extras.tailor.frame, a Z-up
+//     character: tests/web_sim_zup.sh), which matters: with the key removed (the runtime's
+//     +Y up) the chain is more than 100 x TOLERANCE off the C player's.
+//   node sim_colliders.mjs TAILOR_SIM.WASM RIGGED.glb TAILOR CLIP [frame] [touch]
 import * as THREE from 'three';
 import { execFileSync } from 'node:child_process';
 import * as tailorSim from '../../web/tailor-sim.js';
 import { loadCase, checker } from './node_case.mjs';
 
-const [wasmFile, file, tailor, clipName, touch] = process.argv.slice(2);
+const [wasmFile, file, tailor, clipName, ...flags] = process.argv.slice(2);
+const touch = flags.includes('touch');
 // The two players run the same float solver on attachment poses and colliders that differ by
 // rounding (C samples the clip and composes in float and double, three.js samples in float and
 // composes in double; wasm's libm is not glibc's): over every clip of the seven rigged shared
@@ -73,6 +77,16 @@ if (touch) {
   console.log(`${clipName}: without them: off the C player's by ${off.off.toExponential(2)} H, deepest particle ${off.deep.toExponential(2)} H`);
   check(off.off > 100 * TOLERANCE, `without the colliders the chain is only ${off.off} H off the C player's (they do not matter here)`);
   check(off.deep > BAR, `without the colliders no particle goes deeper than the bar (${off.deep} H)`);
+}
+if (flags.includes('frame')) {
+  const skins = gltf.parser.json.skins.filter((s) => s.extras && s.extras.tailor && s.extras.tailor.frame);
+  check(skins.length > 0, 'the file stores no frame');
+  const stored = skins.map((s) => s.extras.tailor.frame);
+  skins.forEach((s) => delete s.extras.tailor.frame);
+  const off = play(true);
+  skins.forEach((s, k) => (s.extras.tailor.frame = stored[k]));
+  console.log(`${clipName}: without the stored frame: off the C player's by ${off.off.toExponential(2)} H`);
+  check(off.off > 100 * TOLERANCE, `without the stored frame the chain is only ${off.off} H off the C player's (it does not matter here)`);
 }
 const failures = failureCount();
 console.log(failures ? `0 passed, ${failures} failed` : '1 passed, 0 failed');
