@@ -100,7 +100,9 @@ bool play_sheet_from_ties(const play_sheet_tie* ties, uint32_t tie_count, uint32
         return play_sheet_destroy(s), false;
     for (uint32_t k = 0; k < tie_count; ++k) {
         const play_sheet_tie* t = &ties[k];
-        s->ties[k] = (sheet_tie){t->a, t->b, t->ia, t->ib, t->ta, t->tb, t->along, t->seam, 0};
+        sheet_tie* u = &s->ties[k]; /* (its rest zero until play_sheet_rest) */
+        u->a = t->a, u->b = t->b, u->ia = t->ia, u->ib = t->ib;
+        u->ta = t->ta, u->tb = t->tb, u->along = t->along, u->seam = t->seam;
         s->bones[t->a] = bones[t->a];
         if (t->b != HEAD_TIE) s->bones[t->b] = bones[t->b];
     }
