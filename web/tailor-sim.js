@@ -936,14 +936,23 @@ export class TailorRig {
   poseColliders(c) {
     if (!this.collidersOn || !c.colliders.length) return 0;
     const out = this.sim.f32(c.colliderBlock, COLLIDER_FLOATS * c.colliders.length);
-    // (relativeWorld without its copies: the root's inverse once, one scratch matrix)
-    this.root.updateWorldMatrix(true, false);
+    // (relativeWorld without its copies: the root's inverse once, one scratch matrix; a collider
+    // many chains share, as a head's locks do, posed once a pose: poseStamp)
     const Matrix = this.root.matrixWorld.constructor;
-    this.rootInverse = (this.rootInverse || new Matrix()).copy(this.root.matrixWorld).invert();
+    if (this.rootStamp !== this.poseStamp) {
+      this.root.updateWorldMatrix(true, false);
+      this.rootInverse = (this.rootInverse || new Matrix()).copy(this.root.matrixWorld).invert();
+      this.rootStamp = this.poseStamp;
+    }
     this.posed = this.posed || new Matrix();
     c.colliders.forEach((k, i) => {
-      k.object.updateWorldMatrix(true, false);
-      packCollider(k, this.posed.multiplyMatrices(this.rootInverse, k.object.matrixWorld).elements, out, COLLIDER_FLOATS * i);
+      if (k.stamp !== this.poseStamp || this.poseStamp === undefined) {
+        k.object.updateWorldMatrix(true, false);
+        k.packed = k.packed || new Float32Array(COLLIDER_FLOATS);
+        packCollider(k, this.posed.multiplyMatrices(this.rootInverse, k.object.matrixWorld).elements, k.packed);
+        k.stamp = this.poseStamp;
+      }
+      out.set(k.packed, COLLIDER_FLOATS * i);
     });
     return c.colliders.length;
   }
@@ -952,6 +961,7 @@ export class TailorRig {
   // in a step of no time before their first step (as tl_chain_step_sampled seats them in the C
   // player; a plain step would seat them in its own colliders instead): those colliders kept.
   seat(chains) {
+    this.poseStamp = (this.poseStamp || 0) + 1;
     for (const c of chains) {
       c.seatCount = this.poseColliders(c);
       if (c.seatCount) this.sim.f32(c.seatBlock, COLLIDER_FLOATS * c.seatCount).set(this.sim.f32(c.colliderBlock, COLLIDER_FLOATS * c.seatCount));
@@ -1215,6 +1225,7 @@ export class TailorRig {
   }
 
   stepAll(dt) {
+    this.poseStamp = (this.poseStamp || 0) + 1; // (the pose changed: colliders posed anew)
     for (const c of this.chains) {
       if (c.seatCount && dt > 0) c.chain.step(c.start, c.start, 0, c.seatBlock, c.seatCount, c.growthBlock);
       if (dt > 0) c.seatCount = 0;
