@@ -337,9 +337,12 @@ export class TailorSim {
   // live in; default the loaded scene), sleepSeconds (every chain's sleep window, as the C
   // player's; default PLAY_SLEEP_SECONDS, 0 = never sleeps), colliders (default true: each tail
   // keeps out of the body colliders the file stores, those its bind pose lies in left out, as the
-  // C player runs a chain without a hit radius; rig.setColliders turns them off and on),
-  // hairColliders (a probe, default false: hair by the tails' rule too; measured to tear the
-  // hair more, docs/web.md "Session 23"). attach(scene) reads no colliders.
+  // C player runs a chain without a hit radius, and a hair part with the lock thickness tailor
+  // rig stores keeps out of them grown by it, as the C player's; rig.setColliders turns them off
+  // and on), sheet (default true: neighbouring hair locks held together by the ties the file
+  // stores, as the C player holds them; rig.setSheet), hairColliders (a probe, default false:
+  // hair by the tails' rule, for files rigged before session 24, docs/web.md "Session 23").
+  // attach(scene) reads no colliders and no sheet.
   attach(loaded, options = {}) {
     return new TailorRig(this, loaded, options);
   }
