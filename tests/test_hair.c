@@ -2100,6 +2100,72 @@ static void rig_hair_def_stored(void) {
     tl_gltf_destroy(doc);
 }
 
+/* What tailor rig stores of the C player's hair for the web runtime (docs/web.md "Session 24"):
+ * each hair part's lock thickness (extras.tailor.hit_radius) the one tl_play_chains_find finds on
+ * the rigged file, and the skin's sheet ties (skins[s].extras.tailor.sheet) those
+ * play_sheet_ties_find finds, in its order, every number the same float; and the reader refuses
+ * a bad one with its JSON path. Failed before rig stored them (no key). */
+static void rig_hair_play_stored(void) {
+    tl_gltf* doc;
+    tl_scene* scene;
+    ENSURE(rig_style_with("bob01", "bob01-hairplay.glb", NULL, &doc, &scene));
+    tl_play_chain chains[64];
+    uint32_t n = 0, node[64], hair = 0, c = 0;
+    tl_error err;
+    ENSURE(tl_play_chains_find(scene, chains, 64, &n, &err) == TL_OK && n <= 64);
+    for (uint32_t p = 0; p < scene->part_count; ++p) {
+        const tl_scene_part* part = &scene->parts[p];
+        if (part->kind != TL_PART_TAIL && part->kind != TL_PART_HAIR) continue;
+        node[c] = part->node;
+        if (part->kind == TL_PART_HAIR) {
+            ++hair;
+            ENSURE(part->hit_radius == chains[c].hit_radius && part->hit_radius > 0);
+        }
+        ++c;
+    }
+    play_sheet_tie* ties = NULL;
+    uint32_t count = 0;
+    ENSURE(play_sheet_ties_find(scene, chains, n, NULL, NULL, &ties, &count));
+    json_t* skin0 = json_array_get(json_object_get(tl_gltf_json(doc), "skins"), 0);
+    json_t* list =
+        json_object_get(json_object_get(json_object_get(skin0, "extras"), "tailor"), "sheet");
+    ENSURE(json_is_array(list) && json_array_size(list) == count && count > 0);
+    for (uint32_t k = 0; k < count; ++k) {
+        json_t* o = json_array_get(list, k);
+        const play_sheet_tie* t = &ties[k];
+        json_t *parts = json_object_get(o, "parts"), *links = json_object_get(o, "links");
+        json_t* at = json_object_get(o, "at");
+        ENSURE(json_integer_value(json_array_get(parts, 0)) == node[t->a] &&
+               json_integer_value(json_array_get(parts, 1)) == node[t->b]);
+        ENSURE(json_integer_value(json_array_get(links, 0)) == t->ia &&
+               json_integer_value(json_array_get(links, 1)) == t->ib);
+        ENSURE((float)json_number_value(json_array_get(at, 0)) == t->ta &&
+               (float)json_number_value(json_array_get(at, 1)) == t->tb);
+        ENSURE((float)json_number_value(json_object_get(o, "seam")) == t->seam);
+    }
+    printf("  bob01: %u hair parts store the player's thickness, the skin its %u ties\n", hair,
+           count);
+    free(ties);
+    /* a bad value refused with its path */
+    json_t* first = json_object_get(
+        json_object_get(json_array_get(json_object_get(tl_gltf_json(doc), "nodes"), node[0]),
+                        "extras"),
+        "tailor");
+    json_object_set_new(first, "hit_radius", json_real(-1));
+    tl_scene* bad = NULL;
+    char want[128];
+    snprintf(want, sizeof want, "/nodes/%u/extras/tailor/hit_radius: must be >= 0", node[0]);
+    ENSURE(tl_scene_create(doc, &bad, &err) == TL_ERROR_INVALID && strstr(err.message, want));
+    json_object_set_new(first, "hit_radius", json_real(chains[0].hit_radius));
+    json_array_set_new(json_object_get(json_array_get(list, 0), "parts"), 0,
+                       json_integer(chains[0].attach_joint == 0 ? 1 : 0));
+    ENSURE(tl_scene_create(doc, &bad, &err) == TL_ERROR_INVALID &&
+           strstr(err.message, "/skins/0/extras/tailor/sheet/0/parts: node"));
+    printf("  refused: %s\n", err.message);
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+}
+
 /* The seam blend does not choose the chains (docs/hair.md "The seam blend as an option"): each
  * shared style rigged as is and with seam_steps 4 through the rig's hair def (the blend guarded
  * by the body colliders the rig fits), the same chains at rest (every chain's bones within
@@ -5022,6 +5088,7 @@ int main(int argc, char** argv) {
         {"player_inputs_from_locks", player_inputs_from_locks},
         {"locks_seam_motion", locks_seam_motion},
         {"rig_hair_def_stored", rig_hair_def_stored},
+        {"rig_hair_play_stored", rig_hair_play_stored},
         {"styles_play", styles_play},
         {"styles_rest", styles_rest},
         {"styles_shake_rest", styles_shake_rest, true},

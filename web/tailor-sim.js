@@ -29,7 +29,7 @@ const SETTINGS = [
   ['slip_damping', 8, '>=', 0],
 ];
 const PART_KEYS = new Set(['version', 'kind', 'attachment', 'attachment_name', 'bones',
-  'bone_names', 'radii', 'chain', 'cloth']);
+  'bone_names', 'radii', 'chain', 'cloth', 'hit_radius']);
 const FLT_MAX = 3.4028234663852886e38;
 const LOOP_ONCE = 2200; // THREE.LoopOnce (no three.js import)
 // The player's sleep window (TL_PLAY_SLEEP_SECONDS, include/tailor/play.h): attach() gives it
@@ -44,6 +44,9 @@ const MAX_MAGNITUDE = 1e12;
 // A collider passed to the solver: shape, a (3), b (3), radius, the semi-axes (3 x 3); the glue's
 // layout (web/tailor_sim_glue.c, tl_web_collider_floats).
 export const COLLIDER_FLOATS = 17;
+// A sheet tie passed to the solver: chain a, chain b, their links, the points along them, the
+// seam (web/tailor_sim_glue.c, tl_web_tie_floats).
+const TIE_FLOATS = 7;
 const COLLIDER_KEYS = new Set(['joint', 'joint_name', 'role', 'side', 'shape', 'a', 'b', 'radius', 'axes', 'vertices']);
 // tl_chain_stats in the glue's order (web/tailor_sim_glue.c, tl_web_chain_stats).
 const STATS = ['steps', 'nonfiniteInputs', 'nonfiniteStates', 'teleports', 'cuts', 'clampedFrames',
@@ -113,12 +116,13 @@ export class Chain {
 
   // tl_chain_step: the attachment moved from `start` to `target` over dt seconds; with
   // `colliderCount` body colliders packed at `colliders` (a pointer into the solver's memory,
-  // COLLIDER_FLOATS floats each: packCollider) where the frame ends, or none.
-  step(start, target, dt, colliders = 0, colliderCount = 0) {
+  // COLLIDER_FLOATS floats each: packCollider) where the frame ends, or none; `growth` (a
+  // pointer, 0: none) grows each per link (tl_chain_input.collider_growth: Sim.colliderGrowth).
+  step(start, target, dt, colliders = 0, colliderCount = 0, growth = 0) {
     const s = this.sim;
     s.f32(s.scratch, 8).set(start);
     s.f32(s.scratch + 32, 8).set(target);
-    s.x.tl_web_chain_step(this.pointer, s.scratch, s.scratch + 32, dt, colliders, colliderCount);
+    s.x.tl_web_chain_step_grown(this.pointer, s.scratch, s.scratch + 32, dt, colliders, colliderCount, growth);
   }
 
   // tl_chain_reset: at rest on the rest arc under `pose`, still.
@@ -195,7 +199,8 @@ export class TailorSim {
     this.x = exports;
     this.paramCount = exports.tl_web_param_count();
     if (exports.tl_web_stats_count() !== STATS.length || typeof exports.tl_web_collider_floats !== 'function' ||
-      exports.tl_web_collider_floats() !== COLLIDER_FLOATS) throw new Error('tailor-sim: tailor_sim.wasm does not match tailor-sim.js');
+      exports.tl_web_collider_floats() !== COLLIDER_FLOATS || typeof exports.tl_web_tie_floats !== 'function' ||
+      exports.tl_web_tie_floats() !== TIE_FLOATS) throw new Error('tailor-sim: tailor_sim.wasm does not match tailor-sim.js');
     this.collidersMax = exports.tl_web_colliders_max();
     this.scratch = exports.tl_web_alloc(1024); // poses and matrices passed to the solver
   }
@@ -303,6 +308,20 @@ export class TailorSim {
     return { translation: this.f32(s + 128, 3).slice(), rotation: this.f32(s + 140, 4).slice() };
   }
 
+  // A lock's collider growth (src/play/chain_growth.c, the C player's rule): the collider packed
+  // in the rest-world frame (COLLIDER_FLOATS), grown by the lock's thickness `hit` for each of
+  // `links` links as far as each rest tip (tips: 3 numbers each, the link tips) stays outside.
+  // null when no link meets it, else the growth per link.
+  colliderGrowth(packed, hit, tips, links) {
+    const s = this.scratch, n = tips.length / 3;
+    if (COLLIDER_FLOATS * 4 + 12 * n + 4 * links > 1024) throw new Error('tailor-sim: too long a chain');
+    this.f32(s, COLLIDER_FLOATS).set(packed);
+    this.f32(s + 4 * COLLIDER_FLOATS, 3 * n).set(tips);
+    const out = s + 4 * COLLIDER_FLOATS + 12 * n;
+    if (!this.x.tl_web_collider_growth(s, hit, s + 4 * COLLIDER_FLOATS, n, links, out)) return null;
+    return this.f32(out, links).slice();
+  }
+
   // tl_chain_pose_from_matrix (a struct returned through a pointer in the wasm32 C ABI).
   poseFromMatrix(matrix) {
     const s = this.scratch;
@@ -318,9 +337,12 @@ export class TailorSim {
   // live in; default the loaded scene), sleepSeconds (every chain's sleep window, as the C
   // player's; default PLAY_SLEEP_SECONDS, 0 = never sleeps), colliders (default true: each tail
   // keeps out of the body colliders the file stores, those its bind pose lies in left out, as the
-  // C player runs a chain without a hit radius; rig.setColliders turns them off and on),
-  // hairColliders (a probe, default false: hair by the tails' rule too; measured to tear the
-  // hair more, docs/web.md "Session 23"). attach(scene) reads no colliders.
+  // C player runs a chain without a hit radius, and a hair part with the lock thickness tailor
+  // rig stores keeps out of them grown by it, as the C player's; rig.setColliders turns them off
+  // and on), sheet (default true: neighbouring hair locks held together by the ties the file
+  // stores, as the C player holds them; rig.setSheet), hairColliders (a probe, default false:
+  // hair by the tails' rule, for files rigged before session 24, docs/web.md "Session 23").
+  // attach(scene) reads no colliders and no sheet.
   attach(loaded, options = {}) {
     return new TailorRig(this, loaded, options);
   }
@@ -575,7 +597,7 @@ function readCollider(json, s, o, at, file, notes, resolveName) {
 // none. (role, side and vertices are informational: not checked here.)
 function readSkinColliders(json, s, file, notes, resolveName) {
   const rec = json.skins[s].extras.tailor, base = `/skins/${s}/extras/tailor`;
-  for (const k of Object.keys(rec)) if (!['version', 'frame', 'colliders'].includes(k)) notes.push(`${file}: ${base}/${k}: unknown key, ignored`);
+  for (const k of Object.keys(rec)) if (!['version', 'frame', 'colliders', 'sheet'].includes(k)) notes.push(`${file}: ${base}/${k}: unknown key, ignored`);
   if (rec.colliders === undefined) return [];
   const ptr = `${base}/colliders`;
   if (!Array.isArray(rec.colliders)) fail(file, ptr, `must be an array of colliders, is ${typeName(rec.colliders)}`);
@@ -717,6 +739,13 @@ export function readParts(json, file = 'file') {
     }
     if (rec.chain !== undefined && (typeof rec.chain !== 'object' || rec.chain === null || Array.isArray(rec.chain)))
       fail(file, `${ptr}/chain`, 'must be an object');
+    let hitRadius = -1; // (the C reader's rule, src/scene/parts_hair.c)
+    if (rec.hit_radius !== undefined) {
+      if (rec.kind !== 'hair') fail(file, `${ptr}/hit_radius`, 'only a hair part has one');
+      if (typeof rec.hit_radius !== 'number') fail(file, `${ptr}/hit_radius`, `must be a number, is ${typeName(rec.hit_radius)}`);
+      if (!(rec.hit_radius >= 0 && Number.isFinite(Math.fround(rec.hit_radius)))) fail(file, `${ptr}/hit_radius`, `must be >= 0, is ${rec.hit_radius}`);
+      hitRadius = Math.fround(rec.hit_radius);
+    }
     const skin = (json.skins || []).findIndex((s) => (s.joints || []).includes(attachment) && (s.joints || []).includes(list[0]));
     if (skin < 0) fail(file, ptr, 'attachment and bones are not joints of one skin');
     list.forEach((b, k) => {
@@ -724,13 +753,51 @@ export function readParts(json, file = 'file') {
     });
     if (renumbered) notes.push(`${file}: ${ptr}: node indices disagree with the node names stored beside them (the nodes were renumbered); the names were used`);
     const part = { node: i, kind: rec.kind, skin, attachment, bones: list.slice(0, count), end: list[count], radii,
-      settings: readSettings(rec.chain, ptr, file) };
+      settings: readSettings(rec.chain, ptr, file), hitRadius, renumbered };
     if (rec.kind === 'cloth') part.cloth = readCloth(json, skin, rec, list.length, ptr, file, notes);
     parts.push(part);
   });
   const colliders = (json.skins || []).map((skin, s) =>
     (skin.extras && skin.extras.tailor !== undefined ? readSkinColliders(json, s, file, notes, resolveName) : []));
-  return { parts, jointParts: orderJointParts(json, parts, jointParts, file), colliders, frames, notes };
+  const sheets = (json.skins || []).map((skin, s) => readSheet(json, s, parts, file, notes));
+  return { parts, jointParts: orderJointParts(json, parts, jointParts, file), colliders, sheets, frames, notes };
+}
+
+// skins[s].extras.tailor.sheet (docs/schema.md): the ties tailor rig found between the skin's
+// hair parts (play_sheet_ties_find), checked by the C reader's rules (src/scene/parts_hair.c);
+// [] when none, or when the nodes were renumbered (its ties name parts by node index alone).
+function readSheet(json, s, parts, file, notes) {
+  const rec = json.skins[s].extras && json.skins[s].extras.tailor;
+  if (!rec || rec.sheet === undefined) return [];
+  const base = `/skins/${s}/extras/tailor/sheet`;
+  if (!Array.isArray(rec.sheet)) fail(file, base, `must be an array of ties, is ${typeName(rec.sheet)}`);
+  if (parts.some((p) => p.renumbered)) {
+    notes.push(`${file}: ${base}: the nodes were renumbered, so the ties name no part: ignored`);
+    return [];
+  }
+  const pair = (v, at) => {
+    if (!(Array.isArray(v) && v.length === 2 && v.every((x) => typeof x === 'number' && Number.isInteger(x))))
+      fail(file, at, 'must be an array of 2 integers');
+    return v;
+  };
+  return rec.sheet.map((o, k) => {
+    const at = `${base}/${k}`;
+    if (typeof o !== 'object' || o === null || Array.isArray(o)) fail(file, at, `must be an object, is ${typeName(o)}`);
+    const nodes = pair(o.parts, `${at}/parts`);
+    const p = nodes.map((n) => parts.find((q) => q.kind === 'hair' && q.skin === s && q.node === n));
+    p.forEach((q, i) => { if (!q) fail(file, `${at}/parts`, `node ${nodes[i]} is no hair part of skin ${s}`); });
+    if (p[0] === p[1]) fail(file, `${at}/parts`, 'ties a part to itself');
+    const links = pair(o.links, `${at}/links`);
+    links.forEach((l, i) => {
+      if (l < 0 || l >= p[i].bones.length) fail(file, `${at}/links`, `link ${l} of a part of ${p[i].bones.length} bones`);
+    });
+    if (!(Array.isArray(o.at) && o.at.length === 2 && o.at.every((x) => typeof x === 'number' && x >= 0 && x <= 1)))
+      fail(file, `${at}/at`, 'must be an array of 2 numbers in [0, 1]');
+    if (typeof o.seam !== 'number') fail(file, `${at}/seam`, `must be a number, is ${typeName(o.seam)}`);
+    if (!(o.seam >= 0 && Number.isFinite(Math.fround(o.seam)))) fail(file, `${at}/seam`, `must be >= 0, is ${o.seam}`);
+    for (const key of Object.keys(o)) if (!['parts', 'links', 'at', 'seam'].includes(key)) notes.push(`${file}: ${at}/${key}: unknown key, ignored`);
+    return { parts: nodes.slice(), links: links.slice(), at: o.at.slice(), seam: o.seam };
+  });
 }
 
 // --- the runtime on a three.js scene ---
@@ -750,6 +817,7 @@ export class TailorRig {
     this.sleepSeconds = options.sleepSeconds ?? PLAY_SLEEP_SECONDS;
     this.collidersOn = options.colliders ?? true; // the chains keep out of the body colliders
     this.hairColliders = options.hairColliders ?? false; // (a probe: see attach)
+    this.sheetOn = options.sheet ?? true; // neighbouring hair locks held together (the C player's)
     // the clips whose actions' loop wraps are cuts: the file's and the caller's
     this.clips = [...(isGltf ? loaded.animations || [] : []), ...(options.clips || [])];
     this.clipTimes = new Map(); // a looping action's clip time when last seen
@@ -763,10 +831,10 @@ export class TailorRig {
         if (a && a.nodes !== undefined && !objectOf.has(a.nodes)) objectOf.set(a.nodes, o);
       });
     }
-    let parts, jointParts = [], colliders = [];
+    let parts, jointParts = [], colliders = [], sheets = [];
     this.frames = [];
     if (json) {
-      ({ parts, jointParts, colliders, frames: this.frames, notes: this.notes } = readParts(json, options.file || 'file'));
+      ({ parts, jointParts, colliders, sheets, frames: this.frames, notes: this.notes } = readParts(json, options.file || 'file'));
     } else {
       ({ parts, notes: this.notes } = this.partsFromScene());
     }
@@ -794,6 +862,7 @@ export class TailorRig {
       }
       this.chains.push(this.buildChain(part, attachment, bones, end));
     }
+    this.sheet = this.buildSheet(sheets || []);
     // pendulum and aim parts, in the C player's order (applied after the chains, aims last)
     this.joints = jointParts.map((part) => {
       const joint = find(part.joint, json.nodes[part.joint].name);
@@ -948,12 +1017,19 @@ export class TailorRig {
       hipsPlaneEnabled: part.kind !== 'hair', // (hair hangs in front of the shoulders too)
       sleepSeconds: this.sleepSeconds,
     });
-    const colliders = this.chainColliders(part, skeleton, restWorld, bones, end);
+    const { kept: colliders, growth } = this.chainColliders(part, skeleton, restWorld, bones, end);
+    let growthBlock = 0;
+    if (growth && growth.length) {
+      growthBlock = sim.x.tl_web_alloc(4 * growth.length);
+      sim.f32(growthBlock, growth.length).set(growth);
+    }
     return {
       part, chain, attachment, bones, height, restTranslations: t,
       restQuaternions: bones.map((b) => b.quaternion.clone()),
       fixedStep: sim.defaults().fixedStep, start: null, colliders,
       colliderBlock: colliders.length ? sim.x.tl_web_alloc(4 * COLLIDER_FLOATS * colliders.length) : 0,
+      seatBlock: colliders.length ? sim.x.tl_web_alloc(4 * COLLIDER_FLOATS * colliders.length) : 0,
+      growthBlock, posedCount: 0, seatCount: 0,
     };
   }
 
@@ -962,19 +1038,31 @@ export class TailorRig {
   // as the pelvis around a tail's root. Judged in tl_scene's rest-world frame: a joint's
   // rest_world is M x its inverse bind, inverted (restSkin).
   chainColliders(part, skeleton, restWorld, bones, end) {
-    // hair: none. The C player runs a lock against the colliders grown by its skin's thickness
-    // and holds neighbouring locks together by the sheet (docs/hair.md); this runtime has
-    // neither, so its hair plays as before (docs/web.md "Session 23")
-    if (part.kind !== 'tail' && !this.hairColliders) return [];
     const points = [...bones, ...(end && skeleton.bones.includes(end) ? [end] : [])].map((o) => restWorld(o).slice(12, 15));
     const rest = new Float64Array(COLLIDER_FLOATS);
+    // hair with the lock thickness tailor rig stored: the C player's colliders grown by it per
+    // link (chain_growth.c, in the wasm), those no link meets left out
+    if (part.kind === 'hair' && part.hitRadius > 0 && !this.hairColliders) {
+      const kept = [], growth = [];
+      for (const c of this.colliders) {
+        if (c.skin !== part.skin || !skeleton.bones.includes(c.object)) continue;
+        packCollider(c, restWorld(c.object), rest);
+        const g = this.sim.colliderGrowth(rest, part.hitRadius, points.slice(1).flat(), bones.length);
+        if (g) kept.push(c), growth.push(...g);
+      }
+      if (kept.length > this.sim.collidersMax) throw new Error(`tailor-sim: ${kept.length} colliders, more than ${this.sim.collidersMax}`);
+      return { kept, growth };
+    }
+    // other hair: none (a file rigged before session 24 stores no thickness; `hairColliders`
+    // probes the tails' rule on it, docs/web.md "Session 23")
+    if (part.kind !== 'tail' && !this.hairColliders) return { kept: [], growth: null };
     const kept = this.colliders.filter((c) => {
       if (c.skin !== part.skin || !skeleton.bones.includes(c.object)) return false;
       packCollider(c, restWorld(c.object), rest);
       return points.every((p) => !(colliderDepth(rest, p) > 0));
     });
     if (kept.length > this.sim.collidersMax) throw new Error(`tailor-sim: ${kept.length} colliders, more than ${this.sim.collidersMax}`);
-    return kept;
+    return { kept, growth: null };
   }
 
   // Chain c's colliders posed now (each its joint's world matrix in the root's frame times its
@@ -982,14 +1070,23 @@ export class TailorRig {
   poseColliders(c) {
     if (!this.collidersOn || !c.colliders.length) return 0;
     const out = this.sim.f32(c.colliderBlock, COLLIDER_FLOATS * c.colliders.length);
-    // (relativeWorld without its copies: the root's inverse once, one scratch matrix)
-    this.root.updateWorldMatrix(true, false);
+    // (relativeWorld without its copies: the root's inverse once, one scratch matrix; a collider
+    // many chains share, as a head's locks do, posed once a pose: poseStamp)
     const Matrix = this.root.matrixWorld.constructor;
-    this.rootInverse = (this.rootInverse || new Matrix()).copy(this.root.matrixWorld).invert();
+    if (this.rootStamp !== this.poseStamp) {
+      this.root.updateWorldMatrix(true, false);
+      this.rootInverse = (this.rootInverse || new Matrix()).copy(this.root.matrixWorld).invert();
+      this.rootStamp = this.poseStamp;
+    }
     this.posed = this.posed || new Matrix();
     c.colliders.forEach((k, i) => {
-      k.object.updateWorldMatrix(true, false);
-      packCollider(k, this.posed.multiplyMatrices(this.rootInverse, k.object.matrixWorld).elements, out, COLLIDER_FLOATS * i);
+      if (k.stamp !== this.poseStamp || this.poseStamp === undefined) {
+        k.object.updateWorldMatrix(true, false);
+        k.packed = k.packed || new Float32Array(COLLIDER_FLOATS);
+        packCollider(k, this.posed.multiplyMatrices(this.rootInverse, k.object.matrixWorld).elements, k.packed);
+        k.stamp = this.poseStamp;
+      }
+      out.set(k.packed, COLLIDER_FLOATS * i);
     });
     return c.colliders.length;
   }
@@ -1116,6 +1213,71 @@ export class TailorRig {
     return this.sim.f32(this.sim.x.tl_web_cloth_positions(c.pointer), c.particles.length).slice();
   }
 
+  // Chains just placed at rest are kept out of the colliders of the pose they were placed in,
+  // in a step of no time before their first step (as tl_chain_step_sampled seats them in the C
+  // player; a plain step would seat them in its own colliders instead): those colliders kept.
+  seat(chains) {
+    this.poseStamp = (this.poseStamp || 0) + 1;
+    for (const c of chains) {
+      c.seatCount = this.poseColliders(c);
+      if (c.seatCount) this.sim.f32(c.seatBlock, COLLIDER_FLOATS * c.seatCount).set(this.sim.f32(c.colliderBlock, COLLIDER_FLOATS * c.seatCount));
+    }
+  }
+
+  // The sheet (src/play/sheet_hold.c, in the wasm) of the ties the file stores between its hair
+  // parts (readSheet), over every chain, as tl_player_create makes it; null without ties.
+  buildSheet(sheets) {
+    const index = new Map(this.chains.map((c, i) => [c.part.node, i]));
+    const ties = sheets.flat().filter((t) => index.has(t.parts[0]) && index.has(t.parts[1]));
+    if (!ties.length) return null;
+    const x = this.sim.x, n = this.chains.length;
+    // one block: bone counts, the ties, then per frame the starts (8 floats a chain) and counts
+    const block = x.tl_web_alloc(4 * n + 4 * TIE_FLOATS * ties.length + 32 * n + 4 * n);
+    new Int32Array(x.memory.buffer, block, n).set(this.chains.map((c) => c.bones.length));
+    const packed = this.sim.f32(block + 4 * n, TIE_FLOATS * ties.length);
+    ties.forEach((t, k) => packed.set([index.get(t.parts[0]), index.get(t.parts[1]), t.links[0], t.links[1], t.at[0], t.at[1], t.seam], TIE_FLOATS * k));
+    const pointer = x.tl_web_sheet_create(n, block, block + 4 * n, ties.length);
+    if (!pointer) {
+      x.tl_web_free(block);
+      throw new Error('tailor-sim: the sheet\'s ties do not fit its chains (or out of memory)');
+    }
+    this.chains.forEach((c, i) => x.tl_web_sheet_chain(pointer, i, c.chain.pointer, c.colliderBlock, c.growthBlock));
+    const starts = block + 4 * n + 4 * TIE_FLOATS * ties.length;
+    return { pointer, block, starts, counts: starts + 32 * n, ties: ties.length };
+  }
+
+  // The chains' start poses into the sheet's block.
+  sheetStarts() {
+    const f = this.sim.f32(this.sheet.starts, 8 * this.chains.length);
+    this.chains.forEach((c, i) => f.set(c.start, 8 * i));
+  }
+
+  // The ties' rest from the chains at rest (play_sheet_rest; after every chain's reset).
+  restSheet() {
+    if (!this.sheet || this.chains.some((c) => !c.start)) return;
+    this.sheetStarts();
+    this.sim.x.tl_web_sheet_rest(this.sheet.pointer, this.sheet.starts);
+  }
+
+  // After every chain's step: neighbouring locks held together (play_sheet_hold), each chain
+  // against the colliders its step saw.
+  holdSheet() {
+    if (!this.sheet || !this.sheetOn) return;
+    this.sheetStarts();
+    new Int32Array(this.sim.x.memory.buffer, this.sheet.counts, this.chains.length).set(this.chains.map((c) => c.posedCount));
+    this.sim.x.tl_web_sheet_hold(this.sheet.pointer, this.sheet.starts, this.sheet.counts);
+  }
+
+  // How many sweeps over its ties the sheet's last hold ran (0 without a sheet).
+  sheetSweeps() {
+    return this.sheet ? this.sim.x.tl_web_sheet_sweeps(this.sheet.pointer) : 0;
+  }
+
+  // Neighbouring hair locks held together by the file's sheet (true, attach's default) or not.
+  setSheet(on) {
+    this.sheetOn = Boolean(on);
+  }
+
   // The chains keep out of the body colliders (true, attach's default) or run free of them.
   setColliders(on) {
     this.collidersOn = Boolean(on);
@@ -1219,7 +1381,10 @@ export class TailorRig {
       c.chain.reset(c.start);
     }
     for (const c of this.cloths) this.startCloth(c);
+    this.restSheet();
+    this.seat(this.chains);
     this.lastTime = this.mixer ? this.mixer.time : undefined;
+    this.played = 0; // (the feed's grid starts here)
     this.clipTimes.clear(); // (a scrub back is no wrap)
     this.wrappedAction(this.lastTime);
   }
@@ -1234,23 +1399,35 @@ export class TailorRig {
       return;
     }
     this.unwriteJoints();
-    for (const c of this.chains) if (!c.start) {
+    const started = this.chains.filter((c) => !c.start);
+    for (const c of started) {
       c.start = this.attachmentPose(c);
       c.chain.reset(c.start);
     }
     for (const c of this.cloths) if (!c.started) this.startCloth(c);
+    if (started.length) this.restSheet();
+    this.seat(started);
     if (!this.jointsStarted) this.startJoints();
     const now = this.mixer ? this.mixer.time : undefined;
     const span = now !== undefined && this.lastTime !== undefined ? now - this.lastTime : 0;
+    if (this.lastTime === undefined || !(span > 0 && span <= 1.5 * dt + 1e-6)) this.played = 0;
     if (dt > 0 && span > 0 && span <= 1.5 * dt + 1e-6) {
-      const step = this.chains.length ? this.chains[0].fixedStep : 1 / 120;
-      const sub = Math.max(1, Math.ceil(span / step - 1e-6));
-      for (let k = 1; k < sub; ++k) {
-        this.mixer.setTime(this.lastTime + (span * k) / sub);
-        this.stepTo(this.lastTime + (span * (k - 1)) / sub, this.lastTime + (span * k) / sub, dt / sub);
+      // the C player's feed (tl_player_advance): the clip sampled on a grid of the fixed step
+      // from the start, then at the frame's time; the clip times as its floats, so a frame
+      // whose float times overshoot the grid gets its short extra sub-frame there too (hair:
+      // one more hold of the sheet). Each sub-frame lasts its clip time over the mixer's rate.
+      const step = this.chains.length ? this.chains[0].fixedStep : 1 / 120, rate = dt / span;
+      const from = this.played, to = from + Math.fround(Math.fround(now) - Math.fround(this.lastTime));
+      let last = from, at = this.lastTime;
+      for (let k = Math.floor(from / step + 1e-6) + 1; k * step < to - 1e-7; ++k) {
+        const t = Math.min(now, Math.max(at, this.lastTime + (k * step - from))); // (never back)
+        this.mixer.setTime(t);
+        this.stepTo(at, t, Math.fround(k * step - last) * rate);
+        last = k * step, at = t;
       }
       this.mixer.setTime(now);
-      this.stepTo(now - span / sub, now, dt / sub);
+      if (to > last) this.stepTo(at, now, Math.fround(to - last) * rate);
+      this.played = to;
     } else if (dt > 0) {
       this.stepAll(dt);
     }
@@ -1308,13 +1485,17 @@ export class TailorRig {
   }
 
   stepAll(dt) {
+    this.poseStamp = (this.poseStamp || 0) + 1; // (the pose changed: colliders posed anew)
     for (const c of this.chains) {
+      if (c.seatCount && dt > 0) c.chain.step(c.start, c.start, 0, c.seatBlock, c.seatCount, c.growthBlock);
+      if (dt > 0) c.seatCount = 0;
       const target = this.attachmentPose(c);
-      const colliders = this.poseColliders(c);
-      c.chain.step(c.start, target, dt, colliders ? c.colliderBlock : 0, colliders);
+      const colliders = (c.posedCount = this.poseColliders(c));
+      c.chain.step(c.start, target, dt, colliders ? c.colliderBlock : 0, colliders, c.growthBlock);
       c.start = target;
     }
     for (const c of this.cloths) this.stepCloth(c, dt);
+    if (dt > 0) this.holdSheet();
     for (const j of this.joints) {
       if (j.pendulum) j.pendulum.step(this.pivotPose(j), dt);
       j.animated.copy(j.joint.quaternion); // an aim turns the clip's rotation of its last step
@@ -1360,6 +1541,13 @@ export class TailorRig {
     for (const c of this.chains) {
       c.chain.destroy();
       if (c.colliderBlock) this.sim.x.tl_web_free(c.colliderBlock);
+      if (c.growthBlock) this.sim.x.tl_web_free(c.growthBlock);
+      if (c.seatBlock) this.sim.x.tl_web_free(c.seatBlock);
+    }
+    if (this.sheet) {
+      this.sim.x.tl_web_sheet_destroy(this.sheet.pointer);
+      this.sim.x.tl_web_free(this.sheet.block);
+      this.sheet = null;
     }
     for (const j of this.joints) if (j.pendulum) j.pendulum.destroy();
     for (const c of this.cloths) {

@@ -15,6 +15,10 @@
  *   11 max_angle_deg, 12 fixed_step, 13 max_substeps, 14 teleport_distance.
  * aim (5 floats): 0-2 aim_axis, 3 weight, 4 max_angle_deg.
  *
+ * growth (per collider and link, tl_chain_input.collider_growth): tl_web_collider_growth's.
+ * A sheet tie is TL_WEB_TIE_FLOATS floats (play_sheet_tie): 0 chain a, 1 chain b, 2 link of a,
+ * 3 link of b, 4 the point along a's link, 5 along b's, 6 the seam's rest edge (world units).
+ *
  * stats (TL_WEB_STATS_COUNT doubles, tl_chain_stats in declaration order; a double holds the
  * 64-bit step count exactly up to 2^53): 0 steps, 1 nonfinite_inputs, 2 nonfinite_states,
  * 3 teleports, 4 cuts, 5 clamped_frames, 6 contacts, 7 sleeps, 8 asleep (0/1).
@@ -26,7 +30,9 @@
 #include <tailor/pendulum.h>
 #include <tailor/sim.h>
 
+#include "play/chain_growth.h"
 #include "play/cloth_lattice.h"
+#include "play/sheet_hold.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -39,6 +45,7 @@
 /* the most colliders one step takes (a skin stores at most 26, TL_BODY_COLLIDERS_MAX) */
 #define TL_WEB_COLLIDERS_MAX 32
 #define TL_WEB_CLOTH_PARAM_COUNT 19
+#define TL_WEB_TIE_FLOATS 7
 
 void* tl_web_alloc(size_t bytes);
 void tl_web_free(void* p);
@@ -51,7 +58,21 @@ int tl_web_collider_floats(void);
 int tl_web_colliders_max(void);
 void tl_web_chain_step(tl_chain* chain, const float* start, const float* target, float dt,
                        const float* colliders, int collider_count);
+void tl_web_chain_step_grown(tl_chain* chain, const float* start, const float* target, float dt,
+                             const float* colliders, int collider_count, const float* growth);
+int tl_web_collider_growth(const float* collider, float hit, const float* tips, int tip_count,
+                           int links, float* growth);
 void tl_web_chain_reset(tl_chain* chain, const float* pose);
+int tl_web_tie_floats(void);
+typedef struct tl_web_sheet tl_web_sheet;
+tl_web_sheet* tl_web_sheet_create(int chain_count, const int* bones, const float* ties,
+                                  int tie_count);
+void tl_web_sheet_chain(tl_web_sheet* sheet, int i, tl_chain* chain, const float* colliders,
+                        const float* growth);
+void tl_web_sheet_rest(tl_web_sheet* sheet, const float* starts);
+void tl_web_sheet_hold(tl_web_sheet* sheet, const float* starts, const int* collider_counts);
+void tl_web_sheet_destroy(tl_web_sheet* sheet);
+int tl_web_sheet_sweeps(const tl_web_sheet* sheet);
 int tl_web_stats_count(void);
 void tl_web_chain_stats(const tl_chain* chain, double* out);
 int tl_web_pendulum_param_count(void);
@@ -167,19 +188,23 @@ int tl_web_colliders_max(void) {
     return TL_WEB_COLLIDERS_MAX;
 }
 
+/* n colliders packed at f (TL_WEB_COLLIDER_FLOATS each) into out. */
+static void colliders_unpack(const float* f, int n, tl_collider* out) {
+    for (int k = 0; k < n; ++k, f += TL_WEB_COLLIDER_FLOATS) {
+        out[k].shape = (tl_collider_shape)(int)f[0];
+        memcpy(out[k].a, f + 1, 3 * sizeof(float));
+        memcpy(out[k].b, f + 4, 3 * sizeof(float));
+        out[k].radius = f[7];
+        memcpy(out[k].axes, f + 8, 9 * sizeof(float));
+    }
+}
+
 /* collider_count packed colliders (none when `colliders` is NULL) into body; how many (at most
  * TL_WEB_COLLIDERS_MAX: tailor-sim.js refuses more). */
 static int unpack_colliders(const float* colliders, int collider_count, tl_collider* body) {
     int n = colliders && collider_count > 0 ? collider_count : 0;
     if (n > TL_WEB_COLLIDERS_MAX) n = TL_WEB_COLLIDERS_MAX;
-    for (int k = 0; k < n; ++k) {
-        const float* f = colliders + (size_t)k * TL_WEB_COLLIDER_FLOATS;
-        body[k].shape = (tl_collider_shape)(int)f[0];
-        memcpy(body[k].a, f + 1, 3 * sizeof(float));
-        memcpy(body[k].b, f + 4, 3 * sizeof(float));
-        body[k].radius = f[7];
-        memcpy(body[k].axes, f + 8, 9 * sizeof(float));
-    }
+    colliders_unpack(colliders, n, body);
     return n;
 }
 
@@ -192,9 +217,10 @@ static void pack_collider(const tl_collider* c, float* f) {
 }
 
 /* The step with the body's colliders at the frame's end (collider_count of them packed at
- * `colliders`, or none); on the stack: nothing allocated. */
-void tl_web_chain_step(tl_chain* chain, const float* start, const float* target, float dt,
-                       const float* colliders, int collider_count) {
+ * `colliders`, or none), each grown per link by `growth` (NULL: not); on the stack: nothing
+ * allocated. */
+void tl_web_chain_step_grown(tl_chain* chain, const float* start, const float* target, float dt,
+                             const float* colliders, int collider_count, const float* growth) {
     tl_chain_input in = tl_default_chain_input();
     in.start = pose_of(start);
     in.target = pose_of(target);
@@ -202,12 +228,130 @@ void tl_web_chain_step(tl_chain* chain, const float* start, const float* target,
     int n = unpack_colliders(colliders, collider_count, body);
     in.colliders = n ? body : NULL;
     in.collider_count = n;
+    in.collider_growth = n ? growth : NULL;
     tl_chain_step(chain, &in, dt);
+}
+
+void tl_web_chain_step(tl_chain* chain, const float* start, const float* target, float dt,
+                       const float* colliders, int collider_count) {
+    tl_web_chain_step_grown(chain, start, target, dt, colliders, collider_count, NULL);
+}
+
+/* A collider (rest-world) grown for a lock of thickness `hit` over its `links` links, whose rest
+ * tips are tips[0..tip_count): play_collider_growth, the C player's rule. 1: some link meets it. */
+int tl_web_collider_growth(const float* collider, float hit, const float* tips, int tip_count,
+                           int links, float* growth) {
+    tl_collider c;
+    colliders_unpack(collider, 1, &c);
+    if (tip_count < 0 || links < 1 || links > TL_CHAIN_MAX_BONES) return 0;
+    return play_collider_growth(&c, hit, tips, (uint32_t)tip_count, (uint32_t)links, growth);
 }
 
 void tl_web_chain_reset(tl_chain* chain, const float* pose) {
     tl_chain_pose a = pose_of(pose);
     tl_chain_reset(chain, &a);
+}
+
+/* --- the sheet between hair chains (src/play/sheet_hold.c): all it needs made at create, so a
+   hold allocates nothing --- */
+
+struct tl_web_sheet {
+    play_sheet* sheet;
+    int count;
+    tl_chain** chains;
+    tl_chain_input* inputs;
+    play_sheet_body* bodies;
+    const float** packed;   /* per chain: its colliders' block (TL_WEB_COLLIDER_FLOATS each) */
+    const float** growth;   /* per chain: its growth, or NULL */
+    tl_collider* colliders; /* per chain: TL_WEB_COLLIDERS_MAX */
+};
+
+int tl_web_tie_floats(void) {
+    return TL_WEB_TIE_FLOATS;
+}
+
+void tl_web_sheet_destroy(tl_web_sheet* w) {
+    if (!w) return;
+    play_sheet_destroy(w->sheet);
+    free(w->chains), free(w->inputs), free(w->bodies), free(w->packed), free(w->growth);
+    free(w->colliders), free(w);
+}
+
+/* The sheet of tie_count ties (packed) between chain_count chains of bones[i] bones; NULL when
+ * out of memory or a tie is out of range (a chain or link past its count). */
+tl_web_sheet* tl_web_sheet_create(int chain_count, const int* bones, const float* ties,
+                                  int tie_count) {
+    if (chain_count < 1 || tie_count < 1) return NULL;
+    tl_web_sheet* w = calloc(1, sizeof *w);
+    play_sheet_tie* t = calloc((size_t)tie_count, sizeof *t);
+    uint32_t* b = calloc((size_t)chain_count, sizeof *b);
+    bool ok = w && t && b;
+    for (int i = 0; ok && i < chain_count; ++i)
+        b[i] = bones[i] > 0 ? (uint32_t)bones[i] : 0;
+    for (int k = 0; ok && k < tie_count; ++k) {
+        const float* f = ties + (size_t)k * TL_WEB_TIE_FLOATS;
+        ok = f[0] >= 0 && f[1] >= 0 && f[2] >= 0 && f[3] >= 0 && f[0] < chain_count &&
+             f[1] < chain_count;
+        t[k] = (play_sheet_tie){
+            (uint32_t)f[0], (uint32_t)f[1], (uint32_t)f[2], (uint32_t)f[3], f[4], f[5], 1, f[6]};
+    }
+    if (ok) {
+        w->count = chain_count;
+        w->chains = calloc((size_t)chain_count, sizeof *w->chains);
+        w->inputs = calloc((size_t)chain_count, sizeof *w->inputs);
+        w->bodies = calloc((size_t)chain_count, sizeof *w->bodies);
+        w->packed = calloc((size_t)chain_count, sizeof *w->packed);
+        w->growth = calloc((size_t)chain_count, sizeof *w->growth);
+        w->colliders = calloc((size_t)chain_count * TL_WEB_COLLIDERS_MAX, sizeof *w->colliders);
+        ok = w->chains && w->inputs && w->bodies && w->packed && w->growth && w->colliders &&
+             play_sheet_from_ties(t, (uint32_t)tie_count, (uint32_t)chain_count, b, &w->sheet) &&
+             w->sheet;
+    }
+    for (int i = 0; ok && i < chain_count; ++i)
+        w->inputs[i] = tl_default_chain_input();
+    free(t), free(b);
+    if (!ok) tl_web_sheet_destroy(w);
+    return ok ? w : NULL;
+}
+
+/* Chain i of the sheet, and where its colliders (packed, as posed for its step) and their growth
+ * (NULL: none) lie. */
+void tl_web_sheet_chain(tl_web_sheet* w, int i, tl_chain* chain, const float* colliders,
+                        const float* growth) {
+    if (!w || i < 0 || i >= w->count) return;
+    w->chains[i] = chain, w->packed[i] = colliders, w->growth[i] = growth;
+}
+
+static void sheet_starts(tl_web_sheet* w, const float* starts) {
+    for (int i = 0; i < w->count; ++i)
+        w->inputs[i].start = pose_of(starts + 8 * (size_t)i);
+}
+
+/* The ties' rest, the chains at rest under starts (8 floats a chain: play_sheet_rest). */
+void tl_web_sheet_rest(tl_web_sheet* w, const float* starts) {
+    if (!w) return;
+    sheet_starts(w, starts);
+    play_sheet_rest(w->sheet, w->chains, w->inputs);
+}
+
+/* After every chain's step: the ties held (play_sheet_hold), chain i's attachment at starts[i]
+ * and its collider_counts[i] colliders as its step saw them. */
+void tl_web_sheet_hold(tl_web_sheet* w, const float* starts, const int* collider_counts) {
+    if (!w) return;
+    sheet_starts(w, starts);
+    for (int i = 0; i < w->count; ++i) {
+        int n = w->packed[i] && collider_counts[i] > 0 ? collider_counts[i] : 0;
+        if (n > TL_WEB_COLLIDERS_MAX) n = TL_WEB_COLLIDERS_MAX;
+        tl_collider* c = w->colliders + (size_t)i * TL_WEB_COLLIDERS_MAX;
+        colliders_unpack(w->packed[i], n, c);
+        w->bodies[i] = (play_sheet_body){c, (uint32_t)n, n ? w->growth[i] : NULL};
+    }
+    play_sheet_hold(w->sheet, w->chains, w->inputs, w->bodies);
+}
+
+/* The sweeps over the ties the last hold ran (play_sheet_sweeps). */
+int tl_web_sheet_sweeps(const tl_web_sheet* w) {
+    return w ? (int)play_sheet_sweeps(w->sheet) : 0;
 }
 
 int tl_web_stats_count(void) {

@@ -266,6 +266,11 @@ typedef struct tl_scene_part {
                                     0: unknown (the file has none) */
     tl_chain_settings chain;     /* tail, hair: the spring settings; a key the file lacks
                                     has its default (tl_default_chain_settings) */
+    float hit_radius;            /* hair: the lock's thickness tailor rig stored
+                                    (extras.tailor.hit_radius, bind units: what
+                                    tl_play_chains_find finds, for readers without the
+                                    skin's arithmetic); -1 when absent. The player finds its
+                                    own */
     /* cloth: the lattice of extras.tailor.cloth (docs/schema.md); bone_joints lists its bones
      * row by row (bone (r, b) at particle (r, 2 b)), and end_joint is its last bone */
     uint32_t cloth_rows, cloth_columns;    /* particles: rows x columns (0 unless cloth) */

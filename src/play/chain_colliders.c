@@ -1,6 +1,8 @@
 /* Which body colliders a chain runs with, and how thick its skin is to them. */
 #include "play/chain_colliders.h"
 
+#include "play/chain_growth.h"
+
 #include <tailor/colliders.h>
 
 #include <math.h>
@@ -22,46 +24,6 @@ static float length3(const float v[3]) {
     return sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
 }
 
-/* The collider grown by g (shrunk for g < 0): radius, or every semi-axis. False when a size
- * would not stay above 0, or for a plane grown at all (a plane has no size). */
-static bool grow(const tl_collider* c, float g, tl_collider* out) {
-    return (c->shape != TL_COLLIDER_PLANE || g == 0) && tl_collider_grown(c, g, out);
-}
-
-static bool clears(const tl_collider* c, const float* points, uint32_t count) {
-    for (uint32_t i = 0; i < count; ++i)
-        if (tl_collider_depth(c, points + 3 * i) > 0) return false;
-    return true;
-}
-
-/* The smallest size of the collider (radius, or shortest semi-axis). */
-static float size_of(const tl_collider* c) {
-    if (c->shape != TL_COLLIDER_ELLIPSOID) return c->radius;
-    float s = INFINITY;
-    for (int k = 0; k < 3; ++k)
-        s = fminf(s, length3(c->axes[k]));
-    return s;
-}
-
-/* The largest growth in (-size, hit] that leaves the point outside c (clearing is monotone in
- * the growth: a grown collider holds the smaller one); -INFINITY when none does (the point on
- * the collider's centre or segment: the link is free of it). However deep the rest tip lies,
- * the link keeps a collider its own size: freed, it would go deeper than it rests. */
-static float room_for(const tl_collider* c, float hit, const float* point) {
-    tl_collider trial;
-    if (grow(c, hit, &trial) && clears(&trial, point, 1)) return hit;
-    const float none = -size_of(c); /* (no size left: nothing is inside) */
-    float lo = none, hi = hit;
-    for (int it = 0; it < 24; ++it) {
-        float mid = 0.5f * (lo + hi);
-        if (grow(c, mid, &trial) && clears(&trial, point, 1))
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return lo > none ? lo : -INFINITY;
-}
-
 uint32_t play_chain_colliders(const tl_scene* scene, const tl_play_chain* d,
                               const tl_body_collider* all, uint32_t n, tl_body_collider* out,
                               float* growth) {
@@ -71,26 +33,15 @@ uint32_t play_chain_colliders(const tl_scene* scene, const tl_play_chain* d,
     for (uint32_t k = 0; k < n; ++k) {
         const tl_collider* c = &all[k].local;
         if (!(d->hit_radius > 0)) { /* points: the colliders holding the bind pose are out */
-            if (clears(c, points, count)) out[kept++] = all[k];
+            if (play_collider_clears(c, points, count)) out[kept++] = all[k];
             continue;
         }
         /* the root is held by the attachment: only the particles (link tips) must clear, each
            as far as its own rest leaves room (a lock lying on the back keeps the collider at
            its full growth for the links hanging free of it) */
-        const float* tips = points + 3;
-        uint32_t tip_count = count - 1;
         float* g = growth + (size_t)kept * links;
-        bool any = false;
-        for (uint32_t i = 0; i < links; ++i) {
-            if (c->shape == TL_COLLIDER_PLANE)
-                g[i] = clears(c, tips, tip_count) ? 0 : -INFINITY;
-            else if (i < tip_count)
-                g[i] = room_for(c, d->hit_radius, tips + 3 * i);
-            else /* (no rest point for the last tip: as the link before) */
-                g[i] = i > 0 ? g[i - 1] : d->hit_radius;
-            any |= g[i] > -INFINITY;
-        }
-        if (any) out[kept++] = all[k];
+        if (play_collider_growth(c, d->hit_radius, points + 3, count - 1, links, g))
+            out[kept++] = all[k];
     }
     return kept;
 }

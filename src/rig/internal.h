@@ -187,4 +187,8 @@ bool rig_cloth_add(tl_gltf* doc, const tl_rig_part* part, const uint32_t* skin_j
                    const double Minv[16], const double ibm_attach[16], float* ibm,
                    struct json_t* skin_joints);
 
+/* Each hair part's lock thickness and each skin's sheet ties, as the C player finds them in the
+ * rigged document, stored in it (write_hair.c, docs/schema.md). */
+tl_result rig_write_hair_play(tl_gltf* doc, tl_error* err);
+
 #endif

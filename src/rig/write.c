@@ -575,7 +575,10 @@ tl_result tl_rig_apply(tl_gltf* doc, const tl_rig_analysis* a, tl_error* err) {
     tl_scene* scene = NULL; /* the rigged document's, for the colliders and the first layer */
     if (r == TL_OK) r = tl_scene_create(doc, &scene, err);
     if (r == TL_OK) r = write_colliders(doc, a, scene, err);
-    if (r == TL_OK) return write_hair_guides(doc, a, scene, err);
-    tl_scene_destroy(scene);
-    return r;
+    if (r != TL_OK) return tl_scene_destroy(scene), r;
+    bool hair = false; /* (the player's hair data, found on the document with its guide layers) */
+    for (uint32_t i = 0; i < a->part_count; ++i)
+        hair |= a->parts[i].cls == TL_RIG_CLASS_HAIR && a->parts[i].action == TL_RIG_ACTION_CHAIN;
+    r = write_hair_guides(doc, a, scene, err);
+    return r == TL_OK && hair ? rig_write_hair_play(doc, err) : r;
 }

@@ -499,41 +499,6 @@ tl_result tl_body_colliders_fit_bones(const tl_scene* scene, uint32_t skin, tl_b
     return fit_skin(scene, skin, true, out, capacity, count, err);
 }
 
-void tl_collider_transform(const tl_collider* in, const double m[16], tl_collider* out) {
-    tl_collider c = *in;
-    for (int k = 0; k < 3; ++k) {
-        double p = m[12 + k], q = m[12 + k];
-        for (int i = 0; i < 3; ++i)
-            p += m[4 * i + k] * in->a[i], q += m[4 * i + k] * in->b[i];
-        c.a[k] = (float)p;
-        c.b[k] = (float)q;
-        for (int e = 0; e < 3; ++e) {
-            double x = 0;
-            for (int i = 0; i < 3; ++i)
-                x += m[4 * i + k] * in->axes[e][i];
-            c.axes[e][k] = (float)x;
-        }
-    }
-    /* uniform scale of the move (a scaled character) */
-    double det = m[0] * (m[5] * m[10] - m[6] * m[9]) - m[4] * (m[1] * m[10] - m[2] * m[9]) +
-                 m[8] * (m[1] * m[6] - m[2] * m[5]);
-    double s = cbrt(fabs(det));
-    if (!(s > 0)) s = 1;
-    c.radius = (float)(in->radius * s);
-    if (in->shape == TL_COLLIDER_PLANE) { /* b is a normal: turned, kept unit */
-        double n[3] = {0, 0, 0}, len = 0;
-        for (int k = 0; k < 3; ++k) {
-            for (int i = 0; i < 3; ++i)
-                n[k] += m[4 * i + k] * in->b[i];
-            len += n[k] * n[k];
-        }
-        len = sqrt(len);
-        for (int k = 0; k < 3; ++k)
-            c.b[k] = (float)(len > 0 ? n[k] / len : in->b[k]);
-    }
-    *out = c;
-}
-
 void tl_body_colliders_pose(const tl_scene* scene, uint32_t skin, const tl_body_collider* in,
                             uint32_t count, const tl_pose* pose, tl_collider* out) {
     assert(scene && skin < scene->skin_count && pose && (count == 0 || (in && out)));
@@ -552,52 +517,4 @@ void tl_body_colliders_pose(const tl_scene* scene, uint32_t skin, const tl_body_
         tl_mat4d_from_float(move, m);
         tl_collider_transform(&in[k].local, move, &out[k]);
     }
-}
-
-void tl_collider_capsule_around(const tl_collider* in, tl_collider* out) {
-    if (in->shape != TL_COLLIDER_ELLIPSOID) {
-        *out = *in;
-        return;
-    }
-    float r[3];
-    int order[3] = {0, 1, 2};
-    for (int k = 0; k < 3; ++k)
-        r[k] = sqrtf(in->axes[k][0] * in->axes[k][0] + in->axes[k][1] * in->axes[k][1] +
-                     in->axes[k][2] * in->axes[k][2]);
-    for (int i = 0; i < 3; ++i)
-        for (int j = i + 1; j < 3; ++j)
-            if (r[order[j]] > r[order[i]]) {
-                int t = order[i];
-                order[i] = order[j], order[j] = t;
-            }
-    const float* longest = in->axes[order[0]];
-    float half = r[order[0]] > 0 ? (r[order[0]] - r[order[1]]) / r[order[0]] : 0;
-    tl_collider c;
-    memset(&c, 0, sizeof c);
-    c.shape = TL_COLLIDER_CAPSULE;
-    for (int k = 0; k < 3; ++k) {
-        c.a[k] = in->a[k] - half * longest[k];
-        c.b[k] = in->a[k] + half * longest[k];
-    }
-    c.radius = r[order[1]];
-    *out = c;
-}
-
-/* An ellipsoid's point in its unit-sphere space: the depth of p below the surface point
- * radially out from the centre there (an upper bound on the depth; <= 0 outside). */
-bool tl_collider_grown(const tl_collider* c, float g, tl_collider* out) {
-    *out = *c;
-    if (c->shape == TL_COLLIDER_PLANE) return true;
-    if (c->shape != TL_COLLIDER_ELLIPSOID) {
-        out->radius = c->radius + g;
-        return out->radius > 0;
-    }
-    for (int k = 0; k < 3; ++k) { /* (the solver's arithmetic: the same bits) */
-        const float* x = c->axes[k];
-        float len = sqrtf(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
-        if (!(len > 0) || !(len + g > 0)) return false;
-        for (int j = 0; j < 3; ++j)
-            out->axes[k][j] = x[j] * (len + g) / len;
-    }
-    return true;
 }

@@ -167,6 +167,7 @@ static tl_result read_part(reader* r, uint32_t n, json_t* tailor, tl_scene_part*
     if (!json_is_object(tailor))
         return tl_parts_refuse(r, base, "must be an object, is %s", tl_parts_type_name(tailor));
     memset(part, 0, sizeof *part);
+    part->hit_radius = -1;
     part->node = n;
     tl_result res = tl_parts_read_version(r, base, tailor, &part->version);
     if (res == TL_OK) res = read_kind(r, base, tailor, &part->kind);
@@ -260,17 +261,24 @@ static tl_result read_part(reader* r, uint32_t n, json_t* tailor, tl_scene_part*
         return res;
     if (part->kind == TL_PART_CLOTH && (res = read_cloth(r, base, tailor, part)) != TL_OK)
         return res;
+    if ((res = tl_parts_read_hit_radius(r, base, tailor, part)) != TL_OK) return res;
     if (part->resolved_by_name &&
         (res = tl_parts_note(
              r, base,
              "node indices disagree with the node names stored beside them (the nodes "
              "were renumbered); the names were used")) != TL_OK)
         return res;
-    static const char* const known[] = {TL_SCHEMA_VERSION_KEY, TL_SCHEMA_KIND,
-                                        TL_SCHEMA_ATTACHMENT,  TL_SCHEMA_ATTACHMENT_NAME,
-                                        TL_SCHEMA_BONES,       TL_SCHEMA_BONE_NAMES,
-                                        TL_SCHEMA_RADII,       TL_SCHEMA_CHAIN,
-                                        TL_SCHEMA_CLOTH,       NULL};
+    static const char* const known[] = {TL_SCHEMA_VERSION_KEY,
+                                        TL_SCHEMA_KIND,
+                                        TL_SCHEMA_ATTACHMENT,
+                                        TL_SCHEMA_ATTACHMENT_NAME,
+                                        TL_SCHEMA_BONES,
+                                        TL_SCHEMA_BONE_NAMES,
+                                        TL_SCHEMA_RADII,
+                                        TL_SCHEMA_CHAIN,
+                                        TL_SCHEMA_CLOTH,
+                                        TL_SCHEMA_HIT_RADIUS,
+                                        NULL};
     return tl_parts_note_unknown(r, base, tailor, known, NULL);
 }
 
@@ -575,7 +583,7 @@ static tl_result read_skin(reader* r, uint32_t s, json_t* tailor) {
     json_t* colliders = json_object_get(tailor, TL_SCHEMA_COLLIDERS);
     if (res == TL_OK && colliders) res = read_colliders(r, s, base, colliders);
     static const char* const known[] = {TL_SCHEMA_VERSION_KEY, TL_SCHEMA_FRAME, TL_SCHEMA_COLLIDERS,
-                                        NULL};
+                                        TL_SCHEMA_SHEET, NULL};
     return res != TL_OK ? res : tl_parts_note_unknown(r, base, tailor, known, NULL);
 }
 
@@ -619,6 +627,7 @@ static bool named_chain(reader* r, uint32_t s, uint32_t j, tl_scene_part* part, 
     if (r->joint_of_node[end] == TL_NONE) return false;
     if (!store) return true;
     memset(part, 0, sizeof *part);
+    part->hit_radius = -1;
     uint32_t* joints = tl_scene_storage(r->scene, count * sizeof *joints);
     float* radii = tl_scene_storage(r->scene, count * sizeof *radii);
     if (!joints || !radii) return false;
@@ -695,6 +704,7 @@ tl_result tl_scene_parts_read(tl_scene* scene, const char* label, tl_error* err)
         if (tailor_of(nodes, n)) res = read_part(&r, n, tailor_of(nodes, n), &parts[k++]);
     if (res == TL_OK && count == 0) res = read_named(&r, &parts, &count);
     if (res == TL_OK) res = tl_parts_check_joint_parts(&r, parts, count);
+    if (res == TL_OK) res = tl_parts_check_sheets(&r, parts, count);
     char** notes = res == TL_OK ? tl_scene_storage(scene, r.note_count * sizeof *notes) : NULL;
     if (res == TL_OK && !notes)
         res = tl_error_set(err, TL_ERROR_MEMORY, "%s: out of memory", label);

@@ -48,4 +48,14 @@ tl_result tl_parts_read_joint_part(reader* r, const char* base, json_t* tailor,
  * the order the player applies them in (pendulums, then aims after those they depend on). */
 tl_result tl_parts_check_joint_parts(reader* r, const tl_scene_part* parts, uint32_t count);
 
+/* A hair part's extras.tailor.hit_radius into part->hit_radius (-1 when absent; refused on
+ * another kind, or when not a number >= 0) (src/scene/parts_hair.c). */
+tl_result tl_parts_read_hit_radius(reader* r, const char* base, json_t* tailor,
+                                   tl_scene_part* part);
+
+/* After every part is read: each skin's extras.tailor.sheet checked, each tie two different hair
+ * parts of the skin (by node), a link of each, two points in [0, 1] and a seam >= 0; ignored
+ * with a note when the nodes were renumbered (src/scene/parts_hair.c). */
+tl_result tl_parts_check_sheets(reader* r, const tl_scene_part* parts, uint32_t count);
+
 #endif

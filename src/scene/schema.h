@@ -34,7 +34,13 @@
 #define TL_SCHEMA_COLLIDER_RADIUS "radius"
 #define TL_SCHEMA_COLLIDER_AXES "axes"
 #define TL_SCHEMA_COLLIDER_VERTICES "vertices"
-#define TL_SCHEMA_V1_SCALE "scale" /* version 1 wrote chain.scale; nothing read it */
+#define TL_SCHEMA_HIT_RADIUS "hit_radius" /* a hair part's lock thickness, bind units */
+#define TL_SCHEMA_SHEET "sheet"           /* on a skin: its hair parts' sheet ties (below) */
+#define TL_SCHEMA_SHEET_PARTS "parts"     /* a tie's two part nodes ... */
+#define TL_SCHEMA_SHEET_LINKS "links"     /* ... their links ... */
+#define TL_SCHEMA_SHEET_AT "at"           /* ... the tied points along them, 0..1 ... */
+#define TL_SCHEMA_SHEET_SEAM "seam"       /* ... and the seam's mean rest edge, world units */
+#define TL_SCHEMA_V1_SCALE "scale"        /* version 1 wrote chain.scale; nothing read it */
 
 /* On a skin: its frame (up, forward, lateral; rest-world) */
 #define TL_SCHEMA_FRAME "frame"

@@ -1,0 +1,446 @@
+/* The sheet's limit held from its ties (sheet_hold.h, docs/hair.md): no tie strays from its rest
+ * offset (carried by the head, turned as its two links turn together) by more than the stretch
+ * the seam's skin allows. */
+#include "play/sheet_hold.h"
+
+#include "base/mat4.h"
+
+#include <tailor/colliders.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* How far the skin between two locks may stretch, as a fraction of the seam's mean rest edge:
+ * the allowance the solver's bend limits give a link's skin (spring-chain.md §4: outside-of-bend
+ * stretch near 1.3). */
+#define SHEET_SEAM_STRETCH 0.3f
+/* Gauss-Seidel sweeps over the ties per frame (each tie shares particles with its neighbours) */
+#define SHEET_SWEEPS 4
+#define HEAD_TIE PLAY_SHEET_HEAD_TIE
+/* What holding a tie did: nothing, as it lies within its allowance (which reads only its two
+ * chains' particles and the attachment); nothing, as the body held both sides; moved particles */
+enum { TIE_WITHIN, TIE_STAYED, TIE_MOVED };
+
+typedef struct sheet_tie {
+    uint32_t a, b;   /* chains */
+    uint32_t ia, ib; /* their links (link i: particle i-1, or the root, to particle i) */
+    float ta, tb;    /* the tied point along each link, 0 its head to 1 its tip */
+    uint32_t along;  /* 0: the links' tips (ta = tb = 1); 1: the points beside the seam; 2: a head
+                        tie (b = HEAD_TIE): a's point and its rest spot on the attachment */
+    float seam;      /* the mean rest length of the skin edges that made it, world units */
+    float slack;     /* the allowance, over the rest pose's scale */
+    float span;      /* the most a sweep moves its particles: its rest length, over the scale */
+    float offset[3]; /* b's particle from a's at rest, in the attachment's frame over the scale */
+    float dir[3];    /* the two links' mean direction at rest, in the attachment's frame */
+} sheet_tie;
+
+struct play_sheet {
+    uint32_t count, tie_count;
+    sheet_tie* ties;
+    float* pos;      /* per chain: 3 x TL_CHAIN_MAX_BONES, the working copy */
+    float* moves;    /* per chain: 3 x TL_CHAIN_MAX_BONES */
+    uint32_t* bones; /* per chain: its bone count, 0 when not tied */
+    float* carried;  /* per tie: its offset and dir carried by the attachment, 6 (one frame's) */
+    /* per chain and link (TL_CHAIN_MAX_BONES a chain): its unit direction in pos as last found,
+       whether it has one, and the chain's version then; per chain: its version, new whenever
+       its particles in pos move (a sweep moves few: most ties read unmoved links) */
+    float* link_dir;
+    uint8_t* link_ok;
+    uint64_t *link_seen, *version, clock;
+    bool memo; /* false: every direction found anew, every sweep run (play_sheet_memo, tests) */
+    uint32_t sweeps; /* the sweeps the last hold ran */
+    /* across frames (a chain still from one frame to the next keeps its version, so a tie
+       whose two chains and attachment are as when it last held nothing holds nothing again):
+       per chain the particles it was handed last and the version they got, its start pose and
+       a version of it; per tie the chains' versions and the start's when it last held nothing
+       (0: not known) */
+    float* fresh;
+    uint64_t *fresh_version, *start_version, *tie_seen;
+    tl_chain_pose* start;
+    bool started;     /* fresh and start hold a frame's */
+    uint32_t skipped; /* the ties the last hold passed over so */
+};
+
+bool play_sheet_from_ties(const play_sheet_tie* ties, uint32_t tie_count, uint32_t count,
+                          const uint32_t* bones, play_sheet** out) {
+    *out = NULL;
+    for (uint32_t k = 0; k < tie_count; ++k) {
+        const play_sheet_tie* t = &ties[k];
+        bool head = t->b == HEAD_TIE;
+        if (t->a >= count || (!head && t->b >= count) || t->ia >= bones[t->a] ||
+            (!head && t->ib >= bones[t->b]) || bones[t->a] > TL_CHAIN_MAX_BONES ||
+            (!head && bones[t->b] > TL_CHAIN_MAX_BONES))
+            return false;
+    }
+    if (tie_count == 0) return true;
+    play_sheet* s = calloc(1, sizeof *s);
+    if (!s) return false;
+    s->count = count;
+    s->tie_count = tie_count;
+    s->ties = calloc(tie_count, sizeof *s->ties);
+    s->pos = calloc(3 * TL_CHAIN_MAX_BONES * (size_t)count, sizeof(float));
+    s->moves = calloc(3 * TL_CHAIN_MAX_BONES * (size_t)count, sizeof(float));
+    s->bones = calloc(count, sizeof(uint32_t));
+    s->carried = calloc(6 * (size_t)tie_count, sizeof(float));
+    size_t links = (size_t)TL_CHAIN_MAX_BONES * count;
+    s->link_dir = calloc(3 * links, sizeof(float));
+    s->link_ok = calloc(links, 1);
+    s->link_seen = calloc(links, sizeof(uint64_t));
+    s->version = calloc(count, sizeof(uint64_t));
+    s->fresh = calloc(3 * links, sizeof(float));
+    s->fresh_version = calloc(count, sizeof(uint64_t));
+    s->start_version = calloc(count, sizeof(uint64_t));
+    s->start = calloc(count, sizeof(tl_chain_pose));
+    s->tie_seen = calloc(3 * (size_t)tie_count, sizeof(uint64_t));
+    s->memo = true;
+    if (!s->ties || !s->pos || !s->moves || !s->bones || !s->carried || !s->link_dir ||
+        !s->link_ok || !s->link_seen || !s->version || !s->fresh || !s->fresh_version ||
+        !s->start_version || !s->start || !s->tie_seen)
+        return play_sheet_destroy(s), false;
+    for (uint32_t k = 0; k < tie_count; ++k) {
+        const play_sheet_tie* t = &ties[k];
+        sheet_tie* u = &s->ties[k]; /* (its rest zero until play_sheet_rest) */
+        u->a = t->a, u->b = t->b, u->ia = t->ia, u->ib = t->ib;
+        u->ta = t->ta, u->tb = t->tb, u->along = t->along, u->seam = t->seam;
+        s->bones[t->a] = bones[t->a];
+        if (t->b != HEAD_TIE) s->bones[t->b] = bones[t->b];
+    }
+    *out = s;
+    return true;
+}
+
+void play_sheet_destroy(play_sheet* s) {
+    if (!s) return;
+    free(s->ties), free(s->pos), free(s->moves), free(s->bones), free(s->carried);
+    free(s->link_dir), free(s->link_ok), free(s->link_seen), free(s->version);
+    free(s->fresh), free(s->fresh_version), free(s->start_version), free(s->start);
+    free(s->tie_seen), free(s);
+}
+
+void play_sheet_memo(play_sheet* s, bool memo) {
+    if (s) s->memo = memo;
+}
+
+uint32_t play_sheet_sweeps(const play_sheet* s) {
+    return s ? s->sweeps : 0;
+}
+
+uint32_t play_sheet_skipped(const play_sheet* s) {
+    return s ? s->skipped : 0;
+}
+
+uint32_t play_sheet_tie_count(const play_sheet* s) {
+    return s ? s->tie_count : 0;
+}
+
+void play_rotate(const float* q, const float* v, float* out, bool inverse) {
+    float n = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]), sign = inverse ? -1 : 1;
+    float u[4] = {sign * q[0] / n, sign * q[1] / n, sign * q[2] / n, q[3] / n};
+    tl_quat_rotate(out, u, v);
+}
+
+static bool unit(float* v) {
+    float n = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    if (!(n > 0)) return false;
+    v[0] /= n, v[1] /= n, v[2] /= n;
+    return true;
+}
+
+/* The mean direction of the tie's two links (a particle's link: from the one before it; the
+ * first particle's, having none, the next link's). False: none (a one-link chain). */
+static bool tie_direction(const sheet_tie* t, const float* a, uint32_t na, const float* b,
+                          uint32_t nb, float* out) {
+    float da[3], db[3];
+    uint32_t ia = t->ia > 0 ? t->ia : 1, ib = t->ib > 0 ? t->ib : 1;
+    if (ia >= na || ib >= nb) return false;
+    for (int c = 0; c < 3; ++c)
+        da[c] = a[3 * ia + c] - a[3 * (ia - 1) + c], db[c] = b[3 * ib + c] - b[3 * (ib - 1) + c];
+    if (!unit(da) || !unit(db)) return false;
+    for (int c = 0; c < 3; ++c)
+        out[c] = da[c] + db[c];
+    return unit(out);
+}
+
+/* Link i's unit direction of chain c in the working copy (tie_direction's), found again only
+ * when the chain moved since. False: none. */
+static bool link_unit(play_sheet* s, uint32_t c, uint32_t i, float* out) {
+    size_t at = (size_t)c * TL_CHAIN_MAX_BONES + i;
+    float* d = s->link_dir + 3 * at;
+    if (!s->memo || s->link_seen[at] != s->version[c]) {
+        const float* p = s->pos + 3 * TL_CHAIN_MAX_BONES * (size_t)c;
+        for (int k = 0; k < 3; ++k)
+            d[k] = p[3 * i + k] - p[3 * (i - 1) + k];
+        s->link_ok[at] = unit(d);
+        s->link_seen[at] = s->version[c];
+    }
+    memcpy(out, d, 3 * sizeof(float));
+    return s->link_ok[at];
+}
+
+/* tie_direction over the working copy, its links' directions through link_unit. */
+static bool tie_direction_held(play_sheet* s, const sheet_tie* t, float* out) {
+    float da[3], db[3];
+    uint32_t ia = t->ia > 0 ? t->ia : 1, ib = t->ib > 0 ? t->ib : 1;
+    if (ia >= s->bones[t->a] || ib >= s->bones[t->b]) return false;
+    if (!link_unit(s, t->a, ia, da) || !link_unit(s, t->b, ib, db)) return false;
+    for (int c = 0; c < 3; ++c)
+        out[c] = da[c] + db[c];
+    return unit(out);
+}
+
+/* v turned by the shortest arc that carries unit n0 to unit n1 (none when they are opposite). */
+static void arc_turn(const float* n0, const float* n1, const float* v, float* out) {
+    float k[3] = {n0[1] * n1[2] - n0[2] * n1[1], n0[2] * n1[0] - n0[0] * n1[2],
+                  n0[0] * n1[1] - n0[1] * n1[0]};
+    float c = n0[0] * n1[0] + n0[1] * n1[1] + n0[2] * n1[2];
+    if (!(c > -0.999f)) {
+        memcpy(out, v, 3 * sizeof(float));
+        return;
+    }
+    float kv[3] = {k[1] * v[2] - k[2] * v[1], k[2] * v[0] - k[0] * v[2], k[0] * v[1] - k[1] * v[0]};
+    float kd = (k[0] * v[0] + k[1] * v[1] + k[2] * v[2]) / (1 + c);
+    for (int i = 0; i < 3; ++i)
+        out[i] = c * v[i] + kv[i] + kd * k[i];
+}
+
+/* The tied point of link i at t, from a chain's particles (the first link's: its tip). */
+static void tie_point(const float* pos, uint32_t i, float t, float* out) {
+    for (int c = 0; c < 3; ++c)
+        out[c] = i == 0 ? pos[c] : (1 - t) * pos[3 * (i - 1) + c] + t * pos[3 * i + c];
+}
+
+/* A head tie's rest: its point's offset from the attachment, in the attachment's frame over the
+ * scale; its allowance the seam ties', its sweep at most its seam edge. */
+static void head_tie_rest(sheet_tie* t, const float* a, const tl_chain_input* in) {
+    float scale = in->start.scale > 0 ? in->start.scale : 1, p[3], d[3];
+    tie_point(a, t->ia, t->ta, p);
+    for (int c = 0; c < 3; ++c)
+        d[c] = (p[c] - in->start.position[c]) / scale;
+    play_rotate(in->start.rotation, d, t->offset, true);
+    memset(t->dir, 0, sizeof t->dir);
+    t->slack = SHEET_SEAM_STRETCH * t->seam / scale;
+    t->span = t->seam / scale;
+}
+
+void play_sheet_rest(play_sheet* s, tl_chain* const* chains, const tl_chain_input* inputs) {
+    if (!s) return;
+    s->started = false; /* the ties' rest changes: what they held before says nothing */
+    for (uint32_t k = 0; k < s->tie_count; ++k) {
+        sheet_tie* t = &s->ties[k];
+        const float* a = tl_chain_particle_positions(chains[t->a]);
+        if (t->b == HEAD_TIE) {
+            head_tie_rest(t, a, &inputs[t->a]);
+            continue;
+        }
+        const float* b = tl_chain_particle_positions(chains[t->b]);
+        const float* q = inputs[t->a].start.rotation;
+        float scale = inputs[t->a].start.scale > 0 ? inputs[t->a].start.scale : 1;
+        float d[3], n[3] = {0, 0, 0}, pa[3], pb[3];
+        tie_point(a, t->ia, t->ta, pa), tie_point(b, t->ib, t->tb, pb);
+        for (int c = 0; c < 3; ++c)
+            d[c] = (pb[c] - pa[c]) / scale;
+        play_rotate(q, d, t->offset, true);
+        if (tie_direction(t, a, s->bones[t->a], b, s->bones[t->b], d)) play_rotate(q, d, n, true);
+        memcpy(t->dir, n, sizeof n);
+        t->slack = SHEET_SEAM_STRETCH * t->seam / scale;
+        t->span = sqrtf(t->offset[0] * t->offset[0] + t->offset[1] * t->offset[1] +
+                        t->offset[2] * t->offset[2]) +
+                  t->seam / scale;
+    }
+}
+
+/* How deep p is in the colliders of a chain's link (grown for it; a link free of one: not),
+ * <= 0 outside all. */
+static float body_depth(const play_sheet_body* body, uint32_t bones, uint32_t link,
+                        const float* p) {
+    float deepest = -INFINITY;
+    for (uint32_t k = 0; body && k < body->count; ++k) {
+        float grow = body->growth ? body->growth[k * bones + link] : 0;
+        if (!isfinite(grow)) continue; /* -INFINITY: the link is free of it */
+        float d = tl_collider_depth(&body->colliders[k], p) + grow;
+        deepest = d > deepest ? d : deepest;
+    }
+    return deepest;
+}
+
+/* Would moving p by g * d take it deeper into its link's colliders? */
+static bool goes_deeper(const play_sheet_body* body, uint32_t bones, uint32_t link, const float* p,
+                        const float* d, float g) {
+    if (!body || body->count == 0) return false;
+    float q[3] = {p[0] + g * d[0], p[1] + g * d[1], p[2] + g * d[2]};
+    float after = body_depth(body, bones, link, q);
+    if (!(after > 0)) return false;
+    return after > body_depth(body, bones, link, p);
+}
+
+/* A tie's side: the particles its point moves with (the link's two ends, or the first link's
+ * tip alone) and their weights. Returns how many. */
+static int side_particles(uint32_t link, float t, uint32_t* idx, float* w) {
+    if (link == 0) return idx[0] = 0, w[0] = 1, 1;
+    idx[0] = link - 1, w[0] = 1 - t, idx[1] = link, w[1] = t;
+    return 2;
+}
+
+/* Would moving the side's particles by g * w_k * d take one deeper into its link's colliders? */
+static bool side_goes_deeper(const play_sheet_body* body, uint32_t bones, const float* pos,
+                             const uint32_t* idx, const float* w, int n, const float* d, float g) {
+    for (int k = 0; k < n; ++k)
+        if (w[k] > 0 && goes_deeper(body, bones, idx[k], pos + 3 * idx[k], d, g * w[k]))
+            return true;
+    return false;
+}
+
+/* A head tie held: the link's point drawn towards its rest spot carried by the attachment (its
+ * pose at the frame's end), past the allowance, at most its seam a sweep; the chain's side alone
+ * moves, and not when that takes one of its particles deeper into its link's colliders. */
+static int head_tie_hold(play_sheet* s, const sheet_tie* t, const float* o,
+                         const tl_chain_input* in, const play_sheet_body* body) {
+    float* xa = s->pos + 3 * TL_CHAIN_MAX_BONES * t->a;
+    float sc = in->start.scale > 0 ? in->start.scale : 1, pa[3], d[3];
+    tie_point(xa, t->ia, t->ta, pa);
+    for (int c = 0; c < 3; ++c)
+        d[c] = in->start.position[c] + sc * o[c] - pa[c];
+    float len = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    if (!(len > sc * t->slack)) return TIE_WITHIN;
+    float e = fminf(len - sc * t->slack, sc * t->span) / len;
+    uint32_t ia[2];
+    float wa[2], sa = 0;
+    int na = side_particles(t->ia, t->ta, ia, wa);
+    for (int k = 0; k < na; ++k)
+        sa += wa[k] * wa[k];
+    if (!(sa > 0) || side_goes_deeper(body, s->bones[t->a], xa, ia, wa, na, d, e / sa))
+        return TIE_STAYED;
+    for (int k = 0; k < na; ++k)
+        for (int c = 0; c < 3; ++c)
+            xa[3 * ia[k] + c] += e * wa[k] / sa * d[c];
+    s->version[t->a] = ++s->clock;
+    return TIE_MOVED;
+}
+
+/* One tie held: its excess over the allowance closed, at most its rest span a sweep. `o` and
+ * `n0` are its offset and dir carried by the attachment (tie_carry). What it did (TIE_*). */
+static int tie_hold(play_sheet* s, const sheet_tie* t, const float* o, const float* n0,
+                    const tl_chain_input* inputs, const play_sheet_body* bodies) {
+    const size_t per = 3 * TL_CHAIN_MAX_BONES;
+    if (t->b == HEAD_TIE) return head_tie_hold(s, t, o, &inputs[t->a], bodies + t->a);
+    float* xa = s->pos + per * t->a;
+    float* yb = s->pos + per * t->b;
+    float sc = inputs[t->a].start.scale, n1[3], turned[3], pa[3], pb[3];
+    float most = sc * t->slack;
+    /* the rest offset carried by the attachment, then turned as the two links turned
+       together: a sheet swinging as one keeps its offsets, a lock swinging past its
+       neighbour (out of the sheet, which the points' distance barely sees) does not */
+    bool turns =
+        (t->dir[0] != 0 || t->dir[1] != 0 || t->dir[2] != 0) && tie_direction_held(s, t, n1);
+    if (turns)
+        arc_turn(n0, n1, o, turned);
+    else
+        memcpy(turned, o, sizeof turned);
+    tie_point(xa, t->ia, t->ta, pa), tie_point(yb, t->ib, t->tb, pb);
+    float d[3];
+    for (int c = 0; c < 3; ++c)
+        d[c] = pb[c] - pa[c] - sc * turned[c];
+    float len = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    if (!(len > most)) return TIE_WITHIN;
+    /* the excess to close; a sweep closes no more than the tie's own rest span: a lock swung
+       far past a neighbour held by the body is drawn back over frames, not yanked through in
+       one (long01's Jump flung a lock end 0.6 m, docs/hair.md) */
+    float e = fminf(len - most, sc * t->span) / len;
+    uint32_t ia[2], ib[2];
+    float wa[2], wb[2];
+    int na = side_particles(t->ia, t->ta, ia, wa), nb = side_particles(t->ib, t->tb, ib, wb);
+    float sa = 0, sb = 0;
+    for (int k = 0; k < na; ++k)
+        sa += wa[k] * wa[k];
+    for (int k = 0; k < nb; ++k)
+        sb += wb[k] * wb[k];
+    /* each particle moves by its weight over the sum of squares, so the points close the excess
+       (half from each side); a side that would go deeper into the body stays */
+    bool x_stays =
+        side_goes_deeper(bodies + t->a, s->bones[t->a], xa, ia, wa, na, d, e / (sa + sb));
+    bool y_stays =
+        side_goes_deeper(bodies + t->b, s->bones[t->b], yb, ib, wb, nb, d, -e / (sa + sb));
+    if (x_stays && y_stays) return TIE_STAYED;
+    float w = (x_stays ? 0 : sa) + (y_stays ? 0 : sb);
+    if (!(w > 0)) return TIE_STAYED;
+    for (int k = 0; k < na && !x_stays; ++k)
+        for (int c = 0; c < 3; ++c)
+            xa[3 * ia[k] + c] += e * wa[k] / w * d[c];
+    for (int k = 0; k < nb && !y_stays; ++k)
+        for (int c = 0; c < 3; ++c)
+            yb[3 * ib[k] + c] -= e * wb[k] / w * d[c];
+    if (!x_stays) s->version[t->a] = ++s->clock;
+    if (!y_stays) s->version[t->b] = ++s->clock;
+    return TIE_MOVED;
+}
+
+/* Copies each chain's particles in (its version kept when they are the ones handed last frame)
+ * and notes each chain's start pose (a new version when it changed). */
+static void hold_begin(play_sheet* s, tl_chain* const* chains, const tl_chain_input* inputs) {
+    const size_t per = 3 * TL_CHAIN_MAX_BONES;
+    bool keep = s->memo && s->started;
+    for (uint32_t i = 0; i < s->count; ++i) {
+        float *to = s->pos + per * i, *fresh = s->fresh + per * i;
+        size_t bytes = 3 * sizeof(float) * s->bones[i];
+        if (bytes > 0) memcpy(to, tl_chain_particle_positions(chains[i]), bytes);
+        if (keep && memcmp(fresh, to, bytes) == 0) {
+            s->version[i] = s->fresh_version[i]; /* the same particles: the same version */
+        } else {
+            memcpy(fresh, to, bytes);
+            s->version[i] = s->fresh_version[i] = ++s->clock; /* copied anew */
+        }
+        if (!keep || memcmp(&s->start[i], &inputs[i].start, sizeof s->start[i]) != 0)
+            s->start[i] = inputs[i].start, s->start_version[i] = ++s->clock;
+    }
+    s->started = true;
+}
+
+void play_sheet_hold(play_sheet* s, tl_chain* const* chains, const tl_chain_input* inputs,
+                     const play_sheet_body* bodies) {
+    if (!s) return;
+    const size_t per = 3 * TL_CHAIN_MAX_BONES;
+    uint64_t before = s->clock;
+    hold_begin(s, chains, inputs);
+    /* the attachments do not move within a frame: each tie's rest vectors carried once, and
+       again only when its attachment moved */
+    for (uint32_t k = 0; k < s->tie_count; ++k) {
+        const sheet_tie* t = &s->ties[k];
+        if (s->start_version[t->a] <= before) continue; /* (carried as last frame) */
+        float* c = s->carried + 6 * (size_t)k;
+        play_rotate(inputs[t->a].start.rotation, t->offset, c, false);
+        if (t->b != HEAD_TIE) play_rotate(inputs[t->a].start.rotation, t->dir, c + 3, false);
+    }
+    /* a sweep that moves nothing leaves every input of the next as it found them (the frame's
+       carried vectors and bodies, the copy), so the sweeps after it would move nothing either:
+       a sheet at rest (the rest settle) holds in one sweep. A tie that lay within its
+       allowance is passed over while its chains' and attachment's versions are the same. */
+    bool moved = true;
+    s->sweeps = s->skipped = 0;
+    for (int sweep = 0; sweep < SHEET_SWEEPS && (moved || !s->memo); ++sweep, ++s->sweeps) {
+        moved = false;
+        for (uint32_t k = 0; k < s->tie_count; ++k) {
+            const sheet_tie* t = &s->ties[k];
+            uint64_t* seen = s->tie_seen + 3 * (size_t)k;
+            uint64_t va = s->version[t->a], vb = t->b == HEAD_TIE ? 0 : s->version[t->b];
+            if (s->memo && seen[0] == va && seen[1] == vb && seen[2] == s->start_version[t->a]) {
+                ++s->skipped;
+                continue;
+            }
+            int held = tie_hold(s, t, s->carried + 6 * (size_t)k, s->carried + 6 * (size_t)k + 3,
+                                inputs, bodies);
+            seen[0] = held == TIE_WITHIN ? va : 0, seen[1] = vb;
+            seen[2] = s->start_version[t->a];
+            moved |= held == TIE_MOVED;
+        }
+    }
+    for (uint32_t i = 0; i < s->count; ++i) {
+        if (s->bones[i] == 0) continue;
+        const float* now = tl_chain_particle_positions(chains[i]);
+        const float* to = s->pos + per * i;
+        float* m = s->moves + per * i;
+        for (uint32_t k = 0; k < 3 * s->bones[i]; ++k)
+            m[k] = to[k] - now[k];
+        tl_chain_particles_move(chains[i], m);
+    }
+}

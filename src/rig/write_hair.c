@@ -1,0 +1,91 @@
+/* What the C player finds for hair from the skin, stored for a reader without the skin's
+ * arithmetic (the web runtime, docs/web.md "Session 24"): each hair part's lock thickness
+ * (extras.tailor.hit_radius, play_chain_skin_thickness) and each skin's sheet ties
+ * (skins[s].extras.tailor.sheet, play_sheet_ties_find), found on the rigged document as
+ * tl_play_chains_find and tl_player_create find them. */
+#include "rig/internal.h"
+
+#include "play/hair_sheet.h"
+#include "scene/schema.h"
+
+#include <tailor/play.h>
+
+#include <jansson.h>
+#include <stdlib.h>
+
+/* extras.tailor of a skin, made when absent. */
+static json_t* skin_record(tl_gltf* doc, uint32_t skin) {
+    json_t* skin_json = json_array_get(json_object_get(doc->json, "skins"), skin);
+    json_t* extras = json_object_get(skin_json, "extras");
+    if (!json_is_object(extras)) {
+        extras = json_object();
+        json_object_set_new(skin_json, "extras", extras);
+    }
+    json_t* tailor = json_object_get(extras, TL_SCHEMA_KEY);
+    if (!json_is_object(tailor)) {
+        tailor = json_object();
+        json_object_set_new(extras, TL_SCHEMA_KEY, tailor);
+    }
+    json_object_set_new(tailor, TL_SCHEMA_VERSION_KEY, json_integer(TL_SCHEMA_VERSION));
+    return tailor;
+}
+
+static json_t* pair_int(uint32_t a, uint32_t b) {
+    return json_pack("[II]", (json_int_t)a, (json_int_t)b);
+}
+
+/* The ties as skins[s].extras.tailor.sheet, each chain by its part's node. */
+static void write_ties(tl_gltf* doc, const tl_scene* scene, const uint32_t* part_node,
+                       const tl_play_chain* chains, const play_sheet_tie* ties, uint32_t count) {
+    for (uint32_t s = 0; s < scene->skin_count; ++s) {
+        json_t* list = NULL;
+        for (uint32_t k = 0; k < count; ++k) {
+            const play_sheet_tie* t = &ties[k];
+            if (t->b == PLAY_SHEET_HEAD_TIE || chains[t->a].skin != s) continue;
+            json_t* o = json_object();
+            json_object_set_new(o, TL_SCHEMA_SHEET_PARTS,
+                                pair_int(part_node[t->a], part_node[t->b]));
+            json_object_set_new(o, TL_SCHEMA_SHEET_LINKS, pair_int(t->ia, t->ib));
+            json_object_set_new(o, TL_SCHEMA_SHEET_AT,
+                                json_pack("[ff]", (double)t->ta, (double)t->tb));
+            json_object_set_new(o, TL_SCHEMA_SHEET_SEAM, json_real(t->seam));
+            if (!list) list = json_array();
+            json_array_append_new(list, o);
+        }
+        if (list)
+            json_object_set_new(skin_record(doc, scene->skins[s].skin), TL_SCHEMA_SHEET, list);
+    }
+}
+
+tl_result rig_write_hair_play(tl_gltf* doc, tl_error* err) {
+    tl_scene* scene = NULL;
+    tl_result r = tl_scene_create(doc, &scene, err);
+    if (r != TL_OK) return r;
+    uint32_t count = 0;
+    tl_play_chain* chains = calloc(scene->part_count + 1, sizeof *chains);
+    uint32_t* part_node = calloc(scene->part_count + 1, sizeof *part_node);
+    play_sheet_tie* ties = NULL;
+    uint32_t tie_count = 0;
+    if (!chains || !part_node) r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    if (r == TL_OK) r = tl_play_chains_find(scene, chains, scene->part_count, &count, err);
+    /* the chains in tl_play_chains_find's order: the tail and hair parts in node order */
+    for (uint32_t i = 0, c = 0; r == TL_OK && i < scene->part_count; ++i) {
+        const tl_scene_part* part = &scene->parts[i];
+        if (part->kind != TL_PART_TAIL && part->kind != TL_PART_HAIR) continue;
+        part_node[c] = part->node;
+        if (part->kind == TL_PART_HAIR) {
+            json_t* rec = json_object_get(
+                json_object_get(json_array_get(json_object_get(doc->json, "nodes"), part->node),
+                                "extras"),
+                TL_SCHEMA_KEY);
+            json_object_set_new(rec, TL_SCHEMA_HIT_RADIUS, json_real(chains[c].hit_radius));
+        }
+        ++c;
+    }
+    if (r == TL_OK && !play_sheet_ties_find(scene, chains, count, NULL, NULL, &ties, &tie_count))
+        r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    if (r == TL_OK) write_ties(doc, scene, part_node, chains, ties, tie_count);
+    free(ties), free(chains), free(part_node);
+    tl_scene_destroy(scene);
+    return r;
+}
