@@ -3697,6 +3697,55 @@ static void rig_reports_hair(void) {
     }
 }
 
+/* tailor rig on its own output: the hair it rigged is left as it is (one part of class hair,
+ * already rigged, nothing re-weighted), not given a second set of chains beside the first (main
+ * did: bob02 rigged twice had 14 hair parts, Hair01.001_1 .. beside Hair01_1 ..). */
+static void rig_twice_keeps_hair(void) {
+    char once[512], twice[600];
+    snprintf(once, sizeof once, "%s", tl_test_scratch("bob02-once.glb"));
+    snprintf(twice, sizeof twice, "%s", tl_test_scratch("bob02-twice.glb"));
+    ENSURE(tl_test_cli(NULL, "rig '%s' -o '%s' --force > /dev/null",
+                       tl_test_shared("cases/mh-bob02.glb"), once) == 0);
+    ENSURE(tl_test_cli(NULL, "rig '%s' -o '%s' --force > /dev/null", once, twice) == 0);
+    uint32_t hair[2] = {0, 0};
+    const char* paths[2] = {once, twice};
+    for (int k = 0; k < 2; ++k) {
+        tl_gltf* doc;
+        tl_scene* scene;
+        tl_error err;
+        ENSURE_OK(tl_gltf_load(paths[k], &doc, &err), err);
+        ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+        for (uint32_t i = 0; i < scene->part_count; ++i)
+            hair[k] += scene->parts[i].kind == TL_PART_HAIR;
+        tl_scene_destroy(scene);
+        tl_gltf_destroy(doc);
+    }
+    tl_gltf* doc;
+    tl_scene* scene;
+    tl_rig_analysis* rig;
+    tl_error err;
+    tl_rig_def def = tl_default_rig_def();
+    ENSURE_OK(tl_gltf_load(once, &doc, &err), err);
+    ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+    ENSURE_OK(tl_rig_analyze(scene, &def, &rig, &err), err);
+    uint32_t chains = 0, left = 0;
+    for (uint32_t i = 0; i < rig->part_count; ++i) {
+        chains += rig->parts[i].action == TL_RIG_ACTION_CHAIN;
+        left += rig->parts[i].cls == TL_RIG_CLASS_HAIR &&
+                rig->parts[i].action == TL_RIG_ACTION_ALREADY_RIGGED;
+    }
+    uint32_t changed = rig->changed_vertices;
+    tl_rig_analysis_destroy(rig);
+    tl_scene_destroy(scene);
+    tl_gltf_destroy(doc);
+    printf("  bob02 rigged once: %u hair parts; twice: %u; the second rig: %u chains, %u hair "
+           "part(s) left as rigged, %u vertices changed\n",
+           hair[0], hair[1], chains, left, changed);
+    ENSURE(hair[0] > 0);
+    ENSURE_MSG(hair[1] == hair[0], "rigged twice: %u hair parts, once %u", hair[1], hair[0]);
+    ENSURE(chains == 0 && left == 1 && changed == 0);
+}
+
 /* §1, --fit: MakeHuman's long01 as shipped (decimetres, modelled for another head) fitted onto
  * the Quaternius knight and the Khronos fox: roots on their scalps (attachment >= 98.84%,
  * coverage >= 95%), and no hair vertex inside the head collider (colliders.h). */
@@ -5109,6 +5158,7 @@ int main(int argc, char** argv) {
         {"guide_layer_follows_hair", guide_layer_follows_hair},
         {"roots_follow_scalp", roots_follow_scalp},
         {"rig_reports_hair", rig_reports_hair},
+        {"rig_twice_keeps_hair", rig_twice_keeps_hair},
         {"fit_onto_other_heads", fit_onto_other_heads},
         {"hair_command", hair_command},
         {"obj_hostile", obj_hostile},

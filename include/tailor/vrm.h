@@ -9,9 +9,12 @@
  * them. It plays the chain with tailor's player (60 fps, looping, from rest at clip time 0,
  * as `tailor play`) on the walk clip, plays the same clip through its own implementation of
  * the VRM rule (written from the VRM 1.0 specification and checked against three-vrm; the
- * runtime's per-frame order included), and searches the per-chain settings (stiffness and
- * drag from root to tip, gravity down or up, the hit radius as a share of the skin's radius)
- * that bring the VRM tip's path closest to tailor's (least squares over the window). The
+ * runtime's per-frame order included), and searches the settings (stiffness and drag from
+ * root to tip, gravity down or up, the hit radius as a share of the skin's radius, or of a hair
+ * lock's thickness) that bring the VRM tip's path closest to tailor's (least squares over the
+ * window). Hair locks that tailor's sheet couples are played together and fitted as one: one
+ * set of these for the whole head of hair (each spring's stiffness scaled by its bones'
+ * lengths), so neighbouring locks move alike in the runtime; other chains one by one. The
  * settings suit the clip fitted on: the rule's target is the file's settled rest, fixed to
  * the parent bone, so a clip that carries the tail elsewhere (an idle after a walk) moves
  * differently (docs/vrm.md measures the other clips).
@@ -59,7 +62,9 @@ typedef struct tl_vrm_def {
     const char* clip;     /* the clip fitted on: NULL takes the first whose name contains
                              "walk" (any case), else clip 0; no clip: default settings */
     bool colliders;       /* write the body colliders; true */
-    uint32_t evaluations; /* VRM simulations the search may run per chain; 3000 */
+    uint32_t evaluations; /* runs the search may make per fitted group (each runs every
+                             chain of the group: the hair locks together, else one chain);
+                             3000 */
 } tl_vrm_def;
 
 tl_vrm_def tl_default_vrm_def(void);
@@ -79,7 +84,7 @@ typedef struct tl_vrm_fit {
                              window, x H; NaN without a clip */
     double error_max;     /* the largest distance in the window, x H */
     double error_default; /* error_rms with the search's starting settings, x H */
-    uint32_t evaluations; /* simulations run */
+    uint32_t evaluations; /* runs of its group the search made */
 } tl_vrm_fit;
 
 /* Writes every chain of the document (tl_play_chains_find on a scene built from it) as a

@@ -206,6 +206,38 @@ static json_t* spring_bone_object(tl_gltf* doc, tl_result* r, tl_error* err) {
     return sb;
 }
 
+/* The chains fitted: the hair locks the sheet couples on one skin together, with one set of
+ * knobs (vrm_fit_group), every other chain alone; springs and fits keep the chains' order. */
+static tl_result fit_groups(const tl_scene* scene, const tl_play_chain* chains, uint32_t n,
+                            const tl_vrm_def* def, vrm_spring_def* springs, tl_vrm_fit* found,
+                            tl_error* err) {
+    tl_play_chain* members = malloc(n * sizeof *members);
+    uint32_t* index = malloc(n * sizeof *index);
+    vrm_spring_def* defs = malloc(n * sizeof *defs);
+    tl_vrm_fit* fits = malloc(n * sizeof *fits);
+    bool* done = calloc(n, sizeof *done);
+    tl_result r = members && index && defs && fits && done
+                      ? TL_OK
+                      : tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    for (uint32_t c = 0; c < n && r == TL_OK; ++c) {
+        if (done[c]) continue;
+        uint32_t m = 0;
+        for (uint32_t d = c; d < n; ++d) {
+            bool with = d == c || (chains[c].sheet_rate > 0 && chains[d].sheet_rate > 0 &&
+                                   chains[d].skin == chains[c].skin && !done[d]);
+            if (!with) continue;
+            done[d] = true;
+            index[m] = d;
+            members[m++] = chains[d];
+        }
+        r = vrm_fit_group(scene, members, m, def, defs, fits, err);
+        for (uint32_t k = 0; k < m && r == TL_OK; ++k)
+            springs[index[k]] = defs[k], found[index[k]] = fits[k];
+    }
+    free(members), free(index), free(defs), free(fits), free(done);
+    return r;
+}
+
 tl_result tl_vrm_write(tl_gltf* doc, const tl_vrm_def* def, tl_vrm_fit* fits, uint32_t capacity,
                        uint32_t* count, tl_error* err) {
     *count = 0;
@@ -229,8 +261,7 @@ tl_result tl_vrm_write(tl_gltf* doc, const tl_vrm_def* def, tl_vrm_fit* fits, ui
         r = tl_error_set(err, TL_ERROR_UNSUPPORTED, "%s: %s", path_of(doc), VRM0_MESSAGE);
         goto done;
     }
-    for (uint32_t c = 0; c < n && r == TL_OK; ++c)
-        r = vrm_fit_chain(scene, &chains[c], def, &springs[c], &found[c], err);
+    r = fit_groups(scene, chains, n, def, springs, found, err);
     if (r != TL_OK) goto done;
     json_t* sb = spring_bone_object(doc, &r, err);
     if (!sb) goto done;

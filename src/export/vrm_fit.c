@@ -33,8 +33,16 @@ typedef struct recording {
     double hit_base[VRM_MAX_JOINTS]; /* the skin's radius at each bone's tail, world */
     double down[3];
     vrm_spring_def* def;
-    uint32_t evaluations;
 } recording;
+
+/* Chains fitted with one set of knobs (hair locks coupled by the sheet: one head of hair, one
+ * behaviour; otherwise neighbouring locks fitted apart on a clip that barely moves them get
+ * settings orders of magnitude apart and part ways in any other motion), or one chain alone. */
+typedef struct group {
+    recording* recs;
+    uint32_t count;
+    uint32_t evaluations;
+} group;
 
 static double len3(const float* a, const float* b) {
     double d = 0;
@@ -88,14 +96,19 @@ static double replay(const recording* r, double* max_out) {
     return isfinite(mean) ? mean : INFINITY;
 }
 
-static double cost(recording* r, const double* x) {
-    knobs_to_settings(r, x);
-    ++r->evaluations;
-    return replay(r, NULL);
+/* The group's mean over its chains of each one's mean squared tip distance. */
+static double cost(group* g, const double* x) {
+    double sum = 0;
+    for (uint32_t i = 0; i < g->count; ++i) {
+        knobs_to_settings(&g->recs[i], x);
+        sum += replay(&g->recs[i], NULL);
+    }
+    ++g->evaluations;
+    return sum / g->count;
 }
 
 /* Nelder-Mead from x with steps `step`, at most `budget` evaluations; x becomes the best. */
-static double search(recording* r, double* x, double step, uint32_t budget) {
+static double search(group* r, double* x, double step, uint32_t budget) {
     double p[KNOBS + 1][KNOBS], v[KNOBS + 1];
     uint32_t start = r->evaluations;
     for (int i = 0; i <= KNOBS; ++i) {
@@ -160,7 +173,7 @@ static double search(recording* r, double* x, double step, uint32_t budget) {
  * refined with the rest of the budget. The starts: gravity down, and gravity up with springs
  * (and damping) stiffened in proportion, which lifts the tail towards where the walk carries
  * it while it still follows the hips; each with a small and a large hit radius. */
-static void multistart(recording* r, double* x, uint32_t budget) {
+static void multistart(group* r, double* x, uint32_t budget) {
     static const double starts[5][2] = {{-2, 1.4}, {-1, 0.7}, {-0.5, 0}, {0.5, 0}, {1, 0}};
     static const double hit[2] = {-2, 2};
     uint32_t each = budget / 15;
@@ -198,14 +211,16 @@ static void spring_layout(const tl_scene* scene, const tl_play_chain* chain, boo
         r->lengths[j] = len3(scene->stored_world + 16 * (size_t)def->nodes[j] + 12,
                              scene->stored_world + 16 * (size_t)def->nodes[j + 1] + 12);
         uint32_t tail = j + 1 < chain->bone_count ? j + 1 : j;
-        r->hit_base[j] = chain->joint_radii[tail] * unit;
+        /* a hair lock's skin reaches its thickness around the chain (tl_play_chain.hit_radius) */
+        r->hit_base[j] = fmax(chain->joint_radii[tail], chain->hit_radius) * unit;
     }
     def->collider_count = 0;
     for (uint32_t c = 0; colliders && c < body_count && def->collider_count < VRM_MAX_COLLIDERS;
          ++c) {
         bool inside = false;
         for (uint32_t j = 0; j < def->count && !inside; ++j) {
-            float reach = j ? (float)r->hit_base[j - 1] : 0;
+            uint32_t tail = j < chain->bone_count ? j : j - 1;
+            float reach = j ? (float)(chain->joint_radii[tail] * unit) : 0;
             const float* bind = sk->joints[j < chain->bone_count ? chain->bone_joints[j]
                                                                  : (uint32_t)chain->end_joint]
                                     .rest_world +
@@ -258,41 +273,48 @@ static void to_double(double* out, const float* m) {
         out[k] = m[k];
 }
 
-/* Plays the chain with tailor's player as tailor play does (looping from rest at 0) and keeps
- * what the search replays. */
-static tl_result record(const tl_scene* scene, const tl_play_chain* chain, uint32_t clip,
-                        recording* r, tl_error* err) {
+/* Plays the group's chains together with tailor's player as tailor play does (looping from rest
+ * at 0, the sheet coupling hair locks) and keeps what the search replays for each. */
+static tl_result record(const tl_scene* scene, const tl_play_chain* chains, group* g, uint32_t clip,
+                        uint32_t frames, tl_error* err) {
     tl_player_def pdef = tl_default_player_def();
     pdef.loop = true;
     tl_player* player = NULL;
-    tl_result res = tl_player_create(scene, chain, 1, &pdef, &player, err);
+    tl_result res = tl_player_create(scene, chains, g->count, &pdef, &player, err);
     if (res != TL_OK) return res;
     tl_pose* pose = tl_pose_create(scene);
-    const vrm_spring_def* def = r->def;
-    size_t n = r->frames;
-    r->parents = malloc(n * 16 * sizeof *r->parents);
-    r->colliders = malloc(n * 16 * (def->collider_count + 1) * sizeof *r->colliders);
-    r->tips = malloc(n * 3 * sizeof *r->tips);
-    if (!pose || !r->parents || !r->colliders || !r->tips) {
+    bool ok = pose != NULL;
+    for (uint32_t i = 0; i < g->count; ++i) {
+        recording* r = &g->recs[i];
+        r->parents = malloc(frames * 16 * sizeof *r->parents);
+        r->colliders = malloc(frames * 16 * (r->def->collider_count + 1) * sizeof *r->colliders);
+        r->tips = malloc(frames * 3 * sizeof *r->tips);
+        ok = ok && r->parents && r->colliders && r->tips;
+    }
+    if (!ok) {
         tl_pose_destroy(pose);
         tl_player_destroy(player);
         return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     }
-    double duration = scene->clips[clip].duration;
-    for (uint32_t f = 0; f < r->frames; ++f) {
-        double t = duration > 0 ? fmod(f * r->dt, duration) : 0;
+    double duration = scene->clips[clip].duration, dt = g->recs[0].dt;
+    static const double identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    for (uint32_t f = 0; f < frames; ++f) {
+        double t = duration > 0 ? fmod(f * dt, duration) : 0;
         tl_player_advance(player, pose, clip, (float)t);
-        static const double identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
-        if (def->parent_node == TL_NONE)
-            memcpy(r->parents + 16 * (size_t)f, identity, sizeof identity);
-        else
-            to_double(r->parents + 16 * (size_t)f, pose->world + 16 * (size_t)def->parent_node);
-        for (uint32_t c = 0; c < def->collider_count; ++c)
-            to_double(r->colliders + 16 * ((size_t)f * def->collider_count + c),
-                      pose->world + 16 * (size_t)def->colliders[c].node);
-        const float* tip = pose->world + 16 * (size_t)def->nodes[def->count - 1] + 12;
-        for (int k = 0; k < 3; ++k)
-            r->tips[3 * (size_t)f + k] = tip[k];
+        for (uint32_t i = 0; i < g->count; ++i) {
+            recording* r = &g->recs[i];
+            const vrm_spring_def* def = r->def;
+            if (def->parent_node == TL_NONE)
+                memcpy(r->parents + 16 * (size_t)f, identity, sizeof identity);
+            else
+                to_double(r->parents + 16 * (size_t)f, pose->world + 16 * (size_t)def->parent_node);
+            for (uint32_t c = 0; c < def->collider_count; ++c)
+                to_double(r->colliders + 16 * ((size_t)f * def->collider_count + c),
+                          pose->world + 16 * (size_t)def->colliders[c].node);
+            const float* tip = pose->world + 16 * (size_t)def->nodes[def->count - 1] + 12;
+            for (int k = 0; k < 3; ++k)
+                r->tips[3 * (size_t)f + k] = tip[k];
+        }
     }
     tl_pose_destroy(pose);
     tl_player_destroy(player);
@@ -314,58 +336,77 @@ static void fill_fit(const recording* r, tl_vrm_fit* fit) {
     fit->hit_radius[1] = (float)def->settings[last].hit_radius;
 }
 
-tl_result vrm_fit_chain(const tl_scene* scene, const tl_play_chain* chain, const tl_vrm_def* vdef,
-                        vrm_spring_def* def, tl_vrm_fit* fit, tl_error* err) {
-    const tl_scene_skin* sk = &scene->skins[chain->skin];
-    if (chain->end_joint == TL_NONE || chain->bone_count + 1 > VRM_MAX_JOINTS)
-        return tl_error_set(err, TL_ERROR_INVALID,
-                            "the chain from %s has no end joint: a VRM spring needs one",
-                            sk->joints[chain->bone_joints[0]].name);
-    memset(def, 0, sizeof *def);
-    memset(fit, 0, sizeof *fit);
-    recording r = {0};
-    r.def = def;
-    r.dt = 1.0 / vdef->fps;
-    r.height = sk->height > 0 ? sk->height : 1;
-    for (int k = 0; k < 3; ++k)
-        r.down[k] = -sk->up[k];
-    tl_body_collider body[TL_BODY_COLLIDERS_MAX];
-    uint32_t body_count = 0;
-    if (vdef->colliders) {
-        tl_result res = tl_body_colliders_fit(scene, chain->skin, body, TL_BODY_COLLIDERS_MAX,
-                                              &body_count, err);
-        if (res != TL_OK) return res;
+tl_result vrm_fit_group(const tl_scene* scene, const tl_play_chain* chains, uint32_t count,
+                        const tl_vrm_def* vdef, vrm_spring_def* defs, tl_vrm_fit* fits,
+                        tl_error* err) {
+    for (uint32_t i = 0; i < count; ++i)
+        if (chains[i].end_joint == TL_NONE || chains[i].bone_count + 1 > VRM_MAX_JOINTS)
+            return tl_error_set(err, TL_ERROR_INVALID,
+                                "the chain from %s has no end joint: a VRM spring needs one",
+                                scene->skins[chains[i].skin].joints[chains[i].bone_joints[0]].name);
+    group g = {calloc(count, sizeof *g.recs), count, 0};
+    if (!g.recs) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    tl_result res = TL_OK;
+    for (uint32_t i = 0; i < count && res == TL_OK; ++i) {
+        const tl_scene_skin* sk = &scene->skins[chains[i].skin];
+        recording* r = &g.recs[i];
+        memset(&defs[i], 0, sizeof defs[i]);
+        memset(&fits[i], 0, sizeof fits[i]);
+        r->def = &defs[i];
+        r->dt = 1.0 / vdef->fps;
+        r->height = sk->height > 0 ? sk->height : 1;
+        for (int k = 0; k < 3; ++k)
+            r->down[k] = -sk->up[k];
+        tl_body_collider body[TL_BODY_COLLIDERS_MAX];
+        uint32_t body_count = 0;
+        if (vdef->colliders)
+            res = tl_body_colliders_fit(scene, chains[i].skin, body, TL_BODY_COLLIDERS_MAX,
+                                        &body_count, err);
+        if (res == TL_OK)
+            spring_layout(scene, &chains[i], vdef->colliders, &defs[i], r, body, body_count);
     }
-    spring_layout(scene, chain, vdef->colliders, def, &r, body, body_count);
-    const tl_chain_settings* cs = &chain->settings.settings;
+    /* the starting knobs: the first chain's settings (a group's chains share their part's) */
+    const tl_chain_settings* cs = &chains[0].settings.settings;
     double x[KNOBS] = {log(cs->root_frequency),
                        log(cs->tip_frequency),
                        sqrt(cs->gravity / 1.8),
                        log(2 * cs->damping_ratio * 2 * PI * cs->root_frequency),
                        log(2 * cs->damping_ratio * 2 * PI * cs->tip_frequency),
                        0};
-    knobs_to_settings(&r, x);
     int32_t clip = pick_clip(scene, vdef->clip);
-    fit->clip = clip;
-    fit->error_rms = fit->error_max = fit->error_default = NAN;
-    if (clip != TL_NONE) {
-        r.frames = (uint32_t)lround((vdef->warmup_seconds + vdef->fit_seconds) * vdef->fps) + 1;
-        r.warmup = (uint32_t)lround(vdef->warmup_seconds * vdef->fps);
-        tl_result res = record(scene, chain, (uint32_t)clip, &r, err);
-        if (res == TL_OK) {
-            fit->error_default = sqrt(cost(&r, x));
-            multistart(&r, x, vdef->evaluations);
-            knobs_to_settings(&r, x);
-            double max;
-            fit->error_rms = sqrt(replay(&r, &max));
-            fit->error_max = max;
-            fit->evaluations = r.evaluations;
-        }
-        free(r.parents);
-        free(r.colliders);
-        free(r.tips);
-        if (res != TL_OK) return res;
+    for (uint32_t i = 0; i < count; ++i) {
+        knobs_to_settings(&g.recs[i], x);
+        fits[i].clip = clip;
+        fits[i].error_rms = fits[i].error_max = fits[i].error_default = NAN;
     }
-    fill_fit(&r, fit);
-    return TL_OK;
+    if (res == TL_OK && clip != TL_NONE) {
+        uint32_t frames =
+            (uint32_t)lround((vdef->warmup_seconds + vdef->fit_seconds) * vdef->fps) + 1;
+        for (uint32_t i = 0; i < count; ++i) {
+            g.recs[i].frames = frames;
+            g.recs[i].warmup = (uint32_t)lround(vdef->warmup_seconds * vdef->fps);
+        }
+        res = record(scene, chains, &g, (uint32_t)clip, frames, err);
+        if (res == TL_OK) {
+            for (uint32_t i = 0; i < count; ++i)
+                fits[i].error_default = sqrt(replay(&g.recs[i], NULL));
+            g.evaluations = 1; /* (the starting knobs' run, counted in the budget) */
+            multistart(&g, x, vdef->evaluations);
+            for (uint32_t i = 0; i < count; ++i) {
+                knobs_to_settings(&g.recs[i], x);
+                double max;
+                fits[i].error_rms = sqrt(replay(&g.recs[i], &max));
+                fits[i].error_max = max;
+                fits[i].evaluations = g.evaluations;
+            }
+        }
+    }
+    for (uint32_t i = 0; i < count; ++i) {
+        if (res == TL_OK) fill_fit(&g.recs[i], &fits[i]);
+        free(g.recs[i].parents);
+        free(g.recs[i].colliders);
+        free(g.recs[i].tips);
+    }
+    free(g.recs);
+    return res;
 }

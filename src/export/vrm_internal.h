@@ -52,9 +52,11 @@ void vrm_update(const vrm_spring_def* def, vrm_state* s, const double parent_wor
 tl_result vrm_spring_read(const tl_gltf* doc, const tl_scene* scene, uint32_t spring,
                           vrm_spring_def* def, tl_error* err);
 
-/* Fits one chain's settings (tl_vrm_write): def's nodes, locals and colliders filled, its
- * settings written; *fit filled. */
-tl_result vrm_fit_chain(const tl_scene* scene, const tl_play_chain* chain, const tl_vrm_def* vdef,
-                        vrm_spring_def* def, tl_vrm_fit* fit, tl_error* err);
+/* Fits the settings of `count` chains with one set of knobs (tl_vrm_write: hair locks coupled
+ * by the sheet together, other chains one by one), played together as tailor play plays them:
+ * each defs[i]'s nodes, locals and colliders filled, its settings written; fits[i] filled. */
+tl_result vrm_fit_group(const tl_scene* scene, const tl_play_chain* chains, uint32_t count,
+                        const tl_vrm_def* vdef, vrm_spring_def* defs, tl_vrm_fit* fits,
+                        tl_error* err);
 
 #endif

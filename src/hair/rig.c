@@ -128,9 +128,11 @@ static bool on_four_legs(const tl_scene_skin* sk) {
     return true;
 }
 
-/* A short style: one part of class hair, reported, its vertices left on the head. */
-static bool rigid_part(tl_rig_analysis* a, const tl_scene* scene, uint32_t skin,
-                       const uint32_t* union_index, const tl_hair_mesh* mesh) {
+/* The whole hair as one part of class hair, its vertices left as they are bound: a short style
+ * (reported, on the head) or hair tailor rigged before (already rigged). */
+static bool whole_part(tl_rig_analysis* a, const tl_scene* scene, uint32_t skin,
+                       const uint32_t* union_index, const tl_hair_mesh* mesh,
+                       tl_rig_action action, const char* reason) {
     const tl_scene_skin* sk = &scene->skins[skin];
     tl_rig_part* grown = realloc(a->parts, (a->part_count + 1) * sizeof *grown);
     if (!grown) return false;
@@ -145,9 +147,8 @@ static bool rigid_part(tl_rig_analysis* a, const tl_scene* scene, uint32_t skin,
     part->skin = skin;
     part->cls = TL_RIG_CLASS_HAIR;
     part->region = TL_RIG_REGION_HEAD;
-    part->action = TL_RIG_ACTION_REPORTED;
-    part->reason = "a short style, rigid on the head (no guide hangs long enough past the "
-                   "cap for a chain)";
+    part->action = action;
+    part->reason = reason;
     part->attach_joint = sk->body.head;
     snprintf(part->attach_name, sizeof part->attach_name, "%s", sk->joints[sk->body.head].name);
     part->attach_role = TL_ROLE_HEAD;
@@ -211,6 +212,30 @@ static float* nape_known(const tl_scene_skin* sk, const tl_hair_mesh* mesh,
     return known;
 }
 
+/* The share of the hair's weight (union vertices) on the bones of the skin's hair parts the
+ * file stores; 0 when it stores none. */
+static float hair_parts_share(const tl_scene* scene, uint32_t skin, const uint32_t* union_index,
+                              uint32_t count) {
+    const tl_scene_skin* sk = &scene->skins[skin];
+    uint8_t* bone = calloc(sk->joint_count + 1, 1);
+    bool any = false;
+    for (uint32_t i = 0; bone && i < scene->part_count; ++i) {
+        const tl_scene_part* p = &scene->parts[i];
+        if (p->kind != TL_PART_HAIR || p->skin != skin) continue;
+        any = true;
+        for (uint32_t b = 0; b < p->bone_count; ++b)
+            bone[p->bone_joints[b]] = 1;
+    }
+    double on = 0;
+    for (uint32_t i = 0; any && i < count; ++i)
+        for (uint32_t k = 0; k < sk->influence_count; ++k) {
+            size_t at = (size_t)union_index[i] * sk->influence_count + k;
+            if (bone[sk->influence_joints[at]]) on += sk->influence_weights[at];
+        }
+    free(bone);
+    return any && count ? (float)(on / count) : 0;
+}
+
 bool tl_hair_rig_plan(tl_rig_analysis* a, const tl_scene* scene, uint32_t skin) {
     assert(a && scene && skin < scene->skin_count);
     const tl_scene_skin* sk = &scene->skins[skin];
@@ -231,6 +256,23 @@ bool tl_hair_rig_plan(tl_rig_analysis* a, const tl_scene* scene, uint32_t skin) 
     if (found)
         cdef.colliders = world, cdef.collider_count = rest_colliders(scene, skin, &cdef, world);
     bool ok = true;
+    /* hair tailor rigged before (its chains in extras.tailor): left as it is, as a tail bound to
+       its own bones is; planned again it would get a second set of chains beside the first */
+    bool rigged = false;
+    for (uint32_t i = 0; i < scene->part_count; ++i)
+        rigged |= scene->parts[i].kind == TL_PART_HAIR && scene->parts[i].skin == skin;
+    if (found && rigged) {
+        if (hair_skin_mesh(scene, skin, flags, &mesh, &union_index, NULL) == TL_OK) {
+            relabel_parts(a, skin, union_index, mesh.vertex_count, sk->vertex_count, true);
+            ok = whole_part(a, scene, skin, union_index, &mesh, TL_RIG_ACTION_ALREADY_RIGGED,
+                            "hair tailor rigged before (its guide chains are in the file): left "
+                            "as it is");
+            if (ok)
+                a->parts[a->part_count - 1].own_bones =
+                    hair_parts_share(scene, skin, union_index, mesh.vertex_count);
+        }
+        found = 0;
+    }
     /* no hair, no scalp, no guide long enough: nothing to add (the style stays on the head) */
     if (found && hair_skin_mesh(scene, skin, flags, &mesh, &union_index, NULL) == TL_OK &&
         tl_hair_scalp_find(scene, skin, &def, flags, &scalp, NULL) == TL_OK &&
@@ -238,7 +280,10 @@ bool tl_hair_rig_plan(tl_rig_analysis* a, const tl_scene* scene, uint32_t skin) 
         tl_hair_chains_create(&mesh, scalp, guides, &cdef, &chains, NULL) == TL_OK)
         relabel_parts(a, skin, union_index, mesh.vertex_count, sk->vertex_count,
                       chains->chain_count > 0);
-    if (chains && chains->chain_count == 0) ok = rigid_part(a, scene, skin, union_index, &mesh);
+    if (chains && chains->chain_count == 0)
+        ok = whole_part(a, scene, skin, union_index, &mesh, TL_RIG_ACTION_REPORTED,
+                        "a short style, rigid on the head (no guide hangs long enough past the "
+                        "cap for a chain)");
     if (chains && chains->chain_count > 0) {
         tl_rig_part* grown =
             realloc(a->parts, (a->part_count + chains->chain_count + 1) * sizeof *grown);
