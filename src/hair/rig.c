@@ -131,8 +131,8 @@ static bool on_four_legs(const tl_scene_skin* sk) {
 /* The whole hair as one part of class hair, its vertices left as they are bound: a short style
  * (reported, on the head) or hair tailor rigged before (already rigged). */
 static bool whole_part(tl_rig_analysis* a, const tl_scene* scene, uint32_t skin,
-                       const uint32_t* union_index, const tl_hair_mesh* mesh,
-                       tl_rig_action action, const char* reason) {
+                       const uint32_t* union_index, const tl_hair_mesh* mesh, tl_rig_action action,
+                       const char* reason) {
     const tl_scene_skin* sk = &scene->skins[skin];
     tl_rig_part* grown = realloc(a->parts, (a->part_count + 1) * sizeof *grown);
     if (!grown) return false;
