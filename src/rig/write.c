@@ -498,7 +498,6 @@ static json_t* collider_json(const tl_gltf* doc, const tl_scene_skin* sk,
 static tl_result write_colliders(tl_gltf* doc, const tl_rig_analysis* a, const tl_scene* scene,
                                  tl_error* err) {
     tl_result r = TL_OK;
-    json_t* skins = json_object_get(doc->json, "skins");
     for (uint32_t s = 0; s < a->skin_count && r == TL_OK; ++s) {
         bool chained = false;
         for (uint32_t i = 0; i < a->part_count; ++i)
@@ -513,18 +512,13 @@ static tl_result write_colliders(tl_gltf* doc, const tl_rig_analysis* a, const t
         json_t* list = json_array();
         for (uint32_t k = 0; k < n; ++k)
             json_array_append_new(list, collider_json(doc, &scene->skins[skin], &body[k]));
-        json_t* skin_json = json_array_get(skins, skin);
-        json_t* extras = json_object_get(skin_json, "extras");
-        if (!json_is_object(extras)) {
-            extras = json_object();
-            json_object_set_new(skin_json, "extras", extras);
+        json_t* tailor = tl_schema_skin_record(doc, skin);
+        if (!tailor) { /* (a skin whose extras are not an object is refused when read) */
+            json_decref(list);
+            r = tl_error_set(err, TL_ERROR_INVALID,
+                             "skin %u does not exist or its extras are not an object", skin);
+            break;
         }
-        json_t* tailor = json_object_get(extras, TL_SCHEMA_KEY);
-        if (!json_is_object(tailor)) {
-            tailor = json_object();
-            json_object_set_new(extras, TL_SCHEMA_KEY, tailor);
-        }
-        json_object_set_new(tailor, TL_SCHEMA_VERSION_KEY, json_integer(TL_SCHEMA_VERSION));
         /* the frame the player takes (in the coordinates of the colliders' rest-world mapping),
          * so every reader plays by it and a misdetected one can be corrected in the file */
         r = tl_skin_write_frame(doc, scene, skin, err);

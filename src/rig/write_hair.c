@@ -13,23 +13,6 @@
 #include <jansson.h>
 #include <stdlib.h>
 
-/* extras.tailor of a skin, made when absent. */
-static json_t* skin_record(tl_gltf* doc, uint32_t skin) {
-    json_t* skin_json = json_array_get(json_object_get(doc->json, "skins"), skin);
-    json_t* extras = json_object_get(skin_json, "extras");
-    if (!json_is_object(extras)) {
-        extras = json_object();
-        json_object_set_new(skin_json, "extras", extras);
-    }
-    json_t* tailor = json_object_get(extras, TL_SCHEMA_KEY);
-    if (!json_is_object(tailor)) {
-        tailor = json_object();
-        json_object_set_new(extras, TL_SCHEMA_KEY, tailor);
-    }
-    json_object_set_new(tailor, TL_SCHEMA_VERSION_KEY, json_integer(TL_SCHEMA_VERSION));
-    return tailor;
-}
-
 static json_t* pair_int(uint32_t a, uint32_t b) {
     return json_pack("[II]", (json_int_t)a, (json_int_t)b);
 }
@@ -53,7 +36,8 @@ static void write_ties(tl_gltf* doc, const tl_scene* scene, const uint32_t* part
             json_array_append_new(list, o);
         }
         if (list)
-            json_object_set_new(skin_record(doc, scene->skins[s].skin), TL_SCHEMA_SHEET, list);
+            json_object_set_new(tl_schema_skin_record(doc, scene->skins[s].skin), TL_SCHEMA_SHEET,
+                                list);
     }
 }
 

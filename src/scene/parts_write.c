@@ -104,18 +104,24 @@ tl_result tl_part_write_pendulum(tl_gltf* doc, uint32_t node, const tl_pendulum_
     return put(doc, node, tailor, err);
 }
 
-tl_result tl_skin_write_frame(tl_gltf* doc, const tl_scene* scene, uint32_t skin, tl_error* err) {
-    assert(doc && scene && skin < scene->skin_count);
-    const tl_scene_skin* sk = &scene->skins[skin];
-    json_t* s = json_array_get(json_object_get(tl_gltf_json(doc), "skins"), sk->skin);
+json_t* tl_schema_skin_record(tl_gltf* doc, uint32_t skin) {
+    json_t* s = json_array_get(json_object_get(tl_gltf_json(doc), "skins"), skin);
     json_t* extras = json_object_get(s, "extras");
-    if (!s || (extras && !json_is_object(extras)))
-        return tl_error_set(err, TL_ERROR_INVALID, "skin %u does not exist or its extras are %s",
-                            sk->skin, s ? "not an object" : "missing");
+    if (!s || (extras && !json_is_object(extras))) return NULL;
     if (!extras) json_object_set_new(s, "extras", extras = json_object());
     json_t* tailor = json_object_get(extras, TL_SCHEMA_KEY);
     if (!json_is_object(tailor)) json_object_set_new(extras, TL_SCHEMA_KEY, tailor = json_object());
     json_object_set_new(tailor, TL_SCHEMA_VERSION_KEY, json_integer(TL_SCHEMA_VERSION));
+    return tailor;
+}
+
+tl_result tl_skin_write_frame(tl_gltf* doc, const tl_scene* scene, uint32_t skin, tl_error* err) {
+    assert(doc && scene && skin < scene->skin_count);
+    const tl_scene_skin* sk = &scene->skins[skin];
+    json_t* tailor = tl_schema_skin_record(doc, sk->skin);
+    if (!tailor)
+        return tl_error_set(err, TL_ERROR_INVALID,
+                            "skin %u does not exist or its extras are not an object", sk->skin);
     json_t* frame = json_object();
     const float* axes[3] = {sk->up, sk->forward, sk->lateral};
     const char* keys[3] = {TL_SCHEMA_FRAME_UP, TL_SCHEMA_FRAME_FORWARD, TL_SCHEMA_FRAME_LATERAL};

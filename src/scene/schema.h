@@ -7,6 +7,9 @@
 #include <tailor/pendulum.h>
 #include <tailor/sim.h>
 
+#include <tailor/gltf.h>
+
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -98,5 +101,10 @@ float* tl_schema_cloth_setting_field(const tl_schema_setting* s, tl_cloth_settin
 enum { TL_SCHEMA_PENDULUM_SETTING_COUNT = 6, TL_SCHEMA_AIM_SETTING_COUNT = 2 };
 extern const tl_schema_setting tl_schema_pendulum_settings[TL_SCHEMA_PENDULUM_SETTING_COUNT];
 extern const tl_schema_setting tl_schema_aim_settings[TL_SCHEMA_AIM_SETTING_COUNT];
+
+/* skins[skin].extras.tailor of the document, made when absent, with this build's version set;
+ * NULL when the skin does not exist or its extras are not an object. (Every writer of a skin's
+ * record goes through it: tailor rig's colliders, frame and sheet.) */
+json_t* tl_schema_skin_record(tl_gltf* doc, uint32_t skin);
 
 #endif
