@@ -113,7 +113,7 @@ async function main() {
     }
   };
   // colliders: the body colliders the file stores (skins[s].extras.tailor.colliders, written by
-  // tailor rig). Checked, the simulated copy's tails and cloth keep out of them, as in tailor play; the
+  // tailor rig). Checked, the simulated copy's tails, hair and cloth keep out of them, as in tailor play; the
   // guide modes draw them as wireframes on that copy, each a child of its joint in its frame.
   const wires = chained.rig.colliders.map((c) => colliderWire(c)).filter((w) => w);
   const showWires = () => {
@@ -130,7 +130,7 @@ async function main() {
   $('show').addEventListener('change', () => setShow($('show').value));
   if (chained.rig.colliders.length) {
     $('colliders').checked = chained.rig.collidersOn;
-    $('colliders').parentElement.title = `${chained.rig.colliders.length} body colliders: the tails and cloth keep out of them`;
+    $('colliders').parentElement.title = `${chained.rig.colliders.length} body colliders: the tails, hair and cloth keep out of them`;
   } else {
     $('colliders').disabled = true;
     $('colliders').parentElement.title = 'this file has no colliders';
