@@ -8,11 +8,9 @@
 //   node tests/vrm_hair_stretch.mjs FILE CLIP_INDEX FRAMES WARMUP SAMPLES [FPS]
 //
 // Output: {"edges", "samples", "p95", "p99", "max", "torn_pct", "springs"}.
-// Textures: as tests/vrm_three.mjs, a loader plugin answers every texture with null.
-import fs from 'node:fs';
+// Loaded by tests/vrm_load.mjs (textures answered with null).
 import * as THREE from 'three';
-import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
-import { VRMSpringBoneLoaderPlugin } from '@pixiv/three-vrm-springbone';
+import { loadVrm } from './vrm_load.mjs';
 
 const [file, clipArg, framesArg, warmupArg, samplesArg, fpsArg] = process.argv.slice(2);
 if (!file || clipArg === undefined || !framesArg || !warmupArg || !samplesArg) {
@@ -21,12 +19,7 @@ if (!file || clipArg === undefined || !framesArg || !warmupArg || !samplesArg) {
 }
 const warn = console.warn;
 console.warn = () => {};
-const bytes = fs.readFileSync(file);
-const data = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
-const loader = new GLTFLoader();
-loader.register(() => ({ name: 'tailor_no_textures', loadTexture: () => Promise.resolve(null) }));
-loader.register((parser) => new VRMSpringBoneLoaderPlugin(parser));
-const gltf = await loader.parseAsync(data, '');
+const gltf = await loadVrm(file);
 console.warn = warn;
 const manager = gltf.userData.vrmSpringBoneManager;
 const json = gltf.parser.json;

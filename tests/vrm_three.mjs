@@ -16,11 +16,9 @@
 // Springs are listed for VRMC_springBone files (from its JSON); for VRM 0.x only the joint
 // count the plugin made is given.
 //
-// Textures: as tests/three_sample.mjs, a loader plugin answers every texture with null.
-import fs from 'node:fs';
+// Loaded by tests/vrm_load.mjs (textures answered with null).
 import * as THREE from 'three';
-import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
-import { VRMSpringBoneLoaderPlugin } from '@pixiv/three-vrm-springbone';
+import { loadVrm } from './vrm_load.mjs';
 
 const [file, clipArg, framesArg, fpsArg] = process.argv.slice(2);
 if (!file || clipArg === undefined || !framesArg) {
@@ -32,12 +30,7 @@ const warn = console.warn;
 console.warn = (...args) => {
   warnings.push(args.map(String).join(' '));
 };
-const bytes = fs.readFileSync(file);
-const data = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
-const loader = new GLTFLoader();
-loader.register(() => ({ name: 'tailor_no_textures', loadTexture: () => Promise.resolve(null) }));
-loader.register((parser) => new VRMSpringBoneLoaderPlugin(parser));
-const gltf = await loader.parseAsync(data, '');
+const gltf = await loadVrm(file);
 const manager = gltf.userData.vrmSpringBoneManager;
 const json = gltf.parser.json;
 const ext = json.extensions && json.extensions.VRMC_springBone;

@@ -253,14 +253,14 @@ bool tl_hair_rig_plan(tl_rig_analysis* a, const tl_scene* scene, uint32_t skin) 
     tl_hair_def def = tl_default_hair_def();
     tl_hair_chain_def cdef = a->def.hair ? *a->def.hair : tl_default_hair_chain_def();
     tl_collider world[TL_BODY_COLLIDERS_MAX];
-    if (found)
-        cdef.colliders = world, cdef.collider_count = rest_colliders(scene, skin, &cdef, world);
-    bool ok = true;
     /* hair tailor rigged before (its chains in extras.tailor): left as it is, as a tail bound to
        its own bones is; planned again it would get a second set of chains beside the first */
     bool rigged = false;
     for (uint32_t i = 0; i < scene->part_count; ++i)
         rigged |= scene->parts[i].kind == TL_PART_HAIR && scene->parts[i].skin == skin;
+    if (found && !rigged)
+        cdef.colliders = world, cdef.collider_count = rest_colliders(scene, skin, &cdef, world);
+    bool ok = true;
     if (found && rigged) {
         if (hair_skin_mesh(scene, skin, flags, &mesh, &union_index, NULL) == TL_OK) {
             relabel_parts(a, skin, union_index, mesh.vertex_count, sk->vertex_count, true);
