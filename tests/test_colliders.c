@@ -793,6 +793,74 @@ static void test_grown_ellipsoid(void) {
     ENSURE(tl_collider_grown(&plane, g, &grown) && memcmp(&grown, &plane, sizeof plane) == 0);
 }
 
+/* tl_collider_sphere, the sheet's early out (src/play/sheet_hold.c): every point whose depth is
+ * above -g lies within the sphere's radius + g, for turned ellipsoids, capsules and spheres
+ * and growths from a shrink to a lock's thickness; the sphere is no larger than the shape's
+ * own reach (the longest semi-axis; half the segment plus the radius); a plane has none. */
+static void test_sphere_holds_depth(void) {
+    uint32_t seed = 12345u;
+#define RND() ((seed = seed * 1664525u + 1013904223u), (float)(seed >> 8) / 16777216.0f)
+    uint32_t inside = 0;
+    for (int c = 0; c < 300; ++c) {
+        float q[4], n = 0;
+        for (int k = 0; k < 4; ++k)
+            q[k] = RND() - 0.5f, n += q[k] * q[k];
+        n = sqrtf(n);
+        for (int k = 0; k < 4; ++k)
+            q[k] /= n;
+        float r[3] = {0.02f + 0.2f * RND(), 0.02f + 0.1f * RND(), 0.01f + 0.05f * RND()};
+        float mid[3] = {RND() - 0.5f, 1 + RND(), RND() - 0.5f};
+        float m[3][3] = {{1 - 2 * (q[1] * q[1] + q[2] * q[2]), 2 * (q[0] * q[1] + q[2] * q[3]),
+                          2 * (q[0] * q[2] - q[1] * q[3])},
+                         {2 * (q[0] * q[1] - q[2] * q[3]), 1 - 2 * (q[0] * q[0] + q[2] * q[2]),
+                          2 * (q[1] * q[2] + q[0] * q[3])},
+                         {2 * (q[0] * q[2] + q[1] * q[3]), 2 * (q[1] * q[2] - q[0] * q[3]),
+                          1 - 2 * (q[0] * q[0] + q[1] * q[1])}};
+        tl_collider col;
+        memset(&col, 0, sizeof col);
+        float reach = 0;
+        memcpy(col.a, mid, sizeof mid);
+        if (c % 3 == 0) {
+            col.shape = TL_COLLIDER_ELLIPSOID;
+            for (int k = 0; k < 3; ++k)
+                for (int i = 0; i < 3; ++i)
+                    col.axes[k][i] = r[k] * m[k][i];
+            reach = r[0] > r[1] ? (r[0] > r[2] ? r[0] : r[2]) : (r[1] > r[2] ? r[1] : r[2]);
+        } else {
+            col.shape = c % 3 == 1 ? TL_COLLIDER_CAPSULE : TL_COLLIDER_SPHERE;
+            col.radius = r[2];
+            float half = col.shape == TL_COLLIDER_CAPSULE ? r[0] : 0;
+            for (int i = 0; i < 3; ++i)
+                col.a[i] = mid[i] - half * m[0][i], col.b[i] = mid[i] + half * m[0][i];
+            reach = half + r[2];
+        }
+        float sphere[4];
+        ENSURE(tl_collider_sphere(&col, sphere));
+        ENSURE_MSG(sphere[3] >= reach && sphere[3] <= 1.002f * reach,
+                   "collider %d: sphere radius %g for a reach of %g", c, sphere[3], reach);
+        for (int t = 0; t < 400; ++t) {
+            float g = -0.5f * r[2] + 0.06f * RND(), p[3], d2 = 0;
+            for (int i = 0; i < 3; ++i) {
+                p[i] = mid[i] + (2 * RND() - 1) * (reach + 0.06f);
+                d2 += (p[i] - sphere[i]) * (p[i] - sphere[i]);
+            }
+            if (!(tl_collider_depth(&col, p) + g > 0)) continue;
+            ++inside;
+            float far = sphere[3] + g;
+            ENSURE_MSG(far > 0 && d2 < far * far,
+                       "collider %d: a point at depth %g (growth %g) lies %g from the sphere's "
+                       "mid, past its radius %g",
+                       c, tl_collider_depth(&col, p), g, sqrtf(d2), far);
+        }
+    }
+#undef RND
+    fprintf(stderr, "  %u points inside a grown collider, each within its sphere\n", inside);
+    ENSURE(inside > 1000);
+    tl_collider plane = {TL_COLLIDER_PLANE, {0, 0, 0}, {0, 1, 0}, 0, {{0}}};
+    float none[4];
+    ENSURE(!tl_collider_sphere(&plane, none));
+}
+
 static const tl_test_case cases[] = {
     {"fit_ellipsoid", test_fit_ellipsoid},
     {"fit_capsule", test_fit_capsule},
@@ -807,6 +875,7 @@ static const tl_test_case cases[] = {
     {"stored_frame_used", test_stored_frame_used},
     {"fit_sort_matches_qsort", test_fit_sort_matches_qsort},
     {"grown_ellipsoid", test_grown_ellipsoid},
+    {"sphere_holds_depth", test_sphere_holds_depth},
 };
 
 int main(int argc, char** argv) {

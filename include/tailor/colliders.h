@@ -124,6 +124,11 @@ bool tl_collider_grown(const tl_collider* collider, float growth, tl_collider* o
  * than the true depth). */
 float tl_collider_depth(const tl_collider* collider, const float point[3]);
 
+/* A sphere around the collider for a cheap early out: every point whose depth is above -g lies
+ * closer than sphere[3] + g to (sphere[0], sphere[1], sphere[2]) (for the depth's own rounding
+ * too: the radius has a margin). False for a plane, which no sphere holds. */
+bool tl_collider_sphere(const tl_collider* collider, float sphere[4]);
+
 #ifdef __cplusplus
 }
 #endif

@@ -7,6 +7,7 @@
 
 #include <tailor/colliders.h>
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +61,15 @@ struct play_sheet {
     tl_chain_pose* start;
     bool started;     /* fresh and start hold a frame's */
     uint32_t skipped; /* the ties the last hold passed over so */
+    /* per chain and collider (PLAY_SHEET_COLLIDERS_MAX a chain): a sphere around it this frame
+       (tl_collider_sphere; a radius below 0: a plane, none); most of a hold's depth queries lie
+       far from most of its chain's colliders. Per chain and particle (TL_CHAIN_MAX_BONES a
+       chain): where it was when the hold began and a reach squared (4 floats), and the
+       colliders whose spheres, grown for its link, come within that reach of it (near, near_n):
+       a query within the reach needs no other */
+    float* bound;
+    float* ref;
+    uint8_t *near, *near_n;
 };
 
 bool play_sheet_from_ties(const play_sheet_tie* ties, uint32_t tie_count, uint32_t count,
@@ -93,10 +103,15 @@ bool play_sheet_from_ties(const play_sheet_tie* ties, uint32_t tie_count, uint32
     s->start_version = calloc(count, sizeof(uint64_t));
     s->start = calloc(count, sizeof(tl_chain_pose));
     s->tie_seen = calloc(3 * (size_t)tie_count, sizeof(uint64_t));
+    s->bound = calloc(4 * PLAY_SHEET_COLLIDERS_MAX * (size_t)count, sizeof(float));
+    s->ref = calloc(4 * links, sizeof(float));
+    s->near = calloc(PLAY_SHEET_COLLIDERS_MAX * links, 1);
+    s->near_n = calloc(links, 1);
     s->memo = true;
     if (!s->ties || !s->pos || !s->moves || !s->bones || !s->carried || !s->link_dir ||
         !s->link_ok || !s->link_seen || !s->version || !s->fresh || !s->fresh_version ||
-        !s->start_version || !s->start || !s->tie_seen)
+        !s->start_version || !s->start || !s->tie_seen || !s->bound || !s->ref || !s->near ||
+        !s->near_n)
         return play_sheet_destroy(s), false;
     for (uint32_t k = 0; k < tie_count; ++k) {
         const play_sheet_tie* t = &ties[k];
@@ -115,7 +130,7 @@ void play_sheet_destroy(play_sheet* s) {
     free(s->ties), free(s->pos), free(s->moves), free(s->bones), free(s->carried);
     free(s->link_dir), free(s->link_ok), free(s->link_seen), free(s->version);
     free(s->fresh), free(s->fresh_version), free(s->start_version), free(s->start);
-    free(s->tie_seen), free(s);
+    free(s->tie_seen), free(s->bound), free(s->ref), free(s->near), free(s->near_n), free(s);
 }
 
 void play_sheet_memo(play_sheet* s, bool memo) {
@@ -250,28 +265,96 @@ void play_sheet_rest(play_sheet* s, tl_chain* const* chains, const tl_chain_inpu
     }
 }
 
-/* How deep p is in the colliders of a chain's link (grown for it; a link free of one: not),
- * <= 0 outside all. */
-static float body_depth(const play_sheet_body* body, uint32_t bones, uint32_t link,
-                        const float* p) {
-    float deepest = -INFINITY;
-    for (uint32_t k = 0; body && k < body->count; ++k) {
-        float grow = body->growth ? body->growth[k * bones + link] : 0;
-        if (!isfinite(grow)) continue; /* -INFINITY: the link is free of it */
-        float d = tl_collider_depth(&body->colliders[k], p) + grow;
-        deepest = d > deepest ? d : deepest;
+/* A chain's colliders as the hold reads them: the body and the sheet's spheres and near lists
+ * of the chain this frame. */
+typedef struct hold_body {
+    const play_sheet_body* body;
+    const float *bound, *ref;
+    const uint8_t *near, *near_n;
+} hold_body;
+
+static hold_body hold_body_of(const play_sheet* s, const play_sheet_body* bodies, uint32_t chain) {
+    size_t links = (size_t)TL_CHAIN_MAX_BONES * chain;
+    return (hold_body){bodies + chain, s->bound + 4 * (size_t)PLAY_SHEET_COLLIDERS_MAX * chain,
+                       s->ref + 4 * links, s->near + PLAY_SHEET_COLLIDERS_MAX * links,
+                       s->near_n + links};
+}
+
+/* Collider k's depth at p grown for the link, into *deepest when deeper; passed over when p
+ * lies outside its sphere so grown (its depth there is <= 0). */
+static void collider_deeper(hold_body h, uint32_t k, uint32_t bones, uint32_t link, const float* p,
+                            float* deepest) {
+    float grow = h.body->growth ? h.body->growth[k * bones + link] : 0;
+    if (!isfinite(grow)) return; /* -INFINITY: the link is free of it */
+    const float* b = h.bound + 4 * k;
+    if (b[3] >= 0) {
+        float reach = b[3] + grow, e[3] = {p[0] - b[0], p[1] - b[1], p[2] - b[2]};
+        if (!(reach > 0) || e[0] * e[0] + e[1] * e[1] + e[2] * e[2] >= reach * reach) return;
     }
+    float d = tl_collider_depth(&h.body->colliders[k], p) + grow;
+    *deepest = d > *deepest ? d : *deepest;
+}
+
+/* How deep p is in the colliders of a chain's link (grown for it; a link free of one: not),
+ * where that is above 0; <= 0 (or -INFINITY) when it is outside all. Near the link's particle
+ * as the hold began, only the colliders near it are read (the others' depth is <= 0 there). */
+static float body_depth(hold_body h, uint32_t bones, uint32_t link, const float* p) {
+    float deepest = -INFINITY;
+    if (!h.body) return deepest;
+    const float* r = h.ref + 4 * link;
+    float e[3] = {p[0] - r[0], p[1] - r[1], p[2] - r[2]};
+    if (e[0] * e[0] + e[1] * e[1] + e[2] * e[2] < r[3]) {
+        const uint8_t* near = h.near + PLAY_SHEET_COLLIDERS_MAX * link;
+        for (uint32_t n = 0; n < h.near_n[link]; ++n)
+            collider_deeper(h, near[n], bones, link, p, &deepest);
+        return deepest;
+    }
+    for (uint32_t k = 0; k < h.body->count; ++k)
+        collider_deeper(h, k, bones, link, p, &deepest);
     return deepest;
 }
 
-/* Would moving p by g * d take it deeper into its link's colliders? */
-static bool goes_deeper(const play_sheet_body* body, uint32_t bones, uint32_t link, const float* p,
-                        const float* d, float g) {
-    if (!body || body->count == 0) return false;
+/* Each collider's sphere, and each particle's near colliders within a reach of a link length
+ * (the rest of a hold's moves are rarely longer; a query beyond it reads them all). */
+static void hold_near(play_sheet* s, const play_sheet_body* bodies) {
+    for (uint32_t i = 0; i < s->count; ++i) {
+        assert(bodies[i].count <= PLAY_SHEET_COLLIDERS_MAX);
+        float* bound = s->bound + 4 * (size_t)PLAY_SHEET_COLLIDERS_MAX * i;
+        for (uint32_t k = 0; k < bodies[i].count; ++k)
+            if (!s->memo || !tl_collider_sphere(&bodies[i].colliders[k], bound + 4 * k))
+                bound[4 * k + 3] = -1; /* (read whatever the point: a plane, or for tests) */
+        const float* x = s->pos + 3 * (size_t)TL_CHAIN_MAX_BONES * i;
+        for (uint32_t j = 0; j < s->bones[i]; ++j) {
+            float* r = s->ref + 4 * ((size_t)TL_CHAIN_MAX_BONES * i + j);
+            uint8_t* near =
+                s->near + PLAY_SHEET_COLLIDERS_MAX * ((size_t)TL_CHAIN_MAX_BONES * i + j);
+            uint8_t* n = s->near_n + (size_t)TL_CHAIN_MAX_BONES * i + j;
+            const float* a = j > 0 ? x + 3 * (j - 1) : x + 3 * (j + 1 < s->bones[i] ? j + 1 : j);
+            float e[3] = {x[3 * j] - a[0], x[3 * j + 1] - a[1], x[3 * j + 2] - a[2]};
+            float reach = sqrtf(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
+            memcpy(r, x + 3 * j, 3 * sizeof(float));
+            r[3] = s->memo ? 0.99f * reach * reach : 0, *n = 0;
+            for (uint32_t k = 0; k < bodies[i].count; ++k) {
+                const float* b = bound + 4 * k;
+                float grow = bodies[i].growth ? bodies[i].growth[k * s->bones[i] + j] : 0;
+                if (!isfinite(grow)) continue;
+                float far = b[3] + grow + reach, c[3] = {r[0] - b[0], r[1] - b[1], r[2] - b[2]};
+                if (b[3] < 0 || c[0] * c[0] + c[1] * c[1] + c[2] * c[2] < far * far)
+                    near[(*n)++] = (uint8_t)k;
+            }
+        }
+    }
+}
+
+/* Would moving p by g * d take it deeper into its link's colliders? (Only depths above 0
+ * decide it, so the colliders body_depth passes over change nothing.) */
+static bool goes_deeper(hold_body h, uint32_t bones, uint32_t link, const float* p, const float* d,
+                        float g) {
+    if (!h.body || h.body->count == 0) return false;
     float q[3] = {p[0] + g * d[0], p[1] + g * d[1], p[2] + g * d[2]};
-    float after = body_depth(body, bones, link, q);
+    float after = body_depth(h, bones, link, q);
     if (!(after > 0)) return false;
-    return after > body_depth(body, bones, link, p);
+    return after > body_depth(h, bones, link, p);
 }
 
 /* A tie's side: the particles its point moves with (the link's two ends, or the first link's
@@ -283,8 +366,8 @@ static int side_particles(uint32_t link, float t, uint32_t* idx, float* w) {
 }
 
 /* Would moving the side's particles by g * w_k * d take one deeper into its link's colliders? */
-static bool side_goes_deeper(const play_sheet_body* body, uint32_t bones, const float* pos,
-                             const uint32_t* idx, const float* w, int n, const float* d, float g) {
+static bool side_goes_deeper(hold_body body, uint32_t bones, const float* pos, const uint32_t* idx,
+                             const float* w, int n, const float* d, float g) {
     for (int k = 0; k < n; ++k)
         if (w[k] > 0 && goes_deeper(body, bones, idx[k], pos + 3 * idx[k], d, g * w[k]))
             return true;
@@ -295,7 +378,7 @@ static bool side_goes_deeper(const play_sheet_body* body, uint32_t bones, const 
  * pose at the frame's end), past the allowance, at most its seam a sweep; the chain's side alone
  * moves, and not when that takes one of its particles deeper into its link's colliders. */
 static int head_tie_hold(play_sheet* s, const sheet_tie* t, const float* o,
-                         const tl_chain_input* in, const play_sheet_body* body) {
+                         const tl_chain_input* in, hold_body body) {
     float* xa = s->pos + 3 * TL_CHAIN_MAX_BONES * t->a;
     float sc = in->start.scale > 0 ? in->start.scale : 1, pa[3], d[3];
     tie_point(xa, t->ia, t->ta, pa);
@@ -323,7 +406,8 @@ static int head_tie_hold(play_sheet* s, const sheet_tie* t, const float* o,
 static int tie_hold(play_sheet* s, const sheet_tie* t, const float* o, const float* n0,
                     const tl_chain_input* inputs, const play_sheet_body* bodies) {
     const size_t per = 3 * TL_CHAIN_MAX_BONES;
-    if (t->b == HEAD_TIE) return head_tie_hold(s, t, o, &inputs[t->a], bodies + t->a);
+    if (t->b == HEAD_TIE)
+        return head_tie_hold(s, t, o, &inputs[t->a], hold_body_of(s, bodies, t->a));
     float* xa = s->pos + per * t->a;
     float* yb = s->pos + per * t->b;
     float sc = inputs[t->a].start.scale, n1[3], turned[3], pa[3], pb[3];
@@ -357,10 +441,10 @@ static int tie_hold(play_sheet* s, const sheet_tie* t, const float* o, const flo
         sb += wb[k] * wb[k];
     /* each particle moves by its weight over the sum of squares, so the points close the excess
        (half from each side); a side that would go deeper into the body stays */
-    bool x_stays =
-        side_goes_deeper(bodies + t->a, s->bones[t->a], xa, ia, wa, na, d, e / (sa + sb));
-    bool y_stays =
-        side_goes_deeper(bodies + t->b, s->bones[t->b], yb, ib, wb, nb, d, -e / (sa + sb));
+    bool x_stays = side_goes_deeper(hold_body_of(s, bodies, t->a), s->bones[t->a], xa, ia, wa, na,
+                                    d, e / (sa + sb));
+    bool y_stays = side_goes_deeper(hold_body_of(s, bodies, t->b), s->bones[t->b], yb, ib, wb, nb,
+                                    d, -e / (sa + sb));
     if (x_stays && y_stays) return TIE_STAYED;
     float w = (x_stays ? 0 : sa) + (y_stays ? 0 : sb);
     if (!(w > 0)) return TIE_STAYED;
@@ -402,6 +486,7 @@ void play_sheet_hold(play_sheet* s, tl_chain* const* chains, const tl_chain_inpu
     const size_t per = 3 * TL_CHAIN_MAX_BONES;
     uint64_t before = s->clock;
     hold_begin(s, chains, inputs);
+    hold_near(s, bodies);
     /* the attachments do not move within a frame: each tie's rest vectors carried once, and
        again only when its attachment moved */
     for (uint32_t k = 0; k < s->tie_count; ++k) {

@@ -25,7 +25,8 @@ typedef struct play_sheet_tie {
 } play_sheet_tie;
 
 /* A chain's body colliders at the frame's end, as its last step saw them (growth per collider
- * and link as tl_chain_input.collider_growth, or NULL). */
+ * and link as tl_chain_input.collider_growth, or NULL); at most PLAY_SHEET_COLLIDERS_MAX. */
+#define PLAY_SHEET_COLLIDERS_MAX 32
 typedef struct play_sheet_body {
     const tl_collider* colliders;
     uint32_t count;
@@ -50,9 +51,10 @@ void play_sheet_rest(play_sheet* sheet, tl_chain* const* chains, const tl_chain_
 void play_sheet_hold(play_sheet* sheet, tl_chain* const* chains, const tl_chain_input* inputs,
                      const play_sheet_body* bodies);
 
-/* Whether the hold keeps each link's direction until its chain moves and stops after a sweep
- * that moved nothing (true, the default), or finds every direction anew and runs every sweep
- * (the same result: for tests). */
+/* Whether the hold keeps each link's direction until its chain moves, stops after a sweep
+ * that moved nothing and reads only the colliders near a point (true, the default), or finds
+ * every direction anew, runs every sweep and reads every collider (the same result: for
+ * tests). */
 void play_sheet_memo(play_sheet* sheet, bool memo);
 /* How many sweeps over the ties the last hold ran, and how many ties it passed over as they lay
  * within their allowance with their chains and attachment as they are. */

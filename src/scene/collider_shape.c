@@ -129,3 +129,27 @@ float tl_collider_depth(const tl_collider* c, const float point[3]) {
     }
     return c->radius - sqrtf(d2);
 }
+
+bool tl_collider_sphere(const tl_collider* c, float sphere[4]) {
+    if (c->shape == TL_COLLIDER_PLANE) return false;
+    float reach = 0;
+    if (c->shape == TL_COLLIDER_ELLIPSOID) {
+        /* the depth is the radial surface point's distance less the point's: at most the
+           longest semi-axis less the distance from the centre */
+        for (int k = 0; k < 3; ++k)
+            reach =
+                fmaxf(reach, sqrtf(c->axes[k][0] * c->axes[k][0] + c->axes[k][1] * c->axes[k][1] +
+                                   c->axes[k][2] * c->axes[k][2]));
+        memcpy(sphere, c->a, 3 * sizeof(float));
+    } else {
+        float half = 0;
+        for (int k = 0; k < 3; ++k) {
+            float e = c->shape == TL_COLLIDER_CAPSULE ? c->b[k] - c->a[k] : 0;
+            sphere[k] = c->a[k] + 0.5f * e;
+            half += e * e;
+        }
+        reach = c->radius + 0.5f * sqrtf(half);
+    }
+    sphere[3] = reach * 1.001f; /* (the depth's float rounding: well under a thousandth) */
+    return true;
+}
