@@ -413,8 +413,9 @@ static void rig_summary_adds_up(void) {
 
 /* A dry run reports what the run would write: the same report but for "output", "dry_run",
  * the timings ("seconds", also in a part's "fit"), the measured "new_torn_pct" and the sheet
- * ties written ("play_data"'s "sheet_ties") (not on a dry run: docs/rig.md). On the knight its cape is a mesh apart, rebound to the torso before
- * the analysis; a dry run that skipped the rebinding listed it as unskinned instead. */
+ * ties written ("play_data"'s "sheet_ties") (not on a dry run: docs/rig.md). On the knight its cape
+ * is a mesh apart, rebound to the torso before the analysis; a dry run that skipped the rebinding
+ * listed it as unskinned instead. */
 static void drop_run_only(json_t* v) {
     if (json_is_array(v))
         for (size_t i = 0; i < json_array_size(v); ++i)
