@@ -155,6 +155,57 @@ static json_t* unskinned_json(const tl_rig_unskinned* u, bool rebound) {
                      "rebound", rebound);
 }
 
+static double num(const json_t* o, const char* key) {
+    return json_number_value(json_object_get(o, key));
+}
+
+/* The play keys a file tailor rigged before lacks, which the rig writes (docs/rig.md "The
+ * report"): skins given a frame, hair parts given a hit_radius, skins sought a sheet; the ties
+ * found are added after the rig (play_data_ties). */
+static json_t* play_data_json(const tl_rig_analysis* a) {
+    json_int_t frames = 0, hit_radii = 0, sheets = 0;
+    for (uint32_t s = 0; s < a->skin_count; ++s) {
+        frames += a->skins[s].play_frame;
+        hit_radii += a->skins[s].play_hit_radii;
+        sheets += a->skins[s].play_sheet;
+    }
+    return json_pack("{s:I, s:I, s:I}", "frame", frames, "hit_radius", hit_radii, "sheet", sheets);
+}
+
+/* The sheet ties the rig wrote on the skins that lacked a sheet, into the report. */
+static void play_data_ties(json_t* report, const tl_gltf* doc, const tl_rig_analysis* a) {
+    json_int_t ties = 0;
+    json_t* skins = json_object_get(tl_gltf_json(doc), "skins");
+    for (uint32_t s = 0; s < a->skin_count; ++s) {
+        json_t* tailor = json_object_get(
+            json_object_get(json_array_get(skins, a->skins[s].skin), "extras"), "tailor");
+        if (a->skins[s].play_sheet)
+            ties += (json_int_t)json_array_size(json_object_get(tailor, "sheet"));
+    }
+    json_object_set_new(json_object_get(report, "play_data"), "sheet_ties", json_integer(ties));
+}
+
+/* "play data brought up to date: frame, hit_radius x24, sheet (1180 ties)", or nothing when no
+ * key was missing. */
+static void print_play_data(FILE* f, const json_t* r) {
+    const json_t* p = json_object_get(r, "play_data");
+    int frames = (int)num(p, "frame"), hit = (int)num(p, "hit_radius"),
+        sheets = (int)num(p, "sheet");
+    if (!f || frames + hit + sheets == 0) return;
+    bool dry = json_is_true(json_object_get(r, "dry_run"));
+    fprintf(f, "play data %s: ",
+            dry ? "to bring up to date (dry run: nothing written)" : "brought up to date");
+    const char* sep = "";
+    if (frames) fprintf(f, "frame%s", frames > 1 ? "s" : ""), sep = ", ";
+    if (frames > 1) fprintf(f, " x%d", frames);
+    if (hit) fprintf(f, "%shit_radius x%d", sep, hit), sep = ", ";
+    if (sheets && dry)
+        fprintf(f, "%ssheet", sep);
+    else if (sheets)
+        fprintf(f, "%ssheet (%d ties)", sep, (int)num(p, "sheet_ties"));
+    fprintf(f, "\n");
+}
+
 static json_t* build_report(const char* in, const char* out, const tl_rig_analysis* a,
                             bool dry_run) {
     json_t* r = json_object();
@@ -185,6 +236,7 @@ static json_t* build_report(const char* in, const char* out, const tl_rig_analys
     json_object_set_new(r, "unskinned", unskinned);
     json_object_set_new(r, "chains", json_integer(a->chain_count));
     json_object_set_new(r, "changed_vertices", json_integer(a->changed_vertices));
+    json_object_set_new(r, "play_data", play_data_json(a));
     static const char* stages[TL_RIG_STAGE_COUNT] = {"weld",      "field",   "parts",
                                                      "geodesics", "weights", "fit"};
     json_t* t = json_object();
@@ -192,10 +244,6 @@ static json_t* build_report(const char* in, const char* out, const tl_rig_analys
         json_object_set_new(t, stages[k], json_real(a->seconds[k]));
     json_object_set_new(r, "seconds", t);
     return r;
-}
-
-static double num(const json_t* o, const char* key) {
-    return json_number_value(json_object_get(o, key));
 }
 
 static void print_report(FILE* f, const json_t* r) {
@@ -544,6 +592,7 @@ int tl_cli_rig(int argc, char** argv) {
     report = build_report(in, out, rig, dry_run);
     json_array_extend(json_object_get(report, "unskinned"), rebound);
     if (summary) print_report(summary, report);
+    if (dry_run) print_play_data(summary, report);
     char* report_text = NULL;
     if (!dry_run) {
         tl_scene_destroy(scene); /* the document is reindexed by apply */
@@ -552,6 +601,8 @@ int tl_cli_rig(int argc, char** argv) {
             tl_cli_fail("rig", "%s", err.message);
             goto done;
         }
+        play_data_ties(report, doc, rig);
+        print_play_data(summary, report);
         if (report_path && add_new_tears(report, in, doc, rig) != 0) goto done;
         uint32_t fixed = 0;
         if (fix_skeleton && tl_gltf_fix_skeletons(doc, &fixed, &err) != TL_OK) {

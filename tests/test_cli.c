@@ -412,9 +412,10 @@ static void rig_summary_adds_up(void) {
 }
 
 /* A dry run reports what the run would write: the same report but for "output", "dry_run",
- * the timings ("seconds", also in a part's "fit") and the measured "new_torn_pct" (not on a
- * dry run: docs/rig.md). On the knight its cape is a mesh apart, rebound to the torso before
- * the analysis; a dry run that skipped the rebinding listed it as unskinned instead. */
+ * the timings ("seconds", also in a part's "fit"), the measured "new_torn_pct" and the sheet
+ * ties written ("play_data"'s "sheet_ties") (not on a dry run: docs/rig.md). On the knight its cape
+ * is a mesh apart, rebound to the torso before the analysis; a dry run that skipped the rebinding
+ * listed it as unskinned instead. */
 static void drop_run_only(json_t* v) {
     if (json_is_array(v))
         for (size_t i = 0; i < json_array_size(v); ++i)
@@ -422,6 +423,7 @@ static void drop_run_only(json_t* v) {
     if (!json_is_object(v)) return;
     json_object_del(v, "seconds");
     json_object_del(v, "new_torn_pct");
+    json_object_del(v, "sheet_ties");
     const char* key;
     json_t* child;
     json_object_foreach(v, key, child) drop_run_only(child);

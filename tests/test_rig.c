@@ -7,6 +7,7 @@
 #include "test.h"
 #include "rig/internal.h"
 
+#include <tailor/gltf_json.h>
 #include <tailor/sample.h>
 #include <tailor/tailor.h>
 
@@ -1719,6 +1720,175 @@ static void test_skeleton_distances_match(void) {
     free(bones.ab), free(pts), free(a), free(b);
 }
 
+/* ---- play data of a file tailor rigged before session 24 (docs/rig.md "Session 25") ---- */
+
+/* The session-24 play keys (skins' frame and sheet, hair parts' hit_radius) removed from a
+ * document: a file as an older tailor rigged it. Returns how many were removed. */
+static uint32_t play_keys_strip(json_t* root, bool frame) {
+    uint32_t n = 0;
+    size_t i;
+    json_t* o;
+    json_array_foreach(json_object_get(root, "skins"), i, o) {
+        json_t* t = json_object_get(json_object_get(o, "extras"), "tailor");
+        n += frame && json_object_del(t, "frame") == 0;
+        n += json_object_del(t, "sheet") == 0;
+    }
+    json_array_foreach(json_object_get(root, "nodes"), i, o) n +=
+        json_object_del(json_object_get(json_object_get(o, "extras"), "tailor"), "hit_radius") == 0;
+    return n;
+}
+
+/* `path` rigged by the command into `out` (and its report), returned loaded. */
+static tl_gltf* rig_cli(const char* path, const char* out, const char* report) {
+    if (tl_test_cli(NULL, "rig '%s' -o '%s' --force%s%s%s > /dev/null", path, out,
+                    report ? " --report '" : "", report ? report : "", report ? "'" : "") != 0)
+        return NULL;
+    tl_gltf* doc = NULL;
+    tl_error err;
+    if (tl_gltf_load(out, &doc, &err) != TL_OK) fprintf(stderr, "  %s\n", err.message);
+    return doc;
+}
+
+static bool buffers_equal(const tl_gltf* a, const tl_gltf* b) {
+    bool same = a->buffer_count == b->buffer_count;
+    for (uint32_t k = 0; same && k < a->buffer_count; ++k)
+        same = a->buffers[k].size == b->buffers[k].size &&
+               !memcmp(a->buffers[k].data, b->buffers[k].data, a->buffers[k].size);
+    return same;
+}
+
+/* The character `path` rigged fresh, its play keys removed (an "older" file, saved with the
+ * same BIN), rigged again: the keys come back equal value for value to the fresh rig's, every
+ * other JSON value and every buffer byte as they were, and the report counts them; rigged once
+ * more, the file is byte for byte the same. */
+static void play_upgrade_case(const char* name, const char* path, bool hair) {
+    char fresh[512], old[512], up[512], again[512], report[512];
+    snprintf(fresh, sizeof fresh, "%.500s-fresh.glb", tl_test_scratch(name));
+    snprintf(old, sizeof old, "%.500s-old.glb", tl_test_scratch(name));
+    snprintf(up, sizeof up, "%.500s-up.glb", tl_test_scratch(name));
+    snprintf(again, sizeof again, "%.500s-again.glb", tl_test_scratch(name));
+    snprintf(report, sizeof report, "%.500s-up.json", tl_test_scratch(name));
+    tl_gltf* a = rig_cli(path, fresh, NULL);
+    ENSURE(a);
+    tl_error err;
+    tl_gltf* b = NULL;
+    ENSURE_OK(tl_gltf_clone(a, &b, &err), err);
+    uint32_t removed = play_keys_strip(tl_gltf_json(b), true);
+    tl_gltf_save_def save = tl_default_gltf_save_def();
+    save.overwrite = true;
+    ENSURE_OK(tl_gltf_save(b, old, &save, &err), err);
+    tl_gltf_destroy(b);
+    tl_gltf* c = rig_cli(old, up, report);
+    ENSURE(c);
+    json_error_t jerr;
+    json_t* r = json_load_file(report, 0, &jerr);
+    ENSURE_MSG(r, "%s: %s", report, jerr.text);
+    json_t* play = json_object_get(r, "play_data");
+    json_int_t frames = json_integer_value(json_object_get(play, "frame"));
+    json_int_t radii = json_integer_value(json_object_get(play, "hit_radius"));
+    json_int_t ties = json_integer_value(json_object_get(play, "sheet_ties"));
+    bool same_json = json_equal(tl_gltf_json(a), tl_gltf_json(c));
+    bool same_bin = buffers_equal(a, c);
+    json_decref(r);
+    tl_gltf_destroy(a);
+    tl_gltf_destroy(c);
+    tl_gltf* d = rig_cli(up, again, NULL);
+    ENSURE(d);
+    tl_gltf_destroy(d);
+    size_t up_size = 0, again_size = 0;
+    unsigned char* up_bytes = tl_test_read_file(up, &up_size);
+    unsigned char* again_bytes = tl_test_read_file(again, &again_size);
+    bool identical =
+        up_bytes && again_bytes && up_size == again_size && !memcmp(up_bytes, again_bytes, up_size);
+    free(up_bytes), free(again_bytes);
+    printf("  %s: %u play keys removed; rigged again: frame x%lld, hit_radius x%lld, %lld ties; "
+           "JSON %s, BIN %s the fresh rig's; rigged once more %s\n",
+           name, removed, (long long)frames, (long long)radii, (long long)ties,
+           same_json ? "equal to" : "UNLIKE", same_bin ? "equal to" : "UNLIKE",
+           identical ? "byte-identical" : "CHANGED");
+    ENSURE(removed >= 1 && frames == 1);
+    ENSURE(hair ? radii > 0 && ties > 0 && removed == (uint32_t)radii + 2 : radii == 0);
+    ENSURE_MSG(same_json, "%s: the upgraded file's JSON differs from the fresh rig's", name);
+    ENSURE_MSG(same_bin, "%s: the upgraded file's buffers differ from the fresh rig's", name);
+    ENSURE_MSG(identical, "%s: a file with its play keys changed when rigged again", name);
+}
+
+/* The rat under a root node turned +90 degrees about X: a Z-up file (its frame's up is +Z). */
+static const char* rat_z_up(void) {
+    static char path[512];
+    snprintf(path, sizeof path, "%s", tl_test_scratch("rat-zup-input.glb"));
+    tl_gltf* doc;
+    tl_error err;
+    if (tl_gltf_load(case_path("rat-tailless"), &doc, &err) != TL_OK) return NULL;
+    json_t* root = tl_gltf_json(doc);
+    json_t* nodes = json_object_get(root, "nodes");
+    json_t* sc = json_array_get(json_object_get(root, "scenes"), 0);
+    float h = sqrtf(0.5f);
+    json_array_append_new(nodes,
+                          json_pack("{s:s,s:O,s:[f,f,f,f]}", "name", "z_up", "children",
+                                    json_object_get(sc, "nodes"), "rotation", h, 0.0, 0.0, h));
+    json_object_set_new(sc, "nodes", json_pack("[I]", (json_int_t)json_array_size(nodes) - 1));
+    tl_gltf_save_def save = tl_default_gltf_save_def();
+    save.overwrite = true;
+    bool ok = tl_gltf_reindex(doc, &err) == TL_OK && tl_gltf_save(doc, path, &save, &err) == TL_OK;
+    tl_gltf_destroy(doc);
+    return ok ? path : NULL;
+}
+
+/* A file tailor rigged before session 24 (its parts, no frame, hit_radius or sheet): `tailor
+ * rig` on it writes those keys as a fresh rig would, and nothing else (tails, a Z-up tail,
+ * hair, cloth). */
+static void test_play_data_brought_up_to_date(void) {
+    play_upgrade_case("play-fox", case_path("fox-khronos-tailless"), false);
+    const char* zup = rat_z_up();
+    ENSURE(zup);
+    play_upgrade_case("play-rat-zup", zup, false);
+    play_upgrade_case("play-bob02", tl_test_shared("cases/mh-bob02.glb"), true);
+    play_upgrade_case("play-skirt", tl_test_shared("cases/mh-suit-skirt.glb"), false);
+}
+
+/* A frame the user typed by hand (valid to four digits: turned 30 degrees about up, up in
+ * integers) on an older hair rig: kept as typed while hit_radius and the sheet are written. */
+static void test_play_data_keeps_user_frame(void) {
+    char fresh[512], old[512], up[512];
+    snprintf(fresh, sizeof fresh, "%s", tl_test_scratch("play-user-fresh.glb"));
+    snprintf(old, sizeof old, "%s", tl_test_scratch("play-user-old.glb"));
+    snprintf(up, sizeof up, "%s", tl_test_scratch("play-user-up.glb"));
+    tl_gltf* a = rig_cli(tl_test_shared("cases/mh-bob02.glb"), fresh, NULL);
+    ENSURE(a);
+    json_t* tailor = json_object_get(
+        json_object_get(json_array_get(json_object_get(tl_gltf_json(a), "skins"), 0), "extras"),
+        "tailor");
+    ENSURE(json_object_get(tailor, "frame"));
+    json_t* edited = json_pack("{s:[iii], s:[fff], s:[fff]}", "up", 0, 1, 0, "forward", 0.5, 0.0,
+                               0.866, "lateral", 0.866, 0.0, -0.5);
+    json_object_set(tailor, "frame", edited);
+    uint32_t removed = play_keys_strip(tl_gltf_json(a), false);
+    tl_gltf_save_def save = tl_default_gltf_save_def();
+    save.overwrite = true;
+    tl_error err;
+    ENSURE_OK(tl_gltf_save(a, old, &save, &err), err);
+    tl_gltf_destroy(a);
+    tl_gltf* c = rig_cli(old, up, NULL);
+    ENSURE(c);
+    json_t* skin = json_object_get(
+        json_object_get(json_array_get(json_object_get(tl_gltf_json(c), "skins"), 0), "extras"),
+        "tailor");
+    bool kept = json_equal(json_object_get(skin, "frame"), edited);
+    bool sheet = json_array_size(json_object_get(skin, "sheet")) > 0;
+    uint32_t radii = 0;
+    size_t i;
+    json_t* o;
+    json_array_foreach(json_object_get(tl_gltf_json(c), "nodes"), i, o) radii +=
+        json_object_get(json_object_get(json_object_get(o, "extras"), "tailor"), "hit_radius") != 0;
+    json_decref(edited);
+    tl_gltf_destroy(c);
+    printf("  bob02 with an edited frame, %u keys removed: frame %s, sheet %s, %u hit_radius\n",
+           removed, kept ? "kept" : "REPLACED", sheet ? "written" : "MISSING", radii);
+    ENSURE_MSG(kept, "the user's frame was replaced");
+    ENSURE(sheet && radii + 1 == removed);
+}
+
 int main(int argc, char** argv) {
     static const tl_test_case cases[] = {
         {"chain_settings_checked", chain_settings_checked},
@@ -1737,6 +1907,8 @@ int main(int argc, char** argv) {
         {"samples_every_frame", test_samples_every_frame},
         {"sample_quadruped_tail", test_sample_quadruped_tail},
         {"cli", test_cli},
+        {"play_data_brought_up_to_date", test_play_data_brought_up_to_date},
+        {"play_data_keeps_user_frame", test_play_data_keeps_user_frame},
         {"clean_file", test_clean_file},
         {"bones_point_at_children", test_bones_point_at_children},
         {"skeleton_distances_match", test_skeleton_distances_match},

@@ -2,6 +2,7 @@
  * and the public arrays. */
 #include "internal.h"
 #include "scene/schema.h"
+#include <tailor/gltf_json.h>
 #include <tailor/hair.h>
 
 #include <math.h>
@@ -428,6 +429,30 @@ static bool find_unskinned(tl_rig_analysis* a, const tl_scene* scene) {
     return ok;
 }
 
+/* The play keys (docs/schema.md) the skins' tail, hair and cloth parts lack: a file tailor rigged
+ * before session 24 holds its parts but not these, so the rig (which leaves the parts as they
+ * are) writes them in tl_rig_apply. */
+static void find_play_missing(tl_rig_analysis* a, const tl_scene* scene) {
+    json_t* skins = json_object_get(tl_gltf_json(scene->doc), "skins");
+    for (uint32_t i = 0; i < scene->part_count; ++i) {
+        const tl_scene_part* p = &scene->parts[i];
+        if (p->skin >= a->skin_count ||
+            (p->kind != TL_PART_TAIL && p->kind != TL_PART_HAIR && p->kind != TL_PART_CLOTH))
+            continue;
+        tl_rig_skin* rs = &a->skins[p->skin];
+        rs->play_frame = !scene->skins[p->skin].frame_stored;
+        if (p->kind == TL_PART_HAIR && p->hit_radius < 0) rs->play_hit_radii++;
+    }
+    for (uint32_t s = 0; s < a->skin_count; ++s) {
+        json_t* tailor = json_object_get(
+            json_object_get(json_array_get(skins, a->skins[s].skin), "extras"), TL_SCHEMA_KEY);
+        /* (a sheet a fresh rig found no ties for is absent too: sought again only beside the
+           hit_radius keys it was written with) */
+        a->skins[s].play_sheet =
+            a->skins[s].play_hit_radii > 0 && !json_object_get(tailor, TL_SCHEMA_SHEET);
+    }
+}
+
 tl_result tl_rig_analyze_modes(const tl_scene* scene, const tl_rig_def* def,
                                const tl_rig_mode* modes, uint32_t count, tl_rig_analysis** out,
                                tl_error* err) {
@@ -456,6 +481,8 @@ tl_result tl_rig_analyze_modes(const tl_scene* scene, const tl_rig_def* def,
         ok = analyze_skin(out, modes, count, scene, s, &work);
     for (uint32_t k = 0; k < count && ok; ++k)
         ok = find_unskinned(out[k], scene);
+    for (uint32_t k = 0; k < count && ok; ++k)
+        find_play_missing(out[k], scene);
     if (!ok) {
         for (uint32_t k = 0; k < count; ++k) {
             tl_rig_analysis_destroy(out[k]);

@@ -191,4 +191,8 @@ bool rig_cloth_add(tl_gltf* doc, const tl_rig_part* part, const uint32_t* skin_j
  * rigged document, stored in it (write_hair.c, docs/schema.md). */
 tl_result rig_write_hair_play(tl_gltf* doc, tl_error* err);
 
+/* The play keys the analysis found missing on the skins' older parts (tl_rig_skin.play_frame,
+ * play_hit_radii, play_sheet), written by the same writers as a fresh rig's; keys present stay. */
+tl_result rig_write_play_missing(tl_gltf* doc, const tl_rig_analysis* a, tl_error* err);
+
 #endif

@@ -555,7 +555,7 @@ static tl_result write_hair_guides(tl_gltf* doc, const tl_rig_analysis* a, tl_sc
 
 tl_result tl_rig_apply(tl_gltf* doc, const tl_rig_analysis* a, tl_error* err) {
     assert(doc && a);
-    if (a->changed_vertices == 0) return TL_OK;
+    if (a->changed_vertices == 0) return rig_write_play_missing(doc, a, err);
     replaced_list replaced = {0};
     uint32_t first_new = doc->accessor_count;
     tl_result r = TL_OK;
@@ -574,5 +574,6 @@ tl_result tl_rig_apply(tl_gltf* doc, const tl_rig_analysis* a, tl_error* err) {
     for (uint32_t i = 0; i < a->part_count; ++i)
         hair |= a->parts[i].cls == TL_RIG_CLASS_HAIR && a->parts[i].action == TL_RIG_ACTION_CHAIN;
     r = write_hair_guides(doc, a, scene, err);
-    return r == TL_OK && hair ? rig_write_hair_play(doc, err) : r;
+    if (r == TL_OK && hair) r = rig_write_hair_play(doc, err);
+    return r == TL_OK ? rig_write_play_missing(doc, a, err) : r;
 }

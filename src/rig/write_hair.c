@@ -8,6 +8,7 @@
 #include "play/hair_sheet.h"
 #include "scene/schema.h"
 
+#include <tailor/gltf_json.h>
 #include <tailor/play.h>
 
 #include <jansson.h>
@@ -17,10 +18,18 @@ static json_t* pair_int(uint32_t a, uint32_t b) {
     return json_pack("[II]", (json_int_t)a, (json_int_t)b);
 }
 
-/* The ties as skins[s].extras.tailor.sheet, each chain by its part's node. */
+/* skins[skin].extras.tailor, or NULL when it has none (nothing is made). */
+static json_t* skin_tailor(const tl_gltf* doc, uint32_t skin) {
+    json_t* s = json_array_get(json_object_get(tl_gltf_json(doc), "skins"), skin);
+    return json_object_get(json_object_get(s, "extras"), TL_SCHEMA_KEY);
+}
+
+/* The ties as skins[s].extras.tailor.sheet, each chain by its part's node; a sheet the skin
+ * holds already stays. */
 static void write_ties(tl_gltf* doc, const tl_scene* scene, const uint32_t* part_node,
                        const tl_play_chain* chains, const play_sheet_tie* ties, uint32_t count) {
     for (uint32_t s = 0; s < scene->skin_count; ++s) {
+        if (json_object_get(skin_tailor(doc, scene->skins[s].skin), TL_SCHEMA_SHEET)) continue;
         json_t* list = NULL;
         for (uint32_t k = 0; k < count; ++k) {
             const play_sheet_tie* t = &ties[k];
@@ -41,10 +50,9 @@ static void write_ties(tl_gltf* doc, const tl_scene* scene, const uint32_t* part
     }
 }
 
-tl_result rig_write_hair_play(tl_gltf* doc, tl_error* err) {
-    tl_scene* scene = NULL;
-    tl_result r = tl_scene_create(doc, &scene, err);
-    if (r != TL_OK) return r;
+/* rig_write_hair_play on `scene`, the document's. */
+static tl_result hair_play(tl_gltf* doc, const tl_scene* scene, tl_error* err) {
+    tl_result r = TL_OK;
     uint32_t count = 0;
     tl_play_chain* chains = calloc(scene->part_count + 1, sizeof *chains);
     uint32_t* part_node = calloc(scene->part_count + 1, sizeof *part_node);
@@ -62,7 +70,8 @@ tl_result rig_write_hair_play(tl_gltf* doc, tl_error* err) {
                 json_object_get(json_array_get(json_object_get(doc->json, "nodes"), part->node),
                                 "extras"),
                 TL_SCHEMA_KEY);
-            json_object_set_new(rec, TL_SCHEMA_HIT_RADIUS, json_real(chains[c].hit_radius));
+            if (!json_object_get(rec, TL_SCHEMA_HIT_RADIUS)) /* (one present stays) */
+                json_object_set_new(rec, TL_SCHEMA_HIT_RADIUS, json_real(chains[c].hit_radius));
         }
         ++c;
     }
@@ -70,6 +79,32 @@ tl_result rig_write_hair_play(tl_gltf* doc, tl_error* err) {
         r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     if (r == TL_OK) write_ties(doc, scene, part_node, chains, ties, tie_count);
     free(ties), free(chains), free(part_node);
+    return r;
+}
+
+tl_result rig_write_hair_play(tl_gltf* doc, tl_error* err) {
+    tl_scene* scene = NULL;
+    tl_result r = tl_scene_create(doc, &scene, err);
+    if (r == TL_OK) r = hair_play(doc, scene, err);
+    tl_scene_destroy(scene);
+    return r;
+}
+
+tl_result rig_write_play_missing(tl_gltf* doc, const tl_rig_analysis* a, tl_error* err) {
+    bool frame = false, hair = false;
+    for (uint32_t s = 0; s < a->skin_count; ++s) {
+        frame |= a->skins[s].play_frame;
+        hair |= a->skins[s].play_hit_radii > 0 || a->skins[s].play_sheet;
+    }
+    if (!frame && !hair) return TL_OK;
+    tl_scene* scene = NULL;
+    tl_result r = tl_scene_create(doc, &scene, err);
+    for (uint32_t k = 0; r == TL_OK && k < scene->skin_count; ++k)
+        for (uint32_t s = 0; s < a->skin_count; ++s)
+            if (a->skins[s].play_frame && a->skins[s].skin == scene->skins[k].skin &&
+                !scene->skins[k].frame_stored)
+                r = tl_skin_write_frame(doc, scene, k, err);
+    if (r == TL_OK && hair) r = hair_play(doc, scene, err);
     tl_scene_destroy(scene);
     return r;
 }
