@@ -240,6 +240,74 @@ static bool contact_collider_of(const tl_collider* colliders, const float* growt
     return true;
 }
 
+/* The bound of a grown ellipsoid (axes x_k, orthogonal): |p - a|^2 beyond 4 times its
+ * longest squared axis. With unit axes off orthogonal by at most 1e-3 (cosines), |q|^2 >=
+ * (1 - 2e-3) |p - a|^2 / max |x_k|^2 > 3.9 there, so chain_ellipsoid_q's float |q|^2 (a few
+ * roundings off) is far above 1: collide leaves the tip as it is. Axes further off orthogonal,
+ * or of no length: INFINITY (no bound). */
+static float ellipsoid_far2(float axes[3][3]) {
+    float r2[3], most = 0;
+    for (int k = 0; k < 3; ++k) {
+        r2[k] = axes[k][0] * axes[k][0] + axes[k][1] * axes[k][1] + axes[k][2] * axes[k][2];
+        if (!(r2[k] > 1e-30f && r2[k] < 1e30f)) return INFINITY;
+        most = r2[k] > most ? r2[k] : most;
+    }
+    for (int a = 0; a < 3; ++a)
+        for (int b = a + 1; b < 3; ++b) {
+            float dot = axes[a][0] * axes[b][0] + axes[a][1] * axes[b][1] + axes[a][2] * axes[b][2];
+            if (!(dot * dot <= 1e-6f * r2[a] * r2[b])) return INFINITY;
+        }
+    return 4 * most;
+}
+
+/* The memo's entry of collider k and link `link` (grown again when its key, the axes and the
+ * growth as bits, is not theirs), or -1 when it keeps none (no memo, past its size, not a grown
+ * ellipsoid). */
+static int contact_memo_entry(contact_memo* memo, const tl_collider* colliders, const float* growth,
+                              int links, int k, int link) {
+    const size_t i = (size_t)k * links + link;
+    if (!memo || i >= CONTACT_MEMO || colliders[k].shape != TL_COLLIDER_ELLIPSOID || !growth ||
+        growth[i] == 0)
+        return -1;
+    if (memo->state[i] == 0 || memcmp(&memo->growth[i], &growth[i], sizeof growth[i]) != 0 ||
+        memcmp(memo->from[i], colliders[k].axes, sizeof memo->from[i]) != 0) {
+        memcpy(&memo->growth[i], &growth[i], sizeof growth[i]);
+        memcpy(memo->from[i], colliders[k].axes, sizeof memo->from[i]);
+        contact_collider cc;
+        bool sized = contact_collider_of(colliders, growth, links, k, link, &cc);
+        if (sized) {
+            memcpy(memo->axes[i], cc.grown.axes, sizeof memo->axes[i]);
+            memo->far2[i] = ellipsoid_far2(memo->axes[i]);
+        }
+        memo->state[i] = sized ? 1 : 2;
+    }
+    return (int)i;
+}
+
+/* contact_collider_of through the chain's memo (NULL: none): a grown ellipsoid's axes as they
+ * were kept, the rest as contact_collider_of sets it. */
+static bool contact_collider_memo(contact_memo* memo, const tl_collider* colliders,
+                                  const float* growth, int links, int k, int link,
+                                  contact_collider* cc) {
+    const int i = contact_memo_entry(memo, colliders, growth, links, k, link);
+    if (i < 0) return contact_collider_of(colliders, growth, links, k, link, cc);
+    if (memo->state[i] == 2) return false;
+    cc->grown = colliders[k], cc->c = &cc->grown, cc->shape = TL_COLLIDER_ELLIPSOID;
+    memcpy(cc->grown.axes, memo->axes[i], sizeof memo->axes[i]);
+    return true;
+}
+
+/* Whether collider k surely leaves link `link`'s tip p as it is, by the memo: a grown ellipsoid
+ * whose bound p is beyond, or one the growth leaves no size (which the pass skips). */
+static bool contact_memo_far(contact_memo* memo, const tl_collider* colliders, const float* growth,
+                             int links, int k, int link, v3 p) {
+    const int i = contact_memo_entry(memo, colliders, growth, links, k, link);
+    if (i < 0) return false;
+    if (memo->state[i] == 2) return true;
+    v3 d = v3_sub(p, v3_load(colliders[k].a));
+    return v3_dot(d, d) > memo->far2[i];
+}
+
 /* Slots [from, to) of lane l: unused (nothing is inside). */
 static void cull_clear(lane_frame* f, int l, int from, int to) {
     for (int m = from; m < to; ++m) {
@@ -491,8 +559,8 @@ static bool crease_point(v3 head, float len, v3 to, const v3* n, const float* c,
  * outside them all); its velocity kept out of each plane (contact_velocity), none left when
  * that cannot be. No point beyond them: the sweeps' tip stays. */
 static void crease_settle(const contact_collider* ready, int count, const tl_collider* colliders,
-                          const float* growth, int links, int link, v3 head, float len, v3 rest,
-                          float slack, v3 to, v3* p, v3* v) {
+                          const float* growth, int links, int link, contact_memo* memo, v3 head,
+                          float len, v3 rest, float slack, v3 to, v3* p, v3* v) {
     v3 n[CREASE_PLANES], x = *p;
     float c[CREASE_PLANES];
     int m = 0;
@@ -502,7 +570,8 @@ static void crease_settle(const contact_collider* ready, int count, const tl_col
         for (int j = 0; j < count && m < CREASE_PLANES; ++j) {
             contact_collider cc;
             const contact_collider* at = ready ? &ready[j] : &cc;
-            if (!ready && !contact_collider_of(colliders, growth, links, j, link, &cc)) continue;
+            if (!ready && !contact_collider_memo(memo, colliders, growth, links, j, link, &cc))
+                continue;
             if (collider_plane(at, x, v3_sub(x, head), &n[m], &c[m])) ++m, held = true;
         }
         if (!held || !crease_point(head, len, to, n, c, m, slack, rest, &x)) break;
@@ -528,12 +597,13 @@ static void crease_settle(const contact_collider* ready, int count, const tl_col
  * all the sweeps; -1: every collider, each prepared as it is met. A collider never met leaves
  * the tip as it is, so both give the same bits. */
 static bool contact_sweeps(const tl_collider* colliders, int collider_count, const float* growth,
-                           int links, int link, const int* list, int candidates, v3 head, float len,
-                           v3 rest, float slip, v3* p, v3* v) {
+                           int links, int link, contact_memo* memo, const int* list, int candidates,
+                           v3 head, float len, v3 rest, float slip, v3* p, v3* v) {
     contact_collider ready[CULL_COLLIDERS];
     int count = 0;
     for (int j = 0; j < candidates; ++j) /* (those the growth leaves no size are left out) */
-        count += contact_collider_of(colliders, growth, links, list[j], link, &ready[count]);
+        count +=
+            contact_collider_memo(memo, colliders, growth, links, list[j], link, &ready[count]);
     if (candidates < 0) count = collider_count;
     const float scale = len + fabsf(head.x) + fabsf(head.y) + fabsf(head.z);
     const float still = (1e-6f * scale) * (1e-6f * scale), inv_len = 1.0f / len;
@@ -552,14 +622,19 @@ static bool contact_sweeps(const tl_collider* colliders, int collider_count, con
             if (shape == TL_COLLIDER_PLANE || shape == TL_COLLIDER_ELLIPSOID ||
                 collider_inside(&ready[j], *p, &centre, &radius))
                 did = collide(&ready[j], head, len, inv_len, rest, still, p, v);
-        } else if (contact_collider_of(colliders, growth, links, j, link, &cc))
-            did = collide(&cc, head, len, inv_len, rest, still, p, v);
+        } else if (!contact_memo_far(memo, colliders, growth, links, j, link, *p) &&
+                   contact_collider_memo(memo, colliders, growth, links, j, link, &cc)) {
+            /* (outside a ball: collide's first test, as above) */
+            if (cc.shape == TL_COLLIDER_PLANE || cc.shape == TL_COLLIDER_ELLIPSOID ||
+                collider_inside(&cc, *p, &centre, &radius))
+                did = collide(&cc, head, len, inv_len, rest, still, p, v);
+        }
         held |= did;
         met = did & PUSHED ? (did & SETTLED ? 1 : 0) : met + 1;
     }
     if (met < count)
-        crease_settle(candidates >= 0 ? ready : NULL, count, colliders, growth, links, link, head,
-                      len, rest, sqrtf(still), to, p, v);
+        crease_settle(candidates >= 0 ? ready : NULL, count, colliders, growth, links, link, memo,
+                      head, len, rest, sqrtf(still), to, p, v);
 #ifndef NDEBUG /* a collider passed over leaves the tip as it is */
     for (int k = 0, j = 0; k < collider_count && candidates >= 0; ++k) {
         if (j < candidates && list[j] == k) {
@@ -612,8 +687,8 @@ bool chain_contact(const lane_frame* f, int l, int link, v3 head, float len, v3 
     /* the body's colliders, those within the rope's reach (a crease of the body: sweeps) */
     int list[CULL_COLLIDERS];
     const int candidates = contact_candidates(f, l, head, len, list);
-    if (contact_sweeps(f->colliders[l], f->collider_count[l], f->growth[l], f->links, link, list,
-                       candidates, head, len, rest, f->slip[l], &p, &v))
+    if (contact_sweeps(f->colliders[l], f->collider_count[l], f->growth[l], f->links, link,
+                       f->memo[l], list, candidates, head, len, rest, f->slip[l], &p, &v))
         moved = *touch = true;
     *pp = p, *vp = v;
     return moved;
@@ -652,12 +727,12 @@ void chain_output_near(const frame_plan* fp, const float* tips, int n, bool* nea
  * (its cull slots being the plan's colliders), only the colliders within the rope's reach
  * (contact_candidates); f NULL: every collider. */
 bool chain_contact_output(const frame_plan* fp, const lane_frame* f, int l, int link, v3 head,
-                          float len, v3* p) {
+                          float len, contact_memo* memo, v3* p) {
     v3 v = {0, 0, 0}, rest = v3_scale(v3_sub(*p, head), 1.0f / len);
     int list[CULL_COLLIDERS];
     const int candidates = f ? contact_candidates(f, l, head, len, list) : -1;
     return contact_sweeps(fp->colliders, fp->collider_count, fp->collider_growth, fp->chain->n,
-                          link, list, candidates, head, len, rest, 1.0f, p, &v);
+                          link, memo, list, candidates, head, len, rest, 1.0f, p, &v);
 }
 
 #define LANE_COUNT LANES

@@ -26,6 +26,7 @@
 #endif
 
 #include "sim_math.h"
+#include "contact_memo.h"
 
 #define PI_F 3.14159265358979f
 #define DEG_TO_RAD (PI_F / 180.0f)
@@ -119,6 +120,7 @@ typedef struct rigid_motion {
 
 struct tl_chain {
     tl_allocator allocator;
+    contact_memo* memo; /* its caller's (chain_contact_memo_attach), or NULL */
     int n;
     uint64_t serial;       /* unique per create: the key of the lanes' state caches */
     uint64_t constants_id; /* ... of their constants' caches: new at every change of settings */
@@ -316,6 +318,7 @@ typedef struct lane_frame {
     int collider_count[LANES];
     const float* growth[LANES]; /* per collider and link, or NULL (tl_chain_input) */
     int links;                  /* the lanes' link count (growth's stride) */
+    contact_memo* memo[LANES];  /* a chain alone's (tl_chain.memo), or NULL */
     /* the spheres and capsules of the frame's colliders again, across the lanes, so that a tip
      * outside all of them skips the contact pass (chain_cull_setup): segment start, its
      * direction ab and 1 / |ab|^2 (0: a sphere), and a squared radius grown by a margin that
@@ -441,7 +444,7 @@ SIM_INTERNAL void chain_cull_setup(lane_frame* f, int lanes);
 SIM_INTERNAL bool chain_contact(const lane_frame* f, int l, int link, v3 head, float len, v3 rest,
                                 v3* pp, v3* vp, bool* touch);
 SIM_INTERNAL bool chain_contact_output(const frame_plan* fp, const lane_frame* f, int l, int link,
-                                       v3 head, float len, v3* p);
+                                       v3 head, float len, contact_memo* memo, v3* p);
 SIM_INTERNAL void chain_output_near(const frame_plan* fp, const float* tips, int n, bool* near);
 #if TL_LANES_AVX2
 /* chain_kernels_avx2.c: the batch kernels built for AVX2 (taken when the CPU has it) */
