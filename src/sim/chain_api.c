@@ -147,11 +147,6 @@ void tl_chain_set_settings(tl_chain* c, const tl_chain_settings* settings) {
     c->sleep_dirty = true;
 }
 
-void chain_contact_memo_attach(tl_chain* c, contact_memo* memo) {
-    assert(c);
-    c->memo = memo;
-}
-
 tl_chain_settings tl_chain_get_settings(const tl_chain* c) {
     return c->settings;
 }

@@ -230,58 +230,7 @@ static bool contact_collider_of(const tl_collider* colliders, const float* growt
     }
     if (g == 0) return true;
     cc->grown = *c, cc->c = &cc->grown;
-    for (int a = 0; a < 3; ++a) { /* (as src/play grows them: the same bits) */
-        const float* x = c->axes[a];
-        float len = sqrtf(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
-        if (!(len > 0) || !(len + g > 0)) return false;
-        for (int j = 0; j < 3; ++j)
-            cc->grown.axes[a][j] = x[j] * (len + g) / len;
-    }
-    return true;
-}
-
-/* The bound of a grown ellipsoid (axes x_k, orthogonal): |p - a|^2 beyond 4 times its
- * longest squared axis. With unit axes off orthogonal by at most 1e-3 (cosines), |q|^2 >=
- * (1 - 2e-3) |p - a|^2 / max |x_k|^2 > 3.9 there, so chain_ellipsoid_q's float |q|^2 (a few
- * roundings off) is far above 1: collide leaves the tip as it is. Axes further off orthogonal,
- * or of no length: INFINITY (no bound). */
-static float ellipsoid_far2(float axes[3][3]) {
-    float r2[3], most = 0;
-    for (int k = 0; k < 3; ++k) {
-        r2[k] = axes[k][0] * axes[k][0] + axes[k][1] * axes[k][1] + axes[k][2] * axes[k][2];
-        if (!(r2[k] > 1e-30f && r2[k] < 1e30f)) return INFINITY;
-        most = r2[k] > most ? r2[k] : most;
-    }
-    for (int a = 0; a < 3; ++a)
-        for (int b = a + 1; b < 3; ++b) {
-            float dot = axes[a][0] * axes[b][0] + axes[a][1] * axes[b][1] + axes[a][2] * axes[b][2];
-            if (!(dot * dot <= 1e-6f * r2[a] * r2[b])) return INFINITY;
-        }
-    return 4 * most;
-}
-
-/* The memo's entry of collider k and link `link` (grown again when its key, the axes and the
- * growth as bits, is not theirs), or -1 when it keeps none (no memo, past its size, not a grown
- * ellipsoid). */
-static int contact_memo_entry(contact_memo* memo, const tl_collider* colliders, const float* growth,
-                              int links, int k, int link) {
-    const size_t i = (size_t)k * links + link;
-    if (!memo || i >= CONTACT_MEMO || colliders[k].shape != TL_COLLIDER_ELLIPSOID || !growth ||
-        growth[i] == 0)
-        return -1;
-    if (memo->state[i] == 0 || memcmp(&memo->growth[i], &growth[i], sizeof growth[i]) != 0 ||
-        memcmp(memo->from[i], colliders[k].axes, sizeof memo->from[i]) != 0) {
-        memcpy(&memo->growth[i], &growth[i], sizeof growth[i]);
-        memcpy(memo->from[i], colliders[k].axes, sizeof memo->from[i]);
-        contact_collider cc;
-        bool sized = contact_collider_of(colliders, growth, links, k, link, &cc);
-        if (sized) {
-            memcpy(memo->axes[i], cc.grown.axes, sizeof memo->axes[i]);
-            memo->far2[i] = ellipsoid_far2(memo->axes[i]);
-        }
-        memo->state[i] = sized ? 1 : 2;
-    }
-    return (int)i;
+    return chain_ellipsoid_grow(c, g, cc->grown.axes);
 }
 
 /* contact_collider_of through the chain's memo (NULL: none): a grown ellipsoid's axes as they
@@ -289,23 +238,12 @@ static int contact_memo_entry(contact_memo* memo, const tl_collider* colliders, 
 static bool contact_collider_memo(contact_memo* memo, const tl_collider* colliders,
                                   const float* growth, int links, int k, int link,
                                   contact_collider* cc) {
-    const int i = contact_memo_entry(memo, colliders, growth, links, k, link);
+    const int i = chain_contact_memo_entry(memo, colliders, growth, links, k, link);
     if (i < 0) return contact_collider_of(colliders, growth, links, k, link, cc);
     if (memo->state[i] == 2) return false;
     cc->grown = colliders[k], cc->c = &cc->grown, cc->shape = TL_COLLIDER_ELLIPSOID;
     memcpy(cc->grown.axes, memo->axes[i], sizeof memo->axes[i]);
     return true;
-}
-
-/* Whether collider k surely leaves link `link`'s tip p as it is, by the memo: a grown ellipsoid
- * whose bound p is beyond, or one the growth leaves no size (which the pass skips). */
-static bool contact_memo_far(contact_memo* memo, const tl_collider* colliders, const float* growth,
-                             int links, int k, int link, v3 p) {
-    const int i = contact_memo_entry(memo, colliders, growth, links, k, link);
-    if (i < 0) return false;
-    if (memo->state[i] == 2) return true;
-    v3 d = v3_sub(p, v3_load(colliders[k].a));
-    return v3_dot(d, d) > memo->far2[i];
 }
 
 /* Slots [from, to) of lane l: unused (nothing is inside). */
@@ -622,7 +560,7 @@ static bool contact_sweeps(const tl_collider* colliders, int collider_count, con
             if (shape == TL_COLLIDER_PLANE || shape == TL_COLLIDER_ELLIPSOID ||
                 collider_inside(&ready[j], *p, &centre, &radius))
                 did = collide(&ready[j], head, len, inv_len, rest, still, p, v);
-        } else if (!contact_memo_far(memo, colliders, growth, links, j, link, *p) &&
+        } else if (!chain_contact_memo_far(memo, colliders, growth, links, j, link, *p) &&
                    contact_collider_memo(memo, colliders, growth, links, j, link, &cc)) {
             /* (outside a ball: collide's first test, as above) */
             if (cc.shape == TL_COLLIDER_PLANE || cc.shape == TL_COLLIDER_ELLIPSOID ||

@@ -297,6 +297,20 @@ static inline bool chain_ellipsoid_inside(const tl_collider* c, v3 p, v3* surfac
     return q2 < 1;
 }
 
+/* Ellipsoid c's axes grown by g (each axis' length plus g, its direction kept) into out; false
+ * when an axis has no length or g leaves it none. The contact's growth, as src/play grows them:
+ * the same bits. */
+static inline bool chain_ellipsoid_grow(const tl_collider* c, float g, float out[3][3]) {
+    for (int a = 0; a < 3; ++a) {
+        const float* x = c->axes[a];
+        float len = sqrtf(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+        if (!(len > 0) || !(len + g > 0)) return false;
+        for (int j = 0; j < 3; ++j)
+            out[a][j] = x[j] * (len + g) / len;
+    }
+    return true;
+}
+
 #define LANE_V3(s, f, l) ((v3){(s)->f##x[l], (s)->f##y[l], (s)->f##z[l]})
 #define LANE_QT(s, f, l) ((qt){(s)->f##x[l], (s)->f##y[l], (s)->f##z[l], (s)->f##w[l]})
 #define SET_V3(s, f, l, v) ((s)->f##x[l] = (v).x, (s)->f##y[l] = (v).y, (s)->f##z[l] = (v).z)
@@ -446,6 +460,15 @@ SIM_INTERNAL bool chain_contact(const lane_frame* f, int l, int link, v3 head, f
 SIM_INTERNAL bool chain_contact_output(const frame_plan* fp, const lane_frame* f, int l, int link,
                                        v3 head, float len, contact_memo* memo, v3* p);
 SIM_INTERNAL void chain_output_near(const frame_plan* fp, const float* tips, int n, bool* near);
+/* contact_memo.c: the memo's entry of collider k and link `link` (grown again when its key, the
+ * axes and the growth as bits, is not theirs), or -1 when it keeps none (no memo, past its size,
+ * not a grown ellipsoid); and whether that collider surely leaves the link's tip p as it is (a
+ * grown ellipsoid whose bound p is beyond, or one the growth leaves no size, which the pass
+ * skips). */
+SIM_INTERNAL int chain_contact_memo_entry(contact_memo* memo, const tl_collider* colliders,
+                                          const float* growth, int links, int k, int link);
+SIM_INTERNAL bool chain_contact_memo_far(contact_memo* memo, const tl_collider* colliders,
+                                         const float* growth, int links, int k, int link, v3 p);
 #if TL_LANES_AVX2
 /* chain_kernels_avx2.c: the batch kernels built for AVX2 (taken when the CPU has it) */
 SIM_INTERNAL bool chain_has_avx2(void);

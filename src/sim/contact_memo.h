@@ -1,4 +1,4 @@
-/* A chain's memo of the body colliders its contact pass grows (chain_kernels.c): an
+/* A chain's memo of the body colliders its contact pass grows (contact_memo.c): an
  * ellipsoid grown for a link (contact_collider_of: 3 square roots and 9 divisions) is kept
  * with the axes and growth it was grown from, so a later call with the same ones (a still
  * body: every frame of the rest settle) reads it back: the same bits. And a squared distance
