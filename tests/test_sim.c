@@ -2098,6 +2098,112 @@ static void test_ellipsoid_cheap_test_matches_full(void) {
     ENSURE(differ == 0 && inside > 10000 && edge > 10000);
 }
 
+/* A random collider of contact_memo_matches_plain: ellipsoids (turned, one in five skewed off
+ * orthogonal, half of those nearly flat, one in seven with a zero axis), spheres, capsules and a
+ * plane now and then, about the origin within 0.4 m. */
+static tl_collider memo_collider(uint32_t* r) {
+    v3 a = v3_make(0.8f * (unit_random(r) - 0.5f), 0.8f * (unit_random(r) - 0.5f),
+                   0.8f * (unit_random(r) - 0.5f));
+    tl_collider c = {TL_COLLIDER_ELLIPSOID, {a.x, a.y, a.z}, {0, 0, 0}, 0, {{0}}};
+    float kind = unit_random(r);
+    if (kind < 0.15f) {
+        c.shape = TL_COLLIDER_SPHERE, c.radius = 0.02f + 0.15f * unit_random(r);
+    } else if (kind < 0.3f) {
+        c.shape = TL_COLLIDER_CAPSULE, c.radius = 0.02f + 0.1f * unit_random(r);
+        v3_store(c.b, v3_add(a, v3_make(0.2f * (unit_random(r) - 0.5f), 0.3f, 0.1f)));
+    } else if (kind < 0.33f) {
+        c.shape = TL_COLLIDER_PLANE;
+        v3_store(c.b, v3_normalize_or(v3_make(unit_random(r) - 0.5f, 1, 0), v3_make(0, 1, 0)));
+        c.a[1] -= 0.5f;
+    } else {
+        qt turn = qt_axis_angle(
+            v3_normalize_or(v3_make(unit_random(r) - 0.5f, unit_random(r) - 0.5f, 0.3f),
+                            v3_make(0, 0, 1)),
+            6.3f * unit_random(r));
+        float skew = unit_random(r) < 0.2f ? (unit_random(r) < 0.5f ? 0.3f : 0.02f) : 0;
+        bool flat = unit_random(r) < 1.0f / 7;
+        for (int k = 0; k < 3; ++k) {
+            float len = flat && k == 2 ? 0 : 0.02f + 0.2f * unit_random(r);
+            v3 along = v3_make(k == 0, k == 1, k == 2);
+            if (skew > 0 && k == 1) along = v3_normalize_or(v3_make(1, skew, 0), along);
+            v3_store(c.axes[k], qt_rotate(turn, v3_scale(along, len)));
+        }
+    }
+    return c;
+}
+
+/* A chain alone's contact pass through its frame's memo of grown ellipsoids and their far
+ * bound (contact_memo: step_alone's) gives the bits of the pass without it: 300 frames of 4 to
+ * 40 random colliders (contact_memo's collider), growth per link from -0.05 to 0.05 m (some 0,
+ * some leaving no size), 6 links, 40 tips a frame spread from the colliders' middle to 0.6 m
+ * beyond them, each tip through chain_contact with the frame's memo and without (position,
+ * velocity, touch and moved compared as bits). Frames of 30 and more colliders and 6 links hold
+ * pairs past the memo's size; frames of up to 8 spheres and capsules take the cull's list. */
+static void test_contact_memo_matches_plain(void) {
+    enum { LINKS = 6, MOST = 40 };
+    uint32_t r = 11;
+    static tl_collider c[MOST];
+    static float growth[MOST * LINKS];
+    static lane_frame f;
+    static contact_memo memo; /* (one for every frame: its keys tell a collider grown before) */
+    memset(&memo, 0, sizeof memo);
+    unsigned tips = 0, held = 0, differ = 0, far = 0;
+    int count = 0;
+    for (int frame = 0; frame < 300; ++frame) {
+        bool balls = frame % 10 == 0; /* spheres and capsules only: the cull's slots */
+        /* every third frame the last one's colliders again, one growth changed; the next
+           new colliders with the growth kept */
+        if (frame % 3 != 1) {
+            count = balls ? 3 + frame % 6 : 4 + (int)(unit_random(&r) * (MOST - 4));
+            for (int k = 0; k < count; ++k) {
+                do
+                    c[k] = memo_collider(&r);
+                while (balls && c[k].shape != TL_COLLIDER_SPHERE &&
+                       c[k].shape != TL_COLLIDER_CAPSULE);
+                for (int i = 0; i < LINKS && frame % 3 == 0; ++i) {
+                    float g = 0.1f * (unit_random(&r) - 0.5f);
+                    growth[k * LINKS + i] = unit_random(&r) < 0.2f    ? 0
+                                            : unit_random(&r) < 0.05f ? -0.3f
+                                                                      : g;
+                }
+            }
+        } else {
+            growth[(int)(unit_random(&r) * (float)(count * LINKS))] += 0.01f;
+        }
+        memset(&f, 0, sizeof f);
+        SET_V3(&f, up, 0, v3_make(0, 1, 0));
+        f.slip[0] = 0.9f, f.floor_slip[0] = 0.9f;
+        f.colliders[0] = c, f.collider_count[0] = count;
+        f.growth[0] = frame % 7 == 3 ? NULL : growth, f.links = LINKS;
+        chain_cull_setup(&f, 1);
+        for (int t = 0; t < 40; ++t) {
+            int link = (int)(unit_random(&r) * LINKS);
+            float spread = 0.3f + 0.6f * unit_random(&r);
+            v3 head = v3_make(spread * (unit_random(&r) - 0.5f), spread * (unit_random(&r) - 0.5f),
+                              spread * (unit_random(&r) - 0.5f));
+            v3 dir = v3_normalize_or(
+                v3_make(unit_random(&r) - 0.5f, unit_random(&r) - 0.5f, unit_random(&r) - 0.5f),
+                v3_make(0, -1, 0));
+            float len = 0.02f + 0.15f * unit_random(&r);
+            v3 p0 = v3_madd(head, dir, len), v0 = v3_make(0.1f, -0.2f, 0.05f), rest = dir;
+            v3 p[2] = {p0, p0}, v[2] = {v0, v0};
+            bool touch[2], moved[2];
+            for (int j = 0; j < 2; ++j) {
+                f.memo[0] = j ? &memo : NULL;
+                moved[j] = chain_contact(&f, 0, link, head, len, rest, &p[j], &v[j], &touch[j]);
+            }
+            ++tips, held += moved[0];
+            far += !moved[0] && count > 8;
+            differ += memcmp(&p[0], &p[1], sizeof p[0]) != 0 ||
+                      memcmp(&v[0], &v[1], sizeof v[0]) != 0 || touch[0] != touch[1] ||
+                      moved[0] != moved[1];
+        }
+    }
+    fprintf(stderr, "  %u tips, %u moved, %u untouched among more than 8 colliders, %u differ\n",
+            tips, held, far, differ);
+    ENSURE(differ == 0 && held > 1000 && far > 1000);
+}
+
 /* A straight chain of n links, 0.5 m in all, hanging down with no floor and no hips plane: only
  * the test's colliders touch it. */
 static tl_chain_def hanging_free(rig* r, int n) {
@@ -3025,6 +3131,7 @@ static const tl_test_case cases[] = {
     {"ellipsoid_collider", test_ellipsoid_collider},
     {"ellipsoid_exact", test_ellipsoid_exact},
     {"ellipsoid_cheap_test_matches_full", test_ellipsoid_cheap_test_matches_full},
+    {"contact_memo_matches_plain", test_contact_memo_matches_plain},
     {"collider_crease", test_collider_crease},
     {"friction_once_a_step", test_friction_once_a_step},
     {"contact_candidates_exact", test_contact_candidates_exact},

@@ -8,6 +8,7 @@
 #include "play/cloth_play.h"
 #include "play/hair_sheet.h"
 #include "play/joint_play.h"
+#include "sim/contact_memo.h"
 
 #include <assert.h>
 #include <math.h>
@@ -47,7 +48,9 @@ struct tl_player {
     bool pose_every; /* play_player_pose_memo false: posed every frame */
     /* per chain with a hit radius: each collider's growth per link (play_chain_colliders) */
     float (*growth)[TL_BODY_COLLIDERS_MAX * TL_CHAIN_MAX_BONES];
-    float* floors;       /* per chain: its body floor along up, world units */
+    contact_memo* contact_memos; /* def.colliders: per chain, its grown colliders (kept across
+                                    frames: the rest settle's are the same every frame) */
+    float* floors;               /* per chain: its body floor along up, world units */
     float home[3];       /* the world point the chains are simulated relative to (player_rehome) */
     play_cloths* cloths; /* the scene's cloth parts (cloth_play.c), or NULL */
     play_joints* joints; /* the scene's pendulum and aim parts (joint_play.c), or NULL */
@@ -310,6 +313,12 @@ tl_result tl_player_create(const tl_scene* scene, const tl_play_chain* chains, u
             tl_pose_keep_skin(p->sampled, scene, chains[0].skin);
     }
     if (cr == TL_OK && def->colliders) cr = fit_colliders(p, err);
+    if (cr == TL_OK && def->colliders && count > 0) {
+        p->contact_memos = calloc(count, sizeof *p->contact_memos);
+        if (!p->contact_memos) cr = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+        for (uint32_t i = 0; cr == TL_OK && i < count; ++i)
+            chain_contact_memo_attach(p->chains[i], &p->contact_memos[i]);
+    }
     if (cr == TL_OK) {
         p->sheet_bodies = calloc(count + 1, sizeof *p->sheet_bodies);
         if (!p->sheet_bodies ||
@@ -335,6 +344,7 @@ void tl_player_destroy(tl_player* p) {
     for (uint32_t i = 0; p->chains && i < p->count; ++i)
         tl_chain_destroy(p->chains[i]);
     free(p->chains);
+    free(p->contact_memos);
     free(p->descs);
     free(p->colliders);
     free(p->world);

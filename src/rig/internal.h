@@ -188,8 +188,10 @@ bool rig_cloth_add(tl_gltf* doc, const tl_rig_part* part, const uint32_t* skin_j
                    struct json_t* skin_joints);
 
 /* Each hair part's lock thickness and each skin's sheet ties, as the C player finds them in the
- * rigged document, stored in it (write_hair.c, docs/schema.md). */
-tl_result rig_write_hair_play(tl_gltf* doc, tl_error* err);
+ * rigged document, stored in it (write_hair.c, docs/schema.md). `scene` is the rigged
+ * document's: tl_rig_apply's, made before its colliders, frames and guide layers were written,
+ * none of which the lock thickness or the ties read (the frame stored is the scene's own). */
+tl_result rig_write_hair_play(tl_gltf* doc, const tl_scene* scene, tl_error* err);
 
 /* The play keys the analysis found missing on the skins' older parts (tl_rig_skin.play_frame,
  * play_hit_radii, play_sheet), written by the same writers as a fresh rig's; keys present stay. */

@@ -573,7 +573,12 @@ tl_result tl_rig_apply(tl_gltf* doc, const tl_rig_analysis* a, tl_error* err) {
     bool hair = false; /* (the player's hair data, found on the document with its guide layers) */
     for (uint32_t i = 0; i < a->part_count; ++i)
         hair |= a->parts[i].cls == TL_RIG_CLASS_HAIR && a->parts[i].action == TL_RIG_ACTION_CHAIN;
-    r = write_hair_guides(doc, a, scene, err);
-    if (r == TL_OK && hair) r = rig_write_hair_play(doc, err);
+    /* (on this scene: the keys it writes are in objects the layers do not touch, so the
+       document's bytes are those of writing them after the layers from a scene made then) */
+    if (hair) r = rig_write_hair_play(doc, scene, err);
+    if (r == TL_OK)
+        r = write_hair_guides(doc, a, scene, err);
+    else
+        tl_scene_destroy(scene);
     return r == TL_OK ? rig_write_play_missing(doc, a, err) : r;
 }

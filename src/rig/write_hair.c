@@ -82,12 +82,8 @@ static tl_result hair_play(tl_gltf* doc, const tl_scene* scene, tl_error* err) {
     return r;
 }
 
-tl_result rig_write_hair_play(tl_gltf* doc, tl_error* err) {
-    tl_scene* scene = NULL;
-    tl_result r = tl_scene_create(doc, &scene, err);
-    if (r == TL_OK) r = hair_play(doc, scene, err);
-    tl_scene_destroy(scene);
-    return r;
+tl_result rig_write_hair_play(tl_gltf* doc, const tl_scene* scene, tl_error* err) {
+    return hair_play(doc, scene, err);
 }
 
 tl_result rig_write_play_missing(tl_gltf* doc, const tl_rig_analysis* a, tl_error* err) {

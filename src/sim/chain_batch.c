@@ -199,6 +199,7 @@ static void setup_lane(lane_frame* f, int l, const frame_plan* fp, int n, bool p
     f->has_hips[l] = fp->has_hips, f->still[l] = fp->still;
     f->colliders[l] = fp->colliders, f->collider_count[l] = fp->collider_count;
     f->growth[l] = fp->collider_growth, f->links = n; /* (the cull: chain_cull_setup) */
+    f->memo[l] = NULL;
 }
 
 #if defined(__SSE__)
@@ -321,14 +322,14 @@ static void output_contact(const frame_plan* fp, const lane_frame* f, int l, uin
         if (!near[i] && !moved) { /* outside every collider: the pass would leave it */
 #ifndef NDEBUG
             float to_tip = v3_length(v3_sub(tip, head));
-            assert(!(to_tip > 0 && chain_contact_output(fp, NULL, l, i, head, to_tip, &p)));
+            assert(!(to_tip > 0 && chain_contact_output(fp, NULL, l, i, head, to_tip, NULL, &p)));
 #endif
             G = qt_mul(G, L);
             head = tip;
             continue;
         }
         float len = v3_length(v3_sub(tip, head));
-        if (len > 0 && chain_contact_output(fp, slots, l, i, head, len, &p)) {
+        if (len > 0 && chain_contact_output(fp, slots, l, i, head, len, f->memo[l], &p)) {
             moved = true;
             qt D = qt_swing(v3_scale(v3_sub(tip, head), 1.0f / len),
                             v3_normalize_or(v3_sub(p, head), v3_sub(tip, head)));
@@ -380,6 +381,7 @@ static void step_alone(frame_plan* fp) {
     settings_lane(&f.settings, 0, c, n);
     setup_lane(&f, 0, fp, n, true);
     chain_cull_setup(&f, 1);
+    f.memo[0] = c->memo;
     for (long j = 1; j <= fp->steps; ++j) {
         f.t[0] = chain_step_time(fp, j);
         chain_lanes_steps(links, n, &f, 1, c->velocity_feedback);

@@ -211,7 +211,7 @@ static void place_in_contact(tl_chain* c, const frame_plan* fp) {
     for (int i = 0; i < c->n; ++i) {
         v3 tip = v3_load(c->positions + 3 * i), p = tip;
         float len = v3_length(v3_sub(tip, head));
-        if (len > 0 && chain_contact_output(fp, NULL, 0, i, head, len, &p)) {
+        if (len > 0 && chain_contact_output(fp, NULL, 0, i, head, len, NULL, &p)) {
             qt D = qt_swing(v3_scale(v3_sub(tip, head), 1.0f / len),
                             v3_normalize_or(v3_sub(p, head), v3_sub(tip, head)));
             for (int j = i; j < c->n; ++j) {

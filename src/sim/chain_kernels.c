@@ -230,13 +230,19 @@ static bool contact_collider_of(const tl_collider* colliders, const float* growt
     }
     if (g == 0) return true;
     cc->grown = *c, cc->c = &cc->grown;
-    for (int a = 0; a < 3; ++a) { /* (as src/play grows them: the same bits) */
-        const float* x = c->axes[a];
-        float len = sqrtf(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
-        if (!(len > 0) || !(len + g > 0)) return false;
-        for (int j = 0; j < 3; ++j)
-            cc->grown.axes[a][j] = x[j] * (len + g) / len;
-    }
+    return chain_ellipsoid_grow(c, g, cc->grown.axes);
+}
+
+/* contact_collider_of through the chain's memo (NULL: none): a grown ellipsoid's axes as they
+ * were kept, the rest as contact_collider_of sets it. */
+static bool contact_collider_memo(contact_memo* memo, const tl_collider* colliders,
+                                  const float* growth, int links, int k, int link,
+                                  contact_collider* cc) {
+    const int i = chain_contact_memo_entry(memo, colliders, growth, links, k, link);
+    if (i < 0) return contact_collider_of(colliders, growth, links, k, link, cc);
+    if (memo->state[i] == 2) return false;
+    cc->grown = colliders[k], cc->c = &cc->grown, cc->shape = TL_COLLIDER_ELLIPSOID;
+    memcpy(cc->grown.axes, memo->axes[i], sizeof memo->axes[i]);
     return true;
 }
 
@@ -491,8 +497,8 @@ static bool crease_point(v3 head, float len, v3 to, const v3* n, const float* c,
  * outside them all); its velocity kept out of each plane (contact_velocity), none left when
  * that cannot be. No point beyond them: the sweeps' tip stays. */
 static void crease_settle(const contact_collider* ready, int count, const tl_collider* colliders,
-                          const float* growth, int links, int link, v3 head, float len, v3 rest,
-                          float slack, v3 to, v3* p, v3* v) {
+                          const float* growth, int links, int link, contact_memo* memo, v3 head,
+                          float len, v3 rest, float slack, v3 to, v3* p, v3* v) {
     v3 n[CREASE_PLANES], x = *p;
     float c[CREASE_PLANES];
     int m = 0;
@@ -502,7 +508,8 @@ static void crease_settle(const contact_collider* ready, int count, const tl_col
         for (int j = 0; j < count && m < CREASE_PLANES; ++j) {
             contact_collider cc;
             const contact_collider* at = ready ? &ready[j] : &cc;
-            if (!ready && !contact_collider_of(colliders, growth, links, j, link, &cc)) continue;
+            if (!ready && !contact_collider_memo(memo, colliders, growth, links, j, link, &cc))
+                continue;
             if (collider_plane(at, x, v3_sub(x, head), &n[m], &c[m])) ++m, held = true;
         }
         if (!held || !crease_point(head, len, to, n, c, m, slack, rest, &x)) break;
@@ -528,12 +535,13 @@ static void crease_settle(const contact_collider* ready, int count, const tl_col
  * all the sweeps; -1: every collider, each prepared as it is met. A collider never met leaves
  * the tip as it is, so both give the same bits. */
 static bool contact_sweeps(const tl_collider* colliders, int collider_count, const float* growth,
-                           int links, int link, const int* list, int candidates, v3 head, float len,
-                           v3 rest, float slip, v3* p, v3* v) {
+                           int links, int link, contact_memo* memo, const int* list, int candidates,
+                           v3 head, float len, v3 rest, float slip, v3* p, v3* v) {
     contact_collider ready[CULL_COLLIDERS];
     int count = 0;
     for (int j = 0; j < candidates; ++j) /* (those the growth leaves no size are left out) */
-        count += contact_collider_of(colliders, growth, links, list[j], link, &ready[count]);
+        count +=
+            contact_collider_memo(memo, colliders, growth, links, list[j], link, &ready[count]);
     if (candidates < 0) count = collider_count;
     const float scale = len + fabsf(head.x) + fabsf(head.y) + fabsf(head.z);
     const float still = (1e-6f * scale) * (1e-6f * scale), inv_len = 1.0f / len;
@@ -552,14 +560,19 @@ static bool contact_sweeps(const tl_collider* colliders, int collider_count, con
             if (shape == TL_COLLIDER_PLANE || shape == TL_COLLIDER_ELLIPSOID ||
                 collider_inside(&ready[j], *p, &centre, &radius))
                 did = collide(&ready[j], head, len, inv_len, rest, still, p, v);
-        } else if (contact_collider_of(colliders, growth, links, j, link, &cc))
-            did = collide(&cc, head, len, inv_len, rest, still, p, v);
+        } else if (!chain_contact_memo_far(memo, colliders, growth, links, j, link, *p) &&
+                   contact_collider_memo(memo, colliders, growth, links, j, link, &cc)) {
+            /* (outside a ball: collide's first test, as above) */
+            if (cc.shape == TL_COLLIDER_PLANE || cc.shape == TL_COLLIDER_ELLIPSOID ||
+                collider_inside(&cc, *p, &centre, &radius))
+                did = collide(&cc, head, len, inv_len, rest, still, p, v);
+        }
         held |= did;
         met = did & PUSHED ? (did & SETTLED ? 1 : 0) : met + 1;
     }
     if (met < count)
-        crease_settle(candidates >= 0 ? ready : NULL, count, colliders, growth, links, link, head,
-                      len, rest, sqrtf(still), to, p, v);
+        crease_settle(candidates >= 0 ? ready : NULL, count, colliders, growth, links, link, memo,
+                      head, len, rest, sqrtf(still), to, p, v);
 #ifndef NDEBUG /* a collider passed over leaves the tip as it is */
     for (int k = 0, j = 0; k < collider_count && candidates >= 0; ++k) {
         if (j < candidates && list[j] == k) {
@@ -612,8 +625,8 @@ bool chain_contact(const lane_frame* f, int l, int link, v3 head, float len, v3 
     /* the body's colliders, those within the rope's reach (a crease of the body: sweeps) */
     int list[CULL_COLLIDERS];
     const int candidates = contact_candidates(f, l, head, len, list);
-    if (contact_sweeps(f->colliders[l], f->collider_count[l], f->growth[l], f->links, link, list,
-                       candidates, head, len, rest, f->slip[l], &p, &v))
+    if (contact_sweeps(f->colliders[l], f->collider_count[l], f->growth[l], f->links, link,
+                       f->memo[l], list, candidates, head, len, rest, f->slip[l], &p, &v))
         moved = *touch = true;
     *pp = p, *vp = v;
     return moved;
@@ -652,12 +665,12 @@ void chain_output_near(const frame_plan* fp, const float* tips, int n, bool* nea
  * (its cull slots being the plan's colliders), only the colliders within the rope's reach
  * (contact_candidates); f NULL: every collider. */
 bool chain_contact_output(const frame_plan* fp, const lane_frame* f, int l, int link, v3 head,
-                          float len, v3* p) {
+                          float len, contact_memo* memo, v3* p) {
     v3 v = {0, 0, 0}, rest = v3_scale(v3_sub(*p, head), 1.0f / len);
     int list[CULL_COLLIDERS];
     const int candidates = f ? contact_candidates(f, l, head, len, list) : -1;
     return contact_sweeps(fp->colliders, fp->collider_count, fp->collider_growth, fp->chain->n,
-                          link, list, candidates, head, len, rest, 1.0f, p, &v);
+                          link, memo, list, candidates, head, len, rest, 1.0f, p, &v);
 }
 
 #define LANE_COUNT LANES

@@ -26,6 +26,7 @@
 #endif
 
 #include "sim_math.h"
+#include "contact_memo.h"
 
 #define PI_F 3.14159265358979f
 #define DEG_TO_RAD (PI_F / 180.0f)
@@ -119,6 +120,7 @@ typedef struct rigid_motion {
 
 struct tl_chain {
     tl_allocator allocator;
+    contact_memo* memo; /* its caller's (chain_contact_memo_attach), or NULL */
     int n;
     uint64_t serial;       /* unique per create: the key of the lanes' state caches */
     uint64_t constants_id; /* ... of their constants' caches: new at every change of settings */
@@ -295,6 +297,20 @@ static inline bool chain_ellipsoid_inside(const tl_collider* c, v3 p, v3* surfac
     return q2 < 1;
 }
 
+/* Ellipsoid c's axes grown by g (each axis' length plus g, its direction kept) into out; false
+ * when an axis has no length or g leaves it none. The contact's growth, as src/play grows them:
+ * the same bits. */
+static inline bool chain_ellipsoid_grow(const tl_collider* c, float g, float out[3][3]) {
+    for (int a = 0; a < 3; ++a) {
+        const float* x = c->axes[a];
+        float len = sqrtf(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+        if (!(len > 0) || !(len + g > 0)) return false;
+        for (int j = 0; j < 3; ++j)
+            out[a][j] = x[j] * (len + g) / len;
+    }
+    return true;
+}
+
 #define LANE_V3(s, f, l) ((v3){(s)->f##x[l], (s)->f##y[l], (s)->f##z[l]})
 #define LANE_QT(s, f, l) ((qt){(s)->f##x[l], (s)->f##y[l], (s)->f##z[l], (s)->f##w[l]})
 #define SET_V3(s, f, l, v) ((s)->f##x[l] = (v).x, (s)->f##y[l] = (v).y, (s)->f##z[l] = (v).z)
@@ -316,6 +332,7 @@ typedef struct lane_frame {
     int collider_count[LANES];
     const float* growth[LANES]; /* per collider and link, or NULL (tl_chain_input) */
     int links;                  /* the lanes' link count (growth's stride) */
+    contact_memo* memo[LANES];  /* a chain alone's (tl_chain.memo), or NULL */
     /* the spheres and capsules of the frame's colliders again, across the lanes, so that a tip
      * outside all of them skips the contact pass (chain_cull_setup): segment start, its
      * direction ab and 1 / |ab|^2 (0: a sphere), and a squared radius grown by a margin that
@@ -441,8 +458,17 @@ SIM_INTERNAL void chain_cull_setup(lane_frame* f, int lanes);
 SIM_INTERNAL bool chain_contact(const lane_frame* f, int l, int link, v3 head, float len, v3 rest,
                                 v3* pp, v3* vp, bool* touch);
 SIM_INTERNAL bool chain_contact_output(const frame_plan* fp, const lane_frame* f, int l, int link,
-                                       v3 head, float len, v3* p);
+                                       v3 head, float len, contact_memo* memo, v3* p);
 SIM_INTERNAL void chain_output_near(const frame_plan* fp, const float* tips, int n, bool* near);
+/* contact_memo.c: the memo's entry of collider k and link `link` (grown again when its key, the
+ * axes and the growth as bits, is not theirs), or -1 when it keeps none (no memo, past its size,
+ * not a grown ellipsoid); and whether that collider surely leaves the link's tip p as it is (a
+ * grown ellipsoid whose bound p is beyond, or one the growth leaves no size, which the pass
+ * skips). */
+SIM_INTERNAL int chain_contact_memo_entry(contact_memo* memo, const tl_collider* colliders,
+                                          const float* growth, int links, int k, int link);
+SIM_INTERNAL bool chain_contact_memo_far(contact_memo* memo, const tl_collider* colliders,
+                                         const float* growth, int links, int k, int link, v3 p);
 #if TL_LANES_AVX2
 /* chain_kernels_avx2.c: the batch kernels built for AVX2 (taken when the CPU has it) */
 SIM_INTERNAL bool chain_has_avx2(void);
