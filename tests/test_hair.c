@@ -3701,11 +3701,10 @@ static void rig_reports_hair(void) {
  * already rigged, nothing re-weighted), not given a second set of chains beside the first (main
  * did: bob02 rigged twice had 14 hair parts, Hair01.001_1 .. beside Hair01_1 ..). */
 static void rig_twice_keeps_hair(void) {
-    char once[512], twice[600];
-    snprintf(once, sizeof once, "%s", tl_test_scratch("bob02-once.glb"));
+    char twice[600];
+    const char* once = tl_test_rigged_case("mh-bob02");
+    ENSURE(once);
     snprintf(twice, sizeof twice, "%s", tl_test_scratch("bob02-twice.glb"));
-    ENSURE(tl_test_cli(NULL, "rig '%s' -o '%s' --force > /dev/null",
-                       tl_test_shared("cases/mh-bob02.glb"), once) == 0);
     ENSURE(tl_test_cli(NULL, "rig '%s' -o '%s' --force > /dev/null", once, twice) == 0);
     uint32_t hair[2] = {0, 0};
     const char* paths[2] = {once, twice};

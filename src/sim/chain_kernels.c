@@ -233,12 +233,11 @@ static bool contact_collider_of(const tl_collider* colliders, const float* growt
     return chain_ellipsoid_grow(c, g, cc->grown.axes);
 }
 
-/* contact_collider_of through the chain's memo (NULL: none): a grown ellipsoid's axes as they
- * were kept, the rest as contact_collider_of sets it. */
-static bool contact_collider_memo(contact_memo* memo, const tl_collider* colliders,
+/* contact_collider_of through the chain's memo entry i (chain_contact_memo_entry; < 0: none):
+ * a grown ellipsoid's axes as they were kept, the rest as contact_collider_of sets it. */
+static bool contact_collider_memo(const contact_memo* memo, int i, const tl_collider* colliders,
                                   const float* growth, int links, int k, int link,
                                   contact_collider* cc) {
-    const int i = chain_contact_memo_entry(memo, colliders, growth, links, k, link);
     if (i < 0) return contact_collider_of(colliders, growth, links, k, link, cc);
     if (memo->state[i] == 2) return false;
     cc->grown = colliders[k], cc->c = &cc->grown, cc->shape = TL_COLLIDER_ELLIPSOID;
@@ -508,7 +507,10 @@ static void crease_settle(const contact_collider* ready, int count, const tl_col
         for (int j = 0; j < count && m < CREASE_PLANES; ++j) {
             contact_collider cc;
             const contact_collider* at = ready ? &ready[j] : &cc;
-            if (!ready && !contact_collider_memo(memo, colliders, growth, links, j, link, &cc))
+            if (!ready &&
+                !contact_collider_memo(
+                    memo, chain_contact_memo_entry(memo, colliders, growth, links, j, link),
+                    colliders, growth, links, j, link, &cc))
                 continue;
             if (collider_plane(at, x, v3_sub(x, head), &n[m], &c[m])) ++m, held = true;
         }
@@ -540,8 +542,9 @@ static bool contact_sweeps(const tl_collider* colliders, int collider_count, con
     contact_collider ready[CULL_COLLIDERS];
     int count = 0;
     for (int j = 0; j < candidates; ++j) /* (those the growth leaves no size are left out) */
-        count +=
-            contact_collider_memo(memo, colliders, growth, links, list[j], link, &ready[count]);
+        count += contact_collider_memo(
+            memo, chain_contact_memo_entry(memo, colliders, growth, links, list[j], link),
+            colliders, growth, links, list[j], link, &ready[count]);
     if (candidates < 0) count = collider_count;
     const float scale = len + fabsf(head.x) + fabsf(head.y) + fabsf(head.z);
     const float still = (1e-6f * scale) * (1e-6f * scale), inv_len = 1.0f / len;
@@ -550,7 +553,7 @@ static bool contact_sweeps(const tl_collider* colliders, int collider_count, con
     for (int visit = 0; visit < 8 * count && met < count; ++visit) {
         const int j = visit % count;
         contact_collider cc;
-        int did = SETTLED;
+        int did = SETTLED, entry;
         v3 centre;
         float radius;
         if (candidates >= 0) {
@@ -560,8 +563,9 @@ static bool contact_sweeps(const tl_collider* colliders, int collider_count, con
             if (shape == TL_COLLIDER_PLANE || shape == TL_COLLIDER_ELLIPSOID ||
                 collider_inside(&ready[j], *p, &centre, &radius))
                 did = collide(&ready[j], head, len, inv_len, rest, still, p, v);
-        } else if (!chain_contact_memo_far(memo, colliders, growth, links, j, link, *p) &&
-                   contact_collider_memo(memo, colliders, growth, links, j, link, &cc)) {
+        } else if ((entry = chain_contact_memo_entry(memo, colliders, growth, links, j, link),
+                    !chain_contact_memo_far(memo, entry, &colliders[j], *p)) &&
+                   contact_collider_memo(memo, entry, colliders, growth, links, j, link, &cc)) {
             /* (outside a ball: collide's first test, as above) */
             if (cc.shape == TL_COLLIDER_PLANE || cc.shape == TL_COLLIDER_ELLIPSOID ||
                 collider_inside(&cc, *p, &centre, &radius))

@@ -462,13 +462,13 @@ SIM_INTERNAL bool chain_contact_output(const frame_plan* fp, const lane_frame* f
 SIM_INTERNAL void chain_output_near(const frame_plan* fp, const float* tips, int n, bool* near);
 /* contact_memo.c: the memo's entry of collider k and link `link` (grown again when its key, the
  * axes and the growth as bits, is not theirs), or -1 when it keeps none (no memo, past its size,
- * not a grown ellipsoid); and whether that collider surely leaves the link's tip p as it is (a
- * grown ellipsoid whose bound p is beyond, or one the growth leaves no size, which the pass
- * skips). */
+ * not a grown ellipsoid); and whether the collider of entry i surely leaves the link's tip p as
+ * it is (a grown ellipsoid whose bound p is beyond, or one the growth leaves no size, which the
+ * pass skips; false for no entry). */
 SIM_INTERNAL int chain_contact_memo_entry(contact_memo* memo, const tl_collider* colliders,
                                           const float* growth, int links, int k, int link);
-SIM_INTERNAL bool chain_contact_memo_far(contact_memo* memo, const tl_collider* colliders,
-                                         const float* growth, int links, int k, int link, v3 p);
+SIM_INTERNAL bool chain_contact_memo_far(const contact_memo* memo, int i,
+                                         const tl_collider* collider, v3 p);
 #if TL_LANES_AVX2
 /* chain_kernels_avx2.c: the batch kernels built for AVX2 (taken when the CPU has it) */
 SIM_INTERNAL bool chain_has_avx2(void);

@@ -44,11 +44,9 @@ int chain_contact_memo_entry(contact_memo* memo, const tl_collider* colliders, c
     return (int)i;
 }
 
-bool chain_contact_memo_far(contact_memo* memo, const tl_collider* colliders, const float* growth,
-                            int links, int k, int link, v3 p) {
-    const int i = chain_contact_memo_entry(memo, colliders, growth, links, k, link);
+bool chain_contact_memo_far(const contact_memo* memo, int i, const tl_collider* collider, v3 p) {
     if (i < 0) return false;
     if (memo->state[i] == 2) return true;
-    v3 d = v3_sub(p, v3_load(colliders[k].a));
+    v3 d = v3_sub(p, v3_load(collider->a));
     return v3_dot(d, d) > memo->far2[i];
 }
