@@ -197,4 +197,16 @@ tl_result rig_write_hair_play(tl_gltf* doc, const tl_scene* scene, tl_error* err
  * play_hit_radii, play_sheet), written by the same writers as a fresh rig's; keys present stay. */
 tl_result rig_write_play_missing(tl_gltf* doc, const tl_rig_analysis* a, tl_error* err);
 
+/* write_hair.c: with def.hair_fit, each hair skin's seam weights fitted to its clips
+ * (src/hair/seam_fit.c) once the weights and the play data are written: the play data stay
+ * the pre-fit weights', and the player plays them. */
+tl_result rig_write_hair_fit(tl_gltf* doc, const tl_rig_analysis* a, tl_error* err);
+
+/* write.c: new JOINTS_0 / WEIGHTS_0 (4 a vertex) for the vertices of skin `skin` with planned[v]
+ * (union indices of `scene`, the document's), the others copied value for value; the replaced
+ * accessors pruned and the document reindexed (scene must not be used after). */
+tl_result rig_write_skin_weights(tl_gltf* doc, const tl_scene* scene, uint32_t skin,
+                                 const uint32_t* joints, const float* weights,
+                                 const uint8_t* planned, tl_error* err);
+
 #endif
