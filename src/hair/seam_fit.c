@@ -52,6 +52,7 @@ typedef struct fit {
     uint32_t T, C, J;
     float* mats;        /* T x J x 16 */
     tl_collider* world; /* T x C */
+    float* spheres;     /* T x C x 4: a sphere around each (tl_collider_sphere); radius -1: none */
     uint8_t* rest_in;   /* per free vertex x collider: inside at rest (not held, as measured) */
     int32_t* weld;      /* per union vertex: its welded hair vertex, or -1 */
     uint32_t nw, *rep;  /* welded vertices and a union vertex of each */
@@ -69,7 +70,7 @@ typedef struct fit {
 } fit;
 
 static void fit_free(fit* f) {
-    free(f->mats), free(f->world), free(f->rest_in), free(f->weld), free(f->rep);
+    free(f->mats), free(f->world), free(f->spheres), free(f->rest_in), free(f->weld), free(f->rep);
     free(f->adj_start), free(f->adj), free(f->free_w), free(f->fidx), free(f->cand), free(f->kc);
     free(f->w), free(f->win), free(f->P), free(f->X), free(f->H0), free(f->pair_start);
     free(f->pairs);
@@ -348,13 +349,14 @@ static tl_result sample_poses(fit* f, uint32_t skin, const uint32_t* clips, uint
     f->T = nc * S, f->J = sk->joint_count;
     f->mats = malloc(sizeof *f->mats * 16 * (size_t)f->J * f->T + 1);
     f->world = malloc(sizeof *f->world * ((size_t)f->C * f->T + 1));
+    f->spheres = malloc(sizeof *f->spheres * 4 * ((size_t)f->C * f->T + 1));
     f->rest_in = calloc((size_t)f->nf * (f->C + 1), 1);
     tl_pose* pose = tl_pose_create(f->scene);
     tl_play_chain chains[64];
     uint32_t n = 0;
     tl_player* player = NULL;
     tl_result r = TL_OK;
-    if (!f->mats || !f->world || !f->rest_in || !pose)
+    if (!f->mats || !f->world || !f->spheres || !f->rest_in || !pose)
         r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     if (r == TL_OK) r = tl_play_chains_find(f->scene, chains, 64, &n, err);
     tl_player_def def = tl_default_player_def();
@@ -371,6 +373,10 @@ static tl_result sample_poses(fit* f, uint32_t skin, const uint32_t* clips, uint
                 tl_pose_joint_matrices(pose, f->scene, skin, f->mats + 16 * (size_t)f->J * t);
                 tl_body_colliders_pose(f->scene, skin, body, f->C, pose,
                                        f->world + (size_t)f->C * t);
+                for (uint32_t m = 0; m < f->C; ++m) {
+                    float* sp = f->spheres + 4 * ((size_t)f->C * t + m);
+                    if (!tl_collider_sphere(&f->world[(size_t)f->C * t + m], sp)) sp[3] = -1;
+                }
             }
         }
     for (uint32_t i = 0; r == TL_OK && i < f->nf; ++i)
@@ -570,16 +576,24 @@ static void fit_vertex(fit* f, uint32_t i) {
         bool added = false;
         for (uint32_t q = f->pair_start[i]; round < 6 && q < f->pair_start[i + 1]; ++q) {
             fit_pair* pr = &f->pairs[q];
+            if (pr->state == PAIR_STRICT) continue;
             const float* p = f->P + 3 * K_MAX * ((size_t)i * T + pr->t);
-            float pt[3] = {0, 0, 0}, in[3] = {0, 0, 0};
+            float pt[3] = {0, 0, 0};
             for (uint32_t k = 0; k < K; ++k)
                 for (int a = 0; a < 3; ++a)
-                    pt[a] += (float)x[k] * p[3 * k + a],
-                        in[a] += (float)f->win[(size_t)K_MAX * i + k] * p[3 * k + a];
+                    pt[a] += (float)x[k] * p[3 * k + a];
+            /* (outside the collider's sphere the depth is <= 0: no violation) */
+            const float* sp = f->spheres + 4 * ((size_t)f->C * pr->t + pr->c);
+            if (sp[3] >= 0 && tl__dist2(pt, sp) >= sp[3] * sp[3]) continue;
             const tl_collider* col = &f->world[(size_t)f->C * pr->t + pr->c];
-            if (pr->state == PAIR_STRICT || tl_collider_depth(col, pt) <= fmaxf(pr->depth, 0) + tol)
-                continue;
-            if (pr->state == PAIR_NONE) outward(col, in, h, pr->n);
+            if (tl_collider_depth(col, pt) <= fmaxf(pr->depth, 0) + tol) continue;
+            if (pr->state == PAIR_NONE) {
+                float in[3] = {0, 0, 0};
+                for (uint32_t k = 0; k < K; ++k)
+                    for (int a = 0; a < 3; ++a)
+                        in[a] += (float)f->win[(size_t)K_MAX * i + k] * p[3 * k + a];
+                outward(col, in, h, pr->n);
+            }
             pr->state = pr->state == PAIR_NONE ? PAIR_PLANE : PAIR_STRICT;
             added = true;
         }
