@@ -495,6 +495,26 @@ static json_t* collider_json(const tl_gltf* doc, const tl_scene_skin* sk,
  * chains meet, and for cloth what its player fits again at play time (tl_body_colliders_fit on
  * the same skin), so a reader of the file (tailor inspect, the web viewer, another engine) sees
  * the body the garment meets. */
+tl_result rig_write_skin_colliders(tl_gltf* doc, const tl_scene* scene, uint32_t skin, bool frame,
+                                   tl_error* err) {
+    tl_body_collider body[TL_BODY_COLLIDERS_MAX];
+    uint32_t n;
+    tl_result r = tl_body_colliders_fit(scene, skin, body, TL_BODY_COLLIDERS_MAX, &n, err);
+    if (r != TL_OK) return r;
+    json_t* tailor = tl_schema_skin_record(doc, skin);
+    if (!tailor) /* (a skin whose extras are not an object is refused when read) */
+        return tl_error_set(err, TL_ERROR_INVALID,
+                            "skin %u does not exist or its extras are not an object", skin);
+    json_t* list = json_array();
+    for (uint32_t k = 0; k < n; ++k)
+        json_array_append_new(list, collider_json(doc, &scene->skins[skin], &body[k]));
+    /* the frame the player takes (in the coordinates of the colliders' rest-world mapping),
+     * so every reader plays by it and a misdetected one can be corrected in the file */
+    if (frame) r = tl_skin_write_frame(doc, scene, skin, err);
+    json_object_set_new(tailor, TL_SCHEMA_COLLIDERS, list);
+    return r;
+}
+
 static tl_result write_colliders(tl_gltf* doc, const tl_rig_analysis* a, const tl_scene* scene,
                                  tl_error* err) {
     tl_result r = TL_OK;
@@ -504,25 +524,8 @@ static tl_result write_colliders(tl_gltf* doc, const tl_rig_analysis* a, const t
             chained |= a->parts[i].skin == s && (a->parts[i].action == TL_RIG_ACTION_CHAIN ||
                                                  a->parts[i].action == TL_RIG_ACTION_CLOTH);
         uint32_t skin = a->skins[s].skin;
-        if (!chained || skin >= scene->skin_count) continue;
-        tl_body_collider body[TL_BODY_COLLIDERS_MAX];
-        uint32_t n;
-        if ((r = tl_body_colliders_fit(scene, skin, body, TL_BODY_COLLIDERS_MAX, &n, err)) != TL_OK)
-            break;
-        json_t* list = json_array();
-        for (uint32_t k = 0; k < n; ++k)
-            json_array_append_new(list, collider_json(doc, &scene->skins[skin], &body[k]));
-        json_t* tailor = tl_schema_skin_record(doc, skin);
-        if (!tailor) { /* (a skin whose extras are not an object is refused when read) */
-            json_decref(list);
-            r = tl_error_set(err, TL_ERROR_INVALID,
-                             "skin %u does not exist or its extras are not an object", skin);
-            break;
-        }
-        /* the frame the player takes (in the coordinates of the colliders' rest-world mapping),
-         * so every reader plays by it and a misdetected one can be corrected in the file */
-        r = tl_skin_write_frame(doc, scene, skin, err);
-        json_object_set_new(tailor, TL_SCHEMA_COLLIDERS, list);
+        if (chained && skin < scene->skin_count)
+            r = rig_write_skin_colliders(doc, scene, skin, true, err);
     }
     return r;
 }
