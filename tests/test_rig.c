@@ -1758,6 +1758,20 @@ static bool buffers_equal(const tl_gltf* a, const tl_gltf* b) {
     return same;
 }
 
+/* A copy of the rigged `doc` with every play key removed (play_keys_strip), saved to `path`. */
+static tl_result save_older(const tl_gltf* doc, const char* path, uint32_t* removed,
+                            tl_error* err) {
+    tl_gltf* b = NULL;
+    tl_result r = tl_gltf_clone(doc, &b, err);
+    if (r != TL_OK) return r;
+    *removed = play_keys_strip(tl_gltf_json(b), true);
+    tl_gltf_save_def save = tl_default_gltf_save_def();
+    save.overwrite = true;
+    r = tl_gltf_save(b, path, &save, err);
+    tl_gltf_destroy(b);
+    return r;
+}
+
 /* The character `path` rigged fresh, its play keys removed (an "older" file, saved with the
  * same BIN), rigged again: the keys come back equal value for value to the fresh rig's, every
  * other JSON value and every buffer byte as they were, and the report counts them; rigged once
@@ -1772,13 +1786,8 @@ static void play_upgrade_case(const char* name, const char* path, bool hair) {
     tl_gltf* a = rig_cli(path, fresh, NULL);
     ENSURE(a);
     tl_error err;
-    tl_gltf* b = NULL;
-    ENSURE_OK(tl_gltf_clone(a, &b, &err), err);
-    uint32_t removed = play_keys_strip(tl_gltf_json(b), true);
-    tl_gltf_save_def save = tl_default_gltf_save_def();
-    save.overwrite = true;
-    ENSURE_OK(tl_gltf_save(b, old, &save, &err), err);
-    tl_gltf_destroy(b);
+    uint32_t removed = 0;
+    ENSURE_OK(save_older(a, old, &removed, &err), err);
     tl_gltf* c = rig_cli(old, up, report);
     ENSURE(c);
     json_error_t jerr;
@@ -1862,13 +1871,8 @@ static void test_play_data_pendulum_frame(void) {
     tl_gltf* a = NULL;
     tl_error err;
     ENSURE_OK(tl_gltf_load(fresh, &a, &err), err);
-    tl_gltf* b = NULL;
-    ENSURE_OK(tl_gltf_clone(a, &b, &err), err);
-    uint32_t removed = play_keys_strip(tl_gltf_json(b), true);
-    tl_gltf_save_def save = tl_default_gltf_save_def();
-    save.overwrite = true;
-    ENSURE_OK(tl_gltf_save(b, old, &save, &err), err);
-    tl_gltf_destroy(b);
+    uint32_t removed = 0;
+    ENSURE_OK(save_older(a, old, &removed, &err), err);
     tl_gltf* c = rig_cli(old, up, NULL);
     ENSURE(c);
     json_t* skin = json_object_get(
