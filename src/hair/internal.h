@@ -230,6 +230,11 @@ float hair_lying_on(const tl_hair_scalp* scalp, const float* pos, const uint32_t
  * memory for the memo: each point asked (the test that compares). */
 void hair_scalp_distances(const tl_hair_scalp* scalp, const float* positions, uint32_t count,
                           float reach, bool memo, float* out);
+/* tl_hair_guide_layer_add_guides (layer.c) given the skin's tl_hair_find_primitives flags
+ * (hair, primitive_count bytes, found on this scene; NULL: found here). */
+tl_result hair_guide_layer_add(tl_gltf* doc, const tl_scene* scene, uint32_t skin,
+                               const tl_hair_guides* given, const uint8_t* hair,
+                               uint32_t* guides_written, tl_error* err);
 /* The chains' scalp distances (chains.c): per hair mesh vertex, hair_scalp_nearest's distance
  * within *reach, INFINITY beyond it. */
 const float* hair_chains_scalp(const tl_hair_chains* chains, float* reach);
