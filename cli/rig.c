@@ -163,16 +163,18 @@ static double num(const json_t* o, const char* key) {
 }
 
 /* The play keys a file tailor rigged before lacks, which the rig writes (docs/rig.md "The
- * report"): skins given a frame, hair parts given a hit_radius, skins sought a sheet; the ties
- * found are added after the rig (play_data_ties). */
+ * report"): skins given a frame, skins given body colliders, hair parts given a hit_radius,
+ * skins sought a sheet; the ties found are added after the rig (play_data_ties). */
 static json_t* play_data_json(const tl_rig_analysis* a) {
-    json_int_t frames = 0, hit_radii = 0, sheets = 0;
+    json_int_t frames = 0, colliders = 0, hit_radii = 0, sheets = 0;
     for (uint32_t s = 0; s < a->skin_count; ++s) {
         frames += a->skins[s].play_frame;
+        colliders += a->skins[s].play_colliders;
         hit_radii += a->skins[s].play_hit_radii;
         sheets += a->skins[s].play_sheet;
     }
-    return json_pack("{s:I, s:I, s:I}", "frame", frames, "hit_radius", hit_radii, "sheet", sheets);
+    return json_pack("{s:I, s:I, s:I, s:I}", "frame", frames, "colliders", colliders, "hit_radius",
+                     hit_radii, "sheet", sheets);
 }
 
 /* The sheet ties the rig wrote on the skins that lacked a sheet, into the report. */
@@ -188,19 +190,21 @@ static void play_data_ties(json_t* report, const tl_gltf* doc, const tl_rig_anal
     json_object_set_new(json_object_get(report, "play_data"), "sheet_ties", json_integer(ties));
 }
 
-/* "play data brought up to date: frame, hit_radius x24, sheet (1180 ties)", or nothing when no
- * key was missing. */
+/* "play data brought up to date: frame, colliders, hit_radius x24, sheet (1180 ties)", or
+ * nothing when no key was missing. */
 static void print_play_data(FILE* f, const json_t* r) {
     const json_t* p = json_object_get(r, "play_data");
-    int frames = (int)num(p, "frame"), hit = (int)num(p, "hit_radius"),
-        sheets = (int)num(p, "sheet");
-    if (!f || frames + hit + sheets == 0) return;
+    int frames = (int)num(p, "frame"), colliders = (int)num(p, "colliders"),
+        hit = (int)num(p, "hit_radius"), sheets = (int)num(p, "sheet");
+    if (!f || frames + colliders + hit + sheets == 0) return;
     bool dry = json_is_true(json_object_get(r, "dry_run"));
     fprintf(f, "play data %s: ",
             dry ? "to bring up to date (dry run: nothing written)" : "brought up to date");
     const char* sep = "";
     if (frames) fprintf(f, "frame%s", frames > 1 ? "s" : ""), sep = ", ";
     if (frames > 1) fprintf(f, " x%d", frames);
+    if (colliders) fprintf(f, "%scolliders", sep), sep = ", ";
+    if (colliders > 1) fprintf(f, " x%d", colliders);
     if (hit) fprintf(f, "%shit_radius x%d", sep, hit), sep = ", ";
     if (sheets && dry)
         fprintf(f, "%ssheet", sep);

@@ -861,8 +861,56 @@ static void test_sphere_holds_depth(void) {
     ENSURE(!tl_collider_sphere(&plane, none));
 }
 
+/* The body colliders fitted with the skin's hair flags given (tl_body_colliders_fit_hair, as
+ * tl_rig_apply passes the flags it found once for the fit and the guide layer) against found
+ * by the fit itself: the same colliders to the bit on the hair styles, a body and a fox; and
+ * with flags that name no hair, bob01's differ (the flags are read). */
+static void fit_given_hair_matches_found(void) {
+    const char* files[] = {"cases/mh-bob01.glb", "cases/mh-braid01.glb", "cases/mh-short02.glb",
+                           "cases/mh-body.glb", "cases/fox-khronos-tailless.glb"};
+    uint32_t fits = 0, colliders = 0, differ = 0, hair_skins = 0;
+    bool none_differs = false;
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; ++f) {
+        tl_gltf* doc;
+        tl_scene* scene;
+        tl_error err;
+        ENSURE_OK(tl_gltf_load(tl_test_shared(files[f]), &doc, &err), err);
+        ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+        for (uint32_t k = 0; k < scene->skin_count; ++k) {
+            uint32_t prims = scene->skins[k].primitive_count;
+            uint8_t* hair = calloc(prims + 1, 1);
+            uint8_t* none = calloc(prims + 1, 1);
+            ENSURE(hair && none);
+            hair_skins += tl_hair_find_primitives(scene, k, hair) > 0;
+            tl_body_collider a[TL_BODY_COLLIDERS_MAX], b[TL_BODY_COLLIDERS_MAX],
+                c[TL_BODY_COLLIDERS_MAX];
+            uint32_t na = 0, nb = 0, nc = 0;
+            memset(a, 0, sizeof a), memset(b, 0, sizeof b), memset(c, 0, sizeof c);
+            ENSURE_OK(tl_body_colliders_fit(scene, k, a, TL_BODY_COLLIDERS_MAX, &na, &err), err);
+            ENSURE_OK(
+                tl_body_colliders_fit_hair(scene, k, hair, b, TL_BODY_COLLIDERS_MAX, &nb, &err),
+                err);
+            ENSURE_OK(
+                tl_body_colliders_fit_hair(scene, k, none, c, TL_BODY_COLLIDERS_MAX, &nc, &err),
+                err);
+            fits++, colliders += na;
+            differ += na != nb || memcmp(a, b, sizeof a) != 0;
+            if (f == 0) none_differs = na != nc || memcmp(a, c, sizeof a) != 0;
+            free(hair), free(none);
+        }
+        tl_scene_destroy(scene);
+        tl_gltf_destroy(doc);
+    }
+    printf("  %u fits (%u skins with hair), %u colliders, %u differ; bob01 without its hair "
+           "flags %s\n",
+           fits, hair_skins, colliders, differ, none_differs ? "differs" : "DOES NOT DIFFER");
+    ENSURE(hair_skins >= 3 && colliders > 40);
+    ENSURE(differ == 0 && none_differs);
+}
+
 static const tl_test_case cases[] = {
     {"fit_ellipsoid", test_fit_ellipsoid},
+    {"fit_given_hair_matches_found", fit_given_hair_matches_found},
     {"fit_capsule", test_fit_capsule},
     {"fit_degenerate", test_fit_degenerate},
     {"capsule_around_ellipsoid", test_capsule_around_ellipsoid},

@@ -3937,6 +3937,69 @@ static uint32_t scalp_scan(const tl_hair_scalp* sc, const float* sphere, const f
     return best;
 }
 
+/* The chains' scalp distances with the memo of repeated positions (hair_scalp_distances)
+ * against each point asked: bob01's and braid01's hair (982 of bob01's 5961 vertices repeat a
+ * position) and points around the scalp where one in three repeats an earlier point exactly,
+ * one in three differs from one in a single bit of one coordinate (or 0 against -0), to the bit. */
+static void scalp_distances_memo_matches_plain(void) {
+    ENSURE(body_load());
+    const float scale = scalp->height / TL_HAIR_HUMAN_MM, reach = 30.0f * scale;
+    const char* styles[] = {"bob01", "braid01"};
+    uint32_t points = 0, repeats = 0, differ = 0, near = 0, r = 977;
+    for (size_t s = 0; s <= COUNT(styles); ++s) {
+        tl_hair_mesh mesh = {0};
+        float* made = NULL;
+        uint32_t n = 6000;
+        if (s < COUNT(styles)) {
+            ENSURE(style_load(styles[s], &mesh));
+            n = mesh.vertex_count;
+        } else {
+            made = malloc(3 * sizeof(float) * n);
+            ENSURE(made);
+            for (uint32_t i = 0; i < n; ++i) {
+                float* p = made + 3 * (size_t)i;
+                uint32_t from = i > 0 ? (uint32_t)(lcg_unit(&r) * (float)i) % i : 0;
+                int kind = i > 0 ? (int)(i % 3) : 0;
+                if (kind > 0) memcpy(p, made + 3 * (size_t)from, 3 * sizeof(float));
+                if (kind == 2) { /* one bit of one coordinate (0: its sign) */
+                    int k = (int)(i / 3 % 3);
+                    uint32_t bits;
+                    memcpy(&bits, &p[k], sizeof bits);
+                    bits ^= p[k] == 0 ? 0x80000000u : 1u;
+                    memcpy(&p[k], &bits, sizeof bits);
+                }
+                if (kind == 0) {
+                    const float* v = scalp->positions +
+                                     3 * (size_t)scalp->triangles[(uint32_t)(lcg_unit(&r) * 1e6f) %
+                                                                  (3 * scalp->triangle_count)];
+                    for (int k = 0; k < 3; ++k)
+                        p[k] = (i % 7 == 0 ? 0.0f : v[k]) + (lcg_unit(&r) - 0.5f) * 0.04f;
+                }
+            }
+        }
+        const float* pts = made ? made : mesh.positions;
+        float* memo = malloc(sizeof(float) * n);
+        float* plain = malloc(sizeof(float) * n);
+        ENSURE(memo && plain);
+        hair_scalp_distances(scalp, pts, n, reach, true, memo);
+        hair_scalp_distances(scalp, pts, n, reach, false, plain);
+        for (uint32_t i = 0; i < n; ++i) {
+            bool seen = false;
+            for (uint32_t j = 0; j < i && !seen && (made || i < 8000); ++j)
+                seen = !memcmp(pts + 3 * (size_t)j, pts + 3 * (size_t)i, 3 * sizeof(float));
+            repeats += seen, near += plain[i] < INFINITY;
+            differ += memcmp(&memo[i], &plain[i], sizeof(float)) != 0;
+        }
+        points += n;
+        free(memo), free(plain), free(made);
+        tl_hair_mesh_free(&mesh);
+    }
+    printf("    %u points, %u repeat an earlier one, %u within reach, %u differ\n", points, repeats,
+           near, differ);
+    ENSURE(repeats > 2000 && near > 5000);
+    ENSURE(differ == 0);
+}
+
 static void scalp_nearest_matches_scan(void) {
     ENSURE(body_load());
     const tl_hair_scalp* sc = scalp;
@@ -5281,6 +5344,7 @@ int main(int argc, char** argv) {
         {"guides_fast_match_plain", guides_fast_match_plain},
         {"coverage_matches_segments", coverage_matches_segments},
         {"scalp_nearest_matches_scan", scalp_nearest_matches_scan},
+        {"scalp_distances_memo_matches_plain", scalp_distances_memo_matches_plain},
         {"stitched_count_matches_nearest", stitched_count_matches_nearest},
         {"stitch_grid_skip_matches_copy", stitch_grid_skip_matches_copy},
         {"cover_matches_scan", cover_matches_scan},

@@ -4,6 +4,7 @@
 #include "test.h"
 
 #include "base/mat4.h"
+#include "mesh/internal.h"
 
 #include <tailor/tailor.h>
 
@@ -27,6 +28,43 @@ static float rng_float(float lo, float hi) {
 }
 
 /* ---- Welding ------------------------------------------------------------------------- */
+
+/* tl_mesh_weld's cells sorted by packed keys (its radix sort) against its merge sort alone: the
+ * same labels and count, to the bit. Sets of 1..20000 points: clusters of near and equal
+ * points (the cells' ties), negative and positive coordinates, tolerances from a thousandth of
+ * the spread to above it, and spreads so wide (1e18 cells) that the packed keys do not fit
+ * (the merge sort then, both ways). */
+static void weld_packed_matches_merge(void) {
+    uint32_t sets = 0, vertices = 0, joined = 0, differ = 0;
+    for (int set = 0; set < 60; ++set) {
+        uint32_t n = set < 4 ? (uint32_t)set + 1 : 1 + rng_next() % (set % 6 == 0 ? 20000 : 3000);
+        float* p = malloc(sizeof(float) * 3 * n);
+        uint32_t* a = malloc(sizeof(uint32_t) * n);
+        uint32_t* b = malloc(sizeof(uint32_t) * n);
+        ENSURE(p && a && b);
+        float spread = set % 10 == 9 ? 1e18f : rng_float(0.01f, 100.0f);
+        float tolerance = spread * (set % 5 == 4 ? 2.0f : rng_float(1e-3f, 0.05f));
+        if (set % 10 == 9) tolerance = 1.0f; /* 1e18 cells along each axis */
+        for (uint32_t i = 0; i < n; ++i) {
+            float* q = p + 3 * (size_t)i;
+            if (i > 0 && rng_next() % 3 == 0) { /* near or on an earlier point */
+                const float* o = p + 3 * (size_t)(rng_next() % i);
+                for (int k = 0; k < 3; ++k)
+                    q[k] = o[k] + (rng_next() % 2 ? 0 : rng_float(-1, 1) * tolerance);
+            } else
+                for (int k = 0; k < 3; ++k)
+                    q[k] = rng_float(-spread, spread) * (k == 1 ? 0.5f : 1.0f);
+        }
+        size_t x = tl__mesh_weld(a, p, n, 12, tolerance, true);
+        size_t y = tl__mesh_weld(b, p, n, 12, tolerance, false);
+        differ += x != y || memcmp(a, b, sizeof(uint32_t) * n) != 0;
+        sets++, vertices += n, joined += (uint32_t)(n - y);
+        free(p), free(a), free(b);
+    }
+    printf("  %u sets, %u points, %u joined to another, %u sets differ\n", sets, vertices, joined,
+           differ);
+    ENSURE(joined > 10000 && differ == 0);
+}
 
 /* A unit quad split by a UV seam along its diagonal, so A and C come twice:
  *
@@ -1099,6 +1137,7 @@ static void nearest_points_match_brute_force(void) {
 int main(int argc, char** argv) {
     static const tl_test_case cases[] = {
         {"weld_quad_with_seam", weld_quad_with_seam},
+        {"weld_packed_matches_merge", weld_packed_matches_merge},
         {"nearest_points_match_brute_force", nearest_points_match_brute_force},
         {"weld_tolerance_and_chains", weld_tolerance_and_chains},
         {"weld_random_jittered_copies", weld_random_jittered_copies},

@@ -1731,6 +1731,7 @@ static uint32_t play_keys_strip(json_t* root, bool frame) {
     json_array_foreach(json_object_get(root, "skins"), i, o) {
         json_t* t = json_object_get(json_object_get(o, "extras"), "tailor");
         n += frame && json_object_del(t, "frame") == 0;
+        n += json_object_del(t, "colliders") == 0; /* (a file rigged before session 23) */
         n += json_object_del(t, "sheet") == 0;
     }
     json_array_foreach(json_object_get(root, "nodes"), i, o) n +=
@@ -1757,6 +1758,20 @@ static bool buffers_equal(const tl_gltf* a, const tl_gltf* b) {
     return same;
 }
 
+/* A copy of the rigged `doc` with every play key removed (play_keys_strip), saved to `path`. */
+static tl_result save_older(const tl_gltf* doc, const char* path, uint32_t* removed,
+                            tl_error* err) {
+    tl_gltf* b = NULL;
+    tl_result r = tl_gltf_clone(doc, &b, err);
+    if (r != TL_OK) return r;
+    *removed = play_keys_strip(tl_gltf_json(b), true);
+    tl_gltf_save_def save = tl_default_gltf_save_def();
+    save.overwrite = true;
+    r = tl_gltf_save(b, path, &save, err);
+    tl_gltf_destroy(b);
+    return r;
+}
+
 /* The character `path` rigged fresh, its play keys removed (an "older" file, saved with the
  * same BIN), rigged again: the keys come back equal value for value to the fresh rig's, every
  * other JSON value and every buffer byte as they were, and the report counts them; rigged once
@@ -1771,13 +1786,8 @@ static void play_upgrade_case(const char* name, const char* path, bool hair) {
     tl_gltf* a = rig_cli(path, fresh, NULL);
     ENSURE(a);
     tl_error err;
-    tl_gltf* b = NULL;
-    ENSURE_OK(tl_gltf_clone(a, &b, &err), err);
-    uint32_t removed = play_keys_strip(tl_gltf_json(b), true);
-    tl_gltf_save_def save = tl_default_gltf_save_def();
-    save.overwrite = true;
-    ENSURE_OK(tl_gltf_save(b, old, &save, &err), err);
-    tl_gltf_destroy(b);
+    uint32_t removed = 0;
+    ENSURE_OK(save_older(a, old, &removed, &err), err);
     tl_gltf* c = rig_cli(old, up, report);
     ENSURE(c);
     json_error_t jerr;
@@ -1785,6 +1795,7 @@ static void play_upgrade_case(const char* name, const char* path, bool hair) {
     ENSURE_MSG(r, "%s: %s", report, jerr.text);
     json_t* play = json_object_get(r, "play_data");
     json_int_t frames = json_integer_value(json_object_get(play, "frame"));
+    json_int_t colliders = json_integer_value(json_object_get(play, "colliders"));
     json_int_t radii = json_integer_value(json_object_get(play, "hit_radius"));
     json_int_t ties = json_integer_value(json_object_get(play, "sheet_ties"));
     bool same_json = json_equal(tl_gltf_json(a), tl_gltf_json(c));
@@ -1801,13 +1812,13 @@ static void play_upgrade_case(const char* name, const char* path, bool hair) {
     bool identical =
         up_bytes && again_bytes && up_size == again_size && !memcmp(up_bytes, again_bytes, up_size);
     free(up_bytes), free(again_bytes);
-    printf("  %s: %u play keys removed; rigged again: frame x%lld, hit_radius x%lld, %lld ties; "
-           "JSON %s, BIN %s the fresh rig's; rigged once more %s\n",
-           name, removed, (long long)frames, (long long)radii, (long long)ties,
-           same_json ? "equal to" : "UNLIKE", same_bin ? "equal to" : "UNLIKE",
+    printf("  %s: %u play keys removed; rigged again: frame x%lld, colliders x%lld, hit_radius "
+           "x%lld, %lld ties; JSON %s, BIN %s the fresh rig's; rigged once more %s\n",
+           name, removed, (long long)frames, (long long)colliders, (long long)radii,
+           (long long)ties, same_json ? "equal to" : "UNLIKE", same_bin ? "equal to" : "UNLIKE",
            identical ? "byte-identical" : "CHANGED");
-    ENSURE(removed >= 1 && frames == 1);
-    ENSURE(hair ? radii > 0 && ties > 0 && removed == (uint32_t)radii + 2 : radii == 0);
+    ENSURE(removed >= 2 && frames == 1 && colliders == 1);
+    ENSURE(hair ? radii > 0 && ties > 0 && removed == (uint32_t)radii + 3 : radii == 0);
     ENSURE_MSG(same_json, "%s: the upgraded file's JSON differs from the fresh rig's", name);
     ENSURE_MSG(same_bin, "%s: the upgraded file's buffers differ from the fresh rig's", name);
     ENSURE_MSG(identical, "%s: a file with its play keys changed when rigged again", name);
@@ -1835,9 +1846,9 @@ static const char* rat_z_up(void) {
     return ok ? path : NULL;
 }
 
-/* A file tailor rigged before session 24 (its parts, no frame, hit_radius or sheet): `tailor
- * rig` on it writes those keys as a fresh rig would, and nothing else (tails, a Z-up tail,
- * hair, cloth). */
+/* A file tailor rigged before session 23 (its parts, no frame, colliders, hit_radius or sheet):
+ * `tailor rig` on it writes those keys as a fresh rig would, and nothing else (tails, a Z-up
+ * tail, hair, cloth). */
 static void test_play_data_brought_up_to_date(void) {
     play_upgrade_case("play-fox", case_path("fox-khronos-tailless"), false);
     const char* zup = rat_z_up();
@@ -1847,8 +1858,38 @@ static void test_play_data_brought_up_to_date(void) {
     play_upgrade_case("play-skirt", tl_test_shared("cases/mh-suit-skirt.glb"), false);
 }
 
+/* A skin whose only part is a pendulum (`tailor rig --pendulum`, no chain): rigged before
+ * session 24 it lacks the frame its gravity and H follow; `tailor rig` writes it, and nothing
+ * else, equal to what `--pendulum` writes today. */
+static void test_play_data_pendulum_frame(void) {
+    char fresh[512], old[512], up[512];
+    snprintf(fresh, sizeof fresh, "%s", tl_test_scratch("play-pendulum-fresh.glb"));
+    snprintf(old, sizeof old, "%s", tl_test_scratch("play-pendulum-old.glb"));
+    snprintf(up, sizeof up, "%s", tl_test_scratch("play-pendulum-up.glb"));
+    ENSURE(tl_test_cli(NULL, "rig '%s' -o '%s' --force --pendulum Head > /dev/null",
+                       tl_test_shared("assets/quaternius-knight/KnightCharacter.glb"), fresh) == 0);
+    tl_gltf* a = NULL;
+    tl_error err;
+    ENSURE_OK(tl_gltf_load(fresh, &a, &err), err);
+    uint32_t removed = 0;
+    ENSURE_OK(save_older(a, old, &removed, &err), err);
+    tl_gltf* c = rig_cli(old, up, NULL);
+    ENSURE(c);
+    json_t* skin = json_object_get(
+        json_object_get(json_array_get(json_object_get(tl_gltf_json(c), "skins"), 0), "extras"),
+        "tailor");
+    bool frame = json_object_get(skin, "frame") != NULL;
+    bool same = json_equal(tl_gltf_json(a), tl_gltf_json(c)) && buffers_equal(a, c);
+    printf("  knight with a pendulum on Head: %u play key removed; rigged again: frame %s, the "
+           "file %s the fresh rig's\n",
+           removed, frame ? "written" : "MISSING", same ? "equal to" : "UNLIKE");
+    tl_gltf_destroy(a), tl_gltf_destroy(c);
+    ENSURE(removed == 1 && frame && same);
+}
+
 /* A frame the user typed by hand (valid to four digits: turned 30 degrees about up, up in
- * integers) on an older hair rig: kept as typed while hit_radius and the sheet are written. */
+ * integers) on an older hair rig: kept as typed while the colliders, hit_radius and the sheet
+ * are written. */
 static void test_play_data_keeps_user_frame(void) {
     char fresh[512], old[512], up[512];
     snprintf(fresh, sizeof fresh, "%s", tl_test_scratch("play-user-fresh.glb"));
@@ -1876,6 +1917,7 @@ static void test_play_data_keeps_user_frame(void) {
         "tailor");
     bool kept = json_equal(json_object_get(skin, "frame"), edited);
     bool sheet = json_array_size(json_object_get(skin, "sheet")) > 0;
+    bool colliders = json_array_size(json_object_get(skin, "colliders")) > 0;
     uint32_t radii = 0;
     size_t i;
     json_t* o;
@@ -1883,10 +1925,12 @@ static void test_play_data_keeps_user_frame(void) {
         json_object_get(json_object_get(json_object_get(o, "extras"), "tailor"), "hit_radius") != 0;
     json_decref(edited);
     tl_gltf_destroy(c);
-    printf("  bob02 with an edited frame, %u keys removed: frame %s, sheet %s, %u hit_radius\n",
-           removed, kept ? "kept" : "REPLACED", sheet ? "written" : "MISSING", radii);
+    printf("  bob02 with an edited frame, %u keys removed: frame %s, colliders %s, sheet %s, %u "
+           "hit_radius\n",
+           removed, kept ? "kept" : "REPLACED", colliders ? "written" : "MISSING",
+           sheet ? "written" : "MISSING", radii);
     ENSURE_MSG(kept, "the user's frame was replaced");
-    ENSURE(sheet && radii + 1 == removed);
+    ENSURE(sheet && colliders && radii + 2 == removed);
 }
 
 int main(int argc, char** argv) {
@@ -1909,6 +1953,7 @@ int main(int argc, char** argv) {
         {"cli", test_cli},
         {"play_data_brought_up_to_date", test_play_data_brought_up_to_date},
         {"play_data_keeps_user_frame", test_play_data_keeps_user_frame},
+        {"play_data_pendulum_frame", test_play_data_pendulum_frame},
         {"clean_file", test_clean_file},
         {"bones_point_at_children", test_bones_point_at_children},
         {"skeleton_distances_match", test_skeleton_distances_match},

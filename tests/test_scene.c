@@ -1009,6 +1009,62 @@ static void floor_axis_one_pass_matches_plain(void) {
     ENSURE(found > 10000 && differ == 0);
 }
 
+/* A hair rig's stored sheet ties (parts_hair.c, check_tie) and a part's bones and radii: each
+ * refusal and note names the tie or bone and its key (the paths are built only for these,
+ * session 26; the messages are session 25's, checked against its binary). */
+static void test_sheet_refusals(void) {
+    const char* rigged = tl_test_rigged_case("mh-bob02");
+    ENSURE(rigged);
+    static const struct {
+        const char *path, *value, *message;
+    } cases[] = {
+        {"skins/0/extras/tailor/sheet/5", "5",
+         "/skins/0/extras/tailor/sheet/5: must be an object, is a number"},
+        {"skins/0/extras/tailor/sheet/5/parts", "[165]",
+         "/skins/0/extras/tailor/sheet/5/parts: must be an array of 2 integers"},
+        {"skins/0/extras/tailor/sheet/5/parts", "[165, 1]",
+         "/skins/0/extras/tailor/sheet/5/parts: node 1 is no hair part of skin 0"},
+        {"skins/0/extras/tailor/sheet/5/parts", "[165, 165]",
+         "/skins/0/extras/tailor/sheet/5/parts: ties a part to itself"},
+        {"skins/0/extras/tailor/sheet/5/links", NULL,
+         "/skins/0/extras/tailor/sheet/5/links: must be an array of 2 integers"},
+        {"skins/0/extras/tailor/sheet/5/links", "[0, 99]",
+         "/skins/0/extras/tailor/sheet/5/links: link 99 of a part of 6 bones"},
+        {"skins/0/extras/tailor/sheet/5/at", "[0.5, 2]",
+         "/skins/0/extras/tailor/sheet/5/at: must be an array of 2 numbers in [0, 1]"},
+        {"skins/0/extras/tailor/sheet/5/seam", "\"x\"",
+         "/skins/0/extras/tailor/sheet/5/seam: must be a number, is a string"},
+        {"skins/0/extras/tailor/sheet/289/seam", "-2",
+         "/skins/0/extras/tailor/sheet/289/seam: must be >= 0, is -2"},
+        {"skins/0/extras/tailor/sheet/5/wobble", "1",
+         "note /skins/0/extras/tailor/sheet/5/wobble: unknown key, ignored"},
+        {"nodes/165/extras/tailor/radii/2", "-0.5",
+         "/nodes/165/extras/tailor/radii/2: must be >= 0, is -0.5"},
+        {"nodes/165/extras/tailor/radii/2", "\"a\"",
+         "/nodes/165/extras/tailor/radii/2: must be a number, is a string"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        tl_gltf* doc;
+        tl_scene* scene = NULL;
+        tl_error err = {0};
+        ENSURE_OK(tl_gltf_load(rigged, &doc, &err), err);
+        ENSURE(json_edit(doc->json, cases[i].path, cases[i].value));
+        tl_result r = tl_scene_create(doc, &scene, &err);
+        bool note = !strncmp(cases[i].message, "note ", 5);
+        char expected[512], got[512] = "";
+        snprintf(expected, sizeof expected, "mh-bob02.rigged.glb: %s",
+                 cases[i].message + (note ? 5 : 0));
+        snprintf(got, sizeof got, "%s",
+                 note ? (r == TL_OK && scene->note_count ? scene->notes[0] : "") : err.message);
+        ENSURE_MSG(r == (note ? TL_OK : TL_ERROR_INVALID) && !strcmp(got, expected),
+                   "%s = %s: %s \"%s\", expected \"%s\"", cases[i].path,
+                   cases[i].value ? cases[i].value : "(removed)", tl_result_string(r), got,
+                   expected);
+        tl_scene_destroy(scene);
+        tl_gltf_destroy(doc);
+    }
+}
+
 static const tl_test_case cases[] = {
     {"trs_matrix", test_trs_matrix},
     {"step_and_cubic_by_hand", test_step_and_cubic_by_hand},
@@ -1022,6 +1078,7 @@ static const tl_test_case cases[] = {
     {"schema_reads_v1", test_schema_reads_v1},
     {"schema_names", test_schema_names},
     {"schema_joint_parts", test_schema_joint_parts},
+    {"sheet_refusals", test_sheet_refusals},
     {"floor_axis_one_pass_matches_plain", floor_axis_one_pass_matches_plain},
 };
 

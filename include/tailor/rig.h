@@ -309,10 +309,13 @@ typedef struct tl_rig_skin {
     /* the guides the skin's hair chains were planned from (tl_hair_rig_plan), which the guide
        layer writes (tl_rig_apply); NULL: no hair chains */
     struct tl_hair_guides* hair_guides;
-    /* play data (docs/schema.md) missing on the tail, hair and cloth parts tailor rigged before
-       (a file rigged before session 24), which tl_rig_apply writes as a fresh rig would: the
-       skin's frame, its hair parts' hit_radius (how many), its sheet; a key present stays */
+    /* play data (docs/schema.md) missing on the parts tailor rigged before (a file rigged
+       before session 24, or 23 for the colliders), which tl_rig_apply writes as a fresh rig
+       would: the skin's frame (any part, pendulums and aims too), its body colliders (tail,
+       hair or cloth parts), its hair parts' hit_radius (how many), its sheet; a key present
+       stays */
     bool play_frame;
+    bool play_colliders;
     uint32_t play_hit_radii;
     bool play_sheet;
 } tl_rig_skin;
@@ -377,8 +380,8 @@ void tl_rig_analysis_destroy(tl_rig_analysis* analysis);
  * file's joints, their order and inverse binds, clips and every other vertex's weights stay
  * bit for bit. Ends with tl_gltf_reindex, so any tl_scene of the document is stale after
  * this call until tl_scene_refresh (or destroy it). The play data the skins' older tailor parts
- * lack (tl_rig_skin.play_frame, play_hit_radii, play_sheet) is written too, and then only those
- * keys change. Does nothing when no part changes and no such key is missing. */
+ * lack (tl_rig_skin.play_frame, play_colliders, play_hit_radii, play_sheet) is written too, and
+ * then only those keys change. Does nothing when no part changes and no such key is missing. */
 tl_result tl_rig_apply(tl_gltf* doc, const tl_rig_analysis* analysis, tl_error* err);
 
 /* Turns each of the analysis' unskinned meshes under a torso joint into a skinned mesh of that

@@ -22,7 +22,7 @@ void tl_gltf_index_free(tl_gltf* doc);
 /* A display name for messages: the file's base name, or "<memory>". */
 const char* tl_gltf_label(const tl_gltf* doc);
 
-/* Grows a buffer's storage to hold at least `size` bytes (zero-filled). */
+/* Grows a buffer's storage to hold at least `size` bytes (the new bytes not zeroed). */
 tl_result tl_gltf_buffer_reserve(tl_gltf_buffer* buffer, size_t size);
 
 /* A relative file URI to a relative path: %XX escapes decoded; false for absolute paths,

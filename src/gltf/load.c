@@ -28,9 +28,10 @@ tl_result tl_gltf_buffer_reserve(tl_gltf_buffer* buffer, size_t size) {
     size_t cap = buffer->capacity ? buffer->capacity : 256;
     while (cap < size)
         cap = cap > SIZE_MAX / 2 ? size : cap * 2;
+    /* not zeroed: every caller writes the bytes up to the size it sets (a view's gap too), and
+     * nothing reads past the size; zeroing touched pages the rig's appends never use */
     uint8_t* data = realloc(buffer->data, cap);
     if (!data) return TL_ERROR_MEMORY;
-    memset(data + buffer->capacity, 0, cap - buffer->capacity);
     buffer->data = data;
     buffer->capacity = cap;
     return TL_OK;

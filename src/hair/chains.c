@@ -544,6 +544,44 @@ static bool weights_diffuse(const tl_hair_mesh* mesh, const tl_hair_chains* cs,
     return ok;
 }
 
+/* One query of hair_scalp_distances. */
+static float scalp_distance(const tl_hair_scalp* scalp, const float p[3], float reach) {
+    float d, b[3];
+    return hair_scalp_nearest(scalp, p, reach, &d, b) != UINT32_MAX ? d : INFINITY;
+}
+
+void hair_scalp_distances(const tl_hair_scalp* scalp, const float* positions, uint32_t count,
+                          float reach, bool memo, float* out) {
+    /* a hash of the positions' bits (2 slots a point at least): a repeat copies its first's */
+    size_t slots = 64;
+    while (memo && slots < 2 * (size_t)count)
+        slots *= 2;
+    uint32_t* first = memo ? malloc(slots * sizeof *first) : NULL;
+    if (first) memset(first, 0xff, slots * sizeof *first); /* UINT32_MAX: empty */
+    for (uint32_t v = 0; v < count; ++v) {
+        const float* p = positions + 3 * (size_t)v;
+        if (!first) {
+            out[v] = scalp_distance(scalp, p, reach);
+            continue;
+        }
+        uint32_t bits[3];
+        memcpy(bits, p, sizeof bits);
+        uint64_t h = (bits[0] * 0x9E3779B97F4A7C15ull) ^ (bits[1] * 0xC2B2AE3D27D4EB4Full) ^
+                     (bits[2] * 0x165667B19E3779F9ull);
+        size_t at = (size_t)(h ^ h >> 29) & (slots - 1);
+        while (first[at] != UINT32_MAX &&
+               memcmp(positions + 3 * (size_t)first[at], p, sizeof bits) != 0)
+            at = (at + 1) & (slots - 1);
+        if (first[at] != UINT32_MAX) {
+            out[v] = out[first[at]];
+            continue;
+        }
+        first[at] = v;
+        out[v] = scalp_distance(scalp, p, reach);
+    }
+    free(first);
+}
+
 tl_result tl_hair_chains_create(const tl_hair_mesh* mesh, const tl_hair_scalp* scalp,
                                 const tl_hair_guides* guides, const tl_hair_chain_def* def,
                                 tl_hair_chains** out, tl_error* err) {
@@ -574,13 +612,9 @@ tl_result tl_hair_chains_create(const tl_hair_mesh* mesh, const tl_hair_scalp* s
     float cap_d = def->cap_mm * scale, ramp_d = def->head_ramp_mm * scale;
     s->reach = cap_d + ramp_d;
     /* the scalp distance as far as the ramp past the cap reads it */
-    for (uint32_t v = 0; v < mesh->vertex_count; ++v) {
-        float d, b[3];
-        bool near = hair_scalp_nearest(scalp, mesh->positions + 3 * (size_t)v, cap_d + ramp_d, &d,
-                                       b) != UINT32_MAX;
-        scalp_d[v] = near ? d : INFINITY;
+    hair_scalp_distances(scalp, mesh->positions, mesh->vertex_count, cap_d + ramp_d, true, scalp_d);
+    for (uint32_t v = 0; v < mesh->vertex_count; ++v)
         off_cap[v] = !(scalp_d[v] <= cap_d);
-    }
     candidates cd;
     if (!candidates_find(&cd, guides, scalp, def, scale, mesh, off_cap)) {
         candidates_free(&cd);

@@ -224,6 +224,17 @@ bool hair_nape_bind(tl_rig_analysis* a, const tl_scene* scene, uint32_t skin,
  * pos[3 * ids[i]], known[ids[i]] read where it is not NaN (known NULL: every one asked). */
 float hair_lying_on(const tl_hair_scalp* scalp, const float* pos, const uint32_t* ids,
                     uint32_t count, float cap, const float* known);
+/* Per point of positions (count, xyz): hair_scalp_nearest's distance within reach, INFINITY
+ * beyond it, into out. memo: a point whose bits repeat an earlier one's takes its distance
+ * (the same query: the same bits; 982 of bob01's 5961 hair vertices repeat one); false, or no
+ * memory for the memo: each point asked (the test that compares). */
+void hair_scalp_distances(const tl_hair_scalp* scalp, const float* positions, uint32_t count,
+                          float reach, bool memo, float* out);
+/* tl_hair_guide_layer_add_guides (layer.c) given the skin's tl_hair_find_primitives flags
+ * (hair, primitive_count bytes, found on this scene; NULL: found here). */
+tl_result hair_guide_layer_add(tl_gltf* doc, const tl_scene* scene, uint32_t skin,
+                               const tl_hair_guides* given, const uint8_t* hair,
+                               uint32_t* guides_written, tl_error* err);
 /* The chains' scalp distances (chains.c): per hair mesh vertex, hair_scalp_nearest's distance
  * within *reach, INFINITY beyond it. */
 const float* hair_chains_scalp(const tl_hair_chains* chains, float* reach);

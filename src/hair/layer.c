@@ -519,6 +519,12 @@ static tl_result layer_write(tl_gltf* doc, const tl_scene_skin* sk, const tl_hai
 tl_result tl_hair_guide_layer_add_guides(tl_gltf* doc, const tl_scene* scene, uint32_t skin,
                                          const tl_hair_guides* given, uint32_t* guides_written,
                                          tl_error* err) {
+    return hair_guide_layer_add(doc, scene, skin, given, NULL, guides_written, err);
+}
+
+tl_result hair_guide_layer_add(tl_gltf* doc, const tl_scene* scene, uint32_t skin,
+                               const tl_hair_guides* given, const uint8_t* hair,
+                               uint32_t* guides_written, tl_error* err) {
     assert(doc && scene && scene->doc == doc && skin < scene->skin_count && guides_written);
     *guides_written = 0;
     const tl_scene_skin* sk = &scene->skins[skin];
@@ -528,7 +534,13 @@ tl_result tl_hair_guide_layer_add_guides(tl_gltf* doc, const tl_scene* scene, ui
                             doc->path, skin, sk->joint_count);
     uint8_t* flags = malloc(sk->primitive_count + 1);
     if (!flags) return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
-    if (tl_hair_find_primitives(scene, skin, flags) == 0) return free(flags), TL_OK;
+    uint32_t found = 0;
+    if (hair) /* (the caller's, found on this scene) */
+        for (uint32_t p = 0; p < sk->primitive_count; ++p)
+            flags[p] = hair[p], found += hair[p] != 0;
+    else
+        found = tl_hair_find_primitives(scene, skin, flags);
+    if (found == 0) return free(flags), TL_OK;
     tl_hair_mesh mesh = {0};
     uint32_t* uidx = NULL;
     tl_hair_scalp* scalp = NULL;

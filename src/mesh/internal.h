@@ -11,6 +11,11 @@ static inline const float* tl__mesh_position(const float* positions, size_t stri
     return (const float*)((const char*)positions + i * stride);
 }
 
+/* tl_mesh_weld (weld.c), its cells sorted by packed keys (packed: what tl_mesh_weld does) or
+ * by the merge sort alone (the test that compares them). */
+size_t tl__mesh_weld(uint32_t* remap, const float* positions, size_t vertex_count, size_t stride,
+                     float tolerance, bool packed);
+
 /* Union-find stored in one uint32 array, with the invariant parent[x] <= x: a union always
  * hangs the larger root under the smaller, so every root is its set's lowest index. */
 static inline uint32_t tl__forest_find(uint32_t* parent, uint32_t x) {

@@ -429,23 +429,26 @@ static bool find_unskinned(tl_rig_analysis* a, const tl_scene* scene) {
     return ok;
 }
 
-/* The play keys (docs/schema.md) the skins' tail, hair and cloth parts lack: a file tailor rigged
- * before session 24 holds its parts but not these, so the rig (which leaves the parts as they
- * are) writes them in tl_rig_apply. */
+/* The play keys (docs/schema.md) the skins' parts lack: a file tailor rigged before session 24
+ * holds its parts but not these (before session 23, not the colliders either), so the rig
+ * (which leaves the parts as they are) writes them in tl_rig_apply. */
 static void find_play_missing(tl_rig_analysis* a, const tl_scene* scene) {
     json_t* skins = json_object_get(tl_gltf_json(scene->doc), "skins");
     for (uint32_t i = 0; i < scene->part_count; ++i) {
         const tl_scene_part* p = &scene->parts[i];
-        if (p->skin >= a->skin_count ||
-            (p->kind != TL_PART_TAIL && p->kind != TL_PART_HAIR && p->kind != TL_PART_CLOTH))
-            continue;
+        if (p->skin >= a->skin_count) continue;
         tl_rig_skin* rs = &a->skins[p->skin];
-        rs->play_frame = !scene->skins[p->skin].frame_stored;
+        /* a pendulum's gravity and H follow the frame too (`--pendulum` writes it) */
+        rs->play_frame |= !scene->skins[p->skin].frame_stored;
+        if (p->kind != TL_PART_TAIL && p->kind != TL_PART_HAIR && p->kind != TL_PART_CLOTH)
+            continue;
+        rs->play_colliders = true; /* (kept below only where the skin stores none) */
         if (p->kind == TL_PART_HAIR && p->hit_radius < 0) rs->play_hit_radii++;
     }
     for (uint32_t s = 0; s < a->skin_count; ++s) {
         json_t* tailor = json_object_get(
             json_object_get(json_array_get(skins, a->skins[s].skin), "extras"), TL_SCHEMA_KEY);
+        a->skins[s].play_colliders &= !json_object_get(tailor, TL_SCHEMA_COLLIDERS);
         /* (a sheet a fresh rig found no ties for is absent too: sought again only beside the
            hit_radius keys it was written with) */
         a->skins[s].play_sheet =

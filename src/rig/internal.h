@@ -194,7 +194,8 @@ bool rig_cloth_add(tl_gltf* doc, const tl_rig_part* part, const uint32_t* skin_j
 tl_result rig_write_hair_play(tl_gltf* doc, const tl_scene* scene, tl_error* err);
 
 /* The play keys the analysis found missing on the skins' older parts (tl_rig_skin.play_frame,
- * play_hit_radii, play_sheet), written by the same writers as a fresh rig's; keys present stay. */
+ * play_colliders, play_hit_radii, play_sheet), written by the same writers as a fresh rig's;
+ * keys present stay. */
 tl_result rig_write_play_missing(tl_gltf* doc, const tl_rig_analysis* a, tl_error* err);
 
 /* write_hair.c: with def.hair_fit, each hair skin's seam weights fitted to its clips
@@ -208,5 +209,10 @@ tl_result rig_write_hair_fit(tl_gltf* doc, const tl_rig_analysis* a, tl_error* e
 tl_result rig_write_skin_weights(tl_gltf* doc, const tl_scene* scene, uint32_t skin,
                                  const uint32_t* joints, const float* weights,
                                  const uint8_t* planned, tl_error* err);
+
+/* The body colliders of scene skin `skin`, fitted to its skin (tl_body_colliders_fit) and stored
+ * as skins[s].extras.tailor.colliders, with the skin's frame first when `frame` (write.c). */
+tl_result rig_write_skin_colliders(tl_gltf* doc, const tl_scene* scene, uint32_t skin, bool frame,
+                                   tl_error* err);
 
 #endif

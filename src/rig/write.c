@@ -7,6 +7,8 @@
 #include <tailor/colliders.h>
 #include <tailor/gltf_json.h>
 #include "scene/schema.h"
+#include "scene/internal.h"
+#include "hair/internal.h"
 #include <tailor/hair.h>
 
 #include <math.h>
@@ -519,8 +521,48 @@ static json_t* collider_json(const tl_gltf* doc, const tl_scene_skin* sk,
  * chains meet, and for cloth what its player fits again at play time (tl_body_colliders_fit on
  * the same skin), so a reader of the file (tailor inspect, the web viewer, another engine) sees
  * the body the garment meets. */
+static tl_result skin_colliders_write(tl_gltf* doc, const tl_scene* scene, uint32_t skin,
+                                      bool frame, const uint8_t* hair, tl_error* err);
+
+tl_result rig_write_skin_colliders(tl_gltf* doc, const tl_scene* scene, uint32_t skin, bool frame,
+                                   tl_error* err) {
+    return skin_colliders_write(doc, scene, skin, frame, NULL, err);
+}
+
+/* rig_write_skin_colliders given the skin's hair flags (hair_flags_of; NULL: found again). */
+static tl_result skin_colliders_write(tl_gltf* doc, const tl_scene* scene, uint32_t skin,
+                                      bool frame, const uint8_t* hair, tl_error* err) {
+    tl_body_collider body[TL_BODY_COLLIDERS_MAX];
+    uint32_t n;
+    tl_result r =
+        tl_body_colliders_fit_hair(scene, skin, hair, body, TL_BODY_COLLIDERS_MAX, &n, err);
+    if (r != TL_OK) return r;
+    json_t* tailor = tl_schema_skin_record(doc, skin);
+    if (!tailor) /* (a skin whose extras are not an object is refused when read) */
+        return tl_error_set(err, TL_ERROR_INVALID,
+                            "skin %u does not exist or its extras are not an object", skin);
+    json_t* list = json_array();
+    for (uint32_t k = 0; k < n; ++k)
+        json_array_append_new(list, collider_json(doc, &scene->skins[skin], &body[k]));
+    /* the frame the player takes (in the coordinates of the colliders' rest-world mapping),
+     * so every reader plays by it and a misdetected one can be corrected in the file */
+    if (frame) r = tl_skin_write_frame(doc, scene, skin, err);
+    json_object_set_new(tailor, TL_SCHEMA_COLLIDERS, list);
+    return r;
+}
+
+/* The hair primitives' flags of scene skin k (tl_hair_find_primitives), found once for the
+ * colliders' fit and the first guide layer, which read the same scene: hair[k] (NULL: not yet
+ * found; the result NULL when memory fails: each step finds its own then). */
+static const uint8_t* hair_flags_of(const tl_scene* scene, uint8_t** hair, uint32_t k) {
+    if (!hair) return NULL;
+    if (!hair[k] && (hair[k] = malloc(scene->skins[k].primitive_count + 1)))
+        tl_hair_find_primitives(scene, k, hair[k]);
+    return hair[k];
+}
+
 static tl_result write_colliders(tl_gltf* doc, const tl_rig_analysis* a, const tl_scene* scene,
-                                 tl_error* err) {
+                                 uint8_t** hair, tl_error* err) {
     tl_result r = TL_OK;
     for (uint32_t s = 0; s < a->skin_count && r == TL_OK; ++s) {
         bool chained = false;
@@ -528,25 +570,8 @@ static tl_result write_colliders(tl_gltf* doc, const tl_rig_analysis* a, const t
             chained |= a->parts[i].skin == s && (a->parts[i].action == TL_RIG_ACTION_CHAIN ||
                                                  a->parts[i].action == TL_RIG_ACTION_CLOTH);
         uint32_t skin = a->skins[s].skin;
-        if (!chained || skin >= scene->skin_count) continue;
-        tl_body_collider body[TL_BODY_COLLIDERS_MAX];
-        uint32_t n;
-        if ((r = tl_body_colliders_fit(scene, skin, body, TL_BODY_COLLIDERS_MAX, &n, err)) != TL_OK)
-            break;
-        json_t* list = json_array();
-        for (uint32_t k = 0; k < n; ++k)
-            json_array_append_new(list, collider_json(doc, &scene->skins[skin], &body[k]));
-        json_t* tailor = tl_schema_skin_record(doc, skin);
-        if (!tailor) { /* (a skin whose extras are not an object is refused when read) */
-            json_decref(list);
-            r = tl_error_set(err, TL_ERROR_INVALID,
-                             "skin %u does not exist or its extras are not an object", skin);
-            break;
-        }
-        /* the frame the player takes (in the coordinates of the colliders' rest-world mapping),
-         * so every reader plays by it and a misdetected one can be corrected in the file */
-        r = tl_skin_write_frame(doc, scene, skin, err);
-        json_object_set_new(tailor, TL_SCHEMA_COLLIDERS, list);
+        if (chained && skin < scene->skin_count)
+            r = skin_colliders_write(doc, scene, skin, true, hair_flags_of(scene, hair, skin), err);
     }
     return r;
 }
@@ -556,7 +581,7 @@ static tl_result write_colliders(tl_gltf* doc, const tl_rig_analysis* a, const t
  * colliders it added are not read by the layer); each later one a scene with the layers before
  * it. `scene` is destroyed. */
 static tl_result write_hair_guides(tl_gltf* doc, const tl_rig_analysis* a, tl_scene* scene,
-                                   tl_error* err) {
+                                   uint8_t** flags, tl_error* err) {
     tl_result r = TL_OK;
     for (uint32_t s = 0; s < a->skin_count && r == TL_OK; ++s) {
         bool hair = false;
@@ -568,13 +593,19 @@ static tl_result write_hair_guides(tl_gltf* doc, const tl_rig_analysis* a, tl_sc
         uint32_t written = 0;
         for (uint32_t k = 0; k < scene->skin_count; ++k)
             if (scene->skins[k].skin == a->skins[s].skin)
-                r = tl_hair_guide_layer_add_guides(doc, scene, k, a->skins[s].hair_guides, &written,
-                                                   err);
-        tl_scene_destroy(scene); /* the layer changed the document */
-        scene = NULL;
+                r = hair_guide_layer_add(doc, scene, k, a->skins[s].hair_guides,
+                                         hair_flags_of(scene, flags, k), &written, err);
+        tl_scene_destroy(scene);    /* the layer changed the document */
+        scene = NULL, flags = NULL; /* (the flags were the first scene's) */
     }
     tl_scene_destroy(scene);
     return r;
+}
+
+static void flags_free(uint8_t** hair, uint32_t count) {
+    for (uint32_t k = 0; hair && k < count; ++k)
+        free(hair[k]);
+    free(hair);
 }
 
 tl_result tl_rig_apply(tl_gltf* doc, const tl_rig_analysis* a, tl_error* err) {
@@ -592,8 +623,10 @@ tl_result tl_rig_apply(tl_gltf* doc, const tl_rig_analysis* a, tl_error* err) {
     if (r == TL_OK) r = tl_gltf_reindex(doc, err);
     tl_scene* scene = NULL; /* the rigged document's, for the colliders and the first layer */
     if (r == TL_OK) r = tl_scene_create(doc, &scene, err);
-    if (r == TL_OK) r = write_colliders(doc, a, scene, err);
-    if (r != TL_OK) return tl_scene_destroy(scene), r;
+    uint8_t** hair_flags = r == TL_OK ? calloc(scene->skin_count + 1, sizeof *hair_flags) : NULL;
+    uint32_t hair_skins = r == TL_OK ? scene->skin_count : 0;
+    if (r == TL_OK) r = write_colliders(doc, a, scene, hair_flags, err);
+    if (r != TL_OK) return flags_free(hair_flags, hair_skins), tl_scene_destroy(scene), r;
     bool hair = false; /* (the player's hair data, found on the document with its guide layers) */
     for (uint32_t i = 0; i < a->part_count; ++i)
         hair |= a->parts[i].cls == TL_RIG_CLASS_HAIR && a->parts[i].action == TL_RIG_ACTION_CHAIN;
@@ -601,9 +634,10 @@ tl_result tl_rig_apply(tl_gltf* doc, const tl_rig_analysis* a, tl_error* err) {
        document's bytes are those of writing them after the layers from a scene made then) */
     if (hair) r = rig_write_hair_play(doc, scene, err);
     if (r == TL_OK)
-        r = write_hair_guides(doc, a, scene, err);
+        r = write_hair_guides(doc, a, scene, hair_flags, err);
     else
         tl_scene_destroy(scene);
+    flags_free(hair_flags, hair_skins);
     if (r == TL_OK) r = rig_write_play_missing(doc, a, err);
     return r == TL_OK && hair && a->def.hair_fit ? rig_write_hair_fit(doc, a, err) : r;
 }

@@ -88,19 +88,23 @@ tl_result rig_write_hair_play(tl_gltf* doc, const tl_scene* scene, tl_error* err
 }
 
 tl_result rig_write_play_missing(tl_gltf* doc, const tl_rig_analysis* a, tl_error* err) {
-    bool frame = false, hair = false;
+    bool any = false, hair = false;
     for (uint32_t s = 0; s < a->skin_count; ++s) {
-        frame |= a->skins[s].play_frame;
+        any |= a->skins[s].play_frame || a->skins[s].play_colliders;
         hair |= a->skins[s].play_hit_radii > 0 || a->skins[s].play_sheet;
     }
-    if (!frame && !hair) return TL_OK;
+    if (!any && !hair) return TL_OK;
     tl_scene* scene = NULL;
     tl_result r = tl_scene_create(doc, &scene, err);
     for (uint32_t k = 0; r == TL_OK && k < scene->skin_count; ++k)
-        for (uint32_t s = 0; s < a->skin_count; ++s)
-            if (a->skins[s].play_frame && a->skins[s].skin == scene->skins[k].skin &&
-                !scene->skins[k].frame_stored)
+        for (uint32_t s = 0; s < a->skin_count && r == TL_OK; ++s) {
+            if (a->skins[s].skin != scene->skins[k].skin) continue;
+            bool frame = a->skins[s].play_frame && !scene->skins[k].frame_stored;
+            if (a->skins[s].play_colliders) /* (as a fresh rig: the frame, then the colliders) */
+                r = rig_write_skin_colliders(doc, scene, k, frame, err);
+            else if (frame)
                 r = tl_skin_write_frame(doc, scene, k, err);
+        }
     if (r == TL_OK && hair) r = hair_play(doc, scene, err);
     tl_scene_destroy(scene);
     return r;

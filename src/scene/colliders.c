@@ -376,18 +376,20 @@ bool tl_scene_skin_bone_direction(const tl_scene_skin* sk, uint32_t joint, doubl
  * (bob01: 4,328 of its 7,072 vertices), so the hair's own volume became body; before this rule
  * was shared, the fit left out only primitives a hair part's bone moved, and kept as body the
  * hair of the short styles and the afro, which get no chain. False when memory fails. */
-static bool owner_drop_hair(const tl_scene* scene, uint32_t skin, uint32_t* owner) {
+static bool owner_drop_hair(const tl_scene* scene, uint32_t skin, const uint8_t* given,
+                            uint32_t* owner) {
     const tl_scene_skin* sk = &scene->skins[skin];
-    uint8_t* hair = calloc(sk->primitive_count + 1, 1);
-    if (!hair) return false;
-    tl_hair_find_primitives(scene, skin, hair);
+    uint8_t* found = given ? NULL : calloc(sk->primitive_count + 1, 1);
+    if (!given && !found) return false;
+    if (found) tl_hair_find_primitives(scene, skin, found);
+    const uint8_t* hair = given ? given : found;
     for (uint32_t p = 0; p < sk->primitive_count; ++p) {
         const tl_scene_primitive* prim = &sk->primitives[p];
         for (uint32_t v = prim->first_vertex;
              hair[p] && v < prim->first_vertex + prim->vertex_count; ++v)
             owner[v] = UINT32_MAX;
     }
-    free(hair);
+    free(found);
     return true;
 }
 
@@ -398,7 +400,7 @@ tl_result tl_body_skin_mask(const tl_scene* scene, uint32_t skin, uint8_t* body,
     if (!owner) return tl_error_set(err, TL_ERROR_MEMORY, "colliders: out of memory");
     for (uint32_t v = 0; v < sk->vertex_count; ++v)
         owner[v] = tl_scene_skin_dominant_joint(sk, v);
-    bool ok = owner_drop_hair(scene, skin, owner);
+    bool ok = owner_drop_hair(scene, skin, NULL, owner);
     for (uint32_t v = 0; v < sk->vertex_count; ++v)
         body[v] = owner[v] != UINT32_MAX;
     free(owner);
@@ -420,7 +422,7 @@ tl_result tl_body_colliders_bound(const tl_scene* scene, uint32_t skin, tl_body_
     }
     for (uint32_t v = 0; v < sk->vertex_count; ++v)
         owner[v] = tl_scene_skin_dominant_joint(sk, v);
-    if (!owner_drop_hair(scene, skin, owner)) {
+    if (!owner_drop_hair(scene, skin, NULL, owner)) {
         free(owner), free(points), free(ignore), free(exposed);
         return tl_error_set(err, TL_ERROR_MEMORY, "colliders: out of memory");
     }
@@ -444,9 +446,11 @@ tl_result tl_body_colliders_bound(const tl_scene* scene, uint32_t skin, tl_body_
     return res;
 }
 
-/* tl_body_colliders_fit, and with `bones` tl_body_colliders_fit_bones. */
-static tl_result fit_skin(const tl_scene* scene, uint32_t skin, bool bones, tl_body_collider* out,
-                          uint32_t capacity, uint32_t* count, tl_error* err) {
+/* tl_body_colliders_fit, and with `bones` tl_body_colliders_fit_bones; hair: the skin's
+ * tl_hair_find_primitives flags when known (NULL: found here). */
+static tl_result fit_skin(const tl_scene* scene, uint32_t skin, bool bones, const uint8_t* hair,
+                          tl_body_collider* out, uint32_t capacity, uint32_t* count,
+                          tl_error* err) {
     assert(scene && skin < scene->skin_count && count && (out || capacity == 0));
     const tl_scene_skin* sk = &scene->skins[skin];
     *count = 0;
@@ -462,7 +466,7 @@ static tl_result fit_skin(const tl_scene* scene, uint32_t skin, bool bones, tl_b
     }
     for (uint32_t v = 0; v < sk->vertex_count; ++v)
         owner[v] = tl_scene_skin_dominant_joint(sk, v);
-    if (!owner_drop_hair(scene, skin, owner)) {
+    if (!owner_drop_hair(scene, skin, hair, owner)) {
         free(points), free(half), fit_scratch_free(&scratch), free(owner);
         return tl_error_set(err, TL_ERROR_MEMORY, "colliders: out of memory");
     }
@@ -491,12 +495,18 @@ static tl_result fit_skin(const tl_scene* scene, uint32_t skin, bool bones, tl_b
 
 tl_result tl_body_colliders_fit(const tl_scene* scene, uint32_t skin, tl_body_collider* out,
                                 uint32_t capacity, uint32_t* count, tl_error* err) {
-    return fit_skin(scene, skin, false, out, capacity, count, err);
+    return fit_skin(scene, skin, false, NULL, out, capacity, count, err);
+}
+
+tl_result tl_body_colliders_fit_hair(const tl_scene* scene, uint32_t skin, const uint8_t* hair,
+                                     tl_body_collider* out, uint32_t capacity, uint32_t* count,
+                                     tl_error* err) {
+    return fit_skin(scene, skin, false, hair, out, capacity, count, err);
 }
 
 tl_result tl_body_colliders_fit_bones(const tl_scene* scene, uint32_t skin, tl_body_collider* out,
                                       uint32_t capacity, uint32_t* count, tl_error* err) {
-    return fit_skin(scene, skin, true, out, capacity, count, err);
+    return fit_skin(scene, skin, true, NULL, out, capacity, count, err);
 }
 
 void tl_body_colliders_pose(const tl_scene* scene, uint32_t skin, const tl_body_collider* in,

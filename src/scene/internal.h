@@ -21,6 +21,12 @@ int tl_scene_floor_axis(const float* rest, uint32_t count, const uint32_t* domin
 /* Zeroed storage that lives as long as the scene; NULL when out of memory. */
 void* tl_scene_storage(tl_scene* scene, size_t size);
 
+/* tl_body_colliders_fit (colliders.c) given the skin's tl_hair_find_primitives flags (hair,
+ * primitive_count bytes; NULL: found there), for a caller that has them for another step on
+ * the same scene (tl_rig_apply: the colliders and the guide layer). */
+tl_result tl_body_colliders_fit_hair(const tl_scene* scene, uint32_t skin, const uint8_t* hair,
+                                     tl_body_collider* out, uint32_t capacity, uint32_t* count,
+                                     tl_error* err);
 /* Decodes every extras.tailor of the scene's document into scene->parts and scene->notes
  * (src/scene/parts.c, docs/schema.md); needs the skins built. */
 tl_result tl_scene_parts_read(tl_scene* scene, const char* label, tl_error* err);

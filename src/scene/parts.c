@@ -229,10 +229,11 @@ static tl_result read_part(reader* r, uint32_t n, json_t* tailor, tl_scene_part*
     part->attach_joint = (uint32_t)r->joint_of_node[attach];
     for (uint32_t b = 0; b < total; ++b) {
         int32_t j = r->joint_of_node[nodes[b]];
-        snprintf(ptr, sizeof ptr, "%s/%s/%u", base, TL_SCHEMA_BONES, b);
-        if (j == TL_NONE)
+        if (j == TL_NONE) { /* (the path built only here: the scene reads every bone) */
+            snprintf(ptr, sizeof ptr, "%s/%s/%u", base, TL_SCHEMA_BONES, b);
             return tl_parts_refuse(r, ptr, "node %u is not a joint of skin %u", nodes[b],
                                    part->skin);
+        }
         if (b < part->bone_count)
             joints[b] = (uint32_t)j;
         else
@@ -248,12 +249,13 @@ static tl_result read_part(reader* r, uint32_t n, json_t* tailor, tl_scene_part*
                                part->bone_count);
     for (uint32_t b = 0; rv && b < part->bone_count; ++b) {
         json_t* v = json_array_get(rv, b);
-        snprintf(ptr, sizeof ptr, "%s/%s/%u", base, TL_SCHEMA_RADII, b);
-        if (!json_is_number(v))
-            return tl_parts_refuse(r, ptr, "must be a number, is %s", tl_parts_type_name(v));
         double x = json_number_value(v);
-        if (!(x >= 0 && isfinite((float)x)))
+        if (!json_is_number(v) || !(x >= 0 && isfinite((float)x))) {
+            snprintf(ptr, sizeof ptr, "%s/%s/%u", base, TL_SCHEMA_RADII, b);
+            if (!json_is_number(v))
+                return tl_parts_refuse(r, ptr, "must be a number, is %s", tl_parts_type_name(v));
             return tl_parts_refuse(r, ptr, "must be >= 0, is %g", x);
+        }
         radii[b] = (float)x;
     }
     if (part->kind != TL_PART_CLOTH &&

@@ -382,6 +382,9 @@ static void step_alone(frame_plan* fp) {
     setup_lane(&f, 0, fp, n, true);
     chain_cull_setup(&f, 1);
     f.memo[0] = c->memo;
+    if (c->memo && f.cull_all[0]) /* (a lane with slots culls by them) */
+        chain_contact_memo_balls(c->memo, fp->colliders, fp->collider_count, fp->collider_growth,
+                                 n);
     for (long j = 1; j <= fp->steps; ++j) {
         f.t[0] = chain_step_time(fp, j);
         chain_lanes_steps(links, n, &f, 1, c->velocity_feedback);
@@ -400,6 +403,7 @@ static void step_alone(frame_plan* fp) {
     for (int i = 0; i < n && f.cull_count > 0; ++i)
         near_mask |= (uint64_t)(out[i].N[0] != 0) << i;
     output_contact(fp, &f, 0, near_mask);
+    if (c->memo) c->memo->balls_of = NULL, c->memo->ball_count = 0; /* (this frame's only) */
 }
 
 /* Asks the cache for the lines a chain's output stores to (with many chains they were

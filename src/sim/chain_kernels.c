@@ -545,6 +545,12 @@ static bool contact_sweeps(const tl_collider* colliders, int collider_count, con
         count += contact_collider_memo(
             memo, chain_contact_memo_entry(memo, colliders, growth, links, list[j], link),
             colliders, growth, links, list[j], link, &ready[count]);
+    /* without cull slots, the colliders whose frame ball the rope sphere meets (bits of near;
+     * none found: all). A collider outside it would leave the tip as it is: its visits only
+     * count as met (the sweeps end where they ended with it), so the same bits */
+    uint32_t near = ~0u;
+    const bool culled = candidates < 0 && chain_contact_memo_near(memo, colliders, collider_count,
+                                                                  head, len, *p, &near);
     if (candidates < 0) count = collider_count;
     const float scale = len + fabsf(head.x) + fabsf(head.y) + fabsf(head.z);
     const float still = (1e-6f * scale) * (1e-6f * scale), inv_len = 1.0f / len;
@@ -556,7 +562,9 @@ static bool contact_sweeps(const tl_collider* colliders, int collider_count, con
         int did = SETTLED, entry;
         v3 centre;
         float radius;
-        if (candidates >= 0) {
+        if (culled && !(near >> j & 1)) {
+            /* (beyond its ball: the tip stays; SETTLED) */
+        } else if (candidates >= 0) {
             /* a tip outside a ball (most visits: the colliders beside the one holding it) is
              * collide's first test, made here without the call */
             const int shape = ready[j].shape;
@@ -574,12 +582,12 @@ static bool contact_sweeps(const tl_collider* colliders, int collider_count, con
         held |= did;
         met = did & PUSHED ? (did & SETTLED ? 1 : 0) : met + 1;
     }
-    if (met < count)
+    if (met < count) /* (every collider: its points may leave the sphere) */
         crease_settle(candidates >= 0 ? ready : NULL, count, colliders, growth, links, link, memo,
                       head, len, rest, sqrtf(still), to, p, v);
 #ifndef NDEBUG /* a collider passed over leaves the tip as it is */
-    for (int k = 0, j = 0; k < collider_count && candidates >= 0; ++k) {
-        if (j < candidates && list[j] == k) {
+    for (int k = 0, j = 0; k < collider_count && (candidates >= 0 || culled); ++k) {
+        if (candidates >= 0 ? j < candidates && list[j] == k : (near >> k & 1)) {
             ++j;
             continue;
         }

@@ -469,6 +469,16 @@ SIM_INTERNAL int chain_contact_memo_entry(contact_memo* memo, const tl_collider*
                                           const float* growth, int links, int k, int link);
 SIM_INTERNAL bool chain_contact_memo_far(const contact_memo* memo, int i,
                                          const tl_collider* collider, v3 p);
+/* contact_memo.c: the frame's balls of the colliders (a chain alone's frame: step_alone sets
+ * them before its steps and clears them after), and which colliders' ball the rope sphere
+ * |x - head| = len (with p, the tip, on it) comes within: bit k of *near; false when the memo
+ * has no balls of these colliders or p is off the sphere (every collider then). Every place the
+ * contact pass gives a tip is on that sphere (up to rounding, far below the margins), so a
+ * collider without its bit would leave the tip as it is. */
+SIM_INTERNAL void chain_contact_memo_balls(contact_memo* memo, const tl_collider* colliders,
+                                           int count, const float* growth, int links);
+SIM_INTERNAL bool chain_contact_memo_near(const contact_memo* memo, const tl_collider* colliders,
+                                          int count, v3 head, float len, v3 p, uint32_t* near);
 #if TL_LANES_AVX2
 /* chain_kernels_avx2.c: the batch kernels built for AVX2 (taken when the CPU has it) */
 SIM_INTERNAL bool chain_has_avx2(void);

@@ -10,7 +10,7 @@
 
 #include <tailor/sim.h>
 
-enum { CONTACT_MEMO = 128 };
+enum { CONTACT_MEMO = 128, CONTACT_BALLS = 32 };
 
 typedef struct contact_memo {
     unsigned char state[CONTACT_MEMO]; /* 0: empty, 1: grown (axes, far2), 2: no size */
@@ -18,6 +18,12 @@ typedef struct contact_memo {
     float from[CONTACT_MEMO][3][3];    /* ... the collider's axes it was grown from */
     float far2[CONTACT_MEMO];          /* INFINITY: no such bound */
     float axes[CONTACT_MEMO][3][3];    /* grown */
+    /* One frame's balls (chain_contact_memo_balls, step_alone): per collider of balls_of (its
+     * ball_count colliders; NULL: none) a centre and radius (-1: none) beyond which no link's
+     * grown collider holds a tip, so a call whose rope sphere lies beyond visits it not. */
+    const tl_collider* balls_of;
+    int ball_count;
+    float ball[CONTACT_BALLS][4];
 } contact_memo;
 
 /* Gives chain c the memo (zeroed when new; NULL: none), which the caller keeps while c steps
