@@ -12,7 +12,7 @@ static const char* usage_text =
     "                [--far F] [--limb-ratio R] [--elongation E] [--segment S]\n"
     "                [--min-links N] [--max-links N] [--overlap O] [--part ID=chain|rigid|none]\n"
     "                [--fix-rigid] [--no-grow] [--root-band B] [--no-fit] [--fit-skip CLIP]\n"
-    "                [--bake] [--vrm] [--fix-skeleton]\n"
+    "                [--bake] [--vrm] [--fix-skeleton] [--hair-fit] [--hair-fit-clips A,B]\n"
     "                [--pendulum NODE[:LENGTH_M]] [--aim NODE=TARGET[:MAX_DEG[:WEIGHT]]]\n"
     "                [--force]\n"
     "  Finds far skin (parts farther from every bone than F x height), decides per part\n"
@@ -38,6 +38,9 @@ static const char* usage_text =
     "  --fit-skip CLIP     do not show CLIP to the junction fit (repeatable; a hold-out)\n"
     "  --fix-skeleton      repair a skin.skeleton that is not a common root of its joints\n"
     "                      (SKIN_SKELETON_INVALID; default: kept as it was)\n"
+    "  --hair-fit          fit the hair's seam weights to the clips (Walk, HeadTurn, Jump,\n"
+    "                      else all), kept out of the body colliders (docs/hair.md, Session 26)\n"
+    "  --hair-fit-clips A,B  the same on these clips only\n"
     "  --bake              also bake every clip (tailor bake's defaults, docs/bake.md)\n"
     "  --vrm               also write the chains as VRM spring bones (VRMC_springBone),\n"
     "                      fitted to tailor's motion on the walk clip (docs/vrm.md)\n"
@@ -472,6 +475,10 @@ int tl_cli_rig_option(const char* cmd, int argc, char** argv, int* index, tl_rig
         def->grow = false;
     else if (!strcmp(a, "--no-fit"))
         def->junction_fit = false;
+    else if (!strcmp(a, "--hair-fit"))
+        def->hair_fit = true;
+    else if (!strcmp(a, "--hair-fit-clips") && v)
+        def->hair_fit = true, def->hair_fit_clips = v, *index = i + 1;
     else
         return 0;
     return 1;

@@ -1483,11 +1483,18 @@ static void ponytail_follows_truth(void) {
 /* A loaded character (*doc, *scene; a mesh attached to it when `mesh` is not NULL) through
  * tl_rig_analyze and tl_rig_apply, saved to the scratch folder as NAME and read back (the one
  * writer and the one reader); false, with both freed, on failure. */
+/* styles_play's rig with the seam fit (TL_HAIR_FIT=1: Walk, HeadTurn, Jump; or the clips named;
+ * TL_HAIR_FIT_NO_COLLIDERS=1 without its half-spaces): docs/hair.md "Session 26 (hairfit26)" */
+static const char* styles_fit;
+
 static bool rig_and_reload_with(tl_gltf** doc, tl_scene** scene, const tl_hair_mesh* mesh,
                                 const char* name, const tl_hair_chain_def* hair, tl_error* err) {
     tl_rig_analysis* rig = NULL;
     tl_rig_def def = tl_default_rig_def();
     def.hair = hair;
+    def.hair_fit = styles_fit != NULL;
+    def.hair_fit_clips = styles_fit && strcmp(styles_fit, "1") ? styles_fit : NULL;
+    def.hair_fit_no_colliders = styles_fit && getenv("TL_HAIR_FIT_NO_COLLIDERS");
     tl_gltf_save_def save = tl_default_gltf_save_def();
     save.overwrite = true;
     const char* out = tl_test_scratch(name);
@@ -2474,6 +2481,7 @@ static void styles_play(void) {
     bool strict = getenv("TL_HAIR_STRICT") != NULL;
     const char* styles[] = {"bob01", "bob02", "braid01", "long01", "ponytail01"};
     const char* clips[] = {"Walk", "HeadTurn", "Jump"};
+    styles_fit = getenv("TL_HAIR_FIT");
     for (size_t i = 0; i < sizeof styles / sizeof *styles; ++i) {
         tl_gltf* doc;
         tl_scene* scene;
@@ -2518,6 +2526,7 @@ static void styles_play(void) {
                        styles[i], clips[c], a->p99, a->max, a->torn_pct, b->p99, b->max);
         }
     }
+    styles_fit = NULL;
 }
 
 /* Issues #11/#12 (docs/hair.md "Session 16 (hairrest16)"): does the hair come to rest on a still
@@ -3368,6 +3377,7 @@ static bool rig_hair_mesh(const tl_hair_mesh* mesh, const char* name, tl_gltf** 
  * figures, roots kept on the scalp, rest sag within the spec's 5 mm), not the figures. */
 static void variants_play(void) {
     ENSURE(body_load());
+    styles_fit = getenv("TL_HAIR_FIT"); /* (measured with the seam fit: styles_play's knob) */
     const char* styles[] = {"bob01", "bob02", "braid01", "long01", "ponytail01"};
     const char* variants[] = {"cards", "longer"};
     const char* clips[] = {"HeadTurn", "Jump"};
@@ -3432,6 +3442,7 @@ static void variants_play(void) {
            cells, sum_p99, sum_max, sum_torn, sum_pen, over);
     printf("  variants: skin penetration summed %.4f H, %u vertex-samples over 1 mm\n", sum_skin,
            skin_over);
+    styles_fit = NULL;
 }
 
 /* Reads accessor `name` of a primitive's attributes (or "indices") as floats. */

@@ -182,6 +182,14 @@ typedef struct tl_rig_def {
     /* how the hair on a skin's head gets its chains and weights (tailor/hair.h,
        tl_hair_rig_plan), read during tl_rig_analyze only; NULL: tl_default_hair_chain_def() */
     const struct tl_hair_chain_def* hair;
+    /* the hair's seam weights fitted to the character's clips once its weights and play data
+       are written (tailor rig --hair-fit; docs/hair.md "Session 26 (hairfit26)"); false */
+    bool hair_fit;
+    bool hair_fit_no_colliders; /* the fit without its body-collider half-spaces (measured
+                                   only: it sinks the hair into the body); false */
+    const char* hair_fit_clips; /* comma-separated clip names the fit sees (read by
+                                   tl_rig_apply: it must live until then); NULL: Walk, HeadTurn
+                                   and Jump, those the file has, else every clip */
 } tl_rig_def;
 
 tl_rig_def tl_default_rig_def(void);

@@ -269,8 +269,8 @@ typedef struct tl_scene_part {
     float hit_radius;            /* hair: the lock's thickness tailor rig stored
                                     (extras.tailor.hit_radius, bind units: what
                                     tl_play_chains_find finds, for readers without the
-                                    skin's arithmetic); -1 when absent. The player finds its
-                                    own */
+                                    skin's arithmetic); -1 when absent. The player plays it
+                                    (finds its own only when absent) */
     /* cloth: the lattice of extras.tailor.cloth (docs/schema.md); bone_joints lists its bones
      * row by row (bone (r, b) at particle (r, 2 b)), and end_joint is its last bone */
     uint32_t cloth_rows, cloth_columns;    /* particles: rows x columns (0 unless cloth) */

@@ -5,7 +5,11 @@
 #include "play/chain_colliders.h"
 
 #include "base/order.h"
+#include "scene/schema.h"
 
+#include <tailor/gltf_json.h>
+
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,6 +195,100 @@ static void ties_merge(tie_list* s) {
     s->tie_count = kept;
 }
 
+/* The chain of descs on the hair part at node n of skin s (its first bone), or -1. */
+static int32_t node_chain(const tl_scene* scene, const tl_play_chain* descs, uint32_t count,
+                          uint32_t s, json_int_t n) {
+    for (uint32_t i = 0; i < scene->part_count; ++i) {
+        const tl_scene_part* part = &scene->parts[i];
+        if (part->kind != TL_PART_HAIR || part->skin != s || (json_int_t)part->node != n) continue;
+        for (uint32_t c = 0; c < count; ++c)
+            if (descs[c].skin == s && descs[c].bone_count > 0 &&
+                descs[c].bone_joints[0] == part->bone_joints[0])
+                return (int32_t)c;
+    }
+    return -1;
+}
+
+/* By chains and links only, then the stored order: the found ties' order (stored so) kept. */
+static int stored_order(const void* x, const void* y) {
+    const play_sheet_tie *p = x, *q = y;
+    if (p->a != q->a) return p->a < q->a ? -1 : 1;
+    if (p->b != q->b) return p->b < q->b ? -1 : 1;
+    if (p->ia != q->ia) return p->ia < q->ia ? -1 : 1;
+    if (p->ib != q->ib) return p->ib < q->ib ? -1 : 1;
+    return (p->along > q->along) - (p->along < q->along); /* (the stored index, for now) */
+}
+
+/* The ties tailor rig stored (skins[s].extras.tailor.sheet, checked when the scene was read),
+ * when every skin with coupled chains holds them: the player then plays what was stored, not
+ * what the skin's weights say now, so weights changed after the play data was written (the seam
+ * fit, src/hair/seam_fit.c) do not move the chains. False: not stored (or not usable: renumbered
+ * nodes, head ties asked for), or out of memory; *ties NULL then. */
+static bool stored_ties(const tl_scene* scene, const tl_play_chain* descs, uint32_t count,
+                        play_sheet_tie** ties, uint32_t* tie_count) {
+    *ties = NULL, *tie_count = 0;
+    for (uint32_t i = 0; i < scene->part_count; ++i)
+        if (scene->parts[i].resolved_by_name) return false;
+    json_t* skins = json_object_get(tl_gltf_json(scene->doc), "skins");
+    size_t total = 0;
+    bool coupled = false;
+    for (uint32_t c = 0; c < count; ++c) {
+        if (descs[c].sheet_rate > 0 && descs[c].sheet_head_ties) return false;
+        coupled |= descs[c].sheet_rate > 0;
+    }
+    for (uint32_t s = 0; s < scene->skin_count; ++s) {
+        bool any = false;
+        for (uint32_t c = 0; c < count; ++c)
+            any |= descs[c].skin == s && descs[c].sheet_rate > 0;
+        json_t* skin = json_array_get(skins, scene->skins[s].skin);
+        json_t* list = json_object_get(
+            json_object_get(json_object_get(skin, "extras"), TL_SCHEMA_KEY), TL_SCHEMA_SHEET);
+        if (any && !json_is_array(list)) return false;
+        total += any ? json_array_size(list) : 0;
+    }
+    if (!coupled) return false;
+    play_sheet_tie* out = malloc(sizeof *out * (total + 1));
+    if (!out) return false;
+    uint32_t n = 0;
+    for (uint32_t s = 0; s < scene->skin_count; ++s) {
+        json_t* list = json_object_get(
+            json_object_get(json_object_get(json_array_get(skins, scene->skins[s].skin), "extras"),
+                            TL_SCHEMA_KEY),
+            TL_SCHEMA_SHEET);
+        for (size_t k = 0; json_is_array(list) && k < json_array_size(list); ++k) {
+            json_t* o = json_array_get(list, k);
+            json_t *parts = json_object_get(o, TL_SCHEMA_SHEET_PARTS),
+                   *links = json_object_get(o, TL_SCHEMA_SHEET_LINKS),
+                   *at = json_object_get(o, TL_SCHEMA_SHEET_AT);
+            int32_t a =
+                node_chain(scene, descs, count, s, json_integer_value(json_array_get(parts, 0)));
+            int32_t b =
+                node_chain(scene, descs, count, s, json_integer_value(json_array_get(parts, 1)));
+            /* (a tie of a chain the caller left out or uncoupled is not held, as when found) */
+            if (a < 0 || b < 0 || a == b || !(descs[a].sheet_rate > 0) ||
+                !(descs[b].sheet_rate > 0) || descs[a].attach_joint != descs[b].attach_joint)
+                continue;
+            uint32_t ia = (uint32_t)json_integer_value(json_array_get(links, 0)),
+                     ib = (uint32_t)json_integer_value(json_array_get(links, 1));
+            if (ia >= descs[a].bone_count || ib >= descs[b].bone_count) continue;
+            float ta = (float)json_number_value(json_array_get(at, 0)),
+                  tb = (float)json_number_value(json_array_get(at, 1)),
+                  seam = (float)json_number_value(json_object_get(o, TL_SCHEMA_SHEET_SEAM));
+            /* along carries the stored index for the sort; the hold reads only a head tie's */
+            uint32_t at_k = n++;
+            out[at_k] =
+                a < b ? (play_sheet_tie){(uint32_t)a, (uint32_t)b, ia, ib, ta, tb, at_k, seam}
+                      : (play_sheet_tie){(uint32_t)b, (uint32_t)a, ib, ia, tb, ta, at_k, seam};
+        }
+    }
+    qsort(out, n, sizeof *out, stored_order);
+    for (uint32_t k = 0; k < n; ++k)
+        out[k].along = 1; /* (as the web runtime holds stored ties) */
+    if (n == 0) free(out), out = NULL;
+    *ties = out, *tie_count = n;
+    return true;
+}
+
 bool play_sheet_ties_find(const tl_scene* scene, const tl_play_chain* descs, uint32_t count,
                           const int32_t* const* locks, const uint32_t* const* joints,
                           play_sheet_tie** ties, uint32_t* tie_count) {
@@ -212,7 +310,9 @@ bool play_sheet_create(const tl_scene* scene, const tl_play_chain* descs, uint32
     *out = NULL;
     play_sheet_tie* ties;
     uint32_t tie_count;
-    if (!play_sheet_ties_find(scene, descs, count, locks, joints, &ties, &tie_count)) return false;
+    if (!stored_ties(scene, descs, count, &ties, &tie_count) &&
+        !play_sheet_ties_find(scene, descs, count, locks, joints, &ties, &tie_count))
+        return false;
     uint32_t* bones = malloc(sizeof *bones * (count + 1));
     for (uint32_t i = 0; bones && i < count; ++i)
         bones[i] = descs[i].bone_count;

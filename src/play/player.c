@@ -107,8 +107,12 @@ tl_result tl_play_chains_find(const tl_scene* scene, tl_play_chain* out, uint32_
         for (uint32_t i = 0, c = 0; ok && i < scene->part_count && c < found; ++i) {
             tl_part_kind kind = scene->parts[i].kind;
             if (kind != TL_PART_TAIL && kind != TL_PART_HAIR) continue;
+            /* the thickness tailor rig stored, when it did: weights changed since (the seam
+               fit) do not change how the chain meets the body */
             if (kind == TL_PART_HAIR && out[c].skin == skin)
-                out[c].hit_radius = play_chain_skin_thickness(scene, &out[c], c, lock, near);
+                out[c].hit_radius = scene->parts[i].hit_radius >= 0
+                                        ? scene->parts[i].hit_radius
+                                        : play_chain_skin_thickness(scene, &out[c], c, lock, near);
             ++c;
         }
         free(lock), free(joint), free(near);

@@ -198,6 +198,18 @@ tl_result rig_write_hair_play(tl_gltf* doc, const tl_scene* scene, tl_error* err
  * keys present stay. */
 tl_result rig_write_play_missing(tl_gltf* doc, const tl_rig_analysis* a, tl_error* err);
 
+/* write_hair.c: with def.hair_fit, each hair skin's seam weights fitted to its clips
+ * (src/hair/seam_fit.c) once the weights and the play data are written: the play data stay
+ * the pre-fit weights', and the player plays them. */
+tl_result rig_write_hair_fit(tl_gltf* doc, const tl_rig_analysis* a, tl_error* err);
+
+/* write.c: new JOINTS_0 / WEIGHTS_0 (4 a vertex) for the vertices of skin `skin` with planned[v]
+ * (union indices of `scene`, the document's), the others copied value for value; the replaced
+ * accessors pruned and the document reindexed (scene must not be used after). */
+tl_result rig_write_skin_weights(tl_gltf* doc, const tl_scene* scene, uint32_t skin,
+                                 const uint32_t* joints, const float* weights,
+                                 const uint8_t* planned, tl_error* err);
+
 /* The body colliders of scene skin `skin`, fitted to its skin (tl_body_colliders_fit) and stored
  * as skins[s].extras.tailor.colliders, with the skin's frame first when `frame` (write.c). */
 tl_result rig_write_skin_colliders(tl_gltf* doc, const tl_scene* scene, uint32_t skin, bool frame,

@@ -451,6 +451,30 @@ done:
     return r;
 }
 
+tl_result rig_write_skin_weights(tl_gltf* doc, const tl_scene* scene, uint32_t skin,
+                                 const uint32_t* joints, const float* weights,
+                                 const uint8_t* planned, tl_error* err) {
+    const tl_scene_skin* sk = &scene->skins[skin];
+    replaced_list replaced = {0};
+    uint32_t first_new = doc->accessor_count;
+    json_t* meshes = json_object_get(doc->json, "meshes");
+    tl_result r = TL_OK;
+    for (uint32_t i = 0; i < sk->primitive_count && r == TL_OK; ++i) {
+        const tl_scene_primitive* sp = &sk->primitives[i];
+        bool any = false;
+        for (uint32_t v = 0; v < sp->vertex_count && !any; ++v)
+            any = planned[sp->first_vertex + v];
+        if (!any) continue;
+        json_t* prim = json_array_get(
+            json_object_get(json_array_get(meshes, sp->mesh), "primitives"), sp->primitive);
+        r = write_primitive(doc, sp, joints, weights, planned, sk->joint_count,
+                            json_object_get(prim, "attributes"), &replaced, err);
+    }
+    if (r == TL_OK) r = rig_prune_accessors(doc, replaced.items, replaced.count, first_new, err);
+    free(replaced.items);
+    return r == TL_OK ? tl_gltf_reindex(doc, err) : r;
+}
+
 static json_t* numbers_json(const float* v, int count) {
     json_t* a = json_array();
     for (int k = 0; k < count; ++k)
@@ -614,5 +638,6 @@ tl_result tl_rig_apply(tl_gltf* doc, const tl_rig_analysis* a, tl_error* err) {
     else
         tl_scene_destroy(scene);
     flags_free(hair_flags, hair_skins);
-    return r == TL_OK ? rig_write_play_missing(doc, a, err) : r;
+    if (r == TL_OK) r = rig_write_play_missing(doc, a, err);
+    return r == TL_OK && hair && a->def.hair_fit ? rig_write_hair_fit(doc, a, err) : r;
 }

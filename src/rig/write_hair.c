@@ -5,6 +5,7 @@
  * tl_play_chains_find and tl_player_create find them. */
 #include "rig/internal.h"
 
+#include "hair/seam_fit.h"
 #include "play/hair_sheet.h"
 #include "scene/schema.h"
 
@@ -106,5 +107,39 @@ tl_result rig_write_play_missing(tl_gltf* doc, const tl_rig_analysis* a, tl_erro
         }
     if (r == TL_OK && hair) r = hair_play(doc, scene, err);
     tl_scene_destroy(scene);
+    return r;
+}
+
+tl_result rig_write_hair_fit(tl_gltf* doc, const tl_rig_analysis* a, tl_error* err) {
+    tl_result r = TL_OK;
+    hair_seam_fit_def def = hair_default_seam_fit_def();
+    def.colliders = !a->def.hair_fit_no_colliders;
+    def.clips = a->def.hair_fit_clips;
+    for (uint32_t s = 0; s < a->skin_count && r == TL_OK; ++s) {
+        bool hair = false;
+        for (uint32_t i = 0; i < a->part_count; ++i)
+            hair |= a->parts[i].skin == s && a->parts[i].cls == TL_RIG_CLASS_HAIR &&
+                    a->parts[i].action == TL_RIG_ACTION_CHAIN;
+        if (!hair) continue;
+        tl_scene* scene = NULL; /* (again for each skin: the last one's write reindexed) */
+        if ((r = tl_scene_create(doc, &scene, err)) != TL_OK) break;
+        for (uint32_t k = 0; k < scene->skin_count && r == TL_OK; ++k) {
+            if (scene->skins[k].skin != a->skins[s].skin) continue;
+            uint32_t n = scene->skins[k].vertex_count;
+            uint32_t* joints = malloc(sizeof *joints * 4 * ((size_t)n + 1));
+            float* weights = malloc(sizeof *weights * 4 * ((size_t)n + 1));
+            uint8_t* changed = malloc((size_t)n + 1);
+            hair_seam_fit_report report;
+            if (!joints || !weights || !changed)
+                r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+            if (r == TL_OK)
+                r = hair_seam_fit(scene, k, &def, joints, weights, changed, &report, err);
+            if (r == TL_OK && report.changed > 0)
+                r = rig_write_skin_weights(doc, scene, k, joints, weights, changed, err);
+            free(joints), free(weights), free(changed);
+            break;
+        }
+        tl_scene_destroy(scene);
+    }
     return r;
 }

@@ -1,6 +1,7 @@
 /* A hair part's stored lock thickness and a skin's stored sheet ties (docs/schema.md): what
  * tailor rig stores of the C player's hair for a reader without the skin's arithmetic (the web
- * runtime). Checked here; the C player finds its own from the skin. */
+ * runtime). Checked here; the C player plays them too (tl_play_chains_find, play_sheet_create),
+ * so weights changed after they were written do not change the motion. */
 #include "scene/parts_internal.h"
 
 #include <math.h>

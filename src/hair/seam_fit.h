@@ -1,0 +1,65 @@
+/* The hair's seam weights fitted to the motion (docs/hair.md "Session 26 (hairfit26)"): the
+ * welded hair vertices on an edge whose two ends share almost no weight, and a few rings beside
+ * them, get weights over the joints around them that keep every hair edge near its rest length
+ * in poses of the character's clips played with the chains, and that take no vertex deeper into
+ * a body collider than its input weights put it in any of those poses. Run by tailor rig after
+ * the weights and the play data (--hair-fit): the player then plays the stored play data, which
+ * the new weights do not change, so the fitted poses are the motion that plays. */
+#ifndef TAILOR_HAIR_SEAM_FIT_H
+#define TAILOR_HAIR_SEAM_FIT_H
+
+#include <tailor/scene.h>
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum { HAIR_QP_MAX = 8 };    /* candidate joints per vertex */
+enum { HAIR_FIT_PLAYS = 4 }; /* plays of each clip the poses come from */
+
+typedef struct hair_seam_fit_def {
+    float jump;     /* an edge is a seam when half the L1 distance of its ends' weights is at
+                       least this; 0.5 */
+    uint32_t rings; /* rings of vertices beside the seams also fitted; 3 */
+    uint32_t samples[HAIR_FIT_PLAYS]; /* each clip played this many times (0: no more plays),
+                         the player advanced to that many poses evenly over it; a pose is
+                         one sample. The chains' state at a time depends on the steps the
+                         player was advanced by (a jump's contacts most), so the poses of one
+                         play alone do not hold the hair out of the body in another: 48, 36,
+                         30 */
+    uint32_t sweeps;                  /* Gauss-Seidel sweeps over the band; 30 */
+    float pull;        /* toward the input weights, times the spread of each vertex's normal
+                          matrix (trace - sum / K); 0.01 */
+    bool colliders;    /* the body-collider half-spaces (off: measured only); true */
+    const char* clips; /* comma-separated clip names; NULL: Walk, HeadTurn and Jump, those the
+                          file has, else every clip */
+} hair_seam_fit_def;
+
+hair_seam_fit_def hair_default_seam_fit_def(void);
+
+typedef struct hair_seam_fit_report {
+    uint32_t seams;         /* welded hair edges with a weight jump >= def.jump */
+    uint32_t free_vertices; /* welded vertices fitted */
+    uint32_t changed;       /* union vertices whose weights changed */
+    uint32_t poses;         /* clips x samples */
+    uint32_t planes;        /* collider half-spaces kept at the end */
+    uint32_t floor_kept;    /* seam vertices left as they were: at or under the body floor */
+    float deepest_input;    /* the deepest a free vertex lies in a body collider it is outside
+                               at rest, in the fit's poses, with its input weights (H) */
+    float deepest;          /* ... with the fitted weights */
+    float excess;           /* the most a free vertex lies deeper than its input did (H) */
+} hair_seam_fit_report;
+
+/* Fits skin `skin` of the scene. joints / weights: vertex_count x 4 out, filled where
+ * changed[v] is set (the skin's other vertices keep theirs). No clip, no hair or no seam: nothing
+ * changes (report->poses or report->seams 0). TL_ERROR_MEMORY when scratch memory fails. */
+tl_result hair_seam_fit(const tl_scene* scene, uint32_t skin, const hair_seam_fit_def* def,
+                        uint32_t* joints, float* weights, uint8_t* changed,
+                        hair_seam_fit_report* report, tl_error* err);
+
+/* min 1/2 x'Qx - c'x over n <= HAIR_QP_MAX variables subject to sum(x) = 1 and the m rows
+ * A x <= b (the caller's x >= 0 among them), from a feasible x (in and out). Returns the
+ * iterations taken, or -1 (singular or not converged: x stays feasible). */
+int hair_qp_solve(int n, const double* Q, const double* c, int m, const double* A, const double* b,
+                  double* x);
+
+#endif
