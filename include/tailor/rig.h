@@ -188,8 +188,8 @@ typedef struct tl_rig_def {
     bool hair_fit_no_colliders; /* the fit without its body-collider half-spaces (measured
                                    only: it sinks the hair into the body); false */
     const char* hair_fit_clips; /* comma-separated clip names the fit sees (read by
-                                   tl_rig_apply: it must live until then); NULL: Walk, HeadTurn
-                                   and Jump, those the file has, else every clip */
+                                   tl_rig_apply: it must live until then); NULL: every clip of
+                                   the file (the first 64) */
 } tl_rig_def;
 
 tl_rig_def tl_default_rig_def(void);

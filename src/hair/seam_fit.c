@@ -310,21 +310,21 @@ static bool pick_candidates(fit* f) {
     return ok;
 }
 
-/* The clips fitted: def.clips, else Walk, HeadTurn and Jump (those present), else all. */
+/* The clips fitted: def.clips (names the file lacks skipped), else every clip of the file (no
+ * names guessed: a character's motions are what it has). */
 static uint32_t pick_clips(const tl_scene* scene, const char* names, uint32_t* out) {
     uint32_t n = 0;
     tl_error err;
-    const char* list = names ? names : "Walk,HeadTurn,Jump";
-    while (*list && n < 64) {
-        const char* end = strchr(list, ',');
-        size_t len = end ? (size_t)(end - list) : strlen(list);
+    while (names && *names && n < 64) {
+        const char* end = strchr(names, ',');
+        size_t len = end ? (size_t)(end - names) : strlen(names);
         char name[128];
-        snprintf(name, sizeof name, "%.*s", (int)(len < 127 ? len : 127), list);
+        snprintf(name, sizeof name, "%.*s", (int)(len < 127 ? len : 127), names);
         uint32_t c;
         if (len && tl_scene_find_clip(scene, name, &c, &err) == TL_OK) out[n++] = c;
-        list += len + (end ? 1 : 0);
+        names += len + (end ? 1 : 0);
     }
-    for (uint32_t c = 0; !names && n == 0 && c < scene->clip_count && c < 64; ++c)
+    for (uint32_t c = 0; !names && c < scene->clip_count && c < 64; ++c)
         out[n++] = c;
     return n;
 }

@@ -30,8 +30,8 @@ typedef struct hair_seam_fit_def {
     float pull;        /* toward the input weights, times the spread of each vertex's normal
                           matrix (trace - sum / K); 0.01 */
     bool colliders;    /* the body-collider half-spaces (off: measured only); true */
-    const char* clips; /* comma-separated clip names; NULL: Walk, HeadTurn and Jump, those the
-                          file has, else every clip */
+    const char* clips; /* comma-separated clip names; NULL: every clip of the file (the first
+                          64) */
 } hair_seam_fit_def;
 
 hair_seam_fit_def hair_default_seam_fit_def(void);
