@@ -4887,7 +4887,8 @@ static void cover_tally_matches_count(void) {
 /* The sheet's ties sort (base/order.h, a radix sort of key rows) gives the order a plain stable
  * insertion sort by the same comparison gives (unsigned keys by `<`, float keys by the floats'
  * own `<`): rows like the ties' (small indices with repeats, UINT32_MAX, high bytes set; floats
- * with -0 and +0, negatives, ties) at several widths and counts. */
+ * with -0 and +0, negatives, ties; keys whose bytes differ in one bit) at several widths and
+ * counts, odd and even. */
 static bool order_row_less(const uint32_t* a, const uint32_t* b, const float* fa, const float* fb,
                            uint32_t width, uint32_t floats) {
     for (uint32_t k = 0; k < width; ++k) {
@@ -4903,9 +4904,11 @@ static void order_rows_matches_stable_sort(void) {
     static uint32_t keys[MAX * W], plain[MAX], order[MAX], scratch[MAX];
     static float vals[MAX * W];
     const float pick[] = {-0.0f, 0.0f, 1.0f, 0.5f, -0.25f, 1e-30f, -3e7f, 0.75f, 2.5f};
-    const uint32_t widths[] = {1, 3, 8, 8}, counts[] = {0, 1, 2, 3000};
+    /* keys whose bytes differ in one bit alone (the sort skips a byte no two rows differ in) */
+    const uint32_t bit[] = {0, 1, 0x80, 0x8000, 0x800000, 0x80000000u, 0x80808080u};
+    const uint32_t widths[] = {1, 3, 8, 8, 2}, counts[] = {0, 1, 2, 3000, 2999};
     uint32_t r = 11, differ = 0, checked = 0;
-    for (int c = 0; c < 4; ++c) {
+    for (int c = 0; c < 5; ++c) {
         uint32_t width = widths[c], n = counts[c], floats = width > 2 ? 3 : 0;
         for (uint32_t i = 0; i < n * width; ++i) {
             uint32_t k = i % width;
@@ -4914,7 +4917,8 @@ static void order_rows_matches_stable_sort(void) {
                 keys[i] = tl_order_float_key(vals[i]);
             } else {
                 float u = lcg_unit(&r);
-                keys[i] = u < 0.1f   ? UINT32_MAX
+                keys[i] = c == 4     ? bit[(uint32_t)(lcg_unit(&r) * 7) % 7]
+                          : u < 0.1f ? UINT32_MAX
                           : u < 0.2f ? (uint32_t)(lcg_unit(&r) * 4) << 20
                                      : (uint32_t)(lcg_unit(&r) * (k == 0 ? 5 : 3));
                 vals[i] = 0;
@@ -4935,7 +4939,7 @@ static void order_rows_matches_stable_sort(void) {
             differ += order[i] != plain[i], ++checked;
     }
     printf("  %u positions checked, %u differ\n", checked, differ);
-    ENSURE(differ == 0 && checked == 3003);
+    ENSURE(differ == 0 && checked == 6002);
 }
 
 /* The sheet's hold that keeps each link's direction until its chain moves gives what finding
