@@ -4884,6 +4884,26 @@ static void cover_tally_matches_count(void) {
     free(off), free(items), free(taken);
 }
 
+/* The cover's squared bound is the largest float whose sqrtf is at most bind: binds at random
+ * scales (and 0, the smallest, the largest, infinity, NaN, negatives), the bound's root within
+ * bind and the next float's beyond it. */
+static void cover_bind2_is_root_bound(void) {
+    uint32_t r = 7, checked = 0, differ = 0, stepped = 0;
+    float fixed[] = {0, 1e-45f, 1e-38f, 1, 3.4e38f, INFINITY, NAN, -1, -0.0f};
+    for (uint32_t i = 0; i < 200000 + COUNT(fixed); ++i) {
+        float bind =
+            i < COUNT(fixed) ? fixed[i] : (lcg_unit(&r) + 0.5f) * powf(10, 40 * lcg_unit(&r) - 25);
+        float x = hair_cover_bind2(bind), up = nextafterf(x, INFINITY);
+        bool none = !(bind >= 0);
+        differ +=
+            none ? x != -INFINITY : !(sqrtf(x) <= bind) || (x < INFINITY && sqrtf(up) <= bind);
+        stepped += !none && x != bind * bind;
+        checked++;
+    }
+    printf("  %u binds, %u not their float square, %u differ\n", checked, stepped, differ);
+    ENSURE(differ == 0 && stepped > 1000);
+}
+
 /* The sheet's ties sort (base/order.h, a radix sort of key rows) gives the order a plain stable
  * insertion sort by the same comparison gives (unsigned keys by `<`, float keys by the floats'
  * own `<`): rows like the ties' (small indices with repeats, UINT32_MAX, high bytes set; floats
@@ -5341,6 +5361,7 @@ int main(int argc, char** argv) {
         {"stitched_count_matches_nearest", stitched_count_matches_nearest},
         {"stitch_grid_skip_matches_copy", stitch_grid_skip_matches_copy},
         {"cover_matches_scan", cover_matches_scan},
+        {"cover_bind2_is_root_bound", cover_bind2_is_root_bound},
         {"nape_known_matches_query", nape_known_matches_query},
         {"nape_narrow_matches_plain", nape_narrow_matches_plain},
         {"player_floor_matches_locks", player_floor_matches_locks},
