@@ -4895,10 +4895,31 @@ static void cover_tally_matches_count(void) {
     free(off), free(items), free(taken);
 }
 
+/* The cover's squared bound is the largest float whose sqrtf is at most bind: binds at random
+ * scales (and 0, the smallest, the largest, infinity, NaN, negatives), the bound's root within
+ * bind and the next float's beyond it. */
+static void cover_bind2_is_root_bound(void) {
+    uint32_t r = 7, checked = 0, differ = 0, stepped = 0;
+    float fixed[] = {0, 1e-45f, 1e-38f, 1, 3.4e38f, INFINITY, NAN, -1, -0.0f};
+    for (uint32_t i = 0; i < 200000 + COUNT(fixed); ++i) {
+        float bind =
+            i < COUNT(fixed) ? fixed[i] : (lcg_unit(&r) + 0.5f) * powf(10, 40 * lcg_unit(&r) - 25);
+        float x = hair_cover_bind2(bind), up = nextafterf(x, INFINITY);
+        bool none = !(bind >= 0);
+        differ +=
+            none ? x != -INFINITY : !(sqrtf(x) <= bind) || (x < INFINITY && sqrtf(up) <= bind);
+        stepped += !none && x != bind * bind;
+        checked++;
+    }
+    printf("  %u binds, %u not their float square, %u differ\n", checked, stepped, differ);
+    ENSURE(differ == 0 && stepped > 1000);
+}
+
 /* The sheet's ties sort (base/order.h, a radix sort of key rows) gives the order a plain stable
  * insertion sort by the same comparison gives (unsigned keys by `<`, float keys by the floats'
  * own `<`): rows like the ties' (small indices with repeats, UINT32_MAX, high bytes set; floats
- * with -0 and +0, negatives, ties) at several widths and counts. */
+ * with -0 and +0, negatives, ties; keys whose bytes differ in one bit) at several widths and
+ * counts, odd and even. */
 static bool order_row_less(const uint32_t* a, const uint32_t* b, const float* fa, const float* fb,
                            uint32_t width, uint32_t floats) {
     for (uint32_t k = 0; k < width; ++k) {
@@ -4914,9 +4935,11 @@ static void order_rows_matches_stable_sort(void) {
     static uint32_t keys[MAX * W], plain[MAX], order[MAX], scratch[MAX];
     static float vals[MAX * W];
     const float pick[] = {-0.0f, 0.0f, 1.0f, 0.5f, -0.25f, 1e-30f, -3e7f, 0.75f, 2.5f};
-    const uint32_t widths[] = {1, 3, 8, 8}, counts[] = {0, 1, 2, 3000};
+    /* keys whose bytes differ in one bit alone (the sort skips a byte no two rows differ in) */
+    const uint32_t bit[] = {0, 1, 0x80, 0x8000, 0x800000, 0x80000000u, 0x80808080u};
+    const uint32_t widths[] = {1, 3, 8, 8, 2}, counts[] = {0, 1, 2, 3000, 2999};
     uint32_t r = 11, differ = 0, checked = 0;
-    for (int c = 0; c < 4; ++c) {
+    for (int c = 0; c < 5; ++c) {
         uint32_t width = widths[c], n = counts[c], floats = width > 2 ? 3 : 0;
         for (uint32_t i = 0; i < n * width; ++i) {
             uint32_t k = i % width;
@@ -4925,7 +4948,8 @@ static void order_rows_matches_stable_sort(void) {
                 keys[i] = tl_order_float_key(vals[i]);
             } else {
                 float u = lcg_unit(&r);
-                keys[i] = u < 0.1f   ? UINT32_MAX
+                keys[i] = c == 4     ? bit[(uint32_t)(lcg_unit(&r) * 7) % 7]
+                          : u < 0.1f ? UINT32_MAX
                           : u < 0.2f ? (uint32_t)(lcg_unit(&r) * 4) << 20
                                      : (uint32_t)(lcg_unit(&r) * (k == 0 ? 5 : 3));
                 vals[i] = 0;
@@ -4946,7 +4970,7 @@ static void order_rows_matches_stable_sort(void) {
             differ += order[i] != plain[i], ++checked;
     }
     printf("  %u positions checked, %u differ\n", checked, differ);
-    ENSURE(differ == 0 && checked == 3003);
+    ENSURE(differ == 0 && checked == 6002);
 }
 
 /* The sheet's hold that keeps each link's direction until its chain moves gives what finding
@@ -5348,6 +5372,7 @@ int main(int argc, char** argv) {
         {"stitched_count_matches_nearest", stitched_count_matches_nearest},
         {"stitch_grid_skip_matches_copy", stitch_grid_skip_matches_copy},
         {"cover_matches_scan", cover_matches_scan},
+        {"cover_bind2_is_root_bound", cover_bind2_is_root_bound},
         {"nape_known_matches_query", nape_known_matches_query},
         {"nape_narrow_matches_plain", nape_narrow_matches_plain},
         {"player_floor_matches_locks", player_floor_matches_locks},

@@ -2204,6 +2204,61 @@ static void test_contact_memo_matches_plain(void) {
     ENSURE(differ == 0 && held > 1000 && far > 1000);
 }
 
+/* The frame's balls kept across frames (chain_contact_memo_balls with one memo) are those found
+ * anew (a fresh memo each frame), as bits: 600 frames of 1 to 32 random colliders, half the
+ * frames the last frame's again, a third of those with one float of one collider or of the
+ * growth one bit off, some read with other links, the growth sometimes none or too large to
+ * keep (a ball's centre compared where it has one). */
+static void test_contact_balls_kept_match_fresh(void) {
+    enum { MOST = CONTACT_BALLS, LINKS = 24 };
+    uint32_t r = 31;
+    static tl_collider c[MOST];
+    static float growth[MOST * LINKS];
+    static contact_memo kept, fresh;
+    memset(&kept, 0, sizeof kept);
+    unsigned frames = 0, again = 0, nudged = 0, relinked = 0, differ = 0;
+    int count = 1, links = 6;
+    for (int frame = 0; frame < 600; ++frame) {
+        float u = unit_random(&r);
+        if (frame == 0 || u < 0.5f) { /* new colliders */
+            count = 1 + (int)(unit_random(&r) * (MOST - 1));
+            links = unit_random(&r) < 0.2f ? LINKS : 1 + (int)(unit_random(&r) * 6);
+            for (int k = 0; k < count; ++k) {
+                c[k] = memo_collider(&r);
+                for (int i = 0; i < links; ++i)
+                    growth[k * links + i] = 0.1f * (unit_random(&r) - 0.5f);
+            }
+        } else if (u < 0.67f) { /* one float one bit off */
+            uint32_t bits, k = (uint32_t)(unit_random(&r) * count) % (uint32_t)count;
+            float* x = unit_random(&r) < 0.5f
+                           ? &c[k].a[0] + (int)(unit_random(&r) * 16) % 16
+                           : &growth[k * links + (int)(unit_random(&r) * links) % links];
+            memcpy(&bits, x, sizeof bits), bits ^= 1u << (int)(unit_random(&r) * 23) % 23;
+            memcpy(x, &bits, sizeof bits);
+            ++nudged;
+        } else if (u < 0.75f) { /* the same floats read with other links */
+            links = links > 1 ? links - 1 : links + 1;
+            ++relinked;
+        } else
+            ++again;
+        const float* g = frame % 7 == 3 ? NULL : growth;
+        memset(&fresh, 0, sizeof fresh);
+        chain_contact_memo_balls(&kept, c, count, g, links);
+        chain_contact_memo_balls(&fresh, c, count, g, links);
+        bool same = kept.balls_of == c && kept.ball_count == count;
+        for (int k = 0; k < count; ++k) /* (a centre is read only with a ball: radius >= 0) */
+            same = same && memcmp(&kept.ball[k][3], &fresh.ball[k][3], sizeof(float)) == 0 &&
+                   (!(fresh.ball[k][3] >= 0) ||
+                    memcmp(kept.ball[k], fresh.ball[k], 3 * sizeof(float)) == 0);
+        differ += !same;
+        kept.balls_of = NULL, kept.ball_count = 0; /* (as step_alone after the frame) */
+        ++frames;
+    }
+    fprintf(stderr, "  %u frames, %u the last again, %u one bit off, %u other links, %u differ\n",
+            frames, again, nudged, relinked, differ);
+    ENSURE(again > 100 && nudged > 50 && relinked > 20 && differ == 0);
+}
+
 /* A chain alone's contact pass with its frame's balls (chain_contact_memo_balls: step_alone's
  * cull of a lane without slots) gives the bits of the pass that visits every collider: 400
  * frames of 9 to 40 random colliders (memo_collider's; some radii negative, a frame in four
@@ -3207,6 +3262,7 @@ static const tl_test_case cases[] = {
     {"ellipsoid_cheap_test_matches_full", test_ellipsoid_cheap_test_matches_full},
     {"contact_memo_matches_plain", test_contact_memo_matches_plain},
     {"contact_balls_match_all", test_contact_balls_match_all},
+    {"contact_balls_kept_match_fresh", test_contact_balls_kept_match_fresh},
     {"collider_crease", test_collider_crease},
     {"friction_once_a_step", test_friction_once_a_step},
     {"contact_candidates_exact", test_contact_candidates_exact},

@@ -1,5 +1,6 @@
 /* The adapter's cover (chains.c): the hair off the cap each candidate chain would take. */
 #include "internal.h"
+#include "mesh/internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -23,22 +24,43 @@ static void cover_boxes(const float* joints, uint32_t bones, float bind, float* 
     }
 }
 
+/* Whether p lies within bind of bone b (near: its box meets p's cell), the box first: outside
+ * it, surely not. */
+static inline bool cover_bone_takes(const float* p, const float* joints, const float* box,
+                                    const float* sure, uint32_t b, float bind2) {
+    box += 6 * b;
+    if (p[0] < box[0] || p[1] < box[1] || p[2] < box[2] || p[0] > box[3] || p[1] > box[4] ||
+        p[2] > box[5])
+        return false;
+    /* within bind less the slack of a joint: surely within bind of the bone in the test */
+    if (tl__dist2(p, joints + 3 * b) <= sure[b] || tl__dist2(p, joints + 3 * b + 3) <= sure[b])
+        return true;
+    return tl__mesh_segment_distance2(p, joints + 3 * b, joints + 3 * b + 3, NULL) <= bind2;
+}
+
 /* Whether p lies within bind of one of the bones in `near` (a bit per bone; the others' boxes
- * miss p's cell), the box first: outside it, surely not. */
+ * miss p's cell): bone *last first (the one that took the vertex before, most often the one
+ * that takes this), then the others; *last becomes the bone that took p. An "any": the order
+ * does not change the answer. */
 static bool cover_takes(const float* p, const float* joints, const float* box, const float* sure,
-                        uint32_t bones, uint64_t near, float bind) {
-    for (uint32_t b = 0; b < bones; ++b, box += 6) {
-        if (!(near >> b & 1)) continue;
-        if (p[0] < box[0] || p[1] < box[1] || p[2] < box[2] || p[0] > box[3] || p[1] > box[4] ||
-            p[2] > box[5])
-            continue;
-        /* within bind less the slack of a joint: surely within bind of the bone in the test */
-        if (tl__dist2(p, joints + 3 * b) <= sure[b] || tl__dist2(p, joints + 3 * b + 3) <= sure[b])
-            return true;
-        if (tl_mesh_segment_distance(p, joints + 3 * b, joints + 3 * b + 3, NULL) <= bind)
-            return true;
-    }
+                        uint32_t bones, uint64_t near, float bind2, uint32_t* last) {
+    if (near >> *last & 1 && cover_bone_takes(p, joints, box, sure, *last, bind2)) return true;
+    near &= ~((uint64_t)1 << *last);
+    for (uint32_t b = 0; b < bones; ++b)
+        if (near >> b & 1 && cover_bone_takes(p, joints, box, sure, b, bind2))
+            return *last = b, true;
     return false;
+}
+
+float hair_cover_bind2(float bind) {
+    if (!(bind >= 0)) return -INFINITY;
+    if (isinf(bind)) return INFINITY;
+    float x = bind * bind;
+    while (sqrtf(x) > bind)
+        x = nextafterf(x, 0);
+    while (x < INFINITY && sqrtf(nextafterf(x, INFINITY)) <= bind)
+        x = nextafterf(x, INFINITY);
+    return x;
 }
 
 /* The bones whose boxes meet cell (x, y, z) grown by `margin` (a bit each): a vertex filed in
@@ -82,6 +104,7 @@ bool hair_cover_build(const float* positions, uint32_t V, const uint8_t* off_cap
     float box[6 * TL_CHAIN_MAX_BONES], sure[TL_CHAIN_MAX_BONES];
     /* the cell index's rounding is ~1e-7 of the coordinates: a margin far above it */
     double margin = 1e-3 * grid.cell;
+    const float bind2 = hair_cover_bind2(bind);
     for (int k = 0; ok && k < 3; ++k)
         margin += 1e-5 * (fabs((double)grid.origin[k]) + (double)grid.dims[k] * grid.cell);
     for (uint32_t i = 0; ok && i < count; ++i) {
@@ -89,6 +112,7 @@ bool hair_cover_build(const float* positions, uint32_t V, const uint8_t* off_cap
         if (skip && skip[i]) continue;
         const float* j = joints + 3 * (size_t)(bones + 1) * i;
         cover_boxes(j, bones, bind, box, sure);
+        uint32_t last = 0;
         for (uint32_t b = 0; ok && b < bones; ++b) {
             uint32_t lo[3], hi[3];
             if (!hair_grid_range(&grid, box + 6 * b, box + 6 * b + 3, lo, hi)) continue;
@@ -113,7 +137,7 @@ bool hair_cover_build(const float* positions, uint32_t V, const uint8_t* off_cap
                         for (uint32_t k = grid.start[c]; k < grid.start[c + 1]; ++k) {
                             uint32_t v = grid.items[k];
                             if (cover_takes(positions + 3 * (size_t)v, j, box, sure, bones, near,
-                                            bind))
+                                            bind2, &last))
                                 list[count_all++] = v;
                         }
                     }

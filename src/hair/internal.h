@@ -96,6 +96,10 @@ bool hair_grid_build(hair_grid* g, const float* points, const uint32_t* ids, uin
 bool hair_grid_build_boxes(hair_grid* g, const float* boxes, const uint32_t* ids, uint32_t count,
                            float cell, size_t max_cells);
 void hair_grid_free(hair_grid* g);
+/* The largest float whose sqrtf is at most bind (sqrtf is correctly rounded, so monotone): a
+ * squared distance is at most it exactly when its square root is at most bind (the cover's test
+ * without the root). -INFINITY: no such float (bind negative or NaN). */
+float hair_cover_bind2(float bind);
 
 /* The guide layer's closest hair triangle to each of `points` (count), over a vertex grid of
  * `cell`: by the visit of the 27 cells alone (triangles false) or through the triangle grid

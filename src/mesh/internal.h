@@ -11,6 +11,23 @@ static inline const float* tl__mesh_position(const float* positions, size_t stri
     return (const float*)((const char*)positions + i * stride);
 }
 
+/* Squared distance from p to segment a-b and the clamped parameter t, exactly as the spec
+ * writes it (tl_mesh_segment_distance is its square root; inline for the hair's cover). */
+static inline float tl__mesh_segment_distance2(const float p[3], const float a[3], const float b[3],
+                                               float* t_out) {
+    float ab[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+    float ap[3] = {p[0] - a[0], p[1] - a[1], p[2] - a[2]};
+    float length_squared = ab[0] * ab[0] + ab[1] * ab[1] + ab[2] * ab[2];
+    float t = 0.0f; /* a zero-length segment is its point a */
+    if (length_squared > 0.0f) {
+        t = (ap[0] * ab[0] + ap[1] * ab[1] + ap[2] * ab[2]) / length_squared;
+        t = t < 0.0f ? 0.0f : (t > 1.0f ? 1.0f : t);
+    }
+    float d[3] = {ap[0] - t * ab[0], ap[1] - t * ab[1], ap[2] - t * ab[2]};
+    if (t_out) *t_out = t;
+    return d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+}
+
 /* tl_mesh_weld (weld.c), its cells sorted by packed keys (packed: what tl_mesh_weld does) or
  * by the merge sort alone (the test that compares them). */
 size_t tl__mesh_weld(uint32_t* remap, const float* positions, size_t vertex_count, size_t stride,

@@ -98,9 +98,22 @@ void chain_contact_memo_balls(contact_memo* memo, const tl_collider* colliders, 
                               const float* growth, int links) {
     memo->balls_of = NULL, memo->ball_count = 0;
     if (!colliders || count <= 0 || count > CONTACT_BALLS) return;
-    for (int k = 0; k < count; ++k)
-        memo->ball[k][3] = collider_ball(&colliders[k], growth ? growth + (size_t)k * links : NULL,
-                                         links, memo->ball[k]);
+    size_t grown = growth && links > 0 ? (size_t)count * (size_t)links : 0;
+    bool kept = memo->key_count == count && memo->key_links == links &&
+                memo->key_grown == (grown > 0) &&
+                memcmp(memo->key, colliders, sizeof *colliders * (size_t)count) == 0 &&
+                (grown == 0 || memcmp(memo->key_growth, growth, sizeof(float) * grown) == 0);
+    if (!kept) { /* (collider_ball reads the collider and its growth alone: same bits, same ball) */
+        for (int k = 0; k < count; ++k)
+            memo->ball[k][3] = collider_ball(
+                &colliders[k], grown ? growth + (size_t)k * links : NULL, links, memo->ball[k]);
+        memo->key_count = 0;
+        if (grown <= CONTACT_BALL_GROWTH) {
+            memcpy(memo->key, colliders, sizeof *colliders * (size_t)count);
+            if (grown) memcpy(memo->key_growth, growth, sizeof(float) * grown);
+            memo->key_count = count, memo->key_links = links, memo->key_grown = grown > 0;
+        }
+    }
     memo->balls_of = colliders, memo->ball_count = count;
 }
 

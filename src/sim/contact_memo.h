@@ -10,7 +10,7 @@
 
 #include <tailor/sim.h>
 
-enum { CONTACT_MEMO = 128, CONTACT_BALLS = 32 };
+enum { CONTACT_MEMO = 128, CONTACT_BALLS = 32, CONTACT_BALL_GROWTH = 512 };
 
 typedef struct contact_memo {
     unsigned char state[CONTACT_MEMO]; /* 0: empty, 1: grown (axes, far2), 2: no size */
@@ -24,6 +24,13 @@ typedef struct contact_memo {
     const tl_collider* balls_of;
     int ball_count;
     float ball[CONTACT_BALLS][4];
+    /* The colliders and growth the balls were found from (key_count 0: none; kept across
+     * frames, compared as bits), so a still body's balls are found once: the same bits. Growth
+     * of more than CONTACT_BALL_GROWTH floats is not kept (the balls found every frame). */
+    int key_count, key_links;
+    bool key_grown;
+    tl_collider key[CONTACT_BALLS];
+    float key_growth[CONTACT_BALL_GROWTH];
 } contact_memo;
 
 /* Gives chain c the memo (zeroed when new; NULL: none), which the caller keeps while c steps
