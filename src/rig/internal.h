@@ -210,6 +210,9 @@ tl_result rig_write_skin_weights(tl_gltf* doc, const tl_scene* scene, uint32_t s
                                  const uint32_t* joints, const float* weights,
                                  const uint8_t* planned, tl_error* err);
 
+/* Whether analysis skin `s` has a hair part made a chain. */
+bool rig_skin_hair_chained(const tl_rig_analysis* a, uint32_t s);
+
 /* The body colliders of scene skin `skin`, fitted to its skin (tl_body_colliders_fit) and stored
  * as skins[s].extras.tailor.colliders, with the skin's frame first when `frame` (write.c). */
 tl_result rig_write_skin_colliders(tl_gltf* doc, const tl_scene* scene, uint32_t skin, bool frame,

@@ -336,6 +336,34 @@ done:
     return r;
 }
 
+bool rig_skin_hair_chained(const tl_rig_analysis* a, uint32_t s) {
+    for (uint32_t i = 0; i < a->part_count; ++i)
+        if (a->parts[i].skin == s && a->parts[i].cls == TL_RIG_CLASS_HAIR &&
+            a->parts[i].action == TL_RIG_ACTION_CHAIN)
+            return true;
+    return false;
+}
+
+/* Every primitive holding a planned vertex written with its planned weights (write_primitive). */
+static tl_result write_planned(tl_gltf* doc, const tl_scene_primitive* prims, uint32_t count,
+                               const uint32_t* joints, const float* weights, const uint8_t* planned,
+                               uint32_t total, replaced_list* replaced, tl_error* err) {
+    json_t* meshes = json_object_get(doc->json, "meshes");
+    tl_result r = TL_OK;
+    for (uint32_t i = 0; i < count && r == TL_OK; ++i) {
+        const tl_scene_primitive* sp = &prims[i];
+        bool any = false;
+        for (uint32_t v = 0; v < sp->vertex_count && !any; ++v)
+            any = planned[sp->first_vertex + v];
+        if (!any) continue;
+        json_t* prim = json_array_get(
+            json_object_get(json_array_get(meshes, sp->mesh), "primitives"), sp->primitive);
+        r = write_primitive(doc, sp, joints, weights, planned, total,
+                            json_object_get(prim, "attributes"), replaced, err);
+    }
+    return r;
+}
+
 static tl_result apply_skin(tl_gltf* doc, const tl_rig_analysis* a, uint32_t s,
                             replaced_list* replaced, tl_error* err) {
     const tl_rig_skin* rs = &a->skins[s];
@@ -430,18 +458,9 @@ static tl_result apply_skin(tl_gltf* doc, const tl_rig_analysis* a, uint32_t s,
         }
     }
 
-    json_t* meshes = json_object_get(doc->json, "meshes");
-    for (uint32_t i = 0; i < rs->primitive_count && r == TL_OK; ++i) {
-        const tl_scene_primitive* sp = &rs->primitives[i];
-        bool any = false;
-        for (uint32_t v = 0; v < sp->vertex_count && !any; ++v)
-            any = planned[sp->first_vertex + v];
-        if (!any) continue;
-        json_t* prim = json_array_get(
-            json_object_get(json_array_get(meshes, sp->mesh), "primitives"), sp->primitive);
-        r = write_primitive(doc, sp, plan_joints, plan_weights, planned, total,
-                            json_object_get(prim, "attributes"), replaced, err);
-    }
+    if (r == TL_OK)
+        r = write_planned(doc, rs->primitives, rs->primitive_count, plan_joints, plan_weights,
+                          planned, total, replaced, err);
 done:
     free(stored);
     free(ibm);
@@ -457,19 +476,8 @@ tl_result rig_write_skin_weights(tl_gltf* doc, const tl_scene* scene, uint32_t s
     const tl_scene_skin* sk = &scene->skins[skin];
     replaced_list replaced = {0};
     uint32_t first_new = doc->accessor_count;
-    json_t* meshes = json_object_get(doc->json, "meshes");
-    tl_result r = TL_OK;
-    for (uint32_t i = 0; i < sk->primitive_count && r == TL_OK; ++i) {
-        const tl_scene_primitive* sp = &sk->primitives[i];
-        bool any = false;
-        for (uint32_t v = 0; v < sp->vertex_count && !any; ++v)
-            any = planned[sp->first_vertex + v];
-        if (!any) continue;
-        json_t* prim = json_array_get(
-            json_object_get(json_array_get(meshes, sp->mesh), "primitives"), sp->primitive);
-        r = write_primitive(doc, sp, joints, weights, planned, sk->joint_count,
-                            json_object_get(prim, "attributes"), &replaced, err);
-    }
+    tl_result r = write_planned(doc, sk->primitives, sk->primitive_count, joints, weights, planned,
+                                sk->joint_count, &replaced, err);
     if (r == TL_OK) r = rig_prune_accessors(doc, replaced.items, replaced.count, first_new, err);
     free(replaced.items);
     return r == TL_OK ? tl_gltf_reindex(doc, err) : r;
@@ -584,11 +592,7 @@ static tl_result write_hair_guides(tl_gltf* doc, const tl_rig_analysis* a, tl_sc
                                    uint8_t** flags, tl_error* err) {
     tl_result r = TL_OK;
     for (uint32_t s = 0; s < a->skin_count && r == TL_OK; ++s) {
-        bool hair = false;
-        for (uint32_t i = 0; i < a->part_count; ++i)
-            hair |= a->parts[i].skin == s && a->parts[i].cls == TL_RIG_CLASS_HAIR &&
-                    a->parts[i].action == TL_RIG_ACTION_CHAIN;
-        if (!hair) continue;
+        if (!rig_skin_hair_chained(a, s)) continue;
         if (!scene && (r = tl_scene_create(doc, &scene, err)) != TL_OK) break;
         uint32_t written = 0;
         for (uint32_t k = 0; k < scene->skin_count; ++k)

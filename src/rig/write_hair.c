@@ -116,11 +116,7 @@ tl_result rig_write_hair_fit(tl_gltf* doc, const tl_rig_analysis* a, tl_error* e
     def.colliders = !a->def.hair_fit_no_colliders;
     def.clips = a->def.hair_fit_clips;
     for (uint32_t s = 0; s < a->skin_count && r == TL_OK; ++s) {
-        bool hair = false;
-        for (uint32_t i = 0; i < a->part_count; ++i)
-            hair |= a->parts[i].skin == s && a->parts[i].cls == TL_RIG_CLASS_HAIR &&
-                    a->parts[i].action == TL_RIG_ACTION_CHAIN;
-        if (!hair) continue;
+        if (!rig_skin_hair_chained(a, s)) continue;
         tl_scene* scene = NULL; /* (again for each skin: the last one's write reindexed) */
         if ((r = tl_scene_create(doc, &scene, err)) != TL_OK) break;
         for (uint32_t k = 0; k < scene->skin_count && r == TL_OK; ++k) {
