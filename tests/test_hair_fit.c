@@ -23,28 +23,6 @@ static void joint_chains(const tl_scene_skin* sk, const tl_play_chain* chains, u
             chain_of[chains[c].bone_joints[b]] = (int32_t)c;
 }
 
-/* Half the L1 distance of two vertices' weights over joints. */
-static float weight_jump(const tl_scene_skin* sk, uint32_t u, uint32_t v) {
-    const uint32_t IC = sk->influence_count;
-    float sum = 0;
-    for (int side = 0; side < 2; ++side) {
-        uint32_t a = side ? v : u, b = side ? u : v;
-        for (uint32_t k = 0; k < IC; ++k) {
-            uint32_t j = sk->influence_joints[a * IC + k];
-            float wa = 0, wb = 0;
-            for (uint32_t i = 0; i < IC; ++i) {
-                if (sk->influence_joints[a * IC + i] == j) wa += sk->influence_weights[a * IC + i];
-                if (sk->influence_joints[b * IC + i] == j) wb += sk->influence_weights[b * IC + i];
-            }
-            bool first = true; /* each joint once */
-            for (uint32_t i = 0; i < k; ++i)
-                first &= sk->influence_joints[a * IC + i] != j;
-            if (first && (!side || wb == 0)) sum += fabsf(wa - wb);
-        }
-    }
-    return 0.5f * sum;
-}
-
 /* Blends every vertex at a hard seam between two locks (an edge to another lock's vertex with a
  * weight jump >= 0.5) 0.4 toward the other side's heaviest joint, in its lightest slot (sum 1
  * kept), and every third one 0.6 toward the head (its lock's attachment): what a seam fit may do
@@ -65,7 +43,7 @@ static uint32_t seam_blend(const tl_scene_skin* sk, const tl_play_chain* chains,
             uint32_t ju = tl_scene_skin_dominant_joint(sk, u),
                      jv = tl_scene_skin_dominant_joint(sk, v);
             if (chain_of[ju] < 0 || chain_of[jv] < 0 || chain_of[ju] == chain_of[jv]) continue;
-            if (weight_jump(sk, u, v) < 0.5f) continue;
+            if (hair_seam_weight_jump(sk, u, v) < 0.5f) continue;
             toward[u] = u % 3 ? jv : chains[chain_of[ju]].attach_joint;
             toward[v] = v % 3 ? ju : chains[chain_of[jv]].attach_joint;
         }
@@ -187,22 +165,47 @@ static bool weights_valid(const tl_scene_skin* sk, const uint32_t* joints, const
     return true;
 }
 
+/* Rigged bob02 loaded, with the fit's output arrays for its skin 0. */
+typedef struct fit_case {
+    tl_gltf* doc;
+    tl_scene* scene;
+    uint32_t* joints; /* vertex_count x 4 */
+    float* weights;   /* vertex_count x 4 */
+    uint8_t* changed; /* vertex_count */
+} fit_case;
+
+static bool fit_case_open(fit_case* f) {
+    memset(f, 0, sizeof *f);
+    const char* path = tl_test_rigged_case("mh-bob02");
+    tl_error err;
+    if (!path || tl_gltf_load(path, &f->doc, &err) != TL_OK ||
+        tl_scene_create(f->doc, &f->scene, &err) != TL_OK)
+        return false;
+    size_t n = f->scene->skins[0].vertex_count;
+    f->joints = malloc(sizeof *f->joints * 4 * n);
+    f->weights = malloc(sizeof *f->weights * 4 * n);
+    f->changed = malloc(n);
+    return f->joints && f->weights && f->changed;
+}
+
+static void fit_case_close(fit_case* f) {
+    free(f->joints), free(f->weights), free(f->changed);
+    tl_scene_destroy(f->scene);
+    tl_gltf_destroy(f->doc);
+}
+
 /* The fit on rigged bob02, Walk: it changes the seam band, and in the poses it was fitted to no
  * vertex lies deeper in a body collider than its input weights put it (the half-spaces kept
  * across the sweeps); without them the same fit sinks vertices (what session 24 measured). */
 static void seam_fit_holds_colliders(void) {
-    const char* path = tl_test_rigged_case("mh-bob02");
-    ENSURE(path);
-    tl_gltf* doc = NULL;
-    tl_scene* scene = NULL;
-    tl_error err;
-    ENSURE_OK(tl_gltf_load(path, &doc, &err), err);
-    ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
+    fit_case f;
+    ENSURE(fit_case_open(&f));
+    const tl_scene* scene = f.scene;
     const tl_scene_skin* sk = &scene->skins[0];
-    uint32_t* joints = malloc(sizeof(uint32_t) * 4 * sk->vertex_count);
-    float* weights = malloc(sizeof(float) * 4 * sk->vertex_count);
-    uint8_t* changed = malloc(sk->vertex_count);
-    ENSURE(joints && weights && changed);
+    uint32_t* joints = f.joints;
+    float* weights = f.weights;
+    uint8_t* changed = f.changed;
+    tl_error err;
     hair_seam_fit_report rep[2];
     for (int held = 1; held >= 0; --held) {
         hair_seam_fit_def def = hair_default_seam_fit_def();
@@ -216,9 +219,7 @@ static void seam_fit_holds_colliders(void) {
                (double)rep[held].deepest_input, (double)rep[held].excess);
         ENSURE(weights_valid(sk, joints, weights, changed));
     }
-    free(joints), free(weights), free(changed);
-    tl_scene_destroy(scene);
-    tl_gltf_destroy(doc);
+    fit_case_close(&f);
     ENSURE(rep[1].changed > 100 && rep[1].poses == 48 + 36 + 30);
     ENSURE(rep[0].excess > 1e-4f);  /* (the check below can fail: 3.1e-4 H when written) */
     ENSURE(rep[1].excess <= 2e-5f); /* (the fit's own tolerance is 1e-5 H) */
@@ -226,24 +227,14 @@ static void seam_fit_holds_colliders(void) {
 
 /* With no clip to fit to, nothing changes (the rig writes the weights it had). */
 static void seam_fit_needs_clips(void) {
-    const char* path = tl_test_rigged_case("mh-bob02");
-    ENSURE(path);
-    tl_gltf* doc = NULL;
-    tl_scene* scene = NULL;
-    tl_error err;
-    ENSURE_OK(tl_gltf_load(path, &doc, &err), err);
-    ENSURE_OK(tl_scene_create(doc, &scene, &err), err);
-    uint32_t n = scene->skins[0].vertex_count;
-    uint32_t* joints = malloc(sizeof(uint32_t) * 4 * n);
-    float* weights = malloc(sizeof(float) * 4 * n);
-    uint8_t* changed = malloc(n);
+    fit_case f;
+    ENSURE(fit_case_open(&f));
     hair_seam_fit_def def = hair_default_seam_fit_def();
     def.clips = "NoSuchClip";
     hair_seam_fit_report rep;
-    tl_result r = hair_seam_fit(scene, 0, &def, joints, weights, changed, &rep, &err);
-    free(joints), free(weights), free(changed);
-    tl_scene_destroy(scene);
-    tl_gltf_destroy(doc);
+    tl_error err;
+    tl_result r = hair_seam_fit(f.scene, 0, &def, f.joints, f.weights, f.changed, &rep, &err);
+    fit_case_close(&f);
     ENSURE(r == TL_OK && rep.changed == 0 && rep.poses == 0);
 }
 

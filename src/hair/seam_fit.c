@@ -90,8 +90,7 @@ static float weight_on(const tl_scene_skin* sk, uint32_t v, uint32_t j) {
     return s;
 }
 
-/* Half the L1 distance of two vertices' weights over joints. */
-static float weight_jump(const tl_scene_skin* sk, uint32_t u, uint32_t v) {
+float hair_seam_weight_jump(const tl_scene_skin* sk, uint32_t u, uint32_t v) {
     const uint32_t IC = sk->influence_count;
     float sum = 0;
     for (int side = 0; side < 2; ++side) {
@@ -223,7 +222,7 @@ static bool pick_free(fit* f, float floor, hair_seam_fit_report* rep) {
     for (uint32_t a = 0; a < f->nw; ++a)
         for (uint32_t e = f->adj_start[a]; e < f->adj_start[a + 1]; ++e) {
             uint32_t b = f->adj[e];
-            if (b < a || weight_jump(sk, f->rep[a], f->rep[b]) < f->def.jump) continue;
+            if (b < a || hair_seam_weight_jump(sk, f->rep[a], f->rep[b]) < f->def.jump) continue;
             ++rep->seams;
             for (int s = 0; s < 2; ++s) {
                 uint32_t v = s ? b : a;

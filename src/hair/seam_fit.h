@@ -49,6 +49,10 @@ typedef struct hair_seam_fit_report {
     float excess;           /* the most a free vertex lies deeper than its input did (H) */
 } hair_seam_fit_report;
 
+/* Half the L1 distance of vertices u and v's weights over joints: 1 where they share no joint,
+ * 0 where their weights are equal (an edge is a seam at def.jump and above). */
+float hair_seam_weight_jump(const tl_scene_skin* sk, uint32_t u, uint32_t v);
+
 /* Fits skin `skin` of the scene. joints / weights: vertex_count x 4 out, filled where
  * changed[v] is set (the skin's other vertices keep theirs). No clip, no hair or no seam: nothing
  * changes (report->poses or report->seams 0). TL_ERROR_MEMORY when scratch memory fails. */
