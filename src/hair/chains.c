@@ -550,6 +550,47 @@ static float scalp_distance(const tl_hair_scalp* scalp, const float p[3], float 
     return hair_scalp_nearest(scalp, p, reach, &d, b) != UINT32_MAX ? d : INFINITY;
 }
 
+/* The distances of the points ids[0..n) (finite), grouped by the cells of a grid of `cell`:
+ * each cell's scalp triangles gathered once around its centre (hair_scalp_near_list, as far
+ * as its farthest point), then each point's scan over them alone. False: no grid (memory). */
+static bool scalp_distances_by_cell(const tl_hair_scalp* scalp, const float* positions,
+                                    const uint32_t* ids, uint32_t n, float reach, float cell,
+                                    uint32_t* tris, float* out) {
+    hair_grid g;
+    if (!hair_grid_build(&g, positions, ids, n, cell)) return false;
+    for (uint32_t z = 0; z < g.dims[2]; ++z)
+        for (uint32_t y = 0; y < g.dims[1]; ++y)
+            for (uint32_t x = 0; x < g.dims[0]; ++x) {
+                size_t at = hair_grid_cell(&g, x, y, z);
+                if (g.start[at] == g.start[at + 1]) continue;
+                float centre[3] = {g.origin[0] + ((float)x + 0.5f) * g.cell,
+                                   g.origin[1] + ((float)y + 0.5f) * g.cell,
+                                   g.origin[2] + ((float)z + 0.5f) * g.cell};
+                double far = 0; /* the cell's farthest point from the centre (clamped ones too) */
+                for (uint32_t i = g.start[at]; i < g.start[at + 1]; ++i) {
+                    const float* p = positions + 3 * (size_t)g.items[i];
+                    double d2 = 0;
+                    for (int k = 0; k < 3; ++k)
+                        d2 += ((double)p[k] - centre[k]) * ((double)p[k] - centre[k]);
+                    far = d2 > far ? d2 : far;
+                }
+                float spread = (float)sqrt(far);
+                if ((double)spread < sqrt(far)) spread = nextafterf(spread, INFINITY);
+                uint32_t listed = hair_scalp_near_list(scalp, centre, reach, spread, tris);
+                for (uint32_t i = g.start[at]; i < g.start[at + 1]; ++i) {
+                    uint32_t v = g.items[i];
+                    float d, b[3];
+                    out[v] =
+                        hair_scalp_nearest_listed(scalp, tris, listed, positions + 3 * (size_t)v,
+                                                  reach, &d, b) != UINT32_MAX
+                            ? d
+                            : INFINITY;
+                }
+            }
+    hair_grid_free(&g);
+    return true;
+}
+
 void hair_scalp_distances(const tl_hair_scalp* scalp, const float* positions, uint32_t count,
                           float reach, bool memo, float* out) {
     /* a hash of the positions' bits (2 slots a point at least): a repeat copies its first's */
@@ -557,13 +598,19 @@ void hair_scalp_distances(const tl_hair_scalp* scalp, const float* positions, ui
     while (memo && slots < 2 * (size_t)count)
         slots *= 2;
     uint32_t* first = memo ? malloc(slots * sizeof *first) : NULL;
-    if (first) memset(first, 0xff, slots * sizeof *first); /* UINT32_MAX: empty */
+    uint32_t* rep = memo ? malloc(sizeof(uint32_t) * ((size_t)count + 1)) : NULL;
+    uint32_t* ids = memo ? malloc(sizeof(uint32_t) * ((size_t)count + 1)) : NULL;
+    uint32_t* tris = memo ? malloc(sizeof(uint32_t) * ((size_t)scalp->triangle_count + 1)) : NULL;
+    if (!first || !rep || !ids || !tris) { /* each point asked */
+        for (uint32_t v = 0; v < count; ++v)
+            out[v] = scalp_distance(scalp, positions + 3 * (size_t)v, reach);
+        free(first), free(rep), free(ids), free(tris);
+        return;
+    }
+    memset(first, 0xff, slots * sizeof *first); /* UINT32_MAX: empty */
+    uint32_t n = 0;
     for (uint32_t v = 0; v < count; ++v) {
         const float* p = positions + 3 * (size_t)v;
-        if (!first) {
-            out[v] = scalp_distance(scalp, p, reach);
-            continue;
-        }
         uint32_t bits[3];
         memcpy(bits, p, sizeof bits);
         uint64_t h = (bits[0] * 0x9E3779B97F4A7C15ull) ^ (bits[1] * 0xC2B2AE3D27D4EB4Full) ^
@@ -572,14 +619,23 @@ void hair_scalp_distances(const tl_hair_scalp* scalp, const float* positions, ui
         while (first[at] != UINT32_MAX &&
                memcmp(positions + 3 * (size_t)first[at], p, sizeof bits) != 0)
             at = (at + 1) & (slots - 1);
-        if (first[at] != UINT32_MAX) {
-            out[v] = out[first[at]];
-            continue;
-        }
-        first[at] = v;
-        out[v] = scalp_distance(scalp, p, reach);
+        if (first[at] == UINT32_MAX) first[at] = v;
+        rep[v] = first[at];
+        if (rep[v] != v) continue;
+        if (isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]))
+            ids[n++] = v; /* grouped below */
+        else
+            out[v] = scalp_distance(scalp, p, reach);
     }
-    free(first);
+    /* hair vertices in index order jump about: grouped by cells of the reach (bob01's 4979
+       distances 7.2 -> 4.4 ms; half and twice the reach cost more) */
+    if (!(isfinite(reach) && reach > 0 && n > 0 &&
+          scalp_distances_by_cell(scalp, positions, ids, n, reach, reach, tris, out)))
+        for (uint32_t i = 0; i < n; ++i)
+            out[ids[i]] = scalp_distance(scalp, positions + 3 * (size_t)ids[i], reach);
+    for (uint32_t v = 0; v < count; ++v)
+        out[v] = out[rep[v]]; /* a repeat takes its first's (the same query: the same bits) */
+    free(first), free(rep), free(ids), free(tris);
 }
 
 tl_result tl_hair_chains_create(const tl_hair_mesh* mesh, const tl_hair_scalp* scalp,
