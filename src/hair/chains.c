@@ -59,25 +59,35 @@ const float* hair_chains_scalp(const tl_hair_chains* chains, float* reach) {
 }
 
 /* The lock of guide g: its parents' points up to where it leaves them, then its own. Writes at
- * most `cap` points; returns the count. Depth is bounded: a file's parents may loop. */
-static uint32_t lock_of(const tl_hair_guides* gs, uint32_t g, float* out, uint32_t cap, int depth) {
+ * most `cap` points (and their indices in gs->points into ids, when not NULL); returns the
+ * count. Depth is bounded: a file's parents may loop. */
+static uint32_t lock_of(const tl_hair_guides* gs, uint32_t g, float* out, uint32_t* ids,
+                        uint32_t cap, int depth) {
     const tl_hair_guide* guide = &gs->guides[g];
     uint32_t n = 0;
     if (guide->parent != TL_NONE && depth < 64) {
         const tl_hair_guide* parent = &gs->guides[guide->parent];
-        n = lock_of(gs, (uint32_t)guide->parent, out, cap, depth + 1);
+        n = lock_of(gs, (uint32_t)guide->parent, out, ids, cap, depth + 1);
         uint32_t drop = parent->point_count - 1 - guide->parent_point; /* past the link */
         n = n > drop ? n - drop : 0;
     }
-    for (uint32_t k = 0; k < guide->point_count && n < cap; ++k)
+    for (uint32_t k = 0; k < guide->point_count && n < cap; ++k) {
+        if (ids) ids[n] = guide->first_point + k;
         memcpy(out + 3 * n++, gs->points + 3 * ((size_t)guide->first_point + k), 3 * sizeof(float));
+    }
     return n;
 }
 
-/* The free part of a lock: from its last point within `cap` of the scalp to its tip. */
-static uint32_t free_start(const tl_hair_scalp* scalp, const float* lock, uint32_t n, float cap) {
-    for (uint32_t k = n; k-- > 1;) /* from the tip: the last such point is the first found */
-        if (hair_scalp_within(scalp, lock + 3 * k, cap)) return k;
+/* The free part of a lock: from its last point within `cap` of the scalp to its tip. ids: the
+ * lock's points' indices, whose answers `within` keeps (0: not asked, 1: no, 2: yes; a lock
+ * shares its parent's points, braid01 a quarter of its queries); NULL: each point asked. */
+static uint32_t free_start(const tl_hair_scalp* scalp, const float* lock, const uint32_t* ids,
+                           uint8_t* within, uint32_t n, float cap) {
+    for (uint32_t k = n; k-- > 1;) { /* from the tip: the last such point is the first found */
+        uint8_t* w = ids ? &within[ids[k]] : NULL;
+        if (w && *w == 0) *w = hair_scalp_within(scalp, lock + 3 * k, cap) ? 2 : 1;
+        if (w ? *w == 2 : hair_scalp_within(scalp, lock + 3 * k, cap)) return k;
+    }
     return 0;
 }
 
@@ -121,7 +131,7 @@ static bool cover_build(const tl_hair_guides* gs, const uint32_t* start, const f
     for (uint32_t g = 0; ok && g < G; ++g) {
         skip[g] = !(free_len[g] > 0);
         if (skip[g]) continue;
-        uint32_t n = lock_of(gs, g, lock, cap_points, 0);
+        uint32_t n = lock_of(gs, g, lock, NULL, cap_points, 0);
         joints_along(lock, start[g], n, bones, joints + stride * g);
     }
     ok = ok && hair_cover_build(mesh->positions, mesh->vertex_count, off_cap, joints, skip,
@@ -163,10 +173,13 @@ static bool candidates_find(candidates* cd, const tl_hair_guides* gs, const tl_h
     cd->start = calloc(gs->guide_count ? gs->guide_count : 1, sizeof(uint32_t));
     if (!cd->lock || !cd->free_len || !cd->tip || !cd->start) return false;
     float* lock = cd->lock;
+    uint32_t* ids = malloc(sizeof(uint32_t) * cd->cap_points);
+    uint8_t* within = calloc((size_t)gs->point_count + 1, 1);
+    if (!ids || !within) free(ids), free(within), ids = NULL, within = NULL; /* each asked */
     for (uint32_t g = 0; g < gs->guide_count; ++g) {
         if (gs->guides[g].link == TL_HAIR_LINK_NONE) continue;
-        uint32_t n = lock_of(gs, g, lock, cd->cap_points, 0);
-        uint32_t s = cd->start[g] = free_start(scalp, lock, n, def->cap_mm * scale);
+        uint32_t n = lock_of(gs, g, lock, ids, cd->cap_points, 0);
+        uint32_t s = cd->start[g] = free_start(scalp, lock, ids, within, n, def->cap_mm * scale);
         cd->free_len[g] = s + 1 < n ? arc(lock, s, n) : 0;
         /* hair hangs: a free part that does not drop by half its length (an antler, a horn, a
            crest standing up) is not a lock for a chain */
@@ -175,6 +188,7 @@ static bool candidates_find(candidates* cd, const tl_hair_guides* gs, const tl_h
         memcpy(cd->tip + 3 * g, lock + 3 * (n - 1), 3 * sizeof(float));
         cd->longest = cd->free_len[g] > cd->longest ? cd->free_len[g] : cd->longest;
     }
+    free(ids), free(within);
     cd->bones = def->bones < 1                    ? 1
                 : def->bones > TL_CHAIN_MAX_BONES ? TL_CHAIN_MAX_BONES
                                                   : def->bones;
@@ -225,7 +239,7 @@ static uint32_t choose(candidates* cd, const tl_hair_guides* gs, const tl_hair_c
         c->guide = (uint32_t)best;
         c->bone_count = cd->bones;
         c->free_length = cd->free_len[best];
-        uint32_t n = lock_of(gs, c->guide, cd->lock, cd->cap_points, 0);
+        uint32_t n = lock_of(gs, c->guide, cd->lock, NULL, cd->cap_points, 0);
         joints_along(cd->lock, cd->start[best], n, cd->bones, c->joints);
     }
     return chosen;
