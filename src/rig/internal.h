@@ -198,9 +198,10 @@ tl_result rig_write_hair_play(tl_gltf* doc, const tl_scene* scene, tl_error* err
  * keys present stay. */
 tl_result rig_write_play_missing(tl_gltf* doc, const tl_rig_analysis* a, tl_error* err);
 
-/* write_hair.c: with def.hair_fit, each hair skin's seam weights fitted to its clips
- * (src/hair/seam_fit.c) once the weights and the play data are written: the play data stay
- * the pre-fit weights', and the player plays them. */
+/* write_hair.c: with def.hair_fit, the seam weights of each skin with new hair chains, or with
+ * hair tailor rigged before and no earlier fit's record, fitted to its clips
+ * (src/hair/seam_fit.c) once the weights and the play data are written (the play data stay the
+ * pre-fit weights', and the player plays them), and the fit's record written. */
 tl_result rig_write_hair_fit(tl_gltf* doc, const tl_rig_analysis* a, tl_error* err);
 
 /* write.c: new JOINTS_0 / WEIGHTS_0 (4 a vertex) for the vertices of skin `skin` with planned[v]

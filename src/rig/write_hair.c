@@ -110,13 +110,37 @@ tl_result rig_write_play_missing(tl_gltf* doc, const tl_rig_analysis* a, tl_erro
     return r;
 }
 
+/* Skin s gets the fit: it has new hair chains, or hair tailor rigged before that no earlier
+ * --hair-fit has fitted (its record absent). */
+static bool hair_fit_wanted(const tl_rig_analysis* a, uint32_t s) {
+    if (rig_skin_hair_chained(a, s)) return true;
+    for (uint32_t i = 0; i < a->part_count && !a->skins[s].hair_fitted; ++i)
+        if (a->parts[i].skin == s && a->parts[i].cls == TL_RIG_CLASS_HAIR &&
+            a->parts[i].action == TL_RIG_ACTION_ALREADY_RIGGED)
+            return true;
+    return false;
+}
+
+/* skins[skin].extras.tailor.hair_fit: what the fit saw and did (docs/schema.md). */
+static void write_fit_record(tl_gltf* doc, const tl_scene* scene, uint32_t skin,
+                             const hair_seam_fit_report* f, bool half_spaces) {
+    json_t* clips = json_array();
+    for (uint32_t c = 0; c < f->clip_count; ++c)
+        json_array_append_new(clips, json_string(scene->clips[f->clips[c]].name));
+    json_t* o =
+        json_pack("{s:o, s:I, s:I, s:I, s:I, s:b}", "clips", clips, "poses", (json_int_t)f->poses,
+                  "free_vertices", (json_int_t)f->free_vertices, "changed", (json_int_t)f->changed,
+                  "planes", (json_int_t)f->planes, "half_spaces", half_spaces);
+    json_object_set_new(tl_schema_skin_record(doc, skin), TL_SCHEMA_HAIR_FIT, o);
+}
+
 tl_result rig_write_hair_fit(tl_gltf* doc, const tl_rig_analysis* a, tl_error* err) {
     tl_result r = TL_OK;
     hair_seam_fit_def def = hair_default_seam_fit_def();
     def.colliders = !a->def.hair_fit_no_colliders;
     def.clips = a->def.hair_fit_clips;
     for (uint32_t s = 0; s < a->skin_count && r == TL_OK; ++s) {
-        if (!rig_skin_hair_chained(a, s)) continue;
+        if (!hair_fit_wanted(a, s)) continue;
         tl_scene* scene = NULL; /* (again for each skin: the last one's write reindexed) */
         if ((r = tl_scene_create(doc, &scene, err)) != TL_OK) break;
         for (uint32_t k = 0; k < scene->skin_count && r == TL_OK; ++k) {
@@ -132,6 +156,7 @@ tl_result rig_write_hair_fit(tl_gltf* doc, const tl_rig_analysis* a, tl_error* e
                 r = hair_seam_fit(scene, k, &def, joints, weights, changed, &report, err);
             if (r == TL_OK && report.changed > 0)
                 r = rig_write_skin_weights(doc, scene, k, joints, weights, changed, err);
+            if (r == TL_OK) write_fit_record(doc, scene, a->skins[s].skin, &report, def.colliders);
             free(joints), free(weights), free(changed);
             break;
         }
