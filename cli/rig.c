@@ -242,7 +242,7 @@ static void hair_fit_report(json_t* report, const tl_gltf* doc, const tl_rig_ana
 }
 
 /* "hair fit: skin 0: 639 vertices re-weighted over 342 poses (Walk, HeadTurn, Jump), 1621
- * collider half-spaces", per skin; "no hair to fit" when none. */
+ * collider half-spaces", per skin; "no hair chains to fit" when none. */
 static void print_hair_fit(FILE* f, const json_t* r) {
     const json_t* list = json_object_get(r, "hair_fit");
     if (!f || !list) return;

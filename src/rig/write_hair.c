@@ -154,9 +154,11 @@ tl_result rig_write_hair_fit(tl_gltf* doc, const tl_rig_analysis* a, tl_error* e
                 r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
             if (r == TL_OK)
                 r = hair_seam_fit(scene, k, &def, joints, weights, changed, &report, err);
+            /* (the record first: it names the clips from this scene, which the weights'
+               write leaves behind the reindexed document) */
+            if (r == TL_OK) write_fit_record(doc, scene, a->skins[s].skin, &report, def.colliders);
             if (r == TL_OK && report.changed > 0)
                 r = rig_write_skin_weights(doc, scene, k, joints, weights, changed, err);
-            if (r == TL_OK) write_fit_record(doc, scene, a->skins[s].skin, &report, def.colliders);
             free(joints), free(weights), free(changed);
             break;
         }
