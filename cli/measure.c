@@ -742,6 +742,8 @@ static int parse(int argc, char** argv, options* o) {
     if (!o->file) return fprintf(stderr, "%s", USAGE), 2;
     if (o->reweighted && !o->before)
         return tl_cli_fail("measure", "--region-reweighted needs --before FILE"), 2;
+    if (o->before && o->stress)
+        return tl_cli_fail("measure", "--before measures clips, not --stress runs: give one"), 2;
     return 0;
 }
 

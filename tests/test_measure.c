@@ -790,6 +790,9 @@ static void new_tears_against_before(void) {
     ENSURE(tl_test_cli(&out, "measure '%s' --region-reweighted 2>&1", rigged) == 2);
     ENSURE(strstr(out, "needs --before"));
     free(out);
+    ENSURE(tl_test_cli(&out, "measure '%s' --before '%s' --stress 2>&1", rigged, input) == 2);
+    ENSURE(strstr(out, "--stress"));
+    free(out);
 }
 
 int main(int argc, char** argv) {
