@@ -4,9 +4,9 @@
  * reads the arguments and the caller's regions and prints. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "measure_internal.h"
 #include <tailor/file.h>
 
-#include <math.h>
 #include <regex.h>
 
 #include <tailor/hair.h>
@@ -191,157 +191,9 @@ static void print_stats_row(const char* label, const tl_stretch_stats* s, const 
            s->p95, s->p99, s->max, s->torn_pct, extra ? extra : "");
 }
 
-static const char* chain_name(const tl_measure_rig* rig, uint32_t i) {
+const char* tl_cli_measure_chain_name(const tl_measure_rig* rig, uint32_t i) {
     const tl_scene_skin* sk = &rig->scene->skins[rig->chains[i].skin];
     return sk->joints[rig->chains[i].bone_joints[0]].name;
-}
-
-static json_t* stress_json(const char* name, const tl_stress_report* r) {
-    return json_pack("{s:s,s:i,s:f,s:f,s:f,s:[f,f,f,f,f],s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}",
-                     "name", name, "nonfinite", (int)r->nonfinite, "max_length_error",
-                     (double)r->max_length_error, "fps_max_diff", (double)r->fps_max_diff,
-                     "fps_max_diff_sampled", (double)r->fps_max_diff_sampled, "fps_rates",
-                     (double)r->fps_rates[0], (double)r->fps_rates[1], (double)r->fps_rates[2],
-                     (double)r->fps_rates[3], (double)r->fps_rates[4], "cut_error",
-                     (double)r->cut_error, "max_step_rotation_deg",
-                     (double)r->max_step_rotation_deg, "max_neighbour_step_rotation_deg",
-                     (double)r->max_neighbour_step_rotation_deg, "hitch_speed_ratio",
-                     (double)r->hitch_speed_ratio, "teleport_speed_ratio",
-                     (double)r->teleport_speed_ratio, "settle_seconds", (double)r->settle_seconds,
-                     "hitch_speed_ratio_later", (double)r->hitch_speed_ratio_later,
-                     "teleport_speed_ratio_later", (double)r->teleport_speed_ratio_later,
-                     "collider_penetration", (double)r->collider_penetration);
-}
-
-/* --stress on every cloth part (tl_measure_stress_cloth): one entry each, named by its
- * attachment joint and marked "kind": "cloth"; non-zero after printing a failure. */
-static int run_stress_cloths(const char* file, const tl_scene* scene, int32_t clip,
-                             const tl_stress_def* def, bool as_json, json_t* parts) {
-    for (uint32_t k = 0; k < scene->part_count; ++k) {
-        const tl_scene_part* sp = &scene->parts[k];
-        if (sp->kind != TL_PART_CLOTH) continue;
-        tl_stress_report r;
-        tl_error err;
-        if (tl_measure_stress_cloth(scene, k, clip, def, &r, &err))
-            return tl_cli_fail_file("measure", file, err.message);
-        char name[160];
-        snprintf(name, sizeof name, "cloth %s",
-                 scene->skins[sp->skin].joints[sp->attach_joint].name);
-        json_t* entry = stress_json(name, &r);
-        json_object_set_new(entry, "kind", json_string("cloth"));
-        json_object_set_new(entry, "fps_max_diff_sampled_target", json_real(0.001));
-        json_object_set_new(entry, "chain_length", json_real(r.chain_length));
-        json_object_set_new(entry, "colliders", json_integer(r.colliders));
-        json_object_set_new(entry, "collider_penetration_frames", json_integer(r.collider_frames));
-        json_object_set_new(entry, "cut_error_frame", json_string("character"));
-        json_array_append_new(parts, entry);
-        if (!as_json)
-            printf("  %-16s %9u %10.2g %8.2f%% %9.1f° %9.1f° %8.3f %8.3f %7.2fs  %.3f %.3f"
-                   "  (sampled %.4f%%, cut %.2g, penetration %.2g H)\n",
-                   name, r.nonfinite, r.max_length_error, 100 * r.fps_max_diff,
-                   r.max_step_rotation_deg, r.max_neighbour_step_rotation_deg, r.hitch_speed_ratio,
-                   r.teleport_speed_ratio, r.settle_seconds, r.hitch_speed_ratio_later,
-                   r.teleport_speed_ratio_later, 100 * r.fps_max_diff_sampled, r.cut_error,
-                   r.collider_penetration);
-    }
-    return 0;
-}
-
-/* --stress on the pendulum and aim parts (tl_measure_stress_joint_parts): one entry each, named
- * by its joint, "kind" "pendulum" or "aim", with the chain's settle_seconds; non-zero after
- * printing a failure. */
-static int run_stress_joints(const char* file, const tl_scene* scene, int32_t clip,
-                             const tl_stress_def* def, bool as_json, json_t* parts) {
-    tl_joint_part_report r[64];
-    uint32_t n;
-    tl_error err;
-    if (tl_measure_stress_joint_parts(scene, clip, def, r, 64, &n, &err))
-        return tl_cli_fail_file("measure", file, err.message);
-    for (uint32_t i = 0; i < n; ++i) {
-        const tl_scene_part* sp = &scene->parts[r[i].part];
-        const char* joint = scene->skins[sp->skin].joints[sp->bone_joints[0]].name;
-        bool aim = r[i].kind == TL_PART_AIM;
-        json_t* entry =
-            json_pack("{s:s,s:s,s:I}", "name", joint, "kind", tl_part_kind_string(r[i].kind),
-                      "nonfinite", (json_int_t)r[i].nonfinite);
-        if (aim)
-            json_object_set_new(entry, "aim_error_max_deg", json_real(r[i].aim_error_max_deg));
-        else
-            json_object_set_new(entry, "swing_max_deg", json_real(r[i].swing_max_deg)),
-                json_object_set_new(entry, "settle_seconds", json_real(r[i].settle_seconds));
-        json_array_append_new(parts, entry);
-        if (!as_json && aim)
-            printf("  aim %-12s %9u  off target at most %.3f°\n", joint, r[i].nonfinite,
-                   r[i].aim_error_max_deg);
-        else if (!as_json)
-            printf("  pendulum %-7s %9u  swing up to %.1f° in the clip, settles in %.2f s\n", joint,
-                   r[i].nonfinite, r[i].swing_max_deg, r[i].settle_seconds);
-    }
-    return 0;
-}
-
-/* --stress: the spec's stress runs on each chain (measure.md "Stress"). */
-static int run_stress(const char* file, const tl_measure_rig* c, const tl_scene* scene,
-                      const char* clip_name, bool as_json) {
-    /* the cloth parts of the chains' configuration, else the file's own (a rigged file) */
-    uint32_t cloths = 0, chains = c ? c->chain_count : 0;
-    if (c) scene = c->scene;
-    for (uint32_t k = 0; k < scene->part_count; ++k)
-        cloths += scene->parts[k].kind == TL_PART_CLOTH;
-    if (chains == 0 && cloths == 0 && scene->joint_part_count == 0)
-        return tl_cli_fail("measure",
-                           "%s: --stress needs a chain, a cloth, a pendulum or an aim (none found "
-                           "or built)",
-                           file);
-    tl_error err;
-    int32_t clip = TL_NONE;
-    uint32_t found;
-    if (clip_name) {
-        if (tl_scene_find_clip(scene, clip_name, &found, &err))
-            return tl_cli_fail("measure", "%s", err.message);
-        clip = (int32_t)found;
-    } else {
-        clip = tl_stress_default_clip(scene);
-    }
-    json_t* parts = json_array();
-    tl_stress_def def = tl_default_stress_def();
-    if (!as_json)
-        printf("%s: stress, clip %s\n  %-16s %9s %10s %9s %10s %10s %8s %8s %8s  %s\n", file,
-               clip == TL_NONE ? "(none)" : scene->clips[clip].name, "chain", "nonfinite",
-               "length err", "fps diff", "step rot", "neighbour", "hitch", "teleport", "settle",
-               "(later: hitch teleport)");
-    for (uint32_t i = 0; i < chains; ++i) {
-        tl_stress_report r;
-        if (tl_measure_stress(c->scene, &c->chains[i], clip, &def, &r, &err)) {
-            json_decref(parts);
-            return tl_cli_fail_file("measure", file, err.message);
-        }
-        json_t* entry = stress_json(chain_name(c, i), &r);
-        json_object_set_new(entry, "colliders", json_integer(r.colliders));
-        json_object_set_new(entry, "collider_penetration_frames", json_integer(r.collider_frames));
-        json_array_append_new(parts, entry);
-        if (!as_json)
-            printf("  %-16s %9u %10.2g %8.2f%% %9.1f° %9.1f° %8.3f %8.3f %7.2fs  %.3f %.3f\n",
-                   chain_name(c, i), r.nonfinite, r.max_length_error, 100 * r.fps_max_diff,
-                   r.max_step_rotation_deg, r.max_neighbour_step_rotation_deg, r.hitch_speed_ratio,
-                   r.teleport_speed_ratio, r.settle_seconds, r.hitch_speed_ratio_later,
-                   r.teleport_speed_ratio_later);
-    }
-    if (run_stress_cloths(file, scene, clip, &def, as_json, parts) ||
-        run_stress_joints(file, scene, clip, &def, as_json, parts)) {
-        json_decref(parts);
-        return 1;
-    }
-    if (as_json) {
-        json_t* out = json_pack("{s:s,s:o}", "clip", clip == TL_NONE ? "" : scene->clips[clip].name,
-                                "parts", parts);
-        int code = tl_cli_json_out("measure", file, out, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
-        json_decref(out);
-        return code;
-    } else {
-        json_decref(parts);
-    }
-    return 0;
 }
 
 static json_t* new_tears_json(const tl_new_tears* t) {
@@ -398,118 +250,8 @@ static void hair_json(const tl_measure_run* run, const tl_measure_clip* m, json_
     json_decref(block);
 }
 
-/* --before: a file played as tailor play plays it (its own chains and cloth), for the new tears
- * between it and the measured file (tl_measure_new_tears_between). */
-typedef struct play_side {
-    tl_gltf* doc; /* owned (the before file), or NULL (the measured one's) */
-    tl_scene* scene;
-    tl_player* player;
-    uint32_t clip;
-} play_side;
-
-static void side_advance(void* user, tl_pose* pose, float time) {
-    play_side* s = user;
-    tl_player_advance(s->player, pose, s->clip, time);
-}
-
-static tl_result side_player(play_side* s, tl_error* err) {
-    tl_play_chain chains[64];
-    uint32_t n = 0;
-    tl_result r = tl_play_chains_find(s->scene, chains, 64, &n, err);
-    tl_player_def def = tl_default_player_def();
-    return r == TL_OK ? tl_player_create(s->scene, chains, n < 64 ? n : 64, &def, &s->player, err)
-                      : r;
-}
-
-static void side_close(play_side* s) {
-    tl_player_destroy(s->player);
-    if (s->doc) tl_scene_destroy(s->scene), tl_gltf_destroy(s->doc);
-    memset(s, 0, sizeof *s);
-}
-
-/* sides[0] the --before file, sides[1] the measured one (its scene), both with players; the
- * same vertex count in skin `skin`. 0 or the exit code. */
-static int sides_open(const char* file, const char* before, tl_scene* scene, uint32_t skin,
-                      play_side* sides) {
-    tl_error err;
-    memset(sides, 0, 2 * sizeof *sides);
-    sides[1].scene = scene;
-    if (tl_gltf_load(before, &sides[0].doc, &err) != TL_OK ||
-        tl_scene_create(sides[0].doc, &sides[0].scene, &err) != TL_OK)
-        return tl_cli_fail("measure", "--before %s: %s", before, err.message);
-    const tl_scene* b = sides[0].scene;
-    if (skin >= b->skin_count || b->skins[skin].vertex_count != scene->skins[skin].vertex_count)
-        return tl_cli_fail("measure",
-                           "--before %s: skin %u has %u vertices, %s's has %u: not the same mesh",
-                           before, skin, skin < b->skin_count ? b->skins[skin].vertex_count : 0,
-                           file, scene->skins[skin].vertex_count);
-    if (side_player(&sides[0], &err) != TL_OK || side_player(&sides[1], &err) != TL_OK)
-        return tl_cli_fail("measure", "--before %s: %s", before, err.message);
-    return 0;
-}
-
-/* The weight skin vertex v of sk puts on node `node` (0 when none). */
-static float weight_on_node(const tl_scene_skin* sk, uint32_t v, uint32_t node) {
-    float w = 0;
-    for (uint32_t k = 0; k < sk->influence_count; ++k) {
-        size_t at = (size_t)v * sk->influence_count + k;
-        if (sk->joints[sk->influence_joints[at]].node == node) w += sk->influence_weights[at];
-    }
-    return w;
-}
-
-/* --region-reweighted: the vertices whose weights differ between the two sides by more than
- * 1e-6 on some joint node. Returns how many. */
-static uint32_t sides_reweighted(const play_side* sides, uint32_t skin, uint8_t* mask) {
-    const tl_scene_skin *b = &sides[0].scene->skins[skin], *a = &sides[1].scene->skins[skin];
-    uint32_t n = 0;
-    for (uint32_t v = 0; v < a->vertex_count; ++v) {
-        bool differ = false;
-        for (int side = 0; side < 2 && !differ; ++side) {
-            const tl_scene_skin* sk = side ? a : b;
-            for (uint32_t k = 0; k < sk->influence_count && !differ; ++k) {
-                size_t at = (size_t)v * sk->influence_count + k;
-                uint32_t node = sk->joints[sk->influence_joints[at]].node;
-                differ = fabsf(weight_on_node(a, v, node) - weight_on_node(b, v, node)) > 1e-6f;
-            }
-        }
-        n += mask[v] = differ;
-    }
-    return n;
-}
-
-/* Each region's new tears (and the body's, at region_count) between the two sides in clip
- * `clip` of the measured file (the --before file's clip of the same name). 0 or the exit code. */
-static int sides_tears(const char* before, const tl_measure_run* run, play_side* sides,
-                       uint32_t clip, tl_new_tears* out) {
-    tl_error err;
-    const char* name = sides[1].scene->clips[clip].name;
-    if (tl_scene_find_clip(sides[0].scene, name, &sides[0].clip, &err) != TL_OK)
-        return tl_cli_fail("measure", "--before %s: %s", before, err.message);
-    sides[1].clip = clip;
-    tl_measure_def def = tl_default_measure_def();
-    def.samples = run->samples;
-    for (uint32_t i = 0; i <= run->region_count; ++i) {
-        tl_new_tears_side b = {sides[0].scene, sides[0].clip, side_advance, &sides[0]};
-        tl_new_tears_side a = {sides[1].scene, clip, side_advance, &sides[1]};
-        tl_player_start(sides[0].player, sides[0].clip, 0);
-        tl_player_start(sides[1].player, clip, 0);
-        if (tl_measure_new_tears_between(&b, &a, run->skin, run->regions[i].mask, &def, &out[i],
-                                         &err) != TL_OK)
-            return tl_cli_fail("measure", "--before %s: %s", before, err.message);
-    }
-    return 0;
-}
-
-/* One clip as JSON (docs/measure.md). */
-static json_t* before_json(const char* file, const tl_new_tears* t) {
-    json_t* o = new_tears_json(t);
-    json_object_set_new(o, "file", json_string(file));
-    return o;
-}
-
-/* vs: each region's new tears against the --before file (region_count + 1: the body last), or
- * NULL. */
+/* One clip as JSON (docs/measure.md); vs: each region's new tears against the --before file
+ * (region_count + 1: the body last), or NULL. */
 static json_t* clip_json(const tl_measure_run* run, const tl_measure_clip* m, const char* before,
                          const tl_new_tears* vs) {
     const tl_measure_rigs* rigs = run->rigs;
@@ -543,7 +285,7 @@ static json_t* clip_json(const tl_measure_run* run, const tl_measure_clip* m, co
             json_object_set_new(r, "liveliness", liveliness_json(&m->liveliness[rg->chain]));
         if (m->new_tears[i].count)
             json_object_set_new(r, "new_tears", new_tears_json(&m->new_tears[i]));
-        if (vs) json_object_set_new(r, "before", before_json(before, &vs[i]));
+        if (vs) json_object_set_new(r, "before", tl_cli_before_json(before, &vs[i]));
         if (rg->joint >= 0 && (uint32_t)rg->joint < m->joint_count)
             json_object_set_new(r, "joint", joint_json(&m->joints[rg->joint]));
         const tl_measure_cloth* lat = &m->cloth[i];
@@ -578,8 +320,9 @@ static json_t* clip_json(const tl_measure_run* run, const tl_measure_clip* m, co
     json_t* chains = json_array();
     for (uint32_t i = 0; chained && i < chained->chain_count; ++i)
         json_array_append_new(chains,
-                              json_pack("{s:s,s:i,s:o,s:f,s:i}", "name", chain_name(chained, i),
-                                        "bones", (int)chained->chains[i].bone_count, "liveliness",
+                              json_pack("{s:s,s:i,s:o,s:f,s:i}", "name",
+                                        tl_cli_measure_chain_name(chained, i), "bones",
+                                        (int)chained->chains[i].bone_count, "liveliness",
                                         liveliness_json(&m->liveliness[i]), "collider_penetration",
                                         penetration_of_h(&m->liveliness[i], run->height),
                                         "colliders", (int)m->liveliness[i].colliders));
@@ -599,7 +342,7 @@ static json_t* clip_json(const tl_measure_run* run, const tl_measure_clip* m, co
     json_object_set_new(out, "joint_parts", joints);
     if (vs)
         json_object_set_new(json_object_get(out, "body"), "before",
-                            before_json(before, &vs[run->region_count]));
+                            tl_cli_before_json(before, &vs[run->region_count]));
     if (m->lift >= 0) json_object_set_new(out, "lift", json_pack("{s:f}", "max_dy_hips", m->lift));
     /* the body as the rig in memory moves it (the root band re-weights body skin) */
     if (chained && run->first != TL_MEASURE_CHAIN)
@@ -608,15 +351,7 @@ static json_t* clip_json(const tl_measure_run* run, const tl_measure_clip* m, co
     return out;
 }
 
-/* One clip as text. */
-static void print_before(const char* before, const tl_new_tears* t) {
-    printf("    against %s: new tears %.3f%%, %llu of %llu edge samples torn here, not there (torn "
-           "there %.3f%%, here %.3f%%)\n",
-           before, t->new_torn_pct, (unsigned long long)t->new_torn, (unsigned long long)t->count,
-           t->count ? 100.0 * (double)t->torn_before / (double)t->count : 0.0,
-           t->count ? 100.0 * (double)t->torn_after / (double)t->count : 0.0);
-}
-
+/* One clip as text (vs as clip_json's). */
 static void clip_print(const tl_measure_run* run, const tl_measure_clip* m, const char* before,
                        const tl_new_tears* vs) {
     const tl_measure_rigs* rigs = run->rigs;
@@ -675,12 +410,12 @@ static void clip_print(const tl_measure_run* run, const tl_measure_clip* m, cons
             printf("    new tears %.3f%%: %llu of the %llu edge samples of the skin the rig "
                    "re-weighted torn in the rig (simulated), not as bound\n",
                    t->new_torn_pct, (unsigned long long)t->new_torn, (unsigned long long)t->count);
-        if (vs) print_before(before, &vs[i]);
+        if (vs) tl_cli_before_print(before, &vs[i]);
     }
     const tl_measure_region* body = &run->regions[run->region_count];
     printf("  body: %zu vertices, %zu edges\n", body->vertices, body->edges);
     print_stats_row("as the file is", &m->stats[run->first][run->region_count], NULL);
-    if (vs) print_before(before, &vs[run->region_count]);
+    if (vs) tl_cli_before_print(before, &vs[run->region_count]);
     if (chained && run->first != TL_MEASURE_CHAIN)
         print_stats_row("chain", &m->stats[TL_MEASURE_CHAIN][run->region_count], NULL);
     if (m->lift >= 0)
@@ -780,7 +515,7 @@ static int user_regions(const options* o, const tl_scene_skin* sk, region* regio
 }
 
 /* Measures the clips (one, or all) and prints them. 0 or the exit code. */
-static int measure_clips(const options* o, tl_measure_run* run, play_side* sides) {
+static int measure_clips(const options* o, tl_measure_run* run, tl_cli_play_side* sides) {
     const tl_measure_rigs* rigs = run->rigs;
     const tl_scene* scene = rigs->rigs[run->first].scene;
     tl_error err;
@@ -808,7 +543,7 @@ static int measure_clips(const options* o, tl_measure_run* run, play_side* sides
             json_decref(clips);
             return tl_cli_fail_file("measure", o->file, err.message);
         }
-        int code = sides ? sides_tears(o->before, run, sides, clip, vs) : 0;
+        int code = sides ? tl_cli_sides_tears(o->before, run, sides, clip, vs) : 0;
         if (code) return free(m), json_decref(clips), code;
         if (o->as_json)
             json_array_append_new(clips, clip_json(run, m, o->before, sides ? vs : NULL));
@@ -859,7 +594,7 @@ int tl_cli_measure(int argc, char** argv) {
     tl_measure_run* run = NULL;
     region regions[MAX_REGIONS * 2];
     tl_measure_region_def defs[MAX_REGIONS * 2];
-    play_side sides[2] = {{0}};
+    tl_cli_play_side sides[2] = {{0}};
     memset(regions, 0, sizeof regions);
     uint32_t skin = 0;
     tl_measure_rigs_def rdef = tl_default_measure_rigs_def();
@@ -873,9 +608,10 @@ int tl_cli_measure(int argc, char** argv) {
     }
     if (!code && o.stress) {
         const tl_measure_rig* chain = &rigs->rigs[TL_MEASURE_CHAIN];
-        code = run_stress(o.file, chain->used ? chain : NULL, scene, o.clip_name, o.as_json);
+        code = tl_cli_measure_stress(o.file, chain->used ? chain : NULL, scene, o.clip_name,
+                                     o.as_json);
     } else if (!code && !(code = user_regions(&o, &scene->skins[skin], regions, defs)) &&
-               !(code = o.before ? sides_open(o.file, o.before, scene, skin, sides) : 0)) {
+               !(code = o.before ? tl_cli_sides_open(o.file, o.before, scene, skin, sides) : 0)) {
         tl_measure_run_def def = tl_default_measure_run_def();
         def.samples = (uint32_t)o.samples;
         def.skin = skin;
@@ -885,7 +621,7 @@ int tl_cli_measure(int argc, char** argv) {
         if (o.reweighted && !(rw->mask = calloc(scene->skins[skin].vertex_count + 1, 1))) {
             code = tl_cli_fail("measure", "out of memory");
         } else if (o.reweighted) {
-            uint32_t n = sides_reweighted(sides, skin, rw->mask);
+            uint32_t n = tl_cli_sides_reweighted(sides, skin, rw->mask);
             snprintf(rw->name, sizeof rw->name, "re-weighted (%u vertices)", n);
             defs[def.region_count].name = rw->name;
             defs[def.region_count++].mask = rw->mask;
@@ -897,7 +633,7 @@ int tl_cli_measure(int argc, char** argv) {
         else
             code = measure_clips(&o, run, o.before ? sides : NULL);
     }
-    side_close(&sides[0]), side_close(&sides[1]);
+    tl_cli_sides_close(sides);
     tl_measure_run_destroy(run);
     tl_measure_rigs_destroy(rigs);
     for (size_t i = 0; i < sizeof regions / sizeof regions[0]; ++i)
