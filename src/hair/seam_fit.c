@@ -49,7 +49,10 @@ typedef struct fit {
     const tl_scene* scene;
     const tl_scene_skin* sk;
     hair_seam_fit_def def;
+    const seam_fit_set* set;
     uint32_t T, C, J;
+    const tl_body_collider* body; /* C: the colliders' joints */
+    tl_body_collider body_store[TL_BODY_COLLIDERS_MAX];
     float* mats;        /* T x J x 16 */
     tl_collider* world; /* T x C */
     float* spheres;     /* T x C x 4: a sphere around each (tl_collider_sphere); radius -1: none */
@@ -128,23 +131,20 @@ static int compare_u64(const void* x, const void* y) {
     return (a > b) - (a < b);
 }
 
-/* The hair's welded vertices (the same rest position) and their edges. */
-static bool weld_hair(fit* f, uint32_t skin) {
+/* The set's mesh welded (the same rest position) and its edges. */
+static bool weld_mesh(fit* f) {
     const tl_scene_skin* sk = f->sk;
-    uint8_t* flags = calloc(sk->primitive_count + 1, 1);
     uint32_t* order = malloc(sizeof *order * (sk->vertex_count + 1));
     f->weld = malloc(sizeof *f->weld * (sk->vertex_count + 1));
     f->rep = malloc(sizeof *f->rep * (sk->vertex_count + 1));
     uint64_t* edges = malloc(sizeof *edges * (3 * (size_t)sk->triangle_count + 1));
-    bool ok = flags && order && f->weld && f->rep && edges;
-    if (!ok) return free(flags), free(order), free(edges), false;
-    tl_hair_find_primitives(f->scene, skin, flags);
+    bool ok = order && f->weld && f->rep && edges;
+    if (!ok) return free(order), free(edges), false;
     uint32_t n = 0;
-    for (uint32_t v = 0; v < sk->vertex_count; ++v)
+    for (uint32_t v = 0; v < sk->vertex_count; ++v) {
         f->weld[v] = -1;
-    for (uint32_t p = 0; p < sk->primitive_count; ++p)
-        for (uint32_t v = 0; flags[p] && v < sk->primitives[p].vertex_count; ++v)
-            order[n++] = sk->primitives[p].first_vertex + v;
+        if (f->set->mesh[v]) order[n++] = v;
+    }
     sort_positions = sk->rest_positions;
     qsort(order, n, sizeof *order, weld_order);
     f->nw = 0;
@@ -181,7 +181,7 @@ static bool weld_hair(fit* f, uint32_t skin) {
         uint32_t a = (uint32_t)(edges[i] >> 32), b = (uint32_t)(edges[i] & 0xffffffffu);
         f->adj[at[a]++] = b, f->adj[at[b]++] = a;
     }
-    free(at), free(flags), free(order), free(edges);
+    free(at), free(order), free(edges);
     return ok;
 }
 
@@ -219,7 +219,10 @@ static bool pick_free(fit* f, float floor, hair_seam_fit_report* rep) {
     uint32_t head = 0, tail = 0;
     for (uint32_t w = 0; w < f->nw; ++w)
         ring[w] = -1, f->fidx[w] = -1;
-    for (uint32_t a = 0; a < f->nw; ++a)
+    for (uint32_t v = 0; f->set->fitted && v < sk->vertex_count; ++v)
+        if (f->set->fitted[v] && f->weld[v] >= 0 && ring[f->weld[v]] < 0)
+            ring[f->weld[v]] = (int32_t)f->def.rings, queue[tail++] = (uint32_t)f->weld[v];
+    for (uint32_t a = 0; !f->set->fitted && a < f->nw; ++a)
         for (uint32_t e = f->adj_start[a]; e < f->adj_start[a + 1]; ++e) {
             uint32_t b = f->adj[e];
             if (b < a || hair_seam_weight_jump(sk, f->rep[a], f->rep[b]) < f->def.jump) continue;
@@ -251,6 +254,56 @@ static bool pick_free(fit* f, float floor, hair_seam_fit_report* rep) {
     return true;
 }
 
+/* The joints of the set->entered colliders welded vertex v's input point goes deepest into over
+ * the poses (those it rests outside), added to sum (after its own joints, before its
+ * neighbours'). */
+static void entered_joints(const fit* f, uint32_t v, float* sum, uint32_t* touched, uint32_t* nt) {
+    const tl_scene_skin* sk = f->sk;
+    const uint32_t IC = sk->influence_count, i = (uint32_t)f->fidx[v];
+    float best[4] = {0, 0, 0, 0};
+    uint32_t joint[4], n = f->set->entered < 4 ? f->set->entered : 4;
+    for (uint32_t k = 0; k < n; ++k)
+        joint[k] = UINT32_MAX;
+    for (uint32_t t = 0; n && t < f->T; ++t) {
+        float x[3] = {0, 0, 0}, y[3];
+        for (uint32_t k = 0; k < IC; ++k) {
+            float wk = sk->influence_weights[(size_t)f->rep[v] * IC + k];
+            if (wk == 0) continue;
+            skin_point(f->mats + 16 * ((size_t)f->J * t +
+                                       sk->influence_joints[(size_t)f->rep[v] * IC + k]),
+                       sk->bind_positions + 3 * (size_t)f->rep[v], y);
+            for (int a = 0; a < 3; ++a)
+                x[a] += wk * y[a];
+        }
+        for (uint32_t c = 0; c < f->C; ++c) {
+            if (f->rest_in[(size_t)i * f->C + c]) continue;
+            float d = tl_collider_depth(&f->world[(size_t)f->C * t + c], x);
+            uint32_t j = f->body[c].joint, at = 0;
+            while (at < n && joint[at] != j)
+                ++at;
+            if (at < n) { /* (kept sorted: its depth only grows) */
+                best[at] = fmaxf(best[at], d);
+                for (; at > 0 && best[at] > best[at - 1]; --at) {
+                    float b = best[at];
+                    best[at] = best[at - 1], best[at - 1] = b;
+                    uint32_t q = joint[at];
+                    joint[at] = joint[at - 1], joint[at - 1] = q;
+                }
+                continue;
+            }
+            if (!(d > best[n - 1])) continue;
+            for (at = n - 1; at > 0 && d > best[at - 1]; --at)
+                best[at] = best[at - 1], joint[at] = joint[at - 1];
+            best[at] = d, joint[at] = j;
+        }
+    }
+    for (uint32_t k = 0; k < n; ++k) {
+        if (joint[k] >= sk->joint_count) continue;
+        if (sum[joint[k]] == 0) touched[(*nt)++] = joint[k];
+        sum[joint[k]] += 2e3f;
+    }
+}
+
 static bool pick_candidates(fit* f) {
     const tl_scene_skin* sk = f->sk;
     const uint32_t IC = sk->influence_count;
@@ -269,6 +322,13 @@ static bool pick_candidates(fit* f) {
     for (uint32_t i = 0; ok && i < f->nf; ++i) {
         uint32_t v0 = f->free_w[i], head = 0, tail = 0, nt = 0;
         queue[tail++] = v0, seen[v0] = (int32_t)i, depth[v0] = 0;
+        entered_joints(f, v0, sum, touched, &nt);
+        for (uint32_t k = 0; f->set->extra && k < f->set->extra_count; ++k) {
+            uint32_t j = f->set->extra[(size_t)f->rep[v0] * f->set->extra_count + k];
+            if (j >= sk->joint_count) continue;
+            if (sum[j] == 0) touched[nt++] = j;
+            sum[j] += 1e3f; /* (after its own, before its neighbours') */
+        }
         while (head < tail) {
             uint32_t v = queue[head++];
             for (uint32_t k = 0; k < IC; ++k) {
@@ -300,6 +360,18 @@ static bool pick_candidates(fit* f) {
             sum[touched[m]] = 0;
         f->kc[i] = k;
         double total = 0;
+        uint32_t used = 0; /* a kept set's vertex on 4 joints starts from its 3 heaviest: room
+                              for a body joint within 4 influences */
+        for (uint8_t m = 0; m < k; ++m)
+            used += f->win[(size_t)K_MAX * i + m] > 0;
+        while (f->set->kept && used-- > 3) {
+            uint8_t light = k;
+            for (uint8_t m = 0; m < k; ++m) {
+                double x = f->win[(size_t)K_MAX * i + m];
+                if (x > 0 && (light == k || x < f->win[(size_t)K_MAX * i + light])) light = m;
+            }
+            f->win[(size_t)K_MAX * i + light] = 0, total = 0;
+        }
         for (uint8_t m = 0; m < k; ++m)
             total += f->win[(size_t)K_MAX * i + m];
         for (uint8_t m = 0; m < k; ++m) /* (float weights sum to 1 within rounding) */
@@ -342,6 +414,8 @@ static tl_result sample_poses(fit* f, uint32_t skin, const uint32_t* clips, uint
         if (r != TL_OK) return r;
         body = fitted;
     }
+    memcpy(f->body_store, body, sizeof *body * f->C);
+    f->body = f->body_store;
     uint32_t ns = 0, S = 0;
     while (ns < HAIR_FIT_PLAYS && f->def.samples[ns] > 0)
         S += f->def.samples[ns++];
@@ -478,11 +552,12 @@ static void outward(const tl_collider* c, const float p[3], float h, float n[3])
  * input weights (feasible for every plane); x out. */
 static void solve_qp(const fit* f, uint32_t i, const double* Q, const double* c, uint32_t zero,
                      double* x) {
+    const float tol = 1e-5f * f->sk->height;
     uint32_t K = f->kc[i], T = f->T;
     uint32_t first = f->pair_start[i], np = f->pair_start[i + 1] - first, planes = 0;
     for (uint32_t q = 0; q < np; ++q)
         planes += f->pairs[first + q].state != PAIR_NONE;
-    uint32_t m = 2 * K + planes;
+    uint32_t m = 3 * K + planes + 1;
     double* A = calloc((size_t)m * K + 1, sizeof *A);
     double* b = calloc(m + 1, sizeof *b);
     memcpy(x, f->win + (size_t)K_MAX * i, sizeof *x * K);
@@ -495,12 +570,34 @@ static void solve_qp(const fit* f, uint32_t i, const double* Q, const double* c,
         A[(size_t)r * K + k] = -1; /* x >= 0 */
     for (uint32_t k = 0; k < K; ++k)
         if (zero >> k & 1) A[(size_t)r * K + k] = 1, ++r; /* x_k <= 0 */
+    if (f->set->kept) { /* sum of the kept joints' x >= min(share, the input's) */
+        const double* in = f->win + (size_t)K_MAX * i;
+        double sum = 0;
+        uint32_t d = K; /* the input's heaviest kept joint stays heavier than every other joint
+                           (the dominant joint, which the body colliders are fitted by) */
+        for (uint32_t k = 0; k < K; ++k)
+            if (f->set->kept[f->cand[K_MAX * i + k]]) {
+                A[(size_t)r * K + k] = -1, sum += in[k];
+                if (d == K || in[k] > in[d]) d = k;
+            }
+        b[r++] = -fmin(f->set->share, sum);
+        for (uint32_t k = 0; d < K && k < K; ++k) {
+            if (f->set->kept[f->cand[K_MAX * i + k]]) continue;
+            A[(size_t)r * K + k] = 1, A[(size_t)r * K + d] = -1;
+            b[r++] = fmax(-1e-4, in[k] - in[d]);
+        }
+    }
     for (uint32_t q = 0; q < np; ++q) {
         const fit_pair* pr = &f->pairs[first + q];
         if (pr->state == PAIR_NONE) continue;
         const float* p = f->P + 3 * K_MAX * ((size_t)i * T + pr->t);
         /* n . (x(w) - x_in) >= off: the input point's depth (outside) may be used up, no more */
         double off = pr->state == PAIR_STRICT ? 0 : fmin(pr->depth, 0), nx = 0;
+        /* an input point inside: every pose's plane passes through the start, a degenerate
+           corner the active set cycles at; each gets a slack of its own within the fit's
+           tolerance (1e-5 H) */
+        if (f->set->push > 0 && pr->depth > 0)
+            off = -(double)tol * (0.25 + 0.5 * (double)(q % 64) / 64);
         for (uint32_t k = 0; k < K; ++k) {
             double a = -dot3(pr->n, p + 3 * k);
             A[(size_t)r * K + k] = a;
@@ -510,6 +607,47 @@ static void solve_qp(const fit* f, uint32_t i, const double* Q, const double* c,
     }
     hair_qp_solve((int)K, Q, c, (int)r, A, b, x);
     free(A), free(b);
+}
+
+/* The pull of vertex i's current point in pair pr's pose onto the collider's surface when it is
+ * inside, added to its normal matrix H and right side g (the set's push; an outward step by the
+ * depth along the depth's gradient, found again each sweep as the point moves). */
+static void push_term(const fit* f, uint32_t i, const fit_pair* pr, double* H, double* g) {
+    const float* xi = f->X + 3 * ((size_t)f->free_w[i] * f->T + pr->t);
+    const float* sp = f->spheres + 4 * ((size_t)f->C * pr->t + pr->c);
+    if (sp[3] >= 0 && tl__dist2(xi, sp) >= sp[3] * sp[3]) return;
+    const tl_collider* col = &f->world[(size_t)f->C * pr->t + pr->c];
+    float d = tl_collider_depth(col, xi), s[3];
+    if (!(d > 0)) return;
+    const float* p = f->P + 3 * K_MAX * ((size_t)i * f->T + pr->t);
+    uint32_t K = f->kc[i], best = K;
+    float least = d;
+    for (uint32_t k = 0; k < K; ++k) {
+        float dk = tl_collider_depth(col, p + 3 * k);
+        if (dk < least) least = dk, best = k;
+    }
+    if (best == K) return; /* (no candidate takes it out further) */
+    /* the target: toward the candidate point least deep, to the surface when that one is out
+       (the depth's nearest exit can point through the body: a swept-through point's does) */
+    float lo = 0, hi = 1;
+    for (int it = 0; least < 0 && it < 12; ++it) {
+        float m = 0.5f * (lo + hi), q[3];
+        for (int a = 0; a < 3; ++a)
+            q[a] = xi[a] + m * (p[3 * best + a] - xi[a]);
+        if (tl_collider_depth(col, q) > 0)
+            lo = m;
+        else
+            hi = m;
+    }
+    for (int a = 0; a < 3; ++a)
+        s[a] = xi[a] + hi * (p[3 * best + a] - xi[a]);
+    const double w = f->set->push;
+    for (uint32_t k = 0; k < K; ++k) {
+        for (int a = 0; a < 3; ++a)
+            g[k] += w * s[a] * p[3 * k + a];
+        for (uint32_t m = 0; m < K; ++m)
+            H[k * K + m] += w * dot3(p + 3 * k, p + 3 * m);
+    }
 }
 
 /* Vertex i fitted on its neighbours' current positions; its positions updated. */
@@ -544,6 +682,8 @@ static void fit_vertex(fit* f, uint32_t i) {
                 H[k * K + m] += extra * dot3(p + 3 * k, p + 3 * m);
         }
     }
+    for (uint32_t q = f->pair_start[i]; f->set->push > 0 && q < f->pair_start[i + 1]; ++q)
+        push_term(f, i, &f->pairs[q], H, g);
     double trace = 0, sum = 0;
     for (uint32_t k = 0; k < K; ++k) {
         trace += H[k * K + k];
@@ -566,7 +706,12 @@ static void fit_vertex(fit* f, uint32_t i) {
             for (uint32_t k = 0; k < K; ++k) {
                 if (!(x[k] > 1e-9)) continue;
                 ++nz;
-                if (f->win[(size_t)K_MAX * i + k] == 0 && (light < 0 || x[k] < x[light]))
+                /* (one held at 0 may read 1e-9 after a failed solve); with a kept set, its own
+                   joints go first: the room is for the body's */
+                bool first = f->set->kept && f->set->kept[f->cand[K_MAX * i + k]];
+                bool was = light >= 0 && f->set->kept && f->set->kept[f->cand[K_MAX * i + light]];
+                if (f->win[(size_t)K_MAX * i + k] == 0 && !(zero >> k & 1) &&
+                    (light < 0 || first > was || (first == was && x[k] < x[light])))
                     light = (int32_t)k;
             }
             if (nz <= 4 || light < 0) break;
@@ -630,23 +775,25 @@ static void excess(const fit* f, uint32_t i, hair_seam_fit_report* rep) {
         }
 }
 
-tl_result hair_seam_fit(const tl_scene* scene, uint32_t skin, const hair_seam_fit_def* def,
-                        uint32_t* joints, float* weights, uint8_t* changed,
-                        hair_seam_fit_report* report, tl_error* err) {
-    assert(scene && def && skin < scene->skin_count && joints && weights && changed && report);
+tl_result seam_fit_run(const tl_scene* scene, uint32_t skin, const hair_seam_fit_def* def,
+                       const seam_fit_set* set, uint32_t* joints, float* weights,
+                       uint8_t* changed, hair_seam_fit_report* report, tl_error* err) {
+    assert(scene && def && set && set->mesh && skin < scene->skin_count && joints && weights &&
+           changed && report);
     memset(report, 0, sizeof *report);
-    fit f = {.scene = scene, .sk = &scene->skins[skin], .def = *def};
+    fit f = {.scene = scene, .sk = &scene->skins[skin], .def = *def, .set = set};
     const tl_scene_skin* sk = f.sk;
     memset(changed, 0, sk->vertex_count);
     uint32_t clips[64];
     uint32_t nc = pick_clips(scene, def->clips, clips);
     if (nc == 0 || def->samples[0] == 0) return TL_OK; /* no motion to fit to: as it was */
     tl_result r = TL_OK;
-    if (!weld_hair(&f, skin) || !pick_free(&f, body_floor(&f, skin), report))
+    float floor = set->fitted ? -INFINITY : body_floor(&f, skin);
+    if (!weld_mesh(&f) || !pick_free(&f, floor, report))
         r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     if (r == TL_OK && f.nf == 0) return fit_free(&f), TL_OK;
-    if (r == TL_OK && !pick_candidates(&f)) r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     if (r == TL_OK) r = sample_poses(&f, skin, clips, nc, err);
+    if (r == TL_OK && !pick_candidates(&f)) r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     if (r == TL_OK && !place(&f)) r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
     report->free_vertices = f.nf, report->poses = f.T;
     for (uint32_t s = 0; r == TL_OK && s < def->sweeps; ++s)
@@ -689,5 +836,26 @@ tl_result hair_seam_fit(const tl_scene* scene, uint32_t skin, const hair_seam_fi
         if (!same) changed[v] = 1, ++report->changed;
     }
     fit_free(&f);
+    return r;
+}
+
+tl_result hair_seam_fit(const tl_scene* scene, uint32_t skin, const hair_seam_fit_def* def,
+                        uint32_t* joints, float* weights, uint8_t* changed,
+                        hair_seam_fit_report* report, tl_error* err) {
+    assert(scene && skin < scene->skin_count);
+    const tl_scene_skin* sk = &scene->skins[skin];
+    uint8_t* prims = calloc(sk->primitive_count + 1, 1);
+    uint8_t* mesh = calloc(sk->vertex_count + 1, 1);
+    if (!prims || !mesh) {
+        free(prims), free(mesh);
+        return tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    }
+    tl_hair_find_primitives(scene, skin, prims);
+    for (uint32_t p = 0; p < sk->primitive_count; ++p)
+        for (uint32_t v = 0; prims[p] && v < sk->primitives[p].vertex_count; ++v)
+            mesh[sk->primitives[p].first_vertex + v] = 1;
+    seam_fit_set set = {.mesh = mesh};
+    tl_result r = seam_fit_run(scene, skin, def, &set, joints, weights, changed, report, err);
+    free(prims), free(mesh);
     return r;
 }

@@ -63,7 +63,9 @@ int hair_qp_solve(int n, const double* Q, const double* c, int m, const double* 
         double step = 0;
         for (int i = 0; i < n; ++i)
             step = fmax(step, fabs(r[i]));
-        if (step < 1e-12) { /* optimal on this working set: drop a wrong-signed multiplier */
+        /* (a step under 1e-10 of a weight is none: at 1e-12 the solve's rounding kept it
+           stepping to the iteration cap on the cloth's many near-parallel planes) */
+        if (step < 1e-10) { /* optimal on this working set: drop a wrong-signed multiplier */
             int worst = -1;
             double least = -1e-12;
             for (int k = 0; k < nw; ++k)
