@@ -53,15 +53,17 @@ static rig_cloth_fit_def quick_def(bool colliders) {
 }
 
 /* Every vertex the fit changed: weights >= 0 on at most 4 joints summing to 1, more than half of
- * it on the lattice's bones, its heaviest joint one of them. */
+ * it on the lattice's bones (and its end joint), its heaviest joint one of them. */
 static bool weights_valid(const tl_scene* scene, const uint32_t* joints, const float* weights,
                           const uint8_t* changed) {
     const tl_scene_skin* sk = &scene->skins[0];
     uint8_t* ours = calloc(sk->joint_count, 1);
-    for (uint32_t p = 0; ours && p < scene->part_count; ++p)
-        for (uint32_t b = 0; scene->parts[p].kind == TL_PART_CLOTH && b < scene->parts[p].bone_count;
-             ++b)
-            ours[scene->parts[p].bone_joints[b]] = 1;
+    for (uint32_t p = 0; ours && p < scene->part_count; ++p) {
+        const tl_scene_part* sp = &scene->parts[p];
+        for (uint32_t b = 0; sp->kind == TL_PART_CLOTH && b < sp->bone_count; ++b)
+            ours[sp->bone_joints[b]] = 1;
+        if (sp->kind == TL_PART_CLOTH) ours[sp->end_joint] = 1; /* (as the player counts) */
+    }
     bool ok = ours != NULL;
     for (uint32_t v = 0; ok && v < sk->vertex_count; ++v) {
         if (!changed[v]) continue;
@@ -74,6 +76,9 @@ static bool weights_valid(const tl_scene* scene, const uint32_t* joints, const f
             if (weights[4 * v + k] > weights[4 * v + top]) top = k;
         }
         ok = ok && fabsf(sum - 1) <= 1e-5f && on > 0.5f && ours[joints[4 * v + top]];
+        if (!ok)
+            printf("  vertex %u: sum %.6f, on the lattice %.4f, heaviest %s\n", v, (double)sum,
+                   (double)on, sk->joints[joints[4 * v + top]].name);
     }
     free(ours);
     return ok;

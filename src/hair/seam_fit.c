@@ -219,6 +219,9 @@ static bool pick_free(fit* f, float floor, hair_seam_fit_report* rep) {
     uint32_t head = 0, tail = 0;
     for (uint32_t w = 0; w < f->nw; ++w)
         ring[w] = -1, f->fidx[w] = -1;
+    for (uint32_t v = 0; f->set->fitted && v < sk->vertex_count; ++v) /* (every vertex welded
+                                                                         into it in the set) */
+        if (!f->set->fitted[v] && f->weld[v] >= 0) ring[f->weld[v]] = INT32_MAX;
     for (uint32_t v = 0; f->set->fitted && v < sk->vertex_count; ++v)
         if (f->set->fitted[v] && f->weld[v] >= 0 && ring[f->weld[v]] < 0)
             ring[f->weld[v]] = (int32_t)f->def.rings, queue[tail++] = (uint32_t)f->weld[v];
@@ -605,7 +608,7 @@ static void solve_qp(const fit* f, uint32_t i, const double* Q, const double* c,
         }
         b[r++] = nx - off;
     }
-    hair_qp_solve((int)K, Q, c, (int)r, A, b, x);
+    hair_qp_solve((int)K, Q, c, (int)r, A, b, f->set->qp_step > 0 ? f->set->qp_step : 1e-12, x);
     free(A), free(b);
 }
 

@@ -65,6 +65,7 @@ typedef struct seam_fit_set {
     float share;           /* 0.501 (a cloth vertex stays the cloth's: more than half) */
     float push;            /* weight of the pull onto a collider's surface of a fitted point
                               inside it, per pose, against 1 for each kept edge; 0 (the hair) */
+    double qp_step;        /* hair_qp_solve's step_min; 0: 1e-12 (the hair's) */
 } seam_fit_set;
 
 /* Half the L1 distance of vertices u and v's weights over joints: 1 where they share no joint,
@@ -87,9 +88,11 @@ tl_result seam_fit_run(const tl_scene* scene, uint32_t skin, const hair_seam_fit
                        uint8_t* changed, hair_seam_fit_report* report, tl_error* err);
 
 /* min 1/2 x'Qx - c'x over n <= HAIR_QP_MAX variables subject to sum(x) = 1 and the m rows
- * A x <= b (the caller's x >= 0 among them), from a feasible x (in and out). Returns the
- * iterations taken, or -1 (singular or not converged: x stays feasible). */
+ * A x <= b (the caller's x >= 0 among them), from a feasible x (in and out); a step shorter than
+ * step_min (largest entry) is none: 1e-12 (the hair's); the cloth's many near-parallel planes
+ * need 1e-10, or rounding keeps it stepping to the iteration cap. Returns the iterations taken,
+ * or -1 (singular or not converged: x stays feasible). */
 int hair_qp_solve(int n, const double* Q, const double* c, int m, const double* A, const double* b,
-                  double* x);
+                  double step_min, double* x);
 
 #endif

@@ -96,7 +96,8 @@ tl_result rig_cloth_fit_skin(const tl_scene* scene, uint32_t skin, const rig_clo
                             .entered = ENTERED,
                             .kept = kept,
                             .share = 0.501f,
-                            .push = def->push};
+                            .push = def->push,
+                            .qp_step = 1e-10};
         r = seam_fit_run(scene, skin, &def->fit, &set, joints, weights, changed, report, err);
     }
     free(kept), free(mesh), free(fitted), free(extra);
