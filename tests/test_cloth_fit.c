@@ -94,9 +94,9 @@ static void cloth_fit_holds_colliders(void) {
     hair_seam_fit_report rep[2];
     for (int held = 1; held >= 0; --held) {
         rig_cloth_fit_def def = quick_def(held);
-        ENSURE_OK(rig_cloth_fit_skin(f.scene, 0, &def, f.joints, f.weights, f.changed, &rep[held],
-                                     &err),
-                  err);
+        ENSURE_OK(
+            rig_cloth_fit_skin(f.scene, 0, &def, f.joints, f.weights, f.changed, &rep[held], &err),
+            err);
         printf("  mh-suit-skirt Walk, half-spaces %s: %u free, %u vertices changed, %u poses, %u "
                "planes; deepest in a collider %.4f H (input %.4f), beyond the input %.5f H\n",
                held ? "on" : "off", rep[held].free_vertices, rep[held].changed, rep[held].poses,
@@ -156,7 +156,8 @@ static void cloth_fit_keeps_motion(void) {
     size_t size = (size_t)frames * sk->joint_count * 16;
     float* ma = malloc(sizeof(float) * size);
     float* mb = malloc(sizeof(float) * size);
-    ENSURE(ma && mb && play_clip(a.scene, clip, ma, frames) && play_clip(b.scene, clip, mb, frames));
+    ENSURE(ma && mb && play_clip(a.scene, clip, ma, frames) &&
+           play_clip(b.scene, clip, mb, frames));
     size_t differ = 0;
     for (size_t k = 0; k < size; ++k)
         differ += memcmp(&ma[k], &mb[k], sizeof(float)) != 0;

@@ -84,8 +84,8 @@ tl_result hair_seam_fit(const tl_scene* scene, uint32_t skin, const hair_seam_fi
  * of their neighbours within def->rings + 1 edges, at most HAIR_QP_MAX), in the poses of the
  * player playing the file's clips (chains and cloth as stored). Same outputs as hair_seam_fit. */
 tl_result seam_fit_run(const tl_scene* scene, uint32_t skin, const hair_seam_fit_def* def,
-                       const seam_fit_set* set, uint32_t* joints, float* weights,
-                       uint8_t* changed, hair_seam_fit_report* report, tl_error* err);
+                       const seam_fit_set* set, uint32_t* joints, float* weights, uint8_t* changed,
+                       hair_seam_fit_report* report, tl_error* err);
 
 /* min 1/2 x'Qx - c'x over n <= HAIR_QP_MAX variables subject to sum(x) = 1 and the m rows
  * A x <= b (the caller's x >= 0 among them), from a feasible x (in and out); a step shorter than

@@ -17,7 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { NEAR_COLLIDERS = 1, ENTERED = 2 }; /* body joints offered to each vertex: the nearest collider's at rest, the two it enters deepest */
+enum {
+    NEAR_COLLIDERS = 1,
+    ENTERED = 2
+}; /* body joints offered to each vertex: the nearest collider's at rest, the two it enters deepest
+    */
 
 rig_cloth_fit_def rig_default_cloth_fit_def(void) {
     rig_cloth_fit_def d;
@@ -51,8 +55,8 @@ static void near_joints(const tl_scene_skin* sk, const tl_body_collider* body, u
 }
 
 tl_result rig_cloth_fit_skin(const tl_scene* scene, uint32_t skin, const rig_cloth_fit_def* def,
-                          uint32_t* joints, float* weights, uint8_t* changed,
-                          hair_seam_fit_report* report, tl_error* err) {
+                             uint32_t* joints, float* weights, uint8_t* changed,
+                             hair_seam_fit_report* report, tl_error* err) {
     const tl_scene_skin* sk = &scene->skins[skin];
     const uint32_t IC = sk->influence_count;
     memset(report, 0, sizeof *report);
@@ -120,7 +124,8 @@ tl_result rig_write_cloth_fit(tl_gltf* doc, const rig_cloth_fit_def* def, tl_err
         hair_seam_fit_report report;
         if (!joints || !weights || !changed)
             r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
-        if (r == TL_OK) r = rig_cloth_fit_skin(scene, k, def, joints, weights, changed, &report, err);
+        if (r == TL_OK)
+            r = rig_cloth_fit_skin(scene, k, def, joints, weights, changed, &report, err);
         if (r == TL_OK && report.changed > 0)
             r = rig_write_skin_weights(doc, scene, k, joints, weights, changed, err);
         free(joints), free(weights), free(changed);
