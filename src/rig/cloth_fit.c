@@ -108,6 +108,12 @@ tl_result rig_cloth_fit_skin(const tl_scene* scene, uint32_t skin, const rig_clo
     return r;
 }
 
+static tl_result cloth_refit(const tl_scene* scene, uint32_t skin, const void* def,
+                             uint32_t* joints, float* weights, uint8_t* changed,
+                             hair_seam_fit_report* report, tl_error* err) {
+    return rig_cloth_fit_skin(scene, skin, def, joints, weights, changed, report, err);
+}
+
 tl_result rig_write_cloth_fit(tl_gltf* doc, const rig_cloth_fit_def* def, tl_error* err) {
     tl_result r = TL_OK;
     for (uint32_t k = 0; r == TL_OK; ++k) {
@@ -117,18 +123,7 @@ tl_result rig_write_cloth_fit(tl_gltf* doc, const rig_cloth_fit_def* def, tl_err
             tl_scene_destroy(scene);
             break;
         }
-        uint32_t n = scene->skins[k].vertex_count;
-        uint32_t* joints = malloc(sizeof *joints * 4 * ((size_t)n + 1));
-        float* weights = malloc(sizeof *weights * 4 * ((size_t)n + 1));
-        uint8_t* changed = malloc((size_t)n + 1);
-        hair_seam_fit_report report;
-        if (!joints || !weights || !changed)
-            r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
-        if (r == TL_OK)
-            r = rig_cloth_fit_skin(scene, k, def, joints, weights, changed, &report, err);
-        if (r == TL_OK && report.changed > 0)
-            r = rig_write_skin_weights(doc, scene, k, joints, weights, changed, err);
-        free(joints), free(weights), free(changed);
+        r = rig_refit_skin(doc, scene, k, cloth_refit, def, err);
         tl_scene_destroy(scene);
     }
     return r;

@@ -205,6 +205,14 @@ tl_result rig_write_play_missing(tl_gltf* doc, const tl_rig_analysis* a, tl_erro
  * the pre-fit weights', and the player plays them. */
 tl_result rig_write_hair_fit(tl_gltf* doc, const tl_rig_analysis* a, tl_error* err);
 
+/* write_hair.c: skin `skin`'s weights refitted by `fit` (hair_seam_fit, rig_cloth_fit_skin) and
+ * the changed vertices written (rig_write_skin_weights: the document reindexed, scene stale). */
+typedef tl_result (*rig_skin_refit)(const tl_scene* scene, uint32_t skin, const void* def,
+                                    uint32_t* joints, float* weights, uint8_t* changed,
+                                    hair_seam_fit_report* report, tl_error* err);
+tl_result rig_refit_skin(tl_gltf* doc, const tl_scene* scene, uint32_t skin, rig_skin_refit fit,
+                         const void* def, tl_error* err);
+
 /* cloth_fit.c: with def.cloth_fit, each cloth part's render weights fitted to its clips
  * (docs/cloth.md "Session 27 (skirtfit27)") after everything else is written. */
 typedef struct rig_cloth_fit_def {

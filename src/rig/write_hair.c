@@ -110,6 +110,28 @@ tl_result rig_write_play_missing(tl_gltf* doc, const tl_rig_analysis* a, tl_erro
     return r;
 }
 
+tl_result rig_refit_skin(tl_gltf* doc, const tl_scene* scene, uint32_t skin, rig_skin_refit fit,
+                         const void* def, tl_error* err) {
+    uint32_t n = scene->skins[skin].vertex_count;
+    uint32_t* joints = malloc(sizeof *joints * 4 * ((size_t)n + 1));
+    float* weights = malloc(sizeof *weights * 4 * ((size_t)n + 1));
+    uint8_t* changed = malloc((size_t)n + 1);
+    hair_seam_fit_report report;
+    tl_result r = TL_OK;
+    if (!joints || !weights || !changed) r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    if (r == TL_OK) r = fit(scene, skin, def, joints, weights, changed, &report, err);
+    if (r == TL_OK && report.changed > 0)
+        r = rig_write_skin_weights(doc, scene, skin, joints, weights, changed, err);
+    free(joints), free(weights), free(changed);
+    return r;
+}
+
+static tl_result hair_refit(const tl_scene* scene, uint32_t skin, const void* def, uint32_t* joints,
+                            float* weights, uint8_t* changed, hair_seam_fit_report* report,
+                            tl_error* err) {
+    return hair_seam_fit(scene, skin, def, joints, weights, changed, report, err);
+}
+
 tl_result rig_write_hair_fit(tl_gltf* doc, const tl_rig_analysis* a, tl_error* err) {
     tl_result r = TL_OK;
     hair_seam_fit_def def = hair_default_seam_fit_def();
@@ -121,18 +143,7 @@ tl_result rig_write_hair_fit(tl_gltf* doc, const tl_rig_analysis* a, tl_error* e
         if ((r = tl_scene_create(doc, &scene, err)) != TL_OK) break;
         for (uint32_t k = 0; k < scene->skin_count && r == TL_OK; ++k) {
             if (scene->skins[k].skin != a->skins[s].skin) continue;
-            uint32_t n = scene->skins[k].vertex_count;
-            uint32_t* joints = malloc(sizeof *joints * 4 * ((size_t)n + 1));
-            float* weights = malloc(sizeof *weights * 4 * ((size_t)n + 1));
-            uint8_t* changed = malloc((size_t)n + 1);
-            hair_seam_fit_report report;
-            if (!joints || !weights || !changed)
-                r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
-            if (r == TL_OK)
-                r = hair_seam_fit(scene, k, &def, joints, weights, changed, &report, err);
-            if (r == TL_OK && report.changed > 0)
-                r = rig_write_skin_weights(doc, scene, k, joints, weights, changed, err);
-            free(joints), free(weights), free(changed);
+            r = rig_refit_skin(doc, scene, k, hair_refit, &def, err);
             break;
         }
         tl_scene_destroy(scene);
