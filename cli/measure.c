@@ -6,6 +6,7 @@
 #include "cli.h"
 #include <tailor/file.h>
 
+#include <math.h>
 #include <regex.h>
 
 #include <tailor/hair.h>
@@ -16,7 +17,8 @@
 
 static const char* USAGE =
     "usage: tailor measure FILE [--clip NAME] [--region PATTERN]... [--region-json FILE]...\n"
-    "                      [--samples N] [--skin N] [--stress] [--json]\n"
+    "                      [--samples N] [--skin N] [--before FILE [--region-reweighted]]\n"
+    "                      [--stress] [--json]\n"
     "  Edge stretch (skinned / rest edge length at N evenly spaced clip times), weighted bone\n"
     "  distance and, for chains, liveliness, per region, and the body baseline (edges outside\n"
     "  every region); for a region the rigs move differently, how deep it goes inside the\n"
@@ -29,6 +31,10 @@ static const char* USAGE =
     "  --region-json FILE  {\"vertices\": [union indices]} or a case's .truth.json\n"
     "  --samples N         sample times per clip (default 24)\n"
     "  --skin N            which skin (default: the one with the most vertices)\n"
+    "  --before FILE       also each region's new tears against FILE (the same mesh weighted\n"
+    "                      before a change): edge samples torn in FILE's skin as played here,\n"
+    "                      not in FILE's; both played as tailor play plays them\n"
+    "  --region-reweighted also a region of the vertices whose weights differ from FILE's\n"
     "  --stress            instead: the spec's stress runs on every chain and cloth part (hip "
     "shake, 15-144 fps,\n"
     "                      a 0.5 s hitch, a 100 m teleport) in the clip given, else the first "
@@ -392,8 +398,120 @@ static void hair_json(const tl_measure_run* run, const tl_measure_clip* m, json_
     json_decref(block);
 }
 
+/* --before: a file played as tailor play plays it (its own chains and cloth), for the new tears
+ * between it and the measured file (tl_measure_new_tears_between). */
+typedef struct play_side {
+    tl_gltf* doc; /* owned (the before file), or NULL (the measured one's) */
+    tl_scene* scene;
+    tl_player* player;
+    uint32_t clip;
+} play_side;
+
+static void side_advance(void* user, tl_pose* pose, float time) {
+    play_side* s = user;
+    tl_player_advance(s->player, pose, s->clip, time);
+}
+
+static tl_result side_player(play_side* s, tl_error* err) {
+    tl_play_chain chains[64];
+    uint32_t n = 0;
+    tl_result r = tl_play_chains_find(s->scene, chains, 64, &n, err);
+    tl_player_def def = tl_default_player_def();
+    return r == TL_OK ? tl_player_create(s->scene, chains, n < 64 ? n : 64, &def, &s->player, err)
+                      : r;
+}
+
+static void side_close(play_side* s) {
+    tl_player_destroy(s->player);
+    if (s->doc) tl_scene_destroy(s->scene), tl_gltf_destroy(s->doc);
+    memset(s, 0, sizeof *s);
+}
+
+/* sides[0] the --before file, sides[1] the measured one (its scene), both with players; the
+ * same vertex count in skin `skin`. 0 or the exit code. */
+static int sides_open(const char* file, const char* before, tl_scene* scene, uint32_t skin,
+                      play_side* sides) {
+    tl_error err;
+    memset(sides, 0, 2 * sizeof *sides);
+    sides[1].scene = scene;
+    if (tl_gltf_load(before, &sides[0].doc, &err) != TL_OK ||
+        tl_scene_create(sides[0].doc, &sides[0].scene, &err) != TL_OK)
+        return tl_cli_fail("measure", "--before %s: %s", before, err.message);
+    const tl_scene* b = sides[0].scene;
+    if (skin >= b->skin_count || b->skins[skin].vertex_count != scene->skins[skin].vertex_count)
+        return tl_cli_fail("measure",
+                           "--before %s: skin %u has %u vertices, %s's has %u: not the same mesh",
+                           before, skin, skin < b->skin_count ? b->skins[skin].vertex_count : 0,
+                           file, scene->skins[skin].vertex_count);
+    if (side_player(&sides[0], &err) != TL_OK || side_player(&sides[1], &err) != TL_OK)
+        return tl_cli_fail("measure", "--before %s: %s", before, err.message);
+    return 0;
+}
+
+/* The weight skin vertex v of sk puts on node `node` (0 when none). */
+static float weight_on_node(const tl_scene_skin* sk, uint32_t v, uint32_t node) {
+    float w = 0;
+    for (uint32_t k = 0; k < sk->influence_count; ++k) {
+        size_t at = (size_t)v * sk->influence_count + k;
+        if (sk->joints[sk->influence_joints[at]].node == node) w += sk->influence_weights[at];
+    }
+    return w;
+}
+
+/* --region-reweighted: the vertices whose weights differ between the two sides by more than
+ * 1e-6 on some joint node. Returns how many. */
+static uint32_t sides_reweighted(const play_side* sides, uint32_t skin, uint8_t* mask) {
+    const tl_scene_skin *b = &sides[0].scene->skins[skin], *a = &sides[1].scene->skins[skin];
+    uint32_t n = 0;
+    for (uint32_t v = 0; v < a->vertex_count; ++v) {
+        bool differ = false;
+        for (int side = 0; side < 2 && !differ; ++side) {
+            const tl_scene_skin* sk = side ? a : b;
+            for (uint32_t k = 0; k < sk->influence_count && !differ; ++k) {
+                size_t at = (size_t)v * sk->influence_count + k;
+                uint32_t node = sk->joints[sk->influence_joints[at]].node;
+                differ = fabsf(weight_on_node(a, v, node) - weight_on_node(b, v, node)) > 1e-6f;
+            }
+        }
+        n += mask[v] = differ;
+    }
+    return n;
+}
+
+/* Each region's new tears (and the body's, at region_count) between the two sides in clip
+ * `clip` of the measured file (the --before file's clip of the same name). 0 or the exit code. */
+static int sides_tears(const char* before, const tl_measure_run* run, play_side* sides,
+                       uint32_t clip, tl_new_tears* out) {
+    tl_error err;
+    const char* name = sides[1].scene->clips[clip].name;
+    if (tl_scene_find_clip(sides[0].scene, name, &sides[0].clip, &err) != TL_OK)
+        return tl_cli_fail("measure", "--before %s: %s", before, err.message);
+    sides[1].clip = clip;
+    tl_measure_def def = tl_default_measure_def();
+    def.samples = run->samples;
+    for (uint32_t i = 0; i <= run->region_count; ++i) {
+        tl_new_tears_side b = {sides[0].scene, sides[0].clip, side_advance, &sides[0]};
+        tl_new_tears_side a = {sides[1].scene, clip, side_advance, &sides[1]};
+        tl_player_start(sides[0].player, sides[0].clip, 0);
+        tl_player_start(sides[1].player, clip, 0);
+        if (tl_measure_new_tears_between(&b, &a, run->skin, run->regions[i].mask, &def, &out[i],
+                                         &err) != TL_OK)
+            return tl_cli_fail("measure", "--before %s: %s", before, err.message);
+    }
+    return 0;
+}
+
 /* One clip as JSON (docs/measure.md). */
-static json_t* clip_json(const tl_measure_run* run, const tl_measure_clip* m) {
+static json_t* before_json(const char* file, const tl_new_tears* t) {
+    json_t* o = new_tears_json(t);
+    json_object_set_new(o, "file", json_string(file));
+    return o;
+}
+
+/* vs: each region's new tears against the --before file (region_count + 1: the body last), or
+ * NULL. */
+static json_t* clip_json(const tl_measure_run* run, const tl_measure_clip* m, const char* before,
+                         const tl_new_tears* vs) {
     const tl_measure_rigs* rigs = run->rigs;
     const tl_measure_rig* chained =
         rigs->rigs[TL_MEASURE_CHAIN].used ? &rigs->rigs[TL_MEASURE_CHAIN] : NULL;
@@ -425,6 +543,7 @@ static json_t* clip_json(const tl_measure_run* run, const tl_measure_clip* m) {
             json_object_set_new(r, "liveliness", liveliness_json(&m->liveliness[rg->chain]));
         if (m->new_tears[i].count)
             json_object_set_new(r, "new_tears", new_tears_json(&m->new_tears[i]));
+        if (vs) json_object_set_new(r, "before", before_json(before, &vs[i]));
         if (rg->joint >= 0 && (uint32_t)rg->joint < m->joint_count)
             json_object_set_new(r, "joint", joint_json(&m->joints[rg->joint]));
         const tl_measure_cloth* lat = &m->cloth[i];
@@ -478,6 +597,9 @@ static json_t* clip_json(const tl_measure_run* run, const tl_measure_clip* m) {
                             (json_int_t)body->vertices, "edges", (json_int_t)body->edges, "stretch",
                             stats_json(&m->stats[run->first][run->region_count]), "chains", chains);
     json_object_set_new(out, "joint_parts", joints);
+    if (vs)
+        json_object_set_new(json_object_get(out, "body"), "before",
+                            before_json(before, &vs[run->region_count]));
     if (m->lift >= 0) json_object_set_new(out, "lift", json_pack("{s:f}", "max_dy_hips", m->lift));
     /* the body as the rig in memory moves it (the root band re-weights body skin) */
     if (chained && run->first != TL_MEASURE_CHAIN)
@@ -487,7 +609,16 @@ static json_t* clip_json(const tl_measure_run* run, const tl_measure_clip* m) {
 }
 
 /* One clip as text. */
-static void clip_print(const tl_measure_run* run, const tl_measure_clip* m) {
+static void print_before(const char* before, const tl_new_tears* t) {
+    printf("    against %s: new tears %.3f%%, %llu of %llu edge samples torn here, not there (torn "
+           "there %.3f%%, here %.3f%%)\n",
+           before, t->new_torn_pct, (unsigned long long)t->new_torn, (unsigned long long)t->count,
+           t->count ? 100.0 * (double)t->torn_before / (double)t->count : 0.0,
+           t->count ? 100.0 * (double)t->torn_after / (double)t->count : 0.0);
+}
+
+static void clip_print(const tl_measure_run* run, const tl_measure_clip* m, const char* before,
+                       const tl_new_tears* vs) {
     const tl_measure_rigs* rigs = run->rigs;
     const tl_measure_rig* chained =
         rigs->rigs[TL_MEASURE_CHAIN].used ? &rigs->rigs[TL_MEASURE_CHAIN] : NULL;
@@ -544,10 +675,12 @@ static void clip_print(const tl_measure_run* run, const tl_measure_clip* m) {
             printf("    new tears %.3f%%: %llu of the %llu edge samples of the skin the rig "
                    "re-weighted torn in the rig (simulated), not as bound\n",
                    t->new_torn_pct, (unsigned long long)t->new_torn, (unsigned long long)t->count);
+        if (vs) print_before(before, &vs[i]);
     }
     const tl_measure_region* body = &run->regions[run->region_count];
     printf("  body: %zu vertices, %zu edges\n", body->vertices, body->edges);
     print_stats_row("as the file is", &m->stats[run->first][run->region_count], NULL);
+    if (vs) print_before(before, &vs[run->region_count]);
     if (chained && run->first != TL_MEASURE_CHAIN)
         print_stats_row("chain", &m->stats[TL_MEASURE_CHAIN][run->region_count], NULL);
     if (m->lift >= 0)
@@ -558,12 +691,13 @@ static void clip_print(const tl_measure_run* run, const tl_measure_clip* m) {
 
 typedef struct options {
     const char* file;
+    const char* before;
     const char* clip_name;
     const char* patterns[MAX_REGIONS];
     const char* json_files[MAX_REGIONS];
     int pattern_count, json_count;
     long samples, skin;
-    bool as_json, stress;
+    bool as_json, stress, reweighted;
 } options;
 
 /* 0, or the exit code (usage errors print themselves). -1: --help printed. */
@@ -580,6 +714,10 @@ static int parse(int argc, char** argv, options* o) {
             o->as_json = true;
         else if (!strcmp(a, "--stress"))
             o->stress = true;
+        else if (!strcmp(a, "--before") && has_value)
+            o->before = argv[++i];
+        else if (!strcmp(a, "--region-reweighted"))
+            o->reweighted = true;
         else if (!strcmp(a, "--clip") && has_value)
             o->clip_name = argv[++i];
         else if (!strcmp(a, "--region") && has_value && o->pattern_count < MAX_REGIONS)
@@ -602,6 +740,10 @@ static int parse(int argc, char** argv, options* o) {
             return tl_cli_fail("measure", "unexpected argument \"%s\" (see --help)", a), 2;
     }
     if (!o->file) return fprintf(stderr, "%s", USAGE), 2;
+    if (o->reweighted && !o->before)
+        return tl_cli_fail("measure", "--region-reweighted needs --before FILE"), 2;
+    if (o->before && o->stress)
+        return tl_cli_fail("measure", "--before measures clips, not --stress runs: give one"), 2;
     return 0;
 }
 
@@ -638,7 +780,7 @@ static int user_regions(const options* o, const tl_scene_skin* sk, region* regio
 }
 
 /* Measures the clips (one, or all) and prints them. 0 or the exit code. */
-static int measure_clips(const options* o, tl_measure_run* run) {
+static int measure_clips(const options* o, tl_measure_run* run, play_side* sides) {
     const tl_measure_rigs* rigs = run->rigs;
     const tl_scene* scene = rigs->rigs[run->first].scene;
     tl_error err;
@@ -659,16 +801,19 @@ static int measure_clips(const options* o, tl_measure_run* run) {
     json_t* clips = json_array();
     tl_measure_clip* m = malloc(sizeof *m);
     if (!m) return json_decref(clips), tl_cli_fail("measure", "out of memory");
+    tl_new_tears vs[TL_MEASURE_MAX_REGIONS + 1];
     for (uint32_t clip = first_clip; clip < last_clip; ++clip) {
         if (tl_measure_run_clip(run, clip, m, &err) != TL_OK) {
             free(m);
             json_decref(clips);
             return tl_cli_fail_file("measure", o->file, err.message);
         }
+        int code = sides ? sides_tears(o->before, run, sides, clip, vs) : 0;
+        if (code) return free(m), json_decref(clips), code;
         if (o->as_json)
-            json_array_append_new(clips, clip_json(run, m));
+            json_array_append_new(clips, clip_json(run, m, o->before, sides ? vs : NULL));
         else
-            clip_print(run, m);
+            clip_print(run, m, o->before, sides ? vs : NULL);
     }
     free(m);
     int code = 0;
@@ -714,6 +859,7 @@ int tl_cli_measure(int argc, char** argv) {
     tl_measure_run* run = NULL;
     region regions[MAX_REGIONS * 2];
     tl_measure_region_def defs[MAX_REGIONS * 2];
+    play_side sides[2] = {{0}};
     memset(regions, 0, sizeof regions);
     uint32_t skin = 0;
     tl_measure_rigs_def rdef = tl_default_measure_rigs_def();
@@ -728,17 +874,30 @@ int tl_cli_measure(int argc, char** argv) {
     if (!code && o.stress) {
         const tl_measure_rig* chain = &rigs->rigs[TL_MEASURE_CHAIN];
         code = run_stress(o.file, chain->used ? chain : NULL, scene, o.clip_name, o.as_json);
-    } else if (!code && !(code = user_regions(&o, &scene->skins[skin], regions, defs))) {
+    } else if (!code && !(code = user_regions(&o, &scene->skins[skin], regions, defs)) &&
+               !(code = o.before ? sides_open(o.file, o.before, scene, skin, sides) : 0)) {
         tl_measure_run_def def = tl_default_measure_run_def();
         def.samples = (uint32_t)o.samples;
         def.skin = skin;
         def.regions = defs;
         def.region_count = (uint32_t)(o.pattern_count + o.json_count);
-        if (tl_measure_run_create(rigs, &def, &run, &err) != TL_OK)
+        region* rw = &regions[def.region_count];
+        if (o.reweighted && !(rw->mask = calloc(scene->skins[skin].vertex_count + 1, 1))) {
+            code = tl_cli_fail("measure", "out of memory");
+        } else if (o.reweighted) {
+            uint32_t n = sides_reweighted(sides, skin, rw->mask);
+            snprintf(rw->name, sizeof rw->name, "re-weighted (%u vertices)", n);
+            defs[def.region_count].name = rw->name;
+            defs[def.region_count++].mask = rw->mask;
+        }
+        if (code)
+            ;
+        else if (tl_measure_run_create(rigs, &def, &run, &err) != TL_OK)
             code = tl_cli_fail("measure", "%s", err.message);
         else
-            code = measure_clips(&o, run);
+            code = measure_clips(&o, run, o.before ? sides : NULL);
     }
+    side_close(&sides[0]), side_close(&sides[1]);
     tl_measure_run_destroy(run);
     tl_measure_rigs_destroy(rigs);
     for (size_t i = 0; i < sizeof regions / sizeof regions[0]; ++i)
@@ -771,7 +930,7 @@ char* tl_cli_measure_json(const char* cmd, const char* file) {
         bool ok = m != NULL;
         for (uint32_t clip = 0; ok && clip < scene->clip_count; ++clip) {
             ok = tl_measure_run_clip(run, clip, m, &err) == TL_OK;
-            if (ok) json_array_append_new(clips, clip_json(run, m));
+            if (ok) json_array_append_new(clips, clip_json(run, m, NULL, NULL));
         }
         json_t* out = json_pack("{s:s,s:o}", "file", file, "clips", clips);
         text = ok ? json_dumps(out, JSON_COMPACT | JSON_REAL_PRECISION(6)) : NULL;

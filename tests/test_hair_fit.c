@@ -7,6 +7,7 @@
 #include <tailor/play.h>
 #include <tailor/scene.h>
 
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -348,11 +349,64 @@ static void cloth_fit_keeps_motion(void) {
     ENSURE(rep.changed > 100 && differ == 0);
 }
 
+/* Two files with the same bytes. */
+static bool same_bytes(const char* a, const char* b) {
+    size_t na = 0, nb = 0;
+    unsigned char *x = tl_test_read_file(a, &na), *y = tl_test_read_file(b, &nb);
+    bool same = x && y && na == nb && !memcmp(x, y, na);
+    free(x), free(y);
+    return same;
+}
+
+/* The report's hair_fit[0] (a new reference), or NULL. */
+static json_t* report_fit(const char* path) {
+    json_t* r = json_load_file(path, 0, NULL);
+    json_t* o = json_incref(json_array_get(json_object_get(r, "hair_fit"), 0));
+    json_decref(r);
+    return o;
+}
+
+/* `tailor rig --hair-fit` on a file tailor rigged without it fits it as a fresh rig with the fit
+ * would (the same bytes) and says so; on a file it fitted before, it changes nothing and says
+ * that (the record it wrote, skins[0].extras.tailor.hair_fit). */
+static void hair_fit_on_rigged_file(void) {
+    const char* rigged = tl_test_rigged_case("mh-bob02");
+    ENSURE(rigged);
+    char fresh[512], refit[512], again[512], rep[512], rep2[512];
+    snprintf(fresh, sizeof fresh, "%s", tl_test_scratch("bob02.fit-fresh.glb"));
+    snprintf(refit, sizeof refit, "%s", tl_test_scratch("bob02.fit-rerig.glb"));
+    snprintf(again, sizeof again, "%s", tl_test_scratch("bob02.fit-again.glb"));
+    snprintf(rep, sizeof rep, "%s", tl_test_scratch("bob02.fit-rerig.json"));
+    snprintf(rep2, sizeof rep2, "%s", tl_test_scratch("bob02.fit-again.json"));
+    const char* fit = "--hair-fit --hair-fit-clips Walk --force";
+    ENSURE(tl_test_cli(NULL, "rig '%s' -o '%s' %s >/dev/null", tl_test_shared("cases/mh-bob02.glb"),
+                       fresh, fit) == 0);
+    ENSURE(tl_test_cli(NULL, "rig '%s' -o '%s' %s --report '%s' >/dev/null", rigged, refit, fit,
+                       rep) == 0);
+    ENSURE(tl_test_cli(NULL, "rig '%s' -o '%s' %s --report '%s' >/dev/null", refit, again, fit,
+                       rep2) == 0);
+    ENSURE(!same_bytes(rigged, refit)); /* (the fit changed the rigged file's weights) */
+    ENSURE(same_bytes(fresh, refit));
+    ENSURE(same_bytes(refit, again));
+    json_t *now = report_fit(rep), *before = report_fit(rep2);
+    ENSURE(now && before);
+    printf("  bob02 rigged, then --hair-fit (Walk): %d vertices re-weighted over %d poses; "
+           "again: %s\n",
+           (int)json_integer_value(json_object_get(now, "changed")),
+           (int)json_integer_value(json_object_get(now, "poses")),
+           json_string_value(json_object_get(before, "fitted")));
+    ENSURE(!strcmp(json_string_value(json_object_get(now, "fitted")), "now"));
+    ENSURE(json_integer_value(json_object_get(now, "changed")) > 100);
+    ENSURE(!strcmp(json_string_value(json_object_get(before, "fitted")), "before"));
+    json_decref(now), json_decref(before);
+}
+
 int main(int argc, char** argv) {
     static const tl_test_case cases[] = {
         {"seam_weights_keep_motion", seam_weights_keep_motion},
         {"seam_fit_holds_colliders", seam_fit_holds_colliders},
         {"seam_fit_needs_clips", seam_fit_needs_clips},
+        {"hair_fit_on_rigged_file", hair_fit_on_rigged_file},
         {"cloth_fit_holds_colliders", cloth_fit_holds_colliders},
         {"cloth_fit_keeps_motion", cloth_fit_keeps_motion},
     };

@@ -325,6 +325,9 @@ typedef struct tl_rig_skin {
     bool play_colliders;
     uint32_t play_hit_radii;
     bool play_sheet;
+    /* the skin holds the record of an earlier `--hair-fit` (skins[s].extras.tailor.hair_fit):
+       tl_rig_apply does not fit its weights again */
+    bool hair_fitted;
 } tl_rig_skin;
 
 /* Stage times of one analysis, seconds (the benchmark reports them). */

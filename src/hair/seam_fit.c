@@ -446,6 +446,8 @@ tl_result seam_fit_run(const tl_scene* scene, uint32_t skin, const hair_seam_fit
     memset(changed, 0, sk->vertex_count);
     uint32_t clips[64];
     uint32_t nc = pick_clips(scene, def->clips, clips);
+    report->clip_count = nc;
+    memcpy(report->clips, clips, sizeof clips);
     if (nc == 0 || def->samples[0] == 0) return TL_OK; /* no motion to fit to: as it was */
     tl_result r = TL_OK;
     float floor = set->fitted ? -INFINITY : seam_body_floor(&f, skin);

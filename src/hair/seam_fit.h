@@ -47,6 +47,8 @@ typedef struct hair_seam_fit_report {
                                at rest, in the fit's poses, with its input weights (H) */
     float deepest;          /* ... with the fitted weights */
     float excess;           /* the most a free vertex lies deeper than its input did (H) */
+    uint32_t clip_count;    /* the clips fitted (scene clip indices) */
+    uint32_t clips[64];
 } hair_seam_fit_report;
 
 /* What a weight fit sees and may change besides its def: the hair's seam band (hair_seam_fit) or

@@ -123,7 +123,7 @@ tl_result rig_write_cloth_fit(tl_gltf* doc, const rig_cloth_fit_def* def, tl_err
             tl_scene_destroy(scene);
             break;
         }
-        r = rig_refit_skin(doc, scene, k, cloth_refit, def, err);
+        r = rig_refit_skin(doc, scene, k, cloth_refit, def, NULL, NULL, err);
         tl_scene_destroy(scene);
     }
     return r;

@@ -200,9 +200,10 @@ tl_result rig_write_hair_play(tl_gltf* doc, const tl_scene* scene, tl_error* err
  * keys present stay. */
 tl_result rig_write_play_missing(tl_gltf* doc, const tl_rig_analysis* a, tl_error* err);
 
-/* write_hair.c: with def.hair_fit, each hair skin's seam weights fitted to its clips
- * (src/hair/seam_fit.c) once the weights and the play data are written: the play data stay
- * the pre-fit weights', and the player plays them. */
+/* write_hair.c: with def.hair_fit, the seam weights of each skin with new hair chains, or with
+ * hair tailor rigged before and no earlier fit's record, fitted to its clips
+ * (src/hair/seam_fit.c) once the weights and the play data are written (the play data stay the
+ * pre-fit weights', and the player plays them), and the fit's record written. */
 tl_result rig_write_hair_fit(tl_gltf* doc, const tl_rig_analysis* a, tl_error* err);
 
 /* write_hair.c: skin `skin`'s weights refitted by `fit` (hair_seam_fit, rig_cloth_fit_skin) and
@@ -210,8 +211,11 @@ tl_result rig_write_hair_fit(tl_gltf* doc, const tl_rig_analysis* a, tl_error* e
 typedef tl_result (*rig_skin_refit)(const tl_scene* scene, uint32_t skin, const void* def,
                                     uint32_t* joints, float* weights, uint8_t* changed,
                                     hair_seam_fit_report* report, tl_error* err);
+/* What a refit writes beside the weights, before them (NULL: nothing). */
+typedef void (*rig_refit_record)(tl_gltf* doc, const tl_scene* scene,
+                                 const hair_seam_fit_report* report, const void* user);
 tl_result rig_refit_skin(tl_gltf* doc, const tl_scene* scene, uint32_t skin, rig_skin_refit fit,
-                         const void* def, tl_error* err);
+                         const void* def, rig_refit_record record, const void* user, tl_error* err);
 
 /* cloth_fit.c: with def.cloth_fit, each cloth part's render weights fitted to its clips
  * (docs/cloth.md "Session 27 (skirtfit27)") after everything else is written. */
