@@ -13,6 +13,7 @@ static const char* usage_text =
     "                [--min-links N] [--max-links N] [--overlap O] [--part ID=chain|rigid|none]\n"
     "                [--fix-rigid] [--no-grow] [--root-band B] [--no-fit] [--fit-skip CLIP]\n"
     "                [--bake] [--vrm] [--fix-skeleton] [--hair-fit] [--hair-fit-clips A,B]\n"
+    "                [--cloth-fit] [--cloth-fit-clips A,B]\n"
     "                [--pendulum NODE[:LENGTH_M]] [--aim NODE=TARGET[:MAX_DEG[:WEIGHT]]]\n"
     "                [--force]\n"
     "  Finds far skin (parts farther from every bone than F x height), decides per part\n"
@@ -44,6 +45,11 @@ static const char* usage_text =
     "                      tailor rigged without it, fits it there (once: the fit's record\n"
     "                      stays in the file)\n"
     "  --hair-fit-clips A,B  the same on these clips only\n"
+    "  --cloth-fit         fit a cloth's render weights to the file's clips as its lattice\n"
+    "                      plays them, pulled out of the body colliders; experimental and off\n"
+    "                      by default: on the shared skirt 3% less deep, and it tears\n"
+    "                      (docs/cloth.md, Session 27 (skirtfit27))\n"
+    "  --cloth-fit-clips A,B  the same on these clips only\n"
     "  --bake              also bake every clip (tailor bake's defaults, docs/bake.md)\n"
     "  --vrm               also write the chains as VRM spring bones (VRMC_springBone),\n"
     "                      fitted to tailor's motion on the walk clip (docs/vrm.md)\n"
@@ -534,6 +540,10 @@ int tl_cli_rig_option(const char* cmd, int argc, char** argv, int* index, tl_rig
         def->hair_fit = true;
     else if (!strcmp(a, "--hair-fit-clips") && v)
         def->hair_fit = true, def->hair_fit_clips = v, *index = i + 1;
+    else if (!strcmp(a, "--cloth-fit"))
+        def->cloth_fit = true;
+    else if (!strcmp(a, "--cloth-fit-clips") && v)
+        def->cloth_fit = true, def->cloth_fit_clips = v, *index = i + 1;
     else
         return 0;
     return 1;

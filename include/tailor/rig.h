@@ -190,6 +190,13 @@ typedef struct tl_rig_def {
     const char* hair_fit_clips; /* comma-separated clip names the fit sees (read by
                                    tl_rig_apply: it must live until then); NULL: every clip of
                                    the file (the first 64) */
+    /* each cloth part's render weights fitted to the character's clips as its lattice plays
+       them, out of the body colliders where the lattice's weights put them in (tailor rig
+       --cloth-fit; docs/cloth.md "Session 27 (skirtfit27)"); false */
+    bool cloth_fit;
+    bool cloth_fit_no_colliders; /* the fit without its half-spaces (measured only); false */
+    const char* cloth_fit_clips; /* comma-separated clip names the fit sees (living until
+                                    tl_rig_apply); NULL: every clip of the file (the first 64) */
 } tl_rig_def;
 
 tl_rig_def tl_default_rig_def(void);
