@@ -4,6 +4,7 @@
  * reads the arguments and the caller's regions and prints. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "measure_internal.h"
 #include <tailor/file.h>
 
 #include <regex.h>
@@ -16,7 +17,8 @@
 
 static const char* USAGE =
     "usage: tailor measure FILE [--clip NAME] [--region PATTERN]... [--region-json FILE]...\n"
-    "                      [--samples N] [--skin N] [--stress] [--json]\n"
+    "                      [--samples N] [--skin N] [--before FILE [--region-reweighted]]\n"
+    "                      [--stress] [--json]\n"
     "  Edge stretch (skinned / rest edge length at N evenly spaced clip times), weighted bone\n"
     "  distance and, for chains, liveliness, per region, and the body baseline (edges outside\n"
     "  every region); for a region the rigs move differently, how deep it goes inside the\n"
@@ -29,6 +31,10 @@ static const char* USAGE =
     "  --region-json FILE  {\"vertices\": [union indices]} or a case's .truth.json\n"
     "  --samples N         sample times per clip (default 24)\n"
     "  --skin N            which skin (default: the one with the most vertices)\n"
+    "  --before FILE       also each region's new tears against FILE (the same mesh weighted\n"
+    "                      before a change): edge samples torn in FILE's skin as played here,\n"
+    "                      not in FILE's; both played as tailor play plays them\n"
+    "  --region-reweighted also a region of the vertices whose weights differ from FILE's\n"
     "  --stress            instead: the spec's stress runs on every chain and cloth part (hip "
     "shake, 15-144 fps,\n"
     "                      a 0.5 s hitch, a 100 m teleport) in the clip given, else the first "
@@ -185,157 +191,9 @@ static void print_stats_row(const char* label, const tl_stretch_stats* s, const 
            s->p95, s->p99, s->max, s->torn_pct, extra ? extra : "");
 }
 
-static const char* chain_name(const tl_measure_rig* rig, uint32_t i) {
+const char* tl_cli_measure_chain_name(const tl_measure_rig* rig, uint32_t i) {
     const tl_scene_skin* sk = &rig->scene->skins[rig->chains[i].skin];
     return sk->joints[rig->chains[i].bone_joints[0]].name;
-}
-
-static json_t* stress_json(const char* name, const tl_stress_report* r) {
-    return json_pack("{s:s,s:i,s:f,s:f,s:f,s:[f,f,f,f,f],s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}",
-                     "name", name, "nonfinite", (int)r->nonfinite, "max_length_error",
-                     (double)r->max_length_error, "fps_max_diff", (double)r->fps_max_diff,
-                     "fps_max_diff_sampled", (double)r->fps_max_diff_sampled, "fps_rates",
-                     (double)r->fps_rates[0], (double)r->fps_rates[1], (double)r->fps_rates[2],
-                     (double)r->fps_rates[3], (double)r->fps_rates[4], "cut_error",
-                     (double)r->cut_error, "max_step_rotation_deg",
-                     (double)r->max_step_rotation_deg, "max_neighbour_step_rotation_deg",
-                     (double)r->max_neighbour_step_rotation_deg, "hitch_speed_ratio",
-                     (double)r->hitch_speed_ratio, "teleport_speed_ratio",
-                     (double)r->teleport_speed_ratio, "settle_seconds", (double)r->settle_seconds,
-                     "hitch_speed_ratio_later", (double)r->hitch_speed_ratio_later,
-                     "teleport_speed_ratio_later", (double)r->teleport_speed_ratio_later,
-                     "collider_penetration", (double)r->collider_penetration);
-}
-
-/* --stress on every cloth part (tl_measure_stress_cloth): one entry each, named by its
- * attachment joint and marked "kind": "cloth"; non-zero after printing a failure. */
-static int run_stress_cloths(const char* file, const tl_scene* scene, int32_t clip,
-                             const tl_stress_def* def, bool as_json, json_t* parts) {
-    for (uint32_t k = 0; k < scene->part_count; ++k) {
-        const tl_scene_part* sp = &scene->parts[k];
-        if (sp->kind != TL_PART_CLOTH) continue;
-        tl_stress_report r;
-        tl_error err;
-        if (tl_measure_stress_cloth(scene, k, clip, def, &r, &err))
-            return tl_cli_fail_file("measure", file, err.message);
-        char name[160];
-        snprintf(name, sizeof name, "cloth %s",
-                 scene->skins[sp->skin].joints[sp->attach_joint].name);
-        json_t* entry = stress_json(name, &r);
-        json_object_set_new(entry, "kind", json_string("cloth"));
-        json_object_set_new(entry, "fps_max_diff_sampled_target", json_real(0.001));
-        json_object_set_new(entry, "chain_length", json_real(r.chain_length));
-        json_object_set_new(entry, "colliders", json_integer(r.colliders));
-        json_object_set_new(entry, "collider_penetration_frames", json_integer(r.collider_frames));
-        json_object_set_new(entry, "cut_error_frame", json_string("character"));
-        json_array_append_new(parts, entry);
-        if (!as_json)
-            printf("  %-16s %9u %10.2g %8.2f%% %9.1f° %9.1f° %8.3f %8.3f %7.2fs  %.3f %.3f"
-                   "  (sampled %.4f%%, cut %.2g, penetration %.2g H)\n",
-                   name, r.nonfinite, r.max_length_error, 100 * r.fps_max_diff,
-                   r.max_step_rotation_deg, r.max_neighbour_step_rotation_deg, r.hitch_speed_ratio,
-                   r.teleport_speed_ratio, r.settle_seconds, r.hitch_speed_ratio_later,
-                   r.teleport_speed_ratio_later, 100 * r.fps_max_diff_sampled, r.cut_error,
-                   r.collider_penetration);
-    }
-    return 0;
-}
-
-/* --stress on the pendulum and aim parts (tl_measure_stress_joint_parts): one entry each, named
- * by its joint, "kind" "pendulum" or "aim", with the chain's settle_seconds; non-zero after
- * printing a failure. */
-static int run_stress_joints(const char* file, const tl_scene* scene, int32_t clip,
-                             const tl_stress_def* def, bool as_json, json_t* parts) {
-    tl_joint_part_report r[64];
-    uint32_t n;
-    tl_error err;
-    if (tl_measure_stress_joint_parts(scene, clip, def, r, 64, &n, &err))
-        return tl_cli_fail_file("measure", file, err.message);
-    for (uint32_t i = 0; i < n; ++i) {
-        const tl_scene_part* sp = &scene->parts[r[i].part];
-        const char* joint = scene->skins[sp->skin].joints[sp->bone_joints[0]].name;
-        bool aim = r[i].kind == TL_PART_AIM;
-        json_t* entry =
-            json_pack("{s:s,s:s,s:I}", "name", joint, "kind", tl_part_kind_string(r[i].kind),
-                      "nonfinite", (json_int_t)r[i].nonfinite);
-        if (aim)
-            json_object_set_new(entry, "aim_error_max_deg", json_real(r[i].aim_error_max_deg));
-        else
-            json_object_set_new(entry, "swing_max_deg", json_real(r[i].swing_max_deg)),
-                json_object_set_new(entry, "settle_seconds", json_real(r[i].settle_seconds));
-        json_array_append_new(parts, entry);
-        if (!as_json && aim)
-            printf("  aim %-12s %9u  off target at most %.3f°\n", joint, r[i].nonfinite,
-                   r[i].aim_error_max_deg);
-        else if (!as_json)
-            printf("  pendulum %-7s %9u  swing up to %.1f° in the clip, settles in %.2f s\n", joint,
-                   r[i].nonfinite, r[i].swing_max_deg, r[i].settle_seconds);
-    }
-    return 0;
-}
-
-/* --stress: the spec's stress runs on each chain (measure.md "Stress"). */
-static int run_stress(const char* file, const tl_measure_rig* c, const tl_scene* scene,
-                      const char* clip_name, bool as_json) {
-    /* the cloth parts of the chains' configuration, else the file's own (a rigged file) */
-    uint32_t cloths = 0, chains = c ? c->chain_count : 0;
-    if (c) scene = c->scene;
-    for (uint32_t k = 0; k < scene->part_count; ++k)
-        cloths += scene->parts[k].kind == TL_PART_CLOTH;
-    if (chains == 0 && cloths == 0 && scene->joint_part_count == 0)
-        return tl_cli_fail("measure",
-                           "%s: --stress needs a chain, a cloth, a pendulum or an aim (none found "
-                           "or built)",
-                           file);
-    tl_error err;
-    int32_t clip = TL_NONE;
-    uint32_t found;
-    if (clip_name) {
-        if (tl_scene_find_clip(scene, clip_name, &found, &err))
-            return tl_cli_fail("measure", "%s", err.message);
-        clip = (int32_t)found;
-    } else {
-        clip = tl_stress_default_clip(scene);
-    }
-    json_t* parts = json_array();
-    tl_stress_def def = tl_default_stress_def();
-    if (!as_json)
-        printf("%s: stress, clip %s\n  %-16s %9s %10s %9s %10s %10s %8s %8s %8s  %s\n", file,
-               clip == TL_NONE ? "(none)" : scene->clips[clip].name, "chain", "nonfinite",
-               "length err", "fps diff", "step rot", "neighbour", "hitch", "teleport", "settle",
-               "(later: hitch teleport)");
-    for (uint32_t i = 0; i < chains; ++i) {
-        tl_stress_report r;
-        if (tl_measure_stress(c->scene, &c->chains[i], clip, &def, &r, &err)) {
-            json_decref(parts);
-            return tl_cli_fail_file("measure", file, err.message);
-        }
-        json_t* entry = stress_json(chain_name(c, i), &r);
-        json_object_set_new(entry, "colliders", json_integer(r.colliders));
-        json_object_set_new(entry, "collider_penetration_frames", json_integer(r.collider_frames));
-        json_array_append_new(parts, entry);
-        if (!as_json)
-            printf("  %-16s %9u %10.2g %8.2f%% %9.1f° %9.1f° %8.3f %8.3f %7.2fs  %.3f %.3f\n",
-                   chain_name(c, i), r.nonfinite, r.max_length_error, 100 * r.fps_max_diff,
-                   r.max_step_rotation_deg, r.max_neighbour_step_rotation_deg, r.hitch_speed_ratio,
-                   r.teleport_speed_ratio, r.settle_seconds, r.hitch_speed_ratio_later,
-                   r.teleport_speed_ratio_later);
-    }
-    if (run_stress_cloths(file, scene, clip, &def, as_json, parts) ||
-        run_stress_joints(file, scene, clip, &def, as_json, parts)) {
-        json_decref(parts);
-        return 1;
-    }
-    if (as_json) {
-        json_t* out = json_pack("{s:s,s:o}", "clip", clip == TL_NONE ? "" : scene->clips[clip].name,
-                                "parts", parts);
-        int code = tl_cli_json_out("measure", file, out, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
-        json_decref(out);
-        return code;
-    } else {
-        json_decref(parts);
-    }
-    return 0;
 }
 
 static json_t* new_tears_json(const tl_new_tears* t) {
@@ -392,8 +250,10 @@ static void hair_json(const tl_measure_run* run, const tl_measure_clip* m, json_
     json_decref(block);
 }
 
-/* One clip as JSON (docs/measure.md). */
-static json_t* clip_json(const tl_measure_run* run, const tl_measure_clip* m) {
+/* One clip as JSON (docs/measure.md); vs: each region's new tears against the --before file
+ * (region_count + 1: the body last), or NULL. */
+static json_t* clip_json(const tl_measure_run* run, const tl_measure_clip* m, const char* before,
+                         const tl_new_tears* vs) {
     const tl_measure_rigs* rigs = run->rigs;
     const tl_measure_rig* chained =
         rigs->rigs[TL_MEASURE_CHAIN].used ? &rigs->rigs[TL_MEASURE_CHAIN] : NULL;
@@ -425,6 +285,7 @@ static json_t* clip_json(const tl_measure_run* run, const tl_measure_clip* m) {
             json_object_set_new(r, "liveliness", liveliness_json(&m->liveliness[rg->chain]));
         if (m->new_tears[i].count)
             json_object_set_new(r, "new_tears", new_tears_json(&m->new_tears[i]));
+        if (vs) json_object_set_new(r, "before", tl_cli_before_json(before, &vs[i]));
         if (rg->joint >= 0 && (uint32_t)rg->joint < m->joint_count)
             json_object_set_new(r, "joint", joint_json(&m->joints[rg->joint]));
         const tl_measure_cloth* lat = &m->cloth[i];
@@ -459,8 +320,9 @@ static json_t* clip_json(const tl_measure_run* run, const tl_measure_clip* m) {
     json_t* chains = json_array();
     for (uint32_t i = 0; chained && i < chained->chain_count; ++i)
         json_array_append_new(chains,
-                              json_pack("{s:s,s:i,s:o,s:f,s:i}", "name", chain_name(chained, i),
-                                        "bones", (int)chained->chains[i].bone_count, "liveliness",
+                              json_pack("{s:s,s:i,s:o,s:f,s:i}", "name",
+                                        tl_cli_measure_chain_name(chained, i), "bones",
+                                        (int)chained->chains[i].bone_count, "liveliness",
                                         liveliness_json(&m->liveliness[i]), "collider_penetration",
                                         penetration_of_h(&m->liveliness[i], run->height),
                                         "colliders", (int)m->liveliness[i].colliders));
@@ -478,6 +340,9 @@ static json_t* clip_json(const tl_measure_run* run, const tl_measure_clip* m) {
                             (json_int_t)body->vertices, "edges", (json_int_t)body->edges, "stretch",
                             stats_json(&m->stats[run->first][run->region_count]), "chains", chains);
     json_object_set_new(out, "joint_parts", joints);
+    if (vs)
+        json_object_set_new(json_object_get(out, "body"), "before",
+                            tl_cli_before_json(before, &vs[run->region_count]));
     if (m->lift >= 0) json_object_set_new(out, "lift", json_pack("{s:f}", "max_dy_hips", m->lift));
     /* the body as the rig in memory moves it (the root band re-weights body skin) */
     if (chained && run->first != TL_MEASURE_CHAIN)
@@ -486,8 +351,9 @@ static json_t* clip_json(const tl_measure_run* run, const tl_measure_clip* m) {
     return out;
 }
 
-/* One clip as text. */
-static void clip_print(const tl_measure_run* run, const tl_measure_clip* m) {
+/* One clip as text (vs as clip_json's). */
+static void clip_print(const tl_measure_run* run, const tl_measure_clip* m, const char* before,
+                       const tl_new_tears* vs) {
     const tl_measure_rigs* rigs = run->rigs;
     const tl_measure_rig* chained =
         rigs->rigs[TL_MEASURE_CHAIN].used ? &rigs->rigs[TL_MEASURE_CHAIN] : NULL;
@@ -544,10 +410,12 @@ static void clip_print(const tl_measure_run* run, const tl_measure_clip* m) {
             printf("    new tears %.3f%%: %llu of the %llu edge samples of the skin the rig "
                    "re-weighted torn in the rig (simulated), not as bound\n",
                    t->new_torn_pct, (unsigned long long)t->new_torn, (unsigned long long)t->count);
+        if (vs) tl_cli_before_print(before, &vs[i]);
     }
     const tl_measure_region* body = &run->regions[run->region_count];
     printf("  body: %zu vertices, %zu edges\n", body->vertices, body->edges);
     print_stats_row("as the file is", &m->stats[run->first][run->region_count], NULL);
+    if (vs) tl_cli_before_print(before, &vs[run->region_count]);
     if (chained && run->first != TL_MEASURE_CHAIN)
         print_stats_row("chain", &m->stats[TL_MEASURE_CHAIN][run->region_count], NULL);
     if (m->lift >= 0)
@@ -558,12 +426,13 @@ static void clip_print(const tl_measure_run* run, const tl_measure_clip* m) {
 
 typedef struct options {
     const char* file;
+    const char* before;
     const char* clip_name;
     const char* patterns[MAX_REGIONS];
     const char* json_files[MAX_REGIONS];
     int pattern_count, json_count;
     long samples, skin;
-    bool as_json, stress;
+    bool as_json, stress, reweighted;
 } options;
 
 /* 0, or the exit code (usage errors print themselves). -1: --help printed. */
@@ -580,6 +449,10 @@ static int parse(int argc, char** argv, options* o) {
             o->as_json = true;
         else if (!strcmp(a, "--stress"))
             o->stress = true;
+        else if (!strcmp(a, "--before") && has_value)
+            o->before = argv[++i];
+        else if (!strcmp(a, "--region-reweighted"))
+            o->reweighted = true;
         else if (!strcmp(a, "--clip") && has_value)
             o->clip_name = argv[++i];
         else if (!strcmp(a, "--region") && has_value && o->pattern_count < MAX_REGIONS)
@@ -602,6 +475,10 @@ static int parse(int argc, char** argv, options* o) {
             return tl_cli_fail("measure", "unexpected argument \"%s\" (see --help)", a), 2;
     }
     if (!o->file) return fprintf(stderr, "%s", USAGE), 2;
+    if (o->reweighted && !o->before)
+        return tl_cli_fail("measure", "--region-reweighted needs --before FILE"), 2;
+    if (o->before && o->stress)
+        return tl_cli_fail("measure", "--before measures clips, not --stress runs: give one"), 2;
     return 0;
 }
 
@@ -638,7 +515,7 @@ static int user_regions(const options* o, const tl_scene_skin* sk, region* regio
 }
 
 /* Measures the clips (one, or all) and prints them. 0 or the exit code. */
-static int measure_clips(const options* o, tl_measure_run* run) {
+static int measure_clips(const options* o, tl_measure_run* run, tl_cli_play_side* sides) {
     const tl_measure_rigs* rigs = run->rigs;
     const tl_scene* scene = rigs->rigs[run->first].scene;
     tl_error err;
@@ -659,16 +536,19 @@ static int measure_clips(const options* o, tl_measure_run* run) {
     json_t* clips = json_array();
     tl_measure_clip* m = malloc(sizeof *m);
     if (!m) return json_decref(clips), tl_cli_fail("measure", "out of memory");
+    tl_new_tears vs[TL_MEASURE_MAX_REGIONS + 1];
     for (uint32_t clip = first_clip; clip < last_clip; ++clip) {
         if (tl_measure_run_clip(run, clip, m, &err) != TL_OK) {
             free(m);
             json_decref(clips);
             return tl_cli_fail_file("measure", o->file, err.message);
         }
+        int code = sides ? tl_cli_sides_tears(o->before, run, sides, clip, vs) : 0;
+        if (code) return free(m), json_decref(clips), code;
         if (o->as_json)
-            json_array_append_new(clips, clip_json(run, m));
+            json_array_append_new(clips, clip_json(run, m, o->before, sides ? vs : NULL));
         else
-            clip_print(run, m);
+            clip_print(run, m, o->before, sides ? vs : NULL);
     }
     free(m);
     int code = 0;
@@ -714,6 +594,7 @@ int tl_cli_measure(int argc, char** argv) {
     tl_measure_run* run = NULL;
     region regions[MAX_REGIONS * 2];
     tl_measure_region_def defs[MAX_REGIONS * 2];
+    tl_cli_play_side sides[2] = {{0}};
     memset(regions, 0, sizeof regions);
     uint32_t skin = 0;
     tl_measure_rigs_def rdef = tl_default_measure_rigs_def();
@@ -727,18 +608,32 @@ int tl_cli_measure(int argc, char** argv) {
     }
     if (!code && o.stress) {
         const tl_measure_rig* chain = &rigs->rigs[TL_MEASURE_CHAIN];
-        code = run_stress(o.file, chain->used ? chain : NULL, scene, o.clip_name, o.as_json);
-    } else if (!code && !(code = user_regions(&o, &scene->skins[skin], regions, defs))) {
+        code = tl_cli_measure_stress(o.file, chain->used ? chain : NULL, scene, o.clip_name,
+                                     o.as_json);
+    } else if (!code && !(code = user_regions(&o, &scene->skins[skin], regions, defs)) &&
+               !(code = o.before ? tl_cli_sides_open(o.file, o.before, scene, skin, sides) : 0)) {
         tl_measure_run_def def = tl_default_measure_run_def();
         def.samples = (uint32_t)o.samples;
         def.skin = skin;
         def.regions = defs;
         def.region_count = (uint32_t)(o.pattern_count + o.json_count);
-        if (tl_measure_run_create(rigs, &def, &run, &err) != TL_OK)
+        region* rw = &regions[def.region_count];
+        if (o.reweighted && !(rw->mask = calloc(scene->skins[skin].vertex_count + 1, 1))) {
+            code = tl_cli_fail("measure", "out of memory");
+        } else if (o.reweighted) {
+            uint32_t n = tl_cli_sides_reweighted(sides, skin, rw->mask);
+            snprintf(rw->name, sizeof rw->name, "re-weighted (%u vertices)", n);
+            defs[def.region_count].name = rw->name;
+            defs[def.region_count++].mask = rw->mask;
+        }
+        if (code)
+            ;
+        else if (tl_measure_run_create(rigs, &def, &run, &err) != TL_OK)
             code = tl_cli_fail("measure", "%s", err.message);
         else
-            code = measure_clips(&o, run);
+            code = measure_clips(&o, run, o.before ? sides : NULL);
     }
+    tl_cli_sides_close(sides);
     tl_measure_run_destroy(run);
     tl_measure_rigs_destroy(rigs);
     for (size_t i = 0; i < sizeof regions / sizeof regions[0]; ++i)
@@ -771,7 +666,7 @@ char* tl_cli_measure_json(const char* cmd, const char* file) {
         bool ok = m != NULL;
         for (uint32_t clip = 0; ok && clip < scene->clip_count; ++clip) {
             ok = tl_measure_run_clip(run, clip, m, &err) == TL_OK;
-            if (ok) json_array_append_new(clips, clip_json(run, m));
+            if (ok) json_array_append_new(clips, clip_json(run, m, NULL, NULL));
         }
         json_t* out = json_pack("{s:s,s:o}", "file", file, "clips", clips);
         text = ok ? json_dumps(out, JSON_COMPACT | JSON_REAL_PRECISION(6)) : NULL;

@@ -13,6 +13,7 @@ static const char* usage_text =
     "                [--min-links N] [--max-links N] [--overlap O] [--part ID=chain|rigid|none]\n"
     "                [--fix-rigid] [--no-grow] [--root-band B] [--no-fit] [--fit-skip CLIP]\n"
     "                [--bake] [--vrm] [--fix-skeleton] [--hair-fit] [--hair-fit-clips A,B]\n"
+    "                [--cloth-fit] [--cloth-fit-clips A,B]\n"
     "                [--pendulum NODE[:LENGTH_M]] [--aim NODE=TARGET[:MAX_DEG[:WEIGHT]]]\n"
     "                [--force]\n"
     "  Finds far skin (parts farther from every bone than F x height), decides per part\n"
@@ -40,8 +41,15 @@ static const char* usage_text =
     "                      (SKIN_SKELETON_INVALID; default: kept as it was)\n"
     "  --hair-fit          fit the hair's seam weights to the file's clips, kept out of the\n"
     "                      body colliders in the fitted poses; slow (~10 s a long style) and\n"
-    "                      off by default (docs/hair.md, Session 26 (hairfit26))\n"
+    "                      off by default (docs/hair.md, Session 26 (hairfit26)); on a file\n"
+    "                      tailor rigged without it, fits it there (once: the fit's record\n"
+    "                      stays in the file)\n"
     "  --hair-fit-clips A,B  the same on these clips only\n"
+    "  --cloth-fit         fit a cloth's render weights to the file's clips as its lattice\n"
+    "                      plays them, pulled out of the body colliders; experimental and off\n"
+    "                      by default: on the shared skirt 3% less deep, and it tears\n"
+    "                      (docs/cloth.md, Session 27 (skirtfit27))\n"
+    "  --cloth-fit-clips A,B  the same on these clips only\n"
     "  --bake              also bake every clip (tailor bake's defaults, docs/bake.md)\n"
     "  --vrm               also write the chains as VRM spring bones (VRMC_springBone),\n"
     "                      fitted to tailor's motion on the walk clip (docs/vrm.md)\n"
@@ -212,6 +220,58 @@ static void print_play_data(FILE* f, const json_t* r) {
     else if (sheets)
         fprintf(f, "%ssheet (%d ties)", sep, (int)num(p, "sheet_ties"));
     fprintf(f, "\n");
+}
+
+/* What --hair-fit did, per skin, from the record the fit wrote (docs/schema.md "hair_fit"): the
+ * report's "hair_fit" list, each with "fitted": "now", or "before" for a skin an earlier
+ * --hair-fit had fitted (left as it was). */
+static void hair_fit_report(json_t* report, const tl_gltf* doc, const tl_rig_analysis* a) {
+    json_t* list = json_array();
+    json_t* skins = json_object_get(tl_gltf_json(doc), "skins");
+    for (uint32_t s = 0; s < a->skin_count; ++s) {
+        json_t* rec = json_object_get(
+            json_object_get(json_object_get(json_array_get(skins, a->skins[s].skin), "extras"),
+                            "tailor"),
+            "hair_fit");
+        if (!json_is_object(rec)) continue;
+        bool chained = false;
+        for (uint32_t i = 0; i < a->part_count; ++i)
+            chained |= a->parts[i].skin == s && a->parts[i].cls == TL_RIG_CLASS_HAIR &&
+                       a->parts[i].action == TL_RIG_ACTION_CHAIN;
+        json_t* o = json_deep_copy(rec);
+        json_object_set_new(o, "skin", json_integer(a->skins[s].skin));
+        json_object_set_new(o, "fitted",
+                            json_string(a->skins[s].hair_fitted && !chained ? "before" : "now"));
+        json_array_append_new(list, o);
+    }
+    json_object_set_new(report, "hair_fit", list);
+}
+
+/* "hair fit: skin 0: 639 vertices re-weighted over 342 poses (Walk, HeadTurn, Jump), 1621
+ * collider half-spaces", per skin; "no hair chains to fit" when none. */
+static void print_hair_fit(FILE* f, const json_t* r) {
+    const json_t* list = json_object_get(r, "hair_fit");
+    if (!f || !list) return;
+    if (json_array_size(list) == 0) fprintf(f, "hair fit: no hair chains to fit\n");
+    size_t i;
+    const json_t* o;
+    json_array_foreach(list, i, o) {
+        bool before = !strcmp(json_string_value(json_object_get(o, "fitted")), "before");
+        fprintf(f, "hair fit: skin %d: ", (int)num(o, "skin"));
+        if (before)
+            fprintf(f, "fitted before, left as it was (");
+        else
+            fprintf(f, "%d vertices re-weighted over %d poses (", (int)num(o, "changed"),
+                    (int)num(o, "poses"));
+        size_t c;
+        const json_t* name;
+        json_array_foreach(json_object_get(o, "clips"), c, name)
+            fprintf(f, "%s%s", c ? ", " : "", json_string_value(name));
+        if (before)
+            fprintf(f, ")\n");
+        else
+            fprintf(f, "), %d collider half-spaces\n", (int)num(o, "planes"));
+    }
 }
 
 static json_t* build_report(const char* in, const char* out, const tl_rig_analysis* a,
@@ -480,6 +540,10 @@ int tl_cli_rig_option(const char* cmd, int argc, char** argv, int* index, tl_rig
         def->hair_fit = true;
     else if (!strcmp(a, "--hair-fit-clips") && v)
         def->hair_fit = true, def->hair_fit_clips = v, *index = i + 1;
+    else if (!strcmp(a, "--cloth-fit"))
+        def->cloth_fit = true;
+    else if (!strcmp(a, "--cloth-fit-clips") && v)
+        def->cloth_fit = true, def->cloth_fit_clips = v, *index = i + 1;
     else
         return 0;
     return 1;
@@ -615,6 +679,7 @@ int tl_cli_rig(int argc, char** argv) {
         }
         play_data_ties(report, doc, rig);
         print_play_data(summary, report);
+        if (rig->def.hair_fit) hair_fit_report(report, doc, rig), print_hair_fit(summary, report);
         if (report_path && add_new_tears(report, in, doc, rig) != 0) goto done;
         uint32_t fixed = 0;
         if (fix_skeleton && tl_gltf_fix_skeletons(doc, &fixed, &err) != TL_OK) {

@@ -2120,16 +2120,27 @@ static void rig_hair_play_stored(void) {
     uint32_t n = 0, node[64], hair = 0, c = 0;
     tl_error err;
     ENSURE(tl_play_chains_find(scene, chains, 64, &n, &err) == TL_OK && n <= 64);
+    /* (the player takes the stored thickness since session 26: the one the skin gives is
+       found here as it would without it) */
+    uint32_t nv = scene->skins[0].vertex_count;
+    int32_t* lock = malloc(sizeof *lock * nv);
+    uint32_t* joint = malloc(sizeof *joint * nv);
+    float* near = malloc(sizeof *near * nv);
+    ENSURE(lock && joint && near && play_skin_locks(scene, 0, chains, n, lock, joint, near));
     for (uint32_t p = 0; p < scene->part_count; ++p) {
         const tl_scene_part* part = &scene->parts[p];
         if (part->kind != TL_PART_TAIL && part->kind != TL_PART_HAIR) continue;
         node[c] = part->node;
         if (part->kind == TL_PART_HAIR) {
             ++hair;
-            ENSURE(part->hit_radius == chains[c].hit_radius && part->hit_radius > 0);
+            ENSURE(chains[c].skin == 0);
+            float found = play_chain_skin_thickness(scene, &chains[c], c, lock, near);
+            ENSURE(part->hit_radius == found && found > 0);
+            ENSURE(chains[c].hit_radius == part->hit_radius);
         }
         ++c;
     }
+    free(lock), free(joint), free(near);
     play_sheet_tie* ties = NULL;
     uint32_t count = 0;
     ENSURE(play_sheet_ties_find(scene, chains, n, NULL, NULL, &ties, &count));

@@ -727,6 +727,74 @@ static void bad_input_fails_cleanly(void) {
     free(out);
 }
 
+/* --before: a rigged rat against its input file, over the vertices whose weights differ
+ * (--region-reweighted), gives the rig report's own new_torn_pct for the clip (the same mask, the
+ * same plays: the input has no chains); a file against itself has no new tears and the same
+ * torn share on both sides; a different mesh and --region-reweighted alone are refused. */
+static void new_tears_against_before(void) {
+    const char* input = tl_test_shared("cases/rat-tailless.glb");
+    char rigged[512], report[512];
+    snprintf(rigged, sizeof rigged, "%s", tl_test_scratch("rat-before.glb"));
+    snprintf(report, sizeof report, "%s", tl_test_scratch("rat-before.json"));
+    ENSURE(tl_test_cli(NULL, "rig '%s' -o '%s' --report '%s' --force >/dev/null", input, rigged,
+                       report) == 0);
+    json_t* rep = json_load_file(report, 0, NULL);
+    json_t* part = NULL;
+    size_t i;
+    json_t* p;
+    json_array_foreach(json_object_get(rep, "parts"), i, p) if (json_object_get(p, "new_torn_pct"))
+        part = p;
+    ENSURE(part);
+    const char* clip = "RatArmature|Rat_Jump";
+    double want = json_number_value(json_object_get(json_object_get(part, "new_torn_pct"), clip));
+    json_t* changed = json_object_get(rep, "changed_vertices");
+    char name[64];
+    snprintf(name, sizeof name, "re-weighted (%d vertices)", (int)json_integer_value(changed));
+    char* out = NULL;
+    ENSURE(tl_test_cli(&out, "measure '%s' --before '%s' --region-reweighted --clip '%s' --json",
+                       rigged, input, clip) == 0);
+    json_t* m = json_loads(out, 0, NULL);
+    free(out);
+    ENSURE(m);
+    json_t* region = NULL;
+    json_array_foreach(json_object_get(m, "regions"), i,
+                       p) if (!strcmp(json_string_value(json_object_get(p, "name")), name)) region =
+        p;
+    ENSURE(region); /* (named by its count: the rig's re-weighted vertices) */
+    json_t* before = json_object_get(region, "before");
+    double got = json_number_value(json_object_get(before, "new_torn_pct"));
+    printf("  rat, %s: new tears against the input %.5f%% (the rig's report %.5f%%)\n", clip, got,
+           want);
+    ENSURE(want > 0 && fabs(got - want) <= 1e-5 * want);
+    json_decref(m);
+    ENSURE(tl_test_cli(&out, "measure '%s' --before '%s' --clip Rat_Run --json", rigged, rigged) ==
+           0);
+    m = json_loads(out, 0, NULL);
+    free(out);
+    ENSURE(m);
+    size_t regions = 0;
+    json_array_foreach(json_object_get(m, "regions"), i, p) {
+        json_t* b = json_object_get(p, "before");
+        ENSURE(b && json_integer_value(json_object_get(b, "new_torn")) == 0);
+        ENSURE(json_integer_value(json_object_get(b, "torn_before")) ==
+               json_integer_value(json_object_get(b, "torn_after")));
+        ++regions;
+    }
+    ENSURE(regions > 0 && json_object_get(json_object_get(m, "body"), "before"));
+    json_decref(m);
+    json_decref(rep);
+    ENSURE(tl_test_cli(&out, "measure '%s' --before '%s' 2>&1", rigged,
+                       tl_test_shared("cases/fox-khronos-tailless.glb")) == 1);
+    ENSURE(strstr(out, "not the same mesh"));
+    free(out);
+    ENSURE(tl_test_cli(&out, "measure '%s' --region-reweighted 2>&1", rigged) == 2);
+    ENSURE(strstr(out, "needs --before"));
+    free(out);
+    ENSURE(tl_test_cli(&out, "measure '%s' --before '%s' --stress 2>&1", rigged, input) == 2);
+    ENSURE(strstr(out, "--stress"));
+    free(out);
+}
+
 int main(int argc, char** argv) {
     static const tl_test_case cases[] = {
         {"two_bone_bend_90", two_bone_bend_90},
@@ -743,6 +811,7 @@ int main(int argc, char** argv) {
         {"rigs_of_unrigged_and_rigged", rigs_of_unrigged_and_rigged},
         {"skin_depth_where_the_rigs_differ", skin_depth_where_the_rigs_differ},
         {"bad_input_fails_cleanly", bad_input_fails_cleanly},
+        {"new_tears_against_before", new_tears_against_before},
     };
     return tl_test_main(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }

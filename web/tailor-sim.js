@@ -597,7 +597,7 @@ function readCollider(json, s, o, at, file, notes, resolveName) {
 // none. (role, side and vertices are informational: not checked here.)
 function readSkinColliders(json, s, file, notes, resolveName) {
   const rec = json.skins[s].extras.tailor, base = `/skins/${s}/extras/tailor`;
-  for (const k of Object.keys(rec)) if (!['version', 'frame', 'colliders', 'sheet'].includes(k)) notes.push(`${file}: ${base}/${k}: unknown key, ignored`);
+  for (const k of Object.keys(rec)) if (!['version', 'frame', 'colliders', 'sheet', 'hair_fit'].includes(k)) notes.push(`${file}: ${base}/${k}: unknown key, ignored`);
   if (rec.colliders === undefined) return [];
   const ptr = `${base}/colliders`;
   if (!Array.isArray(rec.colliders)) fail(file, ptr, `must be an array of colliders, is ${typeName(rec.colliders)}`);

@@ -110,6 +110,22 @@ tl_result tl_measure_new_tears(const tl_scene* before, const tl_scene* after, ui
                                tl_measure_pose_fn* after_fn, void* user, tl_new_tears* out,
                                tl_error* err);
 
+/* One side of tl_measure_new_tears_between: a scene, its clip, and what moves its chains. */
+typedef struct tl_new_tears_side {
+    const tl_scene* scene;
+    uint32_t clip;
+    tl_measure_pose_fn* pose_fn; /* NULL: the clip alone */
+    void* user;
+} tl_new_tears_side;
+
+/* The same between two files that both may move (`tailor measure AFTER --before BEFORE`: a
+ * re-weighting of a rigged file, each side played with its own chains): the same skin union,
+ * the samples over `before`'s clip, the edges with both ends in `mask`. */
+tl_result tl_measure_new_tears_between(const tl_new_tears_side* before,
+                                       const tl_new_tears_side* after, uint32_t skin,
+                                       const uint8_t* mask, const tl_measure_def* def,
+                                       tl_new_tears* out, tl_error* err);
+
 /* Liveliness of a simulated chain (measure.md): is the tail alive?
  *   swing_deg      RMS over links and samples of the angle between a link's direction (in the
  *                  attachment joint's frame) and that link's mean direction over the clip: a

@@ -190,6 +190,13 @@ typedef struct tl_rig_def {
     const char* hair_fit_clips; /* comma-separated clip names the fit sees (read by
                                    tl_rig_apply: it must live until then); NULL: every clip of
                                    the file (the first 64) */
+    /* each cloth part's render weights fitted to the character's clips as its lattice plays
+       them, out of the body colliders where the lattice's weights put them in (tailor rig
+       --cloth-fit; docs/cloth.md "Session 27 (skirtfit27)"); false */
+    bool cloth_fit;
+    bool cloth_fit_no_colliders; /* the fit without its half-spaces (measured only); false */
+    const char* cloth_fit_clips; /* comma-separated clip names the fit sees (living until
+                                    tl_rig_apply); NULL: every clip of the file (the first 64) */
 } tl_rig_def;
 
 tl_rig_def tl_default_rig_def(void);
@@ -318,6 +325,9 @@ typedef struct tl_rig_skin {
     bool play_colliders;
     uint32_t play_hit_radii;
     bool play_sheet;
+    /* the skin holds the record of an earlier `--hair-fit` (skins[s].extras.tailor.hair_fit):
+       tl_rig_apply does not fit its weights again */
+    bool hair_fitted;
 } tl_rig_skin;
 
 /* Stage times of one analysis, seconds (the benchmark reports them). */

@@ -41,7 +41,7 @@ static bool solve_dense(int d, double M[KKT_MAX][KKT_MAX], double* r) {
 }
 
 int hair_qp_solve(int n, const double* Q, const double* c, int m, const double* A, const double* b,
-                  double* x) {
+                  double step_min, double* x) {
     int work[HAIR_QP_MAX];
     int nw = 0;
     for (int iter = 0; iter < 200; ++iter) {
@@ -63,7 +63,7 @@ int hair_qp_solve(int n, const double* Q, const double* c, int m, const double* 
         double step = 0;
         for (int i = 0; i < n; ++i)
             step = fmax(step, fabs(r[i]));
-        if (step < 1e-12) { /* optimal on this working set: drop a wrong-signed multiplier */
+        if (step < step_min) { /* optimal on this working set: drop a wrong-signed multiplier */
             int worst = -1;
             double least = -1e-12;
             for (int k = 0; k < nw; ++k)

@@ -18,9 +18,19 @@ tl_result tl_measure_new_tears(const tl_scene* before, const tl_scene* after, ui
                                const uint8_t* mask, uint32_t clip, const tl_measure_def* def,
                                tl_measure_pose_fn* after_fn, void* user, tl_new_tears* out,
                                tl_error* err) {
-    assert(before && after && mask && def && out && def->samples > 0);
+    tl_new_tears_side b = {before, clip, NULL, NULL}, a = {after, clip, after_fn, user};
+    return tl_measure_new_tears_between(&b, &a, skin, mask, def, out, err);
+}
+
+tl_result tl_measure_new_tears_between(const tl_new_tears_side* bside,
+                                       const tl_new_tears_side* aside, uint32_t skin,
+                                       const uint8_t* mask, const tl_measure_def* def,
+                                       tl_new_tears* out, tl_error* err) {
+    assert(bside && aside && mask && def && out && def->samples > 0);
+    const tl_scene *before = bside->scene, *after = aside->scene;
+    assert(before && after);
     assert(skin < before->skin_count && skin < after->skin_count);
-    assert(clip < before->clip_count && clip < after->clip_count);
+    assert(bside->clip < before->clip_count && aside->clip < after->clip_count);
     *out = (tl_new_tears){0};
     const tl_scene_skin* sb = &before->skins[skin];
     const tl_scene_skin* sa = &after->skins[skin];
@@ -53,14 +63,15 @@ tl_result tl_measure_new_tears(const tl_scene* before, const tl_scene* after, ui
         if (!(len > min_rest)) continue;
         edges[2 * m] = a, edges[2 * m + 1] = b, rest[m++] = len;
     }
-    float duration = before->clips[clip].duration;
+    float duration = before->clips[bside->clip].duration;
     for (uint32_t j = 0; j < def->samples; ++j) {
         float t = (float)j * duration / (float)def->samples;
-        tl_pose_sample(pb, before, clip, t);
+        tl_pose_sample(pb, before, bside->clip, t);
+        if (bside->pose_fn) bside->pose_fn(bside->user, pb, t);
         tl_pose_joint_matrices(pb, before, skin, jb);
         tl_scene_skin_positions(before, skin, jb, xb);
-        tl_pose_sample(pa, after, clip, t);
-        if (after_fn) after_fn(user, pa, t);
+        tl_pose_sample(pa, after, aside->clip, t);
+        if (aside->pose_fn) aside->pose_fn(aside->user, pa, t);
         tl_pose_joint_matrices(pa, after, skin, ja);
         tl_scene_skin_positions(after, skin, ja, xa);
         for (size_t e = 0; e < m; ++e) {

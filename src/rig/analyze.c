@@ -453,6 +453,7 @@ static void find_play_missing(tl_rig_analysis* a, const tl_scene* scene) {
            hit_radius keys it was written with) */
         a->skins[s].play_sheet =
             a->skins[s].play_hit_radii > 0 && !json_object_get(tailor, TL_SCHEMA_SHEET);
+        a->skins[s].hair_fitted = json_object_get(tailor, TL_SCHEMA_HAIR_FIT) != NULL;
     }
 }
 

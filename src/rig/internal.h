@@ -5,6 +5,8 @@
 #include <tailor/mesh.h>
 #include <tailor/rig.h>
 
+#include "hair/seam_fit.h"
+
 #include <assert.h>
 
 /* The bones of a skin: segments of its deforming joints (tails.md §1), grouped by joint. */
@@ -198,10 +200,42 @@ tl_result rig_write_hair_play(tl_gltf* doc, const tl_scene* scene, tl_error* err
  * keys present stay. */
 tl_result rig_write_play_missing(tl_gltf* doc, const tl_rig_analysis* a, tl_error* err);
 
-/* write_hair.c: with def.hair_fit, each hair skin's seam weights fitted to its clips
- * (src/hair/seam_fit.c) once the weights and the play data are written: the play data stay
- * the pre-fit weights', and the player plays them. */
+/* write_hair.c: with def.hair_fit, the seam weights of each skin with new hair chains, or with
+ * hair tailor rigged before and no earlier fit's record, fitted to its clips
+ * (src/hair/seam_fit.c) once the weights and the play data are written (the play data stay the
+ * pre-fit weights', and the player plays them), and the fit's record written. */
 tl_result rig_write_hair_fit(tl_gltf* doc, const tl_rig_analysis* a, tl_error* err);
+
+/* write_hair.c: skin `skin`'s weights refitted by `fit` (hair_seam_fit, rig_cloth_fit_skin) and
+ * the changed vertices written (rig_write_skin_weights: the document reindexed, scene stale). */
+typedef tl_result (*rig_skin_refit)(const tl_scene* scene, uint32_t skin, const void* def,
+                                    uint32_t* joints, float* weights, uint8_t* changed,
+                                    hair_seam_fit_report* report, tl_error* err);
+/* What a refit writes beside the weights, before them (NULL: nothing). */
+typedef void (*rig_refit_record)(tl_gltf* doc, const tl_scene* scene,
+                                 const hair_seam_fit_report* report, const void* user);
+tl_result rig_refit_skin(tl_gltf* doc, const tl_scene* scene, uint32_t skin, rig_skin_refit fit,
+                         const void* def, rig_refit_record record, const void* user, tl_error* err);
+
+/* cloth_fit.c: with def.cloth_fit, each cloth part's render weights fitted to its clips
+ * (docs/cloth.md "Session 27 (skirtfit27)") after everything else is written. */
+typedef struct rig_cloth_fit_def {
+    hair_seam_fit_def fit; /* the seam fit's def: rings 2 (candidates from 3 edges round),
+                              clips, samples, sweeps, pull, colliders as the hair's */
+    float push; /* the pull onto a body collider's surface per pose a vertex is inside, against
+                   1 per kept edge; 8 */
+} rig_cloth_fit_def;
+
+rig_cloth_fit_def rig_default_cloth_fit_def(void);
+
+/* The fit on skin `skin` of the scene (joints, weights, changed as hair_seam_fit's); nothing
+ * changes when it has no cloth part (report->free_vertices 0). */
+tl_result rig_cloth_fit_skin(const tl_scene* scene, uint32_t skin, const rig_cloth_fit_def* def,
+                             uint32_t* joints, float* weights, uint8_t* changed,
+                             hair_seam_fit_report* report, tl_error* err);
+
+/* Every skin's cloth fitted and its weights written (the document reindexed). */
+tl_result rig_write_cloth_fit(tl_gltf* doc, const rig_cloth_fit_def* def, tl_error* err);
 
 /* write.c: new JOINTS_0 / WEIGHTS_0 (4 a vertex) for the vertices of skin `skin` with planned[v]
  * (union indices of `scene`, the document's), the others copied value for value; the replaced

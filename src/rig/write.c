@@ -614,7 +614,10 @@ static void flags_free(uint8_t** hair, uint32_t count) {
 
 tl_result tl_rig_apply(tl_gltf* doc, const tl_rig_analysis* a, tl_error* err) {
     assert(doc && a);
-    if (a->changed_vertices == 0) return rig_write_play_missing(doc, a, err);
+    if (a->changed_vertices == 0) { /* (a file tailor rigged before: the fit if asked) */
+        tl_result r = rig_write_play_missing(doc, a, err);
+        return r == TL_OK && a->def.hair_fit ? rig_write_hair_fit(doc, a, err) : r;
+    }
     replaced_list replaced = {0};
     uint32_t first_new = doc->accessor_count;
     tl_result r = TL_OK;
@@ -643,5 +646,12 @@ tl_result tl_rig_apply(tl_gltf* doc, const tl_rig_analysis* a, tl_error* err) {
         tl_scene_destroy(scene);
     flags_free(hair_flags, hair_skins);
     if (r == TL_OK) r = rig_write_play_missing(doc, a, err);
-    return r == TL_OK && hair && a->def.hair_fit ? rig_write_hair_fit(doc, a, err) : r;
+    if (r == TL_OK && hair && a->def.hair_fit) r = rig_write_hair_fit(doc, a, err);
+    if (r == TL_OK && a->def.cloth_fit) {
+        rig_cloth_fit_def def = rig_default_cloth_fit_def();
+        def.fit.colliders = !a->def.cloth_fit_no_colliders;
+        def.fit.clips = a->def.cloth_fit_clips;
+        r = rig_write_cloth_fit(doc, &def, err);
+    }
+    return r;
 }

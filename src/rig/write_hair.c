@@ -110,29 +110,80 @@ tl_result rig_write_play_missing(tl_gltf* doc, const tl_rig_analysis* a, tl_erro
     return r;
 }
 
+tl_result rig_refit_skin(tl_gltf* doc, const tl_scene* scene, uint32_t skin, rig_skin_refit fit,
+                         const void* def, rig_refit_record record, const void* user,
+                         tl_error* err) {
+    uint32_t n = scene->skins[skin].vertex_count;
+    uint32_t* joints = malloc(sizeof *joints * 4 * ((size_t)n + 1));
+    float* weights = malloc(sizeof *weights * 4 * ((size_t)n + 1));
+    uint8_t* changed = malloc((size_t)n + 1);
+    hair_seam_fit_report report;
+    tl_result r = TL_OK;
+    if (!joints || !weights || !changed) r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
+    if (r == TL_OK) r = fit(scene, skin, def, joints, weights, changed, &report, err);
+    /* (the record first: it names the clips from this scene, which the weights' write leaves
+       behind the reindexed document) */
+    if (r == TL_OK && record) record(doc, scene, &report, user);
+    if (r == TL_OK && report.changed > 0)
+        r = rig_write_skin_weights(doc, scene, skin, joints, weights, changed, err);
+    free(joints), free(weights), free(changed);
+    return r;
+}
+
+static tl_result hair_refit(const tl_scene* scene, uint32_t skin, const void* def, uint32_t* joints,
+                            float* weights, uint8_t* changed, hair_seam_fit_report* report,
+                            tl_error* err) {
+    return hair_seam_fit(scene, skin, def, joints, weights, changed, report, err);
+}
+
+/* Skin s gets the fit: it has new hair chains, or hair tailor rigged before that no earlier
+ * --hair-fit has fitted (its record absent). */
+static bool hair_fit_wanted(const tl_rig_analysis* a, uint32_t s) {
+    if (rig_skin_hair_chained(a, s)) return true;
+    for (uint32_t i = 0; i < a->part_count && !a->skins[s].hair_fitted; ++i)
+        if (a->parts[i].skin == s && a->parts[i].cls == TL_RIG_CLASS_HAIR &&
+            a->parts[i].action == TL_RIG_ACTION_ALREADY_RIGGED)
+            return true;
+    return false;
+}
+
+/* skins[skin].extras.tailor.hair_fit: what the fit saw and did (docs/schema.md). */
+static void write_fit_record(tl_gltf* doc, const tl_scene* scene, uint32_t skin,
+                             const hair_seam_fit_report* f, bool half_spaces) {
+    json_t* clips = json_array();
+    for (uint32_t c = 0; c < f->clip_count; ++c)
+        json_array_append_new(clips, json_string(scene->clips[f->clips[c]].name));
+    json_t* o =
+        json_pack("{s:o, s:I, s:I, s:I, s:I, s:b}", "clips", clips, "poses", (json_int_t)f->poses,
+                  "free_vertices", (json_int_t)f->free_vertices, "changed", (json_int_t)f->changed,
+                  "planes", (json_int_t)f->planes, "half_spaces", half_spaces);
+    json_object_set_new(tl_schema_skin_record(doc, skin), TL_SCHEMA_HAIR_FIT, o);
+}
+
+typedef struct hair_record_ctx {
+    uint32_t skin; /* the document's skin */
+    bool half_spaces;
+} hair_record_ctx;
+
+static void hair_record(tl_gltf* doc, const tl_scene* scene, const hair_seam_fit_report* report,
+                        const void* user) {
+    const hair_record_ctx* c = user;
+    write_fit_record(doc, scene, c->skin, report, c->half_spaces);
+}
+
 tl_result rig_write_hair_fit(tl_gltf* doc, const tl_rig_analysis* a, tl_error* err) {
     tl_result r = TL_OK;
     hair_seam_fit_def def = hair_default_seam_fit_def();
     def.colliders = !a->def.hair_fit_no_colliders;
     def.clips = a->def.hair_fit_clips;
     for (uint32_t s = 0; s < a->skin_count && r == TL_OK; ++s) {
-        if (!rig_skin_hair_chained(a, s)) continue;
+        if (!hair_fit_wanted(a, s)) continue;
         tl_scene* scene = NULL; /* (again for each skin: the last one's write reindexed) */
         if ((r = tl_scene_create(doc, &scene, err)) != TL_OK) break;
         for (uint32_t k = 0; k < scene->skin_count && r == TL_OK; ++k) {
             if (scene->skins[k].skin != a->skins[s].skin) continue;
-            uint32_t n = scene->skins[k].vertex_count;
-            uint32_t* joints = malloc(sizeof *joints * 4 * ((size_t)n + 1));
-            float* weights = malloc(sizeof *weights * 4 * ((size_t)n + 1));
-            uint8_t* changed = malloc((size_t)n + 1);
-            hair_seam_fit_report report;
-            if (!joints || !weights || !changed)
-                r = tl_error_set(err, TL_ERROR_MEMORY, "out of memory");
-            if (r == TL_OK)
-                r = hair_seam_fit(scene, k, &def, joints, weights, changed, &report, err);
-            if (r == TL_OK && report.changed > 0)
-                r = rig_write_skin_weights(doc, scene, k, joints, weights, changed, err);
-            free(joints), free(weights), free(changed);
+            hair_record_ctx ctx = {a->skins[s].skin, def.colliders};
+            r = rig_refit_skin(doc, scene, k, hair_refit, &def, hair_record, &ctx, err);
             break;
         }
         tl_scene_destroy(scene);

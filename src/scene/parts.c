@@ -584,8 +584,9 @@ static tl_result read_skin(reader* r, uint32_t s, json_t* tailor) {
     if (res == TL_OK && frame) res = read_frame(r, s, base, frame);
     json_t* colliders = json_object_get(tailor, TL_SCHEMA_COLLIDERS);
     if (res == TL_OK && colliders) res = read_colliders(r, s, base, colliders);
-    static const char* const known[] = {TL_SCHEMA_VERSION_KEY, TL_SCHEMA_FRAME, TL_SCHEMA_COLLIDERS,
-                                        TL_SCHEMA_SHEET, NULL};
+    static const char* const known[] = {TL_SCHEMA_VERSION_KEY, TL_SCHEMA_FRAME,
+                                        TL_SCHEMA_COLLIDERS,   TL_SCHEMA_SHEET,
+                                        TL_SCHEMA_HAIR_FIT,    NULL};
     return res != TL_OK ? res : tl_parts_note_unknown(r, base, tailor, known, NULL);
 }
 

@@ -43,7 +43,10 @@
 #define TL_SCHEMA_SHEET_LINKS "links"     /* ... their links ... */
 #define TL_SCHEMA_SHEET_AT "at"           /* ... the tied points along them, 0..1 ... */
 #define TL_SCHEMA_SHEET_SEAM "seam"       /* ... and the seam's mean rest edge, world units */
-#define TL_SCHEMA_V1_SCALE "scale"        /* version 1 wrote chain.scale; nothing read it */
+/* On a skin: what tailor rig --hair-fit did (a record: the clips, poses, free and changed
+   vertices; no reader plays it; its presence keeps a later --hair-fit from fitting again) */
+#define TL_SCHEMA_HAIR_FIT "hair_fit"
+#define TL_SCHEMA_V1_SCALE "scale" /* version 1 wrote chain.scale; nothing read it */
 
 /* On a skin: its frame (up, forward, lateral; rest-world) */
 #define TL_SCHEMA_FRAME "frame"
