@@ -3948,10 +3948,11 @@ static uint32_t scalp_scan(const tl_hair_scalp* sc, const float* sphere, const f
     return best;
 }
 
-/* The chains' scalp distances with the memo of repeated positions (hair_scalp_distances)
- * against each point asked: bob01's and braid01's hair (982 of bob01's 5961 vertices repeat a
- * position) and points around the scalp where one in three repeats an earlier point exactly,
- * one in three differs from one in a single bit of one coordinate (or 0 against -0), to the bit. */
+/* The chains' scalp distances with the memo of repeated positions and the points grouped by
+ * cells sharing their triangles (hair_scalp_distances) against each point asked: bob01's and
+ * braid01's hair (982 of bob01's 5961 vertices repeat a position) and points around the scalp
+ * where one in three repeats an earlier point exactly, one in three differs from one in a single
+ * bit of one coordinate (or 0 against -0), to the bit. */
 static void scalp_distances_memo_matches_plain(void) {
     ENSURE(body_load());
     const float scale = scalp->height / TL_HAIR_HUMAN_MM, reach = 30.0f * scale;
@@ -4008,6 +4009,59 @@ static void scalp_distances_memo_matches_plain(void) {
     printf("    %u points, %u repeat an earlier one, %u within reach, %u differ\n", points, repeats,
            near, differ);
     ENSURE(repeats > 2000 && near > 5000);
+    ENSURE(differ == 0);
+}
+
+/* A list of the scalp triangles near a centre (hair_scalp_near_list) read by points within
+ * its spread (hair_scalp_nearest_listed) against hair_scalp_nearest of each point: the triangle,
+ * distance and barycentrics as bits. 3000 centres around the scalp (one in ten far off it), a
+ * spread from 0 to twice the reach, 8 points each in random directions, a third of them on the
+ * spread's sphere (rounded inward) and one at the centre; reaches of 10 and 30 mm and one so
+ * large the list holds every triangle. */
+static void scalp_near_list_matches_nearest(void) {
+    ENSURE(body_load());
+    const float scale = scalp->height / TL_HAIR_HUMAN_MM;
+    const float reaches[] = {10.0f * scale, 30.0f * scale, 1e4f * scale};
+    uint32_t* tris = malloc(sizeof(uint32_t) * ((size_t)scalp->triangle_count + 1));
+    ENSURE(tris);
+    uint32_t r = 4242, queries = 0, found = 0, differ = 0;
+    uint64_t listed = 0;
+    for (uint32_t c = 0; c < 3000; ++c) {
+        float reach = reaches[c % COUNT(reaches)], centre[3];
+        const float* v =
+            scalp->positions +
+            3 * (size_t)
+                    scalp->triangles[(uint32_t)(lcg_unit(&r) * 1e6f) % (3 * scalp->triangle_count)];
+        float off = c % 10 == 0 ? 0.3f : 0.04f;
+        for (int k = 0; k < 3; ++k)
+            centre[k] = v[k] + (lcg_unit(&r) - 0.5f) * off;
+        float spread = lcg_unit(&r) * 2 * reach;
+        uint32_t n = hair_scalp_near_list(scalp, centre, reach, spread, tris);
+        listed += n;
+        for (int i = 0; i < 8; ++i) {
+            float dir[3], len = 0, p[3];
+            for (int k = 0; k < 3; ++k)
+                dir[k] = lcg_unit(&r) - 0.5f, len += dir[k] * dir[k];
+            len = sqrtf(len);
+            float at = i == 0 ? 0 : i % 3 == 0 ? spread * (1 - 1e-6f) : lcg_unit(&r) * spread;
+            for (int k = 0; k < 3; ++k)
+                p[k] = centre[k] + (len > 0 ? dir[k] / len : 0) * at;
+            double d2 = 0; /* within the spread as the caller checks it */
+            for (int k = 0; k < 3; ++k)
+                d2 += ((double)p[k] - centre[k]) * ((double)p[k] - centre[k]);
+            if (!(d2 <= (double)spread * spread)) continue;
+            float da = -1, db = -1, ba[3] = {0, 0, 0}, bb[3] = {0, 0, 0};
+            uint32_t ta = hair_scalp_nearest(scalp, p, reach, &da, ba);
+            uint32_t tb = hair_scalp_nearest_listed(scalp, tris, n, p, reach, &db, bb);
+            queries++, found += ta != UINT32_MAX;
+            differ +=
+                ta != tb || memcmp(&da, &db, sizeof da) != 0 || memcmp(ba, bb, sizeof ba) != 0;
+        }
+    }
+    printf("    %u queries (%u found), %.1f triangles a list of %u, %u differ\n", queries, found,
+           (double)listed / 3000, scalp->triangle_count, differ);
+    free(tris);
+    ENSURE(queries > 20000 && found > 5000);
     ENSURE(differ == 0);
 }
 
@@ -5380,6 +5434,7 @@ int main(int argc, char** argv) {
         {"coverage_matches_segments", coverage_matches_segments},
         {"scalp_nearest_matches_scan", scalp_nearest_matches_scan},
         {"scalp_distances_memo_matches_plain", scalp_distances_memo_matches_plain},
+        {"scalp_near_list_matches_nearest", scalp_near_list_matches_nearest},
         {"stitched_count_matches_nearest", stitched_count_matches_nearest},
         {"stitch_grid_skip_matches_copy", stitch_grid_skip_matches_copy},
         {"cover_matches_scan", cover_matches_scan},

@@ -59,25 +59,35 @@ const float* hair_chains_scalp(const tl_hair_chains* chains, float* reach) {
 }
 
 /* The lock of guide g: its parents' points up to where it leaves them, then its own. Writes at
- * most `cap` points; returns the count. Depth is bounded: a file's parents may loop. */
-static uint32_t lock_of(const tl_hair_guides* gs, uint32_t g, float* out, uint32_t cap, int depth) {
+ * most `cap` points (and their indices in gs->points into ids, when not NULL); returns the
+ * count. Depth is bounded: a file's parents may loop. */
+static uint32_t lock_of(const tl_hair_guides* gs, uint32_t g, float* out, uint32_t* ids,
+                        uint32_t cap, int depth) {
     const tl_hair_guide* guide = &gs->guides[g];
     uint32_t n = 0;
     if (guide->parent != TL_NONE && depth < 64) {
         const tl_hair_guide* parent = &gs->guides[guide->parent];
-        n = lock_of(gs, (uint32_t)guide->parent, out, cap, depth + 1);
+        n = lock_of(gs, (uint32_t)guide->parent, out, ids, cap, depth + 1);
         uint32_t drop = parent->point_count - 1 - guide->parent_point; /* past the link */
         n = n > drop ? n - drop : 0;
     }
-    for (uint32_t k = 0; k < guide->point_count && n < cap; ++k)
+    for (uint32_t k = 0; k < guide->point_count && n < cap; ++k) {
+        if (ids) ids[n] = guide->first_point + k;
         memcpy(out + 3 * n++, gs->points + 3 * ((size_t)guide->first_point + k), 3 * sizeof(float));
+    }
     return n;
 }
 
-/* The free part of a lock: from its last point within `cap` of the scalp to its tip. */
-static uint32_t free_start(const tl_hair_scalp* scalp, const float* lock, uint32_t n, float cap) {
-    for (uint32_t k = n; k-- > 1;) /* from the tip: the last such point is the first found */
-        if (hair_scalp_within(scalp, lock + 3 * k, cap)) return k;
+/* The free part of a lock: from its last point within `cap` of the scalp to its tip. ids: the
+ * lock's points' indices, whose answers `within` keeps (0: not asked, 1: no, 2: yes; a lock
+ * shares its parent's points, braid01 a quarter of its queries); NULL: each point asked. */
+static uint32_t free_start(const tl_hair_scalp* scalp, const float* lock, const uint32_t* ids,
+                           uint8_t* within, uint32_t n, float cap) {
+    for (uint32_t k = n; k-- > 1;) { /* from the tip: the last such point is the first found */
+        uint8_t* w = ids ? &within[ids[k]] : NULL;
+        if (w && *w == 0) *w = hair_scalp_within(scalp, lock + 3 * k, cap) ? 2 : 1;
+        if (w ? *w == 2 : hair_scalp_within(scalp, lock + 3 * k, cap)) return k;
+    }
     return 0;
 }
 
@@ -121,7 +131,7 @@ static bool cover_build(const tl_hair_guides* gs, const uint32_t* start, const f
     for (uint32_t g = 0; ok && g < G; ++g) {
         skip[g] = !(free_len[g] > 0);
         if (skip[g]) continue;
-        uint32_t n = lock_of(gs, g, lock, cap_points, 0);
+        uint32_t n = lock_of(gs, g, lock, NULL, cap_points, 0);
         joints_along(lock, start[g], n, bones, joints + stride * g);
     }
     ok = ok && hair_cover_build(mesh->positions, mesh->vertex_count, off_cap, joints, skip,
@@ -163,10 +173,13 @@ static bool candidates_find(candidates* cd, const tl_hair_guides* gs, const tl_h
     cd->start = calloc(gs->guide_count ? gs->guide_count : 1, sizeof(uint32_t));
     if (!cd->lock || !cd->free_len || !cd->tip || !cd->start) return false;
     float* lock = cd->lock;
+    uint32_t* ids = malloc(sizeof(uint32_t) * cd->cap_points);
+    uint8_t* within = calloc((size_t)gs->point_count + 1, 1);
+    if (!ids || !within) free(ids), free(within), ids = NULL, within = NULL; /* each asked */
     for (uint32_t g = 0; g < gs->guide_count; ++g) {
         if (gs->guides[g].link == TL_HAIR_LINK_NONE) continue;
-        uint32_t n = lock_of(gs, g, lock, cd->cap_points, 0);
-        uint32_t s = cd->start[g] = free_start(scalp, lock, n, def->cap_mm * scale);
+        uint32_t n = lock_of(gs, g, lock, ids, cd->cap_points, 0);
+        uint32_t s = cd->start[g] = free_start(scalp, lock, ids, within, n, def->cap_mm * scale);
         cd->free_len[g] = s + 1 < n ? arc(lock, s, n) : 0;
         /* hair hangs: a free part that does not drop by half its length (an antler, a horn, a
            crest standing up) is not a lock for a chain */
@@ -175,6 +188,7 @@ static bool candidates_find(candidates* cd, const tl_hair_guides* gs, const tl_h
         memcpy(cd->tip + 3 * g, lock + 3 * (n - 1), 3 * sizeof(float));
         cd->longest = cd->free_len[g] > cd->longest ? cd->free_len[g] : cd->longest;
     }
+    free(ids), free(within);
     cd->bones = def->bones < 1                    ? 1
                 : def->bones > TL_CHAIN_MAX_BONES ? TL_CHAIN_MAX_BONES
                                                   : def->bones;
@@ -225,7 +239,7 @@ static uint32_t choose(candidates* cd, const tl_hair_guides* gs, const tl_hair_c
         c->guide = (uint32_t)best;
         c->bone_count = cd->bones;
         c->free_length = cd->free_len[best];
-        uint32_t n = lock_of(gs, c->guide, cd->lock, cd->cap_points, 0);
+        uint32_t n = lock_of(gs, c->guide, cd->lock, NULL, cd->cap_points, 0);
         joints_along(cd->lock, cd->start[best], n, cd->bones, c->joints);
     }
     return chosen;
@@ -550,6 +564,52 @@ static float scalp_distance(const tl_hair_scalp* scalp, const float p[3], float 
     return hair_scalp_nearest(scalp, p, reach, &d, b) != UINT32_MAX ? d : INFINITY;
 }
 
+/* The distances of the points ids[0..n) (finite), grouped by the cells of a grid of `cell`:
+ * each cell's scalp triangles gathered once around its centre (hair_scalp_near_list, as far
+ * as its farthest point), then each point's scan over them alone. False: no grid (memory). */
+static bool scalp_distances_by_cell(const tl_hair_scalp* scalp, const float* positions,
+                                    const uint32_t* ids, uint32_t n, float reach, float cell,
+                                    uint32_t* tris, float* out) {
+    hair_grid g;
+    if (!hair_grid_build(&g, positions, ids, n, cell)) return false;
+    for (uint32_t z = 0; z < g.dims[2]; ++z)
+        for (uint32_t y = 0; y < g.dims[1]; ++y)
+            for (uint32_t x = 0; x < g.dims[0]; ++x) {
+                size_t at = hair_grid_cell(&g, x, y, z);
+                if (g.start[at + 1] - g.start[at] < 3) { /* a list costs more than one or two */
+                    for (uint32_t i = g.start[at]; i < g.start[at + 1]; ++i)
+                        out[g.items[i]] =
+                            scalp_distance(scalp, positions + 3 * (size_t)g.items[i], reach);
+                    continue;
+                }
+                float centre[3] = {g.origin[0] + ((float)x + 0.5f) * g.cell,
+                                   g.origin[1] + ((float)y + 0.5f) * g.cell,
+                                   g.origin[2] + ((float)z + 0.5f) * g.cell};
+                double far = 0; /* the cell's farthest point from the centre (clamped ones too) */
+                for (uint32_t i = g.start[at]; i < g.start[at + 1]; ++i) {
+                    const float* p = positions + 3 * (size_t)g.items[i];
+                    double d2 = 0;
+                    for (int k = 0; k < 3; ++k)
+                        d2 += ((double)p[k] - centre[k]) * ((double)p[k] - centre[k]);
+                    far = d2 > far ? d2 : far;
+                }
+                float spread = (float)sqrt(far);
+                if ((double)spread < sqrt(far)) spread = nextafterf(spread, INFINITY);
+                uint32_t listed = hair_scalp_near_list(scalp, centre, reach, spread, tris);
+                for (uint32_t i = g.start[at]; i < g.start[at + 1]; ++i) {
+                    uint32_t v = g.items[i];
+                    float d, b[3];
+                    out[v] =
+                        hair_scalp_nearest_listed(scalp, tris, listed, positions + 3 * (size_t)v,
+                                                  reach, &d, b) != UINT32_MAX
+                            ? d
+                            : INFINITY;
+                }
+            }
+    hair_grid_free(&g);
+    return true;
+}
+
 void hair_scalp_distances(const tl_hair_scalp* scalp, const float* positions, uint32_t count,
                           float reach, bool memo, float* out) {
     /* a hash of the positions' bits (2 slots a point at least): a repeat copies its first's */
@@ -557,13 +617,19 @@ void hair_scalp_distances(const tl_hair_scalp* scalp, const float* positions, ui
     while (memo && slots < 2 * (size_t)count)
         slots *= 2;
     uint32_t* first = memo ? malloc(slots * sizeof *first) : NULL;
-    if (first) memset(first, 0xff, slots * sizeof *first); /* UINT32_MAX: empty */
+    uint32_t* rep = memo ? malloc(sizeof(uint32_t) * ((size_t)count + 1)) : NULL;
+    uint32_t* ids = memo ? malloc(sizeof(uint32_t) * ((size_t)count + 1)) : NULL;
+    uint32_t* tris = memo ? malloc(sizeof(uint32_t) * ((size_t)scalp->triangle_count + 1)) : NULL;
+    if (!first || !rep || !ids || !tris) { /* each point asked */
+        for (uint32_t v = 0; v < count; ++v)
+            out[v] = scalp_distance(scalp, positions + 3 * (size_t)v, reach);
+        free(first), free(rep), free(ids), free(tris);
+        return;
+    }
+    memset(first, 0xff, slots * sizeof *first); /* UINT32_MAX: empty */
+    uint32_t n = 0;
     for (uint32_t v = 0; v < count; ++v) {
         const float* p = positions + 3 * (size_t)v;
-        if (!first) {
-            out[v] = scalp_distance(scalp, p, reach);
-            continue;
-        }
         uint32_t bits[3];
         memcpy(bits, p, sizeof bits);
         uint64_t h = (bits[0] * 0x9E3779B97F4A7C15ull) ^ (bits[1] * 0xC2B2AE3D27D4EB4Full) ^
@@ -572,14 +638,24 @@ void hair_scalp_distances(const tl_hair_scalp* scalp, const float* positions, ui
         while (first[at] != UINT32_MAX &&
                memcmp(positions + 3 * (size_t)first[at], p, sizeof bits) != 0)
             at = (at + 1) & (slots - 1);
-        if (first[at] != UINT32_MAX) {
-            out[v] = out[first[at]];
-            continue;
-        }
-        first[at] = v;
-        out[v] = scalp_distance(scalp, p, reach);
+        if (first[at] == UINT32_MAX) first[at] = v;
+        rep[v] = first[at];
+        if (rep[v] != v) continue;
+        if (isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]))
+            ids[n++] = v; /* grouped below */
+        else
+            out[v] = scalp_distance(scalp, p, reach);
     }
-    free(first);
+    /* hair vertices in index order jump about: grouped by cells of the reach, a cell of three
+       or more sharing one list (bob01's 4979 distances 7.3 -> 4.7 ms, braid01's 1.4 -> 1.3;
+       half or twice the reach cost more) */
+    if (!(isfinite(reach) && reach > 0 && n > 0 &&
+          scalp_distances_by_cell(scalp, positions, ids, n, reach, reach, tris, out)))
+        for (uint32_t i = 0; i < n; ++i)
+            out[ids[i]] = scalp_distance(scalp, positions + 3 * (size_t)ids[i], reach);
+    for (uint32_t v = 0; v < count; ++v)
+        out[v] = out[rep[v]]; /* a repeat takes its first's (the same query: the same bits) */
+    free(first), free(rep), free(ids), free(tris);
 }
 
 tl_result tl_hair_chains_create(const tl_hair_mesh* mesh, const tl_hair_scalp* scalp,

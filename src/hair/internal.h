@@ -54,6 +54,16 @@ void hair_stitch_grid_free(hair_stitch_grid* grid);
  * *distance and bary are filled when found. */
 uint32_t hair_scalp_nearest(const tl_hair_scalp* scalp, const float p[3], float max_distance,
                             float* distance, float bary[3]);
+/* The triangles hair_scalp_nearest at max_distance may test for any point within spread of
+ * centre, ascending, into tris (room for the scalp's triangle count); their count. Every other
+ * triangle its sphere test skips for each such point. */
+uint32_t hair_scalp_near_list(const tl_hair_scalp* scalp, const float centre[3], float max_distance,
+                              float spread, uint32_t* tris);
+/* hair_scalp_nearest of p over such a list (p within its spread of its centre, the same
+ * max_distance): the same triangle, distance and barycentrics. */
+uint32_t hair_scalp_nearest_listed(const tl_hair_scalp* scalp, const uint32_t* tris, uint32_t count,
+                                   const float p[3], float max_distance, float* distance,
+                                   float bary[3]);
 /* Whether hair_scalp_nearest finds a triangle (found the same way, without the nearest). */
 bool hair_scalp_within(const tl_hair_scalp* scalp, const float p[3], float max_distance);
 

@@ -323,6 +323,29 @@ static void mark_word(uint64_t* mark, uint32_t* first, uint32_t* last, uint32_t 
 
 enum { SCALP_QUERY_WORDS = 1024 }; /* a grid query marks at most 65 536 triangles; more: the scan */
 
+/* Marks the triangles of the grid's cells [lo, hi] (words *first..*last of mark; *first
+ * UINT32_MAX: none). */
+static void scalp_marks(const scalp_storage* s, const uint32_t lo[3], const uint32_t hi[3],
+                        uint64_t* mark, uint32_t* first, uint32_t* last) {
+    uint64_t gathered = 0;
+    uint32_t word = UINT32_MAX;
+    *first = UINT32_MAX, *last = 0;
+    for (uint32_t z = lo[2]; z <= hi[2]; ++z)
+        for (uint32_t y = lo[1]; y <= hi[1]; ++y)
+            for (uint32_t x = lo[0]; x <= hi[0]; ++x) {
+                size_t at = hair_grid_cell(&s->grid, x, y, z);
+                for (uint32_t i = s->grid.start[at]; i < s->grid.start[at + 1]; ++i) {
+                    uint32_t t = s->grid.items[i];
+                    if (t / 64 != word) { /* a cell's triangles ascend: bits gathered */
+                        mark_word(mark, first, last, word, gathered);
+                        word = t / 64, gathered = 0;
+                    }
+                    gathered |= (uint64_t)1 << (t % 64);
+                }
+            }
+    mark_word(mark, first, last, word, gathered);
+}
+
 uint32_t hair_scalp_nearest(const tl_hair_scalp* scalp, const float p[3], float max_distance,
                             float* distance, float bary[3]) {
     const scalp_storage* s = scalp->internal;
@@ -337,28 +360,66 @@ uint32_t hair_scalp_nearest(const tl_hair_scalp* scalp, const float p[3], float 
             if (scalp_test(scalp, s, t, p, &best2, &root, bary)) best = t;
     } else {
         /* the cells' triangles marked, then tested in the scan's order (ties go to the last) */
-        uint64_t mark[SCALP_QUERY_WORDS], gathered = 0;
-        uint32_t first = UINT32_MAX, last = 0, word = UINT32_MAX;
-        for (uint32_t z = lo[2]; z <= hi[2]; ++z)
-            for (uint32_t y = lo[1]; y <= hi[1]; ++y)
-                for (uint32_t x = lo[0]; x <= hi[0]; ++x) {
-                    size_t at = hair_grid_cell(&s->grid, x, y, z);
-                    for (uint32_t i = s->grid.start[at]; i < s->grid.start[at + 1]; ++i) {
-                        uint32_t t = s->grid.items[i];
-                        if (t / 64 != word) { /* a cell's triangles ascend: bits gathered */
-                            mark_word(mark, &first, &last, word, gathered);
-                            word = t / 64, gathered = 0;
-                        }
-                        gathered |= (uint64_t)1 << (t % 64);
-                    }
-                }
-        mark_word(mark, &first, &last, word, gathered);
+        uint64_t mark[SCALP_QUERY_WORDS];
+        uint32_t first, last;
+        scalp_marks(s, lo, hi, mark, &first, &last);
         for (uint32_t w = first; first != UINT32_MAX && w <= last; ++w)
             for (uint64_t bits = mark[w]; bits; bits &= bits - 1) {
                 uint32_t t = 64 * w + lowest_bit(bits);
                 if (scalp_test(scalp, s, t, p, &best2, &root, bary)) best = t;
             }
     }
+    if (best != UINT32_MAX) *distance = sqrtf(best2);
+    return best;
+}
+
+/* Whether triangle t may pass scalp_test for some point within spread of centre, from a best
+ * of max_distance down (root0: its root as the scan finds it). Left out only when the sphere
+ * lies farther from centre than root0 + its radius + spread, 1e-4 over: then for each such
+ * point the float test's distance exceeds its reach (both within a few roundings, 1e-7, of
+ * theirs) however far the best has shrunk. NaN: kept, as the test keeps it. */
+static bool scalp_near_keeps(const scalp_storage* s, uint32_t t, const float centre[3],
+                             double root0, double spread) {
+    const float* c = s->sphere + 4 * (size_t)t;
+    double d2 = 0;
+    for (int k = 0; k < 3; ++k)
+        d2 += ((double)centre[k] - c[k]) * ((double)centre[k] - c[k]);
+    double reach = (root0 + c[3] + spread) * (1 + 1e-4);
+    return !(d2 > reach * reach);
+}
+
+uint32_t hair_scalp_near_list(const tl_hair_scalp* scalp, const float centre[3], float max_distance,
+                              float spread, uint32_t* tris) {
+    const scalp_storage* s = scalp->internal;
+    double root0 = sqrtf(max_distance * max_distance);
+    uint32_t lo[3], hi[3], n = 0;
+    bool none = false, grid = scalp->triangle_count <= 64 * SCALP_QUERY_WORDS &&
+                              scalp_query_cells(s, centre, max_distance + spread, lo, hi, &none);
+    if (!grid && none) return 0; /* (as hair_scalp_nearest: its box holds each point's box) */
+    if (!grid) {
+        for (uint32_t t = 0; t < scalp->triangle_count; ++t)
+            if (scalp_near_keeps(s, t, centre, root0, spread)) tris[n++] = t;
+        return n;
+    }
+    uint64_t mark[SCALP_QUERY_WORDS];
+    uint32_t first, last;
+    scalp_marks(s, lo, hi, mark, &first, &last);
+    for (uint32_t w = first; first != UINT32_MAX && w <= last; ++w)
+        for (uint64_t bits = mark[w]; bits; bits &= bits - 1) {
+            uint32_t t = 64 * w + lowest_bit(bits);
+            if (scalp_near_keeps(s, t, centre, root0, spread)) tris[n++] = t;
+        }
+    return n;
+}
+
+uint32_t hair_scalp_nearest_listed(const tl_hair_scalp* scalp, const uint32_t* tris, uint32_t count,
+                                   const float p[3], float max_distance, float* distance,
+                                   float bary[3]) {
+    const scalp_storage* s = scalp->internal;
+    uint32_t best = UINT32_MAX;
+    float best2 = max_distance * max_distance, root = sqrtf(best2);
+    for (uint32_t i = 0; i < count; ++i)
+        if (scalp_test(scalp, s, tris[i], p, &best2, &root, bary)) best = tris[i];
     if (best != UINT32_MAX) *distance = sqrtf(best2);
     return best;
 }
