@@ -147,28 +147,23 @@ static bool hair_fit_wanted(const tl_rig_analysis* a, uint32_t s) {
     return false;
 }
 
-/* skins[skin].extras.tailor.hair_fit: what the fit saw and did (docs/schema.md). */
-static void write_fit_record(tl_gltf* doc, const tl_scene* scene, uint32_t skin,
-                             const hair_seam_fit_report* f, bool half_spaces) {
-    json_t* clips = json_array();
-    for (uint32_t c = 0; c < f->clip_count; ++c)
-        json_array_append_new(clips, json_string(scene->clips[f->clips[c]].name));
-    json_t* o =
-        json_pack("{s:o, s:I, s:I, s:I, s:I, s:b}", "clips", clips, "poses", (json_int_t)f->poses,
-                  "free_vertices", (json_int_t)f->free_vertices, "changed", (json_int_t)f->changed,
-                  "planes", (json_int_t)f->planes, "half_spaces", half_spaces);
-    json_object_set_new(tl_schema_skin_record(doc, skin), TL_SCHEMA_HAIR_FIT, o);
-}
-
 typedef struct hair_record_ctx {
     uint32_t skin; /* the document's skin */
     bool half_spaces;
 } hair_record_ctx;
 
-static void hair_record(tl_gltf* doc, const tl_scene* scene, const hair_seam_fit_report* report,
+/* skins[skin].extras.tailor.hair_fit: what the fit saw and did (docs/schema.md). */
+static void hair_record(tl_gltf* doc, const tl_scene* scene, const hair_seam_fit_report* f,
                         const void* user) {
     const hair_record_ctx* c = user;
-    write_fit_record(doc, scene, c->skin, report, c->half_spaces);
+    json_t* clips = json_array();
+    for (uint32_t k = 0; k < f->clip_count; ++k)
+        json_array_append_new(clips, json_string(scene->clips[f->clips[k]].name));
+    json_t* o =
+        json_pack("{s:o, s:I, s:I, s:I, s:I, s:b}", "clips", clips, "poses", (json_int_t)f->poses,
+                  "free_vertices", (json_int_t)f->free_vertices, "changed", (json_int_t)f->changed,
+                  "planes", (json_int_t)f->planes, "half_spaces", c->half_spaces);
+    json_object_set_new(tl_schema_skin_record(doc, c->skin), TL_SCHEMA_HAIR_FIT, o);
 }
 
 tl_result rig_write_hair_fit(tl_gltf* doc, const tl_rig_analysis* a, tl_error* err) {
